@@ -1,0 +1,251 @@
+"""Function transforms: one core (`_value_and_grads`), `value_and_grad` and `grad` on it,
+`GradOperation` as a thin adapter (layered as in JAX's api.py)."""
+import numpy as np
+
+from . import _engine
+from .common.parameter import Parameter, ParameterTuple
+from .common.tensor import Tensor
+
+
+def _normalize_positions(grad_position, fn_name):
+    """None -> None; int -> (int,); tuple of ints -> itself; anything else -> TypeError."""
+    if grad_position is None:
+        return None
+    if isinstance(grad_position, bool) or not isinstance(grad_position, (int, tuple, list)):
+        raise TypeError(f"For '{fn_name}', the 'grad_position' must be an int, a tuple of ints or "
+                        f"None, but got {type(grad_position).__name__}.")
+    positions = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
+    if not positions:
+        raise ValueError(f"For '{fn_name}', the 'grad_position' must not be an empty tuple.")
+    for p in positions:
+        if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+            raise TypeError(f"For '{fn_name}', every element of 'grad_position' must be a "
+                            f"non-negative int, but got {p!r}.")
+    return positions
+
+
+def _normalize_weights(weights, fn_name):
+    """None -> None; a Parameter -> (p,); list / tuple / ParameterTuple -> tuple of Parameters."""
+    if weights is None:
+        return None
+    items = (weights,) if isinstance(weights, Parameter) else weights
+    if not isinstance(items, (list, tuple, ParameterTuple)):
+        raise TypeError(f"For '{fn_name}', the 'weights' must be a Parameter, a list or tuple of "
+                        f"Parameters, or a ParameterTuple, but got {type(weights).__name__}.")
+    items = tuple(items)
+    for i, w in enumerate(items):
+        if not isinstance(w, Parameter):
+            raise TypeError(f"For '{fn_name}', every element of 'weights' must be a Parameter, but "
+                            f"element {i} is {type(w).__name__}. Pass net.trainable_params().")
+    return items
+
+
+def _leaf_for(x):
+    """A fresh tracked stand-in for input x: an identity node if x is tracked (nested
+    transforms, so gradients keep flowing to the outer level), else a new tracked leaf."""
+    if _engine.is_tracked(x):
+        from .ops.functional import identity
+        return identity(x)
+    leaf = Tensor._wrap(x._data)
+    leaf._track = True
+    return leaf
+
+
+def _detach_tree(x):
+    if isinstance(x, Tensor):
+        return Tensor._wrap(x._data) if x._node is not None or x._track else x
+    if isinstance(x, tuple):
+        return tuple(_detach_tree(i) for i in x)
+    if isinstance(x, list):
+        return [_detach_tree(i) for i in x]
+    return x
+
+
+def _differentiable_outputs(out, has_aux, fn_name):
+    """The outputs to differentiate, and the auxiliary outputs (for has_aux)."""
+    if has_aux:
+        if not isinstance(out, tuple) or len(out) < 1:
+            raise TypeError(f"For '{fn_name}' with has_aux=True, the function must return a tuple "
+                            f"(loss, *aux), but got {type(out).__name__}.")
+        return [out[0]], tuple(out[1:])
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    return outs, ()
+
+
+def _value_and_grads(fn, args, positions, weights, has_aux, sens, fn_name):
+    """The core: run fn recording, backprop sens, return (out, aux, input_grads, weight_grads)."""
+    args = list(args)
+    for p in positions:
+        if p >= len(args):
+            raise IndexError(f"For '{fn_name}', the 'grad_position' {p} is out of range: the "
+                             f"function was called with {len(args)} positional argument(s).")
+        if not isinstance(args[p], Tensor):
+            raise TypeError(f"For '{fn_name}', the input at grad_position {p} must be a Tensor, "
+                            f"but got {type(args[p]).__name__}.")
+    _engine.state.depth += 1
+    try:
+        for p in positions:
+            args[p] = _leaf_for(args[p])
+        out = fn(*args)
+    finally:
+        _engine.state.depth -= 1
+    roots, aux = _differentiable_outputs(out, has_aux, fn_name)
+    roots = [r for r in roots if isinstance(r, Tensor) and r._data.dtype.kind == "f"]
+    if sens is None:
+        sens_list = [Tensor._wrap(np.ones_like(r._data)) for r in roots]
+    else:
+        sens_list = list(sens) if isinstance(sens, (tuple, list)) else [sens]
+        if len(sens_list) != len(roots):
+            raise ValueError(f"For '{fn_name}', 'sens' must have one Tensor per output: the "
+                             f"function returned {len(roots)} output(s), but got {len(sens_list)}.")
+        for r, s in zip(roots, sens_list):
+            if not isinstance(s, Tensor) or s.shape != r.shape:
+                raise ValueError(f"For '{fn_name}', each 'sens' must be a Tensor with its output's "
+                                 f"shape {list(r.shape)}, but got "
+                                 f"{list(s.shape) if isinstance(s, Tensor) else type(s).__name__}.")
+    targets = [args[p] for p in positions] + list(weights)
+    grads = _engine.backward(roots, sens_list, targets) if roots else [None] * len(targets)
+    grads = [g if g is not None else Tensor._wrap(np.zeros_like(t._data))
+             for g, t in zip(grads, targets)]
+    if _engine.state.depth == 0:  # nothing outside will differentiate: release the graph
+        out, aux = _detach_tree(out), _detach_tree(aux)
+        grads = [_detach_tree(g) for g in grads]
+    return out, aux, grads[:len(positions)], grads[len(positions):]
+
+
+def _pack(grad_position, weights, input_grads, weight_grads, single_weight):
+    """Shape the result as MindSpore does (int -> Tensor, tuple -> tuple, with weights -> pair)."""
+    if grad_position is None:
+        inputs_part = None
+    elif isinstance(grad_position, int):
+        inputs_part = input_grads[0]
+    else:
+        inputs_part = tuple(input_grads)
+    if weights is None:
+        return inputs_part
+    weights_part = weight_grads[0] if single_weight else tuple(weight_grads)
+    if inputs_part is None:
+        return weights_part
+    return inputs_part, weights_part
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Transform `fn` into a function returning `(fn's outputs, gradients)`.
+
+    Args:
+        fn: a function or Cell returning a Tensor, or a tuple of Tensors.
+        grad_position: int, tuple of ints, or None — which positional inputs to differentiate.
+        weights: None, a Parameter, or a list/tuple/ParameterTuple of Parameters.
+        has_aux: if True, only the first output is differentiated; the others are returned as
+            auxiliary data.
+
+    Returns:
+        A function. Gradients are one Tensor for an int position, a tuple for a tuple of
+        positions, `(input_grads, weight_grads)` when both are asked, the weight grads alone when
+        `grad_position` is None. Without `has_aux`, several outputs are differentiated as their sum.
+
+    Raises:
+        ValueError: `grad_position` and `weights` are both None.
+
+    Example:
+        >>> loss, grads = ms.value_and_grad(forward_fn, None, model.trainable_params())(x, y)
+    """
+    return _transform(fn, grad_position, weights, has_aux, "value_and_grad", with_value=True)
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Transform `fn` into a function returning its gradients (and aux outputs if has_aux).
+
+    Same arguments and gradient structure as `value_and_grad`; with `has_aux=True` the result is
+    `(grads, aux_tuple)`.
+
+    Example:
+        >>> ms.grad(lambda x: (x * x).sum())(Tensor([1.0, 2.0]))
+        Tensor(shape=[2], dtype=Float32, value=
+        [ 2.00000000e+00,  4.00000000e+00])
+    """
+    return _transform(fn, grad_position, weights, has_aux, "grad", with_value=False)
+
+
+def _transform(fn, grad_position, weights, has_aux, fn_name, with_value):
+    if grad_position is None and weights is None:
+        raise ValueError("`grad_position` and `weight` can not be None at the same time.")
+    if not callable(fn):
+        raise TypeError(f"For '{fn_name}', the 'fn' must be a function or a Cell, but got "
+                        f"{type(fn).__name__}.")
+    positions = _normalize_positions(grad_position, fn_name) or ()
+    weight_tuple = _normalize_weights(weights, fn_name) or ()
+    single_weight = isinstance(weights, Parameter)
+
+    def transformed(*args):
+        out, aux, g_in, g_w = _value_and_grads(fn, args, positions, weight_tuple, has_aux, None,
+                                               fn_name)
+        grads = _pack(grad_position, weights, g_in, g_w, single_weight)
+        if with_value:
+            return out, grads
+        return (grads, aux) if has_aux else grads
+
+    transformed.__name__ = f"{fn_name}_{getattr(fn, '__name__', type(fn).__name__)}"
+    return transformed
+
+
+def vjp(fn, *inputs, has_aux=False):
+    """Return `(outputs, vjp_fn)`; `vjp_fn(sens)` gives the gradients w.r.t. every input."""
+    def vjp_fn(sens):
+        _, _, g_in, _ = _value_and_grads(fn, inputs, tuple(range(len(inputs))), (), has_aux, sens, "vjp")
+        return tuple(g_in)
+    out = fn(*inputs)
+    return out, vjp_fn
+
+
+class GradOperation:
+    """`ops.GradOperation(get_all, get_by_list, sens_param)`: the graph-mode gradient builder.
+
+    `GradOperation()(fn)(*args)` gives the gradient w.r.t. the first input; `get_all=True` every
+    input; `get_by_list=True` the weights passed as `GradOperation(...)(fn, weights)`; both give
+    `(inputs_grads, weights_grads)`. With `sens_param=True` the last argument is the sensitivity.
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        for name, value in (("get_all", get_all), ("get_by_list", get_by_list),
+                            ("sens_param", sens_param)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'GradOperation', the '{name}' must be bool, but got "
+                                f"{type(value).__name__}.")
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list and weights is None:
+            raise ValueError("For 'GradOperation' with get_by_list=True, pass the weights: "
+                             "GradOperation(get_by_list=True)(fn, net.trainable_params()).")
+        weight_tuple = _normalize_weights(weights, "GradOperation") if self.get_by_list else ()
+
+        def grad_fn(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise TypeError("For 'GradOperation' with sens_param=True, the last argument "
+                                    "must be the sensitivity ('sens'), but no argument was given.")
+                args, sens = args[:-1], args[-1]
+            if self.get_all:
+                positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+            elif self.get_by_list:
+                positions = ()
+            else:
+                if not args:
+                    raise TypeError("For 'GradOperation', the function needs at least one input to "
+                                    "differentiate with respect to.")
+                positions = (0,)
+            _, _, g_in, g_w = _value_and_grads(fn, args, positions, weight_tuple or (), False, sens,
+                                               "GradOperation")
+            if self.get_all and self.get_by_list:
+                return tuple(g_in), tuple(g_w)
+            if self.get_by_list:
+                return tuple(g_w)
+            if self.get_all:
+                return tuple(g_in)
+            return g_in[0]
+
+        return grad_fn

@@ -1,0 +1,199 @@
+"""Reverse-mode autodiff engine: nodes, recording state, and one backward pass.
+
+Nothing is recorded outside a transform (`grad`, `value_and_grad`, `GradOperation`, `vjp`):
+`state.depth` counts the transforms that are recording. A recorded op output points at its
+`Node`; a node holds its inputs strongly and its outputs weakly, so there are no reference
+cycles. Backward rules are written with ms_core ops, so while an outer transform records, the
+backward pass of an inner one is itself recorded and can be differentiated again.
+"""
+import weakref
+
+import numpy as np
+
+Tensor = None  # set by ms_core.common.tensor (avoids an import cycle)
+
+
+class _State:
+    __slots__ = ("depth",)
+
+    def __init__(self):
+        self.depth = 0
+
+
+state = _State()
+
+
+class _NoCtx:
+    """Stand-in context for forwards run while nothing records: stores nothing."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        pass
+
+
+_NO_CTX = _NoCtx()
+
+
+class Node:
+    """One recorded application of a primitive."""
+
+    __slots__ = ("prim", "inputs", "outs", "needs", "__dict__", "__weakref__")
+
+    def __init__(self, prim, inputs):
+        self.prim = prim
+        self.inputs = inputs
+        self.outs = ()
+        self.needs = None
+
+    @property
+    def out(self):
+        """The (first) output Tensor; alive whenever backward can reach this node."""
+        return self.outs[0]()
+
+    def output(self, i):
+        return self.outs[i]()
+
+
+class Primitive:
+    """One differentiable operation: `forward` on NumPy arrays, `backward` with ms_core ops.
+
+    `forward(ctx, *args)` receives arrays for Tensor arguments and the values of the others;
+    it may stash what backward needs on `ctx`. `backward(ctx, dout)` returns one gradient per
+    argument (None where there is none); `ctx.inputs` holds the original arguments and `ctx.out`
+    the output Tensor. Primitives with `n_out > 1` return a tuple from forward and receive a
+    tuple of output gradients (zeros where an output got none).
+    """
+
+    n_out = 1
+    name = None
+
+    def forward(self, ctx, *args):
+        raise NotImplementedError
+
+    def backward(self, ctx, dout):
+        raise NotImplementedError(f"{type(self).__name__} is not differentiable.")
+
+    def __call__(self, *args):
+        return apply(self, *args)
+
+
+def is_tracked(x):
+    return isinstance(x, Tensor) and (x._node is not None or x._track)
+
+
+def apply(prim, *args):
+    """Run `prim` on `args`, recording a node when a transform records and an input is tracked."""
+    record = state.depth > 0 and any(is_tracked(a) for a in args)
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if not record:
+        out = prim.forward(_NO_CTX, *arrays)
+        if prim.n_out == 1:
+            return Tensor._wrap(out)
+        return tuple(Tensor._wrap(o) for o in out)
+    node = Node(prim, args)
+    out = prim.forward(node, *arrays)
+    outs = (out,) if prim.n_out == 1 else out
+    tensors = []
+    for i, o in enumerate(outs):
+        t = Tensor._wrap(o)
+        t._node = node
+        t._index = i
+        tensors.append(t)
+    node.outs = tuple(weakref.ref(t) for t in tensors)
+    return tensors[0] if prim.n_out == 1 else tuple(tensors)
+
+
+def _key(t):
+    return (id(t._node), t._index) if t._node is not None else id(t)
+
+
+def _topo_order(roots):
+    """Nodes reachable from `roots`, inputs before consumers (iterative DFS)."""
+    order, seen = [], set()
+    stack = [(t._node, False) for t in roots if t._node is not None]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for inp in node.inputs:
+            if isinstance(inp, Tensor) and inp._node is not None and id(inp._node) not in seen:
+                stack.append((inp._node, False))
+    return order
+
+
+def _sum_to_shape(g, shape):
+    """Reduce a broadcast gradient to the operand's shape (with ms_core ops, so it records)."""
+    from .ops import functional as F
+    if g.shape == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and g.shape[i + lead] != 1)
+    if axes:
+        g = F.sum(g, axis=axes, keep_dims=True)
+    if lead:
+        g = F.reshape(g, tuple(shape))
+    return g
+
+
+def backward(roots, sens, targets):
+    """Gradients of sum(root * sens) with respect to each target (None where unreachable)."""
+    target_keys = {_key(t) for t in targets}
+    order = _topo_order(roots)
+    relevant = set()
+    for node in order:
+        needs = tuple(isinstance(a, Tensor) and (_key(a) in target_keys or
+                                                 (a._node is not None and id(a._node) in relevant))
+                      for a in node.inputs)
+        if any(needs):
+            node.needs = needs
+            relevant.add(id(node))
+    acc = {}
+
+    def accumulate(key, g):
+        acc[key] = g if key not in acc else acc[key] + g
+
+    for r, s in zip(roots, sens):
+        accumulate(_key(r), s)
+    for node in reversed(order):
+        if id(node) not in relevant:
+            continue
+        n_out = len(node.outs)
+        keys = [(id(node), i) for i in range(n_out)]
+        douts = [acc.get(k) if k in target_keys else acc.pop(k, None) for k in keys]
+        if all(d is None for d in douts):
+            continue
+        if n_out == 1:
+            grads = node.prim.backward(node, douts[0])
+        else:
+            douts = tuple(d if d is not None else Tensor._wrap(np.zeros_like(node.output(i)._data))
+                          for i, d in enumerate(douts))
+            grads = node.prim.backward(node, douts)
+        for inp, need, g in zip(node.inputs, node.needs, grads):
+            if need and g is not None:
+                if not isinstance(g, Tensor):
+                    g = Tensor._wrap(np.asarray(g, dtype=inp._data.dtype))
+                if g.shape != inp.shape:
+                    g = _sum_to_shape(g, inp.shape)
+                accumulate(_key(inp), g)
+        node.needs = None
+    return [acc.get(_key(t)) for t in targets]
+
+
+def record(prim, inputs, out_arrays):
+    """Record a node for `prim` unconditionally (custom bprop, hook entries) and wrap outputs."""
+    node = Node(prim, tuple(inputs))
+    tensors = []
+    for i, o in enumerate(out_arrays):
+        t = Tensor._wrap(o)
+        t._node = node
+        t._index = i
+        tensors.append(t)
+    node.outs = tuple(weakref.ref(t) for t in tensors)
+    return tensors

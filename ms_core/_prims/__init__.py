@@ -1,0 +1,1 @@
+"""Primitives: the only place where NumPy does arithmetic. Each is forward + differentiable backward."""

@@ -1,0 +1,490 @@
+"""Elementwise, matmul and reduction primitives."""
+import numpy as np
+
+from .._engine import Primitive
+
+
+
+def _f():
+    from ..ops import functional
+    return functional
+
+
+# --- binary elementwise (broadcasting; the engine reduces grads to operand shapes) ---------
+
+class Add(Primitive):
+    def forward(self, ctx, x, y):
+        return np.add(x, y)
+
+    def backward(self, ctx, dout):
+        return dout, dout
+
+
+class Sub(Primitive):
+    def forward(self, ctx, x, y):
+        return np.subtract(x, y)
+
+    def backward(self, ctx, dout):
+        return dout, _f().neg(dout)
+
+
+class Mul(Primitive):
+    def forward(self, ctx, x, y):
+        return np.multiply(x, y)
+
+    def backward(self, ctx, dout):
+        x, y = ctx.inputs
+        return dout * y, dout * x
+
+
+class Div(Primitive):
+    def forward(self, ctx, x, y):
+        return np.true_divide(x, y)
+
+    def backward(self, ctx, dout):
+        x, y = ctx.inputs
+        gx = dout / y
+        return gx, _f().neg(gx * x / y)
+
+
+class Pow(Primitive):
+    def forward(self, ctx, x, y):
+        return np.power(x, y)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x, y = ctx.inputs
+        gx = dout * y * F.pow(x, y - 1)
+        gy = None
+        if hasattr(y, "_data"):
+            safe = F.where(x > 0, x, F.ones_like(x))
+            gy = dout * ctx.out * F.log(safe)
+        return gx, gy
+
+
+class Maximum(Primitive):
+    def forward(self, ctx, x, y):
+        return np.maximum(x, y)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x, y = ctx.inputs
+        mask = F.cast(F.greater_equal(x, y), dout.dtype)
+        return dout * mask, dout * (1 - mask)
+
+
+class Minimum(Primitive):
+    def forward(self, ctx, x, y):
+        return np.minimum(x, y)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x, y = ctx.inputs
+        mask = F.cast(F.less_equal(x, y), dout.dtype)
+        return dout * mask, dout * (1 - mask)
+
+
+class Where(Primitive):
+    def forward(self, ctx, cond, x, y):
+        return np.where(cond, x, y)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        cond = ctx.inputs[0]
+        zeros = F.zeros_like(dout)
+        return None, F.where(cond, dout, zeros), F.where(cond, zeros, dout)
+
+
+# --- unary elementwise --------------------------------------------------------------------
+
+class Neg(Primitive):
+    def forward(self, ctx, x):
+        return np.negative(x)
+
+    def backward(self, ctx, dout):
+        return (_f().neg(dout),)
+
+
+class Exp(Primitive):
+    def forward(self, ctx, x):
+        return np.exp(x)
+
+    def backward(self, ctx, dout):
+        return (dout * ctx.out,)
+
+
+class Log(Primitive):
+    def forward(self, ctx, x):
+        return np.log(x)
+
+    def backward(self, ctx, dout):
+        return (dout / ctx.inputs[0],)
+
+
+class Log1p(Primitive):
+    def forward(self, ctx, x):
+        return np.log1p(x)
+
+    def backward(self, ctx, dout):
+        return (dout / (ctx.inputs[0] + 1),)
+
+
+class Expm1(Primitive):
+    def forward(self, ctx, x):
+        return np.expm1(x)
+
+    def backward(self, ctx, dout):
+        return (dout * (ctx.out + 1),)
+
+
+class Sqrt(Primitive):
+    def forward(self, ctx, x):
+        return np.sqrt(x)
+
+    def backward(self, ctx, dout):
+        return (dout / (ctx.out * 2),)
+
+
+class Rsqrt(Primitive):
+    def forward(self, ctx, x):
+        return (1 / np.sqrt(x)).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        out = ctx.out
+        return (dout * out * out * out * -0.5,)
+
+
+class Square(Primitive):
+    def forward(self, ctx, x):
+        return np.square(x)
+
+    def backward(self, ctx, dout):
+        return (dout * ctx.inputs[0] * 2,)
+
+
+class Reciprocal(Primitive):
+    def forward(self, ctx, x):
+        return np.reciprocal(x) if x.dtype.kind == "f" else np.reciprocal(x.astype(np.float32))
+
+    def backward(self, ctx, dout):
+        out = ctx.out
+        return (_f().neg(dout * out * out),)
+
+
+class Abs(Primitive):
+    def forward(self, ctx, x):
+        return np.abs(x)
+
+    def backward(self, ctx, dout):
+        return (dout * _f().sign(ctx.inputs[0]),)
+
+
+class Sin(Primitive):
+    def forward(self, ctx, x):
+        return np.sin(x)
+
+    def backward(self, ctx, dout):
+        return (dout * _f().cos(ctx.inputs[0]),)
+
+
+class Cos(Primitive):
+    def forward(self, ctx, x):
+        return np.cos(x)
+
+    def backward(self, ctx, dout):
+        return (_f().neg(dout * _f().sin(ctx.inputs[0])),)
+
+
+class Tanh(Primitive):
+    def forward(self, ctx, x):
+        return np.tanh(x)
+
+    def backward(self, ctx, dout):
+        out = ctx.out
+        return (dout * (1 - out * out),)
+
+
+class Sigmoid(Primitive):
+    def forward(self, ctx, x):
+        # split by sign so large |x| never overflows exp
+        out = np.empty_like(x)
+        pos = x >= 0
+        np.divide(1, 1 + np.exp(-x, where=pos, out=np.zeros_like(x)), out=out, where=pos)
+        ex = np.exp(x, where=~pos, out=np.zeros_like(x))
+        np.divide(ex, 1 + ex, out=out, where=~pos)
+        return out
+
+    def backward(self, ctx, dout):
+        out = ctx.out
+        return (dout * out * (1 - out),)
+
+
+class Relu(Primitive):
+    def forward(self, ctx, x):
+        return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        return (dout * F.cast(F.greater(ctx.inputs[0], 0), dout.dtype),)
+
+
+class Erf(Primitive):
+    def forward(self, ctx, x):
+        return _erf(x)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        return (dout * F.exp(F.neg(x * x)) * (2.0 / np.sqrt(np.pi)),)
+
+
+def _erf(x):
+    """erf at float64 accuracy; NumPy has none and SciPy is not a dependency."""
+    from math import erf
+    flat = x.astype(np.float64).ravel()
+    out = np.fromiter(map(erf, flat), dtype=np.float64, count=flat.size)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+class Cast(Primitive):
+    def __init__(self, np_dtype):
+        self.np_dtype = np_dtype
+
+    def forward(self, ctx, x):
+        return x.astype(self.np_dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        src = ctx.inputs[0]
+        if src._data.dtype.kind != "f":
+            return (None,)
+        return (_f().cast(dout, src.dtype),)
+
+
+class Identity(Primitive):
+    def forward(self, ctx, x):
+        return x
+
+    def backward(self, ctx, dout):
+        return (dout,)
+
+
+class ClipByValue(Primitive):
+    def forward(self, ctx, x, lo, hi):
+        out = x
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x, lo, hi = ctx.inputs
+        mask = F.ones_like(x) > 0
+        if lo is not None:
+            mask = F.logical_and(mask, F.greater_equal(x, lo))
+        if hi is not None:
+            mask = F.logical_and(mask, F.less_equal(x, hi))
+        return F.where(mask, dout, F.zeros_like(dout)), None, None
+
+
+# --- matmul -------------------------------------------------------------------------------
+
+class MatMul(Primitive):
+    """x @ y with optional transposes of the last two axes (batched when ndim > 2)."""
+
+    def __init__(self, transpose_a=False, transpose_b=False):
+        self.transpose_a = transpose_a
+        self.transpose_b = transpose_b
+
+    def forward(self, ctx, x, y):
+        if self.transpose_a:
+            x = np.swapaxes(x, -1, -2)
+        if self.transpose_b:
+            y = np.swapaxes(y, -1, -2)
+        return np.matmul(x, y)
+
+    def backward(self, ctx, dout):
+        x, y = ctx.inputs
+        ta, tb = self.transpose_a, self.transpose_b
+        if x.ndim == 1 or y.ndim == 1:
+            return _vector_matmul_grads(x, y, dout, ta, tb)
+        mm = _f().matmul_t
+        if not ta:
+            gx = mm(dout, y, False, not tb)
+        else:
+            gx = mm(y, dout, tb, True)
+        if not tb:
+            gy = mm(x, dout, not ta, False)
+        else:
+            gy = mm(dout, x, True, ta)
+        return gx, gy
+
+
+def _vector_matmul_grads(x, y, dout, ta, tb):
+    F = _f()
+    x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
+    y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
+    d2 = dout
+    if x.ndim == 1:
+        d2 = F.expand_dims(d2, -2)
+    if y.ndim == 1:
+        d2 = F.expand_dims(d2, -1)
+    gx, gy = MatMul(ta, tb).backward(_Ctx((x2, y2)), d2)
+    if x.ndim == 1:
+        gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F.sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
+    if y.ndim == 1:
+        gy = F.reshape(gy, y.shape) if gy.ndim == 2 else F.sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
+    return gx, gy
+
+
+class _Ctx:
+    def __init__(self, inputs):
+        self.inputs = inputs
+
+
+# --- reductions ---------------------------------------------------------------------------
+
+def _norm_axis(axis, ndim):
+    if axis is None or axis == ():
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def _expand_reduced(F, g, shape, axes, keep_dims):
+    """Re-insert reduced axes so g broadcasts against the input."""
+    if keep_dims:
+        return g
+    return F.reshape(g, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+
+
+class ReduceSum(Primitive):
+    def __init__(self, axis, keep_dims):
+        self.axis = axis
+        self.keep_dims = keep_dims
+
+    def forward(self, ctx, x):
+        axes = _norm_axis(self.axis, x.ndim)
+        out = np.sum(x, axis=axes, keepdims=self.keep_dims)
+        return out if x.dtype.kind != "f" else out.astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        axes = _norm_axis(self.axis, x.ndim)
+        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        return (F.broadcast_to(g, x.shape),)
+
+
+class ReduceMean(Primitive):
+    def __init__(self, axis, keep_dims):
+        self.axis = axis
+        self.keep_dims = keep_dims
+
+    def forward(self, ctx, x):
+        axes = _norm_axis(self.axis, x.ndim)
+        out = np.mean(x, axis=axes, keepdims=self.keep_dims)
+        return out.astype(x.dtype, copy=False) if x.dtype.kind == "f" else out.astype(np.float32)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        axes = _norm_axis(self.axis, x.ndim)
+        n = 1
+        for a in axes:
+            n *= x.shape[a]
+        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        return (F.broadcast_to(g / n, x.shape),)
+
+
+class ReduceExtreme(Primitive):
+    """max / min over axes; the gradient is shared equally among tied extremes."""
+
+    def __init__(self, axis, keep_dims, is_max):
+        self.axis = axis
+        self.keep_dims = keep_dims
+        self.is_max = is_max
+
+    def forward(self, ctx, x):
+        axes = _norm_axis(self.axis, x.ndim)
+        fn = np.max if self.is_max else np.min
+        return fn(x, axis=axes, keepdims=self.keep_dims)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        axes = _norm_axis(self.axis, x.ndim)
+        out = _expand_reduced(F, ctx.out, x.shape, axes, self.keep_dims)
+        mask = F.cast(F.equal(x, out), dout.dtype)
+        count = F.sum(mask, axis=axes, keep_dims=True)
+        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        return (mask * g / count,)
+
+
+class ReduceProd(Primitive):
+    def __init__(self, axis, keep_dims):
+        self.axis = axis
+        self.keep_dims = keep_dims
+
+    def forward(self, ctx, x):
+        return np.prod(x, axis=_norm_axis(self.axis, x.ndim), keepdims=self.keep_dims)
+
+    def backward(self, ctx, dout):
+        # valid where x has no zeros; enough for the layers that use it
+        F = _f()
+        x = ctx.inputs[0]
+        axes = _norm_axis(self.axis, x.ndim)
+        out = _expand_reduced(F, ctx.out, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        return (g * out / x,)
+
+
+# --- softmax family -----------------------------------------------------------------------
+
+class Softmax(Primitive):
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, ctx, x):
+        e = np.exp(x - np.max(x, axis=self.axis, keepdims=True))
+        return e / np.sum(e, axis=self.axis, keepdims=True)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        out = ctx.out
+        return (out * (dout - F.sum(dout * out, axis=self.axis, keep_dims=True)),)
+
+
+class LogSoftmax(Primitive):
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, ctx, x):
+        shifted = x - np.max(x, axis=self.axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
+
+    def backward(self, ctx, dout):
+        F = _f()
+        return (dout - F.exp(ctx.out) * F.sum(dout, axis=self.axis, keep_dims=True),)
+
+
+class LogSumExp(Primitive):
+    def __init__(self, axis, keep_dims):
+        self.axis = axis
+        self.keep_dims = keep_dims
+
+    def forward(self, ctx, x):
+        axes = _norm_axis(self.axis, x.ndim)
+        m = np.max(x, axis=axes, keepdims=True)
+        out = m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
+        return out if self.keep_dims else np.squeeze(out, axis=axes)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        axes = _norm_axis(self.axis, x.ndim)
+        out = _expand_reduced(F, ctx.out, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        return (g * F.exp(x - out),)

@@ -1,0 +1,82 @@
+"""MindSpore dtypes (`ms.float32`, ...) mapped onto NumPy dtypes."""
+import numpy as np
+
+
+class Type:
+    """A MindSpore dtype: prints as MindSpore does (`Float32`) and knows its NumPy dtype."""
+
+    __slots__ = ("name", "np_dtype")
+
+    def __init__(self, name, np_dtype):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        if isinstance(other, Type):
+            return self.np_dtype == other.np_dtype
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.np_dtype)
+
+    @property
+    def is_floating_point(self):
+        return self.np_dtype.kind == "f"
+
+
+float16 = Type("Float16", np.float16)
+float32 = Type("Float32", np.float32)
+float64 = Type("Float64", np.float64)
+int8 = Type("Int8", np.int8)
+int16 = Type("Int16", np.int16)
+int32 = Type("Int32", np.int32)
+int64 = Type("Int64", np.int64)
+uint8 = Type("UInt8", np.uint8)
+uint16 = Type("UInt16", np.uint16)
+uint32 = Type("UInt32", np.uint32)
+uint64 = Type("UInt64", np.uint64)
+bool_ = Type("Bool", np.bool_)
+complex64 = Type("Complex64", np.complex64)
+complex128 = Type("Complex128", np.complex128)
+half, single, double = float16, float32, float64
+float_ = float32
+int_ = int64
+
+_BY_NP = {t.np_dtype: t for t in (float16, float32, float64, int8, int16, int32, int64, uint8,
+                                   uint16, uint32, uint64, bool_, complex64, complex128)}
+
+
+def to_np(dtype):
+    """Turn a MindSpore Type, NumPy dtype or Python type into a NumPy dtype."""
+    if isinstance(dtype, Type):
+        return dtype.np_dtype
+    if dtype is float:
+        return np.dtype(np.float32)
+    if dtype is int:
+        return np.dtype(np.int64)
+    if dtype is bool:
+        return np.dtype(np.bool_)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"For 'dtype', the value must be a MindSpore dtype such as ms.float32, "
+                        f"but got {dtype!r}.") from None
+
+
+def from_np(np_dtype):
+    """The MindSpore Type of a NumPy dtype."""
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {np_dtype} has no MindSpore equivalent.") from None
+
+
+dtype = Type  # `ms.dtype` is the module-like namespace in MindSpore; the class serves for isinstance
+number_type = (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
+float_type = (float16, float32, float64)
+int_type = (int8, int16, int32, int64)

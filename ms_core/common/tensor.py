@@ -1,0 +1,450 @@
+"""`ms_core.Tensor`: a NumPy array with MindSpore's API, dtype inference and printing."""
+import numpy as np
+
+from .. import _engine
+from . import dtype as mstype
+
+F = None  # ms_core.ops.functional, attached by ms_core/__init__.py (import cycle)
+
+
+def _infer_array(data, dtype):
+    """Convert input data to an array with MindSpore's dtype inference."""
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    elif isinstance(data, bool):
+        arr = np.asarray(data, dtype=np.bool_)
+    elif isinstance(data, int):
+        arr = np.asarray(data, dtype=np.int64)
+    elif isinstance(data, float):
+        arr = np.asarray(data, dtype=np.float32)
+    elif isinstance(data, (list, tuple)):
+        items = [x.asnumpy() if isinstance(x, Tensor) else x for x in data]
+        arr = np.asarray(items)
+        if arr.dtype == np.float64 and not any(isinstance(x, np.ndarray) and x.dtype == np.float64
+                                                for x in items):
+            arr = arr.astype(np.float32)  # Python floats infer Float32, as in MindSpore
+        elif arr.dtype.kind == "i":
+            arr = arr.astype(np.int64)
+        elif arr.dtype == object:
+            raise TypeError("For 'Tensor', the input_data must be a number, bool, nested list or "
+                            "tuple of numbers, or numpy.ndarray, but got a ragged or mixed sequence.")
+    else:
+        raise TypeError("For 'Tensor', the input_data must be a Tensor, numpy.ndarray, number, bool, "
+                        f"list or tuple, but got {type(data).__name__}.")
+    if dtype is not None:
+        arr = arr.astype(mstype.to_np(dtype), copy=False)
+    return arr
+
+
+def _fmt_scalar(v):
+    if isinstance(v, (np.floating, float)):
+        return f"{float(v):g}" if np.isfinite(v) else str(float(v)).replace("inf", "Inf")
+    if isinstance(v, (np.bool_, bool)):
+        return "True" if v else "False"
+    return str(v)
+
+
+class Tensor:
+    """A multi-dimensional array with MindSpore's Tensor API, backed by NumPy.
+
+    Args:
+        input_data: number, bool, (nested) list/tuple, numpy.ndarray or Tensor.
+        dtype: a MindSpore dtype (`ms.float32`, ...); inferred when None (Python float -> Float32,
+            int -> Int64, arrays keep their dtype).
+        shape, init: with `input_data=None`, build a Tensor of `shape` from initializer `init`.
+
+    Example:
+        >>> Tensor([[1, 2]], ms.float32) * 2
+        Tensor(shape=[1, 2], dtype=Float32, value=
+        [[ 2.00000000e+00,  4.00000000e+00]])
+    """
+
+    __array_priority__ = 100  # numpy scalars on the left defer to Tensor's operators
+    _track = False  # Parameters with requires_grad are tracked leaves
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False,
+                 const_arg=False):
+        self._node = None
+        self._index = 0
+        if input_data is None:
+            if init is None or shape is None:
+                raise ValueError("For 'Tensor', when 'input_data' is None, 'init' and 'shape' must "
+                                 "both be given.")
+            from .initializer import initializer
+            arr = initializer(init, shape, dtype if dtype is not None else mstype.float32).init_data()._data
+        else:
+            arr = _infer_array(input_data, dtype)
+            source = input_data._data if isinstance(input_data, Tensor) else input_data
+            if arr is source:
+                arr = arr.copy()  # a Tensor owns its values: later edits of the source don't leak in
+        self._data = arr
+
+    @classmethod
+    def _wrap(cls, arr):
+        """Wrap an array without inference or copy (internal fast path)."""
+        t = Tensor.__new__(Tensor)
+        t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
+        t._node = None
+        t._index = 0
+        return t
+
+    # --- basic properties -------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return mstype.from_np(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def size(self):
+        return self._data.size
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    @property
+    def strides(self):
+        return self._data.strides
+
+    @property
+    def T(self):
+        return F.transpose(self, tuple(range(self.ndim))[::-1])
+
+    def asnumpy(self):
+        """The values as a numpy.ndarray (a copy is not made; do not mutate it)."""
+        return self._data
+
+    def numpy(self):
+        return self._data
+
+    def item(self, index=None):
+        """The value of a one-element Tensor as a Python number."""
+        if index is None and self._data.size != 1:
+            raise ValueError(f"For 'Tensor.item', the Tensor must have exactly one element when no "
+                             f"index is given, but got shape {list(self.shape)}.")
+        return self._data.item() if index is None else self._data.item(index)
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def astype(self, dtype, copy=True):
+        return F.cast(self, dtype)
+
+    def to(self, dtype):
+        return F.cast(self, dtype)
+
+    def float(self):
+        return F.cast(self, mstype.float32)
+
+    def int(self):
+        return F.cast(self, mstype.int32)
+
+    def long(self):
+        return F.cast(self, mstype.int64)
+
+    def bool(self):
+        return F.cast(self, mstype.bool_)
+
+    def half(self):
+        return F.cast(self, mstype.float16)
+
+    def double(self):
+        return F.cast(self, mstype.float64)
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def dim(self):
+        return self.ndim
+
+    def numel(self):
+        return self.size
+
+    def nelement(self):
+        return self.size
+
+    def init_data(self):
+        return self
+
+    def copy(self):
+        return Tensor(self._data.copy())
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor.")
+        return self.shape[0]
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise ValueError(f"The truth value of a Tensor with {self._data.size} elements is "
+                             "ambiguous; use .any() or .all().")
+        return bool(self._data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu":
+            raise TypeError("Only integer Tensors can be used as an index.")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    # --- printing ---------------------------------------------------------------------
+    def __str__(self):
+        return str(self._data)
+
+    def __repr__(self):
+        a = self._data
+        head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="
+        if a.ndim == 0:
+            return f"{head} {_fmt_scalar(a[()])})"
+        if a.dtype.kind == "f":
+            body = np.array2string(a, separator=", ", threshold=1000,
+                                   formatter={"float_kind": lambda v: f"{v: .8e}"})
+        else:
+            body = np.array2string(a, separator=", ", threshold=1000)
+        return f"{head}\n{body})"
+
+    # --- operators --------------------------------------------------------------------
+    def __add__(self, o): return F.add(self, o)
+    def __radd__(self, o): return F.add(o, self)
+    def __sub__(self, o): return F.sub(self, o)
+    def __rsub__(self, o): return F.sub(o, self)
+    def __mul__(self, o): return F.mul(self, o)
+    def __rmul__(self, o): return F.mul(o, self)
+    def __truediv__(self, o): return F.div(self, o)
+    def __rtruediv__(self, o): return F.div(o, self)
+    def __floordiv__(self, o): return F.floor_div(self, o)
+    def __rfloordiv__(self, o): return F.floor_div(o, self)
+    def __mod__(self, o): return F.floor_mod(self, o)
+    def __rmod__(self, o): return F.floor_mod(o, self)
+    def __pow__(self, o): return F.pow(self, o)
+    def __rpow__(self, o): return F.pow(o, self)
+    def __matmul__(self, o): return F.matmul(self, o)
+    def __rmatmul__(self, o): return F.matmul(o, self)
+    def __neg__(self): return F.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return F.abs(self)
+    def __invert__(self): return F.logical_not(self)
+    def __and__(self, o): return F.logical_and(self, o)
+    def __or__(self, o): return F.logical_or(self, o)
+    def __xor__(self, o): return F.logical_xor(self, o)
+    def __eq__(self, o): return F.equal(self, o)
+    def __ne__(self, o): return F.not_equal(self, o)
+    def __lt__(self, o): return F.less(self, o)
+    def __le__(self, o): return F.less_equal(self, o)
+    def __gt__(self, o): return F.greater(self, o)
+    def __ge__(self, o): return F.greater_equal(self, o)
+
+    def __getitem__(self, index):
+        return F.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        # Functional update (as MindSpore does): self becomes the result of a differentiable op.
+        result = F.setitem(self, index, value)
+        self._data, self._node, self._index = result._data, result._node, result._index
+
+    # --- methods ------------------------------------------------------------------------
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return F.reshape(self, shape)
+
+    def view(self, *shape):
+        return self.reshape(*shape)
+
+    def transpose(self, *perm):
+        if len(perm) == 1 and isinstance(perm[0], (tuple, list)):
+            perm = perm[0]
+        if not perm:
+            perm = tuple(range(self.ndim))[::-1]
+        return F.transpose(self, tuple(perm))
+
+    def permute(self, *perm):
+        return self.transpose(*perm)
+
+    def swapaxes(self, axis0, axis1):
+        return F.swapaxes(self, axis0, axis1)
+
+    def squeeze(self, axis=None):
+        return F.squeeze(self, axis)
+
+    def expand_dims(self, axis):
+        return F.expand_dims(self, axis)
+
+    def unsqueeze(self, dim):
+        return F.expand_dims(self, dim)
+
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
+
+    def ravel(self):
+        return F.reshape(self, (-1,))
+
+    def broadcast_to(self, shape):
+        return F.broadcast_to(self, shape)
+
+    def expand_as(self, other):
+        return F.broadcast_to(self, other.shape)
+
+    def tile(self, reps):
+        return F.tile(self, reps)
+
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+        out = F.sum(self, axis, keepdims)
+        return out if dtype is None else F.cast(out, dtype)
+
+    def mean(self, axis=None, keep_dims=False):
+        return F.mean(self, axis, keep_dims)
+
+    def max(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
+        return F.amax(self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
+        return F.amin(self, axis, keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return F.argmax(self, axis, keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return F.argmin(self, axis, keepdims)
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return F.var(self, axis, ddof, keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return F.std(self, axis, ddof, keepdims)
+
+    def prod(self, axis=None, keep_dims=False):
+        return F.prod(self, axis, keep_dims)
+
+    def all(self, axis=None, keep_dims=False):
+        return Tensor._wrap(np.all(self._data, axis=axis, keepdims=keep_dims))
+
+    def any(self, axis=None, keep_dims=False):
+        return Tensor._wrap(np.any(self._data, axis=axis, keepdims=keep_dims))
+
+    def abs(self): return F.abs(self)
+    def exp(self): return F.exp(self)
+    def log(self): return F.log(self)
+    def sqrt(self): return F.sqrt(self)
+    def rsqrt(self): return F.rsqrt(self)
+    def square(self): return F.square(self)
+    def neg(self): return F.neg(self)
+    def sin(self): return F.sin(self)
+    def cos(self): return F.cos(self)
+    def tanh(self): return F.tanh(self)
+    def sigmoid(self): return F.sigmoid(self)
+    def relu(self): return F.relu(self)
+    def floor(self): return F.floor(self)
+    def ceil(self): return F.ceil(self)
+    def round(self): return F.round(self)
+    def sign(self): return F.sign(self)
+    def reciprocal(self): return F.reciprocal(self)
+    def log1p(self): return F.log1p(self)
+    def isnan(self): return F.isnan(self)
+    def isinf(self): return F.isinf(self)
+    def isfinite(self): return F.isfinite(self)
+
+    def pow(self, exponent):
+        return F.pow(self, exponent)
+
+    def clip(self, xmin=None, xmax=None):
+        return F.clip_by_value(self, xmin, xmax)
+
+    def clamp(self, min=None, max=None):
+        return F.clip_by_value(self, min, max)
+
+    def matmul(self, other):
+        return F.matmul(self, other)
+
+    def softmax(self, axis=-1):
+        return F.softmax(self, axis)
+
+    def split(self, split_size_or_sections, axis=0):
+        return F.split(self, split_size_or_sections, axis)
+
+    def chunk(self, chunks, axis=0):
+        return F.chunk(self, chunks, axis)
+
+    def gather(self, input_indices, axis, batch_dims=0):
+        return F.gather(self, input_indices, axis, batch_dims)
+
+    def masked_fill(self, mask, value):
+        return F.masked_fill(self, mask, value)
+
+    def fill(self, value):
+        return Tensor._wrap(np.full_like(self._data, value))
+
+    def zero_(self):
+        self._data = np.zeros_like(self._data)
+        return self
+
+    def fill_(self, value):
+        self._data = np.full_like(self._data, value)
+        return self
+
+    def copy_(self, other):
+        self._data = np.array(other._data if isinstance(other, Tensor) else other,
+                              dtype=self._data.dtype).reshape(self.shape)
+        return self
+
+    def assign_value(self, value):
+        self._data = _infer_array(value, None)
+        return self
+
+    def stop_gradient(self):
+        return F.stop_gradient(self)
+
+    def detach(self):
+        return F.stop_gradient(self)
+
+    def contiguous(self):
+        return self
+
+    def is_contiguous(self):
+        return True
+
+    def asnumpy_of(self):
+        return self._data
+
+    def equal(self, other):
+        return F.equal(self, other)
+
+    def nonzero(self):
+        return Tensor._wrap(np.stack(np.nonzero(self._data), axis=-1).astype(np.int64))
+
+    def norm(self, ord=None, axis=None, keepdims=False):
+        return F.norm(self, ord, axis, keepdims)
+
+    def size_of(self, axis):
+        return self.shape[axis]
+
+
+_engine.Tensor = Tensor

@@ -1,0 +1,7 @@
+"""`ms_core.ops`: functional ops, primitive classes, GradOperation and HookBackward."""
+from .functional import *  # noqa: F401,F403
+from .functional import (abs, max, min, pow, round, sum)  # noqa: F401  (shadow builtins on purpose)
+from .operations import *  # noqa: F401,F403
+from .operations import PrimitiveOp as Primitive  # noqa: F401
+from .._api import GradOperation  # noqa: F401
+from . import functional, operations  # noqa: F401

@@ -1,0 +1,772 @@
+"""Functional ops (`ms_core.ops.add`, ...): argument checks and dtype rules around primitives."""
+import builtins
+import numbers
+
+import numpy as np
+
+from .._engine import apply
+from .._prims import array as A
+from .._prims import math as M
+from ..common import dtype as mstype
+from ..common.tensor import Tensor
+
+
+def _as_tensor(x, like=None):
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.ndarray):
+        return Tensor._wrap(x)
+    dtype = like._data.dtype if like is not None and like._data.dtype.kind == "f" else None
+    return Tensor(x, dtype=dtype)
+
+
+def _check_tensor(name, arg, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got {type(value).__name__}.")
+
+
+def _operands(x, y):
+    """Apply MindSpore's mixed-type rules: int with float -> the float's dtype; Python floats weak."""
+    xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
+    if not xt and not yt:
+        x = _as_tensor(x)
+        xt = True
+    if xt and yt:
+        kx, ky = x._data.dtype.kind, y._data.dtype.kind
+        if kx == "f" and ky != "f":
+            y = cast(y, x.dtype)
+        elif ky == "f" and kx != "f":
+            x = cast(x, y.dtype)
+        return x, y
+    t, s = (x, y) if xt else (y, x)
+    if isinstance(s, np.generic):
+        s = s.item()
+    if isinstance(s, np.ndarray):
+        s = Tensor._wrap(s)
+        return _operands(x if xt else s, s if xt else y)
+    if isinstance(s, float) and t._data.dtype.kind != "f":
+        t = cast(t, mstype.float32)
+    elif not isinstance(s, (numbers.Number, bool)):
+        raise TypeError(f"Unsupported operand type for Tensor arithmetic: {type(s).__name__}.")
+    return (t, s) if xt else (s, t)
+
+
+# --- arithmetic -----------------------------------------------------------------------------
+_ADD, _SUB, _MUL, _DIV, _POW = M.Add(), M.Sub(), M.Mul(), M.Div(), M.Pow()
+
+
+def add(x, y):
+    """x + y with broadcasting."""
+    return apply(_ADD, *_operands(x, y))
+
+
+def sub(x, y):
+    return apply(_SUB, *_operands(x, y))
+
+
+def mul(x, y):
+    return apply(_MUL, *_operands(x, y))
+
+
+def div(x, y, rounding_mode=None):
+    x, y = _operands(x, y)
+    if not (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
+            isinstance(y, Tensor) and y._data.dtype.kind == "f"):
+        x = cast(_as_tensor(x), mstype.float32)
+    out = apply(_DIV, x, y)
+    if rounding_mode == "floor":
+        return floor(out)
+    if rounding_mode == "trunc":
+        return sign(out) * floor(abs(out))
+    return out
+
+
+true_divide = div
+divide = div
+multiply = mul
+subtract = sub
+
+
+def floor_div(x, y):
+    x, y = _operands(x, y)
+    xa = x._data if isinstance(x, Tensor) else x
+    ya = y._data if isinstance(y, Tensor) else y
+    return Tensor._wrap(np.asarray(np.floor_divide(xa, ya)))
+
+
+def floor_mod(x, y):
+    x, y = _operands(x, y)
+    xa = x._data if isinstance(x, Tensor) else x
+    ya = y._data if isinstance(y, Tensor) else y
+    return Tensor._wrap(np.asarray(np.mod(xa, ya)))
+
+
+remainder = floor_mod
+
+
+def pow(x, y):
+    """x ** y; differentiable in both."""
+    return apply(_POW, *_operands(x, y))
+
+
+def neg(x):
+    return apply(M.Neg(), x)
+
+
+negative = neg
+
+
+def maximum(x, y):
+    return apply(M.Maximum(), *_operands(x, y))
+
+
+def minimum(x, y):
+    return apply(M.Minimum(), *_operands(x, y))
+
+
+def where(condition, x, y):
+    """Elements of x where condition, else y."""
+    cond = condition if isinstance(condition, Tensor) else Tensor(condition)
+    x, y = _operands(x, y)
+    return apply(M.Where(), cond, _as_tensor(x), _as_tensor(y))
+
+
+def _unary(prim_cls):
+    prim = prim_cls()
+
+    def op(x):
+        if not isinstance(x, Tensor):
+            x = _as_tensor(x)
+        if x._data.dtype.kind != "f" and prim_cls not in (M.Neg, M.Abs, M.Square, M.Relu):
+            x = cast(x, mstype.float32)
+        return apply(prim, x)
+
+    op.__name__ = prim_cls.__name__.lower()
+    op.__doc__ = f"Elementwise {op.__name__}."
+    return op
+
+
+exp = _unary(M.Exp)
+log = _unary(M.Log)
+log1p = _unary(M.Log1p)
+expm1 = _unary(M.Expm1)
+sqrt = _unary(M.Sqrt)
+rsqrt = _unary(M.Rsqrt)
+square = _unary(M.Square)
+reciprocal = _unary(M.Reciprocal)
+abs = _unary(M.Abs)
+absolute = abs
+sin = _unary(M.Sin)
+cos = _unary(M.Cos)
+tanh = _unary(M.Tanh)
+sigmoid = _unary(M.Sigmoid)
+relu = _unary(M.Relu)
+erf = _unary(M.Erf)
+
+
+def _nondiff(fn):
+    def op(x, *args):
+        x = _as_tensor(x)
+        return Tensor._wrap(np.asarray(fn(x._data, *args)))
+    op.__name__ = fn.__name__
+    return op
+
+
+sign = _nondiff(np.sign)
+floor = _nondiff(np.floor)
+ceil = _nondiff(np.ceil)
+round = _nondiff(np.round)
+isnan = _nondiff(np.isnan)
+isinf = _nondiff(np.isinf)
+isfinite = _nondiff(np.isfinite)
+logical_not = _nondiff(np.logical_not)
+
+
+def _compare(fn):
+    def op(x, y):
+        x, y = _operands(x, y)
+        xa = x._data if isinstance(x, Tensor) else x
+        ya = y._data if isinstance(y, Tensor) else y
+        return Tensor._wrap(np.asarray(fn(xa, ya)))
+    op.__name__ = fn.__name__
+    return op
+
+
+equal = _compare(np.equal)
+not_equal = _compare(np.not_equal)
+less = _compare(np.less)
+less_equal = _compare(np.less_equal)
+greater = _compare(np.greater)
+greater_equal = _compare(np.greater_equal)
+logical_and = _compare(np.logical_and)
+logical_or = _compare(np.logical_or)
+logical_xor = _compare(np.logical_xor)
+eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
+
+
+def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._wrap(np.isclose(_as_tensor(x)._data, _as_tensor(y)._data, rtol, atol, equal_nan))
+
+
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(_as_tensor(x)._data, _as_tensor(y)._data, rtol, atol, equal_nan))
+
+
+def cast(x, dtype):
+    """x converted to `dtype` (differentiable between floating types)."""
+    np_dtype = mstype.to_np(dtype)
+    x = _as_tensor(x)
+    if x._data.dtype == np_dtype:
+        return x
+    return apply(M.Cast(np_dtype), x)
+
+
+def identity(x):
+    return apply(M.Identity(), x)
+
+
+def stop_gradient(x):
+    """x with no gradient flowing back through it (tuples are handled element by element)."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(i) for i in x)
+    if not isinstance(x, Tensor):
+        return x
+    return Tensor._wrap(x._data)
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """Clamp x (or each Tensor of a tuple/list) to [min, max]."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(clip_by_value(i, clip_value_min, clip_value_max) for i in x)
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("For 'clip_by_value', at least one of 'clip_value_min' and "
+                         "'clip_value_max' must be given.")
+    lo = clip_value_min._data if isinstance(clip_value_min, Tensor) else clip_value_min
+    hi = clip_value_max._data if isinstance(clip_value_max, Tensor) else clip_value_max
+    return apply(M.ClipByValue(), x, lo, hi)
+
+
+clamp = clip_by_value
+clip = clip_by_value
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    if isinstance(x, (tuple, list)):
+        return clip_by_global_norm(x, max_norm)
+    n = sqrt(sum(square(x)))
+    return x * minimum(max_norm / maximum(n, 1e-12), 1.0)
+
+
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """Scale a tuple of Tensors so that their global L2 norm is at most `clip_norm`.
+
+    Args:
+        x: Tensor or tuple/list of Tensors (typically gradients).
+        clip_norm: the largest allowed global norm (> 0).
+        use_norm: a precomputed global norm; computed from x when None.
+
+    Returns:
+        The clipped Tensors, in the same structure as x.
+
+    Example:
+        >>> grads = ops.clip_by_global_norm(grads, 1.0)
+    """
+    single = isinstance(x, Tensor)
+    items = (x,) if single else tuple(x)
+    if not isinstance(clip_norm, (numbers.Number, Tensor)) or float(clip_norm) <= 0:
+        raise ValueError(f"For 'clip_by_global_norm', the 'clip_norm' must be a positive number, "
+                         f"but got {clip_norm!r}.")
+    if use_norm is None:
+        total = None
+        for g in items:
+            s = sum(square(g))
+            total = s if total is None else total + s
+        use_norm = sqrt(total)
+    scale = clip_norm / maximum(use_norm, clip_norm)
+    out = tuple(g * cast(scale, g.dtype) for g in items)
+    return out[0] if single else out
+
+
+# --- matmul ---------------------------------------------------------------------------------
+
+def matmul(x, y):
+    """Matrix product with NumPy's broadcasting rules (1-D operands promoted as in np.matmul)."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError("For 'matmul', the inputs must not be scalars; use ops.mul instead.")
+    kx, ky = x._data.dtype.kind, y._data.dtype.kind
+    if kx == "f" and ky != "f":
+        y = cast(y, x.dtype)
+    elif ky == "f" and kx != "f":
+        x = cast(x, y.dtype)
+    if x.shape[-1] != (y.shape[-2] if y.ndim > 1 else y.shape[0]):
+        raise ValueError(f"For 'matmul', the last axis of 'x' must equal the second-to-last axis "
+                         f"of 'y', but got shapes {list(x.shape)} and {list(y.shape)}.")
+    return apply(M.MatMul(), x, y)
+
+
+def matmul_t(x, y, transpose_a=False, transpose_b=False):
+    """x @ y with the last two axes of x and/or y transposed (no copy)."""
+    return apply(M.MatMul(transpose_a, transpose_b), x, y)
+
+
+def bmm(x, y):
+    return matmul(x, y)
+
+
+mm = matmul
+
+
+def dense(x, weight, bias=None):
+    """x @ weight.T + bias (weight shape (out, in), as in MindSpore and torch)."""
+    out = matmul_t(x, weight, False, True)
+    return out if bias is None else out + bias
+
+
+def outer(x, y):
+    return reshape(x, (-1, 1)) * reshape(y, (1, -1))
+
+
+def dot(x, y):
+    return matmul(x, y)
+
+
+# --- reductions -----------------------------------------------------------------------------
+
+def _axis_arg(axis):
+    if isinstance(axis, list):
+        return tuple(axis)
+    return axis
+
+
+def sum(x, axis=None, keep_dims=False, *, dtype=None, keepdims=None):
+    """Sum over `axis` (int, tuple or None for all axes)."""
+    if keepdims is not None:
+        keep_dims = keepdims
+    x = _as_tensor(x)
+    out = apply(M.ReduceSum(_axis_arg(axis), keep_dims), x)
+    return out if dtype is None else cast(out, dtype)
+
+
+reduce_sum = sum
+
+
+def mean(x, axis=None, keep_dims=False, *, keepdims=None):
+    if keepdims is not None:
+        keep_dims = keepdims
+    return apply(M.ReduceMean(_axis_arg(axis), keep_dims), _as_tensor(x))
+
+
+reduce_mean = mean
+
+
+def amax(x, axis=None, keep_dims=False, *, keepdims=None):
+    if keepdims is not None:
+        keep_dims = keepdims
+    return apply(M.ReduceExtreme(_axis_arg(axis), keep_dims, True), _as_tensor(x))
+
+
+def amin(x, axis=None, keep_dims=False, *, keepdims=None):
+    if keepdims is not None:
+        keep_dims = keepdims
+    return apply(M.ReduceExtreme(_axis_arg(axis), keep_dims, False), _as_tensor(x))
+
+
+def max(x, axis=None, keepdims=False, *, initial=None, where=None):
+    """MindSpore 2.x `ops.max`: with an axis, returns (values, indices); else the maximum."""
+    if axis is None:
+        return amax(x)
+    return amax(x, axis, keepdims), argmax(x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False, *, initial=None, where=None):
+    if axis is None:
+        return amin(x)
+    return amin(x, axis, keepdims), argmin(x, axis, keepdims)
+
+
+def argmax(x, axis=None, keepdims=False):
+    x = _as_tensor(x)
+    out = np.argmax(x._data, axis=axis)
+    if keepdims and axis is not None:
+        out = np.expand_dims(out, axis)
+    return Tensor._wrap(np.asarray(out, dtype=np.int64))
+
+
+def argmin(x, axis=None, keepdims=False):
+    x = _as_tensor(x)
+    out = np.argmin(x._data, axis=axis)
+    if keepdims and axis is not None:
+        out = np.expand_dims(out, axis)
+    return Tensor._wrap(np.asarray(out, dtype=np.int64))
+
+
+def prod(x, axis=None, keep_dims=False):
+    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), _as_tensor(x))
+
+
+def var(x, axis=None, ddof=0, keepdims=False):
+    m = mean(x, axis, True)
+    d = x - m
+    n = x.size if axis is None else int(np.prod([x.shape[a] for a in
+                                                 ((axis,) if isinstance(axis, int) else axis)]))
+    return sum(d * d, axis, keepdims) / (n - ddof)
+
+
+def std(x, axis=None, ddof=0, keepdims=False):
+    return sqrt(var(x, axis, ddof, keepdims))
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    if ord in (None, 2, "fro"):
+        return sqrt(sum(square(x), axis, keepdims))
+    if ord == 1:
+        return sum(abs(x), axis, keepdims)
+    raise ValueError(f"For 'norm', the 'ord' must be None, 1, 2 or 'fro', but got {ord!r}.")
+
+
+def logsumexp(x, axis, keep_dims=False):
+    return apply(M.LogSumExp(_axis_arg(axis), keep_dims), x)
+
+
+def cumsum(x, axis):
+    x = _as_tensor(x)
+    return Tensor._wrap(np.cumsum(x._data, axis=axis))
+
+
+# --- softmax family and activations ---------------------------------------------------------
+
+def softmax(x, axis=-1):
+    return apply(M.Softmax(axis), _as_tensor(x))
+
+
+def log_softmax(x, axis=-1):
+    return apply(M.LogSoftmax(axis), _as_tensor(x))
+
+
+# --- shape ops ------------------------------------------------------------------------------
+
+def _shape_arg(name, shape, size):
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(s) for s in shape)
+    known = int(np.prod([s for s in shape if s != -1])) if shape else 1
+    if shape.count(-1) > 1 or (-1 not in shape and known != size) or (
+            -1 in shape and (known == 0 or size % known)):
+        raise ValueError(f"For '{name}', the product of the new shape {list(shape)} must equal "
+                         f"the number of elements {size} of the input.")
+    return shape
+
+
+def reshape(x, shape):
+    """x with a new shape (one -1 allowed)."""
+    x = _as_tensor(x)
+    shape = _shape_arg("reshape", shape, x.size)
+    if shape == x.shape:
+        return x
+    return apply(A.Reshape(shape), x)
+
+
+def transpose(x, input_perm):
+    """Permute the axes of x by a full order `input_perm`."""
+    x = _as_tensor(x)
+    perm = tuple(int(p) % builtins.max(x.ndim, 1) for p in input_perm)
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
+                         f"{list(range(x.ndim))}, but got {list(input_perm)}.")
+    return apply(A.Transpose(perm), x)
+
+
+def permute(x, axis):
+    return transpose(x, axis)
+
+
+def swapaxes(x, axis0, axis1):
+    perm = list(range(x.ndim))
+    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    return transpose(x, tuple(perm))
+
+
+def squeeze(x, axis=None):
+    x = _as_tensor(x)
+    if axis is None:
+        shape = tuple(s for s in x.shape if s != 1)
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = tuple(a % x.ndim for a in axes)
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(f"For 'squeeze', the dimension {a} of the input must be 1, but got "
+                                 f"shape {list(x.shape)}.")
+        shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+    return reshape(x, shape)
+
+
+def expand_dims(x, axis):
+    x = _as_tensor(x)
+    axis = int(axis)
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise ValueError(f"For 'expand_dims', the 'axis' must be in [{-x.ndim - 1}, {x.ndim}], "
+                         f"but got {axis}.")
+    axis = axis % (x.ndim + 1)
+    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+unsqueeze = expand_dims
+
+
+def flatten(x, order="C", *, start_dim=1, end_dim=-1):
+    """Merge axes start_dim..end_dim (MindSpore 2.x default keeps the batch axis)."""
+    x = _as_tensor(x)
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    s, e = start_dim % x.ndim, end_dim % x.ndim
+    return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
+
+
+def broadcast_to(x, shape):
+    x = _as_tensor(x)
+    shape = tuple(x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape))
+    if shape == x.shape:
+        return x
+    try:
+        np.broadcast_shapes(x.shape, shape)
+    except ValueError:
+        raise ValueError(f"For 'broadcast_to', the input shape {list(x.shape)} cannot be broadcast "
+                         f"to {list(shape)}.") from None
+    return apply(A.BroadcastTo(shape), x)
+
+
+def tile(x, multiples):
+    return apply(A.Tile(tuple(multiples)), _as_tensor(x))
+
+
+def getitem(x, index):
+    index = _index_arg(index)
+    return apply(A.GetItem(index), x)
+
+
+def setitem(x, index, value):
+    index = _index_arg(index)
+    if isinstance(value, Tensor) and value._data.dtype != x._data.dtype:
+        value = cast(value, x.dtype)
+    return apply(A.SetItem(index), x, value)
+
+
+def _index_arg(index):
+    if isinstance(index, Tensor):
+        return index._data
+    if isinstance(index, list):
+        return np.asarray([i._data if isinstance(i, Tensor) else i for i in index])
+    if isinstance(index, tuple):
+        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
+    return index
+
+
+def concat(tensors, axis=0):
+    """Join Tensors along an existing axis."""
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError("For 'concat', the input must contain at least one Tensor.")
+    ref = tensors[0]
+    for t in tensors[1:]:
+        if t.ndim != ref.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, ref.shape))
+                                     if i != axis % ref.ndim):
+            raise ValueError(f"For 'concat', all inputs must have the same shape except along axis "
+                             f"{axis}, but got {list(ref.shape)} and {list(t.shape)}.")
+    return apply(A.Concat(axis), *tensors)
+
+
+cat = concat
+
+
+def stack(tensors, axis=0):
+    tensors = tuple(tensors)
+    return apply(A.Stack(axis), *tensors)
+
+
+def split(x, split_size_or_sections, axis=0):
+    """Split into chunks of `split_size_or_sections` (int) or of the given sizes (list)."""
+    axis = axis % x.ndim
+    n = x.shape[axis]
+    if isinstance(split_size_or_sections, int):
+        sizes = [split_size_or_sections] * (n // split_size_or_sections)
+        if n % split_size_or_sections:
+            sizes.append(n % split_size_or_sections)
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise ValueError(f"For 'split', the sections {sizes} must sum to the axis length {n}.")
+    out, start = [], 0
+    for s in sizes:
+        out.append(getitem(x, (slice(None),) * axis + (slice(start, start + s),)))
+        start += s
+    return tuple(out)
+
+
+def chunk(x, chunks, axis=0):
+    n = x.shape[axis]
+    size = -(-n // chunks)
+    return split(x, size, axis)
+
+
+def gather(input_params, input_indices, axis, batch_dims=0):
+    idx = input_indices._data if isinstance(input_indices, Tensor) else np.asarray(input_indices)
+    return apply(A.Gather(axis), input_params, idx)
+
+
+def index_select(x, axis, index):
+    return gather(x, index, axis)
+
+
+def masked_fill(x, mask, value):
+    return where(mask, value, x)
+
+
+def flip(x, dims):
+    return apply(A.Flip(tuple(dims)), x)
+
+
+def repeat_interleave(x, repeats, axis=None):
+    if axis is None:
+        return apply(A.Repeat(repeats, 0), reshape(x, (-1,)))
+    return apply(A.Repeat(repeats, axis), x)
+
+
+def pad(x, padding, mode="constant", value=None):
+    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch."""
+    if mode != "constant":
+        raise ValueError(f"For 'pad', the 'mode' must be 'constant' here, but got {mode!r}.")
+    padding = tuple(int(p) for p in padding)
+    if len(padding) % 2 or len(padding) // 2 > x.ndim:
+        raise ValueError(f"For 'pad', the 'padding' must have an even length of at most "
+                         f"{2 * x.ndim}, but got {len(padding)}.")
+    pairs = [(0, 0)] * x.ndim
+    for i in range(len(padding) // 2):
+        pairs[x.ndim - 1 - i] = (padding[2 * i], padding[2 * i + 1])
+    return apply(A.Pad(pairs, 0 if value is None else value), x)
+
+
+# --- creation -------------------------------------------------------------------------------
+
+def _shape_of(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def ones(shape, dtype=None):
+    return Tensor._wrap(np.ones(_shape_of((shape,)) if not isinstance(shape, int) else (shape,),
+                                dtype=mstype.to_np(dtype or mstype.float32)))
+
+
+def zeros(shape, dtype=None):
+    return Tensor._wrap(np.zeros(_shape_of((shape,)) if not isinstance(shape, int) else (shape,),
+                                 dtype=mstype.to_np(dtype or mstype.float32)))
+
+
+def ones_like(x, dtype=None):
+    x = _as_tensor(x)
+    return Tensor._wrap(np.ones(x.shape, dtype=mstype.to_np(dtype) if dtype else x._data.dtype))
+
+
+def zeros_like(x, dtype=None):
+    x = _as_tensor(x)
+    return Tensor._wrap(np.zeros(x.shape, dtype=mstype.to_np(dtype) if dtype else x._data.dtype))
+
+
+def fill(type, shape, value):
+    return Tensor._wrap(np.full(tuple(shape), value, dtype=mstype.to_np(type)))
+
+
+def full(size, fill_value, *, dtype=None):
+    arr = np.full(tuple(size), fill_value)
+    if dtype is not None:
+        arr = arr.astype(mstype.to_np(dtype))
+    elif arr.dtype == np.float64:
+        arr = arr.astype(np.float32)
+    return Tensor._wrap(arr)
+
+
+def full_like(x, fill_value, dtype=None):
+    return Tensor._wrap(np.full(x.shape, fill_value, dtype=mstype.to_np(dtype) if dtype else x._data.dtype))
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    if end is None:
+        start, end = 0, start
+    arr = np.arange(start, end, step)
+    if dtype is not None:
+        arr = arr.astype(mstype.to_np(dtype))
+    elif arr.dtype == np.float64:
+        arr = arr.astype(np.float32)
+    return Tensor._wrap(arr)
+
+
+def linspace(start, end, steps):
+    return Tensor._wrap(np.linspace(float(start), float(end), int(steps), dtype=np.float32))
+
+
+def eye(n, m=None, dtype=None):
+    return Tensor._wrap(np.eye(n, m, dtype=mstype.to_np(dtype or mstype.float32)))
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    out = np.where(np.arange(depth) == idx[..., None], on_value, off_value).astype(np.float32)
+    if axis != -1:
+        out = np.moveaxis(out, -1, axis)
+    return Tensor._wrap(out)
+
+
+def tensor_scatter_elements(*args, **kwargs):
+    raise NotImplementedError("tensor_scatter_elements is not implemented in ms_core yet.")
+
+
+# --- losses used by the seeds ---------------------------------------------------------------
+
+def _reduce(loss, reduction, name):
+    if reduction == "mean":
+        return mean(loss)
+    if reduction == "sum":
+        return sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"For '{name}', the 'reduction' must be one of ['mean', 'sum', 'none'], "
+                     f"but got {reduction!r}.")
+
+
+def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None, reduction="mean"):
+    """Sigmoid + binary cross-entropy, computed stably:
+    loss = -w * (pos_weight * y * log σ(x) + (1 - y) * log(1 - σ(x))).
+    """
+    _check_tensor("binary_cross_entropy_with_logits", "logits", logits)
+    if label.shape != logits.shape:
+        raise ValueError(f"For 'binary_cross_entropy_with_logits', the 'label' shape "
+                         f"{list(label.shape)} must equal the 'logits' shape {list(logits.shape)}.")
+    # log σ(x) = -softplus(-x); log(1 - σ(x)) = -softplus(x)
+    log_sig = neg(softplus(neg(logits)))
+    log_one_minus = neg(softplus(logits))
+    pos = label * log_sig
+    if pos_weight is not None:
+        pos = pos * pos_weight
+    loss = neg(pos + (1 - label) * log_one_minus)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+def softplus(x, beta=1, threshold=20):
+    """log(1 + exp(x)), stable for large |x|."""
+    xb = x * beta if beta != 1 else x
+    out = relu(xb) + log1p(exp(neg(abs(xb))))
+    return out / beta if beta != 1 else out
+
+
+def mse_loss(input, target, reduction="mean"):
+    d = input - target
+    return _reduce(d * d, reduction, "mse_loss")
+
+
+def l1_loss(input, target, reduction="mean"):
+    return _reduce(abs(input - target), reduction, "l1_loss")
