@@ -66,6 +66,7 @@ class Primitive:
     """
 
     n_out = 1
+    tuple_douts = False  # True: backward always receives a tuple of output gradients
     name = None
 
     def forward(self, ctx, *args):
@@ -169,7 +170,7 @@ def backward(roots, sens, targets):
         douts = [acc.get(k) if k in target_keys else acc.pop(k, None) for k in keys]
         if all(d is None for d in douts):
             continue
-        if n_out == 1:
+        if n_out == 1 and not node.prim.tuple_douts:
             grads = node.prim.backward(node, douts[0])
         else:
             douts = tuple(d if d is not None else Tensor._wrap(np.zeros_like(node.output(i)._data))

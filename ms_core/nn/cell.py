@@ -31,6 +31,8 @@ class _BackwardHookState:
 class _HookExit(_engine.Primitive):
     """Identity on a cell's outputs: captures the gradient w.r.t. them (grad_output)."""
 
+    tuple_douts = True
+
     def __init__(self, cell, hook_state, n):
         self.cell, self.hook_state, self.n_out = cell, hook_state, n
 
@@ -47,6 +49,8 @@ class _HookExit(_engine.Primitive):
 class _HookEntry(_engine.Primitive):
     """Identity on a cell's Tensor inputs: runs backward hooks with the input gradients."""
 
+    tuple_douts = True
+
     def __init__(self, cell, hook_state, n):
         self.cell, self.hook_state, self.n_out = cell, hook_state, n
 
@@ -60,12 +64,14 @@ class _HookEntry(_engine.Primitive):
 class _CellBprop(_engine.Primitive):
     """A Cell whose `bprop(*inputs, out, dout)` replaces its backward."""
 
+    tuple_douts = True
+
     def __init__(self, cell, n_out, single):
         self.cell, self.n_out, self.single = cell, n_out, single
 
     def backward(self, ctx, douts):
         out = ctx.output(0) if self.single else tuple(ctx.output(i) for i in range(self.n_out))
-        dout = douts if self.single else tuple(douts)
+        dout = douts[0] if self.single else tuple(douts)
         grads = self.cell.bprop(*ctx.inputs, out, dout)
         if not isinstance(grads, tuple):
             grads = (grads,)
