@@ -15,7 +15,8 @@ from ._api import grad, value_and_grad, vjp, GradOperation  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
                       set_auto_parallel_context, get_auto_parallel_context, ParallelMode)
 from ._random import set_seed, get_seed  # noqa: F401
-from . import nn, amp, context, common  # noqa: F401
+from . import nn, amp, context, common, train  # noqa: F401
+from .train.serialization import *  # noqa: F401,F403
 
 _tensor_module.F = ops.functional
 

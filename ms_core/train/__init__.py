@@ -1,0 +1,2 @@
+"""Training helpers: checkpoints."""
+from .serialization import *  # noqa: F401,F403
