@@ -1,5 +1,8 @@
 import os
 import sys
 
-# tests import their shared helpers (optest) by module name
-sys.path.insert(0, os.path.dirname(__file__))
+# Test modules import the shared helpers (optest) by module name. Appended, not prepended:
+# tests/ms_core must never shadow the real ms_core package.
+_here = os.path.dirname(__file__)
+if _here not in sys.path:
+    sys.path.append(_here)

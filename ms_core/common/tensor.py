@@ -23,13 +23,16 @@ def _infer_array(data, dtype):
         arr = np.asarray(data, dtype=np.float32)
     elif isinstance(data, (list, tuple)):
         items = [x.asnumpy() if isinstance(x, Tensor) else x for x in data]
-        arr = np.asarray(items)
+        try:
+            arr = np.asarray(items)
+        except ValueError:
+            arr = np.empty(0, dtype=object)  # ragged: reported below
         if arr.dtype == np.float64 and not any(isinstance(x, np.ndarray) and x.dtype == np.float64
                                                 for x in items):
             arr = arr.astype(np.float32)  # Python floats infer Float32, as in MindSpore
         elif arr.dtype.kind == "i":
             arr = arr.astype(np.int64)
-        elif arr.dtype == object:
+        if arr.dtype == object:
             raise TypeError("For 'Tensor', the input_data must be a number, bool, nested list or "
                             "tuple of numbers, or numpy.ndarray, but got a ragged or mixed sequence.")
     else:
@@ -268,7 +271,11 @@ class Tensor:
 
     def __setitem__(self, index, value):
         # Functional update (as MindSpore does): self becomes the result of a differentiable op.
-        result = F.setitem(self, index, value)
+        # The op's input is an alias holding self's current graph position; passing self would
+        # make the node its own input once self is rebound below.
+        before = Tensor._wrap(self._data)
+        before._node, before._index = self._node, self._index
+        result = F.setitem(before, index, value)
         self._data, self._node, self._index = result._data, result._node, result._index
 
     # --- methods ------------------------------------------------------------------------

@@ -1,0 +1,130 @@
+"""Tensor and Parameter: dtype inference, printing, methods, indexing."""
+import numpy as np
+import pytest
+
+import ms_core as ms
+from ms_core import Parameter, ParameterTuple, Tensor
+
+
+@pytest.mark.parametrize("data,dtype", [
+    (1, ms.int64), (1.0, ms.float32), (True, ms.bool_), ([1, 2], ms.int64), ([1.0, 2], ms.float32),
+    ([[True, False]], ms.bool_), (np.array([1.0]), ms.float64), (np.array([1], np.int32), ms.int32),
+    (np.float32(2.0), ms.float32),
+])
+def test_dtype_inference(data, dtype):
+    assert Tensor(data).dtype == dtype
+
+
+def test_explicit_dtype_and_astype():
+    t = Tensor([1, 2], ms.float32)
+    assert t.dtype == ms.float32 and t.asnumpy().dtype == np.float32
+    assert t.astype(ms.int32).dtype == ms.int32
+    assert repr(ms.float32) == "Float32" and str(ms.int64) == "Int64"
+
+
+def test_tensor_copies_numpy_input():
+    a = np.ones(3, np.float32)
+    t = Tensor(a)
+    a[0] = 5
+    assert t.asnumpy()[0] == 1
+
+
+def test_properties_and_item():
+    t = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert t.shape == (2, 3) and t.ndim == 2 and t.size == 6 and len(t) == 2
+    assert Tensor(3.5).item() == 3.5
+    with pytest.raises(ValueError, match="exactly one element"):
+        t.item()
+
+
+def test_str_and_repr_as_mindspore():
+    assert str(Tensor(1.0)) == "1.0"
+    assert str(Tensor([[1.5, 2.0]])) == "[[1.5 2. ]]"
+    assert repr(Tensor([[1.5, 2.0]])) == ("Tensor(shape=[1, 2], dtype=Float32, value=\n"
+                                          "[[ 1.50000000e+00,  2.00000000e+00]])")
+    assert repr(Tensor(3.0)) == "Tensor(shape=[], dtype=Float32, value= 3)"
+    assert repr(Tensor(-2.0)) == "Tensor(shape=[], dtype=Float32, value= -2)"
+    assert repr(Tensor([1, 2])) == "Tensor(shape=[2], dtype=Int64, value=\n[1, 2])"
+
+
+def test_arithmetic_and_dtype_rules():
+    x = Tensor([1.0, 2.0], ms.float32)
+    assert (x + 1).dtype == ms.float32
+    assert (x * 2.5).dtype == ms.float32
+    assert (x + np.float64(1.0)).dtype == ms.float32  # NumPy scalars are weak, as Python ones
+    i = Tensor([1, 2])
+    assert (i + 0.5).dtype == ms.float32  # int tensor with a Python float -> Float32
+    assert (i + x).dtype == ms.float32
+    assert (i / 2).dtype == ms.float32
+    assert (2 - x).asnumpy().tolist() == [1.0, 0.0]
+    assert (2 / x).asnumpy().tolist() == [2.0, 1.0]
+    assert (x ** 2).asnumpy().tolist() == [1.0, 4.0]
+    assert (-x).asnumpy().tolist() == [-1.0, -2.0]
+    assert (Tensor([[1.0, 2.0]]) @ Tensor([[1.0], [1.0]])).asnumpy().tolist() == [[3.0]]
+    assert (x > 1).asnumpy().tolist() == [False, True]
+    assert (x == Tensor([1.0, 0.0])).asnumpy().tolist() == [True, False]
+
+
+def test_methods():
+    t = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert t.reshape(3, 2).shape == (3, 2) and t.reshape((6,)).shape == (6,)
+    assert t.transpose().shape == (3, 2) and t.transpose(1, 0).shape == (3, 2)
+    assert t.expand_dims(0).shape == (1, 2, 3) and t.expand_dims(0).squeeze().shape == (2, 3)
+    assert t.sum().item() == 15 and t.sum(axis=1).asnumpy().tolist() == [3, 12]
+    assert t.mean(axis=0, keep_dims=True).shape == (1, 3)
+    assert t.max().item() == 5 and t.min(axis=1).asnumpy().tolist() == [0, 3]
+    assert t.argmax(axis=1).asnumpy().tolist() == [2, 2]
+    assert t.abs().sum().item() == 15
+    np.testing.assert_allclose(t.exp().log().asnumpy(), t.asnumpy(), rtol=1e-6, atol=1e-6)
+    assert t.sqrt().dtype == ms.float32 and t.pow(2).sum().item() == 55
+    assert t.clip(1, 3).asnumpy().tolist() == [[1, 1, 2], [3, 3, 3]]
+
+
+def test_indexing_is_differentiable():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    g = ms.grad(lambda t: (t[0, 1:] * 2).sum() + t[Tensor(np.array([1, 1]))].sum())(x)
+    assert g.asnumpy().tolist() == [[0, 2, 2], [2, 2, 2]]
+
+
+def test_setitem_is_functional_and_differentiable():
+    def f(t):
+        y = t * 1
+        y[0] = t[1] * 3
+        return y.sum()
+    g = ms.grad(f)(Tensor([1.0, 2.0, 4.0]))
+    assert g.asnumpy().tolist() == [0.0, 4.0, 1.0]
+
+
+def test_parameter():
+    p = Parameter(Tensor(np.ones((2, 3)), ms.float32), name="w")
+    assert p.name == "w" and p.requires_grad and p.shape == (2, 3)
+    assert repr(p) == "Parameter (name=w, shape=(2, 3), dtype=Float32, requires_grad=True)"
+    p.set_data(Tensor(np.zeros((2, 3)), ms.float32))
+    assert p.asnumpy().sum() == 0 and p.data is p
+    with pytest.raises(ValueError, match="shape of the new data must equal the parameter 'w' shape"):
+        p.set_data(Tensor(np.zeros((3, 2)), ms.float32))
+    c = p.clone()
+    c.set_data(Tensor(np.ones((2, 3)), ms.float32))
+    assert p.asnumpy().sum() == 0 and c.name == "w"
+    q = Parameter(Tensor([1.0]), name="q", requires_grad=False)
+    assert not q.requires_grad
+    with pytest.raises(TypeError, match="every element must be a Parameter"):
+        ParameterTuple([p, Tensor([1.0])])
+    assert len(ParameterTuple([p, q])) == 2
+
+
+def test_set_data_does_not_alias_the_source():
+    src = Tensor([1.0, 2.0])
+    p = Parameter(Tensor([0.0, 0.0]), name="p")
+    p.set_data(src)
+    p.asnumpy()[0] = 9
+    assert src.asnumpy()[0] == 1.0
+
+
+def test_bad_construction_is_a_clear_error():
+    with pytest.raises(TypeError, match="For 'Tensor', the input_data must be"):
+        Tensor({"a": 1})
+    with pytest.raises(TypeError, match="ragged or mixed"):
+        Tensor([[1, 2], [3]])
+    with pytest.raises(ValueError, match="product of the new shape"):
+        Tensor([1.0, 2.0, 3.0]).reshape(2, 2)
