@@ -1,6 +1,10 @@
 """MindSpore dtypes (`ms.float32`, ...) mapped onto NumPy dtypes."""
 import numpy as np
 
+__all__ = ["Type", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "uint16", "uint32", "uint64", "bool_", "complex64", "complex128", "half", "single",
+           "double", "float_", "int_", "number_type", "float_type", "int_type"]
+
 
 class Type:
     """A MindSpore dtype: prints as MindSpore does (`Float32`) and knows its NumPy dtype."""
@@ -76,7 +80,6 @@ def from_np(np_dtype):
         raise TypeError(f"NumPy dtype {np_dtype} has no MindSpore equivalent.") from None
 
 
-dtype = Type  # `ms.dtype` is the module-like namespace in MindSpore; the class serves for isinstance
 number_type = (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
 float_type = (float16, float32, float64)
 int_type = (int8, int16, int32, int64)

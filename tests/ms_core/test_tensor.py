@@ -128,3 +128,7 @@ def test_bad_construction_is_a_clear_error():
         Tensor([[1, 2], [3]])
     with pytest.raises(ValueError, match="product of the new shape"):
         Tensor([1.0, 2.0, 3.0]).reshape(2, 2)
+
+
+def test_ms_dtype_is_the_dtype_module():
+    assert ms.dtype.float32 is ms.float32 and isinstance(ms.int64, ms.dtype.Type)
