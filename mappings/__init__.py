@@ -1,0 +1,165 @@
+"""The torch -> MindSpore mapping tables (TOML data) and their loader.
+
+Each ``*.toml`` file in this package is one area (layers, functional, torch, tensor, init, ...).
+A file holds ``[[entry]]`` tables with these keys:
+
+``torch``      qualified torch name (``torch.nn.Linear``) or ``Tensor.view`` for tensor methods.
+``target``     target name written with a prefix: ``ms.`` (the target package), ``nn.``,
+               ``ops.``, ``init.`` (``<target>.common.initializer``); ``.name`` for a method
+               rename; ``""`` when a named rule builds the result.
+``label``      exact | transformed | approximate | unsupported.
+``note``       one line shown in reports and ``migrate mappings``.
+``params``     torch signature in order: ``"name"``, ``"name=default"``, ``"*name"``. Without
+               it the call's arguments are passed through untouched.
+``args``       per-parameter fate: a string renames; a table may hold ``to`` (new name),
+               ``expr`` (template such as ``"1 - {p}"``), ``explicit`` (write the torch default
+               even when omitted), ``keyword`` (always pass by keyword), ``drop`` (reason; the
+               argument has no MindSpore meaning), ``unsupported`` (reason; marks the call
+               unless the value equals ``unless``, which defaults to the torch default),
+               ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``).
+``rule``       name of a rule in ``migrate.rules`` run after the generic argument mapping.
+``receiver``   tensor methods only: ``"any"`` when the method name is unambiguous, otherwise
+               the call is rewritten only when the receiver is known to be a tensor.
+``positional`` how many leading parameters keep their position in the target (default: up to
+               the first parameter with a fate other than a rename).
+``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).
+``id``         rule ID used in reports (defaults to the table's ``id``).
+"""
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LABELS = ("exact", "transformed", "approximate", "unsupported")
+_HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Param:
+    """One torch parameter: name, default source text (None if required), star flag."""
+
+    name: str
+    default: str | None = None
+    star: bool = False
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What happens to one torch argument."""
+
+    to: str | None = None
+    expr: str | None = None
+    explicit: bool = False
+    keyword: bool = False
+    drop: str | None = None
+    unsupported: str | None = None
+    unless: str | None = None
+    pack: bool = False
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One mapping-table row."""
+
+    torch: str
+    target: str
+    label: str
+    note: str
+    table: str
+    id: str
+    params: tuple[Param, ...] | None = None
+    args: dict = field(default_factory=dict, hash=False, compare=False)
+    rule: str | None = None
+    receiver: str = "tensor"
+    positional: int | None = None
+
+    def param(self, name: str) -> Param | None:
+        """Return the torch parameter called ``name``."""
+        for p in self.params or ():
+            if p.name == name:
+                return p
+        return None
+
+
+def _parse_param(text: str) -> Param:
+    if text.startswith("*"):
+        return Param(text[1:], None, True)
+    name, eq, default = text.partition("=")
+    return Param(name.strip(), default.strip() if eq else None)
+
+
+def _parse_fate(value) -> Fate:
+    if isinstance(value, str):
+        return Fate(to=value)
+    unknown = set(value) - set(Fate.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown argument-fate keys {sorted(unknown)}")
+    return Fate(**value)
+
+
+def _load_file(path: Path) -> list[Entry]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    table = path.stem
+    default_id = data.get("id", "MS100")
+    out = []
+    for raw in data.get("entry", []):
+        label = raw.get("label", "exact")
+        if label not in LABELS:
+            raise ValueError(f"{path.name}: {raw.get('torch')}: bad label {label!r}")
+        params = raw.get("params")
+        out.append(
+            Entry(
+                torch=raw["torch"],
+                target=raw.get("target", ""),
+                label=label,
+                note=raw.get("note", ""),
+                table=table,
+                id=raw.get("id", default_id),
+                params=None if params is None else tuple(_parse_param(p) for p in params),
+                args={k: _parse_fate(v) for k, v in raw.get("args", {}).items()},
+                rule=raw.get("rule"),
+                receiver=raw.get("receiver", "tensor"),
+                positional=raw.get("positional"),
+            )
+        )
+        for alias in raw.get("aliases", []):
+            out.append(
+                Entry(alias, out[-1].target, label, out[-1].note, table, out[-1].id,
+                      out[-1].params, out[-1].args, out[-1].rule, out[-1].receiver,
+                      out[-1].positional)
+            )
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def load_tables() -> dict[str, Entry]:
+    """Load every mapping table in this package.
+
+    Returns:
+        A dict from torch name (``torch.nn.Linear``, ``Tensor.view``) to its :class:`Entry`.
+
+    Raises:
+        ValueError: when a table is malformed or two tables map the same torch name.
+
+    Example:
+        >>> load_tables()["torch.nn.Linear"].target
+        'nn.Dense'
+    """
+    entries: dict[str, Entry] = {}
+    for path in sorted(_HERE.glob("*.toml")):
+        for e in _load_file(path):
+            if e.torch in entries:
+                raise ValueError(f"{e.torch} is mapped twice ({entries[e.torch].table}, {e.table})")
+            entries[e.torch] = e
+    return entries
+
+
+def search(text: str = "") -> list[Entry]:
+    """Return the entries whose torch name, target, label or note contains ``text``."""
+    text = text.lower()
+    return [
+        e for e in load_tables().values()
+        if not text or text in f"{e.torch} {e.target} {e.label} {e.note} {e.table}".lower()
+    ]

@@ -1,0 +1,279 @@
+"""Numerical comparison of two tensors, and a two-sample Kolmogorov–Smirnov test (pure NumPy).
+
+`compare(ms_value, torch_value, rtol, atol)` is the one place where "how different are these two
+arrays" is decided for the checker: every row of every report is a :class:`TensorStats`.
+The reference side is always torch (the `b` of ``np.allclose(a, b)``): the pass rule is
+``|a - b| <= atol + rtol * |b|`` element-wise, as NumPy's.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+# Below this magnitude a relative error is meaningless; used as the floor of the denominator
+# of the symmetric relative error, so that 0 vs 0 is 0 and 0 vs 1e-30 is not 1.
+_TINY = 1e-30
+_MAX_POSITIONS = 5  # NaN/Inf positions listed per tensor (the count is always exact)
+
+
+@dataclass
+class TensorStats:
+    """How far the converted model's tensor (`ms`) is from the reference (`torch`).
+
+    Attributes:
+        shape: the reference shape (the ms shape is in `note` when they differ).
+        torch_mean, torch_std, ms_mean, ms_std: moments over the finite elements.
+        max_abs: max |ms - torch|.
+        max_rel: max |ms - torch| / max(|ms|, |torch|, 1e-30) (symmetric, zero-safe).
+        mean_abs: mean |ms - torch| over all elements (not only the mismatched ones).
+        cosine: cosine similarity of the flattened tensors (1.0 when both are all zeros).
+        worst_index: the element furthest outside the tolerance (or with the largest abs error),
+            with `worst_torch` / `worst_ms` its two values.
+        nan_torch, nan_ms, inf_torch, inf_ms: counts; `nonfinite_positions` the first few
+            positions where the two disagree about NaN/Inf.
+        passed: np.allclose(ms, torch, rtol, atol) with NaN == NaN at the same position.
+        min_rtol: the smallest rtol that passes at the given atol (inf if none does).
+        min_atol: the smallest atol that passes at rtol=0 (= max_abs over finite elements).
+        mismatched: how many elements fail the tolerance.
+        note: shape/dtype mismatch or other remarks.
+    """
+
+    shape: list
+    numel: int = 0
+    torch_mean: float = 0.0
+    torch_std: float = 0.0
+    ms_mean: float = 0.0
+    ms_std: float = 0.0
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    mean_abs: float = 0.0
+    cosine: float = 1.0
+    worst_index: list = field(default_factory=list)
+    worst_torch: float = 0.0
+    worst_ms: float = 0.0
+    nan_torch: int = 0
+    nan_ms: int = 0
+    inf_torch: int = 0
+    inf_ms: int = 0
+    nonfinite_positions: list = field(default_factory=list)
+    passed: bool = True
+    min_rtol: float = 0.0
+    min_atol: float = 0.0
+    mismatched: int = 0
+    rtol: float = 0.0
+    atol: float = 0.0
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (non-finite floats become strings 'inf' / 'nan')."""
+        return {k: _jsonable(v) for k, v in asdict(self).items()}
+
+
+def _jsonable(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, list):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def as_array(x) -> np.ndarray:
+    """A NumPy array from a torch tensor, an ms_core Tensor, an array or a number."""
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch.Tensor
+        return x.detach().cpu().numpy()
+    if hasattr(x, "asnumpy"):  # ms_core / MindSpore Tensor
+        return x.asnumpy()
+    return np.asarray(x)
+
+
+def _moments(x: np.ndarray) -> tuple[float, float]:
+    f = x[np.isfinite(x)] if x.dtype.kind == "f" else x
+    if f.size == 0:
+        return float("nan"), float("nan")
+    f = f.astype(np.float64, copy=False)
+    return float(f.mean()), float(f.std())
+
+
+def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> TensorStats:
+    """Compare the converted model's tensor against the reference.
+
+    Args:
+        ms_value: the converted model's value (ms_core Tensor, array, or number).
+        torch_value: the reference value (torch tensor, array, or number).
+        rtol, atol: the tolerance, as in ``np.allclose(ms, torch, rtol, atol)``.
+
+    Returns:
+        A :class:`TensorStats`; a shape mismatch fails with a note and infinite errors.
+
+    Example:
+        >>> compare(np.array([1.0, 2.0]), np.array([1.0, 2.001]), 1e-4, 1e-5).passed
+        False
+    """
+    a = np.asarray(as_array(ms_value))
+    b = np.asarray(as_array(torch_value))
+    st = TensorStats(shape=list(b.shape), numel=int(b.size), rtol=rtol, atol=atol)
+    if a.dtype.kind == "b":
+        a = a.astype(np.int8)
+    if b.dtype.kind == "b":
+        b = b.astype(np.int8)
+    st.torch_mean, st.torch_std = _moments(b)
+    st.ms_mean, st.ms_std = _moments(a)
+    if a.shape != b.shape:
+        if a.size == b.size and a.size == 1:
+            a = a.reshape(b.shape)
+        else:
+            st.note = f"shape mismatch: ms {list(a.shape)} vs torch {list(b.shape)}"
+            st.passed = False
+            st.max_abs = st.max_rel = st.mean_abs = st.min_atol = st.min_rtol = float("inf")
+            st.cosine = float("nan")
+            st.mismatched = max(a.size, b.size)
+            return st
+    if a.dtype.kind in "fc" and b.dtype.kind in "fc" and a.dtype != b.dtype:
+        st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
+    elif (a.dtype.kind == "f") != (b.dtype.kind == "f"):
+        st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
+    if b.size == 0:
+        return st
+    # float64 for the statistics: the differences of float32 values are exact in float64.
+    a64 = a.astype(np.float64, copy=False)
+    b64 = b.astype(np.float64, copy=False)
+    fa, fb = np.isfinite(a64), np.isfinite(b64)
+    st.nan_torch, st.nan_ms = int(np.isnan(b64).sum()), int(np.isnan(a64).sum())
+    st.inf_torch, st.inf_ms = int(np.isinf(b64).sum()), int(np.isinf(a64).sum())
+    both = fa & fb
+    # Non-finite values agree when both are NaN, or both the same infinity.
+    same_nonfinite = (~fa & ~fb) & ((np.isnan(a64) & np.isnan(b64)) | (a64 == b64))
+    bad_nonfinite = ~both & ~same_nonfinite
+    if bad_nonfinite.any():
+        pos = np.argwhere(bad_nonfinite)[:_MAX_POSITIONS]
+        st.nonfinite_positions = [[int(i) for i in p] for p in pos]
+    diff = np.where(both, np.abs(a64 - b64), 0.0)
+    mag = np.maximum(np.maximum(np.abs(np.where(both, a64, 0.0)), np.abs(np.where(both, b64, 0.0))),
+                     _TINY)
+    rel = diff / mag
+    nbad_nf = int(bad_nonfinite.sum())
+    st.max_abs = float(diff.max()) if not nbad_nf else float("inf")
+    st.max_rel = float(rel.max()) if not nbad_nf else float("inf")
+    st.mean_abs = float(diff.mean()) if not nbad_nf else float("inf")
+    st.min_atol = st.max_abs
+    babs = np.abs(np.where(both, b64, 0.0))
+    allowed = atol + rtol * babs
+    over = (diff > allowed) & both
+    st.mismatched = int(over.sum()) + nbad_nf
+    st.passed = st.mismatched == 0
+    # The smallest rtol at this atol: every element must satisfy diff - atol <= rtol * |b|.
+    need = diff - atol
+    pos_need = need > 0
+    if nbad_nf or (pos_need & (babs == 0)).any():
+        st.min_rtol = float("inf")
+    elif pos_need.any():
+        st.min_rtol = float((need[pos_need] / babs[pos_need]).max())
+    # The worst element: the one furthest outside the tolerance (by how many tolerances it is off).
+    if nbad_nf:
+        flat = int(np.flatnonzero(bad_nonfinite.ravel())[0])
+    else:
+        score = diff / np.maximum(allowed, _TINY)
+        flat = int(np.argmax(score.ravel()))
+    idx = np.unravel_index(flat, b.shape) if b.ndim else ()
+    st.worst_index = [int(i) for i in idx]
+    st.worst_torch = float(b64.ravel()[flat])
+    st.worst_ms = float(a64.ravel()[flat])
+    av, bv = np.where(both, a64, 0.0).ravel(), np.where(both, b64, 0.0).ravel()
+    na, nb = float(np.linalg.norm(av)), float(np.linalg.norm(bv))
+    if na == 0.0 and nb == 0.0:
+        st.cosine = 1.0
+    elif na == 0.0 or nb == 0.0:
+        st.cosine = 0.0
+    else:
+        st.cosine = float(np.dot(av, bv) / (na * nb))
+    return st
+
+
+# --- two-sample Kolmogorov–Smirnov ------------------------------------------------------------
+
+@dataclass
+class KSResult:
+    """Two-sample KS test of torch's vs the converted model's initial values of one parameter.
+
+    `statistic` is sup |F_torch - F_ms|; `pvalue` the asymptotic two-sided p-value; `differs`
+    is pvalue < alpha (the distributions are judged different).
+    """
+
+    statistic: float
+    pvalue: float
+    n_torch: int
+    n_ms: int
+    differs: bool
+    torch_mean: float = 0.0
+    torch_std: float = 0.0
+    ms_mean: float = 0.0
+    ms_std: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {k: _jsonable(v) for k, v in asdict(self).items()}
+
+
+def kolmogorov_sf(lam: float) -> float:
+    """P(K > lam) for the Kolmogorov distribution: 2 Σ_{k≥1} (-1)^{k-1} exp(-2 k² lam²)."""
+    if lam <= 0.0:
+        return 1.0
+    if lam < 0.2:
+        # The alternating series converges slowly here; the value is 1 to double precision
+        # (the complementary series sqrt(2π)/lam Σ exp(-(2k-1)²π²/(8 lam²)) is < 1e-50).
+        return 1.0
+    if lam < 1.0:
+        # Complementary form converges fast for small lam: P(K <= lam).
+        s = 0.0
+        for k in range(1, 30):
+            s += math.exp(-((2 * k - 1) ** 2) * math.pi ** 2 / (8.0 * lam * lam))
+        cdf = math.sqrt(2.0 * math.pi) / lam * s
+        return min(max(1.0 - cdf, 0.0), 1.0)
+    s = 0.0
+    for k in range(1, 101):
+        term = math.exp(-2.0 * k * k * lam * lam)
+        s += term if k % 2 else -term
+        if term < 1e-300:
+            break
+    return min(max(2.0 * s, 0.0), 1.0)
+
+
+def ks_2samp(x, y, alpha: float = 1e-3) -> KSResult:
+    """Two-sample Kolmogorov–Smirnov test with the asymptotic p-value (no SciPy).
+
+    Args:
+        x: the reference sample (torch's initial values), any shape (flattened).
+        y: the other sample (the converted model's initial values).
+        alpha: significance level for `differs`.
+
+    Returns:
+        A :class:`KSResult`. The p-value is the limiting Kolmogorov distribution at
+        (√ne + 0.12 + 0.11/√ne)·D with ne = n·m/(n+m) (Stephens' correction); it agrees with
+        `scipy.stats.ks_2samp(method='asymp')` to a few percent of the p-value.
+
+    Example:
+        >>> ks_2samp(np.zeros(100), np.ones(100)).differs
+        True
+    """
+    a = np.sort(np.asarray(as_array(x), dtype=np.float64).ravel())
+    b = np.sort(np.asarray(as_array(y), dtype=np.float64).ravel())
+    n, m = a.size, b.size
+    res = KSResult(0.0, 1.0, n, m, False)
+    if n == 0 or m == 0:
+        return res
+    res.torch_mean, res.torch_std = float(a.mean()), float(a.std())
+    res.ms_mean, res.ms_std = float(b.mean()), float(b.std())
+    pooled = np.concatenate([a, b])
+    # ECDFs evaluated at every pooled point, right-continuous: ties count on both sides at once.
+    cdf_a = np.searchsorted(a, pooled, side="right") / n
+    cdf_b = np.searchsorted(b, pooled, side="right") / m
+    d = float(np.max(np.abs(cdf_a - cdf_b)))
+    en = math.sqrt(n * m / (n + m))
+    res.statistic = d
+    # Stephens' small-sample correction of the limiting distribution's argument.
+    res.pvalue = kolmogorov_sf((en + 0.12 + 0.11 / en) * d)
+    res.differs = res.pvalue < alpha
+    return res

@@ -1,0 +1,519 @@
+"""The converter: one cheap walk over a libcst tree, driven by the mapping tables.
+
+libcst's visitor rebuilds every node it passes; this walker only rebuilds the nodes on the path to
+a change, which keeps the whole conversion close to the cost of a bare parse. Alias resolution is
+our own pass over the import statements (``import torch.nn as nn``, ``from torch import nn``...),
+so a call that is not torch's is never touched.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+from functools import lru_cache
+
+import libcst as cst
+
+from mappings import Entry, load_tables
+from migrate.changes import MARKER_PREFIX, Change, ConvertResult
+
+TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
+# Fields that never hold code we rewrite: skipping them is most of the walker's speed.
+_SKIP_FIELDS = frozenset({
+    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
+    "footer", "trailing_whitespace", "equal", "colon", "lbrace", "rbrace", "lbracket", "rbracket",
+    "dot", "star", "operator", "asynchronous", "whitespace_after_func", "whitespace_before_args",
+    "whitespace_after_star", "whitespace_after_arg", "encoding", "default_indent",
+    "default_newline", "has_trailing_newline", "keyword", "name", "relative", "whitespace",
+    "first_line", "leading_whitespace", "indent", "posonly_ind",
+})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_EMPTY = cst.Module(body=[])
+_NO_GRAD = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
+            "torch.autograd.no_grad"}
+
+
+def _fields(t: type) -> tuple[str, ...]:
+    names = _FIELDS.get(t)
+    if names is None:
+        names = tuple(
+            f.name for f in dataclasses.fields(t)
+            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELDS[t] = names
+    return names
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """Return the source text of one node."""
+    return _EMPTY.code_for_node(node)
+
+
+@lru_cache(maxsize=4096)
+def parse_expr(text: str) -> cst.BaseExpression:
+    """Parse an expression once; nodes are immutable, so sharing them is safe."""
+    return cst.parse_expression(text)
+
+
+def dotted(node: cst.CSTNode) -> str | None:
+    """Return ``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _import_module_name(node: cst.BaseExpression | None) -> str:
+    return dotted(node) if node is not None else ""
+
+
+def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
+    """Return (local name, qualified torch name) pairs bound by one import statement."""
+    out = []
+    if isinstance(stmt, cst.Import):
+        for a in stmt.names:
+            full = dotted(a.name)
+            if full != "torch" and not full.startswith("torch."):
+                continue
+            if a.asname is not None:
+                out.append((a.asname.name.value, full))
+            else:
+                out.append(("torch", "torch"))
+    elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
+        mod = _import_module_name(stmt.module)
+        if mod != "torch" and not mod.startswith("torch."):
+            return out
+        if isinstance(stmt.names, cst.ImportStar):
+            out.append(("*", mod))
+            return out
+        for a in stmt.names:
+            local = a.asname.name.value if a.asname is not None else a.name.value
+            out.append((local, f"{mod}.{a.name.value}"))
+    return out
+
+
+def _statement_lines(code: str) -> list[int]:
+    """Start line of every statement in the order the walker meets them."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    lines: list[int] = []
+
+    def visit(body):
+        for st in body:
+            lines.append(st.lineno)
+            for name in st._fields:
+                value = getattr(st, name)
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    visit(value)
+                elif isinstance(value, list) and value and isinstance(
+                        value[0], (ast.excepthandler, ast.match_case)):
+                    for h in value:
+                        visit(h.body)
+
+    visit(tree.body)
+    return lines
+
+
+class Converter:
+    """Convert one source text; create one per file (it holds per-file state).
+
+    Args:
+        target: ``"ms_core"`` or ``"mindspore"``: the package the output imports.
+    """
+
+    def __init__(self, target: str = "ms_core"):
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
+        self.pkg = TARGETS[target]
+        self.tables = load_tables()
+        self.aliases: dict[str, str] = {}
+        self.alias_uses: dict[str, int] = {}
+        self.changes: list[Change] = []
+        self.sites = 0
+        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
+        self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
+        self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
+        self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
+        self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
+        self.module_names: set[str] = set()  # module-level names bound to modules
+        self.module_methods = {k[7:] for k in self.tables if k.startswith("Module.")}
+        self.class_stack: list[dict] = []
+        self.func_stack: list[dict] = []
+        self.markers: list[list[tuple[str, str]]] = []
+        self.stmt_lines: list[int] = []
+        self.stmt_index = -1
+        self.line = 0
+        self.in_isinstance = False
+        self.import_lines: dict[int, int] = {}
+
+    # ---- entry point -------------------------------------------------------------------
+    def convert(self, code: str) -> ConvertResult:
+        """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
+        try:
+            module = cst.parse_module(code)
+        except cst.ParserSyntaxError as exc:
+            return ConvertResult(code, error=f"syntax error at line {exc.raw_line}: {exc.message}")
+        self._scan_imports(module.body)
+        if not self.aliases:
+            return ConvertResult(code)  # no torch import: nothing of torch's to convert
+        self.stmt_lines = _statement_lines(code)
+        body = self._walk_body(module.body)
+        body = self._rewrite_imports(body)
+        new = module.with_changes(body=body) if body is not module.body else module
+        self.changes.sort(key=lambda c: c.line)
+        return ConvertResult(new.code, self.changes, self.sites)
+
+    # ---- bookkeeping -------------------------------------------------------------------
+    def _scan_imports(self, body) -> None:
+        for st in body:
+            if isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    for local, qual in torch_bindings(small):
+                        self.aliases[local] = qual
+            elif isinstance(st, (cst.If, cst.Try)):
+                self._scan_imports(st.body.body)
+
+    def record(self, node_before, after, rule: str, label: str, note: str = "") -> None:
+        """Record one change at the current line."""
+        before = node_before if isinstance(node_before, str) else code_of(node_before)
+        after = after if isinstance(after, str) else code_of(after)
+        self.changes.append(Change(self.line, rule, label, _short(before), _short(after), note))
+
+    def mark(self, node, rule: str, reason: str) -> None:
+        """Leave ``node`` as it is and put a marker comment above its statement."""
+        self.changes.append(Change(self.line, rule, "unsupported", _short(code_of(node)), "", reason))
+        if self.markers:
+            self.markers[-1].append((rule, reason))
+
+    def target(self, name: str) -> cst.BaseExpression:
+        """Return the expression for a table target such as ``nn.Dense`` and note its import."""
+        head, _, rest = name.partition(".")
+        if head == "init":
+            self.init_names.add(rest.split(".")[0])
+            return parse_expr(rest)
+        self.used.add(head)
+        return parse_expr(name)
+
+    def uses_alias(self, node) -> None:
+        """Count a torch alias that stays in the output (its import must stay too)."""
+        d = dotted(node)
+        if d:
+            head = d.split(".")[0]
+            self.alias_uses[head] = self.alias_uses.get(head, 0) + 1
+
+    def qual(self, node) -> str | None:
+        """Resolve a Name/Attribute chain to its qualified torch name, or None."""
+        d = dotted(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        base = self.aliases.get(head)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    @property
+    def in_cell(self) -> bool:
+        return bool(self.class_stack) and self.class_stack[-1]["cell"]
+
+    # ---- the walk ----------------------------------------------------------------------
+    def walk(self, node):
+        """Return ``node`` rewritten (the same object when nothing changed)."""
+        handler = _HANDLERS.get(type(node))
+        if handler is not None:
+            return handler(self, node)
+        return self.generic(node)
+
+    def generic(self, node):
+        changes = None
+        for name in _fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                new = self.walk(value)
+            elif type(value) in (tuple, list) and value and isinstance(value[0], cst.CSTNode):
+                new = self._walk_seq(value)
+            else:
+                continue
+            if new is not value:
+                if changes is None:
+                    changes = {}
+                changes[name] = new
+        return node.with_changes(**changes) if changes else node
+
+    def _walk_seq(self, seq):
+        out = None
+        for i, item in enumerate(seq):
+            new = self.walk(item)
+            if new is not item:
+                if out is None:
+                    out = list(seq[:i])
+                if isinstance(new, list):
+                    out.extend(new)
+                    continue
+            if out is not None:
+                out.append(new)
+        return seq if out is None else out
+
+    def _walk_body(self, body):
+        saved = self.line
+        out = self._walk_seq(body)
+        self.line = saved
+        return out
+
+    def _enter_stmt(self) -> None:
+        self.stmt_index += 1
+        if self.stmt_index < len(self.stmt_lines):
+            self.line = self.stmt_lines[self.stmt_index]
+        self.markers.append([])
+
+    def _leave_stmt(self, old, new):
+        found = self.markers.pop()
+        if not found:
+            return new
+        lines = list(new.leading_lines)
+        have = {ln.comment.value for ln in lines if ln.comment is not None}
+        for rule, reason in found:
+            text = f"{MARKER_PREFIX}{rule} {reason}"
+            if text not in have:
+                have.add(text)
+                lines.append(cst.EmptyLine(comment=cst.Comment(text)))
+        return new.with_changes(leading_lines=lines)
+
+    # statements
+    def on_simple_line(self, node: cst.SimpleStatementLine):
+        self.markers.append([])
+        out = None
+        for i, small in enumerate(node.body):
+            self.stmt_index += 1
+            if self.stmt_index < len(self.stmt_lines):
+                self.line = self.stmt_lines[self.stmt_index]
+            new = self._small(small)
+            if new is not small:
+                if out is None:
+                    out = list(node.body[:i])
+                if new is None:
+                    continue
+            if out is not None:
+                out.append(new)
+        if not self.func_stack and not self.class_stack:
+            self.import_lines[id(node)] = self.line
+        new_node = node
+        if out is not None:
+            if not out:
+                self.markers.pop()
+                if node.leading_lines:
+                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)
+                return []
+            out[-1] = out[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            new_node = node.with_changes(body=out)
+        return self._leave_stmt(node, new_node)
+
+    def on_suite(self, node: cst.SimpleStatementSuite):
+        out = None
+        for i, small in enumerate(node.body):
+            self.stmt_index += 1
+            if self.stmt_index < len(self.stmt_lines):
+                self.line = self.stmt_lines[self.stmt_index]
+            new = self._small(small) or cst.Pass()
+            if new is not small and out is None:
+                out = list(node.body[:i])
+            if out is not None:
+                out.append(new)
+        return node if out is None else node.with_changes(body=out)
+
+    def _small(self, small):
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            # module-level imports are rewritten at the end, once uses are known
+            return self._nested_import(small) if self.func_stack or self.class_stack else small
+        if isinstance(small, cst.Assign):
+            return rules.on_assign(self, small)
+        return self.walk(small)
+
+    def on_compound(self, node):
+        self._enter_stmt()
+        new = self.generic(node)
+        return self._leave_stmt(node, new)
+
+    def on_block(self, node: cst.IndentedBlock):
+        body = self._walk_body(node.body)
+        if body is node.body:
+            return node
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return node.with_changes(body=body)
+
+    def on_class(self, node: cst.ClassDef):
+        self._enter_stmt()
+        new = rules.on_class(self, node)
+        return self._leave_stmt(node, new)
+
+    def on_function(self, node: cst.FunctionDef):
+        self._enter_stmt()
+        new = rules.on_function(self, node)
+        return self._leave_stmt(node, new)
+
+    def on_with(self, node: cst.With):
+        self._enter_stmt()
+        new = rules.on_with(self, node)
+        if isinstance(new, list):
+            self.markers.pop()
+            return new
+        return self._leave_stmt(node, new)
+
+    def on_for(self, node: cst.For):
+        self._enter_stmt()
+        new = rules.on_for(self, node)
+        return self._leave_stmt(node, new)
+
+    # expressions
+    def on_name(self, node: cst.Name):
+        if node.value in self.aliases:
+            return rules.on_reference(self, node, self.aliases[node.value])
+        return node
+
+    def on_attribute(self, node: cst.Attribute):
+        q = self.qual(node)
+        if q is not None:
+            return rules.on_reference(self, node, q)
+        return rules.on_plain_attribute(self, node)
+
+    def on_call(self, node: cst.Call):
+        return rules.on_call(self, node)
+
+    def on_lambda(self, node: cst.Lambda):
+        return node.with_changes(body=self.walk(node.body))
+
+    # ---- imports -----------------------------------------------------------------------
+    def _nested_import(self, small):
+        pairs = torch_bindings(small)
+        if not pairs:
+            return small
+        for local, qual in pairs:
+            self.aliases[local] = qual
+        self.record(small, "", "MS100", "exact", "torch import moved to the module's target imports")
+        self.used.update({"ms", "nn", "ops"})
+        return None
+
+    def _header(self) -> list[cst.SimpleStatementLine]:
+        lines = []
+        if "math" in self.used:
+            lines.append("import math")
+        lines.append(f"import {self.pkg} as ms")
+        mods = [m for m in ("nn", "ops") if m in self.used]
+        if mods:
+            lines.append(f"from {self.pkg} import {', '.join(mods)}")
+        if self.init_names:
+            lines.append(f"from {self.pkg}.common.initializer import {', '.join(sorted(self.init_names))}")
+        return [cst.parse_statement(text + "\n") for text in lines]
+
+    def _rewrite_imports(self, body):
+        """Replace torch imports by the target's; keep the ones unconverted code still uses."""
+        out, header_at, have_math = [], None, False
+        for st in body:
+            self.line = self.import_lines.get(id(st), self.line)
+            if isinstance(st, cst.SimpleStatementLine) and any(
+                    isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
+                kept_smalls, removed = [], False
+                for small in st.body:
+                    pairs = torch_bindings(small)
+                    if isinstance(small, cst.Import) and any(dotted(a.name) == "math" for a in small.names):
+                        have_math = True
+                    if not pairs:
+                        kept_smalls.append(small)
+                        continue
+                    still = [local for local, _ in pairs if self.alias_uses.get(local)]
+                    if still:
+                        kept_smalls.append(small)
+                        self.record(small, small, "MS900", "unsupported",
+                                    f"import kept: unconverted code still uses {', '.join(still)}")
+                    else:
+                        removed = True
+                        self.record(small, "", "MS100", "exact", "torch import replaced by target imports")
+                if removed and header_at is None:
+                    header_at = len(out)
+                if kept_smalls:
+                    if len(kept_smalls) != len(st.body):
+                        kept_smalls[-1] = kept_smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                        st = st.with_changes(body=kept_smalls)
+                    out.append(st)
+                elif st.leading_lines:
+                    # keep comments above a removed import on the next statement
+                    out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines))
+                    header_at = len(out) if header_at == len(out) - 1 else header_at
+                continue
+            out.append(st)
+        if header_at is None:
+            return body
+        if have_math:
+            self.used.discard("math")
+        header = self._header()
+        if header_at and isinstance(out[header_at - 1], cst.SimpleStatementLine) and \
+                isinstance(out[header_at - 1].body[0], cst.Pass) and out[header_at - 1].leading_lines:
+            # move the comments of removed imports onto the first new import
+            header[0] = header[0].with_changes(leading_lines=out[header_at - 1].leading_lines)
+            header_at -= 1
+            del out[header_at]
+        if header_at < len(out) and header_at > 0:
+            pass
+        return out[:header_at] + header + out[header_at:]
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_HANDLERS = {
+    cst.SimpleStatementLine: Converter.on_simple_line,
+    cst.SimpleStatementSuite: Converter.on_suite,
+    cst.IndentedBlock: Converter.on_block,
+    cst.ClassDef: Converter.on_class,
+    cst.FunctionDef: Converter.on_function,
+    cst.With: Converter.on_with,
+    cst.For: Converter.on_for,
+    cst.If: lambda self, n: rules.on_if(self, n),
+    cst.While: Converter.on_compound,
+    cst.Try: Converter.on_compound,
+    cst.Name: Converter.on_name,
+    cst.Attribute: Converter.on_attribute,
+    cst.Call: Converter.on_call,
+    cst.Lambda: Converter.on_lambda,
+    # leaves and whitespace: nothing inside to convert
+    cst.SimpleString: lambda self, n: n,
+    cst.Integer: lambda self, n: n,
+    cst.Float: lambda self, n: n,
+    cst.Pass: lambda self, n: n,
+    cst.Newline: lambda self, n: n,
+    cst.EmptyLine: lambda self, n: n,
+}
+if hasattr(cst, "TryStar"):
+    _HANDLERS[cst.TryStar] = Converter.on_compound
+
+
+def convert_source(code: str, target: str = "ms_core") -> ConvertResult:
+    """Convert PyTorch source text to ms_core (or MindSpore) source text.
+
+    Args:
+        code: Python source that uses torch.
+        target: ``"ms_core"`` (default) or ``"mindspore"``.
+
+    Returns:
+        A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
+        ``.code`` is the input) when the source does not parse.
+
+    Raises:
+        ValueError: for an unknown target.
+
+    Example:
+        >>> convert_source("import torch.nn as nn\\nfc = nn.Linear(4, 2, bias=False)\\n").code.splitlines()[-1]
+        'fc = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))'
+    """
+    return Converter(target).convert(code)
+
+
+from migrate import rules  # noqa: E402  (rules import helpers from this module)

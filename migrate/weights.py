@@ -1,0 +1,475 @@
+"""Weight conversion torch -> ms_core (and back) by a name and layout map.
+
+The map is what the conversion does to each layer: a torch module at path ``P`` becomes an ms
+cell at the same path ``P`` (the converter keeps attribute names), and each of its parameters
+and buffers is renamed by the layer's class:
+
+=====================  ==========================================  ==============================
+torch layer            torch name                                  ms_core / MindSpore name
+=====================  ==========================================  ==============================
+BatchNorm1d/2d/3d      weight, bias, running_mean, running_var     gamma, beta, moving_mean,
+                                                                   moving_variance
+                       num_batches_tracked                         (dropped: MindSpore keeps no
+                                                                   counter; noted)
+LayerNorm, GroupNorm   weight, bias                                gamma, beta
+Embedding              weight                                      embedding_table
+PReLU                  weight                                      w
+Linear, Conv*, other   weight, bias, ...                           unchanged
+=====================  ==========================================  ==============================
+
+Layouts need no change: torch Linear (out, in) == Dense (out, in); Conv OIHW on both sides;
+ConvTranspose (in, out/groups, kh, kw) on both sides. Every parameter and buffer on both sides
+is accounted for: what is not mapped is listed in :class:`TransferReport` and fails the check.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+# torch class name -> {torch local name: ms local name (None = dropped)}. Matched along the MRO,
+# so user subclasses of a torch layer get the layer's renames.
+_RENAMES = {
+    "_NormBase": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
+                  "running_var": "moving_variance", "num_batches_tracked": None},
+    "_BatchNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
+                   "running_var": "moving_variance", "num_batches_tracked": None},
+    "LayerNorm": {"weight": "gamma", "bias": "beta"},
+    "GroupNorm": {"weight": "gamma", "bias": "beta"},
+    "Embedding": {"weight": "embedding_table"},
+    "PReLU": {"weight": "w"},
+}
+_DROP_NOTES = {
+    "num_batches_tracked": "dropped: MindSpore BatchNorm keeps no step counter (only used by "
+                           "torch when momentum=None, which the converter refuses)",
+}
+# Reverse lookups for a state dict without a model: a prefix with these siblings is a BatchNorm.
+_BN_MARKERS = ("running_mean", "running_var")
+
+
+@dataclass
+class WeightEntry:
+    """One mapped tensor: torch name -> ms name, shape, and what was done."""
+
+    torch_name: str
+    ms_name: str | None
+    shape: list
+    action: str  # copied | dropped | renamed | matched-by-shape | shape-mismatch
+    note: str = ""
+
+
+@dataclass
+class TransferReport:
+    """The outcome of mapping every parameter and buffer of both models.
+
+    Attributes:
+        entries: one per torch tensor (copied, renamed, dropped, or failed).
+        unmapped_torch: torch names with no ms counterpart.
+        unmapped_ms: ms parameter names that received nothing.
+        notes: remarks (dropped counters, shape-matched fallbacks).
+    """
+
+    entries: list = field(default_factory=list)
+    unmapped_torch: list = field(default_factory=list)
+    unmapped_ms: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every tensor on both sides is accounted for and shapes agree."""
+        return (not self.unmapped_torch and not self.unmapped_ms
+                and not any(e.action == "shape-mismatch" for e in self.entries))
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """(torch name, ms name) of every tensor that was transferred."""
+        return [(e.torch_name, e.ms_name) for e in self.entries
+                if e.ms_name is not None and e.action != "shape-mismatch"]
+
+    def problems(self) -> list[str]:
+        """Human-readable lines for everything that fails the transfer."""
+        out = [f"torch '{n}' has no counterpart in the converted model" for n in self.unmapped_torch]
+        out += [f"converted model parameter '{n}' received no torch value" for n in self.unmapped_ms]
+        out += [f"'{e.torch_name}' -> '{e.ms_name}': {e.note}" for e in self.entries
+                if e.action == "shape-mismatch"]
+        return out
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "entries": [asdict(e) for e in self.entries],
+                "unmapped_torch": list(self.unmapped_torch), "unmapped_ms": list(self.unmapped_ms),
+                "notes": list(self.notes)}
+
+
+def _rename_table(module) -> dict:
+    for klass in type(module).__mro__:
+        table = _RENAMES.get(klass.__name__)
+        if table is not None and klass.__module__.startswith("torch."):
+            return table
+    return {}
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def torch_tensors(module) -> list[tuple[str, str, str, object, bool]]:
+    """Every parameter and buffer of a torch module: (full name, module path, local name,
+    tensor, is_persistent), each tensor once, in module order."""
+    out, seen = [], set()
+    for path, mod in module.named_modules():
+        non_persistent = getattr(mod, "_non_persistent_buffers_set", set())
+        items = [(n, t, True) for n, t in mod.named_parameters(recurse=False)]
+        items += [(n, t, n not in non_persistent) for n, t in mod.named_buffers(recurse=False)]
+        for local, t, persistent in items:
+            if t is None or id(t) in seen:
+                continue
+            seen.add(id(t))
+            out.append((_join(path, local), path, local, t, persistent))
+    return out
+
+
+def ms_parameters(cell) -> dict:
+    """ms parameter path -> Parameter (paths as `parameters_and_names()` gives them)."""
+    return dict(cell.parameters_and_names())
+
+
+def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferReport:
+    """Work out which ms parameter receives each torch parameter/buffer (nothing is copied).
+
+    Args:
+        torch_module: the reference `torch.nn.Module`.
+        ms_cell: the converted `ms_core.nn.Cell`.
+        name_map: optional overrides {torch name: ms name or None (drop on purpose)}.
+
+    Returns:
+        A :class:`TransferReport` with `entries` whose `ms_name` is set where a target exists.
+    """
+    name_map = dict(name_map or {})
+    ms_params = ms_parameters(ms_cell)
+    ms_cells = dict(ms_cell.cells_and_names())
+    taken: set = set()
+    rep = TransferReport()
+    pending = []  # (entry, module path, torch tensor) not matched by name: matched by shape later
+    for full, path, local, t, persistent in torch_tensors(torch_module):
+        shape = list(t.shape)
+        if full in name_map:
+            target = name_map[full]
+            if target is None:
+                rep.entries.append(WeightEntry(full, None, shape, "dropped", "dropped by name_map"))
+                continue
+            action, note = "renamed", "from name_map"
+        else:
+            table = _rename_table(_module_at(torch_module, path))
+            if local in table and table[local] is None:
+                note = _DROP_NOTES.get(local, "dropped: no MindSpore counterpart")
+                rep.entries.append(WeightEntry(full, None, shape, "dropped", note))
+                if note not in rep.notes:
+                    rep.notes.append(f"{local}: {note}")
+                continue
+            target = _join(path, table.get(local, local))
+            action = "renamed" if table.get(local, local) != local else "copied"
+            note = ""
+        if target in ms_params and target not in taken:
+            taken.add(target)
+            e = WeightEntry(full, target, shape, action, note)
+            ms_shape = list(ms_params[target].shape)
+            if ms_shape != shape and not (int(np.prod(ms_shape)) == int(np.prod(shape)) == 1):
+                e.action, e.note = "shape-mismatch", f"torch {shape} vs ms {ms_shape}"
+            rep.entries.append(e)
+            continue
+        # A plain Tensor attribute of the ms cell (a torch buffer converted to a constant).
+        cell = ms_cells.get(path)
+        attr = target.rsplit(".", 1)[-1]
+        if cell is not None and _parent(target) == path and _is_ms_tensor(getattr(cell, attr, None)):
+            rep.entries.append(WeightEntry(full, target, shape, "tensor-attribute",
+                                           f"ms '{attr}' is a Tensor attribute, not a Parameter"))
+            continue
+        if not persistent:
+            rep.entries.append(WeightEntry(full, None, shape, "dropped",
+                                           "non-persistent torch buffer (not part of the state)"))
+            continue
+        pending.append((WeightEntry(full, None, shape, "unmapped"), path, t))
+    # Fallback: within the same layer, a unique shape match (e.g. a custom layer whose parameter
+    # was renamed by hand). Reported, since a name we did not predict deserves a look.
+    for e, path, t in pending:
+        cands = [n for n, p in ms_params.items() if n not in taken and _parent(n) == path
+                 and list(p.shape) == e.shape]
+        if len(cands) == 1:
+            taken.add(cands[0])
+            e.ms_name, e.action = cands[0], "matched-by-shape"
+            e.note = "no name match; the only same-shape parameter of the same layer"
+            rep.notes.append(f"'{e.torch_name}' -> '{cands[0]}' matched by shape within the layer")
+            rep.entries.append(e)
+        else:
+            rep.unmapped_torch.append(e.torch_name)
+            rep.entries.append(e)
+    rep.unmapped_ms = [n for n in ms_params if n not in taken]
+    return rep
+
+
+def _parent(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def _module_at(root, path):
+    return root.get_submodule(path) if path else root
+
+
+def _is_ms_tensor(x) -> bool:
+    return x is not None and hasattr(x, "asnumpy") and hasattr(x, "_data")
+
+
+def transfer(torch_module, ms_cell, name_map: dict | None = None, strict: bool = False) -> TransferReport:
+    """Copy every torch parameter and buffer into the converted model.
+
+    Args:
+        torch_module: the reference `torch.nn.Module` (its values are read, never changed).
+        ms_cell: the converted `ms_core.nn.Cell` (its Parameters are set in place).
+        name_map: optional {torch name: ms name or None} overrides.
+        strict: raise ValueError when the report is not ok.
+
+    Returns:
+        The :class:`TransferReport` (check `.ok`; unmapped names on either side fail it).
+
+    Raises:
+        ValueError: with `strict=True`, listing every problem.
+
+    Example:
+        >>> rep = transfer(torch_net, ms_net)
+        >>> rep.ok, rep.unmapped_ms
+        (True, [])
+    """
+    rep = map_names(torch_module, ms_cell, name_map)
+    ms_params = ms_parameters(ms_cell)
+    ms_cells = dict(ms_cell.cells_and_names())
+    tensors = {full: t for full, _, _, t, _ in torch_tensors(torch_module)}
+    for e in rep.entries:
+        if e.ms_name is None or e.action == "shape-mismatch":
+            continue
+        value = tensors[e.torch_name].detach().cpu().numpy()
+        if e.action == "tensor-attribute":
+            path, attr = e.ms_name.rsplit(".", 1) if "." in e.ms_name else ("", e.ms_name)
+            cell = ms_cells[path]
+            old = getattr(cell, attr)
+            old._data = value.astype(old._data.dtype).reshape(old._data.shape).copy()
+            continue
+        p = ms_params[e.ms_name]
+        p.set_data(_to_ms_tensor(value.reshape(p.shape).astype(p._data.dtype)))
+    if strict and not rep.ok:
+        raise ValueError("weight transfer failed:\n  " + "\n  ".join(rep.problems()))
+    return rep
+
+
+def transfer_back(ms_cell, torch_module, name_map: dict | None = None) -> TransferReport:
+    """Copy the converted model's values into the torch model (the reverse direction)."""
+    import torch
+    rep = map_names(torch_module, ms_cell, name_map)
+    ms_params = ms_parameters(ms_cell)
+    tensors = {full: t for full, _, _, t, _ in torch_tensors(torch_module)}
+    with torch.no_grad():
+        for e in rep.entries:
+            if e.ms_name in ms_params and e.action != "shape-mismatch":
+                t = tensors[e.torch_name]
+                t.copy_(torch.from_numpy(np.ascontiguousarray(ms_params[e.ms_name].asnumpy())
+                                         .reshape(t.shape)).to(t.dtype))
+    return rep
+
+
+def _to_ms_tensor(arr):
+    from ms_core import Tensor
+    return Tensor(arr)
+
+
+# --- state dicts and checkpoint files -----------------------------------------------------------
+
+def state_dict_to_ms(state_dict: dict, torch_module=None, ms_cell=None,
+                     name_map: dict | None = None) -> tuple[dict, list[str]]:
+    """Rename a torch state dict to ms_core names: ({ms name: array}, notes).
+
+    With `torch_module` the renames come from each layer's class (exact); without it, a prefix
+    that has `running_mean`/`running_var` is taken for a BatchNorm (weight/bias -> gamma/beta),
+    and everything else keeps its name (an Embedding's `weight` cannot be told from a Linear's
+    without the model: pass `torch_module` or `name_map` for models with Embedding/LayerNorm/PReLU).
+    """
+    notes = []
+    name_map = dict(name_map or {})
+    out = {}
+    if torch_module is not None and ms_cell is not None:
+        rep = map_names(torch_module, ms_cell, name_map)
+        for e in rep.entries:
+            if e.ms_name is not None and e.torch_name in state_dict:
+                out[e.ms_name] = _np(state_dict[e.torch_name])
+        notes += rep.notes + rep.problems()
+        return out, notes
+    tables = {}
+    if torch_module is not None:
+        for path, mod in torch_module.named_modules():
+            tables[path] = _rename_table(mod)
+    prefixes = {k.rsplit(".", 1)[0] if "." in k else "" for k in state_dict}
+    for key, value in state_dict.items():
+        if key in name_map:
+            if name_map[key] is not None:
+                out[name_map[key]] = _np(value)
+            continue
+        prefix, local = key.rsplit(".", 1) if "." in key else ("", key)
+        if torch_module is not None:
+            table = tables.get(prefix, {})
+        elif prefix in prefixes and all(_join(prefix, m) in state_dict for m in _BN_MARKERS):
+            table = _RENAMES["_BatchNorm"]
+        else:
+            table = {}
+        if local in table and table[local] is None:
+            note = f"'{key}' {_DROP_NOTES.get(local, 'dropped')}"
+            notes.append(note)
+            continue
+        out[_join(prefix, table.get(local, local))] = _np(value)
+    return out, notes
+
+
+def state_dict_to_torch(ms_state: dict, torch_module=None, name_map: dict | None = None) -> dict:
+    """The reverse rename: {ms name: array} -> {torch name: torch.Tensor}.
+
+    BatchNorm's `num_batches_tracked` is restored as 0 when the model is given (torch needs it
+    to load the state dict strictly).
+    """
+    import torch
+    inverse = {v: k for k, v in (name_map or {}).items() if v is not None}
+    out = {}
+    tables = {}
+    if torch_module is not None:
+        for path, mod in torch_module.named_modules():
+            tables[path] = _rename_table(mod)
+    for key, value in ms_state.items():
+        if key in inverse:
+            out[inverse[key]] = torch.from_numpy(np.array(_np(value)))
+            continue
+        prefix, local = key.rsplit(".", 1) if "." in key else ("", key)
+        table = tables.get(prefix)
+        if table is None:
+            bn = local in ("gamma", "beta", "moving_mean", "moving_variance")
+            table = _RENAMES["_BatchNorm"] if bn else {}
+            if local == "embedding_table":
+                table = _RENAMES["Embedding"]
+        back = {v: k for k, v in table.items() if v is not None}
+        out[_join(prefix, back.get(local, local))] = torch.from_numpy(np.array(_np(value)))
+    if torch_module is not None:
+        for full, _, local, t, _ in torch_tensors(torch_module):
+            if local == "num_batches_tracked" and full not in out:
+                out[full] = torch.zeros_like(t)
+    return out
+
+
+def _np(v) -> np.ndarray:
+    if hasattr(v, "detach"):
+        return v.detach().cpu().numpy()
+    if hasattr(v, "asnumpy"):
+        return v.asnumpy()
+    return np.asarray(v)
+
+
+def load_torch_state(path: str) -> dict:
+    """Load a `.pth`/`.pt` state dict safely (`torch.load(weights_only=True)`: never unpickles
+    arbitrary objects). A saved whole model is refused with the reason."""
+    import torch
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # torch raises UnpicklingError / RuntimeError with long texts
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"cannot load '{path}' with weights_only=True (a whole pickled model or a "
+                         f"non-torch file is refused for safety): {first}") from None
+    if isinstance(obj, dict) and "state_dict" in obj and isinstance(obj["state_dict"], dict):
+        obj = obj["state_dict"]
+    if not isinstance(obj, dict) or not all(hasattr(v, "shape") for v in obj.values()):
+        raise ValueError(f"'{path}' does not hold a state dict (name -> tensor)")
+    return dict(obj)
+
+
+# The checkpoint writer/reader: ms_core's own save_checkpoint/load_checkpoint when they exist,
+# else a NumPy .npz stand-in with the same {name: array} content (switch in one place).
+def save_ms_checkpoint(params: dict, path: str) -> None:
+    """Write {name: array} as an ms_core checkpoint, atomically (nothing half-written)."""
+    import ms_core
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=os.path.splitext(path)[1] or ".ckpt",
+                               dir=directory)
+    os.close(fd)
+    try:
+        save = getattr(ms_core, "save_checkpoint", None)
+        if save is not None:
+            save([{"name": n, "data": ms_core.Tensor(np.ascontiguousarray(v))}
+                  for n, v in params.items()], tmp)
+        else:
+            with open(tmp, "wb") as f:
+                np.savez(f, **{n: np.ascontiguousarray(v) for n, v in params.items()})
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_ms_checkpoint(path: str) -> dict:
+    """Read an ms_core checkpoint into {name: array}."""
+    import ms_core
+    load = getattr(ms_core, "load_checkpoint", None)
+    if load is not None:
+        try:
+            d = load(path)
+            return {n: _np(v) for n, v in d.items()}
+        except Exception:
+            pass  # maybe written by the .npz stand-in below
+    with np.load(path, allow_pickle=False) as z:
+        return {n: z[n] for n in z.files}
+
+
+def save_torch_state(state: dict, path: str) -> None:
+    """Write a torch state dict atomically."""
+    import torch
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".pth-", suffix=".pth", dir=directory)
+    os.close(fd)
+    try:
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def convert_file(src: str, dst: str, torch_module=None, ms_cell=None,
+                 name_map: dict | None = None) -> list[str]:
+    """`migrate weights`: convert a torch state-dict file to an ms_core checkpoint, or back.
+
+    The direction is taken from the extensions: `.pth`/`.pt`/`.bin` -> `.ckpt`, and `.ckpt` ->
+    `.pth`/`.pt`. Returns the notes (dropped counters, renames that could not be verified).
+
+    Raises:
+        ValueError: unsafe or unreadable input, unknown direction, or names that do not map
+            onto the given model.
+    """
+    s_ext, d_ext = os.path.splitext(src)[1].lower(), os.path.splitext(dst)[1].lower()
+    torch_exts = (".pth", ".pt", ".bin")
+    if s_ext in torch_exts and d_ext not in torch_exts:
+        state = load_torch_state(src)
+        params, notes = state_dict_to_ms(state, torch_module, ms_cell, name_map)
+        if ms_cell is not None and torch_module is not None:
+            rep = map_names(torch_module, ms_cell, name_map)
+            missing = [n for n in state if n not in {e.torch_name for e in rep.entries}]
+            if rep.problems() or missing:
+                raise ValueError("the state dict does not map onto the model:\n  "
+                                 + "\n  ".join(rep.problems() + [f"'{m}' is not in the model"
+                                                                  for m in missing]))
+        save_ms_checkpoint(params, dst)
+        return notes
+    if s_ext == ".ckpt" or (s_ext not in torch_exts and d_ext in torch_exts):
+        if not os.path.exists(src):
+            raise FileNotFoundError(src)
+        state = state_dict_to_torch(load_ms_checkpoint(src), torch_module, name_map)
+        save_torch_state(state, dst)
+        return []
+    raise ValueError(f"cannot tell the direction from '{src}' -> '{dst}': use .pth/.pt for torch "
+                     f"and .ckpt for ms_core")
