@@ -14,7 +14,8 @@ A file holds ``[[entry]]`` tables with these keys:
 ``args``       per-parameter fate: a string renames; a table may hold ``to`` (new name),
                ``expr`` (template such as ``"1 - {p}"``), ``explicit`` (write the torch default
                even when omitted), ``keyword`` (always pass by keyword), ``drop`` (reason; the
-               argument has no MindSpore meaning), ``unsupported`` (reason; marks the call
+               argument has no MindSpore meaning; ``label`` says how much that changes,
+               approximate unless given), ``unsupported`` (reason; marks the call
                unless the value equals ``unless``, which defaults to the torch default),
                ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``).
 ``rule``       name of a rule in ``migrate.rules`` run after the generic argument mapping.
@@ -57,6 +58,7 @@ class Fate:
     unsupported: str | None = None
     unless: str | None = None
     pack: bool = False
+    label: str = "approximate"
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ class CallEdit:
                 continue
             if fate.drop is not None:
                 if value is not None and code_of(value) != default_text:
-                    self.worse("approximate", f"{p.name}={code_of(value)} dropped: {fate.drop}")
+                    self.worse(fate.label, f"{p.name}={code_of(value)} dropped: {fate.drop}")
                 elif value is not None:
                     self.note(f"{p.name} dropped: {fate.drop}")
                 continue

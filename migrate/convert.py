@@ -157,7 +157,7 @@ class Converter:
         try:
             module = cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
-            return ConvertResult(code, error=f"syntax error at line {exc.raw_line}: {exc.message}")
+            return ConvertResult(code, error=_syntax_error(code, exc))
         self._scan_imports(module.body)
         if not self.aliases:
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
@@ -166,7 +166,8 @@ class Converter:
         body = self._rewrite_imports(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
-        return ConvertResult(new.code, self.changes, self.sites)
+        # every change is one torch site: rewritten (any label) or left with a marker
+        return ConvertResult(new.code, self.changes, len(self.changes))
 
     # ---- bookkeeping -------------------------------------------------------------------
     def _scan_imports(self, body) -> None:
@@ -461,6 +462,15 @@ class Converter:
         if header_at < len(out) and header_at > 0:
             pass
         return out[:header_at] + header + out[header_at:]
+
+
+def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:
+    """Python's own message and line (libcst's are less precise), else libcst's."""
+    try:
+        ast.parse(code)
+    except SyntaxError as err:
+        return f"syntax error at line {err.lineno}: {err.msg}"
+    return f"syntax error at line {exc.raw_line}: {exc.message}"
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -1,0 +1,557 @@
+"""Running the two models side by side: per-layer capture, local replay, gradients, training steps.
+
+Layers are aligned by module path and call index: torch's ``named_modules()`` and ms_core's
+``cells_and_names()`` give the same paths when the converter keeps attribute names, and a layer
+called twice in one forward is two rows (``path#1``).
+
+Local error of a layer = the ms layer fed torch's recorded inputs for that call, its sub-layers
+replaced by torch's recorded outputs (so a composite layer's local error measures only its own
+code, and every layer is run once in total), compared to torch's output. The inputs the ms
+composite hands to its sub-layers are compared too: a wrong op between two sub-layers shows in
+the composite, not in the sub-layer after it.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .check_compare import TensorStats, as_array, compare
+
+ROOT = "(model)"
+
+
+# --- structures ---------------------------------------------------------------------------------
+
+def flatten(x) -> list:
+    """The tensor leaves of a (nested) tuple/list/dict output, in order."""
+    if isinstance(x, (tuple, list)):
+        out = []
+        for i in x:
+            out += flatten(i)
+        return out
+    if isinstance(x, dict):
+        out = []
+        for k in x:
+            out += flatten(x[k])
+        return out
+    if _is_torch(x) or _is_ms(x):
+        return [x]
+    return []
+
+
+def _is_torch(x) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
+
+
+def _is_ms(x) -> bool:
+    return hasattr(x, "asnumpy") and hasattr(x, "_data")
+
+
+def torch_to_ms(x):
+    """Rebuild a torch structure with ms_core Tensors (values copied)."""
+    import ms_core
+    if _is_torch(x):
+        return ms_core.Tensor(np.ascontiguousarray(x.detach().cpu().numpy()))
+    if isinstance(x, np.ndarray):
+        return ms_core.Tensor(np.ascontiguousarray(x))
+    if isinstance(x, tuple):
+        return tuple(torch_to_ms(i) for i in x)
+    if isinstance(x, list):
+        return [torch_to_ms(i) for i in x]
+    if isinstance(x, dict):
+        return {k: torch_to_ms(v) for k, v in x.items()}
+    return x
+
+
+def _clone_torch(x):
+    if _is_torch(x):
+        return x.detach().clone()
+    if isinstance(x, (tuple, list)):
+        return type(x)(_clone_torch(i) for i in x) if isinstance(x, list) else tuple(_clone_torch(i) for i in x)
+    if isinstance(x, dict):
+        return {k: _clone_torch(v) for k, v in x.items()}
+    return x
+
+
+def source_of(obj) -> str:
+    """`file:line` of a module/cell's forward/construct (the class when that fails)."""
+    klass = obj if inspect.isclass(obj) else type(obj)
+    for meth in ("construct", "forward"):
+        fn = klass.__dict__.get(meth)
+        if fn is None:
+            for base in klass.__mro__:
+                if meth in base.__dict__:
+                    fn = base.__dict__[meth]
+                    break
+        if fn is not None:
+            try:
+                _, line = inspect.getsourcelines(fn)
+                return f"{_short_path(inspect.getsourcefile(fn))}:{line}"
+            except (OSError, TypeError):
+                continue
+    try:
+        _, line = inspect.getsourcelines(klass)
+        return f"{_short_path(inspect.getsourcefile(klass))}:{line}"
+    except (OSError, TypeError):
+        return ""
+
+
+def _short_path(path):
+    if not path:
+        return "?"
+    try:
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("..") else path
+    except ValueError:
+        return path
+
+
+# --- captured runs --------------------------------------------------------------------------------
+
+@dataclass
+class Call:
+    """One recorded call of one layer."""
+
+    path: str
+    k: int
+    order: int = -1
+    inputs: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    output: object = None
+    children: list = field(default_factory=list)  # (path, k) called directly inside this call
+    mask: object = None  # dropout keep-mask (torch, training)
+
+
+def _dropout_keep(module):
+    """(is a torch dropout layer, keep probability)"""
+    import torch
+    if isinstance(module, torch.nn.modules.dropout._DropoutNd) and not isinstance(
+            module, (torch.nn.AlphaDropout, torch.nn.FeatureAlphaDropout)):
+        return True, 1.0 - float(module.p)
+    return False, 1.0
+
+
+class TorchRecorder:
+    """Forward pre-hooks and hooks on every torch module: inputs, outputs, nesting, dropout masks."""
+
+    def __init__(self, model, capture=True, clone=True):
+        self.model = model
+        self.calls: dict = {}
+        self.order: list = []
+        self.counts: dict = {}
+        self.stack: list = []
+        self.handles = []
+        self.capture = capture
+        self.clone = clone
+        self.dropout_masks: dict = {}
+        for path, mod in model.named_modules():
+            is_drop, _ = _dropout_keep(mod)
+            if not capture and not is_drop:
+                continue
+            self.handles.append(mod.register_forward_pre_hook(self._pre(path), with_kwargs=True))
+            self.handles.append(mod.register_forward_hook(self._post(path, is_drop), with_kwargs=True))
+
+    def _pre(self, path):
+        def hook(mod, args, kwargs):
+            k = self.counts.get(path, 0)
+            self.counts[path] = k + 1
+            call = Call(path, k)
+            if self.capture:
+                call.inputs = _clone_torch(args) if self.clone else args
+                call.kwargs = _clone_torch(kwargs) if self.clone else kwargs
+                if self.stack:
+                    self.stack[-1].children.append((path, k))
+            elif args:
+                call.inputs = (args[0].detach(),) if _is_torch(args[0]) else ()
+            self.stack.append(call)
+            self.calls[(path, k)] = call
+        return hook
+
+    def _post(self, path, is_drop):
+        def hook(mod, args, kwargs, out):
+            call = self.stack.pop()
+            call.order = len(self.order)
+            self.order.append((path, call.k))
+            if self.capture:
+                call.output = _clone_torch(out) if self.clone else out
+            if is_drop and mod.training and call.inputs and _is_torch(out):
+                x = call.inputs[0]
+                # out = x * mask / keep: where x == 0 the mask is invisible and irrelevant.
+                call.mask = ((out.detach() != 0) | (x == 0)).cpu().numpy()
+                self.dropout_masks[(path, call.k)] = call.mask
+        return hook
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+
+def _ms_dropout_keep(cell):
+    """The keep probability an ms dropout cell applies (None if the cell is not a dropout)."""
+    name = type(cell).__name__
+    if "Dropout" not in name:
+        return None
+    for attr in ("keep_prob",):
+        v = getattr(cell, attr, None)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    p = getattr(cell, "p", None)
+    if isinstance(p, (int, float)) and not isinstance(p, bool):
+        return 1.0 - float(p)
+    return None
+
+
+class MsRecorder:
+    """Forward hooks on every ms cell: outputs by (path, call index); dropout masks replayed.
+
+    Training-mode Dropout uses torch's recorded mask for the same (path, call): if the ms cell
+    offers a mask source (`set_mask_source`), it is used; otherwise its construct is replaced for
+    the run by `x * mask / keep_prob`, with `keep_prob` read from the cell itself (so a wrong
+    keep_prob shows as a wrong scale).
+    """
+
+    def __init__(self, cell, capture=True, masks=None):
+        self.cell = cell
+        self.calls: dict = {}
+        self.order: list = []
+        self.counts: dict = {}
+        self.handles = []
+        self.overrides = []
+        self.masks = masks or {}
+        self.mask_notes: list = []
+        for path, c in cell.cells_and_names():
+            if capture:
+                self.handles.append(c.register_forward_hook(self._post(path)))
+            if masks is not None and c.training and _ms_dropout_keep(c) is not None:
+                self._replay_dropout(path, c)
+
+    def _post(self, path):
+        def hook(c, args, out):
+            k = self.counts.get(path, 0)
+            self.counts[path] = k + 1
+            self.calls[(path, k)] = Call(path, k, order=len(self.order), output=out)
+            self.order.append((path, k))
+        return hook
+
+    def _replay_dropout(self, path, c):
+        import ms_core
+        counter = [0]
+        masks = self.masks
+
+        def construct(x, *args, **kwargs):
+            k = counter[0]
+            counter[0] += 1
+            if not c.training:
+                return x
+            mask = masks.get((path, k))
+            keep = _ms_dropout_keep(c)
+            if mask is None or tuple(mask.shape) != tuple(x.shape):
+                self.mask_notes.append(f"{path}#{k}: no torch mask of shape {list(x.shape)}")
+                mask = np.ones(x.shape, dtype=bool)
+            scale = (1.0 / keep) if keep else 0.0
+            return x * ms_core.Tensor((mask * scale).astype(x._data.dtype))
+
+        setter = getattr(c, "set_mask_source", None)
+        if callable(setter):
+            def source(shape, dtype=None, _k=counter):
+                k = _k[0]
+                _k[0] += 1
+                m = masks.get((path, k))
+                return np.ones(shape, dtype=bool) if m is None else m
+            setter(source)
+            self.overrides.append((c, "mask_source"))
+        else:
+            object.__setattr__(c, "construct", construct)
+            self.overrides.append((c, "construct"))
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+        for c, kind in self.overrides:
+            if kind == "construct":
+                c.__dict__.pop("construct", None)
+            else:
+                c.set_mask_source(None)
+        self.overrides = []
+
+
+# --- losses ---------------------------------------------------------------------------------------
+
+def make_losses(loss_fn, torch_out, seed):
+    """(torch loss fn, ms loss fn) of the model outputs, both scalar and with the same targets.
+
+    'mse' (default): mean of (out - T)² over every float output, T a fixed random target (every
+    output element gets its own weight in the gradient, so a permuted output is caught);
+    'sum': the sum of all outputs; 'cross_entropy': logits (N, C) against fixed random labels;
+    a pair (torch_fn, ms_fn) of callables taking the model output.
+    """
+    import torch
+
+    import ms_core
+    from ms_core.ops import functional as F
+    if isinstance(loss_fn, (tuple, list)) and len(loss_fn) == 2 and all(callable(f) for f in loss_fn):
+        return loss_fn[0], loss_fn[1]
+    kind = loss_fn or "mse"
+    outs = [as_array(o) for o in flatten(torch_out)]
+    rng = np.random.default_rng(seed + 1000)
+    if kind == "mse":
+        targets = [rng.standard_normal(o.shape).astype(o.dtype) if o.dtype.kind == "f" else None
+                   for o in outs]
+
+        def t_loss(out):
+            total = 0
+            for o, t in zip(flatten(out), targets):
+                if t is not None:
+                    d = o - torch.from_numpy(t).to(o.dtype)
+                    total = total + (d * d).mean()
+            return total
+
+        def m_loss(out):
+            total = None
+            for o, t in zip(flatten(out), targets):
+                if t is not None:
+                    d = o - ms_core.Tensor(t.astype(as_array(o).dtype))
+                    v = F.mean(d * d)
+                    total = v if total is None else total + v
+            return total
+        return t_loss, m_loss
+    if kind == "sum":
+        return (lambda out: sum(o.sum() for o in flatten(out) if o.is_floating_point()),
+                lambda out: _ms_sum([F.sum(o) for o in flatten(out) if as_array(o).dtype.kind == "f"]))
+    if kind == "cross_entropy":
+        logits = outs[0]
+        if logits.ndim != 2:
+            raise ValueError(f"loss 'cross_entropy' needs (N, C) logits, but the model output has "
+                             f"shape {list(logits.shape)}")
+        labels = rng.integers(0, logits.shape[1], logits.shape[0])
+        onehot = np.eye(logits.shape[1], dtype=logits.dtype)[labels]
+
+        def t_loss(out):
+            return torch.nn.functional.cross_entropy(flatten(out)[0], torch.from_numpy(labels))
+
+        def m_loss(out):
+            lp = F.log_softmax(flatten(out)[0], -1)
+            return -F.sum(lp * ms_core.Tensor(onehot)) / float(onehot.shape[0])
+        return t_loss, m_loss
+    raise ValueError(f"unknown loss {loss_fn!r}: use 'mse', 'sum', 'cross_entropy' or a pair "
+                     f"(torch_fn, ms_fn)")
+
+
+def _ms_sum(items):
+    total = items[0]
+    for i in items[1:]:
+        total = total + i
+    return total
+
+
+# --- state snapshots ------------------------------------------------------------------------------
+
+def snapshot_torch(model):
+    return copy.deepcopy(model.state_dict())
+
+
+def restore_torch(model, state):
+    model.load_state_dict(state)
+
+
+def snapshot_ms(cell):
+    return {n: p._data.copy() for n, p in cell.parameters_and_names()}
+
+
+def restore_ms(cell, state):
+    for n, p in cell.parameters_and_names():
+        if n in state:
+            p._data = state[n].copy()
+
+
+# --- one phase: outputs, per-layer, local, gradients ----------------------------------------------
+
+@dataclass
+class RunCapture:
+    """What one forward (and optional backward) of both models recorded."""
+
+    torch_rec: TorchRecorder
+    ms_rec: MsRecorder
+    torch_out: object
+    ms_out: object
+    torch_loss: float | None = None
+    ms_loss: float | None = None
+    torch_grads: dict = field(default_factory=dict)  # name -> array ('input[0]', torch param names)
+    ms_grads: dict = field(default_factory=dict)  # name -> array ('input[0]', ms param names)
+
+
+def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True):
+    """Forward (and backward) of the torch model, hooks recording."""
+    import torch
+    rec = TorchRecorder(model, capture=capture, clone=clone)
+    t_inputs = [torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x for x in inputs]
+    g_pos = [i for i, x in enumerate(t_inputs) if _is_torch(x) and x.is_floating_point()]
+    try:
+        if grads:
+            for i in g_pos:
+                t_inputs[i] = t_inputs[i].detach().clone().requires_grad_(True)
+            model.zero_grad(set_to_none=True)
+            out = model(*t_inputs)
+            value = loss(out)
+            value.backward()
+            g = {f"input[{i}]": t_inputs[i].grad.detach().numpy().copy()
+                 if t_inputs[i].grad is not None else np.zeros(tuple(t_inputs[i].shape), np.float32)
+                 for i in g_pos}
+            for n, p in model.named_parameters():
+                g[n] = (p.grad.detach().numpy().copy() if p.grad is not None
+                        else np.zeros(tuple(p.shape), dtype=p.detach().numpy().dtype))
+            model.zero_grad(set_to_none=True)
+            return rec, out, float(value.detach()), g
+        with torch.no_grad():
+            out = model(*t_inputs)
+        return rec, out, None, {}
+    finally:
+        rec.remove()
+
+
+def run_ms(cell, inputs, loss=None, grads=False, capture=True, masks=None):
+    """Forward (and value_and_grad) of the converted model, hooks recording, masks replayed."""
+    import ms_core
+    rec = MsRecorder(cell, capture=capture, masks=masks)
+    m_inputs = [torch_to_ms(x) for x in inputs]
+    g_pos = tuple(i for i, x in enumerate(m_inputs) if _is_ms(x) and x._data.dtype.kind == "f")
+    try:
+        if grads:
+            names = [n for n, p in cell.parameters_and_names() if p.requires_grad]
+            params = dict(cell.parameters_and_names())
+            weights = [params[n] for n in names]
+            holder = {}
+
+            def fn(*xs):
+                out = cell(*xs)
+                holder["out"] = out
+                return loss(out)
+
+            if not g_pos and not weights:
+                out = cell(*m_inputs)
+                return rec, out, float(as_array(loss(out))), {}
+            vg = ms_core.value_and_grad(fn, g_pos if g_pos else None, weights if weights else None)
+            value, gr = vg(*m_inputs)
+            if g_pos and weights:
+                g_in, g_w = gr
+            elif g_pos:
+                g_in, g_w = gr, ()
+            else:
+                g_in, g_w = (), gr
+            if not isinstance(g_in, tuple):
+                g_in = (g_in,)
+            g = {f"input[{i}]": as_array(t) for i, t in zip(g_pos, g_in)}
+            for n, t in zip(names, g_w):
+                g[n] = as_array(t)
+            return rec, holder["out"], float(as_array(value)), g
+        out = cell(*m_inputs)
+        return rec, out, None, {}
+    finally:
+        rec.remove()
+
+
+def worst_stats(ms_value, torch_value, rtol, atol) -> TensorStats:
+    """Compare two (possibly nested) outputs: the stats of the worst leaf (a leaf count note)."""
+    ts, ms = flatten(torch_value), flatten(ms_value)
+    if not ts and not ms:
+        return compare(np.zeros(0), np.zeros(0), rtol, atol)
+    if len(ts) != len(ms):
+        st = compare(np.zeros(1), np.zeros(1), rtol, atol)
+        st.passed = False
+        st.max_abs = st.max_rel = st.mean_abs = st.min_atol = st.min_rtol = float("inf")
+        st.note = f"torch gives {len(ts)} output tensor(s), ms {len(ms)}"
+        return st
+    stats = [compare(m, t, rtol, atol) for m, t in zip(ms, ts)]
+    worst = max(range(len(stats)), key=lambda i: (not stats[i].passed, stats[i].max_rel
+                                                  if np.isfinite(stats[i].max_rel) else 1e300))
+    st = stats[worst]
+    if len(stats) > 1:
+        st.note = (st.note + "; " if st.note else "") + f"output {worst} of {len(stats)} (worst)"
+    return st
+
+
+@dataclass
+class LocalResult:
+    stats: TensorStats | None
+    input_note: str = ""
+    error: str = ""
+
+
+def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, masks=None) -> dict:
+    """(path, k) -> LocalResult: each ms layer fed torch's inputs, sub-layers replayed."""
+    ms_cells = dict(ms_cell.cells_and_names())
+    results = {}
+    for key in torch_rec.order:
+        call = torch_rec.calls[key]
+        path, _ = key
+        cell = ms_cells.get(path)
+        if cell is None:
+            continue
+        # Sub-layers (the calls made directly inside this one) return torch's outputs.
+        installed, input_notes = [], []
+        by_child: dict = {}
+        for ck in call.children:
+            by_child.setdefault(ck[0], []).append(ck)
+        for cpath, keys in by_child.items():
+            child = ms_cells.get(cpath)
+            if child is None or child is cell:
+                continue
+            object.__setattr__(child, "construct", _replayer(cpath, keys, torch_rec, rtol, atol,
+                                                             input_notes))
+            installed.append(child)
+        own = None
+        if not call.children and masks is not None and cell.training and \
+                _ms_dropout_keep(cell) is not None:
+            own = MsRecorder.__new__(MsRecorder)
+            own.masks, own.overrides, own.mask_notes, own.handles = \
+                {(path, 0): masks.get(key)}, [], [], []
+            own._replay_dropout(path, cell)
+        hooks = (dict(cell._forward_pre_hooks), dict(cell._forward_hooks))
+        cell._forward_pre_hooks.clear()
+        cell._forward_hooks.clear()
+        try:
+            out = cell(*torch_to_ms(call.inputs), **torch_to_ms(call.kwargs))
+            st = worst_stats(out, call.output, rtol, atol)
+            results[key] = LocalResult(st, "; ".join(input_notes))
+        except Exception as exc:  # a layer that cannot even run on torch's inputs is the culprit
+            results[key] = LocalResult(None, "; ".join(input_notes),
+                                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        finally:
+            cell._forward_pre_hooks.update(hooks[0])
+            cell._forward_hooks.update(hooks[1])
+            for child in installed:
+                child.__dict__.pop("construct", None)
+            if own is not None:
+                own.remove()
+    return results
+
+
+def _replayer(cpath, keys, torch_rec, rtol, atol, notes):
+    counter = [0]
+
+    def construct(*args, **kwargs):
+        i = counter[0]
+        counter[0] += 1
+        if i >= len(keys):
+            notes.append(f"'{cpath}' called more often than in torch")
+            raise RuntimeError(f"'{cpath}' is called more often than in the torch model")
+        call = torch_rec.calls[keys[i]]
+        tin = flatten(call.inputs) + flatten(call.kwargs)
+        min_ = flatten(args) + flatten(kwargs)
+        if len(tin) == len(min_):
+            for j, (a, b) in enumerate(zip(min_, tin)):
+                st = compare(a, b, rtol, atol)
+                if not st.passed:
+                    notes.append(f"input {j} of '{cpath}' differs (max abs {st.max_abs:.3g}"
+                                 f"{', ' + st.note if st.note else ''})")
+                    break
+        else:
+            notes.append(f"'{cpath}' gets {len(min_)} tensor input(s), {len(tin)} in torch")
+        return torch_to_ms(call.output)
+    return construct
