@@ -1,2 +1,232 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""Conv2d, Conv1d, Conv2dTranspose, Conv1dTranspose with MindSpore 2.x signatures and defaults."""
+import math
+
+from ..cell import Cell
+from ...common import dtype as mstype
+from ...common import initializer as init_mod
+from ...common.initializer import initializer
+from ...common.parameter import Parameter
+from ...ops import conv_ops as CO
+from ...ops import functional as F
+
+__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose"]
+
+
+def _positive_int(cls_name, arg, value):
+    if not CO._is_int(value) or value <= 0:
+        raise ValueError(f"For '{cls_name}', the '{arg}' must be a positive int, but got "
+                         f"{value!r}.")
+    return int(value)
+
+
+def _check_bool(cls_name, arg, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{cls_name}', the '{arg}' must be bool, but got "
+                        f"{type(value).__name__}.")
+    return value
+
+
+def _init_param(cls_name, spec, shape, dtype, fan_in, is_bias, name):
+    """Parameter from an init spec; None means MindSpore >= 2.3's defaults (HeUniform(sqrt 5)
+    for weights, U(+-1/sqrt(fan_in)) for biases), the same as PyTorch's."""
+    if spec is None:
+        if is_bias:
+            spec = init_mod.Uniform(1.0 / math.sqrt(fan_in))
+        else:
+            spec = init_mod.HeUniform(negative_slope=math.sqrt(5))
+    return Parameter(initializer(spec, shape, dtype).init_data(), name=name)
+
+
+class _ConvNd(Cell):
+    """Shared argument handling for the convolution layers."""
+
+    cls_name = "Conv"
+    n_spatial = 2
+    transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                 dilation, group, has_bias, weight_init, bias_init, data_format="NCHW",
+                 dtype=mstype.float32, output_padding=0):
+        super().__init__()
+        name = self.cls_name
+        n = self.n_spatial
+        self.in_channels = _positive_int(name, "in_channels", in_channels)
+        self.out_channels = _positive_int(name, "out_channels", out_channels)
+        self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)
+        self.stride = CO.int_tuple(name, "stride", stride, n)
+        self.dilation = CO.int_tuple(name, "dilation", dilation, n)
+        self.pad_mode = CO.check_pad_mode(name, pad_mode)
+        CO.check_no_padding(name, self.pad_mode, padding)
+        if n == 2:
+            self.padding = CO.padding4(name, padding, allow_pair=False)
+        else:
+            self.padding = CO.pad1d(name, "pad", padding, 0, 0, 0, 0)
+        self.group = _positive_int(name, "group", group)
+        if self.in_channels % self.group:
+            raise ValueError(f"For '{name}', the 'in_channels' must be divisible by 'group', but "
+                             f"got 'in_channels': {in_channels} and 'group': {group}.")
+        if self.out_channels % self.group:
+            raise ValueError(f"For '{name}', the 'out_channels' must be divisible by 'group', but "
+                             f"got 'out_channels': {out_channels} and 'group': {group}.")
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        if data_format not in ("NCHW", "NHWC") or (data_format == "NHWC" and n != 2):
+            raise ValueError(f"For '{name}', the 'data_format' must be 'NCHW'"
+                             f"{' or NHWC' if n == 2 else ''}, but got {data_format!r}.")
+        self.data_format = data_format
+        self.output_padding = CO.int_tuple(name, "output_padding", output_padding, n, minimum=0)
+        self.weight_init, self.bias_init = weight_init, bias_init
+        if self.transposed:
+            wshape = (self.in_channels, self.out_channels // self.group) + self.kernel_size
+            fan_in = self.out_channels // self.group * math.prod(self.kernel_size)
+        else:
+            wshape = (self.out_channels, self.in_channels // self.group) + self.kernel_size
+            fan_in = self.in_channels // self.group * math.prod(self.kernel_size)
+        if data_format == "NHWC":
+            wshape = (wshape[0],) + wshape[2:] + (wshape[1],)
+        self.weight = _init_param(name, weight_init, wshape, dtype, fan_in, False, "weight")
+        self.bias = None
+        if has_bias:
+            self.bias = _init_param(name, bias_init, (self.out_channels,), dtype, fan_in, True,
+                                    "bias")
+
+    def _check_x(self, x, rank, what):
+        name = self.cls_name
+        if not hasattr(x, "ndim") or x.ndim != rank:
+            raise ValueError(f"For '{name}', the input must be a {rank}-D Tensor {what}, but got "
+                             f"shape {list(getattr(x, 'shape', ()))}.")
+        c = x.shape[-1] if self.data_format == "NHWC" else x.shape[1]
+        if c != self.in_channels:
+            raise ValueError(f"For '{name}', the input channels must equal in_channels="
+                             f"{self.in_channels}, but got input shape {list(x.shape)}.")
+
+    def extend_repr(self):
+        def fmt(v):
+            return v if not isinstance(v, tuple) or len(v) != 1 else v[0]
+        s = (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+             f"kernel_size={fmt(self.kernel_size)}, stride={fmt(self.stride)}, "
+             f"pad_mode={self.pad_mode}, padding={fmt(self.padding) if self.pad_mode == 'pad' else 0}, "
+             f"dilation={fmt(self.dilation)}, group={self.group}, has_bias={self.has_bias}, "
+             f"weight_init={self.weight_init}, bias_init={self.bias_init}")
+        if self.n_spatial == 2:
+            s += f", format={self.data_format}"
+        return s
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution layer, `mindspore.nn.Conv2d`.
+
+    out = cross_correlation(x, weight) + bias, x (N, C_in, H, W), weight
+    (C_out, C_in/group, kH, kW).
+
+    Differences from `torch.nn.Conv2d`:
+    - `pad_mode='same'` by default, and 'same' is TF-style: the odd extra padding goes on the
+      bottom/right (PyTorch's padding='same' puts it top/left, and only allows stride 1).
+      `pad_mode='pad'` with `padding` int or (top, bottom, left, right) pads explicitly;
+      `padding` must be 0 in the other modes.
+    - `has_bias=False` by default; `group=` instead of `groups=`.
+    - Initialisation (MindSpore 2.0): weight 'normal' = N(0, 0.01^2), bias zeros. Passing
+      `weight_init=None` / `bias_init=None` gives MindSpore >= 2.3's (and PyTorch's) uniform init.
+    - `data_format='NHWC'` takes NHWC input and an (C_out, kH, kW, C_in/group) weight.
+    """
+
+    cls_name = "Conv2d"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
+                 bias_init="zeros", data_format="NCHW", dtype=mstype.float32):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, data_format, dtype)
+
+    def construct(self, x):
+        self._check_x(x, 4, "(N, C, H, W)" if self.data_format == "NCHW" else "(N, H, W, C)")
+        w = self.weight
+        if self.data_format == "NHWC":
+            x = F.transpose(x, (0, 3, 1, 2))
+            w = F.transpose(w, (0, 3, 1, 2))
+        pads = CO.resolve_pads(self.pad_mode, self.padding, x.shape[2:], self.kernel_size,
+                               self.stride, self.dilation)
+        out = CO.conv2d_core(self.cls_name, x, w, self.bias, self.stride, pads, self.dilation,
+                             self.group)
+        return F.transpose(out, (0, 2, 3, 1)) if self.data_format == "NHWC" else out
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution layer, `mindspore.nn.Conv1d`: x (N, C_in, L), weight
+    (C_out, C_in/group, kernel_size) as documented for MindSpore 2.x (r1.x stored an extra
+    unit axis). Same pad modes and defaults as Conv2d ('same' by default, extra on the right;
+    'pad' with an int or (left, right)).
+    """
+
+    cls_name = "Conv1d"
+    n_spatial = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
+                 bias_init="zeros", dtype=mstype.float32):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype)
+
+    def construct(self, x):
+        self._check_x(x, 3, "(N, C, L)")
+        (k,), (s,), (d,) = self.kernel_size, self.stride, self.dilation
+        pads = CO.pad1d(self.cls_name, self.pad_mode, self.padding, x.shape[2], k, s, d)
+        out = CO.conv2d_core(self.cls_name, F.expand_dims(x, 2), F.expand_dims(self.weight, 2),
+                             self.bias, (1, s), (0, 0) + tuple(pads), (1, d), self.group)
+        return F.squeeze(out, 2)
+
+
+class Conv2dTranspose(_ConvNd):
+    """2-D transposed convolution, `mindspore.nn.Conv2dTranspose` (the input-gradient of Conv2d).
+
+    weight (C_in, C_out/group, kH, kW) as in PyTorch. Output size per pad mode:
+    'same': H_in * stride; 'valid': H_in * stride + max(dilation*(k-1) + 1 - stride, 0);
+    'pad': (H_in - 1) * stride - (top + bottom) + dilation*(k-1) + 1 + output_padding
+    (PyTorch's formula; `padding` int or (top, bottom, left, right)). 'same' crops TF-style,
+    the extra on the bottom/right.
+    """
+
+    cls_name = "Conv2dTranspose"
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
+                 weight_init="normal", bias_init="zeros", dtype=mstype.float32):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype,
+                         output_padding)
+        if self.pad_mode != "pad" and any(self.output_padding):
+            raise ValueError(f"For '{self.cls_name}', the 'output_padding' must be 0 when "
+                             f"'pad_mode' is not 'pad', but got {output_padding!r}.")
+
+    def construct(self, x):
+        self._check_x(x, 4, "(N, C, H, W)")
+        out_hw, pads = CO.transpose_geometry(self.pad_mode, self.padding, x.shape[2:],
+                                             self.kernel_size, self.stride, self.dilation,
+                                             self.output_padding)
+        return CO.conv_transpose_core(self.cls_name, x, self.weight, self.bias, self.stride, pads,
+                                      self.dilation, self.group, out_hw)
+
+
+class Conv1dTranspose(_ConvNd):
+    """1-D transposed convolution, `mindspore.nn.Conv1dTranspose`: weight
+    (C_in, C_out/group, kernel_size); output sizes as Conv2dTranspose along L."""
+
+    cls_name = "Conv1dTranspose"
+    n_spatial = 1
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
+                 bias_init="zeros", dtype=mstype.float32):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype)
+
+    def construct(self, x):
+        self._check_x(x, 3, "(N, C, L)")
+        out_hw, pads = CO.transpose_geometry(self.pad_mode, (0, 0) + tuple(self.padding),
+                                             (1, x.shape[2]), (1,) + self.kernel_size,
+                                             (1,) + self.stride, (1,) + self.dilation, (0, 0))
+        out = CO.conv_transpose_core(self.cls_name, F.expand_dims(x, 2),
+                                     F.expand_dims(self.weight, 2), self.bias, (1,) + self.stride,
+                                     pads, (1,) + self.dilation, self.group, out_hw)
+        return F.squeeze(out, 2)

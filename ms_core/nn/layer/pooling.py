@@ -1,2 +1,208 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""Pooling layers with MindSpore 2.x signatures: MaxPool2d/1d, AvgPool2d/1d, adaptive pooling."""
+from ..cell import Cell
+from ...ops import conv_ops as CO
+from ...ops import functional as F
+
+__all__ = ["MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
+
+
+class _PoolNd(Cell):
+    cls_name = "Pool"
+    n_spatial = 2
+    is_max = True
+
+    def __init__(self, kernel_size, stride, pad_mode, padding, dilation=1, return_indices=False,
+                 ceil_mode=False, count_include_pad=True, divisor_override=None,
+                 data_format="NCHW"):
+        super().__init__()
+        name, n = self.cls_name, self.n_spatial
+        self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)
+        self.stride = CO.int_tuple(name, "stride", stride, n)
+        self.dilation = CO.int_tuple(name, "dilation", dilation, n)
+        self.pad_mode = CO.check_pad_mode(name, pad_mode)
+        self.padding = CO.int_tuple(name, "padding", padding, n, minimum=0)
+        for arg in ("return_indices", "ceil_mode", "count_include_pad"):
+            if not isinstance(locals()[arg], bool):
+                raise TypeError(f"For '{name}', the '{arg}' must be bool, but got "
+                                f"{type(locals()[arg]).__name__}.")
+        if divisor_override is not None and (not CO._is_int(divisor_override) or
+                                             divisor_override <= 0):
+            raise ValueError(f"For '{name}', the 'divisor_override' must be a positive int or "
+                             f"None, but got {divisor_override!r}.")
+        if self.pad_mode != "pad":
+            extras = [a for a, v, d in (("padding", any(self.padding), False),
+                                        ("dilation", self.dilation != (1,) * n, False),
+                                        ("return_indices", return_indices, False),
+                                        ("ceil_mode", ceil_mode, False),
+                                        ("divisor_override", divisor_override is not None, False))
+                      if v != d]
+            if extras:
+                raise ValueError(f"For '{name}', {', '.join(repr(e) for e in extras)} can only be "
+                                 f"set when 'pad_mode' is 'pad', but got pad_mode "
+                                 f"{self.pad_mode!r}.")
+        if data_format not in ("NCHW", "NHWC") or (data_format == "NHWC" and n != 2):
+            raise ValueError(f"For '{name}', the 'data_format' must be 'NCHW'"
+                             f"{' or NHWC' if n == 2 else ''}, but got {data_format!r}.")
+        self.data_format = data_format
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def _pool4(self, x4):
+        pads = (self.padding[0], self.padding[0], self.padding[1], self.padding[1])
+        cfg = CO.pool_config(self.cls_name, x4.shape[2:], self.kernel_size, self.stride,
+                             self.dilation, self.pad_mode, pads, self.ceil_mode)
+        if self.is_max:
+            return CO.max_pool_core(x4, cfg, self.return_indices)
+        return CO.avg_pool_core(x4, cfg, self.pad_mode, self.count_include_pad,
+                                self.divisor_override)
+
+    def construct(self, x):
+        name = self.cls_name
+        if self.n_spatial == 2:
+            CO._check_input(name, x, (3, 4), "(N, C, H, W)")
+            lead = x.ndim == 3
+            x4 = F.expand_dims(x, 0) if lead else x
+            if self.data_format == "NHWC":
+                x4 = F.transpose(x4, (0, 3, 1, 2))
+
+            def undo(t):
+                if self.data_format == "NHWC":
+                    t = F.transpose(t, (0, 2, 3, 1))
+                return F.squeeze(t, 0) if lead else t
+        else:
+            CO._check_input(name, x, (2, 3), "(N, C, L)")
+            lead = x.ndim == 2
+            x4 = F.expand_dims(F.expand_dims(x, 0) if lead else x, 2)
+
+            def undo(t):
+                t = F.squeeze(t, 2)
+                return F.squeeze(t, 0) if lead else t
+        out = self._pool4(x4)
+        if isinstance(out, tuple):
+            return tuple(undo(o) for o in out)
+        return undo(out)
+
+    def extend_repr(self):
+        def fmt(v):
+            return v[0] if len(v) == 1 else v
+        s = (f"kernel_size={fmt(self.kernel_size)}, stride={fmt(self.stride)}, "
+             f"pad_mode={self.pad_mode}")
+        if self.pad_mode == "pad":
+            s += f", padding={fmt(self.padding)}, ceil_mode={self.ceil_mode}"
+        return s
+
+
+class MaxPool2d(_PoolNd):
+    """2-D max pooling, `mindspore.nn.MaxPool2d`.
+
+    MindSpore vs PyTorch: `pad_mode` 'valid' (default) / 'same' (TF-style, extra padding on the
+    bottom/right) / 'pad' (then `padding`, `dilation`, `ceil_mode`, `return_indices` work as in
+    torch; they must stay at their defaults in the other modes). The default `stride` is 1, not
+    `kernel_size`. Padding is -inf, so negative inputs are pooled correctly.
+    Example: 3x3 arange, kernel 2, stride 2, 'same' -> [[4, 5], [7, 8]] (torch with padding
+    gives [[0, 2], [6, 8]] because it pads top/left).
+    """
+
+    cls_name = "MaxPool2d"
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False, data_format="NCHW"):
+        super().__init__(kernel_size, stride, pad_mode, padding, dilation, return_indices,
+                         ceil_mode, data_format=data_format)
+
+
+class AvgPool2d(_PoolNd):
+    """2-D average pooling, `mindspore.nn.AvgPool2d`.
+
+    'same' divides each window by the number of real (unpadded) elements (3x3 arange, kernel 2,
+    stride 2 -> [[2, 3.5], [6.5, 8]]); 'pad' follows torch (`count_include_pad`, `ceil_mode`,
+    `divisor_override`). The default `stride` is 1.
+    """
+
+    cls_name = "AvgPool2d"
+    is_max = False
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None, data_format="NCHW"):
+        super().__init__(kernel_size, stride, pad_mode, padding, 1, False, ceil_mode,
+                         count_include_pad, divisor_override, data_format)
+
+
+class MaxPool1d(_PoolNd):
+    """1-D max pooling over (N, C, L), `mindspore.nn.MaxPool1d`; pad modes as MaxPool2d."""
+
+    cls_name = "MaxPool1d"
+    n_spatial = 1
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False):
+        super().__init__(kernel_size, stride, pad_mode, padding, dilation, return_indices,
+                         ceil_mode)
+
+    def _pool4(self, x4):
+        cfg = CO.pool_config(self.cls_name, x4.shape[2:], (1,) + self.kernel_size,
+                             (1,) + self.stride, (1,) + self.dilation, self.pad_mode,
+                             (0, 0, self.padding[0], self.padding[0]), self.ceil_mode)
+        return CO.max_pool_core(x4, cfg, self.return_indices)
+
+
+class AvgPool1d(_PoolNd):
+    """1-D average pooling over (N, C, L), `mindspore.nn.AvgPool1d`; pad modes as AvgPool2d."""
+
+    cls_name = "AvgPool1d"
+    n_spatial = 1
+    is_max = False
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__(kernel_size, stride, pad_mode, padding, 1, False, ceil_mode,
+                         count_include_pad)
+
+    def _pool4(self, x4):
+        cfg = CO.pool_config(self.cls_name, x4.shape[2:], (1,) + self.kernel_size,
+                             (1,) + self.stride, (1, 1), self.pad_mode,
+                             (0, 0, self.padding[0], self.padding[0]), self.ceil_mode)
+        return CO.avg_pool_core(x4, cfg, self.pad_mode, self.count_include_pad)
+
+
+class AdaptiveAvgPool2d(Cell):
+    """Adaptive average pooling to `output_size` (int, or (h, w) with None keeping an axis),
+    PyTorch's bin boundaries; `mindspore.nn.AdaptiveAvgPool2d`."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, x):
+        return CO.adaptive_avg_pool2d(x, self.output_size)
+
+    def extend_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
+    """Adaptive max pooling, `mindspore.nn.AdaptiveMaxPool2d(output_size, return_indices=False)`."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def construct(self, x):
+        return CO.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Adaptive average pooling of (N, C, L), `mindspore.nn.AdaptiveAvgPool1d`."""
+
+    def construct(self, x):
+        return CO.adaptive_avg_pool1d(x, self.output_size)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """Adaptive max pooling of (N, C, L), `mindspore.nn.AdaptiveMaxPool1d`."""
+
+    def construct(self, x):
+        return CO.adaptive_max_pool1d(x, self.output_size, self.return_indices)

@@ -1,0 +1,218 @@
+"""2-D convolution as im2col + one GEMM, and its two adjoints as primitives of their own.
+
+Layout: inputs NCHW, weights (O, C/groups, kh, kw). The three primitives are closed under
+differentiation, which is what makes grad(grad(conv)) work without special cases:
+
+    Conv2D(x, w)                    -> y
+    Conv2DInputGrad(dy, w)          -> dx   (the transposed convolution)
+    Conv2DWeightGrad(x, dy)         -> dw
+
+Each one is bilinear, so the VJP of every operand is one of the three again. 1-D convolutions
+run through the same code with H = 1.
+
+`pads` is (top, bottom, left, right) in input coordinates. Negative pads crop instead, which lets
+a transposed convolution with `output_padding` reuse Conv2DInputGrad unchanged.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._engine import Primitive
+
+
+class ConvConfig:
+    """Geometry shared by the three primitives: stride, dilation, pads, groups, kernel size."""
+
+    __slots__ = ("stride", "dilation", "pads", "groups", "kernel")
+
+    def __init__(self, kernel, stride, dilation, pads, groups):
+        self.kernel = tuple(int(k) for k in kernel)
+        self.stride = tuple(int(s) for s in stride)
+        self.dilation = tuple(int(d) for d in dilation)
+        self.pads = tuple(int(p) for p in pads)
+        self.groups = int(groups)
+
+    def out_hw(self, h, w):
+        (kh, kw), (sh, sw), (dh, dw) = self.kernel, self.stride, self.dilation
+        pt, pb, pl, pr = self.pads
+        return ((h + pt + pb - (kh - 1) * dh - 1) // sh + 1,
+                (w + pl + pr - (kw - 1) * dw - 1) // sw + 1)
+
+
+def pad_spatial(x, pads, value=0.0):
+    """x padded (or, for negative pads, cropped) on its last two axes; no copy when all are 0."""
+    pt, pb, pl, pr = pads
+    if pt < 0 or pb < 0 or pl < 0 or pr < 0:
+        h, w = x.shape[-2:]
+        x = x[..., max(-pt, 0):h - max(-pb, 0), max(-pl, 0):w - max(-pr, 0)]
+        pt, pb, pl, pr = max(pt, 0), max(pb, 0), max(pl, 0), max(pr, 0)
+    if not (pt or pb or pl or pr):
+        return x
+    out = np.full(x.shape[:-2] + (x.shape[-2] + pt + pb, x.shape[-1] + pl + pr), value,
+                  dtype=x.dtype)
+    out[..., pt:pt + x.shape[-2], pl:pl + x.shape[-1]] = x
+    return out
+
+
+def unpad_spatial(xp, pads, hw):
+    """The inverse of pad_spatial for a gradient: crop the pads, zero-fill what was cropped."""
+    pt, pb, pl, pr = pads
+    h, w = hw
+    if not (pt or pb or pl or pr):
+        return xp
+    if pt >= 0 and pb >= 0 and pl >= 0 and pr >= 0:
+        return xp[..., pt:pt + h, pl:pl + w]
+    out = np.zeros(xp.shape[:-2] + (h, w), dtype=xp.dtype)
+    # rows/cols of x that survive in xp: x index i <-> xp index i + pt
+    r0, c0 = max(-pt, 0), max(-pl, 0)
+    r1, c1 = min(h, xp.shape[-2] - pt), min(w, xp.shape[-1] - pl)
+    out[..., r0:r1, c0:c1] = xp[..., r0 + pt:r1 + pt, c0 + pl:c1 + pl]
+    return out
+
+
+def _windows(xp, cfg, ho, wo, batch_inner=False):
+    """Strided view (N, C, kh, kw, Ho, Wo) of the padded input, or (C, kh, kw, N, Ho, Wo) with
+    `batch_inner`: no copy."""
+    n, c = xp.shape[:2]
+    s_n, s_c, s_h, s_w = xp.strides
+    (kh, kw), (sh, sw), (dh, dw) = cfg.kernel, cfg.stride, cfg.dilation
+    if batch_inner:
+        return as_strided(xp, (c, kh, kw, n, ho, wo),
+                          (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw), writeable=False)
+    return as_strided(xp, (n, c, kh, kw, ho, wo),
+                      (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw), writeable=False)
+
+
+def _is_pointwise(cfg):
+    return cfg.kernel == (1, 1) and cfg.stride == (1, 1) and not any(cfg.pads)
+
+
+def im2col(x, cfg):
+    """Columns (N, groups, C/groups*kh*kw, Ho*Wo) of x, in the weight's (c, kh, kw) order."""
+    n, c, h, w = x.shape
+    ho, wo = cfg.out_hw(h, w)
+    g = cfg.groups
+    if _is_pointwise(cfg):
+        return x.reshape(n, g, c // g, h * w), ho, wo
+    xp = pad_spatial(x, cfg.pads)
+    cols = np.ascontiguousarray(_windows(xp, cfg, ho, wo))
+    return cols.reshape(n, g, (c // g) * cfg.kernel[0] * cfg.kernel[1], ho * wo), ho, wo
+
+
+def col2im(cols, cfg, x_shape, ho, wo):
+    """Adjoint of im2col: sum the columns back into an (N, C, H, W) image.
+
+    One strided accumulation per kernel offset (kh*kw adds of whole slices), never np.add.at.
+    """
+    n, c, h, w = x_shape
+    (kh, kw), (sh, sw), (dh, dw) = cfg.kernel, cfg.stride, cfg.dilation
+    if _is_pointwise(cfg):
+        return cols.reshape(n, c, h, w)
+    pt, pb, pl, pr = cfg.pads
+    hp, wp = h + pt + pb, w + pl + pr
+    # the windows may reach past a negatively padded (cropped) edge: size the buffer to them
+    hp = max(hp, (ho - 1) * sh + (kh - 1) * dh + 1)
+    wp = max(wp, (wo - 1) * sw + (kw - 1) * dw + 1)
+    cols = cols.reshape(n, c, kh, kw, ho, wo)
+    out = np.zeros((n, c, hp, wp), dtype=cols.dtype)
+    non_overlapping = sh >= (kh - 1) * dh + 1 and sw >= (kw - 1) * dw + 1
+    for i in range(kh):
+        for j in range(kw):
+            dst = out[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw]
+            if non_overlapping:
+                dst[...] = cols[:, :, i, j]
+            else:
+                dst += cols[:, :, i, j]
+    return unpad_spatial(out, cfg.pads, (h, w))
+
+
+def conv2d_forward(x, w, cfg):
+    n = x.shape[0]
+    o = w.shape[0]
+    g = cfg.groups
+    cols, ho, wo = im2col(x, cfg)
+    wm = w.reshape(g, o // g, -1)
+    if g == 1:
+        out = np.matmul(wm[0], cols[:, 0])          # (N, O, Ho*Wo): one batched GEMM, NCHW out
+    else:
+        out = np.matmul(wm, cols)                   # (N, g, O/g, Ho*Wo)
+    return out.reshape(n, o, ho, wo)
+
+
+def conv2d_input_grad(dy, w, cfg, x_shape):
+    n, o, ho, wo = dy.shape
+    g = cfg.groups
+    wm = w.reshape(g, o // g, -1)
+    d = dy.reshape(n, g, o // g, ho * wo)
+    if g == 1:
+        cols = np.matmul(wm[0].T, d[:, 0])          # (N, C*kh*kw, Ho*Wo)
+    else:
+        cols = np.matmul(wm.transpose(0, 2, 1), d)  # (N, g, C/g*kh*kw, Ho*Wo)
+    return col2im(cols, cfg, x_shape, ho, wo)
+
+
+def conv2d_weight_grad(x, dy, cfg, w_shape):
+    n, o, ho, wo = dy.shape
+    c = x.shape[1]
+    g = cfg.groups
+    k = (c // g) * cfg.kernel[0] * cfg.kernel[1]
+    # columns with the batch inside, (g, K, N*P), so that one GEMM contracts over batch and
+    # pixels at once: (g, O/g, N*P) @ (g, N*P, K); the transposed operand is a free view
+    xp = pad_spatial(x, cfg.pads)
+    cols = np.ascontiguousarray(_windows(xp, cfg, ho, wo, batch_inner=True)).reshape(
+        g, k, n * ho * wo)
+    d = np.ascontiguousarray(dy.reshape(n, g, o // g, ho * wo).transpose(1, 2, 0, 3)).reshape(
+        g, o // g, n * ho * wo)
+    return np.matmul(d, cols.transpose(0, 2, 1)).reshape(w_shape)
+
+
+class Conv2D(Primitive):
+    """Cross-correlation of x (N, C, H, W) with w (O, C/groups, kh, kw) under `cfg`."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+    def forward(self, ctx, x, w):
+        return conv2d_forward(x, w, self.cfg)
+
+    def backward(self, ctx, dout):
+        x, w = ctx.inputs
+        needs = ctx.needs or (True, True)
+        gx = Conv2DInputGrad(self.cfg, x.shape)(dout, w) if needs[0] else None
+        gw = Conv2DWeightGrad(self.cfg, w.shape)(x, dout) if needs[1] else None
+        return gx, gw
+
+
+class Conv2DInputGrad(Primitive):
+    """dx of Conv2D given dy and w; also the forward of a transposed convolution."""
+
+    def __init__(self, cfg, x_shape):
+        self.cfg = cfg
+        self.x_shape = tuple(x_shape)
+
+    def forward(self, ctx, dy, w):
+        return conv2d_input_grad(dy, w, self.cfg, self.x_shape)
+
+    def backward(self, ctx, g):
+        dy, w = ctx.inputs
+        needs = ctx.needs or (True, True)
+        g_dy = Conv2D(self.cfg)(g, w) if needs[0] else None
+        g_w = Conv2DWeightGrad(self.cfg, w.shape)(g, dy) if needs[1] else None
+        return g_dy, g_w
+
+
+class Conv2DWeightGrad(Primitive):
+    """dw of Conv2D given x and dy."""
+
+    def __init__(self, cfg, w_shape):
+        self.cfg = cfg
+        self.w_shape = tuple(w_shape)
+
+    def forward(self, ctx, x, dy):
+        return conv2d_weight_grad(x, dy, self.cfg, self.w_shape)
+
+    def backward(self, ctx, g):
+        x, dy = ctx.inputs
+        needs = ctx.needs or (True, True)
+        g_x = Conv2DInputGrad(self.cfg, x.shape)(dy, g) if needs[0] else None
+        g_dy = Conv2D(self.cfg)(x, g) if needs[1] else None
+        return g_x, g_dy
