@@ -45,7 +45,7 @@ def _infer_array(data, dtype):
 
 def _fmt_scalar(v):
     if isinstance(v, (np.floating, float)):
-        return f"{float(v):g}" if np.isfinite(v) else str(float(v)).replace("inf", "Inf")
+        return f"{float(v):g}"
     if isinstance(v, (np.bool_, bool)):
         return "True" if v else "False"
     return str(v)
@@ -228,12 +228,12 @@ class Tensor:
         head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="
         if a.ndim == 0:
             return f"{head} {_fmt_scalar(a[()])})"
-        if a.dtype.kind == "f":
-            body = np.array2string(a, separator=", ", threshold=1000,
-                                   formatter={"float_kind": lambda v: f"{v: .8e}"})
-        else:
-            body = np.array2string(a, separator=", ", threshold=1000)
-        return f"{head}\n{body})"
+        formatter = {"float_kind": lambda v: f"{v: .8e}"} if a.dtype.kind == "f" else None
+        body = np.array2string(a, separator=", ", threshold=1000, edgeitems=3, formatter=formatter,
+                               max_line_width=1 << 30)  # MindSpore never wraps a row
+        body = body.replace(", ...,", " ...")  # MindSpore elides without the commas
+        # MindSpore 2.x keeps 1-D values on the header line and starts N-D values on a new one
+        return f"{head} {body})" if a.ndim == 1 else f"{head}\n{body})"
 
     # --- operators --------------------------------------------------------------------
     def __add__(self, o): return F.add(self, o)

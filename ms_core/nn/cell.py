@@ -349,18 +349,15 @@ class Cell:
         return ""
 
     def __repr__(self):
+        # MindSpore 2.x format (checked on 2.10): `Name(extra)`, children indented inside
         extra = self.extend_repr()
-        info = type(self).__name__ + "<"
-        if self._cells:
-            sub = "\n"
-            if extra:
-                sub += f"{extra}\n"
-            for key, value in self._cells.items():
-                sub += f"({key}): {value!r}\n"
-            info += sub.replace("\n", "\n  ") + ">"
-        else:
-            info += extra + ">"
-        return info
+        children = [(k, v) for k, v in self._cells.items() if v is not None]
+        if not children:
+            return f"{type(self).__name__}({extra})"
+        lines = [extra] if extra else []
+        lines += [f"({key}): {value!r}" for key, value in children]
+        body = "\n".join(lines).replace("\n", "\n  ")
+        return f"{type(self).__name__}(\n  {body}\n)"
 
 
 def _describe(value):

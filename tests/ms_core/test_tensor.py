@@ -44,7 +44,15 @@ def test_str_and_repr_as_mindspore():
                                           "[[ 1.50000000e+00,  2.00000000e+00]])")
     assert repr(Tensor(3.0)) == "Tensor(shape=[], dtype=Float32, value= 3)"
     assert repr(Tensor(-2.0)) == "Tensor(shape=[], dtype=Float32, value= -2)"
-    assert repr(Tensor([1, 2])) == "Tensor(shape=[2], dtype=Int64, value=\n[1, 2])"
+    # as MindSpore 2.10 prints them: 1-D on the header line, N-D below it, long ones elided
+    assert repr(Tensor([1, 2])) == "Tensor(shape=[2], dtype=Int64, value= [1, 2])"
+    assert repr(Tensor([True, False])) == "Tensor(shape=[2], dtype=Bool, value= [ True, False])"
+    assert repr(Tensor([[1, 2], [3, 4]])) == "Tensor(shape=[2, 2], dtype=Int64, value=\n[[1, 2],\n [3, 4]])"
+    assert repr(Tensor(np.arange(2000, dtype=np.float32))) == (
+        "Tensor(shape=[2000], dtype=Float32, value= [ 0.00000000e+00,  1.00000000e+00,  "
+        "2.00000000e+00 ...  1.99700000e+03,  1.99800000e+03,  1.99900000e+03])")
+    assert repr(Tensor(float("nan"))) == "Tensor(shape=[], dtype=Float32, value= nan)"
+    assert repr(Tensor(1e-5)) == "Tensor(shape=[], dtype=Float32, value= 1e-05)"
 
 
 def test_arithmetic_and_dtype_rules():
@@ -132,3 +140,10 @@ def test_bad_construction_is_a_clear_error():
 
 def test_ms_dtype_is_the_dtype_module():
     assert ms.dtype.float32 is ms.float32 and isinstance(ms.int64, ms.dtype.Type)
+
+
+def test_repr_never_wraps_rows():
+    assert repr(Tensor(np.arange(12, dtype=np.float32).reshape(2, 6))) == (
+        "Tensor(shape=[2, 6], dtype=Float32, value=\n"
+        "[[ 0.00000000e+00,  1.00000000e+00,  2.00000000e+00,  3.00000000e+00,  4.00000000e+00,  5.00000000e+00],\n"
+        " [ 6.00000000e+00,  7.00000000e+00,  8.00000000e+00,  9.00000000e+00,  1.00000000e+01,  1.10000000e+01]])")

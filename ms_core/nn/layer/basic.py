@@ -48,7 +48,7 @@ class Dense(Cell):
         if self.has_bias:
             s += f", has_bias={self.has_bias}"
         if self.activation_flag:
-            s += f", activation={self.activation}"
+            s += f", activation={self.activation!r}"
         return s
 
 
