@@ -373,15 +373,13 @@ def amin(x, axis=None, keep_dims=False, *, keepdims=None):
 
 
 def max(x, axis=None, keepdims=False, *, initial=None, where=None):
-    """MindSpore 2.x `ops.max`: with an axis, returns (values, indices); else the maximum."""
-    if axis is None:
-        return amax(x)
+    """MindSpore 2.x `ops.max`: always (values, indices), also without an axis (checked on 2.10:
+    `ops.max(t)` gives (max over all elements, its flat index)). Use `ops.amax` for values only."""
     return amax(x, axis, keepdims), argmax(x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims=False, *, initial=None, where=None):
-    if axis is None:
-        return amin(x)
+    """MindSpore 2.x `ops.min`: (values, indices), like `ops.max`."""
     return amin(x, axis, keepdims), argmin(x, axis, keepdims)
 
 

@@ -147,3 +147,12 @@ def test_repr_never_wraps_rows():
         "Tensor(shape=[2, 6], dtype=Float32, value=\n"
         "[[ 0.00000000e+00,  1.00000000e+00,  2.00000000e+00,  3.00000000e+00,  4.00000000e+00,  5.00000000e+00],\n"
         " [ 6.00000000e+00,  7.00000000e+00,  8.00000000e+00,  9.00000000e+00,  1.00000000e+01,  1.10000000e+01]])")
+
+
+def test_ops_max_returns_values_and_indices_as_mindspore_2_10():
+    t = Tensor([[1.0, 3.0], [2.0, 0.0]])
+    values, indices = ms.ops.max(t, axis=1)
+    assert values.asnumpy().tolist() == [3.0, 2.0] and indices.asnumpy().tolist() == [1, 0]
+    value, index = ms.ops.max(t)
+    assert value.item() == 3.0 and index.item() == 1
+    assert t.max().item() == 3.0  # the Tensor method gives values only
