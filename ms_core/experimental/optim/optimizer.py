@@ -1,0 +1,306 @@
+"""`ms_core.experimental.optim.Optimizer`: the base of the PyTorch-semantics optimizers.
+
+MindSpore 2.x ships `mindspore.experimental.optim`, optimizers with torch.optim's update rules
+and `param_groups`, used as `optimizer(grads)` instead of `loss.backward(); optimizer.step()`.
+"""
+from collections import defaultdict
+
+import numpy as np
+
+from ...common.parameter import Parameter, ParameterTuple
+from ...common.tensor import Tensor
+from ...nn.cell import Cell
+
+__all__ = ["Optimizer"]
+
+
+def _is_number(x):
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+
+
+def _check_non_negative(cls_name, arg_name, value):
+    if not _is_number(value):
+        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be int or float, but got "
+                        f"{type(value).__name__}.")
+    if value < 0 or value != value:
+        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be a non-negative number, but "
+                         f"got {value}.")
+    return float(value)
+
+
+def _check_range(cls_name, arg_name, value, low, high, high_open=True):
+    """low <= value < high (or <= high); a clear error otherwise."""
+    if not _is_number(value):
+        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be int or float, but got "
+                        f"{type(value).__name__}.")
+    ok = low <= value < high if high_open else low <= value <= high
+    if not ok:
+        bracket = ")" if high_open else "]"
+        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be in [{low}, {high}{bracket}, "
+                         f"but got {value}.")
+    return float(value)
+
+
+def _lr_value(lr):
+    """A group's learning rate as a Python float (a Parameter, Tensor or number)."""
+    return float(lr)
+
+
+class Optimizer(Cell):
+    """Base class of the PyTorch-semantics optimizers (`mindspore.experimental.optim.Optimizer`).
+
+    Subclasses keep torch.optim's update rules exactly; what differs from PyTorch is the calling
+    convention: gradients come from `ms.value_and_grad(fn, None, optimizer.parameters)` and the
+    update is `optimizer(grads)`, with `grads` a tuple aligned with `optimizer.parameters` (the
+    parameters of every group, in group order). Parameters are updated in place; a `None`
+    gradient leaves its parameter (and its state) untouched, like a torch parameter whose `.grad`
+    is None.
+
+    `param_groups` is a list of dicts ('params', 'lr', 'weight_decay' and the optimizer's other
+    options) that may be edited between steps, as in PyTorch; lr schedulers do exactly that.
+    As in MindSpore, each group's 'lr' is a float32 scalar `Parameter` (named
+    'learning_rate_group_<i>'); assigning a plain float to `group['lr']` is accepted too.
+
+    Args:
+        params: an iterable of Parameters (a list, `net.trainable_params()`, a generator), or of
+            dicts that define parameter groups (`{'params': [...], 'lr': 0.1}`).
+        defaults: the default value of each option, for groups that do not set it.
+
+    Raises:
+        TypeError: `params` is not iterable, or holds something other than Parameters / dicts.
+        ValueError: `params` is empty or a parameter appears in two groups.
+    """
+
+    def __init__(self, params, defaults):
+        super().__init__(auto_prefix=False)
+        d = self.__dict__  # plain attributes: the optimizer must not re-register (rename) params
+        d["defaults"] = dict(defaults)
+        d["state"] = defaultdict(dict)
+        d["param_groups"] = []
+        d["parameters"] = ParameterTuple(())
+        d["group_start_id"] = [0]
+        groups = self._parameters_base_check(params, "params")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    @property
+    def cls_name(self):
+        return type(self).__name__
+
+    # --- construction ---------------------------------------------------------------------
+    def _parameters_base_check(self, params, arg_name):
+        if params is None:
+            raise ValueError(f"For '{self.cls_name}', the argument '{arg_name}' can not be None.")
+        if isinstance(params, (Tensor, dict)):
+            # a single Parameter or dict is an easy slip; torch refuses it as well
+            raise TypeError(f"For '{self.cls_name}', the argument '{arg_name}' must be an iterable "
+                            f"of Parameters or of dicts, but got a single {type(params).__name__}. "
+                            f"Wrap it in a list.")
+        if isinstance(params, (set, frozenset)):
+            raise TypeError(f"For '{self.cls_name}', parameters must be given in an ordered "
+                            f"collection (a list), not a set: a set's order changes between runs.")
+        try:
+            items = list(params)
+        except TypeError:
+            raise TypeError(f"For '{self.cls_name}', the argument '{arg_name}' must be iterable, "
+                            f"but got {type(params).__name__}.") from None
+        if not items:
+            raise ValueError(f"For '{self.cls_name}', the argument '{arg_name}' must not be empty.")
+        return items
+
+    def add_param_group(self, *args):
+        """Add a parameter group: `add_param_group(param_group)` (PyTorch) or
+        `add_param_group(group_id, param_group)` (MindSpore).
+
+        Options missing from the group take the optimizer's defaults.
+
+        Raises:
+            TypeError: the group is not a dict, or holds something other than Parameters.
+            ValueError: a parameter is already in another group.
+        """
+        if len(args) == 2:
+            _, param_group = args
+        elif len(args) == 1:
+            param_group = args[0]
+        else:
+            raise TypeError(f"For '{self.cls_name}.add_param_group', expected (param_group) or "
+                            f"(group_id, param_group), but got {len(args)} arguments.")
+        if not isinstance(param_group, dict):
+            raise TypeError(f"For '{self.cls_name}', a param group must be a dict, but got "
+                            f"{type(param_group).__name__}.")
+        if "params" not in param_group:
+            raise ValueError(f"For '{self.cls_name}', a param group must have the key 'params'.")
+        params = param_group["params"]
+        if isinstance(params, Parameter):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(f"For '{self.cls_name}', parameters must be given in an ordered "
+                            f"collection (a list), not a set: a set's order changes between runs.")
+        else:
+            params = list(params)
+        for i, p in enumerate(params):
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For '{self.cls_name}', every element of 'params' must be a "
+                                f"Parameter, but element {i} is {type(p).__name__}. Pass "
+                                f"net.trainable_params().")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError(f"For '{self.cls_name}', some parameters appear in more than one "
+                             f"parameter group.")
+        param_group["params"] = params
+        for name, default in self.defaults.items():
+            if default is _REQUIRED and name not in param_group:
+                raise ValueError(f"For '{self.cls_name}', the parameter group did not specify a "
+                                 f"value of required optimization parameter '{name}'.")
+            param_group.setdefault(name, default)
+        index = len(self.param_groups)
+        param_group["lr"] = self._build_lr(param_group["lr"], f"learning_rate_group_{index}")
+        if "weight_decay" in param_group:
+            param_group["weight_decay"] = _check_non_negative(self.cls_name, "weight_decay",
+                                                              param_group["weight_decay"])
+        self.param_groups.append(param_group)
+        d = self.__dict__
+        d["parameters"] = ParameterTuple(tuple(self.parameters) + tuple(params))
+        self.group_start_id.append(self.group_start_id[-1] + len(params))
+
+    def _build_lr(self, lr, name):
+        if isinstance(lr, Tensor):
+            if lr.ndim != 0 and lr.size != 1:
+                raise ValueError(f"For '{self.cls_name}', if 'lr' is a Tensor, it must be a scalar, "
+                                 f"but got shape {list(lr.shape)}.")
+            lr = float(lr.asnumpy().reshape(()))
+        value = _check_non_negative(self.cls_name, "lr", lr)
+        return Parameter(Tensor(np.array(value, dtype=np.float32)), name=name, requires_grad=False)
+
+    # --- the step ---------------------------------------------------------------------------
+    def _grad_arrays(self, gradients):
+        """The gradients as arrays in the parameters' dtypes (None kept), checked for alignment."""
+        if isinstance(gradients, (Tensor, np.ndarray)):
+            gradients = (gradients,)
+        try:
+            grads = list(gradients)
+        except TypeError:
+            raise TypeError(f"For '{self.cls_name}', the gradients must be a tuple of Tensors "
+                            f"aligned with optimizer.parameters, but got "
+                            f"{type(gradients).__name__}.") from None
+        if len(grads) != len(self.parameters):
+            raise ValueError(f"For '{self.cls_name}', the number of gradients must equal the number "
+                             f"of parameters {len(self.parameters)} (optimizer.parameters), but got "
+                             f"{len(grads)}. Build the gradient function with "
+                             f"ms.value_and_grad(fn, None, optimizer.parameters).")
+        out = []
+        for i, (p, g) in enumerate(zip(self.parameters, grads)):
+            if g is None:
+                out.append(None)
+                continue
+            arr = g.asnumpy() if isinstance(g, Tensor) else np.asarray(g)
+            if arr.shape != p.shape:
+                raise ValueError(f"For '{self.cls_name}', gradient {i} must have the shape of "
+                                 f"parameter '{p.name}' {list(p.shape)}, but got {list(arr.shape)}.")
+            out.append(arr.astype(p._data.dtype, copy=False))
+        return out
+
+    def construct(self, gradients):
+        """Apply one update with `gradients` (a tuple aligned with `self.parameters`)."""
+        grads = self._grad_arrays(gradients)
+        k = 0
+        for group in self.param_groups:
+            lr = _lr_value(group["lr"])
+            for p in group["params"]:
+                g = grads[k]
+                k += 1
+                if g is None:
+                    continue
+                new = self._update(p._data, g, self.state[p], group, lr)
+                # a fresh array, not an in-place write: arrays handed out earlier (asnumpy(),
+                # recorded graphs) keep the values they had
+                p._data = np.asarray(new, dtype=p._data.dtype)
+        return True
+
+    def _update(self, param, grad, state, group, lr):
+        """Return the new value of one parameter (arrays in, array out); state is mutated."""
+        raise NotImplementedError
+
+    # --- state ------------------------------------------------------------------------------
+    def state_dict(self):
+        """The optimizer state as in torch: {'state': {index: {...}}, 'param_groups': [...]},
+        parameters replaced by their index in `self.parameters`."""
+        index = {id(p): i for i, p in enumerate(self.parameters)}
+        state = {}
+        for p, s in self.state.items():
+            if s:
+                state[index[id(p)]] = {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                                       for k, v in s.items()}
+        groups = []
+        for g in self.param_groups:
+            entry = {k: v for k, v in g.items() if k != "params"}
+            entry["lr"] = _lr_value(g["lr"])
+            entry["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(entry)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore what `state_dict()` returned (same group structure required).
+
+        Raises:
+            ValueError: the number of groups or of parameters per group differs.
+        """
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(f"For '{self.cls_name}.load_state_dict', the state has {len(groups)} "
+                             f"parameter groups but the optimizer has {len(self.param_groups)}.")
+        for mine, saved in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError(f"For '{self.cls_name}.load_state_dict', a parameter group has "
+                                 f"{len(saved['params'])} parameters in the state but "
+                                 f"{len(mine['params'])} in the optimizer.")
+        params = self.parameters
+        for mine, saved in zip(self.param_groups, groups):
+            for k, v in saved.items():
+                if k == "params":
+                    continue
+                if k == "lr":
+                    _set_lr(mine, v)
+                else:
+                    mine[k] = v
+        self.state.clear()
+        for i, s in state_dict["state"].items():
+            p = params[int(i)]
+            self.state[p] = {k: (np.array(v, dtype=p._data.dtype) if isinstance(v, np.ndarray)
+                                 else v) for k, v in s.items()}
+
+    def __repr__(self):
+        lines = [f"{self.cls_name} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group):
+                if key == "params":
+                    continue
+                value = group[key]
+                if isinstance(value, Tensor):
+                    value = str(np.float32(value.asnumpy()))  # prints 0.1, not 0.10000000149
+                lines.append(f"    {key}: {value}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _set_lr(group, value):
+    """Write a learning rate into a group, keeping its Parameter (schedulers hold no copies)."""
+    value = float(value)
+    lr = group.get("lr")
+    if isinstance(lr, Parameter):
+        lr.set_data(Tensor(np.array(value, dtype=np.float32)))
+    else:
+        group["lr"] = value
+
+
+class _Required:
+    """Marks an option that has no default (SGD's lr)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+_REQUIRED = _Required()
