@@ -1,2 +1,603 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""Functional neural-network ops (`ms_core.ops.batch_norm`, `ops.dropout`, `ops.gelu`,
+`ops.cross_entropy`, ...) with MindSpore 2.x signatures.
+
+Differences from torch that matter when migrating are stated in each docstring.
+"""
+import numbers
+
+import numpy as np
+
+from .. import _random
+from .._engine import apply
+from .._prims import loss as L
+from .._prims import nn as N
+from ..common import dtype as mstype
+from ..common.tensor import Tensor
+from . import functional as F
+
+__all__ = [
+    # normalisation
+    "batch_norm", "layer_norm", "group_norm", "instance_norm",
+    # dropout
+    "dropout", "dropout1d", "dropout2d", "dropout3d",
+    # activations
+    "relu6", "leaky_relu", "prelu", "elu", "gelu", "silu", "hardswish", "hardsigmoid", "softplus",
+    "mish", "hardtanh", "selu", "softsign", "logsigmoid", "log_sigmoid", "hardshrink", "softshrink",
+    # losses
+    "cross_entropy", "nll_loss", "binary_cross_entropy", "smooth_l1_loss", "mse_loss", "l1_loss",
+    "kl_div", "huber_loss",
+]
+
+
+# --- argument checks --------------------------------------------------------------------------
+
+def _check_tensor(name, arg, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got {type(value).__name__}.")
+
+
+def _check_float_tensor(name, arg, value):
+    _check_tensor(name, arg, value)
+    if value._data.dtype.kind != "f":
+        raise TypeError(f"For '{name}', the dtype of '{arg}' must be float16, float32 or float64, "
+                        f"but got {value.dtype}.")
+
+
+def _check_number(name, arg, value, lo=None, hi=None, lo_open=False, hi_open=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{name}', the '{arg}' must be a float, but got "
+                        f"{type(value).__name__}.")
+    bad = (lo is not None and (value < lo or (lo_open and value == lo))) or \
+          (hi is not None and (value > hi or (hi_open and value == hi)))
+    if bad:
+        left = "(" if lo_open else "["
+        right = ")" if hi_open else "]"
+        raise ValueError(f"For '{name}', the '{arg}' must be in range {left}{lo}, {hi}{right}, "
+                         f"but got {value}.")
+    return float(value)
+
+
+def _check_reduction(name, reduction, extra=()):
+    allowed = ["none", "mean", "sum"] + list(extra)
+    if reduction not in allowed:
+        raise ValueError(f"For '{name}', the 'reduction' must be one of {allowed}, but got "
+                         f"{reduction!r}.")
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return F.mean(loss)
+    if reduction == "sum":
+        return F.sum(loss)
+    return loss
+
+
+# --- normalisation ----------------------------------------------------------------------------
+
+def _channel_vector(name, arg, value, c, like):
+    """A (C,) Tensor from `value` (None -> `like`-filled default handled by caller)."""
+    _check_tensor(name, arg, value)
+    if value.shape != (c,):
+        raise ValueError(f"For '{name}', the shape of '{arg}' must be ({c},) (one value per "
+                         f"channel), but got {list(value.shape)}.")
+    return value
+
+
+def _update_running(stat, new_value):
+    """Write new_value into a running-statistics Tensor/Parameter in place (not recorded)."""
+    arr = np.asarray(new_value, dtype=stat._data.dtype)
+    if stat._data.flags.writeable:
+        stat._data[...] = arr
+    else:
+        stat._data = arr.copy()
+
+
+def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stats, update,
+                ms_momentum, eps):
+    """Shared body of nn.BatchNorm*d and ops.batch_norm.
+
+    `ms_momentum` is MindSpore's nn convention: moving = m * moving + (1 - m) * batch.
+    """
+    if x.ndim < 2:
+        raise ValueError(f"For '{name}', the input must have at least 2 dimensions (N, C, ...), "
+                         f"but got shape {list(x.shape)}.")
+    c = x.shape[1]
+    for arg, v in (("running_mean", running_mean), ("running_var", running_var),
+                   ("weight", weight), ("bias", bias)):
+        _channel_vector(name, arg, v, c, x)
+    if not use_batch_stats:
+        bs = (1, c) + (1,) * (x.ndim - 2)
+        scale = weight * F.rsqrt(running_var + eps)
+        shift = bias - running_mean * scale
+        return x * F.reshape(scale, bs) + F.reshape(shift, bs)
+    n = x.size // c
+    if update and n < 2:
+        raise ValueError(f"For '{name}', expected more than 1 value per channel when training, "
+                         f"but got input shape {list(x.shape)}.")
+    prim = N.BatchNormTrain(eps, 1)
+    out = apply(prim, x, weight, bias)
+    if update:
+        m = ms_momentum
+        unbiased = prim.batch_var * (n / (n - 1))
+        _update_running(running_mean, m * running_mean._data + (1.0 - m) * prim.batch_mean)
+        _update_running(running_var, m * running_var._data + (1.0 - m) * unbiased)
+    return out
+
+
+def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
+               eps=1e-5):
+    """Batch normalisation over the channel axis 1 of an (N, C, ...) input.
+
+    Note the momentum convention: this *functional* op follows torch's
+    `running = (1 - momentum) * running + momentum * batch` (default 0.1), as MindSpore 2.x
+    documents for `ops.batch_norm`; the `nn.BatchNorm*d` layers use the opposite convention
+    (`moving = momentum * moving + (1 - momentum) * batch`, default 0.9). In training the running
+    variance is updated with the unbiased batch variance; the output uses the biased one.
+
+    Args:
+        input_x (Tensor): (N, C) or (N, C, ...).
+        running_mean, running_var (Tensor | Parameter): (C,); updated in place when `training`.
+        weight, bias (Tensor | Parameter): (C,).
+        training (bool): batch statistics and running-statistics update when True.
+        momentum (float): in [0, 1].
+        eps (float): in (0, 1].
+
+    Returns:
+        Tensor with the shape of `input_x`.
+
+    Example:
+        >>> y = ops.batch_norm(x, rm, rv, w, b, training=True, momentum=0.1)
+    """
+    _check_float_tensor("batch_norm", "input_x", input_x)
+    if not isinstance(training, bool):
+        raise TypeError(f"For 'batch_norm', the 'training' must be bool, but got "
+                        f"{type(training).__name__}.")
+    momentum = _check_number("batch_norm", "momentum", momentum, 0.0, 1.0)
+    eps = _check_number("batch_norm", "eps", eps, 0.0, 1.0, lo_open=True)
+    return _batch_norm("batch_norm", input_x, running_mean, running_var, weight, bias, training,
+                       training, 1.0 - momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing `normalized_shape` axes, then `* weight + bias`.
+
+    Example:
+        >>> y = ops.layer_norm(x, (8,), w, b)
+    """
+    _check_float_tensor("layer_norm", "input", input)
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k == 0 or k > input.ndim or tuple(input.shape[input.ndim - k:]) != normalized_shape:
+        raise ValueError(f"For 'layer_norm', the 'normalized_shape' {list(normalized_shape)} must "
+                         f"equal the trailing dimensions of the input shape {list(input.shape)}.")
+    return _affine(apply(N.Normalize(tuple(range(input.ndim - k, input.ndim)), eps), input),
+                   weight, bias)
+
+
+def _affine(out, weight, bias, shape=None):
+    if weight is not None:
+        out = out * (weight if shape is None else F.reshape(weight, shape))
+    if bias is not None:
+        out = out + (bias if shape is None else F.reshape(bias, shape))
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group normalisation of an (N, C, ...) input: statistics per sample over each group of
+    C / num_groups channels and all spatial positions; `weight`, `bias` are per channel.
+
+    Example:
+        >>> y = ops.group_norm(x, 2, w, b)
+    """
+    _check_float_tensor("group_norm", "input", input)
+    if input.ndim < 2:
+        raise ValueError(f"For 'group_norm', the input must have at least 2 dimensions, but got "
+                         f"shape {list(input.shape)}.")
+    n, c = input.shape[0], input.shape[1]
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int) or num_groups <= 0 \
+            or c % num_groups:
+        raise ValueError(f"For 'group_norm', the 'num_groups' must be a positive int that divides "
+                         f"the number of channels {c}, but got {num_groups!r}.")
+    grouped = F.reshape(input, (n, num_groups, -1))
+    out = F.reshape(apply(N.Normalize((2,), eps), grouped), input.shape)
+    return _affine(out, weight, bias, (1, c) + (1,) * (input.ndim - 2))
+
+
+def instance_norm(input, weight=None, bias=None, eps=1e-5):
+    """Per-sample, per-channel normalisation over the spatial axes (no running statistics)."""
+    _check_float_tensor("instance_norm", "input", input)
+    axes = tuple(range(2, input.ndim))
+    out = apply(N.Normalize(axes, eps), input)
+    return _affine(out, weight, bias, (1, input.shape[1]) + (1,) * (input.ndim - 2))
+
+
+# --- dropout ----------------------------------------------------------------------------------
+
+_MASK_PROVIDER = [None]
+
+
+def set_dropout_mask_provider(fn):
+    """Install a global source of dropout masks (None restores random masks); returns the old one.
+
+    `fn(shape, keep_prob)` must return an array of `shape` whose non-zero entries mark the kept
+    elements (for channel dropout `shape` is (N, C, 1, ...)). The differential checker uses this
+    to replay the exact mask the PyTorch run drew. A `mask_provider` set on a Dropout cell wins
+    over the global one.
+    """
+    old = _MASK_PROVIDER[0]
+    _MASK_PROVIDER[0] = fn
+    return old
+
+
+def _keep_mask(shape, keep_prob, provider=None):
+    fn = provider if provider is not None else _MASK_PROVIDER[0]
+    if fn is not None:
+        mask = np.asarray(fn(tuple(shape), keep_prob))
+        if mask.shape != tuple(shape):
+            raise ValueError(f"For 'dropout', the mask provider must return an array of shape "
+                             f"{list(shape)}, but got {list(mask.shape)}.")
+        return mask != 0
+    return _random.generator().random(shape) < keep_prob
+
+
+def _apply_dropout(x, keep_prob, mask_shape, provider=None):
+    """x * mask / keep_prob with a Bernoulli(keep_prob) keep-mask of `mask_shape` (broadcast)."""
+    if keep_prob >= 1.0:
+        return x
+    keep = _keep_mask(mask_shape, keep_prob, provider)
+    if keep_prob <= 0.0:
+        scaled = np.zeros(mask_shape, dtype=x._data.dtype)
+    else:
+        scaled = keep.astype(x._data.dtype) * x._data.dtype.type(1.0 / keep_prob)
+    return x * Tensor._wrap(scaled)
+
+
+def dropout(input, p=0.5, training=True, seed=None):
+    """Zero each element with probability `p` and scale the rest by 1/(1-p) when `training`.
+
+    MindSpore 2.x `ops.dropout` takes the drop probability `p` (like torch), whereas
+    `nn.Dropout(keep_prob=...)` historically takes the keep probability. `seed` is accepted;
+    masks come from the global generator (`ms.set_seed`).
+
+    Example:
+        >>> y = ops.dropout(x, p=0.2, training=True)
+    """
+    _check_float_tensor("dropout", "input", input)
+    p = _check_number("dropout", "p", p, 0.0, 1.0)
+    if not training or p == 0.0:
+        return input
+    return _apply_dropout(input, 1.0 - p, input.shape)
+
+
+def _channel_dropout(name, input, p, training, ndims):
+    _check_float_tensor(name, "input", input)
+    p = _check_number(name, "p", p, 0.0, 1.0)
+    if input.ndim not in ndims:
+        raise ValueError(f"For '{name}', the input must be {' or '.join(f'{d}D' for d in ndims)}, "
+                         f"but got shape {list(input.shape)}.")
+    if not training or p == 0.0:
+        return input
+    # an unbatched input (C, ...) drops channels of axis 0
+    lead = 2 if input.ndim == max(ndims) else 1
+    mask_shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
+    return _apply_dropout(input, 1.0 - p, mask_shape)
+
+
+def dropout1d(input, p=0.5, training=True):
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability `p`."""
+    return _channel_dropout("dropout1d", input, p, training, (2, 3))
+
+
+def dropout2d(input, p=0.5, training=True):
+    """Zero whole channels of an (N, C, H, W) input with probability `p`."""
+    return _channel_dropout("dropout2d", input, p, training, (3, 4))
+
+
+def dropout3d(input, p=0.5, training=True):
+    """Zero whole channels of an (N, C, D, H, W) input with probability `p`."""
+    return _channel_dropout("dropout3d", input, p, training, (4, 5))
+
+
+# --- activations ------------------------------------------------------------------------------
+
+def _act(name, prim, x):
+    _check_tensor(name, "input", x)
+    if x._data.dtype.kind != "f":
+        x = F.cast(x, mstype.float32)
+    return apply(prim, x)
+
+
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return _act("relu6", N.ReLU6(), x)
+
+
+def leaky_relu(input, alpha=0.2):
+    """x for x > 0, alpha * x otherwise. MindSpore's default alpha is 0.2 (torch's
+    negative_slope default is 0.01)."""
+    return _act("leaky_relu", N.LeakyReLU(_check_number("leaky_relu", "alpha", alpha)), input)
+
+
+def prelu(x, weight):
+    """x for x > 0, weight * x otherwise; weight has 1 value or one per channel (axis 1)."""
+    _check_float_tensor("prelu", "x", x)
+    _check_float_tensor("prelu", "weight", weight)
+    c = x.shape[1] if x.ndim >= 2 else 1
+    if weight.ndim > 1 or weight.size not in (1, c):
+        raise ValueError(f"For 'prelu', the 'weight' must be a 1-D Tensor of size 1 or the number "
+                         f"of channels {c}, but got shape {list(weight.shape)}.")
+    return apply(N.PReLU(), x, weight)
+
+
+def elu(input_x, alpha=1.0):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    return _act("elu", N.ELU(_check_number("elu", "alpha", alpha)), input_x)
+
+
+def gelu(input_x, approximate="none"):
+    """x * Phi(x) ('none', exact erf form) or its tanh approximation ('tanh').
+
+    `ops.gelu` defaults to the exact form like torch; `nn.GELU()` defaults to
+    `approximate=True`, the tanh form.
+    """
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"For 'gelu', the 'approximate' must be 'none' or 'tanh', but got "
+                         f"{approximate!r}.")
+    return _act("gelu", N.GELU(approximate), input_x)
+
+
+def silu(x):
+    """x * sigmoid(x)."""
+    return _act("silu", N.SiLU(), x)
+
+
+def hardswish(x):
+    """x * relu6(x + 3) / 6."""
+    return _act("hardswish", N.HSwish(), x)
+
+
+def hardsigmoid(input):
+    """relu6(x + 3) / 6."""
+    return _act("hardsigmoid", N.HSigmoid(), input)
+
+
+def softplus(input, beta=1, threshold=20):
+    """log(1 + exp(beta * x)) / beta; linear where beta * x > threshold."""
+    beta = _check_number("softplus", "beta", beta)
+    threshold = _check_number("softplus", "threshold", threshold)
+    return _act("softplus", N.Softplus(beta, threshold), input)
+
+
+def mish(x):
+    """x * tanh(softplus(x))."""
+    return _act("mish", N.Mish(), x)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """clip(x, min_val, max_val)."""
+    if min_val > max_val:
+        raise ValueError(f"For 'hardtanh', the 'min_val' must not be greater than 'max_val', but "
+                         f"got min_val={min_val}, max_val={max_val}.")
+    return _act("hardtanh", N.Hardtanh(min_val, max_val), input)
+
+
+def selu(input_x):
+    """scale * (x for x > 0 else alpha * (exp(x) - 1)) with the self-normalising constants."""
+    return _act("selu", N.SeLU(), input_x)
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    _check_float_tensor("softsign", "x", x)
+    return x / (F.abs(x) + 1.0)
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    _check_float_tensor("logsigmoid", "x", x)
+    return F.neg(softplus(F.neg(x)))
+
+
+log_sigmoid = logsigmoid
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    _check_float_tensor("hardshrink", "input", input)
+    return F.where(F.abs(input) > lambd, input, F.zeros_like(input))
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+    _check_float_tensor("softshrink", "input", input)
+    zeros = F.zeros_like(input)
+    return F.where(input > lambd, input - lambd, F.where(input < -lambd, input + lambd, zeros))
+
+
+# --- losses -----------------------------------------------------------------------------------
+
+def _class_coefficients(name, input, target, weight, ignore_index, label_smoothing):
+    """Coefficients a (input's shape) with loss = -sum_c a_c * logp_c for class-index targets,
+    and the torch/MindSpore 'mean' divisor sum(weight[target]) over non-ignored samples."""
+    axis = 1 if input.ndim >= 2 else 0
+    c = input.shape[axis]
+    expected = tuple(s for i, s in enumerate(input.shape) if i != axis)
+    if tuple(target.shape) != expected:
+        raise ValueError(f"For '{name}', the 'target' shape must be {list(expected)} for an input "
+                         f"of shape {list(input.shape)} (class axis {axis}), but got "
+                         f"{list(target.shape)}.")
+    t = target._data.astype(np.int64)
+    valid = t != ignore_index
+    if np.any(valid & ((t < 0) | (t >= c))):
+        bad = t[valid & ((t < 0) | (t >= c))][0]
+        raise ValueError(f"For '{name}', every 'target' value must be in [0, {c}) or equal "
+                         f"ignore_index={ignore_index}, but got {bad}.")
+    dt = input._data.dtype
+    w = np.ones(c, dtype=np.float64) if weight is None else weight._data.astype(np.float64)
+    if w.shape != (c,):
+        raise ValueError(f"For '{name}', the 'weight' must have shape ({c},), but got "
+                         f"{list(w.shape)}.")
+    idx = np.where(valid, t, 0)
+    w_t = w[idx] * valid
+    a = np.zeros(input.shape, dtype=np.float64)
+    np.put_along_axis(a, np.expand_dims(idx, axis), np.expand_dims((1.0 - label_smoothing) * w_t, axis),
+                      axis)
+    if label_smoothing > 0:
+        wshape = [1] * input.ndim
+        wshape[axis] = c
+        a += (label_smoothing / c) * w.reshape(wshape) * np.expand_dims(valid, axis)
+    return Tensor._wrap(a.astype(dt)), float(w_t.sum()), axis
+
+
+def _weighted_mean(loss, divisor):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return F.sum(loss) / divisor
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross-entropy between logits `input` (N, C, ...) and class indices (N, ...) or class
+    probabilities (same shape as input), computed as one fused log-softmax + NLL primitive.
+
+    Same semantics as torch: with class indices, 'mean' divides by the summed weights of the
+    non-ignored targets; label smoothing mixes in eps/C * sum_c w_c * (-logp_c). With
+    probabilities, targets become (1 - eps) * t + eps / C and 'mean' divides by N·∏spatial.
+
+    Example:
+        >>> loss = ops.cross_entropy(logits, labels, label_smoothing=0.1)
+    """
+    _check_float_tensor("cross_entropy", "input", input)
+    _check_tensor("cross_entropy", "target", target)
+    _check_reduction("cross_entropy", reduction)
+    ls = _check_number("cross_entropy", "label_smoothing", label_smoothing, 0.0, 1.0)
+    axis = 1 if input.ndim >= 2 else 0
+    c = input.shape[axis]
+    if target._data.dtype.kind == "f":
+        if target.shape != input.shape:
+            raise ValueError(f"For 'cross_entropy', class-probability targets must have the input "
+                             f"shape {list(input.shape)}, but got {list(target.shape)}.")
+        coef = target * (1.0 - ls) + ls / c if ls > 0 else target
+        if weight is not None:
+            wshape = [1] * input.ndim
+            wshape[axis] = c
+            coef = coef * F.reshape(weight, tuple(wshape))
+        loss = apply(L.SoftmaxCrossEntropy(axis), input, F.cast(coef, input.dtype))
+        return _reduce(loss, reduction)
+    coef, divisor, axis = _class_coefficients("cross_entropy", input, target, weight,
+                                              ignore_index, ls)
+    loss = apply(L.SoftmaxCrossEntropy(axis), input, coef)
+    if reduction == "mean":
+        return _weighted_mean(loss, divisor)
+    return _reduce(loss, reduction)
+
+
+def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
+             label_smoothing=0.0):
+    """Negative log-likelihood of log-probabilities `inputs` (N, C, ...) at class indices
+    `target` (N, ...), with class weights, ignore_index and label smoothing as torch's
+    cross-entropy ('mean' divides by the summed weights of the non-ignored targets).
+
+    Example:
+        >>> loss = ops.nll_loss(ops.log_softmax(logits, 1), labels)
+    """
+    _check_float_tensor("nll_loss", "inputs", inputs)
+    _check_tensor("nll_loss", "target", target)
+    _check_reduction("nll_loss", reduction)
+    ls = _check_number("nll_loss", "label_smoothing", label_smoothing, 0.0, 1.0)
+    if target._data.dtype.kind == "f":
+        raise TypeError("For 'nll_loss', the 'target' must hold integer class indices, but got "
+                        f"{target.dtype}.")
+    coef, divisor, axis = _class_coefficients("nll_loss", inputs, target, weight, ignore_index, ls)
+    loss = F.neg(F.sum(inputs * coef, axis))
+    if reduction == "mean":
+        return _weighted_mean(loss, divisor)
+    return _reduce(loss, reduction)
+
+
+def _check_same_shape(name, a_name, a, b_name, b):
+    if a.shape != b.shape:
+        raise ValueError(f"For '{name}', the '{b_name}' shape {list(b.shape)} must equal the "
+                         f"'{a_name}' shape {list(a.shape)}.")
+
+
+def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
+    """-weight * (y * log(x) + (1 - y) * log(1 - x)) on probabilities `logits` in [0, 1].
+
+    Each log is clamped at -100 (as torch), so x = 0 or 1 gives a finite loss.
+
+    Example:
+        >>> loss = ops.binary_cross_entropy(ops.sigmoid(z), y)
+    """
+    _check_float_tensor("binary_cross_entropy", "logits", logits)
+    _check_tensor("binary_cross_entropy", "labels", labels)
+    _check_same_shape("binary_cross_entropy", "logits", logits, "labels", labels)
+    _check_reduction("binary_cross_entropy", reduction)
+    log_x = F.maximum(F.log(logits), -100.0)
+    log_1mx = F.maximum(F.log(1.0 - logits), -100.0)
+    loss = F.neg(labels * log_x + (1.0 - labels) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
+    """0.5 * d² / beta where |d| < beta, else |d| - 0.5 * beta, d = input - target.
+
+    MindSpore's default reduction here is 'none' (torch's is 'mean').
+    """
+    _check_float_tensor("smooth_l1_loss", "input", input)
+    _check_tensor("smooth_l1_loss", "target", target)
+    beta = _check_number("smooth_l1_loss", "beta", beta, 0.0, None, lo_open=True)
+    _check_reduction("smooth_l1_loss", reduction)
+    d = input - target
+    ad = F.abs(d)
+    loss = F.where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 * d² where |d| < delta, else delta * (|d| - 0.5 * delta)."""
+    _check_float_tensor("huber_loss", "input", input)
+    delta = _check_number("huber_loss", "delta", delta, 0.0, None, lo_open=True)
+    _check_reduction("huber_loss", reduction)
+    d = input - target
+    ad = F.abs(d)
+    loss = F.where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input, target, reduction="mean"):
+    """(input - target)², reduced."""
+    _check_float_tensor("mse_loss", "input", input)
+    _check_reduction("mse_loss", reduction)
+    d = input - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """|input - target|, reduced."""
+    _check_float_tensor("l1_loss", "input", input)
+    _check_reduction("l1_loss", reduction)
+    return _reduce(F.abs(input - target), reduction)
+
+
+def kl_div(logits, labels, reduction="mean", log_target=False):
+    """labels * (log(labels) - logits) with `logits` log-probabilities (0 where labels == 0).
+
+    'mean' averages over every element (as torch's 'mean'); 'batchmean' divides the sum by the
+    batch size, which is the mathematically correct KL divergence.
+    """
+    _check_float_tensor("kl_div", "logits", logits)
+    _check_tensor("kl_div", "labels", labels)
+    _check_reduction("kl_div", reduction, ("batchmean",))
+    if log_target:
+        loss = F.exp(labels) * (labels - logits)
+    else:
+        pos = labels > 0
+        safe = F.where(pos, labels, F.ones_like(labels))
+        loss = F.where(pos, labels * (F.log(safe) - logits), F.zeros_like(logits))
+    if reduction == "batchmean":
+        return F.sum(loss) / float(logits.shape[0] if logits.ndim else 1)
+    return _reduce(loss, reduction)

@@ -1,2 +1,123 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""Dropout, Dropout1d, Dropout2d, Dropout3d with MindSpore 2.x arguments and validation."""
+
+from ..cell import Cell
+from ...common import dtype as mstype
+from ...common.tensor import Tensor
+from ...ops import nn_ops as NF
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+
+
+def _type_error(cls_name, arg, value, expected):
+    return TypeError(f"For '{cls_name}', the type of '{arg}' should be '{expected}', but got "
+                     f"'{value}' with type '{type(value).__name__}'.")
+
+
+class Dropout(Cell):
+    """Zero each element with probability 1 - keep_prob in training, scaling kept elements by
+    1 / keep_prob; identity in inference mode (the default mode of a Cell: call `set_train()`).
+
+    MindSpore-vs-torch: `keep_prob` is the probability to KEEP (keep_prob = 1 - p_torch). `p`
+    (the drop probability, as torch) is accepted too and wins when given. Validation as
+    MindSpore: keep_prob must be a float in (0, 1]; p a float or int in [0, 1).
+
+    Mask source: masks are drawn from the global generator (`ms.set_seed`). To replay a known
+    mask (the differential checker replays torch's), set `mask_provider` on the instance (or
+    globally with `ms_core.ops.nn_ops.set_dropout_mask_provider`): a callable
+    `fn(shape, keep_prob)` returning an array of `shape` whose non-zero entries are kept.
+
+    Example:
+        >>> net = nn.Dropout(p=0.2).set_train()
+        >>> y = net(x)
+    """
+
+    mask_provider = None
+
+    def __init__(self, keep_prob=0.5, p=None, dtype=mstype.float32):
+        super().__init__()
+        name = type(self).__name__
+        if p is None:
+            if isinstance(keep_prob, bool) or not isinstance(keep_prob, float):
+                raise _type_error(name, "keep_prob", keep_prob, "float")
+            if keep_prob <= 0 or keep_prob > 1:
+                raise ValueError(f"For '{name}', the 'keep_prob' must be a number in range (0, 1], "
+                                 f"but got {keep_prob}.")
+            self.keep_prob = float(keep_prob)
+        else:
+            if isinstance(p, bool) or not isinstance(p, (float, int)):
+                raise TypeError(f"For '{name}', the type of 'p' should be one of '['float', "
+                                f"'int']', but got '{p}' with type '{type(p).__name__}'.")
+            if p < 0 or p >= 1:
+                raise ValueError(f"For '{name}', the 'p' must be a number in range [0, 1), "
+                                 f"but got {p}.")
+            self.keep_prob = 1.0 - float(p)
+        self.p = p
+        self.dtype = dtype
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For '{type(self).__name__}', the input must be a Tensor, but got "
+                            f"{type(x).__name__}.")
+        if not self.training or self.keep_prob == 1.0:
+            return x
+        if x._data.dtype.kind != "f":
+            raise TypeError(f"For '{type(self).__name__}', the dtype of the input must be float16 "
+                            f"or float32, but got {x.dtype}.")
+        return NF._apply_dropout(x, self.keep_prob, x.shape, self.mask_provider)
+
+    def extend_repr(self):
+        return f"keep_prob={self.keep_prob}" if self.p is None else f"p={self.p}"
+
+
+class _ChannelDropout(Cell):
+    """Zero whole channels (axis 1 of batched input) with probability `p`; see `Dropout` for the
+    `mask_provider` hook (the mask has shape (N, C, 1, ...))."""
+
+    mask_provider = None
+    _ndims = (4,)
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        name = type(self).__name__
+        if isinstance(p, bool) or not isinstance(p, float):
+            raise _type_error(name, "p", p, "float")
+        if p < 0 or p > 1:
+            raise ValueError(f"For '{name}', the 'p' must be a number in range [0, 1], but got {p}.")
+        self.p = p
+        self.keep_prob = 1.0 - p
+
+    def construct(self, x):
+        name = type(self).__name__
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
+        if x.ndim not in self._ndims:
+            raise ValueError(f"For '{name}', the input must be "
+                             f"{' or '.join(f'{d}-D' for d in self._ndims)}, but got shape "
+                             f"{list(x.shape)}.")
+        if not self.training or self.p == 0:
+            return x
+        lead = 2 if x.ndim == max(self._ndims) else 1
+        mask_shape = tuple(x.shape[:lead]) + (1,) * (x.ndim - lead)
+        return NF._apply_dropout(x, self.keep_prob, mask_shape, self.mask_provider)
+
+    def extend_repr(self):
+        return f"p={self.p}"
+
+
+class Dropout1d(_ChannelDropout):
+    """Channel dropout for (N, C, L) or (C, L) inputs (torch's Dropout1d, same `p`)."""
+
+    _ndims = (2, 3)
+
+
+class Dropout2d(_ChannelDropout):
+    """Channel dropout for (N, C, H, W) inputs (torch's Dropout2d, same `p`): each (n, c)
+    feature map is zeroed with probability p, the rest scaled by 1 / (1 - p)."""
+
+    _ndims = (3, 4)
+
+
+class Dropout3d(_ChannelDropout):
+    """Channel dropout for (N, C, D, H, W) inputs."""
+
+    _ndims = (4, 5)

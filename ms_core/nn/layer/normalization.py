@@ -1,2 +1,280 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm2d with MindSpore 2.x semantics."""
+import numbers
+
+from ..cell import Cell
+from ... import context
+from ...common import dtype as mstype
+from ...common.initializer import initializer
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ...ops import nn_ops as NF
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+
+
+def _check_positive_int(cls_name, arg, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"For '{cls_name}', the '{arg}' must be a positive int, but got {value!r}.")
+    return value
+
+
+def _check_float(cls_name, arg, value, lo, hi, lo_open=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{cls_name}', the '{arg}' must be a float, but got "
+                        f"{type(value).__name__}.")
+    if value < lo or value > hi or (lo_open and value == lo):
+        left = "(" if lo_open else "["
+        raise ValueError(f"For '{cls_name}', the '{arg}' must be a number in range {left}{lo}, "
+                         f"{hi}], but got {value}.")
+    return float(value)
+
+
+def _param(cls_name, init, shape, dtype, name, requires_grad=True):
+    if isinstance(init, Tensor) and tuple(init.shape) != tuple(shape):
+        raise ValueError(f"For '{cls_name}', the shape of '{name}' init must be {list(shape)}, "
+                         f"but got {list(init.shape)}.")
+    return Parameter(initializer(init, shape, dtype).init_data(), name=name,
+                     requires_grad=requires_grad)
+
+
+class _BatchNorm(Cell):
+    """Batch normalisation over axis 1 (channels) with MindSpore's conventions.
+
+    y = (x - mean) / sqrt(var + eps) * gamma + beta.
+
+    * Parameters `gamma`, `beta` (trainable unless affine=False) and `moving_mean`,
+      `moving_variance` (requires_grad=False) — torch's weight / bias / running_mean /
+      running_var; there is no `num_batches_tracked`.
+    * `momentum` is the weight of the OLD value: moving = momentum * moving + (1 - momentum) *
+      batch (default 0.9). torch's momentum m_t is the weight of the new value: m_ms = 1 - m_t.
+    * The moving variance is updated with the unbiased batch variance; the output is normalised
+      with the biased one (both as torch).
+    * `use_batch_statistics`: None follows `training` (Cells start in inference mode: call
+      `set_train()`); True always uses batch statistics and updates the moving ones; False always
+      uses the moving statistics.
+    """
+
+    _ndims = (4,)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCHW", dtype=mstype.float32):
+        super().__init__()
+        name = type(self).__name__
+        self.num_features = _check_positive_int(name, "num_features", num_features)
+        self.eps = _check_float(name, "eps", eps, 0.0, 1.0, lo_open=True)
+        self.momentum = _check_float(name, "momentum", momentum, 0.0, 1.0)
+        if not isinstance(affine, bool):
+            raise TypeError(f"For '{name}', the 'affine' must be bool, but got "
+                            f"{type(affine).__name__}.")
+        if use_batch_statistics is not None and not isinstance(use_batch_statistics, bool):
+            raise ValueError(f"For '{name}', the 'use_batch_statistics' must be a boolean value "
+                             f"or None, but got {use_batch_statistics}.")
+        if data_format not in ("NCHW", "NHWC", "NCDHW"):
+            raise ValueError(f"For '{name}', the 'data_format' must be one of ['NCHW', 'NHWC'], "
+                             f"but got {data_format!r}.")
+        if data_format == "NHWC":
+            raise ValueError(f"For '{name}', the 'NHWC' format only support in GPU target, but got "
+                             f"device target {context.get_context('device_target')}.")
+        self.affine = affine
+        self.use_batch_statistics = use_batch_statistics
+        self.format = data_format
+        c = (num_features,)
+        self.moving_mean = _param(name, moving_mean_init, c, dtype, "moving_mean", False)
+        self.moving_variance = _param(name, moving_var_init, c, dtype, "moving_variance", False)
+        self.gamma = _param(name, gamma_init, c, dtype, "gamma", affine)
+        self.beta = _param(name, beta_init, c, dtype, "beta", affine)
+
+    def _check_input(self, x):
+        name = type(self).__name__
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For '{name}', the input must be a Tensor, but got "
+                            f"{type(x).__name__}.")
+        if x.ndim not in self._ndims:
+            raise ValueError(f"For '{name}', the input must be a "
+                             f"{' or '.join(f'{d}-D' for d in self._ndims)} Tensor, but got shape "
+                             f"{list(x.shape)}.")
+        if x.shape[1] != self.num_features:
+            raise ValueError(f"For '{name}', the input's channel dimension (axis 1) must equal "
+                             f"num_features={self.num_features}, but got shape {list(x.shape)}.")
+
+    def construct(self, x):
+        self._check_input(x)
+        use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        return NF._batch_norm(type(self).__name__, x, self.moving_mean, self.moving_variance,
+                              self.gamma, self.beta, use_batch, use_batch, self.momentum,
+                              self.eps)
+
+    def extend_repr(self):
+        return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"gamma={self.gamma!r}, beta={self.beta!r}, moving_mean={self.moving_mean!r}, "
+                f"moving_variance={self.moving_variance!r}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of an (N, C) or (N, C, L) input; see `_BatchNorm` for the
+    MindSpore-vs-torch differences (momentum = 1 - torch momentum, parameter names)."""
+
+    _ndims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of an (N, C, H, W) input; see `_BatchNorm` for the
+    MindSpore-vs-torch differences (momentum = 1 - torch momentum, parameter names, inference
+    mode by default)."""
+
+    _ndims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of an (N, C, D, H, W) input; see `_BatchNorm`."""
+
+    _ndims = (5,)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, data_format="NCDHW", dtype=mstype.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, data_format,
+                         dtype)
+
+
+class LayerNorm(Cell):
+    """Layer normalisation: statistics over axes begin_norm_axis..end, then gamma / beta of
+    shape `normalized_shape` (broadcast from begin_params_axis).
+
+    MindSpore-vs-torch: the default `epsilon` is 1e-7 (torch's eps is 1e-5); parameters are
+    `gamma` / `beta` (torch: weight / bias); axes are given by `begin_norm_axis` rather than
+    implied by `normalized_shape`.
+    """
+
+    def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1,
+                 gamma_init="ones", beta_init="zeros", epsilon=1e-7, dtype=mstype.float32):
+        super().__init__()
+        if not isinstance(normalized_shape, (tuple, list)):
+            raise TypeError(f"For 'LayerNorm', the type of 'normalized_shape' must be tuple[int] "
+                            f"or list[int], but got {normalized_shape} and the type is "
+                            f"{type(normalized_shape)}.")
+        for arg, v in (("begin_norm_axis", begin_norm_axis), ("begin_params_axis", begin_params_axis)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"For 'LayerNorm', the '{arg}' must be int, but got "
+                                f"{type(v).__name__}.")
+        if isinstance(epsilon, bool) or not isinstance(epsilon, float):
+            raise TypeError(f"For 'LayerNorm', the 'epsilon' must be float, but got "
+                            f"{type(epsilon).__name__}.")
+        self.normalized_shape = tuple(normalized_shape)
+        self.begin_norm_axis = begin_norm_axis
+        self.begin_params_axis = begin_params_axis
+        self.epsilon = epsilon
+        self.gamma = _param("LayerNorm", gamma_init, self.normalized_shape, dtype, "gamma")
+        self.beta = _param("LayerNorm", beta_init, self.normalized_shape, dtype, "beta")
+
+    def construct(self, input_x):
+        if not isinstance(input_x, Tensor):
+            raise TypeError(f"For 'LayerNorm', the input must be a Tensor, but got "
+                            f"{type(input_x).__name__}.")
+        nd = input_x.ndim
+        for arg, v in (("begin_norm_axis", self.begin_norm_axis),
+                       ("begin_params_axis", self.begin_params_axis)):
+            if not -1 <= v < nd:
+                raise ValueError(f"For 'LayerNorm', the '{arg}' must be in range [-1, {nd}), but "
+                                 f"got {v}.")
+        bna = self.begin_norm_axis % nd
+        bpa = self.begin_params_axis % nd
+        if tuple(input_x.shape[bpa:]) != self.normalized_shape:
+            raise ValueError(f"For 'LayerNorm', the input shape from 'begin_params_axis' {bpa} on "
+                             f"must equal 'normalized_shape' {list(self.normalized_shape)}, but "
+                             f"got input shape {list(input_x.shape)}.")
+        from ..._engine import apply
+        from ..._prims.nn import Normalize
+        out = apply(Normalize(tuple(range(bna, nd)), self.epsilon), input_x)
+        return out * self.gamma + self.beta
+
+    def extend_repr(self):
+        return (f"normalized_shape={list(self.normalized_shape)}, "
+                f"begin_norm_axis={self.begin_norm_axis}, "
+                f"begin_params_axis={self.begin_params_axis}, gamma={self.gamma!r}, "
+                f"beta={self.beta!r}")
+
+
+class GroupNorm(Cell):
+    """Group normalisation of (N, C, ...) inputs: per sample, statistics over groups of
+    num_channels / num_groups channels; per-channel `gamma` / `beta` (torch: weight / bias).
+    Same eps default (1e-5) and semantics as torch's GroupNorm.
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
+                 beta_init="zeros", dtype=mstype.float32):
+        super().__init__()
+        self.num_groups = _check_positive_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _check_positive_int("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(f"For 'GroupNorm', the 'num_channels' must be divided by "
+                             f"'num_groups', but got 'num_channels': {num_channels}, "
+                             f"'num_groups': {num_groups}.")
+        self.eps = _check_float("GroupNorm", "eps", eps, 0.0, 1.0, lo_open=True)
+        if not isinstance(affine, bool):
+            raise TypeError(f"For 'GroupNorm', the 'affine' must be bool, but got "
+                            f"{type(affine).__name__}.")
+        self.affine = affine
+        self.gamma = _param("GroupNorm", gamma_init, (num_channels,), dtype, "gamma", affine)
+        self.beta = _param("GroupNorm", beta_init, (num_channels,), dtype, "beta", affine)
+
+    def construct(self, x):
+        if not isinstance(x, Tensor) or x.ndim < 2 or x.shape[1] != self.num_channels:
+            shape = list(x.shape) if isinstance(x, Tensor) else type(x).__name__
+            raise ValueError(f"For 'GroupNorm', the input must be a Tensor of shape (N, "
+                             f"{self.num_channels}, ...), but got {shape}.")
+        return NF.group_norm(x, self.num_groups, self.gamma, self.beta, self.eps)
+
+    def extend_repr(self):
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}"
+
+
+class _InstanceNorm(Cell):
+    """Per-sample, per-channel normalisation over the spatial axes with `gamma` / `beta`.
+
+    Like torch's InstanceNorm with affine=True and no running statistics (MindSpore's
+    InstanceNorm2d has affine gamma/beta; running statistics are not tracked here).
+    """
+
+    _ndims = (4,)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, gamma_init="ones",
+                 beta_init="zeros"):
+        super().__init__()
+        name = type(self).__name__
+        self.num_features = _check_positive_int(name, "num_features", num_features)
+        self.eps = _check_float(name, "eps", eps, 0.0, 1.0, lo_open=True)
+        self.momentum = _check_float(name, "momentum", momentum, 0.0, 1.0)
+        self.affine = affine
+        c = (num_features,)
+        self.gamma = _param(name, gamma_init, c, mstype.float32, "gamma", affine)
+        self.beta = _param(name, beta_init, c, mstype.float32, "beta", affine)
+
+    def construct(self, x):
+        name = type(self).__name__
+        if not isinstance(x, Tensor) or x.ndim not in self._ndims or x.shape[1] != self.num_features:
+            shape = list(x.shape) if isinstance(x, Tensor) else type(x).__name__
+            raise ValueError(f"For '{name}', the input must be a {self._ndims[0]}-D Tensor with "
+                             f"{self.num_features} channels, but got {shape}.")
+        return NF.instance_norm(x, self.gamma, self.beta, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) inputs."""
+
+    _ndims = (3,)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) inputs."""
+
+    _ndims = (4,)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) inputs."""
+
+    _ndims = (5,)

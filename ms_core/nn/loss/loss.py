@@ -1,6 +1,16 @@
-"""Loss cells."""
+"""Loss cells with MindSpore 2.x arguments (`reduction` defaults differ per loss, as MindSpore's)."""
+import numpy as np
+
 from ..cell import Cell
+from ..._engine import apply
+from ..._prims import loss as L
+from ...common.tensor import Tensor
 from ...ops import functional as F
+from ...ops import nn_ops as NF
+
+__all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
+           "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "SoftmaxCrossEntropyWithLogits",
+           "KLDivLoss"]
 
 
 class LossBase(Cell):
@@ -20,14 +30,67 @@ class LossBase(Cell):
 
 
 class MSELoss(LossBase):
+    """(logits - labels)², reduced (default 'mean')."""
+
     def construct(self, logits, labels):
         d = logits - labels
         return self.get_loss(d * d)
 
 
 class L1Loss(LossBase):
+    """|logits - labels|, reduced (default 'mean')."""
+
     def construct(self, logits, labels):
         return self.get_loss(F.abs(logits - labels))
+
+
+class SmoothL1Loss(LossBase):
+    """0.5 d² / beta where |d| < beta, else |d| - 0.5 beta.
+
+    MindSpore-vs-torch: the default reduction is 'none' (torch: 'mean').
+    """
+
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        if isinstance(beta, bool) or not isinstance(beta, float):
+            raise TypeError(f"For 'SmoothL1Loss', the 'beta' must be float, but got "
+                            f"{type(beta).__name__}.")
+        if beta <= 0:
+            raise ValueError(f"For 'SmoothL1Loss', the 'beta' must be greater than 0, but got "
+                             f"{beta}.")
+        self.beta = beta
+
+    def construct(self, logits, labels):
+        if logits.shape != labels.shape:
+            raise ValueError(f"For 'SmoothL1Loss', the 'labels' shape {list(labels.shape)} must "
+                             f"equal the 'logits' shape {list(logits.shape)}.")
+        return NF.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class HuberLoss(LossBase):
+    """0.5 d² where |d| < delta, else delta (|d| - 0.5 delta)."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        self.delta = delta
+
+    def construct(self, logits, labels):
+        return NF.huber_loss(logits, labels, self.reduction, self.delta)
+
+
+class BCELoss(LossBase):
+    """Binary cross-entropy on probabilities: -w (y log x + (1 - y) log(1 - x)); logs clamped at
+    -100 as torch. Default reduction 'mean' (MindSpore 2.x; 1.x defaulted to 'none')."""
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'BCELoss', the 'weight' must be a Tensor or None, but got "
+                            f"{type(weight).__name__}.")
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        return NF.binary_cross_entropy(logits, labels, self.weight, self.reduction)
 
 
 class BCEWithLogitsLoss(LossBase):
@@ -41,3 +104,107 @@ class BCEWithLogitsLoss(LossBase):
     def construct(self, logits, labels):
         return F.binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
                                                   self.reduction)
+
+
+def _check_weight(cls_name, weight):
+    if weight is not None and not isinstance(weight, Tensor):
+        raise TypeError(f"For '{cls_name}', the 'weight' must be a Tensor or None, but got "
+                        f"{type(weight).__name__}.")
+    return weight
+
+
+def _check_int(cls_name, arg, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{cls_name}', the '{arg}' must be int, but got "
+                        f"{type(value).__name__}.")
+    return value
+
+
+class NLLLoss(LossBase):
+    """Negative log-likelihood of log-probabilities (N, C, ...) at class indices (N, ...), as
+    torch's NLLLoss ('mean' divides by the summed weights of the non-ignored targets)."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = _check_weight("NLLLoss", weight)
+        self.ignore_index = _check_int("NLLLoss", "ignore_index", ignore_index)
+
+    def construct(self, logits, labels):
+        return NF.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
+
+
+class CrossEntropyLoss(LossBase):
+    """Cross-entropy of logits (N, C, ...) against class indices (N, ...) or class
+    probabilities (N, C, ...), with class `weight`, `ignore_index` and `label_smoothing`;
+    same semantics as torch's CrossEntropyLoss (a fused log-softmax + NLL primitive).
+
+    Example:
+        >>> loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+        >>> loss = loss_fn(logits, labels)
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        self.weight = _check_weight("CrossEntropyLoss", weight)
+        self.ignore_index = _check_int("CrossEntropyLoss", "ignore_index", ignore_index)
+        if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, float):
+            raise TypeError(f"For 'CrossEntropyLoss', the 'label_smoothing' must be float, but "
+                            f"got {type(label_smoothing).__name__}.")
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"For 'CrossEntropyLoss', the 'label_smoothing' must be in range "
+                             f"[0.0, 1.0], but got {label_smoothing}.")
+        self.label_smoothing = label_smoothing
+
+    def construct(self, logits, labels):
+        return NF.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
+                                self.label_smoothing)
+
+
+class SoftmaxCrossEntropyWithLogits(LossBase):
+    """-sum(labels * log_softmax(logits), -1) per sample for (N, C) logits.
+
+    `sparse=True`: labels are class indices (N,) (turned into one-hot); `sparse=False`: labels
+    are (N, C) distributions. MindSpore's default reduction here is 'none'. There is no class
+    weight or ignore_index (use CrossEntropyLoss for those).
+    """
+
+    def __init__(self, sparse=False, reduction="none"):
+        super().__init__(reduction)
+        if not isinstance(sparse, bool):
+            raise TypeError(f"For 'SoftmaxCrossEntropyWithLogits', the 'sparse' must be bool, "
+                            f"but got {type(sparse).__name__}.")
+        self.sparse = sparse
+
+    def construct(self, logits, labels):
+        name = "SoftmaxCrossEntropyWithLogits"
+        if not isinstance(logits, Tensor) or logits.ndim != 2:
+            raise ValueError(f"For '{name}', the 'logits' must be a 2-D Tensor (N, C), but got "
+                             f"{list(logits.shape) if isinstance(logits, Tensor) else type(logits).__name__}.")
+        n, c = logits.shape
+        if self.sparse:
+            idx = labels._data.astype(np.int64).reshape(-1)
+            if idx.shape != (n,) or (idx.size and (idx.min() < 0 or idx.max() >= c)):
+                raise ValueError(f"For '{name}', sparse labels must be {n} class indices in "
+                                 f"[0, {c}), but got shape {list(labels.shape)}.")
+            coef = Tensor._wrap(np.eye(c, dtype=logits._data.dtype)[idx])
+        else:
+            if labels.shape != logits.shape:
+                raise ValueError(f"For '{name}', the 'labels' shape {list(labels.shape)} must "
+                                 f"equal the 'logits' shape {list(logits.shape)}.")
+            coef = F.cast(labels, logits.dtype)
+        return self.get_loss(apply(L.SoftmaxCrossEntropy(-1), logits, coef))
+
+
+class KLDivLoss(LossBase):
+    """labels * (log(labels) - logits) with log-probability `logits`; reduction 'mean'
+    (over all elements, as torch), 'batchmean', 'sum' or 'none'."""
+
+    def __init__(self, reduction="mean"):
+        Cell.__init__(self)
+        if reduction not in ("mean", "sum", "none", "batchmean"):
+            raise ValueError(f"For 'KLDivLoss', the 'reduction' must be one of ['none', 'mean', "
+                             f"'batchmean', 'sum'], but got {reduction!r}.")
+        self.reduction = reduction
+
+    def construct(self, logits, labels):
+        return NF.kl_div(logits, labels, self.reduction)

@@ -1,0 +1,359 @@
+"""Normalisation and activation primitives.
+
+Each primitive runs its forward in NumPy and writes its backward with ms_core ops, so the backward
+is recorded when an outer transform differentiates it again. Hot primitives (batch norm) keep a
+NumPy fast path for the backward used when nothing records (`_recording` is False): the numbers
+are the same, only the recording path builds a differentiable graph.
+"""
+import math
+
+import numpy as np
+
+from .. import _engine
+from .._engine import Primitive
+from .math import _erf
+
+
+def _f():
+    from ..ops import functional
+    return functional
+
+
+def _recording(*xs):
+    """True when the backward being run is itself differentiated (an outer transform records)."""
+    return _engine.state.depth > 0 and any(_engine.is_tracked(x) for x in xs)
+
+
+def _wrap(arr):
+    return _engine.Tensor._wrap(arr)
+
+
+def _bshape(ndim, axis, size):
+    """Shape that broadcasts a per-channel vector of `size` along `axis` of an ndim array."""
+    shape = [1] * ndim
+    shape[axis] = size
+    return tuple(shape)
+
+
+# --- normalisation ------------------------------------------------------------------------
+
+class BatchNormTrain(Primitive):
+    """y = (x - mean) / sqrt(var + eps) * gamma + beta with batch statistics over every axis
+    but `channel_axis`; the biased batch mean and variance are left on the primitive
+    (`batch_mean`, `batch_var`) for the caller's moving-statistics update.
+
+    One instance per call (it keeps that call's statistics).
+    """
+
+    def __init__(self, eps, channel_axis=1):
+        self.eps = float(eps)
+        self.channel_axis = channel_axis
+        self.batch_mean = None
+        self.batch_var = None
+
+    def _axes(self, ndim):
+        return tuple(i for i in range(ndim) if i != self.channel_axis % ndim)
+
+    def forward(self, ctx, x, gamma, beta):
+        axes = self._axes(x.ndim)
+        c = x.shape[self.channel_axis]
+        bs = _bshape(x.ndim, self.channel_axis, c)
+        mean = np.mean(x, axis=axes, keepdims=True)
+        xc = x - mean
+        var = np.mean(np.square(xc), axis=axes, keepdims=True)
+        invstd = (1.0 / np.sqrt(var + self.eps)).astype(x.dtype, copy=False)
+        xhat = xc
+        xhat *= invstd  # in place: xc is not needed any more
+        y = xhat * gamma.reshape(bs) + beta.reshape(bs)
+        self.batch_mean = mean.reshape(c)
+        self.batch_var = var.reshape(c)
+        ctx.xhat = xhat
+        ctx.invstd = invstd
+        return y.astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        x, gamma, beta = ctx.inputs
+        axes = self._axes(x.ndim)
+        n = x.size // x.shape[self.channel_axis]
+        bs = _bshape(x.ndim, self.channel_axis, x.shape[self.channel_axis])
+        if not _recording(dout, x, gamma, beta):
+            dy = dout._data
+            xhat, invstd = ctx.xhat, ctx.invstd
+            dbeta = np.sum(dy, axis=axes)
+            dgamma = np.sum(dy * xhat, axis=axes)
+            scale = (gamma._data.reshape(bs) * invstd) * (1.0 / n)
+            dx = dy * n
+            dx -= dbeta.reshape(bs)
+            dx -= xhat * dgamma.reshape(bs)
+            dx *= scale
+            dt = x._data.dtype
+            return (_wrap(dx.astype(dt, copy=False)), _wrap(dgamma.astype(dt, copy=False)),
+                    _wrap(dbeta.astype(dt, copy=False)))
+        # differentiable path: recompute the statistics from x with ms_core ops
+        F = _f()
+        mean = F.mean(x, axes, keep_dims=True)
+        xc = x - mean
+        var = F.mean(xc * xc, axes, keep_dims=True)
+        invstd = F.rsqrt(var + self.eps)
+        xhat = xc * invstd
+        dbeta = F.sum(dout, axes)
+        dgamma = F.sum(dout * xhat, axes)
+        g = F.reshape(gamma, bs)
+        dx = g * invstd * (1.0 / n) * (dout * float(n) - F.reshape(dbeta, bs)
+                                        - xhat * F.reshape(dgamma, bs))
+        return dx, dgamma, dbeta
+
+
+class Normalize(Primitive):
+    """xhat = (x - mean) / sqrt(var + eps) with biased statistics over `axes` (LayerNorm,
+    GroupNorm, instance norm); the affine part is applied outside with ordinary ops."""
+
+    def __init__(self, axes, eps):
+        self.axes = tuple(axes)
+        self.eps = float(eps)
+
+    def forward(self, ctx, x):
+        mean = np.mean(x, axis=self.axes, keepdims=True)
+        xc = x - mean
+        var = np.mean(np.square(xc), axis=self.axes, keepdims=True)
+        invstd = (1.0 / np.sqrt(var + self.eps)).astype(x.dtype, copy=False)
+        xc *= invstd
+        ctx.invstd = invstd
+        return xc.astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        n = 1
+        for a in self.axes:
+            n *= x.shape[a]
+        if not _recording(dout, x):
+            xhat = ctx.out._data
+            dy = dout._data
+            dx = dy * n
+            dx -= np.sum(dy, axis=self.axes, keepdims=True)
+            dx -= xhat * np.sum(dy * xhat, axis=self.axes, keepdims=True)
+            dx *= ctx.invstd * (1.0 / n)
+            return (_wrap(dx.astype(x._data.dtype, copy=False)),)
+        mean = F.mean(x, self.axes, keep_dims=True)
+        xc = x - mean
+        var = F.mean(xc * xc, self.axes, keep_dims=True)
+        invstd = F.rsqrt(var + self.eps)
+        xhat = xc * invstd
+        dx = invstd * (1.0 / n) * (dout * float(n) - F.sum(dout, self.axes, keep_dims=True)
+                                   - xhat * F.sum(dout * xhat, self.axes, keep_dims=True))
+        return (dx,)
+
+
+# --- activations --------------------------------------------------------------------------
+
+def _mask(F, cond, like):
+    return F.cast(cond, like.dtype)
+
+
+class ReLU6(Primitive):
+    def forward(self, ctx, x):
+        return np.clip(x, 0, 6).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        return (dout * _mask(F, F.logical_and(x > 0, x < 6), dout),)
+
+
+class LeakyReLU(Primitive):
+    """x for x > 0, alpha * x otherwise (MindSpore: max(alpha*x, x) for alpha <= 1, min for
+    alpha > 1 — the same function)."""
+
+    def __init__(self, alpha):
+        self.alpha = float(alpha)
+
+    def forward(self, ctx, x):
+        return np.where(x > 0, x, x * x.dtype.type(self.alpha))
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        return (F.where(x > 0, dout, dout * self.alpha),)
+
+
+class PReLU(Primitive):
+    """x for x > 0, w * x otherwise; w has one value or one per channel (axis 1)."""
+
+    def forward(self, ctx, x, w):
+        wb = w.reshape(_bshape(x.ndim, 1, w.size)) if x.ndim >= 2 and w.size > 1 else w.reshape(())
+        return np.where(x > 0, x, x * wb).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x, w = ctx.inputs
+        per_channel = x.ndim >= 2 and w.size > 1
+        wb = F.reshape(w, _bshape(x.ndim, 1, w.size)) if per_channel else F.reshape(w, ())
+        zeros = F.zeros_like(dout)
+        pos = x > 0
+        gx = F.where(pos, dout, dout * wb)
+        gw_full = F.where(pos, zeros, dout * x)
+        if per_channel:
+            gw = F.sum(gw_full, tuple(i for i in range(x.ndim) if i != 1))
+        else:
+            gw = F.sum(gw_full)
+        return gx, F.reshape(gw, w.shape)
+
+
+class ELU(Primitive):
+    def __init__(self, alpha):
+        self.alpha = float(alpha)
+
+    def forward(self, ctx, x):
+        a = x.dtype.type(self.alpha)
+        return np.where(x > 0, x, a * np.expm1(np.minimum(x, 0)))
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        # for x <= 0, d/dx alpha*(e^x - 1) = out + alpha (written with out so it stays twice
+        # differentiable through `ctx.out`)
+        return (F.where(x > 0, dout, dout * (ctx.out + self.alpha)),)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+class GELU(Primitive):
+    """x * Phi(x) (approximate='none'), or the tanh approximation (approximate='tanh')."""
+
+    def __init__(self, approximate):
+        self.approximate = approximate
+
+    def forward(self, ctx, x):
+        t = x.dtype.type
+        if self.approximate == "tanh":
+            inner = t(_SQRT_2_OVER_PI) * (x + t(_GELU_C) * x * x * x)
+            return (t(0.5) * x * (t(1.0) + np.tanh(inner))).astype(x.dtype, copy=False)
+        return (t(0.5) * x * (t(1.0) + _erf(x * t(1.0 / math.sqrt(2.0))))).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        if self.approximate == "tanh":
+            x2 = x * x
+            th = F.tanh((x + x2 * x * _GELU_C) * _SQRT_2_OVER_PI)
+            d = (th + 1.0) * 0.5 + x * 0.5 * (1.0 - th * th) * _SQRT_2_OVER_PI * (x2 * (3 * _GELU_C) + 1.0)
+        else:
+            cdf = (F.erf(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5
+            pdf = F.exp(x * x * -0.5) * (1.0 / math.sqrt(2.0 * math.pi))
+            d = cdf + x * pdf
+        return (dout * d,)
+
+
+def _sigmoid_np(x):
+    out = np.empty_like(x)
+    pos = x >= 0
+    np.divide(1, 1 + np.exp(-x, where=pos, out=np.zeros_like(x)), out=out, where=pos)
+    ex = np.exp(x, where=~pos, out=np.zeros_like(x))
+    np.divide(ex, 1 + ex, out=out, where=~pos)
+    return out
+
+
+class SiLU(Primitive):
+    def forward(self, ctx, x):
+        return x * _sigmoid_np(x)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        s = F.sigmoid(x)
+        return (dout * s * (x * (1.0 - s) + 1.0),)
+
+
+class HSwish(Primitive):
+    """x * relu6(x + 3) / 6; gradient as torch's hardswish (0 below -3, x/3 + 1/2 up to 3, 1)."""
+
+    def forward(self, ctx, x):
+        t = x.dtype.type
+        return (x * np.clip(x + t(3), 0, 6) / t(6)).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        zeros = F.zeros_like(dout)
+        mid = dout * (x * (1.0 / 3.0) + 0.5)
+        return (F.where(x < -3, zeros, F.where(x <= 3, mid, dout)),)
+
+
+class HSigmoid(Primitive):
+    """relu6(x + 3) / 6."""
+
+    def forward(self, ctx, x):
+        t = x.dtype.type
+        return (np.clip(x + t(3), 0, 6) / t(6)).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        return (dout * _mask(F, F.logical_and(x > -3, x < 3), dout) * (1.0 / 6.0),)
+
+
+class Softplus(Primitive):
+    """log(1 + exp(beta * x)) / beta, linear where beta * x > threshold (as torch)."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        self.beta = float(beta)
+        self.threshold = float(threshold)
+
+    def forward(self, ctx, x):
+        t = x.dtype.type
+        bx = x * t(self.beta)
+        soft = (np.maximum(bx, 0) + np.log1p(np.exp(-np.abs(bx)))) / t(self.beta)
+        return np.where(bx > self.threshold, x, soft).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        bx = x * self.beta
+        return (F.where(bx > self.threshold, dout, dout * F.sigmoid(bx)),)
+
+
+class Mish(Primitive):
+    """x * tanh(softplus(x))."""
+
+    def forward(self, ctx, x):
+        sp = np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+        return (x * np.tanh(sp)).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        sp = F.relu(x) + F.log1p(F.exp(F.neg(F.abs(x))))
+        th = F.tanh(sp)
+        return (dout * (th + x * (1.0 - th * th) * F.sigmoid(x)),)
+
+
+class Hardtanh(Primitive):
+    def __init__(self, min_val, max_val):
+        self.min_val, self.max_val = float(min_val), float(max_val)
+
+    def forward(self, ctx, x):
+        return np.clip(x, self.min_val, self.max_val).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        return (dout * _mask(F, F.logical_and(x > self.min_val, x < self.max_val), dout),)
+
+
+class SeLU(Primitive):
+    ALPHA = 1.6732632423543772848170429916717
+    SCALE = 1.0507009873554804934193349852946
+
+    def forward(self, ctx, x):
+        t = x.dtype.type
+        neg = t(self.ALPHA) * np.expm1(np.minimum(x, 0))
+        return (t(self.SCALE) * np.where(x > 0, x, neg)).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        x = ctx.inputs[0]
+        # for x <= 0: d/dx scale*alpha*(e^x - 1) = out + scale*alpha
+        return (F.where(x > 0, dout * self.SCALE, dout * (ctx.out + self.SCALE * self.ALPHA)),)
