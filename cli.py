@@ -67,7 +67,7 @@ def _run_convert(args) -> int:
         elif args.output and not args.diff:
             o = Path(args.output)
             dst = str(o / src.name if o.is_dir() else o)
-        reports = [convert_file(str(src), dst, args.target, keep_text=True)]
+        reports = [convert_file(str(src), dst, args.target, keep_text=True, details=bool(args.report))]
         if dst is None and not args.diff and reports[0].error is None:
             sys.stdout.write(reports[0].after)
     if args.diff:
@@ -95,7 +95,7 @@ def _convert_dir(src, out, args, err, convert_tree):
             progress.update(task, completed=done, total=total)
 
         return convert_tree(src, out, args.target, jobs=max(1, args.jobs), in_place=args.in_place,
-                            keep_text=args.diff, progress=tick)
+                            keep_text=args.diff, progress=tick, details=bool(args.report))
 
 
 def _print_diffs(reports, unified_diff) -> None:

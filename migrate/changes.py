@@ -1,29 +1,60 @@
 """Records of what the converter did: one :class:`Change` per rewrite or marker."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 MARKER_PREFIX = "# migrate: "
 
 
-@dataclass
 class Change:
     """One rewrite (or one marker) at one line.
 
     ``label`` is exact, transformed, approximate or unsupported; ``rule`` a stable ID such as
     ``MS110``; ``before``/``after`` short source snippets (after is empty for markers).
+    The snippets are generated from the nodes only when first read: generating code is the most
+    expensive step of a conversion, and a run without a report never needs most of them.
     """
 
-    line: int
-    rule: str
-    label: str
-    before: str
-    after: str
-    note: str = ""
+    __slots__ = ("line", "rule", "label", "_before", "_after", "note")
+    FIELDS = ("line", "rule", "label", "before", "after", "note")
+
+    def __init__(self, line: int, rule: str, label: str, before, after, note: str = ""):
+        self.line, self.rule, self.label, self.note = line, rule, label, note
+        self._before, self._after = before, after
+
+    @property
+    def before(self) -> str:
+        if not isinstance(self._before, str):
+            self._before = _snippet(self._before)
+        return self._before
+
+    @property
+    def after(self) -> str:
+        if not isinstance(self._after, str):
+            self._after = _snippet(self._after)
+        return self._after
 
     def to_dict(self) -> dict:
         """Return the JSON-ready form."""
-        return asdict(self)
+        return {k: getattr(self, k) for k in self.FIELDS}
+
+    def __getstate__(self):
+        return self.to_dict()
+
+    def __setstate__(self, state):
+        self.__init__(**state)
+
+    def __eq__(self, other):
+        return isinstance(other, Change) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return "Change(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS) + ")"
+
+
+def _snippet(node, limit: int = 120) -> str:
+    from migrate.convert import code_of
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass

@@ -256,15 +256,14 @@ class MsRecorder:
             scale = (1.0 / keep) if keep else 0.0
             return x * ms_core.Tensor((mask * scale).astype(x._data.dtype))
 
-        setter = getattr(c, "set_mask_source", None)
-        if callable(setter):
-            def source(shape, dtype=None, _k=counter):
+        if hasattr(type(c), "mask_provider"):
+            # ms_core's Dropout takes a mask provider: its own code (and keep_prob scale) runs.
+            def provider(shape, keep_prob, _k=counter):
                 k = _k[0]
                 _k[0] += 1
-                m = masks.get((path, k))
-                return np.ones(shape, dtype=bool) if m is None else m
-            setter(source)
-            self.overrides.append((c, "mask_source"))
+                return _fit_mask(masks.get((path, k)), shape, path, k, self.mask_notes)
+            object.__setattr__(c, "mask_provider", provider)
+            self.overrides.append((c, "mask_provider"))
         else:
             object.__setattr__(c, "construct", construct)
             self.overrides.append((c, "construct"))
@@ -274,11 +273,24 @@ class MsRecorder:
             h.remove()
         self.handles = []
         for c, kind in self.overrides:
-            if kind == "construct":
-                c.__dict__.pop("construct", None)
-            else:
-                c.set_mask_source(None)
+            c.__dict__.pop(kind, None)
         self.overrides = []
+
+
+def _fit_mask(mask, shape, path, k, notes):
+    """torch's element-wise keep-mask, reduced to the mask shape the ms layer asks for
+    (channel dropout asks (N, C, 1, 1): a channel is kept when all its elements were)."""
+    shape = tuple(shape)
+    if mask is None:
+        notes.append(f"{path}#{k}: no torch mask recorded; nothing dropped")
+        return np.ones(shape, dtype=bool)
+    if mask.shape == shape:
+        return mask
+    if len(shape) == mask.ndim and all(s in (1, m) for s, m in zip(shape, mask.shape)):
+        axes = tuple(i for i, (s, m) in enumerate(zip(shape, mask.shape)) if s == 1 and m != 1)
+        return mask.all(axis=axes, keepdims=True)
+    notes.append(f"{path}#{k}: torch mask {list(mask.shape)} does not fit {list(shape)}")
+    return np.ones(shape, dtype=bool)
 
 
 # --- losses ---------------------------------------------------------------------------------------

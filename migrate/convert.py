@@ -45,7 +45,12 @@ def _fields(t: type) -> tuple[str, ...]:
 
 def code_of(node: cst.CSTNode) -> str:
     """Return the source text of one node."""
+    if type(node) in _LEAVES and not node.lpar:
+        return node.value
     return _EMPTY.code_for_node(node)
+
+
+_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
 @lru_cache(maxsize=4096)
@@ -181,13 +186,11 @@ class Converter:
 
     def record(self, node_before, after, rule: str, label: str, note: str = "") -> None:
         """Record one change at the current line."""
-        before = node_before if isinstance(node_before, str) else code_of(node_before)
-        after = after if isinstance(after, str) else code_of(after)
-        self.changes.append(Change(self.line, rule, label, _short(before), _short(after), note))
+        self.changes.append(Change(self.line, rule, label, node_before, after, note))
 
     def mark(self, node, rule: str, reason: str) -> None:
         """Leave ``node`` as it is and put a marker comment above its statement."""
-        self.changes.append(Change(self.line, rule, "unsupported", _short(code_of(node)), "", reason))
+        self.changes.append(Change(self.line, rule, "unsupported", node, "", reason))
         if self.markers:
             self.markers[-1].append((rule, reason))
 
@@ -410,7 +413,7 @@ class Converter:
             lines.append(f"from {self.pkg} import {', '.join(mods)}")
         if self.init_names:
             lines.append(f"from {self.pkg}.common.initializer import {', '.join(sorted(self.init_names))}")
-        return [cst.parse_statement(text + "\n") for text in lines]
+        return [_statement(text) for text in lines]
 
     def _rewrite_imports(self, body):
         """Replace torch imports by the target's; keep the ones unconverted code still uses."""
@@ -462,6 +465,11 @@ class Converter:
         if header_at < len(out) and header_at > 0:
             pass
         return out[:header_at] + header + out[header_at:]
+
+
+@lru_cache(maxsize=256)
+def _statement(text: str) -> cst.SimpleStatementLine:
+    return cst.parse_statement(text + "\n")
 
 
 def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:

@@ -77,7 +77,7 @@ def summarize(reports: list[FileReport]) -> Summary:
 
 
 def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: bool = False,
-                 display: str | None = None) -> FileReport:
+                 display: str | None = None, details: bool = True) -> FileReport:
     """Convert one file; write it to ``dst`` when given. Errors are reported, never raised.
 
     Args:
@@ -86,6 +86,8 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         target: ``"ms_core"`` or ``"mindspore"``.
         keep_text: keep the before/after text on the report (for ``--diff`` and stdout).
         display: the path to show in reports (defaults to ``src``).
+        details: keep before/after snippets of every change (False: only of the changes
+            labelled approximate or unsupported, which is much faster).
 
     Returns:
         A :class:`FileReport`.
@@ -103,7 +105,12 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
             Path(dst).write_bytes(raw)  # keep the tree complete; the file is reported unconverted
         return FileReport(name, error=f"not UTF-8 (byte {exc.start}): re-encode the file as UTF-8")
     result: ConvertResult = convert_source(text, target)
-    rep = FileReport(name, result.changes, result.torch_sites, result.error)
+    changes = result.changes
+    if not details:
+        # exact/transformed snippets are only needed by full reports; keep the ones to review
+        changes = [c if c.label in ("approximate", "unsupported")
+                   else Change(c.line, c.rule, c.label, "", "", c.note) for c in changes]
+    rep = FileReport(name, changes, result.torch_sites, result.error)
     if keep_text:
         rep.before, rep.after = text, result.code
     if dst is not None and (result.error is None or dst != src):
@@ -134,7 +141,8 @@ def plan(root: Path, out: Path | None, in_place: bool) -> tuple[list[tuple[str, 
 
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
-                 in_place: bool = False, keep_text: bool = False, progress=None) -> list[FileReport]:
+                 in_place: bool = False, keep_text: bool = False, progress=None,
+                 details: bool = True) -> list[FileReport]:
     """Convert every ``.py`` file under ``root`` (relative layout kept, so package-relative imports
     keep working) and copy the other files to ``out``.
 
@@ -146,6 +154,7 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
         in_place: overwrite the sources.
         keep_text: keep before/after text (for ``--diff``).
         progress: optional callable ``progress(done, total)``.
+        details: keep every change's snippets (see :func:`convert_file`).
 
     Returns:
         One :class:`FileReport` per file, Python files first in path order.
@@ -153,7 +162,7 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     py, other = plan(root, out, in_place)
     if out is not None and not in_place and out.resolve() == root.resolve():
         raise ValueError("the output directory is the input directory: use --in-place to overwrite")
-    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root))) for src, dst in py]
+    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details) for src, dst in py]
     reports: list[FileReport] = []
     if jobs <= 1 or len(tasks) < 2:
         for i, t in enumerate(tasks):

@@ -1,0 +1,86 @@
+"""Speed of `migrate convert` against libcst's bare parse + code round trip.
+
+Builds a corpus of at least --lines lines of model code from tests/fixtures/convert (each copy in
+its own file with renamed classes), then measures on the same files:
+
+- bare:    libcst.parse_module(src).code, one core (the floor for any libcst rewriter);
+- ours/1:  migrate.convert_source, one core;
+- ours/N:  migrate.project.convert_tree with --jobs N (process pool, reading and writing files,
+           as `migrate convert DIR -o OUT --jobs N` without --report).
+
+Usage: python bench/convert_speed.py [--lines 50000] [--jobs 2]
+Not part of the test suite.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import libcst as cst  # noqa: E402
+
+from migrate import convert_source  # noqa: E402
+from migrate.project import convert_tree  # noqa: E402
+
+
+def build_corpus(dest: Path, min_lines: int) -> list[Path]:
+    sources = sorted((ROOT / "tests" / "fixtures" / "convert").glob("*.py"))
+    texts = [p.read_text() for p in sources]
+    files, total, i = [], 0, 0
+    while total < min_lines:
+        text = texts[i % len(texts)]
+        # rename classes so files are not byte-identical copies
+        text = re.sub(r"\bclass (\w+)", lambda m: f"class {m.group(1)}V{i}", text)
+        p = dest / f"pkg{i // 50}" / f"model_{i}.py"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        files.append(p)
+        total += text.count("\n")
+        i += 1
+    return files
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=50_000)
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        src_dir = Path(tmp) / "corpus"
+        files = build_corpus(src_dir, args.lines)
+        texts = [p.read_text() for p in files]
+        lines = sum(t.count("\n") for t in texts)
+        convert_source(texts[0])  # warm caches (tables, parsed snippets)
+
+        t0 = time.perf_counter()
+        for t in texts:
+            cst.parse_module(t).code
+        bare = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        for t in texts:
+            convert_source(t)
+        ours1 = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        reports = convert_tree(src_dir, Path(tmp) / "out", jobs=args.jobs, details=False)
+        oursn = time.perf_counter() - t0
+        failed = sum(r.error is not None for r in reports)
+
+    print(f"corpus: {len(files)} files, {lines} lines ({failed} failed)")
+    print(f"libcst parse+code, 1 core : {bare:7.2f} s  {lines / bare:9.0f} lines/s")
+    print(f"migrate convert,   1 core : {ours1:7.2f} s  {lines / ours1:9.0f} lines/s"
+          f"  ratio to bare {ours1 / bare:.2f}x")
+    print(f"migrate convert, --jobs {args.jobs} : {oursn:7.2f} s  {lines / oursn:9.0f} lines/s"
+          f"  (process pool, file I/O included)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
