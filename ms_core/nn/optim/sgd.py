@@ -1,0 +1,64 @@
+"""`nn.SGD`: MindSpore's SGD (the SGD kernel: momentum, dampening, Nesterov, weight decay)."""
+from .optimizer import Optimizer, _true
+from ._checks import check_bool, check_float
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent as MindSpore's SGD kernel computes it:
+
+        g = grad / loss_scale + weight_decay * w            (every parameter: no beta/gamma filter)
+        if momentum > 0:
+            accum = g on the first step, else momentum * accum + (1 - dampening) * g
+            g = g + momentum * accum if nesterov else accum
+        w -= lr * g
+
+    This is exactly torch's `optim.SGD(lr, momentum, dampening, weight_decay, nesterov)`. Unlike
+    the other MindSpore optimizers, the decay is applied inside the kernel to every parameter
+    (names containing 'beta'/'gamma' included) and is not multiplied by the loss scale. With
+    groups, each group's 'weight_decay' is used (MindSpore's kernel takes one value: groups that
+    set their own decay differ there).
+
+    Args:
+        params: Parameters or group dicts (see `Optimizer`).
+        learning_rate: default 0.1.
+        momentum, dampening, weight_decay: floats >= 0.
+        nesterov: needs momentum > 0 and dampening == 0.
+        loss_scale: float > 0.
+
+    Example:
+        >>> opt = nn.SGD(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    """
+
+    def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, loss_scale=1.0):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.momentum = check_float("SGD", "momentum", momentum, low=0.0)
+        self.dampening = check_float("SGD", "dampening", dampening, low=0.0)
+        self.nesterov = check_bool("SGD", "nesterov", nesterov)
+        if nesterov and (self.momentum <= 0.0 or self.dampening != 0.0):
+            raise ValueError(f"For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 and "
+                             f"'dampening' must equal to 0.0, but got 'momentum' {momentum}, "
+                             f"'dampening' {dampening}.")
+        self.accum = self._clone_state("accum", "zeros")
+        self.stat = self._clone_state("stat", "ones")
+
+    def construct(self, gradients):
+        grads, lrs = self._prepare(gradients, decay=False)
+        m, d = self.momentum, self.dampening
+        for p, acc, st, g, lr, wd in zip(self.parameters, self.accum, self.stat, grads, lrs,
+                                         self._raw_weight_decay):
+            g = g._data
+            if wd > 0:
+                g = g + wd * p._data
+            if m > 0:
+                if st._data.reshape(-1)[0] > 0:  # first step: the buffer is the gradient itself
+                    a = g.copy()
+                    st._data = st._data * 0
+                else:
+                    a = m * acc._data + (1.0 - d) * g
+                acc._data = a
+                g = g + m * a if self.nesterov else a
+            p._data = p._data - lr * g
+        return _true()
