@@ -350,3 +350,274 @@ class TrainingPass:
         if isinstance(st, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
             return _map_blocks(st, lambda stmts: _seq_or_none(self._nested, stmts))
         return st
+
+    # ---- one training step ---------------------------------------------------------------
+    def _rewrite_step(self, body: list, path: list, taken: set[str]) -> list:
+        """Rewrite the step whose ``backward()`` is at ``path``; raise Refuse when unsafe."""
+        block = _block_at(body, path[:-1])
+        k = path[-1][0]
+        bw_stmt = block[k]
+        recv, bw_call = _method_call(bw_stmt, "backward")
+        if bw_call.args:
+            kws = ", ".join(code_of(a) for a in bw_call.args)
+            raise Refuse("MS952", f"backward({kws}): keep the graph by calling grad_fn again or "
+                                  "compute the gradients with ms.grad/ms.value_and_grad by hand")
+        # the loss: loss.backward(), scaler.scale(loss).backward(), (a + b).backward()
+        scaler = None
+        loss_expr = recv
+        if isinstance(recv, cst.Call) and isinstance(recv.func, cst.Attribute) \
+                and recv.func.attr.value == "scale" and dotted(recv.func.value) in self.scalers \
+                and len(recv.args) == 1:
+            scaler = dotted(recv.func.value)
+            loss_expr = recv.args[0].value
+        if isinstance(loss_expr, cst.Name):
+            loss_name = loss_expr.value
+        else:
+            loss_name = _unique("loss", taken)
+        # the optimizer step after backward: in this block, or in an `if` right in it
+        step = self._find_step(block, k)
+        if step is None:
+            raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
+                                  "compute grads with ms.value_and_grad and apply optimizer(grads)")
+        j, inner, opt = step
+        others = [i for i, st in enumerate(block) if i != k and _method_call(st, "backward")]
+        if others:
+            raise Refuse("MS953", "several backward() calls in one block (e.g. a GAN): write one "
+                                  "forward_fn and one value_and_grad per optimizer by hand")
+        guarded = inner is not None
+        zero_in_block = [i for i, st in enumerate(block) if self._is_zero_grad(st, opt)]
+        accumulate = guarded and not zero_in_block
+        # the forward segment: from the first statement the loss depends on to backward()
+        lower = max([i + 1 for i in zero_in_block if i < k], default=0)
+        needed = set(_Names.of(loss_expr).reads) if not isinstance(loss_expr, cst.Name) else {loss_name}
+        start = None
+        for i in range(k - 1, lower - 1, -1):
+            n = _Names.of(block[i])
+            if set(n.writes) & needed:
+                start = i
+                needed |= set(n.reads)
+        if start is None:
+            raise Refuse("MS953", f"the loss `{code_of(loss_expr)}` is not computed in this block "
+                                  "before backward(): move its computation into a forward_fn by hand")
+        segment = [st for i, st in enumerate(block[start:k], start) if i not in zero_in_block]
+        seg_names = _Names.of(segment)
+        if seg_names.flow:
+            raise Refuse("MS953", "return/break/continue/yield between the forward pass and "
+                                  "backward(): restructure the step by hand")
+        for c in seg_names.calls:
+            if self.qual(c.func) in ("torch.autograd.grad",):
+                raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
+                                      "nested ms.grad by hand")
+        rest = block[k + 1:]
+        if _reads_grad(segment) or _reads_grad(rest):
+            raise Refuse("MS951", "parameter .grad is read or changed around backward()/step(): "
+                                  "use the grads tuple returned by grad_fn (aligned with "
+                                  "optimizer.parameters) instead")
+        # where forward_fn goes: before the outermost loop around the step (built once)
+        loop_at = next((n for n in range(len(path) - 1)
+                        if isinstance(_at(body, path[:n + 1]), (cst.For, cst.While))), None)
+        if accumulate and loop_at is None:
+            raise Refuse("MS953", "gradient accumulation across calls of a function: keep the "
+                                  "accumulated grads in a variable that outlives the call by hand")
+        loop_bound = set(_Names.of(_at(body, path[:loop_at + 1])).writes) if loop_at is not None else set()
+        written = list(dict.fromkeys(seg_names.writes))
+        params = [n for n in _free_reads(segment) if n in loop_bound or n in written]
+        outside = _set_block(body, path[:-1], block[:start] + block[k:])
+        later = set(_Names.of(outside).reads)
+        aux = [n for n in written if n != loss_name and n in later]
+        # names of what we generate
+        fwd = _unique("forward_fn", taken)
+        gfn = _unique("grad_fn", taken)
+        grads = _unique("grads", taken) if "grads" in taken else "grads"
+        taken.add(grads)
+        acc = _unique("accum_grads", taken) if accumulate else None
+        ctx = {"opt": opt, "scaler": scaler, "grads": acc or grads, "unscaled": False,
+               "finite": None, "taken": taken}
+        # forward_fn
+        ret_loss = f"{scaler}.scale({code_of(loss_expr)})" if scaler else code_of(loss_expr)
+        ret = ", ".join([ret_loss, *aux])
+        fn_body = [*segment, _stmt(f"return {ret}")]
+        fn = cst.FunctionDef(
+            name=cst.Name(fwd),
+            params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
+            body=cst.IndentedBlock(body=fn_body),
+            leading_lines=[cst.EmptyLine()] if (loop_at is not None or start) else [],
+        )
+        has_aux = bool(aux)
+        build = [fn, _stmt(f"{gfn} = ms.value_and_grad({fwd}, None, {opt}.parameters"
+                           f"{', has_aux=True' if has_aux else ''})")]
+        if accumulate:
+            build.append(_stmt(f"{acc} = None"))
+        build[1] = build[1].with_changes(leading_lines=[cst.EmptyLine()])
+        # the call that replaces segment + backward
+        out = f"({', '.join([loss_name, *aux])})" if has_aux else loss_name
+        call = [_stmt(f"{out}, {grads} = {gfn}({', '.join(params)})")]
+        if scaler:
+            call.append(_stmt(f"{loss_name} = {scaler}.unscale({loss_name})"))
+        if accumulate:
+            call.append(_stmt(f"{acc} = {grads} if {acc} is None else "
+                              f"tuple(a + g for a, g in zip({acc}, {grads}))"))
+        self.conv.used.add("ms")
+        self.stepped.add(opt)
+        self.record(bw_stmt, call[0], "MS201", "transformed",
+                    f"{code_of(bw_call)}: tape autodiff -> {fwd} + ms.value_and_grad (built once) "
+                    f"+ {opt}(grads)" + (f"; returns {', '.join(aux)} for the code after it" if aux else ""))
+        if accumulate:
+            self.record(block[j], f"{acc} = ...", "MS205", "transformed",
+                        "gradient accumulation: grads summed in a tuple, applied and reset where "
+                        "step()/zero_grad() were")
+        tail = self._after(rest, ctx, guarded_index=j - k - 1 if guarded else None)
+        new_block = block[:start] + call + tail
+        # zero_grad() before the forward segment does nothing in MindSpore
+        kept_before = []
+        for i, st in enumerate(block[:start]):
+            if i in zero_in_block:
+                self.record(st, "", "MS202", "exact", "zero_grad() removed: value_and_grad returns "
+                                                      "fresh gradients on every call")
+                if st.leading_lines:
+                    kept_before.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines))
+                continue
+            kept_before.append(st)
+        new_block = kept_before + new_block[start:]
+        if loop_at is None:
+            at = len(kept_before)
+            new_block = new_block[:at] + build + new_block[at:]
+            return _set_block(body, path[:-1], new_block)
+        body = _set_block(body, path[:-1], new_block)
+        anchor = path[:loop_at + 1]
+        outer = _block_at(body, anchor[:-1])
+        i = anchor[-1][0]
+        loop = outer[i]
+        outer = outer[:i] + build + [loop.with_changes(leading_lines=[cst.EmptyLine(), *loop.leading_lines]
+                                                      if not loop.leading_lines else loop.leading_lines)] + outer[i + 1:]
+        return _set_block(body, anchor[:-1], outer)
+
+    def _is_zero_grad(self, st, opt: str) -> bool:
+        m = _method_call(st, "zero_grad")
+        return m is not None and dotted(m[0]) in (opt, *self.optimizers)
+
+    def _is_step(self, st):
+        """The optimizer name when ``st`` is ``opt.step()`` or ``scaler.step(opt)``."""
+        m = _method_call(st, "step")
+        if m is None:
+            return None
+        recv, call = m
+        name = dotted(recv)
+        if name in self.scalers and len(call.args) == 1:
+            return dotted(call.args[0].value)
+        if name in self.schedulers or call.args:
+            return None
+        if name in self.optimizers or (name and "opt" in name.lower() and "sched" not in name.lower()):
+            return name
+        return None
+
+    def _find_step(self, block, k):
+        for j in range(k + 1, len(block)):
+            st = block[j]
+            opt = self._is_step(st)
+            if opt:
+                return j, None, opt
+            if isinstance(st, cst.If) and isinstance(st.body, cst.IndentedBlock):
+                for i, inner in enumerate(st.body.body):
+                    opt = self._is_step(inner)
+                    if opt:
+                        return j, i, opt
+        return None
+
+    def _after(self, stmts: list, ctx: dict, guarded_index=None) -> list:
+        """Statements after backward(): clipping, unscale_, step, zero_grad, scaler.update."""
+        out = []
+        for n, st in enumerate(stmts):
+            if n == guarded_index:
+                inner = self._after(list(st.body.body), ctx)
+                if not inner:
+                    inner = [_stmt("pass")]
+                self.record(st.test, code_of(st.test), "MS207", "transformed",
+                            "guarded step(): the update is applied only when the condition holds")
+                out.append(st.with_changes(body=st.body.with_changes(body=inner)))
+                continue
+            new = self._after_one(st, ctx)
+            if new and st.leading_lines and new[0] is not st:
+                new[0] = new[0].with_changes(leading_lines=st.leading_lines)
+            elif not new and st.leading_lines:
+                new = [cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines)]
+            out.extend(new)
+        return out
+
+    def _after_one(self, st, ctx: dict) -> list:
+        g, opt, scaler = ctx["grads"], ctx["opt"], ctx["scaler"]
+        if self._is_zero_grad(st, opt):
+            self.record(st, "", "MS202", "exact", "zero_grad() removed: value_and_grad returns "
+                                                  "fresh gradients on every call")
+            if g != "grads":  # accumulation: the sum starts again
+                return [_stmt(f"{g} = None")]
+            return []
+        call = _call_of(st)
+        q = self.qual(call.func) if call is not None else None
+        if q in _CLIP_NORM:
+            args = _bind(call, ["parameters", "max_norm", "norm_type", "error_if_nonfinite", "foreach"])
+            if args is None or "max_norm" not in args:
+                raise Refuse("MS953", f"{code_of(call)}: arguments not understood")
+            nt = args.get("norm_type")
+            if nt is not None and code_of(nt) not in ("2", "2.0"):
+                raise Refuse("MS953", f"{code_of(call)}: only the L2 norm maps to ops.clip_by_global_norm")
+            self.conv.used.add("ops")
+            new = _stmt(f"{g} = ops.clip_by_global_norm({g}, {code_of(args['max_norm'])})")
+            self.record(st, new, "MS203", "approximate",
+                        f"clips the grads of {opt}.parameters (the {code_of(args['parameters'])} "
+                        "given to the optimizer); torch scales by max_norm/(norm+1e-6), MindSpore by "
+                        "max_norm/max(norm, max_norm)")
+            return [new]
+        if q in _CLIP_VALUE:
+            args = _bind(call, ["parameters", "clip_value", "foreach"])
+            if args is None or "clip_value" not in args:
+                raise Refuse("MS953", f"{code_of(call)}: arguments not understood")
+            self.conv.used.add("ops")
+            v = code_of(args["clip_value"])
+            v = v if isinstance(args["clip_value"], (cst.Name, cst.Integer, cst.Float, cst.Attribute)) else f"({v})"
+            new = _stmt(f"{g} = ops.clip_by_value({g}, -{v}, {v})")
+            self.record(st, new, "MS204", "exact", f"clips the grads of {opt}.parameters")
+            return [new]
+        if q is not None and (q in _CLIP_NORM | _CLIP_VALUE or q.startswith("torch.nn.utils.clip")):
+            raise Refuse("MS953", f"{code_of(call)}: clipping result used; clip the grads tuple by hand")
+        m = _method_call(st, "unscale_")
+        if m is not None and dotted(m[0]) == scaler:
+            ctx["unscaled"] = True
+            new = _stmt(f"{g} = {scaler}.unscale({g})")
+            self.record(st, new, "MS206", "exact", "unscale the gradients, not the optimizer")
+            return [new]
+        step_opt = self._is_step(st)
+        if step_opt is not None:
+            if step_opt != opt:
+                raise Refuse("MS953", f"backward() is followed by the step of another optimizer "
+                                      f"({step_opt}): write its value_and_grad by hand")
+            m = _method_call(st, "step")
+            if scaler and dotted(m[0]) == scaler:
+                new = []
+                if not ctx["unscaled"]:
+                    new.append(_stmt(f"{g} = {scaler}.unscale({g})"))
+                fin = _unique("grads_finite", ctx["taken"])
+                ctx["finite"] = fin
+                new.append(_stmt(f"{fin} = ms.amp.all_finite({g})"))
+                new.append(_stmt(f"if {fin}:\n    {opt}({g})"))
+                self.record(st, new[-1], "MS206", "approximate",
+                            "scaler.step -> update only when the unscaled grads are finite "
+                            "(ms.amp.all_finite)")
+                return new
+            new = _stmt(f"{opt}({g})")
+            self.record(st, new, "MS201", "exact", "optimizer.step() -> optimizer(grads)")
+            return [new]
+        m = _method_call(st, "update")
+        if m is not None and scaler and dotted(m[0]) == scaler:
+            fin = ctx["finite"] or f"ms.amp.all_finite({g})"
+            new = _stmt(f"{scaler}.adjust({fin})")
+            self.record(st, new, "MS206", "approximate",
+                        "scaler.update() -> adjust(finite): one scale_factor for growth and backoff, "
+                        "scale never below 1")
+            return [new]
+        if isinstance(st, cst.SimpleStatementLine):
+            for c in _Names.of(st).calls:
+                if self.qual(c.func) in _CLIP_NORM | _CLIP_VALUE:
+                    raise Refuse("MS953", f"{code_of(c)}: clipping result used; clip the grads "
+                                          "tuple with ops.clip_by_global_norm by hand")
+        return [st]
