@@ -634,9 +634,15 @@ def pool(edit) -> None:
         v = literal(pad) if pad is not None else 0
     except (ValueError, SyntaxError):
         v = None
-    if v == 0 or v == (0, 0):
+    needs_pad = any(edit.bound.get(k) is not None and code_of(edit.bound[k]) not in ("False", "1", "None")
+                    for k in ("ceil_mode", "dilation", "return_indices", "divisor_override"))
+    if (v == 0 or v == (0, 0)) and not needs_pad:
         edit.drop("padding")
         edit.set("pad_mode", "'valid'")
+    elif v == 0 or v == (0, 0):
+        edit.drop("padding")
+        edit.set("pad_mode", "'pad'")
+        edit.note("pad_mode='pad' (with zero padding) because ceil_mode/dilation need it")
     else:
         edit.set("pad_mode", "'pad'")
         edit.set("padding", pad)

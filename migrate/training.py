@@ -40,7 +40,7 @@ MARKERS.update({
 
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = ("backward", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
-             "autograd.grad", "set_epoch", "DistributedDataParallel", "TensorDataset")
+             "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad")
 _AUTOCAST = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
              "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
 _SCALERS = {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler"}
@@ -256,6 +256,7 @@ class TrainingPass:
         self.samplers: dict[str, cst.Call] = {}  # name -> DistributedSampler(...) call
         self.datasets: dict[str, int] = {}  # name -> number of columns (TensorDataset(...))
         self.ds_columns: dict[str, int] = {}  # local Dataset subclass -> columns of __getitem__
+        self.ds_instances: dict[str, int] = {}  # name -> columns (an instance of such a class)
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
 
     # ---- bookkeeping ---------------------------------------------------------------------
@@ -305,6 +306,8 @@ class TrainingPass:
                 self.samplers[name] = a.value
             elif q in ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"):
                 self.datasets[name] = len(a.value.args)
+            elif isinstance(a.value.func, cst.Name) and a.value.func.value in self.ds_columns:
+                self.ds_instances[name] = self.ds_columns[a.value.func.value]
 
     # ---- scopes and blocks ---------------------------------------------------------------
     def _scope(self, body: list, top: bool = False):
@@ -621,3 +624,291 @@ class TrainingPass:
                     raise Refuse("MS953", f"{code_of(c)}: clipping result used; clip the grads "
                                           "tuple with ops.clip_by_global_norm by hand")
         return [st]
+
+    # ---- statements outside the steps ----------------------------------------------------
+    def _dataset_class(self, node: cst.ClassDef) -> cst.ClassDef:
+        """``class D(torch.utils.data.Dataset)`` -> ``class D:`` (a random-access source)."""
+        bases = [b for b in node.bases if self.qual(b.value) not in _DATASET_BASES]
+        if len(bases) == len(node.bases):
+            return node
+        self.record(node.bases[0].value, "", "MS211", "exact",
+                    "Dataset base dropped: a class with __getitem__/__len__ is a GeneratorDataset source")
+        if bases:
+            bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return node.with_changes(bases=bases)
+        return node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
+
+
+_DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"}
+
+
+class _Cleanup(cst.CSTTransformer):
+    """Statement rewrites around the steps: autocast, zero_grad, set_epoch, process groups."""
+
+    def __init__(self, tp: TrainingPass):
+        self.tp = tp
+
+    def leave_With(self, original, updated):
+        items = [it for it in updated.items
+                 if not (isinstance(it.item, cst.Call) and self.tp.qual(it.item.func) in _AUTOCAST)]
+        if len(items) == len(updated.items):
+            return updated
+        self.tp.record(original.items[0].item, "", "MS208", "approximate",
+                       "autocast removed: ms_core computes in float32; for mixed precision use "
+                       "ms.amp.auto_mixed_precision(network) once")
+        if items:
+            items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(items=items)
+        if not isinstance(updated.body, cst.IndentedBlock):
+            return updated.with_changes(items=[cst.WithItem(parse_expr("contextlib.nullcontext()"))])
+        stmts = list(updated.body.body)
+        stmts[0] = stmts[0].with_changes(leading_lines=[*updated.leading_lines, *stmts[0].leading_lines])
+        return cst.FlattenSentinel(stmts)
+
+    def leave_SimpleStatementLine(self, original, updated):
+        tp = self.tp
+        if len(updated.body) != 1:
+            return updated
+        small = updated.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                and dotted(small.targets[0].target) in tp.samplers:
+            tp.record(original, "", "MS212", "transformed",
+                      "DistributedSampler -> num_shards/shard_id of the dataset built from the DataLoader")
+            return self._remove(updated)
+        call = _call_of(updated)
+        if call is None:
+            return updated
+        if isinstance(call.func, cst.Attribute):
+            recv = dotted(call.func.value)
+            name = call.func.attr.value
+            if name == "zero_grad" and recv in tp.stepped:
+                tp.record(original, "", "MS202", "exact", "zero_grad() removed: value_and_grad "
+                                                          "returns fresh gradients on every call")
+                return self._remove(updated)
+            if name == "set_epoch" and recv in tp.samplers:
+                tp.record(original, "", "MS212", "approximate",
+                          "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
+                return self._remove(updated)
+        if tp.qual(call.func) == "torch.distributed.init_process_group":
+            tp.conv.used.add("ms")
+            new = [_stmt("ms.communication.init()"),
+                   _stmt("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
+                         "gradients_mean=True)")]
+            new[0] = new[0].with_changes(leading_lines=updated.leading_lines)
+            tp.record(original, new[0], "MS210", "approximate",
+                      "init_process_group -> communication.init() + data-parallel context with mean "
+                      "gradients; the backend follows the device target")
+            return cst.FlattenSentinel(new)
+        return updated
+
+    @staticmethod
+    def _remove(node):
+        if node.leading_lines:
+            return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)
+        return cst.RemoveFromParent()
+
+    def leave_IndentedBlock(self, original, updated):
+        if not updated.body:
+            return updated.with_changes(body=[_stmt("pass")])
+        return updated
+
+
+# --------------------------------------------------------------------------------------------
+# tree paths: (index, block field) steps from a scope's body to one statement
+# --------------------------------------------------------------------------------------------
+def _blocks(st) -> list[tuple[str, list]]:
+    out = []
+    if isinstance(st, (cst.For, cst.While, cst.If, cst.With, cst.Try)) and isinstance(st.body, cst.IndentedBlock):
+        out.append(("body", list(st.body.body)))
+    orelse = getattr(st, "orelse", None)
+    if isinstance(orelse, cst.If):
+        out.append(("elif", [orelse]))
+    elif orelse is not None and isinstance(orelse.body, cst.IndentedBlock):
+        out.append(("orelse", list(orelse.body.body)))
+    if isinstance(st, cst.Try):
+        for i, h in enumerate(st.handlers):
+            if isinstance(h.body, cst.IndentedBlock):
+                out.append((f"h{i}", list(h.body.body)))
+        if st.finalbody is not None and isinstance(st.finalbody.body, cst.IndentedBlock):
+            out.append(("finalbody", list(st.finalbody.body.body)))
+    return out
+
+
+def _with_block(st, field: str, stmts: list):
+    stmts = stmts or [_stmt("pass")]
+    if field == "body":
+        return st.with_changes(body=st.body.with_changes(body=stmts))
+    if field == "elif":
+        return st.with_changes(orelse=stmts[0])
+    if field == "orelse":
+        return st.with_changes(orelse=st.orelse.with_changes(body=st.orelse.body.with_changes(body=stmts)))
+    if field == "finalbody":
+        return st.with_changes(finalbody=st.finalbody.with_changes(
+            body=st.finalbody.body.with_changes(body=stmts)))
+    i = int(field[1:])
+    hs = list(st.handlers)
+    hs[i] = hs[i].with_changes(body=hs[i].body.with_changes(body=stmts))
+    return st.with_changes(handlers=hs)
+
+
+def _block_at(body: list, prefix: list) -> list:
+    for i, field in prefix:
+        body = dict(_blocks(body[i]))[field]
+    return body
+
+
+def _at(body: list, path: list):
+    return _block_at(body, path[:-1])[path[-1][0]]
+
+
+def _set_block(body: list, prefix: list, new: list) -> list:
+    if not prefix:
+        return list(new)
+    i, field = prefix[0]
+    sub = dict(_blocks(body[i]))[field]
+    return body[:i] + [_with_block(body[i], field, _set_block(sub, prefix[1:], new))] + body[i + 1:]
+
+
+def _replace_at(body: list, path: list, fn) -> list:
+    block = _block_at(body, path[:-1])
+    k = path[-1][0]
+    return _set_block(body, path[:-1], block[:k] + fn(block[k]) + block[k + 1:])
+
+
+def _map_blocks(st, fn):
+    for field, stmts in _blocks(st):
+        new = fn(stmts)
+        if new is not None:
+            st = _with_block(st, field, new)
+    return st
+
+
+def _seq_or_none(f, stmts):
+    new = [f(s) for s in stmts]
+    return new if any(a is not b for a, b in zip(new, stmts)) else None
+
+
+def _marked(st) -> bool:
+    return any(ln.comment is not None and ln.comment.value.startswith(MARKER_PREFIX + "MS95")
+               for ln in st.leading_lines)
+
+
+def _find_backward(body: list, prefix=()):
+    """Path to the first unmarked ``x.backward(...)`` statement of this scope, or None."""
+    for i, st in enumerate(body):
+        if _method_call(st, "backward") is not None and not _marked(st):
+            return [*prefix, (i, None)]
+        for field, stmts in _blocks(st):
+            found = _find_backward(stmts, (*prefix, (i, field)))
+            if found is not None:
+                return found
+    return None
+
+
+def _walk_statements(body):
+    for st in body:
+        yield st
+        if isinstance(st, (cst.FunctionDef, cst.ClassDef)) and isinstance(st.body, cst.IndentedBlock):
+            yield from _walk_statements(st.body.body)
+        for _, stmts in _blocks(st):
+            yield from _walk_statements(stmts)
+
+
+def _scope_names(body) -> set[str]:
+    n = _Names.of(list(body))
+    return set(n.reads) | set(n.writes) | n.local
+
+
+def _reads_grad(stmts) -> bool:
+    return any(a.attr.value == "grad" for a in _Names.of(list(stmts)).attrs)
+
+
+def _bind(call: cst.Call, names: list[str]) -> dict | None:
+    out = {}
+    for i, a in enumerate(call.args):
+        if a.star:
+            return None
+        if a.keyword is None:
+            if i >= len(names):
+                return None
+            out[names[i]] = a.value
+        elif a.keyword.value in names:
+            out[a.keyword.value] = a.value
+        else:
+            return None
+    return out
+
+
+def _getitem_columns(node: cst.ClassDef) -> int | None:
+    """How many columns a Dataset class's __getitem__ returns (a literal tuple), else None."""
+    if not isinstance(node.body, cst.IndentedBlock):
+        return None
+    for st in node.body.body:
+        if isinstance(st, cst.FunctionDef) and st.name.value == "__getitem__":
+            sizes = set()
+            for s in _walk_statements(st.body.body if isinstance(st.body, cst.IndentedBlock) else []):
+                if isinstance(s, cst.SimpleStatementLine):
+                    for small in s.body:
+                        if isinstance(small, cst.Return) and small.value is not None:
+                            v = small.value
+                            sizes.add(len(v.elements) if isinstance(v, cst.Tuple) else 1)
+            return sizes.pop() if len(sizes) == 1 else None
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# entry point used by the converter
+# --------------------------------------------------------------------------------------------
+def apply(conv, module: cst.Module, code: str) -> cst.Module:
+    """Run the training pass on ``module`` before the main walk.
+
+    Records its changes on ``conv`` and re-aligns ``conv.stmt_lines`` (the main walker's line
+    numbers) with the rewritten tree, so reported lines still point into the input file.
+
+    Returns:
+        The rewritten module (``module`` itself when the file has no training code).
+    """
+    if not any(t in code for t in _TRIGGERS):
+        return module
+    tp = TrainingPass(conv)
+    conv.training = tp
+    new = tp.run(module)
+    new = new.visit(_Cleanup(tp)) if new is not None else module
+    if not tp.changes:
+        return module
+    lines = _node_lines(module)
+    last = 1
+    for node, before, after, rule_id, label, note in tp.changes:
+        line = lines.get(id(node), last) if not isinstance(node, str) else last
+        last = line
+        conv.changes.append(Change(line, rule_id, label, _short(before), _short(after), note))
+    new_code = new.code
+    from migrate.convert import _statement_lines
+    conv.stmt_lines = _remap_lines(_statement_lines(new_code), code, new_code)
+    return new
+
+
+def _node_lines(module: cst.Module) -> dict[int, int]:
+    from libcst.metadata import MetadataWrapper, PositionProvider
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    pos = wrapper.resolve(PositionProvider)
+    return {id(n): p.start.line for n, p in pos.items()}
+
+
+def _remap_lines(new_lines: list[int], old_code: str, new_code: str) -> list[int]:
+    """Map line numbers of ``new_code`` to the matching (or preceding) line of ``old_code``."""
+    a, b = old_code.splitlines(), new_code.splitlines()
+    to_old = {}
+    for blk in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        for d in range(blk.size):
+            to_old[blk.b + d + 1] = blk.a + d + 1
+    out, last = [], 1
+    for ln in new_lines:
+        last = to_old.get(ln, last)
+        out.append(last)
+    return out
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

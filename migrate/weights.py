@@ -164,7 +164,7 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
             if local in table and table[local] is None:
                 note = _DROP_NOTES.get(local, "dropped: no MindSpore counterpart")
                 rep.entries.append(WeightEntry(full, None, shape, "dropped", note))
-                if note not in rep.notes:
+                if f"{local}: {note}" not in rep.notes:
                     rep.notes.append(f"{local}: {note}")
                 continue
             target = _join(path, table.get(local, local))

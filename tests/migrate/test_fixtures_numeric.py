@@ -33,7 +33,9 @@ def _load(path: Path, name: str, code: str | None = None):
 
 def copy_weights(tmodel, cell):
     """Copy torch weights into the converted cell; return the names left unmatched."""
-    params = {p.name: p for p in cell.get_parameters()}
+    # traversal names (module paths), as torch's state_dict keys are; Parameter.name can differ
+    # for cells inserted after their parent was attached (MindSpore's auto-prefix rule)
+    params = dict(cell.parameters_and_names())
     used = set()
     for key, value in tmodel.state_dict().items():
         if key.endswith("num_batches_tracked"):
