@@ -912,3 +912,127 @@ def _remap_lines(new_lines: list[int], old_code: str, new_code: str) -> list[int
 def _short(text: str, limit: int = 120) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+# table rules (mappings/training.toml names them)
+# --------------------------------------------------------------------------------------------
+def _columns(n: int) -> str:
+    names = ["data", "label"] if n == 2 else [f"column_{i}" for i in range(n)]
+    return "[" + ", ".join(f'"{c}"' for c in names) + "]"
+
+
+def _is_false(node) -> bool:
+    return node is None or code_of(node) in ("False", "None")
+
+
+@rule("MS224", "tensor_dataset")
+def tensor_dataset(edit) -> None:
+    """Replace TensorDataset(a, b) with ms.dataset.NumpySlicesDataset((a, b), column_names, shuffle=False)."""
+    values = [a.value for a in edit.call.args]
+    if any(a.star or a.keyword is not None for a in edit.call.args) or not values:
+        edit.unsupported("TensorDataset needs the tensors as positional arguments")
+        return
+    edit.conv.used.add("ms")
+    data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
+    edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset(({data}), column_names={_columns(len(values))}, "
+                             "shuffle=False)")
+
+
+@rule("MS227", "distributed_sampler")
+def distributed_sampler(edit) -> None:
+    """Replace DistributedSampler(ds, ...) with ms.dataset.DistributedSampler(num_shards, shard_id, shuffle)."""
+    edit.conv.used.add("ms")
+    edit.result = parse_expr(_shard_args(edit.bound, "ms.dataset.DistributedSampler({})"))
+
+
+def _shard_args(bound: dict, template: str) -> str:
+    def plain(key, default):
+        v = bound.get(key)
+        # dist.get_world_size() / dist.get_rank() as arguments mean the defaults anyway
+        return code_of(v) if v is not None and isinstance(v, (cst.Name, cst.Integer)) else default
+    shuffle = bound.get("shuffle")
+    return template.format(
+        f"num_shards={plain('num_replicas', 'ms.communication.get_group_size()')}, "
+        f"shard_id={plain('rank', 'ms.communication.get_rank()')}, "
+        f"shuffle={code_of(shuffle) if shuffle is not None else 'True'}")
+
+
+@rule("MS223", "dataloader")
+def dataloader(edit) -> None:
+    """Replace DataLoader(ds, batch_size, shuffle, drop_last) with ms.dataset.GeneratorDataset(ds, ...).batch(...)."""
+    conv = edit.conv
+    tp = getattr(conv, "training", None)
+    b = edit.bound
+    ds = b.get("dataset")
+    if ds is None:
+        edit.unsupported("DataLoader without a dataset")
+        return
+    conv.used.add("ms")
+    bs = b.get("batch_size")
+    if bs is not None and code_of(bs) == "None":
+        edit.unsupported("batch_size=None (no batching): iterate the dataset itself")
+        return
+    shuffle = b.get("shuffle")
+    shard = None
+    sampler = b.get("sampler")
+    if sampler is not None and code_of(sampler) != "None":
+        name = dotted(sampler)
+        if tp is not None and name in tp.samplers:
+            sc = tp.samplers[name]
+            names = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
+            shard = _shard_args(_bind(sc, names) or {}, "{}")
+        elif isinstance(sampler, cst.Call) and code_of(sampler.func) == "ms.dataset.DistributedSampler":
+            shard = ", ".join(code_of(a) for a in sampler.args)
+        else:
+            edit.unsupported(f"sampler={code_of(sampler)}: only DistributedSampler maps "
+                             "(to num_shards/shard_id); write a custom sampler by hand")
+            return
+        if shuffle is not None and not _is_false(shuffle):
+            edit.unsupported("shuffle together with a sampler")
+            return
+    if shuffle is not None and not _is_false(shuffle):
+        edit.worse("approximate", "shuffle: same distribution, different order than torch's RandomSampler")
+    shuffle_code = code_of(shuffle) if shuffle is not None and code_of(shuffle) != "None" else "False"
+    sources = "shuffle=" + shuffle_code if shard is None else shard
+    if shard is not None:
+        edit.note("DistributedSampler -> num_shards/shard_id")
+    name = dotted(ds)
+    if isinstance(ds, cst.Call) and code_of(ds.func) == "ms.dataset.NumpySlicesDataset":
+        args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
+                if a.keyword is None or a.keyword.value != "shuffle"]
+        base = f"{code_of(ds.func)}({', '.join([*args, sources])})"
+    elif tp is not None and name in tp.datasets:
+        if shard is not None:
+            edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
+                             "num_shards/shard_id to its NumpySlicesDataset by hand")
+            return
+        base = name if shuffle_code == "False" else (
+            f"{name}.shuffle({name}.get_dataset_size())" if shuffle_code == "True" else
+            f"({name}.shuffle({name}.get_dataset_size()) if {shuffle_code} else {name})")
+    else:
+        n = None
+        if tp is not None:
+            if name in tp.ds_instances:
+                n = tp.ds_instances[name]
+            elif isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
+                n = tp.ds_columns.get(ds.func.value)
+        if n is None:
+            n = 2
+            edit.worse("approximate", f"{code_of(ds)} assumed to yield (data, label) pairs: "
+                                      "adjust column_names if it yields another number of items")
+        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={_columns(n)}, {sources})"
+    batch = code_of(bs) if bs is not None else "1"
+    drop = b.get("drop_last")
+    drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
+    edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
+
+
+@rule("MS226", "ddp")
+def ddp(edit) -> None:
+    """Replace DistributedDataParallel(model, ...) with model (the parallel context averages gradients)."""
+    args = edit.call.args
+    if not args or args[0].keyword not in (None,) and args[0].keyword.value != "module":
+        edit.unsupported("DistributedDataParallel without its module")
+        return
+    edit.result = args[0].value
