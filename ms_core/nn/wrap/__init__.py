@@ -1,2 +1,7 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""Training wrappers (`nn.WithLossCell`, `nn.TrainOneStepCell`, loss scaling)."""
+from .cell_wrapper import WithLossCell, WithEvalCell, WithGradCell, TrainOneStepCell
+from .loss_scale import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,
+                         TrainOneStepWithLossScaleCell)
+
+__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell",
+           "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]

@@ -1,0 +1,145 @@
+"""`WithLossCell`, `WithEvalCell`, `WithGradCell`, `TrainOneStepCell`: the training wrappers that
+replace torch's hand-written `loss.backward(); optimizer.step()` loop."""
+import numbers
+
+import numpy as np
+
+from ..cell import Cell
+from ... import _api
+from ...common.tensor import Tensor
+
+__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell"]
+
+
+def _check_cell(cls, name, value):
+    if not isinstance(value, Cell):
+        raise TypeError(f"For '{cls}', the '{name}' must be a Cell, but got {type(value).__name__}.")
+    return value
+
+
+class WithLossCell(Cell):
+    """loss_fn(backbone(data), label): a network with its loss, as one Cell.
+
+    Parameter names are not prefixed (auto_prefix=False): the backbone's `fc.weight` stays
+    `fc.weight`, so checkpoints of the wrapped and bare network match.
+
+    Example:
+        >>> net_with_loss = nn.WithLossCell(net, nn.MSELoss())
+        >>> loss = net_with_loss(x, y)
+    """
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        self._backbone = _check_cell("WithLossCell", "backbone", backbone)
+        if not callable(loss_fn):
+            raise TypeError(f"For 'WithLossCell', the 'loss_fn' must be a Cell or a function, but "
+                            f"got {type(loss_fn).__name__}.")
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        return self._loss_fn(self._backbone(data), label)
+
+    @property
+    def backbone_network(self):
+        return self._backbone
+
+
+class WithEvalCell(Cell):
+    """(loss, outputs, label) for evaluation; `add_cast_fp32` casts outputs and label to float32."""
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        self._network = _check_cell("WithEvalCell", "network", network)
+        self._loss_fn = loss_fn
+        self.add_cast_fp32 = bool(add_cast_fp32)
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            outputs = outputs.astype(np.float32)
+            label = label.astype(np.float32)
+        return self._loss_fn(outputs, label), outputs, label
+
+
+def _scaled(fn, sens, holder):
+    """fn(*inputs) * sens, keeping fn's own output in `holder`: differentiating the product from
+    a ones cotangent starts backward from exactly `sens`, with a single forward pass."""
+    def wrapped(*inputs):
+        out = fn(*inputs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"For 'TrainOneStepCell', the network must return the loss as one "
+                            f"Tensor, but got {type(out).__name__}. Wrap it with nn.WithLossCell.")
+        holder.append(out)
+        s = sens._data.astype(out._data.dtype) if isinstance(sens, Tensor) else sens
+        return out * Tensor._wrap(np.broadcast_to(np.asarray(s, out._data.dtype), out.shape).copy())
+    return wrapped
+
+
+def _loss_and_grads(network, inputs, weights, sens, name):
+    holder = []
+    _, _, _, grads = _api._value_and_grads(_scaled(network, sens, holder), inputs, (), weights, False,
+                                           None, name)
+    loss = holder[0]
+    return Tensor._wrap(loss._data), tuple(grads)
+
+
+class WithGradCell(Cell):
+    """The gradients of `network` (with `loss_fn` when given) w.r.t. its trainable parameters."""
+
+    def __init__(self, network, loss_fn=None, sens=None):
+        super().__init__(auto_prefix=False)
+        self.network = _check_cell("WithGradCell", "network", network)
+        self.loss_fn = loss_fn
+        self.sens = 1.0 if sens is None else sens
+        self.weights = tuple(network.trainable_params())
+        self.network_with_loss = WithLossCell(network, loss_fn) if loss_fn is not None else network
+
+    def construct(self, *inputs):
+        _, grads = _loss_and_grads(self.network_with_loss, inputs, self.weights, self.sens,
+                                   "WithGradCell")
+        return grads
+
+
+class TrainOneStepCell(Cell):
+    """One training step: loss = network(*inputs); gradients of the loss w.r.t. the optimizer's
+    parameters with sensitivity `sens`; optimizer(gradients); returns the loss.
+
+    torch equivalent: `loss = net_with_loss(x, y); opt.zero_grad(); (loss * sens).backward();
+    opt.step()`. The network runs forward once; set training mode yourself
+    (`train_net.set_train()`), as in MindSpore.
+
+    Args:
+        network: a Cell returning the loss (typically `nn.WithLossCell`).
+        optimizer: an `nn.Optimizer` over the network's parameters.
+        sens: the scaling of the loss gradient (float; default 1.0).
+
+    Example:
+        >>> train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+        >>> loss = train_net(x, y)
+    """
+
+    def __init__(self, network, optimizer, sens=1.0):
+        super().__init__(auto_prefix=False)
+        from ..optim.optimizer import Optimizer
+        self.network = _check_cell("TrainOneStepCell", "network", network)
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"For 'TrainOneStepCell', the 'optimizer' must be an nn.Optimizer, but "
+                            f"got {type(optimizer).__name__}.")
+        self.optimizer = optimizer
+        self.weights = optimizer.parameters
+        sens = 1.0 if sens is None else sens
+        if isinstance(sens, bool) or not isinstance(sens, (numbers.Real, Tensor)):
+            raise TypeError(f"For 'TrainOneStepCell', the 'sens' must be a float, but got "
+                            f"{type(sens).__name__}.")
+        self.sens = sens
+        self.reducer_flag = False  # no data-parallel gradient reduction on a single process
+
+    def grad_reducer(self, grads):
+        return grads
+
+    def construct(self, *inputs):
+        loss, grads = _loss_and_grads(self.network, inputs, self.weights, self.sens,
+                                      "TrainOneStepCell")
+        grads = self.grad_reducer(grads)
+        self.optimizer(grads)
+        return loss
