@@ -1,4 +1,6 @@
 """`ms_core.Tensor`: a NumPy array with MindSpore's API, dtype inference and printing."""
+import re
+
 import numpy as np
 
 from .. import _engine
@@ -232,6 +234,7 @@ class Tensor:
         body = np.array2string(a, separator=", ", threshold=1000, edgeitems=3, formatter=formatter,
                                max_line_width=1 << 30)  # MindSpore never wraps a row
         body = body.replace(", ...,", " ...")  # MindSpore elides without the commas
+        body = re.sub(r",\n(?:[ ]*\n)+", ",\n", body)  # and has no blank lines between blocks
         # MindSpore 2.x keeps 1-D values on the header line and starts N-D values on a new one
         return f"{head} {body})" if a.ndim == 1 else f"{head}\n{body})"
 

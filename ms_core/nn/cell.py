@@ -303,12 +303,14 @@ class Cell:
             out = self._call_with_bprop(args, kwargs)
         else:
             out = self.construct(*args, **kwargs)
-        if hooked:
-            out = self._wrap_outputs(out, hook_state)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, out)
             if result is not None:
                 out = result
+        if hooked:
+            # after the forward hooks, as torch and MindSpore 2.10 do: grad_output is the
+            # gradient w.r.t. what the caller receives
+            out = self._wrap_outputs(out, hook_state)
         return out
 
     def _wrap_inputs(self, args, hook_state):

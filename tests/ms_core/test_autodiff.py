@@ -187,3 +187,12 @@ def test_has_aux_needs_a_tuple():
 def test_fn_must_be_callable():
     with pytest.raises(TypeError, match="the 'fn' must be a function or a Cell"):
         ms.grad(3)
+
+
+def test_the_same_tensor_at_two_positions_gets_the_total_derivative_as_mindspore():
+    # MindSpore 2.10 identifies inputs by object: grad(f, 0)(a, a) = d/da f(a, a)
+    a, b = Tensor([1.0]), Tensor([1.0])
+    f = lambda x, y: x * 3 + y * 5
+    assert np_(ms.grad(f, 0)(a, a)).tolist() == [8.0]
+    assert [np_(g).tolist() for g in ms.grad(f, (0, 1))(a, a)] == [[8.0], [8.0]]
+    assert [np_(g).tolist() for g in ms.grad(f, (0, 1))(a, b)] == [[3.0], [5.0]]

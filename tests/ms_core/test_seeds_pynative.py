@@ -86,6 +86,7 @@ class ReluNet(nn.Cell):
 
 
 ONE = Tensor(np.ones([1]).astype(np.float32))
+ONE_B = Tensor(np.ones([1]).astype(np.float32))  # distinct objects, as in the seed (x and y)
 INPUT_REPR = "(Tensor(shape=[1], dtype=Float32, value= [ 2.00000000e+00]),)"
 
 
@@ -99,19 +100,19 @@ def test_forward_pre_hook_and_remove():
 
     net = ReluNet()
     handle = net.relu.register_forward_pre_hook(forward_pre_hook_fn)
-    assert str(net(ONE, ONE)) == "[2.]"
-    gradient = GradOperation(get_all=True)(net)(ONE, ONE)
+    assert str(net(ONE, ONE_B)) == "[2.]"
+    gradient = GradOperation(get_all=True)(net)(ONE, ONE_B)
     assert values(gradient) == [[1.0], [1.0]]
     assert log == [INPUT_REPR, INPUT_REPR]
     handle.remove()
-    gradient = GradOperation(get_all=True)(net)(ONE, ONE)
+    gradient = GradOperation(get_all=True)(net)(ONE, ONE_B)
     assert values(gradient) == [[1.0], [1.0]] and len(log) == 2
 
 
 def test_forward_pre_hook_returning_a_fresh_tensor_cuts_the_gradient():
     net = ReluNet()
     net.relu.register_forward_pre_hook(lambda cell, inputs: Tensor(np.ones([1]).astype(np.float32)))
-    gradient = GradOperation(get_all=True)(net)(ONE, ONE)
+    gradient = GradOperation(get_all=True)(net)(ONE, ONE_B)
     assert values(gradient) == [[0.0], [0.0]]
 
 
@@ -124,10 +125,10 @@ def test_forward_hook_replaces_outputs_and_remove():
 
     net = ReluNet()
     handle = net.relu.register_forward_hook(forward_hook_fn)
-    assert values(GradOperation(get_all=True)(net)(ONE, ONE)) == [[2.0], [2.0]]
+    assert values(GradOperation(get_all=True)(net)(ONE, ONE_B)) == [[2.0], [2.0]]
     assert log == [(INPUT_REPR, "[2.]")]
     handle.remove()
-    assert values(GradOperation(get_all=True)(net)(ONE, ONE)) == [[1.0], [1.0]]
+    assert values(GradOperation(get_all=True)(net)(ONE, ONE_B)) == [[1.0], [1.0]]
 
 
 def test_all_three_hooks_together():
@@ -144,8 +145,10 @@ def test_all_three_hooks_together():
 
     net.relu.register_forward_hook(fwd)
     net.relu.register_backward_hook(bwd)
-    gradient = GradOperation(get_all=True)(net)(ONE, ONE)
-    assert log == [("pre", INPUT_REPR), ("fwd", INPUT_REPR, "[2.]"), ("bwd", [[2.0]], [[2.0]])]
+    gradient = GradOperation(get_all=True)(net)(ONE, ONE_B)
+    # The r1.7 seed printed grad_output 2 (w.r.t. relu's own output). MindSpore 2.10 and torch
+    # give the gradient w.r.t. the hook-modified output the caller sees: 1 (checked on both).
+    assert log == [("pre", INPUT_REPR), ("fwd", INPUT_REPR, "[2.]"), ("bwd", [[2.0]], [[1.0]])]
     assert values(gradient) == [[2.0], [2.0]]
 
 
@@ -181,14 +184,14 @@ def test_backward_hook_returning_wrong_type_is_a_clear_error():
     net = ReluNet()
     net.relu.register_backward_hook(lambda c, gi, go: "oops")
     with pytest.raises(TypeError, match="backward hook, the hook must return None or a tuple of 1"):
-        GradOperation(get_all=True)(net)(ONE, ONE)
+        GradOperation(get_all=True)(net)(ONE, ONE_B)
 
 
 def test_pre_hook_returning_wrong_type_is_a_clear_error():
     net = ReluNet()
     net.relu.register_forward_pre_hook(lambda c, i: 3)
     with pytest.raises(TypeError, match="forward pre-hook, the hook must return None"):
-        net(ONE, ONE)
+        net(ONE, ONE_B)
 
 
 def test_custom_bprop():
