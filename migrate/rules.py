@@ -683,16 +683,6 @@ def embedding(edit) -> None:
     edit.set("embedding_table", "Normal(sigma=1.0)")
 
 
-@rule("MS115", "gelu")
-def gelu(edit) -> None:
-    """Replace GELU(approximate='none'|'tanh') with GELU(approximate=False|True)."""
-
-
-@rule("MS116", "shape_varargs")
-def shape_varargs(edit) -> None:
-    """Replace x.view(a, b) / x.permute(a, b) with ops.reshape(x, (a, b)) / ops.transpose(x, (a, b))."""
-
-
 @rule("MS117", "size")
 def size(edit) -> None:
     """Replace x.size() / x.size(i) with x.shape / x.shape[i]."""
@@ -905,36 +895,37 @@ def max_min(edit) -> None:
 @rule("MS131", "autograd_function")
 def autograd_function(conv, node: cst.ClassDef):
     """Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward."""
-    return conv.generic(node) if False else _autograd_function(conv, node)
-
-
-def _autograd_function(conv, node: cst.ClassDef):
     body = node.body.body
     fwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
     bwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "backward"), None)
+    base = node.bases[0].value
     if fwd is None or bwd is None or not _simple_ctx(fwd) or not _simple_ctx(bwd):
-        conv.mark(node.bases[0].value, "MS901",
-                  "torch.autograd.Function: needs forward and backward that use ctx only through "
-                  "save_for_backward/saved_tensors")
-        conv.uses_alias(node.bases[0].value)
+        conv.uses_alias(base)
+        conv.mark(base, "MS901", "torch.autograd.Function needs static forward(ctx, ...) and backward(ctx, ...)")
+        return node
+    inputs = [p.name.value for p in fwd.params.params][1:]
+    saved = _saved_names(fwd, inputs)
+    if saved is None:
+        conv.uses_alias(base)
+        conv.mark(base, "MS901", "torch.autograd.Function: save_for_backward must save forward inputs "
+                                 "or the returned value")
         return node
     conv.cell_classes.add(node.name.value)
+    conv.function_classes.add(node.name.value)
     conv.class_stack[-1]["cell"] = True
     conv.used.add("nn")
-    fparams = [p.name.value for p in fwd.params.params][1:]
-    new_fwd = _strip_ctx(conv, fwd, "construct", ["self", *fparams], fparams)
-    bparams = [p.name.value for p in bwd.params.params][1:]
-    new_bwd = _strip_ctx(conv, bwd, "bprop", ["self", *fparams, "out", *bparams], fparams)
-    new_body = [s for s in body if s is not fwd and s is not bwd]
-    i = body.index(fwd)
-    new_body[i:i] = [new_fwd, new_bwd]
-    new_body = [conv.walk(s) if s not in (new_fwd, new_bwd) else s for s in new_body]
-    bases = [cst.Arg(parse_expr("nn.Cell"))]
-    conv.record(node.bases[0].value, "nn.Cell", "MS131", "transformed",
-                "autograd.Function -> Cell with bprop(self, *inputs, out, dout); call an instance "
-                "instead of .apply")
-    conv.function_classes.add(node.name.value)
-    return node.with_changes(bases=bases, body=node.body.with_changes(body=new_body))
+    new_fwd = _strip_ctx(conv, fwd, "construct", ["self", *inputs], inputs, saved, False)
+    grads = [p.name.value for p in bwd.params.params][1:]
+    new_bwd = _strip_ctx(conv, bwd, "bprop", ["self", *inputs, "out", *grads], inputs, saved, True)
+    if new_fwd is None or new_bwd is None:
+        conv.uses_alias(base)
+        conv.mark(base, "MS901", "torch.autograd.Function uses ctx for more than save_for_backward/saved_tensors")
+        return node
+    new_body = [new_fwd if s is fwd else new_bwd if s is bwd else conv.walk(s) for s in body]
+    conv.record(base, "nn.Cell", "MS131", "transformed",
+                "autograd.Function -> Cell with bprop(self, *inputs, out, dout); .apply(x) -> Cls()(x)")
+    return node.with_changes(bases=[cst.Arg(parse_expr("nn.Cell"))],
+                             body=node.body.with_changes(body=new_body))
 
 
 def _simple_ctx(fn: cst.FunctionDef) -> bool:
@@ -942,48 +933,91 @@ def _simple_ctx(fn: cst.FunctionDef) -> bool:
     return decs <= {"staticmethod"} and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
 
 
-class _CtxRewriter(cst.CSTTransformer):
-    """Within one forward/backward: ctx.save_for_backward(...) -> drop; ctx.saved_tensors -> inputs."""
+def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:
+    """What ``ctx.saved_tensors`` holds, as names valid in bprop (inputs, or ``out``)."""
+    returned = {code_of(s.value) for s in _walk_returns(fwd.body)}
+    saved: list[str] = []
+    for stmt in fwd.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                    and dotted(small.value.func) == "ctx.save_for_backward":
+                for a in small.value.args:
+                    n = code_of(a.value)
+                    if n in inputs:
+                        saved.append(n)
+                    elif returned == {n}:
+                        saved.append("out")
+                    else:
+                        return None
+    return saved
 
-    def __init__(self, inputs):
-        self.inputs = inputs
-        self.ok = True
+
+def _walk_returns(block):
+    for stmt in block.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Return) and small.value is not None:
+                    yield small
+
+
+class _CtxRewriter(cst.CSTTransformer):
+    """In forward/backward: drop ctx.save_for_backward(...); ctx.saved_tensors -> the saved names;
+    in bprop, a single returned gradient becomes a 1-tuple (MindSpore's bprop returns a tuple)."""
+
+    def __init__(self, saved, is_bprop, n_inputs):
+        self.saved = saved
+        self.is_bprop = is_bprop
+        self.n_inputs = n_inputs
 
     def leave_SimpleStatementLine(self, original, updated):
         body = [s for s in updated.body if not (
             isinstance(s, cst.Expr) and isinstance(s.value, cst.Call)
-            and dotted(s.value.func) == "ctx.save_for_backward")]
+            and dotted(s.value.func) == "ctx.save_for_backward") and not _self_assign(s)]
         if not body:
             return cst.RemoveFromParent()
         return updated.with_changes(body=body)
 
+    def leave_Subscript(self, original, updated):
+        if dotted(original.value) == "ctx.saved_tensors" and len(updated.slice) == 1:
+            idx = updated.slice[0].slice
+            if isinstance(idx, cst.Index) and isinstance(idx.value, cst.Integer):
+                i = int(idx.value.value)
+                if i < len(self.saved):
+                    return cst.Name(self.saved[i])
+        return updated
+
     def leave_Attribute(self, original, updated):
         if dotted(updated) == "ctx.saved_tensors":
-            return cst.Tuple([cst.Element(cst.Name(n)) for n in self.inputs] +
-                             ([] if len(self.inputs) > 1 else []), lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if len(self.inputs) != 1 else parse_expr(f"({self.inputs[0]},)")
+            return parse_expr("(" + ", ".join(self.saved) + ("," if len(self.saved) == 1 else "") + ")")
         return updated
 
-    def leave_Name(self, original, updated):
-        if updated.value == "ctx":
-            self.ok = False
+    def leave_Return(self, original, updated):
+        if self.is_bprop and self.n_inputs == 1 and updated.value is not None \
+                and not isinstance(updated.value, cst.Tuple):
+            return updated.with_changes(value=cst.Tuple([cst.Element(updated.value, comma=cst.Comma())]))
         return updated
 
 
-def _strip_ctx(conv, fn, name, params, inputs):
-    rw = _CtxRewriter(inputs)
-    body = fn.body.visit(rw)
+def _self_assign(s) -> bool:
+    return (isinstance(s, cst.Assign) and len(s.targets) == 1 and isinstance(s.value, cst.Name)
+            and isinstance(s.targets[0].target, cst.Name) and s.targets[0].target.value == s.value.value)
+
+
+def _strip_ctx(conv, fn, name, params, inputs, saved, is_bprop):
+    body = fn.body.visit(_CtxRewriter(saved, is_bprop, len(inputs)))
     params_node = cst.Parameters([cst.Param(cst.Name(p)) for p in params])
     new = fn.with_changes(name=cst.Name(name), params=params_node, decorators=[], body=body)
-    ctx = {"tensors": set(inputs), "modules": set(), "narrow": {}}
+    import re
+    if re.search(r"\bctx\b", code_of(body)):
+        return None
+    ctx = {"tensors": set(params[1:]), "modules": set(), "narrow": {}}
     conv.func_stack.append(ctx)
     try:
-        new = new.with_changes(body=conv.walk(new.body))
+        return new.with_changes(body=conv.walk(new.body))
     finally:
         conv.func_stack.pop()
-    if not rw.ok:
-        conv.mark(fn, "MS901", "ctx used for more than save_for_backward/saved_tensors")
-    return new
 
 
 @rule("MS132", "function_apply")

@@ -81,3 +81,17 @@ def test_default_initializers_reproduce_torch_bounds(tmp_path):
             a = p.asnumpy()
             assert np.abs(a).max() <= bound + 1e-6
             assert abs(a.std() - bound / math.sqrt(3)) < 0.1 * bound  # uniform's std
+
+
+def test_autograd_function_becomes_cell_with_bprop(tmp_path):
+    """The Swish torch.autograd.Function converts to a Cell whose bprop gives torch's gradient."""
+    path = next(p for p in FIXTURES if p.stem == "efficientnet")
+    tmod = _load(path, "torch_eff_grad")
+    cmod = _load(tmp_path / "x.py", "ms_eff_grad", convert_source(path.read_text()).code)
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+    tx = torch.from_numpy(x).requires_grad_()
+    (tmod.SwishImplementation.apply(tx) * 2).sum().backward()
+    swish = cmod.SwishImplementation()
+    assert hasattr(cmod.SwishImplementation, "bprop")
+    g = ms.grad(lambda v: (swish(v) * 2).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
