@@ -522,6 +522,13 @@ def _check_same_shape(name, a_name, a, b_name, b):
                          f"'{a_name}' shape {list(a.shape)}.")
 
 
+def _clamped_log(p):
+    """max(log(p), -100) with finite gradients at p = 0 (log is only taken where p > 0)."""
+    pos = p > 0
+    safe = F.where(pos, p, F.ones_like(p))
+    return F.maximum(F.where(pos, F.log(safe), F.full_like(p, -100.0)), -100.0)
+
+
 def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     """-weight * (y * log(x) + (1 - y) * log(1 - x)) on probabilities `logits` in [0, 1].
 
@@ -534,8 +541,8 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     _check_tensor("binary_cross_entropy", "labels", labels)
     _check_same_shape("binary_cross_entropy", "logits", logits, "labels", labels)
     _check_reduction("binary_cross_entropy", reduction)
-    log_x = F.maximum(F.log(logits), -100.0)
-    log_1mx = F.maximum(F.log(1.0 - logits), -100.0)
+    log_x = _clamped_log(logits)
+    log_1mx = _clamped_log(1.0 - logits)
     loss = F.neg(labels * log_x + (1.0 - labels) * log_1mx)
     if weight is not None:
         loss = loss * weight
