@@ -6,7 +6,8 @@ run only when an interpreter that can import mindspore is given by MS_ORACLE_PYT
 separate venv with `pip install mindspore==2.10.0 "numpy<2"`) or mindspore imports here.
 
 Outputs are compared as a skeleton (text with numbers blanked) that must be equal, and the
-numbers, which must agree to rtol 1e-5 / atol 1e-6 (float32 kernels differ in the last digit).
+numbers, which must agree to rtol 2e-5 / atol 1e-6: float32 kernels differ in the last digits,
+and MindSpore's CPU tanh is a float32 approximation seen 1.23e-5 (relative) off the exact value.
 """
 import os
 import re
@@ -58,4 +59,4 @@ def test_snippet_prints_the_same_on_ms_core_and_mindspore(path):
     skel_ours, nums_ours = _split(ours)
     skel_theirs, nums_theirs = _split(theirs)
     assert skel_ours == skel_theirs, f"\n--- ms_core ---\n{ours}\n--- mindspore ---\n{theirs}"
-    np.testing.assert_allclose(nums_ours, nums_theirs, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(nums_ours, nums_theirs, rtol=2e-5, atol=1e-6)
