@@ -1,2 +1,420 @@
-"""Placeholder: filled in by the nn work (issue 3)."""
-__all__ = []
+"""Checkpoints: `ms.save_checkpoint`, `ms.load_checkpoint`, `ms.load_param_into_net`.
+
+The file format is ms_core's own, not MindSpore's protobuf and not pickle. Loading parses a
+length-prefixed JSON header and copies raw little-endian bytes into NumPy arrays of whitelisted
+dtypes: nothing in the file is ever executed or unpickled.
+
+    offset 0   magic  b"MSCORE-CKPT\\0"               12 bytes
+    12         format version, uint32 little-endian    (1)
+    16         header length H, uint64 little-endian
+    24         SHA-256 of the header bytes             32 bytes
+    56         header: UTF-8 JSON                      H bytes
+    56 + H     payload: every entry's bytes, back to back; exactly `payload_size` bytes to the end
+
+The header lists the entries (name, kind 'tensor' or 'str', dtype, shape, offset, nbytes,
+requires_grad) and the payload's size and SHA-256, so truncation, trailing bytes and flipped bits
+are all detected before anything is returned. Writes go to a temporary file in the target
+directory, are fsynced, and replace the target with `os.replace`, so a crash leaves either the old
+file or the new one, never a half-written checkpoint.
+"""
+import hashlib
+import json
+import numbers
+import os
+import struct
+import tempfile
+from collections import OrderedDict
+
+import numpy as np
+
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
+
+MAGIC = b"MSCORE-CKPT\x00"
+VERSION = 1
+_PREFIX = struct.Struct("<12sIQ32s")  # magic, version, header length, header sha256
+_DTYPES = {name: np.dtype(name).newbyteorder("<") if np.dtype(name).itemsize > 1 else np.dtype(name)
+           for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                        "uint64", "float16", "float32", "float64", "complex64", "complex128")}
+_MAX_HEADER = 1 << 30
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is missing, truncated, corrupt or not an ms_core checkpoint."""
+
+
+# --- saving ----------------------------------------------------------------------------------------
+def _entries_from(save_obj, fn="save_checkpoint"):
+    """[(name, value, requires_grad)] from a Cell, a list of {'name', 'data'} dicts, or a dict."""
+    from ..nn.cell import Cell
+    if isinstance(save_obj, Cell):
+        return [(p.name, p, p.requires_grad) for _, p in save_obj.parameters_and_names()]
+    if isinstance(save_obj, dict):
+        return [(k, v, getattr(v, "requires_grad", True)) for k, v in save_obj.items()]
+    if isinstance(save_obj, (list, tuple)):
+        out = []
+        for i, item in enumerate(save_obj):
+            if not isinstance(item, dict) or "name" not in item or "data" not in item:
+                raise TypeError(f"For '{fn}', every element of a list 'save_obj' must be a dict "
+                                f"{{'name': str, 'data': Tensor}}, but element {i} is "
+                                f"{type(item).__name__ if not isinstance(item, dict) else sorted(item)}.")
+            out.append((item["name"], item["data"], getattr(item["data"], "requires_grad", True)))
+        return out
+    raise TypeError(f"For '{fn}', the 'save_obj' must be a Cell, a list of {{'name', 'data'}} dicts "
+                    f"or a dict, but got {type(save_obj).__name__}.")
+
+
+def _as_array(name, value, fn):
+    if isinstance(value, Tensor):
+        arr = value._data
+    elif isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, bool):
+        arr = np.asarray(value)
+    elif isinstance(value, numbers.Integral):
+        arr = np.asarray(value, np.int64)
+    elif isinstance(value, numbers.Real):
+        arr = np.asarray(value, np.float32)  # a Python float is Float32, as MindSpore infers it
+    else:
+        raise TypeError(f"For '{fn}', the value of '{name}' must be a Tensor, Parameter, numpy "
+                        f"array, number or str, but got {type(value).__name__}.")
+    key = arr.dtype.name
+    if key not in _DTYPES:
+        raise TypeError(f"For '{fn}', the dtype {arr.dtype} of '{name}' cannot be saved; supported: "
+                        f"{sorted(_DTYPES)}.")
+    # np.asarray(order="C"), not ascontiguousarray: the latter turns 0-d scalars into shape (1,)
+    return key, np.asarray(arr, dtype=_DTYPES[key], order="C")
+
+
+def _encode(entries, fn):
+    """(header bytes, list of payload buffers)."""
+    records, buffers, offset, seen = [], [], 0, set()
+    digest = hashlib.sha256()
+    for name, value, requires_grad in entries:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"For '{fn}', every parameter name must be a non-empty str, but got "
+                            f"{name!r}.")
+        if name in seen:
+            raise ValueError(f"For '{fn}', the name '{name}' appears more than once; every saved "
+                             f"parameter needs a unique name (rename the Parameters).")
+        seen.add(name)
+        if isinstance(value, str):
+            buf = value.encode("utf-8")
+            rec = {"name": name, "kind": "str", "dtype": "utf8", "shape": [len(buf)]}
+        else:
+            dtype, arr = _as_array(name, value, fn)
+            buf = memoryview(arr).cast("B") if arr.size else b""
+            rec = {"name": name, "kind": "tensor", "dtype": dtype, "shape": list(arr.shape),
+                   "requires_grad": bool(requires_grad)}
+        rec["offset"], rec["nbytes"] = offset, len(buf)
+        digest.update(buf)
+        offset += len(buf)
+        records.append(rec)
+        buffers.append(buf)
+    header = {"format": "ms_core-checkpoint", "version": VERSION, "payload_size": offset,
+              "payload_sha256": digest.hexdigest(), "entries": records}
+    return json.dumps(header, separators=(",", ":")).encode("utf-8"), buffers
+
+
+def _atomic_write(path, header, buffers):
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"For 'save_checkpoint', the directory of '{path}' does not exist: "
+                         f"{directory}.")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(_PREFIX.pack(MAGIC, VERSION, len(header), hashlib.sha256(header).digest()))
+            f.write(header)
+            for buf in buffers:
+                f.write(buf)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
+                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None, **kwargs):
+    """Save parameters to a checkpoint file (ms_core's safe format), atomically.
+
+    Args:
+        save_obj: a Cell (all its parameters, by `Parameter.name`), a list of dicts
+            `{'name': str, 'data': Tensor}`, or a dict name -> Tensor/Parameter.
+        ckpt_file_name: the path; '.ckpt' is appended when missing, as MindSpore does.
+        append_dict: extra entries name -> int, float, bool, str or Tensor (e.g. {'epoch': 3}).
+        choice_func: name -> bool; only names for which it returns True are saved.
+        integrated_save, async_save: accepted; saving is always complete and synchronous here.
+        enc_key: encryption is not supported (ValueError when given).
+
+    Raises:
+        TypeError: an unsupported save_obj, value or dtype.
+        ValueError: duplicate names, a missing directory, or enc_key.
+
+    Example:
+        >>> ms.save_checkpoint(net, "./net.ckpt", append_dict={"epoch": 3})
+    """
+    fn = "save_checkpoint"
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"For '{fn}', the 'ckpt_file_name' must be a str, but got "
+                        f"{type(ckpt_file_name).__name__}.")
+    if enc_key is not None:
+        raise ValueError(f"For '{fn}', encrypted checkpoints ('enc_key') are not supported by "
+                         f"ms_core.")
+    path = os.fspath(ckpt_file_name)
+    if not path.endswith(".ckpt"):
+        path += ".ckpt"
+    entries = _entries_from(save_obj, fn)
+    if append_dict is not None:
+        if not isinstance(append_dict, dict):
+            raise TypeError(f"For '{fn}', the 'append_dict' must be a dict, but got "
+                            f"{type(append_dict).__name__}.")
+        for k, v in append_dict.items():
+            if not isinstance(v, (str, numbers.Number, Tensor, np.ndarray)):
+                raise TypeError(f"For '{fn}', the 'append_dict' values must be int, float, bool, "
+                                f"str or Tensor, but '{k}' is {type(v).__name__}.")
+            entries.append((k, v, False if not isinstance(v, Parameter) else v.requires_grad))
+    if choice_func is not None:
+        if not callable(choice_func):
+            raise TypeError(f"For '{fn}', the 'choice_func' must be callable.")
+        entries = [e for e in entries if choice_func(e[0])]
+    header, buffers = _encode(entries, fn)
+    _atomic_write(path, header, buffers)
+
+
+# --- loading -----------------------------------------------------------------------------------
+def _fail(path, reason):
+    raise CheckpointError(f"Failed to load the checkpoint file '{path}': {reason}")
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _parse(path, data):
+    """Validate everything and return [(name, value, requires_grad)]."""
+    if len(data) < _PREFIX.size:
+        _fail(path, f"the file is {len(data)} bytes, shorter than the {_PREFIX.size}-byte header "
+                    f"prefix (truncated or not an ms_core checkpoint).")
+    magic, version, header_len, header_sha = _PREFIX.unpack_from(data, 0)
+    if magic != MAGIC:
+        _fail(path, "it is not an ms_core checkpoint (bad magic bytes). MindSpore's own protobuf "
+                    "checkpoints are not read by ms_core; convert them with migrate's weight tools.")
+    if version != VERSION:
+        _fail(path, f"unsupported format version {version} (this ms_core reads version {VERSION}).")
+    start = _PREFIX.size
+    if header_len > _MAX_HEADER or start + header_len > len(data):
+        _fail(path, f"the header says {header_len} bytes but the file has only "
+                    f"{len(data) - start} after the prefix (truncated or corrupt).")
+    header_bytes = bytes(data[start:start + header_len])
+    if hashlib.sha256(header_bytes).digest() != header_sha:
+        _fail(path, "the header checksum does not match (the file is corrupt).")
+    try:
+        header = json.loads(header_bytes.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        _fail(path, f"the header is not valid JSON ({exc}).")
+    if not isinstance(header, dict) or header.get("format") != "ms_core-checkpoint":
+        _fail(path, "the header does not describe an ms_core checkpoint.")
+    payload_start = start + header_len
+    size, sha, entries = header.get("payload_size"), header.get("payload_sha256"), header.get("entries")
+    if not _is_int(size) or not isinstance(sha, str) or not isinstance(entries, list):
+        _fail(path, "the header is missing 'payload_size', 'payload_sha256' or 'entries'.")
+    actual = len(data) - payload_start
+    if actual != size:
+        _fail(path, f"the payload should be {size} bytes but the file holds {actual} "
+                    f"({'truncated' if actual < size else 'trailing bytes'}).")
+    payload = memoryview(data)[payload_start:]
+    if hashlib.sha256(payload).hexdigest() != sha:
+        _fail(path, "the payload checksum does not match (the file is corrupt).")
+    out, names = [], set()
+    for i, rec in enumerate(entries):
+        if not isinstance(rec, dict):
+            _fail(path, f"entry {i} is not an object.")
+        name, kind, dtype = rec.get("name"), rec.get("kind"), rec.get("dtype")
+        shape, offset, nbytes = rec.get("shape"), rec.get("offset"), rec.get("nbytes")
+        if not isinstance(name, str) or not name or name in names:
+            _fail(path, f"entry {i} has a missing or duplicate name {name!r}.")
+        names.add(name)
+        if not (isinstance(shape, list) and all(_is_int(s) and s >= 0 for s in shape)
+                and _is_int(offset) and _is_int(nbytes) and offset >= 0 and nbytes >= 0
+                and offset + nbytes <= size):
+            _fail(path, f"entry '{name}' has an invalid shape, offset or size.")
+        raw = payload[offset:offset + nbytes]
+        if kind == "str" and dtype == "utf8":
+            try:
+                out.append((name, bytes(raw).decode("utf-8"), False))
+            except UnicodeDecodeError:
+                _fail(path, f"entry '{name}' is not valid UTF-8.")
+            continue
+        if kind != "tensor" or dtype not in _DTYPES:
+            _fail(path, f"entry '{name}' has an unsupported kind/dtype {kind!r}/{dtype!r}.")
+        np_dtype = _DTYPES[dtype]
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if count * np_dtype.itemsize != nbytes:
+            _fail(path, f"entry '{name}' declares shape {shape} of {dtype} ({count * np_dtype.itemsize}"
+                        f" bytes) but holds {nbytes} bytes.")
+        arr = np.frombuffer(raw, dtype=np_dtype, count=count).reshape(shape)
+        arr = arr.astype(np_dtype.newbyteorder("="), copy=True)  # own, writable, native order
+        out.append((name, arr, bool(rec.get("requires_grad", True))))
+    return out
+
+
+def _prefixes(fn, arg, value):
+    if value is None:
+        return ()
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items or not all(
+            isinstance(p, str) and p for p in items):
+        raise TypeError(f"For '{fn}', the '{arg}' must be a non-empty str or a list/tuple of "
+                        f"non-empty str, but got {value!r}.")
+    return tuple(items)
+
+
+def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
+                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None):
+    """Load a checkpoint file into a dict name -> Parameter (str entries come back as str).
+
+    The whole file is validated (magic, version, checksums, sizes, dtypes) before anything is
+    returned or loaded into `net`; a bad file raises and changes nothing.
+
+    Args:
+        ckpt_file_name: path of a '.ckpt' file written by `save_checkpoint`.
+        net: if given, the parameters are loaded into it (`load_param_into_net`).
+        strict_load: passed to `load_param_into_net`.
+        filter_prefix: str or list of str; names starting with one of them are skipped.
+        specify_prefix: str or list of str; only names starting with one of them are loaded.
+        choice_func: name -> bool; only names for which it returns True are loaded.
+        dec_key: decryption is not supported (ValueError when given).
+
+    Raises:
+        ValueError: a missing file, a name not ending in '.ckpt', or a corrupt/truncated file
+            (`CheckpointError`, a ValueError subclass, naming the file and the problem).
+
+    Example:
+        >>> params = ms.load_checkpoint("./net.ckpt")
+        >>> param_not_load, ckpt_not_load = ms.load_param_into_net(net, params)
+    """
+    fn = "load_checkpoint"
+    if not isinstance(ckpt_file_name, (str, os.PathLike)):
+        raise TypeError(f"For '{fn}', the 'ckpt_file_name' must be a str, but got "
+                        f"{type(ckpt_file_name).__name__}.")
+    path = os.fspath(ckpt_file_name)
+    if not path.endswith(".ckpt"):
+        raise ValueError(f"For '{fn}', the checkpoint file should end with '.ckpt', but got "
+                         f"'{path}'.")
+    if dec_key is not None:
+        raise ValueError(f"For '{fn}', encrypted checkpoints ('dec_key') are not supported by "
+                         f"ms_core.")
+    filters = _prefixes(fn, "filter_prefix", filter_prefix)
+    specify = _prefixes(fn, "specify_prefix", specify_prefix)
+    if filters and specify:
+        raise ValueError(f"For '{fn}', 'specify_prefix' and 'filter_prefix' can not be set at the "
+                         f"same time.")
+    if not os.path.isfile(path):
+        raise ValueError(f"For '{fn}', the checkpoint file '{path}' does not exist.")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise CheckpointError(f"Failed to read the checkpoint file '{path}': {exc}.") from exc
+    params = OrderedDict()
+    for name, value, requires_grad in _parse(path, data):
+        if filters and name.startswith(filters):
+            continue
+        if specify and not name.startswith(specify):
+            continue
+        if choice_func is not None and not choice_func(name):
+            continue
+        params[name] = value if isinstance(value, str) else Parameter(
+            Tensor._wrap(value), name=name, requires_grad=requires_grad)
+    if net is not None:
+        load_param_into_net(net, params, strict_load)
+    return params
+
+
+def _castable(src, dst):
+    """Non-strict loading converts within floats and within integers, as MindSpore does."""
+    return (src.kind == "f" and dst.kind == "f") or (src.kind in "iu" and dst.kind in "iu")
+
+
+def load_param_into_net(net, parameter_dict, strict_load=False):
+    """Copy the values of `parameter_dict` into the parameters of `net` with the same names.
+
+    Every matching entry is checked first (type, shape, dtype); only when all pass are values
+    copied, so an error leaves the network untouched. Without `strict_load`, float values load into
+    parameters of another float dtype (and ints into ints) by casting; with it, a dtype mismatch is
+    an error.
+
+    Returns:
+        (param_not_load, ckpt_not_load): the names of the network's parameters that got no value,
+        and the names in `parameter_dict` that were not used — MindSpore ≥ 2.1's return value
+        (2.0 returned only `param_not_load`).
+
+    Raises:
+        TypeError: `net` is not a Cell, `parameter_dict` not a dict, or an entry is not a Tensor.
+        RuntimeError: a shape mismatch (or a dtype mismatch under strict_load), naming the parameter.
+
+    Note:
+        MindSpore's non-strict mode also tries to match names that differ by a prefix; ms_core
+        matches exact names only (`param_not_load` lists the rest).
+
+    Example:
+        >>> param_not_load, ckpt_not_load = ms.load_param_into_net(net, ms.load_checkpoint("a.ckpt"))
+    """
+    from ..nn.cell import Cell
+    fn = "load_param_into_net"
+    if not isinstance(net, Cell):
+        raise TypeError(f"For '{fn}', the 'net' must be a Cell, but got {type(net).__name__}.")
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(f"For '{fn}', the 'parameter_dict' must be a dict, but got "
+                        f"{type(parameter_dict).__name__}.")
+    if not isinstance(strict_load, bool):
+        raise TypeError(f"For '{fn}', the 'strict_load' must be bool, but got "
+                        f"{type(strict_load).__name__}.")
+    updates, param_not_load, used = [], [], set()
+    for _, param in net.parameters_and_names():
+        name = param.name
+        if name not in parameter_dict:
+            param_not_load.append(name)
+            continue
+        new = parameter_dict[name]
+        if not isinstance(new, (Tensor, np.ndarray)):
+            raise TypeError(f"For '{fn}', the value of '{name}' in 'parameter_dict' must be a "
+                            f"Parameter or Tensor, but got {type(new).__name__}.")
+        arr = new._data if isinstance(new, Tensor) else new
+        if arr.shape != param._data.shape:
+            raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has shape "
+                               f"{list(param._data.shape)} but the value in 'parameter_dict' has "
+                               f"shape {list(arr.shape)}; nothing was loaded. Check that the "
+                               f"checkpoint belongs to this network.")
+        if arr.dtype != param._data.dtype:
+            if strict_load or not _castable(arr.dtype, param._data.dtype):
+                raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has dtype "
+                                   f"{param.dtype} but the value in 'parameter_dict' has dtype "
+                                   f"{Tensor._wrap(arr).dtype}; nothing was loaded.")
+            arr = arr.astype(param._data.dtype)
+        updates.append((param, arr))
+        used.add(name)
+    for param, arr in updates:
+        param._data = np.array(arr, copy=True)  # the net never aliases the dict's arrays
+    ckpt_not_load = [k for k in parameter_dict if k not in used]
+    return param_not_load, ckpt_not_load
