@@ -1,0 +1,145 @@
+"""`ms_core.communication.management`: MindSpore's collective-communication set-up
+(`init`, `get_rank`, `get_group_size`, groups), implemented for a single process.
+
+ms_core runs in one process on one device, so the world is a group of one: `get_rank()` is 0 and
+`get_group_size()` is 1, and data-parallel code (sharded datasets, gradient reducers with
+`gradients_mean=True`) computes exactly what it would on one device. Difference from MindSpore:
+`get_rank` / `get_group_size` also answer before `init()` (MindSpore raises there), so scripts
+that query the rank unconditionally still run.
+"""
+__all__ = ["GlobalComm", "init", "release", "get_rank", "get_local_rank", "get_group_size",
+           "get_local_rank_size", "get_world_rank_from_group_rank", "get_group_rank_from_world_rank",
+           "create_group", "destroy_group", "get_process_group_ranks", "HCCL_WORLD_COMM_GROUP",
+           "NCCL_WORLD_COMM_GROUP", "MCCL_WORLD_COMM_GROUP"]
+
+HCCL_WORLD_COMM_GROUP = "hccl_world_group"
+NCCL_WORLD_COMM_GROUP = "nccl_world_group"
+MCCL_WORLD_COMM_GROUP = "mccl_world_group"
+_BACKENDS = {"hccl": HCCL_WORLD_COMM_GROUP, "nccl": NCCL_WORLD_COMM_GROUP,
+             "mccl": MCCL_WORLD_COMM_GROUP}
+
+
+class GlobalComm:
+    """The communication globals: backend, world group name and whether `init()` ran."""
+
+    BACKEND = "hccl"
+    WORLD_COMM_GROUP = HCCL_WORLD_COMM_GROUP
+    INITED = False
+    CHECK_ENVS = True
+
+
+_GROUPS = {}  # user groups created with create_group: name -> rank list (always [0])
+
+
+def init(backend_name=None):
+    """Initialise communication: here, a world of one process (rank 0).
+
+    Args:
+        backend_name (str): 'hccl', 'nccl' or 'mccl' (None: 'hccl'); only names the world group.
+
+    Raises:
+        TypeError: backend_name is not a str.
+        ValueError: an unknown backend.
+    """
+    if backend_name is None:
+        backend_name = "hccl"
+    if not isinstance(backend_name, str):
+        raise TypeError(f"For 'init', the 'backend_name' must be a str, but got "
+                        f"{type(backend_name).__name__}.")
+    if backend_name not in _BACKENDS:
+        raise ValueError(f"For 'init', the 'backend_name' must be one of {sorted(_BACKENDS)}, but "
+                         f"got {backend_name!r}.")
+    GlobalComm.BACKEND = backend_name
+    GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
+    GlobalComm.INITED = True
+
+
+def release():
+    """Release communication resources (marks the world as not initialised)."""
+    GlobalComm.INITED = False
+    _GROUPS.clear()
+
+
+def _check_group(group, fn):
+    if group is None:
+        return
+    if not isinstance(group, str):
+        raise TypeError(f"For '{fn}', the 'group' must be a str, but got {type(group).__name__}.")
+    if group not in _BACKENDS.values() and group not in _GROUPS:
+        raise ValueError(f"For '{fn}', the group '{group}' does not exist; create it with "
+                         f"create_group first.")
+
+
+def get_rank(group=GlobalComm.WORLD_COMM_GROUP):
+    """The rank of this process in `group`: always 0."""
+    _check_group(group, "get_rank")
+    return 0
+
+
+def get_local_rank(group=GlobalComm.WORLD_COMM_GROUP):
+    """The rank of this process on its node: always 0."""
+    _check_group(group, "get_local_rank")
+    return 0
+
+
+def get_group_size(group=GlobalComm.WORLD_COMM_GROUP):
+    """The number of processes in `group`: always 1."""
+    _check_group(group, "get_group_size")
+    return 1
+
+
+def get_local_rank_size(group=GlobalComm.WORLD_COMM_GROUP):
+    """The number of processes on this node: always 1."""
+    _check_group(group, "get_local_rank_size")
+    return 1
+
+
+def _check_rank(rank, fn, name):
+    if isinstance(rank, bool) or not isinstance(rank, int):
+        raise TypeError(f"For '{fn}', the '{name}' must be an int, but got {type(rank).__name__}.")
+    if rank != 0:
+        raise ValueError(f"For '{fn}', the '{name}' must be 0 in a single-process world, but got "
+                         f"{rank}.")
+
+
+def get_world_rank_from_group_rank(group, group_rank_id):
+    """The world rank of `group_rank_id` in `group` (0)."""
+    _check_group(group, "get_world_rank_from_group_rank")
+    _check_rank(group_rank_id, "get_world_rank_from_group_rank", "group_rank_id")
+    return 0
+
+
+def get_group_rank_from_world_rank(world_rank_id, group):
+    """The rank in `group` of world rank `world_rank_id` (0)."""
+    _check_group(group, "get_group_rank_from_world_rank")
+    _check_rank(world_rank_id, "get_group_rank_from_world_rank", "world_rank_id")
+    return 0
+
+
+def create_group(group, rank_ids, options=None):
+    """Create a named group; in one process its only member is rank 0.
+
+    Raises:
+        ValueError: rank_ids is not [0].
+    """
+    if not isinstance(group, str):
+        raise TypeError(f"For 'create_group', the 'group' must be a str, but got "
+                        f"{type(group).__name__}.")
+    rank_ids = list(rank_ids)
+    if rank_ids != [0]:
+        raise ValueError(f"For 'create_group', the 'rank_ids' must be [0] in a single-process "
+                         f"world, but got {rank_ids}.")
+    _GROUPS[group] = rank_ids
+
+
+def destroy_group(group):
+    """Destroy a group made with create_group."""
+    if group not in _GROUPS:
+        raise ValueError(f"For 'destroy_group', the group '{group}' does not exist.")
+    del _GROUPS[group]
+
+
+def get_process_group_ranks(group=GlobalComm.WORLD_COMM_GROUP):
+    """The world ranks in `group`: [0]."""
+    _check_group(group, "get_process_group_ranks")
+    return [0]

@@ -1,0 +1,19 @@
+"""`ms_core.dataset`: MindSpore's data pipelines (`mindspore.dataset`) on NumPy.
+
+    import ms_core.dataset as ds
+    dataset = ds.GeneratorDataset(source, column_names=["image", "label"], shuffle=True)
+    dataset = dataset.map(ds.transforms.TypeCast(ms.int32), input_columns="label").batch(32)
+    for image, label in dataset.create_tuple_iterator():
+        ...
+
+Pipelines run lazily in the calling thread; `num_parallel_workers` is accepted and ignored.
+"""
+from . import config, samplers, transforms  # noqa: F401
+from .datasets import (Dataset, GeneratorDataset, NumpySlicesDataset, BatchInfo,  # noqa: F401
+                       BatchDataset, MapDataset, ShuffleDataset, RepeatDataset)
+from .samplers import (Sampler, BuiltinSampler, SequentialSampler, RandomSampler,  # noqa: F401
+                       DistributedSampler, SubsetSampler, SubsetRandomSampler)
+
+__all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo",
+           "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
+           "SubsetRandomSampler"]
