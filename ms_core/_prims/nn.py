@@ -39,58 +39,55 @@ def _bshape(ndim, axis, size):
 
 class BatchNormTrain(Primitive):
     """y = (x - mean) / sqrt(var + eps) * gamma + beta with batch statistics over every axis
-    but `channel_axis`; the biased batch mean and variance are left on the primitive
+    but axis 1 (channels); the biased batch mean and variance are left on the primitive
     (`batch_mean`, `batch_var`) for the caller's moving-statistics update.
 
-    One instance per call (it keeps that call's statistics).
+    One instance per call (it keeps that call's statistics). The NumPy paths view x as
+    (N, C, L) and reduce with einsum, which needs no temporaries.
     """
 
-    def __init__(self, eps, channel_axis=1):
+    def __init__(self, eps):
         self.eps = float(eps)
-        self.channel_axis = channel_axis
         self.batch_mean = None
         self.batch_var = None
 
-    def _axes(self, ndim):
-        return tuple(i for i in range(ndim) if i != self.channel_axis % ndim)
-
     def forward(self, ctx, x, gamma, beta):
-        axes = self._axes(x.ndim)
-        c = x.shape[self.channel_axis]
-        bs = _bshape(x.ndim, self.channel_axis, c)
-        mean = np.mean(x, axis=axes, keepdims=True)
-        xc = x - mean
-        var = np.mean(np.square(xc), axis=axes, keepdims=True)
+        n, c = x.shape[0], x.shape[1]
+        x3 = x.reshape(n, c, -1)
+        count = x3.shape[0] * x3.shape[2]
+        mean = np.einsum("ncl->c", x3) / x.dtype.type(count)
+        xc = x3 - mean[None, :, None]
+        var = np.einsum("ncl,ncl->c", xc, xc) / x.dtype.type(count)
         invstd = (1.0 / np.sqrt(var + self.eps)).astype(x.dtype, copy=False)
-        xhat = xc
-        xhat *= invstd  # in place: xc is not needed any more
-        y = xhat * gamma.reshape(bs) + beta.reshape(bs)
-        self.batch_mean = mean.reshape(c)
-        self.batch_var = var.reshape(c)
-        ctx.xhat = xhat
+        y = xc * (gamma * invstd)[None, :, None]
+        y += beta[None, :, None]
+        self.batch_mean = mean
+        self.batch_var = var
+        ctx.xc = xc
         ctx.invstd = invstd
-        return y.astype(x.dtype, copy=False)
+        return y.reshape(x.shape).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         x, gamma, beta = ctx.inputs
-        axes = self._axes(x.ndim)
-        n = x.size // x.shape[self.channel_axis]
-        bs = _bshape(x.ndim, self.channel_axis, x.shape[self.channel_axis])
+        nb, c = x.shape[0], x.shape[1]
+        axes = tuple(i for i in range(x.ndim) if i != 1)
+        count = x.size // c
         if not _recording(dout, x, gamma, beta):
-            dy = dout._data
-            xhat, invstd = ctx.xhat, ctx.invstd
-            dbeta = np.sum(dy, axis=axes)
-            dgamma = np.sum(dy * xhat, axis=axes)
-            scale = (gamma._data.reshape(bs) * invstd) * (1.0 / n)
-            dx = dy * n
-            dx -= dbeta.reshape(bs)
-            dx -= xhat * dgamma.reshape(bs)
-            dx *= scale
             dt = x._data.dtype
-            return (_wrap(dx.astype(dt, copy=False)), _wrap(dgamma.astype(dt, copy=False)),
-                    _wrap(dbeta.astype(dt, copy=False)))
+            dy = dout._data.reshape(nb, c, -1)
+            xc, invstd = ctx.xc, ctx.invstd
+            dbeta = np.einsum("ncl->c", dy)
+            dgamma = np.einsum("ncl,ncl->c", dy, xc) * invstd  # sum(dy * xhat)
+            a = gamma._data * invstd
+            # dx = a / count * (count * dy - dbeta - xhat * dgamma)
+            dx = dy * a[None, :, None]
+            dx -= xc * (a * invstd * dgamma / dt.type(count))[None, :, None]
+            dx -= (a * dbeta / dt.type(count))[None, :, None]
+            return (_wrap(dx.reshape(x.shape).astype(dt, copy=False)),
+                    _wrap(dgamma.astype(dt, copy=False)), _wrap(dbeta.astype(dt, copy=False)))
         # differentiable path: recompute the statistics from x with ms_core ops
         F = _f()
+        bs = _bshape(x.ndim, 1, c)
         mean = F.mean(x, axes, keep_dims=True)
         xc = x - mean
         var = F.mean(xc * xc, axes, keep_dims=True)
@@ -99,8 +96,8 @@ class BatchNormTrain(Primitive):
         dbeta = F.sum(dout, axes)
         dgamma = F.sum(dout * xhat, axes)
         g = F.reshape(gamma, bs)
-        dx = g * invstd * (1.0 / n) * (dout * float(n) - F.reshape(dbeta, bs)
-                                        - xhat * F.reshape(dgamma, bs))
+        dx = g * invstd * (1.0 / count) * (dout * float(count) - F.reshape(dbeta, bs)
+                                            - xhat * F.reshape(dgamma, bs))
         return dx, dgamma, dbeta
 
 

@@ -114,7 +114,7 @@ def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stat
     if update and n < 2:
         raise ValueError(f"For '{name}', expected more than 1 value per channel when training, "
                          f"but got input shape {list(x.shape)}.")
-    prim = N.BatchNormTrain(eps, 1)
+    prim = N.BatchNormTrain(eps)
     out = apply(prim, x, weight, bias)
     if update:
         m = ms_momentum
