@@ -9,7 +9,7 @@ _CONFIG = {"seed": None, "num_parallel_workers": 8, "prefetch_size": 16, "monito
 
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"Argument {name} with value {value!r} is not of type [<class 'int'>], but got "
+        raise TypeError(f"Argument {name} with value {value} is not of type [<class 'int'>], but got "
                         f"{type(value)}.")
     if value < low:
         raise ValueError(f"Input {name} is not within the required interval of [{low}, 4294967295].")

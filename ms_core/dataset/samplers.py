@@ -11,7 +11,8 @@ __all__ = ["Sampler", "BuiltinSampler", "SequentialSampler", "RandomSampler", "D
 
 def _type_check(value, types, name):
     if int in types and bool not in types and isinstance(value, bool) or not isinstance(value, types):
-        raise TypeError(f"Argument {name} with value {value!r} is not of type {list(types)}, but got "
+        shown = '""' if isinstance(value, str) and not value else value  # MindSpore prints the value with str()
+        raise TypeError(f"Argument {name} with value {shown} is not of type {list(types)}, but got "
                         f"{type(value)}.")
 
 
