@@ -167,6 +167,8 @@ class Converter:
         if not self.aliases:
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
         self.stmt_lines = _statement_lines(code)
+        for run_pass in _passes():
+            module = run_pass(self, module, code)
         body = self._walk_body(module.body)
         body = self._rewrite_imports(body)
         new = module.with_changes(body=body) if body is not module.body else module
@@ -511,6 +513,22 @@ _HANDLERS = {
 }
 if hasattr(cst, "TryStar"):
     _HANDLERS[cst.TryStar] = Converter.on_compound
+
+
+@lru_cache(maxsize=1)
+def _passes() -> tuple:
+    """Statement-level passes that run before the walk, each ``apply(conv, module, code)``.
+
+    Extension point: the training-loop pass (``migrate.training``) plugs in here when present.
+    """
+    passes = []
+    try:
+        from migrate import training
+    except ImportError:
+        training = None
+    if training is not None and hasattr(training, "apply"):
+        passes.append(training.apply)
+    return tuple(passes)
 
 
 def convert_source(code: str, target: str = "ms_core") -> ConvertResult:

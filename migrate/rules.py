@@ -136,14 +136,25 @@ def on_call(conv, node: cst.Call):
     q = conv.qual(func)
     if q is not None:
         conv.sites += 1
+        start = len(conv.changes)
         args = conv._walk_seq(node.args)
         walked = node if args is node.args else node.with_changes(args=args)
         entry = conv.tables.get(q)
         if entry is None:
-            conv.uses_alias(func)
-            conv.mark(node, "MS901", f"{q} has no mapping")
-            return walked
-        return apply_entry(conv, walked, entry, q)
+            return keep_original(conv, node, start, "MS901", f"{q} has no mapping")
+        new = apply_entry(conv, walked, entry, q)
+        if new is walked and walked is not node and conv.changes and conv.changes[-1].label == "unsupported":
+            # the call stays as written: so do its arguments (no half-converted torch calls)
+            # re-run on the original call so the marker quotes the code as written
+            conv.changes.pop()
+            if conv.markers and conv.markers[-1]:
+                conv.markers[-1].pop()
+            inner = conv.changes[start:]
+            del conv.changes[start:]
+            conv.changes.extend(c for c in inner if c.label == "unsupported")
+            _count_aliases(conv, node)
+            return apply_entry(conv, node, entry, q)
+        return new
     if isinstance(func, cst.Attribute):
         return on_method(conv, node)
     if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
@@ -155,11 +166,37 @@ def on_call(conv, node: cst.Call):
     return conv.generic(node)
 
 
+def keep_original(conv, node, start: int, rule_id: str, reason: str):
+    """Leave ``node`` exactly as written, drop the rewrites recorded inside it, and mark it."""
+    inner = conv.changes[start:]
+    del conv.changes[start:]
+    conv.changes.extend(c for c in inner if c.label == "unsupported")
+    _count_aliases(conv, node)
+    conv.mark(node, rule_id, reason)
+    return node
+
+
+def _count_aliases(conv, node) -> None:
+    """Every torch alias used inside ``node`` stays in the output, so its import must stay."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            if n.value in conv.aliases:
+                conv.alias_uses[n.value] = conv.alias_uses.get(n.value, 0) + 1
+            continue
+        stack.extend(n.children)
+
+
 def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_before=None):
     """Rewrite one call with its table entry (generic argument fates, then the entry's rule)."""
     if entry.label == "unsupported":
         conv.uses_alias(call.func)
         conv.mark(call, entry.id, entry.note or f"{q} has no MindSpore equivalent")
+        return call
+    if entry.rule and entry.rule not in RULES:
+        conv.uses_alias(call.func)
+        conv.mark(call, "MS901", f"{q}: rule {entry.rule!r} is not available")
         return call
     edit = CallEdit(conv, call, entry)
     edit.receiver_before = receiver_before
