@@ -62,10 +62,9 @@ def test_set_seed_makes_initialisation_reproducible():
 
 
 def test_import_takes_under_half_a_second():
-    # best of three fresh interpreters, so a busy machine doesn't decide the result
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import ms_core"], check=True)
-        times.append(time.perf_counter() - start)
+    # timed inside fresh interpreters (best of three) so a busy machine doesn't decide the result;
+    # the interpreter's own start-up (~20 ms) is not part of `import ms_core`
+    code = "import time; t = time.perf_counter(); import ms_core; print(time.perf_counter() - t)"
+    times = [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                  text=True).stdout) for _ in range(3)]
     assert min(times) < 0.5, times
