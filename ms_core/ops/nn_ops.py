@@ -102,6 +102,10 @@ def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stat
         raise ValueError(f"For '{name}', the input must have at least 2 dimensions (N, C, ...), "
                          f"but got shape {list(x.shape)}.")
     c = x.shape[1]
+    if weight is None:  # later MindSpore versions make weight / bias optional
+        weight = Tensor._wrap(np.ones(c, dtype=x._data.dtype))
+    if bias is None:
+        bias = Tensor._wrap(np.zeros(c, dtype=x._data.dtype))
     for arg, v in (("running_mean", running_mean), ("running_var", running_var),
                    ("weight", weight), ("bias", bias)):
         _channel_vector(name, arg, v, c, x)
@@ -124,8 +128,8 @@ def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stat
     return out
 
 
-def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
-               eps=1e-5):
+def batch_norm(input_x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
     """Batch normalisation over the channel axis 1 of an (N, C, ...) input.
 
     Note the momentum convention: this *functional* op follows torch's
@@ -137,7 +141,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     Args:
         input_x (Tensor): (N, C) or (N, C, ...).
         running_mean, running_var (Tensor | Parameter): (C,); updated in place when `training`.
-        weight, bias (Tensor | Parameter): (C,).
+        weight, bias (Tensor | Parameter | None): (C,); None means ones / zeros.
         training (bool): batch statistics and running-statistics update when True.
         momentum (float): in [0, 1].
         eps (float): in (0, 1].

@@ -177,7 +177,7 @@ def test_batchnorm_parameter_names_and_flags():
 
 
 def test_batchnorm_validation_errors():
-    with pytest.raises(ValueError, match="'momentum' must be a number in range \\[0.0, 1.0\\]"):
+    with pytest.raises(ValueError, match="'momentum' must be a number in range \\[0, 1\\], but got 1.5."):
         nn.BatchNorm2d(3, momentum=1.5)
     with pytest.raises(ValueError, match="'num_features' must be a positive int"):
         nn.BatchNorm2d(0)

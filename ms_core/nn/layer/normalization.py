@@ -63,8 +63,8 @@ class _BatchNorm(Cell):
         super().__init__()
         name = type(self).__name__
         self.num_features = _check_positive_int(name, "num_features", num_features)
-        self.eps = _check_float(name, "eps", eps, 0.0, 1.0, lo_open=True)
-        self.momentum = _check_float(name, "momentum", momentum, 0.0, 1.0)
+        self.eps = _check_float(name, "eps", eps, 0, 1, lo_open=True)
+        self.momentum = _check_float(name, "momentum", momentum, 0, 1)
         if not isinstance(affine, bool):
             raise TypeError(f"For '{name}', the 'affine' must be bool, but got "
                             f"{type(affine).__name__}.")
@@ -213,7 +213,7 @@ class GroupNorm(Cell):
             raise ValueError(f"For 'GroupNorm', the 'num_channels' must be divided by "
                              f"'num_groups', but got 'num_channels': {num_channels}, "
                              f"'num_groups': {num_groups}.")
-        self.eps = _check_float("GroupNorm", "eps", eps, 0.0, 1.0, lo_open=True)
+        self.eps = _check_float("GroupNorm", "eps", eps, 0, 1, lo_open=True)
         if not isinstance(affine, bool):
             raise TypeError(f"For 'GroupNorm', the 'affine' must be bool, but got "
                             f"{type(affine).__name__}.")
@@ -246,8 +246,8 @@ class _InstanceNorm(Cell):
         super().__init__()
         name = type(self).__name__
         self.num_features = _check_positive_int(name, "num_features", num_features)
-        self.eps = _check_float(name, "eps", eps, 0.0, 1.0, lo_open=True)
-        self.momentum = _check_float(name, "momentum", momentum, 0.0, 1.0)
+        self.eps = _check_float(name, "eps", eps, 0, 1, lo_open=True)
+        self.momentum = _check_float(name, "momentum", momentum, 0, 1)
         self.affine = affine
         c = (num_features,)
         self.gamma = _param(name, gamma_init, c, mstype.float32, "gamma", affine)
