@@ -93,6 +93,25 @@ CASES = [
     ("adadelta", lambda p: optim.Adadelta(p), lambda p: torch.optim.Adadelta(p)),
     ("adadelta_wd", lambda p: optim.Adadelta(p, lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1),
      lambda p: torch.optim.Adadelta(p, lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1)),
+    ("adamax", lambda p: optim.Adamax(p, lr=0.01), lambda p: torch.optim.Adamax(p, lr=0.01)),
+    ("adamax_wd", lambda p: optim.Adamax(p, betas=(0.8, 0.9), weight_decay=0.1, maximize=True),
+     lambda p: torch.optim.Adamax(p, betas=(0.8, 0.9), weight_decay=0.1, maximize=True)),
+    ("nadam", lambda p: optim.NAdam(p, lr=0.01), lambda p: torch.optim.NAdam(p, lr=0.01)),
+    ("nadam_wd", lambda p: optim.NAdam(p, lr=0.01, weight_decay=0.1, momentum_decay=0.01),
+     lambda p: torch.optim.NAdam(p, lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("nadam_decoupled", lambda p: optim.NAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+     lambda p: torch.optim.NAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("radam", lambda p: optim.RAdam(p, lr=0.01), lambda p: torch.optim.RAdam(p, lr=0.01)),
+    ("radam_wd", lambda p: optim.RAdam(p, lr=0.01, betas=(0.9, 0.9), weight_decay=0.1),
+     lambda p: torch.optim.RAdam(p, lr=0.01, betas=(0.9, 0.9), weight_decay=0.1)),
+    ("radam_decoupled", lambda p: optim.RAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+     lambda p: torch.optim.RAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("asgd", lambda p: optim.ASGD(p, lr=0.05), lambda p: torch.optim.ASGD(p, lr=0.05)),
+    ("asgd_averaging", lambda p: optim.ASGD(p, lr=0.05, lambd=0.01, t0=10, weight_decay=0.01),
+     lambda p: torch.optim.ASGD(p, lr=0.05, lambd=0.01, t0=10, weight_decay=0.01)),
+    ("rprop", lambda p: optim.Rprop(p, lr=0.01), lambda p: torch.optim.Rprop(p, lr=0.01)),
+    ("rprop_bounds", lambda p: optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1)),
+     lambda p: torch.optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1))),
 ]
 
 
@@ -116,7 +135,13 @@ GROUPS = [([0, 1], dict(lr=0.05)), ([2, 3], dict(lr=0.2, weight_decay=0.01))]
     (optim.RMSprop, torch.optim.RMSprop, dict()),
     (optim.Adagrad, torch.optim.Adagrad, dict()),
     (optim.Adadelta, torch.optim.Adadelta, dict()),
-], ids=["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"])
+    (optim.Adamax, torch.optim.Adamax, dict()),
+    (optim.NAdam, torch.optim.NAdam, dict()),
+    (optim.RAdam, torch.optim.RAdam, dict()),
+    (optim.ASGD, torch.optim.ASGD, dict()),
+    (optim.Rprop, torch.optim.Rprop, dict()),
+], ids=["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
+        "Rprop"])
 def test_param_groups_with_different_lrs(ms_cls, torch_cls, kwargs):
     _run(lambda g: ms_cls(g, **kwargs), lambda g: torch_cls(g, **kwargs), groups=GROUPS)
 
@@ -286,3 +311,19 @@ def test_repr_lists_groups():
     p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")
     text = repr(optim.SGD([p], lr=0.1, momentum=0.9))
     assert "Parameter Group 0" in text and "lr: 0.1\n" in text and "momentum: 0.9" in text
+
+
+def test_asgd_running_average_matches_torch():
+    init, loss_fn = _problem()
+    tparams = [torch.tensor(a, requires_grad=True) for a in init]
+    mparams = [ms.Parameter(ms.Tensor(a.copy()), name=f"p{i}") for i, a in enumerate(init)]
+    topt = torch.optim.ASGD(tparams, lr=0.05, t0=5)
+    mopt = optim.ASGD(mparams, lr=0.05, t0=5)
+    for _ in range(30):
+        topt.zero_grad()
+        loss_fn(*tparams).backward()
+        mopt(tuple(ms.Tensor(t.grad.numpy().copy()) for t in tparams))
+        topt.step()
+    for m, t in zip(mparams, tparams):
+        np.testing.assert_allclose(mopt.state[m]["ax"], topt.state[t]["ax"].numpy(), **TOL)
+        assert mopt.state[m]["eta"] == pytest.approx(topt.state[t]["eta"].item(), rel=1e-7)

@@ -16,6 +16,12 @@ from .adamw import AdamW
 from .rmsprop import RMSprop
 from .adagrad import Adagrad
 from .adadelta import Adadelta
+from .adamax import Adamax
+from .nadam import NAdam
+from .radam import RAdam
+from .asgd import ASGD
+from .rprop import Rprop
 from . import lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
+           "RAdam", "ASGD", "Rprop", "lr_scheduler"]
