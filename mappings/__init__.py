@@ -19,8 +19,9 @@ A file holds ``[[entry]]`` tables with these keys:
                unless the value equals ``unless``, which defaults to the torch default),
                ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``).
 ``rule``       name of a rule in ``migrate.rules`` run after the generic argument mapping.
-``receiver``   tensor methods only: ``"any"`` when the method name is unambiguous, otherwise
-               the call is rewritten only when the receiver is known to be a tensor.
+``receiver``   methods only: ``"any"`` when the method name is unambiguous; ``"tensor"`` (the
+               default) / ``"module"`` when the receiver must be known to be one; ``"param"``
+               for a tensor or an attribute chain ending in a parameter name (``.weight.data``).
 ``positional`` how many leading parameters keep their position in the target (default: up to
                the first parameter with a fate other than a rename).
 ``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).

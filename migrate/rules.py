@@ -258,7 +258,8 @@ def on_method(conv, node: cst.Call):
         conv.sites += 1
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0)
     entry = conv.tables.get("Tensor." + name)
-    if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)):
+    if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
+                              or entry.receiver == "param" and _is_param(recv0)):
         conv.sites += 1
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0)
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
@@ -272,6 +273,14 @@ def on_method(conv, node: cst.Call):
             conv.mark(node, "MS904", f".{name}(): MindSpore computes gradients with ms.value_and_grad "
                                      "and applies them with optimizer(grads)")
     return walked
+
+
+_PARAM_ATTRS = {"data", "weight", "bias", "running_mean", "running_var", "gamma", "beta",
+                "moving_mean", "moving_variance", "embedding_table"}
+
+
+def _is_param(node) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value in _PARAM_ATTRS
 
 
 def _looks_optimizer(node) -> bool:
@@ -393,6 +402,9 @@ def on_function(conv, node: cst.FunctionDef):
         ann = p.annotation
         if ann is not None and conv.qual(ann.annotation) == "torch.Tensor":
             ctx["tensors"].add(p.name.value)
+    decorators = [d for d in node.decorators if not _is_no_grad(conv, node, d)]
+    if len(decorators) != len(node.decorators):
+        node = node.with_changes(decorators=decorators)
     conv.func_stack.append(ctx)
     try:
         new = conv.generic(node)
@@ -401,9 +413,6 @@ def on_function(conv, node: cst.FunctionDef):
     if conv.in_cell and node.name.value == "forward":
         new = new.with_changes(name=cst.Name("construct"))
         conv.record("def forward", "def construct", "MS102", "exact", "a Cell's forward is construct")
-    decorators = [d for d in new.decorators if not _is_no_grad(conv, node, d)]
-    if len(decorators) != len(new.decorators):
-        new = new.with_changes(decorators=decorators)
     return new
 
 
@@ -810,7 +819,10 @@ def init_uniform(edit) -> None:
 @rule("MS122", "tensor_init_method")
 def tensor_init_method(edit) -> None:
     """Replace t.data.normal_(m, s) / t.data.zero_() / t.data.fill_(v) with t.set_data(initializer(...))."""
-    edit.bound["tensor"] = edit.method_receiver
+    recv = edit.method_receiver
+    if isinstance(recv, cst.Attribute) and recv.attr.value == "data":
+        recv = recv.value  # `.data` only hides the write from autograd; set_data needs no such trick
+    edit.bound["tensor"] = recv
     if edit.entry.torch == "Tensor.uniform_":
         init_uniform(edit)
     else:
@@ -851,15 +863,10 @@ def load_state_dict(edit) -> None:
     conv = edit.conv
     conv.used.add("ms")
     sd = edit.bound.get("state_dict")
-    args = [cst.Arg(edit.method_receiver), cst.Arg(sd)]
-    strict = edit.bound.get("strict")
-    if strict is not None:
-        args.append(cst.Arg(parse_expr(f"not {operand(strict)}") if not is_literal(strict)
-                            else parse_expr(repr(not literal(strict))),
-                            keyword=cst.Name("strict_load"), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
-        edit.worse("approximate", "strict=X -> strict_load=not X (MindSpore's flag only controls "
-                                  "name matching)")
-    edit.result = cst.Call(parse_expr("ms.load_param_into_net"), args)
+    if edit.bound.get("strict") is not None:
+        edit.worse("approximate", f"strict={code_of(edit.bound['strict'])} dropped: load_param_into_net "
+                                  "never raises on missing keys; it returns (param_not_load, ckpt_not_load)")
+    edit.result = cst.Call(parse_expr("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
 
 
 @rule("MS126", "register_buffer")
