@@ -155,6 +155,17 @@ def test_celldict():
     assert len(d) == 0 and names(d) == []
 
 
+def test_cells_moved_from_another_net_are_renamed_by_their_new_path():
+    seq = nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)])
+    assert names(seq[1]) == ["1.weight", "1.bias"]
+    d = nn.CellDict({"head": seq[1]})
+    assert names(d) == ["head.weight", "head.bias"]
+    od = nn.SequentialCell(OrderedDict([("first", seq[0])]))
+    assert names(od) == ["first.weight", "first.bias"]
+    back = nn.SequentialCell([seq[0]])
+    assert names(back) == ["0.weight", "0.bias"]
+
+
 # --- Embedding ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("use_one_hot", [False, True])

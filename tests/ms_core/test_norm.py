@@ -189,6 +189,8 @@ def test_batchnorm_validation_errors():
         nn.BatchNorm2d(3)(ms.Tensor(r(2, 4, 2, 2)))
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         nn.BatchNorm1d(3).set_train()(ms.Tensor(r(1, 3)))
+    with pytest.raises(TypeError, match="input dtype must be float"):
+        nn.BatchNorm1d(3)(ms.Tensor(np.ones((2, 3), np.int32)))
     with pytest.raises(ValueError, match="NHWC"):
         nn.BatchNorm2d(3, data_format="NHWC")
 

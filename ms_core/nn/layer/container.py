@@ -19,6 +19,14 @@ def _check_cell(cls_name, cell):
     return cell
 
 
+def _relative_names(cell):
+    """Name the cell's parameters by their paths inside it (drop names from an earlier parent),
+    so that registering it under a key yields `key.<path>`, as MindSpore renames them."""
+    for rel, p in cell.parameters_and_names():
+        p.name = rel
+    return cell
+
+
 def _container_prefix(cells):
     """The prefix this container's parameters carry (e.g. 'net.layers.' once attached),
     recovered from an existing child's parameter names as MindSpore does."""
@@ -136,7 +144,7 @@ class SequentialCell(_IndexedCells):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
             for key, cell in args[0].items():
-                self.insert_child_to_cell(key, _check_cell("SequentialCell", cell))
+                self.insert_child_to_cell(key, _relative_names(_check_cell("SequentialCell", cell)))
             return
         if len(args) == 1 and isinstance(args[0], list):
             cells = args[0]
@@ -232,7 +240,7 @@ class CellDict(Cell):
     def __setitem__(self, key, cell):
         self._check_key(key)
         _check_cell("CellDict", cell)
-        self.insert_child_to_cell(key, cell)
+        self.insert_child_to_cell(key, _relative_names(cell))
 
     def __delitem__(self, key):
         del self._cells[key]

@@ -91,6 +91,9 @@ class _BatchNorm(Cell):
         if not isinstance(x, Tensor):
             raise TypeError(f"For '{name}', the input must be a Tensor, but got "
                             f"{type(x).__name__}.")
+        if x._data.dtype.kind != "f":
+            raise TypeError(f"For '{name}', the input dtype must be float16, float32 or float64, "
+                            f"but got {x.dtype}.")
         if x.ndim not in self._ndims:
             raise ValueError(f"For '{name}', the input must be a "
                              f"{' or '.join(f'{d}-D' for d in self._ndims)} Tensor, but got shape "
