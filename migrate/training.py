@@ -190,17 +190,37 @@ class _Names(cst.CSTVisitor):
         return v
 
 
-def _free_reads(stmts) -> list[str]:
+def _free_reads(stmts, bound=None, out=None) -> list[str]:
     """Names the statements read before binding them (in order, no duplicates)."""
-    bound: set[str] = set()
-    out: list[str] = []
+    bound = set() if bound is None else bound
+    out = [] if out is None else out
     for st in stmts:
-        n = _Names.of(st)
-        for r in n.reads:
-            if r not in bound and r not in out:
-                out.append(r)
-        bound.update(n.writes)
+        blocks = _blocks(st) if isinstance(st, (cst.With, cst.If, cst.For, cst.While, cst.Try)) else []
+        if not blocks:
+            n = _Names.of(st)
+            out.extend(r for r in dict.fromkeys(n.reads) if r not in bound and r not in out)
+            bound.update(n.writes)
+            continue
+        # the header (with-items, test, iterable, loop target), then each block in order
+        header = _Names.of(_header_nodes(st))
+        out.extend(r for r in dict.fromkeys(header.reads) if r not in bound and r not in out)
+        bound.update(header.writes)
+        before = set(bound)
+        for _, sub in blocks:
+            inner = set(before)
+            _free_reads(sub, inner, out)
+            bound.update(inner)
     return out
+
+
+def _header_nodes(st) -> list:
+    if isinstance(st, cst.With):
+        return list(st.items)
+    if isinstance(st, (cst.If, cst.While)):
+        return [st.test]
+    if isinstance(st, cst.For):
+        return [cst.Assign([cst.AssignTarget(st.target)], st.iter)]
+    return []
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -258,6 +278,11 @@ class TrainingPass:
         self.ds_columns: dict[str, int] = {}  # local Dataset subclass -> columns of __getitem__
         self.ds_instances: dict[str, int] = {}  # name -> columns (an instance of such a class)
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
+        self.loaders: set[str] = set()      # names bound to DataLoader(...)
+        # names known to hold tensors (batches of a loader, losses, forward outputs): the main
+        # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
+        self.tensor_names: set[str] = set()
+        conv.training_tensors = self.tensor_names
 
     # ---- bookkeeping ---------------------------------------------------------------------
     def qual(self, node) -> str | None:
@@ -273,13 +298,43 @@ class TrainingPass:
         """Return ``module`` with its training steps rewritten (the same object if none)."""
         self._scan_bindings(module.body)
         body = self._scope(list(module.body), top=True)
-        if body is None:
-            return module
-        return module.with_changes(body=body)
+        new = module if body is None else module.with_changes(body=body)
+        if self.stepped:
+            self._network_outputs(new.body)
+        return new
+
+    def _network_outputs(self, body) -> None:
+        """``out = model(x)`` / ``a, b = net(x)`` anywhere in the file: the targets are tensors."""
+        nets = self.conv.module_names
+        for st in _walk_statements(body):
+            if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 \
+                    and isinstance(st.body[0], cst.Assign):
+                a = st.body[0]
+                if isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name) \
+                        and a.value.func.value in nets:
+                    for t in a.targets:
+                        self.tensor_names.update(n for n in _Names.of(
+                            cst.Assign([t], cst.Name("_"))).writes if n != "_")
 
     def _scan_bindings(self, body) -> None:
         """Names bound to optimizers, schedulers, scalers, samplers, datasets (whole file)."""
         for node in _walk_statements(body):
+            if isinstance(node, cst.For):
+                it = node.iter
+                if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
+                    it = it.args[0].value
+                    target = node.target.elements[-1].value if isinstance(node.target, cst.Tuple) \
+                        and len(node.target.elements) == 2 else None
+                else:
+                    target = node.target
+                src = dotted(it) or ""
+                if target is not None and (src in self.loaders or src.lower().endswith("loader")):
+                    self.tensor_names.update(_Names.of(cst.Assign([cst.AssignTarget(target)],
+                                                                  cst.Name("_"))).writes)
+            if isinstance(node, cst.FunctionDef):
+                for p in node.params.params:
+                    if p.name.value in ("model", "net", "network"):
+                        self.conv.module_names.add(p.name.value)
             if isinstance(node, cst.ClassDef):
                 cols = _getitem_columns(node)
                 if cols:
@@ -297,6 +352,8 @@ class TrainingPass:
                 continue
             if q in _SCALERS:
                 self.scalers.add(name)
+            elif q in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"):
+                self.loaders.add(name)
             elif q.startswith("torch.optim.lr_scheduler."):
                 self.schedulers.add(name)
             elif q.startswith("torch.optim.") and q[12:13].isupper():
@@ -444,14 +501,14 @@ class TrainingPass:
             name=cst.Name(fwd),
             params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
             body=cst.IndentedBlock(body=fn_body),
-            leading_lines=[cst.EmptyLine()] if (loop_at is not None or start) else [],
+            leading_lines=[cst.EmptyLine(indent=False)] if (loop_at is not None or start) else [],
         )
         has_aux = bool(aux)
         build = [fn, _stmt(f"{gfn} = ms.value_and_grad({fwd}, None, {opt}.parameters"
                            f"{', has_aux=True' if has_aux else ''})")]
         if accumulate:
             build.append(_stmt(f"{acc} = None"))
-        build[1] = build[1].with_changes(leading_lines=[cst.EmptyLine()])
+        build[1] = build[1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         # the call that replaces segment + backward
         out = f"({', '.join([loss_name, *aux])})" if has_aux else loss_name
         call = [_stmt(f"{out}, {grads} = {gfn}({', '.join(params)})")]
@@ -462,6 +519,9 @@ class TrainingPass:
                               f"tuple(a + g for a, g in zip({acc}, {grads}))"))
         self.conv.used.add("ms")
         self.stepped.add(opt)
+        self.tensor_names.update([loss_name, *aux])
+        # what the forward pass calls is a network: its train()/eval() become set_train
+        self.conv.module_names.update(n for n in _called_names(segment) if _looks_network(n))
         self.record(bw_stmt, call[0], "MS201", "transformed",
                     f"{code_of(bw_call)}: tape autodiff -> {fwd} + ms.value_and_grad (built once) "
                     f"+ {opt}(grads)" + (f"; returns {', '.join(aux)} for the code after it" if aux else ""))
@@ -491,7 +551,7 @@ class TrainingPass:
         outer = _block_at(body, anchor[:-1])
         i = anchor[-1][0]
         loop = outer[i]
-        outer = outer[:i] + build + [loop.with_changes(leading_lines=[cst.EmptyLine(), *loop.leading_lines]
+        outer = outer[:i] + build + [loop.with_changes(leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines]
                                                       if not loop.leading_lines else loop.leading_lines)] + outer[i + 1:]
         return _set_block(body, anchor[:-1], outer)
 
@@ -803,6 +863,17 @@ def _find_backward(body: list, prefix=()):
             if found is not None:
                 return found
     return None
+
+
+def _called_names(stmts) -> set[str]:
+    return {c.func.value for c in _Names.of(list(stmts)).calls if isinstance(c.func, cst.Name)}
+
+
+def _looks_network(name: str) -> bool:
+    """A name that conventionally holds the network (``model``, ``net``, ``generator``...)."""
+    low = name.lower()
+    return any(w in low for w in ("model", "net", "encoder", "decoder", "generator",
+                                  "discriminator", "backbone", "classifier"))
 
 
 def _walk_statements(body):
