@@ -138,9 +138,32 @@ def conv2d_forward(x, w, cfg):
     return out.reshape(n, o, ho, wo)
 
 
+def _input_grad_as_conv(dy, w, cfg, x_shape):
+    """dx of a stride-1 convolution as a forward convolution of dy with the flipped,
+    channel-transposed kernel: one im2col copy + one GEMM instead of GEMM + kh*kw strided adds.
+    Pads can come out negative (crop), which pad_spatial handles."""
+    g = cfg.groups
+    o, cg, kh, kw = w.shape
+    og = o // g
+    wf = np.ascontiguousarray(
+        w.reshape(g, og, cg, kh, kw).transpose(0, 2, 1, 3, 4)[..., ::-1, ::-1]).reshape(
+        g * cg, og, kh, kw)
+    (dh, dw), (pt, _, pl, _) = cfg.dilation, cfg.pads
+    ho, wo = dy.shape[2:]
+    h, w_ = x_shape[2:]
+    top, left = (kh - 1) * dh - pt, (kw - 1) * dw - pl
+    bottom, right = h - ho - top + (kh - 1) * dh, w_ - wo - left + (kw - 1) * dw
+    return conv2d_forward(dy, wf, ConvConfig((kh, kw), (1, 1), cfg.dilation,
+                                             (top, bottom, left, right), g))
+
+
 def conv2d_input_grad(dy, w, cfg, x_shape):
     n, o, ho, wo = dy.shape
     g = cfg.groups
+    if cfg.stride == (1, 1) and not _is_pointwise(cfg) and o <= x_shape[1]:
+        # measured faster when the gradient has no more channels than the input; with many
+        # more (a 3-channel stem) its im2col would be the larger one
+        return _input_grad_as_conv(dy, w, cfg, x_shape)
     wm = w.reshape(g, o // g, -1)
     d = dy.reshape(n, g, o // g, ho * wo)
     if g == 1:

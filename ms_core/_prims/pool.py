@@ -13,7 +13,7 @@ padded input, so the cost is kh*kw vectorised passes regardless of batch or imag
 """
 import numpy as np
 
-from .._engine import Primitive, _NO_CTX
+from .._engine import Primitive
 from .conv import pad_spatial, unpad_spatial
 
 
@@ -62,10 +62,32 @@ def _index_dtype(n):
     return np.uint8 if n < 256 else np.int32
 
 
+def _max_offsets(xp, cfg, out):
+    """Per output, the first kernel offset (row-major) that holds the window's max.
+
+    Built from whole-array compares and uint8 arithmetic (no boolean fancy indexing), one pass
+    per offset over output-sized arrays.
+    """
+    idx = np.zeros(out.shape, dtype=_index_dtype(cfg.kernel[0] * cfg.kernel[1]))
+    found = None
+    for k, (rs, cs) in cfg.offsets():
+        hit = xp[..., rs, cs] == out
+        if found is None:
+            found = hit
+            continue
+        new = hit & ~found
+        if k:
+            idx += new.view(np.uint8) * idx.dtype.type(k) if idx.dtype == np.uint8 else \
+                new * idx.dtype.type(k)
+        found |= hit
+    return idx
+
+
 class MaxPool2D(Primitive):
     """Max over each window; padding is -inf so it never wins (right for negative inputs).
 
-    Ties go to the first offset in row-major kernel order, as in torch.
+    The gradient goes to the first max of a window in row-major kernel order, as in torch
+    (this matters after ReLU, where all-zero windows are common). NaN propagates.
     """
 
     def __init__(self, cfg):
@@ -75,42 +97,29 @@ class MaxPool2D(Primitive):
         cfg = self.cfg
         h, w = x.shape[-2:]
         xp = pad_spatial(x, cfg.full_pads(h, w), value=-np.inf)
-        want_idx = ctx is not _NO_CTX
-        out = idx = None
-        for k, (rs, cs) in cfg.offsets():
+        out = None
+        for _, (rs, cs) in cfg.offsets():
             s = xp[..., rs, cs]
             if out is None:
                 out = s.copy()
-                if want_idx:
-                    idx = np.zeros(out.shape, dtype=_index_dtype(cfg.kernel[0] * cfg.kernel[1]))
-                continue
-            better = s > out
-            np.copyto(out, s, where=better)
-            if want_idx:
-                idx[better] = k
-        if want_idx:
-            ctx.idx = idx
+            else:
+                np.maximum(out, s, out=out)
         return out
 
     def argmax(self, x):
-        """Offset index of the max in each window (for return_indices without recording)."""
+        """Offset index (int64) of the first max in each window."""
         cfg = self.cfg
         h, w = x.shape[-2:]
         xp = pad_spatial(x, cfg.full_pads(h, w), value=-np.inf)
-        out = idx = None
-        for k, (rs, cs) in cfg.offsets():
-            s = xp[..., rs, cs]
-            if out is None:
-                out = s.copy()
-                idx = np.zeros(out.shape, dtype=np.int64)
-                continue
-            better = s > out
-            np.copyto(out, s, where=better)
-            idx[better] = k
-        return idx
+        return _max_offsets(xp, cfg, self.forward(None, x)).astype(np.int64)
 
     def backward(self, ctx, dout):
-        return (MaxPoolScatter(self.cfg, ctx.idx, ctx.inputs[0].shape)(dout),)
+        x = ctx.inputs[0]
+        cfg = self.cfg
+        h, w = x.shape[-2:]
+        xp = pad_spatial(x._data, cfg.full_pads(h, w), value=-np.inf)
+        idx = _max_offsets(xp, cfg, ctx.out._data)
+        return (MaxPoolScatter(cfg, idx, x.shape)(dout),)
 
 
 class MaxPoolScatter(Primitive):
@@ -126,15 +135,20 @@ class MaxPoolScatter(Primitive):
         h, w = self.x_shape[-2:]
         pads = cfg.full_pads(h, w)
         hp, wp = cfg.padded_hw(h, w)
-        out = np.zeros(self.x_shape[:-2] + (hp, wp), dtype=dy.dtype)
         disjoint = cfg.non_overlapping()
+        (kh, kw), (sh, sw), (dh, dw) = cfg.kernel, cfg.stride, cfg.dilation
+        ho, wo = cfg.out_hw
+        # windows that tile the padded input exactly write every element: no zero fill needed
+        tiles = (dh, dw) == (1, 1) and (sh, sw) == (kh, kw) and (hp, wp) == (ho * kh, wo * kw)
+        alloc = np.empty if tiles else np.zeros
+        out = alloc(self.x_shape[:-2] + (hp, wp), dtype=dy.dtype)
         for k, (rs, cs) in cfg.offsets():
             hit = self.idx == k
             dst = out[..., rs, cs]
             if disjoint:
-                np.copyto(dst, dy, where=hit)
+                np.multiply(dy, hit, out=dst)
             else:
-                dst += np.where(hit, dy, 0).astype(dy.dtype, copy=False)
+                dst += dy * hit
         return unpad_spatial(out, pads, (h, w))
 
     def backward(self, ctx, g):
@@ -154,7 +168,7 @@ class MaxPoolGather(Primitive):
         xp = pad_spatial(x, cfg.full_pads(h, w))
         out = np.zeros(self.idx.shape, dtype=x.dtype)
         for k, (rs, cs) in cfg.offsets():
-            np.copyto(out, xp[..., rs, cs], where=self.idx == k)
+            out += xp[..., rs, cs] * (self.idx == k)
         return out
 
     def backward(self, ctx, dout):

@@ -56,6 +56,10 @@ CONV2D = [
     (2, 3, 5, 5, 4, 1, 2, 1, 1, "valid", 0),         # strided 1x1 (ResNet downsample)
     (1, 1, 4, 4, 2, 4, 1, 1, 1, "valid", 0),         # kernel covers the whole input
     (1, 2, 5, 5, 2, 2, 3, 1, 1, "pad", 1),           # stride > kernel: pixels skipped
+    # stride 1 with C_out <= C_in: the input gradient runs as a convolution of dy
+    (2, 6, 7, 6, 4, 3, 1, 2, 2, "pad", (2, 0, 1, 3)),
+    (1, 4, 6, 5, 4, 2, 1, 1, 1, "same", 0),
+    (1, 4, 5, 5, 2, 2, 1, 1, 1, "pad", (2, 2, 0, 1)),  # pad > kernel - 1: negative "full" pad
 ]
 
 
@@ -251,6 +255,7 @@ def test_conv2d_backprop_input_primitive_is_the_input_gradient():
 
 DOUBLE = [
     ((1, 2, 4, 4), (2, 2, 3, 3), dict(pad_mode="same")),
+    ((1, 2, 4, 3), (1, 2, 2, 2), dict(pad_mode="pad", padding=(2, 0, 1, 1))),
     ((1, 2, 5, 4), (2, 1, 2, 2), dict(pad_mode="same", stride=2, groups=2)),
     ((1, 1, 5, 5), (2, 1, 2, 2), dict(pad_mode="pad", padding=(1, 0, 0, 1), dilation=2)),
 ]
