@@ -119,6 +119,22 @@ def test_one_cycle_matches_torch(opt_name, opt_kw, kwargs, keys):
     _compare(ms_s, t_s, mopt, topt, steps=STEPS - 1, keys=keys)
 
 
+@pytest.mark.parametrize("opt_name,kwargs,keys", [
+    ("SGD", dict(base_lr=0.01, max_lr=0.1, step_size_up=7), ["momentum"]),
+    ("SGD", dict(base_lr=[0.01, 0.02], max_lr=[0.1, 0.3], step_size_up=4, step_size_down=9,
+                 mode="triangular2", base_momentum=0.7, max_momentum=0.95), ["momentum"]),
+    ("SGD", dict(base_lr=0.01, max_lr=0.1, step_size_up=5, mode="exp_range", gamma=0.97), []),
+    ("Adam", dict(base_lr=0.001, max_lr=0.01, step_size_up=6), ["betas"]),
+    ("SGD", dict(base_lr=0.01, max_lr=0.1, step_size_up=3, scale_fn=lambda x: 0.5 ** x,
+                 scale_mode="iterations", cycle_momentum=False), []),
+], ids=["triangular", "triangular2-groups", "exp_range", "adam-betas", "custom-scale"])
+def test_cyclic_lr_matches_torch(opt_name, kwargs, keys):
+    mopt, topt = _pair(opt_name, **({"momentum": 0.9} if opt_name == "SGD" else {}))
+    ms_s = ms_sched.CyclicLR(mopt, **kwargs)
+    t_s = T.CyclicLR(topt, **kwargs)
+    _compare(ms_s, t_s, mopt, topt, keys=keys)
+
+
 def test_one_cycle_past_total_steps_raises():
     mopt, _ = _pair()
     s = ms_sched.OneCycleLR(mopt, max_lr=0.1, total_steps=3)

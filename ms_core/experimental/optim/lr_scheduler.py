@@ -20,7 +20,7 @@ from ...common.tensor import Tensor
 from .optimizer import Optimizer, _set_lr
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
-           "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "OneCycleLR",
+           "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "OneCycleLR", "CyclicLR",
            "CosineAnnealingWarmRestarts", "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau"]
 
 
@@ -497,12 +497,12 @@ class MultiplicativeLR(LRScheduler):
         return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, lrs)]
 
 
-def _format_param(name, optimizer, value):
+def _format_param(name, optimizer, value, cls_name="OneCycleLR"):
     """One value per param group (a scalar is repeated)."""
     n = len(optimizer.param_groups)
     if isinstance(value, (list, tuple)):
         if len(value) != n:
-            raise ValueError(f"For 'OneCycleLR', expected {n} values for '{name}' (one per param "
+            raise ValueError(f"For '{cls_name}', expected {n} values for '{name}' (one per param "
                              f"group), but got {len(value)}.")
         return [float(v) for v in value]
     return [float(value)] * n
@@ -634,6 +634,98 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rate between `base_lr` and `max_lr` (`lr_scheduler.CyclicLR`), stepped
+    after every batch; with `cycle_momentum` the momentum (or Adam's beta1) cycles inversely.
+
+    Args:
+        optimizer (Optimizer): the wrapped optimizer.
+        base_lr, max_lr (float or list[float]): the cycle's bounds (per group).
+        step_size_up (int): steps of the rising half. Default 2000.
+        step_size_down (int): steps of the falling half. Default: step_size_up.
+        mode (str): 'triangular', 'triangular2' or 'exp_range'. Default 'triangular'.
+        gamma (float): decay of 'exp_range'. Default 1.0.
+        scale_fn (callable): custom amplitude scaling, replaces `mode`.
+        scale_mode (str): 'cycle' or 'iterations' (argument of scale_fn). Default 'cycle'.
+        cycle_momentum (bool): cycle momentum / beta1. Default True.
+        base_momentum, max_momentum (float or list[float]): momentum bounds. Default 0.8, 0.9.
+        last_epoch (int): see `LRScheduler`.
+
+    Raises:
+        ValueError: an unknown mode without scale_fn; cycle_momentum with an optimizer that has
+            neither momentum nor betas.
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        _check_optimizer("CyclicLR", optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr, "CyclicLR")
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_lr(group, lr)
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr, "CyclicLR")
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError(f"For 'CyclicLR', the 'mode' must be 'triangular', 'triangular2' or "
+                             f"'exp_range' when no scale_fn is given, but got {mode!r}.")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        if scale_fn is None:
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("For 'CyclicLR', the optimizer must support momentum or beta1 "
+                                 "with the `cycle_momentum` option enabled.")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum,
+                                                "CyclicLR")
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum, "CyclicLR")
+            if last_epoch == -1:
+                for m_mom, b_mom, group in zip(self.max_momentums, self.base_momentums,
+                                               optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_mom, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_mom
+                    group["max_momentum"] = m_mom
+                    group["base_momentum"] = b_mom
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x):
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        arg = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (top - base) * scale * self.scale_fn(arg)
+               for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, b_mom, m_mom in zip(self.optimizer.param_groups, self.base_momentums,
+                                           self.max_momentums):
+                momentum = m_mom - (m_mom - b_mom) * scale * self.scale_fn(arg)
                 if self.use_beta1:
                     group["betas"] = (momentum, *group["betas"][1:])
                 else:
