@@ -356,8 +356,8 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
     inputs = _as_inputs(inputs)
     torch_state0 = R.snapshot_torch(torch_module)
     torch_training0 = torch_module.training
-    torch_sources = {p: R.source_of(m) for p, m in torch_module.named_modules()}
-    ms_sources = {p: R.source_of(c) for p, c in ms_cell.cells_and_names()}
+    torch_sources = {p: R.layer_source(torch_module, p) for p, _ in torch_module.named_modules()}
+    ms_sources = {p: R.layer_source(ms_cell, p) for p, _ in ms_cell.cells_and_names()}
     res._sources = (torch_sources, ms_sources)
 
     rep = map_names(torch_module, ms_cell, name_map)
@@ -379,8 +379,6 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
             phase = _run_phase(torch_module, ms_cell, inputs, m, rtol, atol, want_grads, layers,
                                loss_fn, seed, rep, float64_reference, torch_sources, ms_sources)
             res.phases.append(phase)
-            R.restore_torch(torch_module, torch_state0)
-            R.restore_ms(ms_cell, ms_state0)
             res.timings[m] = time.perf_counter() - t1
         if train_steps > 0:
             t1 = time.perf_counter()
@@ -449,18 +447,9 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
     train = mode == "train"
     torch_module.train(train)
     ms_cell.set_train(train)
-    torch_state = R.snapshot_torch(torch_module)
-    ms_state = R.snapshot_ms(ms_cell)
-    # One probe forward to build the loss (targets need the output shape) only when needed.
-    t_loss = m_loss = None
-    if want_grads:
-        import torch
-        with torch.no_grad():
-            torch.manual_seed(seed)
-            probe = torch_module(*[torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x
-                                   for x in inputs])
-        R.restore_torch(torch_module, torch_state)
-        t_loss, m_loss = R.make_losses(loss_fn, probe, seed)
+    torch_state = R.snapshot_torch(torch_module, buffers_only=True)
+    ms_state = R.snapshot_ms(ms_cell, buffers_only=True)
+    t_loss, m_loss = R.make_losses(loss_fn, seed) if want_grads else (None, None)
     import torch
     torch.manual_seed(seed)
     t_rec, t_out, t_lossv, t_grads = R.run_torch(torch_module, inputs, t_loss, want_grads,
@@ -583,13 +572,7 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
     tr = TrainResult(steps, optimizer, lr)
     torch_module.train(True)
     ms_cell.set_train(True)
-    state = R.snapshot_torch(torch_module)
-    with torch.no_grad():
-        torch.manual_seed(seed)
-        probe = torch_module(*[torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x
-                               for x in inputs])
-    t_loss, m_loss = R.make_losses(loss_fn, probe, seed)
-    R.restore_torch(torch_module, state)  # the probe moved torch's BatchNorm statistics
+    t_loss, m_loss = R.make_losses(loss_fn, seed)
     tparams = [p for p in torch_module.parameters() if p.requires_grad]
     if optimizer == "sgd":
         t_opt = torch.optim.SGD(tparams, lr=lr, momentum=momentum, dampening=0, nesterov=False,
@@ -616,6 +599,8 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
         return m_loss(out)
 
     vg = ms_core.value_and_grad(fn, None, weights) if weights else None
+    noisy = set()
+    loose_atol = 2.0 * lr * steps
     for s in range(steps):
         torch.manual_seed(seed + s)
         rec = R.TorchRecorder(torch_module, capture=False)
@@ -624,6 +609,8 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
             out = torch_module(*t_in)
             lt = t_loss(out)
             lt.backward()
+            if s == 0 and optimizer == "adam":
+                noisy = _noise_level_params(torch_module)
             t_opt.step()
         finally:
             rec.remove()
@@ -643,15 +630,30 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
         tr.ms_losses.append(float(as_array(lm)))
         if tr.first_bad_step is None:
             for tn, mn in pairs:
-                st = compare(params[mn].asnumpy(), tensors[tn].detach().numpy(), rtol, atol)
+                st = compare(params[mn].asnumpy(), tensors[tn].detach().numpy(), rtol,
+                             loose_atol if tn in noisy else atol)
                 if not st.passed:
                     tr.first_bad_step, tr.first_bad_param = s + 1, tn
                     break
     tr.loss_stats = compare(np.array(tr.ms_losses), np.array(tr.torch_losses), rtol, atol)
+    if noisy:
+        tr.notes.append(f"noise-level gradients (Adam turns their float32 rounding into full "
+                        f"±lr steps), compared at atol=2·lr·steps={loose_atol:.3g}: "
+                        f"{', '.join(sorted(noisy))}")
     for tn, mn in pairs:
-        st = compare(params[mn].asnumpy(), tensors[tn].detach().numpy(), rtol, atol)
+        st = compare(params[mn].asnumpy(), tensors[tn].detach().numpy(), rtol,
+                     loose_atol if tn in noisy else atol)
         tr.params.append(NamedStats(tn, mn, _layer_of(tn), st))
     return tr
+
+
+def _noise_level_params(model) -> set:
+    """Parameters whose gradient is float32 rounding noise next to the largest one (e.g. a conv
+    bias feeding BatchNorm, whose exact gradient is 0)."""
+    grads = {n: float(p.grad.abs().max()) for n, p in model.named_parameters()
+             if p.grad is not None and p.grad.numel()}
+    top = max(grads.values(), default=0.0)
+    return {n for n, g in grads.items() if g <= 1e-5 * top}
 
 
 class _MomentumRef:

@@ -255,7 +255,7 @@ def run_check(args) -> int:
                        lr=args.lr, loss_fn=args.loss, seed=args.seed,
                        float64_reference=args.float64, init_check=not args.no_init_check)
     except (UsageError, CheckError) as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {_esc(str(exc))}")
         return EXIT_ERROR
     _relabel_sources(result, display)
     result.settings.update(path=args.path, model=args.model, input_shapes=args.input_shape)
@@ -264,11 +264,12 @@ def run_check(args) -> int:
     if args.quiet:
         style = "green" if result.passed else "red"
         from .check_report import _verdict
-        out.print(f"[{style}]{_verdict(result)}[/{style}]")
+        from rich.markup import escape
+        out.print(f"[{style}]{escape(_verdict(result))}[/{style}]")
     else:
         result.print_table(out)
     for n in notes:
-        err.print(f"[yellow]note:[/] {n}")
+        err.print(f"[yellow]note:[/] {_esc(n)}")
     if args.report:
         try:
             result.write(args.report)
@@ -297,6 +298,11 @@ def _relabel_sources(result, display):
         f.ms_source = fix(f.ms_source)
 
 
+def _esc(text):
+    from rich.markup import escape
+    return escape(text)
+
+
 def run_weights(args) -> int:
     """Run `migrate weights` from parsed arguments; return the exit code."""
     from rich.console import Console
@@ -315,10 +321,10 @@ def run_weights(args) -> int:
             torch_model, ms_model, _, _ = prepare(args.source, args.model)
         notes = convert_file(args.src, args.output, torch_model, ms_model)
     except (UsageError, ValueError, OSError) as exc:
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {_esc(str(exc))}")
         return EXIT_ERROR
     for n in notes:
-        err.print(f"[yellow]note:[/] {n}")
+        err.print(f"[yellow]note:[/] {_esc(n)}")
     err.print(f"wrote {args.output}")
     return 0
 

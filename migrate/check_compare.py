@@ -91,11 +91,14 @@ def as_array(x) -> np.ndarray:
 
 
 def _moments(x: np.ndarray) -> tuple[float, float]:
-    f = x[np.isfinite(x)] if x.dtype.kind == "f" else x
-    if f.size == 0:
+    if x.size == 0:
         return float("nan"), float("nan")
-    f = f.astype(np.float64, copy=False)
-    return float(f.mean()), float(f.std())
+    if x.dtype.kind == "f" and not np.isfinite(x).all():
+        x = x[np.isfinite(x)]
+        if x.size == 0:
+            return float("nan"), float("nan")
+    m = float(x.mean(dtype=np.float64))
+    return m, float(x.std(dtype=np.float64))
 
 
 def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> TensorStats:
@@ -120,8 +123,12 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
         a = a.astype(np.int8)
     if b.dtype.kind == "b":
         b = b.astype(np.int8)
-    st.torch_mean, st.torch_std = _moments(b)
-    st.ms_mean, st.ms_std = _moments(a)
+    if a.shape != b.shape or b.size == 0 or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        st.torch_mean, st.torch_std = _moments(b)
+        st.ms_mean, st.ms_std = _moments(a)
+    if a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
+        a = a.astype(np.float64) if a.dtype.kind not in "fc" else a
+        b = b.astype(np.float64) if b.dtype.kind not in "fc" else b
     if a.shape != b.shape:
         if a.size == b.size and a.size == 1:
             a = a.reshape(b.shape)
@@ -138,35 +145,46 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
         st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
     if b.size == 0:
         return st
-    # float64 for the statistics: the differences of float32 values are exact in float64.
-    a64 = a.astype(np.float64, copy=False)
-    b64 = b.astype(np.float64, copy=False)
-    fa, fb = np.isfinite(a64), np.isfinite(b64)
-    st.nan_torch, st.nan_ms = int(np.isnan(b64).sum()), int(np.isnan(a64).sum())
-    st.inf_torch, st.inf_ms = int(np.isinf(b64).sum()), int(np.isinf(a64).sum())
-    both = fa & fb
-    # Non-finite values agree when both are NaN, or both the same infinity.
-    same_nonfinite = (~fa & ~fb) & ((np.isnan(a64) & np.isnan(b64)) | (a64 == b64))
-    bad_nonfinite = ~both & ~same_nonfinite
-    if bad_nonfinite.any():
-        pos = np.argwhere(bad_nonfinite)[:_MAX_POSITIONS]
-        st.nonfinite_positions = [[int(i) for i in p] for p in pos]
-    diff = np.where(both, np.abs(a64 - b64), 0.0)
-    mag = np.maximum(np.maximum(np.abs(np.where(both, a64, 0.0)), np.abs(np.where(both, b64, 0.0))),
-                     _TINY)
-    rel = diff / mag
-    nbad_nf = int(bad_nonfinite.sum())
+    # Work in the wider of the two float dtypes (at least float32): the statistics are reported
+    # to 3 digits, so float32 differences are ample, and float64 would double the cost on big
+    # gradient tensors.
+    wt = np.result_type(a.dtype if a.dtype.kind == "f" else np.float32,
+                        b.dtype if b.dtype.kind == "f" else np.float32, np.float32)
+    a = a.astype(wt, copy=False)
+    b = b.astype(wt, copy=False)
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    all_finite = bool(fa.all()) and bool(fb.all())
+    if all_finite:
+        a_f, b_f = a, b
+        bad_nonfinite = None
+        nbad_nf = 0
+    else:
+        st.nan_torch, st.nan_ms = int(np.isnan(b).sum()), int(np.isnan(a).sum())
+        st.inf_torch, st.inf_ms = int(np.isinf(b).sum()), int(np.isinf(a).sum())
+        both = fa & fb
+        # Non-finite values agree when both are NaN, or both the same infinity.
+        same_nonfinite = (~fa & ~fb) & ((np.isnan(a) & np.isnan(b)) | (a == b))
+        bad_nonfinite = ~both & ~same_nonfinite
+        nbad_nf = int(bad_nonfinite.sum())
+        if nbad_nf:
+            pos = np.argwhere(bad_nonfinite)[:_MAX_POSITIONS]
+            st.nonfinite_positions = [[int(i) for i in p] for p in pos]
+        a_f, b_f = np.where(both, a, 0).astype(wt), np.where(both, b, 0).astype(wt)
+    diff = np.abs(a_f - b_f)
+    babs = np.abs(b_f)
+    mag = np.maximum(np.abs(a_f), babs)
+    np.maximum(mag, _TINY if wt == np.float64 else np.float32(1e-30), out=mag)
     st.max_abs = float(diff.max()) if not nbad_nf else float("inf")
-    st.max_rel = float(rel.max()) if not nbad_nf else float("inf")
-    st.mean_abs = float(diff.mean()) if not nbad_nf else float("inf")
+    st.max_rel = float((diff / mag).max()) if not nbad_nf else float("inf")
+    st.mean_abs = float(diff.mean(dtype=np.float64)) if not nbad_nf else float("inf")
     st.min_atol = st.max_abs
-    babs = np.abs(np.where(both, b64, 0.0))
-    allowed = atol + rtol * babs
-    over = (diff > allowed) & both
-    st.mismatched = int(over.sum()) + nbad_nf
+    allowed = babs * wt.type(rtol)
+    allowed += wt.type(atol)
+    over = diff > allowed
+    st.mismatched = int(np.count_nonzero(over)) + nbad_nf
     st.passed = st.mismatched == 0
     # The smallest rtol at this atol: every element must satisfy diff - atol <= rtol * |b|.
-    need = diff - atol
+    need = diff - wt.type(atol)
     pos_need = need > 0
     if nbad_nf or (pos_need & (babs == 0)).any():
         st.min_rtol = float("inf")
@@ -176,21 +194,40 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
     if nbad_nf:
         flat = int(np.flatnonzero(bad_nonfinite.ravel())[0])
     else:
-        score = diff / np.maximum(allowed, _TINY)
-        flat = int(np.argmax(score.ravel()))
+        np.maximum(allowed, wt.type(1e-30), out=allowed)
+        flat = int(np.argmax((diff / allowed).ravel()))
     idx = np.unravel_index(flat, b.shape) if b.ndim else ()
     st.worst_index = [int(i) for i in idx]
-    st.worst_torch = float(b64.ravel()[flat])
-    st.worst_ms = float(a64.ravel()[flat])
-    av, bv = np.where(both, a64, 0.0).ravel(), np.where(both, b64, 0.0).ravel()
-    na, nb = float(np.linalg.norm(av)), float(np.linalg.norm(bv))
-    if na == 0.0 and nb == 0.0:
+    st.worst_torch = float(b.ravel()[flat])
+    st.worst_ms = float(a.ravel()[flat])
+    av, bv = a_f.ravel().astype(np.float64), b_f.ravel().astype(np.float64)
+    saa, sbb = float(np.dot(av, av)), float(np.dot(bv, bv))
+    na, nb = math.sqrt(saa), math.sqrt(sbb)
+    if all_finite:  # moments from the same sums (the general path handles non-finite values)
+        n = av.size
+        st.ms_mean, st.torch_mean = float(av.sum()) / n, float(bv.sum()) / n
+        st.ms_std = math.sqrt(max(saa / n - st.ms_mean ** 2, 0.0))
+        st.torch_std = math.sqrt(max(sbb / n - st.torch_mean ** 2, 0.0))
+    if nbad_nf:
+        st.cosine = float("nan")
+    elif na == 0.0 and nb == 0.0:
         st.cosine = 1.0
     elif na == 0.0 or nb == 0.0:
         st.cosine = 0.0
     else:
-        st.cosine = float(np.dot(av, bv) / (na * nb))
+        st.cosine = max(-1.0, min(1.0, float(np.dot(av, bv)) / (na * nb)))
     return st
+
+
+def quick_pass(ms_value, torch_value, rtol, atol) -> bool:
+    """np.allclose-like yes/no in one pass (used where only the verdict matters)."""
+    a = np.asarray(as_array(ms_value))
+    b = np.asarray(as_array(torch_value))
+    if a.shape != b.shape:
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)) or
+                    np.allclose(a, b, rtol, atol, equal_nan=True))
 
 
 # --- two-sample Kolmogorov–Smirnov ------------------------------------------------------------

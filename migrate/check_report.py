@@ -104,13 +104,14 @@ def _verdict(result) -> str:
 def print_terminal(result, console=None) -> None:
     """Print the side-by-side tables with rich; the first divergence is highlighted."""
     from rich.console import Console
+    from rich.markup import escape as esc
     from rich.table import Table
     console = console or Console()
     s = result.settings
     console.print(f"[bold]migrate check[/bold]  rtol={s.get('rtol')} atol={s.get('atol')} "
                   f"mode={s.get('mode')} train_steps={s.get('train_steps')} seed={s.get('seed')}")
     if result.error:
-        console.print(f"[bold red]could not run:[/bold red] {result.error}")
+        console.print(f"[bold red]could not run:[/bold red] {esc(result.error)}")
         return
     tr = result.transfer
     if tr is not None:
@@ -119,9 +120,9 @@ def print_terminal(result, console=None) -> None:
         console.print(f"[{style}]weights: {n} tensors mapped, {len(tr.unmapped_torch)} torch and "
                       f"{len(tr.unmapped_ms)} ms unmapped[/{style}]")
         for line in tr.problems():
-            console.print(f"  [red]{line}[/red]")
+            console.print(f"  [red]{esc(line)}[/red]")
         for note in tr.notes:
-            console.print(f"  [dim]{note}[/dim]")
+            console.print(f"  [dim]{esc(note)}[/dim]")
     if result.init:
         bad = [r for r in result.init if r.ks.differs]
         style = "red" if bad else "green"
@@ -132,7 +133,7 @@ def print_terminal(result, console=None) -> None:
                       title="initial values that differ")
             for r in bad:
                 k = r.ks
-                t.add_row(r.name, f"{k.statistic:.3f}", f"{k.pvalue:.2g}",
+                t.add_row(esc(r.name), f"{k.statistic:.3f}", f"{k.pvalue:.2g}",
                           f"{_f(k.torch_mean)} / {_f(k.torch_std)}", f"{_f(k.ms_mean)} / {_f(k.ms_std)}")
             console.print(t)
     for phase in result.phases:
@@ -150,7 +151,7 @@ def print_terminal(result, console=None) -> None:
                 style = "yellow"
             elif row.status == "missing":
                 style = "dim"
-            t.add_row(*layer_cells(row, noise), style=style)
+            t.add_row(*[esc(c) for c in layer_cells(row, noise)], style=style)
         if phase.layers:
             console.print(t)
         o = phase.outputs
@@ -160,19 +161,19 @@ def print_terminal(result, console=None) -> None:
                           f"{_f(o.max_rel)}, cosine {_cos(o.cosine)} -> "
                           f"{'pass' if o.passed else 'FAIL'}[/{style}]")
         if first is not None:
-            console.print(f"[bold red]first divergence: {first.name}[/bold red] "
-                          f"({first.ms_source or '?'}; torch {first.torch_source or '?'})"
-                          + (f": {first.note}" if first.note else ""))
+            console.print(f"[bold red]first divergence: {esc(first.name)}[/bold red] "
+                          + esc(f"({first.ms_source or '?'}; torch {first.torch_source or '?'})"
+                                + (f": {first.note}" if first.note else "")))
         if phase.gradients:
             gn = any(g.noise is not None for g in phase.gradients)
             g = Table(*_stats_columns(gn), title=f"{phase.mode} mode: gradients of the loss "
                       f"(torch {_f(phase.torch_loss, 6)}, ms {_f(phase.ms_loss, 6)})")
             for item in phase.gradients:
-                g.add_row(*_stats_cells(item.name, item.ms_name, item.stats, item.noise, gn),
+                g.add_row(*[esc(c) for c in _stats_cells(item.name, item.ms_name, item.stats, item.noise, gn)],
                           style=None if item.stats.passed else "red")
             console.print(g)
         for note in phase.notes:
-            console.print(f"  [dim]{note}[/dim]")
+            console.print(f"  [dim]{esc(note)}[/dim]")
     trn = result.train
     if trn is not None:
         t = Table("step", "torch loss", "ms loss", "abs diff",
@@ -182,15 +183,15 @@ def print_terminal(result, console=None) -> None:
         console.print(t)
         p = Table(*_stats_columns(False), title="parameters and buffers after training")
         for item in trn.params:
-            p.add_row(*_stats_cells(item.name, item.ms_name, item.stats),
+            p.add_row(*[esc(c) for c in _stats_cells(item.name, item.ms_name, item.stats)],
                       style=None if item.stats.passed else "red")
         console.print(p)
         for note in trn.notes:
-            console.print(f"  [dim]{note}[/dim]")
+            console.print(f"  [dim]{esc(note)}[/dim]")
     style = "bold green" if result.passed else "bold red"
-    console.print(f"[{style}]{_verdict(result)}[/{style}]")
+    console.print(f"[{style}]{esc(_verdict(result))}[/{style}]")
     for f in result.findings[1:]:
-        console.print(f"  [red]also: {f}[/red]")
+        console.print(f"  [red]also: {esc(str(f))}[/red]")
 
 
 # --- Markdown -------------------------------------------------------------------------------------

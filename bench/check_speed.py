@@ -1,0 +1,95 @@
+"""Speed of `migrate check` on ResNet-18 (batch 2 of 3x64x64) against the cost of running the two
+models' forward and backward once each.
+
+    python bench/check_speed.py [--batch 2] [--size 64] [--repeat 3] [--profile]
+
+The issue's bound: check (eval + train + gradients) <= 3x (torch fwd+bwd + ms fwd+bwd).
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+
+def _models():
+    from migrate.check_cli import prepare
+    path = os.path.join(HERE, "..", "tests", "fixtures", "check", "resnet.py")
+    t, m, _, _ = prepare(path, "ResNet18()")
+    return t, m
+
+
+def reference(t, m, x):
+    """One forward+backward of each model (train mode, same scalar loss as the check)."""
+    import torch
+
+    import ms_core
+    t.train()
+    m.set_train(True)
+    t0 = time.perf_counter()
+    xt = torch.from_numpy(x).requires_grad_(True)
+    out = t(xt)
+    (out * out).mean().backward()
+    t1 = time.perf_counter()
+    params = m.trainable_params()
+    vg = ms_core.value_and_grad(lambda a: (m(a) * m(a)).mean() if False else _ms_loss(m(a)),
+                                0, params)
+    vg(ms_core.Tensor(x))
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
+
+
+def _ms_loss(o):
+    return (o * o).mean()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args(argv)
+    import torch
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    from migrate.check import check
+    from migrate.weights import transfer
+    t, m = _models()
+    transfer(t, m)
+    x = np.random.default_rng(0).standard_normal((a.batch, 3, a.size, a.size)).astype(np.float32)
+    reference(t, m, x)  # warm-up
+    refs = [reference(t, m, x) for _ in range(a.repeat)]
+    rt = min(r[0] for r in refs)
+    rm = min(r[1] for r in refs)
+    ref = rt + rm
+    if a.profile:
+        import cProfile
+        import pstats
+        cProfile.runctx("check(t, m, [x], mode='both')", globals(), locals(), "/tmp/check.prof")
+        pstats.Stats("/tmp/check.prof").sort_stats("cumulative").print_stats(30)
+    times = []
+    for _ in range(a.repeat):
+        t0 = time.perf_counter()
+        r = check(t, m, [x], mode="both")
+        times.append(time.perf_counter() - t0)
+    best = min(times)
+    print(f"ResNet-18, batch {a.batch} of 3x{a.size}x{a.size}:")
+    print(f"  torch fwd+bwd {rt:.3f}s, ms_core fwd+bwd {rm:.3f}s, reference {ref:.3f}s")
+    print(f"  check (eval + train + gradients, per-layer local errors): {best:.3f}s "
+          f"= {best / ref:.2f}x reference (bound 3x)  passed={r.passed}")
+    print("  phases: " + ", ".join(f"{k} {v:.3f}s" for k, v in r.timings.items()))
+    t0 = time.perf_counter()
+    from migrate.check_cli import prepare  # noqa: F401
+    t2, m2 = _models()
+    r2 = check(t2, m2, [x], mode="eval", layers=False, gradients=False, init_check=True)
+    print(f"  init KS check + eval outputs on fresh models: {time.perf_counter() - t0:.3f}s "
+          f"(incl. building both models), init rows {len(r2.init)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
