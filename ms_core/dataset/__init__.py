@@ -12,8 +12,9 @@ from . import config, samplers, transforms  # noqa: F401
 from .datasets import (Dataset, GeneratorDataset, NumpySlicesDataset, BatchInfo,  # noqa: F401
                        BatchDataset, MapDataset, ShuffleDataset, RepeatDataset)
 from .samplers import (Sampler, BuiltinSampler, SequentialSampler, RandomSampler,  # noqa: F401
-                       DistributedSampler, SubsetSampler, SubsetRandomSampler)
+                       DistributedSampler, SubsetSampler, SubsetRandomSampler,
+                       WeightedRandomSampler)
 
 __all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo",
            "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
-           "SubsetRandomSampler"]
+           "SubsetRandomSampler", "WeightedRandomSampler"]

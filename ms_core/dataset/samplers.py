@@ -6,7 +6,7 @@ generator seeded by `ds.config.set_seed` / `ms.set_seed` and reshuffle every epo
 import numpy as np
 
 __all__ = ["Sampler", "BuiltinSampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-           "SubsetSampler", "SubsetRandomSampler"]
+           "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler"]
 
 
 def _type_check(value, types, name):
@@ -203,6 +203,47 @@ class SubsetRandomSampler(SubsetSampler):
     def _indices(self, n):
         idx = super()._indices(n)
         return idx[self._rng_get().permutation(len(idx))]
+
+    def is_shuffled(self):
+        return True
+
+
+class WeightedRandomSampler(BuiltinSampler):
+    """`num_samples` indices drawn with probabilities proportional to `weights` (with
+    replacement by default), redrawn every epoch; torch's WeightedRandomSampler maps here.
+
+    Args:
+        weights (list[float]): one non-negative weight per row, not all zero.
+        num_samples (int): indices per epoch. Default None: len(weights).
+        replacement (bool): draw with replacement. Default True.
+
+    Raises:
+        ValueError: empty, negative or all-zero weights; too few non-zero weights to draw without
+            replacement.
+    """
+
+    def __init__(self, weights, num_samples=None, replacement=True):
+        super().__init__(num_samples)
+        w = np.asarray(list(weights), dtype=np.float64)
+        if w.ndim != 1 or w.size == 0:
+            raise ValueError("weights size should not be 0.")
+        if (w < 0).any():
+            raise ValueError("weights should not contain negative numbers.")
+        if not w.any():
+            raise ValueError("elements of weights should not be all zero.")
+        _type_check(replacement, (bool,), "replacement")
+        if not replacement and num_samples is not None and num_samples > np.count_nonzero(w):
+            raise ValueError("num_samples should not be larger than the number of non-zero weights "
+                             "when replacement is False.")
+        self.weights, self.replacement = w, replacement
+
+    def _indices(self, n):
+        count = self.num_samples if self.num_samples else len(self.weights)
+        return self._rng_get().choice(len(self.weights), size=count, replace=self.replacement,
+                                      p=self.weights / self.weights.sum())
+
+    def _indices_static(self, n):
+        return np.zeros(self.num_samples if self.num_samples else len(self.weights), np.int64)
 
     def is_shuffled(self):
         return True

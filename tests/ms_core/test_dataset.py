@@ -206,6 +206,29 @@ def test_samplers():
     assert len(set(_firsts(d, 1))) == 4 and d.get_dataset_size() == 4
 
 
+def test_weighted_random_sampler():
+    ds.config.set_seed(0)
+    s = ds.WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], num_samples=200)
+    d = ds.GeneratorDataset(MapStyle(4), ["x", "y"], sampler=s)
+    got = _firsts(d, 1)
+    assert set(got) == {1, 3} and 0.6 < got.count(3) / 200 < 0.9
+    assert d.get_dataset_size() == 200
+    with pytest.raises(ValueError, match="all zero"):
+        ds.WeightedRandomSampler([0, 0])
+
+
+@pytest.mark.parametrize("n,replicas", [(10, 2), (10, 3), (7, 4), (3, 5), (8, 4)])
+def test_sharding_equals_torch_distributed_sampler_unshuffled(n, replicas):
+    """torch's DistributedSampler(shuffle=False) pads by wrapping and strides by rank: the same
+    rows as MindSpore's num_shards/shard_id."""
+    for rank in range(replicas):
+        t = list(torch.utils.data.DistributedSampler(range(n), num_replicas=replicas, rank=rank,
+                                                     shuffle=False))
+        d = ds.GeneratorDataset(MapStyle(n), ["x", "y"], num_shards=replicas, shard_id=rank,
+                                shuffle=False)
+        assert _firsts(d, 1) == t
+
+
 # --- map -------------------------------------------------------------------------------------------
 def test_map_one_column_and_typecast():
     d = ds.NumpySlicesDataset((X, Y), ["x", "y"], shuffle=False)
