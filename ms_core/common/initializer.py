@@ -175,8 +175,7 @@ class One(Initializer):
         arr[...] = 1
 
 
-@_register()
-class Constant(Initializer):
+class Constant(Initializer):  # no string alias, as in MindSpore (it needs a value)
     """Every element equal to `value` (a number, or an array broadcastable to the shape)."""
 
     def __init__(self, value):

@@ -18,11 +18,9 @@ directory, are fsynced, and replace the target with `os.replace`, so a crash lea
 file or the new one, never a half-written checkpoint.
 """
 import hashlib
-import json
 import numbers
 import os
 import struct
-import tempfile
 from collections import OrderedDict
 
 import numpy as np
@@ -90,6 +88,7 @@ def _as_array(name, value, fn):
 
 def _encode(entries, fn):
     """(header bytes, list of payload buffers)."""
+    import json  # json and tempfile load lazily: `import ms_core` stays fast
     records, buffers, offset, seen = [], [], 0, set()
     digest = hashlib.sha256()
     for name, value, requires_grad in entries:
@@ -119,6 +118,7 @@ def _encode(entries, fn):
 
 
 def _atomic_write(path, header, buffers):
+    import tempfile
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(f"For 'save_checkpoint', the directory of '{path}' does not exist: "
@@ -154,7 +154,8 @@ def _atomic_write(path, header, buffers):
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
-                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None, **kwargs):
+                    append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None,
+                    crc_check=False, format="ckpt", **kwargs):
     """Save parameters to a checkpoint file (ms_core's safe format), atomically.
 
     Args:
@@ -164,6 +165,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         append_dict: extra entries name -> int, float, bool, str or Tensor (e.g. {'epoch': 3}).
         choice_func: name -> bool; only names for which it returns True are saved.
         integrated_save, async_save: accepted; saving is always complete and synchronous here.
+        crc_check: accepted; SHA-256 checksums are always written and always verified.
+        format: only 'ckpt' (ms_core's format); 'safetensors' is refused.
         enc_key: encryption is not supported (ValueError when given).
 
     Raises:
@@ -180,6 +183,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     if enc_key is not None:
         raise ValueError(f"For '{fn}', encrypted checkpoints ('enc_key') are not supported by "
                          f"ms_core.")
+    _check_format(fn, format)
     path = os.fspath(ckpt_file_name)
     if not path.endswith(".ckpt"):
         path += ".ckpt"
@@ -201,6 +205,12 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     _atomic_write(path, header, buffers)
 
 
+def _check_format(fn, fmt):
+    if fmt != "ckpt":
+        raise ValueError(f"For '{fn}', the 'format' must be 'ckpt' (ms_core's checkpoint format), "
+                         f"but got {fmt!r}.")
+
+
 # --- loading -----------------------------------------------------------------------------------
 def _fail(path, reason):
     raise CheckpointError(f"Failed to load the checkpoint file '{path}': {reason}")
@@ -212,6 +222,7 @@ def _is_int(x):
 
 def _parse(path, data):
     """Validate everything and return [(name, value, requires_grad)]."""
+    import json
     if len(data) < _PREFIX.size:
         _fail(path, f"the file is {len(data)} bytes, shorter than the {_PREFIX.size}-byte header "
                     f"prefix (truncated or not an ms_core checkpoint).")
@@ -290,7 +301,8 @@ def _prefixes(fn, arg, value):
 
 
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
-                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None):
+                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None, crc_check=False,
+                    remove_redundancy=False, format="ckpt"):
     """Load a checkpoint file into a dict name -> Parameter (str entries come back as str).
 
     The whole file is validated (magic, version, checksums, sizes, dtypes) before anything is
@@ -304,6 +316,8 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         specify_prefix: str or list of str; only names starting with one of them are loaded.
         choice_func: name -> bool; only names for which it returns True are loaded.
         dec_key: decryption is not supported (ValueError when given).
+        crc_check, remove_redundancy: accepted; checksums are always verified.
+        format: only 'ckpt'.
 
     Raises:
         ValueError: a missing file, a name not ending in '.ckpt', or a corrupt/truncated file
@@ -324,6 +338,7 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     if dec_key is not None:
         raise ValueError(f"For '{fn}', encrypted checkpoints ('dec_key') are not supported by "
                          f"ms_core.")
+    _check_format(fn, format)
     filters = _prefixes(fn, "filter_prefix", filter_prefix)
     specify = _prefixes(fn, "specify_prefix", specify_prefix)
     if filters and specify:
@@ -356,7 +371,7 @@ def _castable(src, dst):
     return (src.kind == "f" and dst.kind == "f") or (src.kind in "iu" and dst.kind in "iu")
 
 
-def load_param_into_net(net, parameter_dict, strict_load=False):
+def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):
     """Copy the values of `parameter_dict` into the parameters of `net` with the same names.
 
     Every matching entry is checked first (type, shape, dtype); only when all pass are values
@@ -366,16 +381,17 @@ def load_param_into_net(net, parameter_dict, strict_load=False):
 
     Returns:
         (param_not_load, ckpt_not_load): the names of the network's parameters that got no value,
-        and the names in `parameter_dict` that were not used — MindSpore ≥ 2.1's return value
-        (2.0 returned only `param_not_load`).
+        and the names in `parameter_dict` that were not used — MindSpore 2.10's return value
+        (checked on 2.10; 2.0 returned only `param_not_load`).
 
     Raises:
         TypeError: `net` is not a Cell, `parameter_dict` not a dict, or an entry is not a Tensor.
         RuntimeError: a shape mismatch (or a dtype mismatch under strict_load), naming the parameter.
 
     Note:
-        MindSpore's non-strict mode also tries to match names that differ by a prefix; ms_core
-        matches exact names only (`param_not_load` lists the rest).
+        MindSpore 2.10's non-strict mode also falls back to matching names by suffix (a
+        stand-alone Dense's 'weight' takes a checkpoint's 'fc.weight'); ms_core matches exact
+        names only and lists the rest in `param_not_load`, so nothing loads by accident.
 
     Example:
         >>> param_not_load, ckpt_not_load = ms.load_param_into_net(net, ms.load_checkpoint("a.ckpt"))

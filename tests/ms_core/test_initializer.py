@@ -145,6 +145,7 @@ def test_seed_reproduces_layer_init():
                                         (Zero(), 0), (One(), 1), (Constant(2.5), 2.5), (3, 3),
                                         (-1.5, -1.5)])
 def test_constants(spec, value):
+    # (MindSpore has no 'constant' alias: a number is the way to ask for a constant)
     out = draw(spec, (2, 3))
     np.testing.assert_array_equal(out, np.full((2, 3), value, np.float32))
 
@@ -188,6 +189,15 @@ def test_identity_orthogonal_dirac():
     x = torch.randn(1, 3, 5, 5)
     y = torch.nn.functional.conv2d(x, torch.from_numpy(w), padding=1)
     torch.testing.assert_close(y, x)
+
+
+def test_aliases_are_mindspore_s():
+    # MindSpore 2.10's _INITIALIZER_ALIAS, checked with the real package
+    expected = ['dirac', 'he_normal', 'he_uniform', 'henormal', 'heuniform', 'identity', 'normal',
+                'one', 'ones', 'orthogonal', 'sparse', 'truncatednormal', 'uniform',
+                'variancescaling', 'xavier_normal', 'xavier_uniform', 'xaviernormal',
+                'xavieruniform', 'zero', 'zeros']
+    assert sorted(init._ALIASES) == expected
 
 
 def test_custom_initializer_mindspore_style():

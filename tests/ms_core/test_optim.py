@@ -69,14 +69,27 @@ SGD_CASES = [
 ]
 
 
+def torch_sgd_no_decay_on_gamma(kw):
+    """torch SGD with MindSpore's decay filter: 'bn.gamma' (the last parameter) undecayed."""
+    def make(params):
+        wd = kw.get("weight_decay", 0.0)
+        rest = {k: v for k, v in kw.items() if k != "weight_decay"}
+        return torch.optim.SGD([{"params": params[:2], "weight_decay": wd},
+                                {"params": params[2:], "weight_decay": 0.0}], **rest)
+    return make
+
+
 @pytest.mark.parametrize("kw", SGD_CASES, ids=[str(c) for c in SGD_CASES])
 def test_sgd_matches_torch(kw):
-    # MindSpore's SGD kernel = torch's SGD, first-step buffer and dampening included; its weight
-    # decay also hits 'bn.gamma' (no beta/gamma filter in SGD), as torch's does.
+    # MindSpore's SGD = torch's SGD (first-step buffer, dampening, nesterov), except that weight
+    # decay skips names containing 'beta'/'gamma' (checked on MindSpore 2.10).
     ms_kw = {("learning_rate" if k == "lr" else k): v for k, v in kw.items()}
     ours, _ = run_ms(lambda p: nn.SGD(p, **ms_kw), init_values())
-    theirs = run_torch(lambda p: torch.optim.SGD(p, **kw), init_values())
+    theirs = run_torch(torch_sgd_no_decay_on_gamma(kw), init_values())
     assert_close(ours, theirs)
+    if kw.get("weight_decay"):
+        everything = run_torch(lambda p: torch.optim.SGD(p, **kw), init_values())
+        assert not np.allclose(ours["bn.gamma"], everything["bn.gamma"])
 
 
 @pytest.mark.parametrize("momentum,nesterov", [(0.9, False), (0.9, True), (0.0, False), (0.5, True)])
@@ -269,8 +282,9 @@ def test_dynamic_lr_list(kind):
 
 
 def test_dynamic_lr_runs_out():
+    # MindSpore 2.10 raises too (RuntimeError from Gather: index out of range).
     _, opt = run_ms(lambda p: nn.SGD(p, learning_rate=[0.1, 0.2]), init_values(), steps=2)
-    with pytest.raises(IndexError, match="has 2 values but the optimizer is at step 2"):
+    with pytest.raises(RuntimeError, match="has 2 values but the optimizer is at step 2"):
         opt(tuple(ms.Tensor(np.zeros(p.shape, np.float32)) for p in opt.parameters))
 
 
@@ -282,13 +296,45 @@ def test_schedule_lr(sched):
     assert_close(ours, sgd_reference(init_values(), expected))
 
 
-def test_get_lr_reads_and_advances_step():
+def test_get_lr_reads_and_the_call_advances_step():
+    # As on MindSpore 2.10: get_lr() does not move the step; each optimizer call does, after
+    # using the current step's rate (0.1, then 0.2, then 0.3).
     p = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="p")
     opt = nn.SGD([p], learning_rate=[0.1, 0.2, 0.3])
     assert opt.global_step.asnumpy().tolist() == [0]
     assert float(opt.get_lr().asnumpy()) == pytest.approx(0.1)
-    assert float(opt.get_lr().asnumpy()) == pytest.approx(0.2)  # get_lr itself advances the step
+    assert float(opt.get_lr().asnumpy()) == pytest.approx(0.1)
+    assert opt.global_step.asnumpy().tolist() == [0]
+    g = (ms.Tensor(np.ones(2, np.float32)),)
+    for expected in ([-0.1, -0.1], [-0.3, -0.3], [-0.6, -0.6]):
+        opt(g)
+        np.testing.assert_allclose(p.asnumpy(), expected, rtol=1e-6)
+    assert opt.global_step.asnumpy().tolist() == [3]
+    fixed = nn.SGD([ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="q")], learning_rate=0.1)
+    fixed(g)
+    fixed(g)
+    assert fixed.global_step.asnumpy().tolist() == [2]  # a fixed rate counts steps too
+
+
+def test_custom_optimizer_written_mindspore_style():
+    class PlainSGD(nn.Optimizer):
+        def __init__(self, params, learning_rate):
+            super().__init__(learning_rate, params)
+            self.buf = self.parameters.clone(prefix="buf", init="zeros")
+
+        def construct(self, gradients):
+            lr = self.get_lr()
+            for p, g in zip(self.parameters, gradients):
+                p.set_data(p - lr * g)
+            return True
+
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="p")
+    opt = PlainSGD([p], [0.5, 0.25])
+    opt((ms.Tensor(np.ones(2, np.float32)),))
+    opt((ms.Tensor(np.ones(2, np.float32)),))
+    np.testing.assert_allclose(p.asnumpy(), [0.25, 0.25])
     assert opt.global_step.asnumpy().tolist() == [2]
+    assert "buf.p" in opt.parameters_dict()
 
 
 def test_fixed_lr_is_a_parameter_that_can_be_changed():
@@ -345,11 +391,19 @@ def test_group_dynamic_lr_and_grad_centralization():
 
 def test_optimizer_state_is_named_and_registered():
     net = nn.Dense(3, 2)
-    opt = nn.Adam(net.trainable_params())
-    names = set(opt.parameters_dict())
-    assert {"moment1.weight", "moment2.bias", "beta1_power", "beta2_power", "global_step",
-            "learning_rate"} <= names
-    assert all(not opt.parameters_dict()[n].requires_grad for n in ("moment1.weight", "global_step"))
+    opt = nn.Adam(net.trainable_params(), use_amsgrad=True)
+    names = list(opt.parameters_dict())
+    # names and order as MindSpore 2.10 lists them for Adam(Dense(2, 2)) with amsgrad:
+    # ['global_step', 'learning_rate', 'weight', 'bias', 'beta1_power', 'beta2_power',
+    #  'moment1.weight', 'moment1.bias', 'moment2.weight', 'moment2.bias', 'vhat.weight', 'vhat.bias']
+    assert names == ["global_step", "learning_rate", "weight", "bias", "beta1_power", "beta2_power",
+                     "moment1.weight", "moment1.bias", "moment2.weight", "moment2.bias",
+                     "vhat.weight", "vhat.bias"]
+    assert list(nn.Momentum(net.trainable_params(), 0.1, 0.9).parameters_dict()) == \
+        ["global_step", "learning_rate", "weight", "bias", "momentum", "moments.weight", "moments.bias"]
+    assert list(nn.AdamWeightDecay(net.trainable_params()).parameters_dict()) == \
+        ["global_step", "learning_rate", "weight", "bias", "adam_m.weight", "adam_m.bias",
+         "adam_v.weight", "adam_v.bias"]
 
 
 def test_update_replaces_values_and_is_not_recorded():

@@ -90,6 +90,15 @@ def test_train_one_step_returns_detached_loss_and_keeps_names():
     assert {"weight", "bias", "moment1.weight", "global_step"} <= names  # nothing prefixed
 
 
+def test_return_grad():
+    net = make_net()
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.0),
+                                return_grad=True)
+    loss, grads = train(ms.Tensor(X), ms.Tensor(Y))
+    resid = (X @ W0.T + B0 - Y) * (2.0 / Y.size)
+    np.testing.assert_allclose(grads[0].asnumpy(), resid.T @ X, rtol=1e-5, atol=1e-6)
+
+
 def test_with_eval_and_grad_cells():
     net = make_net()
     loss, out, label = nn.WithEvalCell(net, nn.MSELoss())(ms.Tensor(X), ms.Tensor(Y))

@@ -23,15 +23,16 @@ class _IteratorLearningRate(LearningRateSchedule):
 
     def __init__(self, learning_rate, name):
         super().__init__()
-        self.learning_rate = Parameter(Tensor._wrap(learning_rate), name=name, requires_grad=False)
+        self.learning_rate = Parameter(Tensor._wrap(learning_rate), name=name)
 
     def construct(self, global_step):
         step = int(np.asarray(global_step._data if isinstance(global_step, Tensor)
                               else global_step).reshape(-1)[0])
         values = self.learning_rate._data
         if step >= values.shape[0]:
-            # MindSpore's CPU Gather rejects an out-of-range index too; say what to do.
-            raise IndexError(f"For 'Optimizer', the dynamic learning rate has {values.shape[0]} "
+            # MindSpore raises too ("For 'Gather', the 'input_indices' should be in the range
+            # [0, n)"); say what to do.
+            raise RuntimeError(f"For 'Optimizer', the dynamic learning rate has {values.shape[0]} "
                              f"values but the optimizer is at step {step}: give one learning rate "
                              f"per training step (e.g. total_step = epochs * steps_per_epoch).")
         return Tensor._wrap(values[step])
@@ -61,9 +62,13 @@ class Optimizer(Cell):
     param group; migrated code that relied on that for norm layers changes meaning here.
 
     `get_lr()` returns the learning rate of the current step (a Tensor, or a tuple of Tensors, one
-    per parameter, when groups set their own 'lr') and advances `global_step` — as in MindSpore's
-    PyNative mode, calling it yourself for logging also advances the step. MindSpore only keeps a
-    global step when the learning rate is dynamic; here it always exists and counts updates.
+    per parameter, when groups set their own 'lr'); each optimizer call advances `global_step` by
+    one after the update (as MindSpore 2.10 does, for fixed learning rates too). A dynamic
+    list that runs out raises RuntimeError, as MindSpore's does.
+
+    State (moments, global_step, learning_rate) lives in Parameters registered on the optimizer,
+    named as MindSpore names them ('moment1.fc.weight', ...), so checkpoints of a
+    TrainOneStepCell resume training exactly.
 
     Example:
         >>> opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
@@ -86,6 +91,8 @@ class Optimizer(Cell):
         if not loss_scale > 0:
             raise ValueError(f"For '{name}', the 'loss_scale' must be > 0, but got {loss_scale}.")
         self.loss_scale = float(loss_scale)
+        # MindSpore registers global_step first; its state Parameters keep requires_grad=True
+        self.global_step = Parameter(Tensor._wrap(np.zeros((1,), np.int32)), name="global_step")
         self.dynamic_weight_decay = isinstance(weight_decay, Cell)
         weight_decay = self._preprocess_weight_decay(weight_decay)
         self.dynamic_lr = False
@@ -124,8 +131,6 @@ class Optimizer(Cell):
         self.grad_centralization_flags = tuple(gcs)
         self.reciprocal_scale = 1.0 / self.loss_scale
         self.need_scale = self.loss_scale != 1.0
-        self.global_step = Parameter(Tensor._wrap(np.zeros((1,), np.int32)), name="global_step",
-                                     requires_grad=False)
 
     # --- argument processing --------------------------------------------------------------
     def _parameters_base_check(self, parameters, what):
@@ -189,8 +194,7 @@ class Optimizer(Cell):
     def _build_single_lr(self, learning_rate, name):
         """A Parameter for a fixed lr (so `set_data` changes it), a schedule Cell otherwise."""
         if isinstance(learning_rate, float):
-            return Parameter(Tensor._wrap(np.asarray(learning_rate, np.float32)), name=name,
-                             requires_grad=False)
+            return Parameter(Tensor._wrap(np.asarray(learning_rate, np.float32)), name=name)
         if isinstance(learning_rate, np.ndarray):
             return _IteratorLearningRate(learning_rate, name)
         return learning_rate
@@ -328,7 +332,7 @@ class Optimizer(Cell):
         return Tensor._wrap(np.asarray(out._data, np.float32).reshape(()))
 
     def get_lr(self):
-        """The learning rate of the current step; advances `global_step` by one.
+        """The learning rate of the current step (`global_step` is not changed by this call).
 
         Returns:
             A float32 scalar Tensor, or a tuple of them (one per parameter) when groups have
@@ -342,8 +346,14 @@ class Optimizer(Cell):
             lr = tuple(cache[id(x)] for x in self.group_lr)
         else:
             lr = self._lr_tensor(self.learning_rate)
-        self.global_step._data = self.global_step._data + 1
         return lr
+
+    def __call__(self, *args, **kwargs):
+        out = super().__call__(*args, **kwargs)
+        # One update done: advance the step (MindSpore 2.10 counts in the optimizer call, not in
+        # get_lr, so subclasses written MindSpore's way get this for free).
+        self.global_step._data = self.global_step._data + 1
+        return out
 
     def get_lr_parameter(self, param):
         """The learning rate object (Parameter or schedule) of `param` or of each in a list."""
@@ -378,12 +388,12 @@ class Optimizer(Cell):
                 data = np.ones(p.shape, p._data.dtype)
             else:
                 data = np.full(p.shape, init, p._data.dtype)
-            out.append(Parameter(Tensor._wrap(data), name=f"{prefix}.{p.name}", requires_grad=False))
+            out.append(Parameter(Tensor._wrap(data), name=f"{prefix}.{p.name}"))
         return ParameterTuple(out)
 
     def _prepare(self, gradients, decay=True, scale=True):
         """The shared pre-processing: check, L2 decay, centralization, unscale; then the per-param
-        learning rates of this step (advancing global_step)."""
+        learning rates of this step."""
         grads = self._check_gradients(gradients)
         grads = self.flatten_gradients(grads)
         if decay:

@@ -1,24 +1,27 @@
-"""`nn.SGD`: MindSpore's SGD (the SGD kernel: momentum, dampening, Nesterov, weight decay)."""
+"""`nn.SGD`: MindSpore's SGD (momentum, dampening, Nesterov, weight decay)."""
+import numpy as np
+
 from .optimizer import Optimizer, _true
+from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ._checks import check_bool, check_float
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent as MindSpore's SGD kernel computes it:
+    """Stochastic gradient descent as MindSpore computes it:
 
-        g = grad / loss_scale + weight_decay * w            (every parameter: no beta/gamma filter)
+        g = (grad + wd * loss_scale * w) / loss_scale      (decay skips 'beta'/'gamma' names)
         if momentum > 0:
             accum = g on the first step, else momentum * accum + (1 - dampening) * g
             g = g + momentum * accum if nesterov else accum
         w -= lr * g
 
-    This is exactly torch's `optim.SGD(lr, momentum, dampening, weight_decay, nesterov)`. Unlike
-    the other MindSpore optimizers, the decay is applied inside the kernel to every parameter
-    (names containing 'beta'/'gamma' included) and is not multiplied by the loss scale. With
-    groups, each group's 'weight_decay' is used (MindSpore's kernel takes one value: groups that
-    set their own decay differ there).
+    This is torch's `optim.SGD(lr, momentum, dampening, weight_decay, nesterov)` except that,
+    without parameter groups, weight decay skips parameters whose names contain 'beta' or
+    'gamma' (checked on MindSpore 2.10: a 'bn.gamma' is not decayed); torch decays everything.
+    Note the default learning rate 0.1 (torch requires one).
 
     Args:
         params: Parameters or group dicts (see `Optimizer`).
@@ -34,24 +37,22 @@ class SGD(Optimizer):
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        self.momentum = check_float("SGD", "momentum", momentum, low=0.0)
+        momentum = check_float("SGD", "momentum", momentum, low=0.0)
         self.dampening = check_float("SGD", "dampening", dampening, low=0.0)
         self.nesterov = check_bool("SGD", "nesterov", nesterov)
-        if nesterov and (self.momentum <= 0.0 or self.dampening != 0.0):
+        if nesterov and (momentum <= 0.0 or self.dampening != 0.0):
             raise ValueError(f"For 'SGD', if 'nesterov' is true, 'momentum' must be > 0.0 and "
                              f"'dampening' must equal to 0.0, but got 'momentum' {momentum}, "
                              f"'dampening' {dampening}.")
+        self.momentum = Parameter(Tensor._wrap(np.asarray(momentum, np.float32)), name="momentum")
         self.accum = self._clone_state("accum", "zeros")
         self.stat = self._clone_state("stat", "ones")
 
     def construct(self, gradients):
-        grads, lrs = self._prepare(gradients, decay=False)
-        m, d = self.momentum, self.dampening
-        for p, acc, st, g, lr, wd in zip(self.parameters, self.accum, self.stat, grads, lrs,
-                                         self._raw_weight_decay):
+        grads, lrs = self._prepare(gradients)
+        m, d = float(self.momentum._data), self.dampening
+        for p, acc, st, g, lr in zip(self.parameters, self.accum, self.stat, grads, lrs):
             g = g._data
-            if wd > 0:
-                g = g + wd * p._data
             if m > 0:
                 if st._data.reshape(-1)[0] > 0:  # first step: the buffer is the gradient itself
                     a = g.copy()

@@ -111,14 +111,15 @@ class TrainOneStepCell(Cell):
     Args:
         network: a Cell returning the loss (typically `nn.WithLossCell`).
         optimizer: an `nn.Optimizer` over the network's parameters.
-        sens: the scaling of the loss gradient (float; default 1.0).
+        sens: the scaling of the loss gradient (float; None means 1.0).
+        return_grad: if True, a call returns (loss, gradients) (MindSpore ≥ 2.3).
 
     Example:
         >>> train_net = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
         >>> loss = train_net(x, y)
     """
 
-    def __init__(self, network, optimizer, sens=1.0):
+    def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
         from ..optim.optimizer import Optimizer
         self.network = _check_cell("TrainOneStepCell", "network", network)
@@ -132,6 +133,10 @@ class TrainOneStepCell(Cell):
             raise TypeError(f"For 'TrainOneStepCell', the 'sens' must be a float, but got "
                             f"{type(sens).__name__}.")
         self.sens = sens
+        if not isinstance(return_grad, bool):
+            raise TypeError(f"For 'TrainOneStepCell', the 'return_grad' must be bool, but got "
+                            f"{type(return_grad).__name__}.")
+        self.return_grad = return_grad
         self.reducer_flag = False  # no data-parallel gradient reduction on a single process
 
     def grad_reducer(self, grads):
@@ -142,4 +147,6 @@ class TrainOneStepCell(Cell):
                                       "TrainOneStepCell")
         grads = self.grad_reducer(grads)
         self.optimizer(grads)
+        if self.return_grad:
+            return loss, grads
         return loss

@@ -95,6 +95,10 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     torch equivalent: `GradScaler.scale(loss).backward(); scaler.step(opt); scaler.update()`.
 
+    The overflow check is "any gradient not finite" after unscaling (MindSpore's GPU path; its
+    Ascend path reads the NPU status registers, and MindSpore 2.10's CPU build cannot run this
+    cell at all). The returned scale is the one used for this step, before the manager's update.
+
     Example:
         >>> manager = nn.DynamicLossScaleUpdateCell(2**12, 2, 1000)
         >>> step = nn.TrainOneStepWithLossScaleCell(net_with_loss, opt, manager)
