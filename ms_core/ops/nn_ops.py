@@ -93,7 +93,7 @@ def _update_running(stat, new_value):
 
 
 def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stats, update,
-                ms_momentum, eps):
+                ms_momentum, eps, on_stats=None):
     """Shared body of nn.BatchNorm*d and ops.batch_norm.
 
     `ms_momentum` is MindSpore's nn convention: moving = m * moving + (1 - m) * batch.
@@ -120,6 +120,8 @@ def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stat
                          f"but got input shape {list(x.shape)}.")
     prim = N.BatchNormTrain(eps)
     out = apply(prim, x, weight, bias)
+    if on_stats is not None:
+        on_stats(prim)
     if update:
         m = ms_momentum
         unbiased = prim.batch_var * (n / (n - 1))
@@ -612,3 +614,238 @@ def kl_div(logits, labels, reduction="mean", log_target=False):
     if reduction == "batchmean":
         return F.sum(loss) / float(logits.shape[0] if logits.ndim else 1)
     return _reduce(loss, reduction)
+
+
+# --- primitive classes (`ops.GeLU()(x)`, `ops.BatchNorm(...)(...)`, ...) ----------------------
+# MindSpore code written against the operator classes: construct once with attributes, call
+# with Tensors. Multi-output operators return the same tuples as MindSpore.
+
+from .operations import PrimitiveOp as _PrimitiveOp  # noqa: E402
+
+
+def _op_class(name, fn, doc):
+    return type(name, (_PrimitiveOp,), {"__call__": lambda self, x: fn(x), "__doc__": doc})
+
+
+ReLU6 = _op_class("ReLU6", relu6, "`ops.ReLU6()(x)`: min(max(x, 0), 6).")
+GeLU = _op_class("GeLU", lambda x: gelu(x, "tanh"),
+                 "`ops.GeLU()(x)`: the tanh approximation of GELU (as MindSpore's operator).")
+HSwish = _op_class("HSwish", hardswish, "`ops.HSwish()(x)`: x * relu6(x + 3) / 6.")
+HSigmoid = _op_class("HSigmoid", hardsigmoid, "`ops.HSigmoid()(x)`: relu6(x + 3) / 6.")
+Mish = _op_class("Mish", mish, "`ops.Mish()(x)`: x * tanh(softplus(x)).")
+SeLU = _op_class("SeLU", selu, "`ops.SeLU()(x)`.")
+Softplus = _op_class("Softplus", softplus, "`ops.Softplus()(x)`: log(1 + exp(x)).")
+Softsign = _op_class("Softsign", softsign, "`ops.Softsign()(x)`: x / (1 + |x|).")
+
+
+class FastGeLU(_PrimitiveOp):
+    """`ops.FastGeLU()(x)`: x / (1 + exp(-1.702|x|)) * exp(0.851 (x - |x|))."""
+
+    def __call__(self, x):
+        ax = F.abs(x)
+        return x / (F.exp(ax * -1.702) + 1.0) * F.exp((x - ax) * 0.851)
+
+
+class Elu(_PrimitiveOp):
+    """`ops.Elu(alpha=1.0)(x)`."""
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def __call__(self, x):
+        return elu(x, self.alpha)
+
+
+class PReLU(_PrimitiveOp):
+    """`ops.PReLU()(x, weight)`."""
+
+    def __call__(self, x, weight):
+        return prelu(x, weight)
+
+
+class Dropout(_PrimitiveOp):
+    """`ops.Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x)` -> (output, mask): always drops (the
+    operator has no training flag; nn.Dropout skips it in inference). The mask is float 0/1."""
+
+    def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
+        self.keep_prob = _check_number("Dropout", "keep_prob", keep_prob, 0.0, 1.0, lo_open=True)
+
+    def _mask_shape(self, x):
+        return x.shape
+
+    def __call__(self, x):
+        _check_float_tensor(type(self).__name__, "x", x)
+        shape = self._mask_shape(x)
+        keep = _keep_mask(shape, self.keep_prob)
+        scaled = keep.astype(x._data.dtype) * x._data.dtype.type(1.0 / self.keep_prob)
+        out = x * Tensor._wrap(scaled)
+        return out, Tensor._wrap(np.broadcast_to(keep, x.shape).astype(x._data.dtype))
+
+
+class Dropout2D(Dropout):
+    """`ops.Dropout2D(keep_prob=0.5)(x)` -> (output, mask) zeroing whole (N, C) channels of a
+    4-D input; the mask is boolean, as MindSpore's."""
+
+    _ndim = 4
+
+    def __init__(self, keep_prob=0.5):
+        super().__init__(keep_prob)
+
+    def _mask_shape(self, x):
+        if x.ndim != self._ndim:
+            raise ValueError(f"For '{type(self).__name__}', the input must be {self._ndim}-D, "
+                             f"but got shape {list(x.shape)}.")
+        return tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
+
+    def __call__(self, x):
+        out, mask = super().__call__(x)
+        return out, F.cast(mask, mstype.bool_)
+
+
+class Dropout3D(Dropout2D):
+    """`ops.Dropout3D(keep_prob=0.5)(x)` for 5-D inputs."""
+
+    _ndim = 5
+
+
+class BatchNorm(_PrimitiveOp):
+    """`ops.BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1)(x, scale, bias, mean,
+    variance)` -> (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2).
+
+    The operator's momentum is the weight of the NEW statistics (moving = (1 - momentum) *
+    moving + momentum * batch), which is why nn.BatchNorm passes 1 - its own momentum. In
+    training, `mean` / `variance` (Parameters) are updated in place with the unbiased variance.
+    """
+
+    def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
+        self.is_training = is_training
+        self.epsilon = _check_number("BatchNorm", "epsilon", epsilon, 0.0, 1.0, lo_open=True)
+        self.momentum = _check_number("BatchNorm", "momentum", momentum, 0.0, 1.0)
+        if data_format != "NCHW":
+            raise ValueError(f"For 'BatchNorm', only data_format 'NCHW' is supported here, but "
+                             f"got {data_format!r}.")
+
+    def __call__(self, input_x, scale, bias, mean, variance):
+        _check_float_tensor("BatchNorm", "input_x", input_x)
+        if not self.is_training:
+            y = _batch_norm("BatchNorm", input_x, mean, variance, scale, bias, False, False, 0.0,
+                            self.epsilon)
+            return y, mean, variance, mean, variance
+        c = input_x.shape[1]
+        stats = {}
+
+        def keep_stats(prim):
+            stats["mean"], stats["var"] = prim.batch_mean, prim.batch_var
+
+        y = _batch_norm("BatchNorm", input_x, mean, variance, scale, bias, True, True,
+                        1.0 - self.momentum, self.epsilon, on_stats=keep_stats)
+        bm = Tensor._wrap(stats["mean"].reshape(c))
+        bv = Tensor._wrap(stats["var"].reshape(c))
+        return y, bm, bv, bm, bv
+
+
+class LayerNorm(_PrimitiveOp):
+    """`ops.LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, gamma, beta)`
+    -> (y, mean, variance) with mean / variance kept as reduced axes of size 1."""
+
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        self.begin_norm_axis = begin_norm_axis
+        self.begin_params_axis = begin_params_axis
+        self.epsilon = epsilon
+
+    def __call__(self, input_x, gamma, beta):
+        _check_float_tensor("LayerNorm", "input_x", input_x)
+        nd = input_x.ndim
+        axes = tuple(range(self.begin_norm_axis % nd, nd))
+        y = _affine(apply(N.Normalize(axes, self.epsilon), input_x), gamma, beta)
+        data = input_x._data
+        mean = np.mean(data, axis=axes, keepdims=True)
+        var = np.mean(np.square(data - mean), axis=axes, keepdims=True)
+        return y, Tensor._wrap(mean), Tensor._wrap(var.astype(data.dtype, copy=False))
+
+
+class SoftmaxCrossEntropyWithLogits(_PrimitiveOp):
+    """`ops.SoftmaxCrossEntropyWithLogits()(logits, labels)` -> (loss (N,), backprop (N, C))
+    where backprop = softmax(logits) - labels."""
+
+    def __call__(self, logits, labels):
+        _check_float_tensor("SoftmaxCrossEntropyWithLogits", "logits", logits)
+        loss = apply(L.SoftmaxCrossEntropy(-1), logits, F.cast(labels, logits.dtype))
+        return loss, F.stop_gradient(F.softmax(logits, -1) - labels)
+
+
+class SparseSoftmaxCrossEntropyWithLogits(_PrimitiveOp):
+    """`ops.SparseSoftmaxCrossEntropyWithLogits(is_grad=False)(logits, labels)`: the mean
+    cross-entropy of (N, C) logits against class indices (N,)."""
+
+    def __init__(self, is_grad=False):
+        self.is_grad = is_grad
+
+    def __call__(self, logits, labels):
+        return cross_entropy(logits, labels)
+
+
+class NLLLoss(_PrimitiveOp):
+    """`ops.NLLLoss(reduction='mean', ignore_index=-100)(logits, labels, weight)` ->
+    (loss, total_weight)."""
+
+    def __init__(self, reduction="mean", ignore_index=-100):
+        _check_reduction("NLLLoss", reduction)
+        self.reduction = reduction
+        self.ignore_index = ignore_index
+
+    def __call__(self, logits, labels, weight):
+        loss = nll_loss(logits, labels, weight, self.ignore_index, self.reduction)
+        t = labels._data.astype(np.int64)
+        valid = t != self.ignore_index
+        total = float(np.sum(weight._data[np.where(valid, t, 0)] * valid))
+        return loss, Tensor._wrap(np.asarray(total, dtype=logits._data.dtype))
+
+
+class BinaryCrossEntropy(_PrimitiveOp):
+    """`ops.BinaryCrossEntropy(reduction='mean')(logits, labels, weight=None)`."""
+
+    def __init__(self, reduction="mean"):
+        _check_reduction("BinaryCrossEntropy", reduction)
+        self.reduction = reduction
+
+    def __call__(self, logits, labels, weight=None):
+        return binary_cross_entropy(logits, labels, weight, self.reduction)
+
+
+class BCEWithLogitsLoss(_PrimitiveOp):
+    """`ops.BCEWithLogitsLoss(reduction='mean')(logits, label, weight, pos_weight)`."""
+
+    def __init__(self, reduction="mean"):
+        _check_reduction("BCEWithLogitsLoss", reduction)
+        self.reduction = reduction
+
+    def __call__(self, logits, label, weight=None, pos_weight=None):
+        return F.binary_cross_entropy_with_logits(logits, label, weight, pos_weight,
+                                                  self.reduction)
+
+
+class SmoothL1Loss(_PrimitiveOp):
+    """`ops.SmoothL1Loss(beta=1.0, reduction='none')(logits, labels)`."""
+
+    def __init__(self, beta=1.0, reduction="none"):
+        self.beta, self.reduction = beta, reduction
+
+    def __call__(self, logits, labels):
+        return smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class KLDivLoss(_PrimitiveOp):
+    """`ops.KLDivLoss(reduction='mean')(logits, labels)`."""
+
+    def __init__(self, reduction="mean"):
+        self.reduction = reduction
+
+    def __call__(self, logits, labels):
+        return kl_div(logits, labels, self.reduction)
+
+
+__all__ += ["ReLU6", "GeLU", "FastGeLU", "HSwish", "HSigmoid", "Mish", "SeLU", "Softplus",
+            "Softsign", "Elu", "PReLU", "Dropout", "Dropout2D", "Dropout3D", "BatchNorm",
+            "LayerNorm", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+            "NLLLoss", "BinaryCrossEntropy", "BCEWithLogitsLoss", "SmoothL1Loss", "KLDivLoss"]

@@ -149,3 +149,19 @@ def test_gelu_argument_validation():
         ops.gelu(ms.Tensor(r(2)), approximate="fast")
     with pytest.raises(TypeError, match="must be a Tensor"):
         ops.silu(np.ones(2))
+
+
+@pytest.mark.parametrize("op,torch_fn", [
+    (ops.ReLU6(), TF.relu6), (ops.GeLU(), lambda x: TF.gelu(x, approximate="tanh")),
+    (ops.HSwish(), TF.hardswish), (ops.HSigmoid(), TF.hardsigmoid), (ops.Mish(), TF.mish),
+    (ops.SeLU(), TF.selu), (ops.Softplus(), TF.softplus), (ops.Softsign(), TF.softsign),
+    (ops.Elu(), TF.elu)], ids=lambda v: type(v).__name__)
+def test_operator_classes(op, torch_fn):
+    check_op(op, torch_fn, [r(3, 4)])
+
+
+def test_fast_gelu_formula():
+    x = r(10).astype(np.float64)
+    expected = x / (1 + np.exp(-1.702 * np.abs(x))) * np.exp(0.851 * (x - np.abs(x)))
+    np.testing.assert_allclose(nn.FastGelu()(ms.Tensor(x)).asnumpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(ops.FastGeLU()(ms.Tensor(x)).asnumpy(), expected, rtol=1e-12)

@@ -146,3 +146,15 @@ def test_dropout_in_network_respects_set_train():
     assert net[1].training
     net.set_train(False)
     np.testing.assert_array_equal(net(x).asnumpy(), a)
+
+
+def test_dropout_operator_classes_return_output_and_mask():
+    out, mask = ops.Dropout(keep_prob=0.8)(ones(50, 40))
+    m = mask.asnumpy()
+    assert set(np.unique(m)) <= {0.0, 1.0}
+    np.testing.assert_allclose(out.asnumpy(), m / 0.8, rtol=1e-6)
+    out2, mask2 = ops.Dropout2D(keep_prob=0.5)(ones(4, 6, 2, 2))
+    assert mask2.dtype == ms.bool_ and mask2.shape == (4, 6, 2, 2)
+    np.testing.assert_allclose(out2.asnumpy(), mask2.asnumpy() * 2.0)
+    with pytest.raises(ValueError, match="4-D"):
+        ops.Dropout2D()(ones(2, 3))

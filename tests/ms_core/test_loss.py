@@ -234,3 +234,28 @@ def test_kl_div(reduction):
 def test_loss_double_backward(name, fn):
     y = rng.random((2, 3)) if name == "bce" else r(2, 3, dtype=np.float64)
     check_double_backward(fn, [r(2, 3, dtype=np.float64), y])
+
+
+def test_loss_operator_classes():
+    x, t = r(5, 4), labels((5,), 4)
+    p = probs(5, 4)
+    loss, backprop = ops.SoftmaxCrossEntropyWithLogits()(ms.Tensor(x), ms.Tensor(p))
+    tx = torch.tensor(x)
+    np.testing.assert_allclose(loss.asnumpy(), TF.cross_entropy(tx, torch.tensor(p), reduction="none").numpy(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(backprop.asnumpy(), torch.softmax(tx, 1).numpy() - p, rtol=1e-5, atol=1e-6)
+    sparse = ops.SparseSoftmaxCrossEntropyWithLogits()(ms.Tensor(x), ms.Tensor(t))
+    np.testing.assert_allclose(sparse.asnumpy(), TF.cross_entropy(tx, torch.tensor(t, dtype=torch.long)).numpy(),
+                               rtol=1e-5)
+    w = np.array([1.0, 2.0, 0.5, 1.5], np.float32)
+    logp = torch.log_softmax(tx, 1)
+    nll, total = ops.NLLLoss()(ms.Tensor(logp.numpy()), ms.Tensor(t), ms.Tensor(w))
+    np.testing.assert_allclose(nll.asnumpy(), TF.nll_loss(logp, torch.tensor(t, dtype=torch.long),
+                                                          torch.tensor(w)).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(total.asnumpy(), w[t].sum(), rtol=1e-6)
+    pr = (rng.random((3, 2)) * 0.9 + 0.05).astype(np.float32)
+    y = rng.random((3, 2)).astype(np.float32)
+    np.testing.assert_allclose(ops.BinaryCrossEntropy()(ms.Tensor(pr), ms.Tensor(y)).asnumpy(),
+                               TF.binary_cross_entropy(torch.tensor(pr), torch.tensor(y)).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(ops.SmoothL1Loss()(ms.Tensor(x), ms.Tensor(p)).asnumpy(),
+                               TF.smooth_l1_loss(tx, torch.tensor(p), reduction="none").numpy(), rtol=1e-5)

@@ -279,3 +279,36 @@ def test_instancenorm2d_matches_torch():
 
     check_op(ms_fn, lambda x, g, b: torch.nn.functional.instance_norm(x, weight=g, bias=b),
              [r(2, 3, 3, 4), r(3), r(3)], atol=1e-5)
+
+
+# --- operator classes -----------------------------------------------------------------------
+
+def test_ops_BatchNorm_operator_momentum_is_weight_of_new_statistics():
+    x = r(6, 3, 2, 2)
+    mean = ms.Parameter(ms.Tensor(np.zeros(3, np.float32)), name="mean", requires_grad=False)
+    var = ms.Parameter(ms.Tensor(np.ones(3, np.float32)), name="variance", requires_grad=False)
+    trm, trv = torch.zeros(3), torch.ones(3)
+    op = ops.BatchNorm(is_training=True, epsilon=1e-5, momentum=0.2)
+    scale, bias = ms.Tensor(r(3)), ms.Tensor(r(3))
+    for _ in range(3):
+        y, bm, bv, _, _ = op(ms.Tensor(x), scale, bias, mean, var)
+        ty = torch.nn.functional.batch_norm(torch.tensor(x), trm, trv, torch.tensor(scale.asnumpy()),
+                                            torch.tensor(bias.asnumpy()), training=True, momentum=0.2)
+    np.testing.assert_allclose(y.asnumpy(), ty.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(bm.asnumpy(), x.mean(axis=(0, 2, 3)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mean.asnumpy(), trm.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), trv.numpy(), rtol=1e-5, atol=1e-6)
+    infer = ops.BatchNorm()(ms.Tensor(x), scale, bias, mean, var)[0]
+    tinf = torch.nn.functional.batch_norm(torch.tensor(x), trm, trv, torch.tensor(scale.asnumpy()),
+                                          torch.tensor(bias.asnumpy()), training=False)
+    np.testing.assert_allclose(infer.asnumpy(), tinf.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_ops_LayerNorm_operator_returns_mean_and_variance():
+    x = r(2, 3, 4)
+    y, mean, var = ops.LayerNorm(1, 1)(ms.Tensor(x), ms.Tensor(np.ones((3, 4), np.float32)),
+                                       ms.Tensor(np.zeros((3, 4), np.float32)))
+    assert mean.shape == (2, 1, 1) and var.shape == (2, 1, 1)
+    np.testing.assert_allclose(var.asnumpy().ravel(), x.reshape(2, -1).var(1), rtol=1e-5)
+    np.testing.assert_allclose(y.asnumpy(), torch.nn.functional.layer_norm(
+        torch.tensor(x), (3, 4), eps=1e-7).numpy(), rtol=1e-5, atol=1e-5)
