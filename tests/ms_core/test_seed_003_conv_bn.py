@@ -78,3 +78,76 @@ def test_seed_003_numbers_in_training_mode_differ():
     # ReLU would kill the gradient; the seed's numbers need inference mode (MindSpore's default)
     net = Net(lambda *a: None)
     assert net.training is False and net.bn.training is False
+
+
+def test_conv_bn_relu_dropout_ce_training_steps_match_torch():
+    """Three plain-SGD training steps of Conv -> BN -> ReLU -> Dropout(replayed mask) -> Dense ->
+    cross-entropy: losses, every gradient and the moving statistics equal torch's."""
+    import torch
+
+    from ms_core.ops import nn_ops
+
+    rng = np.random.default_rng(0)
+    w_conv = (rng.standard_normal((4, 2, 3, 3)) * 0.3).astype(np.float32)
+    b_conv = (rng.standard_normal(4) * 0.1).astype(np.float32)
+    w_fc = (rng.standard_normal((3, 4 * 5 * 5)) * 0.1).astype(np.float32)
+    b_fc = np.zeros(3, np.float32)
+
+    class MsNet(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 4, 3, pad_mode="pad", padding=1, has_bias=True,
+                                  weight_init=ms.Tensor(w_conv), bias_init=ms.Tensor(b_conv))
+            self.bn = nn.BatchNorm2d(4, momentum=0.8)  # torch momentum 0.2
+            self.relu = nn.ReLU()
+            self.drop = nn.Dropout(p=0.3)
+            self.flatten = nn.Flatten()
+            self.fc = nn.Dense(100, 3, weight_init=ms.Tensor(w_fc), bias_init=ms.Tensor(b_fc))
+
+        def construct(self, x):
+            return self.fc(self.flatten(self.drop(self.relu(self.bn(self.conv(x))))))
+
+    tnet = torch.nn.Sequential(torch.nn.Conv2d(2, 4, 3, padding=1), torch.nn.BatchNorm2d(4, momentum=0.2),
+                               torch.nn.ReLU(), torch.nn.Dropout(0.3), torch.nn.Flatten(),
+                               torch.nn.Linear(100, 3))
+    with torch.no_grad():
+        tnet[0].weight.copy_(torch.tensor(w_conv))
+        tnet[0].bias.copy_(torch.tensor(b_conv))
+        tnet[5].weight.copy_(torch.tensor(w_fc))
+        tnet[5].bias.copy_(torch.tensor(b_fc))
+    net = MsNet().set_train()
+    tnet.train()
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+    params = net.trainable_params()
+    assert [p.name for p in params] == ["conv.weight", "conv.bias", "bn.gamma", "bn.beta",
+                                        "fc.weight", "fc.bias"]
+    tparams = [tnet[0].weight, tnet[0].bias, tnet[1].weight, tnet[1].bias, tnet[5].weight,
+               tnet[5].bias]
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, params)
+    masks = []
+    tnet[3].register_forward_hook(lambda m, i, o: masks.append((o != 0).numpy()))
+    net.drop.mask_provider = lambda shape, keep: masks[-1]
+    try:
+        for step in range(3):
+            x = rng.standard_normal((6, 2, 5, 5)).astype(np.float32)
+            y = rng.integers(0, 3, 6).astype(np.int32)
+            tloss = torch.nn.functional.cross_entropy(tnet(torch.tensor(x)), torch.tensor(y).long(),
+                                                      label_smoothing=0.1)
+            for p in tparams:
+                p.grad = None
+            tloss.backward()
+            loss, grads = grad_fn(ms.Tensor(x), ms.Tensor(y))
+            np.testing.assert_allclose(loss.asnumpy(), tloss.item(), rtol=1e-5)
+            for g, tp, p in zip(grads, tparams, params):
+                np.testing.assert_allclose(g.asnumpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5,
+                                           err_msg=p.name)
+                p.set_data(ms.Tensor(p.asnumpy() - 0.1 * g.asnumpy()))
+            with torch.no_grad():
+                for tp in tparams:
+                    tp -= 0.1 * tp.grad
+        np.testing.assert_allclose(net.bn.moving_mean.asnumpy(), tnet[1].running_mean.numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(net.bn.moving_variance.asnumpy(), tnet[1].running_var.numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    finally:
+        nn_ops.set_dropout_mask_provider(None)
