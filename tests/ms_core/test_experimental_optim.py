@@ -327,3 +327,28 @@ def test_asgd_running_average_matches_torch():
     for m, t in zip(mparams, tparams):
         np.testing.assert_allclose(mopt.state[m]["ax"], topt.state[t]["ax"].numpy(), **TOL)
         assert mopt.state[m]["eta"] == pytest.approx(topt.state[t]["eta"].item(), rel=1e-7)
+
+
+def test_train_one_step_cell_accepts_experimental_optimizer():
+    """nn.TrainOneStepCell drives an experimental optimizer like torch's loss.backward(); step()."""
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((1, 3)).astype(np.float32)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    y = rng.standard_normal((4, 1)).astype(np.float32)
+    net = nn.Dense(3, 1)
+    net.weight.set_data(ms.Tensor(w))
+    net.bias.set_data(ms.Tensor(np.zeros(1, np.float32)))
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                                optim.SGD(net.trainable_params(), lr=0.1, momentum=0.9))
+    tnet = torch.nn.Linear(3, 1)
+    with torch.no_grad():
+        tnet.weight.copy_(torch.tensor(w))
+        tnet.bias.zero_()
+    topt = torch.optim.SGD(tnet.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(10):
+        loss = train(ms.Tensor(x), ms.Tensor(y))
+        topt.zero_grad()
+        tloss = torch.nn.functional.mse_loss(tnet(torch.tensor(x)), torch.tensor(y))
+        tloss.backward()
+        topt.step()
+        np.testing.assert_allclose(float(loss), tloss.item(), rtol=1e-5)

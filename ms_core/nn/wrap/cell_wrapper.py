@@ -122,10 +122,11 @@ class TrainOneStepCell(Cell):
     def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
         from ..optim.optimizer import Optimizer
+        from ...experimental.optim.optimizer import Optimizer as ExperimentalOptimizer
         self.network = _check_cell("TrainOneStepCell", "network", network)
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"For 'TrainOneStepCell', the 'optimizer' must be an nn.Optimizer, but "
-                            f"got {type(optimizer).__name__}.")
+        if not isinstance(optimizer, (Optimizer, ExperimentalOptimizer)):  # MindSpore takes both
+            raise TypeError(f"For 'TrainOneStepCell', the 'optimizer' must be an nn.Optimizer or an "
+                            f"experimental.optim.Optimizer, but got {type(optimizer).__name__}.")
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         sens = 1.0 if sens is None else sens
