@@ -370,23 +370,35 @@ def test_groups_lr_weight_decay_and_order():
     assert_close({p.name: p.asnumpy() for p in params}, run_torch(torch_opt, vals))
 
 
-def test_group_dynamic_lr_and_grad_centralization():
+def test_group_dynamic_lr():
     vals = init_values()
     params = make_ms_params(vals)
     lrs = [0.1 / (i + 1) for i in range(STEPS)]
-    opt = nn.SGD([{"params": params[:1], "lr": lrs, "grad_centralization": True},
-                  {"params": params[1:]}], learning_rate=0.05)
+    opt = nn.SGD([{"params": params[:1], "lr": lrs}, {"params": params[1:]}], learning_rate=0.05)
     assert opt.dynamic_lr
     ref = {k: v.astype(np.float64) for k, v in vals.items()}
     for t in range(STEPS):
         grads = {p.name: grad_fn(p.name, p.asnumpy(), t) for p in params}
         opt(tuple(ms.Tensor(grads[p.name]) for p in params))
         for k in ref:
-            g = grads[k].astype(np.float64)
-            if k == "w":  # centralised over every axis but the first
-                g = g - g.mean(axis=1, keepdims=True)
-            ref[k] = ref[k] - (np.float32(lrs[t]) if k == "w" else np.float32(0.05)) * g
+            lr = np.float32(lrs[t]) if k == "w" else np.float32(0.05)
+            ref[k] = ref[k] - lr * grads[k].astype(np.float64)
     assert_close({p.name: p.asnumpy() for p in params}, ref)
+
+
+def test_grad_centralization_rule():
+    # MindSpore centralises only gradients with ndim >= 2 and shape[1] % 16 == 0.
+    rng = np.random.default_rng(0)
+    shapes = {"conv.weight": (4, 16, 3, 3), "fc.weight": (3, 4), "bias": (16,)}
+    params = [ms.Parameter(ms.Tensor(np.zeros(s, np.float32)), name=k) for k, s in shapes.items()]
+    grads = [rng.standard_normal(s).astype(np.float32) for s in shapes.values()]
+    opt = nn.SGD([{"params": params, "grad_centralization": True}], learning_rate=1.0)
+    opt(tuple(ms.Tensor(g) for g in grads))
+    g0 = grads[0].astype(np.float64)
+    np.testing.assert_allclose(-params[0].asnumpy(), g0 - g0.mean(axis=(1, 2, 3), keepdims=True),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(-params[1].asnumpy(), grads[1], rtol=1e-6)  # shape[1] = 4: unchanged
+    np.testing.assert_allclose(-params[2].asnumpy(), grads[2], rtol=1e-6)  # a vector: unchanged
 
 
 def test_optimizer_state_is_named_and_registered():

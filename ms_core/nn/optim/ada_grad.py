@@ -15,7 +15,8 @@ class Adagrad(Optimizer):
 
     torch's `Adagrad(lr, initial_accumulator_value=accum, eps=0)` is the same; torch's defaults
     differ (initial accumulator 0, eps 1e-10, lr 0.01 vs 0.001 here) and its argument order puts lr
-    first: MindSpore's second positional argument is `accum`.
+    first: MindSpore's second positional argument is `accum`. MindSpore 2.10's CPU kernel ignores
+    `update_slots=False` (it always accumulates); ms_core follows the documented meaning.
     """
 
     def __init__(self, params, accum=0.1, learning_rate=0.001, update_slots=True, loss_scale=1.0,

@@ -304,13 +304,17 @@ class Optimizer(Cell):
         return tuple(out)
 
     def gradients_centralization(self, gradients):
-        """g - mean(g over every axis but the first), for groups with grad_centralization=True
-        (parameters with 2 or more dimensions; a vector is left unchanged)."""
+        """g - mean(g over every axis but the first), for groups with grad_centralization=True.
+
+        As MindSpore's optimizer decides: only gradients with 2 or more dimensions whose
+        shape[1] is a multiple of 16 are centralised (conv weights with 16k input channels);
+        others pass unchanged. (MindSpore 2.10's CPU build has no Centralization kernel and fails.)
+        """
         if not any(self.grad_centralization_flags):
             return gradients
         out = []
         for g, flag in zip(gradients, self.grad_centralization_flags):
-            if flag and g.ndim > 1:
+            if flag and g.ndim > 1 and g.shape[1] % 16 == 0:
                 axes = tuple(range(1, g.ndim))
                 g = Tensor._wrap(g._data - g._data.mean(axis=axes, keepdims=True))
             out.append(g)
