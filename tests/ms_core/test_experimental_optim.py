@@ -352,3 +352,73 @@ def test_train_one_step_cell_accepts_experimental_optimizer():
         tloss.backward()
         topt.step()
         np.testing.assert_allclose(float(loss), tloss.item(), rtol=1e-5)
+
+
+def test_training_loop_with_dataset_optimizer_and_scheduler_matches_torch():
+    """The converted-script shape: GeneratorDataset(...).batch, value_and_grad over
+    optimizer.parameters, optimizer(grads), scheduler.step() per epoch; per-step losses match a
+    torch DataLoader + torch.optim loop (same initial weights, unshuffled data)."""
+    import ms_core.dataset as ds
+    rng = np.random.default_rng(4)
+    xs = rng.standard_normal((40, 5)).astype(np.float32)
+    ys = rng.integers(0, 3, 40)
+    w1 = (rng.standard_normal((8, 5)) * 0.4).astype(np.float32)
+    w2 = (rng.standard_normal((3, 8)) * 0.4).astype(np.float32)
+
+    class Source:
+        def __getitem__(self, i):
+            return xs[i], ys[i]
+
+        def __len__(self):
+            return len(ys)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(5, 8)
+            self.fc2 = nn.Dense(8, 3)
+            self.relu = nn.ReLU()
+
+        def construct(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+
+    net = Net()
+    for p, a in zip(net.trainable_params(), [w1, np.zeros(8, np.float32), w2,
+                                             np.zeros(3, np.float32)]):
+        p.set_data(ms.Tensor(a))
+    tnet = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    with torch.no_grad():
+        for p, a in zip(tnet.parameters(), [w1, np.zeros(8, np.float32), w2,
+                                            np.zeros(3, np.float32)]):
+            p.copy_(torch.tensor(a))
+    loader = ds.GeneratorDataset(Source(), column_names=["data", "label"], shuffle=False).batch(8)
+    tloader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(
+        torch.tensor(xs), torch.tensor(ys)), batch_size=8, shuffle=False)
+    loss_fn = nn.CrossEntropyLoss()
+    opt = optim.SGD(net.trainable_params(), lr=0.2, momentum=0.9, weight_decay=1e-3)
+    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+    topt = torch.optim.SGD(tnet.parameters(), lr=0.2, momentum=0.9, weight_decay=1e-3)
+    tsched = torch.optim.lr_scheduler.CosineAnnealingLR(topt, T_max=4)
+
+    def forward_fn(x, y):
+        logits = net(x)
+        return loss_fn(logits, y), logits
+
+    grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters, has_aux=True)
+    losses, tlosses = [], []
+    for _ in range(4):
+        net.set_train(True)
+        for x, y in loader:
+            (loss, _), grads = grad_fn(x, y)
+            opt(grads)
+            losses.append(float(loss))
+        sched.step()
+        for x, y in tloader:
+            topt.zero_grad()
+            tloss = torch.nn.functional.cross_entropy(tnet(x), y)
+            tloss.backward()
+            topt.step()
+            tlosses.append(tloss.item())
+        tsched.step()
+    assert len(losses) == 20
+    np.testing.assert_allclose(losses, tlosses, rtol=1e-4)
