@@ -407,8 +407,14 @@ class Dirac(Initializer):
 
 @_register()
 class VarianceScaling(Initializer):
-    """scale / n with n = fan_in, fan_out or their mean; 'truncated_normal' (std corrected by
-    0.8796 for the ±2σ truncation), 'untruncated_normal' or 'uniform' (±sqrt(3 scale / n))."""
+    """Variance scale / n with n = fan_in, fan_out or their mean: 'untruncated_normal' draws
+    N(0, scale / n), 'uniform' draws U(±sqrt(3 scale / n)).
+
+    'truncated_normal' (the default) draws the *uniform* distribution, as MindSpore 2.10 does:
+    its implementation compares the argument with 'truncated_norm', which never matches, and falls
+    through to the uniform branch. ms_core reproduces that so converted models initialise alike;
+    the variance (scale / n) is the same either way.
+    """
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
         super().__init__(scale=scale, mode=mode, distribution=distribution)
@@ -425,10 +431,7 @@ class VarianceScaling(Initializer):
         fan_in, fan_out = _calculate_fan_in_and_fan_out(arr.shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
-        if self.distribution == "truncated_normal":
-            std = math.sqrt(scale) / 0.87962566103423978
-            arr[...] = std * _truncated_standard_normal(_gen(), -2.0, 2.0, arr.size).reshape(arr.shape)
-        elif self.distribution == "untruncated_normal":
+        if self.distribution == "untruncated_normal":
             arr[...] = _gen().normal(0.0, math.sqrt(scale), arr.shape)
         else:
             limit = math.sqrt(3.0 * scale)

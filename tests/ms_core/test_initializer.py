@@ -68,6 +68,13 @@ DIST_CASES = [
      trunc_normal_cdf(0.0, 1.0, 3.0, 4.0)),
     ("trunc left tail", TruncatedNormal(sigma=2.0, a=-20.0, b=-5.0), (256, 256),
      trunc_normal_cdf(0.0, 2.0, -20.0, -5.0)),
+    ("variance_scaling untruncated fan_avg",
+     init.VarianceScaling(2.0, "fan_avg", "untruncated_normal"), CONV,
+     normal_cdf(0.0, math.sqrt(2.0 / 2560))),
+    ("variance_scaling uniform fan_out", init.VarianceScaling(3.0, "fan_out", "uniform"), CONV,
+     uniform_cdf(math.sqrt(9.0 / 4096))),
+    # MindSpore 2.10's default 'truncated_normal' lands in the uniform branch (see the docstring)
+    ("variance_scaling default", init.VarianceScaling(), CONV, uniform_cdf(math.sqrt(3.0 / 1024))),
     ("alias normal", "normal", (256, 256), normal_cdf(0.0, 0.01)),
     ("alias he_uniform", "he_uniform", CONV, uniform_cdf(math.sqrt(6 / 1024))),
     ("alias xavier_normal", "XAVIER_NORMAL", CONV, normal_cdf(0.0, math.sqrt(2 / 5120))),
