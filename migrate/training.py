@@ -269,6 +269,7 @@ class TrainingPass:
 
     def __init__(self, conv):
         self.conv = conv
+        self.conv_code = ""
         self.changes: list[tuple[cst.CSTNode, str, str, str, str, str]] = []
         self.scalers: set[str] = set()      # names bound to GradScaler(...)
         self.optimizers: set[str] = set()   # names bound to torch.optim.*(...)
@@ -288,8 +289,9 @@ class TrainingPass:
     def qual(self, node) -> str | None:
         return self.conv.qual(node)
 
-    def record(self, node, after, rule_id, label, note) -> None:
-        before = node if isinstance(node, str) else code_of(node)
+    def record(self, node, after, rule_id, label, note, before=None) -> None:
+        if before is None:
+            before = node if isinstance(node, str) else code_of(node)
         after = after if isinstance(after, str) else code_of(after)
         self.changes.append((node, before, after, rule_id, label, note))
 
@@ -773,6 +775,130 @@ class _Cleanup(cst.CSTTransformer):
         return updated
 
 
+class _AutogradGrad(cst.CSTTransformer):
+    """``g = torch.autograd.grad(f(x), x, create_graph=True)[0]`` -> ``g = ms.grad(lambda x: f(x))(x)``.
+
+    The pattern is clear when ``inputs`` is one name and ``outputs`` is an expression whose names
+    are either that input or assigned by a simple statement earlier in the same block (inlined
+    into the lambda). ``x.requires_grad_()`` on that input is dropped: ms.grad differentiates
+    with respect to the lambda's argument.
+    """
+
+    def __init__(self, tp: TrainingPass):
+        self.tp = tp
+
+    def leave_IndentedBlock(self, original, updated):
+        body = self._block(list(updated.body))
+        return updated if body is None else updated.with_changes(body=body)
+
+    def leave_Module(self, original, updated):
+        body = self._block(list(updated.body))
+        return updated if body is None else updated.with_changes(body=body)
+
+    def _block(self, body):
+        changed = False
+        for i, st in enumerate(body):
+            new = self._rewrite(body, i)
+            if new is not None:
+                body[i] = new[0]
+                for j in new[1]:
+                    old = body[j]
+                    self.tp.record(new[0], "", "MS209", "exact",
+                                   "requires_grad_ dropped: ms.grad differentiates its lambda's argument",
+                                   before=code_of(old))
+                    body[j] = cst.SimpleStatementLine([cst.Pass()], leading_lines=old.leading_lines) \
+                        if old.leading_lines else None
+                changed = True
+        return [b for b in body if b is not None] if changed else None
+
+    def _rewrite(self, body, i):
+        st = body[i]
+        if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1
+                and isinstance(st.body[0], cst.Assign)):
+            return None
+        value = st.body[0].value
+        index0 = False
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 \
+                and isinstance(value.slice[0].slice, cst.Index) \
+                and code_of(value.slice[0].slice.value) == "0":
+            index0, value = True, value.value
+        if not (isinstance(value, cst.Call) and self.tp.qual(value.func) == "torch.autograd.grad"):
+            return None
+        args = _bind(value, ["outputs", "inputs", "grad_outputs", "retain_graph", "create_graph",
+                             "only_inputs", "allow_unused", "is_grads_batched", "materialize_grads"])
+        if args is None or "outputs" not in args or not isinstance(args.get("inputs"), cst.Name):
+            return None
+        extra = set(args) - {"outputs", "inputs", "grad_outputs", "retain_graph", "create_graph"}
+        if extra:
+            return None
+        x = args["inputs"].value
+        out = args["outputs"]
+        go = args.get("grad_outputs")
+        if go is not None:
+            # grad_outputs=ones_like(outputs): the gradient of the sum
+            if not (isinstance(go, cst.Call) and (self.tp.qual(go.func) or "").endswith("ones_like")
+                    and go.args and code_of(go.args[0].value) == code_of(out)):
+                return None
+            out = cst.Call(cst.Attribute(_paren(out), cst.Name("sum")))
+        # inline names defined earlier in this block by `name = expr`
+        subst = {}
+        for j in range(i - 1, -1, -1):
+            b = body[j]
+            if isinstance(b, cst.SimpleStatementLine) and len(b.body) == 1 \
+                    and isinstance(b.body[0], cst.Assign) and len(b.body[0].targets) == 1 \
+                    and isinstance(b.body[0].targets[0].target, cst.Name):
+                name = b.body[0].targets[0].target.value
+                if name != x and name not in subst:
+                    subst[name] = b.body[0].value
+        expr = out.visit(_Inline({n: v for n, v in subst.items() if n in _Names.of(out).reads}))
+        if x not in _Names.of(expr).reads:
+            return None
+        drops = [j for j in range(i) if _requires_grad_of(body[j], x)]
+        for t in st.body[0].targets:
+            self.tp.tensor_names.update(_Names.of(cst.Assign([t], cst.Name("_"))).writes)
+        self.tp.conv.used.add("ms")
+        grad = f"ms.grad(lambda {x}: {code_of(expr)})({x})"
+        new_value = parse_expr(grad if index0 else f"({grad},)")
+        new = st.with_changes(body=[st.body[0].with_changes(value=new_value)])
+        self.tp.record(new, new, "MS209", "transformed",
+                       "torch.autograd.grad(outputs, x) -> ms.grad(lambda x: outputs)(x): the graph "
+                       "is rebuilt from x (higher order works: nothing to retain or create)",
+                       before=code_of(st))
+        return new, drops
+
+
+class _Inline(cst.CSTTransformer):
+    def __init__(self, subst):
+        self.subst = subst
+
+    def leave_Name(self, original, updated):
+        v = self.subst.get(updated.value)
+        return _paren(v) if v is not None else updated
+
+    def visit_Attribute(self, node):
+        node.value.visit(self)
+        return False
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(value=original.value.visit(self))
+
+
+def _paren(e):
+    if isinstance(e, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        return e
+    return e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _requires_grad_of(st, x: str) -> bool:
+    m = _method_call(st, "requires_grad_")
+    if m is not None and dotted(m[0]) == x:
+        return True
+    if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 and isinstance(st.body[0], cst.Assign):
+        t = st.body[0].targets[0].target
+        return dotted(t) == f"{x}.requires_grad"
+    return False
+
+
 # --------------------------------------------------------------------------------------------
 # tree paths: (index, block field) steps from a scope's body to one statement
 # --------------------------------------------------------------------------------------------
@@ -891,7 +1017,12 @@ def _scope_names(body) -> set[str]:
 
 
 def _reads_grad(stmts) -> bool:
-    return any(a.attr.value == "grad" for a in _Names.of(list(stmts)).attrs)
+    """True when the statements touch ``<tensor>.grad`` (not ``ms.grad`` / ``torch.autograd.grad``)."""
+    return any(a.attr.value == "grad" and dotted(a.value) not in _GRAD_MODULES
+               for a in _Names.of(list(stmts)).attrs)
+
+
+_GRAD_MODULES = {"ms", "ms_core", "mindspore", "autograd", "torch.autograd"}
 
 
 def _bind(call: cst.Call, names: list[str]) -> dict | None:
@@ -942,12 +1073,26 @@ def apply(conv, module: cst.Module, code: str) -> cst.Module:
     if not any(t in code for t in _TRIGGERS):
         return module
     tp = TrainingPass(conv)
+    tp.conv_code = code
     conv.training = tp
-    new = tp.run(module)
-    new = new.visit(_Cleanup(tp)) if new is not None else module
+    start = module
+    remap = None
+    if "autograd.grad" in code:
+        n = len(tp.changes)
+        start = module.visit(_AutogradGrad(tp))
+        if len(tp.changes) == n:
+            start = module
+        else:  # node positions are taken in the rewritten tree, then mapped back
+            mid = start.code
+            remap = dict(zip(range(1, mid.count("\n") + 2),
+                             _remap_lines(list(range(1, mid.count("\n") + 2)), code, mid)))
+    new = tp.run(start)
+    new = new.visit(_Cleanup(tp)) if new is not None else start
     if not tp.changes:
         return module
-    lines = _node_lines(module)
+    lines = _node_lines(start)
+    if remap is not None:
+        lines = {k: remap.get(v, v) for k, v in lines.items()}
     last = 1
     for node, before, after, rule_id, label, note in tp.changes:
         line = lines.get(id(node), last) if not isinstance(node, str) else last
@@ -967,17 +1112,20 @@ def _node_lines(module: cst.Module) -> dict[int, int]:
 
 
 def _remap_lines(new_lines: list[int], old_code: str, new_code: str) -> list[int]:
-    """Map line numbers of ``new_code`` to the matching (or preceding) line of ``old_code``."""
+    """Map line numbers of ``new_code`` to the matching line of ``old_code``.
+
+    Equal lines map one to one; a replaced run maps line by line onto the run it replaces
+    (its last line for the surplus); inserted lines map to the line before them.
+    """
     a, b = old_code.splitlines(), new_code.splitlines()
     to_old = {}
-    for blk in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
-        for d in range(blk.size):
-            to_old[blk.b + d + 1] = blk.a + d + 1
-    out, last = [], 1
-    for ln in new_lines:
-        last = to_old.get(ln, last)
-        out.append(last)
-    return out
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        for j in range(j1, j2):
+            if tag == "insert" or i2 == i1:
+                to_old[j + 1] = max(i1, 1)
+            else:
+                to_old[j + 1] = i1 + min(j - j1, i2 - i1 - 1) + 1
+    return [to_old.get(ln, ln) for ln in new_lines]
 
 
 def _short(text: str, limit: int = 120) -> str:
