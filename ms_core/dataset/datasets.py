@@ -785,7 +785,7 @@ class MapDataset(Dataset):
             values = tuple(row[i] for i in self._pos)
             for op in self.operations:
                 out = op(*values)
-                values = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+                values = tuple(out) if isinstance(out, tuple) else (out,)
             values = tuple(_to_array(v) for v in values)
             expected = len(self._pos) if n_out is None else n_out
             if len(values) != expected:

@@ -254,6 +254,23 @@ def test_map_default_column_chain_and_multiple_outputs():
     np.testing.assert_array_equal(x.asnumpy(), X[:5] + Y[:5, None])
 
 
+def test_map_list_result_is_one_column_tuple_is_several():
+    d = ds.NumpySlicesDataset((X, Y), ["x", "y"], shuffle=False).map(lambda y: [y, y, y], "y")
+    assert next(iter(d.create_tuple_iterator(output_numpy=True)))[1].tolist() == [0, 0, 0]
+
+
+def test_half_converted_source_returning_torch_tensors():
+    class TorchStyle:
+        def __getitem__(self, i):
+            return torch.tensor(X[i]), torch.tensor(Y[i])
+
+        def __len__(self):
+            return 10
+
+    x, y = next(iter(ds.GeneratorDataset(TorchStyle(), ["x", "y"], shuffle=False).batch(4)))
+    assert x.dtype == ms.float32 and x.shape == (4, 2) and y.dtype == ms.int64
+
+
 def test_map_then_project_rename_compose():
     d = ds.NumpySlicesDataset((X, Y), ["x", "y"], shuffle=False)
     d = d.map(transforms.Compose([lambda x: x - 1, transforms.TypeCast(ms.float16)]), "x")

@@ -268,8 +268,7 @@ class Optimizer(Cell):
         self.state.clear()
         for i, s in state_dict["state"].items():
             p = params[int(i)]
-            self.state[p] = {k: (np.array(v, dtype=p._data.dtype) if isinstance(v, np.ndarray)
-                                 else v) for k, v in s.items()}
+            self.state[p] = {k: _state_value(k, v, p._data.dtype) for k, v in s.items()}
 
     def __repr__(self):
         lines = [f"{self.cls_name} ("]
@@ -284,6 +283,27 @@ class Optimizer(Cell):
                 lines.append(f"    {key}: {value}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _state_value(key, value, dtype):
+    """A saved state entry as this optimizer keeps it: arrays in the parameter's dtype, scalars as
+    Python numbers. Accepts NumPy arrays, ms_core Tensors and torch tensors, so a
+    `torch.optim` state_dict can be loaded to continue a run."""
+    if hasattr(value, "asnumpy"):
+        value = value.asnumpy()
+    elif hasattr(value, "detach") and hasattr(value, "numpy"):
+        value = value.detach().cpu().numpy()
+    if isinstance(value, (np.ndarray, np.generic)):
+        if np.ndim(value) == 0 and key in _SCALAR_STATE:
+            value = value.item()
+        else:
+            return np.array(value, dtype=dtype)
+    if key == "step":
+        return int(value)
+    return value
+
+
+_SCALAR_STATE = ("step", "mu_product", "eta", "mu")
 
 
 def _set_lr(group, value):
