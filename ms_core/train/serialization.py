@@ -228,8 +228,8 @@ def _parse(path, data):
                     f"prefix (truncated or not an ms_core checkpoint).")
     magic, version, header_len, header_sha = _PREFIX.unpack_from(data, 0)
     if magic != MAGIC:
-        _fail(path, "it is not an ms_core checkpoint (bad magic bytes). MindSpore's own protobuf "
-                    "checkpoints are not read by ms_core; convert them with migrate's weight tools.")
+        _fail(path, "it is not an ms_core checkpoint (bad magic bytes). MindSpore's own .ckpt "
+                    "files are protobuf, a different format that ms_core does not read.")
     if version != VERSION:
         _fail(path, f"unsupported format version {version} (this ms_core reads version {VERSION}).")
     start = _PREFIX.size

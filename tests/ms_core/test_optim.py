@@ -346,6 +346,31 @@ def test_fixed_lr_is_a_parameter_that_can_be_changed():
     np.testing.assert_allclose(p.asnumpy(), [-0.5, -0.5])
 
 
+class StepWeightDecay(nn.Cell):
+    """weight decay 0.1 * (step + 1): a dynamic weight decay schedule."""
+
+    def construct(self, step):
+        return ms.Tensor(np.float32(0.1) * (step.asnumpy().astype(np.float32) + 1))
+
+
+@pytest.mark.parametrize("make", [lambda p, wd: nn.Momentum(p, 0.1, 0.0, weight_decay=wd),
+                                  lambda p, wd: nn.AdamWeightDecay(p, 0.1, weight_decay=wd)])
+def test_dynamic_weight_decay(make):
+    # The same numbers MindSpore 2.10 prints for this script: 0.99, 0.9702, 0.941094.
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")
+    opt = make([p], StepWeightDecay())
+    seen = []
+    for _ in range(3):
+        opt((ms.Tensor(np.zeros(2, np.float32)),))
+        seen.append(float(p.asnumpy()[0]))
+    np.testing.assert_allclose(seen, [0.99, 0.9702, 0.941094], rtol=1e-6)
+
+
+def test_sgd_refuses_dynamic_weight_decay():
+    with pytest.raises(TypeError, match="dynamic weight decay is currently not supported"):
+        nn.SGD(_p(), 0.1, weight_decay=StepWeightDecay())
+
+
 # --- parameter groups ------------------------------------------------------------------------
 def test_groups_lr_weight_decay_and_order():
     vals = init_values()

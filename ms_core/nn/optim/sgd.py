@@ -2,6 +2,7 @@
 import numpy as np
 
 from .optimizer import Optimizer, _true
+from ..cell import Cell
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ._checks import check_bool, check_float
@@ -37,6 +38,10 @@ class SGD(Optimizer):
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if self.dynamic_weight_decay or any(isinstance(w, Cell) for w in self._raw_weight_decay):
+            raise TypeError("For 'SGD', dynamic weight decay is currently not supported, the argument "
+                            "'weight_decay' or 'weight_decay' set in grouped 'params' must be float or "
+                            "int type.")
         momentum = check_float("SGD", "momentum", momentum, low=0.0)
         self.dampening = check_float("SGD", "dampening", dampening, low=0.0)
         self.nesterov = check_bool("SGD", "nesterov", nesterov)
