@@ -86,51 +86,85 @@ def _is_pointwise(cfg):
     return cfg.kernel == (1, 1) and cfg.stride == (1, 1) and not any(cfg.pads)
 
 
-def im2col(x, cfg):
-    """Columns (N, groups, C/groups*kh*kw, Ho*Wo) of x, in the weight's (c, kh, kw) order."""
+# Two column layouts. "batch-outer" (N, g, K, P) feeds one batched GEMM per call whose output is
+# already NCHW; "batch-inner" (g, K, N*P) feeds a single wide GEMM but needs the output
+# transposed. Many small per-image GEMMs are slow when the images are small (P = Ho*Wo of a
+# late ResNet stage is 4..16), so below this many output pixels the batch goes inside.
+_BATCH_INNER_BELOW = 64
+
+
+def _batch_inner(ho, wo):
+    return ho * wo < _BATCH_INNER_BELOW
+
+
+def im2col(x, cfg, batch_inner=False):
+    """Columns of x in the weight's (c, kh, kw) order: (N, g, K, P) or, with `batch_inner`,
+    (g, K, N*P); K = C/g*kh*kw, P = Ho*Wo."""
     n, c, h, w = x.shape
     ho, wo = cfg.out_hw(h, w)
     g = cfg.groups
-    if _is_pointwise(cfg):
+    k = (c // g) * cfg.kernel[0] * cfg.kernel[1]
+    if _is_pointwise(cfg) and not batch_inner:
         return x.reshape(n, g, c // g, h * w), ho, wo
     xp = pad_spatial(x, cfg.pads)
-    cols = np.ascontiguousarray(_windows(xp, cfg, ho, wo))
-    return cols.reshape(n, g, (c // g) * cfg.kernel[0] * cfg.kernel[1], ho * wo), ho, wo
+    cols = np.ascontiguousarray(_windows(xp, cfg, ho, wo, batch_inner))
+    if batch_inner:
+        return cols.reshape(g, k, n * ho * wo), ho, wo
+    return cols.reshape(n, g, k, ho * wo), ho, wo
 
 
-def col2im(cols, cfg, x_shape, ho, wo):
+def col2im(cols, cfg, x_shape, ho, wo, batch_inner=False):
     """Adjoint of im2col: sum the columns back into an (N, C, H, W) image.
 
     One strided accumulation per kernel offset (kh*kw adds of whole slices), never np.add.at.
     """
     n, c, h, w = x_shape
     (kh, kw), (sh, sw), (dh, dw) = cfg.kernel, cfg.stride, cfg.dilation
-    if _is_pointwise(cfg):
+    if _is_pointwise(cfg) and not batch_inner:
         return cols.reshape(n, c, h, w)
     pt, pb, pl, pr = cfg.pads
     hp, wp = h + pt + pb, w + pl + pr
     # the windows may reach past a negatively padded (cropped) edge: size the buffer to them
     hp = max(hp, (ho - 1) * sh + (kh - 1) * dh + 1)
     wp = max(wp, (wo - 1) * sw + (kw - 1) * dw + 1)
-    cols = cols.reshape(n, c, kh, kw, ho, wo)
     out = np.zeros((n, c, hp, wp), dtype=cols.dtype)
+    if batch_inner:
+        cols = cols.reshape(c, kh, kw, n, ho, wo)
+        view = out.transpose(1, 0, 2, 3)            # (C, N, Hp, Wp), same memory
+    else:
+        cols = cols.reshape(n, c, kh, kw, ho, wo)
+        view = out
     non_overlapping = sh >= (kh - 1) * dh + 1 and sw >= (kw - 1) * dw + 1
     for i in range(kh):
         for j in range(kw):
-            dst = out[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw]
+            dst = view[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh,
+                       j * dw:j * dw + sw * (wo - 1) + 1:sw]
+            src = cols[:, i, j] if batch_inner else cols[:, :, i, j]
             if non_overlapping:
-                dst[...] = cols[:, :, i, j]
+                dst[...] = src
             else:
-                dst += cols[:, :, i, j]
+                dst += src
     return unpad_spatial(out, cfg.pads, (h, w))
+
+
+def _to_batch_inner(a, g):
+    """(N, O, Ho, Wo) -> (g, O/g, N*P), a copy."""
+    n, o, ho, wo = a.shape
+    return np.ascontiguousarray(a.reshape(n, g, o // g, ho * wo).transpose(1, 2, 0, 3)).reshape(
+        g, o // g, n * ho * wo)
 
 
 def conv2d_forward(x, w, cfg):
     n = x.shape[0]
     o = w.shape[0]
     g = cfg.groups
-    cols, ho, wo = im2col(x, cfg)
+    ho, wo = cfg.out_hw(*x.shape[2:])
     wm = w.reshape(g, o // g, -1)
+    if _batch_inner(ho, wo):
+        cols, _, _ = im2col(x, cfg, batch_inner=True)
+        out = np.matmul(wm, cols)                   # (g, O/g, N*P): one wide GEMM per group
+        return np.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
+    cols, _, _ = im2col(x, cfg)
     if g == 1:
         out = np.matmul(wm[0], cols[:, 0])          # (N, O, Ho*Wo): one batched GEMM, NCHW out
     else:
@@ -165,6 +199,9 @@ def conv2d_input_grad(dy, w, cfg, x_shape):
         # more (a 3-channel stem) its im2col would be the larger one
         return _input_grad_as_conv(dy, w, cfg, x_shape)
     wm = w.reshape(g, o // g, -1)
+    if _batch_inner(ho, wo):
+        cols = np.matmul(wm.transpose(0, 2, 1), _to_batch_inner(dy, g))   # (g, K, N*P)
+        return col2im(cols, cfg, x_shape, ho, wo, batch_inner=True)
     d = dy.reshape(n, g, o // g, ho * wo)
     if g == 1:
         cols = np.matmul(wm[0].T, d[:, 0])          # (N, C*kh*kw, Ho*Wo)
@@ -174,18 +211,11 @@ def conv2d_input_grad(dy, w, cfg, x_shape):
 
 
 def conv2d_weight_grad(x, dy, cfg, w_shape):
-    n, o, ho, wo = dy.shape
-    c = x.shape[1]
     g = cfg.groups
-    k = (c // g) * cfg.kernel[0] * cfg.kernel[1]
     # columns with the batch inside, (g, K, N*P), so that one GEMM contracts over batch and
     # pixels at once: (g, O/g, N*P) @ (g, N*P, K); the transposed operand is a free view
-    xp = pad_spatial(x, cfg.pads)
-    cols = np.ascontiguousarray(_windows(xp, cfg, ho, wo, batch_inner=True)).reshape(
-        g, k, n * ho * wo)
-    d = np.ascontiguousarray(dy.reshape(n, g, o // g, ho * wo).transpose(1, 2, 0, 3)).reshape(
-        g, o // g, n * ho * wo)
-    return np.matmul(d, cols.transpose(0, 2, 1)).reshape(w_shape)
+    cols, _, _ = im2col(x, cfg, batch_inner=True)
+    return np.matmul(_to_batch_inner(dy, g), cols.transpose(0, 2, 1)).reshape(w_shape)
 
 
 class Conv2D(Primitive):

@@ -67,9 +67,18 @@ def conv_case_ids():
     return [f"{c[9]}-k{c[5]}-s{c[6]}-d{c[7]}-g{c[8]}-{c[2]}x{c[3]}" for c in CONV2D]
 
 
+@pytest.fixture(params=["batch_outer", "batch_inner"])
+def layout(request, monkeypatch):
+    """Run under both im2col layouts (the choice normally depends on the output size)."""
+    from ms_core._prims import conv as conv_prims
+    monkeypatch.setattr(conv_prims, "_BATCH_INNER_BELOW",
+                        0 if request.param == "batch_outer" else 10 ** 9)
+    return request.param
+
+
 @pytest.mark.parametrize("case", CONV2D, ids=conv_case_ids())
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_conv2d_functional_matches_torch(case, with_bias):
+def test_conv2d_functional_matches_torch(case, with_bias, layout):
     n, c, h, w, o, k, s, d, g, mode, padding = case
     k, s, d = pair(k), pair(s), pair(d)
     arrays = [r(n, c, h, w), r(o, c // g, *k)] + ([r(o)] if with_bias else [])
@@ -183,7 +192,7 @@ TRANSPOSE_PAD = [
 
 
 @pytest.mark.parametrize("h,w,k,s,p,op,d,g", TRANSPOSE_PAD)
-def test_conv_transpose2d_matches_torch(h, w, k, s, p, op, d, g):
+def test_conv_transpose2d_matches_torch(h, w, k, s, p, op, d, g, layout):
     cin, cout = 4, 6
     arrays = [r(2, cin, h, w), r(cin, cout // g, k, k), r(cout)]
     check_op(lambda x, wt, b: ops.conv_transpose2d(x, wt, b, s, p, op, g, d),
@@ -262,7 +271,7 @@ DOUBLE = [
 
 
 @pytest.mark.parametrize("xs,ws,kw", DOUBLE)
-def test_conv2d_double_backward(xs, ws, kw):
+def test_conv2d_double_backward(xs, ws, kw, layout):
     check_double_backward(lambda x, w: ops.conv2d(x, w, **kw), [r(*xs), r(*ws)])
 
 
