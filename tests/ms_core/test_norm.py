@@ -312,3 +312,21 @@ def test_ops_LayerNorm_operator_returns_mean_and_variance():
     np.testing.assert_allclose(var.asnumpy().ravel(), x.reshape(2, -1).var(1), rtol=1e-5)
     np.testing.assert_allclose(y.asnumpy(), torch.nn.functional.layer_norm(
         torch.tensor(x), (3, 4), eps=1e-7).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_layernorm_params_wider_than_normalised_axes():
+    x = r(2, 3, 4)
+    g, b = r(3, 4), r(3, 4)
+    ln = nn.LayerNorm((3, 4), begin_norm_axis=2, begin_params_axis=1, gamma_init=ms.Tensor(g),
+                      beta_init=ms.Tensor(b), epsilon=1e-5)
+    xm = x - x.mean(-1, keepdims=True)
+    expected = xm / np.sqrt((xm ** 2).mean(-1, keepdims=True) + 1e-5) * g + b
+    np.testing.assert_allclose(ln(ms.Tensor(x)).asnumpy(), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_sync_batchnorm_is_batchnorm_on_one_device():
+    x = ms.Tensor(r(4, 3, 2, 2))
+    a = nn.SyncBatchNorm(3).set_train()
+    b = nn.BatchNorm2d(3).set_train()
+    np.testing.assert_allclose(a(x).asnumpy(), b(x).asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(a.moving_variance.asnumpy(), b.moving_variance.asnumpy(), rtol=1e-6)

@@ -9,7 +9,7 @@ from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ops import nn_ops as NF
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
@@ -141,6 +141,20 @@ class BatchNorm3d(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
                          moving_mean_init, moving_var_init, use_batch_statistics, data_format,
                          dtype)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Cross-device batch normalisation; on one device (ms_core) it is BatchNorm over (N, C, ...)
+    inputs. `process_groups` is accepted and ignored."""
+
+    _ndims = (2, 3, 4, 5)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, process_groups=None, dtype=mstype.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, "NCHW", dtype)
+        self.process_groups = process_groups
 
 
 class LayerNorm(Cell):
