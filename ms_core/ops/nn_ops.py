@@ -74,8 +74,8 @@ def _reduce(loss, reduction):
 
 # --- normalisation ----------------------------------------------------------------------------
 
-def _channel_vector(name, arg, value, c, like):
-    """A (C,) Tensor from `value` (None -> `like`-filled default handled by caller)."""
+def _channel_vector(name, arg, value, c):
+    """Check that `value` is a (C,) Tensor."""
     _check_tensor(name, arg, value)
     if value.shape != (c,):
         raise ValueError(f"For '{name}', the shape of '{arg}' must be ({c},) (one value per "
@@ -108,12 +108,13 @@ def _batch_norm(name, x, running_mean, running_var, weight, bias, use_batch_stat
         bias = Tensor._wrap(np.zeros(c, dtype=x._data.dtype))
     for arg, v in (("running_mean", running_mean), ("running_var", running_var),
                    ("weight", weight), ("bias", bias)):
-        _channel_vector(name, arg, v, c, x)
+        _channel_vector(name, arg, v, c)
     if not use_batch_stats:
         bs = (1, c) + (1,) * (x.ndim - 2)
+        # (x - mean) first, as torch: folding the mean into a shift loses digits when
+        # |mean| >> std
         scale = weight * F.rsqrt(running_var + eps)
-        shift = bias - running_mean * scale
-        return x * F.reshape(scale, bs) + F.reshape(shift, bs)
+        return (x - F.reshape(running_mean, bs)) * F.reshape(scale, bs) + F.reshape(bias, bs)
     n = x.size // c
     if update and n < 2:
         raise ValueError(f"For '{name}', expected more than 1 value per channel when training, "
