@@ -15,13 +15,13 @@ STEPS = 50
 TOL = dict(rtol=1e-5, atol=1e-6)  # float32 updates, 50 steps
 
 
-def _problem(seed=0):
+def _problem(seed=0, dtype=np.float32):
     """A small nonlinear least-squares problem: a 2-layer MLP's weights, data and a loss."""
     rng = np.random.default_rng(seed)
     shapes = [(4, 3), (4,), (2, 4), (2,)]
-    init = [rng.standard_normal(s).astype(np.float32) * 0.5 for s in shapes]
-    x = torch.tensor(rng.standard_normal((8, 3)).astype(np.float32))
-    y = torch.tensor(rng.standard_normal((8, 2)).astype(np.float32))
+    init = [(rng.standard_normal(s) * 0.5).astype(dtype) for s in shapes]
+    x = torch.tensor(rng.standard_normal((8, 3)).astype(dtype))
+    y = torch.tensor(rng.standard_normal((8, 2)).astype(dtype))
 
     def loss_fn(w1, b1, w2, b2):
         h = torch.tanh(x @ w1.T + b1)
@@ -30,9 +30,10 @@ def _problem(seed=0):
     return init, loss_fn
 
 
-def _run(ms_factory, torch_factory, steps=STEPS, groups=None, seed=0, none_grad_every=0):
+def _run(ms_factory, torch_factory, steps=STEPS, groups=None, seed=0, none_grad_every=0,
+         dtype=np.float32, tol=TOL):
     """Run both optimizers side by side; returns the per-step parameter arrays of each."""
-    init, loss_fn = _problem(seed)
+    init, loss_fn = _problem(seed, dtype)
     tparams = [torch.tensor(a, requires_grad=True) for a in init]
     mparams = [ms.Parameter(ms.Tensor(a.copy()), name=f"p{i}") for i, a in enumerate(init)]
     if groups is None:
@@ -52,8 +53,8 @@ def _run(ms_factory, torch_factory, steps=STEPS, groups=None, seed=0, none_grad_
         topt.step()
         mopt(grads)
         for m, t in zip(mparams, tparams):
-            assert m.dtype == ms.float32
-            np.testing.assert_allclose(m.asnumpy(), t.detach().numpy(), **TOL,
+            assert m.asnumpy().dtype == dtype
+            np.testing.assert_allclose(m.asnumpy(), t.detach().numpy(), **tol,
                                        err_msg=f"step {step}")
     return mparams, tparams
 
@@ -118,6 +119,13 @@ CASES = [
 @pytest.mark.parametrize("name,ms_factory,torch_factory", CASES, ids=[c[0] for c in CASES])
 def test_trajectory_matches_torch(name, ms_factory, torch_factory):
     _run(ms_factory, torch_factory)
+
+
+@pytest.mark.parametrize("name,ms_factory,torch_factory", CASES, ids=[c[0] for c in CASES])
+def test_float64_trajectory_matches_torch_to_double_precision(name, ms_factory, torch_factory):
+    """float64 parameters stay float64, and the lr is used at full precision (not the float32 the
+    lr Parameter stores), so trajectories agree with torch's doubles."""
+    _run(ms_factory, torch_factory, dtype=np.float64, steps=20, tol=dict(rtol=1e-10, atol=1e-12))
 
 
 @pytest.mark.parametrize("name,ms_factory,torch_factory", CASES[::3], ids=[c[0] for c in CASES[::3]])

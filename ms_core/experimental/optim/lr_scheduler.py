@@ -4,7 +4,8 @@ Each scheduler writes the learning rate of every param group of an experimental 
 when `step()` is called, with the same formulas as `torch.optim.lr_scheduler`, including which
 schedulers update recursively from the current lr (`get_lr`) and which use a closed form (when
 `step(epoch)` is given an explicit epoch). Arithmetic is done in Python floats (double
-precision, like torch) and stored in each group's float32 lr Parameter.
+precision, like torch); each group's lr Parameter stores the float32 value, as MindSpore's does,
+and the optimizer keeps the double beside it, so trajectories equal torch's to double precision.
 
 Differences from PyTorch: `get_last_lr()` returns float32 scalar Tensors, as MindSpore does
 (PyTorch returns Python floats; `float(t)` converts). `step()` returns True, as in MindSpore.
@@ -17,7 +18,7 @@ from collections import Counter
 import numpy as np
 
 from ...common.tensor import Tensor
-from .optimizer import Optimizer, _set_lr
+from .optimizer import Optimizer, _lr_value, _set_lr
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR",
            "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "OneCycleLR", "CyclicLR",
@@ -64,13 +65,15 @@ class LRScheduler:
         ...     scheduler.step()
     """
 
+    _is_initial = False
+
     def __init__(self, optimizer, last_epoch=-1):
         name = type(self).__name__
         _check_optimizer(name, optimizer)
         last_epoch = _check_int(name, "last_epoch", last_epoch, -1)
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", float(group["lr"]))
+                group.setdefault("initial_lr", _lr_value(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -91,7 +94,7 @@ class LRScheduler:
             self._is_initial = False
 
     def _current_lrs(self):
-        return [float(group["lr"]) for group in self.optimizer.param_groups]
+        return [_lr_value(group["lr"]) for group in self.optimizer.param_groups]
 
     def get_lr(self):
         """The new learning rates of the groups at `self.last_epoch` (recursive form)."""
@@ -914,7 +917,7 @@ class ReduceLROnPlateau(LRScheduler):
                                    f"groups but min_lr has {len(self.min_lrs)} values.")
             self.min_lrs = [self.default_min_lr] * len(groups)
         for i, group in enumerate(groups):
-            old_lr = float(group["lr"])
+            old_lr = _lr_value(group["lr"])
             new_lr = max(old_lr * self.factor, self.min_lrs[i])
             if old_lr - new_lr > self.eps:
                 _set_lr(group, new_lr)

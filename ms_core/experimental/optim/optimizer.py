@@ -42,8 +42,18 @@ def _check_range(cls_name, arg_name, value, low, high, high_open=True):
 
 
 def _lr_value(lr):
-    """A group's learning rate as a Python float (a Parameter, Tensor or number)."""
-    return float(lr)
+    """A group's learning rate as a Python float (a Parameter, Tensor or number).
+
+    The lr Parameter stores float32, as MindSpore's does; the double it was set from is kept
+    beside it (`_exact`) and used while the Parameter still holds that value, so schedules and
+    float64 parameters follow torch's double-precision arithmetic exactly. If the Parameter was
+    changed by other means (set_data), its own value is used.
+    """
+    value = float(lr)
+    exact = getattr(lr, "_exact", None)
+    if exact is not None and np.float32(exact) == np.float32(value):
+        return exact
+    return value
 
 
 class Optimizer(Cell):
@@ -59,7 +69,9 @@ class Optimizer(Cell):
     `param_groups` is a list of dicts ('params', 'lr', 'weight_decay' and the optimizer's other
     options) that may be edited between steps, as in PyTorch; lr schedulers do exactly that.
     As in MindSpore, each group's 'lr' is a float32 scalar `Parameter` (named
-    'learning_rate_group_<i>'); assigning a plain float to `group['lr']` is accepted too.
+    'learning_rate_group_<i>'); the updates use the double it was set from (kept beside it), so
+    float64 training matches torch exactly. Assigning a plain float to `group['lr']` (the torch
+    idiom) is accepted too.
 
     Args:
         params: an iterable of Parameters (a list, `net.trainable_params()`, a generator), or of
@@ -172,7 +184,9 @@ class Optimizer(Cell):
                                  f"but got shape {list(lr.shape)}.")
             lr = float(lr.asnumpy().reshape(()))
         value = _check_non_negative(self.cls_name, "lr", lr)
-        return Parameter(Tensor(np.array(value, dtype=np.float32)), name=name, requires_grad=False)
+        param = Parameter(Tensor(np.array(value, dtype=np.float32)), name=name, requires_grad=False)
+        param._exact = value
+        return param
 
     # --- the step ---------------------------------------------------------------------------
     def _grad_arrays(self, gradients):
@@ -312,6 +326,7 @@ def _set_lr(group, value):
     lr = group.get("lr")
     if isinstance(lr, Parameter):
         lr.set_data(Tensor(np.array(value, dtype=np.float32)))
+        lr._exact = value
     else:
         group["lr"] = value
 
