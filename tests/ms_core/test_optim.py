@@ -261,6 +261,56 @@ def test_adagrad_matches_torch(accum, wd):
     assert_close(ours, theirs)
 
 
+def torch_no_decay_on_gamma(cls, wd=0.0, **kw):
+    """A torch optimizer decaying w and b but not bn.gamma, as MindSpore's filter does."""
+    return lambda p: cls([{"params": p[:2], "weight_decay": wd},
+                          {"params": p[2:], "weight_decay": 0.0}], **kw)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(beta1=0.8, beta2=0.9, weight_decay=0.1)])
+def test_adamax_matches_torch(kw):
+    # Checked on MindSpore 2.10 too (same printed values). torch adds eps inside its max, MindSpore
+    # after it: with eps=1e-8 the difference is far below float32 resolution of the update.
+    ours, _ = run_ms(lambda p: nn.AdaMax(p, learning_rate=0.01, **kw), init_values())
+    betas = (kw.get("beta1", 0.9), kw.get("beta2", 0.999))
+    theirs = run_torch(torch_no_decay_on_gamma(torch.optim.Adamax, kw.get("weight_decay", 0.0),
+                                               lr=0.01, betas=betas, eps=1e-8), init_values())
+    assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(rho=0.8, epsilon=1e-4, weight_decay=0.1)])
+def test_adadelta_matches_torch(kw):
+    ours, _ = run_ms(lambda p: nn.Adadelta(p, learning_rate=0.5, **kw), init_values())
+    theirs = run_torch(torch_no_decay_on_gamma(torch.optim.Adadelta, kw.get("weight_decay", 0.0),
+                                               lr=0.5, rho=kw.get("rho", 0.9),
+                                               eps=kw.get("epsilon", 1e-6)), init_values())
+    assert_close(ours, theirs)
+
+
+def lamb_reference(values, lr, b1, b2, eps, wd):
+    p = {k: v.astype(np.float64) for k, v in values.items()}
+    m = {k: np.zeros_like(v) for k, v in p.items()}
+    v = {k: np.zeros_like(x) for k, x in p.items()}
+    for t in range(STEPS):
+        for k in p:
+            g = grad_fn(k, p[k].astype(np.float32), t).astype(np.float64)
+            m[k] = b1 * m[k] + (1 - b1) * g
+            v[k] = b2 * v[k] + (1 - b2) * g * g
+            r = (m[k] / (1 - b1 ** (t + 1))) / (np.sqrt(v[k] / (1 - b2 ** (t + 1))) + eps)
+            if "beta" not in k and "gamma" not in k:
+                r = r + wd * p[k]
+            trust = np.linalg.norm(p[k]) / np.linalg.norm(r)
+            p[k] = p[k] - lr * trust * r
+    return p
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.1])
+def test_lamb_matches_float64_reference(wd):
+    # MindSpore 2.10 has no CPU Lamb kernel; this is its documented formula.
+    ours, _ = run_ms(lambda p: nn.Lamb(p, 0.01, weight_decay=wd), init_values())
+    assert_close(ours, lamb_reference(init_values(), 0.01, 0.9, 0.999, 1e-6, wd))
+
+
 # --- learning rates ----------------------------------------------------------------------------
 def sgd_reference(values, lrs):
     p = {k: v.astype(np.float64) for k, v in values.items()}

@@ -9,5 +9,9 @@ from .momentum import Momentum
 from .adam import Adam, AdamWeightDecay
 from .rmsprop import RMSProp
 from .ada_grad import Adagrad
+from .adamax import AdaMax
+from .adadelta import Adadelta
+from .lamb import Lamb
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "RMSProp", "Adagrad", "AdaMax",
+           "Adadelta", "Lamb"]
