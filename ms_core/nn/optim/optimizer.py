@@ -132,6 +132,30 @@ class Optimizer(Cell):
         self.reciprocal_scale = 1.0 / self.loss_scale
         self.need_scale = self.loss_scale != 1.0
 
+    # --- MindSpore properties without effect on a single CPU process ----------------------------
+    @property
+    def unique(self):
+        """Whether sparse gradients are de-duplicated (kept for API compatibility; dense here)."""
+        return self.__dict__.get("_unique", True)
+
+    @unique.setter
+    def unique(self, value):
+        if not isinstance(value, bool):
+            raise TypeError(f"For 'Optimizer', the property 'unique' must be bool, but got "
+                            f"{type(value).__name__}.")
+        self.__dict__["_unique"] = value
+
+    @property
+    def target(self):
+        """Where the update runs: always 'CPU' (NumPy) here."""
+        return "CPU"
+
+    @target.setter
+    def target(self, value):
+        if value not in ("CPU", "Ascend", "GPU"):
+            raise ValueError(f"For 'Optimizer', the property 'target' must be one of ['CPU', "
+                             f"'Ascend', 'GPU'], but got {value!r}.")
+
     # --- argument processing --------------------------------------------------------------
     def _parameters_base_check(self, parameters, what):
         name = type(self).__name__
