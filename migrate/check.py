@@ -458,7 +458,8 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
     masks = t_rec.dropout_masks if train else None
     try:
         m_rec, m_out, m_lossv, m_grads = R.run_ms(ms_cell, inputs, m_loss, want_grads,
-                                                  capture=layers, masks=masks)
+                                                  capture=layers, masks=masks,
+                                                  fmasks=t_rec.functional_masks)
     except Exception as exc:
         raise CheckError(f"the converted model fails in {mode} mode: {_explain(exc)}") from exc
     R.restore_torch(torch_module, torch_state)
@@ -619,7 +620,8 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
             t_opt.step()
         finally:
             rec.remove()
-        mrec = R.MsRecorder(ms_cell, capture=False, masks=rec.dropout_masks)
+        mrec = R.MsRecorder(ms_cell, capture=False, masks=rec.dropout_masks,
+                            fmasks=rec.functional_masks)
         try:
             if vg is not None:
                 lm, grads = vg(*m_in)

@@ -178,6 +178,7 @@ class Call:
     output: object = None
     children: list = field(default_factory=list)  # (path, k) called directly inside this call
     mask: object = None  # dropout keep-mask (torch, training)
+    fmasks: list = field(default_factory=list)  # functional dropout masks of this call's own code
 
 
 def _dropout_keep(module):
@@ -202,12 +203,44 @@ class TorchRecorder:
         self.capture = capture
         self.clone = clone
         self.dropout_masks: dict = {}
+        self.functional_masks: list = []  # F.dropout* calls outside dropout modules, in order
+        self.drop_paths = set()
         for path, mod in model.named_modules():
             is_drop, _ = _dropout_keep(mod)
+            if is_drop:
+                self.drop_paths.add(path)
             if not capture and not is_drop:
                 continue
             self.handles.append(mod.register_forward_pre_hook(self._pre(path), with_kwargs=True))
             self.handles.append(mod.register_forward_hook(self._post(path, is_drop), with_kwargs=True))
+        self._patch_functional()
+
+    def _patch_functional(self):
+        """Record the masks of functional dropout (F.dropout in a forward) in call order."""
+        import torch.nn.functional as TF
+        self._saved = {}
+        for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
+            orig = getattr(TF, name, None)
+            if orig is None:
+                continue
+            self._saved[name] = orig
+
+            def wrapper(input, *args, _orig=orig, **kwargs):
+                inner = self.stack[-1] if self.stack else None
+                if inner is not None and inner.path in self.drop_paths:
+                    return _orig(input, *args, **kwargs)  # a module: recorded by its own hook
+                before = input.detach().clone() if _is_torch(input) else input  # inplace=True
+                out = _orig(input, *args, **kwargs)
+                input = before
+                p = kwargs.get("p", args[0] if args else 0.5)
+                training = kwargs.get("training", args[1] if len(args) > 1 else True)
+                if training and p and _is_torch(out):
+                    mask = ((out.detach() != 0) | (input.detach() == 0)).cpu().numpy()
+                    self.functional_masks.append(mask)
+                    if inner is not None:
+                        inner.fmasks.append(mask)
+                return out
+            setattr(TF, name, wrapper)
 
     def _pre(self, path):
         def hook(mod, args, kwargs):
@@ -220,7 +253,8 @@ class TorchRecorder:
                 if self.stack:
                     self.stack[-1].children.append((path, k))
             elif args:
-                call.inputs = (args[0].detach(),) if _is_torch(args[0]) else ()
+                # cloned: an in-place dropout (inplace=True) overwrites its input
+                call.inputs = (args[0].detach().clone(),) if _is_torch(args[0]) else ()
             self.stack.append(call)
             self.calls[(path, k)] = call
         return hook
@@ -243,6 +277,34 @@ class TorchRecorder:
         for h in self.handles:
             h.remove()
         self.handles = []
+        import torch.nn.functional as TF
+        for name, orig in getattr(self, "_saved", {}).items():
+            setattr(TF, name, orig)
+        self._saved = {}
+
+
+class _FunctionalMasks:
+    """ms_core's global dropout mask provider, replaying torch's functional masks in order."""
+
+    def __init__(self, masks, notes):
+        self.masks, self.i, self.notes, self.old = list(masks), 0, notes, None
+
+    def __call__(self, shape, keep_prob):
+        i = self.i
+        self.i += 1
+        mask = self.masks[i] if i < len(self.masks) else None
+        return _fit_mask(mask, shape, "functional dropout", i, self.notes)
+
+    def __enter__(self):
+        from ms_core.ops import nn_ops
+        if hasattr(nn_ops, "set_dropout_mask_provider"):
+            self.old = nn_ops.set_dropout_mask_provider(self)
+        return self
+
+    def __exit__(self, *exc):
+        from ms_core.ops import nn_ops
+        if hasattr(nn_ops, "set_dropout_mask_provider"):
+            nn_ops.set_dropout_mask_provider(self.old)
 
 
 def _ms_dropout_keep(cell):
@@ -269,7 +331,7 @@ class MsRecorder:
     keep_prob shows as a wrong scale).
     """
 
-    def __init__(self, cell, capture=True, masks=None):
+    def __init__(self, cell, capture=True, masks=None, fmasks=None):
         self.cell = cell
         self.calls: dict = {}
         self.order: list = []
@@ -283,6 +345,9 @@ class MsRecorder:
                 self.handles.append(c.register_forward_hook(self._post(path)))
             if masks is not None and c.training and _ms_dropout_keep(c) is not None:
                 self._replay_dropout(path, c)
+        self.functional = None
+        if masks is not None:
+            self.functional = _FunctionalMasks(fmasks or [], self.mask_notes).__enter__()
 
     def _post(self, path):
         def hook(c, args, out):
@@ -329,6 +394,9 @@ class MsRecorder:
         for c, kind in self.overrides:
             c.__dict__.pop(kind, None)
         self.overrides = []
+        if getattr(self, "functional", None) is not None:
+            self.functional.__exit__(None, None, None)
+            self.functional = None
 
 
 def _fit_mask(mask, shape, path, k, notes):
@@ -505,10 +573,10 @@ def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True):
         rec.remove()
 
 
-def run_ms(cell, inputs, loss=None, grads=False, capture=True, masks=None):
+def run_ms(cell, inputs, loss=None, grads=False, capture=True, masks=None, fmasks=None):
     """Forward (and value_and_grad) of the converted model, hooks recording, masks replayed."""
     import ms_core
-    rec = MsRecorder(cell, capture=capture, masks=masks)
+    rec = MsRecorder(cell, capture=capture, masks=masks, fmasks=fmasks)
     m_inputs = [torch_to_ms(x) for x in inputs]
     g_pos = tuple(i for i, x in enumerate(m_inputs) if _is_ms(x) and x._data.dtype.kind == "f")
     try:
@@ -605,6 +673,7 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
         hooks = (dict(cell._forward_pre_hooks), dict(cell._forward_hooks))
         cell._forward_pre_hooks.clear()
         cell._forward_hooks.clear()
+        functional = _FunctionalMasks(call.fmasks, []).__enter__() if masks is not None else None
         try:
             out = cell(*torch_to_ms(call.inputs), **torch_to_ms(call.kwargs))
             st = worst_stats(out, call.output, rtol, atol)
@@ -613,6 +682,8 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
             results[key] = LocalResult(None, "; ".join(input_notes),
                                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         finally:
+            if functional is not None:
+                functional.__exit__(None, None, None)
             cell._forward_pre_hooks.update(hooks[0])
             cell._forward_hooks.update(hooks[1])
             for child in installed:
