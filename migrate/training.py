@@ -279,6 +279,8 @@ class TrainingPass:
         self.ds_columns: dict[str, int] = {}  # local Dataset subclass -> columns of __getitem__
         self.ds_instances: dict[str, int] = {}  # name -> columns (an instance of such a class)
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
+        self.generated: set[int] = set()    # ids of the statements this pass wrote
+        self.keep: set[int] = set()         # ids of zero_grad() statements of refused steps
         self.loaders: set[str] = set()      # names bound to DataLoader(...)
         # names known to hold tensors (batches of a loader, losses, forward outputs): the main
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
@@ -389,6 +391,11 @@ class TrainingPass:
                 body = self._rewrite_step(body, path, taken)
             except Refuse as r:
                 st = _at(body, path)
+                # a step left as it was keeps its zero_grad() calls (here and in enclosing blocks)
+                for n in range(len(path)):
+                    for other in _block_at(body, path[:n]):
+                        if _method_call(other, "zero_grad") is not None:
+                            self.keep.add(id(other))
                 body = _replace_at(body, path, lambda s: [_with_comment(s, r.rule_id, r.reason)])
                 self.record(st, "", r.rule_id, "unsupported", r.reason)
             changed = True
@@ -442,20 +449,34 @@ class TrainingPass:
             raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
                                   "compute grads with ms.value_and_grad and apply optimizer(grads)")
         j, inner, opt = step
-        others = [i for i, st in enumerate(block) if i != k and _method_call(st, "backward")]
-        if others:
-            raise Refuse("MS953", "several backward() calls in one block (e.g. a GAN): write one "
-                                  "forward_fn and one value_and_grad per optimizer by hand")
+        # several steps in one block (a GAN): each pairs its backward() with its own step()
+        prev_end = max([i + 1 for i, st in enumerate(block[:k]) if id(st) in self.generated], default=0)
+        nxt = next((i for i in range(k + 1, len(block)) if _method_call(block[i], "backward")), len(block))
+        if j >= nxt:
+            raise Refuse("MS953", "another backward() comes before this loss's step(): accumulate "
+                                  "the grads of both value_and_grad calls by hand")
         guarded = inner is not None
         zero_in_block = [i for i, st in enumerate(block) if self._is_zero_grad(st, opt)]
         accumulate = guarded and not zero_in_block
         # the forward segment: from the first statement the loss depends on to backward()
-        lower = max([i + 1 for i in zero_in_block if i < k], default=0)
+        lower = max([i + 1 for i in zero_in_block if i < k] + [prev_end], default=0)
         needed = set(_Names.of(loss_expr).reads) if not isinstance(loss_expr, cst.Name) else {loss_name}
         start = None
-        for i in range(k - 1, lower - 1, -1):
+        for i in range(k - 1, -1, -1):
             n = _Names.of(block[i])
-            if set(n.writes) & needed:
+            hit = set(n.writes) & needed
+            if hit and i < lower:
+                if id(block[i]) in self.generated:
+                    raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
+                                          "an earlier forward_fn: recompute it inside this step's "
+                                          "forward pass (e.g. G(z) again, not its detached copy)")
+                if self._calls_network(block[i]):
+                    raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
+                                          f"a call before zero_grad(): move `{_short(code_of(block[i]).strip(), 60)}` "
+                                          "after zero_grad() so that it is part of the forward pass")
+                needed -= hit  # data prepared before zero_grad(): passed in as an argument
+                continue
+            if hit:
                 start = i
                 needed |= set(n.reads)
         if start is None:
@@ -470,7 +491,7 @@ class TrainingPass:
             if self.qual(c.func) in ("torch.autograd.grad",):
                 raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
                                       "nested ms.grad by hand")
-        rest = block[k + 1:]
+        rest = block[k + 1:nxt]
         if _reads_grad(segment) or _reads_grad(rest):
             raise Refuse("MS951", "parameter .grad is read or changed around backward()/step(): "
                                   "use the grads tuple returned by grad_fn (aligned with "
@@ -532,7 +553,8 @@ class TrainingPass:
                         "gradient accumulation: grads summed in a tuple, applied and reset where "
                         "step()/zero_grad() were")
         tail = self._after(rest, ctx, guarded_index=j - k - 1 if guarded else None)
-        new_block = block[:start] + call + tail
+        new_block = block[:start] + call + tail + block[nxt:]
+        self.generated.update(id(st) for st in call + tail if st not in block)
         # zero_grad() before the forward segment does nothing in MindSpore
         kept_before = []
         for i, st in enumerate(block[:start]):
@@ -557,9 +579,22 @@ class TrainingPass:
                                                       if not loop.leading_lines else loop.leading_lines)] + outer[i + 1:]
         return _set_block(body, anchor[:-1], outer)
 
+    def _calls_network(self, st) -> bool:
+        """Whether ``st`` calls something that may hold parameters (a network, a plain function)."""
+        for c in _Names.of(st).calls:
+            f = c.func
+            if isinstance(f, cst.Name):
+                if f.value not in self.conv.aliases and f.value not in _BUILTINS:
+                    return True
+            elif isinstance(f, cst.Attribute):
+                base = dotted(f.value)
+                if base == "self" or base in self.conv.module_names:
+                    return True
+        return False
+
     def _is_zero_grad(self, st, opt: str) -> bool:
         m = _method_call(st, "zero_grad")
-        return m is not None and dotted(m[0]) in (opt, *self.optimizers)
+        return m is not None and (dotted(m[0]) == opt or dotted(m[0]) in self.conv.module_names)
 
     def _is_step(self, st):
         """The optimizer name when ``st`` is ``opt.step()`` or ``scaler.step(opt)``."""
@@ -701,6 +736,7 @@ class TrainingPass:
         return node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
 
 
+_BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False else __builtins__)
 _DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"}
 
 
@@ -743,7 +779,7 @@ class _Cleanup(cst.CSTTransformer):
         if isinstance(call.func, cst.Attribute):
             recv = dotted(call.func.value)
             name = call.func.attr.value
-            if name == "zero_grad" and recv in tp.stepped:
+            if name == "zero_grad" and recv in tp.stepped and id(original) not in tp.keep:
                 tp.record(original, "", "MS202", "exact", "zero_grad() removed: value_and_grad "
                                                           "returns fresh gradients on every call")
                 return self._remove(updated)
