@@ -207,7 +207,7 @@ def test_batchnorm_float32_stays_float32():
 # --- LayerNorm ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("shape,bna", [((4, 6), -1), ((2, 3, 4), -1), ((2, 3, 4), 1),
-                                       ((2, 2, 3, 2), 2)], ids=str)
+                                       ((2, 2, 3, 2), 2), ((2, 3, 4), -2)], ids=str)
 def test_layernorm_matches_torch(shape, bna):
     nshape = shape[bna % len(shape):]
 

@@ -194,9 +194,10 @@ class LayerNorm(Cell):
         nd = input_x.ndim
         for arg, v in (("begin_norm_axis", self.begin_norm_axis),
                        ("begin_params_axis", self.begin_params_axis)):
-            if not -1 <= v < nd:
-                raise ValueError(f"For 'LayerNorm', the '{arg}' must be in range [-1, {nd}), but "
-                                 f"got {v}.")
+            # MindSpore documents [-1, rank) but its operator accepts any axis in [-rank, rank)
+            if not -nd <= v < nd:
+                raise ValueError(f"For 'LayerNorm', the '{arg}' must be in range [{-nd}, {nd}), "
+                                 f"but got {v}.")
         bna = self.begin_norm_axis % nd
         bpa = self.begin_params_axis % nd
         if tuple(input_x.shape[bpa:]) != self.normalized_shape:
