@@ -169,7 +169,10 @@ class Converter:
         self.stmt_lines = _statement_lines(code)
         for run_pass in _passes():
             module = run_pass(self, module, code)
+        # module-level code is a scope too: tensors and modules bound there are tracked
+        self.func_stack.append({"tensors": set(), "modules": set(), "narrow": {}})
         body = self._walk_body(module.body)
+        self.func_stack.pop()
         body = self._rewrite_imports(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
@@ -222,6 +225,11 @@ class Converter:
         if base is None:
             return None
         return f"{base}.{rest}" if rest else base
+
+    @property
+    def nested(self) -> bool:
+        """Inside a function or class (the module scope is the first entry of func_stack)."""
+        return len(self.func_stack) > 1 or bool(self.class_stack)
 
     @property
     def in_cell(self) -> bool:
@@ -306,7 +314,7 @@ class Converter:
                     continue
             if out is not None:
                 out.append(new)
-        if not self.func_stack and not self.class_stack:
+        if not self.nested:
             self.import_lines[id(node)] = self.line
         new_node = node
         if out is not None:
@@ -335,7 +343,7 @@ class Converter:
     def _small(self, small):
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             # module-level imports are rewritten at the end, once uses are known
-            return self._nested_import(small) if self.func_stack or self.class_stack else small
+            return self._nested_import(small) if self.nested else small
         if isinstance(small, cst.Assign):
             return rules.on_assign(self, small)
         return self.walk(small)
@@ -418,55 +426,98 @@ class Converter:
         return [_statement(text) for text in lines]
 
     def _rewrite_imports(self, body):
-        """Replace torch imports by the target's; keep the ones unconverted code still uses."""
-        out, header_at, have_math = [], None, False
+        """Replace torch imports by the target's; keep the ones unconverted code still uses.
+
+        The target imports go where the first torch import was; comments on removed import
+        lines move to the next statement that stays.
+        """
+        out: list = []
+        header_at = None
+        pending: list[cst.EmptyLine] = []
+        pending_for_header: list[cst.EmptyLine] = []
+        have_math = False
         for st in body:
             self.line = self.import_lines.get(id(st), self.line)
-            if isinstance(st, cst.SimpleStatementLine) and any(
-                    isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
-                kept_smalls, removed = [], False
-                for small in st.body:
-                    pairs = torch_bindings(small)
-                    if isinstance(small, cst.Import) and any(dotted(a.name) == "math" for a in small.names):
-                        have_math = True
-                    if not pairs:
-                        kept_smalls.append(small)
-                        continue
-                    still = [local for local, _ in pairs if self.alias_uses.get(local)]
-                    if still:
-                        kept_smalls.append(small)
-                        self.record(small, small, "MS900", "unsupported",
-                                    f"import kept: unconverted code still uses {', '.join(still)}")
-                    else:
-                        removed = True
-                        self.record(small, "", "MS100", "exact", "torch import replaced by target imports")
-                if removed and header_at is None:
-                    header_at = len(out)
-                if kept_smalls:
-                    if len(kept_smalls) != len(st.body):
-                        kept_smalls[-1] = kept_smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-                        st = st.with_changes(body=kept_smalls)
-                    out.append(st)
-                elif st.leading_lines:
-                    # keep comments above a removed import on the next statement
-                    out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines))
-                    header_at = len(out) if header_at == len(out) - 1 else header_at
+            if not (isinstance(st, cst.SimpleStatementLine)
+                    and any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body)):
+                if pending:
+                    st = st.with_changes(leading_lines=[*pending, *st.leading_lines])
+                    pending = []
+                out.append(st)
                 continue
-            out.append(st)
+            kept, removed = [], False
+            for small in st.body:
+                if isinstance(small, cst.Import) and any(dotted(a.name) == "math" and a.asname is None
+                                                         for a in small.names):
+                    have_math = True
+                new_small, dropped = self._strip_torch_import(small)
+                removed = removed or dropped
+                if new_small is not None:
+                    kept.append(new_small)
+            if removed and header_at is None:
+                header_at = len(out)
+                pending_for_header, pending = [*pending, *st.leading_lines], []
+                if kept:
+                    st = st.with_changes(leading_lines=[])
+            if kept:
+                if kept != list(st.body):
+                    kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                    st = st.with_changes(body=kept)
+                if pending:
+                    st = st.with_changes(leading_lines=[*pending, *st.leading_lines])
+                    pending = []
+                out.append(st)
+            else:
+                if header_at != len(out) or pending:
+                    pending.extend(st.leading_lines)
+                comment = st.trailing_whitespace.comment
+                if comment is not None:
+                    pending.append(cst.EmptyLine(comment=comment))
         if header_at is None:
             return body
         if have_math:
             self.used.discard("math")
         header = self._header()
-        if header_at and isinstance(out[header_at - 1], cst.SimpleStatementLine) and \
-                isinstance(out[header_at - 1].body[0], cst.Pass) and out[header_at - 1].leading_lines:
-            # move the comments of removed imports onto the first new import
-            header[0] = header[0].with_changes(leading_lines=out[header_at - 1].leading_lines)
-            header_at -= 1
-            del out[header_at]
-        if header_at < len(out) and header_at > 0:
-            pass
+        if pending_for_header:
+            header[0] = header[0].with_changes(leading_lines=pending_for_header)
+        if pending:  # comments of removed imports at the very end: keep them below the header
+            header[-1] = header[-1].with_changes(trailing_whitespace=header[-1].trailing_whitespace)
+            header.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=pending))
         return out[:header_at] + header + out[header_at:]
+
+    def _strip_torch_import(self, small):
+        """Return (the import without its unused torch names or None, whether any was removed)."""
+        pairs = torch_bindings(small)
+        if not pairs:
+            return small, False
+        still = {local for local, _ in pairs if self.alias_uses.get(local)}
+        if isinstance(small, cst.Import):
+            keep = []
+            for a in small.names:
+                full = dotted(a.name)
+                is_torch = full == "torch" or full.startswith("torch.")
+                local = a.asname.name.value if a.asname is not None else "torch"
+                if not is_torch or local in still:
+                    keep.append(a)
+        else:
+            if isinstance(small.names, cst.ImportStar):
+                keep = [] if not still else None
+            else:
+                keep = [a for a in small.names
+                        if (a.asname.name.value if a.asname is not None else a.name.value) in still]
+        if keep is None or len(keep) == len(getattr(small, "names", ())):
+            if still:
+                self.record(small, small, "MS900", "unsupported",
+                            f"import kept: unconverted code still uses {', '.join(sorted(still))}")
+            return small, False
+        if still:
+            self.record(small, small, "MS900", "unsupported",
+                        f"import kept: unconverted code still uses {', '.join(sorted(still))}")
+        self.record(small, "", "MS100", "exact", "torch import replaced by target imports")
+        if not keep:
+            return None, True
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return small.with_changes(names=keep), True
 
 
 @lru_cache(maxsize=256)

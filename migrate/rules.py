@@ -31,7 +31,7 @@ MARKERS = {
     "MS901": "torch API with no mapping",
     "MS902": "argument value with no MindSpore equivalent",
     "MS903": "arguments that cannot be matched to the torch signature (*args, unknown keywords)",
-    "MS904": "tape-based autodiff / optimizer call: rewrite with ms.value_and_grad",
+    "MS904": "module.zero_grad(): gradients are returned by ms.grad / value_and_grad, not accumulated",
     "MS905": "in-place tensor operation",
     "MS906": "torch API referenced without a call: arguments are not translated",
 }
@@ -76,7 +76,9 @@ def is_tensor(conv, node) -> bool:
     """True when ``node`` (original, unconverted) is known to evaluate to a torch tensor."""
     ctx = _func_ctx(conv)
     if isinstance(node, cst.Name):
-        return ctx is not None and node.value in ctx["tensors"]
+        # training_tensors: batches, losses and forward outputs the training pass identified
+        return ctx is not None and node.value in ctx["tensors"] or \
+            node.value in getattr(conv, "training_tensors", ())
     if isinstance(node, cst.Call):
         q = conv.qual(node.func)
         if q is not None:
@@ -267,11 +269,6 @@ def on_method(conv, node: cst.Call):
         conv.mark(node, "MS905", f"in-place tensor method {name}(): MindSpore tensors are "
                                  "rewritten functionally; assign the result instead")
         return walked
-    if name in ("backward", "step", "zero_grad") and conv.aliases:
-        if name == "backward" and is_tensor(conv, recv0) or name != "backward" and _looks_optimizer(recv0):
-            conv.sites += 1
-            conv.mark(node, "MS904", f".{name}(): MindSpore computes gradients with ms.value_and_grad "
-                                     "and applies them with optimizer(grads)")
     return walked
 
 
@@ -281,11 +278,6 @@ _PARAM_ATTRS = {"data", "weight", "bias", "running_mean", "running_var", "gamma"
 
 def _is_param(node) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value in _PARAM_ATTRS
-
-
-def _looks_optimizer(node) -> bool:
-    d = dotted(node) or ""
-    return any(w in d.lower() for w in ("optim", "opt", "scheduler"))
 
 
 _PARAM_RENAMES = {
