@@ -206,3 +206,19 @@ def test_embedding_defaults_padding_and_errors():
     fixed = nn.Embedding(3, 2, embedding_table=table)
     np.testing.assert_array_equal(fixed(ms.Tensor(np.array([[2, 0]], np.int32))).asnumpy(),
                                   [[[4, 5], [0, 1]]])
+
+
+def test_nn_area_public_names_are_exported():
+    for name in ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "Dropout",
+                 "Dropout1d", "Dropout2d", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "GELU", "SiLU",
+                 "HSwish", "HSigmoid", "Softmax", "LogSoftmax", "ELU", "Softplus", "Mish",
+                 "SequentialCell", "CellList", "CellDict", "Embedding", "MSELoss", "L1Loss",
+                 "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss",
+                 "SoftmaxCrossEntropyWithLogits", "KLDivLoss", "get_activation"]:
+        assert hasattr(nn, name), name
+    from ms_core import ops
+    for name in ["batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "gelu", "silu",
+                 "hardswish", "hardsigmoid", "leaky_relu", "elu", "relu6", "softplus", "mish",
+                 "prelu", "cross_entropy", "nll_loss", "binary_cross_entropy", "smooth_l1_loss",
+                 "mse_loss", "l1_loss", "kl_div"]:
+        assert callable(getattr(ops, name)), name
