@@ -60,7 +60,8 @@ def unpad_spatial(xp, pads, hw):
     if not (pt or pb or pl or pr):
         return xp
     if pt >= 0 and pb >= 0 and pl >= 0 and pr >= 0:
-        return xp[..., pt:pt + h, pl:pl + w]
+        # a contiguous copy: strided gradient views make every later elementwise op slower
+        return np.ascontiguousarray(xp[..., pt:pt + h, pl:pl + w])
     out = np.zeros(xp.shape[:-2] + (h, w), dtype=xp.dtype)
     # rows/cols of x that survive in xp: x index i <-> xp index i + pt
     r0, c0 = max(-pt, 0), max(-pl, 0)
@@ -191,13 +192,49 @@ def _input_grad_as_conv(dy, w, cfg, x_shape):
                                              (top, bottom, left, right), g))
 
 
+def _widen(a, wp):
+    """(N, O, Ho, Wo) -> (N, O, Ho*Wp) with zero columns Wo..Wp-1 (rows as long as the padded
+    input's), so that each kernel offset of a stride-1 window is ONE contiguous run in the
+    flattened padded image."""
+    n, o, ho, wo = a.shape
+    out = np.zeros((n, o, ho, wp), dtype=a.dtype)
+    out[..., :wo] = a
+    return out.reshape(n, o, ho * wp)
+
+
+def _input_grad_stride1(dy, w, cfg, x_shape):
+    """dx of a stride-1 convolution: GEMM into columns over widened rows, then kh*kw adds of
+    contiguous runs (length Ho*Wp) into the flattened padded image. The zero columns of the
+    widened dy make the wrap-around terms vanish."""
+    n, o, ho, wo = dy.shape
+    _, c, h, w_ = x_shape
+    g = cfg.groups
+    (kh, kw), (dh, dw) = cfg.kernel, cfg.dilation
+    pt, pb, pl, pr = cfg.pads
+    hp = max(h + pt + pb, ho + (kh - 1) * dh)
+    wp = max(w_ + pl + pr, wo + (kw - 1) * dw)
+    length = ho * wp
+    wm = w.reshape(g, o // g, -1)
+    d = _widen(dy, wp).reshape(n, g, o // g, length)
+    cols = np.matmul(wm.transpose(0, 2, 1), d).reshape(n, c, kh, kw, length)
+    flat = np.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=dy.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            off = i * dh * wp + j * dw
+            flat[:, :, off:off + length] += cols[:, :, i, j]
+    out = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
+    return unpad_spatial(out, (pt, hp - h - pt, pl, wp - w_ - pl), (h, w_))
+
+
 def conv2d_input_grad(dy, w, cfg, x_shape):
     n, o, ho, wo = dy.shape
     g = cfg.groups
-    if cfg.stride == (1, 1) and not _is_pointwise(cfg) and o <= x_shape[1]:
-        # measured faster when the gradient has no more channels than the input; with many
-        # more (a 3-channel stem) its im2col would be the larger one
-        return _input_grad_as_conv(dy, w, cfg, x_shape)
+    if cfg.stride == (1, 1) and not _is_pointwise(cfg):
+        if o <= x_shape[1]:
+            # measured faster when the gradient has no more channels than the input; with
+            # many more (a 3-channel stem) its im2col would be the larger one
+            return _input_grad_as_conv(dy, w, cfg, x_shape)
+        return _input_grad_stride1(dy, w, cfg, x_shape)
     wm = w.reshape(g, o // g, -1)
     if _batch_inner(ho, wo):
         cols = np.matmul(wm.transpose(0, 2, 1), _to_batch_inner(dy, g))   # (g, K, N*P)
