@@ -1,10 +1,19 @@
 """`ms_core.dataset.config`: the dataset pipeline's global settings (seed, workers, prefetch).
 
-The seed drives every shuffle in the pipelines (`shuffle=True`, `.shuffle()`, samplers). When it
-is not set here, the global `ms.set_seed` seed is used; when neither is set, each pipeline draws
-fresh entropy (a different order on every run, as in MindSpore).
+The seed drives every shuffle in the pipelines (`shuffle=True`, `.shuffle()`, samplers). As in
+MindSpore, `ms.set_seed(s)` also sets it (whichever of the two was called last wins), and when
+neither was called it is std::mt19937's default seed 5489: shuffles are reproducible from run to
+run unless a seed says otherwise (torch's DataLoader draws a fresh order per run instead).
 """
-_CONFIG = {"seed": None, "num_parallel_workers": 8, "prefetch_size": 16, "monitor_sampling_interval": 1000}
+import random
+
+import numpy as np
+
+from .. import _random
+
+DEFAULT_SEED = 5489  # std::mt19937::default_seed, MindSpore's dataset default
+_CONFIG = {"seed": None, "seed_generator": None, "num_parallel_workers": 8, "prefetch_size": 16,
+           "monitor_sampling_interval": 1000}
 
 
 def _check_int(name, value, low):
@@ -24,14 +33,20 @@ def set_seed(seed):
     """
     _check_int("seed", seed, 0)
     _CONFIG["seed"] = seed
+    # ms.set_seed replaces the global generator: remembering the current one tells get_seed
+    # whether ms.set_seed ran after this call
+    _CONFIG["seed_generator"] = _random.generator()
+    random.seed(seed)  # MindSpore seeds Python's and NumPy's global generators here too
+    np.random.seed(seed)
 
 
 def get_seed():
-    """The dataset seed: the one set here, else the global `ms.set_seed` seed, else None."""
-    if _CONFIG["seed"] is not None:
+    """The dataset seed: the last of `ds.config.set_seed` / `ms.set_seed`, else 5489."""
+    global_seed = _random.get_seed()
+    if _CONFIG["seed"] is not None and (global_seed is None
+                                        or _CONFIG["seed_generator"] is _random.generator()):
         return _CONFIG["seed"]
-    from .._random import get_seed as global_seed
-    return global_seed()
+    return global_seed if global_seed is not None else DEFAULT_SEED
 
 
 def set_num_parallel_workers(num):

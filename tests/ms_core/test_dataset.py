@@ -136,6 +136,32 @@ def test_shuffle_is_seeded_by_ms_set_seed():
     assert a == b and sorted(a) == list(range(10))
 
 
+def test_seed_precedence_last_call_wins():
+    ds.config.set_seed(3)
+    assert ds.config.get_seed() == 3
+    ms.set_seed(4)  # MindSpore's set_seed sets the dataset seed too
+    assert ds.config.get_seed() == 4
+    ds.config.set_seed(5)
+    assert ds.config.get_seed() == 5
+    ms.set_seed(5)
+    ds.config.set_seed(7)
+    ms.set_seed(5)  # the same value again still wins, being later
+    assert ds.config.get_seed() == 5
+
+
+def test_default_seed_is_reproducible():
+    import ms_core._random as r
+    saved = r._SEED[0]
+    r._SEED[0] = None
+    try:
+        assert ds.config.get_seed() == 5489
+        a = _firsts(ds.NumpySlicesDataset((X, Y), ["x", "y"]), 1)
+        b = _firsts(ds.NumpySlicesDataset((X, Y), ["x", "y"]), 1)
+        assert a == b != list(range(10))
+    finally:
+        r._SEED[0] = saved
+
+
 def test_shuffle_false_keeps_order_and_none_means_shuffle():
     assert _firsts(ds.GeneratorDataset(MapStyle(), ["x", "y"], shuffle=False), 1) == list(range(10))
     ds.config.set_seed(0)
