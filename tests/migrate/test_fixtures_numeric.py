@@ -78,9 +78,9 @@ def test_default_initializers_reproduce_torch_bounds(tmp_path):
     for layer, fan_in in ((mod.fc, 400), (mod.conv, 16 * 9)):
         bound = 1 / math.sqrt(fan_in)
         for p in (layer.weight, layer.bias):
-            a = p.asnumpy()
-            assert np.abs(a).max() <= bound + 1e-6
-            assert abs(a.std() - bound / math.sqrt(3)) < 0.1 * bound  # uniform's std
+            assert np.abs(p.asnumpy()).max() <= bound + 1e-6
+        w = layer.weight.asnumpy()  # >= 4,608 draws: the std of U(-b, b) is b / sqrt(3)
+        assert abs(w.std() - bound / math.sqrt(3)) < 0.05 * bound
 
 
 def test_autograd_function_becomes_cell_with_bprop(tmp_path):
