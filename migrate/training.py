@@ -1098,6 +1098,20 @@ def _getitem_columns(node: cst.ClassDef) -> int | None:
 # entry point used by the converter
 # --------------------------------------------------------------------------------------------
 def apply(conv, module: cst.Module, code: str) -> cst.Module:
+    """Run the training pass; on an unexpected failure leave the module to the main walk."""
+    n = len(conv.changes)
+    try:
+        return _apply(conv, module, code)
+    except Exception as exc:  # noqa: BLE001 (a converter bug must not lose the file)
+        del conv.changes[n:]
+        conv.training_tensors = set()
+        conv.changes.append(Change(1, "MS953", "unsupported", "", "",
+                                   f"training pass skipped after an internal error "
+                                   f"({type(exc).__name__}: {exc})"[:200]))
+        return module
+
+
+def _apply(conv, module: cst.Module, code: str) -> cst.Module:
     """Run the training pass on ``module`` before the main walk.
 
     Records its changes on ``conv`` and re-aligns ``conv.stmt_lines`` (the main walker's line
@@ -1172,6 +1186,21 @@ def _short(text: str, limit: int = 120) -> str:
 # --------------------------------------------------------------------------------------------
 # table rules (mappings/training.toml names them)
 # --------------------------------------------------------------------------------------------
+def _safe_rule(rule_id: str, name: str):
+    """Register a table rule that never breaks a conversion: an unexpected failure marks the call."""
+    def deco(fn):
+        def run(edit):
+            try:
+                fn(edit)
+            except Exception as exc:  # noqa: BLE001 (a converter bug must not lose the file)
+                edit.result = None
+                edit.unsupported(f"could not translate ({type(exc).__name__}: {exc})"[:160])
+        run.__doc__ = fn.__doc__
+        run.__name__ = fn.__name__
+        return rule(rule_id, name)(run)
+    return deco
+
+
 def _columns(n: int) -> str:
     names = ["data", "label"] if n == 2 else [f"column_{i}" for i in range(n)]
     return "[" + ", ".join(f'"{c}"' for c in names) + "]"
@@ -1181,7 +1210,7 @@ def _is_false(node) -> bool:
     return node is None or code_of(node) in ("False", "None")
 
 
-@rule("MS224", "tensor_dataset")
+@_safe_rule("MS224", "tensor_dataset")
 def tensor_dataset(edit) -> None:
     """Replace TensorDataset(a, b) with ms.dataset.NumpySlicesDataset((a, b), column_names, shuffle=False)."""
     values = [a.value for a in edit.call.args]
@@ -1194,7 +1223,7 @@ def tensor_dataset(edit) -> None:
                              "shuffle=False)")
 
 
-@rule("MS227", "distributed_sampler")
+@_safe_rule("MS227", "distributed_sampler")
 def distributed_sampler(edit) -> None:
     """Replace DistributedSampler(ds, ...) with ms.dataset.DistributedSampler(num_shards, shard_id, shuffle)."""
     edit.conv.used.add("ms")
@@ -1213,7 +1242,7 @@ def _shard_args(bound: dict, template: str) -> str:
         f"shuffle={code_of(shuffle) if shuffle is not None else 'True'}")
 
 
-@rule("MS223", "dataloader")
+@_safe_rule("MS223", "dataloader")
 def dataloader(edit) -> None:
     """Replace DataLoader(ds, batch_size, shuffle, drop_last) with ms.dataset.GeneratorDataset(ds, ...).batch(...)."""
     conv = edit.conv
@@ -1238,7 +1267,7 @@ def dataloader(edit) -> None:
             names = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
             shard = _shard_args(_bind(sc, names) or {}, "{}")
         elif isinstance(sampler, cst.Call) and code_of(sampler.func) == "ms.dataset.DistributedSampler":
-            shard = ", ".join(code_of(a) for a in sampler.args)
+            shard = ", ".join(code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in sampler.args)
         else:
             edit.unsupported(f"sampler={code_of(sampler)}: only DistributedSampler maps "
                              "(to num_shards/shard_id); write a custom sampler by hand")
@@ -1283,7 +1312,7 @@ def dataloader(edit) -> None:
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
 
 
-@rule("MS226", "ddp")
+@_safe_rule("MS226", "ddp")
 def ddp(edit) -> None:
     """Replace DistributedDataParallel(model, ...) with model (the parallel context averages gradients)."""
     args = edit.call.args

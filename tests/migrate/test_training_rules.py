@@ -1,0 +1,528 @@
+"""Before/after pairs for the training rules (migrate/training.py, mappings/training.toml):
+each rewrite with a no-op case, an aliased-import case and its marker cases."""
+import textwrap
+
+import pytest
+
+from migrate import convert_source
+from tests.migrate.helpers import body, check
+
+
+def rules_of(res, prefix=("MS2", "MS95")):
+    return [c.rule for c in res.changes if c.rule.startswith(prefix)]
+
+
+# ---- MS201/MS202: the canonical step ---------------------------------------------------------
+CANONICAL_OUT = """\
+    opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
+    sched = ms.experimental.optim.lr_scheduler.StepLR(opt, 2)
+
+    def forward_fn(x, y):
+        loss = ops.cross_entropy(net(x), y)
+        return loss
+
+    grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+
+    for x, y in loader:
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        sched.step()
+"""
+
+
+@pytest.mark.parametrize("imports,sgd,step_lr", [
+    ("import torch.optim as optim", "optim.SGD", "optim.lr_scheduler.StepLR"),
+    ("from torch import optim", "optim.SGD", "optim.lr_scheduler.StepLR"),
+    ("from torch.optim import SGD\nfrom torch.optim.lr_scheduler import StepLR", "SGD", "StepLR"),
+    ("from torch.optim import SGD, lr_scheduler as sch", "SGD", "sch.StepLR"),
+    ("", "torch.optim.SGD", "torch.optim.lr_scheduler.StepLR"),
+])
+def test_canonical_step_with_any_import_spelling(imports, sgd, step_lr):
+    src = (f"{imports}\n" if imports else "") + textwrap.dedent(f"""\
+        opt = {sgd}(net.parameters(), lr=0.1)
+        sched = {step_lr}(opt, 2)
+        for x, y in loader:
+            opt.zero_grad()
+            loss = F.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+        """)
+    res = check(src, CANONICAL_OUT)
+    assert rules_of(res) == ["MS220", "MS221", "MS202", "MS201", "MS201"]
+    assert res.unsupported == 0
+
+
+def test_no_torch_import_is_a_no_op():
+    src = "for x, y in loader:\n    opt.zero_grad()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n"
+    res = convert_source(src)
+    assert res.code == src and res.changes == []
+
+
+def test_torch_file_without_training_code_is_untouched_by_the_pass():
+    res = convert_source("import torch\n# call backward() and zero_grad() later\nx = torch.zeros(2)\n")
+    assert rules_of(res) == []
+    assert "# call backward() and zero_grad() later" in res.code
+
+
+def test_a_non_optimizer_step_is_not_an_optimizer_step():
+    res = convert_source(textwrap.dedent("""\
+        import torch
+        for x in data:
+            loss = model(x)
+            loss.backward()
+            env.step()
+    """))
+    assert rules_of(res) == ["MS953"]
+    assert "env.step()" in res.code
+
+
+# ---- aux outputs, several losses, .item(), train functions ---------------------------------
+def test_train_function_returns_what_the_loop_reads():
+    check("""\
+        def train(model, loader, optimizer, criterion):
+            model.train()
+            running_loss = 0.0
+            for inputs, labels in loader:
+                optimizer.zero_grad()
+                outputs = model(inputs)
+                loss = criterion(outputs, labels) + 0.5 * criterion(outputs * 2, labels)
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                running_loss += loss.item()
+                acc = (outputs.argmax(1) == labels).float().mean()
+            return running_loss / len(loader)
+        """, """\
+        def train(model, loader, optimizer, criterion):
+            model.set_train(True)
+            running_loss = 0.0
+
+            def forward_fn(inputs, labels):
+                outputs = model(inputs)
+                loss = criterion(outputs, labels) + 0.5 * criterion(outputs * 2, labels)
+                return loss, outputs
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+            for inputs, labels in loader:
+                (loss, outputs), grads = grad_fn(inputs, labels)
+                grads = ops.clip_by_global_norm(grads, 1.0)
+                optimizer(grads)
+                running_loss += loss.item()
+                acc = (ops.argmax(outputs, 1) == labels).float().mean()
+            return running_loss / len(loader)
+        """)
+
+
+def test_step_in_a_function_without_loop_closes_over_its_arguments():
+    check("""\
+        def train_step(model, x, y, optimizer):
+            optimizer.zero_grad()
+            logits, value = model(x)
+            ce = F.cross_entropy(logits, y)
+            loss = ce + F.mse_loss(value, y.float())
+            loss.backward()
+            optimizer.step()
+            return loss.item(), ce.item()
+        """, """\
+        def train_step(model, x, y, optimizer):
+
+            def forward_fn():
+                logits, value = model(x)
+                ce = ops.cross_entropy(logits, y)
+                loss = ce + ops.mse_loss(value, y.float())
+                return loss, ce
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+            (loss, ce), grads = grad_fn()
+            optimizer(grads)
+            return loss.item(), ce.item()
+        """)
+
+
+def test_counters_updated_in_the_forward_pass_are_passed_in_and_returned():
+    got = body("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            n_batches += 1
+            out = model(x)
+            seen += out.shape[0]
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+        print(seen, n_batches)
+        """)[0]
+    assert "def forward_fn(x, seen, y):" in got and "return loss, seen" in got
+    assert "    n_batches += 1\n    (loss, seen), grads = grad_fn(x, seen, y)" in got
+
+
+# ---- MS205/MS207: accumulation and guarded steps -------------------------------------------
+def test_gradient_accumulation():
+    check("""\
+        def train(model, loader, optimizer, criterion, k):
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                loss = criterion(out, y) / k
+                loss.backward()
+                if (i + 1) % k == 0:
+                    nn.utils.clip_grad_norm_(model.parameters(), max_norm=2.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """, """\
+        def train(model, loader, optimizer, criterion, k):
+
+            def forward_fn(x, y):
+                out = model(x)
+                loss = criterion(out, y) / k
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+            accum_grads = None
+
+            for i, (x, y) in enumerate(loader):
+                loss, grads = grad_fn(x, y)
+                accum_grads = grads if accum_grads is None else tuple(a + g for a, g in zip(accum_grads, grads))
+                if (i + 1) % k == 0:
+                    accum_grads = ops.clip_by_global_norm(accum_grads, 2.0)
+                    optimizer(accum_grads)
+                    accum_grads = None
+        """)
+
+
+def test_guarded_step_without_accumulation_and_clip_value():
+    res = check("""\
+        for step, (x, y) in enumerate(loader):
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            torch.nn.utils.clip_grad_value_(model.parameters(), clip_value=0.1)
+            if step > 10:
+                optimizer.step()
+        """, """\
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for step, (x, y) in enumerate(loader):
+            loss, grads = grad_fn(x, y)
+            grads = ops.clip_by_value(grads, -0.1, 0.1)
+            if step > 10:
+                optimizer(grads)
+        """)
+    assert rules_of(res) == ["MS202", "MS201", "MS204", "MS207", "MS201"]
+
+
+# ---- MS206/MS208/MS222: GradScaler and autocast --------------------------------------------
+@pytest.mark.parametrize("ctor", ["torch.cuda.amp.GradScaler(init_scale=1024.0, growth_interval=100)",
+                                  "torch.amp.GradScaler('cuda', 1024.0, growth_interval=100)"])
+def test_grad_scaler_and_autocast(ctor):
+    res = check(f"""\
+        scaler = {ctor}
+        for x, y in loader:
+            optimizer.zero_grad()
+            with torch.autocast(device_type="cuda", dtype=torch.float16):
+                loss = criterion(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        """, """\
+        scaler = ms.amp.DynamicLossScaler(scale_value=1024.0, scale_factor=2.0, scale_window=100)
+
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return scaler.scale(loss)
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            loss = scaler.unscale(loss)
+            grads = scaler.unscale(grads)
+            grads_finite = ms.amp.all_finite(grads)
+            if grads_finite:
+                optimizer(grads)
+            scaler.adjust(grads_finite)
+        """)
+    labels = {c.rule: c.label for c in res.changes}
+    assert labels["MS222"] == labels["MS208"] == labels["MS206"] == "approximate"
+
+
+def test_autocast_outside_a_training_step_is_unwrapped():
+    check("""\
+        from torch.cuda.amp import autocast
+        with autocast():
+            # evaluation
+            y = model(x)
+        """, """\
+        # evaluation
+        y = model(x)
+        """)
+
+
+def test_disabled_grad_scaler_is_marked():
+    got, res = body("s = torch.cuda.amp.GradScaler(enabled=False)\n")
+    assert "# migrate: MS902" in got and "enabled=False" in got
+
+
+# ---- MS209: torch.autograd.grad ------------------------------------------------------------
+def test_autograd_grad_becomes_ms_grad():
+    res = check("""\
+        x.requires_grad_(True)
+        y = net(x)
+        g = torch.autograd.grad(outputs=y.sum(), inputs=x, create_graph=True)[0]
+        h = torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y))
+        """, """\
+        y = net(x)
+        g = ms.grad(lambda x: net(x).sum())(x)
+        h = (ms.grad(lambda x: net(x).sum())(x),)
+        """)
+    assert [c.line for c in res.changes if c.rule == "MS209"] == [6, 6, 7]
+
+
+def test_autograd_grad_with_unclear_inputs_is_left_marked():
+    got, res = body("g = torch.autograd.grad(loss, model.parameters())\n")
+    assert "ms.grad" not in got and "# migrate: MS901 torch.autograd.grad" in got
+
+
+def test_autograd_grad_in_a_forward_pass_is_refused_when_unclear():
+    got, res = body("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            g = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+            loss = loss + sum((p ** 2).sum() for p in g)
+            loss.backward()
+            optimizer.step()
+        """)
+    assert "MS954" in rules_of(res) and "loss.backward()" in got
+
+
+# ---- markers: steps the rules cannot prove safe --------------------------------------------
+REFUSALS = {
+    "retain_graph": ("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward(retain_graph=True)
+            optimizer.step()
+        """, "MS952"),
+    "grad_read": ("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            for p in model.parameters():
+                p.grad.data.mul_(0.5)
+            optimizer.step()
+        """, "MS951"),
+    "no_step": ("""\
+        loss = model(x).sum()
+        loss.backward()
+        """, "MS953"),
+    "network_before_zero_grad": ("""\
+        for x, z in loader:
+            fake = G(z)
+            opt_g.zero_grad()
+            g_loss = -D(fake).mean()
+            g_loss.backward()
+            opt_g.step()
+        """, "MS953"),
+    "clip_result_used": ("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+        """, "MS953"),
+    "other_optimizer": ("""\
+        for x, y in loader:
+            opt_a.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            opt_b.step()
+            opt_a.step()
+        """, "MS953"),
+    "break_in_forward": ("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            if loss > 10:
+                break
+            loss.backward()
+            optimizer.step()
+        """, "MS953"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_refused_steps_stay_as_they_were_with_a_marker(name):
+    src, rule_id = REFUSALS[name]
+    got, res = body(src)
+    assert rules_of(res, ("MS95",)) == [rule_id]
+    marker = [ln.strip() for ln in got.splitlines() if ln.strip().startswith("# migrate: MS95")]
+    assert len(marker) == 1 and marker[0].startswith(f"# migrate: {rule_id} ")
+    assert ".backward(" in got and "= grad_fn(" not in got
+    # zero_grad() and step() of a refused step stay too
+    calls = lambda text: sum(".zero_grad()" in ln and "#" not in ln for ln in text.splitlines())  # noqa: E731
+    assert calls(got) == calls(src)
+    assert "MS202" not in rules_of(res)
+    # converting the output again adds nothing (markers are not duplicated)
+    again = convert_source(res.code)
+    assert again.code == res.code
+
+
+def test_gan_with_recomputed_fakes_becomes_two_value_and_grads():
+    got, res = body("""\
+        for x, z in loader:
+            opt_d.zero_grad()
+            d_loss = D(x).mean() - D(G(z).detach()).mean()
+            d_loss.backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            g_loss = -D(G(z)).mean()
+            g_loss.backward()
+            opt_g.step()
+        """)
+    assert "grad_fn = ms.value_and_grad(forward_fn, None, opt_d.parameters)" in got
+    assert "grad_fn_1 = ms.value_and_grad(forward_fn_1, None, opt_g.parameters)" in got
+    assert "    d_loss, grads = grad_fn(x, z)\n    opt_d(grads)\n    g_loss, grads_1 = grad_fn_1(z)\n" \
+           "    opt_g(grads_1)\n" in got
+    assert res.unsupported == 0
+
+
+# ---- MS220-MS227: tables -------------------------------------------------------------------
+def test_optimizers_and_schedulers_keep_their_arguments():
+    check("""\
+        a = torch.optim.Adagrad(model.parameters(), lr=0.1)
+        b = torch.optim.Adadelta(model.parameters())
+        c = torch.optim.Adam([{"params": model.fc.parameters(), "lr": 0.1}], lr=0.01)
+        d = torch.optim.RMSprop(model.parameters(), alpha=0.9)
+        e = torch.optim.AdamW(model.parameters(), weight_decay=0.1)
+        s1 = torch.optim.lr_scheduler.OneCycleLR(c, max_lr=0.1, total_steps=10)
+        s2 = torch.optim.lr_scheduler.ReduceLROnPlateau(c, patience=2)
+        s3 = torch.optim.lr_scheduler.LambdaLR(c, lambda e: 0.9 ** e)
+        s4 = torch.optim.lr_scheduler.MultiStepLR(c, [2, 4])
+        """, """\
+        a = ms.experimental.optim.Adagrad(model.trainable_params(), lr=0.1)
+        b = ms.experimental.optim.Adadelta(model.trainable_params())
+        c = ms.experimental.optim.Adam([{"params": model.fc.trainable_params(), "lr": 0.1}], lr=0.01)
+        d = ms.experimental.optim.RMSprop(model.trainable_params(), alpha=0.9)
+        e = ms.experimental.optim.AdamW(model.trainable_params(), weight_decay=0.1)
+        s1 = ms.experimental.optim.lr_scheduler.OneCycleLR(c, max_lr=0.1, total_steps=10)
+        s2 = ms.experimental.optim.lr_scheduler.ReduceLROnPlateau(c, patience=2)
+        s3 = ms.experimental.optim.lr_scheduler.LambdaLR(c, lambda e: 0.9 ** e)
+        s4 = ms.experimental.optim.lr_scheduler.MultiStepLR(c, [2, 4])
+        """)
+
+
+@pytest.mark.parametrize("src,marker", [
+    ("opt = torch.optim.LBFGS(model.parameters())\n", "# migrate: MS220 closure-based"),
+    ("s = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)\n", "# migrate: MS221 CyclicLR"),
+    ("s = torch.optim.NAdam(model.parameters())\n", "# migrate: MS220 not in ms_core"),
+])
+def test_optimizers_without_counterpart_are_marked(src, marker):
+    got, res = body(src)
+    assert marker in got and [c.rule for c in res.changes if c.label == "unsupported"
+                              and c.rule != "MS900"] == [marker.split()[2]]
+
+
+def test_data_loading():
+    res = check("""\
+        from torch.utils.data import DataLoader, Dataset, TensorDataset
+        class Pairs(Dataset):
+            def __len__(self):
+                return 10
+            def __getitem__(self, i):
+                return np.float32(i), np.int64(i % 2), np.float32(0)
+        train_ds = TensorDataset(x, y)
+        a = DataLoader(Pairs(), batch_size=4, shuffle=True, drop_last=True, num_workers=2, pin_memory=True)
+        b = DataLoader(train_ds, batch_size=8, shuffle=True)
+        c = DataLoader(train_ds, 8)
+        d = DataLoader(TensorDataset(x, y), batch_size=2, shuffle=False)
+        e = DataLoader(some_dataset, batch_size=16)
+        f = DataLoader(train_ds, batch_size=2, collate_fn=my_collate)
+        """, """\
+        class Pairs:
+            def __len__(self):
+                return 10
+            def __getitem__(self, i):
+                return np.float32(i), np.int64(i % 2), np.float32(0)
+        train_ds = ms.dataset.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=False)
+        a = ms.dataset.GeneratorDataset(Pairs(), column_names=["column_0", "column_1", "column_2"], shuffle=True).batch(4, drop_remainder=True)
+        b = train_ds.shuffle(train_ds.get_dataset_size()).batch(8)
+        c = train_ds.batch(8)
+        d = ms.dataset.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=False).batch(2)
+        e = ms.dataset.GeneratorDataset(some_dataset, column_names=["data", "label"], shuffle=False).batch(16)
+        # migrate: MS902 torch.utils.data.DataLoader: collate_fn=my_collate: a collate_fn: use .batch(per_batch_map=...) or .map by hand
+        f = DataLoader(train_ds, batch_size=2, collate_fn=my_collate)
+        """)
+    by_line = {c.line: c for c in res.changes if c.rule == "MS223"}
+    assert by_line[11].label == "approximate" and "num_workers=2 dropped" in by_line[11].note
+    assert by_line[13].label == "transformed"
+    assert "assumed to yield (data, label)" in by_line[15].note
+
+
+def test_distributed():
+    res = check("""\
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        from torch.utils.data import DataLoader, DistributedSampler
+        dist.init_process_group(backend="nccl")
+        rank = dist.get_rank()
+        world = dist.get_world_size()
+        model = DDP(model, device_ids=[rank])
+        sampler = DistributedSampler(dataset, num_replicas=dist.get_world_size(), rank=rank, shuffle=False)
+        loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+        loader2 = DataLoader(dataset, batch_size=32, sampler=DistributedSampler(dataset))
+        for epoch in range(3):
+            sampler.set_epoch(epoch)
+            for x, y in loader:
+                pass
+        """, """\
+        ms.communication.init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        rank = ms.communication.get_rank()
+        world = ms.communication.get_group_size()
+        model = model
+        loader = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=rank, shuffle=False).batch(32)
+        loader2 = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True).batch(32)
+        for epoch in range(3):
+            for x, y in loader:
+                pass
+        """)
+    assert res.unsupported == 0
+
+
+def test_target_mindspore():
+    got, res = body("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        """, target="mindspore")
+    assert "grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)" in got
+    assert "import mindspore as ms" in res.code
+
+
+def test_change_lines_point_into_the_input():
+    src = textwrap.dedent("""\
+        import torch
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for x, y in loader:
+            opt.zero_grad()
+            loss = net(x).sum()
+            loss.backward()
+            opt.step()
+            print(loss.item())
+    """)
+    res = convert_source(src)
+    lines = {(c.rule, c.before): c.line for c in res.changes}
+    assert [c.line for c in res.changes if c.rule == "MS220"] == [2]
+    assert lines[("MS202", "opt.zero_grad()")] == 4
+    assert lines[("MS201", "loss.backward()")] == 6
+    assert lines[("MS201", "opt.step()")] == 7
