@@ -259,3 +259,12 @@ def test_loss_operator_classes():
                                TF.binary_cross_entropy(torch.tensor(pr), torch.tensor(y)).numpy(), rtol=1e-5)
     np.testing.assert_allclose(ops.SmoothL1Loss()(ms.Tensor(x), ms.Tensor(p)).asnumpy(),
                                TF.smooth_l1_loss(tx, torch.tensor(p), reduction="none").numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("ls", [0.0, 0.2])
+def test_cross_entropy_unbatched(ls):
+    check_op(lambda x: ops.cross_entropy(x, ms.Tensor(np.array(2, np.int32)), label_smoothing=ls),
+             lambda x: TF.cross_entropy(x, torch.tensor(2), label_smoothing=ls), [r(5)])
+    check_op(lambda x, t: ops.cross_entropy(x, t, label_smoothing=ls),
+             lambda x, t: TF.cross_entropy(x, t, label_smoothing=ls),
+             [r(5), probs(1, 5)[0]])
