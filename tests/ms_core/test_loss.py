@@ -268,3 +268,17 @@ def test_cross_entropy_unbatched(ls):
     check_op(lambda x, t: ops.cross_entropy(x, t, label_smoothing=ls),
              lambda x, t: TF.cross_entropy(x, t, label_smoothing=ls),
              [r(5), probs(1, 5)[0]])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("use_w,use_pw", [(False, False), (True, False), (False, True), (True, True)])
+def test_bce_with_logits_loss(reduction, use_w, use_pw):
+    y = rng.random((4, 3)).astype(np.float32)
+    w = (rng.random((4, 3)) + 0.5).astype(np.float32) if use_w else None
+    pw = (rng.random(3) + 0.5).astype(np.float32) if use_pw else None
+    cell = nn.BCEWithLogitsLoss(reduction, None if w is None else ms.Tensor(w),
+                                None if pw is None else ms.Tensor(pw))
+    check_op(lambda a: cell(a, ms.Tensor(y)),
+             lambda a: TF.binary_cross_entropy_with_logits(
+                 a, torch.tensor(y), None if w is None else torch.tensor(w), reduction=reduction,
+                 pos_weight=None if pw is None else torch.tensor(pw)), [r(4, 3) * 3])
