@@ -453,8 +453,11 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
     t_loss, m_loss = R.make_losses(loss_fn, seed) if want_grads else (None, None)
     import torch
     torch.manual_seed(seed)
-    t_rec, t_out, t_lossv, t_grads = R.run_torch(torch_module, inputs, t_loss, want_grads,
-                                                 capture=layers)
+    try:
+        t_rec, t_out, t_lossv, t_grads = R.run_torch(torch_module, inputs, t_loss, want_grads,
+                                                     capture=layers)
+    except Exception as exc:
+        raise CheckError(f"the torch model fails in {mode} mode: {_explain(exc)}") from exc
     masks = t_rec.dropout_masks if train else None
     try:
         m_rec, m_out, m_lossv, m_grads = R.run_ms(ms_cell, inputs, m_loss, want_grads,

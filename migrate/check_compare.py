@@ -145,6 +145,9 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
         st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
     if b.size == 0:
         return st
+    scalar = b.ndim == 0
+    if scalar:  # 0-d arrays turn into NumPy scalars under arithmetic; keep them arrays
+        a, b = a.reshape(1), b.reshape(1)
     # Work in the wider of the two float dtypes (at least float32): the statistics are reported
     # to 3 digits, so float32 differences are ample, and float64 would double the cost on big
     # gradient tensors.
@@ -196,7 +199,7 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
     else:
         np.maximum(allowed, wt.type(1e-30), out=allowed)
         flat = int(np.argmax((diff / allowed).ravel()))
-    idx = np.unravel_index(flat, b.shape) if b.ndim else ()
+    idx = np.unravel_index(flat, b.shape) if not scalar else ()
     st.worst_index = [int(i) for i in idx]
     st.worst_torch = float(b.ravel()[flat])
     st.worst_ms = float(a.ravel()[flat])

@@ -1,0 +1,232 @@
+"""`migrate.check.check`: fixture models pass; planted faults are caught and named by layer."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from migrate.check import CheckError, check
+from migrate.check_cli import make_inputs, prepare
+from migrate.convert import convert_source
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "check"
+MODELS = FIXTURES / "models.py"
+FROZEN = FIXTURES / "models_ms.py"  # models.py converted once; faults are planted into copies
+
+INPUTS = {
+    "MLP()": ["4,6"],
+    "SmallCNN()": ["2,3,8,8"],
+    "TinyResNet()": ["2,3,8,8"],
+    "ProjNet()": ["4,6"],
+    "TwoInputs()": ["4,4", "4,3"],
+}
+
+
+def inputs_for(expr):
+    if expr == "TextModel()":
+        return make_inputs(["2,5"], ["int64"], ["0,20"], 0)
+    return make_inputs(INPUTS[expr], None, None, 0)
+
+
+def planted(tmp_path, *edits):
+    """A copy of the frozen conversion with text edits (each must apply exactly where meant)."""
+    code = FROZEN.read_text()
+    for old, new in edits:
+        assert code.count(old) == 1, f"edit target not unique/present: {old!r}"
+        code = code.replace(old, new)
+    path = tmp_path / "models_ms.py"
+    path.write_text(code)
+    return str(path)
+
+
+def models(expr, converted=None):
+    t, m, _, _ = prepare(str(MODELS), expr, converted or str(FROZEN), seed=0)
+    return t, m
+
+
+# --- fixture models pass --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr", sorted(list(INPUTS) + ["TextModel()"]))
+def test_fixture_models_pass_eval_train_gradients_and_sgd_steps(expr):
+    t, m = models(expr)
+    r = check(t, m, inputs_for(expr), mode="both", train_steps=5, init_check=True)
+    assert r.passed, [str(f) for f in r.findings]
+    assert r.exit_code == 0
+    assert [p.mode for p in r.phases] == ["eval", "train"]
+    assert r.phases[-1].gradients and all(g.stats.passed for g in r.phases[-1].gradients)
+    assert len(r.train.torch_losses) == 5 and r.train.loss_stats.passed
+    assert r.transfer.ok
+
+
+def test_live_conversion_of_the_fixtures_matches_the_frozen_copy_semantics(tmp_path):
+    """The converter's current output (not the frozen copy) also passes."""
+    code = convert_source(MODELS.read_text()).code
+    path = tmp_path / "live_ms.py"
+    path.write_text(code)
+    t, m = models("SmallCNN()", str(path))
+    r = check(t, m, inputs_for("SmallCNN()"), train_steps=2)
+    assert r.passed, [str(f) for f in r.findings]
+
+
+def test_weights_are_restored_and_models_left_with_torch_weights():
+    import torch
+    t, m = models("SmallCNN()")
+    before = {k: v.clone() for k, v in t.state_dict().items()}
+    check(t, m, inputs_for("SmallCNN()"), mode="both", train_steps=3)
+    after = t.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    np.testing.assert_array_equal(m.conv1.weight.asnumpy(), before["conv1.weight"].numpy())
+    assert t.training is True  # torch's mode as it was
+
+
+def test_per_layer_rows_have_local_error_and_sources():
+    t, m = models("TinyResNet()")
+    r = check(t, m, inputs_for("TinyResNet()"), mode="eval")
+    rows = {row.name: row for row in r.phases[0].layers}
+    assert {"stem.0", "layer1.conv1", "layer2.down.0", "fc", "(model)"} <= set(rows)
+    assert rows["layer1.conv1"].local is not None and rows["layer1.conv1"].status == "pass"
+    assert Path(rows["layer1.conv1"].ms_source).name.startswith("models_ms.py:")
+    assert Path(rows["layer1.conv1"].torch_source).name.startswith("models.py:")
+    order = [row.order for row in r.phases[0].layers]
+    assert order == sorted(order)
+
+
+def test_float64_noise_floor_column():
+    t, m = models("MLP()")
+    r = check(t, m, inputs_for("MLP()"), mode="train", float64_reference=True)
+    assert all(row.noise is not None for row in r.phases[0].layers)
+    assert all(g.noise is not None for g in r.phases[0].gradients)
+    assert r.phases[0].layers[0].noise.max_abs < 1e-5
+
+
+def test_adam_steps_run_and_state_the_eps_difference():
+    t, m = models("MLP()")
+    r = check(t, m, inputs_for("MLP()"), mode="eval", train_steps=3, optimizer="adam", lr=1e-3)
+    assert len(r.train.ms_losses) == 3
+    assert any("eps" in n for n in r.train.notes)
+
+
+# --- planted faults: one per fault, the right layer named ----------------------------------------
+
+def test_fault_batchnorm_momentum_not_inverted_shows_after_training_steps(tmp_path):
+    path = planted(tmp_path, ("self.bn2 = nn.BatchNorm2d(8, momentum=0.9)",
+                              "self.bn2 = nn.BatchNorm2d(8, momentum=0.1)"))
+    t, m = models("SmallCNN()", path)
+    r = check(t, m, inputs_for("SmallCNN()"), mode="both", train_steps=2)
+    assert all(p.passed for p in r.phases)  # invisible in outputs and gradients
+    assert r.culprit.kind == "training-steps" and r.culprit.layer == "bn2"
+    assert "momentum" in r.culprit.message
+    bad = {p.name for p in r.train.params if not p.stats.passed}
+    assert "bn2.running_mean" in bad and not any(n.startswith("bn1") for n in bad)
+    assert r.exit_code == 1
+
+
+def test_fault_dropout_p_passed_as_keep_prob(tmp_path):
+    path = planted(tmp_path, ("nn.Dropout(keep_prob=0.7)", "nn.Dropout(keep_prob=0.3)"))
+    t, m = models("SmallCNN()", path)
+    r = check(t, m, inputs_for("SmallCNN()"), mode="both")
+    assert r.phase("eval").passed  # identity in inference mode
+    assert r.culprit.kind == "train" and r.culprit.layer == "drop"
+    row = r.phase("train").first_local_failure
+    assert row.torch_type == "Dropout" and row.local.max_rel > 0.5
+    # the mask was torch's (no p=0 trick): the kept/dropped pattern agrees, only the scale differs
+    assert row.local.cosine == pytest.approx(1.0, abs=1e-6)
+
+
+def test_fault_same_padding_torch_style_on_stride_2_conv(tmp_path):
+    path = planted(tmp_path, (
+        "self.conv2 = nn.Conv2d(8, 8, 3, stride=2, pad_mode='pad', padding=1,",
+        "self.conv2 = nn.Conv2d(8, 8, 3, stride=2, pad_mode='same',"))
+    t, m = models("SmallCNN()", path)
+    r = check(t, m, inputs_for("SmallCNN()"), mode="eval")
+    assert r.culprit.kind == "eval" and r.culprit.layer == "conv2"
+    rows = {row.name: row for row in r.phases[0].layers}
+    assert rows["conv1"].status == "pass" and rows["conv2"].status == "FAIL"
+    assert rows["fc"].status in ("pass", "drift")  # downstream: inherited, not its own fault
+    assert r.culprit.ms_source.endswith(":" + str(_line_of(path, "self.conv2 =")))
+
+
+def test_fault_dense_with_default_ms_init_is_caught_by_ks(tmp_path):
+    path = planted(tmp_path, (
+        "self.fc2 = nn.Dense(hidden, hidden, has_bias=True, "
+        "weight_init=HeUniform(negative_slope=math.sqrt(5)), ",
+        "self.fc2 = nn.Dense(hidden, hidden, has_bias=True, "))
+    t, m = models("MLP()", path)
+    r = check(t, m, inputs_for("MLP()"), mode="eval", init_check=True)
+    assert r.culprit.kind == "init" and r.culprit.layer == "fc2"
+    flagged = [row.name for row in r.init if row.ks.differs]
+    assert flagged == ["fc2.weight"]
+    # with torch's weights copied in, the numbers agree: only the KS test sees it
+    assert r.phases[0].passed
+
+
+def test_fault_transposed_weight(tmp_path):
+    path = planted(tmp_path, ("return x @ self.weight.T + self.bias",
+                              "return x @ self.weight + self.bias"))
+    t, m = models("ProjNet()", path)
+    r = check(t, m, inputs_for("ProjNet()"), mode="both")
+    assert r.culprit.kind == "eval" and r.culprit.layer == "proj"
+    rows = {row.name: row for row in r.phases[0].layers}
+    assert rows["fc1"].status == "pass" and rows["proj"].status == "FAIL"
+    assert rows["head"].status in ("pass", "drift")
+    assert r.culprit.ms_source.endswith(":" + str(_line_of(path, "def construct(self, x):\n        return x @")))
+
+
+def test_fault_in_a_composite_layer_is_charged_to_it_not_its_children(tmp_path):
+    path = planted(tmp_path, ("return self.relu(out + identity)", "return self.relu(out - identity)"))
+    t, m = models("TinyResNet()", path)
+    r = check(t, m, inputs_for("TinyResNet()"), mode="eval")
+    assert r.culprit.layer == "layer1"
+    rows = {row.name: row for row in r.phases[0].layers}
+    assert all(rows[n].status == "pass" for n in ("layer1.conv1", "layer1.bn2", "layer1.relu"))
+
+
+def test_fault_unmapped_parameter_fails_the_transfer(tmp_path):
+    path = planted(tmp_path, ("        self.fc3 = nn.Dense(hidden, d_out,", "        self.out = nn.Dense(hidden, d_out,"),
+                   ("        return self.fc3(x)\n\n\nclass SmallCNN", "        return self.out(x)\n\n\nclass SmallCNN"))
+    t, m = models("MLP()", path)
+    r = check(t, m, inputs_for("MLP()"), mode="eval")
+    assert not r.transfer.ok
+    assert set(r.transfer.unmapped_torch) == {"fc3.weight", "fc3.bias"}
+    assert set(r.transfer.unmapped_ms) == {"out.weight", "out.bias"}
+    assert r.culprit.kind == "transfer" and r.exit_code == 1
+
+
+def test_functional_dropout_masks_are_replayed():
+    import torch
+
+    import ms_core
+    from ms_core import nn as msnn
+
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(6, 6)
+
+        def forward(self, x):
+            return torch.nn.functional.dropout(self.fc(x), p=0.4, training=self.training)
+
+    class M(msnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = msnn.Dense(6, 6)
+
+        def construct(self, x):
+            return ms_core.ops.dropout(self.fc(x), p=0.4, training=self.training)
+
+    r = check(T(), M(), [np.ones((3, 6), np.float32)], mode="train")
+    assert r.passed, [str(f) for f in r.findings]
+
+
+def test_model_that_cannot_run_is_a_check_error():
+    t, m = models("MLP()")
+    with pytest.raises(CheckError, match="the torch model fails in eval mode"):
+        check(t, m, [np.ones((2, 5), np.float32)], mode="eval")
+    bad = models("MLP()", None)[1]
+    bad.fc2 = None  # the converted model breaks on its own
+    with pytest.raises(CheckError, match="the converted model fails in eval mode"):
+        check(t, bad, inputs_for("MLP()"), mode="eval")
+
+
+def _line_of(path, text):
+    code = Path(path).read_text()
+    return code[:code.index(text)].count("\n") + 1
