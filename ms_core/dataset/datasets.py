@@ -571,6 +571,20 @@ class GeneratorDataset(Dataset):
         return out
 
 
+def _column_array(d, i):
+    """One NumpySlicesDataset column as an array; ragged nested lists get a clear error."""
+    if not isinstance(d, (list, tuple)):
+        return _to_array(d)
+    try:
+        arr = np.array(d)
+    except ValueError:
+        arr = None
+    if arr is None or arr.dtype == object:
+        raise TypeError(f"For 'NumpySlicesDataset', column {i} must slice into rows of one shape "
+                        f"and a numeric or str type, but its nested lists are ragged or mixed.")
+    return arr
+
+
 class _NumpySlices:
     """Rows of column arrays sliced along their first axis (the source of NumpySlicesDataset)."""
 
@@ -580,10 +594,9 @@ class _NumpySlices:
             names = list(data.keys())
             data = tuple(np.asarray(getattr(v, "values", v)) for v in data.values())
         if isinstance(data, tuple):
-            self.data = tuple(_to_array(d) if not isinstance(d, (list, tuple)) else np.array(d)
-                              for d in data)
+            self.data = tuple(_column_array(d, i) for i, d in enumerate(data))
         else:
-            self.data = (_to_array(data) if not isinstance(data, list) else np.array(data),)
+            self.data = (_column_array(data, 0),)
         for d in self.data:
             if d.ndim == 0:
                 raise ValueError("NumpySlicesDataset slices data along its first dimension; got a "

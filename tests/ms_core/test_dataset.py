@@ -418,6 +418,7 @@ def _d():
      "Argument shuffle with value 1 is not of type"),
     (lambda: ds.NumpySlicesDataset((X, Y[:3])), ValueError, "Data length in each column is not equal"),
     (lambda: ds.NumpySlicesDataset((X, Y), ["a"]), ValueError, "size of column_names 1"),
+    (lambda: ds.NumpySlicesDataset([[1, 2], [3]]), TypeError, "ragged or mixed"),
     (lambda: _d().create_tuple_iterator(num_epochs=0), ValueError, "num_epochs"),
     (lambda: _d().create_tuple_iterator(columns=["w"]), ValueError, "'w' does not exist"),
     (lambda: ds.config.set_seed(-1), ValueError, "Input seed is not within the required interval"),
