@@ -372,6 +372,15 @@ def on_class(conv, node: cst.ClassDef):
     cell = any(_is_cell_base(conv, b.value) for b in node.bases)
     fn = any(conv.qual(b.value) in ("torch.autograd.Function", "torch.autograd.function.Function")
              for b in node.bases)
+    if not cell and not fn and _defines_forward(node) and any(
+            isinstance(b.value, (cst.Name, cst.Attribute)) and conv.qual(b.value) is None
+            and dotted(b.value) not in ("object", None) for b in node.bases):
+        # a subclass of a class from another file (`class Head(ConvBN)`) that defines forward:
+        # in a torch file that is a module; say so, since the base is not visible here
+        cell = True
+        conv.record(node.bases[0].value, node.bases[0].value, "MS101", "approximate",
+                    f"{node.name.value} assumed to be an nn.Module subclass (defines forward; "
+                    "its base is defined elsewhere)")
     if cell:
         conv.cell_classes.add(node.name.value)
     attrs = conv.class_attrs.setdefault(node.name.value, {})
@@ -382,6 +391,11 @@ def on_class(conv, node: cst.ClassDef):
         return conv.generic(node)
     finally:
         conv.class_stack.pop()
+
+
+def _defines_forward(node: cst.ClassDef) -> bool:
+    return isinstance(node.body, cst.IndentedBlock) and any(
+        isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in node.body.body)
 
 
 def on_function(conv, node: cst.FunctionDef):

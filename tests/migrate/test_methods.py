@@ -205,3 +205,12 @@ def test_backward_and_step_are_marked_not_dropped():
     kept = "loss.backward()" in out and "opt.step()" in out and "# migrate: MS9" in out
     rewritten = "ms.value_and_grad(" in out and "opt(grads)" in out and "backward" not in out
     assert kept or rewritten, out
+
+
+def test_subclass_of_a_class_from_another_file_with_forward():
+    res = convert_source("import torch\nfrom .blocks import ConvBN\n\nclass Head(ConvBN):\n"
+                         "    def forward(self, x):\n        return x.view(-1)\n\nclass Plain(Base):\n"
+                         "    def run(self, x):\n        return x\n")
+    assert "class Head(ConvBN):\n    def construct(self, x):\n        return ops.reshape(x, (-1,))" in res.code
+    assert "def run(self, x)" in res.code
+    assert any(c.label == "approximate" and "assumed to be an nn.Module subclass" in c.note for c in res.changes)
