@@ -658,6 +658,14 @@ def conv_transpose2d(edit) -> None:
     _conv(edit, 2, transpose=True)
 
 
+@rule("MS110", "conv_fn")
+def conv_fn(edit) -> None:
+    """Replace F.conv2d(x, w, b, stride, padding=p) with ops.conv2d(x, w, b, stride, pad_mode, padding)."""
+    _conv_padding(edit, 2)
+    order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
 @rule("MS112", "batchnorm")
 def batchnorm(edit) -> None:
     """Replace BatchNorm momentum m and track_running_stats with momentum=1-m and use_batch_statistics."""

@@ -82,6 +82,12 @@ PAIRS = [
     ("F.adaptive_avg_pool2d(x, 1)", "ops.adaptive_avg_pool2d(x, 1)"),
     ("F.interpolate(x, scale_factor=2, mode='bilinear', align_corners=False)",
      "ops.interpolate(x, scale_factor=2, mode='bilinear', align_corners=False)"),
+    ("F.conv2d(x, w, b, 2, 1)", "ops.conv2d(x, w, b, 2, pad_mode='pad', padding=1)"),
+    ("F.conv2d(x, w, padding='same', groups=4)", "ops.conv2d(x, w, pad_mode='same', groups=4)"),
+    ("F.smooth_l1_loss(a, b)", "ops.smooth_l1_loss(a, b, reduction='mean')"),
+    ("nn.InstanceNorm2d(8)", "nn.InstanceNorm2d(8, affine=False)"),
+    ("nn.MaxPool1d(3, padding=1)", "nn.MaxPool1d(3, stride=3, pad_mode='pad', padding=1)"),
+    ("nn.SELU(inplace=True)", "nn.SeLU()"),
     # MS150 torch.*
     ("torch.cat([x, y], dim=1)", "ops.cat([x, y], axis=1)"),
     ("torch.flatten(x)", "ops.flatten(x, start_dim=0)"),
@@ -104,6 +110,8 @@ PAIRS = [
     ("torch.save(model.state_dict(), 'm.pt')", "ms.save_checkpoint(model, 'm.pt')"),
     ("torch.load('m.pt', map_location='cpu')", "ms.load_checkpoint('m.pt')"),
     ("torch.float16", "ms.float16"),
+    ("torch.logsumexp(x, 1, keepdim=True)", "ops.logsumexp(x, 1, keep_dims=True)"),
+    ("torch.div(a, b, rounding_mode='floor')", "ops.div(a, b, rounding_mode='floor')"),
     # MS120 init
     ("nn.init.xavier_uniform_(w)", "w.set_data(initializer(XavierUniform(), w.shape, w.dtype))"),
     ("nn.init.trunc_normal_(w, std=0.02)",
@@ -165,6 +173,7 @@ def test_aliased_imports(header, expr, expected):
     ("F.softmax(*a)", "MS903 torch.nn.functional.softmax: cannot translate *-arguments"),
     ("nn.Dropout(p=0.5, q=1)", "MS903 torch.nn.Dropout: unknown argument q="),
     ("nn.MSELoss(size_average=False)", "MS902 torch.nn.MSELoss: size_average=False: deprecated"),
+    ("torch.add(a, b, alpha=2)", "MS902 torch.add: alpha=2: alpha=: scale the operand instead"),
 ])
 def test_markers(expr, marker):
     out = one(expr)
