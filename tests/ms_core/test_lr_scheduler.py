@@ -260,6 +260,13 @@ def test_state_dict_round_trip():
     (lambda o: ms_sched.ReduceLROnPlateau(o, mode="avg"), ValueError, "'mode' must be 'min' or 'max'"),
     (lambda o: ms_sched.ReduceLROnPlateau(o, min_lr=[0.1]), ValueError, "expected 2 min_lrs"),
     (lambda o: ms_sched.MultiStepLR(o, milestones=3), TypeError, "'milestones' must be a list"),
+    (lambda o: ms_sched.StepLR(o, 2, gamma="0.1"), TypeError, "'gamma' must be a float"),
+    (lambda o: ms_sched.ExponentialLR(o, gamma=None), TypeError, "'gamma' must be a float"),
+    (lambda o: ms_sched.CosineAnnealingLR(o, T_max=10, eta_min="0"), TypeError, "'eta_min'"),
+    (lambda o: ms_sched.CosineAnnealingLR(o, T_max=0), ValueError, "'T_max' must be >= 1"),
+    (lambda o: ms_sched.LinearLR(o, total_iters=0), ValueError, "'total_iters' must be >= 1"),
+    (lambda o: ms_sched.PolynomialLR(o, total_iters=2.5), TypeError, "'total_iters' must be int"),
+    (lambda o: ms_sched.ReduceLROnPlateau(o).step("loss"), TypeError, "'metrics' must be a number"),
 ])
 def test_bad_arguments(build, exc, match):
     mopt, _ = _pair()

@@ -42,6 +42,13 @@ def _check_int(cls_name, arg_name, value, minimum):
     return int(value)
 
 
+def _check_float(cls_name, arg_name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be a float, but got "
+                        f"{type(value).__name__}.")
+    return float(value)
+
+
 class LRScheduler:
     """Base class of the learning-rate schedulers (`lr_scheduler.LRScheduler`).
 
@@ -150,7 +157,7 @@ class StepLR(LRScheduler):
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = _check_int(type(self).__name__, "step_size", step_size, 1)
-        self.gamma = gamma
+        self.gamma = _check_float("StepLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -185,7 +192,7 @@ class MultiStepLR(LRScheduler):
         for m in milestones:
             _check_int("MultiStepLR", "milestones element", m, 0)
         self.milestones = Counter(int(m) for m in milestones)
-        self.gamma = gamma
+        self.gamma = _check_float("MultiStepLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -211,6 +218,8 @@ class ConstantLR(LRScheduler):
     """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        _check_float("ConstantLR", "factor", factor)
+        total_iters = _check_int("ConstantLR", "total_iters", total_iters, 0)
         if factor > 1.0 or factor < 0:
             raise ValueError(f"For 'ConstantLR', the 'factor' must be in [0, 1], but got {factor}.")
         self.factor = factor
@@ -250,6 +259,9 @@ class LinearLR(LRScheduler):
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
+        _check_float("LinearLR", "start_factor", start_factor)
+        _check_float("LinearLR", "end_factor", end_factor)
+        total_iters = _check_int("LinearLR", "total_iters", total_iters, 1)
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(f"For 'LinearLR', the 'start_factor' must be in (0, 1], but got "
                              f"{start_factor}.")
@@ -290,7 +302,7 @@ class ExponentialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
-        self.gamma = gamma
+        self.gamma = _check_float("ExponentialLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -313,8 +325,8 @@ class PolynomialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
-        self.total_iters = total_iters
-        self.power = power
+        self.total_iters = _check_int("PolynomialLR", "total_iters", total_iters, 1)
+        self.power = _check_float("PolynomialLR", "power", power)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -348,7 +360,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max = _check_int("CosineAnnealingLR", "T_max", T_max, 1)
-        self.eta_min = eta_min
+        self.eta_min = _check_float("CosineAnnealingLR", "eta_min", eta_min)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -387,7 +399,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_0 = _check_int("CosineAnnealingWarmRestarts", "T_0", T_0, 1)
         self.T_mult = _check_int("CosineAnnealingWarmRestarts", "T_mult", T_mult, 1)
         self.T_i = self.T_0
-        self.eta_min = eta_min
+        self.eta_min = _check_float("CosineAnnealingWarmRestarts", "eta_min", eta_min)
         self.T_cur = last_epoch
         super().__init__(optimizer, last_epoch)
 
@@ -839,6 +851,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
+        _check_float("ReduceLROnPlateau", "factor", factor)
         if factor >= 1.0:
             raise ValueError(f"For 'ReduceLROnPlateau', the 'factor' must be < 1.0, but got "
                              f"{factor}.")
@@ -892,7 +905,11 @@ class ReduceLROnPlateau(LRScheduler):
     def step(self, metrics, epoch=None):
         """Record `metrics` (a number or a one-element Tensor) and reduce the lr if it has not
         improved for more than `patience` epochs."""
-        current = float(metrics)
+        try:
+            current = float(metrics)
+        except (TypeError, ValueError):
+            raise TypeError(f"For 'ReduceLROnPlateau.step', the 'metrics' must be a number or a "
+                            f"one-element Tensor, but got {metrics!r}.") from None
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self._is_better(current, self.best):
             self.best = current
