@@ -33,6 +33,8 @@ def _add_convert(sub) -> None:
     p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for directories")
     p.add_argument("--in-place", action="store_true", help="overwrite the input files")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary table")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="list every change in the terminal (default: only the ones to review)")
 
 
 def _run_convert(args) -> int:
@@ -67,7 +69,8 @@ def _run_convert(args) -> int:
         elif args.output and not args.diff:
             o = Path(args.output)
             dst = str(o / src.name if o.is_dir() else o)
-        reports = [convert_file(str(src), dst, args.target, keep_text=True, details=bool(args.report))]
+        reports = [convert_file(str(src), dst, args.target, keep_text=True,
+                                details=bool(args.report or args.verbose))]
         if dst is None and not args.diff and reports[0].error is None:
             sys.stdout.write(reports[0].after)
     if args.diff:
@@ -79,7 +82,7 @@ def _run_convert(args) -> int:
     if args.report:
         write_report(args.report, reports, summary, args.target)
     if not args.quiet:
-        review = changes_table(reports)
+        review = changes_table(reports, everything=args.verbose)
         if review is not None:
             err.print(review)
         err.print(summary_table(summary))
@@ -95,7 +98,8 @@ def _convert_dir(src, out, args, err, convert_tree):
             progress.update(task, completed=done, total=total)
 
         return convert_tree(src, out, args.target, jobs=max(1, args.jobs), in_place=args.in_place,
-                            keep_text=args.diff, progress=tick, details=bool(args.report))
+                            keep_text=args.diff, progress=tick,
+                            details=bool(args.report or args.verbose))
 
 
 def _print_diffs(reports, unified_diff) -> None:

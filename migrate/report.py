@@ -104,16 +104,18 @@ def summary_table(summary: Summary):
     return t
 
 
-def changes_table(reports: list[FileReport], limit: int = 200):
-    """A rich Table listing the approximate and unsupported changes (what a user must review)."""
+def changes_table(reports: list[FileReport], limit: int = 500, everything: bool = False):
+    """A rich Table of the changes a user must review (approximate / unsupported), or of every
+    change with ``everything``; None when there is nothing to show."""
     from rich.table import Table
-    t = Table(title="to review (approximate / unsupported)")
-    for col in ("file:line", "rule", "label", "code", "note"):
+    t = Table(title="changes" if everything else "to review (approximate / unsupported)")
+    for col in ("file:line", "rule", "label", "before", "after", "note"):
         t.add_column(col, overflow="fold")
     n = 0
     for r in reports:
         for c in r.changes:
-            if c.label in ("approximate", "unsupported") and n < limit:
-                t.add_row(f"{r.path}:{c.line}", c.rule, f"[{LABEL_STYLE[c.label]}]{c.label}[/]", c.before, c.note)
+            if (everything or c.label in ("approximate", "unsupported")) and n < limit:
+                t.add_row(f"{r.path}:{c.line}", c.rule, f"[{LABEL_STYLE[c.label]}]{c.label}[/]",
+                          c.before, c.after, c.note)
                 n += 1
     return t if n else None

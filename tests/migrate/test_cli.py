@@ -101,3 +101,11 @@ def test_subcommands_are_registered_in_one_place():
     assert names[:2] == ["convert", "mappings"]
     parser = cli.build_parser()
     assert parser.parse_args(["convert", "x.py"]).command == "convert"
+
+
+def test_verbose_lists_every_change(tmp_path, capsys):
+    src = tmp_path / "m.py"
+    src.write_text("import torch.nn as nn\nd = nn.Dropout(0.3)\n")
+    assert cli.main(["convert", str(src), "-o", str(tmp_path / "o.py"), "-v"]) == 0
+    err = capsys.readouterr().err
+    assert "MS114" in err and "keep_prob=0.7" in err
