@@ -10,6 +10,12 @@ import cli
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "convert"
 
 
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    """rich wraps to the terminal width; make messages greppable whatever the CI terminal is."""
+    monkeypatch.setenv("COLUMNS", "300")
+
+
 @pytest.fixture
 def project(tmp_path):
     root = tmp_path / "proj"
