@@ -361,10 +361,10 @@ def state_dict_to_torch(ms_state: dict, torch_module=None, name_map: dict | None
 
 
 def _np(v) -> np.ndarray:
+    if hasattr(v, "asnumpy"):  # ms_core Tensor (it has a detach() too: test this first)
+        return v.asnumpy()
     if hasattr(v, "detach"):
         return v.detach().cpu().numpy()
-    if hasattr(v, "asnumpy"):
-        return v.asnumpy()
     return np.asarray(v)
 
 
@@ -414,15 +414,15 @@ def save_ms_checkpoint(params: dict, path: str) -> None:
 def load_ms_checkpoint(path: str) -> dict:
     """Read an ms_core checkpoint into {name: array}."""
     import ms_core
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head.startswith(b"PK"):  # the .npz stand-in (written when ms_core had no checkpoints)
+        with np.load(path, allow_pickle=False) as z:
+            return {n: z[n] for n in z.files}
     load = getattr(ms_core, "load_checkpoint", None)
-    if load is not None:
-        try:
-            d = load(path)
-            return {n: _np(v) for n, v in d.items()}
-        except Exception:
-            pass  # maybe written by the .npz stand-in below
-    with np.load(path, allow_pickle=False) as z:
-        return {n: z[n] for n in z.files}
+    if load is None:
+        raise ValueError(f"'{path}' is not a checkpoint this ms_core can read")
+    return {n: _np(v) for n, v in load(path).items()}
 
 
 def save_torch_state(state: dict, path: str) -> None:

@@ -1,0 +1,121 @@
+"""`migrate check` command: exit codes 0/1/2, clear errors, reports (Markdown, JSON, HTML)."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from migrate.check_cli import main
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "check"
+MODELS, FROZEN = str(FIXTURES / "models.py"), FIXTURES / "models_ms.py"
+
+
+def run(*args):
+    return main(["check", *map(str, args)])
+
+
+@pytest.fixture
+def faulty(tmp_path):
+    code = FROZEN.read_text().replace("return x @ self.weight.T + self.bias",
+                                      "return x @ self.weight + self.bias")
+    path = tmp_path / "faulty_ms.py"
+    path.write_text(code)
+    return path
+
+
+def test_pass_exit_0_with_markdown_report(tmp_path, capsys):
+    report = tmp_path / "r.md"
+    assert run(MODELS, "--model", "MLP()", "--input-shape", "4,6", "--train-steps", "2",
+               "--report", report) == 0
+    out = capsys.readouterr().out
+    assert "PASS" in out and "eval mode" in out and "max abs" in out
+    text = report.read_text()
+    assert text.startswith("# migrate check report") and "| layer | type | shape |" in text
+
+
+def test_mismatch_exit_1_names_the_layer_in_every_format(tmp_path, faulty, capsys):
+    common = [MODELS, "--model", "ProjNet()", "--input-shape", "4,6", "--converted", faulty]
+    for ext in ("md", "json", "html"):
+        assert run(*common, "--report", tmp_path / f"r.{ext}", "-q") == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "proj" in out
+    assert "First divergence: `proj`" in (tmp_path / "r.md").read_text()
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["exit_code"] == 1 and data["culprit"]["layer"] == "proj"
+    assert data["phases"][0]["first_divergence"] == "proj"
+    html = (tmp_path / "r.html").read_text()
+    assert "<svg" in html and 'class="first"' in html and "proj" in html
+
+
+def test_json_report_follows_the_documented_schema(tmp_path):
+    report = tmp_path / "r.json"
+    assert run(MODELS, "--model", "SmallCNN()", "--input-shape", "2,3,8,8", "--train-steps", "2",
+               "--float64", "--report", report, "-q") == 0
+    d = json.loads(report.read_text())
+    assert d["schema_version"] == 1
+    assert set(d) >= {"passed", "exit_code", "error", "settings", "culprit", "findings",
+                      "transfer", "init", "phases", "train", "timings"}
+    row = d["phases"][1]["layers"][0]
+    assert set(row) >= {"name", "path", "call", "depth", "order", "torch_type", "ms_type",
+                        "status", "output", "local", "noise", "torch_source", "ms_source"}
+    assert set(row["output"]) >= {"max_abs", "max_rel", "mean_abs", "cosine", "worst_index",
+                                  "worst_torch", "worst_ms", "passed", "min_rtol", "min_atol",
+                                  "nan_torch", "nan_ms", "inf_torch", "inf_ms"}
+    assert d["train"]["torch_losses"] and d["init"][0]["statistic"] >= 0
+    # every documented key is in the schema document
+    schema = (Path(__file__).parents[2] / "docs" / "check_report_schema.md").read_text()
+    for key in list(d) + list(row) + list(row["output"]):
+        assert f"`{key}`" in schema, key
+
+
+def test_html_is_self_contained(tmp_path, faulty):
+    report = tmp_path / "r.html"
+    run(MODELS, "--model", "ProjNet()", "--input-shape", "4,6", "--converted", faulty,
+        "--report", report, "-q")
+    html = report.read_text()
+    assert "<script" not in html and "<link" not in html and not re.search(r"src=", html)
+    urls = set(re.findall(r"https?://[^\"' ]+", html))
+    assert urls <= {"http://www.w3.org/2000/svg"}  # the SVG namespace, never fetched
+    assert html.count("<polyline") == 2  # one error-vs-depth plot per mode
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--model", "NoSuchModel()", "--input-shape", "4,6"], "fails on the torch side: NameError"),
+    (["--model", "MLP()", "--input-shape", "4,5"], "does not run on inputs of shape 4,5"),
+    (["--model", "MLP()", "--input-shape", "4,a"], "not a comma-separated list"),
+    (["--model", "MLP()", "--input-shape", "4,6", "--input-dtype", "float8"], "not one of"),
+    (["--model", "MLP()", "--input-shape", "4,6", "--report", "r.txt"], "must end in"),
+])
+def test_bad_input_exit_2_with_a_clear_message_and_no_report(tmp_path, capsys, args, message):
+    report = tmp_path / "r.md"
+    full = [MODELS, *args] + ([] if "--report" in args else ["--report", report])
+    assert run(*full) == 2
+    err = capsys.readouterr().err
+    assert message in " ".join(err.split())
+    assert not report.exists()
+
+
+def test_file_that_does_not_convert_exit_2(tmp_path, capsys):
+    bad = tmp_path / "broken.py"
+    bad.write_text("import torch\nclass Net(torch.nn.Module:\n    pass\n")
+    report = tmp_path / "r.json"
+    assert run(bad, "--model", "Net()", "--input-shape", "2,2", "--report", report) == 2
+    assert "does not convert" in " ".join(capsys.readouterr().err.split())
+    assert not report.exists()
+    assert run(tmp_path / "missing.py", "--model", "Net()", "--input-shape", "2,2") == 2
+
+
+def test_converted_model_that_breaks_exit_2(tmp_path, capsys):
+    code = FROZEN.read_text().replace("x = ops.sigmoid(self.fc2(x))", "x = ops.sigmoid(self.fc2(x[:, :3]))")
+    path = tmp_path / "broken_ms.py"
+    path.write_text(code)
+    assert run(MODELS, "--model", "MLP()", "--input-shape", "4,6", "--converted", path) == 2
+    assert "the converted model fails" in " ".join(capsys.readouterr().err.split())
+
+
+def test_multi_input_and_integer_inputs(capsys):
+    assert run(MODELS, "--model", "TwoInputs()", "--input-shape", "4,4", "--input-shape", "4,3",
+               "-q") == 0
+    assert run(MODELS, "--model", "TextModel()", "--input-shape", "2,5", "--input-dtype", "int64",
+               "--input-range", "0,20", "--train-steps", "2", "-q") == 0
