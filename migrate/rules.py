@@ -255,6 +255,11 @@ def on_method(conv, node: cst.Call):
         new = walked.with_changes(func=cst.Call(recv0))
         conv.record(node, new, "MS132", "exact", "a Cell with bprop is called, not applied")
         return new
+    if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
+            isinstance(recv0.func, cst.Name) and recv0.func.value == "super":
+        new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
+        conv.record(node, new, "MS102", "exact", "a Cell's forward is construct")
+        return new
     entry = conv.tables.get("Module." + name)
     if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
         conv.sites += 1

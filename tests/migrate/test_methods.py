@@ -214,3 +214,17 @@ def test_subclass_of_a_class_from_another_file_with_forward():
     assert "class Head(ConvBN):\n    def construct(self, x):\n        return ops.reshape(x, (-1,))" in res.code
     assert "def run(self, x)" in res.code
     assert any(c.label == "approximate" and "assumed to be an nn.Module subclass" in c.note for c in res.changes)
+
+
+def test_super_forward_and_hooks():
+    out = conv("""
+        class A(nn.Linear):
+            def forward(self, x):
+                return super().forward(x) * 2
+
+        def watch(net, fn):
+            net.register_forward_hook(fn)
+            net.register_full_backward_hook(fn)
+    """)
+    assert "def construct(self, x):\n        return super().construct(x) * 2" in out
+    assert "net.register_forward_hook(fn)" in out and "net.register_backward_hook(fn)" in out
