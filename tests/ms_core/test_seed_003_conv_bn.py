@@ -139,7 +139,7 @@ def test_conv_bn_relu_dropout_ce_training_steps_match_torch():
             loss, grads = grad_fn(ms.Tensor(x), ms.Tensor(y))
             np.testing.assert_allclose(loss.asnumpy(), tloss.item(), rtol=1e-5)
             for g, tp, p in zip(grads, tparams, params):
-                np.testing.assert_allclose(g.asnumpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5,
+                np.testing.assert_allclose(g.asnumpy(), tp.grad.numpy(), rtol=1e-5, atol=1e-6,
                                            err_msg=p.name)
                 p.set_data(ms.Tensor(p.asnumpy() - 0.1 * g.asnumpy()))
             with torch.no_grad():
