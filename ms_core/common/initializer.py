@@ -487,24 +487,29 @@ def _normalize_shape(shape):
 
 
 def initializer(init, shape=None, dtype=mstype.float32):
-    """An Initializer bound to `shape` and `dtype`; `.init_data()` draws the Tensor.
+    """Create a Tensor of `shape` and `dtype` initialised by `init`, as MindSpore's `initializer`.
 
-    (MindSpore returns a lazily initialised Tensor; here the bound Initializer plays that role:
-    `Parameter(...)`, `Tensor(init=..., shape=...)` and `Parameter.set_data` accept it.)
+    MindSpore returns a lazily initialised Tensor; here the values are drawn at once (from the
+    global generator, so `ms.set_seed` makes them reproducible). `.init_data()` on the result
+    returns the Tensor itself, so code written for either form works.
 
     Args:
         init: an Initializer, an alias string ('normal', 'zeros', 'he_uniform', 'xavier_uniform',
-            'truncatednormal', ...; case-insensitive), a number (Constant), a Tensor or numpy
-            array (copied; its shape must match).
+            'truncatednormal', ...; case-insensitive), a number (Constant), a Tensor (copied,
+            keeping its dtype, as MindSpore returns it unchanged) or a numpy array (cast to dtype).
         shape: int, or tuple/list of positive ints.
         dtype: a MindSpore dtype.
 
     Raises:
         TypeError: `init` of another type.
-        ValueError: unknown alias, a non-positive shape entry, or a Tensor whose shape differs.
+        ValueError: unknown alias, a missing or non-positive shape, or a Tensor whose shape
+            differs from `shape`.
 
     Example:
-        >>> initializer("ones", (2, 3), ms.float32).init_data()
+        >>> initializer("ones", (2, 3), ms.float32)
+        Tensor(shape=[2, 3], dtype=Float32, value=
+        [[ 1.00000000e+00,  1.00000000e+00,  1.00000000e+00],
+         [ 1.00000000e+00,  1.00000000e+00,  1.00000000e+00]])
     """
     from .tensor import Tensor
     shape = _normalize_shape(shape)
@@ -514,9 +519,10 @@ def initializer(init, shape=None, dtype=mstype.float32):
             raise ValueError(f"For 'initializer', the shape of the 'init' argument should be same as "
                              f"the argument 'shape', but got the 'init' shape {list(arr.shape)} and "
                              f"the 'shape' {list(shape)}.")
-        init = _FromArray(arr)
-        shape = tuple(arr.shape)
-    elif isinstance(init, str):
+        if isinstance(init, Tensor):
+            return Tensor._wrap(arr.copy())
+        return Tensor._wrap(arr.astype(mstype.to_np(dtype), copy=True))
+    if isinstance(init, str):
         key = init.lower()
         if key not in _ALIASES:
             raise ValueError(f"For 'initializer', the 'init' string must be one of "
@@ -529,14 +535,12 @@ def initializer(init, shape=None, dtype=mstype.float32):
                         f"'number', 'string' or 'initializer', but got {type(init).__name__}.")
     if shape is None:
         shape = init.shape
-    # A fresh binding per call: `initializer(spec, ...)` twice with one Initializer object must not
-    # let the second shape leak into the first binding.
-    bound = _rebind(init)
+    if shape is None:
+        raise ValueError(f"For 'initializer', the 'shape' must be given to initialise with "
+                         f"{type(init).__name__}, e.g. initializer({type(init).__name__}(), (3, 4)).")
+    # Draw from a copy bound to this shape/dtype: the caller's Initializer object stays unbound.
+    import copy
+    bound = copy.copy(init)
     bound.shape = shape
     bound.dtype = dtype
-    return bound
-
-
-def _rebind(init):
-    import copy
-    return copy.copy(init)
+    return bound.init_data()

@@ -173,11 +173,21 @@ def test_shapes_int_list_and_tensor_init():
     assert out[0, 0] == 0
 
 
-def test_binding_does_not_leak_between_calls():
+def test_returns_a_tensor_like_mindspore():
+    t = initializer("ones", [2, 3], ms.float16)
+    assert isinstance(t, ms.Tensor) and t.shape == (2, 3) and t.dtype == ms.float16
+    assert t.init_data() is t  # code written for MindSpore's lazy Tensor keeps working
+    np.testing.assert_array_equal((t + 1).asnumpy(), np.full((2, 3), 2, np.float16))
+    ints = ms.Tensor(np.arange(3, dtype=np.int32))
+    assert initializer(ints, 3).dtype == ms.int32  # a Tensor comes back with its own dtype
+
+
+def test_initializer_object_stays_unbound():
     spec = Normal()
     a = initializer(spec, (2, 2))
     b = initializer(spec, (3,))
-    assert a.init_data().shape == (2, 2) and b.init_data().shape == (3,)
+    assert a.shape == (2, 2) and b.shape == (3,)
+    assert spec.shape is None
 
 
 def test_parameter_and_set_data_accept_initializers():
@@ -229,6 +239,7 @@ def test_custom_initializer_mindspore_style():
     (lambda: TruncatedNormal(a=1.0, b=-1.0), ValueError, "'a' must be less than 'b'"),
     (lambda: TruncatedNormal(sigma=0.0), ValueError, "'sigma' must be > 0"),
     (lambda: Normal().init_data(), ValueError, "shape is unknown"),
+    (lambda: initializer("normal"), ValueError, "'shape' must be given"),
     (lambda: draw(HeUniform(), (5,)), ValueError, "fewer than 2 dimensions"),
     (lambda: draw("identity", (2, 2, 2)), ValueError, "should be 2"),
 ])
