@@ -462,15 +462,6 @@ class Sparse(Initializer):
         arr[...] = data
 
 
-class _FromArray(Initializer):
-    def __init__(self, arr):
-        super().__init__()
-        self.arr = arr
-
-    def _initialize(self, arr):
-        arr[...] = self.arr
-
-
 def _normalize_shape(shape):
     if shape is None:
         return None
