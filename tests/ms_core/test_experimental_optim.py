@@ -466,3 +466,72 @@ def test_load_torch_state_dict_and_continue(ms_cls, torch_cls, kwargs):
         mopt(grads)
         for m, t in zip(mparams, tparams):
             np.testing.assert_allclose(m.asnumpy(), t.detach().numpy(), **TOL)
+
+
+ALL_OPTIMIZERS = [
+    (optim.SGD, dict(lr=0.05, momentum=0.9)), (optim.Adam, dict(lr=0.01, amsgrad=True)),
+    (optim.AdamW, dict(lr=0.01)), (optim.RMSprop, dict(momentum=0.5, centered=True)),
+    (optim.Adagrad, dict(initial_accumulator_value=0.1)), (optim.Adadelta, dict()),
+    (optim.Adamax, dict()), (optim.NAdam, dict()), (optim.RAdam, dict()),
+    (optim.ASGD, dict(t0=2)), (optim.Rprop, dict()),
+]
+
+
+@pytest.mark.parametrize("cls,kwargs", ALL_OPTIMIZERS, ids=[c[0].__name__ for c in ALL_OPTIMIZERS])
+def test_checkpoint_round_trip_into_a_fresh_optimizer(cls, kwargs, tmp_path):
+    """save_checkpoint(optimizer) holds the lr and the state as Parameters; loading it into a new
+    optimizer with load_param_into_net continues exactly like the original."""
+    init, loss_fn = _problem()
+    tparams = [torch.tensor(a, requires_grad=True) for a in init]
+    grads_seq = []
+    for _ in range(8):
+        for t in tparams:
+            t.grad = None
+        loss_fn(*tparams).backward()
+        grads_seq.append(tuple(ms.Tensor(t.grad.numpy().copy()) for t in tparams))
+        with torch.no_grad():
+            for t in tparams:
+                t -= 0.01 * t.grad
+    p1 = [ms.Parameter(ms.Tensor(a.copy()), name=f"w{i}") for i, a in enumerate(init)]
+    o1 = cls(p1, **kwargs)
+    for g in grads_seq[:4]:
+        o1(g)
+    path = str(tmp_path / "opt.ckpt")
+    ms.save_checkpoint(o1, path)
+    names = [p.name for p in o1.get_parameters()]
+    assert "learning_rate_group_0" in names and "step.w0" in names
+    p2 = [ms.Parameter(ms.Tensor(p.asnumpy().copy()), name=p.name) for p in p1]
+    o2 = cls(p2, **kwargs)
+    not_loaded, unused = ms.load_param_into_net(o2, ms.load_checkpoint(path))
+    assert not_loaded == [] and unused == []
+    for g in grads_seq[4:]:
+        o1(g)
+        o2(g)
+    for a, b in zip(p1, p2):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_checkpoint_before_any_step_loads_as_fresh(tmp_path):
+    """A checkpoint taken before the first step (zero placeholders, step 0) leaves a fresh state:
+    SGD's momentum buffer still starts at the first gradient, as in torch."""
+    p1 = [ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")]
+    o1 = optim.SGD(p1, lr=0.1, momentum=0.9)
+    path = str(tmp_path / "o.ckpt")
+    ms.save_checkpoint(o1, path)
+    p2 = [ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")]
+    o2 = optim.SGD(p2, lr=0.1, momentum=0.9)
+    ms.load_param_into_net(o2, ms.load_checkpoint(path))
+    g = (ms.Tensor(np.ones(2, np.float32)),)
+    o1(g)
+    o2(g)
+    np.testing.assert_array_equal(p1[0].asnumpy(), p2[0].asnumpy())
+    np.testing.assert_allclose(o2.state[p2[0]]["momentum_buffer"], 1.0)
+
+
+def test_optimizer_parameters_are_its_own_not_the_networks():
+    net = nn.Dense(3, 2)
+    opt = optim.Adam(net.trainable_params(), lr=0.01)
+    own = [p.name for p in opt.get_parameters()]
+    assert "weight" not in own and "bias" not in own
+    assert own[0] == "learning_rate_group_0" and "exp_avg.weight" in own
+    assert opt.trainable_params() == []  # lr and state never receive gradients

@@ -37,6 +37,9 @@ class Adadelta(Optimizer):
                         maximize=bool(maximize))
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return ("square_avg", "acc_delta")
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         if not state:

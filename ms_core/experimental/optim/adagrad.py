@@ -43,6 +43,10 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self.state[p] = {"step": 0, "sum": np.full_like(
                     p._data, group["initial_accumulator_value"])}
+                self._publish(p)
+
+    def _state_keys(self, group):
+        return ("sum",)
 
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad

@@ -89,5 +89,8 @@ class Adam(Optimizer):
                         weight_decay=float(weight_decay), amsgrad=amsgrad, maximize=maximize)
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if group["amsgrad"] else ())
+
     def _update(self, param, grad, state, group, lr):
         return _adam_update(param, grad, state, group, lr, self._decoupled)

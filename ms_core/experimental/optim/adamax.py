@@ -30,6 +30,9 @@ class Adamax(Optimizer):
                         weight_decay=float(weight_decay), maximize=maximize)
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return ("exp_avg", "exp_inf")
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         beta1, beta2 = (float(b) for b in group["betas"])

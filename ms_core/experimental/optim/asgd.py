@@ -33,6 +33,9 @@ class ASGD(Optimizer):
                         weight_decay=float(weight_decay), maximize=bool(maximize))
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return ("eta", "mu", "ax")
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         if not state:

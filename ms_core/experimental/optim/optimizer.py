@@ -91,6 +91,12 @@ class Optimizer(Cell):
         d["param_groups"] = []
         d["parameters"] = ParameterTuple(())
         d["group_start_id"] = [0]
+        # checkpointable state: every state entry is mirrored in a Parameter named
+        # '<key>.<param name>' (MindSpore's experimental optimizers keep their state as Parameters,
+        # so save_checkpoint(optimizer) / load_param_into_net(optimizer, ...) work)
+        d["_state_params"] = {}  # (id(param), key) -> Parameter
+        d["_published"] = {}  # (id(param), key) -> the array last written into that Parameter
+        d["_step_counts"] = {}  # id(param) -> steps taken (torch's SGD keeps no 'step' itself)
         groups = self._parameters_base_check(params, "params")
         if not isinstance(groups[0], dict):
             groups = [{"params": groups}]
@@ -176,6 +182,15 @@ class Optimizer(Cell):
         d = self.__dict__
         d["parameters"] = ParameterTuple(tuple(self.parameters) + tuple(params))
         self.group_start_id.append(self.group_start_id[-1] + len(params))
+        for p in params:  # zero placeholders, so a fresh optimizer can load a checkpoint
+            for key in ("step",) + tuple(self._state_keys(param_group)):
+                if key == "step":
+                    value = np.array(0, np.int64)
+                elif key in _SCALAR_STATE:
+                    value = np.array(0.0, np.float64)
+                else:
+                    value = np.zeros_like(p._data)
+                self._publish_one(p, key, value)
 
     def _build_lr(self, lr, name):
         if isinstance(lr, Tensor):
@@ -227,15 +242,80 @@ class Optimizer(Cell):
                 k += 1
                 if g is None:
                     continue
+                self._adopt_loaded(p)
                 new = self._update(p._data, g, self.state[p], group, lr)
                 # a fresh array, not an in-place write: arrays handed out earlier (asnumpy(),
                 # recorded graphs) keep the values they had
                 p._data = np.asarray(new, dtype=p._data.dtype)
+                self._step_counts[id(p)] = self._step_counts.get(id(p), 0) + 1
+                self._publish(p)
         return True
 
     def _update(self, param, grad, state, group, lr):
         """Return the new value of one parameter (arrays in, array out); state is mutated."""
         raise NotImplementedError
+
+    _has_step_state = True  # whether state['step'] exists (torch's SGD has none)
+
+    def _state_keys(self, group):
+        """The state entries (besides 'step') a parameter of `group` gets, for the placeholders."""
+        return ()
+
+    # --- state as Parameters (checkpoints) --------------------------------------------------
+    def _publish_one(self, p, key, value):
+        k = (id(p), key)
+        holder = self._state_params.get(k)
+        if holder is None:
+            holder = Parameter(Tensor._wrap(value), name=f"{key}.{p.name}", requires_grad=False)
+            self._state_params[k] = holder
+        holder._data = value
+        self._published[k] = value
+
+    def _publish(self, p):
+        """Mirror p's state into its state Parameters (the arrays themselves, no copies)."""
+        state = self.state.get(p, {})
+        self._publish_one(p, "step", np.array(state.get("step", self._step_counts.get(id(p), 0)),
+                                              np.int64))
+        for key, value in state.items():
+            if key == "step":
+                continue
+            if isinstance(value, np.ndarray):
+                self._publish_one(p, key, value)
+            elif isinstance(value, (int, float)):
+                self._publish_one(p, key, np.array(value, np.float64))
+
+    def _adopt_loaded(self, p):
+        """Take state values written into the state Parameters from outside (load_param_into_net)
+        since the last step; a loaded step of 0 means a checkpoint taken before any step."""
+        loaded = {key: holder._data for (pid, key), holder in self._state_params.items()
+                  if pid == id(p) and holder._data is not self._published[(pid, key)]}
+        if not loaded:
+            return
+        step = int(np.asarray(loaded.get("step", self._published[(id(p), "step")])).item())
+        for key, value in loaded.items():
+            self._published[(id(p), key)] = value
+        if step == 0:
+            return
+        state = self.state[p]
+        for key, value in loaded.items():
+            if key == "step":
+                if self._has_step_state:
+                    state["step"] = step
+            else:
+                state[key] = _state_value(key, value, p._data.dtype)
+        self._step_counts[id(p)] = step
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """The optimizer's own Parameters: each group's lr ('learning_rate_group_<i>') and the
+        state ('<key>.<param name>'), what save_checkpoint(optimizer) writes. The network's
+        parameters are not included (they belong to the network)."""
+        for group in self.param_groups:
+            if isinstance(group.get("lr"), Parameter):
+                yield group["lr"].name, group["lr"]
+        for p in self.parameters:
+            for (pid, key), holder in self._state_params.items():
+                if pid == id(p):
+                    yield holder.name, holder
 
     # --- state ------------------------------------------------------------------------------
     def state_dict(self):
@@ -283,6 +363,9 @@ class Optimizer(Cell):
         for i, s in state_dict["state"].items():
             p = params[int(i)]
             self.state[p] = {k: _state_value(k, v, p._data.dtype) for k, v in s.items()}
+            if "step" in self.state[p]:
+                self._step_counts[id(p)] = self.state[p]["step"]
+            self._publish(p)
 
     def __repr__(self):
         lines = [f"{self.cls_name} ("]

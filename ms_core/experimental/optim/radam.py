@@ -29,6 +29,9 @@ class RAdam(Optimizer):
                         decoupled_weight_decay=bool(decoupled_weight_decay), maximize=maximize)
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return ("exp_avg", "exp_avg_sq")
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         beta1, beta2 = (float(b) for b in group["betas"])

@@ -44,6 +44,10 @@ class RMSprop(Optimizer):
                         momentum=float(momentum), centered=bool(centered), maximize=bool(maximize))
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return (("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ())
+                + (("grad_avg",) if group["centered"] else ()))
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         if not state:

@@ -35,6 +35,9 @@ class Rprop(Optimizer):
                         maximize=bool(maximize))
         super().__init__(params, defaults)
 
+    def _state_keys(self, group):
+        return ("prev", "step_size")
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         if not state:

@@ -50,6 +50,11 @@ class SGD(Optimizer):
                         weight_decay=float(weight_decay), nesterov=nesterov, maximize=maximize)
         super().__init__(params, defaults)
 
+    _has_step_state = False  # torch's SGD keeps only the momentum buffer
+
+    def _state_keys(self, group):
+        return ("momentum_buffer",) if group["momentum"] != 0 else ()
+
     def _update(self, param, grad, state, group, lr):
         g = -grad if group["maximize"] else grad
         weight_decay = group["weight_decay"]
