@@ -73,6 +73,12 @@ class Optimizer(Cell):
     float64 training matches torch exactly. Assigning a plain float to `group['lr']` (the torch
     idiom) is accepted too.
 
+    State: `optimizer.state[param]` holds torch's per-parameter entries (same keys: 'step',
+    'exp_avg', 'momentum_buffer', ...) as NumPy arrays; `state_dict()` / `load_state_dict()` use
+    torch's layout (a torch.optim state_dict loads too). As in MindSpore, the optimizer's own
+    Parameters (the lrs and the state, named '<key>.<param name>') are what
+    `save_checkpoint(optimizer)` writes and `load_param_into_net(optimizer, ...)` restores.
+
     Args:
         params: an iterable of Parameters (a list, `net.trainable_params()`, a generator), or of
             dicts that define parameter groups (`{'params': [...], 'lr': 0.1}`).
