@@ -241,3 +241,33 @@ def test_network_must_return_one_tensor():
     step = nn.TrainOneStepCell(net, nn.SGD(net.trainable_params()))
     with pytest.raises(TypeError, match="return the loss as one Tensor"):
         step(ms.Tensor(np.ones((1, 2), np.float32)))
+
+
+def test_forward_value_and_grad_structures():
+    # Output structures as MindSpore 2.10 prints them for the same calls (checked).
+    net = make_net()
+    wl = nn.WithLossCell(net, nn.MSELoss())
+    x, y = ms.Tensor(X), ms.Tensor(Y)
+    resid = (X @ W0.T + B0 - Y) * (2.0 / Y.size)
+    dw, db, dx = resid.T @ X, resid.sum(0), resid @ W0
+    loss, g = nn.ForwardValueAndGrad(wl)(x, y)
+    assert float(loss.asnumpy()) == pytest.approx(float(((X @ W0.T + B0 - Y) ** 2).mean()), rel=1e-5)
+    np.testing.assert_allclose(g.asnumpy(), dx, rtol=1e-5, atol=1e-6)
+    _, g = nn.ForwardValueAndGrad(wl, get_all=True)(x, y)
+    assert isinstance(g, tuple) and len(g) == 2
+    _, g = nn.ForwardValueAndGrad(wl, weights=net.trainable_params(), get_by_list=True)(x, y)
+    np.testing.assert_allclose(g[0].asnumpy(), dw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g[1].asnumpy(), db, rtol=1e-5, atol=1e-6)
+    _, (gi, gw) = nn.ForwardValueAndGrad(wl, weights=net.trainable_params(), get_all=True,
+                                         get_by_list=True)(x, y)
+    np.testing.assert_allclose(gi[0].asnumpy(), dx, rtol=1e-5, atol=1e-6)
+    _, g = nn.ForwardValueAndGrad(wl, weights=net.trainable_params(), get_by_list=True,
+                                  sens_param=True)(x, y, ms.Tensor(np.float32(2.0)))
+    np.testing.assert_allclose(g[0].asnumpy(), 2 * dw, rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="'weights'"):
+        nn.ForwardValueAndGrad(wl, get_by_list=True)
+
+
+def test_distributed_grad_reducer_is_identity_on_one_process():
+    grads = (ms.Tensor(np.ones(2, np.float32)),)
+    assert nn.DistributedGradReducer(make_net().trainable_params())(grads) is grads

@@ -8,7 +8,8 @@ from ..cell import Cell
 from ... import _api
 from ...common.tensor import Tensor
 
-__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell"]
+__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell", "ForwardValueAndGrad",
+           "DistributedGradReducer"]
 
 
 def _check_cell(cls, name, value):
@@ -151,3 +152,73 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, grads
         return loss
+
+
+class ForwardValueAndGrad(Cell):
+    """(network(*inputs), gradients) in one call: GradOperation's gradient choice with the
+    forward value returned too (one forward pass).
+
+    Args:
+        network: the Cell to differentiate.
+        weights: the Parameters for `get_by_list` (a ParameterTuple or list).
+        get_all: gradients w.r.t. every Tensor input.
+        get_by_list: gradients w.r.t. `weights` (both flags: `(input_grads, weight_grads)`).
+        sens_param: the last input is the sensitivity (the cotangent of the output).
+
+    With neither flag the gradient is w.r.t. the first input, as `GradOperation()` gives.
+
+    Example:
+        >>> fvg = nn.ForwardValueAndGrad(net_with_loss, weights=opt.parameters, get_by_list=True)
+        >>> loss, grads = fvg(x, y)
+    """
+
+    def __init__(self, network, weights=None, get_all=False, get_by_list=False, sens_param=False):
+        super().__init__(auto_prefix=False)
+        self.network = _check_cell("ForwardValueAndGrad", "network", network)
+        for name, value in (("get_all", get_all), ("get_by_list", get_by_list),
+                            ("sens_param", sens_param)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'ForwardValueAndGrad', the '{name}' must be bool, but got "
+                                f"{type(value).__name__}.")
+        if get_by_list and weights is None:
+            raise TypeError("For 'ForwardValueAndGrad', when 'get_by_list' is True, the 'weights' "
+                            "must be given (e.g. net.trainable_params()).")
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+        self.weights = tuple(weights) if get_by_list else ()
+
+    def construct(self, *inputs):
+        sens = None
+        if self.sens_param:
+            if not inputs:
+                raise TypeError("For 'ForwardValueAndGrad' with sens_param=True, the last input "
+                                "must be the sensitivity, but no input was given.")
+            inputs, sens = inputs[:-1], inputs[-1]
+        if self.get_all:
+            positions = tuple(i for i, a in enumerate(inputs) if isinstance(a, Tensor))
+        elif self.get_by_list:
+            positions = ()
+        else:
+            positions = (0,)
+        out, _, g_in, g_w = _api._value_and_grads(self.network, inputs, positions, self.weights,
+                                                  False, sens, "ForwardValueAndGrad")
+        if self.get_all and self.get_by_list:
+            grads = (tuple(g_in), tuple(g_w))
+        elif self.get_by_list:
+            grads = tuple(g_w)
+        elif self.get_all:
+            grads = tuple(g_in)
+        else:
+            grads = g_in[0]
+        return out, grads
+
+
+class DistributedGradReducer(Cell):
+    """Averages gradients across devices in data-parallel training; with one process (ms_core)
+    it returns the gradients unchanged, so scripts that build one keep working."""
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group=None):
+        super().__init__(auto_prefix=False)
+        self.mean, self.degree = mean, degree
+
+    def construct(self, grads):
+        return grads
