@@ -75,21 +75,27 @@ def _import_module_name(node: cst.BaseExpression | None) -> str:
     return dotted(node) if node is not None else ""
 
 
+# Packages whose names are resolved. torchvision has no table entries: every use is marked
+# (MS901), never left silently.
+_ROOTS = ("torch", "torchvision")
+
+
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
     """Return (local name, qualified torch name) pairs bound by one import statement."""
     out = []
     if isinstance(stmt, cst.Import):
         for a in stmt.names:
             full = dotted(a.name)
-            if full != "torch" and not full.startswith("torch."):
+            root = full.split(".")[0]
+            if root not in _ROOTS:
                 continue
             if a.asname is not None:
                 out.append((a.asname.name.value, full))
             else:
-                out.append(("torch", "torch"))
+                out.append((root, root))
     elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
         mod = _import_module_name(stmt.module)
-        if mod != "torch" and not mod.startswith("torch."):
+        if mod.split(".")[0] not in _ROOTS:
             return out
         if isinstance(stmt.names, cst.ImportStar):
             out.append(("*", mod))
@@ -447,6 +453,15 @@ class Converter:
                 continue
             kept, removed = [], False
             for small in st.body:
+                if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar) \
+                        and torch_bindings(small):
+                    text = (f"{MARKER_PREFIX}MS901 star import from {dotted(small.module)}: its names "
+                            "cannot be resolved; import them explicitly")
+                    if all(ln.comment is None or ln.comment.value != text for ln in st.leading_lines):
+                        st = st.with_changes(leading_lines=[*st.leading_lines,
+                                                            cst.EmptyLine(comment=cst.Comment(text))])
+                    self.changes.append(Change(self.line, "MS901", "unsupported", small, "",
+                                               "star import: names cannot be resolved"))
                 if isinstance(small, cst.Import) and any(dotted(a.name) == "math" and a.asname is None
                                                          for a in small.names):
                     have_math = True
@@ -499,13 +514,12 @@ class Converter:
                 local = a.asname.name.value if a.asname is not None else "torch"
                 if not is_torch or local in still:
                     keep.append(a)
+        elif isinstance(small.names, cst.ImportStar):
+            return small, False  # kept, and marked: its names cannot be resolved
         else:
-            if isinstance(small.names, cst.ImportStar):
-                keep = [] if not still else None
-            else:
-                keep = [a for a in small.names
-                        if (a.asname.name.value if a.asname is not None else a.name.value) in still]
-        if keep is None or len(keep) == len(getattr(small, "names", ())):
+            keep = [a for a in small.names
+                    if (a.asname.name.value if a.asname is not None else a.name.value) in still]
+        if len(keep) == len(small.names):
             if still:
                 self.record(small, small, "MS900", "unsupported",
                             f"import kept: unconverted code still uses {', '.join(sorted(still))}")

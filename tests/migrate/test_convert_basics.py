@@ -152,3 +152,18 @@ def test_idempotent_with_a_marker_left():
     src = "import torch\ny = torch.fft.fft(x)\n"
     once = convert_source(src).code
     assert convert_source(once).code == once
+
+
+def test_star_import_and_torchvision_are_marked_not_silent():
+    src = ("from torch.nn import *\nimport torchvision\nimport torch.nn as nn\n"
+           "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
+    res = convert_source(src)
+    assert "# migrate: MS901 star import from torch.nn" in res.code and "from torch.nn import *" in res.code
+    assert "# migrate: MS901 torchvision.models.resnet18 has no mapping\nm = torchvision.models.resnet18()" in res.code
+    assert "import torchvision" in res.code and "d = nn.ReLU()" in res.code
+    assert convert_source(res.code).code == res.code
+
+
+def test_import_line_with_other_modules_keeps_them():
+    res = convert_source("import os, torch.nn as nn  # deps\nx = nn.ReLU()\n")
+    assert "import os  # deps\n" in res.code and "torch" not in res.code
