@@ -229,7 +229,9 @@ def _input_grad_stride1(dy, w, cfg, x_shape):
 def conv2d_input_grad(dy, w, cfg, x_shape):
     n, o, ho, wo = dy.shape
     g = cfg.groups
-    if cfg.stride == (1, 1) and not _is_pointwise(cfg):
+    if cfg.stride == (1, 1) and not _is_pointwise(cfg) and not _batch_inner(ho, wo):
+        # (small outputs take the wide-GEMM path below: flipping a 512x512x3x3 kernel costs
+        # more than the image-sized work it saves)
         if o <= x_shape[1]:
             # measured faster when the gradient has no more channels than the input; with
             # many more (a 3-channel stem) its im2col would be the larger one
