@@ -172,7 +172,9 @@ def test_batchnorm_parameter_names_and_flags():
     assert names == ["moving_mean", "moving_variance", "gamma", "beta"]
     assert [p.name for p in bn.trainable_params()] == ["gamma", "beta"]
     assert not nn.BatchNorm2d(3, affine=False).trainable_params()
-    assert bn.momentum == 0.9 and bn.eps == 1e-5
+    # MindSpore stores 1 - momentum (the operator's weight of the new statistics) in the attribute
+    assert bn.momentum == pytest.approx(0.1) and bn.eps == 1e-5
+    assert "momentum=0.0999" in repr(bn) or "momentum=0.1" in repr(bn)
 
 
 def test_batchnorm_validation_errors():

@@ -46,8 +46,9 @@ class _BatchNorm(Cell):
     * Parameters `gamma`, `beta` (trainable unless affine=False) and `moving_mean`,
       `moving_variance` (requires_grad=False) — torch's weight / bias / running_mean /
       running_var; there is no `num_batches_tracked`.
-    * `momentum` is the weight of the OLD value: moving = momentum * moving + (1 - momentum) *
-      batch (default 0.9). torch's momentum m_t is the weight of the new value: m_ms = 1 - m_t.
+    * the `momentum` argument is the weight of the OLD value: moving = momentum * moving +
+      (1 - momentum) * batch (default 0.9). torch's momentum m_t is the weight of the new value:
+      m_ms = 1 - m_t. As in MindSpore, the attribute `self.momentum` then holds 1 - momentum.
     * The moving variance is updated with the unbiased batch variance; the output is normalised
       with the biased one (both as torch).
     * `use_batch_statistics`: None follows `training` (Cells start in inference mode: call
@@ -64,7 +65,10 @@ class _BatchNorm(Cell):
         name = type(self).__name__
         self.num_features = _check_positive_int(name, "num_features", num_features)
         self.eps = _check_float(name, "eps", eps, 0, 1, lo_open=True)
-        self.momentum = _check_float(name, "momentum", momentum, 0, 1)
+        # MindSpore keeps the operator's convention in the attribute: `self.momentum` is the
+        # weight of the NEW statistics (0.1 for the default 0.9), as its repr shows
+        self._keep_old = _check_float(name, "momentum", momentum, 0, 1)
+        self.momentum = 1.0 - self._keep_old
         if not isinstance(affine, bool):
             raise TypeError(f"For '{name}', the 'affine' must be bool, but got "
                             f"{type(affine).__name__}.")
@@ -106,7 +110,7 @@ class _BatchNorm(Cell):
         self._check_input(x)
         use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
         return NF._batch_norm(type(self).__name__, x, self.moving_mean, self.moving_variance,
-                              self.gamma, self.beta, use_batch, use_batch, self.momentum,
+                              self.gamma, self.beta, use_batch, use_batch, self._keep_old,
                               self.eps)
 
     def extend_repr(self):
