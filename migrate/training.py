@@ -22,7 +22,8 @@ to do by hand. Rule IDs: ``MS2xx`` rewrites, ``MS95x`` markers.
 """
 from __future__ import annotations
 
-import difflib
+import dataclasses
+from functools import lru_cache
 
 import libcst as cst
 
@@ -39,7 +40,7 @@ MARKERS.update({
 })
 
 # A quick textual filter: files without any of these never pay for this pass.
-_TRIGGERS = ("backward", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
+_TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad")
 _AUTOCAST = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
              "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
@@ -70,8 +71,35 @@ def _method_call(stmt, name: str):
     return None
 
 
-class _Names(cst.CSTVisitor):
-    """Names a piece of code reads and binds (comprehension/lambda variables excluded)."""
+_SKIP = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after",
+         "header", "footer", "trailing_whitespace", "equal", "colon", "lbrace", "rbrace",
+         "lbracket", "rbracket", "dot", "star", "operator", "asynchronous", "newline", "indent",
+         "first_line", "leading_whitespace", "encoding", "default_")
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node):
+    t = type(node)
+    names = _CHILD_FIELDS.get(t)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(t) if not f.name.startswith(_SKIP))
+        _CHILD_FIELDS[t] = names
+    for n in names:
+        v = getattr(node, n)
+        if isinstance(v, cst.CSTNode):
+            yield v
+        elif type(v) in (list, tuple):
+            for x in v:
+                if isinstance(x, cst.CSTNode):
+                    yield x
+
+
+class _Names:
+    """Names a piece of code reads and binds (comprehension/lambda variables excluded).
+
+    A plain recursive scan: libcst's visitors rebuild every node they pass, which costs more
+    than the whole rest of this pass.
+    """
 
     def __init__(self):
         self.reads: list[str] = []
@@ -90,102 +118,72 @@ class _Names(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value)
         else:
-            target.visit(self)  # x.a = ..., x[i] = ...: x is read
+            self.scan(target)  # x.a = ..., x[i] = ...: x is read
 
-    def visit_Assign(self, node):
-        node.value.visit(self)
-        for t in node.targets:
-            self._bind(t.target)
-        return False
-
-    def visit_AnnAssign(self, node):
-        if node.value is not None:
-            node.value.visit(self)
-        self._bind(node.target)
-        return False
-
-    def visit_AugAssign(self, node):
-        node.value.visit(self)
-        node.target.visit(self)
-        self._bind(node.target)
-        return False
-
-    def visit_For(self, node):
-        node.iter.visit(self)
-        self._bind(node.target)
-        node.body.visit(self)
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_WithItem(self, node):
-        node.item.visit(self)
-        if node.asname is not None:
-            self._bind(node.asname.name)
-        return False
-
-    def visit_NamedExpr(self, node):
-        node.value.visit(self)
-        self._bind(node.target)
-        return False
-
-    def visit_FunctionDef(self, node):
-        self.writes.append(node.name.value)
-        return False  # its body is its own scope
-
-    def visit_ClassDef(self, node):
-        self.writes.append(node.name.value)
-        return False
-
-    def visit_CompFor(self, node):
-        for n in _Names.of(node.target).writes + _Names.of(node.target).reads:
-            self.local.add(n)
-        return True
-
-    def visit_Lambda(self, node):
-        for p in node.params.params:
-            self.local.add(p.name.value)
-        return True
-
-    def visit_Attribute(self, node):
-        self.attrs.append(node)
-        node.value.visit(self)
-        return False
-
-    def visit_Call(self, node):
-        self.calls.append(node)
-        return True
-
-    def visit_Arg(self, node):
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node):
-        self.reads.append(node.value)
-        return False
-
-    def visit_Return(self, node):
-        self.flow = True
-        return True
-
-    def visit_Break(self, node):
-        self.flow = True
-
-    def visit_Continue(self, node):
-        self.flow = True
-
-    def visit_Yield(self, node):
-        self.flow = True
-        return True
+    def scan(self, node) -> None:
+        t = type(node)
+        if t is cst.Name:
+            self.reads.append(node.value)
+        elif t is cst.Attribute:
+            self.attrs.append(node)
+            self.scan(node.value)
+        elif t is cst.Call:
+            self.calls.append(node)
+            self.scan(node.func)
+            for a in node.args:
+                self.scan(a.value)
+        elif t is cst.Arg:
+            self.scan(node.value)
+        elif t is cst.Assign:
+            self.scan(node.value)
+            for tg in node.targets:
+                self._bind(tg.target)
+        elif t is cst.AnnAssign:
+            if node.value is not None:
+                self.scan(node.value)
+            self._bind(node.target)
+        elif t is cst.AugAssign:
+            self.scan(node.value)
+            self.scan(node.target)
+            self._bind(node.target)
+        elif t is cst.For:
+            self.scan(node.iter)
+            self._bind(node.target)
+            self.scan(node.body)
+            if node.orelse is not None:
+                self.scan(node.orelse)
+        elif t is cst.WithItem:
+            self.scan(node.item)
+            if node.asname is not None:
+                self._bind(node.asname.name)
+        elif t is cst.NamedExpr:
+            self.scan(node.value)
+            self._bind(node.target)
+        elif t in (cst.FunctionDef, cst.ClassDef):
+            self.writes.append(node.name.value)  # its body is its own scope
+        elif t is cst.CompFor:
+            inner = _Names.of(node.target)
+            self.local.update(inner.writes, inner.reads)
+            self.scan(node.iter)
+            for c in node.ifs:
+                self.scan(c)
+            if node.inner_for_in is not None:
+                self.scan(node.inner_for_in)
+        elif t is cst.Lambda:
+            for p in node.params.params:
+                self.local.add(p.name.value)
+            self.scan(node.body)
+        else:
+            if t in (cst.Return, cst.Break, cst.Continue, cst.Yield, cst.Global, cst.Nonlocal):
+                self.flow = True
+            for c in _children(node):
+                self.scan(c)
 
     @classmethod
     def of(cls, node) -> "_Names":
         v = cls()
-        if isinstance(node, (list, tuple)):
-            for n in node:
-                n.visit(v)
-        else:
-            node.visit(v)
+        for n in node if isinstance(node, (list, tuple)) else (node,):
+            v.scan(n)
         v.reads = [r for r in v.reads if r not in v.local]
         return v
 
@@ -235,6 +233,12 @@ def _unique(name: str, taken: set[str]) -> str:
 
 
 def _stmt(text: str) -> cst.BaseStatement:
+    # a fresh top node over shared (immutable) children: statements are told apart by identity
+    return _parsed_stmt(text).with_changes()
+
+
+@lru_cache(maxsize=1024)
+def _parsed_stmt(text: str) -> cst.BaseStatement:
     return cst.parse_statement(text + "\n")
 
 
@@ -281,6 +285,8 @@ class TrainingPass:
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
         self.generated: set[int] = set()    # ids of the statements this pass wrote
         self.keep: set[int] = set()         # ids of zero_grad() statements of refused steps
+        self.lines: dict[int, int] = {}     # id(original statement) -> line in the input
+        self.generated_lines: dict[int, int] = {}  # id(new statement) -> the line it replaces
         self.loaders: set[str] = set()      # names bound to DataLoader(...)
         # names known to hold tensors (batches of a loader, losses, forward outputs): the main
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
@@ -292,10 +298,8 @@ class TrainingPass:
         return self.conv.qual(node)
 
     def record(self, node, after, rule_id, label, note, before=None) -> None:
-        if before is None:
-            before = node if isinstance(node, str) else code_of(node)
-        after = after if isinstance(after, str) else code_of(after)
-        self.changes.append((node, before, after, rule_id, label, note))
+        # snippets stay nodes until a report reads them (Change renders them lazily)
+        self.changes.append((node, node if before is None else before, after, rule_id, label, note))
 
     # ---- entry ---------------------------------------------------------------------------
     def run(self, module: cst.Module) -> cst.Module:
@@ -374,7 +378,7 @@ class TrainingPass:
     def _scope(self, body: list, top: bool = False):
         """Rewrite one scope's statements (module or function body); None when unchanged."""
         changed = False
-        taken = _scope_names(body)
+        taken = None  # names used in this scope, computed when a step is found
         # nested scopes first: functions and classes are their own scopes
         new_body = []
         for st in body:
@@ -387,6 +391,8 @@ class TrainingPass:
             path = _find_backward(body)
             if path is None:
                 break
+            if taken is None:
+                taken = _scope_names(body)
             try:
                 body = self._rewrite_step(body, path, taken)
             except Refuse as r:
@@ -553,6 +559,9 @@ class TrainingPass:
                         "gradient accumulation: grads summed in a tuple, applied and reset where "
                         "step()/zero_grad() were")
         tail = self._after(rest, ctx, guarded_index=j - k - 1 if guarded else None)
+        bw_line = self.lines.get(id(bw_stmt))
+        for st in [*build, *call]:
+            self.generated_lines[id(st)] = bw_line
         new_block = block[:start] + call + tail + block[nxt:]
         self.generated.update(id(st) for st in call + tail if st not in block)
         # zero_grad() before the forward segment does nothing in MindSpore
@@ -629,14 +638,20 @@ class TrainingPass:
         out = []
         for n, st in enumerate(stmts):
             if n == guarded_index:
+                self.record(st, code_of(st.test), "MS207", "transformed",
+                            "guarded step(): the update is applied only when the condition holds",
+                            before=code_of(st.test))
                 inner = self._after(list(st.body.body), ctx)
                 if not inner:
                     inner = [_stmt("pass")]
-                self.record(st.test, code_of(st.test), "MS207", "transformed",
-                            "guarded step(): the update is applied only when the condition holds")
-                out.append(st.with_changes(body=st.body.with_changes(body=inner)))
+                new_if = st.with_changes(body=st.body.with_changes(body=inner))
+                self.generated_lines[id(new_if)] = self.lines.get(id(st))
+                out.append(new_if)
                 continue
             new = self._after_one(st, ctx)
+            for n_st in new:
+                if n_st is not st:
+                    self.generated_lines[id(n_st)] = self.lines.get(id(st))
             if new and st.leading_lines and new[0] is not st:
                 new[0] = new[0].with_changes(leading_lines=st.leading_lines)
             elif not new and st.leading_lines:
@@ -740,78 +755,88 @@ _BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False els
 _DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"}
 
 
-class _Cleanup(cst.CSTTransformer):
-    """Statement rewrites around the steps: autocast, zero_grad, set_epoch, process groups."""
+class _Cleanup:
+    """Statement rewrites around the steps: autocast, zero_grad, set_epoch, process groups.
+
+    Works on one statement list at a time (see :func:`_walk_blocks`), so untouched statements keep
+    their identity and their line numbers.
+    """
 
     def __init__(self, tp: TrainingPass):
         self.tp = tp
 
-    def leave_With(self, original, updated):
-        items = [it for it in updated.items
-                 if not (isinstance(it.item, cst.Call) and self.tp.qual(it.item.func) in _AUTOCAST)]
-        if len(items) == len(updated.items):
-            return updated
-        self.tp.record(original.items[0].item, "", "MS208", "approximate",
-                       "autocast removed: ms_core computes in float32; for mixed precision use "
-                       "ms.amp.auto_mixed_precision(network) once")
-        if items:
-            items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return updated.with_changes(items=items)
-        if not isinstance(updated.body, cst.IndentedBlock):
-            return updated.with_changes(items=[cst.WithItem(parse_expr("contextlib.nullcontext()"))])
-        stmts = list(updated.body.body)
-        stmts[0] = stmts[0].with_changes(leading_lines=[*updated.leading_lines, *stmts[0].leading_lines])
-        return cst.FlattenSentinel(stmts)
+    def __call__(self, stmts: list):
+        out, changed = [], False
+        for st in stmts:
+            new = self._one(st)
+            if new is None:
+                out.append(st)
+                continue
+            changed = True
+            out.extend(new)
+        if not changed:
+            return None
+        return out or [_stmt("pass")]
 
-    def leave_SimpleStatementLine(self, original, updated):
+    def _one(self, st):
         tp = self.tp
-        if len(updated.body) != 1:
-            return updated
-        small = updated.body[0]
+        if isinstance(st, cst.With):
+            items = [it for it in st.items
+                     if not (isinstance(it.item, cst.Call) and tp.qual(it.item.func) in _AUTOCAST)]
+            if len(items) == len(st.items) or not isinstance(st.body, cst.IndentedBlock):
+                return None
+            tp.record(st, "", "MS208", "approximate",
+                      "autocast removed: ms_core computes in float32; for mixed precision use "
+                      "ms.amp.auto_mixed_precision(network) once", before=code_of(st.items[0].item))
+            if items:
+                items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                return [st.with_changes(items=items)]
+            stmts = list(st.body.body)
+            stmts[0] = stmts[0].with_changes(leading_lines=[*st.leading_lines, *stmts[0].leading_lines])
+            tp.generated_lines[id(stmts[0])] = tp.lines.get(id(st.body.body[0]))
+            return stmts
+        if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+            return None
+        small = st.body[0]
         if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                 and dotted(small.targets[0].target) in tp.samplers:
-            tp.record(original, "", "MS212", "transformed",
+            tp.record(st, "", "MS212", "transformed",
                       "DistributedSampler -> num_shards/shard_id of the dataset built from the DataLoader")
-            return self._remove(updated)
-        call = _call_of(updated)
+            return self._remove(st)
+        call = _call_of(st)
         if call is None:
-            return updated
+            return None
         if isinstance(call.func, cst.Attribute):
             recv = dotted(call.func.value)
             name = call.func.attr.value
-            if name == "zero_grad" and recv in tp.stepped and id(original) not in tp.keep:
-                tp.record(original, "", "MS202", "exact", "zero_grad() removed: value_and_grad "
-                                                          "returns fresh gradients on every call")
-                return self._remove(updated)
+            if name == "zero_grad" and recv in tp.stepped and id(st) not in tp.keep:
+                tp.record(st, "", "MS202", "exact", "zero_grad() removed: value_and_grad "
+                                                    "returns fresh gradients on every call")
+                return self._remove(st)
             if name == "set_epoch" and recv in tp.samplers:
-                tp.record(original, "", "MS212", "approximate",
+                tp.record(st, "", "MS212", "approximate",
                           "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
-                return self._remove(updated)
+                return self._remove(st)
         if tp.qual(call.func) == "torch.distributed.init_process_group":
             tp.conv.used.add("ms")
             new = [_stmt("ms.communication.init()"),
                    _stmt("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
                          "gradients_mean=True)")]
-            new[0] = new[0].with_changes(leading_lines=updated.leading_lines)
-            tp.record(original, new[0], "MS210", "approximate",
+            new[0] = new[0].with_changes(leading_lines=st.leading_lines)
+            tp.record(st, new[0], "MS210", "approximate",
                       "init_process_group -> communication.init() + data-parallel context with mean "
                       "gradients; the backend follows the device target")
-            return cst.FlattenSentinel(new)
-        return updated
+            return new
+        return None
 
     @staticmethod
     def _remove(node):
         if node.leading_lines:
-            return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)
-        return cst.RemoveFromParent()
-
-    def leave_IndentedBlock(self, original, updated):
-        if not updated.body:
-            return updated.with_changes(body=[_stmt("pass")])
-        return updated
+            return [cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)]
+        return []
 
 
-class _AutogradGrad(cst.CSTTransformer):
+class _AutogradGrad:
     """``g = torch.autograd.grad(f(x), x, create_graph=True)[0]`` -> ``g = ms.grad(lambda x: f(x))(x)``.
 
     The pattern is clear when ``inputs`` is one name and ``outputs`` is an expression whose names
@@ -823,15 +848,8 @@ class _AutogradGrad(cst.CSTTransformer):
     def __init__(self, tp: TrainingPass):
         self.tp = tp
 
-    def leave_IndentedBlock(self, original, updated):
-        body = self._block(list(updated.body))
-        return updated if body is None else updated.with_changes(body=body)
-
-    def leave_Module(self, original, updated):
-        body = self._block(list(updated.body))
-        return updated if body is None else updated.with_changes(body=body)
-
-    def _block(self, body):
+    def __call__(self, body):
+        body = list(body)
         changed = False
         for i, st in enumerate(body):
             new = self._rewrite(body, i)
@@ -839,7 +857,7 @@ class _AutogradGrad(cst.CSTTransformer):
                 body[i] = new[0]
                 for j in new[1]:
                     old = body[j]
-                    self.tp.record(new[0], "", "MS209", "exact",
+                    self.tp.record(old, "", "MS209", "exact",
                                    "requires_grad_ dropped: ms.grad differentiates its lambda's argument",
                                    before=code_of(old))
                     body[j] = cst.SimpleStatementLine([cst.Pass()], leading_lines=old.leading_lines) \
@@ -896,7 +914,7 @@ class _AutogradGrad(cst.CSTTransformer):
         grad = f"ms.grad(lambda {x}: {code_of(expr)})({x})"
         new_value = parse_expr(grad if index0 else f"({grad},)")
         new = st.with_changes(body=[st.body[0].with_changes(value=new_value)])
-        self.tp.record(new, new, "MS209", "transformed",
+        self.tp.record(st, new, "MS209", "transformed",
                        "torch.autograd.grad(outputs, x) -> ms.grad(lambda x: outputs)(x): the graph "
                        "is rebuilt from x (higher order works: nothing to retain or create)",
                        before=code_of(st))
@@ -1125,57 +1143,134 @@ def _apply(conv, module: cst.Module, code: str) -> cst.Module:
     tp = TrainingPass(conv)
     tp.conv_code = code
     conv.training = tp
+    tp.lines = _statement_ids(module.body, conv.stmt_lines)
     start = module
-    remap = None
     if "autograd.grad" in code:
-        n = len(tp.changes)
-        start = module.visit(_AutogradGrad(tp))
-        if len(tp.changes) == n:
-            start = module
-        else:  # node positions are taken in the rewritten tree, then mapped back
-            mid = start.code
-            remap = dict(zip(range(1, mid.count("\n") + 2),
-                             _remap_lines(list(range(1, mid.count("\n") + 2)), code, mid)))
+        body = _walk_blocks(list(module.body), _AutogradGrad(tp))
+        if body is not None:
+            start = module.with_changes(body=body)
     new = tp.run(start)
-    new = new.visit(_Cleanup(tp)) if new is not None else start
+    if tp.stepped or tp.samplers or "autocast" in code or "init_process_group" in code:
+        body = _walk_blocks(list(new.body), _Cleanup(tp))
+        if body is not None:
+            new = new.with_changes(body=body)
     if not tp.changes:
         return module
-    lines = _node_lines(start)
-    if remap is not None:
-        lines = {k: remap.get(v, v) for k, v in lines.items()}
     last = 1
     for node, before, after, rule_id, label, note in tp.changes:
-        line = lines.get(id(node), last) if not isinstance(node, str) else last
+        line = tp.lines.get(id(node)) or last
         last = line
-        conv.changes.append(Change(line, rule_id, label, _short(before), _short(after), note))
-    new_code = new.code
-    from migrate.convert import _statement_lines
-    conv.stmt_lines = _remap_lines(_statement_lines(new_code), code, new_code)
+        conv.changes.append(Change(line, rule_id, label, _short(before) if isinstance(before, str) else before,
+                                   _short(after) if isinstance(after, str) else after, note))
+    # the main walk numbers statements in this order: original ones keep their lines, new
+    # ones take the line of the statement they replace (or of the one before them)
+    conv.stmt_lines = _ordered_lines(new.body, {**tp.lines, **tp.generated_lines})
     return new
 
 
-def _node_lines(module: cst.Module) -> dict[int, int]:
-    from libcst.metadata import MetadataWrapper, PositionProvider
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    pos = wrapper.resolve(PositionProvider)
-    return {id(n): p.start.line for n, p in pos.items()}
+def _walk_blocks(stmts: list, fn):
+    """Apply ``fn`` (list -> new list or None) to every statement list, innermost first.
 
-
-def _remap_lines(new_lines: list[int], old_code: str, new_code: str) -> list[int]:
-    """Map line numbers of ``new_code`` to the matching line of ``old_code``.
-
-    Equal lines map one to one; a replaced run maps line by line onto the run it replaces
-    (its last line for the surplus); inserted lines map to the line before them.
+    Only the statements on the path to a change are rebuilt; the others keep their identity.
+    Returns the new list, or None when nothing changed.
     """
-    a, b = old_code.splitlines(), new_code.splitlines()
-    to_old = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        for j in range(j1, j2):
-            if tag == "insert" or i2 == i1:
-                to_old[j + 1] = max(i1, 1)
+    out, changed = [], False
+    for st in stmts:
+        new = st
+        if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(st.body, cst.IndentedBlock):
+                inner = _walk_blocks(list(st.body.body), fn)
+                if inner is not None:
+                    new = st.with_changes(body=st.body.with_changes(body=inner))
+        else:
+            for field, sub in _blocks(st):
+                inner = _walk_blocks(sub, fn)
+                if inner is not None:
+                    new = _with_block(new, field, inner)
+        changed |= new is not st
+        out.append(new)
+    res = fn(out)
+    if res is not None:
+        return res
+    return out if changed else None
+
+
+def _ast_order(body, visit) -> None:
+    """Call ``visit(node)`` for every statement in the order of ast's statement lists
+    (a line of ``a; b`` is two statements)."""
+    for st in body:
+        if isinstance(st, cst.SimpleStatementLine):
+            for small in st.body:
+                visit(st if small is st.body[0] else None, small)
+            continue
+        visit(st, None)
+        if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+            b = st.body
+            if isinstance(b, cst.IndentedBlock):
+                _ast_order(b.body, visit)
             else:
-                to_old[j + 1] = i1 + min(j - j1, i2 - i1 - 1) + 1
-    return [to_old.get(ln, ln) for ln in new_lines]
+                for small in b.body:
+                    visit(None, small)
+            continue
+        for node in _suites_in_order(st):
+            if isinstance(node, cst.If):
+                _ast_order([node], visit)
+            elif isinstance(node, cst.IndentedBlock):
+                _ast_order(node.body, visit)
+            else:  # SimpleStatementSuite
+                for small in node.body:
+                    visit(None, small)
+
+
+def _suites_in_order(st) -> list:
+    out = []
+    if hasattr(st, "body") and isinstance(st.body, cst.BaseSuite):
+        out.append(st.body)
+    if isinstance(st, cst.Try) or (hasattr(cst, "TryStar") and isinstance(st, cst.TryStar)):
+        out.extend(h.body for h in st.handlers)
+    if isinstance(st, cst.Match):
+        out.extend(c.body for c in st.cases)
+    orelse = getattr(st, "orelse", None)
+    if isinstance(orelse, cst.If):
+        out.append(orelse)
+    elif orelse is not None:
+        out.append(orelse.body)
+    final = getattr(st, "finalbody", None)
+    if final is not None:
+        out.append(final.body)
+    return out
+
+
+def _statement_ids(body, lines: list[int]) -> dict[int, int]:
+    """id(statement) -> line, from the main walker's statement lines (ast order)."""
+    out: dict[int, int] = {}
+    it = iter(lines)
+
+    def visit(st, small):
+        ln = next(it, None)
+        if ln is None:
+            return
+        if st is not None:
+            out[id(st)] = ln
+        if small is not None:
+            out[id(small)] = ln
+
+    _ast_order(body, visit)
+    return out
+
+
+def _ordered_lines(body, known: dict[int, int]) -> list[int]:
+    """Lines for the main walk of the rewritten tree: known statements keep theirs."""
+    out: list[int] = []
+
+    def visit(st, small):
+        ln = known.get(id(st)) if st is not None else None
+        if ln is None and small is not None:
+            ln = known.get(id(small))
+        out.append(ln if ln is not None else (out[-1] if out else 1))
+
+    _ast_order(body, visit)
+    return out
 
 
 def _short(text: str, limit: int = 120) -> str:
