@@ -217,7 +217,7 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
             return _keep(conv, call, entry, edit)
         new = edit.result if edit.result is not None else call.with_changes(
             func=edit.func, args=([cst.Arg(receiver)] if edit.receiver is not None else []) + list(call.args))
-        conv.record(call, new, entry.id, edit.label, "; ".join(edit.notes))
+        conv.record(call, new, _rule_id(entry), edit.label, "; ".join(edit.notes))
         return new
     try:
         edit.bind()
@@ -231,8 +231,13 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
     if edit.problems:
         return _keep(conv, call, entry, edit)
     new = edit.build()
-    conv.record(call, new, entry.id, edit.label, "; ".join(edit.notes))
+    conv.record(call, new, _rule_id(entry), edit.label, "; ".join(edit.notes))
     return new
+
+
+def _rule_id(entry) -> str:
+    """A change made by a named rule carries the rule's ID; a plain table rewrite the entry's."""
+    return RULES[entry.rule].id if entry.rule in RULES else entry.id
 
 
 def _keep(conv, call, entry, edit):
@@ -252,9 +257,7 @@ def on_method(conv, node: cst.Call):
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes:
-        new = walked.with_changes(func=cst.Call(recv0))
-        conv.record(node, new, "MS132", "exact", "a Cell with bprop is called, not applied")
-        return new
+        return function_apply(conv, node, walked)
     if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super":
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
@@ -1084,13 +1087,11 @@ def _strip_ctx(conv, fn, name, params, inputs, saved, is_bprop):
 
 
 @rule("MS132", "function_apply")
-def function_apply(conv, node):
-    """Replace MyFunction.apply(x) with MyFunction()(x)."""
-
-
-@rule("MS101", "module_base")
-def module_base(edit) -> None:
-    """Replace nn.Module with nn.Cell (Cells start in inference mode: set_train(True) to train)."""
+def function_apply(conv, node, walked):
+    """Replace MyFunction.apply(x) with MyFunction()(x) (the Function became a Cell with bprop)."""
+    new = walked.with_changes(func=cst.Call(walked.func.value))
+    conv.record(node, new, "MS132", "exact", "a Cell with bprop is called, not applied")
+    return new
 
 
 @rule("MS117", "ndim")

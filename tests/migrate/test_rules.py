@@ -225,3 +225,52 @@ def test_every_rule_has_an_id_and_a_replace_docstring():
 def test_target_mindspore():
     res = convert_source(f"{HEADER}y = nn.init.zeros_(w)\n", target="mindspore")
     assert "from mindspore.common.initializer import Zero, initializer" in res.code
+
+
+RULE_EXAMPLES = {
+    "modules_loop": "for m in self.modules():\n    pass\n",
+    "no_grad": "with torch.no_grad():\n    y = 1\n",
+    "conv2d": "y = nn.Conv2d(1, 2, 3)\n",
+    "conv1d": "y = nn.Conv1d(1, 2, 3)\n",
+    "conv_transpose2d": "y = nn.ConvTranspose2d(1, 2, 3)\n",
+    "conv_fn": "y = F.conv2d(x, w)\n",
+    "dense": "y = nn.Linear(1, 2)\n",
+    "batchnorm": "y = nn.BatchNorm2d(2)\n",
+    "pool": "y = nn.MaxPool2d(2)\n",
+    "layernorm": "y = nn.LayerNorm(4)\n",
+    "embedding": "y = nn.Embedding(4, 2)\n",
+    "size": "def f(x: torch.Tensor):\n    return x.size()\n",
+    "ndim": "def f(x: torch.Tensor):\n    return x.dim()\n",
+    "numel": "def f(x: torch.Tensor):\n    return x.numel()\n",
+    "identity_method": "def f(x):\n    return x.contiguous()\n",
+    "to": "def f(x):\n    return x.to('cuda')\n",
+    "astype": "def f(x: torch.Tensor):\n    return x.float()\n",
+    "init_call": "nn.init.zeros_(w)\n",
+    "init_uniform": "nn.init.uniform_(w, -1, 1)\n",
+    "tensor_init_method": "m.weight.data.zero_()\n",
+    "device": "d = torch.device('cpu')\n",
+    "false": "ok = torch.cuda.is_available()\n",
+    "save": "torch.save(net.state_dict(), 'x.ckpt')\n",
+    "load_state_dict": "net.load_state_dict(sd)\n",
+    "register_buffer": "net.register_buffer('b', torch.ones(1))\n",
+    "train": "net = nn.ReLU()\nnet.eval()\n",
+    "modules_gen": "net = nn.ReLU()\nms_ = list(net.modules())\n",
+    "named_children": "kids = net.named_children()\n",
+    "max_min": "y = torch.max(x)\n",
+    "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
+                          "        ctx.save_for_backward(i)\n        return i * 2\n\n    @staticmethod\n"
+                          "    def backward(ctx, g):\n        (i,) = ctx.saved_tensors\n        return g * 2\n"),
+    "function_apply": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
+                       "        return i * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n\n"
+                       "y = S.apply(x)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.id.startswith("MS1")))
+def test_every_rule_is_exercised(name):
+    """Each registered rewrite rule has an example that produces a change with the rule's ID."""
+    assert name in RULE_EXAMPLES, f"add an example for rule {name}"
+    res = convert_source(HEADER + RULE_EXAMPLES[name])
+    ids = {c.rule for c in res.changes if c.label != "unsupported"}
+    assert RULES[name].id in ids, (ids, res.code)
+    assert "# migrate:" not in res.code, res.code
