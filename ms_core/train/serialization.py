@@ -1,8 +1,11 @@
 """Checkpoints: `ms.save_checkpoint`, `ms.load_checkpoint`, `ms.load_param_into_net`.
 
-The file format is ms_core's own, not MindSpore's protobuf and not pickle. Loading parses a
-length-prefixed JSON header and copies raw little-endian bytes into NumPy arrays of whitelisted
-dtypes: nothing in the file is ever executed or unpickled.
+The default file format is ms_core's own (never pickle). Loading parses a length-prefixed JSON
+header and copies raw little-endian bytes into NumPy arrays of whitelisted dtypes: nothing in the
+file is ever executed or unpickled. `load_checkpoint` also reads MindSpore's protobuf `.ckpt`
+files, and `save_checkpoint(..., mindspore_format=True)` writes them (with MindSpore's CRC32
+trailer) so that real MindSpore loads what ms_core saved; the protobuf reader is a small strict
+wire-format parser of our own (no protobuf dependency, no code execution).
 
     offset 0   magic  b"MSCORE-CKPT\\0"               12 bytes
     12         format version, uint32 little-endian    (1)
@@ -117,7 +120,7 @@ def _encode(entries, fn):
     return json.dumps(header, separators=(",", ":")).encode("utf-8"), buffers
 
 
-def _atomic_write(path, header, buffers):
+def _atomic_write(path, chunks):
     import tempfile
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
@@ -127,10 +130,8 @@ def _atomic_write(path, header, buffers):
                                suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(_PREFIX.pack(MAGIC, VERSION, len(header), hashlib.sha256(header).digest()))
-            f.write(header)
-            for buf in buffers:
-                f.write(buf)
+            for chunk in chunks:
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         umask = os.umask(0)
@@ -155,7 +156,7 @@ def _atomic_write(path, header, buffers):
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False,
                     append_dict=None, enc_key=None, enc_mode="AES-GCM", choice_func=None,
-                    crc_check=False, format="ckpt", **kwargs):
+                    crc_check=False, format="ckpt", mindspore_format=False, **kwargs):
     """Save parameters to a checkpoint file (ms_core's safe format), atomically.
 
     Args:
@@ -166,7 +167,10 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         choice_func: name -> bool; only names for which it returns True are saved.
         integrated_save, async_save: accepted; saving is always complete and synchronous here.
         crc_check: accepted; SHA-256 checksums are always written and always verified.
-        format: only 'ckpt' (ms_core's format); 'safetensors' is refused.
+        format: only 'ckpt'; 'safetensors' is refused.
+        mindspore_format: write MindSpore's protobuf checkpoint layout instead of ms_core's (an
+            ms_core extension): real MindSpore's `load_checkpoint` reads the file. A CRC32 trailer
+            is always appended (MindSpore's `crc_check=True` layout). Default: ms_core's format.
         enc_key: encryption is not supported (ValueError when given).
 
     Raises:
@@ -201,8 +205,13 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         if not callable(choice_func):
             raise TypeError(f"For '{fn}', the 'choice_func' must be callable.")
         entries = [e for e in entries if choice_func(e[0])]
-    header, buffers = _encode(entries, fn)
-    _atomic_write(path, header, buffers)
+    if mindspore_format:
+        chunks = _encode_mindspore(entries, fn)
+    else:
+        header, buffers = _encode(entries, fn)
+        chunks = [_PREFIX.pack(MAGIC, VERSION, len(header), hashlib.sha256(header).digest()),
+                  header] + buffers
+    _atomic_write(path, chunks)
 
 
 def _check_format(fn, fmt):
@@ -289,6 +298,193 @@ def _parse(path, data):
     return out
 
 
+# --- MindSpore's protobuf checkpoint layout ------------------------------------------------------
+# message Checkpoint { repeated Value value = 1; }
+# message Value { required string tag = 1; oneof { TensorProto tensor = 2; MapTensorProto maptensor = 3; } }
+# message TensorProto { repeated int64 dims = 1; required string tensor_type = 2;
+#                       required bytes tensor_content = 3; }
+# A parameter may be split into consecutive Values with the same tag (contents concatenated);
+# strings have tensor_type 'str' and UTF-32-LE content; an optional trailer b"crc_num" + 10 bytes
+# big-endian holds the CRC32 of everything before it.
+_MS_TYPES = {"Bool": "bool", "Int8": "int8", "Int16": "int16", "Int32": "int32", "Int64": "int64",
+             "UInt8": "uint8", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64",
+             "Float16": "float16", "Float32": "float32", "Float64": "float64"}
+_MS_NAMES = {v: k for k, v in _MS_TYPES.items()}
+_CRC_TAG = b"crc_num"
+
+
+class _PBError(Exception):
+    pass
+
+
+def _pb_varint(buf, pos, end):
+    value, shift = 0, 0
+    while True:
+        if pos >= end:
+            raise _PBError("a record is cut short")
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+        if shift >= 70:
+            raise _PBError("an over-long varint")
+
+
+def _pb_fields(buf, pos, end, allowed):
+    """Yield (field, wire_type, value) where value is an int (varint) or a (start, stop) span."""
+    while pos < end:
+        key, pos = _pb_varint(buf, pos, end)
+        field, wire = key >> 3, key & 7
+        if wire not in allowed.get(field, ()):
+            raise _PBError(f"unexpected field {field} (wire type {wire})")
+        if wire == 0:
+            value, pos = _pb_varint(buf, pos, end)
+            yield field, wire, value
+        else:
+            length, pos = _pb_varint(buf, pos, end)
+            if length > end - pos:
+                raise _PBError("a record is cut short")
+            yield field, wire, (pos, pos + length)
+            pos += length
+
+
+def _pb_tensor(buf, start, end):
+    dims, ttype, content = [], None, None
+    for field, wire, value in _pb_fields(buf, start, end, {1: (0, 2), 2: (2,), 3: (2,)}):
+        if field == 1 and wire == 0:
+            dims.append(value - (1 << 64) if value >= 1 << 63 else value)
+        elif field == 1:  # packed dims
+            pos, stop = value
+            while pos < stop:
+                v, pos = _pb_varint(buf, pos, stop)
+                dims.append(v - (1 << 64) if v >= 1 << 63 else v)
+        elif field == 2:
+            ttype = bytes(buf[value[0]:value[1]]).decode("utf-8")
+        else:
+            content = buf[value[0]:value[1]]
+    if ttype is None or content is None:
+        raise _PBError("a tensor lacks its type or content")
+    return dims, ttype, content
+
+
+def _parse_mindspore(path, data):
+    """Validate a MindSpore protobuf checkpoint and return [(name, value, requires_grad)]."""
+    import binascii
+    if not data:
+        _fail(path, "the file is empty.")
+    end = len(data)
+    if end >= 17 and data[-17:-10] == _CRC_TAG:
+        end -= 17
+        if binascii.crc32(memoryview(data)[:end]) != int.from_bytes(data[-10:], "big"):
+            _fail(path, "the CRC32 of this MindSpore checkpoint does not match (the file is corrupt).")
+    buf = memoryview(data)
+    records = []
+    try:
+        for _, _, (vs, ve) in _pb_fields(buf, 0, end, {1: (2,)}):
+            tag, tensor = None, None
+            for field, _, (s, e) in _pb_fields(buf, vs, ve, {1: (2,), 2: (2,), 3: (2,)}):
+                if field == 1:
+                    tag = bytes(buf[s:e]).decode("utf-8")
+                elif field == 2:
+                    tensor = _pb_tensor(buf, s, e)
+                else:
+                    raise _PBError("map tensors (MapParameter) are not supported")
+            if not tag or tensor is None:
+                raise _PBError("a record lacks its name or tensor")
+            records.append((tag, tensor))
+    except (_PBError, UnicodeDecodeError) as exc:
+        _fail(path, f"it is neither an ms_core checkpoint nor a readable MindSpore checkpoint "
+                    f"({exc}).")
+    if not records:
+        _fail(path, "it holds no parameters (empty or not a checkpoint).")
+    out, names, i = [], set(), 0
+    while i < len(records):
+        tag, (dims, ttype, _) = records[i]
+        j = i
+        while j + 1 < len(records) and records[j + 1][0] == tag:
+            j += 1
+        if tag in names:
+            _fail(path, f"the name '{tag}' appears in two places.")
+        names.add(tag)
+        if any(records[k][1][1] != ttype for k in range(i, j + 1)):
+            _fail(path, f"the slices of '{tag}' disagree on the dtype.")
+        raw = b"".join(bytes(records[k][1][2]) for k in range(i, j + 1))
+        dims = records[j][1][0]
+        i = j + 1
+        if ttype == "str":
+            if len(raw) % 4:
+                _fail(path, f"the string '{tag}' is not valid UTF-32.")
+            try:
+                out.append((tag, raw.decode("utf-32-le").rstrip("\x00"), False))
+            except UnicodeDecodeError:
+                _fail(path, f"the string '{tag}' is not valid UTF-32.")
+            continue
+        if ttype not in _MS_TYPES:
+            _fail(path, f"'{tag}' has the unsupported dtype {ttype!r}.")
+        np_dtype = _DTYPES[_MS_TYPES[ttype]]
+        if any(d < 0 for d in dims):
+            _fail(path, f"'{tag}' has a negative dimension {dims}.")
+        if dims == [0] and len(raw) == np_dtype.itemsize:
+            dims = []  # MindSpore writes some scalars with dims [0]
+        count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        if count * np_dtype.itemsize != len(raw):
+            _fail(path, f"'{tag}' declares shape {dims} of {ttype} but holds {len(raw)} bytes.")
+        arr = np.frombuffer(raw, dtype=np_dtype, count=count).reshape(dims)
+        out.append((tag, arr.astype(np_dtype.newbyteorder("="), copy=True), True))
+    return out
+
+
+def _pb_key(field, wire):
+    return _pb_uvarint(field << 3 | wire)
+
+
+def _pb_uvarint(value):
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _pb_len(field, payload):
+    return _pb_key(field, 2) + _pb_uvarint(len(payload)) + payload
+
+
+def _encode_mindspore(entries, fn):
+    """MindSpore's protobuf layout with its CRC32 trailer, as a list of byte chunks."""
+    import binascii
+    chunks, crc, seen = [], 0, set()
+    for name, value, _ in entries:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"For '{fn}', every parameter name must be a non-empty str, but got "
+                            f"{name!r}.")
+        if name in seen:
+            raise ValueError(f"For '{fn}', the name '{name}' appears more than once; every saved "
+                             f"parameter needs a unique name (rename the Parameters).")
+        seen.add(name)
+        if isinstance(value, str):
+            dims, ttype, content = [0], "str", value.encode("utf-32-le")
+        else:
+            dtype, arr = _as_array(name, value, fn)
+            if dtype not in _MS_NAMES:
+                raise TypeError(f"For '{fn}', the dtype {dtype} of '{name}' has no MindSpore "
+                                f"checkpoint type.")
+            dims, ttype, content = list(arr.shape), _MS_NAMES[dtype], arr.tobytes()
+        tensor = b"".join(_pb_key(1, 0) + _pb_uvarint(d) for d in dims)
+        tensor += _pb_len(2, ttype.encode()) + _pb_len(3, content)
+        record = _pb_len(1, _pb_len(1, name.encode("utf-8")) + _pb_len(2, tensor))
+        crc = binascii.crc32(record, crc)
+        chunks.append(record)
+    chunks.append(_CRC_TAG + crc.to_bytes(10, "big"))
+    return chunks
+
+
 def _prefixes(fn, arg, value):
     if value is None:
         return ()
@@ -305,8 +501,12 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
                     remove_redundancy=False, format="ckpt"):
     """Load a checkpoint file into a dict name -> Parameter (str entries come back as str).
 
-    The whole file is validated (magic, version, checksums, sizes, dtypes) before anything is
-    returned or loaded into `net`; a bad file raises and changes nothing.
+    Reads ms_core's format and MindSpore's own protobuf `.ckpt` files (with or without their CRC
+    trailer; not encrypted ones), both with parsers of our own that execute nothing. The whole
+    file is validated (magic/structure, checksums, sizes, dtypes) before anything is returned or
+    loaded into `net`; a bad file raises and changes nothing. A MindSpore file without a CRC
+    trailer that was cut exactly between two records cannot be told from a shorter checkpoint:
+    `load_param_into_net` then lists the missing names in `param_not_load`.
 
     Args:
         ckpt_file_name: path of a '.ckpt' file written by `save_checkpoint`.
@@ -351,8 +551,14 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
             data = f.read()
     except OSError as exc:
         raise CheckpointError(f"Failed to read the checkpoint file '{path}': {exc}.") from exc
+    if data[:len(MAGIC)] == MAGIC:
+        entries = _parse(path, data)
+    elif data and MAGIC.startswith(data[:len(MAGIC)]):
+        _fail(path, f"the file is {len(data)} bytes, a truncated ms_core checkpoint header.")
+    else:
+        entries = _parse_mindspore(path, data)
     params = OrderedDict()
-    for name, value, requires_grad in _parse(path, data):
+    for name, value, requires_grad in entries:
         if filters and name.startswith(filters):
             continue
         if specify and not name.startswith(specify):

@@ -247,7 +247,7 @@ def test_pickle_is_never_executed(tmp_path, monkeypatch):
     path = str(tmp_path / "evil.ckpt")
     with open(path, "wb") as f:
         pickle.dump({"fc1.weight": _Boom()}, f)
-    assert_rejected_and_untouched(path, "not an ms_core checkpoint")
+    assert_rejected_and_untouched(path, "neither an ms_core checkpoint nor a readable MindSpore")
     assert not marker.exists()
 
 
@@ -357,3 +357,117 @@ def test_overwrite_replaces_file(good_file):
 def test_validation(tmp_path, call, exc, msg):
     with pytest.raises(exc, match=msg):
         call(str(tmp_path))
+
+
+# --- MindSpore's own protobuf layout -------------------------------------------------------------
+# Bytes written by real MindSpore 2.10:
+#   ms.save_checkpoint([{"name": "s", "data": Tensor(np.float32(3.5))},
+#                       {"name": "v", "data": Tensor(np.arange(3, dtype=np.int32))},
+#                       {"name": "h", "data": Tensor(np.ones((2, 2), np.float16))}], path,
+#                      append_dict={"epoch": 3, "note": "héllo", "lr": 0.5, "flag": True})
+MS_SAVED = (b'\n\x14\n\x01s\x12\x0f\x12\x07Float32\x1a\x04\x00\x00`@\n\x1c\n\x01v\x12\x17\x08\x03\x12'
+            b'\x05Int32\x1a\x0c\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\n\x1c\n\x01h\x12\x17\x08'
+            b'\x02\x08\x02\x12\x07Float16\x1a\x08\x00<\x00<\x00<\x00<\n\x1a\n\x05epoch\x12\x11\x12\x05'
+            b'Int64\x1a\x08\x03\x00\x00\x00\x00\x00\x00\x00\n%\n\x04note\x12\x1d\x08\x00\x12\x03str\x1a'
+            b'\x14h\x00\x00\x00\xe9\x00\x00\x00l\x00\x00\x00l\x00\x00\x00o\x00\x00\x00\n\x15\n\x02lr\x12'
+            b'\x0f\x12\x07Float32\x1a\x04\x00\x00\x00?\n\x11\n\x04flag\x12\t\x12\x04Bool\x1a\x01\x01')
+#   ... and the same "v" alone with crc_check=True (MindSpore's CRC32 trailer)
+MS_CRC = (b'\n\x1c\n\x01v\x12\x17\x08\x03\x12\x05Int32\x1a\x0c\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00'
+          b'\x00\x00crc_num\x00\x00\x00\x00\x00\x004\x17\xc4S')
+
+
+def write(tmp_path, name, data):
+    path = str(tmp_path / name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def test_reads_checkpoints_written_by_mindspore(tmp_path):
+    got = ms.load_checkpoint(write(tmp_path, "ms.ckpt", MS_SAVED))
+    assert list(got) == ["s", "v", "h", "epoch", "note", "lr", "flag"]
+    assert got["s"].shape == () and float(got["s"].asnumpy()) == 3.5
+    np.testing.assert_array_equal(got["v"].asnumpy(), np.arange(3, dtype=np.int32))
+    assert got["h"].dtype == ms.float16 and got["h"].shape == (2, 2)
+    assert got["epoch"].dtype == ms.int64 and int(got["epoch"].asnumpy()) == 3
+    assert got["note"] == "héllo"
+    assert bool(got["flag"].asnumpy()) is True
+    crc = ms.load_checkpoint(write(tmp_path, "crc.ckpt", MS_CRC))
+    np.testing.assert_array_equal(crc["v"].asnumpy(), [0, 1, 2])
+
+
+def test_writes_mindspore_layout_that_roundtrips(tmp_path):
+    a, b = fresh(0), fresh(1)
+    path = str(tmp_path / "msfmt.ckpt")
+    ms.save_checkpoint(a, path, append_dict={"epoch": 2, "note": "x"}, mindspore_format=True)
+    data = open_bytes(path)
+    assert data[:1] == b"\n" and data[-17:-10] == b"crc_num"  # protobuf records + CRC trailer
+    got = ms.load_checkpoint(path, net=b)
+    assert got["note"] == "x" and int(got["epoch"].asnumpy()) == 2
+    for k, v in values(a).items():
+        np.testing.assert_array_equal(values(b)[k], v)
+    # the writer reproduces MindSpore's bytes for the same content (plus the CRC trailer)
+    path2 = str(tmp_path / "v.ckpt")
+    ms.save_checkpoint([{"name": "v", "data": ms.Tensor(np.arange(3, dtype=np.int32))}], path2,
+                       mindspore_format=True)
+    assert open_bytes(path2) == MS_CRC
+
+
+def test_mindspore_slices_are_joined(tmp_path):
+    # MindSpore splits big parameters into consecutive records with the same name.
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    rec = [ser._pb_len(1, ser._pb_len(1, b"w") + ser._pb_len(2, b"".join(
+        ser._pb_key(1, 0) + ser._pb_uvarint(d) for d in (4, 3)) + ser._pb_len(2, b"Float32")
+        + ser._pb_len(3, part.tobytes()))) for part in np.array_split(w, 2)]
+    got = ms.load_checkpoint(write(tmp_path, "sliced.ckpt", b"".join(rec)))
+    np.testing.assert_array_equal(got["w"].asnumpy(), w)
+
+
+def test_mindspore_layout_corruption(tmp_path):
+    # With the CRC trailer every cut and flipped byte is caught — except a cut that removes the
+    # whole 17-byte trailer, which leaves a valid trailer-less MindSpore file (same content).
+    body = len(MS_CRC) - 17
+    for cut in range(1, len(MS_CRC)):
+        if cut != body:
+            assert_rejected_and_untouched(write(tmp_path, f"c{cut}.ckpt", MS_CRC[:cut]))
+    assert list(ms.load_checkpoint(write(tmp_path, "body.ckpt", MS_CRC[:body]))) == ["v"]
+    flipped = bytearray(MS_CRC)
+    flipped[20] ^= 1
+    assert_rejected_and_untouched(write(tmp_path, "flip.ckpt", bytes(flipped)), "CRC32")
+    # Without it, a cut inside a record is caught; a cut between records is a shorter checkpoint
+    # (the missing names then show up in param_not_load).
+    first_record = 2 + MS_SAVED[1]
+    for cut in (1, 5, 17, first_record + 3, len(MS_SAVED) - 1):
+        assert_rejected_and_untouched(write(tmp_path, f"s{cut}.ckpt", MS_SAVED[:cut]))
+    assert list(ms.load_checkpoint(write(tmp_path, "short.ckpt", MS_SAVED[:first_record]))) == ["s"]
+
+
+@pytest.mark.parametrize("data,match", [
+    (b"\n\x05\n\x01s\x18\x01", "unexpected field"),                       # unknown field in Value
+    (b"\n\x0e\n\x01s\x12\x09\x12\x03Foo\x1a\x02\x00\x00", "unsupported dtype"),
+    (b"\n\x12\n\x01s\x12\x0d\x08\x05\x12\x05Int32\x1a\x02\x00\x00", "declares shape"),
+    (b"\n\x05\n\x01s\x1a\x00", "map tensors"),
+    (b"\n\x03\n\x01s", "lacks its name or tensor"),
+    (b"\n\xff\xff\xff\xff\x0f", "cut short"),
+])
+def test_mindspore_layout_forgeries(tmp_path, data, match):
+    assert_rejected_and_untouched(write(tmp_path, "forged.ckpt", data), match)
+
+
+ORACLE = os.environ.get("MS_ORACLE_PYTHON")
+
+
+@pytest.mark.skipif(not ORACLE, reason="real MindSpore not available (set MS_ORACLE_PYTHON)")
+def test_real_mindspore_reads_ms_core_output(tmp_path):
+    import subprocess
+    a = fresh(0)
+    path = str(tmp_path / "for_ms.ckpt")
+    ms.save_checkpoint(a, path, append_dict={"note": "hi"}, mindspore_format=True)
+    code = ("import sys, mindspore as ms\n"
+            "d = ms.load_checkpoint(sys.argv[1], crc_check=True)\n"
+            "print(d['note']); print(repr(d['fc1.weight'].asnumpy().tolist()))\n")
+    out = subprocess.run([ORACLE, "-c", code, path], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "hi"
+    np.testing.assert_array_equal(np.array(eval(lines[1]), np.float32), a.fc1.weight.asnumpy())
