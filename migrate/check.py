@@ -355,7 +355,8 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
     np.random.seed(seed)
     ms_core.set_seed(seed)
     inputs = _as_inputs(inputs)
-    torch_state0 = R.snapshot_torch(torch_module)
+    # Only training steps change parameters; a forward pass changes buffers (BatchNorm).
+    torch_state0 = R.snapshot_torch(torch_module, buffers_only=train_steps <= 0)
     torch_training0 = torch_module.training
     torch_sources = {p: R.layer_source(torch_module, p) for p, _ in torch_module.named_modules()}
     ms_sources = {p: R.layer_source(ms_cell, p) for p, _ in ms_cell.cells_and_names()}
@@ -371,7 +372,7 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
     if transfer_weights:
         transfer(torch_module, ms_cell, name_map)
     res.timings["setup"] = time.perf_counter() - t0
-    ms_state0 = R.snapshot_ms(ms_cell)
+    ms_state0 = R.snapshot_ms(ms_cell, buffers_only=train_steps <= 0)
     modes = ["eval", "train"] if mode == "both" else [mode]
     try:
         for i, m in enumerate(modes):

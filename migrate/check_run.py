@@ -13,6 +13,7 @@ the composite, not in the sub-layer after it.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import os
 from dataclasses import dataclass, field
@@ -67,19 +68,34 @@ def torch_to_ms(x):
     return x
 
 
-def _clone_torch(x):
+def _clone_torch(x, memo=None):
+    """Detached copies (in-place ops later must not change what was recorded). `memo` maps
+    (id, version) of a tensor already copied to its copy: a layer's input is usually the
+    previous layer's output, copied once."""
     if _is_torch(x):
-        return x.detach().clone()
-    if isinstance(x, (tuple, list)):
-        return type(x)(_clone_torch(i) for i in x) if isinstance(x, list) else tuple(_clone_torch(i) for i in x)
+        if memo is None:
+            return x.detach().clone()
+        key = (id(x), x._version)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not x:
+            hit = memo[key] = (x, x.detach().clone())
+        return hit[1]
+    if isinstance(x, list):
+        return [_clone_torch(i, memo) for i in x]
+    if isinstance(x, tuple):
+        return tuple(_clone_torch(i, memo) for i in x)
     if isinstance(x, dict):
-        return {k: _clone_torch(v) for k, v in x.items()}
+        return {k: _clone_torch(v, memo) for k, v in x.items()}
     return x
 
 
 def source_of(obj) -> str:
     """`file:line` of a module/cell's forward/construct (the class when that fails)."""
-    klass = obj if inspect.isclass(obj) else type(obj)
+    return _class_source(obj if inspect.isclass(obj) else type(obj))
+
+
+@functools.lru_cache(maxsize=None)
+def _class_source(klass) -> str:
     for meth in ("construct", "forward"):
         fn = klass.__dict__.get(meth)
         if fn is None:
@@ -140,6 +156,7 @@ def _at(root, path):
     return obj
 
 
+@functools.lru_cache(maxsize=None)
 def _assignment_line(klass, attr) -> str:
     import re
     try:
@@ -202,6 +219,7 @@ class TorchRecorder:
         self.handles = []
         self.capture = capture
         self.clone = clone
+        self.memo: dict = {}
         self.dropout_masks: dict = {}
         self.functional_masks: list = []  # F.dropout* calls outside dropout modules, in order
         self.drop_paths = set()
@@ -248,8 +266,8 @@ class TorchRecorder:
             self.counts[path] = k + 1
             call = Call(path, k)
             if self.capture:
-                call.inputs = _clone_torch(args) if self.clone else args
-                call.kwargs = _clone_torch(kwargs) if self.clone else kwargs
+                call.inputs = _clone_torch(args, self.memo) if self.clone else args
+                call.kwargs = _clone_torch(kwargs, self.memo) if self.clone else kwargs
                 if self.stack:
                     self.stack[-1].children.append((path, k))
             elif args:
@@ -265,7 +283,7 @@ class TorchRecorder:
             call.order = len(self.order)
             self.order.append((path, call.k))
             if self.capture:
-                call.output = _clone_torch(out) if self.clone else out
+                call.output = _clone_torch(out, self.memo) if self.clone else out
             if is_drop and mod.training and call.inputs and _is_torch(out):
                 x = call.inputs[0]
                 # out = x * mask / keep: where x == 0 the mask is invisible and irrelevant.
@@ -277,6 +295,7 @@ class TorchRecorder:
         for h in self.handles:
             h.remove()
         self.handles = []
+        self.memo = {}
         import torch.nn.functional as TF
         for name, orig in getattr(self, "_saved", {}).items():
             setattr(TF, name, orig)
