@@ -33,8 +33,9 @@ class _IteratorLearningRate(LearningRateSchedule):
             # MindSpore raises too ("For 'Gather', the 'input_indices' should be in the range
             # [0, n)"); say what to do.
             raise RuntimeError(f"For 'Optimizer', the dynamic learning rate has {values.shape[0]} "
-                             f"values but the optimizer is at step {step}: give one learning rate "
-                             f"per training step (e.g. total_step = epochs * steps_per_epoch).")
+                               f"values but the optimizer is at step {step}: give one learning "
+                               f"rate per training step (e.g. total_step = epochs * "
+                               f"steps_per_epoch).")
         return Tensor._wrap(values[step])
 
 
