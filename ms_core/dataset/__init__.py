@@ -10,11 +10,12 @@ Pipelines run lazily in the calling thread; `num_parallel_workers` is accepted a
 """
 from . import config, samplers, transforms  # noqa: F401
 from .datasets import (Dataset, GeneratorDataset, NumpySlicesDataset, BatchInfo,  # noqa: F401
-                       BatchDataset, MapDataset, ShuffleDataset, RepeatDataset)
+                       BatchDataset, MapDataset, ShuffleDataset, RepeatDataset, ConcatDataset,
+                       ZipDataset, zip)
 from .samplers import (Sampler, BuiltinSampler, SequentialSampler, RandomSampler,  # noqa: F401
                        DistributedSampler, SubsetSampler, SubsetRandomSampler,
                        WeightedRandomSampler)
 
-__all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo",
+__all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo", "zip",
            "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]

@@ -6,6 +6,7 @@ Each dataset object is a node of a pipeline; iterating it (directly, or through
 `create_tuple_iterator` / `create_dict_iterator`) runs one epoch: every random operation draws a
 new order each epoch from a generator seeded by `ds.config.set_seed` (or `ms.set_seed`).
 """
+import builtins
 import copy
 import numbers
 
@@ -15,7 +16,7 @@ from ..common.tensor import Tensor
 from . import samplers as _samplers
 from .samplers import _check_range, _type_check
 
-__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset"]
+__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "zip"]
 
 _INT32_MAX = 2 ** 31 - 1
 
@@ -247,6 +248,25 @@ class Dataset:
                              "output_columns.")
         return RenameDataset(self, input_columns, output_columns)
 
+    def concat(self, datasets):
+        """This dataset's rows followed by those of `datasets` (a dataset or a list); also
+        `dataset1 + dataset2`. Columns must have the same names (torch's ConcatDataset).
+
+        Raises:
+            TypeError: an element is not a Dataset.
+            ValueError: the column names differ.
+        """
+        others = datasets if isinstance(datasets, list) else [datasets]
+        return ConcatDataset([self] + others)
+
+    def __add__(self, other):
+        return self.concat(other)
+
+    def zip(self, datasets):
+        """This dataset's columns beside those of `datasets` (a dataset or a tuple of them)."""
+        others = datasets if isinstance(datasets, tuple) else (datasets,)
+        return zip((self,) + others)
+
     # --- iteration ----------------------------------------------------------------------------
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
         """An iterator yielding, per row, a list of Tensors (NumPy arrays with `output_numpy`).
@@ -348,7 +368,7 @@ class _Iterator:
         if self._select is not None:
             row = tuple(row[i] for i in self._select)
         out = [a if self._output_numpy else _tensor(a) for a in row]
-        return dict(zip(self._names, out)) if self._as_dict else out
+        return dict(builtins.zip(self._names, out)) if self._as_dict else out
 
     def get_col_names(self):
         return list(self._names)
@@ -465,7 +485,7 @@ class GeneratorDataset(Dataset):
             raise NotImplementedError("ms_core.dataset does not read schemas; pass column_names.")
         self.column_names = _check_columns(column_names, "column_names")
         _check_workers(num_parallel_workers)
-        if isinstance(source, zip):
+        if isinstance(source, builtins.zip):
             source = list(source)  # a zip is consumed by one pass; MindSpore materialises it too
         self.source = source
         self.num_samples = num_samples
@@ -810,6 +830,78 @@ class MapDataset(Dataset):
             yield _replace_values(row, self._pos, values)
 
 
+class ConcatDataset(Dataset):
+    """`dataset.concat(...)` / `d1 + d2`: the datasets' rows one after another."""
+
+    def __init__(self, datasets):
+        for i, d in enumerate(datasets):
+            if not isinstance(d, Dataset):
+                raise TypeError(f"For 'concat', every element must be a Dataset, but element {i} is "
+                                f"{type(d).__name__}.")
+        names = datasets[0].get_col_names()
+        for d in datasets[1:]:
+            if d.get_col_names() != names:
+                raise ValueError(f"For 'concat', the column names of every dataset must be the same, "
+                                 f"but got {names} and {d.get_col_names()}.")
+        super().__init__(datasets)
+
+    def _epoch(self):
+        for child in self.children:
+            yield from child._epoch()
+
+    def _num_rows(self):
+        return sum(child._num_rows() for child in self.children)
+
+
+def zip(datasets):  # noqa: A001  (MindSpore's name: ds.zip)
+    """Combine datasets column-wise, row by row, stopping at the shortest (`mindspore.dataset.zip`).
+
+    Args:
+        datasets (tuple[Dataset]): two or more datasets with distinct column names.
+
+    Raises:
+        TypeError: not a tuple of Datasets.
+        ValueError: fewer than two datasets, or a column name appears twice.
+
+    Example:
+        >>> data = ds.zip((images, labels))
+    """
+    if not isinstance(datasets, tuple) or not all(isinstance(d, Dataset) for d in datasets):
+        raise TypeError("For 'zip', the 'datasets' must be a tuple of Datasets.")
+    if len(datasets) < 2:
+        raise ValueError("For 'zip', at least two datasets are required.")
+    return ZipDataset(list(datasets))
+
+
+class ZipDataset(Dataset):
+    """`ds.zip((d1, d2))` / `d1.zip(d2)`: the columns of several datasets side by side."""
+
+    def __init__(self, datasets):
+        names = [n for d in datasets for n in d.get_col_names()]
+        if len(set(names)) != len(names):
+            raise ValueError(f"For 'zip', the column names of the datasets must be distinct, but got "
+                             f"{names}; rename them first.")
+        super().__init__(datasets)
+        self._names = names
+
+    def get_col_names(self):
+        return list(self._names)
+
+    def _epoch(self):
+        iters = [child._epoch() for child in self.children]
+        while True:
+            row = ()
+            for it in iters:
+                try:
+                    row += tuple(next(it))
+                except StopIteration:
+                    return
+            yield row
+
+    def _num_rows(self):
+        return min(child._num_rows() for child in self.children)
+
+
 class RepeatDataset(Dataset):
     """`dataset.repeat(count)`: the child's epochs back to back (-1: forever)."""
 
@@ -899,7 +991,7 @@ class RenameDataset(Dataset):
             if c not in names:
                 raise RuntimeError(f"Invalid parameter, column name: {c} doesn't exist in the "
                                    f"dataset columns {names}.")
-        mapping = dict(zip(inputs, outputs))
+        mapping = dict(builtins.zip(inputs, outputs))
         self._names = [mapping.get(n, n) for n in names]
 
     def get_col_names(self):

@@ -338,6 +338,28 @@ def test_split_random_and_sequential():
         d.split([4, 5])
 
 
+def test_concat_and_zip():
+    a = ds.NumpySlicesDataset((X[:3], Y[:3]), ["x", "y"], shuffle=False)
+    b = ds.NumpySlicesDataset((X[5:7], Y[5:7]), ["x", "y"], shuffle=False)
+    c = a + b
+    assert _firsts(c, 1) == [0, 1, 2, 5, 6] and c.get_dataset_size() == 5
+    assert _firsts(a.concat([b, a]), 1) == [0, 1, 2, 5, 6, 0, 1, 2]
+    z = ds.zip((a, ds.NumpySlicesDataset({"w": np.arange(10, 20)}, shuffle=False)))
+    assert z.get_col_names() == ["x", "y", "w"] and z.get_dataset_size() == 3
+    rows = list(z.create_dict_iterator(output_numpy=True))
+    assert [int(r["w"]) for r in rows] == [10, 11, 12] and [int(r["y"]) for r in rows] == [0, 1, 2]
+    assert a.zip(ds.NumpySlicesDataset({"w": [1, 2]}, shuffle=False)).get_dataset_size() == 2
+    with pytest.raises(ValueError, match="column names of the datasets must be distinct"):
+        ds.zip((a, b))
+    with pytest.raises(ValueError, match="column names of every dataset must be the same"):
+        a + ds.NumpySlicesDataset({"w": [1]}, shuffle=False)
+    with pytest.raises(TypeError, match="must be a tuple of Datasets"):
+        ds.zip([a, b])
+    # a Python zip source still works (materialised), the builtin is untouched
+    d = ds.GeneratorDataset(zip([1, 2], [3, 4]), ["a", "b"], shuffle=False)
+    assert _firsts(d) == [1, 2]
+
+
 # --- iterators -------------------------------------------------------------------------------------
 def test_dict_iterator_and_output_numpy():
     d = ds.NumpySlicesDataset((X, Y), ["x", "y"], shuffle=False).batch(5)
