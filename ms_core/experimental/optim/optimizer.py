@@ -100,8 +100,8 @@ class Optimizer(Cell):
         # checkpointable state: every state entry is mirrored in a Parameter named
         # '<key>.<param name>' (MindSpore's experimental optimizers keep their state as Parameters,
         # so save_checkpoint(optimizer) / load_param_into_net(optimizer, ...) work)
-        d["_state_params"] = {}  # (id(param), key) -> Parameter
-        d["_published"] = {}  # (id(param), key) -> the array last written into that Parameter
+        d["_state_params"] = {}  # id(param) -> {key: Parameter}
+        d["_published"] = {}  # id(param) -> {key: the array last written into that Parameter}
         d["_step_counts"] = {}  # id(param) -> steps taken (torch's SGD keeps no 'step' itself)
         groups = self._parameters_base_check(params, "params")
         if not isinstance(groups[0], dict):
@@ -269,13 +269,13 @@ class Optimizer(Cell):
 
     # --- state as Parameters (checkpoints) --------------------------------------------------
     def _publish_one(self, p, key, value):
-        k = (id(p), key)
-        holder = self._state_params.get(k)
+        holders = self._state_params.setdefault(id(p), {})
+        holder = holders.get(key)
         if holder is None:
             holder = Parameter(Tensor._wrap(value), name=f"{key}.{p.name}", requires_grad=False)
-            self._state_params[k] = holder
+            holders[key] = holder
         holder._data = value
-        self._published[k] = value
+        self._published.setdefault(id(p), {})[key] = value
 
     def _publish(self, p):
         """Mirror p's state into its state Parameters (the arrays themselves, no copies)."""
@@ -293,13 +293,13 @@ class Optimizer(Cell):
     def _adopt_loaded(self, p):
         """Take state values written into the state Parameters from outside (load_param_into_net)
         since the last step; a loaded step of 0 means a checkpoint taken before any step."""
-        loaded = {key: holder._data for (pid, key), holder in self._state_params.items()
-                  if pid == id(p) and holder._data is not self._published[(pid, key)]}
+        published = self._published[id(p)]
+        loaded = {key: holder._data for key, holder in self._state_params[id(p)].items()
+                  if holder._data is not published[key]}
         if not loaded:
             return
-        step = int(np.asarray(loaded.get("step", self._published[(id(p), "step")])).item())
-        for key, value in loaded.items():
-            self._published[(id(p), key)] = value
+        step = int(np.asarray(loaded.get("step", published["step"])).item())
+        published.update(loaded)
         if step == 0:
             return
         state = self.state[p]
@@ -319,9 +319,8 @@ class Optimizer(Cell):
             if isinstance(group.get("lr"), Parameter):
                 yield group["lr"].name, group["lr"]
         for p in self.parameters:
-            for (pid, key), holder in self._state_params.items():
-                if pid == id(p):
-                    yield holder.name, holder
+            for holder in self._state_params.get(id(p), {}).values():
+                yield holder.name, holder
 
     # --- state ------------------------------------------------------------------------------
     def state_dict(self):
