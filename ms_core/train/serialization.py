@@ -514,14 +514,16 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         strict_load: passed to `load_param_into_net`.
         filter_prefix: str or list of str; names starting with one of them are skipped.
         specify_prefix: str or list of str; only names starting with one of them are loaded.
+            The two combine; either one makes `choice_func` ignored (MindSpore 2.10's rules).
         choice_func: name -> bool; only names for which it returns True are loaded.
         dec_key: decryption is not supported (ValueError when given).
         crc_check, remove_redundancy: accepted; checksums are always verified.
         format: only 'ckpt'.
 
     Raises:
-        ValueError: a missing file, a name not ending in '.ckpt', or a corrupt/truncated file
-            (`CheckpointError`, a ValueError subclass, naming the file and the problem).
+        ValueError: a missing file, a name not ending in '.ckpt', nothing left after filtering,
+            or a corrupt/truncated file (`CheckpointError`, a ValueError subclass, naming the file
+            and the problem).
 
     Example:
         >>> params = ms.load_checkpoint("./net.ckpt")
@@ -541,9 +543,11 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     _check_format(fn, format)
     filters = _prefixes(fn, "filter_prefix", filter_prefix)
     specify = _prefixes(fn, "specify_prefix", specify_prefix)
-    if filters and specify:
-        raise ValueError(f"For '{fn}', 'specify_prefix' and 'filter_prefix' can not be set at the "
-                         f"same time.")
+    if choice_func is not None and not callable(choice_func):
+        raise TypeError(f"For '{fn}', the 'choice_func' must be callable, but got "
+                        f"{type(choice_func).__name__}.")
+    # MindSpore 2.10: the two prefix filters combine, and either one overrides choice_func.
+    use_choice = choice_func is not None and not filters and not specify
     if not os.path.isfile(path):
         raise ValueError(f"For '{fn}', the checkpoint file '{path}' does not exist.")
     try:
@@ -559,14 +563,18 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         entries = _parse_mindspore(path, data)
     params = OrderedDict()
     for name, value, requires_grad in entries:
-        if filters and name.startswith(filters):
-            continue
         if specify and not name.startswith(specify):
             continue
-        if choice_func is not None and not choice_func(name):
+        if filters and name.startswith(filters):
+            continue
+        if use_choice and not choice_func(name):
             continue
         params[name] = value if isinstance(value, str) else Parameter(
             Tensor._wrap(value), name=name, requires_grad=requires_grad)
+    if not params:
+        raise ValueError(f"For '{fn}', the loaded parameter dict of '{path}' is empty after "
+                         f"filter or specify; check 'filter_prefix', 'specify_prefix' and "
+                         f"'choice_func'.")
     if net is not None:
         load_param_into_net(net, params, strict_load)
     return params
