@@ -9,6 +9,7 @@ new order each epoch from a generator seeded by `ds.config.set_seed` (or `ms.set
 import builtins
 import copy
 import numbers
+import warnings
 
 import numpy as np
 
@@ -414,8 +415,11 @@ def _resolve_sampler(name, source, shuffle, sampler, num_shards, shard_id, num_s
             raise ValueError("num_shards is not supported if source does not have attribute "
                              "'__getitem__'.")
         if shuffle:
-            raise ValueError(f"For '{name}', shuffle is not supported if source does not have "
-                             f"attribute '__getitem__' (a generator or iterable is read in order).")
+            # MindSpore accepts this and reads the source in order; say so instead of silently
+            warnings.warn(f"For '{name}', shuffle=True has no effect on a source without "
+                          f"'__getitem__' and '__len__' (a generator or iterable is read in "
+                          f"order); use .shuffle(buffer_size) to shuffle it.", UserWarning,
+                          stacklevel=3)
         return None
     shuffle = True if shuffle is None else shuffle
     if num_shards is not None:

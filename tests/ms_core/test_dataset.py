@@ -76,6 +76,14 @@ def test_generator_dataset_random_access_iterable_and_generator_function():
     assert _firsts(d) == [0, 1, 2]
 
 
+def test_shuffle_on_a_generator_warns_and_reads_in_order():
+    with pytest.warns(UserWarning, match="shuffle=True has no effect"):
+        d = ds.GeneratorDataset(lambda: iter(range(5)), ["v"], shuffle=True)
+    assert _firsts(d) == [0, 1, 2, 3, 4]
+    ds.config.set_seed(0)
+    assert sorted(_firsts(d.shuffle(5))) == [0, 1, 2, 3, 4]
+
+
 def test_single_value_items_are_one_column_and_num_samples():
     d = ds.GeneratorDataset(lambda: iter(range(10)), ["v"], num_samples=4)
     assert _firsts(d) == [0, 1, 2, 3]
