@@ -108,6 +108,7 @@ class _Names:
         self.attrs: list[cst.Attribute] = []
         self.calls: list[cst.Call] = []
         self.flow = False
+        self.skip: set[int] = set()
 
     def _bind(self, target) -> None:
         if isinstance(target, cst.Name):
@@ -121,6 +122,8 @@ class _Names:
             self.scan(target)  # x.a = ..., x[i] = ...: x is read
 
     def scan(self, node) -> None:
+        if id(node) in self.skip:
+            return
         t = type(node)
         if t is cst.Name:
             self.reads.append(node.value)
@@ -180,8 +183,9 @@ class _Names:
                 self.scan(c)
 
     @classmethod
-    def of(cls, node) -> "_Names":
+    def of(cls, node, skip=()) -> "_Names":
         v = cls()
+        v.skip = set(skip)
         for n in node if isinstance(node, (list, tuple)) else (node,):
             v.scan(n)
         v.reads = [r for r in v.reads if r not in v.local]
@@ -335,8 +339,10 @@ class TrainingPass:
                         and len(node.target.elements) == 2 else None
                 else:
                     target = node.target
+                if isinstance(it, cst.Subscript):  # dataloaders[phase]
+                    it = it.value
                 src = dotted(it) or ""
-                if target is not None and (src in self.loaders or src.lower().endswith("loader")):
+                if target is not None and (src in self.loaders or "loader" in src.lower()):
                     self.tensor_names.update(_Names.of(cst.Assign([cst.AssignTarget(target)],
                                                                   cst.Name("_"))).writes)
             if isinstance(node, cst.FunctionDef):
@@ -486,6 +492,9 @@ class TrainingPass:
                 start = i
                 needed |= set(n.reads)
         if start is None:
+            lifted = self._lift(body, path, needed if isinstance(loss_expr, cst.Name) else None)
+            if lifted is not None:
+                return lifted
             raise Refuse("MS953", f"the loss `{code_of(loss_expr)}` is not computed in this block "
                                   "before backward(): move its computation into a forward_fn by hand")
         segment = [st for i, st in enumerate(block[start:k], start) if i not in zero_in_block]
@@ -512,7 +521,8 @@ class TrainingPass:
         written = list(dict.fromkeys(seg_names.writes))
         params = [n for n in _free_reads(segment) if n in loop_bound or n in written]
         outside = _set_block(body, path[:-1], block[:start] + block[k:])
-        later = set(_Names.of(outside).reads)
+        # (the else-branch copy of a lifted forward pass is the segment itself: not a later read)
+        later = set(_Names.of(outside, skip={id(st) for st in segment}).reads)
         aux = [n for n in written if n != loss_name and n in later]
         # names of what we generate
         fwd = _unique("forward_fn", taken)
@@ -587,6 +597,43 @@ class TrainingPass:
         outer = outer[:i] + build + [loop.with_changes(leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines]
                                                       if not loop.leading_lines else loop.leading_lines)] + outer[i + 1:]
         return _set_block(body, anchor[:-1], outer)
+
+    def _lift(self, body: list, path: list, needed):
+        """``loss = f(x); if C: loss.backward(); opt.step()`` -> the forward pass in both branches.
+
+        ``if C: loss = f(x); loss.backward(); opt.step()  else: loss = f(x)`` computes the same
+        values; the then-branch is a plain training step that the next round rewrites.
+        Returns the new scope body, or None when the shape is not this one.
+        """
+        if needed is None or len(path) < 2 or path[-1][0] != 0 or path[-2][1] != "body":
+            return None
+        parent = _block_at(body, path[:-2])
+        ip = path[-2][0]
+        cond = parent[ip]
+        if not isinstance(cond, cst.If) or cond.orelse is not None:
+            return None
+        start = None
+        for i in range(ip - 1, -1, -1):
+            n = _Names.of(parent[i])
+            if set(n.writes) & needed:
+                start = i
+                needed = needed | set(n.reads)
+            if _method_call(parent[i], "zero_grad") is not None or id(parent[i]) in self.generated:
+                break
+        if start is None:
+            return None
+        segment = parent[start:ip]
+        if _Names.of(segment).flow or any(_method_call(st, "backward") for st in segment):
+            return None
+        then = list(cond.body.body)
+        new_if = cond.with_changes(
+            body=cond.body.with_changes(body=[*segment, *then]),
+            orelse=cst.Else(body=cst.IndentedBlock(body=list(segment))))
+        self.record(cond, "", "MS213", "transformed",
+                    "backward() under a condition: the forward pass moves into if/else so that "
+                    "gradients are computed only when the condition holds", before=code_of(cond.test))
+        self.generated_lines[id(new_if)] = self.lines.get(id(cond))
+        return _set_block(body, path[:-2], parent[:start] + [new_if] + parent[ip + 1:])
 
     def _calls_network(self, st) -> bool:
         """Whether ``st`` calls something that may hold parameters (a network, a plain function)."""

@@ -526,3 +526,39 @@ def test_change_lines_point_into_the_input():
     assert lines[("MS202", "opt.zero_grad()")] == 4
     assert lines[("MS201", "loss.backward()")] == 6
     assert lines[("MS201", "opt.step()")] == 7
+
+
+def test_backward_under_a_condition_moves_the_forward_pass_into_if_else():
+    res = check("""\
+        def train_model(model, criterion, optimizer, dataloaders):
+            for phase in ['train', 'val']:
+                for inputs, labels in dataloaders[phase]:
+                    optimizer.zero_grad()
+                    with torch.set_grad_enabled(phase == 'train'):
+                        outputs = model(inputs)
+                        loss = criterion(outputs, labels)
+                        if phase == 'train':
+                            loss.backward()
+                            optimizer.step()
+                    total += loss.item() * inputs.size(0)
+        """, """\
+        def train_model(model, criterion, optimizer, dataloaders):
+
+            def forward_fn(inputs, labels):
+                outputs = model(inputs)
+                loss = criterion(outputs, labels)
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+            for phase in ['train', 'val']:
+                for inputs, labels in dataloaders[phase]:
+                    if phase == 'train':
+                        loss, grads = grad_fn(inputs, labels)
+                        optimizer(grads)
+                    else:
+                        outputs = model(inputs)
+                        loss = criterion(outputs, labels)
+                    total += loss.item() * inputs.shape[0]
+        """)
+    assert rules_of(res) == ["MS202", "MS213", "MS201", "MS201"]
