@@ -585,27 +585,74 @@ def _castable(src, dst):
     return (src.kind == "f" and dst.kind == "f") or (src.kind in "iu" and dst.kind in "iu")
 
 
-def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):
-    """Copy the values of `parameter_dict` into the parameters of `net` with the same names.
+def _match_by_prefix(unloaded, parameter_dict, plan):
+    """MindSpore 2.10's non-strict fallback: find a prefix P with P + name in the dict for one
+    unloaded parameter, load every unloaded parameter whose P + name is there, repeat."""
+    while unloaded:
+        prefix = None
+        for param in unloaded:
+            for key in parameter_dict:
+                if key.endswith(param.name):
+                    prefix = key[:-len(param.name)]
+                    break
+            if prefix is not None:
+                break
+        if prefix is None:
+            return unloaded
+        still = []
+        for param in unloaded:
+            key = prefix + param.name
+            if key in parameter_dict:
+                plan.append((param, key))
+            else:
+                still.append(param)
+        unloaded = still
+    return unloaded
 
-    Every matching entry is checked first (type, shape, dtype); only when all pass are values
-    copied, so an error leaves the network untouched. Without `strict_load`, float values load into
-    parameters of another float dtype (and ints into ints) by casting; with it, a dtype mismatch is
-    an error.
+
+def _checked_value(fn, param, key, new, strict_load):
+    """The array to load into `param` (cast when allowed), or an error naming the parameter."""
+    if not isinstance(new, (Tensor, np.ndarray)):
+        raise TypeError(f"For '{fn}', the value of '{key}' in 'parameter_dict' must be a "
+                        f"Parameter or Tensor, but got {type(new).__name__}.")
+    arr = new._data if isinstance(new, Tensor) else new
+    name = param.name if key == param.name else f"{param.name}' (from '{key}')"
+    if arr.shape != param._data.shape:
+        raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has shape "
+                           f"{list(param._data.shape)} but the value in 'parameter_dict' has "
+                           f"shape {list(arr.shape)}; nothing was loaded. Check that the "
+                           f"checkpoint belongs to this network.")
+    if arr.dtype != param._data.dtype:
+        if strict_load or not _castable(arr.dtype, param._data.dtype):
+            raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has dtype "
+                               f"{param.dtype} but the value in 'parameter_dict' has dtype "
+                               f"{Tensor._wrap(arr).dtype}; nothing was loaded.")
+        arr = arr.astype(param._data.dtype)
+    return arr
+
+
+def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundancy=False):
+    """Copy the values of `parameter_dict` into the parameters of `net`, matched by name.
+
+    Every match is checked first (type, shape, dtype); only when all pass are values copied, so
+    an error leaves the network untouched (MindSpore stops midway, with earlier parameters
+    already loaded). Without `strict_load`: float values load into parameters of another float
+    dtype (and ints into ints) by casting, and parameters without an exact match fall back to
+    MindSpore 2.10's prefix rule — if some checkpoint name is P + a missing name, every missing
+    parameter whose P + name is in the dict is loaded from it (a stand-alone Dense's 'weight'
+    takes 'fc.weight'), repeated until no prefix is found. With `strict_load`, only exact names
+    load and a dtype mismatch is an error.
 
     Returns:
         (param_not_load, ckpt_not_load): the names of the network's parameters that got no value,
-        and the names in `parameter_dict` that were not used — MindSpore 2.10's return value
-        (checked on 2.10; 2.0 returned only `param_not_load`).
+        and the dict names not loaded by exact name (as MindSpore 2.10 reports them: entries used
+        through the prefix rule stay in this list). MindSpore 2.0 returned only param_not_load.
 
     Raises:
-        TypeError: `net` is not a Cell, `parameter_dict` not a dict, or an entry is not a Tensor.
-        RuntimeError: a shape mismatch (or a dtype mismatch under strict_load), naming the parameter.
-
-    Note:
-        MindSpore 2.10's non-strict mode also falls back to matching names by suffix (a
-        stand-alone Dense's 'weight' takes a checkpoint's 'fc.weight'); ms_core matches exact
-        names only and lists the rest in `param_not_load`, so nothing loads by accident.
+        TypeError: `net` is not a Cell, `parameter_dict` not a dict, or a matched value is not a
+            Tensor.
+        RuntimeError: a shape mismatch (or a dtype mismatch that cannot be cast), naming the
+            parameter.
 
     Example:
         >>> param_not_load, ckpt_not_load = ms.load_param_into_net(net, ms.load_checkpoint("a.ckpt"))
@@ -620,31 +667,17 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     if not isinstance(strict_load, bool):
         raise TypeError(f"For '{fn}', the 'strict_load' must be bool, but got "
                         f"{type(strict_load).__name__}.")
-    updates, param_not_load, used = [], [], set()
+    plan, unloaded = [], []
     for _, param in net.parameters_and_names():
-        name = param.name
-        if name not in parameter_dict:
-            param_not_load.append(name)
-            continue
-        new = parameter_dict[name]
-        if not isinstance(new, (Tensor, np.ndarray)):
-            raise TypeError(f"For '{fn}', the value of '{name}' in 'parameter_dict' must be a "
-                            f"Parameter or Tensor, but got {type(new).__name__}.")
-        arr = new._data if isinstance(new, Tensor) else new
-        if arr.shape != param._data.shape:
-            raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has shape "
-                               f"{list(param._data.shape)} but the value in 'parameter_dict' has "
-                               f"shape {list(arr.shape)}; nothing was loaded. Check that the "
-                               f"checkpoint belongs to this network.")
-        if arr.dtype != param._data.dtype:
-            if strict_load or not _castable(arr.dtype, param._data.dtype):
-                raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has dtype "
-                                   f"{param.dtype} but the value in 'parameter_dict' has dtype "
-                                   f"{Tensor._wrap(arr).dtype}; nothing was loaded.")
-            arr = arr.astype(param._data.dtype)
-        updates.append((param, arr))
-        used.add(name)
+        if param.name in parameter_dict:
+            plan.append((param, param.name))
+        else:
+            unloaded.append(param)
+    exact = {key for _, key in plan}
+    if unloaded and not strict_load:
+        unloaded = _match_by_prefix(unloaded, parameter_dict, plan)
+    updates = [(param, _checked_value(fn, param, key, parameter_dict[key], strict_load))
+               for param, key in plan]
     for param, arr in updates:
         param._data = np.array(arr, copy=True)  # the net never aliases the dict's arrays
-    ckpt_not_load = [k for k in parameter_dict if k not in used]
-    return param_not_load, ckpt_not_load
+    return [p.name for p in unloaded], [k for k in parameter_dict if k not in exact]

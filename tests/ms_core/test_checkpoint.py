@@ -476,3 +476,67 @@ def test_real_mindspore_reads_ms_core_output(tmp_path):
     lines = out.stdout.strip().splitlines()
     assert lines[0] == "hi"
     np.testing.assert_array_equal(np.array(eval(lines[1]), np.float32), a.fc1.weight.asnumpy())
+
+
+# --- non-strict prefix fallback (each expected result printed by MindSpore 2.10 for the same call)
+def _full(name, shape, v):
+    return ms.Parameter(ms.Tensor(np.full(shape, v, np.float32)), name=name)
+
+
+class Two(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(2, 3)
+        self.head = nn.Dense(3, 1)
+
+    def construct(self, x):
+        return self.head(self.fc(x))
+
+
+def _firsts(net):
+    return [float(p.asnumpy().ravel()[0]) for p in net.get_parameters()]
+
+
+def test_prefix_fallback_standalone_layer_takes_prefixed_names():
+    d = nn.Dense(2, 3)
+    res = ms.load_param_into_net(d, {"fc.weight": _full("fc.weight", (3, 2), 1.0),
+                                     "fc.bias": _full("fc.bias", (3,), 2.0)})
+    assert res == ([], ["fc.weight", "fc.bias"]) and _firsts(d) == [1.0, 2.0]
+
+
+def test_prefix_fallback_wrapper_checkpoint_and_two_prefixes():
+    n = Two()
+    shapes = [("backbone.fc.weight", (3, 2)), ("backbone.fc.bias", (3,)),
+              ("backbone.head.weight", (1, 3)), ("backbone.head.bias", (1,)), ("moments.x", (1,))]
+    d = {k: _full(k, s, i) for i, (k, s) in enumerate(shapes)}
+    assert ms.load_param_into_net(n, d) == ([], [k for k, _ in shapes])
+    assert _firsts(n) == [0.0, 1.0, 2.0, 3.0]
+    n = Two()
+    d = {"fc.weight": _full("fc.weight", (3, 2), 5.0), "a.fc.bias": _full("a.fc.bias", (3,), 6.0),
+         "b.head.weight": _full("b.head.weight", (1, 3), 7.0),
+         "b.head.bias": _full("b.head.bias", (1,), 8.0)}
+    assert ms.load_param_into_net(n, d) == ([], ["a.fc.bias", "b.head.weight", "b.head.bias"])
+    assert _firsts(n) == [5.0, 6.0, 7.0, 8.0]
+
+
+def test_prefix_fallback_off_when_strict_and_no_dot_boundary():
+    n = Two()
+    before = _firsts(n)
+    res = ms.load_param_into_net(n, {"x.fc.weight": _full("x.fc.weight", (3, 2), 9.0)},
+                                 strict_load=True)
+    assert res == (["fc.weight", "fc.bias", "head.weight", "head.bias"], ["x.fc.weight"])
+    assert _firsts(n) == before
+    d = nn.Dense(2, 3)  # MindSpore matches plain suffixes: 'myweight' ends with 'weight'
+    assert ms.load_param_into_net(d, {"myweight": _full("myweight", (3, 2), 4.0)}) == \
+        (["bias"], ["myweight"])
+    assert _firsts(d)[0] == 4.0
+
+
+def test_prefix_fallback_shape_error_changes_nothing():
+    n = Two()
+    before = values(n)
+    d = {"fc.weight": _full("fc.weight", (3, 2), 5.0), "p.head.weight": _full("p.head.weight", (2, 2), 1.0)}
+    with pytest.raises(RuntimeError, match="'head.weight' \\(from 'p.head.weight'\\)"):
+        ms.load_param_into_net(n, d)
+    for k, v in values(n).items():
+        np.testing.assert_array_equal(v, before[k])
