@@ -167,3 +167,12 @@ def test_star_import_and_torchvision_are_marked_not_silent():
 def test_import_line_with_other_modules_keeps_them():
     res = convert_source("import os, torch.nn as nn  # deps\nx = nn.ReLU()\n")
     assert "import os  # deps\n" in res.code and "torch" not in res.code
+
+
+def test_docstring_examples():
+    import doctest
+
+    import mappings
+    import migrate.convert
+    for mod in (mappings, migrate.convert):
+        assert doctest.testmod(mod).failed == 0
