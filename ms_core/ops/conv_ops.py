@@ -21,7 +21,7 @@ from . import functional as F
 
 __all__ = ["conv2d", "conv1d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "max_pool1d",
            "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
-           "adaptive_max_pool1d", "interpolate", "upsample",
+           "adaptive_max_pool1d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
            "Conv2D", "Conv2DTranspose", "Conv2DBackpropInput", "MaxPool", "AvgPool",
            "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
 
@@ -658,6 +658,49 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 upsample = interpolate
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(..., C*r*r, H, W) -> (..., C, H*r, W*r), `ops.pixel_shuffle` (same layout as torch).
+
+    Example:
+        >>> y = ops.pixel_shuffle(x, 2)
+    """
+    name = "pixel_shuffle"
+    r = upscale_factor
+    if not _is_int(r) or r < 1:
+        raise ValueError(f"For '{name}', the 'upscale_factor' must be a positive int, but got "
+                         f"{r!r}.")
+    if not isinstance(input, Tensor) or input.ndim < 3 or input.shape[-3] % (r * r):
+        raise ValueError(f"For '{name}', the input must be at least 3-D with the channel axis "
+                         f"(-3) divisible by upscale_factor**2 = {r * r}, but got shape "
+                         f"{list(getattr(input, 'shape', ()))}.")
+    *lead, c, h, w = input.shape
+    lead = tuple(lead)
+    x = F.reshape(input, lead + (c // (r * r), r, r, h, w))
+    k = len(lead)
+    x = F.transpose(x, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return F.reshape(x, lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(..., C, H*r, W*r) -> (..., C*r*r, H, W), the inverse of pixel_shuffle."""
+    name = "pixel_unshuffle"
+    r = downscale_factor
+    if not _is_int(r) or r < 1:
+        raise ValueError(f"For '{name}', the 'downscale_factor' must be a positive int, but got "
+                         f"{r!r}.")
+    if not isinstance(input, Tensor) or input.ndim < 3 or input.shape[-1] % r or \
+            input.shape[-2] % r:
+        raise ValueError(f"For '{name}', the input must be at least 3-D with H and W divisible "
+                         f"by downscale_factor = {r}, but got shape "
+                         f"{list(getattr(input, 'shape', ()))}.")
+    *lead, c, h, w = input.shape
+    lead = tuple(lead)
+    x = F.reshape(input, lead + (c, h // r, r, w // r, r))
+    k = len(lead)
+    x = F.transpose(x, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return F.reshape(x, lead + (c * r * r, h // r, w // r))
 
 
 # --- primitive classes ----------------------------------------------------------------------

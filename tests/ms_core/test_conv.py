@@ -345,3 +345,15 @@ def test_conv_float32_stays_float32_and_float64_stays_float64():
         assert ops.conv2d(x, wt, pad_mode="same").asnumpy().dtype == dt
         gx, gw = ms.grad(lambda a, b: ops.conv2d(a, b).sum(), grad_position=(0, 1))(x, wt)
         assert gx.asnumpy().dtype == dt and gw.asnumpy().dtype == dt
+
+
+def test_double_backward_through_a_small_conv_net():
+    """Conv2d -> tanh -> MaxPool2d('same') -> Conv2d(stride 2) -> AvgPool2d: Hessian-vector
+    products w.r.t. the input and both kernels vs finite differences."""
+    def net(x, w1, w2):
+        h = ops.tanh(ops.conv2d(x, w1, pad_mode="same"))
+        h = nn.MaxPool2d(2, 1, "same")(h)
+        h = ops.tanh(ops.conv2d(h, w2, stride=2, pad_mode="pad", padding=1))
+        return nn.AvgPool2d(2, 1)(h)
+
+    check_double_backward(net, [r(1, 1, 4, 4), r(2, 1, 2, 2), r(2, 2, 3, 3)])

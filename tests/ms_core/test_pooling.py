@@ -219,6 +219,20 @@ def test_upsample_layer():
     np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), ref.numpy())
 
 
+@pytest.mark.parametrize("shape,r", [((2, 8, 3, 2), 2), ((1, 18, 2, 2), 3), ((2, 3, 4, 4, 4), 2)])
+def test_pixel_shuffle_roundtrip_matches_torch(shape, r):
+    check_op(lambda x: nn.PixelShuffle(r)(x), lambda x: TF.pixel_shuffle(x, r), [r_(shape)])
+    out_shape = TF.pixel_shuffle(torch.zeros(shape), r).shape
+    check_op(lambda x: nn.PixelUnshuffle(r)(x), lambda x: TF.pixel_unshuffle(x, r),
+             [r_(tuple(out_shape))])
+    with pytest.raises(ValueError, match="divisible"):
+        ops.pixel_shuffle(ms.Tensor(r_((1, 5, 2, 2))), 2)
+
+
+def r_(shape):
+    return r(*shape)
+
+
 # --- second derivatives -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", [

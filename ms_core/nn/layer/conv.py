@@ -57,6 +57,7 @@ class _ConvNd(Cell):
         self.dilation = CO.int_tuple(name, "dilation", dilation, n)
         self.pad_mode = CO.check_pad_mode(name, pad_mode)
         CO.check_no_padding(name, self.pad_mode, padding)
+        self._padding_arg = padding
         if n == 2:
             self.padding = CO.padding4(name, padding, allow_pair=False)
         else:
@@ -104,7 +105,7 @@ class _ConvNd(Cell):
             return v if not isinstance(v, tuple) or len(v) != 1 else v[0]
         s = (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
              f"kernel_size={fmt(self.kernel_size)}, stride={fmt(self.stride)}, "
-             f"pad_mode={self.pad_mode}, padding={fmt(self.padding) if self.pad_mode == 'pad' else 0}, "
+             f"pad_mode={self.pad_mode}, padding={self._padding_arg}, "
              f"dilation={fmt(self.dilation)}, group={self.group}, has_bias={self.has_bias}, "
              f"weight_init={self.weight_init}, bias_init={self.bias_init}")
         if self.n_spatial == 2:

@@ -2,7 +2,7 @@
 from ..cell import Cell
 from ...ops import conv_ops as CO
 
-__all__ = ["Upsample"]
+__all__ = ["Upsample", "PixelShuffle", "PixelUnshuffle"]
 
 
 class Upsample(Cell):
@@ -26,3 +26,32 @@ class Upsample(Cell):
     def extend_repr(self):
         what = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
         return f"{what}, mode={self.mode}"
+
+
+class PixelShuffle(Cell):
+    """(N, C*r*r, H, W) -> (N, C, H*r, W*r), `mindspore.nn.PixelShuffle` (same layout as
+    torch.nn.PixelShuffle)."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def construct(self, x):
+        return CO.pixel_shuffle(x, self.upscale_factor)
+
+    def extend_repr(self):
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Cell):
+    """(N, C, H*r, W*r) -> (N, C*r*r, H, W), `mindspore.nn.PixelUnshuffle`."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def construct(self, x):
+        return CO.pixel_unshuffle(x, self.downscale_factor)
+
+    def extend_repr(self):
+        return f"downscale_factor={self.downscale_factor}"
