@@ -23,3 +23,4 @@ from migrate.changes import Change, ConvertResult
 from migrate.convert import Converter, convert_source
 
 __all__ = ["Change", "ConvertResult", "Converter", "convert_source"]
+from migrate.check import check  # noqa: E402,F401  (the differential checker: migrate.check(torch_net, ms_net, inputs))
