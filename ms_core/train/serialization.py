@@ -616,15 +616,15 @@ def _checked_value(fn, param, key, new, strict_load):
         raise TypeError(f"For '{fn}', the value of '{key}' in 'parameter_dict' must be a "
                         f"Parameter or Tensor, but got {type(new).__name__}.")
     arr = new._data if isinstance(new, Tensor) else new
-    name = param.name if key == param.name else f"{param.name}' (from '{key}')"
+    name = f"'{param.name}'" if key == param.name else f"'{param.name}' (loaded from '{key}')"
     if arr.shape != param._data.shape:
-        raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has shape "
+        raise RuntimeError(f"For '{fn}', the parameter {name} in 'net' has shape "
                            f"{list(param._data.shape)} but the value in 'parameter_dict' has "
                            f"shape {list(arr.shape)}; nothing was loaded. Check that the "
                            f"checkpoint belongs to this network.")
     if arr.dtype != param._data.dtype:
         if strict_load or not _castable(arr.dtype, param._data.dtype):
-            raise RuntimeError(f"For '{fn}', the parameter '{name}' in 'net' has dtype "
+            raise RuntimeError(f"For '{fn}', the parameter {name} in 'net' has dtype "
                                f"{param.dtype} but the value in 'parameter_dict' has dtype "
                                f"{Tensor._wrap(arr).dtype}; nothing was loaded.")
         arr = arr.astype(param._data.dtype)

@@ -536,7 +536,7 @@ def test_prefix_fallback_shape_error_changes_nothing():
     n = Two()
     before = values(n)
     d = {"fc.weight": _full("fc.weight", (3, 2), 5.0), "p.head.weight": _full("p.head.weight", (2, 2), 1.0)}
-    with pytest.raises(RuntimeError, match="'head.weight' \\(from 'p.head.weight'\\)"):
+    with pytest.raises(RuntimeError, match="'head.weight' \\(loaded from 'p.head.weight'\\) in 'net'"):
         ms.load_param_into_net(n, d)
     for k, v in values(n).items():
         np.testing.assert_array_equal(v, before[k])
