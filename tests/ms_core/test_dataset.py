@@ -482,3 +482,7 @@ def test_errors_raised_while_iterating():
         list(_d().map(bad_map, "x"))
     with pytest.raises(TypeError, match="expected to be int, float, str, bytes"):
         list(ds.GeneratorDataset([{"a": 1}], ["a"], shuffle=False))
+
+
+def test_reachable_as_ms_dataset():
+    assert ms.dataset is ds and ms.dataset.GeneratorDataset is ds.GeneratorDataset

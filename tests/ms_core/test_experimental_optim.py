@@ -535,3 +535,10 @@ def test_optimizer_parameters_are_its_own_not_the_networks():
     assert "weight" not in own and "bias" not in own
     assert own[0] == "learning_rate_group_0" and "exp_avg.weight" in own
     assert opt.trainable_params() == []  # lr and state never receive gradients
+
+
+def test_reachable_as_ms_experimental_optim():
+    import ms_core.experimental.optim.lr_scheduler as lr_scheduler
+    assert ms.experimental.optim is optim and optim.lr_scheduler is lr_scheduler
+    with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
+        ms.experimental.nothing  # noqa: B018
