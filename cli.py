@@ -154,11 +154,24 @@ SUBCOMMANDS = [
 ]
 
 
+def _checker_subcommands() -> list:
+    """`migrate check` / `migrate weights`, from migrate/check_cli.py when it is installed."""
+    try:
+        from migrate import check_cli
+    except ImportError:
+        return []
+    return [(name, getattr(check_cli, f"add_{name}"), getattr(check_cli, f"run_{name}"))
+            for name in ("check", "weights")
+            if hasattr(check_cli, f"add_{name}") and hasattr(check_cli, f"run_{name}")]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     parser = argparse.ArgumentParser(prog="migrate", description="PyTorch -> MindSpore migration toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, add, run in SUBCOMMANDS:
+    known = {name for name, _, _ in SUBCOMMANDS}
+    extra = [c for c in _checker_subcommands() if c[0] not in known]
+    for name, add, run in SUBCOMMANDS + extra:
         add(sub)
         sub.choices[name].set_defaults(_run=run)
     return parser
