@@ -165,6 +165,15 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
+        if "torch" not in code:
+            # nothing of torch's can be here: validate with the (much faster) builtin parser only
+            try:
+                ast.parse(code)
+            except SyntaxError as err:
+                return ConvertResult(code, error=f"syntax error at line {err.lineno}: {err.msg}")
+            except ValueError as err:  # null bytes
+                return ConvertResult(code, error=f"cannot parse: {err}")
+            return ConvertResult(code)
         try:
             module = cst.parse_module(code)
         except cst.ParserSyntaxError as exc:

@@ -176,3 +176,9 @@ def test_docstring_examples():
     import migrate.convert
     for mod in (mappings, migrate.convert):
         assert doctest.testmod(mod).failed == 0
+
+
+def test_file_without_torch_still_reports_syntax_errors():
+    res = convert_source("x = 1\ndef f(:\n    pass\n")
+    assert res.error == "syntax error at line 2: invalid syntax" or res.error.startswith("syntax error at line 2")
+    assert convert_source("x = 1\n").error is None
