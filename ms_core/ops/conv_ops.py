@@ -632,6 +632,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError(f"For '{name}', the 'scale_factor' must be {nsp} positive numbers, "
                              f"but got {scale_factor!r}.")
         sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
+        if min(sizes) < 1:
+            raise ValueError(f"For '{name}', the 'scale_factor' {scale_factor!r} gives an empty "
+                             f"output for input size {list(in_sizes)}.")
         scales = tuple(i / o for i, o in zip(in_sizes, sizes)) if recompute_scale_factor else \
             tuple(1.0 / f for f in factors)
     x = input if nsp == 2 else F.expand_dims(input, 2)
