@@ -41,7 +41,8 @@ MARKERS.update({
 
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
-             "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad")
+             "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
+             "DataLoader", "loader)", "loader.dataset)")
 _AUTOCAST = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
              "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
 _SCALERS = {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler"}
@@ -292,6 +293,7 @@ class TrainingPass:
         self.lines: dict[int, int] = {}     # id(original statement) -> line in the input
         self.generated_lines: dict[int, int] = {}  # id(new statement) -> the line it replaces
         self.loaders: set[str] = set()      # names bound to DataLoader(...)
+        self.loader_data: dict[str, cst.BaseExpression] = {}  # loader name -> its dataset argument
         # names known to hold tensors (batches of a loader, losses, forward outputs): the main
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
         self.tensor_names: set[str] = set()
@@ -368,6 +370,8 @@ class TrainingPass:
                 self.scalers.add(name)
             elif q in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"):
                 self.loaders.add(name)
+                if a.value.args and a.value.args[0].keyword in (None,):
+                    self.loader_data[name] = a.value.args[0].value
             elif q.startswith("torch.optim.lr_scheduler."):
                 self.schedulers.add(name)
             elif q.startswith("torch.optim.") and q[12:13].isupper():
@@ -799,7 +803,8 @@ class TrainingPass:
 
 
 _BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False else __builtins__)
-_DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset"}
+_DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
+                  "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 
 
 class _Cleanup:
@@ -827,6 +832,17 @@ class _Cleanup:
 
     def _one(self, st):
         tp = self.tp
+        if isinstance(st, cst.SimpleStatementLine) and any(
+                isinstance(c.func, cst.Name) and c.func.value == "len" and len(c.args) == 1
+                and self._len_target(c.args[0].value) is not None for c in _Names.of(st).calls):
+            rw = _LenRewriter(self)
+            new = st.visit(rw)
+            tp.record(st, new, "MS214", "exact",
+                      "len(loader) -> loader.get_dataset_size() (batches); len(loader.dataset) -> "
+                      "loader.children[0].get_dataset_size() (samples)")
+            tp.generated_lines[id(new)] = tp.lines.get(id(st))
+            rest = self._one(new)
+            return rest if rest is not None else [new]
         if isinstance(st, cst.With):
             items = [it for it in st.items
                      if not (isinstance(it.item, cst.Call) and tp.qual(it.item.func) in _AUTOCAST)]
@@ -856,7 +872,8 @@ class _Cleanup:
         if isinstance(call.func, cst.Attribute):
             recv = dotted(call.func.value)
             name = call.func.attr.value
-            if name == "zero_grad" and recv in tp.stepped and id(st) not in tp.keep:
+            if name == "zero_grad" and id(st) not in tp.keep and (
+                    recv in tp.stepped or tp.stepped and recv in tp.conv.module_names):
                 tp.record(st, "", "MS202", "exact", "zero_grad() removed: value_and_grad "
                                                     "returns fresh gradients on every call")
                 return self._remove(st)
@@ -881,6 +898,32 @@ class _Cleanup:
         if node.leading_lines:
             return [cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)]
         return []
+
+    def _is_loader(self, node) -> bool:
+        name = dotted(node)
+        return name is not None and (name in self.tp.loaders or "loader" in name.split(".")[-1].lower())
+
+    def _len_target(self, arg):
+        """The replacement of ``len(arg)`` when ``arg`` is a loader or ``loader.dataset``."""
+        if self._is_loader(arg):
+            return f"{code_of(arg)}.get_dataset_size()"
+        if isinstance(arg, cst.Attribute) and arg.attr.value == "dataset" and self._is_loader(arg.value):
+            # the rows before batching: the size of the batch's input dataset (exact also for
+            # a partial last batch, and whatever the loader's name is bound to in this scope)
+            return f"{code_of(arg.value)}.children[0].get_dataset_size()"
+        return None
+
+
+class _LenRewriter(cst.CSTTransformer):
+    def __init__(self, cleanup: _Cleanup):
+        self.cleanup = cleanup
+
+    def leave_Call(self, original, updated):
+        if isinstance(updated.func, cst.Name) and updated.func.value == "len" and len(updated.args) == 1:
+            text = self.cleanup._len_target(updated.args[0].value)
+            if text is not None:
+                return parse_expr(text)
+        return updated
 
 
 class _AutogradGrad:
@@ -1197,7 +1240,8 @@ def _apply(conv, module: cst.Module, code: str) -> cst.Module:
         if body is not None:
             start = module.with_changes(body=body)
     new = tp.run(start)
-    if tp.stepped or tp.samplers or "autocast" in code or "init_process_group" in code:
+    if tp.stepped or tp.samplers or "autocast" in code or "init_process_group" in code \
+            or "len(" in code and "loader" in code:
         body = _walk_blocks(list(new.body), _Cleanup(tp))
         if body is not None:
             new = new.with_changes(body=body)

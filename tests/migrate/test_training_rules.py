@@ -111,7 +111,7 @@ def test_train_function_returns_what_the_loop_reads():
                 optimizer(grads)
                 running_loss += loss.item()
                 acc = (ops.argmax(outputs, 1) == labels).float().mean()
-            return running_loss / len(loader)
+            return running_loss / loader.get_dataset_size()
         """)
 
 
@@ -562,3 +562,34 @@ def test_backward_under_a_condition_moves_the_forward_pass_into_if_else():
                     total += loss.item() * inputs.shape[0]
         """)
     assert rules_of(res) == ["MS202", "MS213", "MS201", "MS201"]
+
+
+def test_len_of_loaders():
+    check("""\
+        from torch.utils.data import DataLoader
+        test_loader = DataLoader(test_set, batch_size=10)
+        def report(correct, test_loader):
+            print(f"acc {correct / len(test_loader.dataset):.3f} of {len(test_loader)} batches")
+        n = len(test_loader.dataset) + len(other)
+        """, """\
+        test_loader = ms.dataset.GeneratorDataset(test_set, column_names=["data", "label"], shuffle=False).batch(10)
+        def report(correct, test_loader):
+            print(f"acc {correct / test_loader.children[0].get_dataset_size():.3f} of {test_loader.get_dataset_size()} batches")
+        n = test_loader.children[0].get_dataset_size() + len(other)
+        """)
+
+
+def test_model_zero_grad_and_iterable_dataset():
+    got, res = body("""\
+        from torch.utils.data import IterableDataset
+        class Stream(IterableDataset):
+            def __iter__(self):
+                yield 1.0, 2
+        model.zero_grad()
+        for x, y in loader:
+            model.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        """)
+    assert "class Stream:" in got and "zero_grad" not in got and res.unsupported == 0
