@@ -111,6 +111,19 @@ class PhaseResult:
     torch_loss: float | None = None
     ms_loss: float | None = None
     notes: list = field(default_factory=list)
+    local_grads: list = field(default_factory=list)  # check_run.LocalGrad rows (when grads differ)
+
+    @property
+    def local_grad_culprit(self):
+        """(layer path, description) of the first layer whose own backward differs, or None."""
+        for row in self.local_grads:
+            if not row.passed:
+                if row.error:
+                    return row.key[0], f"its backward raised {row.error}"
+                name, st = next((n, s) for n, s in row.stats.items() if not s.passed)
+                return row.key[0], (f"gradient w.r.t. {name} max abs {st.max_abs:.3g}, cosine "
+                                    f"{st.cosine:.4f}")
+        return None
 
     @property
     def first_local_failure(self):
@@ -134,6 +147,10 @@ class PhaseResult:
                 "first_divergence": f.name if f else None,
                 "layers": [r.to_dict() for r in self.layers],
                 "gradients": [g.to_dict() for g in self.gradients],
+                "local_gradients": [
+                    {"layer": r.key[0] or R.ROOT, "call": r.key[1], "passed": r.passed,
+                     "error": r.error, "stats": {n: s.to_dict() for n, s in r.stats.items()}}
+                    for r in self.local_grads],
                 "torch_loss": self.torch_loss, "ms_loss": self.ms_loss, "notes": list(self.notes)}
 
 
@@ -527,6 +544,12 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
             noise = compare(t_grads[tn], f64_grads[tn], rtol, atol) if tn in f64_grads else None
             phase.gradients.append(NamedStats(tn, mn, _layer_of(tn) if not tn.startswith("input")
                                               else "input", st, noise))
+        if layers and not all(g.stats.passed for g in phase.gradients) and \
+                phase.first_local_failure is None:
+            # The forward agrees but the gradients do not: find the layer with a wrong backward.
+            phase.local_grads = R.local_grad_replay(torch_module, ms_cell, t_rec, rep.pairs(),
+                                                    rtol, atol, seed)
+            R.restore_ms(ms_cell, ms_state)
     return phase
 
 
@@ -739,14 +762,26 @@ def _collect_findings(res, torch_sources, ms_sources):
                                         d.torch_source if d else "", d.ms_source if d else ""))
         bad = [g for g in phase.gradients if not g.stats.passed]
         if bad and f is None:
-            g = bad[0] if not bad[0].name.startswith("input") or len(bad) == 1 else \
-                next((b for b in bad if not b.name.startswith("input")), bad[0])
-            p = _path(g.name) if not g.name.startswith("input") else ""
-            res.findings.append(Finding("gradient", g.layer,
-                                        f"gradient of '{g.name}' differs (max abs "
-                                        f"{g.stats.max_abs:.3g}, cosine {g.stats.cosine:.4f}); "
-                                        f"{len(bad)} gradient(s) out of tolerance",
-                                        torch_sources.get(p, ""), ms_sources.get(p, "")))
+            lg = phase.local_grad_culprit
+            if lg is not None:
+                p, what = lg
+                where = p or R.ROOT
+                res.findings.append(Finding(
+                    "gradient", where,
+                    f"first layer whose own backward differs (fed torch's inputs and the same "
+                    f"cotangent): {what}; {len(bad)} model gradient(s) out of tolerance, e.g. "
+                    f"'{bad[-1].name}' (max abs {bad[-1].stats.max_abs:.3g})",
+                    torch_sources.get(p, ""), ms_sources.get(p, "")))
+            else:
+                # the most downstream parameter whose gradient differs is the nearest to the fault
+                params = [b for b in bad if not b.name.startswith("input")]
+                g = params[-1] if params else bad[0]
+                p = _path(g.name) if not g.name.startswith("input") else ""
+                res.findings.append(Finding("gradient", g.layer,
+                                            f"gradient of '{g.name}' differs (max abs "
+                                            f"{g.stats.max_abs:.3g}, cosine {g.stats.cosine:.4f});"
+                                            f" {len(bad)} gradient(s) out of tolerance",
+                                            torch_sources.get(p, ""), ms_sources.get(p, "")))
     tr = res.train
     if tr is not None and not tr.passed:
         name = tr.first_bad_param or next((p.name for p in tr.params if not p.stats.passed), None)

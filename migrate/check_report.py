@@ -99,6 +99,16 @@ def _verdict(result) -> str:
     return f"MISMATCH: {result.culprit}"
 
 
+def _local_grad_rows(phase):
+    """(layer, tensor, stats or None) for the local-gradient table."""
+    for r in phase.local_grads:
+        layer = r.key[0] or "(model)"
+        if r.error:
+            yield layer, r.error, None
+        for name, st in r.stats.items():
+            yield layer, name, st
+
+
 # --- terminal -------------------------------------------------------------------------------------
 
 def print_terminal(result, console=None) -> None:
@@ -106,7 +116,9 @@ def print_terminal(result, console=None) -> None:
     from rich.console import Console
     from rich.markup import escape as esc
     from rich.table import Table
-    console = console or Console()
+    if console is None:  # a pipe or a file gets a wide table, not 80 columns of ellipses
+        import sys
+        console = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
     s = result.settings
     console.print(f"[bold]migrate check[/bold]  rtol={s.get('rtol')} atol={s.get('atol')} "
                   f"mode={s.get('mode')} train_steps={s.get('train_steps')} seed={s.get('seed')}")
@@ -172,6 +184,15 @@ def print_terminal(result, console=None) -> None:
                 g.add_row(*[esc(c) for c in _stats_cells(item.name, item.ms_name, item.stats, item.noise, gn)],
                           style=None if item.stats.passed else "red")
             console.print(g)
+        if phase.local_grads:
+            lg = Table("layer", "tensor", "max abs", "cosine", "status",
+                       title=f"{phase.mode} mode: each layer's own backward (torch's inputs)")
+            for row, name, st in _local_grad_rows(phase):
+                lg.add_row(esc(row), esc(name), _f(st.max_abs) if st else "-",
+                           _cos(st.cosine) if st else "-",
+                           "pass" if st is not None and st.passed else "FAIL",
+                           style=None if st is not None and st.passed else "red")
+            console.print(lg)
         for note in phase.notes:
             console.print(f"  [dim]{esc(note)}[/dim]")
     trn = result.train
@@ -259,6 +280,13 @@ def markdown(result) -> str:
             lines += [_md_table(_stats_columns(gn), [_stats_cells(g.name, g.ms_name, g.stats,
                                                                   g.noise, gn)
                                                      for g in phase.gradients]), ""]
+        if phase.local_grads:
+            lines += ["### Each layer's own backward (fed torch's inputs)", ""]
+            lines += [_md_table(["layer", "tensor", "max abs", "cosine", "status"],
+                                [[row, name, _f(st.max_abs) if st else "-",
+                                  _cos(st.cosine) if st else "-",
+                                  "pass" if st is not None and st.passed else "FAIL"]
+                                 for row, name, st in _local_grad_rows(phase)]), ""]
         lines += [f"- {n}" for n in phase.notes]
         if phase.notes:
             lines.append("")
@@ -393,6 +421,16 @@ def html(result) -> str:
                                                                       g.noise, gn)
                                                          for g in phase.gradients],
                                     ["" if g.stats.passed else "FAIL" for g in phase.gradients]))
+        if phase.local_grads:
+            rows = list(_local_grad_rows(phase))
+            body.append("<h3>Each layer's own backward (fed torch's inputs)</h3>")
+            body.append(_html_table(["layer", "tensor", "max abs", "cosine", "status"],
+                                    [[r, n, _f(st.max_abs) if st else "-",
+                                      _cos(st.cosine) if st else "-",
+                                      "pass" if st is not None and st.passed else "FAIL"]
+                                     for r, n, st in rows],
+                                    ["" if st is not None and st.passed else "FAIL"
+                                     for _, _, st in rows]))
         body += [f"<p class='note'>{_h(n)}</p>" for n in phase.notes]
     trn = result.train
     if trn is not None:

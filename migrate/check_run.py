@@ -737,3 +737,126 @@ def _replayer(cpath, keys, torch_rec, rtol, atol, notes):
             notes.append(f"'{cpath}' gets {len(min_)} tensor input(s), {len(tin)} in torch")
         return torch_to_ms(call.output)
     return construct
+
+
+# --- local gradients: each layer's VJP on torch's recorded inputs --------------------------------
+
+@dataclass
+class LocalGrad:
+    """One layer's backward fed torch's recorded inputs and the same cotangent."""
+
+    key: tuple
+    stats: dict  # name ('input[i]' or torch parameter name) -> TensorStats
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.error and all(s.passed for s in self.stats.values())
+
+
+def _subtree(rec, key):
+    out, todo = [], list(rec.calls[key].children)
+    while todo:
+        k = todo.pop()
+        out.append(k)
+        todo.extend(rec.calls[k].children)
+    return out
+
+
+def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, seed=0):
+    """Find the layer whose own backward is wrong: for leaves first, then composites whose
+    sub-layers all pass, compare torch's VJP (w.r.t. inputs and the layer's own parameters) with
+    ms_core's, on torch's recorded inputs and one random cotangent. Returns LocalGrad rows in
+    execution order, stopping at the first failure. Layers containing dropout are skipped in
+    training mode (a re-run of torch's layer would draw a new mask)."""
+    import torch
+
+    import ms_core
+    ms_cells = dict(ms_cell.cells_and_names())
+    torch_mods = dict(torch_model.named_modules())
+    to_ms = dict(name_pairs)
+    rows, passed = [], set()
+    rng = np.random.default_rng(seed + 77)
+    for key in torch_rec.order:
+        call = torch_rec.calls[key]
+        path = key[0]
+        sub = _subtree(torch_rec, key)
+        if any(k not in passed for k in sub):
+            continue  # a sub-layer failed (or was skipped): that is the place to look
+        mod, cell = torch_mods.get(path), ms_cells.get(path)
+        if mod is None or cell is None or any(_dropout_keep(torch_mods.get(k[0]))[0] and
+                                              torch_mods[k[0]].training for k in sub + [key]):
+            continue
+        t_in = list(call.inputs)
+        pos = [i for i, x in enumerate(t_in) if _is_torch(x) and x.is_floating_point()]
+        for i in pos:
+            t_in[i] = t_in[i].detach().clone().requires_grad_(True)
+        t_params = [(n, p) for n, p in mod.named_parameters() if p.requires_grad]
+        m_named = [(n, p) for n, p in cell.parameters_and_names() if p.requires_grad]
+        # align the layer's parameters through the weight map (full names on both sides)
+        pairs = []
+        m_by_full = {(f"{path}.{n}" if path else n): p for n, p in m_named}
+        for n, p in t_params:
+            full = f"{path}.{n}" if path else n
+            mp = m_by_full.get(to_ms.get(full, ""))
+            if mp is not None:
+                pairs.append((full, p, mp))
+        state = snapshot_torch(mod, buffers_only=True)
+        m_state = snapshot_ms(cell, buffers_only=True)
+        try:
+            with torch.enable_grad():
+                out = mod(*t_in, **call.kwargs)
+            outs = [o for o in flatten(out) if o.is_floating_point() and o.requires_grad]
+            if not outs:
+                passed.add(key)
+                continue
+            vs = [rng.standard_normal(tuple(o.shape)).astype(np.float32) for o in outs]
+            targets = [t_in[i] for i in pos] + [p for _, p, _ in pairs]
+            tg = torch.autograd.grad(outs, targets, [torch.from_numpy(v).to(o.dtype)
+                                                     for v, o in zip(vs, outs)],
+                                     allow_unused=True)
+            m_in = [torch_to_ms(x) for x in call.inputs]
+            weights = [mp for _, _, mp in pairs]
+
+            def fn(*xs):
+                o = cell(*xs, **torch_to_ms(call.kwargs))
+                fl = [t for t in flatten(o) if as_array(t).dtype.kind == "f"]
+                total = None
+                for t, v in zip(fl, vs):
+                    term = (t * ms_core.Tensor(v.astype(as_array(t).dtype))).sum()
+                    total = term if total is None else total + term
+                return total
+
+            grad_pos = tuple(pos) if pos else None
+            if grad_pos is None and not weights:
+                passed.add(key)
+                continue
+            vg = ms_core.value_and_grad(fn, grad_pos, weights if weights else None)
+            _, mg = vg(*m_in)
+            if grad_pos is not None and weights:
+                g_in, g_w = mg
+            elif grad_pos is not None:
+                g_in, g_w = mg, ()
+            else:
+                g_in, g_w = (), mg
+            if not isinstance(g_in, tuple):
+                g_in = (g_in,)
+            stats = {}
+            for j, i in enumerate(pos):
+                tv = tg[j] if tg[j] is not None else torch.zeros_like(t_in[i])
+                stats[f"input[{i}]"] = compare(g_in[j], tv, rtol, atol)
+            for j, (full, p, _) in enumerate(pairs):
+                tv = tg[len(pos) + j]
+                tv = tv if tv is not None else torch.zeros_like(p)
+                stats[full] = compare(g_w[j], tv, rtol, atol)
+            row = LocalGrad(key, stats)
+        except Exception as exc:  # the ms layer cannot be differentiated on torch's inputs
+            row = LocalGrad(key, {}, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        finally:
+            restore_torch(mod, state)
+            restore_ms(cell, m_state)
+        rows.append(row)
+        if not row.passed:
+            break
+        passed.add(key)
+    return rows

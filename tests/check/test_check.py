@@ -230,3 +230,44 @@ def test_model_that_cannot_run_is_a_check_error():
 def _line_of(path, text):
     code = Path(path).read_text()
     return code[:code.index(text)].count("\n") + 1
+
+
+def test_fault_wrong_backward_is_localised_by_local_gradients():
+    """Forward identical, backward wrong in a parameter-free layer: the culprit is that layer,
+    not the parameters upstream of it whose gradients are merely wrong by inheritance."""
+    import torch
+
+    import ms_core
+    from ms_core import nn as msnn
+    from ms_core import ops
+
+    class T(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.act, self.fc2 = torch.nn.Linear(5, 7), torch.nn.Tanh(), torch.nn.Linear(7, 2)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    class BadTanh(msnn.Cell):
+        def construct(self, x):
+            return ops.tanh(x)
+
+        def bprop(self, x, out, dout):
+            return (dout * (1 - out),)  # should be 1 - out²
+
+    class M(msnn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.act, self.fc2 = msnn.Dense(5, 7), BadTanh(), msnn.Dense(7, 2)
+
+        def construct(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    r = check(T(), M(), [x], mode="train")
+    assert r.phases[0].outputs.passed and r.phases[0].first_local_failure is None
+    assert r.culprit.kind == "gradient" and r.culprit.layer == "act"
+    grads = {g.name: g.stats.passed for g in r.phases[0].gradients}
+    assert grads["fc2.weight"] and not grads["fc1.weight"]
+    assert ms_core is not None
