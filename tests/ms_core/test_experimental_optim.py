@@ -542,3 +542,17 @@ def test_reachable_as_ms_experimental_optim():
     assert ms.experimental.optim is optim and optim.lr_scheduler is lr_scheduler
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         ms.experimental.nothing  # noqa: B018
+
+
+def test_frozen_parameters_are_left_alone_like_torch():
+    """requires_grad=False: torch gives no gradient, so no update (not even weight decay)."""
+    net = nn.Dense(3, 2)
+    net.bias.requires_grad = False
+    before = net.bias.asnumpy().copy()
+    opt = optim.SGD(list(net.get_parameters()), lr=0.1, momentum=0.9, weight_decay=0.1)
+    grad_fn = ms.value_and_grad(lambda x: net(x).sum(), None, opt.parameters)
+    for _ in range(3):
+        _, grads = grad_fn(ms.Tensor(np.ones((1, 3), np.float32)))
+        opt(grads)
+    np.testing.assert_array_equal(net.bias.asnumpy(), before)
+    assert net.bias not in opt.state or not opt.state[net.bias]

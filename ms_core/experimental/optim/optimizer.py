@@ -63,8 +63,8 @@ class Optimizer(Cell):
     convention: gradients come from `ms.value_and_grad(fn, None, optimizer.parameters)` and the
     update is `optimizer(grads)`, with `grads` a tuple aligned with `optimizer.parameters` (the
     parameters of every group, in group order). Parameters are updated in place; a `None`
-    gradient leaves its parameter (and its state) untouched, like a torch parameter whose `.grad`
-    is None.
+    gradient, or a parameter with `requires_grad=False`, leaves the parameter (and its state)
+    untouched, like a torch parameter whose `.grad` is None.
 
     `param_groups` is a list of dicts ('params', 'lr', 'weight_decay' and the optimizer's other
     options) that may be edited between steps, as in PyTorch; lr schedulers do exactly that.
@@ -246,7 +246,10 @@ class Optimizer(Cell):
             for p in group["params"]:
                 g = grads[k]
                 k += 1
-                if g is None:
+                if g is None or not p.requires_grad:
+                    # torch never gives a frozen (requires_grad=False) parameter a gradient, so
+                    # its optimizer leaves it alone; value_and_grad over an explicit weight list
+                    # would differentiate it anyway
                     continue
                 self._adopt_loaded(p)
                 new = self._update(p._data, g, self.state[p], group, lr)
