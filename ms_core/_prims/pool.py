@@ -80,6 +80,11 @@ def _max_offsets(xp, cfg, out):
             idx += new.view(np.uint8) * idx.dtype.type(k) if idx.dtype == np.uint8 else \
                 new * idx.dtype.type(k)
         found |= hit
+    nan_out = np.isnan(out)
+    if nan_out.any():
+        # torch updates its running max on every NaN, so a NaN window points at its last NaN
+        for k, (rs, cs) in cfg.offsets():
+            np.copyto(idx, k, where=nan_out & np.isnan(xp[..., rs, cs]))
     return idx
 
 

@@ -259,6 +259,20 @@ def test_max_pool_gradient_goes_to_first_max_on_ties():
     np.testing.assert_array_equal(g, tx.grad.numpy())
 
 
+def test_max_pool_nan_propagates_like_torch():
+    x = distinct(1, 1, 4, 4)
+    x[0, 0, 0, 1] = np.nan
+    x[0, 0, 1, 0] = np.nan
+    out, idx = ops.max_pool2d(ms.Tensor(x), 2, 2, return_indices=True)
+    t_out, t_idx = TF.max_pool2d(torch.tensor(x), 2, 2, return_indices=True)
+    np.testing.assert_array_equal(out.asnumpy(), t_out.numpy())
+    np.testing.assert_array_equal(idx.asnumpy(), t_idx.numpy())
+    g = ms.grad(lambda t: ops.max_pool2d(t, 2, 2).sum())(ms.Tensor(x)).asnumpy()
+    tx = torch.tensor(x, requires_grad=True)
+    TF.max_pool2d(tx, 2, 2).sum().backward()
+    np.testing.assert_array_equal(g, tx.grad.numpy())
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 def test_pool_errors():
