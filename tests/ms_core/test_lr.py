@@ -137,3 +137,17 @@ def test_list_formulas_longer():
 def test_validation(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
+
+
+def test_user_schedule_written_with_ops():
+    # A LearningRateSchedule subclass written MindSpore's way (construct with ms ops) drives an
+    # optimizer: step t uses 0.1 / (t + 1).
+    class InverseLR(nn.LearningRateSchedule):
+        def construct(self, global_step):
+            return 0.1 / (ms.ops.cast(global_step, ms.float32) + 1.0)
+
+    p = ms.Parameter(ms.Tensor(np.zeros(1, np.float32)), name="p")
+    opt = nn.SGD([p], InverseLR())
+    for _ in range(3):
+        opt((ms.Tensor(np.ones(1, np.float32)),))
+    assert float(p.asnumpy()[0]) == pytest.approx(-(0.1 + 0.05 + 0.1 / 3), rel=1e-6)
