@@ -1,7 +1,9 @@
 """Optimizers with MindSpore's update formulas (`ms_core.nn.SGD`, `nn.Momentum`, `nn.Adam`, ...).
 
-MindSpore 2.x has no `nn.AdamW`: `nn.AdamWeightDecay` is its decoupled-decay Adam (without bias
-correction); a torch-style AdamW lives in `mindspore.experimental.optim`, outside this package.
+Checked on MindSpore 2.10: there is no `nn.AdamW`. `nn.AdamWeightDecay` is its decoupled-decay
+Adam (without bias correction); the torch-style AdamW is `mindspore.experimental.optim.AdamW`
+(`ms_core.experimental.optim.AdamW` here). Each optimizer's docstring states its update formula and
+how it differs from the torch optimizer of the same name.
 """
 from .optimizer import Optimizer
 from .sgd import SGD
