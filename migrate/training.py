@@ -42,7 +42,7 @@ MARKERS.update({
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
-             "DataLoader", "loader)", "loader.dataset)")
+             "DataLoader", "loader)", "loader.dataset)", "random_split")
 _AUTOCAST = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
              "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
 _SCALERS = {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler"}
@@ -364,7 +364,7 @@ class TrainingPass:
             tgt = a.targets[0].target
             name = dotted(tgt)
             q = self.qual(a.value.func) or ""
-            if name is None:
+            if name is None and not q.endswith("random_split"):
                 continue
             if q in _SCALERS:
                 self.scalers.add(name)
@@ -381,6 +381,9 @@ class TrainingPass:
                 self.samplers[name] = a.value
             elif q in ("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"):
                 self.datasets[name] = len(a.value.args)
+            elif q in ("torch.utils.data.random_split", "torch.utils.data.dataset.random_split"):
+                for t in _Names.of(cst.Assign([a.targets[0]], cst.Name("_"))).writes:
+                    self.datasets[t] = 0
             elif isinstance(a.value.func, cst.Name) and a.value.func.value in self.ds_columns:
                 self.ds_instances[name] = self.ds_columns[a.value.func.value]
 
@@ -1496,6 +1499,46 @@ def dataloader(edit) -> None:
     drop = b.get("drop_last")
     drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
+
+
+@_safe_rule("MS228", "random_split")
+def random_split(edit) -> None:
+    """Replace random_split(ds, lengths) with <dataset of ds>.split(lengths, randomize=True)."""
+    conv = edit.conv
+    tp = getattr(conv, "training", None)
+    ds = edit.bound.get("dataset")
+    lengths = edit.bound.get("lengths")
+    if ds is None or lengths is None:
+        edit.unsupported("random_split needs a dataset and lengths")
+        return
+    conv.used.add("ms")
+    if _is_ms_dataset(ds, tp):
+        base = code_of(ds)
+    else:
+        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={_columns(_ncols(ds, tp) or 2)}, shuffle=False)"
+    lens = code_of(lengths)
+    if not isinstance(lengths, cst.List):
+        lens = f"list({lens})"
+    edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
+
+
+def _is_ms_dataset(ds, tp) -> bool:
+    """A MindSpore dataset already (a converted TensorDataset, a split), not a Python source."""
+    if isinstance(ds, cst.Call) and code_of(ds.func) in ("ms.dataset.NumpySlicesDataset",
+                                                         "ms.dataset.GeneratorDataset"):
+        return True
+    return tp is not None and dotted(ds) in tp.datasets
+
+
+def _ncols(ds, tp):
+    if tp is None:
+        return None
+    name = dotted(ds)
+    if name in tp.ds_instances:
+        return tp.ds_instances[name]
+    if isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
+        return tp.ds_columns.get(ds.func.value)
+    return None
 
 
 @_safe_rule("MS226", "ddp")

@@ -593,3 +593,22 @@ def test_model_zero_grad_and_iterable_dataset():
             optimizer.step()
         """)
     assert "class Stream:" in got and "zero_grad" not in got and res.unsupported == 0
+
+
+def test_random_split():
+    got, res = body("""\
+        from torch.utils.data import DataLoader, TensorDataset, random_split
+        full = TensorDataset(x, y)
+        train_ds, val_ds = random_split(full, [80, 20])
+        train_loader = DataLoader(train_ds, batch_size=8, shuffle=True)
+        val_loader = DataLoader(val_ds, batch_size=8)
+        a, b = random_split(MyData(), [0.8, 0.2])
+        """)
+    assert got == textwrap.dedent("""\
+        full = ms.dataset.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=False)
+        train_ds, val_ds = full.split([80, 20], randomize=True)
+        train_loader = train_ds.shuffle(train_ds.get_dataset_size()).batch(8)
+        val_loader = val_ds.batch(8)
+        a, b = ms.dataset.GeneratorDataset(MyData(), column_names=["data", "label"], shuffle=False).split([0.8, 0.2], randomize=True)
+        """)
+    assert [c.label for c in res.changes if c.rule == "MS228"] == ["approximate"] * 2
