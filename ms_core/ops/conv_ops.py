@@ -648,10 +648,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         ih = _nearest_index(hw[0], sizes2[0], scales2[0], exact)
         iw = _nearest_index(hw[1], sizes2[1], scales2[1], exact)
         out = x
-        if sizes2[0] != hw[0] or np.any(ih != np.arange(hw[0])):
-            out = F.gather(out, Tensor._wrap(ih), 2)
-        if sizes2[1] != hw[1] or np.any(iw != np.arange(hw[1])):
-            out = F.gather(out, Tensor._wrap(iw), 3)
+        for axis, idx, size in ((2, ih, hw[0]), (3, iw, hw[1])):
+            if idx.shape[0] == size and np.all(idx == np.arange(size)):
+                continue
+            r = idx.shape[0] // size
+            if r * size == idx.shape[0] and np.all(idx == np.arange(idx.shape[0]) // r):
+                # integer upscaling: np.repeat, whose gradient is a reshape + sum (no add.at)
+                out = F.repeat_interleave(out, r, axis)
+            else:
+                out = F.gather(out, Tensor._wrap(idx), axis)
     else:
         dt = x._data.dtype
         mh = _linear_matrix(hw[0], sizes2[0], scales2[0], bool(align_corners), dt)
