@@ -145,7 +145,6 @@ class Converter:
         self.aliases: dict[str, str] = {}
         self.alias_uses: dict[str, int] = {}
         self.changes: list[Change] = []
-        self.sites = 0
         self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
         self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
         self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
@@ -555,11 +554,6 @@ def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:
     except SyntaxError as err:
         return f"syntax error at line {err.lineno}: {err.msg}"
     return f"syntax error at line {exc.raw_line}: {exc.message}"
-
-
-def _short(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _HANDLERS = {

@@ -117,7 +117,6 @@ def _module_ctor(conv, node) -> str | None:
 # --------------------------------------------------------------------------------------------
 def on_reference(conv, node, q: str):
     """A torch name used as a value (base class, isinstance, dtype, ...), not called."""
-    conv.sites += 1
     entry = conv.tables.get(q)
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
@@ -137,7 +136,6 @@ def on_call(conv, node: cst.Call):
     func = node.func
     q = conv.qual(func)
     if q is not None:
-        conv.sites += 1
         start = len(conv.changes)
         args = conv._walk_seq(node.args)
         walked = node if args is node.args else node.with_changes(args=args)
@@ -265,15 +263,12 @@ def on_method(conv, node: cst.Call):
         return new
     entry = conv.tables.get("Module." + name)
     if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
-        conv.sites += 1
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0)
     entry = conv.tables.get("Tensor." + name)
     if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and _is_param(recv0)):
-        conv.sites += 1
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0)
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
-        conv.sites += 1
         conv.mark(node, "MS905", f"in-place tensor method {name}(): MindSpore tensors are "
                                  "rewritten functionally; assign the result instead")
         return walked
@@ -448,7 +443,6 @@ def on_with(conv, node: cst.With):
         e = item.item
         q = conv.qual(e.func) if isinstance(e, cst.Call) else None
         if q in _NO_GRAD and item.asname is None:
-            conv.sites += 1
             conv.record(e, "", "MS106", "exact", "grad-mode block unwrapped: nothing is recorded "
                                                   "outside a grad transform")
             continue
@@ -478,7 +472,6 @@ def on_for(conv, node: cst.For):
     if (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args
             and it.func.attr.value == "modules" and isinstance(node.target, cst.Name)
             and (is_module(conv, it.func.value) or conv.aliases)):
-        conv.sites += 1
         recv = conv.walk(it.func.value)
         new_iter = it.with_changes(func=it.func.with_changes(value=recv, attr=cst.Name("cells_and_names")))
         new_target = cst.Tuple([cst.Element(cst.Name("_")), cst.Element(node.target)], lpar=[], rpar=[])
