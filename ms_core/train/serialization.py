@@ -91,7 +91,7 @@ def _as_array(name, value, fn):
 
 def _encode(entries, fn):
     """(header bytes, list of payload buffers)."""
-    import json  # json and tempfile load lazily: `import ms_core` stays fast
+    import json  # loaded lazily: `import ms_core` stays fast
     records, buffers, offset, seen = [], [], 0, set()
     digest = hashlib.sha256()
     for name, value, requires_grad in entries:
@@ -121,22 +121,29 @@ def _encode(entries, fn):
 
 
 def _atomic_write(path, chunks):
-    import tempfile
+    import secrets
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(f"For 'save_checkpoint', the directory of '{path}' does not exist: "
                          f"{directory}.")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
+    # Our own O_EXCL temp file (not tempfile.mkstemp's 0600): the process umask then gives the
+    # checkpoint the usual permissions, with no os.umask juggling (not thread-safe).
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise OSError(f"For 'save_checkpoint', could not create a temporary file in {directory}.")
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
         os.replace(tmp, path)
     except BaseException:
         try:
