@@ -149,9 +149,11 @@ class Cell:
         object.__delattr__(self, name)
 
     def update_parameters_name(self, prefix="", recurse=True):
-        """Prefix the names of all parameters (what attaching this cell to a parent does)."""
-        for _, p in self.parameters_and_names(expand=recurse):
-            p.name = prefix + p.name
+        """Name every parameter `prefix + attribute path` (what attaching this cell to a parent
+        does). As in MindSpore 2.10, the path wins over the Parameter's own name: a stand-alone
+        PReLU's 'a' becomes 'prelu.w' inside a network."""
+        for path, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + path
 
     def insert_child_to_cell(self, child_name, child_cell):
         """Register `child_cell` under `child_name` (like torch's add_module)."""

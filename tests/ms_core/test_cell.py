@@ -129,3 +129,15 @@ def test_dense_default_init_is_mindspore_2_0_normal():
     w = nn.Dense(256, 256).weight.asnumpy()
     assert abs(w.std() - 0.01) < 0.0005 and abs(w.mean()) < 0.0005
     assert nn.Dense(4, 4).bias.asnumpy().tolist() == [0.0] * 4
+
+
+def test_attached_cells_name_parameters_by_attribute_path_as_mindspore_2_10():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.p = nn.PReLU()
+            self.bn = nn.BatchNorm2d(2)
+
+    assert [p.name for p in nn.PReLU().get_parameters()] == ["a"]
+    assert sorted(p.name for p in Net().get_parameters()) == [
+        "bn.beta", "bn.gamma", "bn.moving_mean", "bn.moving_variance", "p.w"]
