@@ -21,6 +21,7 @@ directory, are fsynced, and replace the target with `os.replace`, so a crash lea
 file or the new one, never a half-written checkpoint.
 """
 import hashlib
+import math
 import numbers
 import os
 import struct
@@ -295,7 +296,7 @@ def _parse(path, data):
         if kind != "tensor" or dtype not in _DTYPES:
             _fail(path, f"entry '{name}' has an unsupported kind/dtype {kind!r}/{dtype!r}.")
         np_dtype = _DTYPES[dtype]
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        count = math.prod(shape)  # Python ints: a forged huge shape cannot overflow
         if count * np_dtype.itemsize != nbytes:
             _fail(path, f"entry '{name}' declares shape {shape} of {dtype} ({count * np_dtype.itemsize}"
                         f" bytes) but holds {nbytes} bytes.")
@@ -435,7 +436,7 @@ def _parse_mindspore(path, data):
             _fail(path, f"'{tag}' has a negative dimension {dims}.")
         if dims == [0] and len(raw) == np_dtype.itemsize:
             dims = []  # MindSpore writes some scalars with dims [0]
-        count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        count = math.prod(dims)
         if count * np_dtype.itemsize != len(raw):
             _fail(path, f"'{tag}' declares shape {dims} of {ttype} but holds {len(raw)} bytes.")
         arr = np.frombuffer(raw, dtype=np_dtype, count=count).reshape(dims)

@@ -540,3 +540,61 @@ def test_prefix_fallback_shape_error_changes_nothing():
         ms.load_param_into_net(n, d)
     for k, v in values(n).items():
         np.testing.assert_array_equal(v, before[k])
+
+
+def _mutations(data, rng, n):
+    """Random single-byte flips, truncations, insertions and deletions of `data`."""
+    for _ in range(n):
+        kind = rng.integers(4)
+        pos = int(rng.integers(len(data)))
+        if kind == 0:
+            out = bytearray(data)
+            out[pos] ^= int(rng.integers(1, 256))
+        elif kind == 1:
+            out = data[:pos]
+        elif kind == 2:
+            out = data[:pos] + bytes(rng.integers(0, 256, int(rng.integers(1, 9))).astype(np.uint8)) + data[pos:]
+        else:
+            out = data[:pos] + data[pos + int(rng.integers(1, 9)):]
+        yield bytes(out)
+
+
+@pytest.mark.parametrize("mindspore_format", [False, True])
+def test_fuzzed_files_always_raise_the_checkpoint_error(tmp_path, mindspore_format):
+    # Every mutation of a checksummed file is rejected with CheckpointError (a ValueError) — never
+    # another exception type, never a silently different load.
+    path = str(tmp_path / "base.ckpt")
+    ms.save_checkpoint(fresh(0), path, append_dict={"note": "text", "epoch": 1},
+                       mindspore_format=mindspore_format)
+    data = open_bytes(path)
+    rng = np.random.default_rng(123)
+    bad = str(tmp_path / "bad.ckpt")
+    for mutated in _mutations(data, rng, 300):
+        if mutated == data:
+            continue
+        with open(bad, "wb") as f:
+            f.write(mutated)
+        try:
+            ms.load_checkpoint(bad)
+        except ser.CheckpointError:
+            continue
+        if mindspore_format and mutated == data[:len(data) - 17]:
+            continue  # the trailer cut off whole: a valid trailer-less MindSpore file
+        raise AssertionError(f"a mutated file loaded: {len(mutated)} bytes")
+
+
+def test_fuzzed_mindspore_files_without_crc_never_crash(tmp_path):
+    # Without a CRC nothing can catch a changed value byte, but the parser must still only ever
+    # return a dict or raise CheckpointError.
+    rng = np.random.default_rng(7)
+    bad = str(tmp_path / "bad.ckpt")
+    loaded = rejected = 0
+    for mutated in _mutations(MS_SAVED, rng, 400):
+        with open(bad, "wb") as f:
+            f.write(mutated)
+        try:
+            ms.load_checkpoint(bad)
+            loaded += 1
+        except ser.CheckpointError:
+            rejected += 1
+    assert rejected > 200 and loaded + rejected == 400
