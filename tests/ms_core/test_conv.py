@@ -188,6 +188,8 @@ TRANSPOSE_PAD = [
     (3, 5, 4, 2, 1, 0, 1, 2),
     (3, 3, 3, 2, 0, 1, 2, 1),
     (4, 3, 2, 3, 0, 2, 1, 1),
+    (3, 4, 3, 1, 1, 1, 2, 1),   # stride 1 + output_padding: a negative (cropping) conv pad
+    (5, 5, 3, 1, 0, 0, 1, 2),   # stride 1, grouped: the transposed conv runs as a convolution
 ]
 
 
