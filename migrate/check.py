@@ -559,34 +559,62 @@ class _F64:
 
 
 def _run_float64(torch_module, inputs, t_rec, mode, layers, t_loss):
+    """torch in float64 on the same inputs, replaying the float32 run's dropout masks (module and
+    functional), for the noise-floor column."""
     import torch
+    import torch.nn.functional as TF
     model = copy.deepcopy(torch_module).double()
     model.train(mode == "train")
-    handles = []
+    handles, state = [], {"depth": 0, "next": 0}
+    train = mode == "train"
     for path, mod in model.named_modules():
         is_drop, keep = R._dropout_keep(mod)
-        if is_drop and mode == "train":
-            counter = [0]
+        if not (is_drop and train):
+            continue
+        counter, saved = [0], {}
 
-            def hook(m, args, out, path=path, counter=counter, keep=keep):
-                k = counter[0]
-                counter[0] += 1
-                mask = t_rec.dropout_masks.get((path, k))
-                if mask is None:
-                    return out
-                return args[0] * torch.from_numpy(mask).to(args[0].dtype) / keep
-            handles.append(mod.register_forward_hook(hook))
+        def pre(m, args, saved=saved):
+            state["depth"] += 1
+            saved["x"] = args[0].clone()  # before an in-place dropout overwrites it
+
+        def post(m, args, out, path=path, counter=counter, keep=keep, saved=saved):
+            state["depth"] -= 1
+            k = counter[0]
+            counter[0] += 1
+            mask = t_rec.dropout_masks.get((path, k))
+            x = saved.pop("x")
+            if mask is None:
+                return out
+            return x * torch.from_numpy(mask).to(x.dtype) / keep
+        handles.append(mod.register_forward_pre_hook(pre))
+        handles.append(mod.register_forward_hook(post))
+    saved_fns = {}
+    if train:
+        masks = t_rec.functional_masks
+        for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
+            orig = getattr(TF, name, None)
+            if orig is None:
+                continue
+            saved_fns[name] = orig
+
+            def replay(input, *args, _orig=orig, **kwargs):
+                p = kwargs.get("p", args[0] if args else 0.5)
+                training = kwargs.get("training", args[1] if len(args) > 1 else True)
+                if state["depth"] > 0 or not training or not p or state["next"] >= len(masks):
+                    return _orig(input, *args, **kwargs)
+                mask = masks[state["next"]]
+                state["next"] += 1
+                return input * torch.from_numpy(np.ascontiguousarray(mask)).to(input.dtype) / (1 - p)
+            setattr(TF, name, replay)
     x64 = [x.astype(np.float64) if isinstance(x, np.ndarray) and x.dtype.kind == "f" else x
            for x in inputs]
     try:
-        loss64 = None
-        if t_loss is not None:
-            def loss64(out, _f=t_loss):
-                return _f(out)
-        rec, _, _, grads = R.run_torch(model, x64, loss64, t_loss is not None, capture=layers)
+        rec, _, _, grads = R.run_torch(model, x64, t_loss, t_loss is not None, capture=layers)
     finally:
         for h in handles:
             h.remove()
+        for name, fn in saved_fns.items():
+            setattr(TF, name, fn)
     r = _F64()
     r.calls, r.grads = rec.calls, grads
     return r
