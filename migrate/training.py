@@ -504,6 +504,19 @@ class TrainingPass:
                 return lifted
             raise Refuse("MS953", f"the loss `{code_of(loss_expr)}` is not computed in this block "
                                   "before backward(): move its computation into a forward_fn by hand")
+        # data preparation at the head of the slice (batch = next(it), x = batch["x"]) stays
+        # outside: the forward pass starts at the first statement that calls a network or reads
+        # what one produced
+        produced: set[str] = set()
+        first = None
+        for i in range(start, k):
+            n = _Names.of(block[i])
+            if first is None and not (self._calls_network(block[i]) or set(n.reads) & produced
+                                      or loss_name in n.writes):
+                continue
+            first = i if first is None else first
+            produced |= set(n.writes)
+        start = first if first is not None else start
         segment = [st for i, st in enumerate(block[start:k], start) if i not in zero_in_block]
         seg_names = _Names.of(segment)
         if seg_names.flow:
