@@ -556,3 +556,17 @@ def test_frozen_parameters_are_left_alone_like_torch():
         opt(grads)
     np.testing.assert_array_equal(net.bias.asnumpy(), before)
     assert net.bias not in opt.state or not opt.state[net.bias]
+
+
+def test_train_step_cell_checkpoint_includes_optimizer_state(tmp_path):
+    net = nn.Dense(3, 1)
+    opt = optim.Adam(net.trainable_params(), lr=0.01)
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    x, y = ms.Tensor(np.ones((4, 3), np.float32)), ms.Tensor(np.zeros((4, 1), np.float32))
+    train(x, y)
+    path = str(tmp_path / "train.ckpt")
+    ms.save_checkpoint(train, path)
+    names = set(ms.load_checkpoint(path))
+    assert {"weight", "bias", "learning_rate_group_0", "exp_avg.weight", "exp_avg_sq.bias",
+            "step.weight"} <= names
+    assert [p.name for p in net.trainable_params()] == ["weight", "bias"]

@@ -181,6 +181,7 @@ class Optimizer(Cell):
             param_group.setdefault(name, default)
         index = len(self.param_groups)
         param_group["lr"] = self._build_lr(param_group["lr"], f"learning_rate_group_{index}")
+        self._params[param_group["lr"].name] = param_group["lr"]  # a Cell's own Parameter
         if "weight_decay" in param_group:
             param_group["weight_decay"] = _check_non_negative(self.cls_name, "weight_decay",
                                                               param_group["weight_decay"])
@@ -277,6 +278,9 @@ class Optimizer(Cell):
         if holder is None:
             holder = Parameter(Tensor._wrap(value), name=f"{key}.{p.name}", requires_grad=False)
             holders[key] = holder
+            # registered like a Cell attribute, so a Cell holding the optimizer (a train-step
+            # Cell) checkpoints the state with the network, as in MindSpore
+            self._params[holder.name] = holder
         holder._data = value
         self._published.setdefault(id(p), {})[key] = value
 
@@ -313,17 +317,6 @@ class Optimizer(Cell):
             else:
                 state[key] = _state_value(key, value, p._data.dtype)
         self._step_counts[id(p)] = step
-
-    def parameters_and_names(self, name_prefix="", expand=True):
-        """The optimizer's own Parameters: each group's lr ('learning_rate_group_<i>') and the
-        state ('<key>.<param name>'), what save_checkpoint(optimizer) writes. The network's
-        parameters are not included (they belong to the network)."""
-        for group in self.param_groups:
-            if isinstance(group.get("lr"), Parameter):
-                yield group["lr"].name, group["lr"]
-        for p in self.parameters:
-            for holder in self._state_params.get(id(p), {}).values():
-                yield holder.name, holder
 
     # --- state ------------------------------------------------------------------------------
     def state_dict(self):
