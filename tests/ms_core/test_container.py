@@ -222,3 +222,19 @@ def test_nn_area_public_names_are_exported():
                  "prelu", "cross_entropy", "nll_loss", "binary_cross_entropy", "smooth_l1_loss",
                  "mse_loss", "l1_loss", "kl_div"]:
         assert callable(getattr(ops, name)), name
+
+
+def test_insert_child_to_cell_registers_but_does_not_run_as_mindspore_2_10():
+    # MindSpore 2.10: SequentialCell.construct runs `cell_list`, which only the container's own
+    # methods update; a child inserted by name is listed (parameters, len) but not executed.
+    class Double(nn.Cell):
+        def construct(self, x):
+            return x * 2
+
+    seq = nn.SequentialCell([nn.ReLU()])
+    seq.insert_child_to_cell("dbl", Double())
+    assert seq(ms.Tensor([1.0, -1.0])).asnumpy().tolist() == [1.0, 0.0]
+    assert list(seq.name_cells()) == ["0", "dbl"]
+    seq.append(Double())  # append rebuilds the run list from every registered child: both run
+    assert seq(ms.Tensor([1.0, -1.0])).asnumpy().tolist() == [4.0, 0.0]
+    assert list(seq.name_cells()) == ["0", "dbl", "2"]

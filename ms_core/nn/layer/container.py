@@ -142,9 +142,11 @@ class SequentialCell(_IndexedCells):
 
     def __init__(self, *args):
         super().__init__()
+        self.__dict__["cell_list"] = []
         if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
             for key, cell in args[0].items():
                 self.insert_child_to_cell(key, _relative_names(_check_cell("SequentialCell", cell)))
+            self.__dict__["cell_list"] = list(self._cells.values())
             return
         if len(args) == 1 and isinstance(args[0], list):
             cells = args[0]
@@ -157,6 +159,14 @@ class SequentialCell(_IndexedCells):
         self._reset(cells)
 
     def _reset(self, cells):
+        # `cell_list` is what construct runs, as in MindSpore: the container's own methods
+        # (append, insert, extend, item assignment) update it; insert_child_to_cell registers a
+        # cell (its parameters are listed) without adding it to the execution order — checked on
+        # MindSpore 2.10, where that is also true inside a SequentialCell subclass's __init__.
+        self._reset_cells(cells)
+        self.__dict__["cell_list"] = list(self._cells.values())
+
+    def _reset_cells(self, cells):
         if not any(not k.isdigit() for k in self._cells):
             return super()._reset(cells)
         # built from an OrderedDict: cells keep their names, new cells are keyed by position
@@ -181,7 +191,7 @@ class SequentialCell(_IndexedCells):
         return super().__getitem__(index)
 
     def construct(self, input_data):
-        for cell in self._cells.values():
+        for cell in self.cell_list:
             input_data = cell(input_data)
         return input_data
 
