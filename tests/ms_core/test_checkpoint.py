@@ -598,3 +598,9 @@ def test_fuzzed_mindspore_files_without_crc_never_crash(tmp_path):
         except ser.CheckpointError:
             rejected += 1
     assert rejected > 200 and loaded + rejected == 400
+
+
+def test_pathlib_paths(tmp_path):
+    net = fresh(0)
+    ms.save_checkpoint(net, tmp_path / "p.ckpt")
+    assert list(ms.load_checkpoint(tmp_path / "p.ckpt"))[0] == "fc1.weight"

@@ -246,3 +246,11 @@ def test_custom_initializer_mindspore_style():
 def test_validation(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
+
+
+def test_sparse_zeroes_a_fraction_of_every_column():
+    ms.set_seed(0)
+    w = draw(init.Sparse(sparsity=0.3, sigma=0.5), (20, 16))
+    zeros_per_column = (w == 0).sum(axis=0)
+    assert (zeros_per_column == math.ceil(0.3 * 20)).all()
+    assert 0.3 < w[w != 0].std() < 0.7

@@ -564,3 +564,14 @@ def test_gradient_validation():
         opt((ms.Tensor(np.zeros(3, np.float32)),))
     with pytest.raises(TypeError, match="tuple of Tensors"):
         opt(ms.Tensor(np.zeros(2, np.float32)))
+
+
+def test_momentum_is_a_parameter_that_can_be_changed():
+    # As in MindSpore, `momentum` is a Parameter: set_data changes it between steps.
+    p = ms.Parameter(ms.Tensor(np.zeros(1, np.float32)), name="p")
+    opt = nn.Momentum([p], 1.0, 0.9)
+    g = (ms.Tensor(np.ones(1, np.float32)),)
+    opt(g)                                    # accum 1, p = -1
+    opt.momentum.set_data(ms.Tensor(np.float32(0.0)))
+    opt(g)                                    # accum = 0 * 1 + 1 = 1, p = -2
+    np.testing.assert_allclose(p.asnumpy(), [-2.0])
