@@ -575,10 +575,17 @@ class GeneratorDataset(Dataset):
             if abs(sum(sizes) - 1) > 1e-6:
                 raise ValueError(f"Sum of calculated split sizes {sum(sizes)} is not equal to 1.")
             absolute = [int(round(s * n)) for s in sizes]
-            absolute[0] += n - sum(absolute)  # the rounding remainder goes to the first split
-            if any(s <= 0 for s in absolute):
-                raise RuntimeError(f"Split sizes {sizes} give an empty split for a dataset of "
-                                   f"{n} rows.")
+            for frac, size in builtins.zip(sizes, absolute):
+                if size == 0:
+                    raise RuntimeError(f"Split percentage {frac} is too small.")
+            diff = n - sum(absolute)
+            if diff > 0:  # MindSpore's rule: a shortfall goes to the first split
+                absolute[0] += diff
+            elif diff < 0:  # an excess comes off the first split that keeps at least one row
+                for i, size in enumerate(absolute):
+                    if size + diff > 0:
+                        absolute[i] += diff
+                        break
         else:
             raise TypeError("sizes should be a list of int or a list of float.")
         base = np.arange(n) if self._indices_override is None else self._indices_override

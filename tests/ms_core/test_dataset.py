@@ -344,6 +344,15 @@ def test_split_random_and_sequential():
     assert _firsts(a, 1) == [0, 1, 2] and _firsts(b, 1) == list(range(3, 10))
     with pytest.raises(RuntimeError, match="Sum of split sizes 9 is not equal to dataset size 10"):
         d.split([4, 5])
+    # rounding as MindSpore: 10 * [0.35, 0.35, 0.3] -> [4, 4, 3] (11), one row off the first
+    assert [p.get_dataset_size() for p in d.split([0.35, 0.35, 0.3])] == [3, 4, 3]
+    # 10 * [0.33, 0.33, 0.34] -> [3, 3, 3] (9), the missing row goes to the first
+    assert [p.get_dataset_size() for p in d.split([0.33, 0.33, 0.34])] == [4, 3, 3]
+    with pytest.raises(RuntimeError, match="Split percentage 0.01 is too small"):
+        d.split([0.99, 0.01])
+    parts = d.split([0.5, 0.5])
+    assert sorted(_firsts(parts[0], 1) + _firsts(parts[1], 1)) == list(range(10))
+    assert parts[0].batch(2).get_dataset_size() == 3
 
 
 def test_concat_and_zip():
