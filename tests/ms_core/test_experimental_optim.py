@@ -570,3 +570,13 @@ def test_train_step_cell_checkpoint_includes_optimizer_state(tmp_path):
     assert {"weight", "bias", "learning_rate_group_0", "exp_avg.weight", "exp_avg_sq.bias",
             "step.weight"} <= names
     assert [p.name for p in net.trainable_params()] == ["weight", "bias"]
+
+
+def test_unnamed_parameters_get_distinct_state_names(tmp_path):
+    ps = [ms.Parameter(ms.Tensor(np.ones(2, np.float32))) for _ in range(3)]
+    opt = optim.Adam(ps)
+    names = [p.name for p in opt.get_parameters()]
+    assert len(names) == len(set(names)) == 1 + 3 * 3  # lr + (step, exp_avg, exp_avg_sq) each
+    opt(tuple(ms.Tensor(np.ones(2, np.float32)) for _ in ps))
+    ms.save_checkpoint(opt, str(tmp_path / "o.ckpt"))
+    assert len(ms.load_checkpoint(str(tmp_path / "o.ckpt"))) == 10

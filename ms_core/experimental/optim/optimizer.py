@@ -276,7 +276,10 @@ class Optimizer(Cell):
         holders = self._state_params.setdefault(id(p), {})
         holder = holders.get(key)
         if holder is None:
-            holder = Parameter(Tensor._wrap(value), name=f"{key}.{p.name}", requires_grad=False)
+            name = f"{key}.{p.name}"
+            if name in self._params:  # unnamed or same-named parameters: keep names unique
+                name = f"{key}.{p.name}_{sum(1 for k in self._params if k.startswith(name))}"
+            holder = Parameter(Tensor._wrap(value), name=name, requires_grad=False)
             holders[key] = holder
             # registered like a Cell attribute, so a Cell holding the optimizer (a train-step
             # Cell) checkpoints the state with the network, as in MindSpore
