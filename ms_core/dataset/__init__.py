@@ -16,6 +16,7 @@ from .samplers import (Sampler, BuiltinSampler, SequentialSampler, RandomSampler
                        DistributedSampler, SubsetSampler, SubsetRandomSampler,
                        WeightedRandomSampler)
 
-__all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo", "zip",
+__all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo",
+           "zip",
            "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]

@@ -11,7 +11,8 @@ __all__ = ["Sampler", "BuiltinSampler", "SequentialSampler", "RandomSampler", "D
 
 def _type_check(value, types, name):
     if int in types and bool not in types and isinstance(value, bool) or not isinstance(value, types):
-        shown = '""' if isinstance(value, str) and not value else value  # MindSpore prints the value with str()
+        # MindSpore prints the value with str(), an empty str as ""
+        shown = '""' if isinstance(value, str) and not value else value
         raise TypeError(f"Argument {name} with value {shown} is not of type {list(types)}, but got "
                         f"{type(value)}.")
 

@@ -71,7 +71,8 @@ class OneHot:
 
     def __call__(self, label):
         label = np.asarray(label)
-        out = np.eye(self.num_classes, dtype=label.dtype if self.smoothing_rate == 0 else np.float32)[label]
+        dtype = label.dtype if self.smoothing_rate == 0 else np.float32
+        out = np.eye(self.num_classes, dtype=dtype)[label]
         if self.smoothing_rate:
             out = out * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
         return out
