@@ -294,6 +294,7 @@ class TrainingPass:
         self.generated_lines: dict[int, int] = {}  # id(new statement) -> the line it replaces
         self.loaders: set[str] = set()      # names bound to DataLoader(...)
         self.loader_data: dict[str, cst.BaseExpression] = {}  # loader name -> its dataset argument
+        self.sharded: dict[str, cst.Call] = {}  # TensorDataset name -> DistributedSampler call
         # names known to hold tensors (batches of a loader, losses, forward outputs): the main
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
         self.tensor_names: set[str] = set()
@@ -372,6 +373,12 @@ class TrainingPass:
                 self.loaders.add(name)
                 if a.value.args and a.value.args[0].keyword in (None,):
                     self.loader_data[name] = a.value.args[0].value
+                    ds = dotted(a.value.args[0].value)
+                    sampler = next((x.value for x in a.value.args
+                                    if x.keyword is not None and x.keyword.value == "sampler"), None)
+                    if ds in self.datasets and dotted(sampler) in self.samplers:
+                        # a TensorDataset read through a DistributedSampler: shard the dataset
+                        self.sharded[ds] = self.samplers[dotted(sampler)]
             elif q.startswith("torch.optim.lr_scheduler."):
                 self.schedulers.add(name)
             elif q.startswith("torch.optim.") and q[12:13].isupper():
@@ -565,12 +572,23 @@ class TrainingPass:
         has_aux = bool(aux)
         build = [fn, _stmt(f"{gfn} = ms.value_and_grad({fwd}, None, {opt}.parameters"
                            f"{', has_aux=True' if has_aux else ''})")]
+        reducer = None
+        if "DistributedDataParallel" in self.conv_code or "init_process_group" in self.conv_code:
+            # data parallel: average the gradients over the devices before the update
+            reducer = _unique("grad_reducer", taken)
+            # ms.nn, not nn: a file's own `nn` is torch.nn until the main walk rewrites it
+            build.append(_stmt(f"{reducer} = ms.nn.DistributedGradReducer({opt}.parameters)"))
         if accumulate:
             build.append(_stmt(f"{acc} = None"))
         build[1] = build[1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         # the call that replaces segment + backward
         out = f"({', '.join([loss_name, *aux])})" if has_aux else loss_name
         call = [_stmt(f"{out}, {grads} = {gfn}({', '.join(params)})")]
+        if reducer:
+            call.append(_stmt(f"{grads} = {reducer}({grads})"))
+            self.record(bw_stmt, call[-1], "MS215", "transformed",
+                        "data parallel (DDP): gradients averaged across devices by "
+                        "nn.DistributedGradReducer before the update (identity with one process)")
         if scaler:
             call.append(_stmt(f"{loss_name} = {scaler}.unscale({loss_name})"))
         if accumulate:
@@ -877,6 +895,22 @@ class _Cleanup:
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
             return None
         small = st.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                and dotted(small.targets[0].target) in tp.sharded and isinstance(small.value, cst.Call) \
+                and all(a.keyword is None and not a.star for a in small.value.args):
+            values = [a.value for a in small.value.args]
+            data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
+            sc = tp.sharded[dotted(small.targets[0].target)]
+            names = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
+            shard = _shard_args(_bind(sc, names) or {}, "{}")
+            tp.conv.used.add("ms")
+            # the arguments stay torch code here: the main walk converts them inside the call
+            new = st.with_changes(body=[small.with_changes(value=parse_expr(
+                f"ms.dataset.NumpySlicesDataset(({data}), column_names={_columns(len(values))}, {shard})"))])
+            tp.record(st, new, "MS224", "transformed",
+                      "TensorDataset read through a DistributedSampler -> a sharded NumpySlicesDataset")
+            tp.generated_lines[id(new)] = tp.lines.get(id(st))
+            return [new]
         if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                 and dotted(small.targets[0].target) in tp.samplers:
             tp.record(st, "", "MS212", "transformed",
@@ -1490,9 +1524,11 @@ def dataloader(edit) -> None:
         base = f"{code_of(ds.func)}({', '.join([*args, sources])})"
     elif tp is not None and name in tp.datasets:
         if shard is not None:
-            edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
-                             "num_shards/shard_id to its NumpySlicesDataset by hand")
-            return
+            if name not in tp.sharded:
+                edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
+                                 "num_shards/shard_id to its NumpySlicesDataset by hand")
+                return
+            shuffle_code = "False"  # the sharded dataset shuffles (or not) itself
         base = name if shuffle_code == "False" else (
             f"{name}.shuffle({name}.get_dataset_size())" if shuffle_code == "True" else
             f"({name}.shuffle({name}.get_dataset_size()) if {shuffle_code} else {name})")
@@ -1552,6 +1588,12 @@ def _ncols(ds, tp):
     if isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
         return tp.ds_columns.get(ds.func.value)
     return None
+
+
+@_safe_rule("MS225", "dist_initialized")
+def dist_initialized(edit) -> None:
+    """Replace dist.is_initialized() with True (the communication group exists once init() ran)."""
+    edit.result = parse_expr("True")
 
 
 @_safe_rule("MS226", "ddp")

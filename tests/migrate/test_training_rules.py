@@ -612,3 +612,41 @@ def test_random_split():
         a, b = ms.dataset.GeneratorDataset(MyData(), column_names=["data", "label"], shuffle=False).split([0.8, 0.2], randomize=True)
         """)
     assert [c.label for c in res.changes if c.rule == "MS228"] == ["approximate"] * 2
+
+
+def test_data_parallel_step_reduces_gradients():
+    got, res = body("""\
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        dist.init_process_group("nccl")
+        model = DDP(model)
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        """)
+    assert "grad_reducer = ms.nn.DistributedGradReducer(optimizer.parameters)\n" in got
+    assert "    loss, grads = grad_fn(x, y)\n    grads = grad_reducer(grads)\n    optimizer(grads)\n" in got
+    assert res.unsupported == 0
+
+
+def test_sharded_tensor_dataset_and_process_group_calls():
+    got, res = body("""\
+        import torch.distributed as dist
+        from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+        data = TensorDataset(torch.zeros(8, 2), torch.ones(8))
+        sampler = DistributedSampler(data, num_replicas=dist.get_world_size(), rank=dist.get_rank(), shuffle=False)
+        loader = DataLoader(data, batch_size=4, sampler=sampler)
+        if dist.is_initialized():
+            dist.barrier()
+        dist.destroy_process_group()
+        """)
+    assert got == textwrap.dedent("""\
+        data = ms.dataset.NumpySlicesDataset((ops.zeros((8, 2)), ops.ones((8,))), column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)
+        loader = data.batch(4)
+        if True:
+            ms.communication.comm_func.barrier()
+        ms.communication.release()
+        """)
+    assert res.unsupported == 0
