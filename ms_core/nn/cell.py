@@ -130,11 +130,13 @@ class Cell:
             value.__dict__["_cell_name"] = name
             d["_cells"][name] = value
         elif isinstance(value, ParameterTuple):
+            # members are registered under their own names, as MindSpore 2.10 does (an
+            # optimizer's `moments.fc.weight`, not `moments.0`)
             self._check_init(name)
             for i, p in enumerate(value):
                 if p._name is None:
                     p.name = f"{name}.{i}"
-                d["_params"][f"{name}.{i}"] = p
+                d["_params"][p.name] = p
         elif "_params" in d:
             if name in d["_params"] and value is None:
                 d["_params"][name] = None

@@ -141,3 +141,20 @@ def test_attached_cells_name_parameters_by_attribute_path_as_mindspore_2_10():
     assert [p.name for p in nn.PReLU().get_parameters()] == ["a"]
     assert sorted(p.name for p in Net().get_parameters()) == [
         "bn.beta", "bn.gamma", "bn.moving_mean", "bn.moving_variance", "p.w"]
+
+
+def test_parameter_tuple_members_are_registered_by_name_as_mindspore_2_10():
+    net = nn.Dense(2, 2)
+
+    class WithOptimizer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = net
+            self.opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+
+    # printed by MindSpore 2.10 for the same code (attaching the optimizer renames the shared
+    # parameters through it, as MindSpore does)
+    assert [n for n, _ in WithOptimizer().parameters_and_names()] == [
+        "net.weight", "net.bias", "opt.global_step", "opt.learning_rate", "opt.momentum",
+        "opt.moments.net.weight", "opt.moments.net.bias"]
+    assert [p.name for p in net.get_parameters()] == ["opt.net.weight", "opt.net.bias"]
