@@ -121,6 +121,7 @@ def _run_mappings(args) -> int:
     from rich.table import Table
     from mappings import search
     from migrate.report import LABEL_STYLE
+    from migrate import training  # noqa: F401  (registers the training-script rules)
     from migrate.rules import MARKERS, RULES
 
     out = _console(stderr=False)

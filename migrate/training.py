@@ -39,6 +39,43 @@ MARKERS.update({
     "MS954": "higher-order torch.autograd.grad: rewrite with nested ms.grad by hand",
 })
 
+def _statement_rule(rule_id: str, name: str, doc: str) -> None:
+    """Register a statement-level rewrite of this pass so that listings and reports show it."""
+    def apply_in_training_pass(*_args):
+        raise TypeError(f"{name} is applied by migrate.training.TrainingPass, not by a table entry")
+    apply_in_training_pass.__doc__ = doc
+    rule(rule_id, name)(apply_in_training_pass)
+
+
+for _id, _name, _doc in [
+    ("MS201", "training_step", "Replace zero_grad/loss.backward()/optimizer.step() with forward_fn + "
+                               "ms.value_and_grad (built once) + optimizer(grads)."),
+    ("MS202", "zero_grad", "Replace optimizer.zero_grad() / model.zero_grad() with nothing (fresh "
+                           "gradients on every call)."),
+    ("MS203", "clip_grad_norm", "Replace clip_grad_norm_(params, max_norm) with grads = "
+                                "ops.clip_by_global_norm(grads, max_norm)."),
+    ("MS204", "clip_grad_value", "Replace clip_grad_value_(params, v) with grads = ops.clip_by_value(grads, -v, v)."),
+    ("MS205", "grad_accumulation", "Replace backward() every batch + step() every k batches with a "
+                                   "summed grads tuple applied and reset every k batches."),
+    ("MS206", "grad_scaler", "Replace scaler.scale(loss).backward()/unscale_/step/update with "
+                             "scale in forward_fn, unscale(grads), all_finite, adjust."),
+    ("MS207", "guarded_step", "Replace `if cond: optimizer.step()` with `if cond: optimizer(grads)`."),
+    ("MS208", "autocast", "Replace `with autocast(): body` with body (float32; use ms.amp.auto_mixed_precision)."),
+    ("MS209", "autograd_grad", "Replace torch.autograd.grad(f(x), x, create_graph=True) with ms.grad(lambda x: f(x))(x)."),
+    ("MS210", "init_process_group", "Replace dist.init_process_group(...) with communication.init() + "
+                                    "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True)."),
+    ("MS211", "dataset_base", "Replace class D(torch.utils.data.Dataset) with class D (a GeneratorDataset source)."),
+    ("MS212", "distributed_sampler_statements", "Replace sampler = DistributedSampler(...) / "
+                                                "sampler.set_epoch(e) with dataset sharding."),
+    ("MS213", "conditional_backward", "Replace `loss = f(x); if C: loss.backward()` with the forward "
+                                      "pass in `if C: grad_fn(...) else: f(x)`."),
+    ("MS214", "len_loader", "Replace len(loader) / len(loader.dataset) with get_dataset_size() of the "
+                            "batched / unbatched dataset."),
+    ("MS215", "grad_reducer", "Replace DDP gradient averaging with nn.DistributedGradReducer on the grads."),
+]:
+    _statement_rule(_id, _name, _doc)
+
+
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
