@@ -112,6 +112,7 @@ class PhaseResult:
     ms_loss: float | None = None
     notes: list = field(default_factory=list)
     local_grads: list = field(default_factory=list)  # check_run.LocalGrad rows (when grads differ)
+    ms_error: str | None = None  # the converted model raised on the inputs (then no outputs)
 
     @property
     def local_grad_culprit(self):
@@ -137,12 +138,12 @@ class PhaseResult:
 
     @property
     def passed(self) -> bool:
-        return (self.outputs is None or self.outputs.passed) and \
+        return self.ms_error is None and (self.outputs is None or self.outputs.passed) and \
             self.first_local_failure is None and all(g.stats.passed for g in self.gradients)
 
     def to_dict(self) -> dict:
         f = self.first_local_failure
-        return {"mode": self.mode, "passed": self.passed,
+        return {"mode": self.mode, "passed": self.passed, "ms_error": self.ms_error,
                 "outputs": self.outputs.to_dict() if self.outputs else None,
                 "first_divergence": f.name if f else None,
                 "layers": [r.to_dict() for r in self.layers],
@@ -399,7 +400,9 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
                                loss_fn, seed, rep, float64_reference, torch_sources, ms_sources)
             res.phases.append(phase)
             res.timings[m] = time.perf_counter() - t1
-        if train_steps > 0:
+        if train_steps > 0 and any(p.ms_error for p in res.phases):
+            res.settings["notes"] = ["training steps skipped: the converted model raises"]
+        elif train_steps > 0:
             t1 = time.perf_counter()
             res.train = _run_training(torch_module, ms_cell, inputs, rep, train_steps, optimizer,
                                       lr, momentum, loss_fn, seed, rtol, atol)
@@ -482,10 +485,19 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
                                                   capture=layers, masks=masks,
                                                   fmasks=t_rec.functional_masks)
     except Exception as exc:
-        raise CheckError(f"the converted model fails in {mode} mode: {_explain(exc)}") from exc
+        if not layers:
+            raise CheckError(f"the converted model fails in {mode} mode: {_explain(exc)}") from exc
+        # It raises: still a check. Each layer is run on torch's inputs below, and the first
+        # that raises or differs is named.
+        phase.ms_error = _explain(exc)
+        m_rec, m_out, m_lossv, m_grads = getattr(exc, "_check_rec", None), None, None, {}
+        want_grads = False
+        if m_rec is None:
+            m_rec = R.MsRecorder.__new__(R.MsRecorder)
+            m_rec.calls = {}
     R.restore_torch(torch_module, torch_state)
     R.restore_ms(ms_cell, ms_state)
-    phase.outputs = R.worst_stats(m_out, t_out, rtol, atol)
+    phase.outputs = R.worst_stats(m_out, t_out, rtol, atol) if phase.ms_error is None else None
     phase.torch_loss, phase.ms_loss = t_lossv, m_lossv
     # float64 noise floor: the same torch model and inputs in double precision.
     f64 = None
@@ -770,6 +782,18 @@ def _collect_findings(res, torch_sources, ms_sources):
     """Turn failures into findings, first culprit first, each naming its layer and source."""
     for phase in res.phases:
         f = phase.first_local_failure
+        if phase.ms_error is not None:
+            where = f.name if f is not None else R.ROOT
+            detail = (f"; the first layer that fails on torch's inputs is '{f.name}' ({f.torch_type}"
+                      f" -> {f.ms_type}): {f.note or 'its output differs'}" if f is not None
+                      else "; every layer runs on torch's inputs, so the failure is in how the "
+                           "model connects them")
+            res.findings.append(Finding(phase.mode, where,
+                                        f"the converted model raises in {phase.mode} mode: "
+                                        f"{phase.ms_error}{detail}",
+                                        f.torch_source if f else torch_sources.get("", ""),
+                                        f.ms_source if f else ms_sources.get("", "")))
+            continue
         if f is not None:
             st = f.local
             detail = f.note or (f"own error max abs {st.max_abs:.3g}, max rel {st.max_rel:.3g} "

@@ -102,6 +102,10 @@ def _class_source(klass) -> str:
             for base in klass.__mro__:
                 if meth in base.__dict__:
                     fn = base.__dict__[meth]
+                    # a user subclass of a library container: its own class line says more
+                    if base.__module__.startswith(_LIBRARY_PREFIXES) and \
+                            not klass.__module__.startswith(_LIBRARY_PREFIXES):
+                        fn = None
                     break
         if fn is not None:
             try:
@@ -629,6 +633,9 @@ def run_ms(cell, inputs, loss=None, grads=False, capture=True, masks=None, fmask
             return rec, holder["out"], float(as_array(value)), g
         out = cell(*m_inputs)
         return rec, out, None, {}
+    except Exception as exc:
+        exc._check_rec = rec  # what was recorded before the failure
+        raise
     finally:
         rec.remove()
 
@@ -671,7 +678,7 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
         if cell is None:
             continue
         # Sub-layers (the calls made directly inside this one) return torch's outputs.
-        installed, input_notes = [], []
+        installed, input_notes, expected = [], [], []
         by_child: dict = {}
         for ck in call.children:
             by_child.setdefault(ck[0], []).append(ck)
@@ -679,9 +686,10 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
             child = ms_cells.get(cpath)
             if child is None or child is cell:
                 continue
-            object.__setattr__(child, "construct", _replayer(cpath, keys, torch_rec, rtol, atol,
-                                                             input_notes))
+            replay = _replayer(cpath, keys, torch_rec, rtol, atol, input_notes)
+            object.__setattr__(child, "construct", replay)
             installed.append(child)
+            expected.append((cpath, len(keys), replay))
         own = None
         if not call.children and masks is not None and cell.training and \
                 _ms_dropout_keep(cell) is not None:
@@ -696,6 +704,11 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
         try:
             out = cell(*torch_to_ms(call.inputs), **torch_to_ms(call.kwargs))
             st = worst_stats(out, call.output, rtol, atol)
+            uncalled = [c for c, n, replay in expected if replay.calls[0] < n]
+            if uncalled and not st.passed:
+                input_notes.append("the ms layer does not call its sub-layer(s) "
+                                   + ", ".join(f"'{c}'" for c in uncalled)
+                                   + " as torch does")
             results[key] = LocalResult(st, "; ".join(input_notes))
         except Exception as exc:  # a layer that cannot even run on torch's inputs is the culprit
             results[key] = LocalResult(None, "; ".join(input_notes),
@@ -736,6 +749,7 @@ def _replayer(cpath, keys, torch_rec, rtol, atol, notes):
         else:
             notes.append(f"'{cpath}' gets {len(min_)} tensor input(s), {len(tin)} in torch")
         return torch_to_ms(call.output)
+    construct.calls = counter
     return construct
 
 

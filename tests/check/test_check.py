@@ -221,10 +221,19 @@ def test_model_that_cannot_run_is_a_check_error():
     t, m = models("MLP()")
     with pytest.raises(CheckError, match="the torch model fails in eval mode"):
         check(t, m, [np.ones((2, 5), np.float32)], mode="eval")
-    bad = models("MLP()", None)[1]
+
+
+
+def test_converted_model_that_raises_is_a_finding_localised_to_the_layer():
+    t, bad = models("MLP()")
     bad.fc2 = None  # the converted model breaks on its own
-    with pytest.raises(CheckError, match="the converted model fails in eval mode"):
-        check(t, bad, inputs_for("MLP()"), mode="eval")
+    r = check(t, bad, inputs_for("MLP()"), mode="eval")
+    assert r.exit_code == 1 and r.phases[0].ms_error.startswith("TypeError")
+    assert r.culprit.kind == "transfer" and r.culprit.layer == "fc2"  # its weights have no home
+    found = next(f for f in r.findings if f.kind == "eval")
+    assert found.layer == "(model)" and "raises in eval mode" in found.message
+    rows = {row.name: row for row in r.phases[0].layers}
+    assert rows["fc2"].status == "missing" and rows["(model)"].status == "error"
 
 
 def _line_of(path, text):
