@@ -225,6 +225,12 @@ class Tensor:
     def __str__(self):
         return str(self._data)
 
+    def __format__(self, spec):
+        # f"{loss:.4f}" on a one-element Tensor formats its value, as it does for NumPy scalars
+        if spec and self._data.size == 1:
+            return format(self._data.item(), spec)
+        return format(str(self), spec)
+
     def __repr__(self):
         a = self._data
         head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="

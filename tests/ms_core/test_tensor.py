@@ -156,3 +156,8 @@ def test_ops_max_returns_values_and_indices_as_mindspore_2_10():
     value, index = ms.ops.max(t)
     assert value.item() == 3.0 and index.item() == 1
     assert t.max().item() == 3.0  # the Tensor method gives values only
+
+
+def test_format_spec_on_one_element_tensors():
+    assert f"{Tensor(0.123456):.3f}" == "0.123" and f"{Tensor([2]):03d}" == "002"
+    assert f"{Tensor([1.0, 2.0])}" == "[1. 2.]"
