@@ -308,3 +308,32 @@ class Conv2DWeightGrad(Primitive):
         g_x = Conv2DInputGrad(self.cfg, x.shape)(dy, g) if needs[0] else None
         g_dy = Conv2D(self.cfg)(x, g) if needs[1] else None
         return g_x, g_dy
+
+
+class Unfold(Primitive):
+    """Sliding local blocks (N, C*kh*kw, L) of x (N, C, H, W): torch's unfold / ops.unfold."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+    def forward(self, ctx, x):
+        cols, _, _ = im2col(x, self.cfg)
+        return np.ascontiguousarray(cols.reshape(x.shape[0], -1, cols.shape[-1]))
+
+    def backward(self, ctx, dout):
+        return (Fold(self.cfg, ctx.inputs[0].shape)(dout),)
+
+
+class Fold(Primitive):
+    """Sum of sliding local blocks back into an image: the adjoint of Unfold (ops.fold)."""
+
+    def __init__(self, cfg, x_shape):
+        self.cfg = cfg
+        self.x_shape = tuple(x_shape)
+
+    def forward(self, ctx, cols):
+        ho, wo = self.cfg.out_hw(*self.x_shape[2:])
+        return col2im(cols, self.cfg, self.x_shape, ho, wo)
+
+    def backward(self, ctx, g):
+        return (Unfold(self.cfg)(g),)

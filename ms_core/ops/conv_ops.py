@@ -22,6 +22,7 @@ from . import functional as F
 __all__ = ["conv2d", "conv1d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "max_pool1d",
            "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
+           "unfold", "fold",
            "Conv2D", "Conv2DTranspose", "Conv2DBackpropInput", "MaxPool", "AvgPool",
            "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
 
@@ -709,6 +710,58 @@ def pixel_unshuffle(input, downscale_factor):
     k = len(lead)
     x = F.transpose(x, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
     return F.reshape(x, lead + (c * r * r, h // r, w // r))
+
+
+# --- unfold / fold ---------------------------------------------------------------------------
+
+def _block_config(name, kernel_size, dilation, padding, stride):
+    kernel = int_tuple(name, "kernel_size", kernel_size)
+    dilation = int_tuple(name, "dilation", dilation)
+    stride = int_tuple(name, "stride", stride)
+    ph, pw = int_tuple(name, "padding", padding, minimum=0)
+    return C.ConvConfig(kernel, stride, dilation, (ph, ph, pw, pw), 1)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extract sliding local blocks, `ops.unfold` (as torch's F.unfold): (N, C, H, W) ->
+    (N, C*kh*kw, L), channel-major block order; `padding` is symmetric (int or (h, w)).
+
+    Example:
+        >>> cols = ops.unfold(x, kernel_size=3, padding=1)
+    """
+    name = "unfold"
+    _check_input(name, input, (4,), "(N, C, H, W)")
+    cfg = _block_config(name, kernel_size, dilation, padding, stride)
+    ho, wo = cfg.out_hw(*input.shape[2:])
+    if ho < 1 or wo < 1:
+        raise ValueError(f"For '{name}', the kernel does not fit in the padded input "
+                         f"{list(input.shape[2:])}.")
+    return _engine.apply(C.Unfold(cfg), input)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sum sliding local blocks (N, C*kh*kw, L) into (N, C, H, W), `ops.fold` (the adjoint of
+    unfold; overlapping entries add up). `output_size` is (H, W) (or a 2-element Tensor).
+
+    Example:
+        >>> x = ops.fold(cols, (8, 8), kernel_size=3, padding=1)
+    """
+    name = "fold"
+    if isinstance(output_size, Tensor):
+        output_size = tuple(int(v) for v in output_size.asnumpy().reshape(-1))
+    out_hw = int_tuple(name, "output_size", output_size)
+    cfg = _block_config(name, kernel_size, dilation, padding, stride)
+    if not isinstance(input, Tensor) or input.ndim != 3:
+        raise ValueError(f"For '{name}', the input must be a 3-D Tensor (N, C*kh*kw, L), but got "
+                         f"{list(getattr(input, 'shape', ()))}.")
+    n, ck, length = input.shape
+    kk = cfg.kernel[0] * cfg.kernel[1]
+    ho, wo = cfg.out_hw(*out_hw)
+    if ck % kk or length != ho * wo:
+        raise ValueError(f"For '{name}', the input shape {list(input.shape)} does not match "
+                         f"kernel_size {cfg.kernel} and output_size {out_hw}: expected "
+                         f"(N, C*{kk}, {ho * wo}).")
+    return _engine.apply(C.Fold(cfg, (n, ck // kk) + out_hw), input)
 
 
 # --- primitive classes ----------------------------------------------------------------------

@@ -359,3 +359,15 @@ def test_double_backward_through_a_small_conv_net():
         return nn.AvgPool2d(2, 1)(h)
 
     check_double_backward(net, [r(1, 1, 4, 4), r(2, 1, 2, 2), r(2, 2, 3, 3)])
+
+
+@pytest.mark.parametrize("k,d,p,s", [(3, 1, 1, 1), (2, 1, 0, 2), ((2, 3), (2, 1), (1, 0), (1, 2))])
+def test_unfold_fold_match_torch(k, d, p, s):
+    x = r(2, 3, 6, 7)
+    check_op(lambda t: ops.unfold(t, k, d, p, s), lambda t: TF.unfold(t, k, d, p, s), [x])
+    cols = TF.unfold(torch.tensor(x), k, d, p, s).numpy()
+    check_op(lambda t: ops.fold(t, (6, 7), k, d, p, s), lambda t: TF.fold(t, (6, 7), k, d, p, s),
+             [r(*cols.shape)])
+    check_double_backward(lambda t: ops.unfold(t, k, d, p, s) ** 2, [r(1, 1, 4, 4)])
+    with pytest.raises(ValueError, match="does not match"):
+        ops.fold(ms.Tensor(r(1, 5, 4)), (6, 7), k, d, p, s)
