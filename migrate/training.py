@@ -16,9 +16,22 @@ can prove safe into MindSpore's functional form::
 
 and leaves the statements inside (model calls, losses, tensor methods) to the main converter.
 Variants: gradient clipping, accumulation, a guarded ``step()``, GradScaler + autocast, a
-training step inside a function. A step it cannot prove safe (``.grad`` read, ``retain_graph``,
-several backward calls, ...) stays as it was under a ``# migrate: MS95x`` marker that says what
-to do by hand. Rule IDs: ``MS2xx`` rewrites, ``MS95x`` markers.
+training step inside a function, several optimizers stepping in turn (GAN), ``backward()`` only
+in a training phase, data-parallel steps, ``torch.autograd.grad`` -> ``ms.grad``. Around the
+steps: ``zero_grad()`` removed, ``len(loader)``, Dataset classes, samplers, process groups.
+A step it cannot prove safe (``.grad`` read, ``retain_graph``, a loss that depends on a network
+call made before ``zero_grad()``, ...) stays as it was under a ``# migrate: MS95x`` marker that
+says what to do by hand.
+
+How it is safe: the forward segment is the backward slice of the loss inside the block of the
+``backward()`` call (bounded by ``zero_grad()`` and by earlier steps); the names it reads that
+the loop rebinds become forward_fn's parameters (the rest are closures); the names it binds
+that any other code reads are returned as auxiliary outputs. Untouched statements keep their
+identity, so the main walk still reports the input's line numbers.
+
+Rule IDs: ``MS2xx`` rewrites (``migrate mappings --rules``), ``MS95x`` markers. The table rules
+named by ``mappings/training.toml`` (DataLoader, TensorDataset, random_split, samplers, DDP)
+live at the end of this module.
 """
 from __future__ import annotations
 
@@ -349,7 +362,7 @@ class TrainingPass:
     def run(self, module: cst.Module) -> cst.Module:
         """Return ``module`` with its training steps rewritten (the same object if none)."""
         self._scan_bindings(module.body)
-        body = self._scope(list(module.body), top=True)
+        body = self._scope(list(module.body))
         new = module if body is None else module.with_changes(body=body)
         if self.stepped:
             self._network_outputs(new.body)
@@ -432,7 +445,7 @@ class TrainingPass:
                 self.ds_instances[name] = self.ds_columns[a.value.func.value]
 
     # ---- scopes and blocks ---------------------------------------------------------------
-    def _scope(self, body: list, top: bool = False):
+    def _scope(self, body: list):
         """Rewrite one scope's statements (module or function body); None when unchanged."""
         changed = False
         taken = None  # names used in this scope, computed when a step is found
