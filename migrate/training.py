@@ -338,6 +338,7 @@ class TrainingPass:
         self.ds_columns: dict[str, int] = {}  # local Dataset subclass -> columns of __getitem__
         self.ds_instances: dict[str, int] = {}  # name -> columns (an instance of such a class)
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
+        self.classes: set[str] = set()      # classes defined in this file
         self.generated: set[int] = set()    # ids of the statements this pass wrote
         self.keep: set[int] = set()         # ids of zero_grad() statements of refused steps
         self.lines: dict[int, int] = {}     # id(original statement) -> line in the input
@@ -384,6 +385,8 @@ class TrainingPass:
     def _scan_bindings(self, body) -> None:
         """Names bound to optimizers, schedulers, scalers, samplers, datasets (whole file)."""
         for node in _walk_statements(body):
+            if isinstance(node, cst.ClassDef):
+                self.classes.add(node.name.value)
             if isinstance(node, cst.For):
                 it = node.iter
                 if isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and it.args:
@@ -546,6 +549,9 @@ class TrainingPass:
                     raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
                                           "an earlier forward_fn: recompute it inside this step's "
                                           "forward pass (e.g. G(z) again, not its detached copy)")
+                if self._constructs(block[i]):
+                    needed -= hit  # a network/optimizer object built earlier: not a value
+                    continue
                 if self._calls_network(block[i]):
                     raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
                                           f"a call before zero_grad(): move `{_short(code_of(block[i]).strip(), 60)}` "
@@ -589,8 +595,13 @@ class TrainingPass:
                                   "use the grads tuple returned by grad_fn (aligned with "
                                   "optimizer.parameters) instead")
         # where forward_fn goes: before the outermost loop around the step (built once)
+        # grad_fn reads optimizer.parameters when it is built: not before a loop that creates the
+        # optimizer (one model and optimizer per fold, say); a deeper loop then
+        opt_root = opt.split(".")[0]
         loop_at = next((n for n in range(len(path) - 1)
-                        if isinstance(_at(body, path[:n + 1]), (cst.For, cst.While))), None)
+                        if isinstance(_at(body, path[:n + 1]), (cst.For, cst.While))
+                        and (opt_root == "self" or opt_root not in _Names.of(_at(body, path[:n + 1])).writes)),
+                       None)
         if accumulate and loop_at is None:
             raise Refuse("MS953", "gradient accumulation across calls of a function: keep the "
                                   "accumulated grads in a variable that outlives the call by hand")
@@ -722,6 +733,20 @@ class TrainingPass:
                     "gradients are computed only when the condition holds", before=code_of(cond.test))
         self.generated_lines[id(new_if)] = self.lines.get(id(cond))
         return _set_block(body, path[:-2], parent[:start] + [new_if] + parent[ip + 1:])
+
+    def _constructs(self, st) -> bool:
+        """``x = Net(...)`` / ``x = nn.Linear(...)``: an object is built, no tensor is computed."""
+        if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1
+                and isinstance(st.body[0], cst.Assign) and isinstance(st.body[0].value, cst.Call)):
+            return False
+        f = st.body[0].value.func
+        q = self.qual(f)
+        if q is not None:
+            last = q.rsplit(".", 1)[-1]
+            return q.startswith(("torch.nn.", "torch.optim.")) and last[:1].isupper()
+        # a class of this file, or a CamelCase name (an imported class; `G(z)` is a network call)
+        return isinstance(f, cst.Name) and (f.value in self.classes or f.value[:1].isupper()
+                                            and any(c.islower() for c in f.value))
 
     def _calls_network(self, st) -> bool:
         """Whether ``st`` calls something that may hold parameters (a network, a plain function)."""

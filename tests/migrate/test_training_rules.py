@@ -650,3 +650,33 @@ def test_sharded_tensor_dataset_and_process_group_calls():
         ms.communication.release()
         """)
     assert res.unsupported == 0
+
+
+def test_optimizer_created_inside_an_outer_loop():
+    got, res = body("""\
+        for fold in range(3):
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(2):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+        for fold in range(3):
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            x, y = data[fold]
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+        """)
+    # grad_fn is built after the optimizer exists: inside the fold loop, before the epoch loop
+    assert "    optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)\n\n" \
+           "    def forward_fn(x, y):" in got
+    assert "    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n\n" \
+           "    for epoch in range(2):" in got
+    # the second loop: no inner loop, so forward_fn is built where the step is (the model and
+    # the batch are closures of this iteration)
+    assert "    def forward_fn_1():" in got and res.unsupported == 0
