@@ -169,17 +169,20 @@ class TrainResult:
     first_bad_step: int | None = None  # 1-based step after which a parameter first differs
     first_bad_param: str | None = None
     notes: list = field(default_factory=list)
+    eval_outputs: TensorStats | None = None  # inference-mode outputs after the last step
 
     @property
     def passed(self) -> bool:
         return (self.loss_stats is None or self.loss_stats.passed) and \
-            all(p.stats.passed for p in self.params)
+            all(p.stats.passed for p in self.params) and \
+            (self.eval_outputs is None or self.eval_outputs.passed)
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "optimizer": self.optimizer, "lr": self.lr,
                 "passed": self.passed, "torch_losses": self.torch_losses,
                 "ms_losses": self.ms_losses,
                 "loss_stats": self.loss_stats.to_dict() if self.loss_stats else None,
+                "eval_outputs": self.eval_outputs.to_dict() if self.eval_outputs else None,
                 "first_bad_step": self.first_bad_step, "first_bad_param": self.first_bad_param,
                 "params": [p.to_dict() for p in self.params], "notes": list(self.notes)}
 
@@ -710,6 +713,15 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
                     tr.first_bad_step, tr.first_bad_param = s + 1, tn
                     break
     tr.loss_stats = compare(np.array(tr.ms_losses), np.array(tr.torch_losses), rtol, atol)
+    # Inference after training: where moving statistics (BatchNorm momentum) reach the outputs.
+    torch_module.train(False)
+    ms_cell.set_train(False)
+    with torch.no_grad():
+        t_out = torch_module(*t_in)
+    try:
+        tr.eval_outputs = R.worst_stats(ms_cell(*m_in), t_out, rtol, atol)
+    except Exception as exc:
+        tr.notes.append(f"inference after training failed on the ms side: {_explain(exc)}")
     if noisy:
         tr.notes.append(f"noise-level gradients (Adam turns their float32 rounding into full "
                         f"±lr steps), compared at atol=2·lr·steps={loose_atol:.3g}: "

@@ -202,6 +202,11 @@ def print_terminal(result, console=None) -> None:
         for i, (a, b) in enumerate(zip(trn.torch_losses, trn.ms_losses)):
             t.add_row(str(i + 1), f"{a:.7g}", f"{b:.7g}", _f(abs(a - b)))
         console.print(t)
+        if trn.eval_outputs is not None:
+            e = trn.eval_outputs
+            style = "green" if e.passed else "red"
+            console.print(f"[{style}]inference outputs after training: max abs {_f(e.max_abs)}, "
+                          f"cosine {_cos(e.cosine)} -> {'pass' if e.passed else 'FAIL'}[/{style}]")
         p = Table(*_stats_columns(False), title="parameters and buffers after training")
         for item in trn.params:
             p.add_row(*[esc(c) for c in _stats_cells(item.name, item.ms_name, item.stats)],
@@ -296,6 +301,10 @@ def markdown(result) -> str:
         lines += [_md_table(["step", "torch loss", "ms loss", "abs diff"],
                             [[str(i + 1), f"{a:.7g}", f"{b:.7g}", _f(abs(a - b))]
                              for i, (a, b) in enumerate(zip(trn.torch_losses, trn.ms_losses))]), ""]
+        if trn.eval_outputs is not None:
+            e = trn.eval_outputs
+            lines += [f"Inference outputs after training: max abs {_f(e.max_abs)}, cosine "
+                      f"{_cos(e.cosine)}: **{'pass' if e.passed else 'FAIL'}**", ""]
         lines += [_md_table(_stats_columns(False), [_stats_cells(p.name, p.ms_name, p.stats)
                                                     for p in trn.params]), ""]
         lines += [f"- {n}" for n in trn.notes]
@@ -438,6 +447,11 @@ def html(result) -> str:
         body.append(_html_table(["step", "torch loss", "ms loss", "abs diff"],
                                 [[str(i + 1), f"{a:.7g}", f"{b:.7g}", _f(abs(a - b))]
                                  for i, (a, b) in enumerate(zip(trn.torch_losses, trn.ms_losses))]))
+        if trn.eval_outputs is not None:
+            e = trn.eval_outputs
+            body.append(f"<p>Inference outputs after training: max abs {_h(_f(e.max_abs))}, "
+                        f"cosine {_h(_cos(e.cosine))}: <b class='{'pass' if e.passed else 'fail'}'>"
+                        f"{'pass' if e.passed else 'FAIL'}</b></p>")
         body.append(_html_table(_stats_columns(False), [_stats_cells(p.name, p.ms_name, p.stats)
                                                         for p in trn.params],
                                 ["" if p.stats.passed else "FAIL" for p in trn.params]))

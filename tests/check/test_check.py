@@ -117,6 +117,7 @@ def test_fault_batchnorm_momentum_not_inverted_shows_after_training_steps(tmp_pa
     assert "momentum" in r.culprit.message
     bad = {p.name for p in r.train.params if not p.stats.passed}
     assert "bn2.running_mean" in bad and not any(n.startswith("bn1") for n in bad)
+    assert not r.train.eval_outputs.passed  # and it reaches inference outputs
     assert r.exit_code == 1
 
 

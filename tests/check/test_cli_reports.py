@@ -121,3 +121,18 @@ def test_multi_input_and_integer_inputs(capsys):
                "-q") == 0
     assert run(MODELS, "--model", "TextModel()", "--input-shape", "2,5", "--input-dtype", "int64",
                "--input-range", "0,20", "--train-steps", "2", "-q") == 0
+
+
+@pytest.mark.parametrize("extra", [["--mode", "train", "--loss", "cross_entropy"],
+                                   ["--mode", "eval", "--loss", "sum", "--train-steps", "2"],
+                                   ["--rtol", "1e-3", "--atol", "1e-4", "--seed", "3"]])
+def test_modes_losses_and_tolerances(extra):
+    assert run(MODELS, "--model", "SmallCNN()", "--input-shape", "2,3,8,8", "-q", *extra) == 0
+
+
+def test_terminal_table_highlights_the_first_divergence(faulty, capsys):
+    assert run(MODELS, "--model", "ProjNet()", "--input-shape", "4,6", "--converted", faulty,
+               "--mode", "eval") == 1
+    out = capsys.readouterr().out
+    assert "first divergence: proj" in out
+    assert "│ proj " in out and "FAIL" in out and "drift" in out
