@@ -506,6 +506,9 @@ class TrainingPass:
         k = path[-1][0]
         bw_stmt = block[k]
         recv, bw_call = _method_call(bw_stmt, "backward")
+        if (self.qual(recv) or "").startswith("torch"):
+            raise Refuse("MS953", f"{code_of(bw_call)}: write it as loss.backward() or compute the "
+                                  "gradients with ms.value_and_grad by hand")
         if bw_call.args:
             kws = ", ".join(code_of(a) for a in bw_call.args)
             raise Refuse("MS952", f"backward({kws}): keep the graph by calling grad_fn again or "

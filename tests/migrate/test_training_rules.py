@@ -680,3 +680,24 @@ def test_optimizer_created_inside_an_outer_loop():
     # the second loop: no inner loop, so forward_fn is built where the step is (the model and
     # the batch are closures of this iteration)
     assert "    def forward_fn_1():" in got and res.unsupported == 0
+
+
+def test_converting_twice_with_torch_still_imported_changes_nothing():
+    src = textwrap.dedent("""\
+        import torch
+        import torchvision
+        from torch.utils.data import DataLoader
+        loader = DataLoader(torchvision.datasets.FakeData(), batch_size=4)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for x, y in loader:
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+        torch.autograd.backward(loss)
+        print(len(loader), torch.fft.fft(x))
+    """)
+    once = convert_source(src)
+    assert "grad_fn = ms.value_and_grad" in once.code and "import torch\\n" in once.code
+    assert [c.rule for c in once.changes if c.rule.startswith("MS95")] == ["MS953"]
+    assert convert_source(once.code).code == once.code
