@@ -353,9 +353,10 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
         CheckError: the models cannot run on the inputs (the message says why).
 
     Example:
+        >>> import torch, ms_core
         >>> r = check(torch.nn.Linear(4, 2), ms_core.nn.Dense(4, 2), [np.ones((3, 4), np.float32)])
-        >>> r.passed
-        True
+        >>> r.passed, r.exit_code
+        (True, 0)
     """
     import time
 
@@ -381,7 +382,6 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
     torch_training0 = torch_module.training
     torch_sources = {p: R.layer_source(torch_module, p) for p, _ in torch_module.named_modules()}
     ms_sources = {p: R.layer_source(ms_cell, p) for p, _ in ms_cell.cells_and_names()}
-    res._sources = (torch_sources, ms_sources)
 
     rep = map_names(torch_module, ms_cell, name_map)
     res.transfer = rep

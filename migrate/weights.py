@@ -236,9 +236,10 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None, strict: bool =
         ValueError: with `strict=True`, listing every problem.
 
     Example:
-        >>> rep = transfer(torch_net, ms_net)
-        >>> rep.ok, rep.unmapped_ms
-        (True, [])
+        >>> import torch, ms_core
+        >>> rep = transfer(torch.nn.BatchNorm2d(3), ms_core.nn.BatchNorm2d(3))
+        >>> rep.ok, rep.pairs()[0], [e.action for e in rep.entries][-1]
+        (True, ('weight', 'gamma'), 'dropped')
     """
     rep = map_names(torch_module, ms_cell, name_map)
     ms_params = ms_parameters(ms_cell)

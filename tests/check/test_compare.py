@@ -140,3 +140,14 @@ def test_ks_against_scipy_when_available():
         ours, ref = ks_2samp(x, y), stats.ks_2samp(x, y, method="asymp")
         assert ours.statistic == pytest.approx(ref.statistic, abs=1e-12)
         assert ours.pvalue == pytest.approx(ref.pvalue, rel=0.05, abs=2e-3)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import migrate.check_compare
+    import migrate.weights
+    from migrate import check_run, check_report, check_cli  # noqa: F401  (import cleanly)
+    mod = __import__("migrate.check", fromlist=["check"])
+    for m in (migrate.check_compare, migrate.weights, mod):
+        assert doctest.testmod(m).failed == 0, m.__name__
