@@ -50,6 +50,7 @@ MARKERS.update({
     "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
     "MS953": "training step whose structure the rules cannot follow: not rewritten",
     "MS954": "higher-order torch.autograd.grad: rewrite with nested ms.grad by hand",
+    "MS955": "optimizer.step()/zero_grad() with no backward() the pass could pair it with",
 })
 
 def _statement_rule(rule_id: str, name: str, doc: str) -> None:
@@ -460,25 +461,40 @@ class TrainingPass:
             new_body.append(new)
         body = new_body
         # the training steps of this scope, one at a time (each rewrite changes the tree)
+        # steps refused by an earlier run (their backward() carries our marker) keep theirs
+        for path in _marked_backwards(body):
+            self._keep_around(body, path)
         while True:
             path = _find_backward(body)
             if path is None:
                 break
             if taken is None:
                 taken = _scope_names(body)
+            saved = (len(self.changes), set(self.stepped), set(self.tensor_names),
+                     set(self.conv.module_names), set(self.conv.used))
             try:
                 body = self._rewrite_step(body, path, taken)
             except Refuse as r:
+                # nothing of the abandoned rewrite may remain in the report or the hints
+                del self.changes[saved[0]:]
+                self.stepped, self.conv.module_names, self.conv.used = saved[1], saved[3], saved[4]
+                self.tensor_names.clear()
+                self.tensor_names.update(saved[2])
                 st = _at(body, path)
-                # a step left as it was keeps its zero_grad() calls (here and in enclosing blocks)
-                for n in range(len(path)):
-                    for other in _block_at(body, path[:n]):
-                        if _method_call(other, "zero_grad") is not None:
-                            self.keep.add(id(other))
+                self._keep_around(body, path)
                 body = _replace_at(body, path, lambda s: [_with_comment(s, r.rule_id, r.reason)])
                 self.record(st, "", r.rule_id, "unsupported", r.reason)
             changed = True
         return body if changed else None
+
+    def _keep_around(self, body: list, path: list) -> None:
+        """A step left as it was keeps its zero_grad()/step() calls (here and in enclosing blocks)."""
+        for n in range(len(path)):
+            for other in _block_at(body, path[:n]):
+                if _method_call(other, "zero_grad") is not None or self._is_step(other):
+                    self.keep.add(id(other))
+                elif isinstance(other, cst.If) and isinstance(other.body, cst.IndentedBlock):
+                    self.keep.update(id(x) for x in other.body.body if self._is_step(x))
 
     def _nested(self, st):
         if isinstance(st, cst.FunctionDef):
@@ -1005,6 +1021,12 @@ class _Cleanup:
                 tp.record(st, "", "MS202", "exact", "zero_grad() removed: value_and_grad "
                                                     "returns fresh gradients on every call")
                 return self._remove(st)
+            if id(st) not in tp.keep and (name == "step" and tp._is_step(st) or name == "zero_grad"
+                                          and (recv in tp.optimizers or "optim" in (recv or ""))):
+                reason = (f"{code_of(call).strip()} without a backward() before it in the same block: "
+                          "compute grads with ms.value_and_grad and call the optimizer with them")
+                tp.record(st, "", "MS955", "unsupported", reason)
+                return [_with_comment(st, "MS955", reason)]
             if name == "set_epoch" and recv in tp.samplers:
                 tp.record(st, "", "MS212", "approximate",
                           "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
@@ -1274,6 +1296,15 @@ def _looks_network(name: str) -> bool:
                                   "discriminator", "backbone", "classifier"))
 
 
+def _marked_backwards(body: list, prefix=()):
+    """Paths to the ``x.backward()`` statements that carry one of our markers."""
+    for i, st in enumerate(body):
+        if _method_call(st, "backward") is not None and _marked(st):
+            yield [*prefix, (i, None)]
+        for field, stmts in _blocks(st):
+            yield from _marked_backwards(stmts, (*prefix, (i, field)))
+
+
 def _walk_statements(body):
     for st in body:
         yield st
@@ -1368,8 +1399,7 @@ def _apply(conv, module: cst.Module, code: str) -> cst.Module:
         if body is not None:
             start = module.with_changes(body=body)
     new = tp.run(start)
-    if tp.stepped or tp.samplers or "autocast" in code or "init_process_group" in code \
-            or "len(" in code and "loader" in code:
+    if True:  # a statement walk that rebuilds only what it changes: cheap
         body = _walk_blocks(list(new.body), _Cleanup(tp))
         if body is not None:
             new = new.with_changes(body=body)

@@ -701,3 +701,15 @@ def test_converting_twice_with_torch_still_imported_changes_nothing():
     assert "grad_fn = ms.value_and_grad" in once.code and "import torch\n" in once.code
     assert [c.rule for c in once.changes if c.rule.startswith("MS95")] == ["MS953"]
     assert convert_source(once.code).code == once.code
+
+
+def test_step_without_backward_is_marked_not_dropped():
+    got, res = body("""\
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        def update(optimizer):
+            optimizer.step()
+            optimizer.zero_grad()
+        """)
+    assert rules_of(res) == ["MS220", "MS955", "MS955"]
+    assert "    optimizer.step()\n" in got and "    optimizer.zero_grad()\n" in got
+    assert convert_source(res.code).code == res.code
