@@ -175,8 +175,8 @@ def test_conv1d_matches_torch(mode, padding, k, s, d, g, length):
              lambda xx, ww, bb: TF.conv1d(TF.pad(xx, tp), ww, bb, s, 0, d, g), [x, wt, b],
              rtol=1e-4, atol=1e-5)
     net = nn.Conv1d(c, o, k, s, mode, padding, d, g, has_bias=True)
-    assert net.weight.shape == (o, c // g, k)
-    ref = TF.conv1d(TF.pad(torch.tensor(x), tp), torch.tensor(net.weight.asnumpy()),
+    assert net.weight.shape == (o, c // g, 1, k)  # MindSpore 2.10's layout (a unit height axis)
+    ref = TF.conv1d(TF.pad(torch.tensor(x), tp), torch.tensor(net.weight.asnumpy()[:, :, 0]),
                     torch.tensor(net.bias.asnumpy()), s, 0, d, g).numpy()
     np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
 
@@ -237,8 +237,9 @@ def test_conv2d_transpose_layer_output_sizes_and_values(mode, k, s, h):
 def test_conv1d_transpose_layer():
     net = nn.Conv1dTranspose(3, 4, 3, 2, pad_mode="pad", padding=1, has_bias=False)
     x = r(2, 3, 5)
-    ref = TF.conv_transpose1d(torch.tensor(x), torch.tensor(net.weight.asnumpy()), None, 2,
-                              1).numpy()
+    assert net.weight.shape == (3, 4, 1, 3)  # MindSpore 2.10's layout
+    ref = TF.conv_transpose1d(torch.tensor(x), torch.tensor(net.weight.asnumpy()[:, :, 0]), None,
+                              2, 1).numpy()
     np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
 
 

@@ -84,6 +84,10 @@ class _ConvNd(Cell):
             fan_in = self.in_channels // self.group * math.prod(self.kernel_size)
         if data_format == "NHWC":
             wshape = (wshape[0],) + wshape[2:] + (wshape[1],)
+        if n == 1:
+            # MindSpore 2.10 stores 1-D kernels with a unit height axis: (out, in/group, 1, k)
+            # (checked on the real package); checkpoints then load on both
+            wshape = wshape[:2] + (1,) + wshape[2:]
         self.weight = _init_param(name, weight_init, wshape, dtype, fan_in, False, "weight")
         self.bias = None
         if has_bias:
@@ -153,8 +157,8 @@ class Conv2d(_ConvNd):
 
 class Conv1d(_ConvNd):
     """1-D convolution layer, `mindspore.nn.Conv1d`: x (N, C_in, L), weight
-    (C_out, C_in/group, kernel_size) as documented for MindSpore 2.x (r1.x stored an extra
-    unit axis). Same pad modes and defaults as Conv2d ('same' by default, extra on the right;
+    (C_out, C_in/group, 1, kernel_size) as MindSpore 2.10 stores it (torch's is
+    (C_out, C_in/group, kernel_size): weight transfer adds the unit axis). Same pad modes and defaults as Conv2d ('same' by default, extra on the right;
     'pad' with an int or (left, right)).
     """
 
@@ -171,7 +175,7 @@ class Conv1d(_ConvNd):
         self._check_x(x, 3, "(N, C, L)")
         (k,), (s,), (d,) = self.kernel_size, self.stride, self.dilation
         pads = CO.pad1d(self.cls_name, self.pad_mode, self.padding, x.shape[2], k, s, d)
-        out = CO.conv2d_core(self.cls_name, F.expand_dims(x, 2), F.expand_dims(self.weight, 2),
+        out = CO.conv2d_core(self.cls_name, F.expand_dims(x, 2), self.weight,
                              self.bias, (1, s), (0, 0) + tuple(pads), (1, d), self.group)
         return F.squeeze(out, 2)
 
@@ -210,7 +214,7 @@ class Conv2dTranspose(_ConvNd):
 
 class Conv1dTranspose(_ConvNd):
     """1-D transposed convolution, `mindspore.nn.Conv1dTranspose`: weight
-    (C_in, C_out/group, kernel_size); output sizes as Conv2dTranspose along L."""
+    (C_in, C_out/group, 1, kernel_size) as MindSpore 2.10 stores it; output sizes as Conv2dTranspose along L."""
 
     cls_name = "Conv1dTranspose"
     n_spatial = 1
@@ -228,6 +232,6 @@ class Conv1dTranspose(_ConvNd):
                                              (1, x.shape[2]), (1,) + self.kernel_size,
                                              (1,) + self.stride, (1,) + self.dilation, (0, 0))
         out = CO.conv_transpose_core(self.cls_name, F.expand_dims(x, 2),
-                                     F.expand_dims(self.weight, 2), self.bias, (1,) + self.stride,
+                                     self.weight, self.bias, (1,) + self.stride,
                                      pads, (1,) + self.dilation, self.group, out_hw)
         return F.squeeze(out, 2)
