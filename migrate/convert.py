@@ -135,12 +135,15 @@ class Converter:
 
     Args:
         target: ``"ms_core"`` or ``"mindspore"``: the package the output imports.
+        validate: parse the output once more and return the input unchanged (with ``error``)
+            if it is not valid Python.
     """
 
-    def __init__(self, target: str = "ms_core"):
+    def __init__(self, target: str = "ms_core", validate: bool = True):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.pkg = TARGETS[target]
+        self.validate = validate
         self.tables = load_tables()
         self.aliases: dict[str, str] = {}
         self.alias_uses: dict[str, int] = {}
@@ -148,6 +151,7 @@ class Converter:
         self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
         self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
         self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
+        self.sequential_classes: set[str] = set()  # classes here that derive from nn.Sequential
         self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
         self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
         self.module_names: set[str] = set()  # module-level names bound to modules
@@ -160,6 +164,8 @@ class Converter:
         self.line = 0
         self.in_isinstance = False
         self.import_lines: dict[int, int] = {}
+        self.imported: set[str] = set()  # every name bound by a module-level import
+        self.after: list[list[str]] = []  # per simple statement: statements to add after it
 
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
@@ -190,8 +196,16 @@ class Converter:
         body = self._rewrite_imports(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
+        out = new.code
+        if self.validate:
+            # the promise is valid Python whatever happens: a converter bug returns the input
+            try:
+                ast.parse(out)
+            except SyntaxError as err:
+                return ConvertResult(code, error=f"internal error: the conversion was not valid Python "
+                                                 f"(line {err.lineno}: {err.msg}); file left unchanged")
         # every change is one torch site: rewritten (any label) or left with a marker
-        return ConvertResult(new.code, self.changes, len(self.changes))
+        return ConvertResult(out, self.changes, len(self.changes))
 
     # ---- bookkeeping -------------------------------------------------------------------
     def _scan_imports(self, body) -> None:
@@ -200,6 +214,14 @@ class Converter:
                 for small in st.body:
                     for local, qual in torch_bindings(small):
                         self.aliases[local] = qual
+                    if isinstance(small, (cst.Import, cst.ImportFrom)) and \
+                            not isinstance(small.names, cst.ImportStar):
+                        for a in small.names:
+                            name = a.asname.name if a.asname is not None else a.name
+                            if isinstance(name, cst.Name):
+                                self.imported.add(name.value)
+                            elif isinstance(a.name, cst.Attribute):
+                                self.imported.add(dotted(a.name).split(".")[0])
             elif isinstance(st, (cst.If, cst.Try)):
                 self._scan_imports(st.body.body)
 
@@ -315,6 +337,17 @@ class Converter:
     # statements
     def on_simple_line(self, node: cst.SimpleStatementLine):
         self.markers.append([])
+        self.after.append([])
+        try:
+            new = self._simple_line(node)
+        finally:
+            extra = self.after.pop()
+        if extra and isinstance(new, cst.SimpleStatementLine):
+            # statements a rule needs right after this one (same indentation: same block)
+            return [new, *(_statement(text) for text in extra)]
+        return new
+
+    def _simple_line(self, node: cst.SimpleStatementLine):
         out = None
         for i, small in enumerate(node.body):
             self.stmt_index += 1
@@ -401,17 +434,17 @@ class Converter:
     # expressions
     def on_name(self, node: cst.Name):
         if node.value in self.aliases:
-            return rules.on_reference(self, node, self.aliases[node.value])
+            return _keep_parens(node, rules.on_reference(self, node, self.aliases[node.value]))
         return node
 
     def on_attribute(self, node: cst.Attribute):
         q = self.qual(node)
         if q is not None:
-            return rules.on_reference(self, node, q)
-        return rules.on_plain_attribute(self, node)
+            return _keep_parens(node, rules.on_reference(self, node, q))
+        return _keep_parens(node, rules.on_plain_attribute(self, node))
 
     def on_call(self, node: cst.Call):
-        return rules.on_call(self, node)
+        return _keep_parens(node, rules.on_call(self, node))
 
     def on_lambda(self, node: cst.Lambda):
         return node.with_changes(body=self.walk(node.body))
@@ -427,16 +460,31 @@ class Converter:
         self.used.update({"ms", "nn", "ops"})
         return None
 
-    def _header(self) -> list[cst.SimpleStatementLine]:
+    def _header(self, body=()) -> list[cst.SimpleStatementLine]:
+        """The target imports the converted code needs, minus the ones ``body`` already has."""
+        have: set[tuple[str, str]] = set()  # (module, name) pairs bound by existing imports
+        for st in body:
+            if isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    if isinstance(small, cst.Import):
+                        have.update((dotted(a.name), a.asname.name.value if a.asname else "")
+                                    for a in small.names)
+                    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) \
+                            and small.module is not None and not small.relative:
+                        mod = dotted(small.module)
+                        have.update((mod, a.name.value) for a in small.names)
         lines = []
-        if "math" in self.used:
+        if "math" in self.used and ("math", "") not in have:
             lines.append("import math")
-        lines.append(f"import {self.pkg} as ms")
-        mods = [m for m in ("nn", "ops") if m in self.used]
+        if (self.pkg, "ms") not in have:
+            lines.append(f"import {self.pkg} as ms")
+        mods = [m for m in ("nn", "ops") if m in self.used and (self.pkg, m) not in have]
         if mods:
             lines.append(f"from {self.pkg} import {', '.join(mods)}")
-        if self.init_names:
-            lines.append(f"from {self.pkg}.common.initializer import {', '.join(sorted(self.init_names))}")
+        init_mod = f"{self.pkg}.common.initializer"
+        names = sorted(n for n in self.init_names if (init_mod, n) not in have)
+        if names:
+            lines.append(f"from {init_mod} import {', '.join(names)}")
         return [_statement(text) for text in lines]
 
     def _rewrite_imports(self, body):
@@ -449,6 +497,7 @@ class Converter:
         header_at = None
         pending: list[cst.EmptyLine] = []
         pending_for_header: list[cst.EmptyLine] = []
+        first_torch = None
         have_math = False
         for st in body:
             self.line = self.import_lines.get(id(st), self.line)
@@ -460,6 +509,8 @@ class Converter:
                 out.append(st)
                 continue
             kept, removed = [], False
+            if first_torch is None and any(torch_bindings(small) for small in st.body):
+                first_torch = len(out)
             for small in st.body:
                 if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar) \
                         and torch_bindings(small):
@@ -497,10 +548,19 @@ class Converter:
                 if comment is not None:
                     pending.append(cst.EmptyLine(comment=comment))
         if header_at is None:
-            return body
+            if first_torch is None or not (self.used or self.init_names):
+                return body
+            # every torch import stays (unconverted code uses them): the target's go below them
+            header_at = first_torch + 1
         if have_math:
             self.used.discard("math")
-        header = self._header()
+        header = self._header(out)
+        if not header:
+            lost = [*pending_for_header, *pending]
+            if lost and header_at < len(out):
+                out[header_at] = out[header_at].with_changes(
+                    leading_lines=[*lost, *out[header_at].leading_lines])
+            return out
         if pending_for_header:
             header[0] = header[0].with_changes(leading_lines=pending_for_header)
         if pending:  # comments of removed imports at the very end: keep them below the header
@@ -545,6 +605,14 @@ class Converter:
 @lru_cache(maxsize=256)
 def _statement(text: str) -> cst.SimpleStatementLine:
     return cst.parse_statement(text + "\n")
+
+
+def _keep_parens(old, new):
+    """A replacement keeps the parentheses of the node it replaces (they may be what makes a
+    multi-line expression valid)."""
+    if new is old or not old.lpar or getattr(new, "lpar", None) is None or new.lpar:
+        return new
+    return new.with_changes(lpar=old.lpar, rpar=old.rpar)
 
 
 def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:

@@ -256,11 +256,15 @@ def on_method(conv, node: cst.Call):
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes:
         return function_apply(conv, node, walked)
+    if isinstance(recv0, cst.Name) and recv0.value in conv.imported:
+        return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
     if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super":
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         conv.record(node, new, "MS102", "exact", "a Cell's forward is construct")
         return new
+    if name == "add_module" and conv.after and _is_sequential(conv, recv0):
+        return sequential_add_module(conv, node, walked, recv0)
     entry = conv.tables.get("Module." + name)
     if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0)
@@ -386,6 +390,9 @@ def on_class(conv, node: cst.ClassDef):
                     "its base is defined elsewhere)")
     if cell:
         conv.cell_classes.add(node.name.value)
+    if any(conv.qual(b.value) == "torch.nn.Sequential" or
+           (isinstance(b.value, cst.Name) and b.value.value in conv.sequential_classes) for b in node.bases):
+        conv.sequential_classes.add(node.name.value)
     attrs = conv.class_attrs.setdefault(node.name.value, {})
     conv.class_stack.append({"cell": cell, "attrs": attrs, "name": node.name.value, "function": fn})
     try:
@@ -1077,6 +1084,26 @@ def _strip_ctx(conv, fn, name, params, inputs, saved, is_bprop):
         return new.with_changes(body=conv.walk(new.body))
     finally:
         conv.func_stack.pop()
+
+
+def _is_sequential(conv, node) -> bool:
+    """``node`` is an nn.Sequential: self in a Sequential subclass, or an attribute assigned one."""
+    kinds = type_of(conv, node)
+    if not kinds:
+        return False
+    return all(k == "torch.nn.Sequential" or k in conv.sequential_classes for k in kinds)
+
+
+@rule("MS133", "sequential_add_module")
+def sequential_add_module(conv, node, walked, recv0):
+    """Replace seq.add_module(n, m) with seq.insert_child_to_cell(n, m) plus a rebuilt seq.cell_list."""
+    new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("insert_child_to_cell")))
+    recv = code_of(walked.func.value)
+    conv.after[-1].append(f"{recv}.cell_list = list({recv}.name_cells().values())")
+    conv.record(node, new, "MS133", "transformed",
+                "a SequentialCell runs cell_list, which insert_child_to_cell does not update: "
+                "rebuilt after the insertion so the named child runs, as with torch's add_module")
+    return new
 
 
 @rule("MS132", "function_apply")

@@ -182,3 +182,13 @@ def test_file_without_torch_still_reports_syntax_errors():
     res = convert_source("x = 1\ndef f(:\n    pass\n")
     assert res.error == "syntax error at line 2: invalid syntax" or res.error.startswith("syntax error at line 2")
     assert convert_source("x = 1\n").error is None
+
+
+def test_target_imports_added_even_when_every_torch_import_stays():
+    res = convert_source("import torch\n\ny = torch.fft.fft(torch.zeros(3))\n")
+    assert res.code == ("import torch\nimport ms_core as ms\nfrom ms_core import ops\n\n"
+                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(torch.zeros(3))\n") \
+        or "from ms_core import ops" not in res.code  # the call is kept whole, so ops may be unused
+    res = convert_source("import torch\n\ny = torch.fft.fft(x)\nz = torch.zeros(3)\n")
+    assert "import torch\nimport ms_core as ms\nfrom ms_core import ops\n" in res.code
+    assert convert_source(res.code).code == res.code

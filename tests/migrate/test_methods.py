@@ -228,3 +228,26 @@ def test_super_forward_and_hooks():
     """)
     assert "def construct(self, x):\n        return super().construct(x) * 2" in out
     assert "net.register_forward_hook(fn)" in out and "net.register_backward_hook(fn)" in out
+
+
+def test_add_module_on_a_sequential_rebuilds_what_it_runs():
+    out = conv("""
+        class T(nn.Sequential):
+            def __init__(self):
+                super().__init__()
+                self.add_module("relu", nn.ReLU())
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.features = nn.Sequential()
+                self.features.add_module("t", T())
+                self.add_module("head", nn.ReLU())
+    """)
+    assert ('        self.insert_child_to_cell("relu", nn.ReLU())\n'
+            '        self.cell_list = list(self.name_cells().values())') in out
+    assert ('        self.features.insert_child_to_cell("t", T())\n'
+            '        self.features.cell_list = list(self.features.name_cells().values())') in out
+    # a plain Cell runs its own construct: no run list to rebuild
+    assert out.endswith('        self.insert_child_to_cell("head", nn.ReLU())')
+    assert out.count("cell_list") == 2

@@ -257,6 +257,8 @@ RULE_EXAMPLES = {
     "modules_gen": "net = nn.ReLU()\nms_ = list(net.modules())\n",
     "named_children": "kids = net.named_children()\n",
     "max_min": "y = torch.max(x)\n",
+    "sequential_add_module": ("class S(nn.Sequential):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.add_module('a', nn.ReLU())\n"),
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
                           "        ctx.save_for_backward(i)\n        return i * 2\n\n    @staticmethod\n"
                           "    def backward(ctx, g):\n        (i,) = ctx.saved_tensors\n        return g * 2\n"),
