@@ -456,7 +456,7 @@ def _init_check(res, torch_module, ms_cell, rep, alpha, torch_sources, ms_source
             res.findings.append(Finding(
                 "init", row.layer,
                 f"'{e.ms_name}' is initialized from a different distribution than torch's "
-                f"'{e.torch_name}' (KS D={ks.statistic:.3f}, p={ks.pvalue:.2g}; torch mean/std "
+                f"'{e.torch_name}' ({ks.reason}; KS D={ks.statistic:.3f}; torch mean/std "
                 f"{ks.torch_mean:.3g}/{ks.torch_std:.3g}, ms {ks.ms_mean:.3g}/{ks.ms_std:.3g})",
                 torch_sources.get(p, ""), ms_sources.get(p, "")))
 

@@ -259,7 +259,8 @@ class KSResult:
     """Two-sample KS test of torch's vs the converted model's initial values of one parameter.
 
     `statistic` is sup |F_torch - F_ms|; `pvalue` the asymptotic two-sided p-value; `differs`
-    is pvalue < alpha (the distributions are judged different).
+    is pvalue < alpha, or (where KS has little power: small tensors) one side constant and the
+    other not, or, with 16+ values, standard deviations more than 4x apart; `reason` says which.
     """
 
     statistic: float
@@ -271,6 +272,7 @@ class KSResult:
     torch_std: float = 0.0
     ms_mean: float = 0.0
     ms_std: float = 0.0
+    reason: str = ""
 
     def to_dict(self) -> dict:
         return {k: _jsonable(v) for k, v in asdict(self).items()}
@@ -334,5 +336,13 @@ def ks_2samp(x, y, alpha: float = 1e-3) -> KSResult:
     res.statistic = d
     # Stephens' small-sample correction of the limiting distribution's argument.
     res.pvalue = kolmogorov_sf((en + 0.12 + 0.11 / en) * d)
-    res.differs = res.pvalue < alpha
+    if res.pvalue < alpha:
+        res.differs, res.reason = True, f"KS p={res.pvalue:.2g} < {alpha:g}"
+    elif (a[0] == a[-1]) != (b[0] == b[-1]) and min(n, m) >= 4:
+        # e.g. zeros vs a random init: certain, whatever the size (KS needs ~20 values)
+        res.differs, res.reason = True, "one side is constant, the other is not"
+    elif min(n, m) >= 16 and min(res.torch_std, res.ms_std) > 0 and \
+            max(res.torch_std, res.ms_std) > 4 * min(res.torch_std, res.ms_std):
+        res.differs, res.reason = True, (f"standard deviations {res.torch_std:.3g} (torch) and "
+                                         f"{res.ms_std:.3g} (ms) are more than 4x apart")
     return res

@@ -123,6 +123,18 @@ def test_ks_constant_tensors():
     assert ks_2samp(np.zeros(100), np.ones(100)).differs
 
 
+def test_small_tensors_zero_vs_random_and_scale():
+    rng = np.random.default_rng(0)
+    r = ks_2samp(rng.uniform(-0.3, 0.3, 8), np.zeros(8))  # a bias: KS alone has no power here
+    assert r.differs and "constant" in r.reason
+    r = ks_2samp(rng.uniform(-0.3, 0.3, 32), rng.normal(0, 0.01, 32))
+    assert r.differs
+    # same distribution, small samples: not flagged
+    for seed in range(20):
+        g = np.random.default_rng(seed)
+        assert not ks_2samp(g.uniform(-1, 1, 16), g.uniform(-1, 1, 16)).differs
+
+
 def test_kolmogorov_sf_known_values():
     # P(K > 1.36) ≈ 0.0495 and P(K > 1.63) ≈ 0.0098 (the classic 5% / 1% critical values)
     assert kolmogorov_sf(1.358) == pytest.approx(0.05, abs=5e-4)
