@@ -71,7 +71,8 @@ def add_weights(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="the file to write (.ckpt or .pth)")
     p.add_argument("--source", metavar="MODEL.py", help="the PyTorch file defining the model "
                                                         "(exact names from each layer's class)")
-    p.add_argument("--model", help="constructor expression (with --source)")
+    p.add_argument("--model", help="constructor expression, with --source or as "
+                                   "'model.py:Net(10)'")
 
 
 # --- model loading --------------------------------------------------------------------------------
@@ -312,8 +313,12 @@ def run_weights(args) -> int:
     if not os.path.isfile(args.src):
         err.print(f"[red]error:[/] {args.src} does not exist")
         return EXIT_ERROR
+    if args.model and not args.source and ".py:" in args.model:
+        args.source, args.model = args.model.split(".py:", 1)
+        args.source += ".py"
     if bool(args.source) != bool(args.model):
-        err.print("[red]error:[/] --source and --model go together")
+        err.print("[red]error:[/] --model needs the file defining it: --source model.py, or "
+                  "--model 'model.py:Net()'")
         return EXIT_ERROR
     torch_model = ms_model = None
     try:

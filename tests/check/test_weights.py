@@ -111,6 +111,9 @@ def test_weights_command(tmp_path, capsys):
     assert main(["weights", str(pth), "-o", str(ckpt), "--source", MODELS,
                  "--model", "SmallCNN()"]) == 0
     assert ckpt.exists()
+    assert main(["weights", str(pth), "-o", str(tmp_path / "m2.ckpt"),
+                 "--model", f"{MODELS}:SmallCNN()"]) == 0
+    assert main(["weights", str(pth), "-o", str(tmp_path / "m3.ckpt"), "--model", "Net()"]) == 2
     assert main(["weights", str(pth), "-o", str(tmp_path / "plain.ckpt")]) == 0  # no model
     assert "bn1.gamma" in load_ms_checkpoint(str(tmp_path / "plain.ckpt"))
     assert main(["weights", str(ckpt), "-o", str(tmp_path / "back.pth")]) == 0
