@@ -500,6 +500,8 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
             m_rec.calls = {}
     R.restore_torch(torch_module, torch_state)
     R.restore_ms(ms_cell, ms_state)
+    for note in dict.fromkeys(getattr(m_rec, "mask_notes", [])):
+        phase.notes.append(f"dropout replay: {note}")
     phase.outputs = R.worst_stats(m_out, t_out, rtol, atol) if phase.ms_error is None else None
     phase.torch_loss, phase.ms_loss = t_lossv, m_lossv
     # float64 noise floor: the same torch model and inputs in double precision.

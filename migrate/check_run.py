@@ -348,10 +348,12 @@ def _ms_dropout_keep(cell):
 class MsRecorder:
     """Forward hooks on every ms cell: outputs by (path, call index); dropout masks replayed.
 
-    Training-mode Dropout uses torch's recorded mask for the same (path, call): if the ms cell
-    offers a mask source (`set_mask_source`), it is used; otherwise its construct is replaced for
-    the run by `x * mask / keep_prob`, with `keep_prob` read from the cell itself (so a wrong
-    keep_prob shows as a wrong scale).
+    Training-mode Dropout uses torch's recorded mask for the same (path, call): ms_core's Dropout
+    takes it through its `mask_provider` (so the layer's own code and keep_prob scale run);
+    a dropout cell without one has its construct replaced for the run by `x * mask / keep_prob`,
+    `keep_prob` read from the cell itself (so a wrong keep_prob shows as a wrong scale).
+    Functional dropout (`ops.dropout`) gets torch's functional masks in call order through
+    ms_core's global provider.
     """
 
     def __init__(self, cell, capture=True, masks=None, fmasks=None):
