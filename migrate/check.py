@@ -170,6 +170,7 @@ class TrainResult:
     first_bad_param: str | None = None
     notes: list = field(default_factory=list)
     eval_outputs: TensorStats | None = None  # inference-mode outputs after the last step
+    hints: dict = field(default_factory=dict)  # layer -> a likely cause (BatchNorm momentum)
 
     @property
     def passed(self) -> bool:
@@ -715,6 +716,7 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
                     tr.first_bad_step, tr.first_bad_param = s + 1, tn
                     break
     tr.loss_stats = compare(np.array(tr.ms_losses), np.array(tr.torch_losses), rtol, atol)
+    _momentum_hints(torch_module, ms_cell, tr)
     # Inference after training: where moving statistics (BatchNorm momentum) reach the outputs.
     torch_module.train(False)
     ms_cell.set_train(False)
@@ -733,6 +735,21 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
                      loose_atol if tn in noisy else atol)
         tr.params.append(NamedStats(tn, mn, _layer_of(tn), st))
     return tr
+
+
+def _momentum_hints(torch_module, ms_cell, tr):
+    """BatchNorm layers whose ms momentum is not 1 - torch's (the classic missed inversion)."""
+    import torch
+    cells = dict(ms_cell.cells_and_names())
+    for path, mod in torch_module.named_modules():
+        if not isinstance(mod, torch.nn.modules.batchnorm._BatchNorm) or mod.momentum is None:
+            continue
+        m_ms = getattr(cells.get(path), "momentum", None)
+        if isinstance(m_ms, (int, float)) and abs((1.0 - mod.momentum) - m_ms) > 1e-6:
+            tr.hints[path or R.ROOT] = (
+                f"BatchNorm momentum: torch {mod.momentum:g} weighs the new batch, MindSpore's "
+                f"weighs the old value, so the ms layer needs momentum={1.0 - mod.momentum:g}, "
+                f"but has {m_ms:g}")
 
 
 def _noise_level_params(model) -> set:
@@ -860,9 +877,10 @@ def _collect_findings(res, torch_sources, ms_sources):
             step = f" first after step {tr.first_bad_step}" if tr.first_bad_step else ""
             msg = (f"'{name}' differs after {tr.steps} {tr.optimizer} step(s){step} (max abs "
                    f"{st.max_abs:.3g}, max rel {st.max_rel:.3g})")
-            if name.rsplit(".", 1)[-1] in ("running_mean", "running_var"):
-                msg += "; BatchNorm moving statistics: is momentum converted (ms = 1 - torch)?"
             layer = _layer_of(name)
+            if name.rsplit(".", 1)[-1] in ("running_mean", "running_var"):
+                msg += "; " + tr.hints.get(layer, "BatchNorm moving statistics: is momentum "
+                                                  "converted (ms = 1 - torch)?")
         p = "" if layer == R.ROOT else layer
         res.findings.append(Finding("training-steps", layer, msg, torch_sources.get(p, ""),
                                     ms_sources.get(p, "")))

@@ -114,7 +114,7 @@ def test_fault_batchnorm_momentum_not_inverted_shows_after_training_steps(tmp_pa
     r = check(t, m, inputs_for("SmallCNN()"), mode="both", train_steps=2)
     assert all(p.passed for p in r.phases)  # invisible in outputs and gradients
     assert r.culprit.kind == "training-steps" and r.culprit.layer == "bn2"
-    assert "momentum" in r.culprit.message
+    assert "needs momentum=0.9, but has 0.1" in r.culprit.message
     bad = {p.name for p in r.train.params if not p.stats.passed}
     assert "bn2.running_mean" in bad and not any(n.startswith("bn1") for n in bad)
     assert not r.train.eval_outputs.passed  # and it reaches inference outputs
