@@ -137,13 +137,17 @@ class Converter:
         target: ``"ms_core"`` or ``"mindspore"``: the package the output imports.
         validate: parse the output once more and return the input unchanged (with ``error``)
             if it is not valid Python.
+        names: local names for the target modules (default ``ms``, ``nn``, ``ops``); chosen
+            automatically when a torch import that must stay already uses one of them.
     """
 
-    def __init__(self, target: str = "ms_core", validate: bool = True):
+    def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.pkg = TARGETS[target]
+        self.target_name = target
         self.validate = validate
+        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", **(names or {})}
         self.tables = load_tables()
         self.aliases: dict[str, str] = {}
         self.alias_uses: dict[str, int] = {}
@@ -193,6 +197,16 @@ class Converter:
         self.func_stack.append({"tensors": set(), "modules": set(), "narrow": {}})
         body = self._walk_body(module.body)
         self.func_stack.pop()
+        clash = {a for a, n in self.alias_uses.items() if n and a in self.used
+                 and self.names.get(a) == a}
+        if clash:
+            # a torch import that must stay binds a name the converted code needs (`nn` for both
+            # torch.nn and the target's nn): convert again with other local names for ours
+            names = dict(self.names)
+            names.update({a: f"ms_{a}" if a != "ms" else "ms_core_" for a in clash})
+            if names["ms"] == "ms_core_" and self.pkg == "mindspore":
+                names["ms"] = "mindspore_"
+            return Converter(self.target_name, self.validate, names).convert(code)
         body = self._rewrite_imports(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
@@ -237,12 +251,18 @@ class Converter:
 
     def target(self, name: str) -> cst.BaseExpression:
         """Return the expression for a table target such as ``nn.Dense`` and note its import."""
+        return parse_expr(self.tname(name))
+
+    def tname(self, name: str) -> str:
+        """Source text for a target name (``ms.float32``, ``ops.relu``, ``init.Normal``), with
+        the local names this file uses for the target modules; notes the import it needs."""
         head, _, rest = name.partition(".")
         if head == "init":
             self.init_names.add(rest.split(".")[0])
-            return parse_expr(rest)
+            return rest
         self.used.add(head)
-        return parse_expr(name)
+        local = self.names.get(head, head)
+        return f"{local}.{rest}" if rest else local
 
     def uses_alias(self, node) -> None:
         """Count a torch alias that stays in the output (its import must stay too)."""
@@ -462,27 +482,30 @@ class Converter:
 
     def _header(self, body=()) -> list[cst.SimpleStatementLine]:
         """The target imports the converted code needs, minus the ones ``body`` already has."""
-        have: set[tuple[str, str]] = set()  # (module, name) pairs bound by existing imports
+        have: set[tuple[str, str, str]] = set()  # (module, imported name, local name)
         for st in body:
             if isinstance(st, cst.SimpleStatementLine):
                 for small in st.body:
                     if isinstance(small, cst.Import):
-                        have.update((dotted(a.name), a.asname.name.value if a.asname else "")
+                        have.update((dotted(a.name), "", a.asname.name.value if a.asname else dotted(a.name))
                                     for a in small.names)
                     elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) \
                             and small.module is not None and not small.relative:
                         mod = dotted(small.module)
-                        have.update((mod, a.name.value) for a in small.names)
+                        have.update((mod, a.name.value, a.asname.name.value if a.asname else a.name.value)
+                                    for a in small.names)
         lines = []
-        if "math" in self.used and ("math", "") not in have:
+        if "math" in self.used and ("math", "", "math") not in have:
             lines.append("import math")
-        if (self.pkg, "ms") not in have:
-            lines.append(f"import {self.pkg} as ms")
-        mods = [m for m in ("nn", "ops") if m in self.used and (self.pkg, m) not in have]
+        ms_local = self.names["ms"]
+        if (self.pkg, "", ms_local) not in have:
+            lines.append(f"import {self.pkg} as {ms_local}")
+        mods = [m for m in ("nn", "ops") if m in self.used and (self.pkg, m, self.names[m]) not in have]
         if mods:
-            lines.append(f"from {self.pkg} import {', '.join(mods)}")
+            parts = [m if self.names[m] == m else f"{m} as {self.names[m]}" for m in mods]
+            lines.append(f"from {self.pkg} import {', '.join(parts)}")
         init_mod = f"{self.pkg}.common.initializer"
-        names = sorted(n for n in self.init_names if (init_mod, n) not in have)
+        names = sorted(n for n in self.init_names if (init_mod, n, n) not in have)
         if names:
             lines.append(f"from {init_mod} import {', '.join(names)}")
         return [_statement(text) for text in lines]

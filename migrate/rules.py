@@ -789,7 +789,8 @@ def to(edit) -> None:
 
 def _is_dtype(conv, node, edit) -> bool:
     code = code_of(node)
-    return code.startswith("ms.") and code[3:] in _DTYPES
+    head, _, rest = code.partition(".")
+    return head == conv.names["ms"] and rest in _DTYPES
 
 
 _DTYPES = {"float32", "float16", "float64", "int64", "int32", "int8", "uint8", "bool_", "bfloat16",
@@ -804,7 +805,7 @@ def astype(edit) -> None:
     dtype = {".float": "float32", ".double": "float64", ".half": "float16", ".long": "int64",
              ".int": "int32", ".bool": "bool_", ".byte": "uint8"}[edit.entry.target]
     edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
-                           [cst.Arg(parse_expr(f"ms.{dtype}"))])
+                           [cst.Arg(conv.target(f"ms.{dtype}"))])
 
 
 @rule("MS120", "init_call")
@@ -876,7 +877,7 @@ def save(edit) -> None:
         obj = obj.func.value
     else:
         edit.worse("approximate", "ms.save_checkpoint saves a Cell or a list of parameters")
-    edit.result = cst.Call(parse_expr("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(f)])
+    edit.result = cst.Call(conv.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(f)])
 
 
 @rule("MS125", "load_state_dict")
@@ -888,7 +889,7 @@ def load_state_dict(edit) -> None:
     if edit.bound.get("strict") is not None:
         edit.worse("approximate", f"strict={code_of(edit.bound['strict'])} dropped: load_param_into_net "
                                   "never raises on missing keys; it returns (param_not_load, ckpt_not_load)")
-    edit.result = cst.Call(parse_expr("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
+    edit.result = cst.Call(conv.target("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
 
 
 @rule("MS126", "register_buffer")
@@ -904,7 +905,7 @@ def register_buffer(edit) -> None:
     n = literal(name)
     edit.result = parse_expr(
         f"setattr({code_of(edit.method_receiver)}, {name.value}, "
-        f"ms.Parameter({code_of(t)}, name={name.value}, requires_grad=False))")
+        f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
     if not n.isidentifier():
         edit.unsupported("buffer name is not an identifier")
 
@@ -946,15 +947,15 @@ def max_min(edit) -> None:
             "dim" not in {a.keyword.value for a in edit.call.args if a.keyword is not None}:
         if is_tensor(conv, other) or not is_literal(other):
             fn = "maximum" if op == "max" else "minimum"
-            edit.result = parse_expr(f"ops.{fn}({code_of(x)}, {code_of(other)})")
+            edit.result = parse_expr(f"{conv.tname('ops.' + fn)}({code_of(x)}, {code_of(other)})")
             edit.worse("approximate", "second argument assumed to be a tensor (elementwise)")
             return
     if other is None:
-        edit.result = parse_expr(f"ops.{'amax' if op == 'max' else 'amin'}({code_of(x)})")
+        edit.result = parse_expr(f"{conv.tname('ops.amax' if op == 'max' else 'ops.amin')}({code_of(x)})")
         return
     keep = edit.bound.get("keepdim")
     kd = f", keepdims={code_of(keep)}" if keep is not None else ""
-    edit.result = parse_expr(f"ops.{op}({code_of(x)}, {code_of(other)}{kd})")
+    edit.result = parse_expr(f"{conv.tname('ops.' + op)}({code_of(x)}, {code_of(other)}{kd})")
     edit.note("returns (values, indices) as torch does")
 
 
@@ -990,7 +991,7 @@ def autograd_function(conv, node: cst.ClassDef):
     new_body = [new_fwd if s is fwd else new_bwd if s is bwd else conv.walk(s) for s in body]
     conv.record(base, "nn.Cell", "MS131", "transformed",
                 "autograd.Function -> Cell with bprop(self, *inputs, out, dout); .apply(x) -> Cls()(x)")
-    return node.with_changes(bases=[cst.Arg(parse_expr("nn.Cell"))],
+    return node.with_changes(bases=[cst.Arg(conv.target("nn.Cell"))],
                              body=node.body.with_changes(body=new_body))
 
 

@@ -192,3 +192,13 @@ def test_target_imports_added_even_when_every_torch_import_stays():
     res = convert_source("import torch\n\ny = torch.fft.fft(x)\nz = torch.zeros(3)\n")
     assert "import torch\nimport ms_core as ms\nfrom ms_core import ops\n" in res.code
     assert convert_source(res.code).code == res.code
+
+
+def test_kept_torch_alias_never_shadows_the_target_names():
+    src = ("import torch.nn as nn\n\nclass P(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.rnn = nn.RNNBase(1, 2)\n        self.fc = nn.Linear(2, 2)\n")
+    res = convert_source(src)
+    assert "from ms_core import nn as ms_nn" in res.code and "import torch.nn as nn" in res.code
+    assert "class P(ms_nn.Cell):" in res.code and "self.fc = ms_nn.Dense(2, 2," in res.code
+    assert "# migrate: MS901 torch.nn.RNNBase has no mapping\n        self.rnn = nn.RNNBase(1, 2)" in res.code
+    assert convert_source(res.code).code == res.code
