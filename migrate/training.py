@@ -300,7 +300,7 @@ def _parsed_stmt(text: str) -> cst.BaseStatement:
 
 def _with_comment(stmt, rule_id: str, reason: str):
     """``stmt`` with a marker comment above it (once)."""
-    text = f"{MARKER_PREFIX}{rule_id} {reason}"
+    text = f"{MARKER_PREFIX}{rule_id} {_short(reason, 240)}"
     lines = list(stmt.leading_lines)
     if any(ln.comment is not None and ln.comment.value == text for ln in lines):
         return stmt
@@ -311,6 +311,7 @@ class Refuse(Exception):
     """The training step cannot be rewritten safely: (rule ID, what the person must do)."""
 
     def __init__(self, rule_id: str, reason: str):
+        reason = _short(reason, 240)  # one line: it becomes a comment
         super().__init__(reason)
         self.rule_id = rule_id
         self.reason = reason
@@ -1023,8 +1024,8 @@ class _Cleanup:
                 return self._remove(st)
             if id(st) not in tp.keep and (name == "step" and tp._is_step(st) or name == "zero_grad"
                                           and (recv in tp.optimizers or "optim" in (recv or ""))):
-                reason = (f"{code_of(call).strip()} without a backward() before it in the same block: "
-                          "compute grads with ms.value_and_grad and call the optimizer with them")
+                reason = _short(f"{code_of(call).strip()} without a backward() before it in the same block: "
+                                "compute grads with ms.value_and_grad and call the optimizer with them", 240)
                 tp.record(st, "", "MS955", "unsupported", reason)
                 return [_with_comment(st, "MS955", reason)]
             if name == "set_epoch" and recv in tp.samplers:

@@ -713,3 +713,13 @@ def test_step_without_backward_is_marked_not_dropped():
     assert rules_of(res) == ["MS220", "MS955", "MS955"]
     assert "    optimizer.step()\n" in got and "    optimizer.zero_grad()\n" in got
     assert convert_source(res.code).code == res.code
+
+
+def test_multiline_calls_in_markers_stay_one_comment_line():
+    got, res = body("""\
+        torch.autograd.backward(
+            loss, grad_tensors=g,
+        )
+        """)
+    assert "# migrate: MS953 torch.autograd.backward( loss, grad_tensors=g, ): write it" in got
+    compile(res.code, "x", "exec")
