@@ -744,8 +744,12 @@ def _momentum_hints(torch_module, ms_cell, tr):
     for path, mod in torch_module.named_modules():
         if not isinstance(mod, torch.nn.modules.batchnorm._BatchNorm) or mod.momentum is None:
             continue
-        m_ms = getattr(cells.get(path), "momentum", None)
-        if isinstance(m_ms, (int, float)) and abs((1.0 - mod.momentum) - m_ms) > 1e-6:
+        # As in MindSpore, the cell's `momentum` attribute holds 1 - the constructor argument.
+        attr = getattr(cells.get(path), "momentum", None)
+        if not isinstance(attr, (int, float)):
+            continue
+        m_ms = 1.0 - float(attr)
+        if abs((1.0 - mod.momentum) - m_ms) > 1e-6:
             tr.hints[path or R.ROOT] = (
                 f"BatchNorm momentum: torch {mod.momentum:g} weighs the new batch, MindSpore's "
                 f"weighs the old value, so the ms layer needs momentum={1.0 - mod.momentum:g}, "
