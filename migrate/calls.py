@@ -96,6 +96,8 @@ class CallEdit:
         self.func: cst.BaseExpression | None = None
         self.result: cst.BaseExpression | None = None  # a rule may replace the whole call
         self.star_args: list[cst.Arg] = []
+        self.receiver_before = None  # the method receiver as written (before conversion)
+        self.method_receiver = None  # the method receiver, converted
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -244,9 +246,6 @@ class CallEdit:
             last = args[-1]
             if isinstance(last.comma, cst.Comma) and not _multiline(last.comma):
                 args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            for i, a in enumerate(args[:-1]):
-                if a.comma is cst.MaybeSentinel.DEFAULT:
-                    continue
         return self.call.with_changes(func=self.func, args=args)
 
 
