@@ -341,6 +341,7 @@ class TrainingPass:
         self.ds_instances: dict[str, int] = {}  # name -> columns (an instance of such a class)
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
         self.classes: set[str] = set()      # classes defined in this file
+        self.ddp: set[str] = set()          # names bound to DistributedDataParallel(...)
         self.generated: set[int] = set()    # ids of the statements this pass wrote
         self.keep: set[int] = set()         # ids of zero_grad() statements of refused steps
         self.lines: dict[int, int] = {}     # id(original statement) -> line in the input
@@ -422,6 +423,9 @@ class TrainingPass:
             q = self.qual(a.value.func) or ""
             if name is None and not q.endswith("random_split"):
                 continue
+            if q in ("torch.nn.parallel.DistributedDataParallel",
+                     "torch.nn.parallel.distributed.DistributedDataParallel"):
+                self.ddp.add(name)
             if q in _SCALERS:
                 self.scalers.add(name)
             elif q in ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"):
@@ -605,6 +609,13 @@ class TrainingPass:
         if seg_names.flow:
             raise Refuse("MS953", "return/break/continue/yield between the forward pass and "
                                   "backward(): restructure the step by hand")
+        if not any(self._calls_network(st) for st in segment):
+            raise Refuse("MS953", f"the loss `{code_of(loss_expr)}` is built from tensors computed "
+                                  "before this block (no network is called between zero_grad() and "
+                                  "backward()): compute them inside the forward pass by hand")
+        if opt.split(".")[0] in seg_names.writes:
+            raise Refuse("MS953", f"{opt} is created inside the forward pass: create it before "
+                                  "the training step")
         for c in seg_names.calls:
             if self.qual(c.func) in ("torch.autograd.grad",):
                 raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
@@ -654,7 +665,7 @@ class TrainingPass:
         build = [fn, _stmt(f"{gfn} = ms.value_and_grad({fwd}, None, {opt}.parameters"
                            f"{', has_aux=True' if has_aux else ''})")]
         reducer = None
-        if "DistributedDataParallel" in self.conv_code or "init_process_group" in self.conv_code:
+        if any(dotted(c.func) in self.ddp for c in seg_names.calls):
             # data parallel: average the gradients over the devices before the update
             reducer = _unique("grad_reducer", taken)
             # ms.nn, not nn: a file's own `nn` is torch.nn until the main walk rewrites it
@@ -764,16 +775,19 @@ class TrainingPass:
         if q is not None:
             last = q.rsplit(".", 1)[-1]
             return q.startswith(("torch.nn.", "torch.optim.")) and last[:1].isupper()
-        # a class of this file, or a CamelCase name (an imported class; `G(z)` is a network call)
-        return isinstance(f, cst.Name) and (f.value in self.classes or f.value[:1].isupper()
-                                            and any(c.islower() for c in f.value))
+        return isinstance(f, cst.Name) and self._is_class(f.value)
+
+    def _is_class(self, name: str) -> bool:
+        """A class of this file, or a CamelCase name (an imported class; `G(z)` is a network call)."""
+        return name in self.classes or name[:1].isupper() and any(c.islower() for c in name)
 
     def _calls_network(self, st) -> bool:
         """Whether ``st`` calls something that may hold parameters (a network, a plain function)."""
         for c in _Names.of(st).calls:
             f = c.func
             if isinstance(f, cst.Name):
-                if f.value not in self.conv.aliases and f.value not in _BUILTINS:
+                if f.value not in self.conv.aliases and f.value not in _BUILTINS \
+                        and not self._is_class(f.value):
                     return True
             elif isinstance(f, cst.Attribute):
                 base = dotted(f.value)

@@ -346,6 +346,22 @@ REFUSALS = {
             opt_b.step()
             opt_a.step()
         """, "MS953"),
+    "loss_from_saved_tensors": ("""\
+        def finish_episode(policy, optimizer, returns):
+            losses = [-lp * r for lp, r in zip(policy.saved_log_probs, returns)]
+            optimizer.zero_grad()
+            loss = torch.cat(losses).sum()
+            loss.backward()
+            optimizer.step()
+        """, "MS953"),
+    "optimizer_built_in_forward": ("""\
+        for x, y in loader:
+            out = net(x)
+            opt = torch.optim.SGD(net.parameters(), lr=0.1)
+            loss = criterion(out, y)
+            loss.backward()
+            opt.step()
+        """, "MS953"),
     "break_in_forward": ("""\
         for x, y in loader:
             optimizer.zero_grad()
