@@ -420,8 +420,9 @@ def html(result) -> str:
         body.append(error_plot_svg(phase, s.get("atol", 1e-5)))
         if phase.layers:
             classes = ["first" if r is first else r.status for r in phase.layers]
-            body.append(_html_table(_columns(noise), [layer_cells(r, noise) for r in phase.layers],
-                                    classes))
+            body.append(_html_table(_columns(noise) + ["ms source", "torch source", "note"],
+                                    [layer_cells(r, noise) + [r.ms_source, r.torch_source, r.note]
+                                     for r in phase.layers], classes))
         if phase.gradients:
             gn = any(g.noise is not None for g in phase.gradients)
             body.append(f"<h3>Gradients (loss: torch {_h(_f(phase.torch_loss, 6))}, ms "
