@@ -121,7 +121,9 @@ def on_reference(conv, node, q: str):
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
         new = conv.target(entry.target)
-        label, note = "exact", entry.note
+        # a class named in isinstance or as a base keeps its label only if it has no arguments
+        # to translate (nn.Module -> nn.Cell is "transformed": Cells start in inference mode)
+        label, note = ("exact" if entry.params is not None else entry.label), entry.note
         if entry.params and entry.args and not conv.in_isinstance:
             label = "approximate"
             note = f"{q} referenced without a call: its arguments are not translated where it is called"

@@ -202,3 +202,9 @@ def test_kept_torch_alias_never_shadows_the_target_names():
     assert "class P(ms_nn.Cell):" in res.code and "self.fc = ms_nn.Dense(2, 2," in res.code
     assert "# migrate: MS901 torch.nn.RNNBase has no mapping\n        self.rnn = nn.RNNBase(1, 2)" in res.code
     assert convert_source(res.code).code == res.code
+
+
+def test_module_base_is_labelled_transformed():
+    res = convert_source("import torch.nn as nn\nclass M(nn.Module):\n    pass\n")
+    base = next(c for c in res.changes if c.rule == "MS101")
+    assert base.label == "transformed" and "inference mode" in base.note
