@@ -562,7 +562,9 @@ class TrainingPass:
         zero_in_block = [i for i, st in enumerate(block) if self._is_zero_grad(st, opt)]
         accumulate = guarded and not zero_in_block
         # the forward segment: from the first statement the loss depends on to backward()
-        lower = max([i + 1 for i in zero_in_block if i < k] + [prev_end], default=0)
+        # zero_grad() does not cut the graph (output = model(x); optimizer.zero_grad();
+        # loss.backward() is fine): only an earlier step in this block bounds the forward pass
+        lower = prev_end
         needed = set(_Names.of(loss_expr).reads) if not isinstance(loss_expr, cst.Name) else {loss_name}
         start = None
         for i in range(k - 1, -1, -1):
@@ -577,10 +579,11 @@ class TrainingPass:
                     needed -= hit  # a network/optimizer object built earlier: not a value
                     continue
                 if self._calls_network(block[i]):
-                    raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
-                                          f"a call before zero_grad(): move `{_short(code_of(block[i]).strip(), 60)}` "
-                                          "after zero_grad() so that it is part of the forward pass")
-                needed -= hit  # data prepared before zero_grad(): passed in as an argument
+                    raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed "
+                                          f"before the previous optimizer step: repeat "
+                                          f"`{_short(code_of(block[i]).strip(), 60)}` in this step's "
+                                          "forward pass")
+                needed -= hit  # data prepared before the previous step: passed in as an argument
                 continue
             if hit:
                 start = i
@@ -790,8 +793,11 @@ class TrainingPass:
                         and not self._is_class(f.value):
                     return True
             elif isinstance(f, cst.Attribute):
+                # self.layer(x) / self.loss_fn(...) / model.forward(x); not model.parameters()
                 base = dotted(f.value)
-                if base == "self" or base in self.conv.module_names:
+                if base == "self" or base in self.conv.module_names and f.attr.value == "forward":
+                    return True
+                if dotted(f) in self.conv.module_names or dotted(f) in self.ddp:
                     return True
         return False
 

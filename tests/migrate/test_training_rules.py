@@ -322,14 +322,6 @@ REFUSALS = {
         loss = model(x).sum()
         loss.backward()
         """, "MS953"),
-    "network_before_zero_grad": ("""\
-        for x, z in loader:
-            fake = G(z)
-            opt_g.zero_grad()
-            g_loss = -D(fake).mean()
-            g_loss.backward()
-            opt_g.step()
-        """, "MS953"),
     "clip_result_used": ("""\
         for x, y in loader:
             optimizer.zero_grad()
@@ -739,3 +731,50 @@ def test_multiline_calls_in_markers_stay_one_comment_line():
         """)
     assert "# migrate: MS953 torch.autograd.backward( loss, grad_tensors=g, ): write it" in got
     compile(res.code, "x", "exec")
+
+
+def test_forward_before_zero_grad_is_part_of_the_step():
+    check("""\
+        for image, target in data_loader:
+            image = image.to(device)
+            output = model(image)
+            loss = criterion(output, target)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            accuracy(output, target)
+        """, """\
+        def forward_fn(image, target):
+            output = model(image)
+            loss = criterion(output, target)
+            return loss, output
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+        for image, target in data_loader:
+            image = image
+            (loss, output), grads = grad_fn(image, target)
+            optimizer(grads)
+            accuracy(output, target)
+        """)
+
+
+def test_gan_whose_generator_step_reuses_the_fakes_of_the_critic_step():
+    got, res = body("""\
+        for x, z in loader:
+            fake = G(z)
+            opt_d.zero_grad()
+            d_loss = D(x).mean() - D(fake.detach()).mean()
+            d_loss.backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            g_loss = -D(fake).mean()
+            g_loss.backward()
+            opt_g.step()
+        """)
+    # the critic step is rewritten (fake is computed in its forward pass and returned); the
+    # generator step would need fake's graph: it stays, marked, with its zero_grad and step
+    assert "    (d_loss, fake), grads = grad_fn(z, x)\n    opt_d(grads)\n" in got
+    assert rules_of(res, ("MS95",)) == ["MS953"]
+    assert "opt_g.zero_grad()\n" in got and "g_loss.backward()\n    opt_g.step()\n" in got
+    assert "computed by an earlier forward_fn" in got
