@@ -123,77 +123,83 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
         a = a.astype(np.int8)
     if b.dtype.kind == "b":
         b = b.astype(np.int8)
-    if a.shape != b.shape or b.size == 0 or not (np.isfinite(a).all() and np.isfinite(b).all()):
-        st.torch_mean, st.torch_std = _moments(b)
-        st.ms_mean, st.ms_std = _moments(a)
     if a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
+        if (a.dtype.kind == "f") != (b.dtype.kind == "f"):
+            st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
         a = a.astype(np.float64) if a.dtype.kind not in "fc" else a
         b = b.astype(np.float64) if b.dtype.kind not in "fc" else b
+    elif a.dtype != b.dtype:
+        st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
     if a.shape != b.shape:
-        if a.size == b.size and a.size == 1:
+        if a.size == b.size == 1:
             a = a.reshape(b.shape)
         else:
+            st.torch_mean, st.torch_std = _moments(b)
+            st.ms_mean, st.ms_std = _moments(a)
             st.note = f"shape mismatch: ms {list(a.shape)} vs torch {list(b.shape)}"
             st.passed = False
             st.max_abs = st.max_rel = st.mean_abs = st.min_atol = st.min_rtol = float("inf")
             st.cosine = float("nan")
             st.mismatched = max(a.size, b.size)
             return st
-    if a.dtype.kind in "fc" and b.dtype.kind in "fc" and a.dtype != b.dtype:
-        st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
-    elif (a.dtype.kind == "f") != (b.dtype.kind == "f"):
-        st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
     if b.size == 0:
+        st.torch_mean = st.torch_std = st.ms_mean = st.ms_std = float("nan")
         return st
-    scalar = b.ndim == 0
-    if scalar:  # 0-d arrays turn into NumPy scalars under arithmetic; keep them arrays
-        a, b = a.reshape(1), b.reshape(1)
     # Work in the wider of the two float dtypes (at least float32): the statistics are reported
     # to 3 digits, so float32 differences are ample, and float64 would double the cost on big
-    # gradient tensors.
-    wt = np.result_type(a.dtype if a.dtype.kind == "f" else np.float32,
-                        b.dtype if b.dtype.kind == "f" else np.float32, np.float32)
-    a = a.astype(wt, copy=False)
-    b = b.astype(wt, copy=False)
-    fa, fb = np.isfinite(a), np.isfinite(b)
-    all_finite = bool(fa.all()) and bool(fb.all())
-    if all_finite:
-        a_f, b_f = a, b
-        bad_nonfinite = None
-        nbad_nf = 0
-    else:
-        st.nan_torch, st.nan_ms = int(np.isnan(b).sum()), int(np.isnan(a).sum())
-        st.inf_torch, st.inf_ms = int(np.isinf(b).sum()), int(np.isinf(a).sum())
+    # gradient tensors. Every pass counts here (gradients of every parameter are compared).
+    wt = np.result_type(a.dtype, b.dtype, np.float32)
+    af = np.ravel(a.astype(wt, copy=False))
+    bf = np.ravel(b.astype(wt, copy=False))
+    n = af.size
+    sa, sb = float(af.sum(dtype=wt)), float(bf.sum(dtype=wt))  # pairwise sums
+    # NaN/Inf anywhere make a sum non-finite: the cheap test first, the exact one if needed.
+    all_finite = (math.isfinite(sa) and math.isfinite(sb)) or \
+        (bool(np.isfinite(af).all()) and bool(np.isfinite(bf).all()))
+    nbad_nf, bad_nonfinite = 0, None
+    if not all_finite:
+        st.torch_mean, st.torch_std = _moments(bf)
+        st.ms_mean, st.ms_std = _moments(af)
+        fa, fb = np.isfinite(af), np.isfinite(bf)
+        st.nan_torch, st.nan_ms = int(np.isnan(bf).sum()), int(np.isnan(af).sum())
+        st.inf_torch, st.inf_ms = int(np.isinf(bf).sum()), int(np.isinf(af).sum())
         both = fa & fb
         # Non-finite values agree when both are NaN, or both the same infinity.
-        same_nonfinite = (~fa & ~fb) & ((np.isnan(a) & np.isnan(b)) | (a == b))
+        same_nonfinite = (~fa & ~fb) & ((np.isnan(af) & np.isnan(bf)) | (af == bf))
         bad_nonfinite = ~both & ~same_nonfinite
         nbad_nf = int(bad_nonfinite.sum())
         if nbad_nf:
-            pos = np.argwhere(bad_nonfinite)[:_MAX_POSITIONS]
+            pos = np.argwhere(bad_nonfinite.reshape(b.shape))[:_MAX_POSITIONS]
             st.nonfinite_positions = [[int(i) for i in p] for p in pos]
-        a_f, b_f = np.where(both, a, 0).astype(wt), np.where(both, b, 0).astype(wt)
-    diff = np.abs(a_f - b_f)
-    babs = np.abs(b_f)
-    mag = np.maximum(np.abs(a_f), babs)
-    np.maximum(mag, wt.type(1e-30), out=mag)
+        af_, bf_ = np.where(both, af, 0).astype(wt), np.where(both, bf, 0).astype(wt)
+    else:
+        af_, bf_ = af, bf
+    diff = af_ - bf_
+    np.abs(diff, out=diff)
     max_abs = float(diff.max())
     st.max_abs = max_abs if not nbad_nf else float("inf")
-    st.max_rel = float((diff / mag).max()) if not nbad_nf else float("inf")
-    del mag
-    # pairwise (NumPy's add.reduce) sums: accurate in the tensor's own dtype, no float64 copies
-    sdiff = float(diff.sum(dtype=wt))
-    st.mean_abs = sdiff / diff.size if not nbad_nf else float("inf")
+    st.mean_abs = float(diff.sum(dtype=wt)) / n if not nbad_nf else float("inf")
     st.min_atol = st.max_abs
+    babs = np.abs(bf_)
+    if nbad_nf:
+        st.max_rel = float("inf")
+    elif max_abs == 0.0:
+        st.max_rel = 0.0
+    else:
+        mag = np.abs(af_)
+        np.maximum(mag, babs, out=mag)
+        np.maximum(mag, wt.type(1e-30), out=mag)
+        np.divide(diff, mag, out=mag)
+        st.max_rel = float(mag.max())
+        del mag
     if max_abs <= atol and not nbad_nf:
         # Everything within atol alone (the common case): passed, nothing mismatched.
         st.passed, st.mismatched, st.min_rtol = True, 0, 0.0
-        flat = int(np.argmax(diff.ravel()))
+        flat = int(np.argmax(diff))
     else:
         allowed = babs * wt.type(rtol)
         allowed += wt.type(atol)
-        over = diff > allowed
-        st.mismatched = int(np.count_nonzero(over)) + nbad_nf
+        st.mismatched = int(np.count_nonzero(diff > allowed)) + nbad_nf
         st.passed = st.mismatched == 0
         # The smallest rtol at this atol: every element needs diff - atol <= rtol * |b|.
         need = diff - wt.type(atol)
@@ -204,20 +210,21 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
             st.min_rtol = float((need[pos_need] / babs[pos_need]).max())
         # The worst element: the one furthest outside the tolerance (in tolerances).
         if nbad_nf:
-            flat = int(np.flatnonzero(bad_nonfinite.ravel())[0])
+            flat = int(np.flatnonzero(bad_nonfinite)[0])
         else:
             np.maximum(allowed, wt.type(1e-30), out=allowed)
-            flat = int(np.argmax((diff / allowed).ravel()))
-    idx = np.unravel_index(flat, b.shape) if not scalar else ()
+            np.divide(diff, allowed, out=allowed)
+            flat = int(np.argmax(allowed))
+    idx = np.unravel_index(flat, b.shape) if b.ndim else ()
     st.worst_index = [int(i) for i in idx]
-    st.worst_torch = float(b.ravel()[flat])
-    st.worst_ms = float(a.ravel()[flat])
-    af, bf = a_f.ravel(), b_f.ravel()
-    n = af.size
-    saa, sbb = float(np.square(af).sum(dtype=wt)), float(np.square(bf).sum(dtype=wt))
+    st.worst_torch = float(bf[flat])
+    st.worst_ms = float(af[flat])
+    # BLAS dot products (one pass, no temporaries). Their float32 rounding cannot push the
+    # cosine of equal tensors off 1: (|a|² + |b|² - |a-b|²) / (2|a||b|) >= 1 - O(eps²) by AM-GM.
+    saa, sbb = float(np.dot(af_, af_)), float(np.dot(bf_, bf_))
     na, nb = math.sqrt(saa), math.sqrt(sbb)
-    if all_finite:  # moments from the same sums (the general path handles non-finite values)
-        st.ms_mean, st.torch_mean = float(af.sum(dtype=wt)) / n, float(bf.sum(dtype=wt)) / n
+    if all_finite:  # moments from the same sums
+        st.ms_mean, st.torch_mean = sa / n, sb / n
         st.ms_std = _std(af, saa, st.ms_mean)
         st.torch_std = _std(bf, sbb, st.torch_mean)
     if nbad_nf:
@@ -227,9 +234,7 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
     elif na == 0.0 or nb == 0.0:
         st.cosine = 0.0
     else:
-        # a·b from |a|² + |b|² - |a-b|²: exact 1 for equal tensors, and |a-b|² is small and
-        # accurate, so the cosine keeps ~7 digits without a float64 copy.
-        sdd = float(np.square(diff).sum(dtype=wt))
+        sdd = float(np.dot(diff, diff))
         st.cosine = max(-1.0, min(1.0, (saa + sbb - sdd) / (2.0 * na * nb)))
     return st
 
