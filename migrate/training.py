@@ -176,6 +176,7 @@ class TrainingPass:
 
     def _scan_bindings(self, body) -> None:
         """Names bound to optimizers, schedulers, scalers, samplers, datasets (whole file)."""
+        batches: set[str] = set()
         for node in _walk_statements(body):
             if isinstance(node, cst.ClassDef):
                 self.classes.add(node.name.value)
@@ -191,7 +192,20 @@ class TrainingPass:
                     it = it.value
                 src = dotted(it) or ""
                 if target is not None and (src in self.loaders or "loader" in src.lower()):
-                    self.tensor_names.update(_Names.of(cst.Assign([cst.AssignTarget(target)],
+                    if isinstance(target, cst.Name):
+                        batches.add(target.value)  # a list of columns: `x, y = batch` below
+                    else:
+                        self.tensor_names.update(_Names.of(cst.Assign([cst.AssignTarget(target)],
+                                                                      cst.Name("_"))).writes)
+            if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 \
+                    and isinstance(node.body[0], cst.Assign):
+                a = node.body[0]
+                v = a.value.value if isinstance(a.value, cst.Subscript) else a.value
+                t = a.targets[0].target
+                # x, y = batch / x = batch[0] (columns of a batch); not `batch = ...` itself
+                if dotted(v) in batches and (isinstance(t, (cst.Tuple, cst.List))
+                                             or isinstance(a.value, cst.Subscript)):
+                    self.tensor_names.update(_Names.of(cst.Assign([cst.AssignTarget(t)],
                                                                   cst.Name("_"))).writes)
             if isinstance(node, cst.FunctionDef):
                 for p in node.params.params:

@@ -778,3 +778,33 @@ def test_gan_whose_generator_step_reuses_the_fakes_of_the_critic_step():
     assert rules_of(res, ("MS95",)) == ["MS953"]
     assert "opt_g.zero_grad()\n" in got and "g_loss.backward()\n    opt_g.step()\n" in got
     assert "computed by an earlier forward_fn" in got
+
+
+def test_tutorial_loop_with_batches_unpacked_inside():
+    got, res = body("""\
+        from torch.utils.data import DataLoader
+        trainloader = DataLoader(trainset, batch_size=4, shuffle=True)
+        for epoch in range(2):
+            running_loss = 0.0
+            for i, data in enumerate(trainloader, 0):
+                inputs, labels = data
+                optimizer.zero_grad()
+                outputs = net(inputs)
+                loss = criterion(outputs, labels)
+                loss.backward()
+                optimizer.step()
+                running_loss += loss.item()
+        correct = 0
+        total = 0
+        with torch.no_grad():
+            for data in testloader:
+                images, labels = data
+                outputs = net(images)
+                _, predicted = torch.max(outputs.data, 1)
+                total += labels.size(0)
+                correct += (predicted == labels).sum().item()
+        """)
+    # (outputs is returned too: the evaluation below reads a name of that spelling)
+    assert "        inputs, labels = data\n        (loss, outputs), grads = grad_fn(inputs, labels)\n" in got
+    assert "total += labels.shape[0]" in got and "ops.max(outputs, 1)" in got
+    assert res.unsupported == 0
