@@ -445,9 +445,15 @@ class TrainingPass:
         loop_bound = set(_Names.of(_at(body, path[:loop_at + 1])).writes) if loop_at is not None else set()
         written = list(dict.fromkeys(seg_names.writes))
         params = [n for n in _free_reads(segment) if n in loop_bound or n in written]
-        outside = _set_block(body, path[:-1], block[:start] + block[k:])
-        # (the else-branch copy of a lifted forward pass is the segment itself: not a later read)
-        later = set(_Names.of(outside, skip={id(st) for st in segment}).reads)
+        # what runs after the step reads: the rest of each enclosing block (names it rebinds
+        # first do not count), and anything inside a loop around the step (the next iteration)
+        after = list(block[k + 1:])
+        for n in range(len(path) - 1, 0, -1):
+            after += _block_at(body, path[:n - 1])[path[n - 1][0] + 1:]
+        later = set(_free_reads(after))
+        seg_ids = {id(st) for st in segment}  # (incl. the else-branch copy of a lifted pass)
+        if loop_at is not None:
+            later |= set(_Names.of(_at(body, path[:loop_at + 1]), skip=seg_ids).reads)
         aux = [n for n in written if n != loss_name and n in later]
         # names of what we generate
         fwd = _unique("forward_fn", taken)
