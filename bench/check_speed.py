@@ -10,7 +10,14 @@ import os
 import sys
 import time
 
-import numpy as np
+# --threads N must reach BLAS before NumPy is imported (one thread is the stable measure on a
+# shared machine: oversubscribed thread pools spin and make every timing noisy).
+for _i, _a in enumerate(sys.argv):
+    if _a == "--threads" and _i + 1 < len(sys.argv):
+        for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[_v] = sys.argv[_i + 1]
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -52,9 +59,10 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--threads", type=int, default=0, help="threads for torch and BLAS (0: all)")
     a = ap.parse_args(argv)
     import torch
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    torch.set_num_threads(a.threads or max(1, os.cpu_count() or 1))
     from migrate.check import check
     from migrate.weights import transfer
     t, m = _models()
@@ -87,7 +95,8 @@ def main(argv=None):
     best = min(times)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"ResNet-18, batch {a.batch} of 3x{a.size}x{a.size} ({a.repeat} interleaved runs, "
-          f"load average {load:.1f} on {os.cpu_count()} cores):")
+          f"{torch.get_num_threads()} thread(s), load average {load:.1f} on {os.cpu_count()} "
+          f"cores):")
     print(f"  torch fwd+bwd {rt:.3f}s, ms_core fwd+bwd {rm:.3f}s, reference {ref:.3f}s (best)")
     print(f"  check (eval + train + gradients, per-layer local errors): {best:.3f}s (best)")
     print(f"  ratio of bests {best / ref:.2f}x; paired ratios "

@@ -322,7 +322,7 @@ def _as_inputs(inputs) -> list:
 def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", train_steps=0,
           optimizer="sgd", lr=0.01, momentum=0.9, loss_fn=None, seed=0, name_map=None,
           float64_reference=False, init_check=False, transfer_weights=True, layers=True,
-          gradients=True, ks_alpha=1e-3) -> CheckResult:
+          gradients=True, ks_alpha=1e-3, local="auto") -> CheckResult:
     """Compare a torch model with its conversion on the same weights and inputs.
 
     Args:
@@ -344,6 +344,9 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
             freshly built models only).
         transfer_weights: copy torch's weights into the ms model first (default True).
         layers: per-layer comparison with local errors (default True).
+        local: 'auto' (default) replays a layer on torch's inputs where its output disagrees in
+            the full run (that is where a first culprit can be); 'all' replays every layer, so
+            every row has its local error.
         gradients: compare gradients (default True).
         ks_alpha: significance level of the KS test.
 
@@ -364,6 +367,8 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
     import torch
 
     import ms_core
+    if local not in ("auto", "all"):
+        raise ValueError(f"local must be 'auto' or 'all', but got {local!r}")
     if mode not in ("eval", "train", "both"):
         raise ValueError(f"mode must be 'eval', 'train' or 'both', but got {mode!r}")
     if optimizer not in ("sgd", "adam"):
@@ -371,7 +376,7 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
     settings = dict(rtol=rtol, atol=atol, mode=mode, train_steps=train_steps, optimizer=optimizer,
                     lr=lr, momentum=momentum, loss=loss_fn if isinstance(loss_fn, str) or
                     loss_fn is None else "custom", seed=seed, float64_reference=float64_reference,
-                    init_check=init_check)
+                    init_check=init_check, local=local)
     res = CheckResult(settings=settings)
     t0 = time.perf_counter()
     torch.manual_seed(seed)
@@ -401,7 +406,8 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
             t1 = time.perf_counter()
             want_grads = gradients and i == len(modes) - 1
             phase = _run_phase(torch_module, ms_cell, inputs, m, rtol, atol, want_grads, layers,
-                               loss_fn, seed, rep, float64_reference, torch_sources, ms_sources)
+                               loss_fn, seed, rep, float64_reference, torch_sources, ms_sources,
+                               local)
             res.phases.append(phase)
             res.timings[m] = time.perf_counter() - t1
         if train_steps > 0 and any(p.ms_error for p in res.phases):
@@ -467,7 +473,7 @@ def _type_name(obj) -> str:
 
 
 def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, layers, loss_fn, seed,
-               rep, float64_reference, torch_sources, ms_sources) -> PhaseResult:
+               rep, float64_reference, torch_sources, ms_sources, local_mode="auto") -> PhaseResult:
     import ms_core
     phase = PhaseResult(mode)
     train = mode == "train"
@@ -511,7 +517,19 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
         f64 = _run_float64(torch_module, inputs, t_rec, mode, layers, t_loss if want_grads else None)
         phase.notes.append("noise: torch float32 vs torch float64 on the same inputs")
     if layers:
-        local = R.local_replay(torch_module, ms_cell, t_rec, rtol, atol, masks)
+        acc = {}
+        for key in t_rec.order:
+            mcall = m_rec.calls.get(key)
+            acc[key] = (R.worst_stats(mcall.output, t_rec.calls[key].output, rtol, atol)
+                        if mcall is not None else None)
+        # 'auto': a layer whose output agrees in the full run needs no replay (its own error
+        # cannot exceed the tolerance unless errors cancel); replay where it disagrees.
+        only = None if local_mode == "all" else \
+            {k for k, st in acc.items() if st is None or not st.passed}
+        local = R.local_replay(torch_module, ms_cell, t_rec, rtol, atol, masks, only)
+        if only is not None:
+            phase.notes.append("local error computed where the accumulated error exceeds the "
+                               "tolerance (local='all' / --local all: every layer)")
         R.restore_ms(ms_cell, ms_state)
         ms_cells = dict(ms_cell.cells_and_names())
         torch_mods = dict(torch_module.named_modules())
@@ -522,8 +540,7 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
             name = (path or R.ROOT) + (f"#{k}" if k else "")
             row = LayerRow(name, path, k, 0 if not path else path.count(".") + 1, call.order,
                            _type_name(torch_mods.get(path)), _type_name(ms_cells.get(path)),
-                           R.worst_stats(mcall.output, call.output, rtol, atol) if mcall else None,
-                           None, torch_source=torch_sources.get(path, ""),
+                           acc[key], None, torch_source=torch_sources.get(path, ""),
                            ms_source=ms_sources.get(path, ""))
             lr_ = local.get(key)
             if lr_ is not None:

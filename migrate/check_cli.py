@@ -56,6 +56,8 @@ def add_check(sub) -> None:
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--float64", action="store_true", help="also run torch in float64 (noise floor)")
+    p.add_argument("--local", choices=("auto", "all"), default="auto",
+                   help="replay layers on torch's inputs where they disagree (auto) or all")
     p.add_argument("--no-init-check", action="store_true",
                    help="skip the KS test of the initial parameter values")
     p.add_argument("--report", metavar="FILE", help="write FILE.md, FILE.json or FILE.html")
@@ -254,7 +256,8 @@ def run_check(args) -> int:
         result = check(torch_model, ms_model, inputs, rtol=args.rtol, atol=args.atol,
                        mode=args.mode, train_steps=args.train_steps, optimizer=args.optimizer,
                        lr=args.lr, loss_fn=args.loss, seed=args.seed,
-                       float64_reference=args.float64, init_check=not args.no_init_check)
+                       float64_reference=args.float64, init_check=not args.no_init_check,
+                       local=args.local)
     except (UsageError, CheckError) as exc:
         err.print(f"[red]error:[/] {_esc(str(exc))}")
         return EXIT_ERROR

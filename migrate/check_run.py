@@ -669,11 +669,15 @@ class LocalResult:
     error: str = ""
 
 
-def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, masks=None) -> dict:
-    """(path, k) -> LocalResult: each ms layer fed torch's inputs, sub-layers replayed."""
+def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, masks=None,
+                 only=None) -> dict:
+    """(path, k) -> LocalResult: each ms layer fed torch's inputs, sub-layers replayed
+    (`only`: the set of (path, k) to replay; None: every layer)."""
     ms_cells = dict(ms_cell.cells_and_names())
     results = {}
     for key in torch_rec.order:
+        if only is not None and key not in only:
+            continue
         call = torch_rec.calls[key]
         path, _ = key
         cell = ms_cells.get(path)

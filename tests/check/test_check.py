@@ -80,8 +80,9 @@ def test_weights_are_restored_and_models_left_with_torch_weights():
 
 def test_per_layer_rows_have_local_error_and_sources():
     t, m = models("TinyResNet()")
-    r = check(t, m, inputs_for("TinyResNet()"), mode="eval")
+    r = check(t, m, inputs_for("TinyResNet()"), mode="eval", local="all")
     rows = {row.name: row for row in r.phases[0].layers}
+    assert all(row.local is not None for row in rows.values())
     assert {"stem.0", "layer1.conv1", "layer2.down.0", "fc", "(model)"} <= set(rows)
     assert rows["layer1.conv1"].local is not None and rows["layer1.conv1"].status == "pass"
     assert Path(rows["layer1.conv1"].ms_source).name.startswith("models_ms.py:")
@@ -172,10 +173,11 @@ def test_fault_transposed_weight(tmp_path):
     assert r.culprit.ms_source.endswith(":" + str(_line_of(path, "def construct(self, x):\n        return x @")))
 
 
-def test_fault_in_a_composite_layer_is_charged_to_it_not_its_children(tmp_path):
+@pytest.mark.parametrize("local", ["auto", "all"])
+def test_fault_in_a_composite_layer_is_charged_to_it_not_its_children(tmp_path, local):
     path = planted(tmp_path, ("return self.relu(out + identity)", "return self.relu(out - identity)"))
     t, m = models("TinyResNet()", path)
-    r = check(t, m, inputs_for("TinyResNet()"), mode="eval")
+    r = check(t, m, inputs_for("TinyResNet()"), mode="eval", local=local)
     assert r.culprit.layer == "layer1"
     rows = {row.name: row for row in r.phases[0].layers}
     assert all(rows[n].status == "pass" for n in ("layer1.conv1", "layer1.bn2", "layer1.relu"))
