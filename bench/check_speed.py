@@ -60,6 +60,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--threads", type=int, default=0, help="threads for torch and BLAS (0: all)")
+    ap.add_argument("--local", choices=("auto", "all"), default="auto")
     a = ap.parse_args(argv)
     import torch
     torch.set_num_threads(a.threads or max(1, os.cpu_count() or 1))
@@ -69,11 +70,12 @@ def main(argv=None):
     transfer(t, m)
     x = np.random.default_rng(0).standard_normal((a.batch, 3, a.size, a.size)).astype(np.float32)
     reference(t, m, x)  # warm-up
-    check(t, m, [x], mode="both")
+    check(t, m, [x], mode="both", local=a.local)
     if a.profile:
         import cProfile
         import pstats
-        cProfile.runctx("check(t, m, [x], mode='both')", globals(), locals(), "/tmp/check.prof")
+        cProfile.runctx("check(t, m, [x], mode='both', local=a.local)", globals(), locals(),
+                        "/tmp/check.prof")
         pstats.Stats("/tmp/check.prof").sort_stats("tottime").print_stats(25)
     # Interleaved, so that load from other processes hits both sides alike.
     refs, times, ratios, cpu_ratios = [], [], [], []
@@ -82,7 +84,7 @@ def main(argv=None):
         rt, rm = reference(t, m, x)
         c1 = time.process_time()
         t0 = time.perf_counter()
-        r = check(t, m, [x], mode="both")
+        r = check(t, m, [x], mode="both", local=a.local)
         c = time.perf_counter() - t0
         c2 = time.process_time()
         refs.append((rt, rm))
@@ -98,7 +100,8 @@ def main(argv=None):
           f"{torch.get_num_threads()} thread(s), load average {load:.1f} on {os.cpu_count()} "
           f"cores):")
     print(f"  torch fwd+bwd {rt:.3f}s, ms_core fwd+bwd {rm:.3f}s, reference {ref:.3f}s (best)")
-    print(f"  check (eval + train + gradients, per-layer local errors): {best:.3f}s (best)")
+    print(f"  check (eval + train + gradients, per-layer comparison, local={a.local}): "
+          f"{best:.3f}s (best)")
     print(f"  ratio of bests {best / ref:.2f}x; paired ratios "
           f"{', '.join(f'{q:.2f}' for q in ratios)} (bound 3x); passed={r.passed}")
     print(f"  CPU-time ratios {', '.join(f'{q:.2f}' for q in cpu_ratios)}")
