@@ -62,6 +62,9 @@ def _statement_rule(rule_id: str, name: str, doc: str) -> None:
     def apply_in_training_pass(*_args):
         raise TypeError(f"{name} is applied by migrate.training.TrainingPass, not by a table entry")
     apply_in_training_pass.__doc__ = doc
+    from migrate.rules import RULES
+    if name in RULES:
+        raise ValueError(f"rule name {name!r} is registered twice")
     rule(rule_id, name)(apply_in_training_pass)
 
 

@@ -198,3 +198,20 @@ def ddp(edit) -> None:
         edit.unsupported("DistributedDataParallel without its module")
         return
     edit.result = args[0].value
+
+
+@_safe_rule("MS222", "grad_scaler_ctor")
+def grad_scaler(edit) -> None:
+    """Replace GradScaler(enabled=flag) with DynamicLossScaler(...) if flag else StaticLossScaler(1.0)."""
+    enabled = edit.bound.get("enabled")
+    if enabled is None or code_of(enabled) == "True":
+        return
+    edit.conv.used.add("ms")
+    off = parse_expr("ms.amp.StaticLossScaler(1.0)")
+    edit.note("disabled: StaticLossScaler(1.0) scales by 1, but an update with non-finite "
+              "gradients is still skipped (torch would apply it)")
+    if code_of(enabled) == "False":
+        edit.result = off
+        return
+    on = edit.build()
+    edit.result = cst.IfExp(test=enabled, body=on, orelse=off)

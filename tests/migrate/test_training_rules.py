@@ -262,9 +262,16 @@ def test_autocast_outside_a_training_step_is_unwrapped():
         """)
 
 
-def test_disabled_grad_scaler_is_marked():
-    got, res = body("s = torch.cuda.amp.GradScaler(enabled=False)\n")
-    assert "# migrate: MS902" in got and "enabled=False" in got
+def test_grad_scaler_enabled_flag():
+    check("""\
+        s1 = torch.cuda.amp.GradScaler(enabled=args.amp)
+        s2 = torch.cuda.amp.GradScaler(enabled=False)
+        s3 = torch.amp.GradScaler("cuda", enabled=use_amp)
+        """, """\
+        s1 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000) if args.amp else ms.amp.StaticLossScaler(1.0)
+        s2 = ms.amp.StaticLossScaler(1.0)
+        s3 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000) if use_amp else ms.amp.StaticLossScaler(1.0)
+        """)
 
 
 # ---- MS209: torch.autograd.grad ------------------------------------------------------------
