@@ -676,6 +676,35 @@ def conv_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
+@rule("MS134", "positional_reduction")
+def positional_reduction(edit) -> None:
+    """Replace torch.sum(x, dim=d, keepdim=k) with ops.sum(x, d, k) (positional: the keyword names
+    differ between MindSpore versions and ms_core, the order does not)."""
+    names = [p.name for p in edit.entry.params or () if p.name not in ("dtype",)]
+    given = [n for n in names if n in edit.bound]
+    last = names.index(given[-1]) if given else -1
+    out = []
+    for n in names[: last + 1]:
+        value = edit.bound.get(n)
+        if value is None:
+            value = parse_expr(edit.entry.param(n).default)
+        out.append([n, value, True, edit.source_args.get(n)])
+    out.extend(item for item in edit.out if item[0] not in names)
+    edit.out = out
+
+
+@rule("MS135", "one_hot")
+def one_hot(edit) -> None:
+    """Replace F.one_hot(t, n) with ops.one_hot(t, n).astype(ms.int64) (MindSpore's is float)."""
+    conv = edit.conv
+    n = edit.bound.get("num_classes")
+    if n is None or (is_literal(n) and literal(n) == -1):
+        edit.unsupported("num_classes=-1 (inferred from the data) has no MindSpore equivalent")
+        return
+    call = cst.Call(conv.target("ops.one_hot"), [cst.Arg(edit.bound["tensor"]), cst.Arg(n)])
+    edit.result = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(conv.target("ms.int64"))])
+
+
 @rule("MS112", "batchnorm")
 def batchnorm(edit) -> None:
     """Replace BatchNorm momentum m and track_running_stats with momentum=1-m and use_batch_statistics."""

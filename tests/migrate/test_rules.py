@@ -96,6 +96,9 @@ PAIRS = [
     ("torch.permute(x, (0, 2, 1))", "ops.transpose(x, (0, 2, 1))"),
     ("torch.mean(x, dim=1, keepdim=True)", "ops.mean(x, axis=1, keep_dims=True)"),
     ("torch.max(x)", "ops.amax(x)"),
+    ("torch.sum(x, dim=1, keepdim=True)", "ops.sum(x, 1, True)"),
+    ("torch.argmax(x, dim=-1)", "ops.argmax(x, -1)"),
+    ("F.one_hot(t, num_classes=10)", "ops.one_hot(t, 10).astype(ms.int64)"),
     ("torch.max(x, 1)", "ops.max(x, 1)"),
     ("torch.max(x, y)", "ops.maximum(x, y)"),
     ("torch.zeros(2, 3, dtype=torch.float32, device=dev)", "ops.zeros((2, 3), dtype=ms.float32)"),
@@ -190,7 +193,7 @@ def test_marker_ids_are_documented():
 
 
 MY_TABLES = {"layers", "functional", "torch", "init"}
-MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_"}  # U(0, 1) is not symmetric: marked, as it should
+MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot"}  # U(0, 1) is not symmetric: marked, as it should
 
 
 def test_every_table_entry_converts_a_plain_call():
@@ -257,6 +260,8 @@ RULE_EXAMPLES = {
     "modules_gen": "net = nn.ReLU()\nms_ = list(net.modules())\n",
     "named_children": "kids = net.named_children()\n",
     "max_min": "y = torch.max(x)\n",
+    "positional_reduction": "y = torch.sum(x, dim=1)\n",
+    "one_hot": "y = F.one_hot(t, 3)\n",
     "sequential_add_module": ("class S(nn.Sequential):\n    def __init__(self):\n        super().__init__()\n"
                               "        self.add_module('a', nn.ReLU())\n"),
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
