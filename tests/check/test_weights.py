@@ -129,3 +129,16 @@ def test_weights_command(tmp_path, capsys):
                  "--model", "SmallCNN()"]) == 2
     assert not (tmp_path / "z.ckpt").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_checkpoint_loads_into_the_converted_model_with_ms_core(tmp_path):
+    import ms_core
+    t, _ = pair("TextModel()")
+    pth, ckpt = tmp_path / "t.pth", tmp_path / "t.ckpt"
+    torch.save(t.state_dict(), pth)
+    assert main(["weights", str(pth), "-o", str(ckpt), "--model", f"{MODELS}:TextModel()"]) == 0
+    _, fresh = pair("TextModel()")
+    not_loaded, unused = ms_core.load_param_into_net(fresh, ms_core.load_checkpoint(str(ckpt)))
+    assert not list(not_loaded) and not list(unused)
+    np.testing.assert_array_equal(fresh.emb.embedding_table.asnumpy(), t.emb.weight.detach().numpy())
+    np.testing.assert_array_equal(fresh.act.w.asnumpy(), t.act.weight.detach().numpy())
