@@ -60,7 +60,8 @@ def add_check(sub) -> None:
                    help="replay layers on torch's inputs where they disagree (auto) or all")
     p.add_argument("--no-init-check", action="store_true",
                    help="skip the KS test of the initial parameter values")
-    p.add_argument("--report", metavar="FILE", help="write FILE.md, FILE.json or FILE.html")
+    p.add_argument("--report", metavar="FILE", action="append",
+                   help="write FILE.md, FILE.json or FILE.html (repeat for several)")
     p.add_argument("--quiet", "-q", action="store_true", help="print the verdict only")
 
 
@@ -240,10 +241,12 @@ def run_check(args) -> int:
     from rich.console import Console
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     err = Console(stderr=True, highlight=False)
-    if args.report and os.path.splitext(args.report)[1].lower() not in (".md", ".markdown",
-                                                                        ".json", ".html", ".htm"):
-        err.print("[red]error:[/] --report FILE must end in .md, .json or .html")
-        return EXIT_ERROR
+    reports = args.report or []
+    for report in reports:
+        if os.path.splitext(report)[1].lower() not in (".md", ".markdown", ".json", ".html",
+                                                       ".htm"):
+            err.print("[red]error:[/] --report FILE must end in .md, .json or .html")
+            return EXIT_ERROR
     if args.train_steps < 0:
         err.print("[red]error:[/] --train-steps must be >= 0")
         return EXIT_ERROR
@@ -274,13 +277,13 @@ def run_check(args) -> int:
         result.print_table(out)
     for n in notes:
         err.print(f"[yellow]note:[/] {_esc(n)}")
-    if args.report:
+    for report in reports:
         try:
-            result.write(args.report)
+            result.write(report)
         except OSError as exc:
-            err.print(f"[red]error:[/] cannot write {args.report}: {exc}")
+            err.print(f"[red]error:[/] cannot write {report}: {_esc(str(exc))}")
             return EXIT_ERROR
-        err.print(f"report written to {args.report}")
+        err.print(f"report written to {report}")
     return result.exit_code
 
 

@@ -391,6 +391,41 @@ def error_plot_svg(phase, atol, width=720, height=260) -> str:
     return "".join(parts)
 
 
+def loss_plot_svg(trn, width=420, height=200) -> str:
+    """An inline SVG of the two loss curves over the training steps."""
+    tl, ml = trn.torch_losses, trn.ms_losses
+    vals = [v for v in tl + ml if math.isfinite(v)]
+    if len(tl) < 2 or not vals:
+        return ""
+    pad_l, pad_r, pad_t, pad_b = 55, 15, 15, 30
+    lo, hi = min(vals), max(vals)
+    if hi == lo:
+        hi = lo + 1.0
+
+    def x(i):
+        return pad_l + (width - pad_l - pad_r) * i / (len(tl) - 1)
+
+    def y(v):
+        v = v if math.isfinite(v) else hi
+        return pad_t + (height - pad_t - pad_b) * (hi - v) / (hi - lo)
+
+    def line(series, color, dash=""):
+        pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(series))
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        return f'<polyline fill="none" stroke="{color}" stroke-width="2"{extra} points="{pts}"/>'
+
+    return "".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img"><title>loss per step</title>',
+        f'<text x="{pad_l - 5}" y="{y(hi) + 4:.1f}" font-size="10" text-anchor="end">'
+        f'{_h(_f(hi, 4))}</text>',
+        f'<text x="{pad_l - 5}" y="{y(lo) + 4:.1f}" font-size="10" text-anchor="end">'
+        f'{_h(_f(lo, 4))}</text>',
+        line(tl, "#1565c0"), line(ml, "#ef6c00", "5 4"),
+        f'<text x="{(pad_l + width - pad_r) / 2:.0f}" y="{height - 8}" font-size="11" '
+        f'text-anchor="middle">step 1..{len(tl)} — solid: torch, dashed: ms</text></svg>'])
+
+
 def html(result) -> str:
     """One self-contained HTML page: verdict, findings, tables and error-vs-depth plots."""
     s = result.settings
@@ -445,6 +480,7 @@ def html(result) -> str:
     trn = result.train
     if trn is not None:
         body.append(f"<h2>Training: {trn.steps} {_h(trn.optimizer)} step(s), lr={_h(trn.lr)}</h2>")
+        body.append(loss_plot_svg(trn))
         body.append(_html_table(["step", "torch loss", "ms loss", "abs diff"],
                                 [[str(i + 1), f"{a:.7g}", f"{b:.7g}", _f(abs(a - b))]
                                  for i, (a, b) in enumerate(zip(trn.torch_losses, trn.ms_losses))]))

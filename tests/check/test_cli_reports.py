@@ -36,8 +36,8 @@ def test_pass_exit_0_with_markdown_report(tmp_path, capsys):
 
 def test_mismatch_exit_1_names_the_layer_in_every_format(tmp_path, faulty, capsys):
     common = [MODELS, "--model", "ProjNet()", "--input-shape", "4,6", "--converted", faulty]
-    for ext in ("md", "json", "html"):
-        assert run(*common, "--report", tmp_path / f"r.{ext}", "-q") == 1
+    assert run(*common, "--report", tmp_path / "r.md", "--report", tmp_path / "r.json",
+               "--report", tmp_path / "r.html", "-q", "--train-steps", "3") == 1
     out = capsys.readouterr().out
     assert "MISMATCH" in out and "proj" in out
     assert "First divergence: `proj`" in (tmp_path / "r.md").read_text()
@@ -46,6 +46,7 @@ def test_mismatch_exit_1_names_the_layer_in_every_format(tmp_path, faulty, capsy
     assert data["phases"][0]["first_divergence"] == "proj"
     html = (tmp_path / "r.html").read_text()
     assert "<svg" in html and 'class="first"' in html and "proj" in html
+    assert "<title>loss per step</title>" in html
 
 
 def test_json_report_follows_the_documented_schema(tmp_path):
