@@ -58,3 +58,32 @@ def test_expression_matches_torch(expr):
     assert out.shape == ref.shape, (res.code.splitlines()[-1], out.shape, ref.shape)
     assert out.dtype.kind == ref.dtype.kind or ref.dtype.kind == "f", (out.dtype, ref.dtype)
     np.testing.assert_allclose(out.astype(np.float64), ref.astype(np.float64), rtol=1e-4, atol=1e-5)
+
+
+INITS = [
+    "nn.init.constant_(w, 0.25)", "nn.init.zeros_(w)", "nn.init.ones_(w)",
+    "nn.init.normal_(w, 0.5, 0.02)", "nn.init.uniform_(w, -0.3, 0.3)", "nn.init.trunc_normal_(w, std=0.02)",
+    "nn.init.xavier_uniform_(w)", "nn.init.xavier_normal_(w, gain=2.0)",
+    "nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu')", "nn.init.kaiming_uniform_(w, a=1)",
+    "w.data.normal_(0, 0.01)", "w.data.fill_(3.0)", "w.data.zero_()",
+]
+
+
+@pytest.mark.parametrize("call", INITS)
+def test_init_call_matches_torch_distribution(call):
+    """Converted init calls draw from torch's distribution: same mean, std and bounds (64x32x3x3)."""
+    code = f"import torch\nimport torch.nn as nn\n\ndef init(w):\n    {call}\n    return w\n"
+    res = convert_source(code)
+    assert not res.unsupported and "set_data(initializer(" in res.code, res.code
+    tns, cns = {}, {}
+    exec(code, tns)
+    exec(res.code, cns)
+    shape = (64, 32, 3, 3)
+    torch.manual_seed(0)
+    ms.set_seed(0)
+    ref = tns["init"](torch.nn.Parameter(torch.empty(shape))).detach().numpy()
+    out = cns["init"](ms.Parameter(ms.Tensor(np.full(shape, 7.0, np.float32)), name="w")).asnumpy()
+    assert abs(out.mean() - ref.mean()) <= 0.05 * ref.std() + 1e-6 + 0.01 * abs(ref.mean())
+    assert abs(out.std() - ref.std()) <= 0.05 * ref.std() + 1e-6
+    if "uniform" in call:  # bounded: the same bounds
+        assert out.min() >= ref.min() - 0.02 * ref.std() - 1e-6 and out.max() <= ref.max() + 0.02 * ref.std() + 1e-6
