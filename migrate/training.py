@@ -470,6 +470,14 @@ class TrainingPass:
         ret_loss = f"{scaler}.scale({code_of(loss_expr)})" if scaler else code_of(loss_expr)
         ret = ", ".join([ret_loss, *aux])
         fn_body = [*segment, _stmt(f"return {ret}")]
+        # no blank line right after `def forward_fn(...):` (comments stay)
+        lead = list(fn_body[0].leading_lines)
+        while lead and lead[0].comment is None:
+            lead.pop(0)
+        if len(lead) != len(fn_body[0].leading_lines):
+            first = fn_body[0]
+            fn_body[0] = first.with_changes(leading_lines=lead)
+            self.generated_lines[id(fn_body[0])] = self.lines.get(id(first))
         fn = cst.FunctionDef(
             name=cst.Name(fwd),
             params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
@@ -490,7 +498,9 @@ class TrainingPass:
         build[1] = build[1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         # the call that replaces segment + backward
         out = f"({', '.join([loss_name, *aux])})" if has_aux else loss_name
-        call = [_stmt(f"{out}, {grads} = {gfn}({', '.join(params)})")]
+        # the comments above backward() ("# Backpropagation") stay above its replacement
+        call = [_stmt(f"{out}, {grads} = {gfn}({', '.join(params)})").with_changes(
+            leading_lines=bw_stmt.leading_lines)]
         if reducer:
             call.append(_stmt(f"{grads} = {reducer}({grads})"))
             self.record(bw_stmt, call[-1], "MS215", "transformed",
