@@ -268,7 +268,8 @@ class CheckResult:
                 "timings": self.timings}
 
     def to_json(self, indent=1) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False, default=_json_default)
+        return json.dumps(_finite(self.to_dict()), indent=indent, allow_nan=False,
+                          default=_json_default)
 
     def to_markdown(self) -> str:
         from .check_report import markdown
@@ -286,6 +287,19 @@ class CheckResult:
         """Write the report; the format follows the extension (.md, .json, .html)."""
         from .check_report import write_report
         write_report(self, path)
+
+
+def _finite(o):
+    """Non-finite floats as the strings 'nan', 'inf', '-inf' (strict JSON has no NaN)."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return "nan" if math.isnan(o) else ("inf" if o > 0 else "-inf")
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    if isinstance(o, (np.floating, np.integer)):
+        return _finite(o.item())
+    return o
 
 
 def _json_default(o):
@@ -510,6 +524,11 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
     for note in dict.fromkeys(getattr(m_rec, "mask_notes", [])):
         phase.notes.append(f"dropout replay: {note}")
     phase.outputs = R.worst_stats(m_out, t_out, rtol, atol) if phase.ms_error is None else None
+    o = phase.outputs
+    if o is not None and (o.nan_torch or o.inf_torch or o.nan_ms or o.inf_ms):
+        phase.notes.append(f"outputs hold NaN/Inf (torch {o.nan_torch}/{o.inf_torch}, ms "
+                           f"{o.nan_ms}/{o.inf_ms}): equal where both sides agree on the "
+                           f"position, but check the inputs")
     phase.torch_loss, phase.ms_loss = t_lossv, m_lossv
     # float64 noise floor: the same torch model and inputs in double precision.
     f64 = None
