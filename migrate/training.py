@@ -617,7 +617,7 @@ class TrainingPass:
             elif isinstance(f, cst.Attribute):
                 # self.layer(x) / self.loss_fn(...) / model.forward(x); not model.parameters()
                 base = dotted(f.value)
-                if base == "self" or base in self.conv.module_names and f.attr.value == "forward":
+                if base == "self" or base in self.conv.module_names and f.attr.value not in _BOOKKEEPING:
                     return True
                 if dotted(f) in self.conv.module_names or dotted(f) in self.ddp:
                     return True
@@ -774,6 +774,12 @@ class TrainingPass:
 
 
 _BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False else __builtins__)
+# Module methods that compute nothing through the parameters (model.training_step(b) does)
+_BOOKKEEPING = {"parameters", "named_parameters", "buffers", "named_buffers", "train", "eval", "to",
+                "cuda", "cpu", "half", "float", "double", "state_dict", "load_state_dict",
+                "zero_grad", "modules", "named_modules", "children", "named_children", "apply",
+                "requires_grad_", "register_buffer", "register_forward_hook", "trainable_params",
+                "set_train"}
 _DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
                   "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 

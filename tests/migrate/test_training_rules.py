@@ -815,3 +815,23 @@ def test_tutorial_loop_with_batches_unpacked_inside():
     assert "        inputs, labels = data\n        loss, grads = grad_fn(inputs, labels)\n" in got
     assert "total += labels.shape[0]" in got and "ops.max(outputs, 1)" in got
     assert res.unsupported == 0
+
+
+def test_loss_from_a_model_method_or_a_helper_function():
+    got, res = body("""\
+        def fit(model, loader, optimizer):
+            for batch in loader:
+                loss = model.training_step(batch)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        def fit2(model, loader, optimizer):
+            for x, y in loader:
+                loss = compute_loss(model, x, y)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """)
+    assert "        loss = model.training_step(batch)\n        return loss\n" in got
+    assert "        loss = compute_loss(model, x, y)\n        return loss\n" in got
+    assert res.unsupported == 0
