@@ -337,9 +337,12 @@ class TrainingPass:
             raise Refuse("MS953", f"{code_of(bw_call)}: write it as loss.backward() or compute the "
                                   "gradients with ms.value_and_grad by hand")
         if bw_call.args:
-            kws = ", ".join(code_of(a) for a in bw_call.args)
-            raise Refuse("MS952", f"backward({kws}): keep the graph by calling grad_fn again or "
-                                  "compute the gradients with ms.grad/ms.value_and_grad by hand")
+            kws = {a.keyword.value for a in bw_call.args if a.keyword is not None}
+            if kws & {"retain_graph", "create_graph"}:
+                raise Refuse("MS952", f"{code_of(bw_call)}: keep the graph by calling grad_fn again "
+                                      "or compute the gradients with ms.grad/ms.value_and_grad by hand")
+            raise Refuse("MS952", f"{code_of(bw_call)}: an explicit output gradient (or a wrapper's "
+                                  "backward): compute the gradients with ms.vjp / value_and_grad by hand")
         # the loss: loss.backward(), scaler.scale(loss).backward(), (a + b).backward()
         scaler = None
         loss_expr = recv
