@@ -163,7 +163,10 @@ def print_terminal(result, console=None) -> None:
                 style = "yellow"
             elif row.status == "missing":
                 style = "dim"
-            t.add_row(*[esc(c) for c in layer_cells(row, noise)], style=style)
+            cells = layer_cells(row, noise)
+            if first is not None and row is first:
+                cells[0] = "► " + cells[0]  # visible without colour too
+            t.add_row(*[esc(c) for c in cells], style=style)
         if phase.layers:
             console.print(t)
         o = phase.outputs

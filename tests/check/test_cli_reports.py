@@ -136,4 +136,4 @@ def test_terminal_table_highlights_the_first_divergence(faulty, capsys):
                "--mode", "eval") == 1
     out = capsys.readouterr().out
     assert "first divergence: proj" in out
-    assert "│ proj " in out and "FAIL" in out and "drift" in out
+    assert "│ ► proj " in out and "FAIL" in out and "drift" in out
