@@ -137,3 +137,10 @@ def test_terminal_table_highlights_the_first_divergence(faulty, capsys):
     out = capsys.readouterr().out
     assert "first divergence: proj" in out
     assert "│ ► proj " in out and "FAIL" in out and "drift" in out
+
+
+def test_registered_in_the_migrate_command(tmp_path):
+    import cli
+    assert cli.main(["check", MODELS, "--model", "MLP()", "--input-shape", "4,6", "-q"]) == 0
+    assert cli.main(["check", MODELS, "--model", "Nope()", "--input-shape", "4,6"]) == 2
+    assert cli.main(["weights", str(tmp_path / "none.pth"), "-o", str(tmp_path / "x.ckpt")]) == 2
