@@ -42,7 +42,7 @@ from migrate.convert import code_of, dotted, parse_expr
 from migrate.rules import MARKERS, rule
 from migrate.training_data import _columns, _shard_args  # also registers the table rules
 from migrate.training_tree import (
-    Refuse, _Names, _at, _bind, _block_at, _call_of, _called_names, _find_backward, _free_reads,
+    ORIGIN, Refuse, _rebuilt, _Names, _at, _bind, _block_at, _call_of, _called_names, _find_backward, _free_reads,
     _getitem_columns, _looks_network, _map_blocks, _marked_backwards, _method_call,
     _ordered_lines, _reads_grad, _replace_at, _scope_names, _seq_or_none, _set_block, _short,
     _statement_ids, _stmt, _unique, _walk_blocks, _walk_statements, _with_comment,
@@ -310,7 +310,7 @@ class TrainingPass:
     def _nested(self, st):
         if isinstance(st, cst.FunctionDef):
             inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
-            return st if inner is None else st.with_changes(body=st.body.with_changes(body=inner))
+            return st if inner is None else _rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
         if isinstance(st, cst.ClassDef):
             new = self._dataset_class(st)
             if isinstance(new.body, cst.IndentedBlock):
@@ -320,7 +320,7 @@ class TrainingPass:
                     ch |= n is not s
                     items.append(n)
                 if ch:
-                    new = new.with_changes(body=new.body.with_changes(body=items))
+                    new = _rebuilt(st, new.with_changes(body=new.body.with_changes(body=items)))
             return new
         if isinstance(st, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
             return _map_blocks(st, lambda stmts: _seq_or_none(self._nested, stmts))
@@ -768,12 +768,14 @@ class TrainingPass:
         bases = [b for b in node.bases if self.qual(b.value) not in _DATASET_BASES]
         if len(bases) == len(node.bases):
             return node
-        self.record(node.bases[0].value, "", "MS211", "exact",
-                    "Dataset base dropped: a class with __getitem__/__len__ is a GeneratorDataset source")
+        self.record(node, "", "MS211", "exact",
+                    "Dataset base dropped: a class with __getitem__/__len__ is a GeneratorDataset source",
+                    before=node.bases[0].value)
         if bases:
             bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return node.with_changes(bases=bases)
-        return node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT)
+            return _rebuilt(node, node.with_changes(bases=bases))
+        return _rebuilt(node, node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT,
+                                                rpar=cst.MaybeSentinel.DEFAULT))
 
 
 _BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False else __builtins__)
@@ -1060,6 +1062,8 @@ def apply(conv, module: cst.Module, code: str) -> cst.Module:
                                    f"training pass skipped after an internal error "
                                    f"({type(exc).__name__}: {exc})"[:200]))
         return module
+    finally:
+        ORIGIN.clear()
 
 
 def _apply(conv, module: cst.Module, code: str) -> cst.Module:

@@ -250,7 +250,23 @@ def _blocks(st) -> list[tuple[str, list]]:
     return out
 
 
+# id(rebuilt statement) -> id(the input statement it comes from): a rebuilt `def`/`for` keeps its
+# line for the main walk. Filled during one conversion, cleared by the pass when it ends.
+ORIGIN: dict[int, int] = {}
+
+
+def _rebuilt(old, new):
+    """Note that ``new`` replaces ``old`` (for line numbers) and return ``new``."""
+    if new is not old:
+        ORIGIN[id(new)] = ORIGIN.get(id(old), id(old))
+    return new
+
+
 def _with_block(st, field: str, stmts: list):
+    return _rebuilt(st, _with_block_impl(st, field, stmts))
+
+
+def _with_block_impl(st, field: str, stmts: list):
     stmts = stmts or [_stmt("pass")]
     if field == "body":
         return st.with_changes(body=st.body.with_changes(body=stmts))
@@ -410,7 +426,7 @@ def _walk_blocks(stmts: list, fn):
             if isinstance(st.body, cst.IndentedBlock):
                 inner = _walk_blocks(list(st.body.body), fn)
                 if inner is not None:
-                    new = st.with_changes(body=st.body.with_changes(body=inner))
+                    new = _rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
         else:
             for field, sub in _blocks(st):
                 inner = _walk_blocks(sub, fn)
@@ -493,7 +509,7 @@ def _ordered_lines(body, known: dict[int, int]) -> list[int]:
     out: list[int] = []
 
     def visit(st, small):
-        ln = known.get(id(st)) if st is not None else None
+        ln = known.get(id(st), known.get(ORIGIN.get(id(st)))) if st is not None else None
         if ln is None and small is not None:
             ln = known.get(id(small))
         out.append(ln if ln is not None else (out[-1] if out else 1))
