@@ -835,3 +835,29 @@ def test_loss_from_a_model_method_or_a_helper_function():
     assert "        loss = model.training_step(batch)\n        return loss\n" in got
     assert "        loss = compute_loss(model, x, y)\n        return loss\n" in got
     assert res.unsupported == 0
+
+
+def test_main_walk_lines_inside_rewritten_functions():
+    src = textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+        from torch.utils.data import Dataset
+
+        class D(Dataset):
+            def __getitem__(self, i):
+                return i, i
+
+        class Net(nn.Module):
+            def forward(self, x):
+                return x
+
+        def train(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = model(x).sum()
+                loss.backward()
+                optimizer.step()
+    """)
+    lines = {c.rule: c.line for c in convert_source(src).changes}
+    assert lines["MS211"] == 5 and lines["MS101"] == 9 and lines["MS102"] == 10
+    assert lines["MS202"] == 15 and lines["MS134"] == 16 and lines["MS201"] == 17
