@@ -858,6 +858,8 @@ def test_main_walk_lines_inside_rewritten_functions():
                 loss.backward()
                 optimizer.step()
     """)
-    lines = {c.rule: c.line for c in convert_source(src).changes}
+    lines = {}
+    for c in convert_source(src).changes:
+        lines.setdefault(c.rule, c.line)
     assert lines["MS211"] == 5 and lines["MS101"] == 9 and lines["MS102"] == 10
     assert lines["MS202"] == 15 and lines["MS134"] == 16 and lines["MS201"] == 17
