@@ -355,6 +355,10 @@ class TrainingPass:
             loss_name = loss_expr.value
         else:
             loss_name = _unique("loss", taken)
+        nxt0 = next((i for i in range(k + 1, len(block)) if _method_call(block[i], "backward")), len(block))
+        if _reads_grad(block[k + 1:nxt0]):
+            raise Refuse("MS951", "parameter .grad is read or changed after backward(): use the grads "
+                                  "tuple returned by grad_fn (aligned with optimizer.parameters) instead")
         # the optimizer step after backward: in this block, or in an `if` right in it
         step = self._find_step(block, k)
         if step is None:
