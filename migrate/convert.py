@@ -43,6 +43,17 @@ def _fields(t: type) -> tuple[str, ...]:
     return names
 
 
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node_type(t: type) -> bool:
+    """isinstance(x, CSTNode) for x of type t, cached (CSTNode is an ABC: isinstance is slow)."""
+    r = _NODE_TYPES.get(t)
+    if r is None:
+        r = _NODE_TYPES[t] = issubclass(t, cst.CSTNode)
+    return r
+
+
 def code_of(node: cst.CSTNode) -> str:
     """Return the source text of one node."""
     if type(node) in _LEAVES and not node.lpar:
@@ -61,14 +72,22 @@ def parse_expr(text: str) -> cst.BaseExpression:
 
 def dotted(node: cst.CSTNode) -> str | None:
     """Return ``a.b.c`` for a Name/Attribute chain, else None."""
+    # exact type checks: CSTNode classes are ABCs, and isinstance on them is slow on a hot path
+    t = type(node)
+    if t is _Name:
+        return node.value
     parts = []
-    while isinstance(node, cst.Attribute):
+    while t is _Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+        t = type(node)
+    if t is not _Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+_Name, _Attribute = cst.Name, cst.Attribute
 
 
 def _import_module_name(node: cst.BaseExpression | None) -> str:
@@ -303,10 +322,13 @@ class Converter:
         changes = None
         for name in _fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                new = self.walk(value)
-            elif type(value) in (tuple, list) and value and isinstance(value[0], cst.CSTNode):
+            t = type(value)
+            if t in (tuple, list):
+                if not value or not _is_node_type(type(value[0])):
+                    continue
                 new = self._walk_seq(value)
+            elif _is_node_type(t):
+                new = self.walk(value)
             else:
                 continue
             if new is not value:
