@@ -76,8 +76,9 @@ class LayerRow:
     ms_source: str = ""
 
     def to_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in ("name", "path", "call", "depth", "order", "torch_type",
-                                           "ms_type", "status", "note", "torch_source", "ms_source")}
+        keys = ("name", "path", "call", "depth", "order", "torch_type", "ms_type", "status",
+                "note", "torch_source", "ms_source")
+        d = {k: getattr(self, k) for k in keys}
         for k in ("output", "local", "noise"):
             v = getattr(self, k)
             d[k] = v.to_dict() if v is not None else None
@@ -533,7 +534,8 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
     # float64 noise floor: the same torch model and inputs in double precision.
     f64 = None
     if float64_reference:
-        f64 = _run_float64(torch_module, inputs, t_rec, mode, layers, t_loss if want_grads else None)
+        f64 = _run_float64(torch_module, inputs, t_rec, mode, layers,
+                           t_loss if want_grads else None)
         phase.notes.append("noise: torch float32 vs torch float64 on the same inputs")
     if layers:
         acc = {}
@@ -658,7 +660,8 @@ def _run_float64(torch_module, inputs, t_rec, mode, layers, t_loss):
                     return _orig(input, *args, **kwargs)
                 mask = masks[state["next"]]
                 state["next"] += 1
-                return input * torch.from_numpy(np.ascontiguousarray(mask)).to(input.dtype) / (1 - p)
+                keep = torch.from_numpy(np.ascontiguousarray(mask)).to(input.dtype)
+                return input * keep / (1 - p)
             setattr(TF, name, replay)
     x64 = [x.astype(np.float64) if isinstance(x, np.ndarray) and x.dtype.kind == "f" else x
            for x in inputs]
@@ -855,8 +858,9 @@ def _collect_findings(res, torch_sources, ms_sources):
         f = phase.first_local_failure
         if phase.ms_error is not None:
             where = f.name if f is not None else R.ROOT
-            detail = (f"; the first layer that fails on torch's inputs is '{f.name}' ({f.torch_type}"
-                      f" -> {f.ms_type}): {f.note or 'its output differs'}" if f is not None
+            detail = (f"; the first layer that fails on torch's inputs is '{f.name}' "
+                      f"({f.torch_type} -> {f.ms_type}): {f.note or 'its output differs'}"
+                      if f is not None
                       else "; every layer runs on torch's inputs, so the failure is in how the "
                            "model connects them")
             res.findings.append(Finding(phase.mode, where,

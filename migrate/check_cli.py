@@ -67,7 +67,8 @@ def add_check(sub) -> None:
 
 def add_weights(sub) -> None:
     """Declare `migrate weights`'s arguments."""
-    p = sub.add_parser("weights", help="convert a torch state dict to an ms_core checkpoint (or back)",
+    p = sub.add_parser("weights",
+                       help="convert a torch state dict to an ms_core checkpoint (or back)",
                        description="model.pth -> model.ckpt or model.ckpt -> model.pth. The .pth "
                                    "is loaded with torch.load(weights_only=True) only.")
     p.add_argument("src", help="a .pth/.pt state dict or an ms_core .ckpt")
@@ -135,14 +136,16 @@ def make_inputs(shapes, dtypes, ranges, seed) -> list:
     if len(dtypes) == 1:
         dtypes = dtypes * n
     if len(dtypes) != n:
-        raise UsageError(f"give one --input-dtype, or one per --input-shape ({n}), not {len(dtypes)}")
+        raise UsageError(f"give one --input-dtype, or one per --input-shape ({n}), "
+                         f"not {len(dtypes)}")
     ranges = ranges or []
     out = []
     for i, (shape_text, dt) in enumerate(zip(shapes, dtypes)):
         try:
             shape = tuple(int(s) for s in shape_text.replace("x", ",").split(",") if s.strip())
         except ValueError:
-            raise UsageError(f"--input-shape {shape_text!r} is not a comma-separated list of ints") from None
+            raise UsageError(f"--input-shape {shape_text!r} is not a comma-separated list of "
+                             f"ints") from None
         if not shape or any(s <= 0 for s in shape):
             raise UsageError(f"--input-shape {shape_text!r} must be positive ints, e.g. 2,3,32,32")
         if dt not in _DTYPES:

@@ -146,7 +146,8 @@ def print_terminal(result, console=None) -> None:
             for r in bad:
                 k = r.ks
                 t.add_row(esc(r.name), f"{k.statistic:.3f}", f"{k.pvalue:.2g}",
-                          f"{_f(k.torch_mean)} / {_f(k.torch_std)}", f"{_f(k.ms_mean)} / {_f(k.ms_std)}")
+                          f"{_f(k.torch_mean)} / {_f(k.torch_std)}",
+                          f"{_f(k.ms_mean)} / {_f(k.ms_std)}")
             console.print(t)
     for phase in result.phases:
         noise = any(r.noise is not None for r in phase.layers)
@@ -184,7 +185,8 @@ def print_terminal(result, console=None) -> None:
             g = Table(*_stats_columns(gn), title=f"{phase.mode} mode: gradients of the loss "
                       f"(torch {_f(phase.torch_loss, 6)}, ms {_f(phase.ms_loss, 6)})")
             for item in phase.gradients:
-                g.add_row(*[esc(c) for c in _stats_cells(item.name, item.ms_name, item.stats, item.noise, gn)],
+                cells = _stats_cells(item.name, item.ms_name, item.stats, item.noise, gn)
+                g.add_row(*[esc(c) for c in cells],
                           style=None if item.stats.passed else "red")
             console.print(g)
         if phase.local_grads:

@@ -212,7 +212,8 @@ def _dropout_keep(module):
 
 
 class TorchRecorder:
-    """Forward pre-hooks and hooks on every torch module: inputs, outputs, nesting, dropout masks."""
+    """Forward pre-hooks and hooks on every torch module: inputs, outputs, nesting, and
+    dropout masks."""
 
     def __init__(self, model, capture=True, clone=True):
         self.model = model
@@ -234,7 +235,8 @@ class TorchRecorder:
             if not capture and not is_drop:
                 continue
             self.handles.append(mod.register_forward_pre_hook(self._pre(path), with_kwargs=True))
-            self.handles.append(mod.register_forward_hook(self._post(path, is_drop), with_kwargs=True))
+            self.handles.append(mod.register_forward_hook(self._post(path, is_drop),
+                                                          with_kwargs=True))
         self._patch_functional()
 
     def _patch_functional(self):
@@ -455,7 +457,8 @@ def make_losses(loss_fn, seed):
 
     import ms_core
     from ms_core.ops import functional as F
-    if isinstance(loss_fn, (tuple, list)) and len(loss_fn) == 2 and all(callable(f) for f in loss_fn):
+    if isinstance(loss_fn, (tuple, list)) and len(loss_fn) == 2 and \
+            all(callable(f) for f in loss_fn):
         return loss_fn[0], loss_fn[1]
     kind = loss_fn or "mse"
     if kind not in ("mse", "sum", "cross_entropy"):
@@ -501,7 +504,8 @@ def make_losses(loss_fn, seed):
         return t_loss, m_loss
     if kind == "sum":
         return (lambda out: sum(o.sum() for o in flatten(out) if o.is_floating_point()),
-                lambda out: _ms_sum([F.sum(o) for o in flatten(out) if as_array(o).dtype.kind == "f"]))
+                lambda out: _ms_sum([F.sum(o) for o in flatten(out)
+                                     if as_array(o).dtype.kind == "f"]))
 
     def t_ce(out):
         labels, _ = targets(out)
@@ -511,7 +515,8 @@ def make_losses(loss_fn, seed):
         _, onehot = state["t"]
         o = flatten(out)[0]
         lp = F.log_softmax(o, -1)
-        return -F.sum(lp * ms_core.Tensor(onehot.astype(as_array(o).dtype))) / float(onehot.shape[0])
+        picked = F.sum(lp * ms_core.Tensor(onehot.astype(as_array(o).dtype)))
+        return -picked / float(onehot.shape[0])
     return t_ce, m_ce
 
 
@@ -717,8 +722,7 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
                                    + " as torch does")
             results[key] = LocalResult(st, "; ".join(input_notes))
         except Exception as exc:  # a layer that cannot even run on torch's inputs is the culprit
-            results[key] = LocalResult(None, "; ".join(input_notes),
-                                       f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            results[key] = LocalResult(None, "; ".join(input_notes), _one_line(exc))
         finally:
             if functional is not None:
                 functional.__exit__(None, None, None)
@@ -729,6 +733,11 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
             if own is not None:
                 own.remove()
     return results
+
+
+def _one_line(exc) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def _replayer(cpath, keys, torch_rec, rtol, atol, notes):
@@ -871,7 +880,7 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
                 stats[full] = compare(g_w[j], tv, rtol, atol)
             row = LocalGrad(key, stats)
         except Exception as exc:  # the ms layer cannot be differentiated on torch's inputs
-            row = LocalGrad(key, {}, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            row = LocalGrad(key, {}, _one_line(exc))
         finally:
             restore_torch(mod, state)
             restore_ms(cell, m_state)

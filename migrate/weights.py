@@ -89,8 +89,10 @@ class TransferReport:
 
     def problems(self) -> list[str]:
         """Human-readable lines for everything that fails the transfer."""
-        out = [f"torch '{n}' has no counterpart in the converted model" for n in self.unmapped_torch]
-        out += [f"converted model parameter '{n}' received no torch value" for n in self.unmapped_ms]
+        out = [f"torch '{n}' has no counterpart in the converted model"
+               for n in self.unmapped_torch]
+        out += [f"converted model parameter '{n}' received no torch value"
+                for n in self.unmapped_ms]
         out += [f"'{e.torch_name}' -> '{e.ms_name}': {e.note}" for e in self.entries
                 if e.action == "shape-mismatch"]
         return out
@@ -181,7 +183,8 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
         # A plain Tensor attribute of the ms cell (a torch buffer converted to a constant).
         cell = ms_cells.get(path)
         attr = target.rsplit(".", 1)[-1]
-        if cell is not None and _parent(target) == path and _is_ms_tensor(getattr(cell, attr, None)):
+        if cell is not None and _parent(target) == path and \
+                _is_ms_tensor(getattr(cell, attr, None)):
             rep.entries.append(WeightEntry(full, target, shape, "tensor-attribute",
                                            f"ms '{attr}' is a Tensor attribute, not a Parameter"))
             continue
@@ -220,7 +223,8 @@ def _is_ms_tensor(x) -> bool:
     return x is not None and hasattr(x, "asnumpy") and hasattr(x, "_data")
 
 
-def transfer(torch_module, ms_cell, name_map: dict | None = None, strict: bool = False) -> TransferReport:
+def transfer(torch_module, ms_cell, name_map: dict | None = None,
+             strict: bool = False) -> TransferReport:
     """Copy every torch parameter and buffer into the converted model.
 
     Args:
