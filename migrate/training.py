@@ -864,6 +864,17 @@ class _Cleanup:
             tp.generated_lines[id(new)] = tp.lines.get(id(st))
             return [new]
         if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                and isinstance(small.value, cst.Call) and small.value.args \
+                and tp.qual(small.value.func) in ("torch.nn.parallel.DistributedDataParallel",
+                                                  "torch.nn.parallel.distributed.DistributedDataParallel") \
+                and dotted(small.value.args[0].value) == dotted(small.targets[0].target) is not None:
+            # model = DDP(model): the network itself trains data-parallel in MindSpore
+            tp.record(st, "", "MS226", "approximate",
+                      "model = DDP(model) removed: data parallelism comes from "
+                      "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True) and a "
+                      "DistributedGradReducer on the grads")
+            return self._remove(st)
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 \
                 and dotted(small.targets[0].target) in tp.samplers:
             tp.record(st, "", "MS212", "transformed",
                       "DistributedSampler -> num_shards/shard_id of the dataset built from the DataLoader")

@@ -502,7 +502,6 @@ def test_distributed():
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
         rank = ms.communication.get_rank()
         world = ms.communication.get_group_size()
-        model = model
         loader = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=rank, shuffle=False).batch(32)
         loader2 = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True).batch(32)
         for epoch in range(3):
