@@ -163,3 +163,21 @@ def test_docstring_examples_run():
     mod = __import__("migrate.check", fromlist=["check"])
     for m in (migrate.check_compare, migrate.weights, mod):
         assert doctest.testmod(m).failed == 0, m.__name__
+
+
+def test_chunked_fast_path_agrees_with_the_whole_array_path(monkeypatch):
+    import migrate.check_compare as cc
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((600, 700)).astype(f32)
+    b = a + rng.uniform(-1e-6, 1e-6, a.shape).astype(f32)
+    chunked = cc.compare(a, b)
+    monkeypatch.setattr(cc, "_CHUNK", 1 << 30)  # one chunk: the whole-array path
+    whole = cc.compare(a, b)
+    assert chunked.passed and whole.passed
+    for key in ("max_abs", "mean_abs", "max_rel", "torch_mean", "ms_std", "cosine"):
+        assert getattr(chunked, key) == pytest.approx(getattr(whole, key), rel=1e-4, abs=1e-9), key
+    assert chunked.worst_index == whole.worst_index
+    # beyond atol somewhere: the chunked path steps aside and the full statistics are computed
+    b[599, 699] += 1.0
+    st = cc.compare(a, b)
+    assert not st.passed and st.worst_index == [599, 699] and st.mismatched == 1
