@@ -645,7 +645,7 @@ class TrainingPass:
             return dotted(call.args[0].value)
         if name in self.schedulers or call.args:
             return None
-        if name in self.optimizers or (name and "opt" in name.lower() and "sched" not in name.lower()):
+        if name in self.optimizers or name and _looks_optimizer(name):
             return name
         return None
 
@@ -783,6 +783,13 @@ class TrainingPass:
 
 
 _BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False else __builtins__)
+def _looks_optimizer(name: str) -> bool:
+    """``optimizer``, ``self.optim``, ``opt``, ``opt_g``, ``d_opt``, ``opt2`` (not ``options``)."""
+    last = name.split(".")[-1].lower()
+    return "optim" in last or last == "opt" or last.startswith("opt_") or last.endswith("_opt") \
+        or last[:3] == "opt" and last[3:].isdigit()
+
+
 # Module methods that compute nothing through the parameters (model.training_step(b) does)
 _BOOKKEEPING = {"parameters", "named_parameters", "buffers", "named_buffers", "train", "eval", "to",
                 "cuda", "cpu", "half", "float", "double", "state_dict", "load_state_dict",

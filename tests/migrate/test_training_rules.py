@@ -862,3 +862,12 @@ def test_main_walk_lines_inside_rewritten_functions():
         lines.setdefault(c.rule, c.line)
     assert lines["MS211"] == 5 and lines["MS101"] == 9 and lines["MS102"] == 10
     assert lines["MS202"] == 15 and lines["MS134"] == 16 and lines["MS201"] == 17
+
+
+def test_other_step_methods_are_not_optimizer_steps():
+    got, res = body("""\
+        self.options.step()
+        env.step(action)
+        sched.step()
+        """)
+    assert rules_of(res) == [] and "# migrate" not in got
