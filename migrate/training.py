@@ -100,7 +100,7 @@ for _id, _name, _doc in [
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
-             "DataLoader", "loader)", "loader.dataset)", "random_split")
+             "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)")
 _AUTOCAST = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
              "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
 _SCALERS = {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler"}
@@ -194,7 +194,7 @@ class TrainingPass:
                 if isinstance(it, cst.Subscript):  # dataloaders[phase]
                     it = it.value
                 src = dotted(it) or ""
-                if target is not None and (src in self.loaders or "loader" in src.lower()):
+                if target is not None and (src in self.loaders or _looks_loader(src)):
                     if isinstance(target, cst.Name):
                         batches.add(target.value)  # a list of columns: `x, y = batch` below
                     else:
@@ -783,6 +783,12 @@ class TrainingPass:
 
 
 _BUILTINS = set(dir(__builtins__) if isinstance(__builtins__, dict) is False else __builtins__)
+def _looks_loader(name: str) -> bool:
+    """``train_loader``, ``dataloaders``, ``self.val_loader``, ``train_dl``, ``dl``."""
+    last = name.split(".")[-1].lower()
+    return "loader" in last or last == "dl" or last.endswith("_dl")
+
+
 def _looks_optimizer(name: str) -> bool:
     """``optimizer``, ``self.optim``, ``opt``, ``opt_g``, ``d_opt``, ``opt2`` (not ``options``)."""
     last = name.split(".")[-1].lower()
@@ -927,7 +933,7 @@ class _Cleanup:
 
     def _is_loader(self, node) -> bool:
         name = dotted(node)
-        return name is not None and (name in self.tp.loaders or "loader" in name.split(".")[-1].lower())
+        return name is not None and (name in self.tp.loaders or _looks_loader(name))
 
     def _len_target(self, arg):
         """The replacement of ``len(arg)`` when ``arg`` is a loader or ``loader.dataset``."""
