@@ -440,7 +440,7 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
         R.restore_torch(torch_module, torch_state0)
         torch_module.train(torch_training0)
         R.restore_ms(ms_cell, ms_state0)
-    _collect_findings(res, torch_sources, ms_sources)
+    _collect_findings(res, torch_sources, ms_sources, torch_module, ms_cell)
     res.timings["total"] = time.perf_counter() - t0
     return res
 
@@ -852,10 +852,35 @@ def _ms_optimizer(kind, weights, lr, momentum, tr):
     return _AdamRef(weights, lr)
 
 
-def _collect_findings(res, torch_sources, ms_sources):
+def _layer_hint(torch_module, ms_cell, path) -> str:
+    """A likely cause for a layer pair whose own outputs differ, from their arguments."""
+    import torch
+    mod = dict(torch_module.named_modules()).get(path)
+    cell = dict(ms_cell.cells_and_names()).get(path)
+    if mod is None or cell is None:
+        return ""
+    if isinstance(mod, torch.nn.modules.dropout._DropoutNd):
+        keep = R._ms_dropout_keep(cell)
+        if keep is not None and abs(keep - (1.0 - mod.p)) > 1e-9:
+            return (f"torch p={mod.p:g} is the probability to DROP; the ms layer keeps with "
+                    f"probability {keep:g}, it needs keep_prob={1.0 - mod.p:g} (or p={mod.p:g})")
+    if isinstance(mod, torch.nn.modules.conv._ConvNd):
+        pad_mode = getattr(cell, "pad_mode", None)
+        stride = tuple(mod.stride)
+        if pad_mode == "same" and isinstance(mod.padding, tuple) and any(mod.padding) and \
+                any(s > 1 for s in stride):
+            return (f"ms pad_mode='same' pads TF-style (the odd extra row/column at the "
+                    f"bottom/right) with stride {stride}, torch pads {mod.padding} on both "
+                    f"sides: use pad_mode='pad', padding={mod.padding[0]}")
+    return ""
+
+
+def _collect_findings(res, torch_sources, ms_sources, torch_module=None, ms_cell=None):
     """Turn failures into findings, first culprit first, each naming its layer and source."""
     for phase in res.phases:
         f = phase.first_local_failure
+        hint = _layer_hint(torch_module, ms_cell, f.path) if f is not None and \
+            torch_module is not None else ""
         if phase.ms_error is not None:
             where = f.name if f is not None else R.ROOT
             detail = (f"; the first layer that fails on torch's inputs is '{f.name}' "
@@ -876,7 +901,8 @@ def _collect_findings(res, torch_sources, ms_sources):
                                 f"{st.worst_ms:.6g})" if st is not None else "")
             res.findings.append(Finding(phase.mode, f.name,
                                         f"first layer whose own output differs in {phase.mode} "
-                                        f"mode ({f.torch_type} -> {f.ms_type}): {detail}",
+                                        f"mode ({f.torch_type} -> {f.ms_type}): {detail}"
+                                        + (f"; likely cause: {hint}" if hint else ""),
                                         f.torch_source, f.ms_source))
         elif phase.outputs is not None and not phase.outputs.passed:
             d = phase.first_drift

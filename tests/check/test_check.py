@@ -130,6 +130,7 @@ def test_fault_dropout_p_passed_as_keep_prob(tmp_path):
     assert r.culprit.kind == "train" and r.culprit.layer == "drop"
     row = r.phase("train").first_local_failure
     assert row.torch_type == "Dropout" and row.local.max_rel > 0.5
+    assert "needs keep_prob=0.7" in r.culprit.message
     # the mask was torch's (no p=0 trick): the kept/dropped pattern agrees, only the scale differs
     assert row.local.cosine == pytest.approx(1.0, abs=1e-6)
 
@@ -141,6 +142,7 @@ def test_fault_same_padding_torch_style_on_stride_2_conv(tmp_path):
     t, m = models("SmallCNN()", path)
     r = check(t, m, inputs_for("SmallCNN()"), mode="eval")
     assert r.culprit.kind == "eval" and r.culprit.layer == "conv2"
+    assert "use pad_mode='pad', padding=1" in r.culprit.message
     rows = {row.name: row for row in r.phases[0].layers}
     assert rows["conv1"].status == "pass" and rows["conv2"].status == "FAIL"
     assert rows["fc"].status in ("pass", "drift")  # downstream: inherited, not its own fault
