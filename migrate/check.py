@@ -479,8 +479,20 @@ def _init_check(res, torch_module, ms_cell, rep, alpha, torch_sources, ms_source
                 "init", row.layer,
                 f"'{e.ms_name}' is initialized from a different distribution than torch's "
                 f"'{e.torch_name}' ({ks.reason}; KS D={ks.statistic:.3f}; torch mean/std "
-                f"{ks.torch_mean:.3g}/{ks.torch_std:.3g}, ms {ks.ms_mean:.3g}/{ks.ms_std:.3g})",
-                torch_sources.get(p, ""), ms_sources.get(p, "")))
+                f"{ks.torch_mean:.3g}/{ks.torch_std:.3g}, ms {ks.ms_mean:.3g}/{ks.ms_std:.3g})"
+                + _init_hint(ks), torch_sources.get(p, ""), ms_sources.get(p, "")))
+
+
+def _init_hint(ks) -> str:
+    """Name MindSpore's own defaults when the ms values look like them."""
+    if ks.n_ms >= 16 and abs(ks.ms_mean) < 0.005 and abs(ks.ms_std - 0.01) < 0.002:
+        return ("; the ms values look like MindSpore's default 'normal' (sigma 0.01): the "
+                "initializer was not carried over (torch's default is HeUniform(sqrt(5)) for "
+                "weights, Uniform(1/sqrt(fan_in)) for biases)")
+    if ks.ms_std == 0.0 and ks.torch_std > 0.0:
+        return (f"; the ms values are the constant {ks.ms_mean:.3g} (MindSpore's default "
+                f"'zeros' for biases?) where torch draws random values")
+    return ""
 
 
 def _type_name(obj) -> str:

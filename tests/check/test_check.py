@@ -157,6 +157,7 @@ def test_fault_dense_with_default_ms_init_is_caught_by_ks(tmp_path):
     t, m = models("MLP()", path)
     r = check(t, m, inputs_for("MLP()"), mode="eval", init_check=True)
     assert r.culprit.kind == "init" and r.culprit.layer == "fc2"
+    assert "MindSpore's default 'normal'" in r.culprit.message
     flagged = [row.name for row in r.init if row.ks.differs]
     assert flagged == ["fc2.weight"]
     # with torch's weights copied in, the numbers agree: only the KS test sees it
