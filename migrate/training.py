@@ -813,8 +813,9 @@ class _Cleanup:
     their identity and their line numbers.
     """
 
-    def __init__(self, tp: TrainingPass):
+    def __init__(self, tp: TrainingPass, autocast_only: bool = False):
         self.tp = tp
+        self.autocast_only = autocast_only
 
     def __call__(self, stmts: list):
         out, changed = [], False
@@ -831,6 +832,8 @@ class _Cleanup:
 
     def _one(self, st):
         tp = self.tp
+        if self.autocast_only and not isinstance(st, cst.With):
+            return None
         if isinstance(st, cst.SimpleStatementLine) and any(
                 isinstance(c.func, cst.Name) and c.func.value == "len" and len(c.args) == 1
                 and self._len_target(c.args[0].value) is not None for c in _Names.of(st).calls):
@@ -1114,6 +1117,11 @@ def _apply(conv, module: cst.Module, code: str) -> cst.Module:
         body = _walk_blocks(list(module.body), _AutogradGrad(tp))
         if body is not None:
             start = module.with_changes(body=body)
+    if "autocast" in code:
+        # first: a backward() inside `with autocast():` then sits in the loop body with its step
+        body = _walk_blocks(list(start.body), _Cleanup(tp, autocast_only=True))
+        if body is not None:
+            start = start.with_changes(body=body)
     new = tp.run(start)
     if True:  # a statement walk that rebuilds only what it changes: cheap
         body = _walk_blocks(list(new.body), _Cleanup(tp))

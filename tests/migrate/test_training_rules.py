@@ -871,3 +871,19 @@ def test_other_step_methods_are_not_optimizer_steps():
         sched.step()
         """)
     assert rules_of(res) == [] and "# migrate" not in got
+
+
+def test_backward_inside_autocast_block():
+    got, res = body("""\
+        scaler = torch.cuda.amp.GradScaler()
+        for x, y in loader:
+            optimizer.zero_grad()
+            with torch.cuda.amp.autocast():
+                out = model(x)
+                loss = criterion(out, y)
+                scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        """)
+    assert "    loss, grads = grad_fn(x, y)\n    loss = scaler.unscale(loss)\n" in got
+    assert "autocast" not in got and res.unsupported == 0
