@@ -106,3 +106,11 @@ def test_fixture_losses_match_torch(name, runs):
     for x, y in zip(gl, wl):
         np.testing.assert_allclose([float(v) for v in _NUM.findall(x)],
                                    [float(v) for v in _NUM.findall(y)], rtol=1e-4, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_fixture_converts_for_real_mindspore_too(name):
+    res = convert_source((HERE / f"{name}.py").read_text(), target="mindspore")
+    assert res.error is None and res.unsupported == 0
+    compile(res.code, name, "exec")
+    assert "import mindspore as ms" in res.code and "ms_core" not in res.code
