@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from functools import lru_cache
 
 import libcst as cst
@@ -154,8 +155,9 @@ class Converter:
 
     Args:
         target: ``"ms_core"`` or ``"mindspore"``: the package the output imports.
-        validate: parse the output once more and return the input unchanged (with ``error``)
-            if it is not valid Python.
+        validate: parse the output once more, when statements were moved, removed or added
+            (expression rewrites keep the replaced node's parentheses and cannot break the
+            layout), and return the input unchanged (with ``error``) if it is not valid Python.
         names: local names for the target modules (default ``ms``, ``nn``, ``ops``); chosen
             automatically when a torch import that must stay already uses one of them.
     """
@@ -166,6 +168,8 @@ class Converter:
         self.pkg = TARGETS[target]
         self.target_name = target
         self.validate = validate
+        self.reshaped = False  # statements moved/removed/added: the output is parsed once more
+        self.training = None   # set by the training pass when it rewrote something
         self.names = {"ms": "ms", "nn": "nn", "ops": "ops", **(names or {})}
         self.tables = load_tables()
         self.aliases: dict[str, str] = {}
@@ -189,6 +193,7 @@ class Converter:
         self.import_lines: dict[int, int] = {}
         self.imported: set[str] = set()  # every name bound by a module-level import
         self.after: list[list[str]] = []  # per simple statement: statements to add after it
+        self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
 
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
@@ -207,7 +212,7 @@ class Converter:
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
         self._scan_imports(module.body)
-        if not self.aliases:
+        if not self.aliases and not _imports_torch_somewhere(code):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
         self.stmt_lines = _statement_lines(code)
         for run_pass in _passes():
@@ -230,7 +235,7 @@ class Converter:
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
         out = new.code
-        if self.validate:
+        if self.validate and (self.reshaped or self.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
             try:
                 ast.parse(out)
@@ -385,6 +390,7 @@ class Converter:
         finally:
             extra = self.after.pop()
         if extra and isinstance(new, cst.SimpleStatementLine):
+            self.reshaped = True
             # statements a rule needs right after this one (same indentation: same block)
             return [new, *(_statement(text) for text in extra)]
         return new
@@ -493,14 +499,46 @@ class Converter:
 
     # ---- imports -----------------------------------------------------------------------
     def _nested_import(self, small):
+        """A torch import inside a function or class: its names resolve from here on; whether it
+        can go is decided when the function is done (:meth:`drop_nested_imports`)."""
         pairs = torch_bindings(small)
         if not pairs:
             return small
         for local, qual in pairs:
             self.aliases[local] = qual
-        self.record(small, "", "MS100", "exact", "torch import moved to the module's target imports")
-        self.used.update({"ms", "nn", "ops"})
-        return None
+        self.nested_imports[id(small)] = {local: self.alias_uses.get(local, 0) for local, _ in pairs}
+        return small
+
+    def drop_nested_imports(self, block):
+        """Remove the torch imports of ``block`` whose names no unconverted code used since."""
+        if not isinstance(block, cst.IndentedBlock) or not self.nested_imports:
+            return block
+        body, changed = [], False
+        for st in block.body:
+            if isinstance(st, cst.SimpleStatementLine):
+                kept = []
+                for small in st.body:
+                    snap = self.nested_imports.get(id(small))
+                    if snap is None:
+                        kept.append(small)
+                    elif any(self.alias_uses.get(k, 0) > n for k, n in snap.items()):
+                        kept.append(small)
+                        self.record(small, small, "MS900", "unsupported",
+                                    "import kept: unconverted code still uses it")
+                    else:
+                        self.record(small, "", "MS100", "exact", "torch import replaced by target imports")
+                        changed = True
+                if len(kept) != len(st.body):
+                    if not kept:
+                        continue
+                    kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                    st = st.with_changes(body=kept)
+            body.append(st)
+        if not changed:
+            return block
+        self.reshaped = True
+        self.used.add("ms")
+        return block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
 
     def _header(self, body=()) -> list[cst.SimpleStatementLine]:
         """The target imports the converted code needs, minus the ones ``body`` already has."""
@@ -593,10 +631,14 @@ class Converter:
                 if comment is not None:
                     pending.append(cst.EmptyLine(comment=comment))
         if header_at is None:
-            if first_torch is None or not (self.used or self.init_names):
+            if not (self.used or self.init_names):
                 return body
-            # every torch import stays (unconverted code uses them): the target's go below them
-            header_at = first_torch + 1
+            if first_torch is not None:
+                # every torch import stays (unconverted code uses them): the target's go below
+                header_at = first_torch + 1
+            else:
+                # torch was imported inside functions only: after the module's leading imports
+                header_at = _after_leading_imports(out)
         if have_math:
             self.used.discard("math")
         header = self._header(out)
@@ -650,6 +692,27 @@ class Converter:
 @lru_cache(maxsize=256)
 def _statement(text: str) -> cst.SimpleStatementLine:
     return cst.parse_statement(text + "\n")
+
+
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision)\b", re.M)
+
+
+def _imports_torch_somewhere(code: str) -> bool:
+    """A torch import at any depth (inside a function, under ``if``...)."""
+    return _TORCH_IMPORT.search(code) is not None
+
+
+def _after_leading_imports(body) -> int:
+    """Index after the module docstring and the imports that open the module."""
+    i = 0
+    for i, st in enumerate(body):
+        if not isinstance(st, cst.SimpleStatementLine):
+            return i
+        small = st.body[0]
+        is_doc = i == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+        if not (is_doc or isinstance(small, (cst.Import, cst.ImportFrom))):
+            return i
+    return len(body)
 
 
 def _keep_parens(old, new):

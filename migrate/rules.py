@@ -423,11 +423,15 @@ def on_function(conv, node: cst.FunctionDef):
     decorators = [d for d in node.decorators if not _is_no_grad(conv, node, d)]
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)
+        conv.reshaped = True
     conv.func_stack.append(ctx)
     try:
         new = conv.generic(node)
     finally:
         conv.func_stack.pop()
+    body = conv.drop_nested_imports(new.body)
+    if body is not new.body:
+        new = new.with_changes(body=body)
     if conv.in_cell and node.name.value == "forward":
         new = new.with_changes(name=cst.Name("construct"))
         conv.record("def forward", "def construct", "MS102", "exact", "a Cell's forward is construct")
@@ -471,6 +475,7 @@ def on_with(conv, node: cst.With):
         stmts = list(body.body)
     if node.leading_lines:
         stmts[0] = stmts[0].with_changes(leading_lines=[*node.leading_lines, *stmts[0].leading_lines])
+    conv.reshaped = True
     return stmts
 
 
@@ -993,6 +998,7 @@ def max_min(edit) -> None:
 @rule("MS131", "autograd_function")
 def autograd_function(conv, node: cst.ClassDef):
     """Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward."""
+    conv.reshaped = True
     body = node.body.body
     fwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
     bwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "backward"), None)

@@ -208,3 +208,14 @@ def test_module_base_is_labelled_transformed():
     res = convert_source("import torch.nn as nn\nclass M(nn.Module):\n    pass\n")
     base = next(c for c in res.changes if c.rule == "MS101")
     assert base.label == "transformed" and "inference mode" in base.note
+
+
+def test_imports_inside_functions():
+    src = ('"""doc"""\nimport os\n\ndef f(x):\n    import torch\n    import torch.nn.functional as F\n'
+           '    y = F.relu(x)\n    return torch.fft.fft(y)\n\ndef g(x):\n    import torch.nn as nn\n    return nn.ReLU()(x)\n')
+    res = convert_source(src)
+    assert res.code.startswith('"""doc"""\nimport os\nimport ms_core as ms\nfrom ms_core import nn, ops\n')
+    # f still needs torch for the unmapped call; F is gone; g's import is gone
+    assert "def f(x):\n    import torch\n    y = ops.relu(x)\n" in res.code
+    assert "def g(x):\n    return nn.ReLU()(x)\n" in res.code
+    assert convert_source(res.code).code == res.code
