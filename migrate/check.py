@@ -191,6 +191,8 @@ class TrainResult:
 
 @dataclass
 class InitRow:
+    """The initialization test of one parameter: torch name, ms name, layer, KS result."""
+
     name: str
     ms_name: str
     layer: str

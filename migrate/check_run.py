@@ -560,20 +560,6 @@ def restore_ms(cell, state):
 
 # --- one phase: outputs, per-layer, local, gradients ----------------------------------------------
 
-@dataclass
-class RunCapture:
-    """What one forward (and optional backward) of both models recorded."""
-
-    torch_rec: TorchRecorder
-    ms_rec: MsRecorder
-    torch_out: object
-    ms_out: object
-    torch_loss: float | None = None
-    ms_loss: float | None = None
-    torch_grads: dict = field(default_factory=dict)  # name -> array ('input[0]', torch param names)
-    ms_grads: dict = field(default_factory=dict)  # name -> array ('input[0]', ms param names)
-
-
 def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True):
     """Forward (and backward) of the torch model, hooks recording."""
     import torch
@@ -669,6 +655,8 @@ def worst_stats(ms_value, torch_value, rtol, atol) -> TensorStats:
 
 @dataclass
 class LocalResult:
+    """One layer replayed on torch's inputs: its output stats, why it fails, or what it raised."""
+
     stats: TensorStats | None
     input_note: str = ""
     error: str = ""
