@@ -275,7 +275,7 @@ class TrainingPass:
         # steps refused by an earlier run (their backward() carries our marker) keep theirs
         for path in _marked_backwards(body):
             self._keep_around(body, path)
-        while True:
+        for _ in range(10_000):  # each round rewrites, lifts or marks one backward()
             path = _find_backward(body)
             if path is None:
                 break
