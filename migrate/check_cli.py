@@ -199,7 +199,16 @@ def prepare(path, model_expr, converted=None, seed=0):
         converted_path = converted
     torch_mod = load_module(path, "torch")
     # The converted file may import siblings of the original: let its directory resolve them.
-    ms_mod = _load_converted(converted_path, os.path.dirname(os.path.abspath(path)))
+    try:
+        ms_mod = _load_converted(converted_path, os.path.dirname(os.path.abspath(path)))
+    except UsageError as exc:
+        text = str(exc)
+        if tmpdir is not None:  # name the temporary file after the original
+            text = text.replace(_show(os.path.abspath(converted_path)), f"{path} (converted)")
+            text = text.replace(os.path.abspath(converted_path), f"{path} (converted)")
+        if notes:
+            text += f" ({notes[0]}: see `migrate convert {path}`)"
+        raise UsageError(text) from None
     torch_model = build(torch_mod, model_expr, "torch", seed)
     ms_model = build(ms_mod, model_expr, "converted", seed)
     import torch

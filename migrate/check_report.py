@@ -243,6 +243,12 @@ def markdown(result) -> str:
              f"rtol={s.get('rtol')}, atol={s.get('atol')}, mode={s.get('mode')}, "
              f"train_steps={s.get('train_steps')}, optimizer={s.get('optimizer')}, "
              f"seed={s.get('seed')}", ""]
+    if s.get("model"):
+        lines[-1:-1] = [f"model `{s['model']}` from `{s.get('path')}`, inputs "
+                        f"{', '.join(s.get('input_shapes') or [])}", ""]
+    lines += [f"- note: {n}" for n in s.get("notes") or []]
+    if s.get("notes"):
+        lines.append("")
     if result.findings:
         lines += ["## Findings", ""]
         lines += [f"{i + 1}. **{f.kind}** `{f.layer}`"
