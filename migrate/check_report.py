@@ -244,8 +244,8 @@ def markdown(result) -> str:
              f"train_steps={s.get('train_steps')}, optimizer={s.get('optimizer')}, "
              f"seed={s.get('seed')}", ""]
     if s.get("model"):
-        lines[-1:-1] = [f"model `{s['model']}` from `{s.get('path')}`, inputs "
-                        f"{', '.join(s.get('input_shapes') or [])}", ""]
+        lines += [f"Model `{s['model']}` from `{s.get('path')}`, inputs "
+                  f"{', '.join(s.get('input_shapes') or [])}.", ""]
     lines += [f"- note: {n}" for n in s.get("notes") or []]
     if s.get("notes"):
         lines.append("")
