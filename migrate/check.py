@@ -1,5 +1,13 @@
 """`migrate check`: run the PyTorch model and its conversion side by side and say where they differ.
 
+Command line (exit 0 pass, 1 mismatch, 2 could not run)::
+
+    migrate check model.py --model "ResNet18(num_classes=10)" --input-shape 2,3,32,32 \
+        [--converted out.py] [--mode eval|train|both] [--train-steps 5] [--optimizer sgd|adam] \
+        [--rtol 1e-4 --atol 1e-5] [--seed 0] [--float64] [--local auto|all] \
+        [--report r.md --report r.json --report r.html]
+    migrate weights model.pth -o model.ckpt [--model "model.py:Net()"]    # and back
+
 Library entry point::
 
     from migrate.check import check
