@@ -93,6 +93,8 @@ for _id, _name, _doc in [
     ("MS214", "len_loader", "Replace len(loader) / len(loader.dataset) with get_dataset_size() of the "
                             "batched / unbatched dataset."),
     ("MS215", "grad_reducer", "Replace DDP gradient averaging with nn.DistributedGradReducer on the grads."),
+    ("MS216", "no_grad_in_forward", "Replace `with torch.no_grad(): t = f(x)` inside forward_fn with "
+                                    "t = f(x); t = ops.stop_gradient(t)."),
 ]:
     _statement_rule(_id, _name, _doc)
 
@@ -433,6 +435,10 @@ class TrainingPass:
             raise Refuse("MS953", f"{opt} is created inside the forward pass: create it before "
                                   "the training step")
         for c in seg_names.calls:
+            if self.qual(c.func) == "torch.set_grad_enabled" and not (
+                    c.args and code_of(c.args[0].value) in ("True", "False")):
+                raise Refuse("MS953", f"{code_of(c)} inside the forward pass: split the step by "
+                                      "the condition by hand")
             if self.qual(c.func) in ("torch.autograd.grad",):
                 raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
                                       "nested ms.grad by hand")
@@ -476,7 +482,7 @@ class TrainingPass:
         # forward_fn
         ret_loss = f"{scaler}.scale({code_of(loss_expr)})" if scaler else code_of(loss_expr)
         ret = ", ".join([ret_loss, *aux])
-        fn_body = [*segment, _stmt(f"return {ret}")]
+        fn_body = [*self._stop_gradients(segment), _stmt(f"return {ret}")]
         # no blank line right after `def forward_fn(...):` (comments stay)
         lead = list(fn_body[0].leading_lines)
         while lead and lead[0].comment is None:
@@ -522,7 +528,11 @@ class TrainingPass:
         self.stepped.add(opt)
         self.tensor_names.update([loss_name, *aux])
         # what the forward pass calls is a network: its train()/eval() become set_train
-        self.conv.module_names.update(n for n in _called_names(segment) if _looks_network(n))
+        # (a plain name called in the forward pass is a network or a loss: what it returns is a
+        # tensor for the main walk, e.g. policy(s).max(1) -> ops.max)
+        self.conv.module_names.update(n for n in _called_names(segment)
+                                      if n not in _BUILTINS and n not in self.conv.aliases
+                                      and not self._is_class(n))
         self.record(bw_stmt, call[0], "MS201", "transformed",
                     f"{code_of(bw_call)}: tape autodiff -> {fwd} + ms.value_and_grad (built once) "
                     f"+ {opt}(grads)" + (f"; returns {', '.join(aux)} for the code after it" if aux else ""))
@@ -559,6 +569,46 @@ class TrainingPass:
         outer = outer[:i] + build + [loop.with_changes(leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines]
                                                       if not loop.leading_lines else loop.leading_lines)] + outer[i + 1:]
         return _set_block(body, anchor[:-1], outer)
+
+    def _stop_gradients(self, segment: list) -> list:
+        """Inside forward_fn, ``with torch.no_grad(): t = f(x)`` -> ``t = f(x); t = ops.stop_gradient(t)``.
+
+        Outside a transform nothing is recorded, so the main walk simply unwraps no_grad blocks;
+        inside forward_fn they would be differentiated: what they bind is cut from the graph.
+        """
+        def block(stmts):
+            out, changed = [], False
+            for st in stmts:
+                if not isinstance(st, cst.With) or not isinstance(st.body, cst.IndentedBlock):
+                    out.append(st)
+                    continue
+                kinds = [self._grad_mode(it) for it in st.items]
+                if "other" in kinds or "off" not in kinds:
+                    out.append(st)
+                    continue
+                inner = list(st.body.body)
+                inner[0] = inner[0].with_changes(
+                    leading_lines=[*st.leading_lines, *inner[0].leading_lines])
+                names = list(dict.fromkeys(_Names.of(inner).writes))
+                self.conv.used.add("ops")
+                out += inner + [_stmt(f"{n} = ops.stop_gradient({n})") for n in names]
+                self.record(st, out[-1] if names else "", "MS216", "transformed",
+                            "no_grad inside the forward pass -> ops.stop_gradient on what it binds "
+                            f"({', '.join(names) or 'nothing'})", before=st.items[0].item)
+                changed = True
+            return out if changed else None
+        new = _walk_blocks(list(segment), block)
+        return segment if new is None else new
+
+    def _grad_mode(self, item) -> str:
+        """'off' for no_grad()/inference_mode()/set_grad_enabled(False), 'on', or 'other'."""
+        e = item.item
+        q = self.qual(e.func) if isinstance(e, cst.Call) else None
+        if q in ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode") and item.asname is None:
+            return "off"
+        if q == "torch.set_grad_enabled" and e.args and code_of(e.args[0].value) == "False":
+            return "off"
+        return "other"
 
     def _lift(self, body: list, path: list, needed):
         """``loss = f(x); if C: loss.backward(); opt.step()`` -> the forward pass in both branches.

@@ -887,3 +887,33 @@ def test_backward_inside_autocast_block():
         """)
     assert "    loss, grads = grad_fn(x, y)\n    loss = scaler.unscale(loss)\n" in got
     assert "autocast" not in got and res.unsupported == 0
+
+
+def test_no_grad_inside_the_forward_pass_stops_gradients():
+    got, res = body("""\
+        for s, r, s2 in loader:
+            q = policy(s).sum(1)
+            with torch.no_grad():
+                # bootstrap target
+                target = r + 0.99 * policy(s2).max(1)[0]
+            loss = F.mse_loss(q, target)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """)
+    assert ("    # bootstrap target\n    target = r + 0.99 * ops.max(policy(s2), 1)[0]\n"
+            "    target = ops.stop_gradient(target)\n") in got
+    assert "MS216" in rules_of(res) and res.unsupported == 0
+
+
+def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
+    got, res = body("""\
+        for x, y in loader:
+            with torch.set_grad_enabled(train_head):
+                h = backbone(x)
+            loss = criterion(head(h), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """)
+    assert rules_of(res, ("MS95",)) == ["MS953"] and "set_grad_enabled(train_head)" in got
