@@ -17,7 +17,9 @@ can prove safe into MindSpore's functional form::
 and leaves the statements inside (model calls, losses, tensor methods) to the main converter.
 Variants: gradient clipping, accumulation, a guarded ``step()``, GradScaler + autocast, a
 training step inside a function, several optimizers stepping in turn (GAN), ``backward()`` only
-in a training phase, data-parallel steps, ``torch.autograd.grad`` -> ``ms.grad``. Around the
+in a training phase, data-parallel steps, ``torch.autograd.grad`` -> ``ms.grad``, ``no_grad``
+blocks inside the forward pass -> ``ops.stop_gradient`` (only there: outside a transform nothing is
+recorded, and the main walk unwraps them). Around the
 steps: ``zero_grad()`` removed, ``len(loader)``, Dataset classes, samplers, process groups.
 A step it cannot prove safe (``.grad`` read, ``retain_graph``, a loss that depends on a network
 call made before ``zero_grad()``, ...) stays as it was under a ``# migrate: MS95x`` marker that
