@@ -94,15 +94,20 @@ def apply(prim, *args):
         return tuple(Tensor._wrap(o) for o in out)
     node = Node(prim, args)
     out = prim.forward(node, *arrays)
-    outs = (out,) if prim.n_out == 1 else out
+    tensors = _attach(node, (out,) if prim.n_out == 1 else out)
+    return tensors[0] if prim.n_out == 1 else tuple(tensors)
+
+
+def _attach(node, out_arrays):
+    """Wrap a node's output arrays as Tensors pointing at it (the node keeps weak references)."""
     tensors = []
-    for i, o in enumerate(outs):
+    for i, o in enumerate(out_arrays):
         t = Tensor._wrap(o)
         t._node = node
         t._index = i
         tensors.append(t)
     node.outs = tuple(weakref.ref(t) for t in tensors)
-    return tensors[0] if prim.n_out == 1 else tuple(tensors)
+    return tensors
 
 
 def _key(t):
@@ -189,12 +194,4 @@ def backward(roots, sens, targets):
 
 def record(prim, inputs, out_arrays):
     """Record a node for `prim` unconditionally (custom bprop, hook entries) and wrap outputs."""
-    node = Node(prim, tuple(inputs))
-    tensors = []
-    for i, o in enumerate(out_arrays):
-        t = Tensor._wrap(o)
-        t._node = node
-        t._index = i
-        tensors.append(t)
-    node.outs = tuple(weakref.ref(t) for t in tensors)
-    return tensors
+    return _attach(Node(prim, tuple(inputs)), out_arrays)

@@ -62,15 +62,21 @@ class Pow(Primitive):
         return gx, gy
 
 
+def _select_grads(dout, x_wins, tie):
+    """Gradients of max/min: the winner takes dout; ties are split in half between the two
+    operands, as MindSpore 2.10 and torch both do."""
+    F = _f()
+    share = F.cast(x_wins, dout.dtype) + F.cast(tie, dout.dtype) * 0.5
+    return dout * share, dout * (1 - share)
+
+
 class Maximum(Primitive):
     def forward(self, ctx, x, y):
         return np.maximum(x, y)
 
     def backward(self, ctx, dout):
-        F = _f()
         x, y = ctx.inputs
-        mask = F.cast(F.greater_equal(x, y), dout.dtype)
-        return dout * mask, dout * (1 - mask)
+        return _select_grads(dout, _f().greater(x, y), _f().equal(x, y))
 
 
 class Minimum(Primitive):
@@ -78,10 +84,8 @@ class Minimum(Primitive):
         return np.minimum(x, y)
 
     def backward(self, ctx, dout):
-        F = _f()
         x, y = ctx.inputs
-        mask = F.cast(F.less_equal(x, y), dout.dtype)
-        return dout * mask, dout * (1 - mask)
+        return _select_grads(dout, _f().less(x, y), _f().equal(x, y))
 
 
 class Where(Primitive):

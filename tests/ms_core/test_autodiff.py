@@ -196,3 +196,11 @@ def test_the_same_tensor_at_two_positions_gets_the_total_derivative_as_mindspore
     assert np_(ms.grad(f, 0)(a, a)).tolist() == [8.0]
     assert [np_(g).tolist() for g in ms.grad(f, (0, 1))(a, a)] == [[8.0], [8.0]]
     assert [np_(g).tolist() for g in ms.grad(f, (0, 1))(a, b)] == [[3.0], [5.0]]
+
+
+def test_maximum_minimum_split_ties_in_half_as_mindspore_and_torch():
+    x, y = Tensor([1.0, 2.0]), Tensor([1.0, 1.0])
+    gx, gy = ms.grad(lambda a, b: ops.maximum(a, b).sum(), (0, 1))(x, y)
+    assert np_(gx).tolist() == [0.5, 1.0] and np_(gy).tolist() == [0.5, 0.0]
+    gx, gy = ms.grad(lambda a, b: ops.minimum(a, b).sum(), (0, 1))(x, y)
+    assert np_(gx).tolist() == [0.5, 0.0] and np_(gy).tolist() == [0.5, 1.0]
