@@ -139,6 +139,7 @@ class TrainingPass:
         self.classes: set[str] = set()      # classes defined in this file
         self.ddp: set[str] = set()          # names bound to DistributedDataParallel(...)
         self.generated: set[int] = set()    # ids of the statements this pass wrote
+        self.forward_calls: set[str] = set()  # functions/methods a rewritten forward pass calls
         self.keep: set[int] = set()         # ids of zero_grad() statements of refused steps
         self.lines: dict[int, int] = {}     # id(original statement) -> line in the input
         self.generated_lines: dict[int, int] = {}  # id(new statement) -> the line it replaces
@@ -166,7 +167,25 @@ class TrainingPass:
         new = module if body is None else module.with_changes(body=body)
         if self.stepped:
             self._network_outputs(new.body)
+        if self.forward_calls:
+            body = _walk_blocks(list(new.body), self._helpers_block)
+            if body is not None:
+                new = new.with_changes(body=body)
         return new
+
+    def _helpers_block(self, stmts: list):
+        """Functions of this file that a forward pass calls: their no_grad blocks stop gradients
+        too (the main walk would unwrap them, and forward_fn would differentiate them)."""
+        out, changed = [], False
+        for st in stmts:
+            if isinstance(st, cst.FunctionDef) and st.name.value in self.forward_calls \
+                    and isinstance(st.body, cst.IndentedBlock):
+                inner = self._stop_gradients(list(st.body.body))
+                if inner is not st.body.body and inner != list(st.body.body):
+                    st = _rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
+                    changed = True
+            out.append(st)
+        return out if changed else None
 
     def _network_outputs(self, body) -> None:
         """``out = model(x)`` / ``a, b = net(x)`` anywhere in the file: the targets are tensors."""
@@ -529,6 +548,10 @@ class TrainingPass:
         self.conv.used.add("ms")
         self.stepped.add(opt)
         self.tensor_names.update([loss_name, *aux])
+        for c in seg_names.calls:
+            name = dotted(c.func) or ""
+            if name.count(".") <= 1 and (name.startswith("self.") or "." not in name):
+                self.forward_calls.add(name.split(".")[-1])
         # what the forward pass calls is a network: its train()/eval() become set_train
         # (a plain name called in the forward pass is a network or a loss: what it returns is a
         # tensor for the main walk, e.g. policy(s).max(1) -> ops.max)
@@ -589,14 +612,19 @@ class TrainingPass:
                     out.append(st)
                     continue
                 inner = list(st.body.body)
+                returns = _walk_blocks(inner, _stop_returns)  # `return f(x)` in the block too
+                inner = returns if returns is not None else inner
                 inner[0] = inner[0].with_changes(
                     leading_lines=[*st.leading_lines, *inner[0].leading_lines])
                 names = list(dict.fromkeys(_Names.of(inner).writes))
+                if not names and returns is None:
+                    out.append(st)  # binds and returns nothing: leave it to the main walk
+                    continue
                 self.conv.used.add("ops")
                 out += inner + [_stmt(f"{n} = ops.stop_gradient({n})") for n in names]
                 self.record(st, out[-1] if names else "", "MS216", "transformed",
                             "no_grad inside the forward pass -> ops.stop_gradient on what it binds "
-                            f"({', '.join(names) or 'nothing'})", before=st.items[0].item)
+                            f"({', '.join(names) or 'its return value'})", before=st.items[0].item)
                 changed = True
             return out if changed else None
         new = _walk_blocks(list(segment), block)
@@ -846,6 +874,19 @@ def _looks_optimizer(name: str) -> bool:
     last = name.split(".")[-1].lower()
     return "optim" in last or last == "opt" or last.startswith("opt_") or last.endswith("_opt") \
         or last[:3] == "opt" and last[3:].isdigit()
+
+
+def _stop_returns(stmts: list):
+    """``return e`` -> ``return ops.stop_gradient(e)`` (a no_grad block that returns its result)."""
+    out, changed = [], False
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 \
+                and isinstance(st.body[0], cst.Return) and st.body[0].value is not None:
+            st = st.with_changes(body=[st.body[0].with_changes(value=cst.Call(
+                parse_expr("ops.stop_gradient"), [cst.Arg(st.body[0].value)]))])
+            changed = True
+        out.append(st)
+    return out if changed else None
 
 
 # Module methods that compute nothing through the parameters (model.training_step(b) does)

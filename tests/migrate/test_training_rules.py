@@ -917,3 +917,30 @@ def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
             optimizer.step()
         """)
     assert rules_of(res, ("MS95",)) == ["MS953"] and "set_grad_enabled(train_head)" in got
+
+
+def test_no_grad_in_helpers_called_by_a_forward_pass():
+    got, res = body("""\
+        def bootstrap(r, s2):
+            with torch.no_grad():
+                t = r + 0.9 * q_net(s2).max(1)[0]
+            return t
+
+        def frozen_features(x):
+            with torch.no_grad():
+                return backbone(x)
+
+        def evaluate(x):
+            with torch.no_grad():
+                return q_net(x)
+
+        for s, r, s2 in loader:
+            q = head(frozen_features(s)).sum(1)
+            loss = F.mse_loss(q, bootstrap(r, s2))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """)
+    assert "    t = ops.stop_gradient(t)\n    return t\n" in got
+    assert "    return ops.stop_gradient(backbone(x))\n" in got
+    assert "def evaluate(x):\n    return q_net(x)\n" in got  # not called by a forward pass
