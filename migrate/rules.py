@@ -1152,6 +1152,31 @@ def function_apply(conv, node, walked):
     return new
 
 
+@rule("MS119", "type_as")
+def type_as(edit) -> None:
+    """Replace x.type_as(y) with x.astype(y.dtype)."""
+    other = edit.bound["other"]
+    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
+                           [cst.Arg(cst.Attribute(other, cst.Name("dtype")))])
+
+
+@rule("MS119", "new_full")
+def new_full(edit) -> None:
+    """Replace x.new_zeros(shape) / x.new_ones(shape) with ops.zeros(shape, x.dtype) / ops.ones(...)."""
+    conv = edit.conv
+    fn = "ops.zeros" if edit.entry.torch.endswith("zeros") else "ops.ones"
+    dtype = edit.bound.get("dtype") or cst.Attribute(edit.method_receiver, cst.Name("dtype"))
+    edit.result = cst.Call(conv.target(fn), [cst.Arg(edit.bound.get("size") or parse_expr("()")), cst.Arg(dtype)])
+
+
+@rule("MS160", "view_as")
+def view_as(edit) -> None:
+    """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
+    other = edit.bound["other"]
+    edit.result = cst.Call(edit.conv.target("ops.reshape"),
+                           [cst.Arg(edit.method_receiver), cst.Arg(cst.Attribute(other, cst.Name("shape")))])
+
+
 @rule("MS117", "ndim")
 def ndim(edit) -> None:
     """Replace x.dim() with x.ndim."""

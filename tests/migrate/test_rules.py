@@ -262,6 +262,9 @@ RULE_EXAMPLES = {
     "max_min": "y = torch.max(x)\n",
     "positional_reduction": "y = torch.sum(x, dim=1)\n",
     "one_hot": "y = F.one_hot(t, 3)\n",
+    "type_as": "def f(x):\n    return x.type_as(y)\n",
+    "new_full": "def f(x):\n    return x.new_zeros(2, 3)\n",
+    "view_as": "def f(x):\n    return x.view_as(y)\n",
     "sequential_add_module": ("class S(nn.Sequential):\n    def __init__(self):\n        super().__init__()\n"
                               "        self.add_module('a', nn.ReLU())\n"),
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
