@@ -10,6 +10,7 @@ Exit codes: 0 success; 1 some input failed (a file did not parse, a check mismat
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def _add_convert(sub) -> None:
                    help="package the output imports (default: ms_core)")
     p.add_argument("--diff", action="store_true", help="print a unified diff instead of writing")
     p.add_argument("--report", metavar="FILE", help="write a report: FILE.md or FILE.json")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes for directories")
+    p.add_argument("--jobs", "-j", type=int, default=1,
+                   help="worker processes for directories (0: one per CPU)")
     p.add_argument("--in-place", action="store_true", help="overwrite the input files")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary table")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -97,7 +99,8 @@ def _convert_dir(src, out, args, err, convert_tree):
         def tick(done, total):
             progress.update(task, completed=done, total=total)
 
-        return convert_tree(src, out, args.target, jobs=max(1, args.jobs), in_place=args.in_place,
+        jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+        return convert_tree(src, out, args.target, jobs=jobs, in_place=args.in_place,
                             keep_text=args.diff, progress=tick,
                             details=bool(args.report or args.verbose))
 
