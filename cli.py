@@ -71,6 +71,9 @@ def _run_convert(args) -> int:
         elif args.output and not args.diff:
             o = Path(args.output)
             dst = str(o / src.name if o.is_dir() else o)
+            if Path(dst).resolve() == src.resolve():
+                err.print("[red]error:[/] the output is the input file: use --in-place to overwrite it")
+                return 2
         reports = [convert_file(str(src), dst, args.target, keep_text=True,
                                 details=bool(args.report or args.verbose))]
         if dst is None and not args.diff and reports[0].error is None:

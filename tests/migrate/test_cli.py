@@ -87,6 +87,11 @@ def test_markdown_report_and_diff(tmp_path, capsys):
 
 def test_usage_errors(tmp_path, project):
     assert cli.main(["convert", str(tmp_path / "missing.py")]) == 2
+    one = project / "pkg" / "lenet.py"
+    before = one.read_text()
+    assert cli.main(["convert", str(one), "-o", str(one)]) == 2  # never overwritten without --in-place
+    assert cli.main(["convert", str(one), "-o", str(one.parent)]) == 2
+    assert one.read_text() == before
     assert cli.main(["convert", str(project)]) == 2  # directory needs -o / --in-place / --diff
     assert cli.main(["convert", str(project), "-o", str(project)]) == 2
     with pytest.raises(SystemExit):
