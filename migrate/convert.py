@@ -182,7 +182,6 @@ class Converter:
         self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
         self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
         self.module_names: set[str] = set()  # module-level names bound to modules
-        self.module_methods = {k[7:] for k in self.tables if k.startswith("Module.")}
         self.class_stack: list[dict] = []
         self.func_stack: list[dict] = []
         self.markers: list[list[tuple[str, str]]] = []
