@@ -10,6 +10,11 @@ def _f():
     return functional
 
 
+def _quiet():
+    """inf/nan results are values, as in MindSpore, not warnings (1/0, log(0), 0 ** -1)."""
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 # --- binary elementwise (broadcasting; the engine reduces grads to operand shapes) ---------
 
 class Add(Primitive):
@@ -39,7 +44,8 @@ class Mul(Primitive):
 
 class Div(Primitive):
     def forward(self, ctx, x, y):
-        return np.true_divide(x, y)
+        with _quiet():
+            return np.true_divide(x, y)
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
@@ -49,7 +55,8 @@ class Div(Primitive):
 
 class Pow(Primitive):
     def forward(self, ctx, x, y):
-        return np.power(x, y)
+        with _quiet():
+            return np.power(x, y)
 
     def backward(self, ctx, dout):
         F = _f()
@@ -111,7 +118,8 @@ class Neg(Primitive):
 
 class Exp(Primitive):
     def forward(self, ctx, x):
-        return np.exp(x)
+        with _quiet():
+            return np.exp(x)
 
     def backward(self, ctx, dout):
         return (dout * ctx.out,)
@@ -119,7 +127,8 @@ class Exp(Primitive):
 
 class Log(Primitive):
     def forward(self, ctx, x):
-        return np.log(x)
+        with _quiet():
+            return np.log(x)
 
     def backward(self, ctx, dout):
         return (dout / ctx.inputs[0],)
@@ -127,7 +136,8 @@ class Log(Primitive):
 
 class Log1p(Primitive):
     def forward(self, ctx, x):
-        return np.log1p(x)
+        with _quiet():
+            return np.log1p(x)
 
     def backward(self, ctx, dout):
         return (dout / (ctx.inputs[0] + 1),)
@@ -143,7 +153,8 @@ class Expm1(Primitive):
 
 class Sqrt(Primitive):
     def forward(self, ctx, x):
-        return np.sqrt(x)
+        with _quiet():
+            return np.sqrt(x)
 
     def backward(self, ctx, dout):
         return (dout / (ctx.out * 2),)
@@ -151,7 +162,8 @@ class Sqrt(Primitive):
 
 class Rsqrt(Primitive):
     def forward(self, ctx, x):
-        return (1 / np.sqrt(x)).astype(x.dtype, copy=False)
+        with _quiet():
+            return (1 / np.sqrt(x)).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         out = ctx.out
@@ -168,7 +180,8 @@ class Square(Primitive):
 
 class Reciprocal(Primitive):
     def forward(self, ctx, x):
-        return np.reciprocal(x) if x.dtype.kind == "f" else np.reciprocal(x.astype(np.float32))
+        with _quiet():
+            return np.reciprocal(x) if x.dtype.kind == "f" else np.reciprocal(x.astype(np.float32))
 
     def backward(self, ctx, dout):
         out = ctx.out
@@ -282,14 +295,17 @@ class ClipByValue(Primitive):
         return out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
+        # MindSpore clips as minimum(maximum(x, lo), hi), so a value exactly on a bound gets half
+        # the gradient (their tie rule; checked on 2.10); torch's clamp would give all of it
         F = _f()
         x, lo, hi = ctx.inputs
-        mask = F.ones_like(x) > 0
+        g = dout
         if lo is not None:
-            mask = F.logical_and(mask, F.greater_equal(x, lo))
+            g = g * (F.cast(F.greater(x, lo), dout.dtype) + F.cast(F.equal(x, lo), dout.dtype) * 0.5)
         if hi is not None:
-            mask = F.logical_and(mask, F.less_equal(x, hi))
-        return F.where(mask, dout, F.zeros_like(dout)), None, None
+            m = x if lo is None else F.maximum(F.stop_gradient(x), lo)
+            g = g * (F.cast(F.less(m, hi), dout.dtype) + F.cast(F.equal(m, hi), dout.dtype) * 0.5)
+        return g, None, None
 
 
 # --- matmul -------------------------------------------------------------------------------

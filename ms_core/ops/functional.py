@@ -374,13 +374,29 @@ def amin(x, axis=None, keep_dims=False, *, keepdims=None):
 
 def max(x, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore 2.x `ops.max`: always (values, indices), also without an axis (checked on 2.10:
-    `ops.max(t)` gives (max over all elements, its flat index)). Use `ops.amax` for values only."""
-    return amax(x, axis, keepdims), argmax(x, axis, keepdims)
+    `ops.max(t)` gives (max over all elements, its flat index)). The gradient goes to the
+    returned index only (ties are not shared, unlike `ops.amax`)."""
+    return _value_at_index(x, argmax(x, axis, keepdims), axis, keepdims)
 
 
 def min(x, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore 2.x `ops.min`: (values, indices), like `ops.max`."""
-    return amin(x, axis, keepdims), argmin(x, axis, keepdims)
+    return _value_at_index(x, argmin(x, axis, keepdims), axis, keepdims)
+
+
+def _value_at_index(x, indices, axis, keepdims):
+    """(x at the arg-extreme indices, indices): a differentiable take along `axis`."""
+    x = _as_tensor(x)
+    idx = indices._data
+    if axis is None:
+        flat = reshape(x, (-1,))
+        return getitem(flat, idx), indices
+    axis = axis % x.ndim
+    expanded = idx if keepdims else np.expand_dims(idx, axis)
+    grid = list(np.indices(expanded.shape, sparse=True))
+    grid[axis] = expanded
+    values = getitem(x, tuple(grid))
+    return (values if keepdims else squeeze(values, axis)), indices
 
 
 def argmax(x, axis=None, keepdims=False):

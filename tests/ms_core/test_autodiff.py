@@ -204,3 +204,14 @@ def test_maximum_minimum_split_ties_in_half_as_mindspore_and_torch():
     assert np_(gx).tolist() == [0.5, 1.0] and np_(gy).tolist() == [0.5, 0.0]
     gx, gy = ms.grad(lambda a, b: ops.minimum(a, b).sum(), (0, 1))(x, y)
     assert np_(gx).tolist() == [0.5, 0.0] and np_(gy).tolist() == [0.5, 1.0]
+
+
+def test_gradient_conventions_at_ties_and_bounds_as_mindspore_2_10():
+    # the values MindSpore 2.10 prints for the same code (tests/oracle/snippets/grad_conventions.py)
+    x = Tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])
+    assert np_(ms.grad(lambda t: ops.amax(t, 1).sum())(x)).tolist() == [[0, 0.5, 0.5], [0.5, 0, 0.5]]
+    assert np_(ms.grad(lambda t: ops.max(t, 1)[0].sum())(x)).tolist() == [[0, 1, 0], [1, 0, 0]]
+    assert np_(ms.grad(lambda t: ops.max(t)[0])(x)).tolist() == [[0, 1, 0], [0, 0, 0]]
+    assert np_(ms.grad(lambda t: ops.clip_by_value(t, 0.0, 1.0).sum())(
+        Tensor([0.0, 1.0, 0.5, 2.0]))).tolist() == [0.5, 0.5, 1.0, 0.0]
+    assert np_(ms.grad(lambda t: ops.relu(t).sum())(Tensor([0.0, -1.0, 1.0]))).tolist() == [0, 0, 1]
