@@ -45,7 +45,7 @@ import numpy as np
 
 from . import check_run as R
 from .check_compare import TensorStats, as_array, compare, ks_2samp
-from .weights import TransferReport, map_names, transfer
+from .weights import TransferReport, as_torch_layout, map_names, transfer
 
 EXIT_PASS, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 SCHEMA_VERSION = 1
@@ -618,7 +618,8 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
                 st.passed, st.note = False, "no gradient on the ms side (requires_grad=False?)"
                 st.shape = list(t_grads[tn].shape)
             else:
-                st = compare(m_grads[mn], t_grads[tn], rtol, atol)
+                st = compare(as_torch_layout(m_grads[mn], t_grads[tn].shape), t_grads[tn],
+                             rtol, atol)
             noise = compare(t_grads[tn], f64_grads[tn], rtol, atol) if tn in f64_grads else None
             phase.gradients.append(NamedStats(tn, mn, _layer_of(tn) if not tn.startswith("input")
                                               else "input", st, noise))
@@ -771,7 +772,8 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
         tr.ms_losses.append(float(as_array(lm)))
         if tr.first_bad_step is None:
             for tn, mn in pairs:
-                st = compare(params[mn].asnumpy(), tensors[tn].detach().numpy(), rtol,
+                st = compare(as_torch_layout(params[mn].asnumpy(), tensors[tn].shape),
+                             tensors[tn].detach().numpy(), rtol,
                              loose_atol if tn in noisy else atol)
                 if not st.passed:
                     tr.first_bad_step, tr.first_bad_param = s + 1, tn
@@ -792,7 +794,8 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
                         f"±lr steps), compared at atol=2·lr·steps={loose_atol:.3g}: "
                         f"{', '.join(sorted(noisy))}")
     for tn, mn in pairs:
-        st = compare(params[mn].asnumpy(), tensors[tn].detach().numpy(), rtol,
+        st = compare(as_torch_layout(params[mn].asnumpy(), tensors[tn].shape),
+                     tensors[tn].detach().numpy(), rtol,
                      loose_atol if tn in noisy else atol)
         tr.params.append(NamedStats(tn, mn, _layer_of(tn), st))
     return tr

@@ -865,7 +865,9 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
             for j, (full, p, _) in enumerate(pairs):
                 tv = tg[len(pos) + j]
                 tv = tv if tv is not None else torch.zeros_like(p)
-                stats[full] = compare(g_w[j], tv, rtol, atol)
+                from .weights import as_torch_layout
+                stats[full] = compare(as_torch_layout(as_array(g_w[j]), tuple(tv.shape)), tv,
+                                      rtol, atol)
             row = LocalGrad(key, stats)
         except Exception as exc:  # the ms layer cannot be differentiated on torch's inputs
             row = LocalGrad(key, {}, _one_line(exc))

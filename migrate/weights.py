@@ -56,7 +56,7 @@ class WeightEntry:
     torch_name: str
     ms_name: str | None
     shape: list
-    action: str  # copied | dropped | renamed | matched-by-shape | shape-mismatch
+    action: str  # copied | renamed | reshaped | dropped | matched-by-shape | shape-mismatch
     note: str = ""
 
 
@@ -177,7 +177,13 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
             e = WeightEntry(full, target, shape, action, note)
             ms_shape = list(ms_params[target].shape)
             if ms_shape != shape and not (int(np.prod(ms_shape)) == int(np.prod(shape)) == 1):
-                e.action, e.note = "shape-mismatch", f"torch {shape} vs ms {ms_shape}"
+                if same_layout(shape, ms_shape):
+                    # e.g. MindSpore's Conv1d is a Conv2d of height 1: weight (out, in, 1, k)
+                    e.action = "reshaped"
+                    e.note = (f"layout: torch {shape} -> ms {ms_shape} (size-1 axes only; the "
+                              f"values keep their order)")
+                else:
+                    e.action, e.note = "shape-mismatch", f"torch {shape} vs ms {ms_shape}"
             rep.entries.append(e)
             continue
         # A plain Tensor attribute of the ms cell (a torch buffer converted to a constant).
@@ -209,6 +215,20 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
             rep.entries.append(e)
     rep.unmapped_ms = [n for n in ms_params if n not in taken]
     return rep
+
+
+def same_layout(torch_shape, ms_shape) -> bool:
+    """True when the two shapes differ only by size-1 axes (a reshape keeps every value's
+    meaning): torch Conv1d (out, in, k) vs MindSpore Conv1d (out, in, 1, k)."""
+    return [d for d in torch_shape if d != 1] == [d for d in ms_shape if d != 1]
+
+
+def as_torch_layout(ms_value, torch_shape):
+    """An ms array in torch's shape when the two layouts differ by size-1 axes only."""
+    arr = np.asarray(ms_value)
+    if tuple(arr.shape) != tuple(torch_shape) and same_layout(list(torch_shape), list(arr.shape)):
+        return arr.reshape(tuple(torch_shape))
+    return arr
 
 
 def _parent(name: str) -> str:
@@ -304,7 +324,10 @@ def state_dict_to_ms(state_dict: dict, torch_module=None, ms_cell=None,
         rep = map_names(torch_module, ms_cell, name_map)
         for e in rep.entries:
             if e.ms_name is not None and e.torch_name in state_dict:
-                out[e.ms_name] = _np(state_dict[e.torch_name])
+                value = _np(state_dict[e.torch_name])
+                ms_shape = tuple(ms_parameters(ms_cell)[e.ms_name].shape) \
+                    if e.action == "reshaped" else value.shape
+                out[e.ms_name] = value.reshape(ms_shape)
         notes += rep.notes + rep.problems()
         return out, notes
     tables = {}
@@ -362,6 +385,9 @@ def state_dict_to_torch(ms_state: dict, torch_module=None, name_map: dict | None
         for full, _, local, t, _ in torch_tensors(torch_module):
             if local == "num_batches_tracked" and full not in out:
                 out[full] = torch.zeros_like(t)
+            elif full in out and tuple(out[full].shape) != tuple(t.shape) and \
+                    same_layout(list(t.shape), list(out[full].shape)):
+                out[full] = out[full].reshape(tuple(t.shape))  # Conv1d (out, in, 1, k) -> 3-D
     return out
 
 

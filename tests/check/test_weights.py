@@ -142,3 +142,24 @@ def test_checkpoint_loads_into_the_converted_model_with_ms_core(tmp_path):
     assert not list(not_loaded) and not list(unused)
     np.testing.assert_array_equal(fresh.emb.embedding_table.asnumpy(), t.emb.weight.detach().numpy())
     np.testing.assert_array_equal(fresh.act.w.asnumpy(), t.act.weight.detach().numpy())
+
+
+def test_conv1d_layout_is_reshaped_both_ways(tmp_path):
+    import ms_core
+    t, m = pair("Misc1d()")
+    rep = map_names(t, m)
+    entry = next(e for e in rep.entries if e.torch_name == "conv.weight")
+    assert rep.ok and entry.action == "reshaped" and list(m.conv.weight.shape) == [8, 3, 1, 3]
+    assert dict(rep.pairs())["gn.weight"] == "gn.gamma"
+    pth, ckpt, back = tmp_path / "c.pth", tmp_path / "c.ckpt", tmp_path / "back.pth"
+    torch.save(t.state_dict(), pth)
+    convert_file(str(pth), str(ckpt), t, m)
+    _, fresh = pair("Misc1d()")
+    not_loaded, _ = ms_core.load_param_into_net(fresh, ms_core.load_checkpoint(str(ckpt)))
+    assert not list(not_loaded)
+    np.testing.assert_array_equal(fresh.conv.weight.asnumpy()[:, :, 0, :],
+                                  t.conv.weight.detach().numpy())
+    convert_file(str(ckpt), str(back), t, m)
+    t2, _ = pair("Misc1d()")
+    t2.load_state_dict(torch.load(back, weights_only=True))
+    assert torch.equal(t2.conv.weight, t.conv.weight)
