@@ -126,17 +126,19 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
     return out
 
 
-def _statement_lines(code: str) -> list[int]:
-    """Start line of every statement in the order the walker meets them."""
+def _statement_spans(code: str) -> tuple[list[int], list[int]]:
+    """First and last line of every statement, in the order the walker meets them."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
-        return []
-    lines: list[int] = []
+        return [], []
+    starts: list[int] = []
+    ends: list[int] = []
 
     def visit(body):
         for st in body:
-            lines.append(st.lineno)
+            starts.append(st.lineno)
+            ends.append(st.end_lineno or st.lineno)
             for name in st._fields:
                 value = getattr(st, name)
                 if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
@@ -147,7 +149,27 @@ def _statement_lines(code: str) -> list[int]:
                         visit(h.body)
 
     visit(tree.body)
-    return lines
+    return starts, ends
+
+
+def _statement_lines(code: str) -> list[int]:
+    """Start line of every statement in the order the walker meets them."""
+    return _statement_spans(code)[0]
+
+
+# Words that can make a simple statement need the walker besides the file's torch aliases: every
+# method name of the tables, and the attributes and names the rules look at.
+_RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
+               "torch", "torchvision", "add_module")
+
+
+@lru_cache(maxsize=256)
+def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
+    """A regex that finds, in a statement's text, anything a rule could act on."""
+    methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
+    words = sorted(set(aliases) | methods | set(_RULE_WORDS))
+    # `name_(`: in-place tensor methods are marked
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(")
 
 
 class Converter:
@@ -193,6 +215,10 @@ class Converter:
         self.imported: set[str] = set()  # every name bound by a module-level import
         self.after: list[list[str]] = []  # per simple statement: statements to add after it
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
+        self.stmt_ends: list[int] = []
+        self.src_lines: list[str] = []
+        self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.freeze_line = False  # inside code rewritten before its walk: report one line
 
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
@@ -213,9 +239,14 @@ class Converter:
         self._scan_imports(module.body)
         if not self.aliases and not _imports_torch_somewhere(code):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
-        self.stmt_lines = _statement_lines(code)
+        self.stmt_lines, self.stmt_ends = _statement_spans(code)
         for run_pass in _passes():
             module = run_pass(self, module, code)
+        if self.training is None and self.stmt_lines:
+            # simple statements whose text holds nothing a rule acts on are only tracked, not
+            # walked (the statement spans still match the tree: no pass rewrote it)
+            self.src_lines = code.splitlines()
+            self.pattern = _interesting(tuple(sorted(self.aliases)))
         # module-level code is a scope too: tensors and modules bound there are tracked
         self.func_stack.append({"tensors": set(), "modules": set(), "narrow": {}})
         body = self._walk_body(module.body)
@@ -363,7 +394,7 @@ class Converter:
 
     def _enter_stmt(self) -> None:
         self.stmt_index += 1
-        if self.stmt_index < len(self.stmt_lines):
+        if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
             self.line = self.stmt_lines[self.stmt_index]
         self.markers.append([])
 
@@ -398,7 +429,7 @@ class Converter:
         out = None
         for i, small in enumerate(node.body):
             self.stmt_index += 1
-            if self.stmt_index < len(self.stmt_lines):
+            if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
                 self.line = self.stmt_lines[self.stmt_index]
             new = self._small(small)
             if new is not small:
@@ -425,7 +456,7 @@ class Converter:
         out = None
         for i, small in enumerate(node.body):
             self.stmt_index += 1
-            if self.stmt_index < len(self.stmt_lines):
+            if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
                 self.line = self.stmt_lines[self.stmt_index]
             new = self._small(small) or cst.Pass()
             if new is not small and out is None:
@@ -435,6 +466,14 @@ class Converter:
         return node if out is None else node.with_changes(body=out)
 
     def _small(self, small):
+        if self.pattern is not None and self.stmt_index < len(self.stmt_ends):
+            i = self.stmt_index
+            first, last = self.stmt_lines[i], self.stmt_ends[i]
+            text = self.src_lines[first - 1] if first == last else "\n".join(self.src_lines[first - 1:last])
+            if self.pattern.search(text) is None:
+                if isinstance(small, cst.Assign):
+                    rules.track_assign(self, small)
+                return small
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             # module-level imports are rewritten at the end, once uses are known
             return self._nested_import(small) if self.nested else small
@@ -505,6 +544,8 @@ class Converter:
             return small
         for local, qual in pairs:
             self.aliases[local] = qual
+        if self.pattern is not None:
+            self.pattern = _interesting(tuple(sorted(self.aliases)))
         self.nested_imports[id(small)] = {local: self.alias_uses.get(local, 0) for local, _ in pairs}
         return small
 

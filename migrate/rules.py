@@ -144,7 +144,7 @@ def on_call(conv, node: cst.Call):
         entry = conv.tables.get(q)
         if entry is None:
             return keep_original(conv, node, start, "MS901", f"{q} has no mapping")
-        new = apply_entry(conv, walked, entry, q)
+        new = apply_entry(conv, walked, entry, q, original=node)
         if new is walked and walked is not node and conv.changes and conv.changes[-1].label == "unsupported":
             # the call stays as written: so do its arguments (no half-converted torch calls)
             # re-run on the original call so the marker quotes the code as written
@@ -190,8 +190,12 @@ def _count_aliases(conv, node) -> None:
         stack.extend(n.children)
 
 
-def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_before=None):
-    """Rewrite one call with its table entry (generic argument fates, then the entry's rule)."""
+def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_before=None, original=None):
+    """Rewrite one call with its table entry (generic argument fates, then the entry's rule).
+
+    ``call`` has its arguments (and receiver) converted already; ``original`` is the call as
+    written, which the report shows as "before"."""
+    shown = original if original is not None else call
     if entry.label == "unsupported":
         conv.uses_alias(call.func)
         conv.mark(call, entry.id, entry.note or f"{q} has no MindSpore equivalent")
@@ -217,7 +221,7 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
             return _keep(conv, call, entry, edit)
         new = edit.result if edit.result is not None else call.with_changes(
             func=edit.func, args=([cst.Arg(receiver)] if edit.receiver is not None else []) + list(call.args))
-        conv.record(call, new, _rule_id(entry), edit.label, "; ".join(edit.notes))
+        conv.record(shown, new, _rule_id(entry), edit.label, "; ".join(edit.notes))
         return new
     try:
         edit.bind()
@@ -231,7 +235,7 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
     if edit.problems:
         return _keep(conv, call, entry, edit)
     new = edit.build()
-    conv.record(call, new, _rule_id(entry), edit.label, "; ".join(edit.notes))
+    conv.record(shown, new, _rule_id(entry), edit.label, "; ".join(edit.notes))
     return new
 
 
@@ -269,11 +273,13 @@ def on_method(conv, node: cst.Call):
         return sequential_add_module(conv, node, walked, recv0)
     entry = conv.tables.get("Module." + name)
     if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
-        return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0)
+        return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
+                           original=node)
     entry = conv.tables.get("Tensor." + name)
     if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and _is_param(recv0)):
-        return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0)
+        return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
+                           original=node)
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
         conv.mark(node, "MS905", f"in-place tensor method {name}(): MindSpore tensors are "
                                  "rewritten functionally; assign the result instead")
@@ -351,6 +357,13 @@ def on_plain_attribute(conv, node: cst.Attribute):
 # statements
 # --------------------------------------------------------------------------------------------
 def on_assign(conv, node: cst.Assign):
+    track_assign(conv, node)
+    # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
+    return conv.generic(node)
+
+
+def track_assign(conv, node: cst.Assign) -> None:
+    """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class)."""
     ctx = _func_ctx(conv)
     value0 = node.value
     if len(node.targets) == 1:
@@ -366,8 +379,6 @@ def on_assign(conv, node: cst.Assign):
             kind = _module_ctor(conv, value0)
             if kind:
                 conv.class_stack[-1]["attrs"][t.attr.value] = kind
-    # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
-    return conv.generic(node)
 
 
 def _is_cell_base(conv, base) -> bool:
@@ -998,6 +1009,39 @@ def max_min(edit) -> None:
 @rule("MS131", "autograd_function")
 def autograd_function(conv, node: cst.ClassDef):
     """Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward."""
+    # the class body is rewritten before it is walked: statement positions inside it no longer
+    # follow the source, so walk it without skipping and resume counting after the class
+    start, pattern = conv.stmt_index, conv.pattern
+    conv.pattern, conv.freeze_line = None, True
+    try:
+        return _autograd_function(conv, node)
+    finally:
+        conv.pattern, conv.freeze_line = pattern, False
+        conv.stmt_index = start + count_statements(node.body)
+
+
+def count_statements(block) -> int:
+    """Statements in ``block`` as the walker (and ast) count them."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return len(block.body)
+    n = 0
+    for st in getattr(block, "body", ()):
+        if isinstance(st, cst.SimpleStatementLine):
+            n += len(st.body)
+            continue
+        n += 1
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(st, field, None)
+            if isinstance(sub, cst.If):  # elif
+                n += count_statements(cst.IndentedBlock(body=[sub]))
+            elif sub is not None:
+                n += count_statements(sub.body if isinstance(sub, (cst.Else, cst.Finally)) else sub)
+        for h in getattr(st, "handlers", ()):
+            n += count_statements(h.body)
+    return n
+
+
+def _autograd_function(conv, node: cst.ClassDef):
     conv.reshaped = True
     body = node.body.body
     fwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
