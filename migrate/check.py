@@ -889,6 +889,21 @@ def _layer_hint(torch_module, ms_cell, path) -> str:
         if keep is not None and abs(keep - (1.0 - mod.p)) > 1e-9:
             return (f"torch p={mod.p:g} is the probability to DROP; the ms layer keeps with "
                     f"probability {keep:g}, it needs keep_prob={1.0 - mod.p:g} (or p={mod.p:g})")
+    pooling = torch.nn.modules.pooling
+    if isinstance(mod, (pooling._MaxPoolNd, pooling._AvgPoolNd)):
+        pad_mode = getattr(cell, "pad_mode", None)
+        pads = mod.padding if isinstance(mod.padding, (tuple, list)) else (mod.padding,)
+        if pad_mode == "same":
+            return (f"ms pad_mode='same' pads TF-style (the odd extra at the bottom/right"
+                    + (", and AvgPool 'same' divides by the real elements only" if
+                       isinstance(mod, pooling._AvgPoolNd) else "")
+                    + f"); torch pads {tuple(pads)} on both sides: use "
+                    + (f"pad_mode='pad', padding={pads[0]}" if any(pads) else "pad_mode='valid'"))
+        ms_cip = getattr(cell, "count_include_pad", None)
+        if isinstance(mod, pooling._AvgPoolNd) and any(pads) and ms_cip is not None and \
+                bool(ms_cip) != bool(mod.count_include_pad):
+            return (f"count_include_pad: torch {mod.count_include_pad}, ms {ms_cip} (the "
+                    f"border averages divide by a different count)")
     if isinstance(mod, torch.nn.modules.conv._ConvNd):
         pad_mode = getattr(cell, "pad_mode", None)
         stride = tuple(mod.stride)
@@ -910,6 +925,7 @@ def _collect_findings(res, torch_sources, ms_sources, torch_module=None, ms_cell
             where = f.name if f is not None else R.ROOT
             detail = (f"; the first layer that fails on torch's inputs is '{f.name}' "
                       f"({f.torch_type} -> {f.ms_type}): {f.note or 'its output differs'}"
+                      + (f"; likely cause: {hint}" if hint else "")
                       if f is not None
                       else "; every layer runs on torch's inputs, so the failure is in how the "
                            "model connects them")

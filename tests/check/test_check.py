@@ -151,6 +151,15 @@ def test_fault_same_padding_torch_style_on_stride_2_conv(tmp_path):
     assert r.culprit.ms_source.endswith(":" + str(_line_of(path, "self.conv2 =")))
 
 
+def test_fault_pooling_same_padding(tmp_path):
+    path = planted(tmp_path, ("self.pool = nn.MaxPool2d(2, stride=2, pad_mode='valid')",
+                              "self.pool = nn.MaxPool2d(2, stride=2, pad_mode='same')"))
+    t, m = models("SmallCNN()", path)
+    x = make_inputs(["2,3,10,10"], None, None, 0)  # 5x5 before the pool: 'same' pads it
+    r = check(t, m, x, mode="eval")
+    assert r.culprit.layer == "pool" and "use pad_mode='valid'" in r.culprit.message
+
+
 def test_fault_dense_with_default_ms_init_is_caught_by_ks(tmp_path):
     path = planted(tmp_path, (
         "self.fc2 = nn.Dense(hidden, hidden, has_bias=True, "
