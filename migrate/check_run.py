@@ -574,11 +574,12 @@ def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True):
             out = model(*t_inputs)
             value = loss(out)
             value.backward()
-            g = {f"input[{i}]": t_inputs[i].grad.detach().numpy().copy()
+            # .numpy() views keep their tensors alive: no copies of every gradient needed
+            g = {f"input[{i}]": t_inputs[i].grad.detach().numpy()
                  if t_inputs[i].grad is not None else np.zeros(tuple(t_inputs[i].shape), np.float32)
                  for i in g_pos}
             for n, p in model.named_parameters():
-                g[n] = (p.grad.detach().numpy().copy() if p.grad is not None
+                g[n] = (p.grad.detach().numpy() if p.grad is not None
                         else np.zeros(tuple(p.shape), dtype=p.detach().numpy().dtype))
             model.zero_grad(set_to_none=True)
             return rec, out, float(value.detach()), g
