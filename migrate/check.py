@@ -603,6 +603,11 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
             if f64 is not None and key in f64.calls:
                 row.noise = R.worst_stats(call.output, f64.calls[key].output, rtol, atol)
             phase.layers.append(row)
+        extra = [p for p in ms_cells if p and p not in torch_mods]
+        if extra:
+            phase.notes.append(f"ms layers with no torch layer at the same path (compared only "
+                               f"inside their parents): {', '.join(extra[:8])}"
+                               + (f" and {len(extra) - 8} more" if len(extra) > 8 else ""))
         if masks is not None and any("Dropout" in r.torch_type for r in phase.layers):
             phase.notes.append("training-mode Dropout: torch's masks replayed in the ms model")
     if want_grads:
