@@ -406,7 +406,8 @@ class ReduceMean(Primitive):
     def forward(self, ctx, x):
         axes = _norm_axis(self.axis, x.ndim)
         out = np.mean(x, axis=axes, keepdims=self.keep_dims)
-        return out.astype(x.dtype, copy=False) if x.dtype.kind == "f" else out.astype(np.float32)
+        # integer means stay integer, truncated toward zero, as MindSpore 2.10's ReduceMean
+        return out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         F = _f()

@@ -15,10 +15,13 @@ class Type:
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
 
-    def __repr__(self):
+    def __str__(self):
         return self.name
 
-    __str__ = __repr__
+    def __repr__(self):
+        # MindSpore 2.10 prints `mindspore.float32` for repr (in lists, tuples) and `Float32`
+        # for str; the same code prints the same on both
+        return "mindspore." + _REPR_NAMES.get(self.name, self.name.lower())
 
     def __eq__(self, other):
         if isinstance(other, Type):
@@ -32,6 +35,9 @@ class Type:
     def is_floating_point(self):
         return self.np_dtype.kind == "f"
 
+
+_REPR_NAMES = {"Bool": "bool", "UInt8": "uint8", "UInt16": "uint16", "UInt32": "uint32",
+               "UInt64": "uint64"}
 
 float16 = Type("Float16", np.float16)
 float32 = Type("Float32", np.float32)

@@ -339,11 +339,23 @@ class Tensor:
     def mean(self, axis=None, keep_dims=False):
         return F.mean(self, axis, keep_dims)
 
-    def max(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
-        return F.amax(self, axis, keepdims)
+    def max(self, *args, **kwargs):
+        """The maximum over `axis`. As in MindSpore 2.10, `t.max(1)` with a lone positional
+        axis is torch's overload and returns (values, indices); `t.max(axis=1)` the values."""
+        return self._extreme(F.amax, F.max, args, kwargs)
 
-    def min(self, axis=None, keepdims=False, *, initial=None, where=True, return_indices=False):
-        return F.amin(self, axis, keepdims)
+    def min(self, *args, **kwargs):
+        """The minimum; `t.min(1)` returns (values, indices) like `max`."""
+        return self._extreme(F.amin, F.min, args, kwargs)
+
+    def _extreme(self, values_fn, pair_fn, args, kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], int):
+            return pair_fn(self, args[0])
+        names = ("axis", "keepdims", "initial", "where", "return_indices")
+        given = dict(zip(names, args), **kwargs)
+        if given.get("return_indices"):
+            return pair_fn(self, given.get("axis"), given.get("keepdims", False))
+        return values_fn(self, given.get("axis"), given.get("keepdims", False))
 
     def argmax(self, axis=None, keepdims=False):
         return F.argmax(self, axis, keepdims)

@@ -380,8 +380,8 @@ def max(x, axis=None, keepdims=False, *, initial=None, where=None):
 
 
 def min(x, axis=None, keepdims=False, *, initial=None, where=None):
-    """MindSpore 2.x `ops.min`: (values, indices), like `ops.max`."""
-    return _value_at_index(x, argmin(x, axis, keepdims), axis, keepdims)
+    """MindSpore 2.x `ops.min`: (values, Int64 indices), like `ops.max`."""
+    return _value_at_index(x, cast(argmin(x, axis, keepdims), mstype.int64), axis, keepdims)
 
 
 def _value_at_index(x, indices, axis, keepdims):
@@ -408,11 +408,12 @@ def argmax(x, axis=None, keepdims=False):
 
 
 def argmin(x, axis=None, keepdims=False):
+    """Indices of the minima; Int32, where argmax gives Int64 (MindSpore 2.10 does the same)."""
     x = _as_tensor(x)
     out = np.argmin(x._data, axis=axis)
     if keepdims and axis is not None:
         out = np.expand_dims(out, axis)
-    return Tensor._wrap(np.asarray(out, dtype=np.int64))
+    return Tensor._wrap(np.asarray(out, dtype=np.int32))
 
 
 def prod(x, axis=None, keep_dims=False):

@@ -19,7 +19,8 @@ def test_explicit_dtype_and_astype():
     t = Tensor([1, 2], ms.float32)
     assert t.dtype == ms.float32 and t.asnumpy().dtype == np.float32
     assert t.astype(ms.int32).dtype == ms.int32
-    assert repr(ms.float32) == "Float32" and str(ms.int64) == "Int64"
+    assert str(ms.float32) == "Float32" and str(ms.int64) == "Int64"
+    assert repr(ms.float32) == "mindspore.float32" and repr([ms.bool_]) == "[mindspore.bool]"
 
 
 def test_tensor_copies_numpy_input():
@@ -161,3 +162,14 @@ def test_ops_max_returns_values_and_indices_as_mindspore_2_10():
 def test_format_spec_on_one_element_tensors():
     assert f"{Tensor(0.123456):.3f}" == "0.123" and f"{Tensor([2]):03d}" == "002"
     assert f"{Tensor([1.0, 2.0])}" == "[1. 2.]"
+
+
+def test_reduction_conventions_as_mindspore_2_10():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    values, indices = x.max(1)  # lone positional axis: torch's overload, (values, indices)
+    assert values.asnumpy().tolist() == [2, 5] and indices.asnumpy().tolist() == [2, 2]
+    assert x.max(axis=1).asnumpy().tolist() == [2, 5]
+    assert x.min(1, keepdims=True).shape == (2, 1)
+    assert ms.ops.argmin(x, 1).dtype == ms.int32 and ms.ops.argmax(x, 1).dtype == ms.int64
+    assert ms.ops.min(x, 1)[1].dtype == ms.int64
+    assert Tensor([1, 2, 3, 4]).mean().item() == 2 and ms.ops.mean(Tensor([-1, -2])).item() == -1
