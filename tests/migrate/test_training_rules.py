@@ -436,13 +436,24 @@ def test_optimizers_and_schedulers_keep_their_arguments():
 
 @pytest.mark.parametrize("src,marker", [
     ("opt = torch.optim.LBFGS(model.parameters())\n", "# migrate: MS220 closure-based"),
-    ("s = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)\n", "# migrate: MS221 CyclicLR"),
-    ("s = torch.optim.NAdam(model.parameters())\n", "# migrate: MS220 not in ms_core"),
+    ("opt = torch.optim.SparseAdam(model.parameters())\n", "# migrate: MS220 sparse gradients"),
 ])
 def test_optimizers_without_counterpart_are_marked(src, marker):
     got, res = body(src)
     assert marker in got and [c.rule for c in res.changes if c.label == "unsupported"
                               and c.rule != "MS900"] == [marker.split()[2]]
+
+
+@pytest.mark.parametrize("torch_name", ["NAdam", "RAdam", "Adamax", "ASGD", "Rprop"])
+def test_less_common_optimizers_map_to_experimental_optim(torch_name):
+    got, res = body(f"opt = torch.optim.{torch_name}(model.parameters(), lr=0.1)\n")
+    assert f"ms.experimental.optim.{torch_name}(model.trainable_params(), lr=0.1)" in got
+    assert "# migrate:" not in got
+
+
+def test_cyclic_lr_maps_to_experimental_lr_scheduler():
+    got, _ = body("s = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)\n")
+    assert "ms.experimental.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)" in got
 
 
 def test_data_loading():
