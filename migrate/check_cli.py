@@ -190,6 +190,7 @@ def prepare(path, model_expr, converted=None, seed=0):
             notes.append(f"the conversion left {result.unsupported} unsupported site(s) "
                          f"(marked '# migrate:')")
         tmpdir = tempfile.mkdtemp(prefix="migrate-check-")
+        _remember(tmpdir)
         converted_path = os.path.join(tmpdir, os.path.basename(path))
         with open(converted_path, "w", encoding="utf-8") as f:
             f.write(result.code)
@@ -248,8 +249,33 @@ def _probe(torch_model, inputs, shapes):
 
 # --- running --------------------------------------------------------------------------------------
 
+_TEMP_DIRS: list = []
+
+
+def _remember(tmpdir):
+    """Temporary converted files live until the command ends (or the interpreter exits: a
+    library caller may still read their source lines)."""
+    if not _TEMP_DIRS:
+        import atexit
+        atexit.register(_cleanup)
+    _TEMP_DIRS.append(tmpdir)
+
+
+def _cleanup():
+    import shutil
+    while _TEMP_DIRS:
+        shutil.rmtree(_TEMP_DIRS.pop(), ignore_errors=True)
+
+
 def run_check(args) -> int:
     """Run `migrate check` from parsed arguments; return the exit code."""
+    try:
+        return _run_check(args)
+    finally:
+        _cleanup()
+
+
+def _run_check(args) -> int:
     from rich.console import Console
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     err = Console(stderr=True, highlight=False)
@@ -324,6 +350,13 @@ def _esc(text):
 
 def run_weights(args) -> int:
     """Run `migrate weights` from parsed arguments; return the exit code."""
+    try:
+        return _run_weights(args)
+    finally:
+        _cleanup()
+
+
+def _run_weights(args) -> int:
     from rich.console import Console
 
     from .weights import convert_file
