@@ -144,3 +144,15 @@ def test_registered_in_the_migrate_command(tmp_path):
     assert cli.main(["check", MODELS, "--model", "MLP()", "--input-shape", "4,6", "-q"]) == 0
     assert cli.main(["check", MODELS, "--model", "Nope()", "--input-shape", "4,6"]) == 2
     assert cli.main(["weights", str(tmp_path / "none.pth"), "-o", str(tmp_path / "x.ckpt")]) == 2
+
+
+def test_both_versions_import_in_isolation():
+    import sys
+
+    from migrate.check_cli import prepare
+    before_path, before_mods = list(sys.path), set(sys.modules)
+    t, m, _, _ = prepare(MODELS, "MLP()", str(FROZEN))
+    assert sys.path == before_path  # the model's directory was on sys.path only while importing
+    new = set(sys.modules) - before_mods
+    assert not {"models", "models_ms"} & new  # private module names, not the files' own
+    assert type(t).__module__ != type(m).__module__
