@@ -767,6 +767,15 @@ def pool(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
+@rule("MS113", "functional_pool_stride")
+def functional_pool_stride(edit) -> None:
+    """Replace F.avg_pool2d(x, k) with ops.avg_pool2d(x, k, stride=k) (MindSpore's stride defaults to 1)."""
+    if edit.get("stride") is None or code_of(edit.get("stride")) == "None":
+        edit.set("stride", edit.value("kernel_size"))
+        edit.worse("transformed", "stride defaults to kernel_size in torch, to 1 in "
+                                  "ops.avg_pool2d: made explicit")
+
+
 @rule("MS114", "layernorm")
 def layernorm(edit) -> None:
     """Replace nn.LayerNorm(n, eps) with nn.LayerNorm((n,), begin_norm_axis, begin_params_axis, epsilon)."""
@@ -1219,6 +1228,28 @@ def view_as(edit) -> None:
     other = edit.bound["other"]
     edit.result = cst.Call(edit.conv.target("ops.reshape"),
                            [cst.Arg(edit.method_receiver), cst.Arg(cst.Attribute(other, cst.Name("shape")))])
+
+
+@rule("MS136", "tensor_ctor")
+def tensor_ctor(edit) -> None:
+    """Replace torch.Tensor(data) / torch.Tensor(2, 3) with ms.Tensor(data, ms.float32) / ops.zeros((2, 3), ms.float32)."""
+    conv = edit.conv
+    dtype = conv.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
+    args = list(edit.call.args)
+    if any(a.keyword is not None or a.star for a in args):
+        edit.unsupported("keyword or star arguments to the legacy tensor constructor")
+        return
+    values = [a.value for a in args]
+    if len(values) == 1 and not isinstance(values[0], (cst.Integer, cst.UnaryOperation)):
+        edit.result = cst.Call(conv.target("ms.Tensor"), [cst.Arg(values[0]), cst.Arg(dtype)])
+        return
+    # sizes: torch leaves the memory uninitialised; zeros is one valid such content
+    if not values:
+        values = [cst.Integer("0")]  # torch.Tensor() is an empty 1-d tensor
+    shape = cst.Tuple([cst.Element(v) for v in values]) if len(values) != 1 else \
+        cst.Tuple([cst.Element(values[0], comma=cst.Comma())])
+    edit.result = cst.Call(conv.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
+    edit.worse("approximate", "uninitialised memory in torch; zeros here")
 
 
 @rule("MS117", "ndim")
