@@ -11,6 +11,9 @@ from .layer.normalization import *  # noqa: F401,F403
 from .layer.container import *  # noqa: F401,F403
 from .layer.embedding import *  # noqa: F401,F403
 from .layer.dropout import *  # noqa: F401,F403
+from .layer.rnns import *  # noqa: F401,F403
+from .layer.transformer import *  # noqa: F401,F403
+from .layer.padding import *  # noqa: F401,F403
 from .loss.loss import *  # noqa: F401,F403
 from .loss.loss import LossBase, MSELoss, L1Loss, BCEWithLogitsLoss  # noqa: F401
 from .optim import *  # noqa: F401,F403
