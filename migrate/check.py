@@ -437,6 +437,9 @@ def check(torch_module, ms_cell, inputs, *, rtol=1e-4, atol=1e-5, mode="both", t
             res.timings[m] = time.perf_counter() - t1
         if train_steps > 0 and any(p.ms_error for p in res.phases):
             res.settings["notes"] = ["training steps skipped: the converted model raises"]
+        elif train_steps > 0 and not any(p.requires_grad for p in torch_module.parameters()):
+            res.settings["notes"] = ["training steps skipped: the model has no trainable "
+                                     "parameters"]
         elif train_steps > 0:
             t1 = time.perf_counter()
             res.train = _run_training(torch_module, ms_cell, inputs, rep, train_steps, optimizer,
