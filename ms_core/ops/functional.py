@@ -392,11 +392,53 @@ def _value_at_index(x, indices, axis, keepdims):
         flat = reshape(x, (-1,))
         return getitem(flat, idx), indices
     axis = axis % x.ndim
-    expanded = idx if keepdims else np.expand_dims(idx, axis)
-    grid = list(np.indices(expanded.shape, sparse=True))
-    grid[axis] = expanded
-    values = getitem(x, tuple(grid))
+    values = _take_along(x, idx if keepdims else np.expand_dims(idx, axis), axis)
     return (values if keepdims else squeeze(values, axis)), indices
+
+
+def _take_along(x, idx, axis):
+    """x gathered at integer array `idx` along `axis` (np.take_along_axis), differentiable."""
+    grid = list(np.indices(idx.shape, sparse=True))
+    grid[axis] = idx
+    return getitem(x, tuple(grid))
+
+
+def sort(input_x, axis=-1, descending=False):
+    """(sorted values, Int32 indices) along `axis`; gradients flow to the original positions."""
+    x = _as_tensor(input_x)
+    axis = axis % x.ndim
+    idx = np.argsort(-x._data if descending else x._data, axis=axis, kind="stable")
+    return _take_along(x, idx, axis), Tensor._wrap(idx.astype(np.int32))
+
+
+def argsort(input_x, axis=-1, descending=False):
+    return sort(input_x, axis, descending)[1]
+
+
+def topk(input_x, k, dim=None, largest=True, sorted=True):
+    """(the k largest (or smallest) values along `dim` (default last), Int32 indices)."""
+    x = _as_tensor(input_x)
+    axis = -1 if dim is None else dim
+    if not 0 < k <= x.shape[axis]:
+        raise ValueError(f"For 'topk', the 'k' must be in [1, {x.shape[axis]}], but got {k}.")
+    values, indices = sort(x, axis, descending=largest)
+    index = (slice(None),) * (axis % x.ndim) + (slice(0, k),)
+    return getitem(values, index), getitem(indices, index)
+
+
+def narrow(input_x, axis, start, length):
+    axis = axis % input_x.ndim
+    return getitem(input_x, (slice(None),) * axis + (slice(start, start + length),))
+
+
+def unbind(input_x, dim=0):
+    dim = dim % input_x.ndim
+    return tuple(getitem(input_x, (slice(None),) * dim + (i,)) for i in range(input_x.shape[dim]))
+
+
+def masked_select(input_x, mask):
+    mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    return getitem(input_x, np.broadcast_to(mask, input_x.shape))
 
 
 def argmax(x, axis=None, keepdims=False):
@@ -444,9 +486,10 @@ def logsumexp(x, axis, keep_dims=False):
     return apply(M.LogSumExp(_axis_arg(axis), keep_dims), x)
 
 
-def cumsum(x, axis):
-    x = _as_tensor(x)
-    return Tensor._wrap(np.cumsum(x._data, axis=axis))
+def cumsum(x, axis, dtype=None):
+    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum)."""
+    out = apply(M.CumSum(axis), _as_tensor(x))
+    return out if dtype is None else cast(out, dtype)
 
 
 # --- softmax family and activations ---------------------------------------------------------
@@ -650,8 +693,12 @@ def repeat_interleave(x, repeats, axis=None):
 
 def pad(x, padding, mode="constant", value=None):
     """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch."""
+    if mode in ("reflect", "replicate", "circular"):
+        from ..nn.layer.padding import pad_by_index  # index gathers, differentiable
+        return pad_by_index(x, padding, mode)
     if mode != "constant":
-        raise ValueError(f"For 'pad', the 'mode' must be 'constant' here, but got {mode!r}.")
+        raise ValueError(f"For 'pad', the 'mode' must be one of 'constant', 'reflect', "
+                         f"'replicate', 'circular', but got {mode!r}.")
     padding = tuple(int(p) for p in padding)
     if len(padding) % 2 or len(padding) // 2 > x.ndim:
         raise ValueError(f"For 'pad', the 'padding' must have an even length of at most "
