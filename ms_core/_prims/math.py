@@ -462,6 +462,18 @@ class ReduceProd(Primitive):
         return (g * out / x,)
 
 
+class CumSum(Primitive):
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, ctx, x):
+        return np.cumsum(x, axis=self.axis, dtype=x.dtype)
+
+    def backward(self, ctx, dout):
+        F = _f()
+        return (F.flip(F.cumsum(F.flip(dout, (self.axis,)), self.axis), (self.axis,)),)
+
+
 # --- softmax family -----------------------------------------------------------------------
 
 class Softmax(Primitive):

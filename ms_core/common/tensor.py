@@ -468,6 +468,66 @@ class Tensor:
     def nonzero(self):
         return Tensor._wrap(np.stack(np.nonzero(self._data), axis=-1).astype(np.int64))
 
+    def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"For 'Tensor.t', the input must be at most 2-D, but got {self.ndim}-D.")
+        return F.transpose(self, tuple(range(self.ndim))[::-1])
+
+    def expand(self, size):
+        return F.broadcast_to(self, tuple(size))
+
+    def index_select(self, axis, index):
+        return F.index_select(self, axis, index)
+
+    def narrow(self, axis, start, length):
+        return F.narrow(self, axis, start, length)
+
+    def sort(self, axis=-1, descending=False):
+        return F.sort(self, axis, descending)
+
+    def argsort(self, axis=-1, descending=False):
+        return F.argsort(self, axis, descending)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):
+        return F.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, axis=None, dtype=None):
+        return F.cumsum(self if axis is not None else self.ravel(), 0 if axis is None else axis, dtype)
+
+    def unbind(self, dim=0):
+        return F.unbind(self, dim)
+
+    def masked_select(self, mask):
+        return F.masked_select(self, mask)
+
+    def where(self, condition, y):
+        return F.where(condition, self, y)
+
+    def logical_not(self):
+        return F.logical_not(self)
+
+    def bmm(self, mat2):
+        return F.bmm(self, mat2)
+
+    def reshape_as(self, other):
+        return F.reshape(self, other.shape)
+
+    def view_as(self, other):
+        return F.reshape(self, other.shape)
+
+    def type_as(self, other):
+        return F.cast(self, other.dtype)
+
+    def type(self, dtype=None):
+        """The dtype's name ('Float32') without an argument, else a cast (as MindSpore 2.10)."""
+        return str(self.dtype) if dtype is None else F.cast(self, dtype)
+
+    def new_zeros(self, size, dtype=None):
+        return F.zeros(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
+
+    def new_ones(self, size, dtype=None):
+        return F.ones(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
+
     def norm(self, ord=None, axis=None, keepdims=False):
         return F.norm(self, ord, axis, keepdims)
 

@@ -173,3 +173,20 @@ def test_reduction_conventions_as_mindspore_2_10():
     assert ms.ops.argmin(x, 1).dtype == ms.int32 and ms.ops.argmax(x, 1).dtype == ms.int64
     assert ms.ops.min(x, 1)[1].dtype == ms.int64
     assert Tensor([1, 2, 3, 4]).mean().item() == 2 and ms.ops.mean(Tensor([-1, -2])).item() == -1
+
+
+def test_sort_topk_cumsum_and_friends_match_torch():
+    from optest import check_op
+    import torch
+    a = np.array([[3.0, 1.0, 2.0], [0.5, 2.5, 1.5]], np.float32)
+    check_op(lambda x: x.sort(axis=1)[0], lambda x: x.sort(dim=1)[0], [a])
+    check_op(lambda x: x.sort(axis=0, descending=True)[0], lambda x: x.sort(dim=0, descending=True)[0], [a])
+    check_op(lambda x: x.topk(2)[0], lambda x: x.topk(2)[0], [a])
+    check_op(lambda x: x.cumsum(1), lambda x: x.cumsum(1), [a])
+    check_op(lambda x: x.narrow(1, 1, 2), lambda x: x.narrow(1, 1, 2), [a])
+    check_op(lambda x: x.unbind(0), lambda x: x.unbind(0), [a])
+    check_op(lambda x: x.masked_select(x > 1.0), lambda x: x.masked_select(x > 1.0), [a])
+    t = Tensor(a)
+    assert t.sort()[1].dtype == ms.int32 and t.topk(1)[1].asnumpy().ravel().tolist() == [0, 1]
+    assert t.t().shape == (3, 2) and t.type() == "Float32" and t.type(ms.int32).dtype == ms.int32
+    assert t.new_ones(2).dtype == ms.float32 and t.expand((2, 2, 3)).shape == (2, 2, 3)
