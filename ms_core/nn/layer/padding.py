@@ -174,7 +174,17 @@ class _IndexPadNd(Cell):
 
     def construct(self, x):
         name = type(self).__name__
-        _check_input(name, x, (self._nd + 1, self._nd + 2))
+        if self._mode == "reflect":
+            # MindSpore's MirrorPad pads the last axes of an input of any rank
+            if not isinstance(x, Tensor):
+                raise TypeError(f"For '{name}', the input must be a Tensor, but got "
+                                f"{type(x).__name__}.")
+            if len(self.padding) // 2 > x.ndim:
+                raise ValueError(f"For padding with length {len(self.padding)}, the dimension "
+                                 f"of the tensor should be at least {len(self.padding) // 2}, "
+                                 f"but got {x.ndim}")
+        else:
+            _check_input(name, x, (self._nd + 1, self._nd + 2))
         return pad_by_index(x, self.padding, self._mode, name)
 
     def extend_repr(self):
@@ -182,8 +192,8 @@ class _IndexPadNd(Cell):
 
 
 class ReflectionPad1d(_IndexPadNd):
-    """Reflect (without repeating the edge) the last axis of a 2D/3D input: padding int or
-    (left, right), each < the axis size."""
+    """Reflect (without repeating the edge) the last axis: padding int or (left, right), each <
+    the axis size. Documented for 2D/3D input; MindSpore (and ms_core) accept any rank."""
     _nd, _mode = 1, "reflect"
 
 
