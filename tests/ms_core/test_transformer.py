@@ -293,3 +293,21 @@ def test_activation_validation():
         nn.TransformerEncoderLayer(D, H, FF, activation="tanh")
     with pytest.raises(ValueError, match="str, callable or Cell"):
         nn.TransformerEncoderLayer(D, H, FF, activation=3)
+
+
+def test_attention_double_backward():
+    from ms_core.nn.layer.transformer import multi_head_attention_forward
+    from tests.optest import check_double_backward
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal((2, 1, 4))
+    kv = rng.standard_normal((3, 1, 4))
+    w_in = rng.standard_normal((12, 4)) * 0.5
+    w_out = rng.standard_normal((4, 4)) * 0.5
+    mask = ms.Tensor(np.array([[0.0, -1.0, 0.5], [0.2, 0.0, -0.3]]))
+
+    def f(q, kv, w_in, w_out):
+        out, w = multi_head_attention_forward(q, kv, kv, 2, w_in, None, None, None, False, 0.0,
+                                              w_out, None, training=False, attn_mask=mask)
+        return (out * out).sum() + (w * w).sum()
+
+    check_double_backward(f, [q, kv, w_in, w_out])
