@@ -347,10 +347,34 @@ def on_plain_attribute(conv, node: cst.Attribute):
             short = "/".join(sorted(k.rsplit(".", 1)[-1] for k in kinds))
             conv.record(node, new, "MS108", "exact", f"{short} parameters are named {new_attr} in MindSpore")
             return new
+    if attr in ("values", "indices") and isinstance(node.value, cst.Call):
+        new = named_tuple_field(conv, node, value)
+        if new is not None:
+            return new
     if attr == "data" and conv.aliases and is_tensor(conv, node.value):
         conv.record(node, value, "MS107", "exact", "`.data` is not needed: nothing is recorded outside grad")
         return value
     return node if value is node.value else node.with_changes(value=value)
+
+
+# torch functions and methods whose result is a (values, indices) named tuple; MindSpore's
+# counterparts return a plain tuple
+_VALUES_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin"}
+
+
+@rule("MS137", "named_tuple_field")
+def named_tuple_field(conv, node: cst.Attribute, value):
+    """Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1]."""
+    func = node.value.func
+    q = conv.qual(func)
+    name = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
+    converted = value is not node.value
+    if name not in _VALUES_INDICES or not converted:  # an unconverted torch call keeps .values
+        return None
+    index = "0" if node.attr.value == "values" else "1"
+    new = cst.Subscript(value=value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(index)))])
+    conv.record(node, new, "MS137", "exact", f"MindSpore's {name} returns a plain tuple (values, indices)")
+    return new
 
 
 # --------------------------------------------------------------------------------------------

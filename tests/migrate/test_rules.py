@@ -245,6 +245,7 @@ RULE_EXAMPLES = {
     "batchnorm": "y = nn.BatchNorm2d(2)\n",
     "pool": "y = nn.MaxPool2d(2)\n",
     "functional_pool_stride": "y = F.avg_pool2d(x, 2)\n",
+    "named_tuple_field": "y = torch.max(x, 1).values\n",
     "layernorm": "y = nn.LayerNorm(4)\n",
     "embedding": "y = nn.Embedding(4, 2)\n",
     "size": "def f(x: torch.Tensor):\n    return x.size()\n",
@@ -301,3 +302,18 @@ def test_functional_avg_pool2d_gets_torchs_stride():
     res = convert_source(src)
     assert "ops.avg_pool2d(x, 2, stride=2), ops.avg_pool2d(x, 3, 1)" in res.code
     assert [c.label for c in res.changes if c.rule == "MS113"] == ["transformed", "exact"]
+
+
+def test_values_and_indices_of_torch_named_tuples_become_tuple_items():
+    from migrate import convert_source
+    src = ("import torch\n"
+           "def f(x: torch.Tensor):\n"
+           "    a = torch.max(x, dim=1, keepdim=True).values\n"
+           "    b = torch.sort(x, 1).indices\n"
+           "    c = x.topk(2).values\n"
+           "    d = obj.values\n")
+    code = convert_source(src).code
+    assert "a = ops.max(x, 1, keepdims=True)[0]" in code
+    assert "b = ops.sort(x, 1)[1]" in code
+    assert "[0]" in code.split("c = ")[1].splitlines()[0]
+    assert "d = obj.values" in code
