@@ -311,3 +311,22 @@ def test_attention_double_backward():
         return (out * out).sum() + (w * w).sum()
 
     check_double_backward(f, [q, kv, w_in, w_out])
+
+
+def test_initializers_as_mindspore():
+    ms.set_seed(0)
+    e = 64
+    cell = nn.MultiheadAttention(e, 4, add_bias_kv=True)
+    w = cell.in_proj_weight.asnumpy()
+    bound = np.sqrt(6.0 / (e + 3 * e))  # XavierUniform over (3E, E)
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
+    np.testing.assert_array_equal(cell.in_proj_bias.asnumpy(), 0)
+    b = cell.out_proj.bias.asnumpy()
+    assert np.abs(b).max() <= 1 / np.sqrt(e) and np.abs(b).std() > 0
+    wo = cell.out_proj.weight.asnumpy()  # HeUniform(sqrt(5)) = U(±1/sqrt(fan_in))
+    assert np.abs(wo).max() <= 1 / np.sqrt(e) and np.abs(wo).max() > 0.9 / np.sqrt(e)
+    assert cell.bias_k.shape == (1, 1, e) and cell.bias_k.asnumpy().std() > 0
+    layer = nn.TransformerEncoderLayer(e, 4, 128)
+    assert np.abs(layer.dense2.bias.asnumpy()).max() <= 1 / np.sqrt(128)
+    np.testing.assert_array_equal(layer.norm1.gamma.asnumpy(), 1)
+    assert layer.norm1.epsilon == 1e-5
