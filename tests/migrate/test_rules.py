@@ -175,7 +175,7 @@ def test_aliased_imports(header, expr, expected):
     ("nn.Conv2d(3, 8, 3, padding_mode='circular')", "MS902 torch.nn.Conv2d: padding_mode='circular'"),
     ("nn.Linear(3, 8, dtype=torch.float64)", "MS902 torch.nn.Linear: dtype=torch.float64"),
     ("nn.Embedding(10, 4, max_norm=1.0)", "MS902 torch.nn.Embedding: max_norm=1.0"),
-    ("nn.LSTM(4, 8)", "MS901 recurrent layers are not mapped yet"),
+    ("nn.LSTM(4, 8, proj_size=2)", "MS902 torch.nn.LSTM: proj_size=2: LSTM with projections"),
     ("torch.einsum('ij->ji', x)", "MS901 torch.einsum has no mapping"),
     ("F.softmax(*a)", "MS903 torch.nn.functional.softmax: cannot translate *-arguments"),
     ("nn.Dropout(p=0.5, q=1)", "MS903 torch.nn.Dropout: unknown argument q="),
