@@ -702,7 +702,7 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
         cell._forward_hooks.clear()
         functional = _FunctionalMasks(call.fmasks, []).__enter__() if masks is not None else None
         try:
-            out = cell(*torch_to_ms(call.inputs), **torch_to_ms(call.kwargs))
+            out = cell(*torch_to_ms(call.inputs), **torch_to_ms(_kwargs_for(cell, call.kwargs)))
             st = worst_stats(out, call.output, rtol, atol)
             uncalled = [c for c, n, replay in expected if replay.calls[0] < n]
             if uncalled and not st.passed:
@@ -837,7 +837,7 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
             weights = [mp for _, _, mp in pairs]
 
             def fn(*xs):
-                o = cell(*xs, **torch_to_ms(call.kwargs))
+                o = cell(*xs, **torch_to_ms(_kwargs_for(cell, call.kwargs)))
                 fl = [t for t in flatten(o) if as_array(t).dtype.kind == "f"]
                 total = None
                 for t, v in zip(fl, vs):
@@ -880,3 +880,15 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
             break
         passed.add(key)
     return rows
+
+
+def _kwargs_for(cell, kwargs):
+    """The torch keyword arguments the ms cell's construct accepts: torch-only ones (e.g.
+    MultiheadAttention's is_causal, absent from MindSpore 2.10) are not passed on replay."""
+    try:
+        params = inspect.signature(cell.construct).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if k in params}

@@ -113,6 +113,31 @@ def _rename_table(module) -> dict:
     return {}
 
 
+# Sub-cells MindSpore names differently from torch, by the torch class that holds them
+# (MindSpore 2.10's Transformer layers call the feed-forward Dense layers dense1/dense2).
+_CHILD_RENAMES = {
+    "TransformerEncoderLayer": {"linear1": "dense1", "linear2": "dense2"},
+    "TransformerDecoderLayer": {"linear1": "dense1", "linear2": "dense2"},
+}
+
+
+def ms_path(torch_module, path: str) -> str:
+    """The ms module path of torch module path `path` (children renamed where MindSpore
+    names them differently)."""
+    if not path:
+        return path
+    mod, out = torch_module, []
+    for part in path.split("."):
+        renames = {}
+        for klass in type(mod).__mro__:
+            if klass.__name__ in _CHILD_RENAMES and klass.__module__.startswith("torch."):
+                renames = _CHILD_RENAMES[klass.__name__]
+                break
+        out.append(renames.get(part, part))
+        mod = mod._modules.get(part) if mod is not None else None
+    return ".".join(out)
+
+
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
@@ -165,6 +190,7 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
             action, note = "renamed", "from name_map"
         else:
             table = _rename_table(_module_at(torch_module, path))
+            path = ms_path(torch_module, path)
             if local in table and table[local] is None:
                 note = _DROP_NOTES.get(local, "dropped: no MindSpore counterpart")
                 rep.entries.append(WeightEntry(full, None, shape, "dropped", note))
@@ -172,7 +198,7 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
                     rep.notes.append(f"{local}: {note}")
                 continue
             target = _join(path, table.get(local, local))
-            action = "renamed" if table.get(local, local) != local else "copied"
+            action = "renamed" if target != full else "copied"
             note = ""
         if target in ms_params and target not in taken:
             taken.add(target)

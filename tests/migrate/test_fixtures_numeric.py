@@ -41,10 +41,13 @@ def copy_weights(tmodel, cell):
     # for cells inserted after their parent was attached (MindSpore's auto-prefix rule)
     params = dict(cell.parameters_and_names())
     used = set()
+    from migrate.weights import ms_path  # sub-cells MindSpore names differently (dense1, ...)
     for key, value in tmodel.state_dict().items():
         if key.endswith("num_batches_tracked"):
             continue
         base, _, leaf = key.rpartition(".")
+        base = ms_path(tmodel, base)
+        key = f"{base}.{leaf}" if base else leaf
         prefix = base + "." if base else ""
         for cand in (key, prefix + _LEAF.get(leaf, leaf), prefix + _NORM_LEAF.get(leaf, leaf)):
             if cand in params and cand not in used and _same_up_to_ones(params[cand].shape, value.shape):
