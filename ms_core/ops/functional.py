@@ -87,21 +87,6 @@ multiply = mul
 subtract = sub
 
 
-def floor_div(x, y):
-    x, y = _operands(x, y)
-    xa = x._data if isinstance(x, Tensor) else x
-    ya = y._data if isinstance(y, Tensor) else y
-    return Tensor._wrap(np.asarray(np.floor_divide(xa, ya)))
-
-
-def floor_mod(x, y):
-    x, y = _operands(x, y)
-    xa = x._data if isinstance(x, Tensor) else x
-    ya = y._data if isinstance(y, Tensor) else y
-    return Tensor._wrap(np.asarray(np.mod(xa, ya)))
-
-
-remainder = floor_mod
 
 
 def pow(x, y):
@@ -182,7 +167,8 @@ isfinite = _nondiff(np.isfinite)
 logical_not = _nondiff(np.logical_not)
 
 
-def _compare(fn):
+def _nondiff_binary(fn):
+    """A binary op with no gradient (comparisons, floor division), with the mixed-type rules."""
     def op(x, y):
         x, y = _operands(x, y)
         xa = x._data if isinstance(x, Tensor) else x
@@ -192,15 +178,18 @@ def _compare(fn):
     return op
 
 
-equal = _compare(np.equal)
-not_equal = _compare(np.not_equal)
-less = _compare(np.less)
-less_equal = _compare(np.less_equal)
-greater = _compare(np.greater)
-greater_equal = _compare(np.greater_equal)
-logical_and = _compare(np.logical_and)
-logical_or = _compare(np.logical_or)
-logical_xor = _compare(np.logical_xor)
+equal = _nondiff_binary(np.equal)
+not_equal = _nondiff_binary(np.not_equal)
+less = _nondiff_binary(np.less)
+less_equal = _nondiff_binary(np.less_equal)
+greater = _nondiff_binary(np.greater)
+greater_equal = _nondiff_binary(np.greater_equal)
+logical_and = _nondiff_binary(np.logical_and)
+logical_or = _nondiff_binary(np.logical_or)
+logical_xor = _nondiff_binary(np.logical_xor)
+floor_div = _nondiff_binary(np.floor_divide)
+floor_mod = _nondiff_binary(np.mod)
+remainder = floor_mod
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
 
