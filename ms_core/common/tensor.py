@@ -528,8 +528,11 @@ class Tensor:
     def new_ones(self, size, dtype=None):
         return F.ones(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
 
-    def norm(self, ord=None, axis=None, keepdims=False):
-        return F.norm(self, ord, axis, keepdims)
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
+        return F.norm(self, ord, dim, keepdim, dtype=dtype)
+
+    def gather_elements(self, dim, index):
+        return F.gather_elements(self, dim, index)
 
     def size_of(self, axis):
         return self.shape[axis]

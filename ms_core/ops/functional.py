@@ -463,12 +463,30 @@ def std(x, axis=None, ddof=0, keepdims=False):
     return sqrt(var(x, axis, ddof, keepdims))
 
 
-def norm(x, ord=None, axis=None, keepdims=False):
-    if ord in (None, 2, "fro"):
-        return sqrt(sum(square(x), axis, keepdims))
-    if ord == 1:
-        return sum(abs(x), axis, keepdims)
-    raise ValueError(f"For 'norm', the 'ord' must be None, 1, 2 or 'fro', but got {ord!r}.")
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """Vector norms with MindSpore 2.x's signature: ord None/'fro'/2 is the 2-norm over `dim`
+    (all elements when None), a number p gives (sum |x|^p)^(1/p), inf/-inf the max/min |x|."""
+    x = _as_tensor(A) if dtype is None else cast(A, dtype)
+    if ord in (None, "fro", 2):
+        return sqrt(sum(square(x), dim, keepdim))
+    if ord in (float("inf"), float("-inf")):
+        return (amax if ord > 0 else amin)(abs(x), dim, keepdim)
+    if isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0:
+        if ord == 1:
+            return sum(abs(x), dim, keepdim)
+        return pow(sum(pow(abs(x), float(ord)), dim, keepdim), 1.0 / ord)
+    raise ValueError(f"For 'norm', the 'ord' must be None, 'fro', inf, -inf or a positive number "
+                     f"(vector norms), but got {ord!r}.")
+
+
+def gather_elements(input, dim, index):
+    """out[i][j] = input[i][index[i][j]] along `dim` (torch.gather); differentiable in input."""
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    x = _as_tensor(input)
+    if idx.ndim != x.ndim:
+        raise ValueError(f"For 'gather_elements', the 'index' must have the input's rank "
+                         f"{x.ndim}, but got {idx.ndim}.")
+    return _take_along(x, idx.astype(np.int64), dim % x.ndim)
 
 
 def logsumexp(x, axis, keep_dims=False):

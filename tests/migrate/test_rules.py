@@ -317,3 +317,20 @@ def test_values_and_indices_of_torch_named_tuples_become_tuple_items():
     assert "b = ops.sort(x, 1)[1]" in code
     assert "[0]" in code.split("c = ")[1].splitlines()[0]
     assert "d = obj.values" in code
+
+
+def test_dim_keyword_marks_a_torch_tensor_and_gather_norm_translate():
+    from migrate import convert_source
+    src = ("import torch\n"
+           "def f(x, idx):\n"
+           "    a = x.sum(dim=0, keepdim=True)\n"
+           "    b = x.gather(dim=1, index=idx)\n"
+           "    c = torch.norm(x, dim=1)\n"
+           "    d = x.norm(p=1, dim=1)\n"
+           "    e = df.sum(axis=0)\n")
+    code = convert_source(src).code
+    assert "a = ops.sum(x, 0, True)" in code
+    assert "b = ops.gather_elements(x, dim=1, index=idx)" in code
+    assert "c = ops.norm(x, dim=1)" in code
+    assert "# migrate: MS902" in code and "d = x.norm(p=1, dim=1)" in code  # marked, not guessed
+    assert "e = df.sum(axis=0)" in code

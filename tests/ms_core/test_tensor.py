@@ -190,3 +190,17 @@ def test_sort_topk_cumsum_and_friends_match_torch():
     assert t.sort()[1].dtype == ms.int32 and t.topk(1)[1].asnumpy().ravel().tolist() == [0, 1]
     assert t.t().shape == (3, 2) and t.type() == "Float32" and t.type(ms.int32).dtype == ms.int32
     assert t.new_ones(2).dtype == ms.float32 and t.expand((2, 2, 3)).shape == (2, 2, 3)
+
+
+def test_norm_and_gather_elements_match_torch():
+    from optest import check_op
+    import torch
+    a = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    idx = np.array([[0, 1], [3, 3], [2, 0]])
+    check_op(lambda x: ms.ops.norm(x, dim=1), lambda x: torch.norm(x, dim=1), [a])
+    check_op(lambda x: x.norm(), lambda x: x.norm(), [a])
+    check_op(lambda x: ms.ops.norm(x, 3, 0, True), lambda x: torch.linalg.vector_norm(x, 3, 0, True), [a])
+    check_op(lambda x: ms.ops.gather_elements(x, 1, Tensor(idx)),
+             lambda x: torch.gather(x, 1, torch.tensor(idx)), [a])
+    with pytest.raises(ValueError, match="For 'norm', the 'ord' must be"):
+        ms.ops.norm(Tensor(a), "nuc")
