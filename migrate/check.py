@@ -629,6 +629,9 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
                 st = compare(as_torch_layout(m_grads[mn], t_grads[tn].shape), t_grads[tn],
                              rtol, atol)
             noise = compare(t_grads[tn], f64_grads[tn], rtol, atol) if tn in f64_grads else None
+            if noise is not None and not st.passed and mn in m_grads:
+                st = _within_noise_floor(st, as_torch_layout(m_grads[mn], t_grads[tn].shape),
+                                         f64_grads[tn], noise)
             phase.gradients.append(NamedStats(tn, mn, _layer_of(tn) if not tn.startswith("input")
                                               else "input", st, noise))
         if layers and not all(g.stats.passed for g in phase.gradients) and \
@@ -638,6 +641,19 @@ def _run_phase(torch_module, ms_cell, inputs, mode, rtol, atol, want_grads, laye
                                                     rtol, atol, seed)
             R.restore_ms(ms_cell, ms_state)
     return phase
+
+
+def _within_noise_floor(st, ms_value, f64_value, noise):
+    """Accept an ms gradient that is no further from torch's float64 result than torch's own
+    float32 result is (twice that, for the two roundings' independent errors): on deep,
+    ill-conditioned networks float32 alone moves gradients past any fixed tolerance."""
+    to_f64 = compare(ms_value, f64_value)
+    if to_f64.max_abs <= 2 * noise.max_abs:
+        st.passed = True
+        st.note = ((st.note + "; ") if st.note else "") + (
+            f"within float32 noise: {to_f64.max_abs:.3g} from torch float64, where torch float32 "
+            f"is {noise.max_abs:.3g} from it")
+    return st
 
 
 class _F64:
