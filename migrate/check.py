@@ -692,7 +692,7 @@ def _run_float64(torch_module, inputs, t_rec, mode, layers, t_loss):
         handles.append(mod.register_forward_pre_hook(pre))
         handles.append(mod.register_forward_hook(post))
     saved_fns = {}
-    if train:
+    if train or t_rec.functional_masks:  # F.dropout drops in eval mode too
         masks = t_rec.functional_masks
         for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
             orig = getattr(TF, name, None)
@@ -807,12 +807,19 @@ def _run_training(torch_module, ms_cell, inputs, rep, steps, optimizer, lr, mome
     # Inference after training: where moving statistics (BatchNorm momentum) reach the outputs.
     torch_module.train(False)
     ms_cell.set_train(False)
-    with torch.no_grad():
-        t_out = torch_module(*t_in)
+    rec = R.TorchRecorder(torch_module, capture=False)  # F.dropout still drops in eval mode
+    try:
+        with torch.no_grad():
+            t_out = torch_module(*t_in)
+    finally:
+        rec.remove()
+    mrec = R.MsRecorder(ms_cell, capture=False, masks=None, fmasks=rec.functional_masks)
     try:
         tr.eval_outputs = R.worst_stats(ms_cell(*m_in), t_out, rtol, atol)
     except Exception as exc:
         tr.notes.append(f"inference after training failed on the ms side: {_explain(exc)}")
+    finally:
+        mrec.remove()
     if noisy:
         tr.notes.append(f"noise-level gradients (Adam turns their float32 rounding into full "
                         f"±lr steps), compared at atol=2·lr·steps={loose_atol:.3g}: "

@@ -373,7 +373,9 @@ class MsRecorder:
             if masks is not None and c.training and _ms_dropout_keep(c) is not None:
                 self._replay_dropout(path, c)
         self.functional = None
-        if masks is not None:
+        # F.dropout(x, p) drops even in eval mode (training=True is its default): its masks are
+        # replayed in both modes, module Dropout masks only in training mode
+        if masks is not None or fmasks:
             self.functional = _FunctionalMasks(fmasks or [], self.mask_notes).__enter__()
 
     def _post(self, path):
@@ -700,7 +702,8 @@ def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, mas
         hooks = (dict(cell._forward_pre_hooks), dict(cell._forward_hooks))
         cell._forward_pre_hooks.clear()
         cell._forward_hooks.clear()
-        functional = _FunctionalMasks(call.fmasks, []).__enter__() if masks is not None else None
+        functional = _FunctionalMasks(call.fmasks, []).__enter__() \
+            if masks is not None or call.fmasks else None
         try:
             out = cell(*torch_to_ms(call.inputs), **torch_to_ms(_kwargs_for(cell, call.kwargs)))
             st = worst_stats(out, call.output, rtol, atol)

@@ -278,7 +278,8 @@ def on_method(conv, node: cst.Call):
     entry = conv.tables.get("Tensor." + name)
     if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and _is_param(recv0)
-                              or conv.aliases and _torch_keywords(node)):
+                              or conv.aliases and (_torch_keywords(node)
+                                                   or _torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
@@ -292,6 +293,14 @@ def _torch_keywords(call: cst.Call) -> bool:
     """`x.norm(dim=1)`, `x.max(dim=0, keepdim=True)`: `dim=`/`keepdim=` are torch's spelling
     (NumPy and pandas say axis), so in a file that imports torch the receiver is a tensor."""
     return any(a.keyword is not None and a.keyword.value in ("dim", "keepdim") for a in call.args)
+
+
+def _torch_only_method(name: str, call: cst.Call) -> bool:
+    """Calls that only a torch tensor answers: `.size(i)` with an axis (NumPy's and pandas'
+    size is an attribute; pandas' groupby .size() takes no argument), `.dim()`, `.numel()`."""
+    if name == "size":
+        return len(call.args) == 1 and call.args[0].keyword is None
+    return name in ("dim", "numel", "ndimension", "nelement") and not call.args
 
 
 _PARAM_ATTRS = {"data", "weight", "bias", "running_mean", "running_var", "gamma", "beta",

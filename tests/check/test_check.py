@@ -297,3 +297,27 @@ def test_fault_wrong_backward_is_localised_by_local_gradients():
     grads = {g.name: g.stats.passed for g in r.phases[0].gradients}
     assert grads["fc2.weight"] and not grads["fc1.weight"]
     assert ms_core is not None
+
+
+def test_functional_dropout_that_drops_in_eval_mode_is_replayed_in_every_phase(tmp_path):
+    """F.dropout2d(x, p) keeps torch's training=True default, so it drops in eval mode too (as
+    the converted ops.dropout2d(..., training=True) does): eval, train, gradients and the
+    inference after training all replay torch's masks."""
+    src = ("import torch\n"
+           "import torch.nn as nn\n"
+           "import torch.nn.functional as F\n"
+           "class SE(nn.Module):\n"
+           "    def __init__(self):\n"
+           "        super().__init__()\n"
+           "        self.conv = nn.Conv2d(3, 4, 3, padding=1)\n"
+           "        self.fc = nn.Linear(4, 2)\n"
+           "    def forward(self, x):\n"
+           "        out = F.dropout2d(self.conv(x), 0.5)\n"
+           "        out = F.adaptive_avg_pool2d(out, 1)\n"
+           "        return self.fc(out.view(out.size(0), -1))\n")
+    torch_path = tmp_path / "se.py"
+    torch_path.write_text(src)
+    t, m, _, _ = prepare(str(torch_path), "SE()", None, seed=0)
+    r = check(t, m, make_inputs(["4,3,6,6"], None, None, 0), mode="both", train_steps=3)
+    assert r.passed, [str(f) for f in r.findings]
+    assert r.train.eval_outputs.passed

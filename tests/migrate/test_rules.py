@@ -334,3 +334,17 @@ def test_dim_keyword_marks_a_torch_tensor_and_gather_norm_translate():
     assert "c = ops.norm(x, dim=1)" in code
     assert "# migrate: MS902" in code and "d = x.norm(p=1, dim=1)" in code  # marked, not guessed
     assert "e = df.sum(axis=0)" in code
+
+
+def test_size_with_an_axis_and_functional_channel_dropout():
+    """`out.size(2)` is only callable on a torch tensor; F.dropout2d keeps training=True."""
+    from migrate import convert_source
+    src = ("import torch.nn.functional as F\n"
+           "def f(out, p):\n"
+           "    k = out.size(2)\n"
+           "    n = counts.size()\n"
+           "    return F.dropout2d(out, p)\n")
+    code = convert_source(src).code
+    assert "k = out.shape[2]" in code
+    assert "n = counts.size()" in code  # no axis: could be pandas' groupby size()
+    assert "ops.dropout2d(out, p=p, training=True)" in code
