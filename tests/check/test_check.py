@@ -110,11 +110,15 @@ def test_adam_steps_run_and_state_the_eps_difference():
 
 # --- planted faults: one per fault, the right layer named ----------------------------------------
 
-def test_fault_batchnorm_momentum_not_inverted_shows_after_training_steps(tmp_path):
+@pytest.mark.parametrize("float64_reference", [False, True])
+def test_fault_batchnorm_momentum_not_inverted_shows_after_training_steps(tmp_path,
+                                                                           float64_reference):
+    # with the float64 noise floor too: a real difference is far outside float32 drift
     path = planted(tmp_path, ("self.bn2 = nn.BatchNorm2d(8, momentum=0.9)",
                               "self.bn2 = nn.BatchNorm2d(8, momentum=0.1)"))
     t, m = models("SmallCNN()", path)
-    r = check(t, m, inputs_for("SmallCNN()"), mode="both", train_steps=2)
+    r = check(t, m, inputs_for("SmallCNN()"), mode="both", train_steps=2,
+              float64_reference=float64_reference)
     assert all(p.passed for p in r.phases)  # invisible in outputs and gradients
     assert r.culprit.kind == "training-steps" and r.culprit.layer == "bn2"
     assert "needs momentum=0.9, but has 0.1" in r.culprit.message
@@ -321,3 +325,20 @@ def test_functional_dropout_that_drops_in_eval_mode_is_replayed_in_every_phase(t
     r = check(t, m, make_inputs(["4,3,6,6"], None, None, 0), mode="both", train_steps=3)
     assert r.passed, [str(f) for f in r.findings]
     assert r.train.eval_outputs.passed
+
+
+def test_float64_noise_floor_in_training_steps_still_catches_a_momentum_fault(tmp_path):
+    """TinyResNet has no dropout, so the float64 training run is used; the fault stays caught."""
+    ok_t, ok_m = models("TinyResNet()")
+    r = check(ok_t, ok_m, inputs_for("TinyResNet()"), mode="train", train_steps=3,
+              float64_reference=True)
+    assert r.passed, [str(f) for f in r.findings]
+    assert all(p.noise is not None for p in r.train.params)
+    code = FROZEN.read_text()
+    old = "self.bn1 = nn.BatchNorm2d(cout, momentum=0.9)"
+    assert code.count(old) == 1
+    path = planted(tmp_path, (old, "self.bn1 = nn.BatchNorm2d(cout, momentum=0.1)"))
+    t, m = models("TinyResNet()", path)
+    r = check(t, m, inputs_for("TinyResNet()"), mode="train", train_steps=3, float64_reference=True)
+    assert not r.passed and r.culprit.kind == "training-steps"
+    assert any("running_mean" in p.name and not p.stats.passed for p in r.train.params)
