@@ -177,7 +177,7 @@ def _statement_lines(code: str) -> list[int]:
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module")
+               "torch", "torchvision", "add_module", "device")
 
 
 @lru_cache(maxsize=256)

@@ -330,6 +330,12 @@ def type_of(conv, node) -> list[str]:
             return list(ctx["narrow"][node.value])
         return []
     if isinstance(node, cst.Attribute):
+        inner = node.value  # self.d.key, with self.d a ModuleDict whose items are known
+        if isinstance(inner, cst.Attribute) and is_self(conv, inner.value) and conv.class_stack:
+            kind = conv.class_attrs.get(conv.class_stack[-1]["name"], {}).get(
+                f"{inner.attr.value}.{node.attr.value}")
+            if kind is not None:
+                return [kind]
         out = []
         for owner in type_of(conv, node.value):
             kind = conv.class_attrs.get(owner, {}).get(node.attr.value)
@@ -343,6 +349,8 @@ def type_of(conv, node) -> list[str]:
 def _renames_for(qual: str | None) -> dict | None:
     if not qual:
         return None
+    if not qual.startswith("torch."):
+        return {}  # a local class, even one named LayerNorm (nanoGPT's), keeps its own names
     short = qual.rsplit(".", 1)[-1]
     for key, mapping in _PARAM_RENAMES.items():
         if short.startswith(key):
@@ -367,10 +375,32 @@ def on_plain_attribute(conv, node: cst.Attribute):
         new = named_tuple_field(conv, node, value)
         if new is not None:
             return new
+    if attr == "device" and conv.aliases and is_tensor(conv, node.value):
+        new = cst.Name("None")
+        conv.record(node, new, "MS107", "exact", "tensors have no device in MindSpore: "
+                                                 "set_context(device_target=...) decides")
+        return new
     if attr == "data" and conv.aliases and is_tensor(conv, node.value):
         conv.record(node, value, "MS107", "exact", "`.data` is not needed: nothing is recorded outside grad")
         return value
     return node if value is node.value else node.with_changes(value=value)
+
+
+@rule("MS138", "norm_p")
+def norm_p(edit) -> None:
+    """Replace x.norm(p='fro' or 2, dim) with x.norm(dim=dim) (the 2-norm); mark other p."""
+    p = edit.get("p")
+    if p is None:
+        return
+    try:
+        value = literal(p)
+    except (ValueError, SyntaxError):
+        value = None
+    if value in ("fro", 2, 2.0):
+        edit.drop("p")
+        return
+    edit.unsupported(f"p={code_of(p)}: only the 2-norm is translated (MindSpore's ord is a matrix "
+                     "norm for some values); write ops.norm(x, ord, dim) by hand")
 
 
 # torch functions and methods whose result is a (values, indices) named tuple; MindSpore's
@@ -408,6 +438,11 @@ def track_assign(conv, node: cst.Assign) -> None:
     value0 = node.value
     if len(node.targets) == 1:
         t = node.targets[0].target
+        if isinstance(t, (cst.Tuple, cst.List)) and ctx is not None and is_tensor(conv, value0):
+            # q, k, v = qkv.split(n, dim=2): every name unpacked from a tensor result is a tensor
+            for el in t.elements:
+                if isinstance(el.value, cst.Name):
+                    ctx["tensors"].add(el.value.value)
         if isinstance(t, cst.Name) and ctx is not None:
             if is_tensor(conv, value0):
                 ctx["tensors"].add(t.value)
@@ -419,6 +454,22 @@ def track_assign(conv, node: cst.Assign) -> None:
             kind = _module_ctor(conv, value0)
             if kind:
                 conv.class_stack[-1]["attrs"][t.attr.value] = kind
+            if kind == "torch.nn.ModuleDict":
+                # self.d = nn.ModuleDict(dict(wte=nn.Embedding(...))): remember what each key holds
+                for key, item in _dict_items(value0.args[0].value if value0.args else None):
+                    item_kind = _module_ctor(conv, item)
+                    if item_kind:
+                        conv.class_stack[-1]["attrs"][f"{t.attr.value}.{key}"] = item_kind
+
+
+def _dict_items(node) -> list:
+    """(key, value node) pairs of `dict(k=v, ...)` or a `{'k': v}` literal with string keys."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+        return [(a.keyword.value, a.value) for a in node.args if a.keyword is not None]
+    if isinstance(node, cst.Dict):
+        return [(el.key.evaluated_value, el.value) for el in node.elements
+                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)]
+    return []
 
 
 def _is_cell_base(conv, base) -> bool:

@@ -531,6 +531,12 @@ class Tensor:
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
         return F.norm(self, ord, dim, keepdim, dtype=dtype)
 
+    def tril(self, diagonal=0):
+        return F.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return F.triu(self, diagonal)
+
     def gather_elements(self, dim, index):
         return F.gather_elements(self, dim, index)
 

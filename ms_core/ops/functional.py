@@ -479,6 +479,20 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
                      f"(vector norms), but got {ord!r}.")
 
 
+def tril(input, diagonal=0):
+    """The lower triangle of the last two axes (the rest zeroed); differentiable."""
+    x = _as_tensor(input)
+    keep = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
+    return where(Tensor._wrap(keep), x, zeros_like(x))
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of the last two axes (the rest zeroed); differentiable."""
+    x = _as_tensor(input)
+    keep = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
+    return where(Tensor._wrap(keep), x, zeros_like(x))
+
+
 def gather_elements(input, dim, index):
     """out[i][j] = input[i][index[i][j]] along `dim` (torch.gather); differentiable in input."""
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)

@@ -246,6 +246,7 @@ RULE_EXAMPLES = {
     "pool": "y = nn.MaxPool2d(2)\n",
     "functional_pool_stride": "y = F.avg_pool2d(x, 2)\n",
     "named_tuple_field": "y = torch.max(x, 1).values\n",
+    "norm_p": "y = torch.norm(x, 2, dim=1)\n",
     "layernorm": "y = nn.LayerNorm(4)\n",
     "embedding": "y = nn.Embedding(4, 2)\n",
     "size": "def f(x: torch.Tensor):\n    return x.size()\n",
@@ -332,7 +333,7 @@ def test_dim_keyword_marks_a_torch_tensor_and_gather_norm_translate():
     assert "a = ops.sum(x, 0, True)" in code
     assert "b = ops.gather_elements(x, dim=1, index=idx)" in code
     assert "c = ops.norm(x, dim=1)" in code
-    assert "# migrate: MS902" in code and "d = x.norm(p=1, dim=1)" in code  # marked, not guessed
+    assert "d = x.norm(p=1, dim=1)" in code and "p=1: only the 2-norm is translated" in code
     assert "e = df.sum(axis=0)" in code
 
 
@@ -348,3 +349,59 @@ def test_size_with_an_axis_and_functional_channel_dropout():
     assert "k = out.shape[2]" in code
     assert "n = counts.size()" in code  # no axis: could be pandas' groupby size()
     assert "ops.dropout2d(out, p=p, training=True)" in code
+
+
+def test_a_local_class_named_layernorm_keeps_its_parameter_names():
+    """nanoGPT defines its own LayerNorm(nn.Module) with self.weight/self.bias: not torch's."""
+    from migrate import convert_source
+    src = ("import torch\n"
+           "import torch.nn as nn\n"
+           "from torch.nn import functional as F\n"
+           "class LayerNorm(nn.Module):\n"
+           "    def __init__(self, ndim):\n"
+           "        super().__init__()\n"
+           "        self.weight = nn.Parameter(torch.ones(ndim))\n"
+           "    def forward(self, x):\n"
+           "        return F.layer_norm(x, self.weight.shape, self.weight, None, 1e-5)\n"
+           "class Net(nn.Module):\n"
+           "    def __init__(self):\n"
+           "        super().__init__()\n"
+           "        self.ln = nn.LayerNorm(4)\n"
+           "    def forward(self, x):\n"
+           "        return x * self.ln.weight\n")
+    code = convert_source(src).code
+    assert "self.weight = ms.Parameter(ops.ones(ndim))" in code
+    assert "ops.layer_norm(x, self.weight.shape, self.weight, None, 1e-5)" in code
+    assert "x * self.ln.gamma" in code  # torch's LayerNorm still renames
+
+
+def test_weight_tying_through_a_module_dict_uses_the_embedding_table():
+    """nanoGPT ties `self.transformer.wte.weight = self.lm_head.weight` inside a ModuleDict."""
+    from migrate import convert_source
+    src = ("import torch.nn as nn\n"
+           "class GPT(nn.Module):\n"
+           "    def __init__(self):\n"
+           "        super().__init__()\n"
+           "        self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(10, 4), ln=nn.LayerNorm(4)))\n"
+           "        self.lm_head = nn.Linear(4, 10, bias=False)\n"
+           "        self.transformer.wte.weight = self.lm_head.weight\n"
+           "    def forward(self, idx):\n"
+           "        return self.lm_head(self.transformer.ln(self.transformer.wte(idx)))\n")
+    code = convert_source(src).code
+    assert "self.transformer.wte.embedding_table = self.lm_head.weight" in code
+
+
+def test_tensor_device_and_names_unpacked_from_tensor_ops():
+    """`idx.device` has no MindSpore meaning; `q, k = t.split(...)` makes q and k tensors, so
+    `k.transpose(1, 2)` is torch's two-axis swap."""
+    from migrate import convert_source
+    src = ("import torch\n"
+           "import torch.nn as nn\n"
+           "class A(nn.Module):\n"
+           "    def forward(self, idx, x):\n"
+           "        device = idx.device\n"
+           "        q, k = x.split(2, dim=2)\n"
+           "        return k.transpose(1, 2), device\n")
+    code = convert_source(src).code
+    assert "device = None" in code
+    assert "ops.swapaxes(k, 1, 2)" in code
