@@ -204,3 +204,12 @@ def test_norm_and_gather_elements_match_torch():
              lambda x: torch.gather(x, 1, torch.tensor(idx)), [a])
     with pytest.raises(ValueError, match="For 'norm', the 'ord' must be"):
         ms.ops.norm(Tensor(a), "nuc")
+
+
+def test_tril_triu_match_torch():
+    from optest import check_op
+    import torch
+    a = np.random.default_rng(1).standard_normal((2, 4, 5)).astype(np.float32)
+    check_op(lambda x: ms.ops.tril(x), lambda x: torch.tril(x), [a])
+    check_op(lambda x: ms.ops.triu(x, 1), lambda x: torch.triu(x, 1), [a])
+    check_op(lambda x: x.tril(-1), lambda x: x.tril(-1), [a])
