@@ -438,6 +438,23 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return True
 
 
+def _per_group_lambdas(name, optimizer, lr_lambda):
+    """One callable per param group: a single function is shared, a list must match in length."""
+    n = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != n:
+            raise ValueError(f"For '{name}', expected {n} lr_lambdas (one per param group), "
+                             f"but got {len(lr_lambda)}.")
+        lambdas = list(lr_lambda)
+    else:
+        lambdas = [lr_lambda] * n
+    for fn in lambdas:
+        if not callable(fn):
+            raise TypeError(f"For '{name}', the 'lr_lambda' must be callable, but got "
+                            f"{type(fn).__name__}.")
+    return lambdas
+
+
 class LambdaLR(LRScheduler):
     """Set the lr to `initial_lr * lr_lambda(epoch)` (`lr_scheduler.LambdaLR`).
 
@@ -455,18 +472,7 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         _check_optimizer("LambdaLR", optimizer)
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"For 'LambdaLR', expected {n} lr_lambdas (one per param group), "
-                                 f"but got {len(lr_lambda)}.")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
-        for fn in self.lr_lambdas:
-            if not callable(fn):
-                raise TypeError(f"For 'LambdaLR', the 'lr_lambda' must be callable, but got "
-                                f"{type(fn).__name__}.")
+        self.lr_lambdas = _per_group_lambdas("LambdaLR", optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -495,14 +501,7 @@ class MultiplicativeLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         _check_optimizer("MultiplicativeLR", optimizer)
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"For 'MultiplicativeLR', expected {n} lr_lambdas, but got "
-                                 f"{len(lr_lambda)}.")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _per_group_lambdas("MultiplicativeLR", optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
