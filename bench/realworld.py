@@ -412,8 +412,9 @@ def model_files(files: list[Path]) -> set[Path]:
             if isinstance(node, ast.ClassDef):
                 for b in _base_names(node):
                     head = b.rsplit(".", 1)[0] if "." in b else ""
-                    if (head and (head in mods or head.startswith("torch.nn") or head.endswith(".nn"))) \
-                            or b in classes:
+                    # "nn.X" counts without an import too: names reached through star imports
+                    if (head and (head in mods or head == "nn" or head.startswith("torch.nn")
+                                  or head.endswith(".nn"))) or b in classes:
                         is_module.add(node.name)
     changed = True
     while changed:  # local subclasses of local modules
@@ -429,7 +430,7 @@ def model_files(files: list[Path]) -> set[Path]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and node.name in is_module:
                 bases = _base_names(node)
-                direct = any((b.rsplit(".", 1)[0] in mods or b.startswith("torch.nn") or b in classes
+                direct = any((b.rsplit(".", 1)[0] in mods or b.startswith(("torch.nn", "nn.")) or b in classes
                               or b.rsplit(".", 1)[-1] in is_module) for b in bases)
                 if direct:
                     out.add(p)
@@ -454,11 +455,23 @@ def run_cli_convert(src_dir: Path, out_dir: Path, jobs: int, report: Path | None
     return time.perf_counter() - t0, proc.returncode, proc.stderr[-2000:]
 
 
+def imports_torch(tree: ast.Module) -> bool:
+    """True when the module imports torch (or a torch-only package) anywhere."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in BLOCKED for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in BLOCKED:
+            return True
+    return False
+
+
 def static_checks(staged: Path, converted: Path, again: Path, files: list[Path]) -> dict:
     """Parse, idempotence and marker counts over the converted tree."""
     mfiles = model_files(files)
     res = {"files": len(files), "lines": count_lines(files), "model_files": len(mfiles),
-           "model_files_marked": 0, "parse_failures": [], "not_idempotent": [],
+           "model_files_marked": 0, "other_files_marked": 0, "parse_failures": [], "not_idempotent": [],
+           "importing_torch": [],
            "markers_model_files": {}, "markers_all": {}, "marked_model_files": {}}
     for p in files:
         rel = p.relative_to(staged)
@@ -468,13 +481,16 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
             continue
         text = out.read_text(encoding="utf-8", errors="replace")
         try:
-            ast.parse(text)
+            if imports_torch(ast.parse(text)):
+                res["importing_torch"].append(str(rel))
         except SyntaxError as exc:
             res["parse_failures"].append(f"{rel}: {exc.msg} (line {exc.lineno})")
         second = again / rel
         if not second.exists() or second.read_text(encoding="utf-8", errors="replace") != text:
             res["not_idempotent"].append(str(rel))
         ids = MARKER_RE.findall(text)
+        if p not in mfiles and ids:
+            res["other_files_marked"] += 1
         for i in ids:
             res["markers_all"][i] = res["markers_all"].get(i, 0) + 1
         if p in mfiles and ids:
@@ -898,6 +914,8 @@ class SourceResult:
     lines: int = 0
     model_files: int = 0
     model_files_marked: int = 0
+    other_files_marked: int = 0
+    importing_torch: list = field(default_factory=list)
     convert_seconds: float = 0.0
     lines_per_s: float = 0.0
     convert_exit: int = 0
@@ -997,30 +1015,35 @@ def _table(headers, rows) -> str:
 
 def render(results: list[SourceResult]) -> str:
     rows = []
-    tot = dict(files=0, lines=0, mf=0, mfm=0, b=0, n=0, m=0, secs=0.0, pf=0, ni=0)
+    tot = dict(files=0, lines=0, mf=0, mfm=0, ofm=0, it=0, b=0, n=0, m=0, secs=0.0, pf=0, ni=0)
     for r in results:
         if r.skipped:
-            rows.append([r.name, "skipped: " + r.skipped, "", "", "", "", "", "", ""])
+            rows.append([r.name, "skipped: " + r.skipped] + [""] * 9)
             continue
         n = len(r.archs)
         rows.append([r.name, r.files, r.lines, f"{r.model_files_marked}/{r.model_files}",
+                     f"{r.other_files_marked}/{r.files - r.model_files}", len(r.importing_torch),
                      f"{r.built}/{n}" if n else "-", f"{r.matched}/{n}" if n else "-",
                      f"{r.lines_per_s:,}", len(r.parse_failures), len(r.not_idempotent)])
         tot["files"] += r.files
         tot["lines"] += r.lines
         tot["mf"] += r.model_files
         tot["mfm"] += r.model_files_marked
+        tot["ofm"] += r.other_files_marked
+        tot["it"] += len(r.importing_torch)
         tot["b"] += r.built
         tot["n"] += n
         tot["m"] += r.matched
         tot["secs"] += r.convert_seconds
         tot["pf"] += len(r.parse_failures)
         tot["ni"] += len(r.not_idempotent)
-    rows.append(["**total**", tot["files"], tot["lines"], f"{tot['mfm']}/{tot['mf']}", f"{tot['b']}/{tot['n']}",
+    rows.append(["**total**", tot["files"], tot["lines"], f"{tot['mfm']}/{tot['mf']}",
+                 f"{tot['ofm']}/{tot['files'] - tot['mf']}", tot["it"], f"{tot['b']}/{tot['n']}",
                  f"{tot['m']}/{tot['n']}", f"{round(tot['lines'] / tot['secs']) if tot['secs'] else 0:,}",
                  tot["pf"], tot["ni"]])
-    out = [_table(["package", "files", "lines", "model files with markers", "builds", "matches",
-                   "convert lines/s", "parse failures", "not idempotent"], rows)]
+    out = [_table(["package", "files", "lines", "model files with markers", "other files with markers",
+                   "files importing torch", "builds", "matches", "convert lines/s", "parse failures",
+                   "not idempotent"], rows)]
     arows = []
     for r in results:
         for a in r.archs:
