@@ -16,8 +16,8 @@ For each source (a pinned PyPI package or a GitHub snapshot, none written by thi
 
 Usage::
 
-    python bench/realworld.py                       # everything (~10-20 min on 2 cores)
-    python bench/realworld.py --quick               # a subset (~2-3 min)
+    python bench/realworld.py                       # everything (~5 min today, more as models build)
+    python bench/realworld.py --quick               # a subset (~1.5 min)
     python bench/realworld.py --only geffnet,nanogpt --arch mixnet --json out.json
     python bench/realworld.py --dl-dir /work/cache/dl --snapshots /work/cache/src
 
@@ -53,6 +53,7 @@ import tarfile
 import time
 import traceback
 import zipfile
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -559,7 +560,7 @@ def _flatten(obj, to_numpy):
 
 
 def _build(arch: dict, tree: str):
-    """Import the architecture's module from `tree` and evaluate setup + ctor in its namespace."""
+    """Import the architecture's module from `tree`: (module, a copy of its namespace)."""
     import importlib
     sys.path.insert(0, os.path.join(tree, arch["path"]) if arch["path"] else tree)
     mod = importlib.import_module(arch["module"])
@@ -774,6 +775,7 @@ def child_script(script: str, args: list, block: bool) -> None:
 
 
 def child_main(argv) -> int:
+    """Entry point of the child processes (`--child torch|ms|script`)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--child", choices=("torch", "ms", "script"))
     ap.add_argument("--spec")
@@ -874,7 +876,8 @@ DATA = {"words": data_words, "tokens": data_tokens}
 
 def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, block: bool = True) -> dict:
     """Run one script from a fresh copy of its tree; status ran / fail / timeout."""
-    d = work / "scripts" / side / re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{s.source}_{s.script}_{hash(s.args) & 0xffff}")
+    tag = f"{s.source}_{s.script}_{zlib.crc32(' '.join(s.args).encode()):08x}"
+    d = work / "scripts" / side / re.sub(r"[^A-Za-z0-9_.-]+", "_", tag)
     shutil.rmtree(d, ignore_errors=True)
     shutil.copytree(tree, d)
     cwd = d / s.cwd if s.cwd else d
@@ -906,6 +909,8 @@ def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, blo
 
 @dataclass
 class SourceResult:
+    """Everything measured on one source (one row of the package table, its architectures and scripts)."""
+
     name: str
     spec: str
     note: str = ""
@@ -937,7 +942,8 @@ class SourceResult:
         return sum(a["status"] == "match" for a in self.archs)
 
 
-def convert_source(src: Source, args, work: Path) -> tuple[SourceResult, Path, Path]:
+def convert_package(src: Source, args, work: Path) -> tuple[SourceResult, Path, Path]:
+    """Fetch, stage, convert (twice) and measure one source: (result, staged dir, converted dir)."""
     res = SourceResult(src.name, src.spec, src.note)
     snapshots = Path(args.snapshots) if args.snapshots else None
     root = source_root(src, Path(args.cache), args.dl_dir, snapshots)
@@ -963,6 +969,7 @@ def convert_source(src: Source, args, work: Path) -> tuple[SourceResult, Path, P
 
 
 def run(args) -> list[SourceResult]:
+    """Convert every selected source, then check architectures and scripts `args.jobs` at a time."""
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     only = set(args.only.split(",")) if args.only else None
@@ -971,7 +978,7 @@ def run(args) -> list[SourceResult]:
     trees = {}
     for src in sources:
         t0 = time.perf_counter()
-        res, staged, converted = convert_source(src, args, work)
+        res, staged, converted = convert_package(src, args, work)
         results[src.name] = res
         trees[src.name] = (staged, converted)
         print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
