@@ -1,0 +1,1119 @@
+"""Real-code benchmark: whole third-party packages through `migrate convert`, then built and run.
+
+For each source (a pinned PyPI package or a GitHub snapshot, none written by this project):
+
+1. fetch it once into a cache outside the repository (`pip download --no-deps pkg==ver`, unpack);
+2. convert the whole tree with the CLI (`migrate convert DIR -o OUT -j N --report r.json`), timed;
+3. check that every output parses and that converting the output again changes nothing;
+4. count model-definition files (a file that defines an `nn.Module` subclass) whose converted
+   text still carries `# migrate: MS9xx` markers;
+5. for each listed architecture: build it with PyTorch (fixed seed, eval mode) in one child
+   process and save its parameters, buffers, input and outputs; import the converted package in
+   another child process in which torch cannot be imported, build the same architecture, copy
+   the weights with the checker's weight map, run it and compare the outputs
+   (relative max error = max|a - b| / max|b| <= 1e-4);
+6. run a few training scripts for a step or two on tiny synthetic data, original and converted.
+
+Usage::
+
+    python bench/realworld.py                       # everything (~5 min today, more as models build)
+    python bench/realworld.py --quick               # a subset (~1.5 min)
+    python bench/realworld.py --only geffnet,nanogpt --arch mixnet --json out.json
+    python bench/realworld.py --dl-dir /work/cache/dl --snapshots /work/cache/src
+
+Where the code comes from:
+
+- PyPI packages: an archive already in the cache, else one in a `--dl-dir` directory (env
+  `MS_MIGRATE_BENCH_DL`; archives named as pip names them), else `pip download --no-deps`.
+  Unpacked into `<cache>/src/<archive name>/`. The cache is `--cache` (env
+  `MS_MIGRATE_BENCH_CACHE`, default `~/.cache/ms-migrate-bench`).
+- GitHub snapshots cannot be downloaded by this script: give a directory holding them unpacked
+  as `gh_<owner>+<repo>/` with `--snapshots` (env `MS_MIGRATE_BENCH_SNAPSHOTS`); sources whose
+  snapshot is missing are skipped and listed.
+
+Some packages import modules that cannot be imported here (torchvision, einops, PIL) from their
+`__init__`; the bench converts only the listed files of those and replaces the named
+`__init__.py` files by empty ones (see `Source.exclude` / `Source.blank`), on the original and the
+converted side alike. Nothing here is part of the test suite; only the standard library, numpy,
+torch and this project are used.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import traceback
+import zipfile
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOLERANCE = 1e-4
+BLOCKED = ("torch", "torchvision", "torchaudio", "torchtext", "functorch")
+MARKER_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})")
+
+
+# ---- what is measured (data) ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Source:
+    """A third-party code base.
+
+    `spec` is `pkg==version` (PyPI) or `github:owner/repo` (a snapshot directory). `tree` is the
+    directory inside the unpacked archive that is converted and put on `sys.path` (its import
+    name is its last part; "" = the snapshot root itself). `exclude` are glob patterns (relative
+    to the unpacked root) of files left out, `blank` files replaced by an empty module, because
+    they import what cannot be imported here (the reason is in `note`).
+    """
+
+    name: str
+    spec: str
+    tree: str = ""
+    exclude: tuple = ()
+    blank: tuple = ()
+    note: str = ""
+    quick: bool = False
+
+
+SOURCES = [
+    Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
+    Source("resnest", "resnest==0.0.5", "resnest", exclude=("resnest/gluon/*", "resnest/transforms.py",
+                                                            "resnest/utils.py"),
+           note="only resnest/torch (gluon needs mxnet; transforms/utils need PIL/torchvision)",
+           quick=True),
+    Source("pytorch_tcn", "pytorch-tcn==1.2.3", "pytorch_tcn", quick=True),
+    Source("efficientnet_pytorch", "efficientnet-pytorch==0.7.1", "efficientnet_pytorch"),
+    Source("pretrainedmodels", "pretrainedmodels==0.7.4", "pretrainedmodels",
+           exclude=("pretrainedmodels/models/torchvision_models.py", "pretrainedmodels/utils.py",
+                    "pretrainedmodels/models/utils.py", "pretrainedmodels/models/wideresnet.py",
+                    "pretrainedmodels/datasets/*"),
+           blank=("pretrainedmodels/__init__.py", "pretrainedmodels/models/__init__.py"),
+           note="model files that need torch alone (torchvision_models, utils, datasets and "
+                "wideresnet need torchvision/PIL/munch/hickle); the package __init__ files "
+                "import those, so they are empty here"),
+    Source("vit_pytorch", "vit-pytorch==1.7.0", "vit_pytorch",
+           note="converted and counted only: every model file imports einops (not installed, "
+                "and einops would not know ms_core tensors)"),
+    Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
+    Source("mingpt", "github:karpathy/minGPT"),
+    Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
+    Source("pytorch_examples", "github:pytorch/examples", exclude=("docs/*", "cpp/*")),
+]
+
+
+def x(*shape):
+    """A float32 input of this shape, standard normal."""
+    return {"dtype": "float32", "shape": list(shape)}
+
+
+def tok(high, *shape):
+    """An int64 input of this shape, uniform in [0, high)."""
+    return {"dtype": "int64", "shape": list(shape), "high": high}
+
+
+@dataclass(frozen=True)
+class Arch:
+    """One architecture: `setup` (statements) and `ctor` (expression) run in `module`'s
+    namespace on both sides; `call` is evaluated with `model` and `inputs` bound. `path` is a
+    directory inside the source tree put first on sys.path (for scripts that are not packages)."""
+
+    source: str
+    module: str
+    ctor: str
+    inputs: tuple
+    setup: str = ""
+    call: str = "model(*inputs)"
+    path: str = ""
+    quick: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.source}:{self.module}:{self.ctor}"
+
+
+ARCHS = [
+    # geffnet 1.0.2: activation/norm layers passed as values, Conv2dSame, mixed kernels, jit activations
+    Arch("geffnet", "geffnet.gen_efficientnet", "mnasnet_100()", (x(2, 3, 64, 64),), quick=True),
+    Arch("geffnet", "geffnet.gen_efficientnet", "efficientnet_b0()", (x(2, 3, 64, 64),)),
+    Arch("geffnet", "geffnet.gen_efficientnet", "tf_efficientnet_b0()", (x(2, 3, 64, 64),)),
+    Arch("geffnet", "geffnet.gen_efficientnet", "mixnet_s()", (x(2, 3, 64, 64),)),
+    Arch("geffnet", "geffnet.gen_efficientnet", "mobilenetv2_100()", (x(2, 3, 64, 64),)),
+    Arch("geffnet", "geffnet.gen_efficientnet", "fbnetc_100()", (x(2, 3, 64, 64),)),
+    Arch("geffnet", "geffnet.gen_efficientnet", "spnasnet_100()", (x(2, 3, 64, 64),)),
+    Arch("geffnet", "geffnet.mobilenetv3", "mobilenetv3_large_100()", (x(2, 3, 64, 64),), quick=True),
+    Arch("geffnet", "geffnet.mobilenetv3", "tf_mobilenetv3_small_100()", (x(2, 3, 64, 64),)),
+    # resnest 0.0.5 (torch): split attention, rSoftMax, avg-down, deep stem
+    Arch("resnest", "resnest.torch.resnet",
+         "ResNet(Bottleneck, [1, 1, 1, 1], radix=2, groups=1, bottleneck_width=64, deep_stem=True, "
+         "stem_width=32, avg_down=True, avd=True, avd_first=False, num_classes=10)",
+         (x(2, 3, 64, 64),), setup="from resnest.torch.resnet import ResNet, Bottleneck", quick=True),
+    Arch("resnest", "resnest.torch", "resnest50()", (x(1, 3, 64, 64),)),
+    Arch("resnest", "resnest.torch", "resnest50_fast_1s1x64d()", (x(1, 3, 64, 64),)),
+    # pytorch-tcn 1.2.3: weight norm, causal padding, string-selected layers
+    Arch("pytorch_tcn", "pytorch_tcn", "TCN(4, [8, 8], kernel_size=3, dropout=0.0)", (x(2, 4, 32),),
+         quick=True),
+    Arch("pytorch_tcn", "pytorch_tcn", "TCN(4, [8, 8], kernel_size=3, dropout=0.0, use_norm='batch_norm', "
+         "use_skip_connections=True)", (x(2, 4, 32),)),
+    Arch("pytorch_tcn", "pytorch_tcn", "TCN(4, [8, 8, 8], kernel_size=3, dropout=0.0, causal=False, "
+         "use_norm='layer_norm', output_projection=3, input_shape='NLC')", (x(2, 32, 4),)),
+    # efficientnet-pytorch 0.7.1: static same padding, custom autograd swish
+    Arch("efficientnet_pytorch", "efficientnet_pytorch",
+         "EfficientNet.from_name('efficientnet-b0', image_size=64, num_classes=10)", (x(2, 3, 64, 64),)),
+    Arch("efficientnet_pytorch", "efficientnet_pytorch",
+         "EfficientNet.from_name('efficientnet-b1', image_size=64, num_classes=10)", (x(1, 3, 64, 64),)),
+    # pretrainedmodels 0.7.4 (fixed 7x7 pools: 224 inputs, reduced depths where possible)
+    Arch("pretrainedmodels", "pretrainedmodels.models.senet",
+         "SENet(SEResNeXtBottleneck, [1, 1, 1, 1], groups=32, reduction=16, dropout_p=None, inplanes=64, "
+         "input_3x3=False, downsample_kernel_size=1, downsample_padding=0, num_classes=10)",
+         (x(1, 3, 224, 224),)),
+    Arch("pretrainedmodels", "pretrainedmodels.models.fbresnet", "FBResNet(Bottleneck, [1, 1, 1, 1], num_classes=10)",
+         (x(1, 3, 224, 224),)),
+    Arch("pretrainedmodels", "pretrainedmodels.models.cafferesnet", "ResNet(Bottleneck, [1, 1, 1, 1], num_classes=10)",
+         (x(1, 3, 224, 224),)),
+    Arch("pretrainedmodels", "pretrainedmodels.models.dpn",
+         "DPN(small=True, num_init_features=10, k_r=128, groups=32, k_sec=(1, 1, 1, 1), inc_sec=(16, 32, 32, 64), "
+         "num_classes=10, test_time_pool=True)", (x(1, 3, 224, 224),)),
+    Arch("pretrainedmodels", "pretrainedmodels.models.xception", "xception(num_classes=10, pretrained=None)",
+         (x(1, 3, 71, 71),)),
+    Arch("pretrainedmodels", "pretrainedmodels.models.bninception", "BNInception(num_classes=10)",
+         (x(1, 3, 224, 224),)),
+    Arch("pretrainedmodels", "pretrainedmodels.models.nasnet_mobile", "NASNetAMobile(num_classes=10)",
+         (x(1, 3, 224, 224),)),
+    # karpathy/nanoGPT, karpathy/minGPT
+    Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
+         "dropout=0.0, bias=True))", (tok(64, 2, 16),), quick=True),
+    Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
+         "dropout=0.0, bias=False))", (tok(64, 2, 16),)),
+    Arch("mingpt", "mingpt.model", "GPT(C)", (tok(64, 2, 16),),
+         setup="C = GPT.get_default_config(); C.model_type = 'gpt-nano'; C.vocab_size = 64; C.block_size = 16"),
+    # kuangliu/pytorch-cifar (32x32 inputs; ShuffleNetG2 is left out: the original fails on torch 2.x,
+    # it passes a float channel count to Conv2d)
+    *[Arch("pytorch_cifar", "models", ctor, (x(2, 3, 32, 32),), quick=ctor in ("ResNet18()", "DenseNet121()"))
+      for ctor in ("LeNet()", "VGG('VGG11')", "ResNet18()", "PreActResNet18()", "GoogLeNet()", "DenseNet121()",
+                   "ResNeXt29_2x64d()", "MobileNet()", "MobileNetV2()", "DPN26()",
+                   "SENet18()", "ShuffleNetV2(1)", "EfficientNetB0()", "RegNetX_200MF()", "SimpleDLA()",
+                   "DLA()", "PNASNetA()")],
+    # pytorch/examples model files
+    Arch("pytorch_examples", "model", "RNNModel('LSTM', 50, 16, 16, 2, dropout=0.0)", (tok(50, 8, 2),),
+         call="model(inputs[0], model.init_hidden(2))", path="word_language_model"),
+    Arch("pytorch_examples", "model", "TransformerModel(50, 16, 2, 32, 2, dropout=0.0)", (tok(50, 8, 2),),
+         path="word_language_model"),
+    Arch("pytorch_examples", "model", "Net(upscale_factor=3)", (x(1, 1, 16, 16),), path="super_resolution"),
+    Arch("pytorch_examples", "transformer_net", "TransformerNet()", (x(1, 3, 32, 32),),
+         path="fast_neural_style/neural_style"),
+    Arch("pytorch_examples", "llama2_model", "Transformer(ModelArgs(dim=32, n_layers=2, n_heads=4, vocab_size=64, "
+         "multiple_of=16, max_seq_len=16))", (tok(64, 2, 8),), path="distributed/tensor_parallelism"),
+]
+
+
+@dataclass(frozen=True)
+class Script:
+    """A training script run for a step or two on synthetic data made by `data` (a function name
+    below), from a copy of `cwd` inside the source tree; `path` entries go on PYTHONPATH."""
+
+    source: str
+    script: str
+    args: tuple
+    cwd: str = ""
+    data: str = ""
+    path: tuple = ()
+    quick: bool = False
+
+
+SCRIPTS = [
+    Script("pytorch_examples", "regression/main.py", (), cwd="regression", quick=True),
+    Script("pytorch_examples", "word_language_model/main.py",
+           ("--data", "data/tiny", "--epochs", "1", "--emsize", "16", "--nhid", "16", "--nlayers", "1",
+            "--bptt", "8", "--batch_size", "4", "--dry-run", "--save", "model.pt"),
+           cwd="word_language_model", data="words"),
+    Script("pytorch_examples", "word_language_model/main.py",
+           ("--data", "data/tiny", "--model", "Transformer", "--epochs", "1", "--emsize", "16", "--nhid", "16",
+            "--nlayers", "1", "--bptt", "8", "--batch_size", "4", "--dry-run", "--save", "model.pt"),
+           cwd="word_language_model", data="words"),
+    Script("nanogpt", "train.py",
+           ("--dataset=tiny", "--device=cpu", "--compile=False", "--dtype=float32", "--max_iters=2",
+            "--eval_interval=1000", "--eval_iters=1", "--log_interval=1", "--batch_size=2", "--block_size=16",
+            "--n_layer=1", "--n_head=2", "--n_embd=16", "--gradient_accumulation_steps=1",
+            "--always_save_checkpoint=False", "--out_dir=out"), data="tokens", quick=True),
+    Script("mingpt", "projects/adder/adder.py",
+           ("--trainer.max_iters=2", "--trainer.num_workers=0", "--trainer.batch_size=4",
+            "--system.work_dir=out"), cwd="projects/adder", path=("",)),
+]
+
+
+# ---- the one place that imports migrate internals -------------------------------------------
+
+def weight_map():
+    """The checker's torch -> ms weight map module (migrate/check/weights.py after the
+    restructuring, migrate/weights.py before it). Used: `transfer(torch_module, ms_cell)` ->
+    report with `.ok` and `.problems()`."""
+    import importlib
+    errors = []
+    for name in ("migrate.check.weights", "migrate.weights"):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            errors.append(f"{name}: {exc}")
+    raise ImportError("no weight map found: " + "; ".join(errors))
+
+
+# ---- fetching ---------------------------------------------------------------------------------
+
+def _archive_stem(name: str) -> str:
+    for ext in (".whl", ".tar.gz", ".zip", ".tar.bz2"):
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def _matches_spec(filename: str, spec: str) -> bool:
+    pkg, ver = spec.split("==")
+    norm = re.sub(r"[-_.]+", "_", pkg).lower()
+    stem = re.sub(r"[-_.]+", "_", _archive_stem(filename)).lower()
+    want = f"{norm}_{re.sub(r'[-_.]+', '_', ver)}"
+    return stem == want or stem.startswith(want + "_")
+
+
+def fetch_pypi(spec: str, cache: Path, dl_dirs: list) -> Path:
+    """The unpacked root of `pkg==ver`: from the cache, a --dl-dir archive, or pip download."""
+    archives = cache / "dl"
+    archives.mkdir(parents=True, exist_ok=True)
+    found = [p for p in archives.iterdir() if _matches_spec(p.name, spec)]
+    for d in dl_dirs:
+        if not found and Path(d).is_dir():
+            for p in Path(d).iterdir():
+                if _matches_spec(p.name, spec):
+                    shutil.copy2(p, archives / p.name)
+                    found = [archives / p.name]
+                    break
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(archives), spec], check=True, stdout=subprocess.DEVNULL)
+        found = [p for p in archives.iterdir() if _matches_spec(p.name, spec)]
+        if not found:
+            raise RuntimeError(f"pip download {spec} produced no archive in {archives}")
+    archive = sorted(found)[0]
+    dest = cache / "src" / _archive_stem(archive.name)
+    if not dest.is_dir():
+        tmp = dest.with_name(dest.name + ".part")
+        shutil.rmtree(tmp, ignore_errors=True)
+        if archive.name.endswith((".whl", ".zip")):
+            with zipfile.ZipFile(archive) as z:
+                z.extractall(tmp)
+        else:
+            with tarfile.open(archive) as t:
+                t.extractall(tmp, filter="data")
+        inner = list(tmp.iterdir())  # sdists hold one top directory
+        if archive.name.endswith((".tar.gz", ".tar.bz2")) and len(inner) == 1 and inner[0].is_dir():
+            inner[0].rename(dest)
+            shutil.rmtree(tmp)
+        else:
+            tmp.rename(dest)
+    return dest
+
+
+def source_root(src: Source, cache: Path, dl_dirs: list, snapshots: Path | None) -> Path | None:
+    """The unpacked directory of a source (None: a snapshot that is not there)."""
+    if src.spec.startswith("github:"):
+        owner, repo = src.spec[len("github:"):].split("/")
+        d = snapshots / f"gh_{owner}+{repo}" if snapshots else None
+        return d if d and d.is_dir() else None
+    return fetch_pypi(src.spec, cache, dl_dirs)
+
+
+def stage(src: Source, root: Path, dest: Path) -> list[Path]:
+    """Copy the source's Python files (minus `exclude`, with `blank` emptied) to `dest`.
+    Returns the staged .py files."""
+    tree = root / src.tree if src.tree else root
+    base = tree.parent if src.tree else tree
+    out = dest / src.tree if src.tree else dest
+    shutil.rmtree(dest, ignore_errors=True)
+    files = []
+    for p in sorted(tree.rglob("*.py")):
+        rel = p.relative_to(base).as_posix()
+        if any(part.startswith(".") for part in Path(rel).parts):
+            continue
+        if any(fnmatch.fnmatch(rel, pat) for pat in src.exclude):
+            continue
+        target = out / p.relative_to(tree)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if rel in src.blank:
+            target.write_text("# emptied by bench/realworld.py: the original imports modules that "
+                              "cannot be imported here\n")
+        else:
+            shutil.copy2(p, target)
+        files.append(target)
+    return files
+
+
+# ---- static measures --------------------------------------------------------------------------
+
+def _base_names(node: ast.ClassDef) -> list[str]:
+    names = []
+    for b in node.bases:
+        while isinstance(b, ast.Subscript):
+            b = b.value
+        if isinstance(b, ast.Attribute):
+            parts = []
+            while isinstance(b, ast.Attribute):
+                parts.append(b.attr)
+                b = b.value
+            if isinstance(b, ast.Name):
+                parts.append(b.id)
+            names.append(".".join(reversed(parts)))
+        elif isinstance(b, ast.Name):
+            names.append(b.id)
+    return names
+
+
+def _torch_nn_aliases(tree: ast.Module) -> tuple[set, set]:
+    """(names bound to torch / torch.nn modules, names bound to torch.nn classes)."""
+    modules, classes = {"torch.nn"}, set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in ("torch", "torch.nn"):
+                    modules.add(a.asname or a.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "torch":
+            for a in node.names:
+                if node.module == "torch" and a.name == "nn":
+                    modules.add(a.asname or "nn")
+                elif node.module.startswith("torch.nn"):
+                    classes.add(a.asname or a.name)
+    return modules, classes
+
+
+def model_files(files: list[Path]) -> set[Path]:
+    """Files that define a subclass of a torch.nn class, directly or through a class of the same
+    source tree (matched by name)."""
+    parsed, local_bases = {}, {}
+    for p in files:
+        try:
+            tree = ast.parse(p.read_text(encoding="utf-8", errors="replace"))
+        except SyntaxError:
+            continue
+        parsed[p] = tree
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                local_bases.setdefault(node.name, []).append(_base_names(node))
+    is_module = set()
+    for p, tree in parsed.items():
+        mods, classes = _torch_nn_aliases(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for b in _base_names(node):
+                    head = b.rsplit(".", 1)[0] if "." in b else ""
+                    # "nn.X" counts without an import too: names reached through star imports
+                    if (head and (head in mods or head == "nn" or head.startswith("torch.nn")
+                                  or head.endswith(".nn"))) or b in classes:
+                        is_module.add(node.name)
+    changed = True
+    while changed:  # local subclasses of local modules
+        changed = False
+        for name, bases_list in local_bases.items():
+            if name not in is_module and any(b.rsplit(".", 1)[-1] in is_module for bases in bases_list
+                                             for b in bases):
+                is_module.add(name)
+                changed = True
+    out = set()
+    for p, tree in parsed.items():
+        mods, classes = _torch_nn_aliases(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name in is_module:
+                bases = _base_names(node)
+                direct = any((b.rsplit(".", 1)[0] in mods or b.startswith(("torch.nn", "nn.")) or b in classes
+                              or b.rsplit(".", 1)[-1] in is_module) for b in bases)
+                if direct:
+                    out.add(p)
+                    break
+    return out
+
+
+def count_lines(files) -> int:
+    return sum(p.read_text(encoding="utf-8", errors="replace").count("\n") for p in files)
+
+
+def run_cli_convert(src_dir: Path, out_dir: Path, jobs: int, report: Path | None) -> tuple[float, int, str]:
+    """`migrate convert src_dir -o out_dir -j jobs [--report report]` through the CLI: (wall
+    seconds, exit code, stderr tail)."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    cmd = [sys.executable, str(ROOT / "cli.py"), "convert", str(src_dir), "-o", str(out_dir), "-j", str(jobs), "-q"]
+    if report is not None:
+        cmd += ["--report", str(report)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc.returncode, proc.stderr[-2000:]
+
+
+def imports_torch(tree: ast.Module) -> bool:
+    """True when the module imports torch (or a torch-only package) anywhere."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in BLOCKED for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in BLOCKED:
+            return True
+    return False
+
+
+def static_checks(staged: Path, converted: Path, again: Path, files: list[Path]) -> dict:
+    """Parse, idempotence and marker counts over the converted tree."""
+    mfiles = model_files(files)
+    res = {"files": len(files), "lines": count_lines(files), "model_files": len(mfiles),
+           "model_files_marked": 0, "other_files_marked": 0, "parse_failures": [], "not_idempotent": [],
+           "importing_torch": [],
+           "markers_model_files": {}, "markers_all": {}, "marked_model_files": {}}
+    for p in files:
+        rel = p.relative_to(staged)
+        out = converted / rel
+        if not out.exists():
+            res["parse_failures"].append(f"{rel}: no output")
+            continue
+        text = out.read_text(encoding="utf-8", errors="replace")
+        try:
+            if imports_torch(ast.parse(text)):
+                res["importing_torch"].append(str(rel))
+        except SyntaxError as exc:
+            res["parse_failures"].append(f"{rel}: {exc.msg} (line {exc.lineno})")
+        second = again / rel
+        if not second.exists() or second.read_text(encoding="utf-8", errors="replace") != text:
+            res["not_idempotent"].append(str(rel))
+        ids = MARKER_RE.findall(text)
+        if p not in mfiles and ids:
+            res["other_files_marked"] += 1
+        for i in ids:
+            res["markers_all"][i] = res["markers_all"].get(i, 0) + 1
+        if p in mfiles and ids:
+            res["model_files_marked"] += 1
+            res["marked_model_files"][str(rel)] = sorted(set(ids))
+            for i in ids:
+                res["markers_model_files"][i] = res["markers_model_files"].get(i, 0) + 1
+    return res
+
+
+def report_errors(report: Path) -> list[str]:
+    """Files the converter reported as failed (from the JSON report)."""
+    try:
+        data = json.loads(report.read_text())
+    except (OSError, ValueError):
+        return ["(no report)"]
+    return [f"{f['path']}: {f['error']}" for f in data.get("files", []) if f.get("error")]
+
+
+# ---- child processes: torch side and ms side ---------------------------------------------------
+
+class _NoTorch:
+    """A meta-path finder that makes torch (and friends) impossible to import."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"import of '{name}' blocked: converted code must not need torch")
+        return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
+
+
+def _where(exc: BaseException, tree: str) -> str:
+    """The innermost traceback frame inside `tree`: 'file:line: code'."""
+    found = ""
+    for fr in traceback.extract_tb(exc.__traceback__):
+        if fr.filename.startswith(tree):
+            found = f"{os.path.relpath(fr.filename, tree)}:{fr.lineno}: {(fr.line or '').strip()}"
+    return found
+
+
+def _make_inputs(specs):
+    import numpy as np
+    rng = np.random.default_rng(0)
+    out = []
+    for s in specs:
+        if s["dtype"] == "int64":
+            out.append(rng.integers(0, s["high"], size=s["shape"]).astype(np.int64))
+        else:
+            out.append(rng.standard_normal(s["shape"]).astype(np.float32))
+    return out
+
+
+def _flatten(obj, to_numpy):
+    if obj is None:
+        return []
+    if isinstance(obj, (tuple, list)):
+        return [a for o in obj for a in _flatten(o, to_numpy)]
+    if isinstance(obj, dict):
+        return [a for k in obj for a in _flatten(obj[k], to_numpy)]
+    arr = to_numpy(obj)
+    return [] if arr is None else [arr]
+
+
+def _build(arch: dict, tree: str):
+    """Import the architecture's module from `tree`: (module, a copy of its namespace)."""
+    import importlib
+    sys.path.insert(0, os.path.join(tree, arch["path"]) if arch["path"] else tree)
+    mod = importlib.import_module(arch["module"])
+    ns = dict(vars(mod))
+    return mod, ns
+
+
+def child_torch(arch: dict, tree: str, out: str) -> dict:
+    """Build with PyTorch, save values, inputs, outputs and the module structure."""
+    import numpy as np
+    import torch
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    _, ns = _build(arch, tree)
+    exec(arch["setup"], ns)
+    model = eval(arch["ctor"], ns)
+    model.eval()
+    inputs = _make_inputs(arch["inputs"])
+    ns.update(model=model, inputs=[torch.from_numpy(a) for a in inputs])
+    with torch.no_grad():
+        outputs = eval(arch["call"], ns)
+    outs = _flatten(outputs, lambda t: t.detach().cpu().numpy() if torch.is_tensor(t) else None)
+    arrays, keys, modules = {}, {}, []
+    paths = {}
+    for path, m in model.named_modules():
+        paths[id(m)] = path
+
+    def key_of(t):
+        if id(t) not in keys:
+            keys[id(t)] = f"t{len(keys)}"
+            arrays[keys[id(t)]] = t.detach().cpu().numpy()
+        return keys[id(t)]
+
+    for path, m in model.named_modules():
+        modules.append({
+            "path": path,
+            "mro": [[k.__name__, k.__module__] for k in type(m).__mro__ if k is not object],
+            "children": {n: paths[id(c)] for n, c in m._modules.items() if c is not None and id(c) in paths},
+            "params": [[n, key_of(t)] for n, t in m.named_parameters(recurse=False) if t is not None],
+            "buffers": [[n, key_of(t)] for n, t in m.named_buffers(recurse=False) if t is not None],
+            "non_persistent": sorted(getattr(m, "_non_persistent_buffers_set", ())),
+        })
+    np.savez(os.path.join(out, "torch.npz"), **arrays,
+             **{f"in{i}": a for i, a in enumerate(inputs)}, **{f"out{i}": a for i, a in enumerate(outs)})
+    with open(os.path.join(out, "torch.json"), "w") as f:
+        json.dump({"modules": modules, "outputs": len(outs)}, f)
+    return {"params": int(sum(a.size for k, a in arrays.items())), "outputs": [list(a.shape) for a in outs]}
+
+
+class _Values:
+    """A saved torch tensor, as much of it as the weight map reads."""
+
+    def __init__(self, array):
+        self._array = array
+        self.shape = tuple(array.shape)
+
+    def detach(self):
+        return self
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self._array
+
+
+class _ModuleStandIn:
+    """A torch module's structure (class names along the MRO, children, parameters, buffers)
+    rebuilt from what the torch child saved, so that the checker's weight map can run in a
+    process without torch."""
+
+    def __init__(self, order):
+        self._order = order
+        self._modules = {}
+        self._params = []
+        self._buffers = []
+        self._non_persistent_buffers_set = set()
+
+    def named_modules(self):
+        return iter(self._order)
+
+    def get_submodule(self, path):
+        m = self
+        for part in path.split(".") if path else []:
+            m = m._modules[part]
+        return m
+
+    def named_parameters(self, recurse=False):
+        return iter(self._params)
+
+    def named_buffers(self, recurse=False):
+        return iter(self._buffers)
+
+
+def _stand_in_class(mro, cache):
+    key = tuple(tuple(k) for k in mro)
+    if key not in cache:
+        klass = _ModuleStandIn
+        for name, module in reversed(mro):
+            klass = type(name, (klass,), {"__module__": module})
+        cache[key] = klass
+    return cache[key]
+
+
+def torch_stand_in(saved: dict, arrays) -> _ModuleStandIn:
+    """The torch model as the weight map sees it, from the torch child's files."""
+    order, by_path, classes, values = [], {}, {}, {}
+    for info in saved["modules"]:
+        m = _stand_in_class(info["mro"], classes).__new__(_stand_in_class(info["mro"], classes))
+        _ModuleStandIn.__init__(m, order)
+        by_path[info["path"]] = m
+        order.append((info["path"], m))
+
+    def value(k):
+        if k not in values:
+            values[k] = _Values(arrays[k])
+        return values[k]
+
+    for info in saved["modules"]:
+        m = by_path[info["path"]]
+        m._modules = {n: by_path[p] for n, p in info["children"].items()}
+        m._params = [(n, value(k)) for n, k in info["params"]]
+        m._buffers = [(n, value(k)) for n, k in info["buffers"]]
+        m._non_persistent_buffers_set = set(info["non_persistent"])
+    return by_path[""]
+
+
+def child_ms(arch: dict, tree: str, out: str, block: bool = True) -> dict:
+    """Import the converted code with torch blocked, build, copy the weights, run, compare."""
+    if block:
+        sys.meta_path.insert(0, _NoTorch())
+    import numpy as np
+    res = {"status": "import", "error": "", "where": "", "weights": "", "rel_err": None, "notes": []}
+    try:
+        _, ns = _build(arch, tree)
+    except BaseException as exc:  # noqa: BLE001  (anything the converted import raises is data)
+        res.update(error=_first_line(exc), where=_where(exc, tree))
+        return res
+    res["status"] = "build"
+    try:
+        exec(arch["setup"], ns)
+        model = eval(arch["ctor"], ns)
+        if hasattr(model, "set_train"):
+            model.set_train(False)
+    except BaseException as exc:  # noqa: BLE001
+        res.update(error=_first_line(exc), where=_where(exc, tree))
+        return res
+    import ms_core
+    arrays = np.load(os.path.join(out, "torch.npz"))
+    with open(os.path.join(out, "torch.json")) as f:
+        saved = json.load(f)
+    res["status"] = "weights"
+    weights_ok = False
+    try:
+        rep = weight_map().transfer(torch_stand_in(saved, arrays), model)
+        weights_ok = rep.ok
+        if not rep.ok:
+            probs = rep.problems()
+            res["weights"] = f"{len(probs)} problems; first: {probs[0]}"
+    except BaseException as exc:  # noqa: BLE001
+        res["weights"] = _first_line(exc)
+        res["where"] = _where(exc, tree)
+    inputs = [ms_core.Tensor(arrays[f"in{i}"]) for i in range(len(arch["inputs"]))]
+    ns.update(model=model, inputs=inputs)
+    try:
+        outputs = eval(arch["call"], ns)
+    except BaseException as exc:  # noqa: BLE001
+        if weights_ok:
+            res.update(status="run", error=_first_line(exc), where=_where(exc, tree))
+        else:
+            res["notes"].append(f"forward also fails: {_first_line(exc)} at {_where(exc, tree)}")
+            res["error"] = res["weights"]
+        return res
+    if not weights_ok:
+        res["error"] = res["weights"]
+        res["notes"].append("forward runs")
+        return res
+    outs = _flatten(outputs, lambda t: t.asnumpy() if hasattr(t, "asnumpy") else None)
+    res["status"] = "mismatch"
+    if len(outs) != saved["outputs"]:
+        res["error"] = f"{len(outs)} outputs, torch gives {saved['outputs']}"
+        return res
+    worst = 0.0
+    for i, a in enumerate(outs):
+        b = arrays[f"out{i}"]
+        if tuple(a.shape) != tuple(b.shape):
+            res["error"] = f"output {i}: shape {tuple(a.shape)}, torch {tuple(b.shape)}"
+            return res
+        a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        scale = float(np.max(np.abs(b64))) if b64.size else 0.0
+        diff = float(np.max(np.abs(a64 - b64))) if b64.size else 0.0
+        err = diff / scale if scale > 0 else diff
+        if not np.isfinite(err):
+            err = float("inf")
+        worst = max(worst, err)
+    res["rel_err"] = worst
+    if worst <= TOLERANCE:
+        res["status"] = "match"
+    else:
+        res["error"] = f"relative max error {worst:.3g} > {TOLERANCE:g}"
+    return res
+
+
+def child_script(script: str, args: list, block: bool) -> None:
+    """Run a script as __main__ (torch blocked for the converted one)."""
+    import runpy
+    if block:
+        sys.meta_path.insert(0, _NoTorch())
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+
+
+def child_main(argv) -> int:
+    """Entry point of the child processes (`--child torch|ms|script`)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--child", choices=("torch", "ms", "script"))
+    ap.add_argument("--spec")
+    ap.add_argument("--tree")
+    ap.add_argument("--out")
+    ap.add_argument("--block", action="store_true")
+    ap.add_argument("rest", nargs=argparse.REMAINDER)
+    a = ap.parse_args(argv)
+    if a.child == "script":
+        child_script(a.spec, a.rest[1:] if a.rest[:1] == ["--"] else a.rest, a.block)
+        return 0
+    arch = json.loads(Path(a.spec).read_text())
+    try:
+        res = child_torch(arch, a.tree, a.out) if a.child == "torch" else child_ms(arch, a.tree, a.out, a.block)
+    except BaseException as exc:  # noqa: BLE001
+        res = {"status": "crash", "error": _first_line(exc), "where": _where(exc, a.tree),
+               "trace": traceback.format_exc()[-3000:]}
+    Path(a.out, f"{a.child}.result.json").write_text(json.dumps(res, default=str))
+    return 0
+
+
+def _child_env(extra_paths=()) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, extra_paths), str(ROOT)])
+    for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[k] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, block: bool = False) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", side, "--spec", str(spec),
+           "--tree", str(tree), "--out", str(out)] + (["--block"] if block else [])
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, env=_child_env(), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "error": f"no result within {timeout:.0f} s", "seconds": timeout}
+    result = out / f"{side}.result.json"
+    if not result.exists():
+        tail = (proc.stderr or proc.stdout).strip().splitlines()
+        return {"status": "crash", "error": tail[-1] if tail else f"exit {proc.returncode}",
+                "seconds": time.perf_counter() - t0}
+    res = json.loads(result.read_text())
+    res["seconds"] = time.perf_counter() - t0
+    return res
+
+
+def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: float,
+               block: bool = True) -> dict:
+    """Both children for one architecture; the row for the table."""
+    d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    spec = d / "spec.json"
+    spec.write_text(json.dumps(asdict(arch)))
+    row = {"source": arch.source, "module": arch.module, "ctor": arch.ctor, "status": "", "error": "",
+           "where": "", "rel_err": None, "notes": []}
+    t = _run_child("torch", spec, staged, d, timeout)
+    if t.get("status") in ("crash", "timeout"):
+        row.update(status="torch-fail", error=t.get("error", ""), where=t.get("where", ""))
+        return row
+    row["params"] = t.get("params")
+    m = _run_child("ms", spec, converted, d, timeout, block)
+    row.update(status=m.get("status", "crash"), error=m.get("error", ""), where=m.get("where", ""),
+               rel_err=m.get("rel_err"), notes=m.get("notes", []), weights=m.get("weights", ""),
+               seconds=round(t.get("seconds", 0) + m.get("seconds", 0), 1))
+    return row
+
+
+# ---- training scripts --------------------------------------------------------------------------
+
+def data_words(d: Path) -> None:
+    """A tiny word corpus: data/tiny/{train,valid,test}.txt."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(40)]
+    (d / "data" / "tiny").mkdir(parents=True, exist_ok=True)
+    for name, n in (("train", 60), ("valid", 10), ("test", 10)):
+        lines = [" ".join(rng.choice(vocab, size=8)) for _ in range(n)]
+        (d / "data" / "tiny" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+
+def data_tokens(d: Path) -> None:
+    """nanoGPT-style token files: data/tiny/{train,val}.bin (uint16) and meta.pkl."""
+    import pickle
+    import numpy as np
+    rng = np.random.default_rng(0)
+    (d / "data" / "tiny").mkdir(parents=True, exist_ok=True)
+    for name in ("train", "val"):
+        rng.integers(0, 65, size=4000).astype(np.uint16).tofile(d / "data" / "tiny" / f"{name}.bin")
+    with open(d / "data" / "tiny" / "meta.pkl", "wb") as f:
+        pickle.dump({"vocab_size": 65}, f)
+
+
+DATA = {"words": data_words, "tokens": data_tokens}
+
+
+def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, block: bool = True) -> dict:
+    """Run one script from a fresh copy of its tree; status ran / fail / timeout."""
+    tag = f"{s.source}_{s.script}_{zlib.crc32(' '.join(s.args).encode()):08x}"
+    d = work / "scripts" / side / re.sub(r"[^A-Za-z0-9_.-]+", "_", tag)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(tree, d)
+    cwd = d / s.cwd if s.cwd else d
+    if s.data:
+        DATA[s.data](cwd)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "script", "--spec", str(d / s.script)]
+    cmd += ["--block"] if side == "converted" and block else []
+    cmd += ["--", *s.args]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=_child_env([d / p for p in s.path]), capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "error": f"still running after {timeout:.0f} s", "seconds": timeout}
+    secs = round(time.perf_counter() - t0, 1)
+    if proc.returncode == 0:
+        return {"status": "ran", "error": "", "seconds": secs}
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    err = lines[-1] if lines else f"exit {proc.returncode}"
+    where = ""
+    for ln in lines:
+        m = re.match(r'\s*File "([^"]+)", line (\d+)', ln)
+        if m and m.group(1).startswith(str(d)):
+            where = f"{os.path.relpath(m.group(1), d)}:{m.group(2)}"
+    return {"status": "fail", "error": err, "where": where, "seconds": secs}
+
+
+# ---- the run -----------------------------------------------------------------------------------
+
+@dataclass
+class SourceResult:
+    """Everything measured on one source (one row of the package table, its architectures and scripts)."""
+
+    name: str
+    spec: str
+    note: str = ""
+    skipped: str = ""
+    files: int = 0
+    lines: int = 0
+    model_files: int = 0
+    model_files_marked: int = 0
+    other_files_marked: int = 0
+    importing_torch: list = field(default_factory=list)
+    convert_seconds: float = 0.0
+    lines_per_s: float = 0.0
+    convert_exit: int = 0
+    convert_errors: list = field(default_factory=list)
+    parse_failures: list = field(default_factory=list)
+    not_idempotent: list = field(default_factory=list)
+    markers_model_files: dict = field(default_factory=dict)
+    markers_all: dict = field(default_factory=dict)
+    marked_model_files: dict = field(default_factory=dict)
+    archs: list = field(default_factory=list)
+    scripts: list = field(default_factory=list)
+
+    @property
+    def built(self) -> int:
+        return sum(a["status"] in ("weights", "run", "mismatch", "match") for a in self.archs)
+
+    @property
+    def matched(self) -> int:
+        return sum(a["status"] == "match" for a in self.archs)
+
+
+def convert_package(src: Source, args, work: Path) -> tuple[SourceResult, Path, Path]:
+    """Fetch, stage, convert (twice) and measure one source: (result, staged dir, converted dir)."""
+    res = SourceResult(src.name, src.spec, src.note)
+    snapshots = Path(args.snapshots) if args.snapshots else None
+    root = source_root(src, Path(args.cache), args.dl_dir, snapshots)
+    staged, converted = work / "src" / src.name, work / "out" / src.name
+    if root is None:
+        res.skipped = f"snapshot gh_{src.spec[7:].replace('/', '+')} not found under --snapshots"
+        return res, staged, converted
+    files = stage(src, root, staged)
+    report = work / "reports" / f"{src.name}.json"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    secs, code, err = run_cli_convert(staged, converted, args.jobs, report)
+    again = work / "again" / src.name
+    run_cli_convert(converted, again, args.jobs, None)
+    st = static_checks(staged, converted, again, files)
+    for k, v in st.items():
+        setattr(res, k, v)
+    res.convert_seconds = round(secs, 2)
+    res.lines_per_s = round(res.lines / secs) if secs else 0
+    res.convert_exit = code
+    res.convert_errors = report_errors(report) + ([err.strip().splitlines()[-1]] if code not in (0, 1) and err.strip()
+                                                  else [])
+    return res, staged, converted
+
+
+def run(args) -> list[SourceResult]:
+    """Convert every selected source, then check architectures and scripts `args.jobs` at a time."""
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    only = set(args.only.split(",")) if args.only else None
+    sources = [s for s in SOURCES if (only is None or s.name in only) and (s.quick or not args.quick)]
+    results = {}
+    trees = {}
+    for src in sources:
+        t0 = time.perf_counter()
+        res, staged, converted = convert_package(src, args, work)
+        results[src.name] = res
+        trees[src.name] = (staged, converted)
+        print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
+              f" ({time.perf_counter() - t0:.1f} s)", flush=True)
+    archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped
+             and (a.quick or not args.quick) and (not args.arch or args.arch in a.name)]
+    scripts = [s for s in SCRIPTS if s.source in results and not results[s.source].skipped
+               and (s.quick or not args.quick) and not args.no_scripts and not args.arch]
+
+    def do_arch(a):
+        staged, converted = trees[a.source]
+        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch)
+        print(f"  {a.source:<18} {a.ctor[:50]:<50} {row['status']:<10} {row['error'][:90]}", flush=True)
+        return a, row
+
+    def do_script(s):
+        staged, converted = trees[s.source]
+        row = {"source": s.source, "script": s.script, "args": " ".join(s.args)}
+        row["original"] = run_script(s, staged, work, "original", args.timeout)
+        row["converted"] = run_script(s, converted, work, "converted", args.timeout, not args.allow_torch)
+        print(f"  {s.source:<18} {s.script:<40} original {row['original']['status']}, converted "
+              f"{row['converted']['status']}: {row['converted']['error'][:80]}", flush=True)
+        return s, row
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for a, row in pool.map(do_arch, archs):
+            results[a.source].archs.append(row)
+        for s, row in pool.map(do_script, scripts):
+            results[s.source].scripts.append(row)
+    return [results[s.name] for s in sources]
+
+
+# ---- output ------------------------------------------------------------------------------------
+
+def _table(headers, rows) -> str:
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(headers)]
+    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+    return "\n".join([line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
+
+
+def render(results: list[SourceResult]) -> str:
+    rows = []
+    tot = dict(files=0, lines=0, mf=0, mfm=0, ofm=0, it=0, b=0, n=0, m=0, secs=0.0, pf=0, ni=0)
+    for r in results:
+        if r.skipped:
+            rows.append([r.name, "skipped: " + r.skipped] + [""] * 9)
+            continue
+        n = len(r.archs)
+        rows.append([r.name, r.files, r.lines, f"{r.model_files_marked}/{r.model_files}",
+                     f"{r.other_files_marked}/{r.files - r.model_files}", len(r.importing_torch),
+                     f"{r.built}/{n}" if n else "-", f"{r.matched}/{n}" if n else "-",
+                     f"{r.lines_per_s:,}", len(r.parse_failures), len(r.not_idempotent)])
+        tot["files"] += r.files
+        tot["lines"] += r.lines
+        tot["mf"] += r.model_files
+        tot["mfm"] += r.model_files_marked
+        tot["ofm"] += r.other_files_marked
+        tot["it"] += len(r.importing_torch)
+        tot["b"] += r.built
+        tot["n"] += n
+        tot["m"] += r.matched
+        tot["secs"] += r.convert_seconds
+        tot["pf"] += len(r.parse_failures)
+        tot["ni"] += len(r.not_idempotent)
+    rows.append(["**total**", tot["files"], tot["lines"], f"{tot['mfm']}/{tot['mf']}",
+                 f"{tot['ofm']}/{tot['files'] - tot['mf']}", tot["it"], f"{tot['b']}/{tot['n']}",
+                 f"{tot['m']}/{tot['n']}", f"{round(tot['lines'] / tot['secs']) if tot['secs'] else 0:,}",
+                 tot["pf"], tot["ni"]])
+    out = [_table(["package", "files", "lines", "model files with markers", "other files with markers",
+                   "files importing torch", "builds", "matches", "convert lines/s", "parse failures",
+                   "not idempotent"], rows)]
+    arows = []
+    for r in results:
+        for a in r.archs:
+            err = a["error"] if a["status"] != "match" else f"rel err {a['rel_err']:.1e}"
+            where = f" [{a['where']}]" if a.get("where") and a["status"] != "match" else ""
+            arows.append([r.name, f"`{a['ctor'][:60]}`", a["status"], (err + where).replace("|", "\\|")[:160]])
+    if arows:
+        out.append(_table(["package", "architecture", "status", "first error"], arows))
+    srows = []
+    for r in results:
+        for s in r.scripts:
+            srows.append([r.name, s["script"] + (" --model Transformer" if "Transformer" in s["args"] else ""),
+                          s["original"]["status"], s["converted"]["status"],
+                          (s["converted"]["error"] + (f" [{s['converted'].get('where')}]"
+                                                      if s["converted"].get("where") else "")).replace("|", "\\|")[:160]])
+    if srows:
+        out.append(_table(["package", "script", "original", "converted", "first error (converted)"], srows))
+    markers = {}
+    for r in results:
+        for k, v in r.markers_model_files.items():
+            markers[k] = markers.get(k, 0) + v
+    if markers:
+        out.append("markers in model-definition files: "
+                   + ", ".join(f"{k} x{v}" for k, v in sorted(markers.items(), key=lambda kv: -kv[1])))
+    return "\n\n".join(out)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        return child_main(argv)
+    default_cache = os.environ.get("MS_MIGRATE_BENCH_CACHE", str(Path.home() / ".cache" / "ms-migrate-bench"))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=default_cache, help="download/unpack cache (env MS_MIGRATE_BENCH_CACHE)")
+    ap.add_argument("--dl-dir", action="append",
+                    default=[d for d in os.environ.get("MS_MIGRATE_BENCH_DL", "").split(os.pathsep) if d],
+                    help="a directory of already downloaded archives (repeatable; env MS_MIGRATE_BENCH_DL)")
+    ap.add_argument("--snapshots", default=os.environ.get("MS_MIGRATE_BENCH_SNAPSHOTS"),
+                    help="directory with GitHub snapshots unpacked as gh_<owner>+<repo>/")
+    ap.add_argument("--work", help="scratch directory (default <cache>/work); kept for inspection")
+    ap.add_argument("--jobs", "-j", type=int, default=2, help="converter processes and parallel checks")
+    ap.add_argument("--quick", action="store_true", help="a subset of sources, architectures and scripts")
+    ap.add_argument("--only", help="comma-separated source names")
+    ap.add_argument("--arch", help="only architectures whose name contains this text (no scripts)")
+    ap.add_argument("--no-scripts", action="store_true", help="skip the training-script runs")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per child process")
+    ap.add_argument("--json", help="write the results as JSON")
+    ap.add_argument("--allow-torch", action="store_true",
+                    help="diagnosis only: let the converted code import torch, to see what fails after "
+                         "the leftover torch imports (the table is then not the benchmark's)")
+    args = ap.parse_args(argv)
+    args.work = args.work or str(Path(args.cache) / "work")
+    t0 = time.perf_counter()
+    results = run(args)
+    print()
+    print(render(results))
+    print(f"\n{datetime.date.today()}  total {time.perf_counter() - t0:.0f} s")
+    if args.json:
+        data = [dict(asdict(r), builds=r.built, matches=r.matched) for r in results]
+        Path(args.json).write_text(json.dumps({"date": str(datetime.date.today()), "tolerance": TOLERANCE,
+                                               "sources": data}, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
