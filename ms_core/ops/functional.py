@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from .._checkparam import check_tensor
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
@@ -18,11 +19,6 @@ def _as_tensor(x, like=None):
         return Tensor._wrap(x)
     dtype = like._data.dtype if like is not None and like._data.dtype.kind == "f" else None
     return Tensor(x, dtype=dtype)
-
-
-def _check_tensor(name, arg, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got {type(value).__name__}.")
 
 
 def _operands(x, y):
@@ -823,7 +819,7 @@ def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None
     """Sigmoid + binary cross-entropy, computed stably:
     loss = -w * (pos_weight * y * log σ(x) + (1 - y) * log(1 - σ(x))).
     """
-    _check_tensor("binary_cross_entropy_with_logits", "logits", logits)
+    check_tensor("binary_cross_entropy_with_logits", "logits", logits)
     if label.shape != logits.shape:
         raise ValueError(f"For 'binary_cross_entropy_with_logits', the 'label' shape "
                          f"{list(label.shape)} must equal the 'logits' shape {list(logits.shape)}.")

@@ -13,7 +13,7 @@ mode='reflect' / 'replicate' / 'circular'.
 import numpy as np
 
 from ..cell import Cell
-from ...common.tensor import Tensor
+from ..._checkparam import check_tensor
 from ...ops import functional as F
 
 __all__ = ["ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
@@ -73,14 +73,6 @@ def pad_by_index(x, padding, mode, name="pad"):
     return out
 
 
-def _check_input(name, x, ndims):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
-    if x.ndim not in ndims:
-        raise ValueError(f"For '{name}', the in_shape must have {ndims[0]} or {ndims[1]} dims, "
-                         f"but got {x.ndim}.")
-
-
 def _expand(name, padding, nd):
     """An int becomes (p,) * 2nd; a tuple is checked (even length, ints)."""
     if isinstance(padding, bool):
@@ -120,9 +112,7 @@ class _ConstantPadNd(Cell):
         self.value = value
 
     def construct(self, x):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For '{type(self).__name__}', the input must be a Tensor, but got "
-                            f"{type(x).__name__}.")
+        check_tensor(type(self).__name__, None, x)
         if len(self.padding) // 2 > x.ndim:
             raise ValueError(f"For '{type(self).__name__}', the padding {self.padding} pads more "
                              f"dimensions than the input has ({x.ndim}).")
@@ -176,15 +166,16 @@ class _IndexPadNd(Cell):
         name = type(self).__name__
         if self._mode == "reflect":
             # MindSpore's MirrorPad pads the last axes of an input of any rank
-            if not isinstance(x, Tensor):
-                raise TypeError(f"For '{name}', the input must be a Tensor, but got "
-                                f"{type(x).__name__}.")
+            check_tensor(name, None, x)
             if len(self.padding) // 2 > x.ndim:
                 raise ValueError(f"For padding with length {len(self.padding)}, the dimension "
                                  f"of the tensor should be at least {len(self.padding) // 2}, "
                                  f"but got {x.ndim}")
         else:
-            _check_input(name, x, (self._nd + 1, self._nd + 2))
+            check_tensor(name, None, x)
+            if x.ndim not in (self._nd + 1, self._nd + 2):
+                raise ValueError(f"For '{name}', the in_shape must have {self._nd + 1} or "
+                                 f"{self._nd + 2} dims, but got {x.ndim}.")
         return pad_by_index(x, self.padding, self._mode, name)
 
     def extend_repr(self):
@@ -249,8 +240,7 @@ class Pad(Cell):
         self.paddings = paddings
 
     def construct(self, x):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For 'Pad', the input must be a Tensor, but got {type(x).__name__}.")
+        check_tensor("Pad", None, x)
         if len(self.paddings) != x.ndim:
             raise ValueError(f"For 'Pad', the length of 'paddings' must equal the rank of the "
                              f"input {x.ndim}, but got {len(self.paddings)}.")
