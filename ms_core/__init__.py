@@ -10,6 +10,8 @@ from .common.tensor import Tensor  # noqa: F401
 from .common.parameter import Parameter, ParameterTuple  # noqa: F401
 from .common import initializer as _initializer_module  # noqa: F401
 from . import ops  # noqa: F401
+from . import _binding
+_binding.bind()  # before anything can differentiate: see ms_core/_binding.py
 from .common import tensor as _tensor_module
 from ._api import grad, value_and_grad, vjp, GradOperation  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
