@@ -10,7 +10,8 @@ from .common.tensor import Tensor  # noqa: F401
 from .common.parameter import Parameter, ParameterTuple  # noqa: F401
 from .common import initializer as _initializer_module  # noqa: F401
 from . import ops  # noqa: F401
-from .common import tensor as _tensor_module
+from . import _binding
+_binding.bind()  # before anything can differentiate: see ms_core/_binding.py
 from ._api import grad, value_and_grad, vjp, GradOperation  # noqa: F401
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
                       set_auto_parallel_context, get_auto_parallel_context, ParallelMode)
@@ -18,8 +19,6 @@ from ._random import set_seed, get_seed  # noqa: F401
 from . import nn, amp, context, common, train  # noqa: F401
 from . import dataset, experimental, communication  # noqa: F401  (issue 6)
 from .train.serialization import *  # noqa: F401,F403
-
-_tensor_module.F = ops.functional
 
 
 def jit(fn=None, mode="PSJit", input_signature=None, **kwargs):

@@ -1,5 +1,6 @@
-"""Function transforms: one core (`_value_and_grads`), `value_and_grad` and `grad` on it,
-`GradOperation` as a thin adapter (layered as in JAX's api.py)."""
+"""Function transforms: one core (`_value_and_grads`: `_record` the forward, then `_backprop`),
+`value_and_grad` and `grad` on it, `GradOperation` as a thin adapter, and `vjp`, which records
+once and backpropagates on every `vjp_fn` call (layered as in JAX's api.py)."""
 import numpy as np
 
 from . import _engine
@@ -72,8 +73,10 @@ def _differentiable_outputs(out, has_aux, fn_name):
     return outs, ()
 
 
-def _value_and_grads(fn, args, positions, weights, has_aux, sens, fn_name):
-    """The core: run fn recording, backprop sens, return (out, aux, input_grads, weight_grads)."""
+def _record(fn, args, positions, fn_name):
+    """Run fn once while recording, with a tracked leaf for each differentiated input.
+
+    Returns fn's output (connected to the recorded graph) and the leaves, in `positions` order."""
     args = list(args)
     for p in positions:
         if p >= len(args):
@@ -95,7 +98,13 @@ def _value_and_grads(fn, args, positions, weights, has_aux, sens, fn_name):
         out = fn(*args)
     finally:
         _engine.state.depth -= 1
-    roots, aux = _differentiable_outputs(out, has_aux, fn_name)
+    return out, targets_in
+
+
+def _backprop(roots, sens, targets, fn_name):
+    """Gradients of sum(root * sens) over the float roots w.r.t. each target (zeros where none).
+
+    Only reads the recorded graph, so it can run again on the same graph with other `sens`."""
     roots = [r for r in roots if isinstance(r, Tensor) and r._data.dtype.kind == "f"]
     if sens is None:
         sens_list = [Tensor._wrap(np.ones_like(r._data)) for r in roots]
@@ -109,10 +118,16 @@ def _value_and_grads(fn, args, positions, weights, has_aux, sens, fn_name):
                 raise ValueError(f"For '{fn_name}', each 'sens' must be a Tensor with its output's "
                                  f"shape {list(r.shape)}, but got "
                                  f"{list(s.shape) if isinstance(s, Tensor) else type(s).__name__}.")
-    targets = targets_in + list(weights)
     grads = _engine.backward(roots, sens_list, targets) if roots else [None] * len(targets)
-    grads = [g if g is not None else Tensor._wrap(np.zeros_like(t._data))
-             for g, t in zip(grads, targets)]
+    return [g if g is not None else Tensor._wrap(np.zeros_like(t._data))
+            for g, t in zip(grads, targets)]
+
+
+def _value_and_grads(fn, args, positions, weights, has_aux, sens, fn_name):
+    """The core: run fn recording, backprop sens, return (out, aux, input_grads, weight_grads)."""
+    out, targets_in = _record(fn, args, positions, fn_name)
+    roots, aux = _differentiable_outputs(out, has_aux, fn_name)
+    grads = _backprop(roots, sens, targets_in + list(weights), fn_name)
     if _engine.state.depth == 0:  # nothing outside will differentiate: release the graph
         out, aux = _detach_tree(out), _detach_tree(aux)
         grads = [_detach_tree(g) for g in grads]
@@ -195,13 +210,83 @@ def _transform(fn, grad_position, weights, has_aux, fn_name, with_value):
     return transformed
 
 
-def vjp(fn, *inputs, has_aux=False):
-    """Return `(outputs, vjp_fn)`; `vjp_fn(sens)` gives the gradients w.r.t. every input."""
-    def vjp_fn(sens):
-        _, _, g_in, _ = _value_and_grads(fn, inputs, tuple(range(len(inputs))), (), has_aux, sens, "vjp")
-        return tuple(g_in)
-    out = fn(*inputs)
-    return out, vjp_fn
+def vjp(fn, *inputs, weights=None, has_aux=False):
+    """Run `fn(*inputs)` once, recording, and return its outputs with a function that maps
+    cotangents (one per output) to gradients: the vector-Jacobian product.
+
+    `vjp_fn` backpropagates through the graph recorded by that one forward pass, so the gradients
+    belong to the returned outputs (the same dropout masks) and `vjp_fn` can be called again with
+    other cotangents without running `fn` again (MindSpore 2.10 runs the forward again, with a
+    warning, from the second call on).
+
+    Args:
+        fn: a function or Cell taking Tensors and returning a Tensor or a tuple of Tensors.
+        *inputs: the Tensors to call `fn` with; `vjp_fn` differentiates with respect to each.
+        weights: None, a Parameter, or a list/tuple/ParameterTuple of Parameters whose
+            gradients `vjp_fn` returns as well.
+        has_aux: if True, `fn` returns `(output, *aux)`: only `output` is differentiated and the
+            rest comes back as `aux` (the second output alone, or a tuple of the others).
+
+    Returns:
+        `(outputs, vjp_fn)`, or `(outputs, vjp_fn, aux)` with `has_aux`. `vjp_fn(*cotangents)`
+        (Tensors shaped like the outputs, or one tuple of them) returns the tuple of input
+        gradients, or `(input_grads, weight_grads)` when `weights` is given (one Tensor for a
+        single Parameter).
+
+    Raises:
+        TypeError: an input or a cotangent is not a Tensor, or `has_aux` is not a bool.
+        ValueError: with `has_aux`, `fn` returns fewer than two outputs; a cotangent's count or
+            shape does not match the outputs.
+
+    Example:
+        >>> out, vjp_fn = ms.vjp(lambda x, y: x * y, Tensor([2.0]), Tensor([5.0]))
+        >>> gx, gy = vjp_fn(Tensor([1.0]))
+        >>> print(out, gx, gy)
+        [10.] [5.] [2.]
+    """
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'vjp', every input must be a Tensor, but input {i} is "
+                            f"{type(x).__name__}.")
+    if not isinstance(has_aux, bool):
+        raise TypeError(f"For 'vjp', the 'has_aux' must be bool, but got {type(has_aux).__name__}.")
+    if not callable(fn):
+        raise TypeError(f"For 'vjp', the 'fn' must be a function or a Cell, but got "
+                        f"{type(fn).__name__}.")
+    weight_tuple = _normalize_weights(weights, "vjp") or ()
+    out, leaves = _record(fn, inputs, tuple(range(len(inputs))), "vjp")
+    if has_aux:
+        if not isinstance(out, tuple) or len(out) < 2:
+            got = f"a tuple of {len(out)}" if isinstance(out, tuple) else type(out).__name__
+            raise ValueError(f"For 'vjp' with has_aux=True, the function must return a tuple "
+                             f"(output, *aux) of at least two outputs, but got {got}.")
+        out, aux = out[0], (out[1] if len(out) == 2 else out[1:])
+    roots = list(out) if isinstance(out, (tuple, list)) else [out]
+    targets = leaves + list(weight_tuple)
+
+    def vjp_fn(*cotangents):
+        for c in cotangents:
+            items = c if isinstance(c, (tuple, list)) else (c,)
+            for item in items:
+                if not isinstance(item, Tensor):
+                    raise TypeError(f"For 'vjp', every cotangent must be a Tensor, but got "
+                                    f"{type(item).__name__}.")
+        sens = cotangents[0] if len(cotangents) == 1 else cotangents
+        grads = _backprop(roots, sens, targets, "vjp")
+        if _engine.state.depth == 0:  # nothing outside differentiates the gradients
+            grads = [_detach_tree(g) for g in grads]
+        input_grads = tuple(grads[:len(leaves)])
+        if weights is None:
+            return input_grads
+        weight_grads = grads[len(leaves):]
+        return input_grads, (weight_grads[0] if isinstance(weights, Parameter) else
+                             tuple(weight_grads))
+
+    if _engine.state.depth == 0:  # the caller gets plain Tensors; vjp_fn keeps the graph
+        out = _detach_tree(out)
+        if has_aux:
+            aux = _detach_tree(aux)
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
 class GradOperation:

@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 
-Tensor = None  # set by ms_core.common.tensor (avoids an import cycle)
+Tensor = None  # ms_core.common.tensor.Tensor, bound by ms_core._binding.bind()
 
 
 class _State:

@@ -3,10 +3,7 @@ import numpy as np
 
 from .._engine import Primitive
 
-
-def _f():
-    from ..ops import functional
-    return functional
+F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 class Reshape(Primitive):
@@ -17,7 +14,7 @@ class Reshape(Primitive):
         return np.reshape(x, self.shape)
 
     def backward(self, ctx, dout):
-        return (_f().reshape(dout, ctx.inputs[0].shape),)
+        return (F.reshape(dout, ctx.inputs[0].shape),)
 
 
 class Transpose(Primitive):
@@ -28,7 +25,7 @@ class Transpose(Primitive):
         return np.transpose(x, self.perm)
 
     def backward(self, ctx, dout):
-        return (_f().transpose(dout, tuple(np.argsort(self.perm).tolist())),)
+        return (F.transpose(dout, tuple(np.argsort(self.perm).tolist())),)
 
 
 class BroadcastTo(Primitive):
@@ -93,7 +90,6 @@ class SetItem(Primitive):
         return out
 
     def backward(self, ctx, dout):
-        F = _f()
         value = ctx.inputs[1]
         g_x = SetItem(self.index)(dout, 0)
         g_v = None
@@ -110,7 +106,6 @@ class Concat(Primitive):
         return np.concatenate(xs, axis=self.axis)
 
     def backward(self, ctx, dout):
-        F = _f()
         axis = self.axis % dout.ndim
         grads, start = [], 0
         for x in ctx.inputs:
@@ -129,7 +124,6 @@ class Stack(Primitive):
         return np.stack(xs, axis=self.axis)
 
     def backward(self, ctx, dout):
-        F = _f()
         axis = self.axis % dout.ndim
         return tuple(F.getitem(dout, (slice(None),) * axis + (i,)) for i in range(len(ctx.inputs)))
 
@@ -142,7 +136,6 @@ class Tile(Primitive):
         return np.tile(x, self.reps)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         reps = (1,) * (dout.ndim - len(self.reps)) + self.reps
         shape = (1,) * (dout.ndim - x.ndim) + x.shape
@@ -232,7 +225,6 @@ class Repeat(Primitive):
         return np.repeat(x, self.repeats, axis=self.axis)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         axis = self.axis % x.ndim
         shape = x.shape[:axis] + (x.shape[axis], self.repeats) + x.shape[axis + 1:]

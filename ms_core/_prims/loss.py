@@ -12,10 +12,7 @@ import numpy as np
 from .._engine import Primitive
 from .nn import _recording, _wrap
 
-
-def _f():
-    from ..ops import functional
-    return functional
+F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _log_softmax_np(x, axis):
@@ -50,7 +47,6 @@ class SoftmaxCrossEntropy(Primitive):
             g *= d
             gc = _wrap((-d * logp).astype(a.dtype, copy=False)) if need_coef else None
             return _wrap(g.astype(logits._data.dtype, copy=False)), gc
-        F = _f()
         d = F.expand_dims(dout, axis)
         logp = F.log_softmax(logits, axis)
         s = F.sum(coef, axis, keep_dims=True)

@@ -3,11 +3,7 @@ import numpy as np
 
 from .._engine import Primitive
 
-
-
-def _f():
-    from ..ops import functional
-    return functional
+F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _quiet():
@@ -30,7 +26,7 @@ class Sub(Primitive):
         return np.subtract(x, y)
 
     def backward(self, ctx, dout):
-        return dout, _f().neg(dout)
+        return dout, F.neg(dout)
 
 
 class Mul(Primitive):
@@ -50,7 +46,7 @@ class Div(Primitive):
     def backward(self, ctx, dout):
         x, y = ctx.inputs
         gx = dout / y
-        return gx, _f().neg(gx * x / y)
+        return gx, F.neg(gx * x / y)
 
 
 class Pow(Primitive):
@@ -59,7 +55,6 @@ class Pow(Primitive):
             return np.power(x, y)
 
     def backward(self, ctx, dout):
-        F = _f()
         x, y = ctx.inputs
         gx = dout * y * F.pow(x, y - 1)
         gy = None
@@ -72,7 +67,6 @@ class Pow(Primitive):
 def _select_grads(dout, x_wins, tie):
     """Gradients of max/min: the winner takes dout; ties are split in half between the two
     operands, as MindSpore 2.10 and torch both do."""
-    F = _f()
     share = F.cast(x_wins, dout.dtype) + F.cast(tie, dout.dtype) * 0.5
     return dout * share, dout * (1 - share)
 
@@ -83,7 +77,7 @@ class Maximum(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
-        return _select_grads(dout, _f().greater(x, y), _f().equal(x, y))
+        return _select_grads(dout, F.greater(x, y), F.equal(x, y))
 
 
 class Minimum(Primitive):
@@ -92,7 +86,7 @@ class Minimum(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
-        return _select_grads(dout, _f().less(x, y), _f().equal(x, y))
+        return _select_grads(dout, F.less(x, y), F.equal(x, y))
 
 
 class Where(Primitive):
@@ -100,7 +94,6 @@ class Where(Primitive):
         return np.where(cond, x, y)
 
     def backward(self, ctx, dout):
-        F = _f()
         cond = ctx.inputs[0]
         zeros = F.zeros_like(dout)
         return None, F.where(cond, dout, zeros), F.where(cond, zeros, dout)
@@ -113,7 +106,7 @@ class Neg(Primitive):
         return np.negative(x)
 
     def backward(self, ctx, dout):
-        return (_f().neg(dout),)
+        return (F.neg(dout),)
 
 
 class Exp(Primitive):
@@ -185,7 +178,7 @@ class Reciprocal(Primitive):
 
     def backward(self, ctx, dout):
         out = ctx.out
-        return (_f().neg(dout * out * out),)
+        return (F.neg(dout * out * out),)
 
 
 class Abs(Primitive):
@@ -193,7 +186,7 @@ class Abs(Primitive):
         return np.abs(x)
 
     def backward(self, ctx, dout):
-        return (dout * _f().sign(ctx.inputs[0]),)
+        return (dout * F.sign(ctx.inputs[0]),)
 
 
 class Sin(Primitive):
@@ -201,7 +194,7 @@ class Sin(Primitive):
         return np.sin(x)
 
     def backward(self, ctx, dout):
-        return (dout * _f().cos(ctx.inputs[0]),)
+        return (dout * F.cos(ctx.inputs[0]),)
 
 
 class Cos(Primitive):
@@ -209,7 +202,7 @@ class Cos(Primitive):
         return np.cos(x)
 
     def backward(self, ctx, dout):
-        return (_f().neg(dout * _f().sin(ctx.inputs[0])),)
+        return (F.neg(dout * F.sin(ctx.inputs[0])),)
 
 
 class Tanh(Primitive):
@@ -241,7 +234,6 @@ class Relu(Primitive):
         return np.maximum(x, 0).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         return (dout * F.cast(F.greater(ctx.inputs[0], 0), dout.dtype),)
 
 
@@ -250,7 +242,6 @@ class Erf(Primitive):
         return _erf(x)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         return (dout * F.exp(F.neg(x * x)) * (2.0 / np.sqrt(np.pi)),)
 
@@ -274,7 +265,7 @@ class Cast(Primitive):
         src = ctx.inputs[0]
         if src._data.dtype.kind != "f":
             return (None,)
-        return (_f().cast(dout, src.dtype),)
+        return (F.cast(dout, src.dtype),)
 
 
 class Identity(Primitive):
@@ -297,7 +288,6 @@ class ClipByValue(Primitive):
     def backward(self, ctx, dout):
         # MindSpore clips as minimum(maximum(x, lo), hi), so a value exactly on a bound gets half
         # the gradient (their tie rule; checked on 2.10); torch's clamp would give all of it
-        F = _f()
         x, lo, hi = ctx.inputs
         g = dout
         if lo is not None:
@@ -329,7 +319,7 @@ class MatMul(Primitive):
         ta, tb = self.transpose_a, self.transpose_b
         if x.ndim == 1 or y.ndim == 1:
             return _vector_matmul_grads(x, y, dout, ta, tb)
-        mm = _f().matmul_t
+        mm = F.matmul_t
         if not ta:
             gx = mm(dout, y, False, not tb)
         else:
@@ -342,7 +332,6 @@ class MatMul(Primitive):
 
 
 def _vector_matmul_grads(x, y, dout, ta, tb):
-    F = _f()
     x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
     y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
     d2 = dout
@@ -373,7 +362,7 @@ def _norm_axis(axis, ndim):
     return tuple(sorted(a % ndim if ndim else 0 for a in axis))
 
 
-def _expand_reduced(F, g, shape, axes, keep_dims):
+def _expand_reduced(g, shape, axes, keep_dims):
     """Re-insert reduced axes so g broadcasts against the input."""
     if keep_dims:
         return g
@@ -391,10 +380,9 @@ class ReduceSum(Primitive):
         return out if x.dtype.kind != "f" else out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim)
-        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (F.broadcast_to(g, x.shape),)
 
 
@@ -410,13 +398,12 @@ class ReduceMean(Primitive):
         return out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim)
         n = 1
         for a in axes:
             n *= x.shape[a]
-        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (F.broadcast_to(g / n, x.shape),)
 
 
@@ -434,13 +421,12 @@ class ReduceExtreme(Primitive):
         return fn(x, axis=axes, keepdims=self.keep_dims)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim)
-        out = _expand_reduced(F, ctx.out, x.shape, axes, self.keep_dims)
+        out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         mask = F.cast(F.equal(x, out), dout.dtype)
         count = F.sum(mask, axis=axes, keep_dims=True)
-        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (mask * g / count,)
 
 
@@ -454,11 +440,10 @@ class ReduceProd(Primitive):
 
     def backward(self, ctx, dout):
         # valid where x has no zeros; enough for the layers that use it
-        F = _f()
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim)
-        out = _expand_reduced(F, ctx.out, x.shape, axes, self.keep_dims)
-        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (g * out / x,)
 
 
@@ -470,7 +455,6 @@ class CumSum(Primitive):
         return np.cumsum(x, axis=self.axis, dtype=x.dtype)
 
     def backward(self, ctx, dout):
-        F = _f()
         return (F.flip(F.cumsum(F.flip(dout, (self.axis,)), self.axis), (self.axis,)),)
 
 
@@ -485,7 +469,6 @@ class Softmax(Primitive):
         return e / np.sum(e, axis=self.axis, keepdims=True)
 
     def backward(self, ctx, dout):
-        F = _f()
         out = ctx.out
         return (out * (dout - F.sum(dout * out, axis=self.axis, keep_dims=True)),)
 
@@ -499,7 +482,6 @@ class LogSoftmax(Primitive):
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
     def backward(self, ctx, dout):
-        F = _f()
         return (dout - F.exp(ctx.out) * F.sum(dout, axis=self.axis, keep_dims=True),)
 
 
@@ -515,9 +497,8 @@ class LogSumExp(Primitive):
         return out if self.keep_dims else np.squeeze(out, axis=axes)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim)
-        out = _expand_reduced(F, ctx.out, x.shape, axes, self.keep_dims)
-        g = _expand_reduced(F, dout, x.shape, axes, self.keep_dims)
+        out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
+        g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (g * F.exp(x - out),)

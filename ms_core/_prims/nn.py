@@ -13,10 +13,7 @@ from .. import _engine
 from .._engine import Primitive
 from .math import _erf
 
-
-def _f():
-    from ..ops import functional
-    return functional
+F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _recording(*xs):
@@ -86,7 +83,6 @@ class BatchNormTrain(Primitive):
             return (_wrap(dx.reshape(x.shape).astype(dt, copy=False)),
                     _wrap(dgamma.astype(dt, copy=False)), _wrap(dbeta.astype(dt, copy=False)))
         # differentiable path: recompute the statistics from x with ms_core ops
-        F = _f()
         bs = _bshape(x.ndim, 1, c)
         mean = F.mean(x, axes, keep_dims=True)
         xc = x - mean
@@ -119,7 +115,6 @@ class Normalize(Primitive):
         return xc.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         n = 1
         for a in self.axes:
@@ -144,7 +139,7 @@ class Normalize(Primitive):
 
 # --- activations --------------------------------------------------------------------------
 
-def _mask(F, cond, like):
+def _mask(cond, like):
     return F.cast(cond, like.dtype)
 
 
@@ -153,9 +148,8 @@ class ReLU6(Primitive):
         return np.clip(x, 0, 6).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
-        return (dout * _mask(F, F.logical_and(x > 0, x < 6), dout),)
+        return (dout * _mask(F.logical_and(x > 0, x < 6), dout),)
 
 
 class LeakyReLU(Primitive):
@@ -169,7 +163,6 @@ class LeakyReLU(Primitive):
         return np.where(x > 0, x, x * x.dtype.type(self.alpha))
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         return (F.where(x > 0, dout, dout * self.alpha),)
 
@@ -182,7 +175,6 @@ class PReLU(Primitive):
         return np.where(x > 0, x, x * wb).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x, w = ctx.inputs
         per_channel = x.ndim >= 2 and w.size > 1
         wb = F.reshape(w, _bshape(x.ndim, 1, w.size)) if per_channel else F.reshape(w, ())
@@ -206,7 +198,6 @@ class ELU(Primitive):
         return np.where(x > 0, x, a * np.expm1(np.minimum(x, 0)))
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         # for x <= 0, d/dx alpha*(e^x - 1) = out + alpha (written with out so it stays twice
         # differentiable through `ctx.out`)
@@ -231,7 +222,6 @@ class GELU(Primitive):
         return (t(0.5) * x * (t(1.0) + _erf(x * t(1.0 / math.sqrt(2.0))))).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         if self.approximate == "tanh":
             x2 = x * x
@@ -258,7 +248,6 @@ class SiLU(Primitive):
         return x * _sigmoid_np(x)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         s = F.sigmoid(x)
         return (dout * s * (x * (1.0 - s) + 1.0),)
@@ -272,7 +261,6 @@ class HSwish(Primitive):
         return (x * np.clip(x + t(3), 0, 6) / t(6)).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         zeros = F.zeros_like(dout)
         mid = dout * (x * (1.0 / 3.0) + 0.5)
@@ -287,9 +275,8 @@ class HSigmoid(Primitive):
         return (np.clip(x + t(3), 0, 6) / t(6)).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
-        return (dout * _mask(F, F.logical_and(x > -3, x < 3), dout) * (1.0 / 6.0),)
+        return (dout * _mask(F.logical_and(x > -3, x < 3), dout) * (1.0 / 6.0),)
 
 
 class Softplus(Primitive):
@@ -306,7 +293,6 @@ class Softplus(Primitive):
         return np.where(bx > self.threshold, x, soft).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         bx = x * self.beta
         return (F.where(bx > self.threshold, dout, dout * F.sigmoid(bx)),)
@@ -320,7 +306,6 @@ class Mish(Primitive):
         return (x * np.tanh(sp)).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         sp = F.relu(x) + F.log1p(F.exp(F.neg(F.abs(x))))
         th = F.tanh(sp)
@@ -335,9 +320,8 @@ class Hardtanh(Primitive):
         return np.clip(x, self.min_val, self.max_val).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
-        return (dout * _mask(F, F.logical_and(x > self.min_val, x < self.max_val), dout),)
+        return (dout * _mask(F.logical_and(x > self.min_val, x < self.max_val), dout),)
 
 
 class SeLU(Primitive):
@@ -350,7 +334,6 @@ class SeLU(Primitive):
         return (t(self.SCALE) * np.where(x > 0, x, neg)).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        F = _f()
         x = ctx.inputs[0]
         # for x <= 0: d/dx scale*alpha*(e^x - 1) = out + scale*alpha
         return (F.where(x > 0, dout * self.SCALE, dout * (ctx.out + self.SCALE * self.ALPHA)),)

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 from . import dtype as mstype
+from .._checkparam import check_number
 from .. import _random
 
 __all__ = ["Initializer", "initializer", "TruncatedNormal", "Normal", "Uniform", "HeUniform",
@@ -37,19 +38,6 @@ def _register(*aliases):
 
 def _register_alias(name, cls):
     _ALIASES[name.lower()] = cls
-
-
-def _check_number(cls_name, arg, value, positive=False, non_negative=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{cls_name}', the '{arg}' must be a float or int, but got "
-                        f"{type(value).__name__}.")
-    if not math.isfinite(value):
-        raise ValueError(f"For '{cls_name}', the '{arg}' must be finite, but got {value}.")
-    if positive and value <= 0:
-        raise ValueError(f"For '{cls_name}', the '{arg}' must be > 0, but got {value}.")
-    if non_negative and value < 0:
-        raise ValueError(f"For '{cls_name}', the '{arg}' must be >= 0, but got {value}.")
-    return value
 
 
 class Initializer:
@@ -196,8 +184,8 @@ class Normal(Initializer):
 
     def __init__(self, sigma=0.01, mean=0.0):
         super().__init__(sigma=sigma, mean=mean)
-        self.sigma = _check_number("Normal", "sigma", sigma, non_negative=True)
-        self.mean = _check_number("Normal", "mean", mean)
+        self.sigma = check_number("Normal", "sigma", sigma, 0, finite=True)
+        self.mean = check_number("Normal", "mean", mean, finite=True)
 
     def _initialize(self, arr):
         arr[...] = _gen().normal(self.mean, self.sigma, arr.shape)
@@ -209,7 +197,7 @@ class Uniform(Initializer):
 
     def __init__(self, scale=0.07):
         super().__init__(scale=scale)
-        self.scale = _check_number("Uniform", "scale", scale, non_negative=True)
+        self.scale = check_number("Uniform", "scale", scale, 0, finite=True)
 
     def _initialize(self, arr):
         arr[...] = _gen().uniform(-self.scale, self.scale, arr.shape)
@@ -264,8 +252,8 @@ class TruncatedNormal(Initializer):
 
     def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
         super().__init__(sigma=sigma, mean=mean, a=a, b=b)
-        self.sigma = _check_number("TruncatedNormal", "sigma", sigma, positive=True)
-        self.mean = _check_number("TruncatedNormal", "mean", mean)
+        self.sigma = check_number("TruncatedNormal", "sigma", sigma, 0, inc="(]", finite=True)
+        self.mean = check_number("TruncatedNormal", "mean", mean, finite=True)
         for name, v in (("a", a), ("b", b)):
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or math.isnan(v):
                 raise TypeError(f"For 'TruncatedNormal', the '{name}' must be a float, but got {v!r}.")
@@ -286,7 +274,7 @@ class XavierUniform(Initializer):
 
     def __init__(self, gain=1):
         super().__init__(gain=gain)
-        self.gain = _check_number("XavierUniform", "gain", gain, non_negative=True)
+        self.gain = check_number("XavierUniform", "gain", gain, 0, finite=True)
 
     def _initialize(self, arr):
         fan_in, fan_out = _calculate_fan_in_and_fan_out(arr.shape)
@@ -300,7 +288,7 @@ class XavierNormal(Initializer):
 
     def __init__(self, gain=1):
         super().__init__(gain=gain)
-        self.gain = _check_number("XavierNormal", "gain", gain, non_negative=True)
+        self.gain = check_number("XavierNormal", "gain", gain, 0, finite=True)
 
     def _initialize(self, arr):
         fan_in, fan_out = _calculate_fan_in_and_fan_out(arr.shape)
@@ -362,7 +350,7 @@ class Orthogonal(Initializer):
 
     def __init__(self, gain=1.0):
         super().__init__(gain=gain)
-        self.gain = _check_number("Orthogonal", "gain", gain)
+        self.gain = check_number("Orthogonal", "gain", gain, finite=True)
 
     def _initialize(self, arr):
         if arr.ndim < 2:
@@ -418,7 +406,7 @@ class VarianceScaling(Initializer):
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal"):
         super().__init__(scale=scale, mode=mode, distribution=distribution)
-        _check_number("VarianceScaling", "scale", scale, positive=True)
+        check_number("VarianceScaling", "scale", scale, 0, inc="(]", finite=True)
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"For 'VarianceScaling', the 'mode' must be 'fan_in', 'fan_out' or "
                              f"'fan_avg', but got {mode!r}.")
@@ -444,11 +432,11 @@ class Sparse(Initializer):
 
     def __init__(self, sparsity, sigma=0.01):
         super().__init__(sparsity=sparsity, sigma=sigma)
-        _check_number("Sparse", "sparsity", sparsity, non_negative=True)
+        check_number("Sparse", "sparsity", sparsity, 0, finite=True)
         if sparsity > 1:
             raise ValueError(f"For 'Sparse', the 'sparsity' must be in [0, 1], but got {sparsity}.")
         self.sparsity = sparsity
-        self.sigma = _check_number("Sparse", "sigma", sigma, non_negative=True)
+        self.sigma = check_number("Sparse", "sigma", sigma, 0, finite=True)
 
     def _initialize(self, arr):
         if arr.ndim != 2:

@@ -3,10 +3,9 @@ import re
 
 import numpy as np
 
-from .. import _engine
 from . import dtype as mstype
 
-F = None  # ms_core.ops.functional, attached by ms_core/__init__.py (import cycle)
+F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _infer_array(data, dtype):
@@ -542,6 +541,3 @@ class Tensor:
 
     def size_of(self, axis):
         return self.shape[axis]
-
-
-_engine.Tensor = Tensor

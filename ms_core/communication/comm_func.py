@@ -2,6 +2,7 @@
 process (each collective returns its input's values, as it would with one participant)."""
 import numpy as np
 
+from .._checkparam import check_tensor
 from ..common.tensor import Tensor
 
 __all__ = ["all_reduce", "all_gather_into_tensor", "broadcast", "barrier", "reduce_scatter_tensor"]
@@ -9,15 +10,10 @@ __all__ = ["all_reduce", "all_gather_into_tensor", "broadcast", "barrier", "redu
 _OPS = ("sum", "prod", "max", "min")
 
 
-def _check_tensor(fn, x):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{fn}', the input must be a Tensor, but got {type(x).__name__}.")
-
-
 def all_reduce(tensor, op="sum", group=None, async_op=False):
     """Reduce `tensor` over the group (of one): a copy of it. Returns (Tensor, None) when
     async_op, like MindSpore 2.3+'s (output, handle)."""
-    _check_tensor("all_reduce", tensor)
+    check_tensor("all_reduce", None, tensor)
     if op not in _OPS:
         raise ValueError(f"For 'all_reduce', the 'op' must be one of {list(_OPS)}, but got {op!r}.")
     out = Tensor(np.array(tensor.asnumpy()))

@@ -7,6 +7,8 @@ ms_core runs in one process on one device, so the world is a group of one: `get_
 `get_rank` / `get_group_size` also answer before `init()` (MindSpore raises there), so scripts
 that query the rank unconditionally still run.
 """
+from .._checkparam import check_int, check_is_str
+
 __all__ = ["GlobalComm", "init", "release", "get_rank", "get_local_rank", "get_group_size",
            "get_local_rank_size", "get_world_rank_from_group_rank", "get_group_rank_from_world_rank",
            "create_group", "destroy_group", "get_process_group_ranks", "HCCL_WORLD_COMM_GROUP",
@@ -43,9 +45,7 @@ def init(backend_name=None):
     """
     if backend_name is None:
         backend_name = "hccl"
-    if not isinstance(backend_name, str):
-        raise TypeError(f"For 'init', the 'backend_name' must be a str, but got "
-                        f"{type(backend_name).__name__}.")
+    check_is_str("init", "backend_name", backend_name)
     if backend_name not in _BACKENDS:
         raise ValueError(f"For 'init', the 'backend_name' must be one of {sorted(_BACKENDS)}, but "
                          f"got {backend_name!r}.")
@@ -60,11 +60,11 @@ def release():
     _GROUPS.clear()
 
 
-def _check_group(group, fn):
+def _check_group(fn, group):
+    """None (the world) or the name of a backend's world group or of a created group."""
     if group is None:
         return
-    if not isinstance(group, str):
-        raise TypeError(f"For '{fn}', the 'group' must be a str, but got {type(group).__name__}.")
+    check_is_str(fn, "group", group)
     if group not in _BACKENDS.values() and group not in _GROUPS:
         raise ValueError(f"For '{fn}', the group '{group}' does not exist; create it with "
                          f"create_group first.")
@@ -72,31 +72,31 @@ def _check_group(group, fn):
 
 def get_rank(group=GlobalComm.WORLD_COMM_GROUP):
     """The rank of this process in `group`: always 0."""
-    _check_group(group, "get_rank")
+    _check_group("get_rank", group)
     return 0
 
 
 def get_local_rank(group=GlobalComm.WORLD_COMM_GROUP):
     """The rank of this process on its node: always 0."""
-    _check_group(group, "get_local_rank")
+    _check_group("get_local_rank", group)
     return 0
 
 
 def get_group_size(group=GlobalComm.WORLD_COMM_GROUP):
     """The number of processes in `group`: always 1."""
-    _check_group(group, "get_group_size")
+    _check_group("get_group_size", group)
     return 1
 
 
 def get_local_rank_size(group=GlobalComm.WORLD_COMM_GROUP):
     """The number of processes on this node: always 1."""
-    _check_group(group, "get_local_rank_size")
+    _check_group("get_local_rank_size", group)
     return 1
 
 
-def _check_rank(rank, fn, name):
-    if isinstance(rank, bool) or not isinstance(rank, int):
-        raise TypeError(f"For '{fn}', the '{name}' must be an int, but got {type(rank).__name__}.")
+def _check_rank(fn, name, rank):
+    """A rank id: 0, the only rank of a single-process world."""
+    check_int(fn, name, rank)
     if rank != 0:
         raise ValueError(f"For '{fn}', the '{name}' must be 0 in a single-process world, but got "
                          f"{rank}.")
@@ -104,15 +104,15 @@ def _check_rank(rank, fn, name):
 
 def get_world_rank_from_group_rank(group, group_rank_id):
     """The world rank of `group_rank_id` in `group` (0)."""
-    _check_group(group, "get_world_rank_from_group_rank")
-    _check_rank(group_rank_id, "get_world_rank_from_group_rank", "group_rank_id")
+    _check_group("get_world_rank_from_group_rank", group)
+    _check_rank("get_world_rank_from_group_rank", "group_rank_id", group_rank_id)
     return 0
 
 
 def get_group_rank_from_world_rank(world_rank_id, group):
     """The rank in `group` of world rank `world_rank_id` (0)."""
-    _check_group(group, "get_group_rank_from_world_rank")
-    _check_rank(world_rank_id, "get_group_rank_from_world_rank", "world_rank_id")
+    _check_group("get_group_rank_from_world_rank", group)
+    _check_rank("get_group_rank_from_world_rank", "world_rank_id", world_rank_id)
     return 0
 
 
@@ -122,9 +122,7 @@ def create_group(group, rank_ids, options=None):
     Raises:
         ValueError: rank_ids is not [0].
     """
-    if not isinstance(group, str):
-        raise TypeError(f"For 'create_group', the 'group' must be a str, but got "
-                        f"{type(group).__name__}.")
+    check_is_str("create_group", "group", group)
     rank_ids = list(rank_ids)
     if rank_ids != [0]:
         raise ValueError(f"For 'create_group', the 'rank_ids' must be [0] in a single-process "
@@ -141,5 +139,5 @@ def destroy_group(group):
 
 def get_process_group_ranks(group=GlobalComm.WORLD_COMM_GROUP):
     """The world ranks in `group`: [0]."""
-    _check_group(group, "get_process_group_ranks")
+    _check_group("get_process_group_ranks", group)
     return [0]

@@ -10,18 +10,12 @@ import random
 import numpy as np
 
 from .. import _random
+from .._checkparam import check_dataset_range, check_dataset_type
 
 DEFAULT_SEED = 5489  # std::mt19937::default_seed, MindSpore's dataset default
 _CONFIG = {"seed": None, "seed_generator": None, "num_parallel_workers": 8, "prefetch_size": 16,
            "monitor_sampling_interval": 1000}
-
-
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"Argument {name} with value {value} is not of type [<class 'int'>], but got "
-                        f"{type(value)}.")
-    if value < low:
-        raise ValueError(f"Input {name} is not within the required interval of [{low}, 4294967295].")
+_UINT32_MAX = 4294967295  # the upper bound MindSpore states for every config value
 
 
 def set_seed(seed):
@@ -29,9 +23,10 @@ def set_seed(seed):
 
     Raises:
         TypeError: seed is not an int.
-        ValueError: seed is negative.
+        ValueError: seed is outside [0, 4294967295].
     """
-    _check_int("seed", seed, 0)
+    check_dataset_type("seed", seed, (int,))
+    check_dataset_range("seed", seed, 0, _UINT32_MAX)
     _CONFIG["seed"] = seed
     # ms.set_seed replaces the global generator: remembering the current one tells get_seed
     # whether ms.set_seed ran after this call
@@ -51,7 +46,8 @@ def get_seed():
 
 def set_num_parallel_workers(num):
     """Accepted for compatibility: ms_core pipelines run in the calling thread."""
-    _check_int("num_parallel_workers", num, 1)
+    check_dataset_type("num_parallel_workers", num, (int,))
+    check_dataset_range("num_parallel_workers", num, 1, _UINT32_MAX)
     _CONFIG["num_parallel_workers"] = num
 
 
@@ -61,7 +57,8 @@ def get_num_parallel_workers():
 
 def set_prefetch_size(size):
     """Accepted for compatibility: ms_core pipelines produce rows on demand."""
-    _check_int("size", size, 1)
+    check_dataset_type("size", size, (int,))
+    check_dataset_range("size", size, 1, _UINT32_MAX)
     _CONFIG["prefetch_size"] = size
 
 

@@ -13,23 +13,18 @@ import warnings
 
 import numpy as np
 
+from .._checkparam import check_dataset_range, check_dataset_type
 from ..common.tensor import Tensor
 from . import samplers as _samplers
-from .samplers import _check_range, _type_check
 
 __all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "zip"]
 
 _INT32_MAX = 2 ** 31 - 1
 
 
-def _check_pos_int32(value, name):
-    _type_check(value, (int,), name)
-    _check_range(value, 1, _INT32_MAX, name)
-
-
 def _check_columns(columns, name):
     """MindSpore's column-name checks: a str or non-empty list of distinct non-empty strs."""
-    _type_check(columns, (list, str), name)
+    check_dataset_type(name, columns, (list, str))
     if isinstance(columns, str):
         if not columns:
             raise ValueError(f"{name} should not be an empty str.")
@@ -39,7 +34,7 @@ def _check_columns(columns, name):
     for i, c in enumerate(columns):
         if not c:
             raise ValueError(f"{name}[{i}] should not be empty.")
-        _type_check(c, (str,), f"{name}[{i}]")
+        check_dataset_type(f"{name}[{i}]", c, (str,))
     if len(set(columns)) != len(columns):
         raise ValueError(f"Every column name should not be same with others in {name}.")
     return list(columns)
@@ -151,8 +146,8 @@ class Dataset:
         if not isinstance(batch_size, int):
             raise TypeError(f"batch_size should either be an int or a callable, but got "
                             f"{type(batch_size)}.")
-        _check_range(int(batch_size), 1, _INT32_MAX, "batch_size")
-        _type_check(drop_remainder, (bool,), "drop_remainder")
+        check_dataset_range("batch_size", int(batch_size), 1, _INT32_MAX)
+        check_dataset_type("drop_remainder", drop_remainder, (bool,))
         if num_parallel_workers is not None:
             _check_workers(num_parallel_workers)
         unknown = set(kwargs) - {"per_batch_map", "input_columns", "output_columns",
@@ -170,8 +165,8 @@ class Dataset:
             TypeError: buffer_size is not an int.
             ValueError: buffer_size out of [2, 2147483647].
         """
-        _type_check(buffer_size, (int,), "buffer_size")
-        _check_range(buffer_size, 2, _INT32_MAX, "buffer_size")
+        check_dataset_type("buffer_size", buffer_size, (int,))
+        check_dataset_range("buffer_size", buffer_size, 2, _INT32_MAX)
         return ShuffleDataset(self, buffer_size)
 
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
@@ -216,14 +211,14 @@ class Dataset:
         """Repeat the dataset `count` times (-1 or None: forever)."""
         if count is None:
             count = -1
-        _type_check(count, (int,), "count")
+        check_dataset_type("count", count, (int,))
         if (count <= 0 and count != -1) or count > _INT32_MAX:
             raise ValueError("count should be either -1 or positive integer, range[1, INT32_MAX].")
         return self if count == 1 else RepeatDataset(self, count)
 
     def take(self, count=-1):
         """The first `count` rows (-1: all)."""
-        _type_check(count, (int,), "count")
+        check_dataset_type("count", count, (int,))
         if (count <= 0 and count != -1) or count > _INT32_MAX:
             raise ValueError("count should be either -1 or within the required interval of "
                              "([1, 2147483647]).")
@@ -231,8 +226,8 @@ class Dataset:
 
     def skip(self, count):
         """All rows but the first `count`."""
-        _type_check(count, (int,), "count")
-        _check_range(count, 0, _INT32_MAX, "count")
+        check_dataset_type("count", count, (int,))
+        check_dataset_range("count", count, 0, _INT32_MAX)
         return SkipDataset(self, count)
 
     def project(self, columns):
@@ -318,7 +313,7 @@ class Dataset:
 
 
 def _check_workers(num):
-    _type_check(num, (int,), "num_parallel_workers")
+    check_dataset_type("num_parallel_workers", num, (int,))
     if num < 1:
         raise ValueError("num_parallel_workers exceeds the boundary between 1 and the number of "
                          "CPUs!")
@@ -329,10 +324,10 @@ class _Iterator:
     StopIteration ends an epoch, and the next call starts another (up to num_epochs)."""
 
     def __init__(self, dataset, columns, num_epochs, output_numpy, as_dict):
-        _type_check(num_epochs, (int,), "num_epochs")
+        check_dataset_type("num_epochs", num_epochs, (int,))
         if num_epochs < -1 or num_epochs == 0:
             raise ValueError("num_epochs should be either -1 or positive integer.")
-        _type_check(output_numpy, (bool,), "output_numpy")
+        check_dataset_type("output_numpy", output_numpy, (bool,))
         names = dataset.get_col_names()
         if columns is not None:
             columns = _check_columns(columns, "columns")
@@ -389,18 +384,19 @@ def _resolve_sampler(name, source, shuffle, sampler, num_shards, shard_id, num_s
     """MindSpore's rules combining shuffle / sampler / sharding into one sampler."""
     random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
     if shuffle is not None:
-        _type_check(shuffle, (bool,), "shuffle")
+        check_dataset_type("shuffle", shuffle, (bool,))
     if (num_shards is None) != (shard_id is None):
         raise ValueError("num_shards and shard_id need to be passed in together.")
     if num_shards is not None:
-        _check_pos_int32(num_shards, "num_shards")
-        _type_check(shard_id, (int,), "shard_id")
+        check_dataset_type("num_shards", num_shards, (int,))
+        check_dataset_range("num_shards", num_shards, 1, _INT32_MAX)
+        check_dataset_type("shard_id", shard_id, (int,))
         if shard_id >= num_shards:
             raise ValueError("shard_id should be less than num_shards.")
-        _check_range(shard_id, 0, num_shards - 1, "shard_id")
+        check_dataset_range("shard_id", shard_id, 0, num_shards - 1)
     if num_samples is not None:
-        _type_check(num_samples, (int,), "num_samples")
-        _check_range(num_samples, 0, 2 ** 63 - 1, "num_samples")
+        check_dataset_type("num_samples", num_samples, (int,))
+        check_dataset_range("num_samples", num_samples, 0, 2 ** 63 - 1)
     if sampler is not None:
         if shuffle is not None:
             raise RuntimeError("sampler and shuffle cannot be specified at the same time.")
@@ -557,8 +553,8 @@ class GeneratorDataset(Dataset):
         if self.sampler is None or not isinstance(self.sampler, (_samplers.RandomSampler,
                                                                  _samplers.SequentialSampler)):
             return super().split(sizes, randomize)
-        _type_check(sizes, (list,), "sizes")
-        _type_check(randomize, (bool,), "randomize")
+        check_dataset_type("sizes", sizes, (list,))
+        check_dataset_type("randomize", randomize, (bool,))
         n = self._base_len()
         if not sizes:
             raise ValueError("sizes cannot be empty.")

@@ -5,21 +5,10 @@ generator seeded by `ds.config.set_seed` / `ms.set_seed` and reshuffle every epo
 """
 import numpy as np
 
+from .._checkparam import check_dataset_range, check_dataset_type
+
 __all__ = ["Sampler", "BuiltinSampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler"]
-
-
-def _type_check(value, types, name):
-    if int in types and bool not in types and isinstance(value, bool) or not isinstance(value, types):
-        # MindSpore prints the value with str(), an empty str as ""
-        shown = '""' if isinstance(value, str) and not value else value
-        raise TypeError(f"Argument {name} with value {shown} is not of type {list(types)}, but got "
-                        f"{type(value)}.")
-
-
-def _check_range(value, low, high, name):
-    if value < low or value > high:
-        raise ValueError(f"Input {name} is not within the required interval of [{low}, {high}].")
 
 
 def _new_rng():
@@ -33,8 +22,8 @@ class BuiltinSampler:
 
     def __init__(self, num_samples=None):
         if num_samples is not None:
-            _type_check(num_samples, (int,), "num_samples")
-            _check_range(num_samples, 0, 2 ** 63 - 1, "num_samples")
+            check_dataset_type("num_samples", num_samples, (int,))
+            check_dataset_range("num_samples", num_samples, 0, 2 ** 63 - 1)
         self.num_samples = num_samples
         self._rng = None
 
@@ -80,8 +69,8 @@ class SequentialSampler(BuiltinSampler):
     def __init__(self, start_index=None, num_samples=None):
         super().__init__(num_samples)
         if start_index is not None:
-            _type_check(start_index, (int,), "start_index")
-            _check_range(start_index, 0, 2 ** 31 - 1, "start_index")
+            check_dataset_type("start_index", start_index, (int,))
+            check_dataset_range("start_index", start_index, 0, 2 ** 31 - 1)
         self.start_index = start_index or 0
 
     def _indices(self, n):
@@ -98,7 +87,7 @@ class RandomSampler(BuiltinSampler):
 
     def __init__(self, replacement=False, num_samples=None):
         super().__init__(num_samples)
-        _type_check(replacement, (bool,), "replacement")
+        check_dataset_type("replacement", replacement, (bool,))
         self.replacement = replacement
 
     def _indices(self, n):
@@ -132,11 +121,11 @@ class DistributedSampler(BuiltinSampler):
 
     def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
         super().__init__(num_samples)
-        _type_check(num_shards, (int,), "num_shards")
-        _check_range(num_shards, 1, 2 ** 31 - 1, "num_shards")
-        _type_check(shard_id, (int,), "shard_id")
-        _check_range(shard_id, 0, num_shards - 1, "shard_id")
-        _type_check(shuffle, (bool,), "shuffle")
+        check_dataset_type("num_shards", num_shards, (int,))
+        check_dataset_range("num_shards", num_shards, 1, 2 ** 31 - 1)
+        check_dataset_type("shard_id", shard_id, (int,))
+        check_dataset_range("shard_id", shard_id, 0, num_shards - 1)
+        check_dataset_type("shuffle", shuffle, (bool,))
         self.num_shards, self.shard_id, self.shuffle, self.offset = num_shards, shard_id, shuffle, offset
 
     def _positions(self, n):
@@ -232,7 +221,7 @@ class WeightedRandomSampler(BuiltinSampler):
             raise ValueError("weights should not contain negative numbers.")
         if not w.any():
             raise ValueError("elements of weights should not be all zero.")
-        _type_check(replacement, (bool,), "replacement")
+        check_dataset_type("replacement", replacement, (bool,))
         if not replacement and num_samples is not None and num_samples > np.count_nonzero(w):
             raise ValueError("num_samples should not be larger than the number of non-zero weights "
                              "when replacement is False.")

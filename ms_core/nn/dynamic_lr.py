@@ -5,28 +5,11 @@ optimizer's `learning_rate` and the optimizer takes element `global_step` at eve
 are counted as floor(step / step_per_epoch). Formulas are MindSpore's (`mindspore.nn.dynamic_lr`).
 """
 import math
-import numbers
+
+from .._checkparam import check_float, check_int
 
 __all__ = ["piecewise_constant_lr", "exponential_decay_lr", "natural_exp_decay_lr",
            "inverse_decay_lr", "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"]
-
-
-def _positive_int(fn, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"For '{fn}', the '{name}' must be int, but got {type(value).__name__}.")
-    if value <= 0:
-        raise ValueError(f"For '{fn}', the '{name}' must be > 0, but got {value}.")
-    return int(value)
-
-
-def _float(fn, name, value, positive=False, non_negative=False):
-    if isinstance(value, bool) or not isinstance(value, float):
-        raise TypeError(f"For '{fn}', the '{name}' must be float, but got {type(value).__name__}.")
-    if positive and not value > 0:
-        raise ValueError(f"For '{fn}', the '{name}' must be > 0, but got {value}.")
-    if non_negative and not value >= 0:
-        raise ValueError(f"For '{fn}', the '{name}' must be >= 0, but got {value}.")
-    return value
 
 
 def piecewise_constant_lr(milestone, learning_rates):
@@ -54,8 +37,8 @@ def piecewise_constant_lr(milestone, learning_rates):
                          f"'learning_rates' size: {len(learning_rates)}.")
     lr, last = [], 0
     for i, (m, rate) in enumerate(zip(milestone, learning_rates)):
-        _positive_int(fn, f"milestone[{i}]", m)
-        _float(fn, f"learning_rates[{i}]", rate)
+        check_int(fn, f"milestone[{i}]", m, 0, inc="(]")
+        check_float(fn, f"learning_rates[{i}]", rate, allow_int=False)
         if m < last:
             raise ValueError(f"For '{fn}', the value of milestone[{i}] must be greater than "
                              f"milestone[{i - 1}], but got milestone[{i}]: {m}, "
@@ -66,11 +49,11 @@ def piecewise_constant_lr(milestone, learning_rates):
 
 
 def _decay_inputs(fn, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair):
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "decay_epoch", decay_epoch)
-    _float(fn, "learning_rate", learning_rate, positive=True)
-    _float(fn, "decay_rate", decay_rate, positive=True)
+    check_int(fn, "total_step", total_step, 0, inc="(]")
+    check_int(fn, "step_per_epoch", step_per_epoch, 0, inc="(]")
+    check_int(fn, "decay_epoch", decay_epoch, 0, inc="(]")
+    check_float(fn, "learning_rate", learning_rate, 0, inc="(]", allow_int=False)
+    check_float(fn, "decay_rate", decay_rate, 0, inc="(]", allow_int=False)
     if not isinstance(is_stair, bool):
         raise TypeError(f"For '{fn}', the 'is_stair' must be bool, but got {type(is_stair).__name__}.")
 
@@ -140,11 +123,11 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
         [0.1, 0.1, 0.05500000000000001, 0.05500000000000001, 0.01, 0.01]
     """
     fn = "cosine_decay_lr"
-    _float(fn, "min_lr", min_lr, non_negative=True)
-    _float(fn, "max_lr", max_lr, positive=True)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "decay_epoch", decay_epoch)
+    check_float(fn, "min_lr", min_lr, 0, allow_int=False)
+    check_float(fn, "max_lr", max_lr, 0, inc="(]", allow_int=False)
+    check_int(fn, "total_step", total_step, 0, inc="(]")
+    check_int(fn, "step_per_epoch", step_per_epoch, 0, inc="(]")
+    check_int(fn, "decay_epoch", decay_epoch, 0, inc="(]")
     if min_lr >= max_lr:
         raise ValueError(f"For '{fn}', the 'max_lr' should be greater than the 'min_lr', but got "
                          f"'max_lr' value: {max_lr}, 'min_lr' value: {min_lr}.")
@@ -167,12 +150,12 @@ def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_e
         [0.1, 0.1, 0.07363961030678928, 0.07363961030678928, 0.01, 0.01]
     """
     fn = "polynomial_decay_lr"
-    _float(fn, "learning_rate", learning_rate, positive=True)
-    _float(fn, "end_learning_rate", end_learning_rate, non_negative=True)
-    _float(fn, "power", power, positive=True)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "decay_epoch", decay_epoch)
+    check_float(fn, "learning_rate", learning_rate, 0, inc="(]", allow_int=False)
+    check_float(fn, "end_learning_rate", end_learning_rate, 0, allow_int=False)
+    check_float(fn, "power", power, 0, inc="(]", allow_int=False)
+    check_int(fn, "total_step", total_step, 0, inc="(]")
+    check_int(fn, "step_per_epoch", step_per_epoch, 0, inc="(]")
+    check_int(fn, "decay_epoch", decay_epoch, 0, inc="(]")
     if not isinstance(update_decay_epoch, bool):
         raise TypeError(f"For '{fn}', the 'update_decay_epoch' must be bool, but got "
                         f"{type(update_decay_epoch).__name__}.")
@@ -196,9 +179,9 @@ def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch):
         [0.0, 0.0, 0.05, 0.05, 0.1, 0.1]
     """
     fn = "warmup_lr"
-    _float(fn, "learning_rate", learning_rate, non_negative=True)
-    _positive_int(fn, "warmup_epoch", warmup_epoch)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
+    check_float(fn, "learning_rate", learning_rate, 0, allow_int=False)
+    check_int(fn, "warmup_epoch", warmup_epoch, 0, inc="(]")
+    check_int(fn, "total_step", total_step, 0, inc="(]")
+    check_int(fn, "step_per_epoch", step_per_epoch, 0, inc="(]")
     return [learning_rate * min(math.floor(i / step_per_epoch), warmup_epoch) / warmup_epoch
             for i in range(total_step)]

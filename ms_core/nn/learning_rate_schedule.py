@@ -12,35 +12,11 @@ import numbers
 import numpy as np
 
 from .cell import Cell
+from .._checkparam import check_bool, check_float, check_int
 from ..common.tensor import Tensor
 
 __all__ = ["LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "InverseDecayLR",
            "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR"]
-
-
-def _check_float(cls, name, value, positive=False, non_negative=False):
-    if isinstance(value, bool) or not isinstance(value, float):
-        raise TypeError(f"For '{cls}', the '{name}' must be float, but got "
-                        f"{type(value).__name__}.")
-    if positive and not value > 0:
-        raise ValueError(f"For '{cls}', the '{name}' must be > 0, but got {value}.")
-    if non_negative and not value >= 0:
-        raise ValueError(f"For '{cls}', the '{name}' must be >= 0, but got {value}.")
-    return value
-
-
-def _check_positive_int(cls, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"For '{cls}', the '{name}' must be int, but got {type(value).__name__}.")
-    if value <= 0:
-        raise ValueError(f"For '{cls}', the '{name}' must be > 0, but got {value}.")
-    return int(value)
-
-
-def _check_bool(cls, name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{cls}', the '{name}' must be bool, but got {type(value).__name__}.")
-    return value
 
 
 class LearningRateSchedule(Cell):
@@ -70,10 +46,10 @@ class LearningRateSchedule(Cell):
 
 
 def _decay_args(cls, learning_rate, decay_rate, decay_steps, is_stair):
-    _check_float(cls, "learning_rate", learning_rate, positive=True)
-    _check_float(cls, "decay_rate", decay_rate, positive=True)
-    _check_positive_int(cls, "decay_steps", decay_steps)
-    _check_bool(cls, "is_stair", is_stair)
+    check_float(cls, "learning_rate", learning_rate, 0, inc="(]", allow_int=False)
+    check_float(cls, "decay_rate", decay_rate, 0, inc="(]", allow_int=False)
+    check_int(cls, "decay_steps", decay_steps, 0, inc="(]")
+    check_bool(cls, "is_stair", is_stair)
 
 
 class ExponentialDecayLR(LearningRateSchedule):
@@ -145,9 +121,9 @@ class CosineDecayLR(LearningRateSchedule):
 
     def __init__(self, min_lr, max_lr, decay_steps):
         super().__init__()
-        _check_float("CosineDecayLR", "min_lr", min_lr, non_negative=True)
-        _check_float("CosineDecayLR", "max_lr", max_lr, positive=True)
-        _check_positive_int("CosineDecayLR", "decay_steps", decay_steps)
+        check_float("CosineDecayLR", "min_lr", min_lr, 0, allow_int=False)
+        check_float("CosineDecayLR", "max_lr", max_lr, 0, inc="(]", allow_int=False)
+        check_int("CosineDecayLR", "decay_steps", decay_steps, 0, inc="(]")
         if min_lr >= max_lr:
             raise ValueError(f"For 'CosineDecayLR', the 'max_lr' must be greater than the 'min_lr', "
                              f"but got 'max_lr' value: {max_lr}, 'min_lr' value: {min_lr}.")
@@ -169,11 +145,12 @@ class PolynomialDecayLR(LearningRateSchedule):
 
     def __init__(self, learning_rate, end_learning_rate, decay_steps, power, update_decay_steps=False):
         super().__init__()
-        _check_float("PolynomialDecayLR", "learning_rate", learning_rate, positive=True)
-        _check_float("PolynomialDecayLR", "end_learning_rate", end_learning_rate, non_negative=True)
-        _check_positive_int("PolynomialDecayLR", "decay_steps", decay_steps)
-        _check_float("PolynomialDecayLR", "power", power, positive=True)
-        _check_bool("PolynomialDecayLR", "update_decay_steps", update_decay_steps)
+        check_float("PolynomialDecayLR", "learning_rate", learning_rate, 0, inc="(]",
+                    allow_int=False)
+        check_float("PolynomialDecayLR", "end_learning_rate", end_learning_rate, 0, allow_int=False)
+        check_int("PolynomialDecayLR", "decay_steps", decay_steps, 0, inc="(]")
+        check_float("PolynomialDecayLR", "power", power, 0, inc="(]", allow_int=False)
+        check_bool("PolynomialDecayLR", "update_decay_steps", update_decay_steps)
         self.start_learning_rate, self.end_learning_rate = learning_rate, end_learning_rate
         self.decay_steps, self.power, self.update_decay_steps = decay_steps, power, update_decay_steps
 
@@ -193,8 +170,8 @@ class WarmUpLR(LearningRateSchedule):
 
     def __init__(self, learning_rate, warmup_steps):
         super().__init__()
-        _check_float("WarmUpLR", "learning_rate", learning_rate, positive=True)
-        _check_positive_int("WarmUpLR", "warmup_steps", warmup_steps)
+        check_float("WarmUpLR", "learning_rate", learning_rate, 0, inc="(]", allow_int=False)
+        check_int("WarmUpLR", "warmup_steps", warmup_steps, 0, inc="(]")
         self.learning_rate, self.warmup_steps = learning_rate, warmup_steps
 
     def _lr(self, step):

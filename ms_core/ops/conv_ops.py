@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from .. import _engine
+from .._checkparam import check_float_tensor
 from .._prims import conv as C
 from .._prims import pool as P
 from ..common.tensor import Tensor
@@ -104,23 +105,11 @@ def resolve_pads(pad_mode, pads, hw, kernel, stride, dilation):
     return tuple(pads)
 
 
-def _check_input(name, x, ndims, what):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
-    if x.ndim not in ndims:
-        want = " or ".join(f"{n}-D" for n in ndims)
-        raise ValueError(f"For '{name}', the input must be a {want} Tensor {what}, but got shape "
-                         f"{list(x.shape)}.")
-    if x._data.dtype.kind != "f":
-        raise TypeError(f"For '{name}', the input must be a floating-point Tensor, but got "
-                        f"{x.dtype}.")
-
-
 # --- convolution ----------------------------------------------------------------------------
 
 def conv2d_core(name, x, weight, bias, stride, pads, dilation, groups):
     """Run Conv2D after the shape checks every caller shares; `pads` already resolved."""
-    _check_input(name, x, (4,), "(N, C, H, W)")
+    check_float_tensor(name, None, x, (4,), "(N, C, H, W)")
     if not isinstance(weight, Tensor) or weight.ndim != 4:
         raise ValueError(f"For '{name}', the 'weight' must be a 4-D Tensor (C_out, C_in/groups, "
                          f"kH, kW), but got {getattr(weight, 'shape', weight)!r}.")
@@ -175,7 +164,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
         raise ValueError(f"For '{name}', the 'groups' must be a positive int, but got {groups!r}.")
     check_no_padding(name, pad_mode, padding)
     pads = padding4(name, padding)
-    _check_input(name, input, (4,), "(N, C, H, W)")
+    check_float_tensor(name, None, input, (4,), "(N, C, H, W)")
     kernel = tuple(weight.shape[2:]) if isinstance(weight, Tensor) and weight.ndim == 4 else (1, 1)
     pads = resolve_pads(pad_mode, pads, input.shape[2:], kernel, stride, dilation)
     return conv2d_core(name, input, weight, bias, stride, pads, dilation, int(groups))
@@ -193,7 +182,7 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     (stride,) = int_tuple(name, "stride", stride, 1)
     (dilation,) = int_tuple(name, "dilation", dilation, 1)
     check_no_padding(name, pad_mode, padding)
-    _check_input(name, input, (3,), "(N, C, L)")
+    check_float_tensor(name, None, input, (3,), "(N, C, L)")
     if not isinstance(weight, Tensor) or weight.ndim != 3:
         raise ValueError(f"For '{name}', the 'weight' must be a 3-D Tensor (C_out, C_in/groups, "
                          f"kernel_size), but got {getattr(weight, 'shape', weight)!r}.")
@@ -227,7 +216,7 @@ def conv_transpose_core(name, x, weight, bias, stride, pads, dilation, groups, o
 
     `pads` may have a negative bottom/right (output_padding), which crops in the conv view.
     """
-    _check_input(name, x, (4,), "(N, C, H, W)")
+    check_float_tensor(name, None, x, (4,), "(N, C, H, W)")
     if not isinstance(weight, Tensor) or weight.ndim != 4:
         raise ValueError(f"For '{name}', the 'weight' must be a 4-D Tensor (C_in, C_out/groups, "
                          f"kH, kW), but got {getattr(weight, 'shape', weight)!r}.")
@@ -286,7 +275,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     dilation = int_tuple(name, "dilation", dilation)
     output_padding = int_tuple(name, "output_padding", output_padding, minimum=0)
     pads = padding4(name, padding)
-    _check_input(name, input, (4,), "(N, C, H, W)")
+    check_float_tensor(name, None, input, (4,), "(N, C, H, W)")
     for a in range(2):
         if output_padding[a] >= max(stride[a], dilation[a]):
             raise ValueError(f"For '{name}', the 'output_padding' must be smaller than 'stride' or "
@@ -353,7 +342,7 @@ def _avg_divisor(cfg, x_hw, pad_mode, count_include_pad, divisor_override):
 
 
 def _as4d(name, x, what="(N, C, H, W)"):
-    _check_input(name, x, (3, 4), what)
+    check_float_tensor(name, None, x, (3, 4), what)
     if x.ndim == 3:
         return F.expand_dims(x, 0), True
     return x, False
@@ -424,7 +413,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
 
 def _to_2d_1d(name, x):
     """(N, C, L) or (C, L) -> (N, C, 1, L) and how to undo it."""
-    _check_input(name, x, (2, 3), "(N, C, L)")
+    check_float_tensor(name, None, x, (2, 3), "(N, C, L)")
     lead = x.ndim == 2
     x4 = F.expand_dims(F.expand_dims(x, 0) if lead else x, 2)
     return x4, lead
@@ -730,7 +719,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         >>> cols = ops.unfold(x, kernel_size=3, padding=1)
     """
     name = "unfold"
-    _check_input(name, input, (4,), "(N, C, H, W)")
+    check_float_tensor(name, None, input, (4,), "(N, C, H, W)")
     cfg = _block_config(name, kernel_size, dilation, padding, stride)
     ho, wo = cfg.out_hw(*input.shape[2:])
     if ho < 1 or wo < 1:
@@ -800,7 +789,7 @@ class Conv2D(_Prim):
 
     def __call__(self, x, weight):
         name = "Conv2D"
-        _check_input(name, x, (4,), "(N, C, H, W)")
+        check_float_tensor(name, None, x, (4,), "(N, C, H, W)")
         if tuple(weight.shape[2:]) != self.kernel_size or weight.shape[0] != self.out_channel:
             raise ValueError(f"For '{name}', the 'weight' shape {list(weight.shape)} does not match "
                              f"out_channel={self.out_channel} and kernel_size={self.kernel_size}.")
@@ -850,7 +839,7 @@ class _PoolPrim(_Prim):
 
     def _run(self, x, fn):
         name = type(self).__name__
-        _check_input(name, x, (4,), "(N, C, H, W)")
+        check_float_tensor(name, None, x, (4,), "(N, C, H, W)")
         nhwc = self.data_format == "NHWC"
         if nhwc:
             x = F.transpose(x, (0, 3, 1, 2))

@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from .._checkparam import check_tensor
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
@@ -18,11 +19,6 @@ def _as_tensor(x, like=None):
         return Tensor._wrap(x)
     dtype = like._data.dtype if like is not None and like._data.dtype.kind == "f" else None
     return Tensor(x, dtype=dtype)
-
-
-def _check_tensor(name, arg, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got {type(value).__name__}.")
 
 
 def _operands(x, y):
@@ -712,11 +708,62 @@ def repeat_interleave(x, repeats, axis=None):
     return apply(A.Repeat(repeats, axis), x)
 
 
+def _pad_indices(n, before, after, mode, name="pad"):
+    """Source indices (length before + n + after) that realise `mode` padding of an axis of n."""
+    i = np.arange(-before, n + after)
+    if mode == "reflect":
+        if before >= n or after >= n:
+            raise ValueError(f"For '{name}', with mode 'reflect' the padding ({before}, {after}) "
+                             f"must be less than the size {n} of the padded dimension.")
+        i = np.abs(i)
+        i = np.where(i >= n, 2 * (n - 1) - i, i)
+    elif mode == "symmetric":
+        if before > n or after > n:
+            raise ValueError(f"For '{name}', with mode 'symmetric' the padding ({before}, {after}) "
+                             f"must be at most the size {n} of the padded dimension.")
+        i = np.where(i < 0, -i - 1, i)
+        i = np.where(i >= n, 2 * n - 1 - i, i)
+    elif mode == "replicate":
+        if n == 0:
+            raise ValueError(f"For '{name}', with mode 'replicate' the padded dimension must not "
+                             f"be empty.")
+        i = np.clip(i, 0, n - 1)
+    elif mode == "circular":
+        if before > n or after > n:
+            raise ValueError(f"For '{name}', with mode 'circular' the padding ({before}, {after}) "
+                             f"must be at most the size {n} of the padded dimension.")
+        i = i % n
+    else:
+        raise ValueError(f"For '{name}', the 'mode' must be one of 'constant', 'reflect', "
+                         f"'replicate', 'circular', but got {mode!r}.")
+    return i.astype(np.int64)
+
+
+def _pad_by_index(x, padding, mode, name="pad"):
+    """Pad the last len(padding)//2 axes of `x` by gathering indices ((left, right) pairs from the
+    last axis backwards, as `ops.pad`). mode: 'reflect', 'replicate', 'circular' or 'symmetric'.
+    Differentiable (gather's backward accumulates the gradients of repeated indices)."""
+    padding = tuple(int(p) for p in padding)
+    if len(padding) % 2 or len(padding) // 2 > x.ndim:
+        raise ValueError(f"For '{name}', the 'padding' must have an even length of at most "
+                         f"{2 * x.ndim}, but got {len(padding)}.")
+    if any(p < 0 for p in padding):
+        raise ValueError(f"For '{name}', every element in 'padding' must be >= 0 with mode "
+                         f"{mode!r}, but got {padding}.")
+    out = x
+    for k in range(len(padding) // 2):
+        axis = x.ndim - 1 - k
+        before, after = padding[2 * k], padding[2 * k + 1]
+        if before == 0 and after == 0:
+            continue
+        out = gather(out, _pad_indices(x.shape[axis], before, after, mode, name), axis)
+    return out
+
+
 def pad(x, padding, mode="constant", value=None):
     """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch."""
     if mode in ("reflect", "replicate", "circular"):
-        from ..nn.layer.padding import pad_by_index  # index gathers, differentiable
-        return pad_by_index(x, padding, mode)
+        return _pad_by_index(x, padding, mode)
     if mode != "constant":
         raise ValueError(f"For 'pad', the 'mode' must be one of 'constant', 'reflect', "
                          f"'replicate', 'circular', but got {mode!r}.")
@@ -823,7 +870,7 @@ def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None
     """Sigmoid + binary cross-entropy, computed stably:
     loss = -w * (pos_weight * y * log σ(x) + (1 - y) * log(1 - σ(x))).
     """
-    _check_tensor("binary_cross_entropy_with_logits", "logits", logits)
+    check_tensor("binary_cross_entropy_with_logits", "logits", logits)
     if label.shape != logits.shape:
         raise ValueError(f"For 'binary_cross_entropy_with_logits', the 'label' shape "
                          f"{list(label.shape)} must equal the 'logits' shape {list(logits.shape)}.")

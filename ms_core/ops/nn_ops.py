@@ -3,14 +3,14 @@
 
 Differences from torch that matter when migrating are stated in each docstring.
 """
-import numbers
-
 import numpy as np
 
 from .. import _random
 from .._engine import apply
 from .._prims import loss as L
 from .._prims import nn as N
+from .._checkparam import (check_float_tensor, check_number, check_number_range,
+                           check_same_shape, check_string, check_tensor)
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from . import functional as F
@@ -29,39 +29,7 @@ __all__ = [
 ]
 
 
-# --- argument checks --------------------------------------------------------------------------
-
-def _check_tensor(name, arg, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{name}', the '{arg}' must be a Tensor, but got {type(value).__name__}.")
-
-
-def _check_float_tensor(name, arg, value):
-    _check_tensor(name, arg, value)
-    if value._data.dtype.kind != "f":
-        raise TypeError(f"For '{name}', the dtype of '{arg}' must be float16, float32 or float64, "
-                        f"but got {value.dtype}.")
-
-
-def _check_number(name, arg, value, lo=None, hi=None, lo_open=False, hi_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{name}', the '{arg}' must be a float, but got "
-                        f"{type(value).__name__}.")
-    bad = (lo is not None and (value < lo or (lo_open and value == lo))) or \
-          (hi is not None and (value > hi or (hi_open and value == hi)))
-    if bad:
-        left = "(" if lo_open else "["
-        right = ")" if hi_open else "]"
-        raise ValueError(f"For '{name}', the '{arg}' must be in range {left}{lo}, {hi}{right}, "
-                         f"but got {value}.")
-    return float(value)
-
-
-def _check_reduction(name, reduction, extra=()):
-    allowed = ["none", "mean", "sum"] + list(extra)
-    if reduction not in allowed:
-        raise ValueError(f"For '{name}', the 'reduction' must be one of {allowed}, but got "
-                         f"{reduction!r}.")
+_REDUCTIONS = ["none", "mean", "sum"]
 
 
 def _reduce(loss, reduction):
@@ -76,7 +44,7 @@ def _reduce(loss, reduction):
 
 def _channel_vector(name, arg, value, c):
     """Check that `value` is a (C,) Tensor."""
-    _check_tensor(name, arg, value)
+    check_tensor(name, arg, value)
     if value.shape != (c,):
         raise ValueError(f"For '{name}', the shape of '{arg}' must be ({c},) (one value per "
                          f"channel), but got {list(value.shape)}.")
@@ -155,12 +123,12 @@ def batch_norm(input_x, running_mean, running_var, weight=None, bias=None, train
     Example:
         >>> y = ops.batch_norm(x, rm, rv, w, b, training=True, momentum=0.1)
     """
-    _check_float_tensor("batch_norm", "input_x", input_x)
+    check_float_tensor("batch_norm", "input_x", input_x)
     if not isinstance(training, bool):
         raise TypeError(f"For 'batch_norm', the 'training' must be bool, but got "
                         f"{type(training).__name__}.")
-    momentum = _check_number("batch_norm", "momentum", momentum, 0.0, 1.0)
-    eps = _check_number("batch_norm", "eps", eps, 0.0, 1.0, lo_open=True)
+    momentum = check_number_range("batch_norm", "momentum", momentum, 0.0, 1.0)
+    eps = check_number_range("batch_norm", "eps", eps, 0.0, 1.0, "(]")
     return _batch_norm("batch_norm", input_x, running_mean, running_var, weight, bias, training,
                        training, 1.0 - momentum, eps)
 
@@ -171,7 +139,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     Example:
         >>> y = ops.layer_norm(x, (8,), w, b)
     """
-    _check_float_tensor("layer_norm", "input", input)
+    check_float_tensor("layer_norm", "input", input)
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
@@ -198,7 +166,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     Example:
         >>> y = ops.group_norm(x, 2, w, b)
     """
-    _check_float_tensor("group_norm", "input", input)
+    check_float_tensor("group_norm", "input", input)
     if input.ndim < 2:
         raise ValueError(f"For 'group_norm', the input must have at least 2 dimensions, but got "
                          f"shape {list(input.shape)}.")
@@ -214,7 +182,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, weight=None, bias=None, eps=1e-5):
     """Per-sample, per-channel normalisation over the spatial axes (no running statistics)."""
-    _check_float_tensor("instance_norm", "input", input)
+    check_float_tensor("instance_norm", "input", input)
     axes = tuple(range(2, input.ndim))
     out = apply(N.Normalize(axes, eps), input)
     return _affine(out, weight, bias, (1, input.shape[1]) + (1,) * (input.ndim - 2))
@@ -271,16 +239,16 @@ def dropout(input, p=0.5, training=True, seed=None):
     Example:
         >>> y = ops.dropout(x, p=0.2, training=True)
     """
-    _check_float_tensor("dropout", "input", input)
-    p = _check_number("dropout", "p", p, 0.0, 1.0)
+    check_float_tensor("dropout", "input", input)
+    p = check_number_range("dropout", "p", p, 0.0, 1.0)
     if not training or p == 0.0:
         return input
     return _apply_dropout(input, 1.0 - p, input.shape)
 
 
 def _channel_dropout(name, input, p, training, ndims):
-    _check_float_tensor(name, "input", input)
-    p = _check_number(name, "p", p, 0.0, 1.0)
+    check_float_tensor(name, "input", input)
+    p = check_number_range(name, "p", p, 0.0, 1.0)
     if input.ndim not in ndims:
         raise ValueError(f"For '{name}', the input must be {' or '.join(f'{d}D' for d in ndims)}, "
                          f"but got shape {list(input.shape)}.")
@@ -310,7 +278,7 @@ def dropout3d(input, p=0.5, training=True):
 # --- activations ------------------------------------------------------------------------------
 
 def _act(name, prim, x):
-    _check_tensor(name, "input", x)
+    check_tensor(name, "input", x)
     if x._data.dtype.kind != "f":
         x = F.cast(x, mstype.float32)
     return apply(prim, x)
@@ -324,13 +292,13 @@ def relu6(x):
 def leaky_relu(input, alpha=0.2):
     """x for x > 0, alpha * x otherwise. MindSpore's default alpha is 0.2 (torch's
     negative_slope default is 0.01)."""
-    return _act("leaky_relu", N.LeakyReLU(_check_number("leaky_relu", "alpha", alpha)), input)
+    return _act("leaky_relu", N.LeakyReLU(float(check_number("leaky_relu", "alpha", alpha))), input)
 
 
 def prelu(x, weight):
     """x for x > 0, weight * x otherwise; weight has 1 value or one per channel (axis 1)."""
-    _check_float_tensor("prelu", "x", x)
-    _check_float_tensor("prelu", "weight", weight)
+    check_float_tensor("prelu", "x", x)
+    check_float_tensor("prelu", "weight", weight)
     c = x.shape[1] if x.ndim >= 2 else 1
     if weight.ndim > 1 or weight.size not in (1, c):
         raise ValueError(f"For 'prelu', the 'weight' must be a 1-D Tensor of size 1 or the number "
@@ -340,7 +308,7 @@ def prelu(x, weight):
 
 def elu(input_x, alpha=1.0):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-    return _act("elu", N.ELU(_check_number("elu", "alpha", alpha)), input_x)
+    return _act("elu", N.ELU(float(check_number("elu", "alpha", alpha))), input_x)
 
 
 def gelu(input_x, approximate="none"):
@@ -372,8 +340,8 @@ def hardsigmoid(input):
 
 def softplus(input, beta=1, threshold=20):
     """log(1 + exp(beta * x)) / beta; linear where beta * x > threshold."""
-    beta = _check_number("softplus", "beta", beta)
-    threshold = _check_number("softplus", "threshold", threshold)
+    beta = float(check_number("softplus", "beta", beta))
+    threshold = float(check_number("softplus", "threshold", threshold))
     return _act("softplus", N.Softplus(beta, threshold), input)
 
 
@@ -397,13 +365,13 @@ def selu(input_x):
 
 def softsign(x):
     """x / (1 + |x|)."""
-    _check_float_tensor("softsign", "x", x)
+    check_float_tensor("softsign", "x", x)
     return x / (F.abs(x) + 1.0)
 
 
 def logsigmoid(x):
     """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
-    _check_float_tensor("logsigmoid", "x", x)
+    check_float_tensor("logsigmoid", "x", x)
     return F.neg(softplus(F.neg(x)))
 
 
@@ -412,13 +380,13 @@ log_sigmoid = logsigmoid
 
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
-    _check_float_tensor("hardshrink", "input", input)
+    check_float_tensor("hardshrink", "input", input)
     return F.where(F.abs(input) > lambd, input, F.zeros_like(input))
 
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, else 0."""
-    _check_float_tensor("softshrink", "input", input)
+    check_float_tensor("softshrink", "input", input)
     zeros = F.zeros_like(input)
     return F.where(input > lambd, input - lambd, F.where(input < -lambd, input + lambd, zeros))
 
@@ -475,10 +443,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     Example:
         >>> loss = ops.cross_entropy(logits, labels, label_smoothing=0.1)
     """
-    _check_float_tensor("cross_entropy", "input", input)
-    _check_tensor("cross_entropy", "target", target)
-    _check_reduction("cross_entropy", reduction)
-    ls = _check_number("cross_entropy", "label_smoothing", label_smoothing, 0.0, 1.0)
+    check_float_tensor("cross_entropy", "input", input)
+    check_tensor("cross_entropy", "target", target)
+    check_string("cross_entropy", "reduction", reduction, _REDUCTIONS)
+    ls = check_number_range("cross_entropy", "label_smoothing", label_smoothing, 0.0, 1.0)
     axis = 1 if input.ndim >= 2 else 0
     c = input.shape[axis]
     if target._data.dtype.kind == "f":
@@ -509,10 +477,10 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     Example:
         >>> loss = ops.nll_loss(ops.log_softmax(logits, 1), labels)
     """
-    _check_float_tensor("nll_loss", "inputs", inputs)
-    _check_tensor("nll_loss", "target", target)
-    _check_reduction("nll_loss", reduction)
-    ls = _check_number("nll_loss", "label_smoothing", label_smoothing, 0.0, 1.0)
+    check_float_tensor("nll_loss", "inputs", inputs)
+    check_tensor("nll_loss", "target", target)
+    check_string("nll_loss", "reduction", reduction, _REDUCTIONS)
+    ls = check_number_range("nll_loss", "label_smoothing", label_smoothing, 0.0, 1.0)
     if target._data.dtype.kind == "f":
         raise TypeError("For 'nll_loss', the 'target' must hold integer class indices, but got "
                         f"{target.dtype}.")
@@ -521,12 +489,6 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     if reduction == "mean":
         return _weighted_mean(loss, divisor)
     return _reduce(loss, reduction)
-
-
-def _check_same_shape(name, a_name, a, b_name, b):
-    if a.shape != b.shape:
-        raise ValueError(f"For '{name}', the '{b_name}' shape {list(b.shape)} must equal the "
-                         f"'{a_name}' shape {list(a.shape)}.")
 
 
 def _clamped_log(p):
@@ -544,10 +506,10 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     Example:
         >>> loss = ops.binary_cross_entropy(ops.sigmoid(z), y)
     """
-    _check_float_tensor("binary_cross_entropy", "logits", logits)
-    _check_tensor("binary_cross_entropy", "labels", labels)
-    _check_same_shape("binary_cross_entropy", "logits", logits, "labels", labels)
-    _check_reduction("binary_cross_entropy", reduction)
+    check_float_tensor("binary_cross_entropy", "logits", logits)
+    check_tensor("binary_cross_entropy", "labels", labels)
+    check_same_shape("binary_cross_entropy", "logits", logits, "labels", labels)
+    check_string("binary_cross_entropy", "reduction", reduction, _REDUCTIONS)
     log_x = _clamped_log(logits)
     log_1mx = _clamped_log(1.0 - logits)
     loss = F.neg(labels * log_x + (1.0 - labels) * log_1mx)
@@ -561,10 +523,10 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
 
     MindSpore's default reduction here is 'none' (torch's is 'mean').
     """
-    _check_float_tensor("smooth_l1_loss", "input", input)
-    _check_tensor("smooth_l1_loss", "target", target)
-    beta = _check_number("smooth_l1_loss", "beta", beta, 0.0, None, lo_open=True)
-    _check_reduction("smooth_l1_loss", reduction)
+    check_float_tensor("smooth_l1_loss", "input", input)
+    check_tensor("smooth_l1_loss", "target", target)
+    beta = float(check_number("smooth_l1_loss", "beta", beta, 0.0, inc="(]"))
+    check_string("smooth_l1_loss", "reduction", reduction, _REDUCTIONS)
     d = input - target
     ad = F.abs(d)
     loss = F.where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta)
@@ -573,9 +535,9 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     """0.5 * d² where |d| < delta, else delta * (|d| - 0.5 * delta)."""
-    _check_float_tensor("huber_loss", "input", input)
-    delta = _check_number("huber_loss", "delta", delta, 0.0, None, lo_open=True)
-    _check_reduction("huber_loss", reduction)
+    check_float_tensor("huber_loss", "input", input)
+    delta = float(check_number("huber_loss", "delta", delta, 0.0, inc="(]"))
+    check_string("huber_loss", "reduction", reduction, _REDUCTIONS)
     d = input - target
     ad = F.abs(d)
     loss = F.where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
@@ -584,16 +546,16 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
 
 def mse_loss(input, target, reduction="mean"):
     """(input - target)², reduced."""
-    _check_float_tensor("mse_loss", "input", input)
-    _check_reduction("mse_loss", reduction)
+    check_float_tensor("mse_loss", "input", input)
+    check_string("mse_loss", "reduction", reduction, _REDUCTIONS)
     d = input - target
     return _reduce(d * d, reduction)
 
 
 def l1_loss(input, target, reduction="mean"):
     """|input - target|, reduced."""
-    _check_float_tensor("l1_loss", "input", input)
-    _check_reduction("l1_loss", reduction)
+    check_float_tensor("l1_loss", "input", input)
+    check_string("l1_loss", "reduction", reduction, _REDUCTIONS)
     return _reduce(F.abs(input - target), reduction)
 
 
@@ -603,9 +565,9 @@ def kl_div(logits, labels, reduction="mean", log_target=False):
     'mean' averages over every element (as torch's 'mean'); 'batchmean' divides the sum by the
     batch size, which is the mathematically correct KL divergence.
     """
-    _check_float_tensor("kl_div", "logits", logits)
-    _check_tensor("kl_div", "labels", labels)
-    _check_reduction("kl_div", reduction, ("batchmean",))
+    check_float_tensor("kl_div", "logits", logits)
+    check_tensor("kl_div", "labels", labels)
+    check_string("kl_div", "reduction", reduction, _REDUCTIONS + ["batchmean"])
     if log_target:
         loss = F.exp(labels) * (labels - logits)
     else:
@@ -669,13 +631,13 @@ class Dropout(_PrimitiveOp):
     operator has no training flag; nn.Dropout skips it in inference). The mask is float 0/1."""
 
     def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):
-        self.keep_prob = _check_number("Dropout", "keep_prob", keep_prob, 0.0, 1.0, lo_open=True)
+        self.keep_prob = check_number_range("Dropout", "keep_prob", keep_prob, 0.0, 1.0, "(]")
 
     def _mask_shape(self, x):
         return x.shape
 
     def __call__(self, x):
-        _check_float_tensor(type(self).__name__, "x", x)
+        check_float_tensor(type(self).__name__, "x", x)
         shape = self._mask_shape(x)
         keep = _keep_mask(shape, self.keep_prob)
         scaled = keep.astype(x._data.dtype) * x._data.dtype.type(1.0 / self.keep_prob)
@@ -720,14 +682,14 @@ class BatchNorm(_PrimitiveOp):
 
     def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
         self.is_training = is_training
-        self.epsilon = _check_number("BatchNorm", "epsilon", epsilon, 0.0, 1.0, lo_open=True)
-        self.momentum = _check_number("BatchNorm", "momentum", momentum, 0.0, 1.0)
+        self.epsilon = check_number_range("BatchNorm", "epsilon", epsilon, 0.0, 1.0, "(]")
+        self.momentum = check_number_range("BatchNorm", "momentum", momentum, 0.0, 1.0)
         if data_format != "NCHW":
             raise ValueError(f"For 'BatchNorm', only data_format 'NCHW' is supported here, but "
                              f"got {data_format!r}.")
 
     def __call__(self, input_x, scale, bias, mean, variance):
-        _check_float_tensor("BatchNorm", "input_x", input_x)
+        check_float_tensor("BatchNorm", "input_x", input_x)
         if not self.is_training:
             y = _batch_norm("BatchNorm", input_x, mean, variance, scale, bias, False, False, 0.0,
                             self.epsilon)
@@ -755,7 +717,7 @@ class LayerNorm(_PrimitiveOp):
         self.epsilon = epsilon
 
     def __call__(self, input_x, gamma, beta):
-        _check_float_tensor("LayerNorm", "input_x", input_x)
+        check_float_tensor("LayerNorm", "input_x", input_x)
         nd = input_x.ndim
         axes = tuple(range(self.begin_norm_axis % nd, nd))
         y = _affine(apply(N.Normalize(axes, self.epsilon), input_x), gamma, beta)
@@ -770,7 +732,7 @@ class SoftmaxCrossEntropyWithLogits(_PrimitiveOp):
     where backprop = softmax(logits) - labels."""
 
     def __call__(self, logits, labels):
-        _check_float_tensor("SoftmaxCrossEntropyWithLogits", "logits", logits)
+        check_float_tensor("SoftmaxCrossEntropyWithLogits", "logits", logits)
         loss = apply(L.SoftmaxCrossEntropy(-1), logits, F.cast(labels, logits.dtype))
         return loss, F.stop_gradient(F.softmax(logits, -1) - labels)
 
@@ -791,7 +753,7 @@ class NLLLoss(_PrimitiveOp):
     (loss, total_weight)."""
 
     def __init__(self, reduction="mean", ignore_index=-100):
-        _check_reduction("NLLLoss", reduction)
+        check_string("NLLLoss", "reduction", reduction, _REDUCTIONS)
         self.reduction = reduction
         self.ignore_index = ignore_index
 
@@ -807,7 +769,7 @@ class BinaryCrossEntropy(_PrimitiveOp):
     """`ops.BinaryCrossEntropy(reduction='mean')(logits, labels, weight=None)`."""
 
     def __init__(self, reduction="mean"):
-        _check_reduction("BinaryCrossEntropy", reduction)
+        check_string("BinaryCrossEntropy", "reduction", reduction, _REDUCTIONS)
         self.reduction = reduction
 
     def __call__(self, logits, labels, weight=None):
@@ -818,7 +780,7 @@ class BCEWithLogitsLoss(_PrimitiveOp):
     """`ops.BCEWithLogitsLoss(reduction='mean')(logits, label, weight, pos_weight)`."""
 
     def __init__(self, reduction="mean"):
-        _check_reduction("BCEWithLogitsLoss", reduction)
+        check_string("BCEWithLogitsLoss", "reduction", reduction, _REDUCTIONS)
         self.reduction = reduction
 
     def __call__(self, logits, label, weight=None, pos_weight=None):

@@ -29,6 +29,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._checkparam import check_cell
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
@@ -665,10 +666,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     Example:
         >>> param_not_load, ckpt_not_load = ms.load_param_into_net(net, ms.load_checkpoint("a.ckpt"))
     """
-    from ..nn.cell import Cell
     fn = "load_param_into_net"
-    if not isinstance(net, Cell):
-        raise TypeError(f"For '{fn}', the 'net' must be a Cell, but got {type(net).__name__}.")
+    check_cell(fn, "net", net)
     if not isinstance(parameter_dict, dict):
         raise TypeError(f"For '{fn}', the 'parameter_dict' must be a dict, but got "
                         f"{type(parameter_dict).__name__}.")

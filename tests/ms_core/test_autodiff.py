@@ -148,6 +148,97 @@ def test_vjp():
     out, vjp_fn = ms.vjp(lambda x, y: x * y, Tensor([2.0]), Tensor([5.0]))
     gx, gy = vjp_fn(Tensor([1.0]))
     assert np_(out).tolist() == [10.0] and np_(gx).tolist() == [5.0] and np_(gy).tolist() == [2.0]
+    assert out._node is None and gx._node is None
+
+
+def test_vjp_runs_the_forward_once_and_vjp_fn_can_be_called_again():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * x * x
+
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    out, vjp_fn = ms.vjp(f, Tensor(x))
+    (g1,) = vjp_fn(Tensor(np.ones(3, np.float32)))
+    (g2,) = vjp_fn(Tensor(np.array([3.0, -1.0, 2.0], np.float32)))
+    assert len(calls) == 1
+    xt = torch.tensor(x, requires_grad=True)
+    yt = xt ** 3
+    (g1t,) = torch.autograd.grad(yt, xt, torch.ones(3), retain_graph=True)
+    (g2t,) = torch.autograd.grad(yt, xt, torch.tensor([3.0, -1.0, 2.0]))
+    np.testing.assert_allclose(np_(out), yt.detach().numpy(), **TOL)
+    np.testing.assert_allclose(np_(g1), g1t.numpy(), **TOL)
+    np.testing.assert_allclose(np_(g2), g2t.numpy(), **TOL)
+
+
+def test_vjp_gradients_use_the_dropout_mask_of_the_returned_output():
+    # dropout draws a new mask on every forward: output and gradients must come from one forward
+    x = Tensor(np.full((2000,), 3.0, np.float32))
+    out, vjp_fn = ms.vjp(lambda t: ops.dropout(t, p=0.5), x)
+    kept = np_(out) != 0  # the mask, recovered from the output (x has no zeros)
+    assert 0 < kept.sum() < kept.size
+    for _ in range(2):  # a second call must not draw a new mask either
+        (gx,) = vjp_fn(Tensor(np.ones(2000, np.float32)))
+        np.testing.assert_array_equal(np_(gx), kept.astype(np.float32) / 0.5)
+
+
+def test_vjp_has_aux_and_weights_structures():
+    w = Parameter(Tensor([2.0, -1.0]), name="w")
+    x = Tensor([1.0, 3.0])
+    out, vjp_fn, aux = ms.vjp(lambda t: (t * w, t + 1.0), x, weights=w, has_aux=True)
+    assert np_(out).tolist() == [2.0, -3.0] and np_(aux).tolist() == [2.0, 4.0]
+    (gx,), gw = vjp_fn(Tensor([1.0, 10.0]))
+    assert np_(gx).tolist() == [2.0, -10.0] and np_(gw).tolist() == [1.0, 30.0]
+    out, vjp_fn, aux = ms.vjp(lambda t: (t * w, t + 1.0, t - 1.0), x, weights=[w], has_aux=True)
+    assert isinstance(aux, tuple) and np_(aux[1]).tolist() == [0.0, 2.0]
+    (gx,), (gw,) = vjp_fn(Tensor([1.0, 1.0]))
+    assert np_(gw).tolist() == [1.0, 3.0]
+    out, vjp_fn = ms.vjp(lambda a, b: (a * b, a + b), x, Tensor([5.0, 7.0]))
+    ga, gb = vjp_fn(Tensor([1.0, 1.0]), Tensor([2.0, 2.0]))
+    assert np_(ga).tolist() == [7.0, 9.0] and np_(gb).tolist() == [3.0, 5.0]
+    ga, gb = vjp_fn((Tensor([1.0, 1.0]), Tensor([2.0, 2.0])))  # one tuple of cotangents
+    assert np_(ga).tolist() == [7.0, 9.0]
+
+
+def test_vjp_inside_grad_is_differentiable():
+    x = np.array([0.5, -1.5], np.float32)
+    v = np.array([2.0, 3.0], np.float32)
+
+    def vjp_sum(t, cot):
+        _, vjp_fn = ms.vjp(lambda a: a * a * a, t)
+        return vjp_fn(cot)[0].sum()
+
+    gx, gv = ms.grad(vjp_sum, (0, 1))(Tensor(x), Tensor(v))
+    xt = torch.tensor(x, requires_grad=True)
+    vt = torch.tensor(v, requires_grad=True)
+    (inner,) = torch.autograd.grad(xt ** 3, xt, vt, create_graph=True)
+    gxt, gvt = torch.autograd.grad(inner.sum(), (xt, vt))
+    np.testing.assert_allclose(np_(gx), gxt.numpy(), **TOL)
+    np.testing.assert_allclose(np_(gv), gvt.numpy(), **TOL)
+    # a vjp_fn made outside a transform, called inside one: differentiable in the cotangent
+    _, vjp_fn = ms.vjp(lambda a: a * a * a, Tensor(x))
+    gv2 = ms.grad(lambda cot: vjp_fn(cot)[0].sum())(Tensor(v))
+    np.testing.assert_allclose(np_(gv2), gvt.numpy(), **TOL)
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: ms.vjp(lambda a, n: a * n, Tensor([1.0]), 2.0), TypeError,
+     "For 'vjp', every input must be a Tensor, but input 1 is float."),
+    (lambda: ms.vjp(lambda a: a, Tensor([1.0]), has_aux=1), TypeError,
+     "For 'vjp', the 'has_aux' must be bool, but got int."),
+    (lambda: ms.vjp(lambda a: a, Tensor([1.0]), has_aux=True), ValueError,
+     r"the function must return a tuple \(output, \*aux\) of at least two outputs, but got Tensor"),
+    (lambda: ms.vjp(lambda a: a * a, Tensor([1.0]))[1](2.0), TypeError,
+     "For 'vjp', every cotangent must be a Tensor, but got float."),
+    (lambda: ms.vjp(lambda a: a * a, Tensor([1.0]))[1](Tensor([1.0, 2.0])), ValueError,
+     r"each 'sens' must be a Tensor with its output's shape \[1\], but got \[2\]"),
+    (lambda: ms.vjp(lambda a: (a, a), Tensor([1.0]))[1](Tensor([1.0])), ValueError,
+     "the function returned 2 output\\(s\\), but got 1"),
+])
+def test_vjp_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
 
 
 def test_stop_gradient_inside_transform():

@@ -1,7 +1,8 @@
 """`Adadelta` with PyTorch semantics (`mindspore.experimental.optim.Adadelta`)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_non_negative, _check_range
+from ..._checkparam import check_non_negative_float, check_number_range
+from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
 
@@ -29,10 +30,10 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
         name = type(self).__name__
         if not hasattr(lr, "asnumpy"):
-            _check_non_negative(name, "lr", lr)
-        _check_range(name, "rho", rho, 0.0, 1.0, high_open=False)
-        _check_non_negative(name, "eps", eps)
-        _check_non_negative(name, "weight_decay", weight_decay)
+            check_non_negative_float(name, "lr", lr)
+        check_number_range(name, "rho", rho, 0.0, 1.0, "[]", phrase="in")
+        check_non_negative_float(name, "eps", eps)
+        check_non_negative_float(name, "weight_decay", weight_decay)
         defaults = dict(lr=lr, rho=float(rho), eps=float(eps), weight_decay=float(weight_decay),
                         maximize=bool(maximize))
         super().__init__(params, defaults)

@@ -1,7 +1,8 @@
 """`Adagrad` with PyTorch semantics (`mindspore.experimental.optim.Adagrad`)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_non_negative
+from ..._checkparam import check_non_negative_float
+from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -30,10 +31,10 @@ class Adagrad(Optimizer):
                  eps=1e-10, *, maximize=False):
         name = type(self).__name__
         if not hasattr(lr, "asnumpy"):
-            _check_non_negative(name, "lr", lr)
+            check_non_negative_float(name, "lr", lr)
         for arg, value in (("lr_decay", lr_decay), ("weight_decay", weight_decay),
                            ("initial_accumulator_value", initial_accumulator_value), ("eps", eps)):
-            _check_non_negative(name, arg, value)
+            check_non_negative_float(name, arg, value)
         defaults = dict(lr=lr, lr_decay=float(lr_decay), weight_decay=float(weight_decay),
                         initial_accumulator_value=float(initial_accumulator_value), eps=float(eps),
                         maximize=bool(maximize))

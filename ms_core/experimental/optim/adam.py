@@ -1,20 +1,22 @@
 """`Adam` with PyTorch semantics (`mindspore.experimental.optim.Adam`)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_non_negative, _check_range
+from ..._checkparam import check_non_negative_float, check_number_range
+from .optimizer import Optimizer
 
 __all__ = ["Adam"]
 
 
 def _check_adam_args(name, lr, betas, eps, weight_decay, amsgrad, maximize):
+    """The arguments Adam, AdamW, Adamax, NAdam and RAdam share (torch's checks)."""
     if not hasattr(lr, "asnumpy"):
-        _check_non_negative(name, "lr", lr)
-    _check_non_negative(name, "eps", eps)
+        check_non_negative_float(name, "lr", lr)
+    check_non_negative_float(name, "eps", eps)
     if not isinstance(betas, (tuple, list)) or len(betas) != 2:
         raise TypeError(f"For '{name}', the 'betas' must be a tuple of two floats, but got {betas!r}.")
-    _check_range(name, "betas[0]", betas[0], 0.0, 1.0)
-    _check_range(name, "betas[1]", betas[1], 0.0, 1.0)
-    _check_non_negative(name, "weight_decay", weight_decay)
+    check_number_range(name, "betas[0]", betas[0], 0.0, 1.0, "[)", phrase="in")
+    check_number_range(name, "betas[1]", betas[1], 0.0, 1.0, "[)", phrase="in")
+    check_non_negative_float(name, "weight_decay", weight_decay)
     if not isinstance(amsgrad, bool) or not isinstance(maximize, bool):
         raise TypeError(f"For '{name}', the 'amsgrad' and 'maximize' must be bool, but got "
                         f"{type(amsgrad).__name__} and {type(maximize).__name__}.")

@@ -1,7 +1,8 @@
 """`ASGD` with PyTorch semantics (`mindspore.experimental.optim.ASGD`)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_non_negative
+from ..._checkparam import check_non_negative_float
+from .optimizer import Optimizer
 
 __all__ = ["ASGD"]
 
@@ -27,8 +28,8 @@ class ASGD(Optimizer):
                  maximize=False):
         name = type(self).__name__
         if not hasattr(lr, "asnumpy"):
-            _check_non_negative(name, "lr", lr)
-        _check_non_negative(name, "weight_decay", weight_decay)
+            check_non_negative_float(name, "lr", lr)
+        check_non_negative_float(name, "weight_decay", weight_decay)
         defaults = dict(lr=lr, lambd=float(lambd), alpha=float(alpha), t0=float(t0),
                         weight_decay=float(weight_decay), maximize=bool(maximize))
         super().__init__(params, defaults)

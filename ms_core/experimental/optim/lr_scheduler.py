@@ -17,6 +17,7 @@ from collections import Counter
 
 import numpy as np
 
+from ..._checkparam import check_int, check_number
 from ...common.tensor import Tensor
 from .optimizer import Optimizer, _lr_value, _set_lr
 
@@ -31,22 +32,6 @@ def _check_optimizer(cls_name, optimizer):
                         f"ms_core.experimental.optim.Optimizer, but got {type(optimizer).__name__}. "
                         f"(mindspore.nn optimizers take the schedule as their learning_rate "
                         f"instead.)")
-
-
-def _check_int(cls_name, arg_name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be int, but got "
-                        f"{type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be >= {minimum}, but got {value}.")
-    return int(value)
-
-
-def _check_float(cls_name, arg_name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be a float, but got "
-                        f"{type(value).__name__}.")
-    return float(value)
 
 
 class LRScheduler:
@@ -77,7 +62,7 @@ class LRScheduler:
     def __init__(self, optimizer, last_epoch=-1):
         name = type(self).__name__
         _check_optimizer(name, optimizer)
-        last_epoch = _check_int(name, "last_epoch", last_epoch, -1)
+        last_epoch = check_int(name, "last_epoch", last_epoch, -1)
         if last_epoch == -1:
             for group in optimizer.param_groups:
                 group.setdefault("initial_lr", _lr_value(group["lr"]))
@@ -126,7 +111,7 @@ class LRScheduler:
             self.last_epoch += 1
             values = self.get_lr()
         else:
-            self.last_epoch = _check_int(type(self).__name__, "epoch", epoch, 0)
+            self.last_epoch = check_int(type(self).__name__, "epoch", epoch, 0)
             values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") \
                 else self.get_lr()
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -156,8 +141,8 @@ class StepLR(LRScheduler):
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size = _check_int(type(self).__name__, "step_size", step_size, 1)
-        self.gamma = _check_float("StepLR", "gamma", gamma)
+        self.step_size = check_int(type(self).__name__, "step_size", step_size, 1)
+        self.gamma = float(check_number("StepLR", "gamma", gamma))
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -190,9 +175,9 @@ class MultiStepLR(LRScheduler):
             raise TypeError(f"For 'MultiStepLR', the 'milestones' must be a list of int, but got "
                             f"{type(milestones).__name__}.") from None
         for m in milestones:
-            _check_int("MultiStepLR", "milestones element", m, 0)
+            check_int("MultiStepLR", "milestones element", m, 0)
         self.milestones = Counter(int(m) for m in milestones)
-        self.gamma = _check_float("MultiStepLR", "gamma", gamma)
+        self.gamma = float(check_number("MultiStepLR", "gamma", gamma))
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -218,8 +203,8 @@ class ConstantLR(LRScheduler):
     """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
-        _check_float("ConstantLR", "factor", factor)
-        total_iters = _check_int("ConstantLR", "total_iters", total_iters, 0)
+        check_number("ConstantLR", "factor", factor)
+        total_iters = check_int("ConstantLR", "total_iters", total_iters, 0)
         if factor > 1.0 or factor < 0:
             raise ValueError(f"For 'ConstantLR', the 'factor' must be in [0, 1], but got {factor}.")
         self.factor = factor
@@ -259,9 +244,9 @@ class LinearLR(LRScheduler):
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
-        _check_float("LinearLR", "start_factor", start_factor)
-        _check_float("LinearLR", "end_factor", end_factor)
-        total_iters = _check_int("LinearLR", "total_iters", total_iters, 1)
+        check_number("LinearLR", "start_factor", start_factor)
+        check_number("LinearLR", "end_factor", end_factor)
+        total_iters = check_int("LinearLR", "total_iters", total_iters, 1)
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(f"For 'LinearLR', the 'start_factor' must be in (0, 1], but got "
                              f"{start_factor}.")
@@ -302,7 +287,7 @@ class ExponentialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
-        self.gamma = _check_float("ExponentialLR", "gamma", gamma)
+        self.gamma = float(check_number("ExponentialLR", "gamma", gamma))
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -325,8 +310,8 @@ class PolynomialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
-        self.total_iters = _check_int("PolynomialLR", "total_iters", total_iters, 1)
-        self.power = _check_float("PolynomialLR", "power", power)
+        self.total_iters = check_int("PolynomialLR", "total_iters", total_iters, 1)
+        self.power = float(check_number("PolynomialLR", "power", power))
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -359,8 +344,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        self.T_max = _check_int("CosineAnnealingLR", "T_max", T_max, 1)
-        self.eta_min = _check_float("CosineAnnealingLR", "eta_min", eta_min)
+        self.T_max = check_int("CosineAnnealingLR", "T_max", T_max, 1)
+        self.eta_min = float(check_number("CosineAnnealingLR", "eta_min", eta_min))
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -396,10 +381,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
-        self.T_0 = _check_int("CosineAnnealingWarmRestarts", "T_0", T_0, 1)
-        self.T_mult = _check_int("CosineAnnealingWarmRestarts", "T_mult", T_mult, 1)
+        self.T_0 = check_int("CosineAnnealingWarmRestarts", "T_0", T_0, 1)
+        self.T_mult = check_int("CosineAnnealingWarmRestarts", "T_mult", T_mult, 1)
         self.T_i = self.T_0
-        self.eta_min = _check_float("CosineAnnealingWarmRestarts", "eta_min", eta_min)
+        self.eta_min = float(check_number("CosineAnnealingWarmRestarts", "eta_min", eta_min))
         self.T_cur = last_epoch
         super().__init__(optimizer, last_epoch)
 
@@ -850,7 +835,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
-        _check_float("ReduceLROnPlateau", "factor", factor)
+        check_number("ReduceLROnPlateau", "factor", factor)
         if factor >= 1.0:
             raise ValueError(f"For 'ReduceLROnPlateau', the 'factor' must be < 1.0, but got "
                              f"{factor}.")

@@ -2,7 +2,8 @@
 import numpy as np
 
 from .adam import _check_adam_args
-from .optimizer import Optimizer, _check_non_negative
+from ..._checkparam import check_non_negative_float
+from .optimizer import Optimizer
 
 __all__ = ["NAdam"]
 
@@ -33,7 +34,7 @@ class NAdam(Optimizer):
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False):
         name = type(self).__name__
         _check_adam_args(name, lr, betas, eps, weight_decay, False, maximize)
-        _check_non_negative(name, "momentum_decay", momentum_decay)
+        check_non_negative_float(name, "momentum_decay", momentum_decay)
         defaults = dict(lr=lr, betas=tuple(float(b) for b in betas), eps=float(eps),
                         weight_decay=float(weight_decay), momentum_decay=float(momentum_decay),
                         decoupled_weight_decay=bool(decoupled_weight_decay), maximize=maximize)

@@ -7,6 +7,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..._checkparam import check_non_negative_float
 from ...common.parameter import Parameter, ParameterTuple
 from ...common.tensor import Tensor
 from ...nn.cell import Cell
@@ -16,29 +17,6 @@ __all__ = ["Optimizer"]
 
 def _is_number(x):
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-
-
-def _check_non_negative(cls_name, arg_name, value):
-    if not _is_number(value):
-        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be int or float, but got "
-                        f"{type(value).__name__}.")
-    if value < 0 or value != value:
-        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be a non-negative number, but "
-                         f"got {value}.")
-    return float(value)
-
-
-def _check_range(cls_name, arg_name, value, low, high, high_open=True):
-    """low <= value < high (or <= high); a clear error otherwise."""
-    if not _is_number(value):
-        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be int or float, but got "
-                        f"{type(value).__name__}.")
-    ok = low <= value < high if high_open else low <= value <= high
-    if not ok:
-        bracket = ")" if high_open else "]"
-        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be in [{low}, {high}{bracket}, "
-                         f"but got {value}.")
-    return float(value)
 
 
 def _lr_value(lr):
@@ -183,7 +161,7 @@ class Optimizer(Cell):
         param_group["lr"] = self._build_lr(param_group["lr"], f"learning_rate_group_{index}")
         self._params[param_group["lr"].name] = param_group["lr"]  # a Cell's own Parameter
         if "weight_decay" in param_group:
-            param_group["weight_decay"] = _check_non_negative(self.cls_name, "weight_decay",
+            param_group["weight_decay"] = check_non_negative_float(self.cls_name, "weight_decay",
                                                               param_group["weight_decay"])
         self.param_groups.append(param_group)
         d = self.__dict__
@@ -205,7 +183,7 @@ class Optimizer(Cell):
                 raise ValueError(f"For '{self.cls_name}', if 'lr' is a Tensor, it must be a scalar, "
                                  f"but got shape {list(lr.shape)}.")
             lr = float(lr.asnumpy().reshape(()))
-        value = _check_non_negative(self.cls_name, "lr", lr)
+        value = check_non_negative_float(self.cls_name, "lr", lr)
         param = Parameter(Tensor(np.array(value, dtype=np.float32)), name=name, requires_grad=False)
         param._exact = value
         return param

@@ -1,7 +1,8 @@
 """`RMSprop` with PyTorch semantics (`mindspore.experimental.optim.RMSprop`)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_non_negative
+from ..._checkparam import check_non_negative_float
+from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -36,10 +37,10 @@ class RMSprop(Optimizer):
                  centered=False, *, maximize=False):
         name = type(self).__name__
         if not hasattr(lr, "asnumpy"):
-            _check_non_negative(name, "lr", lr)
+            check_non_negative_float(name, "lr", lr)
         for arg, value in (("alpha", alpha), ("eps", eps), ("weight_decay", weight_decay),
                            ("momentum", momentum)):
-            _check_non_negative(name, arg, value)
+            check_non_negative_float(name, arg, value)
         defaults = dict(lr=lr, alpha=float(alpha), eps=float(eps), weight_decay=float(weight_decay),
                         momentum=float(momentum), centered=bool(centered), maximize=bool(maximize))
         super().__init__(params, defaults)

@@ -1,7 +1,8 @@
 """`Rprop` with PyTorch semantics (`mindspore.experimental.optim.Rprop`)."""
 import numpy as np
 
-from .optimizer import Optimizer, _check_non_negative
+from ..._checkparam import check_non_negative_float
+from .optimizer import Optimizer
 
 __all__ = ["Rprop"]
 
@@ -26,7 +27,7 @@ class Rprop(Optimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, maximize=False):
         name = type(self).__name__
         if not hasattr(lr, "asnumpy"):
-            _check_non_negative(name, "lr", lr)
+            check_non_negative_float(name, "lr", lr)
         if not (isinstance(etas, (tuple, list)) and len(etas) == 2 and 0.0 < etas[0] < 1.0 < etas[1]):
             raise ValueError(f"For '{name}', the 'etas' must be (etaminus, etaplus) with 0 < "
                              f"etaminus < 1 < etaplus, but got {etas}.")

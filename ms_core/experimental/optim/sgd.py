@@ -1,5 +1,6 @@
 """`SGD` with PyTorch semantics (`mindspore.experimental.optim.SGD`)."""
-from .optimizer import Optimizer, _REQUIRED, _check_non_negative
+from ..._checkparam import check_non_negative_float
+from .optimizer import Optimizer, _REQUIRED
 
 __all__ = ["SGD"]
 
@@ -37,9 +38,9 @@ class SGD(Optimizer):
                  nesterov=False, *, maximize=False):
         name = type(self).__name__
         if lr is not _REQUIRED and not hasattr(lr, "asnumpy"):
-            _check_non_negative(name, "lr", lr)
-        _check_non_negative(name, "momentum", momentum)
-        _check_non_negative(name, "weight_decay", weight_decay)
+            check_non_negative_float(name, "lr", lr)
+        check_non_negative_float(name, "momentum", momentum)
+        check_non_negative_float(name, "weight_decay", weight_decay)
         if not isinstance(nesterov, bool) or not isinstance(maximize, bool):
             raise TypeError(f"For '{name}', the 'nesterov' and 'maximize' must be bool, but got "
                             f"{type(nesterov).__name__} and {type(maximize).__name__}.")

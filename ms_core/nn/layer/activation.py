@@ -1,9 +1,8 @@
 """Activation cells with MindSpore 2.x names, arguments and defaults, and `get_activation`."""
-import numbers
-
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import check_number, check_positive_int
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ops import functional as F
@@ -13,13 +12,6 @@ __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "Sigmoid", "Tanh", "GELU", "Fa
            "HSwish", "HSigmoid", "Softmax", "LogSoftmax", "ELU", "Softplus", "Mish", "Hardtanh",
            "SeLU", "Softsign", "LogSigmoid", "HShrink", "SoftShrink", "Tanhshrink",
            "get_activation"]
-
-
-def _check_alpha(cls_name, arg, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{cls_name}', the '{arg}' must be a float or int, but got "
-                        f"{type(value).__name__}.")
-    return float(value)
 
 
 class ReLU(Cell):
@@ -45,7 +37,7 @@ class LeakyReLU(Cell):
 
     def __init__(self, alpha=0.2):
         super().__init__()
-        self.alpha = _check_alpha("LeakyReLU", "alpha", alpha)
+        self.alpha = float(check_number("LeakyReLU", "alpha", alpha))
 
     def construct(self, x):
         return NF.leaky_relu(x, self.alpha)
@@ -65,10 +57,7 @@ class PReLU(Cell):
 
     def __init__(self, channel=1, w=0.25):
         super().__init__()
-        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 1:
-            raise ValueError(f"For 'PReLU', the 'channel' must be a positive int, but got "
-                             f"{channel!r}.")
-        self.channel = channel
+        self.channel = channel = check_positive_int("PReLU", "channel", channel)
         if isinstance(w, (float, np.floating)) or (isinstance(w, int) and not isinstance(w, bool)):
             arr = np.full((channel,), float(w), dtype=np.float32)
         elif isinstance(w, list):
@@ -190,7 +179,7 @@ class ELU(Cell):
 
     def __init__(self, alpha=1.0):
         super().__init__()
-        self.alpha = _check_alpha("ELU", "alpha", alpha)
+        self.alpha = float(check_number("ELU", "alpha", alpha))
 
     def construct(self, x):
         return NF.elu(x, self.alpha)
@@ -201,8 +190,8 @@ class Softplus(Cell):
 
     def __init__(self, beta=1, threshold=20):
         super().__init__()
-        self.beta = _check_alpha("Softplus", "beta", beta)
-        self.threshold = _check_alpha("Softplus", "threshold", threshold)
+        self.beta = float(check_number("Softplus", "beta", beta))
+        self.threshold = float(check_number("Softplus", "threshold", threshold))
 
     def construct(self, input):
         return NF.softplus(input, self.beta, self.threshold)
@@ -220,8 +209,8 @@ class Hardtanh(Cell):
 
     def __init__(self, min_val=-1.0, max_val=1.0):
         super().__init__()
-        self.min_val = _check_alpha("Hardtanh", "min_val", min_val)
-        self.max_val = _check_alpha("Hardtanh", "max_val", max_val)
+        self.min_val = float(check_number("Hardtanh", "min_val", min_val))
+        self.max_val = float(check_number("Hardtanh", "max_val", max_val))
         if self.min_val > self.max_val:
             raise ValueError(f"For 'Hardtanh', the 'min_val' must not be greater than 'max_val', "
                              f"but got min_val={min_val}, max_val={max_val}.")
@@ -256,7 +245,7 @@ class HShrink(Cell):
 
     def __init__(self, lambd=0.5):
         super().__init__()
-        self.lambd = _check_alpha("HShrink", "lambd", lambd)
+        self.lambd = float(check_number("HShrink", "lambd", lambd))
 
     def construct(self, input_x):
         return NF.hardshrink(input_x, self.lambd)
@@ -267,7 +256,7 @@ class SoftShrink(Cell):
 
     def __init__(self, lambd=0.5):
         super().__init__()
-        self.lambd = _check_alpha("SoftShrink", "lambd", lambd)
+        self.lambd = float(check_number("SoftShrink", "lambd", lambd))
 
     def construct(self, input_x):
         return NF.softshrink(input_x, self.lambd)

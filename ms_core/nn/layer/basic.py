@@ -1,16 +1,10 @@
 """Dense, Flatten, Identity."""
 from ..cell import Cell
+from ..._checkparam import check_bool, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...ops import functional as F
-
-
-def check_positive_int(cls_name, arg_name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be a positive int, but got "
-                         f"{value!r}.")
-    return value
 
 
 class Dense(Cell):
@@ -24,10 +18,7 @@ class Dense(Cell):
         super().__init__()
         self.in_channels = check_positive_int("Dense", "in_channels", in_channels)
         self.out_channels = check_positive_int("Dense", "out_channels", out_channels)
-        if not isinstance(has_bias, bool):
-            raise TypeError(f"For 'Dense', the 'has_bias' must be bool, but got "
-                            f"{type(has_bias).__name__}.")
-        self.has_bias = has_bias
+        self.has_bias = check_bool("Dense", "has_bias", has_bias)
         self.weight = Parameter(initializer(weight_init, (out_channels, in_channels), dtype).init_data(),
                                 name="weight")
         self.bias = None

@@ -8,15 +8,9 @@ are re-keyed and their parameters renamed, so names always match paths.
 from collections import OrderedDict
 
 from ..cell import Cell
+from ..._checkparam import check_cell
 
 __all__ = ["SequentialCell", "CellList", "CellDict"]
-
-
-def _check_cell(cls_name, cell):
-    if not isinstance(cell, Cell):
-        raise TypeError(f"For '{cls_name}', each cell must be a Cell, but got "
-                        f"{type(cell).__name__}.")
-    return cell
 
 
 def _relative_names(cell):
@@ -85,7 +79,7 @@ class _IndexedCells(Cell):
         return list(self._cells.values())[self._valid_index(index)]
 
     def __setitem__(self, index, cell):
-        _check_cell(type(self).__name__, cell)
+        check_cell(type(self).__name__, "cell", cell)
         cells = list(self._cells.values())
         cells[self._valid_index(index)] = cell
         self._reset(cells)
@@ -100,7 +94,7 @@ class _IndexedCells(Cell):
 
     def append(self, cell):
         """Add `cell` at the end."""
-        _check_cell(type(self).__name__, cell)
+        check_cell(type(self).__name__, "cell", cell)
         self._reset(list(self._cells.values()) + [cell])
         return self
 
@@ -108,13 +102,13 @@ class _IndexedCells(Cell):
         """Add every cell of an iterable at the end."""
         cells = list(cells)
         for c in cells:
-            _check_cell(type(self).__name__, c)
+            check_cell(type(self).__name__, "cell", c)
         self._reset(list(self._cells.values()) + cells)
         return self
 
     def insert(self, index, cell):
         """Insert `cell` before position `index`."""
-        _check_cell(type(self).__name__, cell)
+        check_cell(type(self).__name__, "cell", cell)
         cells = list(self._cells.values())
         n = len(cells)
         if not -n <= index <= n:
@@ -145,7 +139,8 @@ class SequentialCell(_IndexedCells):
         self.__dict__["cell_list"] = []
         if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
             for key, cell in args[0].items():
-                self.insert_child_to_cell(key, _relative_names(_check_cell("SequentialCell", cell)))
+                check_cell("SequentialCell", "cell", cell)
+                self.insert_child_to_cell(key, _relative_names(cell))
             self.__dict__["cell_list"] = list(self._cells.values())
             return
         if len(args) == 1 and isinstance(args[0], list):
@@ -155,7 +150,7 @@ class SequentialCell(_IndexedCells):
         else:
             cells = list(args)
         for c in cells:
-            _check_cell("SequentialCell", c)
+            check_cell("SequentialCell", "cell", c)
         self._reset(cells)
 
     def _reset(self, cells):
@@ -249,7 +244,7 @@ class CellDict(Cell):
 
     def __setitem__(self, key, cell):
         self._check_key(key)
-        _check_cell("CellDict", cell)
+        check_cell("CellDict", "cell", cell)
         self.insert_child_to_cell(key, _relative_names(cell))
 
     def __delitem__(self, key):

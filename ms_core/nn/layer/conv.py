@@ -2,6 +2,7 @@
 import math
 
 from ..cell import Cell
+from ..._checkparam import check_bool, check_positive_int, check_rank
 from ...common import dtype as mstype
 from ...common import initializer as init_mod
 from ...common.initializer import initializer
@@ -10,20 +11,6 @@ from ...ops import conv_ops as CO
 from ...ops import functional as F
 
 __all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose"]
-
-
-def _positive_int(cls_name, arg, value):
-    if not CO._is_int(value) or value <= 0:
-        raise ValueError(f"For '{cls_name}', the '{arg}' must be a positive int, but got "
-                         f"{value!r}.")
-    return int(value)
-
-
-def _check_bool(cls_name, arg, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{cls_name}', the '{arg}' must be bool, but got "
-                        f"{type(value).__name__}.")
-    return value
 
 
 def _init_param(cls_name, spec, shape, dtype, fan_in, is_bias, name):
@@ -50,8 +37,8 @@ class _ConvNd(Cell):
         super().__init__()
         name = self.cls_name
         n = self.n_spatial
-        self.in_channels = _positive_int(name, "in_channels", in_channels)
-        self.out_channels = _positive_int(name, "out_channels", out_channels)
+        self.in_channels = check_positive_int(name, "in_channels", in_channels)
+        self.out_channels = check_positive_int(name, "out_channels", out_channels)
         self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)
         self.stride = CO.int_tuple(name, "stride", stride, n)
         self.dilation = CO.int_tuple(name, "dilation", dilation, n)
@@ -62,14 +49,14 @@ class _ConvNd(Cell):
             self.padding = CO.padding4(name, padding, allow_pair=False)
         else:
             self.padding = CO.pad1d(name, "pad", padding, 0, 0, 0, 0)
-        self.group = _positive_int(name, "group", group)
+        self.group = check_positive_int(name, "group", group)
         if self.in_channels % self.group:
             raise ValueError(f"For '{name}', the 'in_channels' must be divisible by 'group', but "
                              f"got 'in_channels': {in_channels} and 'group': {group}.")
         if self.out_channels % self.group:
             raise ValueError(f"For '{name}', the 'out_channels' must be divisible by 'group', but "
                              f"got 'out_channels': {out_channels} and 'group': {group}.")
-        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        self.has_bias = check_bool(name, "has_bias", has_bias)
         if data_format not in ("NCHW", "NHWC") or (data_format == "NHWC" and n != 2):
             raise ValueError(f"For '{name}', the 'data_format' must be 'NCHW'"
                              f"{' or NHWC' if n == 2 else ''}, but got {data_format!r}.")
@@ -96,9 +83,7 @@ class _ConvNd(Cell):
 
     def _check_x(self, x, rank, what):
         name = self.cls_name
-        if not hasattr(x, "ndim") or x.ndim != rank:
-            raise ValueError(f"For '{name}', the input must be a {rank}-D Tensor {what}, but got "
-                             f"shape {list(getattr(x, 'shape', ()))}.")
+        check_rank(name, None, x, (rank,), what)
         c = x.shape[-1] if self.data_format == "NHWC" else x.shape[1]
         if c != self.in_channels:
             raise ValueError(f"For '{name}', the input channels must equal in_channels="

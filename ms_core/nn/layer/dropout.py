@@ -1,16 +1,12 @@
 """Dropout, Dropout1d, Dropout2d, Dropout3d with MindSpore 2.x arguments and validation."""
 
 from ..cell import Cell
+from ..._checkparam import (check_float_dtype, check_number_range, check_rank, check_tensor,
+                           check_value_type)
 from ...common import dtype as mstype
-from ...common.tensor import Tensor
 from ...ops import nn_ops as NF
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
-
-
-def _type_error(cls_name, arg, value, expected):
-    return TypeError(f"For '{cls_name}', the type of '{arg}' should be '{expected}', but got "
-                     f"'{value}' with type '{type(value).__name__}'.")
 
 
 class Dropout(Cell):
@@ -37,32 +33,21 @@ class Dropout(Cell):
         super().__init__()
         name = type(self).__name__
         if p is None:
-            if isinstance(keep_prob, bool) or not isinstance(keep_prob, float):
-                raise _type_error(name, "keep_prob", keep_prob, "float")
-            if keep_prob <= 0 or keep_prob > 1:
-                raise ValueError(f"For '{name}', the 'keep_prob' must be a number in range (0, 1], "
-                                 f"but got {keep_prob}.")
-            self.keep_prob = float(keep_prob)
+            check_value_type(name, "keep_prob", keep_prob, (float,))
+            self.keep_prob = check_number_range(name, "keep_prob", keep_prob, 0, 1, "(]",
+                                                phrase="a number in range")
         else:
-            if isinstance(p, bool) or not isinstance(p, (float, int)):
-                raise TypeError(f"For '{name}', the type of 'p' should be one of '['float', "
-                                f"'int']', but got '{p}' with type '{type(p).__name__}'.")
-            if p < 0 or p >= 1:
-                raise ValueError(f"For '{name}', the 'p' must be a number in range [0, 1), "
-                                 f"but got {p}.")
-            self.keep_prob = 1.0 - float(p)
+            check_value_type(name, "p", p, (float, int))
+            self.keep_prob = 1.0 - check_number_range(name, "p", p, 0, 1, "[)",
+                                                      phrase="a number in range")
         self.p = p
         self.dtype = dtype
 
     def construct(self, x):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For '{type(self).__name__}', the input must be a Tensor, but got "
-                            f"{type(x).__name__}.")
+        check_tensor(type(self).__name__, None, x)
         if not self.training or self.keep_prob == 1.0:
             return x
-        if x._data.dtype.kind != "f":
-            raise TypeError(f"For '{type(self).__name__}', the dtype of the input must be float16 "
-                            f"or float32, but got {x.dtype}.")
+        check_float_dtype(type(self).__name__, None, x)
         return NF._apply_dropout(x, self.keep_prob, x.shape, self.mask_provider)
 
     def extend_repr(self):
@@ -79,21 +64,15 @@ class _ChannelDropout(Cell):
     def __init__(self, p=0.5):
         super().__init__()
         name = type(self).__name__
-        if isinstance(p, bool) or not isinstance(p, float):
-            raise _type_error(name, "p", p, "float")
-        if p < 0 or p > 1:
-            raise ValueError(f"For '{name}', the 'p' must be a number in range [0, 1], but got {p}.")
+        check_value_type(name, "p", p, (float,))
+        check_number_range(name, "p", p, 0, 1, phrase="a number in range")
         self.p = p
         self.keep_prob = 1.0 - p
 
     def construct(self, x):
         name = type(self).__name__
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
-        if x.ndim not in self._ndims:
-            raise ValueError(f"For '{name}', the input must be "
-                             f"{' or '.join(f'{d}-D' for d in self._ndims)}, but got shape "
-                             f"{list(x.shape)}.")
+        check_tensor(name, None, x)
+        check_rank(name, None, x, self._ndims)
         if not self.training or self.p == 0:
             return x
         lead = 2 if x.ndim == max(self._ndims) else 1

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import check_bool, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
@@ -29,13 +30,9 @@ class Embedding(Cell):
     def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
                  dtype=mstype.int32, padding_idx=None):
         super().__init__()
-        for arg, v in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                raise ValueError(f"For 'Embedding', the '{arg}' must be a positive int, but got "
-                                 f"{v!r}.")
-        if not isinstance(use_one_hot, bool):
-            raise TypeError(f"For 'Embedding', the 'use_one_hot' must be bool, but got "
-                            f"{type(use_one_hot).__name__}.")
+        vocab_size = check_positive_int("Embedding", "vocab_size", vocab_size)
+        embedding_size = check_positive_int("Embedding", "embedding_size", embedding_size)
+        check_bool("Embedding", "use_one_hot", use_one_hot)
         if padding_idx is not None and (isinstance(padding_idx, bool) or
                                         not isinstance(padding_idx, int) or
                                         not 0 <= padding_idx < vocab_size):

@@ -1,7 +1,7 @@
 """BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm2d with MindSpore 2.x semantics."""
-import numbers
-
 from ..cell import Cell
+from ..._checkparam import (check_float_tensor, check_number_range, check_positive_int,
+                           check_tensor)
 from ... import context
 from ...common import dtype as mstype
 from ...common.initializer import initializer
@@ -11,23 +11,6 @@ from ...ops import nn_ops as NF
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
-
-
-def _check_positive_int(cls_name, arg, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"For '{cls_name}', the '{arg}' must be a positive int, but got {value!r}.")
-    return value
-
-
-def _check_float(cls_name, arg, value, lo, hi, lo_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{cls_name}', the '{arg}' must be a float, but got "
-                        f"{type(value).__name__}.")
-    if value < lo or value > hi or (lo_open and value == lo):
-        left = "(" if lo_open else "["
-        raise ValueError(f"For '{cls_name}', the '{arg}' must be a number in range {left}{lo}, "
-                         f"{hi}], but got {value}.")
-    return float(value)
 
 
 def _param(cls_name, init, shape, dtype, name, requires_grad=True):
@@ -63,11 +46,12 @@ class _BatchNorm(Cell):
                  use_batch_statistics=None, data_format="NCHW", dtype=mstype.float32):
         super().__init__()
         name = type(self).__name__
-        self.num_features = _check_positive_int(name, "num_features", num_features)
-        self.eps = _check_float(name, "eps", eps, 0, 1, lo_open=True)
+        self.num_features = check_positive_int(name, "num_features", num_features)
+        self.eps = check_number_range(name, "eps", eps, 0, 1, "(]", phrase="a number in range")
         # MindSpore keeps the operator's convention in the attribute: `self.momentum` is the
         # weight of the NEW statistics (0.1 for the default 0.9), as its repr shows
-        self._keep_old = _check_float(name, "momentum", momentum, 0, 1)
+        self._keep_old = check_number_range(name, "momentum", momentum, 0, 1,
+                                            phrase="a number in range")
         self.momentum = 1.0 - self._keep_old
         if not isinstance(affine, bool):
             raise TypeError(f"For '{name}', the 'affine' must be bool, but got "
@@ -92,16 +76,7 @@ class _BatchNorm(Cell):
 
     def _check_input(self, x):
         name = type(self).__name__
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For '{name}', the input must be a Tensor, but got "
-                            f"{type(x).__name__}.")
-        if x._data.dtype.kind != "f":
-            raise TypeError(f"For '{name}', the input dtype must be float16, float32 or float64, "
-                            f"but got {x.dtype}.")
-        if x.ndim not in self._ndims:
-            raise ValueError(f"For '{name}', the input must be a "
-                             f"{' or '.join(f'{d}-D' for d in self._ndims)} Tensor, but got shape "
-                             f"{list(x.shape)}.")
+        check_float_tensor(name, None, x, self._ndims)
         if x.shape[1] != self.num_features:
             raise ValueError(f"For '{name}', the input's channel dimension (axis 1) must equal "
                              f"num_features={self.num_features}, but got shape {list(x.shape)}.")
@@ -192,9 +167,7 @@ class LayerNorm(Cell):
         self.beta = _param("LayerNorm", beta_init, self.normalized_shape, dtype, "beta")
 
     def construct(self, input_x):
-        if not isinstance(input_x, Tensor):
-            raise TypeError(f"For 'LayerNorm', the input must be a Tensor, but got "
-                            f"{type(input_x).__name__}.")
+        check_tensor("LayerNorm", None, input_x)
         nd = input_x.ndim
         for arg, v in (("begin_norm_axis", self.begin_norm_axis),
                        ("begin_params_axis", self.begin_params_axis)):
@@ -229,13 +202,14 @@ class GroupNorm(Cell):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, gamma_init="ones",
                  beta_init="zeros", dtype=mstype.float32):
         super().__init__()
-        self.num_groups = _check_positive_int("GroupNorm", "num_groups", num_groups)
-        self.num_channels = _check_positive_int("GroupNorm", "num_channels", num_channels)
+        self.num_groups = check_positive_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = check_positive_int("GroupNorm", "num_channels", num_channels)
         if num_channels % num_groups:
             raise ValueError(f"For 'GroupNorm', the 'num_channels' must be divided by "
                              f"'num_groups', but got 'num_channels': {num_channels}, "
                              f"'num_groups': {num_groups}.")
-        self.eps = _check_float("GroupNorm", "eps", eps, 0, 1, lo_open=True)
+        self.eps = check_number_range("GroupNorm", "eps", eps, 0, 1, "(]",
+                                      phrase="a number in range")
         if not isinstance(affine, bool):
             raise TypeError(f"For 'GroupNorm', the 'affine' must be bool, but got "
                             f"{type(affine).__name__}.")
@@ -267,9 +241,10 @@ class _InstanceNorm(Cell):
                  beta_init="zeros"):
         super().__init__()
         name = type(self).__name__
-        self.num_features = _check_positive_int(name, "num_features", num_features)
-        self.eps = _check_float(name, "eps", eps, 0, 1, lo_open=True)
-        self.momentum = _check_float(name, "momentum", momentum, 0, 1)
+        self.num_features = check_positive_int(name, "num_features", num_features)
+        self.eps = check_number_range(name, "eps", eps, 0, 1, "(]", phrase="a number in range")
+        self.momentum = check_number_range(name, "momentum", momentum, 0, 1,
+                                           phrase="a number in range")
         self.affine = affine
         c = (num_features,)
         self.gamma = _param(name, gamma_init, c, mstype.float32, "gamma", affine)

@@ -7,78 +7,16 @@ LAST axis, e.g. ConstantPad2d((left, right, top, bottom), value). `nn.Pad` is th
 
 Non-constant modes are index gathers (`F.gather` along each padded axis), so their gradient is the
 scatter-add of the gather: a source element copied into the padding receives the sum of the
-gradients of all its copies, as in torch. `pad_by_index` is also what `ops.pad` uses for
-mode='reflect' / 'replicate' / 'circular'.
+gradients of all its copies, as in torch. They run `ops.functional._pad_by_index`, which
+`ops.pad` uses for mode='reflect' / 'replicate' / 'circular' too.
 """
-import numpy as np
-
 from ..cell import Cell
-from ...common.tensor import Tensor
+from ..._checkparam import check_tensor
 from ...ops import functional as F
 
 __all__ = ["ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
            "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "Pad"]
-
-
-def _axis_index(n, before, after, mode, name="pad"):
-    """Source indices (length before + n + after) that realise `mode` padding of an axis of n."""
-    i = np.arange(-before, n + after)
-    if mode == "reflect":
-        if before >= n or after >= n:
-            raise ValueError(f"For '{name}', with mode 'reflect' the padding ({before}, {after}) "
-                             f"must be less than the size {n} of the padded dimension.")
-        i = np.abs(i)
-        i = np.where(i >= n, 2 * (n - 1) - i, i)
-    elif mode == "symmetric":
-        if before > n or after > n:
-            raise ValueError(f"For '{name}', with mode 'symmetric' the padding ({before}, {after}) "
-                             f"must be at most the size {n} of the padded dimension.")
-        i = np.where(i < 0, -i - 1, i)
-        i = np.where(i >= n, 2 * n - 1 - i, i)
-    elif mode == "replicate":
-        if n == 0:
-            raise ValueError(f"For '{name}', with mode 'replicate' the padded dimension must not "
-                             f"be empty.")
-        i = np.clip(i, 0, n - 1)
-    elif mode == "circular":
-        if before > n or after > n:
-            raise ValueError(f"For '{name}', with mode 'circular' the padding ({before}, {after}) "
-                             f"must be at most the size {n} of the padded dimension.")
-        i = i % n
-    else:
-        raise ValueError(f"For '{name}', the 'mode' must be one of 'constant', 'reflect', "
-                         f"'replicate', 'circular', but got {mode!r}.")
-    return i.astype(np.int64)
-
-
-def pad_by_index(x, padding, mode, name="pad"):
-    """Pad the last len(padding)//2 axes of `x` by gathering indices ((left, right) pairs from the
-    last axis backwards, as `ops.pad`). mode: 'reflect', 'replicate', 'circular' or 'symmetric'.
-    Differentiable (gather's backward accumulates the gradients of repeated indices)."""
-    padding = tuple(int(p) for p in padding)
-    if len(padding) % 2 or len(padding) // 2 > x.ndim:
-        raise ValueError(f"For '{name}', the 'padding' must have an even length of at most "
-                         f"{2 * x.ndim}, but got {len(padding)}.")
-    if any(p < 0 for p in padding):
-        raise ValueError(f"For '{name}', every element in 'padding' must be >= 0 with mode "
-                         f"{mode!r}, but got {padding}.")
-    out = x
-    for k in range(len(padding) // 2):
-        axis = x.ndim - 1 - k
-        before, after = padding[2 * k], padding[2 * k + 1]
-        if before == 0 and after == 0:
-            continue
-        out = F.gather(out, _axis_index(x.shape[axis], before, after, mode, name), axis)
-    return out
-
-
-def _check_input(name, x, ndims):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{name}', the input must be a Tensor, but got {type(x).__name__}.")
-    if x.ndim not in ndims:
-        raise ValueError(f"For '{name}', the in_shape must have {ndims[0]} or {ndims[1]} dims, "
-                         f"but got {x.ndim}.")
 
 
 def _expand(name, padding, nd):
@@ -120,9 +58,7 @@ class _ConstantPadNd(Cell):
         self.value = value
 
     def construct(self, x):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For '{type(self).__name__}', the input must be a Tensor, but got "
-                            f"{type(x).__name__}.")
+        check_tensor(type(self).__name__, None, x)
         if len(self.padding) // 2 > x.ndim:
             raise ValueError(f"For '{type(self).__name__}', the padding {self.padding} pads more "
                              f"dimensions than the input has ({x.ndim}).")
@@ -176,16 +112,17 @@ class _IndexPadNd(Cell):
         name = type(self).__name__
         if self._mode == "reflect":
             # MindSpore's MirrorPad pads the last axes of an input of any rank
-            if not isinstance(x, Tensor):
-                raise TypeError(f"For '{name}', the input must be a Tensor, but got "
-                                f"{type(x).__name__}.")
+            check_tensor(name, None, x)
             if len(self.padding) // 2 > x.ndim:
                 raise ValueError(f"For padding with length {len(self.padding)}, the dimension "
                                  f"of the tensor should be at least {len(self.padding) // 2}, "
                                  f"but got {x.ndim}")
         else:
-            _check_input(name, x, (self._nd + 1, self._nd + 2))
-        return pad_by_index(x, self.padding, self._mode, name)
+            check_tensor(name, None, x)
+            if x.ndim not in (self._nd + 1, self._nd + 2):
+                raise ValueError(f"For '{name}', the in_shape must have {self._nd + 1} or "
+                                 f"{self._nd + 2} dims, but got {x.ndim}.")
+        return F._pad_by_index(x, self.padding, self._mode, name)
 
     def extend_repr(self):
         return f"padding={self.padding}"
@@ -249,8 +186,7 @@ class Pad(Cell):
         self.paddings = paddings
 
     def construct(self, x):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"For 'Pad', the input must be a Tensor, but got {type(x).__name__}.")
+        check_tensor("Pad", None, x)
         if len(self.paddings) != x.ndim:
             raise ValueError(f"For 'Pad', the length of 'paddings' must equal the rank of the "
                              f"input {x.ndim}, but got {len(self.paddings)}.")
@@ -259,7 +195,7 @@ class Pad(Cell):
             flat += [int(before), int(after)]
         if self.mode == "CONSTANT":
             return F.pad(x, flat, mode="constant", value=0)
-        return pad_by_index(x, flat, self.mode.lower(), "Pad")
+        return F._pad_by_index(x, flat, self.mode.lower(), "Pad")
 
     def extend_repr(self):
         return f"paddings={self.paddings}, mode={self.mode}"

@@ -1,5 +1,6 @@
 """Pooling layers with MindSpore 2.x signatures: MaxPool2d/1d, AvgPool2d/1d, adaptive pooling."""
 from ..cell import Cell
+from ..._checkparam import check_float_tensor
 from ...ops import conv_ops as CO
 from ...ops import functional as F
 
@@ -62,7 +63,7 @@ class _PoolNd(Cell):
     def construct(self, x):
         name = self.cls_name
         if self.n_spatial == 2:
-            CO._check_input(name, x, (3, 4), "(N, C, H, W)")
+            check_float_tensor(name, None, x, (3, 4), "(N, C, H, W)")
             lead = x.ndim == 3
             x4 = F.expand_dims(x, 0) if lead else x
             if self.data_format == "NHWC":
@@ -73,7 +74,7 @@ class _PoolNd(Cell):
                     t = F.transpose(t, (0, 2, 3, 1))
                 return F.squeeze(t, 0) if lead else t
         else:
-            CO._check_input(name, x, (2, 3), "(N, C, L)")
+            check_float_tensor(name, None, x, (2, 3), "(N, C, L)")
             lead = x.ndim == 2
             x4 = F.expand_dims(F.expand_dims(x, 0) if lead else x, 2)
 

@@ -34,6 +34,8 @@ import math
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import (check_int_relation, check_same_float_dtype, check_tensor,
+                           check_value_type)
 from .dropout import Dropout
 from ...common import dtype as mstype
 from ...common.initializer import initializer, Uniform
@@ -46,40 +48,8 @@ __all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-# --- argument checks (MindSpore 2.10's messages) ------------------------------------------------
-
-def _check_positive_int(cls_name, arg_name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"For '{cls_name}', the '{arg_name}' must be int and must > 0, but got "
-                         f"'{value}' with type '{type(value).__name__}'.")
-    return value
-
-
-def _check_bool(cls_name, arg_name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{cls_name}', the type of '{arg_name}' should be 'bool', but got "
-                        f"type '{type(value).__name__}'.")
-    return value
-
-
-def _check_tensor(cls_name, arg_name, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{cls_name}', the '{arg_name}' must be a Tensor, but got "
-                        f"'{type(value).__name__}'.")
-
-
-def _check_float_dtype(cls_name, names, values):
-    dtypes = [v._data.dtype for v in values]
-    for n, d in zip(names, dtypes):
-        if d not in (np.float32, np.float16, np.float64):
-            raise TypeError(f"For '{cls_name}', the dtype of '{n}' must be float16 or float32, "
-                            f"but got {d}.")
-    if len(set(dtypes)) > 1:
-        raise TypeError(f"For '{cls_name}', the dtypes of {names} must be the same, but got "
-                        f"{[str(d) for d in dtypes]}.")
-
-
 def _check_hx(cls_name, hx, is_lstm, shape):
+    """The initial state: a Tensor of `shape` (for LSTM a pair (h, c) of them)."""
     if is_lstm:
         if not isinstance(hx, (tuple, list)):
             raise TypeError(f"For '{cls_name}', the 'hx' must be a tuple (h, c), but got "
@@ -91,7 +61,7 @@ def _check_hx(cls_name, hx, is_lstm, shape):
     else:
         parts = (("hx", hx),)
     for name, h in parts:
-        _check_tensor(cls_name, name, h)
+        check_tensor(cls_name, name, h)
         if shape is not None and tuple(h.shape) != tuple(shape):
             raise ValueError(f"For '{cls_name}', the shape of '{name}' must be {tuple(shape)}, "
                              f"but got {tuple(h.shape)}.")
@@ -172,15 +142,15 @@ class _RNNBase(Cell):
                  batch_first=False, dropout=0., bidirectional=False, dtype=mstype.float32):
         super().__init__()
         name = type(self).__name__
-        _check_positive_int(name, "hidden_size", hidden_size)
-        _check_positive_int(name, "input_size", input_size)
-        _check_positive_int(name, "num_layers", num_layers)
+        check_int_relation(name, "hidden_size", hidden_size, ">", 0)
+        check_int_relation(name, "input_size", input_size, ">", 0)
+        check_int_relation(name, "num_layers", num_layers, ">", 0)
         if isinstance(dropout, bool) or not isinstance(dropout, float):
             raise TypeError(f"For '{name}', the type of 'dropout' must be 'float', but got "
                             f"'{type(dropout).__name__}'.")
-        _check_bool(name, "has_bias", has_bias)
-        _check_bool(name, "batch_first", batch_first)
-        _check_bool(name, "bidirectional", bidirectional)
+        check_value_type(name, "has_bias", has_bias, (bool,))
+        check_value_type(name, "batch_first", batch_first, (bool,))
+        check_value_type(name, "bidirectional", bidirectional, (bool,))
         if not 0 <= dropout < 1:
             raise ValueError(f"For '{name}', the 'dropout' must be a number in range [0, 1) "
                              f"representing the probability of an element being zeroed, but got "
@@ -220,7 +190,7 @@ class _RNNBase(Cell):
 
     def construct(self, x, hx=None, seq_length=None):
         name = type(self).__name__
-        _check_tensor(name, "x", x)
+        check_tensor(name, "x", x)
         if x.ndim != 3:
             raise ValueError(f"For '{name}', the 'x' must be a 3-D Tensor (seq, batch, feature) "
                              f"or (batch, seq, feature) with batch_first, but got shape "
@@ -236,7 +206,7 @@ class _RNNBase(Cell):
             hx = (zeros, F.zeros(state_shape, x.dtype)) if self.is_lstm else zeros
         else:
             _check_hx(name, hx, self.is_lstm, state_shape)
-            _check_float_dtype(name, ["x", "hx[0]", "hx[1]"] if self.is_lstm else ["x", "hx"],
+            check_same_float_dtype(name, ["x", "hx[0]", "hx[1]"] if self.is_lstm else ["x", "hx"],
                                [x, hx[0], hx[1]] if self.is_lstm else [x, hx])
         lengths = None
         if seq_length is not None:
@@ -352,9 +322,9 @@ class _RNNCellBase(Cell):
     def __init__(self, input_size, hidden_size, has_bias, num_chunks, dtype=mstype.float32):
         super().__init__()
         name = type(self).__name__
-        _check_bool(name, "has_bias", has_bias)
-        _check_positive_int(name, "hidden_size", hidden_size)
-        _check_positive_int(name, "input_size", input_size)
+        check_value_type(name, "has_bias", has_bias, (bool,))
+        check_int_relation(name, "hidden_size", hidden_size, ">", 0)
+        check_int_relation(name, "input_size", input_size, ">", 0)
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.has_bias = has_bias
@@ -373,10 +343,10 @@ class _RNNCellBase(Cell):
 
     def _check_inputs(self, x, hs, names):
         name = type(self).__name__
-        _check_tensor(name, "x", x)
+        check_tensor(name, "x", x)
         for n, h in zip(names, hs):
-            _check_tensor(name, n, h)
-        _check_float_dtype(name, ["x"] + names, [x] + list(hs))
+            check_tensor(name, n, h)
+        check_same_float_dtype(name, ["x"] + names, [x] + list(hs))
         if x.shape[-1] != self.input_size:
             raise ValueError(f"For '{name}', the last dimension of 'x' must be input_size="
                              f"{self.input_size}, but got shape {tuple(x.shape)}.")
@@ -400,9 +370,7 @@ class RNNCell(_RNNCellBase):
     def __init__(self, input_size, hidden_size, has_bias=True, nonlinearity="tanh",
                  dtype=mstype.float32):
         super().__init__(input_size, hidden_size, has_bias, num_chunks=1, dtype=dtype)
-        if not isinstance(nonlinearity, str):
-            raise TypeError(f"For 'RNNCell', the type of 'nonlinearity' should be 'str', but got "
-                            f"type '{type(nonlinearity).__name__}'.")
+        check_value_type("RNNCell", "nonlinearity", nonlinearity, (str,))
         if nonlinearity not in self._non_linearity:
             raise ValueError(f"For 'RNNCell', the 'nonlinearity' should be in ['tanh', 'relu'], "
                              f"but got '{nonlinearity}'.")

@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import check_float, check_number_range, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import initializer, XavierNormal, XavierUniform, HeUniform, Uniform
 from ...common.parameter import Parameter
@@ -199,13 +200,8 @@ class MultiheadAttention(Cell):
                  dtype=mstype.float32):
         super().__init__()
         for arg, v in (("embed_dim", embed_dim), ("num_heads", num_heads)):
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                raise ValueError(f"For 'MultiheadAttention', the '{arg}' must be a positive int, "
-                                 f"but got {v!r}.")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
-                or not 0 <= dropout <= 1:
-            raise ValueError(f"For 'MultiheadAttention', the 'dropout' must be a float in [0, 1], "
-                             f"but got {dropout!r}.")
+            check_positive_int("MultiheadAttention", arg, v)
+        check_number_range("MultiheadAttention", "dropout", dropout, 0, 1)
         if dtype is None:
             dtype = mstype.float32
         self.embed_dim = embed_dim
@@ -279,15 +275,11 @@ def _activation(name, activation):
 
 
 def _check_layer_args(name, d_model, nhead, dim_feedforward, dropout, layer_norm_eps):
+    """The arguments the encoder and decoder layers share."""
     for arg, v in (("d_model", d_model), ("nhead", nhead), ("dim_feedforward", dim_feedforward)):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise ValueError(f"For '{name}', the '{arg}' must be a positive int, but got {v!r}.")
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
-        raise ValueError(f"For '{name}', the 'dropout' must be a float in [0, 1), but got "
-                         f"{dropout!r}.")
-    if isinstance(layer_norm_eps, bool) or not isinstance(layer_norm_eps, (int, float)):
-        raise TypeError(f"For '{name}', the 'layer_norm_eps' must be float, but got "
-                        f"{type(layer_norm_eps).__name__}.")
+        check_positive_int(name, arg, v)
+    check_number_range(name, "dropout", dropout, 0, 1, "[)")
+    check_float(name, "layer_norm_eps", layer_norm_eps)
 
 
 def _ffn(cell, d_model, dim_feedforward, dtype):

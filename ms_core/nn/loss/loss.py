@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import check_int, check_tensor
 from ..._engine import apply
 from ..._prims import loss as L
 from ...common.tensor import Tensor
@@ -106,28 +107,14 @@ class BCEWithLogitsLoss(LossBase):
                                                   self.reduction)
 
 
-def _check_weight(cls_name, weight):
-    if weight is not None and not isinstance(weight, Tensor):
-        raise TypeError(f"For '{cls_name}', the 'weight' must be a Tensor or None, but got "
-                        f"{type(weight).__name__}.")
-    return weight
-
-
-def _check_int(cls_name, arg, value):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"For '{cls_name}', the '{arg}' must be int, but got "
-                        f"{type(value).__name__}.")
-    return value
-
-
 class NLLLoss(LossBase):
     """Negative log-likelihood of log-probabilities (N, C, ...) at class indices (N, ...), as
     torch's NLLLoss ('mean' divides by the summed weights of the non-ignored targets)."""
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
         super().__init__(reduction)
-        self.weight = _check_weight("NLLLoss", weight)
-        self.ignore_index = _check_int("NLLLoss", "ignore_index", ignore_index)
+        self.weight = check_tensor("NLLLoss", "weight", weight, allow_none=True)
+        self.ignore_index = check_int("NLLLoss", "ignore_index", ignore_index)
 
     def construct(self, logits, labels):
         return NF.nll_loss(logits, labels, self.weight, self.ignore_index, self.reduction)
@@ -145,8 +132,8 @@ class CrossEntropyLoss(LossBase):
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         super().__init__(reduction)
-        self.weight = _check_weight("CrossEntropyLoss", weight)
-        self.ignore_index = _check_int("CrossEntropyLoss", "ignore_index", ignore_index)
+        self.weight = check_tensor("CrossEntropyLoss", "weight", weight, allow_none=True)
+        self.ignore_index = check_int("CrossEntropyLoss", "ignore_index", ignore_index)
         if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, float):
             raise TypeError(f"For 'CrossEntropyLoss', the 'label_smoothing' must be float, but "
                             f"got {type(label_smoothing).__name__}.")

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .optimizer import Optimizer, _true
-from ._checks import check_bool, check_float
+from ..._checkparam import check_bool, check_float
 
 __all__ = ["Adagrad"]
 

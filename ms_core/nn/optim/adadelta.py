@@ -2,7 +2,7 @@
 import numpy as np
 
 from .optimizer import Optimizer, _true
-from ._checks import check_float
+from ..._checkparam import check_float
 
 __all__ = ["Adadelta"]
 
@@ -23,7 +23,7 @@ class Adadelta(Optimizer):
                  weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.rho = check_float("Adadelta", "rho", rho, 0.0, 1.0)
-        self.epsilon = check_float("Adadelta", "epsilon", epsilon, 0.0, low_inclusive=False)
+        self.epsilon = check_float("Adadelta", "epsilon", epsilon, 0.0, inc="(]")
         self.accum = self._clone_state("accum", "zeros")
         self.accum_update = self._clone_state("accum_update", "zeros")
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from .optimizer import Optimizer, _true
-from ._checks import check_bool, check_float
+from ..._checkparam import check_bool, check_float
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 
@@ -12,9 +12,10 @@ __all__ = ["Adam", "AdamWeightDecay"]
 
 
 def _check_betas(cls, beta1, beta2, eps):
-    beta1 = check_float(cls, "beta1", beta1, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    beta2 = check_float(cls, "beta2", beta2, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    eps = check_float(cls, "eps", eps, 0.0, low_inclusive=False)
+    """beta1, beta2 in (0, 1) and eps > 0 as floats: the arguments the Adam family shares."""
+    beta1 = check_float(cls, "beta1", beta1, 0.0, 1.0, "()")
+    beta2 = check_float(cls, "beta2", beta2, 0.0, 1.0, "()")
+    eps = check_float(cls, "eps", eps, 0.0, inc="(]")
     return beta1, beta2, eps
 
 

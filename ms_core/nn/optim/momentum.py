@@ -4,7 +4,7 @@ import numpy as np
 from .optimizer import Optimizer, _true
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
-from ._checks import check_bool, check_float
+from ..._checkparam import check_bool, check_float
 
 __all__ = ["Momentum"]
 

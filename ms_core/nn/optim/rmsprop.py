@@ -2,7 +2,7 @@
 import numpy as np
 
 from .optimizer import Optimizer, _true
-from ._checks import check_bool, check_float
+from ..._checkparam import check_bool, check_float
 
 __all__ = ["RMSProp"]
 
@@ -26,7 +26,7 @@ class RMSProp(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.decay = check_float("RMSProp", "decay", decay, low=0.0)
         self.momentum = check_float("RMSProp", "momentum", momentum, low=0.0)
-        self.epsilon = check_float("RMSProp", "epsilon", epsilon, 0.0, low_inclusive=False)
+        self.epsilon = check_float("RMSProp", "epsilon", epsilon, 0.0, inc="(]")
         check_bool("RMSProp", "use_locking", use_locking)
         self.centered = check_bool("RMSProp", "centered", centered)
         if centered:

@@ -5,7 +5,7 @@ from .optimizer import Optimizer, _true
 from ..cell import Cell
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
-from ._checks import check_bool, check_float
+from ..._checkparam import check_bool, check_float
 
 __all__ = ["SGD"]
 

@@ -5,17 +5,12 @@ import numbers
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import check_cell
 from ... import _api
 from ...common.tensor import Tensor
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell", "ForwardValueAndGrad",
            "DistributedGradReducer"]
-
-
-def _check_cell(cls, name, value):
-    if not isinstance(value, Cell):
-        raise TypeError(f"For '{cls}', the '{name}' must be a Cell, but got {type(value).__name__}.")
-    return value
 
 
 class WithLossCell(Cell):
@@ -31,7 +26,7 @@ class WithLossCell(Cell):
 
     def __init__(self, backbone, loss_fn):
         super().__init__(auto_prefix=False)
-        self._backbone = _check_cell("WithLossCell", "backbone", backbone)
+        self._backbone = check_cell("WithLossCell", "backbone", backbone)
         if not callable(loss_fn):
             raise TypeError(f"For 'WithLossCell', the 'loss_fn' must be a Cell or a function, but "
                             f"got {type(loss_fn).__name__}.")
@@ -50,7 +45,7 @@ class WithEvalCell(Cell):
 
     def __init__(self, network, loss_fn, add_cast_fp32=False):
         super().__init__(auto_prefix=False)
-        self._network = _check_cell("WithEvalCell", "network", network)
+        self._network = check_cell("WithEvalCell", "network", network)
         self._loss_fn = loss_fn
         self.add_cast_fp32 = bool(add_cast_fp32)
 
@@ -89,7 +84,7 @@ class WithGradCell(Cell):
 
     def __init__(self, network, loss_fn=None, sens=None):
         super().__init__(auto_prefix=False)
-        self.network = _check_cell("WithGradCell", "network", network)
+        self.network = check_cell("WithGradCell", "network", network)
         self.loss_fn = loss_fn
         self.sens = 1.0 if sens is None else sens
         self.weights = tuple(network.trainable_params())
@@ -124,7 +119,7 @@ class TrainOneStepCell(Cell):
         super().__init__(auto_prefix=False)
         from ..optim.optimizer import Optimizer
         from ...experimental.optim.optimizer import Optimizer as ExperimentalOptimizer
-        self.network = _check_cell("TrainOneStepCell", "network", network)
+        self.network = check_cell("TrainOneStepCell", "network", network)
         if not isinstance(optimizer, (Optimizer, ExperimentalOptimizer)):  # MindSpore takes both
             raise TypeError(f"For 'TrainOneStepCell', the 'optimizer' must be an nn.Optimizer or an "
                             f"experimental.optim.Optimizer, but got {type(optimizer).__name__}.")
@@ -174,7 +169,7 @@ class ForwardValueAndGrad(Cell):
 
     def __init__(self, network, weights=None, get_all=False, get_by_list=False, sens_param=False):
         super().__init__(auto_prefix=False)
-        self.network = _check_cell("ForwardValueAndGrad", "network", network)
+        self.network = check_cell("ForwardValueAndGrad", "network", network)
         for name, value in (("get_all", get_all), ("get_by_list", get_by_list),
                             ("sens_param", sens_param)):
             if not isinstance(value, bool):

@@ -1,23 +1,13 @@
 """Loss scaling for training: `TrainOneStepWithLossScaleCell` and the scale update cells."""
-import numbers
-
 import numpy as np
 
 from ..cell import Cell
+from ..._checkparam import check_number, check_positive_int
 from .cell_wrapper import TrainOneStepCell, _loss_and_grads
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 
 __all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
-
-
-def _number(cls, name, value, low, inclusive=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{cls}', the '{name}' must be a number, but got {type(value).__name__}.")
-    if value < low or (value == low and not inclusive):
-        raise ValueError(f"For '{cls}', the '{name}' must be {'>=' if inclusive else '>'} {low}, "
-                         f"but got {value}.")
-    return value
 
 
 class DynamicLossScaleUpdateCell(Cell):
@@ -32,14 +22,11 @@ class DynamicLossScaleUpdateCell(Cell):
 
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()
-        self.loss_scale_value = _number("DynamicLossScaleUpdateCell", "loss_scale_value",
-                                        loss_scale_value, 0.0)
-        self.scale_factor = _number("DynamicLossScaleUpdateCell", "scale_factor", scale_factor, 1.0)
-        if isinstance(scale_window, bool) or not isinstance(scale_window, numbers.Integral) \
-                or scale_window <= 0:
-            raise ValueError(f"For 'DynamicLossScaleUpdateCell', the 'scale_window' must be a "
-                             f"positive int, but got {scale_window!r}.")
-        self.scale_window = int(scale_window)
+        name = "DynamicLossScaleUpdateCell"
+        self.loss_scale_value = check_number(name, "loss_scale_value", loss_scale_value, 0.0,
+                                             inc="(]")
+        self.scale_factor = check_number(name, "scale_factor", scale_factor, 1.0, inc="(]")
+        self.scale_window = check_positive_int(name, "scale_window", scale_window)
         self.cur_iter = Parameter(Tensor._wrap(np.ones((1,), np.int32)), name="current_iterator_step",
                                   requires_grad=False)
         self.last_overflow_iter = Parameter(Tensor._wrap(np.zeros((1,), np.int32)),
@@ -69,8 +56,8 @@ class FixedLossScaleUpdateCell(Cell):
 
     def __init__(self, loss_scale_value):
         super().__init__()
-        self.loss_scale_value = _number("FixedLossScaleUpdateCell", "loss_scale_value",
-                                        loss_scale_value, 0.0)
+        self.loss_scale_value = check_number("FixedLossScaleUpdateCell", "loss_scale_value",
+                                             loss_scale_value, 0.0, inc="(]")
 
     def get_loss_scale(self):
         return self.loss_scale_value
