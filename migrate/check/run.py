@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .check_compare import TensorStats, as_array, compare, quick_pass
+from .compare import TensorStats, as_array, compare, quick_pass
 
 ROOT = "(model)"
 

@@ -1,8 +1,8 @@
 """The float64 noise floor accepts ms gradients no further from float64 than torch float32 is."""
 import numpy as np
 
-from migrate.check import _within_noise_floor
-from migrate.check_compare import compare
+from migrate.check.api import _within_noise_floor
+from migrate.check.compare import compare
 
 
 def test_gradient_within_twice_torchs_own_float32_error_passes_with_a_note():

@@ -91,7 +91,8 @@ def _stats_columns(with_noise):
     return cols
 
 
-def _verdict(result) -> str:
+def verdict(result) -> str:
+    """The one-line outcome: PASS, MISMATCH and the first finding, or why it could not run."""
     if result.error:
         return f"could not run: {result.error}"
     if result.passed:
@@ -220,7 +221,7 @@ def print_terminal(result, console=None) -> None:
         for note in trn.notes:
             console.print(f"  [dim]{esc(note)}[/dim]")
     style = "bold green" if result.passed else "bold red"
-    console.print(f"[{style}]{esc(_verdict(result))}[/{style}]")
+    console.print(f"[{style}]{esc(verdict(result))}[/{style}]")
     for f in result.findings[1:]:
         console.print(f"  [red]also: {esc(str(f))}[/red]")
 
@@ -239,7 +240,7 @@ def markdown(result) -> str:
     """The report as Markdown (tables per mode, gradients, training, weights, findings)."""
     s = result.settings
     lines = ["# migrate check report", "",
-             f"**{_verdict(result)}**", "",
+             f"**{verdict(result)}**", "",
              f"rtol={s.get('rtol')}, atol={s.get('atol')}, mode={s.get('mode')}, "
              f"train_steps={s.get('train_steps')}, optimizer={s.get('optimizer')}, "
              f"seed={s.get('seed')}", ""]
@@ -442,7 +443,7 @@ def html(result) -> str:
     s = result.settings
     ok = result.passed
     body = [f"<h1>migrate check report</h1>",
-            f'<p class="{"pass" if ok else "fail"}"><b>{_h(_verdict(result))}</b></p>',
+            f'<p class="{"pass" if ok else "fail"}"><b>{_h(verdict(result))}</b></p>',
             f"<p class='note'>rtol={_h(s.get('rtol'))}, atol={_h(s.get('atol'))}, "
             f"mode={_h(s.get('mode'))}, train_steps={_h(s.get('train_steps'))}, "
             f"optimizer={_h(s.get('optimizer'))}, seed={_h(s.get('seed'))}</p>"]

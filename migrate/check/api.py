@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import check_run as R
-from .check_compare import TensorStats, as_array, compare, ks_2samp
+from . import run as R
+from .compare import TensorStats, as_array, compare, ks_2samp
 from .weights import TransferReport, as_torch_layout, map_names, transfer
 
 EXIT_PASS, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
@@ -283,20 +283,20 @@ class CheckResult:
                           default=_json_default)
 
     def to_markdown(self) -> str:
-        from .check_report import markdown
+        from .report import markdown
         return markdown(self)
 
     def to_html(self) -> str:
-        from .check_report import html
+        from .report import html
         return html(self)
 
     def print_table(self, console=None) -> None:
-        from .check_report import print_terminal
+        from .report import print_terminal
         print_terminal(self, console)
 
     def write(self, path: str) -> None:
         """Write the report; the format follows the extension (.md, .json, .html)."""
-        from .check_report import write_report
+        from .report import write_report
         write_report(self, path)
 
 
