@@ -202,7 +202,7 @@ def _run_check(args) -> int:
     from rich.markup import escape
 
     from migrate import convert_source
-    from migrate.check import EXIT_ERROR, CheckError
+    from migrate.check import EXIT_ERROR, CheckError, CheckSettings
     from migrate.check.harness import UsageError, check_file, cleanup
     from migrate.check.report import verdict
 
@@ -216,12 +216,14 @@ def _run_check(args) -> int:
         err.print("[red]error:[/] --train-steps must be >= 0")
         return EXIT_ERROR
     try:
-        result, notes = check_file(
-            args.path, args.model, args.input_shape, args.input_dtype, args.input_range,
-            args.converted, convert=convert_source, rtol=args.rtol, atol=args.atol,
-            mode=args.mode, train_steps=args.train_steps, optimizer=args.optimizer, lr=args.lr,
-            loss_fn=args.loss, seed=args.seed, float64_reference=args.float64,
-            init_check=not args.no_init_check, local=args.local)
+        settings = CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
+                                 train_steps=args.train_steps, optimizer=args.optimizer,
+                                 lr=args.lr, loss_fn=args.loss, seed=args.seed,
+                                 float64_reference=args.float64,
+                                 init_check=not args.no_init_check, local=args.local)
+        result, notes = check_file(args.path, args.model, args.input_shape, args.input_dtype,
+                                   args.input_range, args.converted, convert=convert_source,
+                                   settings=settings)
     except (UsageError, CheckError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         return EXIT_ERROR

@@ -10,6 +10,8 @@ Library entry point::
 The package never imports the converter: :mod:`migrate.check.harness` (behind ``migrate check``)
 takes it as an argument.
 """
-from .api import EXIT_ERROR, EXIT_MISMATCH, EXIT_PASS, CheckError, CheckResult, check
+from .api import CheckSettings, check
+from .result import EXIT_ERROR, EXIT_MISMATCH, EXIT_PASS, CheckError, CheckResult
 
-__all__ = ["check", "CheckError", "CheckResult", "EXIT_PASS", "EXIT_MISMATCH", "EXIT_ERROR"]
+__all__ = ["check", "CheckSettings", "CheckError", "CheckResult", "EXIT_PASS", "EXIT_MISMATCH",
+           "EXIT_ERROR"]

@@ -22,6 +22,9 @@ import tempfile
 
 import numpy as np
 
+from .api import CheckSettings, check
+from .run import one_line
+
 _DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16,
            "int64": np.int64, "int32": np.int32, "bool": np.bool_}
 
@@ -46,7 +49,7 @@ def load_module(path: str, tag: str):
         spec.loader.exec_module(module)
     except BaseException as exc:
         sys.modules.pop(name, None)
-        raise UsageError(f"importing {_show(path)} failed: {_first_line(exc)}") from None
+        raise UsageError(f"importing {_show(path)} failed: {one_line(exc)}") from None
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(directory)
@@ -56,11 +59,6 @@ def load_module(path: str, tag: str):
 def _show(path):
     rel = os.path.relpath(path)
     return rel if not rel.startswith("..") else path
-
-
-def _first_line(exc) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def build(module, expr: str, side: str, seed: int):
@@ -75,7 +73,7 @@ def build(module, expr: str, side: str, seed: int):
         obj = eval(expr, dict(vars(module)))  # the user's own expression, on their own file
     except BaseException as exc:
         raise UsageError(f"the model expression {expr!r} fails on the {side} side: "
-                         f"{_first_line(exc)}") from None
+                         f"{one_line(exc)}") from None
     return obj
 
 
@@ -213,7 +211,7 @@ def _probe(torch_model, inputs, shapes):
             torch_model(*[torch.from_numpy(x) for x in inputs])
     except Exception as exc:
         raise UsageError(f"the torch model does not run on inputs of shape "
-                         f"{' and '.join(shapes)}: {_first_line(exc)}") from None
+                         f"{' and '.join(shapes)}: {one_line(exc)}") from None
 
 
 # --- running --------------------------------------------------------------------------------------
@@ -238,7 +236,7 @@ def cleanup():
 
 
 def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=None,
-               converted=None, *, convert=None, **options):
+               converted=None, *, convert=None, settings=None):
     """What `migrate check` does: convert, import and build both models, make the inputs, make
     sure torch runs on them, and check.
 
@@ -246,7 +244,8 @@ def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=N
         path, model_expr, converted, convert: as :func:`prepare`.
         input_shapes: one 'N,C,H,W' text per model input.
         input_dtypes, input_ranges: as :func:`make_inputs`.
-        options: settings of :func:`migrate.check.check` (rtol=, mode=, train_steps=, ...).
+        settings: the :class:`~migrate.check.api.CheckSettings` (its seed also builds the models
+            and draws the inputs).
 
     Returns:
         (result, notes): the :class:`~migrate.check.result.CheckResult`, its sources shown under
@@ -259,13 +258,12 @@ def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=N
     Example:
         >>> r, _ = check_file("model.py", "Net()", ["2,8"], convert=convert_source)  # doctest: +SKIP
     """
-    from .api import check
-    seed = options.get("seed", 0)
-    torch_model, ms_model, notes, display = prepare(path, model_expr, converted, seed,
+    settings = settings if settings is not None else CheckSettings()
+    torch_model, ms_model, notes, display = prepare(path, model_expr, converted, settings.seed,
                                                     convert=convert)
-    inputs = make_inputs(input_shapes, input_dtypes, input_ranges, seed)
+    inputs = make_inputs(input_shapes, input_dtypes, input_ranges, settings.seed)
     _probe(torch_model, inputs, input_shapes)
-    result = check(torch_model, ms_model, inputs, **options)
+    result = check(torch_model, ms_model, inputs, settings)
     _relabel_sources(result, display)
     result.settings.update(path=path, model=model_expr, input_shapes=input_shapes)
     for n in notes:
