@@ -144,34 +144,17 @@ def prepare(path, model_expr, converted=None, seed=0, *, convert=None):
     if not os.path.isfile(path):
         raise UsageError(f"{path} does not exist")
     notes = []
-    tmpdir = None
-    if converted is None:
-        if convert is None:
-            raise UsageError(f"{path}: give the converted file, or a converter to convert it")
-        with open(path, encoding="utf-8") as f:
-            code = f.read()
-        result = convert(code)
-        if result.error:
-            raise UsageError(f"{path} does not convert: {result.error}")
-        if result.unsupported:
-            notes.append(f"the conversion left {result.unsupported} unsupported site(s) "
-                         f"(marked '# migrate:')")
-        tmpdir = tempfile.mkdtemp(prefix="migrate-check-")
-        _remember(tmpdir)
-        converted_path = os.path.join(tmpdir, os.path.basename(path))
-        with open(converted_path, "w", encoding="utf-8") as f:
-            f.write(result.code)
-    else:
-        if not os.path.isfile(converted):
-            raise UsageError(f"{converted} does not exist")
-        converted_path = converted
+    temporary = converted is None
+    converted_path = _convert(path, convert, notes) if temporary else converted
+    if not os.path.isfile(converted_path):
+        raise UsageError(f"{converted} does not exist")
     torch_mod = load_module(path, "torch")
     # The converted file may import siblings of the original: let its directory resolve them.
     try:
         ms_mod = _load_converted(converted_path, os.path.dirname(os.path.abspath(path)))
     except UsageError as exc:
         text = str(exc)
-        if tmpdir is not None:  # name the temporary file after the original
+        if temporary:  # name the temporary file after the original
             text = text.replace(_show(os.path.abspath(converted_path)), f"{path} (converted)")
             text = text.replace(os.path.abspath(converted_path), f"{path} (converted)")
         if notes:
@@ -179,6 +162,34 @@ def prepare(path, model_expr, converted=None, seed=0, *, convert=None):
         raise UsageError(text) from None
     torch_model = build(torch_mod, model_expr, "torch", seed)
     ms_model = build(ms_mod, model_expr, "converted", seed)
+    _check_types(model_expr, torch_model, ms_model)
+    display = {}
+    if temporary:
+        display[os.path.abspath(converted_path)] = f"{_show(path)} (converted)"
+    return torch_model, ms_model, notes, display
+
+
+def _convert(path, convert, notes) -> str:
+    """Convert `path` into a temporary file (kept until :func:`cleanup`); return its path."""
+    if convert is None:
+        raise UsageError(f"{path}: give the converted file, or a converter to convert it")
+    with open(path, encoding="utf-8") as f:
+        code = f.read()
+    result = convert(code)
+    if result.error:
+        raise UsageError(f"{path} does not convert: {result.error}")
+    if result.unsupported:
+        notes.append(f"the conversion left {result.unsupported} unsupported site(s) "
+                     f"(marked '# migrate:')")
+    tmpdir = tempfile.mkdtemp(prefix="migrate-check-")
+    _remember(tmpdir)
+    converted_path = os.path.join(tmpdir, os.path.basename(path))
+    with open(converted_path, "w", encoding="utf-8") as f:
+        f.write(result.code)
+    return converted_path
+
+
+def _check_types(model_expr, torch_model, ms_model) -> None:
     import torch
 
     import ms_core
@@ -188,10 +199,6 @@ def prepare(path, model_expr, converted=None, seed=0, *, convert=None):
     if not isinstance(ms_model, ms_core.nn.Cell):
         raise UsageError(f"{model_expr!r} gives a {type(ms_model).__name__} in the converted "
                          f"code, not an nn.Cell (was the class converted?)")
-    display = {}
-    if tmpdir is not None:
-        display[os.path.abspath(converted_path)] = f"{_show(path)} (converted)"
-    return torch_model, ms_model, notes, display
 
 
 def _load_converted(path, original_dir):
