@@ -1,11 +1,14 @@
 """The ``migrate`` command: thin argument parsing over the ``migrate`` package.
 
 Each subcommand is two small functions: ``_add_<name>(subparsers)`` declares its arguments and
-``_run_<name>(args) -> int`` runs it. To add one (``migrate check``, ``migrate weights``), write
-the pair and append it to ``SUBCOMMANDS``; nothing else changes.
+``_run_<name>(args) -> int`` runs it: ``convert`` and ``mappings`` call ``migrate.convert``,
+``check`` and ``weights`` call ``migrate.check`` and hand it the converter (``convert_source``),
+so the checker never imports the converter. To add a subcommand, write the pair and append it to
+``SUBCOMMANDS``; nothing else changes. The libraries are imported inside the run functions: a
+subcommand loads only what it uses.
 
 Exit codes: 0 success; 1 some input failed (a file did not parse, a check mismatched);
-2 usage errors (missing path, bad option combination).
+2 usage errors (missing path, bad option combination) or a check that could not run.
 """
 from __future__ import annotations
 
@@ -154,31 +157,159 @@ def _run_mappings(args) -> int:
     return 0
 
 
+# ---- migrate check -------------------------------------------------------------------------
+# the dtypes migrate.check.harness.make_inputs accepts (named here: --help needs no NumPy)
+_DTYPE_NAMES = ("float32", "float64", "float16", "int64", "int32", "bool")
+_REPORT_SUFFIXES = (".md", ".markdown", ".json", ".html", ".htm")
+
+
+def _add_check(sub) -> None:
+    p = sub.add_parser("check", help="run a PyTorch model and its conversion side by side",
+                       description="Convert MODEL.py (or take --converted), build both models "
+                                   "with the same expression, copy the weights, feed the same "
+                                   "inputs and compare outputs, every layer, gradients and "
+                                   "training steps. Exit 0 pass, 1 mismatch, 2 could not run.")
+    p.add_argument("path", help="the PyTorch source file defining the model")
+    p.add_argument("--model", required=True, help="constructor expression, e.g. 'Net(10)'")
+    p.add_argument("--input-shape", action="append", required=True, metavar="N,C,H,W",
+                   help="shape of one input; repeat for multi-input models")
+    p.add_argument("--input-dtype", action="append", metavar="DTYPE",
+                   help=f"dtype per input ({', '.join(_DTYPE_NAMES)}); one value applies to all")
+    p.add_argument("--input-range", action="append", metavar="LO,HI",
+                   help="value range [LO, HI) of integer inputs (token ids, labels); per input")
+    p.add_argument("--converted", metavar="OUT.py", help="use this converted file instead of "
+                                                         "converting PATH")
+    p.add_argument("--mode", choices=("eval", "train", "both"), default="both")
+    p.add_argument("--train-steps", type=int, default=0, metavar="N")
+    p.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd")
+    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--loss", choices=("mse", "sum", "cross_entropy"), default="mse")
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--atol", type=float, default=1e-5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--float64", action="store_true", help="also run torch in float64 (noise floor)")
+    p.add_argument("--local", choices=("auto", "all"), default="auto",
+                   help="replay layers on torch's inputs where they disagree (auto) or all")
+    p.add_argument("--no-init-check", action="store_true",
+                   help="skip the KS test of the initial parameter values")
+    p.add_argument("--report", metavar="FILE", action="append",
+                   help="write FILE.md, FILE.json or FILE.html (repeat for several)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print the verdict only")
+
+
+def _run_check(args) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
+    from migrate import convert_source
+    from migrate.check import EXIT_ERROR, CheckError, CheckSettings
+    from migrate.check.harness import UsageError, check_file, cleanup
+    from migrate.check.report import verdict
+
+    out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+    err = _console()
+    reports = args.report or []
+    if any(os.path.splitext(r)[1].lower() not in _REPORT_SUFFIXES for r in reports):
+        err.print("[red]error:[/] --report FILE must end in .md, .json or .html")
+        return EXIT_ERROR
+    if args.train_steps < 0:
+        err.print("[red]error:[/] --train-steps must be >= 0")
+        return EXIT_ERROR
+    try:
+        settings = CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
+                                 train_steps=args.train_steps, optimizer=args.optimizer,
+                                 lr=args.lr, loss_fn=args.loss, seed=args.seed,
+                                 float64_reference=args.float64,
+                                 init_check=not args.no_init_check, local=args.local)
+        result, notes = check_file(args.path, args.model, args.input_shape, args.input_dtype,
+                                   args.input_range, args.converted, convert=convert_source,
+                                   settings=settings)
+    except (UsageError, CheckError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        return EXIT_ERROR
+    finally:
+        cleanup()
+    if args.quiet:
+        style = "green" if result.passed else "red"
+        out.print(f"[{style}]{escape(verdict(result))}[/{style}]")
+    else:
+        result.print_table(out)
+    for n in notes:
+        err.print(f"[yellow]note:[/] {escape(n)}")
+    for report in reports:
+        try:
+            result.write(report)
+        except OSError as exc:
+            err.print(f"[red]error:[/] cannot write {report}: {escape(str(exc))}")
+            return EXIT_ERROR
+        err.print(f"report written to {report}")
+    return result.exit_code
+
+
+# ---- migrate weights -----------------------------------------------------------------------
+def _add_weights(sub) -> None:
+    p = sub.add_parser("weights",
+                       help="convert a torch state dict to an ms_core checkpoint (or back)",
+                       description="model.pth -> model.ckpt or model.ckpt -> model.pth. The .pth "
+                                   "is loaded with torch.load(weights_only=True) only.")
+    p.add_argument("src", help="a .pth/.pt state dict or an ms_core .ckpt")
+    p.add_argument("-o", "--output", required=True, help="the file to write (.ckpt or .pth)")
+    p.add_argument("--source", metavar="MODEL.py", help="the PyTorch file defining the model "
+                                                        "(exact names from each layer's class)")
+    p.add_argument("--model", help="constructor expression, with --source or as "
+                                   "'model.py:Net(10)'")
+
+
+def _run_weights(args) -> int:
+    from rich.markup import escape
+
+    from migrate import convert_source
+    from migrate.check import EXIT_ERROR
+    from migrate.check.harness import UsageError, cleanup, prepare
+    from migrate.check.weights import convert_file
+
+    err = _console()
+    if not os.path.isfile(args.src):
+        err.print(f"[red]error:[/] {args.src} does not exist")
+        return EXIT_ERROR
+    source, model = args.source, args.model
+    if model and not source and ".py:" in model:  # --model 'model.py:Net()'
+        source, model = model.split(".py:", 1)
+        source += ".py"
+    if bool(source) != bool(model):
+        err.print("[red]error:[/] --model needs the file defining it: --source model.py, or "
+                  "--model 'model.py:Net()'")
+        return EXIT_ERROR
+    torch_model = ms_model = None
+    try:
+        if source:
+            torch_model, ms_model, _, _ = prepare(source, model, convert=convert_source)
+        notes = convert_file(args.src, args.output, torch_model, ms_model)
+    except (UsageError, ValueError, OSError) as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        return EXIT_ERROR
+    finally:
+        cleanup()
+    for n in notes:
+        err.print(f"[yellow]note:[/] {escape(n)}")
+    err.print(f"wrote {args.output}")
+    return 0
+
+
 # Register new subcommands here: (name, add-arguments function, run function).
 SUBCOMMANDS = [
     ("convert", _add_convert, _run_convert),
     ("mappings", _add_mappings, _run_mappings),
+    ("check", _add_check, _run_check),
+    ("weights", _add_weights, _run_weights),
 ]
-
-
-def _checker_subcommands() -> list:
-    """`migrate check` / `migrate weights`, from migrate/check_cli.py when it is installed."""
-    try:
-        from migrate import check_cli
-    except ImportError:
-        return []
-    return [(name, getattr(check_cli, f"add_{name}"), getattr(check_cli, f"run_{name}"))
-            for name in ("check", "weights")
-            if hasattr(check_cli, f"add_{name}") and hasattr(check_cli, f"run_{name}")]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     parser = argparse.ArgumentParser(prog="migrate", description="PyTorch -> MindSpore migration toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
-    known = {name for name, _, _ in SUBCOMMANDS}
-    extra = [c for c in _checker_subcommands() if c[0] not in known]
-    for name, add, run in SUBCOMMANDS + extra:
+    for name, add, run in SUBCOMMANDS:
         add(sub)
         sub.choices[name].set_defaults(_run=run)
     return parser

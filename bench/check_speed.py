@@ -24,9 +24,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 
 def _models():
-    from migrate.check_cli import prepare
+    from migrate import convert_source
+    from migrate.check.harness import prepare
     path = os.path.join(HERE, "..", "tests", "fixtures", "check", "resnet.py")
-    t, m, _, _ = prepare(path, "ResNet18()")
+    t, m, _, _ = prepare(path, "ResNet18()", convert=convert_source)
     return t, m
 
 
@@ -65,7 +66,7 @@ def main(argv=None):
     import torch
     torch.set_num_threads(a.threads or max(1, os.cpu_count() or 1))
     from migrate.check import check
-    from migrate.weights import transfer
+    from migrate.check.weights import transfer
     t, m = _models()
     transfer(t, m)
     x = np.random.default_rng(0).standard_normal((a.batch, 3, a.size, a.size)).astype(np.float32)
@@ -107,7 +108,7 @@ def main(argv=None):
     print(f"  CPU-time ratios {', '.join(f'{q:.2f}' for q in cpu_ratios)}")
     print("  last check's phases: " + ", ".join(f"{k} {v:.3f}s" for k, v in r.timings.items()))
     t0 = time.perf_counter()
-    from migrate.check_cli import prepare  # noqa: F401
+    from migrate.check.harness import prepare  # noqa: F401
     t2, m2 = _models()
     r2 = check(t2, m2, [x], mode="eval", layers=False, gradients=False, init_check=True)
     print(f"  init KS check + eval outputs on fresh models: {time.perf_counter() - t0:.3f}s "

@@ -41,7 +41,7 @@ def copy_weights(tmodel, cell):
     # for cells inserted after their parent was attached (MindSpore's auto-prefix rule)
     params = dict(cell.parameters_and_names())
     used = set()
-    from migrate.weights import ms_path  # sub-cells MindSpore names differently (dense1, ...)
+    from migrate.check.weights import ms_path  # sub-cells MindSpore names differently (dense1, ...)
     for key, value in tmodel.state_dict().items():
         if key.endswith("num_batches_tracked"):
             continue

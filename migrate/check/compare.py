@@ -119,6 +119,51 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
     a = np.asarray(as_array(ms_value))
     b = np.asarray(as_array(torch_value))
     st = TensorStats(shape=list(b.shape), numel=int(b.size), rtol=rtol, atol=atol)
+    a, b = _comparable_dtypes(st, a, b)
+    if a.shape != b.shape:
+        if a.size != 1 or b.size != 1:
+            return _shape_mismatch(st, a, b)
+        a = a.reshape(b.shape)
+    if b.size == 0:
+        st.torch_mean = st.torch_std = st.ms_mean = st.ms_std = float("nan")
+        return st
+    # Work in the wider of the two float dtypes (at least float32): the statistics are reported
+    # to 3 digits, so float32 differences are ample, and float64 would double the cost on big
+    # gradient tensors. Every pass counts here (gradients of every parameter are compared).
+    wt = np.result_type(a.dtype, b.dtype, np.float32)
+    af = np.ravel(a.astype(wt, copy=False))
+    bf = np.ravel(b.astype(wt, copy=False))
+    sa, sb = float(af.sum(dtype=wt)), float(bf.sum(dtype=wt))  # pairwise sums
+    # NaN/Inf anywhere make a sum non-finite: the cheap test first, the exact one if needed.
+    all_finite = (math.isfinite(sa) and math.isfinite(sb)) or \
+        (bool(np.isfinite(af).all()) and bool(np.isfinite(bf).all()))
+    if all_finite:
+        if af.size > 4 * _CHUNK and _fast_pass(st, af, bf, af.size, sa, sb, wt, atol, b.shape):
+            return st
+        af_, bf_, bad_nonfinite = af, bf, None
+    else:
+        af_, bf_, bad_nonfinite = _finite_parts(st, af, bf, b.shape, wt)
+    diff, babs = _errors(st, af_, bf_, bad_nonfinite is not None, wt)
+    flat = _tolerance_verdict(st, diff, babs, bad_nonfinite, rtol, atol, wt)
+    idx = np.unravel_index(flat, b.shape) if b.ndim else ()
+    st.worst_index = [int(i) for i in idx]
+    st.worst_torch = float(bf[flat])
+    st.worst_ms = float(af[flat])
+    # BLAS dot products (one pass, no temporaries). Their float32 rounding cannot push the
+    # cosine of equal tensors off 1: (|a|² + |b|² - |a-b|²) / (2|a||b|) >= 1 - O(eps²) by AM-GM.
+    saa, sbb = float(np.dot(af_, af_)), float(np.dot(bf_, bf_))
+    if all_finite:  # moments from the same sums
+        st.ms_mean, st.torch_mean = sa / af.size, sb / af.size
+        st.ms_std = _std(af, saa, st.ms_mean)
+        st.torch_std = _std(bf, sbb, st.torch_mean)
+    st.cosine = float("nan") if bad_nonfinite is not None else \
+        _cosine(saa, sbb, float(np.dot(diff, diff)))
+    return st
+
+
+def _comparable_dtypes(st, a, b):
+    """Booleans as int8, integers as float64 (the dtype difference noted when one side is float
+    and the other not, or the two floats differ)."""
     if a.dtype.kind == "b":
         a = a.astype(np.int8)
     if b.dtype.kind == "b":
@@ -130,60 +175,53 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
         b = b.astype(np.float64) if b.dtype.kind not in "fc" else b
     elif a.dtype != b.dtype:
         st.note = f"dtype: ms {a.dtype} vs torch {b.dtype}"
-    if a.shape != b.shape:
-        if a.size == b.size == 1:
-            a = a.reshape(b.shape)
-        else:
-            st.torch_mean, st.torch_std = _moments(b)
-            st.ms_mean, st.ms_std = _moments(a)
-            st.note = f"shape mismatch: ms {list(a.shape)} vs torch {list(b.shape)}"
-            st.passed = False
-            st.max_abs = st.max_rel = st.mean_abs = st.min_atol = st.min_rtol = float("inf")
-            st.cosine = float("nan")
-            st.mismatched = max(a.size, b.size)
-            return st
-    if b.size == 0:
-        st.torch_mean = st.torch_std = st.ms_mean = st.ms_std = float("nan")
-        return st
-    # Work in the wider of the two float dtypes (at least float32): the statistics are reported
-    # to 3 digits, so float32 differences are ample, and float64 would double the cost on big
-    # gradient tensors. Every pass counts here (gradients of every parameter are compared).
-    wt = np.result_type(a.dtype, b.dtype, np.float32)
-    af = np.ravel(a.astype(wt, copy=False))
-    bf = np.ravel(b.astype(wt, copy=False))
-    n = af.size
-    sa, sb = float(af.sum(dtype=wt)), float(bf.sum(dtype=wt))  # pairwise sums
-    # NaN/Inf anywhere make a sum non-finite: the cheap test first, the exact one if needed.
-    all_finite = (math.isfinite(sa) and math.isfinite(sb)) or \
-        (bool(np.isfinite(af).all()) and bool(np.isfinite(bf).all()))
-    nbad_nf, bad_nonfinite = 0, None
-    if not all_finite:
-        st.torch_mean, st.torch_std = _moments(bf)
-        st.ms_mean, st.ms_std = _moments(af)
-        fa, fb = np.isfinite(af), np.isfinite(bf)
-        st.nan_torch, st.nan_ms = int(np.isnan(bf).sum()), int(np.isnan(af).sum())
-        st.inf_torch, st.inf_ms = int(np.isinf(bf).sum()), int(np.isinf(af).sum())
-        both = fa & fb
-        # Non-finite values agree when both are NaN, or both the same infinity.
-        same_nonfinite = (~fa & ~fb) & ((np.isnan(af) & np.isnan(bf)) | (af == bf))
-        bad_nonfinite = ~both & ~same_nonfinite
-        nbad_nf = int(bad_nonfinite.sum())
-        if nbad_nf:
-            pos = np.argwhere(bad_nonfinite.reshape(b.shape))[:_MAX_POSITIONS]
-            st.nonfinite_positions = [[int(i) for i in p] for p in pos]
-        af_, bf_ = np.where(both, af, 0).astype(wt), np.where(both, bf, 0).astype(wt)
-    else:
-        af_, bf_ = af, bf
-        if n > 4 * _CHUNK and _fast_pass(st, af, bf, n, sa, sb, wt, atol, b.shape):
-            return st
+    return a, b
+
+
+def _shape_mismatch(st, a, b) -> TensorStats:
+    st.torch_mean, st.torch_std = _moments(b)
+    st.ms_mean, st.ms_std = _moments(a)
+    st.note = f"shape mismatch: ms {list(a.shape)} vs torch {list(b.shape)}"
+    st.passed = False
+    st.max_abs = st.max_rel = st.mean_abs = st.min_atol = st.min_rtol = float("inf")
+    st.cosine = float("nan")
+    st.mismatched = max(a.size, b.size)
+    return st
+
+
+def _finite_parts(st, af, bf, shape, wt):
+    """Tensors holding NaN/Inf: count them, find where the two sides disagree about them
+    (NaN == NaN and the same infinity agree), and zero them out of the finite statistics.
+    Returns (finite ms part, finite torch part, mask of disagreeing non-finite positions, or
+    None when they all agree)."""
+    st.torch_mean, st.torch_std = _moments(bf)
+    st.ms_mean, st.ms_std = _moments(af)
+    fa, fb = np.isfinite(af), np.isfinite(bf)
+    st.nan_torch, st.nan_ms = int(np.isnan(bf).sum()), int(np.isnan(af).sum())
+    st.inf_torch, st.inf_ms = int(np.isinf(bf).sum()), int(np.isinf(af).sum())
+    both = fa & fb
+    same_nonfinite = (~fa & ~fb) & ((np.isnan(af) & np.isnan(bf)) | (af == bf))
+    bad_nonfinite = ~both & ~same_nonfinite
+    nbad = int(bad_nonfinite.sum())
+    if nbad:
+        pos = np.argwhere(bad_nonfinite.reshape(shape))[:_MAX_POSITIONS]
+        st.nonfinite_positions = [[int(i) for i in p] for p in pos]
+    finite_a, finite_b = np.where(both, af, 0).astype(wt), np.where(both, bf, 0).astype(wt)
+    return finite_a, finite_b, (bad_nonfinite if nbad else None)
+
+
+def _errors(st, af_, bf_, nonfinite_differ, wt):
+    """max abs, mean abs and max (symmetric, zero-safe) relative error; infinite when the two
+    sides disagree about NaN/Inf. Returns (|ms - torch|, |torch|)."""
+    n = af_.size
     diff = af_ - bf_
     np.abs(diff, out=diff)
     max_abs = float(diff.max())
-    st.max_abs = max_abs if not nbad_nf else float("inf")
-    st.mean_abs = float(diff.sum(dtype=wt)) / n if not nbad_nf else float("inf")
+    st.max_abs = max_abs if not nonfinite_differ else float("inf")
+    st.mean_abs = float(diff.sum(dtype=wt)) / n if not nonfinite_differ else float("inf")
     st.min_atol = st.max_abs
     babs = np.abs(bf_)
-    if nbad_nf:
+    if nonfinite_differ:
         st.max_rel = float("inf")
     elif max_abs == 0.0:
         st.max_rel = 0.0
@@ -194,51 +232,44 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
         np.divide(diff, mag, out=mag)
         st.max_rel = float(mag.max())
         del mag
-    if max_abs <= atol and not nbad_nf:
+    return diff, babs
+
+
+def _tolerance_verdict(st, diff, babs, bad_nonfinite, rtol, atol, wt) -> int:
+    """The pass rule ``|ms - torch| <= atol + rtol * |torch|`` element-wise (NaN/Inf must agree):
+    `passed`, `mismatched`, the smallest passing rtol. Returns the flat index of the worst
+    element: the one furthest outside the tolerance (in tolerances)."""
+    nbad_nf = int(bad_nonfinite.sum()) if bad_nonfinite is not None else 0
+    if st.max_abs <= atol and not nbad_nf:
         # Everything within atol alone (the common case): passed, nothing mismatched.
         st.passed, st.mismatched, st.min_rtol = True, 0, 0.0
-        flat = int(np.argmax(diff))
-    else:
-        allowed = babs * wt.type(rtol)
-        allowed += wt.type(atol)
-        st.mismatched = int(np.count_nonzero(diff > allowed)) + nbad_nf
-        st.passed = st.mismatched == 0
-        # The smallest rtol at this atol: every element needs diff - atol <= rtol * |b|.
-        need = diff - wt.type(atol)
-        pos_need = need > 0
-        if nbad_nf or (pos_need & (babs == 0)).any():
-            st.min_rtol = float("inf")
-        elif pos_need.any():
-            st.min_rtol = float((need[pos_need] / babs[pos_need]).max())
-        # The worst element: the one furthest outside the tolerance (in tolerances).
-        if nbad_nf:
-            flat = int(np.flatnonzero(bad_nonfinite)[0])
-        else:
-            np.maximum(allowed, wt.type(1e-30), out=allowed)
-            np.divide(diff, allowed, out=allowed)
-            flat = int(np.argmax(allowed))
-    idx = np.unravel_index(flat, b.shape) if b.ndim else ()
-    st.worst_index = [int(i) for i in idx]
-    st.worst_torch = float(bf[flat])
-    st.worst_ms = float(af[flat])
-    # BLAS dot products (one pass, no temporaries). Their float32 rounding cannot push the
-    # cosine of equal tensors off 1: (|a|² + |b|² - |a-b|²) / (2|a||b|) >= 1 - O(eps²) by AM-GM.
-    saa, sbb = float(np.dot(af_, af_)), float(np.dot(bf_, bf_))
-    na, nb = math.sqrt(saa), math.sqrt(sbb)
-    if all_finite:  # moments from the same sums
-        st.ms_mean, st.torch_mean = sa / n, sb / n
-        st.ms_std = _std(af, saa, st.ms_mean)
-        st.torch_std = _std(bf, sbb, st.torch_mean)
+        return int(np.argmax(diff))
+    allowed = babs * wt.type(rtol)
+    allowed += wt.type(atol)
+    st.mismatched = int(np.count_nonzero(diff > allowed)) + nbad_nf
+    st.passed = st.mismatched == 0
+    # The smallest rtol at this atol: every element needs diff - atol <= rtol * |b|.
+    need = diff - wt.type(atol)
+    pos_need = need > 0
+    if nbad_nf or (pos_need & (babs == 0)).any():
+        st.min_rtol = float("inf")
+    elif pos_need.any():
+        st.min_rtol = float((need[pos_need] / babs[pos_need]).max())
     if nbad_nf:
-        st.cosine = float("nan")
-    elif na == 0.0 and nb == 0.0:
-        st.cosine = 1.0
-    elif na == 0.0 or nb == 0.0:
-        st.cosine = 0.0
-    else:
-        sdd = float(np.dot(diff, diff))
-        st.cosine = max(-1.0, min(1.0, (saa + sbb - sdd) / (2.0 * na * nb)))
-    return st
+        return int(np.flatnonzero(bad_nonfinite)[0])
+    np.maximum(allowed, wt.type(1e-30), out=allowed)
+    np.divide(diff, allowed, out=allowed)
+    return int(np.argmax(allowed))
+
+
+def _cosine(saa, sbb, sdd) -> float:
+    """Cosine similarity from |a|², |b|² and |a - b|² (1.0 when both are all zeros)."""
+    na, nb = math.sqrt(saa), math.sqrt(sbb)
+    if na == 0.0 and nb == 0.0:
+        return 1.0
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return max(-1.0, min(1.0, (saa + sbb - sdd) / (2.0 * na * nb)))
 
 
 _CHUNK = 1 << 16
@@ -286,13 +317,7 @@ def _fast_pass(st, af, bf, n, sa, sb, wt, atol, shape) -> bool:
     st.ms_mean, st.torch_mean = sa / n, sb / n
     st.ms_std = _std(af, saa, st.ms_mean)
     st.torch_std = _std(bf, sbb, st.torch_mean)
-    na, nb = math.sqrt(saa), math.sqrt(sbb)
-    if na == 0.0 and nb == 0.0:
-        st.cosine = 1.0
-    elif na == 0.0 or nb == 0.0:
-        st.cosine = 0.0
-    else:
-        st.cosine = max(-1.0, min(1.0, (saa + sbb - sdd) / (2.0 * na * nb)))
+    st.cosine = _cosine(saa, sbb, sdd)
     return True
 
 
@@ -312,6 +337,33 @@ def quick_pass(ms_value, torch_value, rtol, atol) -> bool:
     with np.errstate(invalid="ignore"):
         return bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)) or
                     np.allclose(a, b, rtol, atol, equal_nan=True))
+
+
+def within_noise_floor(st, ms_value, f64_value, noise) -> TensorStats:
+    """Accept an ms value (`st` failed) that is no further from torch's float64 result than torch's
+    own float32 result is (twice that, for the two roundings' independent errors): on deep,
+    ill-conditioned networks float32 alone moves gradients past any fixed tolerance.
+
+    Args:
+        st: the failed comparison of the ms value against torch float32 (updated and returned).
+        ms_value, f64_value: the ms value and torch's float64 value.
+        noise: torch float32 compared with torch float64.
+
+    Returns:
+        `st`, passed with a note when the ms value is within the noise floor.
+
+    Example:
+        >>> f64 = np.linspace(-1, 1, 5); t32 = f64 + 1e-3; ms = f64 - 1.5e-3
+        >>> within_noise_floor(compare(ms, t32), ms, f64, compare(t32, f64)).passed
+        True
+    """
+    to_f64 = compare(ms_value, f64_value)
+    if to_f64.max_abs <= 2 * noise.max_abs:
+        st.passed = True
+        st.note = ((st.note + "; ") if st.note else "") + (
+            f"within float32 noise: {to_f64.max_abs:.3g} from torch float64, where torch float32 "
+            f"is {noise.max_abs:.3g} from it")
+    return st
 
 
 # --- two-sample Kolmogorov–Smirnov ------------------------------------------------------------

@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 import torch
 
-from migrate.check_cli import main, prepare
-from migrate.weights import (convert_file, load_ms_checkpoint, load_torch_state, map_names,
+from cli import main
+from migrate.check.harness import prepare
+from migrate.check.weights import (convert_file, load_ms_checkpoint, load_torch_state, map_names,
                              state_dict_to_ms, transfer, transfer_back)
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "check"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "check"
 MODELS, FROZEN = str(FIXTURES / "models.py"), str(FIXTURES / "models_ms.py")
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from migrate.check_cli import main
+from cli import main
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "check"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "check"
 MODELS, FROZEN = str(FIXTURES / "models.py"), FIXTURES / "models_ms.py"
 
 
@@ -65,7 +65,7 @@ def test_json_report_follows_the_documented_schema(tmp_path):
                                   "nan_torch", "nan_ms", "inf_torch", "inf_ms"}
     assert d["train"]["torch_losses"] and d["init"][0]["statistic"] >= 0
     # every documented key is in the schema document
-    schema = (Path(__file__).parents[2] / "docs" / "check_report_schema.md").read_text()
+    schema = (Path(__file__).parents[3] / "docs" / "check_report_schema.md").read_text()
     for key in list(d) + list(row) + list(row["output"]):
         assert f"`{key}`" in schema, key
 
@@ -149,7 +149,7 @@ def test_registered_in_the_migrate_command(tmp_path):
 def test_both_versions_import_in_isolation():
     import sys
 
-    from migrate.check_cli import prepare
+    from migrate.check.harness import prepare
     before_path, before_mods = list(sys.path), set(sys.modules)
     t, m, _, _ = prepare(MODELS, "MLP()", str(FROZEN))
     assert sys.path == before_path  # the model's directory was on sys.path only while importing

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from migrate import convert_source
 from migrate.check import check
-from migrate.check_cli import make_inputs, prepare
+from migrate.check.harness import make_inputs, prepare
 
-CONVERT = Path(__file__).parents[1] / "fixtures" / "convert"
+CONVERT = Path(__file__).parents[2] / "fixtures" / "convert"
 DEFAULT = {"lenet.py", "mlp.py", "mobilenetv3.py", "resnet.py"}
 ALL = os.environ.get("MIGRATE_CHECK_ALL_FIXTURES") == "1"
 # Fixtures with a known conversion problem: {file: reason} (xfail, not strict). Empty now: this
@@ -35,7 +36,7 @@ def _cases():
 
 @pytest.mark.parametrize("path", list(_cases()))
 def test_converter_fixture_passes(path):
-    t, m, _, _ = prepare(str(path), "make_model()")
+    t, m, _, _ = prepare(str(path), "make_model()", convert=convert_source)
     x = make_inputs([_input_shape(path)], None, None, 0)
     r = check(t, m, x, mode="both", train_steps=5, init_check=True)
     assert r.passed, [str(f) for f in r.findings]

@@ -4,11 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from migrate import convert_source
 from migrate.check import CheckError, check
-from migrate.check_cli import make_inputs, prepare
-from migrate.convert import convert_source
+from migrate.check.harness import make_inputs, prepare
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "check"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "check"
 MODELS = FIXTURES / "models.py"
 FROZEN = FIXTURES / "models_ms.py"  # models.py converted once; faults are planted into copies
 
@@ -321,7 +321,7 @@ def test_functional_dropout_that_drops_in_eval_mode_is_replayed_in_every_phase(t
            "        return self.fc(out.view(out.size(0), -1))\n")
     torch_path = tmp_path / "se.py"
     torch_path.write_text(src)
-    t, m, _, _ = prepare(str(torch_path), "SE()", None, seed=0)
+    t, m, _, _ = prepare(str(torch_path), "SE()", None, seed=0, convert=convert_source)
     r = check(t, m, make_inputs(["4,3,6,6"], None, None, 0), mode="both", train_steps=3)
     assert r.passed, [str(f) for f in r.findings]
     assert r.train.eval_outputs.passed

@@ -1,0 +1,278 @@
+"""One phase of a check: both models in one mode (inference or training) on the same inputs.
+
+Compared: the outputs; every layer call (the accumulated error, and the local error of the layers
+replayed on torch's inputs); the gradients of the loss; and, when only the backward differs, each
+layer's own backward. With the float64 reference, torch's own float32 error beside each.
+"""
+from __future__ import annotations
+
+import copy
+from contextlib import ExitStack, contextmanager
+
+import numpy as np
+
+from .compare import compare, within_noise_floor
+from .losses import make_losses
+from .replay import local_grad_replay, local_replay
+from .result import ROOT, CheckError, LayerRow, NamedStats, PhaseResult, layer_of
+from .run import (MsRecorder, Run, one_line, restore_ms, restore_torch, run_ms, run_torch,
+                  snapshot_ms, snapshot_torch, torch_dropout_keep, worst_stats)
+from .weights import as_torch_layout
+
+
+def run_phase(models, inputs, plan, s) -> PhaseResult:
+    """Run both models in `plan.mode` (gradients when `plan.gradients`) and compare them.
+
+    Args:
+        models: the :class:`~migrate.check.run.ModelPair`; their buffers are restored after.
+        inputs: NumPy arrays (and other arguments) fed to both models.
+        plan: the :class:`~migrate.check.api.PhasePlan`.
+        s: the :class:`~migrate.check.api.CheckSettings`.
+
+    Returns:
+        A :class:`PhaseResult`. A converted model that raises is a result (`ms_error`), not an
+        error, as long as layers are compared (its layers are then run on torch's inputs).
+
+    Raises:
+        CheckError: the torch model fails, or the converted one does and `s.layers` is off.
+    """
+    phase = PhaseResult(plan.mode)
+    train = plan.mode == "train"
+    models.torch_module.train(train)
+    models.ms_cell.set_train(train)
+    torch_state = snapshot_torch(models.torch_module, buffers_only=True)
+    ms_state = snapshot_ms(models.ms_cell, buffers_only=True)
+    t_loss, m_loss = make_losses(s.loss_fn, s.seed) if plan.gradients else (None, None)
+    t_run = _run_torch_side(models, inputs, plan, t_loss, s)
+    masks = t_run.recorder.dropout_masks if train else None
+    m_run = _run_ms_side(models, inputs, plan, m_loss, masks, t_run.recorder.functional_masks,
+                         s, phase)
+    restore_torch(models.torch_module, torch_state)
+    restore_ms(models.ms_cell, ms_state)
+    _compare_outputs(phase, t_run, m_run, s)
+    grads = plan.gradients and phase.ms_error is None
+    f64 = None
+    if s.float64_reference:
+        f64 = run_float64(models.torch_module, inputs, t_run.recorder, plan.mode, s.layers,
+                          t_loss if grads else None)
+        phase.notes.append("noise: torch float32 vs torch float64 on the same inputs")
+    if s.layers:
+        _compare_layers(phase, models, t_run.recorder, m_run, masks, f64, s)
+        restore_ms(models.ms_cell, ms_state)
+    if grads:
+        _compare_gradients(phase, models, len(inputs), t_run.grads, m_run.grads, f64, s)
+        if s.layers and not all(g.stats.passed for g in phase.gradients) and \
+                phase.first_local_failure is None:
+            # The forward agrees but the gradients do not: find the layer with a wrong backward.
+            phase.local_grads = local_grad_replay(models.torch_module, models.ms_cell,
+                                                  t_run.recorder, models.weight_map.pairs(),
+                                                  s.rtol, s.atol, s.seed)
+            restore_ms(models.ms_cell, ms_state)
+    return phase
+
+
+def _run_torch_side(models, inputs, plan, t_loss, s) -> Run:
+    import torch
+    torch.manual_seed(s.seed)
+    try:
+        return run_torch(models.torch_module, inputs, t_loss, plan.gradients, capture=s.layers)
+    except Exception as exc:
+        raise CheckError(f"the torch model fails in {plan.mode} mode: {one_line(exc)}") from exc
+
+
+def _run_ms_side(models, inputs, plan, m_loss, masks, fmasks, s, phase) -> Run:
+    """The converted model's run; if it raises, what it recorded until then (and the error in
+    `phase.ms_error`): each layer is then run on torch's inputs, and the first that raises or
+    differs is named."""
+    recorder = None
+    try:
+        recorder = MsRecorder(models.ms_cell, capture=s.layers, masks=masks, fmasks=fmasks)
+        return run_ms(models.ms_cell, recorder, inputs, m_loss, plan.gradients)
+    except Exception as exc:
+        if not s.layers:
+            raise CheckError(f"the converted model fails in {plan.mode} mode: "
+                             f"{one_line(exc)}") from exc
+        phase.ms_error = one_line(exc)
+        return Run(recorder)
+
+
+def _compare_outputs(phase, t_run, m_run, s) -> None:
+    notes = m_run.recorder.mask_notes if m_run.recorder is not None else []
+    for note in dict.fromkeys(notes):
+        phase.notes.append(f"dropout replay: {note}")
+    if phase.ms_error is None:
+        phase.outputs = o = worst_stats(m_run.output, t_run.output, s.rtol, s.atol)
+        if o.nan_torch or o.inf_torch or o.nan_ms or o.inf_ms:
+            phase.notes.append(f"outputs hold NaN/Inf (torch {o.nan_torch}/{o.inf_torch}, ms "
+                               f"{o.nan_ms}/{o.inf_ms}): equal where both sides agree on the "
+                               f"position, but check the inputs")
+    phase.torch_loss, phase.ms_loss = t_run.loss, m_run.loss
+
+
+# --- layers ---------------------------------------------------------------------------------------
+
+def _compare_layers(phase, models, t_rec, m_run, masks, f64, s) -> None:
+    """One row per torch layer call: accumulated error, local error where replayed, status."""
+    m_calls = m_run.calls
+    acc = {key: (worst_stats(m_calls[key].output, t_rec.calls[key].output, s.rtol, s.atol)
+                 if key in m_calls else None) for key in t_rec.order}
+    # 'auto': a layer whose output agrees in the full run needs no replay (its own error
+    # cannot exceed the tolerance unless errors cancel); replay where it disagrees.
+    only = None if s.local == "all" else \
+        {k for k, st in acc.items() if st is None or not st.passed}
+    local = local_replay(models.torch_module, models.ms_cell, t_rec, s.rtol, s.atol, masks, only)
+    if only is not None:
+        phase.notes.append("local error computed where the accumulated error exceeds the "
+                           "tolerance (local='all' / --local all: every layer)")
+    ms_cells = dict(models.ms_cell.cells_and_names())
+    torch_mods = dict(models.torch_module.named_modules())
+    f64_calls = f64.calls if f64 is not None else {}
+    for key in t_rec.order:
+        row = _layer_row(key, t_rec.calls[key], acc[key], local.get(key), models, torch_mods,
+                         ms_cells, key in m_calls)
+        if key in f64_calls:
+            row.noise = worst_stats(t_rec.calls[key].output, f64_calls[key].output, s.rtol,
+                                    s.atol)
+        phase.layers.append(row)
+    extra = [p for p in ms_cells if p and p not in torch_mods]
+    if extra:
+        phase.notes.append(f"ms layers with no torch layer at the same path (compared only "
+                           f"inside their parents): {', '.join(extra[:8])}"
+                           + (f" and {len(extra) - 8} more" if len(extra) > 8 else ""))
+    if masks is not None and any("Dropout" in r.torch_type for r in phase.layers):
+        phase.notes.append("training-mode Dropout: torch's masks replayed in the ms model")
+
+
+def _layer_row(key, call, acc, local, models, torch_mods, ms_cells, called) -> LayerRow:
+    path, k = key
+    row = LayerRow((path or ROOT) + (f"#{k}" if k else ""), path, k,
+                   0 if not path else path.count(".") + 1, call.order,
+                   _type_name(torch_mods.get(path)), _type_name(ms_cells.get(path)), acc, None,
+                   torch_source=models.torch_sources.get(path, ""),
+                   ms_source=models.ms_sources.get(path, ""))
+    if local is not None:
+        row.local = local.stats
+        if local.error:
+            row.status, row.note = "error", local.error
+        elif local.input_note:
+            row.status, row.note = "FAIL", local.input_note
+        elif not local.stats.passed:
+            row.status = "FAIL"
+    if path not in ms_cells:
+        row.status, row.note = "missing", "no ms layer at this path"
+    elif not called and row.status == "pass":
+        row.note = "the ms layer was not called"
+    if row.status == "pass" and row.output is not None and not row.output.passed:
+        row.status = "drift"
+    return row
+
+
+def _type_name(obj) -> str:
+    return type(obj).__name__ if obj is not None else "-"
+
+
+# --- gradients ------------------------------------------------------------------------------------
+
+def _compare_gradients(phase, models, n_inputs, t_grads, m_grads, f64, s) -> None:
+    """The loss's gradients w.r.t. every float input and every mapped parameter, by name."""
+    f64_grads = f64.grads if f64 is not None else {}
+    pairs = [(f"input[{i}]", f"input[{i}]") for i in range(n_inputs)]
+    pairs += [(e.torch_name, e.ms_name) for e in models.weight_map.entries
+              if e.ms_name is not None and e.torch_name in t_grads]
+    for tn, mn in pairs:
+        if tn not in t_grads:
+            continue
+        if mn not in m_grads:
+            st = compare(np.zeros(0), np.zeros(0))
+            st.passed, st.note = False, "no gradient on the ms side (requires_grad=False?)"
+            st.shape = list(t_grads[tn].shape)
+        else:
+            st = compare(as_torch_layout(m_grads[mn], t_grads[tn].shape), t_grads[tn], s.rtol,
+                         s.atol)
+        noise = compare(t_grads[tn], f64_grads[tn], s.rtol, s.atol) if tn in f64_grads else None
+        if noise is not None and not st.passed and mn in m_grads:
+            st = within_noise_floor(st, as_torch_layout(m_grads[mn], t_grads[tn].shape),
+                                    f64_grads[tn], noise)
+        phase.gradients.append(NamedStats(tn, mn, layer_of(tn) if not tn.startswith("input")
+                                          else "input", st, noise))
+
+
+# --- the float64 reference ------------------------------------------------------------------------
+
+def run_float64(torch_module, inputs, t_rec, mode, layers, t_loss) -> Run:
+    """torch in float64 on the same inputs, replaying the float32 run's dropout masks (module and
+    functional), for the noise-floor column."""
+    model = copy.deepcopy(torch_module).double()
+    train = mode == "train"
+    model.train(train)
+    depth = {"depth": 0, "next": 0}  # dropout modules being run; next functional mask
+    x64 = [x.astype(np.float64) if isinstance(x, np.ndarray) and x.dtype.kind == "f" else x
+           for x in inputs]
+    with ExitStack() as stack:
+        if train:
+            stack.enter_context(_module_masks(model, t_rec, depth))
+        if train or t_rec.functional_masks:  # F.dropout drops in eval mode too
+            stack.enter_context(_functional_masks(t_rec.functional_masks, depth))
+        return run_torch(model, x64, t_loss, t_loss is not None, capture=layers)
+
+
+@contextmanager
+def _module_masks(model, t_rec, depth):
+    """Every dropout module of `model` applies the float32 run's mask for the same call."""
+    import torch
+    handles = []
+    for path, mod in model.named_modules():
+        is_drop, keep = torch_dropout_keep(mod)
+        if not is_drop:
+            continue
+        counter, saved = [0], {}
+
+        def pre(m, args, saved=saved):
+            depth["depth"] += 1
+            saved["x"] = args[0].clone()  # before an in-place dropout overwrites it
+
+        def post(m, args, out, path=path, counter=counter, keep=keep, saved=saved):
+            depth["depth"] -= 1
+            k = counter[0]
+            counter[0] += 1
+            mask = t_rec.dropout_masks.get((path, k))
+            x = saved.pop("x")
+            if mask is None:
+                return out
+            return x * torch.from_numpy(mask).to(x.dtype) / keep
+        handles.append(mod.register_forward_pre_hook(pre))
+        handles.append(mod.register_forward_hook(post))
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+@contextmanager
+def _functional_masks(masks, depth):
+    """F.dropout* calls outside dropout modules apply the float32 run's masks in call order."""
+    import torch
+    import torch.nn.functional as TF
+    saved_fns = {}
+    for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
+        orig = getattr(TF, name, None)
+        if orig is None:
+            continue
+        saved_fns[name] = orig
+
+        def replay(input, *args, _orig=orig, **kwargs):
+            p = kwargs.get("p", args[0] if args else 0.5)
+            training = kwargs.get("training", args[1] if len(args) > 1 else True)
+            if depth["depth"] > 0 or not training or not p or depth["next"] >= len(masks):
+                return _orig(input, *args, **kwargs)
+            mask = masks[depth["next"]]
+            depth["next"] += 1
+            keep = torch.from_numpy(np.ascontiguousarray(mask)).to(input.dtype)
+            return input * keep / (1 - p)
+        setattr(TF, name, replay)
+    try:
+        yield
+    finally:
+        for name, fn in saved_fns.items():
+            setattr(TF, name, fn)
