@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-FIXTURES = sorted(p for p in (Path(__file__).parents[1] / "fixtures" / "convert").glob("*.py")
+FIXTURES = sorted(p for p in (FIXTURE_ROOT / "convert").glob("*.py")
                   if not p.name.startswith("_"))
 _LEAF = {"running_mean": "moving_mean", "running_var": "moving_variance"}
 _NORM_LEAF = {"weight": "gamma", "bias": "beta"}

@@ -11,15 +11,15 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT, REPO
 
-HERE = Path(__file__).resolve().parents[1] / "fixtures" / "training"
-ROOT = Path(__file__).resolve().parents[2]
+HERE = FIXTURE_ROOT / "training"
+ROOT = REPO
 FIXTURES = sorted(p.stem for p in HERE.glob("*.py") if p.stem != "np_init")
 _LOSS = re.compile(r"\bloss ([-+0-9.eE]+)")
 _NUM = re.compile(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?")

@@ -1,21 +1,19 @@
-"""Table rules of the training pass: the ``rule`` names that mappings/training.toml gives its
-DataLoader, TensorDataset, random_split, DistributedSampler, is_initialized and DDP entries.
+"""Argument rules for data loading and data parallelism: the ``rule`` names that
+mappings/training.toml gives its DataLoader, TensorDataset, random_split, DistributedSampler,
+GradScaler, is_initialized and DDP entries.
 
-They read what the statement pass learnt about the file from ``conv.training`` (names bound to
-TensorDatasets, samplers, Dataset classes), when it ran.
+They read what the training pass learnt about the file from ``conv.training`` (a
+:class:`~migrate.convert.training.bindings.FileBindings`: names bound to TensorDatasets,
+samplers, Dataset classes), when it ran. Every rule has one signature, ``apply(edit) -> None``.
 """
 from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert import code_of, dotted, parse_expr
-from migrate.rules import rule
-from migrate.training_tree import _bind
+from migrate.convert.cst import bind_args, code_of, dotted, parse_expr
+from migrate.convert.registry import argument_rule
 
 
-# --------------------------------------------------------------------------------------------
-# table rules (mappings/training.toml names them)
-# --------------------------------------------------------------------------------------------
 def _safe_rule(rule_id: str, name: str):
     """Register a table rule that never breaks a conversion: an unexpected failure marks the call."""
     def deco(fn):
@@ -27,11 +25,12 @@ def _safe_rule(rule_id: str, name: str):
                 edit.unsupported(f"could not translate ({type(exc).__name__}: {exc})"[:160])
         run.__doc__ = fn.__doc__
         run.__name__ = fn.__name__
-        return rule(rule_id, name)(run)
+        return argument_rule(rule_id, name)(run)
     return deco
 
 
-def _columns(n: int) -> str:
+def column_names(n: int) -> str:
+    """``column_names=`` of a dataset of ``n`` columns (data, label for two)."""
     names = ["data", "label"] if n == 2 else [f"column_{i}" for i in range(n)]
     return "[" + ", ".join(f'"{c}"' for c in names) + "]"
 
@@ -49,7 +48,7 @@ def tensor_dataset(edit) -> None:
         return
     edit.conv.used.add("ms")
     data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
-    edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset(({data}), column_names={_columns(len(values))}, "
+    edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset(({data}), column_names={column_names(len(values))}, "
                              "shuffle=False)")
 
 
@@ -57,10 +56,11 @@ def tensor_dataset(edit) -> None:
 def distributed_sampler(edit) -> None:
     """Replace DistributedSampler(ds, ...) with ms.dataset.DistributedSampler(num_shards, shard_id, shuffle)."""
     edit.conv.used.add("ms")
-    edit.result = parse_expr(_shard_args(edit.bound, "ms.dataset.DistributedSampler({})"))
+    edit.result = parse_expr(shard_args(edit.bound, "ms.dataset.DistributedSampler({})"))
 
 
-def _shard_args(bound: dict, template: str) -> str:
+def shard_args(bound: dict, template: str) -> str:
+    """``template`` filled with num_shards/shard_id/shuffle from a DistributedSampler's bound arguments."""
     def plain(key, default):
         v = bound.get(key)
         # dist.get_world_size() / dist.get_rank() as arguments mean the defaults anyway
@@ -76,7 +76,7 @@ def _shard_args(bound: dict, template: str) -> str:
 def dataloader(edit) -> None:
     """Replace DataLoader(ds, batch_size, shuffle, drop_last) with ms.dataset.GeneratorDataset(ds, ...).batch(...)."""
     conv = edit.conv
-    tp = getattr(conv, "training", None)
+    facts = conv.training
     b = edit.bound
     ds = b.get("dataset")
     if ds is None:
@@ -92,10 +92,10 @@ def dataloader(edit) -> None:
     sampler = b.get("sampler")
     if sampler is not None and code_of(sampler) != "None":
         name = dotted(sampler)
-        if tp is not None and name in tp.samplers:
-            sc = tp.samplers[name]
+        if facts is not None and name in facts.samplers:
+            sc = facts.samplers[name]
             names = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
-            shard = _shard_args(_bind(sc, names) or {}, "{}")
+            shard = shard_args(bind_args(sc, names) or {}, "{}")
         elif isinstance(sampler, cst.Call) and code_of(sampler.func) == "ms.dataset.DistributedSampler":
             shard = ", ".join(code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in sampler.args)
         else:
@@ -116,9 +116,9 @@ def dataloader(edit) -> None:
         args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
                 if a.keyword is None or a.keyword.value != "shuffle"]
         base = f"{code_of(ds.func)}({', '.join([*args, sources])})"
-    elif tp is not None and name in tp.datasets:
+    elif facts is not None and name in facts.datasets:
         if shard is not None:
-            if name not in tp.sharded:
+            if name not in facts.sharded:
                 edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
                                  "num_shards/shard_id to its NumpySlicesDataset by hand")
                 return
@@ -128,16 +128,16 @@ def dataloader(edit) -> None:
             f"({name}.shuffle({name}.get_dataset_size()) if {shuffle_code} else {name})")
     else:
         n = None
-        if tp is not None:
-            if name in tp.ds_instances:
-                n = tp.ds_instances[name]
+        if facts is not None:
+            if name in facts.ds_instances:
+                n = facts.ds_instances[name]
             elif isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
-                n = tp.ds_columns.get(ds.func.value)
+                n = facts.ds_columns.get(ds.func.value)
         if n is None:
             n = 2
             edit.worse("approximate", f"{code_of(ds)} assumed to yield (data, label) pairs: "
                                       "adjust column_names if it yields another number of items")
-        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={_columns(n)}, {sources})"
+        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(n)}, {sources})"
     batch = code_of(bs) if bs is not None else "1"
     drop = b.get("drop_last")
     drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
@@ -148,39 +148,39 @@ def dataloader(edit) -> None:
 def random_split(edit) -> None:
     """Replace random_split(ds, lengths) with <dataset of ds>.split(lengths, randomize=True)."""
     conv = edit.conv
-    tp = getattr(conv, "training", None)
+    facts = conv.training
     ds = edit.bound.get("dataset")
     lengths = edit.bound.get("lengths")
     if ds is None or lengths is None:
         edit.unsupported("random_split needs a dataset and lengths")
         return
     conv.used.add("ms")
-    if _is_ms_dataset(ds, tp):
+    if _is_ms_dataset(ds, facts):
         base = code_of(ds)
     else:
-        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={_columns(_ncols(ds, tp) or 2)}, shuffle=False)"
+        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
         lens = f"list({lens})"
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 
-def _is_ms_dataset(ds, tp) -> bool:
+def _is_ms_dataset(ds, facts) -> bool:
     """A MindSpore dataset already (a converted TensorDataset, a split), not a Python source."""
     if isinstance(ds, cst.Call) and code_of(ds.func) in ("ms.dataset.NumpySlicesDataset",
                                                          "ms.dataset.GeneratorDataset"):
         return True
-    return tp is not None and dotted(ds) in tp.datasets
+    return facts is not None and dotted(ds) in facts.datasets
 
 
-def _ncols(ds, tp):
-    if tp is None:
+def _ncols(ds, facts):
+    if facts is None:
         return None
     name = dotted(ds)
-    if name in tp.ds_instances:
-        return tp.ds_instances[name]
+    if name in facts.ds_instances:
+        return facts.ds_instances[name]
     if isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
-        return tp.ds_columns.get(ds.func.value)
+        return facts.ds_columns.get(ds.func.value)
     return None
 
 

@@ -18,7 +18,7 @@ import difflib
 import json
 from pathlib import Path
 
-from migrate.project import FileReport, Summary
+from migrate.convert.project import FileReport, Summary
 
 LABEL_STYLE = {"exact": "green", "transformed": "cyan", "approximate": "yellow", "unsupported": "red"}
 

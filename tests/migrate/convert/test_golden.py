@@ -1,16 +1,16 @@
 """Golden outputs: the exact conversion of some fixtures, reviewed and committed.
 
 A change in the converter's output shows up here as a diff to review. To accept new output on
-purpose: ``MIGRATE_UPDATE_GOLDEN=1 python -m pytest tests/migrate/test_golden.py``.
+purpose: ``MIGRATE_UPDATE_GOLDEN=1 python -m pytest tests/migrate/convert/test_golden.py``.
 """
 import os
-from pathlib import Path
 
 import pytest
 
 from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT
 
-HERE = Path(__file__).parents[1] / "fixtures" / "convert"
+HERE = FIXTURE_ROOT / "convert"
 GOLDEN = sorted((HERE / "expected").glob("*.out.py"))
 
 

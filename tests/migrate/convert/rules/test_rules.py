@@ -4,7 +4,7 @@ import pytest
 
 from mappings import load_tables
 from migrate import convert_source
-from migrate.rules import MARKERS, RULES
+from migrate.convert.registry import MARKERS, RULES
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -235,6 +235,13 @@ def test_target_mindspore():
 
 
 RULE_EXAMPLES = {
+    "torch_imports": "x = torch.zeros(2)\n",
+    "assumed_cell": "from .blocks import Base\nclass Head(Base):\n    def forward(self, x):\n        return x\n",
+    "forward_to_construct": "class M(nn.Module):\n    def forward(self, x):\n        return x\n",
+    "parameter_names": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                        "        self.bn = nn.BatchNorm2d(2)\n    def forward(self, x):\n"
+                        "        return x * self.bn.weight\n"),
+    "tensor_attribute": "def f(x: torch.Tensor):\n    return x.data, x.device\n",
     "modules_loop": "for m in self.modules():\n    pass\n",
     "no_grad": "with torch.no_grad():\n    y = 1\n",
     "conv2d": "y = nn.Conv2d(1, 2, 3)\n",
@@ -302,7 +309,8 @@ def test_functional_avg_pool2d_gets_torchs_stride():
            "    return F.avg_pool2d(x, 2), F.avg_pool2d(x, 3, 1)\n")
     res = convert_source(src)
     assert "ops.avg_pool2d(x, 2, stride=2), ops.avg_pool2d(x, 3, 1)" in res.code
-    assert [c.label for c in res.changes if c.rule == "MS113"] == ["transformed", "exact"]
+    # functional_pool_stride: MS144 (it shared MS113 with the pool rule before IDs were made distinct)
+    assert [c.label for c in res.changes if c.rule == "MS144"] == ["transformed", "exact"]
 
 
 def test_values_and_indices_of_torch_named_tuples_become_tuple_items():

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from migrate import convert_source
-from tests.migrate.helpers import body, check
+from tests.migrate.convert.helpers import body, check
 
 
 def rules_of(res, prefix=("MS2", "MS95")):

@@ -7,8 +7,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from migrate.changes import Change, ConvertResult
-from migrate.convert import convert_source
+from migrate.convert.changes import Change, ConvertResult
+from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.walker import Converter
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "node_modules", ".mypy_cache",
              ".pytest_cache"}
@@ -77,7 +78,8 @@ def summarize(reports: list[FileReport]) -> Summary:
 
 
 def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: bool = False,
-                 display: str | None = None, details: bool = True) -> FileReport:
+                 display: str | None = None, details: bool = True,
+                 rules: RuleSelection = EVERYTHING) -> FileReport:
     """Convert one file; write it to ``dst`` when given. Errors are reported, never raised.
 
     Args:
@@ -88,6 +90,7 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         display: the path to show in reports (defaults to ``src``).
         details: keep before/after snippets of every change (False: only of the changes
             labelled approximate or unsupported, which is much faster).
+        rules: which rewrites run (``--select``/``--disable``).
 
     Returns:
         A :class:`FileReport`.
@@ -104,7 +107,7 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
             Path(dst).parent.mkdir(parents=True, exist_ok=True)
             Path(dst).write_bytes(raw)  # keep the tree complete; the file is reported unconverted
         return FileReport(name, error=f"not UTF-8 (byte {exc.start}): re-encode the file as UTF-8")
-    result: ConvertResult = convert_source(text, target)
+    result: ConvertResult = Converter(target, rules=rules).convert(text)
     changes = result.changes
     if not details:
         # exact/transformed snippets are only needed by full reports; keep the ones to review
@@ -142,7 +145,7 @@ def plan(root: Path, out: Path | None, in_place: bool) -> tuple[list[tuple[str, 
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
                  in_place: bool = False, keep_text: bool = False, progress=None,
-                 details: bool = True) -> list[FileReport]:
+                 details: bool = True, rules: RuleSelection = EVERYTHING) -> list[FileReport]:
     """Convert every ``.py`` file under ``root`` (relative layout kept, so package-relative imports
     keep working) and copy the other files to ``out``.
 
@@ -155,6 +158,7 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
         keep_text: keep before/after text (for ``--diff``).
         progress: optional callable ``progress(done, total)``.
         details: keep every change's snippets (see :func:`convert_file`).
+        rules: which rewrites run (``--select``/``--disable``).
 
     Returns:
         One :class:`FileReport` per file, Python files first in path order.
@@ -162,7 +166,8 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     py, other = plan(root, out, in_place)
     if out is not None and not in_place and out.resolve() == root.resolve():
         raise ValueError("the output directory is the input directory: use --in-place to overwrite")
-    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details) for src, dst in py]
+    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, rules)
+             for src, dst in py]
     reports: list[FileReport] = []
     if jobs <= 1 or len(tasks) < 2:
         for i, t in enumerate(tasks):

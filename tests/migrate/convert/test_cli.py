@@ -1,13 +1,13 @@
 """The `migrate` command: files, directories, reports, exit codes."""
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 import cli
+from tests.migrate.convert.helpers import FIXTURE_ROOT
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "convert"
+FIXTURES = FIXTURE_ROOT / "convert"
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from migrate.convert.cst import code_of
+
 MARKER_PREFIX = "# migrate: "
 
 
@@ -52,7 +54,6 @@ class Change:
 
 
 def _snippet(node, limit: int = 120) -> str:
-    from migrate.convert import code_of
     text = " ".join(code_of(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 

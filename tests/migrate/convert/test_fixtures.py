@@ -4,13 +4,13 @@ Each fixture defines its model classes, ``make_model()`` and ``INPUT_SHAPE``, so
 module can later be run on ms_core and compared with torch (see the checker).
 """
 import ast
-from pathlib import Path
 
 import pytest
 
 from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT
 
-FIXTURES = sorted((Path(__file__).parents[1] / "fixtures" / "convert").glob("*.py"))
+FIXTURES = sorted((FIXTURE_ROOT / "convert").glob("*.py"))
 FIXTURES = [p for p in FIXTURES if not p.name.startswith("_")]
 
 

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 import mappings
-from migrate import convert as convert_mod
 from migrate import convert_source
+from migrate.convert import walker
+from tests.migrate.convert.helpers import REPO
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-REPO = Path(__file__).resolve().parents[2]
 TABLE = REPO / "mappings" / "layers_rnn.toml"
 FIXTURE = REPO / "tests" / "fixtures" / "convert" / "lstm_tagger.py"
 HEADER = "import torch\nimport torch.nn as nn\n"
@@ -40,7 +40,7 @@ def lstm_tables(monkeypatch, tmp_path):
     path.write_text('id = "MS171"\n' + pending + "\n")
     (entry,) = mappings._load_file(path)
     patched = dict(tables, **{"torch.nn.LSTM": entry})
-    monkeypatch.setattr(convert_mod, "load_tables", lambda: patched)
+    monkeypatch.setattr(walker, "load_tables", lambda: patched)
     return patched
 
 

@@ -3,17 +3,17 @@ argument translation before -> after, and the converted tiny_transformer fixture
 ms_core with torch's weights (renamed linear1/linear2 -> dense1/dense2, LayerNorm weight/bias ->
 gamma/beta) and matching torch's outputs and input gradients (rtol 1e-4)."""
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "convert" / "tiny_transformer.py"
+FIXTURE = FIXTURE_ROOT / "convert" / "tiny_transformer.py"
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 

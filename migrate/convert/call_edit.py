@@ -7,7 +7,7 @@ import string
 import libcst as cst
 
 from mappings import Entry, Fate
-from migrate.convert import code_of, parse_expr
+from migrate.convert.cst import code_of, parse_expr
 
 _SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
 _NO_SPACE_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),

@@ -1,7 +1,12 @@
 """Helpers for before/after converter tests."""
 import textwrap
+from pathlib import Path
 
 from migrate import convert_source
+
+TESTS = Path(__file__).resolve().parents[2]  # tests/
+REPO = TESTS.parent
+FIXTURE_ROOT = TESTS / "fixtures"
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
