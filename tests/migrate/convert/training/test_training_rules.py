@@ -62,7 +62,8 @@ def test_no_torch_import_is_a_no_op():
 def test_torch_file_without_training_code_is_untouched_by_the_pass():
     res = convert_source("import torch\n# call backward() and zero_grad() later\nx = torch.zeros(2)\n")
     assert rules_of(res) == []
-    assert "# call backward() and zero_grad() later" in res.code
+    assert res.code == ("import ms_core as ms\nfrom ms_core import ops\n# call backward() and zero_grad() later\n"
+                        "x = ops.zeros((2,))\n")
 
 
 def test_a_non_optimizer_step_is_not_an_optimizer_step():
@@ -74,7 +75,14 @@ def test_a_non_optimizer_step_is_not_an_optimizer_step():
             env.step()
     """))
     assert rules_of(res) == ["MS953"]
-    assert "env.step()" in res.code
+    assert res.code == textwrap.dedent("""\
+        import ms_core as ms
+        for x in data:
+            loss = model(x)
+            # migrate: MS953 no optimizer.step() follows backward() in the same block: compute grads with ms.value_and_grad and apply optimizer(grads)
+            loss.backward()
+            env.step()
+    """)
 
 
 # ---- aux outputs, several losses, .item(), train functions ---------------------------------
@@ -142,7 +150,7 @@ def test_step_in_a_function_without_loop_closes_over_its_arguments():
 
 
 def test_counters_updated_in_the_forward_pass_are_passed_in_and_returned():
-    got = body("""\
+    check("""\
         for x, y in loader:
             optimizer.zero_grad()
             n_batches += 1
@@ -152,9 +160,21 @@ def test_counters_updated_in_the_forward_pass_are_passed_in_and_returned():
             loss.backward()
             optimizer.step()
         print(seen, n_batches)
-        """)[0]
-    assert "def forward_fn(x, seen, y):" in got and "return loss, seen" in got
-    assert "    n_batches += 1\n    (loss, seen), grads = grad_fn(x, seen, y)" in got
+        """, """\
+        def forward_fn(x, seen, y):
+            out = model(x)
+            seen += out.shape[0]
+            loss = criterion(out, y)
+            return loss, seen
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
+
+        for x, y in loader:
+            n_batches += 1
+            (loss, seen), grads = grad_fn(x, seen, y)
+            optimizer(grads)
+        print(seen, n_batches)
+        """)
 
 
 # ---- MS205/MS207: accumulation and guarded steps -------------------------------------------
@@ -290,12 +310,12 @@ def test_autograd_grad_becomes_ms_grad():
 
 
 def test_autograd_grad_with_unclear_inputs_is_left_marked():
-    got, res = body("g = torch.autograd.grad(loss, model.parameters())\n")
-    assert "ms.grad" not in got and "# migrate: MS901 torch.autograd.grad" in got
+    check("g = torch.autograd.grad(loss, model.parameters())\n",
+          "# migrate: MS901 torch.autograd.grad has no mapping\ng = torch.autograd.grad(loss, model.parameters())\n")
 
 
 def test_autograd_grad_in_a_forward_pass_is_refused_when_unclear():
-    got, res = body("""\
+    res = check("""\
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
@@ -303,8 +323,18 @@ def test_autograd_grad_in_a_forward_pass_is_refused_when_unclear():
             loss = loss + sum((p ** 2).sum() for p in g)
             loss.backward()
             optimizer.step()
+        """, """\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            # migrate: MS901 torch.autograd.grad has no mapping
+            g = torch.autograd.grad(loss, list(model.parameters()), create_graph=True)
+            loss = loss + sum((p ** 2).sum() for p in g)
+            # migrate: MS954 torch.autograd.grad inside the forward pass: build it with nested ms.grad by hand
+            loss.backward()
+            optimizer.step()
         """)
-    assert "MS954" in rules_of(res) and "loss.backward()" in got
+    assert rules_of(res, ("MS95",)) == ["MS954"]
 
 
 # ---- markers: steps the rules cannot prove safe --------------------------------------------
@@ -315,7 +345,14 @@ REFUSALS = {
             loss = criterion(model(x), y)
             loss.backward(retain_graph=True)
             optimizer.step()
-        """, "MS952"),
+        """, "MS952", """\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            # migrate: MS952 loss.backward(retain_graph=True): keep the graph by calling grad_fn again or compute the gradients with ms.grad/ms.value_and_grad by hand
+            loss.backward(retain_graph=True)
+            optimizer.step()
+        """),
     "grad_read": ("""\
         for x, y in loader:
             optimizer.zero_grad()
@@ -324,11 +361,24 @@ REFUSALS = {
             for p in model.parameters():
                 p.grad.data.mul_(0.5)
             optimizer.step()
-        """, "MS951"),
+        """, "MS951", """\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            # migrate: MS951 parameter .grad is read or changed after backward(): use the grads tuple returned by grad_fn (aligned with optimizer.parameters) instead
+            loss.backward()
+            for p in model.trainable_params():
+                p.grad.data.mul_(0.5)
+            optimizer.step()
+        """),
     "no_step": ("""\
         loss = model(x).sum()
         loss.backward()
-        """, "MS953"),
+        """, "MS953", """\
+        loss = model(x).sum()
+        # migrate: MS953 no optimizer.step() follows backward() in the same block: compute grads with ms.value_and_grad and apply optimizer(grads)
+        loss.backward()
+        """),
     "clip_result_used": ("""\
         for x, y in loader:
             optimizer.zero_grad()
@@ -336,7 +386,16 @@ REFUSALS = {
             loss.backward()
             norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
-        """, "MS953"),
+        """, "MS953", """\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            # migrate: MS953 nn.utils.clip_grad_norm_(model.parameters(), 1.0): clipping result used; clip the grads tuple with ops.clip_by_global_norm by hand
+            loss.backward()
+            # migrate: MS901 torch.nn.utils.clip_grad_norm_ has no mapping
+            norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+        """),
     "other_optimizer": ("""\
         for x, y in loader:
             opt_a.zero_grad()
@@ -344,7 +403,15 @@ REFUSALS = {
             loss.backward()
             opt_b.step()
             opt_a.step()
-        """, "MS953"),
+        """, "MS953", """\
+        for x, y in loader:
+            opt_a.zero_grad()
+            loss = criterion(model(x), y)
+            # migrate: MS953 backward() is followed by the step of another optimizer (opt_a): write its value_and_grad by hand
+            loss.backward()
+            opt_b.step()
+            opt_a.step()
+        """),
     "loss_from_saved_tensors": ("""\
         def finish_episode(policy, optimizer, returns):
             losses = [-lp * r for lp, r in zip(policy.saved_log_probs, returns)]
@@ -352,7 +419,15 @@ REFUSALS = {
             loss = torch.cat(losses).sum()
             loss.backward()
             optimizer.step()
-        """, "MS953"),
+        """, "MS953", """\
+        def finish_episode(policy, optimizer, returns):
+            losses = [-lp * r for lp, r in zip(policy.saved_log_probs, returns)]
+            optimizer.zero_grad()
+            loss = ops.sum(ops.cat(losses))
+            # migrate: MS953 the loss `loss` is built from tensors computed before this block (no network is called between zero_grad() and backward()): compute them inside the forward pass by hand
+            loss.backward()
+            optimizer.step()
+        """),
     "optimizer_built_in_forward": ("""\
         for x, y in loader:
             out = net(x)
@@ -360,7 +435,15 @@ REFUSALS = {
             loss = criterion(out, y)
             loss.backward()
             opt.step()
-        """, "MS953"),
+        """, "MS953", """\
+        for x, y in loader:
+            out = net(x)
+            opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
+            loss = criterion(out, y)
+            # migrate: MS953 opt is created inside the forward pass: create it before the training step
+            loss.backward()
+            opt.step()
+        """),
     "break_in_forward": ("""\
         for x, y in loader:
             optimizer.zero_grad()
@@ -369,21 +452,24 @@ REFUSALS = {
                 break
             loss.backward()
             optimizer.step()
-        """, "MS953"),
+        """, "MS953", """\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            if loss > 10:
+                break
+            # migrate: MS953 return/break/continue/yield between the forward pass and backward(): restructure the step by hand
+            loss.backward()
+            optimizer.step()
+        """),
 }
 
 
 @pytest.mark.parametrize("name", sorted(REFUSALS))
 def test_refused_steps_stay_as_they_were_with_a_marker(name):
-    src, rule_id = REFUSALS[name]
-    got, res = body(src)
+    src, rule_id, expected = REFUSALS[name]
+    res = check(src, expected)  # zero_grad() and step() of a refused step stay too
     assert rules_of(res, ("MS95",)) == [rule_id]
-    marker = [ln.strip() for ln in got.splitlines() if ln.strip().startswith("# migrate: MS95")]
-    assert len(marker) == 1 and marker[0].startswith(f"# migrate: {rule_id} ")
-    assert ".backward(" in got and "= grad_fn(" not in got
-    # zero_grad() and step() of a refused step stay too
-    calls = lambda text: sum(".zero_grad()" in ln and "#" not in ln for ln in text.splitlines())  # noqa: E731
-    assert calls(got) == calls(src)
     assert "MS202" not in rules_of(res)
     # converting the output again adds nothing (markers are not duplicated)
     again = convert_source(res.code)
@@ -391,7 +477,7 @@ def test_refused_steps_stay_as_they_were_with_a_marker(name):
 
 
 def test_gan_with_recomputed_fakes_becomes_two_value_and_grads():
-    got, res = body("""\
+    res = check("""\
         for x, z in loader:
             opt_d.zero_grad()
             d_loss = D(x).mean() - D(G(z).detach()).mean()
@@ -401,11 +487,25 @@ def test_gan_with_recomputed_fakes_becomes_two_value_and_grads():
             g_loss = -D(G(z)).mean()
             g_loss.backward()
             opt_g.step()
+        """, """\
+        def forward_fn(x, z):
+            d_loss = ops.mean(D(x)) - ops.mean(D(ops.stop_gradient(G(z))))
+            return d_loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, opt_d.parameters)
+
+        def forward_fn_1(z):
+            g_loss = -ops.mean(D(G(z)))
+            return g_loss
+
+        grad_fn_1 = ms.value_and_grad(forward_fn_1, None, opt_g.parameters)
+
+        for x, z in loader:
+            d_loss, grads = grad_fn(x, z)
+            opt_d(grads)
+            g_loss, grads_1 = grad_fn_1(z)
+            opt_g(grads_1)
         """)
-    assert "grad_fn = ms.value_and_grad(forward_fn, None, opt_d.parameters)" in got
-    assert "grad_fn_1 = ms.value_and_grad(forward_fn_1, None, opt_g.parameters)" in got
-    assert "    d_loss, grads = grad_fn(x, z)\n    opt_d(grads)\n    g_loss, grads_1 = grad_fn_1(z)\n" \
-           "    opt_g(grads_1)\n" in got
     assert res.unsupported == 0
 
 
@@ -435,25 +535,25 @@ def test_optimizers_and_schedulers_keep_their_arguments():
 
 
 @pytest.mark.parametrize("src,marker", [
-    ("opt = torch.optim.LBFGS(model.parameters())\n", "# migrate: MS220 closure-based"),
-    ("opt = torch.optim.SparseAdam(model.parameters())\n", "# migrate: MS220 sparse gradients"),
+    ("opt = torch.optim.LBFGS(model.parameters())\n",
+     "# migrate: MS220 closure-based: re-evaluates the loss inside step(); no functional MindSpore counterpart"),
+    ("opt = torch.optim.SparseAdam(model.parameters())\n",
+     "# migrate: MS220 sparse gradients have no MindSpore counterpart"),
 ])
 def test_optimizers_without_counterpart_are_marked(src, marker):
-    got, res = body(src)
-    assert marker in got and [c.rule for c in res.changes if c.label == "unsupported"
-                              and c.rule != "MS900"] == [marker.split()[2]]
+    res = check(src, f"{marker}\n{src}")
+    assert [c.rule for c in res.changes if c.label == "unsupported" and c.rule != "MS900"] == ["MS220"]
 
 
 @pytest.mark.parametrize("torch_name", ["NAdam", "RAdam", "Adamax", "ASGD", "Rprop"])
 def test_less_common_optimizers_map_to_experimental_optim(torch_name):
-    got, res = body(f"opt = torch.optim.{torch_name}(model.parameters(), lr=0.1)\n")
-    assert f"ms.experimental.optim.{torch_name}(model.trainable_params(), lr=0.1)" in got
-    assert "# migrate:" not in got
+    check(f"opt = torch.optim.{torch_name}(model.parameters(), lr=0.1)\n",
+          f"opt = ms.experimental.optim.{torch_name}(model.trainable_params(), lr=0.1)\n")
 
 
 def test_cyclic_lr_maps_to_experimental_lr_scheduler():
-    got, _ = body("s = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)\n")
-    assert "ms.experimental.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)" in got
+    check("s = torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)\n",
+          "s = ms.experimental.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)\n")
 
 
 def test_data_loading():
@@ -523,15 +623,24 @@ def test_distributed():
 
 
 def test_target_mindspore():
-    got, res = body("""\
+    res = check("""\
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
+        """, """\
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            optimizer(grads)
         """, target="mindspore")
-    assert "grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)" in got
-    assert "import mindspore as ms" in res.code
+    assert res.code.startswith("import mindspore as ms\n\ndef forward_fn(x, y):\n")
 
 
 def test_change_lines_point_into_the_input():
@@ -605,7 +714,7 @@ def test_len_of_loaders():
 
 
 def test_model_zero_grad_and_iterable_dataset():
-    got, res = body("""\
+    res = check("""\
         from torch.utils.data import IterableDataset
         class Stream(IterableDataset):
             def __iter__(self):
@@ -616,8 +725,22 @@ def test_model_zero_grad_and_iterable_dataset():
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
+        """, """\
+        class Stream:
+            def __iter__(self):
+                yield 1.0, 2
+
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            optimizer(grads)
         """)
-    assert "class Stream:" in got and "zero_grad" not in got and res.unsupported == 0
+    assert res.unsupported == 0
 
 
 def test_random_split():
@@ -640,7 +763,7 @@ def test_random_split():
 
 
 def test_data_parallel_step_reduces_gradients():
-    got, res = body("""\
+    res = check("""\
         import torch.distributed as dist
         from torch.nn.parallel import DistributedDataParallel as DDP
         dist.init_process_group("nccl")
@@ -650,9 +773,22 @@ def test_data_parallel_step_reduces_gradients():
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
+        """, """\
+        ms.communication.init()
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+        grad_reducer = ms.nn.DistributedGradReducer(optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            grads = grad_reducer(grads)
+            optimizer(grads)
         """)
-    assert "grad_reducer = ms.nn.DistributedGradReducer(optimizer.parameters)\n" in got
-    assert "    loss, grads = grad_fn(x, y)\n    grads = grad_reducer(grads)\n    optimizer(grads)\n" in got
     assert res.unsupported == 0
 
 
@@ -678,7 +814,7 @@ def test_sharded_tensor_dataset_and_process_group_calls():
 
 
 def test_optimizer_created_inside_an_outer_loop():
-    got, res = body("""\
+    res = check("""\
         for fold in range(3):
             model = Net()
             optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -696,15 +832,35 @@ def test_optimizer_created_inside_an_outer_loop():
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
+        """, """\
+        for fold in range(3):
+            model = Net()
+            optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
+
+            def forward_fn(x, y):
+                loss = criterion(model(x), y)
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+            for epoch in range(2):
+                for x, y in loader:
+                    loss, grads = grad_fn(x, y)
+                    optimizer(grads)
+        for fold in range(3):
+            model = Net()
+            optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
+            x, y = data[fold]
+
+            def forward_fn_1():
+                loss = criterion(model(x), y)
+                return loss
+
+            grad_fn_1 = ms.value_and_grad(forward_fn_1, None, optimizer.parameters)
+            loss, grads_1 = grad_fn_1()
+            optimizer(grads_1)
         """)
-    # grad_fn is built after the optimizer exists: inside the fold loop, before the epoch loop
-    assert "    optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)\n\n" \
-           "    def forward_fn(x, y):" in got
-    assert "    grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n\n" \
-           "    for epoch in range(2):" in got
-    # the second loop: no inner loop, so forward_fn is built where the step is (the model and
-    # the batch are closures of this iteration)
-    assert "    def forward_fn_1():" in got and res.unsupported == 0
+    assert res.unsupported == 0
 
 
 def test_converting_twice_with_torch_still_imported_changes_nothing():
@@ -723,30 +879,64 @@ def test_converting_twice_with_torch_still_imported_changes_nothing():
         print(len(loader), torch.fft.fft(x))
     """)
     once = convert_source(src)
-    assert "grad_fn = ms.value_and_grad" in once.code and "import torch\n" in once.code
+    assert once.code == textwrap.dedent("""\
+        import torch
+        import torchvision
+        import ms_core as ms
+        from ms_core import ops
+        # migrate: MS901 torchvision.datasets.FakeData has no mapping
+        loader = ms.dataset.GeneratorDataset(torchvision.datasets.FakeData(), column_names=["data", "label"], shuffle=False).batch(4)
+        opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
+
+        def forward_fn(x, y):
+            loss = ops.cross_entropy(net(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+        # migrate: MS953 torch.autograd.backward(loss): write it as loss.backward() or compute the gradients with ms.value_and_grad by hand
+        # migrate: MS901 torch.autograd.backward has no mapping
+        torch.autograd.backward(loss)
+        # migrate: MS901 torch.fft.fft has no mapping
+        print(loader.get_dataset_size(), torch.fft.fft(x))
+    """)
     assert [c.rule for c in once.changes if c.rule.startswith("MS95")] == ["MS953"]
     assert convert_source(once.code).code == once.code
 
 
 def test_step_without_backward_is_marked_not_dropped():
-    got, res = body("""\
+    res = check("""\
         opt = torch.optim.SGD(net.parameters(), lr=0.1)
         def update(optimizer):
             optimizer.step()
             optimizer.zero_grad()
+        """, """\
+        opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
+        def update(optimizer):
+            # migrate: MS955 optimizer.step() without a backward() before it in the same block: compute grads with ms.value_and_grad and call the optimizer with them
+            optimizer.step()
+            # migrate: MS955 optimizer.zero_grad() without a backward() before it in the same block: compute grads with ms.value_and_grad and call the optimizer with them
+            optimizer.zero_grad()
         """)
     assert rules_of(res) == ["MS220", "MS955", "MS955"]
-    assert "    optimizer.step()\n" in got and "    optimizer.zero_grad()\n" in got
     assert convert_source(res.code).code == res.code
 
 
 def test_multiline_calls_in_markers_stay_one_comment_line():
-    got, res = body("""\
+    res = check("""\
+        torch.autograd.backward(
+            loss, grad_tensors=g,
+        )
+        """, """\
+        # migrate: MS953 torch.autograd.backward( loss, grad_tensors=g, ): write it as loss.backward() or compute the gradients with ms.value_and_grad by hand
+        # migrate: MS901 torch.autograd.backward has no mapping
         torch.autograd.backward(
             loss, grad_tensors=g,
         )
         """)
-    assert "# migrate: MS953 torch.autograd.backward( loss, grad_tensors=g, ): write it" in got
     compile(res.code, "x", "exec")
 
 
@@ -777,7 +967,7 @@ def test_forward_before_zero_grad_is_part_of_the_step():
 
 
 def test_gan_whose_generator_step_reuses_the_fakes_of_the_critic_step():
-    got, res = body("""\
+    res = check("""\
         for x, z in loader:
             fake = G(z)
             opt_d.zero_grad()
@@ -788,17 +978,28 @@ def test_gan_whose_generator_step_reuses_the_fakes_of_the_critic_step():
             g_loss = -D(fake).mean()
             g_loss.backward()
             opt_g.step()
+        """, """\
+        def forward_fn(z, x):
+            fake = G(z)
+            d_loss = ops.mean(D(x)) - ops.mean(D(ops.stop_gradient(fake)))
+            return d_loss, fake
+
+        grad_fn = ms.value_and_grad(forward_fn, None, opt_d.parameters, has_aux=True)
+
+        for x, z in loader:
+            (d_loss, fake), grads = grad_fn(z, x)
+            opt_d(grads)
+            opt_g.zero_grad()
+            g_loss = -ops.mean(D(fake))
+            # migrate: MS953 the loss depends on fake, computed by an earlier forward_fn: recompute it inside this step's forward pass (e.g. G(z) again, not its detached copy)
+            g_loss.backward()
+            opt_g.step()
         """)
-    # the critic step is rewritten (fake is computed in its forward pass and returned); the
-    # generator step would need fake's graph: it stays, marked, with its zero_grad and step
-    assert "    (d_loss, fake), grads = grad_fn(z, x)\n    opt_d(grads)\n" in got
     assert rules_of(res, ("MS95",)) == ["MS953"]
-    assert "opt_g.zero_grad()\n" in got and "g_loss.backward()\n    opt_g.step()\n" in got
-    assert "computed by an earlier forward_fn" in got
 
 
 def test_tutorial_loop_with_batches_unpacked_inside():
-    got, res = body("""\
+    res = check("""\
         from torch.utils.data import DataLoader
         trainloader = DataLoader(trainset, batch_size=4, shuffle=True)
         for epoch in range(2):
@@ -820,15 +1021,37 @@ def test_tutorial_loop_with_batches_unpacked_inside():
                 _, predicted = torch.max(outputs.data, 1)
                 total += labels.size(0)
                 correct += (predicted == labels).sum().item()
+        """, """\
+        trainloader = ms.dataset.GeneratorDataset(trainset, column_names=["data", "label"], shuffle=True).batch(4)
+
+        def forward_fn(inputs, labels):
+            outputs = net(inputs)
+            loss = criterion(outputs, labels)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for epoch in range(2):
+            running_loss = 0.0
+            for i, data in enumerate(trainloader, 0):
+                inputs, labels = data
+                loss, grads = grad_fn(inputs, labels)
+                optimizer(grads)
+                running_loss += loss.item()
+        correct = 0
+        total = 0
+        for data in testloader:
+            images, labels = data
+            outputs = net(images)
+            _, predicted = ops.max(outputs, 1)
+            total += labels.shape[0]
+            correct += (predicted == labels).sum().item()
         """)
-    # outputs is not returned: the evaluation below binds its own before reading it
-    assert "        inputs, labels = data\n        loss, grads = grad_fn(inputs, labels)\n" in got
-    assert "total += labels.shape[0]" in got and "ops.max(outputs, 1)" in got
     assert res.unsupported == 0
 
 
 def test_loss_from_a_model_method_or_a_helper_function():
-    got, res = body("""\
+    res = check("""\
         def fit(model, loader, optimizer):
             for batch in loader:
                 loss = model.training_step(batch)
@@ -841,9 +1064,30 @@ def test_loss_from_a_model_method_or_a_helper_function():
                 loss.backward()
                 optimizer.step()
                 optimizer.zero_grad()
+        """, """\
+        def fit(model, loader, optimizer):
+
+            def forward_fn(batch):
+                loss = model.training_step(batch)
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+            for batch in loader:
+                loss, grads = grad_fn(batch)
+                optimizer(grads)
+        def fit2(model, loader, optimizer):
+
+            def forward_fn(x, y):
+                loss = compute_loss(model, x, y)
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+            for x, y in loader:
+                loss, grads = grad_fn(x, y)
+                optimizer(grads)
         """)
-    assert "        loss = model.training_step(batch)\n        return loss\n" in got
-    assert "        loss = compute_loss(model, x, y)\n        return loss\n" in got
     assert res.unsupported == 0
 
 
@@ -876,16 +1120,20 @@ def test_main_walk_lines_inside_rewritten_functions():
 
 
 def test_other_step_methods_are_not_optimizer_steps():
-    got, res = body("""\
+    res = check("""\
+        self.options.step()
+        env.step(action)
+        sched.step()
+        """, """\
         self.options.step()
         env.step(action)
         sched.step()
         """)
-    assert rules_of(res) == [] and "# migrate" not in got
+    assert rules_of(res) == []
 
 
 def test_backward_inside_autocast_block():
-    got, res = body("""\
+    res = check("""\
         scaler = torch.cuda.amp.GradScaler()
         for x, y in loader:
             optimizer.zero_grad()
@@ -895,13 +1143,30 @@ def test_backward_inside_autocast_block():
                 scaler.scale(loss).backward()
             scaler.step(optimizer)
             scaler.update()
+        """, """\
+        scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000)
+
+        def forward_fn(x, y):
+            out = model(x)
+            loss = criterion(out, y)
+            return scaler.scale(loss)
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            loss = scaler.unscale(loss)
+            grads = scaler.unscale(grads)
+            grads_finite = ms.amp.all_finite(grads)
+            if grads_finite:
+                optimizer(grads)
+            scaler.adjust(grads_finite)
         """)
-    assert "    loss, grads = grad_fn(x, y)\n    loss = scaler.unscale(loss)\n" in got
-    assert "autocast" not in got and res.unsupported == 0
+    assert res.unsupported == 0
 
 
 def test_no_grad_inside_the_forward_pass_stops_gradients():
-    got, res = body("""\
+    res = check("""\
         for s, r, s2 in loader:
             q = policy(s).sum(1)
             with torch.no_grad():
@@ -911,14 +1176,26 @@ def test_no_grad_inside_the_forward_pass_stops_gradients():
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+        """, """\
+        def forward_fn(s, r, s2):
+            q = ops.sum(policy(s), 1)
+            # bootstrap target
+            target = r + 0.99 * ops.max(policy(s2), 1)[0]
+            target = ops.stop_gradient(target)
+            loss = ops.mse_loss(q, target)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for s, r, s2 in loader:
+            loss, grads = grad_fn(s, r, s2)
+            optimizer(grads)
         """)
-    assert ("    # bootstrap target\n    target = r + 0.99 * ops.max(policy(s2), 1)[0]\n"
-            "    target = ops.stop_gradient(target)\n") in got
     assert "MS216" in rules_of(res) and res.unsupported == 0
 
 
 def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
-    got, res = body("""\
+    res = check("""\
         for x, y in loader:
             with torch.set_grad_enabled(train_head):
                 h = backbone(x)
@@ -926,12 +1203,20 @@ def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+        """, """\
+        for x, y in loader:
+            h = backbone(x)
+            loss = criterion(head(h), y)
+            optimizer.zero_grad()
+            # migrate: MS953 torch.set_grad_enabled(train_head) inside the forward pass: split the step by the condition by hand
+            loss.backward()
+            optimizer.step()
         """)
-    assert rules_of(res, ("MS95",)) == ["MS953"] and "set_grad_enabled(train_head)" in got
+    assert rules_of(res, ("MS95",)) == ["MS953"]
 
 
 def test_no_grad_in_helpers_called_by_a_forward_pass():
-    got, res = body("""\
+    res = check("""\
         def bootstrap(r, s2):
             with torch.no_grad():
                 t = r + 0.9 * q_net(s2).max(1)[0]
@@ -951,7 +1236,26 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+        """, """\
+        def bootstrap(r, s2):
+            t = r + 0.9 * q_net(s2).max(1)[0]
+            t = ops.stop_gradient(t)
+            return t
+
+        def frozen_features(x):
+            return ops.stop_gradient(backbone(x))
+
+        def evaluate(x):
+            return q_net(x)
+
+        def forward_fn(s, r, s2):
+            q = ops.sum(head(frozen_features(s)), 1)
+            loss = ops.mse_loss(q, bootstrap(r, s2))
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for s, r, s2 in loader:
+            loss, grads = grad_fn(s, r, s2)
+            optimizer(grads)
         """)
-    assert "    t = ops.stop_gradient(t)\n    return t\n" in got
-    assert "    return ops.stop_gradient(backbone(x))\n" in got
-    assert "def evaluate(x):\n    return q_net(x)\n" in got  # not called by a forward pass
