@@ -149,6 +149,7 @@ def _add_mappings(sub) -> None:
 
 
 def _run_mappings(args) -> int:
+    from rich.markup import escape
     from rich.table import Table
     from mappings import search
     from migrate.convert import registry
@@ -162,7 +163,7 @@ def _run_mappings(args) -> int:
             t.add_column(col, overflow="fold")
         for row in registry.listing():
             if needle in " ".join(row).lower():
-                t.add_row(*row)
+                t.add_row(*map(escape, row))  # summaries hold brackets: x.shape[i] is not markup
         out.print(t)
         return 0
     t = Table(title="mapping tables")
@@ -171,7 +172,7 @@ def _run_mappings(args) -> int:
     entries = search(args.search)
     for e in sorted(entries, key=lambda e: (e.table, e.torch)):
         target = e.target or f"(rule {e.rule})"
-        t.add_row(e.torch, target, f"[{LABEL_STYLE[e.label]}]{e.label}[/]", e.id, e.note)
+        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", e.id, escape(e.note))
     out.print(t)
     out.print(f"{len(entries)} entries")
     return 0

@@ -184,6 +184,15 @@ class Converter:
         """Record one change at the current line."""
         self.changes.append(Change(self.line, rule, label, node_before, after, note))
 
+    def record_at(self, line: int, node_before, after, rule: str, label: str, note: str = "") -> None:
+        """Record one change at ``line`` (a pass before the walk knows its own lines)."""
+        self.changes.append(Change(line, rule, label, node_before, after, note))
+
+    def realign_lines(self, lines: list[int]) -> None:
+        """A pass before the walk reshaped the tree: ``lines`` is the input line of each of its
+        statements, in walk order (so that changes still report lines of the input)."""
+        self.stmt_lines = lines
+
     def mark(self, node, rule: str, reason: str) -> None:
         """Leave ``node`` as it is and put a marker comment above its statement."""
         self.changes.append(Change(self.line, rule, "unsupported", node, "", reason))

@@ -35,6 +35,10 @@ def column_names(n: int) -> str:
     return "[" + ", ".join(f'"{c}"' for c in names) + "]"
 
 
+# DistributedSampler's parameters, in order
+SAMPLER_ARGS = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
+
+
 def _is_false(node) -> bool:
     return node is None or code_of(node) in ("False", "None")
 
@@ -75,73 +79,80 @@ def shard_args(bound: dict, template: str) -> str:
 @_safe_rule("MS223", "dataloader")
 def dataloader(edit) -> None:
     """Replace DataLoader(ds, batch_size, shuffle, drop_last) with ms.dataset.GeneratorDataset(ds, ...).batch(...)."""
-    conv = edit.conv
-    facts = conv.training
     b = edit.bound
     ds = b.get("dataset")
     if ds is None:
         edit.unsupported("DataLoader without a dataset")
         return
-    conv.used.add("ms")
+    edit.conv.used.add("ms")
     bs = b.get("batch_size")
     if bs is not None and code_of(bs) == "None":
         edit.unsupported("batch_size=None (no batching): iterate the dataset itself")
         return
     shuffle = b.get("shuffle")
-    shard = None
-    sampler = b.get("sampler")
-    if sampler is not None and code_of(sampler) != "None":
-        name = dotted(sampler)
-        if facts is not None and name in facts.samplers:
-            sc = facts.samplers[name]
-            names = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
-            shard = shard_args(bind_args(sc, names) or {}, "{}")
-        elif isinstance(sampler, cst.Call) and code_of(sampler.func) == "ms.dataset.DistributedSampler":
-            shard = ", ".join(code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in sampler.args)
-        else:
-            edit.unsupported(f"sampler={code_of(sampler)}: only DistributedSampler maps "
-                             "(to num_shards/shard_id); write a custom sampler by hand")
-            return
-        if shuffle is not None and not _is_false(shuffle):
-            edit.unsupported("shuffle together with a sampler")
-            return
+    shard = _sampler_shards(edit, b.get("sampler"), shuffle)
+    if edit.problems:
+        return
     if shuffle is not None and not _is_false(shuffle):
         edit.worse("approximate", "shuffle: same distribution, different order than torch's RandomSampler")
     shuffle_code = code_of(shuffle) if shuffle is not None and code_of(shuffle) != "None" else "False"
-    sources = "shuffle=" + shuffle_code if shard is None else shard
     if shard is not None:
         edit.note("DistributedSampler -> num_shards/shard_id")
-    name = dotted(ds)
-    if isinstance(ds, cst.Call) and code_of(ds.func) == "ms.dataset.NumpySlicesDataset":
-        args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
-                if a.keyword is None or a.keyword.value != "shuffle"]
-        base = f"{code_of(ds.func)}({', '.join([*args, sources])})"
-    elif facts is not None and name in facts.datasets:
-        if shard is not None:
-            if name not in facts.sharded:
-                edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
-                                 "num_shards/shard_id to its NumpySlicesDataset by hand")
-                return
-            shuffle_code = "False"  # the sharded dataset shuffles (or not) itself
-        base = name if shuffle_code == "False" else (
-            f"{name}.shuffle({name}.get_dataset_size())" if shuffle_code == "True" else
-            f"({name}.shuffle({name}.get_dataset_size()) if {shuffle_code} else {name})")
-    else:
-        n = None
-        if facts is not None:
-            if name in facts.ds_instances:
-                n = facts.ds_instances[name]
-            elif isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
-                n = facts.ds_columns.get(ds.func.value)
-        if n is None:
-            n = 2
-            edit.worse("approximate", f"{code_of(ds)} assumed to yield (data, label) pairs: "
-                                      "adjust column_names if it yields another number of items")
-        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(n)}, {sources})"
+    base = _loader_source(edit, ds, shard, shuffle_code)
+    if edit.problems:
+        return
     batch = code_of(bs) if bs is not None else "1"
     drop = b.get("drop_last")
     drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
+
+
+def _sampler_shards(edit, sampler, shuffle) -> str | None:
+    """num_shards/shard_id/shuffle arguments for a DataLoader's DistributedSampler (None without
+    a sampler); marks the call for any other sampler."""
+    if sampler is None or code_of(sampler) == "None":
+        return None
+    facts = edit.conv.training
+    name = dotted(sampler)
+    if facts is not None and name in facts.samplers:
+        shard = shard_args(bind_args(facts.samplers[name], SAMPLER_ARGS) or {}, "{}")
+    elif isinstance(sampler, cst.Call) and code_of(sampler.func) == "ms.dataset.DistributedSampler":
+        shard = ", ".join(code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in sampler.args)
+    else:
+        edit.unsupported(f"sampler={code_of(sampler)}: only DistributedSampler maps "
+                         "(to num_shards/shard_id); write a custom sampler by hand")
+        return None
+    if shuffle is not None and not _is_false(shuffle):
+        edit.unsupported("shuffle together with a sampler")
+    return shard
+
+
+def _loader_source(edit, ds, shard: str | None, shuffle_code: str) -> str:
+    """The MindSpore dataset a DataLoader batches: the converted TensorDataset, a dataset bound
+    to a name, or a GeneratorDataset over a Python source."""
+    facts = edit.conv.training
+    sources = "shuffle=" + shuffle_code if shard is None else shard
+    name = dotted(ds)
+    if isinstance(ds, cst.Call) and code_of(ds.func) == "ms.dataset.NumpySlicesDataset":
+        args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
+                if a.keyword is None or a.keyword.value != "shuffle"]
+        return f"{code_of(ds.func)}({', '.join([*args, sources])})"
+    if facts is not None and name in facts.datasets:
+        if shard is not None:
+            if name not in facts.sharded:
+                edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
+                                 "num_shards/shard_id to its NumpySlicesDataset by hand")
+                return ""
+            shuffle_code = "False"  # the sharded dataset shuffles (or not) itself
+        return name if shuffle_code == "False" else (
+            f"{name}.shuffle({name}.get_dataset_size())" if shuffle_code == "True" else
+            f"({name}.shuffle({name}.get_dataset_size()) if {shuffle_code} else {name})")
+    n = _ncols(ds, facts)
+    if n is None:
+        n = 2
+        edit.worse("approximate", f"{code_of(ds)} assumed to yield (data, label) pairs: "
+                                  "adjust column_names if it yields another number of items")
+    return f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(n)}, {sources})"
 
 
 @_safe_rule("MS228", "random_split")

@@ -8,7 +8,7 @@ import libcst as cst
 
 from migrate.convert.cst import bind_args, call_of, code_of, dotted, new_statement, parse_expr, removed, short
 from migrate.convert.registry import RULES
-from migrate.convert.rules.data import column_names, shard_args
+from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args
 from migrate.convert.training.bindings import looks_loader, training_apis
 from migrate.convert.training.rules import (
     AUTOCAST, DATASET_BASE, INIT_PROCESS_GROUP, LEN_LOADER, SAMPLER_STATEMENTS, ZERO_GRAD,
@@ -23,7 +23,6 @@ DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
 # sharded dataset, `model = DDP(model)` goes
 _TENSOR_DATASET = RULES["tensor_dataset"]
 _DDP = RULES["ddp"]
-_SAMPLER_ARGS = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
 
 
 class Cleanup:
@@ -134,7 +133,7 @@ class Cleanup:
         values = [a.value for a in small.value.args]
         data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
         sampler = tp.bindings.sharded[dotted(small.targets[0].target)]
-        shard = shard_args(bind_args(sampler, _SAMPLER_ARGS) or {}, "{}")
+        shard = shard_args(bind_args(sampler, SAMPLER_ARGS) or {}, "{}")
         tp.conv.used.add("ms")
         # the arguments stay torch code here: the main walk converts them inside the call
         new = st.with_changes(body=[small.with_changes(value=parse_expr(

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrate.convert.changes import Change
 from migrate.convert.cst import dotted, method_call, short, single_assign
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
@@ -42,9 +41,8 @@ def training_pass(conv, module: cst.Module, code: str) -> cst.Module:
     except Exception as exc:  # noqa: BLE001 (a converter bug must not lose the file)
         conv.rollback_to(start, keep_markers=False)
         conv.training_tensors = set()
-        conv.changes.append(Change(1, "MS953", "unsupported", "", "",
-                                   f"training pass skipped after an internal error "
-                                   f"({type(exc).__name__}: {exc})"[:200]))
+        conv.record_at(1, "", "", "MS953", "unsupported",
+                       f"training pass skipped after an internal error ({type(exc).__name__}: {exc})"[:200])
         return module
 
 
@@ -74,11 +72,11 @@ def _run(conv, module: cst.Module, code: str) -> cst.Module:
     for node, before, after, rule_id, label, note in tp.changes:
         line = tp.tree.line_of(node) or last
         last = line
-        conv.changes.append(Change(line, rule_id, label, short(before) if isinstance(before, str) else before,
-                                   short(after) if isinstance(after, str) else after, note))
+        conv.record_at(line, short(before) if isinstance(before, str) else before,
+                       short(after) if isinstance(after, str) else after, rule_id, label, note)
     # the main walk numbers statements in this order: original ones keep their lines, new
     # ones take the line of the statement they replace (or of the one before them)
-    conv.stmt_lines = tp.tree.walk_order_lines(new.body)
+    conv.realign_lines(tp.tree.walk_order_lines(new.body))
     return new
 
 

@@ -62,6 +62,7 @@ def test_mappings_rules_lists_every_rule_and_marker(capsys, monkeypatch):
         assert r.id in out and r.name in out, r
     for marker_id in MARKERS:
         assert marker_id in out
+    assert "with x.shape / x.shape[i]." in out  # summaries are text, not rich markup
 
 
 @pytest.mark.parametrize("select,disable,allowed,refused", [
