@@ -88,19 +88,22 @@ class StepRewrite:
     def run(self) -> list:
         """Return the scope's new statements; raise Refuse when the step is not safe to rewrite."""
         plan = self._locate()
-        needed = self._forward_start(plan)
-        if needed is not None:  # the loss is not computed in this block
-            lifted = lift_conditional_backward(self.tp, self.body, self.path, needed)
+        start, needed = self._backward_slice(plan)
+        if start is None:  # the loss is not computed in this block: perhaps in the one around it
+            by_name = isinstance(plan.loss, cst.Name)
+            lifted = lift_conditional_backward(self.tp, self.body, self.path, needed if by_name else set())
             if lifted is not None:
                 return lifted
             raise Refuse("MS953", f"the loss `{code_of(plan.loss)}` is not computed in this block "
                                   "before backward(): move its computation into a forward_fn by hand")
+        plan.start = start
         self._take_segment(plan)
         self._place(plan)
         return self._write(plan)
 
     # ---- 1-2: the backward() call, its loss, its step ----------------------------------
     def _locate(self) -> StepPlan:
+        """Find the backward() call, its loss and the optimizer step it pairs with."""
         tp, path = self.tp, self.path
         block = block_at(self.body, path[:-1])
         k = path[-1][0]
@@ -143,15 +146,14 @@ class StepRewrite:
                         next_backward, zero_at, accumulate=inner is not None and not zero_at)
 
     # ---- 3: the forward segment ---------------------------------------------------------
-    def _forward_start(self, plan: StepPlan) -> set[str] | None:
-        """Set ``plan.start`` to the first statement the loss depends on; when there is none,
-        return the names the loss needs (for a lift) instead (None: nothing to lift)."""
+    def _backward_slice(self, plan: StepPlan) -> tuple[int | None, set[str]]:
+        """(index of the first statement of the block the loss depends on, or None; the names
+        the loss needs that the block does not compute)."""
         tp, block = self.tp, plan.block
         # zero_grad() does not cut the graph (output = model(x); optimizer.zero_grad();
         # loss.backward() is fine): only an earlier step in this block bounds the forward pass
         lower = max([i + 1 for i, st in enumerate(block[:plan.k]) if id(st) in tp.generated], default=0)
-        by_name = isinstance(plan.loss, cst.Name)
-        needed = {plan.loss_name} if by_name else set(Names.of(plan.loss).reads)
+        needed = {plan.loss_name} if isinstance(plan.loss, cst.Name) else set(Names.of(plan.loss).reads)
         start = None
         for i in range(plan.k - 1, -1, -1):
             n = Names.of(block[i])
@@ -163,10 +165,7 @@ class StepRewrite:
             if hit:
                 start = i
                 needed |= set(n.reads)
-        if start is None:
-            return needed if by_name else set()
-        plan.start = start
-        return None
+        return start, needed
 
     def _before_previous_step(self, st, hit: set[str]) -> None:
         """The loss reads ``hit``, bound by ``st`` before the previous step of the block."""
@@ -202,6 +201,7 @@ class StepRewrite:
         self._check_segment(plan)
 
     def _check_segment(self, plan: StepPlan) -> None:
+        """Refuse a forward segment that cannot move into a function of its own."""
         tp, names = self.tp, plan.names
         if names.flow:
             raise Refuse("MS953", "return/break/continue/yield between the forward pass and "
@@ -228,6 +228,7 @@ class StepRewrite:
 
     # ---- 4: where forward_fn goes, its parameters and outputs -------------------------
     def _place(self, plan: StepPlan) -> None:
+        """Choose where forward_fn goes, its parameters and its auxiliary outputs."""
         body, path = self.body, self.path
         # before the outermost loop around the step (built once); grad_fn reads
         # optimizer.parameters when it is built: not before a loop that creates the optimizer
@@ -257,6 +258,7 @@ class StepRewrite:
 
     # ---- 5: the new statements ----------------------------------------------------------
     def _write(self, plan: StepPlan) -> list:
+        """The scope with the step rewritten as the plan says."""
         tp, taken = self.tp, self.taken
         fwd = unique("forward_fn", taken)
         gfn = unique("grad_fn", taken)
