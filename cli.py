@@ -40,16 +40,41 @@ def _add_convert(sub) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no summary table")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list every change in the terminal (default: only the ones to review)")
+    p.add_argument("--select", metavar="IDS", default=None,
+                   help="apply only the rewrites whose ID starts with one of these (comma-separated: "
+                        "MS1,MS205); markers are always written")
+    p.add_argument("--disable", metavar="IDS", default=None,
+                   help="do not apply the rewrites whose ID starts with one of these (MS212)")
+
+
+def _rule_selection(args):
+    """The --select/--disable selection; ValueError for an ID prefix that matches no rule."""
+    from mappings import load_tables
+    from migrate.convert.registry import RULES, RuleSelection
+
+    rules = RuleSelection.parse(args.select, args.disable)
+    known = {r.id for r in RULES.values()} | {e.id for e in load_tables().values()}
+    for option, prefixes in (("select", rules.select), ("disable", rules.disable)):
+        for prefix in prefixes:
+            if not any(i.startswith(prefix) for i in known):
+                raise ValueError(f"--{option} {prefix}: no rule ID starts with it "
+                                 "(see `migrate mappings --rules`)")
+    return rules
 
 
 def _run_convert(args) -> int:
-    from migrate.project import convert_file, convert_tree, summarize
-    from migrate.report import changes_table, summary_table, unified_diff, write_report
+    from migrate.convert.project import convert_file, convert_tree, summarize
+    from migrate.convert.report import changes_table, summary_table, unified_diff, write_report
 
     err = _console()
     src = Path(args.path)
     if not src.exists():
         err.print(f"[red]error:[/] {src} does not exist")
+        return 2
+    try:
+        rules = _rule_selection(args)
+    except ValueError as exc:
+        err.print(f"[red]error:[/] {exc}")
         return 2
     if args.in_place and (args.output or args.diff):
         err.print("[red]error:[/] --in-place cannot be combined with -o or --diff")
@@ -63,7 +88,7 @@ def _run_convert(args) -> int:
             return 2
         out = None if args.diff else (src if args.in_place else Path(args.output))
         try:
-            reports = _convert_dir(src, out, args, err, convert_tree)
+            reports = _convert_dir(src, out, args, err, convert_tree, rules)
         except ValueError as exc:
             err.print(f"[red]error:[/] {exc}")
             return 2
@@ -78,7 +103,7 @@ def _run_convert(args) -> int:
                 err.print("[red]error:[/] the output is the input file: use --in-place to overwrite it")
                 return 2
         reports = [convert_file(str(src), dst, args.target, keep_text=True,
-                                details=bool(args.report or args.verbose))]
+                                details=bool(args.report or args.verbose), rules=rules)]
         if dst is None and not args.diff and reports[0].error is None:
             sys.stdout.write(reports[0].after)
     if args.diff:
@@ -97,7 +122,7 @@ def _run_convert(args) -> int:
     return 1 if summary.failed else 0
 
 
-def _convert_dir(src, out, args, err, convert_tree):
+def _convert_dir(src, out, args, err, convert_tree, rules):
     from rich.progress import Progress
     with Progress(console=err, transient=True, disable=args.quiet) as progress:
         task = progress.add_task("converting", total=None)
@@ -108,7 +133,7 @@ def _convert_dir(src, out, args, err, convert_tree):
         jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
         return convert_tree(src, out, args.target, jobs=jobs, in_place=args.in_place,
                             keep_text=args.diff, progress=tick,
-                            details=bool(args.report or args.verbose))
+                            details=bool(args.report or args.verbose), rules=rules)
 
 
 def _print_diffs(reports, unified_diff) -> None:
@@ -127,22 +152,21 @@ def _add_mappings(sub) -> None:
 
 
 def _run_mappings(args) -> int:
+    from rich.markup import escape
     from rich.table import Table
     from mappings import search
-    from migrate.report import LABEL_STYLE
-    from migrate import training  # noqa: F401  (registers the training-script rules)
-    from migrate.rules import MARKERS, RULES
+    from migrate.convert import registry
+    from migrate.convert.report import LABEL_STYLE
 
     out = _console(stderr=False)
     needle = args.search.lower()
     if args.rules:
-        t = Table(title="rules")
-        for col in ("id", "rule", "does"):
+        t = Table(title="rules and markers")
+        for col in ("id", "kind", "rule", "does"):
             t.add_column(col, overflow="fold")
-        rows = [(r.id, r.name, r.doc) for r in RULES.values()] + [(k, "marker", v) for k, v in MARKERS.items()]
-        for row in sorted(rows):
+        for row in registry.listing():
             if needle in " ".join(row).lower():
-                t.add_row(*row)
+                t.add_row(*map(escape, row))  # summaries hold brackets: x.shape[i] is not markup
         out.print(t)
         return 0
     t = Table(title="mapping tables")
@@ -151,7 +175,7 @@ def _run_mappings(args) -> int:
     entries = search(args.search)
     for e in sorted(entries, key=lambda e: (e.table, e.torch)):
         target = e.target or f"(rule {e.rule})"
-        t.add_row(e.torch, target, f"[{LABEL_STYLE[e.label]}]{e.label}[/]", e.id, e.note)
+        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", e.id, escape(e.note))
     out.print(t)
     out.print(f"{len(entries)} entries")
     return 0

@@ -6,7 +6,7 @@ its own file with renamed classes), then measures on the same files:
 - bare:    libcst.parse_module(src).code, one core (the floor for any libcst rewriter);
 - ours/1:  migrate.convert_source, one core, interleaved file by file with the bare run (and
            once more without the training-loop pass, to show its share);
-- ours/N:  migrate.project.convert_tree with --jobs N (process pool, reading and writing files,
+- ours/N:  migrate.convert.project.convert_tree with --jobs N (process pool, reading and writing files,
            as `migrate convert DIR -o OUT --jobs N` without --report).
 
 Usage: python bench/convert_speed.py [--lines 50000] [--jobs 2]
@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 import libcst as cst  # noqa: E402
 
 from migrate import convert_source  # noqa: E402
-from migrate.project import convert_tree  # noqa: E402
+from migrate.convert import walker  # noqa: E402
+from migrate.convert.project import convert_tree  # noqa: E402
 
 
 def build_corpus(dest: Path, min_lines: int) -> list[Path]:
@@ -62,8 +63,7 @@ def main(argv=None) -> int:
 
         # interleaved per file, best of --repeat per file: load changes on a shared machine hit
         # both sides alike and the minimum is each side's own cost; CPU time of this process
-        import migrate.convert as mc
-        with_passes = mc._passes()
+        with_passes = walker.PASSES
         clock = time.process_time
         bare = ours1 = walk_only = 0.0
         for t in texts:
@@ -74,9 +74,9 @@ def main(argv=None) -> int:
                 t1 = clock()
                 convert_source(t)
                 t2 = clock()
-                mc._passes = lambda: ()  # the main walk alone (no training-loop pass)
+                walker.PASSES = ()  # the main walk alone (no training-loop pass)
                 convert_source(t)
-                mc._passes = lambda: with_passes
+                walker.PASSES = with_passes
                 t3 = clock()
                 b, o, w = min(b, t1 - t0), min(o, t2 - t1), min(w, t3 - t2)
             bare += b

@@ -18,7 +18,7 @@ A file holds ``[[entry]]`` tables with these keys:
                approximate unless given), ``unsupported`` (reason; marks the call
                unless the value equals ``unless``, which defaults to the torch default),
                ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``).
-``rule``       name of a rule in ``migrate.rules`` run after the generic argument mapping.
+``rule``       name of an argument rule in ``migrate/convert/rules/`` run after the generic argument mapping.
 ``receiver``   methods only: ``"any"`` when the method name is unambiguous; ``"tensor"`` (the
                default) / ``"module"`` when the receiver must be known to be one; ``"param"``
                for a tensor or an attribute chain ending in a parameter name (``.weight.data``).

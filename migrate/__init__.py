@@ -8,19 +8,35 @@ Library use::
     res.changes     # [Change(line, rule, label, before, after, note), ...]
     res.error       # None, or "syntax error at line N: ..." (then res.code is the input)
 
-Command line: ``migrate convert PATH [-o OUT] [--target ms_core|mindspore] [--diff]
-[--report FILE.md|FILE.json] [--jobs N] [--in-place]`` and ``migrate mappings [--search TEXT]``.
+    from migrate.check import check                # the differential checker (needs NumPy)
+    result = check(torch_net, ms_net, inputs)
 
-How it works (see ``migrate/convert.py``): one libcst parse, our own import-alias resolution,
-one walk that rewrites only the nodes on the path to a change; calls are rewritten from the
-mapping tables in ``mappings/`` (argument fates: rename, expression, explicit default, drop,
-unsupported) plus named rules in ``migrate/rules.py``. Every change has a label (exact,
-transformed, approximate, unsupported) and a rule ID: ``MS1xx`` rewrites, ``MS9xx`` markers,
-which stay in the output as ``# migrate: MS9xx <reason>`` comments above code left as written.
-Converting converted output changes nothing.
+Command line: ``migrate convert PATH [-o OUT] [--target ms_core|mindspore] [--diff]
+[--report FILE.md|FILE.json] [--jobs N] [--in-place] [--select IDS] [--disable IDS]`` and
+``migrate mappings [--search TEXT] [--rules]``.
+
+The converter lives in ``migrate/convert/`` (see its package docstring): one libcst parse, our own
+import-alias resolution, one walk that rewrites only the nodes on the path to a change; calls are
+rewritten from the mapping tables in ``mappings/`` (argument fates: rename, expression, explicit
+default, drop, unsupported) plus named rules in ``migrate/convert/rules/``. Every change has a
+label (exact, transformed, approximate, unsupported) and a rule ID: ``MS1xx``/``MS2xx``
+rewrites, ``MS9xx`` markers, which stay in the output as ``# migrate: MS9xx <reason>`` comments
+above code left as written. Converting converted output changes nothing.
+
+Importing ``migrate`` loads the converter only (no NumPy, no checker). ``migrate.check`` is the
+checker's package, imported on first use; its entry point is ``migrate.check.check``.
 """
-from migrate.changes import Change, ConvertResult
-from migrate.convert import Converter, convert_source
+from __future__ import annotations
+
+import importlib
+
+from migrate.convert import Change, ConvertResult, Converter, convert_source
 
 __all__ = ["Change", "ConvertResult", "Converter", "convert_source"]
-from migrate.check import check  # noqa: E402,F401  (the differential checker: migrate.check(torch_net, ms_net, inputs))
+
+
+def __getattr__(name: str):
+    """``migrate.check``: the differential checker's package, imported on first use (it needs NumPy)."""
+    if name == "check":
+        return importlib.import_module("migrate.check")
+    raise AttributeError(f"module 'migrate' has no attribute {name!r}")

@@ -1,0 +1,268 @@
+"""Generic, table-driven rewriting of one call: bind torch arguments, apply their fates, emit."""
+from __future__ import annotations
+
+import ast
+import string
+
+import libcst as cst
+
+from mappings import Entry, Fate
+from migrate.convert.cst import code_of, parse_expr
+
+_SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
+_NO_SPACE_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                               whitespace_after=cst.SimpleWhitespace(""))
+_ATOMS = (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString, cst.Call,
+          cst.Subscript, cst.Tuple, cst.List)
+
+
+def literal(node: cst.BaseExpression | None):
+    """Return the Python value of a literal expression, or raise ValueError."""
+    if node is None:
+        raise ValueError("missing")
+    return ast.literal_eval(code_of(node))
+
+
+def is_literal(node) -> bool:
+    """True when ``node`` is a literal (number, string, tuple of literals, None, bool)."""
+    try:
+        literal(node)
+    except (ValueError, SyntaxError, TypeError):
+        return False
+    return True
+
+
+def operand(node: cst.BaseExpression) -> str:
+    """Source of ``node``, parenthesised unless it is atomic."""
+    text = code_of(node)
+    if isinstance(node, _ATOMS) or (isinstance(node, cst.UnaryOperation) and is_literal(node)):
+        return text
+    return f"({text})"
+
+
+def render(template: str, values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """Fill ``{name}`` slots of ``template``; fold it to a constant when every slot is literal."""
+    used = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    values = {k: v for k, v in values.items() if k in used}
+    try:
+        folded = {k: repr(literal(v)) for k, v in values.items()}
+        result = eval(template.format(**folded), {"__builtins__": {}})  # noqa: S307 (table data)
+        if isinstance(result, float):
+            result = round(result, 12)
+        return parse_expr(repr(result))
+    except (ValueError, SyntaxError, TypeError, NameError, KeyError, ZeroDivisionError):
+        pass
+    return parse_expr(template.format(**{k: operand(v) for k, v in values.items()}))
+
+
+def make_arg(value: cst.BaseExpression, keyword: str | None, like: cst.Arg | None = None) -> cst.Arg:
+    """Build an Arg, reusing ``like``'s comma and whitespace so formatting survives."""
+    kw = cst.Name(keyword) if keyword else None
+    if like is not None:
+        if keyword and like.keyword is not None:
+            return like.with_changes(value=value, keyword=kw)
+        if keyword:
+            return like.with_changes(value=value, keyword=kw, equal=_NO_SPACE_EQ)
+        return like.with_changes(value=value, keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+    if keyword:
+        return cst.Arg(value=value, keyword=kw, equal=_NO_SPACE_EQ)
+    return cst.Arg(value=value)
+
+
+class BindError(Exception):
+    """The call's arguments cannot be matched to the torch signature."""
+
+
+class CallEdit:
+    """One call being rewritten: bound torch arguments in, target arguments out.
+
+    Rules receive this object: they read ``bound``/``given``, change ``out`` through
+    :meth:`set`/:meth:`drop`, and report through :meth:`note`, :meth:`worse`, :meth:`unsupported`.
+    """
+
+    def __init__(self, conv, call: cst.Call, entry: Entry, receiver: cst.BaseExpression | None = None):
+        self.conv = conv
+        self.call = call
+        self.entry = entry
+        self.receiver = receiver
+        self.label = entry.label
+        self.notes: list[str] = [entry.note] if entry.note else []
+        self.problems: list[str] = []
+        self.bound: dict[str, cst.BaseExpression] = {}
+        self.given: set[str] = set()        # names the source passed explicitly
+        self.source_args: dict[str, cst.Arg] = {}
+        self.positional: set[str] = set()
+        self.out: list[list] = []             # [key, value, positional?, like-arg]
+        self.func: cst.BaseExpression | None = None
+        self.result: cst.BaseExpression | None = None  # a rule may replace the whole call
+        self.star_args: list[cst.Arg] = []
+        self.receiver_before = None  # the method receiver as written (before conversion)
+        self.method_receiver = None  # the method receiver, converted
+
+    # -- helpers for rules --
+    def worse(self, label: str, note: str = "") -> None:
+        """Raise the label to at least ``label`` and add ``note``."""
+        if _SEVERITY[label] > _SEVERITY[self.label]:
+            self.label = label
+        if note:
+            self.notes.append(note)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def unsupported(self, reason: str) -> None:
+        """Keep the call as it was and mark it."""
+        self.problems.append(reason)
+
+    def get(self, key: str):
+        for item in self.out:
+            if item[0] == key:
+                return item[1]
+        return None
+
+    def set(self, key: str, value, keyword: bool = True) -> None:
+        """Set target argument ``key`` (replacing it in place, or appending by keyword)."""
+        if isinstance(value, str):
+            value = parse_expr(value)
+        for item in self.out:
+            if item[0] == key:
+                item[1] = value
+                return
+        self.out.append([key, value, not keyword and all(i[2] for i in self.out), None])
+
+    def drop(self, key: str) -> None:
+        self.out = [i for i in self.out if i[0] != key]
+        # an argument after a removed positional one must now be passed by keyword
+        seen_kw = False
+        for item in self.out:
+            seen_kw = seen_kw or not item[2]
+            if seen_kw:
+                item[2] = False
+
+    def value(self, name: str, default: bool = True):
+        """The torch argument ``name`` as given, or its torch default expression."""
+        if name in self.bound:
+            return self.bound[name]
+        p = self.entry.param(name)
+        if default and p is not None and p.default is not None:
+            return parse_expr(p.default)
+        return None
+
+    # -- the generic steps --
+    def bind(self) -> None:
+        params = self.entry.params or ()
+        star = next((p for p in params if p.star), None)
+        pos_params = [p for p in params if not p.star]
+        star_values = []
+        names = {p.name for p in params}
+        pack = star is not None and (self.entry.args.get(star.name) or Fate()).pack
+        for i, arg in enumerate(self.call.args):
+            if arg.star == "*" and star is not None and not pack and i >= params.index(star):
+                star_values.append(arg)
+                continue
+            if arg.star:
+                raise BindError(f"cannot translate {arg.star}-arguments")
+            if arg.keyword is None:
+                if star is not None and (i >= params.index(star)):
+                    star_values.append(arg if not pack else arg.value)
+                    continue
+                if i >= len(pos_params):
+                    raise BindError("too many positional arguments")
+                name = pos_params[i].name
+                self.positional.add(name)
+            else:
+                name = arg.keyword.value
+                if name not in names:
+                    raise BindError(f"unknown argument {name}=")
+            if name in self.bound:
+                raise BindError(f"argument {name} given twice")
+            self.bound[name] = arg.value
+            self.given.add(name)
+            self.source_args[name] = arg
+        if star is not None and star_values and not pack:
+            self.star_args = star_values  # passed through one by one, in place
+            self.given.add(star.name)
+            self.positional.add(star.name)
+            self.bound[star.name] = None
+        elif star is not None and star_values and star.name not in self.bound:
+            if len(star_values) == 1 and not isinstance(star_values[0], (cst.Integer, cst.UnaryOperation)):
+                self.bound[star.name] = star_values[0]
+            else:
+                self.bound[star.name] = cst.Tuple([cst.Element(v) for v in star_values]) \
+                    if len(star_values) > 1 else cst.Tuple([cst.Element(star_values[0], comma=cst.Comma())])
+            self.given.add(star.name)
+            self.positional.add(star.name)
+
+    def apply_fates(self) -> None:
+        params = self.entry.params or ()
+        args = self.entry.args
+        can_pos = True
+        leading = _positional_count(self.entry)
+        for i, p in enumerate(params):
+            fate: Fate = args.get(p.name) or Fate()
+            value = self.bound.get(p.name)
+            if p.star and self.star_args:
+                for a in self.star_args:
+                    self.out.append(["*", a.value, True, a])
+                continue
+            default_text = p.default
+            if fate.unsupported is not None and value is not None:
+                ok = fate.unless if fate.unless is not None else default_text
+                if code_of(value) != ok:
+                    self.unsupported(f"{p.name}={code_of(value)}: {fate.unsupported}")
+                continue
+            if fate.unsupported is not None:
+                continue
+            if fate.drop is not None:
+                if value is not None and code_of(value) != default_text:
+                    self.worse(fate.label, f"{p.name}={code_of(value)} dropped: {fate.drop}")
+                elif value is not None:
+                    self.note(f"{p.name} dropped: {fate.drop}")
+                continue
+            if value is None:
+                if not fate.explicit or default_text is None:
+                    continue
+                value = parse_expr(default_text)
+            if fate.expr is not None:
+                value = render(fate.expr, {p.name: value, **{k: v for k, v in self.bound.items()
+                                                             if k != p.name and v is not None}})
+            key = fate.to or p.name
+            positional = (can_pos and p.name in self.positional and i < leading and not fate.keyword)
+            can_pos = can_pos and positional
+            self.out.append([key, value, positional, self.source_args.get(p.name)])
+
+    def build(self) -> cst.BaseExpression:
+        if self.result is not None:
+            return self.result
+        args = []
+        if self.receiver is not None:
+            args.append(cst.Arg(value=self.receiver))
+        for key, value, positional, like in self.out:
+            if key == "*" and like is not None:
+                args.append(like)  # pass-through variadic argument, kept as written
+                continue
+            args.append(make_arg(value, None if positional else key, like))
+        if args:
+            last = args[-1]
+            if isinstance(last.comma, cst.Comma) and not _multiline(last.comma):
+                args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return self.call.with_changes(func=self.func, args=args)
+
+
+def _multiline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def _positional_count(entry: Entry) -> int:
+    """Leading torch parameters whose position is the same in the target."""
+    if entry.positional is not None:
+        return entry.positional
+    n = 0
+    for p in entry.params or ():
+        fate = entry.args.get(p.name)
+        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack):
+            break
+        n += 1
+        if p.star:
+            break
+    return n

@@ -1,0 +1,89 @@
+"""Records of what the converter did: one :class:`Change` per rewrite or marker."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from migrate.convert.cst import code_of
+
+MARKER_PREFIX = "# migrate: "
+
+
+class Change:
+    """One rewrite (or one marker) at one line.
+
+    ``label`` is exact, transformed, approximate or unsupported; ``rule`` a stable ID such as
+    ``MS110``; ``before``/``after`` short source snippets (after is empty for markers).
+    The snippets are generated from the nodes only when first read: generating code is the most
+    expensive step of a conversion, and a run without a report never needs most of them.
+    """
+
+    __slots__ = ("line", "rule", "label", "_before", "_after", "note")
+    FIELDS = ("line", "rule", "label", "before", "after", "note")
+
+    def __init__(self, line: int, rule: str, label: str, before, after, note: str = ""):
+        self.line, self.rule, self.label, self.note = line, rule, label, note
+        self._before, self._after = before, after
+
+    @property
+    def before(self) -> str:
+        if not isinstance(self._before, str):
+            self._before = _snippet(self._before)
+        return self._before
+
+    @property
+    def after(self) -> str:
+        if not isinstance(self._after, str):
+            self._after = _snippet(self._after)
+        return self._after
+
+    def to_dict(self) -> dict:
+        """Return the JSON-ready form."""
+        return {k: getattr(self, k) for k in self.FIELDS}
+
+    def __getstate__(self):
+        return self.to_dict()
+
+    def __setstate__(self, state):
+        self.__init__(**state)
+
+    def __eq__(self, other):
+        return isinstance(other, Change) and self.to_dict() == other.to_dict()
+
+    def __repr__(self):
+        return "Change(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS) + ")"
+
+
+def _snippet(node, limit: int = 120) -> str:
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class ConvertResult:
+    """The outcome of converting one source text.
+
+    Attributes:
+        code: the converted source (the input unchanged when ``error`` is set).
+        changes: every rewrite and marker, in source order.
+        torch_sites: torch references found (calls, names, tensor/module methods).
+        error: a one-line message when the input could not be parsed, else None.
+    """
+
+    code: str
+    changes: list[Change] = field(default_factory=list)
+    torch_sites: int = 0
+    error: str | None = None
+
+    def count(self, label: str) -> int:
+        """Return how many changes carry ``label``."""
+        return sum(1 for c in self.changes if c.label == label)
+
+    @property
+    def converted(self) -> int:
+        """Torch sites rewritten (any label but unsupported)."""
+        return sum(1 for c in self.changes if c.label != "unsupported")
+
+    @property
+    def unsupported(self) -> int:
+        """Sites left in place with a marker comment."""
+        return self.count("unsupported")

@@ -1,0 +1,262 @@
+"""libcst helpers shared by the whole converter: source text of nodes, cached parsing, dotted
+names, the one table of node fields worth walking, and small statement helpers.
+
+Everything here is a pure function of its arguments (caches hold immutable nodes only), so any
+module of the converter may import it without importing the walker.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+from functools import lru_cache
+
+import libcst as cst
+
+_EMPTY_MODULE = cst.Module(body=[])
+_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+_Name, _Attribute = cst.Name, cst.Attribute
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """Return the source text of one node.
+
+    Example:
+        >>> code_of(parse_expr("nn.Linear(2, 3)").func)
+        'nn.Linear'
+    """
+    if type(node) in _LEAVES and not node.lpar:
+        return node.value
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+@lru_cache(maxsize=4096)
+def parse_expr(text: str) -> cst.BaseExpression:
+    """Parse an expression once; nodes are immutable, so sharing them is safe."""
+    return cst.parse_expression(text)
+
+
+@lru_cache(maxsize=1024)
+def parse_statement(text: str) -> cst.BaseStatement:
+    """Parse one statement once (shared: for statements that are only ever read or emitted)."""
+    return cst.parse_statement(text + "\n")
+
+
+def new_statement(text: str) -> cst.BaseStatement:
+    """A statement of its own: a fresh top node over shared (immutable) children, so that
+    statements made from the same text are still told apart by identity."""
+    return parse_statement(text).with_changes()
+
+
+def dotted(node: cst.CSTNode) -> str | None:
+    """Return ``a.b.c`` for a Name/Attribute chain, else None.
+
+    Example:
+        >>> dotted(parse_expr("torch.nn.functional"))
+        'torch.nn.functional'
+    """
+    # exact type checks: CSTNode classes are ABCs, and isinstance on them is slow on a hot path
+    t = type(node)
+    if t is _Name:
+        return node.value
+    parts = []
+    while t is _Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+        t = type(node)
+    if t is not _Name:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def short(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut to ``limit`` characters (reports and marker comments)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------------------------
+# the one table of node fields worth walking
+# --------------------------------------------------------------------------------------------
+# Fields that hold layout only (punctuation, whitespace, comments, indentation): no walk needs them.
+LAYOUT_FIELDS = frozenset({
+    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
+    "footer", "trailing_whitespace", "equal", "colon", "lbrace", "rbrace", "lbracket", "rbracket",
+    "dot", "star", "operator", "asynchronous", "encoding", "default_indent", "default_newline",
+    "has_trailing_newline", "first_line", "leading_whitespace", "indent", "whitespace",
+})
+# Fields that spell a name being defined or a keyword (`def f`, `import a as b`, `f(k=v)`,
+# `from . import`): the rewriter never changes them; a scan of the names code binds reads them.
+DEFINING_FIELDS = frozenset({"name", "keyword", "relative", "posonly_ind"})
+
+_CODE_FIELDS: dict[type, tuple[str, ...]] = {}
+_REWRITE_FIELDS: dict[type, tuple[str, ...]] = {}
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def code_fields(t: type) -> tuple[str, ...]:
+    """Fields of node type ``t`` that may hold code (everything but layout), in field order."""
+    names = _CODE_FIELDS.get(t)
+    if names is None:
+        names = _CODE_FIELDS[t] = tuple(
+            f.name for f in dataclasses.fields(t)
+            if f.name not in LAYOUT_FIELDS and not f.name.startswith("whitespace"))
+    return names
+
+
+def rewrite_fields(t: type) -> tuple[str, ...]:
+    """Fields of ``t`` that may hold code the converter rewrites: skipping the others is most of
+    the walker's speed."""
+    names = _REWRITE_FIELDS.get(t)
+    if names is None:
+        names = _REWRITE_FIELDS[t] = tuple(n for n in code_fields(t) if n not in DEFINING_FIELDS)
+    return names
+
+
+def children(node):
+    """The child nodes of ``node`` that may hold code, in source order."""
+    for name in code_fields(type(node)):
+        v = getattr(node, name)
+        if isinstance(v, cst.CSTNode):
+            yield v
+        elif type(v) in (list, tuple):
+            for x in v:
+                if isinstance(x, cst.CSTNode):
+                    yield x
+
+
+def is_node_type(t: type) -> bool:
+    """isinstance(x, CSTNode) for x of type t, cached (CSTNode is an ABC: isinstance is slow)."""
+    r = _NODE_TYPES.get(t)
+    if r is None:
+        r = _NODE_TYPES[t] = issubclass(t, cst.CSTNode)
+    return r
+
+
+_setattr = object.__setattr__
+
+
+def replace_fields(node, changes: dict):
+    """``node.with_changes(**changes)`` without re-validating the node: for callers that only put
+    rewritten children where children of that kind were (with_changes costs ~3x more)."""
+    t = type(node)
+    names = _ALL_FIELDS.get(t)
+    if names is None:
+        names = _ALL_FIELDS[t] = tuple(f.name for f in dataclasses.fields(t))
+    new = object.__new__(t)
+    for k in names:
+        _setattr(new, k, changes[k] if k in changes else getattr(node, k))
+    return new
+
+
+def keep_parens(old, new):
+    """A replacement keeps the parentheses of the node it replaces (they may be what makes a
+    multi-line expression valid)."""
+    if new is old or not old.lpar or getattr(new, "lpar", None) is None or new.lpar:
+        return new
+    return new.with_changes(lpar=old.lpar, rpar=old.rpar)
+
+
+# --------------------------------------------------------------------------------------------
+# statements
+# --------------------------------------------------------------------------------------------
+def call_of(stmt) -> cst.Call | None:
+    """The call of an expression statement ``f(...)`` (one small statement on its line)."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return small.value
+    return None
+
+
+def method_call(stmt, name: str):
+    """``recv.name(...)`` as a statement -> (recv, call), else None."""
+    call = call_of(stmt)
+    if call is not None and isinstance(call.func, cst.Attribute) and call.func.attr.value == name:
+        return call.func.value, call
+    return None
+
+
+def single_assign(stmt) -> cst.Assign | None:
+    """The assignment of a line that holds exactly one ``targets = value`` statement."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and isinstance(stmt.body[0], cst.Assign):
+        return stmt.body[0]
+    return None
+
+
+def removed(stmt) -> list:
+    """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments."""
+    if stmt.leading_lines:
+        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=stmt.leading_lines)]
+    return []
+
+
+def bind_args(call: cst.Call, names: list[str]) -> dict | None:
+    """Match a call's arguments to the parameter ``names`` (positional, then keywords).
+
+    Returns:
+        ``{name: value node}`` for the arguments given, or None when the call has ``*``/``**``
+        arguments, too many positional ones or an unknown keyword.
+    """
+    out = {}
+    for i, a in enumerate(call.args):
+        if a.star:
+            return None
+        if a.keyword is None:
+            if i >= len(names):
+                return None
+            out[names[i]] = a.value
+        elif a.keyword.value in names:
+            out[a.keyword.value] = a.value
+        else:
+            return None
+    return out
+
+
+def count_statements(block) -> int:
+    """Statements in ``block`` as the walker (and ast) count them."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return len(block.body)
+    n = 0
+    for st in getattr(block, "body", ()):
+        if isinstance(st, cst.SimpleStatementLine):
+            n += len(st.body)
+            continue
+        n += 1
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(st, field, None)
+            if isinstance(sub, cst.If):  # elif
+                n += count_statements(cst.IndentedBlock(body=[sub]))
+            elif sub is not None:
+                n += count_statements(sub.body if isinstance(sub, (cst.Else, cst.Finally)) else sub)
+        for h in getattr(st, "handlers", ()):
+            n += count_statements(h.body)
+    return n
+
+
+def statement_spans(code: str) -> tuple[list[int], list[int]]:
+    """First and last line of every statement, in the order the walker meets them (ast's)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return [], []
+    starts: list[int] = []
+    ends: list[int] = []
+
+    def visit(body):
+        for st in body:
+            starts.append(st.lineno)
+            ends.append(st.end_lineno or st.lineno)
+            for name in st._fields:
+                value = getattr(st, name)
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    visit(value)
+                elif isinstance(value, list) and value and isinstance(
+                        value[0], (ast.excepthandler, ast.match_case)):
+                    for h in value:
+                        visit(h.body)
+
+    visit(tree.body)
+    return starts, ends

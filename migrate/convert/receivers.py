@@ -1,0 +1,193 @@
+"""Receiver typing: what an expression is known to be (a torch tensor, a module, a layer class).
+
+Methods such as ``x.view`` or ``m.train`` are only rewritten on receivers known to be tensors or
+modules; these functions answer from what the walk has seen so far (the scopes of the
+:class:`~migrate.convert.walker.Converter`) and never guess from names alone.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+# table areas whose calls return torch tensors
+_TORCH_TENSOR_AREAS = {"torch", "functional", "tensor"}
+# attributes that name a parameter (a receiver `.weight.data` is a tensor)
+PARAM_ATTRS = {"data", "weight", "bias", "running_mean", "running_var", "gamma", "beta",
+               "moving_mean", "moving_variance", "embedding_table"}
+# torch layer parameters that MindSpore names differently, by layer class name prefix
+_PARAM_RENAMES = {
+    "BatchNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
+                  "running_var": "moving_variance"},
+    "LayerNorm": {"weight": "gamma", "bias": "beta"},
+    "GroupNorm": {"weight": "gamma", "bias": "beta"},
+    "Embedding": {"weight": "embedding_table"},
+}
+
+
+def is_self(conv, node) -> bool:
+    """``self`` inside a class that becomes a Cell."""
+    return isinstance(node, cst.Name) and node.value == "self" and conv.in_cell
+
+
+def is_module(conv, node) -> bool:
+    """True when ``node`` is known to be an nn.Module/Cell."""
+    if is_self(conv, node):
+        return True
+    scope = conv.scope
+    if isinstance(node, cst.Name) and (scope is not None and node.value in scope.modules
+                                       or node.value in conv.module_names):
+        return True
+    if isinstance(node, cst.Attribute) and is_self(conv, node.value) and conv.class_scope:
+        return node.attr.value in conv.class_scope.attrs
+    return False
+
+
+def is_tensor(conv, node) -> bool:
+    """True when ``node`` (original, unconverted) is known to evaluate to a torch tensor."""
+    scope = conv.scope
+    if isinstance(node, cst.Name):
+        # training_tensors: batches, losses and forward outputs the training pass identified
+        return scope is not None and node.value in scope.tensors or node.value in conv.training_tensors
+    if isinstance(node, cst.Call):
+        q = conv.qual(node.func)
+        if q is not None:
+            e = conv.tables.get(q)
+            return e is not None and e.table in _TORCH_TENSOR_AREAS
+        f = node.func
+        if isinstance(f, cst.Attribute):
+            if is_module(conv, f) or (is_self(conv, f.value) and scope is not None and scope.forward):
+                return True  # calling a sub-cell returns a tensor
+            e = conv.tables.get("Tensor." + f.attr.value)
+            return e is not None and e.target not in (".item", ".tolist") and is_tensor(conv, f.value)
+        return is_module(conv, f)
+    if isinstance(node, cst.Subscript):
+        return is_tensor(conv, node.value)
+    if isinstance(node, cst.BinaryOperation):
+        return is_tensor(conv, node.left) or is_tensor(conv, node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return is_tensor(conv, node.expression)
+    return False
+
+
+def is_param(node) -> bool:
+    """An attribute chain ending in a parameter name (``m.weight``, ``self.fc.bias.data``)."""
+    return isinstance(node, cst.Attribute) and node.attr.value in PARAM_ATTRS
+
+
+def module_ctor(conv, node) -> str | None:
+    """The class a call constructs when it is a module: torch qualname or a local Cell class."""
+    if not isinstance(node, cst.Call):
+        return None
+    q = conv.qual(node.func)
+    if q is not None and q.startswith("torch.nn.") and q[9:10].isupper():
+        return q
+    if isinstance(node.func, cst.Name) and node.func.value in conv.cell_classes:
+        return node.func.value
+    return None
+
+
+def type_of(conv, node) -> list[str]:
+    """Possible classes of ``node``: torch qualnames or local Cell class names ([] if unknown)."""
+    if isinstance(node, cst.Name):
+        if node.value == "self" and conv.class_scope:
+            return [conv.class_scope.name]
+        scope = conv.scope
+        if scope is not None and node.value in scope.narrow:
+            return list(scope.narrow[node.value])
+        return []
+    if isinstance(node, cst.Attribute):
+        inner = node.value  # self.d.key, with self.d a ModuleDict whose items are known
+        if isinstance(inner, cst.Attribute) and is_self(conv, inner.value) and conv.class_scope:
+            kind = conv.class_attrs.get(conv.class_scope.name, {}).get(
+                f"{inner.attr.value}.{node.attr.value}")
+            if kind is not None:
+                return [kind]
+        out = []
+        for owner in type_of(conv, node.value):
+            kind = conv.class_attrs.get(owner, {}).get(node.attr.value)
+            if kind is None:
+                return []
+            out.append(kind)
+        return out
+    return []
+
+
+def param_renames(qual: str | None) -> dict | None:
+    """torch parameter name -> MindSpore's, for a layer class (None: class unknown)."""
+    if not qual:
+        return None
+    if not qual.startswith("torch."):
+        return {}  # a local class, even one named LayerNorm (nanoGPT's), keeps its own names
+    short = qual.rsplit(".", 1)[-1]
+    for key, mapping in _PARAM_RENAMES.items():
+        if short.startswith(key):
+            return mapping
+    return {}
+
+
+def is_sequential(conv, node) -> bool:
+    """``node`` is an nn.Sequential: self in a Sequential subclass, or an attribute assigned one."""
+    kinds = type_of(conv, node)
+    if not kinds:
+        return False
+    return all(k == "torch.nn.Sequential" or k in conv.sequential_classes for k in kinds)
+
+
+def torch_keywords(call: cst.Call) -> bool:
+    """`x.norm(dim=1)`, `x.max(dim=0, keepdim=True)`: `dim=`/`keepdim=` are torch's spelling
+    (NumPy and pandas say axis), so in a file that imports torch the receiver is a tensor."""
+    return any(a.keyword is not None and a.keyword.value in ("dim", "keepdim") for a in call.args)
+
+
+def torch_only_method(name: str, call: cst.Call) -> bool:
+    """Calls that only a torch tensor answers: `.size(i)` with an axis (NumPy's and pandas'
+    size is an attribute; pandas' groupby .size() takes no argument), `.dim()`, `.numel()`."""
+    if name == "size":
+        return len(call.args) == 1 and call.args[0].keyword is None
+    return name in ("dim", "numel", "ndimension", "nelement") and not call.args
+
+
+def track_assign(conv, node: cst.Assign) -> None:
+    """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class)."""
+    scope = conv.scope
+    value0 = node.value
+    if len(node.targets) != 1:
+        return
+    t = node.targets[0].target
+    if isinstance(t, (cst.Tuple, cst.List)) and scope is not None and is_tensor(conv, value0):
+        # q, k, v = qkv.split(n, dim=2): every name unpacked from a tensor result is a tensor
+        for el in t.elements:
+            if isinstance(el.value, cst.Name):
+                scope.tensors.add(el.value.value)
+    if isinstance(t, cst.Name) and scope is not None:
+        if is_tensor(conv, value0):
+            scope.tensors.add(t.value)
+        elif module_ctor(conv, value0):
+            scope.modules.add(t.value)
+    elif isinstance(t, cst.Name) and module_ctor(conv, value0):
+        conv.module_names.add(t.value)
+    elif isinstance(t, cst.Attribute) and is_self(conv, t.value) and conv.class_scope:
+        _track_sub_cell(conv, t.attr.value, value0)
+
+
+def _track_sub_cell(conv, attr: str, value) -> None:
+    """``self.<attr> = <module>(...)``: remember its class (and the items of a ModuleDict)."""
+    kind = module_ctor(conv, value)
+    attrs = conv.class_scope.attrs
+    if kind:
+        attrs[attr] = kind
+    if kind == "torch.nn.ModuleDict":
+        # self.d = nn.ModuleDict(dict(wte=nn.Embedding(...))): remember what each key holds
+        for key, item in _dict_items(value.args[0].value if value.args else None):
+            item_kind = module_ctor(conv, item)
+            if item_kind:
+                attrs[f"{attr}.{key}"] = item_kind
+
+
+def _dict_items(node) -> list:
+    """(key, value node) pairs of `dict(k=v, ...)` or a `{'k': v}` literal with string keys."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+        return [(a.keyword.value, a.value) for a in node.args if a.keyword is not None]
+    if isinstance(node, cst.Dict):
+        return [(el.key.evaluated_value, el.value) for el in node.elements
+                if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)]
+    return []

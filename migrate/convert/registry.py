@@ -1,0 +1,194 @@
+"""The rule registry: one record per rule, each with its own stable ID.
+
+IDs: ``MS1xx`` rewrites of models, ``MS2xx`` rewrites of training scripts, ``MS9xx`` markers
+(the ``# migrate: MS9xx <reason>`` comments above code left as written). Reports, ``migrate
+mappings --rules`` and ``migrate convert --select/--disable`` all read these records.
+
+A rule is one of three kinds:
+
+- ``argument``: named by mapping-table entries (``rule = "conv2d"``) and run on the
+  :class:`~migrate.convert.call_edit.CallEdit` of each call of such an entry, after the generic
+  argument fates. Registered with :func:`argument_rule`; its function is ``apply(edit) -> None``.
+- ``node``: applied by a node handler of the walk (``forward`` -> ``construct``, ``no_grad``
+  blocks, parameter renames...); described with :func:`node_rule` where the handler lives.
+- ``statement``: applied by the training-loop pass; described with :func:`statement_rule`.
+
+Table entries without a rule carry their table's ID (``mappings/*.toml``), which is not a rule
+record: several entries of one area share it on purpose.
+
+A record is created when its module is imported; ``import migrate.convert`` imports them all.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered rule: stable ID, name, kind (argument, node, statement), one-line summary
+    ("Replace A with B"), and for argument rules the function run on a CallEdit."""
+
+    id: str
+    name: str
+    kind: str
+    doc: str
+    apply: Callable | None = None
+
+
+RULES: dict[str, Rule] = {}   # by name
+_IDS: dict[str, str] = {}      # ID -> name of the rule or marker that holds it
+
+MARKERS = {
+    "MS900": "torch import kept because unconverted code still uses it",
+    "MS901": "torch API with no mapping",
+    "MS902": "argument value with no MindSpore equivalent",
+    "MS903": "arguments that cannot be matched to the torch signature (*args, unknown keywords)",
+    "MS904": "module.zero_grad(): gradients are returned by ms.grad / value_and_grad, not accumulated",
+    "MS905": "in-place tensor operation",
+    "MS906": "torch API referenced without a call: arguments are not translated",
+    "MS951": "gradients read or changed between backward() and step(): not rewritten",
+    "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
+    "MS953": "training step whose structure the rules cannot follow: not rewritten",
+    "MS954": "higher-order torch.autograd.grad: rewrite with nested ms.grad by hand",
+    "MS955": "optimizer.step()/zero_grad() with no backward() the pass could pair it with",
+}
+_IDS.update({k: "marker" for k in MARKERS})
+
+# Until rule IDs were made distinct, some rules shared one: new ID -> the ID it shared before.
+# Only reports and listings show rewrite IDs; converted code shows marker IDs, which kept theirs.
+FORMER_IDS = {
+    "MS141": "MS110",  # conv1d (shared with conv2d)
+    "MS142": "MS110",  # conv_transpose2d
+    "MS143": "MS110",  # conv_fn (F.conv2d)
+    "MS144": "MS113",  # functional_pool_stride (shared with pool)
+    "MS145": "MS117",  # ndim (shared with size)
+    "MS146": "MS117",  # numel
+    "MS147": "MS118",  # to (shared with identity_method)
+    "MS148": "MS119",  # type_as (shared with astype)
+    "MS149": "MS119",  # new_full
+    "MS151": "MS123",  # false: torch.cuda.is_available() (shared with device)
+    "MS152": "MS160",  # view_as (shared with the tensor-method table's entries)
+}
+
+_ID = re.compile(r"MS\d{3}")
+
+
+def register(rule: Rule) -> Rule:
+    """Add ``rule`` to the registry and return it.
+
+    Raises:
+        ValueError: when its name or its ID is taken (by a rule or a marker), or the ID is not
+            ``MS`` and three digits.
+    """
+    if not _ID.fullmatch(rule.id):
+        raise ValueError(f"rule {rule.name!r}: ID {rule.id!r} is not MS and three digits")
+    if rule.name in RULES:
+        raise ValueError(f"rule name {rule.name!r} is registered twice")
+    if rule.id in _IDS:
+        raise ValueError(f"rule {rule.name!r}: ID {rule.id} is already taken by {_IDS[rule.id]!r}")
+    RULES[rule.name] = rule
+    _IDS[rule.id] = rule.name
+    return rule
+
+
+def _summary(doc: str | None) -> str:
+    return (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
+
+
+def argument_rule(rule_id: str, name: str):
+    """Register the decorated ``apply(edit) -> None`` as the argument rule ``name``.
+
+    Example::
+
+        @argument_rule("MS111", "dense")
+        def dense(edit) -> None:
+            \"\"\"Replace nn.Linear(in, out, bias) with nn.Dense(in, out, has_bias, inits).\"\"\"
+    """
+    def deco(fn):
+        register(Rule(rule_id, name, "argument", _summary(fn.__doc__), fn))
+        return fn
+    return deco
+
+
+def node_rule(rule_id: str, name: str, doc: str) -> Rule:
+    """Describe a rule that a node handler of the walk applies; return its record."""
+    return register(Rule(rule_id, name, "node", doc))
+
+
+def statement_rule(rule_id: str, name: str, doc: str) -> Rule:
+    """Describe a rule that the training-loop pass applies; return its record."""
+    return register(Rule(rule_id, name, "statement", doc))
+
+
+def listing() -> list[tuple[str, str, str, str]]:
+    """Every rule and marker as (id, kind, name, summary) rows, sorted by ID."""
+    rows = [(r.id, r.kind, r.name, r.doc) for r in RULES.values()]
+    rows += [(k, "marker", "", v) for k, v in MARKERS.items()]
+    return sorted(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# --select / --disable
+# --------------------------------------------------------------------------------------------
+_PREFIX = re.compile(r"MS\d{0,3}")
+
+
+@dataclass(frozen=True)
+class RuleSelection:
+    """Which rewrites run: IDs matching a ``select`` prefix (all when empty) and no ``disable``
+    prefix. Markers always run: they are how the converter says what it left as written.
+
+    A rewrite that is not selected leaves its code as written (a call stays whole, with its
+    arguments), records no change and writes no marker.
+
+    Example:
+        >>> s = RuleSelection.parse("MS1,MS205", "MS11")
+        >>> s.allows("MS140"), s.allows("MS205"), s.allows("MS111"), s.allows("MS201")
+        (True, True, False, False)
+    """
+
+    select: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, select: str | Iterable[str] | None = None,
+              disable: str | Iterable[str] | None = None) -> "RuleSelection":
+        """Build a selection from comma-separated ID prefixes (``"MS1,MS205"``) or sequences.
+
+        Raises:
+            ValueError: for an item that is not ``MS`` followed by up to three digits.
+        """
+        return cls(_prefixes(select, "select"), _prefixes(disable, "disable"))
+
+    @property
+    def everything(self) -> bool:
+        """True when every rule runs (the default)."""
+        return not self.select and not self.disable
+
+    def allows(self, rule_id: str) -> bool:
+        """Whether the rewrite with ID ``rule_id`` runs."""
+        if rule_id in MARKERS:
+            return True
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not (self.disable and rule_id.startswith(self.disable))
+
+
+def _prefixes(value, option: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    out = []
+    for item in items:
+        item = item.strip().upper()
+        if not item:
+            continue
+        if not _PREFIX.fullmatch(item):
+            raise ValueError(f"--{option}: {item!r} is not a rule ID or an ID prefix (MS1, MS11, MS110)")
+        out.append(item)
+    return tuple(out)
+
+
+EVERYTHING = RuleSelection()

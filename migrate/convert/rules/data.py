@@ -1,0 +1,228 @@
+"""Argument rules for data loading and data parallelism: the ``rule`` names that
+mappings/training.toml gives its DataLoader, TensorDataset, random_split, DistributedSampler,
+GradScaler, is_initialized and DDP entries.
+
+They read what the training pass learnt about the file from ``conv.training`` (a
+:class:`~migrate.convert.training.bindings.FileBindings`: names bound to TensorDatasets,
+samplers, Dataset classes), when it ran. Every rule has one signature, ``apply(edit) -> None``.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.cst import bind_args, code_of, dotted, parse_expr
+from migrate.convert.registry import argument_rule
+
+
+def _safe_rule(rule_id: str, name: str):
+    """Register a table rule that never breaks a conversion: an unexpected failure marks the call."""
+    def deco(fn):
+        def run(edit):
+            try:
+                fn(edit)
+            except Exception as exc:  # noqa: BLE001 (a converter bug must not lose the file)
+                edit.result = None
+                edit.unsupported(f"could not translate ({type(exc).__name__}: {exc})"[:160])
+        run.__doc__ = fn.__doc__
+        run.__name__ = fn.__name__
+        return argument_rule(rule_id, name)(run)
+    return deco
+
+
+def column_names(n: int) -> str:
+    """``column_names=`` of a dataset of ``n`` columns (data, label for two)."""
+    names = ["data", "label"] if n == 2 else [f"column_{i}" for i in range(n)]
+    return "[" + ", ".join(f'"{c}"' for c in names) + "]"
+
+
+# DistributedSampler's parameters, in order
+SAMPLER_ARGS = ["dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last"]
+
+
+def _is_false(node) -> bool:
+    return node is None or code_of(node) in ("False", "None")
+
+
+@_safe_rule("MS224", "tensor_dataset")
+def tensor_dataset(edit) -> None:
+    """Replace TensorDataset(a, b) with ms.dataset.NumpySlicesDataset((a, b), column_names, shuffle=False)."""
+    values = [a.value for a in edit.call.args]
+    if any(a.star or a.keyword is not None for a in edit.call.args) or not values:
+        edit.unsupported("TensorDataset needs the tensors as positional arguments")
+        return
+    edit.conv.used.add("ms")
+    data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
+    edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset(({data}), column_names={column_names(len(values))}, "
+                             "shuffle=False)")
+
+
+@_safe_rule("MS227", "distributed_sampler")
+def distributed_sampler(edit) -> None:
+    """Replace DistributedSampler(ds, ...) with ms.dataset.DistributedSampler(num_shards, shard_id, shuffle)."""
+    edit.conv.used.add("ms")
+    edit.result = parse_expr(shard_args(edit.bound, "ms.dataset.DistributedSampler({})"))
+
+
+def shard_args(bound: dict, template: str) -> str:
+    """``template`` filled with num_shards/shard_id/shuffle from a DistributedSampler's bound arguments."""
+    def plain(key, default):
+        v = bound.get(key)
+        # dist.get_world_size() / dist.get_rank() as arguments mean the defaults anyway
+        return code_of(v) if v is not None and isinstance(v, (cst.Name, cst.Integer)) else default
+    shuffle = bound.get("shuffle")
+    return template.format(
+        f"num_shards={plain('num_replicas', 'ms.communication.get_group_size()')}, "
+        f"shard_id={plain('rank', 'ms.communication.get_rank()')}, "
+        f"shuffle={code_of(shuffle) if shuffle is not None else 'True'}")
+
+
+@_safe_rule("MS223", "dataloader")
+def dataloader(edit) -> None:
+    """Replace DataLoader(ds, batch_size, shuffle, drop_last) with ms.dataset.GeneratorDataset(ds, ...).batch(...)."""
+    b = edit.bound
+    ds = b.get("dataset")
+    if ds is None:
+        edit.unsupported("DataLoader without a dataset")
+        return
+    edit.conv.used.add("ms")
+    bs = b.get("batch_size")
+    if bs is not None and code_of(bs) == "None":
+        edit.unsupported("batch_size=None (no batching): iterate the dataset itself")
+        return
+    shuffle = b.get("shuffle")
+    shard = _sampler_shards(edit, b.get("sampler"), shuffle)
+    if edit.problems:
+        return
+    if shuffle is not None and not _is_false(shuffle):
+        edit.worse("approximate", "shuffle: same distribution, different order than torch's RandomSampler")
+    shuffle_code = code_of(shuffle) if shuffle is not None and code_of(shuffle) != "None" else "False"
+    if shard is not None:
+        edit.note("DistributedSampler -> num_shards/shard_id")
+    base = _loader_source(edit, ds, shard, shuffle_code)
+    if edit.problems:
+        return
+    batch = code_of(bs) if bs is not None else "1"
+    drop = b.get("drop_last")
+    drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
+    edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
+
+
+def _sampler_shards(edit, sampler, shuffle) -> str | None:
+    """num_shards/shard_id/shuffle arguments for a DataLoader's DistributedSampler (None without
+    a sampler); marks the call for any other sampler."""
+    if sampler is None or code_of(sampler) == "None":
+        return None
+    facts = edit.conv.training
+    name = dotted(sampler)
+    if facts is not None and name in facts.samplers:
+        shard = shard_args(bind_args(facts.samplers[name], SAMPLER_ARGS) or {}, "{}")
+    elif isinstance(sampler, cst.Call) and code_of(sampler.func) == "ms.dataset.DistributedSampler":
+        shard = ", ".join(code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in sampler.args)
+    else:
+        edit.unsupported(f"sampler={code_of(sampler)}: only DistributedSampler maps "
+                         "(to num_shards/shard_id); write a custom sampler by hand")
+        return None
+    if shuffle is not None and not _is_false(shuffle):
+        edit.unsupported("shuffle together with a sampler")
+    return shard
+
+
+def _loader_source(edit, ds, shard: str | None, shuffle_code: str) -> str:
+    """The MindSpore dataset a DataLoader batches: the converted TensorDataset, a dataset bound
+    to a name, or a GeneratorDataset over a Python source."""
+    facts = edit.conv.training
+    sources = "shuffle=" + shuffle_code if shard is None else shard
+    name = dotted(ds)
+    if isinstance(ds, cst.Call) and code_of(ds.func) == "ms.dataset.NumpySlicesDataset":
+        args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
+                if a.keyword is None or a.keyword.value != "shuffle"]
+        return f"{code_of(ds.func)}({', '.join([*args, sources])})"
+    if facts is not None and name in facts.datasets:
+        if shard is not None:
+            if name not in facts.sharded:
+                edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
+                                 "num_shards/shard_id to its NumpySlicesDataset by hand")
+                return ""
+            shuffle_code = "False"  # the sharded dataset shuffles (or not) itself
+        return name if shuffle_code == "False" else (
+            f"{name}.shuffle({name}.get_dataset_size())" if shuffle_code == "True" else
+            f"({name}.shuffle({name}.get_dataset_size()) if {shuffle_code} else {name})")
+    n = _ncols(ds, facts)
+    if n is None:
+        n = 2
+        edit.worse("approximate", f"{code_of(ds)} assumed to yield (data, label) pairs: "
+                                  "adjust column_names if it yields another number of items")
+    return f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(n)}, {sources})"
+
+
+@_safe_rule("MS228", "random_split")
+def random_split(edit) -> None:
+    """Replace random_split(ds, lengths) with <dataset of ds>.split(lengths, randomize=True)."""
+    conv = edit.conv
+    facts = conv.training
+    ds = edit.bound.get("dataset")
+    lengths = edit.bound.get("lengths")
+    if ds is None or lengths is None:
+        edit.unsupported("random_split needs a dataset and lengths")
+        return
+    conv.used.add("ms")
+    if _is_ms_dataset(ds, facts):
+        base = code_of(ds)
+    else:
+        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
+    lens = code_of(lengths)
+    if not isinstance(lengths, cst.List):
+        lens = f"list({lens})"
+    edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
+
+
+def _is_ms_dataset(ds, facts) -> bool:
+    """A MindSpore dataset already (a converted TensorDataset, a split), not a Python source."""
+    if isinstance(ds, cst.Call) and code_of(ds.func) in ("ms.dataset.NumpySlicesDataset",
+                                                         "ms.dataset.GeneratorDataset"):
+        return True
+    return facts is not None and dotted(ds) in facts.datasets
+
+
+def _ncols(ds, facts):
+    if facts is None:
+        return None
+    name = dotted(ds)
+    if name in facts.ds_instances:
+        return facts.ds_instances[name]
+    if isinstance(ds, cst.Call) and isinstance(ds.func, cst.Name):
+        return facts.ds_columns.get(ds.func.value)
+    return None
+
+
+@_safe_rule("MS225", "dist_initialized")
+def dist_initialized(edit) -> None:
+    """Replace dist.is_initialized() with True (the communication group exists once init() ran)."""
+    edit.result = parse_expr("True")
+
+
+@_safe_rule("MS226", "ddp")
+def ddp(edit) -> None:
+    """Replace DistributedDataParallel(model, ...) with model (the parallel context averages gradients)."""
+    args = edit.call.args
+    if not args or args[0].keyword not in (None,) and args[0].keyword.value != "module":
+        edit.unsupported("DistributedDataParallel without its module")
+        return
+    edit.result = args[0].value
+
+
+@_safe_rule("MS222", "grad_scaler_ctor")
+def grad_scaler(edit) -> None:
+    """Replace GradScaler(enabled=flag) with DynamicLossScaler(...) if flag else StaticLossScaler(1.0)."""
+    enabled = edit.bound.get("enabled")
+    if enabled is None or code_of(enabled) == "True":
+        return
+    edit.conv.used.add("ms")
+    off = parse_expr("ms.amp.StaticLossScaler(1.0)")
+    edit.note("disabled: StaticLossScaler(1.0) scales by 1, but an update with non-finite "
+              "gradients is still skipped (torch would apply it)")
+    if code_of(enabled) == "False":
+        edit.result = off
+        return
+    on = edit.build()
+    edit.result = cst.IfExp(test=enabled, body=on, orelse=off)

@@ -1,0 +1,58 @@
+"""Argument rules for initializers: nn.init.*_ and in-place tensor initialisation methods
+become ``t.set_data(initializer(Init(...), t.shape, t.dtype))``.
+
+Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.call_edit import literal, operand
+from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.registry import argument_rule
+
+
+@argument_rule("MS120", "init_call")
+def init_call(edit) -> None:
+    """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))."""
+    conv = edit.conv
+    t = edit.bound.get("tensor")
+    conv.init_names.add("initializer")
+    name = edit.entry.target.partition(".")[2]
+    ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
+                                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
+                                for k, v, p, _ in edit.out if k != "tensor"])
+    t_code = operand(t)
+    edit.result = parse_expr(f"{t_code}.set_data(initializer({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
+
+
+@argument_rule("MS121", "init_uniform")
+def init_uniform(edit) -> None:
+    """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype))."""
+    a, b = edit.value("a"), edit.value("b")
+    try:
+        va, vb = literal(a), literal(b)
+        symmetric = va == -vb
+    except (ValueError, SyntaxError, TypeError):
+        symmetric = code_of(a).lstrip("-").strip() == code_of(b).strip() and code_of(a).startswith("-")
+    if not symmetric:
+        edit.unsupported(f"uniform_({code_of(a)}, {code_of(b)}): MindSpore's Uniform is symmetric")
+        return
+    edit.out = [[k, v, p, l] for k, v, p, l in edit.out if k not in ("a", "b")]
+    edit.out.append(["scale", b, False, None])
+    init_call(edit)
+
+
+@argument_rule("MS122", "tensor_init_method")
+def tensor_init_method(edit) -> None:
+    """Replace t.data.normal_(m, s) / t.data.zero_() / t.data.fill_(v) with t.set_data(initializer(...))."""
+    recv = edit.method_receiver
+    if isinstance(recv, cst.Attribute) and recv.attr.value == "data":
+        recv = recv.value  # `.data` only hides the write from autograd; set_data needs no such trick
+    edit.bound["tensor"] = recv
+    if edit.entry.torch == "Tensor.uniform_":
+        init_uniform(edit)
+    else:
+        init_call(edit)
+
+

@@ -1,0 +1,85 @@
+"""Argument rules for module methods and checkpoints: train/eval, modules(), named_children(),
+load_state_dict, register_buffer, torch.save.
+
+Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.call_edit import literal, operand
+from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.registry import argument_rule
+
+
+@argument_rule("MS124", "save")
+def save(edit) -> None:
+    """Replace torch.save(net.state_dict(), f) with ms.save_checkpoint(net, f)."""
+    obj = edit.bound.get("obj")
+    f = edit.bound.get("f")
+    conv = edit.conv
+    conv.used.add("ms")
+    # the state_dict() call was already rewritten to parameters_dict(): save the cell itself
+    if isinstance(obj, cst.Call) and isinstance(obj.func, cst.Attribute) and \
+            obj.func.attr.value == "parameters_dict" and not obj.args:
+        obj = obj.func.value
+    else:
+        edit.worse("approximate", "ms.save_checkpoint saves a Cell or a list of parameters")
+    edit.result = cst.Call(conv.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(f)])
+
+
+@argument_rule("MS125", "load_state_dict")
+def load_state_dict(edit) -> None:
+    """Replace net.load_state_dict(sd) with ms.load_param_into_net(net, sd)."""
+    conv = edit.conv
+    conv.used.add("ms")
+    sd = edit.bound.get("state_dict")
+    if edit.bound.get("strict") is not None:
+        edit.worse("approximate", f"strict={code_of(edit.bound['strict'])} dropped: load_param_into_net "
+                                  "never raises on missing keys; it returns (param_not_load, ckpt_not_load)")
+    edit.result = cst.Call(conv.target("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
+
+
+@argument_rule("MS126", "register_buffer")
+def register_buffer(edit) -> None:
+    """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)."""
+    name = edit.bound.get("name")
+    t = edit.bound.get("tensor")
+    if not isinstance(name, cst.SimpleString) or t is None:
+        edit.unsupported("register_buffer needs a literal name and a tensor")
+        return
+    conv = edit.conv
+    conv.used.add("ms")
+    n = literal(name)
+    edit.result = parse_expr(
+        f"setattr({code_of(edit.method_receiver)}, {name.value}, "
+        f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
+    if not n.isidentifier():
+        edit.unsupported("buffer name is not an identifier")
+
+
+@argument_rule("MS127", "train")
+def train(edit) -> None:
+    """Replace net.train(mode) / net.eval() with net.set_train(mode) / net.set_train(False)."""
+    recv = edit.method_receiver
+    if edit.entry.torch == "Module.eval":
+        mode = parse_expr("False")
+    else:
+        mode = edit.bound.get("mode") or parse_expr("True")
+    edit.result = cst.Call(cst.Attribute(recv, cst.Name("set_train")), [cst.Arg(mode)])
+
+
+@argument_rule("MS128", "modules_gen")
+def modules_gen(edit) -> None:
+    """Replace net.modules() with (c for _, c in net.cells_and_names())."""
+    recv = code_of(edit.method_receiver)
+    edit.result = parse_expr(f"(c for _, c in {recv}.cells_and_names())")
+
+
+@argument_rule("MS129", "named_children")
+def named_children(edit) -> None:
+    """Replace net.named_children() with net.name_cells().items()."""
+    recv = edit.method_receiver
+    edit.result = parse_expr(f"{operand(recv)}.name_cells().items()")
+
+

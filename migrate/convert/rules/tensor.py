@@ -1,0 +1,212 @@
+"""Argument rules for tensor methods and torch functions on tensors: shapes, dtypes, devices,
+reductions, constructors.
+
+Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.call_edit import is_literal, literal
+from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.receivers import is_module, is_tensor
+from migrate.convert.registry import argument_rule
+
+
+@argument_rule("MS138", "norm_p")
+def norm_p(edit) -> None:
+    """Replace x.norm(p='fro' or 2, dim) with x.norm(dim=dim) (the 2-norm); mark other p."""
+    p = edit.get("p")
+    if p is None:
+        return
+    try:
+        value = literal(p)
+    except (ValueError, SyntaxError):
+        value = None
+    if value in ("fro", 2, 2.0):
+        edit.drop("p")
+        return
+    edit.unsupported(f"p={code_of(p)}: only the 2-norm is translated (MindSpore's ord is a matrix "
+                     "norm for some values); write ops.norm(x, ord, dim) by hand")
+
+
+
+@argument_rule("MS134", "positional_reduction")
+def positional_reduction(edit) -> None:
+    """Replace torch.sum(x, dim=d, keepdim=k) with ops.sum(x, d, k) (positional: the keyword names
+    differ between MindSpore versions and ms_core, the order does not)."""
+    names = [p.name for p in edit.entry.params or () if p.name not in ("dtype",)]
+    given = [n for n in names if n in edit.bound]
+    last = names.index(given[-1]) if given else -1
+    out = []
+    for n in names[: last + 1]:
+        value = edit.bound.get(n)
+        if value is None:
+            value = parse_expr(edit.entry.param(n).default)
+        out.append([n, value, True, edit.source_args.get(n)])
+    out.extend(item for item in edit.out if item[0] not in names)
+    edit.out = out
+
+
+@argument_rule("MS135", "one_hot")
+def one_hot(edit) -> None:
+    """Replace F.one_hot(t, n) with ops.one_hot(t, n).astype(ms.int64) (MindSpore's is float)."""
+    conv = edit.conv
+    n = edit.bound.get("num_classes")
+    if n is None or (is_literal(n) and literal(n) == -1):
+        edit.unsupported("num_classes=-1 (inferred from the data) has no MindSpore equivalent")
+        return
+    call = cst.Call(conv.target("ops.one_hot"), [cst.Arg(edit.bound["tensor"]), cst.Arg(n)])
+    edit.result = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(conv.target("ms.int64"))])
+
+
+@argument_rule("MS117", "size")
+def size(edit) -> None:
+    """Replace x.size() / x.size(i) with x.shape / x.shape[i]."""
+    recv = edit.method_receiver
+    shape = cst.Attribute(value=recv, attr=cst.Name("shape"))
+    dim = edit.bound.get("dim")
+    edit.result = shape if dim is None else cst.Subscript(shape, [cst.SubscriptElement(cst.Index(dim))])
+
+
+@argument_rule("MS118", "identity_method")
+def identity_method(edit) -> None:
+    """Replace x.contiguous() / x.cuda() / x.cpu() with x (no memory layout or device in MindSpore)."""
+    edit.result = edit.method_receiver
+
+
+@argument_rule("MS147", "to")
+def to(edit) -> None:
+    """Replace x.to(device) with x, and x.to(torch.float32) with x.astype(ms.float32)."""
+    conv = edit.conv
+    args = list(edit.call.args)
+    dtype = None
+    for a in args:
+        if a.keyword is not None and a.keyword.value == "dtype":
+            dtype = a.value
+        elif a.keyword is None and _is_dtype(conv, a.value, edit):
+            dtype = a.value
+    if dtype is not None:
+        edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")), [cst.Arg(dtype)])
+        edit.worse("exact", "")
+    else:
+        edit.result = edit.method_receiver
+        edit.note("device moves removed: MindSpore places tensors by context")
+    if is_module(conv, edit.receiver_before) and dtype is not None:
+        edit.unsupported("module.to(dtype): cast the parameters with ms.amp or Cell.to_float")
+
+
+def _is_dtype(conv, node, edit) -> bool:
+    code = code_of(node)
+    head, _, rest = code.partition(".")
+    return head == conv.names["ms"] and rest in _DTYPES
+
+
+_DTYPES = {"float32", "float16", "float64", "int64", "int32", "int8", "uint8", "bool_", "bfloat16",
+           "int16", "complex64"}
+
+
+@argument_rule("MS119", "astype")
+def astype(edit) -> None:
+    """Replace x.float() / x.long() / ... with x.astype(ms.float32) / x.astype(ms.int64)."""
+    conv = edit.conv
+    conv.used.add("ms")
+    dtype = {".float": "float32", ".double": "float64", ".half": "float16", ".long": "int64",
+             ".int": "int32", ".bool": "bool_", ".byte": "uint8"}[edit.entry.target]
+    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
+                           [cst.Arg(conv.target(f"ms.{dtype}"))])
+
+
+@argument_rule("MS123", "device")
+def device(edit) -> None:
+    """Replace torch.device(...) with None (MindSpore places tensors by context)."""
+    edit.result = parse_expr("None")
+
+
+@argument_rule("MS151", "false")
+def false(edit) -> None:
+    """Replace torch.cuda.is_available() with False (no CUDA on the target; set_context decides)."""
+    edit.result = parse_expr("False")
+
+
+@argument_rule("MS130", "max_min")
+def max_min(edit) -> None:
+    """Replace torch.max(x) / torch.max(x, dim) / torch.max(a, b) with ops.amax / ops.max / ops.maximum."""
+    conv = edit.conv
+    op = edit.entry.torch.rsplit(".", 1)[-1]
+    other = edit.bound.get("dim")
+    x = edit.bound.get("input") if edit.method_receiver is None else edit.method_receiver
+    conv.used.add("ops")
+    if other is not None and not isinstance(other, (cst.Integer, cst.UnaryOperation)) and \
+            "dim" not in {a.keyword.value for a in edit.call.args if a.keyword is not None}:
+        if is_tensor(conv, other) or not is_literal(other):
+            fn = "maximum" if op == "max" else "minimum"
+            edit.result = parse_expr(f"{conv.tname('ops.' + fn)}({code_of(x)}, {code_of(other)})")
+            edit.worse("approximate", "second argument assumed to be a tensor (elementwise)")
+            return
+    if other is None:
+        edit.result = parse_expr(f"{conv.tname('ops.amax' if op == 'max' else 'ops.amin')}({code_of(x)})")
+        return
+    keep = edit.bound.get("keepdim")
+    kd = f", keepdims={code_of(keep)}" if keep is not None else ""
+    edit.result = parse_expr(f"{conv.tname('ops.' + op)}({code_of(x)}, {code_of(other)}{kd})")
+    edit.note("returns (values, indices) as torch does")
+
+
+@argument_rule("MS148", "type_as")
+def type_as(edit) -> None:
+    """Replace x.type_as(y) with x.astype(y.dtype)."""
+    other = edit.bound["other"]
+    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
+                           [cst.Arg(cst.Attribute(other, cst.Name("dtype")))])
+
+
+@argument_rule("MS149", "new_full")
+def new_full(edit) -> None:
+    """Replace x.new_zeros(shape) / x.new_ones(shape) with ops.zeros(shape, x.dtype) / ops.ones(...)."""
+    conv = edit.conv
+    fn = "ops.zeros" if edit.entry.torch.endswith("zeros") else "ops.ones"
+    dtype = edit.bound.get("dtype") or cst.Attribute(edit.method_receiver, cst.Name("dtype"))
+    edit.result = cst.Call(conv.target(fn), [cst.Arg(edit.bound.get("size") or parse_expr("()")), cst.Arg(dtype)])
+
+
+@argument_rule("MS152", "view_as")
+def view_as(edit) -> None:
+    """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
+    other = edit.bound["other"]
+    edit.result = cst.Call(edit.conv.target("ops.reshape"),
+                           [cst.Arg(edit.method_receiver), cst.Arg(cst.Attribute(other, cst.Name("shape")))])
+
+
+@argument_rule("MS136", "tensor_ctor")
+def tensor_ctor(edit) -> None:
+    """Replace torch.Tensor(data) / torch.Tensor(2, 3) with ms.Tensor(data, ms.float32) / ops.zeros((2, 3), ms.float32)."""
+    conv = edit.conv
+    dtype = conv.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
+    args = list(edit.call.args)
+    if any(a.keyword is not None or a.star for a in args):
+        edit.unsupported("keyword or star arguments to the legacy tensor constructor")
+        return
+    values = [a.value for a in args]
+    if len(values) == 1 and not isinstance(values[0], (cst.Integer, cst.UnaryOperation)):
+        edit.result = cst.Call(conv.target("ms.Tensor"), [cst.Arg(values[0]), cst.Arg(dtype)])
+        return
+    # sizes: torch leaves the memory uninitialised; zeros is one valid such content
+    if not values:
+        values = [cst.Integer("0")]  # torch.Tensor() is an empty 1-d tensor
+    shape = cst.Tuple([cst.Element(v) for v in values]) if len(values) != 1 else \
+        cst.Tuple([cst.Element(values[0], comma=cst.Comma())])
+    edit.result = cst.Call(conv.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
+    edit.worse("approximate", "uninitialised memory in torch; zeros here")
+
+
+@argument_rule("MS145", "ndim")
+def ndim(edit) -> None:
+    """Replace x.dim() with x.ndim."""
+    edit.result = cst.Attribute(edit.method_receiver, cst.Name("ndim"))
+
+
+@argument_rule("MS146", "numel")
+def numel(edit) -> None:
+    """Replace x.numel() with x.size (MindSpore's Tensor.size is the element count)."""
+    edit.result = cst.Attribute(edit.method_receiver, cst.Name("size"))

@@ -1,0 +1,41 @@
+"""What the walker knows inside one function or one class: typed scopes instead of dicts."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class FunctionScope:
+    """Names known inside one function body (the module body is a scope too).
+
+    Attributes:
+        tensors: names bound to torch tensors (parameters of a Cell's forward, annotated
+            ``torch.Tensor``, results of tensor operations).
+        modules: names bound to modules (``m = nn.Linear(...)``, ``m = Net()``).
+        narrow: name -> the classes an enclosing ``isinstance(name, ...)`` test allows.
+        forward: this is a Cell's ``forward``/``construct`` (calling a sub-cell gives a tensor).
+    """
+
+    tensors: set[str] = field(default_factory=set)
+    modules: set[str] = field(default_factory=set)
+    narrow: dict[str, list[str]] = field(default_factory=dict)
+    forward: bool = False
+
+
+@dataclass
+class ClassScope:
+    """One class being walked.
+
+    Attributes:
+        name: the class name.
+        cell: it becomes a Cell (it derives from an nn.Module, or is assumed to).
+        function: it derives from torch.autograd.Function.
+        attrs: ``self.<attr>`` (or ``<attr>.<key>`` of a ModuleDict) -> the layer class
+            assigned to it (a torch qualname or a Cell class of this file); shared by every
+            walk of the same class name.
+    """
+
+    name: str
+    cell: bool
+    function: bool
+    attrs: dict[str, str]

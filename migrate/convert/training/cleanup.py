@@ -1,0 +1,243 @@
+"""Statement rewrites around the training steps: autocast blocks, ``len(loader)``, the leftover
+``zero_grad()``/``step()`` calls, samplers and ``set_epoch``, data-parallel models, process
+groups, Dataset base classes.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.cst import bind_args, call_of, code_of, dotted, new_statement, parse_expr, removed, short
+from migrate.convert.registry import RULES
+from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args
+from migrate.convert.training.bindings import looks_loader, training_apis
+from migrate.convert.training.rules import (
+    AUTOCAST, DATASET_BASE, INIT_PROCESS_GROUP, LEN_LOADER, SAMPLER_STATEMENTS, ZERO_GRAD,
+)
+from migrate.convert.training.tree import Names, with_comment
+
+AUTOCAST_CALLS = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
+                  "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
+DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
+                 "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
+# the table rules that statements apply too: a TensorDataset read through a sampler becomes a
+# sharded dataset, `model = DDP(model)` goes
+_TENSOR_DATASET = RULES["tensor_dataset"]
+_DDP = RULES["ddp"]
+
+
+class Cleanup:
+    """Statement rewrites around the steps, one statement list at a time (see
+    :meth:`~migrate.convert.training.tree.StatementTree.walk_blocks`), so untouched statements
+    keep their identity and their line numbers.
+
+    Args:
+        tp: the training pass.
+        autocast_only: only unwrap autocast blocks (run first, so that a backward() inside one
+            sits in the loop body with its step).
+    """
+
+    def __init__(self, tp, autocast_only: bool = False):
+        self.tp = tp
+        self.autocast_only = autocast_only
+        self.allows = tp.conv.allows
+
+    def __call__(self, stmts: list):
+        out, changed = [], False
+        for st in stmts:
+            new = self._one(st)
+            if new is None:
+                out.append(st)
+                continue
+            changed = True
+            out.extend(new)
+        if not changed:
+            return None
+        return out or [new_statement("pass")]
+
+    def _one(self, st):
+        """The statements that replace ``st``, or None to keep it."""
+        if self.autocast_only and not isinstance(st, cst.With):
+            return None
+        if self._has_len_of_loader(st) and self.allows(LEN_LOADER.id):
+            return self._len_of_loader(st)
+        if isinstance(st, cst.With):
+            return self._autocast(st)
+        if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+            return None
+        small = st.body[0]
+        for rewrite in (self._sharded_dataset, self._ddp_model, self._sampler, self._optimizer_call,
+                        self._process_group):
+            new = rewrite(st, small)
+            if new is not None:
+                return new
+        return None
+
+    # ---- len(loader) -------------------------------------------------------------------
+    def _has_len_of_loader(self, st) -> bool:
+        return isinstance(st, cst.SimpleStatementLine) and any(
+            isinstance(c.func, cst.Name) and c.func.value == "len" and len(c.args) == 1
+            and self.len_target(c.args[0].value) is not None for c in Names.of(st).calls)
+
+    def _len_of_loader(self, st):
+        tp = self.tp
+        new = st.visit(_LenRewriter(self))
+        tp.record(st, new, LEN_LOADER.id, "exact",
+                  "len(loader) -> loader.get_dataset_size() (batches); len(loader.dataset) -> "
+                  "loader.children[0].get_dataset_size() (samples)")
+        tp.tree.stands_for(new, st)
+        rest = self._one(new)
+        return rest if rest is not None else [new]
+
+    def _is_loader(self, node) -> bool:
+        name = dotted(node)
+        return name is not None and (name in self.tp.bindings.loaders or looks_loader(name))
+
+    def len_target(self, arg) -> str | None:
+        """The replacement of ``len(arg)`` when ``arg`` is a loader or ``loader.dataset``."""
+        if self._is_loader(arg):
+            return f"{code_of(arg)}.get_dataset_size()"
+        if isinstance(arg, cst.Attribute) and arg.attr.value == "dataset" and self._is_loader(arg.value):
+            # the rows before batching: the size of the batch's input dataset (exact also for
+            # a partial last batch, and whatever the loader's name is bound to in this scope)
+            return f"{code_of(arg.value)}.children[0].get_dataset_size()"
+        return None
+
+    # ---- with autocast() ---------------------------------------------------------------
+    def _autocast(self, st: cst.With):
+        tp = self.tp
+        items = [it for it in st.items
+                 if not (isinstance(it.item, cst.Call) and tp.qual(it.item.func) in AUTOCAST_CALLS)]
+        if len(items) == len(st.items) or not isinstance(st.body, cst.IndentedBlock) \
+                or not self.allows(AUTOCAST.id):
+            return None
+        tp.record(st, "", AUTOCAST.id, "approximate",
+                  "autocast removed: ms_core computes in float32; for mixed precision use "
+                  "ms.amp.auto_mixed_precision(network) once", before=code_of(st.items[0].item))
+        if items:
+            items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return [st.with_changes(items=items)]
+        stmts = list(st.body.body)
+        stmts[0] = stmts[0].with_changes(leading_lines=[*st.leading_lines, *stmts[0].leading_lines])
+        tp.tree.stands_for(stmts[0], st.body.body[0])
+        return stmts
+
+    # ---- data parallelism -------------------------------------------------------------
+    def _sharded_dataset(self, st, small):
+        """``data = TensorDataset(a, b)`` read through a DistributedSampler -> a sharded dataset."""
+        tp = self.tp
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and dotted(small.targets[0].target) in tp.bindings.sharded and isinstance(small.value, cst.Call)
+                and all(a.keyword is None and not a.star for a in small.value.args)
+                and self.allows(_TENSOR_DATASET.id)):
+            return None
+        values = [a.value for a in small.value.args]
+        data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
+        sampler = tp.bindings.sharded[dotted(small.targets[0].target)]
+        shard = shard_args(bind_args(sampler, SAMPLER_ARGS) or {}, "{}")
+        tp.conv.used.add("ms")
+        # the arguments stay torch code here: the main walk converts them inside the call
+        new = st.with_changes(body=[small.with_changes(value=parse_expr(
+            f"ms.dataset.NumpySlicesDataset(({data}), column_names={column_names(len(values))}, {shard})"))])
+        tp.record(st, new, _TENSOR_DATASET.id, "transformed",
+                  "TensorDataset read through a DistributedSampler -> a sharded NumpySlicesDataset")
+        tp.tree.stands_for(new, st)
+        return [new]
+
+    def _ddp_model(self, st, small):
+        """``model = DDP(model)``: the network itself trains data-parallel in MindSpore."""
+        tp = self.tp
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.value, cst.Call) and small.value.args
+                and tp.qual(small.value.func) in training_apis().data_parallel
+                and dotted(small.value.args[0].value) == dotted(small.targets[0].target) is not None
+                and self.allows(_DDP.id)):
+            return None
+        tp.record(st, "", _DDP.id, "approximate",
+                  "model = DDP(model) removed: data parallelism comes from "
+                  "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True) and a "
+                  "DistributedGradReducer on the grads")
+        return removed(st)
+
+    def _sampler(self, st, small):
+        """``sampler = DistributedSampler(...)``: the DataLoader rule folds it into the dataset."""
+        tp = self.tp
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and dotted(small.targets[0].target) in tp.bindings.samplers
+                and self.allows(SAMPLER_STATEMENTS.id)):
+            return None
+        tp.record(st, "", SAMPLER_STATEMENTS.id, "transformed",
+                  "DistributedSampler -> num_shards/shard_id of the dataset built from the DataLoader")
+        return removed(st)
+
+    def _process_group(self, st, small):
+        tp = self.tp
+        call = call_of(st)
+        if call is None or tp.qual(call.func) != "torch.distributed.init_process_group" \
+                or not self.allows(INIT_PROCESS_GROUP.id):
+            return None
+        tp.conv.used.add("ms")
+        new = [new_statement("ms.communication.init()"),
+               new_statement("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
+                             "gradients_mean=True)")]
+        new[0] = new[0].with_changes(leading_lines=st.leading_lines)
+        tp.record(st, new[0], INIT_PROCESS_GROUP.id, "approximate",
+                  "init_process_group -> communication.init() + data-parallel context with mean "
+                  "gradients; the backend follows the device target")
+        return new
+
+    # ---- optimizer calls outside the rewritten steps ----------------------------------
+    def _optimizer_call(self, st, small):
+        """zero_grad() of a rewritten optimizer goes; a step()/zero_grad() no backward() pairs
+        with is marked (MS955); ``sampler.set_epoch(e)`` goes."""
+        tp = self.tp
+        call = call_of(st)
+        if call is None or not isinstance(call.func, cst.Attribute):
+            return None
+        recv = dotted(call.func.value)
+        name = call.func.attr.value
+        keep = id(st) in tp.keep
+        if name == "zero_grad" and not keep and (
+                recv in tp.stepped or tp.stepped and recv in tp.conv.module_names):
+            if not self.allows(ZERO_GRAD.id):
+                return None
+            tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad "
+                                                     "returns fresh gradients on every call")
+            return removed(st)
+        if not keep and (name == "step" and tp.is_step(st) or name == "zero_grad"
+                         and (recv in tp.bindings.optimizers or "optim" in (recv or ""))):
+            reason = short(f"{code_of(call).strip()} without a backward() before it in the same block: "
+                           "compute grads with ms.value_and_grad and call the optimizer with them", 240)
+            tp.record(st, "", "MS955", "unsupported", reason)
+            return [with_comment(st, "MS955", reason)]
+        if name == "set_epoch" and recv in tp.bindings.samplers and self.allows(SAMPLER_STATEMENTS.id):
+            tp.record(st, "", SAMPLER_STATEMENTS.id, "approximate",
+                      "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
+            return removed(st)
+        return None
+
+
+class _LenRewriter(cst.CSTTransformer):
+    def __init__(self, cleanup: Cleanup):
+        self.cleanup = cleanup
+
+    def leave_Call(self, original, updated):
+        if isinstance(updated.func, cst.Name) and updated.func.value == "len" and len(updated.args) == 1:
+            text = self.cleanup.len_target(updated.args[0].value)
+            if text is not None:
+                return parse_expr(text)
+        return updated
+
+
+def dataset_class(tp, node: cst.ClassDef) -> cst.ClassDef:
+    """``class D(torch.utils.data.Dataset)`` -> ``class D:`` (a random-access source)."""
+    bases = [b for b in node.bases if tp.qual(b.value) not in DATASET_BASES]
+    if len(bases) == len(node.bases) or not tp.conv.allows(DATASET_BASE.id):
+        return node
+    tp.record(node, "", DATASET_BASE.id, "exact",
+              "Dataset base dropped: a class with __getitem__/__len__ is a GeneratorDataset source",
+              before=node.bases[0].value)
+    if bases:
+        bases[-1] = bases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return tp.tree.rebuilt(node, node.with_changes(bases=bases))
+    return tp.tree.rebuilt(node, node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT,
+                                                   rpar=cst.MaybeSentinel.DEFAULT))

@@ -1,0 +1,332 @@
+"""The training pass over one file: scopes, one step at a time, then the statements around them.
+
+:func:`training_pass` is what the walker runs before its walk; :class:`TrainingPass` holds what
+the pass learns and writes for one file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from migrate.convert.cst import dotted, method_call, short, single_assign
+from migrate.convert.training.autograd_grad import AutogradGrad
+from migrate.convert.training.bindings import FileBindings, looks_optimizer
+from migrate.convert.training.cleanup import Cleanup, dataset_class
+from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAINING_STEP
+from migrate.convert.training.step import BUILTINS, StepRewrite, stop_gradients
+from migrate.convert.training.tree import (
+    Names, Refuse, StatementTree, at, block_at, find_backward, marked_backwards, scope_names, walk_statements,
+    with_comment,
+)
+
+# A quick textual filter: files without any of these never pay for this pass.
+_TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
+             "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
+             "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)")
+# Module methods that compute nothing through the parameters (model.training_step(b) does)
+_BOOKKEEPING = {"parameters", "named_parameters", "buffers", "named_buffers", "train", "eval", "to",
+                "cuda", "cpu", "half", "float", "double", "state_dict", "load_state_dict",
+                "zero_grad", "modules", "named_modules", "children", "named_children", "apply",
+                "requires_grad_", "register_buffer", "register_forward_hook", "trainable_params",
+                "set_train"}
+
+
+def training_pass(conv, module: cst.Module, code: str) -> cst.Module:
+    """Run the training pass before the main walk; on an unexpected failure leave the module to
+    the main walk (the failure is reported as MS953 on line 1)."""
+    start = conv.checkpoint()
+    try:
+        return _run(conv, module, code)
+    except Exception as exc:  # noqa: BLE001 (a converter bug must not lose the file)
+        conv.rollback_to(start, keep_markers=False)
+        conv.training_tensors = set()
+        conv.record_at(1, "", "", "MS953", "unsupported",
+                       f"training pass skipped after an internal error ({type(exc).__name__}: {exc})"[:200])
+        return module
+
+
+def _run(conv, module: cst.Module, code: str) -> cst.Module:
+    """Rewrite ``module``'s training code; record the changes on ``conv`` and re-align
+    ``conv.stmt_lines`` (the main walk's line numbers) with the rewritten tree."""
+    if not any(t in code for t in _TRIGGERS):
+        return module
+    tp = TrainingPass(conv, module.body)
+    start = module
+    if "autograd.grad" in code and conv.allows(AUTOGRAD_GRAD.id):
+        body = tp.tree.walk_blocks(list(module.body), AutogradGrad(tp))
+        if body is not None:
+            start = module.with_changes(body=body)
+    if "autocast" in code:
+        # first: a backward() inside `with autocast():` then sits in the loop body with its step
+        body = tp.tree.walk_blocks(list(start.body), Cleanup(tp, autocast_only=True))
+        if body is not None:
+            start = start.with_changes(body=body)
+    new = tp.run(start)
+    body = tp.tree.walk_blocks(list(new.body), Cleanup(tp))  # rebuilds only what it changes
+    if body is not None:
+        new = new.with_changes(body=body)
+    if not tp.changes:
+        return module
+    last = 1
+    for node, before, after, rule_id, label, note in tp.changes:
+        line = tp.tree.line_of(node) or last
+        last = line
+        conv.record_at(line, short(before) if isinstance(before, str) else before,
+                       short(after) if isinstance(after, str) else after, rule_id, label, note)
+    # the main walk numbers statements in this order: original ones keep their lines, new
+    # ones take the line of the statement they replace (or of the one before them)
+    conv.realign_lines(tp.tree.walk_order_lines(new.body))
+    return new
+
+
+@dataclass
+class _Saved:
+    """What a step rewrite may change before it is refused (restored then)."""
+
+    changes: int
+    stepped: set[str]
+    tensor_names: set[str]
+    module_names: set[str]
+    used: set[str]
+
+
+class TrainingPass:
+    """Rewrite the training steps of one module (create one per file).
+
+    Args:
+        conv: the main :class:`~migrate.convert.walker.Converter`, whose import aliases are
+            already resolved; the pass notes on it what it learnt (``conv.training``,
+            ``conv.training_tensors``) and the target names it uses.
+        body: the module's statements as parsed (their lines are the input's).
+    """
+
+    def __init__(self, conv, body):
+        self.conv = conv
+        self.bindings = FileBindings()
+        conv.training = self.bindings
+        self.tree = StatementTree(body, conv.stmt_lines)
+        self.changes: list[tuple] = []      # (node, before, after, rule ID, label, note)
+        self.stepped: set[str] = set()      # optimizers whose steps were rewritten
+        self.generated: set[int] = set()    # ids of the statements this pass wrote
+        self.forward_calls: set[str] = set()  # functions/methods a rewritten forward pass calls
+        self.keep: set[int] = set()         # ids of zero_grad()/step() statements of refused steps
+        self.skipped: set[int] = set()      # ids of backward() statements of unselected steps
+        # names known to hold tensors (batches of a loader, losses, forward outputs): the main
+        # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
+        self.tensor_names: set[str] = set()
+        conv.training_tensors = self.tensor_names
+
+    # ---- bookkeeping ---------------------------------------------------------------------
+    def qual(self, node) -> str | None:
+        """The qualified torch name of a Name/Attribute chain, or None."""
+        return self.conv.qual(node)
+
+    def record(self, node, after, rule_id, label, note, before=None) -> None:
+        """Record one change at the line of ``node`` (snippets stay nodes until a report reads them)."""
+        self.changes.append((node, node if before is None else before, after, rule_id, label, note))
+
+    def _save(self) -> _Saved:
+        return _Saved(len(self.changes), set(self.stepped), set(self.tensor_names),
+                      set(self.conv.module_names), set(self.conv.used))
+
+    def _restore(self, saved: _Saved) -> None:
+        """Nothing of an abandoned rewrite may remain in the report or the hints."""
+        del self.changes[saved.changes:]
+        self.stepped, self.conv.module_names, self.conv.used = saved.stepped, saved.module_names, saved.used
+        self.tensor_names.clear()
+        self.tensor_names.update(saved.tensor_names)
+
+    # ---- entry ---------------------------------------------------------------------------
+    def run(self, module: cst.Module) -> cst.Module:
+        """Return ``module`` with its training steps rewritten (the same object if none)."""
+        self.bindings.scan(module.body, self.conv, self.tensor_names)
+        body = self._scope(list(module.body))
+        new = module if body is None else module.with_changes(body=body)
+        if self.stepped:
+            self._network_outputs(new.body)
+        if self.forward_calls:
+            body = self.tree.walk_blocks(list(new.body), self._helpers_block)
+            if body is not None:
+                new = new.with_changes(body=body)
+        return new
+
+    def _helpers_block(self, stmts: list):
+        """Functions of this file that a forward pass calls: their no_grad blocks stop gradients
+        too (the main walk would unwrap them, and forward_fn would differentiate them)."""
+        out, changed = [], False
+        for st in stmts:
+            if isinstance(st, cst.FunctionDef) and st.name.value in self.forward_calls \
+                    and isinstance(st.body, cst.IndentedBlock):
+                inner = stop_gradients(self, list(st.body.body))
+                if inner is not st.body.body and inner != list(st.body.body):
+                    st = self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
+                    changed = True
+            out.append(st)
+        return out if changed else None
+
+    def _network_outputs(self, body) -> None:
+        """``out = model(x)`` / ``a, b = net(x)`` anywhere in the file: the targets are tensors."""
+        nets = self.conv.module_names
+        for st in walk_statements(body):
+            a = single_assign(st)
+            if a is not None and isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name) \
+                    and a.value.func.value in nets:
+                for t in a.targets:
+                    self.tensor_names.update(n for n in Names.bound_by(t) if n != "_")
+
+    # ---- scopes --------------------------------------------------------------------------
+    def _scope(self, body: list):
+        """Rewrite one scope's statements (module or function body); None when unchanged."""
+        changed = False
+        taken = None  # names used in this scope, computed when a step is found
+        # nested scopes first: functions and classes are their own scopes
+        new_body = []
+        for st in body:
+            new = self._nested(st)
+            changed |= new is not st
+            new_body.append(new)
+        body = new_body
+        # the training steps of this scope, one at a time (each rewrite changes the tree)
+        # steps refused by an earlier run (their backward() carries our marker) keep theirs
+        for path in marked_backwards(body):
+            self._keep_around(body, path)
+        for _ in range(10_000):  # each round rewrites, lifts or marks one backward()
+            path = find_backward(body, self.skipped)
+            if path is None:
+                break
+            if taken is None:
+                taken = scope_names(body)
+            body, rewritten = self._one_step(body, path, taken)
+            changed |= rewritten
+        return body if changed else None
+
+    def _one_step(self, body: list, path: list, taken: set[str]) -> tuple[list, bool]:
+        """Rewrite, lift or mark the step at ``path``; (new body, whether the body changed)."""
+        saved = self._save()
+        if not self.conv.allows(TRAINING_STEP.id):
+            return self._not_selected(body, path), False
+        try:
+            new = StepRewrite(self, body, path, taken).run()
+        except Refuse as r:
+            self._restore(saved)
+            st = at(body, path)
+            self._keep_around(body, path)
+            body = self.tree.replace_at(body, path, lambda s: [with_comment(s, r.rule_id, r.reason)])
+            self.record(st, "", r.rule_id, "unsupported", r.reason)
+            return body, True
+        if any(not self.conv.allows(c[3]) for c in self.changes[saved.changes:]):
+            # a part of the step (clipping, accumulation...) is not selected: leave it whole
+            self._restore(saved)
+            return self._not_selected(body, path), False
+        return new, True
+
+    def _not_selected(self, body: list, path: list) -> list:
+        """A step left as written because its rules are not selected (no marker)."""
+        self.skipped.add(id(at(body, path)))
+        self._keep_around(body, path)
+        return body
+
+    def _keep_around(self, body: list, path: list) -> None:
+        """A step left as it was keeps its zero_grad()/step() calls (here and in enclosing blocks)."""
+        for n in range(len(path)):
+            for other in block_at(body, path[:n]):
+                if method_call(other, "zero_grad") is not None or self.is_step(other):
+                    self.keep.add(id(other))
+                elif isinstance(other, cst.If) and isinstance(other.body, cst.IndentedBlock):
+                    self.keep.update(id(x) for x in other.body.body if self.is_step(x))
+
+    def _nested(self, st):
+        if isinstance(st, cst.FunctionDef):
+            inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
+            if inner is None:
+                return st
+            return self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
+        if isinstance(st, cst.ClassDef):
+            new = dataset_class(self, st)
+            if isinstance(new.body, cst.IndentedBlock):
+                items, ch = [], False
+                for s in new.body.body:
+                    n = self._nested(s)
+                    ch |= n is not s
+                    items.append(n)
+                if ch:
+                    new = self.tree.rebuilt(st, new.with_changes(body=new.body.with_changes(body=items)))
+            return new
+        if isinstance(st, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+            return self.tree.map_blocks(st, lambda stmts: _seq_or_none(self._nested, stmts))
+        return st
+
+    # ---- what the pass recognizes ----------------------------------------------------------
+    def constructs(self, st) -> bool:
+        """``x = Net(...)`` / ``x = nn.Linear(...)``: an object is built, no tensor is computed."""
+        a = single_assign(st)
+        if a is None or not isinstance(a.value, cst.Call):
+            return False
+        f = a.value.func
+        q = self.qual(f)
+        if q is not None:
+            last = q.rsplit(".", 1)[-1]
+            return q.startswith(("torch.nn.", "torch.optim.")) and last[:1].isupper()
+        return isinstance(f, cst.Name) and self.is_class(f.value)
+
+    def is_class(self, name: str) -> bool:
+        """A class of this file, or a CamelCase name (an imported class; `G(z)` is a network call)."""
+        return name in self.bindings.classes or name[:1].isupper() and any(c.islower() for c in name)
+
+    def calls_network(self, st) -> bool:
+        """Whether ``st`` calls something that may hold parameters (a network, a plain function)."""
+        for c in Names.of(st).calls:
+            f = c.func
+            if isinstance(f, cst.Name):
+                if f.value not in self.conv.aliases and f.value not in BUILTINS \
+                        and not self.is_class(f.value):
+                    return True
+            elif isinstance(f, cst.Attribute):
+                # self.layer(x) / self.loss_fn(...) / model.forward(x); not model.parameters()
+                base = dotted(f.value)
+                if base == "self" or base in self.conv.module_names and f.attr.value not in _BOOKKEEPING:
+                    return True
+                if dotted(f) in self.conv.module_names or dotted(f) in self.bindings.ddp:
+                    return True
+        return False
+
+    def is_zero_grad(self, st, opt: str) -> bool:
+        """``opt.zero_grad()`` (or a network's zero_grad()) as a statement."""
+        m = method_call(st, "zero_grad")
+        return m is not None and (dotted(m[0]) == opt or dotted(m[0]) in self.conv.module_names)
+
+    def is_step(self, st):
+        """The optimizer name when ``st`` is ``opt.step()`` or ``scaler.step(opt)``."""
+        m = method_call(st, "step")
+        if m is None:
+            return None
+        recv, call = m
+        name = dotted(recv)
+        if name in self.bindings.scalers and len(call.args) == 1:
+            return dotted(call.args[0].value)
+        if name in self.bindings.schedulers or call.args:
+            return None
+        if name in self.bindings.optimizers or name and looks_optimizer(name):
+            return name
+        return None
+
+    def find_step(self, block: list, k: int):
+        """(index in ``block``, index inside a guarding ``if`` or None, optimizer) of the first
+        optimizer step after ``block[k]``, or None."""
+        for j in range(k + 1, len(block)):
+            st = block[j]
+            opt = self.is_step(st)
+            if opt:
+                return j, None, opt
+            if isinstance(st, cst.If) and isinstance(st.body, cst.IndentedBlock):
+                for i, inner in enumerate(st.body.body):
+                    opt = self.is_step(inner)
+                    if opt:
+                        return j, i, opt
+        return None
+
+
+def _seq_or_none(f, stmts):
+    new = [f(s) for s in stmts]
+    return new if any(a is not b for a, b in zip(new, stmts)) else None

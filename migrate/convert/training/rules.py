@@ -1,0 +1,52 @@
+"""The statement rules of the training pass, described as registry records.
+
+The pass applies them (a step is rewritten by several at once: MS201 with MS202, MS203, ...);
+reports carry their IDs and ``migrate mappings --rules`` lists them. Its markers (MS951-MS955)
+are in :data:`migrate.convert.registry.MARKERS`.
+"""
+from __future__ import annotations
+
+from migrate.convert.registry import statement_rule
+
+TRAINING_STEP = statement_rule(
+    "MS201", "training_step", "Replace zero_grad/loss.backward()/optimizer.step() with forward_fn + "
+                              "ms.value_and_grad (built once) + optimizer(grads).")
+ZERO_GRAD = statement_rule(
+    "MS202", "zero_grad", "Replace optimizer.zero_grad() / model.zero_grad() with nothing (fresh "
+                          "gradients on every call).")
+CLIP_GRAD_NORM = statement_rule(
+    "MS203", "clip_grad_norm", "Replace clip_grad_norm_(params, max_norm) with grads = "
+                               "ops.clip_by_global_norm(grads, max_norm).")
+CLIP_GRAD_VALUE = statement_rule(
+    "MS204", "clip_grad_value", "Replace clip_grad_value_(params, v) with grads = ops.clip_by_value(grads, -v, v).")
+GRAD_ACCUMULATION = statement_rule(
+    "MS205", "grad_accumulation", "Replace backward() every batch + step() every k batches with a "
+                                  "summed grads tuple applied and reset every k batches.")
+GRAD_SCALER = statement_rule(
+    "MS206", "grad_scaler", "Replace scaler.scale(loss).backward()/unscale_/step/update with "
+                            "scale in forward_fn, unscale(grads), all_finite, adjust.")
+GUARDED_STEP = statement_rule(
+    "MS207", "guarded_step", "Replace `if cond: optimizer.step()` with `if cond: optimizer(grads)`.")
+AUTOCAST = statement_rule(
+    "MS208", "autocast", "Replace `with autocast(): body` with body (float32; use ms.amp.auto_mixed_precision).")
+AUTOGRAD_GRAD = statement_rule(
+    "MS209", "autograd_grad", "Replace torch.autograd.grad(f(x), x, create_graph=True) with ms.grad(lambda x: f(x))(x).")
+INIT_PROCESS_GROUP = statement_rule(
+    "MS210", "init_process_group", "Replace dist.init_process_group(...) with communication.init() + "
+                                   "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True).")
+DATASET_BASE = statement_rule(
+    "MS211", "dataset_base", "Replace class D(torch.utils.data.Dataset) with class D (a GeneratorDataset source).")
+SAMPLER_STATEMENTS = statement_rule(
+    "MS212", "distributed_sampler_statements", "Replace sampler = DistributedSampler(...) / "
+                                               "sampler.set_epoch(e) with dataset sharding.")
+CONDITIONAL_BACKWARD = statement_rule(
+    "MS213", "conditional_backward", "Replace `loss = f(x); if C: loss.backward()` with the forward "
+                                     "pass in `if C: grad_fn(...) else: f(x)`.")
+LEN_LOADER = statement_rule(
+    "MS214", "len_loader", "Replace len(loader) / len(loader.dataset) with get_dataset_size() of the "
+                           "batched / unbatched dataset.")
+GRAD_REDUCER = statement_rule(
+    "MS215", "grad_reducer", "Replace DDP gradient averaging with nn.DistributedGradReducer on the grads.")
+NO_GRAD_IN_FORWARD = statement_rule(
+    "MS216", "no_grad_in_forward", "Replace `with torch.no_grad(): t = f(x)` inside forward_fn with "
+                                   "t = f(x); t = ops.stop_gradient(t).")

@@ -1,0 +1,163 @@
+"""The statements between ``backward()`` and the next step: gradient clipping, ``unscale_``,
+``optimizer.step()``, ``zero_grad()``, ``scaler.update()`` -> operations on the grads tuple.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from migrate.convert.cst import bind_args, call_of, code_of, dotted, method_call, new_statement
+from migrate.convert.training.rules import (
+    CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, TRAINING_STEP, ZERO_GRAD,
+)
+from migrate.convert.training.tree import Names, Refuse, unique
+
+CLIP_NORM = {"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+             "torch.nn.utils.clip_grad.clip_grad_norm_"}
+CLIP_VALUE = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_"}
+
+
+@dataclass
+class UpdateState:
+    """What the statements after one backward() work on."""
+
+    opt: str                  # the optimizer of the step
+    scaler: str | None        # its GradScaler, if any
+    grads: str                # the grads tuple (the accumulated one when accumulating)
+    taken: set[str]           # names used in the scope
+    unscaled: bool = False    # scaler.unscale_(opt) was seen
+    finite: str | None = None  # the name holding all_finite(grads), once computed
+
+
+class UpdateRewrite:
+    """Rewrite the statements after one ``backward()`` (one use per step).
+
+    Args:
+        tp: the training pass (records, lines, what the file binds).
+        state: the step's optimizer, scaler and grads names.
+    """
+
+    def __init__(self, tp, state: UpdateState):
+        self.tp = tp
+        self.state = state
+
+    def rewrite(self, stmts: list, guarded_index: int | None = None) -> list:
+        """The new statements; the one at ``guarded_index`` is the ``if`` holding the step."""
+        tree = self.tp.tree
+        out = []
+        for n, st in enumerate(stmts):
+            if n == guarded_index:
+                out.append(self._guarded(st))
+                continue
+            new = self._one(st)
+            for n_st in new:
+                if n_st is not st:
+                    tree.stands_for(n_st, st)
+            if new and st.leading_lines and new[0] is not st:
+                new[0] = new[0].with_changes(leading_lines=st.leading_lines)
+            elif not new and st.leading_lines:
+                new = [cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines)]
+            out.extend(new)
+        return out
+
+    def _guarded(self, st: cst.If):
+        """``if cond: optimizer.step()`` -> ``if cond: optimizer(grads)`` (MS207)."""
+        self.tp.record(st, code_of(st.test), GUARDED_STEP.id, "transformed",
+                       "guarded step(): the update is applied only when the condition holds",
+                       before=code_of(st.test))
+        inner = self.rewrite(list(st.body.body)) or [new_statement("pass")]
+        new_if = st.with_changes(body=st.body.with_changes(body=inner))
+        self.tp.tree.stands_for(new_if, st)
+        return new_if
+
+    def _one(self, st) -> list:
+        """The statements that replace ``st`` (``[st]`` when it is not an update statement)."""
+        tp, s = self.tp, self.state
+        if tp.is_zero_grad(st, s.opt):
+            tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "
+                                                     "fresh gradients on every call")
+            if s.grads != "grads":  # accumulation: the sum starts again
+                return [new_statement(f"{s.grads} = None")]
+            return []
+        call = call_of(st)
+        q = tp.qual(call.func) if call is not None else None
+        if q in CLIP_NORM:
+            return [self._clip_norm(st, call)]
+        if q in CLIP_VALUE:
+            return [self._clip_value(st, call)]
+        if q is not None and (q in CLIP_NORM | CLIP_VALUE or q.startswith("torch.nn.utils.clip")):
+            raise Refuse("MS953", f"{code_of(call)}: clipping result used; clip the grads tuple by hand")
+        m = method_call(st, "unscale_")
+        if m is not None and dotted(m[0]) == s.scaler:
+            s.unscaled = True
+            new = new_statement(f"{s.grads} = {s.scaler}.unscale({s.grads})")
+            tp.record(st, new, GRAD_SCALER.id, "exact", "unscale the gradients, not the optimizer")
+            return [new]
+        step_opt = tp.is_step(st)
+        if step_opt is not None:
+            return self._step(st, step_opt)
+        m = method_call(st, "update")
+        if m is not None and s.scaler and dotted(m[0]) == s.scaler:
+            new = new_statement(f"{s.scaler}.adjust({s.finite or f'ms.amp.all_finite({s.grads})'})")
+            tp.record(st, new, GRAD_SCALER.id, "approximate",
+                      "scaler.update() -> adjust(finite): one scale_factor for growth and backoff, "
+                      "scale never below 1")
+            return [new]
+        if isinstance(st, cst.SimpleStatementLine):
+            for c in Names.of(st).calls:
+                if tp.qual(c.func) in CLIP_NORM | CLIP_VALUE:
+                    raise Refuse("MS953", f"{code_of(c)}: clipping result used; clip the grads "
+                                          "tuple with ops.clip_by_global_norm by hand")
+        return [st]
+
+    def _clip_norm(self, st, call: cst.Call):
+        s = self.state
+        args = bind_args(call, ["parameters", "max_norm", "norm_type", "error_if_nonfinite", "foreach"])
+        if args is None or "max_norm" not in args:
+            raise Refuse("MS953", f"{code_of(call)}: arguments not understood")
+        nt = args.get("norm_type")
+        if nt is not None and code_of(nt) not in ("2", "2.0"):
+            raise Refuse("MS953", f"{code_of(call)}: only the L2 norm maps to ops.clip_by_global_norm")
+        self.tp.conv.used.add("ops")
+        new = new_statement(f"{s.grads} = ops.clip_by_global_norm({s.grads}, {code_of(args['max_norm'])})")
+        self.tp.record(st, new, CLIP_GRAD_NORM.id, "approximate",
+                       f"clips the grads of {s.opt}.parameters (the {code_of(args['parameters'])} "
+                       "given to the optimizer); torch scales by max_norm/(norm+1e-6), MindSpore by "
+                       "max_norm/max(norm, max_norm)")
+        return new
+
+    def _clip_value(self, st, call: cst.Call):
+        s = self.state
+        args = bind_args(call, ["parameters", "clip_value", "foreach"])
+        if args is None or "clip_value" not in args:
+            raise Refuse("MS953", f"{code_of(call)}: arguments not understood")
+        self.tp.conv.used.add("ops")
+        v = code_of(args["clip_value"])
+        v = v if isinstance(args["clip_value"], (cst.Name, cst.Integer, cst.Float, cst.Attribute)) else f"({v})"
+        new = new_statement(f"{s.grads} = ops.clip_by_value({s.grads}, -{v}, {v})")
+        self.tp.record(st, new, CLIP_GRAD_VALUE.id, "exact", f"clips the grads of {s.opt}.parameters")
+        return new
+
+    def _step(self, st, step_opt: str) -> list:
+        """``optimizer.step()`` -> ``optimizer(grads)``; ``scaler.step(optimizer)`` -> an update
+        only when the unscaled grads are finite."""
+        tp, s = self.tp, self.state
+        if step_opt != s.opt:
+            raise Refuse("MS953", f"backward() is followed by the step of another optimizer "
+                                  f"({step_opt}): write its value_and_grad by hand")
+        m = method_call(st, "step")
+        if s.scaler and dotted(m[0]) == s.scaler:
+            new = []
+            if not s.unscaled:
+                new.append(new_statement(f"{s.grads} = {s.scaler}.unscale({s.grads})"))
+            s.finite = unique("grads_finite", s.taken)
+            new.append(new_statement(f"{s.finite} = ms.amp.all_finite({s.grads})"))
+            new.append(new_statement(f"if {s.finite}:\n    {s.opt}({s.grads})"))
+            tp.record(st, new[-1], GRAD_SCALER.id, "approximate",
+                      "scaler.step -> update only when the unscaled grads are finite "
+                      "(ms.amp.all_finite)")
+            return new
+        new = new_statement(f"{s.opt}({s.grads})")
+        tp.record(st, new, TRAINING_STEP.id, "exact", "optimizer.step() -> optimizer(grads)")
+        return [new]

@@ -1,0 +1,589 @@
+"""The converter: one cheap walk over a libcst tree, driven by the mapping tables.
+
+libcst's visitor rebuilds every node it passes; this walker only rebuilds the nodes on the path to
+a change, which keeps the whole conversion close to the cost of a bare parse. What happens at each
+kind of node is in :mod:`migrate.convert.handlers`; imports are resolved and rewritten by
+:mod:`migrate.convert.imports`; statement-level passes (the training loop) run before the walk.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+
+import libcst as cst
+
+from mappings import load_tables
+from migrate.convert import handlers
+from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
+from migrate.convert.cst import (
+    count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
+    replace_fields, rewrite_fields, statement_spans,
+)
+from migrate.convert.imports import (
+    ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
+    scan_module_imports,
+)
+from migrate.convert.receivers import track_assign
+from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.training import training_pass
+
+TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
+# Statement-level passes that run before the walk, each ``run(conv, module, code) -> module``.
+PASSES = (training_pass,)
+
+# Words that can make a simple statement need the walker besides the file's torch aliases: every
+# method name of the tables, and the attributes and names the rules look at.
+_RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
+               "torch", "torchvision", "add_module", "device")
+
+
+@lru_cache(maxsize=256)
+def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
+    """A regex that finds, in a statement's text, anything a rule could act on."""
+    methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
+    words = sorted(set(aliases) | methods | set(_RULE_WORDS))
+    # `name_(`: in-place tensor methods are marked
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A point in the change log to roll back to (see :meth:`Converter.rollback_to`)."""
+
+    changes: int   # changes recorded before it
+    depth: int     # statements open (marker lists) at it
+    markers: int   # markers waiting for the innermost open statement
+
+
+class Converter:
+    """Convert one source text; create one per file (it holds per-file state).
+
+    Args:
+        target: ``"ms_core"`` or ``"mindspore"``: the package the output imports.
+        validate: parse the output once more, when statements were moved, removed or added
+            (expression rewrites keep the replaced node's parentheses and cannot break the
+            layout), and return the input unchanged (with ``error``) if it is not valid Python.
+        names: local names for the target modules (default ``ms``, ``nn``, ``ops``); chosen
+            automatically when a torch import that must stay already uses one of them.
+        rules: which rewrites run (default: all; see :class:`~migrate.convert.registry.RuleSelection`).
+    """
+
+    def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None,
+                 rules: RuleSelection = EVERYTHING):
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
+        self.pkg = TARGETS[target]
+        self.target_name = target
+        self.validate = validate
+        self.rules = rules
+        self._allowed: dict[str, bool] | None = None if rules.everything else {}
+        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", **(names or {})}
+        self.tables = load_tables()
+        # what the output needs
+        self.changes: list[Change] = []
+        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
+        self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
+        self.reshaped = False  # statements moved/removed/added: the output is parsed once more
+        # imports (see migrate.convert.imports)
+        self.aliases: dict[str, str] = {}     # local name -> qualified torch name
+        self.alias_uses: dict[str, int] = {}  # torch alias -> uses left unconverted
+        self.imported: set[str] = set()       # every name bound by a module-level import
+        self.import_lines: dict[int, int] = {}  # id(module-level line) -> its line in the input
+        self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
+        # what the walk has learnt about the file
+        self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
+        self.sequential_classes: set[str] = set()  # classes here that derive from nn.Sequential
+        self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
+        self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
+        self.module_names: set[str] = set()  # module-level names bound to modules
+        self.training = None   # FileBindings of the training pass, when it looked at this file
+        self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
+        # where the walk is
+        self._classes: list[ClassScope] = []
+        self._functions: list[FunctionScope] = []
+        self.in_isinstance = False
+        self._markers: list[list[tuple[str, str]]] = []  # per open statement: markers to write
+        self._after: list[list[str]] = []  # per simple statement: statements to add after it
+        self.line = 0
+        self.stmt_lines: list[int] = []  # first line of every statement, in walk order
+        self.stmt_ends: list[int] = []
+        self.stmt_index = -1
+        self.src_lines: list[str] = []
+        self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.freeze_line = False  # inside code rewritten before its walk: report one line
+
+    # ---- entry point -------------------------------------------------------------------
+    def convert(self, code: str) -> ConvertResult:
+        """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
+        if "torch" not in code:
+            # nothing of torch's can be here: validate with the (much faster) builtin parser only
+            try:
+                ast.parse(code)
+            except SyntaxError as err:
+                return ConvertResult(code, error=f"syntax error at line {err.lineno}: {err.msg}")
+            except ValueError as err:  # null bytes
+                return ConvertResult(code, error=f"cannot parse: {err}")
+            return ConvertResult(code)
+        try:
+            module = cst.parse_module(code)
+        except cst.ParserSyntaxError as exc:
+            return ConvertResult(code, error=_syntax_error(code, exc))
+        scan_module_imports(module.body, self.aliases, self.imported)
+        if not self.aliases and not imports_torch_somewhere(code):
+            return ConvertResult(code)  # no torch import: nothing of torch's to convert
+        self.stmt_lines, self.stmt_ends = statement_spans(code)
+        for run_pass in PASSES:
+            module = run_pass(self, module, code)
+        if self.training is None and self.stmt_lines:
+            # simple statements whose text holds nothing a rule acts on are only tracked, not
+            # walked (the statement spans still match the tree: no pass rewrote it)
+            self.src_lines = code.splitlines()
+            self.pattern = _interesting(tuple(sorted(self.aliases)))
+        # module-level code is a scope too: tensors and modules bound there are tracked
+        with self.in_function(FunctionScope()):
+            body = self._walk_body(module.body)
+        clash = {a for a, n in self.alias_uses.items() if n and a in self.used
+                 and self.names.get(a) == a}
+        if clash:
+            # a torch import that must stay binds a name the converted code needs (`nn` for both
+            # torch.nn and the target's nn): convert again with other local names for ours
+            names = dict(self.names)
+            names.update({a: f"ms_{a}" if a != "ms" else "ms_core_" for a in clash})
+            if names["ms"] == "ms_core_" and self.pkg == "mindspore":
+                names["ms"] = "mindspore_"
+            return Converter(self.target_name, self.validate, names, self.rules).convert(code)
+        body = ImportRewrite(self).run(body)
+        new = module.with_changes(body=body) if body is not module.body else module
+        self.changes.sort(key=lambda c: c.line)
+        out = new.code
+        if self.validate and (self.reshaped or self.training is not None):
+            # the promise is valid Python whatever happens: a converter bug returns the input
+            try:
+                ast.parse(out)
+            except SyntaxError as err:
+                return ConvertResult(code, error=f"internal error: the conversion was not valid Python "
+                                                 f"(line {err.lineno}: {err.msg}); file left unchanged")
+        # every change is one torch site: rewritten (any label) or left with a marker
+        return ConvertResult(out, self.changes, len(self.changes))
+
+    # ---- the change log ----------------------------------------------------------------
+    def allows(self, rule_id: str) -> bool:
+        """Whether the rewrite ``rule_id`` runs (``--select``/``--disable``)."""
+        if self._allowed is None:
+            return True
+        ok = self._allowed.get(rule_id)
+        if ok is None:
+            ok = self._allowed[rule_id] = self.rules.allows(rule_id)
+        return ok
+
+    def record(self, node_before, after, rule: str, label: str, note: str = "") -> None:
+        """Record one change at the current line."""
+        self.changes.append(Change(self.line, rule, label, node_before, after, note))
+
+    def record_at(self, line: int, node_before, after, rule: str, label: str, note: str = "") -> None:
+        """Record one change at ``line`` (a pass before the walk knows its own lines)."""
+        self.changes.append(Change(line, rule, label, node_before, after, note))
+
+    def realign_lines(self, lines: list[int]) -> None:
+        """A pass before the walk reshaped the tree: ``lines`` is the input line of each of its
+        statements, in walk order (so that changes still report lines of the input)."""
+        self.stmt_lines = lines
+
+    def mark(self, node, rule: str, reason: str) -> None:
+        """Leave ``node`` as it is and put a marker comment above its statement."""
+        self.changes.append(Change(self.line, rule, "unsupported", node, "", reason))
+        if self._markers:
+            self._markers[-1].append((rule, reason))
+
+    def checkpoint(self) -> Checkpoint:
+        """The current end of the change log, to :meth:`rollback_to` later."""
+        return Checkpoint(len(self.changes), len(self._markers),
+                          len(self._markers[-1]) if self._markers else 0)
+
+    def rollback_to(self, mark: Checkpoint, keep_markers: bool = True) -> None:
+        """Forget the rewrites recorded since ``mark``: their code is kept as written.
+
+        Markers recorded since stay (with their comments) unless ``keep_markers`` is False.
+        """
+        since = self.changes[mark.changes:]
+        del self.changes[mark.changes:]
+        if keep_markers:
+            self.changes.extend(c for c in since if c.label == "unsupported")
+        elif self._markers and len(self._markers) == mark.depth:
+            del self._markers[-1][mark.markers:]
+
+    def add_after(self, text: str) -> None:
+        """Add the statement ``text`` right after the simple statement being converted."""
+        self._after[-1].append(text)
+
+    @property
+    def can_add_after(self) -> bool:
+        """Inside a simple statement (where :meth:`add_after` can add one)."""
+        return bool(self._after)
+
+    # ---- target names and torch aliases ------------------------------------------------
+    def target(self, name: str) -> cst.BaseExpression:
+        """Return the expression for a table target such as ``nn.Dense`` and note its import."""
+        return parse_expr(self.tname(name))
+
+    def tname(self, name: str) -> str:
+        """Source text for a target name (``ms.float32``, ``ops.relu``, ``init.Normal``), with
+        the local names this file uses for the target modules; notes the import it needs."""
+        head, _, rest = name.partition(".")
+        if head == "init":
+            self.init_names.add(rest.split(".")[0])
+            return rest
+        self.used.add(head)
+        local = self.names.get(head, head)
+        return f"{local}.{rest}" if rest else local
+
+    def uses_alias(self, node) -> None:
+        """Count a torch alias that stays in the output (its import must stay too)."""
+        d = dotted(node)
+        if d:
+            head = d.split(".")[0]
+            self.alias_uses[head] = self.alias_uses.get(head, 0) + 1
+
+    def keep_aliases_in(self, node) -> None:
+        """Every torch alias used inside ``node`` stays in the output, so its import must stay."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Name):
+                if n.value in self.aliases:
+                    self.alias_uses[n.value] = self.alias_uses.get(n.value, 0) + 1
+                continue
+            stack.extend(n.children)
+
+    def aliases_changed(self) -> None:
+        """New torch aliases (an import inside a function): the text filter must know them."""
+        if self.pattern is not None:
+            self.pattern = _interesting(tuple(sorted(self.aliases)))
+
+    def qual(self, node) -> str | None:
+        """Resolve a Name/Attribute chain to its qualified torch name, or None."""
+        d = dotted(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        base = self.aliases.get(head)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def drop_nested_imports(self, block):
+        """Remove the torch imports of a function body that no unconverted code still uses."""
+        return drop_nested_imports(self, block)
+
+    # ---- scopes ------------------------------------------------------------------------
+    @property
+    def scope(self) -> FunctionScope | None:
+        """The innermost function scope (the module's at top level)."""
+        return self._functions[-1] if self._functions else None
+
+    @property
+    def class_scope(self) -> ClassScope | None:
+        """The innermost class being walked, or None."""
+        return self._classes[-1] if self._classes else None
+
+    @property
+    def nested(self) -> bool:
+        """Inside a function or class (the module scope is the first function scope)."""
+        return len(self._functions) > 1 or bool(self._classes)
+
+    @property
+    def in_cell(self) -> bool:
+        """Inside a class that becomes a Cell."""
+        return bool(self._classes) and self._classes[-1].cell
+
+    @contextmanager
+    def in_function(self, scope: FunctionScope):
+        """Walk a function body (or the module) in ``scope``."""
+        self._functions.append(scope)
+        try:
+            yield scope
+        finally:
+            self._functions.pop()
+
+    @contextmanager
+    def in_class(self, scope: ClassScope):
+        """Walk a class body in ``scope``."""
+        self._classes.append(scope)
+        try:
+            yield scope
+        finally:
+            self._classes.pop()
+
+    @contextmanager
+    def naming_classes(self):
+        """Inside ``isinstance(x, ...)``/``issubclass``: classes are named, not built."""
+        saved, self.in_isinstance = self.in_isinstance, True
+        try:
+            yield
+        finally:
+            self.in_isinstance = saved
+
+    @contextmanager
+    def unaligned(self, block):
+        """Walk ``block`` after rewriting it: its statements no longer match the source, so none
+        is skipped by the text filter, changes inside report the current line, and counting
+        resumes after the block as written."""
+        start, pattern = self.stmt_index, self.pattern
+        self.pattern, self.freeze_line = None, True
+        try:
+            yield
+        finally:
+            self.pattern, self.freeze_line = pattern, False
+            self.stmt_index = start + count_statements(block)
+
+    # ---- the walk ----------------------------------------------------------------------
+    def walk(self, node):
+        """Return ``node`` rewritten (the same object when nothing changed)."""
+        handler = _HANDLERS.get(type(node))
+        if handler is not None:
+            return handler(self, node)
+        return self.generic(node)
+
+    def generic(self, node):
+        """Walk the children of ``node`` that may hold code; rebuild it only if one changed."""
+        changes = None
+        for name in rewrite_fields(type(node)):
+            value = getattr(node, name)
+            t = type(value)
+            if t in (tuple, list):
+                if not value or not is_node_type(type(value[0])):
+                    continue
+                new = self.walk_seq(value)
+            elif is_node_type(t):
+                new = self.walk(value)
+            else:
+                continue
+            if new is not value:
+                if changes is None:
+                    changes = {}
+                changes[name] = new
+        return replace_fields(node, changes) if changes else node
+
+    def walk_seq(self, seq):
+        """Walk a sequence of nodes; a handler may return a list (statements) to splice in."""
+        out = None
+        for i, item in enumerate(seq):
+            new = self.walk(item)
+            if new is not item:
+                if out is None:
+                    out = list(seq[:i])
+                if isinstance(new, list):
+                    out.extend(new)
+                    continue
+            if out is not None:
+                out.append(new)
+        return seq if out is None else out
+
+    def _walk_body(self, body):
+        saved = self.line
+        out = self.walk_seq(body)
+        self.line = saved
+        return out
+
+    def _next_statement(self) -> None:
+        self.stmt_index += 1
+        if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
+            self.line = self.stmt_lines[self.stmt_index]
+
+    def enter_stmt(self) -> None:
+        """A compound statement starts: its line, and a list for its markers."""
+        self._next_statement()
+        self._markers.append([])
+
+    def leave_stmt(self, old, new):
+        """A compound statement ends: write its markers above it (once each)."""
+        found = self._markers.pop()
+        if not found:
+            return new
+        lines = list(new.leading_lines)
+        have = {ln.comment.value for ln in lines if ln.comment is not None}
+        for rule, reason in found:
+            text = f"{MARKER_PREFIX}{rule} {reason}"
+            if text not in have:
+                have.add(text)
+                lines.append(cst.EmptyLine(comment=cst.Comment(text)))
+        return new.with_changes(leading_lines=lines)
+
+    # statements
+    def on_simple_line(self, node: cst.SimpleStatementLine):
+        self._markers.append([])
+        self._after.append([])
+        try:
+            new = self._simple_line(node)
+        finally:
+            extra = self._after.pop()
+        if extra and isinstance(new, cst.SimpleStatementLine):
+            self.reshaped = True
+            # statements a rule needs right after this one (same indentation: same block)
+            return [new, *(parse_statement(text) for text in extra)]
+        return new
+
+    def _simple_line(self, node: cst.SimpleStatementLine):
+        out = None
+        for i, small in enumerate(node.body):
+            self._next_statement()
+            new = self._small(small)
+            if new is not small:
+                if out is None:
+                    out = list(node.body[:i])
+                if new is None:
+                    continue
+            if out is not None:
+                out.append(new)
+        if not self.nested:
+            self.import_lines[id(node)] = self.line
+        new_node = node
+        if out is not None:
+            if not out:
+                self._markers.pop()
+                if node.leading_lines:
+                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)
+                return []
+            out[-1] = out[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            new_node = node.with_changes(body=out)
+        return self.leave_stmt(node, new_node)
+
+    def on_suite(self, node: cst.SimpleStatementSuite):
+        out = None
+        for i, small in enumerate(node.body):
+            self._next_statement()
+            new = self._small(small) or cst.Pass()
+            if new is not small and out is None:
+                out = list(node.body[:i])
+            if out is not None:
+                out.append(new)
+        return node if out is None else node.with_changes(body=out)
+
+    def _small(self, small):
+        if self.pattern is not None and self.stmt_index < len(self.stmt_ends):
+            i = self.stmt_index
+            first, last = self.stmt_lines[i], self.stmt_ends[i]
+            text = self.src_lines[first - 1] if first == last else "\n".join(self.src_lines[first - 1:last])
+            if self.pattern.search(text) is None:
+                if isinstance(small, cst.Assign):
+                    track_assign(self, small)
+                return small
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            # module-level imports are rewritten at the end, once uses are known
+            return note_nested_import(self, small) if self.nested else small
+        if isinstance(small, cst.Assign):
+            return handlers.on_assign(self, small)
+        return self.walk(small)
+
+    def on_block(self, node: cst.IndentedBlock):
+        body = self._walk_body(node.body)
+        if body is node.body:
+            return node
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return node.with_changes(body=body)
+
+    def on_compound(self, node):
+        self.enter_stmt()
+        return self.leave_stmt(node, self.generic(node))
+
+    def on_with(self, node: cst.With):
+        self.enter_stmt()
+        new = handlers.on_with(self, node)
+        if isinstance(new, list):
+            self._markers.pop()
+            return new
+        return self.leave_stmt(node, new)
+
+    # expressions
+    def on_name(self, node: cst.Name):
+        if node.value in self.aliases:
+            return keep_parens(node, handlers.on_reference(self, node, self.aliases[node.value]))
+        return node
+
+    def on_attribute(self, node: cst.Attribute):
+        q = self.qual(node)
+        if q is not None:
+            return keep_parens(node, handlers.on_reference(self, node, q))
+        return keep_parens(node, handlers.on_plain_attribute(self, node))
+
+    def on_call(self, node: cst.Call):
+        return keep_parens(node, handlers.on_call(self, node))
+
+    def on_lambda(self, node: cst.Lambda):
+        return node.with_changes(body=self.walk(node.body))
+
+
+def _statement_handler(handle):
+    """A handler for a compound statement: its line and markers around ``handle(conv, node)``."""
+    def on_statement(conv, node):
+        conv.enter_stmt()
+        return conv.leave_stmt(node, handle(conv, node))
+    return on_statement
+
+
+def _unchanged(conv, node):
+    return node
+
+
+def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:
+    """Python's own message and line (libcst's are less precise), else libcst's."""
+    try:
+        ast.parse(code)
+    except SyntaxError as err:
+        return f"syntax error at line {err.lineno}: {err.msg}"
+    return f"syntax error at line {exc.raw_line}: {exc.message}"
+
+
+_HANDLERS = {
+    cst.SimpleStatementLine: Converter.on_simple_line,
+    cst.SimpleStatementSuite: Converter.on_suite,
+    cst.IndentedBlock: Converter.on_block,
+    cst.ClassDef: _statement_handler(handlers.on_class),
+    cst.FunctionDef: _statement_handler(handlers.on_function),
+    cst.With: Converter.on_with,
+    cst.For: _statement_handler(handlers.on_for),
+    cst.If: _statement_handler(handlers.on_if),
+    cst.While: Converter.on_compound,
+    cst.Try: Converter.on_compound,
+    cst.TryStar: Converter.on_compound,
+    cst.Name: Converter.on_name,
+    cst.Attribute: Converter.on_attribute,
+    cst.Call: Converter.on_call,
+    cst.Lambda: Converter.on_lambda,
+    # leaves and whitespace: nothing inside to convert
+    cst.SimpleString: _unchanged,
+    cst.Integer: _unchanged,
+    cst.Float: _unchanged,
+    cst.Pass: _unchanged,
+    cst.Newline: _unchanged,
+    cst.EmptyLine: _unchanged,
+}
+
+
+def convert_source(code: str, target: str = "ms_core", select=(), disable=()) -> ConvertResult:
+    """Convert PyTorch source text to ms_core (or MindSpore) source text.
+
+    Args:
+        code: Python source that uses torch.
+        target: ``"ms_core"`` (default) or ``"mindspore"``.
+        select: rule IDs or ID prefixes to apply (``["MS1", "MS205"]``); empty: all.
+        disable: rule IDs or ID prefixes not to apply (``["MS212"]``).
+
+    Returns:
+        A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
+        ``.code`` is the input) when the source does not parse.
+
+    Raises:
+        ValueError: for an unknown target or a malformed rule ID.
+
+    Example:
+        >>> convert_source("import torch.nn as nn\\nfc = nn.Linear(4, 2, bias=False)\\n").code.splitlines()[-1]
+        'fc = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))'
+    """
+    rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
+    return Converter(target, rules=rules).convert(code)

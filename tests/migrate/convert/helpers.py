@@ -1,0 +1,34 @@
+"""Helpers for before/after converter tests."""
+import textwrap
+from pathlib import Path
+
+from migrate import convert_source
+
+TESTS = Path(__file__).resolve().parents[2]  # tests/
+REPO = TESTS.parent
+FIXTURE_ROOT = TESTS / "fixtures"
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def body(code: str, target: str = "ms_core"):
+    """Convert ``HEADER + code`` and return (the converted code after the import block, result)."""
+    src = HEADER + textwrap.dedent(code)
+    res = convert_source(src, target)
+    assert res.error is None, res.error
+    lines = res.code.splitlines()
+    # drop the generated import block
+    i = 0
+    while i < len(lines) and (lines[i].startswith(("import ", "from ")) or not lines[i].strip()):
+        i += 1
+    return "\n".join(lines[i:]) + "\n", res
+
+
+def after(code: str, target: str = "ms_core") -> str:
+    return body(code, target)[0]
+
+
+def check(before: str, expected: str, target: str = "ms_core"):
+    got, res = body(before, target)
+    assert got == textwrap.dedent(expected), got
+    return res

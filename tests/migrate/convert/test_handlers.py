@@ -1,0 +1,316 @@
+"""Tensor methods, module methods and statement rules (no_grad, devices, forward, loops):
+before/after pairs (the converted code after the import block, compared whole)."""
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.helpers import after, check
+
+
+def in_forward(expr: str) -> str:
+    """Convert ``y = expr`` inside a Cell's forward(self, x, mask) and return what y is bound to."""
+    out = after(f"""
+        class M(nn.Module):
+            def forward(self, x, mask):
+                y = {expr}
+                return y
+    """)
+    head = "class M(nn.Cell):\n    def construct(self, x, mask):\n        y = "
+    assert out.startswith(head) and out.endswith("\n        return y\n"), out
+    return out[len(head):-len("\n        return y\n")]
+
+
+TENSOR = [
+    ("x.view(-1, 4)", "ops.reshape(x, (-1, 4))"),
+    ("x.view(shape)", "ops.reshape(x, shape)"),
+    ("x.view(x.size(0), -1)", "ops.reshape(x, (x.shape[0], -1))"),
+    ("x.size()", "x.shape"),
+    ("x.size(-1)", "x.shape[-1]"),
+    ("x.permute(0, 2, 1)", "ops.transpose(x, (0, 2, 1))"),
+    ("x.transpose(1, 2)", "ops.swapaxes(x, 1, 2)"),
+    ("x.contiguous()", "x"),
+    ("x.unsqueeze(1)", "ops.unsqueeze(x, 1)"),
+    ("x.squeeze(dim=1)", "ops.squeeze(x, axis=1)"),
+    ("x.flatten()", "ops.flatten(x, start_dim=0)"),
+    ("x.flatten(1)", "ops.flatten(x, start_dim=1)"),
+    ("x.chunk(2, dim=1)", "ops.chunk(x, 2, axis=1)"),
+    ("x.split(3, 1)", "ops.split(x, 3, 1)"),
+    ("x.sum(dim=1, keepdim=True)", "ops.sum(x, 1, True)"),
+    ("x.sum(keepdim=True)", "ops.sum(x, None, True)"),
+    ("x.mean(1)", "ops.mean(x, 1)"),
+    ("x.max(dim=1)", "ops.max(x, 1)"),
+    ("x.max()", "ops.amax(x)"),
+    ("x.argmax(1)", "ops.argmax(x, 1)"),
+    ("x.detach()", "ops.stop_gradient(x)"),
+    ("x.numpy()", "x.asnumpy()"),
+    ("x.float()", "x.astype(ms.float32)"),
+    ("x.long()", "x.astype(ms.int64)"),
+    ("x.half()", "x.astype(ms.float16)"),
+    ("x.masked_fill(mask, 0.0)", "ops.masked_fill(x, mask, 0.0)"),
+    ("x.expand(3, 4)", "ops.broadcast_to(x, (3, 4))"),
+    ("x.dim()", "x.ndim"),
+    ("x.numel()", "x.size"),
+    ("x.item()", "x.item()"),
+    ("x.cuda()", "x"),
+    ("x.cpu()", "x"),
+    ("x.to(device)", "x"),
+    ("x.to(torch.float16)", "x.astype(ms.float16)"),
+    ("x.to(dtype=torch.float64)", "x.astype(ms.float64)"),
+    ("self.fc(x).view(-1)", "ops.reshape(self.fc(x), (-1,))"),
+    ("torch.zeros(2, 3).sum(0)", "ops.sum(ops.zeros((2, 3)), 0)"),
+]
+
+
+@pytest.mark.parametrize("before,after", TENSOR, ids=[b for b, _ in TENSOR])
+def test_tensor_method(before, after):
+    assert in_forward(before) == after
+
+
+@pytest.mark.parametrize("before", ["s.split(',')", "d.transpose(1, 2)", "o.sum(1)", "o.size()",
+                                     "o.float()", "o.mean(1)", "o.flatten()", "o.squeeze(1)"])
+def test_tensor_method_on_unknown_receiver_is_untouched(before):
+    """Ambiguous method names are only rewritten on receivers known to be tensors."""
+    check(f"def f(s, d, o):\n    return {before}\n", f"def f(s, d, o):\n    return {before}\n")
+
+
+def test_tensor_method_without_torch_import_is_untouched():
+    src = "def f(x):\n    return x.view(-1).contiguous()\n"
+    assert convert_source(src).code == src
+
+
+def test_annotated_tensor_parameter_is_a_tensor():
+    check("def f(x: torch.Tensor, n: int):\n    return x.sum(1), x.size(0)\n",
+          "def f(x: ms.Tensor, n: int):\n    return ops.sum(x, 1), x.shape[0]\n")
+
+
+def test_in_place_tensor_method_is_marked():
+    check("""\
+        class M(nn.Module):
+            def forward(self, x):
+                x.add_(1)
+                return x
+        """, """\
+        class M(nn.Cell):
+            def construct(self, x):
+                # migrate: MS905 in-place tensor method add_(): MindSpore tensors are rewritten functionally; assign the result instead
+                x.add_(1)
+                return x
+        """)
+
+
+def test_module_methods_on_self_and_model_names():
+    check("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("scale", torch.ones(2))
+                self.add_module("extra", nn.ReLU())
+
+            def forward(self, x):
+                return self.extra(x)
+
+            def twice(self, x):
+                return self.forward(self.forward(x))
+
+        def run(data):
+            model = Net()
+            model.train()
+            model.eval()
+            params = list(model.parameters())
+            named = dict(model.named_parameters())
+            kids = list(model.named_children())
+            sd = model.state_dict()
+            model.load_state_dict(sd)
+            return [m for m in model.modules()]
+        """, """\
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                setattr(self, "scale", ms.Parameter(ops.ones((2,)), name="scale", requires_grad=False))
+                self.insert_child_to_cell("extra", nn.ReLU())
+
+            def construct(self, x):
+                return self.extra(x)
+
+            def twice(self, x):
+                return self.construct(self.construct(x))
+
+        def run(data):
+            model = Net()
+            model.set_train(True)
+            model.set_train(False)
+            params = list(model.trainable_params())
+            named = dict(model.parameters_and_names())
+            kids = list(model.name_cells().items())
+            sd = model.parameters_dict()
+            ms.load_param_into_net(model, sd)
+            return [m for m in (c for _, c in model.cells_and_names())]
+        """)
+
+
+def test_train_eval_on_unknown_objects_untouched():
+    check("def f(job):\n    job.train()\n    job.eval()\n", "def f(job):\n    job.train()\n    job.eval()\n")
+
+
+def test_no_grad_block_and_decorator_are_unwrapped():
+    res = check("""\
+        @torch.no_grad()
+        def evaluate(model, x):
+            # before
+            with torch.no_grad():
+                y = model(x)
+            with torch.no_grad(), open("f") as fh:
+                fh.write(str(y))
+            return y
+        """, """\
+        def evaluate(model, x):
+            # before
+            y = model(x)
+            with open("f") as fh:
+                fh.write(str(y))
+            return y
+        """)
+    assert "import torch" not in res.code and [c.rule for c in res.changes if c.rule == "MS106"] == ["MS106"] * 3
+
+
+def test_device_code_removed():
+    # x.to(device) -> x; the .cpu() of model(x) stays: `model` is not known to be a module here
+    check("""\
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        def f(model, x):
+            return model(x.to(device)).cpu()
+        """, """\
+        device = None
+        def f(model, x):
+            return model(x).cpu()
+        """)
+
+
+def test_isinstance_narrowing_renames_norm_parameters():
+    check("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(4)
+                self.ln = nn.LayerNorm(4)
+                self.emb = nn.Embedding(10, 4)
+                for m in self.modules():
+                    if isinstance(m, nn.BatchNorm2d):
+                        m.running_mean.zero_()
+                    elif isinstance(m, (nn.Conv2d, nn.Linear)):
+                        nn.init.zeros_(m.bias)
+                nn.init.ones_(self.ln.weight)
+                nn.init.normal_(self.emb.weight, std=0.02)
+        """, """\
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(4, momentum=0.9)
+                self.ln = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)
+                self.emb = nn.Embedding(10, 4, embedding_table=Normal(sigma=1.0))
+                for _, m in self.cells_and_names():
+                    if isinstance(m, nn.BatchNorm2d):
+                        m.moving_mean.set_data(initializer(Zero(), m.moving_mean.shape, m.moving_mean.dtype))
+                    elif isinstance(m, (nn.Conv2d, nn.Dense)):
+                        m.bias.set_data(initializer(Zero(), m.bias.shape, m.bias.dtype))
+                self.ln.gamma.set_data(initializer(One(), self.ln.gamma.shape, self.ln.gamma.dtype))
+                self.emb.embedding_table.set_data(initializer(Normal(mean=0.0, sigma=0.02), self.emb.embedding_table.shape, self.emb.embedding_table.dtype))
+        """)
+
+
+def test_weight_data_init_methods():
+    check("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+                self.fc.weight.data.normal_(0, 0.01)
+                self.fc.bias.data.zero_()
+        """, """\
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+                self.fc.weight.set_data(initializer(Normal(mean=0, sigma=0.01), self.fc.weight.shape, self.fc.weight.dtype))
+                self.fc.bias.set_data(initializer(Zero(), self.fc.bias.shape, self.fc.bias.dtype))
+        """)
+
+
+def test_backward_and_step_are_rewritten_not_dropped():
+    check("""\
+        def step(model, opt, x):
+            loss = torch.sum(model(x))
+            loss.backward()
+            opt.step()
+        """, """\
+        def step(model, opt, x):
+            def forward_fn():
+                loss = ops.sum(model(x))
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+            loss, grads = grad_fn()
+            opt(grads)
+        """)
+
+
+def test_subclass_of_a_class_from_another_file_with_forward():
+    res = convert_source("import torch\nfrom .blocks import ConvBN\n\nclass Head(ConvBN):\n"
+                         "    def forward(self, x):\n        return x.view(-1)\n\nclass Plain(Base):\n"
+                         "    def run(self, x):\n        return x\n")
+    assert res.code == ("import ms_core as ms\nfrom ms_core import ops\nfrom .blocks import ConvBN\n\n"
+                        "class Head(ConvBN):\n    def construct(self, x):\n        return ops.reshape(x, (-1,))\n\n"
+                        "class Plain(Base):\n    def run(self, x):\n        return x\n")
+    assert [(c.rule, c.label, c.note) for c in res.changes if c.rule == "MS101"] == [
+        ("MS101", "approximate", "Head assumed to be an nn.Module subclass (defines forward; its base is "
+                                 "defined elsewhere)")]
+
+
+def test_super_forward_and_hooks():
+    check("""\
+        class A(nn.Linear):
+            def forward(self, x):
+                return super().forward(x) * 2
+
+        def watch(net, fn):
+            net.register_forward_hook(fn)
+            net.register_full_backward_hook(fn)
+        """, """\
+        class A(nn.Dense):
+            def construct(self, x):
+                return super().construct(x) * 2
+
+        def watch(net, fn):
+            net.register_forward_hook(fn)
+            net.register_backward_hook(fn)
+        """)
+
+
+def test_add_module_on_a_sequential_rebuilds_what_it_runs():
+    # a plain Cell runs its own construct: no run list to rebuild after its add_module
+    check("""\
+        class T(nn.Sequential):
+            def __init__(self):
+                super().__init__()
+                self.add_module("relu", nn.ReLU())
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.features = nn.Sequential()
+                self.features.add_module("t", T())
+                self.add_module("head", nn.ReLU())
+        """, """\
+        class T(nn.SequentialCell):
+            def __init__(self):
+                super().__init__()
+                self.insert_child_to_cell("relu", nn.ReLU())
+                self.cell_list = list(self.name_cells().values())
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.features = nn.SequentialCell()
+                self.features.insert_child_to_cell("t", T())
+                self.features.cell_list = list(self.features.name_cells().values())
+                self.insert_child_to_cell("head", nn.ReLU())
+        """)

@@ -1,0 +1,203 @@
+"""The rule registry: distinct IDs, records for every rule, --select/--disable."""
+import textwrap
+from collections import Counter
+
+import pytest
+
+import cli
+from mappings import load_tables
+from migrate import convert_source
+from migrate.convert import registry
+from migrate.convert.registry import FORMER_IDS, MARKERS, RULES, Rule, RuleSelection
+
+
+def test_rule_ids_are_distinct():
+    """One ID, one rule (or marker): reports and --select/--disable name rules by ID."""
+    ids = [r.id for r in RULES.values()] + list(MARKERS)
+    assert [i for i, n in Counter(ids).items() if n > 1] == []
+    assert {r.kind for r in RULES.values()} == {"argument", "node", "statement"}  # every area loaded
+
+
+def test_registering_a_taken_id_or_name_fails():
+    n = len(RULES)
+    with pytest.raises(ValueError, match="MS110 is already taken by 'conv2d'"):
+        registry.register(Rule("MS110", "another_conv", "argument", "Replace x with y."))
+    with pytest.raises(ValueError, match="MS901 is already taken by 'marker'"):
+        registry.register(Rule("MS901", "not_a_marker", "node", "Replace x with y."))
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.register(Rule("MS199", "conv2d", "argument", "Replace x with y."))
+    with pytest.raises(ValueError, match="not MS and three digits"):
+        registry.register(Rule("MS1", "short_id", "node", "Replace x with y."))
+    assert len(RULES) == n and "MS199" not in {r.id for r in RULES.values()}
+
+
+def test_every_record_is_a_rule_of_a_known_kind_with_a_replace_summary():
+    for r in RULES.values():
+        assert r.kind in ("argument", "node", "statement"), r
+        assert r.doc.startswith("Replace "), r.name
+        assert (r.apply is not None) == (r.kind == "argument"), r.name
+
+
+def test_table_entries_name_argument_rules_only():
+    for name, entry in load_tables().items():
+        if entry.rule is not None:
+            assert RULES[entry.rule].kind == "argument", name
+
+
+def test_former_ids_were_shared_and_are_now_distinct():
+    """The renumbered rules: each new ID is registered, and its former ID still belongs to the
+    rule (or table area) it was shared with."""
+    table_ids = {e.id for e in load_tables().values()}
+    ids = {r.id for r in RULES.values()}
+    for new, old in FORMER_IDS.items():
+        assert new in ids and new not in table_ids, new
+        assert old in ids or old in table_ids, old
+
+
+def test_mappings_rules_lists_every_rule_and_marker(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")
+    assert cli.main(["mappings", "--rules"]) == 0
+    out = capsys.readouterr().out
+    for r in RULES.values():
+        assert r.id in out and r.name in out, r
+    for marker_id in MARKERS:
+        assert marker_id in out
+    assert "with x.shape / x.shape[i]." in out  # summaries are text, not rich markup
+
+
+@pytest.mark.parametrize("select,disable,allowed,refused", [
+    ("MS1,MS205", None, ["MS100", "MS140", "MS199", "MS205", "MS901", "MS955"], ["MS201", "MS212", "MS220"]),
+    (None, "MS212", ["MS201", "MS2", "MS110"], ["MS212"]),
+    ("ms11", "MS110", ["MS111", "MS119"], ["MS110", "MS120", "MS201"]),
+    (["MS2"], ["MS22", "MS201"], ["MS202", "MS210"], ["MS201", "MS221", "MS110"]),
+])
+def test_selection_matches_id_prefixes_and_never_drops_markers(select, disable, allowed, refused):
+    rules = RuleSelection.parse(select, disable)
+    assert [i for i in allowed if not rules.allows(i)] == []
+    assert [i for i in refused if rules.allows(i)] == []
+
+
+@pytest.mark.parametrize("bad", ["110", "MS1100", "MS-1", "torch"])
+def test_selection_rejects_what_is_not_an_id_prefix(bad):
+    with pytest.raises(ValueError, match="is not a rule ID or an ID prefix"):
+        RuleSelection.parse(bad)
+
+
+TRAINING_SCRIPT = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, DistributedSampler
+
+    net = nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    sampler = DistributedSampler(data)
+    loader = DataLoader(data, batch_size=8, sampler=sampler)
+    for epoch in range(2):
+        sampler.set_epoch(epoch)
+        for i, (x, y) in enumerate(loader):
+            loss = nn.functional.mse_loss(net(x), y) / 2
+            loss.backward()
+            if (i + 1) % 2 == 0:
+                opt.step()
+""")
+DENSE = ("net = nn.Dense(4, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
+         "bias_init=Uniform(scale=1 / math.sqrt(4)))")
+SHARDS = "num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True"
+
+
+def test_select_model_rules_and_accumulation_leaves_the_training_code_as_written():
+    """--select MS1,MS205: the model code converts (MS1xx); the optimizer, the loader and the
+    step (MS2xx; MS205 cannot apply without MS201) stay torch's, whole, without markers."""
+    res = convert_source(TRAINING_SCRIPT, select=["MS1", "MS205"])
+    assert res.code == textwrap.dedent(f"""\
+        import torch
+        import math
+        import ms_core as ms
+        from ms_core import nn, ops
+        from ms_core.common.initializer import HeUniform, Uniform
+        from torch.utils.data import DataLoader, DistributedSampler
+
+        {DENSE}
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        sampler = DistributedSampler(data)
+        loader = DataLoader(data, batch_size=8, sampler=sampler)
+        for epoch in range(2):
+            sampler.set_epoch(epoch)
+            for i, (x, y) in enumerate(loader):
+                loss = ops.mse_loss(net(x), y) / 2
+                loss.backward()
+                if (i + 1) % 2 == 0:
+                    opt.step()
+        """)
+    assert sorted({c.rule for c in res.changes}) == ["MS100", "MS111", "MS140", "MS900"]
+
+
+TRAINING_STEP_OUT = """\
+def forward_fn(x, y):
+    loss = ops.mse_loss(net(x), y) / 2
+    return loss
+
+grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+accum_grads = None
+
+for epoch in range(2):
+{set_epoch}    for i, (x, y) in enumerate(loader):
+        loss, grads = grad_fn(x, y)
+        accum_grads = grads if accum_grads is None else tuple(a + g for a, g in zip(accum_grads, grads))
+        if (i + 1) % 2 == 0:
+            opt(accum_grads)
+"""
+CONVERTED_HEAD = f"""\
+import math
+import ms_core as ms
+from ms_core import nn, ops
+from ms_core.common.initializer import HeUniform, Uniform
+
+{DENSE}
+opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
+"""
+LOADER = f"loader = ms.dataset.GeneratorDataset(data, column_names=[\"data\", \"label\"], {SHARDS}).batch(8)\n\n"
+
+
+def test_disable_sampler_statements_keeps_them():
+    """--disable MS212: `sampler = ...` and `set_epoch` stay (the sampler call itself converts
+    by its own table rule, MS227); everything else converts as without the option."""
+    full = convert_source(TRAINING_SCRIPT)
+    assert full.code == CONVERTED_HEAD + LOADER + TRAINING_STEP_OUT.format(set_epoch="")
+    res = convert_source(TRAINING_SCRIPT, disable=["MS212"])
+    assert res.code == (CONVERTED_HEAD + f"sampler = ms.dataset.DistributedSampler({SHARDS})\n" + LOADER
+                        + TRAINING_STEP_OUT.format(set_epoch="    sampler.set_epoch(epoch)\n"))
+    assert "MS212" in {c.rule for c in full.changes} and "MS212" not in {c.rule for c in res.changes}
+
+
+def test_disabled_call_stays_whole_and_its_torch_import_stays():
+    res = convert_source("import torch\nimport torch.nn.functional as F\ny = torch.cat([F.relu(x)], dim=1)\nz = F.relu(x)\n",
+                         disable=["MS150"])
+    # torch.cat (MS150) stays whole, F.relu inside it too; the target imports go below `import torch`
+    assert res.code == ("import torch\nimport ms_core as ms\nfrom ms_core import ops\nimport torch.nn.functional as F\n"
+                        "y = torch.cat([F.relu(x)], dim=1)\nz = ops.relu(x)\n")
+
+
+def test_markers_are_written_whatever_is_selected():
+    src = "import torch\ny = torch.fft.fft(x)\n"
+    marked = "import torch\n# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\n"
+    assert convert_source(src).code == marked
+    assert convert_source(src, select=["MS1"], disable=["MS9"]).code == marked
+
+
+def test_cli_select_and_disable(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    src = tmp_path / "train.py"
+    src.write_text(TRAINING_SCRIPT)
+    assert cli.main(["convert", str(src), "-q", "--select", "MS1,MS205"]) == 0
+    assert capsys.readouterr().out == convert_source(TRAINING_SCRIPT, select=["MS1", "MS205"]).code
+    out_dir = tmp_path / "out"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "train.py").write_text(TRAINING_SCRIPT)
+    assert cli.main(["convert", str(tmp_path / "pkg"), "-o", str(out_dir), "-q", "--disable", "MS212",
+                     "--jobs", "2"]) == 0
+    assert (out_dir / "train.py").read_text() == convert_source(TRAINING_SCRIPT, disable=["MS212"]).code
+    assert cli.main(["convert", str(src), "-q", "--select", "MS7"]) == 2
+    assert "no rule ID starts with it" in capsys.readouterr().err
+    assert cli.main(["convert", str(src), "-q", "--disable", "X1"]) == 2
+    assert "is not a rule ID or an ID prefix" in capsys.readouterr().err
