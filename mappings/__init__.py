@@ -22,6 +22,9 @@ A file holds ``[[entry]]`` tables with these keys:
 ``receiver``   methods only: ``"any"`` when the method name is unambiguous; ``"tensor"`` (the
                default) / ``"module"`` when the receiver must be known to be one; ``"param"``
                for a tensor or an attribute chain ending in a parameter name (``.weight.data``).
+``untyped``    methods only: why the call, left as written, would mean something else on MindSpore
+               (``x.std()`` divides by n there, by n - 1 in torch); where the receiver cannot be
+               typed as a tensor the call is marked (MS915) with this reason instead of left.
 ``positional`` how many leading parameters keep their position in the target (default: up to
                the first parameter with a fate other than a rename).
 ``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).
@@ -77,6 +80,7 @@ class Entry:
     rule: str | None = None
     receiver: str = "tensor"
     positional: int | None = None
+    untyped: str | None = None
 
     def param(self, name: str) -> Param | None:
         """Return the torch parameter called ``name``."""
@@ -125,13 +129,14 @@ def _load_file(path: Path) -> list[Entry]:
                 rule=raw.get("rule"),
                 receiver=raw.get("receiver", "tensor"),
                 positional=raw.get("positional"),
+                untyped=raw.get("untyped"),
             )
         )
         for alias in raw.get("aliases", []):
             out.append(
                 Entry(alias, out[-1].target, label, out[-1].note, table, out[-1].id,
                       out[-1].params, out[-1].args, out[-1].rule, out[-1].receiver,
-                      out[-1].positional)
+                      out[-1].positional, out[-1].untyped)
             )
     return out
 

@@ -98,6 +98,8 @@ class CallEdit:
         self.star_args: list[cst.Arg] = []
         self.receiver_before = None  # the method receiver as written (before conversion)
         self.method_receiver = None  # the method receiver, converted
+        self.marker = "MS902"  # the marker written when a problem keeps the call as it was
+        self.original = call  # the call as written (before its arguments were converted)
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -110,9 +112,10 @@ class CallEdit:
     def note(self, text: str) -> None:
         self.notes.append(text)
 
-    def unsupported(self, reason: str) -> None:
-        """Keep the call as it was and mark it."""
+    def unsupported(self, reason: str, marker: str = "MS902") -> None:
+        """Keep the call as it was and mark it (``marker``: the marker ID, MS902 by default)."""
         self.problems.append(reason)
+        self.marker = marker
 
     def get(self, key: str):
         for item in self.out:

@@ -147,6 +147,7 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
         conv.uses_alias(call.func)
         return call
     edit = _edit_for(conv, call, entry, receiver, receiver_before)
+    edit.original = shown
     if entry.params is None:
         if rule is not None:
             rule.apply(edit)
@@ -168,6 +169,8 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
     if edit.problems:
         return _keep(conv, call, entry, edit)
     new = edit.build()
+    if new is call:
+        return call  # the rule kept the call as written (it means the same on MindSpore)
     conv.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
     return new
 
@@ -189,7 +192,7 @@ def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
 
 def _keep(conv, call, entry, edit):
     conv.uses_alias(call.func)
-    conv.mark(call, "MS902", f"{entry.torch}: " + "; ".join(edit.problems))
+    conv.mark(call, edit.marker, f"{entry.torch}: " + "; ".join(edit.problems))
     return call
 
 
@@ -221,17 +224,28 @@ def on_method(conv, node: cst.Call):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
     entry = conv.tables.get("Tensor." + name)
+    if entry is not None and entry.receiver == "any" and _names_a_cell(conv, recv0):
+        entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and is_param(recv0)
                               or conv.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
+    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0):
+        conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
+        return walked
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
-        conv.mark(node, "MS905", f"in-place tensor method {name}(): MindSpore tensors are "
-                                 "rewritten functionally; assign the result instead")
+        conv.mark(node, "MS905", f"in-place tensor method {name}() has no mapping: MindSpore 2.10's "
+                                 "in-place methods leave the tensor unchanged on CPU; write "
+                                 f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _names_a_cell(conv, node) -> bool:
+    """``self``, or a name or attribute known to hold a module."""
+    return isinstance(node, cst.Name) and node.value == "self" or is_module(conv, node)
 
 
 def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
@@ -352,8 +366,11 @@ def on_function(conv, node: cst.FunctionDef):
         scope.forward = True
     for p in list(node.params.params) + list(node.params.kwonly_params):
         ann = p.annotation
-        if ann is not None and conv.qual(ann.annotation) == "torch.Tensor":
+        kind = conv.qual(ann.annotation) if ann is not None else None
+        if kind == "torch.Tensor":
             scope.tensors.add(p.name.value)
+        elif kind == "torch.nn.Module":
+            scope.modules.add(p.name.value)  # def f(net: nn.Module): net.eval()
     decorators = [d for d in node.decorators if not _is_no_grad(conv, d)]
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)

@@ -48,6 +48,7 @@ MARKERS = {
     "MS904": "module.zero_grad(): gradients are returned by ms.grad / value_and_grad, not accumulated",
     "MS905": "in-place tensor operation",
     "MS906": "torch API referenced without a call: arguments are not translated",
+    "MS915": "torch tensor method whose MindSpore meaning differs, on a receiver not known to be a tensor",
     "MS951": "gradients read or changed between backward() and step(): not rewritten",
     "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
     "MS953": "training step whose structure the rules cannot follow: not rewritten",

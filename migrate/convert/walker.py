@@ -28,6 +28,7 @@ from migrate.convert.imports import (
 )
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.rules import inplace
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.training import training_pass
 
@@ -114,6 +115,7 @@ class Converter:
         self.stmt_index = -1
         self.src_lines: list[str] = []
         self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.statement_call = None  # the call an expression statement consists of (as written)
         self.freeze_line = False  # inside code rewritten before its walk: report one line
 
     # ---- entry point -------------------------------------------------------------------
@@ -477,6 +479,11 @@ class Converter:
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
             return handlers.on_assign(self, small)
+        if isinstance(small, cst.Expr):
+            new = inplace.subscript_statement(self, small)
+            if new is not None:
+                return new
+            self.statement_call = small.value
         return self.walk(small)
 
     def on_block(self, node: cst.IndentedBlock):

@@ -327,8 +327,8 @@ class Tensor(TensorMethods):
     def pow(self, exponent):
         return F.pow(self, exponent)
 
-    def clip(self, xmin=None, xmax=None):
-        return F.clip_by_value(self, xmin, xmax)
+    def clip(self, min=None, max=None):
+        return F.clip_by_value(self, min, max)
 
     def clamp(self, min=None, max=None):
         return F.clip_by_value(self, min, max)

@@ -427,11 +427,13 @@ class TensorMethods:
         return F.flatten(self, start_dim=a["start_dim"], end_dim=a["end_dim"])
 
     def squeeze(self, *axis, **kwargs):
-        """squeeze(), squeeze(dim) or squeeze(dims): the given size-1 axes removed; an axis of
-        another size is left as it is (torch's meaning, which MindSpore 2.10's method has)."""
+        """squeeze(), squeeze(dim) or squeeze(dims) (older: squeeze(axis=...)): the given size-1
+        axes removed; an axis of another size is left as it is (torch's meaning, which MindSpore
+        2.10's method has). As there, the axis is passed by position (no dim= keyword)."""
         if kwargs:
-            key = "dim" if "dim" in kwargs else "axis"
-            axis = (_bind("squeeze", (), kwargs, [(key, None)])[key],)
+            axis = (_bind("squeeze", (), kwargs, [("axis", None)])["axis"],)
+        if len(axis) > 1:
+            raise TypeError(f"Failed calling squeeze with {len(axis)} positional axes: pass a tuple.")
         if len(axis) == 1:
             axis = axis[0]
         if axis is None or axis == ():

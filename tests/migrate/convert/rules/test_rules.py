@@ -280,6 +280,16 @@ RULE_EXAMPLES = {
     "type_as": "def f(x):\n    return x.type_as(y)\n",
     "new_full": "def f(x):\n    return x.new_zeros(2, 3)\n",
     "view_as": "def f(x):\n    return x.view_as(y)\n",
+    "inplace": "def f(x):\n    x.add_(1)\n",
+    "copy_into": "def f(x):\n    x.copy_(y)\n",
+    "inplace_subscript": "def f(x):\n    x[0].mul_(2)\n",
+    "itemsize": "def f(x):\n    return x.element_size()\n",
+    "named_parameters": "def f(net):\n    return net.named_parameters()\n",
+    "requires_grad": "def f(x):\n    return torch.ones(2).requires_grad_()\n",
+    "std_var": "def f(x: torch.Tensor):\n    return x.std(1)\n",
+    "tensor_type": "def f(x):\n    return x.type(torch.float16)\n",
+    "register_parameter": ("class S(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                           "        self.register_parameter('b', None)\n"),
     "sequential_add_module": ("class S(nn.Sequential):\n    def __init__(self):\n        super().__init__()\n"
                               "        self.add_module('a', nn.ReLU())\n"),
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
