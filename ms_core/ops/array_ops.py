@@ -240,13 +240,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def bincount(input, weights=None, minlength=0):
-    """Counts of each non-negative int value (weighted sums with `weights`)."""
+    """Counts of each non-negative int value (weighted sums with `weights`), as Float32 whatever
+    the weights (MindSpore 2.10's dtype; torch counts in Int64)."""
     a = _index_array("bincount", input)
     if a.ndim != 1 or (a.size and a.min() < 0):
         raise ValueError("For 'bincount', the input must be a 1-D Tensor of non-negative ints.")
     w = None if weights is None else F._as_tensor(weights)._data
-    out = np.bincount(a, w, minlength)
-    return Tensor._wrap(out.astype(np.int64 if w is None else w.dtype))
+    return Tensor._wrap(np.bincount(a, w, minlength).astype(np.float32))
 
 
 def nonzero(input, *, as_tuple=False):

@@ -295,3 +295,19 @@ def requires_grad(edit) -> None:
 def itemsize(edit) -> None:
     """Replace x.element_size() with x.itemsize."""
     edit.result = cst.Attribute(edit.method_receiver, cst.Name("itemsize"))
+
+
+@argument_rule("MS179", "select")
+def select(edit) -> None:
+    """Replace x.select(1, i) with x[:, i] (MindSpore 2.10's Tensor.select has no CPU gradient);
+    a dim that is not a literal int keeps x.select(dim, i)."""
+    dim, index = edit.bound.get("dim"), edit.bound.get("index")
+    try:
+        d = literal(dim)
+    except (ValueError, SyntaxError):
+        return
+    if isinstance(d, bool) or not isinstance(d, int):
+        return
+    lead = [cst.SubscriptElement(cst.Slice(None, None))] * d if d >= 0 else \
+        [cst.SubscriptElement(cst.Index(cst.Ellipsis()))] + [cst.SubscriptElement(cst.Slice(None, None))] * (-d - 1)
+    edit.result = cst.Subscript(edit.method_receiver, lead + [cst.SubscriptElement(cst.Index(index))])

@@ -17,7 +17,7 @@ class Block(nn.Module):
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(4, 3)
-        self.register_buffer("scale", torch.full((3,), 2.0))
+        self.register_buffer("scale", torch.ones(3) * 2.0)
         self.register_parameter("shift", nn.Parameter(torch.zeros(3) + 0.5))
         self.register_parameter("unused", None)
         self.add_module("act", nn.Tanh())

@@ -285,6 +285,7 @@ RULE_EXAMPLES = {
     "inplace_subscript": "def f(x):\n    x[0].mul_(2)\n",
     "itemsize": "def f(x):\n    return x.element_size()\n",
     "named_parameters": "def f(net):\n    return net.named_parameters()\n",
+    "select": "def f(x: torch.Tensor):\n    return x.select(-2, 0)\n",
     "requires_grad": "def f(x):\n    return torch.ones(2).requires_grad_()\n",
     "std_var": "def f(x: torch.Tensor):\n    return x.std(1)\n",
     "tensor_type": "def f(x):\n    return x.type(torch.float16)\n",
