@@ -1,0 +1,112 @@
+"""`convert_source` behind guards: no exception escapes, and the output is always code CPython compiles.
+
+- The input must first pass ``ast.parse``, CPython's own parser with its limits (200 nested
+  brackets, ~3000 nested expressions): what CPython rejects never reaches libcst, whose native
+  parser crashes on some of it (2000 nested parentheses overflow its stack).
+- A RecursionError is retried once in a thread with a large stack and a high recursion limit,
+  so any file CPython compiles converts, however deep its expressions.
+- The output must pass ``ast.parse`` too: a conversion that nests one level deeper than Python
+  allows (199 nested parentheses becoming 200), or is otherwise invalid, leaves the file
+  unchanged with an error instead.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+import threading
+
+from migrate.changes import ConvertResult
+
+# Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
+# code generation take a few kB each, so the stack is sized for the limit, not the other way round.
+DEEP_RECURSION_LIMIT = 60_000
+DEEP_STACK_BYTES = 1 << 30
+
+
+def python_error(code: str) -> str | None:
+    """Return why CPython cannot parse ``code`` (one line), or None when it can."""
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}: " if exc.lineno else ""
+        return f"syntax error at {where}{exc.msg}"
+    except (RecursionError, MemoryError):
+        return "too deeply nested for Python to compile"
+    except ValueError as exc:  # null bytes
+        return f"cannot parse: {exc}"
+    return None
+
+
+def run_deep(fn, *args):
+    """Call ``fn(*args)`` in a thread with a 1 GiB stack and a high recursion limit; return its
+    result or raise its exception."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
+        worker = threading.Thread(target=target, name="migrate-deep")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def convert_text(code: str, target: str = "ms_core") -> ConvertResult:
+    """Convert source text; never raise for any input, never return code CPython cannot parse.
+
+    Args:
+        code: Python source.
+        target: ``"ms_core"`` or ``"mindspore"``.
+
+    Returns:
+        The :class:`ConvertResult`; on any failure ``error`` holds one line and ``code`` is the
+        input, unchanged.
+
+    Raises:
+        ValueError: for an unknown target (a usage error, not a property of the input).
+
+    Example:
+        >>> convert_text("import torch\\nx = " + "(" * 300 + "1" + ")" * 300 + "\\n").error
+        'syntax error at line 2: too many nested parentheses'
+    """
+    from migrate.convert import TARGETS, convert_source
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}: choose one of {sorted(TARGETS)}")
+    error = python_error(code)
+    if error is not None:
+        return ConvertResult(code, error=error)
+    try:
+        try:
+            result = convert_source(code, target)
+        except RecursionError:
+            result = run_deep(convert_source, code, target)
+    except RecursionError:
+        return ConvertResult(code, error="too deeply nested for the converter; file left unchanged")
+    except MemoryError:
+        return ConvertResult(code, error="out of memory while converting; file left unchanged")
+    except Exception as exc:  # a converter bug must cost one file, not the run
+        return ConvertResult(code, error=f"internal error: {type(exc).__name__}: {_one_line(exc)}; "
+                                         f"file left unchanged")
+    if result.error is None and result.code != code:
+        error = python_error(result.code)
+        if error is not None:
+            return ConvertResult(code, error=f"the converted code would not compile ({error}); "
+                                             f"file left unchanged")
+    return result
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
