@@ -74,6 +74,9 @@ def _run_convert(args) -> int:
             _fail(err, str(exc))
             return 2
     else:
+        if not src.is_file():
+            _fail(err, f"{src} is not a regular file nor a directory: give a .py or .ipynb file")
+            return 2
         dst = None
         if args.in_place:
             if src.is_symlink():
@@ -87,7 +90,8 @@ def _run_convert(args) -> int:
             if Path(dst).resolve() == src.resolve():
                 _fail(err, "the output is the input file: use --in-place to overwrite it")
                 return 2
-            problem = _output_dir_problem(Path(dst).parent)
+            problem = (f"the output {dst} is a directory: give a file name or another -o"
+                       if Path(dst).is_dir() else _output_dir_problem(Path(dst).parent, of_directory=False))
             if problem:
                 _fail(err, problem)
                 return 2
@@ -140,10 +144,10 @@ def _report_problem(report) -> str | None:
     return None if problem is None else f"{problem}; choose another --report path"
 
 
-def _output_dir_problem(out: Path) -> str | None:
+def _output_dir_problem(out: Path, of_directory: bool = True) -> str | None:
     """Why files cannot be written in the output directory ``out`` (created if missing), or None."""
     from migrate.fileio import writable_dir_error
-    if out.exists() and not out.is_dir():
+    if of_directory and out.exists() and not out.is_dir():
         return f"the output {out} is a file: a directory input needs an output directory"
     problem = writable_dir_error(out)
     return None if problem is None else f"{problem}; choose another -o"

@@ -5,15 +5,19 @@
   parser crashes on some of it (2000 nested parentheses overflow its stack).
 - A RecursionError is retried once in a thread with a large stack and a high recursion limit,
   so any file CPython compiles converts, however deep its expressions.
-- The output must pass ``ast.parse`` too: a conversion that nests one level deeper than Python
-  allows (199 nested parentheses becoming 200), or is otherwise invalid, leaves the file
-  unchanged with an error instead.
+- The output must pass ``ast.parse`` too, and code nested deeper than ``DEEP_BRACKETS`` levels
+  of brackets never gets deeper: a conversion that would take deeply nested code towards
+  CPython's limit of 200 (199 nested parentheses becoming 200), or is otherwise invalid, leaves
+  the file unchanged with an error instead.
 """
 from __future__ import annotations
 
 import ast
+import io
+import re
 import sys
 import threading
+import tokenize
 
 from migrate.changes import ConvertResult
 
@@ -21,6 +25,34 @@ from migrate.changes import ConvertResult
 # code generation take a few kB each, so the stack is sized for the limit, not the other way round.
 DEEP_RECURSION_LIMIT = 60_000
 DEEP_STACK_BYTES = 1 << 30
+# Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
+# nested deeper than this never does, so the output stays as far from CPython's limit as the input.
+DEEP_BRACKETS = 100
+_BRACKETS = re.compile(r"[()\[\]{}]")
+
+
+def bracket_depth(code: str, fast: bool = False) -> int:
+    """The deepest nesting of brackets in ``code``. With ``fast``, brackets inside strings and
+    comments count too (an upper bound for balanced code, at a fraction of tokenize's cost)."""
+    depth = deepest = 0
+    if fast:
+        for ch in _BRACKETS.findall(code):
+            if ch in "([{":
+                depth += 1
+                deepest = max(deepest, depth)
+            else:
+                depth -= 1
+        return deepest
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.OP and tok.string in ("(", "[", "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return deepest
 
 
 def python_error(code: str) -> str | None:
@@ -104,6 +136,12 @@ def convert_text(code: str, target: str = "ms_core") -> ConvertResult:
         if error is not None:
             return ConvertResult(code, error=f"the converted code would not compile ({error}); "
                                              f"file left unchanged")
+        if bracket_depth(result.code, fast=True) > DEEP_BRACKETS:
+            before, after = bracket_depth(code), bracket_depth(result.code)
+            if after > max(before, DEEP_BRACKETS):
+                return ConvertResult(code, error=f"the conversion would nest brackets deeper than the "
+                                                 f"input ({after} levels where it has {before}; "
+                                                 f"CPython stops at 200); file left unchanged")
     return result
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,12 +218,32 @@ def plan(root: Path, out: Path | None, in_place: bool):
                     skipped.append((rel, "symlink: not written through (its target in the tree is "
                                          "converted itself)"))
                     continue
+            kind = _special_kind(p)
+            if kind is not None:  # reading a FIFO would block the run forever
+                skipped.append((rel, f"not a regular file ({kind}): not read"))
+                continue
             dst = p if in_place else (out / rel if out is not None else None)
             if is_source:
                 py.append((str(p), None if dst is None else str(dst)))
             elif out is not None and not in_place:
                 other.append((p, out / rel))
     return py, other, skipped
+
+
+def _special_kind(path: Path) -> str | None:
+    """'FIFO', 'socket' or 'device' for such a file (symlinks followed); None for a regular file
+    or one that cannot be looked at (reading it then fails with a one-line error)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
 
 
 def _crashed(task, reason: str) -> FileReport:
