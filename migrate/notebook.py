@@ -142,10 +142,10 @@ def convert_notebook(raw: bytes, target: str = "ms_core"):
         return fail(f"not a valid notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})")
     except RecursionError:
         return fail("not a valid notebook (JSON nested too deeply)")
+    if isinstance(nb, dict) and nb.get("nbformat") != 4:
+        return fail(f"notebook format {nb.get('nbformat')}: open and save it in Jupyter (format 4) first")
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return fail("not a valid notebook: it has no 'cells' list")
-    if nb.get("nbformat") != 4:
-        return fail(f"notebook format {nb.get('nbformat')}: open and save it in Jupyter (format 4) first")
     language = (nb.get("metadata", {}).get("kernelspec", {}).get("language")
                 or nb.get("metadata", {}).get("language_info", {}).get("name") or "python")
     if str(language).lower() != "python":
