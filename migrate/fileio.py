@@ -72,6 +72,9 @@ def decode_source(raw: bytes) -> tuple[str, str]:
         >>> decode_source(b"# -*- coding: latin-1 -*-\\nname = '\\xe9'\\n")
         ("# -*- coding: latin-1 -*-\\nname = 'é'\\n", 'iso-8859-1')
     """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SourceError("UTF-16/UTF-32 text (Python source is UTF-8 or declares an 8-bit "
+                          "encoding): re-encode the file as UTF-8")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as exc:  # unknown codec in the cookie, or a BOM that contradicts it

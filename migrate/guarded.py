@@ -60,8 +60,7 @@ def python_error(code: str) -> str | None:
     try:
         ast.parse(code)
     except SyntaxError as exc:
-        where = f"line {exc.lineno}: " if exc.lineno else ""
-        return f"syntax error at {where}{exc.msg}"
+        return f"syntax error at line {exc.lineno}: {exc.msg}" if exc.lineno else f"cannot parse: {exc.msg}"
     except (RecursionError, MemoryError):
         return "too deeply nested for Python to compile"
     except ValueError as exc:  # null bytes
@@ -132,6 +131,9 @@ def convert_text(code: str, target: str = "ms_core") -> ConvertResult:
         return ConvertResult(code, error=f"internal error: {type(exc).__name__}: {_one_line(exc)}; "
                                          f"file left unchanged")
     if result.error is None and result.code != code:
+        if code.endswith(("\n", "\r")) and not result.code.endswith(("\n", "\r")):
+            # libcst drops the last line ending of a file that uses old Mac line endings ('\r')
+            result.code += "\r\n" if code.endswith("\r\n") else code[-1]
         error = python_error(result.code)
         if error is not None:
             return ConvertResult(code, error=f"the converted code would not compile ({error}); "

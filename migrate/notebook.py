@@ -138,10 +138,10 @@ def convert_notebook(raw: bytes, target: str = "ms_core"):
     fail = lambda msg: (text, ConvertResult(text, error=msg), raw)  # noqa: E731
     try:
         nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT, capture_validation_error={})
-    except Exception as exc:  # nbformat raises NotJSONError, KeyError, ... on broken files
-        return fail(f"not a valid notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})")
     except RecursionError:
         return fail("not a valid notebook (JSON nested too deeply)")
+    except Exception as exc:  # nbformat raises NotJSONError, KeyError, ... on broken files
+        return fail(f"not a valid notebook ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})")
     if isinstance(nb, dict) and nb.get("nbformat") != 4:
         return fail(f"notebook format {nb.get('nbformat')}: open and save it in Jupyter (format 4) first")
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
