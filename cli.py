@@ -125,6 +125,8 @@ def _run_convert(args) -> int:
 def _say(err, style: str, label: str, text: str) -> None:
     """One line on stderr, never wrapped, with the text shown literally (paths may hold `[`)."""
     from rich.markup import escape
+    # a file name may hold a newline or undecodable bytes: show them escaped, on the one line
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
     err.print(f"[{style}]{label}:[/] {escape(text)}", soft_wrap=True)
 
 

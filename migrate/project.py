@@ -175,28 +175,32 @@ def plan(root: Path, out: Path | None, in_place: bool):
 
     Returns:
         (sources, others, skipped): (source, destination) pairs for the ``.py``/``.ipynb`` files,
-        (source, destination) pairs of the other files to copy, and (path, reason) pairs of what
-        is left alone: named directories (``venv``...), the output directory when it lies inside
-        ``root``, symlinks that lead out of the tree, and symlinks in an in-place run (never
-        written through).
+        (source, destination) pairs of the other files to copy, and (path, reason, failed)
+        triples of what is left alone: named directories (``venv``...), the output directory
+        when it lies inside ``root``, symlinks that lead out of the tree, symlinks in an in-place
+        run (never written through), FIFOs; ``failed`` for directories that cannot be read.
     """
     py, other, skipped = [], [], []
     out_real = os.path.realpath(out) if out is not None and not in_place else None
-    for dirpath, dirnames, filenames in os.walk(root):
+
+    def unreadable(exc: OSError):  # os.walk would skip the directory without a word
+        rel = Path(exc.filename).relative_to(root) if exc.filename else Path(".")
+        skipped.append((rel, os_error_message(exc, rel, "read the directory"), True))
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         keep = []
         for d in sorted(dirnames):
             p = Path(dirpath) / d
             rel = p.relative_to(root)
             if d in SKIP_DIRS:
                 if d in NAMED_SKIPS:
-                    skipped.append((rel, NAMED_SKIPS[d]))
+                    skipped.append((rel, NAMED_SKIPS[d], False))
             elif os.path.islink(p):
                 where = "inside" if is_within(p, root) else "outside"
-                skipped.append((rel, f"symlink to a directory {where} the tree: not followed"))
+                skipped.append((rel, f"symlink to a directory {where} the tree: not followed", False))
             elif out_real is not None and os.path.realpath(p) == out_real:
-                skipped.append((rel, "the output directory"))
+                skipped.append((rel, "the output directory", False))
             elif (p / "pyvenv.cfg").is_file():
-                skipped.append((rel, "a virtual environment"))
+                skipped.append((rel, "a virtual environment", False))
             else:
                 keep.append(d)
         dirnames[:] = keep
@@ -204,7 +208,7 @@ def plan(root: Path, out: Path | None, in_place: bool):
             p = Path(dirpath) / fn
             rel = p.relative_to(root)
             if is_temp_name(fn):
-                skipped.append((rel, "temporary file of an interrupted write: delete it"))
+                skipped.append((rel, "temporary file of an interrupted write: delete it", False))
                 continue
             is_source = fn.endswith(SOURCE_SUFFIXES)
             if in_place and not is_source:
@@ -212,15 +216,15 @@ def plan(root: Path, out: Path | None, in_place: bool):
             if os.path.islink(p):
                 if not is_within(p, root):
                     skipped.append((rel, f"symlink to {os.path.realpath(p)}, outside the tree: not "
-                                         f"followed (copy the file into the tree to convert it)"))
+                                         f"followed (copy the file into the tree to convert it)", False))
                     continue
                 if in_place:
                     skipped.append((rel, "symlink: not written through (its target in the tree is "
-                                         "converted itself)"))
+                                         "converted itself)", False))
                     continue
             kind = _special_kind(p)
             if kind is not None:  # reading a FIFO would block the run forever
-                skipped.append((rel, f"not a regular file ({kind}): not read"))
+                skipped.append((rel, f"not a regular file ({kind}): not read", False))
                 continue
             dst = p if in_place else (out / rel if out is not None else None)
             if is_source:
@@ -315,5 +319,6 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
             rep.error = os_error_message(exc, rel if exc.filename == str(src) else dst,
                                          "copy" if exc.filename == str(src) else "write")
         reports.append(rep)
-    reports += [FileReport(str(rel), skipped=reason) for rel, reason in skipped]
+    reports += [FileReport(str(rel), copied=True, error=reason) if failed else FileReport(str(rel), skipped=reason)
+                for rel, reason, failed in skipped]
     return reports

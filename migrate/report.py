@@ -92,7 +92,8 @@ def write_report(path: str, reports: list[FileReport], summary: Summary, target:
     if p.suffix == ".json":
         atomic_write(p, (json.dumps(to_json(reports, summary, target), indent=2) + "\n").encode("utf-8"))
     elif p.suffix in (".md", ".markdown"):
-        atomic_write(p, to_markdown(reports, summary, target).encode("utf-8"))
+        # backslashreplace: file names that are not valid UTF-8 (surrogate escapes) stay readable
+        atomic_write(p, to_markdown(reports, summary, target).encode("utf-8", "backslashreplace"))
     else:
         raise ValueError(f"report file must end in .md or .json, got {p.name}")
 

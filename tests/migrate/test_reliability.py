@@ -251,6 +251,39 @@ def test_unwritable_report_is_one_line_and_checked_first(tree, tmp_path, capsys,
     assert code == 2 and "Permission denied" in line_with(err, "error:")
 
 
+def test_an_unreadable_directory_is_one_line(tree, tmp_path, capsys, monkeypatch):
+    locked = tree / "locked"
+    locked.mkdir()
+    (locked / "m.py").write_text(MODEL)
+    real_scandir = os.scandir
+
+    def scandir(path="."):  # what os.walk meets in a directory without read permission
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, _, err = run(capsys, tree, "-o", tmp_path / "out", "-q")
+    assert code == 1
+    assert "cannot read the directory locked: Permission denied" in line_with(err, "failed: locked")
+    assert CONVERTED_MARK in (tmp_path / "out" / "model.py").read_text()
+
+
+def test_file_names_with_a_newline_or_undecodable_bytes_stay_on_one_line(tmp_path, capsys):
+    tree = tmp_path / "d"
+    tree.mkdir()
+    (tree / "new\nline.py").write_text("def (:\n")
+    bad = os.fsdecode(b"bad\xff.py")
+    (tree / bad).write_text("def (:\n")
+    report = tmp_path / "r.md"
+    code, _, err = run(capsys, tree, "-o", tmp_path / "out", "--report", report, "-q")
+    assert code == 1
+    assert "failed: new\\nline.py: syntax error at line 1" in err
+    assert "failed: bad\\udcff.py: syntax error at line 1" in err
+    assert len([ln for ln in err.splitlines() if ln.startswith("failed:")]) == 2
+    assert "## bad\\udcff.py" in report.read_text()
+    assert (tmp_path / "out" / bad).read_text() == "def (:\n"
+
+
 # ---- 4. an output directory inside the input is converted again; venv skipped silently ------
 def test_output_inside_the_input_is_not_converted_again(tree, capsys):
     out = tree / "out"

@@ -375,10 +375,10 @@ def comment_place(src: str, comment: str) -> str:
     """Where a comment sits, as a category for grouping lost comments: 'above'/'on' + what the
     statement is (a torch import, a training-loop call the training rewrite replaces, a
     `with` block, a decorator...), or 'inside the arguments of a call'."""
-    lines = src.splitlines()
+    lines = io.StringIO(src).readlines()  # the lines tokenize numbers (not splitlines': \x1c...)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(src).readline))
-    except (tokenize.TokenError, SyntaxError):
+    except (tokenize.TokenError, SyntaxError, IndentationError):
         return "unknown"
     depth = 0
     for tok in tokens:
@@ -413,7 +413,8 @@ def _statement_kind(code: str) -> str:
         return "a training-loop call (zero_grad/step/backward/scaler)"
     if code.startswith("with ") and "grad" in code:
         return "a no_grad block"
-    head = code.split("(")[0].split("=")[0].split()[0] if code.split() else ""
+    words = code.split("(")[0].split("=")[0].split()
+    head = words[0] if words else ""
     if head in ("def", "class", "for", "while", "if", "elif", "else:", "try:", "except", "with", "return"):
         return f"a {head.rstrip(':')} statement"
     return "a statement"
