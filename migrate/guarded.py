@@ -19,12 +19,14 @@ import sys
 import threading
 import tokenize
 
-from migrate.changes import ConvertResult
+import migrate
+from migrate import ConvertResult
 
 # Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
 # code generation take a few kB each, so the stack is sized for the limit, not the other way round.
 DEEP_RECURSION_LIMIT = 60_000
 DEEP_STACK_BYTES = 1 << 30
+TARGETS = ("ms_core", "mindspore")
 # Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
 # nested deeper than this never does, so the output stays as far from CPython's limit as the input.
 DEEP_BRACKETS = 100
@@ -112,7 +114,7 @@ def convert_text(code: str, target: str = "ms_core") -> ConvertResult:
         >>> convert_text("import torch\\nx = " + "(" * 300 + "1" + ")" * 300 + "\\n").error
         'syntax error at line 2: too many nested parentheses'
     """
-    from migrate.convert import TARGETS, convert_source
+    convert_source = migrate.convert_source  # looked up here: the package's public entry point
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {sorted(TARGETS)}")
     error = python_error(code)

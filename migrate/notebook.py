@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from migrate.changes import Change, ConvertResult
+from migrate import Change, ConvertResult
 
 INSTALL_HINT = "converting notebooks needs nbformat: pip install 'ms-migrate[notebook]' (or nbformat)"
 # Cell magics whose body is Python code.

@@ -64,7 +64,7 @@ def test_generated_python_with_a_torch_import_keeps_every_property(src):
 def test_examine_sees_each_broken_property(monkeypatch):
     """The properties can fail: a converter that drops comments, or that is not idempotent, or
     that returns invalid code, is caught."""
-    import migrate.convert as mc
+    import migrate as mc
     src = "import torch\nx = torch.ones(2)  # keep\n"
     assert examine(src) == [] and comments(src) == {"keep": 1}
     real = mc.convert_source

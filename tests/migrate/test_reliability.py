@@ -126,13 +126,13 @@ def test_deep_files_cost_at_most_themselves(tmp_path, capsys):
 _CRASHING_RUN = """
 import ctypes, sys
 sys.path.insert(0, {root!r})
-import migrate.convert as mc
+import migrate, migrate.convert as mc
 real = mc.convert_source
 def crash_on_marker(code, target="ms_core"):
     if "CRASH_HERE" in code:
         ctypes.string_at(0)  # a real segfault, as libcst's native parser gives
     return real(code, target)
-mc.convert_source = crash_on_marker
+migrate.convert_source = mc.convert_source = crash_on_marker
 import cli
 sys.exit(cli.main(["convert", *sys.argv[1:]]))
 """
