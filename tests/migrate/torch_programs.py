@@ -347,10 +347,10 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
     if res.error is not None:
         if res.code != src:
             return [("crash", f"error set but the input was changed: {res.error}")]
-        if caught and res.error.startswith("internal error"):
-            return [("crash", res.error)]
         if caught and ("would not compile" in res.error or "not valid Python" in res.error):
             return [("invalid output", res.error)]
+        if caught and res.error.startswith("internal error"):
+            return [("crash", res.error)]
         return []  # a refusal with a reason (too deeply nested...), the file left as it was
     problems = []
     try:
