@@ -1,8 +1,9 @@
 """`convert_source` behind guards: no exception escapes, and the output is always code CPython compiles.
 
-- The input must first pass ``ast.parse``, CPython's own parser with its limits (200 nested
-  brackets, ~3000 nested expressions): what CPython rejects never reaches libcst, whose native
-  parser crashes on some of it (2000 nested parentheses overflow its stack).
+- Deeply nested input must first pass ``ast.parse``, CPython's own parser with its limits (200
+  nested brackets, ~3000 nested expressions): what CPython rejects there never reaches libcst,
+  whose native parser crashes on some of it (2000 nested parentheses overflow its stack). Other
+  input is parsed by CPython only when the conversion changed it or recursed too deep.
 - A RecursionError is retried once in a thread with a large stack and a high recursion limit,
   so any file CPython compiles converts, however deep its expressions.
 - The output must pass ``ast.parse`` too, and code nested deeper than ``DEEP_BRACKETS`` levels
@@ -42,7 +43,7 @@ def bracket_depth(code: str, fast: bool = False) -> int:
             if ch in "([{":
                 depth += 1
                 deepest = max(deepest, depth)
-            else:
+            elif depth:  # never below 0: closing brackets in strings must not hide real depth
                 depth -= 1
         return deepest
     try:
@@ -116,14 +117,20 @@ def convert_text(code: str, target: str = "ms_core") -> ConvertResult:
     """
     convert_source = migrate.convert_source  # looked up here: the package's public entry point
     if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r}: choose one of {sorted(TARGETS)}")
-    error = python_error(code)
-    if error is not None:
+        raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")
+    # Deeply nested input is checked by CPython's parser before libcst sees it (libcst's native
+    # parser overflows its stack on some of what CPython rejects). Other input is checked only if
+    # the conversion changes it or recurses too deep: one parse fewer on the common path.
+    checked = bracket_depth(code, fast=True) >= DEEP_BRACKETS
+    if checked and (error := python_error(code)) is not None:
         return ConvertResult(code, error=error)
     try:
         try:
             result = convert_source(code, target)
         except RecursionError:
+            if not checked and (error := python_error(code)) is not None:
+                return ConvertResult(code, error=error)
+            checked = True
             result = run_deep(convert_source, code, target)
     except RecursionError:
         return ConvertResult(code, error="too deeply nested for the converter; file left unchanged")
@@ -138,6 +145,8 @@ def convert_text(code: str, target: str = "ms_core") -> ConvertResult:
             result.code += "\r\n" if code.endswith("\r\n") else code[-1]
         error = python_error(result.code)
         if error is not None:
+            if not checked and (input_error := python_error(code)) is not None:
+                return ConvertResult(code, error=input_error)  # libcst accepted what CPython does not
             return ConvertResult(code, error=f"the converted code would not compile ({error}); "
                                              f"file left unchanged")
         if bracket_depth(result.code, fast=True) > DEEP_BRACKETS:

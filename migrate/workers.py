@@ -2,19 +2,22 @@
 
 A task that kills its worker (a segfault in a native parser, the OOM killer) or raises is reported
 through ``on_failure`` as that task's failure; a new worker takes over and the run goes on. The
-parent hands out one task at a time and so always knows which task a dead worker held (a
-``ProcessPoolExecutor`` only says that the pool broke, not which task broke it).
+parent hands each worker its tasks itself, in order, and so always knows which task a dead worker
+was running (a ``ProcessPoolExecutor`` only says that the pool broke, not which task broke it).
 
 Workers are forked where the platform allows it: the parent has already imported the converter,
 so a worker costs a few milliseconds instead of a fresh interpreter's imports.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import signal
 import sys
 from collections import deque
 from multiprocessing.connection import wait
+
+PREFETCH = 2  # tasks queued at each worker
 
 
 def _context():
@@ -80,7 +83,7 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
     total = len(tasks)
     results: list = [None] * total
     todo = deque(range(total))
-    active: dict = {}  # parent end of the pipe -> [process, index of the task it holds]
+    active: dict = {}  # parent end of the pipe -> (process, deque of the task indices it holds)
     done = 0
     for stream in (sys.stdout, sys.stderr):  # a forked child must not flush our buffers again
         try:
@@ -89,39 +92,39 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
             pass
 
     def start():
+        # objects inherited by a forked worker stay shared: its garbage collector would otherwise
+        # touch (and so copy) every page of this process's heap
+        gc.freeze()
         parent_end, child_end = ctx.Pipe()
         proc = ctx.Process(target=_worker, args=(child_end, fn), daemon=True, name="migrate-worker")
         proc.start()
         child_end.close()
-        active[parent_end] = [proc, None]
+        active[parent_end] = (proc, deque())
         feed(parent_end)
 
     def feed(conn):
-        if not todo:
-            retire(conn, graceful=True)
-            return
-        index = todo.popleft()
-        active[conn][1] = index
-        try:
-            conn.send((index, tasks[index]))
-        except (OSError, ValueError):  # the worker died between tasks: it held none
-            todo.appendleft(index)
-            active[conn][1] = None
-            retire(conn, graceful=False)
-            start()
-
-    def retire(conn, graceful):
-        proc, _ = active.pop(conn)
-        if graceful:
+        """Keep PREFETCH tasks queued at the worker, so it never waits for us between tasks; it
+        works through them in order, so the oldest one is always the one it is running."""
+        proc, held = active[conn]
+        while todo and len(held) < PREFETCH:
+            index = todo.popleft()
             try:
-                conn.send(None)
-            except (OSError, ValueError):
-                pass
+                conn.send((index, tasks[index]))
+            except (OSError, ValueError):  # the worker died: what it held goes back, unblamed
+                todo.appendleft(index)
+                break
+            held.append(index)
+        if not held:
+            retire(conn)
+
+    def retire(conn):
+        proc, _ = active.pop(conn)
+        try:
+            conn.send(None)
+        except (OSError, ValueError):
+            pass
         conn.close()
         proc.join()
-
-    def fail(index, reason):
-        return on_failure(tasks[index], reason) if on_failure is not None else None
 
     try:
         for _ in range(max(1, min(jobs, total))):
@@ -129,19 +132,26 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
                 start()
         while active:
             for conn in wait(list(active)):
-                proc, index = active[conn]
+                proc, held = active[conn]
                 try:
                     got, out = conn.recv()
                 except (EOFError, OSError):
                     proc.join()
                     active.pop(conn)
                     conn.close()
-                    results[index] = fail(index, f"the worker process was {exit_reason(proc.exitcode)}")
+                    if not held:
+                        continue
+                    culprit = held.popleft()
+                    todo.extendleft(reversed(held))  # queued behind it, never started
+                    reason = f"the worker process was {exit_reason(proc.exitcode)}"
+                    results[culprit] = on_failure(tasks[culprit], reason) if on_failure else None
                     if todo:
                         start()
                 else:
-                    results[got] = fail(got, out.message) if isinstance(out, _Raised) else out
-                    active[conn][1] = None
+                    held.remove(got)
+                    if isinstance(out, _Raised):
+                        out = on_failure(tasks[got], out.message) if on_failure else None
+                    results[got] = out
                     feed(conn)
                 done += 1
                 if progress:
@@ -151,4 +161,5 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
             proc.terminate()
             proc.join()
             conn.close()
+        gc.unfreeze()
     return results
