@@ -18,9 +18,13 @@ import sys
 from pathlib import Path
 
 
-def _console(stderr: bool = True):
+def _console(stderr: bool = True, wide: bool = False):
+    """A rich console. `wide`: piped or redirected, it is 200 columns (rich's default there is
+    80, which folds every table and note of a check)."""
     from rich.console import Console
-    return Console(stderr=stderr, highlight=False)
+    stream = sys.stderr if stderr else sys.stdout
+    width = 200 if wide and not stream.isatty() else None
+    return Console(stderr=stderr, highlight=False, width=width)
 
 
 # ---- migrate convert -----------------------------------------------------------------------
@@ -193,15 +197,24 @@ def _add_check(sub) -> None:
                                    "with the same expression, copy the weights, feed the same "
                                    "inputs and compare outputs, every layer, gradients and "
                                    "training steps. Exit 0 pass, 1 mismatch, 2 could not run.")
-    p.add_argument("path", help="the PyTorch source file defining the model")
-    p.add_argument("--model", required=True, help="constructor expression, e.g. 'Net(10)'")
-    p.add_argument("--input-shape", action="append", required=True, metavar="N,C,H,W",
+    p.add_argument("path", nargs="?", help="the PyTorch file defining the model: a loose file or "
+                                           "any module of a package (its relative imports work)")
+    p.add_argument("--model", help="constructor expression, e.g. 'Net(10)'; without PATH: "
+                                   "'pkg.module:Net(10)' (with --root)")
+    p.add_argument("--root", metavar="DIR", help="the directory holding pkg for --model "
+                                                 "pkg.module:EXPR (default: the current one)")
+    p.add_argument("--cache", metavar="DIR", help="where converted packages are kept (default: "
+                                                  "$MIGRATE_CHECK_CACHE or ~/.cache/ms-migrate/"
+                                                  "check)")
+    p.add_argument("--no-cache", action="store_true", help="convert into a temporary directory")
+    p.add_argument("--input-shape", action="append", metavar="N,C,H,W",
                    help="shape of one input; repeat for multi-input models")
     p.add_argument("--input-dtype", action="append", metavar="DTYPE",
                    help=f"dtype per input ({', '.join(_DTYPE_NAMES)}); one value applies to all")
     p.add_argument("--input-range", action="append", metavar="LO,HI",
                    help="value range [LO, HI) of integer inputs (token ids, labels); per input")
-    p.add_argument("--converted", metavar="OUT.py", help="use this converted file instead of "
+    p.add_argument("--converted", metavar="OUT.py", help="use this converted file (or converted "
+                                                         "copy of the root directory) instead of "
                                                          "converting PATH")
     p.add_argument("--mode", choices=("eval", "train", "both"), default="both")
     p.add_argument("--train-steps", type=int, default=0, metavar="N")
@@ -221,23 +234,47 @@ def _add_check(sub) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="print the verdict only")
 
 
-def _run_check(args) -> int:
-    from rich.console import Console
-    from rich.markup import escape
+def _converter(target: str = "ms_core"):
+    """`migrate.convert_source` for `target`, with a cache key naming the converter's version (a
+    digest of its code and mapping tables): converted packages are cached under it."""
+    import functools
+    import hashlib
 
     from migrate import convert_source
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for folder, pattern in ((here / "migrate" / "convert", "*.py"), (here / "mappings", "*.toml"),
+                            (here / "mappings", "*.py")):
+        for f in sorted(folder.rglob(pattern)):
+            digest.update(f.name.encode() + f.read_bytes())
+    convert = functools.partial(convert_source, target=target)
+    convert.cache_key = digest.hexdigest()[:16]
+    return convert
+
+
+def _cache_dir(args):
+    from migrate.check.loader import default_cache_dir
+    return None if args.no_cache else (args.cache or default_cache_dir())
+
+
+def _run_check(args) -> int:
+    from rich.markup import escape
+
     from migrate.check import EXIT_ERROR, CheckError, CheckSettings
     from migrate.check.harness import UsageError, check_file, cleanup
     from migrate.check.report import verdict
 
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-    err = _console()
+    out = _console(stderr=False, wide=True)
+    err = _console(wide=True)
     reports = args.report or []
     if any(os.path.splitext(r)[1].lower() not in _REPORT_SUFFIXES for r in reports):
         err.print("[red]error:[/] --report FILE must end in .md, .json or .html")
         return EXIT_ERROR
     if args.train_steps < 0:
         err.print("[red]error:[/] --train-steps must be >= 0")
+        return EXIT_ERROR
+    if not args.model or not args.input_shape:
+        err.print("[red]error:[/] give --model and --input-shape (or --zoo FILE)")
         return EXIT_ERROR
     try:
         settings = CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
@@ -246,8 +283,8 @@ def _run_check(args) -> int:
                                  float64_reference=args.float64,
                                  init_check=not args.no_init_check, local=args.local)
         result, notes = check_file(args.path, args.model, args.input_shape, args.input_dtype,
-                                   args.input_range, args.converted, convert=convert_source,
-                                   settings=settings)
+                                   args.input_range, args.converted, convert=_converter(),
+                                   settings=settings, root=args.root, cache=_cache_dir(args))
     except (UsageError, CheckError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         return EXIT_ERROR
@@ -279,20 +316,25 @@ def _add_weights(sub) -> None:
     p.add_argument("src", help="a .pth/.pt state dict or an ms_core .ckpt")
     p.add_argument("-o", "--output", required=True, help="the file to write (.ckpt or .pth)")
     p.add_argument("--source", metavar="MODEL.py", help="the PyTorch file defining the model "
-                                                        "(exact names from each layer's class)")
-    p.add_argument("--model", help="constructor expression, with --source or as "
-                                   "'model.py:Net(10)'")
+                                                        "(exact names from each layer's class); "
+                                                        "loose or any module of a package")
+    p.add_argument("--model", help="constructor expression, with --source; or "
+                                   "'model.py:Net(10)'; or 'pkg.module:Net(10)' with --root")
+    p.add_argument("--root", metavar="DIR", help="the directory holding pkg for --model "
+                                                 "pkg.module:EXPR (default: the current one)")
+    p.add_argument("--cache", metavar="DIR", help="where converted packages are kept")
+    p.add_argument("--no-cache", action="store_true", help="convert into a temporary directory")
 
 
 def _run_weights(args) -> int:
     from rich.markup import escape
 
-    from migrate import convert_source
     from migrate.check import EXIT_ERROR
     from migrate.check.harness import UsageError, cleanup, prepare
+    from migrate.check.loader import split_model_spec
     from migrate.check.weights import convert_file
 
-    err = _console()
+    err = _console(wide=True)
     if not os.path.isfile(args.src):
         err.print(f"[red]error:[/] {args.src} does not exist")
         return EXIT_ERROR
@@ -300,14 +342,16 @@ def _run_weights(args) -> int:
     if model and not source and ".py:" in model:  # --model 'model.py:Net()'
         source, model = model.split(".py:", 1)
         source += ".py"
-    if bool(source) != bool(model):
-        err.print("[red]error:[/] --model needs the file defining it: --source model.py, or "
-                  "--model 'model.py:Net()'")
+    by_module = bool(model and not source and split_model_spec(model))
+    if bool(source) != bool(model) and not by_module:
+        err.print("[red]error:[/] --model needs the file defining it: --source model.py, "
+                  "--model 'model.py:Net()', or --model 'pkg.module:Net()' --root DIR")
         return EXIT_ERROR
     torch_model = ms_model = None
     try:
-        if source:
-            torch_model, ms_model, _, _ = prepare(source, model, convert=convert_source)
+        if model:
+            torch_model, ms_model, _, _ = prepare(source, model, convert=_converter(),
+                                                  root=args.root, cache=_cache_dir(args))
         notes = convert_file(args.src, args.output, torch_model, ms_model)
     except (UsageError, ValueError, OSError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
