@@ -191,7 +191,10 @@ def _run(res, models, inputs, s) -> None:
         res.settings["notes"] = ["training steps skipped: the model has no trainable parameters"]
     else:
         t1 = time.perf_counter()
-        res.train = run_training(models, inputs, s)
+        last = res.phases[-1] if res.phases else None
+        agree = last is not None and last.mode == "train" and bool(last.gradients) and \
+            all(g.stats.passed for g in last.gradients)
+        res.train = run_training(models, inputs, s, gradients_agree=agree)
         res.timings["train_steps"] = time.perf_counter() - t1
 
 

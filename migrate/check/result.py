@@ -46,8 +46,9 @@ class LayerRow:
 
     `output` is the accumulated error (ms run vs torch run); `local` the layer's own error (fed
     torch's inputs, sub-layers replayed); `noise` torch float32 vs float64 when asked.
-    `status`: pass | drift (accumulated error over tolerance, own error within) | FAIL (own error
-    over tolerance) | missing (no ms layer at this path) | error (the ms layer raised).
+    `status`: pass | noise (beyond the tolerance by float32 rounding only: within the float64
+    floor) | drift (accumulated error over tolerance, own error within) | FAIL (own error over
+    tolerance) | missing (no ms layer at this path) | error (the ms layer raised).
     """
 
     name: str
@@ -64,6 +65,7 @@ class LayerRow:
     note: str = ""
     torch_source: str = ""
     ms_source: str = ""
+    local_value: object = field(default=None, repr=False, compare=False)  # while judging noise
 
     def to_dict(self) -> dict:
         keys = ("name", "path", "call", "depth", "order", "torch_type", "ms_type", "status",
