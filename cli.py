@@ -224,7 +224,12 @@ def _add_check(sub) -> None:
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--float64", action="store_true", help="also run torch in float64 (noise floor)")
+    p.add_argument("--float64", action="store_true",
+                   help="always run torch in float64 too and show its noise column everywhere "
+                        "(by default it runs only where a tolerance fails)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="torch threads (default 1: on a busy machine more threads spin against "
+                        "each other; the converted model's BLAS keeps its own)")
     p.add_argument("--local", choices=("auto", "all"), default="auto",
                    help="replay layers on torch's inputs where they disagree (auto) or all")
     p.add_argument("--no-init-check", action="store_true",
@@ -276,6 +281,8 @@ def _run_check(args) -> int:
     if not args.model or not args.input_shape:
         err.print("[red]error:[/] give --model and --input-shape (or --zoo FILE)")
         return EXIT_ERROR
+    import torch
+    torch.set_num_threads(max(1, args.threads))
     try:
         settings = CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
                                  train_steps=args.train_steps, optimizer=args.optimizer,

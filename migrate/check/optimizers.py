@@ -27,16 +27,83 @@ _ADAM_NOTE = ("torch Adam vs ms nn.Adam (betas 0.9/0.999, eps 1e-8): MindSpore a
 # --- the two optimizers ---------------------------------------------------------------------------
 
 def torch_optimizer(parameters, s, notes):
-    import torch
+    """torch's SGD (momentum, dampening 0) or Adam for the trainable `parameters`, as
+    :class:`TorchSGD` / :class:`TorchAdam` (torch.optim's single-tensor arithmetic, op for op;
+    ``torch.optim`` itself imports torch._dynamo on first use, 5-8 s per command)."""
     tparams = [p for p in parameters if p.requires_grad]
     if s.optimizer == "sgd":
         if notes is not None:
             notes.append(_SGD_NOTE.format(m=s.momentum))
-        return torch.optim.SGD(tparams, lr=s.lr, momentum=s.momentum, dampening=0,
-                               nesterov=False, weight_decay=0)
+        return TorchSGD(tparams, lr=s.lr, momentum=s.momentum)
     if notes is not None:
         notes.append(_ADAM_NOTE)
-    return torch.optim.Adam(tparams, lr=s.lr, betas=(0.9, 0.999), eps=1e-8)
+    return TorchAdam(tparams, lr=s.lr)
+
+
+class _TorchOptimizer:
+    """The parameters and ``zero_grad`` of torch.optim's optimizers."""
+
+    def __init__(self, params):
+        self.params = list(params)
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.params:
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad.zero_()
+
+
+class TorchSGD(_TorchOptimizer):
+    """``torch.optim.SGD(params, lr, momentum, dampening=0, nesterov=False, weight_decay=0)``:
+    buf = g on the first step, then buf = m*buf + g; p -= lr*buf (parameters without a gradient
+    are skipped, as torch skips them)."""
+
+    def __init__(self, params, lr, momentum=0.0):
+        super().__init__(params)
+        self.lr, self.momentum = lr, momentum
+        self.buffers = [None] * len(self.params)
+
+    def step(self):
+        import torch
+        with torch.no_grad():
+            for i, p in enumerate(self.params):
+                if p.grad is None:
+                    continue
+                grad = p.grad
+                if self.momentum != 0:
+                    if self.buffers[i] is None:
+                        self.buffers[i] = torch.clone(grad).detach()
+                    else:
+                        self.buffers[i].mul_(self.momentum).add_(grad)
+                    grad = self.buffers[i]
+                p.add_(grad, alpha=-self.lr)
+
+
+class TorchAdam(_TorchOptimizer):
+    """``torch.optim.Adam(params, lr, betas=(0.9, 0.999), eps=1e-8)`` without amsgrad or weight
+    decay, in torch's single-tensor order of operations."""
+
+    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8):
+        super().__init__(params)
+        self.lr, (self.beta1, self.beta2), self.eps = lr, betas, eps
+        self.state = [None] * len(self.params)
+
+    def step(self):
+        import torch
+        with torch.no_grad():
+            for i, p in enumerate(self.params):
+                if p.grad is None:
+                    continue
+                if self.state[i] is None:
+                    self.state[i] = [0, torch.zeros_like(p), torch.zeros_like(p)]
+                st = self.state[i]
+                st[0] += 1
+                st[1].lerp_(p.grad, 1 - self.beta1)
+                st[2].mul_(self.beta2).addcmul_(p.grad, p.grad, value=1 - self.beta2)
+                step_size = self.lr / (1 - self.beta1 ** st[0])
+                denom = (st[2].sqrt() / (1 - self.beta2 ** st[0]) ** 0.5).add_(self.eps)
+                p.addcdiv_(st[1], denom, value=-step_size)
 
 
 def ms_optimizer(s, weights, tr):

@@ -54,3 +54,26 @@ def test_drift_within_the_factor_of_a_shadow_run_passes():
     assert st.passed and st.explained == "drift" and "ends 0.002 from torch" in st.note
     far = t + 0.1
     assert not drift_explains(compare(far, t), far, t, shadow).passed
+
+
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_the_checkers_torch_optimizers_are_torch_optim(kind):
+    """TorchSGD/TorchAdam (torch.optim's arithmetic without its import of torch._dynamo) take
+    the same steps as torch.optim, bit for bit."""
+    import torch
+
+    from migrate.check.optimizers import TorchAdam, TorchSGD
+    torch.manual_seed(0)
+    a, b = torch.nn.Linear(5, 3), torch.nn.Linear(5, 3)
+    b.load_state_dict(a.state_dict())
+    mine = TorchSGD(list(a.parameters()), lr=0.1, momentum=0.9) if kind == "sgd" else \
+        TorchAdam(list(a.parameters()), lr=0.01)
+    ref = torch.optim.SGD(b.parameters(), lr=0.1, momentum=0.9) if kind == "sgd" else \
+        torch.optim.Adam(b.parameters(), lr=0.01)
+    x = torch.randn(4, 5)
+    for _ in range(3):
+        for model, opt in ((a, mine), (b, ref)):
+            opt.zero_grad(set_to_none=True)
+            (model(x) ** 2).mean().backward()
+            opt.step()
+    assert torch.equal(a.weight, b.weight) and torch.equal(a.bias, b.bias)
