@@ -237,6 +237,9 @@ def _add_check(sub) -> None:
     p.add_argument("--report", metavar="FILE", action="append",
                    help="write FILE.md, FILE.json or FILE.html (repeat for several)")
     p.add_argument("--quiet", "-q", action="store_true", help="print the verdict only")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="give up (exit 2) when the check takes longer; it then runs in a child "
+                        "process, which also turns a crash or an out-of-memory kill into exit 2")
 
 
 def _converter(target: str = "ms_core"):
@@ -265,53 +268,94 @@ def _cache_dir(args):
 def _run_check(args) -> int:
     from rich.markup import escape
 
-    from migrate.check import EXIT_ERROR, CheckError, CheckSettings
-    from migrate.check.harness import UsageError, check_file, cleanup
-    from migrate.check.report import verdict
-
-    out = _console(stderr=False, wide=True)
+    from migrate.check import EXIT_ERROR
     err = _console(wide=True)
-    reports = args.report or []
-    if any(os.path.splitext(r)[1].lower() not in _REPORT_SUFFIXES for r in reports):
-        err.print("[red]error:[/] --report FILE must end in .md, .json or .html")
-        return EXIT_ERROR
-    if args.train_steps < 0:
-        err.print("[red]error:[/] --train-steps must be >= 0")
-        return EXIT_ERROR
-    if not args.model or not args.input_shape:
-        err.print("[red]error:[/] give --model and --input-shape (or --zoo FILE)")
+    problem = _check_usage(args)
+    if problem:
+        err.print(f"[red]error:[/] {escape(problem)}")
         return EXIT_ERROR
     import torch
     torch.set_num_threads(max(1, args.threads))
-    try:
-        settings = CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
-                                 train_steps=args.train_steps, optimizer=args.optimizer,
-                                 lr=args.lr, loss_fn=args.loss, seed=args.seed,
-                                 float64_reference=args.float64,
-                                 init_check=not args.no_init_check, local=args.local)
-        result, notes = check_file(args.path, args.model, args.input_shape, args.input_dtype,
-                                   args.input_range, args.converted, convert=_converter(),
-                                   settings=settings, root=args.root, cache=_cache_dir(args))
-    except (UsageError, CheckError) as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}")
+    job = _check_job(args)
+    outcome = _run_check_job(job, args)
+    if isinstance(outcome, str):
+        err.print(f"[red]error:[/] {escape(outcome)}")
         return EXIT_ERROR
-    finally:
-        cleanup()
-    if args.quiet:
+    result, notes = outcome
+    _show_check(result, notes, args.quiet, err)
+    return _write_reports(result, job.reports, err) or result.exit_code
+
+
+def _check_usage(args) -> str:
+    """What is wrong with the check's arguments ('' when nothing)."""
+    if any(os.path.splitext(r)[1].lower() not in _REPORT_SUFFIXES for r in args.report or []):
+        return "--report FILE must end in .md, .json or .html"
+    if args.train_steps < 0:
+        return "--train-steps must be >= 0"
+    if args.timeout is not None and args.timeout <= 0:
+        return "--timeout must be a positive number of seconds"
+    if not args.model or not args.input_shape:
+        return "give --model and --input-shape (or --zoo FILE)"
+    return ""
+
+
+def _check_settings(args):
+    from migrate.check import CheckSettings
+    return CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
+                         train_steps=args.train_steps, optimizer=args.optimizer, lr=args.lr,
+                         loss_fn=args.loss, seed=args.seed, float64_reference=args.float64,
+                         init_check=not args.no_init_check, local=args.local)
+
+
+def _check_job(args):
+    from migrate.check.harness import CheckJob
+    return CheckJob(args.model, args.path, args.model, list(args.input_shape), args.input_dtype,
+                    args.input_range, args.root, args.converted, _check_settings(args),
+                    list(args.report or []), args.timeout)
+
+
+def _run_check_job(job, args):
+    """(result, notes), or the message of why the check could not run. With a time limit the
+    check runs in a child process (killed when the time is up)."""
+    from migrate.check import CheckError
+    from migrate.check.harness import UsageError, run_job
+    from migrate.check.isolate import ChildFailed, run
+    convert, cache = _converter(), _cache_dir(args)
+    try:
+        if job.timeout is None:
+            return run_job(job, convert, cache)
+        return run(run_job, (job, convert, cache), timeout=job.timeout, threads=args.threads)
+    except (UsageError, CheckError, ChildFailed) as exc:
+        return str(exc)
+    except MemoryError as exc:
+        return f"out of memory ({exc}): use a smaller --input-shape"
+
+
+def _show_check(result, notes, quiet, err) -> None:
+    from rich.markup import escape
+
+    from migrate.check.report import verdict
+    out = _console(stderr=False, wide=True)
+    if quiet:
         style = "green" if result.passed else "red"
         out.print(f"[{style}]{escape(verdict(result))}[/{style}]")
     else:
         result.print_table(out)
     for n in notes:
         err.print(f"[yellow]note:[/] {escape(n)}")
+
+
+def _write_reports(result, reports, err) -> int:
+    """Write the reports; 2 (could not run) when one cannot be written, else 0."""
+    from rich.markup import escape
     for report in reports:
         try:
             result.write(report)
         except OSError as exc:
             err.print(f"[red]error:[/] cannot write {report}: {escape(str(exc))}")
-            return EXIT_ERROR
+            return 2
         err.print(f"report written to {report}")
-    return result.exit_code
+    return 0
 
 
 # ---- migrate weights -----------------------------------------------------------------------

@@ -378,3 +378,49 @@ def relabel_sources(result, display) -> None:
             r.ms_source = fix(r.ms_source)
     for f in result.findings:
         f.ms_source = fix(f.ms_source)
+
+
+# --- one check as a job (the CLI, --timeout and zoo runs) -----------------------------------------
+
+@dataclass
+class CheckJob:
+    """Everything one `migrate check` needs, picklable (a zoo entry, or the command line).
+
+    Attributes:
+        name: what the summary table calls it.
+        path, model, root, converted: as :func:`prepare`.
+        input_shapes, input_dtypes, input_ranges: as :func:`make_inputs`.
+        settings: the :class:`~migrate.check.api.CheckSettings`.
+        reports: report files to write (.md, .json, .html).
+        timeout: seconds the check may take (None: no limit; a limit runs it in a child process).
+    """
+
+    name: str
+    path: str | None
+    model: str
+    input_shapes: list
+    input_dtypes: list | None = None
+    input_ranges: list | None = None
+    root: str | None = None
+    converted: str | None = None
+    settings: CheckSettings = field(default_factory=CheckSettings)
+    reports: list = field(default_factory=list)
+    timeout: float | None = None
+
+
+def run_job(job: CheckJob, convert=None, cache=None):
+    """Run one job in this process: (result, notes). Temporary conversions are removed after.
+
+    Raises:
+        UsageError, CheckError: as :func:`check_file`; MemoryError becomes a CheckError.
+    """
+    from .result import CheckError
+    try:
+        return check_file(job.path, job.model, job.input_shapes, job.input_dtypes,
+                          job.input_ranges, job.converted, convert=convert,
+                          settings=job.settings, root=job.root, cache=cache)
+    except MemoryError as exc:
+        raise CheckError(f"out of memory ({one_line(exc)}): use a smaller --input-shape") \
+            from None
+    finally:
+        cleanup()

@@ -132,6 +132,9 @@ def _compare_layers(phase, models, t_rec, m_run, masks, s) -> None:
                            + (f" and {len(extra) - 8} more" if len(extra) > 8 else ""))
     if masks is not None and any("Dropout" in r.torch_type for r in phase.layers):
         phase.notes.append("training-mode Dropout: torch's masks replayed in the ms model")
+    for path in dict.fromkeys(k[0] for k in (masks or {}) if len(k) == 4):
+        phase.notes.append(f"dropout between the layers of '{path}' replayed: torch ran it layer "
+                           f"by layer (its kernel hides the masks)")
 
 
 def _layer_row(key, call, acc, local, models, torch_mods, ms_cells, called) -> LayerRow:

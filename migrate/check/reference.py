@@ -10,6 +10,7 @@ from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
+from .rnn import layered
 from .run import is_torch, run_torch, torch_dropout_keep
 
 
@@ -119,6 +120,8 @@ def module_masks(model, masks, depth):
     call (nothing recorded: the module's own)."""
     import torch
     handles = []
+    rnn = layered(model, masks, record=False)  # multi-layer RNNs: their masks between layers
+    rnn.__enter__()
     for path, mod in model.named_modules():
         is_drop, keep = torch_dropout_keep(mod)
         if not is_drop:
@@ -143,6 +146,7 @@ def module_masks(model, masks, depth):
     try:
         yield
     finally:
+        rnn.__exit__(None, None, None)
         for h in handles:
             h.remove()
 

@@ -15,10 +15,11 @@ import numpy as np
 
 from .compare import TensorStats, as_array, compare, float64_explains, quick_pass
 from .reference import float_copy
+from .rnn import call_masks
 from .result import LocalGrad
-from .run import (DropoutReplay, FunctionalMasks, TorchRecorder, flatten, is_torch, kwargs_for,
-                  ms_dropout_keep, one_line, restore_ms, restore_torch, snapshot_ms,
-                  snapshot_torch, split_grads, torch_dropout_keep, torch_to_ms, worst_stats)
+from .run import (DropoutReplay, FunctionalMasks, TorchRecorder, flatten, has_random_masks,
+                  is_torch, kwargs_for, ms_dropout_keep, one_line, restore_ms, restore_torch,
+                  snapshot_ms, snapshot_torch, split_grads, torch_to_ms, worst_stats)
 from .weights import as_torch_layout
 
 
@@ -67,11 +68,7 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
         object.__setattr__(child, "construct", replay)
         installed.append(child)
         expected.append((cpath, len(keys), replay))
-    own = None
-    if not call.children and masks is not None and cell.training and \
-            ms_dropout_keep(cell) is not None:
-        own = DropoutReplay({(path, 0): masks.get(key)}, [])
-        own.install(path, cell)
+    own = _own_masks(key, cell, masks)
     hooks = (dict(cell._forward_pre_hooks), dict(cell._forward_hooks))
     cell._forward_pre_hooks.clear()
     cell._forward_hooks.clear()
@@ -97,6 +94,29 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
             child.__dict__.pop("construct", None)
         if own is not None:
             own.remove()
+
+
+def _own_masks(key, cell, masks):
+    """The torch masks of this call replayed in the ms layer itself: a dropout cell's mask, or a
+    multi-layer RNN's masks between its layers (through its Dropout sub-cell). None: none."""
+    if masks is None or not cell.training:
+        return None
+    path, k = key
+    if ms_dropout_keep(cell) is not None:
+        own = DropoutReplay({(path, 0): masks.get(key)}, [])
+        own.install(path, cell)
+        return own
+    layers = call_masks(masks, path, k)
+    if not layers:
+        return None
+    drops = [name for name, child in cell.name_cells().items()
+             if ms_dropout_keep(child) is not None]
+    if len(drops) != 1:
+        return None
+    sub = f"{path}.{drops[0]}" if path else drops[0]
+    own = DropoutReplay({(sub, n): layers[layer] for n, layer in enumerate(sorted(layers))}, [])
+    own.install(sub, cell.name_cells()[drops[0]])
+    return own
 
 
 def _replayer(cpath, keys, torch_rec, rtol, atol, notes):
@@ -147,8 +167,8 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
         if any(k not in passed for k in sub):
             continue  # a sub-layer failed (or was skipped): that is the place to look
         mod, cell = torch_mods.get(key[0]), ms_cells.get(key[0])
-        if mod is None or cell is None or any(torch_dropout_keep(torch_mods.get(k[0]))[0] and
-                                              torch_mods[k[0]].training for k in sub + [key]):
+        if mod is None or cell is None or \
+                any(has_random_masks(torch_mods[k[0]]) for k in sub + [key]):
             continue
         row = _layer_backward(key, torch_rec.calls[key], mod, cell, to_ms, rng, rtol, atol)
         if row is not None:

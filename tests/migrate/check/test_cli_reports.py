@@ -159,3 +159,37 @@ def test_both_versions_import_in_isolation():
     assert "models_ms" not in new  # the converted side is not registered
     assert sys.modules["models"].MLP is type(t)  # the torch original is, as an import leaves it
     assert type(t).__module__ != type(m).__module__
+
+
+BAD = str(FIXTURES / "bad_models.py")
+
+
+@pytest.mark.parametrize("model, message", [
+    ("ReturnsNone()", "the torch model returns NoneType None: the checker compares"),
+    ("ReturnsInt()", "the torch model returns int 3: the checker compares"),
+])
+def test_a_forward_that_returns_no_tensor_exits_2(capsys, model, message):
+    assert run(BAD, "--model", model, "--input-shape", "2,4", "--no-cache", "-q") == 2
+    assert message in " ".join(capsys.readouterr().err.split())
+
+
+def test_inputs_larger_than_the_memory_exit_2_before_allocating(capsys):
+    assert run(MODELS, "--model", "MLP()", "--input-shape", "100000,100000,1000", "-q") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "alone need" in err and "GiB" in err and "use a smaller --input-shape" in err
+
+
+def test_a_forward_that_hangs_is_stopped_by_the_timeout(capsys):
+    import time
+    t0 = time.monotonic()
+    assert run(BAD, "--model", "Hangs()", "--input-shape", "2,4", "--no-cache",
+               "--timeout", "3", "-q") == 2
+    assert time.monotonic() - t0 < 60
+    assert "did not finish within 3 s (--timeout)" in capsys.readouterr().err
+
+
+def test_a_check_with_a_timeout_runs_in_a_child_and_gives_the_same_verdict(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    assert run(MODELS, "--model", "MLP()", "--input-shape", "4,6", "--timeout", "120",
+               "--report", report, "-q") == 0
+    assert json.loads(report.read_text())["passed"] is True
