@@ -240,6 +240,14 @@ def _add_check(sub) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="give up (exit 2) when the check takes longer; it then runs in a child "
                         "process, which also turns a crash or an out-of-memory kill into exit 2")
+    p.add_argument("--zoo", metavar="MODELS.toml",
+                   help="check every model listed in this file (see migrate/check/zoo.py); "
+                        "one summary table, a report per model")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="with --zoo: checks running at once (0: one per CPU)")
+    p.add_argument("--report-dir", metavar="DIR",
+                   help="with --zoo: where each model's HTML and JSON reports go (default: "
+                        "MODELS-reports/ beside the zoo file)")
 
 
 def _converter(target: str = "ms_core"):
@@ -270,6 +278,8 @@ def _run_check(args) -> int:
 
     from migrate.check import EXIT_ERROR
     err = _console(wide=True)
+    if args.zoo:
+        return _run_zoo(args, err)
     problem = _check_usage(args)
     if problem:
         err.print(f"[red]error:[/] {escape(problem)}")
@@ -284,6 +294,62 @@ def _run_check(args) -> int:
     result, notes = outcome
     _show_check(result, notes, args.quiet, err)
     return _write_reports(result, job.reports, err) or result.exit_code
+
+
+def _run_zoo(args, err) -> int:
+    """`migrate check --zoo FILE`: every model in child processes, a progress bar, one table."""
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+        TimeElapsedColumn
+
+    from migrate.check.harness import UsageError
+    from migrate.check.zoo import exit_code, load_zoo, run_zoo, summary_index
+    try:
+        jobs = load_zoo(args.zoo, init_check=not args.no_init_check)
+    except UsageError as exc:
+        err.print(f"[red]error:[/] {escape(str(exc))}")
+        return 2
+    report_dir = args.report_dir or os.path.splitext(os.path.abspath(args.zoo))[0] + "-reports"
+    n_jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    running = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[now]}"))
+    with Progress(*columns, console=err, transient=True, disable=args.quiet) as progress:
+        task = progress.add_task("checking", total=len(jobs), now="")
+
+        def on_start(job):
+            running.append(job.name)
+            progress.update(task, now=", ".join(running))
+
+        def on_done(job, row):
+            running.remove(job.name)
+            progress.update(task, advance=1, now=", ".join(running))
+            progress.console.print(f"{_VERDICT_STYLE[row.verdict]} {escape(job.name)} "
+                                   f"[dim]({row.seconds:.1f}s)[/dim]")
+        rows = run_zoo(jobs, _converter(), _cache_dir(args), report_dir, n_jobs, args.timeout,
+                       max(1, args.threads), on_start, on_done)
+    summary_index(rows, os.path.join(report_dir, "summary.json"))
+    _console(stderr=False, wide=True).print(_zoo_table(rows, args.zoo))
+    err.print(f"reports in {report_dir}")
+    return exit_code(rows)
+
+
+_VERDICT_STYLE = {"PASS": "[green]PASS[/green]", "MISMATCH": "[red]MISMATCH[/red]",
+                  "ERROR": "[bold red]ERROR[/bold red]"}
+
+
+def _zoo_table(rows, title):
+    from rich.markup import escape
+    from rich.table import Table
+    t = Table(title=f"migrate check --zoo {escape(title)}")
+    for col in ("model", "verdict", "worst quantity", "first culprit", "time"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        t.add_row(escape(r.name), _VERDICT_STYLE[r.verdict], escape(r.worst),
+                  escape(r.culprit[:300]), f"{r.seconds:.1f}s")
+    passed = sum(r.verdict == "PASS" for r in rows)
+    t.caption = f"{passed} of {len(rows)} pass"
+    return t
 
 
 def _check_usage(args) -> str:

@@ -111,8 +111,10 @@ def explain_training(tr, models, trace, params, t_in, t_loss, s) -> None:
                         "converted model's first gradients (they agree with torch's up to "
                         "float32 rounding in the forward)")
         _judge(tr, params, trace, shadow, s, _drift)
-    if all(p.stats.passed for p in tr.params):
-        tr.first_bad_step = tr.first_bad_param = None  # the early difference was float32 drift
+    failing = [p.name for p in tr.params if not p.stats.passed]
+    if tr.first_bad_param not in failing:  # the early difference was float32 drift
+        tr.first_bad_step = None
+        tr.first_bad_param = failing[0] if failing else None
 
 
 def _drift(st, ms_value, torch_value, shadow_value):
