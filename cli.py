@@ -325,6 +325,9 @@ def _add_check(sub) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="give up (exit 2) when the check takes longer; it then runs in a child "
                         "process, which also turns a crash or an out-of-memory kill into exit 2")
+    p.add_argument("--ms-python", metavar="PYTHON",
+                   help="an interpreter with MindSpore: the --target mindspore conversion runs "
+                        "there too, as a third column (torch vs ms_core vs MindSpore)")
     p.add_argument("--zoo", metavar="MODELS.toml",
                    help="check every model listed in this file (see migrate/check/zoo.py); "
                         "one summary table, a report per model")
@@ -390,7 +393,7 @@ def _run_zoo(args, err) -> int:
     from migrate.check.harness import UsageError
     from migrate.check.zoo import exit_code, load_zoo, run_zoo, summary_index
     try:
-        jobs = load_zoo(args.zoo, init_check=not args.no_init_check)
+        jobs = load_zoo(args.zoo, init_check=not args.no_init_check, ms_python=args.ms_python)
     except UsageError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         return 2
@@ -411,8 +414,8 @@ def _run_zoo(args, err) -> int:
             progress.update(task, advance=1, now=", ".join(running))
             progress.console.print(f"{_VERDICT_STYLE[row.verdict]} {escape(job.name)} "
                                    f"[dim]({row.seconds:.1f}s)[/dim]")
-        rows = run_zoo(jobs, _converter(), _cache_dir(args), report_dir, n_jobs, args.timeout,
-                       max(1, args.threads), on_start, on_done)
+        rows = run_zoo(jobs, (_converter(), _cache_dir(args), _converter("mindspore")),
+                       report_dir, n_jobs, args.timeout, max(1, args.threads), on_start, on_done)
     summary_index(rows, os.path.join(report_dir, "summary.json"))
     _console(stderr=False, wide=True).print(_zoo_table(rows, args.zoo))
     err.print(f"reports in {report_dir}")
@@ -462,7 +465,7 @@ def _check_job(args):
     from migrate.check.harness import CheckJob
     return CheckJob(args.model, args.path, args.model, list(args.input_shape), args.input_dtype,
                     args.input_range, args.root, args.converted, _check_settings(args),
-                    list(args.report or []), args.timeout)
+                    list(args.report or []), args.timeout, args.ms_python)
 
 
 def _run_check_job(job, args):
@@ -471,11 +474,12 @@ def _run_check_job(job, args):
     from migrate.check import CheckError
     from migrate.check.harness import UsageError, run_job
     from migrate.check.isolate import ChildFailed, run
-    convert, cache = _converter(), _cache_dir(args)
+    work = (job, _converter(), _cache_dir(args), _converter("mindspore") if job.ms_python
+            else None)
     try:
         if job.timeout is None:
-            return run_job(job, convert, cache)
-        return run(run_job, (job, convert, cache), timeout=job.timeout, threads=args.threads)
+            return run_job(*work)
+        return run(run_job, work, timeout=job.timeout, threads=args.threads)
     except (UsageError, CheckError, ChildFailed) as exc:
         return str(exc)
     except MemoryError as exc:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -326,7 +326,8 @@ def _describe_value(value) -> str:
 # --- running --------------------------------------------------------------------------------------
 
 def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=None,
-               converted=None, *, convert=None, settings=None, root=None, cache=None):
+               converted=None, *, convert=None, settings=None, root=None, cache=None,
+               ms_python=None, convert_mindspore=None):
     """What `migrate check` does: find and convert the model's code, import and build both
     models, make the inputs, make sure torch runs on them, and check.
 
@@ -336,6 +337,9 @@ def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=N
         input_dtypes, input_ranges: as :func:`make_inputs`.
         settings: the :class:`~migrate.check.api.CheckSettings` (its seed also builds the models
             and draws the inputs).
+        ms_python: an interpreter with MindSpore: the model converted by `convert_mindspore`
+            (``--target mindspore``) runs there as a third side.
+        convert_mindspore: the converter to MindSpore (needed with `ms_python`).
 
     Returns:
         (result, notes): the :class:`~migrate.check.result.CheckResult`, its sources shown under
@@ -353,12 +357,37 @@ def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=N
     torch_model, ms_model, notes, display = prepare(path, model_expr, converted, settings.seed,
                                                     convert=convert, root=root, cache=cache)
     _probe(torch_model, inputs, input_shapes)
-    result = check(torch_model, ms_model, inputs, settings)
+    side = None
+    if ms_python:
+        side = _mindspore_side(path, model_expr, root, cache, ms_python, convert_mindspore,
+                               settings.seed)
+        settings = replace(settings, mindspore=side)
+        notes = notes + side.tree_notes
+    try:
+        result = check(torch_model, ms_model, inputs, settings)
+    finally:
+        if side is not None:
+            side.close()
     relabel_sources(result, display)
     result.settings.update(path=path or root, model=model_expr, input_shapes=list(input_shapes))
     for n in notes:
         result.settings.setdefault("notes", []).append(n)
     return result, notes
+
+
+def _mindspore_side(path, model_expr, root, cache, python, convert, seed):
+    """The MindSpore side of a check: the model converted for MindSpore (cached like the other)."""
+    from .third_side import MindSporeSide
+    if convert is None:
+        raise UsageError("--ms-python needs a converter to MindSpore (--target mindspore)")
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise UsageError(f"--ms-python {python}: not an executable file")
+    src, expr = resolve_model(path, model_expr, root)
+    tree = convert_tree(src, convert, cache, "mindspore")
+    side = MindSporeSide(python, tree.root, src.module,
+                         os.path.join(tree.root, os.path.relpath(src.file, src.root)), expr, seed)
+    side.tree_notes = [f"MindSpore conversion: {n}" for n in tree.notes()]
+    return side
 
 
 def relabel_sources(result, display) -> None:
@@ -393,6 +422,7 @@ class CheckJob:
         settings: the :class:`~migrate.check.api.CheckSettings`.
         reports: report files to write (.md, .json, .html).
         timeout: seconds the check may take (None: no limit; a limit runs it in a child process).
+        ms_python: an interpreter with MindSpore for the third side (None: none).
     """
 
     name: str
@@ -406,9 +436,10 @@ class CheckJob:
     settings: CheckSettings = field(default_factory=CheckSettings)
     reports: list = field(default_factory=list)
     timeout: float | None = None
+    ms_python: str | None = None
 
 
-def run_job(job: CheckJob, convert=None, cache=None):
+def run_job(job: CheckJob, convert=None, cache=None, convert_mindspore=None):
     """Run one job in this process: (result, notes). Temporary conversions are removed after.
 
     Raises:
@@ -418,7 +449,8 @@ def run_job(job: CheckJob, convert=None, cache=None):
     try:
         return check_file(job.path, job.model, job.input_shapes, job.input_dtypes,
                           job.input_ranges, job.converted, convert=convert,
-                          settings=job.settings, root=job.root, cache=cache)
+                          settings=job.settings, root=job.root, cache=cache,
+                          ms_python=job.ms_python, convert_mindspore=convert_mindspore)
     except MemoryError as exc:
         raise CheckError(f"out of memory ({one_line(exc)}): use a smaller --input-shape") \
             from None

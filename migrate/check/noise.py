@@ -45,6 +45,9 @@ def explain_phase(phase, models, inputs, t_run, m_run, mode, s, t_loss):
         mode: 'eval' or 'train'.
         s: the settings.
         t_loss: the torch loss when gradients are compared, else None.
+
+    Returns:
+        The float64 run (for the MindSpore column).
     """
     t_rec = t_run.recorder
     run64, model64 = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
@@ -59,6 +62,7 @@ def explain_phase(phase, models, inputs, t_run, m_run, mode, s, t_loss):
     if t_loss is not None and any(not g.stats.passed for g in phase.gradients) and \
             _forward_agrees(phase):
         _explain_by_forward(phase, models, inputs, t_rec, m_run, mode, s, t_loss)
+    return run64
 
 
 def _explain_layers(phase, model64, t_rec, m_run, run64, s) -> None:

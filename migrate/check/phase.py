@@ -11,10 +11,12 @@ import numpy as np
 from .compare import compare
 from .losses import make_losses
 from .noise import explain_phase, phase_needs_reference
+from .reference import run_reference
 from .replay import local_grad_replay, local_replay
 from .result import ROOT, CheckError, LayerRow, NamedStats, PhaseResult, layer_of
 from .run import (MsRecorder, Run, one_line, restore_ms, restore_torch, run_ms, run_torch,
                   snapshot_ms, snapshot_torch, worst_stats)
+from .third_side import compare_third, third_needs_reference
 from .weights import as_torch_layout
 
 
@@ -54,9 +56,13 @@ def run_phase(models, inputs, plan, s) -> PhaseResult:
         restore_ms(models.ms_cell, ms_state)
     if grads:
         _compare_gradients(phase, models, len(inputs), t_run.grads, m_run.grads, s)
+    run64 = None
     if s.float64_reference or phase_needs_reference(phase):
-        explain_phase(phase, models, inputs, t_run, m_run, plan.mode, s,
-                      t_loss if grads else None)
+        run64 = explain_phase(phase, models, inputs, t_run, m_run, plan.mode, s,
+                              t_loss if grads else None)
+    if s.mindspore is not None:
+        _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss if grads else None,
+                    run64)
     if grads and s.layers and not all(g.stats.passed for g in phase.gradients) and \
             phase.first_local_failure is None:
         # The forward agrees but the gradients do not: find the layer with a wrong backward.
@@ -65,6 +71,20 @@ def run_phase(models, inputs, plan, s) -> PhaseResult:
                                               s.rtol, s.atol, s.seed)
         restore_ms(models.ms_cell, ms_state)
     return phase
+
+
+def _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss, run64) -> None:
+    """Real MindSpore on the same inputs, masks and loss: the phase's third column."""
+    kind = getattr(t_loss, "kind", None)
+    third = s.mindspore.run_phase(plan.mode, inputs, masks, t_run.recorder.functional_masks,
+                                  models.ms_cell, kind is not None,
+                                  kind, t_loss.targets.value if kind is not None else None)
+    compare_third(phase, third, t_run, models, s)
+    if third_needs_reference(phase):
+        if run64 is None:
+            run64, _ = run_reference(models.torch_module, inputs, t_run.recorder, plan.mode,
+                                     t_loss, capture=s.layers)
+        compare_third(phase, third, t_run, models, s, run64)
 
 
 def _run_torch_side(models, inputs, plan, t_loss, s) -> Run:

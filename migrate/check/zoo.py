@@ -43,7 +43,7 @@ _SETTINGS = {"mode": "mode", "train_steps": "train_steps", "optimizer": "optimiz
              "seed": "seed", "float64": "float64_reference", "init_check": "init_check",
              "local": "local"}
 _ENTRY_KEYS = {"name", "model", "path", "root", "converted", "input_shape", "input_dtype",
-               "input_range", "timeout", "reports"} | set(_SETTINGS)
+               "input_range", "timeout", "reports", "ms_python"} | set(_SETTINGS)
 
 
 @dataclass
@@ -65,12 +65,13 @@ class ZooRow:
 
 # --- the zoo file ---------------------------------------------------------------------------------
 
-def load_zoo(path: str, init_check: bool = True) -> list[CheckJob]:
+def load_zoo(path: str, init_check: bool = True, ms_python=None) -> list[CheckJob]:
     """The check jobs of a zoo file.
 
     Args:
         path: the TOML file.
         init_check: the default of the entries' `init_check`.
+        ms_python: the default of the entries' `ms_python` (real MindSpore as a third side).
 
     Returns:
         One :class:`~migrate.check.harness.CheckJob` per ``[[model]]``, names made unique.
@@ -96,6 +97,7 @@ def load_zoo(path: str, init_check: bool = True) -> list[CheckJob]:
     jobs, seen = [], {}
     for i, entry in enumerate(entries):
         job = _job(base, {**defaults, **entry}, f"{path}: model {i + 1}", init_check)
+        job.ms_python = job.ms_python or ms_python
         n = seen[job.name] = seen.get(job.name, 0) + 1
         if n > 1:
             job.name = f"{job.name} #{n}"
@@ -123,7 +125,7 @@ def _job(base, entry, where, init_check) -> CheckJob:
     return CheckJob(str(entry.get("name") or entry["model"]), path, entry["model"], shapes,
                     _as_list(entry.get("input_dtype")), _as_list(entry.get("input_range")),
                     root, entry.get("converted"), settings, _as_list(entry.get("reports")) or [],
-                    entry.get("timeout"))
+                    entry.get("timeout"), entry.get("ms_python"))
 
 
 def _expand(text: str) -> str:
@@ -144,7 +146,7 @@ def report_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")[:80] or "model"
 
 
-def run_entry(job: CheckJob, convert, cache, report_dir) -> ZooRow:
+def run_entry(job: CheckJob, converters, report_dir) -> ZooRow:
     """Check one zoo entry, write its reports, return its summary row (errors included)."""
     t0 = time.perf_counter()
     reports = list(job.reports)
@@ -152,7 +154,8 @@ def run_entry(job: CheckJob, convert, cache, report_dir) -> ZooRow:
         stem = os.path.join(report_dir, report_stem(job.name))
         reports += [stem + ".html", stem + ".json"]
     try:
-        result, notes = run_job(job, convert, cache)
+        convert, cache, convert_mindspore = converters
+        result, notes = run_job(job, convert, cache, convert_mindspore)
     except (UsageError, CheckError) as exc:
         return ZooRow(job.name, "ERROR", EXIT_ERROR, culprit=str(exc),
                       seconds=time.perf_counter() - t0)
@@ -201,13 +204,13 @@ def _quantities(result):
 
 # --- running many ---------------------------------------------------------------------------------
 
-def run_zoo(jobs, convert, cache, report_dir, n_jobs=1, timeout=None, threads=1,
+def run_zoo(jobs, converters, report_dir, n_jobs=1, timeout=None, threads=1,
             on_start=None, on_done=None) -> list[ZooRow]:
     """Check every job in child processes, `n_jobs` at a time.
 
     Args:
         jobs: the :class:`CheckJob` list.
-        convert, cache: the converter and the conversion cache (see the harness).
+        converters: (converter, conversion cache, converter to MindSpore) (see the harness).
         report_dir: where each model's HTML and JSON reports go (None: only the jobs' own).
         n_jobs: how many checks run at once.
         timeout: seconds per check unless the entry sets its own (None: no limit).
@@ -225,7 +228,7 @@ def run_zoo(jobs, convert, cache, report_dir, n_jobs=1, timeout=None, threads=1,
         while pending and len(running) < max(1, n_jobs):
             i, job = pending.pop(0)
             limit = job.timeout if job.timeout is not None else timeout
-            running[i] = (start(run_entry, (job, convert, cache, report_dir), timeout=limit,
+            running[i] = (start(run_entry, (job, converters, report_dir), timeout=limit,
                                 threads=threads), time.perf_counter())
             if on_start:
                 on_start(job)
