@@ -275,6 +275,9 @@ class CallEdit:
             if key == "*" and like is not None:
                 args.append(like)  # pass-through variadic argument, kept as written
                 continue
+            if key == "**":
+                args.append(cst.Arg(value=value, star="**"))  # keywords given at run time
+                continue
             args.append(make_arg(value, None if positional else key, like))
         if args:
             last = args[-1]

@@ -104,8 +104,11 @@ HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, 
 
 
 def helper_source(name: str) -> str:
-    """The source text of the helper function ``name``."""
-    return inspect.getsource(HELPERS[name])
+    """The source text of the helper function ``name`` (its docstring's first paragraph only)."""
+    source = inspect.getsource(HELPERS[name])
+    doc = HELPERS[name].__doc__
+    first = doc.split("\n\n")[0].rstrip()
+    return source.replace(doc, first, 1)
 
 
 # --------------------------------------------------------------------------------------------

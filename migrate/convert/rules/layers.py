@@ -6,6 +6,8 @@ Every rule has one signature, ``apply(edit) -> None``: it reads the bound torch 
 """
 from __future__ import annotations
 
+import libcst as cst
+
 from migrate.convert.call_edit import is_literal, literal, operand
 from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
@@ -81,7 +83,8 @@ def _conv_padding(edit, dims: int, per_side: bool = True) -> None:
     try:
         v = literal(pad)
     except (ValueError, SyntaxError):
-        edit.needs_runtime(f"padding={code_of(pad)} is known only at run time")
+        if not _int_expression(pad):  # a name may hold a tuple or 'same': run time decides
+            edit.needs_runtime(f"padding={code_of(pad)} is known only at run time")
         edit.set("pad_mode", "'pad'")
         edit.set("padding", pad)
         edit.worse("approximate", f"padding={code_of(pad)} assumed to be an int")
@@ -99,6 +102,15 @@ def _conv_padding(edit, dims: int, per_side: bool = True) -> None:
     if isinstance(value, tuple):
         edit.worse("transformed", "padding (h, w) -> (top, bottom, left, right)" if per_side else
                    "padding given per axis")
+
+
+def _int_expression(node) -> bool:
+    """``(k - 1) // 2``, ``d + 1``: arithmetic with an int literal, an int (or a TypeError) for
+    any operand (``*`` is left out: a tuple times an int is a tuple)."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(
+            node.operator, (cst.FloorDivide, cst.Subtract, cst.Add, cst.Modulo)):
+        return False
+    return any(isinstance(side, cst.Integer) or _int_expression(side) for side in (node.left, node.right))
 
 
 def _sizes(edit, dims: int) -> None:
