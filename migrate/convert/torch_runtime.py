@@ -117,7 +117,8 @@ def helper_source(name: str) -> str:
 _META = '''
 class _TorchSignature(type(nn.Cell)):
     """Metaclass of the torch-signature classes: one of them and its MindSpore class are the same
-    class in torch, so an instance of either passes isinstance/issubclass with either."""
+    class in torch, so an instance of either passes isinstance/issubclass with either, and the
+    classes compare equal (also the ones another converted file generates)."""
 
     def __instancecheck__(cls, obj):
         base = cls.__dict__.get("_torch_base")
@@ -126,6 +127,17 @@ class _TorchSignature(type(nn.Cell)):
     def __subclasscheck__(cls, sub):
         base = cls.__dict__.get("_torch_base")
         return issubclass(sub, base) if base is not None else super().__subclasscheck__(sub)
+
+    def __eq__(cls, other):
+        base = cls.__dict__.get("_torch_base")
+        if base is not None and (other is base or isinstance(other, type)
+                                 and other.__dict__.get("_torch_base") is base):
+            return True
+        return super().__eq__(other)
+
+    def __hash__(cls):
+        base = cls.__dict__.get("_torch_base")
+        return hash(base) if base is not None else super().__hash__()
 '''
 
 _SEQUENTIAL = '''
