@@ -171,3 +171,45 @@ def search(text: str = "") -> list[Entry]:
         e for e in load_tables().values()
         if not text or text in f"{e.torch} {e.target} {e.label} {e.note} {e.table}".lower()
     ]
+
+
+@dataclass(frozen=True)
+class LayerAttributes:
+    """What a torch layer's attributes are on the MindSpore side (``attributes.toml``).
+
+    ``rename``: torch name -> MindSpore name (same value). ``keep`` / ``shadow``: torch name ->
+    torch's value as an expression of the constructor's torch arguments, kept by the generated
+    torch-signature class under the torch name / as ``torch_<name>``. ``absent``: torch name ->
+    why MindSpore has nothing like it.
+    """
+
+    torch: str
+    rename: dict = field(default_factory=dict, hash=False, compare=False)
+    keep: dict = field(default_factory=dict, hash=False, compare=False)
+    shadow: dict = field(default_factory=dict, hash=False, compare=False)
+    absent: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+@functools.lru_cache(maxsize=1)
+def load_attributes() -> dict[str, LayerAttributes]:
+    """Load ``attributes.toml``: torch layer class -> its :class:`LayerAttributes`.
+
+    Raises:
+        ValueError: when a class is listed twice or a group has an unknown key.
+
+    Example:
+        >>> load_attributes()["torch.nn.BatchNorm2d"].rename["weight"]
+        'gamma'
+    """
+    data = tomllib.loads((_HERE / "attributes.toml").read_text(encoding="utf-8"))
+    out: dict[str, LayerAttributes] = {}
+    for raw in data.get("layer", []):
+        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent"}
+        if unknown:
+            raise ValueError(f"attributes.toml: unknown keys {sorted(unknown)}")
+        for name in raw["torch"]:
+            if name in out:
+                raise ValueError(f"attributes.toml: {name} is listed twice")
+            out[name] = LayerAttributes(name, dict(raw.get("rename", {})), dict(raw.get("keep", {})),
+                                        dict(raw.get("shadow", {})), dict(raw.get("absent", {})))
+    return out

@@ -129,6 +129,7 @@ def test_module_methods_on_self_and_model_names():
                 super().__init__()
                 setattr(self, "scale", ms.Parameter(ops.ones((2,)), name="scale", requires_grad=False))
                 self.insert_child_to_cell("extra", nn.ReLU())
+                _torch_param_names(self)
 
             def construct(self, x):
                 return self.extra(x)
@@ -277,7 +278,7 @@ def test_super_forward_and_hooks():
             net.register_forward_hook(fn)
             net.register_full_backward_hook(fn)
         """, """\
-        class A(nn.Dense):
+        class A(TorchLinear):
             def construct(self, x):
                 return super().construct(x) * 2
 
@@ -287,8 +288,9 @@ def test_super_forward_and_hooks():
         """)
 
 
-def test_add_module_on_a_sequential_rebuilds_what_it_runs():
-    # a plain Cell runs its own construct: no run list to rebuild after its add_module
+def test_add_module_on_a_sequential_runs_it():
+    # a Sequential filled after construction (or subclassed) is a TorchSequential: it runs every
+    # child it registers; children added to attached containers get path names (MS186)
     check("""\
         class T(nn.Sequential):
             def __init__(self):
@@ -302,17 +304,17 @@ def test_add_module_on_a_sequential_rebuilds_what_it_runs():
                 self.features.add_module("t", T())
                 self.add_module("head", nn.ReLU())
         """, """\
-        class T(nn.SequentialCell):
+        class T(TorchSequential):
             def __init__(self):
                 super().__init__()
                 self.insert_child_to_cell("relu", nn.ReLU())
-                self.cell_list = list(self.name_cells().values())
+                _torch_param_names(self)
 
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.features = nn.SequentialCell()
+                self.features = TorchSequential()
                 self.features.insert_child_to_cell("t", T())
-                self.features.cell_list = list(self.features.name_cells().values())
                 self.insert_child_to_cell("head", nn.ReLU())
+                _torch_param_names(self)
         """)
