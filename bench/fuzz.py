@@ -2,11 +2,11 @@
 
 Programs come from three sources, in turn:
 
-- torch programs from our grammar over the mapping tables (tests/migrate/torch_programs.py);
+- torch programs from our grammar over the mapping tables (tests/migrate/convert/torch_programs.py);
 - arbitrary Python from hypothesmith's grammar strategy (no torch: must come back byte-identical);
 - the same with `import torch` put in front (the libcst path on odd syntax).
 
-Each program goes through `examine` (the same properties as tests/migrate/test_properties.py):
+Each program goes through `examine` (the same properties as tests/migrate/convert/test_properties.py):
 the output parses, converting twice equals converting once, a file without a torch import is
 byte-identical, every comment is kept, no exception escapes. Failures are grouped by kind and,
 for lost comments, by where the comment was (above a torch import, on a training-loop call,
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.migrate.torch_programs import KINDS, comment_place, examine, torch_programs  # noqa: E402
+from tests.migrate.convert.torch_programs import KINDS, comment_place, examine, torch_programs  # noqa: E402
 
 
 class _TimeUp(Exception):

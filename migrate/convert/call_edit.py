@@ -40,6 +40,34 @@ def operand(node: cst.BaseExpression) -> str:
     return f"({text})"
 
 
+# Expressions that `.name`, `(...)` or `[...]` may follow as written. An integer may not (`0.x` is a
+# syntax error), nor may any operation (`-x.shape` is `-(x.shape)`, `a + b.dtype` is `a + (b.dtype)`).
+_PRIMARIES = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Float, cst.Imaginary,
+              cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Tuple, cst.List,
+              cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+              cst.Ellipsis)
+
+
+def is_primary(node: cst.BaseExpression) -> bool:
+    """True when ``.name``, a call or a subscript can follow ``node``'s source as it is."""
+    return bool(getattr(node, "lpar", None)) or isinstance(node, _PRIMARIES) and (
+        not isinstance(node, cst.Tuple) or bool(node.lpar))
+
+
+def primary(node: cst.BaseExpression) -> str:
+    """Source of ``node`` to put before ``.name``: parenthesised unless it is a primary.
+
+    Rules that build ``f"{x}.attr"`` text from an argument use this, so that a literal or an
+    operation keeps its meaning (``(0).set_data(...)``, ``(-w).shape``, ``(a + b).dtype``).
+
+    Example:
+        >>> primary(cst.parse_expression("-1")), primary(cst.parse_expression("m.weight"))
+        ('(-1)', 'm.weight')
+    """
+    text = code_of(node)
+    return text if is_primary(node) else f"({text})"
+
+
 def render(template: str, values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
     """Fill ``{name}`` slots of ``template``; fold it to a constant when every slot is literal."""
     used = {name for _, name, _, _ in string.Formatter().parse(template) if name}
@@ -286,11 +314,37 @@ class CallEdit:
             last = args[-1]
             if isinstance(last.comma, cst.Comma) and not _multiline(last.comma):
                 args[-1] = last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            else:
+                args[-1] = _closing_layout(last, self.call.args)
+        elif self.call.args and not _has_comment(self.call.whitespace_before_args):
+            # every argument dropped: `nn.ReLU()`, not the layout of the arguments that were there
+            return self.call.with_changes(func=self.func, args=[],
+                                          whitespace_before_args=cst.SimpleWhitespace(""))
         return self.call.with_changes(func=self.func, args=args)
 
 
 def _multiline(comma: cst.Comma) -> bool:
     return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def _has_comment(whitespace) -> bool:
+    return isinstance(whitespace, cst.ParenthesizedWhitespace) and (
+        whitespace.first_line.comment is not None or any(e.comment for e in whitespace.empty_lines))
+
+
+def _closing_layout(last: cst.Arg, source_args) -> cst.Arg:
+    """``last`` (the last argument out) closes the call where the last argument as written did:
+    when the arguments after it were dropped, ``)`` keeps its own line's indentation instead of
+    taking the indentation of the next argument's line."""
+    end = source_args[-1] if source_args else None
+    if end is None or last is end or not isinstance(last.comma, cst.Comma) or not _multiline(last.comma):
+        return last
+    src, ws = end.comma.whitespace_after if isinstance(end.comma, cst.Comma) else None, last.comma.whitespace_after
+    if not isinstance(src, cst.ParenthesizedWhitespace):
+        # `)` was on the last argument's line: so it is now, unless a comment needs the line break
+        return last if _has_comment(ws) else last.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return last.with_changes(comma=last.comma.with_changes(
+        whitespace_after=ws.with_changes(indent=src.indent, last_line=src.last_line)))
 
 
 def _positional_count(entry: Entry) -> int:

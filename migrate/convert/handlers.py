@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.call_edit import BindError, CallEdit
+from migrate.convert.call_edit import BindError, CallEdit, primary
 from migrate.convert.cst import code_of, dotted
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, narrowing_classes, note_layer_class,
@@ -260,7 +260,7 @@ def _names_a_cell(conv, node) -> bool:
 def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
     """Apply MS133: ``walked`` is ``node`` (``seq.add_module(n, m)``) with its parts converted."""
     new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("insert_child_to_cell")))
-    recv = code_of(walked.func.value)
+    recv = primary(walked.func.value)
     conv.add_after(f"{recv}.cell_list = list({recv}.name_cells().values())")
     conv.record(node, new, SEQUENTIAL_ADD_MODULE.id, "transformed",
                 "a SequentialCell runs cell_list, which insert_child_to_cell does not update: "

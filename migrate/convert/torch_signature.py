@@ -94,6 +94,7 @@ class TorchSignatures:
     def __init__(self, conv):
         self.conv = conv
         self.code = ""
+        self.newline = "\n"  # the file's line ending (set by start)
         self.names: dict[str, str] = {}   # key -> local name
         self.sources: dict[str, str] = {}  # key -> source (with local names)
         self.failed: set[str] = set()      # torch names no class or function can be made for
@@ -104,6 +105,7 @@ class TorchSignatures:
     def start(self, module: cst.Module, code: str) -> None:
         """Note the source and the generated block a previous conversion left in it."""
         self.code = code
+        self.newline = module.default_newline
         for st in _block(module.body):
             key, name = _key_of(st)
             if key is not None:
@@ -211,7 +213,9 @@ class TorchSignatures:
                 source = re.sub(rf"\b{re.escape(other)}\b", local, source) if other != local else source
         if self.conv.names.get("nn", "nn") != "nn":
             source = re.sub(r"\bnn\.", self.conv.names["nn"] + ".", source)
-        stmt = cst.parse_module(source.strip() + "\n").body[0]
+        # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
+        # is a mixed ending, which libcst cannot parse back)
+        stmt = cst.parse_module((source.strip() + "\n").replace("\n", self.newline)).body[0]
         return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 

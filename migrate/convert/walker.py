@@ -18,6 +18,7 @@ import libcst as cst
 from mappings import load_attributes, load_tables
 from migrate.convert import handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
+from migrate.convert.comments import keep_lost_comments, split_comment_tail
 from migrate.convert.cst import (
     count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
     replace_fields, rewrite_fields, statement_spans,
@@ -412,8 +413,10 @@ class Converter:
         self._markers.append([])
 
     def leave_stmt(self, old, new):
-        """A compound statement ends: write its markers above it (once each)."""
+        """A statement ends: write above it the comments its rewrite lost, and its markers
+        (once each)."""
         found = self._markers.pop()
+        new = keep_lost_comments(old, new)
         if not found:
             return new
         lines = list(new.leading_lines)
@@ -625,4 +628,10 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=()) ->
         'fc = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))'
     """
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
-    return Converter(target, rules=rules).convert(code)
+    head, tail = split_comment_tail(code)
+    result = Converter(target, rules=rules).convert(head)
+    if tail:  # comment lines ending the file, which libcst would drop: put back as written
+        if result.code and not result.code.endswith(("\n", "\r")):
+            result.code += head[len(head.rstrip("\r\n")):]
+        result.code += tail
+    return result

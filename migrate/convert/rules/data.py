@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.call_edit import primary
 from migrate.convert.cst import bind_args, code_of, dotted, parse_expr
 from migrate.convert.registry import argument_rule
 
@@ -95,7 +96,8 @@ def dataloader(edit) -> None:
         return
     if shuffle is not None and not _is_false(shuffle):
         edit.worse("approximate", "shuffle: same distribution, different order than torch's RandomSampler")
-    shuffle_code = code_of(shuffle) if shuffle is not None and code_of(shuffle) != "None" else "False"
+    # a primary: the code may put it inside a conditional expression (`ds if shuffle else ...`)
+    shuffle_code = primary(shuffle) if shuffle is not None and code_of(shuffle) != "None" else "False"
     if shard is not None:
         edit.note("DistributedSampler -> num_shards/shard_id")
     base = _loader_source(edit, ds, shard, shuffle_code)

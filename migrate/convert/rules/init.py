@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.call_edit import literal, operand
+from migrate.convert.call_edit import literal, primary
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
 
@@ -22,7 +22,7 @@ def init_call(edit) -> None:
     ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
                                         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
                                 for k, v, p, _ in edit.out if k != "tensor"])
-    t_code = operand(t)
+    t_code = primary(t)
     edit.result = parse_expr(f"{t_code}.set_data(initializer({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.call_edit import literal, operand
+from migrate.convert.call_edit import literal, primary
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
 
@@ -72,7 +72,7 @@ def train(edit) -> None:
 @argument_rule("MS128", "modules_gen")
 def modules_gen(edit) -> None:
     """Replace net.modules() with (c for _, c in net.cells_and_names())."""
-    recv = code_of(edit.method_receiver)
+    recv = primary(edit.method_receiver)
     edit.result = parse_expr(f"(c for _, c in {recv}.cells_and_names())")
 
 
@@ -80,7 +80,7 @@ def modules_gen(edit) -> None:
 def named_children(edit) -> None:
     """Replace net.named_children() with net.name_cells().items()."""
     recv = edit.method_receiver
-    edit.result = parse_expr(f"{operand(recv)}.name_cells().items()")
+    edit.result = parse_expr(f"{primary(recv)}.name_cells().items()")
 
 
 
@@ -97,5 +97,5 @@ def register_parameter(edit) -> None:
 def named_parameters(edit) -> None:
     """Replace net.named_parameters() with the (name, Parameter) pairs of
     net.parameters_and_names() that require grad (buffers became Parameters that do not)."""
-    recv = operand(edit.method_receiver)
+    recv = primary(edit.method_receiver)
     edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if p.requires_grad)")

@@ -32,7 +32,6 @@ def test_item6_comment_above_a_removed_torch_import_is_kept():
     assert kept("import torch.nn\n# the init helpers\nfrom torch.nn import init\n")
 
 
-@deferred
 def test_f1_indented_comment_at_the_end_of_the_file_is_kept():
     assert kept("import torch\nx = torch.ones(2)\n    # tail\n")
 
@@ -42,12 +41,10 @@ def test_f2_type_as_of_an_expression_keeps_its_meaning():
     assert "(b + c).dtype" in convert_source("import torch\ny = a.type_as(b + c)\n").code
 
 
-@deferred
 def test_f3_init_function_on_a_literal_converts():
     assert convert_text("from torch import nn\ny = nn.init.zeros_(0)\n").error is None
 
 
-@deferred
 def test_f4_comment_between_arguments_of_a_rebuilt_call_is_kept():
     assert kept("from torch.nn.init import xavier_normal_\nxavier_normal_(\n    w,  # the weight\n)\n")
 
@@ -57,7 +54,6 @@ def test_f5_comment_on_a_removed_no_grad_block_is_kept():
     assert kept("import torch\nwith torch.no_grad():  # evaluation\n    y = f(x)\n")
 
 
-@deferred
 def test_f6_comment_on_a_dropped_argument_is_kept():
     assert kept("import torch.nn as nn\nact = nn.ReLU(\n    True,  # in place\n)\n")
 

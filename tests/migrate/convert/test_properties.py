@@ -28,16 +28,6 @@ def _parses(src: str) -> bool:
         return False
 
 
-def _without_indented_tail_comments(src: str) -> str:
-    """Drop indented comment lines at the very end of a file (finding F1, deferred: the
-    converter loses them when it rewrites the imports)."""
-    lines = src.split("\n")  # not splitlines(): it also splits at \x1c-\x1e, which hypothesmith uses
-    while lines and (not lines[-1].strip(" \t\f\r") or
-                     (lines[-1].lstrip(" \t\f").startswith("#") and lines[-1][:1] in " \t\f")):
-        lines.pop()
-    return "\n".join(lines) + "\n"
-
-
 @SMALL
 @given(torch_programs(avoid_known_findings=True))
 def test_generated_torch_programs_keep_every_property(src):
@@ -56,7 +46,7 @@ def test_generated_python_without_torch_is_byte_identical(src):
 @TINY
 @given(hypothesmith.from_grammar())
 def test_generated_python_with_a_torch_import_keeps_every_property(src):
-    src = _without_indented_tail_comments("import torch\n" + src)
+    src = "import torch\n" + src
     assume(_parses(src))
     assert examine(src, caught=False) == []
 

@@ -136,15 +136,9 @@ def _call(draw, aliases, from_names, names, pool=None):
     qualname = draw(st.sampled_from(pool or CALLABLES))
     ref = _reference(draw, qualname, aliases, from_names)
     entry = ENTRIES[qualname]
-    if not names.avoid:
-        return f"{ref}({draw(_arguments(entry, names))})"
-    # findings F3, F4, F6, F7: comments between arguments are lost when a rule rebuilds the call or
-    # an argument is dropped; a statement a rule removes loses its comment; some rules build
-    # `{arg}.method` text that breaks on literal arguments
-    names.risky |= entry.rule is not None or not entry.target
-    if entry.rule is not None:
-        return f"{ref}({', '.join(['w'] * sum(1 for p in entry.params or () if p.default is None and not p.star))})"
-    return f"{ref}({draw(_arguments(entry))})"
+    # finding F7: a statement a rule removes loses its comment
+    names.risky |= names.avoid and (entry.rule is not None or not entry.target)
+    return f"{ref}({draw(_arguments(entry, names))})"
 
 
 @st.composite
@@ -254,10 +248,9 @@ def torch_programs(draw, avoid_known_findings: bool = False):
         avoid_known_findings: stay clear of the converter bugs recorded in
             /work/notes/fuzz_findings.md, to be fixed after the converter's restructure (issue 13
             item 6: comments above a removed torch import and on the training-loop calls the
-            training rewrite replaces; F2-F8: literal arguments of rules that build
-            `{arg}.method` text, comments inside the arguments of calls a rule rebuilds or on a
-            dropped argument, comments on a removed `with torch.no_grad():` or on a statement
-            a rule removes, names re-bound after a removed object). bench/fuzz.py keeps them all.
+            training rewrite replaces; F2: literal arguments of `type_as`; F5, F7, F8: comments
+            on a removed `with torch.no_grad():` or on a statement a rule removes, names
+            re-bound after a removed object). bench/fuzz.py keeps them all.
     """
     names = Names(avoid_known_findings)
     comments_on_rewritten_lines = not avoid_known_findings

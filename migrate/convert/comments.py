@@ -1,0 +1,136 @@
+"""Comments a rewrite would lose are kept: put above the statement they were in, or (at the end
+of a file, which libcst would lose) passed around the conversion.
+
+A rule that rebuilds a call from text (``nn.init.xavier_normal_(w,  # the weight ...)`` becomes
+``w.set_data(initializer(...))``) or drops an argument (``nn.ReLU(True,  # in place ...)``) has
+nowhere to put the comments that were between the arguments. Rather than teach every rule where
+each comment goes, the walker compares each rewritten statement with the statement as written
+(:func:`keep_lost_comments`) and writes the comments the rewrite lost on their own lines right
+above the result, where a reader of the converted call still sees them.
+
+Only a statement's own comments are compared (its leading lines, its expressions, its header
+line): the statements of a block are compared on their own, when the walker leaves them.
+"""
+from __future__ import annotations
+
+import io
+import tokenize
+from collections import Counter
+
+import libcst as cst
+
+_STATEMENT: dict[type, bool] = {}
+
+
+def _is_statement(t: type) -> bool:
+    r = _STATEMENT.get(t)
+    if r is None:
+        r = _STATEMENT[t] = issubclass(t, cst.BaseStatement)
+    return r
+
+
+def own_comments(statement: cst.CSTNode) -> list[str]:
+    """The comments of ``statement`` (text with its '#') in source order, not counting those of
+    the statements in its body.
+
+    Args:
+        statement: a statement node (or any node).
+
+    Returns:
+        The comment texts.
+
+    Example:
+        >>> own_comments(cst.parse_statement("f(a,  # one\\n  b)  # two\\n"))
+        ['# one', '# two']
+    """
+    found = []
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is cst.Comment:
+            found.append(node.value)
+            continue
+        # libcst's children are in source order (dataclass fields are not: a call's
+        # whitespace_before_args comes after its args)
+        stack.extend(c for c in reversed(node.children) if not _is_statement(type(c)))
+    return found
+
+
+def keep_lost_comments(old: cst.CSTNode, new):
+    """Return ``new`` (the rewrite of statement ``old``) with the comments of ``old`` that it
+    lost written on their own lines above it.
+
+    Args:
+        old: the statement as the walker found it.
+        new: its rewrite (a statement node; anything else is returned as it is).
+
+    Returns:
+        ``new``, or a copy with more ``leading_lines``.
+
+    Example:
+        >>> old = cst.parse_statement("act = nn.ReLU(\\n    True,  # in place\\n)\\n")
+        >>> new = cst.parse_statement("act = nn.ReLU()\\n")
+        >>> cst.Module([keep_lost_comments(old, new)]).code
+        '# in place\\nact = nn.ReLU()\\n'
+    """
+    if new is old or not hasattr(new, "leading_lines"):
+        return new
+    left = Counter(own_comments(new))
+    lost = []
+    for text in own_comments(old):
+        if left[text]:
+            left[text] -= 1
+        else:
+            lost.append(text)
+    if not lost:
+        return new
+    lines = [cst.EmptyLine(comment=cst.Comment(text)) for text in lost]
+    return new.with_changes(leading_lines=[*new.leading_lines, *lines])
+
+
+def split_comment_tail(code: str) -> tuple[str, str]:
+    """Split ``code`` before the comment lines that end it, when libcst would lose them.
+
+    libcst's parser drops indented comment lines after the last statement of a file
+    (``x = 1\\n    # tail\\n`` round-trips to ``x = 1\\n``). Nothing converts in such a tail, so
+    the converter converts the head and puts the tail back as it was.
+
+    Args:
+        code: Python source.
+
+    Returns:
+        ``(head, tail)`` with ``head + tail == code``; ``tail`` is empty unless the file ends
+        with comment (and blank) lines of which one is indented.
+
+    Example:
+        >>> split_comment_tail("x = 1\\n    # tail\\n")
+        ('x = 1\\n', '    # tail\\n')
+    """
+    lines = io.StringIO(code, newline="").readlines()
+    i = len(lines)
+    while i > 0 and (not lines[i - 1].strip() or lines[i - 1].lstrip().startswith("#")):
+        i -= 1
+    if not any(line[:1] in (" ", "\t", "\f") and line.strip() for line in lines[i:]):
+        return code, ""
+    head, tail = "".join(lines[:i]), "".join(lines[i:])
+    if head.rstrip("\r\n").endswith("\\") or _last_token_row(code) > i:
+        return code, ""  # the "comments" continue a line or sit inside a string: no tail
+    return head, tail
+
+
+def _last_token_row(code: str) -> int:
+    """The line of the last token that is not a comment or a line break (a huge number when
+    ``code`` does not tokenize)."""
+    last = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code, newline="").readline):
+            if tok.type not in _LAYOUT_TOKENS:
+                last = tok.end[0]
+    except (tokenize.TokenError, SyntaxError):
+        return 1 << 30
+    return last
+
+
+_LAYOUT_TOKENS = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                  tokenize.ENDMARKER)
