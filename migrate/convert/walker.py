@@ -111,6 +111,7 @@ class Converter:
         self.signatures = None  # generated torch-signature code (see torch_signature.signatures)
         self.training = None   # FileBindings of the training pass, when it looked at this file
         self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
+        self.tensor_memo: dict = {}  # node -> is_tensor's answer, for the current statement
         # where the walk is
         self._classes: list[ClassScope] = []
         self._functions: list[FunctionScope] = []
@@ -316,19 +317,23 @@ class Converter:
     def in_function(self, scope: FunctionScope):
         """Walk a function body (or the module) in ``scope``."""
         self._functions.append(scope)
+        self.tensor_memo = {}
         try:
             yield scope
         finally:
             self._functions.pop()
+            self.tensor_memo = {}
 
     @contextmanager
     def in_class(self, scope: ClassScope):
         """Walk a class body in ``scope``."""
         self._classes.append(scope)
+        self.tensor_memo = {}
         try:
             yield scope
         finally:
             self._classes.pop()
+            self.tensor_memo = {}
 
     @contextmanager
     def naming_classes(self):
@@ -402,6 +407,7 @@ class Converter:
         return out
 
     def _next_statement(self) -> None:
+        self.tensor_memo = {}  # what a statement binds may change the answers
         self.stmt_index += 1
         if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
             self.line = self.stmt_lines[self.stmt_index]
