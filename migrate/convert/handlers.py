@@ -303,7 +303,25 @@ def on_assign(conv, node: cst.Assign):
     """Note what the assignment binds, then convert it."""
     track_assign(conv, node)
     # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
-    return conv.generic(node)
+    if not any(_binds_names_only(t.target) for t in node.targets):
+        return conv.generic(node)
+    # `nn = Net()`: a name that is a torch alias is bound here, not read
+    value = conv.walk(node.value)
+    targets = [t if _binds_names_only(t.target) else conv.walk(t) for t in node.targets]
+    if conv.may_rebind and conv.at_module_top:
+        conv.rebind_at_module_top(node)
+    if value is node.value and all(a is b for a, b in zip(targets, node.targets)):
+        return node
+    return node.with_changes(targets=targets, value=value)
+
+
+def _binds_names_only(target) -> bool:
+    """``a`` or ``a, (b, *c)``: names only (no attribute or subscript to read)."""
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_binds_names_only(el.value) for el in target.elements)
+    return isinstance(target, cst.StarredElement) and _binds_names_only(target.value)
 
 
 def on_class(conv, node: cst.ClassDef):
@@ -358,7 +376,7 @@ def on_function(conv, node: cst.FunctionDef):
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)
         conv.reshaped = True
-    with conv.in_function(scope):
+    with conv.in_function(scope), conv.without_aliases(conv.rebound_in(node)):
         new = conv.generic(node)
     body = conv.drop_nested_imports(new.body)
     if body is not new.body:

@@ -22,10 +22,12 @@ from migrate.convert.cst import (
     count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
     replace_fields, rewrite_fields, statement_spans,
 )
+from migrate.convert.guards import STUB, is_stub_class, stub_assignment
 from migrate.convert.imports import (
     ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
     scan_module_imports,
 )
+from migrate.convert.names import all_bindings, choose_names, function_locals, maybe_bound, target_names
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.scopes import ClassScope, FunctionScope
@@ -67,8 +69,10 @@ class Converter:
         validate: parse the output once more, when statements were moved, removed or added
             (expression rewrites keep the replaced node's parentheses and cannot break the
             layout), and return the input unchanged (with ``error``) if it is not valid Python.
-        names: local names for the target modules (default ``ms``, ``nn``, ``ops``); chosen
-            automatically when a torch import that must stay already uses one of them.
+        names: local names for the target modules (default ``ms``, ``nn``, ``ops``, ``math``;
+            ``init``: a local name for the initializer module, default none: its classes are
+            imported by name); chosen automatically when user code or a torch import that must
+            stay already binds one of them.
         rules: which rewrites run (default: all; see :class:`~migrate.convert.registry.RuleSelection`).
     """
 
@@ -81,19 +85,23 @@ class Converter:
         self.validate = validate
         self.rules = rules
         self._allowed: dict[str, bool] | None = None if rules.everything else {}
-        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", **(names or {})}
+        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "init": "", "stub": STUB,
+                      **(names or {})}
+        self.renamed = names is not None  # a second conversion with other local names
         self.tables = load_tables()
         # what the output needs
         self.changes: list[Change] = []
         self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
         self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
         self.reshaped = False  # statements moved/removed/added: the output is parsed once more
+        self.guarded = False   # a torch import that stays was guarded (the output needs the stub)
         # imports (see migrate.convert.imports)
         self.aliases: dict[str, str] = {}     # local name -> qualified torch name
         self.alias_uses: dict[str, int] = {}  # torch alias -> uses left unconverted
         self.imported: set[str] = set()       # every name bound by a module-level import
         self.import_lines: dict[int, int] = {}  # id(module-level line) -> its line in the input
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
+        self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
         # what the walk has learnt about the file
         self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
         self.sequential_classes: set[str] = set()  # classes here that derive from nn.Sequential
@@ -135,6 +143,7 @@ class Converter:
         scan_module_imports(module.body, self.aliases, self.imported)
         if not self.aliases and not imports_torch_somewhere(code):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
+        self.may_rebind = maybe_bound(code, self.aliases)
         self.stmt_lines, self.stmt_ends = statement_spans(code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
@@ -146,17 +155,13 @@ class Converter:
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
-        clash = {a for a, n in self.alias_uses.items() if n and a in self.used
-                 and self.names.get(a) == a}
-        if clash:
-            # a torch import that must stay binds a name the converted code needs (`nn` for both
-            # torch.nn and the target's nn): convert again with other local names for ours
-            names = dict(self.names)
-            names.update({a: f"ms_{a}" if a != "ms" else "ms_core_" for a in clash})
-            if names["ms"] == "ms_core_" and self.pkg == "mindspore":
-                names["ms"] = "mindspore_"
+        names = self._names_free_of_clashes(module, code)
+        if names is not None:
+            # user code, or a torch import that must stay, binds a name the converted code needs
+            # (`ops = [1, 2]`; `nn` for both torch.nn and the target's nn): convert again with
+            # other local names for the target's modules
             return Converter(self.target_name, self.validate, names, self.rules).convert(code)
-        body = ImportRewrite(self).run(body)
+        body = ImportRewrite(self).run(body, module.header)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
         out = new.code
@@ -169,6 +174,42 @@ class Converter:
                                                  f"(line {err.lineno}: {err.msg}); file left unchanged")
         # every change is one torch site: rewritten (any label) or left with a marker
         return ConvertResult(out, self.changes, len(self.changes))
+
+    def _names_free_of_clashes(self, module, code: str) -> dict | None:
+        """Local names for the target's modules that nothing else in the file binds, or None
+        when the ones used are free already."""
+        if self.renamed:
+            return None  # names were chosen against every binding of the file already
+        heads = {h for h in ("ms", "nn", "ops", "math") if h in self.used} | ({"ms"} if self.used else set())
+        kept = {a for a, n in self.alias_uses.items() if n}
+        wanted = {self.names[h]: h for h in heads}
+        wanted.update((n, "init") for n in self.init_names)
+        if self.guarded:
+            wanted[self.names["stub"]] = "stub"
+        clash = {wanted[n] for n in wanted if n in kept}
+        maybe = maybe_bound(code, [n for n in wanted if n not in kept])
+        user = all_bindings(module, skip=self._is_own_binding) if maybe else set()
+        clash |= {wanted[n] for n in maybe & user}
+        if not clash:
+            return None
+        taken = (user or all_bindings(module, skip=self._is_own_binding)) | set(self.aliases)
+        return choose_names(clash, taken, self.pkg, self.names)
+
+    def _is_own_binding(self, small) -> bool:
+        """A torch import (its names are aliases), an import of what the output imports itself,
+        or a guard's stand-in (``torch = _TorchMissing(...)``)."""
+        if isinstance(small, cst.Assign):
+            return stub_assignment(cst.SimpleStatementLine([small])) is not None
+        if isinstance(small, cst.ClassDef):
+            return is_stub_class(small)
+        if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+            mod = dotted(small.module)
+        elif isinstance(small, cst.Import):
+            mod = dotted(small.names[0].name) if len(small.names) == 1 else None
+        else:
+            return False
+        root = (mod or "").split(".")[0]
+        return root in ("torch", "torchvision", self.pkg) or mod == "math"
 
     # ---- the change log ----------------------------------------------------------------
     def allows(self, rule_id: str) -> bool:
@@ -235,6 +276,9 @@ class Converter:
         the local names this file uses for the target modules; notes the import it needs."""
         head, _, rest = name.partition(".")
         if head == "init":
+            if self.names["init"]:
+                self.used.add("init")
+                return f"{self.names['init']}.{rest}"
             self.init_names.add(rest.split(".")[0])
             return rest
         self.used.add(head)
@@ -317,6 +361,40 @@ class Converter:
             yield scope
         finally:
             self._classes.pop()
+
+    @property
+    def at_module_top(self) -> bool:
+        """In a statement directly in the module body (not in a function, class, if, try...)."""
+        return not self.nested and len(self._markers) <= 1
+
+    def rebound_in(self, node: cst.FunctionDef) -> set[str]:
+        """The torch aliases that ``node`` binds as its own locals (a parameter called ``torch``,
+        ``nn = Net()``): inside it those names are not torch's."""
+        names = self.may_rebind & self.aliases.keys()
+        if not names:
+            return set()
+        return names & function_locals(node, skip=self._is_own_binding)
+
+    def rebind_at_module_top(self, node: cst.Assign) -> None:
+        """``nn = Net()`` in the module body: from here on ``nn`` is not torch's."""
+        names = {n for t in node.targets for n in target_names(t.target)} & self.may_rebind
+        gone = [n for n in names if self.aliases.pop(n, None) is not None]
+        if gone:
+            self.aliases_changed()
+
+    @contextmanager
+    def without_aliases(self, names: set[str]):
+        """Walk with ``names`` not resolving to torch (locals of a function that rebind them)."""
+        if not names:
+            yield
+            return
+        saved = {n: self.aliases.pop(n) for n in names if n in self.aliases}
+        self.aliases_changed()
+        try:
+            yield
+        finally:
+            self.aliases.update(saved)
+            self.aliases_changed()
 
     @contextmanager
     def naming_classes(self):
