@@ -17,6 +17,7 @@ from migrate.convert.receivers import (
 )
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
+from migrate.convert.rules.runtime import flag_assignment, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
@@ -302,6 +303,8 @@ def named_tuple_field(conv, node: cst.Attribute, value):
 def on_assign(conv, node: cst.Assign):
     """Note what the assignment binds, then convert it."""
     track_assign(conv, node)
+    if conv.aliases and flag_assignment(conv, node):
+        return None  # `torch.backends.cudnn.benchmark = True`: no meaning on the target
     # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
     if not any(_binds_names_only(t.target) for t in node.targets):
         return conv.generic(node)
@@ -343,6 +346,10 @@ def on_class(conv, node: cst.ClassDef):
            (isinstance(b.value, cst.Name) and b.value.value in conv.sequential_classes) for b in node.bases):
         conv.sequential_classes.add(node.name.value)
     attrs = conv.class_attrs.setdefault(node.name.value, {})
+    decorators = [d for d in node.decorators if not removed_decorator(conv, d)]
+    if len(decorators) != len(node.decorators):
+        node = node.with_changes(decorators=decorators)  # @torch.jit.script / @torch.jit.interface
+        conv.reshaped = True
     with conv.in_class(ClassScope(node.name.value, cell, fn, attrs)):
         if fn and conv.allows(AUTOGRAD_FUNCTION.id):
             return rewrite_function_class(conv, node)
@@ -372,7 +379,7 @@ def on_function(conv, node: cst.FunctionDef):
         ann = p.annotation
         if ann is not None and conv.qual(ann.annotation) == "torch.Tensor":
             scope.tensors.add(p.name.value)
-    decorators = [d for d in node.decorators if not _is_no_grad(conv, d)]
+    decorators = [d for d in node.decorators if not (_is_no_grad(conv, d) or removed_decorator(conv, d))]
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)
         conv.reshaped = True

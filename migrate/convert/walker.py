@@ -30,6 +30,7 @@ from migrate.convert.imports import (
 from migrate.convert.names import all_bindings, choose_names, function_locals, maybe_bound, target_names
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.training import training_pass
 
@@ -523,8 +524,10 @@ class Converter:
         if out is not None:
             if not out:
                 self._markers.pop()
-                if node.leading_lines:
-                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)
+                if node.leading_lines or node.trailing_whitespace.comment is not None:
+                    # the line goes, its comments stay
+                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines,
+                                                   trailing_whitespace=node.trailing_whitespace)
                 return []
             out[-1] = out[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             new_node = node.with_changes(body=out)
@@ -555,7 +558,11 @@ class Converter:
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
             return handlers.on_assign(self, small)
-        return self.walk(small)
+        new = self.walk(small)
+        if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
+                and new.value.value == "None" and isinstance(small.value, cst.Call):
+            return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
+        return new
 
     def on_block(self, node: cst.IndentedBlock):
         body = self._walk_body(node.body)
@@ -595,6 +602,13 @@ class Converter:
     def on_lambda(self, node: cst.Lambda):
         return node.with_changes(body=self.walk(node.body))
 
+    def on_subscript(self, node: cst.Subscript):
+        if self.aliases:
+            new = final_annotation(self, node)
+            if new is not None:
+                return keep_parens(node, new)
+        return self.generic(node)
+
 
 def _statement_handler(handle):
     """A handler for a compound statement: its line and markers around ``handle(conv, node)``."""
@@ -633,6 +647,7 @@ _HANDLERS = {
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
+    cst.Subscript: Converter.on_subscript,
     # leaves and whitespace: nothing inside to convert
     cst.SimpleString: _unchanged,
     cst.Integer: _unchanged,

@@ -6,6 +6,7 @@ from mappings import load_tables
 from migrate import convert_source
 from migrate.convert.registry import MARKERS, RULES
 from tests.migrate.convert.helpers import without_guards
+from tests.migrate.convert.imports.examples import RULE_EXAMPLES as IMPORT_RULE_EXAMPLES
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -290,6 +291,9 @@ RULE_EXAMPLES = {
                        "        return i * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n\n"
                        "y = S.apply(x)\n"),
 }
+
+
+RULE_EXAMPLES.update(IMPORT_RULE_EXAMPLES)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.id.startswith("MS1")))
