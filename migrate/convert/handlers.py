@@ -15,6 +15,7 @@ from migrate.convert.receivers import (
     is_module, is_param, is_sequential, is_tensor, param_renames, torch_keywords,
     torch_only_method, track_assign, type_of,
 )
+from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.rules.runtime import flag_assignment, removed_decorator
@@ -60,6 +61,12 @@ _VALUES_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "
 # --------------------------------------------------------------------------------------------
 def on_reference(conv, node, q: str):
     """A torch name used as a value (base class, isinstance, dtype, ...), not called."""
+    if q in VERSION_NAMES:
+        new = version_reference(conv, node)
+        if new is not None:
+            return new
+    elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
+        return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
     entry = conv.tables.get(q)
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
@@ -90,7 +97,13 @@ def on_call(conv, node: cst.Call):
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
             with conv.naming_classes():
                 return conv.generic(node)
+        if isinstance(func, cst.Name) and func.value in PROBE_FUNCTIONS and conv.aliases:
+            new = probe_call(conv, node)  # hasattr(torch.nn.functional, 'silu')
+            if new is not None:
+                return new
         return conv.generic(node)
+    if q.rsplit(".", 1)[0] in VERSION_NAMES:
+        return conv.generic(node)  # torch.__version__.split('.'): a method of the version string
     start = conv.checkpoint()
     args = conv.walk_seq(node.args)
     walked = node if args is node.args else node.with_changes(args=args)

@@ -25,8 +25,8 @@ TORCH_IMPORTS = node_rule(
 
 # Packages whose names are resolved. torchvision has no table entries: every use is marked
 # (MS901), never left silently.
-ROOTS = ("torch", "torchvision")
-_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision)\b", re.M)
+ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext)\b", re.M)
 
 
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:

@@ -24,12 +24,13 @@ from migrate.convert.cst import (
 )
 from migrate.convert.guards import STUB, is_stub_class, stub_assignment
 from migrate.convert.imports import (
-    ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
+    ROOTS, ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
     scan_module_imports,
 )
 from migrate.convert.names import all_bindings, choose_names, function_locals, maybe_bound, target_names
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.probes import probe_comparison
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.training import training_pass
@@ -210,7 +211,7 @@ class Converter:
         else:
             return False
         root = (mod or "").split(".")[0]
-        return root in ("torch", "torchvision", self.pkg) or mod == "math"
+        return root in (*ROOTS, self.pkg) or mod == "math"
 
     # ---- the change log ----------------------------------------------------------------
     def allows(self, rule_id: str) -> bool:
@@ -602,6 +603,13 @@ class Converter:
     def on_lambda(self, node: cst.Lambda):
         return node.with_changes(body=self.walk(node.body))
 
+    def on_comparison(self, node: cst.Comparison):
+        if self.aliases:
+            new = probe_comparison(self, node)  # 'silu' in dir(F), torch.__version__ < '1.5'
+            if new is not None:
+                return keep_parens(node, new)
+        return self.generic(node)
+
     def on_subscript(self, node: cst.Subscript):
         if self.aliases:
             new = final_annotation(self, node)
@@ -648,6 +656,7 @@ _HANDLERS = {
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
     cst.Subscript: Converter.on_subscript,
+    cst.Comparison: Converter.on_comparison,
     # leaves and whitespace: nothing inside to convert
     cst.SimpleString: _unchanged,
     cst.Integer: _unchanged,

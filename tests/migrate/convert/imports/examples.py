@@ -11,4 +11,6 @@ RULE_EXAMPLES = {
     "final_annotation": "class A:\n    k: torch.jit.Final[int] = 1\n",
     "backend_flag": "torch.backends.cudnn.benchmark = True\n",
     "removed_decorator": "@torch.jit.script\ndef f(x):\n    return x\n",
+    "capability_probe": "ok = hasattr(F, 'silu')\n",
+    "version_probe": "old = torch.__version__ < '1.5'\n",
 }
