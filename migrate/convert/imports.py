@@ -17,6 +17,7 @@ from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_stub_class, marker_reasons, merge_guards, stub_class,
 )
 from migrate.convert.registry import node_rule
+from migrate.convert.torch_names import is_module, star_names
 
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
@@ -60,12 +61,15 @@ def imports_torch_somewhere(code: str) -> bool:
     return _TORCH_IMPORT.search(code) is not None
 
 
-def scan_module_imports(body, aliases: dict[str, str], imported: set[str]) -> None:
-    """Fill ``aliases`` (torch names) and ``imported`` (every name a module-level import binds)."""
+def scan_module_imports(body, aliases: dict[str, str], imported: set[str], stars: list | None = None) -> None:
+    """Fill ``aliases`` (torch names), ``imported`` (every name a module-level import binds) and
+    ``stars`` (the torch modules imported with ``*``, in order)."""
     for st in body:
         if isinstance(st, cst.SimpleStatementLine):
             for small in st.body:
                 for local, qual in torch_bindings(small):
+                    if local == "*" and stars is not None:
+                        stars.append(qual)
                     aliases[local] = qual
                 if isinstance(small, (cst.Import, cst.ImportFrom)) and \
                         not isinstance(small.names, cst.ImportStar):
@@ -77,11 +81,12 @@ def scan_module_imports(body, aliases: dict[str, str], imported: set[str]) -> No
                             imported.add(dotted(a.name).split(".")[0])
         elif isinstance(st, (cst.If, cst.Try, cst.TryStar, cst.Else, cst.ExceptHandler, cst.Finally)) \
                 and isinstance(st.body, cst.IndentedBlock):
-            # imports under `if`/`try` bind module names too (`try: from torch.hub import f`)
-            scan_module_imports(st.body.body, aliases, imported)
+            # imports under `if`/`try` bind module names too (`try: from torch.hub import f`); a
+            # try's body last: what it binds is what runs when nothing fails
             for part in (*getattr(st, "handlers", ()), getattr(st, "orelse", None), getattr(st, "finalbody", None)):
                 if part is not None:
-                    scan_module_imports([part], aliases, imported)
+                    scan_module_imports([part], aliases, imported, stars)
+            scan_module_imports(st.body.body, aliases, imported, stars)
 
 
 # --------------------------------------------------------------------------------------------
@@ -201,6 +206,17 @@ class BlockImports:
         plain, guarded, stubs, changed = [], [], [], False
         for small in st.body:
             pairs = torch_bindings(small)
+            if pairs and pairs[0][0] == "*" and star_names(pairs[0][1]) is not None \
+                    and conv.allows(TORCH_IMPORTS.id):
+                # `from torch.nn import *`: its names were resolved; it stays for those still used
+                used = conv.star_uses(pairs[0][1])
+                changed = True
+                if not used:
+                    conv.record(small, "", TORCH_IMPORTS.id, "exact", "star import: every name it gave is converted")
+                else:
+                    (plain if protected else guarded).append(small)
+                    stubs.extend(used.items())
+                continue
             left = {local: self.uses_left(small, local) for local, _ in pairs}
             if not pairs or None in left.values() or not conv.allows(TORCH_IMPORTS.id):
                 plain.append(small)
@@ -413,6 +429,9 @@ class ImportRewrite:
             else:
                 # torch was imported inside functions only: after the module's leading imports
                 self.header_at = _after_leading_imports(self.out)
+        if conv.inherited:
+            # after `from .sibling import *`: the target's names must not be rebound by it
+            self.header_at = max(self.header_at, _after_sibling_star_imports(self.out))
         if self.have_math and conv.names["math"] == "math":
             conv.used.discard("math")
         return self._with_header(target_header(conv, self.out))
@@ -480,9 +499,10 @@ class ImportRewrite:
                 self.out.append(guarded)
 
     def _mark_star_import(self, st, small):
-        """``from torch.nn import *``: its names cannot be resolved; say so above the line."""
+        """``from torch.xyz import *`` of a module whose names are not known: its names cannot be
+        resolved; say so above the line."""
         if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
-                and torch_bindings(small)):
+                and torch_bindings(small)) or star_names(torch_bindings(small)[0][1]) is not None:
             return st
         text = (f"{MARKER_PREFIX}MS901 star import from {dotted(small.module)}: its names "
                 "cannot be resolved; import them explicitly")
@@ -497,8 +517,15 @@ class ImportRewrite:
     def _with_header(self, header: list):
         """The statements with the target imports at ``header_at`` (comments kept), and the
         stand-in class of the guards above the first guard."""
+        inherited = inherited_guard(self.conv)
+        placed = inherited is not None and self.first_guard is None
+        if inherited is not None:
+            if placed:  # the stand-in class goes above the first guard
+                header.append(stub_class(self.conv.names["stub"]))
+                inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            header.append(inherited)
         out, at = self.out, self.header_at
-        if self.conv.guarded:
+        if self.conv.guarded and not placed:
             where = self.first_guard if self.first_guard is not None else at
             out.insert(where, stub_class(self.conv.names["stub"]))
             if where + 1 < len(out):
@@ -523,6 +550,38 @@ class ImportRewrite:
         if self.pending:  # comments of removed imports at the very end: keep them below the header
             header.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=self.pending))
         return out[:at] + header + out[at:]
+
+
+def inherited_guard(conv):
+    """A guard importing the torch names that the file got from a sibling by ``import *`` and that
+    unconverted code still uses (the sibling's conversion no longer gives them), or None."""
+    used = {local: qual for local, qual in conv.inherited.items() if conv.alias_uses.get(local)}
+    if not used or not conv.allows(TORCH_IMPORTS.id):
+        return None
+    lines = []
+    for local, qual in sorted(used.items()):
+        if qual == local:
+            lines.append(f"import {qual}")
+        elif is_module(qual):
+            lines.append(f"import {qual} as {local}")
+        else:
+            mod, _, name = qual.rpartition(".")
+            lines.append(f"from {mod} import {name}" + (f" as {local}" if name != local else ""))
+    conv.guarded = True
+    reasons = marker_reasons(conv.walked_body, conv.aliases)
+    return guard([parse_statement(text) for text in lines],
+                 [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
+                 conv.names["stub"])
+
+
+def _after_sibling_star_imports(body) -> int:
+    """Index after the last top-level ``from <not torch> import *``."""
+    at = 0
+    for i, st in enumerate(body):
+        if is_import_line(st) and any(isinstance(s, cst.ImportFrom) and isinstance(s.names, cst.ImportStar)
+                                      and not torch_bindings(s) for s in st.body):
+            at = i + 1
+    return at
 
 
 def _holds_torch_import(st) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.star_imports import package_exports
 from migrate.convert.walker import Converter
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "node_modules", ".mypy_cache",
@@ -79,7 +80,7 @@ def summarize(reports: list[FileReport]) -> Summary:
 
 def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: bool = False,
                  display: str | None = None, details: bool = True,
-                 rules: RuleSelection = EVERYTHING) -> FileReport:
+                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None) -> FileReport:
     """Convert one file; write it to ``dst`` when given. Errors are reported, never raised.
 
     Args:
@@ -91,6 +92,8 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         details: keep before/after snippets of every change (False: only of the changes
             labelled approximate or unsupported, which is much faster).
         rules: which rewrites run (``--select``/``--disable``).
+        inherited: torch aliases the file gets from a module of its package by ``import *``
+            (:func:`migrate.convert.star_imports.package_exports`).
 
     Returns:
         A :class:`FileReport`.
@@ -107,7 +110,7 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
             Path(dst).parent.mkdir(parents=True, exist_ok=True)
             Path(dst).write_bytes(raw)  # keep the tree complete; the file is reported unconverted
         return FileReport(name, error=f"not UTF-8 (byte {exc.start}): re-encode the file as UTF-8")
-    result: ConvertResult = Converter(target, rules=rules).convert(text)
+    result: ConvertResult = Converter(target, rules=rules, inherited=inherited).convert(text)
     changes = result.changes
     if not details:
         # exact/transformed snippets are only needed by full reports; keep the ones to review
@@ -166,7 +169,9 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     py, other = plan(root, out, in_place)
     if out is not None and not in_place and out.resolve() == root.resolve():
         raise ValueError("the output directory is the input directory: use --in-place to overwrite")
-    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, rules)
+    # names that reach a file through `from .sibling import *` (one table for the whole tree)
+    inherited = package_exports(root, [src for src, _ in py])
+    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, rules, inherited.get(src))
              for src, dst in py]
     reports: list[FileReport] = []
     if jobs <= 1 or len(tasks) < 2:

@@ -27,12 +27,16 @@ from migrate.convert.imports import (
     ROOTS, ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
     scan_module_imports,
 )
-from migrate.convert.names import all_bindings, choose_names, function_locals, maybe_bound, target_names
+from migrate.convert.names import (
+    all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
+)
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.star_imports import torch_star_aliases
+from migrate.convert.torch_names import star_names
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
@@ -76,10 +80,12 @@ class Converter:
             imported by name); chosen automatically when user code or a torch import that must
             stay already binds one of them.
         rules: which rewrites run (default: all; see :class:`~migrate.convert.registry.RuleSelection`).
+        inherited: torch aliases the file gets from a module of its package by ``import *``
+            (``{"nn": "torch.nn"}``; see :mod:`migrate.convert.star_imports`).
     """
 
     def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None,
-                 rules: RuleSelection = EVERYTHING):
+                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.pkg = TARGETS[target]
@@ -104,6 +110,9 @@ class Converter:
         self.import_lines: dict[int, int] = {}  # id(module-level line) -> its line in the input
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
         self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
+        self.inherited = dict(inherited or {})  # aliases a sibling module gives by `import *`
+        self.star_aliases: dict[str, str] = {}   # aliases from `from torch.nn import *` ...
+        self.star_modules: list[str] = []
         # what the walk has learnt about the file
         self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
         self.sequential_classes: set[str] = set()  # classes here that derive from nn.Sequential
@@ -129,7 +138,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code:
+        if "torch" not in code and not self._inherits(code):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
                 ast.parse(code)
@@ -142,7 +151,9 @@ class Converter:
             module = cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
-        scan_module_imports(module.body, self.aliases, self.imported)
+        scan_module_imports(module.body, self.aliases, self.imported, self.star_modules)
+        if self.star_modules or self.inherited:
+            self._add_derived_aliases(module)
         if not self.aliases and not imports_torch_somewhere(code):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
         self.may_rebind = maybe_bound(code, self.aliases)
@@ -162,7 +173,8 @@ class Converter:
             # user code, or a torch import that must stay, binds a name the converted code needs
             # (`ops = [1, 2]`; `nn` for both torch.nn and the target's nn): convert again with
             # other local names for the target's modules
-            return Converter(self.target_name, self.validate, names, self.rules).convert(code)
+            return Converter(self.target_name, self.validate, names, self.rules, self.inherited).convert(code)
+        self.walked_body = body
         body = ImportRewrite(self).run(body, module.header)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
@@ -177,6 +189,29 @@ class Converter:
         # every change is one torch site: rewritten (any label) or left with a marker
         return ConvertResult(out, self.changes, len(self.changes))
 
+    def star_uses(self, module: str) -> dict[str, str]:
+        """The names ``from <module> import *`` gave that unconverted code still uses."""
+        prefix = module + "."
+        return {n: q for n, q in self.star_aliases.items()
+                if self.alias_uses.get(n) and q.startswith(prefix) and "." not in q[len(prefix):]}
+
+    def _inherits(self, code: str) -> bool:
+        """One of the inherited aliases appears in ``code`` (as a word)."""
+        return bool(self.inherited) and re.search(
+            r"\b(?:" + "|".join(map(re.escape, self.inherited)) + r")\b", code) is not None
+
+    def _add_derived_aliases(self, module) -> None:
+        """Torch aliases without an import of their own in this file: the names of star-imported
+        torch modules, and the ones a sibling module gives by ``import *``; names the module binds
+        itself are not torch's."""
+        bound = block_bindings(module.body, skip=self._is_own_binding) | self.imported | set(self.aliases)
+        bound.discard("*")
+        self.inherited = {k: v for k, v in self.inherited.items() if k not in bound}
+        self.star_aliases = torch_star_aliases(self.star_modules, bound | set(self.inherited))
+        for derived in (self.inherited, self.star_aliases):
+            self.aliases.update(derived)
+            self.imported.update(derived)
+
     def _names_free_of_clashes(self, module, code: str) -> dict | None:
         """Local names for the target's modules that nothing else in the file binds, or None
         when the ones used are free already."""
@@ -184,6 +219,9 @@ class Converter:
             return None  # names were chosen against every binding of the file already
         heads = {h for h in ("ms", "nn", "ops", "math") if h in self.used} | ({"ms"} if self.used else set())
         kept = {a for a, n in self.alias_uses.items() if n}
+        for mod in self.star_modules:  # a star import that stays binds every name it gives
+            if self.star_uses(mod):
+                kept.update(star_names(mod) or ())
         wanted = {self.names[h]: h for h in heads}
         wanted.update((n, "init") for n in self.init_names)
         if self.guarded:

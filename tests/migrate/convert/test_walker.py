@@ -164,13 +164,13 @@ def test_idempotent_with_a_marker_left():
 
 
 def test_star_import_and_torchvision_are_marked_not_silent():
-    src = ("from torch.nn import *\nimport torchvision\nimport torch.nn as nn\n"
+    src = ("from torch.ao.quantization import *\nimport torchvision\nimport torch.nn as nn\n"
            "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
     res = convert_source(src)
     assert "try:\n    import torchvision\nexcept ImportError:" in res.code
     assert without_guards(res.code) == (
-        "# migrate: MS901 star import from torch.nn: its names cannot be resolved; import them "
-        "explicitly\nfrom torch.nn import *\nimport ms_core as ms\n"
+        "# migrate: MS901 star import from torch.ao.quantization: its names cannot be resolved; import them "
+        "explicitly\nfrom torch.ao.quantization import *\nimport ms_core as ms\n"
         "from ms_core import nn\n# migrate: MS901 torchvision.models.resnet18 has no mapping\n"
         "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
     assert convert_source(res.code).code == res.code
