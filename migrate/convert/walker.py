@@ -32,6 +32,7 @@ from migrate.convert.names import (
 )
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.annotations import on_annotation
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
@@ -695,6 +696,7 @@ _HANDLERS = {
     cst.Lambda: Converter.on_lambda,
     cst.Subscript: Converter.on_subscript,
     cst.Comparison: Converter.on_comparison,
+    cst.Annotation: on_annotation,
     # leaves and whitespace: nothing inside to convert
     cst.SimpleString: _unchanged,
     cst.Integer: _unchanged,
