@@ -707,7 +707,7 @@ _HANDLERS = {
 }
 
 
-def convert_source(code: str, target: str = "ms_core", select=(), disable=()) -> ConvertResult:
+def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -715,6 +715,9 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=()) ->
         target: ``"ms_core"`` (default) or ``"mindspore"``.
         select: rule IDs or ID prefixes to apply (``["MS1", "MS205"]``); empty: all.
         disable: rule IDs or ID prefixes not to apply (``["MS212"]``).
+        inherited: torch aliases the code gets from another module by ``import *``
+            (``{"nn": "torch.nn"}``: what a directory run finds, see
+            :func:`migrate.convert.star_imports.package_exports`).
 
     Returns:
         A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
@@ -728,4 +731,4 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=()) ->
         'fc = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))'
     """
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
-    return Converter(target, rules=rules).convert(code)
+    return Converter(target, rules=rules, inherited=inherited).convert(code)
