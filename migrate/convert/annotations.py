@@ -14,7 +14,7 @@ from migrate.convert.cst import code_of
 from migrate.convert.registry import node_rule
 
 TORCH_ANNOTATION = node_rule(
-    "MS177", "torch_annotation",
+    "MS192", "torch_annotation",
     "Replace an annotation naming a torch type with no mapping (x: torch.device) with its text "
     "(x: \"torch.device\"): never evaluated, so it needs no torch at import.")
 

@@ -645,3 +645,47 @@ def _after_leading_imports(body) -> int:
         if not (is_doc or isinstance(small, (cst.Import, cst.ImportFrom))):
             return i
     return len(body)
+
+
+class _NamesLeft(cst.CSTVisitor):
+    """Every name the converted body still mentions, imports and earlier guards aside."""
+
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Try(self, node) -> bool:
+        return not is_guard(node)
+
+    def visit_ClassDef(self, node) -> bool:
+        return not is_stub_class(node)
+
+    def visit_Name(self, node) -> None:
+        self.names.add(node.value)
+
+
+def forget_vanished_uses(conv, body) -> None:
+    """Set the use count of torch aliases that no longer appear in ``body`` to zero.
+
+    A rule may drop an argument after the walk counted (and marked) a torch name inside it
+    (``x.to(dtype=d, memory_format=torch.channels_last)`` -> ``x.astype(d)``): the import is not
+    needed for it, and guarding it anyway would make the next conversion remove the guard.
+
+    Args:
+        conv: the converter, after its walk.
+        body: the walked module body.
+    """
+    counted = [a for a, n in conv.alias_uses.items() if n]
+    if not counted:
+        return
+    seen = _NamesLeft()
+    for st in body:
+        st.visit(seen)
+    for alias in counted:
+        if alias.split(".")[0] not in seen.names:
+            conv.alias_uses[alias] = 0

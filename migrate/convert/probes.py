@@ -25,11 +25,11 @@ from migrate.convert.registry import node_rule
 from migrate.convert.torch_names import has_attr, torch_version
 
 CAPABILITY_PROBE = node_rule(
-    "MS174", "capability_probe",
+    "MS190", "capability_probe",
     "Replace hasattr(torch.nn.functional, 'silu') / 'silu' in dir(F) / getattr(nn, 'SiLU', None) "
     "with the answer for torch 2.13 and the mapping tables (True, False, nn.SiLU).")
 VERSION_PROBE = node_rule(
-    "MS175", "version_probe",
+    "MS191", "version_probe",
     "Replace torch.__version__ with the version the mappings follow, and compare it with a "
     "literal as torch's version objects do (torch.__version__ < '1.5' -> False).")
 

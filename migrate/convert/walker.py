@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from mappings import load_tables
+from mappings import load_attributes, load_tables
 from migrate.convert import handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
 from migrate.convert.cst import (
@@ -24,8 +24,8 @@ from migrate.convert.cst import (
 )
 from migrate.convert.guards import STUB, is_stub_class, stub_assignment
 from migrate.convert.imports import (
-    ROOTS, ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
-    scan_module_imports,
+    ROOTS, ImportRewrite, drop_nested_imports, forget_vanished_uses, imports_torch_somewhere,
+    note_nested_import, scan_module_imports,
 )
 from migrate.convert.names import (
     all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
@@ -34,10 +34,12 @@ from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.annotations import on_annotation
 from migrate.convert.probes import probe_comparison
+from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.star_imports import torch_star_aliases
 from migrate.convert.torch_names import star_names
+from migrate.convert.torch_signature import signatures
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
@@ -54,9 +56,14 @@ _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_va
 def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
     """A regex that finds, in a statement's text, anything a rule could act on."""
     methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
-    words = sorted(set(aliases) | methods | set(_RULE_WORDS))
+    words = sorted(set(aliases) | methods | set(_RULE_WORDS) | _layer_attribute_names())
     # `name_(`: in-place tensor methods are marked
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(")
+
+
+def _layer_attribute_names() -> set[str]:
+    """torch layer attributes that MindSpore names differently (layer_attributes.py rewrites them)."""
+    return {name for a in load_attributes().values() for name in (*a.rename, *a.shadow, *a.absent)}
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,8 @@ class Converter:
         self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
         self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
         self.module_names: set[str] = set()  # module-level names bound to modules
+        self.layer_bases: dict[str, str] = {}  # classes here deriving from a torch layer -> it
+        self.signatures = None  # generated torch-signature code (see torch_signature.signatures)
         self.training = None   # FileBindings of the training pass, when it looked at this file
         self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
         # where the walk is
@@ -134,6 +143,7 @@ class Converter:
         self.stmt_index = -1
         self.src_lines: list[str] = []
         self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.statement_call = None  # the call an expression statement consists of (as written)
         self.freeze_line = False  # inside code rewritten before its walk: report one line
 
     # ---- entry point -------------------------------------------------------------------
@@ -159,6 +169,7 @@ class Converter:
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
         self.may_rebind = maybe_bound(code, self.aliases)
         self.stmt_lines, self.stmt_ends = statement_spans(code)
+        signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
         if self.training is None and self.stmt_lines:
@@ -169,6 +180,7 @@ class Converter:
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
+        forget_vanished_uses(self, body)
         names = self._names_free_of_clashes(module, code)
         if names is not None:
             # user code, or a torch import that must stay, binds a name the converted code needs
@@ -177,6 +189,7 @@ class Converter:
             return Converter(self.target_name, self.validate, names, self.rules, self.inherited).convert(code)
         self.walked_body = body
         body = ImportRewrite(self).run(body, module.header)
+        body = self.signatures.emit(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
         out = new.code
@@ -598,6 +611,11 @@ class Converter:
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
             return handlers.on_assign(self, small)
+        if isinstance(small, cst.Expr):
+            new = inplace.subscript_statement(self, small)
+            if new is not None:
+                return new
+            self.statement_call = small.value
         new = self.walk(small)
         if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
                 and new.value.value == "None" and isinstance(small.value, cst.Call):
@@ -642,11 +660,18 @@ class Converter:
     def on_lambda(self, node: cst.Lambda):
         return node.with_changes(body=self.walk(node.body))
 
+    def on_annotation(self, node: cst.Annotation):
+        with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
+            return on_annotation(self, node)
+
     def on_comparison(self, node: cst.Comparison):
         if self.aliases:
             new = probe_comparison(self, node)  # 'silu' in dir(F), torch.__version__ < '1.5'
             if new is not None:
                 return keep_parens(node, new)
+        if _compares_types(node):
+            with self.naming_classes():  # `type(m) is nn.Conv2d`: the class itself
+                return self.generic(node)
         return self.generic(node)
 
     def on_subscript(self, node: cst.Subscript):
@@ -667,6 +692,16 @@ def _statement_handler(handle):
 
 def _unchanged(conv, node):
     return node
+
+
+def _compares_types(node: cst.Comparison) -> bool:
+    """``type(x) == ...`` / ``x.__class__ is ...``: a comparison of classes of instances."""
+    for part in (node.left, *(c.comparator for c in node.comparisons)):
+        if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and part.func.value == "type":
+            return True
+        if isinstance(part, cst.Attribute) and part.attr.value == "__class__":
+            return True
+    return False
 
 
 def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:
@@ -696,7 +731,7 @@ _HANDLERS = {
     cst.Lambda: Converter.on_lambda,
     cst.Subscript: Converter.on_subscript,
     cst.Comparison: Converter.on_comparison,
-    cst.Annotation: on_annotation,
+    cst.Annotation: Converter.on_annotation,
     # leaves and whitespace: nothing inside to convert
     cst.SimpleString: _unchanged,
     cst.Integer: _unchanged,

@@ -12,7 +12,7 @@ import libcst as cst
 from migrate.convert.registry import argument_rule, node_rule
 
 REMOVED_DECORATOR = node_rule(
-    "MS170", "removed_decorator",
+    "MS188", "removed_decorator",
     "Replace @torch.jit.script / @torch.compile / @torch.jit.ignore ... def f with def f (runs as Python).")
 
 # the rules whose entries are removed when used as decorators
@@ -68,14 +68,14 @@ def final_annotation_call(edit) -> None:
     edit.unsupported("torch.jit.Final is an annotation, not a function")
 
 
-@argument_rule("MS173", "backend_flag")
+@argument_rule("MS189", "backend_flag")
 def backend_flag(edit) -> None:
     """Replace `torch.backends.cudnn.benchmark = True` (a cuDNN/CUDA flag set) with nothing (see
     :func:`flag_assignment`; a call is marked)."""
     edit.unsupported("a backend flag is a value, not a function")
 
 
-@argument_rule("MS179", "builtin_isinstance")
+@argument_rule("MS184", "builtin_isinstance")
 def builtin_isinstance(edit) -> None:
     """Replace torch.jit.isinstance(x, T) with isinstance(x, T)."""
     edit.result = edit.call.with_changes(func=cst.Name("isinstance"))
@@ -109,7 +109,7 @@ def flag_assignment(conv, node: cst.Assign) -> bool:
         return False
     q = conv.qual(node.targets[0].target)
     entry = conv.tables.get(q) if q else None
-    if entry is None or entry.rule != "backend_flag" or not conv.allows("MS173"):
+    if entry is None or entry.rule != "backend_flag" or not conv.allows("MS189"):
         return False
-    conv.record(node, "", "MS173", entry.label, entry.note)
+    conv.record(node, "", "MS189", entry.label, entry.note)
     return True
