@@ -19,6 +19,7 @@ from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_assign,
 )
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
+from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.rules.runtime import flag_assignment, removed_decorator
@@ -227,7 +228,7 @@ def on_method(conv, node: cst.Call):
     func = node.func
     recv0 = func.value
     name = func.attr.value
-    recv = conv.walk(recv0)
+    recv = fit(func, "value", conv.walk(recv0))  # `(0).abs()`, not `0.abs()`
     args = conv.walk_seq(node.args)
     walked = node
     if recv is not recv0 or args is not node.args:
@@ -288,7 +289,7 @@ def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
 def on_plain_attribute(conv, node: cst.Attribute):
     """``x.weight`` where x is a known BatchNorm/LayerNorm/Embedding: MindSpore parameter names;
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
-    value = conv.walk(node.value)
+    value = fit(node, "value", conv.walk(node.value))
     attr = node.attr.value
     new = layer_attribute(conv, node, value)
     if new is not None:

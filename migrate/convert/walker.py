@@ -19,6 +19,7 @@ from mappings import load_attributes, load_tables
 from migrate.convert import handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
 from migrate.convert.comments import keep_lost_comments, split_comment_tail
+from migrate.convert.precedence import fit
 from migrate.convert.cst import (
     count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
     replace_fields, rewrite_fields, statement_spans,
@@ -503,7 +504,7 @@ class Converter:
             if new is not value:
                 if changes is None:
                     changes = {}
-                changes[name] = new
+                changes[name] = fit(node, name, new)  # `-(a + b)`, not `-a + b`
         return replace_fields(node, changes) if changes else node
 
     def walk_seq(self, seq):

@@ -10,6 +10,7 @@ import ms_core as ms
 from migrate import convert_source
 from migrate.convert.call_edit import primary
 from migrate.convert.comments import own_comments, split_comment_tail
+from migrate.convert.precedence import fit
 from tests.migrate.convert.helpers import HEADER, after, check
 from tests.migrate.convert.torch_programs import comments
 
@@ -115,3 +116,39 @@ def test_a_generated_torch_signature_block_uses_the_file_line_ending(newline):
     assert "class TorchParameter" in out
     assert out.replace(newline, "").count("\n" if newline != "\n" else "\r") == 0
     assert convert_source(out).code == out
+
+
+# ---- rule results put where a call was keep their meaning (F3, in general) ---------------------
+@pytest.mark.parametrize("parent,field,child,expected", [
+    ("f().real", "value", "0", "(0)"),
+    ("f()[0]", "value", "a if c else b", "(a if c else b)"),
+    ("-f()", "expression", "a + b", "(a + b)"),
+    ("-f()", "expression", "a ** b", "a ** b"),
+    ("2 * f()", "right", "a * b", "(a * b)"),       # a * b on the right of * regroups
+    ("f() * 2", "left", "a * b", "a * b"),          # ... on the left it does not
+    ("f() ** 2", "left", "-a", "(-a)"),
+    ("2 ** f()", "right", "-a", "-a"),
+    ("f() ** 2", "left", "a ** b", "(a ** b)"),
+    ("not f()", "expression", "a and b", "(a and b)"),
+    ("f() or g()", "right", "a or b", "(a or b)"),
+    ("f() < 1", "left", "a < b", "(a < b)"),
+    ("f() if c else g()", "test", "a if b else d", "(a if b else d)"),
+    ("f() if c else g()", "orelse", "a if b else d", "a if b else d"),
+    ("[f()]", "elements", "a + b", "a + b"),
+])
+def test_fit_parenthesises_a_replacement_that_would_not_bind(parent, field, child, expected):
+    node = cst.parse_expression(parent)
+    new = fit(node, field, cst.parse_expression(child))
+    assert cst.Module([]).code_for_node(new) == expected
+
+
+@pytest.mark.parametrize("before,expected", [
+    ("z = torch.cuda.device_count().real", "z = (0).real"),
+    ("z = -torch.cuda.device_count()", "z = -0"),
+    ("s = torch.cuda.amp.GradScaler(enabled=flag).get_scale()",
+     "s = (ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000) "
+     "if flag else ms.amp.StaticLossScaler(1.0)).get_scale()"),
+    ("m = 2 * torch.nn.parallel.DistributedDataParallel(a + b)", "m = 2 * (a + b)"),
+])
+def test_a_rule_result_keeps_its_meaning_where_the_call_was(before, expected):
+    check(f"{before}\n", f"{expected}\n")
