@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import literal, operand
-from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.cst import attribute, code_of, parse_expr
 from migrate.convert.registry import argument_rule
 
 
@@ -66,7 +66,7 @@ def train(edit) -> None:
         mode = parse_expr("False")
     else:
         mode = edit.bound.get("mode") or parse_expr("True")
-    edit.result = cst.Call(cst.Attribute(recv, cst.Name("set_train")), [cst.Arg(mode)])
+    edit.result = cst.Call(attribute(recv, "set_train"), [cst.Arg(mode)])
 
 
 @argument_rule("MS128", "modules_gen")
