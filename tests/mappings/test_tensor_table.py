@@ -156,6 +156,10 @@ CASES = [
     Marked("Tensor.unsqueeze_", "def f(x):\n    x.unsqueeze_(0)"), Marked("Tensor.squeeze_", "def f(x):\n    x.squeeze_()"),
     Marked("Tensor.t_", "def f(x):\n    x.t_()"), Marked("Tensor.transpose_", "def f(x):\n    x.transpose_(0, 1)"),
     Marked("Tensor.resize_", "def f(x):\n    x.resize_(2, 3)"),
+    # parameter initialisation in place (mappings/init.toml): the distribution is torch's
+    ProvenBy("Tensor.normal_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"), ProvenBy("Tensor.fill_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"),
+    ProvenBy("Tensor.zero_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"), ProvenBy("Tensor.uniform_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"),
+    Marked("Tensor.uniform_", "def f(self):\n    self.fc.weight.data.uniform_(0.0, 1.0)"),
 ]
 
 
