@@ -20,6 +20,7 @@ import builtins
 import numpy as np
 
 from .. import _engine
+from .._axes import check_axes
 from . import dtype as mstype
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
@@ -104,6 +105,38 @@ class TensorMethods:
 
     def _apply_(self, name, fn, *args):
         return self._become(name, fn(self._before(name), *args))
+
+    def to(self, *args, **kwargs):
+        """``to(dtype=None, non_blocking=False, copy=False)``, ``to(device=None, dtype=None,
+        non_blocking=False, copy=False)`` or ``to(other, non_blocking=False, copy=False)``, as in
+        MindSpore 2.10: the Tensor cast to ``dtype`` (or ``other``'s dtype). ms_core computes on
+        the CPU: ``device`` may be None or ``'cpu'``; ``non_blocking`` changes nothing.
+
+        Raises:
+            ValueError: for a device other than the CPU.
+            TypeError: for arguments that match none of the three forms.
+
+        Example:
+            >>> Tensor([1, 2]).to("cpu", ms.float32).dtype
+            Float32
+        """
+        if args and isinstance(args[0], str) or "device" in kwargs:
+            bound = _bind("to", args, kwargs, [("device", None), ("dtype", None),
+                                               ("non_blocking", False), ("copy", False)])
+        elif args and isinstance(args[0], TensorMethods) or "other" in kwargs:
+            bound = _bind("to", args, kwargs, [("other", None), ("non_blocking", False), ("copy", False)])
+            bound["dtype"] = bound.pop("other").dtype
+        else:
+            bound = _bind("to", args, kwargs, [("dtype", None), ("non_blocking", False), ("copy", False)])
+        device, dtype = bound.get("device"), bound["dtype"]
+        if device is not None and device != "cpu":
+            raise ValueError(f"For 'Tensor.to', the 'device' must be None or 'cpu' (ms_core computes "
+                             f"on the CPU), but got {device!r}.")
+        if dtype is not None and not _is_dtype(dtype):
+            raise TypeError(f"For 'Tensor.to', the 'dtype' must be a MindSpore dtype such as "
+                            f"ms.float32, but got {dtype!r}.")
+        out = self if dtype is None else F.cast(self, dtype)
+        return F.identity(out) if bound["copy"] and out is self else out
 
     def copy(self):
         """A new Tensor with the same values; differentiable (torch's clone)."""
@@ -261,7 +294,9 @@ class TensorMethods:
         else:
             a = _bind(name, args, kwargs, [("dim", None), ("keepdim", False)])
             dim, keep = a["dim"], a["keepdim"]
-        return type(self)._wrap(np.asarray(fn(self._data, axis=_axes(dim), keepdims=keep)))
+        if dim is not None:
+            dim = check_axes(f"Tensor.{name}", _axes(dim), self.ndim)
+        return type(self)._wrap(np.asarray(fn(self._data, axis=dim, keepdims=keep)))
 
     def all(self, *args, **kwargs):
         """all(dim=None, keepdim=False); older: all(axis=None, keep_dims=False)."""
@@ -666,6 +701,14 @@ class TensorMethods:
 
     def logical_and(self, other):
         return F.logical_and(self, other)
+
+    def atan2(self, other):
+        """The angle of (other, self) elementwise (torch's and MindSpore 2.10's Tensor.atan2)."""
+        return _ops()[1].atan2(self, other)
+
+    def cross(self, other, dim=None):
+        """The cross product along ``dim`` (default: the first axis of size 3)."""
+        return _ops()[1].cross(self, other, dim)
 
     def logical_or(self, other):
         return F.logical_or(self, other)

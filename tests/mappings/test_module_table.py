@@ -29,6 +29,8 @@ CASES = [
     ProvenBy("Module.register_forward_hook", HOOKS), ProvenBy("Module.register_forward_pre_hook", HOOKS),
     ProvenBy("Module.register_full_backward_hook", HOOKS),
     Marked("Module.zero_grad", "net = nn.Linear(2, 2)\nnet.zero_grad()"),
+    ProvenBy("Module.to", T + "test_device_moves_of_a_module_are_dropped"),
+    Marked("Module.to", "net = nn.Linear(2, 2)\nnet = net.to(torch.float64)"),
     # an expression form as well: apply returns the module, here a Sequential built in place
     Layer("Module.apply", "nn.Sequential(nn.Linear(4, 3), nn.Tanh()).apply(lambda m: None)"),
 ]

@@ -140,7 +140,8 @@ def test_zero_grad_is_marked():
     assert "# migrate: MS904" in convert_source(src).code
 
 
-@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()"])
+@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()", "net.to('cpu')",
+                                  "net.to(torch.device('cuda'))", "net.to(device=dev)", "net.to(dev, non_blocking=True)"])
 def test_device_moves_of_a_module_are_dropped(call):
     code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
     assert code.rstrip().endswith("m = net"), code
