@@ -190,6 +190,19 @@ class Abs(Primitive):
         return (dout * F.sign(ctx.inputs[0]),)
 
 
+class FloorMod(Primitive):
+    """x - floor(x / y) * y (the divisor's sign, Python's %): d/dx 1, d/dy -floor(x / y), as
+    MindSpore 2.10's FloorMod and torch's remainder."""
+
+    def forward(self, ctx, x, y):
+        with _quiet():
+            return np.mod(x, y)
+
+    def backward(self, ctx, dout):
+        x, y = ctx.inputs
+        return dout, F.neg(dout * F.floor(x / y))
+
+
 class Atan2(Primitive):
     """atan2(y, x): the angle of the point (x, y), in (-pi, pi]."""
 
@@ -347,11 +360,11 @@ class MatMul(Primitive):
 def _vector_matmul_grads(x, y, dout, ta, tb):
     x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
     y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
-    d2 = dout
+    d2 = dout  # (..., n) for a vector x, (..., m) for a vector y, () for two vectors
     if x.ndim == 1:
-        d2 = F.expand_dims(d2, -2)
+        d2 = F.expand_dims(d2, d2.ndim - 1 if y.ndim > 1 else 0)
     if y.ndim == 1:
-        d2 = F.expand_dims(d2, -1)
+        d2 = F.expand_dims(d2, d2.ndim)
     gx, gy = MatMul(ta, tb).backward(_Ctx((x2, y2)), d2)
     if x.ndim == 1:
         gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F.sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)

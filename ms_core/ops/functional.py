@@ -191,7 +191,15 @@ logical_and = _nondiff_binary(np.logical_and)
 logical_or = _nondiff_binary(np.logical_or)
 logical_xor = _nondiff_binary(np.logical_xor)
 floor_div = _nondiff_binary(np.floor_divide)
-floor_mod = _nondiff_binary(np.mod)
+
+
+def floor_mod(x, y):
+    """x modulo y with the divisor's sign (Python's %); differentiable as MindSpore's FloorMod:
+    d/dx 1, d/dy -floor(x / y). Integer inputs stay integer."""
+    x, y = _operands(x, y)
+    return apply(M.FloorMod(), x, y)
+
+
 remainder = floor_mod
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 

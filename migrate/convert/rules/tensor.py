@@ -197,6 +197,46 @@ def new_full(edit) -> None:
     edit.result = cst.Call(conv.target(fn), [cst.Arg(size), cst.Arg(dtype)])
 
 
+@argument_rule("MS156", "new_tensor")
+def new_tensor(edit) -> None:
+    """Replace x.new_tensor(data) / x.new_tensor(data, dtype=d) with ms.Tensor(data, x.dtype) /
+    ms.Tensor(data, d) (a new tensor of x's dtype; MindSpore 2.10's Tensor has no new_tensor)."""
+    dtype = edit.bound.get("dtype") or attribute(edit.method_receiver, "dtype")
+    edit.result = cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(edit.bound["data"]), cst.Arg(dtype)])
+
+
+@argument_rule("MS157", "unflatten")
+def unflatten(edit) -> None:
+    """Replace x.unflatten(d, sizes) with ops.reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
+    (MindSpore 2.10 has no unflatten); d must be a literal and x a name or an attribute (it is
+    written twice)."""
+    recv, dim, sizes = edit.method_receiver, edit.bound["dim"], edit.bound["sizes"]
+    try:
+        d = literal(dim)
+    except (ValueError, SyntaxError):
+        d = None
+    if not isinstance(d, int) or isinstance(d, bool):
+        edit.unsupported(f"dim={code_of(dim)} is not a literal int: write ops.reshape(x, ...) by hand")
+        return
+    if not _is_plain_reference(recv):
+        edit.unsupported(f"the receiver {code_of(recv)} would be evaluated twice: assign it to a name first")
+        return
+    shape = code_of(attribute(recv, "shape"))
+    if isinstance(sizes, (cst.Tuple, cst.List)):
+        parts = code_of(cst.Tuple(sizes.elements))
+    else:
+        parts = f"tuple({code_of(sizes)})"
+    tail = "" if d == -1 else f" + {shape}[{d + 1}:]"
+    edit.result = parse_expr(f"{edit.conv.tname('ops.reshape')}({code_of(recv)}, {shape}[:{d}] + {parts}{tail})")
+
+
+def _is_plain_reference(node) -> bool:
+    """A name or an attribute chain of names (no call, no subscript): cheap and the same each time."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 @argument_rule("MS152", "view_as")
 def view_as(edit) -> None:
     """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
