@@ -214,6 +214,13 @@ class TensorMethods:
     def index_add_(self, dim, index, source, *, alpha=1):
         return self._apply_("index_add_", lambda x: _ops()[0].index_add(x, dim, index, source, alpha))
 
+    def index_put(self, indices, values, accumulate=False):
+        """A copy with ``values`` put (or added) at ``self[indices]`` (see ops.index_put)."""
+        return _ops()[0].index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return self._apply_("index_put_", lambda x: _ops()[0].index_put(x, indices, values, accumulate))
+
     # --- in-place random fills (no gradient: the values are new constants) ----------------
     def _fill_random(self, values):
         self._data, self._node, self._index = np.asarray(values).astype(self._data.dtype), None, 0

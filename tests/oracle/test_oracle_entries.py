@@ -30,6 +30,10 @@ NO_CPU_KERNEL = {
     "Tensor.index_fill": "IndexFill takes Int32 indices", "Tensor.index_fill_": "IndexFill (Int32)",
     "Tensor.half": "float16 printing/rounding is not what is compared here",
 }
+# cases whose MindSpore 2.10 result is itself wrong (README, "knowingly differs"), with why
+MINDSPORE_WRONG = {
+    "x.cross(y[:1], dim=1)": "Cross does not broadcast on CPU: the second batch is crossed with garbage",
+}
 
 DRIVER = textwrap.dedent("""
     import json, sys
@@ -110,10 +114,12 @@ def _torch_reference(case):
 
 
 def _sample(module: str, every: int) -> list:
-    """Every `every`-th Expr case of a table's proof module (values compared), minus NO_CPU_KERNEL."""
+    """Every `every`-th Expr case of a table's proof module (values compared), minus NO_CPU_KERNEL
+    and MINDSPORE_WRONG."""
     import importlib
     cases = [c for c in importlib.import_module(f"tests.mappings.{module}").CASES
-             if isinstance(c, proof.Expr) and c.check == "values" and c.api not in NO_CPU_KERNEL]
+             if isinstance(c, proof.Expr) and c.check == "values" and c.api not in NO_CPU_KERNEL
+             and c.code not in MINDSPORE_WRONG]
     return cases[::every]
 
 
