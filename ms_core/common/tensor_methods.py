@@ -709,6 +709,21 @@ class TensorMethods:
     def logical_and(self, other):
         return F.logical_and(self, other)
 
+    def sum_to_size(self, *size):
+        """The sum of self down to ``size``, a shape self broadcasts from (torch's and MindSpore
+        2.10's sum_to_size): leading axes and axes of size 1 in ``size`` are summed.
+
+        Raises:
+            ValueError: self's shape does not broadcast from ``size``.
+        """
+        size = _sizes(size, "sum_to_size")
+        lead = self.ndim - len(size)
+        if lead < 0 or any(s not in (1, n) for s, n in zip(size, self.shape[lead:])):
+            raise ValueError(f"For 'Tensor.sum_to_size', the size {list(size)} must be one the "
+                             f"shape {list(self.shape)} broadcasts from.")
+        axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1)
+        return F.reshape(F.sum(self, axes, True) if axes else self, size)
+
     def atan2(self, other):
         """The angle of (other, self) elementwise (torch's and MindSpore 2.10's Tensor.atan2)."""
         return _ops()[1].atan2(self, other)

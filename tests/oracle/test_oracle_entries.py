@@ -33,6 +33,10 @@ NO_CPU_KERNEL = {
 # cases whose MindSpore 2.10 result is itself wrong (README, "knowingly differs"), with why
 MINDSPORE_WRONG = {
     "x.cross(y[:1], dim=1)": "Cross does not broadcast on CPU: the second batch is crossed with garbage",
+    "x.index_put((i, j), v[:4])": "IndexPut's gradient fails for values broadcast along the last axis",
+    "x.index_put((i, j), v[:4] * 2, accumulate=True)": "IndexPut's gradient (values along the last axis)",
+    "(lambda z: z.index_put_((i, j), v[:4], True))(x * 1)": "IndexPut's gradient (values along the last axis)",
+    "x.index_put((mask[:, 0, 0],), v[:1], True)": "IndexPut takes Int32/Int64 indices only, not a bool mask",
 }
 
 DRIVER = textwrap.dedent("""

@@ -237,6 +237,17 @@ def _is_plain_reference(node) -> bool:
     return isinstance(node, cst.Name)
 
 
+@argument_rule("MS158", "median")
+def median(edit) -> None:
+    """Replace x.median() with x.reshape(-1).median(0)[0] (torch's median of all elements;
+    MindSpore 2.10's median() is along the last axis, with indices); x.median(dim) stays."""
+    if edit.bound.get("dim") is not None:
+        return
+    flat = cst.Call(attribute(edit.method_receiver, "reshape"), [cst.Arg(parse_expr("-1"))])
+    values_indices = cst.Call(attribute(flat, "median"), [cst.Arg(cst.Integer("0"))])
+    edit.result = cst.Subscript(values_indices, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
+
 @argument_rule("MS152", "view_as")
 def view_as(edit) -> None:
     """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
