@@ -21,7 +21,7 @@ CASES = [
     ProvenBy("Module.named_parameters", LISTS), ProvenBy("Module.parameters", LISTS),
     ProvenBy("Module.named_modules", LISTS), ProvenBy("Module.modules", LISTS),
     ProvenBy("Module.named_children", LISTS), ProvenBy("Module.children", LISTS),
-    ProvenBy("Module.buffers", LISTS), ProvenBy("Module.state_dict", LISTS),
+    ProvenBy("Module.buffers", LISTS), ProvenBy("Module.named_buffers", LISTS), ProvenBy("Module.state_dict", LISTS),
     ProvenBy("Module.apply", USES), ProvenBy("Module.get_submodule", USES), ProvenBy("Module.train", USES),
     ProvenBy("Module.eval", USES), ProvenBy("Module.forward", USES), ProvenBy("Module.cpu", USES),
     ProvenBy("Module.cuda", T + "test_device_moves_of_a_module_are_dropped"),

@@ -99,3 +99,11 @@ def named_parameters(edit) -> None:
     net.parameters_and_names() that require grad (buffers became Parameters that do not)."""
     recv = operand(edit.method_receiver)
     edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if p.requires_grad)")
+
+
+@argument_rule("MS159", "named_buffers")
+def named_buffers(edit) -> None:
+    """Replace net.named_buffers() with the (name, Parameter) pairs of net.parameters_and_names()
+    that do not require grad (converted buffers are Parameters with requires_grad=False)."""
+    recv = operand(edit.method_receiver)
+    edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if not p.requires_grad)")
