@@ -65,9 +65,17 @@ def mul(x, y):
 
 
 def div(x, y, rounding_mode=None):
+    """x / y; ``rounding_mode`` 'floor' or 'trunc' rounds the quotient (integers stay integers,
+    as in MindSpore 2.10)."""
+    if rounding_mode not in (None, "floor", "trunc"):
+        raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', "
+                         f"but got {rounding_mode!r}.")
     x, y = _operands(x, y)
-    if not (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
-            isinstance(y, Tensor) and y._data.dtype.kind == "f"):
+    floats = (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
+              isinstance(y, Tensor) and y._data.dtype.kind == "f")
+    if rounding_mode is not None and not floats:
+        return _int_div(x, y, rounding_mode)
+    if not floats:
         x = cast(_as_tensor(x), mstype.float32)
     out = apply(_DIV, x, y)
     if rounding_mode == "floor":
@@ -75,6 +83,18 @@ def div(x, y, rounding_mode=None):
     if rounding_mode == "trunc":
         return sign(out) * floor(abs(out))
     return out
+
+
+def _int_div(x, y, rounding_mode):
+    """Integer division rounded down ('floor') or toward zero ('trunc'), in the integer dtype."""
+    xa = x._data if isinstance(x, Tensor) else np.asarray(x)
+    ya = y._data if isinstance(y, Tensor) else np.asarray(y)
+    dtype = (x if isinstance(x, Tensor) else y)._data.dtype
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.floor_divide(xa, ya)
+        if rounding_mode == "trunc":
+            q = q + ((q < 0) & (q * ya != xa))
+    return Tensor._wrap(np.asarray(q, dtype=dtype))
 
 
 true_divide = div
@@ -231,8 +251,13 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     return apply(M.ClipByValue(), x, lo, hi)
 
 
-clamp = clip_by_value
-clip = clip_by_value
+def clamp(input, min=None, max=None):
+    """Clamp ``input`` to [min, max] (MindSpore 2.x's keyword names; either bound may be None
+    or a Tensor)."""
+    return clip_by_value(input, min, max)
+
+
+clip = clamp
 
 
 def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
