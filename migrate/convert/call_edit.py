@@ -238,7 +238,8 @@ class CallEdit:
         values = {}
         for p in self.entry.params or ():
             if p.star and self.star_args:
-                values[p.name] = cst.Tuple([cst.Element(a.value) for a in self.star_args])
+                values[p.name] = cst.Tuple([cst.StarredElement(a.value) if a.star == "*" else cst.Element(a.value)
+                                            for a in self.star_args])
                 continue
             value = self.value(p.name)
             values[p.name] = value if value is not None else parse_expr("None")

@@ -279,6 +279,8 @@ def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
     lines = []
     if "math" in conv.used and ("math", "", "math") not in have:
         lines.append("import math")
+    if "np" in conv.used and ("numpy", "", "np") not in have:
+        lines.append("import numpy as np")
     ms_local = conv.names["ms"]
     if (conv.pkg, "", ms_local) not in have:
         lines.append(f"import {conv.pkg} as {ms_local}")

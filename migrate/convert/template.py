@@ -5,6 +5,9 @@ A template is used where MindSpore has no single op with torch's meaning. Its sl
 torch parameter names, filled with the call's (converted) arguments or the torch defaults; target
 names (``ops.x``, ``ms.x``, ``nn.x``) get the file's local names for the target modules.
 
+``np.`` and ``math.`` names import numpy / math. A ``{*name}`` slot spreads a ``*name``
+parameter's values (``np.broadcast_shapes({*shapes})``).
+
 A slot used more than once whose argument is not a plain name or literal (``self.proj(x)``) is
 evaluated once: the template becomes ``(lambda _input: ...)(self.proj(x))``, so the call is never
 repeated and random or costly arguments keep torch's meaning.
@@ -18,7 +21,7 @@ import libcst as cst
 
 from migrate.convert.cst import code_of, parse_expr
 
-_TARGET_NAME = re.compile(r"(?<![\w.])(ms|ops|nn)\.([A-Za-z_]\w*)")
+_TARGET_NAME = re.compile(r"(?<![\w.])(ms|ops|nn|np|math)\.([A-Za-z_]\w*)")
 _PURE_LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
@@ -45,6 +48,14 @@ def _text(node: cst.BaseExpression) -> str:
                          cst.Subscript, cst.Tuple, cst.List)):
         return text
     return f"({text})"
+
+
+def _spread(node: cst.BaseExpression) -> str:
+    """The values of a ``*name`` parameter as call arguments (``a, b``)."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return ", ".join(code_of(e.value) if not isinstance(e, cst.StarredElement) else code_of(e)
+                         for e in node.elements)
+    return f"*{_text(node)}"
 
 
 def _fresh(name: str, others: list[str]) -> str:
@@ -77,8 +88,10 @@ def render(conv, template: str, values: dict[str, cst.BaseExpression]) -> cst.Ba
     """
     text = _TARGET_NAME.sub(lambda m: conv.tname(f"{m.group(1)}.{m.group(2)}"), template)
     used = slots(template)
-    texts = {name: _text(values[name]) for name in set(used)}
-    hoisted = [n for n in dict.fromkeys(used) if used.count(n) > 1 and not is_pure(values[n])]
+    texts = {name: _spread(values[name[1:]]) if name.startswith("*") else _text(values[name])
+             for name in set(used)}
+    hoisted = [n for n in dict.fromkeys(used) if used.count(n) > 1 and not n.startswith("*")
+               and not is_pure(values[n])]
     params = {}
     for name in hoisted:
         others = [t for k, t in texts.items() if k != name]

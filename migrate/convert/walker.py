@@ -85,7 +85,7 @@ class Converter:
         self.tables = load_tables()
         # what the output needs
         self.changes: list[Change] = []
-        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
+        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math, np
         self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
         self.reshaped = False  # statements moved/removed/added: the output is parsed once more
         # imports (see migrate.convert.imports)
