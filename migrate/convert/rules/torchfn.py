@@ -21,7 +21,7 @@ def _call(edit, name: str, args: list, keywords: dict | None = None) -> cst.Call
     return cst.Call(edit.conv.target(name), out)
 
 
-@argument_rule("MS199", "randint")
+@argument_rule("MS180", "randint")
 def randint(edit) -> None:
     """Replace torch.randint(high, size) / torch.randint(low, high, size) with
     ops.randint(low, high, size) (torch's first argument is `high` when only two are given)."""
@@ -37,7 +37,7 @@ def randint(edit) -> None:
                         {"dtype": edit.bound.get("dtype")})
 
 
-@argument_rule("MS198", "dtype_info")
+@argument_rule("MS181", "dtype_info")
 def dtype_info(edit) -> None:
     """Replace torch.finfo(dtype) / torch.iinfo(dtype) with np.finfo / np.iinfo of the dtype's
     NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars)."""
@@ -48,7 +48,7 @@ def dtype_info(edit) -> None:
     edit.result = _call(edit, fn, [_call(edit, "ms.dtype_to_nptype", [dtype])])
 
 
-@argument_rule("MS197", "normal")
+@argument_rule("MS182", "normal")
 def normal(edit) -> None:
     """Replace torch.normal(mean, std, size) with ops.normal(size, mean, std), and
     torch.normal(mean, std) (tensors) with ops.normal((mean + std).shape, mean, std): MindSpore
@@ -59,7 +59,7 @@ def normal(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS196", "bernoulli")
+@argument_rule("MS183", "bernoulli")
 def bernoulli(edit) -> None:
     """Replace torch.bernoulli(probs) with ops.bernoulli(probs, probs) (MindSpore's first argument
     gives only the shape and dtype; the probability is `p`), and torch.bernoulli(x, p) with

@@ -197,7 +197,8 @@ def test_marker_ids_are_documented():
 
 
 MY_TABLES = {"layers", "functional", "torch", "init"}
-MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot"}  # U(0, 1) is not symmetric: marked, as it should
+MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot",
+                        "torch.randint"}  # randint() without high and size: marked  # U(0, 1) is not symmetric: marked, as it should
 
 
 def test_every_table_entry_converts_a_plain_call():
@@ -288,6 +289,11 @@ RULE_EXAMPLES = {
     "function_apply": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
                        "        return i * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n\n"
                        "y = S.apply(x)\n"),
+    # rules/torchfn.py
+    "randint": "y = torch.randint(10, (2, 3))\n",
+    "dtype_info": "y = torch.finfo(torch.float16).eps\n",
+    "normal": "y = torch.normal(0.0, 1.0, (2, 3))\n",
+    "bernoulli": "y = torch.bernoulli(p)\n",
 }
 
 
