@@ -15,12 +15,13 @@ compute with a Tensor or differentiate), fills the placeholders:
 
     _engine.Tensor                                              <- common.tensor.Tensor
     common.tensor.F                                             <- ops.functional
-    _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F   <- ops.functional
+    _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
+    _prims.math_ext.F                                           <- ops.functional
 
 Nothing else assigns these names.
 """
 from . import _engine
-from ._prims import array, loss, math, nn
+from ._prims import array, loss, math, math_ext, nn
 from .common import tensor
 from .ops import functional
 
@@ -28,5 +29,5 @@ from .ops import functional
 def bind():
     """Give the modules that load before Tensor and ops their references to them (see above)."""
     _engine.Tensor = tensor.Tensor
-    for module in (tensor, array, math, nn, loss):
+    for module in (tensor, array, math, nn, loss, math_ext):
         module.F = functional

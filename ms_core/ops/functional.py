@@ -8,6 +8,7 @@ from .._checkparam import check_tensor
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
+from .._prims import math_ext as MX
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 
@@ -204,7 +205,13 @@ logical_and = _nondiff_binary(np.logical_and)
 logical_or = _nondiff_binary(np.logical_or)
 logical_xor = _nondiff_binary(np.logical_xor)
 floor_div = _nondiff_binary(np.floor_divide)
-floor_mod = _nondiff_binary(np.mod)
+
+
+def floor_mod(x, y):
+    """x - floor(x / y) * y, the sign of y (torch.remainder); differentiable in both."""
+    return apply(MX.FloorMod(), *_operands(x, y))
+
+
 remainder = floor_mod
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
@@ -253,7 +260,14 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
 
 def clamp(input, min=None, max=None):
     """Clamp ``input`` to [min, max] (MindSpore 2.x's keyword names; either bound may be None
-    or a Tensor)."""
+    or a Tensor, which then gets its gradient where it binds)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = _as_tensor(input)
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
     return clip_by_value(input, min, max)
 
 
