@@ -283,3 +283,49 @@ class TruncateMod(Primitive):
             return None, None
         q = F.div(x, y)
         return dout, F.neg(dout * F.sign(q) * F.floor(F.abs(q)))
+
+
+# --- scans ------------------------------------------------------------------------------------
+
+class CumProd(Primitive):
+    """Cumulative product along ``axis``; the backward divides by x, as MindSpore's (so an input
+    with zeros has no finite gradient there)."""
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, ctx, x):
+        return np.cumprod(x, axis=self.axis, dtype=x.dtype)
+
+    def backward(self, ctx, dout):
+        x = ctx.inputs[0]
+        flip = (self.axis,)
+        summed = F.flip(F.cumsum(F.flip(dout * ctx.out, flip), self.axis), flip)
+        return (summed / x,)
+
+
+class LogCumSumExp(Primitive):
+    """log(cumsum(exp(x))) along ``axis``, accumulated with logaddexp (exact for any range)."""
+
+    def __init__(self, axis):
+        self.axis = axis
+
+    def forward(self, ctx, x):
+        with _quiet():
+            return np.logaddexp.accumulate(x, axis=self.axis).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        # grad_i = sum_{j >= i} dout_j exp(x_i - out_j), summed in log space for the positive and
+        # the negative parts of dout apart (as torch does), so no exponential overflows
+        x, out = ctx.inputs[0], ctx.out
+        flip = (self.axis,)
+
+        def part(d):
+            # -inf (log 0) is put in after the subtraction: -inf - (-inf) would be nan and poison
+            # every later term of the accumulation
+            given = d > 0
+            terms = F.where(given, F.log(F.where(given, d, F.ones_like(d))) - out, F.full_like(d, -np.inf))
+            rev = F.flip(apply(LogCumSumExp(self.axis), F.flip(terms, flip)), flip)
+            return F.exp(x + rev)
+
+        return (part(F.relu(dout)) - part(F.relu(F.neg(dout))),)

@@ -482,8 +482,10 @@ def argmin(x, axis=None, keepdims=False):
     return Tensor._wrap(np.asarray(out, dtype=np.int32))
 
 
-def prod(x, axis=None, keep_dims=False):
-    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), _as_tensor(x))
+def prod(x, axis=None, keep_dims=False, dtype=None):
+    """The product over ``axis`` (all axes when None), cast to ``dtype`` first when given."""
+    x = _as_tensor(x) if dtype is None else cast(x, dtype)
+    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), x)
 
 
 def var(x, axis=None, ddof=0, keepdims=False):
@@ -543,9 +545,10 @@ def logsumexp(x, axis, keep_dims=False):
 
 
 def cumsum(x, axis, dtype=None):
-    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum)."""
-    out = apply(M.CumSum(axis), _as_tensor(x))
-    return out if dtype is None else cast(out, dtype)
+    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum);
+    the input is cast to `dtype` first when given (Bool counts), as MindSpore's."""
+    x = _as_tensor(x) if dtype is None else cast(x, dtype)
+    return apply(M.CumSum(axis), x)
 
 
 # --- softmax family and activations ---------------------------------------------------------

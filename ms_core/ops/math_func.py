@@ -9,8 +9,10 @@ from .._engine import apply
 from .._prims import math_ext as X
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
-from .functional import (_as_tensor, _axis_arg, _operands, cast, clamp, exp, floor_div, log, maximum, pow,
-                         sign, sqrt, square, stop_gradient, where)
+from .functional import (_as_tensor, _axis_arg, _operands, _take_along, amax, amin, cast, clamp, concat,
+                         cumsum, exp, expand_dims, floor_div, gather, isnan, log, logical_not, maximum,
+                         mean, narrow, norm, ones_like, pow, reshape, sign, sort, sqrt, square, squeeze,
+                         std, stop_gradient, sum, transpose, var, where, zeros_like)
 
 floor_divide = floor_div
 
@@ -20,7 +22,9 @@ __all__ = ["all", "any", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
            "deg2rad", "rad2deg", "positive", "sgn", "signbit", "isposinf", "isneginf", "isreal",
            "heaviside", "logit", "hypot", "logaddexp", "logaddexp2", "float_power", "xlogy",
            "nan_to_num", "lerp", "addcmul", "addcdiv", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "invert", "floor_divide"]
+           "invert", "floor_divide", "cumprod", "logcumsumexp", "cummax", "cummin", "var_mean", "std_mean",
+           "median", "quantile", "nansum", "nanmean", "aminmax", "count_nonzero", "msort", "diff", "trapz",
+           "dist", "cdist", "bincount", "histc", "searchsorted", "bucketize", "unique_consecutive", "unique"]
 
 
 def _logical_reduce(name, fn, input, axis, keep_dims):
@@ -249,3 +253,262 @@ bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
 def invert(x):
     """Bitwise NOT of an integer Tensor (logical NOT of a Bool one)."""
     return Tensor._wrap(np.invert(_as_tensor(x)._data))
+
+
+# --- reductions and scans ---------------------------------------------------------------------
+
+def _axis_index(x, axis):
+    if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        raise ValueError(f"For the axis argument, the value must be in [{-x.ndim}, {x.ndim}), but got {axis}.")
+    return axis % max(x.ndim, 1)
+
+
+def cumprod(input, dim, dtype=None):
+    """Cumulative product along ``dim`` (differentiable where the input has no zeros)."""
+    x = _as_tensor(input)
+    if dtype is not None:
+        x = cast(x, dtype)
+    return apply(X.CumProd(_axis_index(x, dim)), x)
+
+
+def logcumsumexp(input, axis):
+    """log(cumsum(exp(input))) along ``axis``, without overflow (differentiable)."""
+    x = _as_tensor(input)
+    if x._data.dtype.kind != "f":
+        x = cast(x, mstype.float32)
+    return apply(X.LogCumSumExp(_axis_index(x, axis)), x)
+
+
+def _cum_extreme(name, x, axis, better):
+    x = _as_tensor(x)
+    axis = _axis_index(x, axis)
+    data = np.moveaxis(x._data, axis, -1)
+    idx = np.zeros(data.shape, dtype=np.int64)
+    best = data[..., 0].copy()
+    for i in range(1, data.shape[-1]):
+        take = better(data[..., i], best) | (data[..., i] == best) | np.isnan(data[..., i])
+        best = np.where(take, data[..., i], best)
+        idx[..., i] = np.where(take, i, idx[..., i - 1])
+    idx = np.moveaxis(idx, -1, axis)
+    return _take_along(x, idx, axis), Tensor._wrap(idx)
+
+
+def cummax(input, axis):
+    """(running maxima along ``axis``, their indices (Int64)); the gradient goes to the maxima."""
+    return _cum_extreme("cummax", input, axis, np.greater)
+
+
+def cummin(input, axis):
+    """(running minima along ``axis``, their indices (Int32, as MindSpore 2.10))."""
+    values, idx = _cum_extreme("cummin", input, axis, np.less)
+    return values, cast(idx, mstype.int32)
+
+
+def var_mean(input, axis=None, ddof=0, keepdims=False):
+    """(variance, mean) over ``axis`` with ``ddof`` degrees of freedom removed."""
+    return var(input, axis, ddof, keepdims), mean(input, axis, keepdims)
+
+
+def std_mean(input, axis=None, ddof=0, keepdims=False):
+    """(standard deviation, mean) over ``axis`` with ``ddof`` degrees of freedom removed."""
+    return std(input, axis, ddof, keepdims), mean(input, axis, keepdims)
+
+
+def median(input, axis=-1, keepdims=False):
+    """(the lower median along ``axis``, its index (Int64)); the gradient goes to that element."""
+    x = _as_tensor(input)
+    axis = _axis_index(x, axis)
+    order = np.argsort(x._data, axis=axis, kind="stable")
+    k = (x.shape[axis] - 1) // 2 if x.ndim else 0
+    idx = np.take(order, [k], axis=axis) if x.ndim else order
+    values = _take_along(x, idx, axis) if x.ndim else x
+    if not keepdims and x.ndim:
+        values, idx = squeeze(values, axis), np.squeeze(idx, axis)
+    return values, Tensor._wrap(np.asarray(idx, dtype=np.int64))
+
+
+def quantile(input, q, axis=None, keepdims=False):
+    """The ``q``-quantiles (a float or 1-D Tensor in [0, 1]) along ``axis`` (all elements when
+    None), interpolating linearly between the sorted neighbours; a Tensor ``q`` adds a leading
+    axis. Differentiable in ``input``."""
+    x = _as_tensor(input)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = _axis_index(x, axis)
+    qs = np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError(f"For 'quantile', the 'q' must be in [0, 1], but got {qs.tolist()}.")
+    values = sort(x, axis)[0]
+    pos = qs * (x.shape[axis] - 1)
+    lo, hi = np.floor(pos).astype(np.int64), np.ceil(pos).astype(np.int64)
+    frac = Tensor._wrap((pos - lo).astype(x._data.dtype).reshape((-1,) + (1,) * (x.ndim - 1)))
+    out = gather(values, Tensor._wrap(lo), axis)
+    out_hi = gather(values, Tensor._wrap(hi), axis)
+    out = _moveaxis_front(out, axis)
+    out = out + (_moveaxis_front(out_hi, axis) - out) * frac
+    if keepdims:
+        out = expand_dims(out, axis + 1)
+    if not isinstance(q, Tensor) and np.ndim(q) == 0:
+        out = out[0]
+    return out
+
+
+def _moveaxis_front(x, axis):
+    """``x`` with ``axis`` moved to the front."""
+    perm = (axis,) + tuple(i for i in range(x.ndim) if i != axis)
+    return transpose(x, perm)
+
+
+def nansum(input, axis=None, keepdims=False, *, dtype=None):
+    """Sum over ``axis`` treating NaN as zero."""
+    x = _as_tensor(input)
+    out = sum(where(isnan(x), zeros_like(x), x), axis, keepdims)
+    return out if dtype is None else cast(out, dtype)
+
+
+def nanmean(input, axis=None, keepdims=False, *, dtype=None):
+    """Mean over ``axis`` of the elements that are not NaN."""
+    x = _as_tensor(input)
+    count = sum(cast(logical_not(isnan(x)), x.dtype), axis, keepdims)
+    out = nansum(x, axis, keepdims) / count
+    return out if dtype is None else cast(out, dtype)
+
+
+def aminmax(input, *, axis=0, keepdims=False):
+    """(minimum, maximum) along ``axis`` (MindSpore's default axis is 0)."""
+    return amin(input, axis, keepdims), amax(input, axis, keepdims)
+
+
+def count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32):
+    """The number of nonzero elements over ``axis`` (all axes when empty), as ``dtype``."""
+    x = _as_tensor(x)
+    axis = None if axis == () else _axis_arg(axis)
+    out = np.count_nonzero(x._data, axis=axis, keepdims=keep_dims)
+    return Tensor._wrap(np.asarray(out, dtype=mstype.to_np(dtype)))
+
+
+def msort(input):
+    """``input`` sorted along its first axis."""
+    return sort(input, 0)[0]
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None):
+    """The n-th forward difference along ``axis`` (``prepend``/``append`` joined first)."""
+    x = _as_tensor(x)
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat([_as_tensor(p) for p in parts], axis)
+    axis = _axis_index(x, axis)
+    for _ in range(n):
+        size = x.shape[axis]
+        x = narrow(x, axis, 1, size - 1) - narrow(x, axis, 0, size - 1)
+    return x
+
+
+def trapz(y, x=None, *, dx=1.0, dim=-1):
+    """The trapezoidal rule along ``dim``: over sample points ``x`` or a spacing ``dx``."""
+    y = _as_tensor(y)
+    dim = _axis_index(y, dim)
+    size = y.shape[dim]
+    mid = (narrow(y, dim, 1, size - 1) + narrow(y, dim, 0, size - 1)) / 2
+    if x is None:
+        return sum(mid, dim) * dx
+    x = _as_tensor(x)
+    xdim = _axis_index(x, dim - y.ndim) if x.ndim > 1 else 0
+    steps = narrow(x, xdim, 1, x.shape[xdim] - 1) - narrow(x, xdim, 0, x.shape[xdim] - 1)
+    return sum(mid * steps, dim)
+
+
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` over all elements."""
+    return norm(reshape(_as_tensor(input) - other, (-1,)), float(p))
+
+
+def cdist(x1, x2, p=2.0):
+    """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
+    d = expand_dims(_as_tensor(x1), -2) - expand_dims(_as_tensor(x2), -3)
+    if p == 2.0:
+        # the gradient of sqrt at 0 (a point and itself) is taken as 0, as torch's
+        sq = sum(square(d), -1)
+        zero = sq == 0
+        return where(zero, zeros_like(sq), sqrt(where(zero, ones_like(sq), sq)))
+    if p == 0:
+        return cast(sum(cast(d != 0, mstype.float32), -1), d.dtype)
+    return norm(d, float(p), -1)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts of each non-negative integer in the 1-D ``input`` (summed ``weights`` when given);
+    Float32 as MindSpore 2.10 gives (no gradient)."""
+    x = _as_tensor(input)
+    w = None if weights is None else _as_tensor(weights)._data
+    out = np.bincount(x._data.astype(np.int64), w, minlength)
+    return Tensor._wrap(out.astype(np.float32 if w is None else w.dtype))
+
+
+def histc(input, bins=100, min=0.0, max=0.0):
+    """A histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
+    x = _as_tensor(input)._data
+    lo, hi = float(min), float(max)
+    if lo == hi:
+        lo, hi = float(x.min()), float(x.max())
+    counts, _ = np.histogram(x, bins=int(bins), range=(lo, hi))
+    return Tensor._wrap(counts.astype(x.dtype if x.dtype.kind == "f" else np.float32))
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
+    """Indices where ``values`` would be inserted into the last axis of ``sorted_sequence``."""
+    seq = _as_tensor(sorted_sequence)._data
+    vals = values._data if isinstance(values, Tensor) else np.asarray(values)
+    side = side or ("right" if right else "left")
+    if sorter is not None:
+        seq = np.take_along_axis(seq, _as_tensor(sorter)._data, -1)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, vals, side=side)
+    else:
+        rows = seq.reshape(-1, seq.shape[-1])
+        flat = vals.reshape(rows.shape[0], -1)
+        out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, flat)]).reshape(vals.shape)
+    return Tensor._wrap(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input, boundaries, *, right=False):
+    """The bucket of each element between ``boundaries`` (Int32, as MindSpore 2.10)."""
+    b = boundaries._data if isinstance(boundaries, Tensor) else np.asarray(boundaries)
+    x = _as_tensor(input)._data
+    return Tensor._wrap(np.searchsorted(b, x, side="right" if right else "left").astype(np.int32))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The runs of equal consecutive elements collapsed (of the flattened input when ``dim`` is
+    None), with the inverse indices and the run lengths when asked (Int64)."""
+    x = _as_tensor(input)
+    data = x._data.reshape(-1) if dim is None else np.moveaxis(x._data, dim, 0)
+    if data.shape[0] == 0:
+        change = np.zeros(0, dtype=bool)
+    else:
+        rows = data.reshape(data.shape[0], -1)
+        change = np.concatenate([[True], np.any(rows[1:] != rows[:-1], axis=1)])
+    starts = np.flatnonzero(change)
+    out = data[starts]
+    if dim is not None:
+        out = np.moveaxis(out, 0, dim)
+    result = [Tensor._wrap(out)]
+    if return_inverse:
+        inverse = np.cumsum(change) - 1
+        result.append(Tensor._wrap(inverse.reshape(x.shape if dim is None else (-1,)).astype(np.int64)))
+    if return_counts:
+        result.append(Tensor._wrap(np.diff(np.append(starts, data.shape[0])).astype(np.int64)))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def unique(input):
+    """(the distinct elements in order of first appearance, the index of each element in them)
+    as MindSpore 2.10's ``ops.unique`` (not sorted)."""
+    x = _as_tensor(input)
+    values, first, inverse = np.unique(x._data.reshape(-1), return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    idx_dtype = np.int64 if x._data.dtype == np.int64 else np.int32
+    return Tensor._wrap(values[order]), Tensor._wrap(rank[inverse].reshape(x.shape).astype(idx_dtype))

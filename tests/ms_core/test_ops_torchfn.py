@@ -40,6 +40,9 @@ PRIMITIVES = [
     ("remainder", ops.remainder, torch.remainder,
      lambda d: [r(3, 4, dtype=d) * 3, r(3, 4, dtype=d, low=0.5, high=2)]),
     ("logaddexp", ops.logaddexp, torch.logaddexp, lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d) * 20]),
+    ("cumprod", lambda x: ops.cumprod(x, 1), lambda x: torch.cumprod(x, 1), lambda d: [r(3, 4, dtype=d, low=0.5, high=2)]),
+    ("logcumsumexp", lambda x: ops.logcumsumexp(x, 1), lambda x: torch.logcumsumexp(x, 1),
+     lambda d: [r(3, 4, dtype=d) * 30]),
     ("clamp_tensor_bounds", lambda x, a, b: ops.clamp(x, a, b), lambda x, a, b: torch.clamp(x, a, b),
      lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d, low=-1, high=-0.2), r(4, dtype=d, low=0.2, high=1)]),
 ]

@@ -117,7 +117,7 @@ PAIRS = [
     ("torch.save(model.state_dict(), 'm.pt')", "ms.save_checkpoint(model, 'm.pt')"),
     ("torch.load('m.pt', map_location='cpu')", "ms.load_checkpoint('m.pt')"),
     ("torch.float16", "ms.float16"),
-    ("torch.logsumexp(x, 1, keepdim=True)", "ops.logsumexp(x, 1, keep_dims=True)"),
+    ("torch.logsumexp(x, 1, keepdim=True)", "ops.logsumexp(x, 1, True)"),
     ("torch.div(a, b, rounding_mode='floor')", "ops.div(a, b, rounding_mode='floor')"),
     # MS120 init
     ("nn.init.xavier_uniform_(w)", "w.set_data(initializer(XavierUniform(), w.shape, w.dtype))"),
@@ -294,6 +294,12 @@ RULE_EXAMPLES = {
     "dtype_info": "y = torch.finfo(torch.float16).eps\n",
     "normal": "y = torch.normal(0.0, 1.0, (2, 3))\n",
     "bernoulli": "y = torch.bernoulli(p)\n",
+    "var_std": "y = torch.var(x, 1, unbiased=False)\n",
+    "median": "y = torch.median(x)\n",
+    "aminmax": "y = torch.aminmax(x)\n",
+    "unique": "y = torch.unique(x, return_counts=True)\n",
+    "count_nonzero": "y = torch.count_nonzero(x, 1)\n",
+    "bincount": "y = torch.bincount(x)\n",
 }
 
 
