@@ -17,12 +17,14 @@ compute with a Tensor or differentiate), fills the placeholders:
     common.tensor.F                                             <- ops.functional
     _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
     _prims.math_ext.F                                           <- ops.functional
+    _prims.linalg.F                                             <- ops (the package)
 
 Nothing else assigns these names.
 """
 from . import _engine
-from ._prims import array, loss, math, math_ext, nn
+from ._prims import array, linalg, loss, math, math_ext, nn
 from .common import tensor
+from . import ops
 from .ops import functional
 
 
@@ -31,3 +33,5 @@ def bind():
     _engine.Tensor = tensor.Tensor
     for module in (tensor, array, math, nn, loss, math_ext):
         module.F = functional
+    for module in (linalg,):
+        module.F = ops   # the linear-algebra backwards use ops beyond ops.functional (tril, eye)

@@ -107,6 +107,9 @@ def _attach(node, out_arrays):
         t._index = i
         tensors.append(t)
     node.outs = tuple(weakref.ref(t) for t in tensors)
+    if len(tensors) > 1:
+        # an output nobody kept still needs a zero gradient of its shape
+        node.out_specs = tuple((o.shape, o.dtype) for o in out_arrays)
     return tensors
 
 
@@ -178,8 +181,8 @@ def backward(roots, sens, targets):
         if n_out == 1 and not node.prim.tuple_douts:
             grads = node.prim.backward(node, douts[0])
         else:
-            douts = tuple(d if d is not None else Tensor._wrap(np.zeros_like(node.output(i)._data))
-                          for i, d in enumerate(douts))
+            douts = tuple(d if d is not None else Tensor._wrap(np.zeros(*node.out_specs[i]))
+                          for i, d in enumerate(douts)) if n_out > 1 else tuple(douts)
             grads = node.prim.backward(node, douts)
         for inp, need, g in zip(node.inputs, node.needs, grads):
             if need and g is not None:

@@ -745,8 +745,17 @@ def flip(x, dims):
 
 
 def repeat_interleave(x, repeats, axis=None):
+    """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None);
+    ``repeats`` an int or one count per element (a Tensor or list)."""
+    x = _as_tensor(x)
     if axis is None:
-        return apply(A.Repeat(repeats, 0), reshape(x, (-1,)))
+        x, axis = reshape(x, (-1,)), 0
+    if isinstance(repeats, (Tensor, list, tuple, np.ndarray)):
+        counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats).reshape(-1)
+        if counts.size != 1:
+            index = np.repeat(np.arange(x.shape[axis]), counts.astype(np.int64))
+            return gather(x, index, axis)
+        repeats = int(counts[0])
     return apply(A.Repeat(repeats, axis), x)
 
 
@@ -889,10 +898,6 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     if axis != -1:
         out = np.moveaxis(out, -1, axis)
     return Tensor._wrap(out)
-
-
-def tensor_scatter_elements(*args, **kwargs):
-    raise NotImplementedError("tensor_scatter_elements is not implemented in ms_core yet.")
 
 
 # --- losses used by the seeds ---------------------------------------------------------------
