@@ -16,22 +16,18 @@ compute with a Tensor or differentiate), fills the placeholders:
     _engine.Tensor                                              <- common.tensor.Tensor
     common.tensor.F                                             <- ops.functional
     _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
-    _prims.math_ext.F                                           <- ops.functional
-    _prims.linalg.F                                             <- ops (the package)
+    _prims.math_ext.F, _prims.linalg.F                          <- ops.functional
 
 Nothing else assigns these names.
 """
 from . import _engine
 from ._prims import array, linalg, loss, math, math_ext, nn
 from .common import tensor
-from . import ops
 from .ops import functional
 
 
 def bind():
     """Give the modules that load before Tensor and ops their references to them (see above)."""
     _engine.Tensor = tensor.Tensor
-    for module in (tensor, array, math, nn, loss, math_ext):
+    for module in (tensor, array, math, nn, loss, math_ext, linalg):
         module.F = functional
-    for module in (linalg,):
-        module.F = ops   # the linear-algebra backwards use ops beyond ops.functional (tril, eye)

@@ -1,7 +1,6 @@
 """Linear-algebra primitives: einsum, matrix inverse, (log-)determinant, Cholesky, SVD and QR.
 
-Each backward is written with ms_core ops (``F``, bound to the ops package by
-ms_core._binding.bind()) and with these primitives themselves, so it is recorded and can be
+Each backward is written with ms_core ops (``F``) and with these primitives themselves, so it is recorded and can be
 differentiated again.
 """
 import string
@@ -10,7 +9,7 @@ import numpy as np
 
 from .._engine import Primitive, apply
 
-F = None  # ms_core.ops (the package), bound by ms_core._binding.bind()
+F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 # --- einsum -----------------------------------------------------------------------------------

@@ -186,7 +186,11 @@ class Tensor:
         return self
 
     def copy(self):
-        return Tensor(self._data.copy())
+        """A new Tensor with the same values; differentiable (torch's clone)."""
+        out = F.identity(self)
+        if out._data is self._data:
+            out._data = self._data.copy()  # running statistics are updated in place: never alias
+        return out
 
     def __len__(self):
         if self.ndim == 0:

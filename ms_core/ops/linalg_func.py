@@ -12,7 +12,7 @@ from . import functional as F
 
 __all__ = ["einsum", "inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "matrix_solve",
            "svd", "qr", "pinv", "matrix_power", "vector_norm", "matrix_norm", "inner", "vecdot", "mv",
-           "addmm", "addmv", "addbmm", "baddbmm", "addr", "ger", "tensor_dot"]
+           "addmm", "addmv", "addbmm", "baddbmm", "addr", "ger", "tensor_dot", "norm"]
 
 
 def _float(x):
@@ -186,8 +186,8 @@ def inner(input, other):
     a, b = F._as_tensor(input), F._as_tensor(other)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    if b.ndim == 1:
-        return F.matmul(a, b)
+    if a.ndim == b.ndim == 1:
+        return F.sum(a * b)
     return tensor_dot(a, b, ([-1], [-1]))
 
 
@@ -257,3 +257,21 @@ def tensor_dot(x1, x2, axes):
     out = [c for k, c in enumerate(sa) if k not in {i % a.ndim for i in ax_a}] + \
           [c for k, c in enumerate(sb) if k not in {j % b.ndim for j in ax_b}]
     return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """Vector or matrix norms, as MindSpore 2.x's ``ops.norm`` (torch.linalg.norm's rules): with
+    ``ord`` None the 2-norm of the flattened input (``dim`` None), of vectors (an int ``dim``) or
+    the Frobenius norm (a pair); otherwise a vector norm for a 1-D input or an int ``dim`` and a
+    matrix norm for a 2-D input or a pair."""
+    x = _float(A) if dtype is None else F.cast(A, dtype)
+    if isinstance(dim, (list, tuple)) and len(dim) == 1:
+        dim = dim[0]
+    matrix = isinstance(dim, (list, tuple)) or (dim is None and ord is not None and x.ndim == 2) \
+        or ord in ("fro", "nuc")
+    if matrix:
+        axes = tuple(dim) if dim is not None else (-2, -1)
+        return matrix_norm(x, "fro" if ord is None else ord, axes, keepdim)
+    if dim is None and ord is not None and x.ndim != 1:
+        raise ValueError(f"For 'norm', an 'ord' with no 'dim' needs a 1-D or 2-D input, but got rank {x.ndim}.")
+    return vector_norm(x, 2 if ord is None else ord, dim, keepdim)

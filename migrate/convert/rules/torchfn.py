@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import parse_expr
+from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
 from migrate.convert.template import render
 
@@ -170,3 +170,92 @@ def bincount(edit) -> None:
     if weights is None:
         call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.conv.target("ms.int64"))])
     edit.result = call
+
+
+def _spread_single(edit, several: bool = False) -> list:
+    """The ``*name`` parameter's values as separate arguments: a single list or tuple literal is
+    unpacked (``meshgrid([a, b])``); a single other value is starred when ``several`` says it
+    stands for several operands."""
+    args = edit.star_args
+    if len(args) == 1 and not args[0].star:
+        value = args[0].value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return [cst.Arg(e.value, star="*" if isinstance(e, cst.StarredElement) else "")
+                    for e in value.elements]
+        if several:
+            return [cst.Arg(value, star="*")]
+    return [cst.Arg(a.value, star=a.star) for a in args]
+
+
+@argument_rule("MS190", "einsum")
+def einsum(edit) -> None:
+    """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
+    (MindSpore takes the operands one by one)."""
+    equation = edit.bound["equation"]
+    several = not isinstance(equation, cst.SimpleString) or "," in equation.value
+    operands = _spread_single(edit, several)
+    edit.result = cst.Call(edit.conv.target("ops.einsum"), [cst.Arg(equation)] + operands)
+
+
+@argument_rule("MS191", "meshgrid")
+def meshgrid(edit) -> None:
+    """Replace torch.meshgrid(a, b) / torch.meshgrid([a, b]) with ops.meshgrid(a, b, indexing='ij')
+    (torch's default indexing is 'ij', MindSpore's 'xy'; MindSpore takes the tensors one by one)."""
+    tensors = _spread_single(edit)
+    indexing = edit.bound.get("indexing") or cst.SimpleString("'ij'")
+    edit.result = cst.Call(edit.conv.target("ops.meshgrid"),
+                           tensors + [cst.Arg(indexing, keyword=cst.Name("indexing"), equal=_EQ)])
+
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+@argument_rule("MS192", "where")
+def where(edit) -> None:
+    """Replace torch.where(condition) (one argument) with ops.nonzero(condition, as_tuple=True)."""
+    if "input" in edit.bound or "other" in edit.bound:
+        return
+    edit.result = _call(edit, "ops.nonzero", [edit.bound["condition"]], {"as_tuple": cst.Name("True")})
+
+
+@argument_rule("MS193", "diag")
+def diag(edit) -> None:
+    """Replace torch.diag(x, k) with ops.diag_embed(x, k) for a vector and ops.diagonal(x, k) for
+    a matrix (MindSpore's ops.diag builds a rank-2k tensor from a rank-k one)."""
+    values = {"input": edit.bound["input"], "diagonal": edit.value("diagonal")}
+    template = "(ops.diag_embed({input}, {diagonal}) if {input}.ndim == 1 else ops.diagonal({input}, {diagonal}))"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS194", "scatter")
+def scatter(edit) -> None:
+    """Replace torch.scatter(x, dim, index, src | value=v) with ops.scatter(x, dim, index, src)
+    (a value becomes a tensor of index's shape in x's dtype)."""
+    values = {n: edit.bound.get(n) for n in ("input", "dim", "index", "src", "value")}
+    if values["src"] is None and values["value"] is None:
+        edit.unsupported("scatter needs src or value")
+        return
+    if values["src"] is not None and not isinstance(values["src"], (cst.Integer, cst.Float, cst.UnaryOperation)):
+        template = "ops.scatter({input}, {dim}, {index}, {src})"
+    else:
+        values["value"] = values["value"] if values["value"] is not None else values["src"]
+        template = "ops.scatter({input}, {dim}, {index}, ops.full({index}.shape, {value}, dtype={input}.dtype))"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS195", "svd")
+def svd(edit) -> None:
+    """Replace torch.linalg.svd(A) (U, S, Vh) and torch.svd(A) (U, S, V) with ops.svd, which
+    returns (S, U, V): reordered (and V transposed for linalg.svd)."""
+    values = {"A": edit.bound.get("A", edit.bound.get("input"))}
+    if edit.entry.torch == "torch.svd":
+        some = edit.value("some")
+        full = {"True": "False", "False": "True"}.get(code_of(some), "not {some}")
+        values["some"] = some
+        order = "(_r[1], _r[0], _r[2])"
+    else:
+        full = "{full_matrices}"
+        values["full_matrices"] = edit.value("full_matrices")
+        order = "(_r[1], _r[0], ops.swapaxes(_r[2], -1, -2))"
+    template = f"(lambda _r: {order})(ops.svd({{A}}, {full}))"
+    edit.result = render(edit.conv, template, values)

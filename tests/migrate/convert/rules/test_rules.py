@@ -176,7 +176,7 @@ def test_aliased_imports(header, expr, expected):
     ("nn.Linear(3, 8, dtype=torch.float64)", "MS902 torch.nn.Linear: dtype=torch.float64"),
     ("nn.Embedding(10, 4, max_norm=1.0)", "MS902 torch.nn.Embedding: max_norm=1.0"),
     ("nn.LSTM(4, 8, proj_size=2)", "MS902 torch.nn.LSTM: proj_size=2: LSTM with projections"),
-    ("torch.einsum('ij->ji', x)", "MS901 torch.einsum has no mapping"),
+    ("torch.stft(x, 8)", "MS901 torch.stft has no mapping"),
     ("F.softmax(*a)", "MS903 torch.nn.functional.softmax: cannot translate *-arguments"),
     ("nn.Dropout(p=0.5, q=1)", "MS903 torch.nn.Dropout: unknown argument q="),
     ("nn.MSELoss(size_average=False)", "MS902 torch.nn.MSELoss: size_average=False: deprecated"),
@@ -198,7 +198,8 @@ def test_marker_ids_are_documented():
 
 MY_TABLES = {"layers", "functional", "torch", "init"}
 MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot",
-                        "torch.randint"}  # randint() without high and size: marked  # U(0, 1) is not symmetric: marked, as it should
+                        "torch.randint",   # randint() without high and size: marked
+                        "torch.scatter"}   # scatter(input, dim, index) without src or value: marked  # U(0, 1) is not symmetric: marked, as it should
 
 
 def test_every_table_entry_converts_a_plain_call():
@@ -300,6 +301,12 @@ RULE_EXAMPLES = {
     "unique": "y = torch.unique(x, return_counts=True)\n",
     "count_nonzero": "y = torch.count_nonzero(x, 1)\n",
     "bincount": "y = torch.bincount(x)\n",
+    "einsum": "y = torch.einsum('ij,jk->ik', [a, b])\n",
+    "meshgrid": "y = torch.meshgrid(a, b)\n",
+    "where": "y = torch.where(x > 0)\n",
+    "diag": "y = torch.diag(x)\n",
+    "scatter": "y = torch.scatter(x, 1, i, value=0.5)\n",
+    "svd": "y = torch.linalg.svd(x)\n",
 }
 
 
