@@ -9,5 +9,6 @@ from .random_ops import *  # noqa: F401,F403
 from .array_func import *  # noqa: F401,F403
 from .math_func import *  # noqa: F401,F403
 from .linalg_func import *  # noqa: F401,F403
+from .nn_func import *  # noqa: F401,F403
 from .._api import GradOperation  # noqa: F401
 from . import functional, operations  # noqa: F401

@@ -9,6 +9,7 @@ import libcst as cst
 
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
+from migrate.convert.rules.layers import _conv_padding
 from migrate.convert.template import render
 
 
@@ -259,3 +260,84 @@ def svd(edit) -> None:
         order = "(_r[1], _r[0], ops.swapaxes(_r[2], -1, -2))"
     template = f"(lambda _r: {order})(ops.svd({{A}}, {full}))"
     edit.result = render(edit.conv, template, values)
+
+
+# --- torch.nn.functional ----------------------------------------------------------------------
+
+def _is_zero(node) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float)) and float(node.value) == 0.0
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+@argument_rule("MS170", "sdpa")
+def sdpa(edit) -> None:
+    """Replace F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale) with
+    softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds)."""
+    values = {n: edit.value(n) for n in ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")}
+    causal = values["is_causal"]
+    if not isinstance(causal, cst.Name) or causal.value not in ("True", "False"):
+        edit.unsupported("is_causal must be written as True or False")
+        return
+    scale = "{scale}" if code_of(values["scale"]) != "None" else "{query}.shape[-1] ** -0.5"
+    scores = f"ops.matmul({{query}}, ops.swapaxes({{key}}, -2, -1)) * {scale}"
+    if _is_true(causal):
+        scores = (f"ops.masked_fill({scores}, ops.triu(ops.ones(({{query}}.shape[-2], {{key}}.shape[-2]), "
+                  f"ms.bool_), 1), float('-inf'))")
+    if code_of(values["attn_mask"]) != "None":
+        scores = (f"(lambda _s, _m: ops.masked_fill(_s, ops.logical_not(_m), float('-inf')) "
+                  f"if _m.dtype == ms.bool_ else _s + _m)({scores}, {{attn_mask}})")
+    weights = f"ops.softmax({scores}, -1)"
+    if not _is_zero(values["dropout_p"]):
+        weights = f"ops.dropout({weights}, p={{dropout_p}})"
+    edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
+
+
+@argument_rule("MS171", "batch_norm_fn")
+def batch_norm_fn(edit) -> None:
+    """Replace F.batch_norm(x, mean, var, weight=None, bias=None, ...) with ops.batch_norm(x, mean,
+    var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default)."""
+    names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
+    values = {n: edit.value(n) for n in names}
+    if code_of(values["running_mean"]) == "None" or code_of(values["running_var"]) == "None":
+        edit.unsupported("batch_norm without running statistics: MindSpore's ops.batch_norm needs them")
+        return
+    weight = "{weight}" if code_of(values["weight"]) != "None" else "ops.ones_like({running_mean})"
+    bias = "{bias}" if code_of(values["bias"]) != "None" else "ops.zeros_like({running_mean})"
+    rest = ", ".join(f"{n}={{{n}}}" for n in ("training", "momentum", "eps") if n in edit.bound)
+    template = f"ops.batch_norm({{input}}, {{running_mean}}, {{running_var}}, {weight}, {bias}" + \
+        (f", {rest})" if rest else ")")
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS172", "fold_fn")
+def fold_fn(edit) -> None:
+    """Replace F.fold(x, output_size, ...) with ops.fold(x, ms.Tensor(output_size, ms.int32), ...)
+    (MindSpore takes the output size as a Tensor; an int n is (n, n))."""
+    size = edit.bound["output_size"]
+    if isinstance(size, cst.Integer):
+        size = cst.Tuple([cst.Element(size, comma=cst.Comma()), cst.Element(size)])
+    edit.set("output_size", cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(size), cst.Arg(edit.conv.target("ms.int32"))]))
+
+
+@argument_rule("MS173", "pool1d_fn")
+def pool1d_fn(edit) -> None:
+    """Replace F.max_pool1d(x, k, s, p, d, ceil_mode) with ops.max_pool2d on x with a unit height
+    axis (MindSpore has no ops.max_pool1d), squeezed back."""
+    values = {n: edit.value(n) for n in ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode")}
+    if code_of(values["stride"]) == "None":
+        values["stride"] = values["kernel_size"]
+    pairs = ", ".join(f"(1, {{{n}}})" if n != "padding" else "(0, {padding})"
+                      for n in ("kernel_size", "stride", "padding", "dilation"))
+    template = f"ops.squeeze(ops.max_pool2d(ops.expand_dims({{input}}, -2), {pairs}, ceil_mode={{ceil_mode}}), -2)"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS174", "conv1d_fn")
+def conv1d_fn(edit) -> None:
+    """Replace F.conv1d(x, w, b, stride, padding=p) with ops.conv1d(x, w, b, stride, pad_mode, padding)."""
+    _conv_padding(edit, 1)
+    order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))

@@ -307,6 +307,11 @@ RULE_EXAMPLES = {
     "diag": "y = torch.diag(x)\n",
     "scatter": "y = torch.scatter(x, 1, i, value=0.5)\n",
     "svd": "y = torch.linalg.svd(x)\n",
+    "sdpa": "y = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+    "batch_norm_fn": "y = F.batch_norm(x, m, v)\n",
+    "fold_fn": "y = F.fold(x, 4, 2)\n",
+    "pool1d_fn": "y = F.max_pool1d(x, 2)\n",
+    "conv1d_fn": "y = F.conv1d(x, w, padding=1)\n",
 }
 
 
