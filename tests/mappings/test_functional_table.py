@@ -190,6 +190,7 @@ CASES += [
     Expr("torch.nn.functional.avg_pool1d", "F.avg_pool1d(seq, 3, 1, 1, count_include_pad=False)"),
     Expr("torch.nn.functional.adaptive_avg_pool1d", "F.adaptive_avg_pool1d(seq, 2)"),
     Expr("torch.nn.functional.adaptive_max_pool1d", "F.adaptive_max_pool1d(seq, 3)"),
+    Expr("torch.nn.functional.adaptive_max_pool1d", "F.adaptive_max_pool1d(seq, 2)"),
     Expr("torch.nn.functional.upsample", "F.upsample(img, scale_factor=2)"),
     Expr("torch.nn.functional.upsample", "F.upsample(img, size=(4, 5), mode='bilinear', align_corners=False)"),
     Expr("torch.nn.functional.upsample_nearest", "F.upsample_nearest(img, scale_factor=2)"),
@@ -203,3 +204,37 @@ CASES += [
     Expr("torch.nn.functional.huber_loss", "F.huber_loss(x, y)"),
     Expr("torch.nn.functional.huber_loss", "F.huber_loss(x, y, reduction='sum', delta=0.5)"),
 ]
+
+# A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
+ORACLE = [
+    "F.relu(x * 1, inplace=True)", "F.relu6(x * 4)", "F.hardswish(x * 3)", "F.silu(x)", "F.gelu(x, approximate='tanh')",
+    "F.leaky_relu(x)", "F.elu(x, alpha=0.5)", "F.elu(x)", "F.softplus(x * 10, beta=2, threshold=5)", "F.softmax(x, dim=1)",
+    "torch.log_softmax(x, 1)", "F.dropout(x, 0.5, training=False)", "F.max_pool2d(img, 3, stride=2, padding=1)",
+    "F.avg_pool2d(img, 3, 2, 1, count_include_pad=False)", "F.adaptive_avg_pool2d(img, (4, 3))",
+    "F.linear(x, w, v)", "F.conv2d(img, k, b, stride=2, padding=1)", "F.conv2d(img, k, padding='same', groups=2)",
+    "F.group_norm(x, 3, g, b)", "F.pad(img, (2, 2, 1, 1), mode='reflect')",
+    "F.interpolate(img, size=(9, 4), mode='bilinear', align_corners=False)", "F.one_hot(idx, num_classes=4)",
+    "F.cross_entropy(logits, lab, reduction='sum', label_smoothing=0.1)", "F.nll_loss(logits, lab, reduction='none')",
+    "F.mse_loss(x, y, reduction='sum')", "F.smooth_l1_loss(x, y, reduction='sum', beta=0.5)",
+    "F.binary_cross_entropy_with_logits(x, u, weight=y.abs().detach(), pos_weight=pos.detach(), reduction='sum')",
+    "F.normalize(x * 2 - y, dim=0)", "F.normalize(x, p=1, dim=2, eps=0.5)",
+    "F.scaled_dot_product_attention(q, k, val, attn_mask=bmask)",
+    "F.scaled_dot_product_attention(q, k, val, fmask, scale=0.3)",
+    "F.scaled_dot_product_attention(q, k[:, :, :5], val[:, :, :5], is_causal=True)",
+    "F.grid_sample(img, grid, align_corners=True)", "F.grid_sample(img, grid, mode='nearest', padding_mode='border')",
+    "F.affine_grid(th, (2, 3, 4, 5))", "F.logsigmoid(x)", "F.softsign(x)", "F.tanhshrink(x)",
+    "F.hardtanh(x, -0.5, 0.25, inplace=False)", "F.softshrink(x, lambd=0.3)", "F.mish(x)",
+    "F.cosine_similarity(x, y[0], dim=-1, eps=1e-3)", "F.pairwise_distance(x, y, p=1.0, keepdim=True)", "F.pdist(w)",
+    "F.batch_norm(img, rm.detach(), rv.detach(), g, b, eps=1e-3)", "F.unfold(img, (2, 3), dilation=1, padding=1, stride=2)",
+    "F.fold(cols, 4, 2, stride=2)", "F.pixel_shuffle(feat, 2)", "F.pixel_unshuffle(img, 2)",
+    "F.conv1d(seq, k, b, stride=2, padding=1)", "F.max_pool1d(seq, 3, stride=1, padding=1)", "F.avg_pool1d(seq, 2)",
+    "F.adaptive_max_pool1d(seq, 2)",
+    "F.upsample_bilinear(img, size=(8, 9))", "F.kl_div(x, u, reduction='sum')",
+    "F.binary_cross_entropy(torch.sigmoid(x), u)", "F.huber_loss(x, y, reduction='sum', delta=0.5)",
+]
+
+# MindSpore 2.10's CPU kernels give these gradients wrong (ms_core gives torch's; README, "knowingly differs")
+ORACLE_WRONG_GRADIENT = {
+    "F.selu(x)": "SeLU's gradient is wrong for negative inputs",
+    "F.kl_div(F.log_softmax(x, 1), u, reduction='batchmean')": "KLDivLoss gives the target no gradient",
+}

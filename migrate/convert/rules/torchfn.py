@@ -122,6 +122,8 @@ def aminmax(edit) -> None:
 
 
 _UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
+# Int32 then cast: MindSpore 2.10's CPU SearchSorted fails with an Int64 output
+_INVERSE = "ops.searchsorted({u}, {{input}}, out_int32=True).astype(ms.int64)"
 
 
 @argument_rule("MS187", "unique")
@@ -137,9 +139,9 @@ def unique(edit) -> None:
     if not inverse:
         template = base
     elif counts:
-        template = f"(lambda _u: (_u[0], ops.searchsorted(_u[0], {{input}}), _u[1]))({base})"
+        template = f"(lambda _u: (_u[0], {_INVERSE.format(u='_u[0]')}, _u[1]))({base})"
     else:
-        template = f"(lambda _u: (_u, ops.searchsorted(_u, {{input}})))({base})"
+        template = f"(lambda _u: (_u, {_INVERSE.format(u='_u')}))({base})"
     edit.result = render(edit.conv, template, {"input": edit.bound["input"]})
 
 
@@ -213,10 +215,10 @@ _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_aft
 
 @argument_rule("MS192", "where")
 def where(edit) -> None:
-    """Replace torch.where(condition) (one argument) with ops.nonzero(condition, as_tuple=True)."""
+    """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1)."""
     if "input" in edit.bound or "other" in edit.bound:
         return
-    edit.result = _call(edit, "ops.nonzero", [edit.bound["condition"]], {"as_tuple": cst.Name("True")})
+    edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
 
 
 @argument_rule("MS193", "diag")
@@ -341,3 +343,59 @@ def conv1d_fn(edit) -> None:
     _conv_padding(edit, 1)
     order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
+@argument_rule("MS175", "elu_fn")
+def elu_fn(edit) -> None:
+    """Replace F.elu(x, alpha) with ops.elu(x) for alpha 1 and with
+    ops.where(x > 0, x, alpha * ops.expm1(ops.minimum(x, 0.0))) otherwise (MindSpore 2.10's
+    Elu takes only alpha=1.0)."""
+    alpha = edit.bound.get("alpha")
+    if alpha is None or (isinstance(alpha, (cst.Integer, cst.Float)) and float(alpha.value) == 1.0):
+        edit.result = _call(edit, "ops.elu", [edit.bound["input"]])
+        return
+    edit.result = render(edit.conv, "ops.where({input} > 0, {input}, {alpha} * ops.expm1(ops.minimum({input}, 0.0)))",
+                         {"input": edit.bound["input"], "alpha": alpha})
+
+
+@argument_rule("MS176", "searchsorted")
+def searchsorted(edit) -> None:
+    """Replace torch.searchsorted(seq, v, right=r) (Int64) with ops.searchsorted(seq, v,
+    out_int32=True, right=r).astype(ms.int64): MindSpore 2.10's CPU kernel fails on Int64 output."""
+    if _flag(edit, "out_int32") is None:
+        edit.unsupported("out_int32 must be written as True or False")
+        return
+    call = _call(edit, "ops.searchsorted", [edit.bound["sorted_sequence"], edit.bound["input"]],
+                 {"out_int32": cst.Name("True"), "right": _given(edit, "right"), "side": _given(edit, "side"),
+                  "sorter": _given(edit, "sorter")})
+    if not _flag(edit, "out_int32"):
+        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.conv.target("ms.int64"))])
+    edit.result = call
+
+
+@argument_rule("MS177", "nonzero")
+def nonzero(edit) -> None:
+    """Replace torch.nonzero(x, as_tuple=True) with ops.unbind(ops.nonzero(x), 1) (MindSpore 2.10
+    has no CPU kernel for the tuple form) and torch.nonzero(x) with ops.nonzero(x)."""
+    as_tuple = _flag(edit, "as_tuple")
+    if as_tuple is None:
+        edit.unsupported("as_tuple must be written as True or False")
+        return
+    call = _call(edit, "ops.nonzero", [edit.bound["input"]])
+    edit.result = _call(edit, "ops.unbind", [call, cst.Integer("1")]) if as_tuple else call
+
+
+@argument_rule("MS178", "diff")
+def diff(edit) -> None:
+    """Replace torch.diff(x, n, dim, prepend, append) with n nested ops.diff(x, 1, dim, ...)
+    (MindSpore 2.10 takes only n=1)."""
+    n = edit.value("n")
+    if not isinstance(n, cst.Integer) or int(n.value) < 1:
+        edit.unsupported("n must be a positive int literal")
+        return
+    dim = edit.value("dim")
+    out = _call(edit, "ops.diff", [edit.bound["input"], cst.Integer("1"), dim],
+                {"prepend": _given(edit, "prepend"), "append": _given(edit, "append")})
+    for _ in range(int(n.value) - 1):
+        out = _call(edit, "ops.diff", [out, cst.Integer("1"), dim])
+    edit.result = out

@@ -312,6 +312,10 @@ RULE_EXAMPLES = {
     "fold_fn": "y = F.fold(x, 4, 2)\n",
     "pool1d_fn": "y = F.max_pool1d(x, 2)\n",
     "conv1d_fn": "y = F.conv1d(x, w, padding=1)\n",
+    "elu_fn": "y = F.elu(x, alpha=0.5)\n",
+    "searchsorted": "y = torch.searchsorted(s, x)\n",
+    "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
+    "diff": "y = torch.diff(x, n=2)\n",
 }
 
 
