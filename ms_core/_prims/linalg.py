@@ -108,7 +108,7 @@ class SLogDet(Primitive):
         return (F.expand_dims(F.expand_dims(g, -1), -1) * inv_t,)
 
 
-class Det(Primitive):
+class MatrixDeterminant(Primitive):
     def forward(self, ctx, a):
         return np.asarray(np.linalg.det(a), dtype=a.dtype)
 

@@ -45,7 +45,7 @@ def inverse(input):
 
 def det(input):
     """The determinant of square matrices."""
-    return apply(L.Det(), _float(input))
+    return apply(L.MatrixDeterminant(), _float(input))
 
 
 def slogdet(input):
@@ -269,6 +269,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         dim = dim[0]
     matrix = isinstance(dim, (list, tuple)) or (dim is None and ord is not None and x.ndim == 2) \
         or ord in ("fro", "nuc")
+    if matrix and dim is None and x.ndim != 2:
+        raise ValueError(f"For 'norm', the 'ord' must be a number for an input of rank {x.ndim} with no 'dim' "
+                         f"(a matrix norm needs a 2-D input or a pair of dims), but got {ord!r}.")
     if matrix:
         axes = tuple(dim) if dim is not None else (-2, -1)
         return matrix_norm(x, "fro" if ord is None else ord, axes, keepdim)

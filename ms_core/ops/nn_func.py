@@ -1,6 +1,6 @@
 """Neural-network functions of MindSpore 2.x's ``ops`` that the torch.nn.functional mappings
 need: spatial sampling (grid_sample, affine_grid), similarities and distances, gumbel_softmax,
-tanhshrink. Each has MindSpore's name and signature and is composed of differentiable ops, so
+tanhshrink, and the margin / embedding / likelihood losses. Each has MindSpore's name and signature and is composed of differentiable ops, so
 gradients (and gradients of gradients) flow to every float input.
 """
 import numpy as np
@@ -8,9 +8,12 @@ import numpy as np
 from ..common.tensor import Tensor
 from . import functional as F
 from . import math_func as MF
+from .nn_ops import logsigmoid
 from .random_ops import rand_like
 
-__all__ = ["grid_sample", "affine_grid", "cosine_similarity", "pdist", "gumbel_softmax", "tanhshrink"]
+__all__ = ["grid_sample", "affine_grid", "cosine_similarity", "pdist", "gumbel_softmax", "tanhshrink",
+           "margin_ranking_loss", "soft_margin_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+           "triplet_margin_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss"]
 
 _GRID_MODES = ("bilinear", "nearest")
 _PADDING_MODES = ("zeros", "border", "reflection")
@@ -159,3 +162,90 @@ def tanhshrink(input):
     """input - tanh(input)."""
     x = F._as_tensor(input)
     return x - F.tanh(x)
+
+
+# --- losses (MindSpore 2.10's names and signatures; the formulas are torch's) ---------------------
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin), reduced.
+
+    Args:
+        input1, input2: float Tensors of one shape (broadcast).
+        target: a Tensor of 1 and -1 (which input should rank higher).
+        margin: a float.
+        reduction: 'mean', 'sum' or 'none'.
+
+    Returns:
+        A 0-d Tensor, or the elementwise losses for 'none'.
+
+    Raises:
+        ValueError: for another reduction.
+
+    Example:
+        >>> ops.margin_ranking_loss(Tensor([1.0]), Tensor([2.0]), Tensor([1.0]))  # 1.0
+    """
+    loss = F.relu(-target * (input1 - input2) + margin)
+    return F._reduce(loss, reduction, "margin_ranking_loss")
+
+
+def soft_margin_loss(input, target, reduction="mean"):
+    """log(1 + exp(-target * input)) (softplus, stable for large values), reduced."""
+    return F._reduce(F.softplus(-target * input), reduction, "soft_margin_loss")
+
+
+def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
+    """inputs where targets is 1, max(0, margin - inputs) where it is -1 (torch's formula:
+    both terms where targets is neither), reduced."""
+    zeros = F.zeros_like(inputs)
+    loss = F.where(targets != 1, F.relu(margin - inputs), zeros) + F.where(targets != -1, inputs, zeros)
+    return F._reduce(loss, reduction, "hinge_embedding_loss")
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1; the cosine
+    over the last axis with torch's 1e-12 guard on each squared norm, reduced."""
+    dot = F.sum(input1 * input2, -1)
+    norms = F.sqrt((F.sum(input1 * input1, -1) + 1e-12) * (F.sum(input2 * input2, -1) + 1e-12))
+    cos = dot / norms
+    zeros = F.zeros_like(cos)
+    loss = F.where(target == 1, 1 - cos, zeros) + F.where(target == -1, F.relu(cos - margin), zeros)
+    return F._reduce(loss, reduction, "cosine_embedding_loss")
+
+
+def _pairwise(a, b, p, eps):
+    return F.norm(a - b + eps, p, -1)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with d the p-norm distance over
+    the last axis (eps added to the difference, as torch); ``swap`` takes the smaller of
+    d(anchor, negative) and d(positive, negative). Reduced."""
+    d_pos = _pairwise(anchor, positive, p, eps)
+    d_neg = _pairwise(anchor, negative, p, eps)
+    if swap:
+        d_neg = F.minimum(d_neg, _pairwise(positive, negative, p, eps))
+    return F._reduce(F.relu(margin + d_pos - d_neg), reduction, "triplet_margin_loss")
+
+
+def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
+    """0.5 * (log(var) + (x - target)^2 / var) (+ 0.5 * log(2 pi) when ``full``), with var clamped
+    to eps in value only (torch clamps without recording it, so the gradient passes unchanged).
+    ``var`` may lack x's last axis or have size 1 there."""
+    if var.ndim == x.ndim - 1 or (var.ndim == x.ndim and var.shape[-1] == 1 and x.shape[-1] != 1):
+        var = var if var.ndim == x.ndim else F.expand_dims(var, -1)
+    if F._as_tensor(var)._data.min() < 0:
+        raise ValueError("For 'gaussian_nll_loss', 'var' has negative entries.")
+    var = var + F.stop_gradient(F.clamp(var, min=eps) - var)
+    loss = 0.5 * (F.log(var) + (x - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * float(np.log(2 * np.pi))
+    return F._reduce(loss, reduction, "gaussian_nll_loss")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
+    """-(target * log σ(input) + (1 - target) * log σ(-input)), times ``weight``, averaged over
+    the classes (the last axis), then reduced over the batch."""
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return F._reduce(F.mean(loss, -1), reduction, "multilabel_soft_margin_loss")

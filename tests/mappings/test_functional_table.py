@@ -99,6 +99,14 @@ CASES = [
     Expr("torch.nn.functional.binary_cross_entropy_with_logits", "F.binary_cross_entropy_with_logits(x, u)"),
     Expr("torch.nn.functional.binary_cross_entropy_with_logits",
          "F.binary_cross_entropy_with_logits(x, u, weight=y.abs().detach(), pos_weight=pos.detach(), reduction='sum')"),
+    # torch refuses gradients with respect to the running statistics
+    Expr("torch.nn.functional.batch_norm", "F.batch_norm(img, rm, rv, w2, b2, False, 0.1, 1e-3)", grad=False,
+         arrays=(("rm", "rs.randn(2).astype(np.float32)"), ("rv", "rs.rand(2).astype(np.float32) + 0.5"),
+                 ("w2", "rs.randn(2).astype(np.float32)"), ("b2", "rs.randn(2).astype(np.float32)"))),
+    Expr("torch.nn.functional.batch_norm",
+         "F.batch_norm(img, torch.zeros(2), torch.ones(2), w2, b2, training=True, momentum=0.3)",
+         rtol=1e-4, atol=1e-5,
+         arrays=(("w2", "rs.randn(2).astype(np.float32)"), ("b2", "rs.randn(2).astype(np.float32)"))),
 ]
 
 
@@ -205,6 +213,54 @@ CASES += [
     Expr("torch.nn.functional.huber_loss", "F.huber_loss(x, y, reduction='sum', delta=0.5)"),
 ]
 
+# --- more activations, torch.* aliases, margin / embedding / likelihood losses ----------------
+SIGNS = (("sgn", "np.where(rs.rand(2, 3, 4) > 0.5, 1.0, -1.0).astype(np.float32)"),)
+CONV = (("k", "rs.randn(3, 2, 3, 3).astype(np.float32)"), ("b", "rs.randn(3).astype(np.float32)"))
+CONV1D = (("k1", "rs.randn(3, 5, 2).astype(np.float32)"),)
+CONVT = (("kt", "rs.randn(2, 3, 3, 3).astype(np.float32)"),)
+CASES += [
+    Expr("torch.special.expit", "torch.special.expit(x)"),
+    Expr("torch.conv2d", "torch.conv2d(img, k, b, 1, 1)", arrays=CONV),
+    Expr("torch.conv1d", "torch.conv1d(seq, k1, None, 2)", arrays=CONV1D),
+    Expr("torch.conv_transpose2d", "torch.conv_transpose2d(img, kt, None, 2, 1)", arrays=CONVT),
+    Expr("torch.max_pool2d", "torch.max_pool2d(img, 2)"),
+    Expr("torch.max_pool2d", "torch.max_pool2d(img, 3, 1, 1)"),
+    Expr("torch.max_pool1d", "torch.max_pool1d(seq, 2)"),
+    Expr("torch.avg_pool1d", "torch.avg_pool1d(seq, 2)"),
+    Expr("torch.adaptive_avg_pool1d", "torch.adaptive_avg_pool1d(seq, 2)"),
+    Expr("torch.hardshrink", "torch.hardshrink(x, 0.3)"),
+    Expr("torch.nn.functional.celu", "F.celu(x)"),
+    Expr("torch.nn.functional.celu", "F.celu(x * 3, alpha=0.5, inplace=False)"),
+    Expr("torch.celu", "torch.celu(x, 2.0)"),
+    Expr("torch.nn.functional.glu", "F.glu(x, 1)", arrays=(("x", "rs.randn(2, 4, 3).astype(np.float32)"),)),
+    Expr("torch.nn.functional.glu", "F.glu(x)"),
+    Expr("torch.nn.functional.softmin", "F.softmin(x, dim=1)"),
+    Expr("torch.nn.functional.softmin", "F.softmin(x, -1)"),
+    Expr("torch.nn.functional.threshold", "F.threshold(x, 0.1, 20.0)"),
+    Expr("torch.threshold", "torch.threshold(x, -0.2, 0.0)"),
+    Expr("torch.nn.functional.margin_ranking_loss", "F.margin_ranking_loss(x, y, sgn)", arrays=SIGNS),
+    Expr("torch.nn.functional.margin_ranking_loss", "F.margin_ranking_loss(x, y, sgn, margin=0.5, reduction='none')",
+         arrays=SIGNS),
+    Expr("torch.nn.functional.soft_margin_loss", "F.soft_margin_loss(x, sgn.detach())", arrays=SIGNS),
+    Expr("torch.nn.functional.soft_margin_loss", "F.soft_margin_loss(x * 4, sgn.detach(), reduction='sum')", arrays=SIGNS),
+    Expr("torch.nn.functional.hinge_embedding_loss", "F.hinge_embedding_loss(x, sgn)", arrays=SIGNS),
+    Expr("torch.nn.functional.hinge_embedding_loss", "F.hinge_embedding_loss(x, sgn, margin=0.5, reduction='none')",
+         arrays=SIGNS),
+    Expr("torch.nn.functional.cosine_embedding_loss", "F.cosine_embedding_loss(m, w[:3], sgn[0, :, 0])",
+         arrays=SIGNS),
+    Expr("torch.nn.functional.cosine_embedding_loss",
+         "F.cosine_embedding_loss(m, w[:3], sgn[0, :, 0], margin=-0.2, reduction='sum')", arrays=SIGNS),
+    Expr("torch.nn.functional.triplet_margin_loss", "F.triplet_margin_loss(m, w[:3], w[2:])"),
+    Expr("torch.nn.functional.triplet_margin_loss",
+         "F.triplet_margin_loss(m, w[:3], w[2:], margin=2.0, p=1, swap=True, reduction='none')"),
+    Expr("torch.nn.functional.gaussian_nll_loss", "F.gaussian_nll_loss(x, y, pos)"),
+    Expr("torch.nn.functional.gaussian_nll_loss", "F.gaussian_nll_loss(x, y, pos[..., :1], full=True, reduction='sum')"),
+    Expr("torch.nn.functional.gaussian_nll_loss", "F.gaussian_nll_loss(x, y, pos[..., 0] * 0.05, eps=0.1, reduction='none')"),
+    Expr("torch.nn.functional.multilabel_soft_margin_loss", "F.multilabel_soft_margin_loss(m, u[0])"),
+    Expr("torch.nn.functional.multilabel_soft_margin_loss",
+         "F.multilabel_soft_margin_loss(m, u[0], weight=v[:4], reduction='none')"),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
 ORACLE = [
     "F.relu(x * 1, inplace=True)", "F.relu6(x * 4)", "F.hardswish(x * 3)", "F.silu(x)", "F.gelu(x, approximate='tanh')",
@@ -229,7 +285,7 @@ ORACLE = [
     "F.fold(cols, 4, 2, stride=2)", "F.pixel_shuffle(feat, 2)", "F.pixel_unshuffle(img, 2)",
     "F.conv1d(seq, k, b, stride=2, padding=1)", "F.max_pool1d(seq, 3, stride=1, padding=1)", "F.avg_pool1d(seq, 2)",
     "F.adaptive_max_pool1d(seq, 2)",
-    "F.upsample_bilinear(img, size=(8, 9))", "F.kl_div(x, u, reduction='sum')",
+    "F.upsample_bilinear(img, size=(8, 9))",
     "F.binary_cross_entropy(torch.sigmoid(x), u)", "F.huber_loss(x, y, reduction='sum', delta=0.5)",
 ]
 
@@ -237,4 +293,5 @@ ORACLE = [
 ORACLE_WRONG_GRADIENT = {
     "F.selu(x)": "SeLU's gradient is wrong for negative inputs",
     "F.kl_div(F.log_softmax(x, 1), u, reduction='batchmean')": "KLDivLoss gives the target no gradient",
+    "F.kl_div(x, u, reduction='sum')": "KLDivLoss gives the target no gradient",
 }

@@ -17,6 +17,9 @@ def r(*shape, dtype=np.float32, low=None, high=None):
     return a.astype(dtype)
 
 
+SIGNS = np.where(rng.uniform(size=(3, 4)) > 0.5, 1.0, -1.0)
+LABELS01 = (rng.uniform(size=(3, 4)) > 0.5).astype(np.float64)
+
 # (name, ms_fn, torch_fn, input factory)
 PRIMITIVES = [
     ("tan", ops.tan, torch.tan, lambda d: [r(3, 4, dtype=d, low=-1.2, high=1.2)]),
@@ -72,6 +75,27 @@ PRIMITIVES = [
     ("tanhshrink", ops.tanhshrink, torch.nn.functional.tanhshrink, lambda d: [r(3, 4, dtype=d)]),
     ("clamp_tensor_bounds", lambda x, a, b: ops.clamp(x, a, b), lambda x, a, b: torch.clamp(x, a, b),
      lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d, low=-1, high=-0.2), r(4, dtype=d, low=0.2, high=1)]),
+    # losses: the targets are constants (signs), the other inputs are differentiated
+    ("margin_ranking_loss", lambda a, b: ops.margin_ranking_loss(a, b, ops.cast(ms.Tensor(SIGNS), a.dtype), 0.3),
+     lambda a, b: torch.nn.functional.margin_ranking_loss(a, b, torch.tensor(SIGNS, dtype=a.dtype), 0.3),
+     lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d)]),
+    ("soft_margin_loss", lambda a: ops.soft_margin_loss(a, ops.cast(ms.Tensor(SIGNS), a.dtype), "sum"),
+     lambda a: torch.nn.functional.soft_margin_loss(a, torch.tensor(SIGNS, dtype=a.dtype), reduction="sum"), lambda d: [r(3, 4, dtype=d)]),
+    ("hinge_embedding_loss", lambda a: ops.hinge_embedding_loss(a, ops.cast(ms.Tensor(SIGNS), a.dtype), 0.5, "none"),
+     lambda a: torch.nn.functional.hinge_embedding_loss(a, torch.tensor(SIGNS, dtype=a.dtype), 0.5, reduction="none"),
+     lambda d: [r(3, 4, dtype=d)]),
+    ("cosine_embedding_loss", lambda a, b: ops.cosine_embedding_loss(a, b, ops.cast(ms.Tensor(SIGNS[:, 0]), a.dtype), 0.1),
+     lambda a, b: torch.nn.functional.cosine_embedding_loss(a, b, torch.tensor(SIGNS[:, 0], dtype=a.dtype), 0.1),
+     lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d)]),
+    ("triplet_margin_loss_swap", lambda a, p, n: ops.triplet_margin_loss(a, p, n, 2.0, 2, 1e-6, True, "none"),
+     lambda a, p, n: torch.nn.functional.triplet_margin_loss(a, p, n, 2.0, 2, 1e-6, True, reduction="none"),
+     lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d), r(3, 4, dtype=d)]),
+    ("gaussian_nll_loss", lambda x, t, v: ops.gaussian_nll_loss(x, t, v, True, 1e-6, "sum"),
+     lambda x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v, True, 1e-6, reduction="sum"),
+     lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d), r(3, 1, dtype=d, low=0.5, high=2)]),
+    ("multilabel_soft_margin_loss", lambda x, w: ops.multilabel_soft_margin_loss(x, ops.cast(ms.Tensor(LABELS01), x.dtype), w),
+     lambda x, w: torch.nn.functional.multilabel_soft_margin_loss(x, torch.tensor(LABELS01, dtype=x.dtype), w),
+     lambda d: [r(3, 4, dtype=d), r(4, dtype=d)]),
 ]
 IDS = [c[0] for c in PRIMITIVES]
 

@@ -1,6 +1,9 @@
 """Argument rules for torch.* functions whose torch signature has overloads or whose MindSpore
 counterpart needs a different call shape (random sampling, dtype information, ...).
 
+Their IDs are ``MS3xx`` (rewrites of torch.* and torch.nn.functional calls): MS1xx had too few
+free IDs left for them.
+
 Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
 """
 from __future__ import annotations
@@ -22,7 +25,7 @@ def _call(edit, name: str, args: list, keywords: dict | None = None) -> cst.Call
     return cst.Call(edit.conv.target(name), out)
 
 
-@argument_rule("MS180", "randint")
+@argument_rule("MS300", "randint")
 def randint(edit) -> None:
     """Replace torch.randint(high, size) / torch.randint(low, high, size) with
     ops.randint(low, high, size) (torch's first argument is `high` when only two are given)."""
@@ -38,7 +41,7 @@ def randint(edit) -> None:
                         {"dtype": edit.bound.get("dtype")})
 
 
-@argument_rule("MS181", "dtype_info")
+@argument_rule("MS301", "dtype_info")
 def dtype_info(edit) -> None:
     """Replace torch.finfo(dtype) / torch.iinfo(dtype) with np.finfo / np.iinfo of the dtype's
     NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars)."""
@@ -49,7 +52,7 @@ def dtype_info(edit) -> None:
     edit.result = _call(edit, fn, [_call(edit, "ms.dtype_to_nptype", [dtype])])
 
 
-@argument_rule("MS182", "normal")
+@argument_rule("MS302", "normal")
 def normal(edit) -> None:
     """Replace torch.normal(mean, std, size) with ops.normal(size, mean, std), and
     torch.normal(mean, std) (tensors) with ops.normal((mean + std).shape, mean, std): MindSpore
@@ -60,7 +63,7 @@ def normal(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS183", "bernoulli")
+@argument_rule("MS303", "bernoulli")
 def bernoulli(edit) -> None:
     """Replace torch.bernoulli(probs) with ops.bernoulli(probs, probs) (MindSpore's first argument
     gives only the shape and dtype; the probability is `p`), and torch.bernoulli(x, p) with
@@ -75,7 +78,7 @@ def _given(edit, name: str):
     return edit.bound.get(name)
 
 
-@argument_rule("MS184", "var_std")
+@argument_rule("MS304", "var_std")
 def var_std(edit) -> None:
     """Replace torch.var/std/var_mean/std_mean(x, dim, unbiased | correction=c, keepdim) with
     ops.var/...(x, dim, ddof=c, keepdims=keepdim) (torch's default removes one degree of freedom)."""
@@ -95,7 +98,7 @@ def var_std(edit) -> None:
                         {"ddof": ddof, "keepdims": keep})
 
 
-@argument_rule("MS185", "median")
+@argument_rule("MS305", "median")
 def median(edit) -> None:
     """Replace torch.median(x) with ops.median(ops.reshape(x, (-1,)), 0)[0] (the lower median of
     all elements) and torch.median(x, dim, keepdim) with ops.median(x, dim, keepdim)."""
@@ -108,7 +111,7 @@ def median(edit) -> None:
         edit.result = render(edit.conv, "ops.median({input}, {dim})", values)
 
 
-@argument_rule("MS186", "aminmax")
+@argument_rule("MS306", "aminmax")
 def aminmax(edit) -> None:
     """Replace torch.aminmax(x) with (ops.amin(x), ops.amax(x)) (MindSpore's default axis is 0,
     torch's all axes) and torch.aminmax(x, dim=d) with ops.aminmax(x, axis=d)."""
@@ -126,7 +129,7 @@ _UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
 _INVERSE = "ops.searchsorted({u}, {{input}}, out_int32=True).astype(ms.int64)"
 
 
-@argument_rule("MS187", "unique")
+@argument_rule("MS307", "unique")
 def unique(edit) -> None:
     """Replace torch.unique(x, return_inverse, return_counts) with ops.unique_consecutive of the
     sorted elements (torch's result is sorted; ops.unique keeps the order of appearance), the
@@ -153,7 +156,7 @@ def _flag(edit, name: str):
     return None
 
 
-@argument_rule("MS188", "count_nonzero")
+@argument_rule("MS308", "count_nonzero")
 def count_nonzero(edit) -> None:
     """Replace torch.count_nonzero(x, dim) with ops.count_nonzero(x, dim, dtype=ms.int64) (Int64
     as torch's; MindSpore counts over all axes with axis=())."""
@@ -163,7 +166,7 @@ def count_nonzero(edit) -> None:
     edit.result = render(edit.conv, template, {"input": edit.bound["input"], "dim": dim})
 
 
-@argument_rule("MS189", "bincount")
+@argument_rule("MS309", "bincount")
 def bincount(edit) -> None:
     """Replace torch.bincount(x, minlength=m) with ops.bincount(x, minlength=m).astype(ms.int64)
     (MindSpore counts in Float32; with weights the result has their float type, as torch's)."""
@@ -190,7 +193,7 @@ def _spread_single(edit, several: bool = False) -> list:
     return [cst.Arg(a.value, star=a.star) for a in args]
 
 
-@argument_rule("MS190", "einsum")
+@argument_rule("MS310", "einsum")
 def einsum(edit) -> None:
     """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
     (MindSpore takes the operands one by one)."""
@@ -200,7 +203,7 @@ def einsum(edit) -> None:
     edit.result = cst.Call(edit.conv.target("ops.einsum"), [cst.Arg(equation)] + operands)
 
 
-@argument_rule("MS191", "meshgrid")
+@argument_rule("MS311", "meshgrid")
 def meshgrid(edit) -> None:
     """Replace torch.meshgrid(a, b) / torch.meshgrid([a, b]) with ops.meshgrid(a, b, indexing='ij')
     (torch's default indexing is 'ij', MindSpore's 'xy'; MindSpore takes the tensors one by one)."""
@@ -213,7 +216,7 @@ def meshgrid(edit) -> None:
 _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
-@argument_rule("MS192", "where")
+@argument_rule("MS312", "where")
 def where(edit) -> None:
     """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1)."""
     if "input" in edit.bound or "other" in edit.bound:
@@ -221,7 +224,7 @@ def where(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
 
 
-@argument_rule("MS193", "diag")
+@argument_rule("MS313", "diag")
 def diag(edit) -> None:
     """Replace torch.diag(x, k) with ops.diag_embed(x, k) for a vector and ops.diagonal(x, k) for
     a matrix (MindSpore's ops.diag builds a rank-2k tensor from a rank-k one)."""
@@ -230,7 +233,7 @@ def diag(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS194", "scatter")
+@argument_rule("MS314", "scatter")
 def scatter(edit) -> None:
     """Replace torch.scatter(x, dim, index, src | value=v) with ops.scatter(x, dim, index, src)
     (a value becomes a tensor of index's shape in x's dtype)."""
@@ -246,7 +249,7 @@ def scatter(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS195", "svd")
+@argument_rule("MS315", "svd")
 def svd(edit) -> None:
     """Replace torch.linalg.svd(A) (U, S, Vh) and torch.svd(A) (U, S, V) with ops.svd, which
     returns (S, U, V): reordered (and V transposed for linalg.svd)."""
@@ -274,7 +277,7 @@ def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-@argument_rule("MS170", "sdpa")
+@argument_rule("MS316", "sdpa")
 def sdpa(edit) -> None:
     """Replace F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale) with
     softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds)."""
@@ -297,7 +300,7 @@ def sdpa(edit) -> None:
     edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
 
 
-@argument_rule("MS171", "batch_norm_fn")
+@argument_rule("MS317", "batch_norm_fn")
 def batch_norm_fn(edit) -> None:
     """Replace F.batch_norm(x, mean, var, weight=None, bias=None, ...) with ops.batch_norm(x, mean,
     var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default)."""
@@ -314,7 +317,7 @@ def batch_norm_fn(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS172", "fold_fn")
+@argument_rule("MS318", "fold_fn")
 def fold_fn(edit) -> None:
     """Replace F.fold(x, output_size, ...) with ops.fold(x, ms.Tensor(output_size, ms.int32), ...)
     (MindSpore takes the output size as a Tensor; an int n is (n, n))."""
@@ -324,7 +327,7 @@ def fold_fn(edit) -> None:
     edit.set("output_size", cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(size), cst.Arg(edit.conv.target("ms.int32"))]))
 
 
-@argument_rule("MS173", "pool1d_fn")
+@argument_rule("MS319", "pool1d_fn")
 def pool1d_fn(edit) -> None:
     """Replace F.max_pool1d(x, k, s, p, d, ceil_mode) with ops.max_pool2d on x with a unit height
     axis (MindSpore has no ops.max_pool1d), squeezed back."""
@@ -337,7 +340,7 @@ def pool1d_fn(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS174", "conv1d_fn")
+@argument_rule("MS320", "conv1d_fn")
 def conv1d_fn(edit) -> None:
     """Replace F.conv1d(x, w, b, stride, padding=p) with ops.conv1d(x, w, b, stride, pad_mode, padding)."""
     _conv_padding(edit, 1)
@@ -345,7 +348,7 @@ def conv1d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS175", "elu_fn")
+@argument_rule("MS321", "elu_fn")
 def elu_fn(edit) -> None:
     """Replace F.elu(x, alpha) with ops.elu(x) for alpha 1 and with
     ops.where(x > 0, x, alpha * ops.expm1(ops.minimum(x, 0.0))) otherwise (MindSpore 2.10's
@@ -358,7 +361,7 @@ def elu_fn(edit) -> None:
                          {"input": edit.bound["input"], "alpha": alpha})
 
 
-@argument_rule("MS176", "searchsorted")
+@argument_rule("MS322", "searchsorted")
 def searchsorted(edit) -> None:
     """Replace torch.searchsorted(seq, v, right=r) (Int64) with ops.searchsorted(seq, v,
     out_int32=True, right=r).astype(ms.int64): MindSpore 2.10's CPU kernel fails on Int64 output."""
@@ -373,7 +376,7 @@ def searchsorted(edit) -> None:
     edit.result = call
 
 
-@argument_rule("MS177", "nonzero")
+@argument_rule("MS323", "nonzero")
 def nonzero(edit) -> None:
     """Replace torch.nonzero(x, as_tuple=True) with ops.unbind(ops.nonzero(x), 1) (MindSpore 2.10
     has no CPU kernel for the tuple form) and torch.nonzero(x) with ops.nonzero(x)."""
@@ -385,7 +388,7 @@ def nonzero(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [call, cst.Integer("1")]) if as_tuple else call
 
 
-@argument_rule("MS178", "diff")
+@argument_rule("MS324", "diff")
 def diff(edit) -> None:
     """Replace torch.diff(x, n, dim, prepend, append) with n nested ops.diff(x, 1, dim, ...)
     (MindSpore 2.10 takes only n=1)."""
@@ -399,3 +402,11 @@ def diff(edit) -> None:
     for _ in range(int(n.value) - 1):
         out = _call(edit, "ops.diff", [out, cst.Integer("1"), dim])
     edit.result = out
+
+
+@argument_rule("MS325", "compile_fn")
+def compile_fn(edit) -> None:
+    """Replace torch.compile(model, ...) with model, and torch.compile(mode=...) (a decorator
+    factory) with (lambda _fn: _fn): compilation does not change values."""
+    model = edit.bound.get("model")
+    edit.result = model if model is not None else parse_expr("(lambda _fn: _fn)")
