@@ -74,6 +74,12 @@ CASES = [
     Expr("torch.nn.functional.group_norm", "F.group_norm(img, 2)"),
     Expr("torch.nn.functional.group_norm", "F.group_norm(x, 3, g, b)",
          arrays=(("g", "rs.randn(3).astype(np.float32)"), ("b", "rs.randn(3).astype(np.float32)"))),
+    Expr("torch.layer_norm", "torch.layer_norm(x, (4,))"),
+    Expr("torch.layer_norm", "torch.layer_norm(x, [3, 4], g, b, 1e-3)",
+         arrays=(("g", "rs.randn(3, 4).astype(np.float32)"), ("b", "rs.randn(3, 4).astype(np.float32)"))),
+    Expr("torch.group_norm", "torch.group_norm(img, 2)"),
+    Expr("torch.group_norm", "torch.group_norm(x, 3, g, b, 1e-3)",
+         arrays=(("g", "rs.randn(3).astype(np.float32)"), ("b", "rs.randn(3).astype(np.float32)"))),
     Expr("torch.nn.functional.pad", "F.pad(x, (1, 2))"),
     Expr("torch.nn.functional.pad", "F.pad(img, (1, 1, 2, 0), value=0.5)"),
     Expr("torch.nn.functional.pad", "F.pad(img, (2, 2, 1, 1), mode='reflect')"),
@@ -244,6 +250,7 @@ CASES += [
     Expr("torch.nn.functional.soft_margin_loss", "F.soft_margin_loss(x, sgn.detach())", arrays=SIGNS),
     Expr("torch.nn.functional.soft_margin_loss", "F.soft_margin_loss(x * 4, sgn.detach(), reduction='sum')", arrays=SIGNS),
     Expr("torch.nn.functional.hinge_embedding_loss", "F.hinge_embedding_loss(x, sgn)", arrays=SIGNS),
+    Expr("torch.nn.functional.hinge_embedding_loss", "F.hinge_embedding_loss(x, sgn.detach())", arrays=SIGNS),
     Expr("torch.nn.functional.hinge_embedding_loss", "F.hinge_embedding_loss(x, sgn, margin=0.5, reduction='none')",
          arrays=SIGNS),
     Expr("torch.nn.functional.cosine_embedding_loss", "F.cosine_embedding_loss(m, w[:3], sgn[0, :, 0])",
@@ -259,6 +266,30 @@ CASES += [
     Expr("torch.nn.functional.multilabel_soft_margin_loss", "F.multilabel_soft_margin_loss(m, u[0])"),
     Expr("torch.nn.functional.multilabel_soft_margin_loss",
          "F.multilabel_soft_margin_loss(m, u[0], weight=v[:4], reduction='none')"),
+]
+
+CASES += [
+    Expr("torch.nn.functional.embedding", "F.embedding(idx, w)"),
+    Expr("torch.nn.functional.embedding", "F.embedding(t, w, sparse=False)"),
+    Expr("torch.nn.functional.rrelu", "F.rrelu(x)"),
+    Expr("torch.nn.functional.rrelu", "F.rrelu(x, 0.1, 0.3, training=False)"),
+    Expr("torch.nn.functional.alpha_dropout", "F.alpha_dropout(x, 0.2)"),
+    Expr("torch.nn.functional.feature_alpha_dropout", "F.feature_alpha_dropout(img, 0.5, training=False)"),
+]
+
+BILINEAR = (("w3", "rs.randn(5, 4, 3).astype(np.float32)"), ("b5", "rs.randn(5).astype(np.float32)"),
+            ("p", "rs.randn(2, 4).astype(np.float32)"), ("q", "rs.randn(2, 3).astype(np.float32)"))
+CASES += [
+    Expr("torch.nn.functional.bilinear", "F.bilinear(p, q, w3, b5)", arrays=BILINEAR),
+    Expr("torch.nn.functional.bilinear", "F.bilinear(x[..., :4], x[..., :3], w3)", arrays=BILINEAR),
+    Expr("torch.bilinear", "torch.bilinear(p, q, w3, b5)", arrays=BILINEAR),
+    Expr("torch.nn.functional.channel_shuffle", "F.channel_shuffle(feat, 2)",
+         arrays=(("feat", "rs.randn(2, 6, 3, 3).astype(np.float32)"),)),
+    Expr("torch.channel_shuffle", "torch.channel_shuffle(feat, 3)", arrays=(("feat", "rs.randn(1, 6, 2).astype(np.float32)"),)),
+    Expr("torch.nn.functional.native_channel_shuffle", "F.native_channel_shuffle(feat, 3)", grad=False,
+         arrays=(("feat", "rs.randn(1, 6, 2).astype(np.float32)"),)),
+    Expr("torch.native_channel_shuffle", "torch.native_channel_shuffle(feat, 2)", grad=False,
+         arrays=(("feat", "rs.randn(1, 4, 2, 2).astype(np.float32)"),)),
 ]
 
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
@@ -287,6 +318,11 @@ ORACLE = [
     "F.adaptive_max_pool1d(seq, 2)",
     "F.upsample_bilinear(img, size=(8, 9))",
     "F.binary_cross_entropy(torch.sigmoid(x), u)", "F.huber_loss(x, y, reduction='sum', delta=0.5)",
+    "F.celu(x * 3, alpha=0.5, inplace=False)", "F.glu(x)", "F.softmin(x, dim=1)", "F.threshold(x, 0.1, 20.0)",
+    "F.margin_ranking_loss(x, y, sgn)", "F.hinge_embedding_loss(x, sgn.detach())",
+    "F.cosine_embedding_loss(m, w[:3], sgn[0, :, 0])",
+    "F.gaussian_nll_loss(x, y, pos)", "F.multilabel_soft_margin_loss(m, u[0])", "F.embedding(idx, w)",
+    "F.rrelu(x)", "F.bilinear(p, q, w3, b5)", "F.channel_shuffle(feat, 2)", "torch.conv2d(img, k, b, 1, 1)",
 ]
 
 # MindSpore 2.10's CPU kernels give these gradients wrong (ms_core gives torch's; README, "knowingly differs")

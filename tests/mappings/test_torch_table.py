@@ -646,23 +646,12 @@ CASES += [
     Expr("torch.linalg.diagonal", "torch.linalg.diagonal(x)"),
 ]
 
-# --- run-time queries, checkpointing, compilation (torch without an accelerator) ----------------
+# --- checkpointing --------------------------------------------------------------------------
 CASES += [
-    Expr("torch.jit.is_scripting", "x * 2 if torch.jit.is_scripting() else x - 1"),
-    Expr("torch.jit.is_tracing", "x * 2 if torch.jit.is_tracing() else x - 1"),
-    Expr("torch.accelerator.is_available", "torch.accelerator.is_available()", grad=False),
-    Expr("torch.accelerator.current_accelerator", "torch.accelerator.current_accelerator() is None", grad=False),
-    Expr("torch.accelerator.current_accelerator",
-         "torch.accelerator.current_accelerator(check_available=True) is None", grad=False),
-    Expr("torch.accelerator.device_count", "torch.accelerator.device_count()", grad=False),
-    Expr("torch.cuda.device_count", "torch.cuda.device_count() + 1", grad=False),
     Expr("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint(torch.tanh, x * 2, use_reentrant=False)"),
     Expr("torch.utils.checkpoint.checkpoint",
          "torch.utils.checkpoint.checkpoint(lambda a, b: a * torch.sin(b), x, y, use_reentrant=True, "
          "preserve_rng_state=False)"),
-    # backend='eager': torch traces with dynamo but skips code generation (the suite stays fast)
-    Expr("torch.compile", "torch.compile(torch.tanh, backend='eager')(x)"),
-    Expr("torch.compile", "torch.compile(backend='eager', fullgraph=True)(lambda a: torch.sin(a) * 2)(x)"),
 ]
 
 # --- more elementwise and special functions, aliases -------------------------------------------
@@ -691,8 +680,50 @@ CASES += [
     Expr("torch.broadcast_tensors", "torch.broadcast_tensors(*[x, m])"),
 ]
 
+# --- more dtypes and constants, dropout, set membership, NaN-ignoring extrema, logspace --------
+NANS = (("a", "np.where(rs.rand(2, 3, 4) > 0.7, np.nan, rs.randn(2, 3, 4)).astype(np.float32)"),
+        ("c", "np.where(rs.rand(2, 3, 4) > 0.7, np.nan, rs.randn(2, 3, 4)).astype(np.float32)"))
+CASES += [
+    Expr("torch.int8", "torch.ones(2, dtype=torch.int8)", grad=False),
+    Expr("torch.int16", "torch.ones(2, dtype=torch.int16)", grad=False),
+    Expr("torch.short", "n.to(torch.short) * 3", grad=False),
+    Expr("torch.uint16", "torch.ones(2, dtype=torch.uint16)", grad=False),
+    Expr("torch.uint32", "torch.zeros(2, dtype=torch.uint32)", grad=False),
+    Expr("torch.uint64", "torch.zeros(2, dtype=torch.uint64)", grad=False),
+    Expr("torch.pi", "torch.sin(x * torch.pi)"),
+    Expr("torch.e", "x * torch.e"),
+    Expr("torch.inf", "torch.clamp(x, max=torch.inf) + (x > -torch.inf)"),
+    Expr("torch.nan", "torch.where(x > 0, x, torch.nan)"),
+    Expr("torch.dropout", "torch.dropout(x, 0.5, False)"),
+    Expr("torch.dropout", "torch.dropout(torch.ones(100, 100), 0.3, True)", check="stats",
+         rtol=0.05, atol=0.02, why="dropout samples a mask: the kept share and the 1/(1-p) scale match torch's"),
+    Expr("torch.isin", "torch.isin(n, idx)", grad=False),
+    Expr("torch.isin", "torch.isin(x, x[0, 1], assume_unique=True)", grad=False),
+    Expr("torch.fmax", "torch.fmax(x, y)"),
+    Expr("torch.fmax", "torch.fmax(a, c)", arrays=NANS),
+    Expr("torch.fmin", "torch.fmin(a, c)", arrays=NANS),
+    Expr("torch.logspace", "torch.logspace(0, 2, 5)", grad=False),
+    Expr("torch.logspace", "torch.logspace(-1.0, 1.0, 4, base=2.0)", grad=False),
+    Expr("torch.is_same_size", "torch.is_same_size(x, y)", grad=False),
+    Expr("torch.is_same_size", "torch.is_same_size(x, m)", grad=False),
+]
+
+CASES += [
+    Expr("torch.alpha_dropout", "torch.alpha_dropout(x, 0.5, False)"),
+    Expr("torch.feature_alpha_dropout", "torch.feature_alpha_dropout(img, 0.1, False)"),
+    Expr("torch.bitwise_not", "torch.bitwise_not(n)", grad=False),
+    Expr("torch.bitwise_not", "torch.bitwise_not(mask)", grad=False),
+    Expr("torch.special.xlog1py", "torch.special.xlog1py(x, u)"),
+    Expr("torch.special.xlog1py", "torch.special.xlog1py(x * (x > 0), u)"),
+    Expr("torch.cumulative_trapezoid", "torch.cumulative_trapezoid(x)"),
+    Expr("torch.cumulative_trapezoid", "torch.cumulative_trapezoid(x, dx=0.5, dim=1)"),
+    Expr("torch.select", "torch.select(x, 1, 2)"),
+    Expr("torch.select", "torch.select(x, -1, -1)"),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
-# Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them).
+# Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them); tanh (its CPU
+# kernel is off by up to 7e-5 near saturation).
 ORACLE = [
     "torch.Tensor([1, 2]) + x[0, 0, :2]", "torch.tensor([[1.0, 2.0]]) * x[0, :1, :2]", "torch.zeros((2, 3), dtype=torch.int64)",
     "torch.full((2,), 7, dtype=torch.int32)", "torch.arange(1, 4, 0.5)", "torch.eye(2, 3, dtype=torch.int64)",
@@ -739,6 +770,13 @@ ORACLE = [
     "torch.linalg.solve(spd, v[:3])", "torch.linalg.svd(spd, full_matrices=False)[1]",
     "torch.linalg.pinv(m)", "torch.linalg.norm(m, ord=2)", "torch.linalg.norm(x, 'nuc', dim=(1, 2))",
     "torch.linalg.vector_norm(x, ord=3, dim=(1, 2), keepdim=True)", "torch.linalg.matrix_norm(x, ord=1, keepdim=True)",
+    "torch.utils.checkpoint.checkpoint(lambda a, b: a * torch.sin(b), x, y, use_reentrant=True, preserve_rng_state=False)",
+    "torch.concatenate([x, y], axis=1)",
+    "torch.special.softmax(x, 1)", "torch.xlogy(x, pos)", "torch.sinc(x)", "torch.special.entr(torch.relu(x))",
+    "torch.special.ndtr(x)", "torch.special.ndtri(u)", "torch.rsub(x, 2.0, alpha=3)",
+    "torch.broadcast_tensors(x, y[0], v[:4])", "torch.isin(n, idx)", "torch.fmax(a, c)", "torch.logspace(0, 2, 5)",
+    "torch.dropout(x, 0.5, False)", "torch.bitwise_not(n)", "torch.special.xlog1py(x, u)",
+    "torch.cumulative_trapezoid(x, dx=0.5, dim=1)", "torch.select(x, -1, -1)", "torch.sin(x * torch.pi)",
 ]
 
 # MindSpore 2.10 computes these on CPU but cannot differentiate them there: outputs only

@@ -403,10 +403,3 @@ def diff(edit) -> None:
         out = _call(edit, "ops.diff", [out, cst.Integer("1"), dim])
     edit.result = out
 
-
-@argument_rule("MS325", "compile_fn")
-def compile_fn(edit) -> None:
-    """Replace torch.compile(model, ...) with model, and torch.compile(mode=...) (a decorator
-    factory) with (lambda _fn: _fn): compilation does not change values."""
-    model = edit.bound.get("model")
-    edit.result = model if model is not None else parse_expr("(lambda _fn: _fn)")
