@@ -721,6 +721,24 @@ CASES += [
     Expr("torch.select", "torch.select(x, -1, -1)"),
 ]
 
+CASES += [
+    Expr("torch.unsafe_split", "torch.unsafe_split(x, 2, 2)"),
+    Expr("torch.split_with_sizes", "torch.split_with_sizes(x, [1, 2], 1)"),
+    Expr("torch.unsafe_split_with_sizes", "torch.unsafe_split_with_sizes(x, [3, 1], -1)"),
+    Expr("torch.unsafe_chunk", "torch.unsafe_chunk(x, 2, 2)"),
+    Expr("torch.hann_window", "torch.hann_window(8)", grad=False),
+    Expr("torch.hann_window", "torch.hann_window(7, periodic=False)", grad=False),
+    Expr("torch.hann_window", "torch.hann_window(1)", grad=False),
+    Expr("torch.hamming_window", "torch.hamming_window(6)", grad=False),
+    Expr("torch.hamming_window", "torch.hamming_window(5, False, alpha=0.5, beta=0.4)", grad=False),
+    Expr("torch.blackman_window", "torch.blackman_window(9)", grad=False, atol=1e-6),
+    Expr("torch.blackman_window", "torch.blackman_window(6, periodic=False)", grad=False, atol=1e-6),
+    Expr("torch.bartlett_window", "torch.bartlett_window(7)", grad=False),
+    Expr("torch.bartlett_window", "torch.bartlett_window(6, periodic=False)", grad=False),
+    Expr("torch.is_nonzero", "torch.is_nonzero(x[0, 0, :1])", grad=False),
+    Expr("torch.is_nonzero", "torch.is_nonzero(torch.zeros(1))", grad=False),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
 # Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them); tanh (its CPU
 # kernel is off by up to 7e-5 near saturation).
@@ -777,6 +795,8 @@ ORACLE = [
     "torch.broadcast_tensors(x, y[0], v[:4])", "torch.isin(n, idx)", "torch.fmax(a, c)", "torch.logspace(0, 2, 5)",
     "torch.dropout(x, 0.5, False)", "torch.bitwise_not(n)", "torch.special.xlog1py(x, u)",
     "torch.cumulative_trapezoid(x, dx=0.5, dim=1)", "torch.select(x, -1, -1)", "torch.sin(x * torch.pi)",
+    "torch.hann_window(8)", "torch.blackman_window(6, periodic=False)", "torch.bartlett_window(7)",
+    "torch.split_with_sizes(x, [1, 2], 1)", "torch.is_nonzero(torch.zeros(1))",
 ]
 
 # MindSpore 2.10 computes these on CPU but cannot differentiate them there: outputs only
