@@ -739,6 +739,19 @@ CASES += [
     Expr("torch.is_nonzero", "torch.is_nonzero(torch.zeros(1))", grad=False),
 ]
 
+CASES += [
+    Expr("torch.conj", "torch.conj(x)"),
+    Expr("torch.conj_physical", "torch.conj_physical(x * 2)"),
+    Expr("torch.resolve_conj", "torch.resolve_conj(x)"),
+    Expr("torch.resolve_neg", "torch.resolve_neg(x) * 2"),
+    Expr("torch.is_conj", "torch.is_conj(x)", grad=False),
+    Expr("torch.is_neg", "torch.is_neg(x)", grad=False),
+    Expr("torch.linalg.inv_ex", "torch.linalg.inv_ex(spd)", arrays=SPD, rtol=1e-4, why="float32 inverse"),
+    Expr("torch.linalg.cholesky_ex", "torch.linalg.cholesky_ex(spd)", arrays=SPD, rtol=1e-4, why="float32 factorisation"),
+    Expr("torch.linalg.cholesky_ex", "torch.linalg.cholesky_ex(spd, upper=True)", arrays=SPD, rtol=1e-4,
+         why="float32 factorisation"),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
 # Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them); tanh (its CPU
 # kernel is off by up to 7e-5 near saturation).
@@ -796,7 +809,8 @@ ORACLE = [
     "torch.dropout(x, 0.5, False)", "torch.bitwise_not(n)", "torch.special.xlog1py(x, u)",
     "torch.cumulative_trapezoid(x, dx=0.5, dim=1)", "torch.select(x, -1, -1)", "torch.sin(x * torch.pi)",
     "torch.hann_window(8)", "torch.blackman_window(6, periodic=False)", "torch.bartlett_window(7)",
-    "torch.split_with_sizes(x, [1, 2], 1)", "torch.is_nonzero(torch.zeros(1))",
+    "torch.split_with_sizes(x, [1, 2], 1)", "torch.is_nonzero(torch.zeros(1))", "torch.conj(x)",
+    "torch.resolve_conj(x)", "torch.linalg.inv_ex(spd)",
 ]
 
 # MindSpore 2.10 computes these on CPU but cannot differentiate them there: outputs only
@@ -804,4 +818,5 @@ ORACLE_FORWARD_ONLY = {
     "torch.cummax(x, 1)": "the backward uses InplaceScatterAdd, which has no CPU kernel",
     "torch.cholesky(spd, upper=True)": "CholeskyGrad has no CPU kernel",
     "torch.linalg.qr(w)": "Qr has no bprop",
+    "torch.linalg.cholesky_ex(spd)": "CholeskyGrad has no CPU kernel",
 }

@@ -75,6 +75,7 @@ PRIMITIVES = [
     ("tanhshrink", ops.tanhshrink, torch.nn.functional.tanhshrink, lambda d: [r(3, 4, dtype=d)]),
     ("clamp_tensor_bounds", lambda x, a, b: ops.clamp(x, a, b), lambda x, a, b: torch.clamp(x, a, b),
      lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d, low=-1, high=-0.2), r(4, dtype=d, low=0.2, high=1)]),
+    ("conj_of_real", ops.conj, torch.conj, lambda d: [r(3, 4, dtype=d)]),
     # losses: the targets are constants (signs), the other inputs are differentiated
     ("margin_ranking_loss", lambda a, b: ops.margin_ranking_loss(a, b, ops.cast(ms.Tensor(SIGNS), a.dtype), 0.3),
      lambda a, b: torch.nn.functional.margin_ranking_loss(a, b, torch.tensor(SIGNS, dtype=a.dtype), 0.3),
@@ -163,3 +164,10 @@ def test_integer_division_with_rounding_stays_integer():
     assert ops.div(a, 2, rounding_mode="floor").dtype == ms.int64
     with pytest.raises(ValueError, match="rounding_mode"):
         ops.div(a, 2, rounding_mode="round")
+
+
+def test_conj_of_a_complex_tensor_negates_the_imaginary_part():
+    z = np.array([1 + 2j, -3 - 0.5j], dtype=np.complex64)
+    out = ops.conj(ms.Tensor(z)).asnumpy()
+    assert out.dtype == np.complex64
+    np.testing.assert_array_equal(out, torch.conj(torch.tensor(z)).resolve_conj().numpy())
