@@ -9,6 +9,7 @@ from .._checkparam import check_tensor
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
+from .._prims import math_ext as MX
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 
@@ -66,9 +67,17 @@ def mul(x, y):
 
 
 def div(x, y, rounding_mode=None):
+    """x / y; ``rounding_mode`` 'floor' or 'trunc' rounds the quotient (integers stay integers,
+    as in MindSpore 2.10)."""
+    if rounding_mode not in (None, "floor", "trunc"):
+        raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', "
+                         f"but got {rounding_mode!r}.")
     x, y = _operands(x, y)
-    if not (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
-            isinstance(y, Tensor) and y._data.dtype.kind == "f"):
+    floats = (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
+              isinstance(y, Tensor) and y._data.dtype.kind == "f")
+    if rounding_mode is not None and not floats:
+        return _int_div(x, y, rounding_mode)
+    if not floats:
         x = cast(_as_tensor(x), mstype.float32)
     out = apply(_DIV, x, y)
     if rounding_mode == "floor":
@@ -76,6 +85,18 @@ def div(x, y, rounding_mode=None):
     if rounding_mode == "trunc":
         return sign(out) * floor(abs(out))
     return out
+
+
+def _int_div(x, y, rounding_mode):
+    """Integer division rounded down ('floor') or toward zero ('trunc'), in the integer dtype."""
+    xa = x._data if isinstance(x, Tensor) else np.asarray(x)
+    ya = y._data if isinstance(y, Tensor) else np.asarray(y)
+    dtype = (x if isinstance(x, Tensor) else y)._data.dtype
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.floor_divide(xa, ya)
+        if rounding_mode == "trunc":
+            q = q + ((q < 0) & (q * ya != xa))
+    return Tensor._wrap(np.asarray(q, dtype=dtype))
 
 
 true_divide = div
@@ -246,8 +267,20 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     return apply(M.ClipByValue(), x, lo, hi)
 
 
-clamp = clip_by_value
-clip = clip_by_value
+def clamp(input, min=None, max=None):
+    """Clamp ``input`` to [min, max] (MindSpore 2.x's keyword names; either bound may be None
+    or a Tensor, which then gets its gradient where it binds)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = _as_tensor(input)
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    return clip_by_value(input, min, max)
+
+
+clip = clamp
 
 
 def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -465,8 +498,10 @@ def argmin(x, axis=None, keepdims=False):
     return Tensor._wrap(np.asarray(out, dtype=np.int32))
 
 
-def prod(x, axis=None, keep_dims=False):
-    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), _as_tensor(x))
+def prod(x, axis=None, keep_dims=False, dtype=None):
+    """The product over ``axis`` (all axes when None), cast to ``dtype`` first when given."""
+    x = _as_tensor(x) if dtype is None else cast(x, dtype)
+    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), x)
 
 
 def var(x, axis=None, ddof=0, keepdims=False):
@@ -526,9 +561,10 @@ def logsumexp(x, axis, keep_dims=False):
 
 
 def cumsum(x, axis, dtype=None):
-    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum)."""
-    out = apply(M.CumSum(axis), _as_tensor(x))
-    return out if dtype is None else cast(out, dtype)
+    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum);
+    the input is cast to `dtype` first when given (Bool counts), as MindSpore's."""
+    x = _as_tensor(x) if dtype is None else cast(x, dtype)
+    return apply(M.CumSum(axis), x)
 
 
 # --- softmax family and activations ---------------------------------------------------------
@@ -727,8 +763,17 @@ def flip(x, dims):
 
 
 def repeat_interleave(x, repeats, axis=None):
+    """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None);
+    ``repeats`` an int or one count per element (a Tensor or list)."""
+    x = _as_tensor(x)
     if axis is None:
-        return apply(A.Repeat(repeats, 0), reshape(x, (-1,)))
+        x, axis = reshape(x, (-1,)), 0
+    if isinstance(repeats, (Tensor, list, tuple, np.ndarray)):
+        counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats).reshape(-1)
+        if counts.size != 1:
+            index = np.repeat(np.arange(x.shape[axis]), counts.astype(np.int64))
+            return gather(x, index, axis)
+        repeats = int(counts[0])
     return apply(A.Repeat(repeats, axis), x)
 
 
