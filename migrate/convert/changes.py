@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from migrate.convert.cst import code_of
+from migrate.convert.deep import run_deep
 
 MARKER_PREFIX = "# migrate: "
 
@@ -54,7 +55,11 @@ class Change:
 
 
 def _snippet(node, limit: int = 120) -> str:
-    text = " ".join(code_of(node).split())
+    try:
+        text = code_of(node)
+    except RecursionError:  # a deep expression (x.abs().abs()... 500 times) converted in a deep thread
+        text = run_deep(code_of, node)
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

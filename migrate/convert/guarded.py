@@ -16,18 +16,13 @@ from __future__ import annotations
 import ast
 import io
 import re
-import sys
-import threading
 import tokenize
 
 import migrate.convert
 from migrate.convert.changes import ConvertResult
+from migrate.convert.deep import DEEP_RECURSION_LIMIT, DEEP_STACK_BYTES, run_deep  # noqa: F401 (public here)
 from migrate.convert.registry import EVERYTHING, RuleSelection
 
-# Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
-# code generation take a few kB each, so the stack is sized for the limit, not the other way round.
-DEEP_RECURSION_LIMIT = 60_000
-DEEP_STACK_BYTES = 1 << 30
 TARGETS = ("ms_core", "mindspore")
 # Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
 # nested deeper than this never does, so the output stays as far from CPython's limit as the input.
@@ -70,32 +65,6 @@ def python_error(code: str) -> str | None:
     except ValueError as exc:  # null bytes
         return f"cannot parse: {exc}"
     return None
-
-
-def run_deep(fn, *args):
-    """Call ``fn(*args)`` in a thread with a 1 GiB stack and a high recursion limit; return its
-    result or raise its exception."""
-    box: dict = {}
-
-    def target():
-        try:
-            box["value"] = fn(*args)
-        except BaseException as exc:  # handed to the caller's thread
-            box["error"] = exc
-
-    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
-    threading.stack_size(DEEP_STACK_BYTES)
-    try:
-        sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
-        worker = threading.Thread(target=target, name="migrate-deep")
-        worker.start()
-        worker.join()
-    finally:
-        threading.stack_size(old_stack)
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING) -> ConvertResult:
