@@ -11,7 +11,7 @@ from contextlib import ExitStack, contextmanager
 import numpy as np
 
 from .rnn import layered
-from .run import is_torch, run_torch, torch_dropout_keep
+from .run import is_torch, numpy_to_torch, run_torch, torch_dropout_keep
 
 
 # --- copies in another dtype ----------------------------------------------------------------------
@@ -63,16 +63,7 @@ def _tensor_attributes(module):
 
 
 def _cast_inputs(inputs, dtype):
-    import torch
-    out = []
-    for x in inputs:
-        if isinstance(x, np.ndarray) and x.dtype.kind == "f":
-            out.append(torch.from_numpy(x).to(dtype))
-        elif is_torch(x) and x.is_floating_point():
-            out.append(x.detach().to(dtype))
-        else:
-            out.append(x)
-    return out
+    return [numpy_to_torch(x, dtype) for x in inputs]
 
 
 # --- whole-model reference runs -------------------------------------------------------------------

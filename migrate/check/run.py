@@ -48,6 +48,18 @@ def is_ms(x) -> bool:
     return hasattr(x, "asnumpy") and hasattr(x, "_data")
 
 
+def numpy_to_torch(x, dtype=None):
+    """Rebuild an input structure (arrays, tuples/lists of them, e.g. an LSTM's ``(h, c)``) with
+    torch tensors; with `dtype`, floating-point arrays and tensors are cast to it."""
+    import torch
+    if isinstance(x, np.ndarray) or is_torch(x):
+        t = torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x.detach()
+        return t.to(dtype) if dtype is not None and t.is_floating_point() else t
+    if isinstance(x, (tuple, list)):
+        return type(x)(numpy_to_torch(i, dtype) for i in x)
+    return x
+
+
 def torch_to_ms(x):
     """Rebuild a torch structure with ms_core Tensors (values copied)."""
     import ms_core
@@ -449,8 +461,7 @@ def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True) -
     """Forward (and backward of `loss`) of the torch model, hooks recording."""
     import torch
     with TorchRecorder(model, capture=capture, clone=clone) as rec:
-        t_inputs = [torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x
-                    for x in inputs]
+        t_inputs = [numpy_to_torch(x) for x in inputs]
         if not grads:
             with torch.no_grad():
                 return Run(rec, model(*t_inputs))

@@ -87,6 +87,7 @@ def test_html_is_self_contained(tmp_path, faulty):
     (["--model", "MLP()", "--input-shape", "4,a"], "not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "2,x"], "'2,x' is not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "2,,6"], "'2,,6' is not a list of positive ints"),
+    (["--model", "MLP()", "--input-shape", "4,6+"], "'' is not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "4,6", "--input-dtype", "float8"], "not one of"),
     (["--model", "MLP()", "--input-shape", "4,6", "--report", "r.txt"], "must end in"),
 ])
