@@ -23,20 +23,32 @@ def float_copy(module, dtype):
     ``copy.deepcopy`` refuses tensors that are not graph leaves (a module that keeps the result
     of a computation, e.g. a cached mask built from a parameter): those are copied detached.
     """
-    try:
-        twin = copy.deepcopy(module)
-    except RuntimeError:
-        memo = {}
-        for value in _tensor_attributes(module):
-            if value.grad_fn is not None:
-                memo[id(value)] = value.detach().clone()
-        twin = copy.deepcopy(module, memo)
+    memo = _converted_tensors(module, dtype)
+    for value in _tensor_attributes(module):
+        if value.grad_fn is not None:
+            memo[id(value)] = value.detach().clone()
+    twin = copy.deepcopy(module, memo)
     twin.to(dtype)
     for mod in twin.modules():
         for name, value in list(vars(mod).items()):
             if is_torch(value) and value.is_floating_point() and value.dtype != dtype:
                 object.__setattr__(mod, name, value.detach().to(dtype))
     return twin
+
+
+def _converted_tensors(module, dtype) -> dict:
+    """A deepcopy memo giving every parameter and buffer directly in `dtype` (one conversion
+    instead of a copy and then a conversion; shared tensors stay shared through the memo)."""
+    import torch
+    memo = {}
+    for p in module.parameters():
+        if id(p) not in memo:
+            data = p.detach().to(dtype) if p.is_floating_point() else p.detach().clone()
+            memo[id(p)] = torch.nn.Parameter(data, requires_grad=p.requires_grad)
+    for b in module.buffers():
+        if id(b) not in memo:
+            memo[id(b)] = b.detach().to(dtype) if b.is_floating_point() else b.detach().clone()
+    return memo
 
 
 def _tensor_attributes(module):
