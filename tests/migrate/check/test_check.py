@@ -393,6 +393,16 @@ def test_a_word_language_model_without_dropout_between_layers_fails(tmp_path):
     assert r.culprit.kind == "train" and r.culprit.layer == "rnn"
 
 
+def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
+    path = FIXTURES / "dynamic_layer.py"
+    assert "# migrate: MS9" in convert_source(path.read_text()).code
+    t, m, _, _ = prepare(str(path), "DynamicRNN()", convert=convert_source)
+    r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
+    assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "rnn"
+    assert "holds a torch module at 'rnn' (torch.nn.GRU)" in r.culprit.message
+    assert not any("rnn.weight_ih_l0" in f.message for f in r.findings)
+
+
 def test_a_wrong_dropout_between_rnn_layers_is_named(tmp_path):
     code = convert_source(RNN_LM.read_text()).code
     assert code.count("dropout=float(dropout)") == 3
