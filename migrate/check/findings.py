@@ -77,6 +77,12 @@ def _phase_findings(phase, models) -> list:
     bad = [g for g in phase.gradients if not g.stats.passed]
     if bad and f is None:
         out.append(_gradient_finding(phase, bad, models))
+    if phase.random_draws:
+        for finding in out:
+            finding.message += (f"; the torch model draws random numbers outside dropout "
+                                f"({phase.random_draws}) that the check does not replay, so in "
+                                f"{phase.mode} mode the two sides use different ones: compare "
+                                f"with that randomness off (e.g. its rate 0)")
     return out
 
 

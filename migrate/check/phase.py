@@ -44,6 +44,10 @@ def run_phase(models, inputs, plan, s) -> PhaseResult:
     ms_state = snapshot_ms(models.ms_cell, buffers_only=True)
     t_loss, m_loss = make_losses(s.loss_fn, s.seed) if plan.gradients else (None, None)
     t_run = _run_torch_side(models, inputs, plan, t_loss, s)
+    phase.random_draws = t_run.recorder.random.summary()
+    if phase.random_draws:
+        phase.notes.append(f"the torch forward draws random numbers outside dropout, which the "
+                           f"check does not replay: {phase.random_draws}")
     masks = t_run.recorder.dropout_masks if train else None
     m_run = _run_ms_side(models, inputs, plan, m_loss, masks, t_run.recorder.functional_masks,
                          s, phase)

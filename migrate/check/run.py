@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compare import TensorStats, as_array, compare
+from .randomness import RandomDraws
 from .rnn import is_layered_dropout, layered, ms_rnn_masks
 from .sources import layer_source
 from .weights import TransferReport, map_names
@@ -188,6 +189,7 @@ class TorchRecorder:
             self.handles.append(mod.register_forward_hook(self._post(path, is_drop),
                                                           with_kwargs=True))
         self._patch_functional()
+        self.random = RandomDraws().__enter__()  # torch.rand & co.: noted, not replayed
 
     def _patch_functional(self):
         """Record the masks of functional dropout (F.dropout in a forward) in call order."""
@@ -259,6 +261,8 @@ class TorchRecorder:
         for name, orig in getattr(self, "_saved", {}).items():
             setattr(TF, name, orig)
         self._saved = {}
+        if getattr(self, "random", None) is not None:
+            self.random.__exit__(None, None, None)
 
     def __enter__(self):
         return self

@@ -403,6 +403,20 @@ def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
     assert not any("rnn.weight_ih_l0" in f.message for f in r.findings)
 
 
+def test_random_draws_outside_dropout_are_named_as_the_cause_in_training_mode():
+    path = FIXTURES / "drop_connect.py"
+    t, m, _, _ = prepare(str(path), "DropConnectNet()", convert=convert_source)
+    x = make_inputs(["8,6"], None, None, 0)
+    r = check(t, m, x, mode="both")
+    assert r.phase("eval").random_draws == "" and r.phase("eval").outputs.passed
+    assert r.phase("train").random_draws == "torch.rand at drop_connect.py:18 (x1)"
+    assert not r.passed and r.culprit.kind == "train"
+    assert "draws random numbers outside dropout (torch.rand at drop_connect.py:18 (x1))" \
+        in r.culprit.message
+    t, m, _, _ = prepare(str(path), "DropConnectNet(rate=0.0)", convert=convert_source)
+    assert check(t, m, x, mode="both").passed
+
+
 def test_a_wrong_dropout_between_rnn_layers_is_named(tmp_path):
     code = convert_source(RNN_LM.read_text()).code
     assert code.count("dropout=float(dropout)") == 3

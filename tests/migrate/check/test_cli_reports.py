@@ -47,6 +47,9 @@ def test_mismatch_exit_1_names_the_layer_in_every_format(tmp_path, faulty, capsy
     html = (tmp_path / "r.html").read_text()
     assert "<svg" in html and 'class="first"' in html and "proj" in html
     assert 'data-figure="losses"' in html and "id='losses'" in html
+    for figure in ("depth-eval", "depth-train", "gradients-train"):
+        assert f"<figure id='{figure}'><svg" in html, figure
+    assert html.count('class="gradient FAIL"') >= 1  # the transposed weight's gradient
 
 
 def test_json_report_follows_the_documented_schema(tmp_path):
