@@ -16,13 +16,18 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
+import threading
 import tokenize
 
 import migrate.convert
 from migrate.convert.changes import ConvertResult
-from migrate.convert.deep import DEEP_RECURSION_LIMIT, DEEP_STACK_BYTES, run_deep  # noqa: F401 (public here)
 from migrate.convert.registry import EVERYTHING, RuleSelection
 
+# Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
+# code generation take a few kB each, so the stack is sized for the limit, not the other way round.
+DEEP_RECURSION_LIMIT = 60_000
+DEEP_STACK_BYTES = 1 << 30
 TARGETS = ("ms_core", "mindspore")
 # Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
 # nested deeper than this never does, so the output stays as far from CPython's limit as the input.
@@ -67,13 +72,41 @@ def python_error(code: str) -> str | None:
     return None
 
 
-def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING) -> ConvertResult:
+def run_deep(fn, *args):
+    """Call ``fn(*args)`` in a thread with a 1 GiB stack and a high recursion limit; return its
+    result or raise its exception."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+    threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
+        worker = threading.Thread(target=target, name="migrate-deep")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
+                 inherited: dict | None = None) -> ConvertResult:
     """Convert source text; never raise for any input, never return code CPython cannot parse.
 
     Args:
         code: Python source.
         target: ``"ms_core"`` or ``"mindspore"``.
         rules: which rewrites run (``--select``/``--disable``).
+        inherited: torch aliases the file gets from a sibling by ``import *``.
 
     Returns:
         The :class:`ConvertResult`; on any failure ``error`` holds one line and ``code`` is the
@@ -87,7 +120,8 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         'syntax error at line 2: too many nested parentheses'
     """
     def convert_source(text, target):  # looked up at call time: the package's public entry point
-        return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable)
+        return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable,
+                                              inherited=inherited)
 
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")
@@ -104,7 +138,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
             if not checked and (error := python_error(code)) is not None:
                 return ConvertResult(code, error=error)
             checked = True
-            result = run_deep(convert_source, code, target)
+            result = run_deep(_with_snippets, convert_source, code, target)
     except RecursionError:
         return ConvertResult(code, error="too deeply nested for the converter; file left unchanged")
     except MemoryError:
@@ -128,6 +162,16 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
                 return ConvertResult(code, error=f"the conversion would nest brackets deeper than the "
                                                  f"input ({after} levels where it has {before}; "
                                                  f"CPython stops at 200); file left unchanged")
+    return result
+
+
+def _with_snippets(convert_source, code: str, target: str) -> ConvertResult:
+    """Convert, and generate the report's snippets at once: on deep code, generating them later
+    (when the result is pickled to the parent process) would recurse too deep outside this
+    thread."""
+    result = convert_source(code, target)
+    for change in result.changes:
+        change.to_dict()
     return result
 
 
