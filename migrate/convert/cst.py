@@ -150,6 +150,31 @@ def replace_fields(node, changes: dict):
     return new
 
 
+# Expressions that `.name`, `(...)` or `[...]` may follow as written. An integer may not (`0.x` is a
+# syntax error), nor may any operation (`-x.shape` is `-(x.shape)`, `a + b.dtype` is `a + (b.dtype)`);
+# a tuple or a generator expression only in its own parentheses (`f(x for x in y)` has none).
+_PRIMARIES = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Float, cst.Imaginary,
+              cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict,
+              cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis)
+
+
+def is_primary(node: cst.BaseExpression) -> bool:
+    """True when ``.name``, a call or a subscript can follow ``node``'s source as it is."""
+    return bool(getattr(node, "lpar", None)) or isinstance(node, _PRIMARIES)
+
+
+def attribute(node: cst.BaseExpression, name: str) -> cst.Attribute:
+    """``node.name``, with ``node`` in parentheses unless it takes an attribute as it is.
+
+    Example:
+        >>> code_of(attribute(parse_expr("b + c"), "dtype"))
+        '(b + c).dtype'
+    """
+    if not is_primary(node):
+        node = node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Attribute(value=node, attr=cst.Name(name))
+
+
 def keep_parens(old, new):
     """A replacement keeps the parentheses of the node it replaces (they may be what makes a
     multi-line expression valid)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.call_edit import is_primary
+from migrate.convert.cst import is_primary
 
 ATOM = 16
 _BINARY = {

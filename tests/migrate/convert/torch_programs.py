@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import io
+import builtins
 import keyword
 import tokenize
 from collections import Counter
@@ -46,6 +47,7 @@ MODULE_IMPORTS = [
     ("from torch.nn import init", {"torch.nn.init": "init"}),
     ("import torch.nn", {"torch": "torch"}),
 ]
+BUILTIN_NAMES = frozenset(dir(builtins))
 SCALARS = ["0", "1", "2", "3", "-1", "0.5", "0.1", "1e-3", "True", "False", "None", "'mean'", "'same'",
            "'valid'", "'zeros'", "'sum'", "'none'", "n", "k * 2", "1 - p", "(2, 3)", "[1, 2]", "x", "-x",
            "cfg['lr']", "lambda e: 0.9 ** e", "f(1)", "'cuda'", "torch.float32", "x.shape[0]"]
@@ -113,7 +115,7 @@ def _arguments(draw, entry, multiline_comments=None):
     return ", ".join(args)
 
 
-def _reference(draw, qualname, aliases, from_names):
+def _reference(draw, qualname, aliases, from_names, avoid=False):
     """How the program names ``qualname``, given its imports (adds a from-import if chosen)."""
     options = []
     for prefix, local in aliases.items():
@@ -122,7 +124,8 @@ def _reference(draw, qualname, aliases, from_names):
         elif qualname.startswith(prefix + "."):
             options.append(local + qualname[len(prefix):])
     module, _, name = qualname.rpartition(".")
-    if module and not keyword.iskeyword(name) and name not in ("x", "y", "n", "k", "p", "f", "model", "opt"):
+    if module and not keyword.iskeyword(name) and name not in ("x", "y", "n", "k", "p", "f", "model", "opt") \
+            and not (avoid and name in BUILTIN_NAMES):  # finding F11: a torch name over a builtin
         options.append(("from", module, name))
     choice = draw(st.sampled_from(options))
     if isinstance(choice, tuple):
@@ -134,7 +137,7 @@ def _reference(draw, qualname, aliases, from_names):
 @st.composite
 def _call(draw, aliases, from_names, names, pool=None):
     qualname = draw(st.sampled_from(pool or CALLABLES))
-    ref = _reference(draw, qualname, aliases, from_names)
+    ref = _reference(draw, qualname, aliases, from_names, names.avoid)
     entry = ENTRIES[qualname]
     # finding F7: a statement a rule removes loses its comment
     names.risky |= names.avoid and (entry.rule is not None or not entry.target)
@@ -154,10 +157,7 @@ def _simple(draw, aliases, from_names, names):
         return f"{target} = {call}"
     if kind == 3:
         method = draw(st.sampled_from(TENSOR_METHODS)).split(".", 1)[1]
-        entry = ENTRIES["Tensor." + method]
-        if names.avoid and entry.rule is not None:  # finding F2: `{arg}.dtype` text from literals
-            return f"y = x.{method}({', '.join(['w'] * sum(1 for p in entry.params or () if p.default is None and not p.star))})"
-        return f"y = x.{method}({draw(_arguments(entry))})"
+        return f"y = x.{method}({draw(_arguments(ENTRIES['Tensor.' + method]))})"
     if kind == 4:
         method = draw(st.sampled_from(MODULE_METHODS)).split(".", 1)[1]
         return f"r = model.{method}({draw(_arguments(ENTRIES['Module.' + method]))})"
@@ -248,9 +248,10 @@ def torch_programs(draw, avoid_known_findings: bool = False):
         avoid_known_findings: stay clear of the converter bugs recorded in
             /work/notes/fuzz_findings.md, to be fixed after the converter's restructure (issue 13
             item 6: comments above a removed torch import and on the training-loop calls the
-            training rewrite replaces; F2: literal arguments of `type_as`; F5, F7, F8: comments
-            on a removed `with torch.no_grad():` or on a statement a rule removes, names
-            re-bound after a removed object). bench/fuzz.py keeps them all.
+            training rewrite replaces; F5, F7, F8: comments on a removed `with torch.no_grad():`
+            or on a statement a rule removes, names re-bound after a removed object; F11: a
+            from-import of a torch name that shadows a builtin).
+            bench/fuzz.py keeps them all.
     """
     names = Names(avoid_known_findings)
     comments_on_rewritten_lines = not avoid_known_findings
