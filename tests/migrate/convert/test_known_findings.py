@@ -74,3 +74,14 @@ def test_f11_a_torch_import_shadowing_a_builtin_the_generated_helpers_use_stays_
     once = convert_source("from torch.hub import list\nfrom torch.nn import Conv1d\nm = Conv1d(*args)\n"
                           "y = list()\n").code
     assert convert_source(once).code == once
+
+
+@deferred
+def test_f12_a_marked_module_method_in_a_file_with_a_training_loop_is_marked_once():
+    # the second conversion also marks `model.cpu(*args)` as Tensor.cpu
+    src = ("import torch\nx = torch.randn(2, 3)\nmodel = make_model()\nr = model.cpu(*args)\n"
+           "y = torch.FloatTensor(*args)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "for xb, yb in data:\n\topt.zero_grad()\n\tout = model(xb)\n"
+           "\tloss = torch.nn.functional.mse_loss(out, yb)\n\tloss.backward()\n\topt.step()\n")
+    once = convert_source(src).code
+    assert convert_source(once).code == once

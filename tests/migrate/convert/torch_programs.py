@@ -115,7 +115,7 @@ def _arguments(draw, entry, multiline_comments=None):
     return ", ".join(args)
 
 
-def _reference(draw, qualname, aliases, from_names, avoid=False):
+def _reference(draw, qualname, aliases, from_names):
     """How the program names ``qualname``, given its imports (adds a from-import if chosen)."""
     options = []
     for prefix, local in aliases.items():
@@ -124,8 +124,7 @@ def _reference(draw, qualname, aliases, from_names, avoid=False):
         elif qualname.startswith(prefix + "."):
             options.append(local + qualname[len(prefix):])
     module, _, name = qualname.rpartition(".")
-    if module and not keyword.iskeyword(name) and name not in ("x", "y", "n", "k", "p", "f", "model", "opt") \
-            and not (avoid and name in BUILTIN_NAMES):  # finding F11: a torch name over a builtin
+    if module and not keyword.iskeyword(name) and name not in ("x", "y", "n", "k", "p", "f", "model", "opt"):
         options.append(("from", module, name))
     choice = draw(st.sampled_from(options))
     if isinstance(choice, tuple):
@@ -136,8 +135,11 @@ def _reference(draw, qualname, aliases, from_names, avoid=False):
 
 @st.composite
 def _call(draw, aliases, from_names, names, pool=None):
-    qualname = draw(st.sampled_from(pool or CALLABLES))
-    ref = _reference(draw, qualname, aliases, from_names, names.avoid)
+    pool = pool or CALLABLES
+    if names.avoid:  # finding F11: a from-import of a torch name that shadows a builtin
+        pool = [q for q in pool if q.rsplit(".", 1)[-1] not in BUILTIN_NAMES]
+    qualname = draw(st.sampled_from(pool))
+    ref = _reference(draw, qualname, aliases, from_names)
     entry = ENTRIES[qualname]
     # finding F7: a statement a rule removes loses its comment
     names.risky |= names.avoid and (entry.rule is not None or not entry.target)
@@ -160,6 +162,8 @@ def _simple(draw, aliases, from_names, names):
         return f"y = x.{method}({draw(_arguments(ENTRIES['Tensor.' + method]))})"
     if kind == 4:
         method = draw(st.sampled_from(MODULE_METHODS)).split(".", 1)[1]
+        if names.avoid:  # finding F12: a marked module method call is marked once more next time
+            return f"r = model.{method}()"
         return f"r = model.{method}({draw(_arguments(ENTRIES['Module.' + method]))})"
     if kind == 5:
         return draw(_call(aliases, from_names, names))
@@ -250,7 +254,7 @@ def torch_programs(draw, avoid_known_findings: bool = False):
             item 6: comments above a removed torch import and on the training-loop calls the
             training rewrite replaces; F5, F7, F8: comments on a removed `with torch.no_grad():`
             or on a statement a rule removes, names re-bound after a removed object; F11: a
-            from-import of a torch name that shadows a builtin).
+            from-import of a torch name that shadows a builtin; F12: arguments of module methods).
             bench/fuzz.py keeps them all.
     """
     names = Names(avoid_known_findings)
