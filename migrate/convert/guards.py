@@ -51,9 +51,10 @@ _MARKER = re.compile(r"#\s*migrate:\s*(MS\d{3}.*)$")
 _CATCHES_IMPORT_ERROR = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
-def stub_class(name: str = STUB) -> cst.ClassDef:
-    """The stand-in class, as a statement with two blank lines above it."""
-    node = cst.parse_statement(_STUB_SOURCE.format(name=name))
+def stub_class(name: str = STUB, newline: str = "\n") -> cst.ClassDef:
+    """The stand-in class, as a statement with two blank lines above it (``newline``: the file's
+    line ending, also inside the docstring: a mixed ending does not parse back)."""
+    node = cst.parse_statement(_STUB_SOURCE.format(name=name).replace("\n", newline))
     return node.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 

@@ -521,13 +521,13 @@ class ImportRewrite:
         placed = inherited is not None and self.first_guard is None
         if inherited is not None:
             if placed:  # the stand-in class goes above the first guard
-                header.append(stub_class(self.conv.names["stub"]))
+                header.append(stub_class(self.conv.names["stub"], _newline(self.conv)))
                 inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             header.append(inherited)
         out, at = self.out, self.header_at
         if self.conv.guarded and not placed:
             where = self.first_guard if self.first_guard is not None else at
-            out.insert(where, stub_class(self.conv.names["stub"]))
+            out.insert(where, stub_class(self.conv.names["stub"], _newline(self.conv)))
             if where + 1 < len(out):
                 # two blank lines after a class, as above it
                 lines = out[where + 1].leading_lines
@@ -692,3 +692,8 @@ def forget_vanished_uses(conv, body) -> None:
     for alias in counted:
         if alias.split(".")[0] not in seen.names:
             conv.alias_uses[alias] = 0
+
+
+def _newline(conv) -> str:
+    """The line ending of the file being converted."""
+    return conv.signatures.newline if conv.signatures is not None else "\n"

@@ -90,6 +90,9 @@ def render(conv, template: str, values: dict[str, cst.BaseExpression]) -> cst.Ba
     used = slots(template)
     texts = {name: _spread(values[name[1:]]) if name.startswith("*") else _text(values[name])
              for name in set(used)}
+    for name in texts:  # `{input}.ndim` with an integer: `(2).ndim`, not `2.ndim`
+        if isinstance(values.get(name), cst.Integer) and re.search(r"\{%s\}[.]" % re.escape(name), template):
+            texts[name] = f"({texts[name]})"
     hoisted = [n for n in dict.fromkeys(used) if used.count(n) > 1 and not n.startswith("*")
                and not is_pure(values[n])]
     params = {}

@@ -152,3 +152,17 @@ def test_fit_parenthesises_a_replacement_that_would_not_bind(parent, field, chil
 ])
 def test_a_rule_result_keeps_its_meaning_where_the_call_was(before, expected):
     check(f"{before}\n", f"{expected}\n")
+
+
+def test_a_template_slot_taking_an_attribute_parenthesises_an_integer():
+    check("y = torch.diag(2)\n",
+          "y = (ops.diag_embed((2), 0) if (2).ndim == 1 else ops.diagonal((2), 0))\n")
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_the_guard_stand_in_class_uses_the_file_line_ending(newline):
+    src = "import torch\ny = torch.FloatTensor(*args)  # note\n".replace("\n", newline)
+    out = convert_source(src).code
+    assert "class _TorchMissing" in out
+    assert out.replace(newline, "").count("\n" if newline != "\n" else "\r") == 0
+    assert convert_source(out).code == out
