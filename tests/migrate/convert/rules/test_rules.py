@@ -199,11 +199,12 @@ def test_marker_ids_are_documented():
 
 
 MY_TABLES = {"layers", "functional", "torch", "init"}
-MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot",
+MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_",  # U(0, 1) is not symmetric: marked, as it should
+                        "torch.nn.functional.one_hot",
                         "torch.randint",   # randint() without high and size: marked
                         "torch.scatter",   # scatter(input, dim, index) without src or value: marked
                         # alpha_dropout(input, p, train) with train not known to be False: marked
-                        "torch.alpha_dropout", "torch.feature_alpha_dropout"}  # U(0, 1) is not symmetric: marked, as it should
+                        "torch.alpha_dropout", "torch.feature_alpha_dropout"}
 
 
 def test_every_table_entry_converts_a_plain_call():
