@@ -256,20 +256,6 @@ class Atan2(Primitive):
         return scale * x, F.neg(scale * y)
 
 
-class FloorMod(Primitive):
-    """x - floor(x / y) * y (the sign of y), as torch.remainder and MindSpore's FloorMod."""
-
-    def forward(self, ctx, x, y):
-        with _quiet():
-            return np.mod(x, y)
-
-    def backward(self, ctx, dout):
-        x, y = ctx.inputs
-        if ctx.out._data.dtype.kind != "f":
-            return None, None
-        return dout, F.neg(dout * F.floor(F.div(x, y)))
-
-
 class TruncateMod(Primitive):
     """x - trunc(x / y) * y (the sign of x), as torch.fmod and MindSpore's Mod."""
 
