@@ -765,6 +765,18 @@ CASES += [
     Expr("torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.rnn.pad_sequence([v, v[:2]], True, padding_side='right')"),
 ]
 
+# --- in-place forms: the result and the mutated input ---
+CASES += [
+    Expr("torch.sigmoid_", "(lambda a: (torch.sigmoid_(a), a))(x * 1)"),
+    Expr("torch.tanh_", "(lambda a: (torch.tanh_(a), a))(x * 1)"),
+    Expr("torch.exp_", "(lambda a: (torch.exp_(a), a))(x * 1)"),
+    Expr("torch.sqrt_", "(lambda a: (torch.sqrt_(a), a))(pos * 1)"),
+    Expr("torch.abs_", "(lambda a: (torch.abs_(a), a))(x * 1)"),
+    Expr("torch.neg_", "(lambda a: (torch.neg_(a), a))(x * 1)"),
+    Expr("torch.clamp_", "(lambda a: (torch.clamp_(a, min=-0.5), a))(x * 1)"),
+    Expr("torch.clip_", "(lambda a: (torch.clip_(a, -0.5, 0.5), a))(x * 1)"),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
 # Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them); tanh (its CPU
 # kernel is off by up to 7e-5 near saturation).
