@@ -338,6 +338,7 @@ ORACLE = [
     "F.cosine_embedding_loss(m, w[:3], sgn[0, :, 0])",
     "F.gaussian_nll_loss(x, y, pos)", "F.multilabel_soft_margin_loss(m, u[0])", "F.embedding(idx, w)",
     "F.rrelu(x)", "F.bilinear(p, q, w3, b5)", "F.channel_shuffle(feat, 2)", "torch.conv2d(img, k, b, 1, 1)",
+    "(lambda a: (F.relu_(a), a))(x * 1)", "(lambda a: (F.leaky_relu_(a, 0.2), a))(x * 1)",
 ]
 
 # MindSpore 2.10's CPU kernels give these gradients wrong (ms_core gives torch's; README, "knowingly differs")

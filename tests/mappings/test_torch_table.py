@@ -836,6 +836,10 @@ ORACLE = [
     "torch.hann_window(8)", "torch.blackman_window(6, periodic=False)", "torch.bartlett_window(7)",
     "torch.split_with_sizes(x, [1, 2], 1)", "torch.is_nonzero(torch.zeros(1))", "torch.conj(x)",
     "torch.resolve_conj(x)", "torch.linalg.inv_ex(spd)",
+    "x * 2 if torch._assert(x.shape[0] == 2, 'two rows') is None else x",
+    "x.reshape(torch.nn.modules.utils._pair(2) + (6,))",
+    "torch.nn.utils.rnn.pad_sequence([x[0], x[1, :2], x[1, :1]])",
+    "(lambda a: (torch.clamp_(a, min=-0.5), a))(x * 1)", "(lambda a: (torch.sigmoid_(a), a))(x * 1)",
 ]
 
 # MindSpore 2.10 computes these on CPU but cannot differentiate them there: outputs only
