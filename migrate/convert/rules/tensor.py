@@ -237,8 +237,8 @@ def _is_plain_reference(node) -> bool:
     return isinstance(node, cst.Name)
 
 
-@argument_rule("MS158", "tensor_median")
-def tensor_median(edit) -> None:
+@argument_rule("MS158", "median")
+def median(edit) -> None:
     """Replace x.median() with x.reshape(-1).median(0)[0] (torch's median of all elements;
     MindSpore 2.10's median() is along the last axis, with indices); x.median(dim) stays."""
     if edit.bound.get("dim") is not None:
