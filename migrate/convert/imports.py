@@ -171,7 +171,7 @@ class ImportRewrite:
 
     def _import_line(self, st) -> None:
         """One line of import statements: strip its torch names, keep what remains."""
-        kept, removed = [], False
+        kept, removed, header_line = [], False, False
         if self.first_torch is None and any(torch_bindings(small) for small in st.body):
             self.first_torch = len(self.out)
         for small in st.body:
@@ -186,6 +186,7 @@ class ImportRewrite:
         if removed and self.header_at is None:
             self.header_at = len(self.out)
             self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
+            header_line = True
             if kept:
                 st = st.with_changes(leading_lines=[])
         if kept:
@@ -197,7 +198,10 @@ class ImportRewrite:
                 self.pending = []
             self.out.append(st)
         else:
-            if self.header_at != len(self.out) or self.pending:
+            # (the header line's comments already go above the header; blank lines right
+            # below it go with the line)
+            if not header_line and (self.header_at != len(self.out) or self.pending
+                                    or any(ln.comment is not None for ln in st.leading_lines)):
                 self.pending.extend(st.leading_lines)
             comment = st.trailing_whitespace.comment
             if comment is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import bind_args, code_of, dotted, method_call, parse_expr, single_assign
+from migrate.convert.cst import bind_args, code_of, dotted, method_call, parse_expr, removed, single_assign
 from migrate.convert.training.rules import AUTOGRAD_GRAD
 from migrate.convert.training.tree import Names
 
@@ -37,10 +37,9 @@ class AutogradGrad:
                     self.tp.record(old, "", AUTOGRAD_GRAD.id, "exact",
                                    "requires_grad_ dropped: ms.grad differentiates its lambda's argument",
                                    before=code_of(old))
-                    body[j] = cst.SimpleStatementLine([cst.Pass()], leading_lines=old.leading_lines) \
-                        if old.leading_lines else None
+                    body[j] = removed(old)
                 changed = True
-        return [b for b in body if b is not None] if changed else None
+        return [b for x in body for b in (x if isinstance(x, list) else [x])] if changed else None
 
     def _rewrite(self, body, i):
         """(the new statement, indices of requires_grad_ statements to drop), or None."""

@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate.convert.cst import code_of, dotted, method_call, new_statement, parse_expr, short
+from migrate.convert.cst import code_of, dotted, method_call, new_statement, parse_expr, removed, short
 from migrate.convert.training.rules import (
     CONDITIONAL_BACKWARD, GRAD_ACCUMULATION, GRAD_REDUCER, NO_GRAD_IN_FORWARD, TRAINING_STEP, ZERO_GRAD,
 )
-from migrate.convert.training.tree import Names, Refuse, at, block_at, called_names, free_reads, reads_grad, unique
+from migrate.convert.training.tree import (
+    Names, Refuse, at, block_at, called_names, carry_comments, free_reads, reads_grad, unique,
+)
 from migrate.convert.training.update import UpdateRewrite, UpdateState
 
 BUILTINS = set(dir(builtins))
@@ -323,9 +325,8 @@ class StepRewrite:
         tp = self.tp
         loss = plan.loss_name
         out = f"({', '.join([loss, *plan.aux])})" if plan.aux else loss
-        # the comments above backward() ("# Backpropagation") stay above its replacement
-        call = [new_statement(f"{out}, {grads} = {gfn}({', '.join(plan.params)})").with_changes(
-            leading_lines=plan.bw_stmt.leading_lines)]
+        # the comments of backward() ("# Backpropagation") stay on its replacement
+        call = carry_comments(plan.bw_stmt, [new_statement(f"{out}, {grads} = {gfn}({', '.join(plan.params)})")])
         if plan.reducer:
             call.append(new_statement(f"{grads} = {plan.reducer}({grads})"))
             tp.record(plan.bw_stmt, call[-1], GRAD_REDUCER.id, "transformed",
@@ -362,8 +363,7 @@ class StepRewrite:
             if i in plan.zero_at:
                 self.tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "
                                                               "fresh gradients on every call")
-                if st.leading_lines:
-                    kept.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines))
+                kept += removed(st)
                 continue
             kept.append(st)
         return kept

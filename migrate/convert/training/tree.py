@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import children, dotted, method_call, new_statement, short
+from migrate.convert.cst import children, dotted, method_call, new_statement, removed, short
 
 
 class Refuse(Exception):
@@ -224,6 +224,31 @@ def with_comment(stmt, rule_id: str, reason: str):
     if any(ln.comment is not None and ln.comment.value == text for ln in lines):
         return stmt
     return stmt.with_changes(leading_lines=[*lines, cst.EmptyLine(comment=cst.Comment(text))])
+
+
+def carry_comments(old, new: list, last: bool = False) -> list:
+    """``new`` (the statements that replace ``old``) with ``old``'s comments: the lines above it
+    go above the first one, its end-of-line comment onto the first (``last``: the last) one that
+    has none (onto a compound statement's header); a ``pass`` keeps them when nothing replaces
+    ``old``."""
+    if not new:
+        return removed(old)
+    new = list(new)
+    if new[0] is not old and old.leading_lines:
+        new[0] = new[0].with_changes(leading_lines=[*old.leading_lines, *new[0].leading_lines])
+    tail = getattr(old, "trailing_whitespace", None)
+    if tail is None or tail.comment is None or any(st is old for st in new):
+        return new
+    for i in (reversed(range(len(new))) if last else range(len(new))):
+        st = new[i]
+        if isinstance(st, cst.SimpleStatementLine) and st.trailing_whitespace.comment is None:
+            new[i] = st.with_changes(trailing_whitespace=tail)
+            return new
+        body = getattr(st, "body", None)
+        if isinstance(body, cst.IndentedBlock) and body.header.comment is None:
+            new[i] = st.with_changes(body=body.with_changes(header=tail))
+            return new
+    return new
 
 
 def getitem_columns(node: cst.ClassDef) -> int | None:

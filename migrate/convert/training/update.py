@@ -11,7 +11,7 @@ from migrate.convert.cst import bind_args, call_of, code_of, dotted, method_call
 from migrate.convert.training.rules import (
     CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, TRAINING_STEP, ZERO_GRAD,
 )
-from migrate.convert.training.tree import Names, Refuse, unique
+from migrate.convert.training.tree import Names, Refuse, carry_comments, unique
 
 CLIP_NORM = {"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
              "torch.nn.utils.clip_grad.clip_grad_norm_"}
@@ -51,13 +51,11 @@ class UpdateRewrite:
                 out.append(self._guarded(st))
                 continue
             new = self._one(st)
+            if not (len(new) == 1 and new[0] is st):
+                new = carry_comments(st, new, last=True)
             for n_st in new:
                 if n_st is not st:
                     tree.stands_for(n_st, st)
-            if new and st.leading_lines and new[0] is not st:
-                new[0] = new[0].with_changes(leading_lines=st.leading_lines)
-            elif not new and st.leading_lines:
-                new = [cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines)]
             out.extend(new)
         return out
 
