@@ -163,6 +163,8 @@ class Cleanup:
         tp = self.tp
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1
                 and dotted(small.targets[0].target) in tp.bindings.samplers
+                and isinstance(small.value, cst.Call)
+                and tp.qual(small.value.func) in training_apis().samplers
                 and self.allows(SAMPLER_STATEMENTS.id)):
             return None
         tp.record(st, "", SAMPLER_STATEMENTS.id, "transformed",
@@ -209,7 +211,8 @@ class Cleanup:
                            "compute grads with ms.value_and_grad and call the optimizer with them", 240)
             tp.record(st, "", "MS955", "unsupported", reason)
             return [with_comment(st, "MS955", reason)]
-        if name == "set_epoch" and recv in tp.bindings.samplers and self.allows(SAMPLER_STATEMENTS.id):
+        if name == "set_epoch" and (recv in tp.bindings.samplers or recv in tp.bindings.kept_samplers) \
+                and self.allows(SAMPLER_STATEMENTS.id):
             tp.record(st, "", SAMPLER_STATEMENTS.id, "approximate",
                       "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
             return removed(st)
