@@ -401,8 +401,10 @@ def on_with(conv, node: cst.With):
         stmts = [cst.SimpleStatementLine(list(body.body))]
     else:
         stmts = list(body.body)
-    if node.leading_lines:
-        stmts[0] = stmts[0].with_changes(leading_lines=[*node.leading_lines, *stmts[0].leading_lines])
+    header = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
+    lead = [*node.leading_lines, *([cst.EmptyLine(comment=header)] if header is not None else [])]
+    if lead:  # (the comment on the `with` line too: `with torch.no_grad():  # evaluation`)
+        stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
     conv.reshaped = True
     return stmts
 

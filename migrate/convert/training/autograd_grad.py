@@ -67,7 +67,7 @@ class AutogradGrad:
                                   if n in Names.of(out).reads}))
         if x not in Names.of(expr).reads:
             return None
-        drops = [j for j in range(i) if _requires_grad_of(body[j], x)]
+        drops = [j for j in range(i) if requires_grad_of(body[j], x)]
         for t in a.targets:
             self.tp.tensor_names.update(Names.bound_by(t))
         self.tp.conv.used.add("ms")
@@ -127,7 +127,8 @@ def _paren(e):
     return e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _requires_grad_of(st, x: str) -> bool:
+def requires_grad_of(st, x: str) -> bool:
+    """Whether ``st`` is ``x.requires_grad_(...)`` or ``x.requires_grad = ...``."""
     m = method_call(st, "requires_grad_")
     if m is not None and dotted(m[0]) == x:
         return True

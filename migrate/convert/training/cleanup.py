@@ -117,7 +117,8 @@ class Cleanup:
             items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return [st.with_changes(items=items)]
         stmts = list(st.body.body)
-        stmts[0] = stmts[0].with_changes(leading_lines=[*st.leading_lines, *stmts[0].leading_lines])
+        header = [cst.EmptyLine(comment=st.body.header.comment)] if st.body.header.comment is not None else []
+        stmts[0] = stmts[0].with_changes(leading_lines=[*st.leading_lines, *header, *stmts[0].leading_lines])
         tp.tree.stands_for(stmts[0], st.body.body[0])
         return stmts
 

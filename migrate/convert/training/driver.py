@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrate.convert.cst import dotted, method_call, short, single_assign
+from migrate.convert.cst import dotted, method_call, new_statement, short, single_assign
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
-from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAINING_STEP
+from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAIN_MODE, TRAINING_STEP
 from migrate.convert.training.step import BUILTINS, StepRewrite, stop_gradients
+from migrate.convert.training.targets import constructed_names, has_steps, switched_names
 from migrate.convert.training.tree import (
     Names, Refuse, StatementTree, at, block_at, find_backward, marked_backwards, scope_names, walk_statements,
     with_comment,
@@ -116,6 +117,12 @@ class TrainingPass:
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
         self.tensor_names: set[str] = set()
         conv.training_tensors = self.tensor_names
+        self.open_chains: dict[int, tuple[str, str]] = {}  # id(acc statement) -> (acc, optimizer)
+        self._body = body
+        self._steps: bool | None = None
+        self._constructed: set[str] | None = None
+        self._switched: set[str] | None = None
+        self.trained: dict[str, object] = {}  # networks to set to training mode -> a backward() statement
 
     # ---- bookkeeping ---------------------------------------------------------------------
     def qual(self, node) -> str | None:
@@ -149,7 +156,29 @@ class TrainingPass:
             body = self.tree.walk_blocks(list(new.body), self._helpers_block)
             if body is not None:
                 new = new.with_changes(body=body)
+        if self.trained:
+            body = self.tree.walk_blocks(list(new.body), self._train_mode_block)
+            if body is not None:
+                new = new.with_changes(body=body)
         return new
+
+    def _train_mode_block(self, stmts: list):
+        """``net = Net()`` -> ``net = Net()`` + ``net.set_train(True)`` for the networks in
+        ``self.trained``: torch modules start in training mode, MindSpore Cells in inference mode."""
+        out, changed = [], False
+        for st in stmts:
+            out.append(st)
+            a = single_assign(st)
+            name = dotted(a.targets[0].target) if a is not None and len(a.targets) == 1 else None
+            if name in self.trained and name in constructed_names(self, [st]):
+                new = new_statement(f"{name}.set_train(True)")
+                self.tree.stands_for(new, st)
+                self.record(st, new, TRAIN_MODE.id, "exact",
+                            f"{name} is trained and never switched with train()/eval(): torch modules "
+                            "start in training mode (dropout, batch statistics), Cells in inference mode")
+                out.append(new)
+                changed = True
+        return out if changed else None
 
     def _helpers_block(self, stmts: list):
         """Functions of this file that a forward pass calls: their no_grad blocks stop gradients
@@ -258,6 +287,25 @@ class TrainingPass:
         return st
 
     # ---- what the pass recognizes ----------------------------------------------------------
+    def has_optimizer_steps(self) -> bool:
+        """Whether the file steps an optimizer anywhere (then a backward() without a step of its
+        own is not a plain gradient computation)."""
+        if self._steps is None:
+            self._steps = has_steps(self, self._body)
+        return self._steps
+
+    def mode_switched(self) -> set[str]:
+        """Names the file calls train()/eval()/set_train() on."""
+        if self._switched is None:
+            self._switched = switched_names(self._body)
+        return self._switched
+
+    def constructed_names(self) -> set[str]:
+        """Names the file binds to instances of classes (networks, layers, losses...)."""
+        if self._constructed is None:
+            self._constructed = constructed_names(self, self._body)
+        return self._constructed
+
     def constructs(self, st) -> bool:
         """``x = Net(...)`` / ``x = nn.Linear(...)``: an object is built, no tensor is computed."""
         a = single_assign(st)

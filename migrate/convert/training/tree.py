@@ -37,6 +37,7 @@ class Names:
     def __init__(self):
         self.reads: list[str] = []
         self.writes: list[str] = []
+        self.attr_writes: list[str] = []  # dotted attribute targets (self.loss = ...)
         self.local: set[str] = set()
         self.attrs: list[cst.Attribute] = []
         self.calls: list[cst.Call] = []
@@ -69,6 +70,8 @@ class Names:
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value)
         else:
+            if isinstance(target, cst.Attribute) and dotted(target) is not None:
+                self.attr_writes.append(dotted(target))
             self.scan(target)  # x.a = ..., x[i] = ...: x is read
 
     def scan(self, node) -> None:
@@ -234,8 +237,9 @@ def carry_comments(old, new: list, last: bool = False) -> list:
     if not new:
         return removed(old)
     new = list(new)
-    if new[0] is not old and old.leading_lines:
-        new[0] = new[0].with_changes(leading_lines=[*old.leading_lines, *new[0].leading_lines])
+    lead = list(old.leading_lines)
+    if new[0] is not old and lead and not _starts_with(list(new[0].leading_lines), lead):
+        new[0] = new[0].with_changes(leading_lines=[*lead, *new[0].leading_lines])
     tail = getattr(old, "trailing_whitespace", None)
     if tail is None or tail.comment is None or any(st is old for st in new):
         return new
@@ -249,6 +253,11 @@ def carry_comments(old, new: list, last: bool = False) -> list:
             new[i] = st.with_changes(body=body.with_changes(header=tail))
             return new
     return new
+
+
+def _starts_with(lines: list, prefix: list) -> bool:
+    """Whether ``lines`` already begins with the comment lines ``prefix`` (same nodes or equal ones)."""
+    return len(lines) >= len(prefix) and all(a is b or a.deep_equals(b) for a, b in zip(lines, prefix))
 
 
 def getitem_columns(node: cst.ClassDef) -> int | None:

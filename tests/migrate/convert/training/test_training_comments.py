@@ -89,3 +89,15 @@ def test_comment_above_a_removed_torch_import_is_kept():
 def test_blank_lines_between_removed_imports_do_not_accumulate():
     src = "import torch\n\nimport torch.nn as nn\nx = nn.ReLU()\n"
     assert convert_source(src).code == "import ms_core as ms\nfrom ms_core import nn\nx = nn.ReLU()\n"
+
+
+def test_comment_on_an_unwrapped_with_line_is_kept():
+    src = textwrap.dedent("""\
+        import torch
+        with torch.no_grad():  # evaluation
+            y = f(x)
+        with torch.autocast("cpu"):  # mixed precision
+            z = g(y)
+        """)
+    got = convert_source(src).code
+    assert "# evaluation\ny = f(x)\n" in got and "# mixed precision\nz = g(y)\n" in got

@@ -447,22 +447,50 @@ REFUSALS = {
     "break_in_forward": ("""\
         for x, y in loader:
             optimizer.zero_grad()
-            loss = criterion(model(x), y)
-            if loss > 10:
+            out = model(x)
+            if out.max() > 10:
                 break
+            loss = criterion(out, y)
             loss.backward()
             optimizer.step()
         """, "MS953", """\
         for x, y in loader:
             optimizer.zero_grad()
-            loss = criterion(model(x), y)
-            if loss > 10:
+            out = model(x)
+            if out.max() > 10:
                 break
+            loss = criterion(out, y)
             # migrate: MS953 return/break/continue/yield between the forward pass and backward(): restructure the step by hand
             loss.backward()
             optimizer.step()
         """),
 }
+
+
+def test_a_break_after_the_loss_runs_after_grad_fn():
+    # what follows the loss's last statement runs after the gradient computation: the step is
+    # still skipped when the loop breaks
+    check("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            if loss > 10:
+                break
+            loss.backward()
+            optimizer.step()
+        """, """\
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            if loss > 10:
+                break
+            optimizer(grads)
+        """)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSALS))
@@ -835,6 +863,7 @@ def test_optimizer_created_inside_an_outer_loop():
         """, """\
         for fold in range(3):
             model = Net()
+            model.set_train(True)
             optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
 
             def forward_fn(x, y):
@@ -849,6 +878,7 @@ def test_optimizer_created_inside_an_outer_loop():
                     optimizer(grads)
         for fold in range(3):
             model = Net()
+            model.set_train(True)
             optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
             x, y = data[fold]
 
