@@ -90,6 +90,8 @@ class _Saved:
     tensor_names: set[str]
     module_names: set[str]
     used: set[str]
+    open_chains: dict
+    trained: dict
 
 
 class TrainingPass:
@@ -135,12 +137,13 @@ class TrainingPass:
 
     def _save(self) -> _Saved:
         return _Saved(len(self.changes), set(self.stepped), set(self.tensor_names),
-                      set(self.conv.module_names), set(self.conv.used))
+                      set(self.conv.module_names), set(self.conv.used), dict(self.open_chains), dict(self.trained))
 
     def _restore(self, saved: _Saved) -> None:
         """Nothing of an abandoned rewrite may remain in the report or the hints."""
         del self.changes[saved.changes:]
         self.stepped, self.conv.module_names, self.conv.used = saved.stepped, saved.module_names, saved.used
+        self.open_chains, self.trained = saved.open_chains, saved.trained
         self.tensor_names.clear()
         self.tensor_names.update(saved.tensor_names)
 
@@ -237,6 +240,8 @@ class TrainingPass:
             return self._not_selected(body, path), False
         try:
             new = StepRewrite(self, body, path, taken).run()
+            if len(self.open_chains) > len(saved.open_chains):
+                new = self._rest_of_chain(new, taken)
         except Refuse as r:
             self._restore(saved)
             st = at(body, path)
@@ -249,6 +254,22 @@ class TrainingPass:
             self._restore(saved)
             return self._not_selected(body, path), False
         return new, True
+
+    def _rest_of_chain(self, body: list, taken: set[str]) -> list:
+        """The next backward() whose gradients are summed with the one just rewritten, rewritten
+        now: when it cannot be, neither can the first (both stay as they were)."""
+        while True:
+            opened = len(self.open_chains)
+            path = find_backward(body, self.skipped)
+            if path is None:
+                raise Refuse("MS953", "its gradients are summed with a later backward() that was not found")
+            try:
+                body = StepRewrite(self, body, path, taken).run()
+            except Refuse as r:
+                raise Refuse(r.rule_id, "its gradients are summed with those of a later backward() that "
+                                        f"is not rewritten ({r.reason})") from None
+            if len(self.open_chains) == opened:
+                return body
 
     def _not_selected(self, body: list, path: list) -> list:
         """A step left as written because its rules are not selected (no marker)."""

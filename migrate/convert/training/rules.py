@@ -63,3 +63,7 @@ BACKWARD_CHAIN = statement_rule(
 TRAIN_MODE = statement_rule(
     "MS229", "train_mode", "Replace net = Net() with net = Net(); net.set_train(True) for a network the file "
                            "trains and never switches with train()/eval() (torch modules start in training mode).")
+VJP_THROUGH = statement_rule(
+    "MS232", "vjp_through", "Replace fake = netG(z) read by a loss after another optimizer's step (a GAN "
+                            "generator) with fake, fake_vjp = ms.vjp(...) and the loss's fake gradient "
+                            "pulled back through fake_vjp.")

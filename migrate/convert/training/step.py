@@ -22,15 +22,16 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate.convert.cst import code_of, dotted, method_call, new_statement, parse_expr, removed, short
+from migrate.convert.cst import code_of, dotted, method_call, new_statement, parse_expr, removed, short, single_assign
 from migrate.convert.training.rules import (
     BACKWARD_CHAIN, CONDITIONAL_BACKWARD, GRAD_ACCUMULATION, GRAD_REDUCER, GRADIENT_COMPUTATION, MANUAL_UPDATE,
-    NO_GRAD_IN_FORWARD, TRAINING_STEP, ZERO_GRAD,
+    NO_GRAD_IN_FORWARD, TRAINING_STEP, VJP_THROUGH, ZERO_GRAD,
 )
 from migrate.convert.training.autograd_grad import requires_grad_of
 from migrate.convert.training.targets import Target, find_target, network_weights
 from migrate.convert.training.tree import (
-    Names, Refuse, at, block_at, called_names, carry_comments, free_reads, reads_grad, unique, walk_statements,
+    Names, Refuse, at, block_at, called_names, carry_comments, free_reads, marked, reads_grad, unique,
+    walk_statements,
 )
 from migrate.convert.training.update import UpdateRewrite, UpdateState
 
@@ -63,6 +64,8 @@ class StepPlan:
     params: list[str] = field(default_factory=list)  # forward_fn's parameters
     aux: list[str] = field(default_factory=list)     # its outputs besides the loss
     grad_inputs: list[str] = field(default_factory=list)  # inputs whose .grad is read (a gradient computation)
+    through: dict = field(default_factory=dict)  # name -> block index of `name = net(...)` it is vjp'd through
+    through_vjp: dict = field(default_factory=dict)  # name -> the name of its vjp function
     reducer: str | None = None   # the DistributedGradReducer of a data-parallel step
 
     @property
@@ -167,8 +170,11 @@ class StepRewrite:
             open_ = self.tp.open_chains.get(id(st))
             if open_ is not None and open_[1] == plan.opt:
                 return open_[0]
-            if self.tp.is_step(st) == plan.opt:
+            if self.tp.is_step(st) or id(st) in self.tp.generated:
                 return None
+            if method_call(st, "backward") is not None and marked(st):
+                raise Refuse("MS953", "an earlier backward() whose gradients this step applies too is "
+                                      "not rewritten: rewrite both by hand")
         return None
 
     # ---- 3: the forward segment ---------------------------------------------------------
@@ -180,34 +186,49 @@ class StepRewrite:
         # loss.backward() is fine): only an earlier step in this block bounds the forward pass
         lower = max([i + 1 for i, st in enumerate(block[:plan.k]) if id(st) in tp.generated], default=0)
         by_name = code_of(plan.loss) == plan.loss_name
-        needed = {plan.loss_name} if by_name else set(Names.of(plan.loss).reads)
+        needed = {plan.loss_name} if by_name else set(_differentiable_reads(plan.loss))
         start = None
         plan.slice = set()
         for i in range(plan.k - 1, -1, -1):
             n = Names.of(block[i])
             hit = (set(n.writes) | set(n.attr_writes)) & needed
             if hit and i < lower:
-                self._before_previous_step(block[i], hit)
+                if self._before_previous_step(plan, i, hit):
+                    plan.grad_inputs += sorted(hit)  # the loss reaches it through ms.vjp
                 needed -= hit  # data or objects prepared before the previous step: closures
                 continue
             if hit:
                 start = i
                 plan.slice.add(i)
-                needed |= set(n.reads)
+                if isinstance(block[i], cst.SimpleStatementLine):
+                    needed -= set(n.writes)  # (what an earlier statement bound is not read here)
+                # what reaches the loss only through .detach() is data, not forward pass
+                needed |= set(_differentiable_reads(block[i]))
         return start, needed
 
-    def _before_previous_step(self, st, hit: set[str]) -> None:
-        """The loss reads ``hit``, bound by ``st`` before the previous step of the block."""
-        tp = self.tp
+    def _before_previous_step(self, plan: StepPlan, i: int, hit: set[str]) -> bool:
+        """The loss reads ``hit``, bound by ``plan.block[i]`` before the previous step of the
+        block: a closure (False), or a network output whose gradients come back through ms.vjp
+        (True: ``fake = netG(z)`` before the discriminator's step, read by the generator's loss)."""
+        tp, st = self.tp, plan.block[i]
         if id(st) in tp.generated:
             raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
                                   "an earlier forward_fn: recompute it inside this step's "
                                   "forward pass (e.g. G(z) again, not its detached copy)")
-        if not tp.constructs(st) and tp.calls_network(st):
+        if tp.constructs(st) or not tp.calls_network(st):
+            return False
+        a = single_assign(st)
+        if a is None or len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) \
+                or plan.target.kind not in ("step", "chain") or not tp.conv.allows(VJP_THROUGH.id):
             raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed "
                                   f"before the previous optimizer step: repeat "
                                   f"`{short(code_of(st).strip(), 60)}` in this step's "
                                   "forward pass")
+        name = a.targets[0].target.value
+        plan.through[name] = i
+        plan.through_vjp[name] = unique(f"{name}_vjp", self.taken)
+        self.taken.add(f"{name}_grad")
+        return True
 
     def _take_segment(self, plan: StepPlan) -> None:
         """Cut the data preparation off the slice's head and check what remains."""
@@ -437,7 +458,8 @@ class StepRewrite:
         """The networks this step trains that the file builds and never switches with
         train()/eval(): the pass sets them to training mode where they are built."""
         tp = self.tp
-        for c in plan.names.calls:
+        through = [plan.block[i] for i in plan.through.values()]
+        for c in Names.of([*through, *plan.segment, plan.loss]).calls:
             name = dotted(c.func)
             if name in tp.constructed_names() and name not in tp.mode_switched():
                 tp.trained.setdefault(name, plan.bw_stmt)
@@ -453,6 +475,9 @@ class StepRewrite:
             got = f"({inputs}, {grads})" if plan.target.weights else inputs
         # the comments of backward() ("# Backpropagation") stay on its replacement
         call = carry_comments(plan.bw_stmt, [new_statement(f"{out}, {got} = {gfn}({', '.join(plan.params)})")])
+        for name in plan.through:
+            call.append(new_statement(f"{grads} = tuple(a + b for a, b in zip({grads}, "
+                                      f"{plan.through_vjp[name]}({name}_grad)[1]))"))
         if plan.reducer:
             call.append(new_statement(f"{grads} = {plan.reducer}({grads})"))
             tp.record(plan.bw_stmt, call[-1], GRAD_REDUCER.id, "transformed",
@@ -493,7 +518,11 @@ class StepRewrite:
         """The block before the segment, without the optimizer's zero_grad() (MindSpore needs none)
         and, for a gradient computation, without requires_grad_() on its inputs."""
         kept = []
+        through = {i: name for name, i in plan.through.items()}
         for i, st in enumerate(plan.block[:plan.start]):
+            if i in through:
+                kept.append(self._vjp_statement(plan, st, through[i]))
+                continue
             if any(requires_grad_of(st, x) for x in plan.grad_inputs):
                 self.tp.record(st, "", GRADIENT_COMPUTATION.id, "exact", "requires_grad_ dropped: "
                                "ms.value_and_grad differentiates forward_fn's inputs", before=code_of(st))
@@ -512,6 +541,21 @@ class StepRewrite:
                                                               "fresh gradients on every call")
                 plan.moved = removed(st) + plan.moved
         return kept
+
+    def _vjp_statement(self, plan: StepPlan, st, name: str):
+        """``fake = netG(z)`` -> ``fake, fake_vjp = ms.vjp(lambda: netG(z), weights=...)``."""
+        a = single_assign(st)
+        vjp = plan.through_vjp[name]
+        call = parse_expr(f"ms.vjp(lambda: _, weights={plan.target.weights})")
+        call = call.with_changes(args=[call.args[0].with_changes(value=call.args[0].value.with_changes(
+            body=a.value)), call.args[1]])
+        new = st.with_changes(body=[cst.Assign(
+            [cst.AssignTarget(parse_expr(f"({name}, {vjp})").with_changes(lpar=[], rpar=[]))], call)])
+        self.tp.tree.stands_for(new, st)
+        self.tp.record(st, new, VJP_THROUGH.id, "transformed",
+                       f"{name} is read by the loss of {plan.opt}'s step after another step: its "
+                       f"gradient comes back through {vjp} (computed once, as in torch)")
+        return new
 
     def _update_after_loop(self, plan: StepPlan, body: list, state: UpdateState) -> list:
         """Accumulation over a loop: the step, clipping and zero_grad() after the loop (and a
@@ -559,6 +603,13 @@ def _check_backward_call(tp, recv, bw_call) -> None:
                                   "or compute the gradients with ms.grad/ms.value_and_grad by hand")
         raise Refuse("MS952", f"{code_of(bw_call)}: an explicit output gradient (or a wrapper's "
                               "backward): compute the gradients with ms.vjp / value_and_grad by hand")
+
+
+def _differentiable_reads(node) -> list[str]:
+    """The names ``node`` reads, except inside ``x.detach()`` (no gradient flows there)."""
+    detached = [c for c in Names.of(node).calls
+                if isinstance(c.func, cst.Attribute) and c.func.attr.value == "detach" and not c.args]
+    return Names.of(node, skip={id(c) for c in detached}).reads
 
 
 def _zeroes_network(st, networks: set) -> bool:

@@ -321,7 +321,8 @@ def walk_statements(body):
             yield from walk_statements(stmts)
 
 
-def _marked(st) -> bool:
+def marked(st) -> bool:
+    """Whether ``st`` carries one of the training pass's markers (MS95x)."""
     return any(ln.comment is not None and ln.comment.value.startswith(MARKER_PREFIX + "MS95")
                for ln in st.leading_lines)
 
@@ -330,7 +331,7 @@ def find_backward(body: list, skip: set[int] = frozenset(), prefix=()):
     """Path to the first ``x.backward(...)`` statement of this scope that carries no marker and
     whose id is not in ``skip``, or None."""
     for i, st in enumerate(body):
-        if method_call(st, "backward") is not None and not _marked(st) and id(st) not in skip:
+        if method_call(st, "backward") is not None and not marked(st) and id(st) not in skip:
             return [*prefix, (i, None)]
         for field, stmts in blocks(st):
             found = find_backward(stmts, skip, (*prefix, (i, field)))
@@ -342,7 +343,7 @@ def find_backward(body: list, skip: set[int] = frozenset(), prefix=()):
 def marked_backwards(body: list, prefix=()):
     """Paths to the ``x.backward()`` statements that carry one of our markers."""
     for i, st in enumerate(body):
-        if method_call(st, "backward") is not None and _marked(st):
+        if method_call(st, "backward") is not None and marked(st):
             yield [*prefix, (i, None)]
         for field, stmts in blocks(st):
             yield from marked_backwards(stmts, (*prefix, (i, field)))

@@ -176,8 +176,7 @@ def test_two_losses_before_one_step_are_summed():
 
         grad_fn = ms.value_and_grad(forward_fn, None, optimizerD.parameters)
 
-        def forward_fn_1(z):
-            fake = netG(z)
+        def forward_fn_1(fake):
             err_fake = criterion(netD(ops.stop_gradient(fake)), zeros)
             return err_fake
 
@@ -186,11 +185,63 @@ def test_two_losses_before_one_step_are_summed():
         for real, z in loader:
             err_real, grads = grad_fn(real)
             accum_grads = grads
-            err_fake, grads_1 = grad_fn_1(z)
+            fake = netG(z)
+            err_fake, grads_1 = grad_fn_1(fake)
             accum_grads = tuple(a + g for a, g in zip(accum_grads, grads_1))
             optimizerD(accum_grads)
         """)
     assert rules_of(res).count("MS219") == 2 and res.unsupported == 0
+
+
+def test_a_refused_second_loss_leaves_the_first_unrewritten_too():
+    got, res = body("""\
+        for real, z in loader:
+            netD.zero_grad()
+            err_real = criterion(netD(real), ones)
+            err_real.backward()
+            err_fake = criterion(netD(netG(z).detach()), zeros)
+            err_fake.backward(retain_graph=True)
+            optimizerD.step()
+        """)
+    assert got.count("# migrate: MS952") == 2 and "its gradients are summed with those of a later" in got
+    assert "grad_fn(" not in got and "optimizerD.step()" in got and "netD.zero_grad()" in got
+
+
+# ---- MS232: a generator's loss through a discriminator updated in between -------------------
+def test_generator_loss_pulls_back_through_vjp_of_the_fake_batch():
+    res = check("""\
+        for real, z in loader:
+            fake = netG(z)
+            optimizerD.zero_grad()
+            errD = criterion(netD(real), ones) + criterion(netD(fake.detach()), zeros)
+            errD.backward()
+            optimizerD.step()
+            optimizerG.zero_grad()
+            errG = criterion(netD(fake), ones)
+            errG.backward()
+            optimizerG.step()
+        """, """\
+        def forward_fn(real, fake):
+            errD = criterion(netD(real), ones) + criterion(netD(ops.stop_gradient(fake)), zeros)
+            return errD
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizerD.parameters)
+
+        def forward_fn_1(fake):
+            errG = criterion(netD(fake), ones)
+            return errG
+
+        grad_fn_1 = ms.value_and_grad(forward_fn_1, (0,), optimizerG.parameters)
+
+        for real, z in loader:
+            fake, fake_vjp = ms.vjp(lambda: netG(z), weights=optimizerG.parameters)
+            errD, grads = grad_fn(real, fake)
+            optimizerD(grads)
+            errG, ((fake_grad,), grads_1) = grad_fn_1(fake)
+            grads_1 = tuple(a + b for a, b in zip(grads_1, fake_vjp(fake_grad)[1]))
+            optimizerG(grads_1)
+        """)
+    assert "MS232" in rules_of(res) and res.unsupported == 0
 
 
 def test_accumulation_over_micro_batches():
