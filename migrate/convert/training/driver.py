@@ -13,6 +13,7 @@ from migrate.convert.cst import dotted, method_call, new_statement, short, singl
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
+from migrate.convert.training.param_names import param_name_tests
 from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAIN_MODE, TRAINING_STEP
 from migrate.convert.training.step import BUILTINS, StepRewrite, stop_gradients
 from migrate.convert.training.targets import constructed_names, has_steps, switched_names
@@ -50,10 +51,15 @@ def training_pass(conv, module: cst.Module, code: str) -> cst.Module:
 def _run(conv, module: cst.Module, code: str) -> cst.Module:
     """Rewrite ``module``'s training code; record the changes on ``conv`` and re-align
     ``conv.stmt_lines`` (the main walk's line numbers) with the rewritten tree."""
-    if not any(t in code for t in _TRIGGERS):
+    names = "named_parameters" in code or "named_buffers" in code or "parameters():" in code
+    if not names and not any(t in code for t in _TRIGGERS):
         return module
     tp = TrainingPass(conv, module.body)
     start = module
+    if names:
+        body = param_name_tests(tp, list(module.body))
+        if body is not None:
+            start = module.with_changes(body=body)
     if "autograd.grad" in code and conv.allows(AUTOGRAD_GRAD.id):
         body = tp.tree.walk_blocks(list(module.body), AutogradGrad(tp))
         if body is not None:

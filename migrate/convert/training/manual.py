@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.cst import bind_args, code_of, dotted, new_statement, parse_expr, removed
-from migrate.convert.training.rules import MANUAL_UPDATE
+from migrate.convert.training.rules import MANUAL_UPDATE, PARAM_INPLACE
 from migrate.convert.training.tree import carry_comments, unique
 
 # in-place tensor methods on a parameter -> the new value, from the parameter p and the argument x
@@ -45,6 +45,19 @@ def manual_update(tp, st, grads: str, taken: set[str]) -> list:
     return [new]
 
 
+def inplace_updates(tp, loop: cst.For, p: str):
+    """``loop`` with in-place arithmetic on its parameter ``p`` (``p.mul_(c)``, ``p.data.add_(x)``,
+    ``p -= x``) as ``p.set_data(...)``, or None when there is none (a loop that reads no .grad)."""
+    visitor = _ParamUpdates(p, None)
+    body = loop.body.visit(visitor)
+    if not visitor.changed:
+        return None
+    new = tp.tree.rebuilt(loop, loop.with_changes(body=body))
+    tp.record(loop, new, PARAM_INPLACE.id, "exact", f"in-place updates of {p} -> {p}.set_data(...)",
+              before=loop.iter)
+    return new
+
+
 def _paren(node) -> str:
     text = code_of(node)
     return text if isinstance(node, _ATOMS) or node.lpar else f"({text})"
@@ -54,9 +67,10 @@ class _ParamUpdates(cst.CSTTransformer):
     """Inside one update loop over parameter ``p`` with gradient ``g``: ``p.grad`` -> ``g``,
     in-place updates of ``p`` -> ``p.set_data(...)``, gradient clearing removed."""
 
-    def __init__(self, p: str, g: str):
+    def __init__(self, p: str, g: str | None):
         self.p = p
-        self.g = g
+        self.g = g  # None: no gradient in this loop (in-place updates only)
+        self.changed = False
 
     def _is_param(self, node) -> bool:
         """``p`` or ``p.data``."""
@@ -72,6 +86,7 @@ class _ParamUpdates(cst.CSTTransformer):
         new = self._update(original.body[0], updated.body[0])
         if new is None:
             return updated
+        self.changed = True
         if new == "removed":
             out = removed(updated)
             return out[0] if out else cst.RemovalSentinel.REMOVE
@@ -83,13 +98,13 @@ class _ParamUpdates(cst.CSTTransformer):
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
                 and isinstance(small.value.func, cst.Attribute):
             recv, name = small.value.func.value, small.value.func.attr.value
-            if self._is_grad(recv) and name in _CLEAR:
+            if self.g is not None and self._is_grad(recv) and name in _CLEAR:
                 return "removed"
             if self._is_param(recv) and name in _INPLACE:
                 return self._inplace(done.value, name)
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             t = small.targets[0].target
-            if self._is_grad(t):
+            if self.g is not None and self._is_grad(t):
                 return "removed"  # p.grad = None
             if dotted(t) == f"{self.p}.data":
                 return _set_data(self.p, code_of(done.value))
@@ -109,7 +124,7 @@ class _ParamUpdates(cst.CSTTransformer):
         return _set_data(self.p, _INPLACE[name].format(p=self.p, x=x))
 
     def leave_Attribute(self, original, updated):
-        if self._is_grad(updated):
+        if self.g is not None and self._is_grad(updated):
             return cst.Name(self.g)
         if dotted(updated) == f"{self.p}.data":
             return cst.Name(self.p)

@@ -67,3 +67,9 @@ VJP_THROUGH = statement_rule(
     "MS232", "vjp_through", "Replace fake = netG(z) read by a loss after another optimizer's step (a GAN "
                             "generator) with fake, fake_vjp = ms.vjp(...) and the loss's fake gradient "
                             "pulled back through fake_vjp.")
+PARAM_NAME_TESTS = statement_rule(
+    "MS233", "param_name_tests", "Replace pn.endswith('weight') / pn == 'bias' on a named_parameters() name with "
+                                 "tests that also accept gamma/embedding_table / beta (the converted layers' names).")
+PARAM_INPLACE = statement_rule(
+    "MS234", "param_inplace", "Replace in-place arithmetic on the parameter of a parameters() loop (p.mul_(c), "
+                              "p.data.add_(x), p -= x) with p.set_data(...).")
