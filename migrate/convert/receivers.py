@@ -47,6 +47,9 @@ def is_tensor(conv, node) -> bool:
     if isinstance(node, cst.Name):
         # training_tensors: batches, losses and forward outputs the training pass identified
         return scope is not None and node.value in scope.tensors or node.value in conv.training_tensors
+    if isinstance(node, cst.Attribute) and is_self(conv, node.value) and node.attr.value in PARAM_ATTRS \
+            and conv.class_scope.torch_base is not None:
+        return True  # self.weight in a subclass of a torch layer is its parameter
     if isinstance(node, cst.Call):
         q = conv.qual(node.func)
         if q is not None:

@@ -198,7 +198,8 @@ def _compare(label, got, ref, case) -> None:
 
 def _cotangents(arrays: list) -> list:
     rs = np.random.RandomState(1)
-    return [rs.randn(*a.shape).astype(a.dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else None
+    return [np.asarray(rs.randn(*a.shape)).astype(a.dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            else None
             for a in arrays]
 
 
