@@ -63,8 +63,10 @@ class AutogradGrad:
         out = self._outputs(args)
         if out is None:
             return None
-        expr = out.visit(_Inline({n: v for n, v in _earlier_values(body, i, x).items()
-                                  if n in Names.of(out).reads}))
+        values, opaque = _values_of_x(body, i, x)
+        if opaque & set(Names.of(out).reads):
+            return None  # a name computed from x by a statement that cannot be inlined
+        expr = out.visit(_Inline(values))
         if x not in Names.of(expr).reads:
             return None
         drops = [j for j in range(i) if requires_grad_of(body[j], x)]
@@ -93,16 +95,31 @@ class AutogradGrad:
         return cst.Call(cst.Attribute(_paren(out), cst.Name("sum")))
 
 
-def _earlier_values(body: list, i: int, x: str) -> dict:
-    """Names bound by ``name = expr`` earlier in the block (the latest binding of each), not ``x``."""
-    subst = {}
-    for j in range(i - 1, -1, -1):
-        a = single_assign(body[j])
-        if a is not None and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
-            name = a.targets[0].target.value
-            if name != x and name not in subst:
-                subst[name] = a.value
-    return subst
+def _values_of_x(body: list, i: int, x: str) -> tuple[dict, set]:
+    """The names computed from ``x`` before statement ``i`` of the block, as expressions of ``x``
+    (each ``name = expr`` with the earlier ones inlined), and the names computed from ``x`` by
+    statements that cannot be inlined (loops, tuple or augmented assignments). Names that do not
+    depend on ``x`` (the network, constants) stay names: the lambda reads them as they are."""
+    values: dict = {}
+    opaque: set = set()
+    for st in body[:i]:
+        a = single_assign(st)
+        names = Names.of(st)
+        if x in names.writes:
+            values, opaque = {}, set()  # a new x: what came from the old one is a constant
+            continue
+        depends = x in names.reads or bool(set(names.reads) & (set(values) | opaque))
+        simple = a is not None and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name)
+        inlined = a.value.visit(_Inline(values)) if depends and simple \
+            and not set(Names.of(a.value).reads) & opaque else None
+        for name in names.writes:
+            values.pop(name, None)
+            opaque.discard(name)
+            if inlined is not None:
+                values[name] = inlined
+            elif depends:
+                opaque.add(name)
+    return values, opaque
 
 
 class _Inline(cst.CSTTransformer):

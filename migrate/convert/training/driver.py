@@ -61,9 +61,9 @@ def _run(conv, module: cst.Module, code: str) -> cst.Module:
         if body is not None:
             start = module.with_changes(body=body)
     if "autograd.grad" in code and conv.allows(AUTOGRAD_GRAD.id):
-        body = tp.tree.walk_blocks(list(module.body), AutogradGrad(tp))
+        body = tp.tree.walk_blocks(list(start.body), AutogradGrad(tp))
         if body is not None:
-            start = module.with_changes(body=body)
+            start = start.with_changes(body=body)
     if "autocast" in code:
         # first: a backward() inside `with autocast():` then sits in the loop body with its step
         body = tp.tree.walk_blocks(list(start.body), Cleanup(tp, autocast_only=True))

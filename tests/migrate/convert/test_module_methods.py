@@ -140,7 +140,13 @@ def test_zero_grad_is_marked():
     assert "# migrate: MS904" in convert_source(src).code
 
 
-@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()"])
+@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()", "net.to('cpu')", "net.to(device)",
+                                  "net.to(device=device)"])
 def test_device_moves_of_a_module_are_dropped(call):
-    code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
+    code = convert_source(HEADER + SOURCE + f"device = 'cpu'\nnet = Net()\nm = {call}\n").code
     assert code.rstrip().endswith("m = net"), code
+
+
+def test_a_module_cast_by_to_is_marked():
+    code = convert_source(HEADER + SOURCE + "net = Net()\nnet.to(torch.float64)\n").code
+    assert "# migrate: MS9" in code and "net.to(" in code, code

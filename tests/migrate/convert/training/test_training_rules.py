@@ -309,6 +309,42 @@ def test_autograd_grad_becomes_ms_grad():
     assert [c.line for c in res.changes if c.rule == "MS209"] == [4, 6, 7]
 
 
+def test_autograd_grad_inlines_only_what_depends_on_the_input():
+    # the network is a constant of the lambda (inlining its construction would draw new weights);
+    # h and y are recomputed from the lambda's x in order, a rebinding included
+    check("""\
+        net = nn.Linear(2, 2)
+        c = net(torch.ones(2))
+        h = x * 2
+        h = h - 1
+        y = net(h) * c
+        g = torch.autograd.grad(y.sum(), x)[0]
+        """, """\
+        net = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+        c = net(ops.ones((2,)))
+        h = x * 2
+        h = h - 1
+        y = net(h) * c
+        g = ms.grad(lambda x: ops.sum((net(((x * 2) - 1)) * c)))(x)
+        """)
+
+
+def test_autograd_grad_through_a_loop_is_left_marked():
+    res = check("""\
+        h = x * 2
+        for k in range(3):
+            h = h * k
+        g = torch.autograd.grad(h.sum(), x)[0]
+        """, """\
+        h = x * 2
+        for k in range(3):
+            h = h * k
+        # migrate: MS901 torch.autograd.grad has no mapping
+        g = torch.autograd.grad(h.sum(), x)[0]
+        """)
+    assert not [c for c in res.changes if c.rule == "MS209"]
+
+
 def test_autograd_grad_with_unclear_inputs_is_left_marked():
     check("g = torch.autograd.grad(loss, model.parameters())\n",
           "# migrate: MS901 torch.autograd.grad has no mapping\ng = torch.autograd.grad(loss, model.parameters())\n")
