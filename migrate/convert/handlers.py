@@ -241,7 +241,8 @@ def on_method(conv, node: cst.Call):
                                                    or torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
-    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0):
+    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0) \
+            and not _foreign_keywords(node, entry):
         conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
         return walked
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
@@ -250,6 +251,13 @@ def on_method(conv, node: cst.Call):
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _foreign_keywords(call: cst.Call, entry) -> bool:
+    """Whether ``call`` passes a keyword torch's method does not take (``x.std(ddof=1)``): a
+    converted call, or another library's method, not torch's."""
+    torch_names = {p.name for p in entry.params or ()}
+    return any(a.keyword is not None and a.keyword.value not in torch_names for a in call.args)
 
 
 def _names_a_cell(conv, node) -> bool:
