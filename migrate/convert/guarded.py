@@ -98,13 +98,15 @@ def run_deep(fn, *args):
     return box["value"]
 
 
-def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING) -> ConvertResult:
+def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
+                 inherited: dict | None = None) -> ConvertResult:
     """Convert source text; never raise for any input, never return code CPython cannot parse.
 
     Args:
         code: Python source.
         target: ``"ms_core"`` or ``"mindspore"``.
         rules: which rewrites run (``--select``/``--disable``).
+        inherited: torch aliases the file gets from a sibling by ``import *``.
 
     Returns:
         The :class:`ConvertResult`; on any failure ``error`` holds one line and ``code`` is the
@@ -118,7 +120,8 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         'syntax error at line 2: too many nested parentheses'
     """
     def convert_source(text, target):  # looked up at call time: the package's public entry point
-        return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable)
+        return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable,
+                                              inherited=inherited)
 
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")
@@ -135,7 +138,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
             if not checked and (error := python_error(code)) is not None:
                 return ConvertResult(code, error=error)
             checked = True
-            result = run_deep(convert_source, code, target)
+            result = run_deep(_with_snippets, convert_source, code, target)
     except RecursionError:
         return ConvertResult(code, error="too deeply nested for the converter; file left unchanged")
     except MemoryError:
@@ -159,6 +162,16 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
                 return ConvertResult(code, error=f"the conversion would nest brackets deeper than the "
                                                  f"input ({after} levels where it has {before}; "
                                                  f"CPython stops at 200); file left unchanged")
+    return result
+
+
+def _with_snippets(convert_source, code: str, target: str) -> ConvertResult:
+    """Convert, and generate the report's snippets at once: on deep code, generating them later
+    (when the result is pickled to the parent process) would recurse too deep outside this
+    thread."""
+    result = convert_source(code, target)
+    for change in result.changes:
+        change.to_dict()
     return result
 
 

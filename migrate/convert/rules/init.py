@@ -17,13 +17,13 @@ def init_call(edit) -> None:
     """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))."""
     conv = edit.conv
     t = edit.bound.get("tensor")
-    conv.init_names.add("initializer")
+    initializer = conv.tname("init.initializer")
     name = edit.entry.target.partition(".")[2]
     ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
                                         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
                                 for k, v, p, _ in edit.out if k != "tensor"])
     t_code = operand(t)
-    edit.result = parse_expr(f"{t_code}.set_data(initializer({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
+    edit.result = parse_expr(f"{t_code}.set_data({initializer}({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
 
 
 @argument_rule("MS121", "init_uniform", runtime=True)

@@ -88,7 +88,10 @@ def test_comment_above_a_removed_torch_import_is_kept():
 
 def test_blank_lines_between_removed_imports_do_not_accumulate():
     src = "import torch\n\nimport torch.nn as nn\nx = nn.ReLU()\n"
-    assert convert_source(src).code == "import ms_core as ms\nfrom ms_core import nn\nx = nn.ReLU()\n"
+    got = convert_source(src).code
+    # (the source's one blank line may stay, once: it never grows into more)
+    assert got.startswith("import ms_core as ms\nfrom ms_core import nn\n") and "\n\n\n" not in got
+    assert got.endswith("\nx = nn.ReLU()\n") and convert_source(got).code == got
 
 
 def test_comment_on_an_unwrapped_with_line_is_kept():

@@ -29,7 +29,7 @@ def test_name_tests_in_a_named_parameters_loop():
                     decay.add(pn)
         """, """\
         for mn, m in model.cells_and_names():
-            for pn, p in m.parameters_and_names():
+            for pn, p in ((n, p) for n, p in m.parameters_and_names() if p.requires_grad):
                 if pn.endswith(('bias', 'beta')) or any(s in pn for s in ('running_mean', 'moving_mean')):
                     no_decay.add(pn)
                 elif pn in ('weight', 'gamma', 'embedding_table') and isinstance(m, (nn.LayerNorm, nn.Embedding)):
@@ -66,7 +66,7 @@ def test_in_place_updates_in_a_parameters_loop():
         for p in model.trainable_params():
             p.set_data(p * 0.5)
             p.requires_grad = True
-        for name, p in model.parameters_and_names():
+        for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):
             if name.endswith(('weight', 'gamma', 'embedding_table')):
                 p.set_data(p + 1.0)
         """)
