@@ -293,7 +293,8 @@ def _add_check(sub) -> None:
                                                   "check)")
     p.add_argument("--no-cache", action="store_true", help="convert into a temporary directory")
     p.add_argument("--input-shape", action="append", metavar="N,C,H,W",
-                   help="shape of one input; repeat for multi-input models")
+                   help="shape of one input; repeat for multi-input models; A+B passes the tuple "
+                        "of two tensors as one argument (an LSTM state: 2,3,16+2,3,16)")
     p.add_argument("--input-dtype", action="append", metavar="DTYPE",
                    help=f"dtype per input ({', '.join(_DTYPE_NAMES)}); one value applies to all")
     p.add_argument("--input-range", action="append", metavar="LO,HI",

@@ -3,7 +3,9 @@ models' forward and backward once each.
 
     python bench/check_speed.py [--batch 2] [--size 64] [--repeat 3] [--profile]
 
-The issue's bound: check (eval + train + gradients) <= 3x (torch fwd+bwd + ms fwd+bwd).
+The issue's bound: check (eval + train + gradients) <= 3x (torch fwd+bwd + ms fwd+bwd),
+including torch's float64 reference run when the check triggers it (something beyond the
+tolerance); `--float64` times the check with that run forced in both modes as well.
 """
 import argparse
 import os
@@ -50,6 +52,11 @@ def reference(t, m, x):
     return t1 - t0, t2 - t1
 
 
+def _float64_modes(result) -> str:
+    return ", ".join(p.mode for p in result.phases
+                     if any(n.startswith("float64 reference") for n in p.notes))
+
+
 def _ms_loss(o):
     return (o * o).mean()
 
@@ -62,6 +69,8 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--threads", type=int, default=0, help="threads for torch and BLAS (0: all)")
     ap.add_argument("--local", choices=("auto", "all"), default="auto")
+    ap.add_argument("--float64", action="store_true",
+                    help="also time the check with the float64 reference forced (--float64)")
     a = ap.parse_args(argv)
     import torch
     torch.set_num_threads(a.threads or max(1, os.cpu_count() or 1))
@@ -107,6 +116,16 @@ def main(argv=None):
           f"{', '.join(f'{q:.2f}' for q in ratios)} (bound 3x); passed={r.passed}")
     print(f"  CPU-time ratios {', '.join(f'{q:.2f}' for q in cpu_ratios)}")
     print("  last check's phases: " + ", ".join(f"{k} {v:.3f}s" for k, v in r.timings.items()))
+    print(f"  float64 reference run by the default check: {_float64_modes(r) or 'none'}")
+    if a.float64:
+        forced = []
+        for _ in range(a.repeat):
+            rt_, rm_ = reference(t, m, x)
+            t0 = time.perf_counter()
+            check(t, m, [x], mode="both", local=a.local, float64_reference=True)
+            forced.append((time.perf_counter() - t0) / (rt_ + rm_))
+        print(f"  check --float64 (float64 reference in both modes, with gradients): paired "
+              f"ratios {', '.join(f'{q:.2f}' for q in forced)}")
     t0 = time.perf_counter()
     from migrate.check.harness import prepare  # noqa: F401
     t2, m2 = _models()

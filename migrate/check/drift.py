@@ -24,6 +24,7 @@ import numpy as np
 from .compare import compare, drift_explains, float64_explains
 from .optimizers import torch_optimizer
 from .reference import float_copy, functional_masks, module_masks
+from .run import numpy_to_torch
 from .weights import torch_tensors
 
 
@@ -64,8 +65,7 @@ def replay(torch_module, trace, t_in, t_loss, s, dtype, first_grads=None) -> Rep
                 current[name].copy_(value)
     model.train(True)
     opt = torch_optimizer(model.parameters(), s, None)
-    inputs = [x.detach().to(dtype) if torch.is_tensor(x) and x.is_floating_point() else x
-              for x in t_in]
+    inputs = [numpy_to_torch(x, dtype) for x in t_in]
     losses = []
     for i, (dmasks, fmasks) in enumerate(trace.masks):
         torch.manual_seed(s.seed + i)

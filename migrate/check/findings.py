@@ -7,14 +7,41 @@ from .result import ROOT, Finding, layer_of, layer_path
 
 
 def transfer_findings(models) -> list:
-    """One finding per tensor the weight map could not place."""
+    """One finding per torch module left inside the converted model, then one per tensor the
+    weight map could not place (outside those modules)."""
     rep = models.weight_map
+    left = torch_leftovers(models.ms_cell)
+    out = [Finding("transfer", path, f"the converted model holds a torch module at '{path}' "
+                                     f"({kind}): the conversion left the code building it as it "
+                                     f"was (see its '# migrate:' markers), so it gets no weights "
+                                     f"and cannot run on the converted model's tensors",
+                   *models.sources(path))
+           for path, kind in left]
     names = list(rep.unmapped_torch) + list(rep.unmapped_ms)
     names += [e.torch_name for e in rep.entries if e.action == "shape-mismatch"]
     # The sources shown are those of the layer's parent (layer_path of the layer name), as
     # before the restructure; the layer's own would be layer_path(name).
-    return [Finding("transfer", layer, line, *models.sources(layer_path(layer)))
-            for line, layer in zip(rep.problems(), map(layer_of, names))]
+    inside = tuple(path + "." for path, _ in left)
+    return out + [Finding("transfer", layer, line, *models.sources(layer_path(layer)))
+                  for line, layer, name in zip(rep.problems(), map(layer_of, names), names)
+                  if not name.startswith(inside)]
+
+
+def torch_leftovers(ms_cell) -> list:
+    """(path, 'torch.nn.GRU') for every torch module held as an attribute of a cell of the
+    converted model, outermost only."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - the checker runs torch
+        return []
+    out = []
+    for prefix, cell in ms_cell.cells_and_names():
+        for name, value in vars(cell).items():
+            if isinstance(value, torch.nn.Module):
+                kind = type(value)
+                out.append((f"{prefix}.{name}" if prefix else name,
+                            f"{kind.__module__.split('.modules')[0]}.{kind.__name__}"))
+    return out
 
 
 def init_finding(row, models) -> Finding:
@@ -50,6 +77,12 @@ def _phase_findings(phase, models) -> list:
     bad = [g for g in phase.gradients if not g.stats.passed]
     if bad and f is None:
         out.append(_gradient_finding(phase, bad, models))
+    if phase.random_draws:
+        for finding in out:
+            finding.message += (f"; the torch model draws random numbers outside dropout "
+                                f"({phase.random_draws}) that the check does not replay, so in "
+                                f"{phase.mode} mode the two sides use different ones: compare "
+                                f"with that randomness off (e.g. its rate 0)")
     return out
 
 

@@ -26,7 +26,7 @@ from .api import CheckSettings, check
 from .loader import (Imported, LoadError, ModelSource, cleanup, convert_tree, from_module,
                      import_side, locate, script_argv, source_files, split_model_spec,
                      top_names)
-from .run import flatten, one_line
+from .run import flatten, numpy_to_torch, one_line
 
 __all__ = ["UsageError", "prepare", "check_file", "make_inputs", "cleanup", "load_sides",
            "resolve_model"]
@@ -232,8 +232,22 @@ def parse_shape(text: str) -> tuple:
 def make_inputs(shapes, dtypes, ranges, seed) -> list:
     """Random inputs: float N(0, 1); integers uniform in [lo, hi) (default [0, 10)).
 
+    Args:
+        shapes: one shape text per model argument; 'A+B' makes one argument that is the tuple
+            of two tensors (an LSTM's state (h, c): '2,3,16+2,3,16').
+        dtypes: one dtype name, or one per argument.
+        ranges: 'LO,HI' for integer arguments: one, or one per argument.
+        seed: the random generator's seed.
+
+    Returns:
+        a list of arrays (tuples of arrays for 'A+B' shapes).
+
     Raises:
         UsageError: a malformed shape, dtype or range, or inputs larger than the free memory.
+
+    Example:
+        >>> [x.shape for x in make_inputs(["2,3"], None, None, 0)]
+        [(2, 3)]
     """
     rng = np.random.default_rng(seed)
     n = len(shapes)
@@ -243,23 +257,26 @@ def make_inputs(shapes, dtypes, ranges, seed) -> list:
     if len(dtypes) != n:
         raise UsageError(f"give one --input-dtype, or one per --input-shape ({n}), "
                          f"not {len(dtypes)}")
-    parsed = [parse_shape(s) for s in shapes]
+    parsed = [[parse_shape(part) for part in s.split("+")] for s in shapes]
     for dt in dtypes:
         if dt not in _DTYPES:
             raise UsageError(f"--input-dtype {dt!r} is not one of {', '.join(_DTYPES)}")
-    _fits_in_memory(parsed, dtypes)
+    _fits_in_memory([p for group in parsed for p in group],
+                    [d for group, d in zip(parsed, dtypes) for _ in group])
     out = []
-    for i, (shape, dt) in enumerate(zip(parsed, dtypes)):
-        np_dt = _DTYPES[dt]
-        if np.dtype(np_dt).kind == "f":
-            out.append(rng.standard_normal(shape).astype(np_dt))
-            continue
-        lo, hi = _input_range(ranges or [], i)
-        if np_dt is np.bool_:
-            out.append(rng.integers(0, 2, shape).astype(np.bool_))
-        else:
-            out.append(rng.integers(lo, hi, shape).astype(np_dt))
+    for i, (group, dt) in enumerate(zip(parsed, dtypes)):
+        arrays = tuple(_random_array(rng, shape, _DTYPES[dt], ranges, i) for shape in group)
+        out.append(arrays[0] if len(arrays) == 1 else arrays)
     return out
+
+
+def _random_array(rng, shape, np_dt, ranges, i):
+    if np.dtype(np_dt).kind == "f":
+        return rng.standard_normal(shape).astype(np_dt)
+    if np_dt is np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    lo, hi = _input_range(ranges or [], i)
+    return rng.integers(lo, hi, shape).astype(np_dt)
 
 
 def _input_range(ranges, i):
@@ -304,7 +321,7 @@ def _probe(torch_model, inputs, shapes):
     torch_model.eval()
     try:
         with torch.no_grad():
-            out = torch_model(*[torch.from_numpy(x) for x in inputs])
+            out = torch_model(*[numpy_to_torch(x) for x in inputs])
     except MemoryError:
         raise UsageError(f"out of memory running the torch model on inputs of shape "
                          f"{' and '.join(shapes)}: use a smaller --input-shape") from None

@@ -11,7 +11,7 @@ from contextlib import ExitStack, contextmanager
 import numpy as np
 
 from .rnn import layered
-from .run import is_torch, run_torch, torch_dropout_keep
+from .run import is_torch, numpy_to_torch, run_torch, torch_dropout_keep
 
 
 # --- copies in another dtype ----------------------------------------------------------------------
@@ -23,20 +23,32 @@ def float_copy(module, dtype):
     ``copy.deepcopy`` refuses tensors that are not graph leaves (a module that keeps the result
     of a computation, e.g. a cached mask built from a parameter): those are copied detached.
     """
-    try:
-        twin = copy.deepcopy(module)
-    except RuntimeError:
-        memo = {}
-        for value in _tensor_attributes(module):
-            if value.grad_fn is not None:
-                memo[id(value)] = value.detach().clone()
-        twin = copy.deepcopy(module, memo)
+    memo = _converted_tensors(module, dtype)
+    for value in _tensor_attributes(module):
+        if value.grad_fn is not None:
+            memo[id(value)] = value.detach().clone()
+    twin = copy.deepcopy(module, memo)
     twin.to(dtype)
     for mod in twin.modules():
         for name, value in list(vars(mod).items()):
             if is_torch(value) and value.is_floating_point() and value.dtype != dtype:
                 object.__setattr__(mod, name, value.detach().to(dtype))
     return twin
+
+
+def _converted_tensors(module, dtype) -> dict:
+    """A deepcopy memo giving every parameter and buffer directly in `dtype` (one conversion
+    instead of a copy and then a conversion; shared tensors stay shared through the memo)."""
+    import torch
+    memo = {}
+    for p in module.parameters():
+        if id(p) not in memo:
+            data = p.detach().to(dtype) if p.is_floating_point() else p.detach().clone()
+            memo[id(p)] = torch.nn.Parameter(data, requires_grad=p.requires_grad)
+    for b in module.buffers():
+        if id(b) not in memo:
+            memo[id(b)] = b.detach().to(dtype) if b.is_floating_point() else b.detach().clone()
+    return memo
 
 
 def _tensor_attributes(module):
@@ -63,16 +75,7 @@ def _tensor_attributes(module):
 
 
 def _cast_inputs(inputs, dtype):
-    import torch
-    out = []
-    for x in inputs:
-        if isinstance(x, np.ndarray) and x.dtype.kind == "f":
-            out.append(torch.from_numpy(x).to(dtype))
-        elif is_torch(x) and x.is_floating_point():
-            out.append(x.detach().to(dtype))
-        else:
-            out.append(x)
-    return out
+    return [numpy_to_torch(x, dtype) for x in inputs]
 
 
 # --- whole-model reference runs -------------------------------------------------------------------

@@ -4,8 +4,9 @@
 What a report shows is built once, as :class:`Sections` (every table's columns, cells and row
 statuses, every headline's numbers, formatted): :func:`sections`. Three thin renderers lay the
 sections out, each in its own format: :func:`print_terminal`, :func:`markdown`, :func:`html`.
-The HTML report is one self-contained file: inline CSS, the tables, and an inline SVG plot of
-error against depth (execution order) per mode. No scripts, no network.
+The HTML report is one self-contained file: inline CSS, the tables, and inline SVG figures
+(:mod:`migrate.check.figures`): error along depth per mode, gradient error per parameter, the
+loss curves. No scripts, no network.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import math
 import os
 import tempfile
 from dataclasses import dataclass, field
+
+from .figures import depth_plot_svg, gradient_plot_svg, loss_plot_svg
 
 ROW_COLUMNS = ["layer", "type", "shape", "torch mean/std", "ms mean/std", "max abs", "max rel",
                "cosine", "local err", "status"]
@@ -456,7 +459,7 @@ tr.FAIL td,tr.error td{background:#fde2e2} tr.drift td{background:#fff6d5}
 tr.first td{background:#e53935;color:#fff;font-weight:bold} tr.missing td{color:#999}
 tr.noise td{background:#e8f4fd}
 .pass{color:#2e7d32} .fail{color:#c62828} .note{color:#666;font-size:12px}
-svg{background:#fafafa;border:1px solid #ddd}
+svg{background:#fafafa;border:1px solid #ddd} figure{margin:1em 0} figcaption{max-width:760px}
 """
 
 
@@ -515,12 +518,22 @@ def _html_phase(ph, atol) -> list:
     body = [f"<h2>{_h(ph.mode)} mode</h2>"]
     if ph.outputs is not None:
         body.append(_html_outcome("Outputs", ph.outputs))
-    body.append(error_plot_svg(ph.phase, atol))
+    body.append(_figure(depth_plot_svg(ph.phase, atol), f"depth-{ph.mode}",
+                        "Error along depth: the line is each layer call's accumulated error (the "
+                        "converted model run on its own), the dots its local error (the layer fed "
+                        "torch's inputs, computed where the accumulated error exceeds the "
+                        "tolerance, or everywhere with --local all). A dot high on the line is "
+                        "the layer that adds the error; a low dot under a high line is error "
+                        "carried from earlier layers."))
     if ph.layers.rows:
         body.append(_html_table(ph.layers, ph.layers.columns + ["ms source", "torch source", "note"],
                                 [cells + extra for cells, extra in zip(ph.layers.rows, ph.sources)]))
     if ph.gradients is not None:
         body.append(f"<h3>Gradients (loss: torch {_h(ph.losses[0])}, ms {_h(ph.losses[1])})</h3>")
+        body.append(_figure(gradient_plot_svg(ph.phase, atol), f"gradients-{ph.mode}",
+                            "Gradient error per parameter, in model order: green within the "
+                            "tolerance, orange float32 noise (no farther from torch than torch "
+                            "float32 is from a float64 run), red a mismatch."))
         body.append(_html_table(ph.gradients))
     if ph.local_grads is not None:
         body.append("<h3>Each layer's own backward (fed torch's inputs)</h3>")
@@ -528,101 +541,24 @@ def _html_phase(ph, atol) -> list:
     return body + [f"<p class='note'>{_h(n)}</p>" for n in ph.notes]
 
 
+def _figure(svg: str, ident: str, caption: str) -> str:
+    if not svg:
+        return ""
+    return (f"<figure id='{_h(ident)}'>{svg}<figcaption class='note'>{_h(caption)}"
+            f"</figcaption></figure>")
+
+
 def _html_training(trn) -> list:
-    body = [f"<h2>Training: {_h(trn.title)}</h2>", loss_plot_svg(trn.train),
+    body = [f"<h2>Training: {_h(trn.title)}</h2>",
+            _figure(loss_plot_svg(trn.train), "losses",
+                    "Loss per training step: torch (solid) and the converted model (dashed) "
+                    "on the left, their absolute difference on a log scale on the right."),
             _html_table(trn.losses)]
     if trn.eval_outputs is not None:
         body.append(_html_outcome("Inference outputs after training", trn.eval_outputs,
                                   with_rel=False))
     body.append(_html_table(trn.params))
     return body + [f"<p class='note'>{_h(n)}</p>" for n in trn.notes]
-
-
-def error_plot_svg(phase, atol, width=720, height=260) -> str:
-    """An inline SVG: log10 max abs error per layer (execution order) — accumulated and local."""
-    rows = [r for r in phase.layers if r.output is not None]
-    if not rows:
-        return ""
-    pad_l, pad_r, pad_t, pad_b = 55, 15, 20, 40
-
-    def lg(v):
-        if v is None or not math.isfinite(v):
-            return 3.0
-        return math.log10(max(v, 1e-12))
-
-    acc = [lg(r.output.max_abs) for r in rows]
-    loc = [lg(r.local.max_abs) if r.local is not None else None for r in rows]
-    vals = acc + [v for v in loc if v is not None] + [lg(atol)]
-    lo, hi = math.floor(min(vals)), math.ceil(max(vals))
-    if hi == lo:
-        hi = lo + 1
-    n = len(rows)
-
-    def x(i):
-        return pad_l + (width - pad_l - pad_r) * (i / max(n - 1, 1))
-
-    def y(v):
-        return pad_t + (height - pad_t - pad_b) * (hi - v) / (hi - lo)
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img">',
-             f'<title>{_h(phase.mode)} mode: max abs error per layer</title>']
-    for e in range(lo, hi + 1):
-        parts.append(f'<line x1="{pad_l}" x2="{width - pad_r}" y1="{y(e):.1f}" y2="{y(e):.1f}" '
-                     f'stroke="#e3e3e3"/><text x="{pad_l - 5}" y="{y(e) + 4:.1f}" font-size="10" '
-                     f'text-anchor="end">1e{e}</text>')
-    ya = y(lg(atol))
-    parts.append(f'<line x1="{pad_l}" x2="{width - pad_r}" y1="{ya:.1f}" y2="{ya:.1f}" '
-                 f'stroke="#c62828" stroke-dasharray="4 3"/><text x="{width - pad_r}" '
-                 f'y="{ya - 3:.1f}" font-size="10" text-anchor="end" fill="#c62828">atol</text>')
-    pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(acc))
-    parts.append(f'<polyline fill="none" stroke="#1565c0" stroke-width="1.5" points="{pts}"/>')
-    for i, (r, v) in enumerate(zip(rows, loc)):
-        if v is not None:
-            color = "#c62828" if r.status in ("FAIL", "error") else "#2e7d32"
-            parts.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{color}">'
-                         f'<title>{_h(r.name)}: local {_f(r.local.max_abs)}, accumulated '
-                         f'{_f(r.output.max_abs)}</title></circle>')
-    parts.append(f'<text x="{(pad_l + width - pad_r) / 2:.0f}" y="{height - 8}" font-size="11" '
-                 f'text-anchor="middle">layer (execution order, {n} calls) — line: accumulated '
-                 f'error, dots: local error</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def loss_plot_svg(trn, width=420, height=200) -> str:
-    """An inline SVG of the two loss curves over the training steps."""
-    tl, ml = trn.torch_losses, trn.ms_losses
-    vals = [v for v in tl + ml if math.isfinite(v)]
-    if len(tl) < 2 or not vals:
-        return ""
-    pad_l, pad_r, pad_t, pad_b = 55, 15, 15, 30
-    lo, hi = min(vals), max(vals)
-    if hi == lo:
-        hi = lo + 1.0
-
-    def x(i):
-        return pad_l + (width - pad_l - pad_r) * i / (len(tl) - 1)
-
-    def y(v):
-        v = v if math.isfinite(v) else hi
-        return pad_t + (height - pad_t - pad_b) * (hi - v) / (hi - lo)
-
-    def line(series, color, dash=""):
-        pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(series))
-        extra = f' stroke-dasharray="{dash}"' if dash else ""
-        return f'<polyline fill="none" stroke="{color}" stroke-width="2"{extra} points="{pts}"/>'
-
-    return "".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img"><title>loss per step</title>',
-        f'<text x="{pad_l - 5}" y="{y(hi) + 4:.1f}" font-size="10" text-anchor="end">'
-        f'{_h(_f(hi, 4))}</text>',
-        f'<text x="{pad_l - 5}" y="{y(lo) + 4:.1f}" font-size="10" text-anchor="end">'
-        f'{_h(_f(lo, 4))}</text>',
-        line(tl, "#1565c0"), line(ml, "#ef6c00", "5 4"),
-        f'<text x="{(pad_l + width - pad_r) / 2:.0f}" y="{height - 8}" font-size="11" '
-        f'text-anchor="middle">step 1..{len(tl)} — solid: torch, dashed: ms</text></svg>'])
 
 
 # --- files ----------------------------------------------------------------------------------------

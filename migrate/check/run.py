@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compare import TensorStats, as_array, compare
+from .randomness import RandomDraws
 from .rnn import is_layered_dropout, layered, ms_rnn_masks
 from .sources import layer_source
 from .weights import TransferReport, map_names
@@ -46,6 +47,18 @@ def is_torch(x) -> bool:
 def is_ms(x) -> bool:
     """An ms_core (or MindSpore) tensor."""
     return hasattr(x, "asnumpy") and hasattr(x, "_data")
+
+
+def numpy_to_torch(x, dtype=None):
+    """Rebuild an input structure (arrays, tuples/lists of them, e.g. an LSTM's ``(h, c)``) with
+    torch tensors; with `dtype`, floating-point arrays and tensors are cast to it."""
+    import torch
+    if isinstance(x, np.ndarray) or is_torch(x):
+        t = torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x.detach()
+        return t.to(dtype) if dtype is not None and t.is_floating_point() else t
+    if isinstance(x, (tuple, list)):
+        return type(x)(numpy_to_torch(i, dtype) for i in x)
+    return x
 
 
 def torch_to_ms(x):
@@ -176,6 +189,7 @@ class TorchRecorder:
             self.handles.append(mod.register_forward_hook(self._post(path, is_drop),
                                                           with_kwargs=True))
         self._patch_functional()
+        self.random = RandomDraws().__enter__()  # torch.rand & co.: noted, not replayed
 
     def _patch_functional(self):
         """Record the masks of functional dropout (F.dropout in a forward) in call order."""
@@ -247,6 +261,8 @@ class TorchRecorder:
         for name, orig in getattr(self, "_saved", {}).items():
             setattr(TF, name, orig)
         self._saved = {}
+        if getattr(self, "random", None) is not None:
+            self.random.__exit__(None, None, None)
 
     def __enter__(self):
         return self
@@ -449,8 +465,7 @@ def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True) -
     """Forward (and backward of `loss`) of the torch model, hooks recording."""
     import torch
     with TorchRecorder(model, capture=capture, clone=clone) as rec:
-        t_inputs = [torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x
-                    for x in inputs]
+        t_inputs = [numpy_to_torch(x) for x in inputs]
         if not grads:
             with torch.no_grad():
                 return Run(rec, model(*t_inputs))

@@ -16,7 +16,8 @@ from .hints import momentum_hints
 from .losses import make_losses
 from .optimizers import ms_optimizer, torch_optimizer
 from .result import CheckError, NamedStats, TrainResult, layer_of
-from .run import MsRecorder, TorchRecorder, one_line, snapshot_torch, torch_to_ms, worst_stats
+from .run import (MsRecorder, TorchRecorder, numpy_to_torch, one_line, snapshot_torch, torch_to_ms,
+                  worst_stats)
 from .weights import as_torch_layout, ms_parameters, torch_tensors
 
 
@@ -74,8 +75,7 @@ def run_training(models, inputs, s, gradients_agree=False) -> TrainResult:
 
 
 def _torch_input(x):
-    import torch
-    return torch.from_numpy(np.array(x)) if isinstance(x, np.ndarray) else x
+    return numpy_to_torch(x)
 
 
 # --- one step on each side ------------------------------------------------------------------------

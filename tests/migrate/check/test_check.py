@@ -360,6 +360,63 @@ def test_dropout_between_rnn_layers_is_replayed_in_training_mode(expr):
     assert "dropout between the layers of 'rnn' replayed" in " ".join(r.phases[0].notes)
 
 
+WORD_LM = FIXTURES / "word_lm.py"
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_a_tied_word_language_model_passes_training_mode(kind):
+    """Dropout between the layers of the recurrent module, a tied decoder, the state passed in
+    and returned (an LSTM's as the tuple (h, c): the 'A+B' input shape)."""
+    t, m, _, _ = prepare(str(WORD_LM), f"WordLM({kind!r})", convert=convert_source)
+    state = "2,3,12+2,3,12" if kind == "LSTM" else "2,3,12"
+    x = make_inputs(["7,3", state], ["int64", "float32"], ["0,30"], 0)
+    assert isinstance(x[1], tuple) == (kind == "LSTM")
+    r = check(t, m, x, mode="both", train_steps=2)
+    assert r.passed, [str(f) for f in r.findings]
+    train = r.phase("train")
+    assert "dropout between the layers of 'rnn' replayed" in " ".join(train.notes)
+    assert train.outputs.cosine == pytest.approx(1.0, abs=1e-9)
+    assert {g.name for g in train.gradients} >= {"encoder.weight", "rnn.weight_hh_l1"}
+    assert len(r.train.torch_losses) == 2 and r.train.loss_stats.passed
+
+
+def test_a_word_language_model_without_dropout_between_layers_fails(tmp_path):
+    code = convert_source(WORD_LM.read_text()).code
+    assert code.count("dropout=float(dropout)") == 2
+    path = tmp_path / "word_lm_ms.py"
+    path.write_text(code.replace("dropout=float(dropout)", "dropout=0.0"))
+    t, _, _, _ = prepare(str(WORD_LM), "WordLM()", convert=convert_source)
+    _, m, _, _ = prepare(str(WORD_LM), "WordLM()", str(path))
+    x = make_inputs(["7,3", "2,3,12+2,3,12"], ["int64", "float32"], ["0,30"], 0)
+    r = check(t, m, x, mode="train", train_steps=2)
+    assert not r.passed
+    assert r.culprit.kind == "train" and r.culprit.layer == "rnn"
+
+
+def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
+    path = FIXTURES / "dynamic_layer.py"
+    assert "# migrate: MS9" in convert_source(path.read_text()).code
+    t, m, _, _ = prepare(str(path), "DynamicRNN()", convert=convert_source)
+    r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
+    assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "rnn"
+    assert "holds a torch module at 'rnn' (torch.nn.GRU)" in r.culprit.message
+    assert not any("rnn.weight_ih_l0" in f.message for f in r.findings)
+
+
+def test_random_draws_outside_dropout_are_named_as_the_cause_in_training_mode():
+    path = FIXTURES / "drop_connect.py"
+    t, m, _, _ = prepare(str(path), "DropConnectNet()", convert=convert_source)
+    x = make_inputs(["8,6"], None, None, 0)
+    r = check(t, m, x, mode="both")
+    assert r.phase("eval").random_draws == "" and r.phase("eval").outputs.passed
+    assert r.phase("train").random_draws == "torch.rand at drop_connect.py:18 (x1)"
+    assert not r.passed and r.culprit.kind == "train"
+    assert "draws random numbers outside dropout (torch.rand at drop_connect.py:18 (x1))" \
+        in r.culprit.message
+    t, m, _, _ = prepare(str(path), "DropConnectNet(rate=0.0)", convert=convert_source)
+    assert check(t, m, x, mode="both").passed
+
+
 def test_a_wrong_dropout_between_rnn_layers_is_named(tmp_path):
     code = convert_source(RNN_LM.read_text()).code
     assert code.count("dropout=float(dropout)") == 3

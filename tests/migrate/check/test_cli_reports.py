@@ -46,7 +46,10 @@ def test_mismatch_exit_1_names_the_layer_in_every_format(tmp_path, faulty, capsy
     assert data["phases"][0]["first_divergence"] == "proj"
     html = (tmp_path / "r.html").read_text()
     assert "<svg" in html and 'class="first"' in html and "proj" in html
-    assert "<title>loss per step</title>" in html
+    assert 'data-figure="losses"' in html and "id='losses'" in html
+    for figure in ("depth-eval", "depth-train", "gradients-train"):
+        assert f"<figure id='{figure}'><svg" in html, figure
+    assert html.count('class="gradient FAIL"') >= 1  # the transposed weight's gradient
 
 
 def test_json_report_follows_the_documented_schema(tmp_path):
@@ -87,6 +90,7 @@ def test_html_is_self_contained(tmp_path, faulty):
     (["--model", "MLP()", "--input-shape", "4,a"], "not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "2,x"], "'2,x' is not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "2,,6"], "'2,,6' is not a list of positive ints"),
+    (["--model", "MLP()", "--input-shape", "4,6+"], "'' is not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "4,6", "--input-dtype", "float8"], "not one of"),
     (["--model", "MLP()", "--input-shape", "4,6", "--report", "r.txt"], "must end in"),
 ])
@@ -193,3 +197,20 @@ def test_a_check_with_a_timeout_runs_in_a_child_and_gives_the_same_verdict(tmp_p
     assert run(MODELS, "--model", "MLP()", "--input-shape", "4,6", "--timeout", "120",
                "--report", report, "-q") == 0
     assert json.loads(report.read_text())["passed"] is True
+
+
+def test_piped_terminal_output_is_not_folded_to_80_columns(tmp_path):
+    """rich formats for 80 columns when stdout is not a terminal; the check's tables are wider."""
+    import subprocess
+    import sys
+    root = Path(__file__).parents[3]
+    code = ("import sys; from cli import main; sys.exit(main(['check', sys.argv[1], '--model', "
+            "'SmallCNN()', '--input-shape', '2,3,8,8']))")
+    env = {**__import__("os").environ, "PYTHONPATH": str(root), "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-c", code, MODELS], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    header = next(line for line in lines if "torch mean/std" in line)
+    assert all(c in header for c in ("layer", "ms mean/std", "max rel", "cosine", "local err"))
+    assert max(map(len, lines)) > 100 and "…" not in proc.stdout

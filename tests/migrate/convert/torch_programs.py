@@ -156,10 +156,7 @@ def _simple(draw, aliases, from_names, names):
         return f"{target} = {call}"
     if kind == 3:
         method = draw(st.sampled_from(TENSOR_METHODS)).split(".", 1)[1]
-        entry = ENTRIES["Tensor." + method]
-        if names.avoid and entry.rule is not None:  # finding F2: `{arg}.dtype` text from literals
-            return f"y = x.{method}({', '.join(['w'] * sum(1 for p in entry.params or () if p.default is None and not p.star))})"
-        return f"y = x.{method}({draw(_arguments(entry))})"
+        return f"y = x.{method}({draw(_arguments(ENTRIES['Tensor.' + method]))})"
     if kind == 4:
         method = draw(st.sampled_from(MODULE_METHODS)).split(".", 1)[1]
         return f"r = model.{method}({draw(_arguments(ENTRIES['Module.' + method]))})"
@@ -246,10 +243,10 @@ def torch_programs(draw, avoid_known_findings: bool = False):
 
     Args:
         avoid_known_findings: stay clear of the converter bugs recorded in
-            /work/notes/fuzz_findings.md, to be fixed after the converter's restructure (F2-F4,
-            F6: literal arguments of rules that build `{arg}.method` text, comments inside the
-            arguments of calls a rule rebuilds or on a dropped argument; comments on statements
-            calling such rules are left out too). bench/fuzz.py keeps them all.
+            /work/notes/fuzz_findings.md, to be fixed after the converter's restructure (F3, F4,
+            F6: literal arguments of init rules that build `{arg}.method` text, comments inside
+            the arguments of calls a rule rebuilds or on a dropped argument; comments on
+            statements calling such rules are left out too). bench/fuzz.py keeps them all.
     """
     names = Names(avoid_known_findings)
     imports = draw(st.lists(st.sampled_from(MODULE_IMPORTS), min_size=1, max_size=4, unique_by=lambda i: i[0]))
