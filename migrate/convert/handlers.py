@@ -278,7 +278,7 @@ def on_method(conv, node: cst.Call):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
     if entry is not None and entry.untyped and not _names_a_cell(conv, recv0) \
-            and not _in_target_form(entry, "Tensor." + name, node):
+            and not _in_target_form(entry, "Tensor." + name, node) and not _foreign_keywords(node, entry):
         conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
         return walked
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
@@ -287,6 +287,13 @@ def on_method(conv, node: cst.Call):
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _foreign_keywords(call: cst.Call, entry) -> bool:
+    """Whether ``call`` passes a keyword torch's method does not take (``x.std(ddof=1)``): a
+    converted call, or another library's method, not torch's."""
+    torch_names = {p.name for p in entry.params or ()}
+    return any(a.keyword is not None and a.keyword.value not in torch_names for a in call.args)
 
 
 def _names_a_cell(conv, node) -> bool:
@@ -505,8 +512,10 @@ def on_with(conv, node: cst.With):
         stmts = [cst.SimpleStatementLine(list(body.body))]
     else:
         stmts = list(body.body)
-    if node.leading_lines:
-        stmts[0] = stmts[0].with_changes(leading_lines=[*node.leading_lines, *stmts[0].leading_lines])
+    header = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
+    lead = [*node.leading_lines, *([cst.EmptyLine(comment=header)] if header is not None else [])]
+    if lead:  # (the comment on the `with` line too: `with torch.no_grad():  # evaluation`)
+        stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
     conv.reshaped = True
     return stmts
 
