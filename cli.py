@@ -354,7 +354,15 @@ def _converter(target: str = "ms_core"):
             digest.update(f.name.encode() + f.read_bytes())
     convert = functools.partial(convert_source, target=target)
     convert.cache_key = digest.hexdigest()[:16]
+    convert.for_package = _star_import_table
     return convert
+
+
+def _star_import_table(root, paths) -> dict:
+    """{path: torch aliases the file gets from a sibling by `import *`}: a package is converted
+    as `migrate convert DIR` converts it (the checker converts it file by file)."""
+    from migrate.convert.star_imports import package_exports
+    return package_exports(Path(root), paths)
 
 
 def _cache_dir(args):
