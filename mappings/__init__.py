@@ -29,6 +29,10 @@ A file holds ``[[entry]]`` tables with these keys:
                the first parameter with a fate other than a rename).
 ``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).
 ``id``         rule ID used in reports (defaults to the table's ``id``).
+``template``   an expression written instead of a call, for APIs MindSpore composes from several
+               ops: ``{param}`` slots take the torch arguments (or their defaults), ``ops.``/``ms.``/
+               ``nn.`` names are target names (``migrate/convert/template.py``). The argument fates
+               still apply (drop, unsupported); ``target`` names the main op for listings.
 """
 from __future__ import annotations
 
@@ -80,6 +84,7 @@ class Entry:
     rule: str | None = None
     receiver: str = "tensor"
     positional: int | None = None
+    template: str | None = None
     untyped: str | None = None
 
     def param(self, name: str) -> Param | None:
@@ -129,6 +134,7 @@ def _load_file(path: Path) -> list[Entry]:
                 rule=raw.get("rule"),
                 receiver=raw.get("receiver", "tensor"),
                 positional=raw.get("positional"),
+                template=raw.get("template"),
                 untyped=raw.get("untyped"),
             )
         )
@@ -136,7 +142,7 @@ def _load_file(path: Path) -> list[Entry]:
             out.append(
                 Entry(alias, out[-1].target, label, out[-1].note, table, out[-1].id,
                       out[-1].params, out[-1].args, out[-1].rule, out[-1].receiver,
-                      out[-1].positional, out[-1].untyped)
+                      out[-1].positional, out[-1].template, out[-1].untyped)
             )
     return out
 

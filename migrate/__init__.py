@@ -19,7 +19,7 @@ The converter lives in ``migrate/convert/`` (see its package docstring): one lib
 import-alias resolution, one walk that rewrites only the nodes on the path to a change; calls are
 rewritten from the mapping tables in ``mappings/`` (argument fates: rename, expression, explicit
 default, drop, unsupported) plus named rules in ``migrate/convert/rules/``. Every change has a
-label (exact, transformed, approximate, unsupported) and a rule ID: ``MS1xx``/``MS2xx``
+label (exact, transformed, approximate, unsupported) and a rule ID: ``MS1xx``/``MS2xx``/``MS3xx``
 rewrites, ``MS9xx`` markers, which stay in the output as ``# migrate: MS9xx <reason>`` comments
 above code left as written. Converting converted output changes nothing.
 

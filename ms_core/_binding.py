@@ -16,12 +16,12 @@ compute with a Tensor or differentiate), fills the placeholders:
     _engine.Tensor                                              <- common.tensor.Tensor
     common.tensor.F, common.tensor_methods.F                    <- ops.functional
     _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
-    _prims.linalg.F                                             <- ops.functional
+    _prims.math_ext.F, _prims.linalg.F                          <- ops.functional
 
 Nothing else assigns these names.
 """
 from . import _engine
-from ._prims import array, linalg, loss, math, nn
+from ._prims import array, linalg, loss, math, math_ext, nn
 from .common import tensor, tensor_methods
 from .ops import functional
 
@@ -29,5 +29,5 @@ from .ops import functional
 def bind():
     """Give the modules that load before Tensor and ops their references to them (see above)."""
     _engine.Tensor = tensor.Tensor
-    for module in (tensor, tensor_methods, array, math, nn, loss, linalg):
+    for module in (tensor, tensor_methods, array, math, nn, loss, math_ext, linalg):
         module.F = functional

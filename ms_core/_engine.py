@@ -12,6 +12,8 @@ import weakref
 
 import numpy as np
 
+from ._axes import broadcast_message
+
 Tensor = None  # ms_core.common.tensor.Tensor, bound by ms_core._binding.bind()
 
 
@@ -111,14 +113,30 @@ def apply(prim, *args):
     record = state.depth > 0 and any(is_tracked(a) for a in args)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if not record:
-        out = prim.forward(_NO_CTX, *arrays)
+        out = _forward(prim, _NO_CTX, arrays)
         if prim.n_out == 1:
             return Tensor._wrap(out)
         return tuple(Tensor._wrap(o) for o in out)
     node = Node(prim, tuple(_as_recorded(a) for a in args))
-    out = prim.forward(node, *arrays)
+    out = _forward(prim, node, arrays)
     tensors = _attach(node, (out,) if prim.n_out == 1 else out)
     return tensors[0] if prim.n_out == 1 else tuple(tensors)
+
+
+def _forward(prim, ctx, arrays):
+    """``prim.forward``, with NumPy's shape errors told in MindSpore's words: an axis out of
+    range, operands that do not broadcast."""
+    try:
+        return prim.forward(ctx, *arrays)
+    except np.exceptions.AxisError as exc:
+        n = max(exc.ndim, 1)
+        raise ValueError(f"For '{type(prim).__name__}', the 'axis' must be in [{-n}, {n}), but got "
+                         f"{exc.axis}.") from None
+    except ValueError as exc:
+        if "broadcast" not in str(exc):
+            raise
+        shapes = [np.shape(a) for a in arrays if isinstance(a, np.ndarray)]
+        raise ValueError(broadcast_message(type(prim).__name__, shapes)) from None
 
 
 def _attach(node, out_arrays):

@@ -8,6 +8,7 @@ import libcst as cst
 
 from mappings import Entry, Fate
 from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.template import render as render_template
 
 _SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
 _NO_SPACE_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
@@ -268,9 +269,24 @@ class CallEdit:
             can_pos = can_pos and positional
             self.out.append([key, value, positional, self.source_args.get(p.name)])
 
+    def template_values(self) -> dict[str, cst.BaseExpression]:
+        """Every torch parameter's argument as given (converted), else its default (``None``
+        when it has none); a ``*name`` parameter's values as one tuple."""
+        values = {}
+        for p in self.entry.params or ():
+            if p.star and self.star_args:
+                values[p.name] = cst.Tuple([cst.StarredElement(a.value) if a.star == "*" else cst.Element(a.value)
+                                            for a in self.star_args])
+                continue
+            value = self.value(p.name)
+            values[p.name] = value if value is not None else parse_expr("None")
+        return values
+
     def build(self) -> cst.BaseExpression:
         if self.result is not None:
             return self.result
+        if self.entry.template is not None:
+            return render_template(self.conv, self.entry.template, self.template_values())
         args = []
         if self.receiver is not None:
             args.append(cst.Arg(value=self.receiver))

@@ -150,6 +150,23 @@ def replace_fields(node, changes: dict):
     return new
 
 
+# expressions that take an attribute as they are: `x.a`, `f().a`, `x[0].a`, `[1].a`, `"s".a`
+_PRIMARIES = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.List, cst.Dict,
+              cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.FormattedString)
+
+
+def attribute(node: cst.BaseExpression, name: str) -> cst.Attribute:
+    """``node.name``, with ``node`` in parentheses unless it takes an attribute as it is.
+
+    Example:
+        >>> code_of(attribute(parse_expr("b + c"), "dtype"))
+        '(b + c).dtype'
+    """
+    if not isinstance(node, _PRIMARIES) and not node.lpar:
+        node = node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Attribute(value=node, attr=cst.Name(name))
+
+
 def keep_parens(old, new):
     """A replacement keeps the parentheses of the node it replaces (they may be what makes a
     multi-line expression valid)."""

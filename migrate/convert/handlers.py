@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit
-from migrate.convert.cst import code_of, dotted
+from migrate.convert.cst import attribute, code_of, dotted
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, narrowing_classes, note_layer_class,
 )
@@ -207,7 +207,7 @@ def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
     edit.receiver_before = receiver_before
     target = entry.target
     if receiver is not None and target.startswith("."):
-        edit.func = cst.Attribute(value=receiver, attr=cst.Name(target[1:]))
+        edit.func = attribute(receiver, target[1:])
     elif target:
         edit.func = conv.target(target)
         if receiver is not None:

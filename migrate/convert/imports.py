@@ -617,6 +617,9 @@ def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
     math_local = conv.names["math"]
     if "math" in conv.used and ("math", "", math_local) not in have:
         lines.append("import math" if math_local == "math" else f"import math as {math_local}")
+    np_local = conv.names["np"]
+    if "np" in conv.used and ("numpy", "", np_local) not in have:
+        lines.append(f"import numpy as {np_local}")
     ms_local = conv.names["ms"]
     if (conv.pkg, "", ms_local) not in have:
         lines.append(f"import {conv.pkg}" if ms_local == conv.pkg else f"import {conv.pkg} as {ms_local}")

@@ -215,6 +215,7 @@ _CANDIDATES = {
     "nn": ("nn", "ms_nn", "ms_nn_"),
     "ops": ("ops", "ms_ops", "ms_ops_"),
     "math": ("math", "py_math", "py_math_"),
+    "np": ("np", "numpy_np", "numpy_np_"),  # numpy, for templates that compute shapes or dtypes
     "init": ("", "ms_init", "ms_init_"),  # "": initializer classes imported by their own names
     "stub": ("_TorchMissing", "_TorchMissing_", "_TorchMissing__"),  # see migrate.convert.guards
 }

@@ -1,6 +1,8 @@
 """The rule registry: one record per rule, each with its own stable ID.
 
-IDs: ``MS1xx`` rewrites of models, ``MS2xx`` rewrites of training scripts, ``MS9xx`` markers
+IDs: ``MS1xx`` rewrites of models, ``MS2xx`` rewrites of training scripts, ``MS3xx`` rewrites
+of torch.* / torch.nn.functional calls whose arguments need more than a table entry
+(``rules/torchfn.py``; model code too, but MS1xx was full), ``MS9xx`` markers
 (the ``# migrate: MS9xx <reason>`` comments above code left as written). Reports, ``migrate
 mappings --rules`` and ``migrate convert --select/--disable`` all read these records.
 

@@ -101,13 +101,13 @@ class Converter:
         self.validate = validate
         self.rules = rules
         self._allowed: dict[str, bool] | None = None if rules.everything else {}
-        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "init": "", "stub": STUB,
+        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "np": "np", "init": "", "stub": STUB,
                       **(names or {})}
         self.renamed = names is not None  # a second conversion with other local names
         self.tables = load_tables()
         # what the output needs
         self.changes: list[Change] = []
-        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
+        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math, np
         self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
         self.reshaped = False  # statements moved/removed/added: the output is parsed once more
         self.guarded = False   # a torch import that stays was guarded (the output needs the stub)
@@ -232,7 +232,7 @@ class Converter:
         when the ones used are free already."""
         if self.renamed:
             return None  # names were chosen against every binding of the file already
-        heads = {h for h in ("ms", "nn", "ops", "math") if h in self.used} | ({"ms"} if self.used else set())
+        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in self.used} | ({"ms"} if self.used else set())
         kept = {a for a, n in self.alias_uses.items() if n}
         for mod in self.star_modules:  # a star import that stays binds every name it gives
             if self.star_uses(mod):
@@ -251,7 +251,8 @@ class Converter:
         return choose_names(clash, taken, self.pkg, self.names)
 
     def _is_own_binding(self, small) -> bool:
-        """A torch import (its names are aliases), an import of what the output imports itself,
+        """A torch import (its names are aliases), an import of what the output imports itself
+        (``import math``, ``import numpy as np``),
         or a guard's stand-in (``torch = _TorchMissing(...)``)."""
         if isinstance(small, cst.Assign):
             return stub_assignment(cst.SimpleStatementLine([small])) is not None
@@ -264,7 +265,10 @@ class Converter:
         else:
             return False
         root = (mod or "").split(".")[0]
-        return root in (*ROOTS, self.pkg) or mod == "math"
+        # `import numpy` / `import numpy as np` bind numpy where templates use it
+        numpy_itself = isinstance(small, cst.Import) and mod == "numpy" and \
+            (small.names[0].asname is None or dotted(small.names[0].asname.name) == "np")
+        return root in (*ROOTS, self.pkg) or mod == "math" or numpy_itself
 
     # ---- the change log ----------------------------------------------------------------
     def allows(self, rule_id: str) -> bool:

@@ -1,31 +1,207 @@
-"""Matrix primitives: inverse and determinant of (batches of) square matrices."""
+"""Linear-algebra primitives: einsum, matrix inverse, (log-)determinant, Cholesky, SVD and QR.
+
+Each backward is written with ms_core ops (``F``) and with these primitives themselves, so it is recorded and can be
+differentiated again.
+"""
+import string
+
 import numpy as np
 
-from .._engine import Primitive
+from .._engine import Primitive, apply
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
+# --- einsum -----------------------------------------------------------------------------------
+
+def parse_einsum(equation: str, ndims: list[int]) -> tuple[list[str], str]:
+    """The operands' subscripts and the output subscript of ``equation``, ellipses spelled out
+    with letters the equation does not use, and the implicit output (the letters used once, in
+    alphabetical order, after the ellipsis dimensions) made explicit.
+
+    Raises:
+        ValueError: when the equation does not match the operands.
+    """
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != len(ndims):
+        raise ValueError(f"For 'einsum', the equation {equation!r} names {len(subs)} operands, "
+                         f"but got {len(ndims)}.")
+    free = [c for c in string.ascii_letters if c not in eq]
+    ell_len = max([n - len(s.replace("...", "")) for s, n in zip(subs, ndims) if "..." in s], default=0)
+    ell = "".join(free[:ell_len])
+    out_subs = []
+    for s, n in zip(subs, ndims):
+        if "..." in s:
+            k = n - len(s.replace("...", ""))
+            s = s.replace("...", ell[ell_len - k:])
+        if len(s) != n:
+            raise ValueError(f"For 'einsum', the subscript {s!r} does not match an operand of rank {n}.")
+        out_subs.append(s)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        letters = "".join(out_subs)
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell))
+    return out_subs, out
+
+
+class Einsum(Primitive):
+    """np.einsum over explicit subscripts (see :func:`parse_einsum`)."""
+
+    def __init__(self, subs, out):
+        self.subs = tuple(subs)
+        self.out = out
+
+    def forward(self, ctx, *operands):
+        expr = ",".join(self.subs) + "->" + self.out
+        return np.asarray(np.einsum(expr, *operands, optimize=len(operands) > 2))
+
+    def backward(self, ctx, dout):
+        return tuple(self._grad(ctx.inputs, k, dout) for k in range(len(self.subs)))
+
+    def _grad(self, inputs, k, dout):
+        sub = self.subs[k]
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(f"For 'einsum', the gradient of an operand with a repeated "
+                                      f"subscript ({sub!r}) is not supported.")
+        others = [s for i, s in enumerate(self.subs) if i != k]
+        seen = set(self.out).union(*others) if others else set(self.out)
+        kept = "".join(c for c in sub if c in seen)
+        g = apply(Einsum((self.out, *others), kept), dout, *[t for i, t in enumerate(inputs) if i != k])
+        shape = inputs[k].shape
+        if kept != sub:
+            g = F.reshape(g, tuple(shape[i] if c in seen else 1 for i, c in enumerate(sub)))
+            g = F.broadcast_to(g, shape)
+        return g
+
+
+# --- inverse and determinants -----------------------------------------------------------------
+
 def _mT(x):
-    """The last two axes swapped (matrix transpose of a batch)."""
     return F.swapaxes(x, -1, -2)
 
 
 class MatrixInverse(Primitive):
-    def forward(self, ctx, x):
-        return np.linalg.inv(x).astype(x.dtype, copy=False)
+    def forward(self, ctx, a):
+        return np.linalg.inv(a).astype(a.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        # d(A^-1) = -A^-1 dA A^-1, so dL/dA = -A^-T dout A^-T
         inv_t = _mT(ctx.out)
         return (F.neg(F.matmul(F.matmul(inv_t, dout), inv_t)),)
 
 
+class SLogDet(Primitive):
+    """(sign, log|det|) of square matrices; the gradient of log|det| is inv(A)^T."""
+
+    n_out = 2
+    tuple_douts = True
+
+    def forward(self, ctx, a):
+        sign, logabs = np.linalg.slogdet(a)
+        return np.asarray(sign, dtype=a.dtype), np.asarray(logabs, dtype=a.dtype)
+
+    def backward(self, ctx, douts):
+        g = douts[1]
+        inv_t = _mT(apply(MatrixInverse(), ctx.inputs[0]))
+        return (F.expand_dims(F.expand_dims(g, -1), -1) * inv_t,)
+
+
 class MatrixDeterminant(Primitive):
-    def forward(self, ctx, x):
-        return np.asarray(np.linalg.det(x)).astype(x.dtype, copy=False)
+    def forward(self, ctx, a):
+        return np.asarray(np.linalg.det(a), dtype=a.dtype)
 
     def backward(self, ctx, dout):
-        # d det(A) / dA = det(A) A^-T (Jacobi's formula)
-        scale = F.expand_dims(F.expand_dims(dout * ctx.out, -1), -1)
-        return (scale * _mT(MatrixInverse()(ctx.inputs[0])),)
+        inv_t = _mT(apply(MatrixInverse(), ctx.inputs[0]))
+        return (F.expand_dims(F.expand_dims(dout * ctx.out, -1), -1) * inv_t,)
+
+
+# --- factorisations ---------------------------------------------------------------------------
+
+def _sym(x):
+    return (x + _mT(x)) * 0.5
+
+
+def _phi(x):
+    """The lower triangle of x with its diagonal halved."""
+    return F.tril(x) - F.tril(F.triu(x)) * 0.5
+
+
+class Cholesky(Primitive):
+    """The lower Cholesky factor L of a symmetric positive-definite A = L L^T."""
+
+    def forward(self, ctx, a):
+        return np.linalg.cholesky(a).astype(a.dtype, copy=False)
+
+    def backward(self, ctx, dout):
+        # A-bar = L^-T Phi(L^T L-bar) L^-1, symmetrised (Murray, 2016)
+        low = ctx.out
+        inv = apply(MatrixInverse(), low)
+        inner = _phi(F.matmul(_mT(low), dout))
+        return (_sym(F.matmul(F.matmul(_mT(inv), inner), inv)),)
+
+
+class Svd(Primitive):
+    """(U, S, Vh) of the SVD A = U diag(S) Vh; ``full_matrices`` completes U and Vh to square
+    orthogonal matrices (the extra columns are not unique: they get no gradient)."""
+
+    n_out = 3
+    tuple_douts = True
+
+    def __init__(self, full_matrices=False):
+        self.full_matrices = bool(full_matrices)
+
+    def forward(self, ctx, a):
+        u, s, vh = np.linalg.svd(a, full_matrices=self.full_matrices)
+        return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype, copy=False)
+
+    def backward(self, ctx, douts):
+        # real reduced SVD backward (Townsend, 2016), with the rectangular terms
+        gu, gs, gvh = douts
+        a = ctx.inputs[0]
+        # the outputs are recomputed (recorded) rather than read from ctx: one the caller dropped
+        # is gone, and grad of grad needs them as functions of the input
+        u, s, vh = apply(Svd(self.full_matrices), a)
+        k = s.shape[-1]
+        if self.full_matrices:
+            u, gu = u[..., :k], gu[..., :k]
+            vh, gvh = vh[..., :k, :], gvh[..., :k, :]
+        v, gv = _mT(vh), _mT(gvh)
+        m, n = a.shape[-2], a.shape[-1]
+        eye = F.eye(k, k, s.dtype)
+        s2 = s * s
+        f = (1 - eye) / (F.expand_dims(s2, -2) - F.expand_dims(s2, -1) + eye)
+        s_mat = F.expand_dims(s, -2) * eye
+        s_inv = F.expand_dims(1 / s, -2) * eye
+        ut_gu, vt_gv = F.matmul(_mT(u), gu), F.matmul(_mT(v), gv)
+        core = F.matmul(f * (ut_gu - _mT(ut_gu)), s_mat) + F.expand_dims(gs, -2) * eye \
+            + F.matmul(s_mat, f * (vt_gv - _mT(vt_gv)))
+        grad = F.matmul(F.matmul(u, core), _mT(v))
+        if m > k:
+            proj = F.eye(m, m, a.dtype) - F.matmul(u, _mT(u))
+            grad = grad + F.matmul(F.matmul(proj, gu), F.matmul(s_inv, _mT(v)))
+        if n > k:
+            proj = F.eye(n, n, a.dtype) - F.matmul(v, _mT(v))
+            grad = grad + F.matmul(F.matmul(u, s_inv), _mT(F.matmul(proj, gv)))
+        return (grad,)
+
+
+class Qr(Primitive):
+    """(Q, R) of the reduced QR decomposition of a matrix with at least as many rows as columns."""
+
+    n_out = 2
+    tuple_douts = True
+
+    def forward(self, ctx, a):
+        q, r = np.linalg.qr(a, mode="reduced")
+        return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+
+    def backward(self, ctx, douts):
+        # A-bar = (Q-bar + Q copyltu(M)) R^-T with M = R R-bar^T - Q-bar^T Q (m >= n)
+        gq, gr = douts
+        q, r = apply(Qr(), ctx.inputs[0])   # recomputed: see Svd.backward
+        m = F.matmul(r, _mT(gr)) - F.matmul(_mT(gq), q)
+        low = F.tril(m, -1)
+        copyltu = low + _mT(low) + F.tril(F.triu(m))
+        return (F.matmul(gq + F.matmul(q, copyltu), _mT(apply(MatrixInverse(), r))),)

@@ -1,6 +1,7 @@
 """Elementwise, matmul and reduction primitives."""
 import numpy as np
 
+from .._axes import check_axes
 from .._engine import Primitive
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
@@ -189,6 +190,33 @@ class Abs(Primitive):
         return (dout * F.sign(ctx.inputs[0]),)
 
 
+class FloorMod(Primitive):
+    """x - floor(x / y) * y (the divisor's sign, Python's %): d/dx 1, d/dy -floor(x / y), as
+    MindSpore 2.10's FloorMod and torch's remainder."""
+
+    def forward(self, ctx, x, y):
+        with _quiet():
+            return np.mod(x, y)
+
+    def backward(self, ctx, dout):
+        x, y = ctx.inputs
+        if ctx.out._data.dtype.kind != "f":  # integer remainders have no gradient
+            return None, None
+        return dout, F.neg(dout * F.floor(x / y))
+
+
+class Atan2(Primitive):
+    """atan2(y, x): the angle of the point (x, y), in (-pi, pi]."""
+
+    def forward(self, ctx, y, x):
+        return np.arctan2(y, x)
+
+    def backward(self, ctx, dout):
+        y, x = ctx.inputs
+        scale = dout / (x * x + y * y)
+        return scale * x, F.neg(scale * y)
+
+
 class Sin(Primitive):
     def forward(self, ctx, x):
         return np.sin(x)
@@ -334,11 +362,11 @@ class MatMul(Primitive):
 def _vector_matmul_grads(x, y, dout, ta, tb):
     x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
     y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
-    d2 = dout
+    d2 = dout  # (..., n) for a vector x, (..., m) for a vector y, () for two vectors
     if x.ndim == 1:
-        d2 = F.expand_dims(d2, -2)
+        d2 = F.expand_dims(d2, d2.ndim - 1 if y.ndim > 1 else 0)
     if y.ndim == 1:
-        d2 = F.expand_dims(d2, -1)
+        d2 = F.expand_dims(d2, d2.ndim)
     gx, gy = MatMul(ta, tb).backward(_Ctx((x2, y2)), d2)
     if x.ndim == 1:
         gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F.sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
@@ -354,12 +382,11 @@ class _Ctx:
 
 # --- reductions ---------------------------------------------------------------------------
 
-def _norm_axis(axis, ndim):
+def _norm_axis(axis, ndim, prim=None):
     if axis is None or axis == ():
         return tuple(range(ndim))
-    if isinstance(axis, int):
-        axis = (axis,)
-    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+    axes = check_axes(type(prim).__name__ if prim is not None else "reduction", axis, ndim)
+    return axes if ndim else ()  # a 0-d tensor takes axis 0 or -1, and reduces over nothing
 
 
 def _expand_reduced(g, shape, axes, keep_dims):
@@ -375,13 +402,13 @@ class ReduceSum(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         out = np.sum(x, axis=axes, keepdims=self.keep_dims)
         return out if x.dtype.kind != "f" else out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (F.broadcast_to(g, x.shape),)
 
@@ -392,14 +419,14 @@ class ReduceMean(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         out = np.mean(x, axis=axes, keepdims=self.keep_dims)
         # integer means stay integer, truncated toward zero, as MindSpore 2.10's ReduceMean
         return out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         n = 1
         for a in axes:
             n *= x.shape[a]
@@ -416,13 +443,13 @@ class ReduceExtreme(Primitive):
         self.is_max = is_max
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         fn = np.max if self.is_max else np.min
         return fn(x, axis=axes, keepdims=self.keep_dims)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         mask = F.cast(F.equal(x, out), dout.dtype)
         count = F.sum(mask, axis=axes, keep_dims=True)
@@ -436,12 +463,12 @@ class ReduceProd(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        return np.prod(x, axis=_norm_axis(self.axis, x.ndim), keepdims=self.keep_dims)
+        return np.prod(x, axis=_norm_axis(self.axis, x.ndim, self), keepdims=self.keep_dims)
 
     def backward(self, ctx, dout):
         # valid where x has no zeros; enough for the layers that use it
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (g * out / x,)
@@ -491,14 +518,14 @@ class LogSumExp(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         m = np.max(x, axis=axes, keepdims=True)
         out = m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
         return out if self.keep_dims else np.squeeze(out, axis=axes)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, self)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (g * F.exp(x - out),)

@@ -3,7 +3,7 @@ import numpy as np
 
 __all__ = ["Type", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "uint16", "uint32", "uint64", "bool_", "complex64", "complex128", "half", "single",
-           "double", "float_", "int_", "number_type", "float_type", "int_type"]
+           "double", "float_", "int_", "number_type", "float_type", "int_type", "dtype_to_nptype"]
 
 
 class Type:
@@ -76,6 +76,25 @@ def to_np(dtype):
     except TypeError:
         raise TypeError(f"For 'dtype', the value must be a MindSpore dtype such as ms.float32, "
                         f"but got {dtype!r}.") from None
+
+
+def dtype_to_nptype(type_):
+    """The NumPy scalar type of a MindSpore dtype, as ``mindspore.dtype_to_nptype``.
+
+    Args:
+        type_: a MindSpore dtype (``ms.float32``).
+
+    Returns:
+        The NumPy type (``numpy.float32``).
+
+    Raises:
+        TypeError: when ``type_`` is not a dtype.
+
+    Example:
+        >>> np.finfo(dtype_to_nptype(float16)).eps
+        0.000977
+    """
+    return to_np(type_).type
 
 
 def from_np(np_dtype):

@@ -150,9 +150,6 @@ class Tensor(TensorMethods):
     def astype(self, dtype, copy=True):
         return F.cast(self, dtype)
 
-    def to(self, dtype):
-        return F.cast(self, dtype)
-
     def float(self):
         return F.cast(self, mstype.float32)
 

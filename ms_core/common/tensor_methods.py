@@ -20,6 +20,7 @@ import builtins
 import numpy as np
 
 from .. import _engine
+from .._axes import check_axes
 from . import dtype as mstype
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
@@ -105,6 +106,38 @@ class TensorMethods:
     def _apply_(self, name, fn, *args):
         return self._become(name, fn(self._before(name), *args))
 
+    def to(self, *args, **kwargs):
+        """``to(dtype=None, non_blocking=False, copy=False)``, ``to(device=None, dtype=None,
+        non_blocking=False, copy=False)`` or ``to(other, non_blocking=False, copy=False)``, as in
+        MindSpore 2.10: the Tensor cast to ``dtype`` (or ``other``'s dtype). ms_core computes on
+        the CPU: ``device`` may be None or ``'cpu'``; ``non_blocking`` changes nothing.
+
+        Raises:
+            ValueError: for a device other than the CPU.
+            TypeError: for arguments that match none of the three forms.
+
+        Example:
+            >>> Tensor([1, 2]).to("cpu", ms.float32).dtype
+            Float32
+        """
+        if args and isinstance(args[0], str) or "device" in kwargs:
+            bound = _bind("to", args, kwargs, [("device", None), ("dtype", None),
+                                               ("non_blocking", False), ("copy", False)])
+        elif args and isinstance(args[0], TensorMethods) or "other" in kwargs:
+            bound = _bind("to", args, kwargs, [("other", None), ("non_blocking", False), ("copy", False)])
+            bound["dtype"] = bound.pop("other").dtype
+        else:
+            bound = _bind("to", args, kwargs, [("dtype", None), ("non_blocking", False), ("copy", False)])
+        device, dtype = bound.get("device"), bound["dtype"]
+        if device is not None and device != "cpu":
+            raise ValueError(f"For 'Tensor.to', the 'device' must be None or 'cpu' (ms_core computes "
+                             f"on the CPU), but got {device!r}.")
+        if dtype is not None and not _is_dtype(dtype):
+            raise TypeError(f"For 'Tensor.to', the 'dtype' must be a MindSpore dtype such as "
+                            f"ms.float32, but got {dtype!r}.")
+        out = self if dtype is None else F.cast(self, dtype)
+        return F.identity(out) if bound["copy"] and out is self else out
+
     def copy(self):
         """A new Tensor with the same values; differentiable (torch's clone)."""
         out = F.identity(self)
@@ -180,6 +213,13 @@ class TensorMethods:
 
     def index_add_(self, dim, index, source, *, alpha=1):
         return self._apply_("index_add_", lambda x: _ops()[0].index_add(x, dim, index, source, alpha))
+
+    def index_put(self, indices, values, accumulate=False):
+        """A copy with ``values`` put (or added) at ``self[indices]`` (see ops.index_put)."""
+        return _ops()[0].index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return self._apply_("index_put_", lambda x: _ops()[0].index_put(x, indices, values, accumulate))
 
     # --- in-place random fills (no gradient: the values are new constants) ----------------
     def _fill_random(self, values):
@@ -261,7 +301,9 @@ class TensorMethods:
         else:
             a = _bind(name, args, kwargs, [("dim", None), ("keepdim", False)])
             dim, keep = a["dim"], a["keepdim"]
-        return type(self)._wrap(np.asarray(fn(self._data, axis=_axes(dim), keepdims=keep)))
+        if dim is not None:
+            dim = check_axes(f"Tensor.{name}", _axes(dim), self.ndim)
+        return type(self)._wrap(np.asarray(fn(self._data, axis=dim, keepdims=keep)))
 
     def all(self, *args, **kwargs):
         """all(dim=None, keepdim=False); older: all(axis=None, keep_dims=False)."""
@@ -666,6 +708,29 @@ class TensorMethods:
 
     def logical_and(self, other):
         return F.logical_and(self, other)
+
+    def sum_to_size(self, *size):
+        """The sum of self down to ``size``, a shape self broadcasts from (torch's and MindSpore
+        2.10's sum_to_size): leading axes and axes of size 1 in ``size`` are summed.
+
+        Raises:
+            ValueError: self's shape does not broadcast from ``size``.
+        """
+        size = _sizes(size, "sum_to_size")
+        lead = self.ndim - len(size)
+        if lead < 0 or any(s not in (1, n) for s, n in zip(size, self.shape[lead:])):
+            raise ValueError(f"For 'Tensor.sum_to_size', the size {list(size)} must be one the "
+                             f"shape {list(self.shape)} broadcasts from.")
+        axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1)
+        return F.reshape(F.sum(self, axes, True) if axes else self, size)
+
+    def atan2(self, other):
+        """The angle of (other, self) elementwise (torch's and MindSpore 2.10's Tensor.atan2)."""
+        return _ops()[1].atan2(self, other)
+
+    def cross(self, other, dim=None):
+        """The cross product along ``dim`` (default: the first axis of size 3)."""
+        return _ops()[1].cross(self, other, dim)
 
     def logical_or(self, other):
         return F.logical_or(self, other)

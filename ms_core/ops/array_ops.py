@@ -14,7 +14,7 @@ from . import functional as F
 
 __all__ = ["roll", "diff", "movedim", "moveaxis", "diagonal", "trace", "tensor_split", "scatter",
            "tensor_scatter_elements", "index_fill", "index_add", "median", "unique", "bincount",
-           "nonzero", "argwhere", "take_along_dim"]
+           "nonzero", "argwhere", "take_along_dim", "index_put"]
 
 
 def _axis(name, axis, ndim):
@@ -196,6 +196,29 @@ def index_add(x, axis, index, source, alpha=1):
     idx = _index_array("index_add", index).reshape(-1)
     src = F._as_tensor(source) * alpha if alpha != 1 else F._as_tensor(source)
     return x + apply(A.ScatterIntoZeros((slice(None),) * axis + (idx,), x.shape), F.cast(src, x.dtype))
+
+
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` written at ``input[indices]`` (added there, repeats accumulating,
+    when ``accumulate``); differentiable in input and values. As MindSpore 2.10's
+    Tensor.index_put: ``indices`` is a tuple of integer or bool Tensors, ``values`` 1-D (or one
+    element), broadcast to the indexed elements.
+
+    Raises:
+        ValueError: ``values`` is not 1-D.
+
+    Example:
+        >>> index_put(ops.zeros((2, 2)), (Tensor([0, 0]), Tensor([1, 1])), Tensor([1.0, 2.0]), True)
+        [[0, 3], [0, 0]]
+    """
+    x, v = F._as_tensor(input), F._as_tensor(values)
+    if v.ndim != 1:
+        raise ValueError(f"For 'IndexPut', the rank of 'values' must be 1, but got {v.ndim}.")
+    index = tuple(i._data if isinstance(i, Tensor) else np.asarray(i) for i in indices)
+    v = F.cast(F.broadcast_to(v, F.getitem(x, index).shape), x.dtype)
+    if accumulate:
+        return x + apply(A.ScatterIntoZeros(index, x.shape), v)
+    return F.setitem(x, index, v)
 
 
 def take_along_dim(input, indices, dim=None):

@@ -4,10 +4,12 @@ import numbers
 
 import numpy as np
 
+from .._axes import broadcast_message, check_axis
 from .._checkparam import check_tensor
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
+from .._prims import math_ext as MX
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 
@@ -65,9 +67,17 @@ def mul(x, y):
 
 
 def div(x, y, rounding_mode=None):
+    """x / y; ``rounding_mode`` 'floor' or 'trunc' rounds the quotient (integers stay integers,
+    as in MindSpore 2.10)."""
+    if rounding_mode not in (None, "floor", "trunc"):
+        raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', "
+                         f"but got {rounding_mode!r}.")
     x, y = _operands(x, y)
-    if not (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
-            isinstance(y, Tensor) and y._data.dtype.kind == "f"):
+    floats = (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
+              isinstance(y, Tensor) and y._data.dtype.kind == "f")
+    if rounding_mode is not None and not floats:
+        return _int_div(x, y, rounding_mode)
+    if not floats:
         x = cast(_as_tensor(x), mstype.float32)
     out = apply(_DIV, x, y)
     if rounding_mode == "floor":
@@ -75,6 +85,18 @@ def div(x, y, rounding_mode=None):
     if rounding_mode == "trunc":
         return sign(out) * floor(abs(out))
     return out
+
+
+def _int_div(x, y, rounding_mode):
+    """Integer division rounded down ('floor') or toward zero ('trunc'), in the integer dtype."""
+    xa = x._data if isinstance(x, Tensor) else np.asarray(x)
+    ya = y._data if isinstance(y, Tensor) else np.asarray(y)
+    dtype = (x if isinstance(x, Tensor) else y)._data.dtype
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.floor_divide(xa, ya)
+        if rounding_mode == "trunc":
+            q = q + ((q < 0) & (q * ya != xa))
+    return Tensor._wrap(np.asarray(q, dtype=dtype))
 
 
 true_divide = div
@@ -169,6 +191,12 @@ def _nondiff_binary(fn):
         x, y = _operands(x, y)
         xa = x._data if isinstance(x, Tensor) else x
         ya = y._data if isinstance(y, Tensor) else y
+        if np.shape(xa) != np.shape(ya):
+            try:
+                np.broadcast_shapes(np.shape(xa), np.shape(ya))
+            except ValueError:
+                name = "".join(part.capitalize() for part in fn.__name__.split("_"))
+                raise ValueError(broadcast_message(name, (np.shape(xa), np.shape(ya)))) from None
         return Tensor._wrap(np.asarray(fn(xa, ya)))
     op.__name__ = fn.__name__
     return op
@@ -184,7 +212,15 @@ logical_and = _nondiff_binary(np.logical_and)
 logical_or = _nondiff_binary(np.logical_or)
 logical_xor = _nondiff_binary(np.logical_xor)
 floor_div = _nondiff_binary(np.floor_divide)
-floor_mod = _nondiff_binary(np.mod)
+
+
+def floor_mod(x, y):
+    """x modulo y with the divisor's sign (Python's %); differentiable as MindSpore's FloorMod:
+    d/dx 1, d/dy -floor(x / y). Integer inputs stay integer."""
+    x, y = _operands(x, y)
+    return apply(M.FloorMod(), x, y)
+
+
 remainder = floor_mod
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
@@ -231,8 +267,20 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     return apply(M.ClipByValue(), x, lo, hi)
 
 
-clamp = clip_by_value
-clip = clip_by_value
+def clamp(input, min=None, max=None):
+    """Clamp ``input`` to [min, max] (MindSpore 2.x's keyword names; either bound may be None
+    or a Tensor, which then gets its gradient where it binds)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = _as_tensor(input)
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    return clip_by_value(input, min, max)
+
+
+clip = clamp
 
 
 def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -279,19 +327,24 @@ def matmul(x, y):
     x, y = _as_tensor(x), _as_tensor(y)
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError("For 'matmul', the inputs must not be scalars; use ops.mul instead.")
-    kx, ky = x._data.dtype.kind, y._data.dtype.kind
-    if kx == "f" and ky != "f":
-        y = cast(y, x.dtype)
-    elif ky == "f" and kx != "f":
-        x = cast(x, y.dtype)
+    _same_dtype("MatMul", x, y)
     if x.shape[-1] != (y.shape[-2] if y.ndim > 1 else y.shape[0]):
         raise ValueError(f"For 'matmul', the last axis of 'x' must equal the second-to-last axis "
                          f"of 'y', but got shapes {list(x.shape)} and {list(y.shape)}.")
     return apply(M.MatMul(), x, y)
 
 
+def _same_dtype(prim_name, x, y):
+    """MindSpore and torch multiply matrices of one dtype only: no silent promotion."""
+    if x.dtype != y.dtype:
+        raise TypeError(f"For '{prim_name}', the type of 'x2' should be same as 'x1', but got 'x1' "
+                        f"with type Tensor[{x.dtype}] and 'x2' with type Tensor[{y.dtype}].")
+
+
 def matmul_t(x, y, transpose_a=False, transpose_b=False):
     """x @ y with the last two axes of x and/or y transposed (no copy)."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    _same_dtype("MatMul", x, y)
     return apply(M.MatMul(transpose_a, transpose_b), x, y)
 
 
@@ -376,7 +429,7 @@ def _value_at_index(x, indices, axis, keepdims):
     if axis is None:
         flat = reshape(x, (-1,))
         return getitem(flat, idx), indices
-    axis = axis % x.ndim
+    axis = check_axis("ArgMaxWithValue", axis, x.ndim)
     values = _take_along(x, idx if keepdims else np.expand_dims(idx, axis), axis)
     return (values if keepdims else squeeze(values, axis)), indices
 
@@ -391,7 +444,7 @@ def _take_along(x, idx, axis):
 def sort(input_x, axis=-1, descending=False):
     """(sorted values, Int32 indices) along `axis`; gradients flow to the original positions."""
     x = _as_tensor(input_x)
-    axis = axis % x.ndim
+    axis = check_axis("Sort", axis, x.ndim)
     idx = np.argsort(-x._data if descending else x._data, axis=axis, kind="stable")
     return _take_along(x, idx, axis), Tensor._wrap(idx.astype(np.int32))
 
@@ -403,21 +456,21 @@ def argsort(input_x, axis=-1, descending=False):
 def topk(input_x, k, dim=None, largest=True, sorted=True):
     """(the k largest (or smallest) values along `dim` (default last), Int32 indices)."""
     x = _as_tensor(input_x)
-    axis = -1 if dim is None else dim
+    axis = check_axis("TopK", -1 if dim is None else dim, x.ndim, "dim")
     if not 0 < k <= x.shape[axis]:
         raise ValueError(f"For 'topk', the 'k' must be in [1, {x.shape[axis]}], but got {k}.")
     values, indices = sort(x, axis, descending=largest)
-    index = (slice(None),) * (axis % x.ndim) + (slice(0, k),)
+    index = (slice(None),) * axis + (slice(0, k),)
     return getitem(values, index), getitem(indices, index)
 
 
 def narrow(input_x, axis, start, length):
-    axis = axis % input_x.ndim
+    axis = check_axis("Narrow", axis, input_x.ndim)
     return getitem(input_x, (slice(None),) * axis + (slice(start, start + length),))
 
 
 def unbind(input_x, dim=0):
-    dim = dim % input_x.ndim
+    dim = check_axis("Unstack", dim, input_x.ndim, "dim")
     return tuple(getitem(input_x, (slice(None),) * dim + (i,)) for i in range(input_x.shape[dim]))
 
 
@@ -428,6 +481,7 @@ def masked_select(input_x, mask):
 
 def argmax(x, axis=None, keepdims=False):
     x = _as_tensor(x)
+    axis = None if axis is None else check_axis("Argmax", axis, x.ndim)
     out = np.argmax(x._data, axis=axis)
     if keepdims and axis is not None:
         out = np.expand_dims(out, axis)
@@ -437,14 +491,17 @@ def argmax(x, axis=None, keepdims=False):
 def argmin(x, axis=None, keepdims=False):
     """Indices of the minima; Int32, where argmax gives Int64 (MindSpore 2.10 does the same)."""
     x = _as_tensor(x)
+    axis = None if axis is None else check_axis("Argmin", axis, x.ndim)
     out = np.argmin(x._data, axis=axis)
     if keepdims and axis is not None:
         out = np.expand_dims(out, axis)
     return Tensor._wrap(np.asarray(out, dtype=np.int32))
 
 
-def prod(x, axis=None, keep_dims=False):
-    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), _as_tensor(x))
+def prod(x, axis=None, keep_dims=False, dtype=None):
+    """The product over ``axis`` (all axes when None), cast to ``dtype`` first when given."""
+    x = _as_tensor(x) if dtype is None else cast(x, dtype)
+    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), x)
 
 
 def var(x, axis=None, ddof=0, keepdims=False):
@@ -496,7 +553,7 @@ def gather_elements(input, dim, index):
     if idx.ndim != x.ndim:
         raise ValueError(f"For 'gather_elements', the 'index' must have the input's rank "
                          f"{x.ndim}, but got {idx.ndim}.")
-    return _take_along(x, idx.astype(np.int64), dim % x.ndim)
+    return _take_along(x, idx.astype(np.int64), check_axis("GatherD", dim, x.ndim, "dim"))
 
 
 def logsumexp(x, axis, keep_dims=False):
@@ -504,9 +561,10 @@ def logsumexp(x, axis, keep_dims=False):
 
 
 def cumsum(x, axis, dtype=None):
-    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum)."""
-    out = apply(M.CumSum(axis), _as_tensor(x))
-    return out if dtype is None else cast(out, dtype)
+    """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum);
+    the input is cast to `dtype` first when given (Bool counts), as MindSpore's."""
+    x = _as_tensor(x) if dtype is None else cast(x, dtype)
+    return apply(M.CumSum(axis), x)
 
 
 # --- softmax family and activations ---------------------------------------------------------
@@ -557,6 +615,7 @@ def permute(x, axis):
 
 
 def swapaxes(x, axis0, axis1):
+    axis0, axis1 = check_axis("SwapAxes", axis0, x.ndim, "axis0"), check_axis("SwapAxes", axis1, x.ndim, "axis1")
     perm = list(range(x.ndim))
     perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
     return transpose(x, tuple(perm))
@@ -568,7 +627,7 @@ def squeeze(x, axis=None):
         shape = tuple(s for s in x.shape if s != 1)
     else:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(a % x.ndim for a in axes)
+        axes = tuple(check_axis("Squeeze", a, x.ndim) for a in axes)
         for a in axes:
             if x.shape[a] != 1:
                 raise ValueError(f"For 'squeeze', the dimension {a} of the input must be 1, but got "
@@ -595,7 +654,7 @@ def flatten(x, order="C", *, start_dim=1, end_dim=-1):
     x = _as_tensor(x)
     if x.ndim == 0:
         return reshape(x, (1,))
-    s, e = start_dim % x.ndim, end_dim % x.ndim
+    s, e = check_axis("Flatten", start_dim, x.ndim, "start_dim"), check_axis("Flatten", end_dim, x.ndim, "end_dim")
     return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
 
 
@@ -662,7 +721,7 @@ def stack(tensors, axis=0):
 
 def split(x, split_size_or_sections, axis=0):
     """Split into chunks of `split_size_or_sections` (int) or of the given sizes (list)."""
-    axis = axis % x.ndim
+    axis = check_axis("Split", axis, x.ndim)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int):
         sizes = [split_size_or_sections] * (n // split_size_or_sections)
@@ -680,6 +739,7 @@ def split(x, split_size_or_sections, axis=0):
 
 
 def chunk(x, chunks, axis=0):
+    axis = check_axis("Chunk", axis, x.ndim)
     n = x.shape[axis]
     size = -(-n // chunks)
     return split(x, size, axis)
@@ -703,8 +763,17 @@ def flip(x, dims):
 
 
 def repeat_interleave(x, repeats, axis=None):
+    """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None);
+    ``repeats`` an int or one count per element (a Tensor or list)."""
+    x = _as_tensor(x)
     if axis is None:
-        return apply(A.Repeat(repeats, 0), reshape(x, (-1,)))
+        x, axis = reshape(x, (-1,)), 0
+    if isinstance(repeats, (Tensor, list, tuple, np.ndarray)):
+        counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats).reshape(-1)
+        if counts.size != 1:
+            index = np.repeat(np.arange(x.shape[axis]), counts.astype(np.int64))
+            return gather(x, index, axis)
+        repeats = int(counts[0])
     return apply(A.Repeat(repeats, axis), x)
 
 

@@ -7,13 +7,15 @@ import math
 
 import numpy as np
 
+from .._axes import check_axis
 from .._engine import apply
+from .._prims import math as M
 from .._prims import linalg as L
 from ..common.tensor import Tensor
 from . import functional as F
 
 __all__ = ["inverse", "det", "matrix_determinant", "lerp", "addcmul", "addcdiv", "trunc", "frac",
-           "log2", "log10", "nan_to_num", "tan"]
+           "log2", "log10", "nan_to_num", "tan", "atan2", "cross"]
 
 
 def _square(name, x):
@@ -106,3 +108,41 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         if bad.any():
             out = F.where(Tensor._wrap(bad), Tensor._wrap(np.asarray(value, dtype=a.dtype)), out)
     return out
+
+
+def atan2(input, other):
+    """The angle of the point (other, input) elementwise, in (-pi, pi], broadcasting;
+    differentiable in both.
+
+    Example:
+        >>> ops.atan2(Tensor([1.0]), Tensor([1.0]))  # [0.7854]
+    """
+    y, x = F._operands(input, other)
+    return apply(M.Atan2(), F._as_tensor(y), F._as_tensor(x))
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (default: the first axis of size 3, as torch's
+    and MindSpore 2.10's Tensor.cross), broadcasting; differentiable in both.
+
+    Raises:
+        ValueError: no axis of size 3, or ``dim`` out of range or not of size 3.
+
+    Example:
+        >>> ops.cross(Tensor([1.0, 0, 0]), Tensor([0.0, 1, 0]))  # [0, 0, 1]
+    """
+    a, b = F._operands(F._as_tensor(input), F._as_tensor(other))
+    if dim is None:
+        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        if dim is None:
+            raise ValueError(f"For 'Cross', the input must have an axis of size 3, but got shape "
+                             f"{list(a.shape)}.")
+    dim = check_axis("Cross", dim, a.ndim, "dim")
+    if a.shape[dim] != 3 or b.shape[dim] != 3:
+        raise ValueError(f"For 'Cross', the size of axis {dim} must be 3, but got shapes "
+                         f"{list(a.shape)} and {list(b.shape)}.")
+
+    def part(t, i):
+        return F.getitem(t, (slice(None),) * dim + (i,))
+    (a0, a1, a2), (b0, b1, b2) = [part(a, i) for i in range(3)], [part(b, i) for i in range(3)]
+    return F.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), dim)

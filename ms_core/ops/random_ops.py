@@ -69,9 +69,15 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
 
 
 def normal(shape, mean, stddev, seed=None):
+    """``mean + stddev * z`` with ``z`` standard normal samples of shape ``shape``, broadcast as
+    MindSpore 2.10 does: a shape smaller than mean's repeats the samples across the rest
+    (``normal((), mean, std)`` is one sample). Float32 unless a Tensor mean/stddev is float64."""
     m = mean.asnumpy() if isinstance(mean, Tensor) else mean
     s = stddev.asnumpy() if isinstance(stddev, Tensor) else stddev
-    return Tensor._wrap(_gen(seed).normal(m, s, _size((shape,), "normal")).astype(np.float32))
+    z = _gen(seed).standard_normal(_size((shape,), "normal"))
+    dtype = np.result_type(*[a.dtype for a in (m, s) if isinstance(a, np.ndarray) and a.dtype.kind == "f"],
+                           np.float32)
+    return Tensor._wrap(np.asarray(m + s * z).astype(dtype))
 
 
 def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
@@ -93,5 +99,5 @@ def multinomial(input, num_samples, replacement=True, seed=None):
     gen = _gen(seed)
     rows = [gen.choice(probs.shape[1], num_samples, replace=replacement, p=row / row.sum())
             for row in probs]
-    out = np.stack(rows).astype(np.int64)
+    out = np.stack(rows).astype(np.int32)   # Int32, as MindSpore 2.10
     return Tensor._wrap(out if input.ndim > 1 else out[0])

@@ -75,7 +75,8 @@ class Expr:
             ``rtol`` of torch's: random sampling), ``"shape"`` (shape and dtype only: ``why`` says
             why nothing more can be compared).
         dtype: ``None`` (must equal torch's) or the numpy dtype name ms_core must give instead,
-            with the reason in ``why`` (e.g. MindSpore's Int32 argmin).
+            with the reason in ``why`` (e.g. MindSpore's Int32 argmin); a tuple gives one per
+            output (``None`` where torch's holds).
         arrays: extra inputs as ``(name, numpy expression)``, evaluated with ``np`` and ``rs``.
     """
 
@@ -83,7 +84,7 @@ class Expr:
     code: str
     grad: bool = True
     check: str = "values"
-    dtype: str | None = None
+    dtype: str | tuple | None = None
     why: str = ""
     inputs: tuple[str, ...] | None = None
     arrays: tuple[tuple[str, str], ...] = ()
@@ -172,7 +173,8 @@ def _flat(out) -> list:
     return [out]
 
 
-def _compare(label, got, ref, case) -> None:
+def _compare(label, got, ref, case, outputs: bool = True) -> None:
+    """Shapes, dtypes and values of ``got`` against ``ref``; ``case.dtype`` applies to outputs only."""
     assert len(got) == len(ref), f"{label}: {len(got)} outputs, torch gives {len(ref)}"
     for i, (g, r) in enumerate(zip(got, ref)):
         where = f"{label}[{i}]"
@@ -182,7 +184,10 @@ def _compare(label, got, ref, case) -> None:
             continue
         assert isinstance(g, np.ndarray), f"{where}: got {type(g).__name__}, torch gives an array"
         assert g.shape == r.shape, f"{where}: shape {g.shape} vs torch {r.shape}"
-        want = getattr(case, "dtype", None) or r.dtype.name
+        want = getattr(case, "dtype", None) if outputs else None
+        if isinstance(want, tuple):
+            want = want[i]
+        want = want or r.dtype.name
         assert g.dtype.name == want, f"{where}: dtype {g.dtype} vs {want}"
         check = getattr(case, "check", "values")
         if check == "values":
@@ -241,7 +246,7 @@ def run_expr(case: Expr) -> None:
 
     m_grads = ms.grad(scalar, grad_position=tuple(floats))(*(ms.Tensor(a) for a in arrays))
     m_grads = m_grads if isinstance(m_grads, tuple) else (m_grads,)
-    _compare(f"{case.code}\n  gradient", [g.asnumpy() for g in m_grads], t_grads, case)
+    _compare(f"{case.code}\n  gradient", [g.asnumpy() for g in m_grads], t_grads, case, outputs=False)
 
 
 def run_layer(case: Layer) -> None:

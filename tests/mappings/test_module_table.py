@@ -21,7 +21,7 @@ CASES = [
     ProvenBy("Module.named_parameters", LISTS), ProvenBy("Module.parameters", LISTS),
     ProvenBy("Module.named_modules", LISTS), ProvenBy("Module.modules", LISTS),
     ProvenBy("Module.named_children", LISTS), ProvenBy("Module.children", LISTS),
-    ProvenBy("Module.buffers", LISTS), ProvenBy("Module.state_dict", LISTS),
+    ProvenBy("Module.buffers", LISTS), ProvenBy("Module.named_buffers", LISTS), ProvenBy("Module.state_dict", LISTS),
     ProvenBy("Module.apply", USES), ProvenBy("Module.get_submodule", USES), ProvenBy("Module.train", USES),
     ProvenBy("Module.eval", USES), ProvenBy("Module.forward", USES), ProvenBy("Module.cpu", USES),
     ProvenBy("Module.cuda", T + "test_device_moves_of_a_module_are_dropped"),
@@ -30,6 +30,7 @@ CASES = [
     ProvenBy("Module.register_forward_hook", HOOKS), ProvenBy("Module.register_forward_pre_hook", HOOKS),
     ProvenBy("Module.register_full_backward_hook", HOOKS),
     Marked("Module.zero_grad", "net = nn.Linear(2, 2)\nnet.zero_grad()"),
+    Marked("Module.to", "net = nn.Linear(2, 2)\nnet = net.to(torch.float64)"),
     # an expression form as well: apply returns the module, here a Sequential built in place
     Layer("Module.apply", "nn.Sequential(nn.Linear(4, 3), nn.Tanh()).apply(lambda m: None)"),
 ]

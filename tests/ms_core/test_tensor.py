@@ -202,8 +202,10 @@ def test_norm_and_gather_elements_match_torch():
     check_op(lambda x: ms.ops.norm(x, 3, 0, True), lambda x: torch.linalg.vector_norm(x, 3, 0, True), [a])
     check_op(lambda x: ms.ops.gather_elements(x, 1, Tensor(idx)),
              lambda x: torch.gather(x, 1, torch.tensor(idx)), [a])
+    # a matrix ord on a 2-D input is a matrix norm (MindSpore 2.10: ops.norm(A, 'nuc') is the nuclear norm)
+    np.testing.assert_allclose(ms.ops.norm(Tensor(a), "nuc").asnumpy(), np.linalg.norm(a, "nuc"), rtol=1e-5)
     with pytest.raises(ValueError, match="For 'norm', the 'ord' must be"):
-        ms.ops.norm(Tensor(a), "nuc")
+        ms.ops.norm(Tensor(a[0]), "nuc")
 
 
 def test_tril_triu_match_torch():

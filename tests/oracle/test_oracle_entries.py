@@ -30,6 +30,14 @@ NO_CPU_KERNEL = {
     "Tensor.index_fill": "IndexFill takes Int32 indices", "Tensor.index_fill_": "IndexFill (Int32)",
     "Tensor.half": "float16 printing/rounding is not what is compared here",
 }
+# cases whose MindSpore 2.10 result is itself wrong (README, "knowingly differs"), with why
+MINDSPORE_WRONG = {
+    "x.cross(y[:1], dim=1)": "Cross does not broadcast on CPU: the second batch is crossed with garbage",
+    "x.index_put((i, j), v[:4])": "IndexPut's gradient fails for values broadcast along the last axis",
+    "x.index_put((i, j), v[:4] * 2, accumulate=True)": "IndexPut's gradient (values along the last axis)",
+    "(lambda z: z.index_put_((i, j), v[:4], True))(x * 1)": "IndexPut's gradient (values along the last axis)",
+    "x.index_put((mask[:, 0, 0],), v[:1], True)": "IndexPut takes Int32/Int64 indices only, not a bool mask",
+}
 
 DRIVER = textwrap.dedent("""
     import json, sys
@@ -110,10 +118,12 @@ def _torch_reference(case):
 
 
 def _sample(module: str, every: int) -> list:
-    """Every `every`-th Expr case of a table's proof module (values compared), minus NO_CPU_KERNEL."""
+    """Every `every`-th Expr case of a table's proof module (values compared), minus NO_CPU_KERNEL
+    and MINDSPORE_WRONG."""
     import importlib
     cases = [c for c in importlib.import_module(f"tests.mappings.{module}").CASES
-             if isinstance(c, proof.Expr) and c.check == "values" and c.api not in NO_CPU_KERNEL]
+             if isinstance(c, proof.Expr) and c.check == "values" and c.api not in NO_CPU_KERNEL
+             and c.code not in MINDSPORE_WRONG]
     return cases[::every]
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import code_of
+from migrate.convert.cst import attribute, code_of
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -92,7 +92,7 @@ def _reads_grad(node) -> bool:
 
 
 def _copy_of(node) -> cst.Call:
-    return cst.Call(cst.Attribute(node, cst.Name("copy")))
+    return cst.Call(attribute(node, "copy"))
 
 
 def _view_reason(name: str, before) -> str:
@@ -123,7 +123,7 @@ def inplace(edit) -> None:
     else:
         edit.func = edit.func.with_changes(value=copied)   # x.add(y) -> x.copy().add(y)
     inner = edit.build()
-    edit.result = cst.Call(cst.Attribute(root, cst.Name("copy_")), [cst.Arg(inner)])
+    edit.result = cst.Call(attribute(root, "copy_"), [cst.Arg(inner)])
     edit.note("written back with copy_: MindSpore 2.10's own in-place methods leave the tensor "
               "unchanged on CPU and their gradients ignore the update")
 

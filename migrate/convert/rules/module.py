@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import literal, operand
-from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.cst import attribute, code_of, parse_expr
 from migrate.convert.registry import argument_rule
 
 
@@ -66,7 +66,7 @@ def train(edit) -> None:
         mode = parse_expr("False")
     else:
         mode = edit.bound.get("mode") or parse_expr("True")
-    edit.result = cst.Call(cst.Attribute(recv, cst.Name("set_train")), [cst.Arg(mode)])
+    edit.result = cst.Call(attribute(recv, "set_train"), [cst.Arg(mode)])
 
 
 @argument_rule("MS128", "modules_gen")
@@ -99,3 +99,11 @@ def named_parameters(edit) -> None:
     net.parameters_and_names() that require grad (buffers became Parameters that do not)."""
     recv = operand(edit.method_receiver)
     edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if p.requires_grad)")
+
+
+@argument_rule("MS159", "named_buffers")
+def named_buffers(edit) -> None:
+    """Replace net.named_buffers() with the (name, Parameter) pairs of net.parameters_and_names()
+    that do not require grad (converted buffers are Parameters with requires_grad=False)."""
+    recv = operand(edit.method_receiver)
+    edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if not p.requires_grad)")

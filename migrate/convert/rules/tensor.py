@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import is_literal, literal
-from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.cst import attribute, code_of, parse_expr
 from migrate.convert.receivers import is_module, is_tensor
 from migrate.convert.registry import argument_rule
 
@@ -57,14 +57,14 @@ def one_hot(edit) -> None:
         edit.unsupported("num_classes=-1 (inferred from the data) has no MindSpore equivalent")
         return
     call = cst.Call(conv.target("ops.one_hot"), [cst.Arg(edit.bound["tensor"]), cst.Arg(n)])
-    edit.result = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(conv.target("ms.int64"))])
+    edit.result = cst.Call(attribute(call, "astype"), [cst.Arg(conv.target("ms.int64"))])
 
 
 @argument_rule("MS117", "size")
 def size(edit) -> None:
     """Replace x.size() / x.size(i) with x.shape / x.shape[i]."""
     recv = edit.method_receiver
-    shape = cst.Attribute(value=recv, attr=cst.Name("shape"))
+    shape = attribute(recv, "shape")
     dim = edit.bound.get("dim")
     edit.result = shape if dim is None else cst.Subscript(shape, [cst.SubscriptElement(cst.Index(dim))])
 
@@ -92,7 +92,7 @@ def to(edit) -> None:
     if dtype is None and positional and is_tensor(conv, positional[0]):
         dtype = cst.Attribute(positional[0], cst.Name("dtype"))  # x.to(y): y's dtype (and device)
     if dtype is not None:
-        edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")), [cst.Arg(dtype)])
+        edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
         edit.worse("exact", "")
     else:
         edit.result = edit.method_receiver
@@ -131,7 +131,7 @@ def astype(edit) -> None:
     dtype = {".float": "float32", ".double": "float64", ".half": "float16", ".long": "int64",
              ".int": "int32", ".bool": "bool_", ".byte": "uint8", ".short": "int16",
              ".char": "int8"}[edit.entry.target]
-    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
+    edit.result = cst.Call(attribute(edit.method_receiver, "astype"),
                            [cst.Arg(conv.target(f"ms.{dtype}"))])
 
 
@@ -175,8 +175,8 @@ def max_min(edit) -> None:
 def type_as(edit) -> None:
     """Replace x.type_as(y) with x.astype(y.dtype)."""
     other = edit.bound["other"]
-    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
-                           [cst.Arg(cst.Attribute(other, cst.Name("dtype")))])
+    edit.result = cst.Call(attribute(edit.method_receiver, "astype"),
+                           [cst.Arg(attribute(other, "dtype"))])
 
 
 @argument_rule("MS149", "new_full")
@@ -185,7 +185,7 @@ def new_full(edit) -> None:
     with ops.zeros(shape, x.dtype) / ops.ones(...) / ops.zeros(...) / ops.full(shape, v, dtype=x.dtype)."""
     conv = edit.conv
     kind = edit.entry.torch.rsplit("_", 1)[1]
-    dtype = edit.bound.get("dtype") or cst.Attribute(edit.method_receiver, cst.Name("dtype"))
+    dtype = edit.bound.get("dtype") or attribute(edit.method_receiver, "dtype")
     size = edit.bound.get("size") or parse_expr("()")
     if kind == "full":
         edit.result = cst.Call(conv.target("ops.full"), [
@@ -197,12 +197,63 @@ def new_full(edit) -> None:
     edit.result = cst.Call(conv.target(fn), [cst.Arg(size), cst.Arg(dtype)])
 
 
+@argument_rule("MS156", "new_tensor")
+def new_tensor(edit) -> None:
+    """Replace x.new_tensor(data) / x.new_tensor(data, dtype=d) with ms.Tensor(data, x.dtype) /
+    ms.Tensor(data, d) (a new tensor of x's dtype; MindSpore 2.10's Tensor has no new_tensor)."""
+    dtype = edit.bound.get("dtype") or attribute(edit.method_receiver, "dtype")
+    edit.result = cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(edit.bound["data"]), cst.Arg(dtype)])
+
+
+@argument_rule("MS157", "unflatten")
+def unflatten(edit) -> None:
+    """Replace x.unflatten(d, sizes) with ops.reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
+    (MindSpore 2.10 has no unflatten); d must be a literal and x a name or an attribute (it is
+    written twice)."""
+    recv, dim, sizes = edit.method_receiver, edit.bound["dim"], edit.bound["sizes"]
+    try:
+        d = literal(dim)
+    except (ValueError, SyntaxError):
+        d = None
+    if not isinstance(d, int) or isinstance(d, bool):
+        edit.unsupported(f"dim={code_of(dim)} is not a literal int: write ops.reshape(x, ...) by hand")
+        return
+    if not _is_plain_reference(recv):
+        edit.unsupported(f"the receiver {code_of(recv)} would be evaluated twice: assign it to a name first")
+        return
+    shape = code_of(attribute(recv, "shape"))
+    if isinstance(sizes, (cst.Tuple, cst.List)):
+        parts = code_of(cst.Tuple(sizes.elements))
+    else:
+        parts = f"tuple({code_of(sizes)})"
+    tail = "" if d == -1 else f" + {shape}[{d + 1}:]"
+    edit.result = parse_expr(f"{edit.conv.tname('ops.reshape')}({code_of(recv)}, {shape}[:{d}] + {parts}{tail})")
+
+
+def _is_plain_reference(node) -> bool:
+    """A name or an attribute chain of names (no call, no subscript): cheap and the same each time."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+@argument_rule("MS158", "median")
+def median(edit) -> None:
+    """Replace x.median() with x.reshape(-1).median(0)[0] (torch's median of all elements;
+    MindSpore 2.10's median() is along the last axis, with indices); x.median(dim) stays."""
+    if edit.bound.get("dim") is not None:
+        return
+    flat = cst.Call(attribute(edit.method_receiver, "reshape"), [cst.Arg(parse_expr("-1"))])
+    values_indices = cst.Call(attribute(flat, "median"), [cst.Arg(cst.Integer("0"))])
+    edit.result = cst.Subscript(values_indices, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
+
 @argument_rule("MS152", "view_as")
 def view_as(edit) -> None:
     """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
     other = edit.bound["other"]
     edit.result = cst.Call(edit.conv.target("ops.reshape"),
-                           [cst.Arg(edit.method_receiver), cst.Arg(cst.Attribute(other, cst.Name("shape")))])
+                           [cst.Arg(edit.method_receiver), cst.Arg(attribute(other, "shape"))])
 
 
 @argument_rule("MS136", "tensor_ctor")
@@ -230,13 +281,13 @@ def tensor_ctor(edit) -> None:
 @argument_rule("MS145", "ndim")
 def ndim(edit) -> None:
     """Replace x.dim() with x.ndim."""
-    edit.result = cst.Attribute(edit.method_receiver, cst.Name("ndim"))
+    edit.result = attribute(edit.method_receiver, "ndim")
 
 
 @argument_rule("MS146", "numel")
 def numel(edit) -> None:
     """Replace x.numel() with x.size (MindSpore's Tensor.size is the element count)."""
-    edit.result = cst.Attribute(edit.method_receiver, cst.Name("size"))
+    edit.result = attribute(edit.method_receiver, "size")
 
 
 @argument_rule("MS173", "std_var")
@@ -263,7 +314,7 @@ def std_var(edit) -> None:
     if b.get("keepdim") is not None:
         args.append(cst.Arg(b["keepdim"], keyword=cst.Name("keepdims"), equal=_EQ))
     name = edit.entry.torch.rsplit(".", 1)[1]
-    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name(name)), args)
+    edit.result = cst.Call(attribute(edit.method_receiver, name), args)
 
 
 _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
@@ -293,7 +344,7 @@ def tensor_type(edit) -> None:
     elif code_of(dtype) == conv.tname("ms.Tensor"):
         edit.unsupported("a legacy tensor type (torch.FloatTensor ...): pass a dtype (ms.float32)")
         return
-    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")), [cst.Arg(dtype)])
+    edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
 
 
 @argument_rule("MS175", "requires_grad")
@@ -311,7 +362,7 @@ def requires_grad(edit) -> None:
 @argument_rule("MS176", "itemsize")
 def itemsize(edit) -> None:
     """Replace x.element_size() with x.itemsize."""
-    edit.result = cst.Attribute(edit.method_receiver, cst.Name("itemsize"))
+    edit.result = attribute(edit.method_receiver, "itemsize")
 
 
 @argument_rule("MS179", "select")

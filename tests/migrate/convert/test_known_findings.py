@@ -36,7 +36,6 @@ def test_f1_indented_comment_at_the_end_of_the_file_is_kept():
     assert kept("import torch\nx = torch.ones(2)\n    # tail\n")
 
 
-@deferred
 def test_f2_type_as_of_an_expression_keeps_its_meaning():
     assert "(b + c).dtype" in convert_source("import torch\ny = a.type_as(b + c)\n").code
 

@@ -73,7 +73,8 @@ def test_listing_methods_name_the_same_things():
             return ([n for n, _ in net.named_parameters()], len(list(net.parameters())),
                     [n for n, _ in net.named_modules()], len(list(net.modules())),
                     [n for n, _ in net.named_children()], len(list(net.children())),
-                    len(list(net.block.buffers())), sorted(net.state_dict().keys()))
+                    len(list(net.block.buffers())), sorted(net.state_dict().keys()),
+                    [(n, tuple(b.shape)) for n, b in net.named_buffers()])
         """)
     t = t_ns["listing"](t_ns["Net"]())
     m = m_ns["listing"](m_ns["Net"]())
@@ -81,6 +82,7 @@ def test_listing_methods_name_the_same_things():
     assert m[6] == t[6] == 1  # block.scale
     # state_dict: parameters only on MindSpore (the buffer is a Parameter too)
     assert m[7] == sorted(set(t[7]))
+    assert m[8] == t[8] == [("block.scale", (3,))], (m[8], t[8])
 
 
 def test_apply_get_submodule_train_eval_and_forward():
@@ -149,7 +151,8 @@ def test_zero_grad_is_marked():
 
 
 @pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()", "net.to('cpu')",
-                                  "net.to(device=torch.device('cpu'))", "net.to('cuda', non_blocking=True)"])
+                                  "net.to(device=torch.device('cpu'))", "net.to('cuda', non_blocking=True)",
+                                  "net.to(torch.device('cuda'))", "net.to(device=dev)", "net.to(dev, non_blocking=True)"])
 def test_device_moves_of_a_module_are_dropped(call):
     code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
     assert code.rstrip().endswith("m = net"), code

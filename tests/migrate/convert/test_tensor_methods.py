@@ -156,3 +156,23 @@ def test_untyped_receivers_keep_torch_meaning_on_ms_core(code):
     t, m, converted = run_both(code, X, rs.randn(2, 3, 4).astype(np.float32))
     assert "a.transpose(0, 1)" in converted or "transpose" not in code
     assert_same(t, m)
+
+
+# ---- arguments and receivers that are expressions (fuzz finding F2) -----------------------------
+@pytest.mark.parametrize("before,expected", [
+    ("a.type_as(b + c)", "a.astype((b + c).dtype)"),
+    ("a.type_as(-b)", "a.astype((-b).dtype)"),
+    ("a.view_as(b if c else a)", "ops.reshape(a, (b if c else a).shape)"),
+    ("(a + b).new_zeros(3)", "ops.zeros((3,), (a + b).dtype)"),
+    ("a.type_as(torch.ones(2).double())", "a.astype(ops.ones((2,)).astype(ms.float64).dtype)"),
+])
+def test_rules_that_take_an_attribute_of_an_expression_parenthesise_it(before, expected):
+    check(f"def f(a, b, c):\n    return {before}\n", f"def f(a, b, c):\n    return {expected}\n")
+
+
+def test_type_as_of_an_expression_runs_as_torch():
+    code = "def f(x, y):\n    return x.type_as(y.long() + 1), (x + y).new_ones(2).type_as(-x)\n"
+    t, m, converted = run_both(code, X, Y)
+    assert "x.astype((y.long() + 1).dtype)" in converted and ".astype((-x).dtype)" in converted, converted
+    assert [str(v.dtype) for v in m] == ["Int64", "Float32"]
+    assert_same(t, m)

@@ -91,8 +91,7 @@ PAIRS = {
             def construct(self, x):
                 # migrate: MS918 BatchNorm2d.num_batches_tracked: MindSpore's BatchNorm keeps no step counter
                 self.num_batches_tracked += 1
-                return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta,
-                                    self.training, self.momentum, self.eps)
+                return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta, training=self.training, momentum=self.momentum, eps=self.eps)
         """),
     # class N: attributes of narrowed instances, also narrowed by a class held in a variable
     "narrowed": ("""\
@@ -244,16 +243,16 @@ def test_names_do_not_collide_with_the_files_own():
 
 
 def test_converting_again_keeps_the_block_and_adds_only_what_is_new():
-    # torch.einsum has no mapping: the torch import stays, so the output is converted again
-    src = TORCH_HEADER + "act = nn.ReLU\ny = torch.einsum('ii', x)\n"
+    # torch.stft has no mapping: the torch import stays, so the output is converted again
+    src = TORCH_HEADER + "act = nn.ReLU\ny = torch.stft(x, 8)\n"
     once = convert_source(src).code
     assert convert_source(once).code == once
     more = convert_source(once + "bn = torch.nn.BatchNorm2d\n").code  # (nn is MindSpore's now)
     generated, rest = split_generated(more)
     assert generated.count("class TorchReLU(") == 1 and generated.count("class TorchBatchNorm2d(") == 1
     assert generated.index("class TorchReLU(") < generated.index("class TorchBatchNorm2d(")
-    assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.einsum has no mapping\n"
-                         "y = torch.einsum('ii', x)\nbn = TorchBatchNorm2d\n")
+    assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.stft has no mapping\n"
+                         "y = torch.stft(x, 8)\nbn = TorchBatchNorm2d\n")
     assert convert_source(more).code == more
 
 

@@ -31,8 +31,8 @@ def test_mapped_types_convert_and_unmapped_ones_become_text():
     out = convert_source(SRC).code
     assert convert_source(out).code == out
     assert ('def f(x: ms.Tensor, device: "Optional[torch.device]" = None, dtype: "torch.dtype" = ms.float32)'
-            ' -> "Tuple[ms.Tensor, torch.Size]":') in out
-    assert '    shape: "torch.Size"\n    blocks: List[nn.Cell]\n' in out
+            ' -> Tuple[ms.Tensor, tuple]:') in out  # torch.Size is mapped: MindSpore shapes are tuples
+    assert '    shape: tuple\n    blocks: List[nn.Cell]\n' in out
     assert "def construct(self, x: Optional[ms.Tensor]) -> ms.Tensor:" in out
     assert "isinstance(x, ms.Tensor) and isinstance(self, nn.Cell)" in out
     assert "import torch" not in out and STUB not in out  # text needs no import

@@ -119,6 +119,15 @@ def test_user_class_named_like_an_initializer_and_a_math_variable():
             "bias_init=ms_init.Uniform(scale=1 / py_math.sqrt(2)))") in out
 
 
+def test_templates_numpy_name_avoids_a_users_np_and_reuses_their_numpy():
+    # torch.broadcast_tensors is written with np.broadcast_shapes (a table template)
+    out = convert("import torch\nimport jax.numpy as np\ny = torch.broadcast_tensors(a, b)\n")
+    assert "import numpy as numpy_np\n" in out and "numpy_np.broadcast_shapes(" in out
+    assert "import jax.numpy as np\n" in out
+    out = convert("import torch\nimport numpy as np\ny = torch.broadcast_tensors(a, b), np.ones(2)\n")
+    assert out.count("import numpy as np\n") == 1 and "numpy_np" not in out and " np.broadcast_shapes(" in out
+
+
 def test_names_helpers():
     import libcst as cst
     module = cst.parse_module(textwrap.dedent("""\

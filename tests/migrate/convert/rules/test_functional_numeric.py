@@ -68,7 +68,8 @@ INITS = [
     "nn.init.normal_(w, 0.5, 0.02)", "nn.init.uniform_(w, -0.3, 0.3)", "nn.init.trunc_normal_(w, std=0.02)",
     "nn.init.xavier_uniform_(w)", "nn.init.xavier_normal_(w, gain=2.0)",
     "nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu')", "nn.init.kaiming_uniform_(w, a=1)",
-    "w.data.normal_(0, 0.01)", "w.data.fill_(3.0)", "w.data.zero_()",
+    "w.data.normal_(0, 0.01)", "w.data.fill_(3.0)", "w.data.zero_()", "w.data.uniform_(-0.3, 0.3)",
+    "w.data.normal_(mean=1.0, std=0.5)", "w.data.fill_(-2)",
 ]
 
 

@@ -1,0 +1,405 @@
+"""Argument rules for torch.* functions whose torch signature has overloads or whose MindSpore
+counterpart needs a different call shape (random sampling, dtype information, ...).
+
+Their IDs are ``MS3xx`` (rewrites of torch.* and torch.nn.functional calls): MS1xx had too few
+free IDs left for them.
+
+Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.registry import argument_rule
+from migrate.convert.rules.layers import _conv_padding
+from migrate.convert.template import render
+
+
+def _call(edit, name: str, args: list, keywords: dict | None = None) -> cst.Call:
+    """``name(*args, **keywords)`` with ``name`` a target name (``ops.randint``)."""
+    out = [cst.Arg(a) for a in args]
+    out += [cst.Arg(v, keyword=cst.Name(k), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+        for k, v in (keywords or {}).items() if v is not None]
+    return cst.Call(edit.conv.target(name), out)
+
+
+@argument_rule("MS300", "randint")
+def randint(edit) -> None:
+    """Replace torch.randint(high, size) / torch.randint(low, high, size) with
+    ops.randint(low, high, size) (torch's first argument is `high` when only two are given)."""
+    low, high, size = (edit.bound.get(n) for n in ("low", "high", "size"))
+    if size is None and high is not None and "high" in edit.positional:
+        low, high, size = None, low, high          # randint(high, size)
+    elif high is None and low is not None:
+        low, high = None, low                      # randint(high, size=...)
+    if high is None or size is None:
+        edit.unsupported("randint needs high and size")
+        return
+    edit.result = _call(edit, "ops.randint", [low or cst.Integer("0"), high, size],
+                        {"dtype": edit.bound.get("dtype")})
+
+
+@argument_rule("MS301", "dtype_info")
+def dtype_info(edit) -> None:
+    """Replace torch.finfo(dtype) / torch.iinfo(dtype) with np.finfo / np.iinfo of the dtype's
+    NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars)."""
+    fn = "np." + edit.entry.torch.rsplit(".", 1)[-1]
+    dtype = edit.bound.get("type")
+    if dtype is None:
+        dtype = edit.conv.target("ms.float32")   # torch.finfo() is the default float type's
+    edit.result = _call(edit, fn, [_call(edit, "ms.dtype_to_nptype", [dtype])])
+
+
+@argument_rule("MS302", "normal")
+def normal(edit) -> None:
+    """Replace torch.normal(mean, std, size) with ops.normal(size, mean, std), and
+    torch.normal(mean, std) (tensors) with ops.normal((mean + std).shape, mean, std): MindSpore
+    draws `shape` samples and broadcasts them, so the shape must be the whole result's."""
+    values = {"mean": edit.bound["mean"], "std": edit.value("std"), "size": edit.bound.get("size")}
+    template = "ops.normal({size}, {mean}, {std})" if values["size"] is not None else \
+        "ops.normal(({mean} + {std}).shape, {mean}, {std})"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS303", "bernoulli")
+def bernoulli(edit) -> None:
+    """Replace torch.bernoulli(probs) with ops.bernoulli(probs, probs) (MindSpore's first argument
+    gives only the shape and dtype; the probability is `p`), and torch.bernoulli(x, p) with
+    ops.bernoulli(x, p)."""
+    values = {"input": edit.bound["input"], "p": edit.bound.get("p")}
+    template = "ops.bernoulli({input}, {input})" if values["p"] is None else "ops.bernoulli({input}, {p})"
+    edit.result = render(edit.conv, template, values)
+
+
+def _given(edit, name: str):
+    """The argument ``name`` as given, or None."""
+    return edit.bound.get(name)
+
+
+@argument_rule("MS304", "var_std")
+def var_std(edit) -> None:
+    """Replace torch.var/std/var_mean/std_mean(x, dim, unbiased | correction=c, keepdim) with
+    ops.var/...(x, dim, ddof=c, keepdims=keepdim) (torch's default removes one degree of freedom)."""
+    dim, unbiased, correction = _given(edit, "dim"), _given(edit, "unbiased"), _given(edit, "correction")
+    if dim is not None and isinstance(dim, cst.Name) and dim.value in ("True", "False") and unbiased is None:
+        dim, unbiased = None, dim                      # the old overload var(x, unbiased)
+    if correction is not None:
+        ddof = correction
+    elif unbiased is None or (isinstance(unbiased, cst.Name) and unbiased.value == "True"):
+        ddof = cst.Integer("1")
+    elif isinstance(unbiased, cst.Name) and unbiased.value == "False":
+        ddof = cst.Integer("0")
+    else:
+        ddof = render(edit.conv, "int({unbiased})", {"unbiased": unbiased})
+    keep = _given(edit, "keepdim")
+    edit.result = _call(edit, edit.entry.target, [edit.bound["input"]] + ([dim] if dim is not None else []),
+                        {"ddof": ddof, "keepdims": keep})
+
+
+@argument_rule("MS305", "median")
+def median(edit) -> None:
+    """Replace torch.median(x) with ops.median(ops.reshape(x, (-1,)), 0)[0] (the lower median of
+    all elements) and torch.median(x, dim, keepdim) with ops.median(x, dim, keepdim)."""
+    values = {"input": edit.bound["input"], "dim": _given(edit, "dim"), "keepdim": edit.value("keepdim")}
+    if values["dim"] is None:
+        edit.result = render(edit.conv, "ops.median(ops.reshape({input}, (-1,)), 0)[0]", values)
+    elif "keepdim" in edit.bound:
+        edit.result = render(edit.conv, "ops.median({input}, {dim}, {keepdim})", values)
+    else:
+        edit.result = render(edit.conv, "ops.median({input}, {dim})", values)
+
+
+@argument_rule("MS306", "aminmax")
+def aminmax(edit) -> None:
+    """Replace torch.aminmax(x) with (ops.amin(x), ops.amax(x)) (MindSpore's default axis is 0,
+    torch's all axes) and torch.aminmax(x, dim=d) with ops.aminmax(x, axis=d)."""
+    values = {"input": edit.bound["input"], "dim": _given(edit, "dim"), "keepdim": edit.value("keepdim")}
+    if values["dim"] is None:
+        template = "(ops.amin({input}, None, {keepdim}), ops.amax({input}, None, {keepdim}))" \
+            if "keepdim" in edit.bound else "(ops.amin({input}), ops.amax({input}))"
+    else:
+        template = "ops.aminmax({input}, axis={dim}, keepdims={keepdim})"
+    edit.result = render(edit.conv, template, values)
+
+
+_UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
+# Int32 then cast: MindSpore 2.10's CPU SearchSorted fails with an Int64 output
+_INVERSE = "ops.searchsorted({u}, {{input}}, out_int32=True).astype(ms.int64)"
+
+
+@argument_rule("MS307", "unique")
+def unique(edit) -> None:
+    """Replace torch.unique(x, return_inverse, return_counts) with ops.unique_consecutive of the
+    sorted elements (torch's result is sorted; ops.unique keeps the order of appearance), the
+    inverse by ops.searchsorted."""
+    inverse, counts = (_flag(edit, n) for n in ("return_inverse", "return_counts"))
+    if inverse is None or counts is None:
+        edit.unsupported("return_inverse/return_counts must be written as True or False")
+        return
+    base = f"ops.unique_consecutive({_UNIQUE_SORTED}" + (", False, True)" if counts else ")")
+    if not inverse:
+        template = base
+    elif counts:
+        template = f"(lambda _u: (_u[0], {_INVERSE.format(u='_u[0]')}, _u[1]))({base})"
+    else:
+        template = f"(lambda _u: (_u, {_INVERSE.format(u='_u')}))({base})"
+    edit.result = render(edit.conv, template, {"input": edit.bound["input"]})
+
+
+def _flag(edit, name: str):
+    """A boolean argument's value (its default when not given), or None when it is not a literal."""
+    value = edit.value(name)
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return value.value == "True"
+    return None
+
+
+@argument_rule("MS308", "count_nonzero")
+def count_nonzero(edit) -> None:
+    """Replace torch.count_nonzero(x, dim) with ops.count_nonzero(x, dim, dtype=ms.int64) (Int64
+    as torch's; MindSpore counts over all axes with axis=())."""
+    dim = _given(edit, "dim")
+    template = "ops.count_nonzero({input}, dtype=ms.int64)" if dim is None else \
+        "ops.count_nonzero({input}, {dim}, dtype=ms.int64)"
+    edit.result = render(edit.conv, template, {"input": edit.bound["input"], "dim": dim})
+
+
+@argument_rule("MS309", "bincount")
+def bincount(edit) -> None:
+    """Replace torch.bincount(x, minlength=m) with ops.bincount(x, minlength=m).astype(ms.int64)
+    (MindSpore counts in Float32; with weights the result has their float type, as torch's)."""
+    weights, minlength = _given(edit, "weights"), _given(edit, "minlength")
+    call = _call(edit, "ops.bincount", [edit.bound["input"]] + ([weights] if weights is not None else []),
+                 {"minlength": minlength})
+    if weights is None:
+        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.conv.target("ms.int64"))])
+    edit.result = call
+
+
+def _spread_single(edit, several: bool = False) -> list:
+    """The ``*name`` parameter's values as separate arguments: a single list or tuple literal is
+    unpacked (``meshgrid([a, b])``); a single other value is starred when ``several`` says it
+    stands for several operands."""
+    args = edit.star_args
+    if len(args) == 1 and not args[0].star:
+        value = args[0].value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return [cst.Arg(e.value, star="*" if isinstance(e, cst.StarredElement) else "")
+                    for e in value.elements]
+        if several:
+            return [cst.Arg(value, star="*")]
+    return [cst.Arg(a.value, star=a.star) for a in args]
+
+
+@argument_rule("MS310", "einsum")
+def einsum(edit) -> None:
+    """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
+    (MindSpore takes the operands one by one)."""
+    equation = edit.bound["equation"]
+    several = not isinstance(equation, cst.SimpleString) or "," in equation.value
+    operands = _spread_single(edit, several)
+    edit.result = cst.Call(edit.conv.target("ops.einsum"), [cst.Arg(equation)] + operands)
+
+
+@argument_rule("MS311", "meshgrid")
+def meshgrid(edit) -> None:
+    """Replace torch.meshgrid(a, b) / torch.meshgrid([a, b]) with ops.meshgrid(a, b, indexing='ij')
+    (torch's default indexing is 'ij', MindSpore's 'xy'; MindSpore takes the tensors one by one)."""
+    tensors = _spread_single(edit)
+    indexing = edit.bound.get("indexing") or cst.SimpleString("'ij'")
+    edit.result = cst.Call(edit.conv.target("ops.meshgrid"),
+                           tensors + [cst.Arg(indexing, keyword=cst.Name("indexing"), equal=_EQ)])
+
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+@argument_rule("MS312", "where")
+def where(edit) -> None:
+    """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1)."""
+    if "input" in edit.bound or "other" in edit.bound:
+        return
+    edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
+
+
+@argument_rule("MS313", "diag")
+def diag(edit) -> None:
+    """Replace torch.diag(x, k) with ops.diag_embed(x, k) for a vector and ops.diagonal(x, k) for
+    a matrix (MindSpore's ops.diag builds a rank-2k tensor from a rank-k one)."""
+    values = {"input": edit.bound["input"], "diagonal": edit.value("diagonal")}
+    template = "(ops.diag_embed({input}, {diagonal}) if {input}.ndim == 1 else ops.diagonal({input}, {diagonal}))"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS314", "scatter")
+def scatter(edit) -> None:
+    """Replace torch.scatter(x, dim, index, src | value=v) with ops.scatter(x, dim, index, src)
+    (a value becomes a tensor of index's shape in x's dtype)."""
+    values = {n: edit.bound.get(n) for n in ("input", "dim", "index", "src", "value")}
+    if values["src"] is None and values["value"] is None:
+        edit.unsupported("scatter needs src or value")
+        return
+    if values["src"] is not None and not isinstance(values["src"], (cst.Integer, cst.Float, cst.UnaryOperation)):
+        template = "ops.scatter({input}, {dim}, {index}, {src})"
+    else:
+        values["value"] = values["value"] if values["value"] is not None else values["src"]
+        template = "ops.scatter({input}, {dim}, {index}, ops.full({index}.shape, {value}, dtype={input}.dtype))"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS315", "svd")
+def svd(edit) -> None:
+    """Replace torch.linalg.svd(A) (U, S, Vh) and torch.svd(A) (U, S, V) with ops.svd, which
+    returns (S, U, V): reordered (and V transposed for linalg.svd)."""
+    values = {"A": edit.bound.get("A", edit.bound.get("input"))}
+    if edit.entry.torch == "torch.svd":
+        some = edit.value("some")
+        full = {"True": "False", "False": "True"}.get(code_of(some), "not {some}")
+        values["some"] = some
+        order = "(_r[1], _r[0], _r[2])"
+    else:
+        full = "{full_matrices}"
+        values["full_matrices"] = edit.value("full_matrices")
+        order = "(_r[1], _r[0], ops.swapaxes(_r[2], -1, -2))"
+    template = f"(lambda _r: {order})(ops.svd({{A}}, {full}))"
+    edit.result = render(edit.conv, template, values)
+
+
+# --- torch.nn.functional ----------------------------------------------------------------------
+
+def _is_zero(node) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float)) and float(node.value) == 0.0
+
+
+def _is_true(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+@argument_rule("MS316", "sdpa")
+def sdpa(edit) -> None:
+    """Replace F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale) with
+    softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds)."""
+    values = {n: edit.value(n) for n in ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")}
+    causal = values["is_causal"]
+    if not isinstance(causal, cst.Name) or causal.value not in ("True", "False"):
+        edit.unsupported("is_causal must be written as True or False")
+        return
+    scale = "{scale}" if code_of(values["scale"]) != "None" else "{query}.shape[-1] ** -0.5"
+    scores = f"ops.matmul({{query}}, ops.swapaxes({{key}}, -2, -1)) * {scale}"
+    if _is_true(causal):
+        scores = (f"ops.masked_fill({scores}, ops.triu(ops.ones(({{query}}.shape[-2], {{key}}.shape[-2]), "
+                  f"ms.bool_), 1), float('-inf'))")
+    if code_of(values["attn_mask"]) != "None":
+        scores = (f"(lambda _s, _m: ops.masked_fill(_s, ops.logical_not(_m), float('-inf')) "
+                  f"if _m.dtype == ms.bool_ else _s + _m)({scores}, {{attn_mask}})")
+    weights = f"ops.softmax({scores}, -1)"
+    if not _is_zero(values["dropout_p"]):
+        weights = f"ops.dropout({weights}, p={{dropout_p}})"
+    edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
+
+
+@argument_rule("MS317", "batch_norm_fn")
+def batch_norm_fn(edit) -> None:
+    """Replace F.batch_norm(x, mean, var, weight=None, bias=None, ...) with ops.batch_norm(x, mean,
+    var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default)."""
+    names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
+    values = {n: edit.value(n) for n in names}
+    if code_of(values["running_mean"]) == "None" or code_of(values["running_var"]) == "None":
+        edit.unsupported("batch_norm without running statistics: MindSpore's ops.batch_norm needs them")
+        return
+    weight = "{weight}" if code_of(values["weight"]) != "None" else "ops.ones_like({running_mean})"
+    bias = "{bias}" if code_of(values["bias"]) != "None" else "ops.zeros_like({running_mean})"
+    rest = ", ".join(f"{n}={{{n}}}" for n in ("training", "momentum", "eps") if n in edit.bound)
+    template = f"ops.batch_norm({{input}}, {{running_mean}}, {{running_var}}, {weight}, {bias}" + \
+        (f", {rest})" if rest else ")")
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS318", "fold_fn")
+def fold_fn(edit) -> None:
+    """Replace F.fold(x, output_size, ...) with ops.fold(x, ms.Tensor(output_size, ms.int32), ...)
+    (MindSpore takes the output size as a Tensor; an int n is (n, n))."""
+    size = edit.bound["output_size"]
+    if isinstance(size, cst.Integer):
+        size = cst.Tuple([cst.Element(size, comma=cst.Comma()), cst.Element(size)])
+    edit.set("output_size", cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(size), cst.Arg(edit.conv.target("ms.int32"))]))
+
+
+@argument_rule("MS319", "pool1d_fn")
+def pool1d_fn(edit) -> None:
+    """Replace F.max_pool1d(x, k, s, p, d, ceil_mode) with ops.max_pool2d on x with a unit height
+    axis (MindSpore has no ops.max_pool1d), squeezed back."""
+    values = {n: edit.value(n) for n in ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode")}
+    if code_of(values["stride"]) == "None":
+        values["stride"] = values["kernel_size"]
+    pairs = ", ".join(f"(1, {{{n}}})" if n != "padding" else "(0, {padding})"
+                      for n in ("kernel_size", "stride", "padding", "dilation"))
+    template = f"ops.squeeze(ops.max_pool2d(ops.expand_dims({{input}}, -2), {pairs}, ceil_mode={{ceil_mode}}), -2)"
+    edit.result = render(edit.conv, template, values)
+
+
+@argument_rule("MS320", "conv1d_fn")
+def conv1d_fn(edit) -> None:
+    """Replace F.conv1d(x, w, b, stride, padding=p) with ops.conv1d(x, w, b, stride, pad_mode, padding)."""
+    _conv_padding(edit, 1)
+    order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
+@argument_rule("MS321", "elu_fn")
+def elu_fn(edit) -> None:
+    """Replace F.elu(x, alpha) with ops.elu(x) for alpha 1 and with
+    ops.where(x > 0, x, alpha * ops.expm1(ops.minimum(x, 0.0))) otherwise (MindSpore 2.10's
+    Elu takes only alpha=1.0)."""
+    alpha = edit.bound.get("alpha")
+    if alpha is None or (isinstance(alpha, (cst.Integer, cst.Float)) and float(alpha.value) == 1.0):
+        edit.result = _call(edit, "ops.elu", [edit.bound["input"]])
+        return
+    edit.result = render(edit.conv, "ops.where({input} > 0, {input}, {alpha} * ops.expm1(ops.minimum({input}, 0.0)))",
+                         {"input": edit.bound["input"], "alpha": alpha})
+
+
+@argument_rule("MS322", "searchsorted")
+def searchsorted(edit) -> None:
+    """Replace torch.searchsorted(seq, v, right=r) (Int64) with ops.searchsorted(seq, v,
+    out_int32=True, right=r).astype(ms.int64): MindSpore 2.10's CPU kernel fails on Int64 output."""
+    if _flag(edit, "out_int32") is None:
+        edit.unsupported("out_int32 must be written as True or False")
+        return
+    call = _call(edit, "ops.searchsorted", [edit.bound["sorted_sequence"], edit.bound["input"]],
+                 {"out_int32": cst.Name("True"), "right": _given(edit, "right"), "side": _given(edit, "side"),
+                  "sorter": _given(edit, "sorter")})
+    if not _flag(edit, "out_int32"):
+        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.conv.target("ms.int64"))])
+    edit.result = call
+
+
+@argument_rule("MS323", "nonzero")
+def nonzero(edit) -> None:
+    """Replace torch.nonzero(x, as_tuple=True) with ops.unbind(ops.nonzero(x), 1) (MindSpore 2.10
+    has no CPU kernel for the tuple form) and torch.nonzero(x) with ops.nonzero(x)."""
+    as_tuple = _flag(edit, "as_tuple")
+    if as_tuple is None:
+        edit.unsupported("as_tuple must be written as True or False")
+        return
+    call = _call(edit, "ops.nonzero", [edit.bound["input"]])
+    edit.result = _call(edit, "ops.unbind", [call, cst.Integer("1")]) if as_tuple else call
+
+
+@argument_rule("MS324", "diff")
+def diff(edit) -> None:
+    """Replace torch.diff(x, n, dim, prepend, append) with n nested ops.diff(x, 1, dim, ...)
+    (MindSpore 2.10 takes only n=1)."""
+    n = edit.value("n")
+    if not isinstance(n, cst.Integer) or int(n.value) < 1:
+        edit.unsupported("n must be a positive int literal")
+        return
+    dim = edit.value("dim")
+    out = _call(edit, "ops.diff", [edit.bound["input"], cst.Integer("1"), dim],
+                {"prepend": _given(edit, "prepend"), "append": _given(edit, "append")})
+    for _ in range(int(n.value) - 1):
+        out = _call(edit, "ops.diff", [out, cst.Integer("1"), dim])
+    edit.result = out
+
