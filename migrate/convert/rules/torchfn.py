@@ -98,7 +98,7 @@ def var_std(edit) -> None:
                         {"ddof": ddof, "keepdims": keep})
 
 
-@argument_rule("MS305", "median")
+@argument_rule("MS305", "torch_median")
 def median(edit) -> None:
     """Replace torch.median(x) with ops.median(ops.reshape(x, (-1,)), 0)[0] (the lower median of
     all elements) and torch.median(x, dim, keepdim) with ops.median(x, dim, keepdim)."""
