@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.migrate.torch_programs import KINDS, comment_place, examine, torch_programs  # noqa: E402
+from tests.migrate.convert.torch_programs import KINDS, comment_place, examine, torch_programs  # noqa: E402
 
 
 class _TimeUp(Exception):
