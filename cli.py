@@ -342,19 +342,34 @@ def _add_check(sub) -> None:
 def _converter(target: str = "ms_core"):
     """`migrate.convert_source` for `target`, with a cache key naming the converter's version (a
     digest of its code and mapping tables): converted packages are cached under it."""
-    import functools
     import hashlib
-
-    from migrate import convert_source
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for folder, pattern in ((here / "migrate" / "convert", "*.py"), (here / "mappings", "*.toml"),
                             (here / "mappings", "*.py")):
         for f in sorted(folder.rglob(pattern)):
             digest.update(f.name.encode() + f.read_bytes())
-    convert = functools.partial(convert_source, target=target)
-    convert.cache_key = digest.hexdigest()[:16]
-    return convert
+    return _Converter(target, digest.hexdigest()[:16])
+
+
+class _Converter:
+    """The converter the checker is handed: ``convert(text, inherited=None)``, its cache key,
+    and the package's star-import table. A class, not a functools.partial: multiprocessing
+    pickles a partial without its attributes, so zoo children lost the key and the table."""
+
+    def __init__(self, target: str, cache_key: str):
+        self.target, self.cache_key = target, cache_key
+
+    def __call__(self, text: str, inherited: dict | None = None):
+        from migrate import convert_source
+        return convert_source(text, target=self.target, inherited=inherited)
+
+    @staticmethod
+    def for_package(root, paths) -> dict:
+        """{path: torch aliases the file gets from a sibling by `import *`}: a package is
+        converted as `migrate convert DIR` converts it (the checker converts file by file)."""
+        from migrate.convert.star_imports import package_exports
+        return package_exports(Path(root), paths)
 
 
 def _cache_dir(args):

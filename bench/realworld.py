@@ -60,6 +60,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = 1e-4
+SCRIPT_TOLERANCE = 1e-4  # relative, on the losses and parameter statistics of the first steps
 BLOCKED = ("torch", "torchvision", "torchaudio", "torchtext", "functorch")
 MARKER_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})")
 
@@ -229,26 +230,38 @@ class Script:
     data: str = ""
     path: tuple = ()
     quick: bool = False
+    compare: bool = True   # trace both runs and compare losses/steps (bench/script_trace.py)
 
 
+_NO_DROPOUT = ("--model.embd_pdrop=0.0", "--model.resid_pdrop=0.0", "--model.attn_pdrop=0.0")
 SCRIPTS = [
     Script("pytorch_examples", "regression/main.py", (), cwd="regression", quick=True),
     Script("pytorch_examples", "word_language_model/main.py",
            ("--data", "data/tiny", "--epochs", "1", "--emsize", "16", "--nhid", "16", "--nlayers", "1",
-            "--bptt", "8", "--batch_size", "4", "--dry-run", "--save", "model.pt"),
+            "--bptt", "8", "--batch_size", "4", "--dropout", "0", "--dry-run", "--save", "model.pt"),
            cwd="word_language_model", data="words"),
     Script("pytorch_examples", "word_language_model/main.py",
            ("--data", "data/tiny", "--model", "Transformer", "--epochs", "1", "--emsize", "16", "--nhid", "16",
-            "--nlayers", "1", "--bptt", "8", "--batch_size", "4", "--dry-run", "--save", "model.pt"),
+            "--nlayers", "1", "--bptt", "8", "--batch_size", "4", "--dropout", "0", "--dry-run", "--save",
+            "model.pt"),
            cwd="word_language_model", data="words"),
     Script("nanogpt", "train.py",
            ("--dataset=tiny", "--device=cpu", "--compile=False", "--dtype=float32", "--max_iters=2",
             "--eval_interval=1000", "--eval_iters=1", "--log_interval=1", "--batch_size=2", "--block_size=16",
             "--n_layer=1", "--n_head=2", "--n_embd=16", "--gradient_accumulation_steps=1",
             "--always_save_checkpoint=False", "--out_dir=out"), data="tokens", quick=True),
+    Script("nanogpt", "train.py",
+           ("--dataset=tiny", "--device=cpu", "--compile=False", "--dtype=float32", "--max_iters=2",
+            "--eval_interval=1000", "--eval_iters=1", "--log_interval=1", "--batch_size=2", "--block_size=16",
+            "--n_layer=1", "--n_head=2", "--n_embd=16", "--gradient_accumulation_steps=3", "--grad_clip=0.5",
+            "--always_save_checkpoint=False", "--out_dir=out"), data="tokens"),
     Script("mingpt", "projects/adder/adder.py",
            ("--trainer.max_iters=2", "--trainer.num_workers=0", "--trainer.batch_size=4",
-            "--system.work_dir=out"), cwd="projects/adder", path=("",)),
+            "--system.work_dir=out", *_NO_DROPOUT), cwd="projects/adder", path=("",)),
+    Script("mingpt", "projects/chargpt/chargpt.py",
+           ("--trainer.max_iters=2", "--trainer.num_workers=0", "--trainer.batch_size=4",
+            "--model.model_type=gpt-nano", "--data.block_size=16", "--system.work_dir=out", *_NO_DROPOUT),
+           cwd="projects/chargpt", data="text", path=("",)),
 ]
 
 
@@ -784,14 +797,29 @@ def child_ms(arch: dict, tree: str, out: str, block: bool = True) -> dict:
     return res
 
 
-def child_script(script: str, args: list, block: bool) -> None:
-    """Run a script as __main__ (torch blocked for the converted one)."""
+def child_script(script: str, args: list, block: bool, trace_dir: str | None = None, side: str = "",
+                 tree: str = "") -> None:
+    """Run a script as __main__ (torch blocked for the converted one); with `trace_dir`, record
+    what bench/script_trace.py compares (the original's random numbers replayed on the converted
+    side)."""
     import runpy
     if block:
         sys.meta_path.insert(0, _NoTorch())
+    trace = None
+    if trace_dir:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import script_trace
+        replay = os.path.join(trace_dir, "random.npz") if side == "converted" else None
+        trace = script_trace.Trace(os.path.join(trace_dir, side), tree, replay)
+        os.makedirs(os.path.join(trace_dir, side), exist_ok=True)
+        (script_trace.install_torch if side == "original" else script_trace.install_ms)(trace)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    try:
+        runpy.run_path(script, run_name="__main__")
+    finally:
+        if trace is not None:
+            trace.save(os.path.join(trace_dir, "random.npz") if side == "original" else None)
 
 
 def child_main(argv) -> int:
@@ -802,10 +830,12 @@ def child_main(argv) -> int:
     ap.add_argument("--tree")
     ap.add_argument("--out")
     ap.add_argument("--block", action="store_true")
+    ap.add_argument("--trace")
+    ap.add_argument("--side", default="")
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     if a.child == "script":
-        child_script(a.spec, a.rest[1:] if a.rest[:1] == ["--"] else a.rest, a.block)
+        child_script(a.spec, a.rest[1:] if a.rest[:1] == ["--"] else a.rest, a.block, a.trace, a.side, a.tree)
         return 0
     arch = json.loads(Path(a.spec).read_text())
     try:
@@ -891,13 +921,26 @@ def data_tokens(d: Path) -> None:
         pickle.dump({"vocab_size": 65}, f)
 
 
-DATA = {"words": data_words, "tokens": data_tokens}
+def data_text(d: Path) -> None:
+    """input.txt for minGPT's chargpt: random lines over a small alphabet (with "O God, O God!")."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    alphabet = list("abcdeGO ,!\n")
+    (d / "input.txt").write_text("O God, O God!\n" + "".join(rng.choice(alphabet, size=2000)))
+
+
+DATA = {"words": data_words, "tokens": data_tokens, "text": data_text}
+
+
+def _script_tag(s: Script) -> str:
+    tag = f"{s.source}_{s.script}_{zlib.crc32(' '.join(s.args).encode()):08x}"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", tag)
 
 
 def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, block: bool = True) -> dict:
-    """Run one script from a fresh copy of its tree; status ran / fail / timeout."""
-    tag = f"{s.source}_{s.script}_{zlib.crc32(' '.join(s.args).encode()):08x}"
-    d = work / "scripts" / side / re.sub(r"[^A-Za-z0-9_.-]+", "_", tag)
+    """Run one script from a fresh copy of its tree; status ran / fail / timeout. With
+    `s.compare`, the run is traced (bench/script_trace.py) into work/traces/<script>/<side>."""
+    d = work / "scripts" / side / _script_tag(s)
     shutil.rmtree(d, ignore_errors=True)
     shutil.copytree(tree, d)
     cwd = d / s.cwd if s.cwd else d
@@ -905,6 +948,8 @@ def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, blo
         DATA[s.data](cwd)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "script", "--spec", str(d / s.script)]
     cmd += ["--block"] if side == "converted" and block else []
+    if s.compare:
+        cmd += ["--trace", str(work / "traces" / _script_tag(s)), "--side", side, "--tree", str(d)]
     cmd += ["--", *s.args]
     t0 = time.perf_counter()
     try:
@@ -923,6 +968,19 @@ def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, blo
         if m and m.group(1).startswith(str(d)):
             where = f"{os.path.relpath(m.group(1), d)}:{m.group(2)}"
     return {"status": "fail", "error": err, "where": where, "seconds": secs}
+
+
+def compare_traces(s: Script, work: Path) -> dict:
+    """Losses and parameter statistics of the two traced runs (see bench/script_trace.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import script_trace
+    d = work / "traces" / _script_tag(s)
+    try:
+        a = json.loads((d / "original" / "trace.json").read_text())
+        b = json.loads((d / "converted" / "trace.json").read_text())
+    except (OSError, ValueError):
+        return {"status": "no trace"}
+    return script_trace.compare(a, b, SCRIPT_TOLERANCE)
 
 
 # ---- the run -----------------------------------------------------------------------------------
@@ -1003,7 +1061,7 @@ def run(args) -> list[SourceResult]:
         trees[src.name] = (staged, converted)
         print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
               f" ({time.perf_counter() - t0:.1f} s)", flush=True)
-    archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped
+    archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped and not args.no_archs
              and (a.quick or not args.quick) and (not args.arch or args.arch in a.name)]
     scripts = [s for s in SCRIPTS if s.source in results and not results[s.source].skipped
                and (s.quick or not args.quick) and not args.no_scripts and not args.arch]
@@ -1017,10 +1075,13 @@ def run(args) -> list[SourceResult]:
     def do_script(s):
         staged, converted = trees[s.source]
         row = {"source": s.source, "script": s.script, "args": " ".join(s.args)}
+        shutil.rmtree(work / "traces" / _script_tag(s), ignore_errors=True)
         row["original"] = run_script(s, staged, work, "original", args.timeout)
         row["converted"] = run_script(s, converted, work, "converted", args.timeout, not args.allow_torch)
+        row["compare"] = compare_traces(s, work) if s.compare else {}
         print(f"  {s.source:<18} {s.script:<40} original {row['original']['status']}, converted "
-              f"{row['converted']['status']}: {row['converted']['error'][:80]}", flush=True)
+              f"{row['converted']['status']}: {row['converted']['error'][:80]} "
+              f"{row['compare'].get('status', '')}", flush=True)
         return s, row
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -1082,12 +1143,18 @@ def render(results: list[SourceResult]) -> str:
     srows = []
     for r in results:
         for s in r.scripts:
+            c = s.get("compare") or {}
+            errs = [c.get(k) for k in ("loss_err", "param_err")]
             srows.append([r.name, s["script"] + (" --model Transformer" if "Transformer" in s["args"] else ""),
                           s["original"]["status"], s["converted"]["status"],
+                          c.get("status", "-") if s["converted"]["status"] == "ran" else "-",
+                          f"{c.get('losses', 0)}/{c.get('steps', 0)}" if c else "-",
+                          " / ".join("-" if e is None else f"{e:.1e}" for e in errs) if c else "-",
                           (s["converted"]["error"] + (f" [{s['converted'].get('where')}]"
                                                       if s["converted"].get("where") else "")).replace("|", "\\|")[:160]])
     if srows:
-        out.append(_table(["package", "script", "original", "converted", "first error (converted)"], srows))
+        out.append(_table(["package", "script", "original", "converted", "vs torch", "losses/steps",
+                           "rel err loss / params", "first error (converted)"], srows))
     markers = {}
     for r in results:
         for k, v in r.markers_model_files.items():
@@ -1116,6 +1183,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated source names")
     ap.add_argument("--arch", help="only architectures whose name contains this text (no scripts)")
     ap.add_argument("--no-scripts", action="store_true", help="skip the training-script runs")
+    ap.add_argument("--no-archs", action="store_true", help="skip the architectures (scripts only)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per child process")
     ap.add_argument("--json", help="write the results as JSON")
     ap.add_argument("--allow-torch", action="store_true",

@@ -133,7 +133,7 @@ def _forward(prim, ctx, arrays):
         raise ValueError(f"For '{type(prim).__name__}', the 'axis' must be in [{-n}, {n}), but got "
                          f"{exc.axis}.") from None
     except ValueError as exc:
-        if "broadcast" not in str(exc):
+        if "could not be broadcast" not in str(exc):  # NumPy's words only: ours pass through
             raise
         shapes = [np.shape(a) for a in arrays if isinstance(a, np.ndarray)]
         raise ValueError(broadcast_message(type(prim).__name__, shapes)) from None

@@ -241,6 +241,8 @@ def convert_tree(src: ModelSource, convert, cache_dir: str | None = None,
     """
     files = source_files(src)
     key = getattr(convert, "cache_key", None)
+    if key is not None and hasattr(convert, "for_package"):
+        key += "+star-imports"  # trees converted before the star-import table are not reused
     if cache_dir is None or key is None:
         tmp = tempfile.mkdtemp(prefix="migrate-check-")
         remember(tmp)
@@ -267,6 +269,10 @@ def convert_tree(src: ModelSource, convert, cache_dir: str | None = None,
 
 def _convert_into(src, files, convert, out) -> ConvertedTree:
     tree = ConvertedTree(out)
+    # torch aliases a file gets from a sibling by `import *` (`convert.for_package`, optional)
+    for_package = getattr(convert, "for_package", None)
+    inherited = for_package(src.root, [os.path.join(src.root, rel) for rel in files
+                                       if rel.endswith(".py")]) if for_package else {}
     for rel in files:
         dst = os.path.join(out, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -276,7 +282,9 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             continue
         try:
             with open(path, encoding="utf-8") as f:
-                result = convert(f.read())
+                text = f.read()
+            aliases = inherited.get(path)
+            result = convert(text, inherited=aliases) if aliases else convert(text)
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue

@@ -1,5 +1,5 @@
 """Random numbers a torch forward draws outside dropout (``torch.rand`` in a stochastic-depth or
-drop-connect helper, say).
+drop-connect helper, say, or inside a fused attention kernel with dropout_p > 0).
 
 The checker replays dropout masks, module and functional, in the converted model; other random
 draws are not replayed, so in the modes where the model draws them the two sides compute with
@@ -37,13 +37,34 @@ class RandomDraws:
                 self.draws.append((f"torch.{_name}", _call_site()))
                 return _orig(*args, **kwargs)
             setattr(torch, name, wrapper)
+        self._spy_fused_attention()
         return self
+
+    def _spy_fused_attention(self):
+        """F.scaled_dot_product_attention with dropout_p > 0 drops inside its kernel."""
+        import torch.nn.functional as TF
+        orig = getattr(TF, "scaled_dot_product_attention", None)
+        if orig is None:
+            return
+        self._saved_sdpa = orig
+
+        def wrapper(*args, _orig=orig, **kwargs):
+            p = kwargs.get("dropout_p", args[4] if len(args) > 4 else 0.0)
+            if p:
+                self.draws.append((f"F.scaled_dot_product_attention(dropout_p={p:g})",
+                                   _call_site()))
+            return _orig(*args, **kwargs)
+        TF.scaled_dot_product_attention = wrapper
 
     def __exit__(self, *exc):
         import torch
         for name, orig in self._saved.items():
             setattr(torch, name, orig)
         self._saved = {}
+        if getattr(self, "_saved_sdpa", None) is not None:
+            import torch.nn.functional as TF
+            TF.scaled_dot_product_attention = self._saved_sdpa
+            self._saved_sdpa = None
 
     def summary(self, limit: int = 3) -> str:
         """'torch.rand at utils.py:150 (x16)' for the most frequent sites, or ''."""

@@ -212,7 +212,11 @@ def single_assign(stmt) -> cst.Assign | None:
 
 
 def removed(stmt) -> list:
-    """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments."""
+    """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments (the
+    lines above it and its end-of-line comment)."""
+    tail = getattr(stmt, "trailing_whitespace", None)
+    if tail is not None and tail.comment is not None:
+        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=stmt.leading_lines, trailing_whitespace=tail)]
     if stmt.leading_lines:
         return [cst.SimpleStatementLine([cst.Pass()], leading_lines=stmt.leading_lines)]
     return []

@@ -141,6 +141,26 @@ def keep_original(conv, node, start, rule_id: str, reason: str):
     return node
 
 
+# keywords a rule writes that torch's method does not take (x.std(0) -> x.std(axis=0, ddof=1)),
+# and the one its output always has
+_RULE_KEYWORDS = {"std_var": {"axis", "ddof", "keepdims"}}
+_RULE_ALWAYS = {"std_var": "ddof"}
+
+
+def _in_target_form(entry, q: str, call: cst.Call) -> bool:
+    """A same-named method called with the target's keyword names, which torch's does not take:
+    the output of an earlier conversion (``.softmax(dim=1)`` became ``.softmax(axis=1)``)."""
+    method = q.rsplit(".", 1)[-1]
+    if not entry.params or not (entry.target == "." + method or entry.rule in _RULE_KEYWORDS):
+        return False
+    torch_names = {p.name for p in entry.params}
+    renamed = {f.to for name, f in entry.args.items() if f.to and f.to != name}
+    renamed |= _RULE_KEYWORDS.get(entry.rule, set())
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    unknown = keywords - torch_names
+    return bool(unknown) and unknown <= renamed and _RULE_ALWAYS.get(entry.rule, "") in keywords | {""}
+
+
 def rule_id_of(entry) -> str:
     """A change made by a named rule carries the rule's ID; a plain table rewrite the entry's."""
     rule = argument_rule_named(entry.rule)
@@ -183,6 +203,8 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
             if receiver is None and str(exc).startswith("cannot translate") else None
         if new is not None:
             return new
+        if _in_target_form(entry, q, call):
+            return call  # `x.softmax(axis=-1)`: converted by an earlier run (the file kept torch)
         conv.uses_alias(call.func)
         conv.mark(call, "MS903", f"{q}: {exc}")
         return call
@@ -256,7 +278,8 @@ def on_method(conv, node: cst.Call):
                                                    or torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
-    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0):
+    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0) \
+            and not _in_target_form(entry, "Tensor." + name, node) and not _foreign_keywords(node, entry):
         conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
         return walked
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
@@ -265,6 +288,13 @@ def on_method(conv, node: cst.Call):
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _foreign_keywords(call: cst.Call, entry) -> bool:
+    """Whether ``call`` passes a keyword torch's method does not take (``x.std(ddof=1)``): a
+    converted call, or another library's method, not torch's."""
+    torch_names = {p.name for p in entry.params or ()}
+    return any(a.keyword is not None and a.keyword.value not in torch_names for a in call.args)
 
 
 def _names_a_cell(conv, node) -> bool:
@@ -483,8 +513,10 @@ def on_with(conv, node: cst.With):
         stmts = [cst.SimpleStatementLine(list(body.body))]
     else:
         stmts = list(body.body)
-    if node.leading_lines:
-        stmts[0] = stmts[0].with_changes(leading_lines=[*node.leading_lines, *stmts[0].leading_lines])
+    header = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
+    lead = [*node.leading_lines, *([cst.EmptyLine(comment=header)] if header is not None else [])]
+    if lead:  # (the comment on the `with` line too: `with torch.no_grad():  # evaluation`)
+        stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
     conv.reshaped = True
     return stmts
 

@@ -453,8 +453,11 @@ class ImportRewrite:
             return
         if self.header_at is None and (torch_inside or is_guard(st)):
             self.header_at = len(self.out)
-            self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
-            new = [n.with_changes(leading_lines=[]) if i == 0 else n for i, n in enumerate(new)]
+            if is_guard(st):  # an earlier conversion's guard keeps the comments it was given
+                self.pending_for_header, self.pending = [*self.pending], []
+            else:
+                self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
+                new = [n.with_changes(leading_lines=[]) if i == 0 else n for i, n in enumerate(new)]
         if not new:
             self.pending.extend(_comments_of(st) if self.header_at != len(self.out) else [])
             return

@@ -86,7 +86,8 @@ def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
         q = conv.qual(node.func)
         if q is not None:
             e = conv.tables.get(q)
-            return e is not None and e.table in _TORCH_TENSOR_AREAS, ()
+            # (torch.device(...) is in the torch table but makes a device, not a tensor)
+            return e is not None and e.table in _TORCH_TENSOR_AREAS and e.rule != "device", ()
         f = node.func
         if isinstance(f, cst.Attribute):
             if is_module(conv, f) or (is_self(conv, f.value) and scope is not None and scope.forward):

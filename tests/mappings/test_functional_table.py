@@ -292,6 +292,21 @@ CASES += [
          arrays=(("feat", "rs.randn(1, 4, 2, 2).astype(np.float32)"),)),
 ]
 
+# --- in-place forms: the result and the mutated input ---
+CASES += [
+    Expr("torch.nn.functional.relu_", "(lambda a: (F.relu_(a), a))(x * 1)"),
+    Expr("torch.relu_", "(lambda a: (torch.relu_(a), a))(x * 1)"),
+    Expr("torch.nn.functional.elu_", "(lambda a: (F.elu_(a, 0.5), a))(x * 1)"),
+    Expr("torch.nn.functional.leaky_relu_", "(lambda a: (F.leaky_relu_(a, 0.2), a))(x * 1)"),
+    Expr("torch.nn.functional.hardtanh_", "(lambda a: (F.hardtanh_(a, -0.5, 0.5), a))(x * 1)"),
+    Expr("torch.nn.functional.selu_", "(lambda a: (F.selu_(a), a))(x * 1)"),
+    Expr("torch.selu_", "(lambda a: (torch.selu_(a), a))(x * 1)"),
+    Expr("torch.nn.functional.celu_", "(lambda a: (F.celu_(a, 2.0), a))(x * 1)"),
+    Expr("torch.celu_", "(lambda a: (torch.celu_(a), a))(x * 1)"),
+    Expr("torch.nn.functional.threshold_", "(lambda a: (F.threshold_(a, 0.1, 2.0), a))(x * 1)"),
+    Expr("torch.threshold_", "(lambda a: (torch.threshold_(a, -0.1, 0.0), a))(x * 1)"),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
 ORACLE = [
     "F.relu(x * 1, inplace=True)", "F.relu6(x * 4)", "F.hardswish(x * 3)", "F.silu(x)", "F.gelu(x, approximate='tanh')",
@@ -323,6 +338,7 @@ ORACLE = [
     "F.cosine_embedding_loss(m, w[:3], sgn[0, :, 0])",
     "F.gaussian_nll_loss(x, y, pos)", "F.multilabel_soft_margin_loss(m, u[0])", "F.embedding(idx, w)",
     "F.rrelu(x)", "F.bilinear(p, q, w3, b5)", "F.channel_shuffle(feat, 2)", "torch.conv2d(img, k, b, 1, 1)",
+    "(lambda a: (F.relu_(a), a))(x * 1)", "(lambda a: (F.leaky_relu_(a, 0.2), a))(x * 1)",
 ]
 
 # MindSpore 2.10's CPU kernels give these gradients wrong (ms_core gives torch's; README, "knowingly differs")

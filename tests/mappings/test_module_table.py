@@ -26,6 +26,7 @@ CASES = [
     ProvenBy("Module.eval", USES), ProvenBy("Module.forward", USES), ProvenBy("Module.cpu", USES),
     ProvenBy("Module.cuda", T + "test_device_moves_of_a_module_are_dropped"),
     ProvenBy("Module.to", T + "test_device_moves_of_a_module_are_dropped"),
+    Marked("Module.to", "net = nn.Linear(2, 2)\nnet.to(torch.float64)"),
     ProvenBy("Module.load_state_dict", T + "test_load_state_dict_round_trip"),
     ProvenBy("Module.register_forward_hook", HOOKS), ProvenBy("Module.register_forward_pre_hook", HOOKS),
     ProvenBy("Module.register_full_backward_hook", HOOKS),

@@ -752,6 +752,31 @@ CASES += [
          why="float32 factorisation"),
 ]
 
+CASES += [
+    Expr("torch._assert", "x * 2 if torch._assert(x.shape[0] == 2, 'two rows') is None else x"),
+    Expr("torch.nn.modules.utils._pair", "x.reshape(torch.nn.modules.utils._pair(2) + (6,))"),
+    Expr("torch.nn.modules.utils._pair", "x.reshape(torch.nn.modules.utils._pair([4, 3]) + (2,))"),
+    Expr("torch.nn.modules.utils._single", "x.reshape(torch.nn.modules.utils._single(24))"),
+    Expr("torch.nn.modules.utils._triple", "x.reshape(torch.nn.modules.utils._triple(2) + (3,))"),
+    Expr("torch.nn.modules.utils._quadruple", "x.reshape(torch.nn.modules.utils._quadruple((3, 2, 2, 2)))"),
+    Expr("torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.rnn.pad_sequence([x[0], x[1, :2], x[1, :1]])"),
+    Expr("torch.nn.utils.rnn.pad_sequence",
+         "torch.nn.utils.rnn.pad_sequence((x[0, :1], x[1]), batch_first=True, padding_value=-1.0)"),
+    Expr("torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.rnn.pad_sequence([v, v[:2]], True, padding_side='right')"),
+]
+
+# --- in-place forms: the result and the mutated input ---
+CASES += [
+    Expr("torch.sigmoid_", "(lambda a: (torch.sigmoid_(a), a))(x * 1)"),
+    Expr("torch.tanh_", "(lambda a: (torch.tanh_(a), a))(x * 1)"),
+    Expr("torch.exp_", "(lambda a: (torch.exp_(a), a))(x * 1)"),
+    Expr("torch.sqrt_", "(lambda a: (torch.sqrt_(a), a))(pos * 1)"),
+    Expr("torch.abs_", "(lambda a: (torch.abs_(a), a))(x * 1)"),
+    Expr("torch.neg_", "(lambda a: (torch.neg_(a), a))(x * 1)"),
+    Expr("torch.clamp_", "(lambda a: (torch.clamp_(a, min=-0.5), a))(x * 1)"),
+    Expr("torch.clip_", "(lambda a: (torch.clip_(a, -0.5, 0.5), a))(x * 1)"),
+]
+
 # A sample run on real MindSpore 2.10 by tests/oracle/test_oracle_mappings.py (--target mindspore).
 # Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them); tanh (its CPU
 # kernel is off by up to 7e-5 near saturation).
@@ -811,6 +836,10 @@ ORACLE = [
     "torch.hann_window(8)", "torch.blackman_window(6, periodic=False)", "torch.bartlett_window(7)",
     "torch.split_with_sizes(x, [1, 2], 1)", "torch.is_nonzero(torch.zeros(1))", "torch.conj(x)",
     "torch.resolve_conj(x)", "torch.linalg.inv_ex(spd)",
+    "x * 2 if torch._assert(x.shape[0] == 2, 'two rows') is None else x",
+    "x.reshape(torch.nn.modules.utils._pair(2) + (6,))",
+    "torch.nn.utils.rnn.pad_sequence([x[0], x[1, :2], x[1, :1]])",
+    "(lambda a: (torch.clamp_(a, min=-0.5), a))(x * 1)", "(lambda a: (torch.sigmoid_(a), a))(x * 1)",
 ]
 
 # MindSpore 2.10 computes these on CPU but cannot differentiate them there: outputs only
@@ -820,3 +849,13 @@ ORACLE_FORWARD_ONLY = {
     "torch.linalg.qr(w)": "Qr has no bprop",
     "torch.linalg.cholesky_ex(spd)": "CholeskyGrad has no CPU kernel",
 }
+
+
+def test_converted_assert_raises_torchs_error_when_false():
+    from migrate import convert_source
+    code = convert_source("import torch\n\ndef f(x):\n    torch._assert(x > 0, 'must be positive')\n    return x\n").code
+    ns: dict = {}
+    exec(compile(code, "<converted>", "exec"), ns)
+    assert ns["f"](1) == 1
+    with pytest.raises(AssertionError, match="must be positive"):
+        ns["f"](-1)

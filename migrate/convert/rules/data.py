@@ -91,7 +91,8 @@ def dataloader(edit) -> None:
         edit.unsupported("batch_size=None (no batching): iterate the dataset itself")
         return
     shuffle = b.get("shuffle")
-    shard = _sampler_shards(edit, b.get("sampler"), shuffle)
+    kept = _kept_sampler(edit, b.get("sampler"))
+    shard = None if kept else _sampler_shards(edit, b.get("sampler"), shuffle)
     if edit.problems:
         return
     if shuffle is not None and not _is_false(shuffle):
@@ -100,13 +101,24 @@ def dataloader(edit) -> None:
     shuffle_code = primary(shuffle) if shuffle is not None and code_of(shuffle) != "None" else "False"
     if shard is not None:
         edit.note("DistributedSampler -> num_shards/shard_id")
-    base = _loader_source(edit, ds, shard, shuffle_code)
+    base = _loader_source(edit, ds, shard, shuffle_code, kept)
     if edit.problems:
         return
     batch = code_of(bs) if bs is not None else "1"
     drop = b.get("drop_last")
     drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
+
+
+def _kept_sampler(edit, sampler) -> str | None:
+    """The name of a sampler whose statements stay (bound to a DistributedSampler in one branch
+    and to None in another, say), or None: the DataLoader then passes it on as ``sampler=``."""
+    facts = edit.conv.training
+    name = dotted(sampler) if sampler is not None else None
+    if facts is None or name not in facts.kept_samplers:
+        return None
+    edit.note(f"sampler={name} passed on (a DistributedSampler or None at run time)")
+    return name
 
 
 def _sampler_shards(edit, sampler, shuffle) -> str | None:
@@ -129,17 +141,27 @@ def _sampler_shards(edit, sampler, shuffle) -> str | None:
     return shard
 
 
-def _loader_source(edit, ds, shard: str | None, shuffle_code: str) -> str:
+def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | None = None) -> str:
     """The MindSpore dataset a DataLoader batches: the converted TensorDataset, a dataset bound
     to a name, or a GeneratorDataset over a Python source."""
     facts = edit.conv.training
     sources = "shuffle=" + shuffle_code if shard is None else shard
+    if kept is not None:
+        # MindSpore takes either a sampler or shuffle: shuffle only when the sampler is None
+        if not isinstance(parse_expr(shuffle_code), (cst.Name, cst.Attribute, cst.Call)) \
+                and not parse_expr(shuffle_code).lpar:
+            shuffle_code = f"({shuffle_code})"
+        sources = f"shuffle={shuffle_code} if {kept} is None else None, sampler={kept}"
     name = dotted(ds)
     if isinstance(ds, cst.Call) and code_of(ds.func) == "ms.dataset.NumpySlicesDataset":
         args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
                 if a.keyword is None or a.keyword.value != "shuffle"]
         return f"{code_of(ds.func)}({', '.join([*args, sources])})"
     if facts is not None and name in facts.datasets:
+        if kept is not None:
+            edit.unsupported(f"sampler={kept} over a dataset bound to a name: pass "
+                             "sampler= to its NumpySlicesDataset by hand")
+            return ""
         if shard is not None:
             if name not in facts.sharded:
                 edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import bind_args, code_of, dotted, method_call, parse_expr, single_assign
+from migrate.convert.cst import bind_args, code_of, dotted, method_call, parse_expr, removed, single_assign
 from migrate.convert.training.rules import AUTOGRAD_GRAD
 from migrate.convert.training.tree import Names
 
@@ -37,10 +37,9 @@ class AutogradGrad:
                     self.tp.record(old, "", AUTOGRAD_GRAD.id, "exact",
                                    "requires_grad_ dropped: ms.grad differentiates its lambda's argument",
                                    before=code_of(old))
-                    body[j] = cst.SimpleStatementLine([cst.Pass()], leading_lines=old.leading_lines) \
-                        if old.leading_lines else None
+                    body[j] = removed(old)
                 changed = True
-        return [b for b in body if b is not None] if changed else None
+        return [b for x in body for b in (x if isinstance(x, list) else [x])] if changed else None
 
     def _rewrite(self, body, i):
         """(the new statement, indices of requires_grad_ statements to drop), or None."""
@@ -64,11 +63,13 @@ class AutogradGrad:
         out = self._outputs(args)
         if out is None:
             return None
-        expr = out.visit(_Inline({n: v for n, v in _earlier_values(body, i, x).items()
-                                  if n in Names.of(out).reads}))
+        values, opaque = _values_of_x(body, i, x)
+        if opaque & set(Names.of(out).reads):
+            return None  # a name computed from x by a statement that cannot be inlined
+        expr = out.visit(_Inline(values))
         if x not in Names.of(expr).reads:
             return None
-        drops = [j for j in range(i) if _requires_grad_of(body[j], x)]
+        drops = [j for j in range(i) if requires_grad_of(body[j], x)]
         for t in a.targets:
             self.tp.tensor_names.update(Names.bound_by(t))
         self.tp.conv.used.add("ms")
@@ -94,16 +95,31 @@ class AutogradGrad:
         return cst.Call(cst.Attribute(_paren(out), cst.Name("sum")))
 
 
-def _earlier_values(body: list, i: int, x: str) -> dict:
-    """Names bound by ``name = expr`` earlier in the block (the latest binding of each), not ``x``."""
-    subst = {}
-    for j in range(i - 1, -1, -1):
-        a = single_assign(body[j])
-        if a is not None and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
-            name = a.targets[0].target.value
-            if name != x and name not in subst:
-                subst[name] = a.value
-    return subst
+def _values_of_x(body: list, i: int, x: str) -> tuple[dict, set]:
+    """The names computed from ``x`` before statement ``i`` of the block, as expressions of ``x``
+    (each ``name = expr`` with the earlier ones inlined), and the names computed from ``x`` by
+    statements that cannot be inlined (loops, tuple or augmented assignments). Names that do not
+    depend on ``x`` (the network, constants) stay names: the lambda reads them as they are."""
+    values: dict = {}
+    opaque: set = set()
+    for st in body[:i]:
+        a = single_assign(st)
+        names = Names.of(st)
+        if x in names.writes:
+            values, opaque = {}, set()  # a new x: what came from the old one is a constant
+            continue
+        depends = x in names.reads or bool(set(names.reads) & (set(values) | opaque))
+        simple = a is not None and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name)
+        inlined = a.value.visit(_Inline(values)) if depends and simple \
+            and not set(Names.of(a.value).reads) & opaque else None
+        for name in names.writes:
+            values.pop(name, None)
+            opaque.discard(name)
+            if inlined is not None:
+                values[name] = inlined
+            elif depends:
+                opaque.add(name)
+    return values, opaque
 
 
 class _Inline(cst.CSTTransformer):
@@ -128,7 +144,8 @@ def _paren(e):
     return e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _requires_grad_of(st, x: str) -> bool:
+def requires_grad_of(st, x: str) -> bool:
+    """Whether ``st`` is ``x.requires_grad_(...)`` or ``x.requires_grad = ...``."""
     m = method_call(st, "requires_grad_")
     if m is not None and dotted(m[0]) == x:
         return True

@@ -71,7 +71,13 @@ class FileBindings:
     scalers: set[str] = field(default_factory=set)      # names bound to GradScaler(...)
     optimizers: set[str] = field(default_factory=set)   # names bound to torch.optim.*(...)
     schedulers: set[str] = field(default_factory=set)   # names bound to lr_scheduler.*(...)
-    samplers: dict[str, cst.Call] = field(default_factory=dict)  # name -> DistributedSampler(...)
+    # name -> DistributedSampler(...), for a name bound once and read only as a DataLoader's
+    # sampler= or by set_epoch(): folded into the dataset (num_shards/shard_id), statement removed
+    samplers: dict[str, cst.Call] = field(default_factory=dict)
+    # names also bound to a DistributedSampler but bound elsewhere too (`s = None` in an else
+    # branch) or read otherwise: the statement stays (an ms DistributedSampler) and the
+    # DataLoader passes it as sampler=
+    kept_samplers: set[str] = field(default_factory=set)
     datasets: dict[str, int] = field(default_factory=dict)  # name -> columns (TensorDataset(...))
     ds_columns: dict[str, int] = field(default_factory=dict)  # Dataset class -> columns of __getitem__
     ds_instances: dict[str, int] = field(default_factory=dict)  # name -> columns (an instance of one)
@@ -100,6 +106,8 @@ class FileBindings:
                 if a is not None:
                     self._batch_columns(a, batches, tensors)
                     self._constructed(a, conv)
+        if self.samplers:
+            self._keep_used_samplers(body, conv)
 
     def _loop(self, node: cst.For, batches: set[str], tensors: set[str]) -> None:
         """``for x, y in loader`` / ``for i, batch in enumerate(loader)``: batches are tensors."""
@@ -129,9 +137,15 @@ class FileBindings:
 
     def _constructed(self, a: cst.Assign, conv) -> None:
         """``name = <training API>(...)``: remember what ``name`` holds."""
+        apis = training_apis()
+        if len(a.targets) == 1 and isinstance(a.value, cst.IfExp) and dotted(a.targets[0].target):
+            # s = DistributedSampler(ds) if distributed else None: chosen at run time
+            if any(isinstance(v, cst.Call) and (conv.qual(v.func) or "") in apis.samplers
+                   for v in (a.value.body, a.value.orelse)):
+                self.kept_samplers.add(dotted(a.targets[0].target))
+            return
         if len(a.targets) != 1 or not isinstance(a.value, cst.Call):
             return
-        apis = training_apis()
         call = a.value
         name = dotted(a.targets[0].target)
         q = conv.qual(call.func) or ""
@@ -157,6 +171,19 @@ class FileBindings:
         elif isinstance(call.func, cst.Name) and call.func.value in self.ds_columns:
             self.ds_instances[name] = self.ds_columns[call.func.value]
 
+    def _keep_used_samplers(self, body, conv) -> None:
+        """A sampler name bound more than once, or read other than as a DataLoader's
+        ``sampler=`` or ``name.set_epoch(...)``, keeps its statements (no fold)."""
+        uses = _NameUses(set(self.samplers), conv, training_apis().loaders)
+        for st in body:
+            st.visit(uses)
+        for name in list(self.samplers):
+            if uses.bound[name] != 1 or uses.other[name]:
+                self.kept_samplers.add(name)
+                del self.samplers[name]
+        for ds in [d for d, call in self.sharded.items() if all(call is not c for c in self.samplers.values())]:
+            del self.sharded[ds]
+
     def _loader(self, name: str, call: cst.Call) -> None:
         self.loaders.add(name)
         if call.args and call.args[0].keyword is None:
@@ -167,3 +194,80 @@ class FileBindings:
             if ds in self.datasets and dotted(sampler) in self.samplers:
                 # a TensorDataset read through a DistributedSampler: shard the dataset
                 self.sharded[ds] = self.samplers[dotted(sampler)]
+
+
+class _NameUses(cst.CSTVisitor):
+    """How the names in ``names`` are used in a file: bindings, and reads other than a
+    DataLoader's ``sampler=`` argument or the receiver of ``.set_epoch()``."""
+
+    def __init__(self, names: set[str], conv, loaders):
+        self.names = names
+        self.conv = conv
+        self.loaders = loaders
+        self.bound = {n: 0 for n in names}
+        self.other = {n: 0 for n in names}
+        self._allowed: set[int] = set()  # ids of the name nodes in an allowed place
+
+    def _note_targets(self, targets) -> None:
+        for t in targets:
+            name = dotted(t)
+            if name in self.names:
+                self.bound[name] += 1
+                self._allowed.add(id(t))
+            elif t is not None:
+                for sub in Names.bound_by(t):
+                    if sub in self.names:
+                        self.bound[sub] += 1  # a, s = ... : bound, not folded
+
+    def visit_Assign(self, node) -> None:
+        self._note_targets([t.target for t in node.targets])
+
+    def visit_AnnAssign(self, node) -> None:
+        self._note_targets([node.target])
+
+    def visit_AugAssign(self, node) -> None:
+        self._note_targets([node.target])
+
+    def visit_For(self, node) -> None:
+        self._note_targets([node.target])
+
+    def visit_AsName(self, node) -> None:
+        self._note_targets([node.name])
+
+    def visit_Param(self, node) -> None:
+        self._note_targets([node.name])
+
+    def visit_Call(self, node) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "set_epoch" and dotted(f.value) in self.names:
+            self._allowed.add(id(f.value))
+        elif (self.conv.qual(f) or "") in self.loaders:
+            for a in node.args:
+                if a.keyword is not None and a.keyword.value == "sampler" and dotted(a.value) in self.names:
+                    self._allowed.add(id(a.value))
+
+    def visit_FunctionDef(self, node) -> None:
+        self._note_targets([node.name])
+
+    def visit_ClassDef(self, node) -> None:
+        self._note_targets([node.name])
+
+    def visit_Arg(self, node) -> None:
+        if node.keyword is not None:
+            self._allowed.add(id(node.keyword))  # f(sampler=...): a keyword, not a use
+
+    def visit_Attribute(self, node) -> bool:
+        if self._use(node):
+            node.value.visit(self)  # x.sampler: the attribute's own name is not a use
+        return False
+
+    def visit_Name(self, node) -> None:
+        self._use(node)
+
+    def _use(self, node) -> bool:
+        name = dotted(node)
+        if name in self.names:
+            if id(node) not in self._allowed:
+                self.other[name] += 1
+            return False
+        return True

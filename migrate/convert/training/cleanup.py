@@ -117,7 +117,8 @@ class Cleanup:
             items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             return [st.with_changes(items=items)]
         stmts = list(st.body.body)
-        stmts[0] = stmts[0].with_changes(leading_lines=[*st.leading_lines, *stmts[0].leading_lines])
+        header = [cst.EmptyLine(comment=st.body.header.comment)] if st.body.header.comment is not None else []
+        stmts[0] = stmts[0].with_changes(leading_lines=[*st.leading_lines, *header, *stmts[0].leading_lines])
         tp.tree.stands_for(stmts[0], st.body.body[0])
         return stmts
 
@@ -163,6 +164,8 @@ class Cleanup:
         tp = self.tp
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1
                 and dotted(small.targets[0].target) in tp.bindings.samplers
+                and isinstance(small.value, cst.Call)
+                and tp.qual(small.value.func) in training_apis().samplers
                 and self.allows(SAMPLER_STATEMENTS.id)):
             return None
         tp.record(st, "", SAMPLER_STATEMENTS.id, "transformed",
@@ -209,7 +212,8 @@ class Cleanup:
                            "compute grads with ms.value_and_grad and call the optimizer with them", 240)
             tp.record(st, "", "MS955", "unsupported", reason)
             return [with_comment(st, "MS955", reason)]
-        if name == "set_epoch" and recv in tp.bindings.samplers and self.allows(SAMPLER_STATEMENTS.id):
+        if name == "set_epoch" and (recv in tp.bindings.samplers or recv in tp.bindings.kept_samplers) \
+                and self.allows(SAMPLER_STATEMENTS.id):
             tp.record(st, "", SAMPLER_STATEMENTS.id, "approximate",
                       "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
             return removed(st)

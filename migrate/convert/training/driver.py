@@ -9,12 +9,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrate.convert.cst import dotted, method_call, short, single_assign
+from migrate.convert.cst import dotted, method_call, new_statement, short, single_assign
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
-from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAINING_STEP
+from migrate.convert.training.param_names import param_name_tests
+from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAIN_MODE, TRAINING_STEP
 from migrate.convert.training.step import BUILTINS, StepRewrite, stop_gradients
+from migrate.convert.training.targets import constructed_names, has_steps, switched_names
 from migrate.convert.training.tree import (
     Names, Refuse, StatementTree, at, block_at, find_backward, marked_backwards, scope_names, walk_statements,
     with_comment,
@@ -49,14 +51,19 @@ def training_pass(conv, module: cst.Module, code: str) -> cst.Module:
 def _run(conv, module: cst.Module, code: str) -> cst.Module:
     """Rewrite ``module``'s training code; record the changes on ``conv`` and re-align
     ``conv.stmt_lines`` (the main walk's line numbers) with the rewritten tree."""
-    if not any(t in code for t in _TRIGGERS):
+    names = "named_parameters" in code or "named_buffers" in code or "parameters():" in code
+    if not names and not any(t in code for t in _TRIGGERS):
         return module
     tp = TrainingPass(conv, module.body)
     start = module
-    if "autograd.grad" in code and conv.allows(AUTOGRAD_GRAD.id):
-        body = tp.tree.walk_blocks(list(module.body), AutogradGrad(tp))
+    if names:
+        body = param_name_tests(tp, list(module.body))
         if body is not None:
             start = module.with_changes(body=body)
+    if "autograd.grad" in code and conv.allows(AUTOGRAD_GRAD.id):
+        body = tp.tree.walk_blocks(list(start.body), AutogradGrad(tp))
+        if body is not None:
+            start = start.with_changes(body=body)
     if "autocast" in code:
         # first: a backward() inside `with autocast():` then sits in the loop body with its step
         body = tp.tree.walk_blocks(list(start.body), Cleanup(tp, autocast_only=True))
@@ -89,6 +96,8 @@ class _Saved:
     tensor_names: set[str]
     module_names: set[str]
     used: set[str]
+    open_chains: dict
+    trained: dict
 
 
 class TrainingPass:
@@ -116,6 +125,12 @@ class TrainingPass:
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
         self.tensor_names: set[str] = set()
         conv.training_tensors = self.tensor_names
+        self.open_chains: dict[int, tuple[str, str]] = {}  # id(acc statement) -> (acc, optimizer)
+        self._body = body
+        self._steps: bool | None = None
+        self._constructed: set[str] | None = None
+        self._switched: set[str] | None = None
+        self.trained: dict[str, object] = {}  # networks to set to training mode -> a backward() statement
 
     # ---- bookkeeping ---------------------------------------------------------------------
     def qual(self, node) -> str | None:
@@ -128,12 +143,13 @@ class TrainingPass:
 
     def _save(self) -> _Saved:
         return _Saved(len(self.changes), set(self.stepped), set(self.tensor_names),
-                      set(self.conv.module_names), set(self.conv.used))
+                      set(self.conv.module_names), set(self.conv.used), dict(self.open_chains), dict(self.trained))
 
     def _restore(self, saved: _Saved) -> None:
         """Nothing of an abandoned rewrite may remain in the report or the hints."""
         del self.changes[saved.changes:]
         self.stepped, self.conv.module_names, self.conv.used = saved.stepped, saved.module_names, saved.used
+        self.open_chains, self.trained = saved.open_chains, saved.trained
         self.tensor_names.clear()
         self.tensor_names.update(saved.tensor_names)
 
@@ -149,7 +165,29 @@ class TrainingPass:
             body = self.tree.walk_blocks(list(new.body), self._helpers_block)
             if body is not None:
                 new = new.with_changes(body=body)
+        if self.trained:
+            body = self.tree.walk_blocks(list(new.body), self._train_mode_block)
+            if body is not None:
+                new = new.with_changes(body=body)
         return new
+
+    def _train_mode_block(self, stmts: list):
+        """``net = Net()`` -> ``net = Net()`` + ``net.set_train(True)`` for the networks in
+        ``self.trained``: torch modules start in training mode, MindSpore Cells in inference mode."""
+        out, changed = [], False
+        for st in stmts:
+            out.append(st)
+            a = single_assign(st)
+            name = dotted(a.targets[0].target) if a is not None and len(a.targets) == 1 else None
+            if name in self.trained and name in constructed_names(self, [st]):
+                new = new_statement(f"{name}.set_train(True)")
+                self.tree.stands_for(new, st)
+                self.record(st, new, TRAIN_MODE.id, "exact",
+                            f"{name} is trained and never switched with train()/eval(): torch modules "
+                            "start in training mode (dropout, batch statistics), Cells in inference mode")
+                out.append(new)
+                changed = True
+        return out if changed else None
 
     def _helpers_block(self, stmts: list):
         """Functions of this file that a forward pass calls: their no_grad blocks stop gradients
@@ -208,6 +246,8 @@ class TrainingPass:
             return self._not_selected(body, path), False
         try:
             new = StepRewrite(self, body, path, taken).run()
+            if len(self.open_chains) > len(saved.open_chains):
+                new = self._rest_of_chain(new, taken)
         except Refuse as r:
             self._restore(saved)
             st = at(body, path)
@@ -220,6 +260,22 @@ class TrainingPass:
             self._restore(saved)
             return self._not_selected(body, path), False
         return new, True
+
+    def _rest_of_chain(self, body: list, taken: set[str]) -> list:
+        """The next backward() whose gradients are summed with the one just rewritten, rewritten
+        now: when it cannot be, neither can the first (both stay as they were)."""
+        while True:
+            opened = len(self.open_chains)
+            path = find_backward(body, self.skipped)
+            if path is None:
+                raise Refuse("MS953", "its gradients are summed with a later backward() that was not found")
+            try:
+                body = StepRewrite(self, body, path, taken).run()
+            except Refuse as r:
+                raise Refuse(r.rule_id, "its gradients are summed with those of a later backward() that "
+                                        f"is not rewritten ({r.reason})") from None
+            if len(self.open_chains) == opened:
+                return body
 
     def _not_selected(self, body: list, path: list) -> list:
         """A step left as written because its rules are not selected (no marker)."""
@@ -258,6 +314,25 @@ class TrainingPass:
         return st
 
     # ---- what the pass recognizes ----------------------------------------------------------
+    def has_optimizer_steps(self) -> bool:
+        """Whether the file steps an optimizer anywhere (then a backward() without a step of its
+        own is not a plain gradient computation)."""
+        if self._steps is None:
+            self._steps = has_steps(self, self._body)
+        return self._steps
+
+    def mode_switched(self) -> set[str]:
+        """Names the file calls train()/eval()/set_train() on."""
+        if self._switched is None:
+            self._switched = switched_names(self._body)
+        return self._switched
+
+    def constructed_names(self) -> set[str]:
+        """Names the file binds to instances of classes (networks, layers, losses...)."""
+        if self._constructed is None:
+            self._constructed = constructed_names(self, self._body)
+        return self._constructed
+
     def constructs(self, st) -> bool:
         """``x = Net(...)`` / ``x = nn.Linear(...)``: an object is built, no tensor is computed."""
         a = single_assign(st)

@@ -50,3 +50,26 @@ GRAD_REDUCER = statement_rule(
 NO_GRAD_IN_FORWARD = statement_rule(
     "MS216", "no_grad_in_forward", "Replace `with torch.no_grad(): t = f(x)` inside forward_fn with "
                                    "t = f(x); t = ops.stop_gradient(t).")
+MANUAL_UPDATE = statement_rule(
+    "MS217", "manual_update", "Replace backward() + `for p in net.parameters(): p.data.add_(-lr * p.grad)` "
+                              "with value_and_grad over net.trainable_params() + `for p, p_grad in zip(...)`: "
+                              "p.set_data(p - lr * p_grad).")
+GRADIENT_COMPUTATION = statement_rule(
+    "MS218", "gradient_computation", "Replace y.sum().backward() with no optimizer (x.grad read after it) "
+                                     "with ms.value_and_grad over the networks' parameters (and x): x_grad.")
+BACKWARD_CHAIN = statement_rule(
+    "MS219", "backward_chain", "Replace several backward() calls (in one block, or one per loop iteration) "
+                               "before one step with their value_and_grad grads summed in a tuple.")
+TRAIN_MODE = statement_rule(
+    "MS229", "train_mode", "Replace net = Net() with net = Net(); net.set_train(True) for a network the file "
+                           "trains and never switches with train()/eval() (torch modules start in training mode).")
+VJP_THROUGH = statement_rule(
+    "MS232", "vjp_through", "Replace fake = netG(z) read by a loss after another optimizer's step (a GAN "
+                            "generator) with fake, fake_vjp = ms.vjp(...) and the loss's fake gradient "
+                            "pulled back through fake_vjp.")
+PARAM_NAME_TESTS = statement_rule(
+    "MS233", "param_name_tests", "Replace pn.endswith('weight') / pn == 'bias' on a named_parameters() name with "
+                                 "tests that also accept gamma/embedding_table / beta (the converted layers' names).")
+PARAM_INPLACE = statement_rule(
+    "MS234", "param_inplace", "Replace in-place arithmetic on the parameter of a parameters() loop (p.mul_(c), "
+                              "p.data.add_(x), p -= x) with p.set_data(...).")

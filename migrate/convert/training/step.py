@@ -22,11 +22,17 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate.convert.cst import code_of, dotted, method_call, new_statement, parse_expr, short
+from migrate.convert.cst import code_of, dotted, method_call, new_statement, parse_expr, removed, short, single_assign
 from migrate.convert.training.rules import (
-    CONDITIONAL_BACKWARD, GRAD_ACCUMULATION, GRAD_REDUCER, NO_GRAD_IN_FORWARD, TRAINING_STEP, ZERO_GRAD,
+    BACKWARD_CHAIN, CONDITIONAL_BACKWARD, GRAD_ACCUMULATION, GRAD_REDUCER, GRADIENT_COMPUTATION, MANUAL_UPDATE,
+    NO_GRAD_IN_FORWARD, TRAINING_STEP, VJP_THROUGH, ZERO_GRAD,
 )
-from migrate.convert.training.tree import Names, Refuse, at, block_at, called_names, free_reads, reads_grad, unique
+from migrate.convert.training.autograd_grad import requires_grad_of
+from migrate.convert.training.targets import Target, find_target, network_weights
+from migrate.convert.training.tree import (
+    Names, Refuse, at, block_at, called_names, carry_comments, free_reads, marked, reads_grad, unique,
+    walk_statements,
+)
 from migrate.convert.training.update import UpdateRewrite, UpdateState
 
 BUILTINS = set(dir(builtins))
@@ -42,21 +48,42 @@ class StepPlan:
     k: int                       # block[k] is the backward() statement
     backward: cst.Call
     loss: cst.BaseExpression     # what backward() is called on (inside scaler.scale(...))
-    loss_name: str               # the name the loss is bound to (a new one for an expression)
+    loss_name: str               # the name (or attribute) the loss is bound to (a new name for an expression)
     scaler: str | None           # the GradScaler, for scaler.scale(loss).backward()
-    step_at: int                 # block[step_at] is the step, or the `if` that guards it
-    guarded: bool
-    opt: str                     # the optimizer that steps
+    target: Target               # what the gradients feed (an optimizer step, updates, nothing)
     next_backward: int           # index of the next backward() in the block (or its end)
-    zero_at: list[int]           # indices of this optimizer's zero_grad() calls in the block
+    zero_at: list[int]           # indices of the zero_grad() calls of this step in the block
     accumulate: bool             # a guarded step with no zero_grad() in the block
+    chain: str | None = None     # the grads sum an earlier backward() of this block started
     start: int = 0               # the forward segment is block[start:k] minus zero_grad()
+    slice: set = field(default_factory=set)    # block indices of the statements the loss needs
     segment: list = field(default_factory=list)
+    moved: list = field(default_factory=list)  # statements after the loss, moved after grad_fn
     names: Names | None = None   # what the segment reads, binds and calls
     loop_at: int | None = None   # forward_fn goes before the loop at path[:loop_at + 1]
     params: list[str] = field(default_factory=list)  # forward_fn's parameters
     aux: list[str] = field(default_factory=list)     # its outputs besides the loss
+    grad_inputs: list[str] = field(default_factory=list)  # inputs whose .grad is read (a gradient computation)
+    through: dict = field(default_factory=dict)  # name -> block index of `name = net(...)` it is vjp'd through
+    through_vjp: dict = field(default_factory=dict)  # name -> the name of its vjp function
     reducer: str | None = None   # the DistributedGradReducer of a data-parallel step
+
+    @property
+    def opt(self) -> str | None:
+        return self.target.opt
+
+    @property
+    def step_at(self) -> int | None:
+        return self.target.step_at
+
+    @property
+    def guarded(self) -> bool:
+        return self.target.guarded
+
+    @property
+    def owner(self) -> str | None:
+        """What holds the differentiated parameters: the optimizer, or the updated network."""
+        return self.target.opt or self.target.network
 
     @property
     def bw_stmt(self):
@@ -89,6 +116,8 @@ class StepRewrite:
         """Return the scope's new statements; raise Refuse when the step is not safe to rewrite."""
         plan = self._locate()
         start, needed = self._backward_slice(plan)
+        if start is None and self.tp.calls_network(plan.loss):
+            start = plan.k  # net(x).sum().backward(): the loss expression is the forward pass
         if start is None:  # the loss is not computed in this block: perhaps in the one around it
             by_name = isinstance(plan.loss, cst.Name)
             lifted = lift_conditional_backward(self.tp, self.body, self.path, needed if by_name else set())
@@ -103,21 +132,12 @@ class StepRewrite:
 
     # ---- 1-2: the backward() call, its loss, its step ----------------------------------
     def _locate(self) -> StepPlan:
-        """Find the backward() call, its loss and the optimizer step it pairs with."""
+        """Find the backward() call, its loss and what its gradients feed."""
         tp, path = self.tp, self.path
         block = block_at(self.body, path[:-1])
         k = path[-1][0]
         recv, bw_call = method_call(block[k], "backward")
-        if (tp.qual(recv) or "").startswith("torch"):
-            raise Refuse("MS953", f"{code_of(bw_call)}: write it as loss.backward() or compute the "
-                                  "gradients with ms.value_and_grad by hand")
-        if bw_call.args:
-            kws = {a.keyword.value for a in bw_call.args if a.keyword is not None}
-            if kws & {"retain_graph", "create_graph"}:
-                raise Refuse("MS952", f"{code_of(bw_call)}: keep the graph by calling grad_fn again "
-                                      "or compute the gradients with ms.grad/ms.value_and_grad by hand")
-            raise Refuse("MS952", f"{code_of(bw_call)}: an explicit output gradient (or a wrapper's "
-                                  "backward): compute the gradients with ms.vjp / value_and_grad by hand")
+        _check_backward_call(tp, recv, bw_call)
         # the loss: loss.backward(), scaler.scale(loss).backward(), (a + b).backward()
         scaler, loss = None, recv
         if isinstance(recv, cst.Call) and isinstance(recv.func, cst.Attribute) \
@@ -125,25 +145,37 @@ class StepRewrite:
                 and len(recv.args) == 1:
             scaler = dotted(recv.func.value)
             loss = recv.args[0].value
-        loss_name = loss.value if isinstance(loss, cst.Name) else unique("loss", self.taken)
+        by_name = isinstance(loss, cst.Name) or isinstance(loss, cst.Attribute) and dotted(loss)
+        loss_name = code_of(loss) if by_name else unique("loss", self.taken)
         next_backward = next((i for i in range(k + 1, len(block)) if method_call(block[i], "backward")),
                              len(block))
-        if reads_grad(block[k + 1:next_backward]):
+        target = find_target(tp, self.body, path, block, k, next_backward)
+        manual = {id(block[j]) for j in target.manual}
+        if target.kind != "none" and reads_grad([st for st in block[k + 1:next_backward] if id(st) not in manual]):
             raise Refuse("MS951", "parameter .grad is read or changed after backward(): use the grads "
                                   "tuple returned by grad_fn (aligned with optimizer.parameters) instead")
-        # the optimizer step after backward: in this block, or in an `if` right in it
-        step = tp.find_step(block, k)
-        if step is None:
-            raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
-                                  "compute grads with ms.value_and_grad and apply optimizer(grads)")
-        j, inner, opt = step
-        # several steps in one block (a GAN): each pairs its backward() with its own step()
-        if j >= next_backward:
-            raise Refuse("MS953", "another backward() comes before this loss's step(): accumulate "
-                                  "the grads of both value_and_grad calls by hand")
-        zero_at = [i for i, st in enumerate(block) if tp.is_zero_grad(st, opt)]
-        return StepPlan(path, block, k, bw_call, loss, loss_name, scaler, j, inner is not None, opt,
-                        next_backward, zero_at, accumulate=inner is not None and not zero_at)
+        networks = called_names(block[:k]) | {target.network}
+        zero_at = [i for i, st in enumerate(block) if tp.is_zero_grad(st, target.opt)
+                   or _zeroes_network(st, networks)]
+        plan = StepPlan(path, block, k, bw_call, loss, loss_name, scaler, target, next_backward, zero_at,
+                        accumulate=target.kind == "step" and target.guarded and not zero_at)
+        plan.chain = self._chain_before(plan)
+        return plan
+
+    def _chain_before(self, plan: StepPlan) -> str | None:
+        """The grads sum that an earlier backward() of this block left open for this optimizer."""
+        if plan.opt is None:
+            return None
+        for st in reversed(plan.block[:plan.k]):
+            open_ = self.tp.open_chains.get(id(st))
+            if open_ is not None and open_[1] == plan.opt:
+                return open_[0]
+            if self.tp.is_step(st) or id(st) in self.tp.generated:
+                return None
+            if method_call(st, "backward") is not None and marked(st):
+                raise Refuse("MS953", "an earlier backward() whose gradients this step applies too is "
+                                      "not rewritten: rewrite both by hand")
+        return None
 
     # ---- 3: the forward segment ---------------------------------------------------------
     def _backward_slice(self, plan: StepPlan) -> tuple[int | None, set[str]]:
@@ -153,32 +185,50 @@ class StepRewrite:
         # zero_grad() does not cut the graph (output = model(x); optimizer.zero_grad();
         # loss.backward() is fine): only an earlier step in this block bounds the forward pass
         lower = max([i + 1 for i, st in enumerate(block[:plan.k]) if id(st) in tp.generated], default=0)
-        needed = {plan.loss_name} if isinstance(plan.loss, cst.Name) else set(Names.of(plan.loss).reads)
+        by_name = code_of(plan.loss) == plan.loss_name
+        needed = {plan.loss_name} if by_name else set(_differentiable_reads(plan.loss))
         start = None
+        plan.slice = set()
         for i in range(plan.k - 1, -1, -1):
             n = Names.of(block[i])
-            hit = set(n.writes) & needed
+            hit = (set(n.writes) | set(n.attr_writes)) & needed
             if hit and i < lower:
-                self._before_previous_step(block[i], hit)
+                if self._before_previous_step(plan, i, hit):
+                    plan.grad_inputs += sorted(hit)  # the loss reaches it through ms.vjp
                 needed -= hit  # data or objects prepared before the previous step: closures
                 continue
             if hit:
                 start = i
-                needed |= set(n.reads)
+                plan.slice.add(i)
+                if isinstance(block[i], cst.SimpleStatementLine):
+                    needed -= set(n.writes)  # (what an earlier statement bound is not read here)
+                # what reaches the loss only through .detach() is data, not forward pass
+                needed |= set(_differentiable_reads(block[i]))
         return start, needed
 
-    def _before_previous_step(self, st, hit: set[str]) -> None:
-        """The loss reads ``hit``, bound by ``st`` before the previous step of the block."""
-        tp = self.tp
+    def _before_previous_step(self, plan: StepPlan, i: int, hit: set[str]) -> bool:
+        """The loss reads ``hit``, bound by ``plan.block[i]`` before the previous step of the
+        block: a closure (False), or a network output whose gradients come back through ms.vjp
+        (True: ``fake = netG(z)`` before the discriminator's step, read by the generator's loss)."""
+        tp, st = self.tp, plan.block[i]
         if id(st) in tp.generated:
             raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed by "
                                   "an earlier forward_fn: recompute it inside this step's "
                                   "forward pass (e.g. G(z) again, not its detached copy)")
-        if not tp.constructs(st) and tp.calls_network(st):
+        if tp.constructs(st) or not tp.calls_network(st):
+            return False
+        a = single_assign(st)
+        if a is None or len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) \
+                or plan.target.kind not in ("step", "chain") or not tp.conv.allows(VJP_THROUGH.id):
             raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed "
                                   f"before the previous optimizer step: repeat "
                                   f"`{short(code_of(st).strip(), 60)}` in this step's "
                                   "forward pass")
+        name = a.targets[0].target.value
+        plan.through[name] = i
+        plan.through_vjp[name] = unique(f"{name}_vjp", self.taken)
+        self.taken.add(f"{name}_grad")
+        return True
 
     def _take_segment(self, plan: StepPlan) -> None:
         """Cut the data preparation off the slice's head and check what remains."""
@@ -190,15 +240,21 @@ class StepRewrite:
         first = None
         for i in range(plan.start, plan.k):
             n = Names.of(block[i])
-            if first is None and not (tp.calls_network(block[i]) or set(n.reads) & produced
-                                      or plan.loss_name in n.writes):
+            if first is None and (i not in plan.slice or not (
+                    tp.calls_network(block[i]) or set(n.reads) & produced or plan.loss_name in n.writes)):
                 continue
             first = i if first is None else first
             produced |= set(n.writes)
         plan.start = first if first is not None else plan.start
-        plan.segment = [st for i, st in enumerate(block[plan.start:plan.k], plan.start) if i not in plan.zero_at]
-        plan.names = Names.of(plan.segment)
+        # what follows the loss's last statement without feeding it (metrics, logging, the
+        # next batch) runs after grad_fn, as it ran after the forward pass
+        end = max(plan.slice) + 1 if plan.slice else plan.k
+        plan.segment = [st for i, st in enumerate(block[plan.start:end], plan.start) if i not in plan.zero_at]
+        plan.moved = [st for i, st in enumerate(block[end:plan.k], end) if i not in plan.zero_at]
+        plan.names = Names.of([*plan.segment, plan.loss])
         self._check_segment(plan)
+        if plan.target.kind == "none":
+            self._gradient_computation(plan)
 
     def _check_segment(self, plan: StepPlan) -> None:
         """Refuse a forward segment that cannot move into a function of its own."""
@@ -206,12 +262,12 @@ class StepRewrite:
         if names.flow:
             raise Refuse("MS953", "return/break/continue/yield between the forward pass and "
                                   "backward(): restructure the step by hand")
-        if not any(tp.calls_network(st) for st in plan.segment):
+        if not any(tp.calls_network(st) for st in [*plan.segment, plan.loss]):
             raise Refuse("MS953", f"the loss `{code_of(plan.loss)}` is built from tensors computed "
                                   "before this block (no network is called between zero_grad() and "
                                   "backward()): compute them inside the forward pass by hand")
-        if plan.opt.split(".")[0] in names.writes:
-            raise Refuse("MS953", f"{plan.opt} is created inside the forward pass: create it before "
+        if plan.owner and plan.owner.split(".")[0] in names.writes:
+            raise Refuse("MS953", f"{plan.owner} is created inside the forward pass: create it before "
                                   "the training step")
         for c in names.calls:
             if tp.qual(c.func) == "torch.set_grad_enabled" and not (
@@ -221,10 +277,56 @@ class StepRewrite:
             if tp.qual(c.func) in ("torch.autograd.grad",):
                 raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
                                       "nested ms.grad by hand")
-        if reads_grad(plan.segment) or reads_grad(plan.after):
+        manual = {id(plan.block[j]) for j in plan.target.manual}
+        if reads_grad(plan.segment) or plan.target.kind != "none" and reads_grad(
+                [st for st in plan.after if id(st) not in manual]):
             raise Refuse("MS951", "parameter .grad is read or changed around backward()/step(): "
                                   "use the grads tuple returned by grad_fn (aligned with "
                                   "optimizer.parameters) instead")
+
+    def _gradient_computation(self, plan: StepPlan) -> None:
+        """A backward() whose gradients nothing in the file consumes: differentiate with respect
+        to the parameters of the networks it calls, and to the inputs whose .grad is read after it."""
+        free = set(free_reads([*plan.segment, cst.Expr(plan.loss)]))
+        outside = [st for st in self._after_block(plan) if st not in plan.block]
+        if reads_grad(outside):
+            raise Refuse("MS951", ".grad is read outside the block of backward(): take the gradients "
+                                  "returned by ms.value_and_grad there by hand")
+        for a in Names.of(list(plan.after)).attrs:
+            if a.attr.value != "grad":
+                continue
+            name = dotted(a.value)
+            if not isinstance(a.value, cst.Name) or name not in free:
+                raise Refuse("MS951", f"{code_of(a)} is read after backward(): only the .grad of an "
+                                      "input of the forward pass maps (to ms.value_and_grad's input "
+                                      "gradients); take the others from its weight gradients by hand")
+            if name not in plan.grad_inputs:
+                plan.grad_inputs.append(name)
+                self.taken.add(f"{name}_grad")
+        plan.target.weights = network_weights(self.tp, plan.segment)
+        if plan.target.weights is None and not plan.grad_inputs:
+            raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
+                                  "compute grads with ms.value_and_grad and apply optimizer(grads)")
+
+    def _after_block(self, plan: StepPlan) -> list:
+        """What runs after the backward() statement: the rest of its block and of each enclosing one."""
+        body, path = self.body, self.path
+        after = plan.moved + list(plan.block[plan.k + 1:])
+        for n in range(len(path) - 1, 0, -1):
+            after += block_at(body, path[:n - 1])[path[n - 1][0] + 1:]
+        return after
+
+    def _grad_reads(self, plan: StepPlan, stmts: list) -> list:
+        """``x.grad`` -> ``x_grad`` (an input gradient) in the statements after backward()."""
+        if not plan.grad_inputs:
+            return stmts
+        out = []
+        for st in stmts:
+            new = st.visit(_GradReads(set(plan.grad_inputs)))
+            if new is not st:
+                self.tp.tree.stands_for(new, st)
+            out.append(new)
+        return out
 
     # ---- 4: where forward_fn goes, its parameters and outputs -------------------------
     def _place(self, plan: StepPlan) -> None:
@@ -233,7 +335,7 @@ class StepRewrite:
         # before the outermost loop around the step (built once); grad_fn reads
         # optimizer.parameters when it is built: not before a loop that creates the optimizer
         # (one model and optimizer per fold, say); a deeper loop then
-        opt_root = plan.opt.split(".")[0]
+        opt_root = (plan.owner or "self").split(".")[0]
         plan.loop_at = next((n for n in range(len(path) - 1)
                              if isinstance(at(body, path[:n + 1]), (cst.For, cst.While))
                              and (opt_root == "self" or opt_root not in Names.of(at(body, path[:n + 1])).writes)),
@@ -244,16 +346,16 @@ class StepRewrite:
         loop = at(body, path[:plan.loop_at + 1]) if plan.loop_at is not None else None
         loop_bound = set(Names.of(loop).writes) if loop is not None else set()
         written = list(dict.fromkeys(plan.names.writes))
-        plan.params = [n for n in free_reads(plan.segment) if n in loop_bound or n in written]
+        plan.params = [n for n in free_reads([*plan.segment, cst.Expr(plan.loss)])
+                       if n in loop_bound or n in written or n in plan.grad_inputs]
         # what runs after the step reads: the rest of each enclosing block (names it rebinds
         # first do not count), and anything inside a loop around the step (the next iteration)
-        after = list(plan.block[plan.k + 1:])
-        for n in range(len(path) - 1, 0, -1):
-            after += block_at(body, path[:n - 1])[path[n - 1][0] + 1:]
-        later = set(free_reads(after))
+        later = set(free_reads(self._after_block(plan)))
         seg_ids = {id(st) for st in plan.segment}  # (incl. the else-branch copy of a lifted pass)
         if loop is not None:
-            later |= set(Names.of(loop, skip=seg_ids).reads)
+            # the next iteration reads what the loop's code reads, and forward_fn's parameters
+            # (hidden = model(x, hidden): the state it carries must come back out)
+            later |= set(Names.of(loop, skip=seg_ids).reads) | set(plan.params)
         plan.aux = [n for n in written if n != plan.loss_name and n in later]
 
     # ---- 5: the new statements ----------------------------------------------------------
@@ -264,28 +366,57 @@ class StepRewrite:
         gfn = unique("grad_fn", taken)
         grads = unique("grads", taken) if "grads" in taken else "grads"
         taken.add(grads)
-        acc = unique("accum_grads", taken) if plan.accumulate else None
+        acc = plan.chain or (unique("accum_grads", taken) if plan.accumulate or plan.target.kind in ("loop", "chain")
+                             else None)
         build = self._forward_fn(plan, fwd, gfn, acc)
         call = self._replacement(plan, gfn, grads, acc)
         self._note_what_it_computes(plan)
         bw_stmt = plan.bw_stmt
         tp.record(bw_stmt, call[0], TRAINING_STEP.id, "transformed",
-                  f"{code_of(plan.backward)}: tape autodiff -> {fwd} + ms.value_and_grad (built once) "
-                  f"+ {plan.opt}(grads)" + (f"; returns {', '.join(plan.aux)} for the code after it" if plan.aux else ""))
-        if plan.accumulate:
-            tp.record(plan.block[plan.step_at], f"{acc} = ...", GRAD_ACCUMULATION.id, "transformed",
-                      "gradient accumulation: grads summed in a tuple, applied and reset where "
-                      "step()/zero_grad() were")
-        state = UpdateState(plan.opt, plan.scaler, acc or grads, taken)
-        tail = UpdateRewrite(tp, state).rewrite(plan.after, plan.step_at - plan.k - 1 if plan.guarded else None)
+                  f"{code_of(plan.backward)}: tape autodiff -> {fwd} + ms.value_and_grad (built once)"
+                  + (f" + {plan.opt}(grads)" if plan.opt else "")
+                  + (f"; returns {', '.join(plan.aux)} for the code after it" if plan.aux else ""))
+        self._record_kind(plan, acc)
+        state = UpdateState(plan.opt, plan.scaler, acc or grads, taken, network=plan.target.network,
+                            manual={id(plan.block[j]) for j in plan.target.manual})
+        guard = plan.step_at - plan.k - 1 if plan.target.kind == "step" and plan.guarded else None
+        after = self._grad_reads(plan, plan.after)
+        tail = UpdateRewrite(tp, state).rewrite(after, guard)
         bw_line = tp.tree.line_of(bw_stmt)
         for st in [*build, *call]:
             tp.tree.at_line(st, bw_line)
         block = plan.block
-        new_block = block[:plan.start] + call + tail + block[plan.next_backward:]
-        tp.generated.update(id(st) for st in call + tail if st not in block)
         kept_before = self._without_zero_grad(plan)
-        return self._splice(plan, kept_before + new_block[plan.start:], build, len(kept_before))
+        new_block = block[:plan.start] + call + plan.moved + tail + block[plan.next_backward:]
+        tp.generated.update(id(st) for st in call + tail if st not in block)
+        new_block = kept_before + new_block[plan.start:]
+        if plan.loop_at is None:
+            new_block = new_block[:len(kept_before)] + build + new_block[len(kept_before):]
+        body = tp.tree.set_block(self.body, plan.path[:-1], new_block)
+        if plan.target.kind == "loop":
+            body = self._update_after_loop(plan, body, state)
+        return body if plan.loop_at is None else self._before_loop(plan, body, build)
+
+    def _record_kind(self, plan: StepPlan, acc: str | None) -> None:
+        """Record what the gradients feed besides a plain step (accumulation, updates, nothing)."""
+        tp, kind = self.tp, plan.target.kind
+        if plan.accumulate:
+            tp.record(plan.block[plan.step_at], f"{acc} = ...", GRAD_ACCUMULATION.id, "transformed",
+                      "gradient accumulation: grads summed in a tuple, applied and reset where "
+                      "step()/zero_grad() were")
+        elif kind in ("loop", "chain") or plan.chain:
+            tp.record(plan.bw_stmt, f"{acc} = ...", BACKWARD_CHAIN.id, "transformed",
+                      "gradients of several backward() calls summed in a tuple before "
+                      f"{plan.opt}'s step" + (" (one per loop iteration)" if kind == "loop" else ""))
+        elif kind == "manual":
+            tp.record(plan.bw_stmt, "", MANUAL_UPDATE.id, "transformed",
+                      f"hand-written update of {plan.target.network}'s parameters: grads of "
+                      f"{plan.target.weights}, zipped with them")
+        elif kind == "none":
+            tp.record(plan.bw_stmt, "", GRADIENT_COMPUTATION.id, "transformed",
+                      "backward() with no optimizer: the same gradients from ms.value_and_grad"
+                      + (f"; .grad of {', '.join(plan.grad_inputs)} from its input gradients"
+                         if plan.grad_inputs else ""))
 
     def _forward_fn(self, plan: StepPlan, fwd: str, gfn: str, acc: str | None) -> list:
         """``def forward_fn(...)``, ``grad_fn = ms.value_and_grad(...)`` and what they need."""
@@ -306,26 +437,47 @@ class StepRewrite:
             body=cst.IndentedBlock(body=fn_body),
             leading_lines=[cst.EmptyLine(indent=False)] if (plan.loop_at is not None or plan.start) else [],
         )
-        build = [fn, new_statement(f"{gfn} = ms.value_and_grad({fwd}, None, {plan.opt}.parameters"
+        position = None
+        if plan.grad_inputs:
+            position = "(" + ", ".join(str(plan.params.index(x)) for x in plan.grad_inputs) + ",)"
+        args = [fwd, position or "None"] + ([plan.target.weights] if plan.target.weights else [])
+        build = [fn, new_statement(f"{gfn} = ms.value_and_grad({', '.join(args)}"
                                    f"{', has_aux=True' if plan.aux else ''})")]
-        if any(dotted(c.func) in tp.bindings.ddp for c in plan.names.calls):
+        if plan.opt and any(dotted(c.func) in tp.bindings.ddp for c in plan.names.calls):
             # data parallel: average the gradients over the devices before the update
             # (ms.nn, not nn: a file's own `nn` is torch.nn until the main walk rewrites it)
             plan.reducer = unique("grad_reducer", self.taken)
             build.append(new_statement(f"{plan.reducer} = ms.nn.DistributedGradReducer({plan.opt}.parameters)"))
-        if acc:
+        if acc and (plan.accumulate or plan.target.kind == "loop"):
             build.append(new_statement(f"{acc} = None"))
         build[1] = build[1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        self._note_trained(plan)
         return build
+
+    def _note_trained(self, plan: StepPlan) -> None:
+        """The networks this step trains that the file builds and never switches with
+        train()/eval(): the pass sets them to training mode where they are built."""
+        tp = self.tp
+        through = [plan.block[i] for i in plan.through.values()]
+        for c in Names.of([*through, *plan.segment, plan.loss]).calls:
+            name = dotted(c.func)
+            if name in tp.constructed_names() and name not in tp.mode_switched():
+                tp.trained.setdefault(name, plan.bw_stmt)
 
     def _replacement(self, plan: StepPlan, gfn: str, grads: str, acc: str | None) -> list:
         """The statements that replace the forward segment and backward()."""
         tp = self.tp
         loss = plan.loss_name
         out = f"({', '.join([loss, *plan.aux])})" if plan.aux else loss
-        # the comments above backward() ("# Backpropagation") stay above its replacement
-        call = [new_statement(f"{out}, {grads} = {gfn}({', '.join(plan.params)})").with_changes(
-            leading_lines=plan.bw_stmt.leading_lines)]
+        got = grads
+        if plan.grad_inputs:
+            inputs = "(" + "".join(f"{x}_grad, " for x in plan.grad_inputs).rstrip(" ") + ")"
+            got = f"({inputs}, {grads})" if plan.target.weights else inputs
+        # the comments of backward() ("# Backpropagation") stay on its replacement
+        call = carry_comments(plan.bw_stmt, [new_statement(f"{out}, {got} = {gfn}({', '.join(plan.params)})")])
+        for name in plan.through:
+            call.append(new_statement(f"{grads} = tuple(a + b for a, b in zip({grads}, "
+                                      f"{plan.through_vjp[name]}({name}_grad)[1]))"))
         if plan.reducer:
             call.append(new_statement(f"{grads} = {plan.reducer}({grads})"))
             tp.record(plan.bw_stmt, call[-1], GRAD_REDUCER.id, "transformed",
@@ -333,16 +485,23 @@ class StepRewrite:
                       "nn.DistributedGradReducer before the update (identity with one process)")
         if plan.scaler:
             call.append(new_statement(f"{loss} = {plan.scaler}.unscale({loss})"))
-        if acc:
+        if acc and plan.chain:
+            call.append(new_statement(f"{acc} = tuple(a + g for a, g in zip({acc}, {grads}))"))
+        elif acc and plan.target.kind == "chain":
+            call.append(new_statement(f"{acc} = {grads}"))
+        elif acc:
             call.append(new_statement(f"{acc} = {grads} if {acc} is None else "
                                       f"tuple(a + g for a, g in zip({acc}, {grads}))"))
+        if acc and plan.target.kind == "chain":
+            tp.open_chains[id(call[-1])] = (acc, plan.opt)  # the next backward() goes on summing
         return call
 
     def _note_what_it_computes(self, plan: StepPlan) -> None:
         """Tell the main walk what the rewritten step made tensors and networks."""
         tp = self.tp
         tp.conv.used.add("ms")
-        tp.stepped.add(plan.opt)
+        if plan.opt:
+            tp.stepped.add(plan.opt)
         tp.tensor_names.update([plan.loss_name, *plan.aux])
         for c in plan.names.calls:
             name = dotted(c.func) or ""
@@ -356,25 +515,71 @@ class StepRewrite:
                                     and not tp.is_class(n))
 
     def _without_zero_grad(self, plan: StepPlan) -> list:
-        """The block before the segment, without the optimizer's zero_grad() (MindSpore needs none)."""
+        """The block before the segment, without the optimizer's zero_grad() (MindSpore needs none)
+        and, for a gradient computation, without requires_grad_() on its inputs."""
         kept = []
+        through = {i: name for name, i in plan.through.items()}
         for i, st in enumerate(plan.block[:plan.start]):
+            if i in through:
+                kept.append(self._vjp_statement(plan, st, through[i]))
+                continue
+            if any(requires_grad_of(st, x) for x in plan.grad_inputs):
+                self.tp.record(st, "", GRADIENT_COMPUTATION.id, "exact", "requires_grad_ dropped: "
+                               "ms.value_and_grad differentiates forward_fn's inputs", before=code_of(st))
+                kept += removed(st)
+                continue
             if i in plan.zero_at:
                 self.tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "
                                                               "fresh gradients on every call")
-                if st.leading_lines:
-                    kept.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines))
+                kept += removed(st)
                 continue
             kept.append(st)
+        for i in plan.zero_at:
+            if plan.start <= i < plan.k:
+                st = plan.block[i]
+                self.tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "
+                                                              "fresh gradients on every call")
+                plan.moved = removed(st) + plan.moved
         return kept
 
-    def _splice(self, plan: StepPlan, new_block: list, build: list, build_at: int) -> list:
-        """The scope with the step's block replaced and forward_fn/grad_fn placed."""
-        tree = self.tp.tree
-        if plan.loop_at is None:
-            new_block = new_block[:build_at] + build + new_block[build_at:]
-            return tree.set_block(self.body, plan.path[:-1], new_block)
-        body = tree.set_block(self.body, plan.path[:-1], new_block)
+    def _vjp_statement(self, plan: StepPlan, st, name: str):
+        """``fake = netG(z)`` -> ``fake, fake_vjp = ms.vjp(lambda: netG(z), weights=...)``."""
+        a = single_assign(st)
+        vjp = plan.through_vjp[name]
+        call = parse_expr(f"ms.vjp(lambda: _, weights={plan.target.weights})")
+        call = call.with_changes(args=[call.args[0].with_changes(value=call.args[0].value.with_changes(
+            body=a.value)), call.args[1]])
+        new = st.with_changes(body=[cst.Assign(
+            [cst.AssignTarget(parse_expr(f"({name}, {vjp})").with_changes(lpar=[], rpar=[]))], call)])
+        self.tp.tree.stands_for(new, st)
+        self.tp.record(st, new, VJP_THROUGH.id, "transformed",
+                       f"{name} is read by the loss of {plan.opt}'s step after another step: its "
+                       f"gradient comes back through {vjp} (computed once, as in torch)")
+        return new
+
+    def _update_after_loop(self, plan: StepPlan, body: list, state: UpdateState) -> list:
+        """Accumulation over a loop: the step, clipping and zero_grad() after the loop (and a
+        zero_grad() before it) work on the summed grads."""
+        tp, t = self.tp, plan.target
+        prefix = plan.path[:-2]
+        parent = block_at(body, prefix)
+        end = next((j for j in range(t.outer_at + 1, len(parent))
+                    if any(method_call(x, "backward") for x in walk_statements([parent[j]]))), len(parent))
+        before = []
+        for st in parent[:t.outer_at]:
+            if tp.is_zero_grad(st, t.opt):
+                new = carry_comments(st, [new_statement(f"{state.grads} = None")])
+                tp.record(st, new[0], ZERO_GRAD.id, "exact", "zero_grad() -> the grads sum starts again")
+                tp.tree.stands_for(new[0], st)
+                st = new[0]
+            before.append(st)
+        guard = t.step_at - t.outer_at - 1 if t.guarded else None
+        tail = UpdateRewrite(tp, state).rewrite(parent[t.outer_at + 1:end], guard)
+        tp.generated.update(id(st) for st in tail)
+        return tp.tree.set_block(body, prefix, before + [parent[t.outer_at]] + tail + parent[end:])
+
+    def _before_loop(self, plan: StepPlan, body: list, build: list) -> list:
+        """The scope with forward_fn/grad_fn placed before the loop at ``plan.loop_at``."""
         anchor = plan.path[:plan.loop_at + 1]
         outer = block_at(body, anchor[:-1])
         i = anchor[-1][0]
@@ -383,7 +588,46 @@ class StepRewrite:
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines])
         else:
             loop = loop.with_changes(leading_lines=loop.leading_lines)
-        return tree.set_block(body, anchor[:-1], outer[:i] + build + [loop] + outer[i + 1:])
+        return self.tp.tree.set_block(body, anchor[:-1], outer[:i] + build + [loop] + outer[i + 1:])
+
+
+def _check_backward_call(tp, recv, bw_call) -> None:
+    """Refuse the backward() calls that value_and_grad does not express."""
+    if (tp.qual(recv) or "").startswith("torch"):
+        raise Refuse("MS953", f"{code_of(bw_call)}: write it as loss.backward() or compute the "
+                              "gradients with ms.value_and_grad by hand")
+    if bw_call.args:
+        kws = {a.keyword.value for a in bw_call.args if a.keyword is not None}
+        if kws & {"retain_graph", "create_graph"}:
+            raise Refuse("MS952", f"{code_of(bw_call)}: keep the graph by calling grad_fn again "
+                                  "or compute the gradients with ms.grad/ms.value_and_grad by hand")
+        raise Refuse("MS952", f"{code_of(bw_call)}: an explicit output gradient (or a wrapper's "
+                              "backward): compute the gradients with ms.vjp / value_and_grad by hand")
+
+
+def _differentiable_reads(node) -> list[str]:
+    """The names ``node`` reads, except inside ``x.detach()`` (no gradient flows there)."""
+    detached = [c for c in Names.of(node).calls
+                if isinstance(c.func, cst.Attribute) and c.func.attr.value == "detach" and not c.args]
+    return Names.of(node, skip={id(c) for c in detached}).reads
+
+
+def _zeroes_network(st, networks: set) -> bool:
+    """``net.zero_grad(...)`` on a network of the step (called in its block, or updated by hand)."""
+    m = method_call(st, "zero_grad")
+    return m is not None and dotted(m[0]) in networks
+
+
+class _GradReads(cst.CSTTransformer):
+    """``x.grad`` -> ``x_grad`` for the inputs ``x`` in ``names``."""
+
+    def __init__(self, names: set[str]):
+        self.names = names
+
+    def leave_Attribute(self, original, updated):
+        if updated.attr.value == "grad" and isinstance(updated.value, cst.Name) and updated.value.value in self.names:
+            return cst.Name(f"{updated.value.value}_grad")
+        return updated
 
 
 # --------------------------------------------------------------------------------------------

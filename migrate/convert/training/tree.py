@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import children, dotted, method_call, new_statement, short
+from migrate.convert.cst import children, dotted, method_call, new_statement, removed, short
 
 
 class Refuse(Exception):
@@ -37,6 +37,7 @@ class Names:
     def __init__(self):
         self.reads: list[str] = []
         self.writes: list[str] = []
+        self.attr_writes: list[str] = []  # dotted attribute targets (self.loss = ...)
         self.local: set[str] = set()
         self.attrs: list[cst.Attribute] = []
         self.calls: list[cst.Call] = []
@@ -69,6 +70,8 @@ class Names:
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value)
         else:
+            if isinstance(target, cst.Attribute) and dotted(target) is not None:
+                self.attr_writes.append(dotted(target))
             self.scan(target)  # x.a = ..., x[i] = ...: x is read
 
     def scan(self, node) -> None:
@@ -226,6 +229,37 @@ def with_comment(stmt, rule_id: str, reason: str):
     return stmt.with_changes(leading_lines=[*lines, cst.EmptyLine(comment=cst.Comment(text))])
 
 
+def carry_comments(old, new: list, last: bool = False) -> list:
+    """``new`` (the statements that replace ``old``) with ``old``'s comments: the lines above it
+    go above the first one, its end-of-line comment onto the first (``last``: the last) one that
+    has none (onto a compound statement's header); a ``pass`` keeps them when nothing replaces
+    ``old``."""
+    if not new:
+        return removed(old)
+    new = list(new)
+    lead = list(old.leading_lines)
+    if new[0] is not old and lead and not _starts_with(list(new[0].leading_lines), lead):
+        new[0] = new[0].with_changes(leading_lines=[*lead, *new[0].leading_lines])
+    tail = getattr(old, "trailing_whitespace", None)
+    if tail is None or tail.comment is None or any(st is old for st in new):
+        return new
+    for i in (reversed(range(len(new))) if last else range(len(new))):
+        st = new[i]
+        if isinstance(st, cst.SimpleStatementLine) and st.trailing_whitespace.comment is None:
+            new[i] = st.with_changes(trailing_whitespace=tail)
+            return new
+        body = getattr(st, "body", None)
+        if isinstance(body, cst.IndentedBlock) and body.header.comment is None:
+            new[i] = st.with_changes(body=body.with_changes(header=tail))
+            return new
+    return new
+
+
+def _starts_with(lines: list, prefix: list) -> bool:
+    """Whether ``lines`` already begins with the comment lines ``prefix`` (same nodes or equal ones)."""
+    return len(lines) >= len(prefix) and all(a is b or a.deep_equals(b) for a, b in zip(lines, prefix))
+
+
 def getitem_columns(node: cst.ClassDef) -> int | None:
     """How many columns a Dataset class's __getitem__ returns (a literal tuple), else None."""
     if not isinstance(node.body, cst.IndentedBlock):
@@ -287,7 +321,8 @@ def walk_statements(body):
             yield from walk_statements(stmts)
 
 
-def _marked(st) -> bool:
+def marked(st) -> bool:
+    """Whether ``st`` carries one of the training pass's markers (MS95x)."""
     return any(ln.comment is not None and ln.comment.value.startswith(MARKER_PREFIX + "MS95")
                for ln in st.leading_lines)
 
@@ -296,7 +331,7 @@ def find_backward(body: list, skip: set[int] = frozenset(), prefix=()):
     """Path to the first ``x.backward(...)`` statement of this scope that carries no marker and
     whose id is not in ``skip``, or None."""
     for i, st in enumerate(body):
-        if method_call(st, "backward") is not None and not _marked(st) and id(st) not in skip:
+        if method_call(st, "backward") is not None and not marked(st) and id(st) not in skip:
             return [*prefix, (i, None)]
         for field, stmts in blocks(st):
             found = find_backward(stmts, skip, (*prefix, (i, field)))
@@ -308,7 +343,7 @@ def find_backward(body: list, skip: set[int] = frozenset(), prefix=()):
 def marked_backwards(body: list, prefix=()):
     """Paths to the ``x.backward()`` statements that carry one of our markers."""
     for i, st in enumerate(body):
-        if method_call(st, "backward") is not None and _marked(st):
+        if method_call(st, "backward") is not None and marked(st):
             yield [*prefix, (i, None)]
         for field, stmts in blocks(st):
             yield from marked_backwards(stmts, (*prefix, (i, field)))

@@ -3,7 +3,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -11,7 +11,8 @@ from migrate.convert.cst import bind_args, call_of, code_of, dotted, method_call
 from migrate.convert.training.rules import (
     CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, TRAINING_STEP, ZERO_GRAD,
 )
-from migrate.convert.training.tree import Names, Refuse, unique
+from migrate.convert.training.manual import manual_update
+from migrate.convert.training.tree import Names, Refuse, carry_comments, unique, walk_statements
 
 CLIP_NORM = {"torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
              "torch.nn.utils.clip_grad.clip_grad_norm_"}
@@ -22,12 +23,20 @@ CLIP_VALUE = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_
 class UpdateState:
     """What the statements after one backward() work on."""
 
-    opt: str                  # the optimizer of the step
+    opt: str | None           # the optimizer of the step (None: hand-written updates or none)
     scaler: str | None        # its GradScaler, if any
     grads: str                # the grads tuple (the accumulated one when accumulating)
     taken: set[str]           # names used in the scope
     unscaled: bool = False    # scaler.unscale_(opt) was seen
     finite: str | None = None  # the name holding all_finite(grads), once computed
+    network: str | None = None  # the network whose parameters hand-written updates walk
+    manual: set[int] = field(default_factory=set)  # ids of the hand-written update loops
+    unscale_flag: str | None = None  # set when scaler.unscale_ ran under a condition
+
+    @property
+    def params(self) -> str:
+        """What the grads are the gradients of."""
+        return f"{self.opt}.parameters" if self.opt else f"{self.network}.trainable_params()"
 
 
 class UpdateRewrite:
@@ -41,6 +50,7 @@ class UpdateRewrite:
     def __init__(self, tp, state: UpdateState):
         self.tp = tp
         self.state = state
+        self.depth = 0  # how many conditional blocks around the statement being rewritten
 
     def rewrite(self, stmts: list, guarded_index: int | None = None) -> list:
         """The new statements; the one at ``guarded_index`` is the ``if`` holding the step."""
@@ -51,13 +61,12 @@ class UpdateRewrite:
                 out.append(self._guarded(st))
                 continue
             new = self._one(st)
+            if not (len(new) == 1 and new[0] is st):
+                # (a step's comment goes onto the update itself, the last statement)
+                new = carry_comments(st, new, last=self.tp.is_step(st) is not None)
             for n_st in new:
                 if n_st is not st:
                     tree.stands_for(n_st, st)
-            if new and st.leading_lines and new[0] is not st:
-                new[0] = new[0].with_changes(leading_lines=st.leading_lines)
-            elif not new and st.leading_lines:
-                new = [cst.SimpleStatementLine([cst.Pass()], leading_lines=st.leading_lines)]
             out.extend(new)
         return out
 
@@ -71,10 +80,43 @@ class UpdateRewrite:
         self.tp.tree.stands_for(new_if, st)
         return new_if
 
+    def _conditional(self, st: cst.If) -> list:
+        """``if grad_clip: scaler.unscale_(opt); clip_grad_norm_(...)``: the blocks rewritten;
+        an unscale_ under a condition is remembered in a flag that the step reads."""
+        had = self.state.unscale_flag
+        self.depth += 1
+        try:
+            new = self.tp.tree.map_blocks(st, self.rewrite)
+        finally:
+            self.depth -= 1
+        flag = self.state.unscale_flag
+        if flag and flag != had:  # (the comments above the `if` go above the flag)
+            return [new_statement(f"{flag} = False"), self.tp.tree.rebuilt(st, new.with_changes(leading_lines=[]))]
+        return [new]
+
+    def _updates_in(self, st) -> bool:
+        """Whether a compound statement holds update statements (zero_grad, unscale_, clipping)."""
+        s = self.state
+        for x in walk_statements([st]):
+            if x is st or not isinstance(x, cst.SimpleStatementLine):
+                continue
+            call = call_of(x)
+            q = self.tp.qual(call.func) if call is not None else None
+            m = method_call(x, "unscale_")
+            if q in CLIP_NORM | CLIP_VALUE or m is not None and dotted(m[0]) == s.scaler \
+                    or s.opt and self.tp.is_zero_grad(x, s.opt):
+                return True
+        return False
+
     def _one(self, st) -> list:
         """The statements that replace ``st`` (``[st]`` when it is not an update statement)."""
         tp, s = self.tp, self.state
-        if tp.is_zero_grad(st, s.opt):
+        if isinstance(st, cst.If) and self._updates_in(st):
+            return self._conditional(st)
+        if id(st) in s.manual:
+            return manual_update(tp, st, s.grads, s.taken)
+        zero = method_call(st, "zero_grad")
+        if s.opt and tp.is_zero_grad(st, s.opt) or zero is not None and dotted(zero[0]) == s.network:
             tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "
                                                      "fresh gradients on every call")
             if s.grads != "grads":  # accumulation: the sum starts again
@@ -90,12 +132,16 @@ class UpdateRewrite:
             raise Refuse("MS953", f"{code_of(call)}: clipping result used; clip the grads tuple by hand")
         m = method_call(st, "unscale_")
         if m is not None and dotted(m[0]) == s.scaler:
-            s.unscaled = True
-            new = new_statement(f"{s.grads} = {s.scaler}.unscale({s.grads})")
-            tp.record(st, new, GRAD_SCALER.id, "exact", "unscale the gradients, not the optimizer")
-            return [new]
+            new = [new_statement(f"{s.grads} = {s.scaler}.unscale({s.grads})")]
+            if self.depth:
+                s.unscale_flag = s.unscale_flag or unique("grads_unscaled", s.taken)
+                new.append(new_statement(f"{s.unscale_flag} = True"))
+            else:
+                s.unscaled = True
+            tp.record(st, new[0], GRAD_SCALER.id, "exact", "unscale the gradients, not the optimizer")
+            return new
         step_opt = tp.is_step(st)
-        if step_opt is not None:
+        if step_opt is not None and s.opt is not None:
             return self._step(st, step_opt)
         m = method_call(st, "update")
         if m is not None and s.scaler and dotted(m[0]) == s.scaler:
@@ -122,9 +168,9 @@ class UpdateRewrite:
         self.tp.conv.used.add("ops")
         new = new_statement(f"{s.grads} = ops.clip_by_global_norm({s.grads}, {code_of(args['max_norm'])})")
         self.tp.record(st, new, CLIP_GRAD_NORM.id, "approximate",
-                       f"clips the grads of {s.opt}.parameters (the {code_of(args['parameters'])} "
-                       "given to the optimizer); torch scales by max_norm/(norm+1e-6), MindSpore by "
-                       "max_norm/max(norm, max_norm)")
+                       f"clips the grads of {s.params} "
+                       f"(the {code_of(args['parameters'])} given to the optimizer); torch scales by "
+                       "max_norm/(norm+1e-6), MindSpore by max_norm/max(norm, max_norm)")
         return new
 
     def _clip_value(self, st, call: cst.Call):
@@ -136,7 +182,7 @@ class UpdateRewrite:
         v = code_of(args["clip_value"])
         v = v if isinstance(args["clip_value"], (cst.Name, cst.Integer, cst.Float, cst.Attribute)) else f"({v})"
         new = new_statement(f"{s.grads} = ops.clip_by_value({s.grads}, -{v}, {v})")
-        self.tp.record(st, new, CLIP_GRAD_VALUE.id, "exact", f"clips the grads of {s.opt}.parameters")
+        self.tp.record(st, new, CLIP_GRAD_VALUE.id, "exact", f"clips the grads of {s.params}")
         return new
 
     def _step(self, st, step_opt: str) -> list:
@@ -149,7 +195,9 @@ class UpdateRewrite:
         m = method_call(st, "step")
         if s.scaler and dotted(m[0]) == s.scaler:
             new = []
-            if not s.unscaled:
+            if not s.unscaled and s.unscale_flag:
+                new.append(new_statement(f"if not {s.unscale_flag}:\n    {s.grads} = {s.scaler}.unscale({s.grads})"))
+            elif not s.unscaled:
                 new.append(new_statement(f"{s.grads} = {s.scaler}.unscale({s.grads})"))
             s.finite = unique("grads_finite", s.taken)
             new.append(new_statement(f"{s.finite} = ms.amp.all_finite({s.grads})"))

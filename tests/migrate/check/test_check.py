@@ -427,3 +427,17 @@ def test_a_wrong_dropout_between_rnn_layers_is_named(tmp_path):
     r = check(t, m, make_inputs(["5,3"], ["int64"], ["0,20"], 0), mode="train")
     assert r.culprit.kind == "train" and r.culprit.layer == "rnn"
     assert "p=0.25, the ms layer with dropout=0.75" in r.culprit.message
+
+
+def test_fused_attention_dropout_is_noted_as_a_random_draw_and_unpatched_after():
+    import torch
+    import torch.nn.functional as TF
+
+    from migrate.check.randomness import RandomDraws
+    q = torch.randn(1, 2, 4, 8)
+    original = TF.scaled_dot_product_attention
+    with RandomDraws() as rd:
+        TF.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+        TF.scaled_dot_product_attention(q, q, q)  # no dropout: nothing random
+    assert rd.summary().startswith("F.scaled_dot_product_attention(dropout_p=0.5) at test_check.py:")
+    assert len(rd.draws) == 1 and TF.scaled_dot_product_attention is original

@@ -59,3 +59,17 @@ def test_zoo_run_checks_in_parallel_and_summarises(tmp_path, capsys):
         assert json.loads(Path(stem + ".json").read_text())["passed"] is True
         assert "<svg" in Path(stem + ".html").read_text()
     assert "skipped" in " ".join(rows["mlp in a broken package"]["notes"])
+
+
+def test_the_converter_keeps_its_cache_key_and_star_table_in_a_zoo_child():
+    """Zoo entries run in child processes: the converter is pickled by multiprocessing, which
+    drops a functools.partial's attributes (the children then never cached and converted
+    packages without their star-import table)."""
+    import pickle
+    from multiprocessing.reduction import ForkingPickler
+
+    import cli
+    conv = cli._converter()
+    back = pickle.loads(ForkingPickler.dumps(conv))
+    assert back.cache_key == conv.cache_key and callable(back.for_package)
+    assert "ops.ones" in back("import torch\nx = torch.ones(2)\n").code

@@ -154,6 +154,7 @@ from ms_core import nn, ops
 from ms_core.common.initializer import HeUniform, Uniform
 
 {DENSE}
+net.set_train(True)
 opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
 """
 LOADER = f"loader = ms.dataset.GeneratorDataset(data, column_names=[\"data\", \"label\"], {SHARDS}).batch(8)\n\n"

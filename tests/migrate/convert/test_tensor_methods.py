@@ -115,6 +115,15 @@ def test_std_and_var_on_an_untyped_receiver_are_marked_typed_ones_translated():
     assert "a.std(axis=0, ddof=1)" in out  # dim= is torch's keyword: a is a tensor
 
 
+def test_a_call_with_a_keyword_torch_does_not_take_is_not_marked_as_untyped():
+    # x.std(ddof=1) is already MindSpore's form (a second conversion of reinforce.py marked it)
+    out = after("""\
+        def f(a):
+            return a.std(ddof=1), a.var(axis=0, ddof=1)
+        """)
+    assert "# migrate:" not in out and "a.std(ddof=1), a.var(axis=0, ddof=1)" in out, out
+
+
 def test_type_without_argument_is_marked_and_casts_are_translated():
     out = after("""\
         def f(x):

@@ -191,3 +191,24 @@ def test_guards_target_mindspore():
     assert "import mindspore as ms\n" in res.code and f"torch = {STUB}('torch'" in res.code
     assert without_guards(res.code) == ("import mindspore as ms\n"
                                         "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\n")
+
+
+def test_comment_above_a_guarded_import_stays_with_its_guard_on_the_next_conversion():
+    # found by the property tests once comments among imports were generated (issue 13 item 6)
+    src = "import torch.nn as nn\n# c2 note\nfrom torch.jit import _overload\ny_1 = _overload()\n"
+    once = convert_source(src).code
+    assert "# c2 note\ntry:\n    from torch.jit import _overload\n" in once
+    assert convert_source(once).code == once
+
+
+def test_a_comment_above_a_guarded_import_stays_there_on_the_next_conversion():
+    # (found by the property test: the second conversion moved it under the target imports)
+    code = convert("""\
+        import torch.nn.functional as F
+        # padding layers
+        from torch import FloatTensor
+        from torch.nn import CircularPad1d
+        y = FloatTensor()
+        CircularPad1d(*args)
+        """)
+    assert "# padding layers\ntry:\n    from torch.nn import CircularPad1d" in code, code

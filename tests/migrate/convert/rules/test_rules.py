@@ -199,9 +199,12 @@ def test_marker_ids_are_documented():
 
 
 MY_TABLES = {"layers", "functional", "torch", "init"}
-MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot",
+MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_",  # U(0, 1) is not symmetric: marked, as it should
+                        "torch.nn.functional.one_hot",
                         "torch.randint",   # randint() without high and size: marked
-                        "torch.scatter"}   # scatter(input, dim, index) without src or value: marked  # U(0, 1) is not symmetric: marked, as it should
+                        "torch.scatter",   # scatter(input, dim, index) without src or value: marked
+                        # alpha_dropout(input, p, train) with train not known to be False: marked
+                        "torch.alpha_dropout", "torch.feature_alpha_dropout"}
 
 
 def test_every_table_entry_converts_a_plain_call():
@@ -289,6 +292,10 @@ RULE_EXAMPLES = {
     "inplace_subscript": "def f(x):\n    x[0].mul_(2)\n",
     "itemsize": "def f(x):\n    return x.element_size()\n",
     "named_parameters": "def f(net):\n    return net.named_parameters()\n",
+    "named_buffers": "def f(net):\n    return net.named_buffers()\n",
+    "new_tensor": "def f(x: torch.Tensor):\n    return x.new_tensor([1, 2])\n",
+    "unflatten": "def f(x: torch.Tensor):\n    return x.unflatten(1, (2, 3))\n",
+    "median": "def f(x: torch.Tensor):\n    return x.median()\n",
     "select": "def f(x: torch.Tensor):\n    return x.select(-2, 0)\n",
     "requires_grad": "def f(x):\n    return torch.ones(2).requires_grad_()\n",
     "std_var": "def f(x: torch.Tensor):\n    return x.std(1)\n",
@@ -317,7 +324,11 @@ RULE_EXAMPLES = {
     "normal": "y = torch.normal(0.0, 1.0, (2, 3))\n",
     "bernoulli": "y = torch.bernoulli(p)\n",
     "var_std": "y = torch.var(x, 1, unbiased=False)\n",
-    "median": "y = torch.median(x)\n",
+    "torch_median": "y = torch.median(x)\n",
+    "median": "def f(x: torch.Tensor):\n    return x.median()\n",
+    "named_buffers": "def f(net):\n    return net.named_buffers()\n",
+    "new_tensor": "def f(x: torch.Tensor):\n    return x.new_tensor([1, 2])\n",
+    "unflatten": "def f(x: torch.Tensor):\n    return x.unflatten(1, (2, 3))\n",
     "aminmax": "y = torch.aminmax(x)\n",
     "unique": "y = torch.unique(x, return_counts=True)\n",
     "count_nonzero": "y = torch.count_nonzero(x, 1)\n",

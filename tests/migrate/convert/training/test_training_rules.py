@@ -309,6 +309,42 @@ def test_autograd_grad_becomes_ms_grad():
     assert [c.line for c in res.changes if c.rule == "MS209"] == [4, 6, 7]
 
 
+def test_autograd_grad_inlines_only_what_depends_on_the_input():
+    # the network is a constant of the lambda (inlining its construction would draw new weights);
+    # h and y are recomputed from the lambda's x in order, a rebinding included
+    check("""\
+        net = nn.Linear(2, 2)
+        c = net(torch.ones(2))
+        h = x * 2
+        h = h - 1
+        y = net(h) * c
+        g = torch.autograd.grad(y.sum(), x)[0]
+        """, """\
+        net = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+        c = net(ops.ones((2,)))
+        h = x * 2
+        h = h - 1
+        y = net(h) * c
+        g = ms.grad(lambda x: ops.sum((net(((x * 2) - 1)) * c)))(x)
+        """)
+
+
+def test_autograd_grad_through_a_loop_is_left_marked():
+    res = check("""\
+        h = x * 2
+        for k in range(3):
+            h = h * k
+        g = torch.autograd.grad(h.sum(), x)[0]
+        """, """\
+        h = x * 2
+        for k in range(3):
+            h = h * k
+        # migrate: MS901 torch.autograd.grad has no mapping
+        g = torch.autograd.grad(h.sum(), x)[0]
+        """)
+    assert not [c for c in res.changes if c.rule == "MS209"]
+
+
 def test_autograd_grad_with_unclear_inputs_is_left_marked():
     check("g = torch.autograd.grad(loss, model.parameters())\n",
           "# migrate: MS901 torch.autograd.grad has no mapping\ng = torch.autograd.grad(loss, model.parameters())\n")
@@ -447,22 +483,50 @@ REFUSALS = {
     "break_in_forward": ("""\
         for x, y in loader:
             optimizer.zero_grad()
-            loss = criterion(model(x), y)
-            if loss > 10:
+            out = model(x)
+            if out.max() > 10:
                 break
+            loss = criterion(out, y)
             loss.backward()
             optimizer.step()
         """, "MS953", """\
         for x, y in loader:
             optimizer.zero_grad()
-            loss = criterion(model(x), y)
-            if loss > 10:
+            out = model(x)
+            if out.max() > 10:
                 break
+            loss = criterion(out, y)
             # migrate: MS953 return/break/continue/yield between the forward pass and backward(): restructure the step by hand
             loss.backward()
             optimizer.step()
         """),
 }
+
+
+def test_a_break_after_the_loss_runs_after_grad_fn():
+    # what follows the loss's last statement runs after the gradient computation: the step is
+    # still skipped when the loop breaks
+    check("""\
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            if loss > 10:
+                break
+            loss.backward()
+            optimizer.step()
+        """, """\
+        def forward_fn(x, y):
+            loss = criterion(model(x), y)
+            return loss
+
+        grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)
+
+        for x, y in loader:
+            loss, grads = grad_fn(x, y)
+            if loss > 10:
+                break
+            optimizer(grads)
+        """)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSALS))
@@ -835,6 +899,7 @@ def test_optimizer_created_inside_an_outer_loop():
         """, """\
         for fold in range(3):
             model = Net()
+            model.set_train(True)
             optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
 
             def forward_fn(x, y):
@@ -849,6 +914,7 @@ def test_optimizer_created_inside_an_outer_loop():
                     optimizer(grads)
         for fold in range(3):
             model = Net()
+            model.set_train(True)
             optimizer = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
             x, y = data[fold]
 
@@ -979,23 +1045,29 @@ def test_gan_whose_generator_step_reuses_the_fakes_of_the_critic_step():
             g_loss.backward()
             opt_g.step()
         """, """\
-        def forward_fn(z, x):
-            fake = G(z)
+        def forward_fn(x, fake):
             d_loss = ops.mean(D(x)) - ops.mean(D(ops.stop_gradient(fake)))
-            return d_loss, fake
+            return d_loss
 
-        grad_fn = ms.value_and_grad(forward_fn, None, opt_d.parameters, has_aux=True)
+        grad_fn = ms.value_and_grad(forward_fn, None, opt_d.parameters)
+
+        def forward_fn_1(fake):
+            g_loss = -ops.mean(D(fake))
+            return g_loss
+
+        grad_fn_1 = ms.value_and_grad(forward_fn_1, (0,), opt_g.parameters)
 
         for x, z in loader:
-            (d_loss, fake), grads = grad_fn(z, x)
+            fake, fake_vjp = ms.vjp(lambda: G(z), weights=opt_g.parameters)
+            d_loss, grads = grad_fn(x, fake)
             opt_d(grads)
-            opt_g.zero_grad()
-            g_loss = -ops.mean(D(fake))
-            # migrate: MS953 the loss depends on fake, computed by an earlier forward_fn: recompute it inside this step's forward pass (e.g. G(z) again, not its detached copy)
-            g_loss.backward()
-            opt_g.step()
+            g_loss, ((fake_grad,), grads_1) = grad_fn_1(fake)
+            grads_1 = tuple(a + b for a, b in zip(grads_1, fake_vjp(fake_grad)[1]))
+            opt_g(grads_1)
         """)
-    assert rules_of(res, ("MS95",)) == ["MS953"]
+    # the fakes are computed once, before the critic's step; the generator's gradients come back
+    # through their vjp (MS232), as torch's graph from G(z) to the loss does
+    assert rules_of(res, ("MS95",)) == [] and "MS232" in rules_of(res)
 
 
 def test_tutorial_loop_with_batches_unpacked_inside():

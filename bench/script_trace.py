@@ -1,0 +1,253 @@
+"""Hooks that make a training script and its conversion comparable step by step (bench only).
+
+`bench/realworld.py --child script --trace DIR` installs them before running a script:
+
+- the same initial weights: the first time a network is called from outside any other network,
+  every parameter it has that nothing set yet is drawn from one NumPy stream per network (seeded by
+  the order of those first calls), in registration order: `parameters()` on the torch side,
+  `trainable_params()` on the converted side, which agree for converted models. A parameter whose
+  shape differs between the sides gets different values and the comparison fails, as it should;
+- the same random numbers: the torch side records what `torch.randn/rand/randint/randperm/...`
+  return when the script's own files call them; the converted side returns the recorded values, in
+  order, from the ms_core functions the converter maps them to (shapes checked; a mismatch stops
+  the replay and is reported);
+- the same data order: random samplers of data loaders read in order on both sides;
+- what is compared: the loss of every backward() (torch) and of every value_and_grad call
+  (converted), and, after every optimizer step, each parameter's sum and sum of squares.
+
+`trace.json` in DIR holds `losses`, `steps` (per step, per parameter [sum, sum of squares]) and
+`notes` (replay problems).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+MAX_RECORDS = 8          # losses and steps kept per run
+_TORCH_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
+                 "normal", "multinomial", "bernoulli")
+_MS_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
+              "standard_normal", "normal", "multinomial", "bernoulli", "uniform")
+
+
+class Trace:
+    """What one run recorded, and the files it reads and writes."""
+
+    def __init__(self, out_dir: str, tree: str, replay: str | None = None):
+        self.out = os.path.join(out_dir, "trace.json")
+        self.tree = os.path.abspath(tree)
+        self.losses: list[float] = []
+        self.steps: list[list] = []
+        self.notes: list[str] = []
+        self.random: list[np.ndarray] = []   # recorded (torch) or to replay (converted)
+        self.done: set[int] = set()          # ids of parameters already set
+        self.networks = 0
+        self.depth = 0
+        if replay:
+            with np.load(replay) as z:
+                self.random = [z[k] for k in sorted(z.files, key=lambda k: int(k[1:]))]
+
+    def from_script(self, depth: int = 2) -> bool:
+        """Whether the caller's caller is code of the script's tree (not torch's or ms_core's)."""
+        f = sys._getframe(depth)
+        return os.path.abspath(f.f_code.co_filename).startswith(self.tree)
+
+    def values(self, shapes) -> list[np.ndarray]:
+        """The initial values of one network's parameters (one stream per network)."""
+        rng = np.random.default_rng(1000 + self.networks)
+        self.networks += 1
+        out = []
+        for shape in shapes:
+            bound = 1.0 / np.sqrt(np.prod(shape[1:])) if len(shape) > 1 else 0.1
+            out.append(rng.uniform(-bound, bound, size=shape).astype(np.float32))
+        return out
+
+    def record_step(self, arrays) -> None:
+        if len(self.steps) < MAX_RECORDS:
+            self.steps.append([[float(a.sum(dtype=np.float64)), float((a.astype(np.float64) ** 2).sum())]
+                               for a in arrays])
+
+    def record_loss(self, value) -> None:
+        if len(self.losses) < MAX_RECORDS:
+            self.losses.append(float(value))
+
+    def save(self, random_path: str | None = None) -> None:
+        with open(self.out, "w") as f:
+            json.dump({"losses": self.losses, "steps": self.steps, "notes": self.notes}, f)
+        if random_path is not None:
+            np.savez(random_path, **{f"r{i}": a for i, a in enumerate(self.random)})
+
+
+# ---- torch side ------------------------------------------------------------------------------
+
+def install_torch(trace: Trace) -> None:
+    """Hooks for the original script: weights, recorded random numbers, losses, steps."""
+    import torch
+    _torch_weights(trace, torch)
+    _torch_random(trace, torch)
+    original_backward = torch.Tensor.backward
+
+    def backward(self, *args, **kwargs):
+        if self.numel() == 1:
+            trace.record_loss(self.detach().float().item())
+        return original_backward(self, *args, **kwargs)
+
+    torch.Tensor.backward = backward
+
+    def after_step(optimizer, args, kwargs):
+        trace.record_step([p.detach().double().numpy() for g in optimizer.param_groups for p in g["params"]])
+
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+    register_optimizer_step_post_hook(after_step)
+    import torch.utils.data.sampler as samplers
+    samplers.RandomSampler.__iter__ = lambda self: iter(range(len(self.data_source)))
+
+
+def _torch_weights(trace: Trace, torch) -> None:
+    original_call = torch.nn.Module.__call__
+
+    def call(self, *args, **kwargs):
+        if trace.depth == 0:
+            params = list(self.parameters())
+            if any(id(p) not in trace.done for p in params):
+                with torch.no_grad():
+                    for p, v in zip(params, trace.values([tuple(p.shape) for p in params])):
+                        if id(p) not in trace.done:
+                            p.copy_(torch.from_numpy(v))
+                            trace.done.add(id(p))
+        trace.depth += 1
+        try:
+            return original_call(self, *args, **kwargs)
+        finally:
+            trace.depth -= 1
+
+    torch.nn.Module.__call__ = call
+
+
+def _torch_random(trace: Trace, torch) -> None:
+    def recorder(fn):
+        def wrapped(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            if trace.from_script():
+                trace.random.append(out.detach().cpu().numpy())
+            return out
+        return wrapped
+
+    for name in _TORCH_RANDOM:
+        if hasattr(torch, name):
+            setattr(torch, name, recorder(getattr(torch, name)))
+
+
+# ---- converted side (ms_core) ----------------------------------------------------------------
+
+def install_ms(trace: Trace) -> None:
+    """Hooks for the converted script: the same weights, replayed random numbers, losses, steps."""
+    import ms_core as ms
+    from ms_core import nn
+    _ms_weights(trace, ms, nn)
+    _ms_random(trace, ms)
+    original_vg = ms.value_and_grad
+
+    def value_and_grad(fn, *args, **kwargs):
+        inner = original_vg(fn, *args, **kwargs)
+
+        def run(*a, **k):
+            value, grads = inner(*a, **k)
+            first = value
+            while isinstance(first, (tuple, list)):
+                first = first[0]
+            trace.record_loss(first.asnumpy() if hasattr(first, "asnumpy") else first)
+            return value, grads
+        return run
+
+    ms.value_and_grad = value_and_grad
+    _ms_steps(trace, ms)
+    from ms_core.dataset import samplers
+    samplers.RandomSampler._indices = lambda self, n: np.arange(n if self.num_samples is None else
+                                                                min(n, self.num_samples))
+
+
+def _ms_weights(trace: Trace, ms, nn) -> None:
+    original_call = nn.Cell.__call__
+
+    from ms_core.experimental.optim.optimizer import Optimizer as Experimental
+    from ms_core.nn.optim.optimizer import Optimizer as Classic
+
+    def call(self, *args, **kwargs):
+        if trace.depth == 0 and not isinstance(self, (Experimental, Classic)):
+            params = list(self.trainable_params())
+            if any(id(p) not in trace.done for p in params):
+                for p, v in zip(params, trace.values([tuple(p.shape) for p in params])):
+                    if id(p) not in trace.done:
+                        p.set_data(ms.Tensor(v))
+                        trace.done.add(id(p))
+        trace.depth += 1
+        try:
+            return original_call(self, *args, **kwargs)
+        finally:
+            trace.depth -= 1
+
+    nn.Cell.__call__ = call
+
+
+def _ms_random(trace: Trace, ms) -> None:
+    from ms_core import ops
+
+    def replayer(name, fn):
+        def wrapped(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            if not trace.from_script():
+                return out
+            if not trace.random:
+                trace.notes.append(f"ops.{name}: nothing left to replay")
+                return out
+            rec = trace.random.pop(0)
+            if tuple(rec.shape) != tuple(out.shape):
+                trace.notes.append(f"ops.{name}: shape {tuple(out.shape)}, recorded {tuple(rec.shape)}")
+                trace.random.clear()
+                return out
+            return ms.Tensor(rec.astype(out.asnumpy().dtype))
+        return wrapped
+
+    for name in _MS_RANDOM:
+        if hasattr(ops, name):
+            setattr(ops, name, replayer(name, getattr(ops, name)))
+
+
+def _ms_steps(trace: Trace, ms) -> None:
+    from ms_core.experimental.optim.optimizer import Optimizer as Experimental
+    from ms_core.nn.optim.optimizer import Optimizer as Classic
+    for cls in (Experimental, Classic):
+        original = cls.__call__
+
+        def call(self, *args, _original=original, **kwargs):
+            out = _original(self, *args, **kwargs)
+            trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
+            return out
+
+        cls.__call__ = call
+
+
+# ---- comparison --------------------------------------------------------------------------------
+
+def compare(torch_trace: dict, ms_trace: dict, tolerance: float) -> dict:
+    """Worst relative error of the losses and of the per-step parameter statistics."""
+    def rel(a, b):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-12)) if a.size else 0.0
+
+    n = min(len(torch_trace["losses"]), len(ms_trace["losses"]))
+    s = min(len(torch_trace["steps"]), len(ms_trace["steps"]))
+    res = {"losses": n, "steps": s, "notes": ms_trace.get("notes", [])}
+    if n == 0 and s == 0:
+        res["status"] = "no steps"
+        return res
+    shapes = [len(x) for x in torch_trace["steps"][:s]] == [len(x) for x in ms_trace["steps"][:s]]
+    res["loss_err"] = rel(ms_trace["losses"][:n], torch_trace["losses"][:n]) if n else None
+    res["param_err"] = rel(ms_trace["steps"][:s], torch_trace["steps"][:s]) if s and shapes else None
+    worst = max(e for e in (res["loss_err"], res["param_err"]) if e is not None) if (n or shapes) else None
+    res["status"] = "agree" if worst is not None and worst <= tolerance and (shapes or not s) else "differ"
+    return res

@@ -1,0 +1,183 @@
+"""What the gradients of one ``backward()`` feed, found before its step is rewritten.
+
+- ``step``: an optimizer step in the same block (or guarded by an ``if`` in it);
+- ``chain``: another ``backward()`` comes first and the step follows it (a GAN discriminator
+  trained on real and fake batches): the gradients of both are summed;
+- ``loop``: the block is a loop body without a step and the step follows that loop (gradient
+  accumulation over micro-batches, nanoGPT): the gradients of every iteration are summed;
+- ``manual``: hand-written updates, ``for p in model.parameters(): p.data.add_(-lr * p.grad)``;
+- ``none``: nothing consumes the gradients in this file (a gradient smoke test,
+  ``y.sum().backward()`` in a model file's ``__main__`` block): they are computed all the same.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from migrate.convert.cst import code_of, dotted, method_call
+from migrate.convert.training.tree import Names, Refuse, at, block_at, walk_statements
+
+_LOOPS = (cst.For, cst.While)
+
+
+@dataclass
+class Target:
+    """Where the gradients of one backward() go."""
+
+    kind: str                         # step, chain, loop, manual, none
+    opt: str | None = None            # the optimizer that steps (step, chain, loop)
+    weights: str | None = None        # value_and_grad's weights (set later for ``none``)
+    step_at: int | None = None        # block index of the step or of the `if` guarding it (step)
+    guarded: bool = False
+    manual: list[int] = field(default_factory=list)  # block indices of hand-written update loops
+    network: str | None = None        # the module whose parameters a manual update walks
+    outer_at: int | None = None       # loop kind: index of the loop in its parent block
+
+
+def find_target(tp, body: list, path: list, block: list, k: int, next_backward: int) -> Target:
+    """The target of the backward() at ``block[k]`` (scope ``body``, statement ``path``).
+
+    Raises:
+        Refuse: when the gradients go somewhere the pass cannot follow.
+    """
+    step = tp.find_step(block, k)
+    if step is not None:
+        j, inner, opt = step
+        if j < next_backward:
+            return Target("step", opt, f"{opt}.parameters", j, inner is not None)
+        if any(tp.is_zero_grad(st, opt) for st in block[k + 1:next_backward]):
+            raise Refuse("MS953", f"{opt}.zero_grad() between two backward() calls: drop the first "
+                                  "loss or accumulate its grads by hand")
+        return Target("chain", opt, f"{opt}.parameters")
+    manual = manual_updates(tp, block, k, next_backward)
+    if manual:
+        return manual
+    outer = _step_after_loop(tp, body, path)
+    if outer is not None:
+        return outer
+    if tp.has_optimizer_steps():
+        raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
+                              "compute grads with ms.value_and_grad and apply optimizer(grads)")
+    return Target("none")
+
+
+def _step_after_loop(tp, body: list, path: list) -> Target | None:
+    """``for micro in range(k): ...; loss.backward()`` followed by ``optimizer.step()``."""
+    if len(path) < 2 or path[-2][1] != "body" or not isinstance(at(body, path[:-1]), _LOOPS):
+        return None
+    parent = block_at(body, path[:-2])
+    i = path[-2][0]
+    step = tp.find_step(parent, i)
+    if step is None:
+        return None
+    j, inner, opt = step
+    if any(method_call(st, "backward") is not None for st in walk_statements(parent[i + 1:j + 1])):
+        return None
+    return Target("loop", opt, f"{opt}.parameters", j, inner is not None, outer_at=i)
+
+
+# --------------------------------------------------------------------------------------------
+# hand-written updates
+# --------------------------------------------------------------------------------------------
+def manual_updates(tp, block: list, k: int, end: int) -> Target | None:
+    """``for p in net.parameters(): ... p.grad ...`` loops after ``block[k]`` (also inside a
+    ``with torch.no_grad():``): a ``manual`` target over ``net``'s parameters, or None."""
+    found, nets = [], set()
+    for j in range(k + 1, end):
+        loop = param_loop(tp, block[j])
+        if loop is not None:
+            found.append(j)
+            nets.add(code_of(loop.iter.func.value))
+    if not found:
+        return None
+    if len(nets) != 1:
+        raise Refuse("MS951", f"hand-written updates over the parameters of {', '.join(sorted(nets))}: "
+                              "differentiate each network with its own value_and_grad by hand")
+    net = nets.pop()
+    return Target("manual", weights=f"{net}.trainable_params()", manual=found, network=net)
+
+
+def param_loop(tp, st) -> cst.For | None:
+    """The ``for p in net.parameters():`` loop that reads ``p.grad`` in ``st`` (``st`` itself,
+    or the only statement of a ``with torch.no_grad():`` block), or None."""
+    if isinstance(st, cst.With) and isinstance(st.body, cst.IndentedBlock) and len(st.body.body) == 1 \
+            and all(isinstance(it.item, cst.Call) and tp.qual(it.item.func) in
+                    ("torch.no_grad", "torch.autograd.no_grad") for it in st.items):
+        st = st.body.body[0]
+    if not (isinstance(st, cst.For) and isinstance(st.iter, cst.Call) and not st.iter.args
+            and isinstance(st.iter.func, cst.Attribute) and st.iter.func.attr.value == "parameters"
+            and isinstance(st.target, cst.Name) and dotted(st.iter.func.value) is not None):
+        return None
+    p = st.target.value
+    if not any(a.attr.value == "grad" and dotted(a.value) == p for a in Names.of(st.body).attrs):
+        return None
+    return st
+
+
+# --------------------------------------------------------------------------------------------
+# the networks of a forward pass (the weights of a gradient computation)
+# --------------------------------------------------------------------------------------------
+def network_weights(tp, segment: list) -> str | None:
+    """``net.trainable_params()`` (joined with ``+``) for the networks the forward segment
+    calls: names bound to an instance of a class (of this file, imported, or torch.nn)."""
+    built = tp.constructed_names()
+    nets = []
+    for c in Names.of(segment).calls:
+        name = dotted(c.func)
+        if name in built and name not in nets:
+            nets.append(name)
+    if not nets:
+        return None
+    return " + ".join(f"{n}.trainable_params()" for n in nets)
+
+
+def constructed_names(tp, body: list) -> set[str]:
+    """Names bound in the file to ``Class(...)`` (a class of this file, an imported CamelCase
+    class, a torch.nn layer), also through ``.to(device)``/``.cuda()``/``.train()``."""
+    out = set()
+    for st in walk_statements(body):
+        if not isinstance(st, cst.SimpleStatementLine):
+            continue
+        for small in st.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                continue
+            value = small.value
+            while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in ("to", "cuda", "cpu", "train", "eval", "float", "double"):
+                value = value.func.value
+            name = dotted(small.targets[0].target)
+            if name is not None and isinstance(value, cst.Call) and _is_network_class(tp, value.func):
+                out.add(name)
+    return out
+
+
+_WRAPPERS = ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+             "torch.nn.parallel.distributed.DistributedDataParallel")
+
+
+def _is_network_class(tp, func) -> bool:
+    q = tp.qual(func)
+    if q is not None:  # (a data-parallel wrapper keeps the mode of the module it wraps)
+        return q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper() and q not in _WRAPPERS
+    return isinstance(func, cst.Name) and tp.is_class(func.value)
+
+
+def has_steps(tp, body: list) -> bool:
+    """Whether any statement of the file is an optimizer step (``opt.step()``, ``scaler.step(opt)``)."""
+    return bool(tp.bindings.optimizers) or any(tp.is_step(st) for st in walk_statements(body)
+                                               if isinstance(st, cst.SimpleStatementLine))
+
+
+
+def switched_names(body: list) -> set[str]:
+    """Receivers of ``.train(...)``, ``.eval()`` and ``.set_train(...)`` anywhere in the file."""
+    out = set()
+    for st in walk_statements(body):
+        if isinstance(st, cst.SimpleStatementLine):
+            for c in Names.of(st).calls:
+                if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("train", "eval", "set_train"):
+                    name = dotted(c.func.value)
+                    if name is not None:
+                        out.add(name)
+    return out
