@@ -261,3 +261,15 @@ def test_target_mindspore_generates_for_mindspore():
     code = convert_source(TORCH_HEADER + "act = nn.ReLU\n", target="mindspore").code
     assert code.startswith("import mindspore as ms\nfrom mindspore import nn\n")
     assert "class TorchReLU(nn.ReLU, metaclass=_TorchSignature):" in code
+
+
+def test_renamed_nn_keeps_the_torch_name_in_the_docstring():
+    """When the file still binds ``nn`` to torch.nn (a use with no mapping keeps the import), the
+    MindSpore module gets another local name in the generated code, but the docstrings still name
+    the torch class (the key that later conversions find the class by)."""
+    src = TORCH_HEADER + "t = nn.Transformer\ny = getattr(nn, name)(3)\n"
+    once = convert_source(src).code
+    assert "class TorchTransformer(ms_nn.Transformer, metaclass=_TorchSignature):" in once
+    assert '"""torch.nn.Transformer\'s signature over ms_nn.Transformer' in once
+    assert "torch.ms_nn" not in once
+    assert convert_source(once).code == once
