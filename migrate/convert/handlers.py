@@ -24,6 +24,7 @@ from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, reference, runtime_call, translates,
 )
@@ -89,6 +90,10 @@ def on_call(conv, node: cst.Call):
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
             with conv.naming_classes():
                 return conv.generic(node)
+        if isinstance(func, cst.Name) and func.value == "getattr":
+            new = lookup_call(conv, node)
+            if new is not None:
+                return new
         walked = conv.generic(node)
         return module_iterator(conv, node, walked) or walked
     start = conv.checkpoint()
