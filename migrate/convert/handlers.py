@@ -12,7 +12,7 @@ import libcst as cst
 from migrate.convert.call_edit import BindError, CallEdit
 from migrate.convert.cst import code_of, dotted
 from migrate.convert.layer_attributes import (
-    layer_attribute, layer_base, narrowing_classes, note_layer_class,
+    layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
@@ -223,6 +223,9 @@ def on_method(conv, node: cst.Call):
     walked = node
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
+    new = layer_forward_call(conv, node, walked)
+    if new is not None:
+        return new
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes \
             and conv.allows(FUNCTION_APPLY.id):
         return function_apply(conv, node, walked)

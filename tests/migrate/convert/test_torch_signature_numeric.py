@@ -213,3 +213,16 @@ def test_classes_and_functions_named_at_run_time(tmp_path):
     cmod = _load(tmp_path / "ms_sig_layer_lookup.py", "ms_sig_layer_lookup_again")
     with pytest.raises(AttributeError, match=r"'BatchNorm3d' is not one of the names this file spells"):
         cmod.Net(dims=3)
+
+
+def test_children_of_a_torch_base_called_with_torch_keywords(tmp_path):
+    """Class 2: a subclass of nn.Transformer calls the encoder it inherits (and one of its own)
+    with torch's ``mask=``; the converted model gives torch's log-probabilities."""
+    tmod, tmodel, cell = _pair(tmp_path, "transformer_subclass")
+    transfer(tmodel, cell, strict=True)
+    tokens = np.random.RandomState(4).randint(0, tmod.NTOKEN, tmod.INPUT_SHAPE).astype(np.int64)
+    tmodel.eval()
+    cell.set_train(False)
+    with torch.no_grad():
+        ref = tmodel(torch.from_numpy(tokens)).numpy()
+    np.testing.assert_allclose(cell(ms.Tensor(tokens)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
