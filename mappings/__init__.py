@@ -43,11 +43,13 @@ _HERE = Path(__file__).parent
 
 @dataclass(frozen=True)
 class Param:
-    """One torch parameter: name, default source text (None if required), star flag."""
+    """One torch parameter: name, default source text (None if required), star flag; ``kwargs``
+    for ``**name`` (keyword arguments passed through as they are; star is set too)."""
 
     name: str
     default: str | None = None
     star: bool = False
+    kwargs: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Entry:
 
 
 def _parse_param(text: str) -> Param:
+    if text.startswith("**"):
+        return Param(text[2:], None, True, kwargs=True)
     if text.startswith("*"):
         return Param(text[1:], None, True)
     name, eq, default = text.partition("=")

@@ -68,6 +68,15 @@ PAIRS = {
             other = getattr(cfg, act)
             return rnn, bn, fn, other
         """),
+    # class B: Identity placeholders built with another layer's arguments (torch and MindSpore 2.10
+    # ignore them): the arguments pass through, the torch import can go
+    "identity_placeholders": ("""\
+        def act(name, **params):
+            return nn.Identity(**params) if name is None else nn.Identity(3, scale=2)
+        """, """\
+        def act(name, **params):
+            return nn.Identity(**params) if name is None else nn.Identity(3, scale=2)
+        """),
     # class B and 7: arguments known at run time only; an int expression stays static
     "runtime_arguments": ("""\
         def conv(c, k, p, *args, **kw):
