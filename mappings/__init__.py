@@ -47,11 +47,13 @@ _HERE = Path(__file__).parent
 
 @dataclass(frozen=True)
 class Param:
-    """One torch parameter: name, default source text (None if required), star flag."""
+    """One torch parameter: name, default source text (None if required), star flag; ``kwargs``
+    for ``**name`` (keyword arguments passed through as they are; star is set too)."""
 
     name: str
     default: str | None = None
     star: bool = False
+    kwargs: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ class Entry:
 
 
 def _parse_param(text: str) -> Param:
+    if text.startswith("**"):
+        return Param(text[2:], None, True, kwargs=True)
     if text.startswith("*"):
         return Param(text[1:], None, True)
     name, eq, default = text.partition("=")
@@ -186,7 +190,8 @@ class LayerAttributes:
     ``rename``: torch name -> MindSpore name (same value). ``keep`` / ``shadow``: torch name ->
     torch's value as an expression of the constructor's torch arguments, kept by the generated
     torch-signature class under the torch name / as ``torch_<name>``. ``absent``: torch name ->
-    why MindSpore has nothing like it.
+    why MindSpore has nothing like it. ``children``: sub-layer the class builds itself -> its
+    torch class. ``forward``: torch keyword of a call of the layer -> MindSpore's.
     """
 
     torch: str
@@ -194,6 +199,8 @@ class LayerAttributes:
     keep: dict = field(default_factory=dict, hash=False, compare=False)
     shadow: dict = field(default_factory=dict, hash=False, compare=False)
     absent: dict = field(default_factory=dict, hash=False, compare=False)
+    children: dict = field(default_factory=dict, hash=False, compare=False)
+    forward: dict = field(default_factory=dict, hash=False, compare=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -210,12 +217,12 @@ def load_attributes() -> dict[str, LayerAttributes]:
     data = tomllib.loads((_HERE / "attributes.toml").read_text(encoding="utf-8"))
     out: dict[str, LayerAttributes] = {}
     for raw in data.get("layer", []):
-        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent"}
+        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent", "children", "forward"}
         if unknown:
             raise ValueError(f"attributes.toml: unknown keys {sorted(unknown)}")
         for name in raw["torch"]:
             if name in out:
                 raise ValueError(f"attributes.toml: {name} is listed twice")
-            out[name] = LayerAttributes(name, dict(raw.get("rename", {})), dict(raw.get("keep", {})),
-                                        dict(raw.get("shadow", {})), dict(raw.get("absent", {})))
+            out[name] = LayerAttributes(name, *(dict(raw.get(key, {})) for key in (
+                "rename", "keep", "shadow", "absent", "children", "forward")))
     return out

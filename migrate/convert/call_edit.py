@@ -117,6 +117,7 @@ class CallEdit:
         self.func: cst.BaseExpression | None = None
         self.result: cst.BaseExpression | None = None  # a rule may replace the whole call
         self.star_args: list[cst.Arg] = []
+        self.kwargs_args: list[cst.Arg] = []  # **-arguments of a **name parameter
         self.receiver_before = None  # the method receiver as written (before conversion)
         self.method_receiver = None  # the method receiver, converted
         self.marker = "MS902"  # the marker written when a problem keeps the call as it was
@@ -198,14 +199,17 @@ class CallEdit:
     # -- the generic steps --
     def bind(self) -> None:
         params = self.entry.params or ()
-        star = next((p for p in params if p.star), None)
+        star = next((p for p in params if p.star and not p.kwargs), None)
         pos_params = [p for p in params if not p.star]
         star_values = []
-        names = {p.name for p in params}
+        names = {p.name for p in params if not p.kwargs}
         pack = star is not None and (self.entry.args.get(star.name) or Fate()).pack
         for i, arg in enumerate(self.call.args):
             if arg.star == "*" and star is not None and not pack and i >= params.index(star):
                 star_values.append(arg)
+                continue
+            if arg.star == "**" and any(p.kwargs for p in params):
+                self.kwargs_args.append(arg)  # passed through as they are (a **name parameter)
                 continue
             if arg.star:
                 raise BindError(f"cannot translate {arg.star}-arguments")
@@ -219,6 +223,9 @@ class CallEdit:
                 self.positional.add(name)
             else:
                 name = arg.keyword.value
+                if name not in names and any(p.kwargs for p in params):
+                    self.kwargs_args.append(arg)
+                    continue
                 if name not in names:
                     raise BindError(f"unknown argument {name}=")
             if name in self.bound:
@@ -248,6 +255,10 @@ class CallEdit:
         for i, p in enumerate(params):
             fate: Fate = args.get(p.name) or Fate()
             value = self.bound.get(p.name)
+            if p.kwargs:
+                for a in self.kwargs_args:
+                    self.out.append(["**" if a.star else a.keyword.value, a.value, False, a])
+                continue
             if p.star and self.star_args:
                 for a in self.star_args:
                     self.out.append(["*", a.value, True, a])

@@ -12,7 +12,7 @@ import libcst as cst
 from migrate.convert.call_edit import BindError, CallEdit, primary
 from migrate.convert.cst import attribute, code_of, dotted
 from migrate.convert.layer_attributes import (
-    layer_attribute, layer_base, narrowing_classes, note_layer_class,
+    layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
@@ -27,6 +27,7 @@ from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, reference, runtime_call, translates,
 )
@@ -100,6 +101,10 @@ def on_call(conv, node: cst.Call):
                 return conv.generic(node)
         if isinstance(func, cst.Name) and func.value in PROBE_FUNCTIONS and conv.aliases:
             new = probe_call(conv, node)  # hasattr(torch.nn.functional, 'silu')
+            if new is not None:
+                return new
+        if isinstance(func, cst.Name) and func.value == "getattr":
+            new = lookup_call(conv, node)
             if new is not None:
                 return new
         walked = conv.generic(node)
@@ -255,6 +260,9 @@ def on_method(conv, node: cst.Call):
     walked = node
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
+    new = layer_forward_call(conv, node, walked)
+    if new is not None:
+        return new
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes \
             and conv.allows(FUNCTION_APPLY.id):
         return function_apply(conv, node, walked)

@@ -24,6 +24,11 @@ LAYER_ATTRIBUTE = node_rule(
     "Replace torch attribute names of layers with what the MindSpore layer holds (conv.groups -> "
     "conv.group, ln.eps -> ln.epsilon; in a subclass of a torch layer, self.padding -> "
     "self.torch_padding, torch's value kept by the torch-signature base).")
+FORWARD_KEYWORDS = node_rule(
+    "MS154", "forward_keywords",
+    "Replace torch's keywords in a call of a layer whose class is known (self.encoder(src, mask=m), "
+    "self.encoder a TransformerEncoder, also the one a subclass of nn.Transformer inherits) with "
+    "MindSpore's (src_mask=m).")
 _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
 
 
@@ -91,6 +96,39 @@ def layer_attribute(conv, node: cst.Attribute, value):
     new = node.with_changes(value=value, attr=cst.Name(new_attr))
     conv.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
                 + (" (kept by the torch-signature base)" if new_attr.startswith("torch_") else ""))
+    return new
+
+
+def call_kinds(conv, func) -> list[str] | None:
+    """The torch layer classes a called expression may be: a sub-cell whose class is known, or a
+    child the torch base class builds itself (``self.encoder`` in a subclass of nn.Transformer,
+    unless the subclass assigns it); None when unknown."""
+    kinds = _kinds(conv, func)
+    if kinds is None and isinstance(func, cst.Attribute) and _is_self_in_layer(conv, func.value) \
+            and not type_of(conv, func):
+        child = load_attributes()[conv.class_scope.torch_base].children.get(func.attr.value)
+        if child is not None and child in load_attributes():
+            kinds = [child]
+    return kinds
+
+
+def layer_forward_call(conv, node: cst.Call, walked: cst.Call):
+    """Apply MS154 to a call of a known layer with torch's keywords (``walked``: ``node`` with
+    its parts converted); None when nothing changes."""
+    kinds = call_kinds(conv, node.func)
+    if not kinds or not conv.allows(FORWARD_KEYWORDS.id):
+        return None
+    renames = [load_attributes()[kind].forward for kind in kinds]
+    if not renames[0] or any(r != renames[0] for r in renames):
+        return None
+    args = [a.with_changes(keyword=cst.Name(renames[0][a.keyword.value]))
+            if a.keyword is not None and a.keyword.value in renames[0] else a for a in walked.args]
+    if all(a is b for a, b in zip(args, walked.args)):
+        return None
+    new = walked.with_changes(args=args)
+    conv.record(node, new, FORWARD_KEYWORDS.id, "exact",
+                f"{short_kinds(kinds)}: torch's keywords are "
+                + ", ".join(f"{t} -> {m}" for t, m in renames[0].items()) + " in MindSpore")
     return new
 
 

@@ -99,12 +99,13 @@ class TorchSignatures:
         self.sources: dict[str, str] = {}  # key -> source (with local names)
         self.failed: set[str] = set()      # torch names no class or function can be made for
         self.existing: dict[str, str] = {}  # key -> local name defined by the file's block
+        self.module: cst.Module | None = None
         self._taken: set[str] | None = None
 
     # ---- the file --------------------------------------------------------------------------
     def start(self, module: cst.Module, code: str) -> None:
         """Note the source and the generated block a previous conversion left in it."""
-        self.code = code
+        self.code, self.module = code, module
         self.newline = module.default_newline
         for st in _block(module.body):
             key, name = _key_of(st)
@@ -153,6 +154,27 @@ class TorchSignatures:
     def function(self, qual: str, entry) -> str | None:
         """The local name of a generated function with ``qual``'s signature, or None."""
         return self._generated(qual, entry, "_torch_" + qual.rsplit(".", 1)[-1], _function_source)
+
+    def lookup(self, module: str, values: dict[str, str], preferred: str) -> str | None:
+        """The local name (``preferred`` if free) of ``getattr(module, name)``'s generated lookup
+        over ``values`` (name -> local expression), or None when there is nothing to look up."""
+        key = module + ".__getattr__"
+        if key in self.names or key in self.existing:
+            return self._name(key, key)
+        if not values:
+            return None
+        name = self._name(key, preferred)
+        table = "".join(f"\n        {k!r}: {v}," for k, v in sorted(values.items()))
+        self.sources[key] = "\n".join([
+            f"def {name}(name):",
+            f'    """{key}\'s signature over the torch-signature classes and functions of the '
+            f'{module} names this file spells."""',
+            f"    found = {{{table}\n    }}.get(name)",
+            "    if found is None:",
+            f"        raise AttributeError(f\"For 'getattr({module}, name)' (torch signature), "
+            f"{{name!r}} is not one of the names this file spells: {sorted(values)}.\")",
+            "    return found", ""])
+        return name
 
     def _generated(self, qual, entry, preferred, build) -> str | None:
         if qual in self.names:

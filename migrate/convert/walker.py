@@ -64,8 +64,10 @@ def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
 
 
 def _layer_attribute_names() -> set[str]:
-    """torch layer attributes that MindSpore names differently (layer_attributes.py rewrites them)."""
-    return {name for a in load_attributes().values() for name in (*a.rename, *a.shadow, *a.absent)}
+    """torch layer attributes and call keywords that MindSpore names differently
+    (layer_attributes.py rewrites them)."""
+    return {name for a in load_attributes().values()
+            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)}
 
 
 @dataclass(frozen=True)

@@ -67,5 +67,17 @@ class Flatten(Cell):
 
 
 class Identity(Cell):
+    """Return the input unchanged; constructor arguments are accepted and ignored (as torch's and
+    MindSpore 2.10's Identity do, so that placeholders can be built with any layer's arguments).
+
+    Example:
+        >>> import ms_core as ms
+        >>> ms.nn.Identity(54, unused_argument=0.1)(ms.Tensor([1.0])).asnumpy()
+        array([1.], dtype=float32)
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
     def construct(self, x):
         return x

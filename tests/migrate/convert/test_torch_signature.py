@@ -49,6 +49,34 @@ PAIRS = {
             c = layer == TorchReLU
             return a, b, c
         """),
+    # class 1: classes and functions named by a string only run time knows; literal names and
+    # getattr on other objects are not lookups
+    "lookups": ("""\
+        def build(kind, dims, act, cfg):
+            assert kind in ('LSTM', 'GRU') and act in ('relu', 'gelu')
+            rnn = getattr(nn, kind)(4, 8, dropout=0.0)
+            bn = getattr(nn, f"BatchNorm{dims}d")(8, momentum=0.01)
+            fn = getattr(F, act)
+            other = getattr(cfg, act)
+            return rnn, bn, fn, other
+        """, """\
+        def build(kind, dims, act, cfg):
+            assert kind in ('LSTM', 'GRU') and act in ('relu', 'gelu')
+            rnn = _torch_nn_getattr(kind)(4, 8, dropout=0.0)
+            bn = _torch_nn_getattr(f"BatchNorm{dims}d")(8, momentum=0.01)
+            fn = _torch_functional_getattr(act)
+            other = getattr(cfg, act)
+            return rnn, bn, fn, other
+        """),
+    # class B: Identity placeholders built with another layer's arguments (torch and MindSpore 2.10
+    # ignore them): the arguments pass through, the torch import can go
+    "identity_placeholders": ("""\
+        def act(name, **params):
+            return nn.Identity(**params) if name is None else nn.Identity(3, scale=2)
+        """, """\
+        def act(name, **params):
+            return nn.Identity(**params) if name is None else nn.Identity(3, scale=2)
+        """),
     # class B and 7: arguments known at run time only; an int expression stays static
     "runtime_arguments": ("""\
         def conv(c, k, p, *args, **kw):
@@ -260,3 +288,29 @@ def test_target_mindspore_generates_for_mindspore():
     code = convert_source(TORCH_HEADER + "act = nn.ReLU\n", target="mindspore").code
     assert code.startswith("import mindspore as ms\nfrom mindspore import nn\n")
     assert "class TorchReLU(nn.ReLU, metaclass=_TorchSignature):" in code
+
+
+def test_renamed_nn_keeps_the_torch_name_in_the_docstring():
+    """When the file still binds ``nn`` to torch.nn (a use with no mapping keeps the import), the
+    MindSpore module gets another local name in the generated code, but the docstrings still name
+    the torch class (the key that later conversions find the class by)."""
+    src = TORCH_HEADER + "t = nn.Transformer\ny = getattr(nn, name)(3)\n"
+    once = convert_source(src).code
+    assert "class TorchTransformer(ms_nn.Transformer, metaclass=_TorchSignature):" in once
+    assert '"""torch.nn.Transformer\'s signature over ms_nn.Transformer' in once
+    assert "torch.ms_nn" not in once
+    assert convert_source(once).code == once
+
+
+def test_lookup_spells_the_names_and_refuses_others():
+    """The generated lookup holds the torch.nn names the file spells (strings, f-string patterns)
+    with their torch-signature classes; a getattr whose name the file never spells stays marked."""
+    src = TORCH_HEADER + "k = 'GRU'\nrnn = getattr(nn, kind)\nbn = getattr(nn, f'BatchNorm{d}d')\n"
+    generated, _ = split_generated(convert_source(src).code)
+    assert """    found = {
+        'BatchNorm1d': TorchBatchNorm1d,
+        'BatchNorm2d': TorchBatchNorm2d,
+        'GRU': TorchGRU,
+    }.get(name)""" in generated
+    unknown = convert_source(TORCH_HEADER + "layer = getattr(nn, kind)\n").code
+    assert "# migrate: MS901 torch.nn has no mapping\nlayer = getattr(nn, kind)" in unknown

@@ -17,7 +17,7 @@ from tests.migrate.convert.helpers import FIXTURE_ROOT, HEADER
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-MODELS = ["layer_values", "layer_subclasses", "layer_norm2d", "sequential_built"]
+MODELS = ["layer_values", "layer_subclasses", "layer_norm2d", "sequential_built", "layer_lookup"]
 
 
 def _load(path, name, code=None):
@@ -36,12 +36,12 @@ def _convert(tmp_path, src, name):
     return _load(tmp_path / "x.py", name, res.code)
 
 
-def _pair(tmp_path, stem):
+def _pair(tmp_path, stem, make="make_model"):
     path = FIXTURE_ROOT / "convert" / f"{stem}.py"
     tmod = _load(path, f"torch_sig_{stem}")
     cmod = _convert(tmp_path, path.read_text(), f"ms_sig_{stem}")
     torch.manual_seed(0)
-    return tmod, tmod.make_model(), cmod.make_model()
+    return tmod, getattr(tmod, make)(), getattr(cmod, make)()
 
 
 @pytest.mark.parametrize("stem", MODELS)
@@ -195,3 +195,34 @@ def test_sequential_and_module_list_keep_torch_semantics(tmp_path):
     assert len(seq) == len(tseq) == 2 and type(seq[1]).__name__ == "Sigmoid"
     assert [type(c).__name__ for c in seq[0]] == ["Dense", "Tanh", "Dense"]
     assert len(cells) == 3 and cells[1] is None and [c is None for c in cells] == [c is None for c in tlist]
+
+
+def test_classes_and_functions_named_at_run_time(tmp_path):
+    """Class 1: getattr(nn, rnn_type) / getattr(nn, f"BatchNorm{d}d") / getattr(F, act) build
+    torch's layers from strings the file spells (a GRU with GELU here); a name the file never
+    spells raises a clear error instead of building something else."""
+    tmod, tmodel, cell = _pair(tmp_path, "layer_lookup", "make_gru")
+    assert type(cell.rnn).__name__ == "TorchGRU"
+    transfer(tmodel, cell, strict=True)
+    x = np.random.RandomState(3).randn(*tmod.INPUT_SHAPE).astype(np.float32)
+    tmodel.eval()
+    cell.set_train(False)
+    with torch.no_grad():
+        ref = tmodel(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
+    cmod = _load(tmp_path / "ms_sig_layer_lookup.py", "ms_sig_layer_lookup_again")
+    with pytest.raises(AttributeError, match=r"'BatchNorm3d' is not one of the names this file spells"):
+        cmod.Net(dims=3)
+
+
+def test_children_of_a_torch_base_called_with_torch_keywords(tmp_path):
+    """Class 2: a subclass of nn.Transformer calls the encoder it inherits (and one of its own)
+    with torch's ``mask=``; the converted model gives torch's log-probabilities."""
+    tmod, tmodel, cell = _pair(tmp_path, "transformer_subclass")
+    transfer(tmodel, cell, strict=True)
+    x = np.random.RandomState(4).randn(*tmod.INPUT_SHAPE).astype(np.float32)
+    tmodel.eval()
+    cell.set_train(False)
+    with torch.no_grad():
+        ref = tmodel(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)

@@ -307,6 +307,10 @@ RULE_EXAMPLES = {
     "torch_containers": "s = nn.Sequential()\n",
     "torch_signature_class": "def block(c, norm_layer=nn.BatchNorm2d):\n    return norm_layer(c, momentum=0.01)\n",
     "torch_signature_call": "def conv(c, **kw):\n    return nn.Conv2d(c, c, 3, **kw)\n",
+    "torch_name_lookup": "def rnn(kind):\n    assert kind in ('LSTM', 'GRU')\n    return getattr(nn, kind)(4, 8)\n",
+    "forward_keywords": ("class LM(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                         "        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2), 2)\n"
+                         "    def forward(self, x, m):\n        return self.enc(x, mask=m)\n"),
     "torch_function_value": "act = dict(relu=F.relu)\n",
     "layer_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.groups\n",
     "parameter_paths": ("class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
