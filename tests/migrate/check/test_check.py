@@ -396,7 +396,7 @@ def test_a_word_language_model_without_dropout_between_layers_fails(tmp_path):
 def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
     path = FIXTURES / "dynamic_layer.py"
     assert "# migrate: MS9" in convert_source(path.read_text()).code
-    t, m, _, _ = prepare(str(path), "DynamicRNN()", convert=convert_source)
+    t, m, _, _ = prepare(str(path), "DynamicRNN('GRU')", convert=convert_source)
     r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
     assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "rnn"
     assert "holds a torch module at 'rnn' (torch.nn.GRU)" in r.culprit.message
