@@ -1,6 +1,7 @@
 """Elementwise, matmul and reduction primitives."""
 import numpy as np
 
+from .._checkparam import check_axis
 from .._engine import Primitive
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
@@ -341,9 +342,9 @@ def _vector_matmul_grads(x, y, dout, ta, tb):
         d2 = F.expand_dims(d2, -1)
     gx, gy = MatMul(ta, tb).backward(_Ctx((x2, y2)), d2)
     if x.ndim == 1:
-        gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F.sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
+        gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F._sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
     if y.ndim == 1:
-        gy = F.reshape(gy, y.shape) if gy.ndim == 2 else F.sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
+        gy = F.reshape(gy, y.shape) if gy.ndim == 2 else F._sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
     return gx, gy
 
 
@@ -354,12 +355,13 @@ class _Ctx:
 
 # --- reductions ---------------------------------------------------------------------------
 
-def _norm_axis(axis, ndim):
+def _norm_axis(axis, ndim, name="reduce"):
+    """Reduction axes as sorted non-negative ints; out-of-range axes raise in MindSpore's words."""
     if axis is None or axis == ():
         return tuple(range(ndim))
     if isinstance(axis, int):
         axis = (axis,)
-    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+    return tuple(sorted(check_axis(name, "axis", a, ndim) if ndim else 0 for a in axis))
 
 
 def _expand_reduced(g, shape, axes, keep_dims):
@@ -375,13 +377,13 @@ class ReduceSum(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         out = np.sum(x, axis=axes, keepdims=self.keep_dims)
         return out if x.dtype.kind != "f" else out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (F.broadcast_to(g, x.shape),)
 
@@ -392,14 +394,14 @@ class ReduceMean(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         out = np.mean(x, axis=axes, keepdims=self.keep_dims)
         # integer means stay integer, truncated toward zero, as MindSpore 2.10's ReduceMean
         return out.astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         n = 1
         for a in axes:
             n *= x.shape[a]
@@ -416,16 +418,16 @@ class ReduceExtreme(Primitive):
         self.is_max = is_max
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, "ReduceMax" if self.is_max else "ReduceMin")
         fn = np.max if self.is_max else np.min
         return fn(x, axis=axes, keepdims=self.keep_dims)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         mask = F.cast(F.equal(x, out), dout.dtype)
-        count = F.sum(mask, axis=axes, keep_dims=True)
+        count = F._sum(mask, axis=axes, keep_dims=True)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (mask * g / count,)
 
@@ -436,12 +438,12 @@ class ReduceProd(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        return np.prod(x, axis=_norm_axis(self.axis, x.ndim), keepdims=self.keep_dims)
+        return np.prod(x, axis=_norm_axis(self.axis, x.ndim, type(self).__name__), keepdims=self.keep_dims)
 
     def backward(self, ctx, dout):
         # valid where x has no zeros; enough for the layers that use it
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (g * out / x,)
@@ -470,7 +472,7 @@ class Softmax(Primitive):
 
     def backward(self, ctx, dout):
         out = ctx.out
-        return (out * (dout - F.sum(dout * out, axis=self.axis, keep_dims=True)),)
+        return (out * (dout - F._sum(dout * out, axis=self.axis, keep_dims=True)),)
 
 
 class LogSoftmax(Primitive):
@@ -482,7 +484,7 @@ class LogSoftmax(Primitive):
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
     def backward(self, ctx, dout):
-        return (dout - F.exp(ctx.out) * F.sum(dout, axis=self.axis, keep_dims=True),)
+        return (dout - F.exp(ctx.out) * F._sum(dout, axis=self.axis, keep_dims=True),)
 
 
 class LogSumExp(Primitive):
@@ -491,14 +493,14 @@ class LogSumExp(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, ctx, x):
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         m = np.max(x, axis=axes, keepdims=True)
         out = m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
         return out if self.keep_dims else np.squeeze(out, axis=axes)
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        axes = _norm_axis(self.axis, x.ndim)
+        axes = _norm_axis(self.axis, x.ndim, type(self).__name__)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (g * F.exp(x - out),)

@@ -52,6 +52,24 @@ def _fmt_scalar(v):
     return str(v)
 
 
+_CPU = ("cpu", "CPU")
+
+
+def _to(t, device=None, dtype=None, non_blocking=False, copy=False):
+    """Tensor.to's overloads: a dtype passed first is the dtype (`to(ms.float16)`)."""
+    if device is not None and not isinstance(device, str):
+        device, dtype = None, device if dtype is None else dtype
+    if device is not None and device not in _CPU:
+        if device in ("Ascend", "npu", "GPU", "gpu"):
+            raise RuntimeError(f"For 'to', the device {device!r} is not available: ms_core runs "
+                               "on the CPU.")
+        raise ValueError(f"Failed to convert the value {device!r} of input 'device' of 'to' to "
+                         "enum.")
+    if dtype is None:
+        return t.copy() if copy else t
+    return F.cast(t, dtype)
+
+
 class Tensor:
     """A multi-dimensional array with MindSpore's Tensor API, backed by NumPy.
 
@@ -149,8 +167,15 @@ class Tensor:
     def astype(self, dtype, copy=True):
         return F.cast(self, dtype)
 
-    def to(self, dtype):
-        return F.cast(self, dtype)
+    def to(self, *args, **kwargs):
+        """`to(dtype)` or `to(device, dtype=None, non_blocking=False, copy=False)`, MindSpore
+        2.10's two forms: the tensor cast to `dtype` (itself when None). ms_core runs on the CPU,
+        so `device` may be 'cpu' / 'CPU'; `non_blocking` changes nothing here.
+
+        Example:
+            >>> x.to(device='cpu', dtype=ms.float16)
+        """
+        return _to(self, *args, **kwargs)
 
     def float(self):
         return F.cast(self, mstype.float32)

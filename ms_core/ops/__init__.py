@@ -4,6 +4,7 @@ from .functional import (abs, max, min, pow, round, sum)  # noqa: F401  (shadow 
 from .operations import *  # noqa: F401,F403
 from .operations import PrimitiveOp as Primitive  # noqa: F401
 from .conv_ops import *  # noqa: F401,F403
+from .conv3d_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .random_ops import *  # noqa: F401,F403
 from .._api import GradOperation  # noqa: F401

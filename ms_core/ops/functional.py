@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from .._checkparam import check_tensor
+from .._checkparam import check_axis, check_broadcast, check_tensor
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
@@ -51,17 +51,33 @@ def _operands(x, y):
 _ADD, _SUB, _MUL, _DIV, _POW = M.Add(), M.Sub(), M.Mul(), M.Div(), M.Pow()
 
 
+def _shape(v):
+    return v.shape if isinstance(v, Tensor) else np.shape(v)
+
+
+def _broadcasting(name, prim, *operands):
+    """apply(prim, *operands), with MindSpore's message when the shapes do not broadcast (the
+    check runs only when NumPy refused, so the common path costs nothing)."""
+    try:
+        return apply(prim, *operands)
+    except ValueError:
+        shape = _shape(operands[0])
+        for other in operands[1:]:
+            shape = check_broadcast(name, shape, _shape(other))
+        raise
+
+
 def add(x, y):
     """x + y with broadcasting."""
-    return apply(_ADD, *_operands(x, y))
+    return _broadcasting("Add", _ADD, *_operands(x, y))
 
 
 def sub(x, y):
-    return apply(_SUB, *_operands(x, y))
+    return _broadcasting("Sub", _SUB, *_operands(x, y))
 
 
 def mul(x, y):
-    return apply(_MUL, *_operands(x, y))
+    return _broadcasting("Mul", _MUL, *_operands(x, y))
 
 
 def div(x, y, rounding_mode=None):
@@ -69,7 +85,7 @@ def div(x, y, rounding_mode=None):
     if not (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
             isinstance(y, Tensor) and y._data.dtype.kind == "f"):
         x = cast(_as_tensor(x), mstype.float32)
-    out = apply(_DIV, x, y)
+    out = _broadcasting("Div", _DIV, x, y)
     if rounding_mode == "floor":
         return floor(out)
     if rounding_mode == "trunc":
@@ -87,7 +103,7 @@ subtract = sub
 
 def pow(x, y):
     """x ** y; differentiable in both."""
-    return apply(_POW, *_operands(x, y))
+    return _broadcasting("Pow", _POW, *_operands(x, y))
 
 
 def neg(x):
@@ -98,18 +114,18 @@ negative = neg
 
 
 def maximum(x, y):
-    return apply(M.Maximum(), *_operands(x, y))
+    return _broadcasting("Maximum", M.Maximum(), *_operands(x, y))
 
 
 def minimum(x, y):
-    return apply(M.Minimum(), *_operands(x, y))
+    return _broadcasting("Minimum", M.Minimum(), *_operands(x, y))
 
 
 def where(condition, x, y):
     """Elements of x where condition, else y."""
     cond = condition if isinstance(condition, Tensor) else Tensor(condition)
     x, y = _operands(x, y)
-    return apply(M.Where(), cond, _as_tensor(x), _as_tensor(y))
+    return _broadcasting("Select", M.Where(), cond, _as_tensor(x), _as_tensor(y))
 
 
 def _unary(prim_cls):
@@ -169,7 +185,11 @@ def _nondiff_binary(fn):
         x, y = _operands(x, y)
         xa = x._data if isinstance(x, Tensor) else x
         ya = y._data if isinstance(y, Tensor) else y
-        return Tensor._wrap(np.asarray(fn(xa, ya)))
+        try:
+            return Tensor._wrap(np.asarray(fn(xa, ya)))
+        except ValueError:
+            check_broadcast(op.__name__, np.shape(xa), np.shape(ya))
+            raise
     op.__name__ = fn.__name__
     return op
 
@@ -231,8 +251,16 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     return apply(M.ClipByValue(), x, lo, hi)
 
 
-clamp = clip_by_value
-clip = clip_by_value
+def clamp(input, min=None, max=None):
+    """Clamp to [min, max]: MindSpore 2.10's `ops.clamp` / `ops.clip` keywords (`min`, `max`).
+
+    Example:
+        >>> ops.clamp(x, min=0, max=6)
+    """
+    return clip_by_value(input, min, max)
+
+
+clip = clamp
 
 
 def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -279,19 +307,24 @@ def matmul(x, y):
     x, y = _as_tensor(x), _as_tensor(y)
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError("For 'matmul', the inputs must not be scalars; use ops.mul instead.")
-    kx, ky = x._data.dtype.kind, y._data.dtype.kind
-    if kx == "f" and ky != "f":
-        y = cast(y, x.dtype)
-    elif ky == "f" and kx != "f":
-        x = cast(x, y.dtype)
+    _same_dtype("MatMul", x, y)
     if x.shape[-1] != (y.shape[-2] if y.ndim > 1 else y.shape[0]):
         raise ValueError(f"For 'matmul', the last axis of 'x' must equal the second-to-last axis "
                          f"of 'y', but got shapes {list(x.shape)} and {list(y.shape)}.")
     return apply(M.MatMul(), x, y)
 
 
+def _same_dtype(name, x1, x2):
+    """MindSpore (and torch) refuse a product of two dtypes (an Int32 input to a Float32 Dense)
+    instead of promoting: NumPy would silently give Float64."""
+    if x1._data.dtype != x2._data.dtype:
+        raise TypeError(f"For '{name}', the type of 'x2' should be same as 'x1', but got 'x1' with "
+                        f"type Tensor[{x1.dtype}] and 'x2' with type Tensor[{x2.dtype}].")
+
+
 def matmul_t(x, y, transpose_a=False, transpose_b=False):
     """x @ y with the last two axes of x and/or y transposed (no copy)."""
+    _same_dtype("MatMul", x, y)
     return apply(M.MatMul(transpose_a, transpose_b), x, y)
 
 
@@ -324,16 +357,26 @@ def _axis_arg(axis):
     return axis
 
 
-def sum(x, axis=None, keep_dims=False, *, dtype=None, keepdims=None):
-    """Sum over `axis` (int, tuple or None for all axes)."""
-    if keepdims is not None:
-        keep_dims = keepdims
+def _sum(x, axis=None, keep_dims=False):
+    """Sum over `axis` (int, tuple or None for all axes): the one the primitives' backwards use."""
     x = _as_tensor(x)
-    out = apply(M.ReduceSum(_axis_arg(axis), keep_dims), x)
+    return apply(M.ReduceSum(_axes("sum", _axis_arg(axis), x.ndim) if axis is not None else None, keep_dims), x)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over `dim` (int, tuple or None for all axes), MindSpore 2.10's signature (the
+    keywords are `dim` and `keepdim`, as torch; `axis=` is refused as by MindSpore).
+
+    Example:
+        >>> ops.sum(x, dim=1, keepdim=True)
+    """
+    out = _sum(input, dim, keepdim)
     return out if dtype is None else cast(out, dtype)
 
 
-reduce_sum = sum
+def reduce_sum(x, axis=()):
+    """Sum over `axis` (() or None: all axes), MindSpore 2.10's `ops.reduce_sum`."""
+    return _sum(x, None if axis == () else axis)
 
 
 def mean(x, axis=None, keep_dims=False, *, keepdims=None):
@@ -357,16 +400,42 @@ def amin(x, axis=None, keep_dims=False, *, keepdims=None):
     return apply(M.ReduceExtreme(_axis_arg(axis), keep_dims, False), _as_tensor(x))
 
 
+def reduce_max(x, axis=()):
+    """Maximum over `axis` (() for all axes), MindSpore 2.10's `ops.reduce_max`; the gradient is
+    shared among ties."""
+    return amax(x, axis)
+
+
+def reduce_min(x, axis=()):
+    """Minimum over `axis` (() for all axes), MindSpore 2.10's `ops.reduce_min`."""
+    return amin(x, axis)
+
+
 def max(x, axis=None, keepdims=False, *, initial=None, where=None):
-    """MindSpore 2.x `ops.max`: always (values, indices), also without an axis (checked on 2.10:
-    `ops.max(t)` gives (max over all elements, its flat index)). The gradient goes to the
-    returned index only (ties are not shared, unlike `ops.amax`)."""
-    return _value_at_index(x, argmax(x, axis, keepdims), axis, keepdims)
+    """MindSpore 2.10's `ops.max`: (values, Int64 indices) along `axis`. Without an axis it
+    returns (the maximum of all elements, Tensor(0)): MindSpore 2.10 gives index 0 on purpose
+    (its source returns a constant), so ms_core does too; use `ops.argmax` for the flat index.
+    The gradient of the maximum without an axis is shared among ties (as `ops.amax`); along an
+    axis it goes to the returned index only.
+
+    Example:
+        >>> values, indices = ops.max(x, axis=1)
+    """
+    return _extreme(x, axis, keepdims, True)
 
 
 def min(x, axis=None, keepdims=False, *, initial=None, where=None):
-    """MindSpore 2.x `ops.min`: (values, Int64 indices), like `ops.max`."""
-    return _value_at_index(x, cast(argmin(x, axis, keepdims), mstype.int64), axis, keepdims)
+    """MindSpore 2.10's `ops.min`: (values, Int64 indices); without an axis (minimum, Tensor(0)),
+    like `ops.max`."""
+    return _extreme(x, axis, keepdims, False)
+
+
+def _extreme(x, axis, keepdims, largest):
+    x = _as_tensor(x)
+    if axis is None:
+        return (amax if largest else amin)(x), Tensor._wrap(np.array(0, dtype=np.int64))
+    indices = argmax(x, axis, keepdims) if largest else cast(argmin(x, axis, keepdims), mstype.int64)
+    return _value_at_index(x, indices, axis, keepdims)
 
 
 def _value_at_index(x, indices, axis, keepdims):
@@ -391,7 +460,7 @@ def _take_along(x, idx, axis):
 def sort(input_x, axis=-1, descending=False):
     """(sorted values, Int32 indices) along `axis`; gradients flow to the original positions."""
     x = _as_tensor(input_x)
-    axis = axis % x.ndim
+    axis = check_axis("sort", "axis", axis, x.ndim)
     idx = np.argsort(-x._data if descending else x._data, axis=axis, kind="stable")
     return _take_along(x, idx, axis), Tensor._wrap(idx.astype(np.int32))
 
@@ -403,7 +472,7 @@ def argsort(input_x, axis=-1, descending=False):
 def topk(input_x, k, dim=None, largest=True, sorted=True):
     """(the k largest (or smallest) values along `dim` (default last), Int32 indices)."""
     x = _as_tensor(input_x)
-    axis = -1 if dim is None else dim
+    axis = check_axis("topk", "dim", -1 if dim is None else dim, x.ndim)
     if not 0 < k <= x.shape[axis]:
         raise ValueError(f"For 'topk', the 'k' must be in [1, {x.shape[axis]}], but got {k}.")
     values, indices = sort(x, axis, descending=largest)
@@ -412,12 +481,12 @@ def topk(input_x, k, dim=None, largest=True, sorted=True):
 
 
 def narrow(input_x, axis, start, length):
-    axis = axis % input_x.ndim
+    axis = check_axis("narrow", "axis", axis, input_x.ndim)
     return getitem(input_x, (slice(None),) * axis + (slice(start, start + length),))
 
 
 def unbind(input_x, dim=0):
-    dim = dim % input_x.ndim
+    dim = check_axis("unbind", "dim", dim, input_x.ndim)
     return tuple(getitem(input_x, (slice(None),) * dim + (i,)) for i in range(input_x.shape[dim]))
 
 
@@ -426,17 +495,23 @@ def masked_select(input_x, mask):
     return getitem(input_x, np.broadcast_to(mask, input_x.shape))
 
 
-def argmax(x, axis=None, keepdims=False):
-    x = _as_tensor(x)
-    out = np.argmax(x._data, axis=axis)
-    if keepdims and axis is not None:
-        out = np.expand_dims(out, axis)
+def argmax(input, dim=None, keepdim=False):
+    """Int64 indices of the maxima along `dim` (None: of the flattened tensor); MindSpore
+    2.10's signature (`dim`, `keepdim`)."""
+    x = _as_tensor(input)
+    if dim is not None:
+        dim = check_axis("argmax", "dim", dim, x.ndim)
+    out = np.argmax(x._data, axis=dim)
+    if keepdim and dim is not None:
+        out = np.expand_dims(out, dim)
     return Tensor._wrap(np.asarray(out, dtype=np.int64))
 
 
 def argmin(x, axis=None, keepdims=False):
     """Indices of the minima; Int32, where argmax gives Int64 (MindSpore 2.10 does the same)."""
     x = _as_tensor(x)
+    if axis is not None:
+        axis = check_axis("argmin", "axis", axis, x.ndim)
     out = np.argmin(x._data, axis=axis)
     if keepdims and axis is not None:
         out = np.expand_dims(out, axis)
@@ -496,7 +571,7 @@ def gather_elements(input, dim, index):
     if idx.ndim != x.ndim:
         raise ValueError(f"For 'gather_elements', the 'index' must have the input's rank "
                          f"{x.ndim}, but got {idx.ndim}.")
-    return _take_along(x, idx.astype(np.int64), dim % x.ndim)
+    return _take_along(x, idx.astype(np.int64), check_axis("gather_elements", "dim", dim, x.ndim))
 
 
 def logsumexp(x, axis, keep_dims=False):
@@ -505,18 +580,28 @@ def logsumexp(x, axis, keep_dims=False):
 
 def cumsum(x, axis, dtype=None):
     """Cumulative sum along `axis` (differentiable: the gradient is a reversed cumulative sum)."""
-    out = apply(M.CumSum(axis), _as_tensor(x))
+    x = _as_tensor(x)
+    out = apply(M.CumSum(check_axis("cumsum", "axis", axis, x.ndim)), x)
     return out if dtype is None else cast(out, dtype)
 
 
 # --- softmax family and activations ---------------------------------------------------------
 
+def _axes(name, axis, ndim):
+    """An int or a tuple of ints, each checked against `ndim` (MindSpore's message)."""
+    if isinstance(axis, (tuple, list)):
+        return tuple(check_axis(name, "axis", a, ndim) for a in axis)
+    return check_axis(name, "axis", axis, ndim)
+
+
 def softmax(x, axis=-1):
-    return apply(M.Softmax(axis), _as_tensor(x))
+    x = _as_tensor(x)
+    return apply(M.Softmax(_axes("softmax", axis, x.ndim)), x)
 
 
 def log_softmax(x, axis=-1):
-    return apply(M.LogSoftmax(axis), _as_tensor(x))
+    x = _as_tensor(x)
+    return apply(M.LogSoftmax(_axes("log_softmax", axis, x.ndim)), x)
 
 
 # --- shape ops ------------------------------------------------------------------------------
@@ -545,7 +630,10 @@ def reshape(x, shape):
 def transpose(x, input_perm):
     """Permute the axes of x by a full order `input_perm`."""
     x = _as_tensor(x)
-    perm = tuple(int(p) % builtins.max(x.ndim, 1) for p in input_perm)
+    if len(input_perm) != x.ndim:
+        raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
+                         f"{list(range(x.ndim))}, but got {list(input_perm)}.")
+    perm = tuple(check_axis("transpose", "input_perm", int(p), x.ndim) for p in input_perm)
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
                          f"{list(range(x.ndim))}, but got {list(input_perm)}.")
@@ -557,6 +645,8 @@ def permute(x, axis):
 
 
 def swapaxes(x, axis0, axis1):
+    axis0 = check_axis("swapaxes", "axis0", axis0, x.ndim)
+    axis1 = check_axis("swapaxes", "axis1", axis1, x.ndim)
     perm = list(range(x.ndim))
     perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
     return transpose(x, tuple(perm))
@@ -568,7 +658,7 @@ def squeeze(x, axis=None):
         shape = tuple(s for s in x.shape if s != 1)
     else:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(a % x.ndim for a in axes)
+        axes = tuple(check_axis("squeeze", "axis", a, x.ndim) for a in axes)
         for a in axes:
             if x.shape[a] != 1:
                 raise ValueError(f"For 'squeeze', the dimension {a} of the input must be 1, but got "
@@ -595,7 +685,8 @@ def flatten(x, order="C", *, start_dim=1, end_dim=-1):
     x = _as_tensor(x)
     if x.ndim == 0:
         return reshape(x, (1,))
-    s, e = start_dim % x.ndim, end_dim % x.ndim
+    s = check_axis("flatten", "start_dim", start_dim, x.ndim)
+    e = check_axis("flatten", "end_dim", end_dim, x.ndim)
     return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
 
 
@@ -644,9 +735,10 @@ def concat(tensors, axis=0):
     if not tensors:
         raise ValueError("For 'concat', the input must contain at least one Tensor.")
     ref = tensors[0]
+    axis = check_axis("concat", "axis", axis, ref.ndim)
     for t in tensors[1:]:
         if t.ndim != ref.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, ref.shape))
-                                     if i != axis % ref.ndim):
+                                     if i != axis):
             raise ValueError(f"For 'concat', all inputs must have the same shape except along axis "
                              f"{axis}, but got {list(ref.shape)} and {list(t.shape)}.")
     return apply(A.Concat(axis), *tensors)
@@ -657,12 +749,19 @@ cat = concat
 
 def stack(tensors, axis=0):
     tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError("For 'stack', the input must contain at least one Tensor.")
+    axis = check_axis("stack", "axis", axis, tensors[0].ndim, extra=1)
+    for t in tensors[1:]:
+        if t.shape != tensors[0].shape:
+            raise ValueError(f"For 'stack', all inputs must have the same shape, but got "
+                             f"{list(tensors[0].shape)} and {list(t.shape)}.")
     return apply(A.Stack(axis), *tensors)
 
 
 def split(x, split_size_or_sections, axis=0):
     """Split into chunks of `split_size_or_sections` (int) or of the given sizes (list)."""
-    axis = axis % x.ndim
+    axis = check_axis("split", "axis", axis, x.ndim)
     n = x.shape[axis]
     if isinstance(split_size_or_sections, int):
         sizes = [split_size_or_sections] * (n // split_size_or_sections)
@@ -680,13 +779,14 @@ def split(x, split_size_or_sections, axis=0):
 
 
 def chunk(x, chunks, axis=0):
-    n = x.shape[axis]
+    n = x.shape[check_axis("chunk", "axis", axis, x.ndim)]
     size = -(-n // chunks)
     return split(x, size, axis)
 
 
 def gather(input_params, input_indices, axis, batch_dims=0):
     idx = input_indices._data if isinstance(input_indices, Tensor) else np.asarray(input_indices)
+    axis = check_axis("gather", "axis", axis, input_params.ndim)
     return apply(A.Gather(axis), input_params, idx)
 
 
@@ -699,13 +799,14 @@ def masked_fill(x, mask, value):
 
 
 def flip(x, dims):
-    return apply(A.Flip(tuple(dims)), x)
+    dims = (dims,) if isinstance(dims, int) else dims
+    return apply(A.Flip(tuple(check_axis("flip", "dims", d, x.ndim) for d in dims)), x)
 
 
 def repeat_interleave(x, repeats, axis=None):
     if axis is None:
         return apply(A.Repeat(repeats, 0), reshape(x, (-1,)))
-    return apply(A.Repeat(repeats, axis), x)
+    return apply(A.Repeat(repeats, check_axis("repeat_interleave", "axis", axis, x.ndim)), x)
 
 
 def _pad_indices(n, before, after, mode, name="pad"):
