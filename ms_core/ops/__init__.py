@@ -6,6 +6,7 @@ from .operations import PrimitiveOp as Primitive  # noqa: F401
 from .conv_ops import *  # noqa: F401,F403
 from .conv3d_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
+from .layer_ops import *  # noqa: F401,F403
 from .random_ops import *  # noqa: F401,F403
 from .._api import GradOperation  # noqa: F401
 from . import functional, operations  # noqa: F401

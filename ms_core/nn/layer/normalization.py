@@ -1,4 +1,5 @@
-"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm2d with MindSpore 2.x semantics."""
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d, LRN with MindSpore 2.x
+semantics."""
 from ..cell import Cell
 from ..._checkparam import (check_float_tensor, check_number_range, check_positive_int,
                            check_tensor)
@@ -7,10 +8,11 @@ from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...ops import layer_ops as LO
 from ...ops import nn_ops as NF
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm",
-           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LRN"]
 
 
 def _param(cls_name, init, shape, dtype, name, requires_grad=True):
@@ -275,3 +277,32 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of (N, C, D, H, W) inputs."""
 
     _ndims = (5,)
+
+
+class LRN(Cell):
+    """Local response normalisation across channels, `mindspore.nn.LRN` (TensorFlow's form):
+    x / (bias + alpha * sum_{|c' - c| <= depth_radius} x_c'^2) ^ beta.
+
+    MindSpore-vs-torch: torch's LocalResponseNorm(size, alpha, beta, k) divides alpha by the
+    window size and centres the window; for an odd size it is LRN(depth_radius=(size - 1) // 2,
+    bias=k, alpha=alpha / size, beta=beta).
+    """
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+        super().__init__()
+        if isinstance(depth_radius, bool) or not isinstance(depth_radius, int) or depth_radius < 0:
+            raise ValueError(f"For 'LRN', the 'depth_radius' must be a non-negative int, but got "
+                             f"{depth_radius!r}.")
+        for arg, value in (("bias", bias), ("alpha", alpha), ("beta", beta)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"For 'LRN', the '{arg}' must be float, but got "
+                                f"{type(value).__name__}.")
+        if norm_region != "ACROSS_CHANNELS":
+            raise ValueError(f"For 'LRN', the 'norm_region' must be 'ACROSS_CHANNELS', but got "
+                             f"{norm_region!r}.")
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def construct(self, input_x):
+        return LO.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta,
+                      self.norm_region)
