@@ -62,8 +62,12 @@ def dense(edit) -> None:
 
 def _conv_padding(edit, dims: int, transpose: bool = False) -> None:
     pad = edit.bound.get("padding")
+    # a transposed convolution keeps pad_mode='pad' even without padding: its 'valid' output is
+    # in*s + max(k - s, 0), torch's (in - 1)*s + k (they differ when k < s), and MindSpore
+    # takes output_padding in 'pad' mode only
+    zero_mode = "'pad'" if transpose else "'valid'"
     if pad is None:
-        edit.set("pad_mode", "'valid'")
+        edit.set("pad_mode", zero_mode)
         edit.drop("padding")
         return
     try:
@@ -79,7 +83,7 @@ def _conv_padding(edit, dims: int, transpose: bool = False) -> None:
         return
     if isinstance(v, int):
         if v == 0:
-            edit.set("pad_mode", "'valid'")
+            edit.set("pad_mode", zero_mode)
             edit.drop("padding")
         else:
             edit.set("pad_mode", "'pad'")
@@ -87,16 +91,16 @@ def _conv_padding(edit, dims: int, transpose: bool = False) -> None:
         return
     if isinstance(v, (tuple, list)) and len(v) == dims:
         if len(set(v)) == 1:
-            edit.set("pad_mode", "'pad'" if v[0] else "'valid'")
+            edit.set("pad_mode", "'pad'" if v[0] else zero_mode)
             if v[0]:
                 edit.set("padding", repr(v[0]))
             else:
                 edit.drop("padding")
             return
-        if dims == 2:
+        if dims in (2, 3):
             edit.set("pad_mode", "'pad'")
-            edit.set("padding", repr((v[0], v[0], v[1], v[1])))
-            edit.worse("transformed", "padding (h, w) -> (top, bottom, left, right)")
+            edit.set("padding", repr(tuple(p for p in v for _ in range(2))))
+            edit.worse("transformed", "padding per axis -> (before, after) pairs per axis")
             return
     edit.unsupported(f"padding={code_of(pad)} cannot be expressed")
 
@@ -140,10 +144,25 @@ def conv2d(edit) -> None:
     _conv(edit, 2)
 
 
+def ints_1d(edit, names=("kernel_size", "stride", "dilation")) -> None:
+    """MindSpore 2.10's 1-D convolutions take ints only: a literal 1-tuple becomes its int."""
+    for name in names:
+        value = edit.get(name)
+        if value is None:
+            continue
+        try:
+            v = literal(value)
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        if isinstance(v, (tuple, list)) and len(v) == 1:
+            edit.set(name, repr(v[0]), keyword=False)
+
+
 @argument_rule("MS141", "conv1d")
 def conv1d(edit) -> None:
     """Replace nn.Conv1d(padding=p, groups, bias) with nn.Conv1d(pad_mode, padding, group, has_bias, torch inits)."""
     _conv(edit, 1)
+    ints_1d(edit)
 
 
 @argument_rule("MS142", "conv_transpose2d")
@@ -190,10 +209,11 @@ def pool(edit) -> None:
         v = None
     needs_pad = any(edit.bound.get(k) is not None and code_of(edit.bound[k]) not in ("False", "1", "None")
                     for k in ("ceil_mode", "dilation", "return_indices", "divisor_override"))
-    if (v == 0 or v == (0, 0)) and not needs_pad:
+    zero = v == 0 or (isinstance(v, (tuple, list)) and not any(v))
+    if zero and not needs_pad:
         edit.drop("padding")
         edit.set("pad_mode", "'valid'")
-    elif v == 0 or v == (0, 0):
+    elif zero:
         edit.drop("padding")
         edit.set("pad_mode", "'pad'")
         edit.note("pad_mode='pad' (with zero padding) because ceil_mode/dilation need it")

@@ -1,0 +1,117 @@
+"""Argument rules for the layers beyond the common ones: 1-D and 3-D (transposed) convolutions,
+local response normalisation, RReLU, Bilinear and the fixed-mode upsampling layers.
+
+Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
+"""
+from __future__ import annotations
+
+from migrate.convert.call_edit import literal, operand
+from migrate.convert.cst import code_of
+from migrate.convert.registry import argument_rule
+from migrate.convert.rules.layers import _conv, ints_1d
+
+
+def _value(edit, name):
+    """The literal value of torch argument ``name`` (its default when omitted), or raise."""
+    return literal(edit.value(name))
+
+
+@argument_rule("MS185", "conv_transpose1d")
+def conv_transpose1d(edit) -> None:
+    """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group, has_bias, torch inits)."""
+    _conv(edit, 1, transpose=True)
+    ints_1d(edit)
+
+
+@argument_rule("MS186", "conv3d")
+def conv3d(edit) -> None:
+    """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
+    _conv(edit, 3)
+
+
+@argument_rule("MS187", "conv_transpose3d")
+def conv_transpose3d(edit) -> None:
+    """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
+    try:
+        d = _value(edit, "dilation")
+    except (ValueError, SyntaxError, TypeError):
+        d = None
+    depth = d if isinstance(d, int) else d[0] if isinstance(d, (tuple, list)) else None
+    if depth is None:
+        edit.worse("approximate", f"dilation={code_of(edit.value('dilation'))} assumed to be 1 "
+                                  "along the depth (MindSpore 2.10 refuses another)")
+    elif depth != 1:
+        edit.unsupported(f"dilation={code_of(edit.value('dilation'))}: MindSpore 2.10's "
+                         "Conv3dTranspose takes a depth dilation of 1 only")
+        return
+    _conv(edit, 3, transpose=True)
+    order = ["in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding",
+             "dilation", "group", "output_padding", "has_bias", "weight_init", "bias_init"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
+@argument_rule("MS188", "local_response_norm")
+def local_response_norm(edit) -> None:
+    """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k, alpha=alpha/size, beta)."""
+    size = edit.value("size")
+    try:
+        n = literal(size)
+    except (ValueError, SyntaxError, TypeError):
+        n = None
+    if isinstance(n, int) and n % 2 == 0:
+        edit.unsupported(f"size={n}: torch's even window is not centred; MindSpore's LRN window "
+                         "is 2 * depth_radius + 1 wide")
+        return
+    if n is None:
+        edit.worse("approximate", f"size={code_of(size)} assumed to be odd (MindSpore's window "
+                                  "is 2 * depth_radius + 1 wide)")
+    radius = str((n - 1) // 2) if isinstance(n, int) else f"({operand(size)} - 1) // 2"
+    edit.out = []
+    edit.set("depth_radius", radius)
+    edit.set("bias", code_of(edit.value("k")))
+    edit.set("alpha", f"{operand(edit.value('alpha'))} / {operand(size)}")
+    edit.set("beta", code_of(edit.value("beta")))
+    edit.worse("transformed", "window size -> depth_radius; alpha is divided by the size (torch "
+                              "averages the squares, TensorFlow-style LRN sums them)")
+
+
+@argument_rule("MS189", "rrelu_inference")
+def rrelu_inference(edit) -> None:
+    """Replace nn.RReLU(lower, upper) with nn.LeakyReLU(alpha=(lower + upper) / 2) (torch's inference-mode RReLU)."""
+    lower, upper = edit.value("lower"), edit.value("upper")
+    try:
+        slope = repr((literal(lower) + literal(upper)) / 2)
+    except (ValueError, SyntaxError, TypeError):
+        slope = f"({code_of(lower)} + {code_of(upper)}) / 2"
+    edit.out = []
+    edit.set("alpha", slope)
+    edit.worse("approximate", "training-mode random slopes are not drawn: the layer is torch's "
+                              "inference-mode RReLU, a LeakyReLU with slope (lower + upper) / 2 "
+                              "(MindSpore 2.10's RReLU draws slopes in inference mode too)")
+
+
+@argument_rule("MS190", "bilinear")
+def bilinear(edit) -> None:
+    """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
+    conv = edit.conv
+    conv.used.add("math")
+    conv.init_names.add("Uniform")
+    bound = f"Uniform(scale=1 / math.sqrt({code_of(edit.value('in1_features'))}))"
+    edit.set("weight_init", bound)
+    bias = edit.value("bias")
+    try:
+        no_bias = literal(bias) is False
+    except (ValueError, SyntaxError, TypeError):
+        no_bias = False
+    if not no_bias:
+        edit.set("bias_init", bound)
+    edit.worse("transformed", "explicit torch default initializers")
+
+
+@argument_rule("MS191", "upsampling_mode")
+def upsampling_mode(edit) -> None:
+    """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor, mode=..., align_corners=...)."""
+    bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
+    edit.set("mode", "'bilinear'" if bilinear_mode else "'nearest'")
+    if bilinear_mode:
+        edit.set("align_corners", "True")
