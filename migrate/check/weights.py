@@ -241,8 +241,37 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
         else:
             rep.unmapped_torch.append(e.torch_name)
             rep.entries.append(e)
-    rep.unmapped_ms = [n for n in ms_params if n not in taken]
+    _account_ms(torch_module, ms_params, taken, rep)
     return rep
+
+
+def _account_ms(torch_module, ms_params, taken, rep) -> None:
+    """List the ms parameters that received nothing, except constant affine ones (noted)."""
+    for n in ms_params:
+        if n in taken:
+            continue
+        if _fixed_affine(torch_module, ms_params[n], n):
+            rep.notes.append(f"'{n}' has no torch counterpart: the torch layer has no affine "
+                             f"parameters and MindSpore keeps it constant (requires_grad=False)")
+            continue
+        rep.unmapped_ms.append(n)
+
+
+def _fixed_affine(torch_module, param, name: str) -> bool:
+    """An ms gamma (all ones) or beta (all zeros) with requires_grad=False whose torch layer was
+    built with affine=False: MindSpore's norm layers keep them as constants, which computes
+    what torch's layer without affine parameters does."""
+    local = name.rsplit(".", 1)[-1]
+    if local not in ("gamma", "beta") or getattr(param, "requires_grad", True):
+        return False
+    try:
+        mod = _module_at(torch_module, _parent(name))
+    except AttributeError:
+        return False
+    if getattr(mod, "affine", getattr(mod, "elementwise_affine", True)):
+        return False
+    value = np.asarray(param.asnumpy())
+    return bool(np.all(value == (1.0 if local == "gamma" else 0.0)))
 
 
 def same_layout(torch_shape, ms_shape) -> bool:

@@ -264,3 +264,9 @@ def embedding(edit) -> None:
     """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
     edit.conv.init_names.add("Normal")
     edit.set("embedding_table", "Normal(sigma=1.0)")
+    pad = edit.bound.get("padding_idx")
+    if pad is not None and code_of(pad) != "None":
+        # checked on MindSpore 2.10: the row starts at zero but its gradient is not masked
+        edit.worse("approximate", "padding_idx: MindSpore 2.10 zeroes the row at creation but "
+                                  "still trains it (torch keeps its gradient zero); inference "
+                                  "is the same")

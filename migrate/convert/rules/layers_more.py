@@ -5,8 +5,10 @@ Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert
 """
 from __future__ import annotations
 
+import libcst as cst
+
 from migrate.convert.call_edit import literal, operand
-from migrate.convert.cst import code_of
+from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.layers import _conv, ints_1d
 
@@ -115,3 +117,75 @@ def upsampling_mode(edit) -> None:
     edit.set("mode", "'bilinear'" if bilinear_mode else "'nearest'")
     if bilinear_mode:
         edit.set("align_corners", "True")
+
+
+@argument_rule("MS192", "implicit_softmax_dim")
+def implicit_softmax_dim(edit) -> None:
+    """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate (torch's implicit dim is 1 for 2-D and 4-D input)."""
+    dim = edit.bound.get("dim")
+    if dim is not None and code_of(dim) != "None":
+        return
+    edit.drop("axis")
+    edit.worse("approximate", "no dim: MindSpore uses axis=-1; torch's implicit (deprecated) dim "
+                              "is 0 for 0-D, 1-D and 3-D input and 1 otherwise, the same axis "
+                              "only for 1-D and 2-D input")
+
+
+# what MindSpore 2.10 cannot run on the CPU (checked: "Unsupported op [InstanceNorm] on CPU",
+# "Create kernelmod for op LayerNormExt failed" in the backward of ops.layer_norm)
+_NO_CPU_KERNEL = {
+    "torch.nn.InstanceNorm1d": "InstanceNorm1d", "torch.nn.InstanceNorm2d": "InstanceNorm2d",
+    "torch.nn.InstanceNorm3d": "InstanceNorm3d",
+    "torch.nn.functional.layer_norm": "the gradient of ops.layer_norm",
+    "torch.nn.SoftMarginLoss": "SoftMarginLoss", "torch.nn.TripletMarginLoss": "TripletMarginLoss",
+}
+_CPU_ADVICE = {
+    "torch.nn.functional.layer_norm": "use nn.LayerNorm (a Cell) to train on the CPU",
+}
+
+
+def note_no_cpu_kernel(edit) -> None:
+    """With --target mindspore, say in the report that MindSpore 2.10 has no CPU kernel for it."""
+    what = _NO_CPU_KERNEL.get(edit.entry.torch)
+    if what is None or edit.conv.target_name != "mindspore":
+        return
+    advice = _CPU_ADVICE.get(edit.entry.torch, "it runs on Ascend and GPU (and on ms_core)")
+    edit.note(f"MindSpore 2.10 has no CPU kernel for {what}: {advice}")
+
+
+@argument_rule("MS193", "no_cpu_kernel")
+def no_cpu_kernel(edit) -> None:
+    """Replace nothing: with --target mindspore, note that MindSpore 2.10 cannot run the target on the CPU (InstanceNorm, SoftMarginLoss, TripletMarginLoss, ops.layer_norm's gradient)."""
+    note_no_cpu_kernel(edit)
+
+
+@argument_rule("MS194", "instance_norm")
+def instance_norm(edit) -> None:
+    """Replace nn.InstanceNorm*d(n, affine=False) with nn.InstanceNorm*d(n, affine=False) (MindSpore's affine default is True), noting the missing CPU kernel with --target mindspore."""
+    note_no_cpu_kernel(edit)
+
+
+@argument_rule("MS195", "parameter_list")
+def parameter_list(edit) -> None:
+    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
+    values = edit.bound.get("values")
+    if values is None or code_of(values) in ("None", "[]", "()"):
+        edit.unsupported("an empty ParameterList filled later: MindSpore's ParameterTuple is "
+                         "immutable; build the list of Parameters first and pass it")
+
+
+_NTUPLE = {"_single": 1, "_pair": 2, "_triple": 3, "_quadruple": 4}
+
+
+@argument_rule("MS196", "ntuple")
+def ntuple(edit) -> None:
+    """Replace torch.nn.modules.utils._pair(x) with tuple(x) if isinstance(x, (tuple, list)) else (x, x) (and _single, _triple, _quadruple)."""
+    n = _NTUPLE[edit.entry.torch.rsplit(".", 1)[1]]
+    x = edit.bound.get("x")
+    text = code_of(x)
+    if isinstance(x, (cst.Name, cst.Attribute, cst.Integer)):
+        edit.result = parse_expr(f"(tuple({text}) if isinstance({text}, (tuple, list)) else "
+                                 f"({text},) * {n})")
+    else:
+        edit.result = parse_expr(f"(lambda v: tuple(v) if isinstance(v, (tuple, list)) else "
+                                 f"(v,) * {n})({text})")

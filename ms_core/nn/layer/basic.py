@@ -73,6 +73,12 @@ class Flatten(Cell):
 
 
 class Identity(Cell):
+    """Returns its input; any constructor arguments are ignored (MindSpore's and torch's
+    `Identity(*args, **kwargs)`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
     def construct(self, x):
         return x
 

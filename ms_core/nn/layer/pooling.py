@@ -1,7 +1,11 @@
 """Pooling layers with MindSpore 2.x signatures: MaxPool1d/2d/3d, AvgPool1d/2d/3d, adaptive
 pooling (1-D, 2-D, 3-D), LPPool1d/2d."""
+import numpy as np
+
 from ..cell import Cell
+from ... import _engine
 from ..._checkparam import check_float_tensor
+from ..._prims import pool as P
 from ...ops import conv3d_ops as C3
 from ...ops import conv_ops as CO
 from ...ops import functional as F
@@ -9,7 +13,8 @@ from ...ops import layer_ops as LO
 
 __all__ = ["MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxPool3d", "AvgPool3d",
-           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d"]
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _PoolNd(Cell):
@@ -336,3 +341,62 @@ class LPPool2d(LPPool1d):
 
     def construct(self, x):
         return LO.lp_pool2d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpoolNd(Cell):
+    """Shared part of MaxUnpool1d/2d/3d: the values scattered at torch's flat argmax indices
+    into zeros of the unpooled size (a differentiable scatter; its adjoint is the take)."""
+
+    n_spatial = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        name, n = type(self).__name__, self.n_spatial
+        self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)
+        self.stride = self.kernel_size if stride is None else CO.int_tuple(name, "stride", stride, n)
+        self.padding = CO.int_tuple(name, "padding", padding, n, minimum=0)
+
+    def _out_size(self, x, output_size):
+        n = self.n_spatial
+        if output_size is None:
+            return tuple((x.shape[-n + a] - 1) * self.stride[a] - 2 * self.padding[a] +
+                         self.kernel_size[a] for a in range(n))
+        size = tuple(int(v) for v in output_size)
+        return size[-n:]
+
+    def construct(self, x, indices, output_size=None):
+        name, n = type(self).__name__, self.n_spatial
+        check_float_tensor(name, "x", x, (n + 1, n + 2))
+        if tuple(indices.shape) != tuple(x.shape):
+            raise ValueError(f"For '{name}', the 'indices' must have the shape of 'x' "
+                             f"{list(x.shape)}, but got {list(indices.shape)}.")
+        out = self._out_size(x, output_size)
+        lead = tuple(x.shape[:-n])
+        total = int(np.prod(out))
+        idx = indices._data.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= total):
+            raise ValueError(f"For '{name}', the 'indices' must be in [0, {total}) for the output "
+                             f"size {list(out)}, but got values up to {int(idx.max())}.")
+        flat_idx = idx.reshape(lead + (1, -1))
+        values = F.reshape(x, lead + (1, -1))
+        y = _engine.apply(P.ScatterFlat(flat_idx, lead + (1, total)), values)
+        return F.reshape(y, lead + out)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of MaxPool1d with indices, `mindspore.nn.MaxUnpool1d(kernel_size, stride=None,
+    padding=0)`; `construct(x, indices, output_size=None)`."""
+
+    n_spatial = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of MaxPool2d with indices (flat into H*W, as torch), `mindspore.nn.MaxUnpool2d`."""
+
+    n_spatial = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d with indices (flat into D*H*W), `mindspore.nn.MaxUnpool3d`."""
+
+    n_spatial = 3

@@ -32,7 +32,7 @@ PAIRS = [
     ("nn.Conv1d(4, 8, 3, padding=1)",
      f"nn.Conv1d(4, 8, 3, pad_mode='pad', padding=1, has_bias=True, {HEU}, bias_init=Uniform(scale=1 / math.sqrt(12)))"),
     ("nn.ConvTranspose2d(8, 4, 2, stride=2)",
-     f"nn.Conv2dTranspose(8, 4, 2, stride=2, pad_mode='valid', has_bias=True, {HEU}, "
+     f"nn.Conv2dTranspose(8, 4, 2, stride=2, pad_mode='pad', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(16)))"),
     # MS111 dense
     ("nn.Linear(16 * 5 * 5, 120)",
@@ -196,8 +196,11 @@ def test_marker_ids_are_documented():
             assert c.rule in MARKERS
 
 
-MY_TABLES = {"layers", "functional", "torch", "init"}
-MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.functional.one_hot"}  # U(0, 1) is not symmetric: marked, as it should
+MY_TABLES = {"layers", "functional", "torch", "init", "layers_conv", "layers_activation",
+             "layers_norm", "layers_loss", "layers_misc"}
+# U(0, 1) is not symmetric; an empty ParameterList is filled by append: marked, as they should
+MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_", "torch.nn.init.uniform",
+                        "torch.nn.functional.one_hot", "torch.nn.ParameterList"}
 
 
 def test_every_table_entry_converts_a_plain_call():
@@ -291,11 +294,18 @@ RULE_EXAMPLES = {
 }
 
 
+def _examples():
+    # the layer rules' examples live with their pairs (test_layers_more.py)
+    from tests.migrate.convert.rules.test_layers_more import EXAMPLES
+    return {**RULE_EXAMPLES, **EXAMPLES}
+
+
 @pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.id.startswith("MS1")))
 def test_every_rule_is_exercised(name):
     """Each registered rewrite rule has an example that produces a change with the rule's ID."""
-    assert name in RULE_EXAMPLES, f"add an example for rule {name}"
-    res = convert_source(HEADER + RULE_EXAMPLES[name])
+    examples = _examples()
+    assert name in examples, f"add an example for rule {name}"
+    res = convert_source(HEADER + examples[name])
     ids = {c.rule for c in res.changes if c.label != "unsupported"}
     assert RULES[name].id in ids, (ids, res.code)
     assert "# migrate:" not in res.code, res.code

@@ -1,0 +1,158 @@
+"""Before/after pairs for the layer rules of rules/layers_more.py and rules/init.py
+(calculate_gain), the 1-D int arguments and the layer tables added with them: a rewrite case, a
+no-op, an aliased import and a marker case each. EXAMPLES feed test_rules's check that every
+rule is exercised."""
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.rules.test_rules import HEADER, one
+
+HEU = "weight_init=HeUniform(negative_slope=math.sqrt(5))"
+PAIRS = [
+    # MS185 conv_transpose1d: pad_mode='pad' even without padding; 1-tuples become ints
+    ("nn.ConvTranspose1d(4, 8, 3, stride=2, padding=1)",
+     f"nn.Conv1dTranspose(4, 8, 3, stride=2, pad_mode='pad', padding=1, has_bias=True, {HEU}, "
+     "bias_init=Uniform(scale=1 / math.sqrt(24)))"),
+    ("nn.ConvTranspose1d(4, 8, (3,), (2,), bias=False)",
+     f"nn.Conv1dTranspose(4, 8, 3, 2, pad_mode='pad', has_bias=False, {HEU})"),
+    # MS141 conv1d: MindSpore 2.10's Conv1d takes ints only
+    ("nn.Conv1d(2, 3, (5,), (2,), dilation=(2,))",
+     f"nn.Conv1d(2, 3, 5, 2, pad_mode='valid', dilation=2, has_bias=True, {HEU}, "
+     "bias_init=Uniform(scale=1 / math.sqrt(10)))"),
+    # MS186 conv3d: (d, h, w) padding -> 6 values
+    ("nn.Conv3d(2, 4, (3, 1, 3), padding=(1, 0, 1), bias=False)",
+     f"nn.Conv3d(2, 4, (3, 1, 3), pad_mode='pad', padding=(1, 1, 0, 0, 1, 1), has_bias=False, "
+     f"{HEU})"),
+    ("nn.Conv3d(2, 4, 3, stride=2)",
+     f"nn.Conv3d(2, 4, 3, stride=2, pad_mode='valid', has_bias=True, {HEU}, "
+     "bias_init=Uniform(scale=1 / math.sqrt(54)))"),
+    # MS187 conv_transpose3d
+    ("nn.ConvTranspose3d(2, 4, 3, 2, 1, 1)",
+     f"nn.Conv3dTranspose(2, 4, 3, 2, pad_mode='pad', padding=1, output_padding=1, has_bias=True, "
+     f"{HEU}, bias_init=Uniform(scale=1 / math.sqrt(108)))"),
+    # MS142 conv_transpose2d keeps pad_mode='pad' without padding (k < stride)
+    ("nn.ConvTranspose2d(2, 3, 1, stride=2)",
+     f"nn.Conv2dTranspose(2, 3, 1, stride=2, pad_mode='pad', has_bias=True, {HEU}, "
+     "bias_init=Uniform(scale=1 / math.sqrt(3)))"),
+    # MS113 pool: 3-D
+    ("nn.MaxPool3d(2)", "nn.MaxPool3d(2, stride=2, pad_mode='valid')"),
+    ("nn.AvgPool3d(3, 2, (1, 0, 1))", "nn.AvgPool3d(3, 2, pad_mode='pad', padding=(1, 0, 1))"),
+    # MS188 local_response_norm
+    ("nn.LocalResponseNorm(5)", "nn.LRN(depth_radius=2, bias=1.0, alpha=0.0001 / 5, beta=0.75)"),
+    ("nn.LocalResponseNorm(n, alpha=a, k=2.0)",
+     "nn.LRN(depth_radius=(n - 1) // 2, bias=2.0, alpha=a / n, beta=0.75)"),
+    # MS189 rrelu_inference
+    ("nn.RReLU(0.1, 0.3)", "nn.LeakyReLU(alpha=0.2)"),
+    ("nn.RReLU(lo, hi, inplace=True)", "nn.LeakyReLU(alpha=(lo + hi) / 2)"),
+    # MS190 bilinear
+    ("nn.Bilinear(4, 6, 5)", "nn.BiDense(4, 6, 5, weight_init=Uniform(scale=1 / math.sqrt(4)), "
+     "bias_init=Uniform(scale=1 / math.sqrt(4)))"),
+    ("nn.Bilinear(n1, n2, 5, bias=False)",
+     "nn.BiDense(n1, n2, 5, has_bias=False, weight_init=Uniform(scale=1 / math.sqrt(n1)))"),
+    # MS191 upsampling_mode
+    ("nn.UpsamplingBilinear2d(scale_factor=2)",
+     "nn.Upsample(scale_factor=2, mode='bilinear', align_corners=True)"),
+    ("nn.UpsamplingNearest2d((4, 4))", "nn.Upsample(size=(4, 4), mode='nearest')"),
+    # MS192 implicit_softmax_dim (no dim: approximate, MindSpore's axis -1)
+    ("nn.Softmax()", "nn.Softmax()"),
+    ("nn.Softmin(1)", "nn.Softmin(1)"),
+    # MS195 parameter_list
+    ("nn.ParameterList([nn.Parameter(torch.ones(2))])",
+     "ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])"),
+    # MS196 ntuple
+    ("torch.nn.modules.utils._pair(k)", "(tuple(k) if isinstance(k, (tuple, list)) else (k,) * 2)"),
+    ("torch.nn.modules.utils._triple(a + b)",
+     "(lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * 3)(a + b)"),
+    # MS197 calculate_gain
+    ("nn.init.calculate_gain('relu')", "math.sqrt(2.0)"),
+    ("nn.init.calculate_gain('leaky_relu', 0.2)", "math.sqrt(2.0 / (1 + 0.2 ** 2))"),
+    ("nn.init.calculate_gain('conv2d')", "1"),
+    ("nn.init.calculate_gain(act)",
+     "{'linear': 1, 'conv1d': 1, 'conv2d': 1, 'conv3d': 1, 'conv_transpose1d': 1, "
+     "'conv_transpose2d': 1, 'conv_transpose3d': 1, 'sigmoid': 1, 'tanh': 5.0 / 3, "
+     "'relu': math.sqrt(2.0), 'leaky_relu': math.sqrt(2.0 / (1 + 0.01 ** 2)), 'selu': 3.0 / 4}[act]"),
+    # init entries on parameters
+    ("nn.init.dirac_(m.weight, groups=2)",
+     "m.weight.set_data(initializer(Dirac(groups=2), m.weight.shape, m.weight.dtype))"),
+    ("nn.init.sparse_(m.weight, 0.1)",
+     "m.weight.set_data(initializer(Sparse(sparsity=0.1), m.weight.shape, m.weight.dtype))"),
+    # losses: keyword order differences
+    ("nn.TripletMarginLoss(0.5, 1)", "nn.TripletMarginLoss(margin=0.5, p=1)"),
+    ("nn.MultiMarginLoss(2, 0.5, w)", "nn.MultiMarginLoss(2, 0.5, weight=w)"),
+    ("nn.GaussianNLLLoss(full=True)", "nn.GaussianNLLLoss(full=True)"),
+]
+MARKED = [
+    "nn.ConvTranspose1d(4, 8, 3, output_padding=1)",
+    "nn.ConvTranspose3d(2, 4, 3, dilation=(2, 1, 1))",
+    "nn.LocalResponseNorm(4)",
+    "nn.ParameterList()",
+    "nn.init.calculate_gain('gelu')",
+    "nn.CosineEmbeddingLoss(0.1, True)",
+    "nn.Unfold(3)",
+]
+EXAMPLES = {
+    "conv_transpose1d": "y = nn.ConvTranspose1d(2, 3, 3)\n",
+    "conv3d": "y = nn.Conv3d(2, 3, 3)\n",
+    "conv_transpose3d": "y = nn.ConvTranspose3d(2, 3, 3)\n",
+    "local_response_norm": "y = nn.LocalResponseNorm(3)\n",
+    "rrelu_inference": "y = nn.RReLU()\n",
+    "bilinear": "y = nn.Bilinear(2, 3, 4)\n",
+    "upsampling_mode": "y = nn.UpsamplingNearest2d(scale_factor=2)\n",
+    "implicit_softmax_dim": "y = nn.Softmax(dim=1)\n",
+    "no_cpu_kernel": "y = nn.SoftMarginLoss()\n",
+    "instance_norm": "y = nn.InstanceNorm2d(3)\n",
+    "parameter_list": "y = nn.ParameterList([nn.Parameter(torch.ones(2))])\n",
+    "ntuple": "y = torch.nn.modules.utils._pair(3)\n",
+    "calculate_gain": "y = nn.init.calculate_gain('tanh')\n",
+}
+
+
+@pytest.mark.parametrize("before,after", PAIRS, ids=[b for b, _ in PAIRS])
+def test_pair(before, after):
+    assert one(before) == f"y = {after}"
+
+
+@pytest.mark.parametrize("before,after", PAIRS, ids=[b for b, _ in PAIRS])
+def test_pair_is_idempotent(before, after):
+    once = convert_source(f"{HEADER}y = {before}\n").code
+    compile(once, "<out>", "exec")
+    assert convert_source(once).code == once
+
+
+@pytest.mark.parametrize("before", MARKED)
+def test_marked(before):
+    out = one(before)
+    assert out.startswith("# migrate: MS9") and out.endswith(f"y = {before}"), out
+
+
+def test_aliased_import_and_no_op():
+    assert one("tnn.Conv3d(2, 4, 3, bias=False)", "import torch.nn as tnn\n") == (
+        f"y = nn.Conv3d(2, 4, 3, pad_mode='valid', has_bias=False, {HEU})")
+    assert one("Bilinear(4, 6, 5, bias=False)", "from torch.nn import Bilinear\n") == (
+        "y = nn.BiDense(4, 6, 5, has_bias=False, weight_init=Uniform(scale=1 / math.sqrt(4)))")
+    # not torch's: unchanged
+    assert one("nn.Conv3d(2, 4, 3)", "import mylib as nn\n") == "y = nn.Conv3d(2, 4, 3)"
+
+
+def test_labels_and_notes():
+    res = convert_source(f"{HEADER}a = nn.RReLU()\nb = nn.Softmax()\nc = nn.Embedding(5, 3, "
+                         "padding_idx=0)\n")
+    labels = {c.rule: (c.label, c.note) for c in res.changes if c.rule != "MS100"}
+    assert labels["MS189"][0] == "approximate" and "inference-mode" in labels["MS189"][1]
+    assert labels["MS192"][0] == "approximate" and "axis=-1" in labels["MS192"][1]
+    assert labels["MS115"][0] == "approximate" and "padding_idx" in labels["MS115"][1]
+
+
+@pytest.mark.parametrize("src,what", [
+    ("y = nn.InstanceNorm2d(3)\n", "InstanceNorm2d"),
+    ("y = nn.InstanceNorm1d(3, affine=True)\n", "InstanceNorm1d"),
+    ("y = nn.SoftMarginLoss()\n", "SoftMarginLoss"),
+    ("y = nn.TripletMarginLoss()\n", "TripletMarginLoss"),
+    ("y = F.layer_norm(x, (4,))\n", "the gradient of ops.layer_norm"),
+])
+def test_no_cpu_kernel_is_noted_for_mindspore_only(src, what):
+    """InstanceNorm, SoftMarginLoss, TripletMarginLoss and ops.layer_norm's backward have no CPU
+    kernel in MindSpore 2.10 (checked): --target mindspore says so, ms_core needs no note."""
+    notes = lambda target: " ".join(c.note for c in convert_source(HEADER + src, target).changes)
+    assert f"no CPU kernel for {what}" in notes("mindspore")
+    assert "CPU kernel" not in notes("ms_core")
