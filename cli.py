@@ -8,7 +8,9 @@ so the checker never imports the converter. To add a subcommand, write the pair 
 subcommand loads only what it uses.
 
 Exit codes: 0 success; 1 some input failed (a file did not parse, a check mismatched);
-2 usage errors (missing path, bad option combination) or a check that could not run.
+2 usage errors (missing path, bad option combination), a check that could not run, and OS
+errors that stop a run before it starts (an output or report location that cannot be written).
+Every error is one line on stderr.
 """
 from __future__ import annotations
 
@@ -63,13 +65,13 @@ def _rule_selection(args):
 
 
 def _run_convert(args) -> int:
-    from migrate.convert.project import convert_file, convert_tree, summarize
+    from migrate.convert.project import convert_tree, summarize
     from migrate.convert.report import changes_table, summary_table, unified_diff, write_report
 
     err = _console()
     src = Path(args.path)
     if not src.exists():
-        err.print(f"[red]error:[/] {src} does not exist")
+        _fail(err, f"{src} does not exist" + (" (a dangling symlink)" if src.is_symlink() else ""))
         return 2
     try:
         rules = _rule_selection(args)
@@ -77,49 +79,132 @@ def _run_convert(args) -> int:
         err.print(f"[red]error:[/] {exc}")
         return 2
     if args.in_place and (args.output or args.diff):
-        err.print("[red]error:[/] --in-place cannot be combined with -o or --diff")
+        _fail(err, "--in-place cannot be combined with -o or --diff")
         return 2
     if args.report and Path(args.report).suffix not in (".md", ".markdown", ".json"):
-        err.print("[red]error:[/] --report FILE must end in .md or .json")
+        _fail(err, "--report FILE must end in .md or .json")
+        return 2
+    problem = _report_problem(args.report)
+    if problem:
+        _fail(err, problem)
         return 2
     if src.is_dir():
         if not (args.output or args.in_place or args.diff):
-            err.print("[red]error:[/] converting a directory needs -o OUT_DIR, --in-place or --diff")
+            _fail(err, "converting a directory needs -o OUT_DIR, --in-place or --diff")
             return 2
         out = None if args.diff else (src if args.in_place else Path(args.output))
+        problem = _output_dir_problem(out) if out is not None and not args.in_place else None
+        if problem:
+            _fail(err, problem)
+            return 2
         try:
             reports = _convert_dir(src, out, args, err, convert_tree, rules)
         except ValueError as exc:
-            err.print(f"[red]error:[/] {exc}")
+            _fail(err, str(exc))
             return 2
     else:
+        if not src.is_file():
+            _fail(err, f"{src} is not a regular file nor a directory: give a .py or .ipynb file")
+            return 2
         dst = None
         if args.in_place:
+            if src.is_symlink():
+                _fail(err, f"{src} is a symlink: --in-place does not write through symlinks; "
+                           f"convert {os.path.realpath(src)} itself")
+                return 2
             dst = str(src)
         elif args.output and not args.diff:
             o = Path(args.output)
             dst = str(o / src.name if o.is_dir() else o)
             if Path(dst).resolve() == src.resolve():
-                err.print("[red]error:[/] the output is the input file: use --in-place to overwrite it")
+                _fail(err, "the output is the input file: use --in-place to overwrite it")
                 return 2
-        reports = [convert_file(str(src), dst, args.target, keep_text=True,
-                                details=bool(args.report or args.verbose), rules=rules)]
+            problem = (f"the output {dst} is a directory: give a file name or another -o"
+                       if Path(dst).is_dir() else _output_dir_problem(Path(dst).parent, of_directory=False))
+            if problem:
+                _fail(err, problem)
+                return 2
+        reports = _convert_one(str(src), dst, args, rules)
         if dst is None and not args.diff and reports[0].error is None:
-            sys.stdout.write(reports[0].after)
+            if not _write_stdout(reports[0].after):
+                return 1
     if args.diff:
         _print_diffs(reports, unified_diff)
     for r in reports:
         if r.error:
-            err.print(f"[red]failed:[/] {r.path}: {r.error}")
+            _say(err, "red", "failed", f"{r.path}: {r.error}")
+        elif r.skipped:
+            _say(err, "yellow", "skipped", f"{r.path}: {r.skipped}")
     summary = summarize(reports)
     if args.report:
-        write_report(args.report, reports, summary, args.target)
+        try:
+            write_report(args.report, reports, summary, args.target)
+        except OSError as exc:
+            from migrate.convert.fileio import os_error_message
+            _fail(err, os_error_message(exc, args.report, "write the report") + "; choose another --report path")
+            return 2
     if not args.quiet:
         review = changes_table(reports, everything=args.verbose)
         if review is not None:
             err.print(review)
         err.print(summary_table(summary))
     return 1 if summary.failed else 0
+
+
+def _say(err, style: str, label: str, text: str) -> None:
+    """One line on stderr, never wrapped, with the text shown literally (paths may hold `[`)."""
+    from rich.markup import escape
+    # a file name may hold a newline or undecodable bytes: show them escaped, on the one line
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    err.print(f"[{style}]{label}:[/] {escape(text)}", soft_wrap=True)
+
+
+def _fail(err, text: str) -> None:
+    _say(err, "red", "error", text)
+
+
+def _report_problem(report) -> str | None:
+    """Why --report cannot be written (checked before converting anything), or None."""
+    if not report:
+        return None
+    from migrate.convert.fileio import writable_dir_error
+    path = Path(report)
+    if path.is_dir():
+        return f"--report {path} is a directory: give a file name ending in .md or .json"
+    problem = writable_dir_error(path.parent if str(path.parent) else Path("."))
+    return None if problem is None else f"{problem}; choose another --report path"
+
+
+def _output_dir_problem(out: Path, of_directory: bool = True) -> str | None:
+    """Why files cannot be written in the output directory ``out`` (created if missing), or None."""
+    from migrate.convert.fileio import writable_dir_error
+    if of_directory and out.exists() and not out.is_dir():
+        return f"the output {out} is a file: a directory input needs an output directory"
+    problem = writable_dir_error(out)
+    return None if problem is None else f"{problem}; choose another -o"
+
+
+def _convert_one(src: str, dst, args, rules) -> list:
+    """Convert one file in a worker process (a crash of the parser costs this file, not a traceback)."""
+    from migrate.convert.project import FileReport, _task
+    from migrate.convert.workers import run_isolated
+
+    def crashed(task, reason):
+        return FileReport(src, error=f"{reason} while converting it; file left unchanged")
+    task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules)
+    return run_isolated(_task, [task], on_failure=crashed)
+
+
+def _write_stdout(text: str) -> bool:
+    """Print the converted file; False when the reader went away (``| head``)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # stdout is gone: point it at devnull so the interpreter's final flush stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return False
+    return True
 
 
 def _convert_dir(src, out, args, err, convert_tree, rules):

@@ -8,6 +8,8 @@ its own file with renamed classes), then measures on the same files:
            once more without the training-loop pass, to show its share);
 - ours/N:  migrate.convert.project.convert_tree with --jobs N (process pool, reading and writing files,
            as `migrate convert DIR -o OUT --jobs N` without --report).
+- isolation: convert_tree --jobs 1 (one worker process, so that a crash costs one file) against
+           convert_file called in this process over the same files: the cost of the isolation.
 
 Usage: python bench/convert_speed.py [--lines 50000] [--jobs 2]
 Not part of the test suite.
@@ -28,7 +30,7 @@ import libcst as cst  # noqa: E402
 
 from migrate import convert_source  # noqa: E402
 from migrate.convert import walker  # noqa: E402
-from migrate.convert.project import convert_tree  # noqa: E402
+from migrate.convert.project import convert_file, convert_tree  # noqa: E402
 
 
 def build_corpus(dest: Path, min_lines: int) -> list[Path]:
@@ -88,6 +90,19 @@ def main(argv=None) -> int:
         oursn = time.perf_counter() - t0
         failed = sum(r.error is not None for r in reports)
 
+        # isolation cost: best of --repeat whole runs each, alternating (wall time: the worker's
+        # CPU time is not this process's)
+        inproc = worker = float("inf")
+        for k in range(args.repeat):
+            t0 = time.perf_counter()
+            for f in files:
+                rel = f.relative_to(src_dir)
+                convert_file(str(f), str(Path(tmp) / "inproc" / rel), details=False)
+            t1 = time.perf_counter()
+            convert_tree(src_dir, Path(tmp) / "worker", jobs=1, details=False)
+            t2 = time.perf_counter()
+            inproc, worker = min(inproc, t1 - t0), min(worker, t2 - t1)
+
     print(f"corpus: {len(files)} files, {lines} lines ({failed} failed)")
     print(f"1-core rows: CPU time of this process, best of {args.repeat} per file; --jobs row: wall time")
     print(f"libcst parse+code, 1 core : {bare:7.2f} s  {lines / bare:9.0f} lines/s")
@@ -97,6 +112,9 @@ def main(argv=None) -> int:
           f"  ratio to bare {walk_only / bare:.2f}x")
     print(f"migrate convert, --jobs {args.jobs} : {oursn:7.2f} s  {lines / oursn:9.0f} lines/s"
           f"  (process pool, file I/O included)")
+    print(f"in this process, 1 core : {inproc:7.2f} s  {lines / inproc:9.0f} lines/s  (convert_file loop)")
+    print(f"one worker, --jobs 1    : {worker:7.2f} s  {lines / worker:9.0f} lines/s"
+          f"  isolation cost {100 * (worker / inproc - 1):+.1f} %")
     return 0
 
 

@@ -2,17 +2,21 @@
 from __future__ import annotations
 
 import os
-import shutil
-from concurrent.futures import ProcessPoolExecutor
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
-from migrate.convert.walker import Converter
+from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
+                            is_within, os_error_message)
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "node_modules", ".mypy_cache",
              ".pytest_cache"}
+# Skipped directories the summary names: a user may expect their code in them to be converted.
+NAMED_SKIPS = {".venv": "a virtual environment", "venv": "a virtual environment",
+               "node_modules": "JavaScript packages"}
+SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass
@@ -24,6 +28,7 @@ class FileReport:
     torch_sites: int = 0
     error: str | None = None
     copied: bool = False
+    skipped: str | None = None  # why the path was not converted nor copied (a symlink out of the tree...)
     before: str | None = None   # kept only for --diff
     after: str | None = None
 
@@ -42,6 +47,7 @@ class Summary:
     files: int = 0
     failed: int = 0
     copied: int = 0
+    skipped: int = 0
     torch_sites: int = 0
     by_label: dict = field(default_factory=lambda: {k: 0 for k in
                                                     ("exact", "transformed", "approximate", "unsupported")})
@@ -56,7 +62,7 @@ class Summary:
         return 1.0 if total == 0 else self.converted / total
 
     def to_dict(self) -> dict:
-        return {"files": self.files, "failed": self.failed, "copied": self.copied,
+        return {"files": self.files, "failed": self.failed, "copied": self.copied, "skipped": self.skipped,
                 "torch_sites": self.torch_sites, "converted": self.converted,
                 "by_label": dict(self.by_label), "unsupported": self.by_label["unsupported"],
                 "conversion_rate": round(self.rate, 4)}
@@ -66,8 +72,12 @@ def summarize(reports: list[FileReport]) -> Summary:
     """Add up per-file reports."""
     s = Summary()
     for r in reports:
+        if r.skipped:
+            s.skipped += 1
+            continue
         if r.copied:
             s.copied += 1
+            s.failed += r.error is not None
             continue
         s.files += 1
         s.failed += r.error is not None
@@ -78,9 +88,10 @@ def summarize(reports: list[FileReport]) -> Summary:
 
 
 def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: bool = False,
-                 display: str | None = None, details: bool = True,
+                 display: str | None = None, details: bool = True, out_root: str | None = None,
                  rules: RuleSelection = EVERYTHING) -> FileReport:
-    """Convert one file; write it to ``dst`` when given. Errors are reported, never raised.
+    """Convert one file (``.py``, or ``.ipynb`` code cells); write it to ``dst`` when given.
+    Errors are reported, never raised.
 
     Args:
         src: path of the PyTorch file.
@@ -90,70 +101,187 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         display: the path to show in reports (defaults to ``src``).
         details: keep before/after snippets of every change (False: only of the changes
             labelled approximate or unsupported, which is much faster).
+        out_root: the output directory ``dst`` must stay in (a symlinked directory inside it
+            that leads elsewhere is refused).
         rules: which rewrites run (``--select``/``--disable``).
 
     Returns:
-        A :class:`FileReport`.
+        A :class:`FileReport`. A file that fails is written to ``dst`` unchanged (unless ``dst``
+        is ``src``), so an output tree stays complete.
     """
     name = display or src
     try:
         raw = Path(src).read_bytes()
     except OSError as exc:
-        return FileReport(name, error=f"cannot read: {exc.strerror}")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if dst is not None and dst != src:
-            Path(dst).parent.mkdir(parents=True, exist_ok=True)
-            Path(dst).write_bytes(raw)  # keep the tree complete; the file is reported unconverted
-        return FileReport(name, error=f"not UTF-8 (byte {exc.start}): re-encode the file as UTF-8")
-    result: ConvertResult = Converter(target, rules=rules).convert(text)
+        return FileReport(name, error=os_error_message(exc, name, "read"))
+    if src.endswith(".ipynb"):
+        from migrate.convert.notebook import convert_notebook
+        before, result, data = convert_notebook(raw, target, rules)
+    else:
+        before, result, data = _convert_python(raw, target, rules)
     changes = result.changes
     if not details:
         # exact/transformed snippets are only needed by full reports; keep the ones to review
         changes = [c if c.label in ("approximate", "unsupported")
                    else Change(c.line, c.rule, c.label, "", "", c.note) for c in changes]
     rep = FileReport(name, changes, result.torch_sites, result.error)
-    if keep_text:
-        rep.before, rep.after = text, result.code
-    if dst is not None and (result.error is None or dst != src):
-        Path(dst).parent.mkdir(parents=True, exist_ok=True)
-        if result.code != text or dst != src:
-            Path(dst).write_text(result.code, encoding="utf-8")
+    if keep_text and before is not None:
+        rep.before, rep.after = before, (result.code if result.error is None else before)
+    # a failed file still goes to the output (unchanged) to keep the tree complete; in place it is
+    # only rewritten when the conversion changed it
+    if dst is not None and (dst != src or (result.error is None and data != raw)):
+        error = _write(src, dst, raw if result.error else data, out_root)
+        if error is not None and rep.error is None:
+            rep.error = error
     return rep
+
+
+def _convert_python(raw: bytes, target: str, rules: RuleSelection = EVERYTHING):
+    """Return (text before, ConvertResult, bytes to write) for a Python file."""
+    from migrate.convert.guarded import convert_text
+    try:
+        text, encoding = decode_source(raw)
+    except SourceError as exc:
+        return None, ConvertResult("", error=str(exc)), raw
+    result = convert_text(text, target, rules)
+    if result.error is not None or result.code == text:
+        return text, result, raw
+    try:
+        return text, result, encode_source(result.code, encoding)
+    except SourceError as exc:
+        return text, ConvertResult(text, error=str(exc)), raw
+
+
+def _write(src: str, dst: str, data: bytes, out_root: str | None) -> str | None:
+    """Write ``data`` to ``dst`` atomically; return a one-line error or None."""
+    parent = Path(dst).parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return os_error_message(exc, parent, "create the directory")
+    if out_root is not None and not is_within(parent, out_root):
+        return f"not written: {parent} leads out of the output directory through a symlink"
+    try:
+        mode = None if dst == src else Path(src).stat().st_mode & 0o777
+        atomic_write(dst, data, mode=mode, durable=dst == src)
+    except OSError as exc:
+        return os_error_message(exc, dst, "write")
+    return None
 
 
 def _task(args):
     return convert_file(*args)
 
 
-def plan(root: Path, out: Path | None, in_place: bool) -> tuple[list[tuple[str, str | None]], list[tuple[Path, Path]]]:
-    """List (source, destination) pairs for Python files and the non-Python files to copy."""
-    py, other = [], []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+def plan(root: Path, out: Path | None, in_place: bool):
+    """List what a directory run does.
+
+    Returns:
+        (sources, others, skipped): (source, destination) pairs for the ``.py``/``.ipynb`` files,
+        (source, destination) pairs of the other files to copy, and (path, reason, failed)
+        triples of what is left alone: named directories (``venv``...), the output directory
+        when it lies inside ``root``, symlinks that lead out of the tree, symlinks in an in-place
+        run (never written through), FIFOs; ``failed`` for directories that cannot be read.
+    """
+    py, other, skipped = [], [], []
+    out_real = os.path.realpath(out) if out is not None and not in_place else None
+
+    def unreadable(exc: OSError):  # os.walk would skip the directory without a word
+        rel = Path(exc.filename).relative_to(root) if exc.filename else Path(".")
+        skipped.append((rel, os_error_message(exc, rel, "read the directory"), True))
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+        keep = []
+        for d in sorted(dirnames):
+            p = Path(dirpath) / d
+            rel = p.relative_to(root)
+            if d in SKIP_DIRS:
+                if d in NAMED_SKIPS:
+                    skipped.append((rel, NAMED_SKIPS[d], False))
+            elif os.path.islink(p):
+                where = "inside" if is_within(p, root) else "outside"
+                skipped.append((rel, f"symlink to a directory {where} the tree: not followed", False))
+            elif out_real is not None and os.path.realpath(p) == out_real:
+                skipped.append((rel, "the output directory", False))
+            elif (p / "pyvenv.cfg").is_file():
+                skipped.append((rel, "a virtual environment", False))
+            else:
+                keep.append(d)
+        dirnames[:] = keep
         for fn in sorted(filenames):
             p = Path(dirpath) / fn
             rel = p.relative_to(root)
+            if is_temp_name(fn):
+                skipped.append((rel, "temporary file of an interrupted write: delete it", False))
+                continue
+            is_source = fn.endswith(SOURCE_SUFFIXES)
+            if in_place and not is_source:
+                continue  # an in-place run reads and writes only the source files
+            if os.path.islink(p):
+                if not is_within(p, root):
+                    skipped.append((rel, f"symlink to {os.path.realpath(p)}, outside the tree: not "
+                                         f"followed (copy the file into the tree to convert it)", False))
+                    continue
+                if in_place:
+                    skipped.append((rel, "symlink: not written through (its target in the tree is "
+                                         "converted itself)", False))
+                    continue
+            kind = _special_kind(p)
+            if kind is not None:  # reading a FIFO would block the run forever
+                skipped.append((rel, f"not a regular file ({kind}): not read", False))
+                continue
             dst = p if in_place else (out / rel if out is not None else None)
-            if fn.endswith(".py"):
+            if is_source:
                 py.append((str(p), None if dst is None else str(dst)))
             elif out is not None and not in_place:
                 other.append((p, out / rel))
-    return py, other
+    return py, other, skipped
+
+
+def _special_kind(path: Path) -> str | None:
+    """'FIFO', 'socket' or 'device' for such a file (symlinks followed); None for a regular file
+    or one that cannot be looked at (reading it then fails with a one-line error)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
+
+
+def _crashed(task, reason: str) -> FileReport:
+    """The report of a file whose worker process died or raised: the file goes out unchanged."""
+    src, dst, display, out_root = task[0], task[1], task[4], task[6]
+    rep = FileReport(display, error=f"{reason} while converting it; file left unchanged")
+    if dst is not None and dst != src:
+        try:
+            error = _write(src, dst, Path(src).read_bytes(), out_root)
+        except OSError as exc:
+            error = os_error_message(exc, display, "read")
+        if error is not None:
+            rep.error += f"; {error}"
+    return rep
 
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
                  in_place: bool = False, keep_text: bool = False, progress=None,
                  details: bool = True, rules: RuleSelection = EVERYTHING) -> list[FileReport]:
-    """Convert every ``.py`` file under ``root`` (relative layout kept, so package-relative imports
-    keep working) and copy the other files to ``out``.
+    """Convert every ``.py`` (and ``.ipynb``) file under ``root`` (relative layout kept, so
+    package-relative imports keep working) and copy the other files to ``out``.
+
+    Each file is converted in a worker process: a file that crashes the parser, exhausts memory
+    or hits a converter bug is reported as that file's failure (and copied unchanged) while the
+    run goes on. Nothing is written outside ``out`` (or, in place, outside ``root``).
 
     Args:
         root: the directory to convert.
         out: output directory (required unless ``in_place``); None with ``keep_text`` only reports.
         target: ``"ms_core"`` or ``"mindspore"``.
-        jobs: worker processes (1 converts in this process).
+        jobs: worker processes.
         in_place: overwrite the sources.
         keep_text: keep before/after text (for ``--diff``).
         progress: optional callable ``progress(done, total)``.
@@ -161,28 +289,40 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
         rules: which rewrites run (``--select``/``--disable``).
 
     Returns:
-        One :class:`FileReport` per file, Python files first in path order.
+        One :class:`FileReport` per file, Python files first in path order, then the copied
+        files, then the skipped paths.
+
+    Raises:
+        ValueError: ``out`` is ``root`` without ``in_place``, or a destination is an input file.
     """
-    py, other = plan(root, out, in_place)
+    from migrate.convert.workers import run_isolated
     if out is not None and not in_place and out.resolve() == root.resolve():
         raise ValueError("the output directory is the input directory: use --in-place to overwrite")
-    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, rules)
+    py, other, skipped = plan(root, out, in_place)
+    if out is not None and not in_place:
+        sources = {os.path.realpath(s) for s, _ in py} | {os.path.realpath(s) for s, _ in other}
+        for _, dst in py + other:
+            if os.path.realpath(dst) in sources:
+                raise ValueError(f"the output {dst} would overwrite an input file: choose an output "
+                                 f"directory outside {root}")
+    out_root = None if out is None else str(root if in_place else out)
+    tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules)
              for src, dst in py]
-    reports: list[FileReport] = []
-    if jobs <= 1 or len(tasks) < 2:
-        for i, t in enumerate(tasks):
-            reports.append(_task(t))
-            if progress:
-                progress(i + 1, len(tasks))
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            chunk = max(1, min(32, len(tasks) // (jobs * 4)))
-            for i, rep in enumerate(pool.map(_task, tasks, chunksize=chunk)):
-                reports.append(rep)
-                if progress:
-                    progress(i + 1, len(tasks))
+    reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
+                                             progress=progress)
     for src, dst in other:
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dst)
-        reports.append(FileReport(str(src.relative_to(root)), copied=True))
+        rel = src.relative_to(root)
+        rep = FileReport(str(rel), copied=True)
+        try:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if not is_within(dst.parent, out):
+                rep.error = f"not copied: {dst.parent} leads out of the output directory through a symlink"
+            else:
+                atomic_copy(src, dst)
+        except OSError as exc:
+            rep.error = os_error_message(exc, rel if exc.filename == str(src) else dst,
+                                         "copy" if exc.filename == str(src) else "write")
+        reports.append(rep)
+    reports += [FileReport(str(rel), copied=True, error=reason) if failed else FileReport(str(rel), skipped=reason)
+                for rel, reason, failed in skipped]
     return reports

@@ -5,12 +5,16 @@ JSON schema (``schema`` = 1)::
     {
       "schema": 1,
       "target": "ms_core" | "mindspore",
-      "summary": {"files", "failed", "copied", "torch_sites", "converted", "unsupported",
+      "summary": {"files", "failed", "copied", "skipped", "torch_sites", "converted", "unsupported",
                   "by_label": {"exact", "transformed", "approximate", "unsupported"},
                   "conversion_rate"},
       "files": [{"path", "error" (null or message), "torch_sites",
-                 "changes": [{"line", "rule", "label", "before", "after", "note"}]}]
+                 "changes": [{"line", "rule", "label", "before", "after", "note"}]}],
+      "skipped": [{"path", "reason"}]
     }
+
+``files`` lists the converted files and the copied files that failed; ``skipped`` the paths left
+alone (``venv``, the output directory, symlinks leading out of the tree).
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import difflib
 import json
 from pathlib import Path
 
+from migrate.convert.fileio import atomic_write
 from migrate.convert.project import FileReport, Summary
 
 LABEL_STYLE = {"exact": "green", "transformed": "cyan", "approximate": "yellow", "unsupported": "red"}
@@ -31,8 +36,14 @@ def to_json(reports: list[FileReport], summary: Summary, target: str) -> dict:
         "summary": summary.to_dict(),
         "files": [{"path": r.path, "error": r.error, "torch_sites": r.torch_sites,
                    "changes": [c.to_dict() for c in r.changes]}
-                  for r in reports if not r.copied],
+                  for r in reports if _listed(r)],
+        "skipped": [{"path": r.path, "reason": r.skipped} for r in reports if r.skipped],
     }
+
+
+def _listed(r: FileReport) -> bool:
+    """Converted files, and copies that failed, get an entry in the reports."""
+    return not r.skipped and (not r.copied or r.error is not None)
 
 
 def _md_cell(text: str) -> str:
@@ -49,7 +60,7 @@ def to_markdown(reports: list[FileReport], summary: Summary, target: str) -> str
              f"{s['by_label']['exact']} | {s['by_label']['transformed']} | {s['by_label']['approximate']} | "
              f"{s['unsupported']} | {s['conversion_rate']:.1%} |", ""]
     for r in reports:
-        if r.copied:
+        if not _listed(r):
             continue
         lines.append(f"## {r.path}")
         lines.append("")
@@ -64,6 +75,9 @@ def to_markdown(reports: list[FileReport], summary: Summary, target: str) -> str
             lines.append(f"| {c.line} | {c.rule} | {c.label} | `{_md_cell(c.before)}` | "
                          f"{'`' + _md_cell(c.after) + '`' if c.after else ''} | {_md_cell(c.note)} |")
         lines.append("")
+    skipped = [r for r in reports if r.skipped]
+    if skipped:
+        lines += ["## skipped", ""] + [f"- {r.path}: {r.skipped}" for r in skipped] + [""]
     return "\n".join(lines)
 
 
@@ -72,12 +86,14 @@ def write_report(path: str, reports: list[FileReport], summary: Summary, target:
 
     Raises:
         ValueError: for another suffix.
+        OSError: the file cannot be written (an existing report is then left as it was).
     """
     p = Path(path)
     if p.suffix == ".json":
-        p.write_text(json.dumps(to_json(reports, summary, target), indent=2) + "\n", encoding="utf-8")
+        atomic_write(p, (json.dumps(to_json(reports, summary, target), indent=2) + "\n").encode("utf-8"))
     elif p.suffix in (".md", ".markdown"):
-        p.write_text(to_markdown(reports, summary, target), encoding="utf-8")
+        # backslashreplace: file names that are not valid UTF-8 (surrogate escapes) stay readable
+        atomic_write(p, to_markdown(reports, summary, target).encode("utf-8", "backslashreplace"))
     else:
         raise ValueError(f"report file must end in .md or .json, got {p.name}")
 
@@ -101,6 +117,8 @@ def summary_table(summary: Summary):
               *(f"[{LABEL_STYLE[k]}]{s['by_label'][k]}[/]" for k in
                 ("exact", "transformed", "approximate", "unsupported")),
               f"{s['conversion_rate']:.1%}")
+    if s["skipped"]:
+        t.caption = f"{s['skipped']} path(s) skipped (listed above)"
     return t
 
 

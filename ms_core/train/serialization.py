@@ -18,7 +18,9 @@ The header lists the entries (name, kind 'tensor' or 'str', dtype, shape, offset
 requires_grad) and the payload's size and SHA-256, so truncation, trailing bytes and flipped bits
 are all detected before anything is returned. Writes go to a temporary file in the target
 directory, are fsynced, and replace the target with `os.replace`, so a crash leaves either the old
-file or the new one, never a half-written checkpoint.
+file or the new one, never a half-written checkpoint. A process killed mid-save leaves its
+`.NAME.<hex>.tmp` file behind; the next save of NAME removes it (a temp file is locked while
+it is written, so a concurrent save's is never taken for a leftover).
 """
 import hashlib
 import math
@@ -122,12 +124,67 @@ def _encode(entries, fn):
     return json.dumps(header, separators=(",", ":")).encode("utf-8"), buffers
 
 
+def _lock_temp(fd, tmp):
+    """Lock a new temp file for as long as it is written; return False when a concurrent save's
+    cleanup removed it before the lock was taken (then another name is tried).
+
+    A later save tells a live writer's temp file from one that a killed process left behind by
+    this lock: the OS drops a dead process's locks.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: an open file cannot be deleted there, which protects it
+        return True
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        return os.stat(tmp).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
+
+
+def _remove_if_stale(path):
+    """Remove temp file `path` unless a live save holds its lock (removed while locked, so a
+    writer that opened it a moment ago sees it gone once it gets the lock)."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.unlink(path)
+    except OSError:
+        pass  # locked by a live save (or, on Windows, open: the unlink fails)
+    finally:
+        os.close(fd)
+
+
+def _remove_stale_temps(directory, basename):
+    """Delete `.NAME.<16 hex>.tmp` files of earlier saves of the same checkpoint that were killed
+    mid-write (kill -9, power loss): nothing else would ever remove them."""
+    prefix = f".{basename}."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        token = name[len(prefix):-len(".tmp")]
+        if (name.startswith(prefix) and name.endswith(".tmp") and len(token) == 16
+                and all(c in "0123456789abcdef" for c in token)):
+            _remove_if_stale(os.path.join(directory, name))
+
+
 def _atomic_write(path, chunks):
     import secrets
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(f"For 'save_checkpoint', the directory of '{path}' does not exist: "
                          f"{directory}.")
+    _remove_stale_temps(directory, os.path.basename(path))
     # Our own O_EXCL temp file (not tempfile.mkstemp's 0600): the process umask then gives the
     # checkpoint the usual permissions, with no os.umask juggling (not thread-safe).
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
@@ -135,9 +192,11 @@ def _atomic_write(path, chunks):
         tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.tmp")
         try:
             fd = os.open(tmp, flags, 0o666)
-            break
         except FileExistsError:
             continue
+        if _lock_temp(fd, tmp):
+            break
+        os.close(fd)
     else:
         raise OSError(f"For 'save_checkpoint', could not create a temporary file in {directory}.")
     try:
@@ -146,7 +205,10 @@ def _atomic_write(path, chunks):
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+            if os.name != "nt":  # renamed while locked: never taken for a leftover
+                os.replace(tmp, path)
+        if os.name == "nt":  # Windows cannot rename an open file
+            os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -261,6 +323,8 @@ def _parse(path, data):
         header = json.loads(header_bytes.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         _fail(path, f"the header is not valid JSON ({exc}).")
+    except RecursionError:  # a forged header of deeply nested arrays: ours is two levels deep
+        _fail(path, "the header is nested too deeply to be an ms_core checkpoint (corrupt or forged).")
     if not isinstance(header, dict) or header.get("format") != "ms_core-checkpoint":
         _fail(path, "the header does not describe an ms_core checkpoint.")
     payload_start = start + header_len
