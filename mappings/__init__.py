@@ -26,6 +26,9 @@ A file holds ``[[entry]]`` tables with these keys:
                the first parameter with a fate other than a rename).
 ``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).
 ``id``         rule ID used in reports (defaults to the table's ``id``).
+``mindspore_note``  added to the change's note with ``--target mindspore`` only: what MindSpore
+               2.10 itself does differently (a CPU kernel it lacks, a known kernel bug) and
+               the advice; ms_core computes the entry as torch does.
 """
 from __future__ import annotations
 
@@ -77,6 +80,7 @@ class Entry:
     rule: str | None = None
     receiver: str = "tensor"
     positional: int | None = None
+    mindspore_note: str = ""
 
     def param(self, name: str) -> Param | None:
         """Return the torch parameter called ``name``."""
@@ -125,13 +129,14 @@ def _load_file(path: Path) -> list[Entry]:
                 rule=raw.get("rule"),
                 receiver=raw.get("receiver", "tensor"),
                 positional=raw.get("positional"),
+                mindspore_note=raw.get("mindspore_note", ""),
             )
         )
         for alias in raw.get("aliases", []):
             out.append(
                 Entry(alias, out[-1].target, label, out[-1].note, table, out[-1].id,
                       out[-1].params, out[-1].args, out[-1].rule, out[-1].receiver,
-                      out[-1].positional)
+                      out[-1].positional, out[-1].mindspore_note)
             )
     return out
 

@@ -175,6 +175,8 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
 def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
     """The CallEdit of one call, with its target function (a method keeps its receiver)."""
     edit = CallEdit(conv, call, entry)
+    if entry.mindspore_note and conv.target_name == "mindspore":
+        edit.note(entry.mindspore_note)
     edit.receiver_before = receiver_before
     target = entry.target
     if receiver is not None and target.startswith("."):

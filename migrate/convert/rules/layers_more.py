@@ -131,40 +131,6 @@ def implicit_softmax_dim(edit) -> None:
                               "only for 1-D and 2-D input")
 
 
-# what MindSpore 2.10 cannot run on the CPU (checked: "Unsupported op [InstanceNorm] on CPU",
-# "Create kernelmod for op LayerNormExt failed" in the backward of ops.layer_norm)
-_NO_CPU_KERNEL = {
-    "torch.nn.InstanceNorm1d": "InstanceNorm1d", "torch.nn.InstanceNorm2d": "InstanceNorm2d",
-    "torch.nn.InstanceNorm3d": "InstanceNorm3d",
-    "torch.nn.functional.layer_norm": "the gradient of ops.layer_norm",
-    "torch.nn.SoftMarginLoss": "SoftMarginLoss", "torch.nn.TripletMarginLoss": "TripletMarginLoss",
-}
-_CPU_ADVICE = {
-    "torch.nn.functional.layer_norm": "use nn.LayerNorm (a Cell) to train on the CPU",
-}
-
-
-def note_no_cpu_kernel(edit) -> None:
-    """With --target mindspore, say in the report that MindSpore 2.10 has no CPU kernel for it."""
-    what = _NO_CPU_KERNEL.get(edit.entry.torch)
-    if what is None or edit.conv.target_name != "mindspore":
-        return
-    advice = _CPU_ADVICE.get(edit.entry.torch, "it runs on Ascend and GPU (and on ms_core)")
-    edit.note(f"MindSpore 2.10 has no CPU kernel for {what}: {advice}")
-
-
-@argument_rule("MS193", "no_cpu_kernel")
-def no_cpu_kernel(edit) -> None:
-    """Replace nothing: with --target mindspore, note that MindSpore 2.10 cannot run the target on the CPU (InstanceNorm, SoftMarginLoss, TripletMarginLoss, ops.layer_norm's gradient)."""
-    note_no_cpu_kernel(edit)
-
-
-@argument_rule("MS194", "instance_norm")
-def instance_norm(edit) -> None:
-    """Replace nn.InstanceNorm*d(n, affine=False) with nn.InstanceNorm*d(n, affine=False) (MindSpore's affine default is True), noting the missing CPU kernel with --target mindspore."""
-    note_no_cpu_kernel(edit)
-
-
 @argument_rule("MS195", "parameter_list")
 def parameter_list(edit) -> None:
     """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
