@@ -14,6 +14,8 @@ BatchNorm1d/2d/3d      weight, bias, running_mean, running_var     gamma, beta, 
 LayerNorm, GroupNorm   weight, bias                                gamma, beta
 Embedding              weight                                      embedding_table
 PReLU                  weight                                      w
+weight-normalised      weight_g, weight_v; parametrizations.       weight_g, weight_v
+                       weight.original0, original1
 Linear, Conv*, other   weight, bias, ...                           unchanged
 =====================  ==========================================  ==============================
 
@@ -189,6 +191,7 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
                 continue
             action, note = "renamed", "from name_map"
         else:
+            path, local = _unparametrized(torch_module, path, local)
             table = _rename_table(_module_at(torch_module, path))
             path = ms_path(torch_module, path)
             if local in table and table[local] is None:
@@ -272,6 +275,29 @@ def _fixed_affine(torch_module, param, name: str) -> bool:
         return False
     value = np.asarray(param.asnumpy())
     return bool(np.all(value == (1.0 if local == "gamma" else 0.0)))
+
+
+# torch.nn.utils.parametrizations keep a parametrized tensor's originals in
+# `<module>.parametrizations.<name>.original<i>`; ms_core's nn.utils.weight_norm keeps them as
+# `<module>.<name>_g` / `<name>_v`, the names of torch's older torch.nn.utils.weight_norm
+_PARAMETRIZATION_NAMES = {"_WeightNorm": ("_g", "_v")}
+
+
+def _unparametrized(torch_module, path: str, local: str) -> tuple[str, str]:
+    """(module path, local name) of a parametrization's original on the ms side:
+    `c.parametrizations.weight` / `original0` -> `c` / `weight_g` for a weight norm."""
+    head, sep, name = path.rpartition(".parametrizations.")
+    if not sep and path.startswith("parametrizations."):
+        head, name = "", path[len("parametrizations."):]
+    elif not sep:
+        return path, local
+    plist = _module_at(torch_module, path)
+    kind = type(plist[0]).__name__ if len(plist) == 1 else None
+    suffixes = _PARAMETRIZATION_NAMES.get(kind)
+    if suffixes is None or not local.startswith("original") or not local[8:].isdigit():
+        return path, local
+    index = int(local[8:])
+    return head, name + suffixes[index] if index < len(suffixes) else local
 
 
 def same_layout(torch_shape, ms_shape) -> bool:

@@ -155,3 +155,13 @@ def ntuple(edit) -> None:
     else:
         edit.result = parse_expr(f"(lambda v: tuple(v) if isinstance(v, (tuple, list)) else "
                                  f"(v,) * {n})({text})")
+
+
+@argument_rule("MS198", "weight_norm")
+def weight_norm(edit) -> None:
+    """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on ms_core (MindSpore 2.10 has none: marked for --target mindspore)."""
+    if edit.conv.target_name == "mindspore":
+        edit.unsupported("MindSpore 2.10 has no weight_norm: ms_core's nn.utils.weight_norm "
+                         "(weight = g * v / ||v|| in a forward pre-hook) has no MindSpore "
+                         "counterpart; convert with the ms_core target or write the "
+                         "reparametrisation in construct")

@@ -90,6 +90,10 @@ MARKED = [
     "nn.CosineEmbeddingLoss(0.1, True)",
     "nn.Unfold(3)",
 ]
+MARKED_FOR_MINDSPORE = [
+    "torch.nn.utils.weight_norm(nn.Linear(2, 3))",
+    "torch.nn.utils.parametrizations.weight_norm(nn.Linear(2, 3), dim=None)",
+]
 EXAMPLES = {
     "conv_transpose1d": "y = nn.ConvTranspose1d(2, 3, 3)\n",
     "conv3d": "y = nn.Conv3d(2, 3, 3)\n",
@@ -102,6 +106,7 @@ EXAMPLES = {
     "parameter_list": "y = nn.ParameterList([nn.Parameter(torch.ones(2))])\n",
     "ntuple": "y = torch.nn.modules.utils._pair(3)\n",
     "calculate_gain": "y = nn.init.calculate_gain('tanh')\n",
+    "weight_norm": "y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
 }
 
 
@@ -121,6 +126,74 @@ def test_pair_is_idempotent(before, after):
 def test_marked(before):
     out = one(before)
     assert out.startswith("# migrate: MS9") and out.endswith(f"y = {before}"), out
+
+
+@pytest.mark.parametrize("before", MARKED_FOR_MINDSPORE)
+def test_weight_norm_is_ms_core_only(before):
+    """ms_core's nn.utils.weight_norm has no MindSpore 2.10 counterpart: marked for mindspore."""
+    assert one(before).startswith("y = nn.utils.weight_norm(nn.Dense(2, 3, ")
+    out = one(before, target="mindspore")
+    assert out.startswith("# migrate: MS902 ") and "MindSpore 2.10 has no weight_norm" in out
+
+
+MODEL = """import torch
+import torch.nn as nn
+try:
+    from torch.nn.utils.parametrizations import weight_norm
+except ImportError:
+    from torch.nn.utils import weight_norm
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = weight_norm(nn.Conv1d(3, 4, 3, padding=1))
+        self.up = nn.ConvTranspose1d(4, 2, 2, stride=2)
+        self.vol = nn.Conv3d(2, 2, (1, 3, 3), padding=(0, 1, 1))
+        self.scales = nn.ParameterList([nn.Parameter(torch.ones(2) * 0.5),
+                                        nn.Parameter(torch.full((2,), 2.0))])
+        self.bil = nn.Bilinear(2, 2, 3)
+        self.gain = nn.init.calculate_gain('leaky_relu', 0.1)
+
+    def forward(self, x):
+        y = self.up(torch.relu(self.conv(x)))            # (N, 2, 2L)
+        v = self.vol(y[:, :, None, :, None].repeat(1, 1, 1, 1, 3))   # (N, 2, 1, 2L, 3)
+        z = v.mean(dim=(2, 4)).transpose(1, 2)            # (N, 2L, 2)
+        z = z * self.scales[0] + self.scales[1] * self.gain
+        return self.bil(z, z)
+"""
+
+
+def test_converted_block_matches_torch():
+    """weight_norm (parametrizations, imported under try), ConvTranspose1d, Conv3d, ParameterList,
+    Bilinear and calculate_gain in one converted module: torch's weights copied with the
+    checker's map, outputs and every parameter gradient equal to torch's."""
+    import numpy as np
+    import torch
+    import ms_core as ms
+    from migrate.check.weights import transfer
+    res = convert_source(MODEL)
+    assert "# migrate:" not in res.code, res.code
+    t_ns, m_ns = {}, {}
+    exec(compile(MODEL, "<torch>", "exec"), t_ns)
+    exec(compile(res.code, "<converted>", "exec"), m_ns)
+    torch.manual_seed(0)
+    tnet, mnet = t_ns["Block"](), m_ns["Block"]()
+    rep = transfer(tnet, mnet)
+    assert rep.ok, rep.problems()
+    x = np.random.RandomState(0).randn(2, 3, 5).astype(np.float32)
+    t_out = tnet(torch.tensor(x))
+    np.testing.assert_allclose(mnet(ms.Tensor(x)).asnumpy(), t_out.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+    t_out.sum().backward()
+    params = dict(tnet.named_parameters())
+    by_path = dict(mnet.parameters_and_names())
+    pairs = rep.pairs()
+    grads = ms.grad(lambda a: mnet(a).sum(), None, [by_path[m] for _, m in pairs])(ms.Tensor(x))
+    for (t_name, _), g in zip(pairs, grads):
+        want = params[t_name].grad.numpy()
+        np.testing.assert_allclose(g.asnumpy().reshape(want.shape), want, rtol=1e-5, atol=1e-6,
+                                   err_msg=t_name)
 
 
 def test_aliased_import_and_no_op():
