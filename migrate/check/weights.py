@@ -230,8 +230,14 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
                                            "non-persistent torch buffer (not part of the state)"))
             continue
         pending.append((WeightEntry(full, None, shape, "unmapped"), path, t))
-    # Fallback: within the same layer, a unique shape match (e.g. a custom layer whose parameter
-    # was renamed by hand). Reported, since a name we did not predict deserves a look.
+    _match_by_shape(pending, ms_params, taken, rep)
+    _account_ms(torch_module, ms_params, taken, rep)
+    return rep
+
+
+def _match_by_shape(pending, ms_params, taken, rep) -> None:
+    """Fallback: within the same layer, a unique shape match (e.g. a custom layer whose parameter
+    was renamed by hand). Reported, since a name we did not predict deserves a look."""
     for e, path, t in pending:
         cands = [n for n, p in ms_params.items() if n not in taken and _parent(n) == path
                  and list(p.shape) == e.shape]
@@ -244,8 +250,6 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
         else:
             rep.unmapped_torch.append(e.torch_name)
             rep.entries.append(e)
-    _account_ms(torch_module, ms_params, taken, rep)
-    return rep
 
 
 def _account_ms(torch_module, ms_params, taken, rep) -> None:
