@@ -8,7 +8,8 @@ and buffers is renamed by the layer's class:
 torch layer            torch name                                  ms_core / MindSpore name
 =====================  ==========================================  ==============================
 BatchNorm1d/2d/3d      weight, bias, running_mean, running_var     gamma, beta, moving_mean,
-                                                                   moving_variance
+                                                                   moving_variance (BatchNorm3d:
+                                                                   bn2d.gamma, ... as MindSpore)
                        num_batches_tracked                         (dropped: MindSpore keeps no
                                                                    counter; noted)
 LayerNorm, GroupNorm   weight, bias                                gamma, beta
@@ -36,6 +37,9 @@ import numpy as np
 # torch class name -> {torch local name: ms local name (None = dropped)}. Matched along the MRO,
 # so user subclasses of a torch layer get the layer's renames.
 _RENAMES = {
+    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
+    "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
+                    "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
     "_NormBase": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
                   "running_var": "moving_variance", "num_batches_tracked": None},
     "_BatchNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",

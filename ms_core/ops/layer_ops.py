@@ -110,9 +110,10 @@ def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CH
     if norm_region != "ACROSS_CHANNELS":
         raise ValueError(f"For 'lrn', the 'norm_region' must be 'ACROSS_CHANNELS', but got "
                          f"{norm_region!r}.")
-    if x.ndim < 3:
-        raise ValueError(f"For 'lrn', the input must have at least 3 dimensions, but got shape "
-                         f"{list(x.shape)}.")
+    if x.ndim != 4:
+        # MindSpore 2.10's LRN takes (N, C, H, W) only (checked); torch's takes any rank >= 3
+        raise ValueError(f"For primitive[LRN], the rank of input must be equal to 4, but got "
+                         f"{x.ndim}.")
     n, c = x.shape[:2]
     band = np.abs(np.arange(c)[:, None] - np.arange(c)[None, :]) <= depth_radius
     sq = F.reshape(x * x, (n, c, -1))

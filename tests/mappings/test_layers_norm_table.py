@@ -22,7 +22,7 @@ CASES = [
     Layer("torch.nn.LocalResponseNorm", "nn.LocalResponseNorm(3)", input="c5",
           arrays=(("c5", "rs.randn(2, 5, 3, 4).astype(np.float32)"),)),
     Layer("torch.nn.LocalResponseNorm", "nn.LocalResponseNorm(5, alpha=0.5, beta=0.6, k=2.0)",
-          input="c5", arrays=(("c5", "rs.randn(2, 7, 3).astype(np.float32)"),)),
+          input="c5", arrays=(("c5", "rs.randn(2, 7, 3, 1).astype(np.float32)"),)),
     Marked("torch.nn.LocalResponseNorm", "nn.LocalResponseNorm(4)"),
     # inference mode: dropout layers are the identity in both
     Layer("torch.nn.Dropout1d", "nn.Dropout1d(0.3)"),

@@ -169,6 +169,12 @@ def conv1d(edit) -> None:
 def conv_transpose2d(edit) -> None:
     """Replace nn.ConvTranspose2d(padding=p, ...) with nn.Conv2dTranspose(pad_mode='pad', padding=p, ...)."""
     _conv(edit, 2, transpose=True)
+    extra = edit.bound.get("output_padding")
+    if edit.conv.target_name == "mindspore" and extra is not None and code_of(extra) not in ("0", "(0, 0)"):
+        # checked on 2.10: the extra row/column is left zero (torch and ms_core fill it)
+        edit.note("MindSpore 2.10's CPU Conv2dTranspose leaves the output_padding row/column "
+                  "zero (torch computes it): crop the output and pad it back with ops.pad, or "
+                  "pad the input instead")
 
 
 @argument_rule("MS143", "conv_fn")
@@ -246,6 +252,14 @@ def layernorm(edit) -> None:
     if isinstance(v, int):
         edit.set("normalized_shape", f"({v},)", keyword=False)
         n = 1
+    elif isinstance(v, (tuple, list)) and len(v) > 1:
+        # MindSpore 2.10 takes begin_norm_axis in [-1, rank): -len(shape) raises, and the
+        # non-negative axis depends on the input's rank, which the call does not say
+        edit.unsupported(f"normalized_shape={code_of(shape)}: MindSpore 2.10's LayerNorm takes "
+                         f"begin_norm_axis in [-1, rank); write nn.LayerNorm({code_of(shape)}, "
+                         f"begin_norm_axis=R - {len(v)}, begin_params_axis=R - {len(v)}) for "
+                         f"inputs of rank R")
+        return
     elif isinstance(v, (tuple, list)):
         n = len(v)
     else:

@@ -117,6 +117,7 @@ def upsampling_mode(edit) -> None:
     edit.set("mode", "'bilinear'" if bilinear_mode else "'nearest'")
     if bilinear_mode:
         edit.set("align_corners", "True")
+    upsample(edit)
 
 
 @argument_rule("MS192", "implicit_softmax_dim")
@@ -165,3 +166,41 @@ def weight_norm(edit) -> None:
                          "(weight = g * v / ||v|| in a forward pre-hook) has no MindSpore "
                          "counterpart; convert with the ms_core target or write the "
                          "reparametrisation in construct")
+
+
+def _float_scale(edit, scale) -> None:
+    """scale_factor as MindSpore 2.10 takes it: float values, with recompute_scale_factor=True."""
+    try:
+        v = literal(scale)
+    except (ValueError, SyntaxError, TypeError):
+        v = None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        edit.set("scale_factor", repr(float(v)))
+        whole = float(v).is_integer()
+    elif isinstance(v, (tuple, list)) and all(isinstance(i, (int, float)) for i in v):
+        edit.set("scale_factor", repr(tuple(float(i) for i in v)))
+        whole = all(float(i).is_integer() for i in v)
+    else:
+        text = code_of(scale)
+        edit.set("scale_factor", f"(lambda s: tuple(float(i) for i in s) if isinstance(s, "
+                                 f"(tuple, list)) else float(s))({text})")
+        whole = False
+    recompute = edit.bound.get("recompute_scale_factor")
+    edit.set("recompute_scale_factor", "True")
+    if not whole and not (recompute is not None and code_of(recompute) == "True"):
+        edit.worse("approximate", "scale_factor with recompute_scale_factor=True (MindSpore 2.10 "
+                                  "refuses it otherwise): the same as torch for whole-number "
+                                  "scales; for others the output size floor(in * s) defines the "
+                                  "sampling")
+    else:
+        edit.worse("transformed", "scale_factor as floats with recompute_scale_factor=True "
+                                  "(what MindSpore 2.10 accepts; the same sampling for "
+                                  "whole-number scales)")
+
+
+@argument_rule("MS199", "upsample")
+def upsample(edit) -> None:
+    """Replace nn.Upsample(scale_factor=2) with nn.Upsample(scale_factor=2.0, recompute_scale_factor=True) (MindSpore 2.10 takes float scales, and only so for 3-D/4-D input)."""
+    scale = edit.bound.get("scale_factor")
+    if scale is not None and code_of(scale) != "None":
+        _float_scale(edit, scale)

@@ -8,6 +8,7 @@ from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...ops import functional as F
 from ...ops import layer_ops as LO
 from ...ops import nn_ops as NF
 
@@ -111,17 +112,25 @@ class BatchNorm2d(_BatchNorm):
     _ndims = (4,)
 
 
-class BatchNorm3d(_BatchNorm):
-    """Batch normalisation of an (N, C, D, H, W) input; see `_BatchNorm`."""
-
-    _ndims = (5,)
+class BatchNorm3d(Cell):
+    """Batch normalisation of an (N, C, D, H, W) input, built as MindSpore 2.10 builds it: a
+    BatchNorm2d child named `bn2d` run on the input reshaped to (N, C, D*H, W), so the
+    parameters are `bn2d.gamma`, `bn2d.beta`, `bn2d.moving_mean`, `bn2d.moving_variance` (the
+    names MindSpore's checkpoints use). See `_BatchNorm` for the arguments."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
                  beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, data_format="NCDHW", dtype=mstype.float32):
-        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
-                         moving_mean_init, moving_var_init, use_batch_statistics, data_format,
-                         dtype)
+                 use_batch_statistics=None, dtype=mstype.float32):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init,
+                                moving_mean_init, moving_var_init, use_batch_statistics,
+                                "NCHW", dtype)
+
+    def construct(self, x):
+        check_float_tensor("BatchNorm3d", None, x, (5,), "(N, C, D, H, W)")
+        n, c, d, h, w = x.shape
+        out = self.bn2d(F.reshape(x, (n, c, d * h, w)))
+        return F.reshape(out, x.shape)
 
 
 class SyncBatchNorm(_BatchNorm):
@@ -173,10 +182,11 @@ class LayerNorm(Cell):
         nd = input_x.ndim
         for arg, v in (("begin_norm_axis", self.begin_norm_axis),
                        ("begin_params_axis", self.begin_params_axis)):
-            # MindSpore documents [-1, rank) but its operator accepts any axis in [-rank, rank)
-            if not -nd <= v < nd:
-                raise ValueError(f"For 'LayerNorm', the '{arg}' must be in range [{-nd}, {nd}), "
-                                 f"but got {v}.")
+            # MindSpore 2.10's operator takes [-1, rank) only (checked: -2 on a rank-3 input
+            # raises), so a multi-axis normalized_shape needs non-negative axes
+            if not -1 <= v < nd:
+                raise RuntimeError(f"For primitive[LayerNorm], input_x's rank is {nd}, while the "
+                                 f"'{arg}' value should be in the range [-1, {nd}), but got {v}.")
         bna = self.begin_norm_axis % nd
         bpa = self.begin_params_axis % nd
         if tuple(input_x.shape[bpa:]) != self.normalized_shape:

@@ -49,10 +49,17 @@ PAIRS = [
      "bias_init=Uniform(scale=1 / math.sqrt(4)))"),
     ("nn.Bilinear(n1, n2, 5, bias=False)",
      "nn.BiDense(n1, n2, 5, has_bias=False, weight_init=Uniform(scale=1 / math.sqrt(n1)))"),
-    # MS191 upsampling_mode
+    # MS191 upsampling_mode (and MS199 upsample: float scales, recompute_scale_factor=True)
     ("nn.UpsamplingBilinear2d(scale_factor=2)",
-     "nn.Upsample(scale_factor=2, mode='bilinear', align_corners=True)"),
+     "nn.Upsample(scale_factor=2.0, mode='bilinear', align_corners=True, "
+     "recompute_scale_factor=True)"),
     ("nn.UpsamplingNearest2d((4, 4))", "nn.Upsample(size=(4, 4), mode='nearest')"),
+    ("nn.Upsample(scale_factor=(2, 3), mode='nearest')",
+     "nn.Upsample(scale_factor=(2.0, 3.0), mode='nearest', recompute_scale_factor=True)"),
+    ("nn.Upsample(scale_factor=s)",
+     "nn.Upsample(scale_factor=(lambda s: tuple(float(i) for i in s) if isinstance(s, "
+     "(tuple, list)) else float(s))(s), recompute_scale_factor=True)"),
+    ("nn.Upsample(size=(4, 4), mode='bilinear')", "nn.Upsample(size=(4, 4), mode='bilinear')"),
     # MS192 implicit_softmax_dim (no dim: approximate, MindSpore's axis -1)
     ("nn.Softmax()", "nn.Softmax()"),
     ("nn.Softmin(1)", "nn.Softmin(1)"),
@@ -89,6 +96,7 @@ MARKED = [
     "nn.init.calculate_gain('gelu')",
     "nn.CosineEmbeddingLoss(0.1, True)",
     "nn.Unfold(3)",
+    "nn.LayerNorm([4, 8], eps=1e-6)",
 ]
 MARKED_FOR_MINDSPORE = [
     "torch.nn.utils.weight_norm(nn.Linear(2, 3))",
@@ -107,6 +115,7 @@ EXAMPLES = {
     "ntuple": "y = torch.nn.modules.utils._pair(3)\n",
     "calculate_gain": "y = nn.init.calculate_gain('tanh')\n",
     "weight_norm": "y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
+    "upsample": "y = nn.Upsample(scale_factor=2)\n",
 }
 
 
