@@ -20,9 +20,13 @@ import sys
 from pathlib import Path
 
 
-def _console(stderr: bool = True):
+def _console(stderr: bool = True, wide: bool = False):
+    """A rich console. `wide`: piped or redirected, it is 200 columns (rich's default there is
+    80, which folds every table and note of a check)."""
     from rich.console import Console
-    return Console(stderr=stderr, highlight=False)
+    stream = sys.stderr if stderr else sys.stdout
+    width = 200 if wide and not stream.isatty() else None
+    return Console(stderr=stderr, highlight=False, width=width)
 
 
 # ---- migrate convert -----------------------------------------------------------------------
@@ -278,15 +282,24 @@ def _add_check(sub) -> None:
                                    "with the same expression, copy the weights, feed the same "
                                    "inputs and compare outputs, every layer, gradients and "
                                    "training steps. Exit 0 pass, 1 mismatch, 2 could not run.")
-    p.add_argument("path", help="the PyTorch source file defining the model")
-    p.add_argument("--model", required=True, help="constructor expression, e.g. 'Net(10)'")
-    p.add_argument("--input-shape", action="append", required=True, metavar="N,C,H,W",
+    p.add_argument("path", nargs="?", help="the PyTorch file defining the model: a loose file or "
+                                           "any module of a package (its relative imports work)")
+    p.add_argument("--model", help="constructor expression, e.g. 'Net(10)'; without PATH: "
+                                   "'pkg.module:Net(10)' (with --root)")
+    p.add_argument("--root", metavar="DIR", help="the directory holding pkg for --model "
+                                                 "pkg.module:EXPR (default: the current one)")
+    p.add_argument("--cache", metavar="DIR", help="where converted packages are kept (default: "
+                                                  "$MIGRATE_CHECK_CACHE or ~/.cache/ms-migrate/"
+                                                  "check)")
+    p.add_argument("--no-cache", action="store_true", help="convert into a temporary directory")
+    p.add_argument("--input-shape", action="append", metavar="N,C,H,W",
                    help="shape of one input; repeat for multi-input models")
     p.add_argument("--input-dtype", action="append", metavar="DTYPE",
                    help=f"dtype per input ({', '.join(_DTYPE_NAMES)}); one value applies to all")
     p.add_argument("--input-range", action="append", metavar="LO,HI",
                    help="value range [LO, HI) of integer inputs (token ids, labels); per input")
-    p.add_argument("--converted", metavar="OUT.py", help="use this converted file instead of "
+    p.add_argument("--converted", metavar="OUT.py", help="use this converted file (or converted "
+                                                         "copy of the root directory) instead of "
                                                          "converting PATH")
     p.add_argument("--mode", choices=("eval", "train", "both"), default="both")
     p.add_argument("--train-steps", type=int, default=0, metavar="N")
@@ -296,7 +309,12 @@ def _add_check(sub) -> None:
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--float64", action="store_true", help="also run torch in float64 (noise floor)")
+    p.add_argument("--float64", action="store_true",
+                   help="always run torch in float64 too and show its noise column everywhere "
+                        "(by default it runs only where a tolerance fails)")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="torch threads (default 1: on a busy machine more threads spin against "
+                        "each other; the converted model's BLAS keeps its own)")
     p.add_argument("--local", choices=("auto", "all"), default="auto",
                    help="replay layers on torch's inputs where they disagree (auto) or all")
     p.add_argument("--no-init-check", action="store_true",
@@ -304,55 +322,195 @@ def _add_check(sub) -> None:
     p.add_argument("--report", metavar="FILE", action="append",
                    help="write FILE.md, FILE.json or FILE.html (repeat for several)")
     p.add_argument("--quiet", "-q", action="store_true", help="print the verdict only")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="give up (exit 2) when the check takes longer; it then runs in a child "
+                        "process, which also turns a crash or an out-of-memory kill into exit 2")
+    p.add_argument("--ms-python", metavar="PYTHON",
+                   help="an interpreter with MindSpore: the --target mindspore conversion runs "
+                        "there too, as a third column (torch vs ms_core vs MindSpore)")
+    p.add_argument("--zoo", metavar="MODELS.toml",
+                   help="check every model listed in this file (see migrate/check/zoo.py); "
+                        "one summary table, a report per model")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                   help="with --zoo: checks running at once (0: one per CPU)")
+    p.add_argument("--report-dir", metavar="DIR",
+                   help="with --zoo: where each model's HTML and JSON reports go (default: "
+                        "MODELS-reports/ beside the zoo file)")
+
+
+def _converter(target: str = "ms_core"):
+    """`migrate.convert_source` for `target`, with a cache key naming the converter's version (a
+    digest of its code and mapping tables): converted packages are cached under it."""
+    import functools
+    import hashlib
+
+    from migrate import convert_source
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for folder, pattern in ((here / "migrate" / "convert", "*.py"), (here / "mappings", "*.toml"),
+                            (here / "mappings", "*.py")):
+        for f in sorted(folder.rglob(pattern)):
+            digest.update(f.name.encode() + f.read_bytes())
+    convert = functools.partial(convert_source, target=target)
+    convert.cache_key = digest.hexdigest()[:16]
+    return convert
+
+
+def _cache_dir(args):
+    from migrate.check.loader import default_cache_dir
+    return None if args.no_cache else (args.cache or default_cache_dir())
 
 
 def _run_check(args) -> int:
-    from rich.console import Console
     from rich.markup import escape
 
-    from migrate import convert_source
-    from migrate.check import EXIT_ERROR, CheckError, CheckSettings
-    from migrate.check.harness import UsageError, check_file, cleanup
-    from migrate.check.report import verdict
+    from migrate.check import EXIT_ERROR
+    err = _console(wide=True)
+    if args.zoo:
+        return _run_zoo(args, err)
+    problem = _check_usage(args)
+    if problem:
+        err.print(f"[red]error:[/] {escape(problem)}")
+        return EXIT_ERROR
+    import torch
+    torch.set_num_threads(max(1, args.threads))
+    job = _check_job(args)
+    outcome = _run_check_job(job, args)
+    if isinstance(outcome, str):
+        err.print(f"[red]error:[/] {escape(outcome)}")
+        return EXIT_ERROR
+    result, notes = outcome
+    _show_check(result, notes, args.quiet, err)
+    return _write_reports(result, job.reports, err) or result.exit_code
 
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-    err = _console()
-    reports = args.report or []
-    if any(os.path.splitext(r)[1].lower() not in _REPORT_SUFFIXES for r in reports):
-        err.print("[red]error:[/] --report FILE must end in .md, .json or .html")
-        return EXIT_ERROR
-    if args.train_steps < 0:
-        err.print("[red]error:[/] --train-steps must be >= 0")
-        return EXIT_ERROR
+
+def _run_zoo(args, err) -> int:
+    """`migrate check --zoo FILE`: every model in child processes, a progress bar, one table."""
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+        TimeElapsedColumn
+
+    from migrate.check.harness import UsageError
+    from migrate.check.zoo import exit_code, load_zoo, run_zoo, summary_index
     try:
-        settings = CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
-                                 train_steps=args.train_steps, optimizer=args.optimizer,
-                                 lr=args.lr, loss_fn=args.loss, seed=args.seed,
-                                 float64_reference=args.float64,
-                                 init_check=not args.no_init_check, local=args.local)
-        result, notes = check_file(args.path, args.model, args.input_shape, args.input_dtype,
-                                   args.input_range, args.converted, convert=convert_source,
-                                   settings=settings)
-    except (UsageError, CheckError) as exc:
+        jobs = load_zoo(args.zoo, init_check=not args.no_init_check, ms_python=args.ms_python)
+    except UsageError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
-        return EXIT_ERROR
-    finally:
-        cleanup()
-    if args.quiet:
+        return 2
+    report_dir = args.report_dir or os.path.splitext(os.path.abspath(args.zoo))[0] + "-reports"
+    n_jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    running = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[now]}"))
+    with Progress(*columns, console=err, transient=True, disable=args.quiet) as progress:
+        task = progress.add_task("checking", total=len(jobs), now="")
+
+        def on_start(job):
+            running.append(job.name)
+            progress.update(task, now=", ".join(running))
+
+        def on_done(job, row):
+            running.remove(job.name)
+            progress.update(task, advance=1, now=", ".join(running))
+            progress.console.print(f"{_VERDICT_STYLE[row.verdict]} {escape(job.name)} "
+                                   f"[dim]({row.seconds:.1f}s)[/dim]")
+        rows = run_zoo(jobs, (_converter(), _cache_dir(args), _converter("mindspore")),
+                       report_dir, n_jobs, args.timeout, max(1, args.threads), on_start, on_done)
+    summary_index(rows, os.path.join(report_dir, "summary.json"))
+    _console(stderr=False, wide=True).print(_zoo_table(rows, args.zoo))
+    err.print(f"reports in {report_dir}")
+    return exit_code(rows)
+
+
+_VERDICT_STYLE = {"PASS": "[green]PASS[/green]", "MISMATCH": "[red]MISMATCH[/red]",
+                  "ERROR": "[bold red]ERROR[/bold red]"}
+
+
+def _zoo_table(rows, title):
+    from rich.markup import escape
+    from rich.table import Table
+    t = Table(title=f"migrate check --zoo {escape(title)}")
+    for col in ("model", "verdict", "worst quantity", "first culprit", "time"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        t.add_row(escape(r.name), _VERDICT_STYLE[r.verdict], escape(r.worst),
+                  escape(r.culprit[:300]), f"{r.seconds:.1f}s")
+    passed = sum(r.verdict == "PASS" for r in rows)
+    t.caption = f"{passed} of {len(rows)} pass"
+    return t
+
+
+def _check_usage(args) -> str:
+    """What is wrong with the check's arguments ('' when nothing)."""
+    if any(os.path.splitext(r)[1].lower() not in _REPORT_SUFFIXES for r in args.report or []):
+        return "--report FILE must end in .md, .json or .html"
+    if args.train_steps < 0:
+        return "--train-steps must be >= 0"
+    if args.timeout is not None and args.timeout <= 0:
+        return "--timeout must be a positive number of seconds"
+    if not args.model or not args.input_shape:
+        return "give --model and --input-shape (or --zoo FILE)"
+    return ""
+
+
+def _check_settings(args):
+    from migrate.check import CheckSettings
+    return CheckSettings(rtol=args.rtol, atol=args.atol, mode=args.mode,
+                         train_steps=args.train_steps, optimizer=args.optimizer, lr=args.lr,
+                         loss_fn=args.loss, seed=args.seed, float64_reference=args.float64,
+                         init_check=not args.no_init_check, local=args.local)
+
+
+def _check_job(args):
+    from migrate.check.harness import CheckJob
+    return CheckJob(args.model, args.path, args.model, list(args.input_shape), args.input_dtype,
+                    args.input_range, args.root, args.converted, _check_settings(args),
+                    list(args.report or []), args.timeout, args.ms_python)
+
+
+def _run_check_job(job, args):
+    """(result, notes), or the message of why the check could not run. With a time limit the
+    check runs in a child process (killed when the time is up)."""
+    from migrate.check import CheckError
+    from migrate.check.harness import UsageError, run_job
+    from migrate.check.isolate import ChildFailed, run
+    work = (job, _converter(), _cache_dir(args), _converter("mindspore") if job.ms_python
+            else None)
+    try:
+        if job.timeout is None:
+            return run_job(*work)
+        return run(run_job, work, timeout=job.timeout, threads=args.threads)
+    except (UsageError, CheckError, ChildFailed) as exc:
+        return str(exc)
+    except MemoryError as exc:
+        return f"out of memory ({exc}): use a smaller --input-shape"
+
+
+def _show_check(result, notes, quiet, err) -> None:
+    from rich.markup import escape
+
+    from migrate.check.report import verdict
+    out = _console(stderr=False, wide=True)
+    if quiet:
         style = "green" if result.passed else "red"
         out.print(f"[{style}]{escape(verdict(result))}[/{style}]")
     else:
         result.print_table(out)
     for n in notes:
         err.print(f"[yellow]note:[/] {escape(n)}")
+
+
+def _write_reports(result, reports, err) -> int:
+    """Write the reports; 2 (could not run) when one cannot be written, else 0."""
+    from rich.markup import escape
     for report in reports:
         try:
             result.write(report)
         except OSError as exc:
             err.print(f"[red]error:[/] cannot write {report}: {escape(str(exc))}")
-            return EXIT_ERROR
+            return 2
         err.print(f"report written to {report}")
-    return result.exit_code
+    return 0
 
 
 # ---- migrate weights -----------------------------------------------------------------------
@@ -364,20 +522,25 @@ def _add_weights(sub) -> None:
     p.add_argument("src", help="a .pth/.pt state dict or an ms_core .ckpt")
     p.add_argument("-o", "--output", required=True, help="the file to write (.ckpt or .pth)")
     p.add_argument("--source", metavar="MODEL.py", help="the PyTorch file defining the model "
-                                                        "(exact names from each layer's class)")
-    p.add_argument("--model", help="constructor expression, with --source or as "
-                                   "'model.py:Net(10)'")
+                                                        "(exact names from each layer's class); "
+                                                        "loose or any module of a package")
+    p.add_argument("--model", help="constructor expression, with --source; or "
+                                   "'model.py:Net(10)'; or 'pkg.module:Net(10)' with --root")
+    p.add_argument("--root", metavar="DIR", help="the directory holding pkg for --model "
+                                                 "pkg.module:EXPR (default: the current one)")
+    p.add_argument("--cache", metavar="DIR", help="where converted packages are kept")
+    p.add_argument("--no-cache", action="store_true", help="convert into a temporary directory")
 
 
 def _run_weights(args) -> int:
     from rich.markup import escape
 
-    from migrate import convert_source
     from migrate.check import EXIT_ERROR
     from migrate.check.harness import UsageError, cleanup, prepare
+    from migrate.check.loader import split_model_spec
     from migrate.check.weights import convert_file
 
-    err = _console()
+    err = _console(wide=True)
     if not os.path.isfile(args.src):
         err.print(f"[red]error:[/] {args.src} does not exist")
         return EXIT_ERROR
@@ -385,14 +548,16 @@ def _run_weights(args) -> int:
     if model and not source and ".py:" in model:  # --model 'model.py:Net()'
         source, model = model.split(".py:", 1)
         source += ".py"
-    if bool(source) != bool(model):
-        err.print("[red]error:[/] --model needs the file defining it: --source model.py, or "
-                  "--model 'model.py:Net()'")
+    by_module = bool(model and not source and split_model_spec(model))
+    if bool(source) != bool(model) and not by_module:
+        err.print("[red]error:[/] --model needs the file defining it: --source model.py, "
+                  "--model 'model.py:Net()', or --model 'pkg.module:Net()' --root DIR")
         return EXIT_ERROR
     torch_model = ms_model = None
     try:
-        if source:
-            torch_model, ms_model, _, _ = prepare(source, model, convert=convert_source)
+        if model:
+            torch_model, ms_model, _, _ = prepare(source, model, convert=_converter(),
+                                                  root=args.root, cache=_cache_dir(args))
         notes = convert_file(args.src, args.output, torch_model, ms_model)
     except (UsageError, ValueError, OSError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")

@@ -22,6 +22,9 @@ A file holds ``[[entry]]`` tables with these keys:
 ``receiver``   methods only: ``"any"`` when the method name is unambiguous; ``"tensor"`` (the
                default) / ``"module"`` when the receiver must be known to be one; ``"param"``
                for a tensor or an attribute chain ending in a parameter name (``.weight.data``).
+``untyped``    methods only: why the call, left as written, would mean something else on MindSpore
+               (``x.std()`` divides by n there, by n - 1 in torch); where the receiver cannot be
+               typed as a tensor the call is marked (MS915) with this reason instead of left.
 ``positional`` how many leading parameters keep their position in the target (default: up to
                the first parameter with a fate other than a rename).
 ``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).
@@ -81,6 +84,7 @@ class Entry:
     receiver: str = "tensor"
     positional: int | None = None
     mindspore_note: str = ""
+    untyped: str | None = None
 
     def param(self, name: str) -> Param | None:
         """Return the torch parameter called ``name``."""
@@ -130,13 +134,14 @@ def _load_file(path: Path) -> list[Entry]:
                 receiver=raw.get("receiver", "tensor"),
                 positional=raw.get("positional"),
                 mindspore_note=raw.get("mindspore_note", ""),
+                untyped=raw.get("untyped"),
             )
         )
         for alias in raw.get("aliases", []):
             out.append(
                 Entry(alias, out[-1].target, label, out[-1].note, table, out[-1].id,
                       out[-1].params, out[-1].args, out[-1].rule, out[-1].receiver,
-                      out[-1].positional, out[-1].mindspore_note)
+                      out[-1].positional, out[-1].mindspore_note, out[-1].untyped)
             )
     return out
 
@@ -171,3 +176,45 @@ def search(text: str = "") -> list[Entry]:
         e for e in load_tables().values()
         if not text or text in f"{e.torch} {e.target} {e.label} {e.note} {e.table}".lower()
     ]
+
+
+@dataclass(frozen=True)
+class LayerAttributes:
+    """What a torch layer's attributes are on the MindSpore side (``attributes.toml``).
+
+    ``rename``: torch name -> MindSpore name (same value). ``keep`` / ``shadow``: torch name ->
+    torch's value as an expression of the constructor's torch arguments, kept by the generated
+    torch-signature class under the torch name / as ``torch_<name>``. ``absent``: torch name ->
+    why MindSpore has nothing like it.
+    """
+
+    torch: str
+    rename: dict = field(default_factory=dict, hash=False, compare=False)
+    keep: dict = field(default_factory=dict, hash=False, compare=False)
+    shadow: dict = field(default_factory=dict, hash=False, compare=False)
+    absent: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+@functools.lru_cache(maxsize=1)
+def load_attributes() -> dict[str, LayerAttributes]:
+    """Load ``attributes.toml``: torch layer class -> its :class:`LayerAttributes`.
+
+    Raises:
+        ValueError: when a class is listed twice or a group has an unknown key.
+
+    Example:
+        >>> load_attributes()["torch.nn.BatchNorm2d"].rename["weight"]
+        'gamma'
+    """
+    data = tomllib.loads((_HERE / "attributes.toml").read_text(encoding="utf-8"))
+    out: dict[str, LayerAttributes] = {}
+    for raw in data.get("layer", []):
+        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent"}
+        if unknown:
+            raise ValueError(f"attributes.toml: unknown keys {sorted(unknown)}")
+        for name in raw["torch"]:
+            if name in out:
+                raise ValueError(f"attributes.toml: {name} is listed twice")
+            out[name] = LayerAttributes(name, dict(raw.get("rename", {})), dict(raw.get("keep", {})),
+                                        dict(raw.get("shadow", {})), dict(raw.get("absent", {})))
+    return out

@@ -14,19 +14,20 @@ and `bind()`, called once by ms_core/__init__.py as soon as ops are loaded (befo
 compute with a Tensor or differentiate), fills the placeholders:
 
     _engine.Tensor                                              <- common.tensor.Tensor
-    common.tensor.F                                             <- ops.functional
-    _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F   <- ops.functional
+    common.tensor.F, common.tensor_methods.F                    <- ops.functional
+    _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
+    _prims.linalg.F                                             <- ops.functional
 
 Nothing else assigns these names.
 """
 from . import _engine
-from ._prims import array, loss, math, nn
-from .common import tensor
+from ._prims import array, linalg, loss, math, nn
+from .common import tensor, tensor_methods
 from .ops import functional
 
 
 def bind():
     """Give the modules that load before Tensor and ops their references to them (see above)."""
     _engine.Tensor = tensor.Tensor
-    for module in (tensor, array, math, nn, loss):
+    for module in (tensor, tensor_methods, array, math, nn, loss, linalg):
         module.F = functional

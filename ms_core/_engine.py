@@ -2,9 +2,11 @@
 
 Nothing is recorded outside a transform (`grad`, `value_and_grad`, `GradOperation`, `vjp`):
 `state.depth` counts the transforms that are recording. A recorded op output points at its
-`Node`; a node holds its inputs strongly and its outputs weakly, so there are no reference
-cycles. Backward rules are written with ms_core ops, so while an outer transform records, the
-backward pass of an inner one is itself recorded and can be differentiated again.
+`Node`; a node holds its inputs (as recorded, see `_as_recorded`) strongly, its output Tensors
+weakly and their arrays strongly, so there are no reference cycles and in-place updates of a
+Tensor after it was used never change what was recorded. Backward rules are written with
+ms_core ops, so while an outer transform records, the backward pass of an inner one is itself
+recorded and can be differentiated again.
 """
 import weakref
 
@@ -38,21 +40,30 @@ _NO_CTX = _NoCtx()
 class Node:
     """One recorded application of a primitive."""
 
-    __slots__ = ("prim", "inputs", "outs", "needs", "__dict__", "__weakref__")
+    __slots__ = ("prim", "inputs", "outs", "arrays", "needs", "__dict__", "__weakref__")
 
     def __init__(self, prim, inputs):
         self.prim = prim
         self.inputs = inputs
         self.outs = ()
+        self.arrays = ()
         self.needs = None
 
     @property
     def out(self):
-        """The (first) output Tensor; alive whenever backward can reach this node."""
-        return self.outs[0]()
+        """The (first) output Tensor, as the op produced it."""
+        return self.output(0)
 
     def output(self, i):
-        return self.outs[i]()
+        """Output `i` as the op produced it: the Tensor itself while it is alive and unchanged;
+        after an in-place update rebound it (or once it is gone), an alias of the recorded values
+        at this node's place in the graph (the node keeps the arrays, never the Tensors)."""
+        t = self.outs[i]()
+        if t is not None and t._node is self and t._index == i:
+            return t
+        alias = Tensor._wrap(self.arrays[i])
+        alias._node, alias._index = self, i
+        return alias
 
 
 class Primitive:
@@ -83,6 +94,18 @@ def is_tracked(x):
     return isinstance(x, Tensor) and (x._node is not None or x._track)
 
 
+def _as_recorded(x):
+    """What a node keeps of input `x`: a tracked leaf itself (gradients are matched to it by
+    identity); any other Tensor as an alias frozen at its current values and graph position, so
+    that a later in-place update of `x` (`x.add_(1)`, `x[0] = 5`, which rebind x's values and
+    node) changes neither what this node's backward reads nor where its gradient goes."""
+    if not isinstance(x, Tensor) or x._node is None and x._track:
+        return x
+    alias = Tensor._wrap(x._data)
+    alias._node, alias._index = x._node, x._index
+    return alias
+
+
 def apply(prim, *args):
     """Run `prim` on `args`, recording a node when a transform records and an input is tracked."""
     record = state.depth > 0 and any(is_tracked(a) for a in args)
@@ -92,7 +115,7 @@ def apply(prim, *args):
         if prim.n_out == 1:
             return Tensor._wrap(out)
         return tuple(Tensor._wrap(o) for o in out)
-    node = Node(prim, args)
+    node = Node(prim, tuple(_as_recorded(a) for a in args))
     out = prim.forward(node, *arrays)
     tensors = _attach(node, (out,) if prim.n_out == 1 else out)
     return tensors[0] if prim.n_out == 1 else tuple(tensors)
@@ -107,6 +130,7 @@ def _attach(node, out_arrays):
         t._index = i
         tensors.append(t)
     node.outs = tuple(weakref.ref(t) for t in tensors)
+    node.arrays = tuple(t._data for t in tensors)
     return tensors
 
 

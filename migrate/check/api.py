@@ -24,7 +24,7 @@ import numpy as np
 from .compare import ks_2samp
 from .findings import collect_findings, init_finding, transfer_findings
 from .phase import run_phase
-from .result import CheckError, CheckResult, InitRow, layer_of
+from .result import CheckError, CheckResult, Finding, InitRow, layer_of
 from .run import ModelPair, is_ms, is_torch, one_line, restore_ms, restore_torch, snapshot_ms, \
     snapshot_torch
 from .training import run_training
@@ -90,6 +90,7 @@ class CheckSettings:
     gradients: bool = True
     ks_alpha: float = 1e-3
     local: str = "auto"
+    mindspore: object = None
 
     def __post_init__(self):
         if self.local not in ("auto", "all"):
@@ -110,7 +111,8 @@ class CheckSettings:
         return dict(rtol=self.rtol, atol=self.atol, mode=self.mode, train_steps=self.train_steps,
                     optimizer=self.optimizer, lr=self.lr, momentum=self.momentum, loss=loss,
                     seed=self.seed, float64_reference=self.float64_reference,
-                    init_check=self.init_check, local=self.local)
+                    init_check=self.init_check, local=self.local,
+                    mindspore=self.mindspore.describe() if self.mindspore is not None else None)
 
 
 def check(torch_module, ms_cell, inputs, settings: CheckSettings | None = None,
@@ -160,6 +162,7 @@ def check(torch_module, ms_cell, inputs, settings: CheckSettings | None = None,
         _check_init(res, models, s.ks_alpha)
     if s.transfer_weights:
         transfer(torch_module, ms_cell, s.name_map)
+    s = _start_mindspore(res, s, ms_cell)
     res.timings["setup"] = time.perf_counter() - t0
     ms_state0 = snapshot_ms(ms_cell, buffers_only=s.train_steps <= 0)
     try:
@@ -177,6 +180,21 @@ def check(torch_module, ms_cell, inputs, settings: CheckSettings | None = None,
     return res
 
 
+def _start_mindspore(res, s, ms_cell):
+    """Start the MindSpore side with the ms model's weights; if it cannot build the model, that
+    is a finding and the check goes on without it."""
+    if s.mindspore is None:
+        return s
+    from .third_side import MindSporeError
+    try:
+        s.mindspore.start(ms_cell)
+    except MindSporeError as exc:
+        res.findings.append(Finding("mindspore", "(model)", str(exc)))
+        return replace(s, mindspore=None)
+    res.settings.setdefault("notes", []).extend(s.mindspore.load_notes)
+    return s
+
+
 def _run(res, models, inputs, s) -> None:
     """The phases, then the training steps (unless there is nothing to train)."""
     for plan in s.phases():
@@ -191,7 +209,10 @@ def _run(res, models, inputs, s) -> None:
         res.settings["notes"] = ["training steps skipped: the model has no trainable parameters"]
     else:
         t1 = time.perf_counter()
-        res.train = run_training(models, inputs, s)
+        last = res.phases[-1] if res.phases else None
+        agree = last is not None and last.mode == "train" and bool(last.gradients) and \
+            all(g.stats.passed for g in last.gradients)
+        res.train = run_training(models, inputs, s, gradients_agree=agree)
         res.timings["train_steps"] = time.perf_counter() - t1
 
 

@@ -32,6 +32,7 @@ def collect_findings(res, models) -> None:
     """Append the findings of the phases and of the training steps to `res.findings`."""
     for phase in res.phases:
         res.findings += _phase_findings(phase, models)
+        res.findings += _mindspore_findings(phase, models)
     if res.train is not None and not res.train.passed:
         res.findings.append(_training_finding(res.train, models))
 
@@ -126,3 +127,39 @@ def _training_finding(tr, models) -> Finding:
             msg += "; " + tr.hints.get(layer, "BatchNorm moving statistics: is momentum "
                                               "converted (ms = 1 - torch)?")
     return Finding("training-steps", layer, msg, *models.sources("" if layer == ROOT else layer))
+
+
+def _mindspore_findings(phase, models) -> list:
+    """Real MindSpore (--ms-python) differs from torch: where first (execution order)."""
+    if phase.mindspore_error:
+        where = phase.mindspore_failed_at or ROOT
+        row = next((r for r in phase.layers if r.name == where), None)
+        at = f" in '{where}' (the first layer it does not finish)" if row is not None else ""
+        sources = (row.torch_source, row.ms_source) if row is not None else models.sources("")
+        return [Finding("mindspore", where, f"the MindSpore conversion raises in {phase.mode} "
+                                            f"mode{at}: {phase.mindspore_error}", *sources)]
+    rows = [r for r in phase.layers if r.mindspore is not None and not r.mindspore.passed]
+    outputs = phase.mindspore_outputs
+    grads = [g for g in phase.gradients if g.mindspore is not None and not g.mindspore.passed]
+    if rows:
+        r = min(rows, key=lambda row: row.order)
+        st = r.mindspore
+        agrees = "ms_core agrees" if r.output is None or r.output.passed else \
+            "ms_core differs too"
+        return [Finding("mindspore", r.name,
+                        f"first layer whose MindSpore output differs from torch's in {phase.mode}"
+                        f" mode ({r.torch_type} -> {r.ms_type}; {agrees}): max abs "
+                        f"{st.max_abs:.3g}, max rel {st.max_rel:.3g}, cosine {st.cosine:.4f}",
+                        r.torch_source, r.ms_source)]
+    if outputs is not None and not outputs.passed:
+        return [Finding("mindspore", ROOT, f"MindSpore's outputs differ from torch's in "
+                                           f"{phase.mode} mode (max abs {outputs.max_abs:.3g})",
+                        *models.sources(""))]
+    if grads:
+        g = ([b for b in grads if not b.name.startswith("input")] or grads)[-1]
+        return [Finding("mindspore", g.layer,
+                        f"MindSpore's gradient of '{g.name}' differs from torch's (max abs "
+                        f"{g.mindspore.max_abs:.3g}, cosine {g.mindspore.cosine:.4f}); "
+                        f"{len(grads)} gradient(s) out of tolerance",
+                        *models.sources(layer_path(g.name) if g.layer != "input" else ""))]
+    return []

@@ -1,59 +1,138 @@
-"""The library harness behind `migrate check` and `migrate weights`: import a model file and its
-conversion, build both models, make inputs, run the check (cli.py parses arguments and prints).
+"""The library harness behind `migrate check` and `migrate weights`: find a model's code (a file,
+loose or inside a package, or `pkg.module:expr` under a root), convert it, import both versions,
+build both models, make inputs, run the check (cli.py parses arguments and prints).
 
 The converter is passed in by the caller (cli.py passes ``migrate.convert_source``): the checker
 never imports the converter. It is any function ``convert(source: str)`` returning an object with
-``code`` (the converted source), ``error`` (None or a message) and ``unsupported`` (a count).
+``code`` (the converted source), ``error`` (None or a message) and ``unsupported`` (a count); a
+``cache_key`` attribute on it (its version) lets converted packages be cached.
 
     from migrate import convert_source
     from migrate.check import CheckSettings
     from migrate.check.harness import check_file
-    result, notes = check_file("model.py", "Net()", ["2,3,32,32"], convert=convert_source,
-                               settings=CheckSettings(mode="both", train_steps=5))
+    result, notes = check_file("repo/models/resnet.py", "ResNet18()", ["2,3,32,32"],
+                               convert=convert_source,
+                               settings=CheckSettings(mode="both", train_steps=2))
 """
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib.util
 import os
-import sys
-import tempfile
+import re
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .api import CheckSettings, check
-from .run import one_line
+from .loader import (Imported, LoadError, ModelSource, cleanup, convert_tree, from_module,
+                     import_side, locate, script_argv, source_files, split_model_spec,
+                     top_names)
+from .run import flatten, one_line
+
+__all__ = ["UsageError", "prepare", "check_file", "make_inputs", "cleanup", "load_sides",
+           "resolve_model"]
 
 _DTYPES = {"float32": np.float32, "float64": np.float64, "float16": np.float16,
            "int64": np.int64, "int32": np.int32, "bool": np.bool_}
+_SHAPE = re.compile(r"^\s*\d+(\s*[,x]\s*\d+)*\s*$")
 
 
 class UsageError(Exception):
     """Bad input to the command: message printed, exit code 2."""
 
 
-# --- model loading --------------------------------------------------------------------------------
+# --- where the model is ---------------------------------------------------------------------------
 
-def load_module(path: str, tag: str):
-    """Import a Python file in isolation under a unique module name (its directory is on
-    sys.path only while it executes, so sibling imports work and nothing leaks)."""
-    path = os.path.abspath(path)
-    name = f"_migrate_check_{tag}_{hashlib.sha1(path.encode()).hexdigest()[:10]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    directory = os.path.dirname(path)
-    sys.path.insert(0, directory)
-    sys.modules[name] = module
+def resolve_model(path, model, root=None) -> tuple[ModelSource, str]:
+    """(the model's module, the constructor expression) from `migrate check`'s arguments.
+
+    Args:
+        path: the model's file (loose, or anywhere inside a package), or None.
+        model: the constructor expression ('ResNet18()'); without `path`,
+            'pkg.module:ResNet18()'.
+        root: the directory holding `pkg` (default: the current directory), used without `path`.
+
+    Raises:
+        UsageError: neither form, or the module or file does not exist.
+
+    Example:
+        >>> resolve_model(None, "models.resnet:ResNet18()", "repo")  # doctest: +SKIP
+        (ModelSource(root='/abs/repo', module='models.resnet', ...), 'ResNet18()')
+    """
     try:
-        spec.loader.exec_module(module)
-    except BaseException as exc:
-        sys.modules.pop(name, None)
-        raise UsageError(f"importing {_show(path)} failed: {one_line(exc)}") from None
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(directory)
-    return module
+        if path:
+            return locate(path), model
+        spec = split_model_spec(model or "")
+        if spec is None:
+            raise UsageError(f"--model {model!r}: without PATH, name the model as "
+                             f"pkg.module:EXPR (with --root DIR, default the current directory)")
+        return from_module(spec[0], root or os.getcwd()), spec[1]
+    except LoadError as exc:
+        raise UsageError(str(exc)) from None
+
+
+@dataclass
+class Sides:
+    """The torch module and the converted one, imported side by side.
+
+    `display` maps a converted tree's directory to the original's (reports show converted files
+    as '<original file> (converted)'); `notes` are remarks for the user.
+    """
+
+    source: ModelSource
+    torch: Imported
+    ms: Imported
+    display: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+
+
+def load_sides(src: ModelSource, converted=None, convert=None, cache=None,
+               target="ms_core") -> Sides:
+    """Import the torch module and its conversion (converted here, or the given file/tree).
+
+    Args:
+        src: the model's module.
+        converted: a converted file (for a loose module) or a directory mirroring `src.root`;
+            None converts with `convert`.
+        convert: the converter (see the module docstring).
+        cache: directory of cached conversions (None: a temporary one per call).
+        target: 'ms_core' or 'mindspore' (a tag of the cache key).
+
+    Raises:
+        UsageError: nothing to convert with, or an import fails (with the conversion's failures
+            that may explain it).
+    """
+    files = source_files(src)
+    names = top_names(files)
+    notes, display = [], {}
+    ms_src, ms_root = src, None
+    if converted is None:
+        if convert is None:
+            raise UsageError(f"{_show(src.file)}: give the converted file, or a converter to "
+                             f"convert it")
+        tree = convert_tree(src, convert, cache, target)
+        notes += tree.notes()
+        ms_root = tree.root
+        display[tree.root] = src.root
+    elif os.path.isdir(converted):
+        ms_root = os.path.abspath(converted)
+    elif os.path.isfile(converted):
+        ms_src = locate(converted)
+        ms_root = ms_src.root
+    else:
+        raise UsageError(f"{converted} does not exist")
+    try:
+        t_side = import_side(src, src.root, names, "torch", keep=True)
+        m_side = import_side(ms_src, ms_root, names | {ms_src.top}, "converted")
+    except LoadError as exc:
+        text = _relabel_text(str(exc), display)
+        failed = [n for n in notes if "does not convert" in n]
+        if failed:
+            text += f" ({failed[0]})"
+        elif notes and converted is None:
+            text += f" ({notes[0]}: see `migrate convert {_show(src.file)}`)"
+        raise UsageError(text) from None
+    notes += t_side.notes + m_side.notes
+    return Sides(src, t_side, m_side, display, notes)
 
 
 def _show(path):
@@ -61,8 +140,17 @@ def _show(path):
     return rel if not rel.startswith("..") else path
 
 
+def _relabel_text(text, display):
+    for tmp, orig in display.items():
+        text = text.replace(tmp, orig)
+    return text
+
+
+# --- building -------------------------------------------------------------------------------------
+
 def build(module, expr: str, side: str, seed: int):
-    """Evaluate the constructor expression in the module's namespace (seeded)."""
+    """Evaluate the constructor expression in the module's namespace (seeded, with
+    ``sys.argv = [the module's file]``)."""
     import torch
 
     import ms_core
@@ -70,70 +158,33 @@ def build(module, expr: str, side: str, seed: int):
     ms_core.set_seed(seed)
     np.random.seed(seed)
     try:
-        obj = eval(expr, dict(vars(module)))  # the user's own expression, on their own file
-    except BaseException as exc:
+        with script_argv(getattr(module, "__file__", "") or ""):
+            return eval(expr, dict(vars(module)))  # the user's own expression, on their own code
+    except BaseException as exc:  # noqa: BLE001 (SystemExit from a constructor's argparse)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         raise UsageError(f"the model expression {expr!r} fails on the {side} side: "
                          f"{one_line(exc)}") from None
-    return obj
 
 
-def make_inputs(shapes, dtypes, ranges, seed) -> list:
-    """Random inputs: float N(0, 1); integers uniform in [lo, hi) (default [0, 10))."""
-    rng = np.random.default_rng(seed)
-    n = len(shapes)
-    dtypes = dtypes or ["float32"]
-    if len(dtypes) == 1:
-        dtypes = dtypes * n
-    if len(dtypes) != n:
-        raise UsageError(f"give one --input-dtype, or one per --input-shape ({n}), "
-                         f"not {len(dtypes)}")
-    ranges = ranges or []
-    out = []
-    for i, (shape_text, dt) in enumerate(zip(shapes, dtypes)):
-        try:
-            shape = tuple(int(s) for s in shape_text.replace("x", ",").split(",") if s.strip())
-        except ValueError:
-            raise UsageError(f"--input-shape {shape_text!r} is not a comma-separated list of "
-                             f"ints") from None
-        if not shape or any(s <= 0 for s in shape):
-            raise UsageError(f"--input-shape {shape_text!r} must be positive ints, e.g. 2,3,32,32")
-        if dt not in _DTYPES:
-            raise UsageError(f"--input-dtype {dt!r} is not one of {', '.join(_DTYPES)}")
-        np_dt = _DTYPES[dt]
-        if np.dtype(np_dt).kind == "f":
-            out.append(rng.standard_normal(shape).astype(np_dt))
-            continue
-        lo, hi = 0, 10
-        if i < len(ranges) or len(ranges) == 1:
-            text = ranges[i] if i < len(ranges) else ranges[0]
-            try:
-                lo, hi = (int(v) for v in text.split(","))
-            except ValueError:
-                raise UsageError(f"--input-range {text!r} must be LO,HI (ints)") from None
-            if hi <= lo:
-                raise UsageError(f"--input-range {text!r}: HI must be greater than LO")
-        if np_dt is np.bool_:
-            out.append(rng.integers(0, 2, shape).astype(np.bool_))
-        else:
-            out.append(rng.integers(lo, hi, shape).astype(np_dt))
-    return out
-
-
-def prepare(path, model_expr, converted=None, seed=0, *, convert=None):
-    """Convert (or read the converted file), import both versions, build both models.
+def prepare(path, model_expr, converted=None, seed=0, *, convert=None, root=None, cache=None):
+    """Find, convert (or take the converted file), import both versions, build both models.
 
     Args:
-        path: the PyTorch source file defining the model.
-        model_expr: the constructor expression, evaluated in each file's namespace ('Net(10)').
-        converted: the converted file; None converts `path` with `convert`.
+        path: the PyTorch file defining the model (loose, or anywhere in a package), or None
+            with `model_expr` = 'pkg.module:EXPR' and `root`.
+        model_expr: the constructor expression, evaluated in each module's namespace
+            ('Net(10)').
+        converted: the converted file or tree; None converts with `convert`.
         seed: seeds torch, NumPy and ms_core before each model is built.
-        convert: the converter, `convert(source) -> result` with `.code`, `.error` and
-            `.unsupported` (e.g. ``migrate.convert_source``); needed when `converted` is None.
+        convert: the converter (see the module docstring); needed when `converted` is None.
+        root: the directory holding the package, when `path` is None.
+        cache: the directory of cached conversions (None: convert into a temporary directory).
 
     Returns:
-        (torch_model, ms_model, notes, display_paths): `notes` are remarks for the user (sites
-        the conversion left unsupported); `display_paths` maps a temporary converted file to the
-        name to show for it.
+        (torch_model, ms_model, notes, display): `notes` are remarks for the user (sites the
+        conversion left unsupported, files that did not convert, skipped package __init__
+        files); `display` maps a converted directory to the original one (for reports).
 
     Raises:
         UsageError: a file is missing, does not convert or import, or the expression fails.
@@ -141,52 +192,12 @@ def prepare(path, model_expr, converted=None, seed=0, *, convert=None):
     Example:
         >>> t, m, notes, _ = prepare("model.py", "Net()", convert=convert_source)  # doctest: +SKIP
     """
-    if not os.path.isfile(path):
-        raise UsageError(f"{path} does not exist")
-    notes = []
-    temporary = converted is None
-    converted_path = _convert(path, convert, notes) if temporary else converted
-    if not os.path.isfile(converted_path):
-        raise UsageError(f"{converted} does not exist")
-    torch_mod = load_module(path, "torch")
-    # The converted file may import siblings of the original: let its directory resolve them.
-    try:
-        ms_mod = _load_converted(converted_path, os.path.dirname(os.path.abspath(path)))
-    except UsageError as exc:
-        text = str(exc)
-        if temporary:  # name the temporary file after the original
-            text = text.replace(_show(os.path.abspath(converted_path)), f"{path} (converted)")
-            text = text.replace(os.path.abspath(converted_path), f"{path} (converted)")
-        if notes:
-            text += f" ({notes[0]}: see `migrate convert {path}`)"
-        raise UsageError(text) from None
-    torch_model = build(torch_mod, model_expr, "torch", seed)
-    ms_model = build(ms_mod, model_expr, "converted", seed)
-    _check_types(model_expr, torch_model, ms_model)
-    display = {}
-    if temporary:
-        display[os.path.abspath(converted_path)] = f"{_show(path)} (converted)"
-    return torch_model, ms_model, notes, display
-
-
-def _convert(path, convert, notes) -> str:
-    """Convert `path` into a temporary file (kept until :func:`cleanup`); return its path."""
-    if convert is None:
-        raise UsageError(f"{path}: give the converted file, or a converter to convert it")
-    with open(path, encoding="utf-8") as f:
-        code = f.read()
-    result = convert(code)
-    if result.error:
-        raise UsageError(f"{path} does not convert: {result.error}")
-    if result.unsupported:
-        notes.append(f"the conversion left {result.unsupported} unsupported site(s) "
-                     f"(marked '# migrate:')")
-    tmpdir = tempfile.mkdtemp(prefix="migrate-check-")
-    _remember(tmpdir)
-    converted_path = os.path.join(tmpdir, os.path.basename(path))
-    with open(converted_path, "w", encoding="utf-8") as f:
-        f.write(result.code)
-    return converted_path
+    src, expr = resolve_model(path, model_expr, root)
+    sides = load_sides(src, converted, convert, cache)
+    torch_model = build(sides.torch.module, expr, "torch", seed)
+    ms_model = build(sides.ms.module, expr, "converted", seed)
+    _check_types(expr, torch_model, ms_model)
+    return torch_model, ms_model, sides.notes, sides.display
 
 
 def _check_types(model_expr, torch_model, ms_model) -> None:
@@ -201,58 +212,134 @@ def _check_types(model_expr, torch_model, ms_model) -> None:
                          f"code, not an nn.Cell (was the class converted?)")
 
 
-def _load_converted(path, original_dir):
-    sys.path.insert(0, original_dir)
+# --- inputs ---------------------------------------------------------------------------------------
+
+def parse_shape(text: str) -> tuple:
+    """(2, 3, 32, 32) from '2,3,32,32' or '2x3x32x32'.
+
+    Raises:
+        UsageError: anything else ('2,x', '2,,3', '-1,3', '').
+    """
+    if not _SHAPE.match(text or ""):
+        raise UsageError(f"--input-shape {text!r} is not a list of positive ints separated by "
+                         f"commas, e.g. 2,3,32,32")
+    shape = tuple(int(s) for s in re.split(r"[,x]", text))
+    if any(s <= 0 for s in shape):
+        raise UsageError(f"--input-shape {text!r} must be positive ints, e.g. 2,3,32,32")
+    return shape
+
+
+def make_inputs(shapes, dtypes, ranges, seed) -> list:
+    """Random inputs: float N(0, 1); integers uniform in [lo, hi) (default [0, 10)).
+
+    Raises:
+        UsageError: a malformed shape, dtype or range, or inputs larger than the free memory.
+    """
+    rng = np.random.default_rng(seed)
+    n = len(shapes)
+    dtypes = dtypes or ["float32"]
+    if len(dtypes) == 1:
+        dtypes = dtypes * n
+    if len(dtypes) != n:
+        raise UsageError(f"give one --input-dtype, or one per --input-shape ({n}), "
+                         f"not {len(dtypes)}")
+    parsed = [parse_shape(s) for s in shapes]
+    for dt in dtypes:
+        if dt not in _DTYPES:
+            raise UsageError(f"--input-dtype {dt!r} is not one of {', '.join(_DTYPES)}")
+    _fits_in_memory(parsed, dtypes)
+    out = []
+    for i, (shape, dt) in enumerate(zip(parsed, dtypes)):
+        np_dt = _DTYPES[dt]
+        if np.dtype(np_dt).kind == "f":
+            out.append(rng.standard_normal(shape).astype(np_dt))
+            continue
+        lo, hi = _input_range(ranges or [], i)
+        if np_dt is np.bool_:
+            out.append(rng.integers(0, 2, shape).astype(np.bool_))
+        else:
+            out.append(rng.integers(lo, hi, shape).astype(np_dt))
+    return out
+
+
+def _input_range(ranges, i):
+    if not (i < len(ranges) or len(ranges) == 1):
+        return 0, 10
+    text = ranges[i] if i < len(ranges) else ranges[0]
     try:
-        return load_module(path, "ms")
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(original_dir)
+        lo, hi = (int(v) for v in text.split(","))
+    except ValueError:
+        raise UsageError(f"--input-range {text!r} must be LO,HI (ints)") from None
+    if hi <= lo:
+        raise UsageError(f"--input-range {text!r}: HI must be greater than LO")
+    return lo, hi
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (MemAvailable), or None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _fits_in_memory(shapes, dtypes) -> None:
+    """Refuse inputs that alone exceed the free memory (the check needs many times more)."""
+    need = sum(int(np.prod(s, dtype=np.float64)) * np.dtype(_DTYPES[d]).itemsize * 2
+               for s, d in zip(shapes, dtypes))  # the float64 reference doubles float32
+    free = available_memory()
+    if free is not None and need > free:
+        raise UsageError(f"the inputs {' and '.join('x'.join(map(str, s)) for s in shapes)} "
+                         f"alone need {need / 2**30:.3g} GiB; {free / 2**30:.3g} GiB are free: "
+                         f"use a smaller --input-shape")
 
 
 def _probe(torch_model, inputs, shapes):
+    """Run torch once in inference mode: it must run on the inputs and return tensors."""
     import torch
     torch_model.eval()
     try:
         with torch.no_grad():
-            torch_model(*[torch.from_numpy(x) for x in inputs])
+            out = torch_model(*[torch.from_numpy(x) for x in inputs])
+    except MemoryError:
+        raise UsageError(f"out of memory running the torch model on inputs of shape "
+                         f"{' and '.join(shapes)}: use a smaller --input-shape") from None
     except Exception as exc:
         raise UsageError(f"the torch model does not run on inputs of shape "
                          f"{' and '.join(shapes)}: {one_line(exc)}") from None
+    if not any(t.is_floating_point() for t in flatten(out)):
+        raise UsageError(f"the torch model returns {_describe_value(out)}: the checker compares "
+                         f"floating-point tensor outputs (return the logits, or a tuple/dict "
+                         f"holding them)")
+
+
+def _describe_value(value) -> str:
+    text = repr(value)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"{type(value).__name__} {text}"
 
 
 # --- running --------------------------------------------------------------------------------------
 
-_TEMP_DIRS: list = []
-
-
-def _remember(tmpdir):
-    """Temporary converted files live until the command ends (or the interpreter exits: a
-    library caller may still read their source lines)."""
-    if not _TEMP_DIRS:
-        import atexit
-        atexit.register(cleanup)
-    _TEMP_DIRS.append(tmpdir)
-
-
-def cleanup():
-    """Remove the temporary converted files (cli.py calls it when a command ends)."""
-    import shutil
-    while _TEMP_DIRS:
-        shutil.rmtree(_TEMP_DIRS.pop(), ignore_errors=True)
-
-
 def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=None,
-               converted=None, *, convert=None, settings=None):
-    """What `migrate check` does: convert, import and build both models, make the inputs, make
-    sure torch runs on them, and check.
+               converted=None, *, convert=None, settings=None, root=None, cache=None,
+               ms_python=None, convert_mindspore=None):
+    """What `migrate check` does: find and convert the model's code, import and build both
+    models, make the inputs, make sure torch runs on them, and check.
 
     Args:
-        path, model_expr, converted, convert: as :func:`prepare`.
+        path, model_expr, converted, convert, root, cache: as :func:`prepare`.
         input_shapes: one 'N,C,H,W' text per model input.
         input_dtypes, input_ranges: as :func:`make_inputs`.
         settings: the :class:`~migrate.check.api.CheckSettings` (its seed also builds the models
             and draws the inputs).
+        ms_python: an interpreter with MindSpore: the model converted by `convert_mindspore`
+            (``--target mindspore``) runs there as a third side.
+        convert_mindspore: the converter to MindSpore (needed with `ms_python`).
 
     Returns:
         (result, notes): the :class:`~migrate.check.result.CheckResult`, its sources shown under
@@ -266,31 +353,106 @@ def check_file(path, model_expr, input_shapes, input_dtypes=None, input_ranges=N
         >>> r, _ = check_file("model.py", "Net()", ["2,8"], convert=convert_source)  # doctest: +SKIP
     """
     settings = settings if settings is not None else CheckSettings()
-    torch_model, ms_model, notes, display = prepare(path, model_expr, converted, settings.seed,
-                                                    convert=convert)
     inputs = make_inputs(input_shapes, input_dtypes, input_ranges, settings.seed)
+    torch_model, ms_model, notes, display = prepare(path, model_expr, converted, settings.seed,
+                                                    convert=convert, root=root, cache=cache)
     _probe(torch_model, inputs, input_shapes)
-    result = check(torch_model, ms_model, inputs, settings)
-    _relabel_sources(result, display)
-    result.settings.update(path=path, model=model_expr, input_shapes=input_shapes)
+    side = None
+    if ms_python:
+        side = _mindspore_side(path, model_expr, root, cache, ms_python, convert_mindspore,
+                               settings.seed)
+        settings = replace(settings, mindspore=side)
+        notes = notes + side.tree_notes
+    try:
+        result = check(torch_model, ms_model, inputs, settings)
+    finally:
+        if side is not None:
+            side.close()
+    relabel_sources(result, display)
+    result.settings.update(path=path or root, model=model_expr, input_shapes=list(input_shapes))
     for n in notes:
         result.settings.setdefault("notes", []).append(n)
     return result, notes
 
 
-def _relabel_sources(result, display):
-    """Show the temporary converted file as '<model.py> (converted)'."""
+def _mindspore_side(path, model_expr, root, cache, python, convert, seed):
+    """The MindSpore side of a check: the model converted for MindSpore (cached like the other)."""
+    from .third_side import MindSporeSide
+    if convert is None:
+        raise UsageError("--ms-python needs a converter to MindSpore (--target mindspore)")
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise UsageError(f"--ms-python {python}: not an executable file")
+    src, expr = resolve_model(path, model_expr, root)
+    tree = convert_tree(src, convert, cache, "mindspore")
+    side = MindSporeSide(python, tree.root, src.module,
+                         os.path.join(tree.root, os.path.relpath(src.file, src.root)), expr, seed)
+    side.tree_notes = [f"MindSpore conversion: {n}" for n in tree.notes()]
+    return side
+
+
+def relabel_sources(result, display) -> None:
+    """Show files of a converted tree as '<original file> (converted)'."""
     if not display:
         return
 
     def fix(s):
-        for tmp, shown in display.items():
+        for tmp, orig in display.items():
             for form in (tmp, _show(tmp)):
-                if s.startswith(form + ":"):
-                    return shown + s[len(form):]
+                if s.startswith(form + os.sep):
+                    rest, _, line = s[len(form) + 1:].rpartition(":")
+                    return f"{_show(os.path.join(orig, rest))} (converted):{line}"
         return s
     for phase in result.phases:
         for r in phase.layers:
             r.ms_source = fix(r.ms_source)
     for f in result.findings:
         f.ms_source = fix(f.ms_source)
+
+
+# --- one check as a job (the CLI, --timeout and zoo runs) -----------------------------------------
+
+@dataclass
+class CheckJob:
+    """Everything one `migrate check` needs, picklable (a zoo entry, or the command line).
+
+    Attributes:
+        name: what the summary table calls it.
+        path, model, root, converted: as :func:`prepare`.
+        input_shapes, input_dtypes, input_ranges: as :func:`make_inputs`.
+        settings: the :class:`~migrate.check.api.CheckSettings`.
+        reports: report files to write (.md, .json, .html).
+        timeout: seconds the check may take (None: no limit; a limit runs it in a child process).
+        ms_python: an interpreter with MindSpore for the third side (None: none).
+    """
+
+    name: str
+    path: str | None
+    model: str
+    input_shapes: list
+    input_dtypes: list | None = None
+    input_ranges: list | None = None
+    root: str | None = None
+    converted: str | None = None
+    settings: CheckSettings = field(default_factory=CheckSettings)
+    reports: list = field(default_factory=list)
+    timeout: float | None = None
+    ms_python: str | None = None
+
+
+def run_job(job: CheckJob, convert=None, cache=None, convert_mindspore=None):
+    """Run one job in this process: (result, notes). Temporary conversions are removed after.
+
+    Raises:
+        UsageError, CheckError: as :func:`check_file`; MemoryError becomes a CheckError.
+    """
+    from .result import CheckError
+    try:
+        return check_file(job.path, job.model, job.input_shapes, job.input_dtypes,
+                          job.input_ranges, job.converted, convert=convert,
+                          settings=job.settings, root=job.root, cache=cache,
+                          ms_python=job.ms_python, convert_mindspore=convert_mindspore)
+    except MemoryError as exc:
+        raise CheckError(f"out of memory ({one_line(exc)}): use a smaller --input-shape") \
+            from None
+    finally:
+        cleanup()

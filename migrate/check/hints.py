@@ -18,6 +18,11 @@ def layer_hint(torch_module, ms_cell, path) -> str:
         if keep is not None and abs(keep - (1.0 - mod.p)) > 1e-9:
             return (f"torch p={mod.p:g} is the probability to DROP; the ms layer keeps with "
                     f"probability {keep:g}, it needs keep_prob={1.0 - mod.p:g} (or p={mod.p:g})")
+    if isinstance(mod, torch.nn.RNNBase):
+        p_ms = getattr(cell, "dropout", None)
+        if isinstance(p_ms, (int, float)) and abs(float(p_ms) - float(mod.dropout)) > 1e-9:
+            return (f"torch drops between the RNN's layers with p={mod.dropout:g}, the ms layer "
+                    f"with dropout={float(p_ms):g} (both are the probability to drop)")
     pooling = torch.nn.modules.pooling
     if isinstance(mod, (pooling._MaxPoolNd, pooling._AvgPoolNd)):
         pad_mode = getattr(cell, "pad_mode", None)

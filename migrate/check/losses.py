@@ -24,7 +24,19 @@ def make_losses(loss_fn, seed):
     if kind not in _LOSSES:
         raise ValueError(f"unknown loss {loss_fn!r}: use 'mse', 'sum', 'cross_entropy' or a pair "
                          f"(torch_fn, ms_fn)")
-    return _LOSSES[kind](_Targets(kind, seed))
+    targets = _Targets(kind, seed)
+    t_loss, m_loss = _LOSSES[kind](targets)
+    return _Named(t_loss, kind, targets), m_loss
+
+
+class _Named:
+    """A torch loss with its kind and targets visible (the MindSpore side computes the same)."""
+
+    def __init__(self, fn, kind, targets):
+        self.fn, self.kind, self.targets = fn, kind, targets
+
+    def __call__(self, out):
+        return self.fn(out)
 
 
 class _Targets:

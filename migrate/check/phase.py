@@ -6,17 +6,17 @@ layer's own backward. With the float64 reference, torch's own float32 error besi
 """
 from __future__ import annotations
 
-import copy
-from contextlib import ExitStack, contextmanager
-
 import numpy as np
 
-from .compare import compare, within_noise_floor
+from .compare import compare
 from .losses import make_losses
+from .noise import explain_phase, phase_needs_reference
+from .reference import run_reference
 from .replay import local_grad_replay, local_replay
 from .result import ROOT, CheckError, LayerRow, NamedStats, PhaseResult, layer_of
 from .run import (MsRecorder, Run, one_line, restore_ms, restore_torch, run_ms, run_torch,
-                  snapshot_ms, snapshot_torch, torch_dropout_keep, worst_stats)
+                  snapshot_ms, snapshot_torch, worst_stats)
+from .third_side import compare_third, third_needs_reference
 from .weights import as_torch_layout
 
 
@@ -51,24 +51,40 @@ def run_phase(models, inputs, plan, s) -> PhaseResult:
     restore_ms(models.ms_cell, ms_state)
     _compare_outputs(phase, t_run, m_run, s)
     grads = plan.gradients and phase.ms_error is None
-    f64 = None
-    if s.float64_reference:
-        f64 = run_float64(models.torch_module, inputs, t_run.recorder, plan.mode, s.layers,
-                          t_loss if grads else None)
-        phase.notes.append("noise: torch float32 vs torch float64 on the same inputs")
     if s.layers:
-        _compare_layers(phase, models, t_run.recorder, m_run, masks, f64, s)
+        _compare_layers(phase, models, t_run.recorder, m_run, masks, s)
         restore_ms(models.ms_cell, ms_state)
     if grads:
-        _compare_gradients(phase, models, len(inputs), t_run.grads, m_run.grads, f64, s)
-        if s.layers and not all(g.stats.passed for g in phase.gradients) and \
-                phase.first_local_failure is None:
-            # The forward agrees but the gradients do not: find the layer with a wrong backward.
-            phase.local_grads = local_grad_replay(models.torch_module, models.ms_cell,
-                                                  t_run.recorder, models.weight_map.pairs(),
-                                                  s.rtol, s.atol, s.seed)
-            restore_ms(models.ms_cell, ms_state)
+        _compare_gradients(phase, models, len(inputs), t_run.grads, m_run.grads, s)
+    run64 = None
+    if s.float64_reference or phase_needs_reference(phase):
+        run64 = explain_phase(phase, models, inputs, t_run, m_run, plan.mode, s,
+                              t_loss if grads else None)
+    if s.mindspore is not None:
+        _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss if grads else None,
+                    run64)
+    if grads and s.layers and not all(g.stats.passed for g in phase.gradients) and \
+            phase.first_local_failure is None:
+        # The forward agrees but the gradients do not: find the layer with a wrong backward.
+        phase.local_grads = local_grad_replay(models.torch_module, models.ms_cell,
+                                              t_run.recorder, models.weight_map.pairs(),
+                                              s.rtol, s.atol, s.seed)
+        restore_ms(models.ms_cell, ms_state)
     return phase
+
+
+def _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss, run64) -> None:
+    """Real MindSpore on the same inputs, masks and loss: the phase's third column."""
+    kind = getattr(t_loss, "kind", None)
+    third = s.mindspore.run_phase(plan.mode, inputs, masks, t_run.recorder.functional_masks,
+                                  models.ms_cell, kind is not None,
+                                  kind, t_loss.targets.value if kind is not None else None)
+    compare_third(phase, third, t_run, models, s)
+    if third_needs_reference(phase):
+        if run64 is None:
+            run64, _ = run_reference(models.torch_module, inputs, t_run.recorder, plan.mode,
+                                     t_loss, capture=s.layers)
+        compare_third(phase, third, t_run, models, s, run64)
 
 
 def _run_torch_side(models, inputs, plan, t_loss, s) -> Run:
@@ -111,7 +127,7 @@ def _compare_outputs(phase, t_run, m_run, s) -> None:
 
 # --- layers ---------------------------------------------------------------------------------------
 
-def _compare_layers(phase, models, t_rec, m_run, masks, f64, s) -> None:
+def _compare_layers(phase, models, t_rec, m_run, masks, s) -> None:
     """One row per torch layer call: accumulated error, local error where replayed, status."""
     m_calls = m_run.calls
     acc = {key: (worst_stats(m_calls[key].output, t_rec.calls[key].output, s.rtol, s.atol)
@@ -126,14 +142,9 @@ def _compare_layers(phase, models, t_rec, m_run, masks, f64, s) -> None:
                            "tolerance (local='all' / --local all: every layer)")
     ms_cells = dict(models.ms_cell.cells_and_names())
     torch_mods = dict(models.torch_module.named_modules())
-    f64_calls = f64.calls if f64 is not None else {}
     for key in t_rec.order:
-        row = _layer_row(key, t_rec.calls[key], acc[key], local.get(key), models, torch_mods,
-                         ms_cells, key in m_calls)
-        if key in f64_calls:
-            row.noise = worst_stats(t_rec.calls[key].output, f64_calls[key].output, s.rtol,
-                                    s.atol)
-        phase.layers.append(row)
+        phase.layers.append(_layer_row(key, t_rec.calls[key], acc[key], local.get(key), models,
+                                       torch_mods, ms_cells, key in m_calls))
     extra = [p for p in ms_cells if p and p not in torch_mods]
     if extra:
         phase.notes.append(f"ms layers with no torch layer at the same path (compared only "
@@ -141,6 +152,9 @@ def _compare_layers(phase, models, t_rec, m_run, masks, f64, s) -> None:
                            + (f" and {len(extra) - 8} more" if len(extra) > 8 else ""))
     if masks is not None and any("Dropout" in r.torch_type for r in phase.layers):
         phase.notes.append("training-mode Dropout: torch's masks replayed in the ms model")
+    for path in dict.fromkeys(k[0] for k in (masks or {}) if len(k) == 4):
+        phase.notes.append(f"dropout between the layers of '{path}' replayed: torch ran it layer "
+                           f"by layer (its kernel hides the masks)")
 
 
 def _layer_row(key, call, acc, local, models, torch_mods, ms_cells, called) -> LayerRow:
@@ -151,7 +165,7 @@ def _layer_row(key, call, acc, local, models, torch_mods, ms_cells, called) -> L
                    torch_source=models.torch_sources.get(path, ""),
                    ms_source=models.ms_sources.get(path, ""))
     if local is not None:
-        row.local = local.stats
+        row.local, row.local_value = local.stats, local.value
         if local.error:
             row.status, row.note = "error", local.error
         elif local.input_note:
@@ -173,9 +187,8 @@ def _type_name(obj) -> str:
 
 # --- gradients ------------------------------------------------------------------------------------
 
-def _compare_gradients(phase, models, n_inputs, t_grads, m_grads, f64, s) -> None:
+def _compare_gradients(phase, models, n_inputs, t_grads, m_grads, s) -> None:
     """The loss's gradients w.r.t. every float input and every mapped parameter, by name."""
-    f64_grads = f64.grads if f64 is not None else {}
     pairs = [(f"input[{i}]", f"input[{i}]") for i in range(n_inputs)]
     pairs += [(e.torch_name, e.ms_name) for e in models.weight_map.entries
               if e.ms_name is not None and e.torch_name in t_grads]
@@ -189,90 +202,5 @@ def _compare_gradients(phase, models, n_inputs, t_grads, m_grads, f64, s) -> Non
         else:
             st = compare(as_torch_layout(m_grads[mn], t_grads[tn].shape), t_grads[tn], s.rtol,
                          s.atol)
-        noise = compare(t_grads[tn], f64_grads[tn], s.rtol, s.atol) if tn in f64_grads else None
-        if noise is not None and not st.passed and mn in m_grads:
-            st = within_noise_floor(st, as_torch_layout(m_grads[mn], t_grads[tn].shape),
-                                    f64_grads[tn], noise)
         phase.gradients.append(NamedStats(tn, mn, layer_of(tn) if not tn.startswith("input")
-                                          else "input", st, noise))
-
-
-# --- the float64 reference ------------------------------------------------------------------------
-
-def run_float64(torch_module, inputs, t_rec, mode, layers, t_loss) -> Run:
-    """torch in float64 on the same inputs, replaying the float32 run's dropout masks (module and
-    functional), for the noise-floor column."""
-    model = copy.deepcopy(torch_module).double()
-    train = mode == "train"
-    model.train(train)
-    depth = {"depth": 0, "next": 0}  # dropout modules being run; next functional mask
-    x64 = [x.astype(np.float64) if isinstance(x, np.ndarray) and x.dtype.kind == "f" else x
-           for x in inputs]
-    with ExitStack() as stack:
-        if train:
-            stack.enter_context(_module_masks(model, t_rec, depth))
-        if train or t_rec.functional_masks:  # F.dropout drops in eval mode too
-            stack.enter_context(_functional_masks(t_rec.functional_masks, depth))
-        return run_torch(model, x64, t_loss, t_loss is not None, capture=layers)
-
-
-@contextmanager
-def _module_masks(model, t_rec, depth):
-    """Every dropout module of `model` applies the float32 run's mask for the same call."""
-    import torch
-    handles = []
-    for path, mod in model.named_modules():
-        is_drop, keep = torch_dropout_keep(mod)
-        if not is_drop:
-            continue
-        counter, saved = [0], {}
-
-        def pre(m, args, saved=saved):
-            depth["depth"] += 1
-            saved["x"] = args[0].clone()  # before an in-place dropout overwrites it
-
-        def post(m, args, out, path=path, counter=counter, keep=keep, saved=saved):
-            depth["depth"] -= 1
-            k = counter[0]
-            counter[0] += 1
-            mask = t_rec.dropout_masks.get((path, k))
-            x = saved.pop("x")
-            if mask is None:
-                return out
-            return x * torch.from_numpy(mask).to(x.dtype) / keep
-        handles.append(mod.register_forward_pre_hook(pre))
-        handles.append(mod.register_forward_hook(post))
-    try:
-        yield
-    finally:
-        for h in handles:
-            h.remove()
-
-
-@contextmanager
-def _functional_masks(masks, depth):
-    """F.dropout* calls outside dropout modules apply the float32 run's masks in call order."""
-    import torch
-    import torch.nn.functional as TF
-    saved_fns = {}
-    for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
-        orig = getattr(TF, name, None)
-        if orig is None:
-            continue
-        saved_fns[name] = orig
-
-        def replay(input, *args, _orig=orig, **kwargs):
-            p = kwargs.get("p", args[0] if args else 0.5)
-            training = kwargs.get("training", args[1] if len(args) > 1 else True)
-            if depth["depth"] > 0 or not training or not p or depth["next"] >= len(masks):
-                return _orig(input, *args, **kwargs)
-            mask = masks[depth["next"]]
-            depth["next"] += 1
-            keep = torch.from_numpy(np.ascontiguousarray(mask)).to(input.dtype)
-            return input * keep / (1 - p)
-        setattr(TF, name, replay)
-    try:
-        yield
-    finally:
-        for name, fn in saved_fns.items():
-            setattr(TF, name, fn)
+                                          else "input", st))

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .compare import TensorStats, as_array, compare, quick_pass
+from .compare import TensorStats, as_array, compare, float64_explains, quick_pass
+from .reference import float_copy
+from .rnn import call_masks
 from .result import LocalGrad
-from .run import (DropoutReplay, FunctionalMasks, TorchRecorder, flatten, is_torch, kwargs_for,
-                  ms_dropout_keep, one_line, restore_ms, restore_torch, snapshot_ms,
-                  snapshot_torch, split_grads, torch_dropout_keep, torch_to_ms, worst_stats)
+from .run import (DropoutReplay, FunctionalMasks, TorchRecorder, flatten, has_random_masks,
+                  is_torch, kwargs_for, ms_dropout_keep, one_line, restore_ms, restore_torch,
+                  snapshot_ms, snapshot_torch, split_grads, torch_to_ms, worst_stats)
 from .weights import as_torch_layout
 
 
@@ -25,11 +27,13 @@ from .weights import as_torch_layout
 
 @dataclass
 class LocalResult:
-    """One layer replayed on torch's inputs: its output stats, why it fails, or what it raised."""
+    """One layer replayed on torch's inputs: its output stats, why it fails, or what it raised;
+    `value` is the ms layer's output when it failed the tolerance (for the float64 floor)."""
 
     stats: TensorStats | None
     input_note: str = ""
     error: str = ""
+    value: object = None
 
 
 def local_replay(torch_model, ms_cell, torch_rec: TorchRecorder, rtol, atol, masks=None,
@@ -64,11 +68,7 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
         object.__setattr__(child, "construct", replay)
         installed.append(child)
         expected.append((cpath, len(keys), replay))
-    own = None
-    if not call.children and masks is not None and cell.training and \
-            ms_dropout_keep(cell) is not None:
-        own = DropoutReplay({(path, 0): masks.get(key)}, [])
-        own.install(path, cell)
+    own = _own_masks(key, cell, masks)
     hooks = (dict(cell._forward_pre_hooks), dict(cell._forward_hooks))
     cell._forward_pre_hooks.clear()
     cell._forward_hooks.clear()
@@ -82,7 +82,7 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
             input_notes.append("the ms layer does not call its sub-layer(s) "
                                + ", ".join(f"'{c}'" for c in uncalled)
                                + " as torch does")
-        return LocalResult(st, "; ".join(input_notes))
+        return LocalResult(st, "; ".join(input_notes), value=None if st.passed else out)
     except Exception as exc:  # a layer that cannot even run on torch's inputs is the culprit
         return LocalResult(None, "; ".join(input_notes), one_line(exc))
     finally:
@@ -94,6 +94,29 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
             child.__dict__.pop("construct", None)
         if own is not None:
             own.remove()
+
+
+def _own_masks(key, cell, masks):
+    """The torch masks of this call replayed in the ms layer itself: a dropout cell's mask, or a
+    multi-layer RNN's masks between its layers (through its Dropout sub-cell). None: none."""
+    if masks is None or not cell.training:
+        return None
+    path, k = key
+    if ms_dropout_keep(cell) is not None:
+        own = DropoutReplay({(path, 0): masks.get(key)}, [])
+        own.install(path, cell)
+        return own
+    layers = call_masks(masks, path, k)
+    if not layers:
+        return None
+    drops = [name for name, child in cell.name_cells().items()
+             if ms_dropout_keep(child) is not None]
+    if len(drops) != 1:
+        return None
+    sub = f"{path}.{drops[0]}" if path else drops[0]
+    own = DropoutReplay({(sub, n): layers[layer] for n, layer in enumerate(sorted(layers))}, [])
+    own.install(sub, cell.name_cells()[drops[0]])
+    return own
 
 
 def _replayer(cpath, keys, torch_rec, rtol, atol, notes):
@@ -144,8 +167,8 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
         if any(k not in passed for k in sub):
             continue  # a sub-layer failed (or was skipped): that is the place to look
         mod, cell = torch_mods.get(key[0]), ms_cells.get(key[0])
-        if mod is None or cell is None or any(torch_dropout_keep(torch_mods.get(k[0]))[0] and
-                                              torch_mods[k[0]].training for k in sub + [key]):
+        if mod is None or cell is None or \
+                any(has_random_masks(torch_mods[k[0]]) for k in sub + [key]):
             continue
         row = _layer_backward(key, torch_rec.calls[key], mod, cell, to_ms, rng, rtol, atol)
         if row is not None:
@@ -190,12 +213,47 @@ def _layer_backward(key, call, mod, cell, to_ms, rng, rtol, atol) -> LocalGrad |
         if not pos and not weights:
             return None
         g_in, g_w = _ms_vjp(cell, call, pos, weights, vs)
-        return LocalGrad(key, _vjp_stats(pos, pairs, t_in, tg, g_in, g_w, rtol, atol))
+        stats = _vjp_stats(pos, pairs, t_in, tg, g_in, g_w, rtol, atol)
+        if not all(st.passed for st in stats.values()):
+            try:
+                _explain_vjp(stats, key[0], mod, call, pos, pairs, vs, tg, g_in, g_w)
+            except Exception:  # noqa: BLE001 (no float64 copy of this layer: no floor for it)
+                pass
+        return LocalGrad(key, stats)
     except Exception as exc:  # the ms layer cannot be differentiated on torch's inputs
         return LocalGrad(key, {}, one_line(exc))
     finally:
         restore_torch(mod, state)
         restore_ms(cell, m_state)
+
+
+def _explain_vjp(stats, path, mod, call, pos, pairs, vs, tg, g_in, g_w) -> None:
+    """Accept the VJPs that float32 rounding explains: the torch layer in float64 on the same
+    inputs and cotangent (see :func:`~migrate.check.compare.float64_explains`)."""
+    import torch
+    mod64 = float_copy(mod, torch.float64)
+    t_in = [x.detach().to(torch.float64).requires_grad_(True) if i in pos else
+            (x.to(torch.float64) if is_torch(x) and x.is_floating_point() else x)
+            for i, x in enumerate(call.inputs)]
+    own = dict(mod64.named_parameters())
+    prefix = len(path) + 1 if path else 0
+    params64 = [own[full[prefix:]] for full, _, _ in pairs]
+    kwargs = {k: v.to(torch.float64) if is_torch(v) and v.is_floating_point() else v
+              for k, v in call.kwargs.items()}
+    with torch.enable_grad():
+        outs = [o for o in flatten(mod64(*t_in, **kwargs)) if o.is_floating_point() and
+                o.requires_grad]
+    g64 = torch.autograd.grad(outs, [t_in[i] for i in pos] + params64,
+                              [torch.from_numpy(v).to(torch.float64) for v in vs],
+                              allow_unused=True)
+    names = [f"input[{i}]" for i in pos] + [full for full, _, _ in pairs]
+    ms_values = list(g_in) + [as_array(g) for g in g_w]
+    for j, name in enumerate(names):
+        st = stats[name]
+        if st.passed or g64[j] is None or tg[j] is None:
+            continue
+        shape = tuple(tg[j].shape)
+        float64_explains(st, as_torch_layout(as_array(ms_values[j]), shape), tg[j], g64[j])
 
 
 def _parameter_pairs(path, mod, cell, to_ms) -> list:

@@ -80,13 +80,17 @@ def layer_cells(row, with_noise=False) -> list[str]:
 def _stats_cells(name, ms_name, st, noise=None, with_noise=False):
     n = name if ms_name in (None, name) else f"{name} → {ms_name}"
     cells = [n, "×".join(str(s) for s in st.shape) or "scalar", _f(st.max_abs), _f(st.max_rel),
-             _f(st.mean_abs), _cos(st.cosine), _f(st.min_rtol), _f(st.min_atol),
-             "pass" if st.passed else "FAIL"]
+             _f(st.mean_abs), _cos(st.cosine), _f(st.min_rtol), _f(st.min_atol), _word(st)]
     if with_noise:
         cells.insert(-1, _f(noise.max_abs) if noise is not None else "-")
     if st.note:
         cells[-1] += f" ({st.note})"
     return cells
+
+
+def _word(st) -> str:
+    """'pass', 'noise' (beyond the tolerance, explained by float32 rounding) or 'FAIL'."""
+    return "FAIL" if not st.passed else ("noise" if st.explained else "pass")
 
 
 def _with_noise(columns, with_noise):
@@ -116,10 +120,12 @@ class Outcome:
     max_rel: str
     cosine: str
     passed: bool
+    explained: str = ""
+    note: str = ""
 
     @property
     def word(self) -> str:
-        return "pass" if self.passed else "FAIL"
+        return "FAIL" if not self.passed else ("noise" if self.explained else "pass")
 
 
 @dataclass
@@ -198,8 +204,13 @@ def sections(result) -> Sections:
     return out
 
 
+def _row_status(st) -> str:
+    return "" if st.passed and not st.explained else _word(st)
+
+
 def _outcome(st) -> Outcome:
-    return Outcome(_f(st.max_abs), _f(st.max_rel), _cos(st.cosine), st.passed)
+    return Outcome(_f(st.max_abs), _f(st.max_rel), _cos(st.cosine), st.passed, st.explained,
+                   st.note if st.explained else "")
 
 
 def _weights_section(tr) -> WeightsSection:
@@ -225,7 +236,7 @@ def _phase_section(phase) -> PhaseSection:
         gradients = Table(_with_noise(STATS_COLUMNS, gn),
                           [_stats_cells(g.name, g.ms_name, g.stats, g.noise, gn)
                            for g in phase.gradients],
-                          ["" if g.stats.passed else "FAIL" for g in phase.gradients])
+                          [_row_status(g.stats) for g in phase.gradients])
     local_grads = None
     if phase.local_grads:
         rows = []
@@ -252,14 +263,14 @@ def _training_section(trn) -> TrainingSection:
         Table(LOSS_COLUMNS, losses, [""] * len(losses)),
         _outcome(trn.eval_outputs) if trn.eval_outputs is not None else None,
         Table(STATS_COLUMNS, [_stats_cells(p.name, p.ms_name, p.stats) for p in trn.params],
-              ["" if p.stats.passed else "FAIL" for p in trn.params]),
+              [_row_status(p.stats) for p in trn.params]),
         list(trn.notes), trn)
 
 
 # --- terminal -------------------------------------------------------------------------------------
 
 _TERMINAL_STYLE = {"first": "bold white on red", "FAIL": "red", "error": "red", "drift": "yellow",
-                   "missing": "dim"}
+                   "missing": "dim", "noise": "cyan"}
 
 
 def print_terminal(result, console=None) -> None:
@@ -330,7 +341,8 @@ def _terminal_phase(console, ph, esc):
     if o is not None:
         style = "green" if o.passed else "red"
         console.print(f"[{style}]{ph.mode} outputs: max abs {o.max_abs}, max rel {o.max_rel}, "
-                      f"cosine {o.cosine} -> {o.word}[/{style}]")
+                      f"cosine {o.cosine} -> {o.word}[/{style}]"
+                      + (f" [dim]({esc(o.note)})[/dim]" if o.note else ""))
     first = ph.first
     if first is not None:
         console.print(f"[bold red]first divergence: {esc(first.name)}[/bold red] "
@@ -405,7 +417,7 @@ def _md_phase(ph) -> list:
     o = ph.outputs
     if o is not None:
         lines += [f"Outputs: max abs {o.max_abs}, max rel {o.max_rel}, cosine {o.cosine}: "
-                  f"**{o.word}**", ""]
+                  f"**{o.word}**" + (f" ({o.note})" if o.note else ""), ""]
     first = ph.first
     if first is not None:
         lines += [f"**First divergence: `{first.name}`** ({first.ms_source}; torch "
@@ -442,6 +454,7 @@ th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}
 th{background:#f0f0f0} td:first-child,td:nth-child(2){text-align:left;font-family:monospace}
 tr.FAIL td,tr.error td{background:#fde2e2} tr.drift td{background:#fff6d5}
 tr.first td{background:#e53935;color:#fff;font-weight:bold} tr.missing td{color:#999}
+tr.noise td{background:#e8f4fd}
 .pass{color:#2e7d32} .fail{color:#c62828} .note{color:#666;font-size:12px}
 svg{background:#fafafa;border:1px solid #ddd}
 """
@@ -465,8 +478,9 @@ def _html_table(table, columns=None, rows=None, classes=None) -> str:
 
 def _html_outcome(label, o, with_rel=True) -> str:
     rel = f", max rel {_h(o.max_rel)}" if with_rel else ""
+    note = f" <span class='note'>({_h(o.note)})</span>" if o.note else ""
     return (f"<p>{label}: max abs {_h(o.max_abs)}{rel}, cosine {_h(o.cosine)}: "
-            f"<b class='{'pass' if o.passed else 'fail'}'>{o.word}</b></p>")
+            f"<b class='{'pass' if o.passed else 'fail'}'>{o.word}</b>{note}</p>")
 
 
 def html(result) -> str:

@@ -46,8 +46,9 @@ class LayerRow:
 
     `output` is the accumulated error (ms run vs torch run); `local` the layer's own error (fed
     torch's inputs, sub-layers replayed); `noise` torch float32 vs float64 when asked.
-    `status`: pass | drift (accumulated error over tolerance, own error within) | FAIL (own error
-    over tolerance) | missing (no ms layer at this path) | error (the ms layer raised).
+    `status`: pass | noise (beyond the tolerance by float32 rounding only: within the float64
+    floor) | drift (accumulated error over tolerance, own error within) | FAIL (own error over
+    tolerance) | missing (no ms layer at this path) | error (the ms layer raised).
     """
 
     name: str
@@ -64,12 +65,14 @@ class LayerRow:
     note: str = ""
     torch_source: str = ""
     ms_source: str = ""
+    mindspore: TensorStats | None = None  # real MindSpore's output vs torch's (--ms-python)
+    local_value: object = field(default=None, repr=False, compare=False)  # while judging noise
 
     def to_dict(self) -> dict:
         keys = ("name", "path", "call", "depth", "order", "torch_type", "ms_type", "status",
                 "note", "torch_source", "ms_source")
         d = {k: getattr(self, k) for k in keys}
-        for k in ("output", "local", "noise"):
+        for k in ("output", "local", "noise", "mindspore"):
             v = getattr(self, k)
             d[k] = v.to_dict() if v is not None else None
         return d
@@ -84,11 +87,13 @@ class NamedStats:
     layer: str
     stats: TensorStats
     noise: TensorStats | None = None
+    mindspore: TensorStats | None = None  # real MindSpore vs torch (--ms-python)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "ms_name": self.ms_name, "layer": self.layer,
                 "stats": self.stats.to_dict(),
-                "noise": self.noise.to_dict() if self.noise is not None else None}
+                "noise": self.noise.to_dict() if self.noise is not None else None,
+                "mindspore": self.mindspore.to_dict() if self.mindspore is not None else None}
 
 
 @dataclass
@@ -125,6 +130,9 @@ class PhaseResult:
     notes: list = field(default_factory=list)
     local_grads: list = field(default_factory=list)  # LocalGrad rows (when grads differ)
     ms_error: str | None = None  # the converted model raised on the inputs (then no outputs)
+    mindspore_outputs: TensorStats | None = None  # real MindSpore vs torch (--ms-python)
+    mindspore_error: str | None = None  # real MindSpore raised in this phase
+    mindspore_failed_at: str | None = None  # the first layer call it did not finish
 
     @property
     def local_grad_culprit(self):
@@ -161,7 +169,11 @@ class PhaseResult:
                 "layers": [r.to_dict() for r in self.layers],
                 "gradients": [g.to_dict() for g in self.gradients],
                 "local_gradients": [r.to_dict() for r in self.local_grads],
-                "torch_loss": self.torch_loss, "ms_loss": self.ms_loss, "notes": list(self.notes)}
+                "torch_loss": self.torch_loss, "ms_loss": self.ms_loss, "notes": list(self.notes),
+                "mindspore_outputs": self.mindspore_outputs.to_dict()
+                if self.mindspore_outputs else None,
+                "mindspore_error": self.mindspore_error,
+                "mindspore_failed_at": self.mindspore_failed_at}
 
 
 @dataclass

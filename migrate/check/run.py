@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compare import TensorStats, as_array, compare
+from .rnn import is_layered_dropout, layered, ms_rnn_masks
 from .sources import layer_source
 from .weights import TransferReport, map_names
 
@@ -160,6 +161,10 @@ class TorchRecorder:
         self.memo: dict = {}
         self.dropout_masks: dict = {}
         self.functional_masks: list = []  # F.dropout* calls outside dropout modules, in order
+        self.notes: list = []
+        # multi-layer RNNs drop between layers inside torch's kernel: run them layer by layer
+        self._rnn = layered(model, self.dropout_masks, record=True, notes=self.notes)
+        self._rnn.__enter__()
         self.drop_paths = set()
         for path, mod in model.named_modules():
             is_drop, _ = torch_dropout_keep(mod)
@@ -235,6 +240,9 @@ class TorchRecorder:
             h.remove()
         self.handles = []
         self.memo = {}
+        if self._rnn is not None:
+            self._rnn.__exit__(None, None, None)
+            self._rnn = None
         import torch.nn.functional as TF
         for name, orig in getattr(self, "_saved", {}).items():
             setattr(TF, name, orig)
@@ -262,6 +270,8 @@ class MsRecorder:
         self.counts: dict = {}
         self.handles = []
         self.mask_notes: list = []
+        if masks:  # torch's RNN masks between layers go to the ms RNN's Dropout sub-cell
+            masks = {**masks, **ms_rnn_masks(masks, cell, lambda c: ms_dropout_keep(c) is not None)}
         self.dropouts = DropoutReplay(masks or {}, self.mask_notes)
         for path, c in cell.cells_and_names():
             if capture:
@@ -299,6 +309,12 @@ class MsRecorder:
 
 
 # --- dropout masks --------------------------------------------------------------------------------
+
+def has_random_masks(module) -> bool:
+    """A torch layer that draws dropout masks in its current mode (re-running it draws others)."""
+    is_drop, _ = torch_dropout_keep(module)
+    return (is_drop and module.training) or is_layered_dropout(module)
+
 
 def torch_dropout_keep(module):
     """(is a torch dropout layer, keep probability)"""

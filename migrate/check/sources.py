@@ -1,8 +1,10 @@
 """Where a layer's code is, as `file:line`: shown beside every row and finding of a report."""
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
+import linecache
 import os
 import re
 
@@ -33,12 +35,8 @@ def _class_source(klass) -> str:
                 return f"{_short_path(inspect.getsourcefile(fn))}:{line}"
             except (OSError, TypeError):
                 continue
-    try:
-        _, line = inspect.getsourcelines(klass)
-        return f"{_short_path(inspect.getsourcefile(klass))}:{line}"
-    except (OSError, TypeError):
-        return ""
-
+    found = class_lines(klass)
+    return f"{_short_path(found[2])}:{found[1]}" if found else ""
 
 
 def layer_source(root, path) -> str:
@@ -80,16 +78,64 @@ def _at(root, path):
 
 @functools.lru_cache(maxsize=None)
 def _assignment_line(klass, attr) -> str:
-    try:
-        lines, start = inspect.getsourcelines(klass)
-        fname = inspect.getsourcefile(klass)
-    except (OSError, TypeError):
+    found = class_lines(klass)
+    if not found:
         return ""
+    lines, start, fname = found
     pat = re.compile(r"self\.%s\s*(:[^=]*)?=[^=]" % re.escape(attr))
     for i, line in enumerate(lines):
         if pat.search(line):
             return f"{_short_path(fname)}:{start + i}"
     return ""
+
+
+def class_lines(klass):
+    """(source lines, first line number, file) of a class, or None.
+
+    Unlike ``inspect.getsourcelines`` this does not need the class's module in ``sys.modules``
+    (the checker imports the torch and the converted module under the same name and keeps
+    neither registered): the file comes from the class's own functions.
+    """
+    fname = _class_file(klass)
+    if not fname:
+        return None
+    lines = linecache.getlines(fname)
+    if not lines:
+        return None
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    node = _find_class(tree, klass.__qualname__.split("."))
+    if node is None:
+        return None
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return lines[first - 1:node.end_lineno], first, fname
+
+
+def _class_file(klass):
+    for value in vars(klass).values():
+        fn = getattr(value, "__func__", getattr(value, "fget", value))
+        code = getattr(fn, "__code__", None)
+        if code is not None and code.co_filename and not code.co_filename.startswith("<"):
+            return code.co_filename
+    try:
+        return inspect.getsourcefile(klass)
+    except (OSError, TypeError):
+        return None
+
+
+def _find_class(tree, parts):
+    body = tree.body
+    node = None
+    for part in parts:
+        if part == "<locals>":
+            return None
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
 
 
 def _short_path(path):

@@ -78,6 +78,12 @@ class CallEdit:
 
     Rules receive this object: they read ``bound``/``given``, change ``out`` through
     :meth:`set`/:meth:`drop`, and report through :meth:`note`, :meth:`worse`, :meth:`unsupported`.
+
+    With ``runtime`` set, the call is the body of a generated torch-signature class or function
+    (:mod:`migrate.convert.torch_signature`): every argument is a parameter name whose value comes
+    at run time. Rules then translate with run-time code (:meth:`helper`, statements in
+    ``prelude``, :meth:`reject`) instead of folding literals; a rule that cannot translate a value
+    statically calls :meth:`needs_runtime`, and the call goes to the torch-signature class.
     """
 
     def __init__(self, conv, call: cst.Call, entry: Entry, receiver: cst.BaseExpression | None = None):
@@ -98,6 +104,11 @@ class CallEdit:
         self.star_args: list[cst.Arg] = []
         self.receiver_before = None  # the method receiver as written (before conversion)
         self.method_receiver = None  # the method receiver, converted
+        self.marker = "MS902"  # the marker written when a problem keeps the call as it was
+        self.original = call  # the call as written (before its arguments were converted)
+        self.runtime = False  # generating a torch-signature class: values come at run time
+        self.prelude: list[str] = []  # runtime: statements run before the target call
+        self.runtime_reasons: list[str] = []  # static: what only run time can translate
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -110,9 +121,30 @@ class CallEdit:
     def note(self, text: str) -> None:
         self.notes.append(text)
 
-    def unsupported(self, reason: str) -> None:
-        """Keep the call as it was and mark it."""
+    def unsupported(self, reason: str, marker: str = "MS902") -> None:
+        """Keep the call as it was and mark it (``marker``: the marker ID, MS902 by default)."""
         self.problems.append(reason)
+        self.marker = marker
+
+    def needs_runtime(self, reason: str) -> None:
+        """The translation depends on a value known only at run time (``padding=p``): the call
+        is better made through the torch-signature class, which translates it then."""
+        self.runtime_reasons.append(reason)
+
+    def helper(self, name: str) -> str:
+        """The local name of the run-time helper ``name`` (:mod:`~migrate.convert.torch_runtime`),
+        emitted into the converted file."""
+        return self.conv.signatures.helper(name)
+
+    def reject(self, condition: str, message: str) -> None:
+        """Runtime: raise a ValueError with ``message`` when ``condition`` (source text over the
+        parameter names) holds when the class is built."""
+        self.prelude.append(f"if {condition}:\n    raise ValueError({message!r})")
+
+    @property
+    def api_name(self) -> str:
+        """The torch API's short name as error messages give it (``'Conv2d'``)."""
+        return self.entry.torch.rsplit(".", 1)[-1]
 
     def get(self, key: str):
         for item in self.out:
@@ -208,7 +240,12 @@ class CallEdit:
             default_text = p.default
             if fate.unsupported is not None and value is not None:
                 ok = fate.unless if fate.unless is not None else default_text
-                if code_of(value) != ok:
+                if self.runtime and ok is not None:
+                    test = "is not" if ok in ("None", "True", "False") else "!="
+                    self.reject(f"{p.name} {test} {ok}",
+                                f"For '{self.api_name}' (torch signature), {p.name} other than "
+                                f"{ok} is not supported: {fate.unsupported}.")
+                elif code_of(value) != ok:
                     self.unsupported(f"{p.name}={code_of(value)}: {fate.unsupported}")
                 continue
             if fate.unsupported is not None:
@@ -240,6 +277,9 @@ class CallEdit:
         for key, value, positional, like in self.out:
             if key == "*" and like is not None:
                 args.append(like)  # pass-through variadic argument, kept as written
+                continue
+            if key == "**":
+                args.append(cst.Arg(value=value, star="**"))  # keywords given at run time
                 continue
             args.append(make_arg(value, None if positional else key, like))
         if args:

@@ -3,9 +3,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import libcst as cst
+
 from migrate.convert.cst import code_of
 
 MARKER_PREFIX = "# migrate: "
+# A snippet shows at most this many levels of a receiver chain (calls, attributes, subscripts):
+# what lies below is written "…". Generating the code of a 500-call chain for each of its 500
+# changes would cost seconds, and its first 120 characters would say nothing about the change.
+SNIPPET_DEPTH = 32
+_SPINE = {cst.Call: "func", cst.Attribute: "value", cst.Subscript: "value"}
+_ELIDED = "migrate_elided_receiver"
 
 
 class Change:
@@ -54,8 +62,26 @@ class Change:
 
 
 def _snippet(node, limit: int = 120) -> str:
-    text = " ".join(code_of(node).split())
+    text = " ".join(code_of(_elide_deep_receiver(node)).split()).replace(_ELIDED, "…")
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _elide_deep_receiver(node, depth: int = SNIPPET_DEPTH):
+    """``node`` with the part of its receiver chain deeper than ``depth`` levels replaced by a
+    placeholder name (the same node when the chain is shorter): bounded code generation."""
+    path, inner = [], node
+    for _ in range(depth):
+        field_name = _SPINE.get(type(inner))
+        if field_name is None:
+            return node
+        path.append((inner, field_name))
+        inner = getattr(inner, field_name)
+    if type(inner) not in _SPINE:
+        return node
+    new = cst.Name(_ELIDED)
+    for parent, field_name in reversed(path):
+        new = parent.with_changes(**{field_name: new})
+    return new
 
 
 @dataclass

@@ -135,7 +135,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
             if not checked and (error := python_error(code)) is not None:
                 return ConvertResult(code, error=error)
             checked = True
-            result = run_deep(convert_source, code, target)
+            result = run_deep(_with_snippets, convert_source, code, target)
     except RecursionError:
         return ConvertResult(code, error="too deeply nested for the converter; file left unchanged")
     except MemoryError:
@@ -159,6 +159,16 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
                 return ConvertResult(code, error=f"the conversion would nest brackets deeper than the "
                                                  f"input ({after} levels where it has {before}; "
                                                  f"CPython stops at 200); file left unchanged")
+    return result
+
+
+def _with_snippets(convert_source, code: str, target: str) -> ConvertResult:
+    """Convert, and generate the report's snippets at once: on deep code, generating them later
+    (when the result is pickled to the parent process) would recurse too deep outside this
+    thread."""
+    result = convert_source(code, target)
+    for change in result.changes:
+        change.to_dict()
     return result
 
 

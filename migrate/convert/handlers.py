@@ -11,9 +11,12 @@ import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit
 from migrate.convert.cst import code_of, dotted
+from migrate.convert.layer_attributes import (
+    layer_attribute, layer_base, narrowing_classes, note_layer_class,
+)
+from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_sequential, is_tensor, param_renames, torch_keywords,
-    torch_only_method, track_assign, type_of,
+    is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_assign,
 )
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
@@ -21,6 +24,9 @@ from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.torch_signature import (
+    _CONTAINERS, container_call, reference, runtime_call, translates,
+)
 
 ASSUMED_CELL = node_rule(
     "MS101", "assumed_cell",
@@ -37,12 +43,6 @@ NO_GRAD = node_rule(
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t and t.device with None (no tape and no devices on MindSpore tensors).")
-PARAMETER_NAMES = node_rule(
-    "MS108", "parameter_names",
-    "Replace bn.weight / bn.running_mean / emb.weight with bn.gamma / bn.moving_mean / emb.embedding_table.")
-SEQUENTIAL_ADD_MODULE = node_rule(
-    "MS133", "sequential_add_module",
-    "Replace seq.add_module(n, m) with seq.insert_child_to_cell(n, m) plus a rebuilt seq.cell_list.")
 NAMED_TUPLE_FIELD = node_rule(
     "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].")
 
@@ -65,14 +65,14 @@ def on_reference(conv, node, q: str):
         if not conv.allows(entry.id):
             conv.uses_alias(node)
             return node
+        if not conv.in_isinstance and (translates(entry) or q in _CONTAINERS):
+            # a value or a base: calls through it get torch's arguments (MS180/MS182)
+            return reference(conv, node, q, entry)
         new = conv.target(entry.target)
-        # a class named in isinstance or as a base keeps its label only if it has no arguments
-        # to translate (nn.Module -> nn.Cell is "transformed": Cells start in inference mode)
-        label, note = ("exact" if entry.params is not None else entry.label), entry.note
-        if entry.params and entry.args and not conv.in_isinstance:
-            label = "approximate"
-            note = f"{q} referenced without a call: its arguments are not translated where it is called"
-        conv.record(node, new, entry.id, label, note)
+        # a class named in isinstance keeps its label only if it has no arguments to translate
+        # (nn.Module -> nn.Cell is "transformed": Cells start in inference mode)
+        label = "exact" if entry.params is not None else entry.label
+        conv.record(node, new, entry.id, label, entry.note)
         return new
     conv.uses_alias(node)
     conv.mark(node, "MS901", f"{q} has no mapping" + (f" ({entry.note})" if entry and entry.note else ""))
@@ -89,13 +89,17 @@ def on_call(conv, node: cst.Call):
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
             with conv.naming_classes():
                 return conv.generic(node)
-        return conv.generic(node)
+        walked = conv.generic(node)
+        return module_iterator(conv, node, walked) or walked
     start = conv.checkpoint()
     args = conv.walk_seq(node.args)
     walked = node if args is node.args else node.with_changes(args=args)
     entry = conv.tables.get(q)
     if entry is None:
         return keep_original(conv, node, start, "MS901", f"{q} has no mapping")
+    new = container_call(conv, node, walked, q)
+    if new is not None:
+        return new
     if entry.label != "unsupported" and not conv.allows(rule_id_of(entry)):
         # not selected: the call stays as written, whole (no half-converted torch calls)
         conv.rollback_to(start)
@@ -147,6 +151,7 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
         conv.uses_alias(call.func)
         return call
     edit = _edit_for(conv, call, entry, receiver, receiver_before)
+    edit.original = shown
     if entry.params is None:
         if rule is not None:
             rule.apply(edit)
@@ -159,15 +164,25 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
     try:
         edit.bind()
     except BindError as exc:
+        new = runtime_call(conv, call, entry, q, shown, f"{exc}") \
+            if receiver is None and str(exc).startswith("cannot translate") else None
+        if new is not None:
+            return new
         conv.uses_alias(call.func)
         conv.mark(call, "MS903", f"{q}: {exc}")
         return call
     edit.apply_fates()
     if rule is not None and not edit.problems:
         rule.apply(edit)
+    if edit.runtime_reasons and receiver is None:
+        new = runtime_call(conv, call, entry, q, shown, "; ".join(edit.runtime_reasons))
+        if new is not None:
+            return new
     if edit.problems:
         return _keep(conv, call, entry, edit)
     new = edit.build()
+    if new is call:
+        return call  # the rule kept the call as written (it means the same on MindSpore)
     conv.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
     return new
 
@@ -191,7 +206,7 @@ def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
 
 def _keep(conv, call, entry, edit):
     conv.uses_alias(call.func)
-    conv.mark(call, "MS902", f"{entry.torch}: " + "; ".join(edit.problems))
+    conv.mark(call, edit.marker, f"{entry.torch}: " + "; ".join(edit.problems))
     return call
 
 
@@ -215,25 +230,33 @@ def on_method(conv, node: cst.Call):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         conv.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
-    if name == "add_module" and conv.can_add_after and is_sequential(conv, recv0) \
-            and conv.allows(SEQUENTIAL_ADD_MODULE.id):
-        return sequential_add_module(conv, node, walked)
     entry = conv.tables.get("Module." + name)
     if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
     entry = conv.tables.get("Tensor." + name)
+    if entry is not None and entry.receiver == "any" and _names_a_cell(conv, recv0):
+        entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and is_param(recv0)
                               or conv.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
+    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0):
+        conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
+        return walked
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
-        conv.mark(node, "MS905", f"in-place tensor method {name}(): MindSpore tensors are "
-                                 "rewritten functionally; assign the result instead")
+        conv.mark(node, "MS905", f"in-place tensor method {name}() has no mapping: MindSpore 2.10's "
+                                 "in-place methods leave the tensor unchanged on CPU; write "
+                                 f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _names_a_cell(conv, node) -> bool:
+    """``self``, or a name or attribute known to hold a module."""
+    return isinstance(node, cst.Name) and node.value == "self" or is_module(conv, node)
 
 
 def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
@@ -255,16 +278,9 @@ def on_plain_attribute(conv, node: cst.Attribute):
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
     value = conv.walk(node.value)
     attr = node.attr.value
-    if attr in ("weight", "bias", "running_mean", "running_var") and conv.allows(PARAMETER_NAMES.id):
-        kinds = type_of(conv, node.value)
-        names = {(param_renames(k) or {}).get(attr, attr) for k in kinds}
-        if kinds and len(names) == 1 and attr not in names:
-            new_attr = names.pop()
-            new = node.with_changes(value=value, attr=cst.Name(new_attr))
-            short = "/".join(sorted(k.rsplit(".", 1)[-1] for k in kinds))
-            conv.record(node, new, PARAMETER_NAMES.id, "exact",
-                        f"{short} parameters are named {new_attr} in MindSpore")
-            return new
+    new = layer_attribute(conv, node, value)
+    if new is not None:
+        return new
     if attr in ("values", "indices") and isinstance(node.value, cst.Call) \
             and conv.allows(NAMED_TUPLE_FIELD.id):
         new = named_tuple_field(conv, node, value)
@@ -304,6 +320,8 @@ def named_tuple_field(conv, node: cst.Attribute, value):
 def on_assign(conv, node: cst.Assign):
     """Note what the assignment binds, then convert it."""
     track_assign(conv, node)
+    if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        note_layer_class(conv, node.targets[0].target.value, node.value)
     # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
     return conv.generic(node)
 
@@ -327,7 +345,10 @@ def on_class(conv, node: cst.ClassDef):
            (isinstance(b.value, cst.Name) and b.value.value in conv.sequential_classes) for b in node.bases):
         conv.sequential_classes.add(node.name.value)
     attrs = conv.class_attrs.setdefault(node.name.value, {})
-    with conv.in_class(ClassScope(node.name.value, cell, fn, attrs)):
+    torch_base = layer_base(conv, node)
+    if torch_base is not None:
+        conv.layer_bases[node.name.value] = torch_base
+    with conv.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base)):
         if fn and conv.allows(AUTOGRAD_FUNCTION.id):
             return rewrite_function_class(conv, node)
         return conv.generic(node)
@@ -354,8 +375,14 @@ def on_function(conv, node: cst.FunctionDef):
         scope.forward = True
     for p in list(node.params.params) + list(node.params.kwonly_params):
         ann = p.annotation
-        if ann is not None and conv.qual(ann.annotation) == "torch.Tensor":
+        kind = conv.qual(ann.annotation) if ann is not None else None
+        if kind == "torch.Tensor":
             scope.tensors.add(p.name.value)
+        elif kind == "torch.nn.Module":
+            scope.modules.add(p.name.value)  # def f(net: nn.Module): net.eval()
+        if p.default is not None:
+            with conv.in_function(scope):
+                note_layer_class(conv, p.name.value, p.default)
     decorators = [d for d in node.decorators if not _is_no_grad(conv, d)]
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)
@@ -365,6 +392,8 @@ def on_function(conv, node: cst.FunctionDef):
     body = conv.drop_nested_imports(new.body)
     if body is not new.body:
         new = new.with_changes(body=body)
+    if conv.in_cell and node.name.value == "__init__":
+        new = parameter_paths(conv, node, new)
     if conv.in_cell and node.name.value == "forward" and conv.allows(FORWARD.id):
         new = new.with_changes(name=cst.Name("construct"))
         conv.record("def forward", "def construct", FORWARD.id, "exact", "a Cell's forward is construct")
@@ -433,11 +462,8 @@ def on_if(conv, node: cst.If):
     if (scope is not None and isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
             and test.func.value == "isinstance" and len(test.args) == 2
             and isinstance(test.args[0].value, cst.Name)):
-        kinds = test.args[1].value
-        elems = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
-        quals = [conv.qual(e) or (e.value if isinstance(e, cst.Name) and e.value in conv.cell_classes
-                                  else None) for e in elems]
-        if quals and all(q is not None for q in quals):
+        quals = narrowing_classes(conv, test.args[1].value)
+        if quals:
             narrowed = test.args[0].value.value
             old = scope.narrow.get(narrowed)
             scope.narrow[narrowed] = quals

@@ -42,30 +42,67 @@ def is_module(conv, node) -> bool:
 
 
 def is_tensor(conv, node) -> bool:
-    """True when ``node`` (original, unconverted) is known to evaluate to a torch tensor."""
+    """True when ``node`` (original, unconverted) is known to evaluate to a torch tensor.
+
+    Answers are kept in ``conv.tensor_memo`` for the current statement, and a chain is followed
+    with an explicit stack: asking at every level of ``x.abs().abs()...`` costs O(1) each, and a
+    chain of any length never deepens Python's stack."""
+    memo = conv.tensor_memo
+    stack = [node]
+    while stack:
+        top = stack[-1]
+        if top in memo:
+            stack.pop()
+            continue
+        known, parts = _tensor_step(conv, top)
+        if known is None:  # the first part (left to right) that is a tensor decides, as `or` does
+            for part in parts:
+                if part not in memo:
+                    stack.append(part)
+                    break
+                if memo[part]:
+                    known = True
+                    break
+            else:
+                known = False
+            if known is None:
+                continue  # back here once the part is known
+        memo[top] = known
+        stack.pop()
+    return memo[node]
+
+
+def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
+    """One step of :func:`is_tensor`: ``(answer, ())`` when ``node`` alone decides, else
+    ``(None, parts)``: ``node`` is a tensor when one of ``parts`` is."""
     scope = conv.scope
     if isinstance(node, cst.Name):
         # training_tensors: batches, losses and forward outputs the training pass identified
-        return scope is not None and node.value in scope.tensors or node.value in conv.training_tensors
+        return (scope is not None and node.value in scope.tensors or node.value in conv.training_tensors), ()
+    if isinstance(node, cst.Attribute) and is_self(conv, node.value) and node.attr.value in PARAM_ATTRS \
+            and conv.class_scope.torch_base is not None:
+        return True, ()  # self.weight in a subclass of a torch layer is its parameter
     if isinstance(node, cst.Call):
         q = conv.qual(node.func)
         if q is not None:
             e = conv.tables.get(q)
-            return e is not None and e.table in _TORCH_TENSOR_AREAS
+            return e is not None and e.table in _TORCH_TENSOR_AREAS, ()
         f = node.func
         if isinstance(f, cst.Attribute):
             if is_module(conv, f) or (is_self(conv, f.value) and scope is not None and scope.forward):
-                return True  # calling a sub-cell returns a tensor
+                return True, ()  # calling a sub-cell returns a tensor
             e = conv.tables.get("Tensor." + f.attr.value)
-            return e is not None and e.target not in (".item", ".tolist") and is_tensor(conv, f.value)
-        return is_module(conv, f)
+            if e is None or e.target in (".item", ".tolist"):
+                return False, ()
+            return None, (f.value,)
+        return is_module(conv, f), ()
     if isinstance(node, cst.Subscript):
-        return is_tensor(conv, node.value)
+        return None, (node.value,)
     if isinstance(node, cst.BinaryOperation):
-        return is_tensor(conv, node.left) or is_tensor(conv, node.right)
+        return None, (node.left, node.right)
     if isinstance(node, cst.UnaryOperation):
-        return is_tensor(conv, node.expression)
-    return False
+        return None, (node.expression,)
+    return False, ()
 
 
 def is_param(node) -> bool:

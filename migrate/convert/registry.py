@@ -28,13 +28,16 @@ from typing import Callable, Iterable
 @dataclass(frozen=True)
 class Rule:
     """A registered rule: stable ID, name, kind (argument, node, statement), one-line summary
-    ("Replace A with B"), and for argument rules the function run on a CallEdit."""
+    ("Replace A with B"), and for argument rules the function run on a CallEdit and whether it
+    can translate arguments known only at run time (``runtime``: it handles ``edit.runtime``,
+    so a torch-signature class can be generated from it)."""
 
     id: str
     name: str
     kind: str
     doc: str
     apply: Callable | None = None
+    runtime: bool = False
 
 
 RULES: dict[str, Rule] = {}   # by name
@@ -48,6 +51,8 @@ MARKERS = {
     "MS904": "module.zero_grad(): gradients are returned by ms.grad / value_and_grad, not accumulated",
     "MS905": "in-place tensor operation",
     "MS906": "torch API referenced without a call: arguments are not translated",
+    "MS915": "torch tensor method whose MindSpore meaning differs, on a receiver not known to be a tensor",
+    "MS918": "torch layer attribute that MindSpore's layer does not hold in torch's form",
     "MS951": "gradients read or changed between backward() and step(): not rewritten",
     "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
     "MS953": "training step whose structure the rules cannot follow: not rewritten",
@@ -97,8 +102,10 @@ def _summary(doc: str | None) -> str:
     return (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
 
 
-def argument_rule(rule_id: str, name: str):
-    """Register the decorated ``apply(edit) -> None`` as the argument rule ``name``.
+def argument_rule(rule_id: str, name: str, runtime: bool = False):
+    """Register the decorated ``apply(edit) -> None`` as the argument rule ``name``
+    (``runtime``: it also translates parameter names whose values come at run time, see
+    :attr:`~migrate.convert.call_edit.CallEdit.runtime`).
 
     Example::
 
@@ -107,7 +114,7 @@ def argument_rule(rule_id: str, name: str):
             \"\"\"Replace nn.Linear(in, out, bias) with nn.Dense(in, out, has_bias, inits).\"\"\"
     """
     def deco(fn):
-        register(Rule(rule_id, name, "argument", _summary(fn.__doc__), fn))
+        register(Rule(rule_id, name, "argument", _summary(fn.__doc__), fn, runtime))
         return fn
     return deco
 

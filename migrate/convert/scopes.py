@@ -14,12 +14,14 @@ class FunctionScope:
         modules: names bound to modules (``m = nn.Linear(...)``, ``m = Net()``).
         narrow: name -> the classes an enclosing ``isinstance(name, ...)`` test allows.
         forward: this is a Cell's ``forward``/``construct`` (calling a sub-cell gives a tensor).
+        layer_classes: name -> the torch layer classes it holds (``norm_layer=nn.BatchNorm2d``).
     """
 
     tensors: set[str] = field(default_factory=set)
     modules: set[str] = field(default_factory=set)
     narrow: dict[str, list[str]] = field(default_factory=dict)
     forward: bool = False
+    layer_classes: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -33,9 +35,12 @@ class ClassScope:
         attrs: ``self.<attr>`` (or ``<attr>.<key>`` of a ModuleDict) -> the layer class
             assigned to it (a torch qualname or a Cell class of this file); shared by every
             walk of the same class name.
+        torch_base: the torch layer class it derives from (``class Conv2dSame(nn.Conv2d)``),
+            directly or through a class of the same file, or None.
     """
 
     name: str
     cell: bool
     function: bool
     attrs: dict[str, str]
+    torch_base: str | None = None

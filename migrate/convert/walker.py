@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from mappings import load_tables
+from mappings import load_attributes, load_tables
 from migrate.convert import handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
 from migrate.convert.cst import (
@@ -28,7 +28,9 @@ from migrate.convert.imports import (
 )
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.rules import inplace
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.torch_signature import signatures
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
@@ -45,9 +47,14 @@ _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_va
 def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
     """A regex that finds, in a statement's text, anything a rule could act on."""
     methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
-    words = sorted(set(aliases) | methods | set(_RULE_WORDS))
+    words = sorted(set(aliases) | methods | set(_RULE_WORDS) | _layer_attribute_names())
     # `name_(`: in-place tensor methods are marked
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(")
+
+
+def _layer_attribute_names() -> set[str]:
+    """torch layer attributes that MindSpore names differently (layer_attributes.py rewrites them)."""
+    return {name for a in load_attributes().values() for name in (*a.rename, *a.shadow, *a.absent)}
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,11 @@ class Converter:
         self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
         self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
         self.module_names: set[str] = set()  # module-level names bound to modules
+        self.layer_bases: dict[str, str] = {}  # classes here deriving from a torch layer -> it
+        self.signatures = None  # generated torch-signature code (see torch_signature.signatures)
         self.training = None   # FileBindings of the training pass, when it looked at this file
         self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
+        self.tensor_memo: dict = {}  # node -> is_tensor's answer, for the current statement
         # where the walk is
         self._classes: list[ClassScope] = []
         self._functions: list[FunctionScope] = []
@@ -114,6 +124,7 @@ class Converter:
         self.stmt_index = -1
         self.src_lines: list[str] = []
         self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.statement_call = None  # the call an expression statement consists of (as written)
         self.freeze_line = False  # inside code rewritten before its walk: report one line
 
     # ---- entry point -------------------------------------------------------------------
@@ -136,6 +147,7 @@ class Converter:
         if not self.aliases and not imports_torch_somewhere(code):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
         self.stmt_lines, self.stmt_ends = statement_spans(code)
+        signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
         if self.training is None and self.stmt_lines:
@@ -157,6 +169,7 @@ class Converter:
                 names["ms"] = "mindspore_"
             return Converter(self.target_name, self.validate, names, self.rules).convert(code)
         body = ImportRewrite(self).run(body)
+        body = self.signatures.emit(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
         out = new.code
@@ -304,19 +317,23 @@ class Converter:
     def in_function(self, scope: FunctionScope):
         """Walk a function body (or the module) in ``scope``."""
         self._functions.append(scope)
+        self.tensor_memo = {}
         try:
             yield scope
         finally:
             self._functions.pop()
+            self.tensor_memo = {}
 
     @contextmanager
     def in_class(self, scope: ClassScope):
         """Walk a class body in ``scope``."""
         self._classes.append(scope)
+        self.tensor_memo = {}
         try:
             yield scope
         finally:
             self._classes.pop()
+            self.tensor_memo = {}
 
     @contextmanager
     def naming_classes(self):
@@ -390,6 +407,7 @@ class Converter:
         return out
 
     def _next_statement(self) -> None:
+        self.tensor_memo = {}  # what a statement binds may change the answers
         self.stmt_index += 1
         if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
             self.line = self.stmt_lines[self.stmt_index]
@@ -477,6 +495,11 @@ class Converter:
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
             return handlers.on_assign(self, small)
+        if isinstance(small, cst.Expr):
+            new = inplace.subscript_statement(self, small)
+            if new is not None:
+                return new
+            self.statement_call = small.value
         return self.walk(small)
 
     def on_block(self, node: cst.IndentedBlock):
@@ -517,6 +540,16 @@ class Converter:
     def on_lambda(self, node: cst.Lambda):
         return node.with_changes(body=self.walk(node.body))
 
+    def on_annotation(self, node: cst.Annotation):
+        with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
+            return self.generic(node)
+
+    def on_comparison(self, node: cst.Comparison):
+        if _compares_types(node):
+            with self.naming_classes():  # `type(m) is nn.Conv2d`: the class itself
+                return self.generic(node)
+        return self.generic(node)
+
 
 def _statement_handler(handle):
     """A handler for a compound statement: its line and markers around ``handle(conv, node)``."""
@@ -528,6 +561,16 @@ def _statement_handler(handle):
 
 def _unchanged(conv, node):
     return node
+
+
+def _compares_types(node: cst.Comparison) -> bool:
+    """``type(x) == ...`` / ``x.__class__ is ...``: a comparison of classes of instances."""
+    for part in (node.left, *(c.comparator for c in node.comparisons)):
+        if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and part.func.value == "type":
+            return True
+        if isinstance(part, cst.Attribute) and part.attr.value == "__class__":
+            return True
+    return False
 
 
 def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:
@@ -555,6 +598,8 @@ _HANDLERS = {
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
+    cst.Annotation: Converter.on_annotation,
+    cst.Comparison: Converter.on_comparison,
     # leaves and whitespace: nothing inside to convert
     cst.SimpleString: _unchanged,
     cst.Integer: _unchanged,

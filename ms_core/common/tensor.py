@@ -4,6 +4,7 @@ import re
 import numpy as np
 
 from . import dtype as mstype
+from .tensor_methods import TensorMethods
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
@@ -70,7 +71,7 @@ def _to(t, device=None, dtype=None, non_blocking=False, copy=False):
     return F.cast(t, dtype)
 
 
-class Tensor:
+class Tensor(TensorMethods):
     """A multi-dimensional array with MindSpore's Tensor API, backed by NumPy.
 
     Args:
@@ -210,9 +211,6 @@ class Tensor:
     def init_data(self):
         return self
 
-    def copy(self):
-        return Tensor(self._data.copy())
-
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d Tensor.")
@@ -312,37 +310,14 @@ class Tensor:
         self._data, self._node, self._index = result._data, result._node, result._index
 
     # --- methods ------------------------------------------------------------------------
-    def reshape(self, *shape):
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return F.reshape(self, shape)
-
-    def view(self, *shape):
-        return self.reshape(*shape)
-
-    def transpose(self, *perm):
-        if len(perm) == 1 and isinstance(perm[0], (tuple, list)):
-            perm = perm[0]
-        if not perm:
-            perm = tuple(range(self.ndim))[::-1]
-        return F.transpose(self, tuple(perm))
-
-    def permute(self, *perm):
-        return self.transpose(*perm)
-
     def swapaxes(self, axis0, axis1):
         return F.swapaxes(self, axis0, axis1)
-
-    def squeeze(self, axis=None):
-        return F.squeeze(self, axis)
 
     def expand_dims(self, axis):
         return F.expand_dims(self, axis)
 
     def unsqueeze(self, dim):
         return F.expand_dims(self, dim)
-
-    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
-        return F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def ravel(self):
         return F.reshape(self, (-1,))
@@ -352,55 +327,6 @@ class Tensor:
 
     def expand_as(self, other):
         return F.broadcast_to(self, other.shape)
-
-    def tile(self, reps):
-        return F.tile(self, reps)
-
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
-        out = F.sum(self, axis, keepdims)
-        return out if dtype is None else F.cast(out, dtype)
-
-    def mean(self, axis=None, keep_dims=False):
-        return F.mean(self, axis, keep_dims)
-
-    def max(self, *args, **kwargs):
-        """The maximum over `axis`. As in MindSpore 2.10, `t.max(1)` with a lone positional
-        axis is torch's overload and returns (values, indices); `t.max(axis=1)` the values."""
-        return self._extreme(F.amax, F.max, args, kwargs)
-
-    def min(self, *args, **kwargs):
-        """The minimum; `t.min(1)` returns (values, indices) like `max`."""
-        return self._extreme(F.amin, F.min, args, kwargs)
-
-    def _extreme(self, values_fn, pair_fn, args, kwargs):
-        if len(args) == 1 and not kwargs and isinstance(args[0], int):
-            return pair_fn(self, args[0])
-        names = ("axis", "keepdims", "initial", "where", "return_indices")
-        given = dict(zip(names, args), **kwargs)
-        if given.get("return_indices"):
-            return pair_fn(self, given.get("axis"), given.get("keepdims", False))
-        return values_fn(self, given.get("axis"), given.get("keepdims", False))
-
-    def argmax(self, axis=None, keepdims=False):
-        return F.argmax(self, axis, keepdims)
-
-    def argmin(self, axis=None, keepdims=False):
-        return F.argmin(self, axis, keepdims)
-
-    def var(self, axis=None, ddof=0, keepdims=False):
-        return F.var(self, axis, ddof, keepdims)
-
-    def std(self, axis=None, ddof=0, keepdims=False):
-        return F.std(self, axis, ddof, keepdims)
-
-    def prod(self, axis=None, keep_dims=False):
-        return F.prod(self, axis, keep_dims)
-
-    def all(self, axis=None, keep_dims=False):
-        return Tensor._wrap(np.all(self._data, axis=axis, keepdims=keep_dims))
-
-    def any(self, axis=None, keep_dims=False):
-        return Tensor._wrap(np.any(self._data, axis=axis, keepdims=keep_dims))
 
     def abs(self): return F.abs(self)
     def exp(self): return F.exp(self)
@@ -416,7 +342,6 @@ class Tensor:
     def relu(self): return F.relu(self)
     def floor(self): return F.floor(self)
     def ceil(self): return F.ceil(self)
-    def round(self): return F.round(self)
     def sign(self): return F.sign(self)
     def reciprocal(self): return F.reciprocal(self)
     def log1p(self): return F.log1p(self)
@@ -427,8 +352,8 @@ class Tensor:
     def pow(self, exponent):
         return F.pow(self, exponent)
 
-    def clip(self, xmin=None, xmax=None):
-        return F.clip_by_value(self, xmin, xmax)
+    def clip(self, min=None, max=None):
+        return F.clip_by_value(self, min, max)
 
     def clamp(self, min=None, max=None):
         return F.clip_by_value(self, min, max)
@@ -436,36 +361,11 @@ class Tensor:
     def matmul(self, other):
         return F.matmul(self, other)
 
-    def softmax(self, axis=-1):
-        return F.softmax(self, axis)
-
-    def split(self, split_size_or_sections, axis=0):
-        return F.split(self, split_size_or_sections, axis)
-
-    def chunk(self, chunks, axis=0):
-        return F.chunk(self, chunks, axis)
-
-    def gather(self, input_indices, axis, batch_dims=0):
-        return F.gather(self, input_indices, axis, batch_dims)
-
     def masked_fill(self, mask, value):
         return F.masked_fill(self, mask, value)
 
     def fill(self, value):
         return Tensor._wrap(np.full_like(self._data, value))
-
-    def zero_(self):
-        self._data = np.zeros_like(self._data)
-        return self
-
-    def fill_(self, value):
-        self._data = np.full_like(self._data, value)
-        return self
-
-    def copy_(self, other):
-        self._data = np.array(other._data if isinstance(other, Tensor) else other,
-                              dtype=self._data.dtype).reshape(self.shape)
-        return self
 
     def assign_value(self, value):
         self._data = _infer_array(value, None)
@@ -489,16 +389,10 @@ class Tensor:
     def equal(self, other):
         return F.equal(self, other)
 
-    def nonzero(self):
-        return Tensor._wrap(np.stack(np.nonzero(self._data), axis=-1).astype(np.int64))
-
     def t(self):
         if self.ndim > 2:
             raise ValueError(f"For 'Tensor.t', the input must be at most 2-D, but got {self.ndim}-D.")
         return F.transpose(self, tuple(range(self.ndim))[::-1])
-
-    def expand(self, size):
-        return F.broadcast_to(self, tuple(size))
 
     def index_select(self, axis, index):
         return F.index_select(self, axis, index)
@@ -506,17 +400,8 @@ class Tensor:
     def narrow(self, axis, start, length):
         return F.narrow(self, axis, start, length)
 
-    def sort(self, axis=-1, descending=False):
-        return F.sort(self, axis, descending)
-
-    def argsort(self, axis=-1, descending=False):
-        return F.argsort(self, axis, descending)
-
     def topk(self, k, dim=None, largest=True, sorted=True):
         return F.topk(self, k, dim, largest, sorted)
-
-    def cumsum(self, axis=None, dtype=None):
-        return F.cumsum(self if axis is not None else self.ravel(), 0 if axis is None else axis, dtype)
 
     def unbind(self, dim=0):
         return F.unbind(self, dim)
@@ -545,12 +430,6 @@ class Tensor:
     def type(self, dtype=None):
         """The dtype's name ('Float32') without an argument, else a cast (as MindSpore 2.10)."""
         return str(self.dtype) if dtype is None else F.cast(self, dtype)
-
-    def new_zeros(self, size, dtype=None):
-        return F.zeros(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
-
-    def new_ones(self, size, dtype=None):
-        return F.ones(tuple(size) if not isinstance(size, int) else (size,), dtype or self.dtype)
 
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
         return F.norm(self, ord, dim, keepdim, dtype=dtype)

@@ -224,9 +224,27 @@ class Cell:
         return self.parameters_dict(recurse)
 
     def apply(self, fn):
-        for _, cell in self.cells_and_names():
-            fn(cell)
+        """Call fn on every sub-cell (each sub-cell's own sub-cells first) and then on self, as
+        MindSpore 2.10 and torch do; returns self."""
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
         return self
+
+    def get_sub_cell(self, target):
+        """The sub-cell at the dotted path `target` ('' is self), as torch's get_submodule.
+
+        Raises:
+            AttributeError: when a step of the path is missing or is not a Cell.
+        """
+        cell = self
+        for item in target.split(".") if target else ():
+            if not hasattr(cell, item):
+                raise AttributeError(f"{type(cell).__name__} has no attribute `{item}`")
+            cell = getattr(cell, item)
+            if not isinstance(cell, Cell):
+                raise AttributeError(f"`{item}` is not an nn.Cell")
+        return cell
 
     # --- modes ------------------------------------------------------------------------------
     def set_train(self, mode=True):

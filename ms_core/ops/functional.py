@@ -950,10 +950,6 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     return Tensor._wrap(out)
 
 
-def tensor_scatter_elements(*args, **kwargs):
-    raise NotImplementedError("tensor_scatter_elements is not implemented in ms_core yet.")
-
-
 # --- losses used by the seeds ---------------------------------------------------------------
 
 def _reduce(loss, reduction, name):

@@ -23,6 +23,13 @@ pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
                                  "(set MS_ORACLE_PYTHON to an interpreter that has it)")]
 
+# Fixtures that MindSpore 2.10 cannot run for a reason outside the converter: the error is
+# asserted, so the test fails (and this entry must go) once MindSpore runs them.
+KNOWN_MINDSPORE_FAILURES = {
+    # ops.layer_norm on a permuted (non-contiguous) view fails on the CPU kernel; ms_core runs it
+    "layer_norm2d": "Create kernelmod for op LayerNormExt failed",
+}
+
 # Runs under either framework: build the model, load the weights by parameter path, run forward
 # in inference mode and the gradient of sum(out * cot) w.r.t. the input.
 DRIVER = textwrap.dedent("""
@@ -79,6 +86,10 @@ def test_converted_fixture_runs_the_same_on_mindspore(path, tmp_path):
                                str(tmp_path / f"{target}_out.npz"), target],
                               capture_output=True, text=True, timeout=600,
                               env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+        known = KNOWN_MINDSPORE_FAILURES.get(path.stem) if target == "mindspore" else None
+        if known is not None:
+            assert proc.returncode != 0 and known in proc.stderr, proc.stderr[-4000:]
+            pytest.xfail(f"MindSpore 2.10: {known}")
         assert proc.returncode == 0, f"{target}:\n{proc.stderr[-4000:]}"
         results[target] = np.load(tmp_path / f"{target}_out.npz")
     ours, theirs = results["ms_core"], results["mindspore"]

@@ -7,11 +7,11 @@ holds the torch.autograd.Function rewriter, which node handlers apply (not table
 from __future__ import annotations
 
 from migrate.convert.registry import RULES, Rule
-from migrate.convert.rules import (autograd_function, data, init, layers, layers_more, module,
-                                   tensor)
+from migrate.convert.rules import (autograd_function, data, init, inplace, layers, layers_more,
+                                   module, tensor)
 
 # the modules whose rules tables may name (importing them registers the rules)
-AREAS = (layers, layers_more, tensor, init, module, data, autograd_function)
+AREAS = (layers, layers_more, tensor, inplace, init, module, data, autograd_function)
 
 
 def argument_rule_named(name: str | None) -> Rule | None:

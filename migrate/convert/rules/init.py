@@ -12,7 +12,7 @@ from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
 
 
-@argument_rule("MS120", "init_call")
+@argument_rule("MS120", "init_call", runtime=True)
 def init_call(edit) -> None:
     """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))."""
     conv = edit.conv
@@ -26,21 +26,30 @@ def init_call(edit) -> None:
     edit.result = parse_expr(f"{t_code}.set_data(initializer({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
 
 
-@argument_rule("MS121", "init_uniform")
+@argument_rule("MS121", "init_uniform", runtime=True)
 def init_uniform(edit) -> None:
     """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype))."""
     a, b = edit.value("a"), edit.value("b")
-    try:
-        va, vb = literal(a), literal(b)
-        symmetric = va == -vb
-    except (ValueError, SyntaxError, TypeError):
-        symmetric = code_of(a).lstrip("-").strip() == code_of(b).strip() and code_of(a).startswith("-")
+    if edit.runtime:
+        edit.reject("a != -b", "For 'uniform_' (torch signature), only ranges symmetric around 0 are "
+                               "supported: MindSpore's Uniform is U(-scale, scale).")
+        symmetric = True
+    else:
+        symmetric = _symmetric(a, b)
     if not symmetric:
         edit.unsupported(f"uniform_({code_of(a)}, {code_of(b)}): MindSpore's Uniform is symmetric")
         return
     edit.out = [[k, v, p, l] for k, v, p, l in edit.out if k not in ("a", "b")]
     edit.out.append(["scale", b, False, None])
     init_call(edit)
+
+
+def _symmetric(a, b) -> bool:
+    try:
+        va, vb = literal(a), literal(b)
+        return va == -vb
+    except (ValueError, SyntaxError, TypeError):
+        return code_of(a).lstrip("-").strip() == code_of(b).strip() and code_of(a).startswith("-")
 
 
 @argument_rule("MS122", "tensor_init_method")

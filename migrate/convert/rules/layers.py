@@ -6,9 +6,17 @@ Every rule has one signature, ``apply(edit) -> None``: it reads the bound torch 
 """
 from __future__ import annotations
 
+import libcst as cst
+
 from migrate.convert.call_edit import is_literal, literal, operand
 from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
+from migrate.convert.torch_runtime import (
+    _torch_conv_padding, _torch_kernel_area, _torch_ms_tuple, _torch_pool_padding,
+)
+
+# a value that is not a literal, for the run-time helpers' static use (it counts as "set")
+_UNKNOWN = object()
 
 
 def _math(edit) -> None:
@@ -17,18 +25,15 @@ def _math(edit) -> None:
 
 def _kernel_area(edit, k, dims: int) -> str | None:
     """Source of prod(kernel_size), or None when it cannot be written without knowing k's type."""
+    if edit.runtime:
+        return f"{edit.helper('_torch_kernel_area')}({code_of(k)}, {dims})"
     try:
         v = literal(k)
     except (ValueError, SyntaxError, TypeError):
         edit.worse("approximate", f"fan-in assumes an int kernel_size ({code_of(k)})")
         return " * ".join([operand(k)] * dims)
-    if isinstance(v, int):
-        return str(v ** dims)
-    if isinstance(v, (tuple, list)) and all(isinstance(i, int) for i in v):
-        n = 1
-        for i in v:
-            n *= i
-        return str(n)
+    if isinstance(v, int) or isinstance(v, (tuple, list)) and all(isinstance(i, int) for i in v):
+        return str(_torch_kernel_area(v, dims))
     return None
 
 
@@ -49,7 +54,7 @@ def torch_default_init(edit, fan_in: str | None) -> None:
     edit.worse("transformed", "explicit torch default initializers")
 
 
-@argument_rule("MS111", "dense")
+@argument_rule("MS111", "dense", runtime=True)
 def dense(edit) -> None:
     """Replace nn.Linear(in, out, bias) with nn.Dense(in, out, has_bias, torch-default inits)."""
     fan = edit.value("in_features")
@@ -60,49 +65,71 @@ def dense(edit) -> None:
     torch_default_init(edit, fan_text)
 
 
-def _conv_padding(edit, dims: int, transpose: bool = False) -> None:
+def _conv_padding(edit, dims: int, per_side: bool = True, transpose: bool = False) -> None:
+    """torch's padding -> pad_mode + padding (``per_side``: (before, after) per axis, as layers
+    want; else one value per axis, as ops.conv2d wants; ``transpose``: a transposed
+    convolution, whose zero padding stays pad_mode='pad', see ``_torch_conv_padding``)."""
     pad = edit.bound.get("padding")
-    # a transposed convolution keeps pad_mode='pad' even without padding: its 'valid' output is
-    # in*s + max(k - s, 0), torch's (in - 1)*s + k (they differ when k < s), and MindSpore
-    # takes output_padding in 'pad' mode only
-    zero_mode = "'pad'" if transpose else "'valid'"
     if pad is None:
-        edit.set("pad_mode", zero_mode)
+        edit.set("pad_mode", "'pad'" if transpose else "'valid'")
         edit.drop("padding")
+        return
+    if edit.runtime:
+        helper = edit.helper("_torch_conv_padding")
+        edit.prelude.append(f"pad_mode_, padding_ = {helper}({code_of(pad)}, {dims}"
+                            f"{'' if per_side else ', per_side=False'}"
+                            f"{', transpose=True' if transpose else ''})")
+        edit.set("pad_mode", "pad_mode_")
+        edit.set("padding", "padding_")
         return
     try:
         v = literal(pad)
     except (ValueError, SyntaxError):
+        if not _int_expression(pad):  # a name may hold a tuple or 'same': run time decides
+            edit.needs_runtime(f"padding={code_of(pad)} is known only at run time")
         edit.set("pad_mode", "'pad'")
         edit.set("padding", pad)
         edit.worse("approximate", f"padding={code_of(pad)} assumed to be an int")
         return
-    if v == "same" or v == "valid":
-        edit.set("pad_mode", repr(v))
+    try:
+        mode, value = _torch_conv_padding(v, dims, per_side, transpose)
+    except (ValueError, TypeError):
+        edit.unsupported(f"padding={code_of(pad)} cannot be expressed")
+        return
+    edit.set("pad_mode", repr(mode))
+    if mode != "pad":
         edit.drop("padding")
         return
-    if isinstance(v, int):
-        if v == 0:
-            edit.set("pad_mode", zero_mode)
-            edit.drop("padding")
-        else:
-            edit.set("pad_mode", "'pad'")
-            edit.set("padding", repr(v))
-        return
-    if isinstance(v, (tuple, list)) and len(v) == dims:
-        if len(set(v)) == 1:
-            edit.set("pad_mode", "'pad'" if v[0] else zero_mode)
-            if v[0]:
-                edit.set("padding", repr(v[0]))
-            else:
-                edit.drop("padding")
-            return
-        if dims in (2, 3):
-            edit.set("pad_mode", "'pad'")
-            edit.set("padding", repr(tuple(p for p in v for _ in range(2))))
-            edit.worse("transformed", "padding per axis -> (before, after) pairs per axis")
-            return
-    edit.unsupported(f"padding={code_of(pad)} cannot be expressed")
+    edit.set("padding", repr(value))
+    if isinstance(value, tuple):
+        edit.worse("transformed", "padding (h, w) -> (top, bottom, left, right)" if per_side else
+                   "padding given per axis")
+
+
+def _int_expression(node) -> bool:
+    """``(k - 1) // 2``, ``d + 1``: arithmetic with an int literal, an int (or a TypeError) for
+    any operand (``*`` is left out: a tuple times an int is a tuple)."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(
+            node.operator, (cst.FloorDivide, cst.Subtract, cst.Add, cst.Modulo)):
+        return False
+    return any(isinstance(side, cst.Integer) or _int_expression(side) for side in (node.left, node.right))
+
+
+def _sizes(edit, dims: int) -> None:
+    """kernel_size/stride/dilation as MindSpore takes them (torch also takes 1-element lists)."""
+    for name in ("kernel_size", "stride", "dilation"):
+        value = edit.get(name)
+        if value is None:
+            continue
+        if edit.runtime:
+            edit.set(name, f"{edit.helper('_torch_ms_tuple')}({code_of(value)}, {dims})")
+            continue
+        try:
+            v = literal(value)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(v, (list, tuple)) and _torch_ms_tuple(v, dims) != v:
+            edit.set(name, repr(_torch_ms_tuple(v, dims)))
 
 
 def _order_conv(edit) -> None:
@@ -113,21 +140,16 @@ def _order_conv(edit) -> None:
 
 
 def _conv(edit, dims: int, transpose: bool = False) -> None:
-    _conv_padding(edit, dims, transpose)
+    _conv_padding(edit, dims, transpose=transpose)
+    _sizes(edit, dims)
     cin = edit.value("out_channels" if transpose else "in_channels")
     groups = edit.value("groups")
     area = _kernel_area(edit, edit.value("kernel_size"), dims)
     fan = None
     if area is not None:
         c = operand(cin)
-        try:
-            g = literal(groups)
-        except (ValueError, SyntaxError):
-            g = None
-        try:
-            cval = literal(cin)
-        except (ValueError, SyntaxError):
-            cval = None
+        g = literal(groups) if is_literal(groups) else None
+        cval = literal(cin) if is_literal(cin) else None
         if g == 1 and isinstance(cval, int) and area.isdigit():
             fan = str(cval * int(area))
         elif g == 1:
@@ -138,34 +160,19 @@ def _conv(edit, dims: int, transpose: bool = False) -> None:
     _order_conv(edit)
 
 
-@argument_rule("MS110", "conv2d")
+@argument_rule("MS110", "conv2d", runtime=True)
 def conv2d(edit) -> None:
     """Replace nn.Conv2d(padding=p, groups, bias) with nn.Conv2d(pad_mode, padding, group, has_bias, torch inits)."""
     _conv(edit, 2)
 
 
-def ints_1d(edit, names=("kernel_size", "stride", "dilation")) -> None:
-    """MindSpore 2.10's 1-D convolutions take ints only: a literal 1-tuple becomes its int."""
-    for name in names:
-        value = edit.get(name)
-        if value is None:
-            continue
-        try:
-            v = literal(value)
-        except (ValueError, SyntaxError, TypeError):
-            continue
-        if isinstance(v, (tuple, list)) and len(v) == 1:
-            edit.set(name, repr(v[0]), keyword=False)
-
-
-@argument_rule("MS141", "conv1d")
+@argument_rule("MS141", "conv1d", runtime=True)
 def conv1d(edit) -> None:
     """Replace nn.Conv1d(padding=p, groups, bias) with nn.Conv1d(pad_mode, padding, group, has_bias, torch inits)."""
     _conv(edit, 1)
-    ints_1d(edit)
 
 
-@argument_rule("MS142", "conv_transpose2d")
+@argument_rule("MS142", "conv_transpose2d", runtime=True)
 def conv_transpose2d(edit) -> None:
     """Replace nn.ConvTranspose2d(padding=p, ...) with nn.Conv2dTranspose(pad_mode='pad', padding=p, ...)."""
     _conv(edit, 2, transpose=True)
@@ -177,17 +184,22 @@ def conv_transpose2d(edit) -> None:
                   "pad the input instead")
 
 
-@argument_rule("MS143", "conv_fn")
+@argument_rule("MS143", "conv_fn", runtime=True)
 def conv_fn(edit) -> None:
     """Replace F.conv2d(x, w, b, stride, padding=p) with ops.conv2d(x, w, b, stride, pad_mode, padding)."""
-    _conv_padding(edit, 2)
+    _conv_padding(edit, 2, per_side=False)
     order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS112", "batchnorm")
+@argument_rule("MS112", "batchnorm", runtime=True)
 def batchnorm(edit) -> None:
     """Replace BatchNorm momentum m and track_running_stats with momentum=1-m and use_batch_statistics."""
+    if edit.runtime:
+        edit.reject("momentum is None", f"For '{edit.api_name}' (torch signature), momentum=None "
+                                        "(cumulative average) has no MindSpore equivalent.")
+        edit.set("use_batch_statistics", "None if track_running_stats else True")
+        return
     m = edit.bound.get("momentum")
     if m is not None and code_of(m) == "None":
         edit.unsupported("momentum=None (cumulative average) has no MindSpore equivalent")
@@ -199,12 +211,28 @@ def batchnorm(edit) -> None:
             edit.worse("approximate", "track_running_stats=False -> use_batch_statistics=True "
                                       "(moving statistics are still updated but never used)")
         elif not (is_literal(trs) and literal(trs) is True):
+            edit.needs_runtime(f"track_running_stats={code_of(trs)} is known only at run time")
             edit.unsupported(f"track_running_stats={code_of(trs)} must be a literal")
 
 
-@argument_rule("MS113", "pool")
+@argument_rule("MS113", "pool", runtime=True)
 def pool(edit) -> None:
     """Replace MaxPool2d/AvgPool2d(stride=None, padding=p) with stride=kernel_size, pad_mode='pad', padding=p."""
+    options = ("ceil_mode", "dilation", "return_indices", "divisor_override")
+    if edit.runtime:
+        edit.set("stride", "kernel_size if stride is None else stride")
+        given = ", ".join(o for o in options if edit.entry.param(o) is not None)
+        edit.prelude.append(f"pad_mode_, padding_ = {edit.helper('_torch_pool_padding')}(padding, {given})")
+        edit.set("pad_mode", "pad_mode_")
+        edit.set("padding", "padding_")
+    else:
+        _pool_static(edit, options)
+    order = ["kernel_size", "stride", "pad_mode", "padding", "dilation", "return_indices",
+             "ceil_mode", "count_include_pad", "divisor_override"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
+def _pool_static(edit, options) -> None:
     if edit.get("stride") is None or code_of(edit.get("stride")) == "None":
         edit.set("stride", edit.value("kernel_size"))
         edit.note("stride defaults to kernel_size in torch, to 1 in MindSpore: made explicit")
@@ -212,38 +240,44 @@ def pool(edit) -> None:
     try:
         v = literal(pad) if pad is not None else 0
     except (ValueError, SyntaxError):
-        v = None
-    needs_pad = any(edit.bound.get(k) is not None and code_of(edit.bound[k]) not in ("False", "1", "None")
-                    for k in ("ceil_mode", "dilation", "return_indices", "divisor_override"))
-    zero = v == 0 or (isinstance(v, (tuple, list)) and not any(v))
-    if zero and not needs_pad:
+        v = _UNKNOWN
+    flags = [literal(edit.bound[o]) if is_literal(edit.bound[o]) else _UNKNOWN
+             for o in options if edit.bound.get(o) is not None]
+    if v is not _UNKNOWN and _torch_pool_padding(v)[0] == "valid":  # zero padding
+        mode = _torch_pool_padding(v, *flags)[0]
         edit.drop("padding")
-        edit.set("pad_mode", "'valid'")
-    elif zero:
-        edit.drop("padding")
-        edit.set("pad_mode", "'pad'")
-        edit.note("pad_mode='pad' (with zero padding) because ceil_mode/dilation need it")
-    else:
-        edit.set("pad_mode", "'pad'")
-        edit.set("padding", pad)
-        edit.worse("transformed", "explicit padding -> pad_mode='pad' (max pooling pads with -inf)")
-    order = ["kernel_size", "stride", "pad_mode", "padding", "dilation", "return_indices",
-             "ceil_mode", "count_include_pad", "divisor_override"]
-    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+        edit.set("pad_mode", repr(mode))
+        if mode == "pad":
+            edit.note("pad_mode='pad' (with zero padding) because ceil_mode/dilation need it")
+        return
+    edit.set("pad_mode", "'pad'")
+    edit.set("padding", pad)
+    edit.worse("transformed", "explicit padding -> pad_mode='pad' (max pooling pads with -inf)")
 
 
-@argument_rule("MS144", "functional_pool_stride")
+@argument_rule("MS144", "functional_pool_stride", runtime=True)
 def functional_pool_stride(edit) -> None:
     """Replace F.avg_pool2d(x, k) with ops.avg_pool2d(x, k, stride=k) (MindSpore's stride defaults to 1)."""
+    if edit.runtime:
+        edit.set("stride", "kernel_size if stride is None else stride")
+        return
     if edit.get("stride") is None or code_of(edit.get("stride")) == "None":
         edit.set("stride", edit.value("kernel_size"))
         edit.worse("transformed", "stride defaults to kernel_size in torch, to 1 in "
                                   "ops.avg_pool2d: made explicit")
 
 
-@argument_rule("MS114", "layernorm")
+@argument_rule("MS114", "layernorm", runtime=True)
 def layernorm(edit) -> None:
     """Replace nn.LayerNorm(n, eps) with nn.LayerNorm((n,), begin_norm_axis, begin_params_axis, epsilon)."""
+    if edit.runtime:
+        edit.prelude.append(f"normalized_shape_ = {edit.helper('_torch_norm_shape')}(normalized_shape)")
+        edit.set("normalized_shape", "normalized_shape_", keyword=False)
+        edit.set("begin_norm_axis", "-len(normalized_shape_)")
+        edit.set("begin_params_axis", "-len(normalized_shape_)")
+        edit.reject("not elementwise_affine", f"For '{edit.api_name}' (torch signature), "
+                                              "elementwise_affine=False has no MindSpore LayerNorm equivalent.")
+        return
     shape = edit.value("normalized_shape")
     try:
         v = literal(shape)
@@ -273,7 +307,7 @@ def layernorm(edit) -> None:
         edit.unsupported("elementwise_affine=False has no MindSpore LayerNorm equivalent")
 
 
-@argument_rule("MS115", "embedding")
+@argument_rule("MS115", "embedding", runtime=True)
 def embedding(edit) -> None:
     """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
     edit.conv.init_names.add("Normal")

@@ -10,7 +10,7 @@ import libcst as cst
 from migrate.convert.call_edit import literal, operand
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
-from migrate.convert.rules.layers import _conv, ints_1d
+from migrate.convert.rules.layers import _conv
 
 
 def _value(edit, name):
@@ -18,20 +18,19 @@ def _value(edit, name):
     return literal(edit.value(name))
 
 
-@argument_rule("MS185", "conv_transpose1d")
+@argument_rule("MS169", "conv_transpose1d")
 def conv_transpose1d(edit) -> None:
     """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group, has_bias, torch inits)."""
     _conv(edit, 1, transpose=True)
-    ints_1d(edit)
 
 
-@argument_rule("MS186", "conv3d")
+@argument_rule("MS193", "conv3d")
 def conv3d(edit) -> None:
     """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
     _conv(edit, 3)
 
 
-@argument_rule("MS187", "conv_transpose3d")
+@argument_rule("MS194", "conv_transpose3d")
 def conv_transpose3d(edit) -> None:
     """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
     try:

@@ -83,3 +83,19 @@ def named_children(edit) -> None:
     edit.result = parse_expr(f"{operand(recv)}.name_cells().items()")
 
 
+
+
+@argument_rule("MS177", "register_parameter")
+def register_parameter(edit) -> None:
+    """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the
+    Parameters, or None, assigned to its attributes)."""
+    name, param = edit.bound.get("name"), edit.bound.get("param")
+    edit.result = cst.Call(cst.Name("setattr"), [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
+
+
+@argument_rule("MS178", "named_parameters")
+def named_parameters(edit) -> None:
+    """Replace net.named_parameters() with the (name, Parameter) pairs of
+    net.parameters_and_names() that require grad (buffers became Parameters that do not)."""
+    recv = operand(edit.method_receiver)
+    edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if p.requires_grad)")

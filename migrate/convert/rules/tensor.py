@@ -112,7 +112,8 @@ def astype(edit) -> None:
     conv = edit.conv
     conv.used.add("ms")
     dtype = {".float": "float32", ".double": "float64", ".half": "float16", ".long": "int64",
-             ".int": "int32", ".bool": "bool_", ".byte": "uint8"}[edit.entry.target]
+             ".int": "int32", ".bool": "bool_", ".byte": "uint8", ".short": "int16",
+             ".char": "int8"}[edit.entry.target]
     edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")),
                            [cst.Arg(conv.target(f"ms.{dtype}"))])
 
@@ -163,11 +164,20 @@ def type_as(edit) -> None:
 
 @argument_rule("MS149", "new_full")
 def new_full(edit) -> None:
-    """Replace x.new_zeros(shape) / x.new_ones(shape) with ops.zeros(shape, x.dtype) / ops.ones(...)."""
+    """Replace x.new_zeros(shape) / x.new_ones(shape) / x.new_empty(shape) / x.new_full(shape, v)
+    with ops.zeros(shape, x.dtype) / ops.ones(...) / ops.zeros(...) / ops.full(shape, v, dtype=x.dtype)."""
     conv = edit.conv
-    fn = "ops.zeros" if edit.entry.torch.endswith("zeros") else "ops.ones"
+    kind = edit.entry.torch.rsplit("_", 1)[1]
     dtype = edit.bound.get("dtype") or cst.Attribute(edit.method_receiver, cst.Name("dtype"))
-    edit.result = cst.Call(conv.target(fn), [cst.Arg(edit.bound.get("size") or parse_expr("()")), cst.Arg(dtype)])
+    size = edit.bound.get("size") or parse_expr("()")
+    if kind == "full":
+        edit.result = cst.Call(conv.target("ops.full"), [
+            cst.Arg(size), cst.Arg(edit.bound["fill_value"]), cst.Arg(dtype, keyword=cst.Name("dtype"), equal=_EQ)])
+        return
+    if kind == "empty":
+        edit.worse("approximate", "zeros: torch leaves the memory uninitialised")
+    fn = "ops.ones" if kind == "ones" else "ops.zeros"
+    edit.result = cst.Call(conv.target(fn), [cst.Arg(size), cst.Arg(dtype)])
 
 
 @argument_rule("MS152", "view_as")
@@ -210,3 +220,94 @@ def ndim(edit) -> None:
 def numel(edit) -> None:
     """Replace x.numel() with x.size (MindSpore's Tensor.size is the element count)."""
     edit.result = cst.Attribute(edit.method_receiver, cst.Name("size"))
+
+
+@argument_rule("MS173", "std_var")
+def std_var(edit) -> None:
+    """Replace x.std(dim, unbiased=True, keepdim) / x.var(..., correction=c) with
+    x.std(axis=dim, ddof=1, keepdims=keepdim) (MindSpore's default ddof is 0, torch's 1)."""
+    b = edit.bound
+    dim, unbiased = b.get("dim"), b.get("unbiased")
+    if dim is not None and is_literal(dim) and isinstance(literal(dim), bool):
+        dim, unbiased = None, dim  # x.std(False): torch's first positional is then `unbiased`
+    if b.get("correction") is not None and unbiased is not None:
+        edit.unsupported("both unbiased= and correction=")
+        return
+    if b.get("correction") is not None:
+        ddof = b["correction"]
+    elif unbiased is None:
+        ddof = parse_expr("1")
+    elif is_literal(unbiased):
+        ddof = parse_expr("1" if literal(unbiased) else "0")
+    else:
+        ddof = parse_expr(f"int({code_of(unbiased)})")
+    args = ([cst.Arg(dim, keyword=cst.Name("axis"), equal=_EQ)] if dim is not None else [])
+    args.append(cst.Arg(ddof, keyword=cst.Name("ddof"), equal=_EQ))
+    if b.get("keepdim") is not None:
+        args.append(cst.Arg(b["keepdim"], keyword=cst.Name("keepdims"), equal=_EQ))
+    name = edit.entry.torch.rsplit(".", 1)[1]
+    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name(name)), args)
+
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+# legacy tensor type names torch's x.type(name) takes, as strings
+_TYPE_NAMES = {f"torch.{k}Tensor": v for k, v in (
+    ("Float", "float32"), ("Double", "float64"), ("Half", "float16"), ("Long", "int64"), ("Int", "int32"),
+    ("Short", "int16"), ("Byte", "uint8"), ("Char", "int8"), ("Bool", "bool_"))}
+_TYPE_NAMES.update({k.replace("torch.", "torch.cuda."): v for k, v in list(_TYPE_NAMES.items())})
+
+
+@argument_rule("MS174", "tensor_type")
+def tensor_type(edit) -> None:
+    """Replace x.type(dtype) / x.type('torch.FloatTensor') with x.astype(ms.float32); mark
+    x.type() (MindSpore returns 'Float32', torch 'torch.FloatTensor')."""
+    conv = edit.conv
+    dtype = edit.bound.get("dtype")
+    if dtype is None:
+        edit.unsupported("x.type() names the type differently in MindSpore ('Float32', not "
+                         "'torch.FloatTensor'); compare x.dtype instead", marker="MS915")
+        return
+    if isinstance(dtype, cst.SimpleString):
+        name = _TYPE_NAMES.get(literal(dtype))
+        if name is None:
+            edit.unsupported(f"type name {dtype.value}")
+            return
+        dtype = conv.target(f"ms.{name}")
+    elif code_of(dtype) == conv.tname("ms.Tensor"):
+        edit.unsupported("a legacy tensor type (torch.FloatTensor ...): pass a dtype (ms.float32)")
+        return
+    edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")), [cst.Arg(dtype)])
+
+
+@argument_rule("MS175", "requires_grad")
+def requires_grad(edit) -> None:
+    """Replace y = x.requires_grad_() with y = x (ms.grad takes what it differentiates by
+    position); keep the statement p.requires_grad_(flag) (it sets a Parameter's flag)."""
+    if edit.conv.statement_call is edit.original:
+        edit.result = edit.call
+        return
+    edit.result = edit.method_receiver
+    edit.worse("approximate", "requires_grad_ dropped where its value is used: MindSpore's returns "
+                              "None, and ms.grad takes what it differentiates by position")
+
+
+@argument_rule("MS176", "itemsize")
+def itemsize(edit) -> None:
+    """Replace x.element_size() with x.itemsize."""
+    edit.result = cst.Attribute(edit.method_receiver, cst.Name("itemsize"))
+
+
+@argument_rule("MS179", "select")
+def select(edit) -> None:
+    """Replace x.select(1, i) with x[:, i] (MindSpore 2.10's Tensor.select has no CPU gradient);
+    a dim that is not a literal int keeps x.select(dim, i)."""
+    dim, index = edit.bound.get("dim"), edit.bound.get("index")
+    try:
+        d = literal(dim)
+    except (ValueError, SyntaxError):
+        return
+    if isinstance(d, bool) or not isinstance(d, int):
+        return
+    lead = [cst.SubscriptElement(cst.Slice(None, None))] * d if d >= 0 else \
+        [cst.SubscriptElement(cst.Index(cst.Ellipsis()))] + [cst.SubscriptElement(cst.Slice(None, None))] * (-d - 1)
+    edit.result = cst.Subscript(edit.method_receiver, lead + [cst.SubscriptElement(cst.Index(index))])

@@ -70,8 +70,9 @@ def test_prepare_needs_a_converted_file_or_a_converter():
     t, m, notes, display = prepare(MODELS, "MLP()", convert=convert)
     assert converted == [Path(MODELS).read_text()]  # the converter got the file's source
     assert notes == ["the conversion left 2 unsupported site(s) (marked '# migrate:')"]
-    assert [v.endswith("models.py (converted)") for v in display.values()] == [True]
-    assert type(m).__name__ == "MLP" and type(t).__module__ != type(m).__module__
+    assert list(display.values()) == [str(FIXTURES)]  # the converted tree stands for this dir
+    assert type(m).__name__ == "MLP" and type(m) is not type(t)
+    assert type(t).__module__ == type(m).__module__ == "models"  # the same name, isolated
 
 
 def _imports(path):

@@ -342,3 +342,31 @@ def test_float64_noise_floor_in_training_steps_still_catches_a_momentum_fault(tm
     r = check(t, m, inputs_for("TinyResNet()"), mode="train", train_steps=3, float64_reference=True)
     assert not r.passed and r.culprit.kind == "training-steps"
     assert any("running_mean" in p.name and not p.stats.passed for p in r.train.params)
+
+
+RNN_LM = FIXTURES / "rnn_lm.py"
+
+
+@pytest.mark.parametrize("expr", ["LM()", "LM('GRU', batch_first=True)", "LM('RNN')"])
+def test_dropout_between_rnn_layers_is_replayed_in_training_mode(expr):
+    """torch drops between the layers of a multi-layer LSTM/GRU/RNN inside its kernel; the check
+    runs it layer by layer and the converted RNN's Dropout sub-cell gets the same masks (with
+    tied weights and 2 training steps)."""
+    t, m, _, _ = prepare(str(RNN_LM), expr, convert=convert_source)
+    x = make_inputs(["5,3"], ["int64"], ["0,20"], 0)
+    r = check(t, m, x, mode="train", train_steps=2)
+    assert r.passed, [str(f) for f in r.findings]
+    assert r.phases[0].outputs.cosine == pytest.approx(1.0, abs=1e-9)
+    assert "dropout between the layers of 'rnn' replayed" in " ".join(r.phases[0].notes)
+
+
+def test_a_wrong_dropout_between_rnn_layers_is_named(tmp_path):
+    code = convert_source(RNN_LM.read_text()).code
+    assert code.count("dropout=float(dropout)") == 3
+    path = tmp_path / "lm_ms.py"  # the keep probability where torch's p belongs
+    path.write_text(code.replace("dropout=float(dropout)", "dropout=float(1 - dropout)"))
+    t, _, _, _ = prepare(str(RNN_LM), "LM(dropout=0.25)", convert=convert_source)
+    _, m, _, _ = prepare(str(RNN_LM), "LM(dropout=0.25)", str(path))
+    r = check(t, m, make_inputs(["5,3"], ["int64"], ["0,20"], 0), mode="train")
+    assert r.culprit.kind == "train" and r.culprit.layer == "rnn"
+    assert "p=0.25, the ms layer with dropout=0.75" in r.culprit.message

@@ -84,7 +84,9 @@ def test_html_is_self_contained(tmp_path, faulty):
 @pytest.mark.parametrize("args, message", [
     (["--model", "NoSuchModel()", "--input-shape", "4,6"], "fails on the torch side: NameError"),
     (["--model", "MLP()", "--input-shape", "4,5"], "does not run on inputs of shape 4,5"),
-    (["--model", "MLP()", "--input-shape", "4,a"], "not a comma-separated list"),
+    (["--model", "MLP()", "--input-shape", "4,a"], "not a list of positive ints"),
+    (["--model", "MLP()", "--input-shape", "2,x"], "'2,x' is not a list of positive ints"),
+    (["--model", "MLP()", "--input-shape", "2,,6"], "'2,,6' is not a list of positive ints"),
     (["--model", "MLP()", "--input-shape", "4,6", "--input-dtype", "float8"], "not one of"),
     (["--model", "MLP()", "--input-shape", "4,6", "--report", "r.txt"], "must end in"),
 ])
@@ -154,5 +156,40 @@ def test_both_versions_import_in_isolation():
     t, m, _, _ = prepare(MODELS, "MLP()", str(FROZEN))
     assert sys.path == before_path  # the model's directory was on sys.path only while importing
     new = set(sys.modules) - before_mods
-    assert not {"models", "models_ms"} & new  # private module names, not the files' own
+    assert "models_ms" not in new  # the converted side is not registered
+    assert sys.modules["models"].MLP is type(t)  # the torch original is, as an import leaves it
     assert type(t).__module__ != type(m).__module__
+
+
+BAD = str(FIXTURES / "bad_models.py")
+
+
+@pytest.mark.parametrize("model, message", [
+    ("ReturnsNone()", "the torch model returns NoneType None: the checker compares"),
+    ("ReturnsInt()", "the torch model returns int 3: the checker compares"),
+])
+def test_a_forward_that_returns_no_tensor_exits_2(capsys, model, message):
+    assert run(BAD, "--model", model, "--input-shape", "2,4", "--no-cache", "-q") == 2
+    assert message in " ".join(capsys.readouterr().err.split())
+
+
+def test_inputs_larger_than_the_memory_exit_2_before_allocating(capsys):
+    assert run(MODELS, "--model", "MLP()", "--input-shape", "100000,100000,1000", "-q") == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "alone need" in err and "GiB" in err and "use a smaller --input-shape" in err
+
+
+def test_a_forward_that_hangs_is_stopped_by_the_timeout(capsys):
+    import time
+    t0 = time.monotonic()
+    assert run(BAD, "--model", "Hangs()", "--input-shape", "2,4", "--no-cache",
+               "--timeout", "3", "-q") == 2
+    assert time.monotonic() - t0 < 60
+    assert "did not finish within 3 s (--timeout)" in capsys.readouterr().err
+
+
+def test_a_check_with_a_timeout_runs_in_a_child_and_gives_the_same_verdict(tmp_path, capsys):
+    report = tmp_path / "r.json"
+    assert run(MODELS, "--model", "MLP()", "--input-shape", "4,6", "--timeout", "120",
+               "--report", report, "-q") == 0
+    assert json.loads(report.read_text())["passed"] is True

@@ -11,12 +11,26 @@ FIXTURE_ROOT = TESTS / "fixtures"
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 
+def split_generated(code: str) -> tuple[str, str]:
+    """(the generated torch-signature block, the code without it) of a converted file."""
+    import libcst as cst
+    from migrate.convert.torch_signature import _block
+    module = cst.parse_module(code)
+    block = _block(module.body)
+    if not block:
+        return "", code
+    rest = [st for st in module.body if not any(st is b for b in block)]
+    generated = module.with_changes(body=block).code
+    return generated, module.with_changes(body=rest).code
+
+
 def body(code: str, target: str = "ms_core"):
-    """Convert ``HEADER + code`` and return (the converted code after the import block, result)."""
+    """Convert ``HEADER + code`` and return (the converted code after the import block and the
+    generated torch-signature block, result)."""
     src = HEADER + textwrap.dedent(code)
     res = convert_source(src, target)
     assert res.error is None, res.error
-    lines = res.code.splitlines()
+    lines = split_generated(res.code)[1].splitlines()
     # drop the generated import block
     i = 0
     while i < len(lines) and (lines[i].startswith(("import ", "from ")) or not lines[i].strip()):

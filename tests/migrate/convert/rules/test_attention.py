@@ -31,7 +31,7 @@ def convert_line(line):
     ("nn.TransformerEncoderLayer(16, 4, 32, 0.1, 'gelu', 1e-6, True, True)",
      "nn.TransformerEncoderLayer(16, 4, 32, 0.1, 'gelu', 1e-6, True, True)"),
     ("nn.TransformerEncoderLayer(d_model=16, nhead=4, activation=F.gelu, bias=True)",
-     "nn.TransformerEncoderLayer(d_model=16, nhead=4, activation=ops.gelu)"),
+     "nn.TransformerEncoderLayer(d_model=16, nhead=4, activation=_torch_gelu)"),
     ("nn.TransformerDecoderLayer(16, 4, batch_first=True, device=None)",
      "nn.TransformerDecoderLayer(16, 4, batch_first=True)"),
     ("nn.TransformerEncoder(layer, 2, enable_nested_tensor=False, mask_check=False)",

@@ -9,7 +9,7 @@ from tests.migrate.convert.rules.test_rules import HEADER, one
 
 HEU = "weight_init=HeUniform(negative_slope=math.sqrt(5))"
 PAIRS = [
-    # MS185 conv_transpose1d: pad_mode='pad' even without padding; 1-tuples become ints
+    # MS169 conv_transpose1d: pad_mode='pad' even without padding; 1-tuples become ints
     ("nn.ConvTranspose1d(4, 8, 3, stride=2, padding=1)",
      f"nn.Conv1dTranspose(4, 8, 3, stride=2, pad_mode='pad', padding=1, has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(24)))"),
@@ -19,14 +19,14 @@ PAIRS = [
     ("nn.Conv1d(2, 3, (5,), (2,), dilation=(2,))",
      f"nn.Conv1d(2, 3, 5, 2, pad_mode='valid', dilation=2, has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(10)))"),
-    # MS186 conv3d: (d, h, w) padding -> 6 values
+    # MS193 conv3d: (d, h, w) padding -> 6 values
     ("nn.Conv3d(2, 4, (3, 1, 3), padding=(1, 0, 1), bias=False)",
      f"nn.Conv3d(2, 4, (3, 1, 3), pad_mode='pad', padding=(1, 1, 0, 0, 1, 1), has_bias=False, "
      f"{HEU})"),
     ("nn.Conv3d(2, 4, 3, stride=2)",
      f"nn.Conv3d(2, 4, 3, stride=2, pad_mode='valid', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(54)))"),
-    # MS187 conv_transpose3d
+    # MS194 conv_transpose3d
     ("nn.ConvTranspose3d(2, 4, 3, 2, 1, 1)",
      f"nn.Conv3dTranspose(2, 4, 3, 2, pad_mode='pad', padding=1, output_padding=1, has_bias=True, "
      f"{HEU}, bias_init=Uniform(scale=1 / math.sqrt(108)))"),

@@ -177,7 +177,7 @@ def test_aliased_imports(header, expr, expected):
     ("nn.Embedding(10, 4, max_norm=1.0)", "MS902 torch.nn.Embedding: max_norm=1.0"),
     ("nn.LSTM(4, 8, proj_size=2)", "MS902 torch.nn.LSTM: proj_size=2: LSTM with projections"),
     ("torch.einsum('ij->ji', x)", "MS901 torch.einsum has no mapping"),
-    ("F.softmax(*a)", "MS903 torch.nn.functional.softmax: cannot translate *-arguments"),
+    ("F.one_hot(*a)", "MS903 torch.nn.functional.one_hot: cannot translate *-arguments"),
     ("nn.Dropout(p=0.5, q=1)", "MS903 torch.nn.Dropout: unknown argument q="),
     ("nn.MSELoss(size_average=False)", "MS902 torch.nn.MSELoss: size_average=False: deprecated"),
     ("torch.add(a, b, alpha=2)", "MS902 torch.add: alpha=2: alpha=: scale the operand instead"),
@@ -283,8 +283,27 @@ RULE_EXAMPLES = {
     "type_as": "def f(x):\n    return x.type_as(y)\n",
     "new_full": "def f(x):\n    return x.new_zeros(2, 3)\n",
     "view_as": "def f(x):\n    return x.view_as(y)\n",
+    "inplace": "def f(x):\n    x.add_(1)\n",
+    "copy_into": "def f(x):\n    x.copy_(y)\n",
+    "inplace_subscript": "def f(x):\n    x[0].mul_(2)\n",
+    "itemsize": "def f(x):\n    return x.element_size()\n",
+    "named_parameters": "def f(net):\n    return net.named_parameters()\n",
+    "select": "def f(x: torch.Tensor):\n    return x.select(-2, 0)\n",
+    "requires_grad": "def f(x):\n    return torch.ones(2).requires_grad_()\n",
+    "std_var": "def f(x: torch.Tensor):\n    return x.std(1)\n",
+    "tensor_type": "def f(x):\n    return x.type(torch.float16)\n",
+    "register_parameter": ("class S(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                           "        self.register_parameter('b', None)\n"),
     "sequential_add_module": ("class S(nn.Sequential):\n    def __init__(self):\n        super().__init__()\n"
                               "        self.add_module('a', nn.ReLU())\n"),
+    "torch_containers": "s = nn.Sequential()\n",
+    "torch_signature_class": "def block(c, norm_layer=nn.BatchNorm2d):\n    return norm_layer(c, momentum=0.01)\n",
+    "torch_signature_call": "def conv(c, **kw):\n    return nn.Conv2d(c, c, 3, **kw)\n",
+    "torch_function_value": "act = dict(relu=F.relu)\n",
+    "layer_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.groups\n",
+    "parameter_paths": ("class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                        "        self.blocks = nn.ModuleList()\n        self.blocks.append(nn.Linear(2, 2))\n"),
+    "module_iterator": "class N(nn.Module):\n    def f(self):\n        return next(self.parameters())\n",
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
                           "        ctx.save_for_backward(i)\n        return i * 2\n\n    @staticmethod\n"
                           "    def backward(ctx, g):\n        (i,) = ctx.saved_tensors\n        return g * 2\n"),

@@ -1,0 +1,131 @@
+"""Torch attribute names of layers, read or written where the layer's class is known.
+
+``bn.weight`` is ``bn.gamma`` in MindSpore, ``conv.groups`` is ``conv.group``, ``ln.eps`` is
+``ln.epsilon`` (``mappings/attributes.toml``). The class is known for ``self`` in a subclass of a
+torch layer (``class Conv2dSame(nn.Conv2d)``), for a sub-cell assigned in ``__init__``, and for a
+name narrowed by ``isinstance(m, nn.BatchNorm2d)`` -- also when the class is held by a variable
+(``isinstance(m, norm_layer)`` with ``norm_layer=nn.BatchNorm2d``). Instances of the generated
+torch-signature classes answer torch's names by themselves (their properties), so these rewrites
+matter for instances of the plain MindSpore classes.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from mappings import load_attributes
+from migrate.convert.receivers import type_of
+from migrate.convert.registry import node_rule
+
+PARAMETER_NAMES = node_rule(
+    "MS108", "parameter_names",
+    "Replace bn.weight / bn.running_mean / emb.weight with bn.gamma / bn.moving_mean / emb.embedding_table.")
+LAYER_ATTRIBUTE = node_rule(
+    "MS185", "layer_attribute",
+    "Replace torch attribute names of layers with what the MindSpore layer holds (conv.groups -> "
+    "conv.group, ln.eps -> ln.epsilon; in a subclass of a torch layer, self.padding -> "
+    "self.torch_padding, torch's value kept by the torch-signature base).")
+_PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
+
+
+def layer_base(conv, node: cst.ClassDef) -> str | None:
+    """The torch layer a class derives from (directly, or through a class of this file)."""
+    for base in node.bases:
+        q = conv.qual(base.value)
+        if q is not None and q in load_attributes():
+            return q
+        if isinstance(base.value, cst.Name) and base.value.value in conv.layer_bases:
+            return conv.layer_bases[base.value.value]
+    return None
+
+
+def _is_self_in_layer(conv, node) -> bool:
+    scope = conv.class_scope
+    return (isinstance(node, cst.Name) and node.value == "self" and scope is not None
+            and scope.torch_base is not None)
+
+
+def _kinds(conv, node) -> list[str] | None:
+    """The torch layer classes ``node`` may be, or None when one of them is not known."""
+    if _is_self_in_layer(conv, node):
+        return [conv.class_scope.torch_base]
+    kinds = type_of(conv, node)
+    out = []
+    for kind in kinds:
+        kind = conv.layer_bases.get(kind, kind)
+        if kind not in load_attributes():
+            return None
+        out.append(kind)
+    return out or None
+
+
+def layer_attribute(conv, node: cst.Attribute, value):
+    """``x.<torch attribute>`` rewritten for x's known layer classes, or None (nothing to do).
+
+    ``value`` is ``node.value`` converted. A name MindSpore keeps in another form (``padding``)
+    or not at all (``num_batches_tracked``) is marked unless ``x`` is ``self`` in a subclass of a
+    torch-signature class, which keeps torch's value.
+    """
+    attr = node.attr.value
+    kinds = _kinds(conv, node.value)
+    if not kinds:
+        return None
+    in_subclass = _is_self_in_layer(conv, node.value)
+    targets, why = set(), None
+    for kind in kinds:
+        table = load_attributes()[kind]
+        if attr in table.rename:
+            targets.add(table.rename[attr])
+        elif attr in table.shadow and in_subclass:
+            targets.add(f"torch_{attr}")
+        elif attr in table.shadow or attr in table.absent:
+            why = table.absent.get(attr) or f"MindSpore's layer keeps {attr} in another form"
+        else:
+            targets.add(attr)
+    rule = PARAMETER_NAMES if attr in _PARAMETERS else LAYER_ATTRIBUTE
+    if why is not None:
+        conv.mark(node, "MS918", f"{short_kinds(kinds)}.{attr}: {why}")
+        return None
+    if len(targets) != 1 or attr in targets or not conv.allows(rule.id):
+        return None
+    new_attr = targets.pop()
+    new = node.with_changes(value=value, attr=cst.Name(new_attr))
+    conv.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
+                + (" (kept by the torch-signature base)" if new_attr.startswith("torch_") else ""))
+    return new
+
+
+def short_kinds(kinds) -> str:
+    return "/".join(sorted({k.rsplit(".", 1)[-1] for k in kinds}))
+
+
+def narrowing_classes(conv, expr) -> list[str] | None:
+    """The torch layer classes a class expression of isinstance names: ``nn.Conv2d``, a local
+    Cell class, or a variable known to hold a layer class; None when one is unknown."""
+    elems = [e.value for e in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
+    out = []
+    scope = conv.scope
+    for e in elems:
+        q = conv.qual(e)
+        if q is None and isinstance(e, cst.Name):
+            if e.value in conv.cell_classes:
+                q = e.value
+            elif scope is not None and e.value in scope.layer_classes:
+                out.extend(scope.layer_classes[e.value])
+                continue
+        if q is None:
+            return None
+        out.append(q)
+    return out or None
+
+
+def note_layer_class(conv, name: str, value) -> None:
+    """``name`` is bound to ``value``: remember it when that is a torch layer class (a parameter
+    default ``norm_layer=nn.BatchNorm2d``, an assignment ``conv_layer = nn.Conv2d``)."""
+    scope = conv.scope
+    if scope is None:
+        return
+    q = conv.qual(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    if q is not None and q in conv.tables and q.startswith("torch.nn.") and q[9:10].isupper():
+        scope.layer_classes[name] = [q]
+    else:
+        scope.layer_classes.pop(name, None)

@@ -1,0 +1,91 @@
+"""What a converted Cell's module API gives back: parameter names and iterators.
+
+- Parameter names: MindSpore names a parameter by its path when its cell is assigned to an
+  attribute; a cell added to a container that is already attached (``self.layers.append(b)``,
+  ``self.features.add_module(n, m)``) keeps a shorter name, and two parameters may end up with the
+  same name, which breaks ``save_checkpoint`` + ``load_param_into_net`` (checked on MindSpore
+  2.10). A Cell's ``__init__`` that adds children that way ends with a call naming every
+  parameter by its path (:func:`~migrate.convert.torch_runtime._torch_param_names`).
+- Iterators: ``next(model.parameters())`` -- torch's Module methods return iterators, MindSpore's
+  ``trainable_params()`` a list.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.registry import node_rule
+from migrate.convert.torch_signature import signatures
+
+PARAMETER_PATHS = node_rule(
+    "MS186", "parameter_paths",
+    "Replace the end of a Cell's __init__ that adds children to attached containers (append, "
+    "add_module...) with the same plus _torch_param_names(self): every Parameter.name is its "
+    "path, as on torch.")
+MODULE_ITERATOR = node_rule(
+    "MS187", "module_iterator",
+    "Replace next(m.parameters()) with next(iter(m.trainable_params())): torch's module methods "
+    "return iterators, MindSpore's lists.")
+
+# methods that add a child to a container (or to self)
+_ADDS_CHILD = {"append", "extend", "insert", "add_module", "insert_child_to_cell", "register_module",
+               "update"}
+# torch Module methods whose result is an iterator
+_ITERATORS = {"parameters", "named_parameters", "children", "named_children", "modules",
+              "named_modules", "buffers", "named_buffers"}
+
+
+def _rooted_at_self(node) -> bool:
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
+        node = node.value if not isinstance(node, cst.Call) else node.func
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _adds_children(block) -> bool:
+    """Whether a function body adds children through self (``self.x.append(...)``)."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not block:
+            continue
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _ADDS_CHILD and _rooted_at_self(node.func.value):
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def parameter_paths(conv, original: cst.FunctionDef, new: cst.FunctionDef) -> cst.FunctionDef:
+    """Apply MS186 to a Cell's converted ``__init__`` (``original`` as written)."""
+    body = new.body
+    if not isinstance(body, cst.IndentedBlock) or not conv.allows(PARAMETER_PATHS.id) \
+            or not _adds_children(original.body):
+        return new
+    name = signatures(conv).helper("_torch_param_names")
+    last = body.body[-1] if body.body else None
+    text = f"{name}(self)"
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr) \
+            and cst.Module([]).code_for_node(last.body[0]) == text:
+        return new
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
+        return new  # an __init__ ending in return: left as written
+    conv.record(original.name, text, PARAMETER_PATHS.id, "transformed",
+                "children are added to attached containers: parameters are named by their paths")
+    conv.reshaped = True
+    stmt = cst.parse_statement(text + "\n")
+    return new.with_changes(body=body.with_changes(body=[*body.body, stmt]))
+
+
+def module_iterator(conv, node: cst.Call, walked: cst.Call):
+    """Apply MS187 to ``next(x.parameters())`` (``walked``: converted), or return None."""
+    if not (isinstance(node.func, cst.Name) and node.func.value == "next" and node.args):
+        return None
+    arg = node.args[0].value
+    if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute)
+            and arg.func.attr.value in _ITERATORS) or walked.args[0].value is arg \
+            or not conv.allows(MODULE_ITERATOR.id):
+        return None
+    inner = walked.args[0].value
+    wrapped = cst.Call(cst.Name("iter"), [cst.Arg(inner)])
+    new = walked.with_changes(args=[walked.args[0].with_changes(value=wrapped), *walked.args[1:]])
+    conv.record(node, new, MODULE_ITERATOR.id, "exact", "MindSpore's module methods return lists")
+    return new

@@ -1,0 +1,180 @@
+"""In-place tensor methods (``x.add_(y)``, ``x.clamp_(0, 1)``, ``p.data.mul_(0.5)``).
+
+MindSpore 2.10 has many of torch's in-place methods, but on its CPU backend they leave the tensor
+unchanged (they return the result), several have no CPU kernel, and their gradients ignore the
+update. ``copy_`` is the exception: it writes into the tensor, and gradients flow through it. So
+an in-place call is written as the out-of-place method computed on a copy and written back:
+
+    x.add_(y, alpha=2)   ->   x.copy_(x.copy().add(y, alpha=2))
+
+(``x.copy()`` first: an op that saved ``x`` for its backward would otherwise see ``x`` change
+under it). The value of the expression is ``x``, as torch's. The out-of-place form is the
+in-place entry's own target (``.add``, ``ops.relu``), built by the generic table machinery.
+
+What the receiver is decides the form:
+
+- a name or attribute chain (``x``, ``self.w``, ``m.weight.data``): ``x.copy_(x.copy().op(...))``;
+- an in-place call itself (``x.add_(y).clamp_(0, 1)``, converted to ``x.copy_(...)``): the chain
+  writes into its root once more, ``x.copy_(<inner>.copy().clamp(0, 1))``;
+- a new tensor (``torch.zeros(3).fill_(1)``, ``(a + b).clamp_(0, 1)``): nobody else sees it, so
+  the out-of-place result is the same thing (``ops.zeros(3).fill(1)``);
+- an indexed tensor or a view (``x[:, 0].mul_(2)``, ``x.view(-1).add_(1)``, ``x.float().div_(2)``):
+  torch writes through into ``x``; MindSpore does not. Marked (MS905), unless the call is a whole
+  statement on ``x[i]``, which becomes ``x[i] = x[i].op(...)`` (see :func:`subscript_statement`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.cst import code_of
+from migrate.convert.registry import argument_rule, node_rule
+
+INPLACE_SUBSCRIPT = node_rule(
+    "MS171", "inplace_subscript",
+    "Replace the statement x[i].op_(args) with x[i] = x[i].op(args) (torch writes through the "
+    "indexed view; MindSpore tensors are updated by item assignment).")
+
+# torch methods whose result may share memory with the receiver (a view, or the receiver itself
+# when nothing changes): an in-place update of the result also changes the receiver in torch
+ALIASING_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "transpose", "permute",
+    "t", "T", "mT", "narrow", "select", "squeeze", "unsqueeze", "expand", "expand_as", "diagonal",
+    "movedim", "moveaxis", "swapaxes", "swapdims", "unfold", "as_strided", "detach", "contiguous",
+    "float", "double", "half", "int", "long", "bool", "byte", "short", "to", "type", "type_as",
+    "cpu", "cuda", "real", "imag", "view_as_real", "view_as_complex", "unbind", "split", "chunk",
+    "tensor_split", "data", "requires_grad_",
+})
+
+
+def is_pure(node) -> bool:
+    """A name or an attribute chain of names: evaluating it twice is free and has no effect."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def written_root(node):
+    """The tensor an already converted in-place call writes into (``x`` in ``x.copy_(...)``),
+    or None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value == "copy_" and is_pure(node.func.value):
+        return node.func.value
+    return None
+
+
+def receiver_kind(before, after) -> str:
+    """How an in-place call's receiver is held: ``pure`` (a name or attribute chain), ``chain``
+    (an in-place call, converted to ``root.copy_(...)``), ``fresh`` (a new tensor nobody else
+    sees) or ``view`` (an indexed tensor or a result that may share memory with another)."""
+    if is_pure(before):
+        return "pure"
+    if written_root(after) is not None:
+        return "chain"
+    if isinstance(before, cst.Subscript):
+        return "view"
+    if isinstance(before, cst.Attribute):
+        return "view"  # f(x).weight: an attribute of a call's result
+    if isinstance(before, cst.Call) and isinstance(before.func, cst.Attribute) and \
+            before.func.attr.value in ALIASING_METHODS:
+        return "view"
+    if isinstance(before, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
+        return "fresh"
+    return "view"
+
+
+def _reads_grad(node) -> bool:
+    """An attribute chain through ``.grad`` (``p.grad.data``)."""
+    while isinstance(node, cst.Attribute):
+        if node.attr.value == "grad":
+            return True
+        node = node.value
+    return False
+
+
+def _copy_of(node) -> cst.Call:
+    return cst.Call(cst.Attribute(node, cst.Name("copy")))
+
+
+def _view_reason(name: str, before) -> str:
+    return (f"in-place {name}() on {code_of(before)}: torch also writes into the tensor it views "
+            f"or indexes, MindSpore does not; update that tensor (x[i] = ...) or assign the result")
+
+
+@argument_rule("MS170", "inplace")
+def inplace(edit) -> None:
+    """Replace x.op_(args) with x.copy_(x.copy().op(args)) (MindSpore 2.10 updates and
+    differentiates through copy_ only); on a new tensor with its out-of-place op."""
+    name = edit.entry.torch.split(".", 1)[1]
+    before, after = edit.receiver_before, edit.method_receiver
+    if _reads_grad(before):
+        edit.result = edit.call  # p.grad: the training-step pass decides about gradients
+        return
+    kind = receiver_kind(before, after)
+    if kind == "view":
+        edit.unsupported(_view_reason(name, before), marker="MS905")
+        return
+    if kind == "fresh":
+        edit.note("in-place on a new tensor: the out-of-place result is the same")
+        return
+    root = after if kind == "pure" else written_root(after)
+    copied = _copy_of(after)
+    if edit.receiver is not None:
+        edit.receiver = copied            # ops.relu(x) -> ops.relu(x.copy())
+    else:
+        edit.func = edit.func.with_changes(value=copied)   # x.add(y) -> x.copy().add(y)
+    inner = edit.build()
+    edit.result = cst.Call(cst.Attribute(root, cst.Name("copy_")), [cst.Arg(inner)])
+    edit.note("written back with copy_: MindSpore 2.10's own in-place methods leave the tensor "
+              "unchanged on CPU and their gradients ignore the update")
+
+
+@argument_rule("MS172", "copy_into")
+def copy_into(edit) -> None:
+    """Replace x.copy_(src) with itself (MindSpore 2.10 has it); mark it on an indexed tensor or
+    a view, which torch writes through and MindSpore does not."""
+    before, after = edit.receiver_before, edit.method_receiver
+    if receiver_kind(before, after) == "view":
+        edit.unsupported(_view_reason("copy_", before), marker="MS905")
+
+
+def _basic_index(sub: cst.Subscript) -> bool:
+    """Indices torch resolves to a view (slices, ints, ..., None; names taken to hold ints):
+    an in-place update of x[i] writes into x only then (x[mask] is a copy)."""
+    for el in sub.slice:
+        index = el.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, cst.UnaryOperation):
+            value = value.expression
+        if not isinstance(value, (cst.Integer, cst.Ellipsis, cst.Name)):
+            return False
+    return True
+
+
+def subscript_statement(conv, stmt: cst.Expr):
+    """The statement ``x[i].op_(args)`` (``x`` a name or attribute chain, ``i`` a basic index) as
+    ``x[i] = x[i].op(args)`` (``x[i].copy_(src)``: ``x[i] = src``); None when ``stmt`` is not
+    of that form, so that the call is converted (or marked) as usual."""
+    call = stmt.value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Subscript) and is_pure(call.func.value.value)
+            and _basic_index(call.func.value)):
+        return None
+    name = call.func.attr.value
+    entry = conv.tables.get("Tensor." + name)
+    if entry is None or entry.rule not in ("inplace", "copy_into") or not conv.allows(INPLACE_SUBSCRIPT.id):
+        return None
+    if entry.rule == "copy_into":
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        value = conv.walk(call.args[0].value)
+    else:
+        if conv.tables.get("Tensor." + name[:-1]) is None:
+            return None
+        value = conv.walk(call.with_changes(func=call.func.with_changes(attr=cst.Name(name[:-1]))))
+    target = conv.walk(call.func.value)
+    new = cst.Assign([cst.AssignTarget(target)], value)
+    conv.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
+                "torch writes through the indexed view; here the item is assigned")
+    return new

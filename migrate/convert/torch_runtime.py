@@ -1,0 +1,248 @@
+"""Run-time translations of torch layer arguments, written once and used twice.
+
+The functions below are plain Python (no torch, no MindSpore). The converter calls them on
+literal arguments to fold a translation statically (``nn.Conv2d(..., padding=(0, 3))`` ->
+``pad_mode='pad', padding=(0, 0, 3, 3)``), and copies their source into a converted file whose
+torch-signature classes need the same translation of values only known at run time
+(``padding=p``). One function for both paths: the static and the run-time translations cannot
+disagree.
+
+Their names start with ``_torch_``. The sources of the container classes (torch's Sequential
+and ModuleList semantics) and of the metaclass of the torch-signature classes are templates
+here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` and cannot run in the converter.
+"""
+from __future__ import annotations
+
+import inspect
+
+
+def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
+    """Return MindSpore's (pad_mode, padding) for torch's Conv ``padding`` over ``dims`` axes.
+
+    An int pads every side; a tuple gives one value per axis, both sides alike: MindSpore's
+    layers want (before, after) per axis (``per_side``), ``ops.conv2d`` one value per axis;
+    'same'/'valid' are pad modes. A transposed convolution (``transpose``) keeps pad_mode='pad'
+    for zero padding: its 'valid' output is in*s + max(k - s, 0), torch's (in - 1)*s + k (they
+    differ when k < s), and MindSpore takes output_padding in 'pad' mode only.
+    """
+    if transpose and not isinstance(padding, str):
+        mode, value = _torch_conv_padding(padding, dims, per_side)
+        return ("pad", 0) if mode == "valid" else (mode, value)
+    if isinstance(padding, str):
+        if padding in ("same", "valid"):
+            return padding, 0
+        raise ValueError(f"For 'Conv', padding must be 'same', 'valid', an int or a tuple of {dims} "
+                         f"ints, but got {padding!r}.")
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        return ("pad", padding) if padding else ("valid", 0)
+    pads = tuple(padding)
+    if len(pads) == 1:
+        pads = pads * dims
+    if len(pads) != dims or not all(isinstance(p, int) and not isinstance(p, bool) for p in pads):
+        raise ValueError(f"For 'Conv', padding must be 'same', 'valid', an int or a tuple of {dims} "
+                         f"ints, but got {padding!r}.")
+    if len(set(pads)) == 1:
+        return ("pad", pads[0]) if pads[0] else ("valid", 0)
+    return "pad", tuple(p for p in pads for _ in range(2 if per_side else 1))
+
+
+def _torch_pool_padding(padding, *options):
+    """Return MindSpore's (pad_mode, padding) for torch's pooling ``padding``; ``options`` are the
+    pooling's ceil_mode/dilation/return_indices/divisor_override, which need pad_mode='pad' when
+    set (to anything but False, 1 or None)."""
+    zero = not any(padding) if isinstance(padding, (tuple, list)) else padding == 0
+    unset = all(o is None or o is False or (type(o) is int and o == 1) for o in options)
+    if zero and unset:
+        return "valid", 0
+    return "pad", padding
+
+
+def _torch_ms_tuple(value, dims):
+    """A torch size argument (an int, or a sequence of 1 or ``dims`` ints) as MindSpore takes it:
+    the int itself or a tuple of ``dims`` ints (torch accepts ``stride=[2]``; MindSpore does not;
+    a 1-D layer takes the int only)."""
+    if isinstance(value, (list, tuple)):
+        value = tuple(value)
+        if dims == 1 and len(value) == 1:
+            return value[0]  # MindSpore 2.10's 1-D layers take ints only
+        return value * dims if len(value) == 1 else value
+    return value
+
+
+def _torch_ntuple(value, dims):
+    """The value torch's layer keeps for a size argument: ``_ntuple(dims)`` (a string is kept)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return (value,) * dims
+
+
+def _torch_kernel_area(kernel_size, dims):
+    """The number of elements of a kernel of ``kernel_size`` (an int or a sequence) in ``dims``-D."""
+    sizes = _torch_ms_tuple(kernel_size, dims)
+    if not isinstance(sizes, tuple):
+        sizes = (sizes,) * dims
+    area = 1
+    for size in sizes:
+        area *= size
+    return area
+
+
+def _torch_norm_shape(normalized_shape):
+    """torch's LayerNorm ``normalized_shape`` (an int or a sequence) as a tuple."""
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
+def _torch_param_names(cell):
+    """Name every parameter of ``cell`` by its path, as torch's state_dict keys are.
+
+    MindSpore names a parameter when its cell is assigned to an attribute; cells added to a
+    container that is already attached keep shorter names, which may collide (and then
+    checkpoints cannot be saved and loaded).
+    """
+    for name, param in cell.parameters_and_names():
+        param.name = name
+
+
+HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
+                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names)}
+
+
+def helper_source(name: str) -> str:
+    """The source text of the helper function ``name`` (its docstring's first paragraph only)."""
+    source = inspect.getsource(HELPERS[name])
+    doc = HELPERS[name].__doc__
+    first = doc.split("\n\n")[0].rstrip()
+    return source.replace(doc, first, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# class templates: `nn.` is the target's nn module; `_TorchSignature` is the metaclass below
+# --------------------------------------------------------------------------------------------
+_META = '''
+class _TorchSignature(type(nn.Cell)):
+    """Metaclass of the torch-signature classes: one of them and its MindSpore class are the same
+    class in torch, so an instance of either passes isinstance/issubclass with either, and the
+    classes compare equal (also the ones another converted file generates)."""
+
+    def __instancecheck__(cls, obj):
+        base = cls.__dict__.get("_torch_base")
+        return isinstance(obj, base) if base is not None else super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub):
+        base = cls.__dict__.get("_torch_base")
+        return issubclass(sub, base) if base is not None else super().__subclasscheck__(sub)
+
+    def __eq__(cls, other):
+        base = cls.__dict__.get("_torch_base")
+        if base is not None and (other is base or isinstance(other, type)
+                                 and other.__dict__.get("_torch_base") is base):
+            return True
+        return super().__eq__(other)
+
+    def __hash__(cls):
+        base = cls.__dict__.get("_torch_base")
+        return hash(base) if base is not None else super().__hash__()
+'''
+
+_SEQUENTIAL = '''
+class TorchSequential(nn.SequentialCell, metaclass=_TorchSignature):
+    """torch.nn.Sequential over nn.SequentialCell: built from cells or an OrderedDict, or filled
+    later by add_module/append or attribute assignment; runs every child in insertion order, as
+    torch's Sequential runs its _modules (SequentialCell runs only its cell_list)."""
+
+    _torch_base = nn.SequentialCell
+
+    def __init__(self, *args):
+        super().__init__()
+        items = args[0].items() if len(args) == 1 and isinstance(args[0], dict) else enumerate(args)
+        for name, cell in items:
+            self.insert_child_to_cell(str(name), cell)
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        if child_cell is not None and self._auto_prefix:
+            child_cell.update_parameters_name(child_name + ".")
+        super().insert_child_to_cell(child_name, child_cell)
+
+    def add_module(self, name, module):
+        self.insert_child_to_cell(name, module)
+
+    def append(self, cell):
+        self.insert_child_to_cell(str(len(self)), cell)
+        return self
+
+    def _children(self):
+        return [cell for cell in self._cells.values() if cell is not None]
+
+    def __len__(self):
+        return len(self._children())
+
+    def __iter__(self):
+        return iter(self._children())
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return TorchSequential(dict(list(self._cells.items())[index]))
+        return self._children()[index]
+
+    def construct(self, input_data):
+        for cell in self._children():
+            input_data = cell(input_data)
+        return input_data
+'''
+
+_MODULE_LIST = '''
+class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
+    """torch.nn.ModuleList over nn.CellList: entries may be None (torch keeps them, with their
+    index; only the cells are registered, under their index), and extend takes any iterable."""
+
+    _torch_base = nn.CellList
+
+    def __init__(self, modules=None):
+        super().__init__()
+        self.__dict__["_torch_items"] = []
+        if modules is not None:
+            self.extend(modules)
+
+    def _register(self, index, cell):
+        if cell is not None:
+            if self._auto_prefix:
+                cell.update_parameters_name(str(index) + ".")
+            self.insert_child_to_cell(str(index), cell)
+
+    def append(self, cell):
+        self._torch_items.append(cell)
+        self._register(len(self._torch_items) - 1, cell)
+        return self
+
+    def extend(self, cells):
+        for cell in cells:
+            self.append(cell)
+        return self
+
+    def __setitem__(self, index, cell):
+        index = range(len(self._torch_items))[index]
+        self._cells.pop(str(index), None)
+        self._torch_items[index] = cell
+        self._register(index, cell)
+
+    def __len__(self):
+        return len(self._torch_items)
+
+    def __iter__(self):
+        return iter(list(self._torch_items))
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return TorchModuleList(self._torch_items[index])
+        return self._torch_items[index]
+'''
+
+CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
+                 "TorchModuleList": _MODULE_LIST}
+# what each piece of generated code needs besides itself
+NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
+         "_torch_kernel_area": ("_torch_ms_tuple",)}

@@ -1,0 +1,139 @@
+"""`migrate check` on models inside packages: relative and absolute self-imports, a converted copy
+cached by content, the torch and converted modules side by side under the same names, argv and
+`__main__` blocks, a package `__init__.py` that fails, loose files with sibling modules, and
+`migrate weights` with the same addressing."""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import ms_core
+from cli import main
+from migrate import convert_source
+from migrate.check.harness import UsageError, prepare
+from migrate.check.loader import locate, source_files, split_model_spec
+
+PACKAGES = Path(__file__).parents[2] / "fixtures" / "check_packages"
+TINY = PACKAGES / "cnnzoo" / "nets" / "tiny.py"
+
+
+class CountingConverter:
+    """convert_source with a cache key, counting the files it converts."""
+
+    cache_key = "test-converter"
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, code):
+        self.calls += 1
+        return convert_source(code)
+
+
+def test_locate_walks_up_the_init_files():
+    src = locate(str(TINY))
+    assert (src.root, src.module, src.package) == (str(PACKAGES), "cnnzoo.nets.tiny", "cnnzoo")
+    loose = locate(str(PACKAGES / "loose_net" / "net.py"))
+    assert (loose.root, loose.module, loose.package) == (str(PACKAGES / "loose_net"), "net", None)
+    assert split_model_spec("cnnzoo.nets.tiny:TinyNet(width=4)") == ("cnnzoo.nets.tiny",
+                                                                      "TinyNet(width=4)")
+    assert split_model_spec("Net(**{'a': 1})") is None  # an expression, not module:expr
+    assert split_model_spec("model.py:Net()") is None  # a file, the weights command's form
+
+
+def test_model_inside_a_package_checks_by_its_file(tmp_path, capsys):
+    """tiny.py imports `..layers` (relative), `cnnzoo.nets.heads` (absolute), reads head.json
+    next to it, parses sys.argv at import (pytest's argv would make argparse exit) and has a
+    __main__ block that raises."""
+    report = tmp_path / "r.json"
+    assert main(["check", str(TINY), "--model", "TinyNet()", "--input-shape", "2,3,8,8",
+                 "--train-steps", "2", "--cache", str(tmp_path / "cache"), "--report",
+                 str(report), "-q"]) == 0
+    data = json.loads(report.read_text())
+    assert data["passed"] and data["train"]["steps"] == 2
+    sources = {r["name"]: r["ms_source"] for r in data["phases"][0]["layers"]}
+    assert sources["head"].split(":")[0].endswith("cnnzoo/nets/heads.py (converted)")
+    assert sources["head.fc"].split(":")[0].endswith("cnnzoo/nets/heads.py (converted)")
+
+
+def test_module_spec_and_root_address_the_same_model(tmp_path):
+    assert main(["check", "--model", "cnnzoo.nets.tiny:WideNet()", "--root", str(PACKAGES),
+                 "--input-shape", "2,3,8,8", "--mode", "eval", "--cache",
+                 str(tmp_path / "c"), "-q"]) == 0
+    assert main(["check", "--model", "cnnzoo.nets.nothing:Net()", "--root", str(PACKAGES),
+                 "--input-shape", "2,3,8,8", "--no-cache", "-q"]) == 2
+    assert main(["check", "--model", "TinyNet()", "--input-shape", "2,3,8,8", "-q"]) == 2
+
+
+def test_both_sides_import_under_the_same_names_without_colliding(tmp_path):
+    t, m, notes, _ = prepare(str(TINY), "TinyNet()", convert=CountingConverter(),
+                             cache=str(tmp_path))
+    assert notes == []
+    assert type(t).__module__ == type(m).__module__ == "cnnzoo.nets.tiny"
+    assert isinstance(t.head, torch.nn.Module) and isinstance(m.head, ms_core.nn.Cell)
+    assert t.stem[0].out_channels == 8  # ARGS.width: argparse saw no arguments
+    # the torch package stays registered, as an import leaves it; the converted one does not
+    assert sys.modules["cnnzoo.nets.tiny"].TinyNet is type(t)
+    assert sys.modules["cnnzoo.nets.heads"].Head is type(t.head)
+
+
+def test_the_package_is_converted_once_and_cached_by_content(tmp_path):
+    pkg = tmp_path / "src"
+    shutil.copytree(PACKAGES / "cnnzoo", pkg / "cnnzoo")
+    convert, cache = CountingConverter(), str(tmp_path / "cache")
+    prepare(str(pkg / "cnnzoo" / "nets" / "tiny.py"), "TinyNet()", convert=convert, cache=cache)
+    n_py = sum(1 for f in source_files(locate(str(pkg / "cnnzoo" / "layers.py")))
+               if f.endswith(".py"))
+    assert convert.calls == n_py == 5  # the whole package, once
+    prepare(None, "cnnzoo.nets.tiny:WideNet()", convert=convert, cache=cache, root=str(pkg))
+    assert convert.calls == n_py  # a second model of the same package: nothing converted
+    layers = pkg / "cnnzoo" / "layers.py"
+    layers.write_text(layers.read_text().replace("nn.ReLU(inplace=True)", "nn.ReLU6()"))
+    t, m, _, _ = prepare(str(pkg / "cnnzoo" / "nets" / "tiny.py"), "TinyNet()",
+                         convert=convert, cache=cache)
+    assert convert.calls == 2 * n_py  # a file changed: converted again
+    assert type(m.stem[2]).__name__ == "ReLU6" and type(t.stem[2]).__name__ == "ReLU6"
+
+
+def test_a_failing_package_init_is_skipped_with_a_note(tmp_path):
+    t, m, notes, _ = prepare(str(PACKAGES / "brokeninit" / "net.py"), "Net()",
+                             convert=CountingConverter(), cache=str(tmp_path))
+    assert isinstance(m, ms_core.nn.Cell)
+    assert len(notes) == 2 and all("brokeninit" in n and "a_module_that_is_not_installed" in n
+                                   and "__init__.py skipped" in n for n in notes)
+
+
+def test_a_loose_file_converts_itself_and_the_siblings_it_imports(tmp_path):
+    net = PACKAGES / "loose_net" / "net.py"
+    assert source_files(locate(str(net))) == ["helpers.py", "net.py"]  # not unrelated.py
+    convert = CountingConverter()
+    t, m, notes, display = prepare(str(net), "Net()", convert=convert, cache=str(tmp_path))
+    assert convert.calls == 2 and notes == []
+    assert isinstance(m.body, ms_core.nn.Cell)  # the converted helpers, not the torch ones
+
+
+def test_import_errors_name_the_module_and_the_line(tmp_path):
+    pkg = tmp_path / "src" / "badpkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "net.py").write_text("import torch\nfrom .missing import Block\n")
+    with pytest.raises(UsageError, match=r"importing badpkg.net \(torch\) failed: "
+                                         r"ModuleNotFoundError.*badpkg/net.py:2"):
+        prepare(str(pkg / "net.py"), "Net()", convert=CountingConverter(), cache=str(tmp_path))
+
+
+def test_weights_command_takes_the_same_addressing(tmp_path):
+    t, _, _, _ = prepare(str(TINY), "TinyNet()", convert=CountingConverter(), cache=str(tmp_path))
+    pth = tmp_path / "tiny.pth"
+    torch.save(t.state_dict(), pth)
+    out = tmp_path / "tiny.ckpt"
+    assert main(["weights", str(pth), "-o", str(out), "--model", "cnnzoo.nets.tiny:TinyNet()",
+                 "--root", str(PACKAGES), "--cache", str(tmp_path / "c")]) == 0
+    from migrate.check.weights import load_ms_checkpoint
+    ckpt = load_ms_checkpoint(str(out))
+    assert "stem.1.gamma" in ckpt and "head.fc.weight" in ckpt
+    assert main(["weights", str(pth), "-o", str(tmp_path / "b.ckpt"), "--source", str(TINY),
+                 "--model", "TinyNet()", "--no-cache"]) == 0

@@ -1,0 +1,61 @@
+"""`migrate check --zoo`: many models from a TOML file, in parallel child processes, one summary
+table, a report per model, the worst exit code."""
+import json
+from pathlib import Path
+
+import pytest
+
+from cli import main
+from migrate.check.harness import UsageError
+from migrate.check.zoo import load_zoo, report_stem
+
+PACKAGES = Path(__file__).parents[2] / "fixtures" / "check_packages"
+ZOO = PACKAGES / "zoo.toml"
+
+
+def test_zoo_file_entries_take_the_defaults_and_their_own_keys():
+    jobs = load_zoo(str(ZOO))
+    assert [j.name for j in jobs] == ["cnnzoo.nets.tiny:TinyNet()", "wide",
+                                      "mlp in a broken package", "no such model"]
+    tiny, wide, mlp, _ = jobs
+    assert (tiny.path, tiny.model, tiny.root) == (None, "cnnzoo.nets.tiny:TinyNet()",
+                                                  str(PACKAGES))
+    assert (tiny.settings.mode, tiny.settings.train_steps) == ("both", 1)
+    assert wide.path.endswith("cnnzoo/nets/tiny.py") and wide.settings.mode == "eval"
+    assert (mlp.input_shapes, mlp.input_dtypes) == (["4,6"], ["float32"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[model]]\nmodel = 'a:B()'\n", "needs 'model' and 'input_shape'"),
+    ("[[model]]\nmodel = 'a:B()'\ninput_shape = '2,3'\nshape = 1\n", "unknown key(s) shape"),
+    ("[[model]]\nmodel = 'a:B()'\ninput_shape = '2,3'\nmode = 'test'\n", "mode must be"),
+    ("[defaults]\nmode = 'eval'\n", "no [[model]] entries"),
+    ("[[model]\n", "zoo.toml"),
+])
+def test_a_bad_zoo_file_is_a_usage_error_naming_the_entry(tmp_path, text, message):
+    path = tmp_path / "zoo.toml"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[").replace("]", r"\]")):
+        load_zoo(str(path))
+
+
+def test_zoo_run_checks_in_parallel_and_summarises(tmp_path, capsys):
+    reports = tmp_path / "reports"
+    code = main(["check", "--zoo", str(ZOO), "--jobs", "2", "--report-dir", str(reports),
+                 "--cache", str(tmp_path / "cache")])
+    assert code == 2  # one entry could not run: the worst exit code
+    out = capsys.readouterr().out
+    for column in ("model", "verdict", "worst quantity", "first culprit", "time"):
+        assert column in out
+    assert "3 of 4 pass" in out
+    summary = json.loads((reports / "summary.json").read_text())
+    rows = {r["name"]: r for r in summary["models"]}
+    assert [r["verdict"] for r in summary["models"]] == ["PASS", "PASS", "PASS", "ERROR"]
+    assert "NameError: name 'NoSuchNet' is not defined" in rows["no such model"]["culprit"]
+    assert rows["wide"]["worst"].startswith("eval ") and "(pass)" in rows["wide"]["worst"]
+    for name in ("wide", "mlp in a broken package", "cnnzoo.nets.tiny:TinyNet()"):
+        stem = str(reports / report_stem(name))
+        assert json.loads(Path(stem + ".json").read_text())["passed"] is True
+        assert "<svg" in Path(stem + ".html").read_text()
+    assert "skipped" in " ".join(rows["mlp in a broken package"]["notes"])

@@ -1,0 +1,146 @@
+"""nn.Module methods, converted to Cell methods and run against torch: the same module source
+built on both sides, torch's weights copied into the converted cell, then what each method
+returns (names, counts, values, outputs with hooks) compared."""
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+import ms_core as ms
+from migrate import convert_source
+from migrate.check.weights import transfer
+from tests.migrate.convert.helpers import HEADER
+
+SOURCE = """\
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.register_buffer("scale", torch.ones(3) * 2.0)
+        self.register_parameter("shift", nn.Parameter(torch.zeros(3) + 0.5))
+        self.register_parameter("unused", None)
+        self.add_module("act", nn.Tanh())
+
+    def forward(self, x):
+        return self.act(self.fc(x)) * self.scale + self.shift
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.head(self.block(x))
+"""
+X = np.random.RandomState(0).randn(5, 4).astype(np.float32)
+
+
+def both(extra: str):
+    """torch and converted namespaces of SOURCE + extra; the converted code must carry no marker."""
+    src = HEADER + SOURCE + textwrap.dedent(extra)
+    res = convert_source(src)
+    assert res.error is None and "# migrate: MS9" not in res.code, res.code
+    t_ns, m_ns = {}, {}
+    exec(compile(src, "<torch>", "exec"), t_ns)
+    exec(compile(res.code, "<converted>", "exec"), m_ns)
+    return t_ns, m_ns, res.code
+
+
+def built(extra: str):
+    """(torch Net, converted Net with torch's weights, torch ns, converted ns)."""
+    t_ns, m_ns, code = both(extra)
+    torch.manual_seed(0)
+    tnet, mnet = t_ns["Net"](), m_ns["Net"]()
+    report = transfer(tnet, mnet)
+    assert report.ok, report.problems()
+    return tnet, mnet, t_ns, m_ns
+
+
+def test_registered_parameters_buffers_and_children_run_as_torch():
+    tnet, mnet, _, _ = built("")
+    tnet.eval()
+    np.testing.assert_allclose(mnet(ms.Tensor(X)).asnumpy(), tnet(torch.tensor(X)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    assert mnet.block.unused is None and tnet.block.unused is None
+
+
+def test_listing_methods_name_the_same_things():
+    _, _, t_ns, m_ns = built("""\
+        def listing(net: nn.Module):
+            return ([n for n, _ in net.named_parameters()], len(list(net.parameters())),
+                    [n for n, _ in net.named_modules()], len(list(net.modules())),
+                    [n for n, _ in net.named_children()], len(list(net.children())),
+                    len(list(net.block.buffers())), sorted(net.state_dict().keys()))
+        """)
+    t = t_ns["listing"](t_ns["Net"]())
+    m = m_ns["listing"](m_ns["Net"]())
+    assert m[:6] == t[:6]
+    assert m[6] == t[6] == 1  # block.scale
+    # state_dict: parameters only on MindSpore (the buffer is a Parameter too)
+    assert m[7] == sorted(set(t[7]))
+
+
+def test_apply_get_submodule_train_eval_and_forward():
+    tnet, mnet, t_ns, m_ns = built("""\
+        def init(m):
+            if isinstance(m, nn.Linear):
+                nn.init.constant_(m.weight, 0.1)
+
+        def use(net: nn.Module, x):
+            net.apply(init)
+            fc = net.get_submodule("block.fc")
+            net.train()
+            training = fc.training
+            net.eval()
+            return net.forward(x), training, fc.training, net.cpu() is net
+        """)
+    t_out, t_train, t_eval, t_same = t_ns["use"](tnet, torch.tensor(X))
+    m_out, m_train, m_eval, m_same = m_ns["use"](mnet, ms.Tensor(X))
+    np.testing.assert_allclose(m_out.asnumpy(), t_out.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert (m_train, m_eval, m_same) == (t_train, t_eval, t_same) == (True, False, True)
+
+
+def test_load_state_dict_round_trip():
+    tnet, mnet, t_ns, m_ns = built("""\
+        def copy_into(src, dst):
+            dst.load_state_dict(src.state_dict())
+            return dst
+        """)
+    other = m_ns["Net"]()
+    m_ns["copy_into"](mnet, other)
+    np.testing.assert_allclose(other(ms.Tensor(X)).asnumpy(), mnet(ms.Tensor(X)).asnumpy())
+
+
+def test_forward_hooks_and_full_backward_hook():
+    tnet, mnet, t_ns, m_ns = built("""\
+        def hooked(net, seen):
+            net.head.register_forward_pre_hook(lambda m, inp: (inp[0] * 2,))
+            net.head.register_forward_hook(lambda m, inp, out: out + 1)
+            net.block.register_full_backward_hook(lambda m, gin, gout: seen.append(gout[0]))
+            return net
+        """)
+    t_seen, m_seen = [], []
+    t_ns["hooked"](tnet, t_seen)
+    m_ns["hooked"](mnet, m_seen)
+    tx = torch.tensor(X, requires_grad=True)
+    t_out = tnet(tx)
+    (t_out * 3).sum().backward()
+    m_out = mnet(ms.Tensor(X))
+    np.testing.assert_allclose(m_out.asnumpy(), t_out.detach().numpy(), rtol=1e-5, atol=1e-6)
+    m_grad = ms.grad(lambda x: (mnet(x) * 3).sum())(ms.Tensor(X))
+    np.testing.assert_allclose(m_grad.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m_seen[-1].asnumpy(), t_seen[-1].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_zero_grad_is_marked():
+    src = HEADER + SOURCE + "net = Net()\nnet.zero_grad()\n"
+    assert "# migrate: MS904" in convert_source(src).code
+
+
+@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()"])
+def test_device_moves_of_a_module_are_dropped(call):
+    code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
+    assert code.rstrip().endswith("m = net"), code

@@ -1,0 +1,158 @@
+"""Tensor methods on receivers of every kind: in-place methods written back with copy_, item
+statements, views (marked), methods whose MindSpore meaning differs on receivers the converter
+cannot type (marked), and torch-signature calls left as written that ms_core runs as torch does.
+Before/after pairs, and the converted code run against torch."""
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+import ms_core as ms
+from migrate import convert_source
+from tests.migrate.convert.helpers import HEADER, after, check
+
+rs = np.random.RandomState(0)
+X = rs.randn(3, 4).astype(np.float32)
+Y = rs.randn(3, 4).astype(np.float32)
+
+
+def run_both(code: str, *arrays):
+    """Run `def f(...)` of `code` on torch and, converted, on ms_core; return both results."""
+    src = HEADER + textwrap.dedent(code)
+    res = convert_source(src)
+    assert res.error is None and "# migrate: MS9" not in res.code, res.code
+    t_ns, m_ns = {}, {}
+    exec(compile(src, "<torch>", "exec"), t_ns)
+    exec(compile(res.code, "<converted>", "exec"), m_ns)
+    t_out = t_ns["f"](*(torch.tensor(a) for a in arrays))
+    m_out = m_ns["f"](*(ms.Tensor(a) for a in arrays))
+    return t_out, m_out, res.code
+
+
+def assert_same(t_out, m_out):
+    t_out = t_out if isinstance(t_out, tuple) else (t_out,)
+    m_out = m_out if isinstance(m_out, tuple) else (m_out,)
+    assert len(t_out) == len(m_out)
+    for t, m in zip(t_out, m_out):
+        np.testing.assert_allclose(m.asnumpy(), t.numpy(), rtol=1e-6, atol=1e-7)
+
+
+# ---- in-place methods ------------------------------------------------------------------------
+@pytest.mark.parametrize("before,expected", [
+    ("x.add_(y, alpha=2)", "x.copy_(x.copy().add(y, alpha=2))"),
+    ("self.w.mul_(0.5)", "self.w.copy_(self.w.copy().mul(0.5))"),
+    ("m.weight.data.clamp_(-1, 1)", "m.weight.data.copy_(m.weight.data.copy().clamp(-1, 1))"),
+    ("x.relu_()", "x.copy_(ops.relu(x.copy()))"),
+    ("x.add_(y).clamp_(0, 1)", "x.copy_(x.copy_(x.copy().add(y)).copy().clamp(0, 1))"),
+    ("(x + y).clamp_(0, 1)", "(x + y).clamp(0, 1)"),
+    ("torch.ones(3).mul_(2)", "ops.ones((3,)).mul(2)"),
+    ("x.copy_(y)", "x.copy_(y)"),
+])
+def test_in_place_forms(before, expected):
+    check(f"def f(x, y, m, self):\n    z = {before}\n", f"def f(x, y, m, self):\n    z = {expected}\n")
+
+
+def test_in_place_on_a_view_or_an_index_inside_an_expression_is_marked():
+    out = after("""\
+        def f(x: torch.Tensor, mask):
+            a = x[0].mul_(2)
+            b = x.view(-1).add_(1)
+            c = x.float().div_(255)
+            x[mask].zero_()
+            return a, b, c
+        """)
+    assert out.count("# migrate: MS905") == 3, out
+    assert "x[mask] =" not in out  # advanced indexing copies in torch: no write-back
+
+
+def test_item_statements_become_assignments():
+    code = """\
+        def f(x, y):
+            x = x * 1
+            x[:, 0].mul_(10)
+            x[1].copy_(y[0])
+            x[..., ::2].clamp_(-0.5, 0.5)
+            x[2, 1:].add_(y[0, 1:], alpha=-1)
+            return x
+        """
+    assert "x[:, 0] = x[:, 0].mul(10)" in after(code) and "x[1] = y[0]" in after(code)
+    t, m, _ = run_both(code, X, Y)
+    assert_same(t, m)
+
+
+def test_in_place_code_runs_as_torch_with_gradients():
+    code = """\
+        def f(x, y):
+            z = x * 1
+            z.mul_(y).add_(y.sin(), alpha=0.5)
+            z.clamp_(-1, 1)
+            w = torch.zeros(3, 4).add_(z)
+            return z, w
+        """
+    t, m, _ = run_both(code, X, Y)
+    assert_same(t, m)
+    ns = {}
+    exec(compile(convert_source(HEADER + textwrap.dedent(code)).code, "<c>", "exec"), ns)
+    g = ms.grad(lambda a, b: ns["f"](a, b)[0].sum(), grad_position=(0, 1))(ms.Tensor(X), ms.Tensor(Y))
+    tx, ty = torch.tensor(X, requires_grad=True), torch.tensor(Y, requires_grad=True)
+    z = tx * 1
+    z.mul_(ty).add_(ty.sin(), alpha=0.5)
+    z.clamp_(-1, 1)
+    z.sum().backward()
+    np.testing.assert_allclose(g[0].asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g[1].asnumpy(), ty.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- receivers the converter cannot type ------------------------------------------------------
+def test_std_and_var_on_an_untyped_receiver_are_marked_typed_ones_translated():
+    out = after("""\
+        def f(a, x: torch.Tensor):
+            return a.std(), x.std(), x.var(1, keepdim=True), a.std(dim=0)
+        """)
+    assert out.count("# migrate: MS915") == 1 and "a.std()" in out, out
+    assert "x.std(ddof=1)" in out and "x.var(axis=1, ddof=1, keepdims=True)" in out
+    assert "a.std(axis=0, ddof=1)" in out  # dim= is torch's keyword: a is a tensor
+
+
+def test_type_without_argument_is_marked_and_casts_are_translated():
+    out = after("""\
+        def f(x):
+            return x.type(), x.type(torch.float16), x.type('torch.cuda.LongTensor')
+        """)
+    assert "# migrate: MS915" in out and "x.astype(ms.float16)" in out and "x.astype(ms.int64)" in out
+
+
+def test_requires_grad_statement_kept_value_dropped():
+    check("""\
+        def f(p):
+            p.requires_grad_(False)
+            q = torch.zeros(3).requires_grad_()
+        """, """\
+        def f(p):
+            p.requires_grad_(False)
+            q = ops.zeros((3,))
+        """)
+
+
+def test_memory_and_device_methods_are_dropped():
+    check("""\
+        def f(x, model):
+            return x.pin_memory(), x.share_memory_(), x.as_subclass(torch.Tensor), x.cpu()
+        """, """\
+        def f(x, model):
+            return x, x, x, x
+        """)
+
+
+@pytest.mark.parametrize("code", [
+    # left as written on an untyped receiver: MindSpore 2.10's methods take torch's arguments
+    "def f(a, b):\n    return a.transpose(0, 1), b.transpose(1, 2)\n",
+    "def f(a, b):\n    return a.sum(1, True), b.max(2)[0], a.flatten(1), b.squeeze(1)\n",
+    "def f(a, b):\n    return a.view(2, 6), b.permute(2, 0, 1), a.expand(2, 3, 4), a.repeat(2, 1)\n",
+])
+def test_untyped_receivers_keep_torch_meaning_on_ms_core(code):
+    # S5 of the real-code catalogue: a 2-D x.transpose(0, 1) must not be the identity
+    t, m, converted = run_both(code, X, rs.randn(2, 3, 4).astype(np.float32))
+    assert "a.transpose(0, 1)" in converted or "transpose" not in code
+    assert_same(t, m)
