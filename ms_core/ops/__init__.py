@@ -10,5 +10,6 @@ from .layer_ops import *  # noqa: F401,F403
 from .random_ops import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
 from .math_ops import *  # noqa: F401,F403
+from .einsum_ops import *  # noqa: F401,F403
 from .._api import GradOperation  # noqa: F401
 from . import functional, operations  # noqa: F401
