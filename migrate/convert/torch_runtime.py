@@ -241,8 +241,21 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
         return self._torch_items[index]
 '''
 
+_DROPOUT2D = '''
+class Dropout2dAnyRank(nn.Dropout2d):
+    """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
+    inputs: (N, C, L) drops whole channels, 2-D input single elements (each its own channel)."""
+
+    def construct(self, x):
+        if x.ndim == 3:
+            return super().construct(x.reshape(x.shape + (1,))).reshape(x.shape)
+        if x.ndim == 2:
+            return super().construct(x.reshape((1, -1, 1, 1))).reshape(x.shape)
+        return super().construct(x)
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST}
+                 "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",)}

@@ -203,3 +203,12 @@ def upsample(edit) -> None:
     scale = edit.bound.get("scale_factor")
     if scale is not None and code_of(scale) != "None":
         _float_scale(edit, scale)
+
+
+@argument_rule("MS184", "dropout2d_any_rank", runtime=True)
+def dropout2d_any_rank(edit) -> None:
+    """Replace nn.Dropout2d(p) with Dropout2dAnyRank(p), a generated nn.Dropout2d that also takes torch's 2-D and 3-D inputs (MindSpore 2.10's takes 4-D input only in training)."""
+    edit.func = cst.Name(edit.helper("Dropout2dAnyRank"))
+    edit.worse("transformed", "MindSpore 2.10's nn.Dropout2d takes (N, C, H, W) input only: "
+                              "Dropout2dAnyRank also drops channels of (N, C, L) input and "
+                              "elements of 2-D input, as torch does")

@@ -244,16 +244,16 @@ def test_names_do_not_collide_with_the_files_own():
 
 
 def test_converting_again_keeps_the_block_and_adds_only_what_is_new():
-    # torch.einsum has no mapping: the torch import stays, so the output is converted again
-    src = TORCH_HEADER + "act = nn.ReLU\ny = torch.einsum('ii', x)\n"
+    # torch.lobpcg has no mapping: the torch import stays, so the output is converted again
+    src = TORCH_HEADER + "act = nn.ReLU\ny = torch.lobpcg(x, 2)\n"
     once = convert_source(src).code
     assert convert_source(once).code == once
     more = convert_source(once + "bn = torch.nn.BatchNorm2d\n").code  # (nn is MindSpore's now)
     generated, rest = split_generated(more)
     assert generated.count("class TorchReLU(") == 1 and generated.count("class TorchBatchNorm2d(") == 1
     assert generated.index("class TorchReLU(") < generated.index("class TorchBatchNorm2d(")
-    assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.einsum has no mapping\n"
-                         "y = torch.einsum('ii', x)\nbn = TorchBatchNorm2d\n")
+    assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.lobpcg has no mapping\n"
+                         "y = torch.lobpcg(x, 2)\nbn = TorchBatchNorm2d\n")
     assert convert_source(more).code == more
 
 

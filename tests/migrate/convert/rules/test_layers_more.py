@@ -116,6 +116,7 @@ EXAMPLES = {
     "calculate_gain": "y = nn.init.calculate_gain('tanh')\n",
     "weight_norm": "y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
     "upsample": "y = nn.Upsample(scale_factor=2)\n",
+    "dropout2d_any_rank": "y = nn.Dropout2d(0.2)\n",
 }
 
 
@@ -240,3 +241,52 @@ def test_mindspore_notes_only_with_target_mindspore(src, what):
     notes = lambda target: " ".join(c.note for c in convert_source(HEADER + src, target).changes)
     assert what in notes("mindspore")
     assert "MindSpore 2.10" not in notes("ms_core")
+
+
+@pytest.mark.parametrize("before,after", [("nn.Dropout2d(0.3, inplace=True)", "Dropout2dAnyRank(0.3)"),
+                                          ("nn.Dropout2d()", "Dropout2dAnyRank()")])
+def test_dropout2d_any_rank(before, after):
+    """MS184: a call of the generated nn.Dropout2d subclass (in the file's generated block)."""
+    out = one(before)
+    assert out.splitlines()[-1] == f"y = {after}"
+    assert "class Dropout2dAnyRank(nn.Dropout2d):" in out
+    assert convert_source(f"{HEADER}y = {before}\n").code == convert_source(
+        convert_source(f"{HEADER}y = {before}\n").code).code  # idempotent
+
+
+DROPOUT = """import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout2d(0.5)
+
+    def forward(self, x):
+        return self.drop(x)
+"""
+
+
+@pytest.mark.parametrize("shape,groups", [((64, 40), (64, 40)), ((8, 50, 16), (8, 50)),
+                                          ((4, 30, 3, 5), (4, 30))], ids=str)
+def test_converted_dropout2d_takes_torch_ranks(shape, groups):
+    """torch's Dropout2d zeroes elements of 2-D input and channels of (N, C, L) and (N, C, H, W)
+    input; the converted layer does the same in training (MindSpore 2.10's nn.Dropout2d raises on
+    2-D/3-D input): every group is all zero or all 1 / (1 - p), about half of them zero, the
+    same pattern as torch's, and inference returns the input."""
+    import numpy as np
+    import torch
+    import ms_core as ms
+    ns = {}
+    exec(compile(convert_source(DROPOUT).code, "<converted>", "exec"), ns)
+    net = ns["Net"]()
+    x = np.ones(shape, np.float32)
+    torch.manual_seed(0)
+    ref = torch.nn.Dropout2d(0.5).train()(torch.tensor(x)).numpy()
+    out = net.set_train(True)(ms.Tensor(x)).asnumpy()
+    for got in (ref, out):
+        per_group = got.reshape(groups + (-1,))
+        assert set(np.unique(got)) <= {0.0, 2.0}
+        assert np.all(per_group.min(-1) == per_group.max(-1))  # whole groups
+        assert 0.3 < (per_group[..., 0] == 0).mean() < 0.7
+    np.testing.assert_array_equal(net.set_train(False)(ms.Tensor(x)).asnumpy(), x)
