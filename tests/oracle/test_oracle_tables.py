@@ -221,3 +221,31 @@ def test_apis_noted_for_target_mindspore_have_no_cpu_kernel_there(tmp_path):
     verdicts = dict(line.split(": ") for line in proc.stdout.splitlines() if ": " in line)
     assert verdicts == {"einsum": "fails", "InstanceNorm2d": "fails", "Lamb": "fails",
                         "layer_norm grad": "fails", "SoftMarginLoss": "fails"}, proc.stdout
+
+
+def test_converted_dropout2d_takes_2d_and_3d_input_on_mindspore(tmp_path):
+    """nn.Dropout2d converted with --target mindspore (Dropout2dAnyRank) trains on torch's 2-D
+    and (N, C, L) inputs on MindSpore 2.10 (whose nn.Dropout2d refuses them): whole groups are
+    zero or 1 / (1 - p), about half of them zero."""
+    source = ("import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.drop = nn.Dropout2d(0.5)\n\n"
+              "    def forward(self, x):\n        return self.drop(x)\n")
+    code = convert_source(source, target="mindspore").code
+    driver = code + textwrap.dedent("""
+        import sys
+        import numpy as np
+        net = Net()
+        net.set_train(True)
+        for shape in ((64, 40), (8, 50, 16)):
+            out = net(ms.Tensor(np.ones(shape, np.float32))).asnumpy()
+            np.save(f"{sys.argv[1]}/out{len(shape)}.npy", out)
+    """)
+    (tmp_path / "t.py").write_text(driver)
+    proc = subprocess.run([ORACLE, str(tmp_path / "t.py"), str(tmp_path)], capture_output=True,
+                          text=True, timeout=600, env={"GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for rank, groups in ((2, (64, 40)), (3, (8, 50))):
+        out = np.load(tmp_path / f"out{rank}.npy").reshape(groups + (-1,))
+        assert set(np.unique(out)) <= {0.0, 2.0}
+        assert np.all(out.min(-1) == out.max(-1))
+        assert 0.3 < (out[..., 0] == 0).mean() < 0.7
