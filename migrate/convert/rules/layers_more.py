@@ -18,21 +18,28 @@ def _value(edit, name):
     return literal(edit.value(name))
 
 
-@argument_rule("MS169", "conv_transpose1d")
+@argument_rule("MS169", "conv_transpose1d", runtime=True)
 def conv_transpose1d(edit) -> None:
     """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group, has_bias, torch inits)."""
     _conv(edit, 1, transpose=True)
 
 
-@argument_rule("MS193", "conv3d")
+@argument_rule("MS193", "conv3d", runtime=True)
 def conv3d(edit) -> None:
     """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
     _conv(edit, 3)
 
 
-@argument_rule("MS194", "conv_transpose3d")
+@argument_rule("MS194", "conv_transpose3d", runtime=True)
 def conv_transpose3d(edit) -> None:
     """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
+    if edit.runtime:
+        edit.reject("(dilation if isinstance(dilation, int) else dilation[0]) != 1",
+                    "For 'ConvTranspose3d' (torch signature), MindSpore 2.10's Conv3dTranspose "
+                    "takes a depth dilation of 1 only.")
+        _conv(edit, 3, transpose=True)
+        _order_transpose3d(edit)
+        return
     try:
         d = _value(edit, "dilation")
     except (ValueError, SyntaxError, TypeError):
@@ -46,15 +53,23 @@ def conv_transpose3d(edit) -> None:
                          "Conv3dTranspose takes a depth dilation of 1 only")
         return
     _conv(edit, 3, transpose=True)
+    _order_transpose3d(edit)
+
+
+def _order_transpose3d(edit) -> None:
     order = ["in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding",
              "dilation", "group", "output_padding", "has_bias", "weight_init", "bias_init"]
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS188", "local_response_norm")
+@argument_rule("MS188", "local_response_norm", runtime=True)
 def local_response_norm(edit) -> None:
     """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k, alpha=alpha/size, beta)."""
     size = edit.value("size")
+    if edit.runtime:
+        edit.reject(f"{code_of(size)} % 2 == 0", "For 'LocalResponseNorm' (torch signature), an "
+                    "even size is not centred in torch; MindSpore's LRN window is "
+                    "2 * depth_radius + 1 wide.")
     try:
         n = literal(size)
     except (ValueError, SyntaxError, TypeError):
@@ -76,7 +91,7 @@ def local_response_norm(edit) -> None:
                               "averages the squares, TensorFlow-style LRN sums them)")
 
 
-@argument_rule("MS189", "rrelu_inference")
+@argument_rule("MS189", "rrelu_inference", runtime=True)
 def rrelu_inference(edit) -> None:
     """Replace nn.RReLU(lower, upper) with nn.LeakyReLU(alpha=(lower + upper) / 2) (torch's inference-mode RReLU)."""
     lower, upper = edit.value("lower"), edit.value("upper")
@@ -91,7 +106,7 @@ def rrelu_inference(edit) -> None:
                               "(MindSpore 2.10's RReLU draws slopes in inference mode too)")
 
 
-@argument_rule("MS190", "bilinear")
+@argument_rule("MS190", "bilinear", runtime=True)
 def bilinear(edit) -> None:
     """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
     conv = edit.conv
@@ -109,7 +124,7 @@ def bilinear(edit) -> None:
     edit.worse("transformed", "explicit torch default initializers")
 
 
-@argument_rule("MS191", "upsampling_mode")
+@argument_rule("MS191", "upsampling_mode", runtime=True)
 def upsampling_mode(edit) -> None:
     """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor, mode=..., align_corners=...)."""
     bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
@@ -119,10 +134,13 @@ def upsampling_mode(edit) -> None:
     upsample(edit)
 
 
-@argument_rule("MS192", "implicit_softmax_dim")
+@argument_rule("MS192", "implicit_softmax_dim", runtime=True)
 def implicit_softmax_dim(edit) -> None:
     """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate (torch's implicit dim is 1 for 2-D and 4-D input)."""
     dim = edit.bound.get("dim")
+    if edit.runtime:
+        edit.set("axis", f"-1 if {code_of(dim)} is None else {code_of(dim)}")
+        return
     if dim is not None and code_of(dim) != "None":
         return
     edit.drop("axis")
@@ -131,10 +149,14 @@ def implicit_softmax_dim(edit) -> None:
                               "only for 1-D and 2-D input")
 
 
-@argument_rule("MS195", "parameter_list")
+@argument_rule("MS195", "parameter_list", runtime=True)
 def parameter_list(edit) -> None:
     """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
     values = edit.bound.get("values")
+    if edit.runtime:
+        edit.reject(f"not {code_of(values)}", "For 'ParameterList' (torch signature), an empty "
+                    "list filled later is not supported: MindSpore's ParameterTuple is immutable.")
+        return
     if values is None or code_of(values) in ("None", "[]", "()"):
         edit.unsupported("an empty ParameterList filled later: MindSpore's ParameterTuple is "
                          "immutable; build the list of Parameters first and pass it")
@@ -197,10 +219,17 @@ def _float_scale(edit, scale) -> None:
                                   "whole-number scales)")
 
 
-@argument_rule("MS199", "upsample")
+@argument_rule("MS199", "upsample", runtime=True)
 def upsample(edit) -> None:
     """Replace nn.Upsample(scale_factor=2) with nn.Upsample(scale_factor=2.0, recompute_scale_factor=True) (MindSpore 2.10 takes float scales, and only so for 3-D/4-D input)."""
     scale = edit.bound.get("scale_factor")
+    if edit.runtime:
+        recompute = edit.bound.get("recompute_scale_factor")  # UpsamplingNearest2d has none
+        s_, r_ = code_of(scale), "None" if recompute is None else code_of(recompute)
+        edit.set("scale_factor", f"None if {s_} is None else tuple(float(i) for i in {s_}) if "
+                                 f"isinstance({s_}, (tuple, list)) else float({s_})")
+        edit.set("recompute_scale_factor", f"True if {s_} is not None else {r_}")
+        return
     if scale is not None and code_of(scale) != "None":
         _float_scale(edit, scale)
 
