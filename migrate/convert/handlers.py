@@ -25,7 +25,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_signature import (
-    _CONTAINERS, container_call, reference, runtime_call, translates,
+    _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
 
 ASSUMED_CELL = node_rule(
@@ -358,7 +358,7 @@ def _is_cell_base(conv, base) -> bool:
     q = conv.qual(base)
     if q is None:
         return isinstance(base, cst.Name) and base.value in conv.cell_classes
-    return q.startswith("torch.nn.") and q[9:10].isupper() or q == "torch.nn.Module"
+    return is_layer_class(q) or q == "torch.nn.Module"
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:

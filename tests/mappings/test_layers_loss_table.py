@@ -2,7 +2,7 @@
 tests/mappings/proof.py. Every float input, targets included, gets its gradient compared."""
 import pytest
 
-from tests.mappings.proof import Layer, Marked, case_id, run
+from tests.mappings.proof import Layer, Marked, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -56,6 +56,10 @@ CASES = [
     Marked("torch.nn.MultiLabelMarginLoss", "nn.MultiLabelMarginLoss()"),
     Marked("torch.nn.TripletMarginWithDistanceLoss", "nn.TripletMarginWithDistanceLoss()"),
     Marked("torch.nn.AdaptiveLogSoftmaxWithLoss", "nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4])"),
+    # the base class of custom losses: subclasses built and run against torch
+    ProvenBy("torch.nn.modules.loss._Loss",
+             "tests/migrate/convert/test_torch_signature_layers.py::"
+             "test_custom_loss_on_torchs_loss_base"),
 ]
 
 
