@@ -94,6 +94,7 @@ CASES = [
     Layer("torch.nn.ModuleDict", "nn.ModuleDict({'fc': nn.Linear(4, 2), 'act': nn.ReLU()})['fc']"),
     Expr("torch.nn.Parameter", "nn.Parameter(x) * 2.0"),
     Expr("torch.nn.Parameter", "nn.Parameter(x, requires_grad=False) + y", grad=False),
+    Expr("torch.nn.parameter.Parameter", "torch.nn.parameter.Parameter(x) * 2.0"),
     Layer("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss()", input=("z23", "t"), arrays=CLS),
     Layer("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss(torch.tensor([0.2, 1.0, 3.0]), "
           "label_smoothing=0.1, reduction='sum')", input=("z23", "t"), arrays=CLS),
