@@ -457,14 +457,34 @@ def run_cli_convert(src_dir: Path, out_dir: Path, jobs: int, report: Path | None
 
 
 def imports_torch(tree: ast.Module) -> bool:
-    """True when the module imports torch (or a torch-only package) anywhere."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in BLOCKED for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] in BLOCKED:
-            return True
-    return False
+    """True when the module imports torch (or a torch-only package) somewhere where a missing
+    torch raises: not inside a ``try`` that catches ImportError (the converter's guards, a
+    user's optional import), which is how converted code keeps torch for marked code only."""
+    def unguarded(body) -> bool:
+        for node in body:
+            if isinstance(node, ast.Import) and any(a.name.split(".")[0] in BLOCKED for a in node.names):
+                return True
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                    and node.module.split(".")[0] in BLOCKED:
+                return True
+            if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+                blocks = [h.body for h in node.handlers] + [node.orelse, node.finalbody]
+            else:
+                blocks = [getattr(node, f) for f in ("body", "orelse", "finalbody") if
+                          isinstance(getattr(node, f, None), list)]
+                blocks += [h.body for h in getattr(node, "handlers", ())]
+            if any(unguarded(b) for b in blocks):
+                return True
+        return False
+    return unguarded(tree.body)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(getattr(k, "id", getattr(k, "attr", "")) in
+               ("ImportError", "ModuleNotFoundError", "Exception", "BaseException") for k in kinds)
 
 
 def static_checks(staged: Path, converted: Path, again: Path, files: list[Path]) -> dict:

@@ -98,13 +98,15 @@ def run_deep(fn, *args):
     return box["value"]
 
 
-def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING) -> ConvertResult:
+def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
+                 inherited: dict | None = None) -> ConvertResult:
     """Convert source text; never raise for any input, never return code CPython cannot parse.
 
     Args:
         code: Python source.
         target: ``"ms_core"`` or ``"mindspore"``.
         rules: which rewrites run (``--select``/``--disable``).
+        inherited: torch aliases the file gets from a sibling by ``import *``.
 
     Returns:
         The :class:`ConvertResult`; on any failure ``error`` holds one line and ``code`` is the
@@ -118,7 +120,8 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         'syntax error at line 2: too many nested parentheses'
     """
     def convert_source(text, target):  # looked up at call time: the package's public entry point
-        return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable)
+        return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable,
+                                              inherited=inherited)
 
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")

@@ -18,8 +18,10 @@ from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_assign,
 )
+from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
+from migrate.convert.rules.runtime import flag_assignment, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
@@ -59,6 +61,12 @@ _VALUES_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "
 # --------------------------------------------------------------------------------------------
 def on_reference(conv, node, q: str):
     """A torch name used as a value (base class, isinstance, dtype, ...), not called."""
+    if q in VERSION_NAMES:
+        new = version_reference(conv, node)
+        if new is not None:
+            return new
+    elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
+        return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
     entry = conv.tables.get(q)
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
@@ -89,8 +97,14 @@ def on_call(conv, node: cst.Call):
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
             with conv.naming_classes():
                 return conv.generic(node)
+        if isinstance(func, cst.Name) and func.value in PROBE_FUNCTIONS and conv.aliases:
+            new = probe_call(conv, node)  # hasattr(torch.nn.functional, 'silu')
+            if new is not None:
+                return new
         walked = conv.generic(node)
         return module_iterator(conv, node, walked) or walked
+    if q.rsplit(".", 1)[0] in VERSION_NAMES:
+        return conv.generic(node)  # torch.__version__.split('.'): a method of the version string
     start = conv.checkpoint()
     args = conv.walk_seq(node.args)
     walked = node if args is node.args else node.with_changes(args=args)
@@ -320,10 +334,44 @@ def named_tuple_field(conv, node: cst.Attribute, value):
 def on_assign(conv, node: cst.Assign):
     """Note what the assignment binds, then convert it."""
     track_assign(conv, node)
+    if conv.aliases and flag_assignment(conv, node):
+        return None  # `torch.backends.cudnn.benchmark = True`: no meaning on the target
     if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
         note_layer_class(conv, node.targets[0].target.value, node.value)
     # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
-    return conv.generic(node)
+    if not any(_binds_names_only(t.target) for t in node.targets):
+        return conv.generic(node)
+    # `nn = Net()`: a name that is a torch alias is bound here, not read
+    value = conv.walk(node.value)
+    targets = [t if _binds_names_only(t.target) else conv.walk(t) for t in node.targets]
+    if conv.may_rebind and conv.at_module_top:
+        conv.rebind_at_module_top(node)
+    if value is node.value and all(a is b for a, b in zip(targets, node.targets)):
+        return node
+    return node.with_changes(targets=targets, value=value)
+
+
+def _binds_names_only(target) -> bool:
+    """``a`` or ``a, (b, *c)``: names only (no attribute or subscript to read)."""
+    if isinstance(target, cst.Name):
+        return True
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return all(_binds_names_only(el.value) for el in target.elements)
+    return isinstance(target, cst.StarredElement) and _binds_names_only(target.value)
+
+
+def _annotated_kind(conv, annotation) -> str | None:
+    """The torch type an annotation names; the target's ``nn.Cell`` / ``ms.Tensor`` (already
+    converted code) count as torch's ``nn.Module`` / ``torch.Tensor``, so a second conversion
+    types the parameter as the first did."""
+    kind = conv.qual(annotation)
+    if kind is None:
+        text = code_of(annotation)
+        if text == f"{conv.names['nn']}.Cell" and conv.names["nn"] in conv.imported:
+            return "torch.nn.Module"
+        if text == f"{conv.names['ms']}.Tensor" and conv.names["ms"] in conv.imported:
+            return "torch.Tensor"
+    return kind
 
 
 def on_class(conv, node: cst.ClassDef):
@@ -345,6 +393,10 @@ def on_class(conv, node: cst.ClassDef):
            (isinstance(b.value, cst.Name) and b.value.value in conv.sequential_classes) for b in node.bases):
         conv.sequential_classes.add(node.name.value)
     attrs = conv.class_attrs.setdefault(node.name.value, {})
+    decorators = [d for d in node.decorators if not removed_decorator(conv, d)]
+    if len(decorators) != len(node.decorators):
+        node = node.with_changes(decorators=decorators)  # @torch.jit.script / @torch.jit.interface
+        conv.reshaped = True
     torch_base = layer_base(conv, node)
     if torch_base is not None:
         conv.layer_bases[node.name.value] = torch_base
@@ -375,7 +427,7 @@ def on_function(conv, node: cst.FunctionDef):
         scope.forward = True
     for p in list(node.params.params) + list(node.params.kwonly_params):
         ann = p.annotation
-        kind = conv.qual(ann.annotation) if ann is not None else None
+        kind = _annotated_kind(conv, ann.annotation) if ann is not None else None
         if kind == "torch.Tensor":
             scope.tensors.add(p.name.value)
         elif kind == "torch.nn.Module":
@@ -383,11 +435,11 @@ def on_function(conv, node: cst.FunctionDef):
         if p.default is not None:
             with conv.in_function(scope):
                 note_layer_class(conv, p.name.value, p.default)
-    decorators = [d for d in node.decorators if not _is_no_grad(conv, d)]
+    decorators = [d for d in node.decorators if not (_is_no_grad(conv, d) or removed_decorator(conv, d))]
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)
         conv.reshaped = True
-    with conv.in_function(scope):
+    with conv.in_function(scope), conv.without_aliases(conv.rebound_in(node)):
         new = conv.generic(node)
     body = conv.drop_nested_imports(new.body)
     if body is not new.body:

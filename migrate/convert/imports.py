@@ -13,7 +13,11 @@ import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
 from migrate.convert.cst import dotted, parse_statement
+from migrate.convert.guards import (
+    catches_import_error, guard, is_guard, is_stub_class, marker_reasons, merge_guards, stub_class,
+)
 from migrate.convert.registry import node_rule
+from migrate.convert.torch_names import is_module, star_names
 
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
@@ -22,8 +26,8 @@ TORCH_IMPORTS = node_rule(
 
 # Packages whose names are resolved. torchvision has no table entries: every use is marked
 # (MS901), never left silently.
-ROOTS = ("torch", "torchvision")
-_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision)\b", re.M)
+ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext)\b", re.M)
 
 
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
@@ -57,12 +61,15 @@ def imports_torch_somewhere(code: str) -> bool:
     return _TORCH_IMPORT.search(code) is not None
 
 
-def scan_module_imports(body, aliases: dict[str, str], imported: set[str]) -> None:
-    """Fill ``aliases`` (torch names) and ``imported`` (every name a module-level import binds)."""
+def scan_module_imports(body, aliases: dict[str, str], imported: set[str], stars: list | None = None) -> None:
+    """Fill ``aliases`` (torch names), ``imported`` (every name a module-level import binds) and
+    ``stars`` (the torch modules imported with ``*``, in order)."""
     for st in body:
         if isinstance(st, cst.SimpleStatementLine):
             for small in st.body:
                 for local, qual in torch_bindings(small):
+                    if local == "*" and stars is not None:
+                        stars.append(qual)
                     aliases[local] = qual
                 if isinstance(small, (cst.Import, cst.ImportFrom)) and \
                         not isinstance(small.names, cst.ImportStar):
@@ -72,8 +79,14 @@ def scan_module_imports(body, aliases: dict[str, str], imported: set[str]) -> No
                             imported.add(name.value)
                         elif isinstance(a.name, cst.Attribute):
                             imported.add(dotted(a.name).split(".")[0])
-        elif isinstance(st, (cst.If, cst.Try)):
-            scan_module_imports(st.body.body, aliases, imported)
+        elif isinstance(st, (cst.If, cst.Try, cst.TryStar, cst.Else, cst.ExceptHandler, cst.Finally)) \
+                and isinstance(st.body, cst.IndentedBlock):
+            # imports under `if`/`try` bind module names too (`try: from torch.hub import f`); a
+            # try's body last: what it binds is what runs when nothing fails
+            for part in (*getattr(st, "handlers", ()), getattr(st, "orelse", None), getattr(st, "finalbody", None)):
+                if part is not None:
+                    scan_module_imports([part], aliases, imported, stars)
+            scan_module_imports(st.body.body, aliases, imported, stars)
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,35 +106,275 @@ def note_nested_import(conv, small):
 
 
 def drop_nested_imports(conv, block):
-    """Remove the torch imports of ``block`` whose names no unconverted code used since."""
+    """Remove the torch imports of ``block`` (a function body) whose names no unconverted code
+    used since; guard the others (:mod:`migrate.convert.guards`)."""
     if not isinstance(block, cst.IndentedBlock) or not conv.nested_imports:
         return block
-    body, changed = [], False
-    for st in block.body:
-        if isinstance(st, cst.SimpleStatementLine):
-            kept = []
-            for small in st.body:
-                snap = conv.nested_imports.get(id(small))
-                if snap is None or not conv.allows(TORCH_IMPORTS.id):
-                    kept.append(small)
-                elif any(conv.alias_uses.get(k, 0) > n for k, n in snap.items()):
-                    kept.append(small)
-                    conv.record(small, small, "MS900", "unsupported",
-                                "import kept: unconverted code still uses it")
-                else:
-                    conv.record(small, "", TORCH_IMPORTS.id, "exact", "torch import replaced by target imports")
-                    changed = True
-            if len(kept) != len(st.body):
-                if not kept:
-                    continue
-                kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-                st = st.with_changes(body=kept)
-        body.append(st)
-    if not changed:
+
+    def uses_since(small, local):
+        snap = conv.nested_imports.get(id(small))
+        return None if snap is None else conv.alias_uses.get(local, 0) - snap.get(local, 0)
+
+    rewrite = BlockImports(conv, uses_since, block.body)
+    body = rewrite.block(block.body, protected=False)
+    if body is block.body:
         return block
     conv.reshaped = True
-    conv.used.add("ms")
     return block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+
+
+class BlockImports:
+    """Strip the torch imports of a block whose names nothing uses any more, and guard the ones
+    still used, inside ``if``/``try``/``with``/``for``/``while`` too (not inside nested functions
+    and classes: they are rewritten when their own walk ends).
+
+    ``uses_left(small, local)`` is how many unconverted uses of ``local`` (bound by the import
+    ``small``) remain, or None when the import is not one to rewrite here.
+    """
+
+    def __init__(self, conv, uses_left, statements):
+        self.conv = conv
+        self.uses_left = uses_left
+        self.statements = statements  # where the markers that guards quote are
+        self._reasons = None
+
+    def reasons(self) -> dict:
+        """Per alias and attribute, the reasons of the markers on the code that uses it."""
+        if self._reasons is None:
+            self._reasons = marker_reasons(self.statements, self.conv.aliases)
+        return self._reasons
+
+    def block(self, stmts, protected: bool):
+        """The statements rewritten (``stmts`` itself when nothing changes)."""
+        out, changed, pending = [], False, []
+        for st in stmts:
+            new = self.statement(st, protected)
+            if new is st:
+                out.append(st if not pending else st.with_changes(leading_lines=[*pending, *st.leading_lines]))
+                pending = []
+                continue
+            changed = True
+            if not new:
+                pending.extend(_comments_of(st))
+                continue
+            first = new[0]
+            if out and not pending and not first.leading_lines and is_guard(first) and is_guard(out[-1]):
+                out[-1] = merge_guards(out[-1], first)  # consecutive imports: one guard
+            else:
+                out.append(first.with_changes(leading_lines=[*pending, *first.leading_lines]))
+            out.extend(new[1:])
+            pending = []
+        if not changed:
+            return stmts
+        if pending or not out:
+            out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=pending))
+        return out
+
+    def statement(self, st, protected: bool):
+        """One statement: the same node, or the list of statements that replace it."""
+        if is_import_line(st):
+            parts = self.split_line(st, protected)
+            if parts is None:
+                return st
+            kept = [p for p in parts if p is not None]
+            if kept:
+                kept[0] = kept[0].with_changes(leading_lines=st.leading_lines)
+            return kept
+        if is_guard(st):
+            # written by an earlier conversion: its imports are rewritten as if unguarded
+            out = []
+            for line in st.body.body:
+                parts = self.split_line(line, False)
+                for p in (parts or (line, None)):
+                    if p is not None and out and is_guard(p) and is_guard(out[-1]):
+                        out[-1] = merge_guards(out[-1], p)
+                    elif p is not None:
+                        out.append(p)
+            if out:
+                out[0] = out[0].with_changes(leading_lines=st.leading_lines)
+            return out
+        if isinstance(st, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
+            new = self.compound(st, protected)
+            return new if new is st or isinstance(new, list) else [new]
+        return st
+
+    def split_line(self, st, protected: bool):
+        """An import line as (the line without its torch imports that go or stay guarded, the
+        guard of the ones that stay), either part None; None when the line stays as it is.
+        Neither part carries the line's leading comments (the caller puts them)."""
+        conv = self.conv
+        plain, guarded, stubs, changed = [], [], [], False
+        for small in st.body:
+            pairs = torch_bindings(small)
+            if pairs and pairs[0][0] == "*" and star_names(pairs[0][1]) is not None \
+                    and conv.allows(TORCH_IMPORTS.id):
+                # `from torch.nn import *`: its names were resolved; it stays for those still used
+                used = conv.star_uses(pairs[0][1])
+                changed = True
+                if not used:
+                    conv.record(small, "", TORCH_IMPORTS.id, "exact", "star import: every name it gave is converted")
+                else:
+                    (plain if protected else guarded).append(small)
+                    stubs.extend(used.items())
+                continue
+            left = {local: self.uses_left(small, local) for local, _ in pairs}
+            if not pairs or None in left.values() or not conv.allows(TORCH_IMPORTS.id):
+                plain.append(small)
+                continue
+            new = strip_import(conv, small, {local for local, n in left.items() if n})
+            changed = changed or new is not small
+            if new is None:
+                continue
+            other, new = _split_other_modules(new)
+            if other is not None:
+                plain.append(other)
+            if new is None or protected or isinstance(new.names, cst.ImportStar):
+                plain.extend([new] if new is not None else [])
+                continue
+            changed = True
+            guarded.append(new)
+            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local))
+        if not changed:
+            return None
+        line = None
+        if plain:
+            plain[-1] = plain[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            line = st.with_changes(body=plain, leading_lines=[])
+        if not guarded:
+            return line, None
+        guarded[-1] = guarded[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        inner = st.with_changes(body=guarded, leading_lines=[])
+        if line is not None:
+            inner = inner.with_changes(trailing_whitespace=cst.TrailingWhitespace())
+        conv.guarded = True
+        reasons = self.reasons()
+        return line, guard([inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs],
+                           conv.names["stub"])
+
+    def compound(self, st, protected: bool):
+        """``if``/``try``/``with``/``for``/``while``: their blocks rewritten; a statement left
+        with nothing but ``pass`` in every block (and no test that could act) goes."""
+        inner = protected or (isinstance(st, (cst.Try, cst.TryStar)) and catches_import_error(st))
+        changes = {}
+        if isinstance(st.body, cst.IndentedBlock):
+            body = self.block(st.body.body, inner)
+            if body is not st.body.body:
+                changes["body"] = st.body.with_changes(body=body)
+        handlers = []
+        for h in getattr(st, "handlers", ()):
+            body = self.block(h.body.body, protected) if isinstance(h.body, cst.IndentedBlock) else h.body.body
+            handlers.append(h if body is h.body.body else h.with_changes(body=h.body.with_changes(body=body)))
+        if any(a is not b for a, b in zip(handlers, getattr(st, "handlers", ()))):
+            changes["handlers"] = handlers
+        for name in ("orelse", "finalbody"):
+            part = getattr(st, name, None)
+            if isinstance(part, cst.If):
+                new = self.compound(part, protected)
+                if new is not part:
+                    changes[name] = new if not isinstance(new, list) else None
+            elif part is not None and isinstance(part.body, cst.IndentedBlock):
+                body = self.block(part.body.body, protected)
+                if body is not part.body.body:
+                    changes[name] = part.with_changes(body=part.body.with_changes(body=body))
+        if not changes:
+            return st
+        new = st.with_changes(**changes)
+        return [] if _only_pass(new) else new
+
+
+def _split_other_modules(small):
+    """``import os, torch``: (``import os``, ``import torch``); either None when empty."""
+    if not isinstance(small, cst.Import):
+        return None, small
+    ours = [a for a in small.names if (dotted(a.name) or "").split(".")[0] in ROOTS]
+    other = [a for a in small.names if a not in ours]
+    if not other:
+        return None, small
+    if not ours:
+        return small, None
+    other[-1] = other[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    ours[-1] = ours[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return small.with_changes(names=other), small.with_changes(names=ours)
+
+
+def is_import_line(st) -> bool:
+    """A simple statement line that holds an import."""
+    return isinstance(st, cst.SimpleStatementLine) and \
+        any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body)
+
+
+def _comments_of(st) -> list:
+    """The comment lines of a statement that goes: above it, and at the end of its line."""
+    lines = list(getattr(st, "leading_lines", ()))
+    trailing = getattr(st, "trailing_whitespace", None)
+    if trailing is not None and trailing.comment is not None:
+        lines.append(cst.EmptyLine(comment=trailing.comment))
+    return lines
+
+
+def _only_pass(st) -> bool:
+    """A ``try``/``if`` whose every block holds nothing but ``pass`` (and comments: kept above
+    the next statement), and whose ``if`` tests call nothing: removing it changes nothing."""
+    if isinstance(st, cst.If):
+        if _calls_something(st.test):
+            return False
+        parts = [st.body, st.orelse]
+    elif isinstance(st, cst.Try):
+        parts = [st.body, *st.handlers, st.orelse, st.finalbody]
+    else:
+        return False
+    for part in parts:
+        if part is None:
+            continue
+        if isinstance(part, cst.If):
+            if not _only_pass(part):
+                return False
+            continue
+        block = part if isinstance(part, cst.IndentedBlock) else part.body
+        if not isinstance(block, cst.IndentedBlock):
+            return False
+        for s in block.body:
+            if not (isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
+                    and not s.leading_lines and s.trailing_whitespace.comment is None):
+                return False
+    return True
+
+
+def _calls_something(expr) -> bool:
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Call, cst.NamedExpr, cst.Await, cst.Yield)):
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def strip_import(conv, small, still: set[str]):
+    """The torch import ``small`` without its names not in ``still`` (None when none is left);
+    the change is recorded."""
+    if isinstance(small.names, cst.ImportStar):
+        return small  # kept, and marked: its names cannot be resolved
+    if isinstance(small, cst.Import):
+        keep = []
+        for a in small.names:
+            root = (dotted(a.name) or "").split(".")[0]
+            local = a.asname.name.value if a.asname is not None else root
+            if root not in ROOTS or local in still:
+                keep.append(a)
+    else:
+        keep = [a for a in small.names
+                if (a.asname.name.value if a.asname is not None else a.name.value) in still]
+    if still:
+        conv.record(small, small, "MS900", "unsupported",
+                    f"import kept: unconverted code still uses {', '.join(sorted(still))}")
+    if len(keep) == len(small.names):
+        return small
+    conv.record(small, "", TORCH_IMPORTS.id, "exact", "torch import replaced by target imports")
+    if not keep:
+        return None
+    keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return small.with_changes(names=keep)
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,47 +384,87 @@ class ImportRewrite:
     """Replace a module's torch imports by the target's (one use: :meth:`run`).
 
     The target imports go where the first torch import was; comments on removed import lines
-    move to the next statement that stays.
+    move to the next statement that stays. Torch imports that unconverted code still needs are
+    guarded (:mod:`migrate.convert.guards`), also under ``if``/``try``; the stand-in class the
+    guards use goes above the first of them.
     """
 
     def __init__(self, conv):
         self.conv = conv
+        self.blocks = None
         self.out: list = []
         self.header_at: int | None = None  # where the target imports go
         self.pending: list[cst.EmptyLine] = []  # comments of removed lines, for the next kept one
         self.pending_for_header: list[cst.EmptyLine] = []
         self.first_torch: int | None = None
+        self.first_guard: int | None = None  # the first top-level statement holding a guard
         self.have_math = False
+        self.star_marked = False
 
-    def run(self, body):
-        """Return ``body`` with its torch imports replaced (``body`` itself if nothing changes)."""
+    def run(self, body, module_header=()):
+        """Return ``body`` with its torch imports replaced (``body`` itself if nothing changes);
+        ``module_header``: the comment lines above the first statement."""
+        self.module_header = module_header
+        self.blocks = BlockImports(self.conv, lambda small, local: self.conv.alias_uses.get(local, 0), body)
         conv = self.conv
+        stub_seen = False
         for st in body:
             conv.line = conv.import_lines.get(id(st), conv.line)
-            if isinstance(st, cst.SimpleStatementLine) \
-                    and any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body):
+            if is_stub_class(st):
+                stub_seen = True  # written again below if a guard still needs it
+                self.pending.extend(ln for ln in st.leading_lines if ln.comment is not None)
+                continue
+            if is_import_line(st):
                 self._import_line(st)
+            elif is_guard(st) or isinstance(st, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
+                self._compound(st)
             else:
-                if self.pending:
-                    st = st.with_changes(leading_lines=[*self.pending, *st.leading_lines])
-                    self.pending = []
-                self.out.append(st)
+                self._keep(st)
         if self.header_at is None:
-            if not (conv.used or conv.init_names):
-                return body
+            if not (conv.used or conv.init_names or conv.guarded or stub_seen):
+                return self.out if self.star_marked else body
             if self.first_torch is not None:
                 # every torch import stays (unconverted code uses them): the target's go below
                 self.header_at = self.first_torch + 1
             else:
                 # torch was imported inside functions only: after the module's leading imports
                 self.header_at = _after_leading_imports(self.out)
-        if self.have_math:
+        if conv.inherited:
+            # after `from .sibling import *`: the target's names must not be rebound by it
+            self.header_at = max(self.header_at, _after_sibling_star_imports(self.out))
+        if self.have_math and conv.names["math"] == "math":
             conv.used.discard("math")
         return self._with_header(target_header(conv, self.out))
 
+    def _keep(self, st) -> None:
+        if self.pending:
+            st = st.with_changes(leading_lines=[*self.pending, *st.leading_lines])
+            self.pending = []
+        self.out.append(st)
+
+    def _compound(self, st) -> None:
+        """A guard of an earlier conversion, or an ``if``/``try``/... holding imports."""
+        torch_inside = self.first_torch is None and _holds_torch_import(st)
+        if torch_inside:
+            self.first_torch = len(self.out)
+        new = self.blocks.statement(st, protected=False)
+        if new is st:
+            self._keep(st)
+            return
+        if self.header_at is None and (torch_inside or is_guard(st)):
+            self.header_at = len(self.out)
+            self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
+            new = [n.with_changes(leading_lines=[]) if i == 0 else n for i, n in enumerate(new)]
+        if not new:
+            self.pending.extend(_comments_of(st) if self.header_at != len(self.out) else [])
+            return
+        if self.first_guard is None and self.conv.guarded:
+            self.first_guard = len(self.out)
+        for n in new:
+            self._keep(n)
+
     def _import_line(self, st) -> None:
-        """One line of import statements: strip its torch names, keep what remains."""
-        kept, removed = [], False
+        """One line of import statements: strip its torch names, guard the ones still used."""
         if self.first_torch is None and any(torch_bindings(small) for small in st.body):
             self.first_torch = len(self.out)
         for small in st.body:
@@ -179,87 +472,131 @@ class ImportRewrite:
             if isinstance(small, cst.Import) and any(dotted(a.name) == "math" and a.asname is None
                                                      for a in small.names):
                 self.have_math = True
-            new_small, dropped = self._strip(small)
-            removed = removed or dropped
-            if new_small is not None:
-                kept.append(new_small)
-        if removed and self.header_at is None:
+        parts = self.blocks.split_line(st, protected=False)
+        if parts is None:
+            self._keep(st)
+            return
+        line, guarded = parts
+        leading = st.leading_lines
+        if self.header_at is None:
             self.header_at = len(self.out)
-            self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
-            if kept:
-                st = st.with_changes(leading_lines=[])
-        if kept:
-            if kept != list(st.body):
-                kept[-1] = kept[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
-                st = st.with_changes(body=kept)
-            if self.pending:
-                st = st.with_changes(leading_lines=[*self.pending, *st.leading_lines])
-                self.pending = []
-            self.out.append(st)
-        else:
-            if self.header_at != len(self.out) or self.pending:
-                self.pending.extend(st.leading_lines)
+            self.pending_for_header, self.pending, leading = [*self.pending, *leading], [], []
+        if line is None and guarded is None:
             comment = st.trailing_whitespace.comment
+            self.pending.extend(leading)
             if comment is not None:
                 self.pending.append(cst.EmptyLine(comment=comment))
+            return
+        if line is None and not leading and not self.pending and self.out and is_guard(self.out[-1]):
+            self.out[-1] = merge_guards(self.out[-1], guarded)  # consecutive imports: one guard
+            return
+        first = line if line is not None else guarded
+        self._keep(first.with_changes(leading_lines=leading))
+        if guarded is not None:
+            if self.first_guard is None:
+                self.first_guard = len(self.out) - (1 if line is None else 0)
+            if line is not None:
+                self.out.append(guarded)
 
     def _mark_star_import(self, st, small):
-        """``from torch.nn import *``: its names cannot be resolved; say so above the line."""
+        """``from torch.xyz import *`` of a module whose names are not known: its names cannot be
+        resolved; say so above the line."""
         if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
-                and torch_bindings(small)):
+                and torch_bindings(small)) or star_names(torch_bindings(small)[0][1]) is not None:
             return st
         text = (f"{MARKER_PREFIX}MS901 star import from {dotted(small.module)}: its names "
                 "cannot be resolved; import them explicitly")
-        if all(ln.comment is None or ln.comment.value != text for ln in st.leading_lines):
+        have = {ln.comment.value for ln in (*st.leading_lines, *(self.module_header if not self.out else ()))
+                if ln.comment is not None}
+        if text not in have:
             st = st.with_changes(leading_lines=[*st.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+            self.star_marked = True
         self.conv.record(small, "", "MS901", "unsupported", "star import: names cannot be resolved")
         return st
 
-    def _strip(self, small):
-        """Return (the import without its unused torch names or None, whether any was removed)."""
-        conv = self.conv
-        pairs = torch_bindings(small)
-        if not pairs or not conv.allows(TORCH_IMPORTS.id):
-            return small, False
-        still = {local for local, _ in pairs if conv.alias_uses.get(local)}
-        if isinstance(small, cst.Import):
-            keep = []
-            for a in small.names:
-                full = dotted(a.name)
-                is_torch = full == "torch" or full.startswith("torch.")
-                local = a.asname.name.value if a.asname is not None else "torch"
-                if not is_torch or local in still:
-                    keep.append(a)
-        elif isinstance(small.names, cst.ImportStar):
-            return small, False  # kept, and marked: its names cannot be resolved
-        else:
-            keep = [a for a in small.names
-                    if (a.asname.name.value if a.asname is not None else a.name.value) in still]
-        if still:
-            conv.record(small, small, "MS900", "unsupported",
-                        f"import kept: unconverted code still uses {', '.join(sorted(still))}")
-        if len(keep) == len(small.names):
-            return small, False
-        conv.record(small, "", TORCH_IMPORTS.id, "exact", "torch import replaced by target imports")
-        if not keep:
-            return None, True
-        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return small.with_changes(names=keep), True
-
     def _with_header(self, header: list):
-        """The statements with the target imports at ``header_at`` (comments kept)."""
+        """The statements with the target imports at ``header_at`` (comments kept), and the
+        stand-in class of the guards above the first guard."""
+        inherited = inherited_guard(self.conv)
+        placed = inherited is not None and self.first_guard is None
+        if inherited is not None:
+            if placed:  # the stand-in class goes above the first guard
+                header.append(stub_class(self.conv.names["stub"]))
+                inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            header.append(inherited)
         out, at = self.out, self.header_at
+        if self.conv.guarded and not placed:
+            where = self.first_guard if self.first_guard is not None else at
+            out.insert(where, stub_class(self.conv.names["stub"]))
+            if where + 1 < len(out):
+                # two blank lines after a class, as above it
+                lines = out[where + 1].leading_lines
+                blank = next((i for i, ln in enumerate(lines) if ln.comment is not None), len(lines))
+                out[where + 1] = out[where + 1].with_changes(
+                    leading_lines=[cst.EmptyLine()] * max(0, 2 - blank) + list(lines))
+            if where < at:
+                at += 1
         if not header:
             lost = [*self.pending_for_header, *self.pending]
+            if lost and at < len(out) and is_stub_class(out[at]):
+                lost = [ln for ln in lost if ln.comment is not None]  # it has its blank lines
             if lost and at < len(out):
                 out[at] = out[at].with_changes(leading_lines=[*lost, *out[at].leading_lines])
+            elif lost:
+                out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=lost))
             return out
         if self.pending_for_header:
             header[0] = header[0].with_changes(leading_lines=self.pending_for_header)
         if self.pending:  # comments of removed imports at the very end: keep them below the header
-            header[-1] = header[-1].with_changes(trailing_whitespace=header[-1].trailing_whitespace)
             header.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=self.pending))
         return out[:at] + header + out[at:]
+
+
+def inherited_guard(conv):
+    """A guard importing the torch names that the file got from a sibling by ``import *`` and that
+    unconverted code still uses (the sibling's conversion no longer gives them), or None."""
+    used = {local: qual for local, qual in conv.inherited.items() if conv.alias_uses.get(local)}
+    if not used or not conv.allows(TORCH_IMPORTS.id):
+        return None
+    lines = []
+    for local, qual in sorted(used.items()):
+        if qual == local:
+            lines.append(f"import {qual}")
+        elif is_module(qual):
+            lines.append(f"import {qual} as {local}")
+        else:
+            mod, _, name = qual.rpartition(".")
+            lines.append(f"from {mod} import {name}" + (f" as {local}" if name != local else ""))
+    conv.guarded = True
+    reasons = marker_reasons(conv.walked_body, conv.aliases)
+    return guard([parse_statement(text) for text in lines],
+                 [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
+                 conv.names["stub"])
+
+
+def _after_sibling_star_imports(body) -> int:
+    """Index after the last top-level ``from <not torch> import *``."""
+    at = 0
+    for i, st in enumerate(body):
+        if is_import_line(st) and any(isinstance(s, cst.ImportFrom) and isinstance(s.names, cst.ImportStar)
+                                      and not torch_bindings(s) for s in st.body):
+            at = i + 1
+    return at
+
+
+def _holds_torch_import(st) -> bool:
+    """A compound statement with a torch import in one of its blocks (not in nested defs)."""
+    stack = [st]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.Import, cst.ImportFrom)):
+            if torch_bindings(n):
+                return True
+            continue
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            continue
+        stack.extend(n.children)
+    return False
 
 
 def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
@@ -277,15 +614,19 @@ def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
                     have.update((mod, a.name.value, a.asname.name.value if a.asname else a.name.value)
                                 for a in small.names)
     lines = []
-    if "math" in conv.used and ("math", "", "math") not in have:
-        lines.append("import math")
+    math_local = conv.names["math"]
+    if "math" in conv.used and ("math", "", math_local) not in have:
+        lines.append("import math" if math_local == "math" else f"import math as {math_local}")
     ms_local = conv.names["ms"]
     if (conv.pkg, "", ms_local) not in have:
-        lines.append(f"import {conv.pkg} as {ms_local}")
+        lines.append(f"import {conv.pkg}" if ms_local == conv.pkg else f"import {conv.pkg} as {ms_local}")
     mods = [m for m in ("nn", "ops") if m in conv.used and (conv.pkg, m, conv.names[m]) not in have]
     if mods:
         parts = [m if conv.names[m] == m else f"{m} as {conv.names[m]}" for m in mods]
         lines.append(f"from {conv.pkg} import {', '.join(parts)}")
+    init_local = conv.names["init"]
+    if "init" in conv.used and (f"{conv.pkg}.common", "initializer", init_local) not in have:
+        lines.append(f"from {conv.pkg}.common import initializer as {init_local}")
     init_mod = f"{conv.pkg}.common.initializer"
     names = sorted(n for n in conv.init_names if (init_mod, n, n) not in have)
     if names:
@@ -304,3 +645,47 @@ def _after_leading_imports(body) -> int:
         if not (is_doc or isinstance(small, (cst.Import, cst.ImportFrom))):
             return i
     return len(body)
+
+
+class _NamesLeft(cst.CSTVisitor):
+    """Every name the converted body still mentions, imports and earlier guards aside."""
+
+    def __init__(self):
+        self.names: set[str] = set()
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Try(self, node) -> bool:
+        return not is_guard(node)
+
+    def visit_ClassDef(self, node) -> bool:
+        return not is_stub_class(node)
+
+    def visit_Name(self, node) -> None:
+        self.names.add(node.value)
+
+
+def forget_vanished_uses(conv, body) -> None:
+    """Set the use count of torch aliases that no longer appear in ``body`` to zero.
+
+    A rule may drop an argument after the walk counted (and marked) a torch name inside it
+    (``x.to(dtype=d, memory_format=torch.channels_last)`` -> ``x.astype(d)``): the import is not
+    needed for it, and guarding it anyway would make the next conversion remove the guard.
+
+    Args:
+        conv: the converter, after its walk.
+        body: the walked module body.
+    """
+    counted = [a for a, n in conv.alias_uses.items() if n]
+    if not counted:
+        return
+    seen = _NamesLeft()
+    for st in body:
+        st.visit(seen)
+    for alias in counted:
+        if alias.split(".")[0] not in seen.names:
+            conv.alias_uses[alias] = 0

@@ -212,7 +212,8 @@ class TorchSignatures:
             if other in CLASS_SOURCES or other in HELPERS:
                 source = re.sub(rf"\b{re.escape(other)}\b", local, source) if other != local else source
         if self.conv.names.get("nn", "nn") != "nn":
-            source = re.sub(r"\bnn\.", self.conv.names["nn"] + ".", source)
+            # `nn.Cell`, not the `torch.nn.` of a docstring (its key)
+            source = re.sub(r"(?<![\w.])nn\.", self.conv.names["nn"] + ".", source)
         stmt = cst.parse_module(source.strip() + "\n").body[0]
         return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 

@@ -22,14 +22,23 @@ from migrate.convert.cst import (
     count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
     replace_fields, rewrite_fields, statement_spans,
 )
+from migrate.convert.guards import STUB, is_stub_class, stub_assignment
 from migrate.convert.imports import (
-    ImportRewrite, drop_nested_imports, imports_torch_somewhere, note_nested_import,
-    scan_module_imports,
+    ROOTS, ImportRewrite, drop_nested_imports, forget_vanished_uses, imports_torch_somewhere,
+    note_nested_import, scan_module_imports,
+)
+from migrate.convert.names import (
+    all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
 )
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.annotations import on_annotation
+from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
+from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.star_imports import torch_star_aliases
+from migrate.convert.torch_names import star_names
 from migrate.convert.torch_signature import signatures
 from migrate.convert.training import training_pass
 
@@ -74,13 +83,17 @@ class Converter:
         validate: parse the output once more, when statements were moved, removed or added
             (expression rewrites keep the replaced node's parentheses and cannot break the
             layout), and return the input unchanged (with ``error``) if it is not valid Python.
-        names: local names for the target modules (default ``ms``, ``nn``, ``ops``); chosen
-            automatically when a torch import that must stay already uses one of them.
+        names: local names for the target modules (default ``ms``, ``nn``, ``ops``, ``math``;
+            ``init``: a local name for the initializer module, default none: its classes are
+            imported by name); chosen automatically when user code or a torch import that must
+            stay already binds one of them.
         rules: which rewrites run (default: all; see :class:`~migrate.convert.registry.RuleSelection`).
+        inherited: torch aliases the file gets from a module of its package by ``import *``
+            (``{"nn": "torch.nn"}``; see :mod:`migrate.convert.star_imports`).
     """
 
     def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None,
-                 rules: RuleSelection = EVERYTHING):
+                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.pkg = TARGETS[target]
@@ -88,19 +101,26 @@ class Converter:
         self.validate = validate
         self.rules = rules
         self._allowed: dict[str, bool] | None = None if rules.everything else {}
-        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", **(names or {})}
+        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "init": "", "stub": STUB,
+                      **(names or {})}
+        self.renamed = names is not None  # a second conversion with other local names
         self.tables = load_tables()
         # what the output needs
         self.changes: list[Change] = []
         self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math
         self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
         self.reshaped = False  # statements moved/removed/added: the output is parsed once more
+        self.guarded = False   # a torch import that stays was guarded (the output needs the stub)
         # imports (see migrate.convert.imports)
         self.aliases: dict[str, str] = {}     # local name -> qualified torch name
         self.alias_uses: dict[str, int] = {}  # torch alias -> uses left unconverted
         self.imported: set[str] = set()       # every name bound by a module-level import
         self.import_lines: dict[int, int] = {}  # id(module-level line) -> its line in the input
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
+        self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
+        self.inherited = dict(inherited or {})  # aliases a sibling module gives by `import *`
+        self.star_aliases: dict[str, str] = {}   # aliases from `from torch.nn import *` ...
+        self.star_modules: list[str] = []
         # what the walk has learnt about the file
         self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
         self.sequential_classes: set[str] = set()  # classes here that derive from nn.Sequential
@@ -130,7 +150,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code:
+        if "torch" not in code and not self._inherits(code):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
                 ast.parse(code)
@@ -143,9 +163,12 @@ class Converter:
             module = cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
-        scan_module_imports(module.body, self.aliases, self.imported)
+        scan_module_imports(module.body, self.aliases, self.imported, self.star_modules)
+        if self.star_modules or self.inherited:
+            self._add_derived_aliases(module)
         if not self.aliases and not imports_torch_somewhere(code):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
+        self.may_rebind = maybe_bound(code, self.aliases)
         self.stmt_lines, self.stmt_ends = statement_spans(code)
         signatures(self).start(module, code)
         for run_pass in PASSES:
@@ -158,17 +181,15 @@ class Converter:
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
-        clash = {a for a, n in self.alias_uses.items() if n and a in self.used
-                 and self.names.get(a) == a}
-        if clash:
-            # a torch import that must stay binds a name the converted code needs (`nn` for both
-            # torch.nn and the target's nn): convert again with other local names for ours
-            names = dict(self.names)
-            names.update({a: f"ms_{a}" if a != "ms" else "ms_core_" for a in clash})
-            if names["ms"] == "ms_core_" and self.pkg == "mindspore":
-                names["ms"] = "mindspore_"
-            return Converter(self.target_name, self.validate, names, self.rules).convert(code)
-        body = ImportRewrite(self).run(body)
+        forget_vanished_uses(self, body)
+        names = self._names_free_of_clashes(module, code)
+        if names is not None:
+            # user code, or a torch import that must stay, binds a name the converted code needs
+            # (`ops = [1, 2]`; `nn` for both torch.nn and the target's nn): convert again with
+            # other local names for the target's modules
+            return Converter(self.target_name, self.validate, names, self.rules, self.inherited).convert(code)
+        self.walked_body = body
+        body = ImportRewrite(self).run(body, module.header)
         body = self.signatures.emit(body)
         new = module.with_changes(body=body) if body is not module.body else module
         self.changes.sort(key=lambda c: c.line)
@@ -182,6 +203,68 @@ class Converter:
                                                  f"(line {err.lineno}: {err.msg}); file left unchanged")
         # every change is one torch site: rewritten (any label) or left with a marker
         return ConvertResult(out, self.changes, len(self.changes))
+
+    def star_uses(self, module: str) -> dict[str, str]:
+        """The names ``from <module> import *`` gave that unconverted code still uses."""
+        prefix = module + "."
+        return {n: q for n, q in self.star_aliases.items()
+                if self.alias_uses.get(n) and q.startswith(prefix) and "." not in q[len(prefix):]}
+
+    def _inherits(self, code: str) -> bool:
+        """One of the inherited aliases appears in ``code`` (as a word)."""
+        return bool(self.inherited) and re.search(
+            r"\b(?:" + "|".join(map(re.escape, self.inherited)) + r")\b", code) is not None
+
+    def _add_derived_aliases(self, module) -> None:
+        """Torch aliases without an import of their own in this file: the names of star-imported
+        torch modules, and the ones a sibling module gives by ``import *``; names the module binds
+        itself are not torch's."""
+        bound = block_bindings(module.body, skip=self._is_own_binding) | self.imported | set(self.aliases)
+        bound.discard("*")
+        self.inherited = {k: v for k, v in self.inherited.items() if k not in bound}
+        self.star_aliases = torch_star_aliases(self.star_modules, bound | set(self.inherited))
+        for derived in (self.inherited, self.star_aliases):
+            self.aliases.update(derived)
+            self.imported.update(derived)
+
+    def _names_free_of_clashes(self, module, code: str) -> dict | None:
+        """Local names for the target's modules that nothing else in the file binds, or None
+        when the ones used are free already."""
+        if self.renamed:
+            return None  # names were chosen against every binding of the file already
+        heads = {h for h in ("ms", "nn", "ops", "math") if h in self.used} | ({"ms"} if self.used else set())
+        kept = {a for a, n in self.alias_uses.items() if n}
+        for mod in self.star_modules:  # a star import that stays binds every name it gives
+            if self.star_uses(mod):
+                kept.update(star_names(mod) or ())
+        wanted = {self.names[h]: h for h in heads}
+        wanted.update((n, "init") for n in self.init_names)
+        if self.guarded:
+            wanted[self.names["stub"]] = "stub"
+        clash = {wanted[n] for n in wanted if n in kept}
+        maybe = maybe_bound(code, [n for n in wanted if n not in kept])
+        user = all_bindings(module, skip=self._is_own_binding) if maybe else set()
+        clash |= {wanted[n] for n in maybe & user}
+        if not clash:
+            return None
+        taken = (user or all_bindings(module, skip=self._is_own_binding)) | set(self.aliases)
+        return choose_names(clash, taken, self.pkg, self.names)
+
+    def _is_own_binding(self, small) -> bool:
+        """A torch import (its names are aliases), an import of what the output imports itself,
+        or a guard's stand-in (``torch = _TorchMissing(...)``)."""
+        if isinstance(small, cst.Assign):
+            return stub_assignment(cst.SimpleStatementLine([small])) is not None
+        if isinstance(small, cst.ClassDef):
+            return is_stub_class(small)
+        if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+            mod = dotted(small.module)
+        elif isinstance(small, cst.Import):
+            mod = dotted(small.names[0].name) if len(small.names) == 1 else None
+        else:
+            return False
+        root = (mod or "").split(".")[0]
+        return root in (*ROOTS, self.pkg) or mod == "math"
 
     # ---- the change log ----------------------------------------------------------------
     def allows(self, rule_id: str) -> bool:
@@ -248,6 +331,9 @@ class Converter:
         the local names this file uses for the target modules; notes the import it needs."""
         head, _, rest = name.partition(".")
         if head == "init":
+            if self.names["init"]:
+                self.used.add("init")
+                return f"{self.names['init']}.{rest}"
             self.init_names.add(rest.split(".")[0])
             return rest
         self.used.add(head)
@@ -334,6 +420,40 @@ class Converter:
         finally:
             self._classes.pop()
             self.tensor_memo = {}
+
+    @property
+    def at_module_top(self) -> bool:
+        """In a statement directly in the module body (not in a function, class, if, try...)."""
+        return not self.nested and len(self._markers) <= 1
+
+    def rebound_in(self, node: cst.FunctionDef) -> set[str]:
+        """The torch aliases that ``node`` binds as its own locals (a parameter called ``torch``,
+        ``nn = Net()``): inside it those names are not torch's."""
+        names = self.may_rebind & self.aliases.keys()
+        if not names:
+            return set()
+        return names & function_locals(node, skip=self._is_own_binding)
+
+    def rebind_at_module_top(self, node: cst.Assign) -> None:
+        """``nn = Net()`` in the module body: from here on ``nn`` is not torch's."""
+        names = {n for t in node.targets for n in target_names(t.target)} & self.may_rebind
+        gone = [n for n in names if self.aliases.pop(n, None) is not None]
+        if gone:
+            self.aliases_changed()
+
+    @contextmanager
+    def without_aliases(self, names: set[str]):
+        """Walk with ``names`` not resolving to torch (locals of a function that rebind them)."""
+        if not names:
+            yield
+            return
+        saved = {n: self.aliases.pop(n) for n in names if n in self.aliases}
+        self.aliases_changed()
+        try:
+            yield
+        finally:
+            self.aliases.update(saved)
+            self.aliases_changed()
 
     @contextmanager
     def naming_classes(self):
@@ -463,8 +583,10 @@ class Converter:
         if out is not None:
             if not out:
                 self._markers.pop()
-                if node.leading_lines:
-                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines)
+                if node.leading_lines or node.trailing_whitespace.comment is not None:
+                    # the line goes, its comments stay
+                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines,
+                                                   trailing_whitespace=node.trailing_whitespace)
                 return []
             out[-1] = out[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             new_node = node.with_changes(body=out)
@@ -500,7 +622,11 @@ class Converter:
             if new is not None:
                 return new
             self.statement_call = small.value
-        return self.walk(small)
+        new = self.walk(small)
+        if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
+                and new.value.value == "None" and isinstance(small.value, cst.Call):
+            return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
+        return new
 
     def on_block(self, node: cst.IndentedBlock):
         body = self._walk_body(node.body)
@@ -542,12 +668,23 @@ class Converter:
 
     def on_annotation(self, node: cst.Annotation):
         with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
-            return self.generic(node)
+            return on_annotation(self, node)
 
     def on_comparison(self, node: cst.Comparison):
+        if self.aliases:
+            new = probe_comparison(self, node)  # 'silu' in dir(F), torch.__version__ < '1.5'
+            if new is not None:
+                return keep_parens(node, new)
         if _compares_types(node):
             with self.naming_classes():  # `type(m) is nn.Conv2d`: the class itself
                 return self.generic(node)
+        return self.generic(node)
+
+    def on_subscript(self, node: cst.Subscript):
+        if self.aliases:
+            new = final_annotation(self, node)
+            if new is not None:
+                return keep_parens(node, new)
         return self.generic(node)
 
 
@@ -598,8 +735,9 @@ _HANDLERS = {
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
-    cst.Annotation: Converter.on_annotation,
+    cst.Subscript: Converter.on_subscript,
     cst.Comparison: Converter.on_comparison,
+    cst.Annotation: Converter.on_annotation,
     # leaves and whitespace: nothing inside to convert
     cst.SimpleString: _unchanged,
     cst.Integer: _unchanged,
@@ -610,7 +748,7 @@ _HANDLERS = {
 }
 
 
-def convert_source(code: str, target: str = "ms_core", select=(), disable=()) -> ConvertResult:
+def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -618,6 +756,9 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=()) ->
         target: ``"ms_core"`` (default) or ``"mindspore"``.
         select: rule IDs or ID prefixes to apply (``["MS1", "MS205"]``); empty: all.
         disable: rule IDs or ID prefixes not to apply (``["MS212"]``).
+        inherited: torch aliases the code gets from another module by ``import *``
+            (``{"nn": "torch.nn"}``: what a directory run finds, see
+            :func:`migrate.convert.star_imports.package_exports`).
 
     Returns:
         A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
@@ -631,4 +772,4 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=()) ->
         'fc = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))'
     """
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
-    return Converter(target, rules=rules).convert(code)
+    return Converter(target, rules=rules, inherited=inherited).convert(code)

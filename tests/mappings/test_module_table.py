@@ -25,6 +25,7 @@ CASES = [
     ProvenBy("Module.apply", USES), ProvenBy("Module.get_submodule", USES), ProvenBy("Module.train", USES),
     ProvenBy("Module.eval", USES), ProvenBy("Module.forward", USES), ProvenBy("Module.cpu", USES),
     ProvenBy("Module.cuda", T + "test_device_moves_of_a_module_are_dropped"),
+    ProvenBy("Module.to", T + "test_device_moves_of_a_module_are_dropped"),
     ProvenBy("Module.load_state_dict", T + "test_load_state_dict_round_trip"),
     ProvenBy("Module.register_forward_hook", HOOKS), ProvenBy("Module.register_forward_pre_hook", HOOKS),
     ProvenBy("Module.register_full_backward_hook", HOOKS),

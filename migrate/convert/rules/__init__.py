@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from migrate.convert.registry import RULES, Rule
 from migrate.convert.rules import (autograd_function, data, init, inplace, layers, layers_more,
-                                   module, tensor)
+                                   module, runtime, tensor)
 
 # the modules whose rules tables may name (importing them registers the rules)
-AREAS = (layers, layers_more, tensor, inplace, init, module, data, autograd_function)
+AREAS = (layers, layers_more, tensor, inplace, init, module, data, autograd_function, runtime)
 
 
 def argument_rule_named(name: str | None) -> Rule | None:

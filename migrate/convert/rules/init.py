@@ -17,13 +17,13 @@ def init_call(edit) -> None:
     """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))."""
     conv = edit.conv
     t = edit.bound.get("tensor")
-    conv.init_names.add("initializer")
+    initializer = conv.tname("init.initializer")
     name = edit.entry.target.partition(".")[2]
     ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
                                         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
                                 for k, v, p, _ in edit.out if k != "tensor"])
     t_code = operand(t)
-    edit.result = parse_expr(f"{t_code}.set_data(initializer({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
+    edit.result = parse_expr(f"{t_code}.set_data({initializer}({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
 
 
 @argument_rule("MS121", "init_uniform", runtime=True)
@@ -71,18 +71,18 @@ _UNIT_GAIN = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_
               "conv_transpose3d", "sigmoid")
 
 
-def _gain_source(name: str, slope: str) -> str | None:
+def _gain_source(name: str, slope: str, sqrt: str = "math.sqrt") -> str | None:
     """torch's gain for a nonlinearity name, as source (None for an unknown name)."""
     if name in _UNIT_GAIN:
         return "1"
-    return {"tanh": "5.0 / 3", "relu": "math.sqrt(2.0)", "selu": "3.0 / 4",
-            "leaky_relu": f"math.sqrt(2.0 / (1 + {slope} ** 2))"}.get(name)
+    return {"tanh": "5.0 / 3", "relu": f"{sqrt}(2.0)", "selu": "3.0 / 4",
+            "leaky_relu": f"{sqrt}(2.0 / (1 + {slope} ** 2))"}.get(name)
 
 
-@argument_rule("MS197", "calculate_gain")
+@argument_rule("MS155", "calculate_gain")
 def calculate_gain(edit) -> None:
     """Replace nn.init.calculate_gain('relu') with math.sqrt(2.0) (a table lookup when the name is a variable: MindSpore 2.10 has no public calculate_gain)."""
-    edit.conv.used.add("math")
+    sqrt = edit.conv.tname("math.sqrt")  # the file's name for math (another if it is taken)
     name = edit.bound.get("nonlinearity")
     param = edit.bound.get("param")
     slope = "0.01" if param is None or code_of(param) == "None" else operand(param)
@@ -91,7 +91,7 @@ def calculate_gain(edit) -> None:
     except (ValueError, SyntaxError, TypeError):
         value = None
     if isinstance(value, str):
-        gain = _gain_source(value, slope)
+        gain = _gain_source(value, slope, sqrt)
         if gain is None:
             edit.unsupported(f"calculate_gain({value!r}): torch raises for an unsupported "
                              "nonlinearity")
@@ -100,7 +100,7 @@ def calculate_gain(edit) -> None:
         return
     if param is not None and code_of(param) != "None" and not isinstance(param, cst.BaseNumber):
         slope = f"(0.01 if {code_of(param)} is None else {code_of(param)})"
-    table = ", ".join(f"{n!r}: {_gain_source(n, slope)}" for n in
+    table = ", ".join(f"{n!r}: {_gain_source(n, slope, sqrt)}" for n in
                       _UNIT_GAIN + ("tanh", "relu", "leaky_relu", "selu"))
     edit.result = parse_expr(f"{{{table}}}[{code_of(name)}]")
     edit.worse("transformed", "torch's gains as a table (MindSpore 2.10 has no public "

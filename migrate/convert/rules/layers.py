@@ -19,10 +19,6 @@ from migrate.convert.torch_runtime import (
 _UNKNOWN = object()
 
 
-def _math(edit) -> None:
-    edit.conv.used.add("math")
-
-
 def _kernel_area(edit, k, dims: int) -> str | None:
     """Source of prod(kernel_size), or None when it cannot be written without knowing k's type."""
     if edit.runtime:
@@ -40,17 +36,15 @@ def _kernel_area(edit, k, dims: int) -> str | None:
 def torch_default_init(edit, fan_in: str | None) -> None:
     """Write weight_init/bias_init that reproduce torch's default (kaiming_uniform(a=sqrt 5))."""
     conv = edit.conv
-    _math(edit)
-    conv.init_names.update({"HeUniform"})
-    edit.set("weight_init", "HeUniform(negative_slope=math.sqrt(5))")
+    sqrt = conv.tname("math.sqrt")
+    edit.set("weight_init", f"{conv.tname('init.HeUniform')}(negative_slope={sqrt}(5))")
     bias = edit.value("bias")
     if bias is not None and is_literal(bias) and literal(bias) is False:
         return
     if fan_in is None:
         edit.worse("approximate", "bias_init left at the target default: fan-in unknown")
         return
-    conv.init_names.add("Uniform")
-    edit.set("bias_init", f"Uniform(scale=1 / math.sqrt({fan_in}))")
+    edit.set("bias_init", f"{conv.tname('init.Uniform')}(scale=1 / {sqrt}({fan_in}))")
     edit.worse("transformed", "explicit torch default initializers")
 
 
@@ -310,8 +304,7 @@ def layernorm(edit) -> None:
 @argument_rule("MS115", "embedding", runtime=True)
 def embedding(edit) -> None:
     """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
-    edit.conv.init_names.add("Normal")
-    edit.set("embedding_table", "Normal(sigma=1.0)")
+    edit.set("embedding_table", f"{edit.conv.tname('init.Normal')}(sigma=1.0)")
     pad = edit.bound.get("padding_idx")
     if pad is not None and code_of(pad) != "None":
         # checked on MindSpore 2.10: the row starts at zero but its gradient is not masked

@@ -24,13 +24,13 @@ def conv_transpose1d(edit) -> None:
     _conv(edit, 1, transpose=True)
 
 
-@argument_rule("MS193", "conv3d", runtime=True)
+@argument_rule("MS167", "conv3d", runtime=True)
 def conv3d(edit) -> None:
     """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
     _conv(edit, 3)
 
 
-@argument_rule("MS194", "conv_transpose3d", runtime=True)
+@argument_rule("MS168", "conv_transpose3d", runtime=True)
 def conv_transpose3d(edit) -> None:
     """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
     if edit.runtime:
@@ -62,7 +62,7 @@ def _order_transpose3d(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS188", "local_response_norm", runtime=True)
+@argument_rule("MS162", "local_response_norm", runtime=True)
 def local_response_norm(edit) -> None:
     """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k, alpha=alpha/size, beta)."""
     size = edit.value("size")
@@ -91,7 +91,7 @@ def local_response_norm(edit) -> None:
                               "averages the squares, TensorFlow-style LRN sums them)")
 
 
-@argument_rule("MS189", "rrelu_inference", runtime=True)
+@argument_rule("MS163", "rrelu_inference", runtime=True)
 def rrelu_inference(edit) -> None:
     """Replace nn.RReLU(lower, upper) with nn.LeakyReLU(alpha=(lower + upper) / 2) (torch's inference-mode RReLU)."""
     lower, upper = edit.value("lower"), edit.value("upper")
@@ -106,13 +106,12 @@ def rrelu_inference(edit) -> None:
                               "(MindSpore 2.10's RReLU draws slopes in inference mode too)")
 
 
-@argument_rule("MS190", "bilinear", runtime=True)
+@argument_rule("MS164", "bilinear", runtime=True)
 def bilinear(edit) -> None:
     """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
     conv = edit.conv
-    conv.used.add("math")
-    conv.init_names.add("Uniform")
-    bound = f"Uniform(scale=1 / math.sqrt({code_of(edit.value('in1_features'))}))"
+    bound = (f"{conv.tname('init.Uniform')}(scale=1 / "
+             f"{conv.tname('math.sqrt')}({code_of(edit.value('in1_features'))}))")
     edit.set("weight_init", bound)
     bias = edit.value("bias")
     try:
@@ -124,7 +123,7 @@ def bilinear(edit) -> None:
     edit.worse("transformed", "explicit torch default initializers")
 
 
-@argument_rule("MS191", "upsampling_mode", runtime=True)
+@argument_rule("MS165", "upsampling_mode", runtime=True)
 def upsampling_mode(edit) -> None:
     """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor, mode=..., align_corners=...)."""
     bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
@@ -134,7 +133,7 @@ def upsampling_mode(edit) -> None:
     upsample(edit)
 
 
-@argument_rule("MS192", "implicit_softmax_dim", runtime=True)
+@argument_rule("MS166", "implicit_softmax_dim", runtime=True)
 def implicit_softmax_dim(edit) -> None:
     """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate (torch's implicit dim is 1 for 2-D and 4-D input)."""
     dim = edit.bound.get("dim")
@@ -149,7 +148,7 @@ def implicit_softmax_dim(edit) -> None:
                               "only for 1-D and 2-D input")
 
 
-@argument_rule("MS195", "parameter_list", runtime=True)
+@argument_rule("MS153", "parameter_list", runtime=True)
 def parameter_list(edit) -> None:
     """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
     values = edit.bound.get("values")
@@ -165,7 +164,7 @@ def parameter_list(edit) -> None:
 _NTUPLE = {"_single": 1, "_pair": 2, "_triple": 3, "_quadruple": 4}
 
 
-@argument_rule("MS196", "ntuple")
+@argument_rule("MS154", "ntuple")
 def ntuple(edit) -> None:
     """Replace torch.nn.modules.utils._pair(x) with tuple(x) if isinstance(x, (tuple, list)) else (x, x) (and _single, _triple, _quadruple)."""
     n = _NTUPLE[edit.entry.torch.rsplit(".", 1)[1]]
@@ -179,7 +178,7 @@ def ntuple(edit) -> None:
                                  f"(v,) * {n})({text})")
 
 
-@argument_rule("MS198", "weight_norm")
+@argument_rule("MS156", "weight_norm")
 def weight_norm(edit) -> None:
     """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on ms_core (MindSpore 2.10 has none: marked for --target mindspore)."""
     if edit.conv.target_name == "mindspore":
@@ -234,7 +233,7 @@ def upsample(edit) -> None:
         _float_scale(edit, scale)
 
 
-@argument_rule("MS184", "dropout2d_any_rank", runtime=True)
+@argument_rule("MS161", "dropout2d_any_rank", runtime=True)
 def dropout2d_any_rank(edit) -> None:
     """Replace nn.Dropout2d(p) with Dropout2dAnyRank(p), a generated nn.Dropout2d that also takes torch's 2-D and 3-D inputs (MindSpore 2.10's takes 4-D input only in training)."""
     edit.func = cst.Name(edit.helper("Dropout2dAnyRank"))

@@ -81,11 +81,16 @@ def to(edit) -> None:
     conv = edit.conv
     args = list(edit.call.args)
     dtype = None
+    positional = [a.value for a in args if a.keyword is None and not a.star]
     for a in args:
         if a.keyword is not None and a.keyword.value == "dtype":
             dtype = a.value
         elif a.keyword is None and _is_dtype(conv, a.value, edit):
             dtype = a.value
+    if dtype is None and len(positional) >= 2 and not _is_bool(positional[1]):
+        dtype = positional[1]  # x.to(device, dtype): torch's second positional is the dtype
+    if dtype is None and positional and is_tensor(conv, positional[0]):
+        dtype = cst.Attribute(positional[0], cst.Name("dtype"))  # x.to(y): y's dtype (and device)
     if dtype is not None:
         edit.result = cst.Call(cst.Attribute(edit.method_receiver, cst.Name("astype")), [cst.Arg(dtype)])
         edit.worse("exact", "")
@@ -97,13 +102,25 @@ def to(edit) -> None:
 
 
 def _is_dtype(conv, node, edit) -> bool:
+    """``ms.float16``, or a torch dtype the tables do not map (kept, with its marker)."""
     code = code_of(node)
     head, _, rest = code.partition(".")
-    return head == conv.names["ms"] and rest in _DTYPES
+    if head == conv.names["ms"] and rest in _DTYPES:
+        return True
+    qual = conv.qual(node)
+    return qual is not None and qual.startswith("torch.") and qual[len("torch."):] in _TORCH_DTYPES
+
+
+def _is_bool(node) -> bool:
+    """``True`` / ``False``: the ``non_blocking`` of ``x.to(dtype, True)``."""
+    return isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
 _DTYPES = {"float32", "float16", "float64", "int64", "int32", "int8", "uint8", "bool_", "bfloat16",
            "int16", "complex64"}
+_TORCH_DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "double", "int64", "long",
+                 "int32", "int", "int16", "short", "int8", "uint8", "bool", "complex64", "cfloat",
+                 "complex128", "cdouble", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64"}
 
 
 @argument_rule("MS119", "astype")

@@ -27,7 +27,6 @@ def test_item6_comment_on_a_replaced_training_call_is_kept():
     assert kept(src)
 
 
-@deferred
 def test_item6_comment_above_a_removed_torch_import_is_kept():
     assert kept("import torch.nn\n# the init helpers\nfrom torch.nn import init\n")
 

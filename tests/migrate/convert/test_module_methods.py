@@ -135,12 +135,21 @@ def test_forward_hooks_and_full_backward_hook():
     np.testing.assert_allclose(m_seen[-1].asnumpy(), t_seen[-1].numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("call", ["net.to(torch.float16)", "net.to('cpu', torch.float16)",
+                                  "net.to(device='cpu', dtype=torch.float64)"])
+def test_casting_a_module_is_marked_and_converts_in_one_pass(call):
+    code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
+    assert "# migrate: MS902 Module.to: module.to(dtype)" in code
+    assert convert_source(code).code == code
+
+
 def test_zero_grad_is_marked():
     src = HEADER + SOURCE + "net = Net()\nnet.zero_grad()\n"
     assert "# migrate: MS904" in convert_source(src).code
 
 
-@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()"])
+@pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()", "net.to('cpu')",
+                                  "net.to(device=torch.device('cpu'))", "net.to('cuda', non_blocking=True)"])
 def test_device_moves_of_a_module_are_dropped(call):
     code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
     assert code.rstrip().endswith("m = net"), code

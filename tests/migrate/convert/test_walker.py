@@ -4,7 +4,8 @@ import textwrap
 import pytest
 
 from migrate import convert_source
-from tests.migrate.convert.helpers import body, check
+from migrate.convert.guards import GUARD_NOTE
+from tests.migrate.convert.helpers import body, check, without_guards
 
 
 def test_no_torch_is_a_no_op():
@@ -54,8 +55,11 @@ def test_non_torch_calls_are_never_touched():
 def test_unmapped_torch_call_is_marked_and_import_kept():
     src = "import torch\nimport torch.nn as nn\ny = torch.fft.fft(x)  # spectrum\nfc = nn.Linear(2, 2)\n"
     res = convert_source(src)
-    # import torch stays (the unconverted line needs it); the target imports go below it
-    assert res.code == ("import torch\nimport math\nimport ms_core as ms\nfrom ms_core import nn\n"
+    # import torch stays, guarded (the unconverted line needs it: test_guards.py); the target
+    # imports go where the torch imports were
+    assert "try:\n    import torch\nexcept ImportError:" in res.code
+    assert without_guards(res.code) == (
+                        "import math\nimport ms_core as ms\nfrom ms_core import nn\n"
                         "from ms_core.common.initializer import HeUniform, Uniform\n"
                         "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)  # spectrum\n"
                         "fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
@@ -162,13 +166,15 @@ def test_idempotent_with_a_marker_left():
 
 
 def test_star_import_and_torchvision_are_marked_not_silent():
-    src = ("from torch.nn import *\nimport torchvision\nimport torch.nn as nn\n"
+    src = ("from torch.ao.quantization import *\nimport torchvision\nimport torch.nn as nn\n"
            "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
     res = convert_source(src)
-    assert res.code == ("# migrate: MS901 star import from torch.nn: its names cannot be resolved; import them "
-                        "explicitly\nfrom torch.nn import *\nimport torchvision\nimport ms_core as ms\n"
-                        "from ms_core import nn\n# migrate: MS901 torchvision.models.resnet18 has no mapping\n"
-                        "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
+    assert "try:\n    import torchvision\nexcept ImportError:" in res.code
+    assert without_guards(res.code) == (
+        "# migrate: MS901 star import from torch.ao.quantization: its names cannot be resolved; import them "
+        "explicitly\nfrom torch.ao.quantization import *\nimport ms_core as ms\n"
+        "from ms_core import nn\n# migrate: MS901 torchvision.models.resnet18 has no mapping\n"
+        "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
     assert convert_source(res.code).code == res.code
 
 
@@ -196,11 +202,12 @@ def test_target_imports_added_even_when_every_torch_import_stays():
     # the unmapped call is kept whole (torch.zeros inside it too); the import of ops it would
     # have needed is still written
     res = convert_source("import torch\n\ny = torch.fft.fft(torch.zeros(3))\n")
-    assert res.code == ("import torch\nimport ms_core as ms\nfrom ms_core import ops\n\n"
-                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(torch.zeros(3))\n")
+    assert without_guards(res.code) == ("import ms_core as ms\nfrom ms_core import ops\n\n"
+                                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(torch.zeros(3))\n")
     res = convert_source("import torch\n\ny = torch.fft.fft(x)\nz = torch.zeros(3)\n")
-    assert res.code == ("import torch\nimport ms_core as ms\nfrom ms_core import ops\n\n"
-                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\nz = ops.zeros((3,))\n")
+    assert without_guards(res.code) == (
+        "import ms_core as ms\nfrom ms_core import ops\n\n"
+        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\nz = ops.zeros((3,))\n")
     assert convert_source(res.code).code == res.code
 
 
@@ -208,7 +215,9 @@ def test_kept_torch_alias_never_shadows_the_target_names():
     src = ("import torch.nn as nn\n\nclass P(nn.Module):\n    def __init__(self):\n"
            "        super().__init__()\n        self.rnn = nn.RNNBase(1, 2)\n        self.fc = nn.Linear(2, 2)\n")
     res = convert_source(src)
-    assert res.code == ("import torch.nn as nn\nimport math\nimport ms_core as ms\nfrom ms_core import nn as ms_nn\n"
+    assert "try:\n    import torch.nn as nn\nexcept ImportError:" in res.code
+    assert without_guards(res.code) == (
+                        "import math\nimport ms_core as ms\nfrom ms_core import nn as ms_nn\n"
                         "from ms_core.common.initializer import HeUniform, Uniform\n\nclass P(ms_nn.Cell):\n"
                         "    def __init__(self):\n        super().__init__()\n"
                         "        # migrate: MS901 torch.nn.RNNBase has no mapping\n        self.rnn = nn.RNNBase(1, 2)\n"
@@ -228,8 +237,11 @@ def test_imports_inside_functions():
            '    y = F.relu(x)\n    return torch.fft.fft(y)\n\ndef g(x):\n    import torch.nn as nn\n    return nn.ReLU()(x)\n')
     res = convert_source(src)
     # f still needs torch for the unmapped call; F is gone; g's import is gone
-    assert res.code == ('"""doc"""\nimport os\nimport ms_core as ms\nfrom ms_core import nn, ops\n\n'
-                        'def f(x):\n    import torch\n    y = ops.relu(x)\n'
+    assert without_guards(res.code) == (
+                        '"""doc"""\nimport os\nimport ms_core as ms\nfrom ms_core import nn, ops\n\n\n'
+                        'def f(x):\n    try:\n        import torch\n    except ImportError:  ' + GUARD_NOTE + '\n'
+                        "        torch = _TorchMissing('torch', {'fft': 'MS901 torch.fft.fft has no mapping'})\n"
+                        '    y = ops.relu(x)\n'
                         '    # migrate: MS901 torch.fft.fft has no mapping\n    return torch.fft.fft(y)\n\n'
                         'def g(x):\n    return nn.ReLU()(x)\n')
     assert convert_source(res.code).code == res.code

@@ -19,14 +19,14 @@ PAIRS = [
     ("nn.Conv1d(2, 3, (5,), (2,), dilation=(2,))",
      f"nn.Conv1d(2, 3, 5, 2, pad_mode='valid', dilation=2, has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(10)))"),
-    # MS193 conv3d: (d, h, w) padding -> 6 values
+    # MS167 conv3d: (d, h, w) padding -> 6 values
     ("nn.Conv3d(2, 4, (3, 1, 3), padding=(1, 0, 1), bias=False)",
      f"nn.Conv3d(2, 4, (3, 1, 3), pad_mode='pad', padding=(1, 1, 0, 0, 1, 1), has_bias=False, "
      f"{HEU})"),
     ("nn.Conv3d(2, 4, 3, stride=2)",
      f"nn.Conv3d(2, 4, 3, stride=2, pad_mode='valid', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(54)))"),
-    # MS194 conv_transpose3d
+    # MS168 conv_transpose3d
     ("nn.ConvTranspose3d(2, 4, 3, 2, 1, 1)",
      f"nn.Conv3dTranspose(2, 4, 3, 2, pad_mode='pad', padding=1, output_padding=1, has_bias=True, "
      f"{HEU}, bias_init=Uniform(scale=1 / math.sqrt(108)))"),
@@ -37,19 +37,19 @@ PAIRS = [
     # MS113 pool: 3-D
     ("nn.MaxPool3d(2)", "nn.MaxPool3d(2, stride=2, pad_mode='valid')"),
     ("nn.AvgPool3d(3, 2, (1, 0, 1))", "nn.AvgPool3d(3, 2, pad_mode='pad', padding=(1, 0, 1))"),
-    # MS188 local_response_norm
+    # MS162 local_response_norm
     ("nn.LocalResponseNorm(5)", "nn.LRN(depth_radius=2, bias=1.0, alpha=0.0001 / 5, beta=0.75)"),
     ("nn.LocalResponseNorm(n, alpha=a, k=2.0)",
      "nn.LRN(depth_radius=(n - 1) // 2, bias=2.0, alpha=a / n, beta=0.75)"),
-    # MS189 rrelu_inference
+    # MS163 rrelu_inference
     ("nn.RReLU(0.1, 0.3)", "nn.LeakyReLU(alpha=0.2)"),
     ("nn.RReLU(lo, hi, inplace=True)", "nn.LeakyReLU(alpha=(lo + hi) / 2)"),
-    # MS190 bilinear
+    # MS164 bilinear
     ("nn.Bilinear(4, 6, 5)", "nn.BiDense(4, 6, 5, weight_init=Uniform(scale=1 / math.sqrt(4)), "
      "bias_init=Uniform(scale=1 / math.sqrt(4)))"),
     ("nn.Bilinear(n1, n2, 5, bias=False)",
      "nn.BiDense(n1, n2, 5, has_bias=False, weight_init=Uniform(scale=1 / math.sqrt(n1)))"),
-    # MS191 upsampling_mode (and MS199 upsample: float scales, recompute_scale_factor=True)
+    # MS165 upsampling_mode (and MS199 upsample: float scales, recompute_scale_factor=True)
     ("nn.UpsamplingBilinear2d(scale_factor=2)",
      "nn.Upsample(scale_factor=2.0, mode='bilinear', align_corners=True, "
      "recompute_scale_factor=True)"),
@@ -60,17 +60,17 @@ PAIRS = [
      "nn.Upsample(scale_factor=(lambda s: tuple(float(i) for i in s) if isinstance(s, "
      "(tuple, list)) else float(s))(s), recompute_scale_factor=True)"),
     ("nn.Upsample(size=(4, 4), mode='bilinear')", "nn.Upsample(size=(4, 4), mode='bilinear')"),
-    # MS192 implicit_softmax_dim (no dim: approximate, MindSpore's axis -1)
+    # MS166 implicit_softmax_dim (no dim: approximate, MindSpore's axis -1)
     ("nn.Softmax()", "nn.Softmax()"),
     ("nn.Softmin(1)", "nn.Softmin(1)"),
-    # MS195 parameter_list
+    # MS153 parameter_list
     ("nn.ParameterList([nn.Parameter(torch.ones(2))])",
      "ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])"),
-    # MS196 ntuple
+    # MS154 ntuple
     ("torch.nn.modules.utils._pair(k)", "(tuple(k) if isinstance(k, (tuple, list)) else (k,) * 2)"),
     ("torch.nn.modules.utils._triple(a + b)",
      "(lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * 3)(a + b)"),
-    # MS197 calculate_gain
+    # MS155 calculate_gain
     ("nn.init.calculate_gain('relu')", "math.sqrt(2.0)"),
     ("nn.init.calculate_gain('leaky_relu', 0.2)", "math.sqrt(2.0 / (1 + 0.2 ** 2))"),
     ("nn.init.calculate_gain('conv2d')", "1"),
@@ -219,8 +219,8 @@ def test_labels_and_notes():
     res = convert_source(f"{HEADER}a = nn.RReLU()\nb = nn.Softmax()\nc = nn.Embedding(5, 3, "
                          "padding_idx=0)\n")
     labels = {c.rule: (c.label, c.note) for c in res.changes if c.rule != "MS100"}
-    assert labels["MS189"][0] == "approximate" and "inference-mode" in labels["MS189"][1]
-    assert labels["MS192"][0] == "approximate" and "axis=-1" in labels["MS192"][1]
+    assert labels["MS163"][0] == "approximate" and "inference-mode" in labels["MS163"][1]
+    assert labels["MS166"][0] == "approximate" and "axis=-1" in labels["MS166"][1]
     assert labels["MS115"][0] == "approximate" and "padding_idx" in labels["MS115"][1]
 
 
@@ -246,7 +246,7 @@ def test_mindspore_notes_only_with_target_mindspore(src, what):
 @pytest.mark.parametrize("before,after", [("nn.Dropout2d(0.3, inplace=True)", "Dropout2dAnyRank(0.3)"),
                                           ("nn.Dropout2d()", "Dropout2dAnyRank()")])
 def test_dropout2d_any_rank(before, after):
-    """MS184: a call of the generated nn.Dropout2d subclass (in the file's generated block)."""
+    """MS161: a call of the generated nn.Dropout2d subclass (in the file's generated block)."""
     out = one(before)
     assert out.splitlines()[-1] == f"y = {after}"
     assert "class Dropout2dAnyRank(nn.Dropout2d):" in out

@@ -5,6 +5,8 @@ import pytest
 from mappings import load_tables
 from migrate import convert_source
 from migrate.convert.registry import MARKERS, RULES
+from tests.migrate.convert.helpers import without_guards
+from tests.migrate.convert.imports.examples import RULE_EXAMPLES as IMPORT_RULE_EXAMPLES
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -13,7 +15,7 @@ def one(expr: str, header: str = HEADER, target: str = "ms_core") -> str:
     """Convert ``y = expr`` and return the converted statement (marker lines included)."""
     res = convert_source(f"{header}y = {expr}\n", target)
     assert res.error is None
-    body = [ln for ln in res.code.splitlines() if not ln.startswith(("import ", "from "))]
+    body = [ln for ln in without_guards(res.code).splitlines() if ln and not ln.startswith(("import ", "from "))]
     return "\n".join(body)
 
 
@@ -311,6 +313,9 @@ RULE_EXAMPLES = {
                        "        return i * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n\n"
                        "y = S.apply(x)\n"),
 }
+
+
+RULE_EXAMPLES.update(IMPORT_RULE_EXAMPLES)
 
 
 def _examples():

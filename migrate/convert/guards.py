@@ -1,0 +1,206 @@
+"""Torch imports that must stay, made lazy: converted code imports where torch is not installed.
+
+A torch import stays when code the converter could not translate still uses its names (that code
+carries a ``# migrate: MS9xx`` marker). Left as written, the import would stop the whole module
+(and every module that imports it) where torch is absent, although the marked code may never
+run: a pretrained-weight download, a ``__main__`` demo, a training-only branch. So the import is
+guarded::
+
+    try:
+        import torch
+    except ImportError:  # migrate: MS900 torch is not installed: ...
+        torch = _TorchMissing("torch", {"hub": "MS901 torch.hub.load_state_dict_from_url has no mapping"})
+
+``_TorchMissing`` (one small class written once into the converted file, so the output needs no
+package of this project) raises ``ImportError`` with the marker's reason when the marked code
+runs: it fails where it is reached, never at import time.
+
+The guard is recognised on the next conversion (:func:`guarded_imports`) and written again from
+that conversion's markers, so converting converted code changes nothing.
+"""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.cst import code_of, dotted, parse_statement
+
+STUB = "_TorchMissing"
+GUARD_NOTE = f"{MARKER_PREFIX}MS900 without torch, the marked code that uses it fails where it runs"
+_DOC = "Stands for a torch name where torch is not installed"
+_STUB_SOURCE = f'''class {{name}}:
+    """{_DOC}: the code that the migration left
+    as torch (marked "# migrate: MS9xx") raises ImportError with the marker's reason when it runs."""
+
+    def __init__(self, name, reasons):
+        self._name, self._reasons = name, reasons
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        reason = self._reasons.get(attr, "left as torch by the migration")
+        raise ImportError(f"{{{{self._name}}}}.{{{{attr}}}}: {{{{reason}}}} (torch is not installed)")
+
+    def __call__(self, *args, **kwargs):
+        reason = self._reasons.get("", "left as torch by the migration")
+        raise ImportError(f"{{{{self._name}}}}(): {{{{reason}}}} (torch is not installed)")
+'''
+_MARKER = re.compile(r"#\s*migrate:\s*(MS\d{3}.*)$")
+_CATCHES_IMPORT_ERROR = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def stub_class(name: str = STUB) -> cst.ClassDef:
+    """The stand-in class, as a statement with two blank lines above it."""
+    node = cst.parse_statement(_STUB_SOURCE.format(name=name))
+    return node.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
+def is_stub_class(st) -> bool:
+    """The stand-in class that an earlier conversion wrote (recognised by its docstring)."""
+    if not isinstance(st, cst.ClassDef) or not st.name.value.startswith(STUB):
+        return False
+    body = st.body.body if isinstance(st.body, cst.IndentedBlock) else ()
+    if not body or not isinstance(body[0], cst.SimpleStatementLine):
+        return False
+    doc = body[0].body[0]
+    return isinstance(doc, cst.Expr) and isinstance(doc.value, cst.SimpleString) and _DOC in doc.value.value
+
+
+def catches_import_error(node: cst.Try) -> bool:
+    """A ``try`` one of whose handlers catches ImportError (or a bare/broad except)."""
+    for h in node.handlers:
+        if h.type is None:
+            return True
+        kinds = h.type.elements if isinstance(h.type, cst.Tuple) else [cst.Element(h.type)]
+        if any((dotted(k.value) or "").split(".")[-1] in _CATCHES_IMPORT_ERROR for k in kinds):
+            return True
+    return False
+
+
+def stub_assignment(st) -> str | None:
+    """The name a ``name = _TorchMissing(...)`` line binds, else None."""
+    if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+        return None
+    small = st.body[0]
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call)):
+        return None
+    func = small.value.func
+    if isinstance(func, cst.Name) and func.value.startswith(STUB):
+        return small.targets[0].target.value
+    return None
+
+
+def is_guard(node) -> bool:
+    """A guard this module wrote: ``try: <imports> except ImportError: <stub assignments>``."""
+    if not (isinstance(node, cst.Try) and len(node.handlers) == 1 and node.orelse is None
+            and node.finalbody is None and isinstance(node.body, cst.IndentedBlock)):
+        return False
+    handler = node.handlers[0]
+    if handler.name is not None or dotted(handler.type) != "ImportError" if handler.type else True:
+        return False
+    imports = all(isinstance(st, cst.SimpleStatementLine) and
+                  all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body) for st in node.body.body)
+    stubs = isinstance(handler.body, cst.IndentedBlock) and \
+        all(stub_assignment(st) is not None for st in handler.body.body)
+    return imports and stubs
+
+
+def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB) -> cst.Try:
+    """``try: <lines> except ImportError: <local> = _TorchMissing(<qualified name>, <reasons>)``.
+
+    Args:
+        lines: the import statements (SimpleStatementLine) that stay; the first one's comments
+            go above the ``try``.
+        stubs: (local name, qualified torch name, {first attribute: reason}) per name still used.
+        stub_name: the name of the stand-in class in this file.
+    """
+    first = lines[0]
+    body = [first.with_changes(leading_lines=[]), *lines[1:]]
+    assigns = [parse_statement(f"{local} = {stub_name}({qual!r}, {_reasons_text(reasons)})")
+               for local, qual, reasons in stubs]
+    handler = cst.ExceptHandler(
+        body=cst.IndentedBlock(body=assigns, header=cst.TrailingWhitespace(
+            whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(GUARD_NOTE))),
+        type=cst.Name("ImportError"))
+    return cst.Try(body=cst.IndentedBlock(body=body), handlers=[handler], leading_lines=first.leading_lines)
+
+
+def merge_guards(first: cst.Try, second: cst.Try) -> cst.Try:
+    """One guard for two consecutive ones: both import blocks, each stand-in once."""
+    handler = first.handlers[0]
+    have = {stub_assignment(st) for st in handler.body.body}
+    extra = [st for st in second.handlers[0].body.body if stub_assignment(st) not in have]
+    body = [*first.body.body, *second.body.body]
+    return first.with_changes(
+        body=first.body.with_changes(body=body),
+        handlers=[handler.with_changes(body=handler.body.with_changes(body=[*handler.body.body, *extra]))])
+
+
+def _reasons_text(reasons: dict) -> str:
+    """A dict literal, keys sorted: the same reasons give the same text (idempotence)."""
+    return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in sorted(reasons.items())) + "}"
+
+
+def marker_reasons(statements, aliases) -> dict[str, dict[str, str]]:
+    """For each torch alias, the reasons of the ``# migrate:`` markers above the statements of
+    ``statements`` (converted code, any depth) that use it, by the attribute read on it (``""``:
+    the alias itself is called or passed). Read from the markers as written, so converting the
+    output again finds the same reasons."""
+    out: dict[str, dict[str, set]] = {}
+    stack = list(statements)
+    while stack:
+        st = stack.pop()
+        texts = [m.group(1) for ln in getattr(st, "leading_lines", ()) if ln.comment is not None
+                 for m in [_MARKER.match(ln.comment.value)] if m and not m.group(1).startswith("MS900")]
+        header = [st] if isinstance(st, cst.SimpleStatementLine) else \
+            [p for f in ("test", "iter", "items", "decorators", "bases", "params")
+             for v in [getattr(st, f, None)] if v is not None
+             for p in (v if isinstance(v, (tuple, list)) else [v])]
+        if texts:
+            for part in header:
+                for alias, attr in _alias_reads(part, aliases):
+                    out.setdefault(alias, {}).setdefault(attr, set()).update(texts)
+        if not isinstance(st, cst.SimpleStatementLine):
+            stack.extend(_inner_statements(st))
+    return {a: {k: "; ".join(sorted(v)) for k, v in d.items()} for a, d in out.items()}
+
+
+def _inner_statements(st) -> list:
+    out = []
+    for name in ("body", "orelse", "handlers", "finalbody"):
+        part = getattr(st, name, None)
+        for p in part if isinstance(part, (tuple, list)) else [part]:
+            if isinstance(p, cst.IndentedBlock):
+                out.extend(p.body)
+            elif isinstance(p, cst.If):
+                out.append(p)
+            elif p is not None and isinstance(getattr(p, "body", None), cst.IndentedBlock):
+                out.extend(p.body.body)
+    return out
+
+
+def _alias_reads(node, aliases) -> list[tuple[str, str]]:
+    """(alias, first attribute read on it or "") for every torch alias used inside ``node``."""
+    found = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value in aliases:
+            found.append((n.value.value, n.attr.value))
+            continue
+        if isinstance(n, cst.Name):
+            if n.value in aliases:
+                found.append((n.value, ""))
+            continue
+        if isinstance(n, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            continue  # inner statements carry their own markers
+        stack.extend(n.children)
+    return found
+
+
+def describe(node) -> str:
+    """Short source text of a statement, for reports."""
+    return " ".join(code_of(node).split())[:120]

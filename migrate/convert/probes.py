@@ -1,0 +1,151 @@
+"""Capability and version probes on torch, answered when converting (issue 10 class A).
+
+Model code asks torch what it has and takes a path by the answer::
+
+    self.flash = hasattr(torch.nn.functional, 'scaled_dot_product_attention')   # nanoGPT
+    _has_silu = 'silu' in dir(torch.nn.functional)                              # geffnet
+    if torch.__version__ < '1.5': ...                                           # resnest
+
+The answer decides the model's structure (nanoGPT registers a causal-mask buffer only when the
+probe says no), so the converted code must take the path torch took, and may only where the
+conversion provides what that path uses: a probe is answered True when torch 2.13 has the name
+(mappings/torch_names.txt) and the tables map it; False when torch lacks it; when torch has it
+but the tables do not map it, False with a marker (the converted code takes the other branch).
+``torch.__version__`` is the version the mappings follow; comparisons with a literal are
+evaluated as torch's own version objects compare (``'2.13.0' > '2.2'``).
+"""
+from __future__ import annotations
+
+import operator
+import re
+
+import libcst as cst
+
+from migrate.convert.registry import node_rule
+from migrate.convert.torch_names import has_attr, torch_version
+
+CAPABILITY_PROBE = node_rule(
+    "MS190", "capability_probe",
+    "Replace hasattr(torch.nn.functional, 'silu') / 'silu' in dir(F) / getattr(nn, 'SiLU', None) "
+    "with the answer for torch 2.13 and the mapping tables (True, False, nn.SiLU).")
+VERSION_PROBE = node_rule(
+    "MS191", "version_probe",
+    "Replace torch.__version__ with the version the mappings follow, and compare it with a "
+    "literal as torch's version objects do (torch.__version__ < '1.5' -> False).")
+
+PROBE_FUNCTIONS = ("hasattr", "getattr")
+VERSION_NAMES = ("torch.__version__", "torch.version.__version__")
+_COMPARE = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
+            cst.GreaterThanEqual: operator.ge, cst.Equal: operator.eq, cst.NotEqual: operator.ne}
+
+
+def _string(node) -> str | None:
+    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
+
+
+def _answer(conv, module: str, name: str) -> tuple[bool, str | None] | None:
+    """(answer, reason to mark it or None) for "does torch's ``module`` have ``name``"; None
+    when the module is not one the names file describes."""
+    has = has_attr(module, name)
+    if has is None:
+        return None
+    if not has:
+        return False, None
+    qual = f"Tensor.{name}" if module == "torch.Tensor" else f"{module}.{name}"
+    entry = conv.tables.get(qual)
+    if entry is not None and entry.label != "unsupported" and (entry.target or entry.rule):
+        return True, None
+    return False, (f"{qual} has no mapping: the probe is answered False, so the converted code "
+                   "takes the branch torch 2.13 does not take")
+
+
+def probe_call(conv, node: cst.Call):
+    """``hasattr(M, 'X')`` / ``getattr(M, 'X'[, default])`` on a torch module, answered; None when
+    ``node`` is not such a probe."""
+    args = node.args
+    if len(args) not in (2, 3) or any(a.keyword is not None or a.star for a in args) \
+            or not conv.allows(CAPABILITY_PROBE.id):
+        return None
+    module, name = conv.qual(args[0].value), _string(args[1].value)
+    if module is None or name is None or (node.func.value == "hasattr" and len(args) != 2):
+        return None
+    answer = _answer(conv, module, name)
+    if answer is None:
+        return None
+    value, reason = answer
+    if reason is not None:
+        conv.mark(node, "MS901", reason)
+    if node.func.value == "hasattr":
+        new = cst.Name(str(value))
+    elif value:
+        new = conv.walk(cst.Attribute(args[0].value, cst.Name(name)))
+    elif len(args) == 3:
+        new = conv.walk(args[2].value)
+    else:
+        return None  # getattr without a default on a missing name raises: leave it (marked)
+    conv.record(node, new, CAPABILITY_PROBE.id, "exact" if reason is None else "unsupported",
+                f"torch 2.13 {'has' if has_attr(module, name) else 'has no'} {module}.{name}")
+    return new
+
+
+def probe_comparison(conv, node: cst.Comparison):
+    """``'X' in dir(M)`` and ``torch.__version__ < '1.5'``, answered; None for other comparisons."""
+    if len(node.comparisons) != 1:
+        return None
+    target = node.comparisons[0]
+    op, right = target.operator, target.comparator
+    if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, cst.Call) and \
+            isinstance(right.func, cst.Name) and right.func.value == "dir" and len(right.args) == 1:
+        return _in_dir(conv, node, _string(node.left), conv.qual(right.args[0].value), isinstance(op, cst.NotIn))
+    compare = _COMPARE.get(type(op))
+    if compare is None or not conv.allows(VERSION_PROBE.id):
+        return None
+    left_q, right_q = conv.qual(node.left), conv.qual(right)
+    if left_q in VERSION_NAMES and _string(right) is not None:
+        value = compare(_version(torch_version()), _version(_string(right)))
+    elif right_q in VERSION_NAMES and _string(node.left) is not None:
+        value = compare(_version(_string(node.left)), _version(torch_version()))
+    else:
+        return None
+    new = cst.Name(str(value))
+    conv.record(node, new, VERSION_PROBE.id, "approximate",
+                f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
+    return new
+
+
+def _in_dir(conv, node, name, module, negated: bool):
+    if name is None or module is None or not conv.allows(CAPABILITY_PROBE.id):
+        return None
+    answer = _answer(conv, module, name)
+    if answer is None:
+        return None
+    value, reason = answer
+    if reason is not None:
+        conv.mark(node, "MS901", reason)
+    new = cst.Name(str(value != negated))
+    conv.record(node, new, CAPABILITY_PROBE.id, "exact" if reason is None else "unsupported",
+                f"{name!r} {'not ' if negated else ''}in dir({module}) for torch 2.13 and the mappings")
+    return new
+
+
+def version_reference(conv, node):
+    """``torch.__version__`` used as a value: the version the mappings follow, as a literal."""
+    if not conv.allows(VERSION_PROBE.id):
+        return None
+    new = cst.SimpleString(repr(torch_version()))
+    conv.record(node, new, VERSION_PROBE.id, "approximate",
+                f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
+    return new
+
+
+def _version(text: str) -> tuple:
+    """``'1.13.0+cu117'`` -> (1, 13, 0): numeric release parts, as torch's TorchVersion compares."""
+    parts = []
+    for piece in text.split("+")[0].split("."):
+        m = re.match(r"\d+", piece)
+        if m is None:
+            break
+        parts.append(int(m.group()))
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)

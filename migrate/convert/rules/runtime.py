@@ -1,0 +1,115 @@
+"""Rules for torch's run-time plumbing (mappings/runtime.toml): TorchScript and compilation,
+device queries and settings, backend flags.
+
+Argument rules have the one signature ``apply(edit) -> None``; the node rules here are applied by
+handlers: decorators that are removed, ``torch.jit.Final[T]`` annotations, assignments to backend
+flags.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.registry import argument_rule, node_rule
+
+REMOVED_DECORATOR = node_rule(
+    "MS188", "removed_decorator",
+    "Replace @torch.jit.script / @torch.compile / @torch.jit.ignore ... def f with def f (runs as Python).")
+
+# the rules whose entries are removed when used as decorators
+_DECORATOR_RULES = ("passthrough",)
+
+
+@argument_rule("MS193", "passthrough")
+def passthrough(edit) -> None:
+    """Replace torch.jit.script(f) / torch.compile(m) / torch.jit.trace(f, x) with f / m."""
+    first = next((a for a in edit.call.args if a.keyword is None and not a.star), None)
+    if first is None:
+        edit.unsupported("no function or module given to it (decorator arguments?)")
+        return
+    edit.result = first.value
+
+
+@argument_rule("MS194", "no_op")
+def no_op(edit) -> None:
+    """Replace torch.cuda.manual_seed_all(s) / torch.cuda.synchronize() with nothing (the
+    statement goes; used as a value: None)."""
+    edit.result = cst.Name("None")
+
+
+@argument_rule("MS195", "zero")
+def zero(edit) -> None:
+    """Replace torch.cuda.device_count() with 0 (no torch device on the target)."""
+    edit.result = cst.Integer("0")
+
+
+@argument_rule("MS197", "none_value")
+def none_value(edit) -> None:
+    """Replace torch.accelerator.current_accelerator() with None (as torch.device(...) becomes None)."""
+    edit.result = cst.Name("None")
+
+
+@argument_rule("MS198", "annotated_value")
+def annotated_value(edit) -> None:
+    """Replace torch.jit.annotate(T, value) with value."""
+    args = [a for a in edit.call.args if not a.star]
+    value = next((a.value for a in args if a.keyword is not None and a.keyword.value == "the_value"), None)
+    positional = [a.value for a in args if a.keyword is None]
+    if value is None and len(positional) == 2:
+        value = positional[1]
+    if value is None:
+        edit.unsupported("torch.jit.annotate without its value")
+        return
+    edit.result = value
+
+
+@argument_rule("MS196", "final_annotation")
+def final_annotation_call(edit) -> None:
+    """Replace the annotation torch.jit.Final[T] with T (see :func:`final_annotation`; a call is marked)."""
+    edit.unsupported("torch.jit.Final is an annotation, not a function")
+
+
+@argument_rule("MS189", "backend_flag")
+def backend_flag(edit) -> None:
+    """Replace `torch.backends.cudnn.benchmark = True` (a cuDNN/CUDA flag set) with nothing (see
+    :func:`flag_assignment`; a call is marked)."""
+    edit.unsupported("a backend flag is a value, not a function")
+
+
+@argument_rule("MS184", "builtin_isinstance")
+def builtin_isinstance(edit) -> None:
+    """Replace torch.jit.isinstance(x, T) with isinstance(x, T)."""
+    edit.result = edit.call.with_changes(func=cst.Name("isinstance"))
+
+
+def removed_decorator(conv, dec: cst.Decorator) -> bool:
+    """``@torch.jit.script``, ``@torch.compile(...)``, ``@torch.jit.ignore(drop=True)``: True (and
+    recorded) when the decorator goes."""
+    expr = dec.decorator
+    q = conv.qual(expr.func if isinstance(expr, cst.Call) else expr)
+    entry = conv.tables.get(q) if q else None
+    if entry is None or entry.rule not in _DECORATOR_RULES or not conv.allows(REMOVED_DECORATOR.id):
+        return False
+    conv.record(expr, "", REMOVED_DECORATOR.id, entry.label, entry.note)
+    return True
+
+
+def final_annotation(conv, node: cst.Subscript):
+    """``torch.jit.Final[T]`` -> ``T`` (walked); None when ``node`` is another subscript."""
+    if conv.qual(node.value) != "torch.jit.Final" or len(node.slice) != 1 \
+            or not isinstance(node.slice[0].slice, cst.Index) or not conv.allows("MS196"):
+        return None
+    inner = conv.walk(node.slice[0].slice.value)
+    conv.record(node, inner, "MS196", "exact", "torch.jit.Final marks a TorchScript constant")
+    return inner
+
+
+def flag_assignment(conv, node: cst.Assign) -> bool:
+    """``torch.backends.cudnn.benchmark = True``: True (and recorded) when the statement goes."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
+        return False
+    q = conv.qual(node.targets[0].target)
+    entry = conv.tables.get(q) if q else None
+    if entry is None or entry.rule != "backend_flag" or not conv.allows("MS189"):
+        return False
+    conv.record(node, "", "MS189", entry.label, entry.note)
+    return True

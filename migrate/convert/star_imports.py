@@ -1,0 +1,195 @@
+"""Names that reach a file through ``import *`` (issue 10 class 5).
+
+Two ways torch's names arrive without an import of their own:
+
+- ``from torch.nn import *`` / ``from torch import *``: every public name of that torch module
+  (mappings/torch_names.txt) that the file does not bind itself is a torch alias;
+- ``from .layers import *`` where ``layers.py`` of the same package imports ``torch.nn as nn``
+  (geffnet's efficientnet_builder.py gets ``nn``, ``F`` and ``torch`` that way): a directory is
+  converted with a package-level table of what each module exports by ``*``
+  (:func:`package_exports`), built from the import statements alone (``ast``, and only for the
+  modules some file star-imports), and each file starts with the torch aliases it inherits.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from migrate.convert.torch_names import star_names
+
+ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+_STAR_LINE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\*", re.M)
+
+
+def torch_star_aliases(module_quals, bound: set[str]) -> dict[str, str]:
+    """The aliases ``from <q> import *`` gives for each torch module ``q`` of ``module_quals``
+    (later imports win, as in Python), minus the names in ``bound``; modules the names file does
+    not describe give none (their star import stays, marked)."""
+    out: dict[str, str] = {}
+    for q in module_quals:
+        for name in star_names(q) or ():
+            if name not in bound:
+                out[name] = f"{q}.{name}"
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the package-level table
+# --------------------------------------------------------------------------------------------
+def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
+    """For each file of ``files`` (paths under ``root``) that star-imports a module of the same
+    tree: the torch aliases it inherits ``{local name: qualified torch name}``.
+
+    Example: ``{"geffnet/efficientnet_builder.py": {"nn": "torch.nn", "F": "torch.nn.functional",
+    "torch": "torch"}}`` (keys are the paths as given).
+    """
+    table = _Exports(root)
+    out = {}
+    for path in files:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if _STAR_LINE.search(text) is None:
+            continue
+        inherited = {}
+        for module, level in _star_imports(text):
+            target = table.resolve(Path(path), module, level)
+            if target is not None:
+                inherited.update(table.exports(target))
+        if inherited:
+            out[str(path)] = inherited
+    return out
+
+
+def _star_imports(text: str) -> list[tuple[str, int]]:
+    """(module, level) of the file's ``from X import *`` statements that are not torch's."""
+    out = []
+    for m in _STAR_LINE.finditer(text):
+        spec = m.group(1)
+        level = len(spec) - len(spec.lstrip("."))
+        module = spec[level:]
+        if level == 0 and module.split(".")[0] in ROOTS:
+            continue
+        out.append((module, level))
+    return out
+
+
+class _Exports:
+    """What ``from <module> import *`` gives, per file of the tree (torch aliases only), cached."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root).resolve()
+        self.cache: dict[Path, dict[str, str]] = {}
+
+    def resolve(self, importer: Path, module: str, level: int) -> Path | None:
+        """The file of the tree that ``from <.. module> import *`` in ``importer`` loads."""
+        importer = importer.resolve()
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            candidates = [base]
+        else:
+            top = importer.parent
+            while (top.parent / "__init__.py").exists() and top.parent != top:
+                top = top.parent  # the top package that holds the importer
+            candidates = [top.parent, self.root, self.root.parent]
+        parts = [p for p in module.split(".") if p]
+        for base in candidates:
+            target = base.joinpath(*parts)
+            for path in (target.with_suffix(".py"), target / "__init__.py"):
+                if path.is_file() and self._inside(path):
+                    return path
+        return None
+
+    def _inside(self, path: Path) -> bool:
+        try:
+            path.resolve().relative_to(self.root)
+        except ValueError:
+            return False
+        return True
+
+    def exports(self, path: Path) -> dict[str, str]:
+        """The torch aliases ``from <path's module> import *`` binds in the importer."""
+        path = path.resolve()
+        if path in self.cache:
+            return self.cache[path]
+        self.cache[path] = {}  # a cycle of star imports ends here
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return {}
+        names, public = self._module_names(path, tree.body)
+        if public is not None:
+            names = {k: v for k, v in names.items() if k in public}
+        else:
+            names = {k: v for k, v in names.items() if not k.startswith("_")}
+        self.cache[path] = names
+        return names
+
+    def _module_names(self, path: Path, body) -> tuple[dict[str, str], set | None]:
+        """(torch aliases bound at module level, in statement order; ``__all__`` when literal)."""
+        names: dict[str, str] = {}
+        public = None
+        for node in _module_statements(body):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    root = a.name.split(".")[0]
+                    local = a.asname or root
+                    if root in ROOTS:
+                        names[local] = a.name if a.asname else root
+                    else:
+                        names.pop(local, None)
+            elif isinstance(node, ast.ImportFrom):
+                self._import_from(path, node, names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.pop(node.name, None)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            names.pop(n.id, None)
+                            if n.id == "__all__" and isinstance(node, ast.Assign):
+                                public = _literal_names(node.value)
+        return names, public
+
+    def _import_from(self, path: Path, node: ast.ImportFrom, names: dict) -> None:
+        module = node.module or ""
+        torch_module = node.level == 0 and module.split(".")[0] in ROOTS
+        for a in node.names:
+            if a.name == "*":
+                if torch_module:
+                    names.update(torch_star_aliases([module], set()))
+                else:
+                    target = self.resolve(path, module, node.level)
+                    if target is not None:
+                        names.update(self.exports(target))
+            elif torch_module:
+                names[a.asname or a.name] = f"{module}.{a.name}"
+            else:
+                names.pop(a.asname or a.name, None)
+
+
+def _module_statements(body):
+    """Module-level statements, including those under module-level if/try (not in functions);
+    a try's handlers before its body, so that what the body binds (what runs when nothing
+    fails) wins."""
+    for node in body:
+        if isinstance(node, (ast.If, ast.Try)):
+            for h in getattr(node, "handlers", ()):
+                yield from _module_statements(h.body)
+            yield from _module_statements(node.orelse)
+            yield from _module_statements(node.body)
+        else:
+            yield node
+
+
+def _literal_names(node) -> set | None:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return set(value) if isinstance(value, (list, tuple)) else None

@@ -1,0 +1,39 @@
+"""Proofs of mappings/runtime.toml (TorchScript, devices, backend flags, hub): see
+tests/mappings/proof.py. The entries change no numbers, so most are proven by the whole-program
+tests of tests/migrate/convert/imports/test_runtime.py, parametrized over every entry of a rule."""
+import pytest
+
+from mappings import load_tables
+from tests.mappings.proof import Expr, Marked, ProvenBy, case_id, run
+
+pytest.importorskip("torch")
+
+TESTS = "tests/migrate/convert/imports/test_runtime.py"
+_BY_RULE = {
+    "passthrough": "test_script_like_calls_return_their_argument",
+    "false": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
+    "zero": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
+    "none_value": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
+    "no_op": "test_device_settings_and_device_seeding_are_removed",
+    "backend_flag": "test_backend_flags_set_are_removed_and_read_are_marked",
+    "final_annotation": "test_jit_isinstance_and_final_names",
+    "builtin_isinstance": "test_jit_isinstance_and_final_names",
+}
+_RUNTIME = {name: e for name, e in load_tables().items() if e.table == "runtime"}
+
+CASES = [
+    Expr("torch.jit.annotate", "torch.jit.annotate(torch.Tensor, x) * 2"),
+    ProvenBy("torch.jit.script", f"{TESTS}::test_torchscript_runs_as_python_and_matches"),
+    ProvenBy("torch.jit.is_scripting", f"{TESTS}::test_torchscript_runs_as_python_and_matches"),
+    Marked("torch.hub.load_state_dict_from_url", "w = torch.hub.load_state_dict_from_url(url)"),
+    Marked("torch.utils.model_zoo.load_url", "import torch.utils.model_zoo\nw = torch.utils.model_zoo.load_url(url)"),
+    *[Marked(name, f"import torch.jit\nimport torch.hub\ny = {name}(a)")
+      for name, e in sorted(_RUNTIME.items()) if e.label == "unsupported"],
+    *[ProvenBy(name, f"{TESTS}::{_BY_RULE[e.rule]}")
+      for name, e in sorted(_RUNTIME.items()) if e.rule in _BY_RULE],
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_entry(case):
+    run(case)

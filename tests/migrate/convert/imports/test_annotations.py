@@ -1,0 +1,52 @@
+"""Annotations and isinstance with torch types (issue 10 class 5): mapped types convert; an
+annotation naming a torch type with no mapping becomes text, so the module imports without torch."""
+import textwrap
+
+from migrate import convert_source
+from migrate.convert.guards import STUB
+from tests.migrate.convert.torchless import torch_blocked
+
+SRC = '''\
+import torch
+import torch.nn as nn
+from typing import List, Optional, Tuple
+
+
+def f(x: torch.Tensor, device: Optional[torch.device] = None, dtype: torch.dtype = torch.float32) -> Tuple[torch.Tensor, torch.Size]:
+    return x, x.shape
+
+
+class Head(nn.Module):
+    shape: torch.Size
+    blocks: List[nn.Module]
+
+    def forward(self, x: Optional[torch.Tensor]) -> torch.Tensor:
+        if isinstance(x, torch.Tensor) and isinstance(self, nn.Module):
+            return x
+        return x
+'''
+
+
+def test_mapped_types_convert_and_unmapped_ones_become_text():
+    out = convert_source(SRC).code
+    assert convert_source(out).code == out
+    assert ('def f(x: ms.Tensor, device: "Optional[torch.device]" = None, dtype: "torch.dtype" = ms.float32)'
+            ' -> "Tuple[ms.Tensor, torch.Size]":') in out
+    assert '    shape: "torch.Size"\n    blocks: List[nn.Cell]\n' in out
+    assert "def construct(self, x: Optional[ms.Tensor]) -> ms.Tensor:" in out
+    assert "isinstance(x, ms.Tensor) and isinstance(self, nn.Cell)" in out
+    assert "import torch" not in out and STUB not in out  # text needs no import
+
+
+def test_the_converted_module_imports_without_torch():
+    out = convert_source(SRC).code
+    ns: dict = {}
+    with torch_blocked():
+        exec(compile(out, "<converted>", "exec"), ns)
+    assert ns["f"].__annotations__["device"] == "Optional[torch.device]"
+
+
+def test_a_string_annotation_is_left_alone():
+    src = "import torch\ndef f(g: 'torch.Generator', x: torch.Tensor):\n    return x\n"
+    out = convert_source(src).code
+    assert "def f(g: 'torch.Generator', x: ms.Tensor):" in textwrap.dedent(out)

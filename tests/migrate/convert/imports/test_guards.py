@@ -1,0 +1,193 @@
+"""Torch imports that unconverted code still needs are guarded (issue 10 class 0): the converted
+module imports where torch is not installed, and the marked code fails only where it runs, with
+its marker's reason. Imports under ``try``/``if`` are rewritten like any other (class 6)."""
+import textwrap
+
+import pytest
+
+from migrate import convert_source
+from migrate.convert.guards import GUARD_NOTE, STUB
+from tests.migrate.convert.helpers import without_guards
+from tests.migrate.convert.torchless import torch_blocked
+
+
+def convert(src: str) -> str:
+    res = convert_source(textwrap.dedent(src))
+    assert res.error is None
+    assert convert_source(res.code).code == res.code  # idempotent
+    compile(res.code, "<converted>", "exec")
+    return res.code
+
+
+def run_without_torch(code: str) -> dict:
+    """Run the module code where torch cannot be imported (call its functions under
+    ``torch_blocked()`` too when they may import torch)."""
+    ns: dict = {}
+    with torch_blocked():
+        exec(compile(code, "<converted>", "exec"), ns)
+    return ns
+
+
+SRC = """\
+    import torch
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+
+    def net(pretrained=False):
+        m = Net()
+        if pretrained:
+            m.load_state_dict(torch.fft.fft(m))
+        return m
+    """
+
+
+def test_a_kept_import_is_guarded_and_fails_only_where_reached():
+    out = convert(SRC)
+    assert textwrap.dedent(f"""\
+        try:
+            import torch
+        except ImportError:  {GUARD_NOTE}
+            torch = {STUB}('torch', {{'fft': 'MS901 torch.fft.fft has no mapping'}})
+        """) in out
+    assert f"class {STUB}:" in out
+    ns = run_without_torch(out)
+    assert type(ns["net"]()).__name__ == "Net"  # builds: the marked branch is not reached
+    with pytest.raises(ImportError, match=r"torch\.fft: MS901 torch\.fft\.fft has no mapping \(torch is not installed\)"):
+        ns["net"](pretrained=True)
+
+
+def test_the_stand_in_behaves_like_a_missing_attribute_for_introspection():
+    ns = run_without_torch(convert("import torch\ny = lambda: torch.fft.fft(1)\n"))
+    stub = ns["torch"]
+    assert not hasattr(stub, "__wrapped__")  # dunders: AttributeError, so hasattr() works
+    with pytest.raises(ImportError, match="torch is not installed"):
+        stub.anything
+    with pytest.raises(ImportError):
+        ns[STUB]("torch.hub.f", {})()
+
+
+def test_without_a_kept_use_nothing_is_guarded():
+    out = convert("import torch\nimport torch.nn as nn\nr = nn.ReLU()\n")
+    assert "try:" not in out and STUB not in out
+
+
+def test_try_import_fallbacks_whose_names_convert_go_away():
+    out = convert("""\
+        import os
+        try:
+            import torch.nn.functional as F
+        except ImportError:
+            from torch.nn import functional as F
+        y = F.relu(x)
+        """)
+    assert out == "import os\nimport ms_core as ms\nfrom ms_core import ops\ny = ops.relu(x)\n"
+
+
+def test_try_import_fallbacks_still_used_are_guarded_inside():
+    out = convert("""\
+        try:
+            from torch.hub import load_state_dict_from_url
+        except ImportError:
+            from torch.utils.model_zoo import load_url as load_state_dict_from_url
+        def load(url):
+            return load_state_dict_from_url(url)
+        """)
+    # the try body is already protected by the user's handler; the fallback import is not
+    assert "try:\n    from torch.hub import load_state_dict_from_url\nexcept ImportError:\n    try:\n" \
+           "        from torch.utils.model_zoo import load_url as load_state_dict_from_url\n" in out
+    ns = run_without_torch(out)
+    with pytest.raises(ImportError, match="torch.utils.model_zoo.load_url\\(\\): MS901"):
+        ns["load"]("http://example.invalid/w.pth")
+
+
+def test_import_under_if_is_rewritten():
+    out = convert("""\
+        FAST = True
+        if FAST:
+            import torch.nn.functional as F
+        else:
+            import torch.nn.functional as F
+        y = F.relu(x)
+        """)
+    assert out == "FAST = True\nimport ms_core as ms\nfrom ms_core import ops\ny = ops.relu(x)\n"
+    kept = convert("if FAST:\n    import torch.nn.functional as F  # fast path\ny = F.relu(x)\n")
+    assert "if FAST:\n    # fast path\n    pass\n" in kept  # a comment keeps its block
+
+
+def test_import_under_if_with_a_call_in_the_test_keeps_the_test():
+    out = convert("""\
+        if check():
+            import torch.nn.functional as F
+        y = F.relu(x)
+        """)
+    assert "if check():\n    pass\n" in out
+
+
+def test_imports_inside_a_function_are_guarded_there():
+    out = convert("""\
+        import numpy as np
+        def spectrum(x):
+            import torch
+            if x is None:
+                return torch.fft.fft(x)
+            return np.abs(x)
+        """)
+    assert "def spectrum(x):\n    try:\n        import torch\n    except ImportError:" in out
+    ns = run_without_torch(out)
+    with torch_blocked():
+        assert ns["spectrum"](-3) == 3
+        with pytest.raises(ImportError, match="MS901 torch.fft.fft has no mapping"):
+            ns["spectrum"](None)
+
+
+def test_consecutive_kept_imports_share_one_guard_and_comments_stay():
+    out = convert("""\
+        # framework
+        import torch  # core
+        import torchvision
+        y = torch.fft.fft(torchvision.io.read_image(p))
+        """)
+    assert out.count("try:") == 1
+    assert "# framework\n" in out and "import torch  # core\n" in out
+
+
+def test_star_import_is_resolved_or_marked_issue13_item8():
+    # torch's own modules: the names are known (tests/migrate/convert/imports/test_star_imports.py)
+    assert convert("from torch import *\nx = zeros(3)\n") == "import ms_core as ms\nfrom ms_core import ops\nx = ops.zeros((3,))\n"
+    # a module whose names are not known: kept, with a marker
+    out = convert("from torch.ao.quantization import *\nq = QConfig()\n")
+    assert out.startswith("# migrate: MS901 star import from torch.ao.quantization")
+
+
+def test_comment_above_a_second_removed_import_is_kept_issue13_item6():
+    out = convert("import torch.nn\n# the init helpers\nfrom torch.nn import init\nm = torch.nn.Linear(2, 3)\n")
+    assert "# the init helpers\n" in out
+
+
+def test_import_line_mixing_torch_and_other_modules():
+    out = convert("import os, torch  # deps\ny = torch.fft.fft(os.sep)\n")
+    assert "import os  # deps\n" in out
+    assert "try:\n    import torch\nexcept ImportError:" in out
+
+
+def test_user_guard_is_left_to_the_user():
+    out = convert("""\
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        y = torch.fft.fft(x) if torch else x
+        """)
+    assert "try:\n    import torch\nexcept ImportError:\n    torch = None\n" in out
+    assert STUB not in out
+
+
+def test_guards_target_mindspore():
+    res = convert_source("import torch\ny = torch.fft.fft(x)\n", target="mindspore")
+    assert "import mindspore as ms\n" in res.code and f"torch = {STUB}('torch'" in res.code
+    assert without_guards(res.code) == ("import mindspore as ms\n"
+                                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\n")

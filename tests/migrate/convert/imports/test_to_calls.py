@@ -1,0 +1,56 @@
+"""`.to(...)` reaches its final form in one conversion (issue 10 class 11): a dtype is never lost
+with the device, a torch name only a dropped argument held keeps no import, and a parameter the
+first conversion typed as a module or tensor is typed the same way the second time.
+The numeric half is the fixture tests/fixtures/imports/to_calls.py (test_import_fixtures.py)."""
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.torchless import torch_blocked
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+HEADER = "import torch\nimport torch.nn as nn\n"
+
+
+def once(src: str) -> str:
+    out = convert_source(HEADER + src)
+    assert out.error is None, out.error
+    assert convert_source(out.code).code == out.code
+    return out.code
+
+
+def test_positional_dtype_after_the_device_is_kept_even_without_a_mapping():
+    code = once("def f(t: torch.Tensor, d):\n    return t.to(d, torch.float16), t.to('cuda', torch.bfloat16)\n")
+    assert "return t.astype(ms.float16), t.astype(torch.bfloat16)" in code
+    assert "# migrate: MS901 torch.bfloat16 has no mapping" in code
+
+
+def test_non_blocking_is_not_a_dtype():
+    code = once("def f(t: torch.Tensor):\n    return t.to(torch.float64, True)\n")
+    assert "return t.astype(ms.float64)" in code
+
+
+def test_to_another_tensor_takes_its_dtype():
+    code = once("def f(t: torch.Tensor, u: torch.Tensor):\n    return t.to(u)\n")
+    assert "return t.astype(u.dtype)" in code
+    ns: dict = {}
+    with torch_blocked():
+        exec(compile(code, "<converted>", "exec"), ns)
+    t, u = np.arange(3, dtype=np.float32), np.zeros(2, dtype=np.float64)
+    ref = torch.from_numpy(t).to(torch.from_numpy(u))
+    got = ns["f"](ms.Tensor(t), ms.Tensor(u))
+    assert got.dtype == ms.float64 and ref.dtype == torch.float64
+    np.testing.assert_array_equal(got.asnumpy(), ref.numpy())
+
+
+def test_a_torch_name_only_in_a_dropped_argument_needs_no_import():
+    code = once("def f(x):\n    return x.to(dtype=torch.float16, memory_format=torch.channels_last)\n")
+    assert "import torch" not in code and "return x.astype(ms.float16)" in code
+
+
+def test_module_annotation_types_the_parameter_on_the_second_conversion_too():
+    code = once("def f(m: nn.Module, d):\n    y = torch.fft.fft(d)\n    return m.to(device=d, dtype=torch.float16)\n")
+    assert "# migrate: MS902 Module.to" in code and "def f(m: nn.Cell, d):" in code
+    assert "return m.to(device=d, dtype=ms.float16)" in code  # marked, not turned into astype

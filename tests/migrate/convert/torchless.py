@@ -1,0 +1,47 @@
+"""Import converted code as where torch is not installed (in this process, for tests).
+
+``import torch`` fails while ``torch_blocked()`` is active: every ``torch*`` entry of
+``sys.modules`` is set to None (Python then raises ModuleNotFoundError for the module and
+its submodules) and put back afterwards, so torch stays usable by the rest of the test session.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+BLOCKED = ("torch", "torchvision", "torchaudio", "functorch")
+
+
+def _blocked_name(name: str) -> bool:
+    return name.split(".")[0] in BLOCKED
+
+
+@contextmanager
+def torch_blocked():
+    """``import torch`` (and any submodule) raises ModuleNotFoundError inside the block."""
+    saved = {k: v for k, v in sys.modules.items() if _blocked_name(k)}
+    try:
+        for name in (*saved, *BLOCKED):
+            sys.modules[name] = None
+        yield
+    finally:
+        for name in [k for k in sys.modules if _blocked_name(k)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+@contextmanager
+def imported_tree(root: Path, module: str):
+    """Import ``module`` from the directory ``root`` (a converted tree) with torch blocked; the
+    tree's modules are removed from ``sys.modules`` afterwards."""
+    top = module.split(".")[0]
+    sys.path.insert(0, str(root))
+    try:
+        with torch_blocked():
+            yield importlib.import_module(module)
+    finally:
+        sys.path.remove(str(root))
+        for name in [k for k in sys.modules if k == top or k.startswith(top + ".")]:
+            del sys.modules[name]
