@@ -33,6 +33,9 @@ A file holds ``[[entry]]`` tables with these keys:
                ops: ``{param}`` slots take the torch arguments (or their defaults), ``ops.``/``ms.``/
                ``nn.`` names are target names (``migrate/convert/template.py``). The argument fates
                still apply (drop, unsupported); ``target`` names the main op for listings.
+``mindspore_note``  added to the change's note with ``--target mindspore`` only: what MindSpore
+               2.10 itself does differently (a CPU kernel it lacks, a known kernel bug) and
+               the advice; ms_core computes the entry as torch does.
 """
 from __future__ import annotations
 
@@ -87,6 +90,7 @@ class Entry:
     receiver: str = "tensor"
     positional: int | None = None
     template: str | None = None
+    mindspore_note: str = ""
     untyped: str | None = None
 
     def param(self, name: str) -> Param | None:
@@ -139,6 +143,7 @@ def _load_file(path: Path) -> list[Entry]:
                 receiver=raw.get("receiver", "tensor"),
                 positional=raw.get("positional"),
                 template=raw.get("template"),
+                mindspore_note=raw.get("mindspore_note", ""),
                 untyped=raw.get("untyped"),
             )
         )
@@ -146,7 +151,7 @@ def _load_file(path: Path) -> list[Entry]:
             out.append(
                 Entry(alias, out[-1].target, label, out[-1].note, table, out[-1].id,
                       out[-1].params, out[-1].args, out[-1].rule, out[-1].receiver,
-                      out[-1].positional, out[-1].template, out[-1].untyped)
+                      out[-1].positional, out[-1].template, out[-1].mindspore_note, out[-1].untyped)
             )
     return out
 

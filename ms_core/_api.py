@@ -135,10 +135,12 @@ def _value_and_grads(fn, args, positions, weights, has_aux, sens, fn_name):
 
 
 def _pack(grad_position, weights, input_grads, weight_grads, single_weight):
-    """Shape the result as MindSpore does (int -> Tensor, tuple -> tuple, with weights -> pair)."""
+    """Shape the result as MindSpore does (int or 1-tuple -> Tensor, longer tuple -> tuple, with
+    weights -> pair)."""
     if grad_position is None:
         inputs_part = None
-    elif isinstance(grad_position, int):
+    elif isinstance(grad_position, int) or len(input_grads) == 1:
+        # a one-element tuple of positions unwraps too (MindSpore 2.10: grad_position=(1,) -> Tensor)
         inputs_part = input_grads[0]
     else:
         inputs_part = tuple(input_grads)
@@ -161,8 +163,8 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
             auxiliary data.
 
     Returns:
-        A function. Gradients are one Tensor for an int position, a tuple for a tuple of
-        positions, `(input_grads, weight_grads)` when both are asked, the weight grads alone when
+        A function. Gradients are one Tensor for an int position or a one-element tuple (as
+        MindSpore 2.10), a tuple for a tuple of several positions, `(input_grads, weight_grads)` when both are asked, the weight grads alone when
         `grad_position` is None. Without `has_aux`, several outputs are differentiated as their sum.
 
     Raises:

@@ -130,6 +130,46 @@ def check_same_shape(prim_name, a_name, a, b_name, b):
     return b
 
 
+def check_axis(prim_name, arg_name, value, ndim, extra=0):
+    """An int axis of a tensor of rank `ndim` (`extra` more positions for ops that insert an axis,
+    e.g. 1 for expand_dims and stack), returned in [0, ndim + extra); negative values count from
+    the end. A 0-d tensor accepts 0 and -1, as MindSpore and torch do.
+
+    Example:
+        >>> check_axis('softmax', 'axis', -1, 3)
+        2
+    """
+    if not _is_int(value):
+        raise TypeError(f"{_subject(prim_name, arg_name)} must be an int, but got "
+                        f"{type(value).__name__}.")
+    n = max(ndim + extra, 1)
+    if not -n <= value < n:
+        raise ValueError(f"{_subject(prim_name, arg_name)} must be in range [{-n}, {n}), but got "
+                         f"{value}.")
+    return int(value) % n
+
+
+def check_broadcast(prim_name, a_shape, b_shape):
+    """ValueError in MindSpore's words when two shapes do not broadcast (NumPy's message names
+    neither the operation nor the axis); returns the broadcast shape.
+
+    Example:
+        >>> check_broadcast('Add', (2, 3), (3,))
+        (2, 3)
+    """
+    a, b = tuple(a_shape), tuple(b_shape)
+    for k in range(1, min(len(a), len(b)) + 1):
+        if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+            raise ValueError(f"For '{prim_name}', input1.shape and input2.shape need to broadcast. "
+                             f"The value of input1.shape[{len(a) - k}] or input2.shape[{len(b) - k}] "
+                             f"must be 1 when they are not the same, but got input1.shape = "
+                             f"{list(a)} and input2.shape = {list(b)}.")
+    longer = a if len(a) >= len(b) else b
+    short = b if longer is a else a
+    pad = (1,) * (len(longer) - len(short)) + short
+    return tuple(x if y == 1 else y for x, y in zip(longer, pad))
+
+
 # --- other types --------------------------------------------------------------------------------
 
 def check_bool(prim_name, arg_name, value):

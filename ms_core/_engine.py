@@ -184,7 +184,7 @@ def _sum_to_shape(g, shape):
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = F.sum(g, axis=axes, keep_dims=True)
+        g = F._sum(g, axis=axes, keep_dims=True)
     if lead:
         g = F.reshape(g, tuple(shape))
     return g

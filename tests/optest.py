@@ -39,7 +39,7 @@ def _ms_value_and_grads(ms_fn, arrays, grad_idx):
             total = term if total is None else total + term
         return total
 
-    grads = ms.grad(scalar_fn, grad_position=tuple(grad_idx))(*tensors) if grad_idx else ()
+    grads = _tuple(ms.grad(scalar_fn, grad_position=tuple(grad_idx))(*tensors)) if grad_idx else ()
     return outs_np, [g.asnumpy() for g in grads]
 
 
@@ -99,14 +99,14 @@ def check_double_backward(ms_fn, arrays, grad_idx=None, eps=1e-6, rtol=1e-5, ato
                 term = (o * ms.Tensor(c)).sum()
                 total = term if total is None else total + term
             return total
-        grads = ms.grad(scalar_fn, grad_position=tuple(grad_idx))(*ts)
+        grads = _tuple(ms.grad(scalar_fn, grad_position=tuple(grad_idx))(*ts))
         total = None
         for g, v in zip(grads, vs):
             term = (g * ms.Tensor(v)).sum()
             total = term if total is None else total + term
         return total
 
-    analytic = ms.grad(first, grad_position=tuple(grad_idx))(*[ms.Tensor(a) for a in arrays])
+    analytic = _tuple(ms.grad(first, grad_position=tuple(grad_idx))(*[ms.Tensor(a) for a in arrays]))
     for k, i in enumerate(grad_idx):
         numeric = np.zeros_like(arrays[i])
         flat = numeric.reshape(-1)

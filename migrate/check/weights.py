@@ -8,12 +8,15 @@ and buffers is renamed by the layer's class:
 torch layer            torch name                                  ms_core / MindSpore name
 =====================  ==========================================  ==============================
 BatchNorm1d/2d/3d      weight, bias, running_mean, running_var     gamma, beta, moving_mean,
-                                                                   moving_variance
+                                                                   moving_variance (BatchNorm3d:
+                                                                   bn2d.gamma, ... as MindSpore)
                        num_batches_tracked                         (dropped: MindSpore keeps no
                                                                    counter; noted)
 LayerNorm, GroupNorm   weight, bias                                gamma, beta
 Embedding              weight                                      embedding_table
 PReLU                  weight                                      w
+weight-normalised      weight_g, weight_v; parametrizations.       weight_g, weight_v
+                       weight.original0, original1
 Linear, Conv*, other   weight, bias, ...                           unchanged
 =====================  ==========================================  ==============================
 
@@ -34,6 +37,9 @@ import numpy as np
 # torch class name -> {torch local name: ms local name (None = dropped)}. Matched along the MRO,
 # so user subclasses of a torch layer get the layer's renames.
 _RENAMES = {
+    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
+    "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
+                    "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
     "_NormBase": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
                   "running_var": "moving_variance", "num_batches_tracked": None},
     "_BatchNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
@@ -189,6 +195,7 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
                 continue
             action, note = "renamed", "from name_map"
         else:
+            path, local = _unparametrized(torch_module, path, local)
             table = _rename_table(_module_at(torch_module, path))
             path = ms_path(torch_module, path)
             if local in table and table[local] is None:
@@ -227,8 +234,14 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
                                            "non-persistent torch buffer (not part of the state)"))
             continue
         pending.append((WeightEntry(full, None, shape, "unmapped"), path, t))
-    # Fallback: within the same layer, a unique shape match (e.g. a custom layer whose parameter
-    # was renamed by hand). Reported, since a name we did not predict deserves a look.
+    _match_by_shape(pending, ms_params, taken, rep)
+    _account_ms(torch_module, ms_params, taken, rep)
+    return rep
+
+
+def _match_by_shape(pending, ms_params, taken, rep) -> None:
+    """Fallback: within the same layer, a unique shape match (e.g. a custom layer whose parameter
+    was renamed by hand). Reported, since a name we did not predict deserves a look."""
     for e, path, t in pending:
         cands = [n for n, p in ms_params.items() if n not in taken and _parent(n) == path
                  and list(p.shape) == e.shape]
@@ -241,8 +254,58 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
         else:
             rep.unmapped_torch.append(e.torch_name)
             rep.entries.append(e)
-    rep.unmapped_ms = [n for n in ms_params if n not in taken]
-    return rep
+
+
+def _account_ms(torch_module, ms_params, taken, rep) -> None:
+    """List the ms parameters that received nothing, except constant affine ones (noted)."""
+    for n in ms_params:
+        if n in taken:
+            continue
+        if _fixed_affine(torch_module, ms_params[n], n):
+            rep.notes.append(f"'{n}' has no torch counterpart: the torch layer has no affine "
+                             f"parameters and MindSpore keeps it constant (requires_grad=False)")
+            continue
+        rep.unmapped_ms.append(n)
+
+
+def _fixed_affine(torch_module, param, name: str) -> bool:
+    """An ms gamma (all ones) or beta (all zeros) with requires_grad=False whose torch layer was
+    built with affine=False: MindSpore's norm layers keep them as constants, which computes
+    what torch's layer without affine parameters does."""
+    local = name.rsplit(".", 1)[-1]
+    if local not in ("gamma", "beta") or getattr(param, "requires_grad", True):
+        return False
+    try:
+        mod = _module_at(torch_module, _parent(name))
+    except AttributeError:
+        return False
+    if getattr(mod, "affine", getattr(mod, "elementwise_affine", True)):
+        return False
+    value = np.asarray(param.asnumpy())
+    return bool(np.all(value == (1.0 if local == "gamma" else 0.0)))
+
+
+# torch.nn.utils.parametrizations keep a parametrized tensor's originals in
+# `<module>.parametrizations.<name>.original<i>`; ms_core's nn.utils.weight_norm keeps them as
+# `<module>.<name>_g` / `<name>_v`, the names of torch's older torch.nn.utils.weight_norm
+_PARAMETRIZATION_NAMES = {"_WeightNorm": ("_g", "_v")}
+
+
+def _unparametrized(torch_module, path: str, local: str) -> tuple[str, str]:
+    """(module path, local name) of a parametrization's original on the ms side:
+    `c.parametrizations.weight` / `original0` -> `c` / `weight_g` for a weight norm."""
+    head, sep, name = path.rpartition(".parametrizations.")
+    if not sep and path.startswith("parametrizations."):
+        head, name = "", path[len("parametrizations."):]
+    elif not sep:
+        return path, local
+    plist = _module_at(torch_module, path)
+    kind = type(plist[0]).__name__ if len(plist) == 1 else None
+    suffixes = _PARAMETRIZATION_NAMES.get(kind)
+    if suffixes is None or not local.startswith("original") or not local[8:].isdigit():
+        return path, local
+    index = int(local[8:])
+    return head, name + suffixes[index] if index < len(suffixes) else local
 
 
 def same_layout(torch_shape, ms_shape) -> bool:

@@ -29,7 +29,7 @@ from migrate.convert.rules.autograd_function import (
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.torch_signature import (
-    _CONTAINERS, container_call, reference, runtime_call, translates,
+    _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
 
 ASSUMED_CELL = node_rule(
@@ -232,6 +232,8 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
 def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
     """The CallEdit of one call, with its target function (a method keeps its receiver)."""
     edit = CallEdit(conv, call, entry)
+    if entry.mindspore_note and conv.target_name == "mindspore":
+        edit.note(entry.mindspore_note)
     edit.receiver_before = receiver_before
     target = entry.target
     if receiver is not None and target.startswith("."):
@@ -447,7 +449,7 @@ def _is_cell_base(conv, base) -> bool:
     q = conv.qual(base)
     if q is None:
         return isinstance(base, cst.Name) and base.value in conv.cell_classes
-    return q.startswith("torch.nn.") and q[9:10].isupper() or q == "torch.nn.Module"
+    return is_layer_class(q) or q == "torch.nn.Module"
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:

@@ -93,7 +93,10 @@ def layer_attribute(conv, node: cst.Attribute, value):
     if len(targets) != 1 or attr in targets or not conv.allows(rule.id):
         return None
     new_attr = targets.pop()
-    new = node.with_changes(value=value, attr=cst.Name(new_attr))
+    *owners, last = new_attr.split(".")  # a child's attribute: bn3d.weight -> bn3d.bn2d.gamma
+    for owner in owners:
+        value = cst.Attribute(value=value, attr=cst.Name(owner))
+    new = node.with_changes(value=value, attr=cst.Name(last))
     conv.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
                 + (" (kept by the torch-signature base)" if new_attr.startswith("torch_") else ""))
     return new

@@ -16,13 +16,18 @@ from __future__ import annotations
 import inspect
 
 
-def _torch_conv_padding(padding, dims, per_side=True):
+def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
     """Return MindSpore's (pad_mode, padding) for torch's Conv ``padding`` over ``dims`` axes.
 
     An int pads every side; a tuple gives one value per axis, both sides alike: MindSpore's
     layers want (before, after) per axis (``per_side``), ``ops.conv2d`` one value per axis;
-    'same'/'valid' are pad modes.
+    'same'/'valid' are pad modes. A transposed convolution (``transpose``) keeps pad_mode='pad'
+    for zero padding: its 'valid' output is in*s + max(k - s, 0), torch's (in - 1)*s + k (they
+    differ when k < s), and MindSpore takes output_padding in 'pad' mode only.
     """
+    if transpose and not isinstance(padding, str):
+        mode, value = _torch_conv_padding(padding, dims, per_side)
+        return ("pad", 0) if mode == "valid" else (mode, value)
     if isinstance(padding, str):
         if padding in ("same", "valid"):
             return padding, 0
@@ -54,9 +59,12 @@ def _torch_pool_padding(padding, *options):
 
 def _torch_ms_tuple(value, dims):
     """A torch size argument (an int, or a sequence of 1 or ``dims`` ints) as MindSpore takes it:
-    the int itself or a tuple of ``dims`` ints (torch accepts ``stride=[2]``; MindSpore does not)."""
+    the int itself or a tuple of ``dims`` ints (torch accepts ``stride=[2]``; MindSpore does not;
+    a 1-D layer takes the int only)."""
     if isinstance(value, (list, tuple)):
         value = tuple(value)
+        if dims == 1 and len(value) == 1:
+            return value[0]  # MindSpore 2.10's 1-D layers take ints only
         return value * dims if len(value) == 1 else value
     return value
 
@@ -233,8 +241,21 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
         return self._torch_items[index]
 '''
 
+_DROPOUT2D = '''
+class Dropout2dAnyRank(nn.Dropout2d):
+    """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
+    inputs: (N, C, L) drops whole channels, 2-D input single elements (each its own channel)."""
+
+    def construct(self, x):
+        if x.ndim == 3:
+            return super().construct(x.reshape(x.shape + (1,))).reshape(x.shape)
+        if x.ndim == 2:
+            return super().construct(x.reshape((1, -1, 1, 1))).reshape(x.shape)
+        return super().construct(x)
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST}
+                 "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",)}

@@ -75,8 +75,10 @@ def signatures(conv) -> "TorchSignatures":
 
 
 def is_layer_class(qual: str) -> bool:
-    """``torch.nn.Conv2d``-like: a class of torch.nn (not a function or a submodule)."""
-    return qual.startswith("torch.nn.") and qual[9:10].isupper()
+    """``torch.nn.Conv2d``-like: a class of torch.nn (not a function or a submodule), also a
+    base class of a torch.nn submodule (``torch.nn.modules.loss._Loss``)."""
+    return qual.startswith("torch.nn.") and (qual[9:10].isupper()
+                                             or qual.rsplit(".", 1)[-1].lstrip("_")[:1].isupper())
 
 
 def translates(entry) -> bool:
@@ -333,8 +335,9 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
         if attrs.rename:
             lines.append("")
         for torch_name, ms_name in attrs.rename.items():
+            owner, _, last = f"self.{ms_name}".rpartition(".")  # a child's: self.bn2d, gamma
             lines.append(f"    {torch_name} = property(lambda self: self.{ms_name}, "
-                         f"lambda self, value: setattr(self, {ms_name!r}, value))")
+                         f"lambda self, value: setattr({owner}, {last!r}, value))")
     return "\n".join(lines) + "\n"
 
 

@@ -142,7 +142,7 @@ class Tile(Primitive):
         split = []
         for r, s in zip(reps, shape):
             split += [r, s]
-        g = F.sum(F.reshape(dout, tuple(split)), axis=tuple(range(0, 2 * dout.ndim, 2)))
+        g = F._sum(F.reshape(dout, tuple(split)), axis=tuple(range(0, 2 * dout.ndim, 2)))
         return (F.reshape(g, x.shape),)
 
 
@@ -228,4 +228,4 @@ class Repeat(Primitive):
         x = ctx.inputs[0]
         axis = self.axis % x.ndim
         shape = x.shape[:axis] + (x.shape[axis], self.repeats) + x.shape[axis + 1:]
-        return (F.sum(F.reshape(dout, shape), axis=axis + 1),)
+        return (F._sum(F.reshape(dout, shape), axis=axis + 1),)

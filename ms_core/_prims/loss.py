@@ -49,7 +49,7 @@ class SoftmaxCrossEntropy(Primitive):
             return _wrap(g.astype(logits._data.dtype, copy=False)), gc
         d = F.expand_dims(dout, axis)
         logp = F.log_softmax(logits, axis)
-        s = F.sum(coef, axis, keep_dims=True)
+        s = F._sum(coef, axis, keep_dims=True)
         g = d * (F.exp(logp) * s - coef)
         gc = F.neg(d * logp) if need_coef else None
         return g, gc

@@ -369,9 +369,9 @@ def _vector_matmul_grads(x, y, dout, ta, tb):
         d2 = F.expand_dims(d2, d2.ndim)
     gx, gy = MatMul(ta, tb).backward(_Ctx((x2, y2)), d2)
     if x.ndim == 1:
-        gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F.sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
+        gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F._sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
     if y.ndim == 1:
-        gy = F.reshape(gy, y.shape) if gy.ndim == 2 else F.sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
+        gy = F.reshape(gy, y.shape) if gy.ndim == 2 else F._sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
     return gx, gy
 
 
@@ -452,7 +452,7 @@ class ReduceExtreme(Primitive):
         axes = _norm_axis(self.axis, x.ndim, self)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         mask = F.cast(F.equal(x, out), dout.dtype)
-        count = F.sum(mask, axis=axes, keep_dims=True)
+        count = F._sum(mask, axis=axes, keep_dims=True)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (mask * g / count,)
 
@@ -497,7 +497,7 @@ class Softmax(Primitive):
 
     def backward(self, ctx, dout):
         out = ctx.out
-        return (out * (dout - F.sum(dout * out, axis=self.axis, keep_dims=True)),)
+        return (out * (dout - F._sum(dout * out, axis=self.axis, keep_dims=True)),)
 
 
 class LogSoftmax(Primitive):
@@ -509,7 +509,7 @@ class LogSoftmax(Primitive):
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
     def backward(self, ctx, dout):
-        return (dout - F.exp(ctx.out) * F.sum(dout, axis=self.axis, keep_dims=True),)
+        return (dout - F.exp(ctx.out) * F._sum(dout, axis=self.axis, keep_dims=True),)
 
 
 class LogSumExp(Primitive):

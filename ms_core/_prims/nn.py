@@ -89,8 +89,8 @@ class BatchNormTrain(Primitive):
         var = F.mean(xc * xc, axes, keep_dims=True)
         invstd = F.rsqrt(var + self.eps)
         xhat = xc * invstd
-        dbeta = F.sum(dout, axes)
-        dgamma = F.sum(dout * xhat, axes)
+        dbeta = F._sum(dout, axes)
+        dgamma = F._sum(dout * xhat, axes)
         g = F.reshape(gamma, bs)
         dx = g * invstd * (1.0 / count) * (dout * float(count) - F.reshape(dbeta, bs)
                                             - xhat * F.reshape(dgamma, bs))
@@ -132,8 +132,8 @@ class Normalize(Primitive):
         var = F.mean(xc * xc, self.axes, keep_dims=True)
         invstd = F.rsqrt(var + self.eps)
         xhat = xc * invstd
-        dx = invstd * (1.0 / n) * (dout * float(n) - F.sum(dout, self.axes, keep_dims=True)
-                                   - xhat * F.sum(dout * xhat, self.axes, keep_dims=True))
+        dx = invstd * (1.0 / n) * (dout * float(n) - F._sum(dout, self.axes, keep_dims=True)
+                                   - xhat * F._sum(dout * xhat, self.axes, keep_dims=True))
         return (dx,)
 
 
@@ -183,9 +183,9 @@ class PReLU(Primitive):
         gx = F.where(pos, dout, dout * wb)
         gw_full = F.where(pos, zeros, dout * x)
         if per_channel:
-            gw = F.sum(gw_full, tuple(i for i in range(x.ndim) if i != 1))
+            gw = F._sum(gw_full, tuple(i for i in range(x.ndim) if i != 1))
         else:
-            gw = F.sum(gw_full)
+            gw = F._sum(gw_full)
         return gx, F.reshape(gw, w.shape)
 
 

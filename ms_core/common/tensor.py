@@ -53,6 +53,24 @@ def _fmt_scalar(v):
     return str(v)
 
 
+_CPU = ("cpu", "CPU")
+
+
+def _to(t, device=None, dtype=None, non_blocking=False, copy=False):
+    """Tensor.to's overloads: a dtype passed first is the dtype (`to(ms.float16)`)."""
+    if device is not None and not isinstance(device, str):
+        device, dtype = None, device if dtype is None else dtype
+    if device is not None and device not in _CPU:
+        if device in ("Ascend", "npu", "GPU", "gpu"):
+            raise RuntimeError(f"For 'to', the device {device!r} is not available: ms_core runs "
+                               "on the CPU.")
+        raise ValueError(f"Failed to convert the value {device!r} of input 'device' of 'to' to "
+                         "enum.")
+    if dtype is None:
+        return t.copy() if copy else t
+    return F.cast(t, dtype)
+
+
 class Tensor(TensorMethods):
     """A multi-dimensional array with MindSpore's Tensor API, backed by NumPy.
 

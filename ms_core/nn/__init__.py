@@ -20,3 +20,4 @@ from .optim import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .dynamic_lr import *  # noqa: F401,F403
+from . import utils  # noqa: F401

@@ -128,10 +128,12 @@ def conv2d_core(name, x, weight, bias, stride, pads, dilation, groups):
                          f"{(kw - 1) * dilation[1] + 1}) is larger than the padded input "
                          f"{h + pads[0] + pads[1]}x{w + pads[2] + pads[3]}.")
     if weight.dtype != x.dtype:
-        weight = F.cast(weight, x.dtype)
+        # MindSpore and torch refuse mixed dtypes (a float16 input to a float32 layer)
+        raise TypeError(f"For '{name}', the input and the 'weight' must have the same dtype, but "
+                        f"got Tensor[{x.dtype}] and Tensor[{weight.dtype}].")
     out = _engine.apply(C.Conv2D(cfg), x, weight)
     if bias is not None:
-        out = out + F.reshape(F.cast(bias, x.dtype), (1, o, 1, 1))
+        out = out + F.reshape(bias, (1, o, 1, 1))
     return out
 
 
@@ -234,10 +236,11 @@ def conv_transpose_core(name, x, weight, bias, stride, pads, dilation, groups, o
                          f"input size {[h, w]} under stride {stride}, padding and dilation "
                          f"{dilation}.")
     if weight.dtype != x.dtype:
-        weight = F.cast(weight, x.dtype)
+        raise TypeError(f"For '{name}', the input and the 'weight' must have the same dtype, but "
+                        f"got Tensor[{x.dtype}] and Tensor[{weight.dtype}].")
     out = _engine.apply(C.Conv2DInputGrad(cfg, (n, cog * groups) + tuple(out_hw)), x, weight)
     if bias is not None:
-        out = out + F.reshape(F.cast(bias, x.dtype), (1, cog * groups, 1, 1))
+        out = out + F.reshape(bias, (1, cog * groups, 1, 1))
     return out
 
 

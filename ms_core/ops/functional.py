@@ -53,17 +53,33 @@ def _operands(x, y):
 _ADD, _SUB, _MUL, _DIV, _POW = M.Add(), M.Sub(), M.Mul(), M.Div(), M.Pow()
 
 
+def _shape(v):
+    return v.shape if isinstance(v, Tensor) else np.shape(v)
+
+
+def _broadcasting(name, prim, *operands):
+    """apply(prim, *operands), with MindSpore's message when the shapes do not broadcast (the
+    check runs only when NumPy refused, so the common path costs nothing)."""
+    try:
+        return apply(prim, *operands)
+    except ValueError:
+        shape = _shape(operands[0])
+        for other in operands[1:]:
+            shape = check_broadcast(name, shape, _shape(other))
+        raise
+
+
 def add(x, y):
     """x + y with broadcasting."""
-    return apply(_ADD, *_operands(x, y))
+    return _broadcasting("Add", _ADD, *_operands(x, y))
 
 
 def sub(x, y):
-    return apply(_SUB, *_operands(x, y))
+    return _broadcasting("Sub", _SUB, *_operands(x, y))
 
 
 def mul(x, y):
-    return apply(_MUL, *_operands(x, y))
+    return _broadcasting("Mul", _MUL, *_operands(x, y))
 
 
 def div(x, y, rounding_mode=None):
@@ -79,7 +95,7 @@ def div(x, y, rounding_mode=None):
         return _int_div(x, y, rounding_mode)
     if not floats:
         x = cast(_as_tensor(x), mstype.float32)
-    out = apply(_DIV, x, y)
+    out = _broadcasting("Div", _DIV, x, y)
     if rounding_mode == "floor":
         return floor(out)
     if rounding_mode == "trunc":
@@ -109,7 +125,7 @@ subtract = sub
 
 def pow(x, y):
     """x ** y; differentiable in both."""
-    return apply(_POW, *_operands(x, y))
+    return _broadcasting("Pow", _POW, *_operands(x, y))
 
 
 def neg(x):
@@ -120,18 +136,18 @@ negative = neg
 
 
 def maximum(x, y):
-    return apply(M.Maximum(), *_operands(x, y))
+    return _broadcasting("Maximum", M.Maximum(), *_operands(x, y))
 
 
 def minimum(x, y):
-    return apply(M.Minimum(), *_operands(x, y))
+    return _broadcasting("Minimum", M.Minimum(), *_operands(x, y))
 
 
 def where(condition, x, y):
     """Elements of x where condition, else y."""
     cond = condition if isinstance(condition, Tensor) else Tensor(condition)
     x, y = _operands(x, y)
-    return apply(M.Where(), cond, _as_tensor(x), _as_tensor(y))
+    return _broadcasting("Select", M.Where(), cond, _as_tensor(x), _as_tensor(y))
 
 
 def _unary(prim_cls):
@@ -377,16 +393,26 @@ def _axis_arg(axis):
     return axis
 
 
-def sum(x, axis=None, keep_dims=False, *, dtype=None, keepdims=None):
-    """Sum over `axis` (int, tuple or None for all axes)."""
-    if keepdims is not None:
-        keep_dims = keepdims
+def _sum(x, axis=None, keep_dims=False):
+    """Sum over `axis` (int, tuple or None for all axes): the one the primitives' backwards use."""
     x = _as_tensor(x)
-    out = apply(M.ReduceSum(_axis_arg(axis), keep_dims), x)
+    return apply(M.ReduceSum(_axes("sum", _axis_arg(axis), x.ndim) if axis is not None else None, keep_dims), x)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over `dim` (int, tuple or None for all axes), MindSpore 2.10's signature (the
+    keywords are `dim` and `keepdim`, as torch; `axis=` is refused as by MindSpore).
+
+    Example:
+        >>> ops.sum(x, dim=1, keepdim=True)
+    """
+    out = _sum(input, dim, keepdim)
     return out if dtype is None else cast(out, dtype)
 
 
-reduce_sum = sum
+def reduce_sum(x, axis=()):
+    """Sum over `axis` (() or None: all axes), MindSpore 2.10's `ops.reduce_sum`."""
+    return _sum(x, None if axis == () else axis)
 
 
 def mean(x, axis=None, keep_dims=False, *, keepdims=None):
@@ -410,16 +436,42 @@ def amin(x, axis=None, keep_dims=False, *, keepdims=None):
     return apply(M.ReduceExtreme(_axis_arg(axis), keep_dims, False), _as_tensor(x))
 
 
+def reduce_max(x, axis=()):
+    """Maximum over `axis` (() for all axes), MindSpore 2.10's `ops.reduce_max`; the gradient is
+    shared among ties."""
+    return amax(x, axis)
+
+
+def reduce_min(x, axis=()):
+    """Minimum over `axis` (() for all axes), MindSpore 2.10's `ops.reduce_min`."""
+    return amin(x, axis)
+
+
 def max(x, axis=None, keepdims=False, *, initial=None, where=None):
-    """MindSpore 2.x `ops.max`: always (values, indices), also without an axis (checked on 2.10:
-    `ops.max(t)` gives (max over all elements, its flat index)). The gradient goes to the
-    returned index only (ties are not shared, unlike `ops.amax`)."""
-    return _value_at_index(x, argmax(x, axis, keepdims), axis, keepdims)
+    """MindSpore 2.10's `ops.max`: (values, Int64 indices) along `axis`. Without an axis it
+    returns (the maximum of all elements, Tensor(0)): MindSpore 2.10 gives index 0 on purpose
+    (its source returns a constant), so ms_core does too; use `ops.argmax` for the flat index.
+    The gradient of the maximum without an axis is shared among ties (as `ops.amax`); along an
+    axis it goes to the returned index only.
+
+    Example:
+        >>> values, indices = ops.max(x, axis=1)
+    """
+    return _extreme(x, axis, keepdims, True)
 
 
 def min(x, axis=None, keepdims=False, *, initial=None, where=None):
-    """MindSpore 2.x `ops.min`: (values, Int64 indices), like `ops.max`."""
-    return _value_at_index(x, cast(argmin(x, axis, keepdims), mstype.int64), axis, keepdims)
+    """MindSpore 2.10's `ops.min`: (values, Int64 indices); without an axis (minimum, Tensor(0)),
+    like `ops.max`."""
+    return _extreme(x, axis, keepdims, False)
+
+
+def _extreme(x, axis, keepdims, largest):
+    x = _as_tensor(x)
+    if axis is None:
+        return (amax if largest else amin)(x), Tensor._wrap(np.array(0, dtype=np.int64))
+    indices = argmax(x, axis, keepdims) if largest else cast(argmin(x, axis, keepdims), mstype.int64)
+    return _value_at_index(x, indices, axis, keepdims)
 
 
 def _value_at_index(x, indices, axis, keepdims):
@@ -569,12 +621,21 @@ def cumsum(x, axis, dtype=None):
 
 # --- softmax family and activations ---------------------------------------------------------
 
+def _axes(name, axis, ndim):
+    """An int or a tuple of ints, each checked against `ndim` (MindSpore's message)."""
+    if isinstance(axis, (tuple, list)):
+        return tuple(check_axis(name, "axis", a, ndim) for a in axis)
+    return check_axis(name, "axis", axis, ndim)
+
+
 def softmax(x, axis=-1):
-    return apply(M.Softmax(axis), _as_tensor(x))
+    x = _as_tensor(x)
+    return apply(M.Softmax(_axes("softmax", axis, x.ndim)), x)
 
 
 def log_softmax(x, axis=-1):
-    return apply(M.LogSoftmax(axis), _as_tensor(x))
+    x = _as_tensor(x)
+    return apply(M.LogSoftmax(_axes("log_softmax", axis, x.ndim)), x)
 
 
 # --- shape ops ------------------------------------------------------------------------------
@@ -603,7 +664,10 @@ def reshape(x, shape):
 def transpose(x, input_perm):
     """Permute the axes of x by a full order `input_perm`."""
     x = _as_tensor(x)
-    perm = tuple(int(p) % builtins.max(x.ndim, 1) for p in input_perm)
+    if len(input_perm) != x.ndim:
+        raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
+                         f"{list(range(x.ndim))}, but got {list(input_perm)}.")
+    perm = tuple(check_axis("transpose", "input_perm", int(p), x.ndim) for p in input_perm)
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
                          f"{list(range(x.ndim))}, but got {list(input_perm)}.")
@@ -703,9 +767,10 @@ def concat(tensors, axis=0):
     if not tensors:
         raise ValueError("For 'concat', the input must contain at least one Tensor.")
     ref = tensors[0]
+    axis = check_axis("concat", "axis", axis, ref.ndim)
     for t in tensors[1:]:
         if t.ndim != ref.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, ref.shape))
-                                     if i != axis % ref.ndim):
+                                     if i != axis):
             raise ValueError(f"For 'concat', all inputs must have the same shape except along axis "
                              f"{axis}, but got {list(ref.shape)} and {list(t.shape)}.")
     return apply(A.Concat(axis), *tensors)
@@ -716,6 +781,13 @@ cat = concat
 
 def stack(tensors, axis=0):
     tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError("For 'stack', the input must contain at least one Tensor.")
+    axis = check_axis("stack", "axis", axis, tensors[0].ndim, extra=1)
+    for t in tensors[1:]:
+        if t.shape != tensors[0].shape:
+            raise ValueError(f"For 'stack', all inputs must have the same shape, but got "
+                             f"{list(tensors[0].shape)} and {list(t.shape)}.")
     return apply(A.Stack(axis), *tensors)
 
 
@@ -747,6 +819,7 @@ def chunk(x, chunks, axis=0):
 
 def gather(input_params, input_indices, axis, batch_dims=0):
     idx = input_indices._data if isinstance(input_indices, Tensor) else np.asarray(input_indices)
+    axis = check_axis("gather", "axis", axis, input_params.ndim)
     return apply(A.Gather(axis), input_params, idx)
 
 
@@ -759,7 +832,8 @@ def masked_fill(x, mask, value):
 
 
 def flip(x, dims):
-    return apply(A.Flip(tuple(dims)), x)
+    dims = (dims,) if isinstance(dims, int) else dims
+    return apply(A.Flip(tuple(check_axis("flip", "dims", d, x.ndim) for d in dims)), x)
 
 
 def repeat_interleave(x, repeats, axis=None):

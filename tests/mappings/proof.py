@@ -102,6 +102,8 @@ class Layer:
         input: the :data:`BANK` name (or names, a tuple) the layer is called with.
         train: run in training mode (deterministic layers only, e.g. BatchNorm batch statistics).
         grad: compare input and parameter gradients.
+        constant: input names not differentiated (torch refuses a gradient for them, e.g. the
+            target of SoftMarginLoss).
     """
 
     api: str
@@ -109,6 +111,7 @@ class Layer:
     input: str | tuple[str, ...] = "x"
     train: bool = False
     grad: bool = True
+    constant: tuple[str, ...] = ()
     arrays: tuple[tuple[str, str], ...] = ()
     rtol: float = 1e-5
     atol: float = 1e-6
@@ -173,6 +176,13 @@ def _flat(out) -> list:
     return [out]
 
 
+def _leaves(out) -> list:
+    """Outputs as a flat list in _flat's order (an LSTM's (out, (h, c)) gives out, h, c)."""
+    if isinstance(out, (tuple, list)):
+        return [v for item in out for v in _leaves(item)]
+    return [out]
+
+
 def _compare(label, got, ref, case, outputs: bool = True) -> None:
     """Shapes, dtypes and values of ``got`` against ``ref``; ``case.dtype`` applies to outputs only."""
     assert len(got) == len(ref), f"{label}: {len(got)} outputs, torch gives {len(ref)}"
@@ -203,9 +213,9 @@ def _compare(label, got, ref, case, outputs: bool = True) -> None:
 
 def _cotangents(arrays: list) -> list:
     rs = np.random.RandomState(1)
-    return [np.asarray(rs.randn(*a.shape)).astype(a.dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
-            else None
-            for a in arrays]
+    # np.asarray: randn() of a 0-d output's empty shape is a Python float
+    return [np.asarray(rs.randn(*a.shape), dtype=a.dtype)
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f" else None for a in arrays]
 
 
 def run_expr(case: Expr) -> None:
@@ -232,7 +242,7 @@ def run_expr(case: Expr) -> None:
     if not case.grad or case.check != "values":
         return
     cots = _cotangents(ref)
-    t_outs = [o for o in (t_out if isinstance(t_out, (tuple, list)) else [t_out])]
+    t_outs = _leaves(t_out)
     loss = sum((o * torch.tensor(c)).sum() for o, c in zip(t_outs, cots) if c is not None)
     assert floats and not isinstance(loss, int), "grad=True needs a floating-point input and output"
     loss.backward()
@@ -241,7 +251,7 @@ def run_expr(case: Expr) -> None:
 
     def scalar(*args):
         out = mf(*args)
-        outs = out if isinstance(out, (tuple, list)) else [out]
+        outs = _leaves(out)
         return sum((o * ms.Tensor(c)).sum() for o, c in zip(outs, cots) if c is not None)
 
     m_grads = ms.grad(scalar, grad_position=tuple(floats))(*(ms.Tensor(a) for a in arrays))
@@ -268,7 +278,8 @@ def run_layer(case: Layer) -> None:
     tnet.train(case.train)
     cell.set_train(case.train)
     arrays = [values[n] for n in names]
-    t_in = [torch.tensor(a, requires_grad=case.grad and a.dtype.kind == "f") for a in arrays]
+    diff = [a.dtype.kind == "f" and n not in case.constant for n, a in zip(names, arrays)]
+    t_in = [torch.tensor(a, requires_grad=case.grad and d) for a, d in zip(arrays, diff)]
     t_out = tnet(*t_in)
     m_out = cell(*(ms.Tensor(a) for a in arrays))
     ref, got = _flat(t_out), _flat(m_out)
@@ -276,9 +287,9 @@ def run_layer(case: Layer) -> None:
     if not case.grad:
         return
     cots = _cotangents(ref)
-    t_outs = [o for o in (t_out if isinstance(t_out, (tuple, list)) else [t_out])]
+    t_outs = _leaves(t_out)
     sum((o * torch.tensor(c)).sum() for o, c in zip(t_outs, cots) if c is not None).backward()
-    floats = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"]
+    floats = [i for i, d in enumerate(diff) if d]
     params = dict(tnet.named_parameters())
     pairs = [(t, m) for t, m in report.pairs() if t in params and params[t].requires_grad]
     ms_params = {p.name: p for p in cell.trainable_params()}
@@ -287,7 +298,7 @@ def run_layer(case: Layer) -> None:
 
     def scalar(*args):
         out = cell(*args)
-        outs = out if isinstance(out, (tuple, list)) else [out]
+        outs = _leaves(out)
         return sum((o * ms.Tensor(c)).sum() for o, c in zip(outs, cots) if c is not None)
 
     grads = ms.grad(scalar, grad_position=tuple(floats) or None, weights=weights or None)(

@@ -302,7 +302,10 @@ def test_gradient_conventions_at_ties_and_bounds_as_mindspore_2_10():
     x = Tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])
     assert np_(ms.grad(lambda t: ops.amax(t, 1).sum())(x)).tolist() == [[0, 0.5, 0.5], [0.5, 0, 0.5]]
     assert np_(ms.grad(lambda t: ops.max(t, 1)[0].sum())(x)).tolist() == [[0, 1, 0], [1, 0, 0]]
-    assert np_(ms.grad(lambda t: ops.max(t)[0])(x)).tolist() == [[0, 1, 0], [0, 0, 0]]
+    # without an axis ops.max is (amax, Tensor(0)): the gradient is shared among ties
+    assert np_(ms.grad(lambda t: ops.max(t)[0])(x)).tolist() == [[0, 0.5, 0.5], [0, 0, 0]]
+    values, index = ops.max(x)
+    assert float(values) == 3.0 and int(index) == 0 and index.dtype == ms.int64
     assert np_(ms.grad(lambda t: ops.clip_by_value(t, 0.0, 1.0).sum())(
         Tensor([0.0, 1.0, 0.5, 2.0]))).tolist() == [0.5, 0.5, 1.0, 0.0]
     assert np_(ms.grad(lambda t: ops.relu(t).sum())(Tensor([0.0, -1.0, 1.0]))).tolist() == [0, 0, 1]

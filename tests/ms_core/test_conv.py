@@ -174,8 +174,16 @@ def test_conv1d_matches_torch(mode, padding, k, s, d, g, length):
     check_op(lambda xx, ww, bb: ops.conv1d(xx, ww, bb, s, mode, padding, d, g),
              lambda xx, ww, bb: TF.conv1d(TF.pad(xx, tp), ww, bb, s, 0, d, g), [x, wt, b],
              rtol=1e-4, atol=1e-5)
+    if not isinstance(padding, int):
+        # MindSpore 2.10's nn.Conv1d takes an int padding only (ops.conv1d takes a pair)
+        with pytest.raises(TypeError, match="the type of 'padding' should be 'int'"):
+            nn.Conv1d(c, o, k, s, mode, padding, d, g, has_bias=True)
+        return
     net = nn.Conv1d(c, o, k, s, mode, padding, d, g, has_bias=True)
     assert net.weight.shape == (o, c // g, 1, k)  # MindSpore 2.10's layout (a unit height axis)
+    # attributes as MindSpore 2.10 keeps them (a 1-D convolution run as a 2-D one)
+    assert (net.kernel_size, net.stride, net.dilation) == ((1, k), (1, s), (1, d))
+    assert net.padding == (0, 0, padding, padding)
     ref = TF.conv1d(TF.pad(torch.tensor(x), tp), torch.tensor(net.weight.asnumpy()[:, :, 0]),
                     torch.tensor(net.bias.asnumpy()), s, 0, d, g).numpy()
     np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)

@@ -130,11 +130,16 @@ def test_channel_dropout_validation_and_functional():
         nn.Dropout2d(p=1.5)
     with pytest.raises(TypeError, match="the type of 'p' should be 'float'"):
         nn.Dropout2d(p=1)
-    with pytest.raises(ValueError, match="3-D or 4-D"):
+    # as MindSpore 2.10: training needs a 4-D (Dropout3d: 5-D) input, inference takes any
+    with pytest.raises(ValueError, match="must be a 4-D Tensor, but got shape \\[2, 3\\]"):
         nn.Dropout2d().set_train()(ones(2, 3))
+    with pytest.raises(ValueError, match="must be a 4-D Tensor"):
+        nn.Dropout2d().set_train()(ones(3, 2, 2))
+    with pytest.raises(ValueError, match="must be a 5-D Tensor"):
+        nn.Dropout3d().set_train()(ones(2, 3, 4, 4))
+    assert nn.Dropout2d(p=0.5)(ones(2, 3)).asnumpy().tolist() == [[1.0] * 3] * 2
     out = ops.dropout2d(ones(4, 6, 2, 2), p=0.5).asnumpy().reshape(24, 4)
     assert np.all((out == 0).all(-1) | (out == 2.0).all(-1))
-    assert nn.Dropout2d(p=0.5).set_train()(ones(3, 2, 2)).shape == (3, 2, 2)  # unbatched (C, H, W)
 
 
 def test_dropout_in_network_respects_set_train():

@@ -48,7 +48,7 @@ CASES = [
     ("matmul_vec_left", ops.matmul, torch.matmul, lambda d: [r(4, dtype=d), r(2, 4, 5, dtype=d)]),
     ("dense", ops.dense, torch.nn.functional.linear, lambda d: [r(2, 4, dtype=d), r(3, 4, dtype=d), r(3, dtype=d)]),
     ("sum_all", ops.sum, torch.sum, lambda d: [r(3, 4, dtype=d)]),
-    ("sum_axis_keep", lambda x: ops.sum(x, 1, keep_dims=True), lambda x: torch.sum(x, 1, keepdim=True), lambda d: [r(3, 4, 2, dtype=d)]),
+    ("sum_axis_keep", lambda x: ops.sum(x, dim=1, keepdim=True), lambda x: torch.sum(x, 1, keepdim=True), lambda d: [r(3, 4, 2, dtype=d)]),
     ("sum_axes", lambda x: ops.sum(x, (0, 2)), lambda x: torch.sum(x, (0, 2)), lambda d: [r(3, 4, 2, dtype=d)]),
     ("mean_axis", lambda x: ops.mean(x, -1), lambda x: torch.mean(x, -1), lambda d: [r(3, 4, dtype=d)]),
     ("amax_axis", lambda x: ops.amax(x, 1), lambda x: torch.amax(x, 1), lambda d: [r(3, 4, dtype=d)]),

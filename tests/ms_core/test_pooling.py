@@ -211,9 +211,17 @@ def test_interpolate_matches_torch(shape, kw):
 
 def test_upsample_layer():
     x = r(1, 2, 3, 4)
-    net = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
+    net = nn.Upsample(scale_factor=2.0, mode="bilinear", align_corners=True,
+                      recompute_scale_factor=True)
     ref = TF.interpolate(torch.tensor(x), scale_factor=2, mode="bilinear", align_corners=True)
     np.testing.assert_allclose(net(ms.Tensor(x)).asnumpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
+    # MindSpore 2.10's rules for a scale factor (checked): a float, and for 3-D / 4-D input
+    # recompute_scale_factor=True
+    with pytest.raises(TypeError, match="the 'scale_factor' must be float, but got 'int'"):
+        nn.Upsample(scale_factor=2, recompute_scale_factor=True)(ms.Tensor(x))
+    with pytest.raises(ValueError, match="cannot currently be set with the mode = nearest and "
+                                         "dim = 4D"):
+        nn.Upsample(scale_factor=2.0)(ms.Tensor(x))
     net = nn.Upsample(size=(5, 5))
     ref = TF.interpolate(torch.tensor(x), size=(5, 5))
     np.testing.assert_array_equal(net(ms.Tensor(x)).asnumpy(), ref.numpy())
@@ -303,6 +311,7 @@ def test_pool_errors():
 def test_pool_float32_stays_float32():
     x = ms.Tensor(r(1, 2, 5, 5))
     for f in (nn.MaxPool2d(2, 2, "same"), nn.AvgPool2d(3, 2, "same"), nn.AdaptiveAvgPool2d(3),
-              nn.AdaptiveMaxPool2d(3), nn.Upsample(scale_factor=2, mode="bilinear")):
+              nn.AdaptiveMaxPool2d(3), nn.Upsample(scale_factor=2.0, mode="bilinear",
+                                                        recompute_scale_factor=True)):
         assert f(x).dtype == ms.float32
         assert ms.grad(lambda t: f(t).sum())(x).dtype == ms.float32

@@ -65,3 +65,43 @@ def tensor_init_method(edit) -> None:
         init_call(edit)
 
 
+
+
+_UNIT_GAIN = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "sigmoid")
+
+
+def _gain_source(name: str, slope: str, sqrt: str = "math.sqrt") -> str | None:
+    """torch's gain for a nonlinearity name, as source (None for an unknown name)."""
+    if name in _UNIT_GAIN:
+        return "1"
+    return {"tanh": "5.0 / 3", "relu": f"{sqrt}(2.0)", "selu": "3.0 / 4",
+            "leaky_relu": f"{sqrt}(2.0 / (1 + {slope} ** 2))"}.get(name)
+
+
+@argument_rule("MS155", "calculate_gain")
+def calculate_gain(edit) -> None:
+    """Replace nn.init.calculate_gain('relu') with math.sqrt(2.0) (a table lookup when the name is a variable: MindSpore 2.10 has no public calculate_gain)."""
+    sqrt = edit.conv.tname("math.sqrt")  # the file's name for math (another if it is taken)
+    name = edit.bound.get("nonlinearity")
+    param = edit.bound.get("param")
+    slope = "0.01" if param is None or code_of(param) == "None" else operand(param)
+    try:
+        value = literal(name)
+    except (ValueError, SyntaxError, TypeError):
+        value = None
+    if isinstance(value, str):
+        gain = _gain_source(value, slope, sqrt)
+        if gain is None:
+            edit.unsupported(f"calculate_gain({value!r}): torch raises for an unsupported "
+                             "nonlinearity")
+            return
+        edit.result = parse_expr(gain if gain != "1" else "1")
+        return
+    if param is not None and code_of(param) != "None" and not isinstance(param, cst.BaseNumber):
+        slope = f"(0.01 if {code_of(param)} is None else {code_of(param)})"
+    table = ", ".join(f"{n!r}: {_gain_source(n, slope, sqrt)}" for n in
+                      _UNIT_GAIN + ("tanh", "relu", "leaky_relu", "selu"))
+    edit.result = parse_expr(f"{{{table}}}[{code_of(name)}]")
+    edit.worse("transformed", "torch's gains as a table (MindSpore 2.10 has no public "
+                              "calculate_gain); an unknown name raises KeyError (torch: ValueError)")

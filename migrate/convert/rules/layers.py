@@ -59,18 +59,20 @@ def dense(edit) -> None:
     torch_default_init(edit, fan_text)
 
 
-def _conv_padding(edit, dims: int, per_side: bool = True) -> None:
+def _conv_padding(edit, dims: int, per_side: bool = True, transpose: bool = False) -> None:
     """torch's padding -> pad_mode + padding (``per_side``: (before, after) per axis, as layers
-    want; else one value per axis, as ops.conv2d wants)."""
+    want; else one value per axis, as ops.conv2d wants; ``transpose``: a transposed
+    convolution, whose zero padding stays pad_mode='pad', see ``_torch_conv_padding``)."""
     pad = edit.bound.get("padding")
     if pad is None:
-        edit.set("pad_mode", "'valid'")
+        edit.set("pad_mode", "'pad'" if transpose else "'valid'")
         edit.drop("padding")
         return
     if edit.runtime:
         helper = edit.helper("_torch_conv_padding")
         edit.prelude.append(f"pad_mode_, padding_ = {helper}({code_of(pad)}, {dims}"
-                            f"{'' if per_side else ', per_side=False'})")
+                            f"{'' if per_side else ', per_side=False'}"
+                            f"{', transpose=True' if transpose else ''})")
         edit.set("pad_mode", "pad_mode_")
         edit.set("padding", "padding_")
         return
@@ -84,7 +86,7 @@ def _conv_padding(edit, dims: int, per_side: bool = True) -> None:
         edit.worse("approximate", f"padding={code_of(pad)} assumed to be an int")
         return
     try:
-        mode, value = _torch_conv_padding(v, dims, per_side)
+        mode, value = _torch_conv_padding(v, dims, per_side, transpose)
     except (ValueError, TypeError):
         edit.unsupported(f"padding={code_of(pad)} cannot be expressed")
         return
@@ -132,7 +134,7 @@ def _order_conv(edit) -> None:
 
 
 def _conv(edit, dims: int, transpose: bool = False) -> None:
-    _conv_padding(edit, dims)
+    _conv_padding(edit, dims, transpose=transpose)
     _sizes(edit, dims)
     cin = edit.value("out_channels" if transpose else "in_channels")
     groups = edit.value("groups")
@@ -168,6 +170,12 @@ def conv1d(edit) -> None:
 def conv_transpose2d(edit) -> None:
     """Replace nn.ConvTranspose2d(padding=p, ...) with nn.Conv2dTranspose(pad_mode='pad', padding=p, ...)."""
     _conv(edit, 2, transpose=True)
+    extra = edit.bound.get("output_padding")
+    if edit.conv.target_name == "mindspore" and extra is not None and code_of(extra) not in ("0", "(0, 0)"):
+        # checked on 2.10: the extra row/column is left zero (torch and ms_core fill it)
+        edit.note("MindSpore 2.10's CPU Conv2dTranspose leaves the output_padding row/column "
+                  "zero (torch computes it): crop the output and pad it back with ops.pad, or "
+                  "pad the input instead")
 
 
 @argument_rule("MS143", "conv_fn", runtime=True)
@@ -272,6 +280,14 @@ def layernorm(edit) -> None:
     if isinstance(v, int):
         edit.set("normalized_shape", f"({v},)", keyword=False)
         n = 1
+    elif isinstance(v, (tuple, list)) and len(v) > 1:
+        # MindSpore 2.10 takes begin_norm_axis in [-1, rank): -len(shape) raises, and the
+        # non-negative axis depends on the input's rank, which the call does not say
+        edit.unsupported(f"normalized_shape={code_of(shape)}: MindSpore 2.10's LayerNorm takes "
+                         f"begin_norm_axis in [-1, rank); write nn.LayerNorm({code_of(shape)}, "
+                         f"begin_norm_axis=R - {len(v)}, begin_params_axis=R - {len(v)}) for "
+                         f"inputs of rank R")
+        return
     elif isinstance(v, (tuple, list)):
         n = len(v)
     else:
@@ -289,3 +305,9 @@ def layernorm(edit) -> None:
 def embedding(edit) -> None:
     """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
     edit.set("embedding_table", f"{edit.conv.tname('init.Normal')}(sigma=1.0)")
+    pad = edit.bound.get("padding_idx")
+    if pad is not None and code_of(pad) != "None":
+        # checked on MindSpore 2.10: the row starts at zero but its gradient is not masked
+        edit.worse("approximate", "padding_idx: MindSpore 2.10 zeroes the row at creation but "
+                                  "still trains it (torch keeps its gradient zero); inference "
+                                  "is the same")

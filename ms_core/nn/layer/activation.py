@@ -6,12 +6,13 @@ from ..._checkparam import check_number, check_positive_int
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ops import functional as F
+from ...ops import layer_ops as LO
 from ...ops import nn_ops as NF
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "Sigmoid", "Tanh", "GELU", "FastGelu", "SiLU",
            "HSwish", "HSigmoid", "Softmax", "LogSoftmax", "ELU", "Softplus", "Mish", "Hardtanh",
-           "SeLU", "Softsign", "LogSigmoid", "HShrink", "SoftShrink", "Tanhshrink",
-           "get_activation"]
+           "SeLU", "Softsign", "LogSigmoid", "HShrink", "SoftShrink", "Tanhshrink", "CELU",
+           "Threshold", "Softmin", "Softmax2d", "GLU", "RReLU", "get_activation"]
 
 
 class ReLU(Cell):
@@ -269,13 +270,96 @@ class Tanhshrink(Cell):
         return x - F.tanh(x)
 
 
+class CELU(Cell):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), `mindspore.nn.CELU(alpha=1.0)`."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = float(check_number("CELU", "alpha", alpha))
+        if self.alpha == 0:
+            raise ValueError("For 'CELU', the 'alpha' must not be 0.")
+
+    def construct(self, x):
+        return LO.celu(x, self.alpha)
+
+
+class Threshold(Cell):
+    """x where x > threshold, else value: `mindspore.nn.Threshold(threshold, value)` (torch's
+    Threshold without `inplace`)."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold = float(check_number("Threshold", "threshold", threshold))
+        self.value = float(check_number("Threshold", "value", value))
+
+    def construct(self, input_x):
+        return LO.threshold(input_x, self.threshold, self.value)
+
+
+class Softmin(Cell):
+    """softmax(-x) along `axis` (torch: `dim`), `mindspore.nn.Softmin(axis=-1)`."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        if isinstance(axis, bool) or not isinstance(axis, (int, tuple)):
+            raise TypeError(f"For 'Softmin', the 'axis' must be int or tuple, but got "
+                            f"{type(axis).__name__}.")
+        self.axis = axis
+
+    def construct(self, x):
+        return LO.softmin(x, self.axis)
+
+
+class Softmax2d(Cell):
+    """softmax over the channel axis of (N, C, H, W) or (C, H, W) input (axis -3)."""
+
+    def construct(self, x):
+        if x.ndim not in (3, 4):
+            raise ValueError(f"For 'Softmax2d', the input must be a 3-D or 4-D Tensor, but got "
+                             f"shape {list(x.shape)}.")
+        return F.softmax(x, -3)
+
+
+class GLU(Cell):
+    """a * sigmoid(b) with (a, b) the halves of x along `axis` (torch: `dim`), default -1."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"For 'GLU', the 'axis' must be int, but got {type(axis).__name__}.")
+        self.dim = axis
+
+    def construct(self, x):
+        return LO.glu(x, self.dim)
+
+
+class RReLU(Cell):
+    """x for x >= 0, a * x otherwise with random slopes a ~ U(lower, upper).
+
+    MindSpore-vs-torch: MindSpore 2.10 draws the slopes in inference mode too (torch uses the
+    fixed slope (lower + upper) / 2 there); the converter writes torch's inference behaviour as
+    nn.LeakyReLU((lower + upper) / 2).
+    """
+
+    def __init__(self, lower=1 / 8, upper=1 / 3):
+        super().__init__()
+        self.lower = float(check_number("RReLU", "lower", lower))
+        self.upper = float(check_number("RReLU", "upper", upper))
+        if self.lower > self.upper:
+            raise ValueError(f"For 'RReLU', the value of 'upper' must be greater than or equal to "
+                             f"'lower', but got upper: {upper}, lower: {lower}.")
+
+    def construct(self, x):
+        return LO.rrelu(x, self.lower, self.upper)
+
+
 _ACTIVATIONS = {
     "softmax": Softmax, "logsoftmax": LogSoftmax, "relu": ReLU, "relu6": ReLU6, "silu": SiLU,
     "tanh": Tanh, "tanhshrink": Tanhshrink, "hardtanh": Hardtanh, "gelu": GELU,
     "fast_gelu": FastGelu, "elu": ELU, "sigmoid": Sigmoid, "softsign": Softsign, "prelu": PReLU,
     "leakyrelu": LeakyReLU, "hswish": HSwish, "hsigmoid": HSigmoid, "logsigmoid": LogSigmoid,
     "softshrink": SoftShrink, "hshrink": HShrink, "mish": Mish, "softplus": Softplus,
-    "selu": SeLU,
+    "selu": SeLU, "softmin": Softmin, "rrelu": RReLU, "softmax2d": Softmax2d,
 }
 
 

@@ -1,16 +1,19 @@
-"""Conv2d, Conv1d, Conv2dTranspose, Conv1dTranspose with MindSpore 2.x signatures and defaults."""
+"""Conv1d/2d/3d and their transposes with MindSpore 2.x signatures, defaults and attributes
+(`padding` kept as given; Conv1d's `kernel_size`, `stride`, `dilation` as (1, k) and `padding`
+as (0, 0, p, p), as MindSpore 2.10 stores them)."""
 import math
 
 from ..cell import Cell
-from ..._checkparam import check_bool, check_positive_int, check_rank
+from ..._checkparam import check_bool, check_positive_int, check_rank, check_value_type
 from ...common import dtype as mstype
 from ...common import initializer as init_mod
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
+from ...ops import conv3d_ops as C3
 from ...ops import conv_ops as CO
 from ...ops import functional as F
 
-__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose"]
+__all__ = ["Conv2d", "Conv1d", "Conv2dTranspose", "Conv1dTranspose", "Conv3d", "Conv3dTranspose"]
 
 
 def _init_param(cls_name, spec, shape, dtype, fan_in, is_bias, name):
@@ -45,10 +48,14 @@ class _ConvNd(Cell):
         self.pad_mode = CO.check_pad_mode(name, pad_mode)
         CO.check_no_padding(name, self.pad_mode, padding)
         self._padding_arg = padding
-        if n == 2:
-            self.padding = CO.padding4(name, padding, allow_pair=False)
+        # `padding` as MindSpore keeps it (as given); `_pads` what construct uses
+        self.padding = padding
+        if n == 3:
+            self._pads = C3.padding6(name, padding)
+        elif n == 2:
+            self._pads = CO.padding4(name, padding, allow_pair=False)
         else:
-            self.padding = CO.pad1d(name, "pad", padding, 0, 0, 0, 0)
+            self._pads = CO.pad1d(name, "pad", padding, 0, 0, 0, 0)
         self.group = check_positive_int(name, "group", group)
         if self.in_channels % self.group:
             raise ValueError(f"For '{name}', the 'in_channels' must be divisible by 'group', but "
@@ -57,11 +64,12 @@ class _ConvNd(Cell):
             raise ValueError(f"For '{name}', the 'out_channels' must be divisible by 'group', but "
                              f"got 'out_channels': {out_channels} and 'group': {group}.")
         self.has_bias = check_bool(name, "has_bias", has_bias)
-        if data_format not in ("NCHW", "NHWC") or (data_format == "NHWC" and n != 2):
-            raise ValueError(f"For '{name}', the 'data_format' must be 'NCHW'"
-                             f"{' or NHWC' if n == 2 else ''}, but got {data_format!r}.")
+        formats = ("NCDHW",) if n == 3 else ("NCHW", "NHWC") if n == 2 else ("NCHW",)
+        if data_format not in formats:
+            raise ValueError(f"For '{name}', the 'data_format' must be one of {list(formats)}, "
+                             f"but got {data_format!r}.")
         self.data_format = data_format
-        self.output_padding = CO.int_tuple(name, "output_padding", output_padding, n, minimum=0)
+        self._output_padding = CO.int_tuple(name, "output_padding", output_padding, n, minimum=0)
         self.weight_init, self.bias_init = weight_init, bias_init
         if self.transposed:
             wshape = (self.in_channels, self.out_channels // self.group) + self.kernel_size
@@ -97,7 +105,7 @@ class _ConvNd(Cell):
              f"pad_mode={self.pad_mode}, padding={self._padding_arg}, "
              f"dilation={fmt(self.dilation)}, group={self.group}, has_bias={self.has_bias}, "
              f"weight_init={self.weight_init}, bias_init={self.bias_init}")
-        if self.n_spatial == 2:
+        if self.n_spatial >= 2:
             s += f", format={self.data_format}"
         return s
 
@@ -133,18 +141,34 @@ class Conv2d(_ConvNd):
         if self.data_format == "NHWC":
             x = F.transpose(x, (0, 3, 1, 2))
             w = F.transpose(w, (0, 3, 1, 2))
-        pads = CO.resolve_pads(self.pad_mode, self.padding, x.shape[2:], self.kernel_size,
+        pads = CO.resolve_pads(self.pad_mode, self._pads, x.shape[2:], self.kernel_size,
                                self.stride, self.dilation)
         out = CO.conv2d_core(self.cls_name, x, w, self.bias, self.stride, pads, self.dilation,
                              self.group)
         return F.transpose(out, (0, 2, 3, 1)) if self.data_format == "NHWC" else out
 
 
+def _check_ints_1d(name, **args):
+    """MindSpore 2.10's 1-D convolutions take ints only (a tuple raises TypeError)."""
+    for arg, value in args.items():
+        check_value_type(name, arg, value, (int,))
+
+
+def _as_1d_attrs(cell):
+    """kernel_size, stride, dilation as (1, k) and padding as (0, 0, p, p): MindSpore 2.10 runs
+    1-D convolutions as 2-D ones and keeps those attributes."""
+    (k,), (s,), (d,) = cell.kernel_size, cell.stride, cell.dilation
+    cell.kernel_size, cell.stride, cell.dilation = (1, k), (1, s), (1, d)
+    cell.padding = (0, 0) + tuple(cell._pads)
+
+
 class Conv1d(_ConvNd):
     """1-D convolution layer, `mindspore.nn.Conv1d`: x (N, C_in, L), weight
     (C_out, C_in/group, 1, kernel_size) as MindSpore 2.10 stores it (torch's is
-    (C_out, C_in/group, kernel_size): weight transfer adds the unit axis). Same pad modes and defaults as Conv2d ('same' by default, extra on the right;
-    'pad' with an int or (left, right)).
+    (C_out, C_in/group, kernel_size): weight transfer adds the unit axis). Same pad modes and
+    defaults as Conv2d ('same' by default, extra on the right; 'pad' with an int).
+    `kernel_size`, `stride`, `padding` and `dilation` must be ints; the cell keeps them as
+    (1, k), (1, s), (0, 0, p, p) and (1, d), as MindSpore does.
     """
 
     cls_name = "Conv1d"
@@ -153,13 +177,16 @@ class Conv1d(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
                  bias_init="zeros", dtype=mstype.float32):
+        _check_ints_1d(self.cls_name, kernel_size=kernel_size, stride=stride, padding=padding,
+                       dilation=dilation)
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype)
+        _as_1d_attrs(self)
 
     def construct(self, x):
         self._check_x(x, 3, "(N, C, L)")
-        (k,), (s,), (d,) = self.kernel_size, self.stride, self.dilation
-        pads = CO.pad1d(self.cls_name, self.pad_mode, self.padding, x.shape[2], k, s, d)
+        (_, k), (_, s), (_, d) = self.kernel_size, self.stride, self.dilation
+        pads = CO.pad1d(self.cls_name, self.pad_mode, self._pads, x.shape[2], k, s, d)
         out = CO.conv2d_core(self.cls_name, F.expand_dims(x, 2), self.weight,
                              self.bias, (1, s), (0, 0) + tuple(pads), (1, d), self.group)
         return F.squeeze(out, 2)
@@ -172,7 +199,7 @@ class Conv2dTranspose(_ConvNd):
     'same': H_in * stride; 'valid': H_in * stride + max(dilation*(k-1) + 1 - stride, 0);
     'pad': (H_in - 1) * stride - (top + bottom) + dilation*(k-1) + 1 + output_padding
     (PyTorch's formula; `padding` int or (top, bottom, left, right)). 'same' crops TF-style,
-    the extra on the bottom/right.
+    the extra on the bottom/right. `padding` and `output_padding` are kept as given.
     """
 
     cls_name = "Conv2dTranspose"
@@ -184,22 +211,24 @@ class Conv2dTranspose(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype,
                          output_padding)
-        if self.pad_mode != "pad" and any(self.output_padding):
+        self.output_padding = output_padding
+        if self.pad_mode != "pad" and any(self._output_padding):
             raise ValueError(f"For '{self.cls_name}', the 'output_padding' must be 0 when "
                              f"'pad_mode' is not 'pad', but got {output_padding!r}.")
 
     def construct(self, x):
         self._check_x(x, 4, "(N, C, H, W)")
-        out_hw, pads = CO.transpose_geometry(self.pad_mode, self.padding, x.shape[2:],
+        out_hw, pads = CO.transpose_geometry(self.pad_mode, self._pads, x.shape[2:],
                                              self.kernel_size, self.stride, self.dilation,
-                                             self.output_padding)
+                                             self._output_padding)
         return CO.conv_transpose_core(self.cls_name, x, self.weight, self.bias, self.stride, pads,
                                       self.dilation, self.group, out_hw)
 
 
 class Conv1dTranspose(_ConvNd):
     """1-D transposed convolution, `mindspore.nn.Conv1dTranspose`: weight
-    (C_in, C_out/group, 1, kernel_size) as MindSpore 2.10 stores it; output sizes as Conv2dTranspose along L."""
+    (C_in, C_out/group, 1, kernel_size) as MindSpore 2.10 stores it; output sizes as
+    Conv2dTranspose along L. Int arguments only; attributes kept as (1, k) ... like Conv1d."""
 
     cls_name = "Conv1dTranspose"
     n_spatial = 1
@@ -208,15 +237,79 @@ class Conv1dTranspose(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init="normal",
                  bias_init="zeros", dtype=mstype.float32):
+        _check_ints_1d(self.cls_name, kernel_size=kernel_size, stride=stride, padding=padding,
+                       dilation=dilation)
         super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init, "NCHW", dtype)
+        _as_1d_attrs(self)
 
     def construct(self, x):
         self._check_x(x, 3, "(N, C, L)")
-        out_hw, pads = CO.transpose_geometry(self.pad_mode, (0, 0) + tuple(self.padding),
-                                             (1, x.shape[2]), (1,) + self.kernel_size,
-                                             (1,) + self.stride, (1,) + self.dilation, (0, 0))
-        out = CO.conv_transpose_core(self.cls_name, F.expand_dims(x, 2),
-                                     self.weight, self.bias, (1,) + self.stride,
-                                     pads, (1,) + self.dilation, self.group, out_hw)
+        out_hw, pads = CO.transpose_geometry(self.pad_mode, (0, 0) + tuple(self._pads),
+                                             (1, x.shape[2]), self.kernel_size, self.stride,
+                                             self.dilation, (0, 0))
+        out = CO.conv_transpose_core(self.cls_name, F.expand_dims(x, 2), self.weight, self.bias,
+                                     self.stride, pads, self.dilation, self.group, out_hw)
         return F.squeeze(out, 2)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution layer, `mindspore.nn.Conv3d`: x (N, C_in, D, H, W), weight
+    (C_out, C_in/group, kD, kH, kW) as in torch. Pad modes as Conv2d ('same' by default, TF-style
+    per axis); 'pad' takes an int or (front, back, top, bottom, left, right). As in MindSpore
+    2.10, `weight_init=None` / `bias_init=None` (the defaults) give HeUniform(sqrt 5) and
+    U(+-1/sqrt(fan_in)), torch's own initialisation.
+
+    Example:
+        >>> conv = nn.Conv3d(2, 4, 3, pad_mode='pad', padding=1, has_bias=True)
+    """
+
+    cls_name = "Conv3d"
+    n_spatial = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 data_format="NCDHW", dtype=mstype.float32):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, data_format, dtype)
+
+    def construct(self, x):
+        self._check_x(x, 5, "(N, C, D, H, W)")
+        pads = C3.resolve_pads3(self.pad_mode, self._pads, x.shape[2:], self.kernel_size,
+                                self.stride, self.dilation)
+        return C3.conv3d_core(self.cls_name, x, self.weight, self.bias, self.stride, pads,
+                              self.dilation, self.group)
+
+
+class Conv3dTranspose(_ConvNd):
+    """3-D transposed convolution, `mindspore.nn.Conv3dTranspose`: weight
+    (C_in, C_out/group, kD, kH, kW) as in torch; output sizes per axis as Conv2dTranspose, with
+    `padding` int or (front, back, top, bottom, left, right) and `output_padding` an int or 3
+    ints ('pad' mode only). MindSpore 2.10 refuses a depth dilation other than 1; so does this.
+    """
+
+    cls_name = "Conv3dTranspose"
+    n_spatial = 3
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
+                 weight_init=None, bias_init=None, data_format="NCDHW", dtype=mstype.float32):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                         dilation, group, has_bias, weight_init, bias_init, data_format, dtype,
+                         output_padding)
+        if self.dilation[0] != 1:
+            raise ValueError(f"For 'Conv3DTranspose', the depth of parameter 'dilation' must be 1, "
+                             f"but got {self.dilation[0]}.")
+        self.output_padding = self._output_padding
+        if self.pad_mode != "pad" and any(self._output_padding):
+            raise ValueError(f"For '{self.cls_name}', the 'output_padding' must be 0 when "
+                             f"'pad_mode' is not 'pad', but got {output_padding!r}.")
+
+    def construct(self, x):
+        self._check_x(x, 5, "(N, C, D, H, W)")
+        out_dhw, pads = C3.transpose_geometry3(self.pad_mode, self._pads, x.shape[2:],
+                                               self.kernel_size, self.stride, self.dilation,
+                                               self._output_padding)
+        return C3.conv_transpose3d_core(self.cls_name, x, self.weight, self.bias, self.stride,
+                                        pads, self.dilation, self.group, out_dhw)

@@ -72,9 +72,10 @@ class _ChannelDropout(Cell):
     def construct(self, x):
         name = type(self).__name__
         check_tensor(name, None, x)
-        check_rank(name, None, x, self._ndims)
         if not self.training or self.p == 0:
+            # as MindSpore 2.10: the identity in inference mode, whatever the rank
             return x
+        check_rank(name, None, x, self._ndims)
         lead = 2 if x.ndim == max(self._ndims) else 1
         mask_shape = tuple(x.shape[:lead]) + (1,) * (x.ndim - lead)
         return NF._apply_dropout(x, self.keep_prob, mask_shape, self.mask_provider)
@@ -91,12 +92,14 @@ class Dropout1d(_ChannelDropout):
 
 class Dropout2d(_ChannelDropout):
     """Channel dropout for (N, C, H, W) inputs (torch's Dropout2d, same `p`): each (n, c)
-    feature map is zeroed with probability p, the rest scaled by 1 / (1 - p)."""
+    feature map is zeroed with probability p, the rest scaled by 1 / (1 - p). As MindSpore 2.10,
+    training needs a 4-D input and inference returns any input unchanged (torch also accepts 2-D
+    input, dropped element-wise, and 3-D input, as (N, C, L))."""
 
-    _ndims = (3, 4)
+    _ndims = (4,)
 
 
 class Dropout3d(_ChannelDropout):
-    """Channel dropout for (N, C, D, H, W) inputs."""
+    """Channel dropout for (N, C, D, H, W) inputs (5-D in training, as MindSpore 2.10)."""
 
-    _ndims = (4, 5)
+    _ndims = (5,)

@@ -1,4 +1,5 @@
-"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm2d with MindSpore 2.x semantics."""
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d, LRN with MindSpore 2.x
+semantics."""
 from ..cell import Cell
 from ..._checkparam import (check_float_tensor, check_number_range, check_positive_int,
                            check_tensor)
@@ -7,10 +8,12 @@ from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...ops import functional as F
+from ...ops import layer_ops as LO
 from ...ops import nn_ops as NF
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm",
-           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LRN"]
 
 
 def _param(cls_name, init, shape, dtype, name, requires_grad=True):
@@ -109,17 +112,25 @@ class BatchNorm2d(_BatchNorm):
     _ndims = (4,)
 
 
-class BatchNorm3d(_BatchNorm):
-    """Batch normalisation of an (N, C, D, H, W) input; see `_BatchNorm`."""
-
-    _ndims = (5,)
+class BatchNorm3d(Cell):
+    """Batch normalisation of an (N, C, D, H, W) input, built as MindSpore 2.10 builds it: a
+    BatchNorm2d child named `bn2d` run on the input reshaped to (N, C, D*H, W), so the
+    parameters are `bn2d.gamma`, `bn2d.beta`, `bn2d.moving_mean`, `bn2d.moving_variance` (the
+    names MindSpore's checkpoints use). See `_BatchNorm` for the arguments."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
                  beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
-                 use_batch_statistics=None, data_format="NCDHW", dtype=mstype.float32):
-        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
-                         moving_mean_init, moving_var_init, use_batch_statistics, data_format,
-                         dtype)
+                 use_batch_statistics=None, dtype=mstype.float32):
+        super().__init__()
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init,
+                                moving_mean_init, moving_var_init, use_batch_statistics,
+                                "NCHW", dtype)
+
+    def construct(self, x):
+        check_float_tensor("BatchNorm3d", None, x, (5,), "(N, C, D, H, W)")
+        n, c, d, h, w = x.shape
+        out = self.bn2d(F.reshape(x, (n, c, d * h, w)))
+        return F.reshape(out, x.shape)
 
 
 class SyncBatchNorm(_BatchNorm):
@@ -171,10 +182,11 @@ class LayerNorm(Cell):
         nd = input_x.ndim
         for arg, v in (("begin_norm_axis", self.begin_norm_axis),
                        ("begin_params_axis", self.begin_params_axis)):
-            # MindSpore documents [-1, rank) but its operator accepts any axis in [-rank, rank)
-            if not -nd <= v < nd:
-                raise ValueError(f"For 'LayerNorm', the '{arg}' must be in range [{-nd}, {nd}), "
-                                 f"but got {v}.")
+            # MindSpore 2.10's operator takes [-1, rank) only (checked: -2 on a rank-3 input
+            # raises), so a multi-axis normalized_shape needs non-negative axes
+            if not -1 <= v < nd:
+                raise RuntimeError(f"For primitive[LayerNorm], input_x's rank is {nd}, while the "
+                                 f"'{arg}' value should be in the range [-1, {nd}), but got {v}.")
         bna = self.begin_norm_axis % nd
         bpa = self.begin_params_axis % nd
         if tuple(input_x.shape[bpa:]) != self.normalized_shape:
@@ -275,3 +287,32 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of (N, C, D, H, W) inputs."""
 
     _ndims = (5,)
+
+
+class LRN(Cell):
+    """Local response normalisation across channels, `mindspore.nn.LRN` (TensorFlow's form):
+    x / (bias + alpha * sum_{|c' - c| <= depth_radius} x_c'^2) ^ beta.
+
+    MindSpore-vs-torch: torch's LocalResponseNorm(size, alpha, beta, k) divides alpha by the
+    window size and centres the window; for an odd size it is LRN(depth_radius=(size - 1) // 2,
+    bias=k, alpha=alpha / size, beta=beta).
+    """
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+        super().__init__()
+        if isinstance(depth_radius, bool) or not isinstance(depth_radius, int) or depth_radius < 0:
+            raise ValueError(f"For 'LRN', the 'depth_radius' must be a non-negative int, but got "
+                             f"{depth_radius!r}.")
+        for arg, value in (("bias", bias), ("alpha", alpha), ("beta", beta)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"For 'LRN', the '{arg}' must be float, but got "
+                                f"{type(value).__name__}.")
+        if norm_region != "ACROSS_CHANNELS":
+            raise ValueError(f"For 'LRN', the 'norm_region' must be 'ACROSS_CHANNELS', but got "
+                             f"{norm_region!r}.")
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def construct(self, input_x):
+        return LO.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta,
+                      self.norm_region)

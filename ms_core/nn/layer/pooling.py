@@ -1,11 +1,20 @@
-"""Pooling layers with MindSpore 2.x signatures: MaxPool2d/1d, AvgPool2d/1d, adaptive pooling."""
+"""Pooling layers with MindSpore 2.x signatures: MaxPool1d/2d/3d, AvgPool1d/2d/3d, adaptive
+pooling (1-D, 2-D, 3-D), LPPool1d/2d."""
+import numpy as np
+
 from ..cell import Cell
+from ... import _engine
 from ..._checkparam import check_float_tensor
+from ..._prims import pool as P
+from ...ops import conv3d_ops as C3
 from ...ops import conv_ops as CO
 from ...ops import functional as F
+from ...ops import layer_ops as LO
 
 __all__ = ["MaxPool2d", "AvgPool2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d"]
+           "AdaptiveMaxPool2d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _PoolNd(Cell):
@@ -207,3 +216,187 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
 
     def construct(self, x):
         return CO.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class _Pool3d(Cell):
+    """Shared argument handling of MaxPool3d / AvgPool3d (MindSpore 2.10's rules: `padding` an
+    int or 3 ints, used with pad_mode='pad'; 'same' pads TF-style per axis)."""
+
+    cls_name = "Pool3d"
+
+    def __init__(self, kernel_size, stride, pad_mode, padding, ceil_mode):
+        super().__init__()
+        name = self.cls_name
+        self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, 3)
+        self.stride = CO.int_tuple(name, "stride", stride, 3)
+        self.pad_mode = CO.check_pad_mode(name, pad_mode)
+        if isinstance(padding, (tuple, list)) and len(padding) != 3:
+            raise ValueError(f"For {name}, the length of padding must equal to 3, but got "
+                             f"{len(padding)}.")
+        self.padding = padding
+        pads = CO.int_tuple(name, "padding", padding, 3, minimum=0)
+        self._pads = tuple(p for p in pads for _ in range(2))
+        if self.pad_mode != "pad" and any(pads):
+            raise ValueError(f"For '{name}', the 'padding' must be 0 when 'pad_mode' is not "
+                             f"'pad', but got {padding!r}.")
+        if not isinstance(ceil_mode, bool):
+            raise TypeError(f"For '{name}', the 'ceil_mode' must be bool, but got "
+                            f"{type(ceil_mode).__name__}.")
+        self.ceil_mode = ceil_mode
+
+    def _pads_for(self, x, dilation=(1, 1, 1)):
+        if self.pad_mode == "pad":
+            return self._pads
+        dhw = x.shape[-3:]
+        return C3.resolve_pads3(self.pad_mode, None, dhw, self.kernel_size, self.stride, dilation)
+
+    def extend_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
+
+
+class MaxPool3d(_Pool3d):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W), `mindspore.nn.MaxPool3d`.
+
+    As MaxPool2d: `stride` defaults to 1 (torch: kernel_size), 'valid' by default, 'same'
+    TF-style, 'pad' with an int or (d, h, w) padding of -inf; `dilation`, `return_indices` (flat
+    indices into D*H*W) and `ceil_mode` need pad_mode='pad'.
+    """
+
+    cls_name = "MaxPool3d"
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1,
+                 return_indices=False, ceil_mode=False):
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
+        self.dilation = CO.int_tuple(self.cls_name, "dilation", dilation, 3)
+        self.return_indices = return_indices
+        if self.pad_mode != "pad" and (self.dilation != (1, 1, 1) or return_indices):
+            raise ValueError(f"For MaxPool3d, the pad_mode must be 'pad' when dilation is not 1 "
+                             f"or return_indices is True, but got pad_mode:{self.pad_mode}.")
+
+    def construct(self, x):
+        pads = self._pads_for(x, self.dilation)
+        return C3.max_pool3d(x, self.kernel_size, self.stride, pads, self.dilation,
+                             self.ceil_mode, self.return_indices)
+
+
+class AvgPool3d(_Pool3d):
+    """3-D average pooling, `mindspore.nn.AvgPool3d`: pad modes as MaxPool3d; in 'same' and
+    'pad' modes the padding counts in the divisor unless `count_include_pad=False` (checked on
+    MindSpore 2.10: 'same' divides by the whole kernel volume); `divisor_override` as torch."""
+
+    cls_name = "AvgPool3d"
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def construct(self, x):
+        return C3.avg_pool3d(x, self.kernel_size, self.stride, self._pads_for(x), self.ceil_mode,
+                             self.count_include_pad, self.divisor_override or 0)
+
+
+class AdaptiveAvgPool3d(Cell):
+    """Adaptive average pooling of (N, C, D, H, W) to `output_size` (int or 3 values, None keeps
+    an axis) with torch's bins, `mindspore.nn.AdaptiveAvgPool3d`."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def construct(self, input):
+        return C3.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(Cell):
+    """Adaptive max pooling of (N, C, D, H, W), `mindspore.nn.AdaptiveMaxPool3d(output_size,
+    return_indices=False)`."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def construct(self, input):
+        return C3.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class LPPool1d(Cell):
+    """Power-average pooling of (N, C, L): (sum x^p over each window)^(1/p),
+    `mindspore.nn.LPPool1d(norm_type, kernel_size, stride=None, ceil_mode=False)` (the stride
+    defaults to the kernel size, as torch)."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride = norm_type, kernel_size, stride
+        self.ceil_mode = ceil_mode
+
+    def construct(self, x):
+        return LO.lp_pool1d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(LPPool1d):
+    """Power-average pooling of (N, C, H, W), `mindspore.nn.LPPool2d`."""
+
+    def construct(self, x):
+        return LO.lp_pool2d(x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpoolNd(Cell):
+    """Shared part of MaxUnpool1d/2d/3d: the values scattered at torch's flat argmax indices
+    into zeros of the unpooled size (a differentiable scatter; its adjoint is the take)."""
+
+    n_spatial = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        name, n = type(self).__name__, self.n_spatial
+        self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)
+        self.stride = self.kernel_size if stride is None else CO.int_tuple(name, "stride", stride, n)
+        self.padding = CO.int_tuple(name, "padding", padding, n, minimum=0)
+
+    def _out_size(self, x, output_size):
+        n = self.n_spatial
+        if output_size is None:
+            return tuple((x.shape[-n + a] - 1) * self.stride[a] - 2 * self.padding[a] +
+                         self.kernel_size[a] for a in range(n))
+        size = tuple(int(v) for v in output_size)
+        return size[-n:]
+
+    def construct(self, x, indices, output_size=None):
+        name, n = type(self).__name__, self.n_spatial
+        check_float_tensor(name, "x", x, (n + 1, n + 2))
+        if tuple(indices.shape) != tuple(x.shape):
+            raise ValueError(f"For '{name}', the 'indices' must have the shape of 'x' "
+                             f"{list(x.shape)}, but got {list(indices.shape)}.")
+        out = self._out_size(x, output_size)
+        lead = tuple(x.shape[:-n])
+        total = int(np.prod(out))
+        idx = indices._data.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= total):
+            raise ValueError(f"For '{name}', the 'indices' must be in [0, {total}) for the output "
+                             f"size {list(out)}, but got values up to {int(idx.max())}.")
+        flat_idx = idx.reshape(lead + (1, -1))
+        values = F.reshape(x, lead + (1, -1))
+        y = _engine.apply(P.ScatterFlat(flat_idx, lead + (1, total)), values)
+        return F.reshape(y, lead + out)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of MaxPool1d with indices, `mindspore.nn.MaxUnpool1d(kernel_size, stride=None,
+    padding=0)`; `construct(x, indices, output_size=None)`."""
+
+    n_spatial = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of MaxPool2d with indices (flat into H*W, as torch), `mindspore.nn.MaxUnpool2d`."""
+
+    n_spatial = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d with indices (flat into D*H*W), `mindspore.nn.MaxUnpool3d`."""
+
+    n_spatial = 3

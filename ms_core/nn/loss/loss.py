@@ -7,11 +7,14 @@ from ..._engine import apply
 from ..._prims import loss as L
 from ...common.tensor import Tensor
 from ...ops import functional as F
+from ...ops import layer_ops as LO
 from ...ops import nn_ops as NF
 
 __all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss",
            "BCEWithLogitsLoss", "NLLLoss", "CrossEntropyLoss", "SoftmaxCrossEntropyWithLogits",
-           "KLDivLoss"]
+           "KLDivLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "SoftMarginLoss",
+           "TripletMarginLoss", "HingeEmbeddingLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss",
+           "PoissonNLLLoss", "GaussianNLLLoss"]
 
 
 class LossBase(Cell):
@@ -195,3 +198,137 @@ class KLDivLoss(LossBase):
 
     def construct(self, logits, labels):
         return NF.kl_div(logits, labels, self.reduction)
+
+
+def _float_arg(cls, arg, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"For '{cls}', the '{arg}' must be float, but got {type(value).__name__}.")
+    return float(value)
+
+
+class CosineEmbeddingLoss(LossBase):
+    """1 - cos(x1, x2) where labels are 1, max(0, cos(x1, x2) - margin) where they are -1,
+    `mindspore.nn.CosineEmbeddingLoss(margin=0.0, reduction='mean')`; cos over the last axis."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = _float_arg("CosineEmbeddingLoss", "margin", margin)
+        if not -1.0 <= self.margin <= 1.0:
+            raise ValueError(f"For 'CosineEmbeddingLoss', the 'margin' must be in range [-1.0, "
+                             f"1.0], but got {margin}.")
+
+    def construct(self, logits_x1, logits_x2, labels):
+        return LO.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
+
+
+class MarginRankingLoss(LossBase):
+    """max(0, -target * (input1 - input2) + margin),
+    `mindspore.nn.MarginRankingLoss(margin=0.0, reduction='mean')`."""
+
+    def __init__(self, margin=0.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = _float_arg("MarginRankingLoss", "margin", margin)
+
+    def construct(self, input1, input2, target):
+        return LO.margin_ranking_loss(input1, input2, target, self.margin, self.reduction)
+
+
+class SoftMarginLoss(LossBase):
+    """log(1 + exp(-labels * logits)), `mindspore.nn.SoftMarginLoss(reduction='mean')`.
+
+    MindSpore 2.10 has no CPU kernel for it (Ascend/GPU only); ms_core computes it everywhere.
+    """
+
+    def construct(self, logits, labels):
+        return LO.soft_margin_loss(logits, labels, self.reduction)
+
+
+class TripletMarginLoss(LossBase):
+    """max(d(x, positive) - d(x, negative) + margin, 0) with the p-norm distance,
+    `mindspore.nn.TripletMarginLoss(p=2, swap=False, eps=1e-06, reduction='mean', margin=1.0)`.
+
+    As MindSpore, `construct` also takes a `margin` (used when the constructor's is 1.0).
+    MindSpore 2.10 has no CPU kernel for it; ms_core computes it everywhere.
+    """
+
+    def __init__(self, p=2, swap=False, eps=1e-06, reduction="mean", margin=1.0):
+        super().__init__(reduction)
+        self.p, self.swap = p, swap
+        self.eps = _float_arg("TripletMarginLoss", "eps", eps)
+        self.margin = _float_arg("TripletMarginLoss", "margin", margin)
+
+    def construct(self, x, positive, negative, margin=1.0):
+        if self.margin != 1.0:
+            margin = self.margin
+        return LO.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap,
+                                      self.reduction)
+
+
+class HingeEmbeddingLoss(LossBase):
+    """logits where labels are 1, max(0, margin - logits) where they are -1,
+    `mindspore.nn.HingeEmbeddingLoss(margin=1.0, reduction='mean')`."""
+
+    def __init__(self, margin=1.0, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = _float_arg("HingeEmbeddingLoss", "margin", margin)
+
+    def construct(self, logits, labels):
+        return LO.hinge_embedding_loss(logits, labels, self.margin, self.reduction)
+
+
+class MultiMarginLoss(LossBase):
+    """Multi-class hinge loss: per sample, sum over j != y of max(0, margin - x_y + x_j)^p * w_y
+    / C, `mindspore.nn.MultiMarginLoss(p=1, margin=1.0, reduction='mean', weight=None)`."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
+        super().__init__(reduction)
+        if p not in (1, 2):
+            raise ValueError(f"For 'MultiMarginLoss', the 'p' must be 1 or 2, but got {p}.")
+        self.p = p
+        self.margin = _float_arg("MultiMarginLoss", "margin", margin)
+        self.weight = check_tensor("MultiMarginLoss", "weight", weight, allow_none=True)
+
+    def construct(self, x, target, weight=None):
+        weight = self.weight if weight is None else weight
+        return LO.multi_margin_loss(x, target, self.p, self.margin, weight, self.reduction)
+
+
+class MultiLabelSoftMarginLoss(LossBase):
+    """-mean over classes of (y log sigmoid(x) + (1 - y) log sigmoid(-x)), class weights
+    optional, `mindspore.nn.MultiLabelSoftMarginLoss(weight=None, reduction='mean')`."""
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = check_tensor("MultiLabelSoftMarginLoss", "weight", weight, allow_none=True)
+
+    def construct(self, x, target):
+        return LO.multilabel_soft_margin_loss(x, target, self.weight, self.reduction)
+
+
+class PoissonNLLLoss(LossBase):
+    """Poisson negative log-likelihood: exp(x) - t x (log_input) or x - t log(x + eps), plus
+    Stirling's term with `full`, `mindspore.nn.PoissonNLLLoss(log_input=True, full=False,
+    eps=1e-08, reduction='mean')`."""
+
+    def __init__(self, log_input=True, full=False, eps=1e-08, reduction="mean"):
+        super().__init__(reduction)
+        self.log_input, self.full = log_input, full
+        self.eps = _float_arg("PoissonNLLLoss", "eps", eps)
+
+    def construct(self, input, target):
+        return LO.poisson_nll_loss(input, target, self.log_input, self.full, self.eps,
+                                   self.reduction)
+
+
+class GaussianNLLLoss(LossBase):
+    """Gaussian negative log-likelihood 0.5 (log var + (logits - labels)^2 / var) with var
+    clamped at eps, `mindspore.nn.GaussianNLLLoss(*, full=False, eps=1e-06, reduction='mean')`
+    (keyword-only arguments, as MindSpore and torch)."""
+
+    def __init__(self, *, full=False, eps=1e-06, reduction="mean"):
+        super().__init__(reduction)
+        self.full = full
+        self.eps = _float_arg("GaussianNLLLoss", "eps", eps)
+
+    def construct(self, logits, labels, var):
+        return LO.gaussian_nll_loss(logits, labels, var, self.full, self.eps, self.reduction)

@@ -136,7 +136,7 @@ LAYERS = [
     ("nn.Softmax(dim=1)", (2, 5)),
     ("nn.Flatten()", (2, 3, 4)),
     ("nn.LayerNorm(5)", (2, 5)),
-    ("nn.LayerNorm([3, 4], eps=1e-3)", (2, 3, 4)),
+    ("nn.LayerNorm([4], eps=1e-3)", (2, 3, 4)),  # two axes: marked (begin_norm_axis in [-1, rank))
     ("nn.GroupNorm(2, 4)", (2, 4, 3, 3)),
     ("nn.Hardswish()", (2, 5)),
     ("nn.ReLU6(inplace=True)", (2, 5)),

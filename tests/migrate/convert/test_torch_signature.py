@@ -259,7 +259,7 @@ def test_generated_class_translates_with_the_table_and_its_rule():
 
     groups = property(lambda self: self.group, lambda self, value: setattr(self, 'group', value))
 ''' in generated
-    assert "def _torch_conv_padding(padding, dims, per_side=True):" in generated
+    assert "def _torch_conv_padding(padding, dims, per_side=True, transpose=False):" in generated
 
 
 def test_names_do_not_collide_with_the_files_own():

@@ -34,7 +34,7 @@ PAIRS = [
     ("nn.Conv1d(4, 8, 3, padding=1)",
      f"nn.Conv1d(4, 8, 3, pad_mode='pad', padding=1, has_bias=True, {HEU}, bias_init=Uniform(scale=1 / math.sqrt(12)))"),
     ("nn.ConvTranspose2d(8, 4, 2, stride=2)",
-     f"nn.Conv2dTranspose(8, 4, 2, stride=2, pad_mode='valid', has_bias=True, {HEU}, "
+     f"nn.Conv2dTranspose(8, 4, 2, stride=2, pad_mode='pad', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(16)))"),
     # MS111 dense
     ("nn.Linear(16 * 5 * 5, 120)",
@@ -58,7 +58,7 @@ PAIRS = [
     ("nn.Dropout(0.1)", "nn.Dropout(keep_prob=0.9)"),
     ("nn.Dropout(p=rate, inplace=True)", "nn.Dropout(keep_prob=1 - rate)"),
     ("nn.LayerNorm(64)", "nn.LayerNorm((64,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)"),
-    ("nn.LayerNorm([4, 8], eps=1e-6)", "nn.LayerNorm([4, 8], epsilon=1e-6, begin_norm_axis=-2, begin_params_axis=-2)"),
+    ("nn.LayerNorm([8], eps=1e-6)", "nn.LayerNorm([8], epsilon=1e-6, begin_norm_axis=-1, begin_params_axis=-1)"),
     # activations and other layers
     ("nn.ReLU(inplace=True)", "nn.ReLU()"),
     ("nn.GELU()", "nn.GELU(approximate=False)"),
@@ -198,9 +198,12 @@ def test_marker_ids_are_documented():
             assert c.rule in MARKERS
 
 
-MY_TABLES = {"layers", "functional", "torch", "init"}
+MY_TABLES = {"layers", "functional", "torch", "init", "layers_conv", "layers_activation",
+             "layers_norm", "layers_loss", "layers_misc"}
 MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_",  # U(0, 1) is not symmetric: marked, as it should
+                        "torch.nn.init.uniform",
                         "torch.nn.functional.one_hot",
+                        "torch.nn.ParameterList",  # an empty ParameterList is filled by append: marked
                         "torch.randint",   # randint() without high and size: marked
                         "torch.scatter",   # scatter(input, dim, index) without src or value: marked
                         # alpha_dropout(input, p, train) with train not known to be False: marked
@@ -358,11 +361,18 @@ RULE_EXAMPLES = {
 RULE_EXAMPLES.update(IMPORT_RULE_EXAMPLES)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.id.startswith(("MS1", "MS3"))))
+def _examples():
+    # the layer rules' examples live with their pairs (test_layers_more.py)
+    from tests.migrate.convert.rules.test_layers_more import EXAMPLES
+    return {**RULE_EXAMPLES, **EXAMPLES}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.id.startswith(("MS1", "MS3", "MS4"))))
 def test_every_rule_is_exercised(name):
     """Each registered rewrite rule has an example that produces a change with the rule's ID."""
-    assert name in RULE_EXAMPLES, f"add an example for rule {name}"
-    res = convert_source(HEADER + RULE_EXAMPLES[name])
+    examples = _examples()
+    assert name in examples, f"add an example for rule {name}"
+    res = convert_source(HEADER + examples[name])
     ids = {c.rule for c in res.changes if c.label != "unsupported"}
     assert RULES[name].id in ids, (ids, res.code)
     assert "# migrate:" not in res.code, res.code

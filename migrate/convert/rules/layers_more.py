@@ -1,0 +1,225 @@
+"""Argument rules for the layers beyond the common ones: 1-D and 3-D (transposed) convolutions,
+local response normalisation, RReLU, Bilinear and the fixed-mode upsampling layers.
+
+Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert.rules.layers`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.call_edit import literal, operand
+from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.registry import argument_rule
+from migrate.convert.rules.layers import _conv
+
+
+def _value(edit, name):
+    """The literal value of torch argument ``name`` (its default when omitted), or raise."""
+    return literal(edit.value(name))
+
+
+@argument_rule("MS400", "conv_transpose1d", runtime=True)
+def conv_transpose1d(edit) -> None:
+    """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group, has_bias, torch inits)."""
+    _conv(edit, 1, transpose=True)
+
+
+@argument_rule("MS401", "conv3d", runtime=True)
+def conv3d(edit) -> None:
+    """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
+    _conv(edit, 3)
+
+
+@argument_rule("MS402", "conv_transpose3d", runtime=True)
+def conv_transpose3d(edit) -> None:
+    """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
+    if edit.runtime:
+        edit.reject("(dilation if isinstance(dilation, int) else dilation[0]) != 1",
+                    "For 'ConvTranspose3d' (torch signature), MindSpore 2.10's Conv3dTranspose "
+                    "takes a depth dilation of 1 only.")
+        _conv(edit, 3, transpose=True)
+        _order_transpose3d(edit)
+        return
+    try:
+        d = _value(edit, "dilation")
+    except (ValueError, SyntaxError, TypeError):
+        d = None
+    depth = d if isinstance(d, int) else d[0] if isinstance(d, (tuple, list)) else None
+    if depth is None:
+        edit.worse("approximate", f"dilation={code_of(edit.value('dilation'))} assumed to be 1 "
+                                  "along the depth (MindSpore 2.10 refuses another)")
+    elif depth != 1:
+        edit.unsupported(f"dilation={code_of(edit.value('dilation'))}: MindSpore 2.10's "
+                         "Conv3dTranspose takes a depth dilation of 1 only")
+        return
+    _conv(edit, 3, transpose=True)
+    _order_transpose3d(edit)
+
+
+def _order_transpose3d(edit) -> None:
+    order = ["in_channels", "out_channels", "kernel_size", "stride", "pad_mode", "padding",
+             "dilation", "group", "output_padding", "has_bias", "weight_init", "bias_init"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
+@argument_rule("MS403", "local_response_norm", runtime=True)
+def local_response_norm(edit) -> None:
+    """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k, alpha=alpha/size, beta)."""
+    size = edit.value("size")
+    if edit.runtime:
+        edit.reject(f"{code_of(size)} % 2 == 0", "For 'LocalResponseNorm' (torch signature), an "
+                    "even size is not centred in torch; MindSpore's LRN window is "
+                    "2 * depth_radius + 1 wide.")
+    try:
+        n = literal(size)
+    except (ValueError, SyntaxError, TypeError):
+        n = None
+    if isinstance(n, int) and n % 2 == 0:
+        edit.unsupported(f"size={n}: torch's even window is not centred; MindSpore's LRN window "
+                         "is 2 * depth_radius + 1 wide")
+        return
+    if n is None:
+        edit.worse("approximate", f"size={code_of(size)} assumed to be odd (MindSpore's window "
+                                  "is 2 * depth_radius + 1 wide)")
+    radius = str((n - 1) // 2) if isinstance(n, int) else f"({operand(size)} - 1) // 2"
+    edit.out = []
+    edit.set("depth_radius", radius)
+    edit.set("bias", code_of(edit.value("k")))
+    edit.set("alpha", f"{operand(edit.value('alpha'))} / {operand(size)}")
+    edit.set("beta", code_of(edit.value("beta")))
+    edit.worse("transformed", "window size -> depth_radius; alpha is divided by the size (torch "
+                              "averages the squares, TensorFlow-style LRN sums them)")
+
+
+@argument_rule("MS404", "rrelu_inference", runtime=True)
+def rrelu_inference(edit) -> None:
+    """Replace nn.RReLU(lower, upper) with nn.LeakyReLU(alpha=(lower + upper) / 2) (torch's inference-mode RReLU)."""
+    lower, upper = edit.value("lower"), edit.value("upper")
+    try:
+        slope = repr((literal(lower) + literal(upper)) / 2)
+    except (ValueError, SyntaxError, TypeError):
+        slope = f"({code_of(lower)} + {code_of(upper)}) / 2"
+    edit.out = []
+    edit.set("alpha", slope)
+    edit.worse("approximate", "training-mode random slopes are not drawn: the layer is torch's "
+                              "inference-mode RReLU, a LeakyReLU with slope (lower + upper) / 2 "
+                              "(MindSpore 2.10's RReLU draws slopes in inference mode too)")
+
+
+@argument_rule("MS405", "bilinear", runtime=True)
+def bilinear(edit) -> None:
+    """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
+    conv = edit.conv
+    bound = (f"{conv.tname('init.Uniform')}(scale=1 / "
+             f"{conv.tname('math.sqrt')}({code_of(edit.value('in1_features'))}))")
+    edit.set("weight_init", bound)
+    bias = edit.value("bias")
+    try:
+        no_bias = literal(bias) is False
+    except (ValueError, SyntaxError, TypeError):
+        no_bias = False
+    if not no_bias:
+        edit.set("bias_init", bound)
+    edit.worse("transformed", "explicit torch default initializers")
+
+
+@argument_rule("MS406", "upsampling_mode", runtime=True)
+def upsampling_mode(edit) -> None:
+    """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor, mode=..., align_corners=...)."""
+    bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
+    edit.set("mode", "'bilinear'" if bilinear_mode else "'nearest'")
+    if bilinear_mode:
+        edit.set("align_corners", "True")
+    upsample(edit)
+
+
+@argument_rule("MS407", "implicit_softmax_dim", runtime=True)
+def implicit_softmax_dim(edit) -> None:
+    """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate (torch's implicit dim is 1 for 2-D and 4-D input)."""
+    dim = edit.bound.get("dim")
+    if edit.runtime:
+        edit.set("axis", f"-1 if {code_of(dim)} is None else {code_of(dim)}")
+        return
+    if dim is not None and code_of(dim) != "None":
+        return
+    edit.drop("axis")
+    edit.worse("approximate", "no dim: MindSpore uses axis=-1; torch's implicit (deprecated) dim "
+                              "is 0 for 0-D, 1-D and 3-D input and 1 otherwise, the same axis "
+                              "only for 1-D and 2-D input")
+
+
+@argument_rule("MS408", "parameter_list", runtime=True)
+def parameter_list(edit) -> None:
+    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
+    values = edit.bound.get("values")
+    if edit.runtime:
+        edit.reject(f"not {code_of(values)}", "For 'ParameterList' (torch signature), an empty "
+                    "list filled later is not supported: MindSpore's ParameterTuple is immutable.")
+        return
+    if values is None or code_of(values) in ("None", "[]", "()"):
+        edit.unsupported("an empty ParameterList filled later: MindSpore's ParameterTuple is "
+                         "immutable; build the list of Parameters first and pass it")
+
+
+@argument_rule("MS410", "weight_norm")
+def weight_norm(edit) -> None:
+    """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on ms_core (MindSpore 2.10 has none: marked for --target mindspore)."""
+    if edit.conv.target_name == "mindspore":
+        edit.unsupported("MindSpore 2.10 has no weight_norm: ms_core's nn.utils.weight_norm "
+                         "(weight = g * v / ||v|| in a forward pre-hook) has no MindSpore "
+                         "counterpart; convert with the ms_core target or write the "
+                         "reparametrisation in construct")
+
+
+def _float_scale(edit, scale) -> None:
+    """scale_factor as MindSpore 2.10 takes it: float values, with recompute_scale_factor=True."""
+    try:
+        v = literal(scale)
+    except (ValueError, SyntaxError, TypeError):
+        v = None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        edit.set("scale_factor", repr(float(v)))
+        whole = float(v).is_integer()
+    elif isinstance(v, (tuple, list)) and all(isinstance(i, (int, float)) for i in v):
+        edit.set("scale_factor", repr(tuple(float(i) for i in v)))
+        whole = all(float(i).is_integer() for i in v)
+    else:
+        text = code_of(scale)
+        edit.set("scale_factor", f"(lambda s: tuple(float(i) for i in s) if isinstance(s, "
+                                 f"(tuple, list)) else float(s))({text})")
+        whole = False
+    recompute = edit.bound.get("recompute_scale_factor")
+    edit.set("recompute_scale_factor", "True")
+    if not whole and not (recompute is not None and code_of(recompute) == "True"):
+        edit.worse("approximate", "scale_factor with recompute_scale_factor=True (MindSpore 2.10 "
+                                  "refuses it otherwise): the same as torch for whole-number "
+                                  "scales; for others the output size floor(in * s) defines the "
+                                  "sampling")
+    else:
+        edit.worse("transformed", "scale_factor as floats with recompute_scale_factor=True "
+                                  "(what MindSpore 2.10 accepts; the same sampling for "
+                                  "whole-number scales)")
+
+
+@argument_rule("MS411", "upsample", runtime=True)
+def upsample(edit) -> None:
+    """Replace nn.Upsample(scale_factor=2) with nn.Upsample(scale_factor=2.0, recompute_scale_factor=True) (MindSpore 2.10 takes float scales, and only so for 3-D/4-D input)."""
+    scale = edit.bound.get("scale_factor")
+    if edit.runtime:
+        recompute = edit.bound.get("recompute_scale_factor")  # UpsamplingNearest2d has none
+        s_, r_ = code_of(scale), "None" if recompute is None else code_of(recompute)
+        edit.set("scale_factor", f"None if {s_} is None else tuple(float(i) for i in {s_}) if "
+                                 f"isinstance({s_}, (tuple, list)) else float({s_})")
+        edit.set("recompute_scale_factor", f"True if {s_} is not None else {r_}")
+        return
+    if scale is not None and code_of(scale) != "None":
+        _float_scale(edit, scale)
+
+
+@argument_rule("MS412", "dropout2d_any_rank", runtime=True)
+def dropout2d_any_rank(edit) -> None:
+    """Replace nn.Dropout2d(p) with Dropout2dAnyRank(p), a generated nn.Dropout2d that also takes torch's 2-D and 3-D inputs (MindSpore 2.10's takes 4-D input only in training)."""
+    edit.func = cst.Name(edit.helper("Dropout2dAnyRank"))
+    edit.worse("transformed", "MindSpore 2.10's nn.Dropout2d takes (N, C, H, W) input only: "
+                              "Dropout2dAnyRank also drops channels of (N, C, L) input and "
+                              "elements of 2-D input, as torch does")
