@@ -144,8 +144,7 @@ def check_axis(prim_name, arg_name, value, ndim, extra=0):
                         f"{type(value).__name__}.")
     n = max(ndim + extra, 1)
     if not -n <= value < n:
-        raise ValueError(f"{_subject(prim_name, arg_name)} must be in range [{-n}, {n}), but got "
-                         f"{value}.")
+        raise ValueError(f"{_subject(prim_name, arg_name)} must be in [{-n}, {n}), but got {value}.")
     return int(value) % n
 
 
@@ -160,10 +159,8 @@ def check_broadcast(prim_name, a_shape, b_shape):
     a, b = tuple(a_shape), tuple(b_shape)
     for k in range(1, min(len(a), len(b)) + 1):
         if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
-            raise ValueError(f"For '{prim_name}', input1.shape and input2.shape need to broadcast. "
-                             f"The value of input1.shape[{len(a) - k}] or input2.shape[{len(b) - k}] "
-                             f"must be 1 when they are not the same, but got input1.shape = "
-                             f"{list(a)} and input2.shape = {list(b)}.")
+            from ._axes import broadcast_message  # one wording for every op (x.shape, y.shape)
+            raise ValueError(broadcast_message(prim_name, (a, b)))
     longer = a if len(a) >= len(b) else b
     short = b if longer is a else a
     pad = (1,) * (len(longer) - len(short)) + short

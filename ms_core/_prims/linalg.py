@@ -48,31 +48,48 @@ def parse_einsum(equation: str, ndims: list[int]) -> tuple[list[str], str]:
 
 
 class Einsum(Primitive):
-    """np.einsum over explicit subscripts (see :func:`parse_einsum`)."""
+    """A sum of products over explicit subscripts (``inputs``: one letter string per operand, no
+    ellipsis, sizes already equal per letter; ``output``: the result's letters). The gradient
+    of each operand is another Einsum of the output gradient with the other operands, so it can
+    be differentiated again."""
 
-    def __init__(self, subs, out):
-        self.subs = tuple(subs)
-        self.out = out
+    def __init__(self, inputs, output):
+        self.inputs, self.output = tuple(inputs), output
 
-    def forward(self, ctx, *operands):
-        expr = ",".join(self.subs) + "->" + self.out
-        return np.asarray(np.einsum(expr, *operands, optimize=len(operands) > 2))
+    def forward(self, ctx, *arrays):
+        spec = ",".join(self.inputs) + "->" + self.output
+        out = np.einsum(spec, *arrays, optimize=len(arrays) > 2)
+        return np.asarray(out).astype(arrays[0].dtype, copy=False)
 
     def backward(self, ctx, dout):
-        return tuple(self._grad(ctx.inputs, k, dout) for k in range(len(self.subs)))
+        return tuple(self._grad(ctx.inputs, k, dout) for k in range(len(self.inputs)))
 
-    def _grad(self, inputs, k, dout):
-        sub = self.subs[k]
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError(f"For 'einsum', the gradient of an operand with a repeated "
-                                      f"subscript ({sub!r}) is not supported.")
-        others = [s for i, s in enumerate(self.subs) if i != k]
-        seen = set(self.out).union(*others) if others else set(self.out)
-        kept = "".join(c for c in sub if c in seen)
-        g = apply(Einsum((self.out, *others), kept), dout, *[t for i, t in enumerate(inputs) if i != k])
-        shape = inputs[k].shape
-        if kept != sub:
-            g = F.reshape(g, tuple(shape[i] if c in seen else 1 for i, c in enumerate(sub)))
+    def _grad(self, operands, k, dout):
+        """d(sum(dout * out)) / d(operand k): Einsum of dout with the other operands into k's
+        letters; a letter repeated in k (a diagonal) is a fresh letter tied by an identity
+        matrix, and a letter only k has (summed over k alone) is broadcast back."""
+        subs, shape = self.inputs[k], operands[k].shape
+        size = dict(zip(subs, shape))
+        used = set("".join(self.inputs) + self.output)
+        fresh = (c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
+        target, terms, args, seen = "", [self.output], [dout], set()
+        for c in subs:
+            if c in seen:  # a repeated letter: its own letter, equal to c through eye(n)
+                new = next(fresh)
+                terms.append(c + new)
+                args.append(F.eye(size[c], size[c], dout.dtype))
+                c = new
+            seen.add(c)
+            target += c
+        for j, other in enumerate(self.inputs):
+            if j != k:
+                terms.append(other)
+                args.append(operands[j])
+        present = set("".join(terms))
+        kept = "".join(c for c in target if c in present)
+        g = apply(Einsum(terms, kept), *args)
+        if kept != target:  # letters summed over operand k alone: the gradient is constant there
+            g = F.reshape(g, tuple(shape[i] if c in present else 1 for i, c in enumerate(target)))
             g = F.broadcast_to(g, shape)
         return g
 

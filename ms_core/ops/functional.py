@@ -6,6 +6,7 @@ import numpy as np
 
 from .._axes import broadcast_message, check_axis
 from .._checkparam import check_tensor
+from .._checkparam import check_axis as _named_axis
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
@@ -58,15 +59,9 @@ def _shape(v):
 
 
 def _broadcasting(name, prim, *operands):
-    """apply(prim, *operands), with MindSpore's message when the shapes do not broadcast (the
-    check runs only when NumPy refused, so the common path costs nothing)."""
-    try:
-        return apply(prim, *operands)
-    except ValueError:
-        shape = _shape(operands[0])
-        for other in operands[1:]:
-            shape = check_broadcast(name, shape, _shape(other))
-        raise
+    """apply(prim, *operands); shapes that do not broadcast get MindSpore's message from the
+    engine, which names the primitive (``name`` is kept for the callers' readability)."""
+    return apply(prim, *operands)
 
 
 def add(x, y):
@@ -624,8 +619,8 @@ def cumsum(x, axis, dtype=None):
 def _axes(name, axis, ndim):
     """An int or a tuple of ints, each checked against `ndim` (MindSpore's message)."""
     if isinstance(axis, (tuple, list)):
-        return tuple(check_axis(name, "axis", a, ndim) for a in axis)
-    return check_axis(name, "axis", axis, ndim)
+        return tuple(_named_axis(name, "axis", a, ndim) for a in axis)
+    return _named_axis(name, "axis", axis, ndim)
 
 
 def softmax(x, axis=-1):
@@ -667,7 +662,7 @@ def transpose(x, input_perm):
     if len(input_perm) != x.ndim:
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
                          f"{list(range(x.ndim))}, but got {list(input_perm)}.")
-    perm = tuple(check_axis("transpose", "input_perm", int(p), x.ndim) for p in input_perm)
+    perm = tuple(_named_axis("transpose", "input_perm", int(p), x.ndim) for p in input_perm)
     if sorted(perm) != list(range(x.ndim)):
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
                          f"{list(range(x.ndim))}, but got {list(input_perm)}.")
@@ -767,7 +762,7 @@ def concat(tensors, axis=0):
     if not tensors:
         raise ValueError("For 'concat', the input must contain at least one Tensor.")
     ref = tensors[0]
-    axis = check_axis("concat", "axis", axis, ref.ndim)
+    axis = _named_axis("concat", "axis", axis, ref.ndim)
     for t in tensors[1:]:
         if t.ndim != ref.ndim or any(a != b for i, (a, b) in enumerate(zip(t.shape, ref.shape))
                                      if i != axis):
@@ -783,7 +778,7 @@ def stack(tensors, axis=0):
     tensors = tuple(tensors)
     if not tensors:
         raise ValueError("For 'stack', the input must contain at least one Tensor.")
-    axis = check_axis("stack", "axis", axis, tensors[0].ndim, extra=1)
+    axis = _named_axis("stack", "axis", axis, tensors[0].ndim, extra=1)
     for t in tensors[1:]:
         if t.shape != tensors[0].shape:
             raise ValueError(f"For 'stack', all inputs must have the same shape, but got "
@@ -819,7 +814,7 @@ def chunk(x, chunks, axis=0):
 
 def gather(input_params, input_indices, axis, batch_dims=0):
     idx = input_indices._data if isinstance(input_indices, Tensor) else np.asarray(input_indices)
-    axis = check_axis("gather", "axis", axis, input_params.ndim)
+    axis = _named_axis("gather", "axis", axis, input_params.ndim)
     return apply(A.Gather(axis), input_params, idx)
 
 
@@ -833,7 +828,7 @@ def masked_fill(x, mask, value):
 
 def flip(x, dims):
     dims = (dims,) if isinstance(dims, int) else dims
-    return apply(A.Flip(tuple(check_axis("flip", "dims", d, x.ndim) for d in dims)), x)
+    return apply(A.Flip(tuple(_named_axis("flip", "dims", d, x.ndim) for d in dims)), x)
 
 
 def repeat_interleave(x, repeats, axis=None):

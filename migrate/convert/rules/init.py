@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.call_edit import literal, primary
+from migrate.convert.call_edit import literal, operand, primary
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
 

@@ -439,7 +439,10 @@ class StepRewrite:
         )
         position = None
         if plan.grad_inputs:
-            position = "(" + ", ".join(str(plan.params.index(x)) for x in plan.grad_inputs) + ",)"
+            # one position as an int: MindSpore 2.10 unwraps a one-element grad_position tuple
+            # anyway; the int says so (and reads the same on ms_core and MindSpore)
+            indices = [str(plan.params.index(x)) for x in plan.grad_inputs]
+            position = indices[0] if len(indices) == 1 else "(" + ", ".join(indices) + ")"
         args = [fwd, position or "None"] + ([plan.target.weights] if plan.target.weights else [])
         build = [fn, new_statement(f"{gfn} = ms.value_and_grad({', '.join(args)}"
                                    f"{', has_aux=True' if plan.aux else ''})")]
@@ -471,7 +474,8 @@ class StepRewrite:
         out = f"({', '.join([loss, *plan.aux])})" if plan.aux else loss
         got = grads
         if plan.grad_inputs:
-            inputs = "(" + "".join(f"{x}_grad, " for x in plan.grad_inputs).rstrip(" ") + ")"
+            names = [f"{x}_grad" for x in plan.grad_inputs]
+            inputs = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
             got = f"({inputs}, {grads})" if plan.target.weights else inputs
         # the comments of backward() ("# Backpropagation") stay on its replacement
         call = carry_comments(plan.bw_stmt, [new_statement(f"{out}, {got} = {gfn}({', '.join(plan.params)})")])

@@ -310,6 +310,7 @@ def test_lookup_spells_the_names_and_refuses_others():
     assert """    found = {
         'BatchNorm1d': TorchBatchNorm1d,
         'BatchNorm2d': TorchBatchNorm2d,
+        'BatchNorm3d': TorchBatchNorm3d,
         'GRU': TorchGRU,
     }.get(name)""" in generated
     unknown = convert_source(TORCH_HEADER + "layer = getattr(nn, kind)\n").code

@@ -211,8 +211,8 @@ def test_classes_and_functions_named_at_run_time(tmp_path):
         ref = tmodel(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
     cmod = _load(tmp_path / "ms_sig_layer_lookup.py", "ms_sig_layer_lookup_again")
-    with pytest.raises(AttributeError, match=r"'BatchNorm3d' is not one of the names this file spells"):
-        cmod.Net(dims=3)
+    with pytest.raises(AttributeError, match=r"'BatchNorm4d' is not one of the names this file spells"):
+        cmod.Net(dims=4)
 
 
 def test_children_of_a_torch_base_called_with_torch_keywords(tmp_path):

@@ -66,8 +66,6 @@ PAIRS = [
     # MS408 parameter_list
     ("nn.ParameterList([nn.Parameter(torch.ones(2))])",
      "ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])"),
-    ("torch.nn.modules.utils._triple(a + b)",
-     "(lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * 3)(a + b)"),
     # MS155 calculate_gain
     ("nn.init.calculate_gain('relu')", "math.sqrt(2.0)"),
     ("nn.init.calculate_gain('leaky_relu', 0.2)", "math.sqrt(2.0 / (1 + 0.2 ** 2))"),

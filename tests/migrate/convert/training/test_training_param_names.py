@@ -13,7 +13,10 @@ def rules_of(res):
 
 
 def test_name_table_agrees_with_the_weight_map():
-    pairs = {(t, m) for cls, renames in _RENAMES.items() if cls != "PReLU" for t, m in renames.items() if m}
+    # a rename into a sub-cell ('bn2d.gamma' of a layer built around a BatchNorm2d) ends with a
+    # leaf name the table already has: endswith() tests cover it, equality tests do not (known gap)
+    pairs = {(t, m.rsplit(".", 1)[-1]) for cls, renames in _RENAMES.items() if cls != "PReLU"
+             for t, m in renames.items() if m}
     assert pairs == {(t, m) for t, ms in MS_NAMES.items() for m in ms}
 
 

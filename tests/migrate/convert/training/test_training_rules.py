@@ -1055,13 +1055,13 @@ def test_gan_whose_generator_step_reuses_the_fakes_of_the_critic_step():
             g_loss = -ops.mean(D(fake))
             return g_loss
 
-        grad_fn_1 = ms.value_and_grad(forward_fn_1, (0,), opt_g.parameters)
+        grad_fn_1 = ms.value_and_grad(forward_fn_1, 0, opt_g.parameters)
 
         for x, z in loader:
             fake, fake_vjp = ms.vjp(lambda: G(z), weights=opt_g.parameters)
             d_loss, grads = grad_fn(x, fake)
             opt_d(grads)
-            g_loss, ((fake_grad,), grads_1) = grad_fn_1(fake)
+            g_loss, (fake_grad, grads_1) = grad_fn_1(fake)
             grads_1 = tuple(a + b for a, b in zip(grads_1, fake_vjp(fake_grad)[1]))
             opt_g(grads_1)
         """)

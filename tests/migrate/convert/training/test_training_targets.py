@@ -110,8 +110,8 @@ def test_gradient_smoke_test_in_a_main_block():
                 y = net(x)
                 return ops.sum(y)
 
-            grad_fn = ms.value_and_grad(forward_fn, (0,), net.trainable_params())
-            loss, ((x_grad,), grads) = grad_fn(x)  # smoke test
+            grad_fn = ms.value_and_grad(forward_fn, 0, net.trainable_params())
+            loss, (x_grad, grads) = grad_fn(x)  # smoke test
             print(x_grad.shape)
         """)
     assert rules_of(res) == ["MS229", "MS218", "MS201", "MS218"]
@@ -130,8 +130,8 @@ def test_gradient_of_a_function_of_an_input_only():
             y = f(x)
             return y
 
-        grad_fn = ms.value_and_grad(forward_fn, (0,))
-        y, (x_grad,) = grad_fn(x)
+        grad_fn = ms.value_and_grad(forward_fn, 0)
+        y, x_grad = grad_fn(x)
         print(x_grad)
         """)
 
@@ -231,13 +231,13 @@ def test_generator_loss_pulls_back_through_vjp_of_the_fake_batch():
             errG = criterion(netD(fake), ones)
             return errG
 
-        grad_fn_1 = ms.value_and_grad(forward_fn_1, (0,), optimizerG.parameters)
+        grad_fn_1 = ms.value_and_grad(forward_fn_1, 0, optimizerG.parameters)
 
         for real, z in loader:
             fake, fake_vjp = ms.vjp(lambda: netG(z), weights=optimizerG.parameters)
             errD, grads = grad_fn(real, fake)
             optimizerD(grads)
-            errG, ((fake_grad,), grads_1) = grad_fn_1(fake)
+            errG, (fake_grad, grads_1) = grad_fn_1(fake)
             grads_1 = tuple(a + b for a, b in zip(grads_1, fake_vjp(fake_grad)[1]))
             optimizerG(grads_1)
         """)
