@@ -526,12 +526,14 @@ def masked_select(input_x, mask):
     return getitem(input_x, np.broadcast_to(mask, input_x.shape))
 
 
-def argmax(x, axis=None, keepdims=False):
-    x = _as_tensor(x)
-    axis = None if axis is None else check_axis("Argmax", axis, x.ndim)
-    out = np.argmax(x._data, axis=axis)
-    if keepdims and axis is not None:
-        out = np.expand_dims(out, axis)
+def argmax(input, dim=None, keepdim=False):
+    """Int64 indices of the maxima along ``dim`` (None: of the flattened tensor): MindSpore
+    2.10's signature (``dim``, ``keepdim``)."""
+    x = _as_tensor(input)
+    dim = None if dim is None else check_axis("Argmax", dim, x.ndim, "dim")
+    out = np.argmax(x._data, axis=dim)
+    if keepdim and dim is not None:
+        out = np.expand_dims(out, dim)
     return Tensor._wrap(np.asarray(out, dtype=np.int64))
 
 
