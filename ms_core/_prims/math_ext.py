@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from . import math as _math
 from .._engine import Primitive, apply
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
@@ -246,14 +247,7 @@ class Polygamma(Primitive):
 
 # --- binary -------------------------------------------------------------------------------
 
-class Atan2(Primitive):
-    def forward(self, ctx, y, x):
-        return np.arctan2(y, x)
-
-    def backward(self, ctx, dout):
-        y, x = ctx.inputs
-        scale = dout / (x * x + y * y)
-        return scale * x, F.neg(scale * y)
+Atan2 = _math.Atan2  # one primitive for ops.atan2 and Tensor.atan2
 
 
 class TruncateMod(Primitive):
