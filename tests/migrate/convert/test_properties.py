@@ -29,7 +29,7 @@ def _parses(src: str) -> bool:
 
 
 @SMALL
-@given(torch_programs(avoid_known_findings=True))
+@given(torch_programs())
 def test_generated_torch_programs_keep_every_property(src):
     assert _parses(src)
     assert examine(src, caught=False) == []
