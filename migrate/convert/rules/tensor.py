@@ -101,7 +101,8 @@ def to(edit) -> None:
     else:
         edit.result = edit.method_receiver
         edit.note("device moves removed: MindSpore places tensors by context")
-    if is_module(conv, edit.receiver_before) and dtype is not None:
+    module = edit.entry.torch.startswith("Module.") or is_module(conv, edit.receiver_before)
+    if module and dtype is not None:
         edit.unsupported("module.to(dtype): cast the parameters with ms.amp or Cell.to_float")
 
 

@@ -170,3 +170,13 @@ def test_comment_inside_a_call_in_a_one_line_block_is_kept():
     src = "import torch\nif x: torch.cuda.synchronize(  # wait\n    )\n"
     out = convert_source(src).code
     assert out.endswith("# wait\nif x: pass\n") and kept(src)
+
+
+def test_f12_a_module_to_dtype_marked_once_is_not_cast_the_second_time():
+    # the marker says Module.to: the second conversion must not turn it into Tensor.astype
+    src = ("import torch\ny = torch.FloatTensor(*args)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "for xb, yb in data:\n    opt.zero_grad()\n    loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
+           "    loss.backward()\n    opt.step()\nr = model.to(0, 0)\n")
+    once = convert_source(src).code
+    assert "# migrate: MS902 Module.to: module.to(dtype)" in once and once.endswith("r = model.to(0, 0)\n")
+    assert convert_source(once).code == once

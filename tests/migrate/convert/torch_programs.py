@@ -9,8 +9,8 @@ ones by position or keyword, odd values, `*args`, unknown keywords), inside func
 loops, `with torch.no_grad()` blocks and training loops, and with a uniquely numbered comment
 on many lines (own lines, line ends, inside multi-line calls).
 
-`examine(src)` converts a program and returns the broken properties: the output parses,
-converting twice equals converting once, a file without a torch import is byte-identical,
+`examine(src)` converts a program and returns the broken properties: the output parses (and
+its generated code reads no builtin that the file binds), converting twice equals converting once, a file without a torch import is byte-identical,
 every comment is kept, no exception escapes. Used by tests/migrate/test_properties.py and
 bench/fuzz.py.
 """
@@ -329,6 +329,9 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
         ast.parse(res.code)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [("invalid output", f"{type(exc).__name__}: {exc}")]
+    shadowed = shadowed_in_generated(res.code)
+    if shadowed:
+        problems.append(("invalid output", f"generated code reads {', '.join(shadowed)}, which the file binds"))
     if not imports_torch(src) and res.code != src:
         problems.append(("changed non-torch file", "the output differs from the input"))
     again = convert_text(res.code, target)
@@ -338,6 +341,22 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
     if lost:
         problems.append(("lost comment", ", ".join(sorted(lost))))
     return problems
+
+
+def shadowed_in_generated(code: str) -> list[str]:
+    """The builtins that the converter's generated block (helpers, torch-signature classes) and
+    stand-in class read as bare names while the module binds them: they would run the file's
+    names, not Python's."""
+    import libcst as cst
+
+    from migrate.convert.builtin_names import references
+    from migrate.convert.guards import is_stub_class
+    from migrate.convert.names import block_bindings
+    from migrate.convert.torch_signature import _block
+    module = cst.parse_module(code)
+    generated = [*_block(module.body), *(st for st in module.body if is_stub_class(st))]
+    reads = {name for st in generated for name, _, _ in references(module.code_for_node(st).strip())}
+    return sorted(reads & block_bindings(module.body)) if reads else []
 
 
 _TRAINING_CALL = ("zero_grad(", ".step(", ".backward(", "unscale_(", ".update(", ".scale(")
