@@ -196,7 +196,7 @@ def random_split(edit) -> None:
         base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
-        lens = f"list({lens})"
+        lens = f"{edit.conv.builtin('list')}({lens})"
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 
