@@ -133,12 +133,16 @@ class Program:
         uses: text the converted code must contain (the entry's target: proof that the entry,
             not some other rule, produced the conversion).
         dtype: as :class:`Expr` (``None``: torch's dtypes).
+        reference: torch code run in place of ``code`` on torch's side, for code that torch
+            cannot run on a CPU-only machine (``torch.cuda.amp.GradScaler`` disables itself);
+            ``why`` cites torch's documentation that the two are the same.
     """
 
     api: str
     code: str
     inputs: tuple[str, ...] = ()
     uses: str = ""
+    reference: str = ""
     arrays: tuple[tuple[str, str], ...] = ()
     dtype: str | tuple | None = None
     check: str = "values"
@@ -371,7 +375,8 @@ def run_program(case: Program) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's advice (scheduler order, CUDA scaler on CPU)
         torch.manual_seed(0)
-        ref = _flat(_exec(torch_code, "torch")["run"](*(torch.tensor(a) for a in arrays)))
+        ref_code = f"{HEADER}{case.reference.strip()}\n" if case.reference else torch_code
+        ref = _flat(_exec(ref_code, "torch")["run"](*(torch.tensor(a) for a in arrays)))
     ms.set_seed(0)
     got = _flat(_exec(ms_code, "converted")["run"](*(ms.Tensor(a) for a in arrays)))
     _compare(f"{case.api}\n  converted:\n{ms_code}\n  output", got, ref, case)

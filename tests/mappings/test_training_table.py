@@ -160,3 +160,53 @@ CASES = OPTIMIZERS + SCHEDULES
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_entry(case):
     run(case)
+
+# ---- loss scaling ------------------------------------------------------------------------------
+_SCALED = """
+def run(m, v, gs, gv):
+    net = Net(m, v)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.5)
+    scaler = {ctor}
+    out = []
+    for i in range(6):
+        opt.zero_grad()
+        loss = net(gs[i], gv[i])
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        scaler.step(opt)
+        scaler.update()
+        # the scale, read through scale(): get_scale() is torch's name only
+        out += [net.w1.detach().clone(), net.w2.detach().clone(), scaler.scale(torch.tensor(1.0))]
+    return out
+"""
+# step 1's gradient holds an inf, step 3's a nan: both steps are skipped and the scale backs off;
+# two finite steps in a row (growth_interval=2) grow it, at step 5
+SCALER_GRADS = (("gs", "np.where(np.arange(72).reshape(6, 3, 4) == 17, np.inf, np.where(np.arange(72)"
+                       ".reshape(6, 3, 4) == 41, np.nan, rs.randn(6, 3, 4))).astype(np.float32)"),
+                ("gv", "rs.randn(6, 5).astype(np.float32)"))
+
+
+def scaler(api: str, ctor: str, reference: str = "") -> Program:
+    """Six scaled steps with an inf and a nan gradient: parameters and scale after each."""
+    ref = _NET + _SCALED.format(ctor=reference) if reference else ""
+    return Program(api, _NET + _SCALED.format(ctor=ctor), inputs=("m", "v", "gs", "gv"),
+                   arrays=SCALER_GRADS, uses="ms.amp.DynamicLossScaler(", reference=ref,
+                   why="torch.cuda.amp.GradScaler(args) is torch.amp.GradScaler('cuda', args) (torch's "
+                       "docs); on this CPU-only machine it disables itself, so torch's CPU scaler with "
+                       "the same arguments is the reference" if reference else "")
+
+
+_SC = "init_scale=1024.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2"
+SCALERS = [
+    scaler("torch.amp.GradScaler", f"torch.amp.GradScaler('cpu', {_SC})"),
+    scaler("torch.amp.GradScaler", "torch.amp.GradScaler('cpu', init_scale=96.0, growth_factor=4.0, "
+                                   "backoff_factor=0.25, growth_interval=1)"),
+    scaler("torch.amp.grad_scaler.GradScaler", f"torch.amp.grad_scaler.GradScaler('cpu', {_SC})"),
+    scaler("torch.cpu.amp.GradScaler", f"torch.cpu.amp.GradScaler({_SC})"),
+    scaler("torch.cuda.amp.GradScaler", f"torch.cuda.amp.GradScaler({_SC})",
+           reference=f"torch.amp.GradScaler('cpu', {_SC})"),
+    Marked("torch.amp.GradScaler", "scaler = torch.amp.GradScaler('cuda', backoff_factor=0.25)", id="MS902"),
+    Marked("torch.cuda.amp.GradScaler", "scaler = torch.cuda.amp.GradScaler(growth_factor=4.0)", id="MS902"),
+]
+
+CASES += SCALERS
