@@ -210,3 +210,128 @@ SCALERS = [
 ]
 
 CASES += SCALERS
+
+# ---- data --------------------------------------------------------------------------------------
+LABELS = (("lab", "np.array([2, 0, 1, 1, 0, 2, 0], dtype=np.int64)"),
+          ("rows", "rs.randn(7, 3).astype(np.float32)"))
+_PAIRS = """
+class Pairs(torch.utils.data.Dataset):
+    def __init__(self, x, y):
+        self.x = x.numpy()
+        self.y = y.numpy()
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+"""
+
+
+def data(api: str, code: str, uses: str = "ms.dataset.") -> Program:
+    """A data snippet over 7 rows of 3 features and their int64 labels."""
+    return Program(api, code, inputs=("rows", "lab"), arrays=LABELS, uses=uses)
+
+
+_DL = "torch.utils.data"
+DATA = [
+    data(f"{_DL}.TensorDataset", f"""
+def run(rows, lab):
+    ds = {_DL}.TensorDataset(rows, lab)
+    out = [len(ds)]
+    for x, y in ds:
+        out += [x, y]
+    return out
+""", uses="NumpySlicesDataset((rows, lab)"),
+    data(f"{_DL}.dataset.TensorDataset", f"""
+from {_DL}.dataset import TensorDataset
+
+def run(rows, lab):
+    out = []
+    for (x,) in TensorDataset(rows * 2):
+        out.append(x)
+    return out
+""", uses="NumpySlicesDataset((rows * 2,)"),
+    data(f"{_DL}.DataLoader", f"""
+def run(rows, lab):
+    ds = {_DL}.TensorDataset(rows, lab)
+    out = []
+    for x, y in {_DL}.DataLoader(ds, batch_size=3, shuffle=False, num_workers=0, pin_memory=False):
+        out += [x, y]
+    for x, y in {_DL}.DataLoader(ds, batch_size=3, drop_last=True):
+        out += [x, y]
+    for x, y in {_DL}.DataLoader(ds):
+        out += [x, y]
+    return out
+""", uses=".batch(3, drop_remainder=True)"),
+    data(f"{_DL}.DataLoader", _PAIRS + f"""
+def run(rows, lab):
+    loader = {_DL}.DataLoader(Pairs(rows, lab), batch_size=2, drop_last=False)
+    out = []
+    for x, y in loader:
+        out += [x, y]
+    return out + [len(loader)]
+""", uses="GeneratorDataset(Pairs(rows, lab)"),
+    data(f"{_DL}.DataLoader", f"""
+def run(rows, lab):
+    loader = {_DL}.DataLoader({_DL}.TensorDataset(rows, lab), batch_size=2, shuffle=True)
+    seen = []
+    for x, y in loader:
+        seen += [int(v) for v in y]
+    # shuffled: another order than torch's generator (the entry says so), the same rows
+    return [len(loader), sorted(seen)]
+""", uses="shuffle=True"),
+    data(f"{_DL}.dataloader.DataLoader", f"""
+from {_DL}.dataloader import DataLoader
+
+def run(rows, lab):
+    return [x for x, y in DataLoader({_DL}.TensorDataset(rows, lab), batch_size=4)]
+""", uses=".batch(4)"),
+]
+CASES += DATA
+
+_SPLIT = """
+def run(rows, lab):
+    ds = {ds}
+    parts = {split}
+    rows_of = [sorted(int(y) for x, y in part) for part in parts]
+    # another random assignment than torch's generator (the entry says so): the same sizes, and
+    # the parts are disjoint and cover the dataset
+    return [len(p) for p in parts] + [sorted(r for part in rows_of for r in part)]
+"""
+_IDX = "torch.tensor([0, 1, 2, 3, 4, 5, 6])"
+SPLITS = [
+    data(f"{_DL}.random_split", _SPLIT.format(ds=f"{_DL}.TensorDataset(rows, {_IDX})",
+                                              split=f"{_DL}.random_split(ds, [4, 2, 1])"), uses=".split([4, 2, 1]"),
+    data(f"{_DL}.random_split", _SPLIT.format(
+        ds=f"{_DL}.TensorDataset(rows, {_IDX})",
+        split=f"{_DL}.random_split(ds, [len(ds) - 2, 2], generator=None)"),
+         uses=".split([len(ds) - 2, 2]"),
+    data(f"{_DL}.dataset.random_split", "from torch.utils.data.dataset import random_split\n" + _SPLIT.format(
+        ds=f"{_DL}.TensorDataset(rows, {_IDX})", split="random_split(ds, [3, 4])"), uses=".split([3, 4]"),
+    Marked(f"{_DL}.random_split", "a, b = torch.utils.data.random_split(ds, [0.75, 0.25])", id="MS902"),
+]
+_SHARDS = """
+def shard(rows, rank, shuffle):
+    ds = {_DL}.TensorDataset(rows, {_IDX})
+    sampler = {{sampler}}(ds, num_replicas=3, rank=rank, shuffle=shuffle)
+    loader = {_DL}.DataLoader(ds, batch_size=2, sampler=sampler)
+    return [int(y) for x, b in loader for y in b]
+
+
+def run(rows, lab):
+    out = [shard(rows, rank, {{shuffle}}) for rank in range(3)]
+    # shuffled: another permutation than torch's (seeded by its own generator); the shards have
+    # torch's sizes and cover the dataset (7 rows padded to 9 by repeating)
+    return out if not {{shuffle}} else [len(o) for o in out] + [sorted(set(sum(out, [])))]
+""".format(_DL=_DL, _IDX=_IDX)
+SAMPLERS = [
+    data(f"{_DL}.DistributedSampler", _SHARDS.format(sampler=f"{_DL}.DistributedSampler", shuffle=False),
+         uses="num_shards=3, shard_id=rank, shuffle=shuffle"),
+    data(f"{_DL}.DistributedSampler", _SHARDS.format(sampler=f"{_DL}.DistributedSampler", shuffle=True),
+         uses="num_shards=3, shard_id=rank, shuffle=shuffle"),
+    data(f"{_DL}.distributed.DistributedSampler",
+         "from torch.utils.data.distributed import DistributedSampler\n"
+         + _SHARDS.format(sampler="DistributedSampler", shuffle=False), uses="num_shards=3"),
+]
+CASES += SPLITS + SAMPLERS

@@ -191,6 +191,11 @@ def random_split(edit) -> None:
     if ds is None or lengths is None:
         edit.unsupported("random_split needs a dataset and lengths")
         return
+    if isinstance(lengths, (cst.List, cst.Tuple)) and any(
+            isinstance(e.value, cst.Float) for e in lengths.elements):
+        edit.unsupported("fractional lengths: MindSpore's split rounds each part (round(f * n)), torch "
+                         "floors them and hands the remainder out one by one; give integer lengths")
+        return
     conv.used.add("ms")
     if _is_ms_dataset(ds, facts):
         base = code_of(ds)

@@ -85,6 +85,7 @@ class FileBindings:
     loader_data: dict[str, cst.BaseExpression] = field(default_factory=dict)  # loader -> its dataset
     sharded: dict[str, cst.Call] = field(default_factory=dict)  # TensorDataset -> its sampler call
     ddp: set[str] = field(default_factory=set)          # names bound to DistributedDataParallel(...)
+    loop_names: set[str] = field(default_factory=set)   # names bound by `for` targets
 
     def scan(self, body, conv, tensors: set[str]) -> None:
         """Fill the bindings from the whole file; add batch columns to ``tensors`` and network
@@ -97,6 +98,7 @@ class FileBindings:
                 if cols:
                     self.ds_columns[node.name.value] = cols
             elif isinstance(node, cst.For):
+                self.loop_names.update(Names.bound_by(node.target))
                 self._loop(node, batches, tensors)
             elif isinstance(node, cst.FunctionDef):
                 conv.module_names.update(p.name.value for p in node.params.params
@@ -192,11 +194,16 @@ class FileBindings:
         data_uses = _NameUses(set(self.sharded), conv, training_apis().loaders)
         for st in body:
             st.visit(data_uses)
-        for ds in [d for d in self.sharded if data_uses.bound[d] != 1]:
+        for ds in [d for d in self.sharded if data_uses.bound[d] != 1 or self._reads_loop_names(self.sharded[d])]:
             call = self.sharded.pop(ds)
             for name in [n for n, c in self.samplers.items() if c is call]:
                 del self.samplers[name]  # not folded: its statement stays, the loader is marked
                 self.kept_samplers.add(name)
+
+    def _reads_loop_names(self, sampler: cst.Call) -> bool:
+        """Whether the sampler's arguments read a loop variable (``for rank in ...``): the folded
+        dataset statement comes before the loop and could not read it."""
+        return bool(set(Names.of([a.value for a in sampler.args[1:]]).reads) & self.loop_names)
 
     def _loader(self, name: str, call: cst.Call) -> None:
         self.loaders.add(name)

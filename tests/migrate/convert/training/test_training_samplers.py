@@ -123,3 +123,21 @@ def test_a_dataset_name_bound_in_two_functions_is_not_sharded_in_the_other():
     assert "num_shards" not in got.split("def whole")[1].split("def shard")[0]
     assert "sampler = ms.dataset.DistributedSampler(num_shards=2, shard_id=1, shuffle=False)" in got
     assert "# migrate: MS902" in got.split("def shard")[1]
+
+
+def test_a_sampler_reading_a_loop_variable_is_not_folded_before_the_loop():
+    """``for rank in ...: DistributedSampler(ds, rank=rank)`` over a TensorDataset bound before
+    the loop: folding would move ``rank`` above its loop (an UnboundLocalError); the sampler stays
+    and the loader is marked."""
+    got = convert_source(textwrap.dedent("""\
+        import torch
+        from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+        def shards(x):
+            ds = TensorDataset(x)
+            for rank in range(3):
+                sampler = DistributedSampler(ds, num_replicas=3, rank=rank)
+                yield DataLoader(ds, batch_size=1, sampler=sampler)
+        """)).code
+    assert 'ds = ms.dataset.NumpySlicesDataset((x,), column_names=["column_0"], shuffle=False)' in got
+    assert "sampler = ms.dataset.DistributedSampler(num_shards=3, shard_id=rank, shuffle=True)" in got
+    assert "# migrate: MS902" in got.split("def shards")[1]
