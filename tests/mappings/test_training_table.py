@@ -335,3 +335,67 @@ SAMPLERS = [
          + _SHARDS.format(sampler="DistributedSampler", shuffle=False), uses="num_shards=3"),
 ]
 CASES += SPLITS + SAMPLERS
+
+# ---- a process group of one (world_size 1) -----------------------------------------------------
+_GROUP = """
+import os
+import tempfile
+
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def start():
+    # torch needs a rendezvous even for one process; MindSpore's launcher provides it
+    store = "file://" + os.path.join(tempfile.mkdtemp(), "store")
+    dist.init_process_group("gloo", init_method=store, rank=0, world_size=1)
+"""
+_QUERIES = _GROUP + """
+
+def run(m):
+    start()
+    out = [dist.is_initialized(), dist.get_rank(), dist.get_world_size()]
+    dist.barrier()
+    out.append(dist.get_rank() + dist.get_world_size())
+    dist.destroy_process_group()
+    return out
+"""
+_DDP = _GROUP + """
+
+class Net(nn.Module):
+    def __init__(self, w):
+        super().__init__()
+        self.w = nn.Parameter(w.clone())
+
+    def forward(self, x):
+        return torch.tanh(x @ self.w.T)
+
+
+def run(w, m):
+    start()
+    model = {wrap}(Net(w))
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)  # lr 1: each step subtracts the gradient
+    out = []
+    for i in range(2):
+        opt.zero_grad()
+        y = model(m * (i + 1))
+        loss = (y ** 2).mean()
+        loss.backward()
+        opt.step()
+        out += [y.detach(), model.module.w.detach().clone()]
+    dist.destroy_process_group()
+    return out
+"""
+_DIST = "torch.distributed"
+DISTRIBUTED = [
+    *[Program(f"{_DIST}.{name}", _QUERIES, inputs=("m",), uses=uses) for name, uses in [
+        ("init_process_group", "ms.communication.init()"), ("is_initialized", "out = [True, "),
+        ("get_rank", "ms.communication.get_rank()"), ("get_world_size", "ms.communication.get_group_size()"),
+        ("barrier", "ms.communication.comm_func.barrier()"), ("destroy_process_group", "ms.communication.release()")]],
+    Program("torch.nn.parallel.DistributedDataParallel", _DDP.format(wrap="DistributedDataParallel"),
+            inputs=("w", "m"), uses="model = Net(w)"),
+    Program("torch.nn.parallel.distributed.DistributedDataParallel",
+            "from torch.nn.parallel.distributed import DistributedDataParallel as DDP\n"
+            + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = Net(w)"),
+]
+CASES += DISTRIBUTED

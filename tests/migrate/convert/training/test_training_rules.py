@@ -857,6 +857,20 @@ def test_data_parallel_step_reduces_gradients():
     assert res.unsupported == 0
 
 
+def test_module_of_a_ddp_model_is_the_model():
+    """``model.module`` (the network inside DistributedDataParallel): the wrapper is gone."""
+    got, res = body("""\
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        model = DDP(net)
+        w = model.module.fc.weight
+        torch.save(model.module.state_dict(), "ckpt.pt")
+        other.module.x = 1
+        """)
+    assert "w = model.fc.weight" in got
+    assert "model.module" not in got
+    assert "other.module.x = 1" in got
+
+
 def test_sharded_tensor_dataset_and_process_group_calls():
     got, res = body("""\
         import torch.distributed as dist
