@@ -107,8 +107,22 @@ def _torch_param_names(cell):
         param.name = name
 
 
+def _torch_size(obj, dim=None):
+    """torch's ``x.size()`` / ``x.size(dim)`` on a value the converter could not type.
+
+    A MindSpore tensor's ``size`` is its element count (an int, not a method): it answers with
+    its shape, or one axis of it; any other object calls its own ``size`` method.
+    """
+    size = getattr(obj, "size", None)
+    if callable(size):
+        return size() if dim is None else size(dim)
+    shape = tuple(obj.shape)
+    return shape if dim is None else shape[dim]
+
+
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
-                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names)}
+                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names,
+                                       _torch_size)}
 
 
 def helper_source(name: str) -> str:

@@ -423,7 +423,8 @@ def test_dim_keyword_marks_a_torch_tensor_and_gather_norm_translate():
 
 
 def test_size_with_an_axis_and_functional_channel_dropout():
-    """`out.size(2)` is only callable on a torch tensor; F.dropout2d keeps training=True."""
+    """`out.size(2)` / `counts.size()` on untyped receivers go through the generated _torch_size
+    (a tensor's shape, pandas' groupby its own size()); F.dropout2d keeps training=True."""
     from migrate import convert_source
     src = ("import torch.nn.functional as F\n"
            "def f(out, p):\n"
@@ -431,8 +432,8 @@ def test_size_with_an_axis_and_functional_channel_dropout():
            "    n = counts.size()\n"
            "    return F.dropout2d(out, p)\n")
     code = convert_source(src).code
-    assert "k = out.shape[2]" in code
-    assert "n = counts.size()" in code  # no axis: could be pandas' groupby size()
+    assert "k = _torch_size(out, 2)" in code
+    assert "n = _torch_size(counts)" in code
     assert "ops.dropout2d(out, p=p, training=True)" in code
 
 
