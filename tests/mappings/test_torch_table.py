@@ -646,6 +646,13 @@ CASES += [
     Expr("torch.linalg.vecdot", "torch.linalg.vecdot(x, y)"),
     Expr("torch.linalg.vecdot", "torch.linalg.vecdot(x, y, dim=1)"),
     Expr("torch.linalg.diagonal", "torch.linalg.diagonal(x)"),
+    # --- complex numbers (rotary embeddings) ----------------------------------------------------
+    Expr("torch.polar", "torch.view_as_real(torch.polar(pos, x))"),
+    Expr("torch.view_as_real", "torch.view_as_real(torch.polar(pos, x) * torch.polar(pos, y))"),
+    Expr("torch.view_as_complex",
+         "torch.view_as_real(torch.view_as_complex(x.reshape(2, 6, 2)) * torch.polar(pos, y)[..., :2].reshape(2, 6))"),
+    Expr("torch.real", "torch.real(torch.polar(pos, x)) * y"),
+    Expr("torch.imag", "torch.imag(torch.polar(pos, x)) * y"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------
