@@ -120,9 +120,42 @@ def _torch_size(obj, dim=None):
     return shape if dim is None else shape[dim]
 
 
+class _TorchGenerator:
+    """torch.Generator: a seeded random stream of its own, for the calls given it (generator=g).
+
+    Each such call takes its seed from the stream (see ``_torch_seed``), so successive calls
+    differ and ``manual_seed`` repeats them; the numbers are not torch's.
+    """
+
+    def __init__(self, device=None):
+        self.manual_seed(67280421310721)  # torch's default seed
+
+    def manual_seed(self, seed):
+        import random
+        self._initial = int(seed)
+        self._stream = random.Random(self._initial)
+        return self
+
+    def initial_seed(self):
+        return self._initial
+
+    def seed(self):
+        import random
+        return self.manual_seed(random.SystemRandom().randrange(2 ** 63)).initial_seed()
+
+    def next_seed(self):
+        return self._stream.randrange(1, 2 ** 31)
+
+
+def _torch_seed(generator, unset=None):
+    """The ``seed=`` of one random call given torch's ``generator=``: the next seed of the
+    generator's stream; ``unset`` (the global stream) when it is None."""
+    return unset if generator is None else generator.next_seed()
+
+
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size)}
+                                       _torch_size, _TorchGenerator, _torch_seed)}
 
 
 def helper_source(name: str) -> str:

@@ -29,3 +29,46 @@ def test_bfloat16_in_a_dtype_table_converts_and_the_float32_path_runs():
     assert ns["pick"]("float32").dtype == ms.float32
     with pytest.raises(TypeError, match="no bfloat16"):
         ns["pick"]("bfloat16")
+
+
+GENERATOR_SRC = ("import torch\n"
+                 "def draw(num, seed):\n"
+                 "    rng = torch.Generator()\n"
+                 "    rng.manual_seed(seed)\n"
+                 "    perm = torch.randperm(num, generator=rng)\n"
+                 "    ints = torch.randint(0, 5, (64,), generator=rng)\n"
+                 "    return perm, ints, rng.initial_seed()\n")
+
+
+def test_torch_generator_becomes_a_seeded_stream_of_its_own():
+    """minGPT's adder: torch.Generator() + manual_seed + randperm(n, generator=g). The converted
+    draws are permutations / in-range integers, repeat for the same seed, and follow the
+    generator, not the global stream."""
+    res = convert_source(GENERATOR_SRC)
+    assert "rng = _TorchGenerator()" in res.code and "MS9" not in res.code, res.code
+    assert "ops.randperm(num, seed=_torch_seed(rng, 0))" in res.code
+    assert "ops.randint(0, 5, (64,), seed=_torch_seed(rng, None))" in res.code
+    draw = _run(res.code)["draw"]
+    tperm, tints, tseed = _run(GENERATOR_SRC)["draw"](50, 1337)
+    perm, ints, seed = draw(50, 1337)
+    assert seed == tseed == 1337
+    assert sorted(perm.asnumpy().tolist()) == sorted(tperm.tolist()) == list(range(50))
+    assert perm.dtype == ms.int64 and ints.dtype == ms.int64
+    assert ints.asnumpy().min() >= 0 and ints.asnumpy().max() < 5
+    ms.set_seed(1)
+    again = draw(50, 1337)
+    assert (again[0].asnumpy() == perm.asnumpy()).all() and (again[1].asnumpy() == ints.asnumpy()).all()
+    assert not (draw(50, 7)[0].asnumpy() == perm.asnumpy()).all()
+
+    # one generator's successive calls differ: its stream advances
+    ns = _run(res.code)
+    gen = ns["_TorchGenerator"]().manual_seed(3)
+    first, second = (ms.ops.randperm(50, seed=ns["_torch_seed"](gen, 0)).asnumpy() for _ in range(2))
+    assert not (first == second).all()
+
+
+def test_converted_generator_is_idempotent_and_none_keeps_the_global_stream():
+    res = convert_source(GENERATOR_SRC)
+    assert convert_source(res.code).code == res.code
+    code = convert_source("import torch\nx = torch.randperm(4, generator=None)\n").code
+    assert "ops.randperm(4)" in code and "_torch_seed" not in code, code
