@@ -72,3 +72,45 @@ def test_converted_generator_is_idempotent_and_none_keeps_the_global_stream():
     assert convert_source(res.code).code == res.code
     code = convert_source("import torch\nx = torch.randperm(4, generator=None)\n").code
     assert "ops.randperm(4)" in code and "_torch_seed" not in code, code
+
+
+class _Rows:
+    """A map-style dataset of 5 rows (index, 10 * index)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        return self.tensor([i, i]), self.tensor(10 * i)
+
+
+SAMPLER_SRC = ("import torch\nfrom torch.utils.data import DataLoader\n"
+               "def loaders(ds):\n"
+               "    a = DataLoader(ds, sampler=torch.utils.data.RandomSampler(ds, replacement=True, "
+               "num_samples=int(1e10)), shuffle=False, pin_memory=True, batch_size=2, num_workers=0)\n"
+               "    b = DataLoader(ds, sampler=torch.utils.data.SequentialSampler(ds), batch_size=2)\n"
+               "    return a, b\n")
+
+
+def test_random_and_sequential_samplers_pass_to_the_dataset():
+    """minGPT's chargpt: DataLoader(ds, sampler=RandomSampler(ds, replacement=True,
+    num_samples=int(1e10))). The converted loader draws rows of the dataset with replacement,
+    in batches of torch's shape; a SequentialSampler reads them in order, as torch does."""
+    res = convert_source(SAMPLER_SRC)
+    assert "MS9" not in res.code, res.code
+    assert "sampler=ms.dataset.RandomSampler(replacement=True, num_samples=int(1e10))" in res.code
+    assert "sampler=ms.dataset.SequentialSampler()" in res.code
+    a, b = _run(res.code)["loaders"](_Rows(ms.Tensor))
+    ta, tb = _run(SAMPLER_SRC)["loaders"](_Rows(torch.tensor))
+    ms.dataset.config.set_seed(0)
+    batches = [[t.asnumpy() for t in batch] for batch in a]
+    assert sum(len(x) for x, _ in batches) == 5  # one epoch: the dataset's length (see the note)
+    first = next(iter(ta))
+    assert batches[0][0].shape == tuple(first[0].shape) and batches[0][1].shape == tuple(first[1].shape)
+    for x, y in batches:
+        assert set(x[:, 0].tolist()) <= set(range(5)) and (y == 10 * x[:, 0]).all()
+    ordered = [[t.asnumpy().tolist() for t in batch] for batch in b]
+    assert ordered == [[t.tolist() for t in batch] for batch in tb]
