@@ -29,7 +29,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_lookup import lookup_call
-from migrate.convert.untyped import is_untyped_size, untyped_size
+from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
@@ -282,8 +282,8 @@ def on_method(conv, node: cst.Call):
     if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
-    if name == "size" and is_untyped_size(conv, node, recv0):
-        return untyped_size(conv, node, walked)
+    if is_untyped_call(conv, node, recv0, name):
+        return untyped_call(conv, node, walked, name)
     entry = conv.tables.get("Tensor." + name)
     if entry is not None and entry.receiver == "any" and _names_a_cell(conv, recv0):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
@@ -464,9 +464,8 @@ def _defines_forward(node: cst.ClassDef) -> bool:
 
 def on_function(conv, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
-    scope = FunctionScope()
-    if conv.imported:
-        scope.shadowed = conv.imported & function_locals(node)
+    scope = FunctionScope(local_names=function_locals(node))
+    scope.shadowed = conv.imported & scope.local_names
     params = [p.name.value for p in node.params.params]
     if conv.in_cell and node.name.value in ("forward", "construct"):
         scope.tensors.update(params[1:])

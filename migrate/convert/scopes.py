@@ -17,6 +17,8 @@ class FunctionScope:
         layer_classes: name -> the torch layer classes it holds (``norm_layer=nn.BatchNorm2d``).
         shadowed: module-level imports this function binds as locals (``def batchify(data)``
             in a file that does ``import data``): inside it those names are not modules.
+        local_names: every name the function binds (None for the module body): a name it does
+            not bind is looked up in the enclosing scopes, as Python does.
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -25,6 +27,7 @@ class FunctionScope:
     forward: bool = False
     layer_classes: dict[str, list[str]] = field(default_factory=dict)
     shadowed: set[str] = field(default_factory=set)
+    local_names: set[str] | None = None
 
 
 @dataclass

@@ -120,6 +120,25 @@ def _torch_size(obj, dim=None):
     return shape if dim is None else shape[dim]
 
 
+def _torch_train(obj, *mode):
+    """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
+    Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
+    own ``train`` method."""
+    set_train = getattr(obj, "set_train", None)
+    if set_train is not None and not hasattr(obj, "train"):
+        return set_train(*mode) if mode else set_train(True)
+    return obj.train(*mode)
+
+
+def _torch_eval(obj):
+    """torch's ``m.eval()`` on a value the converter could not type: a Cell's
+    ``set_train(False)``; any other object's own ``eval`` method."""
+    set_train = getattr(obj, "set_train", None)
+    if set_train is not None and not hasattr(obj, "eval"):
+        return set_train(False)
+    return obj.eval()
+
+
 class _TorchGenerator:
     """torch.Generator: a seeded random stream of its own, for the calls given it (generator=g).
 
@@ -155,7 +174,7 @@ def _torch_seed(generator, unset=None):
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _TorchGenerator, _torch_seed)}
+                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed)}
 
 
 def helper_source(name: str) -> str:

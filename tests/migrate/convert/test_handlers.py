@@ -98,6 +98,32 @@ def test_size_on_an_unknown_receiver_is_decided_at_run_time(before, after):
         assert ns["_torch_size"](Sized()) == ("own", None) and ns["_torch_size"](Sized(), 1) == ("own", 1)
 
 
+def test_train_and_eval_on_an_unknown_receiver_are_decided_at_run_time():
+    """MS253: `model = GPT(cfg)` with GPT from another file, then `model.eval()` in a callback:
+    a Cell gets set_train (it has no train/eval); another object keeps its own method."""
+    src = ("import torch\nfrom .model import GPT\nmodel = GPT()\n"
+           "def cb(m, other):\n    model.eval()\n    m.train(False)\n    other.train()\n    return m\n")
+    code = convert_source(src).code
+    assert "    _torch_eval(model)\n    _torch_train(m, False)\n    _torch_train(other)\n" in code, code
+    helpers = {}
+    exec(code[code.index("def _torch_eval"):code.index("\nmodel = GPT()")], helpers)
+    cell = ms.nn.Dense(2, 2)
+    cell.set_train(True)
+    assert helpers["_torch_eval"](cell) is cell and cell.training is False
+    assert helpers["_torch_train"](cell) is cell and cell.training is True
+    helpers["_torch_train"](cell, False)
+    assert cell.training is False
+
+    class Own:
+        def train(self, mode=True):
+            return ("own", mode)
+
+        def eval(self):
+            return "own eval"
+
+    assert helpers["_torch_train"](Own()) == ("own", True) and helpers["_torch_eval"](Own()) == "own eval"
+
+
 def test_tensor_method_without_torch_import_is_untouched():
     src = "def f(x):\n    return x.view(-1).contiguous()\n"
     assert convert_source(src).code == src
