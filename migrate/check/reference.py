@@ -43,11 +43,14 @@ def _converted_tensors(module, dtype) -> dict:
     memo = {}
     for p in module.parameters():
         if id(p) not in memo:
-            data = p.detach().to(dtype) if p.is_floating_point() else p.detach().clone()
+            # copy=True: a copy in the same dtype must not share storage with the original
+            data = p.detach().to(dtype, copy=True) if p.is_floating_point() else \
+                p.detach().clone()
             memo[id(p)] = torch.nn.Parameter(data, requires_grad=p.requires_grad)
     for b in module.buffers():
         if id(b) not in memo:
-            memo[id(b)] = b.detach().to(dtype) if b.is_floating_point() else b.detach().clone()
+            memo[id(b)] = b.detach().to(dtype, copy=True) if b.is_floating_point() else \
+                b.detach().clone()
     return memo
 
 
