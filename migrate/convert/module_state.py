@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.cst import parse_expr
 from migrate.convert.registry import node_rule
 from migrate.convert.torch_signature import signatures
 
@@ -89,7 +90,7 @@ def module_iterator(conv, node: cst.Call, walked: cst.Call):
             or not conv.allows(MODULE_ITERATOR.id):
         return None
     inner = walked.args[0].value
-    wrapped = cst.Call(cst.Name("iter"), [cst.Arg(inner)])
+    wrapped = cst.Call(parse_expr(conv.builtin("iter")), [cst.Arg(inner)])
     new = walked.with_changes(args=[walked.args[0].with_changes(value=wrapped), *walked.args[1:]])
     conv.record(node, new, MODULE_ITERATOR.id, "exact", "MindSpore's module methods return lists")
     return new

@@ -269,7 +269,8 @@ class TorchSignatures:
             source = re.sub(r"(?<![\w.])ops\.", self.conv.names["ops"] + ".", source)
         # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
         # is a mixed ending, which libcst cannot parse back)
-        stmt = cst.parse_module((source.strip() + "\n").replace("\n", self.newline)).body[0]
+        source = self.conv.builtins_in(source.strip())  # whatever the file binds
+        stmt = cst.parse_module((source + "\n").replace("\n", self.newline)).body[0]
         return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 
