@@ -252,6 +252,17 @@ def _keep(conv, call, entry, edit):
     return call
 
 
+def _in_target_module(conv, recv) -> bool:
+    """``ms.hub`` in ``ms.hub.load_state_dict(...)``: a submodule of the target package (its
+    functions are never torch methods, also when the file still imports torch)."""
+    if not isinstance(recv, cst.Attribute):
+        return False
+    while isinstance(recv, cst.Attribute):
+        recv = recv.value
+    return isinstance(recv, cst.Name) and recv.value == conv.names.get("ms") \
+        and recv.value in conv.imported and recv.value not in conv.aliases
+
+
 def on_method(conv, node: cst.Call):
     """``recv.name(...)``: module methods, tensor methods, in-place ops."""
     func = node.func
@@ -268,7 +279,7 @@ def on_method(conv, node: cst.Call):
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes \
             and conv.allows(FUNCTION_APPLY.id):
         return function_apply(conv, node, walked)
-    if isinstance(recv0, cst.Name) and recv0.value in conv.imported:
+    if isinstance(recv0, cst.Name) and recv0.value in conv.imported or _in_target_module(conv, recv0):
         return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
     if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and conv.allows(FORWARD.id):

@@ -15,7 +15,7 @@ _NO_MINDSPORE = ("MindSpore 2.10 cannot read a torch checkpoint: convert it once
                  "with the ms_core target, whose ms.hub reads torch checkpoints without torch)")
 
 
-@argument_rule("MS501", "torch_checkpoint")
+@argument_rule("MS168", "torch_checkpoint")
 def torch_checkpoint(edit) -> None:
     """Replace torch.hub.load_state_dict_from_url / model_zoo.load_url with ms.hub.load_state_dict_from_url (ms_core: reads the torch file without torch; marked for --target mindspore)."""
     if edit.conv.target_name == "mindspore":
