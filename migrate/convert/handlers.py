@@ -50,6 +50,15 @@ TENSOR_ATTRIBUTE = node_rule(
 NAMED_TUPLE_FIELD = node_rule(
     "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].")
 
+FREE_CONTEXT = node_rule(
+    "MS169", "value_free_context",
+    "Replace `with torch.backends.cuda.sdp_kernel(...): body` (attention-kernel choice) and "
+    "`with autocast(enabled=False)` / @autocast(enabled=False) with body: they change no value of "
+    "the converted code.")
+# attention-kernel selection: every kernel computes the same attention (up to rounding)
+_KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
+_AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"}
+
 NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
                  "torch.autograd.no_grad"}
 _FUNCTION_BASES = ("torch.autograd.Function", "torch.autograd.function.Function")
@@ -503,12 +512,39 @@ def on_function(conv, node: cst.FunctionDef):
 
 
 def _is_no_grad(conv, dec: cst.Decorator) -> bool:
-    """A grad-mode decorator (``@torch.no_grad()``): recorded as removed."""
+    """A grad-mode decorator (``@torch.no_grad()``) or a value-free one
+    (``@autocast(enabled=False)``): recorded as removed."""
     expr = dec.decorator
     q = conv.qual(expr.func if isinstance(expr, cst.Call) else expr)
     if q in NO_GRAD_CALLS and conv.allows(NO_GRAD.id):
         conv.record(dec.decorator, "", NO_GRAD.id, "exact",
                     "no_grad removed: nothing is recorded outside a grad transform")
+        return True
+    return _value_free(conv, expr)
+
+
+def _value_free(conv, expr) -> bool:
+    """A context that changes no value of the converted code: recorded as removed (MS169).
+
+    ``sdp_kernel``/``sdpa_kernel`` pick which kernel computes scaled-dot-product attention (flash,
+    memory-efficient, math): the same function, rounding apart. ``autocast(enabled=False)`` runs
+    its block in the inputs' own dtypes, which converted code always does: torch's autocast
+    regions are not translated (they stay marked), so there is none to switch off.
+    """
+    if not isinstance(expr, cst.Call) or not conv.allows(FREE_CONTEXT.id):
+        return False
+    q = conv.qual(expr.func)
+    if q in _KERNEL_CONTEXTS:
+        conv.record(expr, "", FREE_CONTEXT.id, "approximate",
+                    "attention-kernel choice removed: every kernel computes the same attention "
+                    "(up to float rounding)")
+        return True
+    disabled = any(a.keyword is not None and a.keyword.value == "enabled" and code_of(a.value) == "False"
+                   for a in expr.args)
+    if q in _AUTOCAST and disabled:
+        conv.record(expr, "", FREE_CONTEXT.id, "exact",
+                    "autocast(enabled=False) removed: the block runs in its inputs' dtypes, as all "
+                    "converted code does")
         return True
     return False
 
@@ -522,6 +558,8 @@ def on_with(conv, node: cst.With):
         if q in NO_GRAD_CALLS and item.asname is None and conv.allows(NO_GRAD.id):
             conv.record(e, "", NO_GRAD.id, "exact", "grad-mode block unwrapped: nothing is recorded "
                                                     "outside a grad transform")
+            continue
+        if item.asname is None and _value_free(conv, e):
             continue
         keep.append(item)
     if keep:
