@@ -254,8 +254,21 @@ class Dropout2dAnyRank(nn.Dropout2d):
         return super().construct(x)
 '''
 
+_UNFOLD = '''
+class UnfoldTorchLayout(nn.Cell):
+    """torch.nn.Unfold: the sliding blocks of (N, C, H, W) input as (N, C*kh*kw, L), by
+    ops.unfold (MindSpore 2.10's nn.Unfold extracts patches TensorFlow-style)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def construct(self, input):
+        return ops.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D}
+                 "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D, "UnfoldTorchLayout": _UNFOLD}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",)}

@@ -143,6 +143,8 @@ class TorchSignatures:
                 self.helper(dep)
             if name in CLASS_SOURCES:
                 self.conv.used.add("nn")
+                if "ops." in CLASS_SOURCES[name]:
+                    self.conv.used.add("ops")
             self.sources[name] = CLASS_SOURCES[name] if name in CLASS_SOURCES else helper_source(name)
             return local
         return self.names[name]
@@ -238,6 +240,8 @@ class TorchSignatures:
         if self.conv.names.get("nn", "nn") != "nn":
             # `nn.Cell`, not the `torch.nn.` of a docstring (its key)
             source = re.sub(r"(?<![\w.])nn\.", self.conv.names["nn"] + ".", source)
+        if self.conv.names.get("ops", "ops") != "ops":
+            source = re.sub(r"(?<![\w.])ops\.", self.conv.names["ops"] + ".", source)
         # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
         # is a mixed ending, which libcst cannot parse back)
         stmt = cst.parse_module((source.strip() + "\n").replace("\n", self.newline)).body[0]

@@ -223,3 +223,9 @@ def dropout2d_any_rank(edit) -> None:
     edit.worse("transformed", "MindSpore 2.10's nn.Dropout2d takes (N, C, H, W) input only: "
                               "Dropout2dAnyRank also drops channels of (N, C, L) input and "
                               "elements of 2-D input, as torch does")
+
+
+@argument_rule("MS413", "unfold_layer", runtime=True)
+def unfold_layer(edit) -> None:
+    """Replace nn.Unfold(kernel_size, dilation, padding, stride) with UnfoldTorchLayout(...), a generated Cell whose construct is ops.unfold (torch's layout; MindSpore 2.10's nn.Unfold is TensorFlow-style)."""
+    edit.func = cst.Name(edit.helper("UnfoldTorchLayout"))

@@ -285,6 +285,8 @@ RULE_EXAMPLES = {
     "false": "ok = torch.cuda.is_available()\n",
     "save": "torch.save(net.state_dict(), 'x.ckpt')\n",
     "load_state_dict": "net.load_state_dict(sd)\n",
+    "unfold_layer": "y = nn.Unfold(3, stride=2)\n",
+    "value_free_context": "with torch.backends.cuda.sdp_kernel(enable_math=True):\n    y = x\n",
     "torch_checkpoint": "sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
     "register_buffer": "net.register_buffer('b', torch.ones(1))\n",
     "train": "net = nn.ReLU()\nnet.eval()\n",
