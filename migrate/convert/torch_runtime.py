@@ -267,7 +267,24 @@ class UnfoldTorchLayout(nn.Cell):
         return ops.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 '''
 
-CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
+_CIRCULAR_PAD = '''
+class CircularPadTorch(nn.Cell):
+    """torch.nn.CircularPad1d/2d/3d (MindSpore 2.10 has no such layers): wrap-around padding of
+    the last `dims` axes by ops.pad(x, padding, mode='circular'), torch's (left, right, top,
+    bottom, ...) order; an int pads every side."""
+
+    def __init__(self, padding, dims):
+        super().__init__()
+        self.padding = (padding,) * (2 * dims) if isinstance(padding, int) else tuple(padding)
+        if len(self.padding) != 2 * dims:
+            raise ValueError(f"For 'CircularPad{dims}d', the 'padding' must be an int or a tuple of "
+                             f"{2 * dims} ints, but got {padding!r}.")
+
+    def construct(self, x):
+        return ops.pad(x, self.padding, mode='circular')
+'''
+
+CLASS_SOURCES = {"CircularPadTorch": _CIRCULAR_PAD, "_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D, "UnfoldTorchLayout": _UNFOLD}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),

@@ -229,3 +229,10 @@ def dropout2d_any_rank(edit) -> None:
 def unfold_layer(edit) -> None:
     """Replace nn.Unfold(kernel_size, dilation, padding, stride) with UnfoldTorchLayout(...), a generated Cell whose construct is ops.unfold (torch's layout; MindSpore 2.10's nn.Unfold is TensorFlow-style)."""
     edit.func = cst.Name(edit.helper("UnfoldTorchLayout"))
+
+
+@argument_rule("MS414", "circular_pad_layer", runtime=True)
+def circular_pad_layer(edit) -> None:
+    """Replace nn.CircularPad2d(padding) with CircularPadTorch(padding, dims=2), a generated Cell whose construct is ops.pad(x, padding, mode='circular') (MindSpore 2.10 has no CircularPad layers)."""
+    edit.func = cst.Name(edit.helper("CircularPadTorch"))
+    edit.set("dims", edit.entry.torch[-2])

@@ -285,6 +285,7 @@ RULE_EXAMPLES = {
     "false": "ok = torch.cuda.is_available()\n",
     "save": "torch.save(net.state_dict(), 'x.ckpt')\n",
     "load_state_dict": "net.load_state_dict(sd)\n",
+    "circular_pad_layer": "y = nn.CircularPad2d(1)\n",
     "unfold_layer": "y = nn.Unfold(3, stride=2)\n",
     "value_free_context": "with torch.backends.cuda.sdp_kernel(enable_math=True):\n    y = x\n",
     "torch_checkpoint": "sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
