@@ -130,24 +130,41 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
 
 
 def load(f, map_location=None, weights_only=True, mmap=None):
-    """torch.load of a ``torch.save`` file (zip or legacy format), without torch and without
-    running code from the file.
+    """torch.load without torch: a ``torch.save`` file (zip or legacy format) read without running
+    code from it, or a checkpoint the converted code saved (``torch.save`` became
+    ``ms.save_checkpoint``, which names the file ``f + '.ckpt'``), read by ``ms.load_checkpoint``.
 
     Args:
-        f: a path or a binary file object.
+        f: a path or a binary file object (a file object is read as a torch file).
         map_location: None, a device string/``dict`` (no effect: tensors are NumPy-backed), or a
             callable ``(storage, location)`` returning the storage it is given.
         weights_only, mmap: accepted; the reader is always weights-only and reads into memory.
 
     Returns:
-        The saved object, tensors as ms_core Tensors.
+        The saved object, tensors as ms_core Tensors (a MindSpore-format checkpoint: its dict
+        of name -> Parameter).
 
     Raises:
-        TorchCheckpointError: not a torch checkpoint, truncated, or needs globals other than
-            tensors and containers (a pickled model class is never rebuilt).
+        TorchCheckpointError: a torch file that is truncated or needs globals other than tensors
+            and containers (a pickled model class is never rebuilt).
+        ValueError: no such file (neither ``f`` nor ``f + '.ckpt'``), or a corrupt checkpoint.
     """
     del weights_only, mmap
-    return load_torch_checkpoint(f, map_location)
+    if not isinstance(f, (str, os.PathLike)):
+        return load_torch_checkpoint(f, map_location)
+    path = os.fspath(f)
+    if not os.path.exists(path) and os.path.exists(path + ".ckpt"):
+        path += ".ckpt"
+    if not os.path.isfile(path):
+        raise ValueError(f"For 'load', the file '{path}' does not exist.")
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    # a zip archive or a pickle stream (protocol >= 2): torch's formats; anything else is one of
+    # the MindSpore formats save_checkpoint writes
+    if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
+        return load_torch_checkpoint(path, map_location)
+    from .train.serialization import load_checkpoint
+    return load_checkpoint(path)
 
 
 def _renames(cell):

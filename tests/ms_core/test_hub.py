@@ -81,6 +81,8 @@ def test_not_a_checkpoint_raises_a_clear_error(tmp_path):
     path = tmp_path / "x.pt"
     path.write_bytes(b"hello world")
     with pytest.raises(TorchCheckpointError, match="not a torch checkpoint"):
+        ms.hub.load(io.BytesIO(path.read_bytes()))
+    with pytest.raises(ValueError, match="should end with '.ckpt'"):  # neither torch's nor ours
         ms.hub.load(str(path))
 
 
@@ -158,3 +160,16 @@ def test_download_is_cached_and_hash_checked(tmp_path, monkeypatch):
     good.unlink()  # a second call reads the cache, never the URL
     sd = ms.hub.load_state_dict_from_url(good.as_uri(), model_dir=cached.parent)
     np.testing.assert_array_equal(sd["w"].asnumpy(), [0, 1, 2])
+
+
+def test_load_reads_what_converted_code_saved(tmp_path):
+    """torch.save(net.state_dict(), 'w.pt') became ms.save_checkpoint(net, 'w.pt') (-> w.pt.ckpt):
+    torch.load('w.pt') as ms.hub.load finds it and loads it back by name."""
+    net = ms.nn.SequentialCell(ms.nn.Dense(3, 2), ms.nn.BatchNorm1d(2))
+    ms.save_checkpoint(net, str(tmp_path / "w.pt"))
+    other = ms.nn.SequentialCell(ms.nn.Dense(3, 2), ms.nn.BatchNorm1d(2))
+    assert ms.hub.load_state_dict(other, ms.hub.load(str(tmp_path / "w.pt"))) == ([], [])
+    for (_, a), (_, b) in zip(net.parameters_and_names(), other.parameters_and_names()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    with pytest.raises(ValueError, match="does not exist"):
+        ms.hub.load(str(tmp_path / "missing.pt"))

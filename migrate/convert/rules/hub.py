@@ -22,6 +22,13 @@ def torch_checkpoint(edit) -> None:
         edit.unsupported(_NO_MINDSPORE, "MS901")
 
 
+@argument_rule("MS139", "torch_load")
+def torch_load(edit) -> None:
+    """Replace torch.load(f) with ms.hub.load(f) on ms_core (torch files and the checkpoints converted code saves), ms.load_checkpoint(f) for --target mindspore."""
+    if edit.conv.target_name != "mindspore":
+        edit.func = edit.conv.target("ms.hub.load")
+
+
 @argument_rule("MS125", "load_state_dict")
 def load_state_dict(edit) -> None:
     """Replace net.load_state_dict(sd, strict) with ms.hub.load_state_dict(net, sd, strict) (torch names mapped, torch's strict rules) on ms_core, ms.load_param_into_net(net, sd) for --target mindspore."""

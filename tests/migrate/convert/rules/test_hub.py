@@ -123,3 +123,42 @@ def test_a_file_that_keeps_torch_converts_again_to_itself():
     once = convert_source(src).code
     assert "# migrate: MS901 torch.stft" in once and "ms.hub.load_state_dict(model, state_dict" in once
     assert convert_source(once).code == once
+
+
+ROUND_TRIP = '''import torch
+import torch.nn as nn
+
+
+def round_trip(path):
+    net = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    torch.save(net.state_dict(), path)
+    other = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    other.load_state_dict(torch.load(path, map_location="cpu"))
+    return net, other
+
+
+def from_torch(path):
+    net = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    net.load_state_dict(torch.load(path))
+    return net
+'''
+
+
+def test_torch_load_reads_converted_and_torch_checkpoints(tmp_path):
+    """torch.save + torch.load in converted code (ms.save_checkpoint writes 'w.pt.ckpt') and
+    torch.load of a file torch wrote: both load, the latter with torch's values."""
+    res = convert_source(ROUND_TRIP)
+    assert "# migrate" not in res.code and "ms.hub.load(path)" in res.code
+    assert "ms.load_checkpoint(path)" in convert_source(ROUND_TRIP, target="mindspore").code
+    cns, tns = {}, {}
+    exec(res.code, cns)
+    exec(ROUND_TRIP, tns)
+    net, other = cns["round_trip"](str(tmp_path / "w.pt"))
+    for (_, a), (_, b) in zip(net.parameters_and_names(), other.parameters_and_names()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    ref, _ = tns["round_trip"](str(tmp_path / "t.pt"))
+    got = cns["from_torch"](str(tmp_path / "t.pt"))
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    import ms_core as ms
+    np.testing.assert_allclose(got(ms.Tensor(x)).asnumpy(), ref.eval()(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
