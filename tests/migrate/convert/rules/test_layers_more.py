@@ -91,7 +91,6 @@ MARKED = [
     "nn.ParameterList()",
     "nn.init.calculate_gain('gelu')",
     "nn.CosineEmbeddingLoss(0.1, True)",
-    "nn.Unfold(3)",
     "nn.LayerNorm([4, 8], eps=1e-6)",
 ]
 MARKED_FOR_MINDSPORE = [
