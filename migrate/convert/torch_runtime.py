@@ -410,9 +410,43 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
     return data.batch(batch_size, drop_remainder=bool(drop_last))
 '''
 
+_PARAMETER_LIST = '''
+class TorchParameterList(nn.Cell):
+    """torch.nn.ParameterList that grows by append/extend (MindSpore's ParameterTuple is
+    immutable): each Parameter is registered on this Cell under its index, the name torch gives
+    it ("0", "1", ...); iteration and indexing give the Parameters in order."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self.__dict__["_torch_params"] = []
+        self.extend(values or ())
+
+    def append(self, value):
+        if not isinstance(value, ms.Parameter):
+            value = ms.Parameter(value, name=str(len(self._torch_params)))
+        self.insert_param_to_cell(str(len(self._torch_params)), value)
+        self._torch_params.append(value)
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def __len__(self):
+        return len(self._torch_params)
+
+    def __iter__(self):
+        return iter(list(self._torch_params))
+
+    def __getitem__(self, index):
+        return self._torch_params[index]
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
-                 "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER}
+                 "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
+                 "TorchParameterList": _PARAMETER_LIST}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

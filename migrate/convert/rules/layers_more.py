@@ -150,15 +150,16 @@ def implicit_softmax_dim(edit) -> None:
 
 @argument_rule("MS408", "parameter_list", runtime=True)
 def parameter_list(edit) -> None:
-    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
+    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty one (filled later by append/extend) with the generated TorchParameterList, a Cell that registers each Parameter under its index."""
     values = edit.bound.get("values")
     if edit.runtime:
         edit.reject(f"not {code_of(values)}", "For 'ParameterList' (torch signature), an empty "
                     "list filled later is not supported: MindSpore's ParameterTuple is immutable.")
         return
     if values is None or code_of(values) in ("None", "[]", "()"):
-        edit.unsupported("an empty ParameterList filled later: MindSpore's ParameterTuple is "
-                         "immutable; build the list of Parameters first and pass it")
+        edit.result = cst.Call(cst.Name(edit.helper("TorchParameterList")), [])
+        edit.worse("transformed", "an empty ParameterList filled later: TorchParameterList "
+                                  "registers each appended Parameter under its index, as torch")
 
 
 @argument_rule("MS410", "weight_norm")

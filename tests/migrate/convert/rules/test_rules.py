@@ -209,7 +209,6 @@ def test_marker_ids_are_documented():
 MY_TABLES = {"layers", "functional", "torch", "init", "layers_conv", "layers_activation",
              "layers_norm", "layers_loss", "layers_misc"}
 MARKED_WITH_DEFAULTS = {"torch.nn.functional.one_hot",
-                        "torch.nn.ParameterList",  # an empty ParameterList is filled by append: marked
                         "torch.randint",   # randint() without high and size: marked
                         "torch.scatter",   # scatter(input, dim, index) without src or value: marked
                         # alpha_dropout(input, p, train) with train not known to be False: marked
