@@ -34,15 +34,17 @@ _hub_dir = None
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
-# MindSpore layer class name (matched along the MRO) -> {torch local name: MindSpore local name};
-# None: a torch buffer MindSpore does not keep (BatchNorm's step counter)
-_RENAMES = {
+# layer class name -> {torch local name: MindSpore local name}; None: a torch buffer MindSpore
+# does not keep (BatchNorm's step counter). Keyed by both sides' class names (torch's _NormBase,
+# ms_core's _InstanceNorm, ...) and matched along the MRO of a class of that side's package, so
+# the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
+TORCH_RENAMES = {
+    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
     "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
                     "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
-    "_BatchNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-                   "running_var": "moving_variance", "num_batches_tracked": None},
-    "_InstanceNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-                      "running_var": "moving_variance", "num_batches_tracked": None},
+    **{base: {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
+              "running_var": "moving_variance", "num_batches_tracked": None}
+       for base in ("_NormBase", "_BatchNorm", "_InstanceNorm")},
     "LayerNorm": {"weight": "gamma", "bias": "beta"},
     "GroupNorm": {"weight": "gamma", "bias": "beta"},
     "Embedding": {"weight": "embedding_table"},
@@ -169,8 +171,8 @@ def load(f, map_location=None, weights_only=True, mmap=None):
 
 def _renames(cell):
     for klass in type(cell).__mro__:
-        if klass.__name__ in _RENAMES and klass.__module__.startswith("ms_core."):
-            return _RENAMES[klass.__name__]
+        if klass.__name__ in TORCH_RENAMES and klass.__module__.startswith("ms_core."):
+            return TORCH_RENAMES[klass.__name__]
     return {}
 
 

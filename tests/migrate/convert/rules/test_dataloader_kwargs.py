@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from migrate import convert_source
+from tests.migrate.convert.helpers import both_sides
 
 SRC = '''import numpy as np
 import torch
@@ -46,12 +46,7 @@ def _batches(loader):
 
 @pytest.fixture(scope="module")
 def both():
-    res = convert_source(SRC)
-    assert "# migrate" not in res.code and "DataLoaderTorch(Squares(10), **kwargs)" in res.code
-    assert convert_source(res.code).code == res.code
-    tns, cns = {}, {}
-    exec(SRC, tns)
-    exec(res.code, cns)
+    tns, cns = both_sides(SRC, 'DataLoaderTorch(Squares(10), **kwargs)')
     return tns, cns
 
 

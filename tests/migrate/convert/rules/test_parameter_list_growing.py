@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 import ms_core as ms
-from migrate import convert_source
+from tests.migrate.convert.helpers import both_sides
 
 SRC = '''import torch
 import torch.nn as nn
@@ -27,12 +27,7 @@ class Tokens(nn.Module):
 
 
 def test_growing_parameter_list_is_registered_and_matches_torch():
-    res = convert_source(SRC)
-    assert "# migrate" not in res.code and "TorchParameterList()" in res.code
-    assert convert_source(res.code).code == res.code
-    tns, cns = {}, {}
-    exec(SRC, tns)
-    exec(res.code, cns)
+    tns, cns = both_sides(SRC, 'TorchParameterList()')
     ref, net = tns["Tokens"](3, 4), cns["Tokens"](3, 4)
     names = [n for n, _ in net.parameters_and_names()]
     assert [n for n, _ in ref.named_parameters()] == names  # tokens.0, tokens.1, tokens.2, proj.*

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import ms_core as ms
-from migrate import convert_source
+from tests.migrate.convert.helpers import both_sides
 
 SRC = '''import torch
 import torch.nn as nn
@@ -25,12 +25,7 @@ class Patches(nn.Module):
 
 @pytest.mark.parametrize("k, s", [(3, 2), ((2, 3), 1), (4, 4)])
 def test_unfold_layers_give_torch_values(k, s):
-    res = convert_source(SRC)
-    assert "# migrate" not in res.code and "ops.unfold(" in res.code
-    assert convert_source(res.code).code == res.code
-    tns, cns = {}, {}
-    exec(SRC, tns)
-    exec(res.code, cns)
+    tns, cns = both_sides(SRC, 'ops.unfold(')
     x = np.random.default_rng(0).standard_normal((2, 3, 9, 10)).astype(np.float32)
     want = [t.numpy() for t in tns["Patches"](k, s)(torch.from_numpy(x))]
     got = [t.asnumpy() for t in cns["Patches"](k, s)(ms.Tensor(x))]
