@@ -195,3 +195,10 @@ def test_an_in_place_functional_on_a_literal_converts_once():
     once = convert_source(src).code
     assert once.endswith("(lambda _c: (2).copy_(ops.hardtanh(_c, (-1.0), 1.0)))((2).copy())\n")
     assert convert_source(once).code == once
+
+
+def test_an_indented_comment_ending_a_file_after_a_comment_with_a_backslash_is_kept():
+    # the backslash ends a comment, it does not continue the line: the tail is a tail
+    src = "import torch\nx = torch.ones(2)  # a path: C:\\\n    # tail\n"
+    out = convert_source(src).code
+    assert out.endswith("x = ops.ones((2,))  # a path: C:\\\n    # tail\n") and kept(src)
