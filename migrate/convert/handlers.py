@@ -14,6 +14,7 @@ from migrate.convert.cst import attribute, code_of, dotted
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
+from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_assign,
@@ -28,6 +29,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_lookup import lookup_call
+from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
@@ -268,7 +270,8 @@ def on_method(conv, node: cst.Call):
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes \
             and conv.allows(FUNCTION_APPLY.id):
         return function_apply(conv, node, walked)
-    if isinstance(recv0, cst.Name) and recv0.value in conv.imported:
+    if isinstance(recv0, cst.Name) and recv0.value in conv.imported \
+            and not (conv.scope is not None and recv0.value in conv.scope.shadowed):
         return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
     if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and conv.allows(FORWARD.id):
@@ -281,6 +284,8 @@ def on_method(conv, node: cst.Call):
                                                        or is_module(conv, recv0)):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
+    if is_untyped_call(conv, node, recv0, name):
+        return untyped_call(conv, node, walked, name)
     entry = conv.tables.get("Tensor." + name)
     if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(conv, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
@@ -461,7 +466,8 @@ def _defines_forward(node: cst.ClassDef) -> bool:
 
 def on_function(conv, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
-    scope = FunctionScope()
+    scope = FunctionScope(local_names=function_locals(node))
+    scope.shadowed = conv.imported & scope.local_names
     params = [p.name.value for p in node.params.params]
     if conv.in_cell and node.name.value in ("forward", "construct"):
         scope.tensors.update(params[1:])
