@@ -8,7 +8,8 @@ one JSON line per request on stdin / per answer on stdout:
 - ``setup.json``: the converted tree's root, the module, the constructor expression, the seed;
   ``weights.npz``: every parameter by name (the ms_core model's, after torch's were copied in).
   Answer: ``{"ok": true, "missing": [...], "unused": [...]}``.
-- ``{"cmd": "phase", "dir": D}`` with ``D/request.json`` (mode, gradients, loss kind),
+- ``{"cmd": "phase", "dir": D}`` with ``D/request.json`` (mode, gradients, loss kind, the
+  arguments' layout: arrays by name, tuples and lists of them, plain values),
   ``D/inputs.npz``, ``D/targets.npz``, ``D/masks.npz`` (torch's dropout masks by layer path and
   call, functional ones in order). The model runs in that mode with torch's masks, forward hooks
   record every cell call, and with gradients ``mindspore.value_and_grad`` takes them w.r.t. the
@@ -76,7 +77,7 @@ class Side:
         with open(os.path.join(directory, "request.json"), encoding="utf-8") as f:
             req = json.load(f)
         inputs = np.load(os.path.join(directory, "inputs.npz"))
-        xs = [inputs[f"input_{i}"] for i in range(len(inputs.files))]
+        xs = [_argument(spec, inputs, self.ms) for spec in req["inputs"]]
         targets = np.load(os.path.join(directory, "targets.npz"))
         masks = np.load(os.path.join(directory, "masks.npz"))
         notes, results = [], {}
@@ -88,7 +89,7 @@ class Side:
                 if req["gradients"]:
                     self._gradients(xs, req, targets, results)
                 else:
-                    out = self.net(*[self.ms.Tensor(x) for x in xs])
+                    out = self.net(*xs)
                     for i, leaf in enumerate(_leaves(out)):
                         results[f"out/{i}"] = leaf.asnumpy()
         except Exception as exc:  # noqa: BLE001 (the layers recorded so far say where)
@@ -99,8 +100,10 @@ class Side:
 
     def _gradients(self, xs, req, targets, results):
         ms = self.ms
-        tensors = [ms.Tensor(x) for x in xs]
-        pos = tuple(i for i, x in enumerate(xs) if x.dtype.kind == "f")
+        tensors = xs
+        # gradients w.r.t. the float tensors given as whole arguments (as the other two sides)
+        pos = tuple(i for i, x in enumerate(xs) if isinstance(x, ms.Tensor) and
+                    x.asnumpy().dtype.kind == "f")
         names = [n for n, p in self.net.parameters_and_names() if p.requires_grad]
         params = dict(self.net.parameters_and_names())
         weights = [params[n] for n in names]
@@ -121,6 +124,17 @@ class Side:
         for i, leaf in enumerate(_leaves(holder["out"])):
             results[f"out/{i}"] = leaf.asnumpy()
         results["loss"] = np.asarray(loss.asnumpy())
+
+
+def _argument(spec, arrays, ms):
+    """A model argument rebuilt from its layout (see third_side._input_layout)."""
+    if "array" in spec:
+        return ms.Tensor(arrays[spec["array"]])
+    if "tuple" in spec:
+        return tuple(_argument(s, arrays, ms) for s in spec["tuple"])
+    if "list" in spec:
+        return [_argument(s, arrays, ms) for s in spec["list"]]
+    return spec["value"]
 
 
 def _loss(ms, kind, out, targets):
