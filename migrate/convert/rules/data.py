@@ -8,6 +8,8 @@ samplers, Dataset classes), when it ran. Every rule has one signature, ``apply(e
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from migrate.convert.call_edit import primary
@@ -110,9 +112,16 @@ def dataloader(edit) -> None:
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
 
 
+_MS_SAMPLERS = ("ms.dataset.RandomSampler", "ms.dataset.SequentialSampler")
+
+
 def _kept_sampler(edit, sampler) -> str | None:
     """The name of a sampler whose statements stay (bound to a DistributedSampler in one branch
-    and to None in another, say), or None: the DataLoader then passes it on as ``sampler=``."""
+    and to None in another, say), or the code of a converted RandomSampler/SequentialSampler
+    call, or None: the DataLoader then passes it on as ``sampler=``."""
+    if isinstance(sampler, cst.Call) and code_of(sampler.func) in _MS_SAMPLERS:
+        edit.note(f"sampler={code_of(sampler.func)} passed on")
+        return code_of(sampler)  # RandomSampler / SequentialSampler, converted
     facts = edit.conv.training
     name = dotted(sampler) if sampler is not None else None
     if facts is None or name not in facts.kept_samplers:
@@ -146,7 +155,11 @@ def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | N
     to a name, or a GeneratorDataset over a Python source."""
     facts = edit.conv.training
     sources = "shuffle=" + shuffle_code if shard is None else shard
-    if kept is not None:
+    if kept is not None and not kept.isidentifier():
+        if shuffle_code != "False":
+            edit.unsupported("shuffle together with a sampler")
+        sources = f"sampler={kept}"
+    elif kept is not None:
         # MindSpore takes either a sampler or shuffle: shuffle only when the sampler is None
         if not isinstance(parse_expr(shuffle_code), (cst.Name, cst.Attribute, cst.Call)) \
                 and not parse_expr(shuffle_code).lpar:
@@ -189,6 +202,11 @@ def random_split(edit) -> None:
     if ds is None or lengths is None:
         edit.unsupported("random_split needs a dataset and lengths")
         return
+    if isinstance(lengths, (cst.List, cst.Tuple)) and any(
+            isinstance(e.value, cst.Float) for e in lengths.elements):
+        edit.unsupported("fractional lengths: MindSpore's split rounds each part (round(f * n)), torch "
+                         "floors them and hands the remainder out one by one; give integer lengths")
+        return
     conv.used.add("ms")
     if _is_ms_dataset(ds, facts):
         base = code_of(ds)
@@ -196,7 +214,7 @@ def random_split(edit) -> None:
         base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
-        lens = f"list({lens})"
+        lens = f"{edit.conv.builtin('list')}({lens})"
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 
@@ -235,9 +253,27 @@ def ddp(edit) -> None:
     edit.result = args[0].value
 
 
+def _literal_number(node, default: float) -> float | None:
+    """The value of a number literal argument (``default`` when absent), None when not a literal."""
+    if node is None:
+        return default
+    try:
+        value = ast.literal_eval(code_of(node))
+    except (ValueError, SyntaxError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @_safe_rule("MS222", "grad_scaler_ctor")
 def grad_scaler(edit) -> None:
     """Replace GradScaler(enabled=flag) with DynamicLossScaler(...) if flag else StaticLossScaler(1.0)."""
+    growth = _literal_number(edit.bound.get("growth_factor"), 2.0)
+    backoff = _literal_number(edit.bound.get("backoff_factor"), 0.5)
+    if growth is None or backoff is None or abs(growth * backoff - 1.0) > 1e-12:
+        # DynamicLossScaler has one factor: another backoff would skip other steps than torch's
+        edit.unsupported("backoff_factor must be 1 / growth_factor (MindSpore's DynamicLossScaler "
+                         "divides by its scale_factor on overflow)")
+        return
     enabled = edit.bound.get("enabled")
     if enabled is None or code_of(enabled) == "True":
         return
