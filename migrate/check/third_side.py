@@ -97,8 +97,11 @@ class MindSporeSide:
             raise MindSporeError(f"the MindSpore side stopped: {tail}")
         return json.loads(line)
 
-    def run_phase(self, mode, inputs, masks, fmasks, ms_cell, gradients, loss, targets):
-        """Run one phase on MindSpore: a :class:`ThirdRun` (its `error` set if it failed)."""
+    def run_phase(self, mode, inputs, masks, fmasks, ms_cell, gradients, loss, targets,
+                  draws=()):
+        """Run one phase on MindSpore: a :class:`ThirdRun` (its `error` set if it failed);
+        `draws`: torch's random draws (:class:`~migrate.check.randomness.Draw`), given to the
+        MindSpore model's own draws in order."""
         self.phases += 1
         d = os.path.join(self.workdir, f"phase{self.phases}")
         os.makedirs(d, exist_ok=True)
@@ -106,7 +109,8 @@ class MindSporeSide:
         layout = [_input_layout(x, arrays) for x in inputs]
         np.savez(os.path.join(d, "inputs.npz"), **arrays)
         np.savez(os.path.join(d, "targets.npz"), **_target_arrays(loss, targets))
-        np.savez(os.path.join(d, "masks.npz"), **_mask_arrays(masks, fmasks, ms_cell))
+        np.savez(os.path.join(d, "masks.npz"), **_mask_arrays(masks, fmasks, ms_cell),
+                 **{f"draw/{i}": np.asarray(dr.value) for i, dr in enumerate(draws)})
         with open(os.path.join(d, "request.json"), "w", encoding="utf-8") as f:
             json.dump({"mode": mode, "gradients": bool(gradients), "loss": loss,
                        "inputs": layout}, f)

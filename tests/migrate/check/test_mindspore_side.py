@@ -93,3 +93,14 @@ def test_a_tuple_state_input_reaches_mindspore_as_on_the_other_sides(kind):
     assert r.phase("train").gradients and all(g.mindspore is not None
                                               for g in r.phase("train").gradients
                                               if not g.name.startswith("input"))
+
+
+def test_random_draws_in_forward_reach_mindspore_too():
+    """Stochastic depth (Tensor.bernoulli_) and a VAE's noise (torch.randn_like): MindSpore's
+    ops.bernoulli / ops.randn_like in the converted model get torch's numbers, as ms_core's do."""
+    r = _check(FIXTURES / "check" / "random_forward.py", "Noisy()", ["6,8"], mode="both")
+    assert r.passed, [str(f) for f in r.findings]
+    train = r.phase("train")
+    assert "Tensor.bernoulli_" in train.random_draws
+    assert train.mindspore_error is None and train.mindspore_outputs.passed
+    assert not any("not replayed" in n for n in train.notes), train.notes
