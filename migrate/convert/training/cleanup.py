@@ -8,7 +8,7 @@ import libcst as cst
 
 from migrate.convert.cst import bind_args, call_of, code_of, dotted, new_statement, parse_expr, removed, short
 from migrate.convert.registry import RULES
-from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args
+from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args, slices_data
 from migrate.convert.training.bindings import looks_loader, training_apis
 from migrate.convert.training.rules import (
     AUTOCAST, DATASET_BASE, INIT_PROCESS_GROUP, LEN_LOADER, SAMPLER_STATEMENTS, ZERO_GRAD,
@@ -149,13 +149,13 @@ class Cleanup:
                 and self.allows(_TENSOR_DATASET.id)):
             return None
         values = [a.value for a in small.value.args]
-        data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
         sampler = tp.bindings.sharded[dotted(small.targets[0].target)]
         shard = shard_args(bind_args(sampler, SAMPLER_ARGS) or {}, "{}")
         tp.conv.used.add("ms")
         # the arguments stay torch code here: the main walk converts them inside the call
         new = st.with_changes(body=[small.with_changes(value=parse_expr(
-            f"ms.dataset.NumpySlicesDataset(({data}), column_names={column_names(len(values))}, {shard})"))])
+            f"ms.dataset.NumpySlicesDataset({slices_data(values)}, column_names={column_names(len(values))}, "
+            f"{shard})"))])
         tp.record(st, new, _TENSOR_DATASET.id, "transformed",
                   "TensorDataset read through a DistributedSampler -> a sharded NumpySlicesDataset")
         tp.tree.stands_for(new, st)
