@@ -17,12 +17,14 @@ compute with a Tensor or differentiate), fills the placeholders:
     common.tensor.F, common.tensor_methods.F                    <- ops.functional
     _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
     _prims.math_ext.F, _prims.linalg.F                          <- ops.functional
+    _prims.complex.F                                            <- ops (the package: real, Complex...)
 
 Nothing else assigns these names.
 """
 from . import _engine
-from ._prims import array, linalg, loss, math, math_ext, nn
+from ._prims import array, complex as complex_prims, linalg, loss, math, math_ext, nn
 from .common import tensor, tensor_methods
+from . import ops
 from .ops import functional
 
 
@@ -31,3 +33,4 @@ def bind():
     _engine.Tensor = tensor.Tensor
     for module in (tensor, tensor_methods, array, math, nn, loss, math_ext, linalg):
         module.F = functional
+    complex_prims.F = ops

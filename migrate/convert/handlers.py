@@ -14,6 +14,7 @@ from migrate.convert.cst import attribute, code_of, dotted
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
+from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_assign,
@@ -28,6 +29,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_lookup import lookup_call
+from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
@@ -268,21 +270,26 @@ def on_method(conv, node: cst.Call):
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes \
             and conv.allows(FUNCTION_APPLY.id):
         return function_apply(conv, node, walked)
-    if isinstance(recv0, cst.Name) and recv0.value in conv.imported:
+    if isinstance(recv0, cst.Name) and recv0.value in conv.imported \
+            and not (conv.scope is not None and recv0.value in conv.scope.shadowed):
         return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
     if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and conv.allows(FORWARD.id):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         conv.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
+    earlier = conv.earlier_receiver(name)  # converting converted code: what the first time found
     entry = conv.tables.get("Module." + name)
-    if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
+    if entry is not None and earlier != "Tensor" and (entry.receiver == "any" or earlier == "Module"
+                                                       or is_module(conv, recv0)):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
+    if is_untyped_call(conv, node, recv0, name):
+        return untyped_call(conv, node, walked, name)
     entry = conv.tables.get("Tensor." + name)
-    if entry is not None and entry.receiver == "any" and _names_a_cell(conv, recv0):
+    if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(conv, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
-    if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
+    if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and is_param(recv0)
                               or conv.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
@@ -316,7 +323,7 @@ def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
     """Apply MS133: ``walked`` is ``node`` (``seq.add_module(n, m)``) with its parts converted."""
     new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("insert_child_to_cell")))
     recv = primary(walked.func.value)
-    conv.add_after(f"{recv}.cell_list = list({recv}.name_cells().values())")
+    conv.add_after(f"{recv}.cell_list = {conv.builtin('list')}({recv}.name_cells().values())")
     conv.record(node, new, SEQUENTIAL_ADD_MODULE.id, "transformed",
                 "a SequentialCell runs cell_list, which insert_child_to_cell does not update: "
                 "rebuilt after the insertion so the named child runs, as with torch's add_module")
@@ -459,7 +466,8 @@ def _defines_forward(node: cst.ClassDef) -> bool:
 
 def on_function(conv, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
-    scope = FunctionScope()
+    scope = FunctionScope(local_names=function_locals(node))
+    scope.shadowed = conv.imported & scope.local_names
     params = [p.name.value for p in node.params.params]
     if conv.in_cell and node.name.value in ("forward", "construct"):
         scope.tensors.update(params[1:])

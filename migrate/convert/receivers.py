@@ -32,12 +32,21 @@ def is_module(conv, node) -> bool:
     """True when ``node`` is known to be an nn.Module/Cell."""
     if is_self(conv, node):
         return True
-    scope = conv.scope
-    if isinstance(node, cst.Name) and (scope is not None and node.value in scope.modules
-                                       or node.value in conv.module_names):
+    if isinstance(node, cst.Name) and (node.value in conv.module_names or _module_in_scopes(conv, node.value)):
         return True
     if isinstance(node, cst.Attribute) and is_self(conv, node.value) and conv.class_scope:
         return node.attr.value in conv.class_scope.attrs
+    return False
+
+
+def _module_in_scopes(conv, name: str) -> bool:
+    """``name`` holds a module in the innermost scope that binds it (a function reads the
+    module-level ``model = Net()`` of a script's ``if __name__ == '__main__':`` block)."""
+    for scope in reversed(getattr(conv, "_functions", ())):
+        if name in scope.modules:
+            return True
+        if scope.local_names is not None and name in scope.local_names:
+            return False
     return False
 
 

@@ -15,6 +15,10 @@ class FunctionScope:
         narrow: name -> the classes an enclosing ``isinstance(name, ...)`` test allows.
         forward: this is a Cell's ``forward``/``construct`` (calling a sub-cell gives a tensor).
         layer_classes: name -> the torch layer classes it holds (``norm_layer=nn.BatchNorm2d``).
+        shadowed: module-level imports this function binds as locals (``def batchify(data)``
+            in a file that does ``import data``): inside it those names are not modules.
+        local_names: every name the function binds (None for the module body): a name it does
+            not bind is looked up in the enclosing scopes, as Python does.
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -22,6 +26,8 @@ class FunctionScope:
     narrow: dict[str, list[str]] = field(default_factory=dict)
     forward: bool = False
     layer_classes: dict[str, list[str]] = field(default_factory=dict)
+    shadowed: set[str] = field(default_factory=set)
+    local_names: set[str] | None = None
 
 
 @dataclass

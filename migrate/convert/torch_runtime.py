@@ -7,8 +7,8 @@ torch-signature classes need the same translation of values only known at run ti
 (``padding=p``). One function for both paths: the static and the run-time translations cannot
 disagree.
 
-Their names start with ``_torch_``. The sources of the container classes (torch's Sequential
-and ModuleList semantics) and of the metaclass of the torch-signature classes are templates
+Their names start with ``_torch_``. The sources of the container classes (torch's Sequential,
+ModuleList and ModuleDict semantics) and of the metaclass of the torch-signature classes are templates
 here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` and cannot run in the converter.
 """
 from __future__ import annotations
@@ -107,8 +107,74 @@ def _torch_param_names(cell):
         param.name = name
 
 
+def _torch_size(obj, dim=None):
+    """torch's ``x.size()`` / ``x.size(dim)`` on a value the converter could not type.
+
+    A MindSpore tensor's ``size`` is its element count (an int, not a method): it answers with
+    its shape, or one axis of it; any other object calls its own ``size`` method.
+    """
+    size = getattr(obj, "size", None)
+    if callable(size):
+        return size() if dim is None else size(dim)
+    shape = tuple(obj.shape)
+    return shape if dim is None else shape[dim]
+
+
+def _torch_train(obj, *mode):
+    """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
+    Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
+    own ``train`` method."""
+    set_train = getattr(obj, "set_train", None)
+    if set_train is not None and not hasattr(obj, "train"):
+        return set_train(*mode) if mode else set_train(True)
+    return obj.train(*mode)
+
+
+def _torch_eval(obj):
+    """torch's ``m.eval()`` on a value the converter could not type: a Cell's
+    ``set_train(False)``; any other object's own ``eval`` method."""
+    set_train = getattr(obj, "set_train", None)
+    if set_train is not None and not hasattr(obj, "eval"):
+        return set_train(False)
+    return obj.eval()
+
+
+class _TorchGenerator:
+    """torch.Generator: a seeded random stream of its own, for the calls given it (generator=g).
+
+    Each such call takes its seed from the stream (see ``_torch_seed``), so successive calls
+    differ and ``manual_seed`` repeats them; the numbers are not torch's.
+    """
+
+    def __init__(self, device=None):
+        self.manual_seed(67280421310721)  # torch's default seed
+
+    def manual_seed(self, seed):
+        import random
+        self._initial = int(seed)
+        self._stream = random.Random(self._initial)
+        return self
+
+    def initial_seed(self):
+        return self._initial
+
+    def seed(self):
+        import random
+        return self.manual_seed(random.SystemRandom().randrange(2 ** 63)).initial_seed()
+
+    def next_seed(self):
+        return self._stream.randrange(1, 2 ** 31)
+
+
+def _torch_seed(generator, unset=None):
+    """The ``seed=`` of one random call given torch's ``generator=``: the next seed of the
+    generator's stream; ``unset`` (the global stream) when it is None."""
+    return unset if generator is None else generator.next_seed()
+
+
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
-                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names)}
+                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names,
+                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed)}
 
 
 def helper_source(name: str) -> str:
@@ -241,6 +307,29 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
         return self._torch_items[index]
 '''
 
+_MODULE_DICT = '''
+class TorchModuleDict(nn.CellDict, metaclass=_TorchSignature):
+    """torch.nn.ModuleDict over nn.CellDict whose values may also be containers (a ModuleList, a
+    Sequential, another ModuleDict), which MindSpore 2.10's CellDict refuses; parameters are
+    named `key.<path>`, as CellDict names them."""
+
+    _torch_base = nn.CellDict
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __setitem__(self, key, cell):
+        if not isinstance(key, str) or not key or "." in key:
+            raise KeyError(f"For 'ModuleDict', the key must be a non-empty str without '.', but got {key!r}.")
+        if not isinstance(cell, nn.Cell):
+            raise TypeError(f"For 'ModuleDict', the type of cell should be Cell, but got {type(cell).__name__}.")
+        if self._auto_prefix:
+            cell.update_parameters_name(key + ".")
+        self.insert_child_to_cell(key, cell)
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -255,7 +344,8 @@ class Dropout2dAnyRank(nn.Dropout2d):
 '''
 
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D}
+                 "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
+         "TorchModuleDict": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",)}

@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._axes import check_axes
-from .._engine import Primitive
+from .._engine import Primitive, apply
+from . import complex as C
 
 F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
@@ -36,7 +37,22 @@ class Mul(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
+        if _is_complex(dout):  # torch's convention for complex z: dL/dRe(z) + i dL/dIm(z)
+            return (_real_like(x, dout * _conj(y)), _real_like(y, dout * _conj(x)))
         return dout * y, dout * x
+
+
+def _is_complex(t) -> bool:
+    return getattr(getattr(t, "_data", None), "dtype", np.dtype(np.float32)).kind == "c"
+
+
+def _conj(t):
+    return apply(C.Conj(), t) if _is_complex(t) else t
+
+
+def _real_like(operand, g):
+    """The gradient of a real operand of a complex product is the real part."""
+    return g if _is_complex(operand) else apply(C.Real(), g)
 
 
 class Div(Primitive):

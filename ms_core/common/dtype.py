@@ -2,7 +2,7 @@
 import numpy as np
 
 __all__ = ["Type", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "uint16", "uint32", "uint64", "bool_", "complex64", "complex128", "half", "single",
+           "uint16", "uint32", "uint64", "bool_", "complex64", "complex128", "bfloat16", "half", "single",
            "double", "float_", "int_", "number_type", "float_type", "int_type", "dtype_to_nptype"]
 
 
@@ -25,15 +25,36 @@ class Type:
 
     def __eq__(self, other):
         if isinstance(other, Type):
-            return self.np_dtype == other.np_dtype
+            return self.name == other.name
         return NotImplemented
 
     def __hash__(self):
-        return hash(self.np_dtype)
+        return hash(self.name)
 
     @property
     def is_floating_point(self):
         return self.np_dtype.kind == "f"
+
+
+class _NoNumPyType(Type):
+    """A MindSpore dtype that NumPy has no counterpart of (``bfloat16``). It exists, compares and
+    prints as MindSpore's does, so code that names it (``{'bfloat16': ms.bfloat16}``) runs; making
+    a tensor of it raises, since ms_core computes with NumPy and would silently round otherwise."""
+
+    __slots__ = ()
+
+    def __init__(self, name):
+        self.name = name
+
+    @property
+    def np_dtype(self):
+        raise TypeError(f"For '{self.name}', ms_core computes with NumPy, which has no "
+                        f"{self.name.lower()} type: compute in ms.float32 or ms.float16 (MindSpore "
+                        f"itself supports {self.name.lower()}).")
+
+    @property
+    def is_floating_point(self):
+        return True
 
 
 _REPR_NAMES = {"Bool": "bool", "UInt8": "uint8", "UInt16": "uint16", "UInt32": "uint32",
@@ -53,6 +74,7 @@ uint64 = Type("UInt64", np.uint64)
 bool_ = Type("Bool", np.bool_)
 complex64 = Type("Complex64", np.complex64)
 complex128 = Type("Complex128", np.complex128)
+bfloat16 = _NoNumPyType("BFloat16")
 half, single, double = float16, float32, float64
 float_ = float32
 int_ = int64

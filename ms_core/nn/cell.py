@@ -114,6 +114,19 @@ class Cell:
                                  f"assigning '{name}'.")
 
     # --- registration ---------------------------------------------------------------------
+    def __getattr__(self, name):
+        """Return the sub-cell, Parameter or attribute ``name``.
+
+        Python calls this only when the normal lookup fails; MindSpore 2.10's Cell defines it
+        (as torch's Module does), so an explicit ``cell.__getattr__('layer_1')`` answers too."""
+        d = self.__dict__
+        for store in ("_params", "_cells"):
+            if name in d.get(store, ()):
+                return d[store][name]
+        if name in d:
+            return d[name]
+        raise AttributeError(f"The '{type(self).__name__}' object has no attribute '{name}'.")
+
     def __setattr__(self, name, value):
         d = self.__dict__
         if isinstance(value, Parameter):

@@ -10,13 +10,13 @@ from .._prims import math_ext as X
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from .functional import (_as_tensor, _axis_arg, _operands, _take_along, amax, amin, cast, clamp, concat,
-                         cumsum, exp, expand_dims, floor_div, gather, identity, isnan, log, logical_not, maximum,
+                         cumsum, exp, expand_dims, floor_div, gather, isnan, log, logical_not, maximum,
                          mean, narrow, norm, ones_like, pow, reshape, sign, sort, sqrt, square, squeeze,
                          std, stop_gradient, sum, transpose, var, where, zeros_like)
 
 floor_divide = floor_div
 
-__all__ = ["conj", "all", "any", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+__all__ = ["all", "any", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
            "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "exp2",
            "erfc", "erfinv", "lgamma", "digamma", "atan2", "arctan2", "fmod", "trunc", "frac",
            "deg2rad", "rad2deg", "positive", "sgn", "signbit", "isposinf", "isneginf", "isreal",
@@ -513,20 +513,3 @@ def unique(input):
     idx_dtype = np.int64 if x._data.dtype == np.int64 else np.int32
     return Tensor._wrap(values[order]), Tensor._wrap(rank[inverse].reshape(x.shape).astype(idx_dtype))
 
-
-def conj(input):
-    """The complex conjugate; a real input is returned as it is (differentiably: the identity).
-
-    Args:
-        input: a Tensor.
-
-    Returns:
-        A Tensor of the input's shape and dtype.
-
-    Example:
-        >>> ops.conj(Tensor([1.0, -2.0]))  # [1.0, -2.0]
-    """
-    x = _as_tensor(input)
-    if x._data.dtype.kind == "c":
-        return Tensor._wrap(np.conj(x._data))
-    return identity(x)

@@ -19,6 +19,10 @@ CASES = [
     Expr("torch.float", "torch.ones(2, dtype=torch.float)", grad=False),
     Expr("torch.float16", "torch.ones(2, dtype=torch.float16)", grad=False),
     Expr("torch.half", "torch.ones(2, dtype=torch.half)", grad=False),
+    ProvenBy("torch.Generator", "tests/migrate/convert/test_script_classes.py::"
+             "test_torch_generator_becomes_a_seeded_stream_of_its_own"),
+    ProvenBy("torch.bfloat16", "tests/migrate/convert/test_script_classes.py::"
+             "test_bfloat16_in_a_dtype_table_converts_and_the_float32_path_runs"),
     Expr("torch.float64", "torch.ones(2, dtype=torch.float64)", grad=False),
     Expr("torch.double", "torch.ones(2, dtype=torch.double)", grad=False),
     Expr("torch.int64", "torch.ones(2, dtype=torch.int64)", grad=False),
@@ -644,6 +648,13 @@ CASES += [
     Expr("torch.linalg.vecdot", "torch.linalg.vecdot(x, y)"),
     Expr("torch.linalg.vecdot", "torch.linalg.vecdot(x, y, dim=1)"),
     Expr("torch.linalg.diagonal", "torch.linalg.diagonal(x)"),
+    # --- complex numbers (rotary embeddings) ----------------------------------------------------
+    Expr("torch.polar", "torch.view_as_real(torch.polar(pos, x))"),
+    Expr("torch.view_as_real", "torch.view_as_real(torch.polar(pos, x) * torch.polar(pos, y))"),
+    Expr("torch.view_as_complex",
+         "torch.view_as_real(torch.view_as_complex(x.reshape(2, 6, 2)) * torch.polar(pos, y)[..., :2].reshape(2, 6))"),
+    Expr("torch.real", "torch.real(torch.polar(pos, x)) * y"),
+    Expr("torch.imag", "torch.imag(torch.polar(pos, x)) * y"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------

@@ -216,3 +216,19 @@ def test_tril_triu_match_torch():
     check_op(lambda x: ms.ops.tril(x), lambda x: torch.tril(x), [a])
     check_op(lambda x: ms.ops.triu(x, 1), lambda x: torch.triu(x, 1), [a])
     check_op(lambda x: x.tril(-1), lambda x: x.tril(-1), [a])
+
+
+def test_bfloat16_is_named_but_not_computed_in():
+    """ms.bfloat16 exists (nanoGPT builds {'bfloat16': torch.bfloat16, ...}); NumPy has no bfloat16,
+    so making a tensor of it raises a clear error rather than rounding silently otherwise."""
+    import ms_core as ms
+    table = {"float32": ms.float32, "bfloat16": ms.bfloat16}
+    assert str(ms.bfloat16) == "BFloat16" and repr(ms.bfloat16) == "mindspore.bfloat16"
+    assert table["bfloat16"] == ms.bfloat16 and ms.bfloat16 != ms.float32 and ms.float32 != ms.bfloat16
+    assert ms.bfloat16.is_floating_point
+    x = ms.Tensor(np.ones(2, np.float32))
+    for make in (lambda: x.astype(ms.bfloat16), lambda: ms.Tensor(np.ones(2), ms.bfloat16),
+                 lambda: ms.ops.zeros((2,), ms.bfloat16)):
+        with pytest.raises(TypeError, match="ms_core computes with NumPy, which has no bfloat16"):
+            make()
+    assert (x.astype(table["float32"]) + 1).asnumpy().tolist() == [2.0, 2.0]

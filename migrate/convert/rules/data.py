@@ -117,9 +117,16 @@ def dataloader(edit) -> None:
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
 
 
+_MS_SAMPLERS = ("ms.dataset.RandomSampler", "ms.dataset.SequentialSampler")
+
+
 def _kept_sampler(edit, sampler) -> str | None:
     """The name of a sampler whose statements stay (bound to a DistributedSampler in one branch
-    and to None in another, say), or None: the DataLoader then passes it on as ``sampler=``."""
+    and to None in another, say), or the code of a converted RandomSampler/SequentialSampler
+    call, or None: the DataLoader then passes it on as ``sampler=``."""
+    if isinstance(sampler, cst.Call) and code_of(sampler.func) in _MS_SAMPLERS:
+        edit.note(f"sampler={code_of(sampler.func)} passed on")
+        return code_of(sampler)  # RandomSampler / SequentialSampler, converted
     facts = edit.conv.training
     name = dotted(sampler) if sampler is not None else None
     if facts is None or name not in facts.kept_samplers:
@@ -153,7 +160,11 @@ def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | N
     to a name, or a GeneratorDataset over a Python source."""
     facts = edit.conv.training
     sources = "shuffle=" + shuffle_code if shard is None else shard
-    if kept is not None:
+    if kept is not None and not kept.isidentifier():
+        if shuffle_code != "False":
+            edit.unsupported("shuffle together with a sampler")
+        sources = f"sampler={kept}"
+    elif kept is not None:
         # MindSpore takes either a sampler or shuffle: shuffle only when the sampler is None
         if not isinstance(parse_expr(shuffle_code), (cst.Name, cst.Attribute, cst.Call)) \
                 and not parse_expr(shuffle_code).lpar:
@@ -208,7 +219,7 @@ def random_split(edit) -> None:
         base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
-        lens = f"list({lens})"
+        lens = f"{edit.conv.builtin('list')}({lens})"
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 

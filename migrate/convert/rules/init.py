@@ -9,12 +9,14 @@ import libcst as cst
 
 from migrate.convert.call_edit import literal, operand, primary
 from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.receivers import is_param
 from migrate.convert.registry import argument_rule
 
 
 @argument_rule("MS120", "init_call", runtime=True)
 def init_call(edit) -> None:
-    """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))."""
+    """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))
+    (t.assign_value(initializer(...).init_data()) where t may be a plain Tensor)."""
     conv = edit.conv
     t = edit.bound.get("tensor")
     initializer = conv.tname("init.initializer")
@@ -23,7 +25,13 @@ def init_call(edit) -> None:
                                         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
                                 for k, v, p, _ in edit.out if k != "tensor"])
     t_code = primary(t)
-    edit.result = parse_expr(f"{t_code}.set_data({initializer}({code_of(ctor)}, {t_code}.shape, {t_code}.dtype))")
+    value = f"{initializer}({code_of(ctor)}, {t_code}.shape, {t_code}.dtype)"
+    if edit.runtime or not is_param(t):
+        # a plain Tensor has no set_data on MindSpore 2.10 (a weight_norm'd layer's `weight`, a
+        # local tensor); assign_value takes the drawn values on a Tensor and a Parameter alike
+        edit.result = parse_expr(f"{t_code}.assign_value({value}.init_data())")
+    else:
+        edit.result = parse_expr(f"{t_code}.set_data({value})")
 
 
 @argument_rule("MS121", "init_uniform", runtime=True)

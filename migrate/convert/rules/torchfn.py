@@ -38,7 +38,33 @@ def randint(edit) -> None:
         edit.unsupported("randint needs high and size")
         return
     edit.result = _call(edit, "ops.randint", [low or cst.Integer("0"), high, size],
-                        {"dtype": edit.bound.get("dtype")})
+                        {"seed": generator_seed(edit, "None"), "dtype": edit.bound.get("dtype")})
+
+
+def generator_seed(edit, unset: str):
+    """``seed=`` for torch's ``generator=g`` argument: ``_torch_seed(g, unset)``, the next seed of
+    the generator's own stream (None when no generator is given)."""
+    g = edit.bound.get("generator")
+    edit.out = [item for item in edit.out if item[0] != "generator"]
+    if g is None or code_of(g) == "None":
+        return None
+    return parse_expr(f"{edit.helper('_torch_seed')}({code_of(g)}, {unset})")
+
+
+@argument_rule("MS251", "generator_to_seed")
+def generator_to_seed(edit) -> None:
+    """Replace torch.randperm(n, generator=g) with ops.randperm(n, seed=_torch_seed(g, 0)): each
+    call draws its seed from the generator's stream (the global stream when g is None)."""
+    seed = generator_seed(edit, "0" if edit.entry.target == "ops.randperm" else "None")
+    if seed is not None:
+        edit.out.append(["seed", seed, False, None])
+
+
+@argument_rule("MS252", "generator_class")
+def generator_class(edit) -> None:
+    """Replace torch.Generator() with _TorchGenerator() (generated: a seeded stream whose seeds
+    feed the random calls given it; MindSpore 2.10's Generator drives no CPU kernel)."""
+    edit.result = parse_expr(f"{edit.helper('_TorchGenerator')}()")
 
 
 @argument_rule("MS301", "dtype_info")

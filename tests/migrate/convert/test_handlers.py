@@ -1,7 +1,9 @@
 """Tensor methods, module methods and statement rules (no_grad, devices, forward, loops):
 before/after pairs (the converted code after the import block, compared whole)."""
+import numpy as np
 import pytest
 
+import ms_core as ms
 from migrate import convert_source
 from tests.migrate.convert.helpers import after, check
 
@@ -65,11 +67,61 @@ def test_tensor_method(before, after):
     assert in_forward(before) == after
 
 
-@pytest.mark.parametrize("before", ["s.split(',')", "d.transpose(1, 2)", "o.sum(1)", "o.size()",
+@pytest.mark.parametrize("before", ["s.split(',')", "d.transpose(1, 2)", "o.sum(1)",
                                      "o.float()", "o.mean(1)", "o.flatten()", "o.squeeze(1)"])
 def test_tensor_method_on_unknown_receiver_is_untouched(before):
     """Ambiguous method names are only rewritten on receivers known to be tensors."""
     check(f"def f(s, d, o):\n    return {before}\n", f"def f(s, d, o):\n    return {before}\n")
+
+
+@pytest.mark.parametrize("before,after", [
+    ("o.size()", "_torch_size(o)"), ("o.size(0)", "_torch_size(o, 0)"), ("o.size(dim=-1)", "_torch_size(o, -1)"),
+    ("o.size()[-2:]", "_torch_size(o)[-2:]"), ("[*o.size()]", "[*_torch_size(o)]"),
+    ("o.size(1, 2)", "o.size(1, 2)"), ("o.size(k=1)", "o.size(k=1)"), ("self.size()", "self.size()"),
+])
+def test_size_on_an_unknown_receiver_is_decided_at_run_time(before, after):
+    """MS250: MindSpore's Tensor.size is an int; `o.size()` goes through the generated
+    _torch_size (a tensor's shape, any other object's own size()); calls that are not torch's
+    signature, and self's own method, stay."""
+    code = convert_source(f"import torch\ndef f(self, o):\n    return {before}\n").code
+    assert f"    return {after}\n" in code, code
+    ns = {}
+    exec(code, ns)
+
+    class Sized:
+        def size(self, dim=None):
+            return ("own", dim)
+
+    if "_torch_size" in after:
+        assert ns["_torch_size"](ms.Tensor(np.zeros((2, 3, 4), np.float32))) == (2, 3, 4)
+        assert ns["_torch_size"](ms.Tensor(np.zeros((2, 3, 4), np.float32)), -1) == 4
+        assert ns["_torch_size"](Sized()) == ("own", None) and ns["_torch_size"](Sized(), 1) == ("own", 1)
+
+
+def test_train_and_eval_on_an_unknown_receiver_are_decided_at_run_time():
+    """MS253: `model = GPT(cfg)` with GPT from another file, then `model.eval()` in a callback:
+    a Cell gets set_train (it has no train/eval); another object keeps its own method."""
+    src = ("import torch\nfrom .model import GPT\nmodel = GPT()\n"
+           "def cb(m, other):\n    model.eval()\n    m.train(False)\n    other.train()\n    return m\n")
+    code = convert_source(src).code
+    assert "    _torch_eval(model)\n    _torch_train(m, False)\n    _torch_train(other)\n" in code, code
+    helpers = {}
+    exec(code[code.index("def _torch_eval"):code.index("\nmodel = GPT()")], helpers)
+    cell = ms.nn.Dense(2, 2)
+    cell.set_train(True)
+    assert helpers["_torch_eval"](cell) is cell and cell.training is False
+    assert helpers["_torch_train"](cell) is cell and cell.training is True
+    helpers["_torch_train"](cell, False)
+    assert cell.training is False
+
+    class Own:
+        def train(self, mode=True):
+            return ("own", mode)
+
+        def eval(self):
+            return "own eval"
+
+    assert helpers["_torch_train"](Own()) == ("own", True) and helpers["_torch_eval"](Own()) == "own eval"
 
 
 def test_tensor_method_without_torch_import_is_untouched():

@@ -30,11 +30,14 @@ def test_primary_parenthesises_what_an_attribute_cannot_follow(expr, expected):
 
 
 @pytest.mark.parametrize("before,expected", [
-    ("nn.init.zeros_(0)", "(0).set_data(initializer(Zero(), (0).shape, (0).dtype))"),
-    ("nn.init.orthogonal_(-1)", "(-1).set_data(initializer(Orthogonal(), (-1).shape, (-1).dtype))"),
+    ("nn.init.zeros_(0)", "(0).assign_value(initializer(Zero(), (0).shape, (0).dtype).init_data())"),
+    ("nn.init.orthogonal_(-1)", "(-1).assign_value(initializer(Orthogonal(), (-1).shape, (-1).dtype).init_data())"),
     ("nn.init.ones_(a if c else b)",
-     "(a if c else b).set_data(initializer(One(), (a if c else b).shape, (a if c else b).dtype))"),
-    ("nn.init.normal_(ws[0], 0, 1)", "ws[0].set_data(initializer(Normal(mean=0, sigma=1), ws[0].shape, ws[0].dtype))"),
+     "(a if c else b).assign_value(initializer(One(), (a if c else b).shape, (a if c else b).dtype).init_data())"),
+    ("nn.init.normal_(ws[0], 0, 1)",
+     "ws[0].assign_value(initializer(Normal(mean=0, sigma=1), ws[0].shape, ws[0].dtype).init_data())"),
+    ("nn.init.normal_(m.weight, 0, 1)",
+     "m.weight.set_data(initializer(Normal(mean=0, sigma=1), m.weight.shape, m.weight.dtype))"),
 ])
 def test_init_on_any_expression_keeps_its_receiver(before, expected):
     check(f"{before}\n", f"{expected}\n")
@@ -58,7 +61,7 @@ def test_init_on_a_conditional_fills_the_chosen_parameter_as_torch_does():
 # ---- comments inside calls a rule rebuilds or trims (F4, F6) ----------------------------------
 def test_comments_of_a_call_rebuilt_from_text_go_above_it():
     check("nn.init.xavier_normal_(\n    w,  # the weight\n    gain=2,  # for relu\n)\n",
-          "# the weight\n# for relu\nw.set_data(initializer(XavierNormal(gain=2), w.shape, w.dtype))\n")
+          "# the weight\n# for relu\nw.assign_value(initializer(XavierNormal(gain=2), w.shape, w.dtype).init_data())\n")
 
 
 def test_comment_on_a_dropped_argument_goes_above_the_call_and_the_call_closes_cleanly():
@@ -72,7 +75,7 @@ def test_comment_on_a_dropped_argument_goes_above_the_call_and_the_call_closes_c
 def test_comments_lost_inside_a_block_stay_in_the_block_in_order():
     out = after("def f(w):  # head\n    if w:\n        nn.init.zeros_(  # a\n            w,  # b\n        )  # c\n")
     assert out == ("def f(w):  # head\n    if w:\n        # a\n        # b\n"
-                   "        w.set_data(initializer(Zero(), w.shape, w.dtype))  # c\n")
+                   "        w.assign_value(initializer(Zero(), w.shape, w.dtype).init_data())  # c\n")
 
 
 def test_own_comments_leave_out_the_body_of_a_compound_statement():

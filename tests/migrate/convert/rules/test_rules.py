@@ -121,17 +121,17 @@ PAIRS = [
     ("torch.float16", "ms.float16"),
     ("torch.logsumexp(x, 1, keepdim=True)", "ops.logsumexp(x, 1, True)"),
     ("torch.div(a, b, rounding_mode='floor')", "ops.div(a, b, rounding_mode='floor')"),
-    # MS120 init
-    ("nn.init.xavier_uniform_(w)", "w.set_data(initializer(XavierUniform(), w.shape, w.dtype))"),
+    # MS120 init: a name may hold a plain Tensor (assign_value), `.weight` is a Parameter (set_data)
+    ("nn.init.xavier_uniform_(w)", "w.assign_value(initializer(XavierUniform(), w.shape, w.dtype).init_data())"),
     ("nn.init.trunc_normal_(w, std=0.02)",
-     "w.set_data(initializer(TruncatedNormal(mean=0.0, sigma=0.02, a=-2.0, b=2.0), w.shape, w.dtype))"),
-    ("nn.init.uniform_(w, -0.1, 0.1)", "w.set_data(initializer(Uniform(scale=0.1), w.shape, w.dtype))"),
+     "w.assign_value(initializer(TruncatedNormal(mean=0.0, sigma=0.02, a=-2.0, b=2.0), w.shape, w.dtype).init_data())"),
+    ("nn.init.uniform_(w, -0.1, 0.1)", "w.assign_value(initializer(Uniform(scale=0.1), w.shape, w.dtype).init_data())"),
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
      "self.fc.weight.set_data(initializer(HeNormal(negative_slope=0, mode='fan_out', nonlinearity='relu'), "
      "self.fc.weight.shape, self.fc.weight.dtype))"),
-    ("nn.init.zeros_(b)", "b.set_data(initializer(Zero(), b.shape, b.dtype))"),
-    ("nn.init.constant_(b, 0.5)", "b.set_data(initializer(Constant(0.5), b.shape, b.dtype))"),
-    ("nn.init.normal_(w, 0, 0.01)", "w.set_data(initializer(Normal(mean=0, sigma=0.01), w.shape, w.dtype))"),
+    ("nn.init.zeros_(b)", "b.assign_value(initializer(Zero(), b.shape, b.dtype).init_data())"),
+    ("nn.init.constant_(b, 0.5)", "b.assign_value(initializer(Constant(0.5), b.shape, b.dtype).init_data())"),
+    ("nn.init.normal_(w, 0, 0.01)", "w.assign_value(initializer(Normal(mean=0, sigma=0.01), w.shape, w.dtype).init_data())"),
 ]
 
 
@@ -161,9 +161,9 @@ def test_no_op_without_torch(before):
     ("from torch.nn import functional as fn\n", "fn.softmax(x, 1)", "ops.softmax(x, 1)"),
     ("import torch.nn.functional as Fn\n", "Fn.dropout(x, p=0.5, training=False)", "ops.dropout(x, p=0.5, training=False)"),
     ("import torch as th\n", "th.nn.functional.relu(th.cat([a, b], 0))", "ops.relu(ops.cat([a, b], 0))"),
-    ("from torch.nn import init\n", "init.ones_(w)", "w.set_data(initializer(One(), w.shape, w.dtype))"),
+    ("from torch.nn import init\n", "init.ones_(w)", "w.assign_value(initializer(One(), w.shape, w.dtype).init_data())"),
     ("from torch.nn.init import kaiming_uniform_\n", "kaiming_uniform_(w, a=1)",
-     "w.set_data(initializer(HeUniform(negative_slope=1, mode='fan_in', nonlinearity='leaky_relu'), w.shape, w.dtype))"),
+     "w.assign_value(initializer(HeUniform(negative_slope=1, mode='fan_in', nonlinearity='leaky_relu'), w.shape, w.dtype).init_data())"),
     ("from torch import cat, flatten\n", "flatten(cat(xs, 1), 1)", "ops.flatten(ops.cat(xs, 1), start_dim=1)"),
     ("from torch.nn import BatchNorm2d\n", "BatchNorm2d(4, 1e-3, 0.01)", "nn.BatchNorm2d(4, 1e-3, momentum=0.99)"),
 ])
@@ -423,7 +423,8 @@ def test_dim_keyword_marks_a_torch_tensor_and_gather_norm_translate():
 
 
 def test_size_with_an_axis_and_functional_channel_dropout():
-    """`out.size(2)` is only callable on a torch tensor; F.dropout2d keeps training=True."""
+    """`out.size(2)` / `counts.size()` on untyped receivers go through the generated _torch_size
+    (a tensor's shape, pandas' groupby its own size()); F.dropout2d keeps training=True."""
     from migrate import convert_source
     src = ("import torch.nn.functional as F\n"
            "def f(out, p):\n"
@@ -431,8 +432,8 @@ def test_size_with_an_axis_and_functional_channel_dropout():
            "    n = counts.size()\n"
            "    return F.dropout2d(out, p)\n")
     code = convert_source(src).code
-    assert "k = out.shape[2]" in code
-    assert "n = counts.size()" in code  # no axis: could be pandas' groupby size()
+    assert "k = _torch_size(out, 2)" in code
+    assert "n = _torch_size(counts)" in code
     assert "ops.dropout2d(out, p=p, training=True)" in code
 
 

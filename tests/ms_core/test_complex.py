@@ -1,0 +1,54 @@
+"""Complex tensors (rotary embeddings: torch.polar, view_as_complex, complex multiply,
+view_as_real): forward and gradients against torch, one line each."""
+import numpy as np
+import pytest
+
+import ms_core as ms
+from ms_core import ops
+
+torch = pytest.importorskip("torch")
+
+_rs = np.random.RandomState(0)
+X = _rs.randn(2, 3, 4, 2).astype(np.float32)
+THETA = _rs.randn(3, 4).astype(np.float32)
+COT = _rs.randn(2, 3, 4, 2).astype(np.float32)
+
+
+def _ms_rotary(x, theta):
+    z = ops.Complex()(x[..., 0], x[..., 1])
+    return (ops.view_as_real(z * ops.polar(ops.ones_like(theta), theta)) * ms.Tensor(COT)).sum()
+
+
+def _torch_rotary(x, theta):
+    z = torch.view_as_complex(x)
+    return (torch.view_as_real(z * torch.polar(torch.ones_like(theta), theta)) * torch.from_numpy(COT)).sum()
+
+
+def test_rotary_forward_and_gradients_match_torch():
+    tx, tt = torch.tensor(X, requires_grad=True), torch.tensor(THETA, requires_grad=True)
+    ref = _torch_rotary(tx, tt)
+    ref.backward()
+    out = _ms_rotary(ms.Tensor(X), ms.Tensor(THETA))
+    gx, gt = ms.grad(_ms_rotary, grad_position=(0, 1))(ms.Tensor(X), ms.Tensor(THETA))
+    np.testing.assert_allclose(out.asnumpy(), ref.item(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gt.asnumpy(), tt.grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert gx.dtype == ms.float32 and gt.dtype == ms.float32
+
+
+def test_complex_dtypes_parts_and_conj_match_torch():
+    z = ops.polar(ms.Tensor(np.abs(X[..., 0])), ms.Tensor(X[..., 1]))
+    tz = torch.polar(torch.tensor(np.abs(X[..., 0])), torch.tensor(X[..., 1]))
+    assert z.dtype == ms.complex64 and tz.dtype == torch.complex64
+    np.testing.assert_allclose(ops.view_as_real(z).asnumpy(), torch.view_as_real(tz).numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ops.real(z).asnumpy(), tz.real.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ops.imag(z).asnumpy(), tz.imag.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ops.conj(z).asnumpy(), tz.conj().resolve_conj().numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(z.reshape(2, 12).asnumpy(), tz.reshape(2, 12).numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_complex_errors_are_mindspore_style():
+    with pytest.raises(TypeError, match="For 'view_as_real', the input must be a complex tensor"):
+        ops.view_as_real(ms.Tensor(X))
+    with pytest.raises(TypeError, match="For 'polar'"):
+        ops.polar(ms.Tensor(X), ms.Tensor(X.astype(np.float64)))
