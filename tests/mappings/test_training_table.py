@@ -177,8 +177,8 @@ def run(m, v, gs, gv):
         scaler.unscale_(opt)
         scaler.step(opt)
         scaler.update()
-        # the scale, read through scale(): get_scale() is torch's name only
-        out += [net.w1.detach().clone(), net.w2.detach().clone(), scaler.scale(torch.tensor(1.0))]
+        out += [net.w1.detach().clone(), net.w2.detach().clone(), scaler.get_scale(),
+                scaler.scale(torch.tensor(1.0))]
     return out
 """
 # step 1's gradient holds an inf, step 3's a nan: both steps are skipped and the scale backs off;

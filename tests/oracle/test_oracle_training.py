@@ -6,8 +6,6 @@ proofs (optimizer steps, learning-rate schedules, loss scaling, data batches), c
 All sampled cases run in one MindSpore process; inputs and results cross as ``.npz`` files. The
 process-group cases are not sampled: ``communication.init()`` needs MindSpore's launcher.
 """
-import json
-import subprocess
 import textwrap
 import warnings
 
@@ -17,7 +15,8 @@ import pytest
 from migrate import convert_source
 from tests.mappings import proof, test_training_table
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE
+from .test_oracle_mappings import DRIVER_HEAD, run_driver
 
 torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.oracle,
@@ -45,17 +44,8 @@ KNOWN_DIFFERENT = {("torch.optim.Adam", "amsgrad=True"): "its Adam's amsgrad upd
 # CyclicLR (MindSpore 2.10's neither cycles momentum nor takes cycle_momentum), and
 # the process-group entries (communication.init() needs MindSpore's launcher)
 
-DRIVER = textwrap.dedent("""
-    import importlib.util, json, sys, traceback
-    import numpy as np
-    import mindspore as ms
-    cases = json.load(open(sys.argv[1]))
-    data = np.load(sys.argv[2])
-    results = {}
-    def flat(out):
-        if isinstance(out, (tuple, list)):
-            return [v for item in out for v in flat(item)]
-        return [out.asnumpy() if isinstance(out, ms.Tensor) else np.asarray(out)]
+DRIVER = DRIVER_HEAD + textwrap.dedent("""
+    import importlib.util
     for i, case in enumerate(cases):
         try:
             # a module from a file: MindSpore reads the source of the Cells it differentiates
@@ -96,15 +86,7 @@ def _run_on_mindspore(cases: list, tmp_path) -> np.lib.npyio.NpzFile:
             arrays[f"{i}_in{j}"] = values[name]
         (tmp_path / f"case{i}.py").write_text(res.code)
         payload.append({"path": str(tmp_path / f"case{i}.py"), "n_inputs": len(case.inputs)})
-    (tmp_path / "cases.json").write_text(json.dumps(payload))
-    np.savez(tmp_path / "inputs.npz", **arrays)
-    (tmp_path / "driver.py").write_text(DRIVER)
-    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "cases.json"),
-                           str(tmp_path / "inputs.npz"), str(tmp_path / "out.npz")],
-                          capture_output=True, text=True, timeout=900,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return np.load(tmp_path / "out.npz")
+    return run_driver(tmp_path, DRIVER, payload, arrays)
 
 
 def _check(case, got, i) -> None:

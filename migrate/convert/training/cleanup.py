@@ -62,6 +62,8 @@ class Cleanup:
             return self._len_of_loader(st)
         if self._has_ddp_module(st) and self.allows(_DDP.id):
             return self._ddp_module(st)
+        if self._has_get_scale(st):
+            return self._get_scale(st)
         if isinstance(st, cst.With):
             return self._autocast(st)
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
@@ -115,6 +117,20 @@ class Cleanup:
         new = st.visit(_DdpModuleRewriter(tp.bindings.ddp))
         tp.record(st, new, _DDP.id, "exact", "model.module -> model: the DistributedDataParallel "
                                              "wrapper is gone, the network is the model")
+        tp.tree.stands_for(new, st)
+        rest = self._one(new)
+        return rest if rest is not None else [new]
+
+    # ---- scaler.get_scale() -------------------------------------------------------------
+    def _has_get_scale(self, st) -> bool:
+        return isinstance(st, cst.SimpleStatementLine) and any(
+            _is_get_scale(c, self.tp.bindings.scalers) for c in Names.of(st).calls)
+
+    def _get_scale(self, st):
+        """``scaler.get_scale()`` -> ``float(scaler.scale_value)`` (MindSpore's scalers keep it there)."""
+        tp = self.tp
+        new = st.visit(_GetScaleRewriter(tp.bindings.scalers))
+        tp.record(st, new, "MS222", "exact", "scaler.get_scale() -> float(scaler.scale_value)")
         tp.tree.stands_for(new, st)
         rest = self._one(new)
         return rest if rest is not None else [new]
@@ -244,6 +260,22 @@ class _DdpModuleRewriter(cst.CSTTransformer):
     def leave_Attribute(self, original, updated):
         if updated.attr.value == "module" and dotted(updated.value) in self.ddp:
             return updated.value
+        return updated
+
+
+def _is_get_scale(call: cst.Call, scalers) -> bool:
+    f = call.func
+    return isinstance(f, cst.Attribute) and f.attr.value == "get_scale" and not call.args \
+        and dotted(f.value) in scalers
+
+
+class _GetScaleRewriter(cst.CSTTransformer):
+    def __init__(self, scalers):
+        self.scalers = scalers
+
+    def leave_Call(self, original, updated):
+        if _is_get_scale(updated, self.scalers):
+            return parse_expr(f"float({code_of(updated.func.value)}.scale_value)")
         return updated
 
 

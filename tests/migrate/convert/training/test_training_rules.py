@@ -871,6 +871,16 @@ def test_module_of_a_ddp_model_is_the_model():
     assert "other.module.x = 1" in got
 
 
+def test_get_scale_of_a_grad_scaler_reads_its_scale_value():
+    got, _ = body("""\
+        scaler = torch.cuda.amp.GradScaler()
+        print(f"scale {scaler.get_scale()}")
+        other.get_scale()
+        """)
+    assert 'print(f"scale {float(scaler.scale_value)}")' in got
+    assert "other.get_scale()" in got
+
+
 def test_sharded_tensor_dataset_and_process_group_calls():
     got, res = body("""\
         import torch.distributed as dist
