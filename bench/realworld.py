@@ -456,11 +456,13 @@ def count_lines(files) -> int:
     return sum(p.read_text(encoding="utf-8", errors="replace").count("\n") for p in files)
 
 
-def run_cli_convert(src_dir: Path, out_dir: Path, jobs: int, report: Path | None) -> tuple[float, int, str]:
-    """`migrate convert src_dir -o out_dir -j jobs [--report report]` through the CLI: (wall
-    seconds, exit code, stderr tail)."""
+def run_cli_convert(src_dir: Path, out_dir: Path, jobs: int, report: Path | None,
+                    target: str = "ms_core") -> tuple[float, int, str]:
+    """`migrate convert src_dir -o out_dir -j jobs --target target [--report report]` through the
+    CLI: (wall seconds, exit code, stderr tail)."""
     shutil.rmtree(out_dir, ignore_errors=True)
-    cmd = [sys.executable, str(ROOT / "cli.py"), "convert", str(src_dir), "-o", str(out_dir), "-j", str(jobs), "-q"]
+    cmd = [sys.executable, str(ROOT / "cli.py"), "convert", str(src_dir), "-o", str(out_dir), "-j", str(jobs), "-q",
+           "--target", target]
     if report is not None:
         cmd += ["--report", str(report)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -556,7 +558,9 @@ class _NoTorch:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    # MindSpore frames its messages with '----' lines and a 'C++ Call Stack' section
+    text = [ln.strip() for ln in str(exc).strip().splitlines()
+            if any(c.isalpha() for c in ln) and "Call Stack" not in ln]
     return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
 
 
@@ -772,28 +776,149 @@ def child_ms(arch: dict, tree: str, out: str, block: bool = True) -> dict:
         res["notes"].append("forward runs")
         return res
     outs = _flatten(outputs, lambda t: t.asnumpy() if hasattr(t, "asnumpy") else None)
+    np.savez(os.path.join(out, "ms_core.npz"), **{f"out{i}": a for i, a in enumerate(outs)})
     res["status"] = "mismatch"
-    if len(outs) != saved["outputs"]:
-        res["error"] = f"{len(outs)} outputs, torch gives {saved['outputs']}"
-        return res
+    worst, error = compare_outputs(outs, [arrays[f"out{i}"] for i in range(saved["outputs"])])
+    res["rel_err"] = worst
+    if error:
+        res["error"] = error
+    else:
+        res["status"] = "match"
+    return res
+
+
+def compare_outputs(outs: list, refs: list) -> tuple:
+    """(worst relative max error, first problem or "") of `outs` against `refs`:
+    max|a - b| / max|b| per output, the problem being a count, a shape or the tolerance."""
+    import numpy as np
+    if len(outs) != len(refs):
+        return None, f"{len(outs)} outputs, the reference gives {len(refs)}"
     worst = 0.0
-    for i, a in enumerate(outs):
-        b = arrays[f"out{i}"]
+    for i, (a, b) in enumerate(zip(outs, refs)):
         if tuple(a.shape) != tuple(b.shape):
-            res["error"] = f"output {i}: shape {tuple(a.shape)}, torch {tuple(b.shape)}"
-            return res
+            return None, f"output {i}: shape {tuple(a.shape)}, reference {tuple(b.shape)}"
         a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
         scale = float(np.max(np.abs(b64))) if b64.size else 0.0
         diff = float(np.max(np.abs(a64 - b64))) if b64.size else 0.0
         err = diff / scale if scale > 0 else diff
-        if not np.isfinite(err):
-            err = float("inf")
-        worst = max(worst, err)
-    res["rel_err"] = worst
-    if worst <= TOLERANCE:
-        res["status"] = "match"
-    else:
-        res["error"] = f"relative max error {worst:.3g} > {TOLERANCE:g}"
+        worst = max(worst, err if np.isfinite(err) else float("inf"))
+    return worst, ("" if worst <= TOLERANCE else f"relative max error {worst:.3g} > {TOLERANCE:g}")
+
+
+# ---- the real-MindSpore side (--ms-python) ----------------------------------------------------
+
+def _weight_map_standalone():
+    """migrate/check/weights.py loaded as a module of its own: the interpreter that has MindSpore
+    need not have libcst (which `import migrate` needs), and the map itself needs only NumPy.
+    Its test for "a Tensor attribute, not a Parameter" is widened to MindSpore's Tensor."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_bench_weights", ROOT / "migrate" / "check" / "weights.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    import mindspore
+    mod._is_ms_tensor = lambda t: isinstance(t, mindspore.Tensor) and not isinstance(t, mindspore.Parameter)
+    return mod
+
+
+def _ms_load_weights(ms, model, saved, arrays) -> str:
+    """Copy torch's values into a MindSpore model through the checker's weight map ("" = every
+    torch tensor and every parameter accounted for, else the first problem)."""
+    rep = _weight_map_standalone().map_names(torch_stand_in(saved, arrays), model)
+    if not rep.ok:
+        probs = rep.problems()
+        return f"{len(probs)} problems; first: {probs[0]}"
+    params, cells = dict(model.parameters_and_names()), dict(model.cells_and_names())
+    tensors = {}
+    for info in saved["modules"]:
+        for n, k in info["params"] + info["buffers"]:
+            tensors[f"{info['path']}.{n}" if info["path"] else n] = arrays[k]
+    for e in rep.entries:
+        if e.ms_name is None:
+            continue
+        value = tensors[e.torch_name]
+        if e.action == "tensor-attribute":
+            path, attr = e.ms_name.rsplit(".", 1) if "." in e.ms_name else ("", e.ms_name)
+            old = getattr(cells[path], attr)
+            setattr(cells[path], attr, ms.Tensor(value.reshape(old.shape).astype(old.asnumpy().dtype)))
+        else:
+            p = params[e.ms_name]
+            p.set_data(ms.Tensor(value.reshape(p.shape).astype(p.asnumpy().dtype)))
+    return ""
+
+
+def _ms_names(model) -> str:
+    """"" when every Parameter.name is its path (hence unique), else what is wrong."""
+    params = list(model.parameters_and_names())
+    wrong = [f"{path} named {p.name}" for path, p in params if p.name != path]
+    names = [p.name for _, p in params]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if not wrong and not dupes:
+        return ""
+    return (f"{len(wrong)}/{len(params)} Parameter.name differ from the path (e.g. {wrong[0] if wrong else '-'})"
+            + (f"; {len(dupes)} duplicated (e.g. {dupes[0]})" if dupes else ""))
+
+
+def _ms_round_trip(ms, arch, ns, model, outs, out_dir) -> str:
+    """save_checkpoint -> a model built afresh (another seed) -> load_param_into_net: "" when
+    nothing is left unloaded on either side and the outputs are the same, else the problem."""
+    ckpt = os.path.join(out_dir, "mindspore.ckpt")
+    ms.save_checkpoint(model, ckpt)
+    ms.set_seed(1)
+    fresh = eval(arch["ctor"], ns)
+    fresh.set_train(False)
+    param_not_load, ckpt_not_load = ms.load_param_into_net(fresh, ms.load_checkpoint(ckpt))
+    if param_not_load or ckpt_not_load:
+        return (f"{len(param_not_load)} parameters not loaded (e.g. {param_not_load[:1]}), "
+                f"{len(ckpt_not_load)} checkpoint entries unused (e.g. {ckpt_not_load[:1]})")
+    ns["model"] = fresh
+    again = _flatten(eval(arch["call"], ns), lambda t: t.asnumpy() if hasattr(t, "asnumpy") else None)
+    worst, error = compare_outputs(again, outs)
+    return "" if worst == 0.0 else (error or f"outputs differ after the round trip (relative {worst:.3g})")
+
+
+def child_mindspore(arch: dict, tree: str, out: str, block: bool = True) -> dict:
+    """Real MindSpore (run by --ms-python): import the --target mindspore conversion with torch
+    blocked, build, copy torch's weights through the weight map, run in inference mode, compare
+    with torch and with ms_core, then the checkpoint round trip."""
+    if block:
+        sys.meta_path.insert(0, _NoTorch())
+    import numpy as np
+    res = {"status": "import", "error": "", "where": "", "rel_err": None, "rel_err_ms_core": None,
+           "names": "", "round_trip": ""}
+    try:
+        import mindspore as ms
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        ms.set_seed(0)
+        _, ns = _build(arch, tree)
+        res["status"] = "build"
+        exec(arch["setup"], ns)
+        model = eval(arch["ctor"], ns)
+        model.set_train(False)
+        res["names"] = _ms_names(model)
+        res["status"] = "weights"
+        arrays = np.load(os.path.join(out, "torch.npz"))
+        saved = json.loads(Path(out, "torch.json").read_text())
+        problem = _ms_load_weights(ms, model, saved, arrays)
+        if problem:
+            res["error"] = problem
+            return res
+        res["status"] = "run"
+        ns.update(model=model, inputs=[ms.Tensor(arrays[f"in{i}"]) for i in range(len(arch["inputs"]))])
+        outs = _flatten(eval(arch["call"], ns), lambda t: t.asnumpy() if hasattr(t, "asnumpy") else None)
+    except BaseException as exc:  # noqa: BLE001  (anything MindSpore raises is data)
+        res.update(error=_first_line(exc), where=_where(exc, tree))
+        return res
+    res["rel_err"], error = compare_outputs(outs, [arrays[f"out{i}"] for i in range(saved["outputs"])])
+    ours = os.path.join(out, "ms_core.npz")
+    if os.path.exists(ours):
+        with np.load(ours) as z:
+            res["rel_err_ms_core"], _ = compare_outputs(outs, [z[f"out{i}"] for i in range(len(z.files))])
+    res["status"], res["error"] = ("mismatch", error) if error else ("match", "")
+    try:
+        res["round_trip"] = _ms_round_trip(ms, arch, ns, model, outs, out)
+    except BaseException as exc:  # noqa: BLE001
+        res["round_trip"] = f"{_first_line(exc)} [{_where(exc, tree)}]"
     return res
 
 
@@ -825,7 +950,7 @@ def child_script(script: str, args: list, block: bool, trace_dir: str | None = N
 def child_main(argv) -> int:
     """Entry point of the child processes (`--child torch|ms|script`)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--child", choices=("torch", "ms", "script"))
+    ap.add_argument("--child", choices=("torch", "ms", "mindspore", "script"))
     ap.add_argument("--spec")
     ap.add_argument("--tree")
     ap.add_argument("--out")
@@ -839,7 +964,8 @@ def child_main(argv) -> int:
         return 0
     arch = json.loads(Path(a.spec).read_text())
     try:
-        res = child_torch(arch, a.tree, a.out) if a.child == "torch" else child_ms(arch, a.tree, a.out, a.block)
+        child = {"torch": child_torch, "ms": child_ms, "mindspore": child_mindspore}[a.child]
+        res = child(arch, a.tree, a.out) if a.child == "torch" else child(arch, a.tree, a.out, a.block)
     except BaseException as exc:  # noqa: BLE001
         res = {"status": "crash", "error": _first_line(exc), "where": _where(exc, a.tree),
                "trace": traceback.format_exc()[-3000:]}
@@ -856,12 +982,14 @@ def _child_env(extra_paths=()) -> dict:
     return env
 
 
-def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, block: bool = False) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", side, "--spec", str(spec),
+def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, block: bool = False,
+               python: str = sys.executable) -> dict:
+    cmd = [python, str(Path(__file__).resolve()), "--child", side, "--spec", str(spec),
            "--tree", str(tree), "--out", str(out)] + (["--block"] if block else [])
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, env=_child_env(), capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, env=dict(_child_env(), GLOG_v="3"), capture_output=True, text=True,
+                              timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"no result within {timeout:.0f} s", "seconds": timeout}
     result = out / f"{side}.result.json"
@@ -875,8 +1003,10 @@ def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, blo
 
 
 def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: float,
-               block: bool = True) -> dict:
-    """Both children for one architecture; the row for the table."""
+               block: bool = True, mindspore: tuple | None = None) -> dict:
+    """Both children for one architecture; the row for the table. With `mindspore` =
+    (interpreter, tree converted with --target mindspore), a third child runs that tree on real
+    MindSpore (row["mindspore"])."""
     d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
@@ -893,6 +1023,9 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     row.update(status=m.get("status", "crash"), error=m.get("error", ""), where=m.get("where", ""),
                rel_err=m.get("rel_err"), notes=m.get("notes", []), weights=m.get("weights", ""),
                seconds=round(t.get("seconds", 0) + m.get("seconds", 0), 1))
+    if mindspore is not None:
+        python, ms_tree = mindspore
+        row["mindspore"] = _run_child("mindspore", spec, ms_tree, d, timeout, block, python=python)
     return row
 
 
@@ -1043,6 +1176,8 @@ def convert_package(src: Source, args, work: Path) -> tuple[SourceResult, Path, 
     res.convert_exit = code
     res.convert_errors = report_errors(report) + ([err.strip().splitlines()[-1]] if code not in (0, 1) and err.strip()
                                                   else [])
+    if args.ms_python:
+        run_cli_convert(staged, work / "out_mindspore" / src.name, args.jobs, None, target="mindspore")
     return res, staged, converted
 
 
@@ -1068,8 +1203,11 @@ def run(args) -> list[SourceResult]:
 
     def do_arch(a):
         staged, converted = trees[a.source]
-        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch)
+        ms_side = (args.ms_python, work / "out_mindspore" / a.source) if args.ms_python else None
+        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side)
         print(f"  {a.source:<18} {a.ctor[:50]:<50} {row['status']:<10} {row['error'][:90]}", flush=True)
+        if "mindspore" in row:
+            print(f"  {'':<18} {'MindSpore':<50} {ms_cell(row['mindspore'])[:120]}", flush=True)
         return a, row
 
     def do_script(s):
@@ -1099,6 +1237,32 @@ def _table(headers, rows) -> str:
               for i, h in enumerate(headers)]
     line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
     return "\n".join([line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
+
+
+def ms_cell(m: dict) -> str:
+    """One architecture on real MindSpore: 'build / forward vs torch (vs ms_core) / names /
+    checkpoint round trip', or the stage that failed and why."""
+    if m.get("status") not in ("match", "mismatch"):
+        where = f" [{m['where']}]" if m.get("where") else ""
+        return f"{m.get('status', 'crash')}: {m.get('error', '')}{where}"
+    errs = f"{m['rel_err']:.1e}" + (f" (ms_core {m['rel_err_ms_core']:.1e})" if m.get("rel_err_ms_core") is not None
+                                     else "")
+    forward = f"match {errs}" if m["status"] == "match" else f"mismatch: {m['error']} {errs}"
+    names = "names ok" if not m.get("names") else f"names: {m['names']}"
+    trip = "round trip ok" if not m.get("round_trip") else f"round trip: {m['round_trip']}"
+    return f"builds; {forward}; {names}; {trip}"
+
+
+def ms_summary(results: list[SourceResult]) -> str:
+    """The real-MindSpore totals: builds, matches, path-like names, checkpoint round trips."""
+    rows = [a["mindspore"] for r in results for a in r.archs if "mindspore" in a]
+    ran = [m for m in rows if m.get("status") in ("match", "mismatch")]
+    built = [m for m in rows if m.get("status") in ("weights", "run", "match", "mismatch")]
+    n = len(rows)
+    return (f"MindSpore 2.10 (--target mindspore): builds {len(built)}/{n}, matches torch "
+            f"{sum(m['status'] == 'match' for m in ran)}/{n}, path-like unique Parameter names "
+            f"{sum(not m.get('names') for m in built)}/{n}, checkpoint round trips "
+            f"{sum(not m.get('round_trip') for m in ran)}/{n}")
 
 
 def render(results: list[SourceResult]) -> str:
@@ -1132,14 +1296,19 @@ def render(results: list[SourceResult]) -> str:
     out = [_table(["package", "files", "lines", "model files with markers", "other files with markers",
                    "files importing torch", "builds", "matches", "convert lines/s", "parse failures",
                    "not idempotent"], rows)]
-    arows = []
+    arows, with_ms = [], any("mindspore" in a for r in results for a in r.archs)
     for r in results:
         for a in r.archs:
             err = a["error"] if a["status"] != "match" else f"rel err {a['rel_err']:.1e}"
             where = f" [{a['where']}]" if a.get("where") and a["status"] != "match" else ""
-            arows.append([r.name, f"`{a['ctor'][:60]}`", a["status"], (err + where).replace("|", "\\|")[:160]])
+            arows.append([r.name, f"`{a['ctor'][:60]}`", a["status"], (err + where).replace("|", "\\|")[:160]]
+                         + ([ms_cell(a["mindspore"]).replace("|", "\\|")[:200] if "mindspore" in a else "-"]
+                            if with_ms else []))
     if arows:
-        out.append(_table(["package", "architecture", "status", "first error"], arows))
+        out.append(_table(["package", "architecture", "status", "first error"]
+                          + (["MindSpore 2.10 (--target mindspore)"] if with_ms else []), arows))
+    if with_ms:
+        out.append(ms_summary(results))
     srows = []
     for r in results:
         for s in r.scripts:
@@ -1186,6 +1355,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-archs", action="store_true", help="skip the architectures (scripts only)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per child process")
     ap.add_argument("--json", help="write the results as JSON")
+    ap.add_argument("--ms-python", help="an interpreter with MindSpore: also convert with --target mindspore and "
+                                        "run each architecture there (weights, forward, checkpoint round trip)")
     ap.add_argument("--allow-torch", action="store_true",
                     help="diagnosis only: let the converted code import torch, to see what fails after "
                          "the leftover torch imports (the table is then not the benchmark's)")

@@ -23,6 +23,7 @@ import numpy as np
 
 from .compare import compare, drift_explains, float64_explains
 from .optimizers import torch_optimizer
+from .randomness import TorchDrawReplay, explicit_attention_dropout
 from .reference import float_copy, functional_masks, module_masks
 from .run import numpy_to_torch
 from .weights import torch_tensors
@@ -35,8 +36,9 @@ class TrainingTrace:
     and the converted model's first gradients in torch's names and layouts."""
 
     state0: dict
-    masks: list = field(default_factory=list)  # per step: (module masks, functional masks)
+    masks: list = field(default_factory=list)  # per step: (module, functional masks, draws)
     eval_masks: list = field(default_factory=list)
+    eval_draws: list = field(default_factory=list)
     eval_values: tuple | None = None  # (ms output, torch output) after training
     first_grads: dict | None = None
 
@@ -67,10 +69,11 @@ def replay(torch_module, trace, t_in, t_loss, s, dtype, first_grads=None) -> Rep
     opt = torch_optimizer(model.parameters(), s, None)
     inputs = [numpy_to_torch(x, dtype) for x in t_in]
     losses = []
-    for i, (dmasks, fmasks) in enumerate(trace.masks):
+    for i, (dmasks, fmasks, draws) in enumerate(trace.masks):
         torch.manual_seed(s.seed + i)
         depth = {"depth": 0, "next": 0}
-        with module_masks(model, dmasks, depth), functional_masks(fmasks, depth):
+        with module_masks(model, dmasks, depth), functional_masks(fmasks, depth), \
+                TorchDrawReplay(draws), explicit_attention_dropout():
             opt.zero_grad(set_to_none=True)
             loss = t_loss(model(*inputs))
             loss.backward()
@@ -81,7 +84,8 @@ def replay(torch_module, trace, t_in, t_loss, s, dtype, first_grads=None) -> Rep
         opt.step()
         losses.append(float(loss.detach()))
     model.train(False)
-    with functional_masks(trace.eval_masks, {"depth": 0, "next": 0}), torch.no_grad():
+    with functional_masks(trace.eval_masks, {"depth": 0, "next": 0}), \
+            TorchDrawReplay(trace.eval_draws), explicit_attention_dropout(), torch.no_grad():
         out = model(*inputs)
     tensors = {full: t.detach().double().numpy() for full, _, _, t, _ in torch_tensors(model)}
     return Replay(losses, tensors, out)

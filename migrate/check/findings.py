@@ -77,12 +77,12 @@ def _phase_findings(phase, models) -> list:
     bad = [g for g in phase.gradients if not g.stats.passed]
     if bad and f is None:
         out.append(_gradient_finding(phase, bad, models))
-    if phase.random_draws:
+    if phase.draw_notes:
         for finding in out:
             finding.message += (f"; the torch model draws random numbers outside dropout "
-                                f"({phase.random_draws}) that the check does not replay, so in "
-                                f"{phase.mode} mode the two sides use different ones: compare "
-                                f"with that randomness off (e.g. its rate 0)")
+                                f"({phase.random_draws}) that the converted model did not all "
+                                f"take the same way ({'; '.join(phase.draw_notes[:2])}), so in "
+                                f"{phase.mode} mode the two sides use different ones")
     return out
 
 

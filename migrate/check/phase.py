@@ -45,12 +45,8 @@ def run_phase(models, inputs, plan, s) -> PhaseResult:
     t_loss, m_loss = make_losses(s.loss_fn, s.seed) if plan.gradients else (None, None)
     t_run = _run_torch_side(models, inputs, plan, t_loss, s)
     phase.random_draws = t_run.recorder.random.summary()
-    if phase.random_draws:
-        phase.notes.append(f"the torch forward draws random numbers outside dropout, which the "
-                           f"check does not replay: {phase.random_draws}")
     masks = t_run.recorder.dropout_masks if train else None
-    m_run = _run_ms_side(models, inputs, plan, m_loss, masks, t_run.recorder.functional_masks,
-                         s, phase)
+    m_run = _run_ms_side(models, inputs, plan, m_loss, masks, t_run.recorder, s, phase)
     restore_torch(models.torch_module, torch_state)
     restore_ms(models.ms_cell, ms_state)
     _compare_outputs(phase, t_run, m_run, s)
@@ -104,13 +100,14 @@ def _run_torch_side(models, inputs, plan, t_loss, s) -> Run:
         raise CheckError(f"the torch model fails in {plan.mode} mode: {one_line(exc)}") from exc
 
 
-def _run_ms_side(models, inputs, plan, m_loss, masks, fmasks, s, phase) -> Run:
-    """The converted model's run; if it raises, what it recorded until then (and the error in
-    `phase.ms_error`): each layer is then run on torch's inputs, and the first that raises or
-    differs is named."""
+def _run_ms_side(models, inputs, plan, m_loss, masks, t_rec, s, phase) -> Run:
+    """The converted model's run, given torch's dropout masks and random draws; if it raises,
+    what it recorded until then (and the error in `phase.ms_error`): each layer is then run on
+    torch's inputs, and the first that raises or differs is named."""
     recorder = None
     try:
-        recorder = MsRecorder(models.ms_cell, capture=s.layers, masks=masks, fmasks=fmasks)
+        recorder = MsRecorder(models.ms_cell, capture=s.layers, masks=masks,
+                              fmasks=t_rec.functional_masks, draws=t_rec.random.valued)
         return run_ms(models.ms_cell, recorder, inputs, m_loss, plan.gradients)
     except Exception as exc:
         if not s.layers:
@@ -124,6 +121,13 @@ def _compare_outputs(phase, t_run, m_run, s) -> None:
     notes = m_run.recorder.mask_notes if m_run.recorder is not None else []
     for note in dict.fromkeys(notes):
         phase.notes.append(f"dropout replay: {note}")
+    if phase.random_draws:
+        phase.draw_notes = list(dict.fromkeys(m_run.recorder.draw_notes)) \
+            if m_run.recorder is not None else []
+        phase.notes.append(f"the torch forward draws random numbers outside dropout layers "
+                           f"({phase.random_draws}): the converted model was given the same "
+                           f"numbers" + ("" if not phase.draw_notes else
+                                         " except: " + "; ".join(phase.draw_notes[:3])))
     if phase.ms_error is None:
         phase.outputs = o = worst_stats(m_run.output, t_run.output, s.rtol, s.atol)
         if o.nan_torch or o.inf_torch or o.nan_ms or o.inf_ms:

@@ -1,7 +1,7 @@
 """Reference runs of the torch model beside the float32 run being checked: the same model in
 float64 (how far float32 rounding alone moves each number), and torch's backward evaluated on the
 converted model's forward values (whether a gradient difference comes from the forward's rounding
-or from a layer's backward). Both replay the float32 run's dropout masks.
+or from a layer's backward). Both replay the float32 run's dropout masks and random draws.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
+from .randomness import TorchDrawReplay, explicit_attention_dropout
 from .rnn import layered
 from .run import is_torch, numpy_to_torch, run_torch, torch_dropout_keep
 
@@ -43,11 +44,14 @@ def _converted_tensors(module, dtype) -> dict:
     memo = {}
     for p in module.parameters():
         if id(p) not in memo:
-            data = p.detach().to(dtype) if p.is_floating_point() else p.detach().clone()
+            # copy=True: a copy in the same dtype must not share storage with the original
+            data = p.detach().to(dtype, copy=True) if p.is_floating_point() else \
+                p.detach().clone()
             memo[id(p)] = torch.nn.Parameter(data, requires_grad=p.requires_grad)
     for b in module.buffers():
         if id(b) not in memo:
-            memo[id(b)] = b.detach().to(dtype) if b.is_floating_point() else b.detach().clone()
+            memo[id(b)] = b.detach().to(dtype, copy=True) if b.is_floating_point() else \
+                b.detach().clone()
     return memo
 
 
@@ -110,6 +114,7 @@ def run_reference(torch_module, inputs, t_rec, mode, t_loss=None, dtype=None, ca
             stack.enter_context(module_masks(model, t_rec.dropout_masks, depth))
         if mode == "train" or t_rec.functional_masks:  # F.dropout drops in eval mode too
             stack.enter_context(functional_masks(t_rec.functional_masks, depth))
+        stack.enter_context(TorchDrawReplay(t_rec.random.draws))
         if ms_calls is not None:
             stack.enter_context(_substituted(model, ms_calls))
         run = run_torch(model, _cast_inputs(inputs, dtype), t_loss, t_loss is not None,
@@ -253,7 +258,8 @@ def local_float64(model64, key, t_rec):
         handles.append(child.register_forward_hook(post))
     depth = {"depth": 0, "next": 0}
     try:
-        with functional_masks(call.fmasks, depth), torch.no_grad():
+        with functional_masks(call.fmasks, depth), TorchDrawReplay(call.draws), \
+                explicit_attention_dropout(), torch.no_grad():
             args = _as_dtype(call.inputs, torch.float64)
             kwargs = _as_dtype(call.kwargs, torch.float64)
             return mod(*args, **kwargs)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .compare import TensorStats, as_array, compare, float64_explains, quick_pass
+from .randomness import MsDrawReplay
 from .reference import float_copy
 from .rnn import call_masks
 from .result import LocalGrad
@@ -74,6 +75,7 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
     cell._forward_hooks.clear()
     functional = FunctionalMasks(call.fmasks, []).__enter__() \
         if masks is not None or call.fmasks else None
+    draws = MsDrawReplay(call.draws, input_notes).__enter__() if call.draws else None
     try:
         out = cell(*torch_to_ms(call.inputs), **torch_to_ms(kwargs_for(cell, call.kwargs)))
         st = worst_stats(out, call.output, rtol, atol)
@@ -88,6 +90,8 @@ def _replay_layer(key, cell, ms_cells, torch_rec, rtol, atol, masks) -> LocalRes
     finally:
         if functional is not None:
             functional.__exit__(None, None, None)
+        if draws is not None:
+            draws.__exit__(None, None, None)
         cell._forward_pre_hooks.update(hooks[0])
         cell._forward_hooks.update(hooks[1])
         for child in installed:
@@ -155,8 +159,8 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
     """Find the layer whose own backward is wrong: for leaves first, then composites whose
     sub-layers all pass, compare torch's VJP (w.r.t. inputs and the layer's own parameters) with
     ms_core's, on torch's recorded inputs and one random cotangent. Returns LocalGrad rows in
-    execution order, stopping at the first failure. Layers containing dropout are skipped in
-    training mode (a re-run of torch's layer would draw a new mask)."""
+    execution order, stopping at the first failure. Layers containing dropout (in training
+    mode) or random draws are skipped (a re-run of torch's layer would draw new ones)."""
     ms_cells = dict(ms_cell.cells_and_names())
     torch_mods = dict(torch_model.named_modules())
     to_ms = dict(name_pairs)
@@ -168,8 +172,9 @@ def local_grad_replay(torch_model, ms_cell, torch_rec, name_pairs, rtol, atol, s
             continue  # a sub-layer failed (or was skipped): that is the place to look
         mod, cell = torch_mods.get(key[0]), ms_cells.get(key[0])
         if mod is None or cell is None or \
-                any(has_random_masks(torch_mods[k[0]]) for k in sub + [key]):
-            continue
+                any(has_random_masks(torch_mods[k[0]]) or torch_rec.calls[k].draws
+                    for k in sub + [key]):
+            continue  # a re-run would draw other random numbers
         row = _layer_backward(key, torch_rec.calls[key], mod, cell, to_ms, rng, rtol, atol)
         if row is not None:
             rows.append(row)

@@ -133,7 +133,8 @@ class PhaseResult:
     mindspore_outputs: TensorStats | None = None  # real MindSpore vs torch (--ms-python)
     mindspore_error: str | None = None  # real MindSpore raised in this phase
     mindspore_failed_at: str | None = None  # the first layer call it did not finish
-    random_draws: str = ""  # torch.rand & co. drawn outside dropout (not replayed): where
+    random_draws: str = ""  # torch.rand & co. drawn outside dropout (replayed): where
+    draw_notes: list = field(default_factory=list)  # draws that could not be replayed: why
 
     @property
     def local_grad_culprit(self):

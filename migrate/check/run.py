@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compare import TensorStats, as_array, compare
-from .randomness import RandomDraws
+from .randomness import MsDrawReplay, RandomDraws
 from .rnn import is_layered_dropout, layered, ms_rnn_masks
 from .sources import layer_source
 from .weights import TransferReport, map_names
@@ -156,6 +156,7 @@ class Call:
     children: list = field(default_factory=list)  # (path, k) called directly inside this call
     mask: object = None  # dropout keep-mask (torch, training)
     fmasks: list = field(default_factory=list)  # functional dropout masks of this call's own code
+    draws: list = field(default_factory=list)  # random draws of this call's own code (Draw)
 
 
 class TorchRecorder:
@@ -189,7 +190,12 @@ class TorchRecorder:
             self.handles.append(mod.register_forward_hook(self._post(path, is_drop),
                                                           with_kwargs=True))
         self._patch_functional()
-        self.random = RandomDraws().__enter__()  # torch.rand & co.: noted, not replayed
+        # torch.rand & co. in the model's code, and fused attention dropout (as F.dropout)
+        self.random = RandomDraws(on_draw=self._on_draw).__enter__()
+
+    def _on_draw(self, draw):
+        if self.stack:
+            self.stack[-1].draws.append(draw)
 
     def _patch_functional(self):
         """Record the masks of functional dropout (F.dropout in a forward) in call order."""
@@ -276,16 +282,21 @@ class MsRecorder:
 
     Training-mode Dropout cells get torch's recorded mask for the same (path, call)
     (:class:`DropoutReplay`); functional dropout (`ops.dropout`) gets torch's functional masks in
-    call order through ms_core's global provider (:class:`FunctionalMasks`).
+    call order through ms_core's global provider (:class:`FunctionalMasks`); the model's own
+    random draws (`ops.rand`, `Tensor.bernoulli_`, ...) get torch's `draws` in call order
+    (:class:`~migrate.check.randomness.MsDrawReplay`).
     """
 
-    def __init__(self, cell, capture=True, masks=None, fmasks=None):
+    def __init__(self, cell, capture=True, masks=None, fmasks=None, draws=None):
         self.cell = cell
         self.calls: dict = {}
         self.order: list = []
         self.counts: dict = {}
         self.handles = []
         self.mask_notes: list = []
+        self.draw_notes: list = []
+        self.draws = MsDrawReplay(draws or [], self.draw_notes, model_modules(cell)).__enter__() \
+            if draws else None
         if masks:  # torch's RNN masks between layers go to the ms RNN's Dropout sub-cell
             masks = {**masks, **ms_rnn_masks(masks, cell, lambda c: ms_dropout_keep(c) is not None)}
         self.dropouts = DropoutReplay(masks or {}, self.mask_notes)
@@ -316,12 +327,23 @@ class MsRecorder:
         if self.functional is not None:
             self.functional.__exit__(None, None, None)
             self.functional = None
+        if self.draws is not None:
+            self.draws.__exit__(None, None, None)
+            self.draws = None
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.remove()
+
+
+def model_modules(cell) -> list:
+    """The Python modules defining the cell classes of a model (where its code may have imported
+    a random op by name)."""
+    import sys
+    names = {type(c).__module__ for _, c in cell.cells_and_names()}
+    return [sys.modules[n] for n in names if n in sys.modules and not n.startswith("ms_core")]
 
 
 # --- dropout masks --------------------------------------------------------------------------------
@@ -368,6 +390,10 @@ def fit_mask(mask, shape, path, k, notes):
     if len(shape) == mask.ndim and all(s in (1, m) for s, m in zip(shape, mask.shape)):
         axes = tuple(i for i, (s, m) in enumerate(zip(shape, mask.shape)) if s == 1 and m != 1)
         return mask.all(axis=axes, keepdims=True)
+    if mask.size == int(np.prod(shape)) and mask.shape[-1:] == shape[-1:]:
+        # the same elements in the same order, the leading axes merged or split: attention
+        # weights are (N, H, L, S) in torch's fused kernel, (N*H, L, S) in an unfused one
+        return mask.reshape(shape)
     notes.append(f"{path}#{k}: torch mask {list(mask.shape)} does not fit {list(shape)}")
     return np.ones(shape, dtype=bool)
 

@@ -53,7 +53,7 @@ def run_training(models, inputs, s, gradients_agree=False) -> TrainResult:
                                      find_noise=step == 0 and s.optimizer == "adam")
         if noisy is not None:
             params.noisy = noisy
-        trace.masks.append((rec.dropout_masks, rec.functional_masks))
+        trace.masks.append((rec.dropout_masks, rec.functional_masks, rec.random.valued))
         lm = ms_step(m_in, rec, step)
         tr.torch_losses.append(float(lt.detach()))
         tr.ms_losses.append(float(as_array(lm)))
@@ -81,8 +81,8 @@ def _torch_input(x):
 # --- one step on each side ------------------------------------------------------------------------
 
 def _torch_step(module, opt, loss_fn, t_in, seed, find_noise=False):
-    """One torch optimizer step with its dropout masks recorded: (loss, recorder, the
-    parameters whose gradient is noise-level when `find_noise`, else None)."""
+    """One torch optimizer step with its dropout masks and random draws recorded: (loss,
+    recorder, the parameters whose gradient is noise-level when `find_noise`, else None)."""
     import torch
     torch.manual_seed(seed)
     noisy = None
@@ -107,7 +107,7 @@ def _noise_level_params(model) -> set:
 
 class _MsStep:
     """One ms_core optimizer step (value_and_grad of the loss, then the optimizer), replaying the
-    torch step's dropout masks."""
+    torch step's dropout masks and random draws."""
 
     def __init__(self, cell, loss, names, weights, optimizer):
         import ms_core
@@ -121,7 +121,7 @@ class _MsStep:
 
     def __call__(self, m_in, torch_rec, step):
         with MsRecorder(self.cell, capture=False, masks=torch_rec.dropout_masks,
-                        fmasks=torch_rec.functional_masks):
+                        fmasks=torch_rec.functional_masks, draws=torch_rec.random.valued):
             try:
                 if self.grad_fn is None:
                     return self.forward(*m_in)
@@ -200,7 +200,9 @@ def _inference_after_training(models, t_in, m_in, tr, s, trace) -> None:
         with torch.no_grad():
             t_out = models.torch_module(*t_in)
     trace.eval_masks = rec.functional_masks
-    with MsRecorder(models.ms_cell, capture=False, masks=None, fmasks=rec.functional_masks):
+    trace.eval_draws = rec.random.valued
+    with MsRecorder(models.ms_cell, capture=False, masks=None, fmasks=rec.functional_masks,
+                    draws=rec.random.valued):
         try:
             m_out = models.ms_cell(*m_in)
             tr.eval_outputs = worst_stats(m_out, t_out, s.rtol, s.atol)

@@ -29,12 +29,13 @@ def _is_statement(t: type) -> bool:
     return r
 
 
-def own_comments(statement: cst.CSTNode) -> list[str]:
+def own_comments(statement: cst.CSTNode, nested: bool = False) -> list[str]:
     """The comments of ``statement`` (text with its '#') in source order, not counting those of
-    the statements in its body.
+    the statements in its body (unless ``nested``).
 
     Args:
         statement: a statement node (or any node).
+        nested: count the comments of the statements in its body too.
 
     Returns:
         The comment texts.
@@ -53,7 +54,7 @@ def own_comments(statement: cst.CSTNode) -> list[str]:
             continue
         # libcst's children are in source order (dataclass fields are not: a call's
         # whitespace_before_args comes after its args)
-        stack.extend(c for c in reversed(node.children) if not _is_statement(type(c)))
+        stack.extend(c for c in reversed(node.children) if nested or not _is_statement(type(c)))
     return found
 
 
@@ -76,17 +77,35 @@ def keep_lost_comments(old: cst.CSTNode, new):
     """
     if new is old or not hasattr(new, "leading_lines"):
         return new
-    left = Counter(own_comments(new))
+    lines = lost_comment_lines(old, [new])
+    return new.with_changes(leading_lines=[*new.leading_lines, *lines]) if lines else new
+
+
+def lost_comment_lines(old: cst.CSTNode, new: list, nested: bool = False) -> list[cst.EmptyLine]:
+    """The comments of statement ``old`` that none of the statements ``new`` (what replaces it,
+    maybe nothing) has, as comment lines to put above what stays.
+
+    Args:
+        old: the statement as written (its own comments, not those of its body).
+        new: the statements (or other nodes; None entries are skipped) that replace it.
+        nested: look for them in the bodies of ``new`` too (``old`` may have moved into one).
+
+    Returns:
+        One ``EmptyLine`` per lost comment, in source order.
+
+    Example:
+        >>> old = cst.parse_statement("opt.zero_grad(  # reset\\n)\\n")
+        >>> [ln.comment.value for ln in lost_comment_lines(old, [])]
+        ['# reset']
+    """
+    left = Counter(text for node in new if node is not None for text in own_comments(node, nested))
     lost = []
     for text in own_comments(old):
         if left[text]:
             left[text] -= 1
         else:
-            lost.append(text)
-    if not lost:
-        return new
-    lines = [cst.EmptyLine(comment=cst.Comment(text)) for text in lost]
-    return new.with_changes(leading_lines=[*new.leading_lines, *lines])
+            lost.append(cst.EmptyLine(comment=cst.Comment(text)))
+    return lost
 
 
 def split_comment_tail(code: str) -> tuple[str, str]:

@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import libcst as cst
 
+from migrate.convert.comments import own_comments
+
 _EMPTY_MODULE = cst.Module(body=[])
 _LEAVES = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 _Name, _Attribute = cst.Name, cst.Attribute
@@ -213,13 +215,15 @@ def single_assign(stmt) -> cst.Assign | None:
 
 def removed(stmt) -> list:
     """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments (the
-    lines above it and its end-of-line comment)."""
+    lines above it and its end-of-line comment as they were, the others above the ``pass``)."""
     tail = getattr(stmt, "trailing_whitespace", None)
-    if tail is not None and tail.comment is not None:
-        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=stmt.leading_lines, trailing_whitespace=tail)]
-    if stmt.leading_lines:
-        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=stmt.leading_lines)]
-    return []
+    if tail is not None and tail.comment is None:
+        tail = None
+    inner = stmt.with_changes(leading_lines=[], **({"trailing_whitespace": cst.TrailingWhitespace()} if tail else {}))
+    lines = [*stmt.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(inner, nested=True))]
+    if tail is not None:
+        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lines, trailing_whitespace=tail)]
+    return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lines)] if lines else []
 
 
 def bind_args(call: cst.Call, names: list[str]) -> dict | None:

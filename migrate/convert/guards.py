@@ -25,7 +25,7 @@ import re
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import code_of, dotted, parse_statement
+from migrate.convert.cst import code_of, dotted, parse_expr, parse_statement
 
 STUB = "_TorchMissing"
 GUARD_NOTE = f"{MARKER_PREFIX}MS900 without torch, the marked code that uses it fails where it runs"
@@ -47,14 +47,17 @@ _STUB_SOURCE = f'''class {{name}}:
         reason = self._reasons.get("", "left as torch by the migration")
         raise ImportError(f"{{{{self._name}}}}(): {{{{reason}}}} (torch is not installed)")
 '''
+STUB_SOURCE = _STUB_SOURCE.format(name=STUB)
 _MARKER = re.compile(r"#\s*migrate:\s*(MS\d{3}.*)$")
 _CATCHES_IMPORT_ERROR = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
-def stub_class(name: str = STUB, newline: str = "\n") -> cst.ClassDef:
+def stub_class(name: str = STUB, newline: str = "\n", builtins_in=None) -> cst.ClassDef:
     """The stand-in class, as a statement with two blank lines above it (``newline``: the file's
-    line ending, also inside the docstring: a mixed ending does not parse back)."""
-    node = cst.parse_statement(_STUB_SOURCE.format(name=name).replace("\n", newline))
+    line ending, also inside the docstring: a mixed ending does not parse back; ``builtins_in``:
+    how the file writes builtins in generated code, see Converter.builtins_in)."""
+    text = _STUB_SOURCE.format(name=name)
+    node = cst.parse_statement((builtins_in(text) if builtins_in else text).replace("\n", newline))
     return node.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 
@@ -100,7 +103,8 @@ def is_guard(node) -> bool:
             and node.finalbody is None and isinstance(node.body, cst.IndentedBlock)):
         return False
     handler = node.handlers[0]
-    if handler.name is not None or dotted(handler.type) != "ImportError" if handler.type else True:
+    if handler.name is not None or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
+            if handler.type else True:
         return False
     imports = all(isinstance(st, cst.SimpleStatementLine) and
                   all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body) for st in node.body.body)
@@ -109,7 +113,8 @@ def is_guard(node) -> bool:
     return imports and stubs
 
 
-def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB) -> cst.Try:
+def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB,
+          error: str = "ImportError") -> cst.Try:
     """``try: <lines> except ImportError: <local> = _TorchMissing(<qualified name>, <reasons>)``.
 
     Args:
@@ -117,6 +122,7 @@ def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB
             go above the ``try``.
         stubs: (local name, qualified torch name, {first attribute: reason}) per name still used.
         stub_name: the name of the stand-in class in this file.
+        error: how the file names ImportError (``_builtins.ImportError`` when it binds the name).
     """
     first = lines[0]
     body = [first.with_changes(leading_lines=[]), *lines[1:]]
@@ -125,7 +131,7 @@ def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB
     handler = cst.ExceptHandler(
         body=cst.IndentedBlock(body=assigns, header=cst.TrailingWhitespace(
             whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(GUARD_NOTE))),
-        type=cst.Name("ImportError"))
+        type=parse_expr(error))
     return cst.Try(body=cst.IndentedBlock(body=body), handlers=[handler], leading_lines=first.leading_lines)
 
 

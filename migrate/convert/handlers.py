@@ -281,16 +281,18 @@ def on_method(conv, node: cst.Call):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         conv.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
+    earlier = conv.earlier_receiver(name)  # converting converted code: what the first time found
     entry = conv.tables.get("Module." + name)
-    if entry is not None and (entry.receiver == "any" or is_module(conv, recv0)):
+    if entry is not None and earlier != "Tensor" and (entry.receiver == "any" or earlier == "Module"
+                                                       or is_module(conv, recv0)):
         return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
     if is_untyped_call(conv, node, recv0, name):
         return untyped_call(conv, node, walked, name)
     entry = conv.tables.get("Tensor." + name)
-    if entry is not None and entry.receiver == "any" and _names_a_cell(conv, recv0):
+    if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(conv, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
-    if entry is not None and (entry.receiver == "any" or is_tensor(conv, recv0)
+    if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(conv, recv0)
                               or entry.receiver == "param" and is_param(recv0)
                               or conv.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
@@ -324,7 +326,7 @@ def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
     """Apply MS133: ``walked`` is ``node`` (``seq.add_module(n, m)``) with its parts converted."""
     new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("insert_child_to_cell")))
     recv = primary(walked.func.value)
-    conv.add_after(f"{recv}.cell_list = list({recv}.name_cells().values())")
+    conv.add_after(f"{recv}.cell_list = {conv.builtin('list')}({recv}.name_cells().values())")
     conv.record(node, new, SEQUENTIAL_ADD_MODULE.id, "transformed",
                 "a SequentialCell runs cell_list, which insert_child_to_cell does not update: "
                 "rebuilt after the insertion so the named child runs, as with torch's add_module")

@@ -12,6 +12,7 @@ import re
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.comments import lost_comment_lines
 from migrate.convert.cst import dotted, parse_statement
 from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_stub_class, marker_reasons, merge_guards, stub_class,
@@ -178,7 +179,7 @@ class BlockImports:
                 return st
             kept = [p for p in parts if p is not None]
             if kept:
-                kept[0] = kept[0].with_changes(leading_lines=st.leading_lines)
+                kept[0] = kept[0].with_changes(leading_lines=[*st.leading_lines, *kept[0].leading_lines])
             return kept
         if is_guard(st):
             # written by an earlier conversion: its imports are rewritten as if unguarded
@@ -201,7 +202,8 @@ class BlockImports:
     def split_line(self, st, protected: bool):
         """An import line as (the line without its torch imports that go or stay guarded, the
         guard of the ones that stay), either part None; None when the line stays as it is.
-        Neither part carries the line's leading comments (the caller puts them)."""
+        Neither part carries the line's leading comments (the caller puts them above its own);
+        the comments inside the line that no part keeps go above the first part."""
         conv = self.conv
         plain, guarded, stubs, changed = [], [], [], False
         for small in st.body:
@@ -241,15 +243,16 @@ class BlockImports:
             plain[-1] = plain[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             line = st.with_changes(body=plain, leading_lines=[])
         if not guarded:
-            return line, None
+            return _with_lost_comments(st, line, None)
         guarded[-1] = guarded[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         inner = st.with_changes(body=guarded, leading_lines=[])
         if line is not None:
             inner = inner.with_changes(trailing_whitespace=cst.TrailingWhitespace())
         conv.guarded = True
         reasons = self.reasons()
-        return line, guard([inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs],
-                           conv.names["stub"])
+        return _with_lost_comments(st, line, guard(
+            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], conv.names["stub"],
+            conv.builtin("ImportError")))
 
     def compound(self, st, protected: bool):
         """``if``/``try``/``with``/``for``/``while``: their blocks rewritten; a statement left
@@ -304,12 +307,19 @@ def is_import_line(st) -> bool:
 
 
 def _comments_of(st) -> list:
-    """The comment lines of a statement that goes: above it, and at the end of its line."""
-    lines = list(getattr(st, "leading_lines", ()))
-    trailing = getattr(st, "trailing_whitespace", None)
-    if trailing is not None and trailing.comment is not None:
-        lines.append(cst.EmptyLine(comment=trailing.comment))
-    return lines
+    """The comment lines of a statement that goes: above it, inside it and at the end of its line."""
+    return [*st.leading_lines, *lost_comment_lines(st.with_changes(leading_lines=[]), [])]
+
+
+def _with_lost_comments(st, line, guarded):
+    """``(line, guarded)``, the parts of import line ``st``, with the comments inside ``st`` that
+    neither keeps (``from torch import (nn,  # layers``) above the first part."""
+    lost = lost_comment_lines(st.with_changes(leading_lines=[]), [line, guarded], nested=True)
+    if not lost or (line is None and guarded is None):
+        return line, guarded
+    if line is not None:
+        return line.with_changes(leading_lines=[*lost, *line.leading_lines]), guarded
+    return None, guarded.with_changes(leading_lines=[*lost, *guarded.leading_lines])
 
 
 def _only_pass(st) -> bool:
@@ -485,16 +495,14 @@ class ImportRewrite:
             self.header_at = len(self.out)
             self.pending_for_header, self.pending, leading = [*self.pending, *leading], [], []
         if line is None and guarded is None:
-            comment = st.trailing_whitespace.comment
-            self.pending.extend(leading)
-            if comment is not None:
-                self.pending.append(cst.EmptyLine(comment=comment))
+            self.pending.extend([*leading, *_comments_of(st.with_changes(leading_lines=[]))])
             return
-        if line is None and not leading and not self.pending and self.out and is_guard(self.out[-1]):
+        if line is None and not leading and not self.pending and not guarded.leading_lines \
+                and self.out and is_guard(self.out[-1]):
             self.out[-1] = merge_guards(self.out[-1], guarded)  # consecutive imports: one guard
             return
         first = line if line is not None else guarded
-        self._keep(first.with_changes(leading_lines=leading))
+        self._keep(first.with_changes(leading_lines=[*leading, *first.leading_lines]))
         if guarded is not None:
             if self.first_guard is None:
                 self.first_guard = len(self.out) - (1 if line is None else 0)
@@ -524,13 +532,13 @@ class ImportRewrite:
         placed = inherited is not None and self.first_guard is None
         if inherited is not None:
             if placed:  # the stand-in class goes above the first guard
-                header.append(stub_class(self.conv.names["stub"], _newline(self.conv)))
+                header.append(stub_class(self.conv.names["stub"], _newline(self.conv), self.conv.builtins_in))
                 inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             header.append(inherited)
         out, at = self.out, self.header_at
         if self.conv.guarded and not placed:
             where = self.first_guard if self.first_guard is not None else at
-            out.insert(where, stub_class(self.conv.names["stub"], _newline(self.conv)))
+            out.insert(where, stub_class(self.conv.names["stub"], _newline(self.conv), self.conv.builtins_in))
             if where + 1 < len(out):
                 # two blank lines after a class, as above it
                 lines = out[where + 1].leading_lines
@@ -574,7 +582,7 @@ def inherited_guard(conv):
     reasons = marker_reasons(conv.walked_body, conv.aliases)
     return guard([parse_statement(text) for text in lines],
                  [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
-                 conv.names["stub"])
+                 conv.names["stub"], conv.builtin("ImportError"))
 
 
 def _after_sibling_star_imports(body) -> int:
@@ -620,6 +628,9 @@ def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
     math_local = conv.names["math"]
     if "math" in conv.used and ("math", "", math_local) not in have:
         lines.append("import math" if math_local == "math" else f"import math as {math_local}")
+    builtins_local = conv.names["builtins"]
+    if "builtins" in conv.used and ("builtins", "", builtins_local) not in have:
+        lines.append(f"import builtins as {builtins_local}")
     np_local = conv.names["np"]
     if "np" in conv.used and ("numpy", "", np_local) not in have:
         lines.append(f"import numpy as {np_local}")

@@ -2,7 +2,7 @@
 
 - Parameter names: MindSpore names a parameter by its path when its cell is assigned to an
   attribute; a cell added to a container that is already attached (``self.layers.append(b)``,
-  ``self.features.add_module(n, m)``) keeps a shorter name, and two parameters may end up with the
+  ``self.features.add_module(n, m)``, ``self.heads[k] = m``) keeps a shorter name, and two parameters may end up with the
   same name, which breaks ``save_checkpoint`` + ``load_param_into_net`` (checked on MindSpore
   2.10). A Cell's ``__init__`` that adds children that way ends with a call naming every
   parameter by its path (:func:`~migrate.convert.torch_runtime._torch_param_names`).
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.cst import parse_expr
 from migrate.convert.registry import node_rule
 from migrate.convert.torch_signature import signatures
 
@@ -41,7 +42,8 @@ def _rooted_at_self(node) -> bool:
 
 
 def _adds_children(block) -> bool:
-    """Whether a function body adds children through self (``self.x.append(...)``)."""
+    """Whether a function body adds children through self (``self.x.append(...)``,
+    ``self.x[key] = ...``)."""
     stack = [block]
     while stack:
         node = stack.pop()
@@ -50,6 +52,9 @@ def _adds_children(block) -> bool:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                 and node.func.attr.value in _ADDS_CHILD and _rooted_at_self(node.func.value):
             return True
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Subscript) \
+                and _rooted_at_self(node.target.value):
+            return True  # self.blocks[name] = cell
         stack.extend(node.children)
     return False
 
@@ -85,7 +90,7 @@ def module_iterator(conv, node: cst.Call, walked: cst.Call):
             or not conv.allows(MODULE_ITERATOR.id):
         return None
     inner = walked.args[0].value
-    wrapped = cst.Call(cst.Name("iter"), [cst.Arg(inner)])
+    wrapped = cst.Call(parse_expr(conv.builtin("iter")), [cst.Arg(inner)])
     new = walked.with_changes(args=[walked.args[0].with_changes(value=wrapped), *walked.args[1:]])
     conv.record(node, new, MODULE_ITERATOR.id, "exact", "MindSpore's module methods return lists")
     return new

@@ -86,7 +86,7 @@ def render(conv, template: str, values: dict[str, cst.BaseExpression]) -> cst.Ba
         ``render(conv, "ops.gather_elements({input}, {dim}, {index})", ...)`` gives
         ``ops.gather_elements(x, 1, idx)``.
     """
-    text = _TARGET_NAME.sub(lambda m: conv.tname(f"{m.group(1)}.{m.group(2)}"), template)
+    text = conv.builtins_in(_TARGET_NAME.sub(lambda m: conv.tname(f"{m.group(1)}.{m.group(2)}"), template))
     used = slots(template)
     texts = {name: _spread(values[name[1:]]) if name.startswith("*") else _text(values[name])
              for name in set(used)}

@@ -7,8 +7,8 @@ torch-signature classes need the same translation of values only known at run ti
 (``padding=p``). One function for both paths: the static and the run-time translations cannot
 disagree.
 
-Their names start with ``_torch_``. The sources of the container classes (torch's Sequential
-and ModuleList semantics) and of the metaclass of the torch-signature classes are templates
+Their names start with ``_torch_``. The sources of the container classes (torch's Sequential,
+ModuleList and ModuleDict semantics) and of the metaclass of the torch-signature classes are templates
 here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` and cannot run in the converter.
 """
 from __future__ import annotations
@@ -307,6 +307,29 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
         return self._torch_items[index]
 '''
 
+_MODULE_DICT = '''
+class TorchModuleDict(nn.CellDict, metaclass=_TorchSignature):
+    """torch.nn.ModuleDict over nn.CellDict whose values may also be containers (a ModuleList, a
+    Sequential, another ModuleDict), which MindSpore 2.10's CellDict refuses; parameters are
+    named `key.<path>`, as CellDict names them."""
+
+    _torch_base = nn.CellDict
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __setitem__(self, key, cell):
+        if not isinstance(key, str) or not key or "." in key:
+            raise KeyError(f"For 'ModuleDict', the key must be a non-empty str without '.', but got {key!r}.")
+        if not isinstance(cell, nn.Cell):
+            raise TypeError(f"For 'ModuleDict', the type of cell should be Cell, but got {type(cell).__name__}.")
+        if self._auto_prefix:
+            cell.update_parameters_name(key + ".")
+        self.insert_child_to_cell(key, cell)
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -321,7 +344,8 @@ class Dropout2dAnyRank(nn.Dropout2d):
 '''
 
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST, "Dropout2dAnyRank": _DROPOUT2D}
+                 "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
+         "TorchModuleDict": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",)}

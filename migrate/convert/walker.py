@@ -22,9 +22,10 @@ from migrate.convert.comments import keep_lost_comments, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
     count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
-    replace_fields, rewrite_fields, statement_spans,
+    removed, replace_fields, rewrite_fields, statement_spans,
 )
-from migrate.convert.guards import STUB, is_stub_class, stub_assignment
+from migrate.convert.builtin_names import BUILTINS, qualify, references
+from migrate.convert.guards import STUB, STUB_SOURCE, is_stub_class, stub_assignment
 from migrate.convert.imports import (
     ROOTS, ImportRewrite, drop_nested_imports, forget_vanished_uses, imports_torch_somewhere,
     note_nested_import, scan_module_imports,
@@ -94,10 +95,13 @@ class Converter:
         rules: which rewrites run (default: all; see :class:`~migrate.convert.registry.RuleSelection`).
         inherited: torch aliases the file gets from a module of its package by ``import *``
             (``{"nn": "torch.nn"}``; see :mod:`migrate.convert.star_imports`).
+        shadowed: builtins the output binds that generated code uses: it writes them as
+            ``_builtins.name`` (see :mod:`migrate.convert.builtin_names`); found by the first
+            conversion, which converts again with them.
     """
 
     def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None,
-                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None):
+                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None, shadowed=frozenset()):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.pkg = TARGETS[target]
@@ -106,7 +110,9 @@ class Converter:
         self.rules = rules
         self._allowed: dict[str, bool] | None = None if rules.everything else {}
         self.names = {"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "np": "np", "init": "", "stub": STUB,
-                      **(names or {})}
+                      "builtins": "_builtins", **(names or {})}
+        self.shadowed = frozenset(shadowed)
+        self.builtins_used: set[str] = set()  # builtins that generated code reads
         self.renamed = names is not None  # a second conversion with other local names
         self.tables = load_tables()
         # what the output needs
@@ -141,6 +147,7 @@ class Converter:
         self._functions: list[FunctionScope] = []
         self.in_isinstance = False
         self._markers: list[list[tuple[str, str]]] = []  # per open statement: markers to write
+        self._earlier: list[tuple[str, ...]] = []  # per open statement: markers an earlier conversion wrote
         self._after: list[list[str]] = []  # per simple statement: statements to add after it
         self.line = 0
         self.stmt_lines: list[int] = []  # first line of every statement, in walk order
@@ -186,13 +193,18 @@ class Converter:
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
         forget_vanished_uses(self, body)
-        names = self._names_free_of_clashes(module, code)
-        if names is not None:
+        again = self._names_free_of_clashes(module, code)
+        if again is not None:
             # user code, or a torch import that must stay, binds a name the converted code needs
-            # (`ops = [1, 2]`; `nn` for both torch.nn and the target's nn): convert again with
-            # other local names for the target's modules
-            return Converter(self.target_name, self.validate, names, self.rules, self.inherited).convert(code)
+            # (`ops = [1, 2]`; `nn` for both torch.nn and the target's nn; `list` that generated
+            # code calls): convert again with other local names for the target's modules, and
+            # Python's builtins named through `builtins`
+            names, shadowed = again
+            return Converter(self.target_name, self.validate, names, self.rules, self.inherited,
+                             shadowed).convert(code)
         self.walked_body = body
+        if self.shadowed:
+            self.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
         body = ImportRewrite(self).run(body, module.header)
         body = self.signatures.emit(body)
         new = module.with_changes(body=body) if body is not module.body else module
@@ -231,9 +243,10 @@ class Converter:
             self.aliases.update(derived)
             self.imported.update(derived)
 
-    def _names_free_of_clashes(self, module, code: str) -> dict | None:
-        """Local names for the target's modules that nothing else in the file binds, or None
-        when the ones used are free already."""
+    def _names_free_of_clashes(self, module, code: str) -> tuple[dict, frozenset] | None:
+        """Local names for the target's modules that nothing else in the file binds, and the
+        builtins generated code reads that the output binds; None when the ones used are right
+        already."""
         if self.renamed:
             return None  # names were chosen against every binding of the file already
         heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in self.used} | ({"ms"} if self.used else set())
@@ -245,14 +258,31 @@ class Converter:
         wanted.update((n, "init") for n in self.init_names)
         if self.guarded:
             wanted[self.names["stub"]] = "stub"
+        reads = self._generated_builtins(bool(kept))
+        wanted.update((n, "builtins") for n in reads)
         clash = {wanted[n] for n in wanted if n in kept}
         maybe = maybe_bound(code, [n for n in wanted if n not in kept])
         user = all_bindings(module, skip=self._is_own_binding) if maybe else set()
         clash |= {wanted[n] for n in maybe & user}
-        if not clash:
+        shadowed = frozenset(n for n in reads if n in kept or n in maybe and n in user)
+        clash.discard("builtins")
+        if not clash and shadowed == self.shadowed:
             return None
         taken = (user or all_bindings(module, skip=self._is_own_binding)) | set(self.aliases)
-        return choose_names(clash, taken, self.pkg, self.names)
+        if shadowed and self.names["builtins"] in taken:
+            clash.add("builtins")
+        return choose_names(clash, taken, self.pkg, self.names), shadowed
+
+    def _generated_builtins(self, guards: bool) -> set[str]:
+        """The builtins the generated code of this file reads (``guards``: guards and their
+        stand-in class are written too)."""
+        reads = set(self.builtins_used)
+        for source in self.signatures.sources.values():
+            reads.update(name for name, _, _ in references(source))
+        if guards or self.guarded:
+            reads.update(name for name, _, _ in references(STUB_SOURCE))
+            reads.add("ImportError")
+        return reads
 
     def _is_own_binding(self, small) -> bool:
         """A torch import (its names are aliases), an import of what the output imports itself
@@ -268,6 +298,8 @@ class Converter:
             mod = dotted(small.names[0].name) if len(small.names) == 1 else None
         else:
             return False
+        if mod == "builtins":
+            return True  # what generated code names the builtins through
         root = (mod or "").split(".")[0]
         # `import numpy` / `import numpy as np` bind numpy where templates use it
         numpy_itself = isinstance(small, cst.Import) and mod == "numpy" and \
@@ -338,6 +370,8 @@ class Converter:
         """Source text for a target name (``ms.float32``, ``ops.relu``, ``init.Normal``), with
         the local names this file uses for the target modules; notes the import it needs."""
         head, _, rest = name.partition(".")
+        if not rest and head in BUILTINS:
+            return self.builtin(head)  # `tuple` (torch.Size)
         if head == "init":
             if self.names["init"]:
                 self.used.add("init")
@@ -347,6 +381,29 @@ class Converter:
         self.used.add(head)
         local = self.names.get(head, head)
         return f"{local}.{rest}" if rest else local
+
+    def builtin(self, name: str) -> str:
+        """Source text for Python's builtin ``name`` in generated code: the name, or
+        ``_builtins.name`` when the file binds ``name`` itself (``from torch.hub import list``
+        that stays, ``def len(x)``); see :mod:`migrate.convert.builtin_names`."""
+        self.builtins_used.add(name)
+        if name not in self.shadowed:
+            return name
+        self.used.add("builtins")
+        return f"{self.names['builtins']}.{name}"
+
+    def builtins_in(self, text: str) -> str:
+        """Generated code ``text`` (statements, an expression, a template with ``{slot}``
+        fields; never user code) with its builtins written as :meth:`builtin` writes them."""
+        refs = references(text)
+        if not refs:
+            return text
+        self.builtins_used.update(name for name, _, _ in refs)
+        hits = [r for r in refs if r[0] in self.shadowed]
+        if not hits:
+            return text
+        self.used.add("builtins")
+        return qualify(text, hits, self.names["builtins"] + ".")
 
     def uses_alias(self, node) -> None:
         """Count a torch alias that stays in the output (its import must stay too)."""
@@ -540,10 +597,27 @@ class Converter:
         if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
             self.line = self.stmt_lines[self.stmt_index]
 
-    def enter_stmt(self) -> None:
+    def enter_stmt(self, node) -> None:
         """A compound statement starts: its line, and a list for its markers."""
         self._next_statement()
+        self._open(node)
+
+    def _open(self, node) -> None:
+        """A statement starts: a list for its markers; the ones above it already are noted."""
         self._markers.append([])
+        del self._earlier[len(self._markers) - 1:]
+        self._earlier.append(tuple(ln.comment.value for ln in node.leading_lines if ln.comment is not None
+                                   and ln.comment.value.startswith(MARKER_PREFIX)))
+
+    def earlier_receiver(self, method: str) -> str | None:
+        """``"Module"`` or ``"Tensor"`` when an earlier conversion marked ``<that>.<method>(...)``
+        in the statement being converted (and not the other): the type it found for the receiver,
+        which this conversion may no longer see (the training loop it learnt it from is
+        rewritten). None otherwise."""
+        texts = self._earlier[len(self._markers) - 1] if self._markers else ()
+        found = {kind for kind in ("Module", "Tensor") for text in texts
+                 if re.match(rf"{re.escape(MARKER_PREFIX)}MS\d+ {kind}\.{re.escape(method)}:", text)}
+        return found.pop() if len(found) == 1 else None
 
     def leave_stmt(self, old, new):
         """A statement ends: write above it the comments its rewrite lost, and its markers
@@ -563,7 +637,7 @@ class Converter:
 
     # statements
     def on_simple_line(self, node: cst.SimpleStatementLine):
-        self._markers.append([])
+        self._open(node)
         self._after.append([])
         try:
             new = self._simple_line(node)
@@ -593,11 +667,8 @@ class Converter:
         if out is not None:
             if not out:
                 self._markers.pop()
-                if node.leading_lines or node.trailing_whitespace.comment is not None:
-                    # the line goes, its comments stay
-                    return cst.SimpleStatementLine([cst.Pass()], leading_lines=node.leading_lines,
-                                                   trailing_whitespace=node.trailing_whitespace)
-                return []
+                kept = removed(node)  # the line goes, its comments stay (on a `pass`)
+                return kept[0] if kept else []
             out[-1] = out[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             new_node = node.with_changes(body=out)
         return self.leave_stmt(node, new_node)
@@ -647,11 +718,11 @@ class Converter:
         return node.with_changes(body=body)
 
     def on_compound(self, node):
-        self.enter_stmt()
+        self.enter_stmt(node)
         return self.leave_stmt(node, self.generic(node))
 
     def on_with(self, node: cst.With):
-        self.enter_stmt()
+        self.enter_stmt(node)
         new = handlers.on_with(self, node)
         if isinstance(new, list):
             self._markers.pop()
@@ -701,7 +772,7 @@ class Converter:
 def _statement_handler(handle):
     """A handler for a compound statement: its line and markers around ``handle(conv, node)``."""
     def on_statement(conv, node):
-        conv.enter_stmt()
+        conv.enter_stmt(node)
         return conv.leave_stmt(node, handle(conv, node))
     return on_statement
 

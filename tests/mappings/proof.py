@@ -13,6 +13,10 @@ proves (the entry's torch name, as ``mappings.load_tables()`` keys it) and is on
   sides accounted for), then outputs, input gradients and parameter gradients are compared.
 - :class:`Marked`: code that must come out unchanged with a ``# migrate: MS9xx`` marker (the proof
   for an entry labelled ``unsupported``: the converter refuses it visibly).
+- :class:`Program`: a training-script snippet (optimizer steps, a learning-rate schedule, a
+  loss scaler, data batches, a process group) defining ``run(...)``; the snippet and its
+  conversion run on the same arrays and their returned values (parameters after each step,
+  learning rates, batches, ranks) must agree in shape, dtype and value.
 - :class:`ProvenBy`: the entry is proven by a named test elsewhere (training loops, optimizers:
   whole scripts), given as ``path::test_name``; the test must exist.
 
@@ -118,11 +122,46 @@ class Layer:
 
 
 @dataclass(frozen=True)
-class Marked:
-    """Code that the converter must leave with a marker (an ``unsupported`` entry's proof)."""
+class Program:
+    """A snippet defining ``run(<inputs>)``, proven by running it on torch and converted.
+
+    Attributes:
+        api: the torch name the case proves.
+        code: module-level torch code (classes, helpers) defining ``run``; its parameters are
+            names from :data:`BANK` or ``arrays``, passed as tensors on each side.
+        inputs: the names passed to ``run``, in order.
+        uses: text the converted code must contain (the entry's target: proof that the entry,
+            not some other rule, produced the conversion).
+        dtype: as :class:`Expr` (``None``: torch's dtypes).
+        reference: torch code run in place of ``code`` on torch's side, for code that torch
+            cannot run on a CPU-only machine (``torch.cuda.amp.GradScaler`` disables itself);
+            ``why`` cites torch's documentation that the two are the same.
+    """
 
     api: str
     code: str
+    inputs: tuple[str, ...] = ()
+    uses: str = ""
+    reference: str = ""
+    arrays: tuple[tuple[str, str], ...] = ()
+    dtype: str | tuple | None = None
+    check: str = "values"
+    why: str = ""
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+
+@dataclass(frozen=True)
+class Marked:
+    """Code that the converter must leave with a marker (an ``unsupported`` entry's proof).
+
+    ``id``: when given, the last line of ``code`` must come out unchanged (not renamed, not
+    rewritten) right under a ``# migrate: <id>`` marker.
+    """
+
+    api: str
+    code: str
+    id: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,6 +174,8 @@ class ProvenBy:
 
 def case_id(case) -> str:
     """A readable pytest id: the API and the code."""
+    if isinstance(case, Program):
+        return f"{case.api}:{case.uses or case.code.strip().splitlines()[-1]}"
     text = getattr(case, "code", None) or getattr(case, "ctor", None) or getattr(case, "test", "")
     return f"{case.api}:{text}"
 
@@ -317,11 +358,41 @@ def run_layer(case: Layer) -> None:
         _compare(f"{case.ctor}\n  gradient of {tname} -> {mname}", [g.asnumpy().reshape(want.shape)], [want], case)
 
 
+def run_program(case: Program) -> None:
+    """Run one :class:`Program` case: both ``run`` functions on the same arrays, results compared."""
+    import warnings
+
+    import ms_core as ms
+    import torch
+
+    values = _arrays(case)
+    torch_code = f"{HEADER}{case.code.strip()}\n"
+    ms_code = _convert(torch_code)
+    assert "# migrate: MS9" not in ms_code, f"the converter marked the case:\n{ms_code}"
+    assert not re.search(r"^\s*(import|from) torch\b", ms_code, re.M), f"torch left:\n{ms_code}"
+    assert case.uses in ms_code, f"{case.uses!r} not in the conversion:\n{ms_code}"
+    arrays = [values[n] for n in case.inputs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's advice (scheduler order, CUDA scaler on CPU)
+        torch.manual_seed(0)
+        ref_code = f"{HEADER}{case.reference.strip()}\n" if case.reference else torch_code
+        ref = _flat(_exec(ref_code, "torch")["run"](*(torch.tensor(a) for a in arrays)))
+    ms.set_seed(0)
+    got = _flat(_exec(ms_code, "converted")["run"](*(ms.Tensor(a) for a in arrays)))
+    _compare(f"{case.api}\n  converted:\n{ms_code}\n  output", got, ref, case)
+
+
 def run_marked(case: Marked) -> None:
     """The converter leaves the code and writes a marker above it."""
     code = f"{HEADER}{case.code}\n"
     out = _convert(code)
     assert "# migrate: MS9" in out, f"no marker for {case.api}:\n{out}"
+    if case.id:
+        call = case.code.strip().splitlines()[-1]
+        lines = out.splitlines()
+        assert call in lines, f"{case.api}: the call was rewritten:\n{out}"
+        above = lines[lines.index(call) - 1]
+        assert above.startswith(f"# migrate: {case.id} "), f"{case.api}: no {case.id} marker above:\n{out}"
 
 
 def run_proven_by(case: ProvenBy) -> None:
@@ -331,7 +402,8 @@ def run_proven_by(case: ProvenBy) -> None:
     assert re.search(rf"^(async )?def {re.escape(name)}\(", text, re.M), f"{case.test} does not exist"
 
 
-RUNNERS = {Expr: run_expr, Layer: run_layer, Marked: run_marked, ProvenBy: run_proven_by}
+RUNNERS = {Expr: run_expr, Layer: run_layer, Program: run_program, Marked: run_marked,
+           ProvenBy: run_proven_by}
 
 
 def run(case) -> None:

@@ -155,6 +155,15 @@ def test_celldict():
     assert len(d) == 0 and names(d) == []
 
 
+@pytest.mark.parametrize("make", [lambda: nn.CellList([nn.ReLU()]), lambda: nn.SequentialCell(nn.ReLU()),
+                                  lambda: nn.CellDict({"a": nn.ReLU()})], ids=["list", "sequential", "dict"])
+def test_celldict_refuses_containers_as_mindspore_does(make):
+    """MindSpore 2.10: `CellDict(dict(h=CellList([...])))` raises this TypeError (checked)."""
+    with pytest.raises(TypeError, match=r"For 'CellDict', the type of cell can not be CellDict, CellList or "
+                                        r"SequentialCell, but got (CellList|SequentialCell|CellDict)\."):
+        nn.CellDict({"h": make()})
+
+
 def test_cells_moved_from_another_net_are_renamed_by_their_new_path():
     seq = nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 2)])
     assert names(seq[1]) == ["1.weight", "1.bias"]

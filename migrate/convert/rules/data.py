@@ -8,6 +8,8 @@ samplers, Dataset classes), when it ran. Every rule has one signature, ``apply(e
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from migrate.convert.call_edit import primary
@@ -200,6 +202,11 @@ def random_split(edit) -> None:
     if ds is None or lengths is None:
         edit.unsupported("random_split needs a dataset and lengths")
         return
+    if isinstance(lengths, (cst.List, cst.Tuple)) and any(
+            isinstance(e.value, cst.Float) for e in lengths.elements):
+        edit.unsupported("fractional lengths: MindSpore's split rounds each part (round(f * n)), torch "
+                         "floors them and hands the remainder out one by one; give integer lengths")
+        return
     conv.used.add("ms")
     if _is_ms_dataset(ds, facts):
         base = code_of(ds)
@@ -207,7 +214,7 @@ def random_split(edit) -> None:
         base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
-        lens = f"list({lens})"
+        lens = f"{edit.conv.builtin('list')}({lens})"
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 
@@ -246,9 +253,27 @@ def ddp(edit) -> None:
     edit.result = args[0].value
 
 
+def _literal_number(node, default: float) -> float | None:
+    """The value of a number literal argument (``default`` when absent), None when not a literal."""
+    if node is None:
+        return default
+    try:
+        value = ast.literal_eval(code_of(node))
+    except (ValueError, SyntaxError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @_safe_rule("MS222", "grad_scaler_ctor")
 def grad_scaler(edit) -> None:
     """Replace GradScaler(enabled=flag) with DynamicLossScaler(...) if flag else StaticLossScaler(1.0)."""
+    growth = _literal_number(edit.bound.get("growth_factor"), 2.0)
+    backoff = _literal_number(edit.bound.get("backoff_factor"), 0.5)
+    if growth is None or backoff is None or abs(growth * backoff - 1.0) > 1e-12:
+        # DynamicLossScaler has one factor: another backoff would skip other steps than torch's
+        edit.unsupported("backoff_factor must be 1 / growth_factor (MindSpore's DynamicLossScaler "
+                         "divides by its scale_factor on overflow)")
+        return
     enabled = edit.bound.get("enabled")
     if enabled is None or code_of(enabled) == "True":
         return

@@ -185,8 +185,9 @@ def _float_scale(edit, scale) -> None:
         whole = all(float(i).is_integer() for i in v)
     else:
         text = code_of(scale)
-        edit.set("scale_factor", f"(lambda s: tuple(float(i) for i in s) if isinstance(s, "
-                                 f"(tuple, list)) else float(s))({text})")
+        to_floats = edit.conv.builtins_in("(lambda s: tuple(float(i) for i in s) if isinstance(s, (tuple, list)) "
+                                          "else float(s))")
+        edit.set("scale_factor", f"{to_floats}({text})")
         whole = False
     recompute = edit.bound.get("recompute_scale_factor")
     edit.set("recompute_scale_factor", "True")

@@ -52,7 +52,7 @@ def register_buffer(edit) -> None:
     conv.used.add("ms")
     n = literal(name)
     edit.result = parse_expr(
-        f"setattr({code_of(edit.method_receiver)}, {name.value}, "
+        f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, "
         f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
     if not n.isidentifier():
         edit.unsupported("buffer name is not an identifier")
@@ -90,7 +90,7 @@ def register_parameter(edit) -> None:
     """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the
     Parameters, or None, assigned to its attributes)."""
     name, param = edit.bound.get("name"), edit.bound.get("param")
-    edit.result = cst.Call(cst.Name("setattr"), [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
+    edit.result = cst.Call(parse_expr(edit.conv.builtin("setattr")), [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
 
 
 @argument_rule("MS178", "named_parameters")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.cst import parse_expr
 from migrate.convert.registry import argument_rule, node_rule
 
 REMOVED_DECORATOR = node_rule(
@@ -78,7 +79,7 @@ def backend_flag(edit) -> None:
 @argument_rule("MS184", "builtin_isinstance")
 def builtin_isinstance(edit) -> None:
     """Replace torch.jit.isinstance(x, T) with isinstance(x, T)."""
-    edit.result = edit.call.with_changes(func=cst.Name("isinstance"))
+    edit.result = edit.call.with_changes(func=parse_expr(edit.conv.builtin("isinstance")))
 
 
 def removed_decorator(conv, dec: cst.Decorator) -> bool:

@@ -80,6 +80,10 @@ def to(edit) -> None:
     """Replace x.to(device) with x, and x.to(torch.float32) with x.astype(ms.float32)."""
     conv = edit.conv
     args = list(edit.call.args)
+    starred = next((a.star for a in args if a.star), None)
+    if starred:  # a dtype may be among them: the cast cannot be dropped blindly
+        edit.unsupported(f"cannot translate {starred}-arguments (a dtype among them would be a cast)", "MS903")
+        return
     dtype = None
     positional = [a.value for a in args if a.keyword is None and not a.star]
     for a in args:
@@ -97,7 +101,8 @@ def to(edit) -> None:
     else:
         edit.result = edit.method_receiver
         edit.note("device moves removed: MindSpore places tensors by context")
-    if is_module(conv, edit.receiver_before) and dtype is not None:
+    module = edit.entry.torch.startswith("Module.") or is_module(conv, edit.receiver_before)
+    if module and dtype is not None:
         edit.unsupported("module.to(dtype): cast the parameters with ms.amp or Cell.to_float")
 
 
@@ -225,7 +230,7 @@ def unflatten(edit) -> None:
     if isinstance(sizes, (cst.Tuple, cst.List)):
         parts = code_of(cst.Tuple(sizes.elements))
     else:
-        parts = f"tuple({code_of(sizes)})"
+        parts = f"{edit.conv.builtin('tuple')}({code_of(sizes)})"
     tail = "" if d == -1 else f" + {shape}[{d + 1}:]"
     edit.result = parse_expr(f"{edit.conv.tname('ops.reshape')}({code_of(recv)}, {shape}[:{d}] + {parts}{tail})")
 
@@ -308,7 +313,7 @@ def std_var(edit) -> None:
     elif is_literal(unbiased):
         ddof = parse_expr("1" if literal(unbiased) else "0")
     else:
-        ddof = parse_expr(f"int({code_of(unbiased)})")
+        ddof = parse_expr(f"{edit.conv.builtin('int')}({code_of(unbiased)})")
     args = ([cst.Arg(dim, keyword=cst.Name("axis"), equal=_EQ)] if dim is not None else [])
     args.append(cst.Arg(ddof, keyword=cst.Name("ddof"), equal=_EQ))
     if b.get("keepdim") is not None:

@@ -85,6 +85,7 @@ class FileBindings:
     loader_data: dict[str, cst.BaseExpression] = field(default_factory=dict)  # loader -> its dataset
     sharded: dict[str, cst.Call] = field(default_factory=dict)  # TensorDataset -> its sampler call
     ddp: set[str] = field(default_factory=set)          # names bound to DistributedDataParallel(...)
+    loop_names: set[str] = field(default_factory=set)   # names bound by `for` targets
 
     def scan(self, body, conv, tensors: set[str]) -> None:
         """Fill the bindings from the whole file; add batch columns to ``tensors`` and network
@@ -97,6 +98,7 @@ class FileBindings:
                 if cols:
                     self.ds_columns[node.name.value] = cols
             elif isinstance(node, cst.For):
+                self.loop_names.update(Names.bound_by(node.target))
                 self._loop(node, batches, tensors)
             elif isinstance(node, cst.FunctionDef):
                 conv.module_names.update(p.name.value for p in node.params.params
@@ -181,8 +183,27 @@ class FileBindings:
             if uses.bound[name] != 1 or uses.other[name]:
                 self.kept_samplers.add(name)
                 del self.samplers[name]
+            for ds in uses.loader_data.get(name, ()):
+                if ds in self.datasets and name in self.samplers:
+                    # a TensorDataset read through the sampler (by a loader bound to a name or not)
+                    self.sharded.setdefault(ds, self.samplers[name])
         for ds in [d for d, call in self.sharded.items() if all(call is not c for c in self.samplers.values())]:
             del self.sharded[ds]
+        # the dataset's own statement becomes the sharded one: only where the name means that one
+        # TensorDataset in the whole file (`ds` of another function must stay unsharded)
+        data_uses = _NameUses(set(self.sharded), conv, training_apis().loaders)
+        for st in body:
+            st.visit(data_uses)
+        for ds in [d for d in self.sharded if data_uses.bound[d] != 1 or self._reads_loop_names(self.sharded[d])]:
+            call = self.sharded.pop(ds)
+            for name in [n for n, c in self.samplers.items() if c is call]:
+                del self.samplers[name]  # not folded: its statement stays, the loader is marked
+                self.kept_samplers.add(name)
+
+    def _reads_loop_names(self, sampler: cst.Call) -> bool:
+        """Whether the sampler's arguments read a loop variable (``for rank in ...``): the folded
+        dataset statement comes before the loop and could not read it."""
+        return bool(set(Names.of([a.value for a in sampler.args[1:]]).reads) & self.loop_names)
 
     def _loader(self, name: str, call: cst.Call) -> None:
         self.loaders.add(name)
@@ -206,6 +227,7 @@ class _NameUses(cst.CSTVisitor):
         self.loaders = loaders
         self.bound = {n: 0 for n in names}
         self.other = {n: 0 for n in names}
+        self.loader_data: dict[str, list] = {}  # sampler name -> the datasets of the loaders reading it
         self._allowed: set[int] = set()  # ids of the name nodes in an allowed place
 
     def _note_targets(self, targets) -> None:
@@ -245,6 +267,8 @@ class _NameUses(cst.CSTVisitor):
             for a in node.args:
                 if a.keyword is not None and a.keyword.value == "sampler" and dotted(a.value) in self.names:
                     self._allowed.add(id(a.value))
+                    data = node.args[0].value if node.args and node.args[0].keyword is None else None
+                    self.loader_data.setdefault(dotted(a.value), []).append(dotted(data) if data else None)
 
     def visit_FunctionDef(self, node) -> None:
         self._note_targets([node.name])

@@ -60,6 +60,8 @@ class Cleanup:
             return None
         if self._has_len_of_loader(st) and self.allows(LEN_LOADER.id):
             return self._len_of_loader(st)
+        if self._has_ddp_module(st) and self.allows(_DDP.id):
+            return self._ddp_module(st)
         if isinstance(st, cst.With):
             return self._autocast(st)
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
@@ -101,6 +103,21 @@ class Cleanup:
             # a partial last batch, and whatever the loader's name is bound to in this scope)
             return f"{code_of(arg.value)}.children[0].get_dataset_size()"
         return None
+
+    # ---- ddp.module ---------------------------------------------------------------------
+    def _has_ddp_module(self, st) -> bool:
+        return isinstance(st, cst.SimpleStatementLine) and any(
+            a.attr.value == "module" and dotted(a.value) in self.tp.bindings.ddp for a in Names.of(st).attrs)
+
+    def _ddp_module(self, st):
+        """``model.module`` of a DDP-wrapped ``model`` -> ``model`` (MindSpore wraps nothing)."""
+        tp = self.tp
+        new = st.visit(_DdpModuleRewriter(tp.bindings.ddp))
+        tp.record(st, new, _DDP.id, "exact", "model.module -> model: the DistributedDataParallel "
+                                             "wrapper is gone, the network is the model")
+        tp.tree.stands_for(new, st)
+        rest = self._one(new)
+        return rest if rest is not None else [new]
 
     # ---- with autocast() ---------------------------------------------------------------
     def _autocast(self, st: cst.With):
@@ -218,6 +235,16 @@ class Cleanup:
                       "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
             return removed(st)
         return None
+
+
+class _DdpModuleRewriter(cst.CSTTransformer):
+    def __init__(self, ddp: set[str]):
+        self.ddp = ddp
+
+    def leave_Attribute(self, original, updated):
+        if updated.attr.value == "module" and dotted(updated.value) in self.ddp:
+            return updated.value
+        return updated
 
 
 class _LenRewriter(cst.CSTTransformer):

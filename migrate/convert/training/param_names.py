@@ -136,7 +136,7 @@ class _Tests(cst.CSTTransformer):
         if isinstance(op, (cst.In, cst.NotIn)) and dotted(right) == self.name:
             texts = _strings(left)
             if texts is not None:
-                expr = f"any(s in {self.name} for s in {_tuple(texts)})"
+                expr = f"{self.tp.conv.builtin('any')}(s in {self.name} for s in {_tuple(texts)})"
                 return self._note(original, cst.parse_expression(expr if isinstance(op, cst.In) else f"not {expr}"))
         if isinstance(op, (cst.In, cst.NotIn)) and dotted(left) == self.name and isinstance(right, cst.Tuple):
             texts = _strings(right)

@@ -472,6 +472,9 @@ class StepRewrite:
         tp = self.tp
         loss = plan.loss_name
         out = f"({', '.join([loss, *plan.aux])})" if plan.aux else loss
+
+        def summed(left: str, right: str, g: str = "g") -> str:  # two gradient tuples added up
+            return f"{tp.conv.builtin('tuple')}(a + {g} for a, {g} in {tp.conv.builtin('zip')}({left}, {right}))"
         got = grads
         if plan.grad_inputs:
             names = [f"{x}_grad" for x in plan.grad_inputs]
@@ -480,8 +483,7 @@ class StepRewrite:
         # the comments of backward() ("# Backpropagation") stay on its replacement
         call = carry_comments(plan.bw_stmt, [new_statement(f"{out}, {got} = {gfn}({', '.join(plan.params)})")])
         for name in plan.through:
-            call.append(new_statement(f"{grads} = tuple(a + b for a, b in zip({grads}, "
-                                      f"{plan.through_vjp[name]}({name}_grad)[1]))"))
+            call.append(new_statement(f"{grads} = {summed(grads, f'{plan.through_vjp[name]}({name}_grad)[1]', 'b')}"))
         if plan.reducer:
             call.append(new_statement(f"{grads} = {plan.reducer}({grads})"))
             tp.record(plan.bw_stmt, call[-1], GRAD_REDUCER.id, "transformed",
@@ -490,12 +492,11 @@ class StepRewrite:
         if plan.scaler:
             call.append(new_statement(f"{loss} = {plan.scaler}.unscale({loss})"))
         if acc and plan.chain:
-            call.append(new_statement(f"{acc} = tuple(a + g for a, g in zip({acc}, {grads}))"))
+            call.append(new_statement(f"{acc} = {summed(acc, grads)}"))
         elif acc and plan.target.kind == "chain":
             call.append(new_statement(f"{acc} = {grads}"))
         elif acc:
-            call.append(new_statement(f"{acc} = {grads} if {acc} is None else "
-                                      f"tuple(a + g for a, g in zip({acc}, {grads}))"))
+            call.append(new_statement(f"{acc} = {grads} if {acc} is None else {summed(acc, grads)}"))
         if acc and plan.target.kind == "chain":
             tp.open_chains[id(call[-1])] = (acc, plan.opt)  # the next backward() goes on summing
         return call

@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.comments import lost_comment_lines
 from migrate.convert.cst import children, dotted, method_call, new_statement, removed, short
 
 
@@ -232,11 +233,19 @@ def with_comment(stmt, rule_id: str, reason: str):
 def carry_comments(old, new: list, last: bool = False) -> list:
     """``new`` (the statements that replace ``old``) with ``old``'s comments: the lines above it
     go above the first one, its end-of-line comment onto the first (``last``: the last) one that
-    has none (onto a compound statement's header); a ``pass`` keeps them when nothing replaces
-    ``old``."""
+    has none (onto a compound statement's header), the ones inside it (``step(  # note``) above
+    the first; a ``pass`` keeps them when nothing replaces ``old``."""
     if not new:
         return removed(old)
-    new = list(new)
+    new = _carry_edges(old, list(new), last)
+    lost = lost_comment_lines(old, new, nested=True)
+    if lost:
+        new[0] = new[0].with_changes(leading_lines=[*new[0].leading_lines, *lost])
+    return new
+
+
+def _carry_edges(old, new: list, last: bool) -> list:
+    """``new`` with the lines above ``old`` and its end-of-line comment (see carry_comments)."""
     lead = list(old.leading_lines)
     if new[0] is not old and lead and not _starts_with(list(new[0].leading_lines), lead):
         new[0] = new[0].with_changes(leading_lines=[*lead, *new[0].leading_lines])

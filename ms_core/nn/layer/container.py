@@ -245,6 +245,9 @@ class CellDict(Cell):
     def __setitem__(self, key, cell):
         self._check_key(key)
         check_cell("CellDict", "cell", cell)
+        if isinstance(cell, (CellDict, _IndexedCells)):  # MindSpore 2.10 refuses them too
+            raise TypeError(f"For 'CellDict', the type of cell can not be CellDict, CellList or "
+                            f"SequentialCell, but got {type(cell).__name__}.")
         self.insert_child_to_cell(key, _relative_names(cell))
 
     def __delitem__(self, key):

@@ -403,18 +403,24 @@ def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
     assert not any("rnn.weight_ih_l0" in f.message for f in r.findings)
 
 
-def test_random_draws_outside_dropout_are_named_as_the_cause_in_training_mode():
+def test_random_draws_outside_dropout_are_replayed_in_training_mode(tmp_path):
     path = FIXTURES / "drop_connect.py"
     t, m, _, _ = prepare(str(path), "DropConnectNet()", convert=convert_source)
     x = make_inputs(["8,6"], None, None, 0)
-    r = check(t, m, x, mode="both")
+    r = check(t, m, x, mode="both", train_steps=2)
     assert r.phase("eval").random_draws == "" and r.phase("eval").outputs.passed
     assert r.phase("train").random_draws == "torch.rand at drop_connect.py:18 (x1)"
+    assert r.passed and r.train.passed and r.phase("train").draw_notes == []
+    # the converted model drawing a differently shaped tensor cannot be given torch's numbers
+    code = convert_source(path.read_text()).code
+    assert "ops.rand([x.shape[0], 1])" in code
+    bad = tmp_path / "drop_connect_ms.py"
+    bad.write_text(code.replace("ops.rand([x.shape[0], 1])", "ops.rand([x.shape[0], 6])"))
+    _, m, _, _ = prepare(str(path), "DropConnectNet()", str(bad))
+    r = check(t, m, x, mode="both")
     assert not r.passed and r.culprit.kind == "train"
-    assert "draws random numbers outside dropout (torch.rand at drop_connect.py:18 (x1))" \
+    assert "torch.rand at drop_connect.py:18 drew [8, 1], ops.rand asks for [8, 6]" \
         in r.culprit.message
-    t, m, _, _ = prepare(str(path), "DropConnectNet(rate=0.0)", convert=convert_source)
-    assert check(t, m, x, mode="both").passed
 
 
 def test_a_wrong_dropout_between_rnn_layers_is_named(tmp_path):
@@ -440,4 +446,4 @@ def test_fused_attention_dropout_is_noted_as_a_random_draw_and_unpatched_after()
         TF.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
         TF.scaled_dot_product_attention(q, q, q)  # no dropout: nothing random
     assert rd.summary().startswith("F.scaled_dot_product_attention(dropout_p=0.5) at test_check.py:")
-    assert len(rd.draws) == 1 and TF.scaled_dot_product_attention is original
+    assert len(rd.draws) == 1 and rd.valued == [] and TF.scaled_dot_product_attention is original

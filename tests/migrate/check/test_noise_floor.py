@@ -77,3 +77,23 @@ def test_the_checkers_torch_optimizers_are_torch_optim(kind):
             (model(x) ** 2).mean().backward()
             opt.step()
     assert torch.equal(a.weight, b.weight) and torch.equal(a.bias, b.bias)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_float_copy_never_shares_storage_with_the_checked_model(dtype):
+    """The reference copy runs in training mode (BatchNorm updates its running statistics): in the
+    model's own dtype too (the torch-backward-on-ms-forward run), the original must not move."""
+    import torch
+
+    from migrate.check.reference import float_copy
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    twin = float_copy(model, getattr(torch, dtype)).train()
+    twin(torch.randn(5, 3, dtype=getattr(torch, dtype)))
+    with torch.no_grad():
+        next(twin.parameters()).add_(1.0)
+    for k, v in model.state_dict().items():
+        assert torch.equal(v, before[k]), k
+    assert float(twin[1].num_batches_tracked) == 1 and not torch.equal(twin[1].running_mean,
+                                                                        before["1.running_mean"])

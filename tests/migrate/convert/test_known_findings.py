@@ -1,18 +1,10 @@
-"""Converter bugs found by fuzzing (issue 13), left for after the converter's restructure.
-
-Each test is the minimal repro of one finding in /work/notes/fuzz_findings.md, written as the
-behaviour we want and marked as an expected failure (strict: the suite fails once the bug is fixed,
-so the marker and the matching exclusion in tests/migrate/convert/torch_programs.py
-(``avoid_known_findings``) are removed together). The guards of migrate/guarded.py already keep
-the command's own promises for these inputs: no exception escapes, the output parses.
+"""Converter bugs found by fuzzing (issue 13, bench/fuzz.py), each as its minimal repro written
+as the behaviour we want (before/after). The grammar of tests/migrate/convert/torch_programs.py
+draws every one of these cases, so the property tests cover their whole class too.
 """
-import pytest
-
 from migrate import convert_source
 from migrate.convert.guarded import convert_text
 from tests.migrate.convert.torch_programs import comments
-
-deferred = pytest.mark.xfail(strict=True, reason="converter bug, fixed after the restructure")
 
 
 def kept(src: str) -> bool:
@@ -63,21 +55,128 @@ def test_f8_a_name_rebound_after_a_removed_object_keeps_its_assignment():
     assert "s = 3" in code
 
 
-@deferred
-def test_f11_a_torch_import_shadowing_a_builtin_the_generated_helpers_use_stays_idempotent():
-    # `from torch.hub import list` binds `list`, which the generated torch-signature helpers call:
-    # the second conversion marks them as torch.hub.list
+# ---- F11: generated code means Python's builtins, whatever the file binds ------------------
+def _run(code: str, **names) -> dict:
+    scope = dict(names)
+    exec(compile(code, "<converted>", "exec"), scope)
+    return scope
+
+
+def test_f11_generated_helpers_reach_builtins_a_kept_torch_import_shadows():
+    # `from torch.hub import list` stays (guarded) and binds `list` where the helpers ran
+    # `isinstance(value, (list, tuple))`: the second conversion marked them as torch.hub.list
     once = convert_source("from torch.hub import list\nfrom torch.nn import Conv1d\nm = Conv1d(*args)\n"
                           "y = list()\n").code
+    assert "import builtins as _builtins\n" in once
+    assert "isinstance(value, (_builtins.list, tuple))" in once and "y = list()" in once
+    assert convert_source(once).code == once
+    scope = _run(once.replace("y = list()\n", ""), args=(2, 3, [3]))
+    assert scope["_torch_ms_tuple"]([3], 1) == 3 and scope["m"].kernel_size == (1, 3)
+
+
+def test_f11_a_module_level_def_of_a_builtin_name_does_not_reach_the_helpers():
+    src = "import torch.nn as nn\ndef len(v):\n    return 0\nm = nn.Conv2d(3, 4, 3, padding=p)\n"
+    once = convert_source(src).code
+    assert "if _builtins.len(pads) == 1:" in once and "def len(v):" in once
+    assert convert_source(once).code == once
+    assert _run(once, p=(1, 2))["m"].padding == (1, 1, 2, 2)
+
+
+def test_f11_expressions_written_into_user_code_name_the_builtin():
+    # a template (torch.unflatten: `tuple({sizes})`), a table target (torch.Size -> tuple) and
+    # rules' expressions (random_split: `list(sizes)`, next(m.parameters()): `iter(...)`), where
+    # `tuple`, `list` and `iter` are the file's
+    src = ("import torch\ntuple = list = iter = None\ny = torch.unflatten(x, 1, sizes)\n"
+           "s = torch.Size([2, 3])\na, b = torch.utils.data.random_split(ds, sizes)\n"
+           "p = next(model.parameters())\n")
+    once = convert_source(src).code
+    assert "_builtins.tuple(sizes)" in once and "s = _builtins.tuple([2, 3])" in once
+    assert ".split(_builtins.list(sizes), randomize=True)" in once
+    assert "p = next(_builtins.iter(model.trainable_params()))" in once
+    assert "tuple = list = iter = None" in once and convert_source(once).code == once
+
+
+def test_f11_nothing_changes_where_the_builtins_are_free():
+    # `from torch import max, list`... that the conversion removes binds nothing in the output
+    once = convert_source("from torch.nn import Conv1d\nfrom torch import max\nm = Conv1d(*args)\n"
+                          "y = max(x)\n").code
+    assert "_builtins" not in once and "isinstance(value, (list, tuple))" in once
+    assert "y = ops.amax(x)" in once and convert_source(once).code == once
+
+
+def test_f11_a_file_that_binds_the_private_name_gets_another_one():
+    src = "from torch.hub import list\nfrom torch.nn import Conv1d\n_builtins = 1\nm = Conv1d(*args)\ny = list()\n"
+    once = convert_source(src).code
+    assert "import builtins as _builtins_\n" in once and "(_builtins_.list, tuple)" in once
     assert convert_source(once).code == once
 
 
-@deferred
+# ---- F12: a module method marked once stays marked once ------------------------------------
 def test_f12_a_marked_module_method_in_a_file_with_a_training_loop_is_marked_once():
-    # the second conversion also marks `model.cpu(*args)` as Tensor.cpu
+    # the training loop tells the first conversion that `model` is a module; the second one
+    # no longer sees the loop and marked `model.cpu(*args)` as Tensor.cpu too
     src = ("import torch\nx = torch.randn(2, 3)\nmodel = make_model()\nr = model.cpu(*args)\n"
            "y = torch.FloatTensor(*args)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
            "for xb, yb in data:\n\topt.zero_grad()\n\tout = model(xb)\n"
            "\tloss = torch.nn.functional.mse_loss(out, yb)\n\tloss.backward()\n\topt.step()\n")
     once = convert_source(src).code
+    assert once.count("# migrate: MS903 Module.cpu") == 1 and "MS903 Tensor.cpu" not in once
+    assert convert_source(once).code == once
+
+
+def test_f12_to_with_star_arguments_is_marked_not_dropped():
+    # `.to(*a)` may carry a dtype: dropping it (as a device move) would change the computation
+    once = convert_source("import torch\nx = torch.ones(2)\ny = x.to(*a, **k)\n").code
+    assert "# migrate: MS903 Tensor.to: cannot translate *-arguments" in once and "y = x.to(*a, **k)" in once
+    assert convert_source(once).code == once
+
+
+# ---- comments inside the arguments of a removed or replaced statement -----------------------
+def test_comment_inside_a_removed_call_statement_is_kept():
+    src = "import torch\ntorch.cuda.synchronize(  # wait for the GPU\n)\nx = 1\n"
+    out = convert_source(src).code
+    assert out.endswith("# wait for the GPU\npass\nx = 1\n") and kept(src)
+
+
+def test_comment_inside_a_removed_torch_import_is_kept():
+    src = "import os\nfrom torch import (  # layers\n    nn,  # the module\n)\nm = nn.ReLU()\n"
+    out = convert_source(src).code
+    assert "# layers\n# the module\n" in out and kept(src) and convert_source(out).code == out
+
+
+def test_comment_inside_a_removed_nested_torch_import_is_kept():
+    src = "import torch\ndef f():\n    from torch import (  # inner\n        nn,\n    )\n    return nn.ReLU()\n"
+    out = convert_source(src).code
+    assert "    # inner\n    return nn.ReLU()" in out and kept(src)
+
+
+def test_comment_inside_a_partly_kept_torch_import_is_kept():
+    src = ("from torch import (  # what we use\n    nn,  # layers\n    fft,\n)\n"
+           "y = fft.fftn(x, s=(2, 3), norm='forward', out=z)\nm = nn.ReLU()\n")
+    out = convert_source(src).code
+    assert kept(src) and convert_source(out).code == out
+
+
+def test_comments_inside_replaced_training_calls_are_kept():
+    src = ("import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor x, y in data:\n"
+           "    opt.zero_grad(  # reset\n    )\n    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+           "    loss.backward(  # grads\n    )\n    opt.step(  # update\n    )\n")
+    out = convert_source(src).code
+    assert "    # reset\n    pass\n" in out and "    # grads\n    loss, grads = grad_fn(x, y)\n" in out
+    assert "    # update\n    opt(grads)\n" in out and kept(src) and convert_source(out).code == out
+
+
+def test_comment_inside_a_call_in_a_one_line_block_is_kept():
+    src = "import torch\nif x: torch.cuda.synchronize(  # wait\n    )\n"
+    out = convert_source(src).code
+    assert out.endswith("# wait\nif x: pass\n") and kept(src)
+
+
+def test_f12_a_module_to_dtype_marked_once_is_not_cast_the_second_time():
+    # the marker says Module.to: the second conversion must not turn it into Tensor.astype
+    src = ("import torch\ny = torch.FloatTensor(*args)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "for xb, yb in data:\n    opt.zero_grad()\n    loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
+           "    loss.backward()\n    opt.step()\nr = model.to(0, 0)\n")
+    once = convert_source(src).code
+    assert "# migrate: MS902 Module.to: module.to(dtype)" in once and once.endswith("r = model.to(0, 0)\n")
     assert convert_source(once).code == once

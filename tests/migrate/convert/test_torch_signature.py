@@ -183,6 +183,25 @@ PAIRS = {
                 w = next(iter(self.trainable_params()))
                 return self.body(x) * w.sum()
         """),
+    # MindSpore 2.10's CellDict refuses containers as values; a dict of plain layers stays a CellDict
+    "dict_of_containers": ("""\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = nn.ModuleDict(dict(h=nn.ModuleList([nn.ReLU()]), act=nn.ReLU()))
+                self.heads = nn.ModuleDict()
+                self.heads['a'] = nn.Sequential(nn.ReLU())
+                self.mix = nn.ModuleDict({'act': nn.ReLU(), 'tanh': nn.Tanh()})
+        """, """\
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.trunk = TorchModuleDict(dict(h=nn.CellList([nn.ReLU()]), act=nn.ReLU()))
+                self.heads = TorchModuleDict()
+                self.heads['a'] = nn.SequentialCell(nn.ReLU())
+                self.mix = nn.CellDict({'act': nn.ReLU(), 'tanh': nn.Tanh()})
+                _torch_param_names(self)
+        """),
 }
 
 

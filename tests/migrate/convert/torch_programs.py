@@ -9,8 +9,8 @@ ones by position or keyword, odd values, `*args`, unknown keywords), inside func
 loops, `with torch.no_grad()` blocks and training loops, and with a uniquely numbered comment
 on many lines (own lines, line ends, inside multi-line calls).
 
-`examine(src)` converts a program and returns the broken properties: the output parses,
-converting twice equals converting once, a file without a torch import is byte-identical,
+`examine(src)` converts a program and returns the broken properties: the output parses (and
+its generated code reads no builtin that the file binds), converting twice equals converting once, a file without a torch import is byte-identical,
 every comment is kept, no exception escapes. Used by tests/migrate/test_properties.py and
 bench/fuzz.py.
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import io
-import builtins
 import keyword
 import tokenize
 from collections import Counter
@@ -47,18 +46,19 @@ MODULE_IMPORTS = [
     ("from torch.nn import init", {"torch.nn.init": "init"}),
     ("import torch.nn", {"torch": "torch"}),
 ]
-BUILTIN_NAMES = frozenset(dir(builtins))
+# user code that binds names of builtins which the converter's generated code may call
+SHADOWING = ["list = [n]", "max = n", "tuple = None", "def len(v):\n    return 0", "zip = dict",
+             "isinstance = print", "from torch import any, all, sum, abs, round, pow"]
 SCALARS = ["0", "1", "2", "3", "-1", "0.5", "0.1", "1e-3", "True", "False", "None", "'mean'", "'same'",
            "'valid'", "'zeros'", "'sum'", "'none'", "n", "k * 2", "1 - p", "(2, 3)", "[1, 2]", "x", "-x",
            "cfg['lr']", "lambda e: 0.9 ** e", "f(1)", "'cuda'", "torch.float32", "x.shape[0]"]
 
 
 class Names:
-    """Comment numbers for one program, and whether to stay clear of known converter findings."""
+    """Comment numbers for one program."""
 
-    def __init__(self, avoid_known_findings: bool = False):
+    def __init__(self):
         self.counter = 0
-        self.avoid = avoid_known_findings
 
     def comment(self) -> str:
         self.counter += 1
@@ -135,8 +135,6 @@ def _reference(draw, qualname, aliases, from_names):
 @st.composite
 def _call(draw, aliases, from_names, names, pool=None):
     pool = pool or CALLABLES
-    if names.avoid:  # finding F11: a from-import of a torch name that shadows a builtin
-        pool = [q for q in pool if q.rsplit(".", 1)[-1] not in BUILTIN_NAMES]
     qualname = draw(st.sampled_from(pool))
     ref = _reference(draw, qualname, aliases, from_names)
     entry = ENTRIES[qualname]
@@ -156,15 +154,13 @@ def _simple(draw, aliases, from_names, names):
         return f"y = x.{method}({draw(_arguments(ENTRIES['Tensor.' + method]))})"
     if kind == 4:
         method = draw(st.sampled_from(MODULE_METHODS)).split(".", 1)[1]
-        if names.avoid:  # finding F12: a marked module method call is marked once more next time
-            return f"r = model.{method}()"
         return f"r = model.{method}({draw(_arguments(ENTRIES['Module.' + method]))})"
     if kind == 5:
         return draw(_call(aliases, from_names, names))
     if kind == 6:
         return f"x = x.{draw(st.sampled_from(['add_', 'mul_', 'clamp_', 'zero_', 'abs']))}(1)"
     return draw(st.sampled_from(["n = 3", "k = n + 1", "s = 'torch.nn.Linear is text'", "pass",
-                                 "print(x.shape)", "del y", "assert n > 0", "x = x + 1"]))
+                                 "print(x.shape)", "del y", "assert n > 0", "x = x + 1", *SHADOWING]))
 
 
 def _indent(block: str, level: int = 1) -> str:
@@ -236,15 +232,11 @@ def _training_loop(draw, aliases, from_names, names):
 
 
 @st.composite
-def torch_programs(draw, avoid_known_findings: bool = False):
+def torch_programs(draw):
     """A PyTorch program (valid Python) over the mapping tables; see the module docstring.
-
-    Args:
-        avoid_known_findings: stay clear of the converter bugs recorded in
-            /work/notes/fuzz_findings.md (F11: a from-import of a torch name that shadows a
-            builtin; F12: arguments of module methods). bench/fuzz.py keeps them all.
-    """
-    names = Names(avoid_known_findings)
+    Names that shadow builtins are drawn too (``from torch import max``, ``from torch.hub
+    import list``): the converter's generated code must not depend on what the file binds."""
+    names = Names()
     imports = draw(st.lists(st.sampled_from(MODULE_IMPORTS), min_size=1, max_size=4, unique_by=lambda i: i[0]))
     aliases = {}
     for _, alias in imports:
@@ -337,6 +329,9 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
         ast.parse(res.code)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [("invalid output", f"{type(exc).__name__}: {exc}")]
+    shadowed = shadowed_in_generated(res.code)
+    if shadowed:
+        problems.append(("invalid output", f"generated code reads {', '.join(shadowed)}, which the file binds"))
     if not imports_torch(src) and res.code != src:
         problems.append(("changed non-torch file", "the output differs from the input"))
     again = convert_text(res.code, target)
@@ -346,6 +341,22 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
     if lost:
         problems.append(("lost comment", ", ".join(sorted(lost))))
     return problems
+
+
+def shadowed_in_generated(code: str) -> list[str]:
+    """The builtins that the converter's generated block (helpers, torch-signature classes) and
+    stand-in class read as bare names while the module binds them: they would run the file's
+    names, not Python's."""
+    import libcst as cst
+
+    from migrate.convert.builtin_names import references
+    from migrate.convert.guards import is_stub_class
+    from migrate.convert.names import block_bindings
+    from migrate.convert.torch_signature import _block
+    module = cst.parse_module(code)
+    generated = [*_block(module.body), *(st for st in module.body if is_stub_class(st))]
+    reads = {name for st in generated for name, _, _ in references(module.code_for_node(st).strip())}
+    return sorted(reads & block_bindings(module.body)) if reads else []
 
 
 _TRAINING_CALL = ("zero_grad(", ".step(", ".backward(", "unscale_(", ".update(", ".scale(")

@@ -22,9 +22,9 @@ def once(src: str) -> str:
 
 
 def test_positional_dtype_after_the_device_is_kept_even_without_a_mapping():
-    code = once("def f(t: torch.Tensor, d):\n    return t.to(d, torch.float16), t.to('cuda', torch.bfloat16)\n")
-    assert "return t.astype(ms.float16), t.astype(torch.bfloat16)" in code
-    assert "# migrate: MS901 torch.bfloat16 has no mapping" in code
+    code = once("def f(t: torch.Tensor, d):\n    return t.to(d, torch.float16), t.to('cuda', torch.float8_e4m3fn)\n")
+    assert "return t.astype(ms.float16), t.astype(torch.float8_e4m3fn)" in code
+    assert "# migrate: MS901 torch.float8_e4m3fn has no mapping" in code
 
 
 def test_non_blocking_is_not_a_dtype():

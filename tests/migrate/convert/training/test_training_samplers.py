@@ -104,3 +104,40 @@ def test_a_kept_sampler_over_a_tensor_dataset_bound_to_a_name_is_marked():
         loader = torch.utils.data.DataLoader(data, batch_size=4, sampler=sampler)
         """))
     assert "# migrate: MS902" in res.code and "pass sampler= to its NumpySlicesDataset by hand" in res.code
+
+
+def test_a_dataset_name_bound_in_two_functions_is_not_sharded_in_the_other():
+    """The sharded TensorDataset is folded by name: a ``ds`` of another function must stay whole
+    (it was sharded too, silently), and an ambiguous name keeps its sampler and marks the loader."""
+    got = convert_source(textwrap.dedent("""\
+        import torch
+        from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+        def whole(x):
+            ds = TensorDataset(x)
+            return DataLoader(ds, batch_size=2)
+        def shard(x):
+            ds = TensorDataset(x)
+            sampler = DistributedSampler(ds, num_replicas=2, rank=1, shuffle=False)
+            return DataLoader(ds, batch_size=1, sampler=sampler)
+        """)).code
+    assert "num_shards" not in got.split("def whole")[1].split("def shard")[0]
+    assert "sampler = ms.dataset.DistributedSampler(num_shards=2, shard_id=1, shuffle=False)" in got
+    assert "# migrate: MS902" in got.split("def shard")[1]
+
+
+def test_a_sampler_reading_a_loop_variable_is_not_folded_before_the_loop():
+    """``for rank in ...: DistributedSampler(ds, rank=rank)`` over a TensorDataset bound before
+    the loop: folding would move ``rank`` above its loop (an UnboundLocalError); the sampler stays
+    and the loader is marked."""
+    got = convert_source(textwrap.dedent("""\
+        import torch
+        from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+        def shards(x):
+            ds = TensorDataset(x)
+            for rank in range(3):
+                sampler = DistributedSampler(ds, num_replicas=3, rank=rank)
+                yield DataLoader(ds, batch_size=1, sampler=sampler)
+        """)).code
+    assert 'ds = ms.dataset.NumpySlicesDataset((x,), column_names=["column_0"], shuffle=False)' in got
+    assert "sampler = ms.dataset.DistributedSampler(num_shards=3, shard_id=rank, shuffle=True)" in got
+    assert "# migrate: MS902" in got.split("def shards")[1]
