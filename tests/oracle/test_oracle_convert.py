@@ -28,6 +28,8 @@ pytestmark = [pytest.mark.oracle,
 KNOWN_MINDSPORE_FAILURES = {
     # ops.layer_norm on a permuted (non-contiguous) view fails on the CPU kernel; ms_core runs it
     "layer_norm2d": "Create kernelmod for op LayerNormExt failed",
+    # the forward runs; MindSpore 2.10 cannot differentiate a product of complex tensors
+    "rotary_complex": "For 'Mul', gradient not support for complex type currently",
 }
 
 # Runs under either framework: build the model, load the weights by parameter path, run forward
