@@ -229,6 +229,8 @@ class CallEdit:
                     continue
                 if name not in names:
                     raise BindError(f"unknown argument {name}=")
+                if star is not None and name == star.name:
+                    self.positional.add(name)  # torch.empty(size=(2, 3)): the *size, packed
             if name in self.bound:
                 raise BindError(f"argument {name} given twice")
             self.bound[name] = arg.value

@@ -509,6 +509,11 @@ class Transformer(Cell):
                                             layer_norm_eps, batch_first, norm_first, dtype=dtype)
             self.decoder = TransformerDecoder(layer, num_decoder_layers,
                                               LayerNorm((d_model,), epsilon=eps, dtype=dtype))
+        # as MindSpore 2.10 (and torch's _reset_parameters): every matrix, custom parts too,
+        # drawn again Xavier-uniform
+        for _, p in self.parameters_and_names():
+            if p.ndim > 1:
+                p.set_data(initializer(XavierUniform(), p.shape, p.dtype))
         self.d_model = d_model
         self.nhead = nhead
         self.batch_first = batch_first

@@ -88,10 +88,8 @@ MARKED = [
     "nn.ConvTranspose1d(4, 8, 3, output_padding=1)",
     "nn.ConvTranspose3d(2, 4, 3, dilation=(2, 1, 1))",
     "nn.LocalResponseNorm(4)",
-    "nn.ParameterList()",
     "nn.init.calculate_gain('gelu')",
     "nn.CosineEmbeddingLoss(0.1, True)",
-    "nn.Unfold(3)",
     "nn.LayerNorm([4, 8], eps=1e-6)",
 ]
 MARKED_FOR_MINDSPORE = [
