@@ -870,6 +870,7 @@ def _ms_round_trip(ms, arch, ns, model, outs, out_dir) -> str:
     ckpt = os.path.join(out_dir, "mindspore.ckpt")
     ms.save_checkpoint(model, ckpt)
     ms.set_seed(1)
+    exec(arch["setup"], ns)  # a config the first build changed (minGPT's) is made afresh
     fresh = eval(arch["ctor"], ns)
     fresh.set_train(False)
     param_not_load, ckpt_not_load = ms.load_param_into_net(fresh, ms.load_checkpoint(ckpt))

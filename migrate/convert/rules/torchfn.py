@@ -322,7 +322,7 @@ def sdpa(edit) -> None:
                   f"if _m.dtype == ms.bool_ else _s + _m)({scores}, {{attn_mask}})")
     weights = f"ops.softmax({scores}, -1)"
     if not _is_zero(values["dropout_p"]):
-        weights = f"ops.dropout({weights}, p={{dropout_p}})"
+        weights = f"ops.dropout({weights}, p=float({{dropout_p}}))"  # MindSpore 2.10 refuses an int p
     edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
 
 
