@@ -50,8 +50,14 @@ def explain_phase(phase, models, inputs, t_run, m_run, mode, s, t_loss):
         The float64 run (for the MindSpore column).
     """
     t_rec = t_run.recorder
+    # every layer's float64 output only where some layer is judged against it (a noise column
+    # everywhere, MindSpore's column, or a layer beyond its tolerance): recording them all
+    # costs a float64 copy of every activation
+    layers64 = s.layers and (s.float64_reference or s.mindspore is not None or any(
+        r.status in ("FAIL", "drift") or (r.output is not None and not r.output.passed)
+        for r in phase.layers))
     run64, model64 = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
-                                   capture=s.layers)
+                                   capture=layers64)
     phase.notes.append(f"float64 reference: torch ran again in float64 (same inputs and dropout "
                        f"masks); a difference counts as float32 noise when the converted model "
                        f"is within {NOISE_FACTOR:g}x of torch float32's own distance to it")
