@@ -202,3 +202,11 @@ def test_an_indented_comment_ending_a_file_after_a_comment_with_a_backslash_is_k
     src = "import torch\nx = torch.ones(2)  # a path: C:\\\n    # tail\n"
     out = convert_source(src).code
     assert out.endswith("x = ops.ones((2,))  # a path: C:\\\n    # tail\n") and kept(src)
+
+
+def test_the_generated_block_is_not_converted_again():
+    # `_torch_eval(obj)` calls `obj.eval()`: walked again, the helper's own body became
+    # `return _torch_eval(obj)`
+    once = convert_source("import torch\ny = torch.FloatTensor(*args)\nr = model.eval()\n").code
+    assert "    return obj.eval()\n" in once and "r = _torch_eval(model)" in once
+    assert convert_source(once).code == once
