@@ -197,13 +197,16 @@ def test_module_methods_on_self_and_model_names():
             named = dict(((n, p) for n, p in model.parameters_and_names() if p.requires_grad))
             kids = list(model.name_cells().items())
             sd = model.parameters_dict()
-            ms.load_param_into_net(model, sd)
+            ms.hub.load_state_dict(model, sd)
             return [m for m in (c for _, c in model.cells_and_names())]
         """)
 
 
-def test_train_eval_on_unknown_objects_untouched():
-    check("def f(job):\n    job.train()\n    job.eval()\n", "def f(job):\n    job.train()\n    job.eval()\n")
+def test_train_eval_on_unknown_objects_keep_their_own_method_at_run_time():
+    """An unknown `job` may be a Cell (no train/eval) or another object: decided at run time
+    (see test_train_and_eval_on_an_unknown_receiver_are_decided_at_run_time)."""
+    code = convert_source("import torch\ndef f(job):\n    job.train()\n    job.eval()\n").code
+    assert "def f(job):\n    _torch_train(job)\n    _torch_eval(job)\n" in code, code
 
 
 def test_no_grad_block_and_decorator_are_unwrapped():
