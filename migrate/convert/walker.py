@@ -42,7 +42,7 @@ from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.star_imports import torch_star_aliases
 from migrate.convert.torch_names import star_names
-from migrate.convert.torch_signature import signatures
+from migrate.convert.torch_signature import _block as block_of, signatures
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
@@ -157,6 +157,7 @@ class Converter:
         self.pattern = None  # set when uninteresting simple statements may be skipped
         self.statement_call = None  # the call an expression statement consists of (as written)
         self.freeze_line = False  # inside code rewritten before its walk: report one line
+        self.generated: set[int] = set()  # ids of module statements an earlier conversion generated
 
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
@@ -184,6 +185,9 @@ class Converter:
         signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
+        # what an earlier conversion generated (the torch-signature block, the guards' stand-in
+        # class) is the converter's own code, kept or rewritten as a whole: never walked again
+        self.generated = {id(st) for st in module.body if is_stub_class(st)} | {id(st) for st in block_of(module.body)}
         if self.training is None and self.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
@@ -775,6 +779,9 @@ class Converter:
 def _statement_handler(handle):
     """A handler for a compound statement: its line and markers around ``handle(conv, node)``."""
     def on_statement(conv, node):
+        if id(node) in conv.generated and not conv.nested:
+            conv.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
+            return node
         conv.enter_stmt(node)
         return conv.leave_stmt(node, handle(conv, node))
     return on_statement

@@ -127,7 +127,7 @@ def calculate_gain(edit) -> None:
         edit.result = parse_expr(gain if gain != "1" else "1")
         return
     if param is not None and code_of(param) != "None" and not isinstance(param, cst.BaseNumber):
-        slope = f"(0.01 if {code_of(param)} is None else {code_of(param)})"
+        slope = f"(0.01 if {operand(param)} is None else {operand(param)})"  # `param=lambda ...`
     table = ", ".join(f"{n!r}: {_gain_source(n, slope, sqrt)}" for n in
                       _UNIT_GAIN + ("tanh", "relu", "leaky_relu", "selu"))
     edit.result = parse_expr(f"{{{table}}}[{code_of(name)}]")

@@ -202,3 +202,17 @@ def test_an_indented_comment_ending_a_file_after_a_comment_with_a_backslash_is_k
     src = "import torch\nx = torch.ones(2)  # a path: C:\\\n    # tail\n"
     out = convert_source(src).code
     assert out.endswith("x = ops.ones((2,))  # a path: C:\\\n    # tail\n") and kept(src)
+
+
+def test_the_generated_block_is_not_converted_again():
+    # `_torch_eval(obj)` calls `obj.eval()`: walked again, the helper's own body became
+    # `return _torch_eval(obj)`
+    once = convert_source("import torch\ny = torch.FloatTensor(*args)\nr = model.eval()\n").code
+    assert "    return obj.eval()\n" in once and "r = _torch_eval(model)" in once
+    assert convert_source(once).code == once
+
+
+def test_calculate_gain_with_a_lambda_param_and_a_variable_name_converts():
+    # the param went into `(0.01 if <param> is None else <param>)` unparenthesised
+    res = convert_text("from torch.nn.init import calculate_gain\ng = calculate_gain(name, param=lambda e: 0.9 ** e)\n")
+    assert res.error is None and "(0.01 if (lambda e: 0.9 ** e) is None else (lambda e: 0.9 ** e))" in res.code
