@@ -34,21 +34,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-# torch class name -> {torch local name: ms local name (None = dropped)}. Matched along the MRO,
-# so user subclasses of a torch layer get the layer's renames.
-_RENAMES = {
-    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
-    "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
-                    "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
-    "_NormBase": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-                  "running_var": "moving_variance", "num_batches_tracked": None},
-    "_BatchNorm": {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-                   "running_var": "moving_variance", "num_batches_tracked": None},
-    "LayerNorm": {"weight": "gamma", "bias": "beta"},
-    "GroupNorm": {"weight": "gamma", "bias": "beta"},
-    "Embedding": {"weight": "embedding_table"},
-    "PReLU": {"weight": "w"},
-}
+# torch class name -> {torch local name: ms local name (None = dropped)}, matched along the MRO,
+# so user subclasses of a torch layer get the layer's renames (one table with ms.hub's)
+from ms_core.hub import TORCH_RENAMES as _RENAMES
+
 _DROP_NOTES = {
     "num_batches_tracked": "dropped: MindSpore BatchNorm keeps no step counter (only used by "
                            "torch when momentum=None, which the converter refuses)",

@@ -55,6 +55,15 @@ DEVICE_CONTEXT = node_rule(
 NAMED_TUPLE_FIELD = node_rule(
     "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].")
 
+FREE_CONTEXT = node_rule(
+    "MS169", "value_free_context",
+    "Replace `with torch.backends.cuda.sdp_kernel(...): body` (attention-kernel choice) and "
+    "`with autocast(enabled=False)` / @autocast(enabled=False) with body: they change no value of "
+    "the converted code.")
+# attention-kernel selection: every kernel computes the same attention (up to rounding)
+_KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
+_AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"}
+
 NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
                  "torch.autograd.no_grad"}
 _FUNCTION_BASES = ("torch.autograd.Function", "torch.autograd.function.Function")
@@ -215,6 +224,10 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
             return new
         if _in_target_form(entry, q, call):
             return call  # `x.softmax(axis=-1)`: converted by an earlier run (the file kept torch)
+        if q.startswith("Module.") and entry.receiver == "any" and not str(exc).startswith("cannot translate"):
+            # not torch's signature, so not torch's method: one the user's class defines
+            # (`def train(self, x_pos, x_neg)` called as `net.train(x_pos, x_neg)`)
+            return call
         conv.uses_alias(call.func)
         conv.mark(call, "MS903", f"{q}: {exc}")
         return call
@@ -257,6 +270,17 @@ def _keep(conv, call, entry, edit):
     return call
 
 
+def _in_target_module(conv, recv) -> bool:
+    """``ms.hub`` in ``ms.hub.load_state_dict(...)``: a submodule of the target package (its
+    functions are never torch methods, also when the file still imports torch)."""
+    if not isinstance(recv, cst.Attribute):
+        return False
+    while isinstance(recv, cst.Attribute):
+        recv = recv.value
+    return isinstance(recv, cst.Name) and recv.value == conv.names.get("ms") \
+        and recv.value in conv.imported and recv.value not in conv.aliases
+
+
 def on_method(conv, node: cst.Call):
     """``recv.name(...)``: module methods, tensor methods, in-place ops."""
     func = node.func
@@ -274,7 +298,8 @@ def on_method(conv, node: cst.Call):
             and conv.allows(FUNCTION_APPLY.id):
         return function_apply(conv, node, walked)
     if isinstance(recv0, cst.Name) and recv0.value in conv.imported \
-            and not (conv.scope is not None and recv0.value in conv.scope.shadowed):
+            and not (conv.scope is not None and recv0.value in conv.scope.shadowed) \
+            or _in_target_module(conv, recv0):
         return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
     if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and conv.allows(FORWARD.id):
@@ -503,19 +528,46 @@ def on_function(conv, node: cst.FunctionDef):
 
 
 def _is_no_grad(conv, dec: cst.Decorator) -> bool:
-    """A grad-mode decorator (``@torch.no_grad()``): recorded as removed."""
+    """A grad-mode decorator (``@torch.no_grad()``) or a value-free one
+    (``@autocast(enabled=False)``): recorded as removed."""
     expr = dec.decorator
     q = conv.qual(expr.func if isinstance(expr, cst.Call) else expr)
     if q in NO_GRAD_CALLS and conv.allows(NO_GRAD.id):
         conv.record(dec.decorator, "", NO_GRAD.id, "exact",
                     "no_grad removed: nothing is recorded outside a grad transform")
         return True
+    return _value_free(conv, expr)
+
+
+def _value_free(conv, expr) -> bool:
+    """A context that changes no value of the converted code: recorded as removed (MS169).
+
+    ``sdp_kernel``/``sdpa_kernel`` pick which kernel computes scaled-dot-product attention (flash,
+    memory-efficient, math): the same function, rounding apart. ``autocast(enabled=False)`` runs
+    its block in the inputs' own dtypes, which converted code always does: torch's autocast
+    regions are not translated (they stay marked), so there is none to switch off.
+    """
+    if not isinstance(expr, cst.Call) or not conv.allows(FREE_CONTEXT.id):
+        return False
+    q = conv.qual(expr.func)
+    if q in _KERNEL_CONTEXTS:
+        conv.record(expr, "", FREE_CONTEXT.id, "approximate",
+                    "attention-kernel choice removed: every kernel computes the same attention "
+                    "(up to float rounding)")
+        return True
+    disabled = any(a.keyword is not None and a.keyword.value == "enabled" and code_of(a.value) == "False"
+                   for a in expr.args)
+    if q in _AUTOCAST and disabled:
+        conv.record(expr, "", FREE_CONTEXT.id, "exact",
+                    "autocast(enabled=False) removed: the block runs in its inputs' dtypes, as all "
+                    "converted code does")
+        return True
     return False
 
 
 def on_with(conv, node: cst.With):
-    """Apply MS106 to ``with torch.no_grad():`` and MS254 to ``with torch.device(d):`` (the block is
-    unwrapped: a list of statements)."""
+    """Apply MS106 to ``with torch.no_grad():``, MS169 to value-free contexts and MS254 to
+    ``with torch.device(d):`` (the block is unwrapped: a list of statements)."""
     keep = []
     for item in node.items:
         e = item.item
@@ -523,6 +575,8 @@ def on_with(conv, node: cst.With):
         if q in NO_GRAD_CALLS and item.asname is None and conv.allows(NO_GRAD.id):
             conv.record(e, "", NO_GRAD.id, "exact", "grad-mode block unwrapped: nothing is recorded "
                                                     "outside a grad transform")
+            continue
+        if item.asname is None and _value_free(conv, e):
             continue
         if q == "torch.device" and item.asname is None and conv.allows(DEVICE_CONTEXT.id):
             conv.record(e, "", DEVICE_CONTEXT.id, "exact", "device block unwrapped: MindSpore places "

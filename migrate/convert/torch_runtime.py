@@ -9,7 +9,8 @@ disagree.
 
 Their names start with ``_torch_``. The sources of the container classes (torch's Sequential,
 ModuleList and ModuleDict semantics) and of the metaclass of the torch-signature classes are templates
-here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` and cannot run in the converter.
+here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` (or ``ops``) and cannot run in
+the converter.
 """
 from __future__ import annotations
 
@@ -330,6 +331,17 @@ class TorchModuleDict(nn.CellDict, metaclass=_TorchSignature):
         self.insert_child_to_cell(key, cell)
 '''
 
+_LAYER_NORM = '''
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """torch.nn.functional.layer_norm through the ops.LayerNorm primitive (what nn.LayerNorm
+    runs): MindSpore 2.10's CPU backend has no kernel for ops.layer_norm (LayerNormExt)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    axis = input.ndim - len(shape)
+    weight = ops.ones(shape, input.dtype) if weight is None else weight
+    bias = ops.zeros(shape, input.dtype) if bias is None else bias
+    return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -343,8 +355,110 @@ class Dropout2dAnyRank(nn.Dropout2d):
         return super().construct(x)
 '''
 
+_UNFOLD = '''
+class UnfoldTorchLayout(nn.Cell):
+    """torch.nn.Unfold: the sliding blocks of (N, C, H, W) input as (N, C*kh*kw, L), by
+    ops.unfold (MindSpore 2.10's nn.Unfold extracts patches TensorFlow-style)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def construct(self, input):
+        return ops.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+'''
+
+_CIRCULAR_PAD = '''
+class CircularPadTorch(nn.Cell):
+    """torch.nn.CircularPad1d/2d/3d (MindSpore 2.10 has no such layers): wrap-around padding of
+    the last `dims` axes by ops.pad(x, padding, mode='circular'), torch's (left, right, top,
+    bottom, ...) order; an int pads every side."""
+
+    def __init__(self, padding, dims):
+        super().__init__()
+        self.padding = (padding,) * (2 * dims) if isinstance(padding, int) else tuple(padding)
+        if len(self.padding) != 2 * dims:
+            raise ValueError(f"For 'CircularPad{dims}d', the 'padding' must be an int or a tuple of "
+                             f"{2 * dims} ints, but got {padding!r}.")
+
+    def construct(self, x):
+        return ops.pad(x, self.padding, mode='circular')
+'''
+
+_DATA_LOADER = '''
+def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                    num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                    worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                    prefetch_factor=None, persistent_workers=False, pin_memory_device="",
+                    in_order=True):
+    """torch.utils.data.DataLoader's signature over ms.dataset, for arguments known at run time
+    (`DataLoader(ds, **kwargs)`): GeneratorDataset(dataset, ...).batch(batch_size, drop_last).
+    Worker, pinning, prefetch and generator settings change no batch values and are ignored;
+    what has no MindSpore counterpart raises, naming the argument."""
+    for name, value in (("batch_sampler", batch_sampler), ("collate_fn", collate_fn),
+                        ("worker_init_fn", worker_init_fn)):
+        if value is not None:
+            raise ValueError(f"For 'DataLoader' (torch signature), '{name}' has no MindSpore "
+                             f"counterpart: batch with .batch(per_batch_map=...) or map by hand.")
+    if batch_size is None:
+        raise ValueError("For 'DataLoader' (torch signature), batch_size=None (no batching) has "
+                         "no counterpart here: iterate the dataset itself.")
+    if sampler is not None and not isinstance(sampler, ms.dataset.DistributedSampler):
+        raise ValueError(f"For 'DataLoader' (torch signature), only a DistributedSampler maps "
+                         f"(to ms.dataset.DistributedSampler), but got {type(sampler).__name__}.")
+    if sampler is not None and shuffle:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset
+        if sampler is not None:
+            raise ValueError("For 'DataLoader' (torch signature), a sampler over a MindSpore "
+                             "dataset: pass num_shards/shard_id to the dataset itself.")
+        data = dataset.shuffle(dataset.get_dataset_size()) if shuffle else dataset
+    else:
+        first = dataset[0] if hasattr(dataset, "__getitem__") else next(iter(dataset))
+        count = len(first) if isinstance(first, (tuple, list)) else 1
+        names = ["data", "label"] if count == 2 else [f"column_{i}" for i in range(count)]
+        data = ms.dataset.GeneratorDataset(dataset, column_names=names, sampler=sampler,
+                                           shuffle=None if sampler is not None else bool(shuffle))
+    return data.batch(batch_size, drop_remainder=bool(drop_last))
+'''
+
+_PARAMETER_LIST = '''
+class TorchParameterList(nn.Cell):
+    """torch.nn.ParameterList that grows by append/extend (MindSpore's ParameterTuple is
+    immutable): each Parameter is registered on this Cell under its index, the name torch gives
+    it ("0", "1", ...); iteration and indexing give the Parameters in order."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self.__dict__["_torch_params"] = []
+        self.extend(values or ())
+
+    def append(self, value):
+        if not isinstance(value, ms.Parameter):
+            value = ms.Parameter(value, name=str(len(self._torch_params)))
+        self.insert_param_to_cell(str(len(self._torch_params)), value)
+        self._torch_params.append(value)
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def __len__(self):
+        return len(self._torch_params)
+
+    def __iter__(self):
+        return iter(list(self._torch_params))
+
+    def __getitem__(self, index):
+        return self._torch_params[index]
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D}
+                 "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
+                 "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
+                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

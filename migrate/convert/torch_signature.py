@@ -65,6 +65,10 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NONE_APPENDED = re.compile(r"\.(?:append|insert)\([^\n]*\bNone\b|ModuleList\(\s*\[[^\]]*\bNone\b")
 # containers whose torch-signature class is a template, and the ones that stay plain
 _CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList"}
+# torch callables whose run-time signature is a hand-written template (their static rules read
+# facts the converter learnt about the file, which run time does not have)
+_FUNCTION_TEMPLATES = {"torch.utils.data.DataLoader": "DataLoaderTorch",
+                       "torch.utils.data.dataloader.DataLoader": "DataLoaderTorch"}
 _PLAIN = {"torch.nn.ModuleDict", "torch.nn.Module", "torch.nn.Identity"}
 # what MindSpore 2.10's CellDict refuses as a value
 _CONTAINER_TYPES = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
@@ -145,7 +149,8 @@ class TorchSignatures:
             for dep in NEEDS.get(name, ()):
                 self.helper(dep)
             if name in CLASS_SOURCES:
-                self.conv.used.add("nn")
+                self.conv.used.update(m for m in ("nn", "ops", "ms")
+                                      if re.search(rf"(?<![\w.]){m}\.", CLASS_SOURCES[name]))
             self.sources[name] = CLASS_SOURCES[name] if name in CLASS_SOURCES else helper_source(name)
             return local
         return self.names[name]
@@ -158,6 +163,8 @@ class TorchSignatures:
 
     def function(self, qual: str, entry) -> str | None:
         """The local name of a generated function with ``qual``'s signature, or None."""
+        if qual in _FUNCTION_TEMPLATES:
+            return self.helper(_FUNCTION_TEMPLATES[qual])
         return self._generated(qual, entry, "_torch_" + qual.rsplit(".", 1)[-1], _function_source)
 
     def lookup(self, module: str, values: dict[str, str], preferred: str) -> str | None:
@@ -263,6 +270,9 @@ class TorchSignatures:
         if self.conv.names.get("nn", "nn") != "nn":
             # `nn.Cell`, not the `torch.nn.` of a docstring (its key)
             source = re.sub(r"(?<![\w.])nn\.", self.conv.names["nn"] + ".", source)
+        for module in ("ops", "ms"):
+            if self.conv.names.get(module, module) != module:
+                source = re.sub(rf"(?<![\w.]){module}\.", self.conv.names[module] + ".", source)
         # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
         # is a mixed ending, which libcst cannot parse back)
         source = self.conv.builtins_in(source.strip())  # whatever the file binds

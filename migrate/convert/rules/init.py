@@ -36,20 +36,24 @@ def init_call(edit) -> None:
 
 @argument_rule("MS121", "init_uniform", runtime=True)
 def init_uniform(edit) -> None:
-    """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype))."""
+    """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype)), any other range with t.set_data(ops.uniform(t.shape, ms.Tensor(a), ms.Tensor(b), dtype=t.dtype)) (assign_value where t may be a plain Tensor)."""
     a, b = edit.value("a"), edit.value("b")
-    if edit.runtime:
-        edit.reject("a != -b", "For 'uniform_' (torch signature), only ranges symmetric around 0 are "
-                               "supported: MindSpore's Uniform is U(-scale, scale).")
-        symmetric = True
-    else:
-        symmetric = _symmetric(a, b)
-    if not symmetric:
-        edit.unsupported(f"uniform_({code_of(a)}, {code_of(b)}): MindSpore's Uniform is symmetric")
+    if edit.runtime or not _symmetric(a, b):
+        # MindSpore's Uniform initializer is U(-scale, scale); ops.uniform draws U[a, b)
+        t = edit.bound["tensor"]
+        method = "assign_value" if edit.runtime or not is_param(t) else "set_data"
+        edit.result = parse_expr(f"{primary(t)}.{method}({_uniform_source(edit.conv, primary(t), a, b)})")
         return
     edit.out = [[k, v, p, l] for k, v, p, l in edit.out if k not in ("a", "b")]
     edit.out.append(["scale", b, False, None])
     init_call(edit)
+
+
+def _uniform_source(conv, t, a, b) -> str:
+    """Source of a new tensor like ``t`` (its shape and dtype) drawn from U[a, b)."""
+    tensor, f32 = conv.tname("ms.Tensor"), conv.tname("ms.float32")
+    return (f"{conv.tname('ops.uniform')}({t}.shape, {tensor}({code_of(a)}, {f32}), "
+            f"{tensor}({code_of(b)}, {f32}), dtype={t}.dtype)")
 
 
 def _symmetric(a, b) -> bool:
@@ -67,10 +71,26 @@ def tensor_init_method(edit) -> None:
     if isinstance(recv, cst.Attribute) and recv.attr.value == "data":
         recv = recv.value  # `.data` only hides the write from autograd; set_data needs no such trick
     edit.bound["tensor"] = recv
-    if edit.entry.torch == "Tensor.uniform_":
+    if edit.entry.torch == "Tensor.uniform_" and _made_here(recv):
+        fresh_uniform(edit, recv)
+    elif edit.entry.torch == "Tensor.uniform_":
         init_uniform(edit)
     else:
         init_call(edit)
+
+
+def _made_here(node) -> bool:
+    """True for an expression that makes a new tensor (a call, or a choice between calls)."""
+    if isinstance(node, cst.IfExp):
+        return _made_here(node.body) and _made_here(node.orelse)
+    return isinstance(node, cst.Call)
+
+
+def fresh_uniform(edit, recv) -> None:
+    """x.uniform_(a, b) on a tensor the same expression makes (``torch.zeros(n).uniform_(0, 1)``):
+    nothing else sees the tensor, so a new one of its shape and dtype drawn from U[a, b) is the
+    same value."""
+    edit.result = parse_expr(_uniform_source(edit.conv, primary(recv), edit.value("a"), edit.value("b")))
 
 
 

@@ -150,15 +150,16 @@ def implicit_softmax_dim(edit) -> None:
 
 @argument_rule("MS408", "parameter_list", runtime=True)
 def parameter_list(edit) -> None:
-    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty list filled by append is refused."""
+    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty one (filled later by append/extend) with the generated TorchParameterList, a Cell that registers each Parameter under its index."""
     values = edit.bound.get("values")
     if edit.runtime:
         edit.reject(f"not {code_of(values)}", "For 'ParameterList' (torch signature), an empty "
                     "list filled later is not supported: MindSpore's ParameterTuple is immutable.")
         return
     if values is None or code_of(values) in ("None", "[]", "()"):
-        edit.unsupported("an empty ParameterList filled later: MindSpore's ParameterTuple is "
-                         "immutable; build the list of Parameters first and pass it")
+        edit.result = cst.Call(cst.Name(edit.helper("TorchParameterList")), [])
+        edit.worse("transformed", "an empty ParameterList filled later: TorchParameterList "
+                                  "registers each appended Parameter under its index, as torch")
 
 
 @argument_rule("MS410", "weight_norm")
@@ -224,3 +225,16 @@ def dropout2d_any_rank(edit) -> None:
     edit.worse("transformed", "MindSpore 2.10's nn.Dropout2d takes (N, C, H, W) input only: "
                               "Dropout2dAnyRank also drops channels of (N, C, L) input and "
                               "elements of 2-D input, as torch does")
+
+
+@argument_rule("MS413", "unfold_layer", runtime=True)
+def unfold_layer(edit) -> None:
+    """Replace nn.Unfold(kernel_size, dilation, padding, stride) with UnfoldTorchLayout(...), a generated Cell whose construct is ops.unfold (torch's layout; MindSpore 2.10's nn.Unfold is TensorFlow-style)."""
+    edit.func = cst.Name(edit.helper("UnfoldTorchLayout"))
+
+
+@argument_rule("MS414", "circular_pad_layer", runtime=True)
+def circular_pad_layer(edit) -> None:
+    """Replace nn.CircularPad2d(padding) with CircularPadTorch(padding, dims=2), a generated Cell whose construct is ops.pad(x, padding, mode='circular') (MindSpore 2.10 has no CircularPad layers)."""
+    edit.func = cst.Name(edit.helper("CircularPadTorch"))
+    edit.set("dims", edit.entry.torch[-2])

@@ -28,18 +28,6 @@ def save(edit) -> None:
     edit.result = cst.Call(conv.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(f)])
 
 
-@argument_rule("MS125", "load_state_dict")
-def load_state_dict(edit) -> None:
-    """Replace net.load_state_dict(sd) with ms.load_param_into_net(net, sd)."""
-    conv = edit.conv
-    conv.used.add("ms")
-    sd = edit.bound.get("state_dict")
-    if edit.bound.get("strict") is not None:
-        edit.worse("approximate", f"strict={code_of(edit.bound['strict'])} dropped: load_param_into_net "
-                                  "never raises on missing keys; it returns (param_not_load, ckpt_not_load)")
-    edit.result = cst.Call(conv.target("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
-
-
 @argument_rule("MS126", "register_buffer")
 def register_buffer(edit) -> None:
     """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)."""

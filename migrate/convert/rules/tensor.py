@@ -267,10 +267,19 @@ def tensor_ctor(edit) -> None:
     conv = edit.conv
     dtype = conv.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
     args = list(edit.call.args)
-    if any(a.keyword is not None or a.star for a in args):
+    # `device=` is the one keyword the legacy constructors take: placement only (no effect here)
+    if any(a.star or a.keyword is not None and a.keyword.value != "device" for a in args):
         edit.unsupported("keyword or star arguments to the legacy tensor constructor")
         return
-    values = [a.value for a in args]
+    if any(a.keyword is not None for a in args):
+        edit.note("device= dropped: MindSpore places tensors by ms.set_context")
+    values = [a.value for a in args if a.keyword is None]
+    if len(values) == 1 and isinstance(values[0], (cst.Name, cst.Attribute)):
+        # torch decides by the value: an int is a size, anything else the data
+        v, d = code_of(values[0]), code_of(dtype)
+        edit.result = parse_expr(f"({conv.tname('ops.zeros')}(({v},), {d}) if isinstance({v}, int) "
+                                 f"else {conv.tname('ms.Tensor')}({v}, {d}))")
+        return
     if len(values) == 1 and not isinstance(values[0], (cst.Integer, cst.UnaryOperation)):
         edit.result = cst.Call(conv.target("ms.Tensor"), [cst.Arg(values[0]), cst.Arg(dtype)])
         return

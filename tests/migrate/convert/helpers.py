@@ -59,3 +59,16 @@ def without_guards(code: str) -> str:
     if len(body) == len(module.body):
         return code
     return module.with_changes(body=body).code
+
+
+def both_sides(src: str, expect: str) -> tuple[dict, dict]:
+    """Convert ``src`` (no marker, ``expect`` in the output, converting again changes nothing)
+    and run both: (torch namespace, converted namespace)."""
+    from migrate import convert_source
+    res = convert_source(src)
+    assert "# migrate" not in res.code and expect in res.code, res.code
+    assert convert_source(res.code).code == res.code
+    tns, cns = {}, {}
+    exec(src, tns)
+    exec(res.code, cns)
+    return tns, cns

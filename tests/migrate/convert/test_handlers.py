@@ -197,7 +197,7 @@ def test_module_methods_on_self_and_model_names():
             named = dict(((n, p) for n, p in model.parameters_and_names() if p.requires_grad))
             kids = list(model.name_cells().items())
             sd = model.parameters_dict()
-            ms.load_param_into_net(model, sd)
+            ms.hub.load_state_dict(model, sd)
             return [m for m in (c for _, c in model.cells_and_names())]
         """)
 

@@ -145,8 +145,10 @@ def test_jit_isinstance_and_final_names():
     assert out == "import ms_core as ms\nclass A:\n    k: int = 1\nok = isinstance(x, list)\n"
 
 
-@pytest.mark.parametrize("api", ["torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"])
-def test_pretrained_downloads_are_marked_and_fail_only_where_reached(api):
+@pytest.mark.parametrize("api", ["torch.hub.load", "torch.hub.download_url_to_file"])
+def test_hub_fetches_are_marked_and_fail_only_where_reached(api):
+    """(torch.hub.load_state_dict_from_url / model_zoo.load_url are translated: tests/migrate/
+    convert/rules/test_hub.py)"""
     out = convert(f"""\
         import torch
         import torch.utils.model_zoo

@@ -56,7 +56,6 @@ def test_layer_arguments_translated(before, after):
     "nn.Transformer(16, 4, dtype=torch.float16)",
     "nn.MultiheadAttention(16, 4, dtype=torch.float64)",
     "nn.ZeroPad1d(2)",
-    "nn.CircularPad2d(1)",
 ])
 def test_unsupported_arguments_marked(before):
     _, res = convert_line(before)

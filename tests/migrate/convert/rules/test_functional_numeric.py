@@ -70,6 +70,8 @@ INITS = [
     "nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu')", "nn.init.kaiming_uniform_(w, a=1)",
     "w.data.normal_(0, 0.01)", "w.data.fill_(3.0)", "w.data.zero_()", "w.data.uniform_(-0.3, 0.3)",
     "w.data.normal_(mean=1.0, std=0.5)", "w.data.fill_(-2)",
+    # ranges not symmetric around 0: ops.uniform, not the (symmetric) Uniform initializer
+    "nn.init.uniform_(w, 0.5, 2.0)", "nn.init.uniform_(w)", "w.data.uniform_(0, 1)",
 ]
 
 
@@ -78,8 +80,8 @@ def test_init_call_matches_torch_distribution(call):
     """Converted init calls draw from torch's distribution: same mean, std and bounds (64x32x3x3)."""
     code = f"import torch\nimport torch.nn as nn\n\ndef init(w):\n    {call}\n    return w\n"
     res = convert_source(code)
-    assert not res.unsupported and ("set_data(initializer(" in res.code
-                                    or "assign_value(initializer(" in res.code), res.code
+    assert not res.unsupported and any(f"{m}({f}(" in res.code for m in ("set_data", "assign_value")
+                                       for f in ("initializer", "ops.uniform")), res.code
     tns, cns = {}, {}
     exec(code, tns)
     exec(res.code, cns)
@@ -92,3 +94,29 @@ def test_init_call_matches_torch_distribution(call):
     assert abs(out.std() - ref.std()) <= 0.05 * ref.std() + 1e-6
     if "uniform" in call:  # bounded: the same bounds
         assert out.min() >= ref.min() - 0.02 * ref.std() - 1e-6 and out.max() <= ref.max() + 0.02 * ref.std() + 1e-6
+        assert out.dtype == np.float32
+
+
+@pytest.mark.parametrize("expr, low, high", [
+    ("torch.zeros(n).uniform_(0, 1)", 0.0, 1.0), ("torch.empty(n).uniform_(-2.0, 5.0)", -2.0, 5.0),
+    ("torch.zeros(n, dtype=torch.float64).uniform_()", 0.0, 1.0),
+    ("torch.FloatTensor(n, device=None).uniform_(2, 3)", 2.0, 3.0),
+])
+def test_uniform_on_a_fresh_tensor_draws_from_torch_range(expr, low, high):
+    """x.uniform_(a, b) on a tensor made in the same expression (gumbel noise, drop-path masks):
+    U[a, b) in the tensor's dtype; mean and std of U[a, b) within sampling error (n = 200000)."""
+    code = f"import torch\n\ndef draw(n):\n    return {expr}\n"
+    res = convert_source(code)
+    assert not res.unsupported and "ops.uniform(" in res.code, res.code
+    tns, cns = {}, {}
+    exec(code, tns)
+    exec(res.code, cns)
+    ms.set_seed(0)
+    ref = tns["draw"](200000).numpy()
+    out = cns["draw"](200000).asnumpy()
+    assert out.dtype == ref.dtype and out.shape == ref.shape
+    assert low <= out.min() and out.max() < high
+    width = high - low
+    # mean of U[a, b) is (a + b) / 2 with std width/sqrt(12); 5 standard errors of the mean
+    assert abs(out.mean() - (low + high) / 2) < 5 * width / np.sqrt(12 * 200000)
+    assert abs(out.std() - width / np.sqrt(12)) < 0.01 * width

@@ -117,7 +117,7 @@ PAIRS = [
     ("torch.device('cuda')", "None"),
     ("torch.cuda.is_available()", "False"),
     ("torch.save(model.state_dict(), 'm.pt')", "ms.save_checkpoint(model, 'm.pt')"),
-    ("torch.load('m.pt', map_location='cpu')", "ms.load_checkpoint('m.pt')"),
+    ("torch.load('m.pt', map_location='cpu')", "ms.hub.load('m.pt')"),
     ("torch.float16", "ms.float16"),
     ("torch.logsumexp(x, 1, keepdim=True)", "ops.logsumexp(x, 1, True)"),
     ("torch.div(a, b, rounding_mode='floor')", "ops.div(a, b, rounding_mode='floor')"),
@@ -126,6 +126,15 @@ PAIRS = [
     ("nn.init.trunc_normal_(w, std=0.02)",
      "w.assign_value(initializer(TruncatedNormal(mean=0.0, sigma=0.02, a=-2.0, b=2.0), w.shape, w.dtype).init_data())"),
     ("nn.init.uniform_(w, -0.1, 0.1)", "w.assign_value(initializer(Uniform(scale=0.1), w.shape, w.dtype).init_data())"),
+    # any other range: U[a, b) by ops.uniform (MindSpore's Uniform initializer is symmetric)
+    ("nn.init.uniform_(w, 0, 1)",
+     "w.assign_value(ops.uniform(w.shape, ms.Tensor(0, ms.float32), ms.Tensor(1, ms.float32), dtype=w.dtype))"),
+    # a tensor made in the same expression: a new U[a, b) tensor of its shape and dtype
+    ("torch.zeros(n).uniform_(0., 2.)",
+     "ops.uniform(ops.zeros(n).shape, ms.Tensor(0., ms.float32), ms.Tensor(2., ms.float32), dtype=ops.zeros(n).dtype)"),
+    ("torch.FloatTensor(2, 3, device=d)", "ops.zeros((2, 3), ms.float32)"),
+    ("torch.FloatTensor(n)", "(ops.zeros((n,), ms.float32) if isinstance(n, int) else ms.Tensor(n, ms.float32))"),
+    ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.ones((2,))"),
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
      "self.fc.weight.set_data(initializer(HeNormal(negative_slope=0, mode='fan_out', nonlinearity='relu'), "
      "self.fc.weight.shape, self.fc.weight.dtype))"),
@@ -172,7 +181,6 @@ def test_aliased_imports(header, expr, expected):
 
 
 @pytest.mark.parametrize("expr,marker", [
-    ("nn.init.uniform_(w, 0, 1)", "MS902 torch.nn.init.uniform_: uniform_(0, 1): MindSpore's Uniform is symmetric"),
     ("nn.BatchNorm2d(8, momentum=None)", "MS902 torch.nn.BatchNorm2d: momentum=None (cumulative average)"),
     ("nn.Conv2d(3, 8, 3, padding_mode='circular')", "MS902 torch.nn.Conv2d: padding_mode='circular'"),
     ("nn.Linear(3, 8, dtype=torch.float64)", "MS902 torch.nn.Linear: dtype=torch.float64"),
@@ -200,10 +208,7 @@ def test_marker_ids_are_documented():
 
 MY_TABLES = {"layers", "functional", "torch", "init", "layers_conv", "layers_activation",
              "layers_norm", "layers_loss", "layers_misc"}
-MARKED_WITH_DEFAULTS = {"torch.nn.init.uniform_",  # U(0, 1) is not symmetric: marked, as it should
-                        "torch.nn.init.uniform",
-                        "torch.nn.functional.one_hot",
-                        "torch.nn.ParameterList",  # an empty ParameterList is filled by append: marked
+MARKED_WITH_DEFAULTS = {"torch.nn.functional.one_hot",
                         "torch.randint",   # randint() without high and size: marked
                         "torch.scatter",   # scatter(input, dim, index) without src or value: marked
                         # alpha_dropout(input, p, train) with train not known to be False: marked
@@ -279,6 +284,11 @@ RULE_EXAMPLES = {
     "false": "ok = torch.cuda.is_available()\n",
     "save": "torch.save(net.state_dict(), 'x.ckpt')\n",
     "load_state_dict": "net.load_state_dict(sd)\n",
+    "circular_pad_layer": "y = nn.CircularPad2d(1)\n",
+    "torch_load": "sd = torch.load('m.pt')\n",
+    "unfold_layer": "y = nn.Unfold(3, stride=2)\n",
+    "value_free_context": "with torch.backends.cuda.sdp_kernel(enable_math=True):\n    y = x\n",
+    "torch_checkpoint": "sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
     "register_buffer": "net.register_buffer('b', torch.ones(1))\n",
     "train": "net = nn.ReLU()\nnet.eval()\n",
     "modules_gen": "net = nn.ReLU()\nms_ = list(net.modules())\n",
@@ -355,6 +365,7 @@ RULE_EXAMPLES = {
     "searchsorted": "y = torch.searchsorted(s, x)\n",
     "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
     "diff": "y = torch.diff(x, n=2)\n",
+    "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
 }
 
 

@@ -1,0 +1,263 @@
+"""Pretrained torch weights for converted models, without torch (an ms_core extension: MindSpore
+2.10 has no counterpart, so the converter uses it for the ms_core target only).
+
+- :func:`load_state_dict_from_url` downloads a checkpoint once into a cache directory (torch's
+  own, ``$TORCH_HOME/hub/checkpoints``, so files torch fetched are reused) and reads it with
+  :func:`~ms_core.train.torch_format.load_torch_checkpoint` (no pickle code is ever run).
+- :func:`load` reads a ``torch.save`` file the same way.
+- :func:`load_state_dict` is ``Module.load_state_dict`` on a Cell: the dict's torch names are
+  mapped to the Cell's parameter names by each layer's renames (a BatchNorm's ``weight, bias,
+  running_mean, running_var`` are ``gamma, beta, moving_mean, moving_variance``; an Embedding's
+  ``weight`` is ``embedding_table``; ...), MindSpore names are taken as they are, and torch's
+  ``strict`` rules apply (missing/unexpected keys raise; the result lists them by torch name).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+import tempfile
+from collections import namedtuple
+from urllib.parse import urlparse
+
+import numpy as np
+
+from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
+
+__all__ = ["load_state_dict_from_url", "load", "load_state_dict", "get_dir", "set_dir",
+           "IncompatibleKeys", "TorchCheckpointError"]
+
+# torch's: a file name "name-<sha256 prefix>.ext" carries the hash check_hash verifies
+_HASH = re.compile(r"-([a-f0-9]*)\.")
+_hub_dir = None
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+# layer class name -> {torch local name: MindSpore local name}; None: a torch buffer MindSpore
+# does not keep (BatchNorm's step counter). Keyed by both sides' class names (torch's _NormBase,
+# ms_core's _InstanceNorm, ...) and matched along the MRO of a class of that side's package, so
+# the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
+TORCH_RENAMES = {
+    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
+    "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
+                    "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
+    **{base: {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
+              "running_var": "moving_variance", "num_batches_tracked": None}
+       for base in ("_NormBase", "_BatchNorm", "_InstanceNorm")},
+    "LayerNorm": {"weight": "gamma", "bias": "beta"},
+    "GroupNorm": {"weight": "gamma", "bias": "beta"},
+    "Embedding": {"weight": "embedding_table"},
+    "PReLU": {"weight": "w"},
+}
+
+
+def get_dir():
+    """The hub directory: set_dir's, else $TORCH_HOME/hub, else $XDG_CACHE_HOME/torch/hub
+    (~/.cache/torch/hub), as torch.hub.get_dir."""
+    if _hub_dir is not None:
+        return _hub_dir
+    cache = os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache"))
+    return os.path.join(os.path.expanduser(os.environ.get("TORCH_HOME", os.path.join(cache, "torch"))),
+                        "hub")
+
+
+def set_dir(d):
+    """Set the hub directory (torch.hub.set_dir)."""
+    global _hub_dir
+    _hub_dir = os.path.expanduser(os.fspath(d))
+
+
+def _download(url, dst, hash_prefix, progress):
+    """Fetch url into dst through a temp file in the same directory; check the sha256 prefix."""
+    from urllib.request import urlopen
+    fd, tmp = tempfile.mkstemp(prefix=".download-", dir=os.path.dirname(dst))
+    digest = hashlib.sha256()
+    try:
+        with urlopen(url) as response, os.fdopen(fd, "wb") as out:  # noqa: S310 (the user's URL)
+            total = int(response.headers.get("Content-Length") or 0)
+            done = 0
+            while chunk := response.read(1 << 20):
+                out.write(chunk)
+                digest.update(chunk)
+                done += len(chunk)
+                if progress and total:
+                    sys.stderr.write(f"\r{100 * done // total:3d}% of {total} bytes")
+            if progress and total:
+                sys.stderr.write("\n")
+        if hash_prefix and not digest.hexdigest().startswith(hash_prefix):
+            raise RuntimeError(f'invalid hash value (expected "{hash_prefix}", got '
+                               f'"{digest.hexdigest()}")')
+        os.replace(tmp, dst)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=True,
+                             check_hash=False, file_name=None, weights_only=True):
+    """torch.hub.load_state_dict_from_url without torch: download once, read without running code.
+
+    Args:
+        url: the checkpoint's URL (``file://`` URLs work too).
+        model_dir: the cache directory (default ``get_dir()/checkpoints``).
+        map_location: see :func:`load` (tensors always land in host memory).
+        progress: print the download's progress to stderr.
+        check_hash: verify that the file's SHA-256 starts with the hex digits after the last
+            '-' of its name (``resnet18-f37072fd.pth``), as torch does.
+        file_name: the cached file's name (default: the URL's last path part).
+        weights_only: accepted; the reader is always weights-only (a checkpoint that needs other
+            objects raises ``TorchCheckpointError`` naming them).
+
+    Returns:
+        The checkpoint (an OrderedDict of torch names -> ms_core Tensors for a state_dict).
+
+    Raises:
+        RuntimeError: the hash check failed. TorchCheckpointError: see :func:`load`.
+
+    Example:
+        >>> sd = ms.hub.load_state_dict_from_url("https://download.pytorch.org/models/resnet18-f37072fd.pth")
+        >>> ms.hub.load_state_dict(net, sd)
+    """
+    del weights_only
+    model_dir = os.fspath(model_dir) if model_dir is not None else os.path.join(get_dir(), "checkpoints")
+    os.makedirs(model_dir, exist_ok=True)
+    name = file_name or os.path.basename(urlparse(url).path)
+    cached = os.path.join(model_dir, name)
+    if not os.path.exists(cached):
+        sys.stderr.write(f'Downloading: "{url}" to {cached}\n')
+        match = _HASH.search(name) if check_hash else None
+        _download(url, cached, match.group(1) if match else None, progress)
+    return load(cached, map_location=map_location)
+
+
+def load(f, map_location=None, weights_only=True, mmap=None):
+    """torch.load without torch: a ``torch.save`` file (zip or legacy format) read without running
+    code from it, or a checkpoint the converted code saved (``torch.save`` became
+    ``ms.save_checkpoint``, which names the file ``f + '.ckpt'``), read by ``ms.load_checkpoint``.
+
+    Args:
+        f: a path or a binary file object (a file object is read as a torch file).
+        map_location: None, a device string/``dict`` (no effect: tensors are NumPy-backed), or a
+            callable ``(storage, location)`` returning the storage it is given.
+        weights_only, mmap: accepted; the reader is always weights-only and reads into memory.
+
+    Returns:
+        The saved object, tensors as ms_core Tensors (a MindSpore-format checkpoint: its dict
+        of name -> Parameter).
+
+    Raises:
+        TorchCheckpointError: a torch file that is truncated or needs globals other than tensors
+            and containers (a pickled model class is never rebuilt).
+        ValueError: no such file (neither ``f`` nor ``f + '.ckpt'``), or a corrupt checkpoint.
+    """
+    del weights_only, mmap
+    if not isinstance(f, (str, os.PathLike)):
+        return load_torch_checkpoint(f, map_location)
+    path = os.fspath(f)
+    if not os.path.exists(path) and os.path.exists(path + ".ckpt"):
+        path += ".ckpt"
+    if not os.path.isfile(path):
+        raise ValueError(f"For 'load', the file '{path}' does not exist.")
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    # a zip archive or a pickle stream (protocol >= 2): torch's formats; anything else is one of
+    # the MindSpore formats save_checkpoint writes
+    if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
+        return load_torch_checkpoint(path, map_location)
+    from .train.serialization import load_checkpoint
+    return load_checkpoint(path)
+
+
+def _renames(cell):
+    for klass in type(cell).__mro__:
+        if klass.__name__ in TORCH_RENAMES and klass.__module__.startswith("ms_core."):
+            return TORCH_RENAMES[klass.__name__]
+    return {}
+
+
+def _torch_names(net):
+    """torch name -> (Parameter or None for a dropped buffer) for every parameter of net."""
+    out = {}
+    for path, cell in net.cells_and_names():
+        prefix = f"{path}." if path else ""
+        for torch_local, ms_local in _renames(cell).items():
+            param = None if ms_local is None else _param_at(cell, ms_local)
+            if ms_local is None or param is not None:
+                out[prefix + torch_local] = param
+    return out
+
+
+def _param_at(cell, dotted):
+    obj = cell
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+    from .common.parameter import Parameter
+    return obj if isinstance(obj, Parameter) else None
+
+
+def _assign(param, key, value):
+    """Copy value into param as torch's load_state_dict does (shape checked, dtype cast)."""
+    arr = value.asnumpy() if hasattr(value, "asnumpy") else np.asarray(value)
+    shape = tuple(param.shape)
+    if arr.shape != shape:
+        # MindSpore keeps a Conv1d weight as (out, in, 1, k): shapes equal up to size-1 axes
+        if [d for d in arr.shape if d != 1] != [d for d in shape if d != 1]:
+            raise RuntimeError(f"Error(s) in loading state_dict: size mismatch for {key}: copying "
+                               f"a param with shape {arr.shape} from checkpoint, the shape in "
+                               f"current model is {shape}.")
+        arr = arr.reshape(shape)
+    from .common.tensor import Tensor
+    param.set_data(Tensor._wrap(np.asarray(arr, dtype=param.asnumpy().dtype)))
+
+
+def load_state_dict(net, state_dict, strict=True, assign=False):
+    """torch's ``net.load_state_dict(state_dict, strict)`` on an ms_core Cell.
+
+    A key is a torch name (``bn.weight``, ``bn.running_mean``, ``emb.weight``: renamed by the
+    layer's class) or a Parameter's own name (``bn.gamma``); a torch buffer MindSpore does not
+    keep (``num_batches_tracked``) is skipped. Values are copied into the Parameters (cast to
+    their dtype; shapes must agree up to size-1 axes).
+
+    Args:
+        net: the Cell.
+        state_dict: a mapping name -> Tensor / Parameter / NumPy array.
+        strict: raise when a parameter receives nothing or a key matches nothing (torch's rule).
+        assign: only False (the Parameters keep their identity).
+
+    Returns:
+        IncompatibleKeys(missing_keys, unexpected_keys), missing keys by torch name.
+
+    Raises:
+        RuntimeError: strict and keys missing or unexpected, or a shape mismatch.
+    """
+    if assign:
+        raise ValueError("For 'load_state_dict', assign=True is not supported: the values are "
+                         "copied into the Cell's Parameters.")
+    torch_names = _torch_names(net)
+    by_name = {p.name: p for _, p in net.parameters_and_names()}
+    by_path = dict(net.parameters_and_names())
+    filled, unexpected = set(), []
+    for key, value in state_dict.items():
+        param = by_path.get(key, by_name.get(key))
+        if param is None and key in torch_names:
+            param = torch_names[key]
+            if param is None:  # a buffer MindSpore does not keep
+                continue
+        if param is None:
+            unexpected.append(key)
+            continue
+        _assign(param, key, value)
+        filled.add(id(param))
+    ms_to_torch = {id(p): k for k, p in torch_names.items() if p is not None}
+    missing = [ms_to_torch.get(id(p), path) for path, p in by_path.items() if id(p) not in filled]
+    if strict and (missing or unexpected):
+        parts = []
+        if missing:
+            parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        if unexpected:
+            parts.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected)
+                         + ".")
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(net).__name__}:\n\t"
+                           + "\n\t".join(parts))
+    return IncompatibleKeys(missing, unexpected)

@@ -1,0 +1,83 @@
+"""MS181 for DataLoader(ds, **kwargs): the generated DataLoaderTorch takes torch's signature at
+run time -- every key torch accepts is translated or raises naming it, unknown keys raise as in
+torch -- and yields torch's batches."""
+import numpy as np
+import pytest
+import torch
+
+from tests.migrate.convert.helpers import both_sides
+
+SRC = '''import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+
+class Squares(Dataset):
+    def __init__(self, n):
+        self.x = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], int(i) ** 2
+
+
+def loader(use_cuda, **extra):
+    kwargs = {"batch_size": 4}
+    if use_cuda:
+        kwargs.update({"num_workers": 1, "pin_memory": True})
+    kwargs.update(extra)
+    return torch.utils.data.DataLoader(Squares(10), **kwargs)
+
+
+def tensor_loader(**kwargs):
+    return DataLoader(TensorDataset(torch.arange(12.0).reshape(6, 2), torch.arange(6)), **kwargs)
+'''
+
+
+def _np(t):
+    return t.asnumpy() if hasattr(t, "asnumpy") else t.numpy()
+
+
+def _batches(loader):
+    return [(_np(x), _np(y)) for x, y in loader]
+
+
+@pytest.fixture(scope="module")
+def both():
+    tns, cns = both_sides(SRC, 'DataLoaderTorch(Squares(10), **kwargs)')
+    return tns, cns
+
+
+@pytest.mark.parametrize("use_cuda, extra", [(False, {}), (True, {}), (False, {"drop_last": True}),
+                                             (True, {"timeout": 5, "prefetch_factor": 2, "persistent_workers": True})])
+def test_kwargs_loader_yields_torch_batches(both, use_cuda, extra):
+    tns, cns = both
+    want = _batches(tns["loader"](False, **{k: v for k, v in extra.items() if k == "drop_last"}))
+    got = _batches(cns["loader"](use_cuda, **extra))
+    assert len(got) == len(want) == (2 if extra.get("drop_last") else 3)
+    for (gx, gy), (wx, wy) in zip(got, want):
+        np.testing.assert_array_equal(gx, wx)
+        np.testing.assert_array_equal(gy, wy)
+
+
+def test_shuffled_tensor_dataset_keeps_rows_together(both):
+    _, cns = both
+    got = _batches(cns["tensor_loader"](batch_size=6, shuffle=True))
+    (x, y), = got
+    np.testing.assert_array_equal(np.sort(y), np.arange(6))
+    np.testing.assert_array_equal(x, np.arange(12.0).reshape(6, 2)[y])  # each row with its label
+
+
+@pytest.mark.parametrize("extra, error, message", [
+    ({"collate_fn": lambda b: b}, ValueError, "'collate_fn' has no MindSpore counterpart"),
+    ({"batch_sampler": [[0, 1]]}, ValueError, "'batch_sampler' has no MindSpore counterpart"),
+    ({"sampler": [0, 1]}, ValueError, "only a DistributedSampler maps"),
+    ({"batch_size": None}, ValueError, "batch_size=None"),
+    ({"bogus": 1}, TypeError, "unexpected keyword argument 'bogus'"),
+])
+def test_what_cannot_be_translated_raises_naming_it(both, extra, error, message):
+    _, cns = both
+    with pytest.raises(error, match=message):
+        cns["loader"](False, **extra)
