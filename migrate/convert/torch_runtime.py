@@ -125,19 +125,19 @@ def _torch_train(obj, *mode):
     """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
     Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
     own ``train`` method."""
-    set_train = getattr(obj, "set_train", None)
-    if set_train is not None and not hasattr(obj, "train"):
+    set_train, own = getattr(obj, "set_train", None), getattr(obj, "train", None)
+    if set_train is not None and own is None:
         return set_train(*mode) if mode else set_train(True)
-    return obj.train(*mode)
+    return own(*mode)  # (through a name: a converter run again leaves the helper as it is)
 
 
 def _torch_eval(obj):
     """torch's ``m.eval()`` on a value the converter could not type: a Cell's
     ``set_train(False)``; any other object's own ``eval`` method."""
-    set_train = getattr(obj, "set_train", None)
-    if set_train is not None and not hasattr(obj, "eval"):
+    set_train, own = getattr(obj, "set_train", None), getattr(obj, "eval", None)
+    if set_train is not None and own is None:
         return set_train(False)
-    return obj.eval()
+    return own()
 
 
 class _TorchGenerator:

@@ -57,7 +57,8 @@ def is_untyped_call(conv, node: cst.Call, recv0, name: str) -> bool:
         return False
     if isinstance(recv0, cst.Name) and recv0.value == "self" or is_module(conv, recv0):
         return False  # a Cell's own method, or a module the tables translate
-    return not is_tensor(conv, recv0)
+    # a torch tensor has no train()/eval(): a receiver typed as one (`model = torch.load(f)`) is not
+    return name != "size" or not is_tensor(conv, recv0)
 
 
 def untyped_call(conv, node: cst.Call, walked: cst.Call, name: str) -> cst.Call:

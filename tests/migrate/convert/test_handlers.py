@@ -373,3 +373,13 @@ def test_add_module_on_a_sequential_runs_it():
                 self.insert_child_to_cell("head", nn.ReLU())
                 _torch_param_names(self)
         """)
+
+
+def test_run_time_helpers_convert_once():
+    """Converting the output again changes nothing: the generated helpers' own calls are not
+    rewritten, and a `torch.load`ed model (typed as a tensor) gets _torch_eval at once."""
+    src = ("import torch\nmodel = torch.load('m.pt')\nmodel.eval()\n"
+           "def f(o, m):\n    m.train()\n    return o.size(0)\n")
+    once = convert_source(src).code
+    assert "_torch_eval(model)" in once and "_torch_train(m)" in once, once
+    assert convert_source(once).code == once
