@@ -848,9 +848,14 @@ def _ms_load_weights(ms, model, saved, arrays) -> str:
 
 
 def _ms_names(model) -> str:
-    """"" when every Parameter.name is its path (hence unique), else what is wrong."""
+    """"" when every Parameter.name is its path (one of them for a weight two layers share) and
+    unique, else what is wrong."""
     params = list(model.parameters_and_names())
-    wrong = [f"{path} named {p.name}" for path, p in params if p.name != path]
+    paths = {}
+    for prefix, cell in model.cells_and_names():
+        for local, p in cell._params.items():
+            paths.setdefault(id(p), []).append(f"{prefix}.{local}" if prefix else local)
+    wrong = [f"{path} named {p.name}" for path, p in params if p.name not in paths.get(id(p), [path])]
     names = [p.name for _, p in params]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if not wrong and not dupes:
@@ -865,6 +870,7 @@ def _ms_round_trip(ms, arch, ns, model, outs, out_dir) -> str:
     ckpt = os.path.join(out_dir, "mindspore.ckpt")
     ms.save_checkpoint(model, ckpt)
     ms.set_seed(1)
+    exec(arch["setup"], ns)  # a config the first build changed (minGPT's) is made afresh
     fresh = eval(arch["ctor"], ns)
     fresh.set_train(False)
     param_not_load, ckpt_not_load = ms.load_param_into_net(fresh, ms.load_checkpoint(ckpt))

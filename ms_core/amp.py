@@ -53,6 +53,9 @@ class DynamicLossScaler(LossScaler):
     `scale_window` finite steps in a row."""
 
     def __init__(self, scale_value, scale_factor, scale_window):
+        for key, value in (("scale_factor", scale_factor), ("scale_window", scale_window)):
+            if isinstance(value, bool) or not isinstance(value, int):  # MindSpore 2.10 refuses floats
+                raise TypeError(f"The '{key}' must be int, but got '{type(value).__name__}'")
         if scale_value <= 0 or scale_factor <= 1 or scale_window < 1:
             raise ValueError("For 'DynamicLossScaler', 'scale_value' must be > 0, 'scale_factor' > 1 "
                              f"and 'scale_window' >= 1, but got {scale_value}, {scale_factor}, "

@@ -8,12 +8,13 @@ one JSON line per request on stdin / per answer on stdout:
 - ``setup.json``: the converted tree's root, the module, the constructor expression, the seed;
   ``weights.npz``: every parameter by name (the ms_core model's, after torch's were copied in).
   Answer: ``{"ok": true, "missing": [...], "unused": [...]}``.
-- ``{"cmd": "phase", "dir": D}`` with ``D/request.json`` (mode, gradients, loss kind),
+- ``{"cmd": "phase", "dir": D}`` with ``D/request.json`` (mode, gradients, loss kind, the
+  arguments' layout: arrays by name, tuples and lists of them, plain values),
   ``D/inputs.npz``, ``D/targets.npz``, ``D/masks.npz`` (torch's dropout masks by layer path and
-  call, functional ones in order). The model runs in that mode with torch's masks, forward hooks
-  record every cell call, and with gradients ``mindspore.value_and_grad`` takes them w.r.t. the
-  float inputs and every trainable parameter. Results: ``D/results.npz`` (``out/i``,
-  ``layer/PATH#K/i``, ``grad/NAME``, ``loss``). Answer: ``{"ok": true, "notes": [...]}``.
+  call, functional ones in order; torch's random draws as ``draw/i``). The model runs in that
+  mode with torch's masks and draws, forward hooks record every cell call, and with gradients
+  ``mindspore.value_and_grad`` takes them w.r.t. the float inputs and every trainable parameter.
+  Results: ``D/results.npz`` (``out/i``, ``layer/PATH#K/i``, ``grad/NAME``, ``loss``). Answer: ``{"ok": true, "notes": [...]}``.
 - ``{"cmd": "quit"}``.
 
 Errors are answered as ``{"ok": false, "error": "Type: message"}``.
@@ -76,7 +77,7 @@ class Side:
         with open(os.path.join(directory, "request.json"), encoding="utf-8") as f:
             req = json.load(f)
         inputs = np.load(os.path.join(directory, "inputs.npz"))
-        xs = [inputs[f"input_{i}"] for i in range(len(inputs.files))]
+        xs = [_argument(spec, inputs, self.ms) for spec in req["inputs"]]
         targets = np.load(os.path.join(directory, "targets.npz"))
         masks = np.load(os.path.join(directory, "masks.npz"))
         notes, results = [], {}
@@ -84,11 +85,12 @@ class Side:
         answer = {"ok": True, "notes": notes}
         try:
             with _Recorder(self.net, results), _Masks(self.ms, self.net, masks, notes,
-                                                       req["mode"] == "train"):
+                                                       req["mode"] == "train"), \
+                    _Draws(self.ms, masks, notes):
                 if req["gradients"]:
                     self._gradients(xs, req, targets, results)
                 else:
-                    out = self.net(*[self.ms.Tensor(x) for x in xs])
+                    out = self.net(*xs)
                     for i, leaf in enumerate(_leaves(out)):
                         results[f"out/{i}"] = leaf.asnumpy()
         except Exception as exc:  # noqa: BLE001 (the layers recorded so far say where)
@@ -99,8 +101,10 @@ class Side:
 
     def _gradients(self, xs, req, targets, results):
         ms = self.ms
-        tensors = [ms.Tensor(x) for x in xs]
-        pos = tuple(i for i, x in enumerate(xs) if x.dtype.kind == "f")
+        tensors = xs
+        # gradients w.r.t. the float tensors given as whole arguments (as the other two sides)
+        pos = tuple(i for i, x in enumerate(xs) if isinstance(x, ms.Tensor) and
+                    x.asnumpy().dtype.kind == "f")
         names = [n for n, p in self.net.parameters_and_names() if p.requires_grad]
         params = dict(self.net.parameters_and_names())
         weights = [params[n] for n in names]
@@ -121,6 +125,17 @@ class Side:
         for i, leaf in enumerate(_leaves(holder["out"])):
             results[f"out/{i}"] = leaf.asnumpy()
         results["loss"] = np.asarray(loss.asnumpy())
+
+
+def _argument(spec, arrays, ms):
+    """A model argument rebuilt from its layout (see third_side._input_layout)."""
+    if "array" in spec:
+        return ms.Tensor(arrays[spec["array"]])
+    if "tuple" in spec:
+        return tuple(_argument(s, arrays, ms) for s in spec["tuple"])
+    if "list" in spec:
+        return [_argument(s, arrays, ms) for s in spec["list"]]
+    return spec["value"]
 
 
 def _loss(ms, kind, out, targets):
@@ -225,6 +240,8 @@ class _Masks:
             if not training or key not in self.masks.files:
                 return input
             mask = self.masks[key].astype(input.asnumpy().dtype)
+            if mask.shape != tuple(input.shape) and mask.size == int(np.prod(input.shape)):
+                mask = mask.reshape(tuple(input.shape))  # torch's fused (N, H, L, S) attention
             return input * ms.Tensor(mask) / (1.0 - p)
         for owner in (ops, nn_func):
             for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
@@ -237,6 +254,56 @@ class _Masks:
             cell.__dict__.pop("construct", None)
         for (owner, name), fn in self.saved.items():
             setattr(owner, name, fn)
+
+
+_RANDOM = ("rand", "randn", "rand_like", "randn_like", "randint", "randint_like", "bernoulli",
+           "normal", "uniform", "multinomial", "randperm")
+
+
+class _Draws:
+    """torch's random draws (``draw/i`` in masks.npz) given, in order, to the model's own calls
+    of MindSpore's random ops (not MindSpore's internal ones) where the shapes agree."""
+
+    def __init__(self, ms, masks, notes):
+        self.ms, self.notes, self.saved = ms, notes, []
+        self.draws = [masks[f"draw/{i}"] for i in range(len(masks.files))
+                      if f"draw/{i}" in masks.files]
+        self.i = 0
+
+    def __enter__(self):
+        if not self.draws:
+            return self
+        from mindspore import ops
+        import mindspore.ops.function.random_func as random_func
+        lib = os.path.dirname(os.path.abspath(self.ms.__file__)) + os.sep
+        for name in _RANDOM:
+            orig = getattr(random_func, name, None) or getattr(ops, name, None)
+            if orig is None:
+                continue
+            for owner in (ops, random_func):
+                if getattr(owner, name, None) is orig:
+                    self.saved.append((owner, name, orig))
+                    setattr(owner, name, self._wrap(orig, name, lib))
+        return self
+
+    def _wrap(self, orig, name, lib):
+        def wrapper(*args, **kwargs):
+            out = orig(*args, **kwargs)
+            caller = os.path.abspath(sys._getframe(1).f_code.co_filename)
+            if caller.startswith(lib) or not hasattr(out, "asnumpy"):
+                return out
+            i = self.i
+            self.i += 1
+            if i >= len(self.draws) or self.draws[i].shape != tuple(out.shape):
+                self.notes.append(f"draw {i} (ops.{name} {list(out.shape)}): no torch draw of "
+                                  f"that shape; not replayed")
+                return out
+            return self.ms.Tensor(self.draws[i].astype(out.asnumpy().dtype))
+        return wrapper
+
+    def __exit__(self, *exc):
+        for owner, name, orig in self.saved:
+            setattr(owner, name, orig)
 
 
 def _import(root, module, file):

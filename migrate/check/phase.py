@@ -82,7 +82,8 @@ def _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss, run64) -> 
     kind = getattr(t_loss, "kind", None)
     third = s.mindspore.run_phase(plan.mode, inputs, masks, t_run.recorder.functional_masks,
                                   models.ms_cell, kind is not None,
-                                  kind, t_loss.targets.value if kind is not None else None)
+                                  kind, t_loss.targets.value if kind is not None else None,
+                                  t_run.recorder.random.valued)
     compare_third(phase, third, t_run, models, s)
     if third_needs_reference(phase):
         if run64 is None:

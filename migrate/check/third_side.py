@@ -97,21 +97,23 @@ class MindSporeSide:
             raise MindSporeError(f"the MindSpore side stopped: {tail}")
         return json.loads(line)
 
-    def run_phase(self, mode, inputs, masks, fmasks, ms_cell, gradients, loss, targets):
-        """Run one phase on MindSpore: a :class:`ThirdRun` (its `error` set if it failed)."""
+    def run_phase(self, mode, inputs, masks, fmasks, ms_cell, gradients, loss, targets,
+                  draws=()):
+        """Run one phase on MindSpore: a :class:`ThirdRun` (its `error` set if it failed);
+        `draws`: torch's random draws (:class:`~migrate.check.randomness.Draw`), given to the
+        MindSpore model's own draws in order."""
         self.phases += 1
-        if any(isinstance(x, (tuple, list)) for x in inputs):
-            return ThirdRun(error="inputs that are tuples of tensors (A+B shapes) are not passed "
-                                  "to the MindSpore side yet")
         d = os.path.join(self.workdir, f"phase{self.phases}")
         os.makedirs(d, exist_ok=True)
-        floats = [np.asarray(x) for x in inputs]
-        np.savez(os.path.join(d, "inputs.npz"),
-                 **{f"input_{i}": x for i, x in enumerate(floats)})
+        arrays: dict = {}
+        layout = [_input_layout(x, arrays) for x in inputs]
+        np.savez(os.path.join(d, "inputs.npz"), **arrays)
         np.savez(os.path.join(d, "targets.npz"), **_target_arrays(loss, targets))
-        np.savez(os.path.join(d, "masks.npz"), **_mask_arrays(masks, fmasks, ms_cell))
+        np.savez(os.path.join(d, "masks.npz"), **_mask_arrays(masks, fmasks, ms_cell),
+                 **{f"draw/{i}": np.asarray(dr.value) for i, dr in enumerate(draws)})
         with open(os.path.join(d, "request.json"), "w", encoding="utf-8") as f:
-            json.dump({"mode": mode, "gradients": bool(gradients), "loss": loss}, f)
+            json.dump({"mode": mode, "gradients": bool(gradients), "loss": loss,
+                       "inputs": layout}, f)
         try:
             self.proc.stdin.write(json.dumps({"cmd": "phase", "dir": d}) + "\n")
             self.proc.stdin.flush()
@@ -133,6 +135,20 @@ class MindSporeSide:
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _input_layout(x, arrays: dict):
+    """One model argument as JSON for the MindSpore side: an array is saved in `arrays` and
+    named ({"array": key}); a tuple or list of them keeps its kind ({"tuple": [...]}, an LSTM's
+    (h, c)); a number, string, bool or None is passed as it is ({"value": x})."""
+    if isinstance(x, (tuple, list)):
+        return {type(x).__name__ if isinstance(x, list) else "tuple":
+                [_input_layout(i, arrays) for i in x]}
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return {"value": x}
+    key = f"input_{len(arrays)}"
+    arrays[key] = np.asarray(x)
+    return {"array": key}
 
 
 def _target_arrays(loss, targets) -> dict:

@@ -288,7 +288,9 @@ def _unparametrized(torch_module, path: str, local: str) -> tuple[str, str]:
         head, name = "", path[len("parametrizations."):]
     elif not sep:
         return path, local
-    plist = _module_at(torch_module, path)
+    # the parametrizations are the list's child modules (torch 2.13's ParametrizationList has no
+    # len(); the bench's stand-in of a torch module has _modules only)
+    plist = [m for m in _module_at(torch_module, path)._modules.values() if m is not None]
     kind = type(plist[0]).__name__ if len(plist) == 1 else None
     suffixes = _PARAMETRIZATION_NAMES.get(kind)
     if suffixes is None or not local.startswith("original") or not local[8:].isdigit():

@@ -61,7 +61,8 @@ def render(template: str, values: dict[str, cst.BaseExpression]) -> cst.BaseExpr
     values = {k: v for k, v in values.items() if k in used}
     try:
         folded = {k: repr(literal(v)) for k, v in values.items()}
-        result = eval(template.format(**folded), {"__builtins__": {}})  # noqa: S307 (table data)
+        # literal operands only; float() folds too (float(0.1) -> 0.1)
+        result = eval(template.format(**folded), {"__builtins__": {"float": float}})  # noqa: S307 (table data)
         if isinstance(result, float):
             result = round(result, 12)
         return parse_expr(repr(result))
@@ -228,6 +229,8 @@ class CallEdit:
                     continue
                 if name not in names:
                     raise BindError(f"unknown argument {name}=")
+                if star is not None and name == star.name:
+                    self.positional.add(name)  # torch.empty(size=(2, 3)): the *size, packed
             if name in self.bound:
                 raise BindError(f"argument {name} given twice")
             self.bound[name] = arg.value

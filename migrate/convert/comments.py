@@ -133,9 +133,25 @@ def split_comment_tail(code: str) -> tuple[str, str]:
     if not any(line[:1] in (" ", "\t", "\f") and line.strip() for line in lines[i:]):
         return code, ""
     head, tail = "".join(lines[:i]), "".join(lines[i:])
-    if head.rstrip("\r\n").endswith("\\") or _last_token_row(code) > i:
+    if _continued(head) or _last_token_row(code) > i:
         return code, ""  # the "comments" continue a line or sit inside a string: no tail
     return head, tail
+
+
+def _continued(head: str) -> bool:
+    """Whether the last line of ``head`` ends with a backslash that continues it (one at the end
+    of a comment does not)."""
+    last = head.rstrip("\r\n")
+    if not last.endswith("\\"):
+        return False
+    rows = len(io.StringIO(last, newline="").readlines())
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(last, newline="").readline):
+            if tok.type == tokenize.COMMENT and tok.end[0] == rows and tok.string.endswith("\\"):
+                return False
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the backslash continues the line into the tail
+    return True
 
 
 def _last_token_row(code: str) -> int:

@@ -49,6 +49,9 @@ NO_GRAD = node_rule(
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t and t.device with None (no tape and no devices on MindSpore tensors).")
+DEVICE_CONTEXT = node_rule(
+    "MS254", "device_context",
+    "Replace `with torch.device(d): body` with body (tensors made inside need no default device).")
 NAMED_TUPLE_FIELD = node_rule(
     "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].")
 
@@ -563,7 +566,8 @@ def _value_free(conv, expr) -> bool:
 
 
 def on_with(conv, node: cst.With):
-    """Apply MS106 to ``with torch.no_grad():`` (the block is unwrapped: a list of statements)."""
+    """Apply MS106 to ``with torch.no_grad():``, MS169 to value-free contexts and MS254 to
+    ``with torch.device(d):`` (the block is unwrapped: a list of statements)."""
     keep = []
     for item in node.items:
         e = item.item
@@ -573,6 +577,10 @@ def on_with(conv, node: cst.With):
                                                     "outside a grad transform")
             continue
         if item.asname is None and _value_free(conv, e):
+            continue
+        if q == "torch.device" and item.asname is None and conv.allows(DEVICE_CONTEXT.id):
+            conv.record(e, "", DEVICE_CONTEXT.id, "exact", "device block unwrapped: MindSpore places "
+                                                           "tensors by set_context(device_target=...)")
             continue
         keep.append(item)
     if keep:

@@ -9,7 +9,8 @@ disagree.
 
 Their names start with ``_torch_``. The sources of the container classes (torch's Sequential,
 ModuleList and ModuleDict semantics) and of the metaclass of the torch-signature classes are templates
-here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` and cannot run in the converter.
+here too (:data:`CLASS_SOURCES`): they need the target's ``nn`` (or ``ops``) and cannot run in
+the converter.
 """
 from __future__ import annotations
 
@@ -330,6 +331,17 @@ class TorchModuleDict(nn.CellDict, metaclass=_TorchSignature):
         self.insert_child_to_cell(key, cell)
 '''
 
+_LAYER_NORM = '''
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """torch.nn.functional.layer_norm through the ops.LayerNorm primitive (what nn.LayerNorm
+    runs): MindSpore 2.10's CPU backend has no kernel for ops.layer_norm (LayerNormExt)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    axis = input.ndim - len(shape)
+    weight = ops.ones(shape, input.dtype) if weight is None else weight
+    bias = ops.zeros(shape, input.dtype) if bias is None else bias
+    return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -446,7 +458,7 @@ class TorchParameterList(nn.Cell):
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
-                 "TorchParameterList": _PARAMETER_LIST}
+                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

@@ -149,7 +149,8 @@ class TorchSignatures:
             for dep in NEEDS.get(name, ()):
                 self.helper(dep)
             if name in CLASS_SOURCES:
-                self.conv.used.update(m for m in ("nn", "ops", "ms") if f"{m}." in CLASS_SOURCES[name])
+                self.conv.used.update(m for m in ("nn", "ops", "ms")
+                                      if re.search(rf"(?<![\w.]){m}\.", CLASS_SOURCES[name]))
             self.sources[name] = CLASS_SOURCES[name] if name in CLASS_SOURCES else helper_source(name)
             return local
         return self.names[name]

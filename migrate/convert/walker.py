@@ -18,7 +18,7 @@ import libcst as cst
 from mappings import load_attributes, load_tables
 from migrate.convert import handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
-from migrate.convert.comments import keep_lost_comments, split_comment_tail
+from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
     count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
@@ -724,9 +724,12 @@ class Converter:
     def on_with(self, node: cst.With):
         self.enter_stmt(node)
         new = handlers.on_with(self, node)
-        if isinstance(new, list):
+        if isinstance(new, list):  # the block goes, its statements stay (`with torch.no_grad():`)
             self._markers.pop()
-            return new
+            lost = lost_comment_lines(node, new, nested=True)
+            if lost and new:
+                return [new[0].with_changes(leading_lines=[*new[0].leading_lines, *lost]), *new[1:]]
+            return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lost)] if lost else new
         return self.leave_stmt(node, new)
 
     # expressions

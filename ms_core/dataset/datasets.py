@@ -612,6 +612,13 @@ def _column_array(d, i):
     return arr
 
 
+def _check_slices_column(d, where: str) -> None:
+    """MindSpore takes lists and NumPy arrays as NumpySlicesDataset columns (not Tensors)."""
+    if not isinstance(d, (list, np.ndarray)):
+        raise TypeError(f"For 'NumpySlicesDataset', argument {where} is not of type [<class 'list'>, "
+                        f"<class 'numpy.ndarray'>], but got {type(d)}; pass tensor.asnumpy().")
+
+
 class _NumpySlices:
     """Rows of column arrays sliced along their first axis (the source of NumpySlicesDataset)."""
 
@@ -621,8 +628,11 @@ class _NumpySlices:
             names = list(data.keys())
             data = tuple(np.asarray(getattr(v, "values", v)) for v in data.values())
         if isinstance(data, tuple):
+            for i, d in enumerate(data):
+                _check_slices_column(d, f"data[{i}]")
             self.data = tuple(_column_array(d, i) for i, d in enumerate(data))
         else:
+            _check_slices_column(data, "data")
             self.data = (_column_array(data, 0),)
         for d in self.data:
             if d.ndim == 0:

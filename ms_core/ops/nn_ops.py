@@ -240,6 +240,8 @@ def dropout(input, p=0.5, training=True, seed=None):
         >>> y = ops.dropout(x, p=0.2, training=True)
     """
     check_float_tensor("dropout", "input", input)
+    if training is not False and isinstance(p, int):  # MindSpore 2.10: keep_prob = 1 - p must be a float
+        raise TypeError('Failed calling Dropout with "Dropout(keep_prob=int, Seed0=int, Seed1=int)(x=Tensor)".')
     p = check_number_range("dropout", "p", p, 0.0, 1.0)
     if not training or p == 0.0:
         return input
@@ -261,7 +263,10 @@ def _channel_dropout(name, input, p, training, ndims):
 
 
 def dropout1d(input, p=0.5, training=True):
-    """Zero whole channels of an (N, C, L) or (C, L) input with probability `p`."""
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability `p` (a float, as
+    MindSpore 2.10 requires)."""
+    if not isinstance(p, float):
+        raise TypeError(f"For dropout1d, 'p' must be float, but got type {type(p)}.")
     return _channel_dropout("dropout1d", input, p, training, (2, 3))
 
 

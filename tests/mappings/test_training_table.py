@@ -63,6 +63,8 @@ OPTIMIZERS = [
                                "fused=None)"),
     optimizer(f"{_O}.Adam", f"{_O}.Adam({GROUPS}, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, "
                             "amsgrad=True, foreach=None, capturable=False)"),
+    optimizer(f"{_O}.Adam", f"{_O}.Adam({GROUPS}, lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, "
+                            "amsgrad=False)"),
     optimizer(f"{_O}.adam.Adam", f"{_O}.adam.Adam(net.parameters(), 0.02, maximize=True, fused=None)"),
     optimizer(f"{_O}.AdamW", f"{_O}.AdamW({GROUPS}, lr=0.01, betas=(0.85, 0.95), eps=1e-7, "
                              "weight_decay=0.3, amsgrad=True, foreach=None)"),
@@ -175,8 +177,8 @@ def run(m, v, gs, gv):
         scaler.unscale_(opt)
         scaler.step(opt)
         scaler.update()
-        # the scale, read through scale(): get_scale() is torch's name only
-        out += [net.w1.detach().clone(), net.w2.detach().clone(), scaler.scale(torch.tensor(1.0))]
+        out += [net.w1.detach().clone(), net.w2.detach().clone(), scaler.get_scale(),
+                scaler.scale(torch.tensor(1.0))]
     return out
 """
 # step 1's gradient holds an inf, step 3's a nan: both steps are skipped and the scale backs off;
@@ -242,7 +244,7 @@ def run(rows, lab):
     for x, y in ds:
         out += [x, y]
     return out
-""", uses="NumpySlicesDataset((rows, lab)"),
+""", uses="NumpySlicesDataset((rows.asnumpy(), lab.asnumpy())"),
     data(f"{_DL}.dataset.TensorDataset", f"""
 from {_DL}.dataset import TensorDataset
 
@@ -251,7 +253,7 @@ def run(rows, lab):
     for (x,) in TensorDataset(rows * 2):
         out.append(x)
     return out
-""", uses="NumpySlicesDataset((rows * 2,)"),
+""", uses="NumpySlicesDataset(((rows * 2).asnumpy(),)"),
     data(f"{_DL}.DataLoader", f"""
 def run(rows, lab):
     ds = {_DL}.TensorDataset(rows, lab)

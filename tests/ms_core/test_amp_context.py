@@ -30,6 +30,13 @@ def test_dynamic_loss_scaler_adjust():
     assert s.scale_value.item() == 1024.0 and s.counter.item() == 0
 
 
+@pytest.mark.parametrize("kwargs", [dict(scale_factor=2.0, scale_window=5), dict(scale_factor=2, scale_window=5.0)])
+def test_dynamic_loss_scaler_takes_int_factor_and_window_as_mindspore_does(kwargs):
+    """MindSpore 2.10: "The 'scale_factor' must be int, but got 'float'" (the converter writes 2)."""
+    with pytest.raises(TypeError, match="must be int, but got 'float'"):
+        DynamicLossScaler(scale_value=1024.0, **kwargs)
+
+
 def test_set_context_and_modes():
     ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
     assert ms.get_context("mode") == ms.GRAPH_MODE

@@ -495,3 +495,9 @@ def test_errors_raised_while_iterating():
 
 def test_reachable_as_ms_dataset():
     assert ms.dataset is ds and ms.dataset.GeneratorDataset is ds.GeneratorDataset
+
+
+def test_numpy_slices_refuse_tensors_as_mindspore_does():
+    """MindSpore 2.10 takes lists and NumPy arrays as columns (the converter writes x.asnumpy())."""
+    with pytest.raises(TypeError, match=r"argument data\[1\] is not of type"):
+        ds.NumpySlicesDataset((X, ms.Tensor(Y)), ["x", "y"], shuffle=False)

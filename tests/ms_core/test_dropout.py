@@ -163,3 +163,20 @@ def test_dropout_operator_classes_return_output_and_mask():
     np.testing.assert_allclose(out2.asnumpy(), mask2.asnumpy() * 2.0)
     with pytest.raises(ValueError, match="4-D"):
         ops.Dropout2D()(ones(2, 3))
+
+
+def test_functional_dropout_refuses_an_int_p_as_mindspore_does():
+    """MindSpore 2.10: ops.dropout(x, p=0) with training=True raises (its Dropout primitive takes
+    keep_prob = 1 - p as a float); with training=False the input is returned; ops.dropout1d
+    wants a float p always (checked on 2.10)."""
+    import numpy as np
+    import pytest
+    import ms_core as ms
+    from ms_core import ops
+    x = ms.Tensor(np.ones((2, 3, 4), np.float32))
+    with pytest.raises(TypeError, match=r'Failed calling Dropout with "Dropout\(keep_prob=int'):
+        ops.dropout(x, p=0)
+    np.testing.assert_array_equal(ops.dropout(x, p=0, training=False).asnumpy(), x.asnumpy())
+    np.testing.assert_array_equal(ops.dropout(x, p=0.0).asnumpy(), x.asnumpy())
+    with pytest.raises(TypeError, match="For dropout1d, 'p' must be float"):
+        ops.dropout1d(x, p=0)

@@ -108,8 +108,8 @@ CASES = [
     ("radam_decoupled", lambda p: optim.RAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
      lambda p: torch.optim.RAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("asgd", lambda p: optim.ASGD(p, lr=0.05), lambda p: torch.optim.ASGD(p, lr=0.05)),
-    ("asgd_averaging", lambda p: optim.ASGD(p, lr=0.05, lambd=0.01, t0=10, weight_decay=0.01),
-     lambda p: torch.optim.ASGD(p, lr=0.05, lambd=0.01, t0=10, weight_decay=0.01)),
+    ("asgd_averaging", lambda p: optim.ASGD(p, lr=0.05, lambd=0.01, t0=10.0, weight_decay=0.01),
+     lambda p: torch.optim.ASGD(p, lr=0.05, lambd=0.01, t0=10.0, weight_decay=0.01)),
     ("rprop", lambda p: optim.Rprop(p, lr=0.01), lambda p: torch.optim.Rprop(p, lr=0.01)),
     ("rprop_bounds", lambda p: optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1)),
      lambda p: torch.optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1))),
@@ -326,7 +326,7 @@ def test_asgd_running_average_matches_torch():
     tparams = [torch.tensor(a, requires_grad=True) for a in init]
     mparams = [ms.Parameter(ms.Tensor(a.copy()), name=f"p{i}") for i, a in enumerate(init)]
     topt = torch.optim.ASGD(tparams, lr=0.05, t0=5)
-    mopt = optim.ASGD(mparams, lr=0.05, t0=5)
+    mopt = optim.ASGD(mparams, lr=0.05, t0=5.0)
     for _ in range(30):
         topt.zero_grad()
         loss_fn(*tparams).backward()
@@ -437,7 +437,7 @@ def test_training_loop_with_dataset_optimizer_and_scheduler_matches_torch():
     (optim.SGD, torch.optim.SGD, dict(lr=0.05, momentum=0.9)),
     (optim.RMSprop, torch.optim.RMSprop, dict(lr=0.01, centered=True, momentum=0.5)),
     (optim.NAdam, torch.optim.NAdam, dict(lr=0.01)),
-    (optim.ASGD, torch.optim.ASGD, dict(lr=0.05, t0=2)),
+    (optim.ASGD, torch.optim.ASGD, dict(lr=0.05, t0=2.0)),
     (optim.Rprop, torch.optim.Rprop, dict(lr=0.01)),
 ], ids=["Adam", "SGD", "RMSprop", "NAdam", "ASGD", "Rprop"])
 def test_load_torch_state_dict_and_continue(ms_cls, torch_cls, kwargs):
@@ -473,7 +473,7 @@ ALL_OPTIMIZERS = [
     (optim.AdamW, dict(lr=0.01)), (optim.RMSprop, dict(momentum=0.5, centered=True)),
     (optim.Adagrad, dict(initial_accumulator_value=0.1)), (optim.Adadelta, dict()),
     (optim.Adamax, dict()), (optim.NAdam, dict()), (optim.RAdam, dict()),
-    (optim.ASGD, dict(t0=2)), (optim.Rprop, dict()),
+    (optim.ASGD, dict(t0=2.0)), (optim.Rprop, dict()),
 ]
 
 
@@ -580,3 +580,11 @@ def test_unnamed_parameters_get_distinct_state_names(tmp_path):
     opt(tuple(ms.Tensor(np.ones(2, np.float32)) for _ in ps))
     ms.save_checkpoint(opt, str(tmp_path / "o.ckpt"))
     assert len(ms.load_checkpoint(str(tmp_path / "o.ckpt"))) == 10
+
+
+@pytest.mark.parametrize("kwargs", [dict(t0=5), dict(lambd=0)])
+def test_asgd_refuses_int_lambd_and_t0_as_mindspore_does(kwargs):
+    """MindSpore 2.10's ASGD checks isinstance(float) (the converter writes t0=5.0)."""
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")
+    with pytest.raises(TypeError, match="For 'ASGD', the type of (t0|lambd) must be float"):
+        optim.ASGD([p], **kwargs)

@@ -32,7 +32,9 @@ pytestmark = [pytest.mark.oracle,
 
 # Runs under MindSpore: each case's converted function on its inputs; the gradient of
 # sum(out * cot) with respect to the float inputs when asked. Results (or the error) per case.
-DRIVER = textwrap.dedent("""
+# DRIVER_HEAD (shared with test_oracle_training.py): the cases (argv[1]), their inputs (argv[2]),
+# ``results`` and ``flat`` (outputs as a flat list of arrays)
+DRIVER_HEAD = textwrap.dedent("""
     import json, sys, traceback
     import numpy as np
     import mindspore as ms
@@ -44,6 +46,8 @@ DRIVER = textwrap.dedent("""
         if isinstance(out, (tuple, list)):
             return [v for item in out for v in flat(item)]
         return [out.asnumpy() if isinstance(out, ms.Tensor) else np.asarray(out)]
+""")
+DRIVER = DRIVER_HEAD + textwrap.dedent("""
     for i, case in enumerate(cases):
         try:
             ns = {}
@@ -67,6 +71,20 @@ DRIVER = textwrap.dedent("""
             results[f"{i}_error"] = np.array(traceback.format_exc()[-1500:])
     np.savez(sys.argv[3], **results)
 """)
+
+
+def run_driver(tmp_path, driver: str, specs: list, data: dict):
+    """Run ``driver`` (a DRIVER_HEAD script) under MindSpore on the case ``specs`` and input
+    ``data``; returns its results (an npz file)."""
+    (tmp_path / "cases.json").write_text(json.dumps(specs))
+    np.savez(tmp_path / "data.npz", **data)
+    (tmp_path / "driver.py").write_text(driver)
+    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "cases.json"),
+                           str(tmp_path / "data.npz"), str(tmp_path / "out.npz")],
+                          capture_output=True, text=True, timeout=900,
+                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return np.load(tmp_path / "out.npz")
 
 
 def _sample(module_name):
@@ -140,15 +158,7 @@ def test_sampled_entries_give_torchs_numbers_on_mindspore(module_name, tmp_path)
         for j, c in enumerate(cots):
             data[f"{i}_cot{j}"] = c if c is not None else np.zeros(np.shape(ref[j]), np.float32)
         expected.append((ref, grads))
-    (tmp_path / "cases.json").write_text(json.dumps(specs))
-    np.savez(tmp_path / "data.npz", **data)
-    (tmp_path / "driver.py").write_text(DRIVER)
-    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "cases.json"),
-                           str(tmp_path / "data.npz"), str(tmp_path / "out.npz")],
-                          capture_output=True, text=True, timeout=900,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = np.load(tmp_path / "out.npz")
+    got = run_driver(tmp_path, DRIVER, specs, data)
     failures = []
     for i, (case, (ref, grads)) in enumerate(zip(cases, expected)):
         label = f"{case.api}: {case.code}"

@@ -54,9 +54,14 @@ def tensor_dataset(edit) -> None:
         edit.unsupported("TensorDataset needs the tensors as positional arguments")
         return
     edit.conv.used.add("ms")
-    data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
-    edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset(({data}), column_names={column_names(len(values))}, "
-                             "shuffle=False)")
+    edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset({slices_data(values)}, "
+                             f"column_names={column_names(len(values))}, shuffle=False)")
+
+
+def slices_data(values: list) -> str:
+    """NumpySlicesDataset's ``data`` for TensorDataset's tensors: a tuple of NumPy arrays
+    (MindSpore takes lists and arrays there, not Tensors)."""
+    return "(" + ", ".join(f"{primary(v)}.asnumpy()" for v in values) + ("," if len(values) == 1 else "") + ")"
 
 
 @_safe_rule("MS227", "distributed_sampler")
@@ -274,6 +279,11 @@ def grad_scaler(edit) -> None:
         edit.unsupported("backoff_factor must be 1 / growth_factor (MindSpore's DynamicLossScaler "
                          "divides by its scale_factor on overflow)")
         return
+    if growth != int(growth):
+        edit.unsupported("a growth_factor that is not a whole number: MindSpore's DynamicLossScaler "
+                         "takes an int scale_factor")
+        return
+    edit.set("scale_factor", str(int(growth)))  # MindSpore 2.10 refuses a float scale_factor
     enabled = edit.bound.get("enabled")
     if enabled is None or code_of(enabled) == "True":
         return

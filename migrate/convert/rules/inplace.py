@@ -65,7 +65,7 @@ def written_root(node):
 def receiver_kind(before, after) -> str:
     """How an in-place call's receiver is held: ``pure`` (a name or attribute chain), ``chain``
     (an in-place call, converted to ``root.copy_(...)``), ``fresh`` (a new tensor nobody else
-    sees) or ``view`` (an indexed tensor or a result that may share memory with another)."""
+    sees, a literal included) or ``view`` (an indexed tensor or a result that may share memory with another)."""
     if is_pure(before):
         return "pure"
     if written_root(after) is not None:
@@ -77,8 +77,9 @@ def receiver_kind(before, after) -> str:
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Attribute) and \
             before.func.attr.value in ALIASING_METHODS:
         return "view"
-    if isinstance(before, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
-        return "fresh"
+    if isinstance(before, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Integer, cst.Float,
+                           cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
     return "view"
 
 

@@ -322,7 +322,7 @@ def sdpa(edit) -> None:
                   f"if _m.dtype == ms.bool_ else _s + _m)({scores}, {{attn_mask}})")
     weights = f"ops.softmax({scores}, -1)"
     if not _is_zero(values["dropout_p"]):
-        weights = f"ops.dropout({weights}, p={{dropout_p}})"
+        weights = f"ops.dropout({weights}, p=float({{dropout_p}}))"  # MindSpore 2.10 refuses an int p
     edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
 
 
@@ -429,3 +429,13 @@ def diff(edit) -> None:
         out = _call(edit, "ops.diff", [out, cst.Integer("1"), dim])
     edit.result = out
 
+
+
+@argument_rule("MS349", "functional_layer_norm")
+def functional_layer_norm(edit) -> None:
+    """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with _torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
+    if edit.conv.target_name == "mindspore":
+        edit.func = cst.Name(edit.helper("_torch_layer_norm"))
+        edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
+                                  "(LayerNormExt): _torch_layer_norm runs the ops.LayerNorm primitive, "
+                                  "as nn.LayerNorm does")

@@ -8,7 +8,7 @@ import libcst as cst
 
 from migrate.convert.cst import bind_args, call_of, code_of, dotted, new_statement, parse_expr, removed, short
 from migrate.convert.registry import RULES
-from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args
+from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args, slices_data
 from migrate.convert.training.bindings import looks_loader, training_apis
 from migrate.convert.training.rules import (
     AUTOCAST, DATASET_BASE, INIT_PROCESS_GROUP, LEN_LOADER, SAMPLER_STATEMENTS, ZERO_GRAD,
@@ -62,6 +62,8 @@ class Cleanup:
             return self._len_of_loader(st)
         if self._has_ddp_module(st) and self.allows(_DDP.id):
             return self._ddp_module(st)
+        if self._has_get_scale(st):
+            return self._get_scale(st)
         if isinstance(st, cst.With):
             return self._autocast(st)
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
@@ -119,6 +121,20 @@ class Cleanup:
         rest = self._one(new)
         return rest if rest is not None else [new]
 
+    # ---- scaler.get_scale() -------------------------------------------------------------
+    def _has_get_scale(self, st) -> bool:
+        return isinstance(st, cst.SimpleStatementLine) and any(
+            _is_get_scale(c, self.tp.bindings.scalers) for c in Names.of(st).calls)
+
+    def _get_scale(self, st):
+        """``scaler.get_scale()`` -> ``float(scaler.scale_value)`` (MindSpore's scalers keep it there)."""
+        tp = self.tp
+        new = st.visit(_GetScaleRewriter(tp.bindings.scalers))
+        tp.record(st, new, "MS222", "exact", "scaler.get_scale() -> float(scaler.scale_value)")
+        tp.tree.stands_for(new, st)
+        rest = self._one(new)
+        return rest if rest is not None else [new]
+
     # ---- with autocast() ---------------------------------------------------------------
     def _autocast(self, st: cst.With):
         tp = self.tp
@@ -149,13 +165,13 @@ class Cleanup:
                 and self.allows(_TENSOR_DATASET.id)):
             return None
         values = [a.value for a in small.value.args]
-        data = ", ".join(code_of(v) for v in values) + ("," if len(values) == 1 else "")
         sampler = tp.bindings.sharded[dotted(small.targets[0].target)]
         shard = shard_args(bind_args(sampler, SAMPLER_ARGS) or {}, "{}")
         tp.conv.used.add("ms")
         # the arguments stay torch code here: the main walk converts them inside the call
         new = st.with_changes(body=[small.with_changes(value=parse_expr(
-            f"ms.dataset.NumpySlicesDataset(({data}), column_names={column_names(len(values))}, {shard})"))])
+            f"ms.dataset.NumpySlicesDataset({slices_data(values)}, column_names={column_names(len(values))}, "
+            f"{shard})"))])
         tp.record(st, new, _TENSOR_DATASET.id, "transformed",
                   "TensorDataset read through a DistributedSampler -> a sharded NumpySlicesDataset")
         tp.tree.stands_for(new, st)
@@ -244,6 +260,22 @@ class _DdpModuleRewriter(cst.CSTTransformer):
     def leave_Attribute(self, original, updated):
         if updated.attr.value == "module" and dotted(updated.value) in self.ddp:
             return updated.value
+        return updated
+
+
+def _is_get_scale(call: cst.Call, scalers) -> bool:
+    f = call.func
+    return isinstance(f, cst.Attribute) and f.attr.value == "get_scale" and not call.args \
+        and dotted(f.value) in scalers
+
+
+class _GetScaleRewriter(cst.CSTTransformer):
+    def __init__(self, scalers):
+        self.scalers = scalers
+
+    def leave_Call(self, original, updated):
+        if _is_get_scale(updated, self.scalers):
+            return parse_expr(f"float({code_of(updated.func.value)}.scale_value)")
         return updated
 
 

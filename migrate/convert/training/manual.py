@@ -36,9 +36,7 @@ def manual_update(tp, st, grads: str, taken: set[str]) -> list:
         iter=parse_expr(f"{tp.conv.builtin('zip')}({net}.trainable_params(), {grads})"),
         body=body)
     if isinstance(st, cst.With):  # the no_grad block goes (nothing is recorded outside a transform)
-        new = carry_comments(st, [new])[0]
-        if st.body.header.comment is not None:  # `with torch.no_grad():  # plain SGD`
-            new = new.with_changes(leading_lines=[*new.leading_lines, cst.EmptyLine(comment=st.body.header.comment)])
+        new = carry_comments(st, [new])[0]  # `with torch.no_grad():  # plain SGD`: above the loop
     tp.record(st, new, MANUAL_UPDATE.id, "transformed",
               f"{p}.grad -> {g} from the grads of {net}.trainable_params(); in-place updates -> "
               f"{p}.set_data(...)", before=loop.iter)

@@ -30,6 +30,9 @@ class ASGD(Optimizer):
         if not hasattr(lr, "asnumpy"):
             check_non_negative_float(name, "lr", lr)
         check_non_negative_float(name, "weight_decay", weight_decay)
+        for key, value in (("lambd", lambd), ("t0", t0)):
+            if not isinstance(value, float):  # MindSpore 2.10 refuses an int here
+                raise TypeError(f"For 'ASGD', the type of {key} must be float, but got {type(value)}.")
         defaults = dict(lr=lr, lambd=float(lambd), alpha=float(alpha), t0=float(t0),
                         weight_decay=float(weight_decay), maximize=bool(maximize))
         super().__init__(params, defaults)

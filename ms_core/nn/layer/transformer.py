@@ -166,7 +166,7 @@ def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, i
         scores = scores + attn_mask
     attn = F.softmax(scores, -1)
     if training and dropout_p > 0.0:
-        attn = NF.dropout(attn, p=dropout_p, training=True)
+        attn = NF.dropout(attn, p=float(dropout_p), training=True)
     out = F.matmul(attn, v)  # (N*H, L, D)
     out = F.reshape(F.swapaxes(out, 0, 1), (tgt_len * bsz, embed_dim))
     out = F.reshape(F.dense(out, out_proj_weight, out_proj_bias), (tgt_len, bsz, embed_dim))
@@ -509,6 +509,11 @@ class Transformer(Cell):
                                             layer_norm_eps, batch_first, norm_first, dtype=dtype)
             self.decoder = TransformerDecoder(layer, num_decoder_layers,
                                               LayerNorm((d_model,), epsilon=eps, dtype=dtype))
+        # as MindSpore 2.10 (and torch's _reset_parameters): every matrix, custom parts too,
+        # drawn again Xavier-uniform
+        for _, p in self.parameters_and_names():
+            if p.ndim > 1:
+                p.set_data(initializer(XavierUniform(), p.shape, p.dtype))
         self.d_model = d_model
         self.nhead = nhead
         self.batch_first = batch_first

@@ -41,3 +41,32 @@ def test_converter_fixture_passes(path):
     r = check(t, m, x, mode="both", train_steps=5, init_check=True)
     assert r.passed, [str(f) for f in r.findings]
     assert r.phase("train").gradients and r.train.steps == 5
+
+
+GAPS = Path(__file__).parents[2] / "fixtures" / "check" / "size_keyword_transformer.py"
+
+
+def test_a_size_keyword_parameter_converts_and_passes():
+    """torch.empty(size=...) converts to ops.zeros(shape) (MindSpore 2.10's ops.zeros takes
+    `size`, ops.ones `shape`, ops.randn only *size: the packed positional fits all): the KS init
+    check, eval and train mode, 2 SGD steps."""
+    code = convert_source(GAPS.read_text()).code
+    assert "ops.zeros((n_in, n_out))" in code and "ops.zeros((2 * n_out, 1))" in code
+    t, m, _, _ = prepare(str(GAPS), "GraphLayer()", convert=convert_source)
+    r = check(t, m, make_inputs(["5,6"], None, None, 0), mode="both", train_steps=2,
+              init_check=True)
+    assert r.passed, [str(f) for f in r.findings]
+    assert [row.name for row in r.init] == ["W", "a"]
+
+
+def test_a_transformer_subclass_draws_its_matrices_as_torch():
+    """nn.Transformer re-draws every matrix Xavier-uniform after building its layers (torch's
+    _reset_parameters, MindSpore 2.10's constructor): the converted subclass's matrices have
+    torch's distribution (KS), e.g. out_proj.weight, otherwise HeUniform(sqrt 5)."""
+    t, m, _, _ = prepare(str(GAPS), "TinyTransformer(d=64, nhid=128)", convert=convert_source)
+    r = check(t, m, make_inputs(["7,3"], ["int64"], ["0,20"], 0), mode="eval", init_check=True)
+    matrices = [row for row in r.init if row.name.startswith("encoder.layers") and
+                len(dict(t.named_parameters())[row.name].shape) > 1]
+    assert len(matrices) == 8 and not any(row.ks.differs for row in matrices), \
+        [(row.name, row.ks) for row in matrices if row.ks.differs]
+    assert r.phase("eval").outputs.passed

@@ -77,3 +77,30 @@ def test_an_op_mindspore_cannot_run_names_its_layer():
     assert r.phases[0].passed
     assert r.culprit.kind == "mindspore" and r.culprit.layer == "inorm"
     assert "InstanceNorm" in r.culprit.message
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_a_tuple_state_input_reaches_mindspore_as_on_the_other_sides(kind):
+    """The second argument of an LSTM language model is the tuple (h, c) ('A+B' shape): the
+    MindSpore side gets the same tuple and gives its column, in eval and train mode."""
+    state = "2,3,12+2,3,12" if kind == "LSTM" else "2,3,12"
+    r = _check(FIXTURES / "check" / "word_lm.py", f"WordLM({kind!r})", ["7,3", state],
+               ["int64", "float32"], ["0,30"], mode="both")
+    for phase in r.phases:
+        assert phase.mindspore_error is None, phase.mindspore_error
+        assert phase.mindspore_outputs is not None and phase.mindspore_outputs.passed
+        assert any(row.mindspore is not None for row in phase.layers)
+    assert r.phase("train").gradients and all(g.mindspore is not None
+                                              for g in r.phase("train").gradients
+                                              if not g.name.startswith("input"))
+
+
+def test_random_draws_in_forward_reach_mindspore_too():
+    """Stochastic depth (Tensor.bernoulli_) and a VAE's noise (torch.randn_like): MindSpore's
+    ops.bernoulli / ops.randn_like in the converted model get torch's numbers, as ms_core's do."""
+    r = _check(FIXTURES / "check" / "random_forward.py", "Noisy()", ["6,8"], mode="both")
+    assert r.passed, [str(f) for f in r.findings]
+    train = r.phase("train")
+    assert "Tensor.bernoulli_" in train.random_draws
+    assert train.mindspore_error is None and train.mindspore_outputs.passed
+    assert not any("not replayed" in n for n in train.notes), train.notes

@@ -202,8 +202,11 @@ def test_module_methods_on_self_and_model_names():
         """)
 
 
-def test_train_eval_on_unknown_objects_untouched():
-    check("def f(job):\n    job.train()\n    job.eval()\n", "def f(job):\n    job.train()\n    job.eval()\n")
+def test_train_eval_on_unknown_objects_keep_their_own_method_at_run_time():
+    """An unknown `job` may be a Cell (no train/eval) or another object: decided at run time
+    (see test_train_and_eval_on_an_unknown_receiver_are_decided_at_run_time)."""
+    code = convert_source("import torch\ndef f(job):\n    job.train()\n    job.eval()\n").code
+    assert "def f(job):\n    _torch_train(job)\n    _torch_eval(job)\n" in code, code
 
 
 def test_no_grad_block_and_decorator_are_unwrapped():

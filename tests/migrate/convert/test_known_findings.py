@@ -180,3 +180,25 @@ def test_f12_a_module_to_dtype_marked_once_is_not_cast_the_second_time():
     once = convert_source(src).code
     assert "# migrate: MS902 Module.to: module.to(dtype)" in once and once.endswith("r = model.to(0, 0)\n")
     assert convert_source(once).code == once
+
+
+def test_comment_inside_the_head_of_a_removed_no_grad_block_is_kept():
+    src = "import torch\nwith torch.no_grad(  # evaluation\n):\n    y = f(x)\n"
+    out = convert_source(src).code
+    assert out.endswith("# evaluation\ny = f(x)\n") and kept(src)
+
+
+def test_an_in_place_functional_on_a_literal_converts_once():
+    # F.hardtanh_(2) -> `(lambda _c: (2).copy_(...))((2).copy())`; with torch kept (a guard), the
+    # second conversion marked `(2).copy_` as an in-place update of a view
+    src = "from torch.nn import functional as F\nfrom torch import allow_tf32\nallow_tf32()\nF.hardtanh_(2)\n"
+    once = convert_source(src).code
+    assert once.endswith("(lambda _c: (2).copy_(ops.hardtanh(_c, (-1.0), 1.0)))((2).copy())\n")
+    assert convert_source(once).code == once
+
+
+def test_an_indented_comment_ending_a_file_after_a_comment_with_a_backslash_is_kept():
+    # the backslash ends a comment, it does not continue the line: the tail is a tail
+    src = "import torch\nx = torch.ones(2)  # a path: C:\\\n    # tail\n"
+    out = convert_source(src).code
+    assert out.endswith("x = ops.ones((2,))  # a path: C:\\\n    # tail\n") and kept(src)

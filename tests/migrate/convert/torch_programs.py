@@ -190,7 +190,8 @@ def _block(draw, aliases, from_names, names, depth=0):
         head = {
             4: "for i in range(2):",
             5: "if n > 1:",
-            6: f"with {torch_ref}.no_grad():" if torch_ref else "with ctx():",
+            6: (f"with {torch_ref}.no_grad(" + (f"  {names.comment()}\n" if draw(st.booleans()) else "") + "):")
+            if torch_ref else "with ctx():",
             7: "def step(x, y):",
             8: "while n < 0:",
             9: "try:",
@@ -231,6 +232,13 @@ def _training_loop(draw, aliases, from_names, names):
     ])
 
 
+def _from_import(draw, module: str, name: str, names: Names) -> str:
+    """``from module import name``, on one line or in parentheses with comments inside."""
+    if draw(st.integers(0, 3)):
+        return f"from {module} import {name}"
+    return f"from {module} import (  {names.comment()}\n    {name},  {names.comment()}\n)"
+
+
 @st.composite
 def torch_programs(draw):
     """A PyTorch program (valid Python) over the mapping tables; see the module docstring.
@@ -260,7 +268,7 @@ def torch_programs(draw):
             parts.append(draw(_training_loop(aliases, from_names, names)))
         else:
             parts.append(names.comment())
-    header = [line for line, _ in imports] + [f"from {m} import {n}" for m, n in sorted(from_names)]
+    header = [line for line, _ in imports] + [_from_import(draw, m, n, names) for m, n in sorted(from_names)]
     if draw(st.booleans()):  # a comment among the imports is kept (issue 13 item 6, fixed)
         header.insert(draw(st.integers(0, len(header))), names.comment())
     text = "\n".join(header) + "\n\n" + "\n".join(parts) + "\n"
@@ -352,8 +360,13 @@ def shadowed_in_generated(code: str) -> list[str]:
     from migrate.convert.builtin_names import references
     from migrate.convert.guards import is_stub_class
     from migrate.convert.names import block_bindings
-    from migrate.convert.torch_signature import _block
-    module = cst.parse_module(code)
+    from migrate.convert.torch_signature import HEADER, _block
+    if HEADER not in code and "class _TorchMissing" not in code:
+        return []  # neither a generated block nor a stand-in class
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError:
+        return []
     generated = [*_block(module.body), *(st for st in module.body if is_stub_class(st))]
     reads = {name for st in generated for name, _, _ in references(module.code_for_node(st).strip())}
     return sorted(reads & block_bindings(module.body)) if reads else []

@@ -222,7 +222,7 @@ def test_labels_and_notes():
     ("y = nn.InstanceNorm1d(3, affine=True)\n", "no CPU kernel for InstanceNorm"),
     ("y = nn.SoftMarginLoss()\n", "no CPU kernel for SoftMarginLoss"),
     ("y = nn.TripletMarginLoss()\n", "no CPU kernel for TripletMarginLoss"),
-    ("y = F.layer_norm(x, (4,))\n", "no CPU kernel for the gradient of ops.layer_norm"),
+    ("y = F.layer_norm(x, (4,))\n", "CPU backend has no kernel for ops.layer_norm"),
     ("y = nn.KLDivLoss()\n", "gives the target (labels) a zero gradient"),
     ("y = F.pad(x, (-1, 1))\n", "negative padding (a crop) wrongly"),
     ("y = nn.MultiheadAttention(8, 2)\n", "mis-combines a bool key_padding_mask"),
@@ -234,6 +234,18 @@ def test_mindspore_notes_only_with_target_mindspore(src, what):
     notes = lambda target: " ".join(c.note for c in convert_source(HEADER + src, target).changes)
     assert what in notes("mindspore")
     assert "MindSpore 2.10" not in notes("ms_core")
+
+
+def test_functional_layer_norm_runs_the_primitive_with_target_mindspore():
+    """MS349: F.layer_norm is ops.layer_norm for ms_core; with --target mindspore (whose CPU
+    backend has no LayerNormExt kernel) a call of the generated _torch_layer_norm over the
+    ops.LayerNorm primitive, with torch's arguments; idempotent."""
+    src = f"{HEADER}y = F.layer_norm(x, (4,), w, None, eps=1e-6)\n"
+    assert convert_source(src).code.splitlines()[-1] == "y = ops.layer_norm(x, (4,), w, None, eps=1e-6)"
+    out = convert_source(src, "mindspore").code
+    assert out.splitlines()[-1] == "y = _torch_layer_norm(x, (4,), w, None, eps=1e-6)"
+    assert "def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):" in out
+    assert convert_source(out, "mindspore").code == out
 
 
 @pytest.mark.parametrize("before,after", [("nn.Dropout2d(0.3, inplace=True)", "Dropout2dAnyRank(0.3)"),

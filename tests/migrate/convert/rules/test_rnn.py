@@ -51,9 +51,9 @@ def one(expr, target="ms_core"):
 PAIRS = [
     ("nn.GRU(4, 8)", "nn.GRU(4, 8)"),
     ("nn.GRU(4, 8, 2, False, True, 0.1, True)",
-     "nn.GRU(4, 8, 2, has_bias=False, batch_first=True, dropout=float(0.1), bidirectional=True)"),
+     "nn.GRU(4, 8, 2, has_bias=False, batch_first=True, dropout=0.1, bidirectional=True)"),
     ("nn.GRU(4, 8, num_layers=2, dropout=0, batch_first=True)",
-     "nn.GRU(4, 8, num_layers=2, batch_first=True, dropout=float(0))"),
+     "nn.GRU(4, 8, num_layers=2, batch_first=True, dropout=0.0)"),
     ("nn.GRU(4, 8, bias=False, device='cpu')", "nn.GRU(4, 8, has_bias=False)"),
     ("nn.RNN(4, 8, 2, 'relu', False)", "nn.RNN(4, 8, 2, nonlinearity='relu', has_bias=False)"),
     ("nn.RNN(4, 8, nonlinearity='tanh', batch_first=True)",
@@ -68,7 +68,7 @@ PAIRS = [
 LSTM_PAIRS = [
     ("nn.LSTM(4, 8)", "nn.LSTM(4, 8)"),
     ("nn.LSTM(4, 8, 2, False, True, 0.25, True)",
-     "nn.LSTM(4, 8, 2, has_bias=False, batch_first=True, dropout=float(0.25), bidirectional=True)"),
+     "nn.LSTM(4, 8, 2, has_bias=False, batch_first=True, dropout=0.25, bidirectional=True)"),
     ("nn.LSTM(4, 8, batch_first=True, proj_size=0)", "nn.LSTM(4, 8, batch_first=True)"),
     ("nn.LSTM(input_size=4, hidden_size=8, bias=True, dropout=p)",
      "nn.LSTM(input_size=4, hidden_size=8, has_bias=True, dropout=float(p))"),
@@ -167,7 +167,7 @@ def make_model():
 
 def test_converted_gru_rnn_cells_model_matches_torch(tmp_path):
     res = _converted_matches_torch(GRU_MODEL, tmp_path, "grunet", (3, 6, 5))
-    assert "nn.GRU(5, 8, 2, has_bias=True, batch_first=True, dropout=float(0.0), " \
+    assert "nn.GRU(5, 8, 2, has_bias=True, batch_first=True, dropout=0.0, " \
            "bidirectional=True)" in res.code
     assert "nn.RNN(16, 6, 1, nonlinearity='relu', batch_first=True)" in res.code
 
@@ -212,4 +212,4 @@ def make_model():
 
 def test_converted_inline_lstm_model_matches_torch(tmp_path, lstm_tables):
     res = _converted_matches_torch(LSTM_MODEL, tmp_path, "lstm_inline", (2, 5, 4))
-    assert "dropout=float(0.3)" in res.code and "has_bias=True" in res.code
+    assert "dropout=0.3" in res.code and "has_bias=True" in res.code

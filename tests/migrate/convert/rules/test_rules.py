@@ -365,6 +365,7 @@ RULE_EXAMPLES = {
     "searchsorted": "y = torch.searchsorted(s, x)\n",
     "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
     "diff": "y = torch.diff(x, n=2)\n",
+    "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
 }
 
 

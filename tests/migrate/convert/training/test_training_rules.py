@@ -249,7 +249,7 @@ def test_grad_scaler_and_autocast(ctor):
             scaler.step(optimizer)
             scaler.update()
         """, """\
-        scaler = ms.amp.DynamicLossScaler(scale_value=1024.0, scale_factor=2.0, scale_window=100)
+        scaler = ms.amp.DynamicLossScaler(scale_value=1024.0, scale_factor=2, scale_window=100)
 
         def forward_fn(x, y):
             loss = criterion(model(x), y)
@@ -288,9 +288,9 @@ def test_grad_scaler_enabled_flag():
         s2 = torch.cuda.amp.GradScaler(enabled=False)
         s3 = torch.amp.GradScaler("cuda", enabled=use_amp)
         """, """\
-        s1 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000) if args.amp else ms.amp.StaticLossScaler(1.0)
+        s1 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000) if args.amp else ms.amp.StaticLossScaler(1.0)
         s2 = ms.amp.StaticLossScaler(1.0)
-        s3 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000) if use_amp else ms.amp.StaticLossScaler(1.0)
+        s3 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000) if use_amp else ms.amp.StaticLossScaler(1.0)
         """)
 
 
@@ -641,11 +641,11 @@ def test_data_loading():
                 return 10
             def __getitem__(self, i):
                 return np.float32(i), np.int64(i % 2), np.float32(0)
-        train_ds = ms.dataset.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=False)
+        train_ds = ms.dataset.NumpySlicesDataset((x.asnumpy(), y.asnumpy()), column_names=["data", "label"], shuffle=False)
         a = ms.dataset.GeneratorDataset(Pairs(), column_names=["column_0", "column_1", "column_2"], shuffle=True).batch(4, drop_remainder=True)
         b = train_ds.shuffle(train_ds.get_dataset_size()).batch(8)
         c = train_ds.batch(8)
-        d = ms.dataset.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=False).batch(2)
+        d = ms.dataset.NumpySlicesDataset((x.asnumpy(), y.asnumpy()), column_names=["data", "label"], shuffle=False).batch(2)
         e = ms.dataset.GeneratorDataset(some_dataset, column_names=["data", "label"], shuffle=False).batch(16)
         # migrate: MS902 torch.utils.data.DataLoader: collate_fn=my_collate: a collate_fn: use .batch(per_batch_map=...) or .map by hand
         f = DataLoader(train_ds, batch_size=2, collate_fn=my_collate)
@@ -817,7 +817,7 @@ def test_random_split():
         a, b = random_split(MyData(), [0.8, 0.2])
         """)
     assert got == textwrap.dedent("""\
-        full = ms.dataset.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=False)
+        full = ms.dataset.NumpySlicesDataset((x.asnumpy(), y.asnumpy()), column_names=["data", "label"], shuffle=False)
         train_ds, val_ds = full.split([80, 20], randomize=True)
         train_loader = train_ds.shuffle(train_ds.get_dataset_size()).batch(8)
         val_loader = val_ds.batch(8)
@@ -871,6 +871,16 @@ def test_module_of_a_ddp_model_is_the_model():
     assert "other.module.x = 1" in got
 
 
+def test_get_scale_of_a_grad_scaler_reads_its_scale_value():
+    got, _ = body("""\
+        scaler = torch.cuda.amp.GradScaler()
+        print(f"scale {scaler.get_scale()}")
+        other.get_scale()
+        """)
+    assert 'print(f"scale {float(scaler.scale_value)}")' in got
+    assert "other.get_scale()" in got
+
+
 def test_sharded_tensor_dataset_and_process_group_calls():
     got, res = body("""\
         import torch.distributed as dist
@@ -883,7 +893,7 @@ def test_sharded_tensor_dataset_and_process_group_calls():
         dist.destroy_process_group()
         """)
     assert got == textwrap.dedent("""\
-        data = ms.dataset.NumpySlicesDataset((ops.zeros((8, 2)), ops.ones((8,))), column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)
+        data = ms.dataset.NumpySlicesDataset((ops.zeros((8, 2)).asnumpy(), ops.ones((8,)).asnumpy()), column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)
         loader = data.batch(4)
         if True:
             ms.communication.comm_func.barrier()
@@ -1231,7 +1241,7 @@ def test_backward_inside_autocast_block():
             scaler.step(optimizer)
             scaler.update()
         """, """\
-        scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2.0, scale_window=2000)
+        scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)
 
         def forward_fn(x, y):
             out = model(x)

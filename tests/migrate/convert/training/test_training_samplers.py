@@ -138,6 +138,6 @@ def test_a_sampler_reading_a_loop_variable_is_not_folded_before_the_loop():
                 sampler = DistributedSampler(ds, num_replicas=3, rank=rank)
                 yield DataLoader(ds, batch_size=1, sampler=sampler)
         """)).code
-    assert 'ds = ms.dataset.NumpySlicesDataset((x,), column_names=["column_0"], shuffle=False)' in got
+    assert 'ds = ms.dataset.NumpySlicesDataset((x.asnumpy(),), column_names=["column_0"], shuffle=False)' in got
     assert "sampler = ms.dataset.DistributedSampler(num_shards=3, shard_id=rank, shuffle=True)" in got
     assert "# migrate: MS902" in got.split("def shards")[1]
