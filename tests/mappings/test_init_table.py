@@ -46,7 +46,7 @@ CASES = [
           "-1.0, 3.0)", 2.0),
     stats("torch.nn.init.uniform_", "nn.init.uniform_(nn.Parameter(z), -0.1, 0.1)", 0.1),
     stats("torch.nn.init.uniform", "nn.init.uniform(nn.Parameter(z), -2.0, 2.0)", 2.0),
-    Marked("torch.nn.init.uniform_", "nn.init.uniform_(w, 0.0, 1.0)"),
+    stats("torch.nn.init.uniform_", "nn.init.uniform_(nn.Parameter(z), 0.5, 2.0)", 0.75),
     Expr("torch.nn.init.constant_", "nn.init.constant_(nn.Parameter(w), 0.3)", grad=False),
     Expr("torch.nn.init.constant", "nn.init.constant(nn.Parameter(w), -2.0)", grad=False),
     Expr("torch.nn.init.zeros_", "nn.init.zeros_(nn.Parameter(w))", grad=False),

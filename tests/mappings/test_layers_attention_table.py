@@ -2,7 +2,7 @@
 padding layers): see tests/mappings/proof.py. Inference mode (dropout off)."""
 import pytest
 
-from tests.mappings.proof import Layer, Marked, case_id, run
+from tests.mappings.proof import Layer, Marked, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -52,9 +52,10 @@ CASES = [
           arrays=V5),
     Marked("torch.nn.ZeroPad1d", "nn.ZeroPad1d(2)"),
     Marked("torch.nn.ZeroPad3d", "nn.ZeroPad3d(1)"),
-    Marked("torch.nn.CircularPad1d", "nn.CircularPad1d(2)"),
-    Marked("torch.nn.CircularPad2d", "nn.CircularPad2d(1)"),
-    Marked("torch.nn.CircularPad3d", "nn.CircularPad3d(1)"),
+    Layer("torch.nn.CircularPad2d", "nn.CircularPad2d((1, 2, 0, 1))", input="img"),
+    Layer("torch.nn.CircularPad3d", "nn.CircularPad3d(1)", input="v5", arrays=V5),
+    ProvenBy("torch.nn.CircularPad1d",
+             "tests/migrate/convert/rules/test_circular_pad_layer.py::test_circular_pads_give_torch_values"),
 ]
 
 

@@ -59,7 +59,7 @@ CASES = [
     Layer("torch.nn.UpsamplingBilinear2d", "nn.UpsamplingBilinear2d(scale_factor=2)",
           input="img"),
     Layer("torch.nn.UpsamplingBilinear2d", "nn.UpsamplingBilinear2d((4, 9))", input="img"),
-    Marked("torch.nn.Unfold", "nn.Unfold(3)"),
+    Layer("torch.nn.Unfold", "nn.Unfold(3, stride=2, padding=1)", input="img"),
     Marked("torch.nn.Fold", "nn.Fold((4, 4), 2)"),
     Marked("torch.nn.FractionalMaxPool2d", "nn.FractionalMaxPool2d(2, output_size=3)"),
     Marked("torch.nn.FractionalMaxPool3d", "nn.FractionalMaxPool3d(2, output_ratio=0.5)"),

@@ -3,7 +3,7 @@ ParameterList, _pair and friends, and the classes marked for want of a MindSpore
 see tests/mappings/proof.py."""
 import pytest
 
-from tests.mappings.proof import Expr, Layer, Marked, case_id, run
+from tests.mappings.proof import Expr, Layer, Marked, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -29,7 +29,8 @@ CASES = [
     Expr("torch.nn.ParameterList", "len(nn.ParameterList([nn.Parameter(x), nn.Parameter(y)]))",
          grad=False),
     Expr("torch.nn.ParameterList", "nn.ParameterList([nn.Parameter(x * 2)])[0]", grad=False),
-    Marked("torch.nn.ParameterList", "nn.ParameterList()"),
+    ProvenBy("torch.nn.ParameterList", "tests/migrate/convert/rules/test_parameter_list_growing.py::"
+                                       "test_growing_parameter_list_is_registered_and_matches_torch"),
     Expr("torch.nn.modules.utils._pair", "torch.nn.modules.utils._pair(3)", grad=False),
     Expr("torch.nn.modules.utils._pair", "torch.nn.modules.utils._pair((2, 5))", grad=False),
     Expr("torch.nn.modules.utils._single", "torch.nn.modules.utils._single(x.shape[0])",

@@ -25,8 +25,12 @@ CASES = [
     Expr("torch.jit.annotate", "torch.jit.annotate(torch.Tensor, x) * 2"),
     ProvenBy("torch.jit.script", f"{TESTS}::test_torchscript_runs_as_python_and_matches"),
     ProvenBy("torch.jit.is_scripting", f"{TESTS}::test_torchscript_runs_as_python_and_matches"),
-    Marked("torch.hub.load_state_dict_from_url", "w = torch.hub.load_state_dict_from_url(url)"),
-    Marked("torch.utils.model_zoo.load_url", "import torch.utils.model_zoo\nw = torch.utils.model_zoo.load_url(url)"),
+    ProvenBy("torch.hub.load_state_dict_from_url",
+             "tests/migrate/convert/rules/test_hub.py::test_load_url_then_load_state_dict_gives_torch_outputs_without_torch"),
+    ProvenBy("torch.utils.model_zoo.load_url",
+             "tests/migrate/convert/rules/test_hub.py::test_load_url_then_load_state_dict_gives_torch_outputs_without_torch"),
+    ProvenBy("torch.hub.get_dir", "tests/ms_core/test_hub.py::test_download_is_cached_and_hash_checked"),
+    ProvenBy("torch.hub.set_dir", "tests/ms_core/test_hub.py::test_download_is_cached_and_hash_checked"),
     *[Marked(name, f"import torch.jit\nimport torch.hub\ny = {name}(a)")
       for name, e in sorted(_RUNTIME.items()) if e.label == "unsupported"],
     *[ProvenBy(name, f"{TESTS}::{_BY_RULE[e.rule]}")

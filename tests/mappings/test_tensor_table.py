@@ -159,7 +159,7 @@ CASES = [
     # parameter initialisation in place (mappings/init.toml): the distribution is torch's
     ProvenBy("Tensor.normal_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"), ProvenBy("Tensor.fill_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"),
     ProvenBy("Tensor.zero_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"), ProvenBy("Tensor.uniform_", "tests/migrate/convert/rules/test_functional_numeric.py::test_init_call_matches_torch_distribution"),
-    Marked("Tensor.uniform_", "def f(self):\n    self.fc.weight.data.uniform_(0.0, 1.0)"),
+    ProvenBy("Tensor.uniform_", "tests/migrate/convert/rules/test_functional_numeric.py::test_uniform_on_a_fresh_tensor_draws_from_torch_range"),
     # issue 12: the census's unmapped Tensor methods
     Expr("Tensor.logical_and", "mask.logical_and(x > 0)", grad=False),
     Expr("Tensor.logical_or", "mask.logical_or(x > 0)", grad=False),
