@@ -31,6 +31,6 @@ from .ops import functional
 def bind():
     """Give the modules that load before Tensor and ops their references to them (see above)."""
     _engine.Tensor = tensor.Tensor
-    for module in (tensor, tensor_methods, array, math, nn, loss, math_ext, linalg):
-        module.F = functional
-    complex_prims.F = ops
+    api = {complex_prims: ops}  # complex primitives' backward needs ops.real/Complex, not in functional
+    for module in (tensor, tensor_methods, array, math, nn, loss, math_ext, linalg, complex_prims):
+        module.F = api.get(module, functional)
