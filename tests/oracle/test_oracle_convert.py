@@ -26,15 +26,10 @@ pytestmark = [pytest.mark.oracle,
 # Fixtures that MindSpore 2.10 cannot run for a reason outside the converter: the error is
 # asserted, so the test fails (and this entry must go) once MindSpore runs them.
 KNOWN_MINDSPORE_FAILURES = {
-<<<<<<< HEAD
-    # ops.layer_norm on a permuted (non-contiguous) view fails on the CPU kernel; ms_core runs it
-    "layer_norm2d": "Create kernelmod for op LayerNormExt failed",
+    # layer_norm2d was one: 2.10's CPU backend has no ops.layer_norm kernel at all, and
+    # --target mindspore now writes F.layer_norm over the ops.LayerNorm primitive
     # the forward runs; MindSpore 2.10 cannot differentiate a product of complex tensors
     "rotary_complex": "For 'Mul', gradient not support for complex type currently",
-=======
-    # none today (layer_norm2d was one: 2.10's CPU backend has no ops.layer_norm kernel at all,
-    # and --target mindspore now writes F.layer_norm over the ops.LayerNorm primitive)
->>>>>>> ms
 }
 
 # Runs under either framework: build the model, load the weights by parameter path, run forward
