@@ -4,7 +4,7 @@ tests of tests/migrate/convert/imports/test_runtime.py, parametrized over every 
 import pytest
 
 from mappings import load_tables
-from tests.mappings.proof import Expr, Marked, ProvenBy, case_id, run
+from tests.mappings.proof import Expr, Marked, Program, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -31,6 +31,18 @@ CASES = [
       for name, e in sorted(_RUNTIME.items()) if e.label == "unsupported"],
     *[ProvenBy(name, f"{TESTS}::{_BY_RULE[e.rule]}")
       for name, e in sorted(_RUNTIME.items()) if e.rule in _BY_RULE],
+    *[Program(name, """
+import tempfile
+
+
+def run(m):
+    before = torch.hub.get_dir()
+    d = tempfile.mkdtemp()
+    torch.hub.set_dir(d)
+    got = torch.hub.get_dir() == d
+    torch.hub.set_dir(before)
+    return [got, torch.hub.get_dir() == before]
+""", inputs=("m",), uses="ms.hub.set_dir(d)") for name in ("torch.hub.get_dir", "torch.hub.set_dir")],
 ]
 
 

@@ -140,6 +140,7 @@ CASES = [
              "tests/mappings/test_torch_table.py::test_manual_seed_repeats_random_streams"),
     ProvenBy("torch.save", "tests/mappings/test_torch_table.py::test_save_and_load_round_trip_a_state_dict"),
     ProvenBy("torch.load", "tests/mappings/test_torch_table.py::test_save_and_load_round_trip_a_state_dict"),
+    Expr("torch.autograd.Variable", "torch.autograd.Variable(x) * y + y"),  # no gradient for x, as torch
 ]
 
 

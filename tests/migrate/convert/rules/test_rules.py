@@ -134,7 +134,7 @@ PAIRS = [
      "ops.uniform(ops.zeros(n).shape, ms.Tensor(0., ms.float32), ms.Tensor(2., ms.float32), dtype=ops.zeros(n).dtype)"),
     ("torch.FloatTensor(2, 3, device=d)", "ops.zeros((2, 3), ms.float32)"),
     ("torch.FloatTensor(n)", "(ops.zeros((n,), ms.float32) if isinstance(n, int) else ms.Tensor(n, ms.float32))"),
-    ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.ones((2,))"),
+    ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.stop_gradient(ops.ones((2,)))"),  # Variable(t) is t detached
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
      "self.fc.weight.set_data(initializer(HeNormal(negative_slope=0, mode='fan_out', nonlinearity='relu'), "
      "self.fc.weight.shape, self.fc.weight.dtype))"),
