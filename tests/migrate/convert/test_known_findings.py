@@ -205,10 +205,11 @@ def test_an_indented_comment_ending_a_file_after_a_comment_with_a_backslash_is_k
 
 
 def test_the_generated_block_is_not_converted_again():
-    # `_torch_eval(obj)` calls `obj.eval()`: walked again, the helper's own body became
-    # `return _torch_eval(obj)`
+    # `_torch_eval(obj)` calls the object's own `eval`: walked again, the helper's own body
+    # became `return _torch_eval(obj)`
     once = convert_source("import torch\ny = torch.FloatTensor(*args)\nr = model.eval()\n").code
-    assert "    return obj.eval()\n" in once and "r = _torch_eval(model)" in once
+    assert "def _torch_eval(obj):" in once and "r = _torch_eval(model)" in once
+    assert once.count("_torch_eval(") == 2  # the definition and the one call, nothing inside
     assert convert_source(once).code == once
 
 
