@@ -13,7 +13,7 @@ from migrate.convert.training.bindings import looks_loader, training_apis
 from migrate.convert.training.rules import (
     AUTOCAST, DATASET_BASE, INIT_PROCESS_GROUP, LEN_LOADER, SAMPLER_STATEMENTS, ZERO_GRAD,
 )
-from migrate.convert.training.tree import Names, with_comment
+from migrate.convert.training.tree import Names, carry_comments, with_comment
 
 AUTOCAST_CALLS = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
                   "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
@@ -212,10 +212,9 @@ class Cleanup:
                 or not self.allows(INIT_PROCESS_GROUP.id):
             return None
         tp.conv.used.add("ms")
-        new = [new_statement("ms.communication.init()"),
-               new_statement("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
-                             "gradients_mean=True)")]
-        new[0] = new[0].with_changes(leading_lines=st.leading_lines)
+        new = carry_comments(st, [new_statement("ms.communication.init()"),
+                                  new_statement("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode."
+                                                "DATA_PARALLEL, gradients_mean=True)")])
         tp.record(st, new[0], INIT_PROCESS_GROUP.id, "approximate",
                   "init_process_group -> communication.init() + data-parallel context with mean "
                   "gradients; the backend follows the device target")

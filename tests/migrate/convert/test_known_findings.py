@@ -217,3 +217,15 @@ def test_calculate_gain_with_a_lambda_param_and_a_variable_name_converts():
     # the param went into `(0.01 if <param> is None else <param>)` unparenthesised
     res = convert_text("from torch.nn.init import calculate_gain\ng = calculate_gain(name, param=lambda e: 0.9 ** e)\n")
     assert res.error is None and "(0.01 if (lambda e: 0.9 ** e) is None else (lambda e: 0.9 ** e))" in res.code
+
+
+def test_a_comment_inside_init_process_group_is_kept():
+    # fuzz (bench/fuzz.py, 10 minutes on main): MS210 replaced the call by two statements and
+    # dropped the comment written inside its arguments
+    src = ("import torch\nimport torch.distributed as dist\n# set up\n"
+           "dist.init_process_group(\n    backend='gloo',  # CPU\n)  # once\n")
+    once = convert_source(src).code
+    for comment in ("# set up", "# CPU", "# once"):
+        assert comment in once, once
+    assert "ms.communication.init()" in once
+    assert convert_source(once).code == once
