@@ -274,7 +274,7 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
         if modules is not None:
             self.extend(modules)
 
-    def _register(self, index, cell):
+    def _torch_register(self, index, cell):
         if cell is not None:
             if self._auto_prefix:
                 cell.update_parameters_name(str(index) + ".")
@@ -282,7 +282,7 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
 
     def append(self, cell):
         self._torch_items.append(cell)
-        self._register(len(self._torch_items) - 1, cell)
+        self._torch_register(len(self._torch_items) - 1, cell)
         return self
 
     def extend(self, cells):
@@ -294,7 +294,7 @@ class TorchModuleList(nn.CellList, metaclass=_TorchSignature):
         index = range(len(self._torch_items))[index]
         self._cells.pop(str(index), None)
         self._torch_items[index] = cell
-        self._register(index, cell)
+        self._torch_register(index, cell)
 
     def __len__(self):
         return len(self._torch_items)

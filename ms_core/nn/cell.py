@@ -281,7 +281,8 @@ class Cell:
         return self
 
     # --- hooks ------------------------------------------------------------------------------
-    def _register(self, hooks, fn, kind):
+    # (a name MindSpore's Cell does not use: a user subclass may define `_register` itself)
+    def _ms_core_add_hook(self, hooks, fn, kind):
         if not callable(fn):
             raise TypeError(f"For 'register_{kind}', the 'hook_fn' must be a function, but got "
                             f"{type(fn).__name__}.")
@@ -291,16 +292,16 @@ class Cell:
 
     def register_forward_pre_hook(self, hook_fn):
         """hook_fn(cell, inputs) runs before construct; a returned value replaces the inputs."""
-        return self._register(self._forward_pre_hooks, hook_fn, "forward_pre_hook")
+        return self._ms_core_add_hook(self._forward_pre_hooks, hook_fn, "forward_pre_hook")
 
     def register_forward_hook(self, hook_fn):
         """hook_fn(cell, inputs, outputs) runs after construct; a returned value replaces outputs."""
-        return self._register(self._forward_hooks, hook_fn, "forward_hook")
+        return self._ms_core_add_hook(self._forward_hooks, hook_fn, "forward_hook")
 
     def register_backward_hook(self, hook_fn):
         """hook_fn(cell, grad_input, grad_output) runs in backward; a returned tuple replaces
         the gradients w.r.t. the cell's inputs."""
-        return self._register(self._backward_hooks, hook_fn, "backward_hook")
+        return self._ms_core_add_hook(self._backward_hooks, hook_fn, "backward_hook")
 
     def _run_backward_hooks(self, grad_input, grad_output):
         for hook in list(self._backward_hooks.values()):

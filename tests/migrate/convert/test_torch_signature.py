@@ -334,3 +334,51 @@ def test_lookup_spells_the_names_and_refuses_others():
     }.get(name)""" in generated
     unknown = convert_source(TORCH_HEADER + "layer = getattr(nn, kind)\n").code
     assert "# migrate: MS901 torch.nn has no mapping\nlayer = getattr(nn, kind)" in unknown
+
+
+def test_forward_hooks_run_on_a_generated_module_list_and_its_children():
+    # zoo finding (pytorch-tcn under `migrate check`): the generated TorchModuleList's own
+    # `_register(index, cell)` hid ms_core Cell's hook registration of the same name, so every
+    # forward hook the checker put on the converted model raised a TypeError
+    src = textwrap.dedent("""\
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList()
+                for i in range(2):  # torch keeps None entries: a generated list class
+                    self.layers.append(nn.Linear(3, 2) if i else None)
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = x if layer is None else layer(x)
+                return x
+        """)
+    namespace = {}
+    code = convert_source(src).code
+    assert "class TorchModuleList(" in code
+    exec(code, namespace)
+    import numpy as np
+    import ms_core as ms
+    net, seen = namespace["Net"](), []
+    for cell in (net, net.layers, net.layers[1]):
+        cell.register_forward_hook(lambda c, i, o: seen.append(type(c).__name__))
+    out = net(ms.Tensor(np.ones((1, 3), np.float32)))
+    assert out.shape == (1, 2) and seen == ["Dense", "Net"]  # a CellList is not called itself
+
+
+def test_a_cell_subclass_may_define_its_own_register_method():
+    import ms_core as ms
+
+    class Registry(ms.nn.Cell):
+        def _register(self, name, value):  # the user's, not ms_core's
+            return (name, value)
+
+        def construct(self, x):
+            return x
+
+    cell = Registry()
+    handle = cell.register_forward_hook(lambda c, i, o: None)
+    assert cell._register("a", 1) == ("a", 1) and handle is not None
