@@ -148,6 +148,11 @@ class Tensor(TensorMethods):
     def T(self):
         return F.transpose(self, tuple(range(self.ndim))[::-1])
 
+    @property
+    def mT(self):
+        """The last two axes swapped (MindSpore 2.10's Tensor.mT; torch's too)."""
+        return F.swapaxes(self, -2, -1)
+
     def asnumpy(self):
         """The values as a numpy.ndarray (a copy is not made; do not mutate it)."""
         return self._data

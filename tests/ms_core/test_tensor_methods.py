@@ -102,6 +102,7 @@ SAME = [
     ("x.scatter(2, idx, y)", "x", "idx", "y"), ("x.scatter(2, idx, 1.5)", "x", "idx"),
     ("x.scatter_add(2, idx, y)", "x", "idx", "y"),
     ("x.index_fill(1, T([0, 2]), -1.0)", "x"),
+    ("x.mT", "x"), ("m.mT @ m", "m"),  # MindSpore 2.10 has Tensor.mT too (pytorch/examples GAT)
 ]
 
 
@@ -174,7 +175,7 @@ def test_where_mindspore_2_10_differs_from_torch():
 @pytest.mark.parametrize("expr,error", [
     ("x.flip(1)", TypeError), ("x.max(y)", TypeError), ("x.std(unbiased=False)", TypeError),
     ("x.sum(axis=1, keepdim=True)", TypeError), ("x.transpose(0, 3)", ValueError),
-    ("x.repeat(2)", ValueError), ("x.squeeze(dim=1)", TypeError), ("x.squeeze(1, 0)", TypeError), ("x.mm(x)", ValueError), ("x.inverse()", ValueError),
+    ("x.repeat(2)", ValueError), ("x[0, 0].mT", ValueError), ("x.squeeze(dim=1)", TypeError), ("x.squeeze(1, 0)", TypeError), ("x.mm(x)", ValueError), ("x.inverse()", ValueError),
 ])
 def test_bad_calls_raise_mindspore_style_errors(expr, error):
     x, y = ms.Tensor(X), ms.Tensor(Y)
