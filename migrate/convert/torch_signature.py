@@ -116,7 +116,7 @@ class TorchSignatures:
         """Note the source and the generated block a previous conversion left in it."""
         self.code, self.module = code, module
         self.newline = module.default_newline
-        for st in _block(module.body):
+        for st in generated_block(module.body):
             key, name = _key_of(st)
             if key is not None:
                 self.existing[key] = name
@@ -247,7 +247,7 @@ class TorchSignatures:
         new = [key for key in self.sources if key not in self.existing]
         if not new:
             return body
-        old = _block(body)
+        old = generated_block(body)
         start = body.index(old[0]) if old else _after_imports(body, self.conv.pkg)
         kept = [st for st in old]
         added = [self._statement(key) for key in sorted(new, key=_order)]
@@ -407,7 +407,7 @@ def _indent(text: str, n: int) -> str:
 # --------------------------------------------------------------------------------------------
 # the block in a module
 # --------------------------------------------------------------------------------------------
-def _block(body) -> list:
+def generated_block(body) -> list:
     """The statements of the generated block in ``body`` (from the header comment on)."""
     for i, st in enumerate(body):
         if any(ln.comment is not None and ln.comment.value == HEADER for ln in st.leading_lines):

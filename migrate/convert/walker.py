@@ -42,7 +42,7 @@ from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.star_imports import torch_star_aliases
 from migrate.convert.torch_names import star_names
-from migrate.convert.torch_signature import _block as block_of, signatures
+from migrate.convert.torch_signature import generated_block, signatures
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
@@ -187,7 +187,7 @@ class Converter:
             module = run_pass(self, module, code)
         # what an earlier conversion generated (the torch-signature block, the guards' stand-in
         # class) is the converter's own code, kept or rewritten as a whole: never walked again
-        self.generated = {id(st) for st in module.body if is_stub_class(st)} | {id(st) for st in block_of(module.body)}
+        self.generated = {id(st) for st in module.body if is_stub_class(st)} | {id(st) for st in generated_block(module.body)}
         if self.training is None and self.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)

@@ -17,9 +17,9 @@ HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n
 def split_generated(code: str) -> tuple[str, str]:
     """(the generated torch-signature block, the code without it) of a converted file."""
     import libcst as cst
-    from migrate.convert.torch_signature import _block
+    from migrate.convert.torch_signature import generated_block
     module = cst.parse_module(code)
-    block = _block(module.body)
+    block = generated_block(module.body)
     if not block:
         return "", code
     rest = [st for st in module.body if not any(st is b for b in block)]

@@ -360,14 +360,14 @@ def shadowed_in_generated(code: str) -> list[str]:
     from migrate.convert.builtin_names import references
     from migrate.convert.guards import is_stub_class
     from migrate.convert.names import block_bindings
-    from migrate.convert.torch_signature import HEADER, _block
+    from migrate.convert.torch_signature import HEADER, generated_block
     if HEADER not in code and "class _TorchMissing" not in code:
         return []  # neither a generated block nor a stand-in class
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError:
         return []
-    generated = [*_block(module.body), *(st for st in module.body if is_stub_class(st))]
+    generated = [*generated_block(module.body), *(st for st in module.body if is_stub_class(st))]
     reads = {name for st in generated for name, _, _ in references(module.code_for_node(st).strip())}
     return sorted(reads & block_bindings(module.body)) if reads else []
 
