@@ -150,13 +150,11 @@ class StepRewrite:
         next_backward = next((i for i in range(k + 1, len(block)) if method_call(block[i], "backward")),
                              len(block))
         target = find_target(tp, self.body, path, block, k, next_backward)
-        manual = {id(block[j]) for j in target.manual}
-        if target.kind != "none" and reads_grad([st for st in block[k + 1:next_backward] if id(st) not in manual]):
+        if target.kind != "none" and reads_grad(target.unmanaged(block, block[k + 1:next_backward])):
             raise Refuse("MS951", "parameter .grad is read or changed after backward(): use the grads "
                                   "tuple returned by grad_fn (aligned with optimizer.parameters) instead")
         networks = called_names(block[:k]) | {target.network}
-        zero_at = [i for i, st in enumerate(block) if tp.is_zero_grad(st, target.opt)
-                   or _zeroes_network(st, networks)]
+        zero_at = [i for i, st in enumerate(block) if _only_zero_grads(tp, st, target.opt, networks)]
         plan = StepPlan(path, block, k, bw_call, loss, loss_name, scaler, target, next_backward, zero_at,
                         accumulate=target.kind == "step" and target.guarded and not zero_at)
         plan.chain = self._chain_before(plan)
@@ -277,9 +275,8 @@ class StepRewrite:
             if tp.qual(c.func) in ("torch.autograd.grad",):
                 raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
                                       "nested ms.grad by hand")
-        manual = {id(plan.block[j]) for j in plan.target.manual}
         if reads_grad(plan.segment) or plan.target.kind != "none" and reads_grad(
-                [st for st in plan.after if id(st) not in manual]):
+                plan.target.unmanaged(plan.block, plan.after)):
             raise Refuse("MS951", "parameter .grad is read or changed around backward()/step(): "
                                   "use the grads tuple returned by grad_fn (aligned with "
                                   "optimizer.parameters) instead")
@@ -378,7 +375,7 @@ class StepRewrite:
                   + (f"; returns {', '.join(plan.aux)} for the code after it" if plan.aux else ""))
         self._record_kind(plan, acc)
         state = UpdateState(plan.opt, plan.scaler, acc or grads, taken, network=plan.target.network,
-                            manual={id(plan.block[j]) for j in plan.target.manual})
+                            manual=plan.target.manual_ids(plan.block))
         guard = plan.step_at - plan.k - 1 if plan.target.kind == "step" and plan.guarded else None
         after = self._grad_reads(plan, plan.after)
         tail = UpdateRewrite(tp, state).rewrite(after, guard)
@@ -615,6 +612,19 @@ def _differentiable_reads(node) -> list[str]:
     detached = [c for c in Names.of(node).calls
                 if isinstance(c.func, cst.Attribute) and c.func.attr.value == "detach" and not c.args]
     return Names.of(node, skip={id(c) for c in detached}).reads
+
+
+def _only_zero_grads(tp, st, opt: str | None, networks: set) -> bool:
+    """``opt.zero_grad()`` / ``net.zero_grad()``, or an ``if`` whose every branch holds only those
+    (``if use_opt: opt.zero_grad()`` / ``else: model.zero_grad()``)."""
+    if isinstance(st, cst.If):
+        branches = [st.body.body]
+        orelse = st.orelse
+        while orelse is not None:
+            branches.append(orelse.body.body)
+            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+        return all(branch and all(_only_zero_grads(tp, x, opt, networks) for x in branch) for branch in branches)
+    return tp.is_zero_grad(st, opt) or _zeroes_network(st, networks)
 
 
 def _zeroes_network(st, networks: set) -> bool:
