@@ -126,6 +126,7 @@ class TrainingPass:
         self.tensor_names: set[str] = set()
         conv.training_tensors = self.tensor_names
         self.open_chains: dict[int, tuple[str, str]] = {}  # id(acc statement) -> (acc, optimizer)
+        self.scope_params: set[str] = set()  # the parameters of the function whose scope is rewritten
         self._body = body
         self._steps: bool | None = None
         self._constructed: set[str] | None = None
@@ -294,7 +295,11 @@ class TrainingPass:
 
     def _nested(self, st):
         if isinstance(st, cst.FunctionDef):
-            inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
+            saved, self.scope_params = self.scope_params, _param_names(st.params)
+            try:
+                inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
+            finally:
+                self.scope_params = saved
             if inner is None:
                 return st
             return self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
@@ -400,6 +405,15 @@ class TrainingPass:
                     if opt:
                         return j, i, opt
         return None
+
+
+def _param_names(params: cst.Parameters) -> set[str]:
+    """Every name a function's parameter list binds."""
+    out = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.add(star.name.value)
+    return out
 
 
 def _seq_or_none(f, stmts):

@@ -590,7 +590,31 @@ class StepRewrite:
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines])
         else:
             loop = loop.with_changes(leading_lines=loop.leading_lines)
-        return self.tp.tree.set_block(body, anchor[:-1], outer[:i] + build + [loop] + outer[i + 1:])
+        before = self._bound_first(plan, outer[:i]) if len(anchor) == 1 else outer[:i]
+        return self.tp.tree.set_block(body, anchor[:-1], before + build + [loop] + outer[i + 1:])
+
+    def _bound_first(self, plan: StepPlan, before: list) -> list:
+        """``before`` (the scope's statements ahead of the loop) with ``name = None`` ahead of the
+        ``if`` that binds a forward_fn parameter only under a condition (``if rnn: hidden =
+        init_hidden()``): grad_fn's call passes it on every iteration, where torch read it only
+        on the branch that needs it (forward_fn still does)."""
+        out = list(before)
+        for name in plan.params:
+            if name in self.tp.scope_params or any(
+                    isinstance(st, cst.SimpleStatementLine) and name in Names.of(st).writes for st in out):
+                continue
+            at_if = next((n for n, st in enumerate(out) if isinstance(st, cst.If)
+                          and name in Names.of(st).writes), None)
+            if at_if is None:
+                continue
+            first = out[at_if]
+            out[at_if:at_if + 1] = carry_comments(first, [new_statement(f"{name} = None"),
+                                                          first.with_changes(leading_lines=[])])
+            self.tp.tree.stands_for(out[at_if + 1], first)
+            self.tp.record(first, out[at_if], TRAINING_STEP.id, "transformed",
+                           f"{name} = None first: grad_fn's call reads it on every iteration, "
+                           "forward_fn only where torch did")
+        return out
 
 
 def _check_backward_call(tp, recv, bw_call) -> None:
