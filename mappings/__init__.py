@@ -71,6 +71,7 @@ class Fate:
     unsupported: str | None = None
     unless: str | None = None
     pack: bool = False
+    method: str | None = None  # pack with *-arguments: this tensor method takes them as given
     label: str = "approximate"
 
 

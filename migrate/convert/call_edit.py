@@ -205,10 +205,15 @@ class CallEdit:
         star_values = []
         names = {p.name for p in params if not p.kwargs}
         pack = star is not None and (self.entry.args.get(star.name) or Fate()).pack
+        unpacked = []  # the star's values as arguments, when one is a *-argument (sizes at run time)
         for i, arg in enumerate(self.call.args):
             if arg.star == "*" and star is not None and not pack and i >= params.index(star):
                 star_values.append(arg)
                 continue
+            if arg.star == "*" and star is not None and pack and i >= params.index(star) \
+                    and not any(a.keyword is not None for a in self.call.args[i:]):
+                unpacked = [a for a in self.call.args[params.index(star):]]
+                break
             if arg.star == "**" and any(p.kwargs for p in params):
                 self.kwargs_args.append(arg)  # passed through as they are (a **name parameter)
                 continue
@@ -236,7 +241,9 @@ class CallEdit:
             self.bound[name] = arg.value
             self.given.add(name)
             self.source_args[name] = arg
-        if star is not None and star_values and not pack:
+        if unpacked:
+            self._runtime_sizes(star.name, unpacked)
+        elif star is not None and star_values and not pack:
             self.star_args = star_values  # passed through one by one, in place
             self.given.add(star.name)
             self.positional.add(star.name)
@@ -249,6 +256,23 @@ class CallEdit:
                     if len(star_values) > 1 else cst.Tuple([cst.Element(star_values[0], comma=cst.Comma())])
             self.given.add(star.name)
             self.positional.add(star.name)
+
+    def _runtime_sizes(self, name: str, args: list) -> None:
+        """torch's varargs sizes with a *-argument (``view(*shape)``, ``zeros(*s, 3)``): what they
+        hold is known at run time only: the table's tensor method, which takes torch's varargs
+        (a dtype too, for view), or the generated ``_torch_sizes(...)`` (ints one by one, or one
+        sequence of them: torch's rule)."""
+        fate = self.entry.args.get(name) or Fate()
+        if fate.method and self.method_receiver is not None:
+            self.result = cst.Call(cst.Attribute(self.method_receiver, cst.Name(fate.method)), list(args))
+            self.note(f"*-arguments: Tensor.{fate.method} takes torch's varargs (MindSpore 2.10 and ms_core)")
+            return
+        from migrate.convert.torch_signature import signatures  # (it builds on this module)
+        helper = signatures(self.conv).helper("_torch_sizes")
+        self.bound[name] = cst.Call(cst.Name(helper), [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
+        self.given.add(name)
+        self.positional.add(name)
+        self.note("*-arguments: sizes normalised at run time (_torch_sizes), as torch reads them")
 
     def apply_fates(self) -> None:
         params = self.entry.params or ()
@@ -370,7 +394,7 @@ def _positional_count(entry: Entry) -> int:
     n = 0
     for p in entry.params or ():
         fate = entry.args.get(p.name)
-        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack):
+        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method):
             break
         n += 1
         if p.star:

@@ -121,6 +121,14 @@ def _torch_size(obj, dim=None):
     return shape if dim is None else shape[dim]
 
 
+def _torch_sizes(*sizes):
+    """torch's varargs sizes (``zeros(*s)``, ``repeat(*s)``) as one tuple: the ints given one by
+    one, or the one sequence given alone (``zeros(*[(2, 3)])`` is ``zeros((2, 3))``)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        return tuple(sizes[0])
+    return tuple(sizes)
+
+
 def _torch_train(obj, *mode):
     """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
     Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
@@ -175,7 +183,8 @@ def _torch_seed(generator, unset=None):
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed)}
+                                       _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
+                                       _torch_seed)}
 
 
 def helper_source(name: str) -> str:
