@@ -1,5 +1,5 @@
 """Varargs sizes given with *-arguments (``x.view(*shape)``, ``torch.zeros(*s)``): converted code
-against torch, values and dtypes (tests/fixtures/convert/star_sizes.py)."""
+against torch, values and dtypes (tests/fixtures/functions/star_sizes.py)."""
 import importlib.util
 
 import numpy as np
@@ -11,7 +11,7 @@ from tests.migrate.convert.helpers import FIXTURE_ROOT
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-SRC = (FIXTURE_ROOT / "convert" / "star_sizes.py").read_text()
+SRC = (FIXTURE_ROOT / "functions" / "star_sizes.py").read_text()
 
 
 def _converted(tmp_path):
@@ -34,7 +34,7 @@ def test_star_sizes_are_translated_without_markers(tmp_path):
 @pytest.mark.parametrize("shape,dims,reps", [([2, 6], [1, 0], [2, 1]), ((3, 4), (1, 0), (1, 2, 2))])
 def test_star_sizes_match_torch(tmp_path, shape, dims, reps):
     mod, _ = _converted(tmp_path)
-    spec = importlib.util.spec_from_file_location("star_sizes_torch", FIXTURE_ROOT / "convert" / "star_sizes.py")
+    spec = importlib.util.spec_from_file_location("star_sizes_torch", FIXTURE_ROOT / "functions" / "star_sizes.py")
     tmod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tmod)
     x = np.arange(12, dtype=np.float32) - 5.5
