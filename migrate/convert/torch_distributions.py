@@ -1,4 +1,5 @@
-"""torch.distributions.Categorical and Normal as generated classes of the converted file.
+"""torch.distributions.Categorical and Normal (and torch.sparse_coo_tensor, dense) as generated
+code of the converted file.
 
 MindSpore 2.10 has ``nn.probability.distribution.Categorical`` and ``Normal``, but with other
 semantics (checked on MindSpore 2.10 CPU): Categorical takes no ``logits``, does not normalise
@@ -117,5 +118,23 @@ def _torch_broadcast_shape(a, b):
     return tuple(max(x, y) if 1 in (x, y) else x for x, y in zip(a, b))
 '''
 
-SOURCES = {"TorchCategorical": _CATEGORICAL, "TorchNormal": _NORMAL, "_torch_broadcast_shape": _BROADCAST_SHAPE}
+# torch.sparse_coo_tensor as the dense tensor it stands for: MindSpore 2.10's COOTensor neither
+# sums duplicate indices nor mixes with dense tensors in + and @ as torch's does; a dense tensor
+# gives torch's numbers exactly (memory is the dense size)
+_SPARSE_COO = '''
+def _torch_sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, pin_memory=None,
+                             requires_grad=False, check_invariants=None, is_coalesced=None):
+    """torch.sparse_coo_tensor as a dense Tensor (memory is dense): the values summed at their
+    indices (duplicates add up, as coalesce() and to_dense() do); differentiable in values."""
+    indices = indices if isinstance(indices, ms.Tensor) else ms.Tensor(indices)
+    values = values if isinstance(values, ms.Tensor) else ms.Tensor(values)
+    if dtype is not None:
+        values = ops.cast(values, dtype)
+    if size is None:  # torch: one past the largest index of each sparse axis, then the dense axes
+        size = tuple(int(n) + 1 for n in indices.asnumpy().max(axis=1)) + tuple(values.shape[1:])
+    return ops.scatter_nd(ops.cast(indices, ms.int64).T, values, tuple(size))
+'''
+
+SOURCES = {"TorchCategorical": _CATEGORICAL, "TorchNormal": _NORMAL, "_torch_broadcast_shape": _BROADCAST_SHAPE,
+           "_torch_sparse_coo_tensor": _SPARSE_COO}
 NEEDS = {"TorchCategorical": ("_torch_broadcast_shape",), "TorchNormal": ("_torch_broadcast_shape",)}

@@ -449,3 +449,9 @@ _DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal"}
 def distribution(edit) -> None:
     """Replace torch.distributions.Categorical(probs=p) / Normal(loc, scale) with TorchCategorical / TorchNormal, generated classes written with ops that compute torch's formulas (MindSpore 2.10's distributions do not normalise probs and take no logits)."""
     edit.func = cst.Name(edit.helper(_DISTRIBUTIONS[edit.entry.torch.rsplit(".", 1)[-1]]))
+
+
+@argument_rule("MS416", "sparse_coo_dense")
+def sparse_coo_dense(edit) -> None:
+    """Replace torch.sparse_coo_tensor(indices, values, size) with _torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
+    edit.func = cst.Name(edit.helper("_torch_sparse_coo_tensor"))
