@@ -470,6 +470,17 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM}
+_LOAD_INTO = '''
+def _torch_load_into(net, checkpoint):
+    """torch's ``net = torch.load(f)`` of a whole pickled module: a MindSpore checkpoint holds
+    parameters only; they are loaded into the network the script built, which is returned."""
+    missing, _ = ms.load_param_into_net(net, checkpoint)
+    if missing:
+        raise ValueError(f"For 'load', the checkpoint has no value for the parameters {missing}.")
+    return net
+'''
+
+CLASS_SOURCES["_torch_load_into"] = _LOAD_INTO
 CLASS_SOURCES.update(DISTRIBUTION_SOURCES)
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
