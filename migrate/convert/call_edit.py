@@ -126,6 +126,7 @@ class CallEdit:
         self.runtime = False  # generating a torch-signature class: values come at run time
         self.prelude: list[str] = []  # runtime: statements run before the target call
         self.runtime_reasons: list[str] = []  # static: what only run time can translate
+        self.post: tuple | None = None  # (helper, argument): the built call is passed through it
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -291,6 +292,10 @@ class CallEdit:
                     self.out.append(["*", a.value, True, a])
                 continue
             default_text = p.default
+            if fate.param_dtype is not None:
+                if value is not None:
+                    self._param_dtype(p.name, value, fate.param_dtype)
+                continue
             if fate.unsupported is not None and value is not None:
                 ok = fate.unless if fate.unless is not None else default_text
                 if self.runtime and ok is not None:
@@ -321,6 +326,32 @@ class CallEdit:
             can_pos = can_pos and positional
             self.out.append([key, value, positional, self.source_args.get(p.name)])
 
+    def _param_dtype(self, name: str, value, how: str) -> None:
+        """torch's ``dtype=`` of a layer's parameters: None and float32 are MindSpore's default
+        (nothing to pass); another dtype goes to the layer's ``dtype=`` (``how`` "pass": Dense,
+        MultiheadAttention), or its table is cast after it is built (``how`` "table": MindSpore
+        2.10's Embedding keeps a float32 table whatever its dtype); a name or attribute is
+        translated at run time (None -> float32)."""
+        text, f32 = code_of(value), self.conv.tname("ms.float32")
+        if text in ("None", f32):
+            self.note(f"{name}={text}: float32 parameters, MindSpore's default")
+            return
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            self.unsupported(f"{name}={text}: a per-layer dtype computed by an expression")
+            return
+        self.conv.used.add("ms")
+        known = text.startswith(f32.rsplit(".", 1)[0] + ".")  # ms.float16: known now
+        if how == "pass":
+            self.out.append([name, value if known else parse_expr(f"{f32} if {text} is None else {text}"), False, None])
+            self.note(f"{name}: the layer's parameters in that dtype (None: float32)")
+        elif self.runtime:
+            self.reject(f"{text} is not None and {text} != {f32}",
+                        f"For '{self.api_name}' (torch signature), {name} other than float32 is not "
+                        "supported: MindSpore 2.10's Embedding keeps a float32 table.")
+        else:
+            self.post = (self.helper("_torch_table_dtype"), value)
+            self.note(f"{name}: the table cast to that dtype after the layer is built (None: float32)")
+
     def template_values(self) -> dict[str, cst.BaseExpression]:
         """Every torch parameter's argument as given (converted), else its default (``None``
         when it has none); a ``*name`` parameter's values as one tuple."""
@@ -335,6 +366,13 @@ class CallEdit:
         return values
 
     def build(self) -> cst.BaseExpression:
+        new = self._build_call()
+        if self.post is not None:
+            helper, value = self.post
+            new = cst.Call(cst.Name(helper), [cst.Arg(new), cst.Arg(value)])
+        return new
+
+    def _build_call(self) -> cst.BaseExpression:
         if self.result is not None:
             return self.result
         if self.entry.template is not None:
@@ -394,7 +432,8 @@ def _positional_count(entry: Entry) -> int:
     n = 0
     for p in entry.params or ():
         fate = entry.args.get(p.name)
-        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method):
+        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method) \
+                and not fate.param_dtype:
             break
         n += 1
         if p.star:

@@ -480,7 +480,18 @@ def _torch_load_into(net, checkpoint):
     return net
 '''
 
+_TABLE_DTYPE = '''
+def _torch_table_dtype(cell, dtype):
+    """torch's nn.Embedding(..., dtype=dtype): MindSpore 2.10's Embedding keeps a float32 table
+    whatever its dtype argument, so another dtype gets a table Parameter of its own."""
+    if dtype is not None and dtype != ms.float32:
+        table = cell.embedding_table
+        cell.embedding_table = ms.Parameter(table.astype(dtype), name=table.name, requires_grad=table.requires_grad)
+    return cell
+'''
+
 CLASS_SOURCES["_torch_load_into"] = _LOAD_INTO
+CLASS_SOURCES["_torch_table_dtype"] = _TABLE_DTYPE
 CLASS_SOURCES.update(DISTRIBUTION_SOURCES)
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
