@@ -686,6 +686,24 @@ def test_distributed():
     assert res.unsupported == 0
 
 
+@pytest.mark.parametrize("call,kept", [
+    ('dist.init_process_group("gloo", rank=r, world_size=n)', "rank=r, world_size=n"),
+    ("dist.init_process_group(backend='nccl', init_method='tcp://h:23456', world_size=4, rank=r)",
+     "init_method='tcp://h:23456', world_size=4, rank=r"),
+    ("dist.init_process_group(**kw)", "the arguments given by */**"),
+    ('dist.init_process_group("gloo", init_method="file:///tmp/s", rank=0, world_size=1)', None),
+    ('dist.init_process_group(backend="nccl", timeout=t)', None),
+])
+def test_process_group_arguments_init_cannot_take_are_marked(call, kept):
+    code = convert_source(f"import torch.distributed as dist\n{call}\n").code
+    assert "ms.communication.init()" in code and "init_process_group" not in code.replace("# migrate: MS902 init_process_group", "")
+    if kept is None:  # a group of one process is what init() gives without a launcher
+        assert "# migrate" not in code, code
+    else:
+        assert f"# migrate: MS902 init_process_group: {kept} not passed: MindSpore's init() takes none: " \
+               "launch with msrun" in code, code
+
+
 def test_target_mindspore():
     res = check("""\
         for x, y in loader:
