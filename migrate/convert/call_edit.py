@@ -268,8 +268,7 @@ class CallEdit:
             self.result = cst.Call(cst.Attribute(self.method_receiver, cst.Name(fate.method)), list(args))
             self.note(f"*-arguments: Tensor.{fate.method} takes torch's varargs (MindSpore 2.10 and ms_core)")
             return
-        from migrate.convert.torch_signature import signatures  # (it builds on this module)
-        helper = signatures(self.conv).helper("_torch_sizes")
+        helper = self.helper("_torch_sizes")
         self.bound[name] = cst.Call(cst.Name(helper), [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
         self.given.add(name)
         self.positional.add(name)

@@ -1,13 +1,10 @@
 """torch.distributions.Categorical / Normal -> the generated TorchCategorical / TorchNormal:
 values and gradients against torch.distributions (float32: rtol 1e-5 / atol 1e-6), sample shapes,
 dtypes and frequencies (tests/fixtures/functions/distributions.py)."""
-import importlib.util
-
 import numpy as np
 import pytest
 
-from migrate import convert_source
-from tests.migrate.convert.helpers import FIXTURE_ROOT
+from tests.migrate.convert.helpers import FIXTURE_ROOT, fixture_pair
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
@@ -22,24 +19,9 @@ SCALE = RNG.uniform(0.5, 2.0, (2,)).astype(np.float32)
 VALUE = RNG.standard_normal((3, 2)).astype(np.float32)
 
 
-def _load(name, code=None, tmp=None):
-    path = PATH
-    if code is not None:
-        path = tmp / f"{name}.py"
-        path.write_text(code)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory):
-    res = convert_source(PATH.read_text())
-    assert res.error is None and "# migrate" not in res.code, res.code
-    assert "TorchCategorical(logits=scores)" in res.code and "Normal(" in res.code
-    assert convert_source(res.code).code == res.code
-    return _load("dist_torch"), _load("dist_ms", res.code, tmp_path_factory.mktemp("dist"))
+    return fixture_pair(PATH, tmp_path_factory.mktemp("dist"), "TorchCategorical(logits=scores)")
 
 
 def _close(got, want):

@@ -2,14 +2,11 @@
 dtype (Dense/MultiheadAttention dtype=; Embedding's table cast after it is built, as MindSpore
 2.10 keeps it float32): parameter dtypes and outputs against torch with the same weights
 (tests/fixtures/functions/layer_dtype.py; float64 end to end: rtol 1e-12; float32: rtol 1e-5 / atol 1e-6)."""
-import importlib.util
-
 import numpy as np
 import pytest
 
-from migrate import convert_source
 from migrate.check.weights import transfer
-from tests.migrate.convert.helpers import FIXTURE_ROOT
+from tests.migrate.convert.helpers import FIXTURE_ROOT, fixture_pair
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
@@ -18,21 +15,9 @@ PATH = FIXTURE_ROOT / "functions" / "layer_dtype.py"
 IDS = np.array([[1, 3], [6, 0], [2, 2]], np.int64)
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory):
-    res = convert_source(PATH.read_text())
-    assert res.error is None and "# migrate" not in res.code, res.code
-    assert convert_source(res.code).code == res.code
-    out = tmp_path_factory.mktemp("dtype") / "layer_dtype_ms.py"
-    out.write_text(res.code)
-    return _load("layer_dtype_torch", PATH), _load("layer_dtype_ms", out)
+    return fixture_pair(PATH, tmp_path_factory.mktemp("dtype"))
 
 
 def _dtypes_agree(tnet, cell):

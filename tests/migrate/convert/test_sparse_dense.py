@@ -1,13 +1,10 @@
 """torch.sparse_coo_tensor / spmm / sparse.mm / to_sparse / coalesce / to_dense -> dense tensors
 (tests/fixtures/functions/sparse_coo.py): values and gradients against torch's sparse results,
 duplicate indices summed as coalesce does (float32: rtol 1e-5 / atol 1e-6)."""
-import importlib.util
-
 import numpy as np
 import pytest
 
-from migrate import convert_source
-from tests.migrate.convert.helpers import FIXTURE_ROOT
+from tests.migrate.convert.helpers import FIXTURE_ROOT, fixture_pair
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
@@ -21,21 +18,9 @@ FEATURES = RNG.standard_normal((4, 3)).astype(np.float32)
 WEIGHT = RNG.standard_normal((3, 2)).astype(np.float32)
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory):
-    res = convert_source(PATH.read_text())
-    assert res.error is None and "# migrate" not in res.code, res.code
-    assert convert_source(res.code).code == res.code
-    out = tmp_path_factory.mktemp("sparse") / "sparse_ms.py"
-    out.write_text(res.code)
-    return _load("sparse_torch", PATH), _load("sparse_ms", out)
+    return fixture_pair(PATH, tmp_path_factory.mktemp("sparse"))
 
 
 def _close(got, want):
