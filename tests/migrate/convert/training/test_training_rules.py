@@ -1374,3 +1374,32 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             loss, grads = grad_fn(s, r, s2)
             optimizer(grads)
         """)
+
+
+def test_loss_from_values_kept_by_an_earlier_forward_pass_is_marked():
+    # reinforce.py: log_probs saved while acting, the loss built from them later; a forward_fn
+    # that only reads them would have zero gradients (deque is a standard-library class, no network)
+    code = convert_source("""\
+import torch
+import torch.nn as nn
+from collections import deque
+policy = nn.Linear(4, 2)
+optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+saved = []
+
+
+def act(x):
+    saved.append(torch.log_softmax(policy(x), 1)[0, 0])
+
+
+def finish(rewards):
+    returns = deque()
+    for r in rewards:
+        returns.appendleft(r)
+    loss = torch.stack([-lp * r for lp, r in zip(saved, returns)]).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""").code
+    assert "# migrate: MS953 the loss `loss` is built from tensors computed before this block" in code, code
+    assert "value_and_grad" not in code
