@@ -211,10 +211,13 @@ class CallEdit:
             if arg.star == "*" and star is not None and not pack and i >= params.index(star):
                 star_values.append(arg)
                 continue
-            if arg.star == "*" and star is not None and pack and i >= params.index(star) \
-                    and not any(a.keyword is not None for a in self.call.args[i:]):
-                unpacked = [a for a in self.call.args[params.index(star):]]
-                break
+            if unpacked and arg.keyword is None and not arg.star:
+                continue  # (one of the star's values, collected already)
+            if arg.star == "*" and star is not None and pack and i >= params.index(star):
+                if not unpacked:  # the star's values: every positional argument from its place on
+                    unpacked = [a for a in self.call.args[params.index(star):] if a.keyword is None and a.star != "**"]
+                    star_values = []
+                continue
             if arg.star == "**" and any(p.kwargs for p in params):
                 self.kwargs_args.append(arg)  # passed through as they are (a **name parameter)
                 continue
