@@ -33,6 +33,8 @@ CASES = [
     # torch ignores Identity's arguments (placeholders built with another layer's arguments)
     Layer("torch.nn.Identity", "nn.Identity(54, unused_argument1=0.1, **{'unused_argument2': 3})"),
     Layer("torch.nn.Linear", "nn.Linear(4, 2, bias=False)", input="m"),
+    Layer("torch.nn.modules.linear.NonDynamicallyQuantizableLinear",
+          "nn.modules.linear.NonDynamicallyQuantizableLinear(4, 3)"),
     Layer("torch.nn.Dropout", "nn.Dropout(0.3)"),
     Layer("torch.nn.Dropout2d", "nn.Dropout2d(0.4, inplace=False)", input="img"),
     Layer("torch.nn.MaxPool2d", "nn.MaxPool2d(2)", input="img"),

@@ -130,6 +130,18 @@ CASES = [
     Expr("torch.triu", "torch.triu(sq, 1)"),
     # --- linear algebra ---------------------------------------------------------------------
     Expr("torch.matmul", "torch.matmul(x, w.T)"),
+    Expr("torch.spmm", "torch.spmm(m.to_sparse(), w.T)", grad=False),
+    Expr("torch.sparse.mm", "torch.sparse.mm(m.to_sparse(), w.T)", grad=False),
+    ProvenBy("torch.sparse_coo_tensor", "tests/migrate/convert/test_sparse_dense.py::"
+                                        "test_propagation_values_and_gradients_match_torch"),
+    ProvenBy("torch.distributions.Categorical", "tests/migrate/convert/test_distributions.py::"
+                                                "test_categorical_gradients_match_torch"),
+    ProvenBy("torch.distributions.categorical.Categorical", "tests/migrate/convert/test_distributions.py::"
+                                                            "test_categorical_values_match_torch"),
+    ProvenBy("torch.distributions.Normal", "tests/migrate/convert/test_distributions.py::"
+                                           "test_normal_values_and_gradients_match_torch"),
+    ProvenBy("torch.distributions.normal.Normal", "tests/migrate/convert/test_distributions.py::"
+                                                  "test_normal_sample_moments"),
     Expr("torch.mm", "torch.mm(m, sq)"),
     Expr("torch.bmm", "torch.bmm(x, y.transpose(1, 2))"),
     # --- utilities: seeds, devices, checkpoints ---------------------------------------------
