@@ -369,6 +369,11 @@ def on_plain_attribute(conv, node: cst.Attribute):
     new = layer_attribute(conv, node, value)
     if new is not None:
         return new
+    if attr == "apply" and isinstance(node.value, cst.Name) and node.value.value in conv.function_classes \
+            and conv.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
+        new = cst.Call(value)
+        conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
+        return new
     if attr in ("values", "indices") and isinstance(node.value, cst.Call) \
             and conv.allows(NAMED_TUPLE_FIELD.id):
         new = named_tuple_field(conv, node, value)

@@ -140,6 +140,26 @@ def _torch_eval(obj):
     return own()
 
 
+
+def _torch_to(obj, *args, **kwargs):
+    """torch's ``x.to(...)`` with arguments the converter could not tell apart: a cast when a dtype
+    is among them (or a tensor, whose dtype is meant); a device changes nothing on MindSpore.
+
+    A dtype is recognised by its class (``Type`` in MindSpore's and ms_core's dtype hierarchy).
+    """
+    dtype = kwargs.get("dtype")
+    for value in args:
+        if any(c.__name__ == "Type" for c in type(value).__mro__):
+            dtype = value
+        elif hasattr(value, "dtype") and hasattr(value, "shape"):
+            dtype = value.dtype  # x.to(other): other's dtype (and device)
+    if dtype is None:
+        return obj
+    if not hasattr(obj, "astype"):
+        raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart: "
+                        f"cast the parameters with ms.amp or Cell.to_float.")
+    return obj.astype(dtype)
+
 class _TorchGenerator:
     """torch.Generator: a seeded random stream of its own, for the calls given it (generator=g).
 
@@ -175,7 +195,8 @@ def _torch_seed(generator, unset=None):
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed)}
+                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed,
+                                       _torch_to)}
 
 
 def helper_source(name: str) -> str:
@@ -455,10 +476,40 @@ class TorchParameterList(nn.Cell):
         return self._torch_params[index]
 '''
 
+_AUTOGRAD_FUNCTION = '''
+class TorchFunction(nn.Cell):
+    """torch.autograd.Function as a Cell: construct runs the static forward(ctx, *inputs); bprop
+    runs forward again on a fresh ctx, which rebuilds what it kept (saved tensors, attributes),
+    then backward(ctx, *grads). A None gradient becomes zeros (0 for a non-tensor input)."""
+
+    class Context:
+        """torch's ctx: what forward keeps for backward."""
+
+        def __init__(self, inputs=()):
+            self.saved_tensors = ()
+            self.needs_input_grad = tuple(isinstance(x, ms.Tensor) for x in inputs)
+
+        def save_for_backward(self, *tensors):
+            self.saved_tensors = tensors
+
+    def construct(self, *inputs):
+        return self.forward(self.Context(inputs), *inputs)
+
+    def bprop(self, *args):
+        inputs, out, dout = args[:-2], args[-2], args[-1]
+        ctx = self.Context(inputs)
+        self.forward(ctx, *inputs)  # recomputed: MindSpore's bprop gets inputs, out and dout only
+        grads = self.backward(ctx, *(dout if isinstance(out, tuple) else (dout,)))
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        return tuple((ops.zeros_like(x) if isinstance(x, ms.Tensor) else 0) if g is None else g
+                     for g, x in zip(grads, inputs))
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
-                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM}
+                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
+                 "TorchFunction": _AUTOGRAD_FUNCTION}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
