@@ -106,11 +106,18 @@ SOURCES = [
     Source("vit_pytorch", "vit-pytorch==1.7.0", "vit_pytorch",
            note="converted and counted only: every model file imports einops (not installed, "
                 "and einops would not know ms_core tensors)"),
+    Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
     Source("pytorch_examples", "github:pytorch/examples", exclude=("docs/*", "cpp/*")),
 ]
+
+
+# TabNet's group_attention_matrix: one feature per group (what pytorch_tabnet.utils builds for no
+# groups), a tensor of the side's own framework (torch cannot be imported on the converted side)
+_TABNET_GROUPS = ("try:\n    import torch\n    G = torch.eye(8)\nexcept ImportError:\n"
+                  "    G = ms.ops.eye(8, 8, ms.float32)\n")
 
 
 def x(*shape):
@@ -168,6 +175,15 @@ ARCHS = [
          "use_skip_connections=True)", (x(2, 4, 32),)),
     Arch("pytorch_tcn", "pytorch_tcn", "TCN(4, [8, 8, 8], kernel_size=3, dropout=0.0, causal=False, "
          "use_norm='layer_norm', output_projection=3, input_shape='NLC')", (x(2, 32, 4),)),
+    # pytorch-tabnet 4.1.0: ghost batch norm, sparsemax/entmax as autograd Functions whose ctx keeps
+    # intermediates; forward returns (logits, sparsity loss)
+    Arch("pytorch_tabnet", "pytorch_tabnet.tab_network",
+         "TabNet(8, 3, n_d=8, n_a=8, n_steps=3, cat_idxs=[1, 4], cat_dims=[3, 3], cat_emb_dim=[2, 2], "
+         "virtual_batch_size=4, mask_type='sparsemax', group_attention_matrix=G)",
+         ({"dtype": "float32", "shape": [16, 8], "int_cols": [1, 4]},), setup=_TABNET_GROUPS),
+    Arch("pytorch_tabnet", "pytorch_tabnet.tab_network",
+         "TabNet(8, 3, n_d=8, n_a=8, n_steps=2, virtual_batch_size=4, mask_type='entmax', "
+         "group_attention_matrix=G)", (x(16, 8),), setup=_TABNET_GROUPS),
     # efficientnet-pytorch 0.7.1: static same padding, custom autograd swish
     Arch("efficientnet_pytorch", "efficientnet_pytorch",
          "EfficientNet.from_name('efficientnet-b0', image_size=64, num_classes=10)", (x(2, 3, 64, 64),)),
@@ -582,6 +598,8 @@ def _make_inputs(specs):
             out.append(rng.integers(0, s["high"], size=s["shape"]).astype(np.int64))
         else:
             out.append(rng.standard_normal(s["shape"]).astype(np.float32))
+            for col in s.get("int_cols", ()):  # categorical codes held in a float tensor (TabNet)
+                out[-1][:, col] = rng.integers(0, 3, size=s["shape"][0])
     return out
 
 
