@@ -374,6 +374,15 @@ def conv1d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
+@argument_rule("MS431", "conv3d_fn")
+def conv3d_fn(edit) -> None:
+    """Replace F.conv3d(x, w, b, stride, padding=p) with ops.conv3d(x, w, b, stride, pad_mode,
+    padding): one padding value per axis (depth, height, width), as MindSpore 2.10's ops.conv3d takes."""
+    _conv_padding(edit, 3, per_side=False)
+    order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
 @argument_rule("MS321", "elu_fn")
 def elu_fn(edit) -> None:
     """Replace F.elu(x, alpha) with ops.elu(x) for alpha 1 and with
