@@ -332,6 +332,7 @@ RULE_EXAMPLES = {
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
                           "        ctx.save_for_backward(i)\n        return i * 2\n\n    @staticmethod\n"
                           "    def backward(ctx, g):\n        (i,) = ctx.saved_tensors\n        return g * 2\n"),
+    "conv3d_fn": "y = F.conv3d(x, w, padding=(1, 0, 2))\n",
     "autograd_function_recompute": ("class S(torch.autograd.Function):\n    @staticmethod\n"
                                     "    def forward(ctx, i, k=2):\n        ctx.k = k\n        return i * k\n\n"
                                     "    @staticmethod\n    def backward(ctx, g):\n        return g * ctx.k, None\n"),
