@@ -23,7 +23,7 @@ from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, v
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
-from migrate.convert.rules.runtime import flag_assignment, removed_decorator
+from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
@@ -84,6 +84,10 @@ def on_reference(conv, node, q: str):
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
     entry = conv.tables.get(q)
+    if entry is not None and entry.rule == "backend_flag":
+        new = flag_reading(conv, node, q)
+        if new is not None:
+            return new
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
         if not conv.allows(entry.id):
