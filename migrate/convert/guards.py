@@ -46,6 +46,15 @@ _STUB_SOURCE = f'''class {{name}}:
     def __call__(self, *args, **kwargs):
         reason = self._reasons.get("", "left as torch by the migration")
         raise ImportError(f"{{{{self._name}}}}(): {{{{reason}}}} (torch is not installed)")
+
+    def __mro_entries__(self, bases):
+        stub = self  # a base class: the subclass is defined, and building one raises
+
+        class Missing:
+            def __init__(self, *args, **kwargs):
+                stub(*args, **kwargs)
+
+        return (Missing,)
 '''
 STUB_SOURCE = _STUB_SOURCE.format(name=STUB)
 _MARKER = re.compile(r"#\s*migrate:\s*(MS\d{3}.*)$")
