@@ -107,6 +107,7 @@ SOURCES = [
            note="converted and counted only: every model file imports einops (not installed, "
                 "and einops would not know ms_core tensors)"),
     Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
+    Source("monai", "monai==1.3.2", "monai"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
@@ -184,6 +185,36 @@ ARCHS = [
     Arch("pytorch_tabnet", "pytorch_tabnet.tab_network",
          "TabNet(8, 3, n_d=8, n_a=8, n_steps=2, virtual_batch_size=4, mask_type='entmax', "
          "group_attention_matrix=G)", (x(16, 8),), setup=_TABNET_GROUPS),
+    # monai 1.3.2 (medical imaging): layer factories keyed by name, 2-D and 3-D convolutions,
+    # instance/batch norm, transposed convolutions, residual units; small 2-D and 3-D configs
+    Arch("monai", "monai.networks.nets", "UNet(2, 1, 2, channels=(4, 8, 16), strides=(2, 2), num_res_units=2)",
+         (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, norm='batch')",
+         (x(1, 1, 8, 8, 8),)),
+    Arch("monai", "monai.networks.nets", "BasicUNet(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SegResNet(2, init_filters=4, in_channels=1, out_channels=2, blocks_down=(1, 1, 1), "
+         "blocks_up=(1, 1))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "DenseNet121(2, 1, 3, init_features=8, growth_rate=4, block_config=(2, 2, 2, 2))",
+         (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "AttentionUnet(2, 1, 2, channels=(4, 8, 16), strides=(2, 2))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "VNet(2, 1, 2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "HighResNet(2, 1, 2)", (x(1, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "ResNet('basic', [1, 1, 1, 1], [8, 16, 32, 64], spatial_dims=2, n_input_channels=1, "
+         "num_classes=3)", (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "DynUNet(2, 1, 2, kernel_size=[3, 3, 3], strides=[1, 2, 2], upsample_kernel_size=[2, 2], "
+         "filters=[4, 8, 16])", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "ViT(1, (32, 32), (8, 8), hidden_size=32, mlp_dim=64, num_layers=2, num_heads=4, "
+         "spatial_dims=2, classification=True, num_classes=3)", (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "UNETR(1, 2, (32, 32), feature_size=4, hidden_size=32, mlp_dim=64, num_heads=4, "
+         "spatial_dims=2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SwinUNETR((32, 32), 1, 2, depths=(1, 1, 1, 1), num_heads=(1, 2, 2, 4), "
+         "feature_size=12, spatial_dims=2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SEResNet50(layers=(1, 1, 1, 1), spatial_dims=2, in_channels=1, num_classes=3)",
+         (x(1, 1, 64, 64),)),
+    Arch("monai", "monai.networks.nets", "AutoEncoder(2, 1, 1, channels=(4, 8), strides=(2, 2))", (x(1, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "Classifier((1, 16, 16), 3, channels=(4, 8), strides=(2, 2))", (x(2, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "BasicUNetPlusPlus(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "RegUNet(2, 1, num_channel_initial=4, depth=2)", (x(1, 1, 16, 16),)),
     # efficientnet-pytorch 0.7.1: static same padding, custom autograd swish
     Arch("efficientnet_pytorch", "efficientnet_pytorch",
          "EfficientNet.from_name('efficientnet-b0', image_size=64, num_classes=10)", (x(2, 3, 64, 64),)),

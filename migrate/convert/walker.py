@@ -441,7 +441,12 @@ class Converter:
         base = self.aliases.get(head)
         if base is None:
             return None
-        return f"{base}.{rest}" if rest else base
+        q = f"{base}.{rest}" if rest else base
+        if q.startswith("torch.nn.modules."):  # nn.modules.ReLU, nn.modules.conv.Conv2d: torch.nn's classes
+            short = "torch.nn." + q.rsplit(".", 1)[1]
+            if short in self.tables:
+                return short
+        return q
 
     def drop_nested_imports(self, block):
         """Remove the torch imports of a function body that no unconverted code still uses."""

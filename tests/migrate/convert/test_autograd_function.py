@@ -114,3 +114,13 @@ def test_to_at_run_time_casts_like_torch():
         np.testing.assert_array_equal(got, want)
     with pytest.raises(TypeError, match="For 'to', casting a Dense"):
         _torch_to(ms.nn.Dense(2, 2), ms.float16)
+
+
+def test_torch_nn_modules_paths_name_torch_nn_classes():
+    """``nn.modules.ReLU`` / ``torch.nn.modules.conv.Conv2d`` are torch.nn's classes (monai's
+    layer factories register them so); private bases (``_BatchNorm``) stay what they are."""
+    check("A = dict(relu=nn.modules.ReLU)\nc = nn.modules.conv.Conv2d(3, 4, 3)\n",
+          "A = dict(relu=TorchReLU)\nc = nn.Conv2d(3, 4, 3, pad_mode='valid', has_bias=True, "
+          "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(27)))\n")
+    assert "MS901 torch.nn.modules.batchnorm._BatchNorm has no mapping" in convert_source(
+        "import torch.nn as nn\nok = isinstance(m, nn.modules.batchnorm._BatchNorm)\n").code
