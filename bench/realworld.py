@@ -192,7 +192,7 @@ ARCHS = [
     Arch("monai", "monai.networks.nets", "UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, norm='batch')",
          (x(1, 1, 8, 8, 8),)),
     Arch("monai", "monai.networks.nets", "BasicUNet(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "SegResNet(2, init_filters=4, in_channels=1, out_channels=2, blocks_down=(1, 1, 1), "
+    Arch("monai", "monai.networks.nets", "SegResNet(2, init_filters=8, in_channels=1, out_channels=2, blocks_down=(1, 1, 1), "
          "blocks_up=(1, 1))", (x(1, 1, 32, 32),)),
     Arch("monai", "monai.networks.nets", "DenseNet121(2, 1, 3, init_features=8, growth_rate=4, block_config=(2, 2, 2, 2))",
          (x(2, 1, 32, 32),)),
