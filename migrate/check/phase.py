@@ -87,8 +87,8 @@ def _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss, run64) -> 
     compare_third(phase, third, t_run, models, s)
     if third_needs_reference(phase):
         if run64 is None:
-            run64, _ = run_reference(models.torch_module, inputs, t_run.recorder, plan.mode,
-                                     t_loss, capture=s.layers)
+            run64 = run_reference(models.torch_module, inputs, t_run.recorder, plan.mode,
+                                  t_loss, capture=s.layers)
         compare_third(phase, third, t_run, models, s, run64)
 
 

@@ -161,7 +161,8 @@ class Call:
 
 class TorchRecorder:
     """Forward pre-hooks and hooks on every torch module: inputs, outputs, nesting, and
-    dropout masks."""
+    dropout masks. `capture`: record every module's calls (True), only the dropout masks
+    (False), or the calls of the modules at these paths (a set) and the dropout masks."""
 
     def __init__(self, model, capture=True, clone=True):
         self.model = model
@@ -184,7 +185,7 @@ class TorchRecorder:
             is_drop, _ = torch_dropout_keep(mod)
             if is_drop:
                 self.drop_paths.add(path)
-            if not capture and not is_drop:
+            if not (capture is True or (capture and path in capture)) and not is_drop:
                 continue
             self.handles.append(mod.register_forward_pre_hook(self._pre(path), with_kwargs=True))
             self.handles.append(mod.register_forward_hook(self._post(path, is_drop),

@@ -362,7 +362,7 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None,
             old._data = value.astype(old._data.dtype).reshape(old._data.shape).copy()
             continue
         p = ms_params[e.ms_name]
-        p.set_data(_to_ms_tensor(value.reshape(p.shape).astype(p._data.dtype)))
+        p.set_data(value.reshape(p.shape))  # one copy (set_data never aliases the array given)
     if strict and not rep.ok:
         raise ValueError("weight transfer failed:\n  " + "\n  ".join(rep.problems()))
     return rep
@@ -381,11 +381,6 @@ def transfer_back(ms_cell, torch_module, name_map: dict | None = None) -> Transf
                 t.copy_(torch.from_numpy(np.ascontiguousarray(ms_params[e.ms_name].asnumpy())
                                          .reshape(t.shape)).to(t.dtype))
     return rep
-
-
-def _to_ms_tensor(arr):
-    from ms_core import Tensor
-    return Tensor(arr)
 
 
 # --- state dicts and checkpoint files -----------------------------------------------------------
