@@ -161,7 +161,7 @@ def check(torch_module, ms_cell, inputs, settings: CheckSettings | None = None,
     if s.init_check:
         _check_init(res, models, s.ks_alpha)
     if s.transfer_weights:
-        transfer(torch_module, ms_cell, s.name_map)
+        transfer(torch_module, ms_cell, s.name_map, report=models.weight_map)
     s = _start_mindspore(res, s, ms_cell)
     res.timings["setup"] = time.perf_counter() - t0
     ms_state0 = snapshot_ms(ms_cell, buffers_only=s.train_steps <= 0)

@@ -96,15 +96,14 @@ def cast_in_place(module, dtype):
     datas = {i: (p.data, p.grad) for i, p in params.items()}
     try:
         for p in params.values():
-            p.data = p.data.to(dtype, copy=True) if p.is_floating_point() else p.data.clone()
+            p.data = _converted(p.data, dtype)
             p.grad = None
         converted: dict = {}
         for m in mods:
             for name, b in m._buffers.items():
                 if b is not None:
                     if id(b) not in converted:
-                        converted[id(b)] = b.to(dtype, copy=True) if b.is_floating_point() \
-                            else b.clone()
+                        converted[id(b)] = _converted(b, dtype)
                     m._buffers[name] = converted[id(b)]
             for name, value in list(vars(m).items()):
                 if is_torch(value) and value.is_floating_point():
@@ -120,6 +119,12 @@ def cast_in_place(module, dtype):
                 d.update(old)
             vars(m).clear()
             vars(m).update(attrs)
+
+
+def _converted(t, dtype):
+    """A copy of a tensor (detached), in `dtype` when it is floating-point."""
+    t = t.detach()
+    return t.to(dtype, copy=True) if t.is_floating_point() else t.clone()
 
 
 def _cast_inputs(inputs, dtype):

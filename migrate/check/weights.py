@@ -326,7 +326,7 @@ def _is_ms_tensor(x) -> bool:
 
 
 def transfer(torch_module, ms_cell, name_map: dict | None = None,
-             strict: bool = False) -> TransferReport:
+             strict: bool = False, report: TransferReport | None = None) -> TransferReport:
     """Copy every torch parameter and buffer into the converted model.
 
     Args:
@@ -334,6 +334,7 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None,
         ms_cell: the converted `ms_core.nn.Cell` (its Parameters are set in place).
         name_map: optional {torch name: ms name or None} overrides.
         strict: raise ValueError when the report is not ok.
+        report: the name map of these two models when already computed (``map_names``).
 
     Returns:
         The :class:`TransferReport` (check `.ok`; unmapped names on either side fail it).
@@ -347,7 +348,7 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None,
         >>> rep.ok, rep.pairs()[0], [e.action for e in rep.entries][-1]
         (True, ('weight', 'gamma'), 'dropped')
     """
-    rep = map_names(torch_module, ms_cell, name_map)
+    rep = report if report is not None else map_names(torch_module, ms_cell, name_map)
     ms_params = ms_parameters(ms_cell)
     ms_cells = dict(ms_cell.cells_and_names())
     tensors = {full: t for full, _, _, t, _ in torch_tensors(torch_module)}
