@@ -144,7 +144,7 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
     wt = np.result_type(a.dtype, b.dtype, np.float32)
     af = np.ravel(a.astype(wt, copy=False))
     bf = np.ravel(b.astype(wt, copy=False))
-    if af.size > 4 * _CHUNK and _fast_pass(st, af, bf, af.size, wt, atol, b.shape):
+    if af.size >= _FAST_MIN and _fast_pass(st, af, bf, af.size, wt, atol, b.shape):
         return st
     sa, sb = float(af.sum(dtype=wt)), float(bf.sum(dtype=wt))  # pairwise sums
     # NaN/Inf anywhere make a sum non-finite: the cheap test first, the exact one if needed.
@@ -284,6 +284,7 @@ def _cosine(saa, sbb, sdd) -> float:
 
 
 _CHUNK = 1 << 16
+_FAST_MIN = 1 << 12  # below this, NumPy's per-call cost dominates either path
 
 
 def _fast_pass(st, af, bf, n, wt, atol, shape) -> bool:
@@ -292,17 +293,12 @@ def _fast_pass(st, af, bf, n, wt, atol, shape) -> bool:
     taken while its chunk is in cache. Fills `st` and returns True; returns False (nothing
     decided) when some element is beyond atol or not finite."""
     m = min(n, _CHUNK)
-    d, mag = np.empty(m, wt), np.empty(m, wt)
+    d, mag, ones = np.empty(m, wt), np.empty(m, wt), np.ones(m, wt)
     max_abs, arg, sdiff, max_rel, saa, sbb, sdd = -1.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0
     sa = sb = 0.0
     for s0 in range(0, n, _CHUNK):
         a_c, b_c = af[s0:s0 + _CHUNK], bf[s0:s0 + _CHUNK]
         k = a_c.size
-        ca, cb = float(a_c.sum(dtype=wt)), float(b_c.sum(dtype=wt))
-        if not (math.isfinite(ca) and math.isfinite(cb)):  # NaN/Inf: the exact path
-            return False
-        sa += ca
-        sb += cb
         dc = d[:k]
         np.subtract(a_c, b_c, out=dc)
         np.abs(dc, out=dc)
@@ -310,9 +306,16 @@ def _fast_pass(st, af, bf, n, wt, atol, shape) -> bool:
         v = float(dc[i])
         if v > atol:
             return False
+        # sums as BLAS dot products with ones: twice as fast as NumPy's pairwise sum, and
+        # accurate far beyond the 3 digits reported (each chunk's sum is added in float64)
+        ca, cb = float(np.dot(a_c, ones[:k])), float(np.dot(b_c, ones[:k]))
+        if not (math.isfinite(ca) and math.isfinite(cb)):  # NaN/Inf: the exact path
+            return False
+        sa += ca
+        sb += cb
         if v > max_abs:
             max_abs, arg = v, s0 + i
-        sdiff += float(dc.sum(dtype=wt))
+        sdiff += float(np.dot(dc, ones[:k]))
         saa += float(np.dot(a_c, a_c))
         sbb += float(np.dot(b_c, b_c))
         if v > 0.0:
