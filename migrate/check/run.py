@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,8 +41,9 @@ def flatten(x) -> list:
 
 
 def is_torch(x) -> bool:
-    """A torch tensor (checked without importing torch)."""
-    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
+    """A torch tensor (checked without importing torch: none exists before it is imported)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def is_ms(x) -> bool:
@@ -342,7 +344,6 @@ class MsRecorder:
 def model_modules(cell) -> list:
     """The Python modules defining the cell classes of a model (where its code may have imported
     a random op by name)."""
-    import sys
     names = {type(c).__module__ for _, c in cell.cells_and_names()}
     return [sys.modules[n] for n in names if n in sys.modules and not n.startswith("ms_core")]
 
@@ -589,8 +590,9 @@ def restore_torch(model, state):
     """Copy a snapshot back into the model's parameters and buffers."""
     import torch
     with torch.no_grad():
-        current = dict(model.named_parameters())
-        current.update(dict(model.named_buffers()))
+        current = dict(model.named_buffers())
+        if not state.keys() <= current.keys():  # parameters too (not only what a forward moves)
+            current.update(dict(model.named_parameters()))
         for n, v in state.items():
             if n in current:
                 current[n].copy_(v)

@@ -143,8 +143,9 @@ def torch_tensors(module) -> list[tuple[str, str, str, object, bool]]:
     out, seen = [], set()
     for path, mod in module.named_modules():
         non_persistent = getattr(mod, "_non_persistent_buffers_set", set())
-        items = [(n, t, True) for n, t in mod.named_parameters(recurse=False)]
-        items += [(n, t, n not in non_persistent) for n, t in mod.named_buffers(recurse=False)]
+        # the module's own dicts: named_parameters(recurse=False) walks the tree to find them
+        items = [(n, t, True) for n, t in mod._parameters.items()]
+        items += [(n, t, n not in non_persistent) for n, t in mod._buffers.items()]
         for local, t, persistent in items:
             if t is None or id(t) in seen:
                 continue
