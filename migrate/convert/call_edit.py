@@ -117,6 +117,10 @@ class CallEdit:
         self.out: list[list] = []             # [key, value, positional?, like-arg]
         self.func: cst.BaseExpression | None = None
         self.result: cst.BaseExpression | None = None  # a rule may replace the whole call
+        # the local name of a generated function applied to the object built (what the target's
+        # constructor cannot be told, e.g. torch's initialisation): f(call), or f(self) in a
+        # torch-signature class
+        self.finish: str | None = None
         self.star_args: list[cst.Arg] = []
         self.kwargs_args: list[cst.Arg] = []  # **-arguments of a **name parameter
         self.receiver_before = None  # the method receiver as written (before conversion)
@@ -311,6 +315,12 @@ class CallEdit:
         return values
 
     def build(self) -> cst.BaseExpression:
+        built = self._build()
+        if self.finish is None:
+            return built
+        return cst.Call(func=cst.Name(self.finish), args=[cst.Arg(built)])
+
+    def _build(self) -> cst.BaseExpression:
         if self.result is not None:
             return self.result
         if self.entry.template is not None:

@@ -363,6 +363,17 @@ def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05
     return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
 '''
 
+_ATTENTION_INIT = '''
+def _torch_attention_init(cell):
+    """torch's initialisation of every nn.MultiheadAttention in `cell` (one, or a Transformer
+    layer that builds them): out_proj.bias zeros, which MindSpore's Dense draws from
+    U(-1/sqrt(E), 1/sqrt(E)); every other parameter already has torch's distribution."""
+    for _, c in cell.cells_and_names():
+        if isinstance(c, nn.MultiheadAttention) and c.out_proj.bias is not None:
+            c.out_proj.bias.set_data(ops.zeros(c.out_proj.bias.shape, c.out_proj.bias.dtype))
+    return cell
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -509,7 +520,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
-                 "TorchFunction": _AUTOGRAD_FUNCTION}
+                 "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

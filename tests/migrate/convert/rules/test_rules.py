@@ -287,6 +287,7 @@ RULE_EXAMPLES = {
     "circular_pad_layer": "y = nn.CircularPad2d(1)\n",
     "torch_load": "sd = torch.load('m.pt')\n",
     "unfold_layer": "y = nn.Unfold(3, stride=2)\n",
+    "attention_init": "y = nn.MultiheadAttention(16, 4)\n",
     "value_free_context": "with torch.backends.cuda.sdp_kernel(enable_math=True):\n    y = x\n",
     "torch_checkpoint": "sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
     "register_buffer": "net.register_buffer('b', torch.ones(1))\n",
