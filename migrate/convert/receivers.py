@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 # table areas whose calls return torch tensors
-_TORCH_TENSOR_AREAS = {"torch", "functional", "tensor"}
+_TORCH_TENSOR_AREAS = {"torch", "functional", "tensor", "einops"}
 # attributes that name a parameter (a receiver `.weight.data` is a tensor)
 PARAM_ATTRS = {"data", "weight", "bias", "running_mean", "running_var", "gamma", "beta",
                "moving_mean", "moving_variance", "embedding_table"}
