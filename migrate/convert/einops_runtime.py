@@ -341,7 +341,8 @@ def einops_parse_shape(x, pattern):
 
 _EINSUM = '''
 def einops_einsum(*tensors_and_pattern):
-    """einops.einsum(*tensors, pattern) as ops.einsum: multi-letter axis names become letters."""
+    """einops.einsum(*tensors, pattern) as torch.einsum's translation: multi-letter axis names
+    become letters."""
     *tensors, pattern = tensors_and_pattern
     if not isinstance(pattern, str) or "->" not in pattern or "(" in pattern or not tensors:
         raise ValueError(f"For 'einsum', the last argument must be a pattern 'a b, b c -> a c' after "
@@ -357,7 +358,7 @@ def einops_einsum(*tensors_and_pattern):
                 letters.setdefault(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[len(letters)])
             text += "..." if name == "..." else letters[name]
         parts.append(text)
-    return ops.einsum(",".join(parts[:-1]) + "->" + parts[-1], *tensors)
+    return _torch_einsum(",".join(parts[:-1]) + "->" + parts[-1], *tensors)
 '''
 
 _ASNUMPY = '''
@@ -374,4 +375,4 @@ SOURCES = {"EinopsPattern": _PATTERN, "einops_rearrange": _REARRANGE, "einops_re
 NEEDS = {"einops_rearrange": ("EinopsPattern",), "einops_reduce": ("EinopsPattern",),
          "einops_repeat": ("EinopsPattern",), "EinopsRearrange": ("EinopsPattern", "einops_rearrange"),
          "EinopsReduce": ("EinopsPattern", "einops_reduce"), "einops_pack": ("einops_star_pattern",),
-         "einops_unpack": ("einops_star_pattern", "einops_prod")}
+         "einops_unpack": ("einops_star_pattern", "einops_prod"), "einops_einsum": ("_torch_einsum",)}

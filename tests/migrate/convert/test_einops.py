@@ -239,3 +239,14 @@ def test_bad_lengths_and_layers_fail_clearly():
         ops["pack"]([x], "b c d")
     with pytest.raises(ValueError, match=r"^For 'unpack', 'packed_shapes' \[\(2,\)\] hold 2 elements, but axis 1"):
         ops["unpack"](x, [(2,)], "b * d")
+
+
+def test_einsum_with_target_mindspore_is_the_generated_function():
+    # MindSpore 2.10's CPU backend has no Einsum kernel (numbers: test_einops_numeric.py)
+    src = HEADER + "def f(a, b):\n    return torch.einsum('bij,bjk->bik', [a, b])\n"
+    res = convert_source(src, target="mindspore")
+    block, rest = split_generated(res.code)
+    assert "return _torch_einsum('bij,bjk->bik', a, b)" in rest and "def _torch_einsum(" in block
+    assert [c.label for c in res.changes if c.rule == "MS310"] == ["transformed"]
+    assert "return ops.einsum('bij,bjk->bik', a, b)" in convert_source(src).code  # ms_core has the kernel
+    assert convert_source(res.code, target="mindspore").code == res.code
