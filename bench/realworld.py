@@ -75,7 +75,10 @@ class Source:
     directory inside the unpacked archive that is converted and put on `sys.path` (its import
     name is its last part; "" = the snapshot root itself). `exclude` are glob patterns (relative
     to the unpacked root) of files left out, `blank` files replaced by an empty module, because
-    they import what cannot be imported here (the reason is in `note`).
+    they import what cannot be imported here (the reason is in `note`). `torch_needs` are
+    pure-Python packages (`pkg==version`) that the original code imports besides torch: fetched
+    like a source and put on the path of the torch side only (the converted code must not need
+    them; the project does not depend on them).
     """
 
     name: str
@@ -85,6 +88,7 @@ class Source:
     blank: tuple = ()
     note: str = ""
     quick: bool = False
+    torch_needs: tuple = ()
 
 
 SOURCES = [
@@ -103,9 +107,11 @@ SOURCES = [
            note="model files that need torch alone (torchvision_models, utils, datasets and "
                 "wideresnet need torchvision/PIL/munch/hickle); the package __init__ files "
                 "import those, so they are empty here"),
-    Source("vit_pytorch", "vit-pytorch==1.7.0", "vit_pytorch",
-           note="converted and counted only: every model file imports einops (not installed, "
-                "and einops would not know ms_core tensors)"),
+    Source("vit_pytorch", "vit-pytorch==1.7.0", "vit_pytorch", blank=("vit_pytorch/__init__.py",),
+           torch_needs=("einops==0.8.1",),
+           note="the model files use einops (the torch side gets einops 0.8.1 on its path; the converted "
+                "code gets generated code instead); the package __init__ imports dino.py, which needs "
+                "torchvision, so it is empty here"),
     Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
     Source("monai", "monai==1.3.2", "monai"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
@@ -262,6 +268,163 @@ ARCHS = [
          path="fast_neural_style/neural_style"),
     Arch("pytorch_examples", "llama2_model", "Transformer(ModelArgs(dim=32, n_layers=2, n_heads=4, vocab_size=64, "
          "multiple_of=16, max_seq_len=16))", (tok(64, 2, 8),), path="distributed/tensor_parallelism"),
+    # vit-pytorch 1.7.0 (lucidrains): einops patterns and layers everywhere; small configs (LocalViT is
+    # left out: the original fails on torch 2.x, it applies LayerNorm to an (N, C, H, W) map)
+    Arch("vit_pytorch", "vit_pytorch.vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),), quick=True),
+    Arch("vit_pytorch", "vit_pytorch.vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=1, heads=2, "
+         "mlp_dim=64, dim_head=16, pool='mean')",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.cait",
+         "CaiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, cls_depth=1, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.deepvit",
+         "DeepViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.t2t",
+         "T2TViT(image_size=32, num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, "
+         "dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.cross_vit",
+         "CrossViT(image_size=32, num_classes=10, sm_dim=32, lg_dim=48, sm_patch_size=8, "
+         "sm_enc_depth=1, sm_enc_heads=2, sm_enc_mlp_dim=64, sm_enc_dim_head=16, "
+         "lg_patch_size=16, lg_enc_depth=1, lg_enc_heads=2, lg_enc_mlp_dim=64, "
+         "lg_enc_dim_head=16, cross_attn_depth=1, cross_attn_heads=2, "
+         "cross_attn_dim_head=16, depth=1, dropout=0., emb_dropout=0.)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.max_vit",
+         "MaxViT(num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=4, "
+         "dropout=0.)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.mobile_vit",
+         "MobileViT(image_size=(64, 64), dims=[24, 32, 40], channels=[8, 8, 16, 16, 24, "
+         "24, 32, 32, 40, 40, 64], num_classes=10, depths=(1, 1, 1))",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.cct",
+         "CCT(img_size=32, embedding_dim=32, n_conv_layers=1, kernel_size=3, stride=1, "
+         "padding=1, pooling_kernel_size=3, pooling_stride=2, pooling_padding=1, "
+         "num_layers=2, num_heads=2, mlp_ratio=2., num_classes=10, "
+         "positional_embedding='learnable')",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.cvt",
+         "CvT(num_classes=10, s1_emb_dim=16, s1_heads=1, s1_depth=1, s2_emb_dim=32, "
+         "s2_heads=2, s2_depth=1, s3_emb_dim=48, s3_heads=2, s3_depth=1)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.levit",
+         "LeViT(image_size=64, num_classes=10, dim=(32, 48, 64), depth=1, heads=(2, 2, "
+         "2), mlp_mult=2, stages=3, dim_key=8, dim_value=16)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.pit",
+         "PiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=(1, 1), heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.rvt",
+         "RvT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.nest",
+         "NesT(image_size=32, patch_size=4, num_classes=10, dim=16, heads=2, "
+         "num_hierarchies=2, block_repeats=(1, 1), dim_head=8)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.twins_svt",
+         "TwinsSVT(num_classes=10, s1_emb_dim=16, s1_local_patch_size=4, s1_global_k=4, "
+         "s2_emb_dim=32, s2_local_patch_size=2, s2_global_k=2, s3_emb_dim=48, "
+         "s3_local_patch_size=1, s3_global_k=1, s3_depth=1, s4_emb_dim=64, "
+         "s4_local_patch_size=1, s4_global_k=1, s4_depth=1)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.crossformer",
+         "CrossFormer(dim=(32, 64, 96, 128), depth=(1, 1, 1, 1), global_window_size=(2, "
+         "2, 1, 1), local_window_size=2, num_classes=10)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.regionvit",
+         "RegionViT(dim=(16, 32, 48, 64), depth=(1, 1, 1, 1), window_size=2, "
+         "num_classes=10)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.sep_vit",
+         "SepViT(num_classes=10, dim=16, depth=(1, 1), heads=(1, 2), dim_head=8)",
+         (x(2, 3, 56, 56),)),
+    Arch("vit_pytorch", "vit_pytorch.scalable_vit",
+         "ScalableViT(num_classes=10, dim=16, depth=(1, 1), heads=(1, 2), "
+         "reduction_factor=(2, 1), window_size=(4, None))",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.xcit",
+         "XCiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, cls_depth=1, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_1d",
+         "ViT(seq_len=64, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_3d",
+         "ViT(image_size=16, image_patch_size=8, frames=4, frame_patch_size=2, "
+         "num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 4, 16, 16),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_1d",
+         "SimpleViT(seq_len=64, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_3d",
+         "SimpleViT(image_size=16, image_patch_size=8, frames=4, frame_patch_size=2, "
+         "num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 4, 16, 16),)),
+    Arch("vit_pytorch", "vit_pytorch.vivit",
+         "ViT(image_size=16, image_patch_size=8, frames=4, frame_patch_size=2, "
+         "num_classes=10, dim=32, spatial_depth=1, temporal_depth=1, heads=2, mlp_dim=64, "
+         "dim_head=16)",
+         (x(2, 3, 4, 16, 16),)),
+    Arch("vit_pytorch", "vit_pytorch.parallel_vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16, num_parallel_branches=2)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_for_small_dataset",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_with_register_tokens",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_with_qk_norm",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_with_patch_merger",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16, patch_merge_layer=1, patch_merge_num_tokens=4)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.max_vit_with_registers",
+         "MaxViT(num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=4, "
+         "dropout=0.)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_with_patch_dropout",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_with_patch_dropout",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    # adaptive token sampling draws Gumbel noise at inference: zero on both sides, so that the
+    # sampled tokens can be compared
+    Arch("vit_pytorch", "vit_pytorch.ats_vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "max_tokens_per_depth=(12, 8), heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),),
+         setup="import vit_pytorch.ats_vit as _ats; _ats.sample_gumbel = lambda shape, device=None, dtype=None, "
+               "eps=1e-6: 0.0"),
+    Arch("vit_pytorch", "vit_pytorch.learnable_memory_vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
 ]
 
 
@@ -1038,12 +1201,12 @@ def _child_env(extra_paths=()) -> dict:
 
 
 def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, block: bool = False,
-               python: str = sys.executable) -> dict:
+               python: str = sys.executable, paths=()) -> dict:
     cmd = [python, str(Path(__file__).resolve()), "--child", side, "--spec", str(spec),
            "--tree", str(tree), "--out", str(out)] + (["--block"] if block else [])
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, env=dict(_child_env(), GLOG_v="3"), capture_output=True, text=True,
+        proc = subprocess.run(cmd, env=dict(_child_env(paths), GLOG_v="3"), capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"no result within {timeout:.0f} s", "seconds": timeout}
@@ -1058,10 +1221,10 @@ def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, blo
 
 
 def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: float,
-               block: bool = True, mindspore: tuple | None = None) -> dict:
+               block: bool = True, mindspore: tuple | None = None, torch_paths=()) -> dict:
     """Both children for one architecture; the row for the table. With `mindspore` =
     (interpreter, tree converted with --target mindspore), a third child runs that tree on real
-    MindSpore (row["mindspore"])."""
+    MindSpore (row["mindspore"]). `torch_paths` go on the torch child's path only."""
     d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
@@ -1069,7 +1232,7 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     spec.write_text(json.dumps(asdict(arch)))
     row = {"source": arch.source, "module": arch.module, "ctor": arch.ctor, "status": "", "error": "",
            "where": "", "rel_err": None, "notes": []}
-    t = _run_child("torch", spec, staged, d, timeout)
+    t = _run_child("torch", spec, staged, d, timeout, paths=torch_paths)
     if t.get("status") in ("crash", "timeout"):
         row.update(status="torch-fail", error=t.get("error", ""), where=t.get("where", ""))
         return row
@@ -1243,12 +1406,13 @@ def run(args) -> list[SourceResult]:
     only = set(args.only.split(",")) if args.only else None
     sources = [s for s in SOURCES if (only is None or s.name in only) and (s.quick or not args.quick)]
     results = {}
-    trees = {}
+    trees, torch_paths = {}, {}
     for src in sources:
         t0 = time.perf_counter()
         res, staged, converted = convert_package(src, args, work)
         results[src.name] = res
         trees[src.name] = (staged, converted)
+        torch_paths[src.name] = [fetch_pypi(spec, Path(args.cache), args.dl_dir) for spec in src.torch_needs]
         print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
               f" ({time.perf_counter() - t0:.1f} s)", flush=True)
     archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped and not args.no_archs
@@ -1259,7 +1423,8 @@ def run(args) -> list[SourceResult]:
     def do_arch(a):
         staged, converted = trees[a.source]
         ms_side = (args.ms_python, work / "out_mindspore" / a.source) if args.ms_python else None
-        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side)
+        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side,
+                         torch_paths=torch_paths[a.source])
         print(f"  {a.source:<18} {a.ctor[:50]:<50} {row['status']:<10} {row['error'][:90]}", flush=True)
         if "mindspore" in row:
             print(f"  {'':<18} {'MindSpore':<50} {ms_cell(row['mindspore'])[:120]}", flush=True)

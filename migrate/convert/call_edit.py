@@ -293,6 +293,10 @@ class CallEdit:
                 if not fate.explicit or default_text is None:
                     continue
                 value = parse_expr(default_text)
+            if p.default in ("True", "False") and isinstance(value, cst.Integer):
+                # torch takes any truthy value for a flag (nn.Linear(a, b, 1)); MindSpore's
+                # validators take a bool only
+                value = cst.Name("True" if int(value.value, 0) else "False")
             if fate.expr is not None:
                 value = render(fate.expr, {p.name: value, **{k: v for k, v in self.bound.items()
                                                              if k != p.name and v is not None}})

@@ -11,6 +11,7 @@ import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit, primary
 from migrate.convert.cst import attribute, code_of, dotted
+from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
@@ -77,6 +78,8 @@ _VALUES_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "
 # --------------------------------------------------------------------------------------------
 def on_reference(conv, node, q: str):
     """A torch name used as a value (base class, isinstance, dtype, ...), not called."""
+    if einops_calls.is_einops(q):
+        return einops_calls.reference(conv, node, q)
     if q in VERSION_NAMES:
         new = version_reference(conv, node)
         if new is not None:
@@ -143,6 +146,8 @@ def on_call(conv, node: cst.Call):
         conv.rollback_to(start)
         conv.keep_aliases_in(node)
         return node
+    if einops_calls.is_einops(q) and entry.label != "unsupported":
+        return walked.with_changes(func=einops_calls.reference(conv, node.func, q))
     before_call = conv.checkpoint()
     new = apply_entry(conv, walked, entry, q, original=node)
     if new is walked and walked is not node:
@@ -493,7 +498,7 @@ def _is_cell_base(conv, base) -> bool:
     q = conv.qual(base)
     if q is None:
         return isinstance(base, cst.Name) and base.value in conv.cell_classes
-    return is_layer_class(q) or q == "torch.nn.Module"
+    return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 
+from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
+
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
     """Return MindSpore's (pad_mode, padding) for torch's Conv ``padding`` over ``dims`` axes.
@@ -374,6 +376,69 @@ def _torch_attention_init(cell):
     return cell
 '''
 
+_EINSUM = '''
+def _torch_einsum(equation, *operands):
+    """torch.einsum as sums and batched matmuls of the operands, two at a time (MindSpore 2.10's
+    CPU backend has no Einsum kernel); a label repeated in one operand (a diagonal) goes to
+    ops.einsum."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    inputs, arrow, output = equation.replace(" ", "").partition("->")
+    specs = inputs.split(",")
+    if len(specs) != len(operands):
+        raise ValueError(f"For 'einsum', the equation {equation!r} names {len(specs)} operands, but got "
+                         f"{len(operands)}.")
+    dots = max([op.ndim - len(s) + 3 for s, op in zip(specs, operands) if "..." in s] or [0])
+
+    def labels(spec, ndim):  # the axes of '...' are the labels '0', '1', ... (right-aligned)
+        head, _, tail = spec.partition("...")
+        n = ndim - len(head) - len(tail) if "..." in spec else 0
+        return list(head) + [str(dots - n + i) for i in range(n)] + list(tail)
+
+    terms = [(labels(s, op.ndim), op) for s, op in zip(specs, operands)]
+    if any(len(set(names)) != len(names) or len(names) != op.ndim for names, op in terms):
+        return ops.einsum(equation, *operands)
+    every = [n for names, _ in terms for n in names]
+    out = labels(output, dots + len(output.replace("...", ""))) if arrow else \
+        [str(i) for i in range(dots)] + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit())
+    sizes = {}
+    for names, op in terms:
+        for n, size in zip(names, op.shape):
+            sizes[n] = max(size, sizes.get(n, 1))
+
+    def total(names):
+        size = 1
+        for n in names:
+            size *= sizes[n]
+        return size
+
+    def keep_only(names, x, keep):
+        axes = tuple(i for i, n in enumerate(names) if n not in keep)
+        return ([n for n in names if n in keep], ops.sum(x, axes)) if axes else (names, x)
+
+    def arrange(names, x, order):  # axes in this order, broadcast to every operand's lengths
+        x = ops.transpose(x, tuple(names.index(n) for n in order)) if names != order else x
+        shape = tuple(sizes[n] for n in order)
+        return x if tuple(x.shape) == shape else ops.broadcast_to(x, shape)
+
+    names, x = terms[0]
+    for k in range(len(terms)):
+        later = set(out).union(*[set(t[0]) for t in terms[k + 1:]])
+        if k == 0:
+            names, x = keep_only(names, x, later)
+            continue
+        other, y = keep_only(*terms[k], later | set(names))
+        batch = [n for n in names if n in other and n in later]
+        summed = [n for n in names if n in other and n not in later]
+        left, right = [n for n in names if n not in other], [n for n in other if n not in names]
+        x = ops.reshape(arrange(names, x, batch + left + summed), (total(batch), total(left), total(summed)))
+        y = ops.reshape(arrange(other, y, batch + summed + right), (total(batch), total(summed), total(right)))
+        names = batch + left + right
+        x = ops.reshape(ops.matmul(x, y), tuple(sizes[n] for n in names))
+    names, x = keep_only(names, x, set(out))
+    return arrange(names, x, out)
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -520,8 +585,10 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
-                 "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT}
+                 "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
+                 "_torch_einsum": _EINSUM,
+                 **EINOPS_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",)}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS}

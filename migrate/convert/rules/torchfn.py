@@ -222,11 +222,18 @@ def _spread_single(edit, several: bool = False) -> list:
 @argument_rule("MS310", "einsum")
 def einsum(edit) -> None:
     """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
-    (MindSpore takes the operands one by one)."""
+    (MindSpore takes the operands one by one), or with --target mindspore with _torch_einsum(eq, a,
+    b), a generated function of sums and batched matmuls (MindSpore 2.10's CPU backend has no
+    Einsum kernel)."""
     equation = edit.bound["equation"]
     several = not isinstance(equation, cst.SimpleString) or "," in equation.value
     operands = _spread_single(edit, several)
-    edit.result = cst.Call(edit.conv.target("ops.einsum"), [cst.Arg(equation)] + operands)
+    func = edit.conv.target("ops.einsum")
+    if edit.conv.target_name == "mindspore":
+        func = cst.Name(edit.helper("_torch_einsum"))
+        edit.worse("transformed", "MindSpore 2.10's CPU backend has no Einsum kernel: _torch_einsum computes it "
+                                  "with sums and batched matmuls")
+    edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
 @argument_rule("MS311", "meshgrid")

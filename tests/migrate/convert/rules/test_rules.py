@@ -238,7 +238,7 @@ def test_every_table_entry_converts_a_plain_call():
 
 def test_every_rule_has_an_id_and_a_replace_docstring():
     for r in RULES.values():
-        assert r.id.startswith(("MS1", "MS2", "MS3", "MS4")) and len(r.id) == 5, r.name
+        assert r.id.startswith(("MS1", "MS2", "MS3", "MS4", "MS5")) and len(r.id) == 5, r.name
         assert r.doc.startswith("Replace "), r.name
     for name, entry in load_tables().items():
         assert entry.rule is None or entry.rule in RULES, name
