@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 
+from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
+
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
     """Return MindSpore's (pad_mode, padding) for torch's Conv ``padding`` over ``dims`` axes.
@@ -458,8 +460,8 @@ class TorchParameterList(nn.Cell):
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
-                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM}
+                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM, **VISION_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",)}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **VISION_NEEDS}
