@@ -410,7 +410,7 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
                          f"(to ms.dataset.DistributedSampler), but got {type(sampler).__name__}.")
     if sampler is not None and shuffle:
         raise ValueError("sampler option is mutually exclusive with shuffle")
-    if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset
+    if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset or torchvision dataset
         if sampler is not None:
             raise ValueError("For 'DataLoader' (torch signature), a sampler over a MindSpore "
                              "dataset: pass num_shards/shard_id to the dataset itself.")

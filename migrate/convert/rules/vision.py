@@ -6,25 +6,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.data import _safe_rule
-from migrate.convert.vision_runtime import DATASET_HELPERS
-
-
-def dataset_helper(qual: str) -> str | None:
-    """The generated function that stands for the torchvision dataset class ``qual``
-    (``torchvision.datasets.MNIST`` -> ``MNISTTorch``), or None."""
-    name = qual.rsplit(".", 1)[-1] + "Torch"
-    return name if qual.startswith("torchvision.datasets.") and name in DATASET_HELPERS else None
-
-
-def is_dataset_helper_call(conv, node) -> bool:
-    """Whether ``node`` (converted) calls a generated torchvision dataset function: a MindSpore
-    dataset of (image, label) rows."""
-    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) or conv.signatures is None:
-        return False
-    names = conv.signatures.names
-    return node.func.value in {names[k] for k in DATASET_HELPERS if k in names}
+from migrate.convert.rules.vision_uses import dataset_helper, torchvision_uses
 
 
 @_safe_rule("MS260", "vision_dataset")
@@ -33,6 +18,12 @@ def vision_dataset(edit) -> None:
     helper = dataset_helper(edit.entry.torch)
     if helper is None:
         edit.unsupported(f"{edit.entry.torch} has no generated dataset function")
+        return
+    read = torchvision_uses(edit.conv).reads.get(code_of(edit.original))
+    if read is not None:
+        edit.unsupported(f"the dataset is read as torchvision's object ({read}): the MindSpore "
+                         f"pipeline it becomes has no data/targets/classes, indexing or len(); "
+                         f"read the files into arrays (ms.dataset's iterator) by hand", "MS901")
         return
     edit.result = edit.call.with_changes(func=cst.Name(edit.helper(helper)))
     if any(a.keyword is not None and a.keyword.value == "download" for a in edit.call.args):
