@@ -109,3 +109,43 @@ SRC_MISSING = '''from torchvision import datasets
 def build(root):
     return datasets.MNIST(root, train=True, download={download})
 '''
+
+
+SRC_OTHERS = '''import torch
+from torchvision import datasets, transforms
+
+
+def loader(kind, root, train):
+    data = getattr(datasets, kind)(root, train=train, transform=transforms.ToTensor())
+    return torch.utils.data.DataLoader(data, batch_size=5)
+'''
+
+
+@pytest.mark.parametrize("kind", ["FashionMNIST", "KMNIST"])
+def test_other_mnist_like_datasets(tmp_path, kind):
+    src = SRC_OTHERS.replace("getattr(datasets, kind)", f"datasets.{kind}")
+    res = convert_source(src)
+    assert "# migrate" not in res.code, res.code
+    ns = {}
+    exec(compile(res.code, "<converted>", "exec"), ns)
+    images, labels = write_mnist(tmp_path, kind)["train"]
+    got = _batches(ns["loader"](kind, str(tmp_path), True))
+    np.testing.assert_allclose(np.concatenate([b[0] for b in got]), _mnist_images(images) / 255.0, **TOL)
+    np.testing.assert_array_equal(np.concatenate([b[1] for b in got]), labels)
+
+
+def test_cifar100_reads_the_fine_labels(tmp_path):
+    import pickle
+    folder = tmp_path / "cifar-100-python"
+    folder.mkdir()
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 256, (6, 3072), dtype=np.uint8)
+    fine, coarse = rng.integers(0, 100, 6).tolist(), rng.integers(0, 20, 6).tolist()
+    with open(folder / "test", "wb") as f:
+        pickle.dump({"data": data, "fine_labels": fine, "coarse_labels": coarse}, f)
+    src = SRC_OTHERS.replace("getattr(datasets, kind)", "datasets.CIFAR100")
+    ns = {}
+    exec(compile(convert_source(src).code, "<converted>", "exec"), ns)
+    got = _batches(ns["loader"]("CIFAR100", str(tmp_path), False))
+    np.testing.assert_allclose(np.concatenate([b[0] for b in got]), data.reshape(-1, 3, 32, 32) / 255.0, **TOL)
+    np.testing.assert_array_equal(np.concatenate([b[1] for b in got]), fine)

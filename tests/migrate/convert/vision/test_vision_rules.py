@@ -105,3 +105,39 @@ def test_generated_functions_use_the_target_and_convert_again_unchanged(target, 
     res = convert_source(src, target)
     assert f"import {prefix} as ms" in res.code and "ms.dataset.MnistDataset" in res.code
     assert convert_source(res.code, target).code == res.code
+
+
+DATA_PARALLEL = '''import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.main = nn.Sequential(nn.Tanh(), nn.Softmax(dim=1))
+
+    def forward(self, x):
+        return nn.parallel.data_parallel(self.main, x, None)
+
+
+def run(x):
+    return Net()(torch.tensor(x))
+
+
+def reference(x):
+    return Net().main(torch.tensor(x))
+'''
+
+
+def test_data_parallel_computes_the_module_output_as_torch_on_one_device():
+    # torch's data_parallel cannot run without an accelerator ("device type could not be
+    # determined"); on one device its code returns module(*inputs[0], **module_kwargs[0]): the
+    # reference is that call
+    import numpy as np
+    from tests.migrate.convert.helpers import both_sides
+    tns, cns = both_sides(DATA_PARALLEL, "self.main(x)")
+    rs = np.random.RandomState(0)
+    x = rs.randn(2, 4).astype(np.float32)
+    np.testing.assert_allclose(cns["run"](x).asnumpy(), tns["reference"](x).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
