@@ -224,9 +224,10 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
             return new
         if _in_target_form(entry, q, call):
             return call  # `x.softmax(axis=-1)`: converted by an earlier run (the file kept torch)
-        if q.startswith("Module.") and entry.receiver == "any" and not str(exc).startswith("cannot translate"):
-            # not torch's signature, so not torch's method: one the user's class defines
-            # (`def train(self, x_pos, x_neg)` called as `net.train(x_pos, x_neg)`)
+        if q.startswith("Module.") and entry.receiver in ("any", "module") \
+                and not str(exc).startswith("cannot translate"):
+            # not torch's signature, so not torch's method (torch would raise): one the user's
+            # class defines (`def train(self, x_pos, x_neg)` called as `net.train(x_pos, x_neg)`)
             return call
         conv.uses_alias(call.func)
         conv.mark(call, "MS903", f"{q}: {exc}")
