@@ -141,6 +141,60 @@ class LambdaTorch:
         return out.asnumpy() if isinstance(out, ms.Tensor) else out
 '''
 
+_SAVE_IMAGE = '''
+def save_image_torch(tensor, fp, format=None, nrow=8, padding=2, normalize=False, value_range=None,
+                     scale_each=False, pad_value=0.0):
+    """torchvision.utils.save_image as PNG: torchvision's make_grid of (B, C, H, W) images (one
+    channel shown as three; `normalize` to [0, 1] by value_range or the min and max), then
+    uint8(clamp(x * 255 + 0.5, 0, 255)) per pixel, written losslessly without PIL."""
+    import struct
+    import zlib
+    import numpy
+    name = fp if isinstance(fp, str) else getattr(fp, "name", "")
+    if (format or name.rsplit(".", 1)[-1]).lower() != "png":
+        raise ValueError(f"For 'save_image' (torch signature), only PNG files can be written "
+                         f"without PIL, but got {format or name!r}.")
+    images = [t.asnumpy() if hasattr(t, "asnumpy") else numpy.asarray(t) for t in
+              (tensor if isinstance(tensor, (list, tuple)) else [tensor])]
+    x = numpy.stack(images) if len(images) > 1 else images[0]
+    x = x.astype(numpy.float32)
+    x = x[None] if x.ndim == 2 else x
+    x = x[None] if x.ndim == 3 else x
+    if x.shape[1] == 1:
+        x = numpy.concatenate([x, x, x], 1)
+    if normalize:
+        def norm(t):
+            low, high = (t.min(), t.max()) if value_range is None else value_range
+            t = numpy.clip(t, low, high)
+            return (t - numpy.float32(low)) / numpy.float32(max(high - low, 1e-5))
+        x = numpy.stack([norm(t) for t in x]) if scale_each else norm(x)
+    if x.shape[0] == 1:
+        grid = x[0]
+    else:
+        cols = min(nrow, x.shape[0])
+        rows = -(-x.shape[0] // cols)
+        h, w = x.shape[2] + padding, x.shape[3] + padding
+        grid = numpy.full((x.shape[1], h * rows + padding, w * cols + padding), pad_value, numpy.float32)
+        for k, img in enumerate(x):
+            top, left = (k // cols) * h + padding, (k % cols) * w + padding
+            grid[:, top:top + h - padding, left:left + w - padding] = img
+    pixels = numpy.clip(grid * numpy.float32(255) + numpy.float32(0.5), 0, 255).astype(numpy.uint8)
+    pixels = numpy.ascontiguousarray(pixels.transpose(1, 2, 0))
+    height, width, channels = pixels.shape
+    raw = b"".join(b"\\x00" + row.tobytes() for row in pixels)
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8,
+                                                              {1: 0, 3: 2, 4: 6}[channels], 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    if isinstance(fp, str):
+        with open(fp, "wb") as f:
+            f.write(png)
+    else:
+        fp.write(png)
+'''
+
 VISION_SOURCES = {
     "_torch_vision_data": _VISION_DATA, "_torch_vision_files": _VISION_FILES,
     "_torch_mnist_like": _MNIST_LIKE, "_torch_cifar_like": _CIFAR_LIKE,
@@ -148,7 +202,7 @@ VISION_SOURCES = {
     "FashionMNISTTorch": _mnist("FashionMNIST", "FashionMnistDataset"),
     "KMNISTTorch": _mnist("KMNIST", "KMnistDataset"),
     "CIFAR10Torch": _CIFAR10, "CIFAR100Torch": _CIFAR100, "FakeDataTorch": _FAKE_DATA,
-    "LambdaTorch": _LAMBDA,
+    "LambdaTorch": _LAMBDA, "save_image_torch": _SAVE_IMAGE,
 }
 # the generated functions that stand for torchvision dataset classes (torchvision's name + Torch)
 DATASET_HELPERS = ("MNISTTorch", "FashionMNISTTorch", "KMNISTTorch", "CIFAR10Torch", "CIFAR100Torch",

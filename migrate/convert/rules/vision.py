@@ -37,7 +37,12 @@ def vision_normalize(edit) -> None:
     edit.set("is_hwc", "False")
 
 
-@_safe_rule("MS263", "vision_lambda")
-def vision_lambda(edit) -> None:
-    """Replace transforms.Lambda(fn) with LambdaTorch(fn), which hands fn a Tensor and returns NumPy."""
-    edit.result = edit.call.with_changes(func=cst.Name(edit.helper("LambdaTorch")))
+# torchvision callables whose MindSpore form is generated code, by their last name
+_GENERATED = {"Lambda": "LambdaTorch", "save_image": "save_image_torch"}
+
+
+@_safe_rule("MS263", "vision_generated")
+def vision_generated(edit) -> None:
+    """Replace transforms.Lambda(fn) / utils.save_image(t, fp) with the generated LambdaTorch / save_image_torch."""
+    helper = _GENERATED[edit.entry.torch.rsplit(".", 1)[-1]]
+    edit.result = edit.call.with_changes(func=cst.Name(edit.helper(helper)))

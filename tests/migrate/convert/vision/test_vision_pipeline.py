@@ -149,3 +149,65 @@ def test_cifar100_reads_the_fine_labels(tmp_path):
     got = _batches(ns["loader"]("CIFAR100", str(tmp_path), False))
     np.testing.assert_allclose(np.concatenate([b[0] for b in got]), data.reshape(-1, 3, 32, 32) / 255.0, **TOL)
     np.testing.assert_array_equal(np.concatenate([b[1] for b in got]), fine)
+
+
+SRC_SAVE = '''import torch
+from torchvision.utils import save_image
+
+
+def write(x, path, **kwargs):
+    save_image(torch.tensor(x), path, **kwargs)
+'''
+
+
+def _read_png(path):
+    """The pixels of an 8-bit PNG written with filter 0 on every row (what save_image_torch writes)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        n, = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        assert struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0] == zlib.crc32(kind + body)
+        header = struct.unpack(">IIBBBBB", body) if kind == b"IHDR" else header
+        idat += body if kind == b"IDAT" else b""
+        pos += 12 + n
+    width, height, depth, color = header[:4]
+    channels = {0: 1, 2: 3, 6: 4}[color]
+    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(height, 1 + width * channels)
+    assert depth == 8 and (rows[:, 0] == 0).all()
+    return rows[:, 1:].reshape(height, width, channels)
+
+
+def _pixels(x):
+    """torchvision's save_image pixels of a float32 grid: uint8(clamp(x * 255 + 0.5, 0, 255))."""
+    return np.clip(x * np.float32(255) + np.float32(0.5), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"nrow": 2, "padding": 1, "pad_value": 1.0}, {"normalize": True}])
+def test_save_image_writes_torchvisions_grid(tmp_path, kwargs):
+    ns = {}
+    exec(compile(convert_source(SRC_SAVE).code, "<converted>", "exec"), ns)
+    x = np.random.default_rng(0).uniform(-0.2, 1.2, (5, 1, 3, 4)).astype(np.float32)
+    path = tmp_path / "grid.png"
+    ns["write"](x, str(path), **kwargs)
+    got = _read_png(path)
+    nrow, pad, fill = kwargs.get("nrow", 8), kwargs.get("padding", 2), kwargs.get("pad_value", 0.0)
+    if kwargs.get("normalize"):
+        x = (x - x.min()) / np.float32(x.max() - x.min())
+    cols, rows = min(nrow, 5), -(-5 // min(nrow, 5))
+    grid = np.full((rows * (3 + pad) + pad, cols * (4 + pad) + pad), fill, np.float32)
+    for k in range(5):
+        top, left = (k // cols) * (3 + pad) + pad, (k % cols) * (4 + pad) + pad
+        grid[top:top + 3, left:left + 4] = x[k, 0]
+    want = np.repeat(_pixels(grid)[:, :, None], 3, axis=2)  # one channel is shown as three
+    np.testing.assert_array_equal(got, want)
+
+
+def test_save_image_refuses_formats_it_cannot_write(tmp_path):
+    ns = {}
+    exec(compile(convert_source(SRC_SAVE).code, "<converted>", "exec"), ns)
+    with pytest.raises(ValueError, match="only PNG files can be written without PIL"):
+        ns["write"](np.zeros((1, 3, 2, 2), np.float32), str(tmp_path / "x.jpg"))
