@@ -37,6 +37,8 @@ DRIVER = textwrap.dedent("""
         batches = [(x.asnumpy(), y.asnumpy()) for x, y in loader]
         out[key + "_x"] = np.concatenate([b[0] for b in batches])
         out[key + "_y"] = np.concatenate([b[1] for b in batches])
+    mod.save_first_batch(mod.plain_loader(root, False), sys.argv[3] + ".png")
+    out["png"] = np.frombuffer(open(sys.argv[3] + ".png", "rb").read(), np.uint8)
     fake = [(x.asnumpy(), y.asnumpy()) for x, y in mod.fake_loader(10)]
     out["fake_shapes"] = np.array([x.shape for x, _ in fake])
     out["fake_x"] = np.concatenate([x for x, _ in fake])
@@ -75,6 +77,8 @@ def test_converted_pipelines_give_the_same_batches_on_mindspore(tmp_path):
             assert side[key + "_x"].dtype == np.float32 and side[key + "_y"].dtype == np.int64, key
             np.testing.assert_allclose(side[key + "_x"], x, rtol=1e-5, atol=1e-6, err_msg=key)
             np.testing.assert_array_equal(side[key + "_y"], y.astype(np.int64), err_msg=key)
+    # save_image of the first plain batch: the same PNG file (pixels, layout, encoding)
+    np.testing.assert_array_equal(theirs["png"], ours["png"])
     # FakeData: random values differ (each side's generator); shapes, dtypes and ranges agree
     np.testing.assert_array_equal(theirs["fake_shapes"], ours["fake_shapes"])
     for side in (theirs, ours):

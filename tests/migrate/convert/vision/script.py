@@ -2,6 +2,7 @@
 
 SRC = '''import torch
 from torchvision import datasets, transforms
+from torchvision.utils import save_image
 
 
 def loaders(root, batch_size, use_cuda=False):
@@ -45,4 +46,9 @@ def fake_loader(n):
     data = datasets.FakeData(size=n, image_size=(3, 8, 6), num_classes=5,
                              transform=transforms.ToTensor())
     return torch.utils.data.DataLoader(data, batch_size=4, shuffle=True)
+
+
+def save_first_batch(loader, path):
+    images, _ = next(iter(loader))
+    save_image(images, path, nrow=2, normalize=True)
 '''
