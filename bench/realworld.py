@@ -441,6 +441,8 @@ class Script:
     path: tuple = ()
     quick: bool = False
     compare: bool = True   # trace both runs and compare losses/steps (bench/script_trace.py)
+    original_path: tuple = ()  # extra import paths of the original side only (bench/standins)
+    dropout: bool = True   # False: dropout is the identity on both sides (no flag in the script)
 
 
 _NO_DROPOUT = ("--model.embd_pdrop=0.0", "--model.resid_pdrop=0.0", "--model.attn_pdrop=0.0")
@@ -455,6 +457,12 @@ SCRIPTS = [
             "--nlayers", "1", "--bptt", "8", "--batch_size", "4", "--dropout", "0", "--dry-run", "--save",
             "model.pt"),
            cwd="word_language_model", data="words"),
+    # torchvision does not import beside this torch: the original side reads the synthetic idx files
+    # through bench/standins/torchvision (torchvision's documented MNIST / ToTensor / Normalize)
+    Script("pytorch_examples", "mnist/main.py",
+           ("--epochs", "2", "--batch-size", "16", "--test-batch-size", "20", "--no-accel", "--log-interval", "1"),
+           cwd="mnist", data="mnist", original_path=(str(Path(__file__).resolve().parent / "standins"),),
+           dropout=False),
     Script("nanogpt", "train.py",
            ("--dataset=tiny", "--device=cpu", "--compile=False", "--dtype=float32", "--max_iters=2",
             "--eval_interval=1000", "--eval_iters=1", "--log_interval=1", "--batch_size=2", "--block_size=16",
@@ -1141,7 +1149,7 @@ def child_mindspore(arch: dict, tree: str, out: str, block: bool = True) -> dict
 
 
 def child_script(script: str, args: list, block: bool, trace_dir: str | None = None, side: str = "",
-                 tree: str = "") -> None:
+                 tree: str = "", dropout: bool = True) -> None:
     """Run a script as __main__ (torch blocked for the converted one); with `trace_dir`, record
     what bench/script_trace.py compares (the original's random numbers replayed on the converted
     side)."""
@@ -1156,6 +1164,10 @@ def child_script(script: str, args: list, block: bool, trace_dir: str | None = N
         trace = script_trace.Trace(os.path.join(trace_dir, side), tree, replay)
         os.makedirs(os.path.join(trace_dir, side), exist_ok=True)
         (script_trace.install_torch if side == "original" else script_trace.install_ms)(trace)
+    if not dropout:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import script_trace
+        script_trace.no_dropout(side)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
@@ -1175,10 +1187,12 @@ def child_main(argv) -> int:
     ap.add_argument("--block", action="store_true")
     ap.add_argument("--trace")
     ap.add_argument("--side", default="")
+    ap.add_argument("--no-dropout", action="store_true")
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     if a.child == "script":
-        child_script(a.spec, a.rest[1:] if a.rest[:1] == ["--"] else a.rest, a.block, a.trace, a.side, a.tree)
+        child_script(a.spec, a.rest[1:] if a.rest[:1] == ["--"] else a.rest, a.block, a.trace, a.side, a.tree,
+                     not a.no_dropout)
         return 0
     arch = json.loads(Path(a.spec).read_text())
     try:
@@ -1280,7 +1294,20 @@ def data_text(d: Path) -> None:
     (d / "input.txt").write_text("O God, O God!\n" + "".join(rng.choice(alphabet, size=2000)))
 
 
-DATA = {"words": data_words, "tokens": data_tokens, "text": data_text}
+def data_mnist(d: Path) -> None:
+    """MNIST idx files (48 training, 30 test images) in ../data/MNIST/raw, where torchvision keeps them."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    raw = d.parent / "data" / "MNIST" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    for prefix, n in (("train", 48), ("t10k", 30)):
+        for kind, array in (("images-idx3", rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)),
+                            ("labels-idx1", rng.integers(0, 10, n, dtype=np.uint8))):
+            header = np.array([0x0800 | array.ndim, *array.shape], ">u4")
+            (raw / f"{prefix}-{kind}-ubyte").write_bytes(header.tobytes() + array.tobytes())
+
+
+DATA = {"words": data_words, "tokens": data_tokens, "text": data_text, "mnist": data_mnist}
 
 
 def _script_tag(s: Script) -> str:
@@ -1301,10 +1328,12 @@ def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, blo
     cmd += ["--block"] if side == "converted" and block else []
     if s.compare:
         cmd += ["--trace", str(work / "traces" / _script_tag(s)), "--side", side, "--tree", str(d)]
+    cmd += [] if s.dropout else ["--no-dropout", "--side", side]
     cmd += ["--", *s.args]
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=_child_env([d / p for p in s.path]), capture_output=True,
+        extra = [d / p for p in s.path] + ([Path(p) for p in s.original_path] if side == "original" else [])
+        proc = subprocess.run(cmd, cwd=cwd, env=_child_env(extra), capture_output=True,
                               text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"still running after {timeout:.0f} s", "seconds": timeout}

@@ -7,6 +7,8 @@ table can (``forward`` -> ``construct``, ``no_grad`` blocks, parameter renames..
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit, primary
@@ -49,7 +51,8 @@ NO_GRAD = node_rule(
     "Replace `with torch.no_grad(): body` / @torch.no_grad() with body (nothing is recorded outside grad).")
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
-    "Replace t.data with t and t.device with None (no tape and no devices on MindSpore tensors).")
+    "Replace t.data with t, t.device with None and t.is_cuda / t.is_xpu / ... with False (no tape "
+    "and no devices on MindSpore tensors).")
 DEVICE_CONTEXT = node_rule(
     "MS254", "device_context",
     "Replace `with torch.device(d): body` with body (tensors made inside need no default device).")
@@ -233,7 +236,8 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
             return new
         if _in_target_form(entry, q, call):
             return call  # `x.softmax(axis=-1)`: converted by an earlier run (the file kept torch)
-        if q.startswith("Module.") and entry.receiver == "any" and not str(exc).startswith("cannot translate"):
+        if q.startswith("Module.") and not str(exc).startswith("cannot translate") \
+                and (entry.receiver == "any" or _defines_method(conv, q[7:])):
             # not torch's signature, so not torch's method: one the user's class defines
             # (`def train(self, x_pos, x_neg)` called as `net.train(x_pos, x_neg)`)
             return call
@@ -254,6 +258,12 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
         return call  # the rule kept the call as written (it means the same on MindSpore)
     conv.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
     return new
+
+
+def _defines_method(conv, name: str) -> bool:
+    """Whether a class of the file being converted defines a method ``name`` (``def name(self``)."""
+    code = conv.signatures.code if conv.signatures is not None else ""
+    return re.search(rf"^[ \t]+def {re.escape(name)}\(\s*self\b", code, re.M) is not None
 
 
 def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
@@ -370,6 +380,10 @@ def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
 # --------------------------------------------------------------------------------------------
 # attributes
 # --------------------------------------------------------------------------------------------
+# torch tensors' "am I on this accelerator" attributes
+_ACCELERATOR_QUERIES = ("is_cuda", "is_xpu", "is_mps", "is_xla", "is_ipu", "is_mtia", "is_maia")
+
+
 def on_plain_attribute(conv, node: cst.Attribute):
     """``x.weight`` where x is a known BatchNorm/LayerNorm/Embedding: MindSpore parameter names;
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
@@ -388,8 +402,14 @@ def on_plain_attribute(conv, node: cst.Attribute):
         new = named_tuple_field(conv, node, value)
         if new is not None:
             return new
-    if attr in ("device", "data") and conv.aliases and conv.allows(TENSOR_ATTRIBUTE.id) \
-            and is_tensor(conv, node.value):
+    if attr in ("device", "data", *_ACCELERATOR_QUERIES) and conv.aliases \
+            and conv.allows(TENSOR_ATTRIBUTE.id) and is_tensor(conv, node.value):
+        if attr in _ACCELERATOR_QUERIES:
+            new = cst.Name("False")
+            conv.record(node, new, TENSOR_ATTRIBUTE.id, "transformed",
+                        f"`.{attr}` is False: MindSpore tensors live on the context's device, not on "
+                        "a torch accelerator (as torch.cuda.is_available() is translated)")
+            return new
         if attr == "device":
             new = cst.Name("None")
             conv.record(node, new, TENSOR_ATTRIBUTE.id, "exact", "tensors have no device in MindSpore: "

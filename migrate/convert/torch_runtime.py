@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
+from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
 
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
@@ -505,7 +506,7 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
                          f"(to ms.dataset.DistributedSampler), but got {type(sampler).__name__}.")
     if sampler is not None and shuffle:
         raise ValueError("sampler option is mutually exclusive with shuffle")
-    if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset
+    if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset or torchvision dataset
         if sampler is not None:
             raise ValueError("For 'DataLoader' (torch signature), a sampler over a MindSpore "
                              "dataset: pass num_shards/shard_id to the dataset itself.")
@@ -587,8 +588,8 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM,
-                 **EINOPS_SOURCES}
+                 **EINOPS_SOURCES, **VISION_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS}
