@@ -26,6 +26,7 @@ from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, v
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
+from migrate.convert.rules.hub import load_into_module
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
@@ -66,6 +67,7 @@ FREE_CONTEXT = node_rule(
     "the converted code.")
 # attention-kernel selection: every kernel computes the same attention (up to rounding)
 _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
+_UNPICKLING_CONTEXTS = {"torch.serialization.safe_globals"}
 _AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"}
 
 NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
@@ -451,6 +453,7 @@ def on_assign(conv, node: cst.Assign):
         return conv.generic(node)
     # `nn = Net()`: a name that is a torch alias is bound here, not read
     value = conv.walk(node.value)
+    value = load_into_module(conv, node, value) or value
     targets = [t if _binds_names_only(t.target) else conv.walk(t) for t in node.targets]
     if conv.may_rebind and conv.at_module_top:
         conv.rebind_at_module_top(node)
@@ -576,6 +579,7 @@ def _is_no_grad(conv, dec: cst.Decorator) -> bool:
 def _value_free(conv, expr) -> bool:
     """A context that changes no value of the converted code: recorded as removed (MS169).
 
+    ``safe_globals`` lists the classes ``torch.load`` may unpickle (checkpoints hold no code).
     ``sdp_kernel``/``sdpa_kernel`` pick which kernel computes scaled-dot-product attention (flash,
     memory-efficient, math): the same function, rounding apart. ``autocast(enabled=False)`` runs
     its block in the inputs' own dtypes, which converted code always does: torch's autocast
@@ -588,6 +592,10 @@ def _value_free(conv, expr) -> bool:
         conv.record(expr, "", FREE_CONTEXT.id, "approximate",
                     "attention-kernel choice removed: every kernel computes the same attention "
                     "(up to float rounding)")
+        return True
+    if q in _UNPICKLING_CONTEXTS:
+        conv.record(expr, "", FREE_CONTEXT.id, "exact",
+                    "the classes torch.load may unpickle: checkpoints hold parameters only, no code")
         return True
     disabled = any(a.keyword is not None and a.keyword.value == "enabled" and code_of(a.value) == "False"
                    for a in expr.args)

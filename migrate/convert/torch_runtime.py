@@ -18,6 +18,7 @@ import inspect
 
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
+from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
 
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
@@ -124,6 +125,14 @@ def _torch_size(obj, dim=None):
     return shape if dim is None else shape[dim]
 
 
+def _torch_sizes(*sizes):
+    """torch's varargs sizes (``zeros(*s)``, ``repeat(*s)``) as one tuple: the ints given one by
+    one, or the one sequence given alone (``zeros(*[(2, 3)])`` is ``zeros((2, 3))``)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        return tuple(sizes[0])
+    return tuple(sizes)
+
+
 def _torch_train(obj, *mode):
     """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
     Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
@@ -198,8 +207,8 @@ def _torch_seed(generator, unset=None):
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed,
-                                       _torch_to)}
+                                       _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
+                                       _torch_seed, _torch_to)}
 
 
 def helper_source(name: str) -> str:
@@ -589,7 +598,30 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM,
                  **EINOPS_SOURCES, **VISION_SOURCES}
+_LOAD_INTO = '''
+def _torch_load_into(net, checkpoint):
+    """torch's ``net = torch.load(f)`` of a whole pickled module: a MindSpore checkpoint holds
+    parameters only; they are loaded into the network the script built, which is returned."""
+    missing, _ = ms.load_param_into_net(net, checkpoint)
+    if missing:
+        raise ValueError(f"For 'load', the checkpoint has no value for the parameters {missing}.")
+    return net
+'''
+
+_TABLE_DTYPE = '''
+def _torch_table_dtype(cell, dtype):
+    """torch's nn.Embedding(..., dtype=dtype): MindSpore 2.10's Embedding keeps a float32 table
+    whatever its dtype argument, so another dtype gets a table Parameter of its own."""
+    if dtype is not None and dtype != ms.float32:
+        table = cell.embedding_table
+        cell.embedding_table = ms.Parameter(table.astype(dtype), name=table.name, requires_grad=table.requires_grad)
+    return cell
+'''
+
+CLASS_SOURCES["_torch_load_into"] = _LOAD_INTO
+CLASS_SOURCES["_torch_table_dtype"] = _TABLE_DTYPE
+CLASS_SOURCES.update(DISTRIBUTION_SOURCES)
 # what each piece of generated code needs besides itself
-NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
+NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS}

@@ -371,6 +371,8 @@ RULE_EXAMPLES = {
     "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
     "diff": "y = torch.diff(x, n=2)\n",
     "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
+    "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
+    "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
 }
 
 
