@@ -78,7 +78,11 @@ class Source:
     they import what cannot be imported here (the reason is in `note`). `torch_needs` are
     pure-Python packages (`pkg==version`) that the original code imports besides torch: fetched
     like a source and put on the path of the torch side only (the converted code must not need
-    them; the project does not depend on them).
+    them; the project does not depend on them). `replace` maps a file to
+    the one-line module of our own that stands for it on both sides (a package `__init__` cut
+    down to the submodules the models need). `torch_stand_ins` are modules (path -> text) only
+    the torch side sees, for imports the original makes unconditionally from packages not
+    installed here (torchvision); the converted side never sees them.
     """
 
     name: str
@@ -86,10 +90,18 @@ class Source:
     tree: str = ""
     exclude: tuple = ()
     blank: tuple = ()
+    replace: tuple = ()           # ((relative path, text), ...)
+    torch_stand_ins: tuple = ()   # ((module path, text), ...): the torch side only
     note: str = ""
     quick: bool = False
     torch_needs: tuple = ()
 
+
+_NO_TORCHVISION = (
+    '"""Stand-in for torchvision.ops.misc (not installed here): importable, not buildable."""\n\n\n'
+    'class FrozenBatchNorm2d:\n'
+    '    def __init__(self, *args, **kwargs):\n'
+    '        raise ImportError("torchvision is not installed (bench/realworld.py stand-in)")\n')
 
 SOURCES = [
     Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
@@ -114,6 +126,13 @@ SOURCES = [
                 "torchvision, so it is empty here"),
     Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
     Source("monai", "monai==1.3.2", "monai"),
+    Source("timm", "timm==0.9.16", "timm",
+           replace=(("timm/data/__init__.py", "from .constants import *"),),
+           torch_stand_ins=(("torchvision/ops/misc.py", _NO_TORCHVISION),),
+           note="timm/data/__init__.py imports PIL/torchvision transforms: cut down to its constants "
+                "(all the models import from it); timm.layers imports torchvision's FrozenBatchNorm2d "
+                "unconditionally: the torch side gets a stand-in that raises when built (no listed "
+                "architecture builds one)"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
@@ -244,6 +263,13 @@ ARCHS = [
          (x(1, 3, 224, 224),)),
     Arch("pretrainedmodels", "pretrainedmodels.models.nasnet_mobile", "NASNetAMobile(num_classes=10)",
          (x(1, 3, 224, 224),)),
+    # timm 0.9.16 through its own factory (pretrained=False): norm/act layers resolved by name,
+    # timm's trunc_normal_, fused attention, layer-scale, stochastic depth, drop path
+    *[Arch("timm", "timm", f"create_model({name!r}, pretrained=False, num_classes=10{extra})", (x(2, 3, 64, 64),),
+           quick=name == "resnet18")
+      for name, extra in (("resnet18", ""), ("resnet26d", ""), ("convnext_atto", ""), ("efficientnet_b0", ""),
+                          ("mobilenetv3_small_100", ""), ("regnetx_002", ""),
+                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"))],
     # karpathy/nanoGPT, karpathy/minGPT
     Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
          "dropout=0.0, bias=True))", (tok(64, 2, 16),), quick=True),
@@ -581,6 +607,9 @@ def stage(src: Source, root: Path, dest: Path) -> list[Path]:
         if rel in src.blank:
             target.write_text("# emptied by bench/realworld.py: the original imports modules that "
                               "cannot be imported here\n")
+        elif rel in dict(src.replace):
+            target.write_text("# cut down by bench/realworld.py: the original imports modules that "
+                              "cannot be imported here\n" + dict(src.replace)[rel] + "\n")
         else:
             shutil.copy2(p, target)
         files.append(target)
@@ -831,6 +860,7 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
     import torch
     torch.manual_seed(0)
     torch.set_num_threads(1)
+    sys.path[:0] = arch.get("torch_paths", [])
     _, ns = _build(arch, tree)
     exec(arch["setup"], ns)
     model = eval(arch["ctor"], ns)
@@ -1234,6 +1264,23 @@ def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, blo
     return res
 
 
+def torch_stand_ins(source: str, work: Path) -> list[str]:
+    """The directory of the source's torch-side stand-in modules, written once ([] if none)."""
+    src = next((s for s in SOURCES if s.name == source), None)
+    if src is None or not src.torch_stand_ins:
+        return []
+    d = work / "torch_stand_ins" / source
+    for rel, text in src.torch_stand_ins:
+        f = d / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+        package = f.parent
+        while package != d:  # every directory up to d is a package
+            (package / "__init__.py").touch()
+            package = package.parent
+    return [str(d)]
+
+
 def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: float,
                block: bool = True, mindspore: tuple | None = None, torch_paths=()) -> dict:
     """Both children for one architecture; the row for the table. With `mindspore` =
@@ -1244,9 +1291,11 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     d.mkdir(parents=True)
     spec = d / "spec.json"
     spec.write_text(json.dumps(asdict(arch)))
+    torch_spec = d / "torch_spec.json"
+    torch_spec.write_text(json.dumps({**asdict(arch), "torch_paths": torch_stand_ins(arch.source, work)}))
     row = {"source": arch.source, "module": arch.module, "ctor": arch.ctor, "status": "", "error": "",
            "where": "", "rel_err": None, "notes": []}
-    t = _run_child("torch", spec, staged, d, timeout, paths=torch_paths)
+    t = _run_child("torch", torch_spec, staged, d, timeout, paths=torch_paths)
     if t.get("status") in ("crash", "timeout"):
         row.update(status="torch-fail", error=t.get("error", ""), where=t.get("where", ""))
         return row
