@@ -117,6 +117,10 @@ class CallEdit:
         self.out: list[list] = []             # [key, value, positional?, like-arg]
         self.func: cst.BaseExpression | None = None
         self.result: cst.BaseExpression | None = None  # a rule may replace the whole call
+        # the local name of a generated function applied to the object built (what the target's
+        # constructor cannot be told, e.g. torch's initialisation): f(call), or f(self) in a
+        # torch-signature class
+        self.finish: str | None = None
         self.star_args: list[cst.Arg] = []
         self.kwargs_args: list[cst.Arg] = []  # **-arguments of a **name parameter
         self.receiver_before = None  # the method receiver as written (before conversion)
@@ -207,6 +211,8 @@ class CallEdit:
         names = {p.name for p in params if not p.kwargs}
         pack = star is not None and (self.entry.args.get(star.name) or Fate()).pack
         unpacked = []  # the star's values as arguments, when one is a *-argument (sizes at run time)
+        if any(arg.star for arg in self.call.args) and self._passes_through():
+            return
         for i, arg in enumerate(self.call.args):
             if arg.star == "*" and star is not None and not pack and i >= params.index(star):
                 star_values.append(arg)
@@ -232,7 +238,7 @@ class CallEdit:
                 name = pos_params[i].name
                 self.positional.add(name)
             else:
-                name = arg.keyword.value
+                name = numpy_alias(self.entry, arg.keyword.value, names)
                 if name not in names and any(p.kwargs for p in params):
                     self.kwargs_args.append(arg)
                     continue
@@ -253,11 +259,13 @@ class CallEdit:
             self.positional.add(star.name)
             self.bound[star.name] = None
         elif star is not None and star_values and star.name not in self.bound:
-            if len(star_values) == 1 and not isinstance(star_values[0], (cst.Integer, cst.UnaryOperation)):
+            elements = [v if isinstance(v, cst.StarredElement) else cst.Element(v) for v in star_values]
+            if len(star_values) == 1 and not isinstance(star_values[0], (cst.Integer, cst.UnaryOperation,
+                                                                         cst.StarredElement)):
                 self.bound[star.name] = star_values[0]
             else:
-                self.bound[star.name] = cst.Tuple([cst.Element(v) for v in star_values]) \
-                    if len(star_values) > 1 else cst.Tuple([cst.Element(star_values[0], comma=cst.Comma())])
+                self.bound[star.name] = cst.Tuple(elements) if len(elements) > 1 \
+                    else cst.Tuple([elements[0].with_changes(comma=cst.Comma())])
             self.given.add(star.name)
             self.positional.add(star.name)
 
@@ -276,6 +284,24 @@ class CallEdit:
         self.given.add(name)
         self.positional.add(name)
         self.note("*-arguments: sizes normalised at run time (_torch_sizes), as torch reads them")
+
+    def _passes_through(self) -> bool:
+        """A call with ``*args`` of an entry that only renames: positional arguments mean the same
+        on both sides, so the call keeps them as written (``m.add_module(*pair)`` ->
+        ``m.insert_child_to_cell(*pair)``). Sets the result; False when a value must change."""
+        entry = self.entry
+        if entry.rule or entry.template is not None or any(a.keyword is not None or a.star == "**"
+                                                           for a in self.call.args):
+            return False
+        if any(p.star or p.kwargs for p in entry.params or ()):
+            return False
+        for fate in entry.args.values():
+            if fate is not None and (fate.expr or fate.explicit or fate.keyword or fate.drop
+                                     or fate.unsupported or fate.pack):
+                return False
+        receiver = [cst.Arg(self.receiver)] if self.receiver is not None else []
+        self.result = self.call.with_changes(func=self.func, args=[*receiver, *self.call.args])
+        return True
 
     def apply_fates(self) -> None:
         params = self.entry.params or ()
@@ -320,6 +346,10 @@ class CallEdit:
                 if not fate.explicit or default_text is None:
                     continue
                 value = parse_expr(default_text)
+            if p.default in ("True", "False") and isinstance(value, cst.Integer):
+                # torch takes any truthy value for a flag (nn.Linear(a, b, 1)); MindSpore's
+                # validators take a bool only
+                value = cst.Name("True" if int(value.value, 0) else "False")
             if fate.expr is not None:
                 value = render(fate.expr, {p.name: value, **{k: v for k, v in self.bound.items()
                                                              if k != p.name and v is not None}})
@@ -372,6 +402,8 @@ class CallEdit:
         if self.post is not None:
             helper, value = self.post
             new = cst.Call(cst.Name(helper), [cst.Arg(new), cst.Arg(value)])
+        if self.finish is not None:
+            new = cst.Call(func=cst.Name(self.finish), args=[cst.Arg(new)])
         return new
 
     def _build_call(self) -> cst.BaseExpression:
@@ -401,6 +433,21 @@ class CallEdit:
             return self.call.with_changes(func=self.func, args=[],
                                           whitespace_before_args=cst.SimpleWhitespace(""))
         return self.call.with_changes(func=self.func, args=args)
+
+
+# the NumPy spellings torch's C++ argument parser accepts for its own (torch.* functions and
+# Tensor methods; not the Python-defined ones of torch.nn): x.mean(axis=1, keepdims=True)
+_NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+                  "x2": "other"}
+
+
+def numpy_alias(entry: Entry, name: str, names: set) -> str:
+    """The torch parameter ``name`` stands for: itself, or the one whose NumPy alias it is."""
+    alias = _NUMPY_ALIASES.get(name)
+    if name in names or alias not in names or entry.torch.startswith("torch.nn.") \
+            or not entry.torch.startswith(("torch.", "Tensor.")):
+        return name
+    return alias
 
 
 def _multiline(comma: cst.Comma) -> bool:

@@ -162,7 +162,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code and not self._inherits(code):
+        if "torch" not in code and "einops" not in code and not self._inherits(code):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
                 ast.parse(code)
