@@ -59,7 +59,7 @@ def test_layer_arguments_translated(before, after):
 @pytest.mark.parametrize("before", [
     "nn.TransformerEncoderLayer(16, 4, bias=False)",
     "nn.Transformer(16, 4, dtype=torch.float16)",
-    "nn.MultiheadAttention(16, 4, dtype=torch.float64)",
+    "nn.MultiheadAttention(16, 4, dtype=dtypes[0])",  # a dtype computed by an expression
     "nn.ZeroPad1d(2)",
 ])
 def test_unsupported_arguments_marked(before):

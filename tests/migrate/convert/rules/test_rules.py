@@ -183,7 +183,7 @@ def test_aliased_imports(header, expr, expected):
 @pytest.mark.parametrize("expr,marker", [
     ("nn.BatchNorm2d(8, momentum=None)", "MS902 torch.nn.BatchNorm2d: momentum=None (cumulative average)"),
     ("nn.Conv2d(3, 8, 3, padding_mode='circular')", "MS902 torch.nn.Conv2d: padding_mode='circular'"),
-    ("nn.Linear(3, 8, dtype=torch.float64)", "MS902 torch.nn.Linear: dtype=torch.float64"),
+    ("nn.Conv2d(3, 8, 3, dtype=torch.float64)", "MS902 torch.nn.Conv2d: dtype=torch.float64"),
     ("nn.Embedding(10, 4, max_norm=1.0)", "MS902 torch.nn.Embedding: max_norm=1.0"),
     ("nn.LSTM(4, 8, proj_size=2)", "MS902 torch.nn.LSTM: proj_size=2: LSTM with projections"),
     ("torch.stft(x, 8)", "MS901 torch.stft has no mapping"),
