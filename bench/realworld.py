@@ -112,6 +112,8 @@ SOURCES = [
            note="the model files use einops (the torch side gets einops 0.8.1 on its path; the converted "
                 "code gets generated code instead); the package __init__ imports dino.py, which needs "
                 "torchvision, so it is empty here"),
+    Source("x_transformers", "x-transformers==1.27.0", "x_transformers", torch_needs=("einops==0.8.1",),
+           note="einops throughout (the torch side gets einops 0.8.1 on its path)"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
@@ -374,6 +376,14 @@ ARCHS = [
          (x(2, 3, 32, 32),),
          setup="import vit_pytorch.ats_vit as _ats; _ats.sample_gumbel = lambda shape, device=None, dtype=None, "
                "eps=1e-6: 0.0"),
+    # x-transformers 1.27.0 (lucidrains): one configurable attention stack (ViTransformerWrapper is left
+    # out: the original fails, it reads a post_emb_norm it never sets)
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Decoder(dim=32, depth=2, heads=2))",
+         (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Encoder(dim=32, depth=2, heads=2, "
+         "rotary_pos_emb=True, ff_glu=True, use_rmsnorm=True))", (tok(64, 2, 16),)),
     Arch("vit_pytorch", "vit_pytorch.learnable_memory_vit",
          "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
          "mlp_dim=64, dim_head=16)",

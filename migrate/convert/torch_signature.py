@@ -215,11 +215,20 @@ class TorchSignatures:
             return self.helper("TorchSequential")
         if qual == "torch.nn.ModuleList" and (
                 _NONE_APPENDED.search(self.code)
-                or node.args and isinstance(node.args[0].value, cst.GeneratorExp)):
+                or node.args and isinstance(node.args[0].value, cst.GeneratorExp)
+                or node.args and self._may_hold_none(node.args[0].value)):
             return self.helper("TorchModuleList")
         if qual == "torch.nn.ModuleDict" and not self._plain_layers_only(node):
             return self.helper("TorchModuleDict")
         return None
+
+    def _may_hold_none(self, value) -> bool:
+        """``nn.ModuleList([a, b])`` where the file assigns None to ``a`` or ``b`` somewhere
+        (``norm = make() if pre_norm else None``): torch keeps the None entries."""
+        if not isinstance(value, (cst.List, cst.Tuple)):
+            return False
+        names = [e.value.value for e in value.elements if isinstance(e.value, cst.Name)]
+        return any(re.search(rf"\b{re.escape(n)}\s*=[^=\n][^\n]*\bNone\b", self.code) for n in names)
 
     def _plain_layers_only(self, node: cst.Call) -> bool:
         """True when every value of ``nn.ModuleDict({...})`` / ``nn.ModuleDict(dict(k=...))`` is a

@@ -30,15 +30,20 @@ def save(edit) -> None:
 
 @argument_rule("MS126", "register_buffer")
 def register_buffer(edit) -> None:
-    """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)."""
+    """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)
+    (self.n = None for a None buffer)."""
     name = edit.bound.get("name")
     t = edit.bound.get("tensor")
     if not isinstance(name, cst.SimpleString) or t is None:
         edit.unsupported("register_buffer needs a literal name and a tensor")
         return
     conv = edit.conv
-    conv.used.add("ms")
     n = literal(name)
+    if isinstance(t, cst.Name) and t.value == "None":
+        # torch keeps the attribute, None (a buffer set later, or not at all)
+        edit.result = parse_expr(f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, None)")
+        return
+    conv.used.add("ms")
     edit.result = parse_expr(
         f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, "
         f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
