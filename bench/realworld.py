@@ -384,6 +384,15 @@ ARCHS = [
     Arch("x_transformers", "x_transformers",
          "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Encoder(dim=32, depth=2, heads=2, "
          "rotary_pos_emb=True, ff_glu=True, use_rmsnorm=True))", (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Decoder(dim=32, depth=2, heads=2, "
+         "alibi_pos_bias=True, attn_num_mem_kv=2, sandwich_norm=True))", (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Encoder(dim=32, depth=2, heads=2, "
+         "rel_pos_bias=True, residual_attn=True, attn_talking_heads=True))", (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "XTransformer(dim=32, enc_num_tokens=64, enc_depth=1, enc_heads=2, enc_max_seq_len=16, dec_num_tokens=64, "
+         "dec_depth=1, dec_heads=2, dec_max_seq_len=16)", (tok(64, 2, 16), tok(64, 2, 16))),
     Arch("vit_pytorch", "vit_pytorch.learnable_memory_vit",
          "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
          "mlp_dim=64, dim_head=16)",

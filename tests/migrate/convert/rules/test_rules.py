@@ -56,7 +56,7 @@ PAIRS = [
     # MS114 dropout, layer norm
     ("nn.Dropout()", "nn.Dropout(keep_prob=0.5)"),
     ("nn.Dropout(0.1)", "nn.Dropout(keep_prob=0.9)"),
-    ("nn.Dropout(p=rate, inplace=True)", "nn.Dropout(keep_prob=1 - rate)"),
+    ("nn.Dropout(p=rate, inplace=True)", "nn.Dropout(keep_prob=1.0 - rate)"),
     ("nn.LayerNorm(64)", "nn.LayerNorm((64,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)"),
     ("nn.LayerNorm([8], eps=1e-6)", "nn.LayerNorm([8], epsilon=1e-6, begin_norm_axis=-1, begin_params_axis=-1)"),
     # activations and other layers
