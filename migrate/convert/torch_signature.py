@@ -28,6 +28,7 @@ header comment; converting the output again keeps the block and adds only what i
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import libcst as cst
 
@@ -285,8 +286,15 @@ class TorchSignatures:
         # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
         # is a mixed ending, which libcst cannot parse back)
         source = self.conv.builtins_in(source.strip())  # whatever the file binds
-        stmt = cst.parse_module((source + "\n").replace("\n", self.newline)).body[0]
-        return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        return _parsed_statement((source + "\n").replace("\n", self.newline))
+
+
+@lru_cache(maxsize=256)
+def _parsed_statement(text: str) -> cst.BaseStatement:
+    """One generated statement, parsed once per text (the same helpers go into many files of a
+    package; libcst nodes are immutable, so they can be shared)."""
+    stmt = cst.parse_module(text).body[0]
+    return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 
 # --------------------------------------------------------------------------------------------
