@@ -63,6 +63,20 @@ TOLERANCE = 1e-4
 SCRIPT_TOLERANCE = 1e-4  # relative, on the losses and parameter statistics of the first steps
 BLOCKED = ("torch", "torchvision", "torchaudio", "torchtext", "functorch")
 MARKER_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})")
+MARKER_TEXT_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})\s+(.*)$", re.M)
+# torch features with no MindSpore counterpart at all (graph capture and rewriting, RPC, tensor
+# parallelism, shared-memory process pools, torchvision's model zoo): a file that is marked only
+# for them is a demonstration of that feature, and a marker is the right output
+NO_COUNTERPART = ("torch.fx", "torch.distributed.rpc", "torch.distributed.tensor", "torch.distributed._tensor", "torch.distributed.device_mesh",
+                  "torch.distributed.pipelining", "torch.multiprocessing", "torchvision.models",
+                  "torch.distributed.algorithms", "torch.distributed.autograd", "torch.distributed.optim")
+
+
+def no_counterpart_only(text: str) -> bool:
+    """Every marker of the file (MS900, the import guard's, aside) names a torch feature with no
+    MindSpore counterpart."""
+    found = [(i, why) for i, why in MARKER_TEXT_RE.findall(text) if i != "MS900"]
+    return bool(found) and all(any(ns in why for ns in NO_COUNTERPART) for _, why in found)
 
 
 # ---- what is measured (data) ------------------------------------------------------------------
@@ -755,7 +769,8 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
     res = {"files": len(files), "lines": count_lines(files), "model_files": len(mfiles),
            "model_files_marked": 0, "other_files_marked": 0, "parse_failures": [], "not_idempotent": [],
            "importing_torch": [],
-           "markers_model_files": {}, "markers_all": {}, "marked_model_files": {}}
+           "markers_model_files": {}, "markers_all": {}, "marked_model_files": {},
+           "no_counterpart_files": []}
     for p in files:
         rel = p.relative_to(staged)
         out = converted / rel
@@ -779,6 +794,8 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
         if p in mfiles and ids:
             res["model_files_marked"] += 1
             res["marked_model_files"][str(rel)] = sorted(set(ids))
+            if no_counterpart_only(text):
+                res["no_counterpart_files"].append(str(rel))
             for i in ids:
                 res["markers_model_files"][i] = res["markers_model_files"].get(i, 0) + 1
     return res
@@ -1437,6 +1454,7 @@ class SourceResult:
     markers_model_files: dict = field(default_factory=dict)
     markers_all: dict = field(default_factory=dict)
     marked_model_files: dict = field(default_factory=dict)
+    no_counterpart_files: list = field(default_factory=list)
     archs: list = field(default_factory=list)
     scripts: list = field(default_factory=list)
 
@@ -1629,6 +1647,14 @@ def render(results: list[SourceResult]) -> str:
     if markers:
         out.append("markers in model-definition files: "
                    + ", ".join(f"{k} x{v}" for k, v in sorted(markers.items(), key=lambda kv: -kv[1])))
+        model = sum(r.model_files for r in results)
+        marked = sum(r.model_files_marked for r in results)
+        feature = [f"{r.name}/{f}" for r in results for f in r.no_counterpart_files]
+        out.append(f"model-definition files without a marker: {model - marked}/{model} "
+                   f"({100 * (model - marked) / max(model, 1):.1f} %); {len(feature)} of the {marked} marked files "
+                   f"are marked only for torch features with no MindSpore counterpart ({', '.join(NO_COUNTERPART[:6])}, ...); "
+                   f"without them: {model - marked}/{model - len(feature)} "
+                   f"({100 * (model - marked) / max(model - len(feature), 1):.1f} %)")
     return "\n\n".join(out)
 
 
