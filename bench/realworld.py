@@ -939,8 +939,8 @@ class _ModuleStandIn:
     def __init__(self, order):
         self._order = order
         self._modules = {}
-        self._params = []
-        self._buffers = []
+        self._parameters = {}  # torch's own per-module dicts (the weight map reads them)
+        self._buffers = {}
         self._non_persistent_buffers_set = set()
 
     def named_modules(self):
@@ -953,10 +953,10 @@ class _ModuleStandIn:
         return m
 
     def named_parameters(self, recurse=False):
-        return iter(self._params)
+        return iter(self._parameters.items())
 
     def named_buffers(self, recurse=False):
-        return iter(self._buffers)
+        return iter(self._buffers.items())
 
 
 def _stand_in_class(mro, cache):
@@ -986,8 +986,8 @@ def torch_stand_in(saved: dict, arrays) -> _ModuleStandIn:
     for info in saved["modules"]:
         m = by_path[info["path"]]
         m._modules = {n: by_path[p] for n, p in info["children"].items()}
-        m._params = [(n, value(k)) for n, k in info["params"]]
-        m._buffers = [(n, value(k)) for n, k in info["buffers"]]
+        m._parameters = {n: value(k) for n, k in info["params"]}
+        m._buffers = {n: value(k) for n, k in info["buffers"]}
         m._non_persistent_buffers_set = set(info["non_persistent"])
     return by_path[""]
 
