@@ -139,7 +139,8 @@ SOURCES = [
                 "code gets generated code instead); the package __init__ imports dino.py, which needs "
                 "torchvision, so it is empty here"),
     Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
-    Source("monai", "monai==1.3.2", "monai"),
+    Source("monai", "monai==1.3.2", "monai", torch_needs=("einops==0.8.1",),
+           note="ViT, UNETR and SwinUNETR reach einops through monai's optional_import (a module name in a string): the torch side gets einops 0.8.1, the converted side cannot"),
     Source("timm", "timm==0.9.16", "timm",
            replace=(("timm/data/__init__.py", "from .constants import *"),),
            torch_stand_ins=(("torchvision/ops/misc.py", _NO_TORCHVISION),),
