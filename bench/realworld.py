@@ -907,6 +907,8 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
             "params": [[n, key_of(t)] for n, t in m.named_parameters(recurse=False) if t is not None],
             "buffers": [[n, key_of(t)] for n, t in m.named_buffers(recurse=False) if t is not None],
             "non_persistent": sorted(getattr(m, "_non_persistent_buffers_set", ())),
+            # the flags the weight map reads (a norm layer without affine parameters)
+            "flags": {k: getattr(m, k) for k in ("affine", "elementwise_affine") if isinstance(getattr(m, k, None), bool)},
         })
     np.savez(os.path.join(out, "torch.npz"), **arrays,
              **{f"in{i}": a for i, a in enumerate(inputs)}, **{f"out{i}": a for i, a in enumerate(outs)})
@@ -990,6 +992,8 @@ def torch_stand_in(saved: dict, arrays) -> _ModuleStandIn:
         m._parameters = {n: value(k) for n, k in info["params"]}
         m._buffers = {n: value(k) for n, k in info["buffers"]}
         m._non_persistent_buffers_set = set(info["non_persistent"])
+        for k, v in info.get("flags", {}).items():
+            setattr(m, k, v)
     return by_path[""]
 
 
