@@ -39,9 +39,12 @@ def register_buffer(edit) -> None:
     conv = edit.conv
     conv.used.add("ms")
     n = literal(name)
-    edit.result = parse_expr(
-        f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, "
-        f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
+    value = f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
+    if isinstance(t, cst.Name) and t.value == "None":
+        value = "None"  # torch keeps the name, holding None
+    elif isinstance(t, (cst.Name, cst.Attribute)):
+        value = f"None if {code_of(t)} is None else {value}"  # a buffer that may be None
+    edit.result = parse_expr(f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
     if not n.isidentifier():
         edit.unsupported("buffer name is not an identifier")
 
