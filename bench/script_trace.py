@@ -83,6 +83,18 @@ class Trace:
 
 # ---- torch side ------------------------------------------------------------------------------
 
+def no_dropout(side: str) -> None:
+    """Make dropout the identity on one side (for scripts that have no flag to turn it off: the
+    two sides draw their masks from different generators)."""
+    if side == "original":
+        import torch
+        torch.nn.functional.dropout = lambda input, p=0.5, training=True, inplace=False: input
+    else:
+        import ms_core as ms
+        ms.nn.Dropout.construct = lambda self, x: x
+        ms.ops.dropout = lambda input, p=0.5, training=True, seed=None: input
+
+
 def install_torch(trace: Trace) -> None:
     """Hooks for the original script: weights, recorded random numbers, losses, steps."""
     import torch

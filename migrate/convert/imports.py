@@ -27,9 +27,10 @@ TORCH_IMPORTS = node_rule(
     "initializers) where the converted code needs them; keep the ones unconverted code still uses.")
 
 # Packages whose names are resolved. torchvision has no table entries: every use is marked
-# (MS901), never left silently.
-ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
-_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext)\b", re.M)
+# (MS901), never left silently. einops is not torch's, but research model code uses it
+# everywhere; its names become generated code (migrate/convert/einops_calls.py).
+ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops")
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops)\b", re.M)
 
 
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:

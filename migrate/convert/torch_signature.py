@@ -362,6 +362,8 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
              *_wrap("def __init__(", ["self", *_signature(entry)], "    ", "):", hang=8),
              *(_indent(stmt, 8) for stmt in edit.prelude),
              *_wrap("super().__init__(", _call_args(edit), "        ")]
+    if edit.finish is not None:
+        lines.append(f"        {edit.finish}(self)")
     attrs = load_attributes().get(qual)
     if attrs is not None:
         for torch_name, expr in attrs.keep.items():

@@ -8,15 +8,17 @@
 
 Pipelines run lazily in the calling thread; `num_parallel_workers` is accepted and ignored.
 """
-from . import config, samplers, transforms  # noqa: F401
+from . import config, samplers, transforms, vision  # noqa: F401
 from .datasets import (Dataset, GeneratorDataset, NumpySlicesDataset, BatchInfo,  # noqa: F401
                        BatchDataset, MapDataset, ShuffleDataset, RepeatDataset, ConcatDataset,
                        ZipDataset, zip)
+from .datasets_vision import (MnistDataset, FashionMnistDataset, KMnistDataset,  # noqa: F401
+                              FakeImageDataset)
 from .samplers import (Sampler, BuiltinSampler, SequentialSampler, RandomSampler,  # noqa: F401
                        DistributedSampler, SubsetSampler, SubsetRandomSampler,
                        WeightedRandomSampler)
 
-__all__ = ["config", "transforms", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo",
-           "zip",
+__all__ = ["config", "transforms", "vision", "Dataset", "GeneratorDataset", "NumpySlicesDataset", "BatchInfo",
+           "zip", "MnistDataset", "FashionMnistDataset", "KMnistDataset", "FakeImageDataset",
            "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]

@@ -15,6 +15,7 @@ import libcst as cst
 from migrate.convert.call_edit import primary
 from migrate.convert.cst import bind_args, code_of, dotted, parse_expr
 from migrate.convert.registry import argument_rule
+from migrate.convert.rules.vision_uses import is_dataset_helper_call, torchvision_uses
 
 
 def _safe_rule(rule_id: str, name: str):
@@ -97,6 +98,8 @@ def dataloader(edit) -> None:
     if bs is not None and code_of(bs) == "None":
         edit.unsupported("batch_size=None (no batching): iterate the dataset itself")
         return
+    if _torchvision_at_run_time(edit, ds):
+        return
     shuffle = b.get("shuffle")
     kept = _kept_sampler(edit, b.get("sampler"))
     shard = None if kept else _sampler_shards(edit, b.get("sampler"), shuffle)
@@ -115,6 +118,17 @@ def dataloader(edit) -> None:
     drop = b.get("drop_last")
     drop_code = "" if _is_false(drop) else f", drop_remainder={code_of(drop)}"
     edit.result = parse_expr(f"{base}.batch({batch}{drop_code})")
+
+
+def _torchvision_at_run_time(edit, ds) -> bool:
+    """A translated torchvision dataset called in place, or a name that holds one on some paths
+    and another dataset on others: the generated DataLoaderTorch decides when it runs (it
+    batches a MindSpore pipeline as it is and wraps a Python dataset)."""
+    uses = torchvision_uses(edit.conv)
+    if is_dataset_helper_call(edit.conv, ds) or dotted(ds) in uses.mixed:
+        edit.needs_runtime("a torchvision dataset: a MindSpore pipeline once converted")
+        return True
+    return False
 
 
 _MS_SAMPLERS = ("ms.dataset.RandomSampler", "ms.dataset.SequentialSampler")
@@ -175,15 +189,15 @@ def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | N
         args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
                 if a.keyword is None or a.keyword.value != "shuffle"]
         return f"{code_of(ds.func)}({', '.join([*args, sources])})"
-    if facts is not None and name in facts.datasets:
+    if facts is not None and name in facts.datasets or name in torchvision_uses(edit.conv).pipelines:
         if kept is not None:
             edit.unsupported(f"sampler={kept} over a dataset bound to a name: pass "
                              "sampler= to its NumpySlicesDataset by hand")
             return ""
         if shard is not None:
-            if name not in facts.sharded:
-                edit.unsupported("a DistributedSampler over a TensorDataset bound to a name: pass "
-                                 "num_shards/shard_id to its NumpySlicesDataset by hand")
+            if facts is None or name not in facts.sharded:
+                edit.unsupported("a DistributedSampler over a dataset bound to a name: pass "
+                                 "num_shards/shard_id to the MindSpore dataset by hand")
                 return ""
             shuffle_code = "False"  # the sharded dataset shuffles (or not) itself
         return name if shuffle_code == "False" else (
@@ -213,7 +227,7 @@ def random_split(edit) -> None:
                          "floors them and hands the remainder out one by one; give integer lengths")
         return
     conv.used.add("ms")
-    if _is_ms_dataset(ds, facts):
+    if _is_ms_dataset(ds, facts, conv):
         base = code_of(ds)
     else:
         base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
@@ -223,10 +237,13 @@ def random_split(edit) -> None:
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 
-def _is_ms_dataset(ds, facts) -> bool:
-    """A MindSpore dataset already (a converted TensorDataset, a split), not a Python source."""
+def _is_ms_dataset(ds, facts, conv) -> bool:
+    """A MindSpore dataset already (a converted TensorDataset, a split, a translated torchvision
+    dataset), not a Python source."""
     if isinstance(ds, cst.Call) and code_of(ds.func) in ("ms.dataset.NumpySlicesDataset",
                                                          "ms.dataset.GeneratorDataset"):
+        return True
+    if is_dataset_helper_call(conv, ds) or dotted(ds) in torchvision_uses(conv).pipelines:
         return True
     return facts is not None and dotted(ds) in facts.datasets
 
@@ -296,3 +313,19 @@ def grad_scaler(edit) -> None:
         return
     on = edit.build()
     edit.result = cst.IfExp(test=enabled, body=on, orelse=off)
+
+
+@_safe_rule("MS264", "data_parallel_call")
+def data_parallel_call(edit) -> None:
+    """Replace nn.parallel.data_parallel(module, inputs, device_ids) with module(inputs) (one device)."""
+    module, inputs = edit.bound.get("module"), edit.bound.get("inputs")
+    kwargs = edit.bound.get("module_kwargs")
+    # torch passes a tuple of inputs as separate arguments
+    args = [cst.Arg(e.value) for e in inputs.elements] if isinstance(inputs, cst.Tuple) \
+        else [cst.Arg(inputs)]
+    if kwargs is not None and code_of(kwargs) != "None":
+        args.append(cst.Arg(kwargs, star="**"))
+    if not isinstance(inputs, cst.Tuple):
+        edit.note("inputs passed as one argument (a tuple held in a variable would be one "
+                  "argument here, several in torch)")
+    edit.result = cst.Call(func=module, args=args)

@@ -84,7 +84,7 @@ def test_star_arguments_pass_through_a_rename():
         """)
 
 
-def test_star_arguments_are_packed_with_the_others():
+def test_star_arguments_are_sizes_known_at_run_time():
     check("""\
         def f(b, c, size):
             x = torch.ones(b * c, 4)
@@ -92,7 +92,7 @@ def test_star_arguments_are_packed_with_the_others():
         """, """\
         def f(b, c, size):
             x = ops.ones((b * c, 4))
-            return ops.reshape(x, (b, c, *size)) + ops.zeros((1, c, *size))
+            return x.view(b, c, *size) + ops.zeros(_torch_sizes(1, c, *size))
         """)
 
 

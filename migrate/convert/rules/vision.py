@@ -1,0 +1,48 @@
+"""Argument rules for torchvision data pipelines (``mappings/vision.toml``): datasets become
+generated functions with torchvision's signature over ``mindspore.dataset``
+(:mod:`~migrate.convert.vision_runtime`), transforms MindSpore's ``dataset.vision`` ops.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.cst import code_of
+from migrate.convert.registry import argument_rule
+from migrate.convert.rules.data import _safe_rule
+from migrate.convert.rules.vision_uses import dataset_helper, torchvision_uses
+
+
+@_safe_rule("MS260", "vision_dataset")
+def vision_dataset(edit) -> None:
+    """Replace torchvision.datasets.MNIST(root, train, transform, ...) with MNISTTorch(...), an ms.dataset pipeline."""
+    helper = dataset_helper(edit.entry.torch)
+    if helper is None:
+        edit.unsupported(f"{edit.entry.torch} has no generated dataset function")
+        return
+    read = torchvision_uses(edit.conv).reads.get(code_of(edit.original))
+    if read is not None:
+        edit.unsupported(f"the dataset is read as torchvision's object ({read}): the MindSpore "
+                         f"pipeline it becomes has no data/targets/classes, indexing or len(); "
+                         f"read the files into arrays (ms.dataset's iterator) by hand", "MS901")
+        return
+    edit.result = edit.call.with_changes(func=cst.Name(edit.helper(helper)))
+    if any(a.keyword is not None and a.keyword.value == "download" for a in edit.call.args):
+        edit.note("download: MindSpore downloads no dataset; missing files raise a RuntimeError "
+                  "naming them and the folder torchvision keeps them in")
+
+
+@argument_rule("MS262", "vision_normalize")
+def vision_normalize(edit) -> None:
+    """Replace transforms.Normalize(mean, std) with ms.dataset.vision.Normalize(mean, std, is_hwc=False)."""
+    edit.set("is_hwc", "False")
+
+
+# torchvision callables whose MindSpore form is generated code, by their last name
+_GENERATED = {"Lambda": "LambdaTorch", "save_image": "save_image_torch"}
+
+
+@_safe_rule("MS263", "vision_generated")
+def vision_generated(edit) -> None:
+    """Replace transforms.Lambda(fn) / utils.save_image(t, fp) with the generated LambdaTorch / save_image_torch."""
+    helper = _GENERATED[edit.entry.torch.rsplit(".", 1)[-1]]
+    edit.result = edit.call.with_changes(func=cst.Name(edit.helper(helper)))

@@ -1,0 +1,51 @@
+"""Proofs of mappings/vision.toml (torchvision datasets and transforms) and of the training
+table's data_parallel entry: see tests/mappings/proof.py. torchvision does not import beside this
+torch, so the datasets and transforms are proven by the numeric tests on synthetic files in the
+real formats (tests/migrate/convert/vision/test_vision_pipeline.py: torchvision's formula in
+float64); what MindSpore cannot do the same way is proven marked."""
+import pytest
+
+from tests.mappings.proof import Marked, ProvenBy, case_id, run
+
+PIPELINE = "tests/migrate/convert/vision/test_vision_pipeline.py"
+RULES = "tests/migrate/convert/vision/test_vision_rules.py"
+_MNIST = f"{PIPELINE}::test_mnist_kwargs_loaders_give_torchvision_batches"
+_TV = "torchvision.transforms"
+
+CASES = [
+    ProvenBy("torchvision.datasets.MNIST", _MNIST),
+    ProvenBy("torchvision.datasets.mnist.MNIST", _MNIST),
+    ProvenBy("torchvision.datasets.CIFAR10", f"{PIPELINE}::test_cifar10_reads_the_pickle_batches"),
+    ProvenBy("torchvision.datasets.cifar.CIFAR10", f"{PIPELINE}::test_cifar10_reads_the_pickle_batches"),
+    ProvenBy("torchvision.datasets.FakeData", f"{PIPELINE}::test_fake_data_has_torchvisions_shapes_and_ranges"),
+    ProvenBy("torchvision.datasets.fakedata.FakeData", f"{PIPELINE}::test_fake_data_has_torchvisions_shapes_and_ranges"),
+    *[ProvenBy(f"{_TV}{sub}.{name}", _MNIST) for sub in ("", ".transforms")
+      for name in ("Compose", "ToTensor", "Normalize")],
+    *[ProvenBy(f"{_TV}{sub}.Lambda", f"{PIPELINE}::test_lambda_gets_a_tensor_and_gives_arrays")
+      for sub in ("", ".transforms")],
+    ProvenBy("torchvision.utils.save_image", f"{PIPELINE}::test_save_image_writes_torchvisions_grid"),
+    ProvenBy("torch.nn.parallel.data_parallel",
+             f"{RULES}::test_data_parallel_computes_the_module_output_as_torch_on_one_device"),
+    ProvenBy("torch.nn.parallel.data_parallel.data_parallel",
+             f"{RULES}::test_data_parallel_computes_the_module_output_as_torch_on_one_device"),
+    *[Marked(f"{_TV}{sub}.Resize", f"import torchvision\nt = torchvision.transforms{sub}.Resize(64)", "MS901")
+      for sub in ("", ".transforms")],
+    *[Marked(f"{_TV}{sub}.CenterCrop", f"import torchvision\nt = torchvision.transforms{sub}.CenterCrop(64)", "MS901")
+      for sub in ("", ".transforms")],
+    *[Marked(f"torchvision.datasets{sub}.ImageFolder", f"import torchvision\nd = torchvision.datasets{sub}.ImageFolder('x')", "MS901")
+      for sub in ("", ".folder")],
+    *[Marked(f"torchvision.datasets{sub}.LSUN", f"import torchvision\nd = torchvision.datasets{sub}.LSUN('x')", "MS901")
+      for sub in ("", ".lsun")],
+]
+# FashionMNIST and KMNIST are MNIST's code path with another folder and MindSpore class
+for name in ("FashionMNIST", "KMNIST"):
+    for sub in ("", ".mnist"):
+        CASES.append(ProvenBy(f"torchvision.datasets{sub}.{name}", f"{PIPELINE}::test_other_mnist_like_datasets"))
+for name in ("CIFAR100",):
+    for sub in ("", ".cifar"):
+        CASES.append(ProvenBy(f"torchvision.datasets{sub}.{name}", f"{PIPELINE}::test_cifar100_reads_the_fine_labels"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_entry(case):
+    run(case)
