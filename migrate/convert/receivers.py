@@ -207,8 +207,6 @@ def track_assign(conv, node: cst.Assign) -> None:
         for el in t.elements:
             if isinstance(el.value, cst.Name):
                 scope.tensors.add(el.value.value)
-    if scope is not None:
-        _track_layer_aliases(conv, scope, t, value0)
     if isinstance(t, cst.Name) and scope is not None:
         kind = module_ctor(conv, value0)
         if kind is not None and kind.startswith("torch."):
@@ -223,6 +221,8 @@ def track_assign(conv, node: cst.Assign) -> None:
         conv.module_names.add(t.value)
     elif isinstance(t, cst.Attribute) and is_self(conv, t.value) and conv.class_scope:
         _track_sub_cell(conv, t.attr.value, value0)
+    if scope is not None:
+        _track_layer_aliases(conv, scope, t, value0)
 
 
 def _track_layer_aliases(conv, scope, target, value) -> None:
@@ -236,10 +236,10 @@ def _track_layer_aliases(conv, scope, target, value) -> None:
         if not isinstance(name, cst.Name):
             continue
         kinds = type_of(conv, held) if isinstance(held, (cst.Attribute, cst.Name)) else []
-        if kinds:
-            scope.narrow[name.value] = kinds
-        else:
-            scope.narrow.pop(name.value, None)
+        if len(kinds) == 1 and kinds[0].startswith("torch."):
+            scope.layers[name.value] = kinds[0]
+        elif held is not value:
+            scope.layers.pop(name.value, None)  # unpacked from a tuple: anything else
 
 
 def track_added_child(conv, call: cst.Call) -> None:
