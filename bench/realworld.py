@@ -269,7 +269,10 @@ ARCHS = [
            quick=name == "resnet18")
       for name, extra in (("resnet18", ""), ("resnet26d", ""), ("convnext_atto", ""), ("efficientnet_b0", ""),
                           ("mobilenetv3_small_100", ""), ("regnetx_002", ""),
-                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"))],
+                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"),
+                          ("ghostnet_050", ""), ("rexnet_100", ""), ("repvit_m0_9", ""), ("pvt_v2_b0", ""),
+                          ("caformer_s18", ""), ("mobilevit_xxs", ""), ("hgnet_tiny", ""),
+                          ("convit_tiny", ", img_size=64"))],
     # karpathy/nanoGPT, karpathy/minGPT
     Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
          "dropout=0.0, bias=True))", (tok(64, 2, 16),), quick=True),
@@ -922,8 +925,8 @@ class _ModuleStandIn:
     def __init__(self, order):
         self._order = order
         self._modules = {}
-        self._params = []
-        self._buffers = []
+        self._parameters = {}  # the module's own, as torch's dicts (migrate.check.weights reads them)
+        self._buffers = {}
         self._non_persistent_buffers_set = set()
 
     def named_modules(self):
@@ -936,10 +939,10 @@ class _ModuleStandIn:
         return m
 
     def named_parameters(self, recurse=False):
-        return iter(self._params)
+        return iter(self._parameters.items())
 
     def named_buffers(self, recurse=False):
-        return iter(self._buffers)
+        return iter(self._buffers.items())
 
 
 def _stand_in_class(mro, cache):
@@ -969,8 +972,8 @@ def torch_stand_in(saved: dict, arrays) -> _ModuleStandIn:
     for info in saved["modules"]:
         m = by_path[info["path"]]
         m._modules = {n: by_path[p] for n, p in info["children"].items()}
-        m._params = [(n, value(k)) for n, k in info["params"]]
-        m._buffers = [(n, value(k)) for n, k in info["buffers"]]
+        m._parameters = {n: value(k) for n, k in info["params"]}
+        m._buffers = {n: value(k) for n, k in info["buffers"]}
         m._non_persistent_buffers_set = set(info["non_persistent"])
     return by_path[""]
 
