@@ -342,7 +342,8 @@ class CallEdit:
                     self.reject(f"{p.name} {test} {ok}",
                                 f"For '{self.api_name}' (torch signature), {p.name} other than "
                                 f"{ok} is not supported: {fate.unsupported}.")
-                elif code_of(value) != ok and ok is not None and self._variable(value) and not self.runtime:
+                elif code_of(value) != ok and ok not in (None, "None") and self._variable(value) \
+                        and not self.runtime:
                     # padding_mode=padding_mode: the torch-signature class checks the value when
                     # the layer is built; without one, the call is kept and marked
                     self.needs_runtime(f"{p.name}={code_of(value)} known at run time")
