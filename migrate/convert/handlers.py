@@ -561,7 +561,9 @@ def on_function(conv, node: cst.FunctionDef):
         new = new.with_changes(body=body)
     if conv.in_cell and node.name.value == "__init__":
         new = parameter_paths(conv, node, new)
-    if conv.in_cell and node.name.value == "forward" and conv.allows(FORWARD.id):
+    if conv.in_cell and node.name.value == "forward" and conv.allows(FORWARD.id) and \
+            not any(dotted(d.decorator) == "staticmethod" for d in node.decorators):
+        # (a static forward(ctx, ...) is an autograd.Function's, kept by a TorchFunction Cell)
         new = new.with_changes(name=cst.Name("construct"))
         conv.record("def forward", "def construct", FORWARD.id, "exact", "a Cell's forward is construct")
     return new
