@@ -286,7 +286,10 @@ ARCHS = [
            quick=name == "resnet18")
       for name, extra in (("resnet18", ""), ("resnet26d", ""), ("convnext_atto", ""), ("efficientnet_b0", ""),
                           ("mobilenetv3_small_100", ""), ("regnetx_002", ""),
-                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"))],
+                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"),
+                          ("ghostnet_050", ""), ("rexnet_100", ""), ("repvit_m0_9", ""), ("pvt_v2_b0", ""),
+                          ("caformer_s18", ""), ("mobilevit_xxs", ""), ("hgnet_tiny", ""),
+                          ("convit_tiny", ", img_size=64"))],
     # karpathy/nanoGPT, karpathy/minGPT
     Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
          "dropout=0.0, bias=True))", (tok(64, 2, 16),), quick=True),

@@ -40,14 +40,12 @@ def register_buffer(edit) -> None:
         return
     conv = edit.conv
     n = literal(name)
+    value = f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
     if isinstance(t, cst.Name) and t.value == "None":
-        # torch keeps the attribute, None (a buffer set later, or not at all)
-        edit.result = parse_expr(f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, None)")
-        return
-    conv.used.add("ms")
-    edit.result = parse_expr(
-        f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, "
-        f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
+        value = "None"  # torch keeps the name, holding None
+    elif isinstance(t, (cst.Name, cst.Attribute)):
+        value = f"None if {code_of(t)} is None else {value}"  # a buffer that may be None
+    edit.result = parse_expr(f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
     if not n.isidentifier():
         edit.unsupported("buffer name is not an identifier")
 

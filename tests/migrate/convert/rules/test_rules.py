@@ -212,6 +212,7 @@ MARKED_WITH_DEFAULTS = {"torch.nn.functional.one_hot",
                         "torch.randint",   # randint() without high and size: marked
                         "torch.scatter",   # scatter(input, dim, index) without src or value: marked
                         # alpha_dropout(input, p, train) with train not known to be False: marked
+                        # (torch.nn.functional's, with a variable, raises when built if it is True)
                         "torch.alpha_dropout", "torch.feature_alpha_dropout"}
 
 
@@ -250,6 +251,7 @@ def test_target_mindspore():
 
 
 RULE_EXAMPLES = {
+    "inplace_data_update": "def f(w):\n    w.data *= 0.5\n",
     "torch_imports": "x = torch.zeros(2)\n",
     "assumed_cell": "from .blocks import Base\nclass Head(Base):\n    def forward(self, x):\n        return x\n",
     "forward_to_construct": "class M(nn.Module):\n    def forward(self, x):\n        return x\n",
