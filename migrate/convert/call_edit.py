@@ -271,18 +271,11 @@ class CallEdit:
             self.positional.add(star.name)
 
     def _runtime_sizes(self, name: str, args: list) -> None:
-        """torch's varargs sizes with a *-argument: with other values (``zeros(*s, 3)``) they are
-        all ints, packed in one tuple as written; alone (``view(*shape)``) what it holds is known at
-        run time only: the table's tensor method, which takes torch's varargs (a dtype too, for
-        view), or the generated ``_torch_sizes(*s)`` (ints one by one, or one sequence of them:
-        torch's rule)."""
+        """torch's varargs sizes with a *-argument (``view(*shape)``, ``zeros(*s, 3)``): what they
+        hold is known at run time only: the table's tensor method, which takes torch's varargs
+        (a dtype too, for view), or the generated ``_torch_sizes(...)`` (ints one by one, or one
+        sequence of them: torch's rule)."""
         fate = self.entry.args.get(name) or Fate()
-        if len(args) > 1:  # with other values, torch reads them all as ints: one tuple, as written
-            self.bound[name] = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(a.value)
-                                          for a in args])
-            self.given.add(name)
-            self.positional.add(name)
-            return
         if fate.method and self.method_receiver is not None:
             self.result = cst.Call(cst.Attribute(self.method_receiver, cst.Name(fate.method)), list(args))
             self.note(f"*-arguments: Tensor.{fate.method} takes torch's varargs (MindSpore 2.10 and ms_core)")
