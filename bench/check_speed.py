@@ -5,9 +5,12 @@ models' forward and backward once each.
 
 The issue's bound: check (eval + train + gradients) <= 3x (torch fwd+bwd + ms fwd+bwd),
 including torch's float64 reference run when the check triggers it (something beyond the
-tolerance); `--float64` times the check with that run forced in both modes as well.
+tolerance), in every paired run: each check is divided by the mean of the forward+backward runs
+just before and after it (printed with their median and max; the ratio of the best times too).
+`--float64` times the check with that run forced in both modes as well.
 """
 import argparse
+import gc
 import os
 import sys
 import time
@@ -52,6 +55,14 @@ def reference(t, m, x):
     return t1 - t0, t2 - t1
 
 
+def _timed_reference(t, m, x):
+    """((torch seconds, ms_core seconds), CPU seconds) of one :func:`reference`."""
+    gc.collect()
+    c0 = time.process_time()
+    pair = reference(t, m, x)
+    return pair, time.process_time() - c0
+
+
 def _float64_modes(result) -> str:
     return ", ".join(p.mode for p in result.phases
                      if any(n.startswith("float64 reference") for n in p.notes))
@@ -87,20 +98,24 @@ def main(argv=None):
         cProfile.runctx("check(t, m, [x], mode='both', local=a.local)", globals(), locals(),
                         "/tmp/check.prof")
         pstats.Stats("/tmp/check.prof").sort_stats("tottime").print_stats(25)
-    # Interleaved, so that load from other processes hits both sides alike.
+    # Interleaved and paired: each check's reference is the mean of the forward+backward runs
+    # just before and just after it, so that load from other processes hits both sides alike.
+    # A full garbage collection before each measurement: a collection left over from one side
+    # (0.1 s on this process's 200k objects) must not fall into the other.
     refs, times, ratios, cpu_ratios = [], [], [], []
     for _ in range(a.repeat):
-        c0 = time.process_time()
-        rt, rm = reference(t, m, x)
+        before, c_before = _timed_reference(t, m, x)
+        gc.collect()
         c1 = time.process_time()
         t0 = time.perf_counter()
         r = check(t, m, [x], mode="both", local=a.local)
         c = time.perf_counter() - t0
         c2 = time.process_time()
-        refs.append((rt, rm))
+        after, c_after = _timed_reference(t, m, x)
+        refs += [before, after]
         times.append(c)
-        ratios.append(c / (rt + rm))
-        cpu_ratios.append((c2 - c1) / (c1 - c0))  # CPU time: less sensitive to other load
+        ratios.append(c / ((sum(before) + sum(after)) / 2))
+        cpu_ratios.append((c2 - c1) / ((c_before + c_after) / 2))  # less sensitive to load
     rt = min(r_[0] for r_ in refs)
     rm = min(r_[1] for r_ in refs)
     ref = rt + rm
@@ -113,17 +128,22 @@ def main(argv=None):
     print(f"  check (eval + train + gradients, per-layer comparison, local={a.local}): "
           f"{best:.3f}s (best)")
     print(f"  ratio of bests {best / ref:.2f}x; paired ratios "
-          f"{', '.join(f'{q:.2f}' for q in ratios)} (bound 3x); passed={r.passed}")
-    print(f"  CPU-time ratios {', '.join(f'{q:.2f}' for q in cpu_ratios)}")
+          f"{', '.join(f'{q:.2f}' for q in ratios)}: median {np.median(ratios):.2f}, max "
+          f"{max(ratios):.2f} (bound 3x); passed={r.passed}")
+    print(f"  CPU-time ratios {', '.join(f'{q:.2f}' for q in cpu_ratios)}: median "
+          f"{np.median(cpu_ratios):.2f}, max {max(cpu_ratios):.2f}")
     print("  last check's phases: " + ", ".join(f"{k} {v:.3f}s" for k, v in r.timings.items()))
     print(f"  float64 reference run by the default check: {_float64_modes(r) or 'none'}")
     if a.float64:
         forced = []
         for _ in range(a.repeat):
-            rt_, rm_ = reference(t, m, x)
+            before, _ = _timed_reference(t, m, x)
+            gc.collect()
             t0 = time.perf_counter()
             check(t, m, [x], mode="both", local=a.local, float64_reference=True)
-            forced.append((time.perf_counter() - t0) / (rt_ + rm_))
+            c = time.perf_counter() - t0
+            after, _ = _timed_reference(t, m, x)
+            forced.append(c / ((sum(before) + sum(after)) / 2))
         print(f"  check --float64 (float64 reference in both modes, with gradients): paired "
               f"ratios {', '.join(f'{q:.2f}' for q in forced)}")
     t0 = time.perf_counter()

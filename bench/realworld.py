@@ -75,7 +75,14 @@ class Source:
     directory inside the unpacked archive that is converted and put on `sys.path` (its import
     name is its last part; "" = the snapshot root itself). `exclude` are glob patterns (relative
     to the unpacked root) of files left out, `blank` files replaced by an empty module, because
-    they import what cannot be imported here (the reason is in `note`).
+    they import what cannot be imported here (the reason is in `note`). `torch_needs` are
+    pure-Python packages (`pkg==version`) that the original code imports besides torch: fetched
+    like a source and put on the path of the torch side only (the converted code must not need
+    them; the project does not depend on them). `replace` maps a file to
+    the one-line module of our own that stands for it on both sides (a package `__init__` cut
+    down to the submodules the models need). `torch_stand_ins` are modules (path -> text) only
+    the torch side sees, for imports the original makes unconditionally from packages not
+    installed here (torchvision); the converted side never sees them.
     """
 
     name: str
@@ -83,9 +90,18 @@ class Source:
     tree: str = ""
     exclude: tuple = ()
     blank: tuple = ()
+    replace: tuple = ()           # ((relative path, text), ...)
+    torch_stand_ins: tuple = ()   # ((module path, text), ...): the torch side only
     note: str = ""
     quick: bool = False
+    torch_needs: tuple = ()
 
+
+_NO_TORCHVISION = (
+    '"""Stand-in for torchvision.ops.misc (not installed here): importable, not buildable."""\n\n\n'
+    'class FrozenBatchNorm2d:\n'
+    '    def __init__(self, *args, **kwargs):\n'
+    '        raise ImportError("torchvision is not installed (bench/realworld.py stand-in)")\n')
 
 SOURCES = [
     Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
@@ -103,14 +119,31 @@ SOURCES = [
            note="model files that need torch alone (torchvision_models, utils, datasets and "
                 "wideresnet need torchvision/PIL/munch/hickle); the package __init__ files "
                 "import those, so they are empty here"),
-    Source("vit_pytorch", "vit-pytorch==1.7.0", "vit_pytorch",
-           note="converted and counted only: every model file imports einops (not installed, "
-                "and einops would not know ms_core tensors)"),
+    Source("vit_pytorch", "vit-pytorch==1.7.0", "vit_pytorch", blank=("vit_pytorch/__init__.py",),
+           torch_needs=("einops==0.8.1",),
+           note="the model files use einops (the torch side gets einops 0.8.1 on its path; the converted "
+                "code gets generated code instead); the package __init__ imports dino.py, which needs "
+                "torchvision, so it is empty here"),
+    Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
+    Source("monai", "monai==1.3.2", "monai"),
+    Source("timm", "timm==0.9.16", "timm",
+           replace=(("timm/data/__init__.py", "from .constants import *"),),
+           torch_stand_ins=(("torchvision/ops/misc.py", _NO_TORCHVISION),),
+           note="timm/data/__init__.py imports PIL/torchvision transforms: cut down to its constants "
+                "(all the models import from it); timm.layers imports torchvision's FrozenBatchNorm2d "
+                "unconditionally: the torch side gets a stand-in that raises when built (no listed "
+                "architecture builds one)"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
     Source("pytorch_examples", "github:pytorch/examples", exclude=("docs/*", "cpp/*")),
 ]
+
+
+# TabNet's group_attention_matrix: one feature per group (what pytorch_tabnet.utils builds for no
+# groups), a tensor of the side's own framework (torch cannot be imported on the converted side)
+_TABNET_GROUPS = ("try:\n    import torch\n    G = torch.eye(8)\nexcept ImportError:\n"
+                  "    G = ms.ops.eye(8, 8, ms.float32)\n")
 
 
 def x(*shape):
@@ -168,6 +201,45 @@ ARCHS = [
          "use_skip_connections=True)", (x(2, 4, 32),)),
     Arch("pytorch_tcn", "pytorch_tcn", "TCN(4, [8, 8, 8], kernel_size=3, dropout=0.0, causal=False, "
          "use_norm='layer_norm', output_projection=3, input_shape='NLC')", (x(2, 32, 4),)),
+    # pytorch-tabnet 4.1.0: ghost batch norm, sparsemax/entmax as autograd Functions whose ctx keeps
+    # intermediates; forward returns (logits, sparsity loss)
+    Arch("pytorch_tabnet", "pytorch_tabnet.tab_network",
+         "TabNet(8, 3, n_d=8, n_a=8, n_steps=3, cat_idxs=[1, 4], cat_dims=[3, 3], cat_emb_dim=[2, 2], "
+         "virtual_batch_size=4, mask_type='sparsemax', group_attention_matrix=G)",
+         ({"dtype": "float32", "shape": [16, 8], "int_cols": [1, 4]},), setup=_TABNET_GROUPS),
+    Arch("pytorch_tabnet", "pytorch_tabnet.tab_network",
+         "TabNet(8, 3, n_d=8, n_a=8, n_steps=2, virtual_batch_size=4, mask_type='entmax', "
+         "group_attention_matrix=G)", (x(16, 8),), setup=_TABNET_GROUPS),
+    # monai 1.3.2 (medical imaging): layer factories keyed by name, 2-D and 3-D convolutions,
+    # instance/batch norm, transposed convolutions, residual units; small 2-D and 3-D configs
+    Arch("monai", "monai.networks.nets", "UNet(2, 1, 2, channels=(4, 8, 16), strides=(2, 2), num_res_units=2)",
+         (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, norm='batch')",
+         (x(1, 1, 8, 8, 8),)),
+    Arch("monai", "monai.networks.nets", "BasicUNet(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SegResNet(2, init_filters=8, in_channels=1, out_channels=2, blocks_down=(1, 1, 1), "
+         "blocks_up=(1, 1))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "DenseNet121(2, 1, 3, init_features=8, growth_rate=4, block_config=(2, 2, 2, 2))",
+         (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "AttentionUnet(2, 1, 2, channels=(4, 8, 16), strides=(2, 2))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "VNet(2, 1, 2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "HighResNet(2, 1, 2)", (x(1, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "ResNet('basic', [1, 1, 1, 1], [8, 16, 32, 64], spatial_dims=2, n_input_channels=1, "
+         "num_classes=3)", (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "DynUNet(2, 1, 2, kernel_size=[3, 3, 3], strides=[1, 2, 2], upsample_kernel_size=[2, 2], "
+         "filters=[4, 8, 16])", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "ViT(1, (32, 32), (8, 8), hidden_size=32, mlp_dim=64, num_layers=2, num_heads=4, "
+         "spatial_dims=2, classification=True, num_classes=3)", (x(2, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "UNETR(1, 2, (32, 32), feature_size=4, hidden_size=32, mlp_dim=64, num_heads=4, "
+         "spatial_dims=2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SwinUNETR((32, 32), 1, 2, depths=(1, 1, 1, 1), num_heads=(1, 2, 2, 4), "
+         "feature_size=12, spatial_dims=2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SEResNet50(layers=(1, 1, 1, 1), spatial_dims=2, in_channels=1, num_classes=3)",
+         (x(1, 1, 64, 64),)),
+    Arch("monai", "monai.networks.nets", "AutoEncoder(2, 1, 1, channels=(4, 8), strides=(2, 2))", (x(1, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "Classifier((1, 16, 16), 3, channels=(4, 8), strides=(2, 2))", (x(2, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "BasicUNetPlusPlus(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "RegUNet(2, 1, num_channel_initial=4, depth=2)", (x(1, 1, 16, 16),)),
     # efficientnet-pytorch 0.7.1: static same padding, custom autograd swish
     Arch("efficientnet_pytorch", "efficientnet_pytorch",
          "EfficientNet.from_name('efficientnet-b0', image_size=64, num_classes=10)", (x(2, 3, 64, 64),)),
@@ -191,6 +263,13 @@ ARCHS = [
          (x(1, 3, 224, 224),)),
     Arch("pretrainedmodels", "pretrainedmodels.models.nasnet_mobile", "NASNetAMobile(num_classes=10)",
          (x(1, 3, 224, 224),)),
+    # timm 0.9.16 through its own factory (pretrained=False): norm/act layers resolved by name,
+    # timm's trunc_normal_, fused attention, layer-scale, stochastic depth, drop path
+    *[Arch("timm", "timm", f"create_model({name!r}, pretrained=False, num_classes=10{extra})", (x(2, 3, 64, 64),),
+           quick=name == "resnet18")
+      for name, extra in (("resnet18", ""), ("resnet26d", ""), ("convnext_atto", ""), ("efficientnet_b0", ""),
+                          ("mobilenetv3_small_100", ""), ("regnetx_002", ""),
+                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"))],
     # karpathy/nanoGPT, karpathy/minGPT
     Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
          "dropout=0.0, bias=True))", (tok(64, 2, 16),), quick=True),
@@ -215,6 +294,163 @@ ARCHS = [
          path="fast_neural_style/neural_style"),
     Arch("pytorch_examples", "llama2_model", "Transformer(ModelArgs(dim=32, n_layers=2, n_heads=4, vocab_size=64, "
          "multiple_of=16, max_seq_len=16))", (tok(64, 2, 8),), path="distributed/tensor_parallelism"),
+    # vit-pytorch 1.7.0 (lucidrains): einops patterns and layers everywhere; small configs (LocalViT is
+    # left out: the original fails on torch 2.x, it applies LayerNorm to an (N, C, H, W) map)
+    Arch("vit_pytorch", "vit_pytorch.vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),), quick=True),
+    Arch("vit_pytorch", "vit_pytorch.vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=1, heads=2, "
+         "mlp_dim=64, dim_head=16, pool='mean')",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.cait",
+         "CaiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, cls_depth=1, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.deepvit",
+         "DeepViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.t2t",
+         "T2TViT(image_size=32, num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, "
+         "dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.cross_vit",
+         "CrossViT(image_size=32, num_classes=10, sm_dim=32, lg_dim=48, sm_patch_size=8, "
+         "sm_enc_depth=1, sm_enc_heads=2, sm_enc_mlp_dim=64, sm_enc_dim_head=16, "
+         "lg_patch_size=16, lg_enc_depth=1, lg_enc_heads=2, lg_enc_mlp_dim=64, "
+         "lg_enc_dim_head=16, cross_attn_depth=1, cross_attn_heads=2, "
+         "cross_attn_dim_head=16, depth=1, dropout=0., emb_dropout=0.)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.max_vit",
+         "MaxViT(num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=4, "
+         "dropout=0.)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.mobile_vit",
+         "MobileViT(image_size=(64, 64), dims=[24, 32, 40], channels=[8, 8, 16, 16, 24, "
+         "24, 32, 32, 40, 40, 64], num_classes=10, depths=(1, 1, 1))",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.cct",
+         "CCT(img_size=32, embedding_dim=32, n_conv_layers=1, kernel_size=3, stride=1, "
+         "padding=1, pooling_kernel_size=3, pooling_stride=2, pooling_padding=1, "
+         "num_layers=2, num_heads=2, mlp_ratio=2., num_classes=10, "
+         "positional_embedding='learnable')",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.cvt",
+         "CvT(num_classes=10, s1_emb_dim=16, s1_heads=1, s1_depth=1, s2_emb_dim=32, "
+         "s2_heads=2, s2_depth=1, s3_emb_dim=48, s3_heads=2, s3_depth=1)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.levit",
+         "LeViT(image_size=64, num_classes=10, dim=(32, 48, 64), depth=1, heads=(2, 2, "
+         "2), mlp_mult=2, stages=3, dim_key=8, dim_value=16)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.pit",
+         "PiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=(1, 1), heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.rvt",
+         "RvT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.nest",
+         "NesT(image_size=32, patch_size=4, num_classes=10, dim=16, heads=2, "
+         "num_hierarchies=2, block_repeats=(1, 1), dim_head=8)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.twins_svt",
+         "TwinsSVT(num_classes=10, s1_emb_dim=16, s1_local_patch_size=4, s1_global_k=4, "
+         "s2_emb_dim=32, s2_local_patch_size=2, s2_global_k=2, s3_emb_dim=48, "
+         "s3_local_patch_size=1, s3_global_k=1, s3_depth=1, s4_emb_dim=64, "
+         "s4_local_patch_size=1, s4_global_k=1, s4_depth=1)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.crossformer",
+         "CrossFormer(dim=(32, 64, 96, 128), depth=(1, 1, 1, 1), global_window_size=(2, "
+         "2, 1, 1), local_window_size=2, num_classes=10)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.regionvit",
+         "RegionViT(dim=(16, 32, 48, 64), depth=(1, 1, 1, 1), window_size=2, "
+         "num_classes=10)",
+         (x(2, 3, 64, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.sep_vit",
+         "SepViT(num_classes=10, dim=16, depth=(1, 1), heads=(1, 2), dim_head=8)",
+         (x(2, 3, 56, 56),)),
+    Arch("vit_pytorch", "vit_pytorch.scalable_vit",
+         "ScalableViT(num_classes=10, dim=16, depth=(1, 1), heads=(1, 2), "
+         "reduction_factor=(2, 1), window_size=(4, None))",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.xcit",
+         "XCiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, cls_depth=1, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_1d",
+         "ViT(seq_len=64, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_3d",
+         "ViT(image_size=16, image_patch_size=8, frames=4, frame_patch_size=2, "
+         "num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 4, 16, 16),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_1d",
+         "SimpleViT(seq_len=64, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 64),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_3d",
+         "SimpleViT(image_size=16, image_patch_size=8, frames=4, frame_patch_size=2, "
+         "num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 4, 16, 16),)),
+    Arch("vit_pytorch", "vit_pytorch.vivit",
+         "ViT(image_size=16, image_patch_size=8, frames=4, frame_patch_size=2, "
+         "num_classes=10, dim=32, spatial_depth=1, temporal_depth=1, heads=2, mlp_dim=64, "
+         "dim_head=16)",
+         (x(2, 3, 4, 16, 16),)),
+    Arch("vit_pytorch", "vit_pytorch.parallel_vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16, num_parallel_branches=2)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_for_small_dataset",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_with_register_tokens",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_with_qk_norm",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_with_patch_merger",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16, patch_merge_layer=1, patch_merge_num_tokens=4)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.max_vit_with_registers",
+         "MaxViT(num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=4, "
+         "dropout=0.)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.vit_with_patch_dropout",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    Arch("vit_pytorch", "vit_pytorch.simple_vit_with_patch_dropout",
+         "SimpleViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
+    # adaptive token sampling draws Gumbel noise at inference: zero on both sides, so that the
+    # sampled tokens can be compared
+    Arch("vit_pytorch", "vit_pytorch.ats_vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, "
+         "max_tokens_per_depth=(12, 8), heads=2, mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),),
+         setup="import vit_pytorch.ats_vit as _ats; _ats.sample_gumbel = lambda shape, device=None, dtype=None, "
+               "eps=1e-6: 0.0"),
+    Arch("vit_pytorch", "vit_pytorch.learnable_memory_vit",
+         "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
+         "mlp_dim=64, dim_head=16)",
+         (x(2, 3, 32, 32),)),
 ]
 
 
@@ -371,6 +607,9 @@ def stage(src: Source, root: Path, dest: Path) -> list[Path]:
         if rel in src.blank:
             target.write_text("# emptied by bench/realworld.py: the original imports modules that "
                               "cannot be imported here\n")
+        elif rel in dict(src.replace):
+            target.write_text("# cut down by bench/realworld.py: the original imports modules that "
+                              "cannot be imported here\n" + dict(src.replace)[rel] + "\n")
         else:
             shutil.copy2(p, target)
         files.append(target)
@@ -590,6 +829,8 @@ def _make_inputs(specs):
             out.append(rng.integers(0, s["high"], size=s["shape"]).astype(np.int64))
         else:
             out.append(rng.standard_normal(s["shape"]).astype(np.float32))
+            for col in s.get("int_cols", ()):  # categorical codes held in a float tensor (TabNet)
+                out[-1][:, col] = rng.integers(0, 3, size=s["shape"][0])
     return out
 
 
@@ -619,6 +860,7 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
     import torch
     torch.manual_seed(0)
     torch.set_num_threads(1)
+    sys.path[:0] = arch.get("torch_paths", [])
     _, ns = _build(arch, tree)
     exec(arch["setup"], ns)
     model = eval(arch["ctor"], ns)
@@ -1003,12 +1245,12 @@ def _child_env(extra_paths=()) -> dict:
 
 
 def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, block: bool = False,
-               python: str = sys.executable) -> dict:
+               python: str = sys.executable, paths=()) -> dict:
     cmd = [python, str(Path(__file__).resolve()), "--child", side, "--spec", str(spec),
            "--tree", str(tree), "--out", str(out)] + (["--block"] if block else [])
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, env=dict(_child_env(), GLOG_v="3"), capture_output=True, text=True,
+        proc = subprocess.run(cmd, env=dict(_child_env(paths), GLOG_v="3"), capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"no result within {timeout:.0f} s", "seconds": timeout}
@@ -1022,19 +1264,38 @@ def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, blo
     return res
 
 
+def torch_stand_ins(source: str, work: Path) -> list[str]:
+    """The directory of the source's torch-side stand-in modules, written once ([] if none)."""
+    src = next((s for s in SOURCES if s.name == source), None)
+    if src is None or not src.torch_stand_ins:
+        return []
+    d = work / "torch_stand_ins" / source
+    for rel, text in src.torch_stand_ins:
+        f = d / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+        package = f.parent
+        while package != d:  # every directory up to d is a package
+            (package / "__init__.py").touch()
+            package = package.parent
+    return [str(d)]
+
+
 def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: float,
-               block: bool = True, mindspore: tuple | None = None) -> dict:
+               block: bool = True, mindspore: tuple | None = None, torch_paths=()) -> dict:
     """Both children for one architecture; the row for the table. With `mindspore` =
     (interpreter, tree converted with --target mindspore), a third child runs that tree on real
-    MindSpore (row["mindspore"])."""
+    MindSpore (row["mindspore"]). `torch_paths` go on the torch child's path only."""
     d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     spec = d / "spec.json"
     spec.write_text(json.dumps(asdict(arch)))
+    torch_spec = d / "torch_spec.json"
+    torch_spec.write_text(json.dumps({**asdict(arch), "torch_paths": torch_stand_ins(arch.source, work)}))
     row = {"source": arch.source, "module": arch.module, "ctor": arch.ctor, "status": "", "error": "",
            "where": "", "rel_err": None, "notes": []}
-    t = _run_child("torch", spec, staged, d, timeout)
+    t = _run_child("torch", torch_spec, staged, d, timeout, paths=torch_paths)
     if t.get("status") in ("crash", "timeout"):
         row.update(status="torch-fail", error=t.get("error", ""), where=t.get("where", ""))
         return row
@@ -1223,12 +1484,13 @@ def run(args) -> list[SourceResult]:
     only = set(args.only.split(",")) if args.only else None
     sources = [s for s in SOURCES if (only is None or s.name in only) and (s.quick or not args.quick)]
     results = {}
-    trees = {}
+    trees, torch_paths = {}, {}
     for src in sources:
         t0 = time.perf_counter()
         res, staged, converted = convert_package(src, args, work)
         results[src.name] = res
         trees[src.name] = (staged, converted)
+        torch_paths[src.name] = [fetch_pypi(spec, Path(args.cache), args.dl_dir) for spec in src.torch_needs]
         print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
               f" ({time.perf_counter() - t0:.1f} s)", flush=True)
     archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped and not args.no_archs
@@ -1239,7 +1501,8 @@ def run(args) -> list[SourceResult]:
     def do_arch(a):
         staged, converted = trees[a.source]
         ms_side = (args.ms_python, work / "out_mindspore" / a.source) if args.ms_python else None
-        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side)
+        row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side,
+                         torch_paths=torch_paths[a.source])
         print(f"  {a.source:<18} {a.ctor[:50]:<50} {row['status']:<10} {row['error'][:90]}", flush=True)
         if "mindspore" in row:
             print(f"  {'':<18} {'MindSpore':<50} {ms_cell(row['mindspore'])[:120]}", flush=True)

@@ -71,6 +71,8 @@ class Fate:
     unsupported: str | None = None
     unless: str | None = None
     pack: bool = False
+    method: str | None = None  # pack with *-arguments: this tensor method takes them as given
+    param_dtype: str | None = None  # a layer's dtype=: "pass" it as dtype=, or cast the "table"
     label: str = "approximate"
 
 

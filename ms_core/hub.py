@@ -149,13 +149,16 @@ def load(f, map_location=None, weights_only=True, mmap=None):
     Raises:
         TorchCheckpointError: a torch file that is truncated or needs globals other than tensors
             and containers (a pickled model class is never rebuilt).
-        ValueError: no such file (neither ``f`` nor ``f + '.ckpt'``), or a corrupt checkpoint.
+        ValueError: no such file (neither ``f`` nor ``f + '.ckpt'``; an empty ``f`` counts as
+            none), or a corrupt checkpoint.
     """
     del weights_only, mmap
     if not isinstance(f, (str, os.PathLike)):
         return load_torch_checkpoint(f, map_location)
     path = os.fspath(f)
-    if not os.path.exists(path) and os.path.exists(path + ".ckpt"):
+    # (an empty file at the path: the one `with open(path, 'wb') as f` created around a save that
+    # became save_checkpoint(net, f.name), which writes path + '.ckpt')
+    if (not os.path.exists(path) or os.path.getsize(path) == 0) and os.path.exists(path + ".ckpt"):
         path += ".ckpt"
     if not os.path.isfile(path):
         raise ValueError(f"For 'load', the file '{path}' does not exist.")

@@ -144,13 +144,13 @@ def compare(ms_value, torch_value, rtol: float = 1e-4, atol: float = 1e-5) -> Te
     wt = np.result_type(a.dtype, b.dtype, np.float32)
     af = np.ravel(a.astype(wt, copy=False))
     bf = np.ravel(b.astype(wt, copy=False))
+    if af.size >= _FAST_MIN and _fast_pass(st, af, bf, af.size, wt, atol, b.shape):
+        return st
     sa, sb = float(af.sum(dtype=wt)), float(bf.sum(dtype=wt))  # pairwise sums
     # NaN/Inf anywhere make a sum non-finite: the cheap test first, the exact one if needed.
     all_finite = (math.isfinite(sa) and math.isfinite(sb)) or \
         (bool(np.isfinite(af).all()) and bool(np.isfinite(bf).all()))
     if all_finite:
-        if af.size > 4 * _CHUNK and _fast_pass(st, af, bf, af.size, sa, sb, wt, atol, b.shape):
-            return st
         af_, bf_, bad_nonfinite = af, bf, None
     else:
         af_, bf_, bad_nonfinite = _finite_parts(st, af, bf, b.shape, wt)
@@ -284,16 +284,18 @@ def _cosine(saa, sbb, sdd) -> float:
 
 
 _CHUNK = 1 << 16
+_FAST_MIN = 1 << 12  # below this, NumPy's per-call cost dominates either path
 
 
-def _fast_pass(st, af, bf, n, sa, sb, wt, atol, shape) -> bool:
+def _fast_pass(st, af, bf, n, wt, atol, shape) -> bool:
     """All-finite tensors within atol (the common case), in cache-sized chunks: no large
-    temporaries (each would cost its page faults again on every gradient tensor). Fills `st`
-    and returns True; returns False (nothing decided) when some element is beyond atol."""
+    temporaries (each would cost its page faults again on every gradient tensor), every sum
+    taken while its chunk is in cache. Fills `st` and returns True; returns False (nothing
+    decided) when some element is beyond atol or not finite."""
     m = min(n, _CHUNK)
-    d, mag, bb = np.empty(m, wt), np.empty(m, wt), np.empty(m, wt)
-    tiny = wt.type(1e-30)
+    d, mag, ones = np.empty(m, wt), np.empty(m, wt), np.ones(m, wt)
     max_abs, arg, sdiff, max_rel, saa, sbb, sdd = -1.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0
+    sa = sb = 0.0
     for s0 in range(0, n, _CHUNK):
         a_c, b_c = af[s0:s0 + _CHUNK], bf[s0:s0 + _CHUNK]
         k = a_c.size
@@ -304,20 +306,27 @@ def _fast_pass(st, af, bf, n, sa, sb, wt, atol, shape) -> bool:
         v = float(dc[i])
         if v > atol:
             return False
+        # sums as BLAS dot products with ones: twice as fast as NumPy's pairwise sum, and
+        # accurate far beyond the 3 digits reported (each chunk's sum is added in float64)
+        ca, cb = float(np.dot(a_c, ones[:k])), float(np.dot(b_c, ones[:k]))
+        if not (math.isfinite(ca) and math.isfinite(cb)):  # NaN/Inf: the exact path
+            return False
+        sa += ca
+        sb += cb
         if v > max_abs:
             max_abs, arg = v, s0 + i
-        sdiff += float(dc.sum(dtype=wt))
+        sdiff += float(np.dot(dc, ones[:k]))
         saa += float(np.dot(a_c, a_c))
         sbb += float(np.dot(b_c, b_c))
         if v > 0.0:
             sdd += float(np.dot(dc, dc))
-            mc, bc = mag[:k], bb[:k]
-            np.abs(a_c, out=mc)
-            np.abs(b_c, out=bc)
-            np.maximum(mc, bc, out=mc)
-            np.maximum(mc, tiny, out=mc)
-            np.divide(dc, mc, out=mc)
-            max_rel = max(max_rel, float(mc.max()))
+            mc = mag[:k]
+            np.add(a_c, b_c, out=mc)
+            np.abs(mc, out=mc)
+            np.add(mc, dc, out=mc)  # |a + b| + |a - b| = 2 max(|a|, |b|)
+            with np.errstate(invalid="ignore"):
+                np.divide(dc, mc, out=mc)  # 0/0 where both are 0: NaN, which fmax skips
+            max_rel = max(max_rel, 2.0 * float(np.fmax.reduce(mc)))
     st.max_abs = st.min_atol = max_abs
     st.mean_abs = sdiff / n
     st.max_rel = max_rel

@@ -50,20 +50,14 @@ def explain_phase(phase, models, inputs, t_run, m_run, mode, s, t_loss):
         The float64 run (for the MindSpore column).
     """
     t_rec = t_run.recorder
-    # every layer's float64 output only where some layer is judged against it (a noise column
-    # everywhere, MindSpore's column, or a layer beyond its tolerance): recording them all
-    # costs a float64 copy of every activation
-    layers64 = s.layers and (s.float64_reference or s.mindspore is not None or any(
-        r.status in ("FAIL", "drift") or (r.output is not None and not r.output.passed)
-        for r in phase.layers))
-    run64, model64 = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
-                                   capture=layers64)
+    run64 = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
+                          capture=_layers_to_record(phase, s))
     phase.notes.append(f"float64 reference: torch ran again in float64 (same inputs and dropout "
                        f"masks); a difference counts as float32 noise when the converted model "
                        f"is within {NOISE_FACTOR:g}x of torch float32's own distance to it")
     if phase.outputs is not None and m_run.output is not None:
         float64_explains(phase.outputs, m_run.output, t_run.output, run64.output)
-    _explain_layers(phase, model64, t_rec, m_run, run64, s)
+    _explain_layers(phase, models.torch_module, t_rec, m_run, run64, s)
     _explain_gradients(phase, models, t_run, m_run, run64, s)
     if t_loss is not None and any(not g.stats.passed for g in phase.gradients) and \
             _forward_agrees(phase):
@@ -71,21 +65,32 @@ def explain_phase(phase, models, inputs, t_run, m_run, mode, s, t_loss):
     return run64
 
 
-def _explain_layers(phase, model64, t_rec, m_run, run64, s) -> None:
+def _layers_to_record(phase, s):
+    """The layers whose float64 output is needed: every one for a noise column everywhere
+    (``--float64``) or MindSpore's column; else only those whose accumulated output is beyond
+    its tolerance (recording them all costs a float64 copy of every activation)."""
+    if not s.layers:
+        return False
+    if s.float64_reference or s.mindspore is not None:
+        return True
+    return {r.path for r in phase.layers if r.output is not None and not r.output.passed}
+
+
+def _explain_layers(phase, torch_module, t_rec, m_run, run64, s) -> None:
     for row in phase.layers:
         key = (row.path, row.call)
-        c64 = run64.calls.get(key)
-        if c64 is None:
-            continue
         t_out = t_rec.calls[key].output
-        if s.float64_reference:
-            row.noise = worst_stats(t_out, c64.output, s.rtol, s.atol)
-        m_call = m_run.calls.get(key)
-        if row.output is not None and not row.output.passed and m_call is not None:
-            float64_explains(row.output, m_call.output, t_out, c64.output)
+        c64 = run64.calls.get(key)
+        if c64 is not None:
+            if s.float64_reference:
+                row.noise = worst_stats(t_out, c64.output, s.rtol, s.atol)
+            m_call = m_run.calls.get(key)
+            if row.output is not None and not row.output.passed and m_call is not None:
+                float64_explains(row.output, m_call.output, t_out, c64.output)
         if row.status == "FAIL" and row.local is not None and not row.note and \
                 row.local_value is not None:
-            local64 = local_float64(model64, key, t_rec)
+            # the layer alone in float64 on the recorded inputs: its own rounding
+            local64 = local_float64(torch_module, key, t_rec)
             if local64 is not None:
                 float64_explains(row.local, row.local_value, t_out, local64)
         row.local_value = None
@@ -128,8 +133,8 @@ def _forward_agrees(phase) -> bool:
 def _explain_by_forward(phase, models, inputs, t_rec, m_run, mode, s, t_loss) -> None:
     """Gradients that torch's own backward reproduces on the converted model's forward values."""
     import torch
-    at_ms, _ = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
-                             dtype=torch.float32, capture=False, ms_calls=m_run.calls)
+    at_ms = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
+                          dtype=torch.float32, capture=False, ms_calls=m_run.calls)
     at_ms64 = None
     explained = []
     for g in phase.gradients:
@@ -140,8 +145,8 @@ def _explain_by_forward(phase, models, inputs, t_rec, m_run, mode, s, t_loss) ->
         st = compare(ms_value, ref, s.rtol, s.atol)
         if not st.passed:
             if at_ms64 is None:
-                at_ms64, _ = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
-                                           capture=False, ms_calls=m_run.calls)
+                at_ms64 = run_reference(models.torch_module, inputs, t_rec, mode, t_loss,
+                                        capture=False, ms_calls=m_run.calls)
             float64_explains(st, ms_value, ref, at_ms64.grads[g.name])
         if st.passed:
             g.stats.passed, g.stats.explained = True, "forward"

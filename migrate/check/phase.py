@@ -6,6 +6,8 @@ layer's own backward. With the float64 reference, torch's own float32 error besi
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .compare import compare
@@ -87,8 +89,8 @@ def _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss, run64) -> 
     compare_third(phase, third, t_run, models, s)
     if third_needs_reference(phase):
         if run64 is None:
-            run64, _ = run_reference(models.torch_module, inputs, t_run.recorder, plan.mode,
-                                     t_loss, capture=s.layers)
+            run64 = run_reference(models.torch_module, inputs, t_run.recorder, plan.mode,
+                                  t_loss, capture=s.layers)
         compare_third(phase, third, t_run, models, s, run64)
 
 
@@ -143,7 +145,8 @@ def _compare_outputs(phase, t_run, m_run, s) -> None:
 def _compare_layers(phase, models, t_rec, m_run, masks, s) -> None:
     """One row per torch layer call: accumulated error, local error where replayed, status."""
     m_calls = m_run.calls
-    acc = {key: (worst_stats(m_calls[key].output, t_rec.calls[key].output, s.rtol, s.atol)
+    seen: dict = {}  # a container's output is its last layer's: the same two objects
+    acc = {key: (_output_stats(m_calls[key].output, t_rec.calls[key].output, s, seen)
                  if key in m_calls else None) for key in t_rec.order}
     # 'auto': a layer whose output agrees in the full run needs no replay (its own error
     # cannot exceed the tolerance unless errors cancel); replay where it disagrees.
@@ -168,6 +171,15 @@ def _compare_layers(phase, models, t_rec, m_run, masks, s) -> None:
     for path in dict.fromkeys(k[0] for k in (masks or {}) if len(k) == 4):
         phase.notes.append(f"dropout between the layers of '{path}' replayed: torch ran it layer "
                            f"by layer (its kernel hides the masks)")
+
+
+def _output_stats(ms_out, torch_out, s, seen):
+    """worst_stats of one layer call's outputs; computed once per pair of recorded objects (the
+    recordings are not changed after the run), each row getting its own copy."""
+    key = (id(ms_out), id(torch_out))
+    if key not in seen:
+        seen[key] = worst_stats(ms_out, torch_out, s.rtol, s.atol)
+    return replace(seen[key])
 
 
 def _layer_row(key, call, acc, local, models, torch_mods, ms_cells, called) -> LayerRow:

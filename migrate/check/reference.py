@@ -78,6 +78,55 @@ def _tensor_attributes(module):
     return out
 
 
+@contextmanager
+def cast_in_place(module, dtype):
+    """The module itself, until exit, with every floating-point parameter, buffer and tensor
+    attribute in `dtype`; on exit it is exactly as before (the original tensors come back, not
+    values converted back). No deep copy: the model's structure is shared, only its tensors are
+    swapped, so a float64 run costs the conversion of its weights and nothing more.
+
+    Parameters keep their identity (tied weights stay tied; `.data` is swapped), buffers and
+    tensor attributes are replaced by converted copies (an integer buffer by a clone: a forward
+    may count in it), and whatever the forward assigns to a module or its gradients is undone.
+    """
+    mods = list(module.modules())
+    saved = [(m, dict(vars(m)), dict(m._parameters), dict(m._buffers), dict(m._modules))
+             for m in mods]
+    params = {id(p): p for p in module.parameters()}
+    datas = {i: (p.data, p.grad) for i, p in params.items()}
+    try:
+        for p in params.values():
+            p.data = _converted(p.data, dtype)
+            p.grad = None
+        converted: dict = {}
+        for m in mods:
+            for name, b in m._buffers.items():
+                if b is not None:
+                    if id(b) not in converted:
+                        converted[id(b)] = _converted(b, dtype)
+                    m._buffers[name] = converted[id(b)]
+            for name, value in list(vars(m).items()):
+                if is_torch(value) and value.is_floating_point():
+                    object.__setattr__(m, name, value.detach().to(dtype))
+        yield module
+    finally:
+        for i, p in params.items():
+            p.grad = None  # before .data: a float64 gradient must not meet float32 data
+            p.data, p.grad = datas[i]
+        for m, attrs, ps, bs, ms in saved:
+            for d, old in ((m._parameters, ps), (m._buffers, bs), (m._modules, ms)):
+                d.clear()
+                d.update(old)
+            vars(m).clear()
+            vars(m).update(attrs)
+
+
+def _converted(t, dtype):
+    """A copy of a tensor (detached), in `dtype` when it is floating-point."""
+    t = t.detach()
+    return t.to(dtype, copy=True) if t.is_floating_point() else t.clone()
+
+
 def _cast_inputs(inputs, dtype):
     return [numpy_to_torch(x, dtype) for x in inputs]
 
@@ -92,24 +141,25 @@ def run_reference(torch_module, inputs, t_rec, mode, t_loss=None, dtype=None, ca
     kept, so the backward is torch's, taken where the converted model's forward went.
 
     Args:
-        torch_module: the reference model (not changed: a copy runs).
+        torch_module: the reference model (cast in place for the run: it comes back unchanged).
         inputs: the check's inputs.
         t_rec: the float32 run's TorchRecorder (its dropout masks).
         mode: 'eval' or 'train'.
         t_loss: the loss (gradients are taken when given).
-        dtype: the torch dtype of the copy (float64 by default).
-        capture: record every layer's output.
+        dtype: the torch dtype of the run (float64 by default).
+        capture: record every layer's output (True), none (False), or only the layers at
+            these paths (a set).
         ms_calls: the converted model's recorded calls, to substitute.
 
     Returns:
-        (Run, the copy): the run's outputs, loss, gradients and recorded calls.
+        The :class:`~migrate.check.run.Run`: outputs, loss, gradients and recorded calls.
     """
     import torch
     dtype = dtype or torch.float64
-    model = float_copy(torch_module, dtype)
-    model.train(mode == "train")
     depth = {"depth": 0, "next": 0}  # dropout modules being run; next functional mask
     with ExitStack() as stack:
+        model = stack.enter_context(cast_in_place(torch_module, dtype))
+        model.train(mode == "train")
         if mode == "train":
             stack.enter_context(module_masks(model, t_rec.dropout_masks, depth))
         if mode == "train" or t_rec.functional_masks:  # F.dropout drops in eval mode too
@@ -117,9 +167,8 @@ def run_reference(torch_module, inputs, t_rec, mode, t_loss=None, dtype=None, ca
         stack.enter_context(TorchDrawReplay(t_rec.random.draws))
         if ms_calls is not None:
             stack.enter_context(_substituted(model, ms_calls))
-        run = run_torch(model, _cast_inputs(inputs, dtype), t_loss, t_loss is not None,
-                        capture=capture)
-    return run, model
+        return run_torch(model, _cast_inputs(inputs, dtype), t_loss, t_loss is not None,
+                         capture=capture)
 
 
 @contextmanager
@@ -231,14 +280,15 @@ def substitute(out, ms_out):
 
 # --- one layer in float64 -------------------------------------------------------------------------
 
-def local_float64(model64, key, t_rec):
-    """The float64 copy's layer at `key` = (path, k) run on the float32 run's recorded inputs for
-    that call, its sub-layers answering with the float32 run's recorded outputs (so it measures
-    the layer's own rounding, as the local comparison does). None when it cannot run."""
+def local_float64(torch_module, key, t_rec):
+    """The model's layer at `key` = (path, k), cast to float64 for the call, run on the float32
+    run's recorded inputs for that call, its sub-layers answering with the float32 run's recorded
+    outputs (so it measures the layer's own rounding, as the local comparison does). None when it
+    cannot run."""
     import torch
     path, _ = key
     call = t_rec.calls[key]
-    modules = dict(model64.named_modules())
+    modules = dict(torch_module.named_modules())
     mod = modules.get(path)
     if mod is None or torch_dropout_keep(mod)[0]:
         return None
@@ -258,12 +308,12 @@ def local_float64(model64, key, t_rec):
         handles.append(child.register_forward_hook(post))
     depth = {"depth": 0, "next": 0}
     try:
-        with functional_masks(call.fmasks, depth), TorchDrawReplay(call.draws), \
-                explicit_attention_dropout(), torch.no_grad():
+        with cast_in_place(mod, torch.float64), functional_masks(call.fmasks, depth), \
+                TorchDrawReplay(call.draws), explicit_attention_dropout(), torch.no_grad():
             args = _as_dtype(call.inputs, torch.float64)
             kwargs = _as_dtype(call.kwargs, torch.float64)
             return mod(*args, **kwargs)
-    except Exception:  # the float64 copy cannot run the layer alone: no floor for it
+    except Exception:  # the layer cannot run alone in float64: no floor for it
         return None
     finally:
         for h in handles:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,8 +41,9 @@ def flatten(x) -> list:
 
 
 def is_torch(x) -> bool:
-    """A torch tensor (checked without importing torch)."""
-    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
+    """A torch tensor (checked without importing torch: none exists before it is imported)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
 def is_ms(x) -> bool:
@@ -161,7 +163,8 @@ class Call:
 
 class TorchRecorder:
     """Forward pre-hooks and hooks on every torch module: inputs, outputs, nesting, and
-    dropout masks."""
+    dropout masks. `capture`: record every module's calls (True), only the dropout masks
+    (False), or the calls of the modules at these paths (a set) and the dropout masks."""
 
     def __init__(self, model, capture=True, clone=True):
         self.model = model
@@ -184,7 +187,7 @@ class TorchRecorder:
             is_drop, _ = torch_dropout_keep(mod)
             if is_drop:
                 self.drop_paths.add(path)
-            if not capture and not is_drop:
+            if not (capture is True or (capture and path in capture)) and not is_drop:
                 continue
             self.handles.append(mod.register_forward_pre_hook(self._pre(path), with_kwargs=True))
             self.handles.append(mod.register_forward_hook(self._post(path, is_drop),
@@ -341,7 +344,6 @@ class MsRecorder:
 def model_modules(cell) -> list:
     """The Python modules defining the cell classes of a model (where its code may have imported
     a random op by name)."""
-    import sys
     names = {type(c).__module__ for _, c in cell.cells_and_names()}
     return [sys.modules[n] for n in names if n in sys.modules and not n.startswith("ms_core")]
 
@@ -588,8 +590,9 @@ def restore_torch(model, state):
     """Copy a snapshot back into the model's parameters and buffers."""
     import torch
     with torch.no_grad():
-        current = dict(model.named_parameters())
-        current.update(dict(model.named_buffers()))
+        current = dict(model.named_buffers())
+        if not state.keys() <= current.keys():  # parameters too (not only what a forward moves)
+            current.update(dict(model.named_parameters()))
         for n, v in state.items():
             if n in current:
                 current[n].copy_(v)

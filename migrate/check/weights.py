@@ -143,8 +143,9 @@ def torch_tensors(module) -> list[tuple[str, str, str, object, bool]]:
     out, seen = [], set()
     for path, mod in module.named_modules():
         non_persistent = getattr(mod, "_non_persistent_buffers_set", set())
-        items = [(n, t, True) for n, t in mod.named_parameters(recurse=False)]
-        items += [(n, t, n not in non_persistent) for n, t in mod.named_buffers(recurse=False)]
+        # the module's own dicts: named_parameters(recurse=False) walks the tree to find them
+        items = [(n, t, True) for n, t in mod._parameters.items()]
+        items += [(n, t, n not in non_persistent) for n, t in mod._buffers.items()]
         for local, t, persistent in items:
             if t is None or id(t) in seen:
                 continue
@@ -326,7 +327,7 @@ def _is_ms_tensor(x) -> bool:
 
 
 def transfer(torch_module, ms_cell, name_map: dict | None = None,
-             strict: bool = False) -> TransferReport:
+             strict: bool = False, report: TransferReport | None = None) -> TransferReport:
     """Copy every torch parameter and buffer into the converted model.
 
     Args:
@@ -334,6 +335,7 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None,
         ms_cell: the converted `ms_core.nn.Cell` (its Parameters are set in place).
         name_map: optional {torch name: ms name or None} overrides.
         strict: raise ValueError when the report is not ok.
+        report: the name map of these two models when already computed (``map_names``).
 
     Returns:
         The :class:`TransferReport` (check `.ok`; unmapped names on either side fail it).
@@ -347,7 +349,7 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None,
         >>> rep.ok, rep.pairs()[0], [e.action for e in rep.entries][-1]
         (True, ('weight', 'gamma'), 'dropped')
     """
-    rep = map_names(torch_module, ms_cell, name_map)
+    rep = report if report is not None else map_names(torch_module, ms_cell, name_map)
     ms_params = ms_parameters(ms_cell)
     ms_cells = dict(ms_cell.cells_and_names())
     tensors = {full: t for full, _, _, t, _ in torch_tensors(torch_module)}
@@ -362,7 +364,7 @@ def transfer(torch_module, ms_cell, name_map: dict | None = None,
             old._data = value.astype(old._data.dtype).reshape(old._data.shape).copy()
             continue
         p = ms_params[e.ms_name]
-        p.set_data(_to_ms_tensor(value.reshape(p.shape).astype(p._data.dtype)))
+        p.set_data(value.reshape(p.shape))  # one copy (set_data never aliases the array given)
     if strict and not rep.ok:
         raise ValueError("weight transfer failed:\n  " + "\n  ".join(rep.problems()))
     return rep
@@ -381,11 +383,6 @@ def transfer_back(ms_cell, torch_module, name_map: dict | None = None) -> Transf
                 t.copy_(torch.from_numpy(np.ascontiguousarray(ms_params[e.ms_name].asnumpy())
                                          .reshape(t.shape)).to(t.dtype))
     return rep
-
-
-def _to_ms_tensor(arr):
-    from ms_core import Tensor
-    return Tensor(arr)
 
 
 # --- state dicts and checkpoint files -----------------------------------------------------------

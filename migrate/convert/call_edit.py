@@ -117,6 +117,10 @@ class CallEdit:
         self.out: list[list] = []             # [key, value, positional?, like-arg]
         self.func: cst.BaseExpression | None = None
         self.result: cst.BaseExpression | None = None  # a rule may replace the whole call
+        # the local name of a generated function applied to the object built (what the target's
+        # constructor cannot be told, e.g. torch's initialisation): f(call), or f(self) in a
+        # torch-signature class
+        self.finish: str | None = None
         self.star_args: list[cst.Arg] = []
         self.kwargs_args: list[cst.Arg] = []  # **-arguments of a **name parameter
         self.receiver_before = None  # the method receiver as written (before conversion)
@@ -126,6 +130,7 @@ class CallEdit:
         self.runtime = False  # generating a torch-signature class: values come at run time
         self.prelude: list[str] = []  # runtime: statements run before the target call
         self.runtime_reasons: list[str] = []  # static: what only run time can translate
+        self.post: tuple | None = None  # (helper, argument): the built call is passed through it
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -205,9 +210,19 @@ class CallEdit:
         star_values = []
         names = {p.name for p in params if not p.kwargs}
         pack = star is not None and (self.entry.args.get(star.name) or Fate()).pack
+        unpacked = []  # the star's values as arguments, when one is a *-argument (sizes at run time)
+        if any(arg.star for arg in self.call.args) and self._passes_through():
+            return
         for i, arg in enumerate(self.call.args):
             if arg.star == "*" and star is not None and not pack and i >= params.index(star):
                 star_values.append(arg)
+                continue
+            if unpacked and arg.keyword is None and not arg.star:
+                continue  # (one of the star's values, collected already)
+            if arg.star == "*" and star is not None and pack and i >= params.index(star):
+                if not unpacked:  # the star's values: every positional argument from its place on
+                    unpacked = [a for a in self.call.args[params.index(star):] if a.keyword is None and a.star != "**"]
+                    star_values = []
                 continue
             if arg.star == "**" and any(p.kwargs for p in params):
                 self.kwargs_args.append(arg)  # passed through as they are (a **name parameter)
@@ -223,7 +238,7 @@ class CallEdit:
                 name = pos_params[i].name
                 self.positional.add(name)
             else:
-                name = arg.keyword.value
+                name = numpy_alias(self.entry, arg.keyword.value, names)
                 if name not in names and any(p.kwargs for p in params):
                     self.kwargs_args.append(arg)
                     continue
@@ -236,19 +251,57 @@ class CallEdit:
             self.bound[name] = arg.value
             self.given.add(name)
             self.source_args[name] = arg
-        if star is not None and star_values and not pack:
+        if unpacked:
+            self._runtime_sizes(star.name, unpacked)
+        elif star is not None and star_values and not pack:
             self.star_args = star_values  # passed through one by one, in place
             self.given.add(star.name)
             self.positional.add(star.name)
             self.bound[star.name] = None
         elif star is not None and star_values and star.name not in self.bound:
-            if len(star_values) == 1 and not isinstance(star_values[0], (cst.Integer, cst.UnaryOperation)):
+            elements = [v if isinstance(v, cst.StarredElement) else cst.Element(v) for v in star_values]
+            if len(star_values) == 1 and not isinstance(star_values[0], (cst.Integer, cst.UnaryOperation,
+                                                                         cst.StarredElement)):
                 self.bound[star.name] = star_values[0]
             else:
-                self.bound[star.name] = cst.Tuple([cst.Element(v) for v in star_values]) \
-                    if len(star_values) > 1 else cst.Tuple([cst.Element(star_values[0], comma=cst.Comma())])
+                self.bound[star.name] = cst.Tuple(elements) if len(elements) > 1 \
+                    else cst.Tuple([elements[0].with_changes(comma=cst.Comma())])
             self.given.add(star.name)
             self.positional.add(star.name)
+
+    def _runtime_sizes(self, name: str, args: list) -> None:
+        """torch's varargs sizes with a *-argument (``view(*shape)``, ``zeros(*s, 3)``): what they
+        hold is known at run time only: the table's tensor method, which takes torch's varargs
+        (a dtype too, for view), or the generated ``_torch_sizes(...)`` (ints one by one, or one
+        sequence of them: torch's rule)."""
+        fate = self.entry.args.get(name) or Fate()
+        if fate.method and self.method_receiver is not None:
+            self.result = cst.Call(cst.Attribute(self.method_receiver, cst.Name(fate.method)), list(args))
+            self.note(f"*-arguments: Tensor.{fate.method} takes torch's varargs (MindSpore 2.10 and ms_core)")
+            return
+        helper = self.helper("_torch_sizes")
+        self.bound[name] = cst.Call(cst.Name(helper), [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
+        self.given.add(name)
+        self.positional.add(name)
+        self.note("*-arguments: sizes normalised at run time (_torch_sizes), as torch reads them")
+
+    def _passes_through(self) -> bool:
+        """A call with ``*args`` of an entry that only renames: positional arguments mean the same
+        on both sides, so the call keeps them as written (``m.add_module(*pair)`` ->
+        ``m.insert_child_to_cell(*pair)``). Sets the result; False when a value must change."""
+        entry = self.entry
+        if entry.rule or entry.template is not None or any(a.keyword is not None or a.star == "**"
+                                                           for a in self.call.args):
+            return False
+        if any(p.star or p.kwargs for p in entry.params or ()):
+            return False
+        for fate in entry.args.values():
+            if fate is not None and (fate.expr or fate.explicit or fate.keyword or fate.drop
+                                     or fate.unsupported or fate.pack):
+                return False
+        receiver = [cst.Arg(self.receiver)] if self.receiver is not None else []
+        self.result = self.call.with_changes(func=self.func, args=[*receiver, *self.call.args])
+        return True
 
     def apply_fates(self) -> None:
         params = self.entry.params or ()
@@ -267,6 +320,10 @@ class CallEdit:
                     self.out.append(["*", a.value, True, a])
                 continue
             default_text = p.default
+            if fate.param_dtype is not None:
+                if value is not None:
+                    self._param_dtype(p.name, value, fate.param_dtype)
+                continue
             if fate.unsupported is not None and value is not None:
                 ok = fate.unless if fate.unless is not None else default_text
                 if self.runtime and ok is not None:
@@ -289,6 +346,10 @@ class CallEdit:
                 if not fate.explicit or default_text is None:
                     continue
                 value = parse_expr(default_text)
+            if p.default in ("True", "False") and isinstance(value, cst.Integer):
+                # torch takes any truthy value for a flag (nn.Linear(a, b, 1)); MindSpore's
+                # validators take a bool only
+                value = cst.Name("True" if int(value.value, 0) else "False")
             if fate.expr is not None:
                 value = render(fate.expr, {p.name: value, **{k: v for k, v in self.bound.items()
                                                              if k != p.name and v is not None}})
@@ -296,6 +357,32 @@ class CallEdit:
             positional = (can_pos and p.name in self.positional and i < leading and not fate.keyword)
             can_pos = can_pos and positional
             self.out.append([key, value, positional, self.source_args.get(p.name)])
+
+    def _param_dtype(self, name: str, value, how: str) -> None:
+        """torch's ``dtype=`` of a layer's parameters: None and float32 are MindSpore's default
+        (nothing to pass); another dtype goes to the layer's ``dtype=`` (``how`` "pass": Dense,
+        MultiheadAttention), or its table is cast after it is built (``how`` "table": MindSpore
+        2.10's Embedding keeps a float32 table whatever its dtype); a name or attribute is
+        translated at run time (None -> float32)."""
+        text, f32 = code_of(value), self.conv.tname("ms.float32")
+        if text in ("None", f32):
+            self.note(f"{name}={text}: float32 parameters, MindSpore's default")
+            return
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            self.unsupported(f"{name}={text}: a per-layer dtype computed by an expression")
+            return
+        self.conv.used.add("ms")
+        known = text.startswith(f32.rsplit(".", 1)[0] + ".")  # ms.float16: known now
+        if how == "pass":
+            self.out.append([name, value if known else parse_expr(f"{f32} if {text} is None else {text}"), False, None])
+            self.note(f"{name}: the layer's parameters in that dtype (None: float32)")
+        elif self.runtime:
+            self.reject(f"{text} is not None and {text} != {f32}",
+                        f"For '{self.api_name}' (torch signature), {name} other than float32 is not "
+                        "supported: MindSpore 2.10's Embedding keeps a float32 table.")
+        else:
+            self.post = (self.helper("_torch_table_dtype"), value)
+            self.note(f"{name}: the table cast to that dtype after the layer is built (None: float32)")
 
     def template_values(self) -> dict[str, cst.BaseExpression]:
         """Every torch parameter's argument as given (converted), else its default (``None``
@@ -311,6 +398,15 @@ class CallEdit:
         return values
 
     def build(self) -> cst.BaseExpression:
+        new = self._build_call()
+        if self.post is not None:
+            helper, value = self.post
+            new = cst.Call(cst.Name(helper), [cst.Arg(new), cst.Arg(value)])
+        if self.finish is not None:
+            new = cst.Call(func=cst.Name(self.finish), args=[cst.Arg(new)])
+        return new
+
+    def _build_call(self) -> cst.BaseExpression:
         if self.result is not None:
             return self.result
         if self.entry.template is not None:
@@ -337,6 +433,21 @@ class CallEdit:
             return self.call.with_changes(func=self.func, args=[],
                                           whitespace_before_args=cst.SimpleWhitespace(""))
         return self.call.with_changes(func=self.func, args=args)
+
+
+# the NumPy spellings torch's C++ argument parser accepts for its own (torch.* functions and
+# Tensor methods; not the Python-defined ones of torch.nn): x.mean(axis=1, keepdims=True)
+_NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+                  "x2": "other"}
+
+
+def numpy_alias(entry: Entry, name: str, names: set) -> str:
+    """The torch parameter ``name`` stands for: itself, or the one whose NumPy alias it is."""
+    alias = _NUMPY_ALIASES.get(name)
+    if name in names or alias not in names or entry.torch.startswith("torch.nn.") \
+            or not entry.torch.startswith(("torch.", "Tensor.")):
+        return name
+    return alias
 
 
 def _multiline(comma: cst.Comma) -> bool:
@@ -370,7 +481,8 @@ def _positional_count(entry: Entry) -> int:
     n = 0
     for p in entry.params or ():
         fate = entry.args.get(p.name)
-        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack):
+        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method) \
+                and not fate.param_dtype:
             break
         n += 1
         if p.star:

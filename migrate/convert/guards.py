@@ -38,14 +38,41 @@ _STUB_SOURCE = f'''class {{name}}:
         self._name, self._reasons = name, reasons
 
     def __getattr__(self, attr):
-        if attr.startswith("__"):
+        if attr.startswith("__") or attr in ("_name", "_reasons"):
             raise AttributeError(attr)
-        reason = self._reasons.get(attr, "left as torch by the migration")
-        raise ImportError(f"{{{{self._name}}}}.{{{{attr}}}}: {{{{reason}}}} (torch is not installed)")
+        # a deferred name: only using it raises (a class put in a registry at import is not used)
+        reason = self._reasons.get(attr, self._reasons.get("", "left as torch by the migration"))
+        return type(self)(f"{{{{self._name}}}}.{{{{attr}}}}", {{{{"": reason}}}})
+
+    def _fail(self, how=""):
+        reason = self._reasons.get("", "left as torch by the migration")
+        raise ImportError(f"{{{{self._name}}}}{{{{how}}}}: {{{{reason}}}} (torch is not installed)")
 
     def __call__(self, *args, **kwargs):
-        reason = self._reasons.get("", "left as torch by the migration")
-        raise ImportError(f"{{{{self._name}}}}(): {{{{reason}}}} (torch is not installed)")
+        self._fail("()")
+
+    def __bool__(self):
+        self._fail()
+
+    def __iter__(self):
+        self._fail()
+
+    def __getitem__(self, key):
+        self._fail("[]")
+
+    def __eq__(self, other):
+        self._fail()
+
+    __hash__ = object.__hash__
+
+    def __mro_entries__(self, bases):
+        stub = self  # a base class: the subclass is defined, and building one raises
+
+        class Missing:
+            def __init__(self, *args, **kwargs):
+                stub(*args, **kwargs)
+
+        return (Missing,)
 '''
 STUB_SOURCE = _STUB_SOURCE.format(name=STUB)
 _MARKER = re.compile(r"#\s*migrate:\s*(MS\d{3}.*)$")

@@ -13,6 +13,7 @@ import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit, primary
 from migrate.convert.cst import attribute, code_of, dotted
+from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
@@ -25,7 +26,8 @@ from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, v
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
-from migrate.convert.rules.runtime import flag_assignment, removed_decorator
+from migrate.convert.rules.hub import load_into_module
+from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
@@ -65,6 +67,7 @@ FREE_CONTEXT = node_rule(
     "the converted code.")
 # attention-kernel selection: every kernel computes the same attention (up to rounding)
 _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
+_UNPICKLING_CONTEXTS = {"torch.serialization.safe_globals"}
 _AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"}
 
 NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
@@ -80,6 +83,8 @@ _VALUES_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "
 # --------------------------------------------------------------------------------------------
 def on_reference(conv, node, q: str):
     """A torch name used as a value (base class, isinstance, dtype, ...), not called."""
+    if einops_calls.is_einops(q):
+        return einops_calls.reference(conv, node, q)
     if q in VERSION_NAMES:
         new = version_reference(conv, node)
         if new is not None:
@@ -87,6 +92,10 @@ def on_reference(conv, node, q: str):
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
     entry = conv.tables.get(q)
+    if entry is not None and entry.rule == "backend_flag":
+        new = flag_reading(conv, node, q)
+        if new is not None:
+            return new
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
         if not conv.allows(entry.id):
@@ -142,6 +151,8 @@ def on_call(conv, node: cst.Call):
         conv.rollback_to(start)
         conv.keep_aliases_in(node)
         return node
+    if einops_calls.is_einops(q) and entry.label != "unsupported":
+        return walked.with_changes(func=einops_calls.reference(conv, node.func, q))
     before_call = conv.checkpoint()
     new = apply_entry(conv, walked, entry, q, original=node)
     if new is walked and walked is not node:
@@ -383,6 +394,11 @@ def on_plain_attribute(conv, node: cst.Attribute):
     new = layer_attribute(conv, node, value)
     if new is not None:
         return new
+    if attr == "apply" and isinstance(node.value, cst.Name) and node.value.value in conv.function_classes \
+            and conv.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
+        new = cst.Call(value)
+        conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
+        return new
     if attr in ("values", "indices") and isinstance(node.value, cst.Call) \
             and conv.allows(NAMED_TUPLE_FIELD.id):
         new = named_tuple_field(conv, node, value)
@@ -437,6 +453,7 @@ def on_assign(conv, node: cst.Assign):
         return conv.generic(node)
     # `nn = Net()`: a name that is a torch alias is bound here, not read
     value = conv.walk(node.value)
+    value = load_into_module(conv, node, value) or value
     targets = [t if _binds_names_only(t.target) else conv.walk(t) for t in node.targets]
     if conv.may_rebind and conv.at_module_top:
         conv.rebind_at_module_top(node)
@@ -504,7 +521,7 @@ def _is_cell_base(conv, base) -> bool:
     q = conv.qual(base)
     if q is None:
         return isinstance(base, cst.Name) and base.value in conv.cell_classes
-    return is_layer_class(q) or q == "torch.nn.Module"
+    return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:
@@ -562,6 +579,7 @@ def _is_no_grad(conv, dec: cst.Decorator) -> bool:
 def _value_free(conv, expr) -> bool:
     """A context that changes no value of the converted code: recorded as removed (MS169).
 
+    ``safe_globals`` lists the classes ``torch.load`` may unpickle (checkpoints hold no code).
     ``sdp_kernel``/``sdpa_kernel`` pick which kernel computes scaled-dot-product attention (flash,
     memory-efficient, math): the same function, rounding apart. ``autocast(enabled=False)`` runs
     its block in the inputs' own dtypes, which converted code always does: torch's autocast
@@ -574,6 +592,10 @@ def _value_free(conv, expr) -> bool:
         conv.record(expr, "", FREE_CONTEXT.id, "approximate",
                     "attention-kernel choice removed: every kernel computes the same attention "
                     "(up to float rounding)")
+        return True
+    if q in _UNPICKLING_CONTEXTS:
+        conv.record(expr, "", FREE_CONTEXT.id, "exact",
+                    "the classes torch.load may unpickle: checkpoints hold parameters only, no code")
         return True
     disabled = any(a.keyword is not None and a.keyword.value == "enabled" and code_of(a.value) == "False"
                    for a in expr.args)

@@ -19,6 +19,7 @@ from migrate.convert.guards import (
 )
 from migrate.convert.registry import node_rule
 from migrate.convert.torch_names import is_module, star_names
+from migrate.convert.torch_signature import bindable_value
 
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
@@ -26,9 +27,10 @@ TORCH_IMPORTS = node_rule(
     "initializers) where the converted code needs them; keep the ones unconverted code still uses.")
 
 # Packages whose names are resolved. torchvision has no table entries: every use is marked
-# (MS901), never left silently.
-ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
-_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext)\b", re.M)
+# (MS901), never left silently. einops is not torch's, but research model code uses it
+# everywhere; its names become generated code (migrate/convert/einops_calls.py).
+ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops")
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops)\b", re.M)
 
 
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
@@ -138,6 +140,7 @@ class BlockImports:
         self.uses_left = uses_left
         self.statements = statements  # where the markers that guards quote are
         self._reasons = None
+        self.rebound: set[str] = set()  # names the ImportError handlers of the current try bind
 
     def reasons(self) -> dict:
         """Per alias and attribute, the reasons of the markers on the code that uses it."""
@@ -225,6 +228,9 @@ class BlockImports:
                 continue
             new = strip_import(conv, small, {local for local, n in left.items() if n})
             changed = changed or new is not small
+            bound = self.fallback_bindings(pairs, left)
+            plain.extend(bound)
+            changed = changed or bool(bound)
             if new is None:
                 continue
             other, new = _split_other_modules(new)
@@ -254,13 +260,29 @@ class BlockImports:
             [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], conv.names["stub"],
             conv.builtin("ImportError")))
 
+    def fallback_bindings(self, pairs, left) -> list:
+        """``name = <its converted value>`` for the torch names of an import that goes while the
+        ImportError handler of its ``try`` binds them too (``try: from torch import _assert /
+        except ImportError: def _assert...``): other modules import the name from this one, and
+        without torch the handler would never run."""
+        out = []
+        for local, qual in pairs:
+            if local in self.rebound and not left.get(local):
+                value = bindable_value(self.conv, qual)
+                if value is not None:
+                    out.append(cst.Assign([cst.AssignTarget(cst.Name(local))], value))
+        return out
+
     def compound(self, st, protected: bool):
         """``if``/``try``/``with``/``for``/``while``: their blocks rewritten; a statement left
         with nothing but ``pass`` in every block (and no test that could act) goes."""
-        inner = protected or (isinstance(st, (cst.Try, cst.TryStar)) and catches_import_error(st))
+        import_error = isinstance(st, (cst.Try, cst.TryStar)) and catches_import_error(st)
+        inner = protected or import_error
         changes = {}
         if isinstance(st.body, cst.IndentedBlock):
+            outer, self.rebound = self.rebound, bound_names(st.handlers) if import_error else set()
             body = self.block(st.body.body, inner)
+            self.rebound = outer
             if body is not st.body.body:
                 changes["body"] = st.body.with_changes(body=body)
         handlers = []
@@ -283,6 +305,25 @@ class BlockImports:
             return st
         new = st.with_changes(**changes)
         return [] if _only_pass(new) else new
+
+
+def bound_names(blocks) -> set[str]:
+    """The names the statements of ``blocks`` (handlers, blocks) bind at their own level: defs,
+    classes, assignments to names, imports."""
+    out = set()
+    for block in blocks:
+        for st in getattr(block.body, "body", ()):
+            if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+                out.add(st.name.value)
+            elif isinstance(st, cst.SimpleStatementLine):
+                for small in st.body:
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                        [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+                    out.update(t.value for t in targets if isinstance(t, cst.Name))
+                    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                        out.update((a.asname.name if a.asname else a.name).value for a in small.names
+                                   if isinstance(a.asname.name if a.asname else a.name, cst.Name))
+    return out
 
 
 def _split_other_modules(small):

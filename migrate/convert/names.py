@@ -18,7 +18,7 @@ _BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Else,
            cst.ExceptHandler, cst.ExceptStarHandler)
 
 
-_OWN_IMPORT_LINE = re.compile(r"\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|ms_core|mindspore|math)\b")
+_OWN_IMPORT_LINE = re.compile(r"\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|einops|ms_core|mindspore|math)\b")
 
 
 def maybe_bound(code: str, names) -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 # table areas whose calls return torch tensors
-_TORCH_TENSOR_AREAS = {"torch", "functional", "tensor"}
+_TORCH_TENSOR_AREAS = {"torch", "functional", "tensor", "einops"}
 # attributes that name a parameter (a receiver `.weight.data` is a tensor)
 PARAM_ATTRS = {"data", "weight", "bias", "running_mean", "running_var", "gamma", "beta",
                "moving_mean", "moving_variance", "embedding_table"}
@@ -140,6 +140,8 @@ def type_of(conv, node) -> list[str]:
         scope = conv.scope
         if scope is not None and node.value in scope.narrow:
             return list(scope.narrow[node.value])
+        if scope is not None and node.value in scope.layers:
+            return [scope.layers[node.value]]
         return []
     if isinstance(node, cst.Attribute):
         inner = node.value  # self.d.key, with self.d a ModuleDict whose items are known
@@ -206,9 +208,14 @@ def track_assign(conv, node: cst.Assign) -> None:
             if isinstance(el.value, cst.Name):
                 scope.tensors.add(el.value.value)
     if isinstance(t, cst.Name) and scope is not None:
+        kind = module_ctor(conv, value0)
+        if kind is not None and kind.startswith("torch."):
+            scope.layers[t.value] = kind
+        else:
+            scope.layers.pop(t.value, None)
         if is_tensor(conv, value0):
             scope.tensors.add(t.value)
-        elif module_ctor(conv, value0):
+        elif kind:
             scope.modules.add(t.value)
     elif isinstance(t, cst.Name) and module_ctor(conv, value0):
         conv.module_names.add(t.value)

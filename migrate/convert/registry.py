@@ -3,7 +3,8 @@
 IDs: ``MS1xx`` rewrites of models, ``MS2xx`` rewrites of training scripts, ``MS3xx`` rewrites
 of torch.* / torch.nn.functional calls whose arguments need more than a table entry
 (``rules/torchfn.py``; model code too, but MS1xx was full), ``MS4xx`` layer rewrites of the
-extra layer tables (``rules/layers_more.py``), ``MS9xx`` markers
+extra layer tables (``rules/layers_more.py``), ``MS5xx`` rewrites of libraries that torch code
+uses besides torch (einops: ``einops_calls.py``), ``MS9xx`` markers
 (the ``# migrate: MS9xx <reason>`` comments above code left as written). Reports, ``migrate
 mappings --rules`` and ``migrate convert --select/--disable`` all read these records.
 

@@ -15,6 +15,8 @@ class FunctionScope:
         narrow: name -> the classes an enclosing ``isinstance(name, ...)`` test allows.
         forward: this is a Cell's ``forward``/``construct`` (calling a sub-cell gives a tensor).
         layer_classes: name -> the torch layer classes it holds (``norm_layer=nn.BatchNorm2d``).
+        layers: name -> the torch layer class of the instance it was last assigned
+            (``bn = nn.BatchNorm2d(c)``: ``bn.weight`` is ``bn.gamma``).
         shadowed: module-level imports this function binds as locals (``def batchify(data)``
             in a file that does ``import data``): inside it those names are not modules.
         local_names: every name the function binds (None for the module body): a name it does
@@ -26,6 +28,7 @@ class FunctionScope:
     narrow: dict[str, list[str]] = field(default_factory=dict)
     forward: bool = False
     layer_classes: dict[str, list[str]] = field(default_factory=dict)
+    layers: dict[str, str] = field(default_factory=dict)
     shadowed: set[str] = field(default_factory=set)
     local_names: set[str] | None = None
 

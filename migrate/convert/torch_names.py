@@ -48,3 +48,22 @@ def star_names(module: str) -> tuple[str, ...] | None:
 def is_module(qual: str) -> bool:
     """``qual`` is one of the torch modules the file describes."""
     return qual in _data()[1]
+
+
+def public_name(qual: str) -> str:
+    """A torch.nn class by the name torch.nn exports it under (the tables' name):
+    ``torch.nn.modules.linear.Linear`` and ``torch.nn.modules.Linear`` -> ``torch.nn.Linear``;
+    anything else (``torch.nn.modules.loss._Loss``, ``torch.nn.modules.utils._pair``) as it is.
+
+    Example:
+        >>> public_name("torch.nn.modules.activation.MultiheadAttention")
+        'torch.nn.MultiheadAttention'
+    """
+    if not qual.startswith("torch.nn.modules."):
+        return qual
+    parts = qual.split(".")
+    for k in (3, 4):
+        if len(parts) > k and parts[k][:1].isupper() and has_attr("torch.nn", parts[k]) \
+                and (k == 3 or not parts[3][:1].isupper()):
+            return ".".join(["torch.nn", *parts[k:]])
+    return qual

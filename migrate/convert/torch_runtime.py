@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import inspect
 
+from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
+from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
 
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
@@ -123,6 +125,14 @@ def _torch_size(obj, dim=None):
     return shape if dim is None else shape[dim]
 
 
+def _torch_sizes(*sizes):
+    """torch's varargs sizes (``zeros(*s)``, ``repeat(*s)``) as one tuple: the ints given one by
+    one, or the one sequence given alone (``zeros(*[(2, 3)])`` is ``zeros((2, 3))``)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        return tuple(sizes[0])
+    return tuple(sizes)
+
+
 def _torch_train(obj, *mode):
     """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
     Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
@@ -141,6 +151,26 @@ def _torch_eval(obj):
         return set_train(False)
     return own()
 
+
+
+def _torch_to(obj, *args, **kwargs):
+    """torch's ``x.to(...)`` with arguments the converter could not tell apart: a cast when a dtype
+    is among them (or a tensor, whose dtype is meant); a device changes nothing on MindSpore.
+
+    A dtype is recognised by its class (``Type`` in MindSpore's and ms_core's dtype hierarchy).
+    """
+    dtype = kwargs.get("dtype")
+    for value in args:
+        if any(c.__name__ == "Type" for c in type(value).__mro__):
+            dtype = value
+        elif hasattr(value, "dtype") and hasattr(value, "shape"):
+            dtype = value.dtype  # x.to(other): other's dtype (and device)
+    if dtype is None:
+        return obj
+    if not hasattr(obj, "astype"):
+        raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart: "
+                        f"cast the parameters with ms.amp or Cell.to_float.")
+    return obj.astype(dtype)
 
 class _TorchGenerator:
     """torch.Generator: a seeded random stream of its own, for the calls given it (generator=g).
@@ -177,7 +207,8 @@ def _torch_seed(generator, unset=None):
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_train, _torch_eval, _TorchGenerator, _torch_seed)}
+                                       _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
+                                       _torch_seed, _torch_to)}
 
 
 def helper_source(name: str) -> str:
@@ -195,7 +226,13 @@ _META = '''
 class _TorchSignature(type(nn.Cell)):
     """Metaclass of the torch-signature classes: one of them and its MindSpore class are the same
     class in torch, so an instance of either passes isinstance/issubclass with either, and the
-    classes compare equal (also the ones another converted file generates)."""
+    classes compare equal (also the ones another converted file generates). Their __name__ is
+    torch's (BatchNorm2d, Linear): code dispatches on it (norm_layer.__name__.lower())."""
+
+    def __init__(cls, name, bases, namespace, **kwargs):
+        super().__init__(name, bases, namespace, **kwargs)
+        if "_torch_base" in namespace and name.startswith("Torch"):
+            cls.__name__ = name[len("Torch"):].rstrip("_")
 
     def __instancecheck__(cls, obj):
         base = cls.__dict__.get("_torch_base")
@@ -344,6 +381,80 @@ def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05
     return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
 '''
 
+_ATTENTION_INIT = '''
+def _torch_attention_init(cell):
+    """torch's initialisation of every nn.MultiheadAttention in `cell` (one, or a Transformer
+    layer that builds them): out_proj.bias zeros, which MindSpore's Dense draws from
+    U(-1/sqrt(E), 1/sqrt(E)); every other parameter already has torch's distribution."""
+    for _, c in cell.cells_and_names():
+        if isinstance(c, nn.MultiheadAttention) and c.out_proj.bias is not None:
+            c.out_proj.bias.set_data(ops.zeros(c.out_proj.bias.shape, c.out_proj.bias.dtype))
+    return cell
+'''
+
+_EINSUM = '''
+def _torch_einsum(equation, *operands):
+    """torch.einsum as sums and batched matmuls of the operands, two at a time (MindSpore 2.10's
+    CPU backend has no Einsum kernel); a label repeated in one operand (a diagonal) goes to
+    ops.einsum."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    inputs, arrow, output = equation.replace(" ", "").partition("->")
+    specs = inputs.split(",")
+    if len(specs) != len(operands):
+        raise ValueError(f"For 'einsum', the equation {equation!r} names {len(specs)} operands, but got "
+                         f"{len(operands)}.")
+    dots = max([op.ndim - len(s) + 3 for s, op in zip(specs, operands) if "..." in s] or [0])
+
+    def labels(spec, ndim):  # the axes of '...' are the labels '0', '1', ... (right-aligned)
+        head, _, tail = spec.partition("...")
+        n = ndim - len(head) - len(tail) if "..." in spec else 0
+        return list(head) + [str(dots - n + i) for i in range(n)] + list(tail)
+
+    terms = [(labels(s, op.ndim), op) for s, op in zip(specs, operands)]
+    if any(len(set(names)) != len(names) or len(names) != op.ndim for names, op in terms):
+        return ops.einsum(equation, *operands)
+    every = [n for names, _ in terms for n in names]
+    out = labels(output, dots + len(output.replace("...", ""))) if arrow else \
+        [str(i) for i in range(dots)] + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit())
+    sizes = {}
+    for names, op in terms:
+        for n, size in zip(names, op.shape):
+            sizes[n] = max(size, sizes.get(n, 1))
+
+    def total(names):
+        size = 1
+        for n in names:
+            size *= sizes[n]
+        return size
+
+    def keep_only(names, x, keep):
+        axes = tuple(i for i, n in enumerate(names) if n not in keep)
+        return ([n for n in names if n in keep], ops.sum(x, axes)) if axes else (names, x)
+
+    def arrange(names, x, order):  # axes in this order, broadcast to every operand's lengths
+        x = ops.transpose(x, tuple(names.index(n) for n in order)) if names != order else x
+        shape = tuple(sizes[n] for n in order)
+        return x if tuple(x.shape) == shape else ops.broadcast_to(x, shape)
+
+    names, x = terms[0]
+    for k in range(len(terms)):
+        later = set(out).union(*[set(t[0]) for t in terms[k + 1:]])
+        if k == 0:
+            names, x = keep_only(names, x, later)
+            continue
+        other, y = keep_only(*terms[k], later | set(names))
+        batch = [n for n in names if n in other and n in later]
+        summed = [n for n in names if n in other and n not in later]
+        left, right = [n for n in names if n not in other], [n for n in other if n not in names]
+        x = ops.reshape(arrange(names, x, batch + left + summed), (total(batch), total(left), total(summed)))
+        y = ops.reshape(arrange(other, y, batch + summed + right), (total(batch), total(summed), total(right)))
+        names = batch + left + right
+        x = ops.reshape(ops.matmul(x, y), tuple(sizes[n] for n in names))
+    names, x = keep_only(names, x, set(out))
+    return arrange(names, x, out)
+'''
+
 _DROPOUT2D = '''
 class Dropout2dAnyRank(nn.Dropout2d):
     """nn.Dropout2d (MindSpore's takes (N, C, H, W) input only) that also takes torch's other
@@ -457,11 +568,66 @@ class TorchParameterList(nn.Cell):
         return self._torch_params[index]
 '''
 
+_AUTOGRAD_FUNCTION = '''
+class TorchFunction(nn.Cell):
+    """torch.autograd.Function as a Cell: construct runs the static forward(ctx, *inputs); bprop
+    runs forward again on a fresh ctx, which rebuilds what it kept (saved tensors, attributes),
+    then backward(ctx, *grads). A None gradient becomes zeros (0 for a non-tensor input)."""
+
+    class Context:
+        """torch's ctx: what forward keeps for backward."""
+
+        def __init__(self, inputs=()):
+            self.saved_tensors = ()
+            self.needs_input_grad = tuple(isinstance(x, ms.Tensor) for x in inputs)
+
+        def save_for_backward(self, *tensors):
+            self.saved_tensors = tensors
+
+    def construct(self, *inputs):
+        return self.forward(self.Context(inputs), *inputs)
+
+    def bprop(self, *args):
+        inputs, out, dout = args[:-2], args[-2], args[-1]
+        ctx = self.Context(inputs)
+        self.forward(ctx, *inputs)  # recomputed: MindSpore's bprop gets inputs, out and dout only
+        grads = self.backward(ctx, *(dout if isinstance(out, tuple) else (dout,)))
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        return tuple((ops.zeros_like(x) if isinstance(x, ms.Tensor) else 0) if g is None else g
+                     for g, x in zip(grads, inputs))
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
-                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM, **VISION_SOURCES}
+                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
+                 "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
+                 "_torch_einsum": _EINSUM,
+                 **EINOPS_SOURCES, **VISION_SOURCES}
+_LOAD_INTO = '''
+def _torch_load_into(net, checkpoint):
+    """torch's ``net = torch.load(f)`` of a whole pickled module: a MindSpore checkpoint holds
+    parameters only; they are loaded into the network the script built, which is returned."""
+    missing, _ = ms.load_param_into_net(net, checkpoint)
+    if missing:
+        raise ValueError(f"For 'load', the checkpoint has no value for the parameters {missing}.")
+    return net
+'''
+
+_TABLE_DTYPE = '''
+def _torch_table_dtype(cell, dtype):
+    """torch's nn.Embedding(..., dtype=dtype): MindSpore 2.10's Embedding keeps a float32 table
+    whatever its dtype argument, so another dtype gets a table Parameter of its own."""
+    if dtype is not None and dtype != ms.float32:
+        table = cell.embedding_table
+        cell.embedding_table = ms.Parameter(table.astype(dtype), name=table.name, requires_grad=table.requires_grad)
+    return cell
+'''
+
+CLASS_SOURCES["_torch_load_into"] = _LOAD_INTO
+CLASS_SOURCES["_torch_table_dtype"] = _TABLE_DTYPE
+CLASS_SOURCES.update(DISTRIBUTION_SOURCES)
 # what each piece of generated code needs besides itself
-NEEDS = {"TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
+NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",), **VISION_NEEDS}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS}

@@ -362,6 +362,8 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
              *_wrap("def __init__(", ["self", *_signature(entry)], "    ", "):", hang=8),
              *(_indent(stmt, 8) for stmt in edit.prelude),
              *_wrap("super().__init__(", _call_args(edit), "        ")]
+    if edit.finish is not None:
+        lines.append(f"        {edit.finish}(self)")
     attrs = load_attributes().get(qual)
     if attrs is not None:
         for torch_name, expr in attrs.keep.items():
@@ -515,4 +517,30 @@ def container_call(conv, node: cst.Call, walked: cst.Call, qual: str):
     new = walked.with_changes(func=cst.Name(name))
     conv.record(node, new, TORCH_CONTAINER.id, "transformed",
                 "filled after construction or holding None: torch's container semantics")
+    return new
+
+
+def bindable_value(conv, qual: str):
+    """The expression converted code binds for torch's ``qual`` used as a plain value (a
+    re-exported name): its torch-signature class or function, else its MindSpore name when
+    calls need no translation; None when there is none (nothing is recorded then)."""
+    entry = conv.tables.get(qual)
+    if entry is None or entry.label == "unsupported" or entry.target.startswith("."):
+        return None
+    if translates(entry) or not entry.target:
+        layer = is_layer_class(qual)
+        rule = TORCH_CLASS if layer else TORCH_FUNCTION
+        if not conv.allows(rule.id):
+            return None
+        sigs = signatures(conv)
+        name = sigs.layer_class(qual, entry) if layer else sigs.function(qual, entry)
+        if name is None:
+            return None
+        conv.record(cst.Name(qual.rsplit(".", 1)[-1]), cst.Name(name), rule.id, "transformed",
+                    f"{qual} with torch's signature, bound for the modules that import it from here")
+        return cst.Name(name)
+    if not conv.allows(entry.id):
+        return None
+    new = conv.target(entry.target)
+    conv.record(cst.Name(qual.rsplit(".", 1)[-1]), new, entry.id, "exact", entry.note)
     return new

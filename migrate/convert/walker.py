@@ -41,7 +41,7 @@ from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.star_imports import torch_star_aliases
-from migrate.convert.torch_names import star_names
+from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.torch_signature import generated_block, signatures
 from migrate.convert.training import training_pass
 
@@ -162,7 +162,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code and not self._inherits(code):
+        if "torch" not in code and "einops" not in code and not self._inherits(code):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
                 ast.parse(code)
@@ -441,7 +441,7 @@ class Converter:
         base = self.aliases.get(head)
         if base is None:
             return None
-        return f"{base}.{rest}" if rest else base
+        return public_name(f"{base}.{rest}" if rest else base)
 
     def drop_nested_imports(self, block):
         """Remove the torch imports of a function body that no unconverted code still uses."""

@@ -145,6 +145,12 @@ class Tensor(TensorMethods):
         return self._data.strides
 
     @property
+    def device(self):
+        """Where the values live: 'CPU' (MindSpore 2.10's Tensor.device on the CPU backend; torch
+        code reads x.device to make tensors beside x, which MindSpore places by set_context)."""
+        return "CPU"
+
+    @property
     def T(self):
         return F.transpose(self, tuple(range(self.ndim))[::-1])
 

@@ -14,7 +14,7 @@ from . import functional as F
 
 __all__ = ["roll", "diff", "movedim", "moveaxis", "diagonal", "trace", "tensor_split", "scatter",
            "tensor_scatter_elements", "index_fill", "index_add", "median", "unique", "bincount",
-           "nonzero", "argwhere", "take_along_dim", "index_put"]
+           "nonzero", "argwhere", "take_along_dim", "index_put", "scatter_nd"]
 
 
 def _axis(name, axis, ndim):
@@ -196,6 +196,36 @@ def index_add(x, axis, index, source, alpha=1):
     idx = _index_array("index_add", index).reshape(-1)
     src = F._as_tensor(source) * alpha if alpha != 1 else F._as_tensor(source)
     return x + apply(A.ScatterIntoZeros((slice(None),) * axis + (idx,), x.shape), F.cast(src, x.dtype))
+
+
+def scatter_nd(indices, updates, shape):
+    """A zero tensor of ``shape`` with ``updates`` added at ``indices`` (repeated indices
+    accumulate, as MindSpore 2.10's ScatterNd does); differentiable in ``updates``.
+
+    Args:
+        indices: an integer Tensor of shape (..., K), K <= len(shape): each row indexes the
+            first K axes.
+        updates: a Tensor of shape indices.shape[:-1] + shape[K:].
+        shape: a tuple of ints, the result's shape.
+
+    Raises:
+        ValueError: K larger than len(shape), or updates of another shape.
+
+    Example:
+        >>> ops.scatter_nd(Tensor([[0, 1], [0, 1]]), Tensor([1.0, 2.0]), (2, 2))  # [[0, 3], [0, 0]]
+    """
+    idx = _index_array("scatter_nd", indices)
+    shape = tuple(int(n) for n in shape)
+    u = F._as_tensor(updates)
+    k = idx.shape[-1] if idx.ndim else 0
+    if idx.ndim == 0 or k > len(shape):
+        raise ValueError(f"For 'scatter_nd', the last axis of 'indices' must be at most the rank of "
+                         f"'shape' ({len(shape)}), but got indices of shape {list(idx.shape)}.")
+    want = tuple(idx.shape[:-1]) + shape[k:]
+    if tuple(u.shape) != want:
+        raise ValueError(f"For 'scatter_nd', 'updates' must have shape {list(want)}, but got "
+                         f"{list(u.shape)}.")
+    return apply(A.ScatterIntoZeros(tuple(idx[..., j] for j in range(k)), shape), u)
 
 
 def index_put(input, indices, values, accumulate=False):

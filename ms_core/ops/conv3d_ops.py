@@ -153,8 +153,9 @@ def conv_transpose3d_core(name, x, weight, bias, stride, pads, dilation, groups,
 
 def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     """3-D convolution, MindSpore 2.10's `ops.conv3d`: input (N, C_in, D, H, W), weight
-    (C_out, C_in/groups, kd, kh, kw); `padding` an int or (front, back, top, bottom, left, right)
-    with pad_mode='pad'.
+    (C_out, C_in/groups, kd, kh, kw); `padding` an int or 3 ints (depth, height, width: each on
+    both sides) with pad_mode='pad'. (nn.Conv3d takes 6 values; ops.conv3d refuses them, as
+    MindSpore 2.10 does.)
 
     Example:
         >>> y = ops.conv3d(x, w, pad_mode='pad', padding=1)
@@ -165,6 +166,10 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     pad_mode = CO.check_pad_mode(name, pad_mode)
     CO.check_no_padding(name, pad_mode, padding)
     check_float_tensor(name, None, input, (5,), "(N, C, D, H, W)")
+    if isinstance(padding, (tuple, list)):
+        if len(padding) != 3 or not all(CO._is_int(p) for p in padding):
+            raise ValueError(f"For '{name}', 'padding' must be a tuple or list of 3 integers, but got {padding!r}.")
+        padding = tuple(int(p) for p in padding for _ in range(2))
     pads = resolve_pads3(pad_mode, padding6(name, padding), input.shape[2:], weight.shape[2:],
                          stride, dilation)
     return conv3d_core(name, input, weight, bias, stride, pads, dilation, int(groups))

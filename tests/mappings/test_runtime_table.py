@@ -15,7 +15,7 @@ _BY_RULE = {
     "zero": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
     "none_value": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
     "no_op": "test_device_settings_and_device_seeding_are_removed",
-    "backend_flag": "test_backend_flags_set_are_removed_and_read_are_marked",
+    "backend_flag": "test_backend_flags_set_are_removed_and_read_give_torch_default",
     "final_annotation": "test_jit_isinstance_and_final_names",
     "builtin_isinstance": "test_jit_isinstance_and_final_names",
 }

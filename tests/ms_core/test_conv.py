@@ -380,3 +380,18 @@ def test_unfold_fold_match_torch(k, d, p, s):
     check_double_backward(lambda t: ops.unfold(t, k, d, p, s) ** 2, [r(1, 1, 4, 4)])
     with pytest.raises(ValueError, match="does not match"):
         ops.fold(ms.Tensor(r(1, 5, 4)), (6, 7), k, d, p, s)
+
+
+@pytest.mark.parametrize("padding, torch_padding", [(1, 1), ((1, 0, 2), (1, 0, 2)), ([0, 2, 1], (0, 2, 1))])
+def test_conv3d_functional_takes_one_padding_per_axis_as_mindspore(padding, torch_padding):
+    """MindSpore 2.10's ops.conv3d takes an int or 3 ints (each on both sides of its axis)."""
+    arrays = [r(1, 2, 4, 5, 6), r(3, 2, 3, 2, 3), r(3)]
+    check_op(lambda x, w, b: ops.conv3d(x, w, b, 2, "pad", padding),
+             lambda x, w, b: TF.conv3d(x, w, b, 2, torch_padding), arrays,
+             rtol=1e-4, atol=1e-5)  # float32 GEMMs sum in another order
+
+
+def test_conv3d_functional_refuses_six_paddings_as_mindspore():
+    x, w = ms.Tensor(r(1, 2, 4, 5, 6)), ms.Tensor(r(3, 2, 3, 3, 3))
+    with pytest.raises(ValueError, match="For 'conv3d', 'padding' must be a tuple or list of 3 integers"):
+        ops.conv3d(x, w, None, 1, "pad", (1, 1, 0, 0, 2, 2))

@@ -38,6 +38,12 @@ def test_properties_and_item():
         t.item()
 
 
+def test_device_is_the_cpu_as_mindspore_2_10():
+    # MindSpore 2.10 CPU: Tensor(...).device == 'CPU', also for a Parameter (checked there)
+    assert Tensor([1.0]).device == "CPU"
+    assert Parameter(Tensor([1.0]), name="p").device == "CPU"
+
+
 def test_str_and_repr_as_mindspore():
     assert str(Tensor(1.0)) == "1.0"
     assert str(Tensor([[1.5, 2.0]])) == "[[1.5 2. ]]"

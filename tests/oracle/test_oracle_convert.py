@@ -4,6 +4,7 @@ on ms_core, with the same weights. This is the "same code, other module" promise
 
 Runs only where an interpreter with mindspore is given by MS_ORACLE_PYTHON (see test_oracle.py).
 """
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -98,3 +99,39 @@ def test_converted_fixture_runs_the_same_on_mindspore(path, tmp_path):
     # float32 through a deep network: per-element differences accumulate to ~1e-5 relative
     np.testing.assert_allclose(ours["out"], theirs["out"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(ours["grad"], theirs["grad"], rtol=1e-4, atol=1e-5)
+
+
+INIT_DRIVER = textwrap.dedent("""
+    import importlib.util, json, sys
+    import numpy as np
+    spec = importlib.util.spec_from_file_location("converted", sys.argv[1])
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cell = mod.AttentionStack(64, 4, 64)
+    print(json.dumps({n: float(np.abs(p.asnumpy()).max()) for n, p in cell.parameters_and_names()
+                      if n.endswith(("out_proj.bias", "in_proj_bias"))}))
+""")
+
+
+def test_converted_attention_layers_start_at_torchs_zero_biases_on_mindspore(tmp_path):
+    """The --target mindspore conversion of tests/fixtures/convert/attention_init.py, built on
+    MindSpore 2.10: every MultiheadAttention's out_proj.bias (its Dense draws U(±1/√E)) and
+    in_proj_bias start at exactly zero, as in torch, under the same parameter names."""
+    import json
+    source = (REPO / "tests" / "fixtures" / "convert" / "attention_init.py").read_text()
+    (tmp_path / "model.py").write_text(convert_source(source, target="mindspore").code)
+    (tmp_path / "driver.py").write_text(INIT_DRIVER)
+    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "model.py")],
+                          capture_output=True, text=True, timeout=600,
+                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    biases = json.loads(proc.stdout.strip().splitlines()[-1])
+    spec = importlib.util.spec_from_file_location("torch_attention_init",
+                                                  REPO / "tests" / "fixtures" / "convert" /
+                                                  "attention_init.py")
+    tmod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tmod)
+    torch_names = {n for n, _ in tmod.AttentionStack(64, 4, 64).named_parameters()
+                   if n.endswith(("out_proj.bias", "in_proj_bias"))}
+    assert set(biases) == torch_names and len(biases) == 14
+    assert all(v == 0.0 for v in biases.values()), biases

@@ -4,7 +4,8 @@ MindSpore 2.10, computes what the --target ms_core conversion computes on ms_cor
 
 No third-party code lives in the repository: the sources are read from a cache given by
 MIGRATE_ZOO_SRC (the layout bench/realworld.py and bench/zoo_real.toml use: PyPI archives
-unpacked under their archive names, GitHub snapshots as gh_<owner>+<repo>/). The test skips
+unpacked under their archive names, GitHub snapshots as gh_<owner>+<repo>/; vit_pytorch's original
+needs einops, which bench/realworld.py unpacks there as einops-0.8.1-py3-none-any/). The test skips
 when that cache or real MindSpore (MS_ORACLE_PYTHON) is missing.
 
 For each model, three child processes:
@@ -69,7 +70,17 @@ SAMPLE = [
      "SENet(SEResNeXtBottleneck, [1, 1, 1, 1], groups=32, reduction=16, dropout_p=None, inplanes=64, "
      "input_3x3=False, downsample_kernel_size=1, downsample_padding=0, num_classes=10)",
      ("float", (1, 3, 224, 224))),
+    # einops patterns and layers (generated code on both targets)
+    ("vit_pytorch_vit", "vit_pytorch-1.7.0-py3-none-any", ["vit_pytorch/vit.py"], ["vit_pytorch/__init__.py"],
+     "vit_pytorch.vit", "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, "
+     "dim_head=16)", ("float", (2, 3, 32, 32))),
+    ("vit_pytorch_max_vit", "vit_pytorch-1.7.0-py3-none-any", ["vit_pytorch/max_vit.py"],
+     ["vit_pytorch/__init__.py"], "vit_pytorch.max_vit",
+     "MaxViT(num_classes=10, dim=16, depth=(1, 1), dim_head=8, window_size=4, dropout=0.)", ("float", (2, 3, 32, 32))),
 ]
+# what the original (torch) side of a sample imports besides torch: a directory of the cache put on
+# the torch driver's path only (the converted code must not need it)
+TORCH_NEEDS = {"vit_pytorch_vit": "einops-0.8.1-py3-none-any", "vit_pytorch_max_vit": "einops-0.8.1-py3-none-any"}
 
 BLOCK_TORCH = textwrap.dedent("""
     class NoTorch:
@@ -163,10 +174,10 @@ def _stage(src_root: Path, files, inits, dest: Path) -> None:
         (dest / rel).write_text("")
 
 
-def _run(python, script: Path, args):
+def _run(python, script: Path, args, paths=()):
     proc = subprocess.run([python, str(script), *map(str, args)], capture_output=True, text=True, timeout=1200,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin",
-                               "OMP_NUM_THREADS": "1"})
+                          env={"PYTHONPATH": os.pathsep.join([*map(str, paths), str(REPO)]), "GLOG_v": "3",
+                               "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"})
     assert proc.returncode == 0, f"{script.name} ({python}):\n{proc.stderr[-4000:]}"
 
 
@@ -182,6 +193,9 @@ def test_real_model_on_mindspore_matches_ms_core_and_torch(case, tmp_path):
     src_root = Path(ZOO) / source
     if not src_root.is_dir():
         pytest.skip(f"{source} is not in MIGRATE_ZOO_SRC={ZOO}")
+    needs = [Path(ZOO) / TORCH_NEEDS[name]] if name in TORCH_NEEDS else []
+    if not all(p.is_dir() for p in needs):
+        pytest.skip(f"{TORCH_NEEDS[name]} (for the original) is not in MIGRATE_ZOO_SRC={ZOO}")
     _stage(src_root, files, inits, tmp_path / "src")
     for target in ("ms_core", "mindspore"):
         reports = convert_tree(tmp_path / "src", tmp_path / target, target=target)
@@ -194,7 +208,8 @@ def test_real_model_on_mindspore_matches_ms_core_and_torch(case, tmp_path):
     (tmp_path / "torch_driver.py").write_text(TORCH_DRIVER)
     (tmp_path / "ms_driver.py").write_text(MS_DRIVER.format(block=BLOCK_TORCH))
     _run(sys.executable, tmp_path / "torch_driver.py",
-         [tmp_path / "src", tmp_path / "ms_core", module, ctor, tmp_path / "io.npz", tmp_path / "weights.npz"])
+         [tmp_path / "src", tmp_path / "ms_core", module, ctor, tmp_path / "io.npz", tmp_path / "weights.npz"],
+         needs)
     results = {}
     for target, python in (("ms_core", sys.executable), ("mindspore", ORACLE)):
         _run(python, tmp_path / "ms_driver.py",

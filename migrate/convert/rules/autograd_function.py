@@ -1,8 +1,11 @@
 """torch.autograd.Function -> a Cell with ``bprop``: the class rewrite and ``.apply(x)`` calls.
 
-``forward(ctx, *inputs)`` becomes ``construct(self, *inputs)`` and ``backward(ctx, *grads)``
-becomes ``bprop(self, *inputs, out, *grads)``; what ``ctx.save_for_backward`` kept is read from
-bprop's arguments (forward inputs, or ``out``). Anything else done with ``ctx`` is marked.
+When ``ctx`` only saves forward inputs or the returned value, ``forward(ctx, *inputs)`` becomes
+``construct(self, *inputs)`` and ``backward(ctx, *grads)`` becomes ``bprop(self, *inputs, out,
+*grads)``, reading what was saved from bprop's arguments. Otherwise (intermediate tensors saved,
+attributes on ``ctx``, default arguments) the class derives from the generated ``TorchFunction``
+Cell, which keeps forward and backward as they are and runs forward again on a fresh ``ctx`` in
+bprop. What has no counterpart (``ctx.mark_dirty`` ...) is marked.
 """
 from __future__ import annotations
 
@@ -23,17 +26,17 @@ AUTOGRAD_FUNCTION = node_rule(
 FUNCTION_APPLY = node_rule(
     "MS132", "function_apply",
     "Replace MyFunction.apply(x) with MyFunction()(x) (the Function became a Cell with bprop).")
+FUNCTION_RECOMPUTE = node_rule(
+    "MS133", "autograd_function_recompute",
+    "Replace a torch.autograd.Function whose ctx keeps more than inputs/output with a TorchFunction "
+    "Cell: its bprop runs forward again on a fresh ctx, then backward.")
+
+# ctx methods whose effect MindSpore's bprop cannot reproduce
+_CTX_UNSUPPORTED = ("mark_dirty", "mark_non_differentiable", "set_materialize_grads", "save_for_forward")
 
 
 def rewrite_function_class(conv, node: cst.ClassDef):
-    """Apply MS131 to a class whose base is torch.autograd.Function (marked when it cannot)."""
-    # the class body is rewritten before it is walked: its statements no longer match the
-    # source positions the walker counts
-    with conv.unaligned(node.body):
-        return _rewrite(conv, node)
-
-
-def _rewrite(conv, node: cst.ClassDef):
+    """Apply MS131 (or MS133) to a class whose base is torch.autograd.Function (marked when it cannot)."""
     conv.reshaped = True
     body = node.body.body
     fwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
@@ -43,34 +46,63 @@ def _rewrite(conv, node: cst.ClassDef):
         conv.uses_alias(base)
         conv.mark(base, "MS901", "torch.autograd.Function needs static forward(ctx, ...) and backward(ctx, ...)")
         return node
+    unsupported = sorted({m for m in _CTX_UNSUPPORTED for f in (fwd, bwd) if f"ctx.{m}" in code_of(f.body)})
+    if unsupported:
+        conv.uses_alias(base)
+        conv.mark(base, "MS901", f"torch.autograd.Function: ctx.{unsupported[0]} has no counterpart "
+                                 "in a MindSpore bprop")
+        return node
     inputs = [p.name.value for p in fwd.params.params][1:]
-    saved = _saved_names(fwd, inputs)
-    if saved is None:
-        conv.uses_alias(base)
-        conv.mark(base, "MS901", "torch.autograd.Function: save_for_backward must save forward inputs "
-                                 "or the returned value")
-        return node
-    conv.cell_classes.add(node.name.value)
-    conv.function_classes.add(node.name.value)
-    conv.class_scope.cell = True
-    conv.used.add("nn")
-    new_fwd = _strip_ctx(conv, fwd, "construct", ["self", *inputs], inputs, saved, False)
+    saved = _saved_names(fwd, inputs) if _plain_params(fwd) and _plain_params(bwd) else None
     grads = [p.name.value for p in bwd.params.params][1:]
-    new_bwd = _strip_ctx(conv, bwd, "bprop", ["self", *inputs, "out", *grads], inputs, saved, True)
+    new_fwd = new_bwd = None
+    if saved is not None and conv.allows(AUTOGRAD_FUNCTION.id):
+        new_fwd = _stripped(fwd, "construct", ["self", *inputs], saved, 0)
+        new_bwd = _stripped(bwd, "bprop", ["self", *inputs, "out", *grads], saved, len(inputs))
     if new_fwd is None or new_bwd is None:
-        conv.uses_alias(base)
-        conv.mark(base, "MS901", "torch.autograd.Function uses ctx for more than save_for_backward/saved_tensors")
-        return node
-    new_body = [new_fwd if s is fwd else new_bwd if s is bwd else conv.walk(s) for s in body]
+        return _recompute(conv, node)
+    # the class body is rewritten before it is walked: its statements no longer match the
+    # source positions the walker counts
+    with conv.unaligned(node.body):
+        conv.cell_classes.add(node.name.value)
+        conv.function_classes.add(node.name.value)
+        conv.class_scope.cell = True
+        conv.used.add("nn")
+        new_body = [_walk_body(conv, new_fwd) if s is fwd else _walk_body(conv, new_bwd) if s is bwd
+                    else conv.walk(s) for s in body]
     conv.record(base, "nn.Cell", AUTOGRAD_FUNCTION.id, "transformed",
                 "autograd.Function -> Cell with bprop(self, *inputs, out, dout); .apply(x) -> Cls()(x)")
     return node.with_changes(bases=[cst.Arg(conv.target("nn.Cell"))],
                              body=node.body.with_changes(body=new_body))
 
 
+def _recompute(conv, node: cst.ClassDef):
+    """Apply MS133: derive from the generated TorchFunction; forward/backward stay as written."""
+    base = node.bases[0].value
+    if not conv.allows(FUNCTION_RECOMPUTE.id):
+        conv.uses_alias(base)
+        conv.mark(base, "MS901", "torch.autograd.Function keeps more than inputs/output in ctx")
+        return node
+    conv.function_classes.add(node.name.value)
+    local = conv.signatures.helper("TorchFunction")
+    body = [conv.walk(s) for s in node.body.body]
+    conv.cell_classes.add(node.name.value)
+    conv.record(base, local, FUNCTION_RECOMPUTE.id, "transformed",
+                "autograd.Function -> TorchFunction Cell: bprop runs forward again (on a fresh ctx) "
+                "before backward, so forward costs twice in a backward pass")
+    return node.with_changes(bases=[cst.Arg(cst.Name(local))], body=node.body.with_changes(body=body))
+
+
+def _plain_params(fn: cst.FunctionDef) -> bool:
+    """No defaults, no */** parameters: bprop's positional arguments are then fixed."""
+    ps = fn.params
+    return not (ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg or ps.kwonly_params
+                or ps.posonly_params or any(p.default is not None for p in ps.params))
+
+
 def _simple_ctx(fn: cst.FunctionDef) -> bool:
-    decs = {dotted(d.decorator) for d in fn.decorators}
-    return decs <= {"staticmethod"} and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
+    decs = {dotted(d.decorator) or "?" for d in fn.decorators}
+    return {d for d in decs if not d.endswith("once_differentiable")} <= {"staticmethod"} and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
 
 
 def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:
@@ -145,14 +177,20 @@ def _self_assign(s) -> bool:
             and isinstance(s.targets[0].target, cst.Name) and s.targets[0].target.value == s.value.value)
 
 
-def _strip_ctx(conv, fn, name, params, inputs, saved, is_bprop):
-    body = fn.body.visit(_CtxRewriter(saved, is_bprop, len(inputs)))
-    params_node = cst.Parameters([cst.Param(cst.Name(p)) for p in params])
-    new = fn.with_changes(name=cst.Name(name), params=params_node, decorators=[], body=body)
+def _stripped(fn, name, params, saved, n_inputs):
+    """``fn`` renamed to ``name(params)`` with its ctx uses replaced by ``saved``; None when it
+    still reads ctx. ``n_inputs`` > 0 for bprop (a single gradient becomes a 1-tuple)."""
+    body = fn.body.visit(_CtxRewriter(saved, n_inputs > 0, n_inputs))
     if _CTX.search(code_of(body)):
         return None
+    params_node = cst.Parameters([cst.Param(cst.Name(p)) for p in params])
+    return fn.with_changes(name=cst.Name(name), params=params_node, decorators=[], body=body)
+
+
+def _walk_body(conv, fn):
+    params = [p.name.value for p in fn.params.params]
     with conv.in_function(FunctionScope(tensors=set(params[1:]))):
-        return new.with_changes(body=conv.walk(new.body))
+        return fn.with_changes(body=conv.walk(fn.body))
 
 
 def function_apply(conv, node: cst.Call, walked: cst.Call):

@@ -5,10 +5,18 @@ Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrate.convert.cst import code_of
-from migrate.convert.registry import argument_rule
+from migrate.convert.registry import argument_rule, node_rule
+
+LOAD_INTO = node_rule(
+    "MS255", "load_module_into",
+    "Replace net = torch.load(f) (a whole pickled module; net a module the script built) with "
+    "net = _torch_load_into(net, ms.hub.load(f)): a MindSpore checkpoint holds parameters only, "
+    "loaded into the network already built.")
 
 _NO_MINDSPORE = ("MindSpore 2.10 cannot read a torch checkpoint: convert it once with `migrate "
                  "weights` and load it with ms.load_checkpoint + ms.load_param_into_net (or convert "
@@ -22,11 +30,30 @@ def torch_checkpoint(edit) -> None:
         edit.unsupported(_NO_MINDSPORE, "MS901")
 
 
+_OPENED = re.compile(r"\bwith\s+open\([^\n]*?\)\s+as\s+([A-Za-z_]\w*)\s*[:,]")
+
+
+def checkpoint_path(edit, f):
+    """``f.name`` when ``f`` is a name this file binds only by ``with open(...) as f``, else ``f``:
+    MindSpore's checkpoint functions take a path, and a file object's name is the path it was
+    opened with (``with open(args.save, 'wb') as f: torch.save(model, f)``)."""
+    code = edit.conv.signatures.code
+    if not isinstance(f, cst.Name) or "open(" not in code or f.value not in _OPENED.findall(code) \
+            or re.search(rf"^[ \t]*{re.escape(f.value)}[ \t]*=(?!=)", code, re.M):
+        return f
+    edit.note(f"{f.value} is a file opened by the script: the checkpoint goes to its path, {f.value}.name")
+    return cst.Attribute(f, cst.Name("name"))
+
+
 @argument_rule("MS139", "torch_load")
 def torch_load(edit) -> None:
     """Replace torch.load(f) with ms.hub.load(f) on ms_core (torch files and the checkpoints converted code saves), ms.load_checkpoint(f) for --target mindspore."""
     if edit.conv.target_name != "mindspore":
         edit.func = edit.conv.target("ms.hub.load")
+    f = edit.bound.get("f")
+    path = checkpoint_path(edit, f)
+    if path is not f:
+        edit.set("f", path)
 
 
 @argument_rule("MS125", "load_state_dict")
@@ -47,3 +74,19 @@ def load_state_dict(edit) -> None:
         edit.worse("approximate", f"strict={code_of(strict)} dropped: load_param_into_net "
                                   "never raises on missing keys; it returns (param_not_load, ckpt_not_load)")
     edit.result = cst.Call(conv.target("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
+
+
+def load_into_module(conv, node: cst.Assign, value):
+    """Apply MS255 to ``net = torch.load(f)`` whose target is a network: ``value`` is the call as
+    converted. Returns the new value, or None when the rule does not apply."""
+    from migrate.convert.receivers import is_module  # (the rules load before the receivers)
+    t = node.targets[0].target if len(node.targets) == 1 else None
+    if not isinstance(t, cst.Name) or not isinstance(node.value, cst.Call) \
+            or conv.qual(node.value.func) != "torch.load" or not is_module(conv, t) \
+            or not conv.allows(LOAD_INTO.id) or value is node.value:
+        return None
+    new = cst.Call(cst.Name(conv.signatures.helper("_torch_load_into")), [cst.Arg(t), cst.Arg(value)])
+    conv.record(node.value, new, LOAD_INTO.id, "transformed",
+                f"{t.value} = torch.load(...) of a whole module: the checkpoint's parameters loaded into "
+                f"the {t.value} the script built (the same class torch's pickle rebuilds)")
+    return new

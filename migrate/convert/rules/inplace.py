@@ -66,7 +66,7 @@ def receiver_kind(before, after) -> str:
     """How an in-place call's receiver is held: ``pure`` (a name or attribute chain), ``chain``
     (an in-place call, converted to ``root.copy_(...)``), ``fresh`` (a new tensor nobody else
     sees, a literal included) or ``view`` (an indexed tensor or a result that may share memory with another)."""
-    if is_pure(before):
+    if is_pure(before) or _held(before):
         return "pure"
     if written_root(after) is not None:
         return "chain"
@@ -81,6 +81,25 @@ def receiver_kind(before, after) -> str:
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
         return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
     return "view"
+
+
+# attributes of a tensor that share its memory: an in-place op through them writes into the tensor
+_VIEW_ATTRIBUTES = {"T", "mT", "H", "mH", "real", "imag", "data"}
+
+
+def _held(node) -> bool:
+    """``self.blocks[0].conv.weight``: an attribute (not a tensor's view attribute) reached through
+    names, attributes and subscripts by a name or a literal: a tensor an object holds, not a view."""
+    if not isinstance(node, cst.Attribute) or node.attr.value in _VIEW_ATTRIBUTES:
+        return False
+    node = node.value
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript) and not all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Name, cst.Integer, cst.SimpleString))
+                for e in node.slice):
+            return False
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _reads_grad(node) -> bool:

@@ -238,3 +238,11 @@ def circular_pad_layer(edit) -> None:
     """Replace nn.CircularPad2d(padding) with CircularPadTorch(padding, dims=2), a generated Cell whose construct is ops.pad(x, padding, mode='circular') (MindSpore 2.10 has no CircularPad layers)."""
     edit.func = cst.Name(edit.helper("CircularPadTorch"))
     edit.set("dims", edit.entry.torch[-2])
+
+
+@argument_rule("MS415", "attention_init", runtime=True)
+def attention_init(edit) -> None:
+    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with _torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
+    edit.finish = edit.helper("_torch_attention_init")
+    edit.note("out_proj.bias of each attention layer set to zeros after construction, as torch "
+              "initialises it (MindSpore draws it from U(-1/sqrt(E), 1/sqrt(E)))")

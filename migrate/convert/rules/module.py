@@ -10,6 +10,7 @@ import libcst as cst
 from migrate.convert.call_edit import literal, primary
 from migrate.convert.cst import attribute, code_of, parse_expr
 from migrate.convert.registry import argument_rule
+from migrate.convert.rules.hub import checkpoint_path
 
 
 @argument_rule("MS124", "save")
@@ -25,7 +26,7 @@ def save(edit) -> None:
         obj = obj.func.value
     else:
         edit.worse("approximate", "ms.save_checkpoint saves a Cell or a list of parameters")
-    edit.result = cst.Call(conv.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(f)])
+    edit.result = cst.Call(conv.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
 
 
 @argument_rule("MS126", "register_buffer")

@@ -76,6 +76,27 @@ def backend_flag(edit) -> None:
     edit.unsupported("a backend flag is a value, not a function")
 
 
+# torch 2.13's values of the flags (the same on a CPU-only build), read where a flag is read
+BACKEND_FLAG_DEFAULTS = {
+    "torch.backends.cudnn.benchmark": False, "torch.backends.cudnn.deterministic": False,
+    "torch.backends.cudnn.allow_tf32": True, "torch.backends.cudnn.enabled": True,
+    "torch.backends.cuda.matmul.allow_tf32": False,
+    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction": True,
+    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction": True,
+}
+
+
+def flag_reading(conv, node, q: str):
+    """Replace a read of ``torch.backends.cudnn.deterministic`` (a flag the conversion removes
+    where it is set) with torch's default value; None for other names."""
+    if q not in BACKEND_FLAG_DEFAULTS or not conv.allows("MS189"):
+        return None
+    new = cst.Name(str(BACKEND_FLAG_DEFAULTS[q]))
+    conv.record(node, new, "MS189", "approximate",
+                "a cuDNN/CUDA flag read: torch's default value (setting it is removed: no effect on CPU numbers)")
+    return new
+
+
 @argument_rule("MS184", "builtin_isinstance")
 def builtin_isinstance(edit) -> None:
     """Replace torch.jit.isinstance(x, T) with isinstance(x, T)."""

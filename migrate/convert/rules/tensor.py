@@ -80,9 +80,8 @@ def to(edit) -> None:
     """Replace x.to(device) with x, and x.to(torch.float32) with x.astype(ms.float32)."""
     conv = edit.conv
     args = list(edit.call.args)
-    starred = next((a.star for a in args if a.star), None)
-    if starred:  # a dtype may be among them: the cast cannot be dropped blindly
-        edit.unsupported(f"cannot translate {starred}-arguments (a dtype among them would be a cast)", "MS903")
+    if any(a.star for a in args):  # a dtype may be among them: decided at run time
+        _to_at_run_time(edit)
         return
     dtype = None
     positional = [a.value for a in args if a.keyword is None and not a.star]
@@ -98,16 +97,45 @@ def to(edit) -> None:
     if dtype is not None:
         edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
         edit.worse("exact", "")
-    else:
+    elif all(_is_device(a) for a in args):
         edit.result = edit.method_receiver
         edit.note("device moves removed: MindSpore places tensors by context")
+    else:
+        _to_at_run_time(edit)
+        return
     module = edit.entry.torch.startswith("Module.") or is_module(conv, edit.receiver_before)
     if module and dtype is not None:
         edit.unsupported("module.to(dtype): cast the parameters with ms.amp or Cell.to_float")
 
 
+def _to_at_run_time(edit) -> None:
+    """``x.to(v)`` where ``v`` may be a dtype, a tensor or a device: the generated ``_torch_to``
+    decides when it runs (a cast, or nothing)."""
+    local = edit.conv.signatures.helper("_torch_to")
+    edit.result = cst.Call(cst.Name(local), [cst.Arg(edit.method_receiver), *edit.call.args])
+    edit.note("the argument may be a dtype or a device: _torch_to casts or passes at run time")
+
+
+_DEVICE_WORDS = ("device", "dev", "cpu", "cuda", "gpu", "rank", "mps", "xpu", "npu")
+
+
+def _is_device(arg: cst.Arg) -> bool:
+    """An argument of x.to(...) that is a device (or an option) by its form: a string, None, an
+    int (a GPU index), ``non_blocking=``/``device=``/``copy=``, a name like ``device``/``local_rank``."""
+    if arg.keyword is not None:
+        return arg.keyword.value in ("device", "non_blocking", "copy", "memory_format")
+    node = arg.value
+    if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Integer)) \
+            or _is_bool(node) or isinstance(node, cst.Name) and node.value == "None":
+        return True
+    last = node.attr.value if isinstance(node, cst.Attribute) else node.value if isinstance(node, cst.Name) else ""
+    return any(w in last.lower() for w in _DEVICE_WORDS)
+
+
 def _is_dtype(conv, node, edit) -> bool:
     """``ms.float16``, or a torch dtype the tables do not map (kept, with its marker)."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
+        return True  # x.to(y.dtype)
     code = code_of(node)
     head, _, rest = code.partition(".")
     if head == conv.names["ms"] and rest in _DTYPES:

@@ -222,11 +222,18 @@ def _spread_single(edit, several: bool = False) -> list:
 @argument_rule("MS310", "einsum")
 def einsum(edit) -> None:
     """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
-    (MindSpore takes the operands one by one)."""
+    (MindSpore takes the operands one by one), or with --target mindspore with _torch_einsum(eq, a,
+    b), a generated function of sums and batched matmuls (MindSpore 2.10's CPU backend has no
+    Einsum kernel)."""
     equation = edit.bound["equation"]
     several = not isinstance(equation, cst.SimpleString) or "," in equation.value
     operands = _spread_single(edit, several)
-    edit.result = cst.Call(edit.conv.target("ops.einsum"), [cst.Arg(equation)] + operands)
+    func = edit.conv.target("ops.einsum")
+    if edit.conv.target_name == "mindspore":
+        func = cst.Name(edit.helper("_torch_einsum"))
+        edit.worse("transformed", "MindSpore 2.10's CPU backend has no Einsum kernel: _torch_einsum computes it "
+                                  "with sums and batched matmuls")
+    edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
 @argument_rule("MS311", "meshgrid")
@@ -374,6 +381,15 @@ def conv1d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
+@argument_rule("MS431", "conv3d_fn")
+def conv3d_fn(edit) -> None:
+    """Replace F.conv3d(x, w, b, stride, padding=p) with ops.conv3d(x, w, b, stride, pad_mode,
+    padding): one padding value per axis (depth, height, width), as MindSpore 2.10's ops.conv3d takes."""
+    _conv_padding(edit, 3, per_side=False)
+    order = ["input", "weight", "bias", "stride", "pad_mode", "padding", "dilation", "groups"]
+    edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
+
+
 @argument_rule("MS321", "elu_fn")
 def elu_fn(edit) -> None:
     """Replace F.elu(x, alpha) with ops.elu(x) for alpha 1 and with
@@ -439,3 +455,19 @@ def functional_layer_norm(edit) -> None:
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
                                   "(LayerNormExt): _torch_layer_norm runs the ops.LayerNorm primitive, "
                                   "as nn.LayerNorm does")
+
+
+# torch.distributions class -> its generated class (migrate/convert/torch_distributions.py)
+_DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal"}
+
+
+@argument_rule("MS441", "distribution")
+def distribution(edit) -> None:
+    """Replace torch.distributions.Categorical(probs=p) / Normal(loc, scale) with TorchCategorical / TorchNormal, generated classes written with ops that compute torch's formulas (MindSpore 2.10's distributions do not normalise probs and take no logits)."""
+    edit.func = cst.Name(edit.helper(_DISTRIBUTIONS[edit.entry.torch.rsplit(".", 1)[-1]]))
+
+
+@argument_rule("MS416", "sparse_coo_dense")
+def sparse_coo_dense(edit) -> None:
+    """Replace torch.sparse_coo_tensor(indices, values, size) with _torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
+    edit.func = cst.Name(edit.helper("_torch_sparse_coo_tensor"))

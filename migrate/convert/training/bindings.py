@@ -71,6 +71,7 @@ class FileBindings:
     scalers: set[str] = field(default_factory=set)      # names bound to GradScaler(...)
     optimizers: set[str] = field(default_factory=set)   # names bound to torch.optim.*(...)
     schedulers: set[str] = field(default_factory=set)   # names bound to lr_scheduler.*(...)
+    opt_params: dict[str, str | None] = field(default_factory=dict)  # optimizer -> net of Opt(net.parameters())
     # name -> DistributedSampler(...), for a name bound once and read only as a DataLoader's
     # sampler= or by set_epoch(): folded into the dataset (num_shards/shard_id), statement removed
     samplers: dict[str, cst.Call] = field(default_factory=dict)
@@ -163,6 +164,7 @@ class FileBindings:
             self.schedulers.add(name)
         elif q in apis.optimizers:
             self.optimizers.add(name)
+            self._optimizer_params(name, call)
         elif q in apis.samplers:
             self.samplers[name] = call
         elif q in apis.tensor_datasets:
@@ -172,6 +174,18 @@ class FileBindings:
                 self.datasets[t] = 0
         elif isinstance(call.func, cst.Name) and call.func.value in self.ds_columns:
             self.ds_instances[name] = self.ds_columns[call.func.value]
+
+    def _optimizer_params(self, name: str, call: cst.Call) -> None:
+        """``opt = Opt(net.parameters(), ...)``: remember ``net`` (bound once; else forgotten)."""
+        first = call.args[0].value if call.args and call.args[0].keyword is None else None
+        net = None
+        if isinstance(first, cst.Call) and not first.args and isinstance(first.func, cst.Attribute) \
+                and first.func.attr.value == "parameters":
+            net = dotted(first.func.value)
+        if name in self.opt_params and self.opt_params[name] != net or net is None:
+            self.opt_params[name] = None
+        else:
+            self.opt_params[name] = net
 
     def _keep_used_samplers(self, body, conv) -> None:
         """A sampler name bound more than once, or read other than as a DataLoader's

@@ -21,6 +21,10 @@ DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
                  "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 # the table rules that statements apply too: a TensorDataset read through a sampler becomes a
 # sharded dataset, `model = DDP(model)` goes
+# torch.distributed.init_process_group's parameters, and what MindSpore's init() cannot take
+_PG_PARAMS = ["backend", "init_method", "timeout", "world_size", "rank", "store", "group_name", "pg_options",
+              "device_id"]
+_LAUNCHER = "MindSpore's init() takes none: launch with msrun --worker_num=N --master_addr=HOST --master_port=PORT"
 _TENSOR_DATASET = RULES["tensor_dataset"]
 _DDP = RULES["ddp"]
 
@@ -215,9 +219,13 @@ class Cleanup:
         new = carry_comments(st, [new_statement("ms.communication.init()"),
                                   new_statement("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode."
                                                 "DATA_PARALLEL, gradients_mean=True)")])
-        tp.record(st, new[0], INIT_PROCESS_GROUP.id, "approximate",
+        kept = _group_arguments(call)
+        if kept:
+            new[0] = with_comment(new[0], "MS902", f"init_process_group: {', '.join(kept)} not passed: {_LAUNCHER}")
+        tp.record(st, new[0], INIT_PROCESS_GROUP.id, "unsupported" if kept else "approximate",
                   "init_process_group -> communication.init() + data-parallel context with mean "
-                  "gradients; the backend follows the device target")
+                  "gradients; the backend follows the device target"
+                  + (f"; {', '.join(kept)} not passed (the launcher gives them)" if kept else ""))
         return new
 
     # ---- optimizer calls outside the rewritten steps ----------------------------------
@@ -303,3 +311,17 @@ def dataset_class(tp, node: cst.ClassDef) -> cst.ClassDef:
         return tp.tree.rebuilt(node, node.with_changes(bases=bases))
     return tp.tree.rebuilt(node, node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT,
                                                    rpar=cst.MaybeSentinel.DEFAULT))
+
+
+def _group_arguments(call: cst.Call) -> list[str]:
+    """The rank, group size and rendezvous arguments of ``init_process_group(...)`` that MindSpore's
+    init() cannot take (``name=value``), none for a group of one process (``world_size=1``, rank 0:
+    what init() gives a process started without a launcher)."""
+    args = bind_args(call, _PG_PARAMS)
+    if args is None:  # **kwargs (or keywords torch does not have): what they hold is not known
+        return ["the arguments given by */**"]
+    given = {k: code_of(v) for k, v in args.items() if k in ("init_method", "world_size", "rank", "store")}
+    if given.get("world_size") == "1" and given.get("rank", "0") == "0":
+        return []
+    defaults = {"world_size": "-1", "rank": "-1", "init_method": "None", "store": "None"}
+    return [f"{k}={v}" for k, v in given.items() if v != defaults[k]]

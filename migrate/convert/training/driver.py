@@ -5,6 +5,7 @@ the pass learns and writes for one file.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import libcst as cst
@@ -126,8 +127,10 @@ class TrainingPass:
         self.tensor_names: set[str] = set()
         conv.training_tensors = self.tensor_names
         self.open_chains: dict[int, tuple[str, str]] = {}  # id(acc statement) -> (acc, optimizer)
+        self.scope_params: set[str] = set()  # the parameters of the function whose scope is rewritten
         self._body = body
         self._steps: bool | None = None
+        self._stdlib: set[str] | None = None
         self._constructed: set[str] | None = None
         self._switched: set[str] | None = None
         self.trained: dict[str, object] = {}  # networks to set to training mode -> a backward() statement
@@ -294,7 +297,11 @@ class TrainingPass:
 
     def _nested(self, st):
         if isinstance(st, cst.FunctionDef):
-            inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
+            saved, self.scope_params = self.scope_params, _param_names(st.params)
+            try:
+                inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
+            finally:
+                self.scope_params = saved
             if inner is None:
                 return st
             return self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
@@ -355,7 +362,7 @@ class TrainingPass:
             f = c.func
             if isinstance(f, cst.Name):
                 if f.value not in self.conv.aliases and f.value not in BUILTINS \
-                        and not self.is_class(f.value):
+                        and not self.is_class(f.value) and f.value not in self.stdlib_names():
                     return True
             elif isinstance(f, cst.Attribute):
                 # self.layer(x) / self.loss_fn(...) / model.forward(x); not model.parameters()
@@ -365,6 +372,20 @@ class TrainingPass:
                 if dotted(f) in self.conv.module_names or dotted(f) in self.bindings.ddp:
                     return True
         return False
+
+    def stdlib_names(self) -> set[str]:
+        """Names the file imports from Python's standard library (``deque``, ``namedtuple``,
+        ``count``): they hold no parameters, so calling them is not a forward pass."""
+        if self._stdlib is None:
+            self._stdlib = set()
+            for st in walk_statements(self._body):
+                for small in (st.body if isinstance(st, cst.SimpleStatementLine) else ()):
+                    if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative \
+                            and (dotted(small.module) or "").split(".")[0] in sys.stdlib_module_names \
+                            and not isinstance(small.names, cst.ImportStar):
+                        self._stdlib.update((a.asname.name.value if a.asname else dotted(a.name))
+                                            for a in small.names)
+        return self._stdlib
 
     def is_zero_grad(self, st, opt: str) -> bool:
         """``opt.zero_grad()`` (or a network's zero_grad()) as a statement."""
@@ -400,6 +421,15 @@ class TrainingPass:
                     if opt:
                         return j, i, opt
         return None
+
+
+def _param_names(params: cst.Parameters) -> set[str]:
+    """Every name a function's parameter list binds."""
+    out = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.add(star.name.value)
+    return out
 
 
 def _seq_or_none(f, stmts):

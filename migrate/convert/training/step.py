@@ -150,13 +150,11 @@ class StepRewrite:
         next_backward = next((i for i in range(k + 1, len(block)) if method_call(block[i], "backward")),
                              len(block))
         target = find_target(tp, self.body, path, block, k, next_backward)
-        manual = {id(block[j]) for j in target.manual}
-        if target.kind != "none" and reads_grad([st for st in block[k + 1:next_backward] if id(st) not in manual]):
+        if target.kind != "none" and reads_grad(target.unmanaged(block, block[k + 1:next_backward])):
             raise Refuse("MS951", "parameter .grad is read or changed after backward(): use the grads "
                                   "tuple returned by grad_fn (aligned with optimizer.parameters) instead")
         networks = called_names(block[:k]) | {target.network}
-        zero_at = [i for i, st in enumerate(block) if tp.is_zero_grad(st, target.opt)
-                   or _zeroes_network(st, networks)]
+        zero_at = [i for i, st in enumerate(block) if _only_zero_grads(tp, st, target.opt, networks)]
         plan = StepPlan(path, block, k, bw_call, loss, loss_name, scaler, target, next_backward, zero_at,
                         accumulate=target.kind == "step" and target.guarded and not zero_at)
         plan.chain = self._chain_before(plan)
@@ -277,9 +275,8 @@ class StepRewrite:
             if tp.qual(c.func) in ("torch.autograd.grad",):
                 raise Refuse("MS954", "torch.autograd.grad inside the forward pass: build it with "
                                       "nested ms.grad by hand")
-        manual = {id(plan.block[j]) for j in plan.target.manual}
         if reads_grad(plan.segment) or plan.target.kind != "none" and reads_grad(
-                [st for st in plan.after if id(st) not in manual]):
+                plan.target.unmanaged(plan.block, plan.after)):
             raise Refuse("MS951", "parameter .grad is read or changed around backward()/step(): "
                                   "use the grads tuple returned by grad_fn (aligned with "
                                   "optimizer.parameters) instead")
@@ -378,7 +375,7 @@ class StepRewrite:
                   + (f"; returns {', '.join(plan.aux)} for the code after it" if plan.aux else ""))
         self._record_kind(plan, acc)
         state = UpdateState(plan.opt, plan.scaler, acc or grads, taken, network=plan.target.network,
-                            manual={id(plan.block[j]) for j in plan.target.manual})
+                            manual=plan.target.manual_ids(plan.block))
         guard = plan.step_at - plan.k - 1 if plan.target.kind == "step" and plan.guarded else None
         after = self._grad_reads(plan, plan.after)
         tail = UpdateRewrite(tp, state).rewrite(after, guard)
@@ -593,7 +590,31 @@ class StepRewrite:
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False), *loop.leading_lines])
         else:
             loop = loop.with_changes(leading_lines=loop.leading_lines)
-        return self.tp.tree.set_block(body, anchor[:-1], outer[:i] + build + [loop] + outer[i + 1:])
+        before = self._bound_first(plan, outer[:i]) if len(anchor) == 1 else outer[:i]
+        return self.tp.tree.set_block(body, anchor[:-1], before + build + [loop] + outer[i + 1:])
+
+    def _bound_first(self, plan: StepPlan, before: list) -> list:
+        """``before`` (the scope's statements ahead of the loop) with ``name = None`` ahead of the
+        ``if`` that binds a forward_fn parameter only under a condition (``if rnn: hidden =
+        init_hidden()``): grad_fn's call passes it on every iteration, where torch read it only
+        on the branch that needs it (forward_fn still does)."""
+        out = list(before)
+        for name in plan.params:
+            if name in self.tp.scope_params or any(
+                    isinstance(st, cst.SimpleStatementLine) and name in Names.of(st).writes for st in out):
+                continue
+            at_if = next((n for n, st in enumerate(out) if isinstance(st, cst.If)
+                          and name in Names.of(st).writes), None)
+            if at_if is None:
+                continue
+            first = out[at_if]
+            out[at_if:at_if + 1] = carry_comments(first, [new_statement(f"{name} = None"),
+                                                          first.with_changes(leading_lines=[])])
+            self.tp.tree.stands_for(out[at_if + 1], first)
+            self.tp.record(first, out[at_if], TRAINING_STEP.id, "transformed",
+                           f"{name} = None first: grad_fn's call reads it on every iteration, "
+                           "forward_fn only where torch did")
+        return out
 
 
 def _check_backward_call(tp, recv, bw_call) -> None:
@@ -615,6 +636,19 @@ def _differentiable_reads(node) -> list[str]:
     detached = [c for c in Names.of(node).calls
                 if isinstance(c.func, cst.Attribute) and c.func.attr.value == "detach" and not c.args]
     return Names.of(node, skip={id(c) for c in detached}).reads
+
+
+def _only_zero_grads(tp, st, opt: str | None, networks: set) -> bool:
+    """``opt.zero_grad()`` / ``net.zero_grad()``, or an ``if`` whose every branch holds only those
+    (``if use_opt: opt.zero_grad()`` / ``else: model.zero_grad()``)."""
+    if isinstance(st, cst.If):
+        branches = [st.body.body]
+        orelse = st.orelse
+        while orelse is not None:
+            branches.append(orelse.body.body)
+            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+        return all(branch and all(_only_zero_grads(tp, x, opt, networks) for x in branch) for branch in branches)
+    return tp.is_zero_grad(st, opt) or _zeroes_network(st, networks)
 
 
 def _zeroes_network(st, networks: set) -> bool:

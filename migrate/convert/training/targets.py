@@ -33,6 +33,30 @@ class Target:
     manual: list[int] = field(default_factory=list)  # block indices of hand-written update loops
     network: str | None = None        # the module whose parameters a manual update walks
     outer_at: int | None = None       # loop kind: index of the loop in its parent block
+    branch_loops: list = field(default_factory=list)  # update loops in the else of a guarded step
+
+    def manual_ids(self, block: list) -> set[int]:
+        """ids of every hand-written update loop of this target (in ``block`` or in a branch)."""
+        return {id(block[j]) for j in self.manual} | {id(loop) for loop in self.branch_loops}
+
+    def unmanaged(self, block: list, stmts: list) -> list:
+        """``stmts`` without this target's hand-written update loops (at any depth)."""
+        ids = self.manual_ids(block)
+        if not ids:
+            return list(stmts)
+        return [st.visit(_Without(ids)) for st in stmts if id(st) not in ids]
+
+
+class _Without(cst.CSTTransformer):
+    """Remove the statements whose ids are given (a copy for reading, never written out)."""
+
+    def __init__(self, ids: set[int]):
+        self.ids = ids
+
+    def on_leave(self, original, updated):
+        if id(original) in self.ids:
+            return cst.RemovalSentinel.REMOVE
+        return updated
 
 
 def find_target(tp, body: list, path: list, block: list, k: int, next_backward: int) -> Target:
@@ -45,6 +69,8 @@ def find_target(tp, body: list, path: list, block: list, k: int, next_backward: 
     if step is not None:
         j, inner, opt = step
         if j < next_backward:
+            if inner is not None and has_else_loops(tp, block[j]):
+                return _branch_updates(tp, block[j], opt, j)
             return Target("step", opt, f"{opt}.parameters", j, inner is not None)
         if any(tp.is_zero_grad(st, opt) for st in block[k + 1:next_backward]):
             raise Refuse("MS953", f"{opt}.zero_grad() between two backward() calls: drop the first "
@@ -60,6 +86,27 @@ def find_target(tp, body: list, path: list, block: list, k: int, next_backward: 
         raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
                               "compute grads with ms.value_and_grad and apply optimizer(grads)")
     return Target("none")
+
+
+def has_else_loops(tp, guard) -> bool:
+    """Whether the ``else`` of the ``if`` that guards a step holds hand-written update loops."""
+    return isinstance(guard, cst.If) and isinstance(guard.orelse, cst.Else) \
+        and any(param_loop(tp, st) is not None for st in guard.orelse.body.body)
+
+
+def _branch_updates(tp, guard: cst.If, opt: str, j: int) -> Target:
+    """``if C: opt.step()`` / ``else: for p in net.parameters(): p.data.add_(-lr * p.grad)``:
+    one step whose gradients feed either branch. Both need the gradients of the same parameters
+    in the same order, and the optimizer may not exist when C is false: value_and_grad takes
+    ``net.trainable_params()``, which the optimizer was built from."""
+    loops = [st for st in guard.orelse.body.body if param_loop(tp, st) is not None]
+    nets = {code_of(param_loop(tp, st).iter.func.value) for st in loops}
+    net = nets.pop() if len(nets) == 1 else None
+    if net is None or tp.bindings.opt_params.get(opt) != net:
+        raise Refuse("MS951", f"{opt}.step() in one branch and hand-written updates in the other: "
+                              f"differentiate with respect to the parameters {opt} was built from "
+                              "(net.trainable_params()) and use the same grads in both branches by hand")
+    return Target("step", opt, f"{net}.trainable_params()", j, True, network=net, branch_loops=loops)
 
 
 def _step_after_loop(tp, body: list, path: list) -> Target | None:

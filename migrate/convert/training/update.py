@@ -77,6 +77,10 @@ class UpdateRewrite:
                        before=code_of(st.test))
         inner = self.rewrite(list(st.body.body)) or [new_statement("pass")]
         new_if = st.with_changes(body=st.body.with_changes(body=inner))
+        if isinstance(st.orelse, cst.Else) and any(id(x) in self.state.manual for x in st.orelse.body.body):
+            # the other branch updates the parameters by hand with the same gradients
+            other = self.rewrite(list(st.orelse.body.body)) or [new_statement("pass")]
+            new_if = new_if.with_changes(orelse=st.orelse.with_changes(body=st.orelse.body.with_changes(body=other)))
         self.tp.tree.stands_for(new_if, st)
         return new_if
 

@@ -66,6 +66,21 @@ def test_nan_and_inf_positions():
     assert st.nan_ms == 1 and st.max_abs == math.inf and math.isnan(st.cosine)
 
 
+@pytest.mark.parametrize("n", [5000, 300_000])  # one chunk of the fast path, and several
+def test_nan_and_inf_in_large_tensors_take_the_exact_path(n):
+    """A tensor big enough for the chunked fast path: NaN/Inf where both sides agree pass and
+    are counted; where they disagree the comparison fails with their positions."""
+    rng = np.random.default_rng(1)
+    ref = rng.standard_normal(n).astype(f32)
+    ref[[7, n - 3]] = [np.nan, np.inf]
+    st = compare(ref.copy(), ref)
+    assert st.passed and st.nan_torch == 1 and st.inf_torch == 1 and st.max_abs == 0
+    bad = ref.copy()
+    bad[n // 2] = np.inf
+    st = compare(bad, ref)
+    assert not st.passed and st.nonfinite_positions == [[n // 2]] and st.inf_ms == 2
+
+
 def test_shape_mismatch_fails_with_a_note():
     st = compare(np.zeros((3, 2)), np.zeros((2, 3)))
     assert not st.passed and "shape mismatch" in st.note and st.max_abs == math.inf
@@ -169,7 +184,7 @@ def test_chunked_fast_path_agrees_with_the_whole_array_path(monkeypatch):
     a = rng.standard_normal((600, 700)).astype(f32)
     b = a + rng.uniform(-1e-6, 1e-6, a.shape).astype(f32)
     chunked = cc.compare(a, b)
-    monkeypatch.setattr(cc, "_CHUNK", 1 << 30)  # one chunk: the whole-array path
+    monkeypatch.setattr(cc, "_FAST_MIN", 1 << 40)  # the whole-array path
     whole = cc.compare(a, b)
     assert chunked.passed and whole.passed
     for key in ("max_abs", "mean_abs", "max_rel", "torch_mean", "ms_std", "cosine"):

@@ -97,3 +97,58 @@ def test_a_float_copy_never_shares_storage_with_the_checked_model(dtype):
         assert torch.equal(v, before[k]), k
     assert float(twin[1].num_batches_tracked) == 1 and not torch.equal(twin[1].running_mean,
                                                                         before["1.running_mean"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_model_cast_in_place_comes_back_exactly_as_it_was(dtype):
+    """cast_in_place (the float64 reference without a deep copy): inside, the model computes in
+    `dtype` as a float64 deep copy does (tied weights tied, BatchNorm updating its statistics, a
+    tensor attribute cast); outside, every tensor, gradient, attribute and mode is the original
+    object with the original values."""
+    import torch
+
+    from migrate.check.reference import cast_in_place, float_copy
+    torch.manual_seed(0)
+    dt = getattr(torch, dtype)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
+                                torch.nn.Linear(4, 4))
+    model[2].scale = torch.full((4,), 0.5)  # a plain tensor attribute
+    model.eval()
+    x = torch.randn(5, 3)
+    model(x).sum().backward()
+    tensors = {k: (v, v.clone()) for k, v in model.state_dict(keep_vars=True).items()}
+    grads = {n: (p.grad, p.grad.clone()) for n, p in model.named_parameters()}
+    scale = model[2].scale
+    twin = float_copy(model, dt).train()
+    expected = twin(x.to(dt))
+    with cast_in_place(model, dt) as m:
+        m.train()
+        m[2].cache = torch.ones(1)  # assigned during the run: gone after it
+        out = m(x.to(dt))
+        assert out.dtype == dt and m[2].scale.dtype == dt and m[1].running_mean.dtype == dt
+        assert float(m[1].num_batches_tracked) == 1
+        m.zero_grad(set_to_none=True)
+        out.sum().backward()
+    torch.testing.assert_close(out, expected, rtol=0, atol=0)  # the same arithmetic
+    assert not model.training and not hasattr(model[2], "cache") and model[2].scale is scale
+    for k, v in model.state_dict(keep_vars=True).items():
+        assert v is tensors[k][0] and torch.equal(v, tensors[k][1]), k
+    for n, p in model.named_parameters():
+        assert p.grad is grads[n][0] and torch.equal(p.grad, grads[n][1]), n
+
+
+def test_cast_in_place_keeps_tied_weights_tied_and_restores_after_an_error():
+    """A weight shared by two layers is cast once (still shared inside); an exception in the run
+    leaves the model as it was."""
+    import torch
+
+    from migrate.check.reference import cast_in_place
+    emb, head = torch.nn.Embedding(6, 4), torch.nn.Linear(4, 6, bias=False)
+    head.weight = emb.weight
+    model = torch.nn.ModuleDict({"emb": emb, "head": head})
+    storage = emb.weight.data_ptr()
+    with pytest.raises(RuntimeError, match="boom"):
+        with cast_in_place(model, torch.float64) as m:
+            assert m["head"].weight is m["emb"].weight and m["emb"].weight.dtype == torch.float64
+            raise RuntimeError("boom")
+    assert emb.weight.data_ptr() == storage and emb.weight.dtype == torch.float32 and head.weight is emb.weight

@@ -72,3 +72,26 @@ def both_sides(src: str, expect: str) -> tuple[dict, dict]:
     exec(src, tns)
     exec(res.code, cns)
     return tns, cns
+
+
+def load_module(name: str, path):
+    """Import the file ``path`` as module ``name`` (registered, so torch can pickle its classes)."""
+    import importlib.util
+    import sys
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fixture_pair(path, out_dir, expect: str = ""):
+    """Convert the fixture file ``path`` (no marker, ``expect`` in the output, converting again
+    changes nothing), write it to ``out_dir`` and import both: (torch module, converted module)."""
+    res = convert_source(Path(path).read_text())
+    assert res.error is None and "# migrate" not in res.code and expect in res.code, res.code
+    assert convert_source(res.code).code == res.code
+    stem = Path(path).stem
+    out = Path(out_dir) / f"{stem}_ms.py"
+    out.write_text(res.code)
+    return load_module(f"{stem}_torch", path), load_module(f"{stem}_ms", out)

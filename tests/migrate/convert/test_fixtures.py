@@ -32,7 +32,7 @@ def test_fixture_converts_without_markers(path):
     assert not leftovers and "import torch" not in res.code and "from torch" not in res.code
     assert "def make_model" in res.code and "INPUT_SHAPE" in res.code
     assert "(nn.Cell)" in res.code or "(nn.SequentialCell)" in res.code
-    assert "def forward" not in res.code
+    assert "def forward(self" not in res.code  # (an autograd.Function keeps its static forward(ctx, ...))
     # converting the output again changes nothing
     again = convert_source(res.code)
     assert again.code == res.code and not again.changes

@@ -275,6 +275,48 @@ def test_isinstance_narrowing_renames_norm_parameters():
         """)
 
 
+def test_a_local_assigned_a_layer_knows_its_class():
+    # vit_pytorch's LeViT: `out_batch_norm = nn.BatchNorm2d(d); nn.init.zeros_(out_batch_norm.weight)`;
+    # a name assigned something else afterwards is not the layer any more
+    check("""\
+        def block(c):
+            bn = nn.BatchNorm2d(c)
+            nn.init.zeros_(bn.weight)
+            emb = nn.Embedding(10, c)
+            w = emb.weight
+            bn = make(c)
+            return bn.weight, w
+        """, """\
+        def block(c):
+            bn = nn.BatchNorm2d(c, momentum=0.9)
+            bn.gamma.set_data(initializer(Zero(), bn.gamma.shape, bn.gamma.dtype))
+            emb = nn.Embedding(10, c, embedding_table=Normal(sigma=1.0))
+            w = emb.embedding_table
+            bn = make(c)
+            return bn.weight, w
+        """)
+    code = convert_source("import torch.nn as nn\n"
+                          "def block(c):\n    bn = nn.BatchNorm2d(c)\n    nn.init.zeros_(bn.weight)\n    return bn\n").code
+    namespace = {}
+    exec(code, namespace)
+    np.testing.assert_array_equal(namespace["block"](3).gamma.asnumpy(), np.zeros(3, np.float32))
+
+
+def test_int_literals_for_torch_flags_are_bools():
+    # torch takes any truthy value (vit_pytorch's RegionViT: nn.Linear(dim, dim * mult, 1));
+    # MindSpore's validators take a bool only
+    check("""\
+        a = nn.Linear(4, 2, 1)
+        b = nn.Linear(4, 2, bias=0)
+        """, """\
+        a = nn.Dense(4, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
+        b = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
+        """)
+    namespace = {}
+    exec(convert_source("import torch.nn as nn\nfc = nn.Linear(4, 2, 1)\n").code, namespace)
+    assert namespace["fc"].has_bias is True and namespace["fc"].bias.shape == (2,)
+
+
 def test_weight_data_init_methods():
     check("""\
         class Net(nn.Module):

@@ -48,6 +48,9 @@ def assert_same(t_out, m_out):
     ("(x + y).clamp_(0, 1)", "(x + y).clamp(0, 1)"),
     ("torch.ones(3).mul_(2)", "ops.ones((3,)).mul(2)"),
     ("x.copy_(y)", "x.copy_(y)"),
+    # a tensor a module holds, reached through a container: not a view
+    ("self.blocks[0].conv.weight.copy_(y)", "self.blocks[0].conv.weight.copy_(y)"),
+    ("m.layers[i].bias.mul_(2)", "m.layers[i].bias.copy_(m.layers[i].bias.copy().mul(2))"),
 ])
 def test_in_place_forms(before, expected):
     check(f"def f(x, y, m, self):\n    z = {before}\n", f"def f(x, y, m, self):\n    z = {expected}\n")
@@ -55,14 +58,16 @@ def test_in_place_forms(before, expected):
 
 def test_in_place_on_a_view_or_an_index_inside_an_expression_is_marked():
     out = after("""\
-        def f(x: torch.Tensor, mask):
+        def f(x: torch.Tensor, mask, m, y):
             a = x[0].mul_(2)
             b = x.view(-1).add_(1)
             c = x.float().div_(255)
             x[mask].zero_()
+            x[0].T.copy_(y)
+            m.layers[0].weight[0].copy_(y)
             return a, b, c
         """)
-    assert out.count("# migrate: MS905") == 3, out
+    assert out.count("# migrate: MS905") == 5, out
     assert "x[mask] =" not in out  # advanced indexing copies in torch: no write-back
 
 
@@ -185,3 +190,22 @@ def test_type_as_of_an_expression_runs_as_torch():
     assert "x.astype((y.long() + 1).dtype)" in converted and ".astype((-x).dtype)" in converted, converted
     assert [str(v.dtype) for v in m] == ["Int64", "Float32"]
     assert_same(t, m)
+
+
+def test_in_place_on_a_parameter_held_through_a_container_updates_it_like_torch():
+    src = ("import torch\nfrom torch import nn\n\nclass N(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.layers = nn.ModuleList([nn.Linear(2, 3), nn.Linear(3, 2)])\n\n"
+           "    def load(self, w):\n        with torch.no_grad():\n            self.layers[0].weight.copy_(w)\n"
+           "            self.layers[1].bias.mul_(0.5)\n")
+    res = convert_source(src)
+    assert "# migrate:" not in res.code, res.code
+    ns_t, ns_m = {}, {}
+    exec(compile(src, "torch_n", "exec"), ns_t)
+    exec(compile(res.code, "ms_n", "exec"), ns_m)
+    t, m = ns_t["N"](), ns_m["N"]()
+    m.layers[1].bias.set_data(ms.Tensor(t.layers[1].bias.detach().numpy()))
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    t.load(torch.tensor(w))
+    m.load(ms.Tensor(w))
+    np.testing.assert_array_equal(m.layers[0].weight.asnumpy(), t.layers[0].weight.detach().numpy())
+    np.testing.assert_array_equal(m.layers[1].bias.asnumpy(), t.layers[1].bias.detach().numpy())

@@ -226,7 +226,8 @@ GENERATED = '''\
 class _TorchSignature(type(nn.Cell)):
     """Metaclass of the torch-signature classes: one of them and its MindSpore class are the same
     class in torch, so an instance of either passes isinstance/issubclass with either, and the
-    classes compare equal (also the ones another converted file generates)."""
+    classes compare equal (also the ones another converted file generates). Their __name__ is
+    torch's (BatchNorm2d, Linear): code dispatches on it (norm_layer.__name__.lower())."""
 '''
 
 

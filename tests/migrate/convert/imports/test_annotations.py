@@ -2,6 +2,8 @@
 annotation naming a torch type with no mapping becomes text, so the module imports without torch."""
 import textwrap
 
+import pytest
+
 from migrate import convert_source
 from migrate.convert.guards import STUB
 from tests.migrate.convert.torchless import torch_blocked
@@ -50,3 +52,17 @@ def test_a_string_annotation_is_left_alone():
     src = "import torch\ndef f(g: 'torch.Generator', x: torch.Tensor):\n    return x\n"
     out = convert_source(src).code
     assert "def f(g: 'torch.Generator', x: ms.Tensor):" in textwrap.dedent(out)
+
+
+def test_a_subclass_of_a_marked_torch_class_imports_and_fails_only_when_built():
+    """``class Loader(DataLoader)`` over an unmapped torch base: the module still imports where
+    torch is absent (monai.data does this at import); building one raises the marker's reason."""
+    src = ("from torch.utils.data import DataLoader as _DL\n\nclass Loader(_DL):\n"
+           "    def __init__(self, ds, **kw):\n        super().__init__(ds, **kw)\n")
+    out = convert_source(src).code
+    assert "# migrate: MS901 torch.utils.data.DataLoader has no mapping" in out
+    ns: dict = {}
+    with torch_blocked():
+        exec(compile(out, "<converted>", "exec"), ns)
+        with pytest.raises(ImportError, match=r"torch.utils.data.DataLoader\(\): MS901 .*torch is not installed"):
+            ns["Loader"]([1, 2])

@@ -72,6 +72,7 @@ def test_an_unknown_keyword_is_still_marked_when_torch_stays():
 
 
 def test_std_with_numpy_style_axis_but_no_ddof_is_not_taken_for_the_target_form():
-    # torch accepts axis= for dim=; without ddof it is torch's call (n - 1), never left as is
+    # torch accepts axis= for dim=; without ddof it is torch's call (n - 1), never left as is:
+    # translated as dim=0 with torch's n - 1
     code = once("def f(x: torch.Tensor):\n    keep = torch.fft.fft(x)\n    return x.std(axis=0)\n")
-    assert "# migrate: MS903 Tensor.std: unknown argument axis=" in code
+    assert "return x.std(axis=0, ddof=1)" in code

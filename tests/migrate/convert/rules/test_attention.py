@@ -24,21 +24,26 @@ def convert_line(line):
 
 @pytest.mark.parametrize("before, after", [
     ("nn.MultiheadAttention(16, 4, dropout=0.1, bias=False, batch_first=True, device='cpu')",
-     "nn.MultiheadAttention(16, 4, dropout=0.1, has_bias=False, batch_first=True)"),
+     "_torch_attention_init(nn.MultiheadAttention(16, 4, dropout=0.1, has_bias=False, "
+     "batch_first=True))"),
     ("nn.MultiheadAttention(16, 4, 0.0, False, True)",
-     "nn.MultiheadAttention(16, 4, 0.0, False, True)"),
-    ("nn.MultiheadAttention(8, 2, kdim=4, vdim=6)", "nn.MultiheadAttention(8, 2, kdim=4, vdim=6)"),
+     "_torch_attention_init(nn.MultiheadAttention(16, 4, 0.0, False, True))"),
+    ("nn.MultiheadAttention(8, 2, kdim=4, vdim=6)",
+     "_torch_attention_init(nn.MultiheadAttention(8, 2, kdim=4, vdim=6))"),
     ("nn.TransformerEncoderLayer(16, 4, 32, 0.1, 'gelu', 1e-6, True, True)",
-     "nn.TransformerEncoderLayer(16, 4, 32, 0.1, 'gelu', 1e-6, True, True)"),
+     "_torch_attention_init(nn.TransformerEncoderLayer(16, 4, 32, 0.1, 'gelu', 1e-6, True, True))"),
     ("nn.TransformerEncoderLayer(d_model=16, nhead=4, activation=F.gelu, bias=True)",
-     "nn.TransformerEncoderLayer(d_model=16, nhead=4, activation=_torch_gelu)"),
+     "_torch_attention_init(nn.TransformerEncoderLayer(d_model=16, nhead=4, "
+     "activation=_torch_gelu))"),
     ("nn.TransformerDecoderLayer(16, 4, batch_first=True, device=None)",
-     "nn.TransformerDecoderLayer(16, 4, batch_first=True)"),
+     "_torch_attention_init(nn.TransformerDecoderLayer(16, 4, batch_first=True))"),
     ("nn.TransformerEncoder(layer, 2, enable_nested_tensor=False, mask_check=False)",
-     "nn.TransformerEncoder(layer, 2)"),
-    ("nn.TransformerDecoder(layer, 3, norm=None)", "nn.TransformerDecoder(layer, 3, norm=None)"),
+     "_torch_attention_init(nn.TransformerEncoder(layer, 2))"),
+    ("nn.TransformerDecoder(layer, 3, norm=None)",
+     "_torch_attention_init(nn.TransformerDecoder(layer, 3, norm=None))"),
     ("nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1, batch_first=True)",
-     "nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1, batch_first=True)"),
+     "_torch_attention_init(nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1, "
+     "batch_first=True))"),
     ("nn.ZeroPad2d((1, 0, 2, 1))", "nn.ZeroPad2d((1, 0, 2, 1))"),
     ("nn.ConstantPad1d(2, 3.5)", "nn.ConstantPad1d(2, 3.5)"),
     ("nn.ConstantPad3d(1, 0.0)", "nn.ConstantPad3d(1, 0.0)"),
@@ -121,3 +126,45 @@ def test_converted_fixture_dropout_follows_training_mode(tmp_path):
     np.testing.assert_array_equal(a, b)  # inference mode by default
     cell.set_train(True)
     assert not np.allclose(cell(x).asnumpy(), a)
+
+
+INIT_FIXTURE = FIXTURE_ROOT / "convert" / "attention_init.py"
+
+
+def test_converted_attention_layers_start_as_torch_initialises_them(tmp_path):
+    """Every attention layer's out_proj.bias (and in_proj_bias) starts at exactly zero on both
+    sides, built directly, in Transformer layers, stacked by TransformerEncoder/Decoder and in a
+    subclass of nn.Transformer (MindSpore's Dense would draw U(±1/√E)); every parameter passes
+    the checker's two-sample KS test against torch's initial values."""
+    from migrate.check import check
+    tmod = _load(INIT_FIXTURE, "torch_attention_init")
+    code = convert_source(INIT_FIXTURE.read_text()).code
+    cmod = _load(tmp_path / "x.py", "ms_attention_init", code)
+    torch.manual_seed(0)
+    ms.set_seed(0)
+    tmodel, cell = tmod.AttentionStack(64, 4, 64), cmod.AttentionStack(64, 4, 64)
+    ends = ("out_proj.bias", "in_proj_bias")
+    ms_biases = {n: p.asnumpy() for n, p in cell.parameters_and_names() if n.endswith(ends)}
+    torch_biases = {n: p.detach().numpy() for n, p in tmodel.named_parameters() if n.endswith(ends)}
+    assert set(ms_biases) == set(torch_biases) and len(ms_biases) == 2 * 7  # `plain` has none
+    assert not any(v.any() for v in torch_biases.values())
+    assert not any(v.any() for v in ms_biases.values())
+    x = np.random.RandomState(0).randn(5, 2, 64).astype(np.float32)
+    res = check(tmodel, cell, [x], mode="eval", layers=False, gradients=False, init_check=True)
+    assert len(res.init) == len(list(tmodel.parameters()))
+    assert not [r.name for r in res.init if r.ks.differs]
+
+
+def test_torch_signature_transformer_zeroes_its_attention_biases(tmp_path):
+    """A subclass of nn.Transformer (a torch-signature class) zeroes the out_proj.bias of the
+    attention layers its MindSpore base builds, before the subclass's own __init__ goes on."""
+    source = ("class LM(nn.Transformer):\n"
+              "    def __init__(self):\n"
+              "        super().__init__(d_model=16, nhead=2, num_encoder_layers=2)\n"
+              "        self.seen = self.encoder.layers[1].self_attn.out_proj.bias.sum()\n")
+    code = convert_source(HEADER + source).code
+    assert "        _torch_attention_init(self)\n" in code
+    model = _load(tmp_path / "lm.py", "ms_lm_attention_init", code).LM()
+    assert float(model.seen) == 0.0
+    biases = [p.asnumpy() for n, p in model.parameters_and_names() if n.endswith("out_proj.bias")]
+    assert len(biases) == 2 + 6 * 2 and not any(b.any() for b in biases)

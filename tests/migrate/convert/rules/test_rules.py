@@ -238,7 +238,7 @@ def test_every_table_entry_converts_a_plain_call():
 
 def test_every_rule_has_an_id_and_a_replace_docstring():
     for r in RULES.values():
-        assert r.id.startswith(("MS1", "MS2", "MS3", "MS4")) and len(r.id) == 5, r.name
+        assert r.id.startswith(("MS1", "MS2", "MS3", "MS4", "MS5")) and len(r.id) == 5, r.name
         assert r.doc.startswith("Replace "), r.name
     for name, entry in load_tables().items():
         assert entry.rule is None or entry.rule in RULES, name
@@ -287,6 +287,7 @@ RULE_EXAMPLES = {
     "circular_pad_layer": "y = nn.CircularPad2d(1)\n",
     "torch_load": "sd = torch.load('m.pt')\n",
     "unfold_layer": "y = nn.Unfold(3, stride=2)\n",
+    "attention_init": "y = nn.MultiheadAttention(16, 4)\n",
     "value_free_context": "with torch.backends.cuda.sdp_kernel(enable_math=True):\n    y = x\n",
     "torch_checkpoint": "sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
     "register_buffer": "net.register_buffer('b', torch.ones(1))\n",
@@ -332,6 +333,10 @@ RULE_EXAMPLES = {
     "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
                           "        ctx.save_for_backward(i)\n        return i * 2\n\n    @staticmethod\n"
                           "    def backward(ctx, g):\n        (i,) = ctx.saved_tensors\n        return g * 2\n"),
+    "conv3d_fn": "y = F.conv3d(x, w, padding=(1, 0, 2))\n",
+    "autograd_function_recompute": ("class S(torch.autograd.Function):\n    @staticmethod\n"
+                                    "    def forward(ctx, i, k=2):\n        ctx.k = k\n        return i * k\n\n"
+                                    "    @staticmethod\n    def backward(ctx, g):\n        return g * ctx.k, None\n"),
     "function_apply": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
                        "        return i * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n\n"
                        "y = S.apply(x)\n"),
@@ -366,6 +371,8 @@ RULE_EXAMPLES = {
     "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
     "diff": "y = torch.diff(x, n=2)\n",
     "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
+    "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
+    "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
 }
 
 

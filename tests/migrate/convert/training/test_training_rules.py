@@ -686,6 +686,24 @@ def test_distributed():
     assert res.unsupported == 0
 
 
+@pytest.mark.parametrize("call,kept", [
+    ('dist.init_process_group("gloo", rank=r, world_size=n)', "rank=r, world_size=n"),
+    ("dist.init_process_group(backend='nccl', init_method='tcp://h:23456', world_size=4, rank=r)",
+     "init_method='tcp://h:23456', world_size=4, rank=r"),
+    ("dist.init_process_group(**kw)", "the arguments given by */**"),
+    ('dist.init_process_group("gloo", init_method="file:///tmp/s", rank=0, world_size=1)', None),
+    ('dist.init_process_group(backend="nccl", timeout=t)', None),
+])
+def test_process_group_arguments_init_cannot_take_are_marked(call, kept):
+    code = convert_source(f"import torch.distributed as dist\n{call}\n").code
+    assert "ms.communication.init()" in code and "init_process_group" not in code.replace("# migrate: MS902 init_process_group", "")
+    if kept is None:  # a group of one process is what init() gives without a launcher
+        assert "# migrate" not in code, code
+    else:
+        assert f"# migrate: MS902 init_process_group: {kept} not passed: MindSpore's init() takes none: " \
+               "launch with msrun" in code, code
+
+
 def test_target_mindspore():
     res = check("""\
         for x, y in loader:
@@ -1356,3 +1374,32 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             loss, grads = grad_fn(s, r, s2)
             optimizer(grads)
         """)
+
+
+def test_loss_from_values_kept_by_an_earlier_forward_pass_is_marked():
+    # reinforce.py: log_probs saved while acting, the loss built from them later; a forward_fn
+    # that only reads them would have zero gradients (deque is a standard-library class, no network)
+    code = convert_source("""\
+import torch
+import torch.nn as nn
+from collections import deque
+policy = nn.Linear(4, 2)
+optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)
+saved = []
+
+
+def act(x):
+    saved.append(torch.log_softmax(policy(x), 1)[0, 0])
+
+
+def finish(rewards):
+    returns = deque()
+    for r in rewards:
+        returns.appendleft(r)
+    loss = torch.stack([-lp * r for lp, r in zip(saved, returns)]).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""").code
+    assert "# migrate: MS953 the loss `loss` is built from tensors computed before this block" in code, code
+    assert "value_and_grad" not in code

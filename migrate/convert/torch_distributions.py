@@ -1,0 +1,140 @@
+"""torch.distributions.Categorical and Normal (and torch.sparse_coo_tensor, dense) as generated
+code of the converted file.
+
+MindSpore 2.10 has ``nn.probability.distribution.Categorical`` and ``Normal``, but with other
+semantics (checked on MindSpore 2.10 CPU): Categorical takes no ``logits``, does not normalise
+``probs`` (``log_prob`` of [1, 3] at 1 is log 3, not log 0.75; the gradient with respect to
+``probs`` is 1/p[a], torch's 1/p[a] - 1/sum(p)), and rejects probabilities above one. The
+converted code gets these two classes instead, written with ``ops`` only, so they run on ms_core
+and MindSpore alike and compute torch's formulas: probabilities normalised over the last axis,
+``log_prob`` / ``entropy`` differentiable, ``sample`` by ``ops.multinomial`` / ``ops.randn``
+(int64 indices, float samples of the parameters' dtype; the random numbers are not torch's).
+"""
+from __future__ import annotations
+
+_CATEGORICAL = '''
+class TorchCategorical:
+    """torch.distributions.Categorical(probs=... | logits=...): probs normalised over the last
+    axis (or softmax of logits); log_prob, entropy differentiable; sample by ops.multinomial."""
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("For 'Categorical', exactly one of 'probs' or 'logits' must be given.")
+        if probs is not None:
+            self.probs = probs / probs.sum(-1, keepdims=True)
+            eps = 1.1920928955078125e-07 if self.probs.dtype == ms.float32 else 2.220446049250313e-16
+            self.logits = ops.log(ops.clamp(self.probs, eps, 1 - eps))
+        else:
+            self.logits = ops.log_softmax(logits, -1)
+            self.probs = ops.softmax(logits, -1)
+        self.batch_shape = tuple(self.probs.shape[:-1])
+        self.event_shape = ()
+
+    @property
+    def param_shape(self):
+        return tuple(self.probs.shape)
+
+    @property
+    def mode(self):
+        return self.probs.argmax(-1)
+
+    def sample(self, sample_shape=()):
+        shape = tuple(sample_shape)
+        n = 1
+        for s in shape:
+            n *= s
+        flat = ops.stop_gradient(self.probs).reshape((-1, self.probs.shape[-1]))
+        drawn = ops.multinomial(flat, n, True)  # (batch, n)
+        return ops.cast(drawn.T.reshape(shape + self.batch_shape), ms.int64)
+
+    def log_prob(self, value):
+        value = ops.cast(value, ms.int64)
+        k = self.logits.shape[-1]
+        batch = _torch_broadcast_shape(tuple(value.shape), self.batch_shape)
+        logits = ops.broadcast_to(self.logits, batch + (k,))
+        index = ops.broadcast_to(ops.expand_dims(value, -1), batch + (1,))
+        return ops.gather_elements(logits, len(batch), index).squeeze(-1)
+
+    def entropy(self):
+        logits = ops.clamp(self.logits, -3.4028234663852886e38)
+        return -(logits * self.probs).sum(-1)
+'''
+
+_NORMAL = '''
+class TorchNormal:
+    """torch.distributions.Normal(loc, scale): loc and scale broadcast; log_prob, entropy, cdf
+    and rsample differentiable; sample = rsample without gradient (ops.randn)."""
+
+    def __init__(self, loc, scale, validate_args=None):
+        dtype = next((v.dtype for v in (loc, scale) if isinstance(v, ms.Tensor)), ms.float32)
+        loc = loc if isinstance(loc, ms.Tensor) else ms.Tensor(loc, dtype)
+        scale = scale if isinstance(scale, ms.Tensor) else ms.Tensor(scale, dtype)
+        self.batch_shape = _torch_broadcast_shape(tuple(loc.shape), tuple(scale.shape))
+        self.loc = ops.broadcast_to(loc, self.batch_shape)
+        self.scale = ops.broadcast_to(scale, self.batch_shape)
+        self.event_shape = ()
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.scale ** 2
+
+    def rsample(self, sample_shape=()):
+        shape = tuple(sample_shape) + self.batch_shape
+        return self.loc + self.scale * ops.randn(*shape, dtype=self.loc.dtype)
+
+    def sample(self, sample_shape=()):
+        return ops.stop_gradient(self.rsample(sample_shape))
+
+    def log_prob(self, value):
+        return -((value - self.loc) ** 2) / (2 * self.scale ** 2) - ops.log(self.scale) \\
+            - 0.9189385332046727  # log(sqrt(2 pi))
+
+    def entropy(self):
+        return 1.4189385332046727 + ops.log(self.scale)  # 0.5 + 0.5 log(2 pi) + log(scale)
+
+    def cdf(self, value):
+        return 0.5 * (1 + ops.erf((value - self.loc) / (self.scale * 1.4142135623730951)))
+'''
+
+_BROADCAST_SHAPE = '''
+def _torch_broadcast_shape(a, b):
+    """The broadcast of two shapes (NumPy's rule), or ValueError."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        raise ValueError(f"For 'Distribution', shapes {a} and {b} cannot be broadcast.")
+    return tuple(max(x, y) if 1 in (x, y) else x for x, y in zip(a, b))
+'''
+
+# torch.sparse_coo_tensor as the dense tensor it stands for: MindSpore 2.10's COOTensor neither
+# sums duplicate indices nor mixes with dense tensors in + and @ as torch's does; a dense tensor
+# gives torch's numbers exactly (memory is the dense size)
+_SPARSE_COO = '''
+def _torch_sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, pin_memory=None,
+                             requires_grad=False, check_invariants=None, is_coalesced=None):
+    """torch.sparse_coo_tensor as a dense Tensor (memory is dense): the values summed at their
+    indices (duplicates add up, as coalesce() and to_dense() do); differentiable in values."""
+    indices = indices if isinstance(indices, ms.Tensor) else ms.Tensor(indices)
+    values = values if isinstance(values, ms.Tensor) else ms.Tensor(values)
+    if dtype is not None:
+        values = ops.cast(values, dtype)
+    if size is None:  # torch: one past the largest index of each sparse axis, then the dense axes
+        size = tuple(int(n) + 1 for n in indices.asnumpy().max(axis=1)) + tuple(values.shape[1:])
+    return ops.scatter_nd(ops.cast(indices, ms.int64).T, values, tuple(size))
+'''
+
+SOURCES = {"TorchCategorical": _CATEGORICAL, "TorchNormal": _NORMAL, "_torch_broadcast_shape": _BROADCAST_SHAPE,
+           "_torch_sparse_coo_tensor": _SPARSE_COO}
+NEEDS = {"TorchCategorical": ("_torch_broadcast_shape",), "TorchNormal": ("_torch_broadcast_shape",)}

@@ -1,0 +1,126 @@
+"""torch.autograd.Function whose ctx keeps intermediates or attributes (MS133), ``Cls.apply`` as a
+value, and ``x.to(v)`` when v may be a dtype or a device (the generated ``_torch_to``)."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT, check
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+FIXTURE = FIXTURE_ROOT / "convert" / "autograd_ctx.py"
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ctx_attribute_keeps_forward_and_backward_on_a_torch_function_cell():
+    res = check("""\
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, alpha=2.0):
+                ctx.alpha = alpha
+                return x * alpha
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * ctx.alpha, None
+
+
+        scale = Scale.apply
+        """, """\
+        class Scale(TorchFunction):
+            @staticmethod
+            def forward(ctx, x, alpha=2.0):
+                ctx.alpha = alpha
+                return x * alpha
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * ctx.alpha, None
+
+
+        scale = Scale()
+        """)
+    assert {c.rule for c in res.changes} >= {"MS133", "MS132"}
+    assert "class TorchFunction(nn.Cell):" in res.code
+
+
+def test_ctx_mark_dirty_is_marked():
+    res = convert_source("import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n"
+                         "    def forward(ctx, x):\n        ctx.mark_dirty(x)\n        return x.mul_(2)\n\n"
+                         "    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n")
+    assert "MS901 torch.autograd.Function: ctx.mark_dirty has no counterpart" in res.code
+
+
+def test_saved_intermediates_match_torch_forward_and_gradients(tmp_path):
+    res = convert_source(FIXTURE.read_text())
+    assert res.error is None and "# migrate: MS" not in res.code, res.code
+    (tmp_path / "ms_autograd_ctx.py").write_text(res.code)
+    tmod = _load(FIXTURE, "torch_autograd_ctx")
+    cmod = _load(tmp_path / "ms_autograd_ctx.py", "ms_autograd_ctx")
+    torch.manual_seed(0)
+    tnet, mnet = tmod.make_model(), cmod.make_model()
+    mnet.fc.weight.set_data(ms.Tensor(tnet.fc.weight.detach().numpy()))
+    mnet.fc.bias.set_data(ms.Tensor(tnet.fc.bias.detach().numpy()))
+    x = np.random.RandomState(0).randn(4, 6).astype(np.float32)
+    w = np.arange(5, dtype=np.float32)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = tnet(tx)
+    (ty * torch.tensor(w)).sum().backward()
+    my = mnet(ms.Tensor(x))
+    gx, (gw, gb) = ms.grad(lambda v: (mnet(v) * ms.Tensor(w)).sum(), grad_position=0,
+                           weights=mnet.trainable_params())(ms.Tensor(x))
+    support = tmod.sparsemax(tmod.Scale.apply(tnet.fc(tx), 3.0), -1).detach().numpy()
+    assert (support == 0).any() and (support != 0).sum(-1).max() > 1  # both branches of backward run
+    np.testing.assert_allclose(my.asnumpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw.asnumpy(), tnet.fc.weight.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gb.asnumpy(), tnet.fc.bias.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("x.to(y.dtype)", "x.astype(y.dtype)"),
+    ("x.to(device)", "x"),
+    ("x.to(args.device, non_blocking=True)", "x"),
+    ("x.to(local_rank)", "x"),
+    ("x.to('cuda:0')", "x"),
+    ("x.to(dt)", "_torch_to(x, dt)"),
+    ("x.to(*a)", "_torch_to(x, *a)"),
+])
+def test_to_casts_statically_or_at_run_time(call, expected):
+    check(f"y = {call}\n", f"y = {expected}\n")
+
+
+def test_to_at_run_time_casts_like_torch():
+    from migrate.convert.torch_runtime import _torch_to
+    x = np.array([1.7, -2.2], np.float32)
+    t = torch.tensor(x)
+    m = ms.Tensor(x)
+    cases = [((torch.int32,), (ms.int32,)), ((torch.float64,), (ms.float64,)),
+             ((t.to(torch.float16),), (m.astype(ms.float16),)), (("cpu",), ("cpu",)),
+             ((None, torch.int64), (None, ms.int64)), ((), ())]
+    for targs, margs in cases:
+        want = t.to(*targs).numpy()
+        got = _torch_to(m, *margs).asnumpy()
+        assert got.dtype == want.dtype, (targs, got.dtype)
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError, match="For 'to', casting a Dense"):
+        _torch_to(ms.nn.Dense(2, 2), ms.float16)
+
+
+def test_torch_nn_modules_paths_name_torch_nn_classes():
+    """``nn.modules.ReLU`` / ``torch.nn.modules.conv.Conv2d`` are torch.nn's classes (monai's
+    layer factories register them so); private bases (``_BatchNorm``) stay what they are."""
+    check("A = dict(relu=nn.modules.ReLU)\nc = nn.modules.conv.Conv2d(3, 4, 3)\n",
+          "A = dict(relu=TorchReLU)\nc = nn.Conv2d(3, 4, 3, pad_mode='valid', has_bias=True, "
+          "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(27)))\n")
+    assert "MS901 torch.nn.modules.batchnorm._BatchNorm has no mapping" in convert_source(
+        "import torch.nn as nn\nok = isinstance(m, nn.modules.batchnorm._BatchNorm)\n").code

@@ -1,0 +1,79 @@
+"""torch.distributions.Categorical / Normal -> the generated TorchCategorical / TorchNormal:
+values and gradients against torch.distributions (float32: rtol 1e-5 / atol 1e-6), sample shapes,
+dtypes and frequencies (tests/fixtures/functions/distributions.py)."""
+import numpy as np
+import pytest
+
+from tests.migrate.convert.helpers import FIXTURE_ROOT, fixture_pair
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+PATH = FIXTURE_ROOT / "functions" / "distributions.py"
+RNG = np.random.default_rng(3)
+SCORES = RNG.standard_normal((4, 5)).astype(np.float32)
+RAW = RNG.uniform(0.1, 3.0, (4, 5)).astype(np.float32)
+ACTION = np.array([0, 4, 2, 2], np.int64)
+LOC = RNG.standard_normal((3, 2)).astype(np.float32)
+SCALE = RNG.uniform(0.5, 2.0, (2,)).astype(np.float32)
+VALUE = RNG.standard_normal((3, 2)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def sides(tmp_path_factory):
+    return fixture_pair(PATH, tmp_path_factory.mktemp("dist"), "TorchCategorical(logits=scores)")
+
+
+def _close(got, want):
+    assert got.asnumpy().dtype == want.detach().numpy().dtype
+    np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_categorical_values_match_torch(sides):
+    t, m = sides
+    want = t.categorical_terms(torch.tensor(SCORES), torch.tensor(RAW), torch.tensor(ACTION))
+    got = m.categorical_terms(ms.Tensor(SCORES), ms.Tensor(RAW), ms.Tensor(ACTION))
+    for g, w in zip(got, want):
+        _close(g, w)
+
+
+def test_categorical_gradients_match_torch(sides):
+    t, m = sides
+    ts, tp = torch.tensor(SCORES, requires_grad=True), torch.tensor(RAW, requires_grad=True)
+    t.categorical_loss(ts, tp, torch.tensor(ACTION)).backward()
+    gs, gp = ms.grad(lambda s, p: m.categorical_loss(s, p, ms.Tensor(ACTION)), (0, 1))(ms.Tensor(SCORES), ms.Tensor(RAW))
+    _close(gs, ts.grad)
+    _close(gp, tp.grad)  # through torch's normalisation of probs (MindSpore's Categorical has none)
+
+
+def test_normal_values_and_gradients_match_torch(sides):
+    t, m = sides
+    want = t.normal_terms(torch.tensor(LOC), torch.tensor(SCALE), torch.tensor(VALUE))
+    got = m.normal_terms(ms.Tensor(LOC), ms.Tensor(SCALE), ms.Tensor(VALUE))
+    for g, w in zip(got, want):
+        _close(g, w)
+    tl, tsc = torch.tensor(LOC, requires_grad=True), torch.tensor(SCALE, requires_grad=True)
+    t.normal_loss(tl, tsc, torch.tensor(VALUE)).backward()
+    gl, gsc = ms.grad(lambda a, b: m.normal_loss(a, b, ms.Tensor(VALUE)), (0, 1))(ms.Tensor(LOC), ms.Tensor(SCALE))
+    _close(gl, tl.grad)
+    _close(gsc, tsc.grad)  # reduced over the broadcast axis, as torch's
+
+
+def test_categorical_sample_frequencies(sides):
+    # 20,000 draws per row: each frequency's standard error is at most sqrt(0.25 / 20000) = 0.0035;
+    # 5 standard errors (0.018) bound a false failure below 1e-5 per cell
+    _, m = sides
+    probs = np.array([[0.1, 0.6, 0.3], [0.5, 0.25, 0.25]], np.float32)
+    draws = m.categorical_samples(ms.Tensor(probs), 20000)
+    assert draws.shape == (20000, 2) and draws.asnumpy().dtype == np.int64
+    freq = np.stack([np.bincount(draws.asnumpy()[:, r], minlength=3) / 20000 for r in range(2)])
+    np.testing.assert_allclose(freq, probs, atol=0.018)
+
+
+def test_normal_sample_moments(sides):
+    # 20,000 draws: the mean's standard error is scale/141 (<= 0.015), the std's about scale/200
+    _, m = sides
+    draws = m.normal_samples(ms.Tensor(np.array([1.0, -2.0], np.float32)), ms.Tensor(np.array([0.5, 2.0], np.float32)), 20000)
+    assert draws.shape == (20000, 2) and draws.asnumpy().dtype == np.float32
+    np.testing.assert_allclose(draws.asnumpy().mean(0), [1.0, -2.0], atol=0.075)
+    np.testing.assert_allclose(draws.asnumpy().std(0), [0.5, 2.0], rtol=0.03)

@@ -1,0 +1,181 @@
+"""Idioms of real model zoos (issue 10; found converting timm 0.9.16): before/after pairs and
+numbers against torch. The fixture is tests/fixtures/convert/zoo_idioms.py.
+
+- a torch name imported under ``try`` whose ``except ImportError`` handler binds a fallback of
+  the same name stays bound (other modules import it from this one; without torch the import
+  would fail and the handler never ran in torch);
+- torch-signature classes carry torch's ``__name__`` (code dispatches on it);
+- ``*args`` in calls of entries that only rename (``add_module``) or pack (``zeros``, ``view``);
+- NumPy keyword spellings torch accepts (``axis=``, ``keepdims=``);
+- in-place ``erfinv_`` (and ``erf_``, ``square_``, ``log1p_``, ``expm1_``).
+"""
+import importlib.util
+import math
+
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from migrate.check.weights import transfer
+from tests.migrate.convert.helpers import FIXTURE_ROOT, check
+from tests.migrate.convert.torchless import torch_blocked
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+FIXTURE = FIXTURE_ROOT / "convert" / "zoo_idioms.py"
+
+
+def _load(tmp_path, name, code):
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    with torch_blocked():
+        spec.loader.exec_module(mod)
+    return mod
+
+
+def _converted(tmp_path, src, name):
+    res = convert_source(src)
+    assert res.error is None and not res.unsupported, res.code
+    return _load(tmp_path, name, res.code)
+
+
+# ---- before/after ------------------------------------------------------------------------------
+def test_import_error_fallback_keeps_the_name_bound():
+    check("""\
+        try:
+            from torch.nn.functional import silu
+        except ImportError:
+            silu = None
+        """, """\
+        try:
+            silu = _torch_silu
+        except ImportError:
+            silu = None
+        """)
+
+
+def test_import_without_fallback_still_goes():
+    check("""\
+        try:
+            from torch.nn.functional import silu
+        except ImportError:
+            pass
+
+        def f(x):
+            return silu(x)
+        """, """\
+        def f(x):
+            return ops.silu(x)
+        """)
+
+
+def test_star_arguments_pass_through_a_rename():
+    check("""\
+        def build(m, pairs):
+            for pair in pairs:
+                m.add_module(*pair)
+        """, """\
+        def build(m, pairs):
+            for pair in pairs:
+                m.insert_child_to_cell(*pair)
+        """)
+
+
+def test_star_arguments_are_packed_with_the_others():
+    check("""\
+        def f(b, c, size):
+            x = torch.ones(b * c, 4)
+            return x.view(b, c, *size) + torch.zeros(1, c, *size)
+        """, """\
+        def f(b, c, size):
+            x = ops.ones((b * c, 4))
+            return ops.reshape(x, (b, c, *size)) + ops.zeros((1, c, *size))
+        """)
+
+
+def test_numpy_keywords_of_torch_functions():
+    check("""\
+        def f():
+            x = torch.ones(2, 3)
+            return x.mean(axis=1, keepdims=True) + torch.sum(x, axis=1, keepdims=True)
+        """, """\
+        def f():
+            x = ops.ones((2, 3))
+            return ops.mean(x, axis=1, keep_dims=True) + ops.sum(x, 1, True)
+        """)
+
+
+def test_numpy_keywords_are_not_torch_nn_functional_ones():
+    res = convert_source("import torch.nn.functional as F\n\ndef f(x):\n    return F.softmax(x, axis=1)\n")
+    assert "migrate: MS903" in res.code  # torch's F.softmax refuses axis= too
+
+
+def test_erfinv_in_place():
+    check("""\
+        def f(w):
+            w.erfinv_()
+            return w.erfinv()
+        """, """\
+        def f(w):
+            w.copy_(ops.erfinv(w.copy()))
+            return ops.erfinv(w)
+        """)
+
+
+# ---- numbers -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", ["make_model", "make_group_norm"])
+def test_fixture_matches_torch(tmp_path, make):
+    spec = importlib.util.spec_from_file_location("zoo_idioms_torch", FIXTURE)
+    tmod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tmod)
+    cmod = _converted(tmp_path, FIXTURE.read_text(), f"zoo_idioms_ms_{make}")
+    torch.manual_seed(0)
+    tmodel, cell = getattr(tmod, make)().eval(), getattr(cmod, make)()
+    assert transfer(tmodel, cell, strict=True).ok
+    x = np.random.RandomState(0).randn(*tmod.INPUT_SHAPE).astype(np.float32)
+    with torch.no_grad():
+        ref = tmodel(torch.from_numpy(x)).numpy()
+    cell.set_train(False)
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    # the norm chosen by name is the one torch chose
+    assert type(cell.norm[0]).__name__ == type(tmodel.norm[0]).__name__
+    with pytest.raises(AssertionError, match="expected NCHW input"):
+        cell(ms.Tensor(x[0]))
+
+
+def test_fallback_name_is_torch_function(tmp_path):
+    """The re-exported name is torch's function translated, not the fallback: the same errors."""
+    cmod = _converted(tmp_path, FIXTURE.read_text(), "zoo_idioms_ms_assert")
+    assert cmod._assert(True, "never") is None
+    with pytest.raises(AssertionError, match="boom"):
+        cmod._assert(False, "boom")
+
+
+def test_in_place_unary_methods_match_torch(tmp_path):
+    src = ("import torch\n\ndef f(x):\n    a, b, c, d, e = x.clone(), x.clone(), x.clone(), x.clone(), x.clone()\n"
+           "    a.erfinv_(); b.erf_(); c.square_(); d.log1p_(); e.expm1_()\n    return a, b, c, d, e\n")
+    cmod = _converted(tmp_path, src, "inplace_unary")
+    x = np.linspace(-0.9, 0.9, 7).astype(np.float32)
+    got = cmod.f(ms.Tensor(x))
+    want = (torch.from_numpy(x).erfinv(), torch.from_numpy(x).erf(), torch.from_numpy(x).square(),
+            torch.from_numpy(x).log1p(), torch.from_numpy(x).expm1())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_erfinv_initializer_is_normal(tmp_path):
+    """The in-place inverse-error-function initializer gives torch's distribution (N(0, 0.2²)
+    over 20,000 draws: mean and std within 3 standard errors)."""
+    cmod = _converted(tmp_path, FIXTURE.read_text(), "zoo_idioms_ms_init")
+    w = cmod.erfinv_normal_(ms.Parameter(ms.ops.zeros((200, 100), ms.float32)), std=0.2).asnumpy()
+    # uniform on (-0.99, 0.99) through sqrt(2) erfinv: a normal cut at |z| = 2.576
+    lim = math.sqrt(2.) * 0.2 * float(torch.special.erfinv(torch.tensor(0.99, dtype=torch.float64)))
+    assert np.abs(w).max() <= lim + 1e-6
+    ref = torch.empty(200, 100)
+    torch.manual_seed(0)
+    ref.uniform_(-0.99, 0.99).erfinv_().mul_(0.2 * math.sqrt(2.))
+    assert abs(w.mean() - float(ref.mean())) < 3 * 0.2 / math.sqrt(w.size)
+    assert abs(w.std() - float(ref.std())) < 3 * 0.2 / math.sqrt(2 * w.size)
