@@ -63,6 +63,20 @@ TOLERANCE = 1e-4
 SCRIPT_TOLERANCE = 1e-4  # relative, on the losses and parameter statistics of the first steps
 BLOCKED = ("torch", "torchvision", "torchaudio", "torchtext", "functorch")
 MARKER_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})")
+MARKER_TEXT_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})\s+(.*)$", re.M)
+# torch features with no MindSpore counterpart at all (graph capture and rewriting, RPC, tensor
+# parallelism, shared-memory process pools, torchvision's model zoo): a file that is marked only
+# for them is a demonstration of that feature, and a marker is the right output
+NO_COUNTERPART = ("torch.fx", "torch.distributed.rpc", "torch.distributed.tensor", "torch.distributed._tensor", "torch.distributed.device_mesh",
+                  "torch.distributed.pipelining", "torch.multiprocessing", "torchvision.models",
+                  "torch.distributed.algorithms", "torch.distributed.autograd", "torch.distributed.optim")
+
+
+def no_counterpart_only(text: str) -> bool:
+    """Every marker of the file (MS900, the import guard's, aside) names a torch feature with no
+    MindSpore counterpart."""
+    found = [(i, why) for i, why in MARKER_TEXT_RE.findall(text) if i != "MS900"]
+    return bool(found) and all(any(ns in why for ns in NO_COUNTERPART) for _, why in found)
 
 
 # ---- what is measured (data) ------------------------------------------------------------------
@@ -124,8 +138,11 @@ SOURCES = [
            note="the model files use einops (the torch side gets einops 0.8.1 on its path; the converted "
                 "code gets generated code instead); the package __init__ imports dino.py, which needs "
                 "torchvision, so it is empty here"),
+    Source("x_transformers", "x-transformers==1.27.0", "x_transformers", torch_needs=("einops==0.8.1",),
+           note="einops throughout (the torch side gets einops 0.8.1 on its path)"),
     Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
-    Source("monai", "monai==1.3.2", "monai"),
+    Source("monai", "monai==1.3.2", "monai", torch_needs=("einops==0.8.1",),
+           note="ViT, UNETR and SwinUNETR reach einops through monai's optional_import (a module name in a string): the torch side gets einops 0.8.1, the converted side cannot"),
     Source("timm", "timm==0.9.16", "timm",
            replace=(("timm/data/__init__.py", "from .constants import *"),),
            torch_stand_ins=(("torchvision/ops/misc.py", _NO_TORCHVISION),),
@@ -269,7 +286,10 @@ ARCHS = [
            quick=name == "resnet18")
       for name, extra in (("resnet18", ""), ("resnet26d", ""), ("convnext_atto", ""), ("efficientnet_b0", ""),
                           ("mobilenetv3_small_100", ""), ("regnetx_002", ""),
-                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"))],
+                          ("vit_tiny_patch16_224", ", img_size=64"), ("deit_tiny_patch16_224", ", img_size=64"),
+                          ("ghostnet_050", ""), ("rexnet_100", ""), ("repvit_m0_9", ""), ("pvt_v2_b0", ""),
+                          ("caformer_s18", ""), ("mobilevit_xxs", ""), ("hgnet_tiny", ""),
+                          ("convit_tiny", ", img_size=64"))],
     # karpathy/nanoGPT, karpathy/minGPT
     Arch("nanogpt", "model", "GPT(GPTConfig(block_size=16, vocab_size=64, n_layer=2, n_head=2, n_embd=32, "
          "dropout=0.0, bias=True))", (tok(64, 2, 16),), quick=True),
@@ -447,6 +467,23 @@ ARCHS = [
          (x(2, 3, 32, 32),),
          setup="import vit_pytorch.ats_vit as _ats; _ats.sample_gumbel = lambda shape, device=None, dtype=None, "
                "eps=1e-6: 0.0"),
+    # x-transformers 1.27.0 (lucidrains): one configurable attention stack (ViTransformerWrapper is left
+    # out: the original fails, it reads a post_emb_norm it never sets)
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Decoder(dim=32, depth=2, heads=2))",
+         (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Encoder(dim=32, depth=2, heads=2, "
+         "rotary_pos_emb=True, ff_glu=True, use_rmsnorm=True))", (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Decoder(dim=32, depth=2, heads=2, "
+         "alibi_pos_bias=True, attn_num_mem_kv=2, sandwich_norm=True))", (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "TransformerWrapper(num_tokens=64, max_seq_len=16, attn_layers=Encoder(dim=32, depth=2, heads=2, "
+         "rel_pos_bias=True, residual_attn=True, attn_talking_heads=True))", (tok(64, 2, 16),)),
+    Arch("x_transformers", "x_transformers",
+         "XTransformer(dim=32, enc_num_tokens=64, enc_depth=1, enc_heads=2, enc_max_seq_len=16, dec_num_tokens=64, "
+         "dec_depth=1, dec_heads=2, dec_max_seq_len=16)", (tok(64, 2, 16), tok(64, 2, 16))),
     Arch("vit_pytorch", "vit_pytorch.learnable_memory_vit",
          "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
          "mlp_dim=64, dim_head=16)",
@@ -755,7 +792,8 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
     res = {"files": len(files), "lines": count_lines(files), "model_files": len(mfiles),
            "model_files_marked": 0, "other_files_marked": 0, "parse_failures": [], "not_idempotent": [],
            "importing_torch": [],
-           "markers_model_files": {}, "markers_all": {}, "marked_model_files": {}}
+           "markers_model_files": {}, "markers_all": {}, "marked_model_files": {},
+           "no_counterpart_files": []}
     for p in files:
         rel = p.relative_to(staged)
         out = converted / rel
@@ -779,6 +817,8 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
         if p in mfiles and ids:
             res["model_files_marked"] += 1
             res["marked_model_files"][str(rel)] = sorted(set(ids))
+            if no_counterpart_only(text):
+                res["no_counterpart_files"].append(str(rel))
             for i in ids:
                 res["markers_model_files"][i] = res["markers_model_files"].get(i, 0) + 1
     return res
@@ -889,6 +929,8 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
             "params": [[n, key_of(t)] for n, t in m.named_parameters(recurse=False) if t is not None],
             "buffers": [[n, key_of(t)] for n, t in m.named_buffers(recurse=False) if t is not None],
             "non_persistent": sorted(getattr(m, "_non_persistent_buffers_set", ())),
+            # the flags the weight map reads (a norm layer without affine parameters)
+            "flags": {k: getattr(m, k) for k in ("affine", "elementwise_affine") if isinstance(getattr(m, k, None), bool)},
         })
     np.savez(os.path.join(out, "torch.npz"), **arrays,
              **{f"in{i}": a for i, a in enumerate(inputs)}, **{f"out{i}": a for i, a in enumerate(outs)})
@@ -922,8 +964,8 @@ class _ModuleStandIn:
     def __init__(self, order):
         self._order = order
         self._modules = {}
-        self._params = []
-        self._buffers = []
+        self._parameters = {}  # torch's own per-module dicts (the weight map reads them)
+        self._buffers = {}
         self._non_persistent_buffers_set = set()
 
     def named_modules(self):
@@ -936,10 +978,10 @@ class _ModuleStandIn:
         return m
 
     def named_parameters(self, recurse=False):
-        return iter(self._params)
+        return iter(self._parameters.items())
 
     def named_buffers(self, recurse=False):
-        return iter(self._buffers)
+        return iter(self._buffers.items())
 
 
 def _stand_in_class(mro, cache):
@@ -969,9 +1011,11 @@ def torch_stand_in(saved: dict, arrays) -> _ModuleStandIn:
     for info in saved["modules"]:
         m = by_path[info["path"]]
         m._modules = {n: by_path[p] for n, p in info["children"].items()}
-        m._params = [(n, value(k)) for n, k in info["params"]]
-        m._buffers = [(n, value(k)) for n, k in info["buffers"]]
+        m._parameters = {n: value(k) for n, k in info["params"]}
+        m._buffers = {n: value(k) for n, k in info["buffers"]}
         m._non_persistent_buffers_set = set(info["non_persistent"])
+        for k, v in info.get("flags", {}).items():
+            setattr(m, k, v)
     return by_path[""]
 
 
@@ -1437,6 +1481,7 @@ class SourceResult:
     markers_model_files: dict = field(default_factory=dict)
     markers_all: dict = field(default_factory=dict)
     marked_model_files: dict = field(default_factory=dict)
+    no_counterpart_files: list = field(default_factory=list)
     archs: list = field(default_factory=list)
     scripts: list = field(default_factory=list)
 
@@ -1629,6 +1674,14 @@ def render(results: list[SourceResult]) -> str:
     if markers:
         out.append("markers in model-definition files: "
                    + ", ".join(f"{k} x{v}" for k, v in sorted(markers.items(), key=lambda kv: -kv[1])))
+        model = sum(r.model_files for r in results)
+        marked = sum(r.model_files_marked for r in results)
+        feature = [f"{r.name}/{f}" for r in results for f in r.no_counterpart_files]
+        out.append(f"model-definition files without a marker: {model - marked}/{model} "
+                   f"({100 * (model - marked) / max(model, 1):.1f} %); {len(feature)} of the {marked} marked files "
+                   f"are marked only for torch features with no MindSpore counterpart ({', '.join(NO_COUNTERPART[:6])}, ...); "
+                   f"without them: {model - marked}/{model - len(feature)} "
+                   f"({100 * (model - marked) / max(model - len(feature), 1):.1f} %)")
     return "\n\n".join(out)
 
 

@@ -1,8 +1,8 @@
 """Telling float32 rounding from a conversion fault, for one phase.
 
 A difference beyond the tolerance is a mismatch only when float32 rounding does not explain it.
-When anything in a phase fails its tolerance (or with ``--float64``), torch runs again in float64
-on the same inputs and dropout masks, and each failing quantity is judged by
+When a quantity the verdict depends on fails its tolerance (or with ``--float64``), torch runs
+again in float64 on the same inputs and dropout masks, and each failing quantity is judged by
 :func:`~migrate.check.compare.float64_explains`: the converted model passes when it is no further
 from float64 than NOISE_FACTOR times torch float32's own distance.
 
@@ -24,12 +24,25 @@ from .weights import as_torch_layout
 
 
 def phase_needs_reference(phase) -> bool:
-    """Whether some quantity of the phase is beyond its tolerance."""
+    """Whether a quantity the verdict depends on is beyond its tolerance: the outputs, a layer's
+    own (local) error, a gradient. A layer whose accumulated error alone exceeds it ('drift',
+    its own error within) decides nothing while those agree: no float64 run for it (see
+    :func:`drift_note`); when one runs, the drifting layers are judged against it too."""
     if phase.outputs is not None and not phase.outputs.passed:
         return True
-    if any(r.status in ("FAIL", "drift") for r in phase.layers):
+    if any(r.status == "FAIL" for r in phase.layers):
         return True
     return any(not g.stats.passed for g in phase.gradients)
+
+
+def drift_note(phase) -> str:
+    """The phase's note on layers left at 'drift' without a float64 run ('' when none)."""
+    drift = [r.name for r in phase.layers if r.status == "drift"]
+    if not drift:
+        return ""
+    return (f"accumulated error: {len(drift)} layer output(s) exceed the tolerance while each "
+            f"layer's own error is within it and the outputs agree (float32 rounding adding up "
+            f"along the depth, first at '{drift[0]}'); --float64 sets torch float64 beside them")
 
 
 def explain_phase(phase, models, inputs, t_run, m_run, mode, s, t_loss):

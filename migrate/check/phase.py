@@ -12,7 +12,7 @@ import numpy as np
 
 from .compare import compare
 from .losses import make_losses
-from .noise import explain_phase, phase_needs_reference
+from .noise import drift_note, explain_phase, phase_needs_reference
 from .reference import run_reference
 from .replay import local_grad_replay, local_replay
 from .result import ROOT, CheckError, LayerRow, NamedStats, PhaseResult, layer_of
@@ -66,6 +66,8 @@ def run_phase(models, inputs, plan, s) -> PhaseResult:
                              or not all(g.stats.passed for g in phase.gradients))
         run64 = explain_phase(phase, models, inputs, t_run, m_run, plan.mode, s,
                               t_loss if grads64 else None)
+    elif drift_note(phase):
+        phase.notes.append(drift_note(phase))
     if s.mindspore is not None:
         _third_side(phase, models, inputs, plan, s, t_run, masks, t_loss if grads else None,
                     run64)

@@ -169,7 +169,7 @@ def run_entry(job: CheckJob, converters, report_dir) -> ZooRow:
 def worst_quantity(result) -> str:
     """The compared quantity nearest to (or furthest beyond) its tolerance, in words."""
     best = None
-    for label, st in _quantities(result):
+    for label, st, beyond in _quantities(result):
         if st is None or st.numel == 0:
             continue
         tol = st.atol + st.rtol * abs(st.worst_torch)
@@ -178,28 +178,31 @@ def worst_quantity(result) -> str:
             ratio = 1e300
         key = (not st.passed, ratio)
         if best is None or key > best[0]:
-            best = (key, label, st)
+            best = (key, label, st, beyond)
     if best is None:
         return "-"
-    _, label, st = best
-    word = "FAIL" if not st.passed else (f"noise: {st.explained}" if st.explained else "pass")
+    _, label, st, beyond = best
+    word = beyond if not st.passed else (f"noise: {st.explained}" if st.explained else "pass")
     return f"{label}: max abs {st.max_abs:.2g} ({word})"
 
 
 def _quantities(result):
+    """(label, stats, the word for stats beyond the tolerance) of every compared quantity: a
+    layer whose accumulated output alone is beyond it (its own error within) is 'drift'."""
     for ph in result.phases:
-        yield f"{ph.mode} outputs", ph.outputs
+        yield f"{ph.mode} outputs", ph.outputs, "FAIL"
         for row in ph.layers:
-            yield f"{ph.mode} {row.name}", row.output
-            yield f"{ph.mode} {row.name} (own)", row.local
+            yield f"{ph.mode} {row.name}", row.output, \
+                "drift" if row.status == "drift" else "FAIL"
+            yield f"{ph.mode} {row.name} (own)", row.local, "FAIL"
         for g in ph.gradients:
-            yield f"{ph.mode} grad {g.name}", g.stats
+            yield f"{ph.mode} grad {g.name}", g.stats, "FAIL"
     tr = result.train
     if tr is not None:
-        yield "training loss", tr.loss_stats
-        yield "inference after training", tr.eval_outputs
+        yield "training loss", tr.loss_stats, "FAIL"
+        yield "inference after training", tr.eval_outputs, "FAIL"
         for p in tr.params:
-            yield f"after training {p.name}", p.stats
+            yield f"after training {p.name}", p.stats, "FAIL"
 
 
 # --- running many ---------------------------------------------------------------------------------

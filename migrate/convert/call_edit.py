@@ -130,6 +130,7 @@ class CallEdit:
         self.runtime = False  # generating a torch-signature class: values come at run time
         self.prelude: list[str] = []  # runtime: statements run before the target call
         self.runtime_reasons: list[str] = []  # static: what only run time can translate
+        self.unless_runtime: list[str] = []  # static: problems unless the call goes to run time
         self.post: tuple | None = None  # (helper, argument): the built call is passed through it
 
     # -- helpers for rules --
@@ -303,6 +304,16 @@ class CallEdit:
         self.result = self.call.with_changes(func=self.func, args=[*receiver, *self.call.args])
         return True
 
+    def _variable(self, value) -> bool:
+        """A value of a torch.nn layer or function held by a variable of the user's
+        (``padding_mode``, ``self.training``), not a literal nor a module's constant (``ms.float64``)."""
+        root = value
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return self.entry.torch.startswith("torch.nn.") and isinstance(root, cst.Name) \
+            and root.value not in self.conv.imported \
+            and root.value not in self.conv.names.values() and root.value not in ("None", "True", "False")
+
     def apply_fates(self) -> None:
         params = self.entry.params or ()
         args = self.entry.args
@@ -331,6 +342,12 @@ class CallEdit:
                     self.reject(f"{p.name} {test} {ok}",
                                 f"For '{self.api_name}' (torch signature), {p.name} other than "
                                 f"{ok} is not supported: {fate.unsupported}.")
+                elif code_of(value) != ok and ok not in (None, "None") and self._variable(value) \
+                        and not self.runtime:
+                    # padding_mode=padding_mode: the torch-signature class checks the value when
+                    # the layer is built; without one, the call is kept and marked
+                    self.needs_runtime(f"{p.name}={code_of(value)} known at run time")
+                    self.unless_runtime.append(f"{p.name}={code_of(value)}: {fate.unsupported}")
                 elif code_of(value) != ok:
                     self.unsupported(f"{p.name}={code_of(value)}: {fate.unsupported}")
                 continue

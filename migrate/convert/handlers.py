@@ -20,7 +20,7 @@ from migrate.convert.layer_attributes import (
 from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_assign,
+    is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child, track_assign,
 )
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
 from migrate.convert.precedence import fit
@@ -253,6 +253,7 @@ def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_bef
         new = runtime_call(conv, call, entry, q, shown, "; ".join(edit.runtime_reasons))
         if new is not None:
             return new
+    edit.problems.extend(edit.unless_runtime)
     if edit.problems:
         return _keep(conv, call, entry, edit)
     new = edit.build()
@@ -327,6 +328,8 @@ def on_method(conv, node: cst.Call):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         conv.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
+    if name == "add_module":
+        track_added_child(conv, node)
     earlier = conv.earlier_receiver(name)  # converting converted code: what the first time found
     entry = conv.tables.get("Module." + name)
     if entry is not None and earlier != "Tensor" and (entry.receiver == "any" or earlier == "Module"
@@ -558,7 +561,9 @@ def on_function(conv, node: cst.FunctionDef):
         new = new.with_changes(body=body)
     if conv.in_cell and node.name.value == "__init__":
         new = parameter_paths(conv, node, new)
-    if conv.in_cell and node.name.value == "forward" and conv.allows(FORWARD.id):
+    if conv.in_cell and node.name.value == "forward" and conv.allows(FORWARD.id) and \
+            not any(dotted(d.decorator) == "staticmethod" for d in node.decorators):
+        # (a static forward(ctx, ...) is an autograd.Function's, kept by a TorchFunction Cell)
         new = new.with_changes(name=cst.Name("construct"))
         conv.record("def forward", "def construct", FORWARD.id, "exact", "a Cell's forward is construct")
     return new

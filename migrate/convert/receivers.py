@@ -221,6 +221,35 @@ def track_assign(conv, node: cst.Assign) -> None:
         conv.module_names.add(t.value)
     elif isinstance(t, cst.Attribute) and is_self(conv, t.value) and conv.class_scope:
         _track_sub_cell(conv, t.attr.value, value0)
+    if scope is not None:
+        _track_layer_aliases(conv, scope, t, value0)
+
+
+def _track_layer_aliases(conv, scope, target, value) -> None:
+    """``bn = self.bn`` / ``c, bn = self.c, self.bn``: the local name holds the layer whose class
+    is known (fuse methods read ``bn.weight``, ``c.padding``); any other value forgets it."""
+    pairs = [(target, value)]
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) \
+            and len(target.elements) == len(value.elements):
+        pairs = [(a.value, b.value) for a, b in zip(target.elements, value.elements)]
+    for name, held in pairs:
+        if not isinstance(name, cst.Name):
+            continue
+        kinds = type_of(conv, held) if isinstance(held, (cst.Attribute, cst.Name)) else []
+        if len(kinds) == 1 and kinds[0].startswith("torch."):
+            scope.layers[name.value] = kinds[0]
+        elif held is not value:
+            scope.layers.pop(name.value, None)  # unpacked from a tuple: anything else
+
+
+def track_added_child(conv, call: cst.Call) -> None:
+    """``self.add_module('bn', nn.BatchNorm2d(c))``: ``self.bn`` is known as an assigned one is."""
+    args = call.args
+    if conv.class_scope and is_self(conv, call.func.value) and len(args) == 2 \
+            and not any(a.star or a.keyword for a in args) and isinstance(args[0].value, cst.SimpleString):
+        name = args[0].value.evaluated_value
+        if isinstance(name, str) and name.isidentifier():
+            _track_sub_cell(conv, name, args[1].value)
 
 
 def _track_sub_cell(conv, attr: str, value) -> None:

@@ -28,6 +28,7 @@ header comment; converting the output again keeps the block and adds only what i
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import libcst as cst
 
@@ -215,11 +216,20 @@ class TorchSignatures:
             return self.helper("TorchSequential")
         if qual == "torch.nn.ModuleList" and (
                 _NONE_APPENDED.search(self.code)
-                or node.args and isinstance(node.args[0].value, cst.GeneratorExp)):
+                or node.args and isinstance(node.args[0].value, cst.GeneratorExp)
+                or node.args and self._may_hold_none(node.args[0].value)):
             return self.helper("TorchModuleList")
         if qual == "torch.nn.ModuleDict" and not self._plain_layers_only(node):
             return self.helper("TorchModuleDict")
         return None
+
+    def _may_hold_none(self, value) -> bool:
+        """``nn.ModuleList([a, b])`` where the file assigns None to ``a`` or ``b`` somewhere
+        (``norm = make() if pre_norm else None``): torch keeps the None entries."""
+        if not isinstance(value, (cst.List, cst.Tuple)):
+            return False
+        names = [e.value.value for e in value.elements if isinstance(e.value, cst.Name)]
+        return any(re.search(rf"\b{re.escape(n)}\s*=[^=\n][^\n]*\bNone\b", self.code) for n in names)
 
     def _plain_layers_only(self, node: cst.Call) -> bool:
         """True when every value of ``nn.ModuleDict({...})`` / ``nn.ModuleDict(dict(k=...))`` is a
@@ -276,8 +286,15 @@ class TorchSignatures:
         # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
         # is a mixed ending, which libcst cannot parse back)
         source = self.conv.builtins_in(source.strip())  # whatever the file binds
-        stmt = cst.parse_module((source + "\n").replace("\n", self.newline)).body[0]
-        return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        return _parsed_statement((source + "\n").replace("\n", self.newline))
+
+
+@lru_cache(maxsize=256)
+def _parsed_statement(text: str) -> cst.BaseStatement:
+    """One generated statement, parsed once per text (the same helpers go into many files of a
+    package; libcst nodes are immutable, so they can be shared)."""
+    stmt = cst.parse_module(text).body[0]
+    return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
 
 
 # --------------------------------------------------------------------------------------------

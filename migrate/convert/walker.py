@@ -707,6 +707,10 @@ class Converter:
             if new is not None:
                 return new
             self.statement_call = small.value
+        if isinstance(small, cst.AugAssign):
+            new = inplace.data_statement(self, small)
+            if new is not None:
+                return new
         new = self.walk(small)
         if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
                 and new.value.value == "None" and isinstance(small.value, cst.Call):

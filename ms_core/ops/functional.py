@@ -625,8 +625,11 @@ def _axes(name, axis, ndim):
     return _named_axis(name, "axis", axis, ndim)
 
 
-def softmax(x, axis=-1):
+def softmax(x, axis=-1, *, dtype=None):
+    """Softmax over ``axis``; ``dtype`` given: the input is cast to it first (MindSpore 2.10)."""
     x = _as_tensor(x)
+    if dtype is not None:
+        x = x.astype(dtype)
     return apply(M.Softmax(_axes("softmax", axis, x.ndim)), x)
 
 

@@ -34,6 +34,8 @@ CASES = [
     Expr("torch.nn.functional.softplus", "F.softplus(x * 10, beta=2, threshold=5)"),
     Expr("torch.nn.functional.softmax", "F.softmax(x, dim=1)"),
     Expr("torch.softmax", "torch.softmax(x, -1)"),
+    # x_transformers: partial(F.softmax, dtype=torch.float32): the input is cast first
+    Expr("torch.nn.functional.softmax", "F.softmax(x, dim=-1, dtype=torch.float64)"),
     Expr("torch.nn.functional.log_softmax", "F.log_softmax(x, dim=-1)"),
     Expr("torch.log_softmax", "torch.log_softmax(x, 1)"),
     # --- dropout (eval: identity; training: sampled) ----------------------------------------

@@ -67,6 +67,8 @@ CASES = [
     Expr("torch.nn.init.sparse", "(nn.init.sparse(nn.Parameter(z), 0.1, std=0.5).data == 0)"
          ".sum(0)", grad=False, arrays=BIG),
     stats("torch.nn.init.sparse_", "nn.init.sparse_(nn.Parameter(z), 0.5, std=2.0)", 1.4),
+    Expr("torch.nn.init._calculate_fan_in_and_fan_out", "nn.init._calculate_fan_in_and_fan_out(k)",
+         grad=False, arrays=CONV),
     Expr("torch.nn.init.calculate_gain", "nn.init.calculate_gain('relu')", grad=False),
     Expr("torch.nn.init.calculate_gain", "nn.init.calculate_gain('leaky_relu', 0.2)", grad=False),
     Expr("torch.nn.init.calculate_gain", "nn.init.calculate_gain('tanh') * "

@@ -11,6 +11,7 @@ from tests.mappings.proof import Expr, Marked, ProvenBy, case_id, run
 pytest.importorskip("torch")
 
 I32 = "MindSpore 2.10's indices are Int32 (torch: Int64)"
+UNIT = (("u", "np.linspace(-0.9, 0.9, 12, dtype=np.float32).reshape(3, 4)"),)  # erfinv's domain
 
 
 def inplace(api, call, *, inputs="x", grad=True, **kw):
@@ -147,6 +148,10 @@ CASES = [
     inplace("Tensor.ceil_", "ceil_()", grad=False), inplace("Tensor.trunc_", "trunc_()", grad=False),
     inplace("Tensor.sign_", "sign_()", grad=False), inplace("Tensor.reciprocal_", "reciprocal_()", inputs="pos"),
     inplace("Tensor.sin_", "sin_()"), inplace("Tensor.cos_", "cos_()"),
+    inplace("Tensor.erf_", "erf_()"), inplace("Tensor.square_", "square_()"),
+    inplace("Tensor.log1p_", "log1p_()", inputs="pos"), inplace("Tensor.expm1_", "expm1_()"),
+    inplace("Tensor.erfinv_", "erfinv_()", inputs="u", arrays=UNIT),
+    Expr("Tensor.erfinv", "u.erfinv()", arrays=UNIT),
     Expr("Tensor.logical_not_", "(lambda z: z.logical_not_())(mask | False)", grad=False),
     inplace("Tensor.copy_", "copy_(y)", inputs="x, y"), inplace("Tensor.copy_", "copy_(v[:4])", inputs="x, v"),
     inplace("Tensor.add_", "add_(y).clamp_(-0.5, 0.5)", inputs="x, y"),

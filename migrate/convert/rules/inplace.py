@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import attribute, code_of
+from migrate.convert.cst import attribute, code_of, is_primary
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -197,4 +197,29 @@ def subscript_statement(conv, stmt: cst.Expr):
     new = cst.Assign([cst.AssignTarget(target)], value)
     conv.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
                 "torch writes through the indexed view; here the item is assigned")
+    return new
+
+
+INPLACE_DATA = node_rule(
+    "MS199", "inplace_data_update",
+    "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y) "
+    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).")
+
+
+def data_statement(conv, stmt: cst.AugAssign):
+    """The statement ``x.data *= y`` as ``x.copy_(x * y)``; None when ``stmt`` is not of that
+    form (then it is converted as usual)."""
+    target = stmt.target
+    if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
+            and conv.allows(INPLACE_DATA.id)):
+        return None
+    op = getattr(cst, type(stmt.operator).__name__[:-len("Assign")], None)
+    if op is None:
+        return None
+    owner = conv.walk(target.value)
+    value = conv.walk(stmt.value)
+    if not is_primary(value):
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    new = cst.Expr(cst.Call(attribute(owner, "copy_"), [cst.Arg(cst.BinaryOperation(owner, op(), value))]))
+    conv.record(stmt, new, INPLACE_DATA.id, "exact", "written into the tensor with copy_")
     return new

@@ -21,13 +21,13 @@ _UNKNOWN = object()
 
 def _kernel_area(edit, k, dims: int) -> str | None:
     """Source of prod(kernel_size), or None when it cannot be written without knowing k's type."""
-    if edit.runtime:
-        return f"{edit.helper('_torch_kernel_area')}({code_of(k)}, {dims})"
     try:
-        v = literal(k)
+        v = literal(k) if not edit.runtime else _UNKNOWN
     except (ValueError, SyntaxError, TypeError):
-        edit.worse("approximate", f"fan-in assumes an int kernel_size ({code_of(k)})")
-        return " * ".join([operand(k)] * dims)
+        v = _UNKNOWN
+    if v is _UNKNOWN:
+        # an int or a tuple (timm's to_2tuple(patch_size)): counted when the layer is built
+        return f"{edit.helper('_torch_kernel_area')}({code_of(k)}, {dims})"
     if isinstance(v, int) or isinstance(v, (tuple, list)) and all(isinstance(i, int) for i in v):
         return str(_torch_kernel_area(v, dims))
     return None

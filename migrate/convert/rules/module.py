@@ -31,18 +31,21 @@ def save(edit) -> None:
 
 @argument_rule("MS126", "register_buffer")
 def register_buffer(edit) -> None:
-    """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)."""
+    """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)
+    (self.n = None for a None buffer)."""
     name = edit.bound.get("name")
     t = edit.bound.get("tensor")
     if not isinstance(name, cst.SimpleString) or t is None:
         edit.unsupported("register_buffer needs a literal name and a tensor")
         return
     conv = edit.conv
-    conv.used.add("ms")
     n = literal(name)
-    edit.result = parse_expr(
-        f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, "
-        f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False))")
+    value = f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
+    if isinstance(t, cst.Name) and t.value == "None":
+        value = "None"  # torch keeps the name, holding None
+    elif isinstance(t, (cst.Name, cst.Attribute)):
+        value = f"None if {code_of(t)} is None else {value}"  # a buffer that may be None
+    edit.result = parse_expr(f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
     if not n.isidentifier():
         edit.unsupported("buffer name is not an identifier")
 

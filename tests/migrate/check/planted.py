@@ -26,7 +26,7 @@ FAULTS = [
     Fault("momentum not inverted", "self.bn1 = nn.BatchNorm2d(width, momentum=0.9)",
           "self.bn1 = nn.BatchNorm2d(width, momentum=0.1)", {"mode": "both", "train_steps": 2},
           "training-steps", "bn1", "needs momentum=0.9, but has 0.1"),
-    Fault("p as keep_prob", "self.drop = nn.Dropout(keep_prob=1 - dropout)",
+    Fault("p as keep_prob", "self.drop = nn.Dropout(keep_prob=1.0 - dropout)",
           "self.drop = nn.Dropout(keep_prob=dropout)", {"mode": "train"},
           "train", "drop", "needs keep_prob=0.8"),
     Fault("torch padding on a stride-2 'same' conv",

@@ -3,6 +3,7 @@ table, a report per model, the worst exit code."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cli import main
@@ -73,3 +74,20 @@ def test_the_converter_keeps_its_cache_key_and_star_table_in_a_zoo_child():
     back = pickle.loads(ForkingPickler.dumps(conv))
     assert back.cache_key == conv.cache_key and callable(back.for_package)
     assert "ops.ones" in back("import torch\nx = torch.ones(2)\n").code
+
+
+def test_worst_quantity_calls_accumulated_drift_drift_not_fail():
+    """A passing check whose deepest layer's accumulated output is beyond the tolerance (its own
+    error within, no float64 run): the summary's worst quantity says 'drift'; a layer whose own
+    error is beyond it says FAIL."""
+    from migrate.check.compare import compare
+    from migrate.check.result import CheckResult, LayerRow, PhaseResult
+    from migrate.check.zoo import worst_quantity
+    near = compare(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-7]), 1e-5, 1e-6)
+    beyond = compare(np.array([1.0, 2.0]), np.array([1.0, 2.001]), 1e-5, 1e-6)
+    row = LayerRow("layer4", "layer4", 0, 1, 0, "Sequential", "SequentialCell", beyond, near)
+    row.status = "drift"
+    res = CheckResult(settings={}, phases=[PhaseResult("train", outputs=near, layers=[row])])
+    assert worst_quantity(res) == "train layer4: max abs 0.001 (drift)"
+    row.status, row.local = "FAIL", beyond
+    assert worst_quantity(res).endswith("(FAIL)")

@@ -124,3 +124,11 @@ def test_torch_nn_modules_paths_name_torch_nn_classes():
           "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(27)))\n")
     assert "MS901 torch.nn.modules.batchnorm._BatchNorm has no mapping" in convert_source(
         "import torch.nn as nn\nok = isinstance(m, nn.modules.batchnorm._BatchNorm)\n").code
+
+
+def test_a_static_forward_of_a_cell_is_not_renamed():
+    """A TorchFunction subclass's static forward(ctx, ...) is torch's Function form, not a Cell's
+    forward: a later conversion that sees it as a Cell keeps it (monai's LLTMFunction)."""
+    src = ("import torch.nn as nn\n\nclass F(nn.Module):\n    @staticmethod\n    def forward(ctx, x):\n"
+           "        return x\n")
+    assert "def forward(ctx, x):" in convert_source(src).code

@@ -317,6 +317,13 @@ def test_int_literals_for_torch_flags_are_bools():
     assert namespace["fc"].has_bias is True and namespace["fc"].bias.shape == (2,)
 
 
+def test_dropout_rate_given_as_an_int_builds():
+    # x_transformers: nn.Dropout(emb_dropout) with emb_dropout = 0; MindSpore 2.10 refuses keep_prob=1
+    namespace = {}
+    exec(convert_source("import torch.nn as nn\nrate = 0\ndrop = nn.Dropout(rate)\n").code, namespace)
+    assert namespace["drop"].keep_prob == 1.0 and isinstance(namespace["drop"].keep_prob, float)
+
+
 def test_weight_data_init_methods():
     check("""\
         class Net(nn.Module):

@@ -183,6 +183,27 @@ PAIRS = {
                 w = next(iter(self.trainable_params()))
                 return self.body(x) * w.sum()
         """),
+    # x_transformers: a ModuleList of names the file may set to None (torch keeps the None entries);
+    # a None buffer is a None attribute
+    "maybe_none_entries": ("""\
+        class Block(nn.Module):
+            def __init__(self, pre_norm):
+                super().__init__()
+                pre = nn.LayerNorm(4) if pre_norm else None
+                post = nn.LayerNorm(4)
+                self.norms = nn.ModuleList([pre, post])
+                self.plain = nn.ModuleList([post])
+                self.register_buffer('scale', None)
+        """, """\
+        class Block(nn.Cell):
+            def __init__(self, pre_norm):
+                super().__init__()
+                pre = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1) if pre_norm else None
+                post = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)
+                self.norms = TorchModuleList([pre, post])
+                self.plain = nn.CellList([post])
+                setattr(self, 'scale', None)
+        """),
     # MindSpore 2.10's CellDict refuses containers as values; a dict of plain layers stays a CellDict
     "dict_of_containers": ("""\
         class Net(nn.Module):
@@ -383,3 +404,13 @@ def test_a_cell_subclass_may_define_its_own_register_method():
     cell = Registry()
     handle = cell.register_forward_hook(lambda c, i, o: None)
     assert cell._register("a", 1) == ("a", 1) and handle is not None
+
+
+def test_module_list_entries_that_may_be_none_keep_their_index():
+    src = TORCH_HEADER + textwrap.dedent(PAIRS["maybe_none_entries"][0])
+    namespace = {}
+    exec(convert_source(src).code, namespace)
+    block = namespace["Block"](False)
+    assert len(block.norms) == 2 and block.norms[0] is None and block.scale is None
+    assert [name for name, _ in block.parameters_and_names()] == ["norms.1.gamma", "norms.1.beta"]
+    assert len(namespace["Block"](True).norms.trainable_params()) == 4

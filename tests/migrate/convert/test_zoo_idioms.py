@@ -84,7 +84,7 @@ def test_star_arguments_pass_through_a_rename():
         """)
 
 
-def test_star_arguments_are_packed_with_the_others():
+def test_star_arguments_are_sizes_known_at_run_time():
     check("""\
         def f(b, c, size):
             x = torch.ones(b * c, 4)
@@ -92,7 +92,7 @@ def test_star_arguments_are_packed_with_the_others():
         """, """\
         def f(b, c, size):
             x = ops.ones((b * c, 4))
-            return ops.reshape(x, (b, c, *size)) + ops.zeros((1, c, *size))
+            return x.view(b, c, *size) + ops.zeros(_torch_sizes(1, c, *size))
         """)
 
 
@@ -179,3 +179,86 @@ def test_erfinv_initializer_is_normal(tmp_path):
     ref.uniform_(-0.99, 0.99).erfinv_().mul_(0.2 * math.sqrt(2.))
     assert abs(w.mean() - float(ref.mean())) < 3 * 0.2 / math.sqrt(w.size)
     assert abs(w.std() - float(ref.std())) < 3 * 0.2 / math.sqrt(2 * w.size)
+
+
+def test_stem_matches_torch(tmp_path):
+    """Tuple kernel through a variable, padding_mode through a variable, weight standardization,
+    add_module children read by local names, a buffer that is None."""
+    spec = importlib.util.spec_from_file_location("zoo_idioms_torch_stem", FIXTURE)
+    tmod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tmod)
+    cmod = _converted(tmp_path, FIXTURE.read_text(), "zoo_idioms_ms_stem")
+    torch.manual_seed(0)
+    tmodel, cell = tmod.make_stem().eval(), cmod.make_stem()
+    assert transfer(tmodel, cell, strict=True).ok
+    assert cell.mask is None
+    x = np.random.RandomState(2).randn(*tmod.INPUT_SHAPE).astype(np.float32)
+    with torch.no_grad():
+        ref = tmodel(torch.from_numpy(x)).numpy()
+        ref_scale, ref_kernel = tmodel.fused_scale()
+    cell.set_train(False)
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    scale, kernel = cell.fused_scale()
+    np.testing.assert_allclose(scale.asnumpy(), ref_scale.numpy(), rtol=1e-5, atol=1e-6)
+    assert tuple(kernel) == tuple(ref_kernel)
+    with pytest.raises(ValueError, match="padding_mode"):
+        cmod.StdConv2d(2, 2, 3, padding_mode='reflect')
+
+
+def test_fan_in_and_fan_out_match_torch(tmp_path):
+    src = "from torch.nn.init import _calculate_fan_in_and_fan_out\n\ndef f(w):\n    return _calculate_fan_in_and_fan_out(w)\n"
+    cmod = _converted(tmp_path, src, "fans")
+    for shape in [(5, 3), (8, 4, 3, 3), (6, 2, 5)]:
+        assert cmod.f(ms.ops.zeros(shape, ms.float32)) == torch.nn.init._calculate_fan_in_and_fan_out(torch.zeros(shape))
+
+
+def test_data_augmented_assignment_writes_into_the_tensor(tmp_path):
+    src = "import torch\n\ndef f(w):\n    w.data *= 0.5\n    w.data -= 1 + 1\n    return w\n"
+    cmod = _converted(tmp_path, src, "data_update")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    w = ms.Parameter(ms.Tensor(x.copy()))
+    out = cmod.f(w)
+    ref = torch.nn.Parameter(torch.from_numpy(x.copy()))
+    ref.data *= 0.5
+    ref.data -= 1 + 1
+    assert out is w
+    np.testing.assert_allclose(w.asnumpy(), ref.detach().numpy(), rtol=1e-6, atol=0)
+
+
+def test_buffer_that_may_be_none():
+    check("""\
+        class A(nn.Module):
+            def __init__(self, mask=None):
+                super().__init__()
+                self.register_buffer('mask', mask)
+                self.register_buffer('empty', None)
+        """, """\
+        class A(nn.Cell):
+            def __init__(self, mask=None):
+                super().__init__()
+                setattr(self, 'mask', None if mask is None else ms.Parameter(mask, name='mask', requires_grad=False))
+                setattr(self, 'empty', None)
+        """)
+
+
+def test_children_added_by_name_are_known_layers():
+    check("""\
+        class A(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.add_module('bn', nn.BatchNorm2d(4))
+
+            def scale(self):
+                bn = self.bn
+                return bn.weight / bn.running_var
+        """, """\
+        class A(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.insert_child_to_cell('bn', nn.BatchNorm2d(4, momentum=0.9))
+                _torch_param_names(self)
+
+            def scale(self):
+                bn = self.bn
+                return bn.gamma / bn.moving_variance
+        """)

@@ -56,7 +56,7 @@ PAIRS = [
     # MS114 dropout, layer norm
     ("nn.Dropout()", "nn.Dropout(keep_prob=0.5)"),
     ("nn.Dropout(0.1)", "nn.Dropout(keep_prob=0.9)"),
-    ("nn.Dropout(p=rate, inplace=True)", "nn.Dropout(keep_prob=1 - rate)"),
+    ("nn.Dropout(p=rate, inplace=True)", "nn.Dropout(keep_prob=1.0 - rate)"),
     ("nn.LayerNorm(64)", "nn.LayerNorm((64,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)"),
     ("nn.LayerNorm([8], eps=1e-6)", "nn.LayerNorm([8], epsilon=1e-6, begin_norm_axis=-1, begin_params_axis=-1)"),
     # activations and other layers
@@ -212,6 +212,7 @@ MARKED_WITH_DEFAULTS = {"torch.nn.functional.one_hot",
                         "torch.randint",   # randint() without high and size: marked
                         "torch.scatter",   # scatter(input, dim, index) without src or value: marked
                         # alpha_dropout(input, p, train) with train not known to be False: marked
+                        # (torch.nn.functional's, with a variable, raises when built if it is True)
                         "torch.alpha_dropout", "torch.feature_alpha_dropout"}
 
 
@@ -250,6 +251,7 @@ def test_target_mindspore():
 
 
 RULE_EXAMPLES = {
+    "inplace_data_update": "def f(w):\n    w.data *= 0.5\n",
     "torch_imports": "x = torch.zeros(2)\n",
     "assumed_cell": "from .blocks import Base\nclass Head(Base):\n    def forward(self, x):\n        return x\n",
     "forward_to_construct": "class M(nn.Module):\n    def forward(self, x):\n        return x\n",
