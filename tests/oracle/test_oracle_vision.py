@@ -44,6 +44,11 @@ DRIVER = textwrap.dedent("""
     out["fake_x"] = np.concatenate([x for x, _ in fake])
     out["fake_y"] = np.concatenate([y for _, y in fake])
     np.savez(sys.argv[3], **out)
+    # MindSpore 2.10 aborts now and then at interpreter exit ("terminate called without an active
+    # exception") after a pipeline ran MindSpore ops in a Python function (the Lambda here): the
+    # results are written; leave without the teardown (the Lambda entry's mindspore_note says so)
+    import os
+    os._exit(0)
 """)
 
 

@@ -973,12 +973,11 @@ def test_optimizer_created_inside_an_outer_loop():
 
 
 def test_converting_twice_with_torch_still_imported_changes_nothing():
-    # (SBU: a torchvision dataset the tables do not map, so torchvision stays imported)
     src = textwrap.dedent("""\
         import torch
         import torchvision
         from torch.utils.data import DataLoader
-        loader = DataLoader(torchvision.datasets.SBU(), batch_size=4)
+        loader = DataLoader(torchvision.datasets.SVHN("data"), batch_size=4)
         opt = torch.optim.SGD(net.parameters(), lr=0.1)
         for x, y in loader:
             opt.zero_grad()
@@ -994,8 +993,8 @@ def test_converting_twice_with_torch_still_imported_changes_nothing():
     assert without_guards(once.code) == textwrap.dedent("""\
         import ms_core as ms
         from ms_core import ops
-        # migrate: MS901 torchvision.datasets.SBU has no mapping
-        loader = ms.dataset.GeneratorDataset(torchvision.datasets.SBU(), column_names=["data", "label"], shuffle=False).batch(4)
+        # migrate: MS901 torchvision.datasets.SVHN has no mapping
+        loader = ms.dataset.GeneratorDataset(torchvision.datasets.SVHN("data"), column_names=["data", "label"], shuffle=False).batch(4)
         opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)
 
         def forward_fn(x, y):
