@@ -249,8 +249,8 @@ ARCHS = [
          "spatial_dims=2, classification=True, num_classes=3)", (x(2, 1, 32, 32),)),
     Arch("monai", "monai.networks.nets", "UNETR(1, 2, (32, 32), feature_size=4, hidden_size=32, mlp_dim=64, num_heads=4, "
          "spatial_dims=2)", (x(1, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "SwinUNETR((32, 32), 1, 2, depths=(1, 1, 1, 1), num_heads=(1, 2, 2, 4), "
-         "feature_size=12, spatial_dims=2)", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "SwinUNETR((64, 64), 1, 2, depths=(1, 1, 1, 1), num_heads=(1, 2, 2, 4), "
+         "feature_size=12, spatial_dims=2)", (x(1, 1, 64, 64),)),
     Arch("monai", "monai.networks.nets", "SEResNet50(layers=(1, 1, 1, 1), spatial_dims=2, in_channels=1, num_classes=3)",
          (x(1, 1, 64, 64),)),
     Arch("monai", "monai.networks.nets", "AutoEncoder(2, 1, 1, channels=(4, 8), strides=(2, 2))", (x(1, 1, 16, 16),)),
