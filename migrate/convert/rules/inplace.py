@@ -77,6 +77,9 @@ def receiver_kind(before, after) -> str:
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Attribute) and \
             before.func.attr.value in ALIASING_METHODS:
         return "view"
+    if isinstance(before, cst.Call) and isinstance(before.func, cst.Name) and \
+            before.func.value.rstrip("_") == "_torch_to":
+        return "view"  # the generated x.to(v): torch's to() returns x itself when nothing changes
     if isinstance(before, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Integer, cst.Float,
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
         return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
@@ -131,7 +134,7 @@ def inplace(edit) -> None:
         return
     kind = receiver_kind(before, after)
     if kind == "view":
-        edit.unsupported(_view_reason(name, before), marker="MS905")
+        edit.unsupported(_view_reason(name, after), marker="MS905")  # the converted text: the same when converted again
         return
     if kind == "fresh":
         edit.note("in-place on a new tensor: the out-of-place result is the same")

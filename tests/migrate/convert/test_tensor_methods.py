@@ -209,3 +209,12 @@ def test_in_place_on_a_parameter_held_through_a_container_updates_it_like_torch(
     m.load(ms.Tensor(w))
     np.testing.assert_array_equal(m.layers[0].weight.asnumpy(), t.layers[0].weight.detach().numpy())
     np.testing.assert_array_equal(m.layers[1].bias.asnumpy(), t.layers[1].bias.detach().numpy())
+
+
+def test_in_place_on_a_run_time_to_is_marked_once_and_stays_so():
+    """``x.to(dt).sub_(m)`` writes into x in torch when dt is x's dtype: the generated _torch_to
+    aliases like torch's to(); converting the output again changes nothing (timm's loader)."""
+    src = "import torch\ndef f(x, dt, m):\n    with ctx():\n        x = x.to(dt).sub_(m).div_(2)\n    return x\n"
+    once = convert_source(src).code
+    assert once.count("# migrate: MS905 Tensor.sub_: in-place sub_() on _torch_to(x, dt)") == 1, once
+    assert convert_source(once).code == once
