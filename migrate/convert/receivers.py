@@ -81,6 +81,10 @@ def is_tensor(conv, node) -> bool:
     return memo[node]
 
 
+# attributes of a tensor that are tensors (the same memory)
+_TENSOR_VIEWS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
+
+
 def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
     """One step of :func:`is_tensor`: ``(answer, ())`` when ``node`` alone decides, else
     ``(None, parts)``: ``node`` is a tensor when one of ``parts`` is."""
@@ -108,6 +112,8 @@ def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
         return is_module(conv, f), ()
     if isinstance(node, cst.Subscript):
         return None, (node.value,)
+    if isinstance(node, cst.Attribute) and node.attr.value in _TENSOR_VIEWS:
+        return None, (node.value,)  # x.data, x.T: a tensor when x is one
     if isinstance(node, cst.BinaryOperation):
         return None, (node.left, node.right)
     if isinstance(node, cst.UnaryOperation):

@@ -218,3 +218,10 @@ def test_in_place_on_a_run_time_to_is_marked_once_and_stays_so():
     once = convert_source(src).code
     assert once.count("# migrate: MS905 Tensor.sub_: in-place sub_() on _torch_to(x, dt)") == 1, once
     assert convert_source(once).code == once
+
+
+def test_a_tensors_data_is_a_tensor_so_numpy_converts_in_one_pass():
+    """``x.data.numpy()``: ``.data`` goes and ``.numpy()`` must convert in the same pass, or the
+    second conversion changes the file (timm's utils/onnx.py)."""
+    check("def f(x: torch.Tensor):\n    return x.data.numpy(), x.T.numpy()\n",
+          "def f(x: ms.Tensor):\n    return x.asnumpy(), x.T.asnumpy()\n")
