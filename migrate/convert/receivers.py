@@ -81,8 +81,9 @@ def is_tensor(conv, node) -> bool:
     return memo[node]
 
 
-# attributes of a tensor that are tensors (the same memory)
-_TENSOR_VIEWS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
+# attributes of a tensor that are tensors sharing its memory (an in-place op through one writes
+# into the tensor: rules/inplace.py)
+TENSOR_VIEW_ATTRS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
 
 
 def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
@@ -112,7 +113,7 @@ def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
         return is_module(conv, f), ()
     if isinstance(node, cst.Subscript):
         return None, (node.value,)
-    if isinstance(node, cst.Attribute) and node.attr.value in _TENSOR_VIEWS:
+    if isinstance(node, cst.Attribute) and node.attr.value in TENSOR_VIEW_ATTRS:
         return None, (node.value,)  # x.data, x.T: a tensor when x is one
     if isinstance(node, cst.BinaryOperation):
         return None, (node.left, node.right)

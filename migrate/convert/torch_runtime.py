@@ -152,7 +152,6 @@ def _torch_eval(obj):
     return own()
 
 
-
 def _torch_to(obj, *args, **kwargs):
     """torch's ``x.to(...)`` with arguments the converter could not tell apart: a cast when a dtype
     is among them (or a tensor, whose dtype is meant); a device changes nothing on MindSpore.
@@ -171,6 +170,7 @@ def _torch_to(obj, *args, **kwargs):
         raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart: "
                         f"cast the parameters with ms.amp or Cell.to_float.")
     return obj.astype(dtype)
+
 
 class _TorchGenerator:
     """torch.Generator: a seeded random stream of its own, for the calls given it (generator=g).
@@ -597,13 +597,6 @@ class TorchFunction(nn.Cell):
                      for g, x in zip(grads, inputs))
 '''
 
-CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
-                 "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
-                 "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
-                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
-                 "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
-                 "_torch_einsum": _EINSUM,
-                 **EINOPS_SOURCES, **VISION_SOURCES}
 _LOAD_INTO = '''
 def _torch_load_into(net, checkpoint):
     """torch's ``net = torch.load(f)`` of a whole pickled module: a MindSpore checkpoint holds
@@ -624,9 +617,14 @@ def _torch_table_dtype(cell, dtype):
     return cell
 '''
 
-CLASS_SOURCES["_torch_load_into"] = _LOAD_INTO
-CLASS_SOURCES["_torch_table_dtype"] = _TABLE_DTYPE
-CLASS_SOURCES.update(DISTRIBUTION_SOURCES)
+CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
+                 "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
+                 "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
+                 "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
+                 "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
+                 "_torch_einsum": _EINSUM,
+                 **EINOPS_SOURCES, **VISION_SOURCES,
+                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

@@ -102,7 +102,8 @@ def _plain_params(fn: cst.FunctionDef) -> bool:
 
 def _simple_ctx(fn: cst.FunctionDef) -> bool:
     decs = {dotted(d.decorator) or "?" for d in fn.decorators}
-    return {d for d in decs if not d.endswith("once_differentiable")} <= {"staticmethod"} and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
+    plain = {d for d in decs if not d.endswith("once_differentiable")} <= {"staticmethod"}
+    return plain and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
 
 
 def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -86,14 +87,10 @@ def receiver_kind(before, after) -> str:
     return "view"
 
 
-# attributes of a tensor that share its memory: an in-place op through them writes into the tensor
-_VIEW_ATTRIBUTES = {"T", "mT", "H", "mH", "real", "imag", "data"}
-
-
 def _held(node) -> bool:
     """``self.blocks[0].conv.weight``: an attribute (not a tensor's view attribute) reached through
     names, attributes and subscripts by a name or a literal: a tensor an object holds, not a view."""
-    if not isinstance(node, cst.Attribute) or node.attr.value in _VIEW_ATTRIBUTES:
+    if not isinstance(node, cst.Attribute) or node.attr.value in TENSOR_VIEW_ATTRS:
         return False
     node = node.value
     while isinstance(node, (cst.Attribute, cst.Subscript)):
