@@ -19,6 +19,7 @@ import inspect
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
 from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
+from migrate.convert.state_runtime import NEEDS as STATE_NEEDS, SOURCES as STATE_SOURCES
 
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
@@ -624,8 +625,9 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
-                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
+                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
+                 **STATE_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS}

@@ -375,6 +375,7 @@ RULE_EXAMPLES = {
     "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
     "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
+    "checkpoint_keywords": "y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
 }
 
 

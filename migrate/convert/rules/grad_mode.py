@@ -1,0 +1,42 @@
+"""Rules for torch's autograd state: activation checkpointing and the grad mode.
+
+``torch.utils.checkpoint.checkpoint(fn, *args, **kwargs)`` trades memory for recomputation: the
+values and gradients are those of ``fn(*args, **kwargs)``, which is what the converted code calls.
+torch 2.13 passes keywords through to ``fn`` only with ``use_reentrant=False`` (``None``, the
+default, means True and refuses them with a ValueError): the generated ``_torch_checkpoint``
+keeps that check when ``use_reentrant`` is not written as False.
+
+Every rule has one signature, ``apply(edit) -> None``.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.cst import code_of
+from migrate.convert.registry import argument_rule
+
+
+def _plain_args(args: list) -> list:
+    """``args`` (cst.Arg) as arguments of a new call: commas and spacing of the new call's own."""
+    return [cst.Arg(a.value, keyword=a.keyword, star=a.star,
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                          whitespace_after=cst.SimpleWhitespace(""))
+                    if a.keyword is not None else cst.MaybeSentinel.DEFAULT)
+            for a in args]
+
+
+@argument_rule("MS350", "checkpoint_keywords")
+def checkpoint_keywords(edit) -> None:
+    """Replace torch.utils.checkpoint.checkpoint(fn, *args, k=v) with fn(*args, k=v) when
+    use_reentrant=False, else with _torch_checkpoint(fn, *args, k=v) (torch's check of the keywords)."""
+    if not edit.kwargs_args:
+        return  # fn(*args): the entry's template
+    reentrant = edit.bound.get("use_reentrant")
+    if reentrant is not None and code_of(reentrant) == "False" \
+            and not any(a.star == "**" for a in edit.kwargs_args):
+        function = edit.bound["function"]
+        edit.result = cst.Call(function, _plain_args([*edit.star_args, *edit.kwargs_args]))
+        edit.note("keyword arguments passed through to the function (use_reentrant=False)")
+        return
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_checkpoint")), _plain_args(list(edit.call.args)))
+    edit.note("_torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
