@@ -30,5 +30,26 @@ def _torch_checkpoint(function, *args, use_reentrant=None, context_fn=None, dete
     return function(*args, **kwargs)
 '''
 
-SOURCES = {"_torch_checkpoint": _CHECKPOINT}
+_SDPA = '''
+def _torch_sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """torch's F.scaled_dot_product_attention with options known at run time: softmax(q @ k^T *
+    scale + masks) @ v; the causal mask keeps key j <= query i, a Bool attn_mask keeps where True,
+    a float one adds (both apply when both are given, as torch 2.13 on CPU)."""
+    scale = query.shape[-1] ** -0.5 if scale is None else scale
+    scores = ops.matmul(query, ops.swapaxes(key, -2, -1)) * scale
+    if is_causal:
+        upper = ops.triu(ops.ones((query.shape[-2], key.shape[-2]), ms.bool_), 1)
+        scores = ops.masked_fill(scores, upper, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == ms.bool_:
+            scores = ops.masked_fill(scores, ops.logical_not(attn_mask), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = ops.softmax(scores, -1)
+    if dropout_p > 0:
+        weights = ops.dropout(weights, p=float(dropout_p))
+    return ops.matmul(weights, value)
+'''
+
+SOURCES = {"_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA}
 NEEDS: dict = {}
