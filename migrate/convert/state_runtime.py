@@ -51,5 +51,49 @@ def _torch_sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=Fals
     return ops.matmul(weights, value)
 '''
 
-SOURCES = {"_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA}
+# torch's _foreach_ ops, each on one tensor with torch's parameter names (other/scalar/scalars:
+# the second operand's names across torch's overloads)
+FOREACH_OPS = ("add", "sub", "mul", "div", "lerp", "addcmul", "addcdiv", "pow", "maximum", "minimum",
+               "clamp_min", "clamp_max", "neg", "abs", "sqrt", "rsqrt", "exp", "log", "reciprocal",
+               "sigmoid", "sign", "zero", "copy")
+_FOREACH = '''
+def _torch_foreach(op, tensors, *args, **kwargs):
+    """torch._foreach_<op>(tensors, ...): the op on each tensor of the list with the matching
+    element of each list argument (a scalar or a tensor is shared); ``op`` ending in ``_`` is the
+    in-place form, which writes each result into its tensor (copy_) and returns None."""
+    def operand(other=None, scalar=None, scalars=None, exponent=None):
+        return next(v for v in (other, scalar, scalars, exponent) if v is not None)  # torch's names
+
+    table = {
+        "add": lambda t, *o, alpha=1, **k: t + operand(*o, **k) * alpha,
+        "sub": lambda t, *o, alpha=1, **k: t - operand(*o, **k) * alpha,
+        "mul": lambda t, *o, **k: t * operand(*o, **k),
+        "div": lambda t, *o, **k: t / operand(*o, **k),
+        "pow": lambda t, *o, **k: t ** operand(*o, **k),
+        "maximum": lambda t, *o, **k: ops.maximum(t, operand(*o, **k)),
+        "minimum": lambda t, *o, **k: ops.minimum(t, operand(*o, **k)),
+        "clamp_min": lambda t, *o, **k: ops.clamp(t, min=operand(*o, **k)),
+        "clamp_max": lambda t, *o, **k: ops.clamp(t, max=operand(*o, **k)),
+        "lerp": lambda t, tensors1, weight=None, weights=None:
+            t + (weight if weights is None else weights) * (tensors1 - t),
+        "addcmul": lambda t, tensor1, tensor2, value=1, scalars=None:
+            t + (value if scalars is None else scalars) * tensor1 * tensor2,
+        "addcdiv": lambda t, tensor1, tensor2, value=1, scalars=None:
+            t + (value if scalars is None else scalars) * tensor1 / tensor2,
+        "neg": lambda t: -t, "abs": ops.abs, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "exp": ops.exp,
+        "log": ops.log, "reciprocal": ops.reciprocal, "sigmoid": ops.sigmoid, "sign": ops.sign,
+        "zero": ops.zeros_like, "copy": lambda t, src, non_blocking=False: src,
+    }
+    fn, results = table[op.rstrip("_")], []
+    for i, t in enumerate(tensors):
+        pick = [a[i] if isinstance(a, (list, tuple)) else a for a in args]
+        result = fn(t, *pick, **{k: v[i] if isinstance(v, (list, tuple)) else v for k, v in kwargs.items()})
+        if not op.endswith("_"):
+            results.append(result)
+        elif result is not t:
+            t.copy_(result.astype(t.dtype) if hasattr(result, "astype") else result)
+    return results if not op.endswith("_") else None
+'''
+
+SOURCES = {"_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA, "_torch_foreach": _FOREACH}
 NEEDS: dict = {}

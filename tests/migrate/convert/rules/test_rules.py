@@ -376,6 +376,7 @@ RULE_EXAMPLES = {
     "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
     "checkpoint_keywords": "y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
+    "foreach": "torch._foreach_mul_(ps, 0.5)\n",
 }
 
 

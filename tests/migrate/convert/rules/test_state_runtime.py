@@ -53,3 +53,65 @@ def test_sdpa_runtime_options_match_torch(causal, mask, scale):
     np.testing.assert_allclose(out.asnumpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
     for g, t in zip(grads, tq):
         np.testing.assert_allclose(g.asnumpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)  # softmax backward
+
+
+# --- torch._foreach_* ---------------------------------------------------------------------------
+
+def test_foreach_calls_become_the_helper_and_the_probe_is_answered():
+    got = check("def upd(ema, model, d):\n    if hasattr(torch, '_foreach_lerp_'):\n"
+                "        torch._foreach_lerp_(ema, model, weight=1. - d)\n"
+                "    torch._foreach_mul_(ema, scalar=d)\n",
+                "def upd(ema, model, d):\n    if True:\n        _torch_foreach('lerp_', ema, model, weight=1. - d)\n"
+                "    _torch_foreach('mul_', ema, scalar=d)\n")
+    assert "def _torch_foreach(" in got.code
+
+
+FOREACH = """
+import torch
+
+def inplace(ema, model, d, w):
+    torch._foreach_mul_(ema, scalar=d)
+    torch._foreach_add_(ema, model, alpha=1 - d)
+    torch._foreach_lerp_(ema, model, weight=0.3)
+    torch._foreach_lerp_(ema, model, w)
+    torch._foreach_addcmul_(ema, model, model, value=0.5)
+    torch._foreach_addcdiv_(ema, model, [m.abs() + 1 for m in model], [0.1, 0.2])
+    torch._foreach_sub_(ema, [0.5, 1.5])
+    torch._foreach_div_(ema, w)
+    torch._foreach_maximum_(ema, model)
+    torch._foreach_clamp_max_(ema, 1.5)
+    torch._foreach_pow_(ema, 2)
+    torch._foreach_sqrt_(ema)
+    torch._foreach_neg_(ema)
+
+def out_of_place(xs, ys):
+    a = torch._foreach_add(xs, ys, alpha=2.0)
+    b = torch._foreach_mul(a, 3.0)
+    c = torch._foreach_exp(torch._foreach_neg(b))
+    return [*a, *b, *c, *torch._foreach_sigmoid(ys), *torch._foreach_clamp_min(xs, 0.0)]
+"""
+
+
+def test_foreach_in_place_on_parameters_matches_torch():
+    tf, cf, _ = _run(FOREACH, "inplace")
+    rs = np.random.RandomState(2)
+    ema, model = ([rs.randn(*s).astype(np.float32) for s in ((3, 4), (5,))] for _ in range(2))
+    t_ema = [torch.nn.Parameter(torch.from_numpy(a.copy()), requires_grad=False) for a in ema]
+    c_ema = [ms.Parameter(ms.Tensor(a.copy()), name=f"p{i}", requires_grad=False) for i, a in enumerate(ema)]
+    with torch.no_grad():
+        tf(t_ema, [torch.from_numpy(a) for a in model], 0.9, torch.tensor(0.25))
+    assert cf(c_ema, [ms.Tensor(a) for a in model], 0.9, ms.Tensor(np.float32(0.25))) is None
+    for c, t in zip(c_ema, t_ema):
+        assert isinstance(c, ms.Parameter) and c.dtype == ms.float32
+        np.testing.assert_allclose(c.asnumpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_foreach_out_of_place_matches_torch():
+    tf, cf, _ = _run(FOREACH, "out_of_place")
+    rs = np.random.RandomState(3)
+    xs, ys = ([rs.randn(*s).astype(np.float32) for s in ((2, 3), (4,))] for _ in range(2))
+    ref = tf([torch.from_numpy(a) for a in xs], [torch.from_numpy(a) for a in ys])
+    out = cf([ms.Tensor(a) for a in xs], [ms.Tensor(a) for a in ys])
+    assert len(out) == len(ref)
+    for o, r in zip(out, ref):
+        np.testing.assert_allclose(o.asnumpy(), r.numpy(), rtol=1e-5, atol=1e-6)

@@ -1,10 +1,15 @@
-"""Rules for torch's autograd state: activation checkpointing and the grad mode.
+"""Rules for torch's autograd state and list ops: activation checkpointing, the grad mode,
+``torch._foreach_*``.
 
 ``torch.utils.checkpoint.checkpoint(fn, *args, **kwargs)`` trades memory for recomputation: the
 values and gradients are those of ``fn(*args, **kwargs)``, which is what the converted code calls.
 torch 2.13 passes keywords through to ``fn`` only with ``use_reentrant=False`` (``None``, the
 default, means True and refuses them with a ValueError): the generated ``_torch_checkpoint``
 keeps that check when ``use_reentrant`` is not written as False.
+
+``torch._foreach_<op>(tensors, ...)`` becomes the generated ``_torch_foreach("<op>", tensors, ...)``
+(arguments as written: the helper reads torch's parameter names), which loops over the list with
+the one-tensor op; the in-place forms write back with ``copy_`` (Parameters too).
 
 Every rule has one signature, ``apply(edit) -> None``.
 """
@@ -40,3 +45,13 @@ def checkpoint_keywords(edit) -> None:
         return
     edit.result = cst.Call(cst.Name(edit.helper("_torch_checkpoint")), _plain_args(list(edit.call.args)))
     edit.note("_torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
+
+
+@argument_rule("MS351", "foreach")
+def foreach(edit) -> None:
+    """Replace torch._foreach_<op>(tensors, ...) with _torch_foreach('<op>', tensors, ...) (the op on
+    each tensor of the list; the in-place form writes each result back)."""
+    qual = edit.conv.qual(edit.call.func) or ""
+    op = qual.rpartition("._foreach_")[2]
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_foreach")),
+                           [cst.Arg(cst.SimpleString(repr(op))), *_plain_args(list(edit.call.args))])
