@@ -49,7 +49,8 @@ MODULES_LOOP = node_rule(
     "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.")
 NO_GRAD = node_rule(
     "MS106", "no_grad",
-    "Replace `with torch.no_grad(): body` / @torch.no_grad() with body (nothing is recorded outside grad).")
+    "Replace a bare grad-mode decorator @torch.no_grad / @torch.enable_grad with the call torch makes "
+    "of it (@torch.no_grad(), which the tables convert to @ms._no_grad()).")
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t, t.device with None and t.is_cuda / t.is_xpu / ... with False (no tape "
@@ -70,8 +71,8 @@ _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_k
 _UNPICKLING_CONTEXTS = {"torch.serialization.safe_globals"}
 _AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"}
 
-NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
-                 "torch.autograd.no_grad"}
+NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                 "torch.autograd.enable_grad", "torch.autograd.inference_mode"}
 _FUNCTION_BASES = ("torch.autograd.Function", "torch.autograd.function.Function")
 # torch functions and methods whose result is a (values, indices) named tuple; MindSpore's
 # counterparts return a plain tuple
@@ -550,8 +551,9 @@ def on_function(conv, node: cst.FunctionDef):
         if p.default is not None:
             with conv.in_function(scope):
                 note_layer_class(conv, p.name.value, p.default)
-    decorators = [d for d in node.decorators if not (_is_no_grad(conv, d) or removed_decorator(conv, d))]
-    if len(decorators) != len(node.decorators):
+    decorators = [_grad_mode_decorator(conv, d) for d in node.decorators
+                  if not (_value_free(conv, d.decorator) or removed_decorator(conv, d))]
+    if len(decorators) != len(node.decorators) or any(a is not b for a, b in zip(decorators, node.decorators)):
         node = node.with_changes(decorators=decorators)
         conv.reshaped = True
     with conv.in_function(scope), conv.without_aliases(conv.rebound_in(node)):
@@ -569,16 +571,16 @@ def on_function(conv, node: cst.FunctionDef):
     return new
 
 
-def _is_no_grad(conv, dec: cst.Decorator) -> bool:
-    """A grad-mode decorator (``@torch.no_grad()``) or a value-free one
-    (``@autocast(enabled=False)``): recorded as removed."""
+def _grad_mode_decorator(conv, dec: cst.Decorator) -> cst.Decorator:
+    """Apply MS106: a grad-mode class used bare as a decorator (``@torch.no_grad``) is called, as
+    torch does (``@torch.no_grad()``); the tables convert the call (``@ms._no_grad()``), a context
+    decorator on MindSpore too."""
     expr = dec.decorator
-    q = conv.qual(expr.func if isinstance(expr, cst.Call) else expr)
-    if q in NO_GRAD_CALLS and conv.allows(NO_GRAD.id):
-        conv.record(dec.decorator, "", NO_GRAD.id, "exact",
-                    "no_grad removed: nothing is recorded outside a grad transform")
-        return True
-    return _value_free(conv, expr)
+    if isinstance(expr, cst.Call) or conv.qual(expr) not in NO_GRAD_CALLS or not conv.allows(NO_GRAD.id):
+        return dec
+    new = dec.with_changes(decorator=cst.Call(expr))
+    conv.record(expr, new.decorator, NO_GRAD.id, "exact", "the grad-mode context torch makes of a bare decorator")
+    return new
 
 
 def _value_free(conv, expr) -> bool:
@@ -613,16 +615,13 @@ def _value_free(conv, expr) -> bool:
 
 
 def on_with(conv, node: cst.With):
-    """Apply MS106 to ``with torch.no_grad():``, MS169 to value-free contexts and MS254 to
-    ``with torch.device(d):`` (the block is unwrapped: a list of statements)."""
+    """Apply MS169 to value-free contexts and MS254 to ``with torch.device(d):`` (the block is
+    unwrapped: a list of statements). Grad-mode contexts (``torch.no_grad()``) stay: the tables
+    convert them (``ms._no_grad()``: MindSpore's grad mode, which stops gradients inside ms.grad)."""
     keep = []
     for item in node.items:
         e = item.item
         q = conv.qual(e.func) if isinstance(e, cst.Call) else None
-        if q in NO_GRAD_CALLS and item.asname is None and conv.allows(NO_GRAD.id):
-            conv.record(e, "", NO_GRAD.id, "exact", "grad-mode block unwrapped: nothing is recorded "
-                                                    "outside a grad transform")
-            continue
         if item.asname is None and _value_free(conv, e):
             continue
         if q == "torch.device" and item.asname is None and conv.allows(DEVICE_CONTEXT.id):

@@ -95,5 +95,58 @@ def _torch_foreach(op, tensors, *args, **kwargs):
     return results if not op.endswith("_") else None
 '''
 
-SOURCES = {"_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA, "_torch_foreach": _FOREACH}
+_IS_GRAD_ENABLED = '''
+def _torch_is_grad_enabled():
+    """torch.is_grad_enabled(): MindSpore's grad mode (False inside ms._no_grad, torch's no_grad
+    converted, and after set_grad_enabled(False))."""
+    return ms.common.api._pynative_executor.enable_grad()
+'''
+
+_SET_GRAD_ENABLED = '''
+class _TorchSetGradEnabled:
+    """torch.set_grad_enabled(mode): sets MindSpore's grad mode at once (the flag ms._no_grad
+    sets), as torch's function does; used as a context, it restores the previous mode at exit."""
+
+    def __init__(self, mode):
+        self.prev, self.mode = ms.common.api._pynative_executor.enable_grad(), bool(mode)
+        ms.common.api._pynative_executor.set_enable_grad(self.mode)
+
+    def __call__(self, fn):  # as a decorator: the mode is set while fn runs only (torch's too)
+        ms.common.api._pynative_executor.set_enable_grad(self.prev)
+
+        def with_mode(*args, **kwargs):
+            with _TorchSetGradEnabled(self.mode):
+                return fn(*args, **kwargs)
+        return with_mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        ms.common.api._pynative_executor.set_enable_grad(self.prev)
+        return False
+'''
+
+_ENABLE_GRAD = '''
+class _TorchEnableGrad:
+    """torch.enable_grad(): a context (and decorator) that turns MindSpore's grad mode on while it
+    is entered and restores the previous mode at exit (the counterpart of ms._no_grad)."""
+
+    def __call__(self, fn):
+        def enabled(*args, **kwargs):
+            with _TorchEnableGrad():
+                return fn(*args, **kwargs)
+        return enabled
+
+    def __enter__(self):
+        self.prev = ms.common.api._pynative_executor.enable_grad()
+        ms.common.api._pynative_executor.set_enable_grad(True)
+
+    def __exit__(self, *exc):
+        ms.common.api._pynative_executor.set_enable_grad(self.prev)
+        return False
+'''
+
+SOURCES = {"_torch_is_grad_enabled": _IS_GRAD_ENABLED, "_TorchSetGradEnabled": _SET_GRAD_ENABLED,
+           "_TorchEnableGrad": _ENABLE_GRAD, "_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA, "_torch_foreach": _FOREACH}
 NEEDS: dict = {}

@@ -55,3 +55,27 @@ def foreach(edit) -> None:
     op = qual.rpartition("._foreach_")[2]
     edit.result = cst.Call(cst.Name(edit.helper("_torch_foreach")),
                            [cst.Arg(cst.SimpleString(repr(op))), *_plain_args(list(edit.call.args))])
+
+
+# torch's grad-mode functions -> the generated helper over MindSpore's grad mode
+_GRAD_MODE_HELPERS = {"enable_grad": "_TorchEnableGrad", "set_grad_enabled": "_TorchSetGradEnabled",
+                      "_set_grad_enabled": "_TorchSetGradEnabled", "is_grad_enabled": "_torch_is_grad_enabled"}
+
+
+@argument_rule("MS352", "grad_mode")
+def grad_mode(edit) -> None:
+    """Replace torch.set_grad_enabled(m) / torch.enable_grad() / torch.is_grad_enabled() with the
+    generated _TorchSetGradEnabled(m) / _TorchEnableGrad() / _torch_is_grad_enabled(), which read
+    and set MindSpore's grad mode (the flag ms._no_grad, torch.no_grad converted, sets), and
+    torch.inference_mode() with ms._no_grad()."""
+    if "orig_func" in edit.bound:
+        edit.unsupported("enable_grad(function): decorate with @torch.enable_grad() instead")
+        return
+    if edit.entry.torch.endswith("inference_mode"):
+        if code_of(edit.value("mode")) != "True":
+            edit.unsupported("inference_mode(mode) with mode other than True")
+            return
+        edit.result = cst.Call(edit.conv.target("ms._no_grad"), [])
+        return
+    args = [cst.Arg(edit.bound["mode"])] if "mode" in edit.bound else []
+    edit.result = cst.Call(cst.Name(edit.helper(_GRAD_MODE_HELPERS[edit.entry.torch.rsplit(".", 1)[1]])), args)

@@ -74,3 +74,79 @@ def test_checkpoint_keywords_match_torch():
     for reentrant in (None, True):
         with pytest.raises(ValueError, match="Unexpected keyword arguments: scale"):
             cf(ms.Tensor(x), ms.Tensor(w), reentrant)
+
+
+# --- the grad mode -------------------------------------------------------------------------------
+
+def test_grad_mode_contexts_and_functions():
+    check("from contextlib import nullcontext\n"
+          "def f(x, c):\n    ctx = torch.no_grad if c else nullcontext\n    with ctx():\n        y = x * 2\n"
+          "    with torch.no_grad():\n        z = x * 3\n    torch._C._set_grad_enabled(False)\n"
+          "    on = torch.is_grad_enabled()\n    torch.set_grad_enabled(True)\n    return y, z, on\n",
+          "def f(x, c):\n    ctx = ms._no_grad if c else nullcontext\n    with ctx():\n        y = x * 2\n"
+          "    with ms._no_grad():\n        z = x * 3\n    _TorchSetGradEnabled(False)\n"
+          "    on = _torch_is_grad_enabled()\n    _TorchSetGradEnabled(True)\n    return y, z, on\n")
+
+
+def test_bare_grad_mode_decorator_is_called():
+    check("@torch.no_grad\ndef f(x):\n    return x\n", "@ms._no_grad()\ndef f(x):\n    return x\n")
+
+
+GRAD_MODE = """
+import torch
+from contextlib import nullcontext
+
+MODES = []
+
+def f(x, c):
+    context = torch.no_grad if c else nullcontext
+    with context():
+        a = x * 2
+        MODES.append(torch.is_grad_enabled())
+    with torch.no_grad():
+        b = x * x
+        with torch.enable_grad():
+            MODES.append(torch.is_grad_enabled())
+    torch._C._set_grad_enabled(False)
+    d = torch.exp(x)
+    MODES.append(torch.is_grad_enabled())
+    torch.set_grad_enabled(True)
+    with torch.set_grad_enabled(False):
+        e = x * 5
+    MODES.append(torch.is_grad_enabled())
+    return (a * x + b * x + d * x + e * x + x * x).sum()
+
+@torch.no_grad()
+def g(x):
+    MODES.append(torch.is_grad_enabled())
+    return x * 2
+"""
+
+
+@pytest.mark.parametrize("c", [False, True])
+def test_grad_mode_matches_torch(c):
+    tf, cf, res = _run(GRAD_MODE, "f")
+    x = np.random.RandomState(4).randn(5).astype(np.float32)
+    tx = torch.from_numpy(x).requires_grad_()
+    tmodes = tf.__globals__["MODES"]
+    tf(tx, c).backward()
+    cmodes = cf.__globals__["MODES"]
+    g = ms.grad(lambda a: cf(a, c))(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert cmodes == tmodes == [not c, True, False, True]
+    cf.__globals__["g"](ms.Tensor(x))
+    tf.__globals__["g"](tx)
+    assert cmodes[-1] is tmodes[-1] is False
+    assert _grad_enabled()  # every mode restored
+
+
+def _grad_enabled():
+    return ms.common.api._pynative_executor.enable_grad() and torch.is_grad_enabled()
+
+
+def test_grad_inside_no_grad_is_refused_like_mindspore():
+    x = ms.Tensor(np.ones(2, np.float32))
+    with ms._no_grad():
+        with pytest.raises(RuntimeError, match="In no_grad context, you can not calculate gradient"):
+            ms.grad(lambda a: (a * a).sum())(x)
+    np.testing.assert_allclose(ms.grad(lambda a: (a * a).sum())(x).asnumpy(), [2.0, 2.0])

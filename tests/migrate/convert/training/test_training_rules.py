@@ -769,12 +769,13 @@ def test_backward_under_a_condition_moves_the_forward_pass_into_if_else():
 
             for phase in ['train', 'val']:
                 for inputs, labels in dataloaders[phase]:
-                    if phase == 'train':
-                        loss, grads = grad_fn(inputs, labels)
-                        optimizer(grads)
-                    else:
-                        outputs = model(inputs)
-                        loss = criterion(outputs, labels)
+                    with _TorchSetGradEnabled(phase == 'train'):
+                        if phase == 'train':
+                            loss, grads = grad_fn(inputs, labels)
+                            optimizer(grads)
+                        else:
+                            outputs = model(inputs)
+                            loss = criterion(outputs, labels)
                     total += loss.item() * inputs.shape[0]
         """)
     assert rules_of(res) == ["MS202", "MS213", "MS201", "MS201"]
@@ -1155,12 +1156,13 @@ def test_tutorial_loop_with_batches_unpacked_inside():
                 running_loss += loss.item()
         correct = 0
         total = 0
-        for data in testloader:
-            images, labels = data
-            outputs = net(images)
-            _, predicted = ops.max(outputs, 1)
-            total += labels.shape[0]
-            correct += (predicted == labels).sum().item()
+        with ms._no_grad():
+            for data in testloader:
+                images, labels = data
+                outputs = net(images)
+                _, predicted = ops.max(outputs, 1)
+                total += labels.shape[0]
+                correct += (predicted == labels).sum().item()
         """)
     assert res.unsupported == 0
 
@@ -1320,7 +1322,8 @@ def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
             optimizer.step()
         """, """\
         for x, y in loader:
-            h = backbone(x)
+            with _TorchSetGradEnabled(train_head):
+                h = backbone(x)
             loss = criterion(head(h), y)
             optimizer.zero_grad()
             # migrate: MS953 torch.set_grad_enabled(train_head) inside the forward pass: split the step by the condition by hand
@@ -1361,7 +1364,8 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             return ops.stop_gradient(backbone(x))
 
         def evaluate(x):
-            return q_net(x)
+            with ms._no_grad():
+                return q_net(x)
 
         def forward_fn(s, r, s2):
             q = ops.sum(head(frozen_features(s)), 1)
