@@ -22,7 +22,7 @@ from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child, track_assign,
 )
-from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
+from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
@@ -92,6 +92,10 @@ def on_reference(conv, node, q: str):
             return new
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
+    elif q.endswith(".__kwdefaults__"):
+        new = kwdefaults_reference(conv, node, q)
+        if new is not None:
+            return new
     entry = conv.tables.get(q)
     if entry is not None and entry.rule == "backend_flag":
         new = flag_reading(conv, node, q)

@@ -1,5 +1,6 @@
-"""Generated code for torch's autograd and random state: activation checkpointing, the grad mode,
-the ``torch._foreach_*`` list ops, attention whose options come at run time, ``fork_rng``.
+"""Generated code for torch's autograd state and run-time choices: activation checkpointing, the
+grad mode, the ``torch._foreach_*`` list ops, attention whose options come at run time, the
+transformer's activation by name.
 
 Each template is copied into the converted file that needs it (through
 :meth:`~migrate.convert.torch_signature.TorchSignatures.helper`); ``ms`` and ``ops`` are the
@@ -147,6 +148,17 @@ class _TorchEnableGrad:
         return False
 '''
 
-SOURCES = {"_torch_is_grad_enabled": _IS_GRAD_ENABLED, "_TorchSetGradEnabled": _SET_GRAD_ENABLED,
+_ACTIVATION_FN = '''
+def _torch_activation_fn(activation):
+    """torch.nn.modules.transformer._get_activation_fn: 'relu' -> relu, 'gelu' -> gelu (erf, torch's
+    F.gelu default); any other name raises torch's RuntimeError."""
+    if activation == "relu":
+        return ops.relu
+    if activation == "gelu":
+        return lambda input: ops.gelu(input, approximate="none")
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+'''
+
+SOURCES = {"_torch_activation_fn": _ACTIVATION_FN, "_torch_is_grad_enabled": _IS_GRAD_ENABLED, "_TorchSetGradEnabled": _SET_GRAD_ENABLED,
            "_TorchEnableGrad": _ENABLE_GRAD, "_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA, "_torch_foreach": _FOREACH}
 NEEDS: dict = {}

@@ -79,3 +79,10 @@ def grad_mode(edit) -> None:
         return
     args = [cst.Arg(edit.bound["mode"])] if "mode" in edit.bound else []
     edit.result = cst.Call(cst.Name(edit.helper(_GRAD_MODE_HELPERS[edit.entry.torch.rsplit(".", 1)[1]])), args)
+
+
+@argument_rule("MS353", "activation_fn")
+def activation_fn(edit) -> None:
+    """Replace torch.nn.modules.transformer._get_activation_fn(name) with the generated
+    _torch_activation_fn(name) ('relu' / 'gelu' -> the MindSpore function, torch's error otherwise)."""
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_activation_fn")), [cst.Arg(edit.bound["activation"])])

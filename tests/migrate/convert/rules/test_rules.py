@@ -378,6 +378,7 @@ RULE_EXAMPLES = {
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
     "checkpoint_keywords": "y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
     "foreach": "torch._foreach_mul_(ps, 0.5)\n",
+    "activation_fn": "f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
 }
 
 

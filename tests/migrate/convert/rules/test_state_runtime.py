@@ -115,3 +115,57 @@ def test_foreach_out_of_place_matches_torch():
     assert len(out) == len(ref)
     for o, r in zip(out, ref):
         np.testing.assert_allclose(o.asnumpy(), r.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# --- transformer activation by name, meshgrid's keyword defaults, Module.__init__(self) -------
+
+def test_activation_fn_kwdefaults_and_explicit_module_init():
+    check("from torch.nn.modules.transformer import _get_activation_fn\n"
+          "class A(nn.Module):\n    def __init__(self, act):\n        nn.Module.__init__(self)\n"
+          "        self.act = _get_activation_fn(act)\n        self.ij = torch.meshgrid.__kwdefaults__\n",
+          "class A(nn.Cell):\n    def __init__(self, act):\n        nn.Cell.__init__(self)\n"
+          "        self.act = _torch_activation_fn(act)\n        self.ij = {'indexing': None}\n")
+
+
+ACTIVATION = """
+import torch
+from torch import nn
+from torch.nn.modules.transformer import _get_activation_fn
+
+class Block(nn.Module):
+    def __init__(self, act):
+        nn.Module.__init__(self)
+        self.fc = nn.Linear(4, 3)
+        self.act = _get_activation_fn(act)
+        self.ij = torch.meshgrid.__kwdefaults__ is not None
+
+    def forward(self, x):
+        g = torch.stack(torch.meshgrid(x[0, :2], x[0, :3], indexing="ij") if self.ij else
+                        torch.meshgrid(x[0, :2], x[0, :3]))
+        return self.act(self.fc(x)), g
+"""
+
+
+@pytest.mark.parametrize("act", ["relu", "gelu"])
+def test_activation_by_name_and_explicit_module_init_match_torch(act):
+    tf, cf, _ = _run(ACTIVATION, "Block")
+    tnet, cnet = tf(act), cf(act)
+    assert torch.meshgrid.__kwdefaults__ == {"indexing": None}  # the literal the conversion writes
+    cnet.fc.weight.set_data(ms.Tensor(tnet.fc.weight.detach().numpy()))
+    cnet.fc.bias.set_data(ms.Tensor(tnet.fc.bias.detach().numpy()))
+    x = np.random.RandomState(6).randn(2, 4).astype(np.float32)
+    tx = torch.from_numpy(x).requires_grad_()
+    ref, tg = tnet(tx)
+    ref.sum().backward()
+    out, cg = cnet(ms.Tensor(x))
+    g = ms.grad(lambda a: cnet(a)[0].sum())(ms.Tensor(x))
+    np.testing.assert_allclose(out.asnumpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cg.asnumpy(), tg.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_activation_by_unknown_name_raises_torchs_error():
+    tf, cf, _ = _run(ACTIVATION, "Block")
+    for make in (tf, cf):
+        with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+            make("tanh")
