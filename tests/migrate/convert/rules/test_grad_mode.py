@@ -1,5 +1,6 @@
 """Activation checkpointing with keywords for the function, and the grad mode (rules/grad_mode.py):
 before/after pairs, and the converted code run on ms_core against torch."""
+import inspect
 import textwrap
 import warnings
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from migrate import convert_source
-from tests.migrate.convert.helpers import check
+from tests.migrate.convert.helpers import FIXTURE_ROOT, check
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
@@ -92,29 +93,11 @@ def test_bare_grad_mode_decorator_is_called():
     check("@torch.no_grad\ndef f(x):\n    return x\n", "@ms._no_grad()\ndef f(x):\n    return x\n")
 
 
-GRAD_MODE = """
+FIXTURE = (FIXTURE_ROOT / "functions" / "autograd_state.py").read_text()
+DECORATED = """
 import torch
-from contextlib import nullcontext
 
 MODES = []
-
-def f(x, c):
-    context = torch.no_grad if c else nullcontext
-    with context():
-        a = x * 2
-        MODES.append(torch.is_grad_enabled())
-    with torch.no_grad():
-        b = x * x
-        with torch.enable_grad():
-            MODES.append(torch.is_grad_enabled())
-    torch._C._set_grad_enabled(False)
-    d = torch.exp(x)
-    MODES.append(torch.is_grad_enabled())
-    torch.set_grad_enabled(True)
-    with torch.set_grad_enabled(False):
-        e = x * 5
-    MODES.append(torch.is_grad_enabled())
-    return (a * x + b * x + d * x + e * x + x * x).sum()
 
 @torch.no_grad()
 def g(x):
@@ -125,19 +108,25 @@ def g(x):
 
 @pytest.mark.parametrize("c", [False, True])
 def test_grad_mode_matches_torch(c):
-    tf, cf, res = _run(GRAD_MODE, "f")
+    tf, cf, res = _run(FIXTURE, "grad_modes")
     x = np.random.RandomState(4).randn(5).astype(np.float32)
     tx = torch.from_numpy(x).requires_grad_()
-    tmodes = tf.__globals__["MODES"]
+    tmodes, cmodes = tf.__globals__["MODES"], cf.__globals__["MODES"]
+    del tmodes[:], cmodes[:]
     tf(tx, c).backward()
-    cmodes = cf.__globals__["MODES"]
     g = ms.grad(lambda a: cf(a, c))(ms.Tensor(x))
     np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
     assert cmodes == tmodes == [not c, True, False, True]
-    cf.__globals__["g"](ms.Tensor(x))
-    tf.__globals__["g"](tx)
-    assert cmodes[-1] is tmodes[-1] is False
     assert _grad_enabled()  # every mode restored
+
+
+def test_no_grad_decorator_matches_torch():
+    tg, cg, _ = _run(DECORATED, "g")
+    cg(ms.Tensor(np.ones(2, np.float32)))
+    tg(torch.ones(2, requires_grad=True))
+    modes = [inspect.unwrap(f).__globals__["MODES"] for f in (cg, tg)]  # (the decorators wrap)
+    assert modes[0] == modes[1] == [False]
+    assert _grad_enabled()
 
 
 def _grad_enabled():
