@@ -21,6 +21,7 @@ from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child, track_assign,
+    type_of,
 )
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
 from migrate.convert.precedence import fit
@@ -342,7 +343,8 @@ def on_method(conv, node: cst.Call):
     if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(conv, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(conv, recv0)
-                              or entry.receiver == "param" and is_param(recv0)
+                              or entry.receiver == "param" and (is_param(recv0)
+                                                                or _untyped_name(conv, recv0))
                               or conv.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
@@ -357,6 +359,13 @@ def on_method(conv, node: cst.Call):
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _untyped_name(conv, node) -> bool:
+    """A plain name of no known type (``def init_(t): t.uniform_(-1, 1)``): the tensor
+    initialisers (``uniform_``, ``normal_``, ``zero_``, ``fill_``) are read as written on a
+    tensor, since MindSpore 2.10's own methods of those names have no CPU kernel."""
+    return isinstance(node, cst.Name) and not type_of(conv, node) and not _names_a_cell(conv, node)
 
 
 def _foreign_keywords(call: cst.Call, entry) -> bool:
