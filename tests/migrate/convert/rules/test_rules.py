@@ -379,6 +379,7 @@ RULE_EXAMPLES = {
     "checkpoint_keywords": "y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
     "foreach": "torch._foreach_mul_(ps, 0.5)\n",
     "activation_fn": "f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
+    "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
 }
 
 
