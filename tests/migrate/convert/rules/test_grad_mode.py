@@ -139,3 +139,28 @@ def test_grad_inside_no_grad_is_refused_like_mindspore():
         with pytest.raises(RuntimeError, match="In no_grad context, you can not calculate gradient"):
             ms.grad(lambda a: (a * a).sum())(x)
     np.testing.assert_allclose(ms.grad(lambda a: (a * a).sum())(x).asnumpy(), [2.0, 2.0])
+
+
+INFERENCE = """
+import torch
+
+def f(x):
+    with torch.inference_mode():
+        a = x * 3
+        on = torch.is_grad_enabled()
+    with torch.autograd.no_grad():
+        b = x * x
+    return (a.clone() * x + b * x).sum(), on  # (torch refuses an inference tensor in autograd)
+"""
+
+
+def test_inference_mode_matches_torch():
+    tf, cf, _ = _run(INFERENCE, "f")
+    x = np.random.RandomState(7).randn(4).astype(np.float32)
+    tx = torch.from_numpy(x).requires_grad_()
+    tout, ton = tf(tx)
+    tout.backward()
+    g, (out, on) = ms.grad(lambda a: cf(a)[0])(ms.Tensor(x)), cf(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), tout.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert on is ton is False and _grad_enabled()
