@@ -52,6 +52,13 @@ MODULES_LOOP = node_rule(
 NO_GRAD = node_rule(
     "MS106", "no_grad",
     "Replace `with torch.no_grad(): body` / @torch.no_grad() with body (nothing is recorded outside grad).")
+MODULE_TABLES = node_rule(
+    "MS443", "module_tables",
+    "Replace m._modules with m._cells and m._parameters with m._params (a Cell's ordered tables of "
+    "its children and its own parameters).")
+# torch.nn.Module's private tables -> a MindSpore Cell's (both OrderedDicts by name, in the order
+# the children/parameters were added; pytorchcv's containers iterate self._modules.values())
+_MODULE_TABLES = {"_modules": "_cells", "_parameters": "_params"}
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t, t.device with None and t.is_cuda / t.is_xpu / ... with False (no tape "
@@ -430,6 +437,14 @@ def on_plain_attribute(conv, node: cst.Attribute):
             and conv.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
         new = cst.Call(value)
         conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
+        return new
+    if attr in _MODULE_TABLES and conv.aliases and conv.allows(MODULE_TABLES.id) \
+            and not is_tensor(conv, node.value):
+        # the names are torch.nn.Module's own (private): any receiver with them is a module
+        new = node.with_changes(value=value, attr=cst.Name(_MODULE_TABLES[attr]))
+        conv.record(node, new, MODULE_TABLES.id, "exact",
+                    f"a Cell keeps its {'children' if attr == '_modules' else 'parameters'} in "
+                    f"{_MODULE_TABLES[attr]} (an OrderedDict by name, in the order they were added)")
         return new
     if attr in ("values", "indices") and isinstance(node.value, cst.Call) \
             and conv.allows(NAMED_TUPLE_FIELD.id):
