@@ -477,6 +477,25 @@ def _torch_multi_head_attention_forward(
     return (out if batched else out.squeeze(1)), None
 '''
 
+_LOCAL_RESPONSE_NORM = '''
+def _torch_local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):
+    """torch.nn.functional.local_response_norm in ops: x / (k + alpha / size * sum of x**2 over
+    `size` channels, zero-padded size // 2 before and (size - 1) // 2 after) ** beta, any rank >= 3."""
+    if input.ndim < 3:
+        raise ValueError(f"For 'local_response_norm', the input must have 3 or more dimensions, "
+                         f"but got {input.ndim}.")
+    n, c = input.shape[0], input.shape[1]
+    sq = (input * input).reshape(n, c, -1)
+    before, after = size // 2, (size - 1) // 2
+    padded = ops.cat([ops.zeros((n, before, sq.shape[2]), sq.dtype), sq,
+                      ops.zeros((n, after, sq.shape[2]), sq.dtype)], axis=1)
+    total = padded[:, 0:c]
+    for j in range(1, size):
+        total = total + padded[:, j:j + c]
+    div = (total * (alpha / size) + k) ** beta
+    return input / div.reshape(input.shape)
+'''
+
 _EINSUM = '''
 def _torch_einsum(equation, *operands):
     """torch.einsum as sums and batched matmuls of the operands, two at a time (MindSpore 2.10's
@@ -708,6 +727,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
+                 "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
 # what each piece of generated code needs besides itself
