@@ -133,6 +133,9 @@ PAIRS = [
     ("torch.zeros(n).uniform_(0., 2.)",
      "ops.uniform(ops.zeros(n).shape, ms.Tensor(0., ms.float32), ms.Tensor(2., ms.float32), dtype=ops.zeros(n).dtype)"),
     ("torch.FloatTensor(2, 3, device=d)", "ops.zeros((2, 3), ms.float32)"),
+    # pytorchcv's XConv2d: star sizes after two plain values (or an int first) are sizes
+    ("torch.Tensor(c, g, *ks)", "ops.zeros((c, g, *ks), ms.float32)"),
+    ("torch.LongTensor(2, *ks)", "ops.zeros((2, *ks), ms.int64)"),
     ("torch.FloatTensor(n)", "(ops.zeros((n,), ms.float32) if isinstance(n, int) else ms.Tensor(n, ms.float32))"),
     ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.stop_gradient(ops.ones((2,)))"),
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
