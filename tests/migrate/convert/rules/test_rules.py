@@ -380,6 +380,7 @@ RULE_EXAMPLES = {
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
     "module_tables": "def f(m):\n    return list(m._modules.values()), len(m._parameters)\n",
     "layer_attribute_at_run_time": "def f(model):\n    return model.fc.in_features\n",
+    "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
 }
 
 
