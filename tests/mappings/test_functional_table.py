@@ -115,6 +115,7 @@ CASES = [
          "F.batch_norm(img, torch.zeros(2), torch.ones(2), w2, b2, training=True, momentum=0.3)",
          rtol=1e-4, atol=1e-5,
          arrays=(("w2", "rs.randn(2).astype(np.float32)"), ("b2", "rs.randn(2).astype(np.float32)"))),
+    Expr("torch.nn.functional.local_response_norm", "F.local_response_norm(img, 3, alpha=1e-2, beta=0.75, k=2.0)"),
 ]
 
 
