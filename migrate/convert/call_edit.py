@@ -308,6 +308,8 @@ class CallEdit:
         """A value of a torch.nn layer or function held by a variable of the user's
         (``padding_mode``, ``self.training``), not a literal nor a module's constant (``ms.float64``)."""
         root = value
+        if isinstance(root, cst.Call) and isinstance(root.func, cst.Name) and root.func.value.startswith("_torch_"):
+            root = root.func  # a generated helper's value (_torch_conv_attr(c, 'padding_mode'))
         while isinstance(root, cst.Attribute):
             root = root.value
         return self.entry.torch.startswith("torch.nn.") and isinstance(root, cst.Name) \
@@ -342,13 +344,13 @@ class CallEdit:
                     self.reject(f"{p.name} {test} {ok}",
                                 f"For '{self.api_name}' (torch signature), {p.name} other than "
                                 f"{ok} is not supported: {fate.unsupported}.")
-                elif code_of(value) != ok and ok not in (None, "None") and self._variable(value) \
+                elif _differs(value, ok) and ok not in (None, "None") and self._variable(value) \
                         and not self.runtime:
                     # padding_mode=padding_mode: the torch-signature class checks the value when
                     # the layer is built; without one, the call is kept and marked
                     self.needs_runtime(f"{p.name}={code_of(value)} known at run time")
                     self.unless_runtime.append(f"{p.name}={code_of(value)}: {fate.unsupported}")
-                elif code_of(value) != ok:
+                elif _differs(value, ok):
                     self.unsupported(f"{p.name}={code_of(value)}: {fate.unsupported}")
                 continue
             if fate.unsupported is not None:
@@ -450,6 +452,13 @@ class CallEdit:
             return self.call.with_changes(func=self.func, args=[],
                                           whitespace_before_args=cst.SimpleWhitespace(""))
         return self.call.with_changes(func=self.func, args=args)
+
+
+def _differs(value, text) -> bool:
+    """``value`` is not the literal ``text`` (``"zeros"`` is ``'zeros'``)."""
+    if isinstance(value, cst.SimpleString) and text is not None and text[:1] in "'\"":
+        return value.evaluated_value != text[1:-1]
+    return code_of(value) != text
 
 
 # the NumPy spellings torch's C++ argument parser accepts for its own (torch.* functions and

@@ -83,6 +83,35 @@ def _torch_ntuple(value, dims):
     return (value,) * dims
 
 
+def _torch_conv_attr(layer, name):
+    """A convolution's ``padding``/``kernel_size``/``stride``/``dilation``/``padding_mode`` as
+    torch's layer holds it.
+
+    A torch-signature layer keeps torch's value (``torch_padding``). A MindSpore layer keeps
+    pad_mode plus (before, after) per axis, and a 1-D layer 2-D sizes ``(1, k)``; torch keeps one
+    value per axis ('same' for pad_mode 'same'), and 'zeros' for the padding mode.
+    """
+    kept = getattr(layer, "torch_" + name, None)
+    if kept is not None:
+        return kept
+    if name == "padding_mode":  # (MindSpore's layers pad with zeros and may not hold the name)
+        return getattr(layer, name, None) or "zeros"
+    value = getattr(layer, name)
+    kinds = [c.__name__[:6] for c in type(layer).__mro__]
+    dims = next((int(k[4]) for k in kinds if k in ("Conv1d", "Conv2d", "Conv3d")), 2)
+    if name != "padding":
+        sizes = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
+        return sizes[-dims:]
+    if layer.pad_mode in ("same", "valid"):
+        return "same" if layer.pad_mode == "same" else (0,) * dims
+    pads = tuple(value) if isinstance(value, (tuple, list)) else (value,) * (2 * dims)
+    pads = pads[-2 * dims:]
+    if pads[0::2] != pads[1::2]:
+        raise ValueError(f"For '{type(layer).__name__}', the padding {pads} (before, after per axis) "
+                         f"has no torch form: torch pads both sides of an axis alike.")
+    return pads[0::2]
+
+
 def _torch_kernel_area(kernel_size, dims):
     """The number of elements of a kernel of ``kernel_size`` (an int or a sequence) in ``dims``-D."""
     sizes = _torch_ms_tuple(kernel_size, dims)
@@ -206,7 +235,7 @@ def _torch_seed(generator, unset=None):
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
-                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names,
+                                       _torch_conv_attr, _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
                                        _torch_seed, _torch_to)}
 

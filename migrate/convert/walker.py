@@ -36,6 +36,7 @@ from migrate.convert.names import (
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.annotations import on_annotation
+from migrate.convert.layer_attributes import CONV_ATTRS, note_stores
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
@@ -68,7 +69,7 @@ def _layer_attribute_names() -> set[str]:
     """torch layer attributes and call keywords that MindSpore names differently
     (layer_attributes.py rewrites them)."""
     return {name for a in load_attributes().values()
-            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)}
+            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)} | CONV_ATTRS
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,7 @@ class Converter:
         self.training = None   # FileBindings of the training pass, when it looked at this file
         self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
         self.tensor_memo: dict = {}  # node -> is_tensor's answer, for the current statement
+        self.stores: set[int] = set()  # ids of attributes assignments write (not reads)
         # where the walk is
         self._classes: list[ClassScope] = []
         self._functions: list[FunctionScope] = []
@@ -697,6 +699,7 @@ class Converter:
                 if isinstance(small, cst.Assign):
                     track_assign(self, small)
                 return small
+        note_stores(self, small)
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             # module-level imports are rewritten at the end, once uses are known
             return note_nested_import(self, small) if self.nested else small

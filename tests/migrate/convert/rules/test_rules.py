@@ -329,6 +329,7 @@ RULE_EXAMPLES = {
                          "    def forward(self, x, m):\n        return self.enc(x, mask=m)\n"),
     "torch_function_value": "act = dict(relu=F.relu)\n",
     "layer_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.groups\n",
+    "conv_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.padding\n",
     "parameter_paths": ("class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                         "        self.blocks = nn.ModuleList()\n        self.blocks.append(nn.Linear(2, 2))\n"),
     "module_iterator": "class N(nn.Module):\n    def f(self):\n        return next(self.parameters())\n",
