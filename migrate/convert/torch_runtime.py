@@ -112,6 +112,12 @@ def _torch_conv_attr(layer, name):
     return pads[0::2]
 
 
+def _torch_compare_(op, x, other):
+    """torch's in-place comparison ``x.ge_(other)`` (``op``: ops.ge): 1 or 0 in x's dtype, written
+    into x, which is returned."""
+    return x.copy_(op(x, other).astype(x.dtype))
+
+
 def _torch_kernel_area(kernel_size, dims):
     """The number of elements of a kernel of ``kernel_size`` (an int or a sequence) in ``dims``-D."""
     sizes = _torch_ms_tuple(kernel_size, dims)
@@ -235,7 +241,7 @@ def _torch_seed(generator, unset=None):
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
-                                       _torch_conv_attr, _torch_kernel_area, _torch_norm_shape, _torch_param_names,
+                                       _torch_conv_attr, _torch_compare_, _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
                                        _torch_seed, _torch_to)}
 
