@@ -7,7 +7,7 @@ import string
 import libcst as cst
 
 from mappings import Entry, Fate
-from migrate.convert.cst import code_of, is_primary, parse_expr
+from migrate.convert.cst import attribute, code_of, is_primary, parse_expr
 from migrate.convert.template import render as render_template
 
 _SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
@@ -132,6 +132,7 @@ class CallEdit:
         self.runtime_reasons: list[str] = []  # static: what only run time can translate
         self.unless_runtime: list[str] = []  # static: problems unless the call goes to run time
         self.post: tuple | None = None  # (helper, argument): the built call is passed through it
+        self.casts: dict[str, cst.BaseExpression] = {}  # "result"/"input" -> the dtype to cast it to
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -333,6 +334,11 @@ class CallEdit:
                     self.out.append(["*", a.value, True, a])
                 continue
             default_text = p.default
+            if fate.cast is not None:
+                if value is not None and code_of(value) != "None":
+                    self.casts[fate.cast] = value
+                    self.note(f"{p.name}={code_of(value)}: the {fate.cast} cast to it")
+                continue
             if fate.param_dtype is not None:
                 if value is not None:
                     self._param_dtype(p.name, value, fate.param_dtype)
@@ -376,6 +382,8 @@ class CallEdit:
             positional = (can_pos and p.name in self.positional and i < leading and not fate.keyword)
             can_pos = can_pos and positional
             self.out.append([key, value, positional, self.source_args.get(p.name)])
+        if "input" in self.casts:
+            self._cast_input(self.casts.pop("input"))
 
     def _param_dtype(self, name: str, value, how: str) -> None:
         """torch's ``dtype=`` of a layer's parameters: None and float32 are MindSpore's default
@@ -416,8 +424,30 @@ class CallEdit:
             values[p.name] = value if value is not None else parse_expr("None")
         return values
 
+    def _cast(self, node, dtype) -> cst.BaseExpression:
+        """``node.astype(dtype)``; through the generated ``_torch_cast`` when ``dtype`` may be None."""
+        prefix = self.conv.tname("ms.float32").rsplit(".", 1)[0] + "."
+        if code_of(dtype).startswith(prefix):
+            return cst.Call(attribute(node, "astype"), [cst.Arg(dtype)])
+        return cst.Call(cst.Name(self.helper("_torch_cast")), [cst.Arg(node), cst.Arg(dtype)])
+
+    def _cast_input(self, dtype) -> None:
+        """Cast the input (the receiver of a method, else the first argument) before the rule runs."""
+        if self.method_receiver is not None:
+            cast = self.method_receiver = self._cast(self.method_receiver, dtype)
+            if self.receiver is not None:
+                self.receiver = cast
+            elif isinstance(self.func, cst.Attribute):
+                self.func = self.func.with_changes(value=cast)
+        elif self.out and self.entry.params and self.bound.get(self.entry.params[0].name) is self.out[0][1]:
+            self.out[0][1] = self.bound[self.entry.params[0].name] = self._cast(self.out[0][1], dtype)
+        else:
+            self.unsupported(f"dtype={code_of(dtype)}: the input to cast is not known")
+
     def build(self) -> cst.BaseExpression:
         new = self._build_call()
+        if "result" in self.casts:
+            new = self._cast(new, self.casts["result"])
         if self.post is not None:
             helper, value = self.post
             new = cst.Call(cst.Name(helper), [cst.Arg(new), cst.Arg(value)])

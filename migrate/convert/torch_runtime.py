@@ -118,6 +118,11 @@ def _torch_compare_(op, x, other):
     return x.copy_(op(x, other).astype(x.dtype))
 
 
+def _torch_cast(x, dtype):
+    """torch's ``dtype=`` of an op that MindSpore's lacks: ``x`` cast to ``dtype`` (None: as it is)."""
+    return x if dtype is None else x.astype(dtype)
+
+
 def _torch_kernel_area(kernel_size, dims):
     """The number of elements of a kernel of ``kernel_size`` (an int or a sequence) in ``dims``-D."""
     sizes = _torch_ms_tuple(kernel_size, dims)
@@ -241,7 +246,8 @@ def _torch_seed(generator, unset=None):
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
-                                       _torch_conv_attr, _torch_compare_, _torch_kernel_area, _torch_norm_shape, _torch_param_names,
+                                       _torch_conv_attr, _torch_compare_, _torch_cast,
+                                       _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
                                        _torch_seed, _torch_to)}
 
