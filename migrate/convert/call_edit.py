@@ -229,6 +229,8 @@ class CallEdit:
             if arg.star == "**" and any(p.kwargs for p in params):
                 self.kwargs_args.append(arg)  # passed through as they are (a **name parameter)
                 continue
+            if arg.star == "**" and self._factory_kwargs(arg):
+                continue
             if arg.star:
                 raise BindError(f"cannot translate {arg.star}-arguments")
             if arg.keyword is None:
@@ -303,6 +305,17 @@ class CallEdit:
                 return False
         receiver = [cst.Arg(self.receiver)] if self.receiver is not None else []
         self.result = self.call.with_changes(func=self.func, args=[*receiver, *self.call.args])
+        return True
+
+    def _factory_kwargs(self, arg: cst.Arg) -> bool:
+        """``torch.empty(s, **dd)``: a creation op's factory keywords as a dict known at run time;
+        its dtype is taken by the generated ``_torch_factory_dtype`` (the device, layout and the
+        other factory keywords change no number). False for other calls (layers among them)."""
+        names = {p.name for p in self.entry.params or ()}
+        if not {"dtype", "device"} <= names or self.entry.torch.startswith("torch.nn.") or "dtype" in self.bound:
+            return False
+        self.bound["dtype"] = cst.Call(cst.Name(self.helper("_torch_factory_dtype")), [cst.Arg(arg.value)])
+        self.given.add("dtype")
         return True
 
     def _variable(self, value) -> bool:

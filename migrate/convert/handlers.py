@@ -40,7 +40,7 @@ from migrate.convert.torch_signature import (
 
 TYPE_AS_DTYPE = node_rule(
     "MS327", "type_as_dtype",
-    "Replace a.type(b.type()) / a.to(b.type()) / a.astype(b.type()) with a cast to b.dtype (MindSpore's "
+    "Replace a.type(b.type()) / a.astype(b.type()) with a cast to b.dtype (MindSpore's "
     "b.type() names the type differently: 'Float32', not 'torch.FloatTensor').")
 ASSUMED_CELL = node_rule(
     "MS101", "assumed_cell",
@@ -307,11 +307,12 @@ def _in_target_module(conv, recv) -> bool:
         and recv.value in conv.imported and recv.value not in conv.aliases
 
 
-_CASTS = ("type", "to", "astype")
+# (not `to`: torch's a.to('torch.FloatTensor') takes the string for a device and raises)
+_CASTS = ("type", "astype")
 
 
 def type_as_dtype(conv, node: cst.Call) -> cst.Call:
-    """Apply MS327 to ``a.type(b.type())`` / ``a.to(b.type())`` / ``a.astype(b.type())``: the
+    """Apply MS327 to ``a.type(b.type())`` / ``a.astype(b.type())``: the
     argument is ``b.dtype``; ``node`` unchanged when it is not of that form."""
     if len(node.args) != 1 or node.args[0].star or not conv.allows(TYPE_AS_DTYPE.id):
         return node

@@ -123,6 +123,15 @@ def _torch_cast(x, dtype):
     return x if dtype is None else x.astype(dtype)
 
 
+def _torch_factory_dtype(kwargs):
+    """The dtype in torch's factory keywords given as a dict (``torch.empty(s, **dd)``), None when
+    absent; the device, layout, memory format, pinning and requires_grad change no number."""
+    unknown = set(kwargs) - {"dtype", "device", "layout", "memory_format", "pin_memory", "requires_grad"}
+    if unknown:
+        raise TypeError(f"For the creation op, the keywords {sorted(unknown)} are not torch's factory keywords.")
+    return kwargs.get("dtype")
+
+
 def _torch_kernel_area(kernel_size, dims):
     """The number of elements of a kernel of ``kernel_size`` (an int or a sequence) in ``dims``-D."""
     sizes = _torch_ms_tuple(kernel_size, dims)
@@ -246,7 +255,7 @@ def _torch_seed(generator, unset=None):
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
-                                       _torch_conv_attr, _torch_compare_, _torch_cast,
+                                       _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
                                        _torch_seed, _torch_to)}
@@ -420,6 +429,22 @@ def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05
     weight = ops.ones(shape, input.dtype) if weight is None else weight
     bias = ops.zeros(shape, input.dtype) if bias is None else bias
     return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
+'''
+
+_UNFOLD_WINDOWS = '''
+def _torch_unfold_windows(x, dimension, size, step):
+    """torch's x.unfold(dimension, size, step): the windows of `size` elements every `step` along
+    `dimension`, in a new last axis (MindSpore's Tensor.unfold is im2col); one gather of the
+    windows' indices, differentiable."""
+    dim = dimension % x.ndim
+    count = (x.shape[dim] - size) // step + 1
+    if size < 1 or step < 1 or count < 1:
+        raise ValueError(f"For 'unfold', windows of size {size} every {step} do not fit dimension "
+                         f"{dim} of size {x.shape[dim]}.")
+    index = (ops.arange(count, dtype=ms.int32).reshape(-1, 1) * step
+             + ops.arange(size, dtype=ms.int32).reshape(1, -1)).reshape(-1)
+    out = ops.gather(x, index, dim).reshape(x.shape[:dim] + (count, size) + x.shape[dim + 1:])
+    return ops.transpose(out, tuple(range(dim + 1)) + tuple(range(dim + 2, out.ndim)) + (dim + 1,))
 '''
 
 _ATTENTION_INIT = '''
@@ -663,6 +688,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
+                 "_torch_unfold_windows": _UNFOLD_WINDOWS,
                  "_torch_einsum": _EINSUM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}

@@ -131,7 +131,8 @@ CASES = [
     Expr("Tensor.new_empty", "x.new_empty(2, 3).shape", grad=False),
     Expr("Tensor.new_full", "x.new_full((2, 3), 1.5)", grad=False),
     Expr("Tensor.requires_grad_", "x.requires_grad_() * 2"),
-    Marked("Tensor.unfold", "def f(x):\n    return x.unfold(1, 2, 1)"),
+    Expr("Tensor.unfold", "x.unfold(1, 2, 1)"), Expr("Tensor.unfold", "x.unfold(-1, 2, 2).unfold(1, 2, 1) * 2"),
+    Expr("Tensor.unfold", "x.unfold(dimension=2, size=3, step=1).sum(-1)"),
     # in-place
     inplace("Tensor.add_", "add_(y, alpha=2)", inputs="x, y"), inplace("Tensor.sub_", "sub_(y)", inputs="x, y"),
     inplace("Tensor.mul_", "mul_(y)", inputs="x, y"), inplace("Tensor.div_", "div_(pos)", inputs="x, pos"),

@@ -722,6 +722,12 @@ CASES += [
     Expr("torch.uint32", "torch.zeros(2, dtype=torch.uint32)", grad=False),
     Expr("torch.uint64", "torch.zeros(2, dtype=torch.uint64)", grad=False),
     Expr("torch.pi", "torch.sin(x * torch.pi)"),
+    # memory formats: a layout only; the arguments that take one drop it
+    Expr("torch.contiguous_format", "x.contiguous(memory_format=torch.contiguous_format) * 2"),
+    Expr("torch.preserve_format", "x.clone(memory_format=torch.preserve_format) + 1"),
+    Expr("torch.channels_last", "img.contiguous(memory_format=torch.channels_last).sum(1)"),
+    Expr("torch.channels_last_3d", "x.clone(memory_format=torch.channels_last_3d) * 3"),
+    Expr("torch.legacy_contiguous_format", "x.contiguous(memory_format=torch.legacy_contiguous_format)"),
     Expr("torch.e", "x * torch.e"),
     Expr("torch.inf", "torch.clamp(x, max=torch.inf) + (x > -torch.inf)"),
     Expr("torch.nan", "torch.where(x > 0, x, torch.nan)"),
