@@ -726,7 +726,7 @@ CASES += [
     Expr("torch.contiguous_format", "x.contiguous(memory_format=torch.contiguous_format) * 2"),
     Expr("torch.preserve_format", "x.clone(memory_format=torch.preserve_format) + 1"),
     Expr("torch.channels_last", "img.contiguous(memory_format=torch.channels_last).sum(1)"),
-    Expr("torch.channels_last_3d", "x.clone(memory_format=torch.channels_last_3d) * 3"),
+    Expr("torch.channels_last_3d", "img.unsqueeze(2).clone(memory_format=torch.channels_last_3d) * 3"),
     Expr("torch.legacy_contiguous_format", "x.contiguous(memory_format=torch.legacy_contiguous_format)"),
     Expr("torch.e", "x * torch.e"),
     Expr("torch.inf", "torch.clamp(x, max=torch.inf) + (x > -torch.inf)"),
