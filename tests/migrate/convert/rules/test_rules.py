@@ -379,6 +379,8 @@ RULE_EXAMPLES = {
     "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
     "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
+    "module_tables": "def f(m):\n    return list(m._modules.values()), len(m._parameters)\n",
+    "layer_attribute_at_run_time": "def f(model):\n    return model.fc.in_features\n",
 }
 
 
