@@ -83,7 +83,7 @@ def layer_attribute(conv, node: cst.Attribute, value):
     if not kinds:
         return None
     in_subclass = _is_self_in_layer(conv, node.value)
-    if attr in CONV_ATTRS and not in_subclass and id(node) not in conv.stores \
+    if attr in CONV_ATTRS and not in_subclass and not conv.storing \
             and all(k.rsplit(".", 1)[-1].startswith("Conv") for k in kinds) and conv.allows(CONV_ATTRIBUTE.id):
         return conv_attribute(conv, node, value, kinds)
     targets, why = set(), None
@@ -122,24 +122,6 @@ def conv_attribute(conv, node: cst.Attribute, value, kinds) -> cst.Call | None:
     conv.record(node, new, CONV_ATTRIBUTE.id, "exact",
                 f"{short_kinds(kinds)}.{node.attr.value} in torch's form, from what the MindSpore layer holds")
     return new
-
-
-def note_stores(conv, small) -> None:
-    """Remember the attributes the simple statement ``small`` writes or deletes: not reads."""
-    if isinstance(small, cst.Assign):
-        todo = [t.target for t in small.targets]
-    elif isinstance(small, (cst.AugAssign, cst.AnnAssign, cst.Del)):
-        todo = [small.target]
-    else:
-        return
-    while todo:
-        target = todo.pop()
-        if isinstance(target, cst.Attribute):
-            conv.stores.add(id(target))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            todo.extend(el.value for el in target.elements)
-        elif isinstance(target, cst.StarredElement):
-            todo.append(target.value)
 
 
 def call_kinds(conv, func) -> list[str] | None:

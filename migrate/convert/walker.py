@@ -36,7 +36,7 @@ from migrate.convert.names import (
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.annotations import on_annotation
-from migrate.convert.layer_attributes import CONV_ATTRS, note_stores
+from migrate.convert.layer_attributes import CONV_ATTRS
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
@@ -143,7 +143,6 @@ class Converter:
         self.training = None   # FileBindings of the training pass, when it looked at this file
         self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
         self.tensor_memo: dict = {}  # node -> is_tensor's answer, for the current statement
-        self.stores: set[int] = set()  # ids of attributes assignments write (not reads)
         # where the walk is
         self._classes: list[ClassScope] = []
         self._functions: list[FunctionScope] = []
@@ -700,7 +699,6 @@ class Converter:
                 if isinstance(small, cst.Assign):
                     track_assign(self, small)
                 return small
-        note_stores(self, small)
         if isinstance(small, (cst.Import, cst.ImportFrom)):
             # module-level imports are rewritten at the end, once uses are known
             return note_nested_import(self, small) if self.nested else small
@@ -753,6 +751,18 @@ class Converter:
             return self.generic(node)
         finally:
             self.storing = storing
+
+    def on_aug_assign(self, node: cst.AugAssign):
+        """``c.padding += 1``: the target is written (see :meth:`on_assign_target`), the value read."""
+        storing, self.storing = self.storing, True
+        try:
+            target = self.walk(node.target)
+        finally:
+            self.storing = storing
+        value = self.walk(node.value)
+        if target is node.target and value is node.value:
+            return node
+        return node.with_changes(target=target, value=value)
 
     def on_name(self, node: cst.Name):
         if node.value in self.aliases:
@@ -842,6 +852,7 @@ _HANDLERS = {
     cst.Name: Converter.on_name,
     cst.AssignTarget: Converter.on_assign_target,
     cst.Del: Converter.on_assign_target,
+    cst.AugAssign: Converter.on_aug_assign,
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,

@@ -34,8 +34,9 @@ def test_fuse_reads_torch_padding():
 
 def test_written_attribute_stays_marked():
     code = convert_source("import torch.nn as nn\nc = nn.Conv2d(2, 2, 3)\nc.padding = (1, 1)\n"
-                          "if isinstance(c, nn.Conv2d):\n    c.stride, c.padding = (1, 1), (2, 2)\n").code
-    assert code.count("# migrate: MS918 Conv2d.padding") == 2 and "_torch_conv_attr" not in code
+                          "if isinstance(c, nn.Conv2d):\n    c.stride, c.padding = (1, 1), (2, 2)\n"
+                          "c.padding += (1,)\n").code
+    assert code.count("# migrate: MS918 Conv2d.padding") == 3 and "_torch_conv_attr" not in code
 
 
 def test_same_attribute_on_both_sides_is_left():
