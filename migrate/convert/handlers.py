@@ -41,6 +41,10 @@ from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
 
+TYPE_AS_DTYPE = node_rule(
+    "MS327", "type_as_dtype",
+    "Replace a.type(b.type()) / a.astype(b.type()) with a cast to b.dtype (MindSpore's "
+    "b.type() names the type differently: 'Float32', not 'torch.FloatTensor').")
 ASSUMED_CELL = node_rule(
     "MS101", "assumed_cell",
     "Replace a class whose base comes from another file and that defines forward with a Cell "
@@ -317,12 +321,32 @@ def _in_target_module(conv, recv) -> bool:
         and recv.value in conv.imported and recv.value not in conv.aliases
 
 
+# (not `to`: torch's a.to('torch.FloatTensor') takes the string for a device and raises)
+_CASTS = ("type", "astype")
+
+
+def type_as_dtype(conv, node: cst.Call) -> cst.Call:
+    """Apply MS327 to ``a.type(b.type())`` / ``a.astype(b.type())``: the
+    argument is ``b.dtype``; ``node`` unchanged when it is not of that form."""
+    if len(node.args) != 1 or node.args[0].star or not conv.allows(TYPE_AS_DTYPE.id):
+        return node
+    inner = node.args[0].value
+    if not (isinstance(inner, cst.Call) and not inner.args and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value == "type"):
+        return node
+    new_arg = attribute(inner.func.value, "dtype")
+    conv.record(inner, new_arg, TYPE_AS_DTYPE.id, "exact", "b.type() given as a type to cast to: b's dtype")
+    return node.with_changes(args=[node.args[0].with_changes(value=new_arg)])
+
+
 def on_method(conv, node: cst.Call):
     """``recv.name(...)``: module methods, tensor methods, in-place ops."""
     func = node.func
     recv0 = func.value
     name = func.attr.value
     recv = fit(func, "value", conv.walk(recv0))  # `(0).abs()`, not `0.abs()`
+    if name in _CASTS and conv.aliases:
+        node = type_as_dtype(conv, node)
     args = conv.walk_seq(node.args)
     walked = node
     if recv is not recv0 or args is not node.args:

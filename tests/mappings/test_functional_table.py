@@ -37,6 +37,7 @@ CASES = [
     # x_transformers: partial(F.softmax, dtype=torch.float32): the input is cast first
     Expr("torch.nn.functional.softmax", "F.softmax(x, dim=-1, dtype=torch.float64)"),
     Expr("torch.nn.functional.log_softmax", "F.log_softmax(x, dim=-1)"),
+    Expr("torch.nn.functional.log_softmax", "F.log_softmax(x, dim=-1, dtype=torch.float64)", dtype="float64"),
     Expr("torch.log_softmax", "torch.log_softmax(x, 1)"),
     # --- dropout (eval: identity; training: sampled) ----------------------------------------
     Expr("torch.nn.functional.dropout", "F.dropout(x, 0.5, training=False)"),

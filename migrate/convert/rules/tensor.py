@@ -399,6 +399,14 @@ def tensor_type(edit) -> None:
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
 
 
+@argument_rule("MS328", "unfold_windows")
+def unfold_windows(edit) -> None:
+    """Replace x.unfold(dimension, size, step) (torch's sliding windows) with
+    _torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
+    args = [cst.Arg(edit.method_receiver)] + [cst.Arg(edit.bound[name]) for name in ("dimension", "size", "step")]
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_unfold_windows")), args)
+
+
 @argument_rule("MS175", "requires_grad")
 def requires_grad(edit) -> None:
     """Replace y = x.requires_grad_() with y = x (ms.grad takes what it differentiates by

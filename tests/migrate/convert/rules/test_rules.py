@@ -332,6 +332,10 @@ RULE_EXAMPLES = {
                          "    def forward(self, x, m):\n        return self.enc(x, mask=m)\n"),
     "torch_function_value": "act = dict(relu=F.relu)\n",
     "layer_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.groups\n",
+    "conv_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.padding\n",
+    "inplace_compare": "def f(x):\n    return x.ge_(0.5)\n",
+    "type_as_dtype": "def f(x, w):\n    return x.type(w.type())\n",
+    "unfold_windows": "def f(x):\n    return x.unfold(1, 2, 1)\n",
     "parameter_paths": ("class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                         "        self.blocks = nn.ModuleList()\n        self.blocks.append(nn.Linear(2, 2))\n"),
     "module_iterator": "class N(nn.Module):\n    def f(self):\n        return next(self.parameters())\n",
