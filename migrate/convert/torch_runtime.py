@@ -205,10 +205,19 @@ def _torch_seed(generator, unset=None):
     return unset if generator is None else generator.next_seed()
 
 
+def _torch_no_cuda(name, *args, **kwargs):
+    """torch's CUDA device queries (``torch.cuda.get_device_properties(d)``, ``get_device_name``,
+    ``current_device``, ...) where ``torch.cuda.is_available()`` is False, as the converter answers
+    it: torch raises, there being no CUDA device; so does this."""
+    raise RuntimeError(f"For '{name}', there is no CUDA device: the converted code answers "
+                       f"torch.cuda.is_available() with False (MindSpore chooses its device with "
+                       f"ms.set_context(device_target=...)).")
+
+
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
-                                       _torch_seed, _torch_to)}
+                                       _torch_seed, _torch_to, _torch_no_cuda)}
 
 
 def helper_source(name: str) -> str:
