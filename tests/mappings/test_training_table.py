@@ -9,7 +9,7 @@ exactly the gradient ``g[i]`` at step ``i`` and any difference comes from the up
 """
 import pytest
 
-from tests.mappings.proof import Marked, Program, case_id, run
+from tests.mappings.proof import Marked, Program, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -401,3 +401,8 @@ DISTRIBUTED = [
             + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = Net(w)"),
 ]
 CASES += DISTRIBUTED
+# the backend's name is MindSpore's own ('mccl' on CPU where torch says 'gloo'): proven against
+# MindSpore's init(None) per device target, not torch's name
+_BACKEND_TEST = "tests/migrate/convert/training/test_training_rules.py::test_backend_names_are_mindspores_communication_backend"
+CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
+          ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]
