@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
+from migrate.convert.optim_runtime import SOURCES as OPTIM_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
 from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
 
@@ -626,14 +627,25 @@ def _torch_table_dtype(cell, dtype):
     return cell
 '''
 
-CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
+_CAST_CELL = '''
+def _torch_cast_cell(cell, dtype):
+    """torch's module.double() / .half() / .bfloat16(): every floating-point parameter (buffers
+    are parameters here) of the cell converted to dtype in place; the cell is returned."""
+    for p in cell.get_parameters():
+        if p.is_floating_point():
+            p.set_dtype(dtype)
+    return cell
+'''
+
+CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
-                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
+                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
+                 **OPTIM_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

@@ -95,7 +95,8 @@ OPTIMIZERS = [
     optimizer(f"{_O}.Rprop", f"{_O}.Rprop({GROUPS}, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), "
                              "foreach=None)"),
     optimizer(f"{_O}.rprop.Rprop", f"{_O}.rprop.Rprop(net.parameters(), 0.02, maximize=True)"),
-    Marked(f"{_O}.LBFGS", "opt = torch.optim.LBFGS([w], lr=1, history_size=5)", id="MS220"),
+    ProvenBy(f"{_O}.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
+    ProvenBy(f"{_O}.lbfgs.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
     Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS220"),
 ]
 
