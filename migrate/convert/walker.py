@@ -52,7 +52,7 @@ PASSES = (training_pass,)
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module", "device")
+               "torch", "torchvision", "add_module", "device", "_modules", "_parameters")
 
 
 @lru_cache(maxsize=256)
