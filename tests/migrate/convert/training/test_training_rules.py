@@ -599,8 +599,6 @@ def test_optimizers_and_schedulers_keep_their_arguments():
 
 
 @pytest.mark.parametrize("src,marker", [
-    ("opt = torch.optim.LBFGS(model.parameters())\n",
-     "# migrate: MS220 closure-based: re-evaluates the loss inside step(); no functional MindSpore counterpart"),
     ("opt = torch.optim.SparseAdam(model.parameters())\n",
      "# migrate: MS220 sparse gradients have no MindSpore counterpart"),
 ])
