@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
+from migrate.convert.optim_runtime import SOURCES as OPTIM_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
 from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
 
@@ -254,6 +255,15 @@ def _torch_seed(generator, unset=None):
     return unset if generator is None else generator.next_seed()
 
 
+def _torch_no_cuda(name, *args, **kwargs):
+    """torch's CUDA device queries (``torch.cuda.get_device_properties(d)``, ``get_device_name``,
+    ``current_device``, ...) where ``torch.cuda.is_available()`` is False, as the converter answers
+    it: torch raises, there being no CUDA device; so does this."""
+    raise RuntimeError(f"For '{name}', there is no CUDA device: the converted code answers "
+                       f"torch.cuda.is_available() with False (MindSpore chooses its device with "
+                       f"ms.set_context(device_target=...)).")
+
+
 # torch layer attributes MindSpore's layers hold under another name, read where the receiver's
 # class is not known when converting (``model.fc.in_features`` of a model built elsewhere)
 LAYER_ATTR_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
@@ -278,7 +288,7 @@ HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, 
                                        _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
-                                       _torch_seed, _torch_to, _torch_layer_attr)}
+                                       _torch_seed, _torch_to, _torch_no_cuda, _torch_layer_attr)}
 
 
 def helper_source(name: str) -> str:
@@ -807,7 +817,17 @@ def _torch_table_dtype(cell, dtype):
     return cell
 '''
 
-CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
+_CAST_CELL = '''
+def _torch_cast_cell(cell, dtype):
+    """torch's module.double() / .half() / .bfloat16(): every floating-point parameter (buffers
+    are parameters here) of the cell converted to dtype in place; the cell is returned."""
+    for p in cell.get_parameters():
+        if p.is_floating_point():
+            p.set_dtype(dtype)
+    return cell
+'''
+
+CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
@@ -816,7 +836,8 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
-                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
+                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
+                 **OPTIM_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

@@ -75,6 +75,19 @@ def identity_method(edit) -> None:
     edit.result = edit.method_receiver
 
 
+_CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
+
+
+@argument_rule("MS237", "cast_cell")
+def cast_cell(edit) -> None:
+    """Replace net.double() / net.half() / net.bfloat16() (a module) with
+    _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
+    dtype = _CELL_DTYPES[edit.entry.torch.rsplit(".", 1)[-1]]
+    edit.conv.used.add("ms")
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_cast_cell")),
+                           [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
+
+
 @argument_rule("MS147", "to")
 def to(edit) -> None:
     """Replace x.to(device) with x, and x.to(torch.float32) with x.astype(ms.float32)."""
