@@ -36,6 +36,7 @@ from migrate.convert.names import (
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.annotations import on_annotation
+from migrate.convert.layer_attributes import CONV_ATTRS
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
@@ -52,7 +53,7 @@ PASSES = (training_pass,)
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module", "device")
+               "torch", "torchvision", "add_module", "device", "_modules", "_parameters")
 
 
 @lru_cache(maxsize=256)
@@ -68,7 +69,7 @@ def _layer_attribute_names() -> set[str]:
     """torch layer attributes and call keywords that MindSpore names differently
     (layer_attributes.py rewrites them)."""
     return {name for a in load_attributes().values()
-            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)}
+            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)} | CONV_ATTRS
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ class Converter:
         self.stmt_index = -1
         self.src_lines: list[str] = []
         self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.storing = False   # walking an assignment's target
         self.statement_call = None  # the call an expression statement consists of (as written)
         self.freeze_line = False  # inside code rewritten before its walk: report one line
         self.generated: set[int] = set()  # ids of module statements an earlier conversion generated
@@ -741,6 +743,27 @@ class Converter:
         return self.leave_stmt(node, new)
 
     # expressions
+    def on_assign_target(self, node):
+        """An assignment's (or del's) target: attribute rewrites that read at run time
+        (``_torch_layer_attr``) do not apply where the attribute is written."""
+        storing, self.storing = self.storing, True
+        try:
+            return self.generic(node)
+        finally:
+            self.storing = storing
+
+    def on_aug_assign(self, node: cst.AugAssign):
+        """``c.padding += 1``: the target is written (see :meth:`on_assign_target`), the value read."""
+        storing, self.storing = self.storing, True
+        try:
+            target = self.walk(node.target)
+        finally:
+            self.storing = storing
+        value = self.walk(node.value)
+        if target is node.target and value is node.value:
+            return node
+        return node.with_changes(target=target, value=value)
+
     def on_name(self, node: cst.Name):
         if node.value in self.aliases:
             return keep_parens(node, handlers.on_reference(self, node, self.aliases[node.value]))
@@ -827,6 +850,9 @@ _HANDLERS = {
     cst.Try: Converter.on_compound,
     cst.TryStar: Converter.on_compound,
     cst.Name: Converter.on_name,
+    cst.AssignTarget: Converter.on_assign_target,
+    cst.Del: Converter.on_assign_target,
+    cst.AugAssign: Converter.on_aug_assign,
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,

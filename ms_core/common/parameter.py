@@ -82,6 +82,20 @@ class Parameter(Tensor):
         self._data = arr
         return self
 
+    def set_dtype(self, dtype):
+        """Convert the values to `dtype` in place (a MindSpore Type); returns the new dtype, as
+        MindSpore 2.10 does.
+
+        Raises:
+            TypeError: `dtype` is not a MindSpore type.
+        """
+        from . import dtype as mstype
+        if not isinstance(dtype, mstype.Type):
+            raise TypeError(f"For 'Parameter.set_dtype', the 'dtype' must be a mindspore type, but got "
+                            f"{type(dtype).__name__}.")
+        self._data = self._data.astype(dtype.np_dtype)
+        return self.dtype
+
     def assign_value(self, value):
         return self.set_data(value)
 

@@ -75,6 +75,19 @@ def identity_method(edit) -> None:
     edit.result = edit.method_receiver
 
 
+_CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
+
+
+@argument_rule("MS237", "cast_cell")
+def cast_cell(edit) -> None:
+    """Replace net.double() / net.half() / net.bfloat16() (a module) with
+    _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
+    dtype = _CELL_DTYPES[edit.entry.torch.rsplit(".", 1)[-1]]
+    edit.conv.used.add("ms")
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_cast_cell")),
+                           [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
+
+
 @argument_rule("MS147", "to")
 def to(edit) -> None:
     """Replace x.to(device) with x, and x.to(torch.float32) with x.astype(ms.float32)."""
@@ -295,6 +308,16 @@ def tensor_ctor(edit) -> None:
     conv = edit.conv
     dtype = conv.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
     args = list(edit.call.args)
+    positional = [a for a in args if a.keyword is None and a.star != "**"]
+    if any(a.star == "*" for a in positional) and len(positional) == len(args) \
+            and (sum(not a.star for a in positional) >= 2
+                 or not positional[0].star and isinstance(positional[0].value, cst.Integer)):
+        # torch.Tensor(c, k, *kernel_size) / torch.Tensor(2, *s): two plain values, or an int
+        # first, so sizes (the data form takes one sequence)
+        shape = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in positional])
+        edit.result = cst.Call(conv.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
+        edit.worse("approximate", "uninitialised memory in torch; zeros here")
+        return
     # `device=` is the one keyword the legacy constructors take: placement only (no effect here)
     if any(a.star or a.keyword is not None and a.keyword.value != "device" for a in args):
         edit.unsupported("keyword or star arguments to the legacy tensor constructor")
@@ -387,6 +410,14 @@ def tensor_type(edit) -> None:
         edit.unsupported("a legacy tensor type (torch.FloatTensor ...): pass a dtype (ms.float32)")
         return
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
+
+
+@argument_rule("MS328", "unfold_windows")
+def unfold_windows(edit) -> None:
+    """Replace x.unfold(dimension, size, step) (torch's sliding windows) with
+    _torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
+    args = [cst.Arg(edit.method_receiver)] + [cst.Arg(edit.bound[name]) for name in ("dimension", "size", "step")]
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_unfold_windows")), args)
 
 
 @argument_rule("MS175", "requires_grad")

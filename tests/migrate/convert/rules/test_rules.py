@@ -133,6 +133,9 @@ PAIRS = [
     ("torch.zeros(n).uniform_(0., 2.)",
      "ops.uniform(ops.zeros(n).shape, ms.Tensor(0., ms.float32), ms.Tensor(2., ms.float32), dtype=ops.zeros(n).dtype)"),
     ("torch.FloatTensor(2, 3, device=d)", "ops.zeros((2, 3), ms.float32)"),
+    # pytorchcv's XConv2d: star sizes after two plain values (or an int first) are sizes
+    ("torch.Tensor(c, g, *ks)", "ops.zeros((c, g, *ks), ms.float32)"),
+    ("torch.LongTensor(2, *ks)", "ops.zeros((2, *ks), ms.int64)"),
     ("torch.FloatTensor(n)", "(ops.zeros((n,), ms.float32) if isinstance(n, int) else ms.Tensor(n, ms.float32))"),
     ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.stop_gradient(ops.ones((2,)))"),
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
@@ -330,6 +333,10 @@ RULE_EXAMPLES = {
                          "    def forward(self, x, m):\n        return self.enc(x, mask=m)\n"),
     "torch_function_value": "act = dict(relu=F.relu)\n",
     "layer_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.groups\n",
+    "conv_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.padding\n",
+    "inplace_compare": "def f(x):\n    return x.ge_(0.5)\n",
+    "type_as_dtype": "def f(x, w):\n    return x.type(w.type())\n",
+    "unfold_windows": "def f(x):\n    return x.unfold(1, 2, 1)\n",
     "parameter_paths": ("class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                         "        self.blocks = nn.ModuleList()\n        self.blocks.append(nn.Linear(2, 2))\n"),
     "module_iterator": "class N(nn.Module):\n    def f(self):\n        return next(self.parameters())\n",
@@ -379,6 +386,8 @@ RULE_EXAMPLES = {
     "checkpoint_keywords": "y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
     "foreach": "torch._foreach_mul_(ps, 0.5)\n",
     "activation_fn": "f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
+    "module_tables": "def f(m):\n    return list(m._modules.values()), len(m._parameters)\n",
+    "layer_attribute_at_run_time": "def f(model):\n    return model.fc.in_features\n",
     "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
 }
 

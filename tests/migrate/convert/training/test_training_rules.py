@@ -599,8 +599,6 @@ def test_optimizers_and_schedulers_keep_their_arguments():
 
 
 @pytest.mark.parametrize("src,marker", [
-    ("opt = torch.optim.LBFGS(model.parameters())\n",
-     "# migrate: MS220 closure-based: re-evaluates the loss inside step(); no functional MindSpore counterpart"),
     ("opt = torch.optim.SparseAdam(model.parameters())\n",
      "# migrate: MS220 sparse gradients have no MindSpore counterpart"),
 ])
@@ -1407,3 +1405,27 @@ def finish(rewards):
 """).code
     assert "# migrate: MS953 the loss `loss` is built from tensors computed before this block" in code, code
     assert "value_and_grad" not in code
+
+
+def test_backend_names_are_mindspores_communication_backend():
+    code = convert_source(textwrap.dedent("""\
+        import torch
+        import torch.distributed as dist
+        def setup():
+            backend = torch.distributed.get_default_backend_for_device(torch.accelerator.current_accelerator())
+            dist.init_process_group(backend=backend)
+            return backend, dist.get_backend(), dist.get_backend(None)
+        """)).code
+    assert "# migrate" not in code and "get_backend" not in code, code
+    namespace = {}
+    exec(code, namespace)
+    import ms_core as ms
+    from ms_core.communication import GlobalComm
+    before = ms.get_context("device_target")
+    try:
+        for target, name in (("CPU", "mccl"), ("GPU", "nccl")):  # MindSpore's init(None) per target
+            ms.set_context(device_target=target)
+            assert namespace["setup"]() == (name, name, name) == (GlobalComm.BACKEND,) * 3
+    finally:
+        ms.set_context(device_target=before)
+        ms.communication.release()
