@@ -21,7 +21,7 @@ from migrate.convert.layer_attributes import (
 from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method, track_added_child,
+    is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
     track_assign, type_of,
 )
 from migrate.convert.torch_runtime import LAYER_ATTR_NAMES
@@ -61,7 +61,7 @@ NO_GRAD = node_rule(
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
     "Replace x.in_features / out_features / num_embeddings / embedding_dim on a receiver of unknown "
-    "class with _torch_layer_attr(x, name): x's own attribute, else the MindSpore layer's (in_channels...).")
+    "class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the MindSpore layer's (in_channels...).")
 MODULE_TABLES = node_rule(
     "MS443", "module_tables",
     "Replace m._modules with m._cells and m._parameters with m._params (a Cell's ordered tables of "
@@ -421,6 +421,12 @@ def _inplace_of_out_of_place(conv, name: str):
     return dataclasses.replace(plain, torch="Tensor." + name, rule="inplace", id="MS170")
 
 
+def _layer_attrs_view(node) -> bool:
+    """``_TorchLayerAttrs(x)``: an earlier conversion's run-time read (converting again keeps it)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+        and node.func.value.startswith("_TorchLayerAttrs")
+
+
 def _untyped_name(conv, node) -> bool:
     """A plain name of no known type (``def init_(t): t.uniform_(-1, 1)``). The tensor
     initialisers (``uniform_``, ``normal_``, ``zero_``, ``fill_``) and in-place methods such as
@@ -473,11 +479,13 @@ def on_plain_attribute(conv, node: cst.Attribute):
         conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
         return new
     if attr in LAYER_ATTR_NAMES and conv.aliases and not conv.storing and conv.allows(LAYER_ATTR_AT_RUN_TIME.id) \
-            and not is_self(conv, node.value) and not is_tensor(conv, node.value):
+            and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
+            and not is_tensor(conv, node.value) \
+            and not _layer_attrs_view(node.value):
         # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
         # at run time (a user's own in_features is kept)
-        new = cst.Call(cst.Name(conv.signatures.helper("_torch_layer_attr")),
-                       [cst.Arg(value), cst.Arg(cst.SimpleString(f'"{attr}"'))])
+        new = cst.Attribute(cst.Call(cst.Name(conv.signatures.helper("_TorchLayerAttrs")), [cst.Arg(value)]),
+                            cst.Name(attr))
         conv.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
                     f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "
                     f"class is known at run time only")

@@ -271,25 +271,32 @@ LAYER_ATTR_NAMES = {"in_features": "in_channels", "out_features": "out_channels"
                     "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
 
 
-def _torch_layer_attr(obj, name):
-    """torch's layer attribute ``name`` of ``obj``: its own when it has one (a user's class, a
-    torch-signature layer), else the MindSpore layer's attribute of the same value (Dense's
-    in_channels for in_features, Embedding's vocab_size for num_embeddings).
+class _TorchLayerAttrs:
+    """torch's layer attributes of a layer (``_TorchLayerAttrs(model.fc).in_features``): the
+    layer's own when it has one (a user's class, a torch-signature layer), else the MindSpore
+    layer's attribute of the same value (Dense's in_channels for in_features, Embedding's
+    vocab_size for num_embeddings).
 
-    Example: ``num_ftrs = model.fc.in_features`` -> ``_torch_layer_attr(model.fc, "in_features")``.
+    An attribute read, not a call with the name in quotes: the read may sit inside an f-string.
     """
-    if hasattr(obj, name):
-        return getattr(obj, name)
-    ms_name = {"in_features": "in_channels", "out_features": "out_channels",
-               "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}[name]
-    return getattr(obj, ms_name)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def __getattr__(self, name):
+        obj = self._obj
+        if hasattr(obj, name):
+            return getattr(obj, name)
+        ms_name = {"in_features": "in_channels", "out_features": "out_channels",
+                   "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}[name]
+        return getattr(obj, ms_name)
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
-                                       _torch_seed, _torch_to, _torch_no_cuda, _torch_layer_attr)}
+                                       _torch_seed, _torch_to, _torch_no_cuda, _TorchLayerAttrs)}
 
 
 def helper_source(name: str) -> str:

@@ -745,7 +745,7 @@ class Converter:
     # expressions
     def on_assign_target(self, node):
         """An assignment's (or del's) target: attribute rewrites that read at run time
-        (``_torch_layer_attr``) do not apply where the attribute is written."""
+        (``_TorchLayerAttrs``) do not apply where the attribute is written."""
         storing, self.storing = self.storing, True
         try:
             return self.generic(node)

@@ -1,6 +1,6 @@
 """Layer attributes torch and MindSpore name differently, read on a receiver whose class is not
 known when converting (``num_ftrs = model.fc.in_features``, the fine-tuning idiom; openai/CLIP's
-``self.visual.attnpool.c_proj.in_features``): _torch_layer_attr decides at run time."""
+``self.visual.attnpool.c_proj.in_features``): _TorchLayerAttrs decides at run time."""
 import numpy as np
 import pytest
 
@@ -41,7 +41,7 @@ def test_unknown_receiver_reads_go_through_the_helper():
             model.fc.out_features = n
         """, """\
         def head(model, n):
-            num_ftrs = _torch_layer_attr(model.fc, "in_features")
+            num_ftrs = _TorchLayerAttrs(model.fc).in_features
             model.fc = nn.Dense(num_ftrs, n, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))
             model.fc.out_features = n
         """)
@@ -66,6 +66,18 @@ def test_own_and_known_receivers_are_not_wrapped():
 
             def construct(self, x):
                 return x * self.in_features + self.fc.in_channels
+        """)
+
+
+def test_read_inside_an_f_string_stays_valid():
+    """torch's own nn/utils/fusion.py reads linear.out_features inside an f-string: no quotes
+    are added there."""
+    check("""\
+        def f(lin):
+            return f"got {lin.out_features}"
+        """, """\
+        def f(lin):
+            return f"got {_TorchLayerAttrs(lin).out_features}"
         """)
 
 
