@@ -381,6 +381,24 @@ def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05
     return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
 '''
 
+_BATCH_STATS_NORM = '''
+def _torch_batch_stats_norm(input, weight=None, bias=None, training=False, eps=1e-05):
+    """torch.nn.functional.batch_norm without running statistics (weight standardization): the
+    batch's mean and biased variance over every axis but 1, then weight and bias per channel."""
+    if not training:
+        raise ValueError("For 'batch_norm', running_mean and running_var must be given when "
+                         "training is False.")
+    axes = (0,) + tuple(range(2, input.ndim))
+    centred = input - ops.mean(input, axes, True)
+    out = centred / ops.sqrt(ops.mean(centred * centred, axes, True) + eps)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+'''
+
 _ATTENTION_INIT = '''
 def _torch_attention_init(cell):
     """torch's initialisation of every nn.MultiheadAttention in `cell` (one, or a Transformer
@@ -622,7 +640,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
-                 "_torch_einsum": _EINSUM,
+                 "_torch_einsum": _EINSUM, "_torch_batch_stats_norm": _BATCH_STATS_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
 # what each piece of generated code needs besides itself
