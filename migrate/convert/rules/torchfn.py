@@ -381,7 +381,7 @@ def pool1d_fn(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS320", "conv1d_fn")
+@argument_rule("MS320", "conv1d_fn", runtime=True)
 def conv1d_fn(edit) -> None:
     """Replace F.conv1d(x, w, b, stride, padding=p) with ops.conv1d(x, w, b, stride, pad_mode, padding)."""
     _conv_padding(edit, 1)
@@ -389,7 +389,7 @@ def conv1d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS431", "conv3d_fn")
+@argument_rule("MS431", "conv3d_fn", runtime=True)
 def conv3d_fn(edit) -> None:
     """Replace F.conv3d(x, w, b, stride, padding=p) with ops.conv3d(x, w, b, stride, pad_mode,
     padding): one padding value per axis (depth, height, width), as MindSpore 2.10's ops.conv3d takes."""
