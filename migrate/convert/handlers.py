@@ -27,6 +27,7 @@ from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.rules.hub import load_into_module
+from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
@@ -91,6 +92,10 @@ def on_reference(conv, node, q: str):
             return new
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
+    if conv.in_isinstance and q in NORM_BASES:
+        new = norm_base_classes(conv, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
+        if new is not None:
+            return new
     entry = conv.tables.get(q)
     if entry is not None and entry.rule == "backend_flag":
         new = flag_reading(conv, node, q)
