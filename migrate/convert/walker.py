@@ -68,7 +68,7 @@ def _layer_attribute_names() -> set[str]:
     """torch layer attributes and call keywords that MindSpore names differently
     (layer_attributes.py rewrites them)."""
     return {name for a in load_attributes().values()
-            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)}
+            for name in (*a.rename, *a.shadow, *a.absent, *a.forward, *a.counter)}
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,12 @@ CASES = [
     Expr("torch.nn.functional.adaptive_avg_pool2d", "F.adaptive_avg_pool2d(img, 1)"),
     Expr("torch.nn.functional.adaptive_avg_pool2d", "F.adaptive_avg_pool2d(img, (4, 3))"),
     Expr("torch.nn.functional.adaptive_max_pool2d", "F.adaptive_max_pool2d(img, 2)"),
+    Expr("torch.nn.functional.max_pool3d", "F.max_pool3d(vol, 3, 2, 1, ceil_mode=True)", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
+    Expr("torch.nn.functional.max_pool3d", "F.max_pool3d(vol, (3, 1, 1), (1, 1, 1), (1, 0, 0))", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
+    Expr("torch.nn.functional.avg_pool3d", "F.avg_pool3d(vol, 2)", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
+    Expr("torch.nn.functional.avg_pool3d", "F.avg_pool3d(vol, 3, 2, 1, count_include_pad=False, divisor_override=None)", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
+    Expr("torch.max_pool3d", "torch.max_pool3d(vol, 2, 1, dilation=2)", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
+    Expr("torch.nn.functional.avg_pool3d", "F.avg_pool3d(vol, 3, 1, 1, divisor_override=5)", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
     # --- linear, convolution, normalisation, padding, resizing ------------------------------
     Expr("torch.nn.functional.linear", "F.linear(x, w)"),
     Expr("torch.nn.functional.linear", "F.linear(x, w, v)"),

@@ -670,6 +670,13 @@ CASES += [
          "torch.view_as_real(torch.view_as_complex(x.reshape(2, 6, 2)) * torch.polar(pos, y)[..., :2].reshape(2, 6))"),
     Expr("torch.real", "torch.real(torch.polar(pos, x)) * y"),
     Expr("torch.imag", "torch.imag(torch.polar(pos, x)) * y"),
+    Expr("torch.fft.fft", "torch.view_as_real(torch.fft.fft(x, n=5, dim=0))"),
+    Expr("torch.fft.ifft", "torch.view_as_real(torch.fft.ifft(torch.polar(pos, x), norm='ortho'))"),
+    Expr("torch.fft.fft2", "torch.view_as_real(torch.fft.fft2(x))"),
+    Expr("torch.fft.ifft2", "torch.view_as_real(torch.fft.ifft2(x, s=(3, 5)))"),
+    Expr("torch.fft.fftn", "torch.fft.fftn(x, dim=(0, 1), norm='ortho').abs()"),
+    Expr("torch.fft.ifftn", "torch.imag(torch.fft.ifftn(torch.polar(pos, x)))"),
+    Expr("torch.fft.rfft", "torch.view_as_real(torch.fft.rfft(x, norm='forward'))"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------
