@@ -52,7 +52,7 @@ PASSES = (training_pass,)
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module", "device")
+               "torch", "torchvision", "add_module", "device", "real", "imag")
 
 
 @lru_cache(maxsize=256)
@@ -708,6 +708,8 @@ class Converter:
                 return new
             self.statement_call = small.value
         if isinstance(small, cst.AugAssign):
+            if handlers.complex_part_target(self, small, [small.target]):
+                return small
             new = inplace.data_statement(self, small)
             if new is not None:
                 return new
