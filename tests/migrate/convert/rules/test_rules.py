@@ -373,6 +373,9 @@ RULE_EXAMPLES = {
     "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
     "diff": "y = torch.diff(x, n=2)\n",
     "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
+    "complex_parts": "def f(x: torch.Tensor):\n    return torch.fft.fft(x).real\n",
+    "private_norm_base": "y = isinstance(m, torch.nn.modules.batchnorm._BatchNorm)\n",
+    "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
     "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
 }
