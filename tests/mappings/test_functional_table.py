@@ -61,6 +61,8 @@ CASES = [
     Expr("torch.nn.functional.adaptive_avg_pool2d", "F.adaptive_avg_pool2d(img, 1)"),
     Expr("torch.nn.functional.adaptive_avg_pool2d", "F.adaptive_avg_pool2d(img, (4, 3))"),
     Expr("torch.nn.functional.adaptive_max_pool2d", "F.adaptive_max_pool2d(img, 2)"),
+    ProvenBy("torch.nn.functional.local_response_norm",
+             "tests/migrate/convert/test_local_response_norm.py::test_matches_torch"),
     ProvenBy("torch.nn.functional.multi_head_attention_forward",
              "tests/migrate/convert/test_mha_forward.py::test_matches_torch"),
     Expr("torch.nn.functional.max_pool3d", "F.max_pool3d(vol, 3, 2, 1, ceil_mode=True)", arrays=(("vol", "rs.randn(1, 2, 5, 6, 7).astype(np.float32)"),)),
