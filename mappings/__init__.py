@@ -201,7 +201,9 @@ class LayerAttributes:
     torch's value as an expression of the constructor's torch arguments, kept by the generated
     torch-signature class under the torch name / as ``torch_<name>``. ``absent``: torch name ->
     why MindSpore has nothing like it. ``children``: sub-layer the class builds itself -> its
-    torch class. ``forward``: torch keyword of a call of the layer -> MindSpore's.
+    torch class. ``forward``: torch keyword of a call of the layer -> MindSpore's. ``counter``:
+    torch's step counter (``num_batches_tracked``) -> the constructor argument that keeps it; the
+    torch-signature class keeps it as ``torch_<name>`` and advances it in each training call.
     """
 
     torch: str
@@ -211,6 +213,7 @@ class LayerAttributes:
     absent: dict = field(default_factory=dict, hash=False, compare=False)
     children: dict = field(default_factory=dict, hash=False, compare=False)
     forward: dict = field(default_factory=dict, hash=False, compare=False)
+    counter: dict = field(default_factory=dict, hash=False, compare=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -227,12 +230,12 @@ def load_attributes() -> dict[str, LayerAttributes]:
     data = tomllib.loads((_HERE / "attributes.toml").read_text(encoding="utf-8"))
     out: dict[str, LayerAttributes] = {}
     for raw in data.get("layer", []):
-        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent", "children", "forward"}
+        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent", "children", "forward", "counter"}
         if unknown:
             raise ValueError(f"attributes.toml: unknown keys {sorted(unknown)}")
         for name in raw["torch"]:
             if name in out:
                 raise ValueError(f"attributes.toml: {name} is listed twice")
             out[name] = LayerAttributes(name, *(dict(raw.get(key, {})) for key in (
-                "rename", "keep", "shadow", "absent", "children", "forward")))
+                "rename", "keep", "shadow", "absent", "children", "forward", "counter")))
     return out

@@ -30,6 +30,7 @@ from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.rules.hub import load_into_module
+from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
@@ -73,6 +74,10 @@ TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t, t.device with None and t.is_cuda / t.is_xpu / ... with False (no tape "
     "and no devices on MindSpore tensors).")
+COMPLEX_PARTS = node_rule(
+    "MS421", "complex_parts",
+    "Replace t.real / t.imag of a tensor with ops.real(t) / ops.imag(t) (MindSpore 2.10's "
+    "Tensor.real and Tensor.imag are methods, not attributes).")
 DEVICE_CONTEXT = node_rule(
     "MS254", "device_context",
     "Replace `with torch.device(d): body` with body (tensors made inside need no default device).")
@@ -112,6 +117,10 @@ def on_reference(conv, node, q: str):
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
     elif q.endswith(".__kwdefaults__"):
         new = kwdefaults_reference(conv, node, q)
+        if new is not None:
+            return new
+    if conv.in_isinstance and q in NORM_BASES:
+        new = norm_base_classes(conv, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
         if new is not None:
             return new
     entry = conv.tables.get(q)
@@ -503,6 +512,10 @@ def on_plain_attribute(conv, node: cst.Attribute):
         new = named_tuple_field(conv, node, value)
         if new is not None:
             return new
+    if attr in ("real", "imag") and conv.aliases and conv.allows(COMPLEX_PARTS.id) and is_tensor(conv, node.value):
+        new = cst.Call(conv.target(f"ops.{attr}"), [cst.Arg(value)])
+        conv.record(node, new, COMPLEX_PARTS.id, "exact", f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
+        return new
     if attr in ("device", "data", *_ACCELERATOR_QUERIES) and conv.aliases \
             and conv.allows(TENSOR_ATTRIBUTE.id) and is_tensor(conv, node.value):
         if attr in _ACCELERATOR_QUERIES:
@@ -540,9 +553,24 @@ def named_tuple_field(conv, node: cst.Attribute, value):
 # --------------------------------------------------------------------------------------------
 # statements
 # --------------------------------------------------------------------------------------------
+def complex_part_target(conv, node, targets) -> bool:
+    """Mark (MS905) an assignment to ``t.real`` / ``t.imag`` of a tensor (torch writes into the
+    complex tensor; MindSpore's real/imag are methods, and ops.real(t) is a copy): True when
+    marked, and the statement is then left as written."""
+    for target in targets:
+        if isinstance(target, cst.Attribute) and target.attr.value in ("real", "imag") \
+                and conv.aliases and is_tensor(conv, target.value):
+            conv.mark(node, "MS905", f"assigning to {code_of(target)}: torch writes into the complex "
+                                     "tensor, MindSpore has no such view; build it with ops.Complex(real, imag)")
+            return True
+    return False
+
+
 def on_assign(conv, node: cst.Assign):
     """Note what the assignment binds, then convert it."""
     track_assign(conv, node)
+    if complex_part_target(conv, node, [t.target for t in node.targets]):
+        return node
     if conv.aliases and flag_assignment(conv, node):
         return None  # `torch.backends.cudnn.benchmark = True`: no meaning on the target
     if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):

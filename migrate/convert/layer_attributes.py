@@ -91,7 +91,7 @@ def layer_attribute(conv, node: cst.Attribute, value):
         table = load_attributes()[kind]
         if attr in table.rename:
             targets.add(table.rename[attr])
-        elif attr in table.shadow and in_subclass:
+        elif (attr in table.shadow or attr in table.counter) and in_subclass:
             targets.add(f"torch_{attr}")
         elif attr in table.shadow or attr in table.absent:
             why = table.absent.get(attr) or f"MindSpore's layer keeps {attr} in another form"

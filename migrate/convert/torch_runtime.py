@@ -485,6 +485,24 @@ def _torch_unfold_windows(x, dimension, size, step):
     return ops.transpose(out, tuple(range(dim + 1)) + tuple(range(dim + 2, out.ndim)) + (dim + 1,))
 '''
 
+_BATCH_STATS_NORM = '''
+def _torch_batch_stats_norm(input, weight=None, bias=None, training=False, eps=1e-05):
+    """torch.nn.functional.batch_norm without running statistics (weight standardization): the
+    batch's mean and biased variance over every axis but 1, then weight and bias per channel."""
+    if not training:
+        raise ValueError("For 'batch_norm', running_mean and running_var must be given when "
+                         "training is False.")
+    axes = (0,) + tuple(range(2, input.ndim))
+    centred = input - ops.mean(input, axes, True)
+    out = centred / ops.sqrt(ops.mean(centred * centred, axes, True) + eps)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+'''
+
 _ATTENTION_INIT = '''
 def _torch_attention_init(cell):
     """torch's initialisation of every nn.MultiheadAttention in `cell` (one, or a Transformer
@@ -840,7 +858,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
-                 "_torch_unfold_windows": _UNFOLD_WINDOWS,
+                 "_torch_unfold_windows": _UNFOLD_WINDOWS, "_torch_batch_stats_norm": _BATCH_STATS_NORM,
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,

@@ -387,13 +387,31 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
             lines.append(f"        self.{torch_name} = {_with_helpers(sigs, expr)}")
         for torch_name, expr in attrs.shadow.items():
             lines.append(f"        self.torch_{torch_name} = {_with_helpers(sigs, expr)}")
+        init_end = len(lines)
         if attrs.rename:
             lines.append("")
         for torch_name, ms_name in attrs.rename.items():
             owner, _, last = f"self.{ms_name}".rpartition(".")  # a child's: self.bn2d, gamma
             lines.append(f"    {torch_name} = property(lambda self: self.{ms_name}, "
                          f"lambda self, value: setattr({owner}, {last!r}, value))")
+        lines[init_end:init_end] = _counter_lines(sigs, attrs.counter)
     return "\n".join(lines) + "\n"
+
+
+def _counter_lines(sigs: TorchSignatures, counters: dict) -> list[str]:
+    """The torch step counters of a torch-signature class (``torch_num_batches_tracked``): an
+    int64 Tensor 0 when the constructor argument keeps it (else None), advanced by one in each
+    training call before the MindSpore layer runs, as torch's forward does."""
+    if not counters:
+        return []
+    tensor, int64 = sigs.conv.tname("ms.Tensor"), sigs.conv.tname("ms.int64")
+    lines = [f"        self.torch_{name} = {tensor}(0, {int64}) if {cond} else None"
+             for name, cond in counters.items()]
+    lines += ["", "    def construct(self, *args, **kwargs):"]
+    for name in counters:
+        lines += [f"        if self.training and self.torch_{name} is not None:",
+                  f"            self.torch_{name} = self.torch_{name} + 1  # torch's step counter"]
+    return lines + ["        return super().construct(*args, **kwargs)"]
 
 
 def _function_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | None:

@@ -53,7 +53,7 @@ PASSES = (training_pass,)
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module", "device", "_modules", "_parameters")
+               "torch", "torchvision", "add_module", "device", "real", "imag", "_modules", "_parameters")
 
 
 @lru_cache(maxsize=256)
@@ -69,7 +69,7 @@ def _layer_attribute_names() -> set[str]:
     """torch layer attributes and call keywords that MindSpore names differently
     (layer_attributes.py rewrites them)."""
     return {name for a in load_attributes().values()
-            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)} | CONV_ATTRS
+            for name in (*a.rename, *a.shadow, *a.absent, *a.forward, *a.counter)} | CONV_ATTRS
 
 
 @dataclass(frozen=True)
@@ -710,6 +710,8 @@ class Converter:
                 return new
             self.statement_call = small.value
         if isinstance(small, cst.AugAssign):
+            if handlers.complex_part_target(self, small, [small.target]):
+                return small
             new = inplace.data_statement(self, small)
             if new is not None:
                 return new

@@ -76,3 +76,44 @@ class ViewAsReal(Primitive):
 
     def backward(self, ctx, dout):
         return (F.Complex()(dout[..., 0], dout[..., 1]),)
+
+
+class FFTN(Primitive):
+    """NumPy's ``fftn`` (``ifftn`` when ``inverse``) over ``axes``, the input zero-padded or
+    cropped to the signal sizes ``s`` first (None: as it is), scaled by ``norm``; Complex64 for
+    Float32 / Complex64 input, Complex128 for 64-bit input.
+
+    Backward: the transform is a scaled DFT matrix A (symmetric), whose adjoint A^H g is the same
+    transform of conj(g), conjugated; the padding / cropping to ``s`` is undone, and a real
+    input gets the real part (torch's convention for complex gradients)."""
+
+    def __init__(self, axes, s, norm, inverse):
+        self.axes, self.norm, self.inverse = tuple(axes), norm, inverse
+        self.s = None if s is None else tuple(s)
+
+    def forward(self, ctx, x):
+        fn = np.fft.ifftn if self.inverse else np.fft.fftn
+        out = fn(x, s=self.s, axes=self.axes, norm=self.norm)
+        wide = x.dtype in (np.float64, np.complex128)
+        return out.astype(np.complex128 if wide else np.complex64, copy=False)
+
+    def backward(self, ctx, dout):
+        x = ctx.inputs[0]
+        g = F.conj(FFTN(self.axes, None, self.norm, self.inverse)(F.conj(dout)))
+        g = _resized(g, x.shape, self.axes)
+        return (g if x._data.dtype.kind == "c" else F.real(g),)
+
+
+def _resized(g, shape, axes):
+    """``g`` cropped or zero-padded back to ``shape`` along ``axes`` (undoing a signal size)."""
+    index = [slice(None)] * g.ndim
+    pads = [0] * (2 * g.ndim)  # torch order: (left, right) pairs from the last axis backwards
+    for axis in axes:
+        n, m = shape[axis], g.shape[axis]
+        if m > n:
+            index[axis] = slice(0, n)
+        elif m < n:
+            pads[2 * (g.ndim - 1 - axis % g.ndim) + 1] = n - m
+    if any(s != slice(None) for s in index):
+        g = g[tuple(index)]
+    return F.pad(g, tuple(pads)) if any(pads) else g

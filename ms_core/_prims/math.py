@@ -199,11 +199,17 @@ class Reciprocal(Primitive):
 
 
 class Abs(Primitive):
+    """|x|; of a complex x the modulus, whose gradient is dout * x / |x| (0 at 0), as torch's."""
+
     def forward(self, ctx, x):
         return np.abs(x)
 
     def backward(self, ctx, dout):
-        return (dout * F.sign(ctx.inputs[0]),)
+        x = ctx.inputs[0]
+        if not _is_complex(x):
+            return (dout * F.sign(x),)
+        r = ctx.out
+        return ((dout / (r + F.cast(r == 0, r.dtype))) * x,)
 
 
 class FloorMod(Primitive):

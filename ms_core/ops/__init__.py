@@ -18,5 +18,6 @@ from .linalg_func import *  # noqa: F401,F403
 from .nn_func import *  # noqa: F401,F403
 from .einsum_ops import *  # noqa: F401,F403
 from .complex_func import *  # noqa: F401,F403
+from .fft_func import *  # noqa: F401,F403
 from .._api import GradOperation  # noqa: F401
 from . import functional, operations  # noqa: F401

@@ -25,16 +25,17 @@ def _as_tensor(x, like=None):
 
 
 def _operands(x, y):
-    """Apply MindSpore's mixed-type rules: int with float -> the float's dtype; Python floats weak."""
+    """Apply MindSpore's mixed-type rules: int with float -> the float's dtype; Python floats weak;
+    a complex operand with a float one stays complex (NumPy's promotion)."""
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     if not xt and not yt:
         x = _as_tensor(x)
         xt = True
     if xt and yt:
         kx, ky = x._data.dtype.kind, y._data.dtype.kind
-        if kx == "f" and ky != "f":
+        if kx == "f" and ky not in "fc":
             y = cast(y, x.dtype)
-        elif ky == "f" and kx != "f":
+        elif ky == "f" and kx not in "fc":
             x = cast(x, y.dtype)
         return x, y
     t, s = (x, y) if xt else (y, x)

@@ -25,6 +25,10 @@ CASES = [
              "test_bfloat16_in_a_dtype_table_converts_and_the_float32_path_runs"),
     Expr("torch.float64", "torch.ones(2, dtype=torch.float64)", grad=False),
     Expr("torch.double", "torch.ones(2, dtype=torch.double)", grad=False),
+    Expr("torch.complex64", "torch.view_as_real(torch.ones(2, dtype=torch.complex64))", grad=False),
+    Expr("torch.cfloat", "torch.view_as_real(torch.polar(pos, x).to(torch.cfloat) * 2)", grad=False),
+    Expr("torch.complex128", "torch.view_as_real(torch.zeros(2, dtype=torch.complex128) + 1)", grad=False),
+    Expr("torch.cdouble", "torch.view_as_real(torch.ones(3, dtype=torch.cdouble))", grad=False),
     Expr("torch.int64", "torch.ones(2, dtype=torch.int64)", grad=False),
     Expr("torch.long", "torch.ones(2, dtype=torch.long)", grad=False),
     Expr("torch.int32", "torch.ones(2, dtype=torch.int32)", grad=False),
@@ -675,6 +679,13 @@ CASES += [
          "torch.view_as_real(torch.view_as_complex(x.reshape(2, 6, 2)) * torch.polar(pos, y)[..., :2].reshape(2, 6))"),
     Expr("torch.real", "torch.real(torch.polar(pos, x)) * y"),
     Expr("torch.imag", "torch.imag(torch.polar(pos, x)) * y"),
+    Expr("torch.fft.fft", "torch.view_as_real(torch.fft.fft(x, n=5, dim=0))"),
+    Expr("torch.fft.ifft", "torch.view_as_real(torch.fft.ifft(torch.polar(pos, x), norm='ortho'))"),
+    Expr("torch.fft.fft2", "torch.view_as_real(torch.fft.fft2(x))"),
+    Expr("torch.fft.ifft2", "torch.view_as_real(torch.fft.ifft2(x, s=(3, 5)))"),
+    Expr("torch.fft.fftn", "torch.fft.fftn(x, dim=(0, 1), norm='ortho').abs()"),
+    Expr("torch.fft.ifftn", "torch.imag(torch.fft.ifftn(torch.polar(pos, x)))"),
+    Expr("torch.fft.rfft", "torch.view_as_real(torch.fft.rfft(x, norm='forward'))"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------

@@ -88,18 +88,41 @@ def receiver_kind(before, after) -> str:
 
 
 def _held(node) -> bool:
-    """``self.blocks[0].conv.weight``: an attribute (not a tensor's view attribute) reached through
-    names, attributes and subscripts by a name or a literal: a tensor an object holds, not a view."""
+    """``self.blocks[0].conv.weight``, ``getattr(block, f'conv{i}').weight``: an attribute (not a
+    tensor's view attribute) reached through names, attributes, subscripts by a name or a literal
+    and ``getattr`` reads: a tensor an object holds, not a view; evaluating it twice is free."""
     if not isinstance(node, cst.Attribute) or node.attr.value in TENSOR_VIEW_ATTRS:
         return False
     node = node.value
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
+    while isinstance(node, (cst.Attribute, cst.Subscript)) or _getattr_read(node):
+        if isinstance(node, cst.Call):
+            node = node.args[0].value
+            continue
         if isinstance(node, cst.Subscript) and not all(
                 isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Name, cst.Integer, cst.SimpleString))
                 for e in node.slice):
             return False
         node = node.value
     return isinstance(node, cst.Name)
+
+
+_NAME_EXPRS = (cst.Name, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
+def _getattr_read(node) -> bool:
+    """``getattr(obj, 'name')`` / ``getattr(obj, f'conv{i}')`` (two positional arguments, the
+    second a name or a string): reading an attribute, as ``obj.name`` does."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+        node.func.value == "getattr" and len(node.args) == 2 and \
+        all(a.keyword is None and not a.star for a in node.args) and \
+        isinstance(node.args[1].value, _NAME_EXPRS)
+
+
+def _held_by_an_object(node) -> bool:
+    """``make(m).weight``, ``getattr(m, n).bias``: an attribute other than a tensor's view
+    attribute (``.T``, ``.data``, ...): the tensor the object holds, written into by copy_ as in
+    torch, whatever expression gives the object."""
+    return isinstance(node, cst.Attribute) and node.attr.value not in TENSOR_VIEW_ATTRS
 
 
 def _reads_grad(node) -> bool:
@@ -164,10 +187,11 @@ def inplace_compare(edit) -> None:
 
 @argument_rule("MS172", "copy_into")
 def copy_into(edit) -> None:
-    """Replace x.copy_(src) with itself (MindSpore 2.10 has it); mark it on an indexed tensor or
-    a view, which torch writes through and MindSpore does not."""
+    """Replace x.copy_(src) with itself (MindSpore 2.10 has it; an attribute of any object, such
+    as a layer's Parameter, included); mark it on an indexed tensor or a view, which torch writes
+    through and MindSpore does not."""
     before, after = edit.receiver_before, edit.method_receiver
-    if receiver_kind(before, after) == "view":
+    if receiver_kind(before, after) == "view" and not _held_by_an_object(before):
         edit.unsupported(_view_reason("copy_", before), marker="MS905")
 
 

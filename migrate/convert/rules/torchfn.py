@@ -336,26 +336,22 @@ def sdpa(edit) -> None:
     edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
 
 
-# F.batch_norm(x, None, None, training=True, eps=e): (x - mean) / sqrt(biased var + e) over every
-# axis but the channels'
-_BATCH_STATISTICS = ("(lambda _x: (lambda _a: (lambda _d: _d / ops.sqrt(ops.mean(_d * _d, _a, True) + {eps}))"
-                     "(_x - ops.mean(_x, _a, True)))((0, *range(2, _x.ndim))))({input})")
-
-
 @argument_rule("MS317", "batch_norm_fn")
 def batch_norm_fn(edit) -> None:
     """Replace F.batch_norm(x, mean, var, weight=None, bias=None, ...) with ops.batch_norm(x, mean,
-    var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default)."""
+    var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default);
+    without running statistics with the generated _torch_batch_stats_norm(x, weight, bias, ...)."""
     names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
     values = {n: edit.value(n) for n in names}
-    if code_of(values["running_mean"]) == "None" and code_of(values["running_var"]) == "None" \
-            and code_of(values["training"]) == "True" and code_of(values["weight"]) == "None" \
-            and code_of(values["bias"]) == "None":
+    if code_of(values["running_mean"]) == "None" and code_of(values["running_var"]) == "None":
         # batch statistics only (timm's weight standardization): normalized over every axis but 1
-        edit.result = render(edit.conv, _BATCH_STATISTICS, values)
+        helper = edit.helper("_torch_batch_stats_norm")
+        edit.result = render(edit.conv, helper + "({input}, {weight}, {bias}, training={training}, eps={eps})", values)
+        edit.note("no running statistics: _torch_batch_stats_norm normalizes with the batch's "
+                  "mean and biased variance over every axis but 1, as torch does")
         return
     if code_of(values["running_mean"]) == "None" or code_of(values["running_var"]) == "None":
-        edit.unsupported("batch_norm without running statistics: MindSpore's ops.batch_norm needs them")
+        edit.unsupported("batch_norm with one of the running statistics only: MindSpore's ops.batch_norm needs both")
         return
     weight = "{weight}" if code_of(values["weight"]) != "None" else "ops.ones_like({running_mean})"
     bias = "{bias}" if code_of(values["bias"]) != "None" else "ops.zeros_like({running_mean})"
@@ -388,7 +384,7 @@ def pool1d_fn(edit) -> None:
     edit.result = render(edit.conv, template, values)
 
 
-@argument_rule("MS320", "conv1d_fn")
+@argument_rule("MS320", "conv1d_fn", runtime=True)
 def conv1d_fn(edit) -> None:
     """Replace F.conv1d(x, w, b, stride, padding=p) with ops.conv1d(x, w, b, stride, pad_mode, padding)."""
     _conv_padding(edit, 1)
@@ -396,7 +392,7 @@ def conv1d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS431", "conv3d_fn")
+@argument_rule("MS431", "conv3d_fn", runtime=True)
 def conv3d_fn(edit) -> None:
     """Replace F.conv3d(x, w, b, stride, padding=p) with ops.conv3d(x, w, b, stride, pad_mode,
     padding): one padding value per axis (depth, height, width), as MindSpore 2.10's ops.conv3d takes."""

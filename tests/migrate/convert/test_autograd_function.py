@@ -118,12 +118,16 @@ def test_to_at_run_time_casts_like_torch():
 
 def test_torch_nn_modules_paths_name_torch_nn_classes():
     """``nn.modules.ReLU`` / ``torch.nn.modules.conv.Conv2d`` are torch.nn's classes (monai's
-    layer factories register them so); private bases (``_BatchNorm``) stay what they are."""
+    layer factories register them so); private bases (``_BatchNorm``) are the tuple of their
+    subclasses' classes in isinstance (tests/migrate/convert/rules/test_norm_bases.py), and stay
+    marked as a base class."""
     check("A = dict(relu=nn.modules.ReLU)\nc = nn.modules.conv.Conv2d(3, 4, 3)\n",
           "A = dict(relu=TorchReLU)\nc = nn.Conv2d(3, 4, 3, pad_mode='valid', has_bias=True, "
           "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(27)))\n")
-    assert "MS901 torch.nn.modules.batchnorm._BatchNorm has no mapping" in convert_source(
+    assert "isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm))" in convert_source(
         "import torch.nn as nn\nok = isinstance(m, nn.modules.batchnorm._BatchNorm)\n").code
+    assert "MS901 torch.nn.modules.batchnorm._BatchNorm has no mapping" in convert_source(
+        "import torch.nn as nn\nclass B(nn.modules.batchnorm._BatchNorm):\n    pass\n").code
 
 
 def test_a_static_forward_of_a_cell_is_not_renamed():

@@ -75,12 +75,12 @@ def test_directory_mode_with_bad_files(project, tmp_path, capsys):
 
 def test_markdown_report_and_diff(tmp_path, capsys):
     src = tmp_path / "m.py"
-    src.write_text("import torch\ny = torch.fft.fft(x)\n")
+    src.write_text("import torch\ny = torch.fft.hfft(x)\n")
     md = tmp_path / "r.md"
     assert cli.main(["convert", str(src), "--diff", "--report", str(md)]) == 0
     out = capsys.readouterr().out
     assert "+# migrate: MS901" in out
-    assert src.read_text() == "import torch\ny = torch.fft.fft(x)\n"
+    assert src.read_text() == "import torch\ny = torch.fft.hfft(x)\n"
     text = md.read_text()
     assert "| 2 | MS901 | unsupported |" in text
 

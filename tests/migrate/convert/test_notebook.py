@@ -13,7 +13,7 @@ CELLS = [
     ("markdown", "# Training\nUses `torch.nn.Linear`."),
     ("code", "!pip install torch\n%matplotlib inline\nimport torch\nimport torch.nn as nn"),
     ("code", "model = nn.Sequential(nn.Linear(4, 2), nn.Dropout(0.3))\nmodel?"),
-    ("code", "%%time\ny = torch.fft.fft(x)  # keep me\nfor i in range(2):\n"
+    ("code", "%%time\ny = torch.fft.hfft(x)  # keep me\nfor i in range(2):\n"
              "    !echo {i} \\\n      more\n    z = torch.ones(2, 3)"),
     ("code", "%%bash\necho torch.ones(2)"),
     ("code", "files = !ls\npip install numpy\nw = torch.zeros(3)"),
@@ -58,7 +58,7 @@ def test_code_cells_are_converted_and_the_rest_is_kept(tmp_path, capsys):
     assert s[2] == ("model = nn.SequentialCell(nn.Dense(4, 2, has_bias=True, "
                     "weight_init=HeUniform(negative_slope=math.sqrt(5)), "
                     "bias_init=Uniform(scale=1 / math.sqrt(4))), nn.Dropout(keep_prob=0.7))\nmodel?")
-    assert s[3] == ("%%time\n# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)  # keep me\n"
+    assert s[3] == ("%%time\n# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)  # keep me\n"
                     "for i in range(2):\n    !echo {i} \\\n      more\n    z = ops.ones((2, 3))")
     assert s[4] == CELLS[4][1]  # %%bash: not Python, left alone
     assert s[5] == "files = !ls\npip install numpy\nw = ops.zeros((3,))"

@@ -183,8 +183,8 @@ def test_disabled_call_stays_whole_and_its_torch_import_stays():
 
 
 def test_markers_are_written_whatever_is_selected():
-    src = "import torch\ny = torch.fft.fft(x)\n"
-    marked = "import ms_core as ms\n# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\n"
+    src = "import torch\ny = torch.fft.hfft(x)\n"
+    marked = "import ms_core as ms\n# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)\n"
     assert without_guards(convert_source(src).code) == marked
     assert without_guards(convert_source(src, select=["MS1"], disable=["MS9"]).code) == marked
 

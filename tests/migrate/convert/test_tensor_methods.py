@@ -51,6 +51,11 @@ def assert_same(t_out, m_out):
     # a tensor a module holds, reached through a container: not a view
     ("self.blocks[0].conv.weight.copy_(y)", "self.blocks[0].conv.weight.copy_(y)"),
     ("m.layers[i].bias.mul_(2)", "m.layers[i].bias.copy_(m.layers[i].bias.copy().mul(2))"),
+    # reached through getattr: a held tensor too (timm's vision_transformer weight loading)
+    ("getattr(m, f'conv{x}').weight.copy_(y)", "getattr(m, f'conv{x}').weight.copy_(y)"),
+    ("getattr(m.mlp, 'fc1').bias.mul_(2)", "getattr(m.mlp, 'fc1').bias.copy_(getattr(m.mlp, 'fc1').bias.copy().mul(2))"),
+    # copy_ into an attribute of any object (evaluated once): the object's tensor
+    ("make(m).weight.copy_(y)", "make(m).weight.copy_(y)"),
 ])
 def test_in_place_forms(before, expected):
     check(f"def f(x, y, m, self):\n    z = {before}\n", f"def f(x, y, m, self):\n    z = {expected}\n")
@@ -65,9 +70,12 @@ def test_in_place_on_a_view_or_an_index_inside_an_expression_is_marked():
             x[mask].zero_()
             x[0].T.copy_(y)
             m.layers[0].weight[0].copy_(y)
+            getattr(m, 'fc').weight.T.copy_(y)
+            x.view(-1).copy_(y)
+            make(m).weight.mul_(2)
             return a, b, c
         """)
-    assert out.count("# migrate: MS905") == 5, out
+    assert out.count("# migrate: MS905") == 8, out
     assert "x[mask] =" not in out  # advanced indexing copies in torch: no write-back
 
 
@@ -209,6 +217,29 @@ def test_in_place_on_a_parameter_held_through_a_container_updates_it_like_torch(
     m.load(ms.Tensor(w))
     np.testing.assert_array_equal(m.layers[0].weight.asnumpy(), t.layers[0].weight.detach().numpy())
     np.testing.assert_array_equal(m.layers[1].bias.asnumpy(), t.layers[1].bias.detach().numpy())
+
+
+def test_copy_into_parameters_reached_through_getattr_updates_them_like_torch():
+    src = ("import torch\nfrom torch import nn\n\nclass N(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.fc1, self.fc2 = nn.Linear(2, 3), nn.Linear(3, 2)\n\n"
+           "    def load(self, ws):\n        with torch.no_grad():\n            for r in range(2):\n"
+           "                getattr(self, f'fc{r + 1}').weight.copy_(ws[r])\n"
+           "                getattr(self, f'fc{r + 1}').bias.mul_(0.5)\n")
+    res = convert_source(src)
+    assert "# migrate:" not in res.code, res.code
+    ns_t, ns_m = {}, {}
+    exec(compile(src, "torch_n", "exec"), ns_t)
+    exec(compile(res.code, "ms_n", "exec"), ns_m)
+    t, m = ns_t["N"](), ns_m["N"]()
+    for name in ("fc1", "fc2"):
+        getattr(m, name).bias.set_data(ms.Tensor(getattr(t, name).bias.detach().numpy()))
+    ws = [np.arange(6, dtype=np.float32).reshape(3, 2), -np.arange(6, dtype=np.float32).reshape(2, 3)]
+    t.load([torch.tensor(w) for w in ws])
+    m.load([ms.Tensor(w) for w in ws])
+    for name in ("fc1", "fc2"):
+        for p in ("weight", "bias"):
+            np.testing.assert_array_equal(getattr(getattr(m, name), p).asnumpy(),
+                                          getattr(getattr(t, name), p).detach().numpy())
 
 
 def test_in_place_on_a_run_time_to_is_marked_once_and_stays_so():

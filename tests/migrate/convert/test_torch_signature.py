@@ -117,8 +117,7 @@ PAIRS = {
 
         class BNAct(TorchBatchNorm2d):
             def construct(self, x):
-                # migrate: MS918 BatchNorm2d.num_batches_tracked: MindSpore's BatchNorm keeps no step counter
-                self.num_batches_tracked += 1
+                self.torch_num_batches_tracked += 1
                 return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta, training=self.training, momentum=self.momentum, eps=self.eps)
         """),
     # class N: attributes of narrowed instances, also narrowed by a class held in a variable

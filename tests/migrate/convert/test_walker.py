@@ -55,7 +55,7 @@ def test_non_torch_calls_are_never_touched():
 
 
 def test_unmapped_torch_call_is_marked_and_import_kept():
-    src = "import torch\nimport torch.nn as nn\ny = torch.fft.fft(x)  # spectrum\nfc = nn.Linear(2, 2)\n"
+    src = "import torch\nimport torch.nn as nn\ny = torch.fft.hfft(x)  # spectrum\nfc = nn.Linear(2, 2)\n"
     res = convert_source(src)
     # import torch stays, guarded (the unconverted line needs it: test_guards.py); the target
     # imports go where the torch imports were
@@ -63,7 +63,7 @@ def test_unmapped_torch_call_is_marked_and_import_kept():
     assert without_guards(res.code) == (
                         "import math\nimport ms_core as ms\nfrom ms_core import nn\n"
                         "from ms_core.common.initializer import HeUniform, Uniform\n"
-                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)  # spectrum\n"
+                        "# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)  # spectrum\n"
                         "fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
                         "bias_init=Uniform(scale=1 / math.sqrt(2)))\n")
     assert [(c.line, c.rule) for c in res.changes if c.label == "unsupported"] == [(1, "MS900"), (3, "MS901")]
@@ -162,7 +162,7 @@ HEADER_MODEL = textwrap.dedent("""
 
 
 def test_idempotent_with_a_marker_left():
-    src = "import torch\ny = torch.fft.fft(x)\n"
+    src = "import torch\ny = torch.fft.hfft(x)\n"
     once = convert_source(src).code
     assert convert_source(once).code == once
 
@@ -203,13 +203,13 @@ def test_file_without_torch_still_reports_syntax_errors():
 def test_target_imports_added_even_when_every_torch_import_stays():
     # the unmapped call is kept whole (torch.zeros inside it too); the import of ops it would
     # have needed is still written
-    res = convert_source("import torch\n\ny = torch.fft.fft(torch.zeros(3))\n")
+    res = convert_source("import torch\n\ny = torch.fft.hfft(torch.zeros(3))\n")
     assert without_guards(res.code) == ("import ms_core as ms\nfrom ms_core import ops\n\n"
-                                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(torch.zeros(3))\n")
-    res = convert_source("import torch\n\ny = torch.fft.fft(x)\nz = torch.zeros(3)\n")
+                                        "# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(torch.zeros(3))\n")
+    res = convert_source("import torch\n\ny = torch.fft.hfft(x)\nz = torch.zeros(3)\n")
     assert without_guards(res.code) == (
         "import ms_core as ms\nfrom ms_core import ops\n\n"
-        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\nz = ops.zeros((3,))\n")
+        "# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)\nz = ops.zeros((3,))\n")
     assert convert_source(res.code).code == res.code
 
 
@@ -236,14 +236,14 @@ def test_module_base_is_labelled_transformed():
 
 def test_imports_inside_functions():
     src = ('"""doc"""\nimport os\n\ndef f(x):\n    import torch\n    import torch.nn.functional as F\n'
-           '    y = F.relu(x)\n    return torch.fft.fft(y)\n\ndef g(x):\n    import torch.nn as nn\n    return nn.ReLU()(x)\n')
+           '    y = F.relu(x)\n    return torch.fft.hfft(y)\n\ndef g(x):\n    import torch.nn as nn\n    return nn.ReLU()(x)\n')
     res = convert_source(src)
     # f still needs torch for the unmapped call; F is gone; g's import is gone
     assert without_guards(res.code) == (
                         '"""doc"""\nimport os\nimport ms_core as ms\nfrom ms_core import nn, ops\n\n\n'
                         'def f(x):\n    try:\n        import torch\n    except ImportError:  ' + GUARD_NOTE + '\n'
-                        "        torch = _TorchMissing('torch', {'fft': 'MS901 torch.fft.fft has no mapping'})\n"
+                        "        torch = _TorchMissing('torch', {'fft': 'MS901 torch.fft.hfft has no mapping'})\n"
                         '    y = ops.relu(x)\n'
-                        '    # migrate: MS901 torch.fft.fft has no mapping\n    return torch.fft.fft(y)\n\n'
+                        '    # migrate: MS901 torch.fft.hfft has no mapping\n    return torch.fft.hfft(y)\n\n'
                         'def g(x):\n    return nn.ReLU()(x)\n')
     assert convert_source(res.code).code == res.code

@@ -40,7 +40,7 @@ SRC = """\
     def net(pretrained=False):
         m = Net()
         if pretrained:
-            m.load_state_dict(torch.fft.fft(m))
+            m.load_state_dict(torch.fft.hfft(m))
         return m
     """
 
@@ -51,17 +51,17 @@ def test_a_kept_import_is_guarded_and_fails_only_where_reached():
         try:
             import torch
         except ImportError:  {GUARD_NOTE}
-            torch = {STUB}('torch', {{'fft': 'MS901 torch.fft.fft has no mapping'}})
+            torch = {STUB}('torch', {{'fft': 'MS901 torch.fft.hfft has no mapping'}})
         """) in out
     assert f"class {STUB}:" in out
     ns = run_without_torch(out)
     assert type(ns["net"]()).__name__ == "Net"  # builds: the marked branch is not reached
-    with pytest.raises(ImportError, match=r"torch\.fft\.fft\(\): MS901 torch\.fft\.fft has no mapping \(torch is not installed\)"):
+    with pytest.raises(ImportError, match=r"torch\.fft\.hfft\(\): MS901 torch\.fft\.hfft has no mapping \(torch is not installed\)"):
         ns["net"](pretrained=True)
 
 
 def test_the_stand_in_behaves_like_a_missing_attribute_for_introspection():
-    ns = run_without_torch(convert("import torch\ny = lambda: torch.fft.fft(1)\n"))
+    ns = run_without_torch(convert("import torch\ny = lambda: torch.fft.hfft(1)\n"))
     stub = ns["torch"]
     assert not hasattr(stub, "__wrapped__")  # dunders: AttributeError, so hasattr() works
     held = stub.nn.AlphaDropout  # naming it is not using it: a registry may hold it at import
@@ -136,14 +136,14 @@ def test_imports_inside_a_function_are_guarded_there():
         def spectrum(x):
             import torch
             if x is None:
-                return torch.fft.fft(x)
+                return torch.fft.hfft(x)
             return np.abs(x)
         """)
     assert "def spectrum(x):\n    try:\n        import torch\n    except ImportError:" in out
     ns = run_without_torch(out)
     with torch_blocked():
         assert ns["spectrum"](-3) == 3
-        with pytest.raises(ImportError, match="MS901 torch.fft.fft has no mapping"):
+        with pytest.raises(ImportError, match="MS901 torch.fft.hfft has no mapping"):
             ns["spectrum"](None)
 
 
@@ -152,7 +152,7 @@ def test_consecutive_kept_imports_share_one_guard_and_comments_stay():
         # framework
         import torch  # core
         import torchvision
-        y = torch.fft.fft(torchvision.io.read_image(p))
+        y = torch.fft.hfft(torchvision.io.read_image(p))
         """)
     assert out.count("try:") == 1
     assert "# framework\n" in out and "import torch  # core\n" in out
@@ -172,7 +172,7 @@ def test_comment_above_a_second_removed_import_is_kept_issue13_item6():
 
 
 def test_import_line_mixing_torch_and_other_modules():
-    out = convert("import os, torch  # deps\ny = torch.fft.fft(os.sep)\n")
+    out = convert("import os, torch  # deps\ny = torch.fft.hfft(os.sep)\n")
     assert "import os  # deps\n" in out
     assert "try:\n    import torch\nexcept ImportError:" in out
 
@@ -183,17 +183,17 @@ def test_user_guard_is_left_to_the_user():
             import torch
         except ImportError:
             torch = None
-        y = torch.fft.fft(x) if torch else x
+        y = torch.fft.hfft(x) if torch else x
         """)
     assert "try:\n    import torch\nexcept ImportError:\n    torch = None\n" in out
     assert STUB not in out
 
 
 def test_guards_target_mindspore():
-    res = convert_source("import torch\ny = torch.fft.fft(x)\n", target="mindspore")
+    res = convert_source("import torch\ny = torch.fft.hfft(x)\n", target="mindspore")
     assert "import mindspore as ms\n" in res.code and f"torch = {STUB}('torch'" in res.code
     assert without_guards(res.code) == ("import mindspore as ms\n"
-                                        "# migrate: MS901 torch.fft.fft has no mapping\ny = torch.fft.fft(x)\n")
+                                        "# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)\n")
 
 
 def test_comment_above_a_guarded_import_stays_with_its_guard_on_the_next_conversion():

@@ -64,7 +64,7 @@ def test_inherited_names_convert_and_the_ones_still_used_get_their_own_guard():
         from .layers import *
         class Block(nn.Module):
             def forward(self, x):
-                return F.relu(torch.fft.fft(x))
+                return F.relu(torch.fft.hfft(x))
         """, inherited={"nn": "torch.nn", "F": "torch.nn.functional", "torch": "torch"})
     assert without_guards(out) == textwrap.dedent("""\
         from .layers import *
@@ -72,8 +72,8 @@ def test_inherited_names_convert_and_the_ones_still_used_get_their_own_guard():
         from ms_core import nn, ops
         class Block(nn.Cell):
             def construct(self, x):
-                # migrate: MS901 torch.fft.fft has no mapping
-                return ops.relu(torch.fft.fft(x))
+                # migrate: MS901 torch.fft.hfft has no mapping
+                return ops.relu(torch.fft.hfft(x))
         """)
     assert "try:\n    import torch\nexcept ImportError:" in out
 

@@ -51,7 +51,7 @@ def test_a_torch_name_only_in_a_dropped_argument_needs_no_import():
 
 
 def test_module_annotation_types_the_parameter_on_the_second_conversion_too():
-    code = once("def f(m: nn.Module, d):\n    y = torch.fft.fft(d)\n    return m.to(device=d, dtype=torch.float16)\n")
+    code = once("def f(m: nn.Module, d):\n    y = torch.fft.hfft(d)\n    return m.to(device=d, dtype=torch.float16)\n")
     assert "# migrate: MS902 Module.to" in code and "def f(m: nn.Cell, d):" in code
     assert "return m.to(device=d, dtype=ms.float16)" in code  # marked, not turned into astype
 
@@ -62,17 +62,17 @@ def test_module_annotation_types_the_parameter_on_the_second_conversion_too():
 @pytest.mark.parametrize("call", ["x.softmax(dim=-1)", "x.log_softmax(dim=1)", "x.std()",
                                   "x.var(dim=0)", "torch.tensor([1.0, 2.0]).std()"])
 def test_methods_in_target_form_are_left_alone_when_torch_stays(call):
-    code = once(f"def f(x: torch.Tensor):\n    keep = torch.fft.fft(x)\n    return {call}\n")
+    code = once(f"def f(x: torch.Tensor):\n    keep = torch.fft.hfft(x)\n    return {call}\n")
     assert "MS903" not in code and "MS915" not in code
 
 
 def test_an_unknown_keyword_is_still_marked_when_torch_stays():
-    code = once("def f(x: torch.Tensor):\n    keep = torch.fft.fft(x)\n    return x.softmax(bogus=1)\n")
+    code = once("def f(x: torch.Tensor):\n    keep = torch.fft.hfft(x)\n    return x.softmax(bogus=1)\n")
     assert "# migrate: MS903 Tensor.softmax: unknown argument bogus=" in code
 
 
 def test_std_with_numpy_style_axis_but_no_ddof_is_not_taken_for_the_target_form():
     # torch accepts axis= for dim=; without ddof it is torch's call (n - 1), never left as is:
     # translated as dim=0 with torch's n - 1
-    code = once("def f(x: torch.Tensor):\n    keep = torch.fft.fft(x)\n    return x.std(axis=0)\n")
+    code = once("def f(x: torch.Tensor):\n    keep = torch.fft.hfft(x)\n    return x.std(axis=0)\n")
     assert "return x.std(axis=0, ddof=1)" in code

@@ -984,7 +984,7 @@ def test_converting_twice_with_torch_still_imported_changes_nothing():
             loss.backward()
             opt.step()
         torch.autograd.backward(loss)
-        print(len(loader), torch.fft.fft(x))
+        print(len(loader), torch.fft.hfft(x))
     """)
     once = convert_source(src)
     # the torch imports stay, guarded (tests/migrate/convert/test_guards.py)
@@ -1008,8 +1008,8 @@ def test_converting_twice_with_torch_still_imported_changes_nothing():
         # migrate: MS953 torch.autograd.backward(loss): write it as loss.backward() or compute the gradients with ms.value_and_grad by hand
         # migrate: MS901 torch.autograd.backward has no mapping
         torch.autograd.backward(loss)
-        # migrate: MS901 torch.fft.fft has no mapping
-        print(loader.get_dataset_size(), torch.fft.fft(x))
+        # migrate: MS901 torch.fft.hfft has no mapping
+        print(loader.get_dataset_size(), torch.fft.hfft(x))
     """)
     assert [c.rule for c in once.changes if c.rule.startswith("MS95")] == ["MS953"]
     assert convert_source(once.code).code == once.code

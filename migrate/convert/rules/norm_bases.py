@@ -1,0 +1,41 @@
+"""torch's private norm base classes named in ``isinstance`` / ``issubclass``
+(``torch.nn.modules.batchnorm._BatchNorm``, ``_NormBase``, ``torch.nn.modules.instancenorm._InstanceNorm``):
+model zoos walk a model and pick its norm layers by them (timm's convert_splitbn_model and
+convert_sync_batchnorm). MindSpore's own bases do not line up (its BatchNorm3d is no
+``_BatchNorm``), so the check names the MindSpore classes of the base's torch subclasses.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.registry import node_rule
+
+PRIVATE_NORM_BASE = node_rule(
+    "MS420", "private_norm_base",
+    "Replace torch's private norm base (torch.nn.modules.batchnorm._BatchNorm / _NormBase, "
+    "torch.nn.modules.instancenorm._InstanceNorm) named in isinstance/issubclass with the tuple of "
+    "the MindSpore classes of its torch subclasses.")
+
+_BATCH_NORMS = ("torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.SyncBatchNorm")
+_INSTANCE_NORMS = ("torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d", "torch.nn.InstanceNorm3d")
+# torch's private base -> its public torch subclasses (data: the classes the check stands for)
+NORM_BASES = {
+    "torch.nn.modules.batchnorm._BatchNorm": _BATCH_NORMS,
+    "torch.nn.modules.batchnorm._NormBase": _BATCH_NORMS + _INSTANCE_NORMS,
+    "torch.nn.modules.instancenorm._InstanceNorm": _INSTANCE_NORMS,
+}
+
+
+def norm_base_classes(conv, node, qual: str):
+    """Apply MS420 to ``qual`` (a key of :data:`NORM_BASES`) named inside isinstance/issubclass:
+    the tuple of its subclasses' MindSpore classes, or None (then it is marked as unmapped)."""
+    if not conv.allows(PRIVATE_NORM_BASE.id):
+        return None
+    entries = [conv.tables.get(name) for name in NORM_BASES[qual]]
+    if any(e is None or not e.target or e.label == "unsupported" for e in entries):
+        return None
+    new = cst.Tuple([cst.Element(conv.target(e.target)) for e in entries])
+    conv.record(node, new, PRIVATE_NORM_BASE.id, "exact",
+                f"{qual.rsplit('.', 1)[-1]}: one of the MindSpore classes of its torch subclasses "
+                f"({', '.join(n.rsplit('.', 1)[-1] for n in NORM_BASES[qual])})")
+    return new
