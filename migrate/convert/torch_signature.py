@@ -381,6 +381,7 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
              *_wrap("super().__init__(", _call_args(edit), "        ")]
     if edit.finish is not None:
         lines.append(f"        {edit.finish}(self)")
+    lines += [_indent(stmt, 8) for stmt in edit.after_init]
     attrs = load_attributes().get(qual)
     if attrs is not None:
         for torch_name, expr in attrs.keep.items():
@@ -393,6 +394,8 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
             owner, _, last = f"self.{ms_name}".rpartition(".")  # a child's: self.bn2d, gamma
             lines.append(f"    {torch_name} = property(lambda self: self.{ms_name}, "
                          f"lambda self, value: setattr({owner}, {last!r}, value))")
+    for member in edit.members:
+        lines += ["", _indent(member, 4)]
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,7 @@ import libcst as cst
 
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
-from migrate.convert.rules.layers import _conv_padding
+from migrate.convert.rules.layers import _conv_padding, layer_norm_function
 from migrate.convert.template import render
 
 
@@ -463,7 +463,7 @@ def diff(edit) -> None:
 def functional_layer_norm(edit) -> None:
     """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with _torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
     if edit.conv.target_name == "mindspore":
-        edit.func = cst.Name(edit.helper("_torch_layer_norm"))
+        edit.func = cst.Name(layer_norm_function(edit))
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
                                   "(LayerNormExt): _torch_layer_norm runs the ops.LayerNorm primitive, "
                                   "as nn.LayerNorm does")
