@@ -120,6 +120,9 @@ def on_call(conv, node: cst.Call):
     func = node.func
     q = conv.qual(func)
     if q is None:
+        new = einops_calls.import_by_name(conv, node)
+        if new is not None:
+            return new
         if isinstance(func, cst.Attribute):
             return on_method(conv, node)
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
