@@ -154,7 +154,8 @@ def _torch_eval(obj):
 
 def _torch_to(obj, *args, **kwargs):
     """torch's ``x.to(...)`` with arguments the converter could not tell apart: a cast when a dtype
-    is among them (or a tensor, whose dtype is meant); a device changes nothing on MindSpore.
+    is among them (or a tensor, whose dtype is meant), of a Cell's floating-point parameters for
+    a Cell (returned itself); a device changes nothing on MindSpore.
 
     A dtype is recognised by its class (``Type`` in MindSpore's and ms_core's dtype hierarchy).
     """
@@ -166,10 +167,16 @@ def _torch_to(obj, *args, **kwargs):
             dtype = value.dtype  # x.to(other): other's dtype (and device)
     if dtype is None:
         return obj
-    if not hasattr(obj, "astype"):
-        raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart: "
-                        f"cast the parameters with ms.amp or Cell.to_float.")
-    return obj.astype(dtype)
+    if hasattr(obj, "astype"):
+        return obj.astype(dtype)
+    if not hasattr(obj, "get_parameters"):
+        raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart.")
+    # a Cell: torch's module.to(dtype) casts its floating-point parameters in place
+    if str(dtype).lower().lstrip("b").startswith("float"):
+        for param in obj.get_parameters():
+            if param.dtype != dtype and str(param.dtype).lower().lstrip("b").startswith("float"):
+                param.set_dtype(dtype)
+    return obj
 
 
 class _TorchGenerator:

@@ -1,6 +1,7 @@
 """`ms_core.Parameter` and `ParameterTuple`."""
 import numpy as np
 
+from .dtype import to_np
 from .tensor import Tensor, _infer_array
 
 
@@ -84,6 +85,16 @@ class Parameter(Tensor):
 
     def assign_value(self, value):
         return self.set_data(value)
+
+    def set_dtype(self, dtype):
+        """Cast the values to ``dtype`` in place (name, shape and requires_grad kept); return the
+        new dtype, as mindspore.Parameter.set_dtype does.
+
+        Raises:
+            TypeError: ``dtype`` is not a dtype.
+        """
+        self._data = self._data.astype(to_np(dtype))
+        return self.dtype
 
     def clone(self, init="same"):
         """A copy of this Parameter (values copied, same name prefixed by nothing)."""
