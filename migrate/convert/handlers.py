@@ -7,6 +7,7 @@ table can (``forward`` -> ``construct``, ``no_grad`` blocks, parameter renames..
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import libcst as cst
@@ -21,6 +22,7 @@ from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child, track_assign,
+    type_of,
 )
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
 from migrate.convert.precedence import fit
@@ -345,7 +347,8 @@ def on_method(conv, node: cst.Call):
     if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(conv, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(conv, recv0)
-                              or entry.receiver == "param" and is_param(recv0)
+                              or entry.receiver == "param" and (is_param(recv0)
+                                                                or _untyped_name(conv, recv0))
                               or conv.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
@@ -354,12 +357,38 @@ def on_method(conv, node: cst.Call):
             and not _in_target_form(entry, "Tensor." + name, node) and not _foreign_keywords(node, entry):
         conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
         return walked
+    derived = _inplace_of_out_of_place(conv, name)
+    if derived is not None and (is_tensor(conv, recv0) or _untyped_name(conv, recv0)):
+        return apply_entry(conv, walked, derived, "Tensor." + name, receiver=recv, receiver_before=recv0,
+                           original=node)
     if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
         conv.mark(node, "MS905", f"in-place tensor method {name}() has no mapping: MindSpore 2.10's "
                                  "in-place methods leave the tensor unchanged on CPU; write "
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+def _inplace_of_out_of_place(conv, name: str):
+    """The in-place entry of ``x.op_(...)`` derived from the table's ``Tensor.op`` when that is a
+    plain mapping (a target and argument fates, no rule): torch's ``op_`` is ``op`` written into
+    the receiver, so the ``inplace`` rule (MS170) writes ``x.copy_(x.copy().op(...))`` with it.
+    None when the name is not such a method or ``op`` needs a rule of its own."""
+    if not name.endswith("_") or name.startswith("_") or name.endswith("__"):
+        return None
+    plain = conv.tables.get("Tensor." + name[:-1])
+    if plain is None or plain.rule is not None or plain.template is not None or not plain.target \
+            or plain.label == "unsupported":
+        return None
+    return dataclasses.replace(plain, torch="Tensor." + name, rule="inplace", id="MS170")
+
+
+def _untyped_name(conv, node) -> bool:
+    """A plain name of no known type (``def init_(t): t.uniform_(-1, 1)``). The tensor
+    initialisers (``uniform_``, ``normal_``, ``zero_``, ``fill_``) and in-place methods such as
+    ``triu_`` are read as written on a tensor there: torch's names, and MindSpore 2.10's own
+    methods of those names have no CPU kernel or leave the tensor unchanged."""
+    return isinstance(node, cst.Name) and not type_of(conv, node) and not _names_a_cell(conv, node)
 
 
 def _foreign_keywords(call: cst.Call, entry) -> bool:

@@ -127,12 +127,19 @@ def is_param(node) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value in PARAM_ATTRS
 
 
+# torch.nn names that start with a capital but make tensors, not modules (CLIP's
+# `self.class_embedding = nn.Parameter(...)` then `self.class_embedding.to(x.dtype)` is a tensor cast)
+NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.UninitializedParameter", "torch.nn.Buffer",
+                         "torch.nn.UninitializedBuffer", "torch.nn.parameter.Parameter",
+                         "torch.nn.parameter.Buffer", "torch.nn.parameter.UninitializedParameter"})
+
+
 def module_ctor(conv, node) -> str | None:
     """The class a call constructs when it is a module: torch qualname or a local Cell class."""
     if not isinstance(node, cst.Call):
         return None
     q = conv.qual(node.func)
-    if q is not None and q.startswith("torch.nn.") and q[9:10].isupper():
+    if q is not None and q.startswith("torch.nn.") and q[9:10].isupper() and q not in NOT_MODULES:
         return q
     if isinstance(node.func, cst.Name) and node.func.value in conv.cell_classes:
         return node.func.value

@@ -399,6 +399,91 @@ def _torch_attention_init(cell):
     return cell
 '''
 
+_MHA_FORWARD = '''
+def _torch_multi_head_attention_forward(
+        query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
+        add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
+        need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
+        k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+        is_causal=False):
+    """torch.nn.functional.multi_head_attention_forward in ops, with torch's signature, inputs
+    (L, N, E) or unbatched (L, E) and result (output, weights or None)."""
+    batched = query.ndim == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        key_padding_mask = None if key_padding_mask is None else key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    if embed_dim != embed_dim_to_check:
+        raise ValueError(f"For 'multi_head_attention_forward', the query's last dimension must be "
+                         f"embed_dim_to_check={embed_dim_to_check}, but got {embed_dim}.")
+    head_dim = embed_dim // num_heads
+    if is_causal and attn_mask is None:
+        raise RuntimeError("For 'multi_head_attention_forward', is_causal=True needs attn_mask.")
+
+    def linear(x, w, b):
+        y = ops.matmul(x, ops.transpose(w, (1, 0)))
+        return y if b is None else y + b
+
+    if use_separate_proj_weight:
+        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        wq, wk, wv = in_proj_weight[:embed_dim], in_proj_weight[embed_dim:2 * embed_dim], in_proj_weight[2 * embed_dim:]
+    bq = bk = bv = None
+    if in_proj_bias is not None:
+        bq, bk, bv = in_proj_bias[:embed_dim], in_proj_bias[embed_dim:2 * embed_dim], in_proj_bias[2 * embed_dim:]
+    q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+
+    def as_float_mask(mask, dtype):
+        if mask is None or mask.dtype != ms.bool_:
+            return mask
+        return ops.masked_fill(ops.zeros(mask.shape, dtype), mask, float("-inf"))
+
+    if is_causal and key_padding_mask is None and not need_weights:
+        n, s = attn_mask.shape[-2], attn_mask.shape[-1]
+        attn_mask = ops.triu(ops.ones((n, s), ms.bool_), 1)  # torch runs SDPA with is_causal=True
+    attn_mask = as_float_mask(attn_mask, q.dtype)
+    key_padding_mask = as_float_mask(key_padding_mask, q.dtype)
+    if attn_mask is not None and attn_mask.ndim == 2:
+        attn_mask = attn_mask.unsqueeze(0)
+
+    def one_more_column(mask):
+        return None if mask is None else ops.cat([mask, ops.zeros(mask.shape[:-1] + (1,), mask.dtype)], axis=-1)
+
+    if bias_k is not None and bias_v is not None:
+        k = ops.cat([k, ops.tile(bias_k, (1, bsz, 1))], axis=0)
+        v = ops.cat([v, ops.tile(bias_v, (1, bsz, 1))], axis=0)
+        attn_mask, key_padding_mask = one_more_column(attn_mask), one_more_column(key_padding_mask)
+    q = ops.transpose(q.reshape(tgt_len, bsz * num_heads, head_dim), (1, 0, 2))
+    k = static_k if static_k is not None else ops.transpose(k.reshape(k.shape[0], bsz * num_heads, head_dim), (1, 0, 2))
+    v = static_v if static_v is not None else ops.transpose(v.reshape(v.shape[0], bsz * num_heads, head_dim), (1, 0, 2))
+    if add_zero_attn:
+        k = ops.cat([k, ops.zeros((k.shape[0], 1, head_dim), k.dtype)], axis=1)
+        v = ops.cat([v, ops.zeros((v.shape[0], 1, head_dim), v.dtype)], axis=1)
+        attn_mask, key_padding_mask = one_more_column(attn_mask), one_more_column(key_padding_mask)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        kpm = ops.tile(key_padding_mask.reshape(bsz, 1, 1, src_len), (1, num_heads, 1, 1))
+        kpm = kpm.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    scores = ops.matmul(q * (1.0 / head_dim) ** 0.5, ops.transpose(k, (0, 2, 1)))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = ops.softmax(scores, axis=-1)
+    if training and dropout_p > 0.0:
+        weights = ops.dropout(weights, p=dropout_p)
+    out = ops.matmul(weights, v)
+    out = ops.transpose(out, (1, 0, 2)).reshape(tgt_len * bsz, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    if need_weights:
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(axis=1)
+        if not batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    return (out if batched else out.squeeze(1)), None
+'''
+
 _EINSUM = '''
 def _torch_einsum(equation, *operands):
     """torch.einsum as sums and batched matmuls of the operands, two at a time (MindSpore 2.10's
@@ -629,7 +714,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
-                 "_torch_einsum": _EINSUM,
+                 "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
 # what each piece of generated code needs besides itself

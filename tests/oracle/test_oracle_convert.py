@@ -29,10 +29,6 @@ pytestmark = [pytest.mark.oracle,
 KNOWN_MINDSPORE_FAILURES = {
     # the forward runs; MindSpore 2.10 cannot differentiate a product of complex tensors
     "rotary_complex": "For 'Mul', gradient not support for complex type currently",
-    # timm-style erfinv init writes tensor.uniform_(a, b) on a plain tensor: MindSpore 2.10's CPU
-    # backend has no InplaceUniform kernel. (A converter to-do: --target mindspore could draw with
-    # ops.uniform and copy_ instead, as for zero_/fill_ on untyped receivers.)
-    "zoo_idioms": "Create kernelmod for op InplaceUniform failed",
     # (layer_norm2d was one: 2.10's CPU backend has no ops.layer_norm kernel at all, and
     # --target mindspore now writes F.layer_norm over the ops.LayerNorm primitive)
 }

@@ -73,6 +73,8 @@ def tensor_init_method(edit) -> None:
     edit.bound["tensor"] = recv
     if edit.entry.torch == "Tensor.uniform_" and _made_here(recv):
         fresh_uniform(edit, recv)
+    elif edit.entry.torch in ("Tensor.fill_", "Tensor.zero_") and _made_here(recv):
+        fresh_constant(edit, recv)
     elif edit.entry.torch == "Tensor.uniform_":
         init_uniform(edit)
     else:
@@ -84,6 +86,15 @@ def _made_here(node) -> bool:
     if isinstance(node, cst.IfExp):
         return _made_here(node.body) and _made_here(node.orelse)
     return isinstance(node, cst.Call)
+
+
+def fresh_constant(edit, recv) -> None:
+    """x.fill_(v) / x.zero_() on a tensor the same expression makes (``torch.empty(n, n).fill_(-inf)``):
+    nothing else sees the tensor, so ``ops.full_like(x, v)`` / ``ops.zeros_like(x)`` is the same value."""
+    if edit.entry.torch == "Tensor.zero_":
+        edit.result = parse_expr(f"{edit.conv.tname('ops.zeros_like')}({code_of(recv)})")
+    else:
+        edit.result = parse_expr(f"{edit.conv.tname('ops.full_like')}({code_of(recv)}, {code_of(edit.value('value'))})")
 
 
 def fresh_uniform(edit, recv) -> None:

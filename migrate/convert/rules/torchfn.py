@@ -469,6 +469,14 @@ def functional_layer_norm(edit) -> None:
                                   "as nn.LayerNorm does")
 
 
+@argument_rule("MS442", "generated_function")
+def generated_function(edit) -> None:
+    """Replace a torch function with the generated function of the same signature named by the
+    entry's target (``F.multi_head_attention_forward(...)`` -> ``_torch_multi_head_attention_forward(...)``):
+    the arguments stay as torch names them."""
+    edit.func = cst.Name(edit.helper(edit.entry.target))
+
+
 # torch.distributions class -> its generated class (migrate/convert/torch_distributions.py)
 _DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal"}
 

@@ -121,6 +121,42 @@ def test_drift_alone_runs_no_float64_reference_and_is_noted():
     assert all(rows[n].status == "noise" and rows[n].output.explained == "float64" for n in drift)
 
 
+FLOAT32_LAYER_NORM = """\
+import torch
+from torch import nn
+
+
+class LayerNorm(nn.LayerNorm):
+    def forward(self, x):
+        return super().forward(x.type(torch.float32)).type(x.dtype)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.ln = LayerNorm(6)
+
+    def forward(self, x):
+        return self.ln(self.fc(x))
+"""
+
+
+def test_model_that_cannot_run_in_float64_is_checked_in_float32(tmp_path):
+    """openai/CLIP's LayerNorm casts its input to float32 by name, so torch cannot run the model
+    in float64 ("mixed dtype"): the check notes it and judges in float32 instead of failing."""
+    torch_path = tmp_path / "f32_layer_norm.py"
+    torch_path.write_text(FLOAT32_LAYER_NORM)
+    t, m, _, _ = prepare(str(torch_path), "Net()", None, seed=0, convert=convert_source)
+    x = np.random.default_rng(0).standard_normal((3, 6)).astype(np.float32)
+    r = check(t, m, [x], mode="train", float64_reference=True)
+    phase = r.phases[0]
+    assert r.passed and phase.outputs.passed
+    assert any(n.startswith("no float64 reference: the torch model does not run in float64") and
+               "mixed dtype" in n for n in phase.notes)
+    assert t.fc.weight.dtype == __import__("torch").float32  # the model is back in float32
+
+
 def test_adam_steps_run_and_state_the_eps_difference():
     t, m = models("MLP()")
     r = check(t, m, inputs_for("MLP()"), mode="eval", train_steps=3, optimizer="adam", lr=1e-3)

@@ -125,6 +125,49 @@ def test_erfinv_in_place():
         """)
 
 
+def test_initialisers_on_an_untyped_argument():
+    """uniform_/normal_/zero_/fill_ on a plain argument are read as a tensor's initialisers:
+    MindSpore 2.10's methods of those names have no CPU kernel (InplaceUniform, InplaceZero...)."""
+    check("""\
+        def init_(t, a, b):
+            t.uniform_(a, b)
+            t.normal_(0.0, 0.02)
+            t.zero_()
+            t.fill_(3.0)
+            return t
+        """, """\
+        def init_(t, a, b):
+            t.assign_value(ops.uniform(t.shape, ms.Tensor(a, ms.float32), ms.Tensor(b, ms.float32), dtype=t.dtype))
+            t.assign_value(initializer(Normal(mean=0.0, sigma=0.02), t.shape, t.dtype).init_data())
+            t.assign_value(initializer(Zero(), t.shape, t.dtype).init_data())
+            t.assign_value(initializer(Constant(3.0), t.shape, t.dtype).init_data())
+            return t
+        """)
+
+
+def test_initialisers_on_an_untyped_argument_keep_a_cell_method():
+    """A sub-cell's own method of such a name is not a tensor's: left as written."""
+    check("""\
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.ReLU()
+
+            def reset(self):
+                body = self.body
+                body.zero_()
+        """, """\
+        class M(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.ReLU()
+
+            def reset(self):
+                body = self.body
+                body.zero_()
+        """)
+
+
 # ---- numbers -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", ["make_model", "make_group_norm"])
 def test_fixture_matches_torch(tmp_path, make):
@@ -179,6 +222,32 @@ def test_erfinv_initializer_is_normal(tmp_path):
     ref.uniform_(-0.99, 0.99).erfinv_().mul_(0.2 * math.sqrt(2.))
     assert abs(w.mean() - float(ref.mean())) < 3 * 0.2 / math.sqrt(w.size)
     assert abs(w.std() - float(ref.std())) < 3 * 0.2 / math.sqrt(2 * w.size)
+
+
+def test_untyped_initialisers_give_torch_values(tmp_path):
+    """zero_/fill_ write torch's values into an argument (a Parameter) in place; uniform_(a, b)
+    draws inside [a, b) with torch's mean and std (20,000 draws: 3 standard errors)."""
+    src = """\
+import torch
+
+def init_(t, a, b, v):
+    t.uniform_(a, b)
+    u = t.clone()
+    t.zero_()
+    z = t.clone()
+    t.fill_(v)
+    return u, z
+"""
+    cmod = _converted(tmp_path, src, "untyped_init_ms")
+    p = ms.Parameter(ms.ops.ones((200, 100), ms.float32))
+    u, z = cmod.init_(p, -2.0, 3.0, 1.5)
+    ref = torch.empty(200, 100).uniform_(-2.0, 3.0)
+    u = u.asnumpy()
+    assert u.dtype == np.float32 and u.min() >= -2.0 and u.max() < 3.0
+    assert abs(u.mean() - 0.5) < 3 * float(ref.std()) / math.sqrt(u.size)
+    assert abs(u.std() - float(ref.std())) < 0.02  # std of U(-2, 3) = 1.443; its sampling error ~0.006
+    np.testing.assert_array_equal(z.asnumpy(), torch.zeros(200, 100).numpy())
+    np.testing.assert_array_equal(p.asnumpy(), torch.full((200, 100), 1.5).numpy())
 
 
 def test_stem_matches_torch(tmp_path):
