@@ -709,6 +709,19 @@ def _torch_table_dtype(cell, dtype):
     return cell
 '''
 
+_LINSPACE = '''
+def _torch_linspace(start, end, steps, dtype=None):
+    """torch.linspace(start, end, steps, dtype=dtype): computed in float64 for float64 (else in
+    float32), then cast to dtype; an integer dtype takes start and end as integers first and
+    truncates, as torch's does."""
+    if dtype is None:
+        return ops.linspace(start, end, steps)
+    if dtype in (ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8):
+        start, end = int(start), int(end)
+    wide = ms.float64 if dtype == ms.float64 else ms.float32
+    return ops.linspace(ms.Tensor(start, wide), ms.Tensor(end, wide), steps).astype(dtype)
+'''
+
 CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
@@ -716,7 +729,8 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
                  **EINOPS_SOURCES, **VISION_SOURCES,
-                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES}
+                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE,
+                 "_torch_linspace": _LINSPACE, **DISTRIBUTION_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
