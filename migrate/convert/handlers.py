@@ -67,6 +67,11 @@ FREE_CONTEXT = node_rule(
     "Replace `with torch.backends.cuda.sdp_kernel(...): body` (attention-kernel choice) and "
     "`with autocast(enabled=False)` / @autocast(enabled=False) with body: they change no value of "
     "the converted code.")
+DEVICE_CLASS = node_rule(
+    "MS162", "device_class",
+    "Replace torch.device used as a value (isinstance(d, torch.device), Union[str, torch.device, "
+    "None]) with type(None): a converted device is None, as torch.device(...) calls become None.")
+
 # attention-kernel selection: every kernel computes the same attention (up to rounding)
 _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
 _UNPICKLING_CONTEXTS = {"torch.serialization.safe_globals"}
@@ -93,6 +98,10 @@ def on_reference(conv, node, q: str):
             return new
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
+    if q == "torch.device" and conv.allows(DEVICE_CLASS.id):
+        new = cst.Call(cst.Name(conv.builtin("type")), [cst.Arg(cst.Name("None"))])
+        conv.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
+        return new
     entry = conv.tables.get(q)
     if entry is not None and entry.rule == "backend_flag":
         new = flag_reading(conv, node, q)
