@@ -21,9 +21,10 @@ from migrate.convert.layer_attributes import (
 from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child, track_assign,
-    type_of,
+    is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method, track_added_child,
+    track_assign, type_of,
 )
+from migrate.convert.torch_runtime import LAYER_ATTR_NAMES
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
@@ -52,6 +53,17 @@ MODULES_LOOP = node_rule(
 NO_GRAD = node_rule(
     "MS106", "no_grad",
     "Replace `with torch.no_grad(): body` / @torch.no_grad() with body (nothing is recorded outside grad).")
+LAYER_ATTR_AT_RUN_TIME = node_rule(
+    "MS444", "layer_attribute_at_run_time",
+    "Replace x.in_features / out_features / num_embeddings / embedding_dim on a receiver of unknown "
+    "class with _torch_layer_attr(x, name): x's own attribute, else the MindSpore layer's (in_channels...).")
+MODULE_TABLES = node_rule(
+    "MS443", "module_tables",
+    "Replace m._modules with m._cells and m._parameters with m._params (a Cell's ordered tables of "
+    "its children and its own parameters).")
+# torch.nn.Module's private tables -> a MindSpore Cell's (both OrderedDicts by name, in the order
+# the children/parameters were added; pytorchcv's containers iterate self._modules.values())
+_MODULE_TABLES = {"_modules": "_cells", "_parameters": "_params"}
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t, t.device with None and t.is_cuda / t.is_xpu / ... with False (no tape "
@@ -442,6 +454,24 @@ def on_plain_attribute(conv, node: cst.Attribute):
             and conv.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
         new = cst.Call(value)
         conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
+        return new
+    if attr in LAYER_ATTR_NAMES and conv.aliases and not conv.storing and conv.allows(LAYER_ATTR_AT_RUN_TIME.id) \
+            and not is_self(conv, node.value) and not is_tensor(conv, node.value):
+        # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
+        # at run time (a user's own in_features is kept)
+        new = cst.Call(cst.Name(conv.signatures.helper("_torch_layer_attr")),
+                       [cst.Arg(value), cst.Arg(cst.SimpleString(f'"{attr}"'))])
+        conv.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
+                    f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "
+                    f"class is known at run time only")
+        return new
+    if attr in _MODULE_TABLES and conv.aliases and conv.allows(MODULE_TABLES.id) \
+            and not is_tensor(conv, node.value):
+        # the names are torch.nn.Module's own (private): any receiver with them is a module
+        new = node.with_changes(value=value, attr=cst.Name(_MODULE_TABLES[attr]))
+        conv.record(node, new, MODULE_TABLES.id, "exact",
+                    f"a Cell keeps its {'children' if attr == '_modules' else 'parameters'} in "
+                    f"{_MODULE_TABLES[attr]} (an OrderedDict by name, in the order they were added)")
         return new
     if attr in ("values", "indices") and isinstance(node.value, cst.Call) \
             and conv.allows(NAMED_TUPLE_FIELD.id):

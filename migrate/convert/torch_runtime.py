@@ -212,10 +212,30 @@ def _torch_seed(generator, unset=None):
     return unset if generator is None else generator.next_seed()
 
 
+# torch layer attributes MindSpore's layers hold under another name, read where the receiver's
+# class is not known when converting (``model.fc.in_features`` of a model built elsewhere)
+LAYER_ATTR_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
+                    "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
+
+
+def _torch_layer_attr(obj, name):
+    """torch's layer attribute ``name`` of ``obj``: its own when it has one (a user's class, a
+    torch-signature layer), else the MindSpore layer's attribute of the same value (Dense's
+    in_channels for in_features, Embedding's vocab_size for num_embeddings).
+
+    Example: ``num_ftrs = model.fc.in_features`` -> ``_torch_layer_attr(model.fc, "in_features")``.
+    """
+    if hasattr(obj, name):
+        return getattr(obj, name)
+    ms_name = {"in_features": "in_channels", "out_features": "out_channels",
+               "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}[name]
+    return getattr(obj, ms_name)
+
+
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
-                                       _torch_seed, _torch_to)}
+                                       _torch_seed, _torch_to, _torch_layer_attr)}
 
 
 def helper_source(name: str) -> str:
@@ -484,6 +504,25 @@ def _torch_multi_head_attention_forward(
     return (out if batched else out.squeeze(1)), None
 '''
 
+_LOCAL_RESPONSE_NORM = '''
+def _torch_local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):
+    """torch.nn.functional.local_response_norm in ops: x / (k + alpha / size * sum of x**2 over
+    `size` channels, zero-padded size // 2 before and (size - 1) // 2 after) ** beta, any rank >= 3."""
+    if input.ndim < 3:
+        raise ValueError(f"For 'local_response_norm', the input must have 3 or more dimensions, "
+                         f"but got {input.ndim}.")
+    n, c = input.shape[0], input.shape[1]
+    sq = (input * input).reshape(n, c, -1)
+    before, after = size // 2, (size - 1) // 2
+    padded = ops.cat([ops.zeros((n, before, sq.shape[2]), sq.dtype), sq,
+                      ops.zeros((n, after, sq.shape[2]), sq.dtype)], axis=1)
+    total = padded[:, 0:c]
+    for j in range(1, size):
+        total = total + padded[:, j:j + c]
+    div = (total * (alpha / size) + k) ** beta
+    return input / div.reshape(input.shape)
+'''
+
 _EINSUM = '''
 def _torch_einsum(equation, *operands):
     """torch.einsum as sums and batched matmuls of the operands, two at a time (MindSpore 2.10's
@@ -728,6 +767,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
+                 "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE,
                  "_torch_linspace": _LINSPACE, **DISTRIBUTION_SOURCES}

@@ -52,7 +52,8 @@ PASSES = (training_pass,)
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module", "device", "import_module", "__import__")
+               "torch", "torchvision", "add_module", "device", "_modules", "_parameters", "import_module",
+               "__import__")
 
 
 @lru_cache(maxsize=256)
@@ -159,6 +160,7 @@ class Converter:
         self.stmt_index = -1
         self.src_lines: list[str] = []
         self.pattern = None  # set when uninteresting simple statements may be skipped
+        self.storing = False   # walking an assignment's target
         self.statement_call = None  # the call an expression statement consists of (as written)
         self.freeze_line = False  # inside code rewritten before its walk: report one line
         self.generated: set[int] = set()  # ids of module statements an earlier conversion generated
@@ -747,6 +749,15 @@ class Converter:
         return self.leave_stmt(node, new)
 
     # expressions
+    def on_assign_target(self, node):
+        """An assignment's (or del's) target: attribute rewrites that read at run time
+        (``_torch_layer_attr``) do not apply where the attribute is written."""
+        storing, self.storing = self.storing, True
+        try:
+            return self.generic(node)
+        finally:
+            self.storing = storing
+
     def on_name(self, node: cst.Name):
         if node.value in self.aliases:
             return keep_parens(node, handlers.on_reference(self, node, self.aliases[node.value]))
@@ -833,6 +844,8 @@ _HANDLERS = {
     cst.Try: Converter.on_compound,
     cst.TryStar: Converter.on_compound,
     cst.Name: Converter.on_name,
+    cst.AssignTarget: Converter.on_assign_target,
+    cst.Del: Converter.on_assign_target,
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,

@@ -294,6 +294,16 @@ def tensor_ctor(edit) -> None:
     conv = edit.conv
     dtype = conv.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
     args = list(edit.call.args)
+    positional = [a for a in args if a.keyword is None and a.star != "**"]
+    if any(a.star == "*" for a in positional) and len(positional) == len(args) \
+            and (sum(not a.star for a in positional) >= 2
+                 or not positional[0].star and isinstance(positional[0].value, cst.Integer)):
+        # torch.Tensor(c, k, *kernel_size) / torch.Tensor(2, *s): two plain values, or an int
+        # first, so sizes (the data form takes one sequence)
+        shape = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in positional])
+        edit.result = cst.Call(conv.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
+        edit.worse("approximate", "uninitialised memory in torch; zeros here")
+        return
     # `device=` is the one keyword the legacy constructors take: placement only (no effect here)
     if any(a.star or a.keyword is not None and a.keyword.value != "device" for a in args):
         edit.unsupported("keyword or star arguments to the legacy tensor constructor")

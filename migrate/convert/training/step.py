@@ -236,9 +236,10 @@ class StepRewrite:
         # what one produced
         produced: set[str] = set()
         first = None
+        built = self._networks_built_here(plan)
         for i in range(plan.start, plan.k):
             n = Names.of(block[i])
-            if first is None and (i not in plan.slice or not (
+            if first is None and (i not in plan.slice or i in built or not (
                     tp.calls_network(block[i]) or set(n.reads) & produced or plan.loss_name in n.writes)):
                 continue
             first = i if first is None else first
@@ -253,6 +254,26 @@ class StepRewrite:
         self._check_segment(plan)
         if plan.target.kind == "none":
             self._gradient_computation(plan)
+
+    def _networks_built_here(self, plan: StepPlan) -> set[int]:
+        """Indices of the slice's statements that build a network the forward pass then calls
+        (``net = model(pretrained=False)`` ... ``y = net(x)`` in a model file's smoke test): the
+        object is made there, no tensor is computed, so the statement stays ahead of forward_fn,
+        which is built after it."""
+        tp, block = self.tp, plan.block
+        networks = tp.constructed_names() | tp.mode_switched()
+        out = set()
+        for i in sorted(plan.slice):
+            a = single_assign(block[i])
+            if a is None or len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) \
+                    or not isinstance(a.value, cst.Call):
+                continue
+            name = a.targets[0].target.value
+            called = any(isinstance(c.func, cst.Name) and c.func.value == name
+                         for j in plan.slice if j > i for c in Names.of(block[j]).calls)
+            if called and (name in networks or tp.constructs(block[i])):
+                out.add(i)
+        return out
 
     def _check_segment(self, plan: StepPlan) -> None:
         """Refuse a forward segment that cannot move into a function of its own."""
@@ -333,9 +354,12 @@ class StepRewrite:
         # optimizer.parameters when it is built: not before a loop that creates the optimizer
         # (one model and optimizer per fold, say); a deeper loop then
         opt_root = (plan.owner or "self").split(".")[0]
+        # nor before a loop that builds a network grad_fn differentiates (a model per iteration)
+        roots = {opt_root} | _weight_roots(plan.target.weights)
+        roots.discard("self")
         plan.loop_at = next((n for n in range(len(path) - 1)
                              if isinstance(at(body, path[:n + 1]), (cst.For, cst.While))
-                             and (opt_root == "self" or opt_root not in Names.of(at(body, path[:n + 1])).writes)),
+                             and not roots & set(Names.of(at(body, path[:n + 1])).writes)),
                             None)
         if plan.accumulate and plan.loop_at is None:
             raise Refuse("MS953", "gradient accumulation across calls of a function: keep the "
@@ -615,6 +639,14 @@ class StepRewrite:
                            f"{name} = None first: grad_fn's call reads it on every iteration, "
                            "forward_fn only where torch did")
         return out
+
+
+def _weight_roots(weights: str | None) -> set[str]:
+    """The names whose parameters ``weights`` lists (``net.trainable_params() + d.trainable_params()``
+    -> {net, d}; ``self.net...`` -> {self})."""
+    if not weights:
+        return set()
+    return {part.strip().split(".")[0] for part in weights.split("+") if part.strip()}
 
 
 def _check_backward_call(tp, recv, bw_call) -> None:

@@ -168,7 +168,7 @@ def param_loop(tp, st) -> cst.For | None:
 def network_weights(tp, segment: list) -> str | None:
     """``net.trainable_params()`` (joined with ``+``) for the networks the forward segment
     calls: names bound to an instance of a class (of this file, imported, or torch.nn)."""
-    built = tp.constructed_names()
+    built = tp.constructed_names() | tp.mode_switched()  # (net.eval() makes net a module)
     nets = []
     for c in Names.of(segment).calls:
         name = dotted(c.func)

@@ -133,6 +133,9 @@ PAIRS = [
     ("torch.zeros(n).uniform_(0., 2.)",
      "ops.uniform(ops.zeros(n).shape, ms.Tensor(0., ms.float32), ms.Tensor(2., ms.float32), dtype=ops.zeros(n).dtype)"),
     ("torch.FloatTensor(2, 3, device=d)", "ops.zeros((2, 3), ms.float32)"),
+    # pytorchcv's XConv2d: star sizes after two plain values (or an int first) are sizes
+    ("torch.Tensor(c, g, *ks)", "ops.zeros((c, g, *ks), ms.float32)"),
+    ("torch.LongTensor(2, *ks)", "ops.zeros((2, *ks), ms.int64)"),
     ("torch.FloatTensor(n)", "(ops.zeros((n,), ms.float32) if isinstance(n, int) else ms.Tensor(n, ms.float32))"),
     ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.stop_gradient(ops.ones((2,)))"),
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
@@ -375,6 +378,9 @@ RULE_EXAMPLES = {
     "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
     "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
     "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
+    "module_tables": "def f(m):\n    return list(m._modules.values()), len(m._parameters)\n",
+    "layer_attribute_at_run_time": "def f(model):\n    return model.fc.in_features\n",
+    "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
 }
 
 

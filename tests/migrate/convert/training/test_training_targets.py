@@ -117,6 +117,66 @@ def test_gradient_smoke_test_in_a_main_block():
     assert rules_of(res) == ["MS229", "MS218", "MS201", "MS218"]
 
 
+def test_smoke_test_over_model_factories_builds_grad_fn_per_model():
+    """pytorchcv's model files end in a _test() that builds each model of a list in a loop and
+    runs y.sum().backward() on it: the network is made in the loop, so grad_fn is built after it,
+    inside the loop, and its construction stays out of forward_fn (it was hoisted before the loop,
+    reading a `net` not yet bound)."""
+    check("""\
+        def _test():
+            for model in [resnet10, resnet12]:
+                net = model(pretrained=False)
+                net.eval()
+                x = torch.randn(1, 3, 8, 8)
+                y = net(x)
+                y.sum().backward()
+                assert tuple(y.size()) == (1, 10)
+        """, """\
+        def _test():
+            for model in [resnet10, resnet12]:
+                net = model(pretrained=False)
+                net.set_train(False)
+                x = ops.randn(1, 3, 8, 8)
+
+                def forward_fn():
+                    y = net(x)
+                    return ops.sum(y), y
+
+                grad_fn = ms.value_and_grad(forward_fn, None, net.trainable_params(), has_aux=True)
+                (loss, y), grads = grad_fn()
+                assert tuple(y.shape) == (1, 10)
+        """)
+
+
+def test_training_loop_over_models_builds_grad_fn_per_model():
+    """A model (and its optimizer) per fold: grad_fn reads the fold's model's parameters."""
+    check("""\
+        for fold in range(3):
+            model = Net()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in data:
+                opt.zero_grad()
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                opt.step()
+        """, """\
+        for fold in range(3):
+            model = Net()
+            model.set_train(True)
+            opt = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
+
+            def forward_fn(x, y):
+                loss = ops.mse_loss(model(x), y)
+                return loss
+
+            grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)
+
+            for x, y in data:
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+        """)
+
+
 def test_gradient_of_a_function_of_an_input_only():
     check("""\
         x = torch.ones(3, requires_grad=True)
@@ -325,3 +385,51 @@ def test_training_mode_is_set_once_and_converting_again_changes_nothing():
     res = convert_source(src)
     assert res.code.count("net.set_train(True)") == 1
     assert convert_source(res.code).code == res.code
+
+
+SMOKE_OVER_FACTORIES = """\
+import torch
+from torch import nn
+
+
+def linear_a():
+    m = nn.Linear(3, 2)
+    nn.init.constant_(m.weight, 0.5)
+    nn.init.constant_(m.bias, -1.0)
+    return m
+
+
+def linear_b():
+    m = nn.Linear(3, 2)
+    nn.init.constant_(m.weight, -0.25)
+    nn.init.constant_(m.bias, 2.0)
+    return m
+
+
+def smoke(x):
+    outs = []
+    for make in [linear_a, linear_b]:
+        net = make()
+        net.eval()
+        y = net(x)
+        y.sum().backward()
+        outs.append(y)
+    return outs
+"""
+
+
+def test_smoke_test_over_model_factories_runs_and_matches_torch(tmp_path):
+    """The converted smoke test runs (grad_fn per model) and gives torch's outputs."""
+    import numpy as np
+    import pytest
+    torch = pytest.importorskip("torch")
+    ms = pytest.importorskip("ms_core")
+    from tests.migrate.convert.test_zoo_idioms import _load
+    res = convert_source(SMOKE_OVER_FACTORIES)
+    assert res.error is None and not res.unsupported, res.code
+    cmod = _load(tmp_path, "smoke_factories_ms", res.code)
+    tmod = __import__("types").ModuleType("smoke_factories_torch")
+    exec(SMOKE_OVER_FACTORIES, tmod.__dict__)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for got, want in zip(cmod.smoke(ms.Tensor(x)), tmod.smoke(torch.tensor(x))):
+        np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
