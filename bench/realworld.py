@@ -548,8 +548,7 @@ SCRIPTS = [
     # through bench/standins/torchvision (torchvision's documented MNIST / ToTensor / Normalize)
     Script("pytorch_examples", "mnist/main.py",
            ("--epochs", "2", "--batch-size", "16", "--test-batch-size", "20", "--no-accel", "--log-interval", "1"),
-           cwd="mnist", data="mnist", original_path=(str(Path(__file__).resolve().parent / "standins"),),
-           dropout=False),
+           cwd="mnist", data="mnist", original_path=(str(Path(__file__).resolve().parent / "standins"),)),
     Script("nanogpt", "train.py",
            ("--dataset=tiny", "--device=cpu", "--compile=False", "--dtype=float32", "--max_iters=2",
             "--eval_interval=1000", "--eval_iters=1", "--log_interval=1", "--batch_size=2", "--block_size=16",

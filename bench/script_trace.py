@@ -11,6 +11,15 @@
   return when the script's own files call them; the converted side returns the recorded values, in
   order, from the ms_core functions the converter maps them to (shapes checked; a mismatch stops
   the replay and is reported);
+- the same dropout masks: the torch side records the keep-mask of every dropout it applies in
+  training mode (`F.dropout` / `dropout1d/2d/3d`, which torch's dropout layers call, and the
+  attention dropout of `F.scaled_dot_product_attention`, run as its math so that its mask is a
+  functional dropout's: `migrate.check.randomness.explicit_attention_dropout`), in call order;
+  the converted side answers ms_core's dropout mask requests (`ops.nn_ops.set_dropout_mask_provider`:
+  `nn.Dropout*`, `ops.dropout*`, the attention dropout of `nn.MultiheadAttention`) with them, in
+  the same order (fitted to the shape asked as the checker does: `migrate.check.run.fit_mask`;
+  a mask that does not fit drops nothing and is reported). Dropout inside
+  fused torch kernels (the `dropout=` between the layers of `nn.LSTM/GRU/RNN`) is not seen;
 - the same data order: random samplers of data loaders read in order on both sides;
 - what is compared: the loss of every backward() (torch) and of every value_and_grad call
   (converted), and, after every optimizer step, each parameter's sum and sum of squares.
@@ -43,12 +52,15 @@ class Trace:
         self.steps: list[list] = []
         self.notes: list[str] = []
         self.random: list[np.ndarray] = []   # recorded (torch) or to replay (converted)
+        self.masks: list[np.ndarray] = []    # dropout keep-masks, recorded or to replay
+        self.attention = None                # torch side: fused attention run as its math
         self.done: set[int] = set()          # ids of parameters already set
         self.networks = 0
         self.depth = 0
         if replay:
             with np.load(replay) as z:
-                self.random = [z[k] for k in sorted(z.files, key=lambda k: int(k[1:]))]
+                self.random = [z[k] for k in sorted((k for k in z.files if k[0] == "r"), key=lambda k: int(k[1:]))]
+                self.masks = [z[k] for k in sorted((k for k in z.files if k[0] == "m"), key=lambda k: int(k[1:]))]
 
     def from_script(self, depth: int = 2) -> bool:
         """Whether the caller's caller is code of the script's tree (not torch's or ms_core's)."""
@@ -78,7 +90,8 @@ class Trace:
         with open(self.out, "w") as f:
             json.dump({"losses": self.losses, "steps": self.steps, "notes": self.notes}, f)
         if random_path is not None:
-            np.savez(random_path, **{f"r{i}": a for i, a in enumerate(self.random)})
+            np.savez(random_path, **{f"r{i}": a for i, a in enumerate(self.random)},
+                     **{f"m{i}": a for i, a in enumerate(self.masks)})
 
 
 # ---- torch side ------------------------------------------------------------------------------
@@ -100,6 +113,7 @@ def install_torch(trace: Trace) -> None:
     import torch
     _torch_weights(trace, torch)
     _torch_random(trace, torch)
+    _torch_dropout(trace)
     original_backward = torch.Tensor.backward
 
     def backward(self, *args, **kwargs):
@@ -153,6 +167,28 @@ def _torch_random(trace: Trace, torch) -> None:
             setattr(torch, name, recorder(getattr(torch, name)))
 
 
+def _torch_dropout(trace: Trace) -> None:
+    """Record the keep-mask of every training-mode dropout (torch's own draw: the original
+    function run on ones, so the script's random stream is consumed as without the hook)."""
+    import torch
+    import torch.nn.functional as F
+    from migrate.check.randomness import explicit_attention_dropout
+
+    def recorder(fn):
+        def wrapped(input, p=0.5, training=True, inplace=False):
+            if not training or p == 0.0:
+                return fn(input, p, training, inplace)
+            scale = fn(torch.ones_like(input), p, True, False)
+            trace.masks.append((scale != 0).cpu().numpy())
+            return input.mul_(scale) if inplace else input * scale
+        return wrapped
+
+    for name in ("dropout", "dropout1d", "dropout2d", "dropout3d"):
+        setattr(F, name, recorder(getattr(F, name)))
+    trace.attention = explicit_attention_dropout()   # entered for the whole run (kept: a
+    trace.attention.__enter__()                      # context left to the collector exits)
+
+
 # ---- converted side (ms_core) ----------------------------------------------------------------
 
 def install_ms(trace: Trace) -> None:
@@ -161,6 +197,7 @@ def install_ms(trace: Trace) -> None:
     from ms_core import nn
     _ms_weights(trace, ms, nn)
     _ms_random(trace, ms)
+    _ms_dropout(trace)
     original_vg = ms.value_and_grad
 
     def value_and_grad(fn, *args, **kwargs):
@@ -227,6 +264,13 @@ def _ms_random(trace: Trace, ms) -> None:
     for name in _MS_RANDOM:
         if hasattr(ops, name):
             setattr(ops, name, replayer(name, getattr(ops, name)))
+
+
+def _ms_dropout(trace: Trace) -> None:
+    """Answer ms_core's dropout mask requests with torch's recorded masks, in order (the
+    checker's functional-mask replay: a mask that does not fit drops nothing and is noted)."""
+    from migrate.check.run import FunctionalMasks
+    FunctionalMasks(trace.masks, trace.notes).__enter__()   # for the whole run
 
 
 def _ms_steps(trace: Trace, ms) -> None:

@@ -17,7 +17,9 @@ A file holds ``[[entry]]`` tables with these keys:
                argument has no MindSpore meaning; ``label`` says how much that changes,
                approximate unless given), ``unsupported`` (reason; marks the call
                unless the value equals ``unless``, which defaults to the torch default),
-               ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``).
+               ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``),
+               ``cast`` (a ``dtype=`` the target does not take: ``"result"`` casts the result,
+               ``"input"`` the input first, whichever gives torch's numbers).
 ``rule``       name of an argument rule in ``migrate/convert/rules/`` run after the generic argument mapping.
 ``receiver``   methods only: ``"any"`` when the method name is unambiguous; ``"tensor"`` (the
                default) / ``"module"`` when the receiver must be known to be one; ``"param"``
@@ -73,6 +75,7 @@ class Fate:
     pack: bool = False
     method: str | None = None  # pack with *-arguments: this tensor method takes them as given
     param_dtype: str | None = None  # a layer's dtype=: "pass" it as dtype=, or cast the "table"
+    cast: str | None = None  # a dtype= the target lacks: cast the "result" or the "input"
     label: str = "approximate"
 
 

@@ -13,6 +13,7 @@ from . import ops  # noqa: F401
 from . import _binding
 _binding.bind()  # before anything can differentiate: see ms_core/_binding.py
 from ._api import grad, value_and_grad, vjp, GradOperation  # noqa: F401
+from .common.api import _no_grad  # noqa: F401  (MindSpore's grad-mode context)
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
                       set_auto_parallel_context, get_auto_parallel_context, ParallelMode)
 from ._random import set_seed, get_seed  # noqa: F401

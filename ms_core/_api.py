@@ -77,6 +77,8 @@ def _record(fn, args, positions, fn_name):
     """Run fn once while recording, with a tracked leaf for each differentiated input.
 
     Returns fn's output (connected to the recorded graph) and the leaves, in `positions` order."""
+    if not _engine.state.grad_enabled:
+        raise RuntimeError("In no_grad context, you can not calculate gradient")
     args = list(args)
     for p in positions:
         if p >= len(args):

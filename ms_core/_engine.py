@@ -18,13 +18,20 @@ Tensor = None  # ms_core.common.tensor.Tensor, bound by ms_core._binding.bind()
 
 
 class _State:
-    __slots__ = ("depth",)
+    __slots__ = ("depth", "grad_enabled")
 
     def __init__(self):
         self.depth = 0
+        self.grad_enabled = True  # MindSpore's PyNative executor flag, which ms._no_grad switches off
 
 
 state = _State()
+
+
+def recording():
+    """True while a transform records and the grad mode is on (inside ms._no_grad nothing is
+    recorded, also inside a transform: what is computed there is a constant to it)."""
+    return state.depth > 0 and state.grad_enabled
 
 
 class _NoCtx:
@@ -110,7 +117,7 @@ def _as_recorded(x):
 
 def apply(prim, *args):
     """Run `prim` on `args`, recording a node when a transform records and an input is tracked."""
-    record = state.depth > 0 and any(is_tracked(a) for a in args)
+    record = recording() and any(is_tracked(a) for a in args)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if not record:
         out = _forward(prim, _NO_CTX, arrays)

@@ -7,7 +7,7 @@ import string
 import libcst as cst
 
 from mappings import Entry, Fate
-from migrate.convert.cst import code_of, is_primary, parse_expr
+from migrate.convert.cst import attribute, code_of, is_primary, parse_expr
 from migrate.convert.template import render as render_template
 
 _SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
@@ -136,6 +136,7 @@ class CallEdit:
         self.runtime_reasons: list[str] = []  # static: what only run time can translate
         self.unless_runtime: list[str] = []  # static: problems unless the call goes to run time
         self.post: tuple | None = None  # (helper, argument): the built call is passed through it
+        self.casts: dict[str, cst.BaseExpression] = {}  # "result"/"input" -> the dtype to cast it to
 
     # -- helpers for rules --
     def worse(self, label: str, note: str = "") -> None:
@@ -232,6 +233,8 @@ class CallEdit:
             if arg.star == "**" and any(p.kwargs for p in params):
                 self.kwargs_args.append(arg)  # passed through as they are (a **name parameter)
                 continue
+            if arg.star == "**" and self._factory_kwargs(arg):
+                continue
             if arg.star:
                 raise BindError(f"cannot translate {arg.star}-arguments")
             if arg.keyword is None:
@@ -308,10 +311,23 @@ class CallEdit:
         self.result = self.call.with_changes(func=self.func, args=[*receiver, *self.call.args])
         return True
 
+    def _factory_kwargs(self, arg: cst.Arg) -> bool:
+        """``torch.empty(s, **dd)``: a creation op's factory keywords as a dict known at run time;
+        its dtype is taken by the generated ``_torch_factory_dtype`` (the device, layout and the
+        other factory keywords change no number). False for other calls (layers among them)."""
+        names = {p.name for p in self.entry.params or ()}
+        if not {"dtype", "device"} <= names or self.entry.torch.startswith("torch.nn.") or "dtype" in self.bound:
+            return False
+        self.bound["dtype"] = cst.Call(cst.Name(self.helper("_torch_factory_dtype")), [cst.Arg(arg.value)])
+        self.given.add("dtype")
+        return True
+
     def _variable(self, value) -> bool:
         """A value of a torch.nn layer or function held by a variable of the user's
         (``padding_mode``, ``self.training``), not a literal nor a module's constant (``ms.float64``)."""
         root = value
+        if isinstance(root, cst.Call) and isinstance(root.func, cst.Name) and root.func.value.startswith("_torch_"):
+            root = root.func  # a generated helper's value (_torch_conv_attr(c, 'padding_mode'))
         while isinstance(root, cst.Attribute):
             root = root.value
         return self.entry.torch.startswith("torch.nn.") and isinstance(root, cst.Name) \
@@ -335,6 +351,11 @@ class CallEdit:
                     self.out.append(["*", a.value, True, a])
                 continue
             default_text = p.default
+            if fate.cast is not None:
+                if value is not None and code_of(value) != "None":
+                    self.casts[fate.cast] = value
+                    self.note(f"{p.name}={code_of(value)}: the {fate.cast} cast to it")
+                continue
             if fate.param_dtype is not None:
                 if value is not None:
                     self._param_dtype(p.name, value, fate.param_dtype)
@@ -346,13 +367,13 @@ class CallEdit:
                     self.reject(f"{p.name} {test} {ok}",
                                 f"For '{self.api_name}' (torch signature), {p.name} other than "
                                 f"{ok} is not supported: {fate.unsupported}.")
-                elif code_of(value) != ok and ok not in (None, "None") and self._variable(value) \
+                elif _differs(value, ok) and ok not in (None, "None") and self._variable(value) \
                         and not self.runtime:
                     # padding_mode=padding_mode: the torch-signature class checks the value when
                     # the layer is built; without one, the call is kept and marked
                     self.needs_runtime(f"{p.name}={code_of(value)} known at run time")
                     self.unless_runtime.append(f"{p.name}={code_of(value)}: {fate.unsupported}")
-                elif code_of(value) != ok:
+                elif _differs(value, ok):
                     self.unsupported(f"{p.name}={code_of(value)}: {fate.unsupported}")
                 continue
             if fate.unsupported is not None:
@@ -378,6 +399,8 @@ class CallEdit:
             positional = (can_pos and p.name in self.positional and i < leading and not fate.keyword)
             can_pos = can_pos and positional
             self.out.append([key, value, positional, self.source_args.get(p.name)])
+        if "input" in self.casts:
+            self._cast_input(self.casts.pop("input"))
 
     def _param_dtype(self, name: str, value, how: str) -> None:
         """torch's ``dtype=`` of a layer's parameters: None and float32 are MindSpore's default
@@ -418,8 +441,30 @@ class CallEdit:
             values[p.name] = value if value is not None else parse_expr("None")
         return values
 
+    def _cast(self, node, dtype) -> cst.BaseExpression:
+        """``node.astype(dtype)``; through the generated ``_torch_cast`` when ``dtype`` may be None."""
+        prefix = self.conv.tname("ms.float32").rsplit(".", 1)[0] + "."
+        if code_of(dtype).startswith(prefix):
+            return cst.Call(attribute(node, "astype"), [cst.Arg(dtype)])
+        return cst.Call(cst.Name(self.helper("_torch_cast")), [cst.Arg(node), cst.Arg(dtype)])
+
+    def _cast_input(self, dtype) -> None:
+        """Cast the input (the receiver of a method, else the first argument) before the rule runs."""
+        if self.method_receiver is not None:
+            cast = self.method_receiver = self._cast(self.method_receiver, dtype)
+            if self.receiver is not None:
+                self.receiver = cast
+            elif isinstance(self.func, cst.Attribute):
+                self.func = self.func.with_changes(value=cast)
+        elif self.out and self.entry.params and self.bound.get(self.entry.params[0].name) is self.out[0][1]:
+            self.out[0][1] = self.bound[self.entry.params[0].name] = self._cast(self.out[0][1], dtype)
+        else:
+            self.unsupported(f"dtype={code_of(dtype)}: the input to cast is not known")
+
     def build(self) -> cst.BaseExpression:
         new = self._build_call()
+        if "result" in self.casts:
+            new = self._cast(new, self.casts["result"])
         if self.post is not None:
             helper, value = self.post
             new = cst.Call(cst.Name(helper), [cst.Arg(new), cst.Arg(value)])
@@ -454,6 +499,13 @@ class CallEdit:
             return self.call.with_changes(func=self.func, args=[],
                                           whitespace_before_args=cst.SimpleWhitespace(""))
         return self.call.with_changes(func=self.func, args=args)
+
+
+def _differs(value, text) -> bool:
+    """``value`` is not the literal ``text`` (``"zeros"`` is ``'zeros'``)."""
+    if isinstance(value, cst.SimpleString) and text is not None and text[:1] in "'\"":
+        return value.evaluated_value != text[1:-1]
+    return code_of(value) != text
 
 
 # the NumPy spellings torch's C++ argument parser accepts for its own (torch.* functions and

@@ -25,7 +25,7 @@ from migrate.convert.receivers import (
     track_assign, type_of,
 )
 from migrate.convert.torch_runtime import LAYER_ATTR_NAMES
-from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, probe_call, version_reference
+from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
@@ -41,6 +41,10 @@ from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
 )
 
+TYPE_AS_DTYPE = node_rule(
+    "MS327", "type_as_dtype",
+    "Replace a.type(b.type()) / a.astype(b.type()) with a cast to b.dtype (MindSpore's "
+    "b.type() names the type differently: 'Float32', not 'torch.FloatTensor').")
 ASSUMED_CELL = node_rule(
     "MS101", "assumed_cell",
     "Replace a class whose base comes from another file and that defines forward with a Cell "
@@ -52,7 +56,8 @@ MODULES_LOOP = node_rule(
     "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.")
 NO_GRAD = node_rule(
     "MS106", "no_grad",
-    "Replace `with torch.no_grad(): body` / @torch.no_grad() with body (nothing is recorded outside grad).")
+    "Replace a bare grad-mode decorator @torch.no_grad / @torch.enable_grad with the call torch makes "
+    "of it (@torch.no_grad(), which the tables convert to @ms._no_grad()).")
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
     "Replace x.in_features / out_features / num_embeddings / embedding_dim on a receiver of unknown "
@@ -89,8 +94,8 @@ _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_k
 _UNPICKLING_CONTEXTS = {"torch.serialization.safe_globals"}
 _AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast"}
 
-NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
-                 "torch.autograd.no_grad"}
+NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                 "torch.autograd.enable_grad", "torch.autograd.inference_mode"}
 _FUNCTION_BASES = ("torch.autograd.Function", "torch.autograd.function.Function")
 # torch functions and methods whose result is a (values, indices) named tuple; MindSpore's
 # counterparts return a plain tuple
@@ -110,6 +115,10 @@ def on_reference(conv, node, q: str):
             return new
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
         return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
+    elif q.endswith(".__kwdefaults__"):
+        new = kwdefaults_reference(conv, node, q)
+        if new is not None:
+            return new
     if q == "torch.device" and conv.allows(DEVICE_CLASS.id):
         new = cst.Call(cst.Name(conv.builtin("type")), [cst.Arg(cst.Name("None"))])
         conv.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
@@ -329,12 +338,32 @@ def _in_target_module(conv, recv) -> bool:
         and recv.value in conv.imported and recv.value not in conv.aliases
 
 
+# (not `to`: torch's a.to('torch.FloatTensor') takes the string for a device and raises)
+_CASTS = ("type", "astype")
+
+
+def type_as_dtype(conv, node: cst.Call) -> cst.Call:
+    """Apply MS327 to ``a.type(b.type())`` / ``a.astype(b.type())``: the
+    argument is ``b.dtype``; ``node`` unchanged when it is not of that form."""
+    if len(node.args) != 1 or node.args[0].star or not conv.allows(TYPE_AS_DTYPE.id):
+        return node
+    inner = node.args[0].value
+    if not (isinstance(inner, cst.Call) and not inner.args and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value == "type"):
+        return node
+    new_arg = attribute(inner.func.value, "dtype")
+    conv.record(inner, new_arg, TYPE_AS_DTYPE.id, "exact", "b.type() given as a type to cast to: b's dtype")
+    return node.with_changes(args=[node.args[0].with_changes(value=new_arg)])
+
+
 def on_method(conv, node: cst.Call):
     """``recv.name(...)``: module methods, tensor methods, in-place ops."""
     func = node.func
     recv0 = func.value
     name = func.attr.value
     recv = fit(func, "value", conv.walk(recv0))  # `(0).abs()`, not `0.abs()`
+    if name in _CASTS and conv.aliases:
+        node = type_as_dtype(conv, node)
     args = conv.walk_seq(node.args)
     walked = node
     if recv is not recv0 or args is not node.args:
@@ -621,8 +650,9 @@ def on_function(conv, node: cst.FunctionDef):
         if p.default is not None:
             with conv.in_function(scope):
                 note_layer_class(conv, p.name.value, p.default)
-    decorators = [d for d in node.decorators if not (_is_no_grad(conv, d) or removed_decorator(conv, d))]
-    if len(decorators) != len(node.decorators):
+    decorators = [_grad_mode_decorator(conv, d) for d in node.decorators
+                  if not (_value_free(conv, d.decorator) or removed_decorator(conv, d))]
+    if len(decorators) != len(node.decorators) or any(a is not b for a, b in zip(decorators, node.decorators)):
         node = node.with_changes(decorators=decorators)
         conv.reshaped = True
     with conv.in_function(scope), conv.without_aliases(conv.rebound_in(node)):
@@ -640,16 +670,16 @@ def on_function(conv, node: cst.FunctionDef):
     return new
 
 
-def _is_no_grad(conv, dec: cst.Decorator) -> bool:
-    """A grad-mode decorator (``@torch.no_grad()``) or a value-free one
-    (``@autocast(enabled=False)``): recorded as removed."""
+def _grad_mode_decorator(conv, dec: cst.Decorator) -> cst.Decorator:
+    """Apply MS106: a grad-mode class used bare as a decorator (``@torch.no_grad``) is called, as
+    torch does (``@torch.no_grad()``); the tables convert the call (``@ms._no_grad()``), a context
+    decorator on MindSpore too."""
     expr = dec.decorator
-    q = conv.qual(expr.func if isinstance(expr, cst.Call) else expr)
-    if q in NO_GRAD_CALLS and conv.allows(NO_GRAD.id):
-        conv.record(dec.decorator, "", NO_GRAD.id, "exact",
-                    "no_grad removed: nothing is recorded outside a grad transform")
-        return True
-    return _value_free(conv, expr)
+    if isinstance(expr, cst.Call) or conv.qual(expr) not in NO_GRAD_CALLS or not conv.allows(NO_GRAD.id):
+        return dec
+    new = dec.with_changes(decorator=cst.Call(expr))
+    conv.record(expr, new.decorator, NO_GRAD.id, "exact", "the grad-mode context torch makes of a bare decorator")
+    return new
 
 
 def _value_free(conv, expr) -> bool:
@@ -684,16 +714,13 @@ def _value_free(conv, expr) -> bool:
 
 
 def on_with(conv, node: cst.With):
-    """Apply MS106 to ``with torch.no_grad():``, MS169 to value-free contexts and MS254 to
-    ``with torch.device(d):`` (the block is unwrapped: a list of statements)."""
+    """Apply MS169 to value-free contexts and MS254 to ``with torch.device(d):`` (the block is
+    unwrapped: a list of statements). Grad-mode contexts (``torch.no_grad()``) stay: the tables
+    convert them (``ms._no_grad()``: MindSpore's grad mode, which stops gradients inside ms.grad)."""
     keep = []
     for item in node.items:
         e = item.item
         q = conv.qual(e.func) if isinstance(e, cst.Call) else None
-        if q in NO_GRAD_CALLS and item.asname is None and conv.allows(NO_GRAD.id):
-            conv.record(e, "", NO_GRAD.id, "exact", "grad-mode block unwrapped: nothing is recorded "
-                                                    "outside a grad transform")
-            continue
         if item.asname is None and _value_free(conv, e):
             continue
         if q == "torch.device" and item.asname is None and conv.allows(DEVICE_CONTEXT.id):

@@ -15,6 +15,7 @@ import libcst as cst
 from mappings import load_attributes
 from migrate.convert.receivers import type_of
 from migrate.convert.registry import node_rule
+from migrate.convert.torch_signature import signatures
 
 PARAMETER_NAMES = node_rule(
     "MS108", "parameter_names",
@@ -29,7 +30,14 @@ FORWARD_KEYWORDS = node_rule(
     "Replace torch's keywords in a call of a layer whose class is known (self.encoder(src, mask=m), "
     "self.encoder a TransformerEncoder, also the one a subclass of nn.Transformer inherits) with "
     "MindSpore's (src_mask=m).")
+CONV_ATTRIBUTE = node_rule(
+    "MS325", "conv_attribute",
+    "Replace reads of conv.padding / kernel_size / stride / dilation / padding_mode, where MindSpore's "
+    "layer keeps another form (pad_mode + (before, after) padding, (1, k) sizes of a 1-D layer), with "
+    "_torch_conv_attr(conv, name): torch's value.")
 _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
+# a convolution's attributes _torch_conv_attr answers in torch's form
+CONV_ATTRS = {"padding", "kernel_size", "stride", "dilation", "padding_mode"}
 
 
 def layer_base(conv, node: cst.ClassDef) -> str | None:
@@ -75,6 +83,9 @@ def layer_attribute(conv, node: cst.Attribute, value):
     if not kinds:
         return None
     in_subclass = _is_self_in_layer(conv, node.value)
+    if attr in CONV_ATTRS and not in_subclass and not conv.storing \
+            and all(k.rsplit(".", 1)[-1].startswith("Conv") for k in kinds) and conv.allows(CONV_ATTRIBUTE.id):
+        return conv_attribute(conv, node, value, kinds)
     targets, why = set(), None
     for kind in kinds:
         table = load_attributes()[kind]
@@ -99,6 +110,17 @@ def layer_attribute(conv, node: cst.Attribute, value):
     new = node.with_changes(value=value, attr=cst.Name(last))
     conv.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
                 + (" (kept by the torch-signature base)" if new_attr.startswith("torch_") else ""))
+    return new
+
+
+def conv_attribute(conv, node: cst.Attribute, value, kinds) -> cst.Call | None:
+    """Apply MS325 to the read ``node`` (``conv.padding``; ``value``: its receiver converted)."""
+    if all(node.attr.value not in load_attributes()[k].shadow for k in kinds) and node.attr.value != "padding_mode":
+        return None  # (Conv2d.stride: the same on both sides)
+    local = signatures(conv).helper("_torch_conv_attr")
+    new = cst.Call(cst.Name(local), [cst.Arg(value), cst.Arg(cst.SimpleString(repr(node.attr.value)))])
+    conv.record(node, new, CONV_ATTRIBUTE.id, "exact",
+                f"{short_kinds(kinds)}.{node.attr.value} in torch's form, from what the MindSpore layer holds")
     return new
 
 

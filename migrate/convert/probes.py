@@ -128,6 +128,22 @@ def _in_dir(conv, node, name, module, negated: bool):
     return new
 
 
+# torch 2.13's keyword-only defaults of functions that model code probes (swin_unetr reads
+# torch.meshgrid.__kwdefaults__ to learn whether meshgrid takes indexing=)
+KW_DEFAULTS = {"torch.meshgrid": {"indexing": None}}
+
+
+def kwdefaults_reference(conv, node, q: str):
+    """``torch.meshgrid.__kwdefaults__``: torch 2.13's value, as a literal; None for other names."""
+    base, _, attr = q.rpartition(".")
+    if attr != "__kwdefaults__" or base not in KW_DEFAULTS or not conv.allows(CAPABILITY_PROBE.id):
+        return None
+    new = cst.parse_expression(repr(KW_DEFAULTS[base]))
+    conv.record(node, new, CAPABILITY_PROBE.id, "exact", f"{q} of torch 2.13 (the converted function takes "
+                                                         "the same keywords)")
+    return new
+
+
 def version_reference(conv, node):
     """``torch.__version__`` used as a value: the version the mappings follow, as a literal."""
     if not conv.allows(VERSION_PROBE.id):

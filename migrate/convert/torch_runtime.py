@@ -17,8 +17,10 @@ from __future__ import annotations
 import inspect
 
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
+from migrate.convert.optim_runtime import SOURCES as OPTIM_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
 from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
+from migrate.convert.state_runtime import NEEDS as STATE_NEEDS, SOURCES as STATE_SOURCES
 
 
 def _torch_conv_padding(padding, dims, per_side=True, transpose=False):
@@ -81,6 +83,55 @@ def _torch_ntuple(value, dims):
     if isinstance(value, (list, tuple)):
         return tuple(value)
     return (value,) * dims
+
+
+def _torch_conv_attr(layer, name):
+    """A convolution's ``padding``/``kernel_size``/``stride``/``dilation``/``padding_mode`` as
+    torch's layer holds it.
+
+    A torch-signature layer keeps torch's value (``torch_padding``). A MindSpore layer keeps
+    pad_mode plus (before, after) per axis, and a 1-D layer 2-D sizes ``(1, k)``; torch keeps one
+    value per axis ('same' for pad_mode 'same'), and 'zeros' for the padding mode.
+    """
+    kept = getattr(layer, "torch_" + name, None)
+    if kept is not None:
+        return kept
+    if name == "padding_mode":  # (MindSpore's layers pad with zeros and may not hold the name)
+        return getattr(layer, name, None) or "zeros"
+    value = getattr(layer, name)
+    kinds = [c.__name__[:6] for c in type(layer).__mro__]
+    dims = next((int(k[4]) for k in kinds if k in ("Conv1d", "Conv2d", "Conv3d")), 2)
+    if name != "padding":
+        sizes = tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
+        return sizes[-dims:]
+    if layer.pad_mode in ("same", "valid"):
+        return "same" if layer.pad_mode == "same" else (0,) * dims
+    pads = tuple(value) if isinstance(value, (tuple, list)) else (value,) * (2 * dims)
+    pads = pads[-2 * dims:]
+    if pads[0::2] != pads[1::2]:
+        raise ValueError(f"For '{type(layer).__name__}', the padding {pads} (before, after per axis) "
+                         f"has no torch form: torch pads both sides of an axis alike.")
+    return pads[0::2]
+
+
+def _torch_compare_(op, x, other):
+    """torch's in-place comparison ``x.ge_(other)`` (``op``: ops.ge): 1 or 0 in x's dtype, written
+    into x, which is returned."""
+    return x.copy_(op(x, other).astype(x.dtype))
+
+
+def _torch_cast(x, dtype):
+    """torch's ``dtype=`` of an op that MindSpore's lacks: ``x`` cast to ``dtype`` (None: as it is)."""
+    return x if dtype is None else x.astype(dtype)
+
+
+def _torch_factory_dtype(kwargs):
+    """The dtype in torch's factory keywords given as a dict (``torch.empty(s, **dd)``), None when
+    absent; the device, layout, memory format, pinning and requires_grad change no number."""
+    unknown = set(kwargs) - {"dtype", "device", "layout", "memory_format", "pin_memory", "requires_grad"}
+    if unknown:
+        raise TypeError(f"For the creation op, the keywords {sorted(unknown)} are not torch's factory keywords.")
+    return kwargs.get("dtype")
 
 
 def _torch_kernel_area(kernel_size, dims):
@@ -212,6 +263,15 @@ def _torch_seed(generator, unset=None):
     return unset if generator is None else generator.next_seed()
 
 
+def _torch_no_cuda(name, *args, **kwargs):
+    """torch's CUDA device queries (``torch.cuda.get_device_properties(d)``, ``get_device_name``,
+    ``current_device``, ...) where ``torch.cuda.is_available()`` is False, as the converter answers
+    it: torch raises, there being no CUDA device; so does this."""
+    raise RuntimeError(f"For '{name}', there is no CUDA device: the converted code answers "
+                       f"torch.cuda.is_available() with False (MindSpore chooses its device with "
+                       f"ms.set_context(device_target=...)).")
+
+
 # torch layer attributes MindSpore's layers hold under another name, read where the receiver's
 # class is not known when converting (``model.fc.in_features`` of a model built elsewhere)
 LAYER_ATTR_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
@@ -233,9 +293,10 @@ def _torch_layer_attr(obj, name):
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
+                                       _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
-                                       _torch_seed, _torch_to, _torch_layer_attr)}
+                                       _torch_seed, _torch_to, _torch_no_cuda, _torch_layer_attr)}
 
 
 def helper_source(name: str) -> str:
@@ -406,6 +467,22 @@ def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05
     weight = ops.ones(shape, input.dtype) if weight is None else weight
     bias = ops.zeros(shape, input.dtype) if bias is None else bias
     return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
+'''
+
+_UNFOLD_WINDOWS = '''
+def _torch_unfold_windows(x, dimension, size, step):
+    """torch's x.unfold(dimension, size, step): the windows of `size` elements every `step` along
+    `dimension`, in a new last axis (MindSpore's Tensor.unfold is im2col); one gather of the
+    windows' indices, differentiable."""
+    dim = dimension % x.ndim
+    count = (x.shape[dim] - size) // step + 1
+    if size < 1 or step < 1 or count < 1:
+        raise ValueError(f"For 'unfold', windows of size {size} every {step} do not fit dimension "
+                         f"{dim} of size {x.shape[dim]}.")
+    index = (ops.arange(count, dtype=ms.int32).reshape(-1, 1) * step
+             + ops.arange(size, dtype=ms.int32).reshape(1, -1)).reshape(-1)
+    out = ops.gather(x, index, dim).reshape(x.shape[:dim] + (count, size) + x.shape[dim + 1:])
+    return ops.transpose(out, tuple(range(dim + 1)) + tuple(range(dim + 2, out.ndim)) + (dim + 1,))
 '''
 
 _ATTENTION_INIT = '''
@@ -761,17 +838,30 @@ def _torch_linspace(start, end, steps, dtype=None):
     return ops.linspace(ms.Tensor(start, wide), ms.Tensor(end, wide), steps).astype(dtype)
 '''
 
-CLASS_SOURCES = {"_TorchSignature": _META, "TorchSequential": _SEQUENTIAL,
+_CAST_CELL = '''
+def _torch_cast_cell(cell, dtype):
+    """torch's module.double() / .half() / .bfloat16(): every floating-point parameter (buffers
+    are parameters here) of the cell converted to dtype in place; the cell is returned."""
+    for p in cell.get_parameters():
+        if p.is_floating_point():
+            p.set_dtype(dtype)
+    return cell
+'''
+
+CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "TorchSequential": _SEQUENTIAL,
                  "TorchModuleList": _MODULE_LIST, "TorchModuleDict": _MODULE_DICT, "Dropout2dAnyRank": _DROPOUT2D,
                  "UnfoldTorchLayout": _UNFOLD, "CircularPadTorch": _CIRCULAR_PAD, "DataLoaderTorch": _DATA_LOADER,
                  "TorchParameterList": _PARAMETER_LIST, "_torch_layer_norm": _LAYER_NORM,
                  "TorchFunction": _AUTOGRAD_FUNCTION, "_torch_attention_init": _ATTENTION_INIT,
+                 "_torch_unfold_windows": _UNFOLD_WINDOWS,
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE,
                  "_torch_linspace": _LINSPACE, **DISTRIBUTION_SOURCES}
+                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
+                 **OPTIM_SOURCES, **STATE_SOURCES}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS}

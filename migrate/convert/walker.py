@@ -36,6 +36,7 @@ from migrate.convert.names import (
 from migrate.convert.receivers import track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.annotations import on_annotation
+from migrate.convert.layer_attributes import CONV_ATTRS
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
@@ -69,7 +70,7 @@ def _layer_attribute_names() -> set[str]:
     """torch layer attributes and call keywords that MindSpore names differently
     (layer_attributes.py rewrites them)."""
     return {name for a in load_attributes().values()
-            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)}
+            for name in (*a.rename, *a.shadow, *a.absent, *a.forward)} | CONV_ATTRS
 
 
 @dataclass(frozen=True)
@@ -758,6 +759,18 @@ class Converter:
         finally:
             self.storing = storing
 
+    def on_aug_assign(self, node: cst.AugAssign):
+        """``c.padding += 1``: the target is written (see :meth:`on_assign_target`), the value read."""
+        storing, self.storing = self.storing, True
+        try:
+            target = self.walk(node.target)
+        finally:
+            self.storing = storing
+        value = self.walk(node.value)
+        if target is node.target and value is node.value:
+            return node
+        return node.with_changes(target=target, value=value)
+
     def on_name(self, node: cst.Name):
         if node.value in self.aliases:
             return keep_parens(node, handlers.on_reference(self, node, self.aliases[node.value]))
@@ -846,6 +859,7 @@ _HANDLERS = {
     cst.Name: Converter.on_name,
     cst.AssignTarget: Converter.on_assign_target,
     cst.Del: Converter.on_assign_target,
+    cst.AugAssign: Converter.on_aug_assign,
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,

@@ -18,7 +18,7 @@ F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 def _recording(*xs):
     """True when the backward being run is itself differentiated (an outer transform records)."""
-    return _engine.state.depth > 0 and any(_engine.is_tracked(x) for x in xs)
+    return _engine.recording() and any(_engine.is_tracked(x) for x in xs)
 
 
 def _wrap(arr):

@@ -1,7 +1,6 @@
 """`ms_core.Parameter` and `ParameterTuple`."""
 import numpy as np
 
-from .dtype import to_np
 from .tensor import Tensor, _infer_array
 
 
@@ -83,18 +82,22 @@ class Parameter(Tensor):
         self._data = arr
         return self
 
-    def assign_value(self, value):
-        return self.set_data(value)
-
     def set_dtype(self, dtype):
-        """Cast the values to ``dtype`` in place (name, shape and requires_grad kept); return the
-        new dtype, as mindspore.Parameter.set_dtype does.
+        """Convert the values to `dtype` in place (a MindSpore Type); returns the new dtype, as
+        MindSpore 2.10 does.
 
         Raises:
-            TypeError: ``dtype`` is not a dtype.
+            TypeError: `dtype` is not a MindSpore type.
         """
-        self._data = self._data.astype(to_np(dtype))
+        from . import dtype as mstype
+        if not isinstance(dtype, mstype.Type):
+            raise TypeError(f"For 'Parameter.set_dtype', the 'dtype' must be a mindspore type, but got "
+                            f"{type(dtype).__name__}.")
+        self._data = self._data.astype(dtype.np_dtype)
         return self.dtype
+
+    def assign_value(self, value):
+        return self.set_data(value)
 
     def clone(self, init="same"):
         """A copy of this Parameter (values copied, same name prefixed by nothing)."""

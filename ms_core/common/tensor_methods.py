@@ -74,7 +74,7 @@ class TensorMethods:
     # --- in-place machinery ---------------------------------------------------------------
     def _before(self, name):
         """An alias of self at its current place in the graph (the in-place op's input)."""
-        if _engine.state.depth > 0 and self._node is None and self._track:
+        if _engine.recording() and self._node is None and self._track:
             raise RuntimeError(f"For 'Tensor.{name}', an in-place operation on a Tensor that "
                                "gradients are taken with respect to (a grad input or a Parameter "
                                "that requires grad) is not supported while a gradient is being "
@@ -98,7 +98,7 @@ class TensorMethods:
                                  f"cannot be written into a Tensor of shape {list(self.shape)}.")
             result = F.broadcast_to(result, self.shape)
         result = F.cast(result, self.dtype)
-        if _engine.state.depth > 0 and _engine.is_tracked(result):
+        if _engine.recording() and _engine.is_tracked(result):
             result = F.identity(result)  # a node of its own: self never aliases an input leaf
         self._data, self._node, self._index = result._data, result._node, result._index
         return self

@@ -17,6 +17,7 @@ __all__ = ["GlobalComm", "init", "release", "get_rank", "get_local_rank", "get_g
 HCCL_WORLD_COMM_GROUP = "hccl_world_group"
 NCCL_WORLD_COMM_GROUP = "nccl_world_group"
 MCCL_WORLD_COMM_GROUP = "mccl_world_group"
+DEVICE_TO_BACKEND = {"Ascend": "hccl", "GPU": "nccl", "CPU": "mccl"}  # MindSpore's init(None)
 _BACKENDS = {"hccl": HCCL_WORLD_COMM_GROUP, "nccl": NCCL_WORLD_COMM_GROUP,
              "mccl": MCCL_WORLD_COMM_GROUP}
 
@@ -37,14 +38,17 @@ def init(backend_name=None):
     """Initialise communication: here, a world of one process (rank 0).
 
     Args:
-        backend_name (str): 'hccl', 'nccl' or 'mccl' (None: 'hccl'); only names the world group.
+        backend_name (str): 'hccl', 'nccl' or 'mccl'; only names the world group. None: the
+            backend of the context's device target, as MindSpore picks it (Ascend 'hccl', GPU
+            'nccl', CPU 'mccl').
 
     Raises:
         TypeError: backend_name is not a str.
         ValueError: an unknown backend.
     """
     if backend_name is None:
-        backend_name = "hccl"
+        from ..context import get_context
+        backend_name = DEVICE_TO_BACKEND[get_context("device_target")]
     check_is_str("init", "backend_name", backend_name)
     if backend_name not in _BACKENDS:
         raise ValueError(f"For 'init', the 'backend_name' must be one of {sorted(_BACKENDS)}, but "

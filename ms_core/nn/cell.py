@@ -331,11 +331,11 @@ class Cell:
                                     f"return None, a Tensor or a tuple of inputs, but got "
                                     f"{_describe(result)}.")
                 args = result
-        hooked = bool(self._backward_hooks) and _engine.state.depth > 0
+        hooked = bool(self._backward_hooks) and _engine.recording()
         if hooked:
             hook_state = _BackwardHookState()
             args = self._wrap_inputs(args, hook_state)
-        if hasattr(self, "bprop") and _engine.state.depth > 0:
+        if hasattr(self, "bprop") and _engine.recording():
             out = self._call_with_bprop(args, kwargs)
         else:
             out = self.construct(*args, **kwargs)

@@ -4,7 +4,7 @@ normalisation, losses, the rest."""
 import numpy as np  # noqa: F401  (used by the arrays expressions)
 import pytest
 
-from tests.mappings.proof import Expr, case_id, run
+from tests.mappings.proof import Expr, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -37,6 +37,7 @@ CASES = [
     # x_transformers: partial(F.softmax, dtype=torch.float32): the input is cast first
     Expr("torch.nn.functional.softmax", "F.softmax(x, dim=-1, dtype=torch.float64)"),
     Expr("torch.nn.functional.log_softmax", "F.log_softmax(x, dim=-1)"),
+    Expr("torch.nn.functional.log_softmax", "F.log_softmax(x, dim=-1, dtype=torch.float64)", dtype="float64"),
     Expr("torch.log_softmax", "torch.log_softmax(x, 1)"),
     # --- dropout (eval: identity; training: sampled) ----------------------------------------
     Expr("torch.nn.functional.dropout", "F.dropout(x, 0.5, training=False)"),
@@ -115,6 +116,7 @@ CASES = [
          "F.batch_norm(img, torch.zeros(2), torch.ones(2), w2, b2, training=True, momentum=0.3)",
          rtol=1e-4, atol=1e-5,
          arrays=(("w2", "rs.randn(2).astype(np.float32)"), ("b2", "rs.randn(2).astype(np.float32)"))),
+    Expr("torch.nn.functional.local_response_norm", "F.local_response_norm(img, 3, alpha=1e-2, beta=0.75, k=2.0)"),
 ]
 
 
@@ -350,6 +352,10 @@ ORACLE = [
 ]
 
 # MindSpore 2.10's CPU kernels give these gradients wrong (ms_core gives torch's; README, "knowingly differs")
+# the generated _torch_multi_head_attention_forward (merged from main without a proof here)
+CASES += [ProvenBy("torch.nn.functional.multi_head_attention_forward",
+                   "tests/migrate/convert/test_mha_forward.py::test_matches_torch")]
+
 ORACLE_WRONG_GRADIENT = {
     "F.selu(x)": "SeLU's gradient is wrong for negative inputs",
     "F.kl_div(F.log_softmax(x, 1), u, reduction='batchmean')": "KLDivLoss gives the target no gradient",

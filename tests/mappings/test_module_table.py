@@ -16,6 +16,9 @@ USES = T + "test_apply_get_submodule_train_eval_and_forward"
 HOOKS = T + "test_forward_hooks_and_full_backward_hook"
 
 CASES = [
+    *[ProvenBy(f"Module.{m}", "tests/migrate/convert/rules/test_cast_cell.py::"
+               + ("test_double_casts_parameters_and_buffers_and_matches_torch_in_float64" if m == "double"
+                  else "test_half_precision_casts")) for m in ("double", "half", "bfloat16")],
     ProvenBy("Module.register_buffer", RUNS), ProvenBy("Module.register_parameter", RUNS),
     ProvenBy("Module.add_module", RUNS),
     ProvenBy("Module.named_parameters", LISTS), ProvenBy("Module.parameters", LISTS),

@@ -22,6 +22,10 @@ _BY_RULE = {
 _RUNTIME = {name: e for name, e in load_tables().items() if e.table == "runtime"}
 
 CASES = [
+    *[ProvenBy(f"torch.cuda.{name}", "tests/migrate/convert/rules/test_cuda_queries.py::"
+               "test_a_cuda_query_raises_where_torch_without_cuda_raises")
+      for name in ("get_device_properties", "get_device_name", "get_device_capability", "current_device",
+                   "mem_get_info")],
     Expr("torch.jit.annotate", "torch.jit.annotate(torch.Tensor, x) * 2"),
     ProvenBy("torch.jit.script", f"{TESTS}::test_torchscript_runs_as_python_and_matches"),
     ProvenBy("torch.jit.is_scripting", f"{TESTS}::test_torchscript_runs_as_python_and_matches"),

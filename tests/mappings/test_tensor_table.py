@@ -75,6 +75,8 @@ CASES = [
     Expr("Tensor.var", "x.var(1)"), Expr("Tensor.var", "x.var(dim=(0, 1), correction=0)"),
     Expr("Tensor.logsumexp", "x.logsumexp(1)"), Expr("Tensor.norm", "x.norm(dim=1)"),
     Expr("Tensor.norm", "x.norm(p=2, dim=2, keepdim=True)"), Expr("Tensor.cumsum", "x.cumsum(1)"),
+    Expr("Tensor.cumsum", "x.cumsum(1, dtype=torch.float64)", dtype="float64"),
+    Expr("Tensor.cumsum", "mask.cumsum(2, dtype=torch.float32)", grad=False),
     Expr("Tensor.any", "mask.any()", grad=False), Expr("Tensor.any", "mask.any(dim=1, keepdim=True)", grad=False),
     Expr("Tensor.all", "mask.all(2)", grad=False), Expr("Tensor.trace", "sq.trace()"),
     Expr("Tensor.sort", "x.sort(dim=1, descending=True)[0]"),
@@ -111,6 +113,11 @@ CASES = [
     Expr("Tensor.eq", "x.eq(y)", grad=False), Expr("Tensor.ne", "x.ne(0)", grad=False), Expr("Tensor.gt", "x.gt(y)", grad=False),
     Expr("Tensor.lt", "x.lt(0)", grad=False), Expr("Tensor.ge", "x.ge(y)", grad=False), Expr("Tensor.le", "x.le(0)", grad=False),
     Expr("Tensor.logical_not", "mask.logical_not()", grad=False),
+    # in-place comparisons keep the receiver's dtype: 1.0 / 0.0
+    inplace("Tensor.ge_", "ge_(y)", inputs="x, y", grad=False), inplace("Tensor.gt_", "gt_(0.1)", grad=False),
+    inplace("Tensor.le_", "le_(y)", inputs="x, y", grad=False), inplace("Tensor.lt_", "lt_(0)", grad=False),
+    inplace("Tensor.eq_", "eq_(x.clamp(min=0))", grad=False), inplace("Tensor.ne_", "ne_(x.clamp(max=0))", grad=False),
+    Expr("Tensor.ge_", "(x * 2).ge_(0.5).div(0.5) + x", why="a new tensor's comparison, in its dtype"),
     Expr("Tensor.isnan", "pos.log().isnan()", grad=False), Expr("Tensor.isinf", "x.isinf()", grad=False),
     Expr("Tensor.isfinite", "x.isfinite()", grad=False),
     # indexing
@@ -124,7 +131,8 @@ CASES = [
     Expr("Tensor.new_empty", "x.new_empty(2, 3).shape", grad=False),
     Expr("Tensor.new_full", "x.new_full((2, 3), 1.5)", grad=False),
     Expr("Tensor.requires_grad_", "x.requires_grad_() * 2"),
-    Marked("Tensor.unfold", "def f(x):\n    return x.unfold(1, 2, 1)"),
+    Expr("Tensor.unfold", "x.unfold(1, 2, 1)"), Expr("Tensor.unfold", "x.unfold(-1, 2, 2).unfold(1, 2, 1) * 2"),
+    Expr("Tensor.unfold", "x.unfold(dimension=2, size=3, step=1).sum(-1)"),
     # in-place
     inplace("Tensor.add_", "add_(y, alpha=2)", inputs="x, y"), inplace("Tensor.sub_", "sub_(y)", inputs="x, y"),
     inplace("Tensor.mul_", "mul_(y)", inputs="x, y"), inplace("Tensor.div_", "div_(pos)", inputs="x, pos"),

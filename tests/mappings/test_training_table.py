@@ -9,7 +9,7 @@ exactly the gradient ``g[i]`` at step ``i`` and any difference comes from the up
 """
 import pytest
 
-from tests.mappings.proof import Marked, Program, case_id, run
+from tests.mappings.proof import Marked, Program, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -95,7 +95,8 @@ OPTIMIZERS = [
     optimizer(f"{_O}.Rprop", f"{_O}.Rprop({GROUPS}, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), "
                              "foreach=None)"),
     optimizer(f"{_O}.rprop.Rprop", f"{_O}.rprop.Rprop(net.parameters(), 0.02, maximize=True)"),
-    Marked(f"{_O}.LBFGS", "opt = torch.optim.LBFGS([w], lr=1, history_size=5)", id="MS220"),
+    ProvenBy(f"{_O}.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
+    ProvenBy(f"{_O}.lbfgs.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
     Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS220"),
 ]
 
@@ -401,3 +402,8 @@ DISTRIBUTED = [
             + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = Net(w)"),
 ]
 CASES += DISTRIBUTED
+# the backend's name is MindSpore's own ('mccl' on CPU where torch says 'gloo'): proven against
+# MindSpore's init(None) per device target, not torch's name
+_BACKEND_TEST = "tests/migrate/convert/training/test_training_rules.py::test_backend_names_are_mindspores_communication_backend"
+CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
+          ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]

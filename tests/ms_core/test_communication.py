@@ -33,12 +33,24 @@ def test_attribute_access_from_ms_core():
     assert ms.communication.management.get_group_size() == 1
 
 
-@pytest.mark.parametrize("backend,group", [(None, "hccl_world_group"), ("nccl", "nccl_world_group"),
+@pytest.mark.parametrize("backend,group", [(None, "mccl_world_group"), ("hccl", "hccl_world_group"), ("nccl", "nccl_world_group"),
                                            ("mccl", "mccl_world_group")])
 def test_init_backends(backend, group):
     init(backend)
     assert GlobalComm.WORLD_COMM_GROUP == group
     assert get_rank(group) == 0 and get_group_size(group) == 1
+
+
+def test_init_without_a_name_picks_the_backend_of_the_device_target():
+    # MindSpore 2.10's init(None): Ascend -> hccl, GPU -> nccl, CPU -> mccl (management.init)
+    before = ms.get_context("device_target")
+    try:
+        for target, backend in (("GPU", "nccl"), ("Ascend", "hccl"), ("CPU", "mccl")):
+            ms.set_context(device_target=target)
+            init()
+            assert (GlobalComm.BACKEND, GlobalComm.WORLD_COMM_GROUP) == (backend, f"{backend}_world_group")
+    finally:
+        ms.set_context(device_target=before)
 
 
 def test_rank_and_size_answer_before_init():

@@ -238,3 +238,14 @@ def test_bfloat16_is_named_but_not_computed_in():
         with pytest.raises(TypeError, match="ms_core computes with NumPy, which has no bfloat16"):
             make()
     assert (x.astype(table["float32"]) + 1).asnumpy().tolist() == [2.0, 2.0]
+
+
+def test_parameter_set_dtype_converts_in_place_as_mindspore():
+    # MindSpore 2.10: the values are converted in place and the new dtype is returned
+    p = Parameter(Tensor(np.array([0.1, 2.5], np.float32)), name="w")
+    assert p.set_dtype(ms.float64) == ms.float64 and p.dtype == ms.float64
+    np.testing.assert_array_equal(p.asnumpy(), np.array([0.1, 2.5], np.float32).astype(np.float64))
+    p.set_data(Tensor(np.array([1.0, 2.0], np.float32)))  # set_data keeps the new dtype
+    assert p.asnumpy().dtype == np.float64
+    with pytest.raises(TypeError, match="For 'Parameter.set_dtype', the 'dtype' must be a mindspore type"):
+        p.set_dtype("float64")

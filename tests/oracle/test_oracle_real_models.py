@@ -70,6 +70,14 @@ SAMPLE = [
      "SENet(SEResNeXtBottleneck, [1, 1, 1, 1], groups=32, reduction=16, dropout_p=None, inplanes=64, "
      "input_3x3=False, downsample_kernel_size=1, downsample_padding=0, num_classes=10)",
      ("float", (1, 3, 224, 224))),
+    # pytorchcv 0.0.67: containers iterating self._modules (-> a Cell's _cells), built by add_module
+    ("pytorchcv_peleenet", "pytorchcv-0.0.67-py2.py3-none-any",
+     ["pytorchcv/models/peleenet.py", "pytorchcv/models/common.py"],
+     ["pytorchcv/__init__.py", "pytorchcv/models/__init__.py"], "pytorchcv.models.peleenet",
+     "peleenet(pretrained=False)", ("float", (1, 3, 224, 224))),
+    # openai/CLIP: attention pooling through F.multi_head_attention_forward (a generated function)
+    ("clip_modified_resnet", "gh_openai+CLIP", ["clip/model.py"], ["clip/__init__.py"], "clip.model",
+     "ModifiedResNet((1, 1, 1, 1), 32, 2, input_resolution=64, width=16)", ("float", (1, 3, 64, 64))),
     # einops patterns and layers (generated code on both targets)
     ("vit_pytorch_vit", "vit_pytorch-1.7.0-py3-none-any", ["vit_pytorch/vit.py"], ["vit_pytorch/__init__.py"],
      "vit_pytorch.vit", "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, mlp_dim=64, "

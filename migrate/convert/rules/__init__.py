@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from migrate.convert.registry import RULES, Rule
 from migrate.convert.rules import (autograd_function, data, hub, init, inplace, layers, layers_more,
-                                   module, optim, runtime, tensor, torchfn, vision)
+                                   module, optim, runtime, state, tensor, torchfn, vision)
 
 # the modules whose rules tables may name (importing them registers the rules)
 AREAS = (layers, layers_more, tensor, inplace, init, module, data, optim, autograd_function, runtime,
-         torchfn, hub, vision)
+         torchfn, hub, vision, state)
 
 
 def argument_rule_named(name: str | None) -> Rule | None:

@@ -148,6 +148,20 @@ def inplace(edit) -> None:
               "unchanged on CPU and their gradients ignore the update")
 
 
+@argument_rule("MS326", "inplace_compare")
+def inplace_compare(edit) -> None:
+    """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with _torch_compare_(ops.ge, x, y): 1 or 0 in
+    x's dtype written into x (torch keeps x's dtype; ops.ge gives bools); marked on a view."""
+    name = edit.entry.torch.split(".", 1)[1]
+    before, after = edit.receiver_before, edit.method_receiver
+    if receiver_kind(before, after) == "view":
+        edit.unsupported(_view_reason(name, after), marker="MS905")
+        return
+    built = edit.build()  # ops.ge(x, y)
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_compare_")), [cst.Arg(built.func), *built.args])
+    edit.note("the comparison's 1 or 0 in the receiver's dtype, written back with copy_ as torch's in-place method")
+
+
 @argument_rule("MS172", "copy_into")
 def copy_into(edit) -> None:
     """Replace x.copy_(src) with itself (MindSpore 2.10 has it); mark it on an indexed tensor or

@@ -19,3 +19,16 @@ def asgd_floats(edit) -> None:
             edit.set(key, f"{value.value}.0")
         else:
             edit.set(key, f"float({primary(value)})")
+
+
+@argument_rule("MS236", "lbfgs")
+def lbfgs(edit) -> None:
+    """Replace optim.LBFGS(params, lr=...) with the generated TorchLBFGS(params, lr=...) (torch's
+    algorithm without a line search; its step(closure) takes the closure the training pass writes,
+    which returns (loss, grads))."""
+    search = edit.get("line_search_fn")
+    if search is not None and not (isinstance(search, cst.Name) and search.value == "None"):
+        edit.unsupported("line_search_fn='strong_wolfe': the generated LBFGS steps by lr only (torch's default)")
+        return
+    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in edit.call.args]
+    edit.result = cst.Call(cst.Name(edit.helper("TorchLBFGS")), args)

@@ -75,6 +75,19 @@ def identity_method(edit) -> None:
     edit.result = edit.method_receiver
 
 
+_CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
+
+
+@argument_rule("MS237", "cast_cell")
+def cast_cell(edit) -> None:
+    """Replace net.double() / net.half() / net.bfloat16() (a module) with
+    _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
+    dtype = _CELL_DTYPES[edit.entry.torch.rsplit(".", 1)[-1]]
+    edit.conv.used.add("ms")
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_cast_cell")),
+                           [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
+
+
 @argument_rule("MS147", "to")
 def to(edit) -> None:
     """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with _torch_to(module, dtype) (its floating-point parameters cast in place)."""
@@ -396,6 +409,14 @@ def tensor_type(edit) -> None:
         edit.unsupported("a legacy tensor type (torch.FloatTensor ...): pass a dtype (ms.float32)")
         return
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
+
+
+@argument_rule("MS328", "unfold_windows")
+def unfold_windows(edit) -> None:
+    """Replace x.unfold(dimension, size, step) (torch's sliding windows) with
+    _torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
+    args = [cst.Arg(edit.method_receiver)] + [cst.Arg(edit.bound[name]) for name in ("dimension", "size", "step")]
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_unfold_windows")), args)
 
 
 @argument_rule("MS175", "requires_grad")

@@ -314,11 +314,14 @@ def _is_true(node) -> bool:
 @argument_rule("MS316", "sdpa")
 def sdpa(edit) -> None:
     """Replace F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale) with
-    softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds)."""
+    softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds);
+    with is_causal known at run time only, with the generated _torch_sdpa(q, k, v, ...)."""
     values = {n: edit.value(n) for n in ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")}
     causal = values["is_causal"]
     if not isinstance(causal, cst.Name) or causal.value not in ("True", "False"):
-        edit.unsupported("is_causal must be written as True or False")
+        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+        edit.result = cst.Call(cst.Name(edit.helper("_torch_sdpa")), [cst.Arg(values[n]) for n in names])
+        edit.note("is_causal known at run time: the generated _torch_sdpa applies the causal mask then")
         return
     scale = "{scale}" if code_of(values["scale"]) != "None" else "{query}.shape[-1] ** -0.5"
     scores = f"ops.matmul({{query}}, ops.swapaxes({{key}}, -2, -1)) * {scale}"

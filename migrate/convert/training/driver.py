@@ -128,6 +128,8 @@ class TrainingPass:
         conv.training_tensors = self.tensor_names
         self.open_chains: dict[int, tuple[str, str]] = {}  # id(acc statement) -> (acc, optimizer)
         self.scope_params: set[str] = set()  # the parameters of the function whose scope is rewritten
+        self.scope_function: str | None = None  # the name of that function
+        self._closures: dict[str, str] | None = None
         self._body = body
         self._steps: bool | None = None
         self._stdlib: set[str] | None = None
@@ -298,10 +300,11 @@ class TrainingPass:
     def _nested(self, st):
         if isinstance(st, cst.FunctionDef):
             saved, self.scope_params = self.scope_params, _param_names(st.params)
+            saved_fn, self.scope_function = self.scope_function, st.name.value
             try:
                 inner = self._scope(list(st.body.body)) if isinstance(st.body, cst.IndentedBlock) else None
             finally:
-                self.scope_params = saved
+                self.scope_params, self.scope_function = saved, saved_fn
             if inner is None:
                 return st
             return self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
@@ -327,6 +330,21 @@ class TrainingPass:
         if self._steps is None:
             self._steps = has_steps(self, self._body)
         return self._steps
+
+    def closure_optimizer(self) -> str | None:
+        """The optimizer whose ``step(f)`` the file gives the function being rewritten (an
+        LBFGS closure: it re-evaluates the loss and gradients), or None."""
+        if self._closures is None:
+            self._closures = {}
+            for st in walk_statements(self._body):
+                if not isinstance(st, cst.SimpleStatementLine):
+                    continue
+                for c in Names.of(st).calls:
+                    closure = _closure_argument(c)
+                    name = dotted(c.func.value) if closure else None
+                    if name in self.bindings.optimizers or name and looks_optimizer(name):
+                        self._closures[closure] = name
+        return self._closures.get(self.scope_function) if self.scope_function else None
 
     def mode_switched(self) -> set[str]:
         """Names the file calls train()/eval()/set_train() on."""
@@ -421,6 +439,16 @@ class TrainingPass:
                     if opt:
                         return j, i, opt
         return None
+
+
+def _closure_argument(call: cst.Call) -> str | None:
+    """``f`` when ``call`` is ``x.step(f)`` / ``x.step(closure=f)``, f a name."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "step" and len(call.args) == 1):
+        return None
+    arg = call.args[0]
+    if arg.keyword is not None and arg.keyword.value != "closure" or not isinstance(arg.value, cst.Name):
+        return None
+    return arg.value.value
 
 
 def _param_names(params: cst.Parameters) -> set[str]:

@@ -390,6 +390,9 @@ class StepRewrite:
         acc = plan.chain or (unique("accum_grads", taken) if plan.accumulate or plan.target.kind in ("loop", "chain")
                              else None)
         build = self._forward_fn(plan, fwd, gfn, acc)
+        if plan.target.kind == "closure" and not any(not self.tp.is_zero_grad(st, plan.opt)
+                                                     for st in plan.block[:plan.start]):
+            build[0] = build[0].with_changes(leading_lines=[])  # first in the closure's body
         call = self._replacement(plan, gfn, grads, acc)
         self._note_what_it_computes(plan)
         bw_stmt = plan.bw_stmt
@@ -402,6 +405,8 @@ class StepRewrite:
                             manual=plan.target.manual_ids(plan.block))
         guard = plan.step_at - plan.k - 1 if plan.target.kind == "step" and plan.guarded else None
         after = self._grad_reads(plan, plan.after)
+        if plan.target.kind == "closure":
+            after = self._closure_return(plan, after, grads)
         tail = UpdateRewrite(tp, state).rewrite(after, guard)
         bw_line = tp.tree.line_of(bw_stmt)
         for st in [*build, *call]:
@@ -417,6 +422,29 @@ class StepRewrite:
         if plan.target.kind == "loop":
             body = self._update_after_loop(plan, body, state)
         return body if plan.loop_at is None else self._before_loop(plan, body, build)
+
+    def _closure_return(self, plan: StepPlan, after: list, grads: str) -> list:
+        """An optimizer's closure (``opt.step(closure)``): its ``return loss`` -> ``return loss,
+        grads`` (the generated LBFGS takes both)."""
+        out, returned = [], False
+        for st in after:
+            small = st.body[0] if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 else None
+            if isinstance(small, cst.Return):
+                if small.value is None or code_of(small.value) != plan.loss_name:
+                    raise Refuse("MS953", f"the closure of {plan.opt}.step() returns something else than "
+                                          f"its loss `{plan.loss_name}`: return the loss by hand")
+                new = new_statement(f"return {plan.loss_name}, {grads}")
+                self.tp.tree.stands_for(new, st)
+                out.append(new)
+                returned = True
+            else:
+                out.append(st)
+        if not returned:
+            raise Refuse("MS953", f"the closure of {plan.opt}.step() does not end by returning its loss")
+        self.tp.record(plan.bw_stmt, f"return {plan.loss_name}, {grads}", TRAINING_STEP.id, "transformed",
+                       f"the closure of {plan.opt}.step() returns the loss and its gradients (the "
+                       "generated LBFGS re-evaluates both through it)")
+        return out
 
     def _record_kind(self, plan: StepPlan, acc: str | None) -> None:
         """Record what the gradients feed besides a plain step (accumulation, updates, nothing)."""

@@ -6,6 +6,8 @@
 - ``loop``: the block is a loop body without a step and the step follows that loop (gradient
   accumulation over micro-batches, nanoGPT): the gradients of every iteration are summed;
 - ``manual``: hand-written updates, ``for p in model.parameters(): p.data.add_(-lr * p.grad)``;
+- ``closure``: the block is a function that the file gives an optimizer's ``step(f)`` (LBFGS
+  re-evaluates the loss through it): the function returns the loss and the gradients;
 - ``none``: nothing consumes the gradients in this file (a gradient smoke test,
   ``y.sum().backward()`` in a model file's ``__main__`` block): they are computed all the same.
 """
@@ -25,7 +27,7 @@ _LOOPS = (cst.For, cst.While)
 class Target:
     """Where the gradients of one backward() go."""
 
-    kind: str                         # step, chain, loop, manual, none
+    kind: str                         # step, chain, loop, manual, closure, none
     opt: str | None = None            # the optimizer that steps (step, chain, loop)
     weights: str | None = None        # value_and_grad's weights (set later for ``none``)
     step_at: int | None = None        # block index of the step or of the `if` guarding it (step)
@@ -82,6 +84,9 @@ def find_target(tp, body: list, path: list, block: list, k: int, next_backward: 
     outer = _step_after_loop(tp, body, path)
     if outer is not None:
         return outer
+    opt = tp.closure_optimizer()
+    if opt is not None and len(path) == 1:
+        return Target("closure", opt, f"{opt}.parameters")
     if tp.has_optimizer_steps():
         raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
                               "compute grads with ms.value_and_grad and apply optimizer(grads)")

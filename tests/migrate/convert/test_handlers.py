@@ -209,7 +209,7 @@ def test_train_eval_on_unknown_objects_keep_their_own_method_at_run_time():
     assert "def f(job):\n    _torch_train(job)\n    _torch_eval(job)\n" in code, code
 
 
-def test_no_grad_block_and_decorator_are_unwrapped():
+def test_no_grad_block_and_decorator_become_mindspores_grad_mode():
     res = check("""\
         @torch.no_grad()
         def evaluate(model, x):
@@ -219,15 +219,25 @@ def test_no_grad_block_and_decorator_are_unwrapped():
             with torch.no_grad(), open("f") as fh:
                 fh.write(str(y))
             return y
+
+        @torch.no_grad
+        def bare(x):
+            return x
         """, """\
+        @ms._no_grad()
         def evaluate(model, x):
             # before
-            y = model(x)
-            with open("f") as fh:
+            with ms._no_grad():
+                y = model(x)
+            with ms._no_grad(), open("f") as fh:
                 fh.write(str(y))
             return y
+
+        @ms._no_grad()
+        def bare(x):
+            return x
         """)
-    assert "import torch" not in res.code and [c.rule for c in res.changes if c.rule == "MS106"] == ["MS106"] * 3
+    assert "import torch" not in res.code and [c.rule for c in res.changes if c.rule == "MS106"] == ["MS106"]
 
 
 def test_device_code_removed():

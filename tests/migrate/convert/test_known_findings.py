@@ -183,8 +183,8 @@ def test_f12_a_module_to_dtype_marked_once_is_not_cast_the_second_time():
     assert convert_source(once).code == once
 
 
-def test_comment_inside_the_head_of_a_removed_no_grad_block_is_kept():
-    src = "import torch\nwith torch.no_grad(  # evaluation\n):\n    y = f(x)\n"
+def test_comment_inside_the_head_of_a_removed_device_block_is_kept():
+    src = "import torch\nwith torch.device(  # evaluation\n'cpu'):\n    y = f(x)\n"
     out = convert_source(src).code
     assert out.endswith("# evaluation\ny = f(x)\n") and kept(src)
 

@@ -137,8 +137,7 @@ PAIRS = {
             for _, m in model.cells_and_names():
                 if isinstance(m, nn.Conv2d):
                     fan_out = m.out_channels // m.group
-                    # migrate: MS918 Conv2d.padding: MindSpore's layer keeps padding in another form
-                    pad = m.padding
+                    pad = _torch_conv_attr(m, 'padding')
                 elif isinstance(m, nn.LayerNorm):
                     eps = m.epsilon
                 elif isinstance(m, norm_layer):

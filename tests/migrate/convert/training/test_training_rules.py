@@ -599,8 +599,6 @@ def test_optimizers_and_schedulers_keep_their_arguments():
 
 
 @pytest.mark.parametrize("src,marker", [
-    ("opt = torch.optim.LBFGS(model.parameters())\n",
-     "# migrate: MS220 closure-based: re-evaluates the loss inside step(); no functional MindSpore counterpart"),
     ("opt = torch.optim.SparseAdam(model.parameters())\n",
      "# migrate: MS220 sparse gradients have no MindSpore counterpart"),
 ])
@@ -769,12 +767,13 @@ def test_backward_under_a_condition_moves_the_forward_pass_into_if_else():
 
             for phase in ['train', 'val']:
                 for inputs, labels in dataloaders[phase]:
-                    if phase == 'train':
-                        loss, grads = grad_fn(inputs, labels)
-                        optimizer(grads)
-                    else:
-                        outputs = model(inputs)
-                        loss = criterion(outputs, labels)
+                    with _TorchSetGradEnabled(phase == 'train'):
+                        if phase == 'train':
+                            loss, grads = grad_fn(inputs, labels)
+                            optimizer(grads)
+                        else:
+                            outputs = model(inputs)
+                            loss = criterion(outputs, labels)
                     total += loss.item() * inputs.shape[0]
         """)
     assert rules_of(res) == ["MS202", "MS213", "MS201", "MS201"]
@@ -1155,12 +1154,13 @@ def test_tutorial_loop_with_batches_unpacked_inside():
                 running_loss += loss.item()
         correct = 0
         total = 0
-        for data in testloader:
-            images, labels = data
-            outputs = net(images)
-            _, predicted = ops.max(outputs, 1)
-            total += labels.shape[0]
-            correct += (predicted == labels).sum().item()
+        with ms._no_grad():
+            for data in testloader:
+                images, labels = data
+                outputs = net(images)
+                _, predicted = ops.max(outputs, 1)
+                total += labels.shape[0]
+                correct += (predicted == labels).sum().item()
         """)
     assert res.unsupported == 0
 
@@ -1320,7 +1320,8 @@ def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
             optimizer.step()
         """, """\
         for x, y in loader:
-            h = backbone(x)
+            with _TorchSetGradEnabled(train_head):
+                h = backbone(x)
             loss = criterion(head(h), y)
             optimizer.zero_grad()
             # migrate: MS953 torch.set_grad_enabled(train_head) inside the forward pass: split the step by the condition by hand
@@ -1361,7 +1362,8 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             return ops.stop_gradient(backbone(x))
 
         def evaluate(x):
-            return q_net(x)
+            with ms._no_grad():
+                return q_net(x)
 
         def forward_fn(s, r, s2):
             q = ops.sum(head(frozen_features(s)), 1)
@@ -1403,3 +1405,27 @@ def finish(rewards):
 """).code
     assert "# migrate: MS953 the loss `loss` is built from tensors computed before this block" in code, code
     assert "value_and_grad" not in code
+
+
+def test_backend_names_are_mindspores_communication_backend():
+    code = convert_source(textwrap.dedent("""\
+        import torch
+        import torch.distributed as dist
+        def setup():
+            backend = torch.distributed.get_default_backend_for_device(torch.accelerator.current_accelerator())
+            dist.init_process_group(backend=backend)
+            return backend, dist.get_backend(), dist.get_backend(None)
+        """)).code
+    assert "# migrate" not in code and "get_backend" not in code, code
+    namespace = {}
+    exec(code, namespace)
+    import ms_core as ms
+    from ms_core.communication import GlobalComm
+    before = ms.get_context("device_target")
+    try:
+        for target, name in (("CPU", "mccl"), ("GPU", "nccl")):  # MindSpore's init(None) per target
+            ms.set_context(device_target=target)
+            assert namespace["setup"]() == (name, name, name) == (GlobalComm.BACKEND,) * 3
+    finally:
+        ms.set_context(device_target=before)
+        ms.communication.release()
