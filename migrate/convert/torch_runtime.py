@@ -857,10 +857,8 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_einsum": _EINSUM, "_torch_multi_head_attention_forward": _MHA_FORWARD,
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
-                 "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE,
-                 "_torch_linspace": _LINSPACE, **DISTRIBUTION_SOURCES}
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
-                 **OPTIM_SOURCES, **STATE_SOURCES}
+                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
