@@ -117,6 +117,15 @@ _NO_TORCHVISION = (
     '    def __init__(self, *args, **kwargs):\n'
     '        raise ImportError("torchvision is not installed (bench/realworld.py stand-in)")\n')
 
+_NO_KORNIA_RS = (
+    '"""Stand-in for kornia.io.io (kornia_rs is not installed): the enum, no image files."""\n'
+    'from enum import Enum\n\n\n'
+    'class ImageLoadType(Enum):\n'
+    '    UNCHANGED = 0\n    GRAY8 = 1\n    RGB8 = 2\n    RGBA8 = 3\n    GRAY32 = 4\n    RGB32 = 5\n\n\n'
+    'def load_image(*args, **kwargs):\n'
+    '    raise ImportError("kornia_rs is not installed (bench/realworld.py stand-in)")\n\n\n'
+    'write_image = load_image\n')
+
 SOURCES = [
     Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
     Source("resnest", "resnest==0.0.5", "resnest", exclude=("resnest/gluon/*", "resnest/transforms.py",
@@ -150,6 +159,9 @@ SOURCES = [
                 "(all the models import from it); timm.layers imports torchvision's FrozenBatchNorm2d "
                 "unconditionally: the torch side gets a stand-in that raises when built (no listed "
                 "architecture builds one)"),
+    Source("kornia", "kornia==0.7.3", "kornia", replace=(("kornia/io/io.py", _NO_KORNIA_RS),),
+           note="kornia.io needs the kornia_rs extension (image files), which every module imports through "
+                "kornia.utils: io.py is cut down to its ImageLoadType enum on both sides"),
     Source("nanogpt", "github:karpathy/nanoGPT", quick=True),
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
@@ -314,6 +326,18 @@ ARCHS = [
          path="fast_neural_style/neural_style"),
     Arch("pytorch_examples", "llama2_model", "Transformer(ModelArgs(dim=32, n_layers=2, n_heads=4, vocab_size=64, "
          "multiple_of=16, max_seq_len=16))", (tok(64, 2, 8),), path="distributed/tensor_parallelism"),
+    # kornia 0.7.3: image filters as Modules over conv2d with kernels built at run time, and local
+    # feature descriptors (small CNNs, histogram pooling)
+    Arch("kornia", "kornia.filters", "GaussianBlur2d((5, 5), (1.5, 1.5))", (x(1, 3, 16, 16),)),
+    Arch("kornia", "kornia.filters", "Sobel()", (x(1, 3, 16, 16),)),
+    Arch("kornia", "kornia.filters", "UnsharpMask((3, 3), (1.5, 1.5))", (x(1, 3, 16, 16),)),
+    Arch("kornia", "kornia.filters", "MedianBlur((3, 3))", (x(1, 3, 16, 16),)),
+    Arch("kornia", "kornia.feature", "SIFTDescriptor(32, 8, 4)", (x(2, 1, 32, 32),)),
+    Arch("kornia", "kornia.feature", "DenseSIFTDescriptor()", (x(1, 1, 32, 32),)),
+    Arch("kornia", "kornia.feature", "HardNet(False)", (x(2, 1, 32, 32),)),
+    Arch("kornia", "kornia.feature", "TFeat(False)", (x(2, 1, 32, 32),)),
+    Arch("kornia", "kornia.feature", "HyNet(False)", (x(2, 1, 32, 32),)),
+    Arch("kornia", "kornia.feature", "MKDDescriptor(32, whitening=None)", (x(2, 1, 32, 32),)),
     # vit-pytorch 1.7.0 (lucidrains): einops patterns and layers everywhere; small configs (LocalViT is
     # left out: the original fails on torch 2.x, it applies LayerNorm to an (N, C, H, W) map)
     Arch("vit_pytorch", "vit_pytorch.vit",

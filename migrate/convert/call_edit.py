@@ -129,6 +129,10 @@ class CallEdit:
         self.original = call  # the call as written (before its arguments were converted)
         self.runtime = False  # generating a torch-signature class: values come at run time
         self.prelude: list[str] = []  # runtime: statements run before the target call
+        # runtime, a torch-signature class: statements run after the target's __init__ (``self``
+        # is the layer) and methods of the class (sources at class-body indentation 0)
+        self.after_init: list[str] = []
+        self.members: list[str] = []
         self.runtime_reasons: list[str] = []  # static: what only run time can translate
         self.unless_runtime: list[str] = []  # static: problems unless the call goes to run time
         self.post: tuple | None = None  # (helper, argument): the built call is passed through it

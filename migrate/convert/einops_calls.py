@@ -7,8 +7,16 @@ that has a table entry (``mappings/einops.toml``, ``einops_misc.toml``) becomes 
 of the generated function or Cell of :mod:`migrate.convert.einops_runtime`; the generated code
 takes einops' arguments, so calls, values (``map(rearrange, ...)``), base classes and
 ``isinstance`` all need nothing more. Names without an entry (``EinMix``) are marked.
+
+einops reached by a module name in a string (monai's ``optional_import("einops.layers.torch",
+name="Rearrange")``, ``importlib.import_module("einops")``) reaches the same generated code: the
+import by name becomes ``_torch_import_module`` / ``_torch_import`` (MS501), which answer einops'
+modules with module objects holding the generated code and import anything else as before.
 """
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import libcst as cst
 
@@ -22,7 +30,20 @@ EINOPS = node_rule(
     "einops.layers.torch.Rearrange / Reduce with generated functions and Cells over the target's "
     "ops (einops_rearrange, EinopsRearrange, ...): converted code needs neither einops nor torch.")
 
+BY_NAME = node_rule(
+    "MS501", "einops_import_by_name",
+    "Replace importlib.import_module(name) / __import__(name) with the generated "
+    "_torch_import_module / _torch_import when name is a string naming an einops module, or is "
+    "known only at run time in a package that names einops modules in strings "
+    "(optional_import('einops.layers.torch', name='Rearrange')): einops' modules are answered by "
+    "the generated einops code, any other name is imported as before.")
+
 ROOT = "einops"
+# a module of einops named in a string: 'einops', "einops.layers.torch"
+_NAMED = re.compile(r"""(["'])(einops(?:\.[A-Za-z_]\w*)*)\1""")
+_IMPORT_MODULE_FROM = re.compile(r"^[ \t]*from[ \t]+importlib[ \t]+import[^\n]*\bimport_module\b", re.M)
+_IMPORTLIB = re.compile(r"^[ \t]*import[ \t]+importlib\b", re.M)
+_BY_NAME_CALL = re.compile(r"\b(?:import_module|__import__)\s*\(")
 # einops classes that are modules: a subclass of one is a Cell
 LAYERS = frozenset({"einops.layers.torch.Rearrange", "einops.layers.torch.Reduce", "einops.layers.torch.EinMix"})
 
@@ -53,3 +74,61 @@ def reference(conv, node, qual: str):
     conv.record(node, new, EINOPS.id, entry.label, note)
     return new
 
+
+
+def named_modules(paths) -> frozenset[str]:
+    """The einops modules that the files at ``paths`` name in strings (a package's
+    ``optional_import("einops", name="rearrange")``)."""
+    found: set[str] = set()
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if ROOT in text:
+            found.update(m.group(2) for m in _NAMED.finditer(text))
+    return frozenset(found)
+
+
+def imports_by_name(code: str, named: frozenset) -> bool:
+    """Whether ``code`` may import an einops module by name: a call of importlib.import_module
+    or __import__ with an einops module in a string, or with any name when its package names
+    einops modules in strings (``named``)."""
+    return _BY_NAME_CALL.search(code) is not None and (bool(named) or _NAMED.search(code) is not None)
+
+
+def _import_kind(conv, func) -> str | None:
+    """'import_module' for importlib.import_module (also imported by name), '__import__' for the
+    builtin, else None."""
+    code = signatures(conv).code
+    if isinstance(func, cst.Name):
+        if func.value == "__import__" and "__import__" not in conv.imported:
+            return "__import__"
+        if func.value == "import_module" and _IMPORT_MODULE_FROM.search(code):
+            return "import_module"
+    elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+            and func.value.value == "importlib" and func.attr.value == "import_module" and _IMPORTLIB.search(code):
+        return "import_module"
+    return None
+
+
+def import_by_name(conv, node: cst.Call):
+    """Apply MS501 to ``importlib.import_module(name)`` / ``__import__(name)``: the call of the
+    generated importer (its arguments converted), or None when the name cannot be an einops
+    module."""
+    kind = _import_kind(conv, node.func)
+    if kind is None or not node.args or node.args[0].star or not conv.allows(EINOPS.id) \
+            or not conv.allows(BY_NAME.id):
+        return None
+    first = node.args[0].value
+    if isinstance(first, cst.SimpleString):
+        if not is_einops(first.evaluated_value if isinstance(first.evaluated_value, str) else None):
+            return None
+    elif not conv.named_modules:
+        return None
+    name = signatures(conv).helper("_torch_import_module" if kind == "import_module" else "_torch_import")
+    new = conv.generic(node).with_changes(func=cst.Name(name))
+    conv.record(node, new, BY_NAME.id, "transformed",
+                f"{name} answers einops' modules with the generated einops code and imports any other "
+                "name as before")
+    return new

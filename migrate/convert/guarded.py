@@ -99,7 +99,7 @@ def run_deep(fn, *args):
 
 
 def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
-                 inherited: dict | None = None) -> ConvertResult:
+                 inherited: dict | None = None, named_modules=frozenset()) -> ConvertResult:
     """Convert source text; never raise for any input, never return code CPython cannot parse.
 
     Args:
@@ -107,6 +107,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         target: ``"ms_core"`` or ``"mindspore"``.
         rules: which rewrites run (``--select``/``--disable``).
         inherited: torch aliases the file gets from a sibling by ``import *``.
+        named_modules: replaced modules its package names in strings (see convert_source).
 
     Returns:
         The :class:`ConvertResult`; on any failure ``error`` holds one line and ``code`` is the
@@ -121,7 +122,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
     """
     def convert_source(text, target):  # looked up at call time: the package's public entry point
         return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable,
-                                              inherited=inherited)
+                                              inherited=inherited, named_modules=named_modules)
 
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")

@@ -89,6 +89,11 @@ FREE_CONTEXT = node_rule(
     "Replace `with torch.backends.cuda.sdp_kernel(...): body` (attention-kernel choice) and "
     "`with autocast(enabled=False)` / @autocast(enabled=False) with body: they change no value of "
     "the converted code.")
+DEVICE_CLASS = node_rule(
+    "MS162", "device_class",
+    "Replace torch.device used as a value (isinstance(d, torch.device), Union[str, torch.device, "
+    "None]) with type(None): a converted device is None, as torch.device(...) calls become None.")
+
 # attention-kernel selection: every kernel computes the same attention (up to rounding)
 _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
 _UNPICKLING_CONTEXTS = {"torch.serialization.safe_globals"}
@@ -123,6 +128,10 @@ def on_reference(conv, node, q: str):
         new = norm_base_classes(conv, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
         if new is not None:
             return new
+    if q == "torch.device" and conv.allows(DEVICE_CLASS.id):
+        new = cst.Call(cst.Name(conv.builtin("type")), [cst.Arg(cst.Name("None"))])
+        conv.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
+        return new
     entry = conv.tables.get(q)
     if entry is not None and entry.rule == "backend_flag":
         new = flag_reading(conv, node, q)
@@ -152,6 +161,9 @@ def on_call(conv, node: cst.Call):
     func = node.func
     q = conv.qual(func)
     if q is None:
+        new = einops_calls.import_by_name(conv, node)
+        if new is not None:
+            return new
         if isinstance(func, cst.Attribute):
             return on_method(conv, node)
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):

@@ -578,7 +578,9 @@ class ImportRewrite:
             header.append(inherited)
         out, at = self.out, self.header_at
         if self.conv.guarded and not placed:
-            where = self.first_guard if self.first_guard is not None else at
+            # above the first guard, else after the imports that open the module: where a second
+            # conversion (the torch imports gone) puts it again
+            where = self.first_guard if self.first_guard is not None else max(at, _after_leading_imports(out))
             out.insert(where, stub_class(self.conv.names["stub"], _newline(self.conv), self.conv.builtins_in))
             if where + 1 < len(out):
                 # two blank lines after a class, as above it

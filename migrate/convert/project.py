@@ -8,6 +8,7 @@ from pathlib import Path
 
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.einops_calls import named_modules
 from migrate.convert.star_imports import package_exports
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
@@ -90,7 +91,8 @@ def summarize(reports: list[FileReport]) -> Summary:
 
 def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: bool = False,
                  display: str | None = None, details: bool = True, out_root: str | None = None,
-                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None) -> FileReport:
+                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None,
+                 named_modules=frozenset()) -> FileReport:
     """Convert one file (``.py``, or ``.ipynb`` code cells); write it to ``dst`` when given.
     Errors are reported, never raised.
 
@@ -107,6 +109,8 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         rules: which rewrites run (``--select``/``--disable``).
         inherited: torch aliases the file gets from a module of its package by ``import *``
             (:func:`migrate.convert.star_imports.package_exports`).
+        named_modules: modules of replaced packages (einops) the file's package names in strings
+            (:func:`migrate.convert.einops_calls.named_modules`).
 
     Returns:
         A :class:`FileReport`. A file that fails is written to ``dst`` unchanged (unless ``dst``
@@ -121,7 +125,7 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         from migrate.convert.notebook import convert_notebook
         before, result, data = convert_notebook(raw, target, rules)
     else:
-        before, result, data = _convert_python(raw, target, rules, inherited)
+        before, result, data = _convert_python(raw, target, rules, inherited, named_modules)
     changes = result.changes
     if not details:
         # exact/transformed snippets are only needed by full reports; keep the ones to review
@@ -139,14 +143,15 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
     return rep
 
 
-def _convert_python(raw: bytes, target: str, rules: RuleSelection = EVERYTHING, inherited: dict | None = None):
+def _convert_python(raw: bytes, target: str, rules: RuleSelection = EVERYTHING, inherited: dict | None = None,
+                    named_modules=frozenset()):
     """Return (text before, ConvertResult, bytes to write) for a Python file."""
     from migrate.convert.guarded import convert_text
     try:
         text, encoding = decode_source(raw)
     except SourceError as exc:
         return None, ConvertResult("", error=str(exc)), raw
-    result = convert_text(text, target, rules, inherited)
+    result = convert_text(text, target, rules, inherited, named_modules)
     if result.error is not None or result.code == text:
         return text, result, raw
     try:
@@ -311,8 +316,9 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     out_root = None if out is None else str(root if in_place else out)
     # names that reach a file through `from .sibling import *` (one table for the whole tree)
     inherited = package_exports(root, [src for src, _ in py if src.endswith(".py")])
+    named = named_modules(src for src, _ in py if src.endswith(".py"))
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
-              inherited.get(src)) for src, dst in py]
+              inherited.get(src), named) for src, dst in py]
     reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
                                              progress=progress)
     for src, dst in other:

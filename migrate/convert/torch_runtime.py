@@ -205,7 +205,8 @@ def _torch_eval(obj):
 
 def _torch_to(obj, *args, **kwargs):
     """torch's ``x.to(...)`` with arguments the converter could not tell apart: a cast when a dtype
-    is among them (or a tensor, whose dtype is meant); a device changes nothing on MindSpore.
+    is among them (or a tensor, whose dtype is meant), of a Cell's floating-point parameters for
+    a Cell (returned itself); a device changes nothing on MindSpore.
 
     A dtype is recognised by its class (``Type`` in MindSpore's and ms_core's dtype hierarchy).
     """
@@ -217,10 +218,16 @@ def _torch_to(obj, *args, **kwargs):
             dtype = value.dtype  # x.to(other): other's dtype (and device)
     if dtype is None:
         return obj
-    if not hasattr(obj, "astype"):
-        raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart: "
-                        f"cast the parameters with ms.amp or Cell.to_float.")
-    return obj.astype(dtype)
+    if hasattr(obj, "astype"):
+        return obj.astype(dtype)
+    if not hasattr(obj, "get_parameters"):
+        raise TypeError(f"For 'to', casting a {type(obj).__name__} to {dtype} has no counterpart.")
+    # a Cell: torch's module.to(dtype) casts its floating-point parameters in place
+    if str(dtype).lower().lstrip("b").startswith("float"):
+        for param in obj.get_parameters():
+            if param.dtype != dtype and str(param.dtype).lower().lstrip("b").startswith("float"):
+                param.set_dtype(dtype)
+    return obj
 
 
 class _TorchGenerator:
@@ -843,6 +850,19 @@ def _torch_table_dtype(cell, dtype):
     return cell
 '''
 
+_LINSPACE = '''
+def _torch_linspace(start, end, steps, dtype=None):
+    """torch.linspace(start, end, steps, dtype=dtype): computed in float64 for float64 (else in
+    float32), then cast to dtype; an integer dtype takes start and end as integers first and
+    truncates, as torch's does."""
+    if dtype is None:
+        return ops.linspace(start, end, steps)
+    if dtype in (ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8):
+        start, end = int(start), int(end)
+    wide = ms.float64 if dtype == ms.float64 else ms.float32
+    return ops.linspace(ms.Tensor(start, wide), ms.Tensor(end, wide), steps).astype(dtype)
+'''
+
 _CAST_CELL = '''
 def _torch_cast_cell(cell, dtype):
     """torch's module.double() / .half() / .bfloat16(): every floating-point parameter (buffers
@@ -863,7 +883,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
-                 **OPTIM_SOURCES, **STATE_SOURCES}
+                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

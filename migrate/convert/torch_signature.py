@@ -35,6 +35,7 @@ import libcst as cst
 from mappings import load_attributes
 from migrate.convert.call_edit import CallEdit, _positional_count
 from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.guards import is_stub_class
 from migrate.convert.registry import node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.torch_runtime import CLASS_SOURCES, HELPERS, NEEDS, helper_source
@@ -255,16 +256,22 @@ class TorchSignatures:
     def emit(self, body: list) -> list:
         """``body`` with the generated block after its imports (the previous block replaced)."""
         new = [key for key in self.sources if key not in self.existing]
-        if not new:
-            return body
         old = generated_block(body)
-        start = body.index(old[0]) if old else _after_imports(body, self.conv.pkg)
-        kept = [st for st in old]
+        if not new and not old:
+            return body
+        # the block goes where a first conversion puts it, also when an earlier one is moved
+        # there (the guards' stand-in class a second conversion writes again may precede it)
+        taken = {id(st) for st in old}
+        others = [st for st in body if id(st) not in taken]
+        start = _after_imports(others, self.conv.pkg)
+        if not new and all(a is b for a, b in zip(body[start:start + len(old)], old)):
+            return body
         added = [self._statement(key) for key in sorted(new, key=_order)]
-        block = kept + added
+        block = old + added
         block[0] = block[0].with_changes(leading_lines=[
             cst.EmptyLine(), cst.EmptyLine(), cst.EmptyLine(comment=cst.Comment(HEADER))])
-        rest = body[start + len(old):]
+        body = others
+        rest = body[start:]
         if rest:
             rest = [rest[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(),
                                                         *_strip_blank(rest[0].leading_lines)]),
@@ -381,6 +388,7 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
              *_wrap("super().__init__(", _call_args(edit), "        ")]
     if edit.finish is not None:
         lines.append(f"        {edit.finish}(self)")
+    lines += [_indent(stmt, 8) for stmt in edit.after_init]
     attrs = load_attributes().get(qual)
     if attrs is not None:
         for torch_name, expr in attrs.keep.items():
@@ -395,6 +403,8 @@ def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | N
             lines.append(f"    {torch_name} = property(lambda self: self.{ms_name}, "
                          f"lambda self, value: setattr({owner}, {last!r}, value))")
         lines[init_end:init_end] = _counter_lines(sigs, attrs.counter)
+    for member in edit.members:
+        lines += ["", _indent(member, 4)]
     return "\n".join(lines) + "\n"
 
 
@@ -487,12 +497,14 @@ def _is_import(st) -> bool:
 
 
 def _after_imports(body, pkg: str) -> int:
-    """Index after the target's imports and the imports that follow them."""
+    """Index after the target's imports, the imports that follow them and the guards' stand-in
+    class there (a second conversion puts that class back at the same place, before the block
+    it finds: the block goes after it the first time too)."""
     at = 0
     for i, st in enumerate(body):
         if _is_import(st) and re.search(rf"\b{pkg}\b", code_of(st)):
             at = i + 1
-    while at < len(body) and _is_import(body[at]):
+    while at < len(body) and (_is_import(body[at]) or is_stub_class(body[at])):
         at += 1
     return at
 

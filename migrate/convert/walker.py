@@ -16,7 +16,7 @@ from functools import lru_cache
 import libcst as cst
 
 from mappings import load_attributes, load_tables
-from migrate.convert import handlers
+from migrate.convert import einops_calls, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
 from migrate.convert.precedence import fit
@@ -53,7 +53,8 @@ PASSES = (training_pass,)
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
-               "torch", "torchvision", "add_module", "device", "real", "imag", "_modules", "_parameters")
+               "torch", "torchvision", "add_module", "device", "real", "imag", "_modules", "_parameters",
+               "import_module", "__import__")
 
 
 @lru_cache(maxsize=256)
@@ -102,7 +103,8 @@ class Converter:
     """
 
     def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None,
-                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None, shadowed=frozenset()):
+                 rules: RuleSelection = EVERYTHING, inherited: dict | None = None, shadowed=frozenset(),
+                 named_modules=frozenset()):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.pkg = TARGETS[target]
@@ -130,6 +132,9 @@ class Converter:
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
         self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
         self.inherited = dict(inherited or {})  # aliases a sibling module gives by `import *`
+        # modules of the packages the conversion replaces (einops) that the file's package names
+        # in strings (optional_import("einops.layers.torch", ...)): imports by name answer them
+        self.named_modules = frozenset(named_modules)
         self.star_aliases: dict[str, str] = {}   # aliases from `from torch.nn import *` ...
         self.star_modules: list[str] = []
         # what the walk has learnt about the file
@@ -164,7 +169,8 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code and "einops" not in code and not self._inherits(code):
+        if "torch" not in code and "einops" not in code and not self._inherits(code) \
+                and not (self.named_modules and einops_calls.imports_by_name(code, self.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
                 ast.parse(code)
@@ -180,7 +186,8 @@ class Converter:
         scan_module_imports(module.body, self.aliases, self.imported, self.star_modules)
         if self.star_modules or self.inherited:
             self._add_derived_aliases(module)
-        if not self.aliases and not imports_torch_somewhere(code):
+        if not self.aliases and not imports_torch_somewhere(code) \
+                and not einops_calls.imports_by_name(code, self.named_modules):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
         self.may_rebind = maybe_bound(code, self.aliases)
         self.stmt_lines, self.stmt_ends = statement_spans(code)
@@ -207,7 +214,7 @@ class Converter:
             # Python's builtins named through `builtins`
             names, shadowed = again
             return Converter(self.target_name, self.validate, names, self.rules, self.inherited,
-                             shadowed).convert(code)
+                             shadowed, self.named_modules).convert(code)
         self.walked_body = body
         if self.shadowed:
             self.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
@@ -871,7 +878,8 @@ _HANDLERS = {
 }
 
 
-def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None) -> ConvertResult:
+def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
+                   named_modules=frozenset()) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -882,6 +890,10 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
         inherited: torch aliases the code gets from another module by ``import *``
             (``{"nn": "torch.nn"}``: what a directory run finds, see
             :func:`migrate.convert.star_imports.package_exports`).
+        named_modules: modules of the packages the conversion replaces (einops) that the code's
+            package names in strings (:func:`migrate.convert.einops_calls.named_modules`):
+            importlib.import_module / __import__ of a name known at run time answers them with
+            generated code.
 
     Returns:
         A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
@@ -896,7 +908,7 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     """
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
     head, tail = split_comment_tail(code)
-    result = Converter(target, rules=rules, inherited=inherited).convert(head)
+    result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules).convert(head)
     if tail:  # comment lines ending the file, which libcst would drop: put back as written
         if result.code and not result.code.endswith(("\n", "\r")):
             result.code += head[len(head.rstrip("\r\n")):]

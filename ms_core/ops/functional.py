@@ -978,7 +978,10 @@ def arange(start=0, end=None, step=1, *, dtype=None):
 
 
 def linspace(start, end, steps):
-    return Tensor._wrap(np.linspace(float(start), float(end), int(steps), dtype=np.float32))
+    """``steps`` evenly spaced values from ``start`` to ``end``: float32, or float64 when ``start``
+    is a float64 Tensor (as MindSpore's LinSpace)."""
+    wide = isinstance(start, Tensor) and start.dtype == mstype.float64
+    return Tensor._wrap(np.linspace(float(start), float(end), int(steps), dtype=np.float64 if wide else np.float32))
 
 
 def eye(n, m=None, dtype=None):

@@ -86,7 +86,6 @@ CASES = [
     Layer("torch.nn.LayerNorm", "nn.LayerNorm([4], eps=1e-3)"),
     # MindSpore 2.10's LayerNorm takes begin_norm_axis in [-1, rank): a 2-axis shape is marked
     Marked("torch.nn.LayerNorm", "nn.LayerNorm((3, 4))"),
-    Marked("torch.nn.LayerNorm", "nn.LayerNorm(4, elementwise_affine=False)"),
     Layer("torch.nn.GroupNorm", "nn.GroupNorm(2, 4)", input="g4",
           arrays=(("g4", "rs.randn(2, 4, 3, 2).astype(np.float32)"),)),
     Layer("torch.nn.Upsample", "nn.Upsample(scale_factor=2)", input="img"),

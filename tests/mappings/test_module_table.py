@@ -29,14 +29,12 @@ CASES = [
     ProvenBy("Module.eval", USES), ProvenBy("Module.forward", USES), ProvenBy("Module.cpu", USES),
     ProvenBy("Module.cuda", T + "test_device_moves_of_a_module_are_dropped"),
     ProvenBy("Module.to", T + "test_device_moves_of_a_module_are_dropped"),
-    Marked("Module.to", "net = nn.Linear(2, 2)\nnet.to(torch.float64)"),
     ProvenBy("Module.load_state_dict", T + "test_load_state_dict_round_trip"),
     ProvenBy("Module.register_forward_hook", HOOKS), ProvenBy("Module.register_forward_pre_hook", HOOKS),
     ProvenBy("Module.register_full_backward_hook", HOOKS),
     ProvenBy("Module.zero_grad", "tests/migrate/convert/test_module_methods.py::test_zero_grad_of_a_module_is_removed"),
     ProvenBy("Module.flatten_parameters", "tests/migrate/convert/test_whole_module_checkpoint.py::"
                                           "test_reloaded_module_gives_the_saved_outputs_like_torch"),
-    Marked("Module.to", "net = nn.Linear(2, 2)\nnet = net.to(torch.float64)"),
     # an expression form as well: apply returns the module, here a Sequential built in place
     Layer("Module.apply", "nn.Sequential(nn.Linear(4, 3), nn.Tanh()).apply(lambda m: None)"),
 ]

@@ -154,6 +154,7 @@ CASES = [
     # --- utilities: seeds, devices, checkpoints ---------------------------------------------
     Expr("torch.cuda.is_available", "torch.cuda.is_available()", grad=False),
     ProvenBy("torch.device", "tests/migrate/convert/test_handlers.py::test_device_code_removed"),
+    ProvenBy("torch.dtype", "tests/migrate/convert/test_handlers.py::test_device_and_dtype_classes_as_values"),
     ProvenBy("torch.manual_seed", "tests/mappings/test_torch_table.py::test_manual_seed_repeats_random_streams"),
     ProvenBy("torch.random.manual_seed",
              "tests/mappings/test_torch_table.py::test_manual_seed_repeats_random_streams"),

@@ -269,8 +269,7 @@ def layernorm(edit) -> None:
         edit.set("normalized_shape", "normalized_shape_", keyword=False)
         edit.set("begin_norm_axis", "-len(normalized_shape_)")
         edit.set("begin_params_axis", "-len(normalized_shape_)")
-        edit.reject("not elementwise_affine", f"For '{edit.api_name}' (torch signature), "
-                                              "elementwise_affine=False has no MindSpore LayerNorm equivalent.")
+        _layernorm_without_affine(edit)
         return
     shape = edit.value("normalized_shape")
     try:
@@ -296,9 +295,39 @@ def layernorm(edit) -> None:
         n = 1
     edit.set("begin_norm_axis", str(-n))
     edit.set("begin_params_axis", str(-n))
-    affine = edit.bound.get("elementwise_affine")
-    if affine is not None and not (is_literal(affine) and literal(affine) is True):
-        edit.unsupported("elementwise_affine=False has no MindSpore LayerNorm equivalent")
+    for name in ("elementwise_affine", "bias"):
+        value = edit.bound.get(name)
+        if value is not None and not (is_literal(value) and literal(value) is True):
+            # MindSpore's LayerNorm always holds gamma and beta: the torch-signature class
+            # removes them after it is built, as torch's layer has none
+            edit.needs_runtime(f"{name}={code_of(value)}: torch's LayerNorm without "
+                               f"{'weight and bias' if name == 'elementwise_affine' else 'bias'}")
+
+
+def layer_norm_function(edit) -> str:
+    """The local name of the target's functional layer norm with torch's arguments (None weight
+    or bias allowed): ops.layer_norm on ms_core; on MindSpore the generated _torch_layer_norm
+    (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
+    if edit.conv.target_name == "mindspore":
+        return edit.helper("_torch_layer_norm")
+    return edit.conv.tname("ops.layer_norm")
+
+
+# torch's LayerNorm without weight/bias: MindSpore's construct runs the LayerNorm primitive on
+# gamma and beta, which must be tensors; the functional form takes None as torch's does
+_LAYERNORM_CONSTRUCT = """def construct(self, input):
+    if self.gamma is None or self.beta is None:  # torch's LayerNorm without weight or bias
+        return {fn}(input, self.normalized_shape, self.gamma, self.beta, self.epsilon)
+    return super().construct(input)"""
+
+
+def _layernorm_without_affine(edit) -> None:
+    """In a torch-signature LayerNorm: elementwise_affine=False / bias=False remove gamma / beta
+    after the layer is built (as torch's weight / bias are None), and construct computes
+    without them (also when code sets them to None later, as timm's LayerNormNoBias does)."""
+    edit.after_init.append("if not elementwise_affine:\n    self.gamma = None\n    self.beta = None\n"
+                           "elif not bias:\n    self.beta = None")
+    edit.members.append(_LAYERNORM_CONSTRUCT.format(fn=layer_norm_function(edit)))
 
 
 @argument_rule("MS115", "embedding", runtime=True)

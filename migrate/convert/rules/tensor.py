@@ -90,7 +90,7 @@ def cast_cell(edit) -> None:
 
 @argument_rule("MS147", "to")
 def to(edit) -> None:
-    """Replace x.to(device) with x, and x.to(torch.float32) with x.astype(ms.float32)."""
+    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with _torch_to(module, dtype) (its floating-point parameters cast in place)."""
     conv = edit.conv
     args = list(edit.call.args)
     if any(a.star for a in args):  # a dtype may be among them: decided at run time
@@ -116,9 +116,8 @@ def to(edit) -> None:
     else:
         _to_at_run_time(edit)
         return
-    module = edit.entry.torch.startswith("Module.") or is_module(conv, edit.receiver_before)
-    if module and dtype is not None:
-        edit.unsupported("module.to(dtype): cast the parameters with ms.amp or Cell.to_float")
+    if dtype is not None and (edit.entry.torch.startswith("Module.") or is_module(conv, edit.receiver_before)):
+        _to_at_run_time(edit)  # a Cell's floating-point parameters are cast in place
 
 
 def _to_at_run_time(edit) -> None:

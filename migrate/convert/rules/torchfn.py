@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.call_edit import is_literal, literal
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.registry import argument_rule
-from migrate.convert.rules.layers import _conv_padding
+from migrate.convert.rules.layers import _conv_padding, layer_norm_function
 from migrate.convert.template import render
 
 
@@ -462,7 +463,7 @@ def diff(edit) -> None:
 def functional_layer_norm(edit) -> None:
     """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with _torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
     if edit.conv.target_name == "mindspore":
-        edit.func = cst.Name(edit.helper("_torch_layer_norm"))
+        edit.func = cst.Name(layer_norm_function(edit))
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
                                   "(LayerNormExt): _torch_layer_norm runs the ops.LayerNorm primitive, "
                                   "as nn.LayerNorm does")
@@ -474,6 +475,16 @@ def generated_function(edit) -> None:
     entry's target (``F.multi_head_attention_forward(...)`` -> ``_torch_multi_head_attention_forward(...)``):
     the arguments stay as torch names them."""
     edit.func = cst.Name(edit.helper(edit.entry.target))
+
+
+@argument_rule("MS161", "linspace_dtype")
+def linspace_dtype(edit) -> None:
+    """Replace torch.linspace(start, end, steps, dtype=d) with _torch_linspace(start, end, steps, dtype=d), a generated function that computes in float64 for float64 (else float32) and casts (MindSpore's ops.linspace takes no dtype)."""
+    dtype = edit.bound.get("dtype")
+    if dtype is None or is_literal(dtype) and literal(dtype) is None:
+        return
+    edit.func = cst.Name(edit.helper("_torch_linspace"))
+    edit.set("dtype", dtype)
 
 
 # torch.distributions class -> its generated class (migrate/convert/torch_distributions.py)

@@ -112,8 +112,10 @@ def test_to_at_run_time_casts_like_torch():
         got = _torch_to(m, *margs).asnumpy()
         assert got.dtype == want.dtype, (targs, got.dtype)
         np.testing.assert_array_equal(got, want)
-    with pytest.raises(TypeError, match="For 'to', casting a Dense"):
-        _torch_to(ms.nn.Dense(2, 2), ms.float16)
+    dense = ms.nn.Dense(2, 2)  # a Cell: its floating-point parameters are cast, itself returned
+    assert _torch_to(dense, ms.float16) is dense and dense.weight.dtype == dense.bias.dtype == ms.float16
+    with pytest.raises(TypeError, match="For 'to', casting a list"):
+        _torch_to([1.0], ms.float16)
 
 
 def test_torch_nn_modules_paths_name_torch_nn_classes():

@@ -442,3 +442,44 @@ def test_run_time_helpers_convert_once():
     once = convert_source(src).code
     assert "_torch_eval(model)" in once and "_torch_train(m)" in once, once
     assert convert_source(once).code == once
+
+
+DEVICE_VALUES = '''\
+from typing import Optional, Union
+
+import torch
+
+Device = Union[str, torch.device, None]
+Dtype = Union[torch.dtype, None]
+
+
+def describe(device: Optional[torch.device] = None, dtype: Optional[torch.dtype] = None):
+    dev = torch.device("cpu") if device is None else device
+    return isinstance(dev, torch.device), isinstance(dtype, torch.dtype), isinstance(torch.float32, torch.dtype)
+'''
+
+
+def test_device_and_dtype_classes_as_values():
+    """kornia's core: Device = Union[str, torch.device, None] at import, isinstance checks on
+    devices and dtypes. torch.device as a value is type(None) (MS162; a converted device is None),
+    torch.dtype the target's dtype class: the converted module imports and answers as torch does
+    (on MindSpore 2.10 too when it is available)."""
+    import subprocess
+    import torch
+    from migrate import convert_source
+    from tests.oracle.test_oracle import ORACLE, REPO
+    res = convert_source(DEVICE_VALUES)
+    assert "# migrate" not in res.code and "torch" not in res.code, res.code
+    assert convert_source(res.code).code == res.code
+    tns, mns = {}, {}
+    exec(DEVICE_VALUES, tns)
+    exec(res.code, mns)
+    assert tns["describe"](torch.device("cpu"), torch.float16) == mns["describe"](None, mns["ms"].float16) == (True,) * 3
+    assert tns["describe"](None, None) == mns["describe"](None, None) == (True, False, True)
+    if ORACLE is not None:
+        code = convert_source(DEVICE_VALUES, target="mindspore").code
+        proc = subprocess.run([ORACLE, "-c", code + "\nprint(describe(None, ms.float16), describe())"],
+                              capture_output=True, text=True, timeout=300,
+                              env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+        assert proc.returncode == 0 and proc.stdout.split()[-6:] == ["(True,", "True,", "True)", "(True,", "False,",
+                                                                       "True)"], proc.stderr[-2000:]

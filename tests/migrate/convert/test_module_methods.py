@@ -137,12 +137,27 @@ def test_forward_hooks_and_full_backward_hook():
     np.testing.assert_allclose(m_seen[-1].asnumpy(), t_seen[-1].numpy(), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("call", ["net.to(torch.float16)", "net.to('cpu', torch.float16)",
+@pytest.mark.parametrize("call", ["net.to(torch.float64)", "net.to('cpu', torch.float64)",
                                   "net.to(device='cpu', dtype=torch.float64)"])
-def test_casting_a_module_is_marked_and_converts_in_one_pass(call):
+def test_casting_a_module_casts_its_parameters_as_torch_does(call):
+    """module.to(dtype) -> _torch_to(module, ...): the floating-point parameters are cast in
+    place and the module itself returned; outputs and parameter values then match torch's."""
     code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
-    assert "# migrate: MS902 Module.to: module.to(dtype)" in code
+    assert "_torch_to(net, " in code and "# migrate" not in code, code
     assert convert_source(code).code == code
+    ns = {}
+    exec(code, ns)
+    cell, tns = ns["net"], {"torch": torch, "nn": torch.nn}
+    exec(SOURCE + f"net = Net()\nm = {call}\n", tns)
+    assert ns["m"] is cell and tns["m"] is tns["net"]
+    transfer(tns["net"], cell)
+    params = dict(cell.parameters_and_names())
+    for name, p in tns["net"].named_parameters():
+        assert p.dtype == torch.float64 and params[name.replace("weight", "weight")].dtype == ms.float64
+    ref = tns["net"](torch.from_numpy(X.astype(np.float64))).detach().numpy()
+    out = cell(ms.Tensor(X.astype(np.float64))).asnumpy()
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("call", ["net.zero_grad()", "net.zero_grad(set_to_none=False)"])
@@ -163,9 +178,12 @@ def test_device_moves_of_a_module_are_dropped(call):
     assert code.rstrip().endswith("m = net"), code
 
 
-def test_a_module_cast_by_to_is_marked():
-    code = convert_source(HEADER + SOURCE + "net = Net()\nnet.to(torch.float64)\n").code
-    assert "# migrate: MS9" in code and "net.to(" in code, code
+def test_a_module_cast_by_to_in_forward_is_cast_at_run_time():
+    # kornia's SIFTDescriptor: self.pk = self.pk.to(input.dtype).to(input.device)
+    code = convert_source(HEADER + "class P(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                          "        self.pk = nn.Conv2d(1, 1, 3, bias=False)\n\n    def forward(self, x):\n"
+                          "        self.pk = self.pk.to(x.dtype).to(x.device)\n        return self.pk(x)\n").code
+    assert "self.pk = _torch_to(self.pk, x.dtype)\n" in code and "# migrate" not in code, code
 
 
 def test_a_module_moved_to_a_torch_device_name_is_not_taken_for_a_cast():

@@ -17,7 +17,9 @@ from tests.migrate.convert.helpers import FIXTURE_ROOT, HEADER
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-MODELS = ["layer_values", "layer_subclasses", "layer_norm2d", "sequential_built", "layer_lookup"]
+MODELS = ["layer_values", "layer_subclasses", "layer_norm2d", "sequential_built", "layer_lookup",
+          "layer_norm_no_bias"]
+NO_BATCH_NORM = {"layer_norm2d", "layer_norm_no_bias"}
 
 
 def _load(path, name, code=None):
@@ -63,9 +65,30 @@ def test_converted_model_matches_torch_in_eval_and_train(tmp_path, stem):
     state = dict(tmodel.state_dict())
     params = dict(cell.parameters_and_names())
     moving = [(t, m) for t, m in rep.pairs() if t.endswith(("running_mean", "running_var"))]
-    assert moving or stem == "layer_norm2d"
+    assert moving or stem in NO_BATCH_NORM
     for t_name, ms_name in moving:
         np.testing.assert_allclose(params[ms_name].asnumpy(), state[t_name].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_layer_norms_without_bias_have_torchs_parameters_and_gradients(tmp_path):
+    """LayerNorm(bias=False), elementwise_affine=False (literal or at run time) and a bias set to
+    None after building: the converted layers hold exactly torch's parameters (no beta where torch
+    has no bias), and the gradients w.r.t. the input and every parameter are torch's."""
+    tmod, tmodel, cell = _pair(tmp_path, "layer_norm_no_bias")
+    t_names = {n for n, _ in tmodel.named_parameters()}
+    assert not any(n.startswith(("no_bias.", "runtime.", "dropped.")) and n.endswith("bias") for n in t_names)
+    rep = transfer(tmodel, cell, strict=True)
+    assert {t for t, _ in rep.pairs()} == t_names and len(rep.pairs()) == len(list(cell.get_parameters()))
+    x = np.random.RandomState(1).randn(*tmod.INPUT_SHAPE).astype(np.float32)
+    tx = torch.from_numpy(x).requires_grad_(True)
+    tmodel(tx).square().sum().backward()
+    params = [p for _, p in cell.parameters_and_names()]
+    gx, gp = ms.value_and_grad(lambda t: cell(t).square().sum(), 0, params)(ms.Tensor(x))[1]
+    np.testing.assert_allclose(gx.asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    by_ms = dict(zip((n for n, _ in cell.parameters_and_names()), gp))
+    t_params = dict(tmodel.named_parameters())
+    for t_name, ms_name in rep.pairs():
+        np.testing.assert_allclose(by_ms[ms_name].asnumpy(), t_params[t_name].grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("stem", MODELS)
@@ -134,7 +157,6 @@ def test_layer_classes_and_their_mindspore_classes_are_one_class(tmp_path):
     ("conv(3, 4, 3, padding_mode='reflect')", "For 'Conv2d' (torch signature), padding_mode other than 'zeros'"),
     ("conv(3, 4, 3, padding='full')", "For 'Conv', padding must be 'same', 'valid'"),
     ("bn(3, momentum=None)", "For 'BatchNorm2d' (torch signature), momentum=None"),
-    ("ln(4, elementwise_affine=False)", "For 'LayerNorm' (torch signature), elementwise_affine=False"),
 ])
 def test_what_cannot_be_translated_fails_when_built(tmp_path, call, message):
     src = HEADER + ("conv, bn, ln, uniform = nn.Conv2d, nn.BatchNorm2d, nn.LayerNorm, nn.init.uniform_\n"

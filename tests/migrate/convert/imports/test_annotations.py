@@ -1,6 +1,7 @@
 """Annotations and isinstance with torch types (issue 10 class 5): mapped types convert; an
 annotation naming a torch type with no mapping becomes text, so the module imports without torch."""
 import textwrap
+from typing import Optional
 
 import pytest
 
@@ -32,8 +33,10 @@ class Head(nn.Module):
 def test_mapped_types_convert_and_unmapped_ones_become_text():
     out = convert_source(SRC).code
     assert convert_source(out).code == out
-    assert ('def f(x: ms.Tensor, device: "Optional[torch.device]" = None, dtype: "torch.dtype" = ms.float32)'
-            ' -> Tuple[ms.Tensor, tuple]:') in out  # torch.Size is mapped: MindSpore shapes are tuples
+    # torch.Size is mapped: MindSpore shapes are tuples; a converted device is None (MS162);
+    # torch.dtype is the target's dtype class
+    assert ('def f(x: ms.Tensor, device: Optional[type(None)] = None, dtype: ms.common.dtype.Type = ms.float32)'
+            ' -> Tuple[ms.Tensor, tuple]:') in out
     assert '    shape: tuple\n    blocks: List[nn.Cell]\n' in out
     assert "def construct(self, x: Optional[ms.Tensor]) -> ms.Tensor:" in out
     assert "isinstance(x, ms.Tensor) and isinstance(self, nn.Cell)" in out
@@ -45,7 +48,7 @@ def test_the_converted_module_imports_without_torch():
     ns: dict = {}
     with torch_blocked():
         exec(compile(out, "<converted>", "exec"), ns)
-    assert ns["f"].__annotations__["device"] == "Optional[torch.device]"
+    assert ns["f"].__annotations__["device"] == Optional[type(None)]
 
 
 def test_a_string_annotation_is_left_alone():

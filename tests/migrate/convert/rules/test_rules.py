@@ -254,6 +254,8 @@ def test_target_mindspore():
 
 
 RULE_EXAMPLES = {
+    "device_class": "ok = isinstance(d, torch.device)\n",
+    "linspace_dtype": "x = torch.linspace(0, 1, 5, dtype=torch.float64)\n",
     "inplace_data_update": "def f(w):\n    w.data *= 0.5\n",
     "torch_imports": "x = torch.zeros(2)\n",
     "assumed_cell": "from .blocks import Base\nclass Head(Base):\n    def forward(self, x):\n        return x\n",
