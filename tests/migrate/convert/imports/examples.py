@@ -13,5 +13,5 @@ RULE_EXAMPLES = {
     "removed_decorator": "@torch.jit.script\ndef f(x):\n    return x\n",
     "capability_probe": "ok = hasattr(F, 'silu')\n",
     "version_probe": "old = torch.__version__ < '1.5'\n",
-    "torch_annotation": "def f(d: torch.dtype):\n    return d\n",
+    "torch_annotation": "def f(d: torch.layout):\n    return d\n",
 }
