@@ -166,6 +166,12 @@ SOURCES = [
     Source("mingpt", "github:karpathy/minGPT"),
     Source("pytorch_cifar", "github:kuangliu/pytorch-cifar", quick=True),
     Source("pytorch_examples", "github:pytorch/examples", exclude=("docs/*", "cpp/*")),
+    # pytorchcv 0.0.67 (osmr/imgclsmob): ~150 model files in torch alone, containers built by
+    # add_module and iterated through self._modules, a gradient smoke test in every file
+    Source("pytorchcv", "pytorchcv==0.0.67", "pytorchcv"),
+    # openai/CLIP: model.py in torch alone (clip/__init__ imports clip.py, which needs torchvision,
+    # PIL and ftfy: blanked; clip.py and the tokenizer are converted and counted)
+    Source("clip", "github:openai/CLIP", blank=("clip/__init__.py",)),
 ]
 
 
@@ -512,6 +518,22 @@ ARCHS = [
          "ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, heads=2, "
          "mlp_dim=64, dim_head=16)",
          (x(2, 3, 32, 32),)),
+    # pytorchcv 0.0.67: CIFAR models at 32x32, ImageNet ones at 224x224 (their final pool is fixed)
+    *[Arch("pytorchcv", f"pytorchcv.models.{module}", f"{name}(pretrained=False)", (x(2, 3, 32, 32),))
+      for module, name in (("resnet_cifar", "resnet20_cifar10"), ("preresnet_cifar", "preresnet20_cifar10"),
+                           ("seresnet_cifar", "seresnet20_cifar10"), ("densenet_cifar", "densenet40_k12_cifar10"),
+                           ("xdensenet_cifar", "xdensenet40_2_k24_bc_cifar10"), ("nin_cifar", "nin_cifar10"),
+                           ("resnext_cifar", "resnext20_16x4d_cifar10"), ("diaresnet_cifar", "diaresnet20_cifar10"),
+                           ("shakeshakeresnet_cifar", "shakeshakeresnet20_2x16d_cifar10"), ("rir_cifar", "rir_cifar10"))],
+    *[Arch("pytorchcv", f"pytorchcv.models.{module}", f"{name}(pretrained=False)", (x(1, 3, 224, 224),))
+      for module, name in (("darts", "darts"), ("peleenet", "peleenet"), ("mixnet", "mixnet_s"),
+                           ("vovnet", "vovnet27s"), ("alexnet", "alexnet"), ("squeezenet", "squeezenet_v1_0"),
+                           ("mobilenetv3", "mobilenetv3_small_w7d20"), ("dpn", "dpn68"))],
+    # openai/CLIP: the ViT and ModifiedResNet towers and the whole model (image and text)
+    Arch("clip", "clip.model", "VisionTransformer(32, 8, 32, 2, 4, 16)", (x(2, 3, 32, 32),)),
+    Arch("clip", "clip.model", "ModifiedResNet((1, 1, 1, 1), 32, 2, input_resolution=64, width=16)",
+         (x(1, 3, 64, 64),)),
+    Arch("clip", "clip.model", "CLIP(32, 32, 2, 128, 8, 16, 64, 64, 2, 2)", (x(2, 3, 32, 32), tok(64, 2, 16))),
 ]
 
 
