@@ -17,8 +17,10 @@ PAIRS = [
     ("torch.rand(2, 3).ne_(y)", "_torch_compare_(ops.ne, ops.rand(2, 3), y)"),
     ("a.type(b.type())", "a.astype(b.dtype)"),
     ("a.type(b[0].type()).sum()", "a.astype(b[0].dtype).sum()"),
-    ("torch.linspace(0, 1, 5, dtype=torch.float64)", "ops.linspace(0, 1, 5).astype(ms.float64)"),
-    ("torch.linspace(0, 1, 5, dtype=d)", "_torch_cast(ops.linspace(0, 1, 5), d)"),
+    # linspace computes in the requested dtype (float64 arithmetic, integer truncation: MS161)
+    ("torch.linspace(0, 1, 5, dtype=torch.float64)", "_torch_linspace(0, 1, 5, dtype=ms.float64)"),
+    ("torch.linspace(0, 1, 5, dtype=d)", "_torch_linspace(0, 1, 5, dtype=d)"),
+    ("torch.logspace(0, 1, 5, dtype=torch.float64)", "ops.pow(10.0, ops.linspace(0, 1, 5)).astype(ms.float64)"),
     ("torch.mean(x + 1, 1, dtype=torch.float64)", "ops.mean((x + 1).astype(ms.float64), 1)"),
     ("x.unfold(2, 3, 1)", "_torch_unfold_windows(x, 2, 3, 1)"),
     ("torch.empty(3, 4, **dd)", "ops.zeros((3, 4), dtype=_torch_factory_dtype(dd))"),
