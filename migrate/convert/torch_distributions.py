@@ -1,4 +1,4 @@
-"""torch.distributions.Categorical and Normal (and torch.sparse_coo_tensor, dense) as generated
+"""torch.distributions.Categorical, Normal, Uniform and Bernoulli (and torch.sparse_coo_tensor, dense) as generated
 code of the converted file.
 
 MindSpore 2.10 has ``nn.probability.distribution.Categorical`` and ``Normal``, but with other
@@ -108,6 +108,118 @@ class TorchNormal:
         return 0.5 * (1 + ops.erf((value - self.loc) / (self.scale * 1.4142135623730951)))
 '''
 
+_UNIFORM = '''
+class TorchUniform:
+    """torch.distributions.Uniform(low, high): U[low, high) with low and high broadcast; rsample,
+    log_prob (-inf outside), entropy, cdf, icdf differentiable; sample = rsample without gradient."""
+
+    def __init__(self, low, high, validate_args=None):
+        dtype = next((v.dtype for v in (low, high) if isinstance(v, ms.Tensor)), ms.float32)
+        low = low if isinstance(low, ms.Tensor) else ms.Tensor(low, dtype)
+        high = high if isinstance(high, ms.Tensor) else ms.Tensor(high, dtype)
+        self.batch_shape = _torch_broadcast_shape(tuple(low.shape), tuple(high.shape))
+        self.low = ops.broadcast_to(low, self.batch_shape)
+        self.high = ops.broadcast_to(high, self.batch_shape)
+        self.event_shape = ()
+        self._validate = validate_args is not False  # torch validates unless told not to
+
+    def _check(self, value):
+        inside = ops.logical_and(self.low <= value, value < self.high)
+        if self._validate and not bool(inside.all()):
+            raise ValueError("For 'Uniform', the value must be within [low, high) (torch's support "
+                             "check; pass validate_args=False to skip it).")
+        return inside
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return self.low * float("nan")
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 3.4641016151377544  # sqrt(12)
+
+    @property
+    def variance(self):
+        return (self.high - self.low) ** 2 / 12
+
+    def rsample(self, sample_shape=()):
+        shape = tuple(sample_shape) + self.batch_shape
+        return self.low + (self.high - self.low) * ops.rand(*shape, dtype=self.low.dtype)
+
+    def sample(self, sample_shape=()):
+        return ops.stop_gradient(self.rsample(sample_shape))
+
+    def log_prob(self, value):
+        inside = self._check(value)
+        log_p = -ops.log(self.high - self.low) + value * 0
+        return ops.where(inside, log_p, ops.full_like(log_p, float("-inf")))
+
+    def entropy(self):
+        return ops.log(self.high - self.low)
+
+    def cdf(self, value):
+        self._check(value)
+        return ops.clamp((value - self.low) / (self.high - self.low), 0, 1)
+
+    def icdf(self, value):
+        return self.low + value * (self.high - self.low)
+'''
+
+_BERNOULLI = '''
+class TorchBernoulli:
+    """torch.distributions.Bernoulli(probs=... | logits=...): log_prob and entropy as torch's
+    (binary cross-entropy with logits), differentiable; sample draws 1 with probability probs."""
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("For 'Bernoulli', exactly one of 'probs' or 'logits' must be given.")
+        if probs is not None:
+            self.probs = probs if isinstance(probs, ms.Tensor) else ms.Tensor(probs, ms.float32)
+            eps = 1.1920928955078125e-07 if self.probs.dtype == ms.float32 else 2.220446049250313e-16
+            p = ops.clamp(self.probs, eps, 1 - eps)
+            self.logits = ops.log(p) - ops.log1p(-p)
+        else:
+            self.logits = logits if isinstance(logits, ms.Tensor) else ms.Tensor(logits, ms.float32)
+            self.probs = ops.sigmoid(self.logits)
+        self.batch_shape = tuple(self.probs.shape)
+        self.event_shape = ()
+        self._validate = validate_args is not False  # torch validates unless told not to
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    @property
+    def param_shape(self):
+        return tuple(self.probs.shape)
+
+    def sample(self, sample_shape=()):
+        shape = tuple(sample_shape) + self.batch_shape
+        drawn = ops.rand(*shape, dtype=self.probs.dtype) < ops.stop_gradient(self.probs)
+        return ops.cast(drawn, self.probs.dtype)
+
+    def log_prob(self, value):
+        if self._validate and not bool(ops.logical_or(value == 0, value == 1).all()):
+            raise ValueError("For 'Bernoulli', the value must be 0 or 1 (torch's support check; "
+                             "pass validate_args=False to skip it).")
+        # -BCE with logits: value * logits - softplus(logits), written stably
+        logits = self.logits + value * 0
+        value = value + self.logits * 0
+        return value * logits - ops.relu(logits) - ops.log1p(ops.exp(-ops.abs(logits)))
+
+    def entropy(self):
+        logits = self.logits
+        return ops.relu(logits) + ops.log1p(ops.exp(-ops.abs(logits))) - self.probs * logits
+'''
+
 _BROADCAST_SHAPE = '''
 def _torch_broadcast_shape(a, b):
     """The broadcast of two shapes (NumPy's rule), or ValueError."""
@@ -135,6 +247,8 @@ def _torch_sparse_coo_tensor(indices, values, size=None, dtype=None, device=None
     return ops.scatter_nd(ops.cast(indices, ms.int64).T, values, tuple(size))
 '''
 
-SOURCES = {"TorchCategorical": _CATEGORICAL, "TorchNormal": _NORMAL, "_torch_broadcast_shape": _BROADCAST_SHAPE,
+SOURCES = {"TorchCategorical": _CATEGORICAL, "TorchNormal": _NORMAL, "TorchUniform": _UNIFORM,
+           "TorchBernoulli": _BERNOULLI, "_torch_broadcast_shape": _BROADCAST_SHAPE,
            "_torch_sparse_coo_tensor": _SPARSE_COO}
-NEEDS = {"TorchCategorical": ("_torch_broadcast_shape",), "TorchNormal": ("_torch_broadcast_shape",)}
+NEEDS = {"TorchCategorical": ("_torch_broadcast_shape",), "TorchNormal": ("_torch_broadcast_shape",),
+         "TorchUniform": ("_torch_broadcast_shape",)}

@@ -149,6 +149,14 @@ CASES = [
                                            "test_normal_values_and_gradients_match_torch"),
     ProvenBy("torch.distributions.normal.Normal", "tests/migrate/convert/test_distributions.py::"
                                                   "test_normal_sample_moments"),
+    ProvenBy("torch.distributions.Uniform", "tests/migrate/convert/test_distributions.py::"
+                                            "test_uniform_values_and_gradients_match_torch"),
+    ProvenBy("torch.distributions.uniform.Uniform", "tests/migrate/convert/test_distributions.py::"
+                                                    "test_uniform_and_bernoulli_sample_moments"),
+    ProvenBy("torch.distributions.Bernoulli", "tests/migrate/convert/test_distributions.py::"
+                                              "test_bernoulli_values_and_gradients_match_torch"),
+    ProvenBy("torch.distributions.bernoulli.Bernoulli", "tests/migrate/convert/test_distributions.py::"
+                                                        "test_uniform_and_bernoulli_sample_moments"),
     Expr("torch.mm", "torch.mm(m, sq)"),
     Expr("torch.bmm", "torch.bmm(x, y.transpose(1, 2))"),
     # --- utilities: seeds, devices, checkpoints ---------------------------------------------

@@ -45,6 +45,22 @@ DRIVER = textwrap.dedent("""
     for g, w in zip(m.normal_terms(ms.Tensor(L), ms.Tensor(C), ms.Tensor(V)),
                     t.normal_terms(torch.tensor(L), torch.tensor(C), torch.tensor(V))):
         close(g, w)
+    lo = rng.uniform(-2.0, 0.0, (3, 2)).astype(np.float32)
+    hi = rng.uniform(0.5, 3.0, (2,)).astype(np.float32)
+    U = np.array([[-3.0, 0.1], [0.2, 2.9], [0.0, 5.0]], np.float32)
+    for g, w in zip(m.uniform_terms(ms.Tensor(lo), ms.Tensor(hi), ms.Tensor(U)),
+                    t.uniform_terms(torch.tensor(lo), torch.tensor(hi), torch.tensor(U))):
+        close(g, w)
+    P = rng.uniform(0.05, 0.95, (3, 4)).astype(np.float32)
+    G = rng.standard_normal((3, 4)).astype(np.float32)
+    B = (rng.uniform(0, 1, (3, 4)) < 0.5).astype(np.float32)
+    for g, w in zip(m.bernoulli_terms(ms.Tensor(P), ms.Tensor(G), ms.Tensor(B)),
+                    t.bernoulli_terms(torch.tensor(P), torch.tensor(G), torch.tensor(B))):
+        close(g, w)
+    d = m.uniform_samples(ms.Tensor(np.array([0.0], np.float32)), ms.Tensor(np.array([2.0], np.float32)), 50)
+    assert d.shape == (50, 1) and d.dtype == ms.float32 and 0 <= d.asnumpy().min() and d.asnumpy().max() < 2
+    d = m.bernoulli_samples(ms.Tensor(np.array([0.3], np.float32)), 50)
+    assert d.shape == (50, 1) and set(np.unique(d.asnumpy())) <= {0.0, 1.0}
     d = m.categorical_samples(ms.Tensor(np.array([[0.1, 0.6, 0.3]], np.float32)), 50)
     assert d.shape == (50, 1) and d.dtype == ms.int64, (d.shape, d.dtype)
     d = m.normal_samples(ms.Tensor(np.array([1.0], np.float32)), ms.Tensor(np.array([0.5], np.float32)), 50)

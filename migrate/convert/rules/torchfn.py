@@ -488,7 +488,8 @@ def linspace_dtype(edit) -> None:
 
 
 # torch.distributions class -> its generated class (migrate/convert/torch_distributions.py)
-_DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal"}
+_DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal", "Uniform": "TorchUniform",
+                  "Bernoulli": "TorchBernoulli"}
 
 
 @argument_rule("MS441", "distribution")
