@@ -101,8 +101,12 @@ def _plain_params(fn: cst.FunctionDef) -> bool:
 
 
 def _simple_ctx(fn: cst.FunctionDef) -> bool:
-    decs = {dotted(d.decorator) or "?" for d in fn.decorators}
-    plain = {d for d in decs if not d.endswith("once_differentiable")} <= {"staticmethod"}
+    decs = {dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "?"
+            for d in fn.decorators}
+    # once_differentiable, and the autocast casts of custom_fwd/custom_bwd (autocast regions are
+    # unwrapped in converted code): nothing of them is left in bprop
+    plain = {d for d in decs if not d.endswith(("once_differentiable", "custom_fwd", "custom_bwd"))} \
+        <= {"staticmethod"}
     return plain and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
 
 

@@ -138,3 +138,47 @@ def test_a_static_forward_of_a_cell_is_not_renamed():
     src = ("import torch.nn as nn\n\nclass F(nn.Module):\n    @staticmethod\n    def forward(ctx, x):\n"
            "        return x\n")
     assert "def forward(ctx, x):" in convert_source(src).code
+
+
+CUSTOM_FWD = """\
+import torch
+
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @torch.cuda.amp.custom_bwd
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x  # not x's true derivative: the Function's own backward is what runs
+
+
+def f(x):
+    return Scale.apply(x)
+"""
+
+
+def test_autocast_decorators_of_a_function_are_dropped_and_bprop_matches_torch(tmp_path):
+    """kornia's LightGlue decorates its Function with custom_fwd(cast_inputs=...): its casts apply
+    only under torch.autocast, which converted code does not run; the Function converts as usual."""
+    torch = pytest.importorskip("torch")
+    ms = pytest.importorskip("ms_core")
+    res = convert_source(CUSTOM_FWD)
+    assert res.error is None and not res.unsupported and "custom_fwd" not in res.code, res.code
+    path = tmp_path / "custom_fwd_ms.py"
+    path.write_text(res.code)
+    cmod = _load(path, "custom_fwd_ms")
+    tpath = tmp_path / "custom_fwd_torch.py"
+    tpath.write_text(CUSTOM_FWD)
+    tmod = _load(tpath, "custom_fwd_torch")
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    xt = torch.tensor(x, requires_grad=True)
+    tmod.f(xt).sum().backward()
+    g = ms.grad(lambda v: cmod.f(v).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(cmod.f(ms.Tensor(x)).asnumpy(), tmod.f(torch.tensor(x)).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-6)
