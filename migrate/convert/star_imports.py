@@ -19,7 +19,34 @@ from pathlib import Path
 from migrate.convert.torch_names import star_names
 
 ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+TARGETS = ("ms_core", "mindspore")
 _STAR_LINE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\*", re.M)
+
+
+def package_imported_names(body) -> set[str]:
+    """Local names bound by module-level ``from X import a`` (libcst statements) where X is not
+    torch's: where a package's re-exports of torch names arrive by name."""
+    import libcst as cst
+    out = set()
+    for st in body:
+        if not isinstance(st, cst.SimpleStatementLine):
+            continue
+        for small in st.body:
+            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+                continue
+            mod = small.module
+            root = None
+            while isinstance(mod, cst.Attribute):
+                mod = mod.value
+            if isinstance(mod, cst.Name):
+                root = mod.value
+            if not small.relative and (root in ROOTS or root in TARGETS):
+                continue  # torch's own, or the converted code's target package
+            for a in small.names:
+                local = a.asname.name if a.asname else a.name
+                if isinstance(local, cst.Name):
+                    out.add(local.value)
+    return out
 
 
 def torch_star_aliases(module_quals, bound: set[str]) -> dict[str, str]:
@@ -51,16 +78,51 @@ def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if _STAR_LINE.search(text) is None:
-            continue
         inherited = {}
-        for module, level in _star_imports(text):
-            target = table.resolve(Path(path), module, level)
-            if target is not None:
-                inherited.update(table.exports(target))
+        if _STAR_LINE.search(text) is not None:
+            for module, level in _star_imports(text):
+                target = table.resolve(Path(path), module, level)
+                if target is not None:
+                    inherited.update(table.exports(target))
+        for module, level, name, local in _named_imports(text):
+            given = table.given(Path(path), module, level, name)
+            if given is not None:
+                inherited[local] = given
         if inherited:
             out[str(path)] = inherited
     return out
+
+
+_FROM_LINE = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]+[^*]", re.M)
+
+
+def _named_imports(text: str) -> list[tuple[str, int, str, str]]:
+    """(module, level, name, local name) of the module-level ``from X import a as b`` statements
+    of modules that are not torch's (a package re-exporting torch's names: kornia.core)."""
+    if _FROM_LINE.search(text) is None:
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for node in _module_statements(tree.body):
+        if isinstance(node, ast.ImportFrom) and not (node.level == 0 and (node.module or "").split(".")[0] in ROOTS):
+            out += [(node.module or "", node.level, a.name, a.asname or a.name) for a in node.names if a.name != "*"]
+    return out
+
+
+def _alias_of(node, names: dict) -> tuple[str, str] | None:
+    """(name, torch qualname) for ``name = <torch alias>.<attr>...`` (``Module = torch.nn.Module``)."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    parts, value = [], node.value
+    while isinstance(value, ast.Attribute):
+        parts.append(value.attr)
+        value = value.value
+    if not isinstance(value, ast.Name) or value.id not in names:
+        return None
+    return node.targets[0].id, ".".join([names[value.id], *reversed(parts)])
 
 
 def _star_imports(text: str) -> list[tuple[str, int]]:
@@ -82,6 +144,7 @@ class _Exports:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
         self.cache: dict[Path, dict[str, str]] = {}
+        self.everything: dict[Path, dict[str, str]] = {}  # every torch alias bound at module level
 
     def resolve(self, importer: Path, module: str, level: int) -> Path | None:
         """The file of the tree that ``from <.. module> import *`` in ``importer`` loads."""
@@ -122,6 +185,7 @@ class _Exports:
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             return {}
         names, public = self._module_names(path, tree.body)
+        self.everything[path] = dict(names)  # what an explicit import may take (any name)
         if public is not None:
             names = {k: v for k, v in names.items() if k in public}
         else:
@@ -154,6 +218,9 @@ class _Exports:
                             names.pop(n.id, None)
                             if n.id == "__all__" and isinstance(node, ast.Assign):
                                 public = _literal_names(node.value)
+                alias = _alias_of(node, names)
+                if alias is not None:  # Module = torch.nn.Module (kornia.core re-exports torch's)
+                    names[alias[0]] = alias[1]
         return names, public
 
     def _import_from(self, path: Path, node: ast.ImportFrom, names: dict) -> None:
@@ -171,6 +238,18 @@ class _Exports:
                 names[a.asname or a.name] = f"{module}.{a.name}"
             else:
                 names.pop(a.asname or a.name, None)
+                given = self.given(path, module, node.level, a.name)
+                if given is not None:
+                    names[a.asname or a.name] = given
+
+    def given(self, importer: Path, module: str, level: int, name: str) -> str | None:
+        """The torch name ``from <module> import <name>`` binds in ``importer``, when the module
+        is one of the tree and ``name`` is a torch alias there (its re-export of torch's)."""
+        target = self.resolve(importer, module, level)
+        if target is None:
+            return None
+        self.exports(target)
+        return self.everything.get(target.resolve(), {}).get(name)
 
 
 def _module_statements(body):

@@ -41,7 +41,7 @@ from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
-from migrate.convert.star_imports import torch_star_aliases
+from migrate.convert.star_imports import package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.torch_signature import generated_block, signatures
 from migrate.convert.training import training_pass
@@ -250,6 +250,9 @@ class Converter:
         itself are not torch's."""
         bound = block_bindings(module.body, skip=self._is_own_binding) | self.imported | set(self.aliases)
         bound.discard("*")
+        # a name imported by name from a module of the package that re-exports torch's
+        # (`from kornia.core import Module`) is bound by that import: it stays inherited
+        bound -= package_imported_names(module.body) & set(self.inherited)
         self.inherited = {k: v for k, v in self.inherited.items() if k not in bound}
         self.star_aliases = torch_star_aliases(self.star_modules, bound | set(self.inherited))
         for derived in (self.inherited, self.star_aliases):
