@@ -609,7 +609,10 @@ class ImportRewrite:
 def inherited_guard(conv):
     """A guard importing the torch names that the file got from a sibling by ``import *`` and that
     unconverted code still uses (the sibling's conversion no longer gives them), or None."""
-    used = {local: qual for local, qual in conv.inherited.items() if conv.alias_uses.get(local)}
+    # a name imported by name from the package module that re-exports it is bound there (that
+    # module's conversion guards it if it stays torch's): no guard of its own here
+    used = {local: qual for local, qual in conv.inherited.items()
+            if conv.alias_uses.get(local) and local not in conv.inherited_by_name}
     if not used or not conv.allows(TORCH_IMPORTS.id):
         return None
     lines = []

@@ -132,6 +132,7 @@ class Converter:
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
         self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
         self.inherited = dict(inherited or {})  # aliases a sibling module gives by `import *`
+        self.inherited_by_name: set[str] = set()  # of them, imported by name (`from .core import zeros`)
         # modules of the packages the conversion replaces (einops) that the file's package names
         # in strings (optional_import("einops.layers.torch", ...)): imports by name answer them
         self.named_modules = frozenset(named_modules)
@@ -252,7 +253,8 @@ class Converter:
         bound.discard("*")
         # a name imported by name from a module of the package that re-exports torch's
         # (`from kornia.core import Module`) is bound by that import: it stays inherited
-        bound -= package_imported_names(module.body) & set(self.inherited)
+        self.inherited_by_name = package_imported_names(module.body) & set(self.inherited)
+        bound -= self.inherited_by_name
         self.inherited = {k: v for k, v in self.inherited.items() if k not in bound}
         self.star_aliases = torch_star_aliases(self.star_modules, bound | set(self.inherited))
         for derived in (self.inherited, self.star_aliases):
