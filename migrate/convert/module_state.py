@@ -43,7 +43,7 @@ def _rooted_at_self(node) -> bool:
 
 def _adds_children(block) -> bool:
     """Whether a function body adds children through self (``self.x.append(...)``,
-    ``self.x[key] = ...``)."""
+    ``self.x[key] = ...``, ``self.x.y = ...``)."""
     stack = [block]
     while stack:
         node = stack.pop()
@@ -55,6 +55,9 @@ def _adds_children(block) -> bool:
         if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Subscript) \
                 and _rooted_at_self(node.target.value):
             return True  # self.blocks[name] = cell
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) \
+                and isinstance(node.target.value, cst.Attribute) and _rooted_at_self(node.target.value):
+            return True  # self.seq.conv = cell: a child of an attached child
         stack.extend(node.children)
     return False
 

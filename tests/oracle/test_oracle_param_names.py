@@ -23,6 +23,13 @@ from migrate import convert_source
 from .test_oracle import ORACLE, REPO
 from .test_oracle_convert import FIXTURES, KNOWN_MINDSPORE_FAILURES
 
+
+# (fixture, target) whose reloaded model matches the original within one float32 rounding step
+# rather than bit for bit: conv_fuse's forward builds and runs new fused convolutions on every
+# call, and on MindSpore 2.10's CPU backend the reloaded model's run differs from the first by up
+# to 1 ulp in 3 of 50 outputs (ms_core: bit for bit)
+ULP_ROUND_TRIP = {("conv_fuse", "mindspore")}
+
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
                                  "(set MS_ORACLE_PYTHON to an interpreter that has it)")]
@@ -81,6 +88,11 @@ def test_parameter_names_and_checkpoint_round_trip(path, tmp_path):
                               env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
         assert proc.returncode == 0, f"{target}:\n{proc.stderr[-4000:]}"
         results[target] = np.load(tmp_path / f"{target}_out.npz")
-        np.testing.assert_array_equal(results[target]["again"], results[target]["out"])
+        if (path.stem, target) in ULP_ROUND_TRIP:
+            # see ULP_ROUND_TRIP: the same weights, one float32 rounding step apart
+            np.testing.assert_allclose(results[target]["again"], results[target]["out"], rtol=2e-7, atol=6e-8,
+                                       err_msg=target)
+        else:
+            np.testing.assert_array_equal(results[target]["again"], results[target]["out"], err_msg=target)
     # float32 through a deep network: per-element differences accumulate to ~1e-5 relative
     np.testing.assert_allclose(results["ms_core"]["out"], results["mindspore"]["out"], rtol=1e-4, atol=1e-5)

@@ -328,6 +328,15 @@ def _layernorm_without_affine(edit) -> None:
     edit.after_init.append("if not elementwise_affine:\n    self.gamma = None\n    self.beta = None\n"
                            "elif not bias:\n    self.beta = None")
     edit.members.append(_LAYERNORM_CONSTRUCT.format(fn=layer_norm_function(edit)))
+    edit.members.append(_PARAMETER_TO_NONE)
+
+
+# torch removes a parameter set to None; MindSpore 2.10 keeps None in the cell's parameter table,
+# and save_checkpoint then fails ('NoneType' object has no attribute 'param_info')
+_PARAMETER_TO_NONE = """def __setattr__(self, name, value):
+    if value is None and name in self.__dict__.get("_params", {}):
+        del self._params[name]  # torch: `self.bias = None` removes the parameter
+    super().__setattr__(name, value)"""
 
 
 @argument_rule("MS115", "embedding", runtime=True)
