@@ -711,7 +711,9 @@ def expand_dims(x, axis):
     return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
 
 
-unsqueeze = expand_dims
+def unsqueeze(input, dim):
+    """A new axis of size 1 at ``dim`` (MindSpore 2.10's signature: ``ops.unsqueeze(input, dim)``)."""
+    return expand_dims(input, dim)
 
 
 def flatten(x, order="C", *, start_dim=1, end_dim=-1):

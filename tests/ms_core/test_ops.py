@@ -61,6 +61,8 @@ CASES = [
     ("transpose", lambda x: ops.transpose(x, (2, 0, 1)), lambda x: x.permute(2, 0, 1), lambda d: [r(2, 3, 4, dtype=d)]),
     ("squeeze", lambda x: ops.squeeze(x, 1), lambda x: torch.squeeze(x, 1), lambda d: [r(3, 1, 2, dtype=d)]),
     ("expand_dims", lambda x: ops.expand_dims(x, 1), lambda x: torch.unsqueeze(x, 1), lambda d: [r(3, 2, dtype=d)]),
+    # MindSpore 2.10's ops.unsqueeze(input, dim) takes dim by name (pytorchcv's diaresnet calls it so)
+    ("unsqueeze", lambda x: ops.unsqueeze(x, dim=-1), lambda x: torch.unsqueeze(x, dim=-1), lambda d: [r(3, 2, dtype=d)]),
     ("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: x.expand(2, 3, 4), lambda d: [r(3, 1, dtype=d)]),
     ("tile", lambda x: ops.tile(x, (2, 3)), lambda x: x.repeat(2, 3), lambda d: [r(2, 3, dtype=d)]),
     ("concat", lambda x, y: ops.concat((x, y), 1), lambda x, y: torch.cat((x, y), 1), lambda d: [r(2, 3, dtype=d), r(2, 2, dtype=d)]),

@@ -136,6 +136,8 @@ PAIRS = [
     # pytorchcv's XConv2d: star sizes after two plain values (or an int first) are sizes
     ("torch.Tensor(c, g, *ks)", "ops.zeros((c, g, *ks), ms.float32)"),
     ("torch.LongTensor(2, *ks)", "ops.zeros((2, *ks), ms.int64)"),
+    # Parameter(data=...) by MindSpore's name (pytorchcv's XConv2d mask)
+    ("nn.Parameter(data=t, requires_grad=False)", "ms.Parameter(default_input=t, requires_grad=False)"),
     ("torch.FloatTensor(n)", "(ops.zeros((n,), ms.float32) if isinstance(n, int) else ms.Tensor(n, ms.float32))"),
     ("torch.autograd.Variable(torch.ones(2), volatile=True)", "ops.stop_gradient(ops.ones((2,)))"),
     ("nn.init.kaiming_normal_(self.fc.weight, mode='fan_out', nonlinearity='relu')",
