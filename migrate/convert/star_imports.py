@@ -16,6 +16,9 @@ import ast
 import re
 from pathlib import Path
 
+import libcst as cst
+
+from migrate.convert.cst import dotted
 from migrate.convert.torch_names import star_names
 
 ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
@@ -26,7 +29,6 @@ _STAR_LINE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\*", re.
 def package_imported_names(body) -> set[str]:
     """Local names bound by module-level ``from X import a`` (libcst statements) where X is not
     torch's: where a package's re-exports of torch names arrive by name."""
-    import libcst as cst
     out = set()
     for st in body:
         if not isinstance(st, cst.SimpleStatementLine):
@@ -34,12 +36,7 @@ def package_imported_names(body) -> set[str]:
         for small in st.body:
             if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
                 continue
-            mod = small.module
-            root = None
-            while isinstance(mod, cst.Attribute):
-                mod = mod.value
-            if isinstance(mod, cst.Name):
-                root = mod.value
+            root = (dotted(small.module) or "").split(".")[0] if small.module is not None else None
             if not small.relative and (root in ROOTS or root in TARGETS):
                 continue  # torch's own, or the converted code's target package
             for a in small.names:

@@ -272,12 +272,6 @@ def _torch_no_cuda(name, *args, **kwargs):
                        f"ms.set_context(device_target=...)).")
 
 
-# torch layer attributes MindSpore's layers hold under another name, read where the receiver's
-# class is not known when converting (``model.fc.in_features`` of a model built elsewhere)
-LAYER_ATTR_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
-                    "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
-
-
 class _TorchLayerAttrs:
     """torch's layer attributes of a layer (``_TorchLayerAttrs(model.fc).in_features``): the
     layer's own when it has one (a user's class, a torch-signature layer), else the MindSpore
@@ -287,16 +281,20 @@ class _TorchLayerAttrs:
     An attribute read, not a call with the name in quotes: the read may sit inside an f-string.
     """
 
+    MS_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
+                "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
+
     def __init__(self, obj):
         self._obj = obj
 
     def __getattr__(self, name):
         obj = self._obj
-        if hasattr(obj, name):
-            return getattr(obj, name)
-        ms_name = {"in_features": "in_channels", "out_features": "out_channels",
-                   "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}[name]
-        return getattr(obj, ms_name)
+        return getattr(obj, name) if hasattr(obj, name) else getattr(obj, self.MS_NAMES[name])
+
+
+# torch layer attributes MindSpore's layers hold under another name, read where the receiver's
+# class is not known when converting (``model.fc.in_features`` of a model built elsewhere)
+LAYER_ATTR_NAMES = _TorchLayerAttrs.MS_NAMES
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
