@@ -106,7 +106,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         code: Python source.
         target: ``"ms_core"`` or ``"mindspore"``.
         rules: which rewrites run (``--select``/``--disable``).
-        inherited: torch aliases the file gets from a sibling by ``import *``.
+        inherited: torch aliases the file gets from a sibling by ``import *`` or by name.
         named_modules: replaced modules its package names in strings (see convert_source).
 
     Returns:

@@ -107,7 +107,8 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         out_root: the output directory ``dst`` must stay in (a symlinked directory inside it
             that leads elsewhere is refused).
         rules: which rewrites run (``--select``/``--disable``).
-        inherited: torch aliases the file gets from a module of its package by ``import *``
+        inherited: torch aliases the file gets from a module of its package by ``import *`` or
+            by name when that module re-exports them (``from .core import Module``)
             (:func:`migrate.convert.star_imports.package_exports`).
         named_modules: modules of replaced packages (einops) the file's package names in strings
             (:func:`migrate.convert.einops_calls.named_modules`).

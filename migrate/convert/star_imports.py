@@ -63,7 +63,9 @@ def torch_star_aliases(module_quals, bound: set[str]) -> dict[str, str]:
 # --------------------------------------------------------------------------------------------
 def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
     """For each file of ``files`` (paths under ``root``) that star-imports a module of the same
-    tree: the torch aliases it inherits ``{local name: qualified torch name}``.
+    tree, or imports by name what such a module re-exports of torch's (``from kornia.core import
+    Module`` where kornia.core has ``Module = torch.nn.Module``): the torch aliases it inherits
+    ``{local name: qualified torch name}``.
 
     Example: ``{"geffnet/efficientnet_builder.py": {"nn": "torch.nn", "F": "torch.nn.functional",
     "torch": "torch"}}`` (keys are the paths as given).

@@ -95,7 +95,8 @@ class Converter:
             imported by name); chosen automatically when user code or a torch import that must
             stay already binds one of them.
         rules: which rewrites run (default: all; see :class:`~migrate.convert.registry.RuleSelection`).
-        inherited: torch aliases the file gets from a module of its package by ``import *``
+        inherited: torch aliases the file gets from a module of its package by ``import *`` or
+            by name when that module re-exports them (``from .core import Module``)
             (``{"nn": "torch.nn"}``; see :mod:`migrate.convert.star_imports`).
         shadowed: builtins the output binds that generated code uses: it writes them as
             ``_builtins.name`` (see :mod:`migrate.convert.builtin_names`); found by the first
@@ -131,7 +132,7 @@ class Converter:
         self.import_lines: dict[int, int] = {}  # id(module-level line) -> its line in the input
         self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
         self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
-        self.inherited = dict(inherited or {})  # aliases a sibling module gives by `import *`
+        self.inherited = dict(inherited or {})  # aliases a sibling module gives (`import *`, or by name)
         self.inherited_by_name: set[str] = set()  # of them, imported by name (`from .core import zeros`)
         # modules of the packages the conversion replaces (einops) that the file's package names
         # in strings (optional_import("einops.layers.torch", ...)): imports by name answer them
