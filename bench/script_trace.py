@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,6 +41,20 @@ _TORCH_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_lik
                  "normal", "multinomial", "bernoulli")
 _MS_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
               "standard_normal", "normal", "multinomial", "bernoulli", "uniform")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the hooks do besides recording: `weights` draws the initial weights (off for a run that
+    resumes from a checkpoint); `keep_set` leaves alone the parameters a script sets itself
+    (`load_state_dict`, `load_param_into_net`), and a `copy.deepcopy` of parameters not drawn yet
+    (a model EMA built before the first forward) follows its source: it gets the same values."""
+
+    weights: bool = True
+    keep_set: bool = False
+    by_name: bool = False   # each parameter's values drawn by its torch name (not by order), and
+    # the steps recorded per name: order-free (MindSpore's multi-layer RNNs list their weights
+    # layer-major, torch's parameter-major)
 
 
 class Trace:
@@ -55,8 +70,10 @@ class Trace:
         self.masks: list[np.ndarray] = []    # dropout keep-masks, recorded or to replay
         self.attention = None                # torch side: fused attention run as its math
         self.done: set[int] = set()          # ids of parameters already set
+        self.followers: dict[int, list] = {}  # id of a parameter not set yet -> its deep copies
         self.networks = 0
         self.depth = 0
+        self.names: dict[int, str] = {}     # id of a drawn parameter -> its torch name (by_name)
         if replay:
             with np.load(replay) as z:
                 self.random = [z[k] for k in sorted((k for k in z.files if k[0] == "r"), key=lambda k: int(k[1:]))]
@@ -76,6 +93,54 @@ class Trace:
             bound = 1.0 / np.sqrt(np.prod(shape[1:])) if len(shape) > 1 else 0.1
             out.append(rng.uniform(-bound, bound, size=shape).astype(np.float32))
         return out
+
+    def named_values(self, named_shapes) -> list[np.ndarray]:
+        """The initial values of one network's parameters, each drawn from a stream of its own
+        (seeded by the network's index and the parameter's torch name)."""
+        import zlib
+        index = self.networks
+        self.networks += 1
+        out = []
+        for name, shape in named_shapes:
+            rng = np.random.default_rng([1000 + index, zlib.crc32(name.encode())])
+            bound = 1.0 / np.sqrt(np.prod(shape[1:])) if len(shape) > 1 else 0.1
+            out.append(rng.uniform(-bound, bound, size=shape).astype(np.float32))
+        return out
+
+    def draw(self, named, assign, by_name: bool) -> None:
+        """Set the parameters of one network ([(torch name, parameter)]) that nothing set yet."""
+        shapes = [tuple(p.shape) for _, p in named]
+        values = self.named_values([(n, s) for (n, _), s in zip(named, shapes)]) if by_name else self.values(shapes)
+        for (name, p), v in zip(named, values):
+            self.names.setdefault(id(p), name)
+            for f in self.followers.get(id(p), []):
+                self.names.setdefault(id(f), name)
+            self.set_value(p, v, assign)
+
+    def record_named_step(self, params) -> None:
+        """After an optimizer step: {torch name: [sum, sum of squares]} of its parameters."""
+        if len(self.steps) < MAX_RECORDS:
+            out = {}
+            for i, (pid, a) in enumerate(params):
+                name = self.names.get(pid, f"#{i}")
+                while name in out:
+                    name += "'"
+                out[name] = [float(a.sum(dtype=np.float64)), float((a.astype(np.float64) ** 2).sum())]
+            self.steps.append(out)
+
+    def link(self, source, copy) -> None:
+        """`copy` is a deep copy of the parameter `source`: set with it (or kept, if set already)."""
+        if id(source) in self.done:
+            self.done.add(id(copy))
+        else:
+            self.followers.setdefault(id(source), []).append(copy)
+
+    def set_value(self, param, value, assign) -> None:
+        """Set one parameter (and the deep copies that follow it) with `assign(param, value)`."""
+        for p in [param, *self.followers.pop(id(param), [])]:
+            if id(p) not in self.done:
+                assign(p, value)
+                self.done.add(id(p))
 
     def record_step(self, arrays) -> None:
         if len(self.steps) < MAX_RECORDS:
@@ -108,10 +173,54 @@ def no_dropout(side: str) -> None:
         ms.ops.dropout = lambda input, p=0.5, training=True, seed=None: input
 
 
-def install_torch(trace: Trace) -> None:
+def no_augment(side: str) -> None:
+    """Make random image augmentations the identity on one side (each side draws from its own
+    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input."""
+    if side == "original":
+        import torchvision.transforms as T  # the bench stand-in (bench/standins)
+        T.AUGMENT = False
+    else:
+        from ms_core.dataset import vision
+        vision.transforms.AUGMENT = False
+
+
+def _follow_copies(trace: Trace, is_param) -> None:
+    """copy.deepcopy of parameters: each copy follows its source (Trace.link)."""
+    import copy
+    original, depth = copy.deepcopy, [0]
+
+    def deepcopy(x, memo=None, _nil=[]):  # noqa: B006 (copy.deepcopy's own signature)
+        memo = {} if memo is None else memo
+        depth[0] += 1
+        try:
+            y = original(x, memo, _nil)
+        finally:
+            depth[0] -= 1
+        if depth[0] == 0:
+            for o in memo.get(id(memo), []):
+                c = memo.get(id(o))
+                if is_param(o) and c is not None and c is not o:
+                    trace.link(o, c)
+        return y
+
+    copy.deepcopy = deepcopy
+
+
+def install_torch(trace: Trace, options: Options = Options()) -> None:
     """Hooks for the original script: weights, recorded random numbers, losses, steps."""
     import torch
-    _torch_weights(trace, torch)
+    if options.weights:
+        _torch_weights(trace, torch, options.by_name)
+    if options.keep_set:
+        _follow_copies(trace, lambda o: isinstance(o, torch.nn.Parameter))
+        original_load = torch.nn.Module.load_state_dict
+
+        def load_state_dict(self, *args, **kwargs):
+            out = original_load(self, *args, **kwargs)
+            trace.done.update(id(p) for p in self.parameters())
+            return out
+
+        torch.nn.Module.load_state_dict = load_state_dict
     _torch_random(trace, torch)
     _torch_dropout(trace)
     original_backward = torch.Tensor.backward
@@ -124,7 +233,11 @@ def install_torch(trace: Trace) -> None:
     torch.Tensor.backward = backward
 
     def after_step(optimizer, args, kwargs):
-        trace.record_step([p.detach().double().numpy() for g in optimizer.param_groups for p in g["params"]])
+        params = [p for g in optimizer.param_groups for p in g["params"]]
+        if options.by_name:
+            trace.record_named_step([(id(p), p.detach().double().numpy()) for p in params])
+        else:
+            trace.record_step([p.detach().double().numpy() for p in params])
 
     from torch.optim.optimizer import register_optimizer_step_post_hook
     register_optimizer_step_post_hook(after_step)
@@ -132,18 +245,15 @@ def install_torch(trace: Trace) -> None:
     samplers.RandomSampler.__iter__ = lambda self: iter(range(len(self.data_source)))
 
 
-def _torch_weights(trace: Trace, torch) -> None:
+def _torch_weights(trace: Trace, torch, by_name: bool = False) -> None:
     original_call = torch.nn.Module.__call__
 
     def call(self, *args, **kwargs):
         if trace.depth == 0:
-            params = list(self.parameters())
-            if any(id(p) not in trace.done for p in params):
+            named = list(self.named_parameters())
+            if any(id(p) not in trace.done for _, p in named):
                 with torch.no_grad():
-                    for p, v in zip(params, trace.values([tuple(p.shape) for p in params])):
-                        if id(p) not in trace.done:
-                            p.copy_(torch.from_numpy(v))
-                            trace.done.add(id(p))
+                    trace.draw(named, lambda q, a: q.copy_(torch.from_numpy(a)), by_name)
         trace.depth += 1
         try:
             return original_call(self, *args, **kwargs)
@@ -172,6 +282,7 @@ def _torch_dropout(trace: Trace) -> None:
     function run on ones, so the script's random stream is consumed as without the hook)."""
     import torch
     import torch.nn.functional as F
+
     from migrate.check.randomness import explicit_attention_dropout
 
     def recorder(fn):
@@ -191,11 +302,15 @@ def _torch_dropout(trace: Trace) -> None:
 
 # ---- converted side (ms_core) ----------------------------------------------------------------
 
-def install_ms(trace: Trace) -> None:
+def install_ms(trace: Trace, options: Options = Options()) -> None:
     """Hooks for the converted script: the same weights, replayed random numbers, losses, steps."""
     import ms_core as ms
     from ms_core import nn
-    _ms_weights(trace, ms, nn)
+    if options.weights:
+        _ms_weights(trace, ms, nn, options.by_name)
+    if options.keep_set:
+        _follow_copies(trace, lambda o: isinstance(o, ms.Parameter))
+        _ms_keep_loaded(trace, ms, nn)
     _ms_random(trace, ms)
     _ms_dropout(trace)
     original_vg = ms.value_and_grad
@@ -213,13 +328,49 @@ def install_ms(trace: Trace) -> None:
         return run
 
     ms.value_and_grad = value_and_grad
-    _ms_steps(trace, ms)
+    _ms_steps(trace, ms, options.by_name)
     from ms_core.dataset import samplers
     samplers.RandomSampler._indices = lambda self, n: np.arange(n if self.num_samples is None else
                                                                 min(n, self.num_samples))
 
 
-def _ms_weights(trace: Trace, ms, nn) -> None:
+def _ms_keep_loaded(trace: Trace, ms, nn) -> None:
+    """Parameters a converted script loads itself are not redrawn."""
+    from ms_core.train import serialization
+    original_load = serialization.load_param_into_net
+
+    def load_param_into_net(net, *args, **kwargs):
+        out = original_load(net, *args, **kwargs)
+        trace.done.update(id(p) for p in net.get_parameters())
+        return out
+
+    ms.load_param_into_net = serialization.load_param_into_net = load_param_into_net
+    if hasattr(nn.Cell, "load_state_dict"):
+        original_cell_load = nn.Cell.load_state_dict
+
+        def load_state_dict(self, *args, **kwargs):
+            out = original_cell_load(self, *args, **kwargs)
+            trace.done.update(id(p) for p in self.get_parameters())
+            return out
+
+        nn.Cell.load_state_dict = load_state_dict
+
+
+def _ms_torch_names(cell) -> list:
+    """[(torch name, Parameter)] of a Cell's trainable parameters: the path name, with each
+    layer's MindSpore names given back their torch names (ms_core.hub's renames)."""
+    from ms_core import hub
+    torch_name = {id(p): n for n, p in hub._torch_names(cell).items() if p is not None}
+    trainable = {id(p) for p in cell.trainable_params()}
+    out, seen = [], set()
+    for path, p in cell.parameters_and_names():
+        if id(p) in trainable and id(p) not in seen:
+            seen.add(id(p))
+            out.append((torch_name.get(id(p), path), p))
+    return out
+
+
+def _ms_weights(trace: Trace, ms, nn, by_name: bool = False) -> None:
     original_call = nn.Cell.__call__
 
     from ms_core.experimental.optim.optimizer import Optimizer as Experimental
@@ -227,12 +378,9 @@ def _ms_weights(trace: Trace, ms, nn) -> None:
 
     def call(self, *args, **kwargs):
         if trace.depth == 0 and not isinstance(self, (Experimental, Classic)):
-            params = list(self.trainable_params())
-            if any(id(p) not in trace.done for p in params):
-                for p, v in zip(params, trace.values([tuple(p.shape) for p in params])):
-                    if id(p) not in trace.done:
-                        p.set_data(ms.Tensor(v))
-                        trace.done.add(id(p))
+            named = _ms_torch_names(self) if by_name else [("", p) for p in self.trainable_params()]
+            if any(id(p) not in trace.done for _, p in named):
+                trace.draw(named, lambda q, a: q.set_data(ms.Tensor(a)), by_name)
         trace.depth += 1
         try:
             return original_call(self, *args, **kwargs)
@@ -273,7 +421,7 @@ def _ms_dropout(trace: Trace) -> None:
     FunctionalMasks(trace.masks, trace.notes).__enter__()   # for the whole run
 
 
-def _ms_steps(trace: Trace, ms) -> None:
+def _ms_steps(trace: Trace, ms, by_name: bool = False) -> None:
     from ms_core.experimental.optim.optimizer import Optimizer as Experimental
     from ms_core.nn.optim.optimizer import Optimizer as Classic
     for cls in (Experimental, Classic):
@@ -281,7 +429,10 @@ def _ms_steps(trace: Trace, ms) -> None:
 
         def call(self, *args, _original=original, **kwargs):
             out = _original(self, *args, **kwargs)
-            trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
+            if by_name:
+                trace.record_named_step([(id(p), p.asnumpy().astype(np.float64)) for p in self.parameters])
+            else:
+                trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
             return out
 
         cls.__call__ = call
@@ -301,9 +452,16 @@ def compare(torch_trace: dict, ms_trace: dict, tolerance: float) -> dict:
     if n == 0 and s == 0:
         res["status"] = "no steps"
         return res
-    shapes = [len(x) for x in torch_trace["steps"][:s]] == [len(x) for x in ms_trace["steps"][:s]]
+    a_steps, b_steps = torch_trace["steps"][:s], ms_trace["steps"][:s]
+    if s and isinstance(a_steps[0], dict):   # recorded by name: compare the names both have
+        missing = sorted({k for x in a_steps for k in x} ^ {k for x in b_steps for k in x})
+        if missing:
+            res["detail"] = "parameters stepped on one side only: " + ", ".join(missing[:6])
+        a_steps = [[x[k] for k in sorted(x)] for x in a_steps]
+        b_steps = [[x[k] for k in sorted(x)] for x in b_steps]
+    shapes = [len(x) for x in a_steps] == [len(x) for x in b_steps]
     res["loss_err"] = rel(ms_trace["losses"][:n], torch_trace["losses"][:n]) if n else None
-    res["param_err"] = rel(ms_trace["steps"][:s], torch_trace["steps"][:s]) if s and shapes else None
+    res["param_err"] = rel(b_steps, a_steps) if s and shapes else None
     worst = max(e for e in (res["loss_err"], res["param_err"]) if e is not None) if (n or shapes) else None
     res["status"] = "agree" if worst is not None and worst <= tolerance and (shapes or not s) else "differ"
     return res
