@@ -4,7 +4,11 @@
 - :func:`load_state_dict_from_url` downloads a checkpoint once into a cache directory (torch's
   own, ``$TORCH_HOME/hub/checkpoints``, so files torch fetched are reused) and reads it with
   :func:`~ms_core.train.torch_format.load_torch_checkpoint` (no pickle code is ever run).
-- :func:`load` reads a ``torch.save`` file the same way.
+- :func:`load` reads a ``torch.save`` file the same way, and what :func:`save` wrote.
+- :func:`save` is ``torch.save`` of what training scripts save (a nested dict of state dicts,
+  optimizer and scheduler state, Python numbers): a checkpoint file, never a pickle
+  (:mod:`ms_core.train.nested_checkpoint`); MindSpore's ``.ckpt`` layout where every entry has a
+  MindSpore type, so real MindSpore reads it too.
 - :func:`load_state_dict` is ``Module.load_state_dict`` on a Cell: the dict's torch names are
   mapped to the Cell's parameter names by each layer's renames (a BatchNorm's ``weight, bias,
   running_mean, running_var`` are ``gamma, beta, moving_mean, moving_variance``; an Embedding's
@@ -25,8 +29,16 @@ import numpy as np
 
 from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
 
-__all__ = ["load_state_dict_from_url", "load", "load_state_dict", "get_dir", "set_dir",
-           "IncompatibleKeys", "TorchCheckpointError"]
+__all__ = [
+    "IncompatibleKeys",
+    "TorchCheckpointError",
+    "get_dir",
+    "load",
+    "load_state_dict",
+    "load_state_dict_from_url",
+    "save",
+    "set_dir",
+]
 
 # torch's: a file name "name-<sha256 prefix>.ext" carries the hash check_hash verifies
 _HASH = re.compile(r"-([a-f0-9]*)\.")
@@ -74,7 +86,7 @@ def _download(url, dst, hash_prefix, progress):
     fd, tmp = tempfile.mkstemp(prefix=".download-", dir=os.path.dirname(dst))
     digest = hashlib.sha256()
     try:
-        with urlopen(url) as response, os.fdopen(fd, "wb") as out:  # noqa: S310 (the user's URL)
+        with urlopen(url) as response, os.fdopen(fd, "wb") as out:
             total = int(response.headers.get("Content-Length") or 0)
             done = 0
             while chunk := response.read(1 << 20):
@@ -133,28 +145,37 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
 
 def load(f, map_location=None, weights_only=True, mmap=None):
     """torch.load without torch: a ``torch.save`` file (zip or legacy format) read without running
-    code from it, or a checkpoint the converted code saved (``torch.save`` became
-    ``ms.save_checkpoint``, which names the file ``f + '.ckpt'``), read by ``ms.load_checkpoint``.
+    code from it, or a checkpoint the converted code saved -- by :func:`save` (the nested object
+    comes back) or by ``ms.save_checkpoint`` (which names the file ``f + '.ckpt'``: a dict of
+    name -> Parameter).
 
     Args:
-        f: a path or a binary file object (a file object is read as a torch file).
+        f: a path or a binary file object.
         map_location: None, a device string/``dict`` (no effect: tensors are NumPy-backed), or a
             callable ``(storage, location)`` returning the storage it is given.
         weights_only, mmap: accepted; the reader is always weights-only and reads into memory.
 
     Returns:
-        The saved object, tensors as ms_core Tensors (a MindSpore-format checkpoint: its dict
-        of name -> Parameter).
+        The saved object, tensors as ms_core Tensors.
 
     Raises:
         TorchCheckpointError: a torch file that is truncated or needs globals other than tensors
             and containers (a pickled model class is never rebuilt).
         ValueError: no such file (neither ``f`` nor ``f + '.ckpt'``; an empty ``f`` counts as
             none), or a corrupt checkpoint.
+
+    Example:
+        >>> state = ms.hub.load("checkpoint.pt")
+        >>> ms.hub.load_state_dict(net, state["model"])
     """
     del weights_only, mmap
+    from .train import nested_checkpoint
     if not isinstance(f, (str, os.PathLike)):
-        return load_torch_checkpoint(f, map_location)
+        head = f.read(4)
+        f.seek(-len(head), os.SEEK_CUR)
+        if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
+            return load_torch_checkpoint(f, map_location)
+        return nested_checkpoint.load(f)
     path = os.fspath(f)
     # (an empty file at the path: the one `with open(path, 'wb') as f` created around a save that
     # became save_checkpoint(net, f.name), which writes path + '.ckpt')
@@ -165,11 +186,34 @@ def load(f, map_location=None, weights_only=True, mmap=None):
     with open(path, "rb") as fh:
         head = fh.read(4)
     # a zip archive or a pickle stream (protocol >= 2): torch's formats; anything else is one of
-    # the MindSpore formats save_checkpoint writes
+    # the MindSpore formats save_checkpoint and save write
     if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
         return load_torch_checkpoint(path, map_location)
-    from .train.serialization import load_checkpoint
-    return load_checkpoint(path)
+    return nested_checkpoint.load(path)
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None):
+    """torch.save without pickle: a nested object of data (dicts, lists, tuples, numbers, str,
+    None, Tensors / Parameters / NumPy arrays) written as a checkpoint at exactly ``f`` (see
+    :mod:`ms_core.train.nested_checkpoint`); :func:`load` gives it back, floats bit for bit.
+
+    Args:
+        obj: what to save, e.g. ``{"model": net.parameters_dict(), "optimizer":
+            optimizer.state_dict(), "epoch": 3}``.
+        f: a path (no suffix is added) or a binary file object.
+        pickle_module, pickle_protocol: accepted for torch's signature; nothing is pickled.
+
+    Raises:
+        TypeError: part of ``obj`` is not data (a Cell, a function, another object), named by its
+            path in ``obj``.
+
+    Example:
+        >>> ms.hub.save({"model": net.parameters_dict(), "epoch": 3}, "checkpoint.pt")
+    """
+    if pickle_module is not None:
+        raise ValueError("For 'save', 'pickle_module' is not supported: checkpoints are never pickled.")
+    from .train import nested_checkpoint
+    nested_checkpoint.save(obj, f)
 
 
 def _renames(cell):
