@@ -47,21 +47,11 @@ _hub_dir = None
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 # layer class name -> {torch local name: MindSpore local name}; None: a torch buffer MindSpore
-# does not keep (BatchNorm's step counter). Keyed by both sides' class names (torch's _NormBase,
-# ms_core's _InstanceNorm, ...) and matched along the MRO of a class of that side's package, so
-# the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
-TORCH_RENAMES = {
-    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
-    "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
-                    "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
-    **{base: {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-              "running_var": "moving_variance", "num_batches_tracked": None}
-       for base in ("_NormBase", "_BatchNorm", "_InstanceNorm")},
-    "LayerNorm": {"weight": "gamma", "bias": "beta"},
-    "GroupNorm": {"weight": "gamma", "bias": "beta"},
-    "Embedding": {"weight": "embedding_table"},
-    "PReLU": {"weight": "w"},
-}
+# does not keep (BatchNorm's step counter). Generated from the converter's layer tables
+# (mappings/attributes.toml) and keyed by class name (torch's _NormBase, ms_core's _InstanceNorm,
+# ...), matched along the MRO of a class of that side's package, so the converter's attribute
+# renames, the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
+from ._torch_renames import TORCH_RENAMES  # noqa: E402
 
 
 def get_dir():
@@ -173,9 +163,10 @@ def load(f, map_location=None, weights_only=True, mmap=None):
     if not isinstance(f, (str, os.PathLike)):
         head = f.read(4)
         f.seek(-len(head), os.SEEK_CUR)
-        if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
-            return load_torch_checkpoint(f, map_location)
-        return nested_checkpoint.load(f)
+        # ms_core's magic or a protobuf record (field 1, length-delimited): what save wrote
+        if head[:4] == b"MSCO" or head[:1] == b"\n":
+            return nested_checkpoint.load(f)
+        return load_torch_checkpoint(f, map_location)
     path = os.fspath(f)
     # (an empty file at the path: the one `with open(path, 'wb') as f` created around a save that
     # became save_checkpoint(net, f.name), which writes path + '.ckpt')
@@ -224,14 +215,29 @@ def _renames(cell):
 
 
 def _torch_names(net):
-    """torch name -> (Parameter or None for a dropped buffer) for every parameter of net."""
-    out = {}
+    """torch name -> (Parameter or None for a dropped buffer) for every parameter of net: each
+    cell's torch path (its children renamed back where MindSpore names them differently, a
+    Transformer layer's dense1 is torch's linear1) joined with its own parameters' torch names. A
+    tied parameter (an output layer's weight that is the embedding's) has each of its torch names."""
+    out, explicit = {}, {}
+    torch_path = {"": ""}
     for path, cell in net.cells_and_names():
-        prefix = f"{path}." if path else ""
-        for torch_local, ms_local in _renames(cell).items():
-            param = None if ms_local is None else _param_at(cell, ms_local)
-            if ms_local is None or param is not None:
-                out[prefix + torch_local] = param
+        tpath = torch_path.get(path, path)
+        prefix = f"{tpath}." if tpath else ""
+        table = _renames(cell)
+        back = {ms_local: t for t, ms_local in table.items() if ms_local is not None and "." not in ms_local}
+        for name, _ in cell.name_cells().items():
+            torch_path[f"{path}.{name}" if path else name] = prefix + back.get(name, name)
+        for local, param in cell._params.items():
+            if param is not None:
+                out[prefix + back.get(local, local)] = param
+        for torch_local, ms_local in table.items():
+            # what the cell does not keep, and what a child of it holds (BatchNorm3d's bn2d.gamma)
+            if ms_local is None or "." in ms_local:
+                param = None if ms_local is None else _param_at(cell, ms_local)
+                if ms_local is None or param is not None:
+                    explicit[prefix + torch_local] = param
+    out.update(explicit)
     return out
 
 
@@ -294,9 +300,14 @@ def load_state_dict(net, state_dict, strict=True, assign=False):
         if param is None:
             unexpected.append(key)
             continue
+        if id(param) in filled:  # a tied parameter's second name: loaded once
+            continue
         _assign(param, key, value)
         filled.add(id(param))
-    ms_to_torch = {id(p): k for k, p in torch_names.items() if p is not None}
+    ms_to_torch = {}
+    for k, p in torch_names.items():
+        if p is not None:
+            ms_to_torch.setdefault(id(p), k)
     missing = [ms_to_torch.get(id(p), path) for path, p in by_path.items() if id(p) not in filled]
     if strict and (missing or unexpected):
         parts = []
