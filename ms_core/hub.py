@@ -51,7 +51,7 @@ IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_k
 # (mappings/attributes.toml) and keyed by class name (torch's _NormBase, ms_core's _InstanceNorm,
 # ...), matched along the MRO of a class of that side's package, so the converter's attribute
 # renames, the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
-from ._torch_renames import TORCH_RENAMES  # noqa: E402
+from ._torch_renames import TORCH_RENAMES
 
 
 def get_dir():
@@ -226,7 +226,7 @@ def _torch_names(net):
         prefix = f"{tpath}." if tpath else ""
         table = _renames(cell)
         back = {ms_local: t for t, ms_local in table.items() if ms_local is not None and "." not in ms_local}
-        for name, _ in cell.name_cells().items():
+        for name in cell.name_cells():
             torch_path[f"{path}.{name}" if path else name] = prefix + back.get(name, name)
         for local, param in cell._params.items():
             if param is not None:
