@@ -27,6 +27,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from ._torch_renames import TORCH_RENAMES
 from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
 
 __all__ = [
@@ -50,10 +51,8 @@ IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_k
 # does not keep (BatchNorm's step counter). Generated from the converter's layer tables
 # (mappings/attributes.toml) and keyed by class name (torch's _NormBase, ms_core's _InstanceNorm,
 # ...), matched along the MRO of a class of that side's package, so the converter's attribute
-# renames, the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
-from ._torch_renames import TORCH_RENAMES
-
-
+# renames, the checker's weight map (migrate/check/weights.py) and load_state_dict share one table
+# (TORCH_RENAMES, imported above).
 def get_dir():
     """The hub directory: set_dir's, else $TORCH_HOME/hub, else $XDG_CACHE_HOME/torch/hub
     (~/.cache/torch/hub), as torch.hub.get_dir."""
