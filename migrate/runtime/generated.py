@@ -1321,6 +1321,9 @@ class TorchTransformerDecoderLayer(nn.TransformerDecoderLayer, metaclass=TorchSi
             batch_first, norm_first)
         torch_attention_init(self)
 
+    linear1 = property(lambda self: self.dense1, lambda self, value: setattr(self, 'dense1', value))
+    linear2 = property(lambda self: self.dense2, lambda self, value: setattr(self, 'dense2', value))
+
 
 class TorchTransformerEncoder(nn.TransformerEncoder, metaclass=TorchSignature):
     """torch.nn.TransformerEncoder's signature over nn.TransformerEncoder: torch's arguments are translated when it is built."""
@@ -1348,6 +1351,9 @@ class TorchTransformerEncoderLayer(nn.TransformerEncoderLayer, metaclass=TorchSi
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
             batch_first, norm_first)
         torch_attention_init(self)
+
+    linear1 = property(lambda self: self.dense1, lambda self, value: setattr(self, 'dense1', value))
+    linear2 = property(lambda self: self.dense2, lambda self, value: setattr(self, 'dense2', value))
 
 
 class TorchTripletMarginLoss(nn.TripletMarginLoss, metaclass=TorchSignature):
