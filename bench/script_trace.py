@@ -332,6 +332,8 @@ def install_ms(trace: Trace, options: Options = Options()) -> None:
     from ms_core.dataset import samplers
     samplers.RandomSampler._indices = lambda self, n: np.arange(n if self.num_samples is None else
                                                                 min(n, self.num_samples))
+    from ms_core.dataset.datasets import Dataset
+    Dataset.shuffle = lambda self, buffer_size: self   # a shuffled DataLoader's pipeline, in order
 
 
 def _ms_keep_loaded(trace: Trace, ms, nn) -> None:
