@@ -2,6 +2,7 @@
 (Lion, LARS, a hand-written AdamW, Lookahead over another optimizer, SAM's two steps) run on it
 as their torch originals do: parameters after several steps against torch (float32: rtol 1e-5,
 atol 1e-6), state in state_dict() and loaded back to continue, LR schedulers driving it."""
+# ruff: noqa: C408  (the optimizers build their defaults with dict(...), as libraries write them)
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ from migrate.runtime.optim import TorchOptimizer, torch_optimizer_step
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
-from ms_core import ops  # noqa: E402
+from ms_core import ops
 
 # ---- the torch originals, as libraries write them ---------------------------------------------
 
