@@ -74,6 +74,7 @@ class Trace:
         self.networks = 0
         self.depth = 0
         self.names: dict[int, str] = {}     # id of a drawn parameter -> its torch name (by_name)
+        self.drawn: list[list[str]] = []     # per network drawn, the names (by_name) of what it drew
         if replay:
             with np.load(replay) as z:
                 self.random = [z[k] for k in sorted((k for k in z.files if k[0] == "r"), key=lambda k: int(k[1:]))]
@@ -111,6 +112,7 @@ class Trace:
         """Set the parameters of one network ([(torch name, parameter)]) that nothing set yet."""
         shapes = [tuple(p.shape) for _, p in named]
         values = self.named_values([(n, s) for (n, _), s in zip(named, shapes)]) if by_name else self.values(shapes)
+        self.drawn.append([n for n, p in named if id(p) not in self.done])
         for (name, p), v in zip(named, values):
             self.names.setdefault(id(p), name)
             for f in self.followers.get(id(p), []):
@@ -153,7 +155,7 @@ class Trace:
 
     def save(self, random_path: str | None = None) -> None:
         with open(self.out, "w") as f:
-            json.dump({"losses": self.losses, "steps": self.steps, "notes": self.notes}, f)
+            json.dump({"losses": self.losses, "steps": self.steps, "notes": self.notes, "drawn": self.drawn}, f)
         if random_path is not None:
             np.savez(random_path, **{f"r{i}": a for i, a in enumerate(self.random)},
                      **{f"m{i}": a for i, a in enumerate(self.masks)})
