@@ -42,9 +42,10 @@ A file holds ``[[entry]]`` tables with these keys:
 from __future__ import annotations
 
 import functools
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 LABELS = ("exact", "transformed", "approximate", "unsupported")
 _HERE = Path(__file__).parent

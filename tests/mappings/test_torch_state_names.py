@@ -29,6 +29,7 @@ def test_every_layer_rename_of_the_tables_is_in_it():
 
 def test_the_buffers_listed_are_torchs():
     import torch
+
     from ms_core._torch_renames import TORCH_BUFFERS
     made = {"BatchNorm1d": torch.nn.BatchNorm1d(3), "BatchNorm2d": torch.nn.BatchNorm2d(3),
             "BatchNorm3d": torch.nn.BatchNorm3d(3), "SyncBatchNorm": torch.nn.SyncBatchNorm(3),

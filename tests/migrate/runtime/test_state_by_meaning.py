@@ -7,8 +7,13 @@ import copy
 import numpy as np
 import pytest
 
-from migrate.runtime.state import (torch_buffers, torch_named_buffers, torch_named_parameters, torch_parameters,
-                                   torch_register_buffer)
+from migrate.runtime.state import (
+    torch_buffers,
+    torch_named_buffers,
+    torch_named_parameters,
+    torch_parameters,
+    torch_register_buffer,
+)
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
