@@ -263,6 +263,53 @@ def _torch_weights(trace: Trace, torch, by_name: bool = False) -> None:
             trace.depth -= 1
 
     torch.nn.Module.__call__ = call
+    if by_name:
+        _draw_at_optimizers(trace, torch.nn.Module, [torch.optim.Optimizer],
+                            lambda m: list(m.named_parameters()),
+                            lambda opt: [p for g in opt.param_groups for p in g["params"]],
+                            lambda q, a: q.copy_(torch.from_numpy(a)), torch.no_grad)
+
+
+def _draw_at_optimizers(trace: Trace, base, optimizers, named_of, params_of, assign, no_grad) -> None:
+    """Networks whose parameters an optimizer gets before the network is first called (or that are
+    never called, only their forward): drawn when the optimizer is built, by the torch names of the
+    outermost network built so far that holds them."""
+    import weakref
+    built = []
+    original_init = base.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        built.append(weakref.ref(self))
+
+    base.__init__ = init
+
+    def after(opt):
+        todo = {id(p) for p in params_of(opt)} - trace.done
+        while todo:
+            best = None
+            for ref in built:
+                net = ref()
+                if net is None:
+                    continue
+                named = named_of(net)
+                hit = sum(id(p) in todo for _, p in named)
+                if hit and (best is None or len(named) > len(best)):
+                    best = named
+            if best is None:
+                return
+            with no_grad():
+                trace.draw(best, assign, True)
+            todo -= {id(p) for _, p in best}
+
+    for cls in optimizers:
+        original = cls.__init__
+
+        def opt_init(self, *args, _original=original, **kwargs):
+            _original(self, *args, **kwargs)
+            after(self)
+
+        cls.__init__ = opt_init
 
 
 def _torch_random(trace: Trace, torch) -> None:
@@ -392,6 +439,12 @@ def _ms_weights(trace: Trace, ms, nn, by_name: bool = False) -> None:
             trace.depth -= 1
 
     nn.Cell.__call__ = call
+    if by_name:
+        import contextlib
+        _draw_at_optimizers(trace, nn.Cell, [Experimental, Classic],
+                            lambda c: [] if isinstance(c, (Experimental, Classic)) else _ms_torch_names(c),
+                            lambda opt: list(opt.parameters), lambda q, a: q.set_data(ms.Tensor(a)),
+                            contextlib.nullcontext)
 
 
 def _ms_random(trace: Trace, ms) -> None:
