@@ -205,7 +205,8 @@ class LayerAttributes:
     torch class. ``forward``: torch keyword of a call of the layer -> MindSpore's. ``counter``:
     torch's step counter (``num_batches_tracked``) -> the constructor argument that keeps it; the
     torch-signature class keeps it as ``torch_<name>`` and advances it in each training call.
-    ``buffers``: torch's buffer names of the class (state, not parameters).
+    ``buffers``: torch's buffer names of the class (state, not parameters). ``parameters``: torch's
+    parameter names of the class that MindSpore names differently.
     """
 
     torch: str
@@ -217,6 +218,7 @@ class LayerAttributes:
     forward: dict = field(default_factory=dict, hash=False, compare=False)
     counter: dict = field(default_factory=dict, hash=False, compare=False)
     buffers: tuple = field(default=(), hash=False, compare=False)
+    parameters: tuple = field(default=(), hash=False, compare=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -234,7 +236,7 @@ def load_attributes() -> dict[str, LayerAttributes]:
     out: dict[str, LayerAttributes] = {}
     for raw in data.get("layer", []):
         unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent", "children", "forward", "counter",
-                              "buffers"}
+                              "buffers", "parameters"}
         if unknown:
             raise ValueError(f"attributes.toml: unknown keys {sorted(unknown)}")
         for name in raw["torch"]:
@@ -242,5 +244,5 @@ def load_attributes() -> dict[str, LayerAttributes]:
                 raise ValueError(f"attributes.toml: {name} is listed twice")
             out[name] = LayerAttributes(name, *(dict(raw.get(key, {})) for key in (
                 "rename", "keep", "shadow", "absent", "children", "forward", "counter")),
-                tuple(raw.get("buffers", ())))
+                tuple(raw.get("buffers", ())), tuple(raw.get("parameters", ())))
     return out

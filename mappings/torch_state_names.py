@@ -27,10 +27,13 @@ _BASES = {"_NormBase": "BatchNorm2d", "_BatchNorm": "BatchNorm2d", "_InstanceNor
 
 
 def renames() -> dict[str, dict[str, str | None]]:
-    """Class name -> {torch local name: MindSpore local name or None}, from attributes.toml."""
+    """Class name -> {torch local name: MindSpore local name or None} for the state names
+    (parameters, buffers, children) the tables rename or say MindSpore does not keep."""
     out: dict[str, dict[str, str | None]] = {}
     for qual, attrs in sorted(load_attributes().items()):
-        table = {**dict(attrs.rename), **{name: None for name in attrs.absent}}
+        state = set(attrs.parameters) | set(attrs.buffers) | set(attrs.children)
+        table = {t: m for t, m in attrs.rename.items() if t in state}
+        table.update({name: None for name in attrs.absent if name in state})
         if table:
             out[qual.rsplit(".", 1)[-1]] = dict(sorted(table.items()))
     for base, like in _BASES.items():

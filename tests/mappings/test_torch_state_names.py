@@ -16,15 +16,30 @@ def test_the_committed_table_is_the_generated_one():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_every_layer_rename_of_the_tables_is_in_it():
+def test_every_state_rename_of_the_tables_is_in_it_and_nothing_else():
     for qual, attrs in load_attributes().items():
         table = TORCH_RENAMES.get(qual.rsplit(".", 1)[-1], {})
+        state = set(attrs.parameters) | set(attrs.buffers) | set(attrs.children)
         for torch_name, ms_name in attrs.rename.items():
-            assert table[torch_name] == ms_name, (qual, torch_name)
+            assert table.get(torch_name, "-") == (ms_name if torch_name in state else "-"), (qual, torch_name)
         for torch_name in attrs.absent:
-            assert table[torch_name] is None, (qual, torch_name)
+            assert table.get(torch_name, "-") == (None if torch_name in state else "-"), (qual, torch_name)
     assert TORCH_RENAMES["TransformerEncoderLayer"] == {"linear1": "dense1", "linear2": "dense2"}
     assert TORCH_RENAMES["_BatchNorm"]["running_var"] == "moving_variance"
+    assert "groups" not in TORCH_RENAMES.get("Conv2d", {}) and "eps" not in TORCH_RENAMES["LayerNorm"]
+
+
+def test_the_parameters_listed_are_torchs():
+    import torch
+    made = {"BatchNorm2d": torch.nn.BatchNorm2d(3), "LayerNorm": torch.nn.LayerNorm(3),
+            "GroupNorm": torch.nn.GroupNorm(1, 3), "InstanceNorm2d": torch.nn.InstanceNorm2d(3, affine=True),
+            "Embedding": torch.nn.Embedding(3, 2), "PReLU": torch.nn.PReLU()}
+    for name, layer in made.items():
+        listed = next(a.parameters for q, a in load_attributes().items() if q.endswith("." + name))
+        assert set(listed) == {n for n, _ in layer.named_parameters()}, name
+    layer = torch.nn.TransformerEncoderLayer(4, 2, 8)
+    children = load_attributes()["torch.nn.TransformerEncoderLayer"].children
+    assert {n for n in children} <= {n for n, _ in layer.named_children()}
 
 
 def test_the_buffers_listed_are_torchs():
