@@ -14,7 +14,7 @@ not counted among the public scripts). For each:
 3. make the row's small data (synthetic: MNIST/CIFAR files in torchvision's layout, word and token
    corpora) in both copies;
 4. run the original under torch and the conversion in a child process in which torch cannot be
-   imported (column **runs without torch**), both traced by bench/script_trace.py: the same initial
+   imported (column **runs without torch**), both traced by migrate/check/script_trace.py: the same initial
    weights (one NumPy stream per network; parameters a script sets itself by `deepcopy` or
    `load_state_dict` are not redrawn), torch's random numbers and dropout masks replayed on the
    converted side, random samplers read in order, `random` and `numpy.random` seeded alike;
@@ -373,7 +373,7 @@ def _env(extra=()) -> dict:
 
 def child(a) -> int:
     """Run one script as __main__, traced (see the module docstring)."""
-    import script_trace
+    from migrate.check import script_trace
     script_trace.MAX_RECORDS = RECORDS
     if a.side == "converted":
         sys.meta_path.insert(0, _NoTorch())
@@ -390,7 +390,7 @@ def child(a) -> int:
     if a.no_dropout:
         script_trace.no_dropout(a.side)
     if a.no_augment:
-        script_trace.no_augment(a.side)
+        no_augment(a.side)
     sys.argv = [a.script, *a.rest]
     sys.path.insert(0, os.path.dirname(os.path.abspath(a.script)))
     try:
@@ -401,6 +401,17 @@ def child(a) -> int:
     finally:
         trace.save(os.path.join(a.trace, "..", "random.npz") if a.side == "original" else None)
     return 0
+
+
+def no_augment(side: str) -> None:
+    """Make random image augmentations the identity on one side (each side draws from its own
+    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input."""
+    if side == "original":
+        import torchvision.transforms as T  # the bench stand-in (bench/standins)
+        T.AUGMENT = False
+    else:
+        from ms_core.dataset import vision
+        vision.transforms.AUGMENT = False
 
 
 def _tensorboard_standin() -> None:
@@ -483,7 +494,7 @@ def compare_metrics(r: Recipe, a: str, b: str) -> dict:
 
 
 def compare_run(r: Recipe, trace: Path, a: dict, b: dict) -> dict:
-    import script_trace
+    from migrate.check import script_trace
     try:
         ta = json.loads((trace / "original" / "trace.json").read_text())
         tb = json.loads((trace / "converted" / "trace.json").read_text())

@@ -1,6 +1,7 @@
-"""Hooks that make a training script and its conversion comparable step by step (bench only).
+"""Hooks that make a training script and its conversion comparable step by step.
 
-`bench/realworld.py --child script --trace DIR` installs them before running a script:
+`migrate check-script` (:mod:`migrate.check.script_check`) and the benchmarks (`bench/realworld.py
+--child script --trace DIR`, `bench/recipes.py`) install them before running a script:
 
 - the same initial weights: the first time a network is called from outside any other network,
   every parameter it has that nothing set yet is drawn from one NumPy stream per network (seeded by
@@ -55,6 +56,13 @@ class Options:
     by_name: bool = False   # each parameter's values drawn by its torch name (not by order), and
     # the steps recorded per name: order-free (MindSpore's multi-layer RNNs list their weights
     # layer-major, torch's parameter-major)
+    max_steps: int | None = None   # keep every parameter after each of the first N optimizer steps
+    # (Trace.full, saved as steps.npz), then stop the script (StopTraining)
+
+
+class StopTraining(BaseException):
+    """Raised after the optimizer step that completes `Options.max_steps` (a BaseException, so the
+    script's own `except Exception` does not catch it)."""
 
 
 class Trace:
@@ -75,6 +83,10 @@ class Trace:
         self.depth = 0
         self.names: dict[int, str] = {}     # id of a drawn parameter -> its torch name (by_name)
         self.drawn: list[list[str]] = []     # per network drawn, the names (by_name) of what it drew
+        self.full: list[dict] = []           # per step, {torch name: the parameter's values}
+        self.stepped = 0                     # optimizer steps taken so far
+        self.loss_steps: list[int] = []      # per loss, the optimizer steps taken before it
+        self.max_steps: int | None = None
         if replay:
             with np.load(replay) as z:
                 self.random = [z[k] for k in sorted((k for k in z.files if k[0] == "r"), key=lambda k: int(k[1:]))]
@@ -120,15 +132,22 @@ class Trace:
             self.set_value(p, v, assign)
 
     def record_named_step(self, params) -> None:
-        """After an optimizer step: {torch name: [sum, sum of squares]} of its parameters."""
+        """After an optimizer step: {torch name: [sum, sum of squares]} of its parameters (and
+        the values themselves, with max_steps; StopTraining once that many steps are kept)."""
+        self.stepped += 1
+        named = {}
+        for i, (pid, a) in enumerate(params):
+            name = self.names.get(pid, f"#{i}")
+            while name in named:
+                name += "'"
+            named[name] = a
         if len(self.steps) < MAX_RECORDS:
-            out = {}
-            for i, (pid, a) in enumerate(params):
-                name = self.names.get(pid, f"#{i}")
-                while name in out:
-                    name += "'"
-                out[name] = [float(a.sum(dtype=np.float64)), float((a.astype(np.float64) ** 2).sum())]
-            self.steps.append(out)
+            self.steps.append({n: [float(a.sum(dtype=np.float64)), float((a.astype(np.float64) ** 2).sum())]
+                               for n, a in named.items()})
+        if self.max_steps is not None:
+            self.full.append({n: np.array(a, dtype=np.float64) for n, a in named.items()})
+            if len(self.full) >= self.max_steps:
+                raise StopTraining(f"stopped after {self.max_steps} optimizer steps")
 
     def link(self, source, copy) -> None:
         """`copy` is a deep copy of the parameter `source`: set with it (or kept, if set already)."""
@@ -145,6 +164,7 @@ class Trace:
                 self.done.add(id(p))
 
     def record_step(self, arrays) -> None:
+        self.stepped += 1
         if len(self.steps) < MAX_RECORDS:
             self.steps.append([[float(a.sum(dtype=np.float64)), float((a.astype(np.float64) ** 2).sum())]
                                for a in arrays])
@@ -152,10 +172,15 @@ class Trace:
     def record_loss(self, value) -> None:
         if len(self.losses) < MAX_RECORDS:
             self.losses.append(float(value))
+            self.loss_steps.append(self.stepped)
 
     def save(self, random_path: str | None = None) -> None:
         with open(self.out, "w") as f:
-            json.dump({"losses": self.losses, "steps": self.steps, "notes": self.notes, "drawn": self.drawn}, f)
+            json.dump({"losses": self.losses, "steps": self.steps, "notes": self.notes, "drawn": self.drawn,
+                       "loss_steps": self.loss_steps}, f)
+        if self.full:
+            np.savez(os.path.join(os.path.dirname(self.out), "steps.npz"),
+                     **{f"{k}:{name}": a for k, step in enumerate(self.full) for name, a in step.items()})
         if random_path is not None:
             np.savez(random_path, **{f"r{i}": a for i, a in enumerate(self.random)},
                      **{f"m{i}": a for i, a in enumerate(self.masks)})
@@ -173,17 +198,6 @@ def no_dropout(side: str) -> None:
         import ms_core as ms
         ms.nn.Dropout.construct = lambda self, x: x
         ms.ops.dropout = lambda input, p=0.5, training=True, seed=None: input
-
-
-def no_augment(side: str) -> None:
-    """Make random image augmentations the identity on one side (each side draws from its own
-    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input."""
-    if side == "original":
-        import torchvision.transforms as T  # the bench stand-in (bench/standins)
-        T.AUGMENT = False
-    else:
-        from ms_core.dataset import vision
-        vision.transforms.AUGMENT = False
 
 
 def _follow_copies(trace: Trace, is_param) -> None:
@@ -211,6 +225,7 @@ def _follow_copies(trace: Trace, is_param) -> None:
 def install_torch(trace: Trace, options: Options = Options()) -> None:
     """Hooks for the original script: weights, recorded random numbers, losses, steps."""
     import torch
+    trace.max_steps = options.max_steps
     if options.weights:
         _torch_weights(trace, torch, options.by_name)
     if options.keep_set:
@@ -355,6 +370,7 @@ def install_ms(trace: Trace, options: Options = Options()) -> None:
     """Hooks for the converted script: the same weights, replayed random numbers, losses, steps."""
     import ms_core as ms
     from ms_core import nn
+    trace.max_steps = options.max_steps
     if options.weights:
         _ms_weights(trace, ms, nn, options.by_name)
     if options.keep_set:
