@@ -411,7 +411,8 @@ def no_augment(side: str) -> None:
         T.AUGMENT = False
     else:
         from ms_core.dataset import vision
-        vision.transforms.AUGMENT = False
+        vision.RandomCrop.offset = lambda self, h, w: ((h - self.size[0]) // 2, (w - self.size[1]) // 2)
+        vision.RandomHorizontalFlip.flips = lambda self: False
 
 
 def _tensorboard_standin() -> None:
