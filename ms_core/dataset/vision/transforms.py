@@ -18,7 +18,7 @@ import numpy as np
 
 from ..._checkparam import check_dataset_type
 
-__all__ = ["ToTensor", "Normalize", "HWC2CHW", "Border", "Pad", "RandomCrop", "RandomHorizontalFlip"]
+__all__ = ["HWC2CHW", "Border", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
 
 
 class Border(str, enum.Enum):
