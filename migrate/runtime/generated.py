@@ -2883,13 +2883,6 @@ def torch_pad(input, pad, mode='constant', value=None):
     return ops.pad(input, pad, mode, value)
 
 
-def torch_pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side='right'):
-    """torch.nn.utils.rnn.pad_sequence's signature over its MindSpore translation."""
-    if padding_side != 'right':
-        raise ValueError("For 'pad_sequence' (torch signature), padding_side other than 'right' is not supported: padding_side='left'.")
-    return (lambda _s: ops.stack([ops.pad(_t, (0, 0) * (_t.ndim - 1) + (0, max(_u.shape[0] for _u in _s) - _t.shape[0]), value=padding_value) for _t in _s], 0 if batch_first else 1))(list(sequences))
-
-
 def torch_pinv(A, atol=None, rtol=None, hermitian=False, out=None):
     """torch.linalg.pinv's signature over its MindSpore translation."""
     if out is not None:
