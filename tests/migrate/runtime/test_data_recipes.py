@@ -4,8 +4,13 @@ TensorDataset of tensors given with *, pad_sequence, and nn.Transformer's square
 import numpy as np
 import pytest
 
-from migrate.runtime.data import (DataLoaderTorch, TorchCollateLoader, torch_default_collate, torch_pad_sequence,
-                                  torch_tensor_dataset)
+from migrate.runtime.data import (
+    DataLoaderTorch,
+    TorchCollateLoader,
+    torch_default_collate,
+    torch_pad_sequence,
+    torch_tensor_dataset,
+)
 from migrate.runtime.functional import torch_generate_square_subsequent_mask
 
 torch = pytest.importorskip("torch")
@@ -76,7 +81,7 @@ def test_tensor_dataset_of_starred_tensors():
     arrays = (RNG.standard_normal((5, 3)).astype(np.float32), RNG.integers(0, 4, 5), RNG.random(5).astype(np.float32))
     ds = torch_tensor_dataset(*(ms.Tensor(a) for a in arrays))
     assert ds.get_dataset_size() == 5 and ds.get_col_names() == ["column_0", "column_1", "column_2"]
-    rows = list(ds.batch(5).create_tuple_iterator(output_numpy=True))[0]
+    rows = next(iter(ds.batch(5).create_tuple_iterator(output_numpy=True)))
     for got, want in zip(rows, arrays):
         np.testing.assert_array_equal(got, want)
     assert torch_tensor_dataset(ms.Tensor(arrays[0]), ms.Tensor(arrays[1])).get_col_names() == ["data", "label"]
