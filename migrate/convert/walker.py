@@ -155,7 +155,8 @@ class Converter:
             module = run_pass(self, module, code)
         # what an earlier conversion generated (the torch-signature block, the guards' stand-in
         # class) is the converter's own code, kept or rewritten as a whole: never walked again
-        self.facts.generated = {id(st) for st in module.body if is_stub_class(st)} | {id(st) for st in generated_block(module.body)}
+        self.facts.generated = {id(st) for st in module.body if is_stub_class(st)} \
+            | {id(st) for st in generated_block(module.body)}
         if self.facts.training is None and self.facts.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
@@ -226,7 +227,8 @@ class Converter:
         already."""
         if self.facts.renamed:
             return None  # names were chosen against every binding of the file already
-        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in self.output.used} | ({"ms"} if self.output.used else set())
+        used = self.output.used
+        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in used} | ({"ms"} if used else set())
         kept = {a for a, n in self.output.alias_uses.items() if n}
         for mod in self.facts.star_modules:  # a star import that stays binds every name it gives
             if self.star_uses(mod):
