@@ -48,20 +48,26 @@ PATTERNS = {
     "self-assign": "x = x",
     "tuple-self-assign": "x, y = x, y",
     "copy-chain": "copy_ nested in copy_: a.copy_(a.copy_(a.copy().mul(d)).copy().add(p))",
-    "copy-in-place": "an in-place op as a copy_ of a copy(): x.copy_(x.copy().mul(y))",
+    "copy-in-place": "one in-place op as a copy_ of a copy(): x.copy_(x.copy().mul(y)) (counted, no goal: "
+                     "MindSpore 2.10's ms.grad refuses x.copy_(x * y), mul saved x)",
     "private-name": "a private MindSpore name: ms._no_grad, ops._xxx",
     "set-train-on-loss": "set_train (or _torch_train/_torch_eval) on a loss",
     "pass-left": "a pass where a statement was removed",
     "device-none": "device = None left where a device was",
     "ms-nn-renamed": "the target's nn (ops, ...) imported as ms_nn because torch's nn stayed under that name",
     "setattr-literal": "setattr(obj, 'name', value) with a literal name",
-    "empty-torch-container": "an empty TorchSequential() / TorchModuleList(), where the plain container may do",
+    "empty-torch-container": "an empty TorchSequential() / TorchModuleList() never filled by name (add_module): "
+                             "nn.SequentialCell() / nn.CellList() mean the same",
 }
 TARGET_PACKAGES = ("ms_core", "mindspore")
 # functions the training rewrite writes into user code (not run-time help)
 TRAINING_NAMES = re.compile(r"(forward_fn|train_step)(_\d+)?$")
 LOSS_NAME = re.compile(r"loss|criterion", re.IGNORECASE)
 LONG = 120
+EMPTY_CONTAINERS = ("TorchSequential", "TorchModuleList")
+# what the plain MindSpore containers do not run: a child added by name (SequentialCell's construct
+# runs its cell_list, which insert_child_to_cell does not extend on MindSpore 2.10)
+FILLED_BY_NAME = ("add_module", "insert_child_to_cell", "register_module")
 # methods the conversion renames: a finding keeps its place across the rename
 SAME_SCOPE = {"construct": "forward", "bprop": "backward"}
 
@@ -194,6 +200,7 @@ class PatternFinder(ast.NodeVisitor):
     def __init__(self, tree: ast.Module, skip: set[int]):
         self.skip, self.scope, self.found = skip, [], []
         self.targets, self.losses, self.torch = target_names(tree), loss_names(tree), torch_bound(tree)
+        self.filled_by_name = {ast.unparse(c.func.value) for m in FILLED_BY_NAME for c in _calls(tree, m)}
         self._in_chain = 0
 
     def add(self, pattern: str, node, text: str | None = None) -> None:
@@ -228,8 +235,6 @@ class PatternFinder(ast.NodeVisitor):
         if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
                 and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier():
             self.add("setattr-literal", node)
-        if name in ("TorchSequential", "TorchModuleList") and not node.args and not node.keywords:
-            self.add("empty-torch-container", node)
         self.generic_visit(node)
 
     def _loss_mode(self, node: ast.Call, name: str) -> None:
@@ -258,7 +263,22 @@ class PatternFinder(ast.NodeVisitor):
 
     visit_If = visit_While = _statement_test
 
+    def _empty_container(self, target, value) -> None:
+        """An empty torch-signature container bound to a name that no add_module fills."""
+        f = value.func if isinstance(value, ast.Call) else None
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if name in EMPTY_CONTAINERS and not value.args and not value.keywords \
+                and ast.unparse(target) not in self.filled_by_name:
+            self.add("empty-torch-container", value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._empty_container(node.target, node.value)
+        self.generic_visit(node)
+
     def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self._empty_container(t, node.value)
         if len(node.targets) == 1:
             t, v = node.targets[0], node.value
             if isinstance(t, (ast.Name, ast.Attribute)) and ast.unparse(t) == ast.unparse(v):

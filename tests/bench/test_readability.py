@@ -43,6 +43,7 @@ def patterns(before: str, after: str) -> list[tuple[str, int, str]]:
     ("device-none", "device = None"),
     ("setattr-literal", "setattr(self, 'pe', None)"),
     ("empty-torch-container", "seq = TorchSequential()"),
+    ("empty-torch-container", "seq: nn.Cell = TorchModuleList()"),
 ])
 def test_each_pattern_found_where_the_conversion_put_it(pattern, after_line):
     after = ("import ms_core as ms\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
@@ -50,6 +51,13 @@ def test_each_pattern_found_where_the_conversion_put_it(pattern, after_line):
     found = patterns(BEFORE, after)
     assert [p for p, _, _ in found] == [pattern]
     assert found[0][1] == 6
+
+
+def test_an_empty_container_counts_only_when_nothing_is_added_by_name():
+    before = "class N:\n    def f(self):\n        return 1\n"
+    body = "class N:\n    def f(self):\n        self.s = TorchSequential()\n{}        return 1\n"
+    assert [p for p, _, _ in patterns(before, body.format("        self.s.append(m)\n"))] == ["empty-torch-container"]
+    assert patterns(before, body.format("        self.s.insert_child_to_cell('a', m)\n")) == []
 
 
 def test_a_pattern_the_input_already_had_is_not_counted():
