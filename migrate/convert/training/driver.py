@@ -14,8 +14,9 @@ from migrate.convert.cst import dotted, method_call, new_statement, short, singl
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
+from migrate.convert.training.lr_reads import lr_reads
 from migrate.convert.training.param_names import param_name_tests
-from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAIN_MODE, TRAINING_STEP
+from migrate.convert.training.rules import AUTOGRAD_GRAD, LR_READS, TRAIN_MODE, TRAINING_STEP
 from migrate.convert.training.step import BUILTINS, StepRewrite, stop_gradients
 from migrate.convert.training.targets import constructed_names, has_steps, switched_names
 from migrate.convert.training.tree import (
@@ -24,7 +25,7 @@ from migrate.convert.training.tree import (
 )
 
 # A quick textual filter: files without any of these never pay for this pass.
-_TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
+_TRIGGERS = (".backward(", "autocast", "param_groups", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
              "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)")
 # Module methods that compute nothing through the parameters (model.training_step(b) does)
@@ -61,6 +62,10 @@ def _run(converter, module: cst.Module, code: str) -> cst.Module:
         body = param_name_tests(tp, list(module.body))
         if body is not None:
             start = module.with_changes(body=body)
+    if "param_groups" in code and converter.allows(LR_READS.id):
+        body = lr_reads(tp, list(start.body))
+        if body is not None:
+            start = start.with_changes(body=body)
     if "autograd.grad" in code and converter.allows(AUTOGRAD_GRAD.id):
         body = tp.tree.walk_blocks(list(start.body), AutogradGrad(tp))
         if body is not None:
