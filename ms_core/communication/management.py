@@ -8,6 +8,7 @@ ms_core runs in one process on one device, so the world is a group of one: `get_
 that query the rank unconditionally still run.
 """
 from .._checkparam import check_int, check_is_str
+from ..context import get_context
 
 __all__ = ["GlobalComm", "init", "release", "get_rank", "get_local_rank", "get_group_size",
            "get_local_rank_size", "get_world_rank_from_group_rank", "get_group_rank_from_world_rank",
@@ -47,7 +48,6 @@ def init(backend_name=None):
         ValueError: an unknown backend.
     """
     if backend_name is None:
-        from ..context import get_context
         backend_name = DEVICE_TO_BACKEND[get_context("device_target")]
     check_is_str("init", "backend_name", backend_name)
     if backend_name not in _BACKENDS:

@@ -4,6 +4,8 @@ from ..cell import Cell
 from ..._checkparam import (check_float_tensor, check_number_range, check_positive_int,
                            check_tensor)
 from ... import context
+from ..._engine import apply
+from ..._prims.nn import Normalize
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
@@ -193,8 +195,6 @@ class LayerNorm(Cell):
             raise ValueError(f"For 'LayerNorm', the input shape from 'begin_params_axis' {bpa} on "
                              f"must equal 'normalized_shape' {list(self.normalized_shape)}, but "
                              f"got input shape {list(input_x.shape)}.")
-        from ..._engine import apply
-        from ..._prims.nn import Normalize
         out = apply(Normalize(tuple(range(bna, nd)), self.epsilon), input_x)
         return out * self.gamma + self.beta
 
