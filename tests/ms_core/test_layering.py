@@ -19,8 +19,9 @@ LAYERS = [
     ("leaves", ["_registry", "_axes", "_random", "context", "common.dtype"]),
     ("engine", ["_engine"]),
     ("tensor", ["common.tensor_methods", "common.tensor"]),
-    ("primitives", ["_prims*"]),
     ("validation", ["_checkparam"]),
+    ("process groups", ["communication._group", "communication.management"]),
+    ("primitives", ["_prims*"]),
     ("common", ["common.initializer", "common.parameter", "common.api", "common"]),
     ("autodiff", ["_api"]),
     ("ops", ["ops*"]),
@@ -29,7 +30,8 @@ LAYERS = [
                 "nn.utils"]),
     ("experimental optimizers", ["experimental*"]),
     ("training wrappers", ["nn.wrap*", "nn"]),
-    ("applications", ["amp", "train*", "hub", "dataset*", "communication*"]),
+    ("applications", ["amp", "train*", "hub", "dataset*", "communication", "communication.comm_func",
+                      "mint*", "launch"]),
     ("package", [""]),
 ]
 
