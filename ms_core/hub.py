@@ -28,6 +28,8 @@ from urllib.parse import urlparse
 import numpy as np
 
 from ._torch_renames import TORCH_RENAMES
+from .common.parameter import Parameter
+from .common.tensor import Tensor
 from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
 
 __all__ = [
@@ -244,7 +246,6 @@ def _param_at(cell, dotted):
     obj = cell
     for part in dotted.split("."):
         obj = getattr(obj, part, None)
-    from .common.parameter import Parameter
     return obj if isinstance(obj, Parameter) else None
 
 
@@ -259,7 +260,6 @@ def _assign(param, key, value):
                                f"a param with shape {arr.shape} from checkpoint, the shape in "
                                f"current model is {shape}.")
         arr = arr.reshape(shape)
-    from .common.tensor import Tensor
     param.set_data(Tensor._wrap(np.asarray(arr, dtype=param.asnumpy().dtype)))
 
 
