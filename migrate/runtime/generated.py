@@ -1427,6 +1427,11 @@ class TorchUpsamplingNearest2d(nn.Upsample, metaclass=TorchSignature):
             **kwargs_)
 
 
+def torch__generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """torch.nn.modules.transformer._generate_square_subsequent_mask's signature over its MindSpore translation."""
+    return torch_cast(ops.triu(ops.full((sz,) * 2, float('-inf')), 1), dtype)
+
+
 class torch__Loss(nn.LossBase, metaclass=TorchSignature):
     """torch.nn.modules.loss._Loss's signature over nn.LossBase: torch's arguments are translated when it is built."""
 
