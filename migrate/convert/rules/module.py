@@ -22,12 +22,18 @@ def save(edit) -> None:
     f = edit.bound.get("f")
     converter = edit.converter
     converter.output.used.add("ms")
-    # the state_dict() call was already rewritten to parameters_dict(): save the cell itself
+    from migrate.convert.receivers import is_module  # (the rules load before the receivers)
+    # the state_dict() call was already rewritten to parameters_dict(): save the cell itself; a
+    # whole module (torch.save(model, f)) saves its parameters, which _torch_load_into loads back
     if isinstance(obj, cst.Call) and isinstance(obj.func, cst.Attribute) and \
             obj.func.attr.value == "parameters_dict" and not obj.args:
-        edit.result = cst.Call(converter.target("ms.save_checkpoint"),
-                               [cst.Arg(obj.func.value), cst.Arg(checkpoint_path(edit, f))])
+        obj = obj.func.value
+    elif not is_module(converter, obj):
+        obj = None
+    if obj is not None:
+        edit.result = cst.Call(converter.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
         return
+    obj = edit.bound.get("obj")
     if converter.facts.target_name == "mindspore":
         edit.unsupported("torch.save of an object other than a state_dict: MindSpore's save_checkpoint takes a "
                          "Cell or a list of parameters (convert with the ms_core target, whose ms.hub.save "
