@@ -138,7 +138,8 @@ _TV_PRESETS = (
     'files give their weights."""\n'
     'from enum import Enum\n\n\n'
     'class InterpolationMode(Enum):\n    NEAREST = "nearest"\n    BILINEAR = "bilinear"\n    BICUBIC = "bicubic"\n\n\n'
-    'class ImageClassification:\n    def __init__(self, *args, **kwargs):\n        self.args, self.kwargs = args, kwargs\n\n\n'
+    'class ImageClassification:\n    def __init__(self, *args, **kwargs):\n'
+    '        self.args, self.kwargs = args, kwargs\n\n\n'
     'ObjectDetection = SemanticSegmentation = VideoClassification = OpticalFlow = ImageClassification\n')
 
 _TV_UTILS = (
@@ -150,7 +151,8 @@ _TV_UTILS = (
 
 _HF_HUB = (
     '"""Stand-in for huggingface_hub (not installed): importable names, no downloads."""\n\n\n'
-    'def hf_hub_download(*args, **kwargs):\n    raise OSError("huggingface_hub is not installed (bench stand-in)")\n\n\n'
+    'def hf_hub_download(*args, **kwargs):\n'
+    '    raise OSError("huggingface_hub is not installed (bench stand-in)")\n\n\n'
     'class PyTorchModelHubMixin:\n'
     '    def __init_subclass__(cls, **kwargs):\n        pass\n\n'
     '    def __new__(cls, *args, **kwargs):\n        return super().__new__(cls)\n\n'
@@ -244,7 +246,8 @@ SOURCES = [
            stand_ins=(("huggingface_hub/__init__.py", _HF_HUB), ("safetensors/__init__.py", ""),
                       ("PIL/__init__.py", ""), ("PIL/Image.py", ""), ("tqdm/__init__.py", _TQDM),
                       ("safetensors/torch.py", "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n"),
-                      ("safetensors/numpy.py", "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n\n\n"
+                      ("safetensors/numpy.py",
+                       "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n\n\n"
                                                "save_file = load_file\n")),
            note="imports torchvision and timm (sources of their own); huggingface_hub and safetensors (weight "
                 "downloads), PIL and tqdm (its dataset class) stand in on both sides"),
@@ -685,15 +688,18 @@ ARCHS = [
     Arch("segmentation_models_pytorch", "segmentation_models_pytorch",
          "Unet('mobilenet_v2', encoder_weights=None, classes=2)", (x(1, 3, 64, 64),)),
     # facenet-pytorch 2.6.0: face embeddings and the MTCNN stages
-    Arch("facenet_pytorch", "facenet_pytorch.models.inception_resnet_v1", "InceptionResnetV1(classify=True, num_classes=10)",
+    Arch("facenet_pytorch", "facenet_pytorch.models.inception_resnet_v1",
+         "InceptionResnetV1(classify=True, num_classes=10)",
          (x(1, 3, 96, 96),)),
     Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "PNet(pretrained=False)", (x(1, 3, 24, 24),)),
     Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "RNet(pretrained=False)", (x(2, 3, 24, 24),)),
     Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "ONet(pretrained=False)", (x(2, 3, 48, 48),)),
     # encodec 0.1.1: SEANet encoder/decoder (weight norm, reflect padding, LSTM), residual VQ, the codec
-    Arch("encodec", "encodec.modules.seanet", "SEANetEncoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
+    Arch("encodec", "encodec.modules.seanet",
+         "SEANetEncoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
          (x(2, 1, 64),)),
-    Arch("encodec", "encodec.modules.seanet", "SEANetDecoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
+    Arch("encodec", "encodec.modules.seanet",
+         "SEANetDecoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
          (x(2, 16, 8),)),
     Arch("encodec", "encodec.modules.seanet", "SEANetEncoder(channels=2, dimension=16, n_filters=4, ratios=[2, 2], "
          "norm='time_group_norm', causal=False, lstm=0)", (x(1, 2, 32),)),
@@ -735,7 +741,8 @@ ARCHS = [
     Arch("linformer", "linformer", "LinformerLM(num_tokens=64, dim=32, seq_len=16, depth=1, k=8, heads=2)",
          (tok(64, 2, 16),)),
     # vector-quantize-pytorch 1.10.4
-    Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "VectorQuantize(dim=16, codebook_size=32)", (x(2, 8, 16),)),
+    Arch("vector_quantize_pytorch", "vector_quantize_pytorch",
+         "VectorQuantize(dim=16, codebook_size=32)", (x(2, 8, 16),)),
     Arch("vector_quantize_pytorch", "vector_quantize_pytorch",
          "ResidualVQ(dim=16, num_quantizers=2, codebook_size=32)", (x(2, 8, 16),)),
     Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "FSQ(levels=[4, 4, 4])", (x(2, 8, 3),)),
@@ -743,7 +750,8 @@ ARCHS = [
     # rotary-embedding-torch 0.3.6 (buffers only)
     Arch("rotary_embedding_torch", "rotary_embedding_torch", "RotaryEmbedding(dim=16)", (x(2, 2, 8, 16),),
          call="model.rotate_queries_or_keys(inputs[0])"),
-    Arch("rotary_embedding_torch", "rotary_embedding_torch", "RotaryEmbedding(dim=16, xpos_scale_base=64, use_xpos=True)",
+    Arch("rotary_embedding_torch", "rotary_embedding_torch",
+         "RotaryEmbedding(dim=16, xpos_scale_base=64, use_xpos=True)",
          (x(2, 2, 8, 16), x(2, 2, 8, 16)), call="model.rotate_queries_and_keys(inputs[0], inputs[1])"),
     # pytorch-msssim 1.0.0
     Arch("pytorch_msssim", "pytorch_msssim", "SSIM(data_range=1.0, channel=3)", (x(1, 3, 32, 32), x(1, 3, 32, 32))),
