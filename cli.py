@@ -606,7 +606,8 @@ def _run_check_ddp(args) -> int:
     from migrate.check.ddp import EXIT_ERROR, DdpSettings, check_ddp
     err = _console(wide=True)
     if args.nproc < 1 or not os.path.isfile(args.script):
-        err.print(f"[red]error:[/] {'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
+        err.print(f"[red]error:[/] "
+                  f"{'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
         return EXIT_ERROR
     settings = DdpSettings(nproc=args.nproc, max_steps=args.steps, rtol=args.rtol, atol=args.atol,
                            timeout=args.timeout, args=tuple(shlex.split(args.args)), ms_python=args.ms_python)

@@ -11,7 +11,6 @@ from .._checkparam import check_axis as _named_axis
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
-from .._prims import math_ext as MX
 from ..common import dtype as mstype
 from ..common.parameter import Parameter as _Parameter  # as a private name: not in ops' namespace
 from ..common.tensor import Tensor

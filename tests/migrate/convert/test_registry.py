@@ -175,7 +175,8 @@ def test_disable_sampler_statements_keeps_them():
 
 
 def test_disabled_call_stays_whole_and_its_torch_import_stays():
-    res = convert_source("import torch\nimport torch.nn.functional as F\ny = torch.cat([F.relu(x)], dim=1)\nz = F.relu(x)\n",
+    res = convert_source("import torch\nimport torch.nn.functional as F\ny = torch.cat([F.relu(x)], dim=1)\n"
+                         "z = F.relu(x)\n",
                          disable=["MS150"])
     # torch.cat (MS150) stays whole, F.relu inside it too; both imports stay, guarded
     assert "    import torch\n    import torch.nn.functional as F\nelse:" in res.code

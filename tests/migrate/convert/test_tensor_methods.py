@@ -53,7 +53,8 @@ def assert_same(t_out, m_out):
     ("m.layers[i].bias.mul_(2)", "m.layers[i].bias.copy_(m.layers[i].bias.copy().mul(2))"),
     # reached through getattr: a held tensor too (timm's vision_transformer weight loading)
     ("getattr(m, f'conv{x}').weight.copy_(y)", "getattr(m, f'conv{x}').weight.copy_(y)"),
-    ("getattr(m.mlp, 'fc1').bias.mul_(2)", "getattr(m.mlp, 'fc1').bias.copy_(getattr(m.mlp, 'fc1').bias.copy().mul(2))"),
+    ("getattr(m.mlp, 'fc1').bias.mul_(2)",
+     "getattr(m.mlp, 'fc1').bias.copy_(getattr(m.mlp, 'fc1').bias.copy().mul(2))"),
     # copy_ into an attribute of any object (evaluated once): the object's tensor
     ("make(m).weight.copy_(y)", "make(m).weight.copy_(y)"),
 ])

@@ -10,8 +10,9 @@ loops, `with torch.no_grad()` blocks and training loops, and with a uniquely num
 on many lines (own lines, line ends, inside multi-line calls).
 
 `examine(src)` converts a program and returns the broken properties: the output parses (and
-its generated code reads no builtin that the file binds), converting twice equals converting once, a file without a torch import is byte-identical,
-every comment is kept, no exception escapes. Used by tests/migrate/test_properties.py and
+its generated code reads no builtin that the file binds), converting twice equals converting
+once, a file without a torch import is byte-identical, every comment is kept, no exception
+escapes. Used by tests/migrate/test_properties.py and
 bench/fuzz.py.
 """
 from __future__ import annotations

@@ -68,7 +68,7 @@ def test_hand_written_updates_under_no_grad_with_gradient_clearing():
             # plain SGD
             for w, w_grad in zip(net.trainable_params(), grads):
                 w.set_data(w - (0.1 * w_grad))
-        """)
+        """)  # noqa: E501
 
 
 def test_update_loops_over_two_networks_are_marked():
