@@ -97,7 +97,7 @@ OPTIMIZERS = [
     optimizer(f"{_O}.rprop.Rprop", f"{_O}.rprop.Rprop(net.parameters(), 0.02, maximize=True)"),
     ProvenBy(f"{_O}.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
     ProvenBy(f"{_O}.lbfgs.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
-    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS220"),
+    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS901"),
 ]
 
 # ---- learning-rate schedules -------------------------------------------------------------------
