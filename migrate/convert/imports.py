@@ -30,7 +30,10 @@ TRY_IMPORT = node_rule(
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
     "Replace torch imports with the target's (import ms_core as ms, from ms_core import nn, ops, "
-    "initializers) where the converted code needs them; keep the ones unconverted code still uses.")
+    "initializers) where the converted code needs them; keep the ones unconverted code still uses.", examples=[
+    ("x = torch.zeros(2)\n",
+     "x = ops.zeros((2,))\n"),
+])
 
 # Packages whose names are resolved. torchvision has no table entries: every use is marked
 # (MS901), never left silently. einops is not torch's, but research model code uses it

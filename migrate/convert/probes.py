@@ -27,11 +27,17 @@ from migrate.convert.torch_names import has_attr, torch_version
 CAPABILITY_PROBE = node_rule(
     "MS190", "capability_probe",
     "Replace hasattr(torch.nn.functional, 'silu') / 'silu' in dir(F) / getattr(nn, 'SiLU', None) "
-    "with the answer for torch 2.13 and the mapping tables (True, False, nn.SiLU).")
+    "with the answer for torch 2.13 and the mapping tables (True, False, nn.SiLU).", examples=[
+    ("ok = hasattr(F, 'silu')\n",
+     "ok = True\n"),
+])
 VERSION_PROBE = node_rule(
     "MS191", "version_probe",
     "Replace torch.__version__ with the version the mappings follow, and compare it with a "
-    "literal as torch's version objects do (torch.__version__ < '1.5' -> False).")
+    "literal as torch's version objects do (torch.__version__ < '1.5' -> False).", examples=[
+    ("old = torch.__version__ < '1.5'\n",
+     "old = False\n"),
+])
 
 PROBE_FUNCTIONS = ("hasattr", "getattr")
 VERSION_NAMES = ("torch.__version__", "torch.version.__version__")

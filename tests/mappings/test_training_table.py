@@ -98,7 +98,7 @@ OPTIMIZERS = [
     ProvenBy(f"{_O}.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
     ProvenBy(f"{_O}.lbfgs.LBFGS",
              "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
-    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS220"),
+    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS901"),
 ]
 
 # ---- learning-rate schedules -------------------------------------------------------------------

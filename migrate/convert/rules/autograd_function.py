@@ -22,14 +22,70 @@ _CTX = re.compile(r"\bctx\b")
 
 AUTOGRAD_FUNCTION = node_rule(
     "MS131", "autograd_function",
-    "Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward.")
+    "Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward.", examples=[
+    ("class S(torch.autograd.Function):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i):\n"
+     "        ctx.save_for_backward(i)\n"
+     "        return i * 2\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        (i,) = ctx.saved_tensors\n"
+     "        return g * 2\n",
+     "class S(nn.Cell):\n"
+     "    def construct(self, i):\n"
+     "        return i * 2\n"
+     "\n"
+     "    def bprop(self, i, out, g):\n"
+     "        (i,) = (i,)\n"
+     "        return (g * 2,)\n"),
+])
 FUNCTION_APPLY = node_rule(
     "MS132", "function_apply",
-    "Replace MyFunction.apply(x) with MyFunction()(x) (the Function became a Cell with bprop).")
+    "Replace MyFunction.apply(x) with MyFunction()(x) (the Function became a Cell with bprop).", examples=[
+    ("class S(torch.autograd.Function):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i):\n"
+     "        return i * 2\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        return g * 2\n"
+     "\n"
+     "y = S.apply(x)\n",
+     "class S(nn.Cell):\n"
+     "    def construct(self, i):\n"
+     "        return i * 2\n"
+     "\n"
+     "    def bprop(self, i, out, g):\n"
+     "        return (g * 2,)\n"
+     "\n"
+     "y = S()(x)\n"),
+])
 FUNCTION_RECOMPUTE = node_rule(
     "MS133", "autograd_function_recompute",
     "Replace a torch.autograd.Function whose ctx keeps more than inputs/output with a TorchFunction "
-    "Cell: its bprop runs forward again on a fresh ctx, then backward.")
+    "Cell: its bprop runs forward again on a fresh ctx, then backward.", needs=["TorchFunction"], examples=[
+    ("class S(torch.autograd.Function):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i, k=2):\n"
+     "        ctx.k = k\n"
+     "        return i * k\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        return g * ctx.k, None\n",
+     "class S(TorchFunction):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i, k=2):\n"
+     "        ctx.k = k\n"
+     "        return i * k\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        return g * ctx.k, None\n"),
+])
 
 # ctx methods whose effect MindSpore's bprop cannot reproduce
 _CTX_UNSUPPORTED = ("mark_dirty", "mark_non_differentiable", "set_materialize_grads", "save_for_forward")

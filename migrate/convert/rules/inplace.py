@@ -33,7 +33,12 @@ from migrate.convert.registry import argument_rule, node_rule
 INPLACE_SUBSCRIPT = node_rule(
     "MS171", "inplace_subscript",
     "Replace the statement x[i].op_(args) with x[i] = x[i].op(args) (torch writes through the "
-    "indexed view; MindSpore tensors are updated by item assignment).")
+    "indexed view; MindSpore tensors are updated by item assignment).", examples=[
+    ("def f(x):\n"
+     "    x[0].mul_(2)\n",
+     "def f(x):\n"
+     "    x[0] = x[0].mul(2)\n"),
+])
 
 # torch methods whose result may share memory with the receiver (a view, or the receiver itself
 # when nothing changes): an in-place update of the result also changes the receiver in torch
@@ -143,7 +148,12 @@ def _view_reason(name: str, before) -> str:
             f"or indexes, MindSpore does not; update that tensor (x[i] = ...) or assign the result")
 
 
-@argument_rule("MS170", "inplace")
+@argument_rule("MS170", "inplace", examples=[
+    ("def f(x):\n"
+     "    x.add_(1)\n",
+     "def f(x):\n"
+     "    x.copy_(x.copy().add(1))\n"),
+])
 def inplace(edit) -> None:
     """Replace x.op_(args) with x.copy_(x.copy().op(args)) (MindSpore 2.10 updates and
     differentiates through copy_ only); on a new tensor with its out-of-place op."""
@@ -171,7 +181,12 @@ def inplace(edit) -> None:
               "unchanged on CPU and their gradients ignore the update")
 
 
-@argument_rule("MS326", "inplace_compare")
+@argument_rule("MS326", "inplace_compare", needs=["_torch_compare_"], examples=[
+    ("def f(x):\n"
+     "    return x.ge_(0.5)\n",
+     "def f(x):\n"
+     "    return _torch_compare_(ops.ge, x, 0.5)\n"),
+])
 def inplace_compare(edit) -> None:
     """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with _torch_compare_(ops.ge, x, y): 1 or 0 in
     x's dtype written into x (torch keeps x's dtype; ops.ge gives bools); marked on a view."""
@@ -185,7 +200,12 @@ def inplace_compare(edit) -> None:
     edit.note("the comparison's 1 or 0 in the receiver's dtype, written back with copy_ as torch's in-place method")
 
 
-@argument_rule("MS172", "copy_into")
+@argument_rule("MS172", "copy_into", examples=[
+    ("def f(x):\n"
+     "    x.copy_(y)\n",
+     "def f(x):\n"
+     "    x.copy_(y)\n"),
+])
 def copy_into(edit) -> None:
     """Replace x.copy_(src) with itself (MindSpore 2.10 has it; an attribute of any object, such
     as a layer's Parameter, included); mark it on an indexed tensor or a view, which torch writes
@@ -241,7 +261,12 @@ def subscript_statement(converter, stmt: cst.Expr):
 INPLACE_DATA = node_rule(
     "MS199", "inplace_data_update",
     "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y) "
-    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).")
+    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).", examples=[
+    ("def f(w):\n"
+     "    w.data *= 0.5\n",
+     "def f(w):\n"
+     "    w.copy_(w * 0.5)\n"),
+])
 
 
 def data_statement(converter, stmt: cst.AugAssign):

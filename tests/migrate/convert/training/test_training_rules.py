@@ -8,7 +8,7 @@ from migrate import convert_source
 from tests.migrate.convert.helpers import body, check, without_guards
 
 
-def rules_of(res, prefix=("MS2", "MS95")):
+def rules_of(res, prefix=("MS020", "MS2", "MS95")):  # the training table, its rules, markers
     return [c.rule for c in res.changes if c.rule.startswith(prefix)]
 
 
@@ -49,7 +49,7 @@ def test_canonical_step_with_any_import_spelling(imports, sgd, step_lr):
             sched.step()
         """)
     res = check(src, CANONICAL_OUT)
-    assert rules_of(res) == ["MS220", "MS221", "MS202", "MS201", "MS201"]
+    assert rules_of(res) == ["MS020", "MS020", "MS202", "MS201", "MS201"]
     assert res.unsupported == 0
 
 
@@ -573,7 +573,7 @@ def test_gan_with_recomputed_fakes_becomes_two_value_and_grads():
     assert res.unsupported == 0
 
 
-# ---- MS220-MS227: tables -------------------------------------------------------------------
+# ---- the training table (MS020) and its rules ------------------------------------------------
 def test_optimizers_and_schedulers_keep_their_arguments():
     check("""\
         a = torch.optim.Adagrad(model.parameters(), lr=0.1)
@@ -600,11 +600,11 @@ def test_optimizers_and_schedulers_keep_their_arguments():
 
 @pytest.mark.parametrize("src,marker", [
     ("opt = torch.optim.SparseAdam(model.parameters())\n",
-     "# migrate: MS220 sparse gradients have no MindSpore counterpart"),
+     "# migrate: MS901 sparse gradients have no MindSpore counterpart"),
 ])
 def test_optimizers_without_counterpart_are_marked(src, marker):
     res = check(src, f"{marker}\n{src}")
-    assert [c.rule for c in res.changes if c.label == "unsupported" and c.rule != "MS900"] == ["MS220"]
+    assert [c.rule for c in res.changes if c.label == "unsupported" and c.rule != "MS900"] == ["MS901"]
 
 
 @pytest.mark.parametrize("torch_name", ["NAdam", "RAdam", "Adamax", "ASGD", "Rprop"])
@@ -737,7 +737,7 @@ def test_change_lines_point_into_the_input():
     """)
     res = convert_source(src)
     lines = {(c.rule, c.before): c.line for c in res.changes}
-    assert [c.line for c in res.changes if c.rule == "MS220"] == [2]
+    assert [c.line for c in res.changes if c.rule == "MS020"] == [2]
     assert lines[("MS202", "opt.zero_grad()")] == 4
     assert lines[("MS201", "loss.backward()")] == 6
     assert lines[("MS201", "opt.step()")] == 7
@@ -1030,7 +1030,7 @@ def test_step_without_backward_is_marked_not_dropped():
             # migrate: MS955 optimizer.zero_grad() without a backward() before it in the same block: compute grads with ms.value_and_grad and call the optimizer with them
             optimizer.zero_grad()
         """)  # noqa: E501
-    assert rules_of(res) == ["MS220", "MS955", "MS955"]
+    assert rules_of(res) == ["MS020", "MS955", "MS955"]
     assert convert_source(res.code).code == res.code
 
 
@@ -1231,7 +1231,7 @@ def test_main_walk_lines_inside_rewritten_functions():
     lines = {}
     for c in convert_source(src).changes:
         lines.setdefault(c.rule, c.line)
-    assert lines["MS211"] == 5 and lines["MS101"] == 9 and lines["MS102"] == 10
+    assert lines["MS211"] == 5 and lines["MS010"] == 9 and lines["MS102"] == 10  # nn.Module, forward
     assert lines["MS202"] == 15 and lines["MS134"] == 16 and lines["MS201"] == 17
 
 

@@ -8,7 +8,7 @@ from migrate import convert_source
 from tests.migrate.convert.helpers import body, check
 
 
-def rules_of(res, prefix=("MS2", "MS95")):
+def rules_of(res, prefix=("MS020", "MS2", "MS95")):  # the training table, its rules, markers
     return [c.rule for c in res.changes if c.rule.startswith(prefix)]
 
 
