@@ -26,7 +26,14 @@ TRY_IMPORT = node_rule(
     "MS256", "torch_try_import",
     "Replace a torch import that stays, inside a try that catches ImportError (try: import torch.fx / "
     "except ImportError: has_fx = False), with if TYPE_CHECKING: <the import> else: raise ImportError(reason): "
-    "converted code never imports torch, so the handler runs, as where torch is absent.")
+    "converted code never imports torch, so the handler runs, as where torch is absent.", examples=[
+    ("try:\n    import torch.fx\n    has_fx = True\nexcept ImportError:\n    has_fx = False\n"
+     "if has_fx:\n    g = torch.fx.symbolic_trace(m)\n",
+     "try:\n    if TYPE_CHECKING:\n        import torch.fx\n    else:\n"
+     "        raise ImportError('torch: MS901 torch.fx.symbolic_trace has no mapping (converted code does not import "
+     "torch)')\n    has_fx = True\nexcept ImportError:\n    has_fx = False\nif has_fx:\n"
+     "    # migrate: MS901 torch.fx.symbolic_trace has no mapping\n    g = torch.fx.symbolic_trace(m)\n"),
+])
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
     "Replace torch imports with the target's (import ms_core as ms, from ms_core import nn, ops, "
