@@ -13,8 +13,9 @@ converter reported as failed (an exception or output it refused; the file was co
 **invalid**: outputs CPython cannot compile; **not idempotent**: outputs the second pass changes;
 **lost comments**: files of which a comment (text after '#', the converter's `# migrate:` markers
 aside) is missing from the output; **non-torch changed**: files that use neither torch nor einops
-(no import of torch/torchvision/torchaudio/functorch/einops and no name `torch`) whose output is
-not byte-identical to the input; **lines/s**: lines / wall time of the first pass (CLI start and
+(no import of torch/torchvision/torchaudio/functorch/einops, no name `torch`, no name imported
+from a module of the package that binds it from torch) whose output is not byte-identical to the
+input; **lines/s**: lines / wall time of the first pass (CLI start and
 worker pool included). A package whose CLI run dies, or runs past `--timeout`, counts all its
 files as failed.
 
@@ -170,20 +171,56 @@ def comments(code: str) -> Counter:
     return found
 
 
-def uses_torch(code: str) -> bool:
-    """True when the file imports torch, a torch package or einops, or names `torch` at all."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True  # not ours to judge: never counted as a non-torch file
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] in TORCH_MODULES for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in TORCH_MODULES:
-            return True
-        if isinstance(node, ast.Name) and node.id == "torch":
-            return True
-    return False
+def _module_name(rel: Path) -> str:
+    parts = list(rel.with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _mentions_torch(node: ast.AST, derived: set) -> bool:
+    return any(isinstance(n, ast.Name) and (n.id in TORCH_MODULES or n.id in derived) for n in ast.walk(node))
+
+
+def torch_free_files(staged: Path, files: list[Path]) -> set[Path]:
+    """The files that use neither torch nor einops: no import of them, no name `torch`, and no
+    name imported from a module of the package that binds it from torch (``from .utils import
+    TORCH_VERSION`` where utils says ``TORCH_VERSION = torch.__version__``), followed through
+    re-exports until nothing changes."""
+    trees, modules = {}, {}
+    for p in files:
+        try:
+            trees[p] = ast.parse(p.read_bytes())
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        modules[_module_name(p.relative_to(staged))] = p
+    derived: dict[Path, set] = {p: set() for p in trees}
+    changed = True
+    while changed:
+        changed = False
+        for p, tree in trees.items():
+            package = _module_name(p.relative_to(staged)) if p.name == "__init__.py" else \
+                _module_name(p.relative_to(staged)).rpartition(".")[0]
+            for node in ast.walk(tree):
+                new = set()
+                if isinstance(node, ast.Import):
+                    new = {(a.asname or a.name).split(".")[0] for a in node.names
+                           if a.name.split(".")[0] in TORCH_MODULES}
+                elif isinstance(node, ast.ImportFrom):
+                    module = node.module or ""
+                    if node.level:
+                        base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                        module = ".".join([*base, module] if module else base)
+                    source = modules.get(module)
+                    new = {a.asname or a.name for a in node.names
+                           if module.split(".")[0] in TORCH_MODULES and not node.level
+                           or (source is not None and (a.name in derived[source] or a.name == "*"))}
+                    if "*" in new and source is not None:
+                        new = (new - {"*"}) | derived[source]
+                elif isinstance(node, ast.Assign) and _mentions_torch(node.value, derived[p]):
+                    new = {t.id for t in node.targets if isinstance(t, ast.Name)}
+                if not new <= derived[p]:
+                    derived[p] |= new
+                    changed = True
+    return {p for p, tree in trees.items() if not derived[p] and not _mentions_torch(tree, set())}
 
 
 def _read(path: Path) -> str | None:
@@ -195,7 +232,7 @@ def _read(path: Path) -> str | None:
 
 def examine_file(job: tuple) -> dict:
     """The measures of one file: {measure: detail} for each property it breaks."""
-    rel, src_path, out_path, again_path = job
+    rel, src_path, out_path, again_path, torch_free = job
     src, out, again = _read(Path(src_path)), _read(Path(out_path)), _read(Path(again_path))
     found = {}
     if src is None:
@@ -211,7 +248,7 @@ def examine_file(job: tuple) -> dict:
     lost = comments(src) - comments(out)
     if lost:
         found["lost_comments"] = ", ".join(sorted(lost))[:300]
-    if out != src and not uses_torch(src):
+    if out != src and torch_free:
         found["non_torch_changed"] = _first_difference(src, out)
     return found
 
@@ -280,8 +317,9 @@ def measure(pkg: Package, staged: Path, files: list[Path], target: str, work: Pa
         return res
     res.details["failed"] = failed_files(report)
     cli_convert(out, again, target, args.jobs, args.timeout)
-    jobs = [(str(p.relative_to(staged)), str(p), str(out / p.relative_to(staged)), str(again / p.relative_to(staged)))
-            for p in files]
+    free = torch_free_files(staged, files)
+    jobs = [(str(p.relative_to(staged)), str(p), str(out / p.relative_to(staged)), str(again / p.relative_to(staged)),
+             p in free) for p in files]
     for (rel, *_), found in zip(jobs, pool.map(examine_file, jobs, chunksize=16)):
         for m, detail in found.items():
             res.details[m][rel] = detail
