@@ -14,14 +14,12 @@
 from __future__ import annotations
 
 import ast
-import io
-import re
 import sys
 import threading
-import tokenize
 
 import migrate.convert
 from migrate.convert.changes import ConvertResult
+from migrate.convert.cst import DEEP_BRACKETS, bracket_depth
 from migrate.convert.registry import EVERYTHING, RuleSelection
 
 # Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
@@ -29,36 +27,6 @@ from migrate.convert.registry import EVERYTHING, RuleSelection
 DEEP_RECURSION_LIMIT = 60_000
 DEEP_STACK_BYTES = 1 << 30
 TARGETS = ("ms_core", "mindspore")
-# Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
-# nested deeper than this never does, so the output stays as far from CPython's limit as the input.
-DEEP_BRACKETS = 100
-_BRACKETS = re.compile(r"[()\[\]{}]")
-
-
-def bracket_depth(code: str, fast: bool = False) -> int:
-    """The deepest nesting of brackets in ``code``. With ``fast``, brackets inside strings and
-    comments count too (an upper bound for balanced code, at a fraction of tokenize's cost)."""
-    depth = deepest = 0
-    if fast:
-        for ch in _BRACKETS.findall(code):
-            if ch in "([{":
-                depth += 1
-                deepest = max(deepest, depth)
-            elif depth:  # never below 0: closing brackets in strings must not hide real depth
-                depth -= 1
-        return deepest
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type == tokenize.OP and tok.string in ("(", "[", "{"):
-                depth += 1
-                deepest = max(deepest, depth)
-            elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
-                depth -= 1
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return deepest
-
-
 def python_error(code: str) -> str | None:
     """Return why CPython cannot parse ``code`` (one line), or None when it can."""
     try:

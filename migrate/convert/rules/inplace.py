@@ -47,6 +47,35 @@ ALIASING_METHODS = frozenset({
 })
 
 
+
+
+def _aliasing_targets() -> frozenset:
+    """What the tables write for the aliasing methods (``x.float()`` -> ``x.astype(...)``,
+    ``x.expand(...)`` -> ``ops.broadcast_to(x, ...)``): a converted receiver aliases as the
+    torch one did, so converting converted code decides as the first conversion did."""
+    from mappings import load_tables
+    tables = load_tables()
+    names = {"astype", "_torch_unfold_windows"}  # rules' own output: casts (float, to, type_as), unfold
+    for method in ALIASING_METHODS:
+        for entry in (tables.get("Tensor." + method), tables.get("torch." + method)):
+            if entry is not None and entry.target and "(" not in entry.target:
+                names.add(entry.target.rsplit(".", 1)[-1])
+    return frozenset(names - {"", "bool_", "float32", "float64", "float16", "int32", "int64", "int16"})
+
+
+ALIASING = ALIASING_METHODS | _aliasing_targets()
+
+
+def _aliasing_call(node) -> bool:
+    """``x.view(...)``, ``ops.broadcast_to(x, ...)``, ``_torch_unfold_windows(x, ...)``: a call
+    whose result may share memory with its receiver or first argument."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in ALIASING
+
+
 def is_pure(node) -> bool:
     """A name or an attribute chain of names: evaluating it twice is free and has no effect."""
     while isinstance(node, cst.Attribute):
@@ -75,8 +104,7 @@ def receiver_kind(before, after) -> str:
         return "view"
     if isinstance(before, cst.Attribute):
         return "view"  # f(x).weight: an attribute of a call's result
-    if isinstance(before, cst.Call) and isinstance(before.func, cst.Attribute) and \
-            before.func.attr.value in ALIASING_METHODS:
+    if _aliasing_call(before):
         return "view"
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Name) and \
             before.func.value.rstrip("_") == "_torch_to":
@@ -143,6 +171,22 @@ def _view_reason(name: str, before) -> str:
             f"or indexes, MindSpore does not; update that tensor (x[i] = ...) or assign the result")
 
 
+def _out_of_place_as_written(edit, op: str):
+    """``recv.op(args)`` converted as that call written by hand would be (``ops.mul(recv, g)``
+    on a receiver known to be a tensor), so that converting the result again changes nothing;
+    None when the in-place entry's own target is that form already."""
+    from migrate.convert import handlers  # (handlers imports the rules)
+    from migrate.convert.receivers import is_tensor
+    converter = edit.converter
+    entry = converter.facts.tables.get("Tensor." + op)
+    if entry is None or entry.receiver == "any" or entry.rule is not None or \
+            not is_tensor(converter, edit.receiver_before):
+        return None
+    call = edit.call.with_changes(func=attribute(edit.method_receiver, op))
+    return handlers.apply_entry(converter, call, entry, "Tensor." + op, receiver=edit.method_receiver,
+                                receiver_before=edit.receiver_before)
+
+
 @argument_rule("MS170", "inplace")
 def inplace(edit) -> None:
     """Replace x.op_(args) with x.copy_(x.copy().op(args)) (MindSpore 2.10 updates and
@@ -158,6 +202,9 @@ def inplace(edit) -> None:
         return
     if kind == "fresh":
         edit.note("in-place on a new tensor: the out-of-place result is the same")
+        plain = _out_of_place_as_written(edit, name[:-1])
+        if plain is not None:
+            edit.result = plain
         return
     root = after if kind == "pure" else written_root(after)
     copied = _copy_of(after)
