@@ -53,12 +53,15 @@ def rewrite_function_class(converter, node: cst.ClassDef):
                                  "in a MindSpore bprop")
         return node
     inputs = [p.name.value for p in fwd.params.params][1:]
-    saved = _saved_names(fwd, inputs) if _plain_params(fwd) and _plain_params(bwd) else None
     grads = [p.name.value for p in bwd.params.params][1:]
+    out = next(n for n in ("out", *(f"out_{i}" for i in range(1, 100))) if n not in (*inputs, *grads))
+    # bprop takes the inputs, the output and the gradients: one name each (forward(ctx, x1, out))
+    distinct = not set(inputs) & set(grads)
+    saved = _saved_names(fwd, inputs, out) if _plain_params(fwd) and _plain_params(bwd) and distinct else None
     new_fwd = new_bwd = None
     if saved is not None and converter.allows(AUTOGRAD_FUNCTION.id):
         new_fwd = _stripped(fwd, "construct", ["self", *inputs], saved, 0)
-        new_bwd = _stripped(bwd, "bprop", ["self", *inputs, "out", *grads], saved, len(inputs))
+        new_bwd = _stripped(bwd, "bprop", ["self", *inputs, out, *grads], saved, len(inputs))
     if new_fwd is None or new_bwd is None:
         return _recompute(converter, node)
     # the class body is rewritten before it is walked: its statements no longer match the
@@ -110,8 +113,9 @@ def _simple_ctx(fn: cst.FunctionDef) -> bool:
     return plain and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
 
 
-def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:
-    """What ``ctx.saved_tensors`` holds, as names valid in bprop (inputs, or ``out``)."""
+def _saved_names(fwd: cst.FunctionDef, inputs: list[str], out: str) -> list[str] | None:
+    """What ``ctx.saved_tensors`` holds, as names valid in bprop (inputs, or ``out``, the name of
+    bprop's output parameter)."""
     returned = {code_of(s.value) for s in _walk_returns(fwd.body)}
     saved: list[str] = []
     for stmt in fwd.body.body:
@@ -125,7 +129,7 @@ def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:
                     if n in inputs:
                         saved.append(n)
                     elif returned == {n}:
-                        saved.append("out")
+                        saved.append(out)
                     else:
                         return None
     return saved

@@ -243,3 +243,42 @@ def test_a_package_re_exporting_a_capability_probe_converts_once(tmp_path, targe
         outs.append({p.name: p.read_text() for p in (out / "pkg").glob("*.py")})
     assert outs[0] == outs[1]
     assert "@jit_if_tracing" not in outs[0]["ops.py"] and "ops.abs(x) * 2" in outs[0]["ops.py"]
+
+
+def test_an_autograd_function_whose_names_clash_with_bprops_gets_a_free_output_name():
+    """``forward(ctx, x1, out)`` became ``bprop(self, x1, out, out, grad_out)``: it parses, but
+    does not compile (the guard now compiles the output; it only parsed it)."""
+    src = textwrap.dedent("""\
+        import torch
+
+
+        class Stitch(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x1, out):
+                return out
+
+            @staticmethod
+            def backward(ctx, grad_out):
+                return grad_out, None
+
+
+        class Twice(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 3
+
+            @staticmethod
+            def backward(ctx, out):
+                return out * 2
+        """)
+    code = converted(src)
+    assert "def bprop(self, x1, out, out_1, grad_out):" in code and "def bprop(self, x, out_1, out):" in code
+    tns, cns = {}, {}
+    exec(src, tns)
+    exec(code, cns)
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    t = torch.tensor(x, requires_grad=True)
+    tns["Twice"].apply(t).sum().backward()  # a made-up backward (2, not 3): bprop must be the one used
+    got = ms.grad(lambda a: cns["Twice"]()(a).sum())(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cns["Stitch"]()(ms.Tensor(x), ms.Tensor(2 * x)).asnumpy(), 2 * x, rtol=1e-5, atol=1e-6)

@@ -373,10 +373,11 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
             return [("crash", res.error)]
         return []  # a refusal with a reason (too deeply nested...), the file left as it was
     problems = []
-    try:
-        ast.parse(res.code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return [("invalid output", f"{type(exc).__name__}: {exc}")]
+    from migrate.convert.guarded import python_error
+    # what compiles comes out compiling (a parameter named twice parses but does not compile)
+    error = python_error(res.code, compiled=python_error(src, compiled=True) is None)
+    if error is not None:
+        return [("invalid output", error)]
     shadowed = shadowed_in_generated(res.code)
     if shadowed:
         problems.append(("invalid output", f"generated code reads {', '.join(shadowed)}, which the file binds"))
