@@ -621,6 +621,9 @@ def _annotated_kind(converter, annotation) -> str | None:
     converted code) count as torch's ``nn.Module`` / ``torch.Tensor``, so a second conversion
     types the parameter as the first did."""
     kind = converter.qual(annotation)
+    entry = converter.facts.tables.get(kind) if kind is not None else None
+    if entry is not None and entry.target == "ms.Tensor":
+        return "torch.Tensor"  # torch.LongTensor, torch.FloatTensor...: converted to ms.Tensor as well
     if kind is None:
         text = code_of(annotation)
         if text == f"{converter.facts.names['nn']}.Cell" and converter.facts.names["nn"] in converter.facts.imported:

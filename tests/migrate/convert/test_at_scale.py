@@ -282,3 +282,17 @@ def test_an_autograd_function_whose_names_clash_with_bprops_gets_a_free_output_n
     got = ms.grad(lambda a: cns["Twice"]()(a).sum())(ms.Tensor(x)).asnumpy()
     np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(cns["Stitch"]()(ms.Tensor(x), ms.Tensor(2 * x)).asnumpy(), 2 * x, rtol=1e-5, atol=1e-6)
+
+
+def test_a_parameter_annotated_with_a_legacy_tensor_type_is_a_tensor():
+    """``pivot: LongTensor`` (converted to ``ms.Tensor``) was typed by the second conversion only."""
+    code = converted("""\
+        import torch
+        from torch import LongTensor
+
+
+        def f(pivot: LongTensor, t: torch.FloatTensor):
+            return pivot.view(-1, 1), t.view(-1)
+        """)
+    assert "def f(pivot: ms.Tensor, t: ms.Tensor):" in code
+    assert "return ops.reshape(pivot, (-1, 1)), ops.reshape(t, (-1,))" in code
