@@ -296,3 +296,18 @@ def test_a_parameter_annotated_with_a_legacy_tensor_type_is_a_tensor():
         """)
     assert "def f(pivot: ms.Tensor, t: ms.Tensor):" in code
     assert "return ops.reshape(pivot, (-1, 1)), ops.reshape(t, (-1,))" in code
+
+
+def test_copy_into_a_view_is_marked_with_the_converted_receiver():
+    """The marker quoted ``p.detach()``, the second conversion ``ops.stop_gradient(p)``: two
+    markers (once the aliasing check knew the converted form)."""
+    code = converted("""\
+        import torch
+
+
+        def transfer(src, dst):
+            for s, d in zip(src.parameters(), dst.parameters()):
+                d.detach().copy_(s)
+        """)
+    assert "# migrate: MS905 Tensor.copy_: in-place copy_() on ops.stop_gradient(d):" in code
+    assert code.count("# migrate: MS905") == 1
