@@ -529,8 +529,11 @@ class ImportRewrite:
         if not new:
             # a statement that goes (a try of torch imports only) keeps its comments: above the
             # next statement (the ones above it went with the header if it took the header's place)
-            if not is_guard(st) or self.header_at != len(self.out):
-                self.pending.extend(_comments_of(st.with_changes(leading_lines=[]) if took_header else st))
+            if self.header_at != len(self.out):
+                self.pending.extend(_comments_of(st))
+            elif not is_guard(st):  # right below the header: its comments, not its blank lines
+                lines = _comments_of(st.with_changes(leading_lines=[]) if took_header else st)
+                self.pending.extend(ln for ln in lines if ln.comment is not None)
             return
         if self.first_guard is None and self.converter.output.guarded:
             self.first_guard = len(self.out)
