@@ -78,11 +78,13 @@ class FileFacts:
 class WalkState:
     """Where the walk is, and what it has learnt about the file so far."""
 
-    aliases: dict = field(default_factory=dict)  # torch aliases in force (local rebinding and imports inside functions change them)
+    # torch aliases in force (a local rebinding and an import inside a function change them)
+    aliases: dict = field(default_factory=dict)
     classes: list[ClassScope] = field(default_factory=list)       # the classes being walked
     functions: list[FunctionScope] = field(default_factory=list)  # the functions (the module first)
     markers: list[list[tuple[str, str]]] = field(default_factory=list)  # per open statement: markers to write
-    earlier: list[tuple[str, ...]] = field(default_factory=list)  # per open statement: markers an earlier conversion wrote
+    # per open statement: markers an earlier conversion wrote
+    earlier: list[tuple[str, ...]] = field(default_factory=list)
     after: list[list[str]] = field(default_factory=list)  # per simple statement: statements to add after it
     line: int = 0                # the input line changes are recorded at
     stmt_index: int = -1         # the statement being converted (index into facts.stmt_lines)

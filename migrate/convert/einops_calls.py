@@ -69,7 +69,8 @@ def reference(converter, node, qual: str):
     else:
         name = signatures(converter).helper(entry.target)
     new = cst.Name(name) if "." not in name else cst.parse_expression(name)
-    note = entry.note + (f"; {entry.mindspore_note}" if entry.mindspore_note and converter.facts.target_name == "mindspore"
+    on_mindspore = converter.facts.target_name == "mindspore"
+    note = entry.note + (f"; {entry.mindspore_note}" if entry.mindspore_note and on_mindspore
                          else "")
     converter.record(node, new, EINOPS.id, entry.label, note)
     return new

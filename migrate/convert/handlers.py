@@ -500,19 +500,21 @@ def on_plain_attribute(converter, node: cst.Attribute):
     new = layer_attribute(converter, node, value)
     if new is not None:
         return new
-    if attr == "apply" and isinstance(node.value, cst.Name) and node.value.value in converter.walk_state.function_classes \
+    if attr == "apply" and isinstance(node.value, cst.Name) \
+            and node.value.value in converter.walk_state.function_classes \
             and converter.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
         new = cst.Call(value)
         converter.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
         return new
-    if attr in LAYER_ATTR_NAMES and converter.walk_state.aliases and not converter.walk_state.storing and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
+    walk = converter.walk_state
+    if attr in LAYER_ATTR_NAMES and walk.aliases and not walk.storing and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
             and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
             and not is_tensor(converter, node.value) \
             and not _layer_attrs_view(node.value):
         # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
         # at run time (a user's own in_features is kept)
-        new = cst.Attribute(cst.Call(cst.Name(converter.output.signatures.helper("_TorchLayerAttrs")), [cst.Arg(value)]),
-                            cst.Name(attr))
+        helper = converter.output.signatures.helper("_TorchLayerAttrs")
+        new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), cst.Name(attr))
         converter.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
                     f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "
                     f"class is known at run time only")
@@ -530,9 +532,11 @@ def on_plain_attribute(converter, node: cst.Attribute):
         new = named_tuple_field(converter, node, value)
         if new is not None:
             return new
-    if attr in ("real", "imag") and converter.walk_state.aliases and converter.allows(COMPLEX_PARTS.id) and is_tensor(converter, node.value):
+    if attr in ("real", "imag") and walk.aliases and converter.allows(COMPLEX_PARTS.id) \
+            and is_tensor(converter, node.value):
         new = cst.Call(converter.target(f"ops.{attr}"), [cst.Arg(value)])
-        converter.record(node, new, COMPLEX_PARTS.id, "exact", f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
+        converter.record(node, new, COMPLEX_PARTS.id, "exact",
+                         f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
         return new
     if attr in ("device", "data", *_ACCELERATOR_QUERIES) and converter.walk_state.aliases \
             and converter.allows(TENSOR_ATTRIBUTE.id) and is_tensor(converter, node.value):
@@ -649,7 +653,8 @@ def on_class(converter, node: cst.ClassDef):
     if cell:
         converter.walk_state.cell_classes.add(node.name.value)
     if any(converter.qual(b.value) == "torch.nn.Sequential" or
-           (isinstance(b.value, cst.Name) and b.value.value in converter.walk_state.sequential_classes) for b in node.bases):
+           (isinstance(b.value, cst.Name) and b.value.value in converter.walk_state.sequential_classes)
+           for b in node.bases):
         converter.walk_state.sequential_classes.add(node.name.value)
     attrs = converter.walk_state.class_attrs.setdefault(node.name.value, {})
     decorators = [d for d in node.decorators if not removed_decorator(converter, d)]
@@ -796,7 +801,8 @@ def on_for(converter, node: cst.For):
     it = node.iter
     if (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args
             and it.func.attr.value == "modules" and isinstance(node.target, cst.Name)
-            and (is_module(converter, it.func.value) or converter.walk_state.aliases) and converter.allows(MODULES_LOOP.id)):
+            and (is_module(converter, it.func.value) or converter.walk_state.aliases)
+            and converter.allows(MODULES_LOOP.id)):
         recv = converter.walk(it.func.value)
         new_iter = it.with_changes(func=it.func.with_changes(value=recv, attr=cst.Name("cells_and_names")))
         new_target = cst.Tuple([cst.Element(cst.Name("_")), cst.Element(node.target)], lpar=[], rpar=[])

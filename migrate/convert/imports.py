@@ -120,7 +120,8 @@ def note_nested_import(converter, small):
     for local, qual in pairs:
         converter.walk_state.aliases[local] = qual
     converter.aliases_changed()
-    converter.walk_state.nested_imports[id(small)] = {local: converter.output.alias_uses.get(local, 0) for local, _ in pairs}
+    uses = converter.output.alias_uses
+    converter.walk_state.nested_imports[id(small)] = {local: uses.get(local, 0) for local, _ in pairs}
     return small
 
 
@@ -233,7 +234,8 @@ class BlockImports:
                 used = converter.star_uses(pairs[0][1])
                 changed = True
                 if not used:
-                    converter.record(small, "", TORCH_IMPORTS.id, "exact", "star import: every name it gave is converted")
+                    converter.record(small, "", TORCH_IMPORTS.id, "exact",
+                                     "star import: every name it gave is converted")
                 else:
                     (plain if protected else guarded).append(small)
                     stubs.extend(used.items())
@@ -468,11 +470,17 @@ class ImportRewrite:
         self.have_math = False
         self.star_marked = False
 
+    def _stub_class(self):
+        """The guards' stand-in class, as this file writes it."""
+        converter = self.converter
+        return stub_class(converter.facts.names["stub"], _newline(converter), converter.builtins_in)
+
     def run(self, body, module_header=()):
         """Return ``body`` with its torch imports replaced (``body`` itself if nothing changes);
         ``module_header``: the comment lines above the first statement."""
         self.module_header = module_header
-        self.blocks = BlockImports(self.converter, lambda small, local: self.converter.output.alias_uses.get(local, 0), body)
+        uses = self.converter.output.alias_uses
+        self.blocks = BlockImports(self.converter, lambda small, local: uses.get(local, 0), body)
         converter = self.converter
         stub_seen = False
         for st in body:
@@ -596,7 +604,7 @@ class ImportRewrite:
         placed = inherited is not None and self.first_guard is None
         if inherited is not None:
             if placed:  # the stand-in class goes above the first guard
-                header.append(stub_class(self.converter.facts.names["stub"], _newline(self.converter), self.converter.builtins_in))
+                header.append(self._stub_class())
                 inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             header.append(inherited)
         out, at = self.out, self.header_at
@@ -604,7 +612,7 @@ class ImportRewrite:
             # above the first guard, else after the imports that open the module: where a second
             # conversion (the torch imports gone) puts it again
             where = self.first_guard if self.first_guard is not None else max(at, _after_leading_imports(out))
-            out.insert(where, stub_class(self.converter.facts.names["stub"], _newline(self.converter), self.converter.builtins_in))
+            out.insert(where, self._stub_class())
             if where + 1 < len(out):
                 # two blank lines after a class, as above it
                 lines = out[where + 1].leading_lines
@@ -705,8 +713,10 @@ def target_header(converter, body=()) -> list[cst.SimpleStatementLine]:
         lines.append(f"import numpy as {np_local}")
     ms_local = converter.facts.names["ms"]
     if (converter.facts.pkg, "", ms_local) not in have:
-        lines.append(f"import {converter.facts.pkg}" if ms_local == converter.facts.pkg else f"import {converter.facts.pkg} as {ms_local}")
-    mods = [m for m in ("nn", "ops") if m in converter.output.used and (converter.facts.pkg, m, converter.facts.names[m]) not in have]
+        pkg = converter.facts.pkg
+        lines.append(f"import {pkg}" if ms_local == pkg else f"import {pkg} as {ms_local}")
+    names = converter.facts.names
+    mods = [m for m in ("nn", "ops") if m in converter.output.used and (converter.facts.pkg, m, names[m]) not in have]
     if mods:
         parts = [m if converter.facts.names[m] == m else f"{m} as {converter.facts.names[m]}" for m in mods]
         lines.append(f"from {converter.facts.pkg} import {', '.join(parts)}")

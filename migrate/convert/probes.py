@@ -101,7 +101,8 @@ def probe_comparison(converter, node: cst.Comparison):
     op, right = target.operator, target.comparator
     if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, cst.Call) and \
             isinstance(right.func, cst.Name) and right.func.value == "dir" and len(right.args) == 1:
-        return _in_dir(converter, node, _string(node.left), converter.qual(right.args[0].value), isinstance(op, cst.NotIn))
+        return _in_dir(converter, node, _string(node.left), converter.qual(right.args[0].value),
+                       isinstance(op, cst.NotIn))
     compare = _COMPARE.get(type(op))
     if compare is None or not converter.allows(VERSION_PROBE.id):
         return None

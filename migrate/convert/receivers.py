@@ -32,7 +32,8 @@ def is_module(converter, node) -> bool:
     """True when ``node`` is known to be an nn.Module/Cell."""
     if is_self(converter, node):
         return True
-    if isinstance(node, cst.Name) and (node.value in converter.walk_state.module_names or _module_in_scopes(converter, node.value)):
+    if isinstance(node, cst.Name) and (node.value in converter.walk_state.module_names
+                                       or _module_in_scopes(converter, node.value)):
         return True
     if isinstance(node, cst.Attribute) and is_self(converter, node.value) and converter.class_scope:
         return node.attr.value in converter.class_scope.attrs

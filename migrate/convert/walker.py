@@ -157,7 +157,8 @@ class Converter:
             module = run_pass(self, module, code)
         # what an earlier conversion generated (the torch-signature block, the guards' stand-in
         # class) is the converter's own code, kept or rewritten as a whole: never walked again
-        self.facts.generated = {id(st) for st in module.body if is_stub_class(st)} | {id(st) for st in generated_block(module.body)}
+        self.facts.generated = {id(st) for st in module.body if is_stub_class(st)} \
+            | {id(st) for st in generated_block(module.body)}
         if self.facts.training is None and self.facts.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
@@ -229,10 +230,11 @@ class Converter:
         already."""
         if self.facts.renamed:
             return None  # names were chosen against every binding of the file already
+        used = self.output.used
         # the header imports the package as `ms` whenever it is written: for what the walk used,
         # and for an earlier conversion's guards and stand-in class (converting converted code)
-        header = self.output.used or self.output.guarded or self.facts.generated
-        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in self.output.used} | ({"ms"} if header else set())
+        header = used or self.output.guarded or self.facts.generated
+        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in used} | ({"ms"} if header else set())
         kept = {a for a, n in self.output.alias_uses.items() if n}
         for mod in self.facts.star_modules:  # a star import that stays binds every name it gives
             if self.star_uses(mod):
@@ -317,6 +319,12 @@ class Converter:
         self.output.changes.append(Change(self.walk_state.line, rule, "unsupported", node, "", reason))
         if self.walk_state.markers:
             self.walk_state.markers[-1].append((rule, reason))
+
+    def apply_entry(self, call: cst.Call, entry, q: str, receiver=None, receiver_before=None):
+        """Rewrite ``call`` (its parts converted) with its table ``entry``, as the walk does
+        (:func:`migrate.convert.handlers.apply_entry`): for a rule whose result is another
+        torch call, converted as that call written by hand would be."""
+        return handlers.apply_entry(self, call, entry, q, receiver=receiver, receiver_before=receiver_before)
 
     def checkpoint(self) -> Checkpoint:
         """The current end of the change log, to :meth:`rollback_to` later."""

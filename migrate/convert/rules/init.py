@@ -94,7 +94,8 @@ def fresh_constant(edit, recv) -> None:
     if edit.entry.torch == "Tensor.zero_":
         edit.result = parse_expr(f"{edit.converter.tname('ops.zeros_like')}({code_of(recv)})")
     else:
-        edit.result = parse_expr(f"{edit.converter.tname('ops.full_like')}({code_of(recv)}, {code_of(edit.value('value'))})")
+        full_like = edit.converter.tname("ops.full_like")
+        edit.result = parse_expr(f"{full_like}({code_of(recv)}, {code_of(edit.value('value'))})")
 
 
 def fresh_uniform(edit, recv) -> None:

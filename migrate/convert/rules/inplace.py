@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
-from migrate.convert.receivers import TENSOR_VIEW_ATTRS
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -175,16 +175,14 @@ def _out_of_place_as_written(edit, op: str):
     """``recv.op(args)`` converted as that call written by hand would be (``ops.mul(recv, g)``
     on a receiver known to be a tensor), so that converting the result again changes nothing;
     None when the in-place entry's own target is that form already."""
-    from migrate.convert import handlers  # (handlers imports the rules)
-    from migrate.convert.receivers import is_tensor
     converter = edit.converter
     entry = converter.facts.tables.get("Tensor." + op)
     if entry is None or entry.receiver == "any" or entry.rule is not None or \
             not is_tensor(converter, edit.receiver_before):
         return None
     call = edit.call.with_changes(func=attribute(edit.method_receiver, op))
-    return handlers.apply_entry(converter, call, entry, "Tensor." + op, receiver=edit.method_receiver,
-                                receiver_before=edit.receiver_before)
+    return converter.apply_entry(call, entry, "Tensor." + op, receiver=edit.method_receiver,
+                                 receiver_before=edit.receiver_before)
 
 
 @argument_rule("MS170", "inplace")

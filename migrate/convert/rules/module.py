@@ -82,7 +82,8 @@ def register_parameter(edit) -> None:
     """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the
     Parameters, or None, assigned to its attributes)."""
     name, param = edit.bound.get("name"), edit.bound.get("param")
-    edit.result = cst.Call(parse_expr(edit.converter.builtin("setattr")), [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
+    setattr_ = parse_expr(edit.converter.builtin("setattr"))
+    edit.result = cst.Call(setattr_, [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
 
 
 @argument_rule("MS178", "named_parameters")

@@ -347,7 +347,8 @@ def batch_norm_fn(edit) -> None:
     if code_of(values["running_mean"]) == "None" and code_of(values["running_var"]) == "None":
         # batch statistics only (timm's weight standardization): normalized over every axis but 1
         helper = edit.helper("_torch_batch_stats_norm")
-        edit.result = render(edit.converter, helper + "({input}, {weight}, {bias}, training={training}, eps={eps})", values)
+        edit.result = render(edit.converter, helper + "({input}, {weight}, {bias}, training={training}, eps={eps})",
+                             values)
         edit.note("no running statistics: _torch_batch_stats_norm normalizes with the batch's "
                   "mean and biased variance over every axis but 1, as torch does")
         return
@@ -369,7 +370,9 @@ def fold_fn(edit) -> None:
     size = edit.bound["output_size"]
     if isinstance(size, cst.Integer):
         size = cst.Tuple([cst.Element(size, comma=cst.Comma()), cst.Element(size)])
-    edit.set("output_size", cst.Call(edit.converter.target("ms.Tensor"), [cst.Arg(size), cst.Arg(edit.converter.target("ms.int32"))]))
+    converter = edit.converter
+    tensor, int32 = converter.target("ms.Tensor"), converter.target("ms.int32")
+    edit.set("output_size", cst.Call(tensor, [cst.Arg(size), cst.Arg(int32)]))
 
 
 @argument_rule("MS319", "pool1d_fn")
@@ -411,7 +414,8 @@ def elu_fn(edit) -> None:
     if alpha is None or (isinstance(alpha, (cst.Integer, cst.Float)) and float(alpha.value) == 1.0):
         edit.result = _call(edit, "ops.elu", [edit.bound["input"]])
         return
-    edit.result = render(edit.converter, "ops.where({input} > 0, {input}, {alpha} * ops.expm1(ops.minimum({input}, 0.0)))",
+    edit.result = render(edit.converter,
+                         "ops.where({input} > 0, {input}, {alpha} * ops.expm1(ops.minimum({input}, 0.0)))",
                          {"input": edit.bound["input"], "alpha": alpha})
 
 

@@ -65,7 +65,8 @@ def _scan_uses(converter, module) -> TorchvisionUses:
     for n in nodes:
         if isinstance(n, cst.Assign) and len(n.targets) == 1 and dotted(n.targets[0].target):
             name = dotted(n.targets[0].target)
-            if isinstance(n.value, cst.Call) and (converter.qual(n.value.func) or "").startswith("torchvision.datasets."):
+            called = converter.qual(n.value.func) if isinstance(n.value, cst.Call) else None
+            if (called or "").startswith("torchvision.datasets."):
                 bound.setdefault(name, []).append(n.value)
             else:
                 other.add(name)

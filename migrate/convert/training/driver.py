@@ -148,12 +148,14 @@ class TrainingPass:
 
     def _save(self) -> _Saved:
         return _Saved(len(self.changes), set(self.stepped), set(self.tensor_names),
-                      set(self.converter.walk_state.module_names), set(self.converter.output.used), dict(self.open_chains), dict(self.trained))
+                      set(self.converter.walk_state.module_names), set(self.converter.output.used),
+                      dict(self.open_chains), dict(self.trained))
 
     def _restore(self, saved: _Saved) -> None:
         """Nothing of an abandoned rewrite may remain in the report or the hints."""
         del self.changes[saved.changes:]
-        self.stepped, self.converter.walk_state.module_names, self.converter.output.used = saved.stepped, saved.module_names, saved.used
+        self.stepped = saved.stepped
+        self.converter.walk_state.module_names, self.converter.output.used = saved.module_names, saved.used
         self.open_chains, self.trained = saved.open_chains, saved.trained
         self.tensor_names.clear()
         self.tensor_names.update(saved.tensor_names)
@@ -385,7 +387,8 @@ class TrainingPass:
             elif isinstance(f, cst.Attribute):
                 # self.layer(x) / self.loss_fn(...) / model.forward(x); not model.parameters()
                 base = dotted(f.value)
-                if base == "self" or base in self.converter.walk_state.module_names and f.attr.value not in _BOOKKEEPING:
+                modules = self.converter.walk_state.module_names
+                if base == "self" or base in modules and f.attr.value not in _BOOKKEEPING:
                     return True
                 if dotted(f) in self.converter.walk_state.module_names or dotted(f) in self.bindings.ddp:
                     return True

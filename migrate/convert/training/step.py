@@ -523,7 +523,8 @@ class StepRewrite:
         out = f"({', '.join([loss, *plan.aux])})" if plan.aux else loss
 
         def summed(left: str, right: str, g: str = "g") -> str:  # two gradient tuples added up
-            return f"{tp.converter.builtin('tuple')}(a + {g} for a, {g} in {tp.converter.builtin('zip')}({left}, {right}))"
+            tuple_, zip_ = tp.converter.builtin("tuple"), tp.converter.builtin("zip")
+            return f"{tuple_}(a + {g} for a, {g} in {zip_}({left}, {right}))"
         got = grads
         if plan.grad_inputs:
             names = [f"{x}_grad" for x in plan.grad_inputs]
