@@ -359,7 +359,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dl-dir", type=Path, action="append", default=[],
                     help="directories holding the archives (searched first; default <cache>/dl)")
     ap.add_argument("--work", type=Path, help="where converted trees and reports go (default <cache>/corpus_work)")
-    ap.add_argument("--only", default="", help="comma-separated package names")
+    ap.add_argument("--only", default="", help="comma-separated package names, converted in that order")
     ap.add_argument("--target", default="both", choices=("ms_core", "mindspore", "both"))
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per CLI run")
@@ -368,14 +368,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     dl_dirs = [*args.dl_dir, args.cache / "dl"]
     work = args.work or args.cache / "corpus_work"
-    only = {n for n in args.only.split(",") if n}
+    only = [n for n in args.only.split(",") if n]
+    by_name = {pkg.spec.split("==")[0]: pkg for pkg in PACKAGES}
+    unknown = [n for n in only if n not in by_name]
+    if unknown:
+        ap.error(f"unknown package(s) {', '.join(unknown)}: choose from {', '.join(by_name)}")
     targets = ("ms_core", "mindspore") if args.target == "both" else (args.target,)
     results = []
     with ProcessPoolExecutor(max(1, args.jobs)) as pool:
-        for pkg in PACKAGES:
+        for pkg in [by_name[n] for n in only] or PACKAGES:  # in the order given
             name = pkg.spec.split("==")[0]
-            if only and name not in only:
-                continue
             staged = args.cache / "corpus" / name
             files = stage(pkg, fetch(pkg.spec, dl_dirs), staged)
             for target in targets:
