@@ -88,8 +88,11 @@ def _recompute(converter, node: cst.ClassDef):
         return node
     converter.walk_state.function_classes.add(node.name.value)
     local = converter.output.signatures.helper("TorchFunction")
-    body = [converter.walk(s) for s in node.body.body]
+    # the class becomes a Cell: its forward's inputs are tensors, as a second conversion (which
+    # sees a Cell defining forward) finds them
+    converter.class_scope.cell = True
     converter.walk_state.cell_classes.add(node.name.value)
+    body = [converter.walk(s) for s in node.body.body]
     converter.record(base, local, FUNCTION_RECOMPUTE.id, "transformed",
                 "autograd.Function -> TorchFunction Cell: bprop runs forward again (on a fresh ctx) "
                 "before backward, so forward costs twice in a backward pass")

@@ -311,3 +311,24 @@ def test_copy_into_a_view_is_marked_with_the_converted_receiver():
         """)
     assert "# migrate: MS905 Tensor.copy_: in-place copy_() on ops.stop_gradient(d):" in code
     assert code.count("# migrate: MS905") == 1
+
+
+def test_a_function_kept_as_torch_function_has_its_forward_converted_as_a_cells():
+    """ctx.index keeps the class a TorchFunction Cell; its forward was walked as a plain
+    function (``scratch.data[i] = v`` kept), then as a Cell's by a second conversion."""
+    code = converted("""\
+        import torch
+
+
+        class UncheckedAssign(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, scratch, value, index):
+                ctx.index = index
+                scratch.data[index] = value
+                return scratch
+
+            @staticmethod
+            def backward(ctx, grad_scratch):
+                return grad_scratch, grad_scratch[ctx.index], None
+        """)
+    assert "class UncheckedAssign(TorchFunction):" in code and "        scratch[index] = value\n" in code
