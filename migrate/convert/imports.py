@@ -7,6 +7,7 @@ code still uses (those imports stay, marked MS900) and which target modules the 
 """
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -60,11 +61,28 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
 
 
 def imports_torch_somewhere(code: str) -> bool:
-    """A torch import at any depth (inside a function, under ``if``...)."""
-    return _TORCH_IMPORT.search(code) is not None
+    """A torch import at any depth (inside a function, under ``if``...); not a line of a string
+    that reads like one (a template of code holding ``import torch``)."""
+    return _TORCH_IMPORT.search(code) is not None and _imports_at_all(code, ROOTS)
+
+
+def _imports_at_all(code: str, roots) -> bool:
+    """Whether an import statement of ``code`` names a module under ``roots`` (``code`` parses)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # not ours to judge here: the parse that follows says what is wrong
+    def under(module: str) -> bool:
+        return any(module == r or module.startswith(r + ".") for r in roots)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(under(a.name) for a in node.names) \
+                or isinstance(node, ast.ImportFrom) and not node.level and under(node.module or ""):
+            return True
+    return False
 
 
 _TORCH_NOT_EINOPS = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops\.layers\.torch)\b", re.M)
+_TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops.layers.torch")
 
 
 def einops_without_torch(code: str, aliases: dict) -> bool:
@@ -76,7 +94,7 @@ def einops_without_torch(code: str, aliases: dict) -> bool:
         ...                      {"rearrange": "einops.rearrange"})
         True
     """
-    return _TORCH_NOT_EINOPS.search(code) is None and \
+    return (_TORCH_NOT_EINOPS.search(code) is None or not _imports_at_all(code, _TORCH_ROOTS)) and \
         all(q.split(".")[0] == "einops" and not q.startswith("einops.layers.torch") for q in aliases.values())
 
 

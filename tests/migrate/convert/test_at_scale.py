@@ -332,3 +332,12 @@ def test_a_function_kept_as_torch_function_has_its_forward_converted_as_a_cells(
                 return grad_scratch, grad_scratch[ctx.index], None
         """)
     assert "class UncheckedAssign(TorchFunction):" in code and "        scratch[index] = value\n" in code
+
+
+def test_a_file_whose_strings_hold_torch_code_is_left_as_it_is():
+    """A model-card template holds ``import torch`` in a string: the file imports nothing of
+    torch's, yet ``len(dataloader)`` was rewritten as a DataLoader's length."""
+    src = 'TEMPLATE = """\nimport torch\nwith torch.no_grad():\n    pass\n"""\n\n\n' \
+          'def card(dataloader):\n    return TEMPLATE.format(len(dataloader))\n'
+    for t in TARGETS:
+        assert convert_text(src, t).code == src
