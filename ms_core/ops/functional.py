@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from .. import _registry
 from .._axes import broadcast_message, check_axis
 from .._checkparam import check_tensor
 from .._checkparam import check_axis as _named_axis
@@ -1045,3 +1046,6 @@ def mse_loss(input, target, reduction="mean"):
 
 def l1_loss(input, target, reduction="mean"):
     return _reduce(abs(input - target), reduction, "l1_loss")
+
+
+_registry.ops.register_module(globals())  # Tensor methods and backward rules call these by name
