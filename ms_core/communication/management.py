@@ -10,6 +10,8 @@ Difference from MindSpore: `get_rank` / `get_group_size` also answer before `ini
 launcher's environment; MindSpore raises there), so scripts that query the rank before they
 initialise still run.
 """
+import atexit
+
 from .._checkparam import check_int, check_is_str
 from ..context import device_num_is_set, get_auto_parallel_context, get_context
 from ._group import Gloo, SingleProcess, launch_from_env
@@ -61,6 +63,9 @@ def init(backend_name=None):
     launch = launch_from_env()
     if launch.size > 1 and not isinstance(_WORLD[0], Gloo):
         _WORLD[0] = Gloo.world(launch)
+        # a script that never calls release() must not leave gloo's threads to the interpreter's
+        # teardown (which can end the process with std::terminate)
+        atexit.register(release)
     GlobalComm.BACKEND = backend_name
     GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
     GlobalComm.INITED = True
