@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit, primary
-from migrate.convert.cst import attribute, code_of, dotted
+from migrate.convert.cst import attribute, code_of, dotted, parse_expr
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
@@ -197,7 +197,7 @@ def on_reference(converter, node, q: str):
         if new is not None:
             return new
     if q == "torch.device" and converter.allows(DEVICE_CLASS.id):
-        new = cst.Call(cst.Name(converter.builtin("type")), [cst.Arg(cst.Name("None"))])
+        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])  # `_builtins.type` when shadowed
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)
@@ -470,8 +470,7 @@ def on_method(converter, node: cst.Call):
     if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(converter, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(converter, recv0)
-                              or entry.receiver == "param" and (is_param(recv0)
-                                                                or _untyped_name(converter, recv0))
+                              or entry.receiver == "param" and _param_receiver(converter, recv0, recv)
                               or converter.walk_state.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(converter, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
@@ -507,6 +506,13 @@ def _optimizer_like(converter, recv) -> bool:
         return True
     last = text.split(".")[-1].lower()
     return looks_optimizer(last) or last in _SCHEDULER_NAMES or last.endswith(("_sched", "_scheduler"))
+
+
+def _param_receiver(converter, recv0, recv) -> bool:
+    """A receiver that may be a Parameter: as written, or once converted (``data.cpu()`` is
+    ``data``: torch's identity methods return the tensor itself, and converting the converted
+    code must decide as the first conversion did)."""
+    return any(is_param(r) or _untyped_name(converter, r) for r in (recv0, recv))
 
 
 def _inplace_of_out_of_place(converter, name: str):
@@ -689,6 +695,9 @@ def _annotated_kind(converter, annotation) -> str | None:
     converted code) count as torch's ``nn.Module`` / ``torch.Tensor``, so a second conversion
     types the parameter as the first did."""
     kind = converter.qual(annotation)
+    entry = converter.facts.tables.get(kind) if kind is not None else None
+    if entry is not None and entry.target == "ms.Tensor":
+        return "torch.Tensor"  # torch.LongTensor, torch.FloatTensor...: converted to ms.Tensor as well
     if kind is None:
         text = code_of(annotation)
         if text == f"{converter.facts.names['nn']}.Cell" and converter.facts.names["nn"] in converter.facts.imported:
