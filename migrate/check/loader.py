@@ -116,6 +116,11 @@ def from_module(module: str, root: str) -> ModelSource:
     for candidate in (base + ".py", os.path.join(base, "__init__.py")):
         if os.path.isfile(candidate):
             src = locate(candidate)
+            if src.module != module and module.endswith("." + src.module) \
+                    and not os.path.isfile(os.path.join(root, module.split(".")[0], "__init__.py")):
+                # folders without __init__.py between root and the file: an implicit namespace
+                # package (PEP 420), which Python imports under the dotted name
+                return ModelSource(root, module, candidate, module.split(".")[0])
             if src.module != module:
                 raise LoadError(f"{candidate} is module '{src.module}' (its packages' "
                                 f"__init__.py files say so), not '{module}' under {root}")
