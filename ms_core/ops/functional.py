@@ -776,7 +776,18 @@ def concat(tensors, axis=0):
                                      if i != axis):
             raise ValueError(f"For 'concat', all inputs must have the same shape except along axis "
                              f"{axis}, but got {list(ref.shape)} and {list(t.shape)}.")
-    return apply(A.Concat(axis), *tensors)
+    return apply(A.Concat(axis), *_joined_dtype(tensors))
+
+
+def _joined_dtype(tensors):
+    """Inputs of one dtype for a join, as MindSpore infers it (and torch computes it): integers and
+    bools next to floats become the widest float (int64 with float32 is float32, not NumPy's
+    float64)."""
+    floats = [t._data.dtype for t in tensors if t._data.dtype.kind in "fc"]
+    if not floats or len({t._data.dtype for t in tensors}) == 1:
+        return tensors
+    to = mstype.from_np(np.result_type(*floats))
+    return tuple(t if t._data.dtype == mstype.to_np(to) else cast(t, to) for t in tensors)
 
 
 cat = concat
