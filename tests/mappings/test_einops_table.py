@@ -1,12 +1,12 @@
 """Proofs of mappings/einops.toml and einops_misc.toml (einops -> generated code): see
 tests/mappings/proof.py. einops is not a test dependency, so the converted code is proven
-against torch written by hand in tests/migrate/convert/test_einops_numeric.py (forward and
+against torch written by hand in tests/migrate/runtime/test_einops.py (forward and
 gradients) and tests/migrate/convert/test_einops.py (before/after pairs, errors)."""
 import pytest
 
 from tests.mappings.proof import Marked, ProvenBy, case_id, run
 
-NUMERIC = "tests/migrate/convert/test_einops_numeric.py::"
+NUMERIC = "tests/migrate/runtime/test_einops.py::"
 PAIRS = "tests/migrate/convert/test_einops.py::"
 
 CASES = [

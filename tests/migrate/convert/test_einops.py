@@ -1,5 +1,5 @@
 """einops in converted code (MS500): before/after pairs of the code that uses it, the generated
-block it gets, and the errors of bad patterns (numbers against torch: test_einops_numeric.py).
+block it gets, and the errors of bad patterns (numbers against torch: tests/migrate/runtime/test_einops.py).
 
 The pairs compare the converted code without its import block and without the generated block
 (:func:`~tests.migrate.convert.helpers.body`); the HEADER's torch imports come first.
@@ -217,7 +217,7 @@ BAD = [
 
 @pytest.mark.parametrize("call,message", BAD, ids=[b[0][1] for b in BAD])
 def test_bad_patterns_are_clear_errors(call, message):
-    from tests.migrate.convert.test_einops_numeric import generated
+    from tests.migrate.runtime.test_einops import generated
     op, *args = call
     with pytest.raises(ValueError) as err:
         generated()[op](ms.Tensor(ms.ops.zeros((2, 6, 4, 6))), *args)
@@ -225,7 +225,7 @@ def test_bad_patterns_are_clear_errors(call, message):
 
 
 def test_bad_lengths_and_layers_fail_clearly():
-    from tests.migrate.convert.test_einops_numeric import generated
+    from tests.migrate.runtime.test_einops import generated
     ops = generated()
     x = ms.ops.zeros((2, 6, 4))
     with pytest.raises(ValueError, match=r"^For 'rearrange', the axis of length 6 cannot be split as \('h', 'd'\) "
@@ -242,7 +242,7 @@ def test_bad_lengths_and_layers_fail_clearly():
 
 
 def test_einsum_with_target_mindspore_is_the_generated_function():
-    # MindSpore 2.10's CPU backend has no Einsum kernel (numbers: test_einops_numeric.py)
+    # MindSpore 2.10's CPU backend has no Einsum kernel (numbers: tests/migrate/runtime/test_einops.py)
     src = HEADER + "def f(a, b):\n    return torch.einsum('bij,bjk->bik', [a, b])\n"
     res = convert_source(src, target="mindspore")
     block, rest = split_generated(res.code)

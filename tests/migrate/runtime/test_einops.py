@@ -1,19 +1,16 @@
-"""The generated einops code (migrate/convert/einops_runtime.py), as a converted file gets it, against
-torch: forward and gradients of rearrange / reduce / repeat / pack / unpack / einsum and the layers,
+"""The runtime's einops (migrate/runtime/einops.py) against torch: forward and gradients of rearrange / reduce / repeat / pack / unpack / einsum and the layers,
 each compared with the same operation written by hand with reshape / permute / expand / reductions.
 
 einops is not a dependency: when it happens to be importable, the same calls are also compared
 with einops itself (an extra check; every assertion against torch runs either way).
 """
-import functools
-import textwrap
-
 import numpy as np
 import pytest
 import torch
 
 import ms_core as ms
-from migrate import convert_source
+import migrate.runtime as runtime
+from migrate.runtime.einops import EinopsPattern
 from tests.optest import check_op
 
 try:  # an extra reference only
@@ -21,24 +18,15 @@ try:  # an extra reference only
 except ImportError:
     einops = None
 
-SOURCE = textwrap.dedent("""\
-    import torch
-    from einops import rearrange, reduce, repeat, pack, unpack, einsum, parse_shape, asnumpy
-    from einops.layers.torch import Rearrange, Reduce
-
-    OPS = dict(rearrange=rearrange, reduce=reduce, repeat=repeat, pack=pack, unpack=unpack, einsum=einsum,
-               parse_shape=parse_shape, asnumpy=asnumpy, Rearrange=Rearrange, Reduce=Reduce)
-    """)
+OPS = dict(rearrange=runtime.einops_rearrange, reduce=runtime.einops_reduce, repeat=runtime.einops_repeat,
+           pack=runtime.einops_pack, unpack=runtime.einops_unpack, einsum=runtime.einops_einsum,
+           parse_shape=runtime.einops_parse_shape, asnumpy=runtime.einops_asnumpy,
+           Rearrange=runtime.EinopsRearrange, Reduce=runtime.EinopsReduce)
 
 
-@functools.lru_cache(maxsize=None)
 def generated() -> dict:
-    """The einops names of a converted file: the generated code, run on ms_core."""
-    res = convert_source(SOURCE)
-    assert "# migrate" not in res.code and "einops import" not in res.code, res.code
-    namespace = {}
-    exec(res.code, namespace)
-    return namespace["OPS"]
+    """einops' names as converted code gets them from the runtime."""
+    return OPS
 
 
 def rs(*shape, seed=0):
@@ -159,14 +147,13 @@ def test_float32_stays_float32_and_a_pattern_is_parsed_once():
     ops = generated()
     x = ms.Tensor(rs(2, 3, 4))
     assert ops["rearrange"](x, "a b c -> c (a b)").dtype == ms.float32
-    pattern_class = type(ops["Rearrange"]("a b -> b a")).__init__.__globals__["EinopsPattern"]
-    first = pattern_class.of("rearrange", "a b c -> c (a b)")
+    first = EinopsPattern.of("rearrange", "a b c -> c (a b)")
     ops["rearrange"](x, "a b c -> c (a b)")
-    assert pattern_class.of("rearrange", "a b c -> c (a b)") is first
+    assert EinopsPattern.of("rearrange", "a b c -> c (a b)") is first
 
 
-# torch.einsum with --target mindspore, and einops.einsum on both targets, run the generated
-# _torch_einsum (MindSpore 2.10's CPU backend has no Einsum kernel): sums and batched matmuls
+# torch.einsum with --target mindspore, and einops.einsum on both targets, run the runtime's
+# torch_einsum (MindSpore 2.10's CPU backend has no Einsum kernel): sums and batched matmuls
 EINSUM = [
     ("b h i d, b h j d -> b h i j", (2, 3, 4, 5), (2, 3, 6, 5)),
     ("bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
@@ -183,14 +170,8 @@ EINSUM = [
 ]
 
 
-@functools.lru_cache(maxsize=None)
 def torch_einsum():
-    code = convert_source("import torch\ndef f(eq, *xs):\n    return torch.einsum(eq, *xs)\n", "mindspore").code
-    assert "_torch_einsum(eq, *xs)" in code, code
-    from migrate.convert.torch_runtime import CLASS_SOURCES
-    namespace = {"ops": ms.ops}
-    exec(CLASS_SOURCES["_torch_einsum"], namespace)  # the generated function, over ms_core's ops
-    return namespace["_torch_einsum"]
+    return runtime.torch_einsum
 
 
 @pytest.mark.parametrize("case", EINSUM, ids=[e[0] for e in EINSUM])

@@ -1,0 +1,364 @@
+"""Generate the runtime's torch-signature classes and functions from the mapping tables.
+
+``python -m migrate.convert.generate_runtime`` writes ``migrate/runtime/generated.py``: for every
+torch layer class and function that the tables translate, a class (``TorchConv2d``) or a function
+(``torch_relu``) that takes torch's arguments and translates them when it is called. Each is the
+converter's own translation of a call whose arguments are all parameter names (the same table
+entry, argument fates and rule, run in :attr:`~migrate.convert.call_edit.CallEdit.runtime` mode),
+so the static and the run-time translations cannot disagree. ``--check`` only compares (exit 1
+when the committed module is stale); ``tests/migrate/runtime/test_generated.py`` does the same.
+
+Both targets are generated; a definition that differs between ms_core and MindSpore (a rule that
+writes another op for one of them) is written once per target under ``if TARGET == ...:`` (the
+backend's switch; the copy written into a converted tree keeps only its target's branch). The
+module also holds the tables of ``getattr(torch.nn, name)`` / ``getattr(F, name)`` lookups and of
+the einops modules imports by name answer, and ``SIGNATURES``: torch's qualified name -> the
+generated name, which the converter reads (``migrate/runtime/index.py`` lists, without importing
+the framework, which module defines each name of the runtime).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from mappings import load_tables
+from migrate.convert.torch_names import public_name
+from migrate.convert.torch_signature import (
+    _CONTAINERS, _FUNCTION_TEMPLATES, TorchSignatures, _class_source, _function_source, is_layer_class,
+    translates,
+)
+
+RUNTIME = Path(__file__).resolve().parents[1] / "runtime"
+TARGETS = ("ms_core", "mindspore")
+# the hand-written runtime's names for the templates' keys the converter still uses
+RUNTIME_NAMES = {
+    "_TorchSignature": "TorchSignature", "_torch_conv_padding": "torch_conv_padding",
+    "_torch_pool_padding": "torch_pool_padding", "_torch_ms_tuple": "torch_ms_tuple",
+    "_torch_ntuple": "torch_ntuple", "_torch_kernel_area": "torch_kernel_area",
+    "_torch_norm_shape": "torch_norm_shape", "_torch_cast": "torch_cast",
+    "_torch_attention_init": "torch_attention_init", "_torch_layer_norm": "torch_layer_norm",
+    "_torch_table_dtype": "torch_table_dtype", "_torch_factory_dtype": "torch_factory_dtype",
+    "_torch_sizes": "torch_sizes", "_torch_seed": "torch_seed", "_torch_cast_cell": "torch_cast_cell",
+    "_torch_einsum": "torch_einsum",
+}
+# which module's name wins when two torch functions of one short name translate differently
+_MODULE_RANK = ("torch.nn.functional", "torch", "torch.nn.init", "torch.nn", "torch.linalg", "torch.special",
+                "torch.fft")
+
+
+@dataclass
+class Definition:
+    """One generated class or function: its name, the torch names it stands for, its source per
+    target (None where that target cannot make it) and the runtime names it uses."""
+
+    name: str
+    quals: list[str]
+    sources: dict[str, str | None] = field(default_factory=dict)
+    needs: set[str] = field(default_factory=set)
+
+
+def candidates(tables) -> list[str]:
+    """The torch names whose calls translate their arguments: each gets a generated class or
+    function (the containers and DataLoader have hand-written ones)."""
+    out = []
+    for qual, entry in sorted(tables.items()):
+        if not qual.startswith("torch.") or public_name(qual) != qual or qual in _CONTAINERS \
+                or qual in _FUNCTION_TEMPLATES:
+            continue
+        if entry.target and not entry.target.startswith(".") and entry.label != "unsupported" \
+                and translates(entry):
+            out.append(qual)
+    return out
+
+
+def _signatures(target: str) -> TorchSignatures:
+    from migrate.convert.walker import Converter
+    conv = Converter(target, names={"init": "init"})
+    sigs = TorchSignatures(conv)
+    sigs.start(cst.parse_module(""), "")
+    conv.signatures = sigs
+    return sigs
+
+
+def _one_source(sigs: TorchSignatures, qual: str, entry) -> tuple[str | None, set[str]]:
+    """(the source of ``qual``'s class or function named ``PLACEHOLDER``, the runtime names it
+    uses), or (None, set()) when the target cannot make it."""
+    conv = sigs.conv
+    before = set(sigs.names)
+    mark = conv.checkpoint()
+    build = _class_source if is_layer_class(qual) else _function_source
+    source = build(sigs, "PLACEHOLDER", qual, entry)
+    conv.rollback_to(mark, keep_markers=False)
+    needs = {RUNTIME_NAMES.get(k, k) for k in set(sigs.names) - before}
+    for k in set(sigs.names) - before:
+        del sigs.names[k]
+    if source is None:
+        return None, set()
+    for old, new in RUNTIME_NAMES.items():
+        source = re.sub(rf"\b{re.escape(old)}\b", new, source)
+    needs |= {new for new in RUNTIME_NAMES.values() if re.search(rf"\b{new}\b", source)}
+    return source, needs
+
+
+def _natural_name(qual: str) -> str:
+    last = qual.rsplit(".", 1)[-1]
+    return ("Torch" if last[:1].isupper() else "torch_") + last
+
+
+def _qualified_name(qual: str) -> str:
+    """A name for ``qual`` that says its module (``torch.linalg.cross`` -> ``torch_linalg_cross``)."""
+    module, last = qual.rsplit(".", 1)
+    parts = [p for p in module.split(".")[1:] if p not in ("nn",)] or ["torch"]
+    middle = "_".join(p for p in parts if p != "functional")
+    if last[:1].isupper():
+        return "Torch" + "".join(p.capitalize() for p in middle.split("_")) + last
+    return f"torch_{middle}_{last}"
+
+
+def _rank(qual: str) -> tuple:
+    module = qual.rsplit(".", 1)[0]
+    return (_MODULE_RANK.index(module) if module in _MODULE_RANK else len(_MODULE_RANK), qual)
+
+
+def definitions() -> list[Definition]:
+    """Every generated class and function, named, with its source for each target."""
+    tables = load_tables()
+    quals = candidates(tables)
+    per_target = {}
+    for target in TARGETS:
+        sigs = _signatures(target)
+        per_target[target] = {q: _one_source(sigs, q, tables[q]) for q in quals}
+    # torch names whose translations are the same (torch.relu and F.relu) share one definition
+    groups: dict[tuple, list[str]] = {}
+    for qual in sorted(quals, key=_rank):
+        key = (_natural_name(qual),) + tuple(_normalised(per_target[t][qual][0], qual) for t in TARGETS)
+        if all(k is None for k in key[1:]):
+            continue
+        groups.setdefault(key, []).append(qual)
+    hand_written = _hand_written_names()
+    taken: set[str] = set(hand_written)
+    out = []
+    for key, members in sorted(groups.items(), key=lambda kv: _rank(kv[1][0])):
+        name = key[0]
+        if name in hand_written:
+            continue  # a hand-written class with torch's signature (containers.TorchParameterList)
+        if name in taken:
+            name = _qualified_name(members[0])
+        if name in taken:
+            raise ValueError(f"the generated names of {members} collide with the runtime's {name!r}: "
+                             "choose another in _qualified_name")
+        taken.add(name)
+        first = members[0]
+        definition = Definition(name, members)
+        for target in TARGETS:
+            source, needs = per_target[target][first]
+            definition.sources[target] = None if source is None else _named(source, name, members)
+            definition.needs |= needs
+        out.append(definition)
+    return sorted(out, key=lambda d: (not d.name[:1].isupper(), d.name.lower()))
+
+
+def _normalised(source: str | None, qual: str) -> str | None:
+    """``source`` without the name ``qual`` in its docstring, to compare translations."""
+    return None if source is None else source.replace(f'"""{qual}\'s signature', '"""QUAL\'s signature', 1)
+
+
+def _named(source: str, name: str, quals: list[str]) -> str:
+    """The placeholder named ``name``; the docstring names every torch name it stands for."""
+    source = source.replace("PLACEHOLDER", name, 1)
+    if len(quals) > 1:
+        also = ", ".join(quals[1:])
+        source = source.replace(f"{quals[0]}'s signature", f"{quals[0]}'s (and {also}'s) signature", 1)
+    return source
+
+
+def _hand_written_names() -> dict[str, str]:
+    """Every public class and function the hand-written runtime modules define -> its module."""
+    out = {}
+    for path in sorted(RUNTIME.glob("*.py")):
+        if path.stem in ("__init__", "generated", "index", "backend"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                out[node.name] = path.stem
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the module text
+# --------------------------------------------------------------------------------------------
+_HEADER = '''"""Generated by ``python -m migrate.convert.generate_runtime`` from the mapping tables: do not edit.
+
+The torch-signature classes and functions of every torch layer class and function that the
+tables translate: ``TorchConv2d(in_channels, out_channels, kernel_size, padding=p, ...)`` builds
+MindSpore's ``nn.Conv2d`` with torch's arguments translated when it is built; ``torch_relu``
+takes torch's arguments. Converted code uses them where static translation cannot settle a call
+(a layer class passed as a value, ``**kwargs``, ``padding=p``). Each body is the converter's own
+translation of the call with every argument a parameter name, so both paths agree.
+
+``TORCH_NN`` / ``TORCH_FUNCTIONAL``: what ``getattr(torch.nn, name)`` / ``getattr(F, name)``
+give for a name only run time knows (see :func:`migrate.runtime.imports.torch_nn_getattr`);
+``REPLACED_MODULES``: einops' modules as imports by name find them.
+"""
+'''
+
+
+def _import_block(text: str, names: dict[str, str]) -> str:
+    """The imports of the generated module: ``math`` and the runtime's names it reads."""
+    by_module: dict[str, set[str]] = {}
+    for name, module in names.items():
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text):
+            by_module.setdefault(module, set()).add(name)
+    lines = ["import math", ""] if re.search(r"(?<![\w.])math\.", text) else []
+    for module in sorted(by_module):
+        ordered = sorted(by_module[module], key=_isort_key)
+        line = f"from .{module} import {', '.join(ordered)}"
+        if len(line) > 88:
+            body = "".join(f"    {n},\n" for n in ordered)
+            line = f"from .{module} import (\n{body})"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _isort_key(name: str) -> tuple:
+    """isort's order by type: CONSTANTS, Classes, functions."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name
+
+
+def _definition_text(definition: Definition) -> str:
+    ms_core, mindspore = definition.sources["ms_core"], definition.sources["mindspore"]
+    if ms_core == mindspore:
+        return ms_core.rstrip() + "\n"
+    branches = []
+    for target, source in (("mindspore", mindspore), ("ms_core", ms_core)):
+        if source is not None:
+            branches.append((target, _indented(source.rstrip())))
+    if len(branches) == 1:
+        return f'if TARGET == "{branches[0][0]}":\n{branches[0][1]}\n'
+    return f'if TARGET == "mindspore":\n{branches[0][1]}\nelse:\n{branches[1][1]}\n'
+
+
+def _indented(text: str) -> str:
+    return "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines())
+
+
+def _table_text(name: str, comment: str, values: dict[str, str]) -> str:
+    body = "".join(f"    {k!r}: {v},\n" for k, v in sorted(values.items()))
+    return f"# {comment}\n{name} = {{\n{body}}}\n"
+
+
+def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, str]]]:
+    """(TORCH_NN, TORCH_FUNCTIONAL, REPLACED_MODULES) as name -> source text of the value."""
+    tables = load_tables()
+    named = signature_names(defs)
+    from migrate.convert.walker import Converter
+    conv = Converter("ms_core", names={"init": "init"})
+    nn_values, functional_values, replaced = {}, {}, {}
+    for qual, entry in sorted(tables.items()):
+        if qual.split(".", 1)[0] == "einops" and entry.label != "unsupported" and entry.target:
+            module, name = qual.rsplit(".", 1)
+            replaced.setdefault(module, {})[name] = entry.target
+            continue
+        module, _, short = qual.rpartition(".")
+        if module not in ("torch.nn", "torch.nn.functional") or not entry.target \
+                or entry.target.startswith(".") or entry.label == "unsupported":
+            continue
+        if is_layer_class(qual) != (module == "torch.nn"):
+            continue
+        value = named.get(qual)
+        if value is None and not translates(entry):
+            value = conv.tname(entry.target)
+        if value is not None:
+            (nn_values if module == "torch.nn" else functional_values)[short] = value
+    return nn_values, functional_values, replaced
+
+
+def signature_names(defs: list[Definition]) -> dict[str, str]:
+    """torch's qualified name -> the runtime's class or function with its signature."""
+    out = {qual: d.name for d in defs for qual in d.quals}
+    out.update({qual: name for qual, name in (*_CONTAINERS.items(), *_FUNCTION_TEMPLATES.items())})
+    out.update(_hand_written_signatures())
+    return dict(sorted(out.items()))
+
+
+def _hand_written_signatures() -> dict[str, str]:
+    """torch names whose torch-signature class is hand-written (its natural name is defined by a
+    runtime module: torch.nn.ParameterList -> containers.TorchParameterList)."""
+    hand = _hand_written_names()
+    return {qual: _natural_name(qual) for qual in candidates(load_tables()) if _natural_name(qual) in hand}
+
+
+def generated_module(defs: list[Definition] | None = None) -> str:
+    """The text of ``migrate/runtime/generated.py``."""
+    defs = definitions() if defs is None else defs
+    body = "\n\n".join(_definition_text(d) for d in defs)
+    nn_values, functional_values, replaced = lookup_tables(defs)
+    tables = [
+        _table_text("TORCH_NN", "getattr(torch.nn, name) for a name only run time knows", nn_values),
+        _table_text("TORCH_FUNCTIONAL", "getattr(torch.nn.functional, name) for a name only run time knows",
+                    functional_values),
+        "# einops' modules, as imports by name find them (migrate.runtime.imports)\nREPLACED_MODULES = {\n"
+        + "".join(f"    {module!r}: {{\n" + "".join(f"        {k!r}: {v},\n" for k, v in sorted(names.items()))
+                  + "    },\n" for module, names in sorted(replaced.items())) + "}\n",
+    ]
+    text = body + "\n\n" + "\n\n".join(tables)
+    names = {**_hand_written_names(), "TARGET": "backend", "init": "backend", "ms": "backend", "nn": "backend",
+             "ops": "backend"}
+    return _HEADER + _import_block(text, names) + "\n\n" + text
+
+
+def index_module(defs: list[Definition] | None = None) -> str:
+    """The text of ``migrate/runtime/index.py``: where each runtime name is defined, and the
+    torch-signature name of each torch name (read by the converter, which imports no framework)."""
+    defs = definitions() if defs is None else defs
+    exports = {**_hand_written_names(), **{d.name: "generated" for d in defs}}
+    lines = ['"""Generated by ``python -m migrate.convert.generate_runtime``: do not edit.',
+             "",
+             "``EXPORTS``: each public name of the runtime -> the module that defines it (the package's",
+             "lazy attributes and the converter read it); ``SIGNATURES``: torch's qualified name -> the",
+             "runtime's class or function that takes torch's arguments; ``TARGET_ONLY``: the generated",
+             'names one target has and the other lacks -> that target."""', "",
+             "EXPORTS = {", *(f"    {k!r}: {v!r}," for k, v in sorted(exports.items())), "}", "",
+             "SIGNATURES = {", *(f"    {k!r}: {v!r}," for k, v in signature_names(defs).items()), "}", "",
+             "TARGET_ONLY = {",
+             *(f"    {d.name!r}: {t!r}," for d in defs for t in TARGETS
+               if d.sources[t] is not None and any(d.sources[o] is None for o in TARGETS if o != t)),
+             "}", ""]
+    return "\n".join(lines)
+
+
+def outputs() -> dict[Path, str]:
+    """Each generated file's path and text."""
+    defs = definitions()
+    return {RUNTIME / "generated.py": generated_module(defs), RUNTIME / "index.py": index_module(defs)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m migrate.convert.generate_runtime",
+                                     description="Generate migrate/runtime/generated.py and index.py from "
+                                                 "the mapping tables.")
+    parser.add_argument("--check", action="store_true",
+                        help="only compare with the committed files; exit 1 when they differ")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in outputs().items():
+        old = path.read_text(encoding="utf-8") if path.exists() else None
+        if old != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    for path in stale:
+        print(f"{'stale' if args.check else 'wrote'}: {path}")
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

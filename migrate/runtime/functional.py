@@ -1,0 +1,318 @@
+"""torch functions whose MindSpore counterpart differs or is missing on a backend, written with the
+target's ``ops`` (differentiable like any op): layer_norm through the LayerNorm primitive,
+einsum as batched matmuls, multi-head attention's functional forward, local response norm,
+``x.unfold`` windows, batch statistics without running ones, linspace in torch's dtypes,
+scaled dot-product attention with run-time options, the ``_foreach_*`` list ops, the
+transformer's activation by name, and sparse COO tensors as the dense tensors they stand for.
+"""
+from .backend import ms, ops
+
+
+def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """torch.nn.functional.layer_norm through the ops.LayerNorm primitive (what nn.LayerNorm
+    runs): MindSpore 2.10's CPU backend has no kernel for ops.layer_norm (LayerNormExt)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    axis = input.ndim - len(shape)
+    weight = ops.ones(shape, input.dtype) if weight is None else weight
+    bias = ops.zeros(shape, input.dtype) if bias is None else bias
+    return ops.LayerNorm(begin_norm_axis=axis, begin_params_axis=axis, epsilon=eps)(input, weight, bias)[0]
+
+
+def torch_unfold_windows(x, dimension, size, step):
+    """torch's x.unfold(dimension, size, step): the windows of `size` elements every `step` along
+    `dimension`, in a new last axis (MindSpore's Tensor.unfold is im2col); one gather of the
+    windows' indices, differentiable."""
+    dim = dimension % x.ndim
+    count = (x.shape[dim] - size) // step + 1
+    if size < 1 or step < 1 or count < 1:
+        raise ValueError(f"For 'unfold', windows of size {size} every {step} do not fit dimension "
+                         f"{dim} of size {x.shape[dim]}.")
+    index = (ops.arange(count, dtype=ms.int32).reshape(-1, 1) * step
+             + ops.arange(size, dtype=ms.int32).reshape(1, -1)).reshape(-1)
+    out = ops.gather(x, index, dim).reshape(x.shape[:dim] + (count, size) + x.shape[dim + 1:])
+    return ops.transpose(out, tuple(range(dim + 1)) + tuple(range(dim + 2, out.ndim)) + (dim + 1,))
+
+
+def torch_batch_stats_norm(input, weight=None, bias=None, training=False, eps=1e-05):
+    """torch.nn.functional.batch_norm without running statistics (weight standardization): the
+    batch's mean and biased variance over every axis but 1, then weight and bias per channel."""
+    if not training:
+        raise ValueError("For 'batch_norm', running_mean and running_var must be given when "
+                         "training is False.")
+    axes = (0,) + tuple(range(2, input.ndim))
+    centred = input - ops.mean(input, axes, True)
+    out = centred / ops.sqrt(ops.mean(centred * centred, axes, True) + eps)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def torch_einsum(equation, *operands):
+    """torch.einsum as sums and batched matmuls of the operands, two at a time (MindSpore 2.10's
+    CPU backend has no Einsum kernel); a label repeated in one operand (a diagonal) goes to
+    ops.einsum."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    inputs, arrow, output = equation.replace(" ", "").partition("->")
+    specs = inputs.split(",")
+    if len(specs) != len(operands):
+        raise ValueError(f"For 'einsum', the equation {equation!r} names {len(specs)} operands, but got "
+                         f"{len(operands)}.")
+    dots = max([op.ndim - len(s) + 3 for s, op in zip(specs, operands) if "..." in s] or [0])
+
+    def labels(spec, ndim):  # the axes of '...' are the labels '0', '1', ... (right-aligned)
+        head, _, tail = spec.partition("...")
+        n = ndim - len(head) - len(tail) if "..." in spec else 0
+        return list(head) + [str(dots - n + i) for i in range(n)] + list(tail)
+
+    terms = [(labels(s, op.ndim), op) for s, op in zip(specs, operands)]
+    if any(len(set(names)) != len(names) or len(names) != op.ndim for names, op in terms):
+        return ops.einsum(equation, *operands)
+    every = [n for names, _ in terms for n in names]
+    out = labels(output, dots + len(output.replace("...", ""))) if arrow else         [str(i) for i in range(dots)] + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit())
+    sizes = {}
+    for names, op in terms:
+        for n, size in zip(names, op.shape):
+            sizes[n] = max(size, sizes.get(n, 1))
+
+    def total(names):
+        size = 1
+        for n in names:
+            size *= sizes[n]
+        return size
+
+    def keep_only(names, x, keep):
+        axes = tuple(i for i, n in enumerate(names) if n not in keep)
+        return ([n for n in names if n in keep], ops.sum(x, axes)) if axes else (names, x)
+
+    def arrange(names, x, order):  # axes in this order, broadcast to every operand's lengths
+        x = ops.transpose(x, tuple(names.index(n) for n in order)) if names != order else x
+        shape = tuple(sizes[n] for n in order)
+        return x if tuple(x.shape) == shape else ops.broadcast_to(x, shape)
+
+    names, x = terms[0]
+    for k in range(len(terms)):
+        later = set(out).union(*[set(t[0]) for t in terms[k + 1:]])
+        if k == 0:
+            names, x = keep_only(names, x, later)
+            continue
+        other, y = keep_only(*terms[k], later | set(names))
+        batch = [n for n in names if n in other and n in later]
+        summed = [n for n in names if n in other and n not in later]
+        left, right = [n for n in names if n not in other], [n for n in other if n not in names]
+        x = ops.reshape(arrange(names, x, batch + left + summed), (total(batch), total(left), total(summed)))
+        y = ops.reshape(arrange(other, y, batch + summed + right), (total(batch), total(summed), total(right)))
+        names = batch + left + right
+        x = ops.reshape(ops.matmul(x, y), tuple(sizes[n] for n in names))
+    names, x = keep_only(names, x, set(out))
+    return arrange(names, x, out)
+
+
+def _linear(x, w, b):
+    y = ops.matmul(x, ops.transpose(w, (1, 0)))
+    return y if b is None else y + b
+
+
+def _as_float_mask(mask, dtype):
+    """A bool mask (True: masked) as the float one torch adds (-inf where masked)."""
+    if mask is None or mask.dtype != ms.bool_:
+        return mask
+    return ops.masked_fill(ops.zeros(mask.shape, dtype), mask, float("-inf"))
+
+
+def _one_more_column(mask):
+    return None if mask is None else ops.cat([mask, ops.zeros(mask.shape[:-1] + (1,), mask.dtype)], axis=-1)
+
+
+def _in_projections(query, key, value, embed_dim, in_proj_weight, in_proj_bias, separate):
+    """q, k, v: the inputs through torch's packed in_proj (or the three separate weights)."""
+    e = embed_dim
+    wq, wk, wv = separate if separate is not None else \
+        (in_proj_weight[:e], in_proj_weight[e:2 * e], in_proj_weight[2 * e:])
+    bq = bk = bv = None
+    if in_proj_bias is not None:
+        bq, bk, bv = in_proj_bias[:e], in_proj_bias[e:2 * e], in_proj_bias[2 * e:]
+    return _linear(query, wq, bq), _linear(key, wk, bk), _linear(value, wv, bv)
+
+
+def _attention_masks(attn_mask, key_padding_mask, dtype, is_causal, need_weights):
+    """torch's masks as float masks to add (attn_mask with a batch axis)."""
+    if is_causal and key_padding_mask is None and not need_weights:
+        n, s = attn_mask.shape[-2], attn_mask.shape[-1]
+        attn_mask = ops.triu(ops.ones((n, s), ms.bool_), 1)  # torch runs SDPA with is_causal=True
+    attn_mask = _as_float_mask(attn_mask, dtype)
+    key_padding_mask = _as_float_mask(key_padding_mask, dtype)
+    if attn_mask is not None and attn_mask.ndim == 2:
+        attn_mask = attn_mask.unsqueeze(0)
+    return attn_mask, key_padding_mask
+
+
+def torch_multi_head_attention_forward(
+        query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
+        add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
+        need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
+        k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+        is_causal=False):
+    """torch.nn.functional.multi_head_attention_forward in ops, with torch's signature, inputs
+    (L, N, E) or unbatched (L, E) and result (output, weights or None)."""
+    batched = query.ndim == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        key_padding_mask = None if key_padding_mask is None else key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    if embed_dim != embed_dim_to_check:
+        raise ValueError(f"For 'multi_head_attention_forward', the query's last dimension must be "
+                         f"embed_dim_to_check={embed_dim_to_check}, but got {embed_dim}.")
+    head_dim = embed_dim // num_heads
+    if is_causal and attn_mask is None:
+        raise RuntimeError("For 'multi_head_attention_forward', is_causal=True needs attn_mask.")
+    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
+    q, k, v = _in_projections(query, key, value, embed_dim, in_proj_weight, in_proj_bias, separate)
+    attn_mask, key_padding_mask = _attention_masks(attn_mask, key_padding_mask, q.dtype, is_causal, need_weights)
+    if bias_k is not None and bias_v is not None:
+        k = ops.cat([k, ops.tile(bias_k, (1, bsz, 1))], axis=0)
+        v = ops.cat([v, ops.tile(bias_v, (1, bsz, 1))], axis=0)
+        attn_mask, key_padding_mask = _one_more_column(attn_mask), _one_more_column(key_padding_mask)
+    q = ops.transpose(q.reshape(tgt_len, bsz * num_heads, head_dim), (1, 0, 2))
+    k = static_k if static_k is not None else ops.transpose(k.reshape(k.shape[0], bsz * num_heads, head_dim), (1, 0, 2))
+    v = static_v if static_v is not None else ops.transpose(v.reshape(v.shape[0], bsz * num_heads, head_dim), (1, 0, 2))
+    if add_zero_attn:
+        k = ops.cat([k, ops.zeros((k.shape[0], 1, head_dim), k.dtype)], axis=1)
+        v = ops.cat([v, ops.zeros((v.shape[0], 1, head_dim), v.dtype)], axis=1)
+        attn_mask, key_padding_mask = _one_more_column(attn_mask), _one_more_column(key_padding_mask)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        kpm = ops.tile(key_padding_mask.reshape(bsz, 1, 1, src_len), (1, num_heads, 1, 1))
+        kpm = kpm.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    scores = ops.matmul(q * (1.0 / head_dim) ** 0.5, ops.transpose(k, (0, 2, 1)))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = ops.softmax(scores, axis=-1)
+    if training and dropout_p > 0.0:
+        weights = ops.dropout(weights, p=dropout_p)
+    out = ops.matmul(weights, v)
+    out = ops.transpose(out, (1, 0, 2)).reshape(tgt_len * bsz, embed_dim)
+    out = _linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    if need_weights:
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(axis=1)
+        if not batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    return (out if batched else out.squeeze(1)), None
+
+
+def torch_local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0):
+    """torch.nn.functional.local_response_norm in ops: x / (k + alpha / size * sum of x**2 over
+    `size` channels, zero-padded size // 2 before and (size - 1) // 2 after) ** beta, any rank >= 3."""
+    if input.ndim < 3:
+        raise ValueError(f"For 'local_response_norm', the input must have 3 or more dimensions, "
+                         f"but got {input.ndim}.")
+    n, c = input.shape[0], input.shape[1]
+    sq = (input * input).reshape(n, c, -1)
+    before, after = size // 2, (size - 1) // 2
+    padded = ops.cat([ops.zeros((n, before, sq.shape[2]), sq.dtype), sq,
+                      ops.zeros((n, after, sq.shape[2]), sq.dtype)], axis=1)
+    total = padded[:, 0:c]
+    for j in range(1, size):
+        total = total + padded[:, j:j + c]
+    div = (total * (alpha / size) + k) ** beta
+    return input / div.reshape(input.shape)
+
+
+def torch_linspace(start, end, steps, dtype=None):
+    """torch.linspace(start, end, steps, dtype=dtype): computed in float64 for float64 (else in
+    float32), then cast to dtype; an integer dtype takes start and end as integers first and
+    truncates, as torch's does."""
+    if dtype is None:
+        return ops.linspace(start, end, steps)
+    if dtype in (ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8):
+        start, end = int(start), int(end)
+    wide = ms.float64 if dtype == ms.float64 else ms.float32
+    return ops.linspace(ms.Tensor(start, wide), ms.Tensor(end, wide), steps).astype(dtype)
+
+
+def torch_sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """torch's F.scaled_dot_product_attention with options known at run time: softmax(q @ k^T *
+    scale + masks) @ v; the causal mask keeps key j <= query i, a Bool attn_mask keeps where True,
+    a float one adds (both apply when both are given, as torch 2.13 on CPU)."""
+    scale = query.shape[-1] ** -0.5 if scale is None else scale
+    scores = ops.matmul(query, ops.swapaxes(key, -2, -1)) * scale
+    if is_causal:
+        upper = ops.triu(ops.ones((query.shape[-2], key.shape[-2]), ms.bool_), 1)
+        scores = ops.masked_fill(scores, upper, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == ms.bool_:
+            scores = ops.masked_fill(scores, ops.logical_not(attn_mask), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = ops.softmax(scores, -1)
+    if dropout_p > 0:
+        weights = ops.dropout(weights, p=float(dropout_p))
+    return ops.matmul(weights, value)
+
+
+def torch_foreach(op, tensors, *args, **kwargs):
+    """torch._foreach_<op>(tensors, ...): the op on each tensor of the list with the matching
+    element of each list argument (a scalar or a tensor is shared); ``op`` ending in ``_`` is the
+    in-place form, which writes each result into its tensor (copy_) and returns None."""
+    def operand(other=None, scalar=None, scalars=None, exponent=None):
+        return next(v for v in (other, scalar, scalars, exponent) if v is not None)  # torch's names
+
+    table = {
+        "add": lambda t, *o, alpha=1, **k: t + operand(*o, **k) * alpha,
+        "sub": lambda t, *o, alpha=1, **k: t - operand(*o, **k) * alpha,
+        "mul": lambda t, *o, **k: t * operand(*o, **k),
+        "div": lambda t, *o, **k: t / operand(*o, **k),
+        "pow": lambda t, *o, **k: t ** operand(*o, **k),
+        "maximum": lambda t, *o, **k: ops.maximum(t, operand(*o, **k)),
+        "minimum": lambda t, *o, **k: ops.minimum(t, operand(*o, **k)),
+        "clamp_min": lambda t, *o, **k: ops.clamp(t, min=operand(*o, **k)),
+        "clamp_max": lambda t, *o, **k: ops.clamp(t, max=operand(*o, **k)),
+        "lerp": lambda t, tensors1, weight=None, weights=None:
+            t + (weight if weights is None else weights) * (tensors1 - t),
+        "addcmul": lambda t, tensor1, tensor2, value=1, scalars=None:
+            t + (value if scalars is None else scalars) * tensor1 * tensor2,
+        "addcdiv": lambda t, tensor1, tensor2, value=1, scalars=None:
+            t + (value if scalars is None else scalars) * tensor1 / tensor2,
+        "neg": lambda t: -t, "abs": ops.abs, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt, "exp": ops.exp,
+        "log": ops.log, "reciprocal": ops.reciprocal, "sigmoid": ops.sigmoid, "sign": ops.sign,
+        "zero": ops.zeros_like, "copy": lambda t, src, non_blocking=False: src,
+    }
+    fn, results = table[op.rstrip("_")], []
+    for i, t in enumerate(tensors):
+        pick = [a[i] if isinstance(a, (list, tuple)) else a for a in args]
+        result = fn(t, *pick, **{k: v[i] if isinstance(v, (list, tuple)) else v for k, v in kwargs.items()})
+        if not op.endswith("_"):
+            results.append(result)
+        elif result is not t:
+            t.copy_(result.astype(t.dtype) if hasattr(result, "astype") else result)
+    return results if not op.endswith("_") else None
+
+
+def torch_activation_fn(activation):
+    """torch.nn.modules.transformer._get_activation_fn: 'relu' -> relu, 'gelu' -> gelu (erf, torch's
+    F.gelu default); any other name raises torch's RuntimeError."""
+    if activation == "relu":
+        return ops.relu
+    if activation == "gelu":
+        return lambda input: ops.gelu(input, approximate="none")
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def torch_sparse_coo_tensor(indices, values, size=None, dtype=None, device=None, pin_memory=None,
+                             requires_grad=False, check_invariants=None, is_coalesced=None):
+    """torch.sparse_coo_tensor as a dense Tensor (memory is dense): the values summed at their
+    indices (duplicates add up, as coalesce() and to_dense() do); differentiable in values."""
+    indices = indices if isinstance(indices, ms.Tensor) else ms.Tensor(indices)
+    values = values if isinstance(values, ms.Tensor) else ms.Tensor(values)
+    if dtype is not None:
+        values = ops.cast(values, dtype)
+    if size is None:  # torch: one past the largest index of each sparse axis, then the dense axes
+        size = tuple(int(n) + 1 for n in indices.asnumpy().max(axis=1)) + tuple(values.shape[1:])
+    return ops.scatter_nd(ops.cast(indices, ms.int64).T, values, tuple(size))

@@ -1,0 +1,48 @@
+"""The metaclass of the torch-signature classes (``TorchConv2d``, ``TorchSequential``, ...).
+
+A torch-signature class is a subclass of a MindSpore class (``TorchConv2d(nn.Conv2d)``) whose
+``__init__`` takes torch's arguments. In torch, the class the converted code builds through it
+and the class a static translation builds (``nn.Conv2d(...)`` written out) are one class,
+``torch.nn.Conv2d``. Converted code may meet both for the same torch class, so the metaclass makes
+the pair behave as one class where torch code looks:
+
+- ``isinstance(m, TorchConv2d)`` / ``issubclass`` are true for the MindSpore class's instances
+  (``isinstance(m, conv_layer)`` with ``conv_layer = nn.Conv2d`` converted to ``TorchConv2d``,
+  ``m`` built statically as ``nn.Conv2d``);
+- ``TorchLinear == nn.Dense`` and both hash alike: torch code compares and keys by class
+  (``type(m) == nn.Linear``, ``type(m) in (nn.Conv2d, nn.Linear)``, ``{nn.Conv2d: count_conv}``);
+- ``__name__`` is torch's (``Conv2d``): code dispatches on it (``norm_layer.__name__.lower()``).
+
+Each generated class exists once (in :mod:`migrate.runtime.generated`), so nothing here compares
+copies of a class made in different files.
+"""
+from .backend import nn
+
+
+class TorchSignature(type(nn.Cell)):
+    """Metaclass of the torch-signature classes: one of them and its MindSpore class (its
+    ``_torch_base``) pass isinstance/issubclass with either, compare equal and hash alike; its
+    ``__name__`` is torch's."""
+
+    def __init__(cls, name, bases, namespace, **kwargs):
+        super().__init__(name, bases, namespace, **kwargs)
+        if "_torch_base" in namespace and name.startswith("Torch"):
+            cls.__name__ = name[len("Torch"):]
+
+    def __instancecheck__(cls, obj):
+        base = cls.__dict__.get("_torch_base")
+        return isinstance(obj, base) if base is not None else super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub):
+        base = cls.__dict__.get("_torch_base")
+        return issubclass(sub, base) if base is not None else super().__subclasscheck__(sub)
+
+    def __eq__(cls, other):
+        base = cls.__dict__.get("_torch_base")
+        if base is not None and other is base:
+            return True
+        return super().__eq__(other)
+
+    def __hash__(cls):
+        base = cls.__dict__.get("_torch_base")
+        return hash(base) if base is not None else super().__hash__()

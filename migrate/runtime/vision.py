@@ -1,0 +1,194 @@
+"""torchvision's datasets and the transforms MindSpore spells differently, over ``mindspore.dataset``.
+
+Each function has torchvision's signature: arguments pass through as written, also ``**kwargs``,
+and are translated when the dataset is built. They build ordinary MindSpore pipelines of
+``image`` and ``label`` columns, which the DataLoader translation batches (and shuffles) like any
+MindSpore dataset.
+
+What they settle (checked on MindSpore 2.10):
+
+- torchvision keeps MNIST's idx files in ``root/MNIST/raw`` (``FashionMNIST``, ``KMNIST`` alike);
+  ``MnistDataset`` reads them from the folder it is given: the helper passes that folder.
+- MindSpore downloads no dataset: ``download=True`` checks that the files are there and raises a
+  RuntimeError naming them and the folder when they are not (torchvision skips the download when
+  they are there, so that case means the same).
+- MnistDataset shuffles by default and gives uint32 labels: the helper reads in file order (the
+  DataLoader decides the order, as in torch) and casts labels to int64 (torch's int).
+- torchvision's CIFAR10/100 read the python-pickle batches (``cifar-10-batches-py``), MindSpore's
+  Cifar10Dataset the binary ones: the helper reads the pickles itself into a NumpySlicesDataset
+  of (32, 32, 3) uint8 images, torchvision's samples in torchvision's order.
+- ``transforms.Lambda`` gets the torch tensor ToTensor made: in a MindSpore pipeline the value is a
+  NumPy array, so the function gets a Tensor and its Tensor result goes back to NumPy.
+"""
+import os
+import pickle
+import struct
+import zlib
+
+import numpy
+
+from .backend import ms
+
+
+def _vision_data(data, transform, target_transform):
+    """A torchvision dataset's per-sample transforms on an ms.dataset pipeline of (image, label)
+    rows: `transform` on the image; the label as int64 (torch's int), then `target_transform`."""
+    if transform is not None:
+        data = data.map(transform, input_columns="image")
+    data = data.map(ms.dataset.transforms.TypeCast(ms.int64), input_columns="label")
+    if target_transform is not None:
+        data = data.map(target_transform, input_columns="label")
+    return data
+
+
+def _vision_files(name, folder, files, download):
+    """Raise unless every one of `files` is in `folder` (MindSpore downloads no dataset)."""
+    missing = [f for f in files if not os.path.isfile(os.path.join(folder, f))]
+    if missing:
+        why = ("download=True, but MindSpore cannot download datasets" if download else
+               "Dataset not found")
+        raise RuntimeError(f"For '{name}' (torch signature), {why}: put {', '.join(missing)} "
+                           f"(unpacked) in {folder}, where torchvision keeps them.")
+
+
+def _mnist_like(make, name, root, train, transform, target_transform, download):
+    """A torchvision MNIST-style dataset over `make` (ms.dataset.MnistDataset, ...): the idx files
+    of root/<name>/raw, in file order."""
+    folder = os.path.join(os.path.expanduser(os.fspath(root)), name, "raw")
+    prefix = "train" if train else "t10k"
+    _vision_files(name, folder, [f"{prefix}-images-idx3-ubyte", f"{prefix}-labels-idx1-ubyte"],
+                        download)
+    data = make(folder, usage="train" if train else "test", shuffle=False)
+    return _vision_data(data, transform, target_transform)
+
+
+def _cifar_like(name, base, files, root, transform, target_transform, download):
+    """A torchvision CIFAR dataset: the python-pickle batches `files` of root/`base`, read as
+    torchvision reads them, in a NumpySlicesDataset of (32, 32, 3) uint8 images and int64 labels."""
+    folder = os.path.join(os.path.expanduser(os.fspath(root)), base)
+    _vision_files(name, folder, files, download)
+    images, labels = [], []
+    for file in files:
+        with open(os.path.join(folder, file), "rb") as f:
+            entry = pickle.load(f, encoding="latin1")
+        images.append(entry["data"])
+        labels.extend(entry["labels"] if "labels" in entry else entry["fine_labels"])
+    images = numpy.vstack(images).reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+    data = ms.dataset.NumpySlicesDataset((numpy.ascontiguousarray(images),
+                                          numpy.asarray(labels, numpy.int64)),
+                                         column_names=["image", "label"], shuffle=False)
+    return _vision_data(data, transform, target_transform)
+
+
+def MNISTTorch(root, train=True, transform=None, target_transform=None, download=False):
+    """torchvision.datasets.MNIST over ms.dataset.MnistDataset: the idx files torchvision keeps in
+    root/MNIST/raw; (28, 28, 1) uint8 images through `transform`, int64 labels."""
+    return _mnist_like(ms.dataset.MnistDataset, "MNIST", root, train, transform,
+                             target_transform, download)
+
+
+def FashionMNISTTorch(root, train=True, transform=None, target_transform=None, download=False):
+    """torchvision.datasets.FashionMNIST over ms.dataset.FashionMnistDataset: the idx files torchvision keeps in
+    root/FashionMNIST/raw; (28, 28, 1) uint8 images through `transform`, int64 labels."""
+    return _mnist_like(ms.dataset.FashionMnistDataset, "FashionMNIST", root, train, transform,
+                             target_transform, download)
+
+
+def KMNISTTorch(root, train=True, transform=None, target_transform=None, download=False):
+    """torchvision.datasets.KMNIST over ms.dataset.KMnistDataset: the idx files torchvision keeps in
+    root/KMNIST/raw; (28, 28, 1) uint8 images through `transform`, int64 labels."""
+    return _mnist_like(ms.dataset.KMnistDataset, "KMNIST", root, train, transform,
+                             target_transform, download)
+
+
+def CIFAR10Torch(root, train=True, transform=None, target_transform=None, download=False):
+    """torchvision.datasets.CIFAR10 over ms.dataset: the python-pickle batches of
+    root/cifar-10-batches-py (MindSpore's Cifar10Dataset reads the binary version)."""
+    files = [f"data_batch_{i}" for i in range(1, 6)] if train else ["test_batch"]
+    return _cifar_like("CIFAR10", "cifar-10-batches-py", files, root, transform,
+                             target_transform, download)
+
+
+def CIFAR100Torch(root, train=True, transform=None, target_transform=None, download=False):
+    """torchvision.datasets.CIFAR100 over ms.dataset: the python-pickle files of
+    root/cifar-100-python, fine labels (MindSpore's Cifar100Dataset reads the binary version)."""
+    return _cifar_like("CIFAR100", "cifar-100-python", ["train" if train else "test"], root,
+                             transform, target_transform, download)
+
+
+def FakeDataTorch(size=1000, image_size=(3, 224, 224), num_classes=10, transform=None,
+                  target_transform=None, random_offset=0):
+    """torchvision.datasets.FakeData over ms.dataset.FakeImageDataset: `size` random uint8 images
+    of torch's (C, H, W) `image_size` (MindSpore's is (H, W, C)) and labels in [0, num_classes);
+    other random values than torch's."""
+    channels, height, width = image_size
+    data = ms.dataset.FakeImageDataset(num_images=size, image_size=(height, width, channels),
+                                       num_classes=num_classes, base_seed=random_offset,
+                                       shuffle=False)
+    return _vision_data(data, transform, target_transform)
+
+
+class LambdaTorch:
+    """torchvision.transforms.Lambda in an ms.dataset pipeline: `lambd` gets a Tensor (torch's
+    gets the tensor ToTensor made, MindSpore passes NumPy arrays) and a Tensor result goes back
+    to NumPy."""
+
+    def __init__(self, lambd):
+        if not callable(lambd):
+            raise TypeError(f"Argument lambd should be callable object, but got "
+                            f"{type(lambd).__name__}")
+        self.lambd = lambd
+
+    def __call__(self, x):
+        out = self.lambd(x if isinstance(x, ms.Tensor) else ms.Tensor(x))
+        return out.asnumpy() if isinstance(out, ms.Tensor) else out
+
+
+def save_image_torch(tensor, fp, format=None, nrow=8, padding=2, normalize=False, value_range=None,
+                     scale_each=False, pad_value=0.0):
+    """torchvision.utils.save_image as PNG: torchvision's make_grid of (B, C, H, W) images (one
+    channel shown as three; `normalize` to [0, 1] by value_range or the min and max), then
+    uint8(clamp(x * 255 + 0.5, 0, 255)) per pixel, written losslessly without PIL."""
+    name = fp if isinstance(fp, str) else getattr(fp, "name", "")
+    if (format or name.rsplit(".", 1)[-1]).lower() != "png":
+        raise ValueError(f"For 'save_image' (torch signature), only PNG files can be written "
+                         f"without PIL, but got {format or name!r}.")
+    images = [t.asnumpy() if hasattr(t, "asnumpy") else numpy.asarray(t) for t in
+              (tensor if isinstance(tensor, (list, tuple)) else [tensor])]
+    x = numpy.stack(images) if len(images) > 1 else images[0]
+    x = x.astype(numpy.float32)
+    x = x[None] if x.ndim == 2 else x
+    x = x[None] if x.ndim == 3 else x
+    if x.shape[1] == 1:
+        x = numpy.concatenate([x, x, x], 1)
+    if normalize:
+        def norm(t):
+            low, high = (t.min(), t.max()) if value_range is None else value_range
+            t = numpy.clip(t, low, high)
+            return (t - numpy.float32(low)) / numpy.float32(max(high - low, 1e-5))
+        x = numpy.stack([norm(t) for t in x]) if scale_each else norm(x)
+    if x.shape[0] == 1:
+        grid = x[0]
+    else:
+        cols = min(nrow, x.shape[0])
+        rows = -(-x.shape[0] // cols)
+        h, w = x.shape[2] + padding, x.shape[3] + padding
+        grid = numpy.full((x.shape[1], h * rows + padding, w * cols + padding), pad_value, numpy.float32)
+        for k, img in enumerate(x):
+            top, left = (k // cols) * h + padding, (k % cols) * w + padding
+            grid[:, top:top + h - padding, left:left + w - padding] = img
+    pixels = numpy.clip(grid * numpy.float32(255) + numpy.float32(0.5), 0, 255).astype(numpy.uint8)
+    pixels = numpy.ascontiguousarray(pixels.transpose(1, 2, 0))
+    height, width, channels = pixels.shape
+    raw = b"".join(b"\x00" + row.tobytes() for row in pixels)
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8,
+                                                              {1: 0, 3: 2, 4: 6}[channels], 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    if isinstance(fp, str):
+        with open(fp, "wb") as f:
+            f.write(png)
+    else:
+        fp.write(png)
