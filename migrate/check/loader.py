@@ -133,9 +133,11 @@ def from_module(module: str, root: str) -> ModelSource:
 
 def source_files(src: ModelSource) -> list[str]:
     """The files to convert, relative to `src.root`: every file of the package, or the loose
-    file and the sibling modules (and packages) it imports, transitively."""
+    file and the sibling modules (and packages) it imports, transitively; with the torch
+    packages under the same root that these import (a package and the resampling library it
+    uses, side by side), so that the two import each other converted."""
     if src.package is not None:
-        return _package_files(src.root, src.package)
+        return sorted(_with_used_packages(src.root, _package_files(src.root, src.package), {src.package}))
     out, todo, seen = [], [os.path.relpath(src.file, src.root)], set()
     while todo:
         rel = todo.pop()
@@ -151,7 +153,30 @@ def source_files(src: ModelSource) -> list[str]:
             elif os.path.isfile(os.path.join(src.root, name, "__init__.py")):
                 out += [f for f in _package_files(src.root, name) if f not in seen]
                 seen.update(out)
-    return sorted(out)
+    return sorted(_with_used_packages(src.root, out, set()))
+
+
+# torch itself and its own tools are never converted along, even when they sit under the root
+_NEVER_ALONG = {"torch", "functorch", "torchgen", "ms_core", "mindspore", "migrate"}
+
+
+def _with_used_packages(root, files, packages) -> list[str]:
+    """`files` and every file of the packages under `root` they import (transitively) whose
+    code imports torch: another torch package the model's code uses (demucs and julius)."""
+    out, seen, todo = list(files), set(packages), list(files)
+    while todo:
+        rel = todo.pop()
+        if not rel.endswith(".py"):
+            continue
+        for name in _imported_tops(os.path.join(root, rel)):
+            if name in seen or name in _NEVER_ALONG or not os.path.isdir(os.path.join(root, name)):
+                continue
+            seen.add(name)
+            more = _package_files(root, name)
+            if any("torch" in _imported_tops(os.path.join(root, f)) for f in more if f.endswith(".py")):
+                out += more
+                todo += more
+    return out
 
 
 def _package_files(root, package) -> list[str]:

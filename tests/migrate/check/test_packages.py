@@ -159,3 +159,17 @@ def test_a_model_in_a_namespace_package_checks_by_its_dotted_name(tmp_path):
         "nsmodels/blocks/conv.py", "nsmodels/net.py"]
     assert main(["check", "--model", "nsmodels.net:Net()", "--root", str(PACKAGES),
                  "--input-shape", "2,3,8,8", "--cache", str(tmp_path / "c"), "-q"]) == 0
+
+
+def test_a_torch_package_the_model_imports_is_converted_with_it(tmp_path):
+    """usespkg imports smoothlib, a torch package beside it under the root: both are converted
+    and import each other converted (the converted side never reaches torch's smoothlib);
+    packages under the root that it does not import (cnnzoo) are not converted."""
+    src = from_module("usespkg.net", str(PACKAGES))
+    files = [f for f in source_files(src) if f.endswith(".py")]
+    assert files == ["smoothlib/__init__.py", "smoothlib/filters.py", "usespkg/__init__.py", "usespkg/net.py"]
+    t, m, notes, _ = prepare(None, "usespkg.net:Net()", convert=CountingConverter(), cache=str(tmp_path),
+                             root=str(PACKAGES))
+    assert notes == [] and isinstance(m.smooth, ms_core.nn.Cell) and isinstance(t.smooth, torch.nn.Module)
+    assert main(["check", "--model", "usespkg.net:Net()", "--root", str(PACKAGES), "--input-shape", "2,2,16",
+                 "--cache", str(tmp_path / "c"), "-q"]) == 0
