@@ -303,6 +303,9 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
     for_package = getattr(convert, "for_package", None)
     inherited = for_package(src.root, [os.path.join(src.root, rel) for rel in files
                                        if rel.endswith(".py")]) if for_package else {}
+    # the packages converted together are the code's own (`own`, optional): a package named like
+    # a torch one (torchvision's own models) or used beside it keeps its imports
+    own = {"own": frozenset(top_names(files))} if getattr(convert, "takes_own", False) else {}
     for rel in files:
         dst = os.path.join(out, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -314,7 +317,7 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             aliases = inherited.get(path)
-            result = convert(text, inherited=aliases) if aliases else convert(text)
+            result = convert(text, inherited=aliases, **own) if aliases else convert(text, **own)
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue

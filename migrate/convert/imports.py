@@ -18,6 +18,7 @@ from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_stub_class, marker_reasons, merge_guards, stub_class,
 )
 from migrate.convert.registry import node_rule
+from migrate.convert.star_imports import OWN_PACKAGES
 from migrate.convert.torch_names import is_module, star_names
 from migrate.convert.torch_signature import bindable_value
 
@@ -33,6 +34,12 @@ ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops")
 _TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops)\b", re.M)
 
 
+def torch_root(root: str) -> bool:
+    """Whether a top-level module name is torch's (or a package whose names are resolved), and
+    not a package this run converts (star_imports.OWN_PACKAGES)."""
+    return root in ROOTS and root not in OWN_PACKAGES.get()
+
+
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
     """Return (local name, qualified torch name) pairs bound by one import statement."""
     out = []
@@ -40,7 +47,7 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
         for a in stmt.names:
             full = dotted(a.name)
             root = full.split(".")[0]
-            if root not in ROOTS:
+            if not torch_root(root):
                 continue
             if a.asname is not None:
                 out.append((a.asname.name.value, full))
@@ -48,7 +55,7 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
                 out.append((root, root))
     elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
         mod = dotted(stmt.module) if stmt.module is not None else ""
-        if mod.split(".")[0] not in ROOTS:
+        if not torch_root(mod.split(".")[0]):
             return out
         if isinstance(stmt.names, cst.ImportStar):
             out.append(("*", mod))
@@ -332,7 +339,7 @@ def _split_other_modules(small):
     """``import os, torch``: (``import os``, ``import torch``); either None when empty."""
     if not isinstance(small, cst.Import):
         return None, small
-    ours = [a for a in small.names if (dotted(a.name) or "").split(".")[0] in ROOTS]
+    ours = [a for a in small.names if torch_root((dotted(a.name) or "").split(".")[0])]
     other = [a for a in small.names if a not in ours]
     if not other:
         return None, small
@@ -413,7 +420,7 @@ def strip_import(converter, small, still: set[str]):
         for a in small.names:
             root = (dotted(a.name) or "").split(".")[0]
             local = a.asname.name.value if a.asname is not None else root
-            if root not in ROOTS or local in still:
+            if not torch_root(root) or local in still:
                 keep.append(a)
     else:
         keep = [a for a in small.names

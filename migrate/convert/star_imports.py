@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from contextvars import ContextVar
 from pathlib import Path
 
 import libcst as cst
@@ -22,6 +23,18 @@ from migrate.convert.cst import dotted
 from migrate.convert.torch_names import star_names
 
 ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+
+# The top-level packages a run converts (a directory run of torchvision's own code; a package and
+# the torch library it uses, converted together): their names are the run's own code, imported
+# from its converted copy, never torch's to translate or mark. Set for the length of one file's
+# conversion (convert_source(own=...), a directory run's worker): the import scans deep in the
+# walk read it here rather than through every call.
+OWN_PACKAGES: ContextVar[frozenset] = ContextVar("own_packages", default=frozenset())
+
+
+def _torch_root(root: str) -> bool:
+    """torch's (a root above), unless the run converts a package of that name."""
+    return root in ROOTS and root not in OWN_PACKAGES.get()
 TARGETS = ("ms_core", "mindspore")
 _STAR_LINE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\*", re.M)
 
@@ -37,7 +50,7 @@ def package_imported_names(body) -> set[str]:
             if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
                 continue
             root = (dotted(small.module) or "").split(".")[0] if small.module is not None else None
-            if not small.relative and (root in ROOTS or root in TARGETS):
+            if not small.relative and (_torch_root(root) or root in TARGETS):
                 continue  # torch's own, or the converted code's target package
             for a in small.names:
                 local = a.asname.name if a.asname else a.name
@@ -106,7 +119,7 @@ def _named_imports(text: str) -> list[tuple[str, int, str, str]]:
         return []
     out = []
     for node in _module_statements(tree.body):
-        if isinstance(node, ast.ImportFrom) and not (node.level == 0 and (node.module or "").split(".")[0] in ROOTS):
+        if isinstance(node, ast.ImportFrom) and not (node.level == 0 and _torch_root((node.module or "").split(".")[0])):
             out += [(node.module or "", node.level, a.name, a.asname or a.name) for a in node.names if a.name != "*"]
     return out
 
@@ -131,7 +144,7 @@ def _star_imports(text: str) -> list[tuple[str, int]]:
         spec = m.group(1)
         level = len(spec) - len(spec.lstrip("."))
         module = spec[level:]
-        if level == 0 and module.split(".")[0] in ROOTS:
+        if level == 0 and _torch_root(module.split(".")[0]):
             continue
         out.append((module, level))
     return out
@@ -201,7 +214,7 @@ class _Exports:
                 for a in node.names:
                     root = a.name.split(".")[0]
                     local = a.asname or root
-                    if root in ROOTS:
+                    if _torch_root(root):
                         names[local] = a.name if a.asname else root
                     else:
                         names.pop(local, None)
@@ -224,7 +237,7 @@ class _Exports:
 
     def _import_from(self, path: Path, node: ast.ImportFrom, names: dict) -> None:
         module = node.module or ""
-        torch_module = node.level == 0 and module.split(".")[0] in ROOTS
+        torch_module = node.level == 0 and _torch_root(module.split(".")[0])
         for a in node.names:
             if a.name == "*":
                 if torch_module:
