@@ -2874,7 +2874,7 @@ def torch_outer(input, vec2, out=None):
 
 def torch_pad(input, pad, mode='constant', value=None):
     """torch.nn.functional.pad's signature over its MindSpore translation."""
-    return ops.pad(input, pad, mode, value)
+    return ops.pad(input, pad, mode, value if mode == 'constant' else None)
 
 
 def torch_pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side='right'):

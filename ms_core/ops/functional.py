@@ -918,8 +918,11 @@ def _pad_by_index(x, padding, mode, name="pad"):
 
 
 def pad(x, padding, mode="constant", value=None):
-    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch."""
+    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch.
+    A `value` is for mode 'constant' only, as MindSpore 2.10 checks (torch ignores value=0 there)."""
     if mode in ("reflect", "replicate", "circular"):
+        if value is not None:
+            raise ValueError(f"For 'pad', the padding mode '{mode}' can not set value, but got value {value}.")
         return _pad_by_index(x, padding, mode)
     if mode != "constant":
         raise ValueError(f"For 'pad', the 'mode' must be one of 'constant', 'reflect', "
