@@ -18,7 +18,7 @@ from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_stub_class, marker_reasons, merge_guards, stub_class,
 )
 from migrate.convert.registry import node_rule
-from migrate.convert.star_imports import OWN_PACKAGES
+from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED
 from migrate.convert.torch_names import is_module, star_names
 from migrate.convert.torch_signature import bindable_value
 
@@ -235,7 +235,9 @@ class BlockImports:
             if not pairs or None in left.values() or not converter.allows(TORCH_IMPORTS.id):
                 plain.append(small)
                 continue
-            new = strip_import(converter, small, {local for local, n in left.items() if n})
+            # a name other modules import from this one stays bound (its uses there are converted)
+            kept = REEXPORTED.get()
+            new = strip_import(converter, small, {local for local, n in left.items() if n or local in kept})
             changed = changed or new is not small
             bound = self.fallback_bindings(pairs, left)
             plain.extend(bound)
@@ -250,7 +252,7 @@ class BlockImports:
                 continue
             changed = True
             guarded.append(new)
-            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local))
+            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local) or local in kept)
         if not changed:
             return None
         line = None

@@ -25,6 +25,10 @@ LAYER_ATTRIBUTE = node_rule(
     "Replace torch attribute names of layers with what the MindSpore layer holds (conv.groups -> "
     "conv.group, ln.eps -> ln.epsilon; in a subclass of a torch layer, self.padding -> "
     "self.torch_padding, torch's value kept by the torch-signature base).")
+ATTENTION_WITHOUT_WEIGHTS = node_rule(
+    "MS445", "attention_without_weights",
+    "Replace self.attn(q, k, v, need_weights=False) (a known MultiheadAttention) with "
+    "(self.attn(q, k, v, need_weights=False)[0], None): torch's (out, None) where MindSpore returns (out,).")
 FORWARD_KEYWORDS = node_rule(
     "MS154", "forward_keywords",
     "Replace torch's keywords in a call of a layer whose class is known (self.encoder(src, mask=m), "
@@ -154,6 +158,23 @@ def layer_forward_call(converter, node: cst.Call, walked: cst.Call):
     converter.record(node, new, FORWARD_KEYWORDS.id, "exact",
                 f"{short_kinds(kinds)}: torch's keywords are "
                 + ", ".join(f"{t} -> {m}" for t, m in renames[0].items()) + " in MindSpore")
+    return new
+
+
+def attention_without_weights(converter, node: cst.Call, walked: cst.Call):
+    """Apply MS445 to ``self.attn(q, k, v, need_weights=False)`` with ``self.attn`` a known
+    MultiheadAttention (``walked``: the call converted): torch returns ``(out, None)`` there,
+    MindSpore 2.10 (and ms_core) ``(out,)``; None when nothing changes."""
+    if type_of(converter, node.func) != ["torch.nn.MultiheadAttention"] \
+            or not converter.allows(ATTENTION_WITHOUT_WEIGHTS.id):
+        return None
+    flag = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "need_weights"), None)
+    if not (isinstance(flag, cst.Name) and flag.value == "False"):
+        return None
+    first = cst.Subscript(walked, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+    new = cst.Tuple([cst.Element(first), cst.Element(cst.Name("None"))])
+    converter.record(node, new, ATTENTION_WITHOUT_WEIGHTS.id, "exact",
+                     "need_weights=False: torch returns (attn_output, None), MindSpore (attn_output,)")
     return new
 
 

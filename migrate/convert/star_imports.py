@@ -105,6 +105,33 @@ def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
     return out
 
 
+# The torch names the file being converted binds at module level that other modules of its tree
+# import from it by name (package_reexports): set for one file's conversion, like OWN_PACKAGES.
+REEXPORTED: ContextVar[frozenset] = ContextVar("reexported", default=frozenset())
+
+
+def package_reexports(root: Path, files) -> dict[str, frozenset]:
+    """For each file of ``files`` that binds a torch name another file of the tree imports from it
+    by name (torchvision's ``_internally_replaced_utils`` imports torch.hub's
+    ``load_state_dict_from_url``, and its models import it from there): those names. The converted
+    module must keep binding them, though its own uses of them are gone."""
+    table = _Exports(root)
+    out: dict[str, set] = {}
+    keys = {Path(f).resolve(): str(f) for f in files}
+    for path in files:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for module, level, name, _local in _named_imports(text):
+            if table.given(Path(path), module, level, name) is None:
+                continue
+            target = table.resolve(Path(path), module, level)
+            if target is not None and target.resolve() in keys:
+                out.setdefault(keys[target.resolve()], set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 _FROM_LINE = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]+[^*]", re.M)
 
 

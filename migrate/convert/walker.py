@@ -55,7 +55,7 @@ PASSES = (training_pass,)
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
                "torch", "torchvision", "add_module", "device", "real", "imag", "_modules", "_parameters",
-               "import_module", "__import__")
+               "import_module", "__import__", "need_weights")
 
 
 @lru_cache(maxsize=256)
