@@ -76,8 +76,9 @@ def test_a_1d_convolutions_geometry_read_through_an_untyped_path_is_torchs():
     assert ("return _TorchLayerAttrs(m.conv).kernel_size[0], _TorchLayerAttrs(m.conv).stride, "
             "_TorchLayerAttrs(m.conv).dilation[0]") in out
     namespace = {}
-    exec(convert_source(HEAD + "def f(m):\n    return m.kernel_size, m.stride, m.dilation, m.in_features\n"
-                        "class Own:\n    kernel_size = 5\n").code, namespace)
+    code = convert_source(HEAD + "def f(m):\n    return m.kernel_size, m.stride, m.dilation, m.in_features\n"
+                          "class Own:\n    kernel_size = 5\n").code
+    exec(code, namespace)  # noqa: S102 (running the converted code is the test)
     torch_conv = torch.nn.Conv1d(2, 2, 3, 2, dilation=2)
     conv = ms.nn.Conv1d(2, 2, 3, 2, pad_mode="valid", dilation=2)
     assert (conv.kernel_size, conv.stride) == ((1, 3), (1, 2))  # MindSpore's 2-D form
