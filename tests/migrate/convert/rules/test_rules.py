@@ -395,6 +395,11 @@ RULE_EXAMPLES = {
     "activation_fn": "f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
     "module_tables": "def f(m):\n    return list(m._modules.values()), len(m._parameters)\n",
     "layer_attribute_at_run_time": "def f(model):\n    return model.fc.in_features\n",
+    "attention_without_weights": ("class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                  "        self.attn = nn.MultiheadAttention(8, 2)\n"
+                                  "    def forward(self, x):\n        out, _ = self.attn(x, x, x, need_weights=False)\n"
+                                  "        return out\n"),
+    "pad_value": "def f(x, mode):\n    return F.pad(x, (1, 1), mode, 0.0)\n",
     "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
 }
 
