@@ -16,7 +16,8 @@ from migrate.convert.call_edit import BindError, CallEdit, primary
 from migrate.convert.cst import attribute, code_of, dotted
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
-    attention_without_weights, layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
+    attention_without_weights, known_layer, layer_attribute, layer_base, layer_forward_call, narrowing_classes,
+    note_layer_class,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
@@ -503,7 +504,8 @@ def on_plain_attribute(converter, node: cst.Attribute):
         converter.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
         return new
     walk = converter.walk_state
-    if (attr in LAYER_ATTR_NAMES or attr in LAYER_GEOMETRY) and walk.aliases and not walk.storing \
+    if (attr in LAYER_ATTR_NAMES or attr in LAYER_GEOMETRY and not known_layer(converter, node.value)) \
+            and walk.aliases and not walk.storing \
             and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
             and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
             and not is_tensor(converter, node.value) \

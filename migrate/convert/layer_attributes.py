@@ -75,6 +75,11 @@ def _kinds(converter, node) -> list[str] | None:
     return out or None
 
 
+def known_layer(converter, node) -> bool:
+    """Whether the torch layer classes ``node`` may be are all known (layer_attribute decides)."""
+    return bool(_kinds(converter, node))
+
+
 def layer_attribute(converter, node: cst.Attribute, value):
     """``x.<torch attribute>`` rewritten for x's known layer classes, or None (nothing to do).
 
