@@ -639,6 +639,82 @@ def _write_reports(result, reports, err) -> int:
     return 0
 
 
+# ---- migrate check-ddp ---------------------------------------------------------------------
+def _add_check_ddp(sub) -> None:
+    p = sub.add_parser("check-ddp", help="run a data-parallel script under torch DDP and its "
+                                         "conversion under the ms_core launcher, rank by rank",
+                       description="Run SCRIPT under torch DDP (gloo, torchrun; mp.spawn scripts as "
+                                   "they are) and its conversion under python -m ms_core.launch (and "
+                                   "with --ms-python the --target mindspore conversion under msrun), "
+                                   "from the same initial weights, random numbers and data order; "
+                                   "compare every rank's losses step by step and its final "
+                                   "parameters and buffers. Exit 0 agree, 1 differ, 2 could not run.")
+    p.add_argument("script", help="the torch training script")
+    p.add_argument("--nproc", type=int, default=2, metavar="N", help="processes per side (default 2)")
+    p.add_argument("--steps", type=int, default=None, metavar="S",
+                   help="stop every process after S optimizer steps (default: the whole script)")
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                   help="per side; the side's processes are stopped when it runs out (default 600)")
+    p.add_argument("--ms-python", metavar="PYTHON",
+                   help="an interpreter with MindSpore: also run the --target mindspore conversion "
+                        "under that interpreter's msrun")
+    p.add_argument("--report", metavar="FILE.json", help="write the result as JSON")
+    p.add_argument("--work", metavar="DIR", help="keep the runs' files (logs, traces) in DIR")
+    p.add_argument("--args", default="", metavar="'ARGS'",
+                   help="the script's arguments, as one string after = (--args='--epochs 3')")
+
+
+def _run_check_ddp(args) -> int:
+    import json
+    import shlex
+
+    from rich.markup import escape
+
+    from migrate.check.ddp import EXIT_ERROR, DdpSettings, check_ddp
+    err = _console(wide=True)
+    if args.nproc < 1 or not os.path.isfile(args.script):
+        err.print(f"[red]error:[/] {'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
+        return EXIT_ERROR
+    settings = DdpSettings(nproc=args.nproc, max_steps=args.steps, rtol=args.rtol, atol=args.atol,
+                           timeout=args.timeout, args=tuple(shlex.split(args.args)), ms_python=args.ms_python)
+    result = check_ddp(args.script, settings, _converter(),
+                       _converter("mindspore") if args.ms_python else None, work=args.work)
+    _show_check_ddp(result, err)
+    if args.report:
+        try:
+            with open(args.report, "w", encoding="utf-8") as f:
+                json.dump(result.to_dict(), f, indent=1)
+        except OSError as exc:
+            err.print(f"[red]error:[/] cannot write {args.report}: {escape(str(exc))}")
+            return EXIT_ERROR
+    return result.exit_code
+
+
+def _show_check_ddp(result, err) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    t = Table(title=f"migrate check-ddp {escape(os.path.basename(result.script))} "
+                    f"({result.settings.nproc} processes)")
+    for col in ("side", "rank", "steps", "loss max rel diff", "final values max rel diff", "verdict"):
+        t.add_column(col)
+    for side, comparisons in result.ranks.items():
+        for c in comparisons:
+            t.add_row(side, str(c.rank), str(c.losses), "-" if c.loss_err is None else f"{c.loss_err:.2e}",
+                      "-" if c.param_err is None else f"{c.param_err:.2e} ({escape(c.worst_param or '')})",
+                      "[green]agree[/]" if c.passed else "[red]differ[/]: " + escape("; ".join(c.problems)))
+    err.print(t)
+    for side, run in result.runs.items():
+        err.print(f"{side}: {escape(' '.join(run.command[:8]))}{' ...' if len(run.command) > 8 else ''}"
+                  f" [{run.seconds:.1f} s]" + (f" [red]{escape(run.error)}[/]" if run.error else ""))
+    for n in result.notes:
+        err.print(f"[yellow]note:[/] {escape(n)}")
+    verdict = ("[red]could not run[/]" if result.error else "[green]PASS[/]" if result.passed
+               else "[red]MISMATCH[/]")
+    err.print(f"verdict: {verdict}")
+
+
 # ---- migrate weights -----------------------------------------------------------------------
 def _add_weights(sub) -> None:
     p = sub.add_parser("weights",
@@ -701,6 +777,7 @@ SUBCOMMANDS = [
     ("convert", _add_convert, _run_convert),
     ("mappings", _add_mappings, _run_mappings),
     ("check", _add_check, _run_check),
+    ("check-ddp", _add_check_ddp, _run_check_ddp),
     ("weights", _add_weights, _run_weights),
 ]
 

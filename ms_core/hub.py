@@ -23,6 +23,9 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from .common.parameter import Parameter
+from .common.tensor import Tensor
+from .train.serialization import load_checkpoint
 from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
 
 __all__ = ["load_state_dict_from_url", "load", "load_state_dict", "get_dir", "set_dir",
@@ -168,7 +171,6 @@ def load(f, map_location=None, weights_only=True, mmap=None):
     # the MindSpore formats save_checkpoint writes
     if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
         return load_torch_checkpoint(path, map_location)
-    from .train.serialization import load_checkpoint
     return load_checkpoint(path)
 
 
@@ -195,7 +197,6 @@ def _param_at(cell, dotted):
     obj = cell
     for part in dotted.split("."):
         obj = getattr(obj, part, None)
-    from .common.parameter import Parameter
     return obj if isinstance(obj, Parameter) else None
 
 
@@ -210,7 +211,6 @@ def _assign(param, key, value):
                                f"a param with shape {arr.shape} from checkpoint, the shape in "
                                f"current model is {shape}.")
         arr = arr.reshape(shape)
-    from .common.tensor import Tensor
     param.set_data(Tensor._wrap(np.asarray(arr, dtype=param.asnumpy().dtype)))
 
 

@@ -14,7 +14,8 @@ Modules (:data:`MODULES`; :data:`EXPORTS` says which one defines each name):
 - ``guards``: ``TorchMissing``, the stand-in of a torch import that stays.
 - ``signature``: the metaclass of the torch-signature classes.
 - ``containers``, ``layers``, ``functional``, ``autograd``, ``data``, ``distributions``,
-  ``optim``, ``einops``, ``imports``: hand-written classes and functions with torch's semantics.
+  ``optim``, ``einops``, ``imports``, ``distributed``: hand-written classes and functions with
+  torch's semantics.
 - ``generated``: the torch-signature classes and functions of every torch layer and function the
   mapping tables translate (``TorchConv2d``, ``torch_relu``), generated ahead of time by
   ``python -m migrate.convert.generate_runtime``; do not edit it by hand.
@@ -44,7 +45,7 @@ from .index import EXPORTS
 
 # the modules, in dependency order (each public name is defined in one of them: index.EXPORTS)
 MODULES = ("arguments", "values", "guards", "signature", "containers", "layers", "functional", "autograd",
-           "data", "distributions", "optim", "einops", "imports", "generated", "vision")
+           "data", "distributions", "optim", "einops", "imports", "distributed", "generated", "vision")
 
 
 def __getattr__(name):

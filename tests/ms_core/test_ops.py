@@ -126,3 +126,16 @@ def test_concat_of_mixed_dtypes_promotes_as_torch_cat(dtypes):
     g = ms.grad(f)(ms.Tensor(arrays[first_float]))
     assert g.dtype == ms.Tensor(arrays[first_float]).dtype
     np.testing.assert_array_equal(g.asnumpy(), np.tile(np.arange(3 * first_float, 3 * first_float + 3), (2, 1)))
+
+
+def test_assign_writes_into_the_parameter_in_place():
+    p = ms.Parameter(ms.Tensor(np.zeros((2, 2), np.float32)), name="p")
+    held = p._data  # a layer holding the Parameter sees the new values
+    out = ops.assign(p, ms.Tensor(np.array([[1, 2], [3, 4]], np.float64)))
+    np.testing.assert_array_equal(held, [[1, 2], [3, 4]])
+    assert p.dtype == ms.float32 and out.dtype == ms.float32
+    np.testing.assert_array_equal(out.asnumpy(), [[1, 2], [3, 4]])
+    with pytest.raises(TypeError, match="'variable' must be a Parameter"):
+        ops.assign(ms.Tensor(np.zeros(2)), ms.Tensor(np.ones(2)))
+    with pytest.raises(ValueError, match="must be the shape of 'variable'"):
+        ops.assign(p, ms.Tensor(np.ones(3, np.float32)))

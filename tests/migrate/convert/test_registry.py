@@ -9,6 +9,7 @@ from mappings import load_tables
 from migrate import convert_source
 from migrate.convert import registry
 from migrate.convert.registry import FORMER_IDS, MARKERS, RULES, Rule, RuleSelection
+from tests.child import run_cli
 from tests.migrate.convert.helpers import without_guards
 
 
@@ -198,8 +199,9 @@ def test_cli_select_and_disable(tmp_path, capsys, monkeypatch):
     out_dir = tmp_path / "out"
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "train.py").write_text(TRAINING_SCRIPT)
-    assert cli.main(["convert", str(tmp_path / "pkg"), "-o", str(out_dir), "-q", "--disable", "MS212",
-                     "--jobs", "2"]) == 0
+    # two worker processes: the command runs in a child process with a time limit
+    assert run_cli(["convert", tmp_path / "pkg", "-o", out_dir, "-q", "--disable", "MS212", "--jobs", "2"],
+                   timeout=300)[0] == 0
     assert (out_dir / "train.py").read_text() == convert_source(TRAINING_SCRIPT, disable=["MS212"]).code
     assert cli.main(["convert", str(src), "-q", "--select", "MS7"]) == 2
     assert "no rule ID starts with it" in capsys.readouterr().err
