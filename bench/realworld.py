@@ -751,7 +751,7 @@ class Script:
     data: str = ""
     path: tuple = ()
     quick: bool = False
-    compare: bool = True   # trace both runs and compare losses/steps (bench/script_trace.py)
+    compare: bool = True   # trace both runs and compare losses/steps (migrate/check/script_trace.py)
     original_path: tuple = ()  # extra import paths of the original side only (bench/standins)
     dropout: bool = True   # False: dropout is the identity on both sides (no flag in the script)
 
@@ -1478,22 +1478,20 @@ def child_mindspore(arch: dict, tree: str, out: str, block: bool = True) -> dict
 def child_script(script: str, args: list, block: bool, trace_dir: str | None = None, side: str = "",
                  tree: str = "", dropout: bool = True) -> None:
     """Run a script as __main__ (torch blocked for the converted one); with `trace_dir`, record
-    what bench/script_trace.py compares (the original's random numbers replayed on the converted
+    what migrate/check/script_trace.py compares (the original's random numbers replayed on the converted
     side)."""
     import runpy
     if block:
         sys.meta_path.insert(0, _NoTorch())
     trace = None
     if trace_dir:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import script_trace
+        from migrate.check import script_trace
         replay = os.path.join(trace_dir, "random.npz") if side == "converted" else None
         trace = script_trace.Trace(os.path.join(trace_dir, side), tree, replay)
         os.makedirs(os.path.join(trace_dir, side), exist_ok=True)
         (script_trace.install_torch if side == "original" else script_trace.install_ms)(trace)
     if not dropout:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import script_trace
+        from migrate.check import script_trace
         script_trace.no_dropout(side)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -1691,7 +1689,7 @@ def _script_tag(s: Script) -> str:
 
 def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, block: bool = True) -> dict:
     """Run one script from a fresh copy of its tree; status ran / fail / timeout. With
-    `s.compare`, the run is traced (bench/script_trace.py) into work/traces/<script>/<side>."""
+    `s.compare`, the run is traced (migrate/check/script_trace.py) into work/traces/<script>/<side>."""
     d = work / "scripts" / side / _script_tag(s)
     shutil.rmtree(d, ignore_errors=True)
     shutil.copytree(tree, d)
@@ -1725,9 +1723,8 @@ def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, blo
 
 
 def compare_traces(s: Script, work: Path) -> dict:
-    """Losses and parameter statistics of the two traced runs (see bench/script_trace.py)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import script_trace
+    """Losses and parameter statistics of the two traced runs (see migrate/check/script_trace.py)."""
+    from migrate.check import script_trace
     d = work / "traces" / _script_tag(s)
     try:
         a = json.loads((d / "original" / "trace.json").read_text())
