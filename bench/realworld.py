@@ -1009,12 +1009,14 @@ def count_lines(files) -> int:
     return sum(p.read_text(encoding="utf-8", errors="replace").count("\n") for p in files)
 
 
-def run_cli_convert(src_dir: Path, out_dir: Path, jobs: int, report: Path | None,
+def run_cli_convert(src_dir, out_dir: Path, jobs: int, report: Path | None,
                     target: str = "ms_core") -> tuple[float, int, str]:
     """`migrate convert src_dir -o out_dir -j jobs --target target [--report report]` through the
-    CLI: (wall seconds, exit code, stderr tail)."""
+    CLI: (wall seconds, exit code, stderr tail). A list of directories is several sources in one
+    run (`migrate convert SRC DEP... -o OUT`: each into OUT/<its name>)."""
     shutil.rmtree(out_dir, ignore_errors=True)
-    cmd = [sys.executable, str(ROOT / "cli.py"), "convert", str(src_dir), "-o", str(out_dir), "-j", str(jobs), "-q",
+    dirs = [str(d) for d in src_dir] if isinstance(src_dir, (list, tuple)) else [str(src_dir)]
+    cmd = [sys.executable, str(ROOT / "cli.py"), "convert", *dirs, "-o", str(out_dir), "-j", str(jobs), "-q",
            "--target", target]
     if report is not None:
         cmd += ["--report", str(report)]
@@ -1821,6 +1823,23 @@ def convert_package(src: Source, args, work: Path) -> tuple[SourceResult, Path, 
     return res, staged, converted
 
 
+def convert_together(sources, trees, args, work: Path) -> dict:
+    """{source name: converted tree} for each source that uses others: it and the sources it uses
+    converted in one run (`migrate convert SRC DEP... -o OUT`), so that they import each other
+    converted (with --separately each is converted in its own run, as before that existed)."""
+    out = {}
+    for src in sources:
+        names = [src.name, *_uses(src.name)]
+        if not src.uses or not all(source_named(n).tree and n in trees for n in names):
+            continue
+        dirs = [trees[n][0] / source_named(n).tree for n in names]
+        out[src.name] = work / "out_together" / src.name
+        run_cli_convert(dirs, out[src.name], args.jobs, None)
+        if args.ms_python:
+            run_cli_convert(dirs, work / "out_mindspore_together" / src.name, args.jobs, None, target="mindspore")
+    return out
+
+
 def run(args) -> list[SourceResult]:
     """Convert every selected source, then check architectures and scripts `args.jobs` at a time."""
     work = Path(args.work)
@@ -1840,6 +1859,7 @@ def run(args) -> list[SourceResult]:
         print(f"[{src.name}] "
               f"{res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
               f" ({time.perf_counter() - t0:.1f} s)", flush=True)
+    together = {} if args.separately else convert_together(sources, trees, args, work)
     archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped and not args.no_archs
              and (only is None or a.source in only)
              and (a.quick or not args.quick) and (not args.arch or args.arch in a.name)]
@@ -1852,6 +1872,10 @@ def run(args) -> list[SourceResult]:
         deps = _uses(a.source)
         dep_trees = {"torch": [trees[u][0] for u in deps], "ms": [trees[u][1] for u in deps],
                      "mindspore": [work / "out_mindspore" / u for u in deps]}
+        if a.source in together:  # the source and the ones it uses, converted in one run
+            converted = together[a.source]
+            ms_side = (args.ms_python, work / "out_mindspore_together" / a.source) if args.ms_python else None
+            dep_trees.update(ms=[], mindspore=[])
         row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side,
                          torch_paths=[p for n in (a.source, *deps) for p in torch_paths[n]], dep_trees=dep_trees)
         print(f"  {a.source:<18} {a.ctor[:50]:<50} {row['status']:<10} {row['error'][:90]}", flush=True)
@@ -2016,6 +2040,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the results as JSON")
     ap.add_argument("--ms-python", help="an interpreter with MindSpore: also convert with --target mindspore and "
                                         "run each architecture there (weights, forward, checkpoint round trip)")
+    ap.add_argument("--separately", action="store_true",
+                    help="convert a source and the sources it uses (Source.uses) each in its own run, as "
+                         "before `migrate convert SRC DEP...` (the first pass); by default they are "
+                         "converted together")
     ap.add_argument("--allow-torch", action="store_true",
                     help="diagnosis only: let the converted code import torch, to see what fails after "
                          "the leftover torch imports (the table is then not the benchmark's)")

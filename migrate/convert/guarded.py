@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import contextvars
 import threading
 import warnings
 
@@ -52,10 +53,11 @@ def run_deep(fn, *args):
     """Call ``fn(*args)`` in a thread with a 1 GiB stack and a high recursion limit; return its
     result or raise its exception."""
     box: dict = {}
+    context = contextvars.copy_context()  # the run's facts (star_imports.OWN_PACKAGES) go along
 
     def target():
         try:
-            box["value"] = fn(*args)
+            box["value"] = context.run(fn, *args)
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 

@@ -16,7 +16,8 @@ from migrate.convert.call_edit import BindError, CallEdit, primary
 from migrate.convert.cst import attribute, code_of, dotted, parse_expr
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
-    layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
+    attention_without_weights, known_layer, layer_attribute, layer_base, layer_forward_call, narrowing_classes,
+    note_layer_class,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
@@ -24,7 +25,7 @@ from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
     track_assign, type_of,
 )
-from migrate.convert.torch_runtime import LAYER_ATTR_NAMES
+from migrate.convert.torch_runtime import LAYER_ATTR_NAMES, LAYER_GEOMETRY
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import entry_id, node_rule
@@ -94,8 +95,9 @@ NO_GRAD = node_rule(
 ])
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
-    "Replace x.in_features / out_features / num_embeddings / embedding_dim on a receiver of unknown "
-    "class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the MindSpore layer's (in_channels...).",
+    "Replace x.in_features / out_features / num_embeddings / embedding_dim / kernel_size / stride / dilation "
+    "on a receiver of unknown class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the "
+    "MindSpore layer's (in_channels...; a 1-D convolution's (k,) where MindSpore holds (1, k)).",
         needs=["_TorchLayerAttrs"], examples=[
     ("def f(model):\n"
      "    return model.fc.in_features\n",
@@ -440,6 +442,7 @@ def on_method(converter, node: cst.Call):
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
     new = layer_forward_call(converter, node, walked)
+    new = attention_without_weights(converter, node, new or walked) or new
     if new is not None:
         return new
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in converter.walk_state.function_classes \
@@ -577,7 +580,9 @@ def on_plain_attribute(converter, node: cst.Attribute):
         converter.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
         return new
     walk = converter.walk_state
-    if attr in LAYER_ATTR_NAMES and walk.aliases and not walk.storing and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
+    if (attr in LAYER_ATTR_NAMES or attr in LAYER_GEOMETRY and not known_layer(converter, node.value)) \
+            and walk.aliases and not walk.storing \
+            and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
             and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
             and not is_tensor(converter, node.value) \
             and not _layer_attrs_view(node.value):
@@ -585,9 +590,11 @@ def on_plain_attribute(converter, node: cst.Attribute):
         # at run time (a user's own in_features is kept)
         helper = converter.output.signatures.helper("_TorchLayerAttrs")
         new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), cst.Name(attr))
+        held = (f"as {LAYER_ATTR_NAMES[attr]}" if attr in LAYER_ATTR_NAMES
+                else "2-D in a 1-D convolution, (1, k)")
         converter.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
-                    f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "
-                    f"class is known at run time only")
+                         f"{attr}: MindSpore's layer holds it {held}; the receiver's class is known at run "
+                         f"time only")
         return new
     if attr in _MODULE_TABLES and converter.walk_state.aliases and converter.allows(MODULE_TABLES.id) \
             and not is_tensor(converter, node.value):
@@ -607,6 +614,15 @@ def on_plain_attribute(converter, node: cst.Attribute):
         new = cst.Call(converter.target(f"ops.{attr}"), [cst.Arg(value)])
         converter.record(node, new, COMPLEX_PARTS.id, "exact",
                          f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
+        return new
+    if attr == "type" and isinstance(node.value, cst.Attribute) and node.value.attr.value == "device" \
+            and walk.aliases and not walk.storing and converter.allows(TENSOR_ATTRIBUTE.id):
+        # x.device.type == "mps" (demucs): a torch device's kind; MindSpore tensors have no torch
+        # device (x.device is a string there), and the converted code runs where a CPU torch would
+        new = cst.SimpleString('"cpu"')
+        converter.record(node, new, TENSOR_ATTRIBUTE.id, "transformed",
+                         "a torch device's type: 'cpu' (MindSpore places tensors by its context, not by torch "
+                         "devices: code that branches on cuda/mps takes the CPU path)")
         return new
     if attr in ("device", "data", *_ACCELERATOR_QUERIES) and converter.walk_state.aliases \
             and converter.allows(TENSOR_ATTRIBUTE.id) and is_tensor(converter, node.value):

@@ -20,6 +20,7 @@ from migrate.convert.guards import (
     stub_class,
 )
 from migrate.convert.registry import node_rule
+from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED
 from migrate.convert.torch_names import is_module, star_names
 from migrate.convert.torch_signature import bindable_value
 
@@ -50,6 +51,12 @@ ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops")
 _TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops)\b", re.M)
 
 
+def torch_root(root: str) -> bool:
+    """Whether a top-level module name is torch's (or a package whose names are resolved), and
+    not a package this run converts (star_imports.OWN_PACKAGES)."""
+    return root in ROOTS and root not in OWN_PACKAGES.get()
+
+
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
     """Return (local name, qualified torch name) pairs bound by one import statement."""
     out = []
@@ -57,7 +64,7 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
         for a in stmt.names:
             full = dotted(a.name)
             root = full.split(".")[0]
-            if root not in ROOTS:
+            if not torch_root(root):
                 continue
             if a.asname is not None:
                 out.append((a.asname.name.value, full))
@@ -65,7 +72,7 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
                 out.append((root, root))
     elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
         mod = dotted(stmt.module) if stmt.module is not None else ""
-        if mod.split(".")[0] not in ROOTS:
+        if not torch_root(mod.split(".")[0]):
             return out
         if isinstance(stmt.names, cst.ImportStar):
             out.append(("*", mod))
@@ -279,7 +286,9 @@ class BlockImports:
             if not pairs or None in left.values() or not converter.allows(TORCH_IMPORTS.id):
                 plain.append(small)
                 continue
-            new = strip_import(converter, small, {local for local, n in left.items() if n})
+            # a name other modules import from this one stays bound (its uses there are converted)
+            kept = REEXPORTED.get()
+            new = strip_import(converter, small, {local for local, n in left.items() if n or local in kept})
             changed = changed or new is not small
             bound = self.fallback_bindings(pairs, left)
             plain.extend(bound)
@@ -299,7 +308,7 @@ class BlockImports:
                 continue
             changed = True
             guarded.append(new)
-            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local))
+            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local) or local in kept)
         if not changed:
             return None
         line = None
@@ -410,7 +419,7 @@ def _split_other_modules(small):
     """``import os, torch``: (``import os``, ``import torch``); either None when empty."""
     if not isinstance(small, cst.Import):
         return None, small
-    ours = [a for a in small.names if (dotted(a.name) or "").split(".")[0] in ROOTS]
+    ours = [a for a in small.names if torch_root((dotted(a.name) or "").split(".")[0])]
     other = [a for a in small.names if a not in ours]
     if not other:
         return None, small
@@ -491,7 +500,7 @@ def strip_import(converter, small, still: set[str]):
         for a in small.names:
             root = (dotted(a.name) or "").split(".")[0]
             local = a.asname.name.value if a.asname is not None else root
-            if root not in ROOTS or local in still:
+            if not torch_root(root) or local in still:
                 keep.append(a)
     else:
         keep = [a for a in small.names

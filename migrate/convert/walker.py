@@ -43,7 +43,7 @@ from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
-from migrate.convert.star_imports import package_imported_names, torch_star_aliases
+from migrate.convert.star_imports import OWN_PACKAGES, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.torch_signature import generated_block, signatures
 from migrate.convert.training import training_pass
@@ -56,7 +56,7 @@ PASSES = (training_pass,)
 # method name of the tables, and the attributes and names the rules look at.
 _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_var", "data", "super",
                "torch", "torchvision", "add_module", "device", "real", "imag", "_modules", "_parameters",
-               "import_module", "__import__")
+               "import_module", "__import__", "need_weights")
 
 
 @lru_cache(maxsize=256)
@@ -912,7 +912,7 @@ _HANDLERS = {
 
 
 def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
-                   named_modules=frozenset()) -> ConvertResult:
+                   named_modules=frozenset(), own=frozenset()) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -927,6 +927,11 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
             package names in strings (:func:`migrate.convert.einops_calls.named_modules`):
             importlib.import_module / __import__ of a name known at run time answers them with
             generated code.
+        own: top-level packages converted in the same run (``{"torchvision"}`` when converting
+            torchvision's own code, or a package together with the torch library it imports):
+            their names are the code's own, imported from the converted copy, never translated or
+            marked as torch's (a directory run passes them; see
+            :data:`migrate.convert.star_imports.OWN_PACKAGES`).
 
     Returns:
         A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
@@ -941,7 +946,12 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     """
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
     head, tail = split_comment_tail(code)
-    result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules).convert(head)
+    token = OWN_PACKAGES.set(frozenset(own)) if own else None  # else the run's (a worker sets it)
+    try:
+        result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules).convert(head)
+    finally:
+        if token is not None:
+            OWN_PACKAGES.reset(token)
     if tail:  # comment lines ending the file, which libcst would drop: put back as written
         if result.code and not result.code.endswith(("\n", "\r")):
             result.code += head[len(head.rstrip("\r\n")):]

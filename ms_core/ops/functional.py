@@ -801,7 +801,18 @@ def concat(tensors, axis=0):
                                      if i != axis):
             raise ValueError(f"For 'concat', all inputs must have the same shape except along axis "
                              f"{axis}, but got {list(ref.shape)} and {list(t.shape)}.")
-    return apply(A.Concat(axis), *tensors)
+    return apply(A.Concat(axis), *_joined_dtype(tensors))
+
+
+def _joined_dtype(tensors):
+    """Inputs of one dtype for a join, as MindSpore infers it (and torch computes it): integers and
+    bools next to floats become the widest float (int64 with float32 is float32, not NumPy's
+    float64)."""
+    floats = [t._data.dtype for t in tensors if t._data.dtype.kind in "fc"]
+    if not floats or len({t._data.dtype for t in tensors}) == 1:
+        return tensors
+    to = mstype.from_np(np.result_type(*floats))
+    return tuple(t if t._data.dtype == mstype.to_np(to) else cast(t, to) for t in tensors)
 
 
 cat = concat
@@ -932,8 +943,11 @@ def _pad_by_index(x, padding, mode, name="pad"):
 
 
 def pad(x, padding, mode="constant", value=None):
-    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch."""
+    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch.
+    A `value` is for mode 'constant' only, as MindSpore 2.10 checks (torch ignores value=0 there)."""
     if mode in ("reflect", "replicate", "circular"):
+        if value is not None:
+            raise ValueError(f"For 'pad', the padding mode '{mode}' can not set value, but got value {value}.")
         return _pad_by_index(x, padding, mode)
     if mode != "constant":
         raise ValueError(f"For 'pad', the 'mode' must be one of 'constant', 'reflect', "

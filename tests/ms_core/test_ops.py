@@ -115,6 +115,29 @@ def test_float32_stays_float32_through_every_case():
             assert o.dtype == ms.float32, name
 
 
+@pytest.mark.parametrize("dtypes", [("int64", "float32"), ("float32", "int32", "bool"), ("float16", "float32"),
+                                    ("int64", "float16")])
+def test_concat_of_mixed_dtypes_promotes_as_torch_cat(dtypes):
+    """An integer (or bool) input joined to float ones takes the widest float's dtype, as
+    torch.cat computes and MindSpore infers (int64 with float32 is float32, not NumPy's float64);
+    the float inputs get their gradients."""
+    arrays = [np.arange(6).reshape(2, 3).astype(d) for d in dtypes]
+    ours = ops.cat([ms.Tensor(a) for a in arrays], 1)
+    theirs = torch.cat([torch.from_numpy(a) for a in arrays], 1)
+    assert str(ours.dtype).lower() == str(theirs.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(ours.asnumpy(), theirs.numpy())
+    first_float = next(i for i, d in enumerate(dtypes) if d.startswith("float"))
+
+    def f(x):
+        parts = [ms.Tensor(a) for a in arrays]
+        parts[first_float] = x
+        return (ops.cat(parts, 1) * ops.arange(0, 3 * len(dtypes)).astype(ours.dtype)).sum()
+
+    g = ms.grad(f)(ms.Tensor(arrays[first_float]))
+    assert g.dtype == ms.Tensor(arrays[first_float]).dtype
+    np.testing.assert_array_equal(g.asnumpy(), np.tile(np.arange(3 * first_float, 3 * first_float + 3), (2, 1)))
+
+
 def test_assign_writes_into_the_parameter_in_place():
     p = ms.Parameter(ms.Tensor(np.zeros((2, 2), np.float32)), name="p")
     held = p._data  # a layer holding the Parameter sees the new values
