@@ -373,7 +373,8 @@ def _run_mappings(args) -> int:
     entries = search(args.search)
     for e in sorted(entries, key=lambda e: (e.table, e.torch)):
         target = e.target or f"(rule {e.rule})"
-        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", registry.entry_id(e), escape(e.note))
+        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", registry.entry_id(e),
+                  escape(e.note))
     out.print(t)
     out.print(f"{len(entries)} entries")
     return 0

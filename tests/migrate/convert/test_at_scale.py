@@ -224,7 +224,7 @@ def test_a_package_re_exporting_a_capability_probe_converts_once(tmp_path, targe
         import torch
 
         jit_if_tracing = getattr(torch.jit, "script_if_tracing", getattr(torch.jit, "_script_if_tracing", torch.jit.script))
-        """))
+        """))  # noqa: E501 (the long line is the input under test)
     (pkg / "ops.py").write_text(textwrap.dedent("""\
         import torch
 
