@@ -5,6 +5,13 @@ target's ``ops``; see :data:`SOURCES`).
 re-evaluates the loss through ``closure``, which the training pass writes to return
 ``(loss, grads)`` (its ``backward()`` becomes ``ms.value_and_grad`` over ``optimizer.parameters``).
 The arithmetic is torch's, in the parameters' dtype, on the target's tensors.
+
+``TorchOptimizer`` is the base a ``torch.optim.Optimizer`` subclass (Lion, LARS, AdamW variants,
+Lookahead, SAM) gets: torch's ``param_groups``, ``state``, ``defaults``, ``add_param_group``,
+``zero_grad`` and ``state_dict``/``load_state_dict`` over the target's experimental Optimizer (so
+LR schedulers drive it); the subclass's ``step()`` runs as written, reading ``p.grad``, which the
+converted training step's ``optimizer(grads)`` sets from the gradients ``value_and_grad`` returned.
+(``migrate/runtime/optim.py`` holds the same class for code that imports the runtime.)
 """
 from __future__ import annotations
 
@@ -110,4 +117,116 @@ class TorchLBFGS:
         return orig_loss
 '''
 
-SOURCES = {"TorchLBFGS": _LBFGS}
+_OPTIMIZER = '''
+class TorchOptimizer(ms.experimental.optim.Optimizer):
+    """torch.optim.Optimizer's API for its subclasses: __init__(params, defaults), param_groups
+    (lr kept as the target keeps it, so LR schedulers drive it), state (a dict per parameter),
+    defaults, add_param_group, zero_grad, state_dict/load_state_dict in torch's layout, and
+    step(closure), which the subclass defines and which reads each gradient as p.grad.
+    optimizer(grads) (grads aligned with optimizer.parameters, as value_and_grad returns them)
+    sets p.grad of every parameter and calls step()."""
+
+    class State(dict):
+        """torch's optimizer state: a parameter's entry is an empty dict until step fills it."""
+
+        def __missing__(self, key):
+            value = self[key] = {}
+            return value
+
+    def __init__(self, params, defaults):
+        defaults = dict(defaults)
+        defaults.setdefault("lr", 0.0)  # torch's groups need no lr; the target's do
+        super().__init__(params, defaults)
+        self.__dict__["state"] = TorchOptimizer.State()
+        for p in self.parameters:
+            if not hasattr(p, "grad"):
+                p.grad = None
+
+    def _publish_one(self, p, key, value):
+        """The state is the subclass's own (no mirrored Parameters)."""
+
+    def construct(self, gradients):
+        gradients = (gradients,) if isinstance(gradients, ms.Tensor) else tuple(gradients)
+        if len(gradients) != len(self.parameters):
+            raise ValueError(f"For '{type(self).__name__}', the number of gradients must equal the number "
+                             f"of parameters {len(self.parameters)} (optimizer.parameters), but got "
+                             f"{len(gradients)}. Build the gradient function with "
+                             f"ms.value_and_grad(fn, None, optimizer.parameters).")
+        for p, g in zip(self.parameters, gradients):
+            p.grad = g
+        return self.step()
+
+    def step(self, closure=None):
+        raise NotImplementedError(f"For '{type(self).__name__}', a torch.optim.Optimizer subclass defines "
+                                  f"step(closure=None).")
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters:
+            p.grad = None if set_to_none or getattr(p, "grad", None) is None else ops.zeros_like(p.grad)
+
+    @staticmethod
+    def _number(value):
+        """A group's lr as a Python float (the target keeps a float32 Parameter, and may keep the
+        double it was set from beside it)."""
+        if not isinstance(value, ms.Tensor):
+            return value
+        v = float(value.asnumpy())
+        exact = getattr(value, "_exact", None)
+        return exact if exact is not None and ms.Tensor(exact, ms.float32).asnumpy() == value.asnumpy() else v
+
+    def state_dict(self):
+        """torch's layout: {'state': {index: {...}}, 'param_groups': [{..., 'params': [index]}]}."""
+        index = {id(p): i for i, p in enumerate(self.parameters)}
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if s and id(p) in index}
+        groups = []
+        for g in self.param_groups:
+            entry = {k: self._number(v) if k == "lr" else v for k, v in g.items() if k != "params"}
+            entry["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(entry)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore what state_dict() returned (or torch's): the group options, and the state with
+        floating arrays in their parameter's dtype (as torch casts them)."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups) or any(
+                len(a["params"]) != len(b["params"]) for a, b in zip(self.param_groups, groups)):
+            raise ValueError(f"For '{type(self).__name__}.load_state_dict', the loaded state dict has "
+                             f"another number of parameter groups, or of parameters in a group.")
+        for mine, saved in zip(self.param_groups, groups):
+            for k, v in saved.items():
+                if k == "lr" and isinstance(mine.get("lr"), ms.Parameter):
+                    mine["lr"].set_data(ms.Tensor(float(v), ms.float32))
+                    if hasattr(mine["lr"], "_exact"):
+                        mine["lr"]._exact = float(v)
+                elif k != "params":
+                    mine[k] = v
+        self.__dict__["state"] = TorchOptimizer.State()
+        for i, s in state_dict["state"].items():
+            p = self.parameters[int(i)]
+            self.state[p] = {k: self._state_tensor(v, p) for k, v in s.items()}
+
+    @staticmethod
+    def _state_tensor(value, param):
+        if isinstance(value, ms.Tensor) and not isinstance(value, ms.Parameter) or hasattr(value, "__array__"):
+            arr = value.asnumpy() if isinstance(value, ms.Tensor) else value.__array__()
+            if arr.dtype.kind == "f":
+                arr = arr.astype(param.asnumpy().dtype)
+            return ms.Tensor(arr)
+        return value
+'''
+
+_OPTIMIZER_STEP = '''
+def _torch_optimizer_step(optimizer, closure=None):
+    """optimizer.step(closure) of an optimizer that an optimizer class wraps (Lookahead's,
+    SAM's base_optimizer): one written against torch's API steps itself; a MindSpore optimizer
+    is called with the gradients its parameters hold as p.grad."""
+    if isinstance(optimizer, TorchOptimizer) or not isinstance(optimizer, ms.experimental.optim.Optimizer):
+        return optimizer.step() if closure is None else optimizer.step(closure)
+    loss = closure() if closure is not None else None
+    optimizer(tuple(getattr(p, "grad", None) for p in optimizer.parameters))
+    return loss
+'''
+
+SOURCES = {"TorchLBFGS": _LBFGS, "TorchOptimizer": _OPTIMIZER, "_torch_optimizer_step": _OPTIMIZER_STEP}
+NEEDS = {"_torch_optimizer_step": ("TorchOptimizer",)}

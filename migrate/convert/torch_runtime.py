@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
-from migrate.convert.optim_runtime import SOURCES as OPTIM_SOURCES
+from migrate.convert.optim_runtime import NEEDS as OPTIM_NEEDS, SOURCES as OPTIM_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
 from migrate.convert.torch_distributions import NEEDS as DISTRIBUTION_NEEDS, SOURCES as DISTRIBUTION_SOURCES
 from migrate.convert.state_runtime import NEEDS as STATE_NEEDS, SOURCES as STATE_SOURCES
@@ -897,4 +897,5 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
-         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS}
+         "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS,
+         **OPTIM_NEEDS}

@@ -101,7 +101,7 @@ def receiver_kind(before, after) -> str:
     """How an in-place call's receiver is held: ``pure`` (a name or attribute chain), ``chain``
     (an in-place call, converted to ``root.copy_(...)``), ``fresh`` (a new tensor nobody else
     sees, a literal included) or ``view`` (an indexed tensor or a result that may share memory with another)."""
-    if is_pure(before) or _held(before):
+    if is_pure(before) or _held(before) or _mapping_item(before):
         return "pure"
     if written_root(after) is not None:
         return "chain"
@@ -118,6 +118,23 @@ def receiver_kind(before, after) -> str:
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
         return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
     return "view"
+
+
+def _mapping_item(node) -> bool:
+    """``state["exp_avg"]``, ``self.state[p]["mu"]``: an item of a dict by a string (no tensor is
+    indexed by a string), reached through names, attributes and subscripts by a name or a
+    literal: the tensor the dict holds, not a view; evaluating it twice is free."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))):
+        return False
+    node = node.value
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript) and not all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Name, cst.Integer, cst.SimpleString))
+                for e in node.slice):
+            return False
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _held(node) -> bool:
@@ -165,6 +182,21 @@ def _reads_grad(node) -> bool:
             return True
         node = node.value
     return False
+
+
+def _mentions(args, root) -> bool:
+    """Whether ``args`` read the name ``root`` starts with (``x`` of ``x`` or ``x.a``)."""
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    names = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, node) -> None:
+            names.add(node.value)
+
+    for a in args:
+        a.visit(_Names())
+    return not isinstance(root, cst.Name) or root.value in names
 
 
 def _copy_of(node) -> cst.Call:
@@ -216,6 +248,10 @@ def inplace(edit) -> None:
         return
     root = after if kind == "pure" else written_root(after)
     copied = _copy_of(after)
+    if kind == "chain" and not _mentions(edit.call.args, root):
+        # x.mul_(b).add_(g): x.copy_(x.copy().mul(b).add(g)), one write (the chain's own value
+        # goes on; an argument that reads x needs x written first, as torch has it)
+        copied = after.args[0].value
     if edit.receiver is not None:
         edit.receiver = copied            # ops.relu(x) -> ops.relu(x.copy())
     else:

@@ -15,6 +15,8 @@ from mappings import load_tables
 from migrate.convert.cst import dotted, single_assign
 from migrate.convert.training.tree import Names, getitem_columns, walk_statements
 
+# torch's optimizer base class, as optimizer classes name it
+OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
 _NETWORK_PARAMS = ("model", "net", "network")  # function parameters that hold the network
 
 
@@ -70,6 +72,7 @@ class FileBindings:
     classes: set[str] = field(default_factory=set)      # classes defined in this file
     scalers: set[str] = field(default_factory=set)      # names bound to GradScaler(...)
     optimizers: set[str] = field(default_factory=set)   # names bound to torch.optim.*(...)
+    optimizer_classes: set[str] = field(default_factory=set)  # classes here deriving from torch.optim.Optimizer
     schedulers: set[str] = field(default_factory=set)   # names bound to lr_scheduler.*(...)
     opt_params: dict[str, str | None] = field(default_factory=dict)  # optimizer -> net of Opt(net.parameters())
     # name -> DistributedSampler(...), for a name bound once and read only as a DataLoader's
@@ -95,6 +98,9 @@ class FileBindings:
         for node in walk_statements(body):
             if isinstance(node, cst.ClassDef):
                 self.classes.add(node.name.value)
+                if any((converter.qual(b.value) or "") in OPTIMIZER_BASES or
+                       dotted(b.value) in self.optimizer_classes for b in node.bases):
+                    self.optimizer_classes.add(node.name.value)
                 cols = getitem_columns(node)
                 if cols:
                     self.ds_columns[node.name.value] = cols
@@ -162,7 +168,7 @@ class FileBindings:
             self._loader(name, call)
         elif q in apis.schedulers:
             self.schedulers.add(name)
-        elif q in apis.optimizers:
+        elif q in apis.optimizers or (isinstance(call.func, cst.Name) and call.func.value in self.optimizer_classes):
             self.optimizers.add(name)
             self._optimizer_params(name, call)
         elif q in apis.samplers:
