@@ -711,7 +711,7 @@ class Converter:
             # module-level imports are rewritten at the end, once uses are known
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
-            return handlers.on_assign(self, small)
+            return inplace.data_assignment(self, small) or handlers.on_assign(self, small)
         if isinstance(small, cst.Expr):
             new = inplace.subscript_statement(self, small)
             if new is not None:

@@ -341,13 +341,34 @@ def subscript_statement(converter, stmt: cst.Expr):
 
 INPLACE_DATA = node_rule(
     "MS199", "inplace_data_update",
-    "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y) "
-    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).", examples=[
+    "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y), and "
+    "x.data = y with x.copy_(y) (MindSpore's .data cannot be assigned; copy_ writes into the tensor, "
+    "which every holder of it sees, as torch's .data does).", examples=[
     ("def f(w):\n"
      "    w.data *= 0.5\n",
      "def f(w):\n"
      "    w.copy_(w * 0.5)\n"),
+    ("def restore(p, saved):\n"
+     "    p.data = saved[p]\n",
+     "def restore(p, saved):\n"
+     "    p.copy_(saved[p])\n"),
 ])
+
+
+def data_assignment(converter, stmt: cst.Assign):
+    """The statement ``x.data = y`` as ``x.copy_(y)``; None when ``stmt`` is not of that form."""
+    if len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0].target
+    if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
+            and converter.allows(INPLACE_DATA.id)):
+        return None
+    owner = converter.walk(target.value)
+    new = cst.Expr(cst.Call(attribute(owner, "copy_"), [cst.Arg(converter.walk(stmt.value))]))
+    converter.record(stmt, new, INPLACE_DATA.id, "exact",
+                     "written into the tensor with copy_ (torch's .data = swaps the data of the same tensor; "
+                     "a value of another shape raises)")
+    return new
 
 
 def data_statement(converter, stmt: cst.AugAssign):

@@ -317,6 +317,10 @@ class TrainingPass:
                 return st
             return self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
         if isinstance(st, cst.ClassDef):
+            if st.name.value in self.bindings.optimizer_classes:
+                # an optimizer's own step() and the wrapped optimizer's are no training steps
+                self.keep.update(id(x) for x in walk_statements([st]))
+                return st
             new = dataset_class(self, st)
             if isinstance(new.body, cst.IndentedBlock):
                 items, ch = [], False
