@@ -145,7 +145,9 @@ class TorchOptimizer(ms.experimental.optim.Optimizer):
     def _publish_one(self, p, key, value):
         """The state is the subclass's own (no mirrored Parameters)."""
 
-    def construct(self, gradients):
+    def set_grads(self, gradients):
+        """Set p.grad of every parameter from gradients aligned with optimizer.parameters (what
+        a step method other than step(), SAM's first_step, reads)."""
         gradients = (gradients,) if isinstance(gradients, ms.Tensor) else tuple(gradients)
         if len(gradients) != len(self.parameters):
             raise ValueError(f"For '{type(self).__name__}', the number of gradients must equal the number "
@@ -154,6 +156,9 @@ class TorchOptimizer(ms.experimental.optim.Optimizer):
                              f"ms.value_and_grad(fn, None, optimizer.parameters).")
         for p, g in zip(self.parameters, gradients):
             p.grad = g
+
+    def construct(self, gradients):
+        self.set_grads(gradients)
         return self.step()
 
     def step(self, closure=None):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrate.convert.cst import dotted, method_call, new_statement, short, single_assign
+from migrate.convert.cst import call_of, dotted, method_call, new_statement, short, single_assign
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
@@ -435,7 +435,11 @@ class TrainingPass:
         return m is not None and (dotted(m[0]) == opt or dotted(m[0]) in self.converter.walk_state.module_names)
 
     def is_step(self, st):
-        """The optimizer name when ``st`` is ``opt.step()`` or ``scaler.step(opt)``."""
+        """The optimizer name when ``st`` is ``opt.step()``, ``scaler.step(opt)`` or a step method
+        of an optimizer class defined here (SAM's ``opt.first_step(zero_grad=True)``)."""
+        own = self.own_step(st)
+        if own is not None:
+            return own[0]
         m = method_call(st, "step")
         if m is None:
             return None
@@ -448,6 +452,23 @@ class TrainingPass:
         if name in self.bindings.optimizers or name and looks_optimizer(name):
             return name
         return None
+
+    def own_step(self, st):
+        """(optimizer, call) when ``st`` calls a method of a name bound to an optimizer class
+        defined here that reads the gradients (not torch's API: ``first_step``), else None."""
+        call = call_of(st)
+        if call is None or not isinstance(call.func, cst.Attribute):
+            return None
+        name = dotted(call.func.value)
+        klass = self.bindings.torch_api_optimizers.get(name)
+        if klass is not None:
+            methods = self.bindings.optimizer_classes.get(klass, set())
+        elif name and looks_optimizer(name) and name not in self.bindings.optimizers:
+            # built elsewhere (opt = make(...)): a step method of an optimizer class of this file
+            methods = set().union(*self.bindings.optimizer_classes.values())
+        else:
+            return None
+        return (name, call) if call.func.attr.value in methods else None
 
     def find_step(self, block: list, k: int):
         """(index in ``block``, index inside a guarding ``if`` or None, optimizer) of the first

@@ -86,7 +86,8 @@ def test_fixture_converts_without_markers(name, runs):
     assert not markers, markers
     assert "# migrate:" not in res.code
     assert "import torch" not in res.code and "from torch" not in res.code
-    assert ".backward(" not in res.code and ".zero_grad(" not in res.code
+    # (self.zero_grad() inside an optimizer class is its own method, as in torch)
+    assert ".backward(" not in res.code and ".zero_grad(" not in res.code.replace("self.zero_grad(", "")
     assert "ms.value_and_grad(" in res.code
     assert convert_source(res.code).code == res.code  # converting the output changes nothing
 
