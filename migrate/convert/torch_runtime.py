@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 
+from migrate.convert.data_runtime import NEEDS as DATA_NEEDS, SOURCES as DATA_SOURCES
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
 from migrate.convert.optim_runtime import NEEDS as OPTIM_NEEDS, SOURCES as OPTIM_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
@@ -748,11 +749,13 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
                     prefetch_factor=None, persistent_workers=False, pin_memory_device="",
                     in_order=True):
     """torch.utils.data.DataLoader's signature over ms.dataset, for arguments known at run time
-    (`DataLoader(ds, **kwargs)`): GeneratorDataset(dataset, ...).batch(batch_size, drop_last).
-    Worker, pinning, prefetch and generator settings change no batch values and are ignored;
-    what has no MindSpore counterpart raises, naming the argument."""
-    for name, value in (("batch_sampler", batch_sampler), ("collate_fn", collate_fn),
-                        ("worker_init_fn", worker_init_fn)):
+    (`DataLoader(ds, **kwargs)`): GeneratorDataset(dataset, ...).batch(batch_size, drop_last);
+    with a collate_fn, a TorchCollateLoader. Worker, pinning, prefetch and generator settings
+    change no batch values and are ignored; what has no MindSpore counterpart raises, naming the
+    argument."""
+    if collate_fn is not None:
+        return TorchCollateLoader(dataset, batch_size, shuffle, sampler, collate_fn, drop_last)
+    for name, value in (("batch_sampler", batch_sampler), ("worker_init_fn", worker_init_fn)):
         if value is not None:
             raise ValueError(f"For 'DataLoader' (torch signature), '{name}' has no MindSpore "
                              f"counterpart: batch with .batch(per_batch_map=...) or map by hand.")
@@ -893,9 +896,9 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
-                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE}
+                 **OPTIM_SOURCES, **STATE_SOURCES, **DATA_SOURCES, "_torch_linspace": _LINSPACE}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS,
-         **OPTIM_NEEDS}
+         **OPTIM_NEEDS, **DATA_NEEDS, "DataLoaderTorch": ("TorchCollateLoader",)}

@@ -44,7 +44,8 @@ def assert_same(t_out, m_out):
     ("self.w.mul_(0.5)", "self.w.copy_(self.w.copy().mul(0.5))"),
     ("m.weight.data.clamp_(-1, 1)", "m.weight.data.copy_(m.weight.data.copy().clamp(-1, 1))"),
     ("x.relu_()", "x.copy_(ops.relu(x.copy()))"),
-    ("x.add_(y).clamp_(0, 1)", "x.copy_(x.copy_(x.copy().add(y)).copy().clamp(0, 1))"),
+    ("x.add_(y).clamp_(0, 1)", "x.copy_(x.copy().add(y).clamp(0, 1))"),
+    ("x.mul_(2).add_(x)", "x.copy_(x.copy_(x.copy().mul(2)).copy().add(x))"),  # add_ reads the x mul_ wrote
     ("(x + y).clamp_(0, 1)", "(x + y).clamp(0, 1)"),
     # on a new tensor: the out-of-place call, as torch.ones(3).mul(2) converts (a second
     # conversion of ops.ones((3,)).mul(2)-like forms may type the receiver: the same result)
@@ -259,3 +260,27 @@ def test_a_tensors_data_is_a_tensor_so_numpy_converts_in_one_pass():
     second conversion changes the file (timm's utils/onnx.py)."""
     check("def f(x: torch.Tensor):\n    return x.data.numpy(), x.T.numpy()\n",
           "def f(x: ms.Tensor):\n    return x.asnumpy(), x.T.asnumpy()\n")
+
+
+def test_in_place_chains_compute_torchs_values():
+    """x.mul_(a).add_(g) as one write, and x.mul_(2).add_(x) (which reads the x mul_ wrote) as two:
+    the values torch leaves in x and returns (float32, exact here)."""
+    import numpy as np
+    import torch
+
+    import ms_core as ms
+    from migrate import convert_source
+    src = ("import torch\n\n\ndef f(x, g):\n    y = x.mul_(0.5).add_(g, alpha=2.0)\n    return y\n\n\n"
+           "def h(x):\n    y = x.mul_(2).add_(x)\n    return y\n")
+    code = convert_source(src).code
+    ns = {}
+    exec(compile(code, "converted", "exec"), ns)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    g = np.full((2, 3), 0.25, np.float32)
+    for name, args in (("f", (a, g)), ("h", (a,))):
+        t_args = [torch.tensor(v) for v in args]
+        m_args = [ms.Tensor(v) for v in args]
+        want = {"f": lambda x, g: x.mul_(0.5).add_(g, alpha=2.0), "h": lambda x: x.mul_(2).add_(x)}[name](*t_args)
+        got = ns[name](*m_args)
+        np.testing.assert_array_equal(got.asnumpy(), want.numpy())
+        np.testing.assert_array_equal(m_args[0].asnumpy(), t_args[0].numpy())  # written into x
