@@ -231,7 +231,7 @@ def _convert_one(src: str, dst, args, rules, own=None) -> list:
     def crashed(task, reason):
         return FileReport(src, error=f"{reason} while converting it; file left unchanged")
     task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
-            file_package(src) if own is None else frozenset(own), frozenset())
+            file_package(src) if own is None else frozenset(own), frozenset(), frozenset())
     return run_isolated(_task, [task], on_failure=crashed)
 
 

@@ -180,6 +180,8 @@ def _write(src: str, dst: str, data: bytes, out_root: str | None) -> str | None:
 
 
 def _task(args):
+    """One file's conversion in a worker: :func:`convert_file`'s arguments, then the run's facts
+    (own packages, names re-exported from this file, bases that are other files' module classes)."""
     *file_args, own, reexported, module_bases = args
     token = OWN_PACKAGES.set(own)  # the packages of the run: their imports are the code's own
     kept = REEXPORTED.set(reexported)  # torch names sibling modules import from this one
