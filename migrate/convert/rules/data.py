@@ -315,6 +315,29 @@ def grad_scaler(edit) -> None:
     edit.result = cst.IfExp(test=enabled, body=on, orelse=off)
 
 
+@_safe_rule("MS243", "release_group")
+def release_group(edit) -> None:
+    """Replace dist.destroy_process_group() with ms.communication.release() (with --target
+    mindspore: nothing, msrun releases the group when its workers end)."""
+    if edit.converter.facts.target_name != "mindspore":
+        edit.converter.output.used.add("ms")
+        edit.result = parse_expr("ms.communication.release()")
+        return
+    # MindSpore 2.10 on the CPU: a worker that calls release() after training crashes at exit
+    # (msrun reports it timed out), tests/oracle/test_oracle_distributed.py
+    edit.worse("approximate", "removed: msrun releases the group when the workers end (MindSpore "
+                              "2.10's CPU workers crash at exit after release())")
+    edit.result = cst.Name("None")
+
+
+@_safe_rule("MS242", "spawn_call")
+def spawn_call(edit) -> None:
+    """Mark mp.spawn(...) kept as a call: msrun starts the workers (the training pass rewrites a
+    spawn statement into fn(local rank, *args); this one's result is used or join=False)."""
+    edit.unsupported("mp.spawn whose result is used or with join=False: msrun starts the workers; "
+                     "call fn(ms.communication.get_local_rank(), ...) in each")
+
+
 @_safe_rule("MS264", "data_parallel_call")
 def data_parallel_call(edit) -> None:
     """Replace nn.parallel.data_parallel(module, inputs, device_ids) with module(inputs) (one device)."""
