@@ -332,8 +332,8 @@ def release_group(edit) -> None:
 
 @_safe_rule("MS242", "spawn_call")
 def spawn_call(edit) -> None:
-    """Mark mp.spawn(...) kept as a call: msrun starts the workers (the training pass rewrites a
-    spawn statement into fn(local rank, *args); this one's result is used or join=False)."""
+    """Replace mp.spawn(...) whose result is used (or join=False) with a marker: msrun starts the
+    workers (the training pass rewrites a spawn statement into fn(local rank, *args))."""
     edit.unsupported("mp.spawn whose result is used or with join=False: msrun starts the workers; "
                      "call fn(ms.communication.get_local_rank(), ...) in each")
 
