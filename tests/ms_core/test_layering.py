@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2] / "ms_core"
 # of a later one. Names are relative to ms_core ("" is ms_core/__init__.py); a pattern ending in
 # "*" is a package and everything in it ("nn.optim*": nn/optim/__init__.py and its modules).
 LAYERS = [
-    ("leaves", ["_registry", "_axes", "_random", "context", "common.dtype"]),
+    ("leaves", ["_registry", "_axes", "_random", "context", "common.dtype", "_torch_renames"]),
     ("engine", ["_engine"]),
     ("tensor", ["common.tensor_methods", "common.tensor"]),
     ("validation", ["_checkparam"]),
