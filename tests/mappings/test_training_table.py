@@ -96,8 +96,9 @@ OPTIMIZERS = [
                              "foreach=None)"),
     optimizer(f"{_O}.rprop.Rprop", f"{_O}.rprop.Rprop(net.parameters(), 0.02, maximize=True)"),
     ProvenBy(f"{_O}.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
-    ProvenBy(f"{_O}.lbfgs.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
-    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS220"),
+    ProvenBy(f"{_O}.lbfgs.LBFGS",
+             "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
+    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS901"),
 ]
 
 # ---- learning-rate schedules -------------------------------------------------------------------
@@ -446,7 +447,8 @@ def run(m):
 """
 COLLECTIVE_USES = [
     ("all_reduce", "ms.mint.distributed.all_reduce(t)"), ("reduce", "ms.mint.distributed.all_reduce(u, op="),
-    ("all_gather", "ms.mint.distributed.all_gather(parts, u)"), ("broadcast", "ms.mint.distributed.broadcast(t, src=0)"),
+    ("all_gather", "ms.mint.distributed.all_gather(parts, u)"),
+    ("broadcast", "ms.mint.distributed.broadcast(t, src=0)"),
     ("all_gather_object", "ms.mint.distributed.all_gather_object(objs"),
     ("broadcast_object_list", "ms.mint.distributed.broadcast_object_list(sent, src=0)"),
     ("all_gather_into_tensor", "ms.mint.distributed.all_gather_into_tensor(whole, u)"),
@@ -474,11 +476,12 @@ CASES += [Program(f"{_DIST}.{m}.all_reduce", _DIFFERENTIABLE.format(module=f"{_D
 # a spawn statement is rewritten by the training pass (tests/migrate/convert/training); the table
 # entry marks a spawn whose result is used
 CASES += [Marked(f"torch.multiprocessing.{name}", f"import torch.multiprocessing as mp\n"
-                 f"ctx = mp.{name}(print, nprocs=2, join=False)\n", id="MS902")
+                 f"ctx = mp.{name}(print, nprocs=2, join=False)\n", id="MS901")
           for name in ("spawn", "spawn.spawn", "start_processes", "spawn.start_processes")]
 # the backend's name is MindSpore's own ('mccl' on CPU where torch says 'gloo'): proven against
 # MindSpore's init(None) per device target, not torch's name
-_BACKEND_TEST = "tests/migrate/convert/training/test_training_rules.py::test_backend_names_are_mindspores_communication_backend"
+_BACKEND_TEST = ("tests/migrate/convert/training/test_training_rules.py"
+                 "::test_backend_names_are_mindspores_communication_backend")
 CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
           ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]
 

@@ -37,11 +37,37 @@ from migrate.convert.training.tree import Names, carry_comments
 
 SPAWN = statement_rule(
     "MS240", "spawn_entry", "Replace mp.spawn(fn, args=(a,), nprocs=n) with ms.communication.init() + "
-                            "fn(ms.communication.get_local_rank(), a): msrun starts the n workers.")
+                            "fn(ms.communication.get_local_rank(), a): msrun starts the n workers.", examples=[
+    ("import torch.multiprocessing as mp\n"
+     "def main(rank, epochs):\n"
+     "    print(rank, epochs)\n"
+     "if __name__ == '__main__':\n"
+     "    mp.spawn(main, args=(10,), nprocs=2)\n",
+     "def main(rank, epochs):\n"
+     "    print(rank, epochs)\n"
+     "if __name__ == '__main__':\n"
+     "    # mp.spawn started nprocs=2 processes; msrun starts them instead:\n"
+     "    # Launch one process per device with msrun: msrun --worker_num=2 --local_worker_num=2 "
+     "--master_port=PORT SCRIPT.py\n"
+     "    #   (torchrun --nnodes=M --nproc-per-node=N --node-rank=R -> msrun --worker_num=M*N "
+     "--local_worker_num=N --node_rank=R --master_addr=NODE0);\n"
+     "    #   on ms_core: python -m ms_core.launch --nproc 2 SCRIPT.py\n"
+     "    ms.communication.init()\n"
+     "    main(ms.communication.get_local_rank(), 10)\n"),
+])
 LAUNCH_ENV = statement_rule(
     "MS241", "launcher_environment", "Replace torchrun's environment (os.environ['LOCAL_RANK'], RANK, "
                                      "WORLD_SIZE, MASTER_ADDR/PORT) with msrun's (DEVICE_ID, RANK_ID, "
-                                     "RANK_SIZE, MS_SCHED_HOST/PORT); drop the script's own rendezvous settings.")
+                                     "RANK_SIZE, MS_SCHED_HOST/PORT); drop the script's own rendezvous settings.",
+    examples=[
+        ("import os\n"
+         "import torch.distributed as dist\n"
+         'os.environ["MASTER_PORT"] = "12355"\n'
+         'local_rank = int(os.environ["LOCAL_RANK"])\n'
+         'world = int(os.getenv("WORLD_SIZE", "1"))\n',
+         'local_rank = int(os.environ["DEVICE_ID"])\n'
+         'world = int(os.getenv("RANK_SIZE", "1"))\n'),
+    ])
 
 SPAWN_CALLS = {"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn",
                "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.start_processes"}
@@ -118,7 +144,7 @@ def spawn(cleanup, st):
         return None
     args = bind_args(call, SPAWN_PARAMS)
     if spawn_problem(st.body[0], args):
-        return None  # the main walk marks the call (rules/data.py: spawn_call)
+        return None  # the main walk marks the call (its table entry is unsupported, MS901)
     tp.converter.output.used.add("ms")
     rest = args.get("args")
     extra = ""

@@ -3,7 +3,6 @@ torchrun beside the conversion under ms_core's launcher, rank by rank. Every run
 session with a timeout (check_ddp's run_bounded, which stops the whole session). The 4-process,
 20-step and MindSpore runs: bench/ddp_check.py and tests/oracle/test_oracle_distributed.py."""
 import os
-import subprocess
 import sys
 from pathlib import Path
 
