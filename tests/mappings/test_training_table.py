@@ -397,10 +397,10 @@ DISTRIBUTED = [
         ("get_rank", "ms.communication.get_rank()"), ("get_world_size", "ms.communication.get_group_size()"),
         ("barrier", "ms.mint.distributed.barrier()"), ("destroy_process_group", "ms.communication.release()")]],
     Program("torch.nn.parallel.DistributedDataParallel", _DDP.format(wrap="DistributedDataParallel"),
-            inputs=("w", "m"), uses="model = Net(w)"),
+            inputs=("w", "m"), uses="model = torch_distributed_data_parallel(Net(w))"),
     Program("torch.nn.parallel.distributed.DistributedDataParallel",
             "from torch.nn.parallel.distributed import DistributedDataParallel as DDP\n"
-            + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = Net(w)"),
+            + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = torch_distributed_data_parallel(Net(w))"),
 ]
 CASES += DISTRIBUTED
 
@@ -482,6 +482,11 @@ CASES += [Marked(f"torch.multiprocessing.{name}", f"import torch.multiprocessing
 # MindSpore's init(None) per device target, not torch's name
 _BACKEND_TEST = ("tests/migrate/convert/training/test_training_rules.py"
                  "::test_backend_names_are_mindspores_communication_backend")
+# the helper against torch: tests/migrate/runtime/test_distributed.py; converted in a DDP script
+CASES += [ProvenBy(name, "tests/migrate/check/test_ddp_run.py"
+                         "::test_the_sync_batchnorm_cnn_agrees_rank_by_rank_with_torch_ddp")
+          for name in ("torch.nn.SyncBatchNorm.convert_sync_batchnorm",
+                       "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm")]
 CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
           ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]
 

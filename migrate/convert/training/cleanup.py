@@ -91,7 +91,7 @@ class Cleanup:
         if new is not None:
             return new
         small = st.body[0]
-        for rewrite in (self._sharded_dataset, self._ddp_model, self._sampler, self._optimizer_call):
+        for rewrite in (self._sharded_dataset, self._sampler, self._optimizer_call):
             new = rewrite(st, small)
             if new is not None:
                 return new
@@ -197,21 +197,6 @@ class Cleanup:
                   "TensorDataset read through a DistributedSampler -> a sharded NumpySlicesDataset")
         tp.tree.stands_for(new, st)
         return [new]
-
-    def _ddp_model(self, st, small):
-        """``model = DDP(model)``: the network itself trains data-parallel in MindSpore."""
-        tp = self.tp
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                and isinstance(small.value, cst.Call) and small.value.args
-                and tp.qual(small.value.func) in training_apis().data_parallel
-                and dotted(small.value.args[0].value) == dotted(small.targets[0].target) is not None
-                and self.allows(_DDP.id)):
-            return None
-        tp.record(st, "", _DDP.id, "approximate",
-                  "model = DDP(model) removed: data parallelism comes from "
-                  "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True) and a "
-                  "DistributedGradReducer on the grads")
-        return removed(st)
 
     def _sampler(self, st, small):
         """``sampler = DistributedSampler(...)``: the DataLoader rule folds it into the dataset."""

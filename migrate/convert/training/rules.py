@@ -323,6 +323,7 @@ GRAD_REDUCER = statement_rule(
      "ms.communication.init()\n"
      "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
      "gradients_mean=True)\n"
+     "model = torch_distributed_data_parallel(model)\n"
      "\n"
      "def forward_fn(x, y):\n"
      "    loss = criterion(model(x), y)\n"

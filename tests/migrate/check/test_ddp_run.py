@@ -31,6 +31,18 @@ def test_the_mlp_agrees_rank_by_rank_with_torch_ddp(tmp_path):
     assert result.exit_code == 0
 
 
+def test_the_sync_batchnorm_cnn_agrees_rank_by_rank_with_torch_ddp(tmp_path):
+    """convert_sync_batchnorm and DDP's buffer broadcasts converted: every rank's losses and
+    final parameters and BatchNorm statistics are torch's (4 steps; 20 steps and 4 processes:
+    bench/ddp_check.py)."""
+    settings = DdpSettings(nproc=2, max_steps=4, args=("--epochs", "1", "--sync-bn"), timeout=600)
+    result = check_ddp(str(FIXTURES / "ddp_cnn_bn.py"), settings, convert_source, work=str(tmp_path))
+    assert not result.error, result.error + result.runs["ms_core"].output[-3000:]
+    for c in result.ranks["ms_core"]:
+        assert c.passed and c.losses == 4, c.problems
+        assert c.loss_err < 1e-5 and c.param_err < 1e-5
+
+
 def test_one_launched_process_is_the_single_process_run(tmp_path):
     """The converted script under `python -m ms_core.launch --nproc 1` prints what it prints when
     run as it is (a group of one either way)."""

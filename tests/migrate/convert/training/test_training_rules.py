@@ -678,6 +678,7 @@ def test_distributed():
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
         rank = ms.communication.get_rank()
         world = ms.communication.get_group_size()
+        model = torch_distributed_data_parallel(model)
         loader = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=rank, shuffle=False).batch(32)
         loader2 = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True).batch(32)
         for epoch in range(3):
@@ -921,6 +922,7 @@ def test_data_parallel_step_reduces_gradients():
         #   on ms_core: python -m ms_core.launch --nproc N SCRIPT.py
         ms.communication.init()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        model = torch_distributed_data_parallel(model)
 
         def forward_fn(x, y):
             loss = criterion(model(x), y)
@@ -949,6 +951,36 @@ def test_module_of_a_ddp_model_is_the_model():
     assert "w = model.fc.weight" in got
     assert "model.module" not in got
     assert "other.module.x = 1" in got
+
+
+def test_ddp_arguments_are_kept_dropped_or_marked():
+    """broadcast_buffers is the helper's; per-device and bucketing arguments go with a note; a
+    process group, init_sync=False or mixed precision change what trains: marked."""
+    got, res = body("""\
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        a = DDP(net, device_ids=[rank], output_device=rank, bucket_cap_mb=50, static_graph=True)
+        b = DDP(net, broadcast_buffers=flag)
+        c = DDP(net, process_group=group)
+        d = DDP(net, init_sync=False)
+        """)
+    assert "a = torch_distributed_data_parallel(net)\n" in got
+    assert "b = torch_distributed_data_parallel(net, broadcast_buffers=flag)\n" in got
+    assert "# migrate: MS902 torch.nn.parallel.DistributedDataParallel: DistributedDataParallel(" \
+           "process_group=group): not translated" in got
+    assert "DistributedDataParallel(init_sync=False): not translated" in got
+    notes = [c.note for c in res.changes if c.rule == "MS226"]
+    assert any("bucket_cap_mb, device_ids, output_device, static_graph dropped" in n for n in notes), notes
+
+
+def test_convert_sync_batchnorm_becomes_the_helper_and_a_group_is_marked():
+    got, _ = body("""\
+        import torch.nn as nn
+        model = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        other = nn.SyncBatchNorm.convert_sync_batchnorm(net, process_group=group)
+        """)
+    assert "model = torch_convert_sync_batchnorm(net)\n" in got
+    assert "# migrate: MS902 torch.nn.SyncBatchNorm.convert_sync_batchnorm: convert_sync_batchnorm over a " \
+           "torch process group" in got
 
 
 def test_get_scale_of_a_grad_scaler_reads_its_scale_value():
