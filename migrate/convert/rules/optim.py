@@ -10,7 +10,7 @@ from migrate.convert.registry import argument_rule, node_rule
 from migrate.convert.training.bindings import OPTIMIZER_BASES
 
 OPTIMIZER_SUBCLASS = node_rule(
-    "MS244", "optimizer_subclass",
+    "MS247", "optimizer_subclass",
     "Replace the base torch.optim.Optimizer of an optimizer class (Lion, LARS, an AdamW variant, "
     "Lookahead, SAM) with the generated TorchOptimizer: torch's param_groups, state, defaults and "
     "state_dict() over the target's experimental Optimizer; the class's own step() runs as written "
@@ -56,7 +56,7 @@ class _WrappedSteps(cst.CSTTransformer):
 
 
 def optimizer_bases(converter, node: cst.ClassDef) -> cst.ClassDef:
-    """Apply MS244 to a class whose base is torch.optim.Optimizer (before its body is walked, so the
+    """Apply MS247 to a class whose base is torch.optim.Optimizer (before its body is walked, so the
     base is not marked as a torch name without a mapping); the steps of an optimizer it wraps go
     through ``_torch_optimizer_step``."""
     if not converter.allows(OPTIMIZER_SUBCLASS.id):
