@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
-from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_tensor
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_param, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -342,26 +342,28 @@ def subscript_statement(converter, stmt: cst.Expr):
 INPLACE_DATA = node_rule(
     "MS199", "inplace_data_update",
     "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y), and "
-    "x.data = y with x.copy_(y) (MindSpore's .data cannot be assigned; copy_ writes into the tensor, "
-    "which every holder of it sees, as torch's .data does).", examples=[
+    "x.data = y (x known to be a tensor or a parameter) with x.copy_(y): copy_ writes into the tensor, "
+    "which every holder of it sees, as torch's .data does.", examples=[
     ("def f(w):\n"
      "    w.data *= 0.5\n",
      "def f(w):\n"
      "    w.copy_(w * 0.5)\n"),
-    ("def restore(p, saved):\n"
-     "    p.data = saved[p]\n",
-     "def restore(p, saved):\n"
-     "    p.copy_(saved[p])\n"),
+    ("def restore(m, saved):\n"
+     "    m.weight.data = saved\n",
+     "def restore(m, saved):\n"
+     "    m.weight.copy_(saved)\n"),
 ])
 
 
 def data_assignment(converter, stmt: cst.Assign):
-    """The statement ``x.data = y`` as ``x.copy_(y)``; None when ``stmt`` is not of that form."""
+    """The statement ``x.data = y`` as ``x.copy_(y)`` where ``x`` is known to be a tensor (typed,
+    a parameter attribute such as ``m.weight``, or a parameter an optimizer class walks);
+    None otherwise (``self.data = rows`` in a dataset, ``config.data = ...`` stay)."""
     if len(stmt.targets) != 1:
         return None
     target = stmt.targets[0].target
     if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
-            and converter.allows(INPLACE_DATA.id)):
+            and converter.allows(INPLACE_DATA.id) and _tensor_owner(converter, target.value)):
         return None
     owner = converter.walk(target.value)
     new = cst.Expr(cst.Call(attribute(owner, "copy_"), [cst.Arg(converter.walk(stmt.value))]))
@@ -369,6 +371,17 @@ def data_assignment(converter, stmt: cst.Assign):
                      "written into the tensor with copy_ (torch's .data = swaps the data of the same tensor; "
                      "a value of another shape raises)")
     return new
+
+
+def _tensor_owner(converter, owner) -> bool:
+    """Whether ``owner`` of ``owner.data = ...`` is a tensor: typed as one, an attribute named like
+    a parameter (``m.weight``), or a name other than ``self`` inside an optimizer class (the
+    parameters of its param_groups)."""
+    if is_tensor(converter, owner) or is_param(owner):
+        return True
+    classes, facts = converter.walk_state.classes, converter.facts.training
+    return isinstance(owner, cst.Name) and owner.value != "self" and bool(classes) and facts is not None \
+        and classes[-1].name in facts.optimizer_classes
 
 
 def data_statement(converter, stmt: cst.AugAssign):
