@@ -12,7 +12,7 @@ import libcst as cst
 
 from migrate.convert.cst import call_of, dotted, method_call, new_statement, short, single_assign
 from migrate.convert.training.autograd_grad import AutogradGrad
-from migrate.convert.training.bindings import FileBindings, looks_optimizer
+from migrate.convert.training.bindings import TORCH_OPTIMIZER_API, FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
 from migrate.convert.training.lr_reads import lr_reads
 from migrate.convert.training.param_names import param_name_tests
@@ -462,14 +462,15 @@ class TrainingPass:
             return None
         name = dotted(call.func.value)
         klass = self.bindings.torch_api_optimizers.get(name)
+        method = call.func.attr.value
         if klass is not None:
-            methods = self.bindings.optimizer_classes.get(klass, set())
-        elif name and looks_optimizer(name) and name not in self.bindings.optimizers:
-            # built elsewhere (opt = make(...)): a step method of an optimizer class of this file
-            methods = set().union(*self.bindings.optimizer_classes.values())
-        else:
-            return None
-        return (name, call) if call.func.attr.value in methods else None
+            return (name, call) if method in self.bindings.optimizer_classes.get(klass, set()) else None
+        if name and looks_optimizer(name) and name not in self.bindings.optimizers and not method.startswith("_") \
+                and method not in TORCH_OPTIMIZER_API:
+            # an optimizer whose class is defined in another file (SAM imported from sam.py) or
+            # built by a function: a method besides torch's API is one that reads p.grad
+            return name, call
+        return None
 
     def find_step(self, block: list, k: int):
         """(index in ``block``, index inside a guarding ``if`` or None, optimizer) of the first

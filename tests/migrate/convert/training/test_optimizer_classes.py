@@ -108,3 +108,26 @@ for x, y in [(torch.ones(2, 4), torch.zeros(2, 3))]:
     assert body.index("optimizer.set_grads(grads)") < body.index("optimizer.first_step(zero_grad=True)") \
         < body.index("optimizer.set_grads(grads_1)") < body.index("optimizer.second_step(zero_grad=True)")
     assert ".backward(" not in body
+
+
+def test_an_optimizer_class_from_another_file_gets_its_gradients_too():
+    """davda54/sam's train.py imports SAM from sam.py: a method besides torch's optimizer API,
+    called on the optimizer after backward(), reads p.grad there as well."""
+    res = convert_source('''
+import torch
+from sam import SAM
+
+model = torch.nn.Linear(4, 3)
+optimizer = SAM(model.parameters(), torch.optim.SGD, rho=0.05, lr=0.1)
+for x, y in [(torch.ones(2, 4), torch.zeros(2, 3))]:
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    optimizer.first_step(zero_grad=True)
+    ((model(x) - y) ** 2).mean().backward()
+    optimizer.second_step(zero_grad=True)
+    optimizer.zero_grad()
+''')
+    assert res.unsupported == 0 and "# migrate:" not in res.code, res.code
+    body = res.code.split("for x, y in")[1]
+    assert body.index("optimizer.set_grads(grads)") < body.index("optimizer.first_step(zero_grad=True)") \
+        < body.index("optimizer.set_grads(grads_1)") < body.index("optimizer.second_step(zero_grad=True)")
