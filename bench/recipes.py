@@ -2,7 +2,7 @@
 
 Each row is a real training script (pytorch/examples, pytorch/tutorials, karpathy's nanoGPT /
 minGPT / makemore, yunjey's pytorch-tutorial, reference implementations of papers: GCN and GAT
-from pytorch/examples, kuangliu's pytorch-cifar, akamaster's CIFAR ResNets), plus the three
+from pytorch/examples, kuangliu's pytorch-cifar, akamaster's CIFAR ResNets, davda54's SAM), plus the three
 recipes of our own in tests/fixtures/training/recipes (marked "ours": the minimal reproductions,
 not counted among the public scripts). For each:
 
