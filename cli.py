@@ -70,7 +70,7 @@ def _rule_selection(args):
 
 def _run_convert(args) -> int:
     from migrate.convert.project import convert_tree, summarize
-    from migrate.convert.report import changes_table, summary_table, unified_diff, write_report
+    from migrate.convert.report import unified_diff, write_report
 
     err = _console()
     src = Path(args.path)
@@ -148,11 +148,29 @@ def _run_convert(args) -> int:
             _fail(err, os_error_message(exc, args.report, "write the report") + "; choose another --report path")
             return 2
     if not args.quiet:
-        review = changes_table(reports, everything=args.verbose)
-        if review is not None:
-            err.print(review)
-        err.print(summary_table(summary))
+        _print_convert_report(err, reports, summary, args)
     return 1 if summary.failed else 0
+
+
+def _print_convert_report(err, reports, summary, args) -> None:
+    """The summary first; then one line per rule to review (count, first location, its most
+    frequent note), or with -v every change; then where the rest is."""
+    from migrate.convert import report
+    from migrate.convert.registry import listing
+    lines = report.summary_lines(summary)
+    groups = report.rule_groups(reports)
+    review = sum(g.count for g in groups)
+    if args.verbose:
+        every = report.change_lines(reports)
+        lines += ["", f"[bold]every change ({len(every):,})[/]", *every] if every else []
+    elif groups:
+        title = (f"[bold]to review ({'/'.join(report.REVIEW)}): {review:,} changes, "
+                 f"{len(groups)} rule{'s' * (len(groups) > 1)}[/]")
+        lines += ["", title, *report.group_lines(groups, {row[0]: row[3] for row in listing()})]
+        where = f"{args.report} has every change" if args.report else "--report FILE writes every change"
+        lines.append(f"-v lists each of the {review:,} changes; {where}")
+    for line in lines:
+        err.print(line, soft_wrap=True, highlight=False, emoji=False)  # path:100: is no emoji
 
 
 def _say(err, style: str, label: str, text: str) -> None:
@@ -211,14 +229,36 @@ def _write_stdout(text: str) -> bool:
     return True
 
 
+class _ProgressBar:
+    """A progress bar on stderr for runs of at least ``MIN_FILES`` files, shown only when stderr
+    is a terminal (piped, redirected or under test, the output stays free of it)."""
+
+    MIN_FILES = 20
+
+    def __init__(self, err, quiet: bool):
+        self.err, self.shown = err, not quiet and err.is_terminal
+        self.progress = self.task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.progress is None:
+            if not self.shown or total < self.MIN_FILES:
+                return
+            from rich.progress import Progress
+            self.progress = Progress(console=self.err, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("converting", total=total)
+        self.progress.update(self.task, completed=done, total=total)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
 def _convert_dir(src, out, args, err, convert_tree, rules):
-    from rich.progress import Progress
-    with Progress(console=err, transient=True, disable=args.quiet) as progress:
-        task = progress.add_task("converting", total=None)
-
-        def tick(done, total):
-            progress.update(task, completed=done, total=total)
-
+    with _ProgressBar(err, args.quiet) as tick:
         jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
         return convert_tree(src, out, args.target, jobs=jobs, in_place=args.in_place,
                             keep_text=args.diff, progress=tick,

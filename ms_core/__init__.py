@@ -18,7 +18,7 @@ from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # no
                       set_auto_parallel_context, get_auto_parallel_context, ParallelMode)
 from ._random import set_seed, get_seed  # noqa: F401
 from . import nn, amp, context, common, train  # noqa: F401
-from . import dataset, experimental, communication  # noqa: F401  (issue 6)
+from . import dataset, experimental, communication, mint  # noqa: F401
 from . import hub  # noqa: F401  (ms_core only: torch checkpoints without torch)
 from .train.serialization import *  # noqa: F401,F403
 

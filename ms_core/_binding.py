@@ -16,13 +16,13 @@ compute with a Tensor or differentiate), fills the placeholders:
     _engine.Tensor                                              <- common.tensor.Tensor
     common.tensor.F, common.tensor_methods.F                    <- ops.functional
     _prims.array.F, _prims.math.F, _prims.nn.F, _prims.loss.F,
-    _prims.math_ext.F, _prims.linalg.F                          <- ops.functional
+    _prims.math_ext.F, _prims.linalg.F, _prims.comm.F           <- ops.functional
     _prims.complex.F                                            <- ops (the package: real, Complex...)
 
 Nothing else assigns these names.
 """
 from . import _engine
-from ._prims import array, complex as complex_prims, linalg, loss, math, math_ext, nn
+from ._prims import array, comm, complex as complex_prims, linalg, loss, math, math_ext, nn
 from .common import tensor, tensor_methods
 from . import ops
 from .ops import functional
@@ -32,5 +32,6 @@ def bind():
     """Give the modules that load before Tensor and ops their references to them (see above)."""
     _engine.Tensor = tensor.Tensor
     api = {complex_prims: ops}  # complex primitives' backward needs ops.real/Complex, not in functional
-    for module in (tensor, tensor_methods, array, math, nn, loss, math_ext, linalg, complex_prims):
+    for module in (tensor, tensor_methods, array, math, nn, loss, math_ext, linalg, complex_prims,
+                   comm):
         module.F = api.get(module, functional)

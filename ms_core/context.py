@@ -31,12 +31,28 @@ def get_context(attr_key):
 
 
 ParallelMode = type("ParallelMode", (), {"STAND_ALONE": "stand_alone", "DATA_PARALLEL": "data_parallel",
-                                          "AUTO_PARALLEL": "auto_parallel"})
-_AUTO_PARALLEL = {"parallel_mode": "stand_alone", "gradients_mean": False, "device_num": 1}
+                                          "SEMI_AUTO_PARALLEL": "semi_auto_parallel",
+                                          "AUTO_PARALLEL": "auto_parallel",
+                                          "HYBRID_PARALLEL": "hybrid_parallel"})
+_PARALLEL_DEFAULTS = {"parallel_mode": "stand_alone", "gradients_mean": False, "device_num": 1,
+                      "global_rank": 0, "parameter_broadcast": False}
+_AUTO_PARALLEL = dict(_PARALLEL_DEFAULTS)
+_SET = set()  # the keys set since the last reset (MindSpore's device_num_is_set)
 
 
 def set_auto_parallel_context(**kwargs):
+    """Record data-parallel settings (`parallel_mode`, `gradients_mean`, `device_num`, ...).
+
+    Raises:
+        ValueError: an unknown parallel_mode.
+    """
+    mode = kwargs.get("parallel_mode")
+    modes = [v for k, v in vars(ParallelMode).items() if k.isupper()]
+    if mode is not None and mode not in modes:
+        raise ValueError(f"For 'set_auto_parallel_context', the 'parallel_mode' must be one of "
+                         f"{modes}, but got {mode!r}.")
     _AUTO_PARALLEL.update(kwargs)
+    _SET.update(kwargs)
 
 
 def get_auto_parallel_context(key):
@@ -44,4 +60,17 @@ def get_auto_parallel_context(key):
 
 
 def reset_auto_parallel_context():
-    _AUTO_PARALLEL.update({"parallel_mode": "stand_alone", "gradients_mean": False, "device_num": 1})
+    _AUTO_PARALLEL.clear()
+    _AUTO_PARALLEL.update(_PARALLEL_DEFAULTS)
+    _SET.clear()
+
+
+def device_num():
+    """The number of devices a data-parallel step averages over, as MindSpore's _get_device_num:
+    1 stand-alone, `device_num` when it was set, else the group size."""
+    if _AUTO_PARALLEL["parallel_mode"] == "stand_alone":
+        return 1
+    if "device_num" in _SET:
+        return _AUTO_PARALLEL["device_num"]
+    from .communication.management import get_group_size
+    return get_group_size()

@@ -11,7 +11,7 @@ Layout (see the README, "How the converter is built"):
   ``--select``/``--disable``).
 - ``training/``: the training-loop pass that runs before the walk.
 - ``changes``: the records of what was done; ``project``: files and directories; ``report``:
-  terminal tables, Markdown and JSON reports; ``cst``: libcst helpers.
+  the terminal summary and rule lines, Markdown and JSON reports; ``cst``: libcst helpers.
 """
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import RuleSelection

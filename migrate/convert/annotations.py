@@ -19,21 +19,21 @@ TORCH_ANNOTATION = node_rule(
     "(x: \"torch.device\"): never evaluated, so it needs no torch at import.")
 
 
-def on_annotation(conv, node: cst.Annotation):
+def on_annotation(converter, node: cst.Annotation):
     """Convert an annotation; quote it when a torch name in it stays unconverted."""
     expr = node.annotation
-    if not conv.aliases or isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+    if not converter.walk_state.aliases or isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
         return node
-    start, uses = conv.checkpoint(), dict(conv.alias_uses)
-    new = conv.walk(expr)
-    marked = [c for c in conv.changes[start.changes:] if c.label == "unsupported"]
-    if not marked or not conv.allows(TORCH_ANNOTATION.id):
+    start, uses = converter.checkpoint(), dict(converter.output.alias_uses)
+    new = converter.walk(expr)
+    marked = [c for c in converter.output.changes[start.changes:] if c.label == "unsupported"]
+    if not marked or not converter.allows(TORCH_ANNOTATION.id):
         return node if new is expr else node.with_changes(annotation=new)
-    conv.rollback_to(start, keep_markers=False)
-    conv.alias_uses.clear()
-    conv.alias_uses.update(uses)  # the names are text now: their imports are not needed for them
+    converter.rollback_to(start, keep_markers=False)
+    converter.output.alias_uses.clear()
+    converter.output.alias_uses.update(uses)  # the names are text now: their imports are not needed for them
     text = " ".join(code_of(new).split())
     quoted = cst.SimpleString(repr(text) if '"' in text else f'"{text}"')
-    conv.record(expr, quoted, TORCH_ANNOTATION.id, "approximate",
+    converter.record(expr, quoted, TORCH_ANNOTATION.id, "approximate",
                 "; ".join(sorted({c.note for c in marked})) + ": the annotation is kept as text")
     return node.with_changes(annotation=quoted)

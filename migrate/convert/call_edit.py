@@ -102,8 +102,8 @@ class CallEdit:
     statically calls :meth:`needs_runtime`, and the call goes to the torch-signature class.
     """
 
-    def __init__(self, conv, call: cst.Call, entry: Entry, receiver: cst.BaseExpression | None = None):
-        self.conv = conv
+    def __init__(self, converter, call: cst.Call, entry: Entry, receiver: cst.BaseExpression | None = None):
+        self.converter = converter
         self.call = call
         self.entry = entry
         self.receiver = receiver
@@ -162,7 +162,7 @@ class CallEdit:
     def helper(self, name: str) -> str:
         """The local name of the run-time helper ``name`` (:mod:`~migrate.convert.torch_runtime`),
         emitted into the converted file."""
-        return self.conv.signatures.helper(name)
+        return self.converter.output.signatures.helper(name)
 
     def reject(self, condition: str, message: str) -> None:
         """Runtime: raise a ValueError with ``message`` when ``condition`` (source text over the
@@ -331,8 +331,8 @@ class CallEdit:
         while isinstance(root, cst.Attribute):
             root = root.value
         return self.entry.torch.startswith("torch.nn.") and isinstance(root, cst.Name) \
-            and root.value not in self.conv.imported \
-            and root.value not in self.conv.names.values() and root.value not in ("None", "True", "False")
+            and root.value not in self.converter.facts.imported \
+            and root.value not in self.converter.facts.names.values() and root.value not in ("None", "True", "False")
 
     def apply_fates(self) -> None:
         params = self.entry.params or ()
@@ -408,14 +408,14 @@ class CallEdit:
         MultiheadAttention), or its table is cast after it is built (``how`` "table": MindSpore
         2.10's Embedding keeps a float32 table whatever its dtype); a name or attribute is
         translated at run time (None -> float32)."""
-        text, f32 = code_of(value), self.conv.tname("ms.float32")
+        text, f32 = code_of(value), self.converter.tname("ms.float32")
         if text in ("None", f32):
             self.note(f"{name}={text}: float32 parameters, MindSpore's default")
             return
         if not isinstance(value, (cst.Name, cst.Attribute)):
             self.unsupported(f"{name}={text}: a per-layer dtype computed by an expression")
             return
-        self.conv.used.add("ms")
+        self.converter.output.used.add("ms")
         known = text.startswith(f32.rsplit(".", 1)[0] + ".")  # ms.float16: known now
         if how == "pass":
             self.out.append([name, value if known else parse_expr(f"{f32} if {text} is None else {text}"), False, None])
@@ -443,7 +443,7 @@ class CallEdit:
 
     def _cast(self, node, dtype) -> cst.BaseExpression:
         """``node.astype(dtype)``; through the generated ``_torch_cast`` when ``dtype`` may be None."""
-        prefix = self.conv.tname("ms.float32").rsplit(".", 1)[0] + "."
+        prefix = self.converter.tname("ms.float32").rsplit(".", 1)[0] + "."
         if code_of(dtype).startswith(prefix):
             return cst.Call(attribute(node, "astype"), [cst.Arg(dtype)])
         return cst.Call(cst.Name(self.helper("_torch_cast")), [cst.Arg(node), cst.Arg(dtype)])
@@ -476,7 +476,7 @@ class CallEdit:
         if self.result is not None:
             return self.result
         if self.entry.template is not None:
-            return render_template(self.conv, self.entry.template, self.template_values())
+            return render_template(self.converter, self.entry.template, self.template_values())
         args = []
         if self.receiver is not None:
             args.append(cst.Arg(value=self.receiver))

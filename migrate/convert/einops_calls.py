@@ -53,25 +53,26 @@ def is_einops(qual: str | None) -> bool:
     return qual is not None and qual.split(".", 1)[0] == ROOT
 
 
-def reference(conv, node, qual: str):
+def reference(converter, node, qual: str):
     """Apply MS500 to an einops name (called or not; a call's arguments are einops' own): the
     generated code's local name, or the node as written with a marker (MS901) when there is
     none."""
-    entry = conv.tables.get(qual)
-    if entry is None or entry.label == "unsupported" or not conv.allows(EINOPS.id):
-        conv.uses_alias(node)
+    entry = converter.facts.tables.get(qual)
+    if entry is None or entry.label == "unsupported" or not converter.allows(EINOPS.id):
+        converter.uses_alias(node)
         if entry is None or entry.label == "unsupported":
             note = f" ({entry.note})" if entry is not None and entry.note else ""
-            conv.mark(node, "MS901", f"{qual} has no mapping{note}")
+            converter.mark(node, "MS901", f"{qual} has no mapping{note}")
         return node
     if entry.target in BUILTINS:
-        name = conv.builtin(entry.target)
+        name = converter.builtin(entry.target)
     else:
-        name = signatures(conv).helper(entry.target)
+        name = signatures(converter).helper(entry.target)
     new = cst.Name(name) if "." not in name else cst.parse_expression(name)
-    note = entry.note + (f"; {entry.mindspore_note}" if entry.mindspore_note and conv.target_name == "mindspore"
+    on_mindspore = converter.facts.target_name == "mindspore"
+    note = entry.note + (f"; {entry.mindspore_note}" if entry.mindspore_note and on_mindspore
                          else "")
-    conv.record(node, new, EINOPS.id, entry.label, note)
+    converter.record(node, new, EINOPS.id, entry.label, note)
     return new
 
 
@@ -97,12 +98,12 @@ def imports_by_name(code: str, named: frozenset) -> bool:
     return _BY_NAME_CALL.search(code) is not None and (bool(named) or _NAMED.search(code) is not None)
 
 
-def _import_kind(conv, func) -> str | None:
+def _import_kind(converter, func) -> str | None:
     """'import_module' for importlib.import_module (also imported by name), '__import__' for the
     builtin, else None."""
-    code = signatures(conv).code
+    code = signatures(converter).code
     if isinstance(func, cst.Name):
-        if func.value == "__import__" and "__import__" not in conv.imported:
+        if func.value == "__import__" and "__import__" not in converter.facts.imported:
             return "__import__"
         if func.value == "import_module" and _IMPORT_MODULE_FROM.search(code):
             return "import_module"
@@ -112,23 +113,23 @@ def _import_kind(conv, func) -> str | None:
     return None
 
 
-def import_by_name(conv, node: cst.Call):
+def import_by_name(converter, node: cst.Call):
     """Apply MS501 to ``importlib.import_module(name)`` / ``__import__(name)``: the call of the
     generated importer (its arguments converted), or None when the name cannot be an einops
     module."""
-    kind = _import_kind(conv, node.func)
-    if kind is None or not node.args or node.args[0].star or not conv.allows(EINOPS.id) \
-            or not conv.allows(BY_NAME.id):
+    kind = _import_kind(converter, node.func)
+    if kind is None or not node.args or node.args[0].star or not converter.allows(EINOPS.id) \
+            or not converter.allows(BY_NAME.id):
         return None
     first = node.args[0].value
     if isinstance(first, cst.SimpleString):
         if not is_einops(first.evaluated_value if isinstance(first.evaluated_value, str) else None):
             return None
-    elif not conv.named_modules:
+    elif not converter.facts.named_modules:
         return None
-    name = signatures(conv).helper("_torch_import_module" if kind == "import_module" else "_torch_import")
-    new = conv.generic(node).with_changes(func=cst.Name(name))
-    conv.record(node, new, BY_NAME.id, "transformed",
+    name = signatures(converter).helper("_torch_import_module" if kind == "import_module" else "_torch_import")
+    new = converter.generic(node).with_changes(func=cst.Name(name))
+    converter.record(node, new, BY_NAME.id, "transformed",
                 f"{name} answers einops' modules with the generated einops code and imports any other "
                 "name as before")
     return new

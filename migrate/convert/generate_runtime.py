@@ -79,22 +79,22 @@ def candidates(tables) -> list[str]:
 
 def _signatures(target: str) -> TorchSignatures:
     from migrate.convert.walker import Converter
-    conv = Converter(target, names={"init": "init"})
-    sigs = TorchSignatures(conv)
+    converter = Converter(target, names={"init": "init"})
+    sigs = TorchSignatures(converter)
     sigs.start(cst.parse_module(""), "")
-    conv.signatures = sigs
+    converter.output.signatures = sigs
     return sigs
 
 
 def _one_source(sigs: TorchSignatures, qual: str, entry) -> tuple[str | None, set[str]]:
     """(the source of ``qual``'s class or function named ``PLACEHOLDER``, the runtime names it
     uses), or (None, set()) when the target cannot make it."""
-    conv = sigs.conv
+    converter = sigs.converter
     before = set(sigs.names)
-    mark = conv.checkpoint()
+    mark = converter.checkpoint()
     build = _class_source if is_layer_class(qual) else _function_source
     source = build(sigs, "PLACEHOLDER", qual, entry)
-    conv.rollback_to(mark, keep_markers=False)
+    converter.rollback_to(mark, keep_markers=False)
     needs = {RUNTIME_NAMES.get(k, k) for k in set(sigs.names) - before}
     for k in set(sigs.names) - before:
         del sigs.names[k]
@@ -260,7 +260,7 @@ def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str
     tables = load_tables()
     named = signature_names(defs)
     from migrate.convert.walker import Converter
-    conv = Converter("ms_core", names={"init": "init"})
+    converter = Converter("ms_core", names={"init": "init"})
     nn_values, functional_values, replaced = {}, {}, {}
     for qual, entry in sorted(tables.items()):
         if qual.split(".", 1)[0] == "einops" and entry.label != "unsupported" and entry.target:
@@ -275,7 +275,7 @@ def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str
             continue
         value = named.get(qual)
         if value is None and not translates(entry):
-            value = conv.tname(entry.target)
+            value = converter.tname(entry.target)
         if value is not None:
             (nn_values if module == "torch.nn" else functional_values)[short] = value
     return nn_values, functional_values, replaced

@@ -110,111 +110,111 @@ _VALUES_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "
 # --------------------------------------------------------------------------------------------
 # references and calls
 # --------------------------------------------------------------------------------------------
-def on_reference(conv, node, q: str):
+def on_reference(converter, node, q: str):
     """A torch name used as a value (base class, isinstance, dtype, ...), not called."""
     if einops_calls.is_einops(q):
-        return einops_calls.reference(conv, node, q)
+        return einops_calls.reference(converter, node, q)
     if q in VERSION_NAMES:
-        new = version_reference(conv, node)
+        new = version_reference(converter, node)
         if new is not None:
             return new
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:
-        return node.with_changes(value=conv.walk(node.value))  # torch.__version__.split
+        return node.with_changes(value=converter.walk(node.value))  # torch.__version__.split
     elif q.endswith(".__kwdefaults__"):
-        new = kwdefaults_reference(conv, node, q)
+        new = kwdefaults_reference(converter, node, q)
         if new is not None:
             return new
-    if conv.in_isinstance and q in NORM_BASES:
-        new = norm_base_classes(conv, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
+    if converter.walk_state.in_isinstance and q in NORM_BASES:
+        new = norm_base_classes(converter, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
         if new is not None:
             return new
-    if q == "torch.device" and conv.allows(DEVICE_CLASS.id):
-        new = cst.Call(cst.Name(conv.builtin("type")), [cst.Arg(cst.Name("None"))])
-        conv.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
+    if q == "torch.device" and converter.allows(DEVICE_CLASS.id):
+        new = cst.Call(cst.Name(converter.builtin("type")), [cst.Arg(cst.Name("None"))])
+        converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
-    entry = conv.tables.get(q)
+    entry = converter.facts.tables.get(q)
     if entry is not None and entry.rule == "backend_flag":
-        new = flag_reading(conv, node, q)
+        new = flag_reading(converter, node, q)
         if new is not None:
             return new
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
-        if not conv.allows(entry.id):
-            conv.uses_alias(node)
+        if not converter.allows(entry.id):
+            converter.uses_alias(node)
             return node
-        if not conv.in_isinstance and (translates(entry) or q in _CONTAINERS):
+        if not converter.walk_state.in_isinstance and (translates(entry) or q in _CONTAINERS):
             # a value or a base: calls through it get torch's arguments (MS180/MS182)
-            return reference(conv, node, q, entry)
-        new = conv.target(entry.target)
+            return reference(converter, node, q, entry)
+        new = converter.target(entry.target)
         # a class named in isinstance keeps its label only if it has no arguments to translate
         # (nn.Module -> nn.Cell is "transformed": Cells start in inference mode)
         label = "exact" if entry.params is not None else entry.label
-        conv.record(node, new, entry.id, label, entry.note)
+        converter.record(node, new, entry.id, label, entry.note)
         return new
-    conv.uses_alias(node)
-    conv.mark(node, "MS901", f"{q} has no mapping" + (f" ({entry.note})" if entry and entry.note else ""))
+    converter.uses_alias(node)
+    converter.mark(node, "MS901", f"{q} has no mapping" + (f" ({entry.note})" if entry and entry.note else ""))
     return node
 
 
-def on_call(conv, node: cst.Call):
+def on_call(converter, node: cst.Call):
     """A call: a torch API (from its table entry), a method, isinstance, or anything else."""
     func = node.func
-    q = conv.qual(func)
+    q = converter.qual(func)
     if q is None:
-        new = einops_calls.import_by_name(conv, node)
+        new = einops_calls.import_by_name(converter, node)
         if new is not None:
             return new
         if isinstance(func, cst.Attribute):
-            return on_method(conv, node)
+            return on_method(converter, node)
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
-            with conv.naming_classes():
-                return conv.generic(node)
-        if isinstance(func, cst.Name) and func.value in PROBE_FUNCTIONS and conv.aliases:
-            new = probe_call(conv, node)  # hasattr(torch.nn.functional, 'silu')
+            with converter.naming_classes():
+                return converter.generic(node)
+        if isinstance(func, cst.Name) and func.value in PROBE_FUNCTIONS and converter.walk_state.aliases:
+            new = probe_call(converter, node)  # hasattr(torch.nn.functional, 'silu')
             if new is not None:
                 return new
         if isinstance(func, cst.Name) and func.value == "getattr":
-            new = lookup_call(conv, node)
+            new = lookup_call(converter, node)
             if new is not None:
                 return new
-        walked = conv.generic(node)
-        return module_iterator(conv, node, walked) or walked
+        walked = converter.generic(node)
+        return module_iterator(converter, node, walked) or walked
     if q.rsplit(".", 1)[0] in VERSION_NAMES:
-        return conv.generic(node)  # torch.__version__.split('.'): a method of the version string
-    start = conv.checkpoint()
-    args = conv.walk_seq(node.args)
+        return converter.generic(node)  # torch.__version__.split('.'): a method of the version string
+    start = converter.checkpoint()
+    args = converter.walk_seq(node.args)
     walked = node if args is node.args else node.with_changes(args=args)
-    entry = conv.tables.get(q)
+    entry = converter.facts.tables.get(q)
     if entry is None:
-        return keep_original(conv, node, start, "MS901", f"{q} has no mapping")
-    new = container_call(conv, node, walked, q)
+        return keep_original(converter, node, start, "MS901", f"{q} has no mapping")
+    new = container_call(converter, node, walked, q)
     if new is not None:
         return new
-    if entry.label != "unsupported" and not conv.allows(rule_id_of(entry)):
+    if entry.label != "unsupported" and not converter.allows(rule_id_of(entry)):
         # not selected: the call stays as written, whole (no half-converted torch calls)
-        conv.rollback_to(start)
-        conv.keep_aliases_in(node)
+        converter.rollback_to(start)
+        converter.keep_aliases_in(node)
         return node
     if einops_calls.is_einops(q) and entry.label != "unsupported":
-        return walked.with_changes(func=einops_calls.reference(conv, node.func, q))
-    before_call = conv.checkpoint()
-    new = apply_entry(conv, walked, entry, q, original=node)
+        return walked.with_changes(func=einops_calls.reference(converter, node.func, q))
+    before_call = converter.checkpoint()
+    new = apply_entry(converter, walked, entry, q, original=node)
     if new is walked and walked is not node:
         # marked, so the call stays as written: so do its arguments (no half-converted torch
         # calls); marked again on the original call so that the marker quotes the code as written
-        conv.rollback_to(before_call, keep_markers=False)
-        conv.rollback_to(start)
-        conv.keep_aliases_in(node)
-        return apply_entry(conv, node, entry, q)
+        converter.rollback_to(before_call, keep_markers=False)
+        converter.rollback_to(start)
+        converter.keep_aliases_in(node)
+        return apply_entry(converter, node, entry, q)
     return new
 
 
-def keep_original(conv, node, start, rule_id: str, reason: str):
+def keep_original(converter, node, start, rule_id: str, reason: str):
     """Leave ``node`` exactly as written, drop the rewrites recorded inside it since ``start``
     (a :meth:`~migrate.convert.walker.Converter.checkpoint`), and mark it."""
-    conv.rollback_to(start)
-    conv.keep_aliases_in(node)
-    conv.mark(node, rule_id, reason)
+    converter.rollback_to(start)
+    converter.keep_aliases_in(node)
+    converter.mark(node, rule_id, reason)
     return node
 
 
@@ -244,198 +244,198 @@ def rule_id_of(entry) -> str:
     return rule.id if rule is not None else entry.id
 
 
-def apply_entry(conv, call: cst.Call, entry, q: str, receiver=None, receiver_before=None, original=None):
+def apply_entry(converter, call: cst.Call, entry, q: str, receiver=None, receiver_before=None, original=None):
     """Rewrite one call with its table entry (generic argument fates, then the entry's rule).
 
     ``call`` has its arguments (and receiver) converted already; ``original`` is the call as
     written, which the report shows as "before"."""
     shown = original if original is not None else call
     if entry.label == "unsupported":
-        conv.uses_alias(call.func)
-        conv.mark(call, entry.id, entry.note or f"{q} has no MindSpore equivalent")
+        converter.uses_alias(call.func)
+        converter.mark(call, entry.id, entry.note or f"{q} has no MindSpore equivalent")
         return call
     rule = argument_rule_named(entry.rule)
     if entry.rule and rule is None:
-        conv.uses_alias(call.func)
-        conv.mark(call, "MS901", f"{q}: rule {entry.rule!r} is not available")
+        converter.uses_alias(call.func)
+        converter.mark(call, "MS901", f"{q}: rule {entry.rule!r} is not available")
         return call
-    if not conv.allows(rule.id if rule is not None else entry.id):
-        conv.uses_alias(call.func)
+    if not converter.allows(rule.id if rule is not None else entry.id):
+        converter.uses_alias(call.func)
         return call
-    edit = _edit_for(conv, call, entry, receiver, receiver_before)
+    edit = _edit_for(converter, call, entry, receiver, receiver_before)
     edit.original = shown
     if entry.params is None:
         if rule is not None:
             rule.apply(edit)
         if edit.problems:
-            return _keep(conv, call, entry, edit)
+            return _keep(converter, call, entry, edit)
         new = edit.result if edit.result is not None else call.with_changes(
             func=edit.func, args=([cst.Arg(receiver)] if edit.receiver is not None else []) + list(call.args))
-        conv.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
+        converter.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
         return new
     try:
         edit.bind()
     except BindError as exc:
-        new = runtime_call(conv, call, entry, q, shown, f"{exc}") \
+        new = runtime_call(converter, call, entry, q, shown, f"{exc}") \
             if receiver is None and str(exc).startswith("cannot translate") else None
         if new is not None:
             return new
         if _in_target_form(entry, q, call):
             return call  # `x.softmax(axis=-1)`: converted by an earlier run (the file kept torch)
         if q.startswith("Module.") and not str(exc).startswith("cannot translate") \
-                and (entry.receiver == "any" or _defines_method(conv, q[7:])):
+                and (entry.receiver == "any" or _defines_method(converter, q[7:])):
             # not torch's signature, so not torch's method: one the user's class defines
             # (`def train(self, x_pos, x_neg)` called as `net.train(x_pos, x_neg)`)
             return call
-        conv.uses_alias(call.func)
-        conv.mark(call, "MS903", f"{q}: {exc}")
+        converter.uses_alias(call.func)
+        converter.mark(call, "MS903", f"{q}: {exc}")
         return call
     edit.apply_fates()
     if rule is not None and not edit.problems:
         rule.apply(edit)
     if edit.runtime_reasons and receiver is None:
-        new = runtime_call(conv, call, entry, q, shown, "; ".join(edit.runtime_reasons))
+        new = runtime_call(converter, call, entry, q, shown, "; ".join(edit.runtime_reasons))
         if new is not None:
             return new
     edit.problems.extend(edit.unless_runtime)
     if edit.problems:
-        return _keep(conv, call, entry, edit)
+        return _keep(converter, call, entry, edit)
     new = edit.build()
     if new is call:
         return call  # the rule kept the call as written (it means the same on MindSpore)
-    conv.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
+    converter.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
     return new
 
 
-def _defines_method(conv, name: str) -> bool:
+def _defines_method(converter, name: str) -> bool:
     """Whether a class of the file being converted defines a method ``name`` (``def name(self``)."""
-    code = conv.signatures.code if conv.signatures is not None else ""
+    code = converter.output.signatures.code if converter.output.signatures is not None else ""
     return re.search(rf"^[ \t]+def {re.escape(name)}\(\s*self\b", code, re.M) is not None
 
 
-def _edit_for(conv, call, entry, receiver, receiver_before) -> CallEdit:
+def _edit_for(converter, call, entry, receiver, receiver_before) -> CallEdit:
     """The CallEdit of one call, with its target function (a method keeps its receiver)."""
-    edit = CallEdit(conv, call, entry)
-    if entry.mindspore_note and conv.target_name == "mindspore":
+    edit = CallEdit(converter, call, entry)
+    if entry.mindspore_note and converter.facts.target_name == "mindspore":
         edit.note(entry.mindspore_note)
     edit.receiver_before = receiver_before
     target = entry.target
     if receiver is not None and target.startswith("."):
         edit.func = attribute(receiver, target[1:])
     elif target:
-        edit.func = conv.target(target)
+        edit.func = converter.target(target)
         if receiver is not None:
             edit.receiver = receiver
     edit.method_receiver = receiver
     return edit
 
 
-def _keep(conv, call, entry, edit):
-    conv.uses_alias(call.func)
-    conv.mark(call, edit.marker, f"{entry.torch}: " + "; ".join(edit.problems))
+def _keep(converter, call, entry, edit):
+    converter.uses_alias(call.func)
+    converter.mark(call, edit.marker, f"{entry.torch}: " + "; ".join(edit.problems))
     return call
 
 
-def _in_target_module(conv, recv) -> bool:
+def _in_target_module(converter, recv) -> bool:
     """``ms.hub`` in ``ms.hub.load_state_dict(...)``: a submodule of the target package (its
     functions are never torch methods, also when the file still imports torch)."""
     if not isinstance(recv, cst.Attribute):
         return False
     while isinstance(recv, cst.Attribute):
         recv = recv.value
-    return isinstance(recv, cst.Name) and recv.value == conv.names.get("ms") \
-        and recv.value in conv.imported and recv.value not in conv.aliases
+    return isinstance(recv, cst.Name) and recv.value == converter.facts.names.get("ms") \
+        and recv.value in converter.facts.imported and recv.value not in converter.walk_state.aliases
 
 
 # (not `to`: torch's a.to('torch.FloatTensor') takes the string for a device and raises)
 _CASTS = ("type", "astype")
 
 
-def type_as_dtype(conv, node: cst.Call) -> cst.Call:
+def type_as_dtype(converter, node: cst.Call) -> cst.Call:
     """Apply MS327 to ``a.type(b.type())`` / ``a.astype(b.type())``: the
     argument is ``b.dtype``; ``node`` unchanged when it is not of that form."""
-    if len(node.args) != 1 or node.args[0].star or not conv.allows(TYPE_AS_DTYPE.id):
+    if len(node.args) != 1 or node.args[0].star or not converter.allows(TYPE_AS_DTYPE.id):
         return node
     inner = node.args[0].value
     if not (isinstance(inner, cst.Call) and not inner.args and isinstance(inner.func, cst.Attribute)
             and inner.func.attr.value == "type"):
         return node
     new_arg = attribute(inner.func.value, "dtype")
-    conv.record(inner, new_arg, TYPE_AS_DTYPE.id, "exact", "b.type() given as a type to cast to: b's dtype")
+    converter.record(inner, new_arg, TYPE_AS_DTYPE.id, "exact", "b.type() given as a type to cast to: b's dtype")
     return node.with_changes(args=[node.args[0].with_changes(value=new_arg)])
 
 
-def on_method(conv, node: cst.Call):
+def on_method(converter, node: cst.Call):
     """``recv.name(...)``: module methods, tensor methods, in-place ops."""
     func = node.func
     recv0 = func.value
     name = func.attr.value
-    recv = fit(func, "value", conv.walk(recv0))  # `(0).abs()`, not `0.abs()`
-    if name in _CASTS and conv.aliases:
-        node = type_as_dtype(conv, node)
-    args = conv.walk_seq(node.args)
+    recv = fit(func, "value", converter.walk(recv0))  # `(0).abs()`, not `0.abs()`
+    if name in _CASTS and converter.walk_state.aliases:
+        node = type_as_dtype(converter, node)
+    args = converter.walk_seq(node.args)
     walked = node
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
-    new = layer_forward_call(conv, node, walked)
+    new = layer_forward_call(converter, node, walked)
     if new is not None:
         return new
-    if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in conv.function_classes \
-            and conv.allows(FUNCTION_APPLY.id):
-        return function_apply(conv, node, walked)
-    if isinstance(recv0, cst.Name) and recv0.value in conv.imported \
-            and not (conv.scope is not None and recv0.value in conv.scope.shadowed) \
-            or _in_target_module(conv, recv0):
+    if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in converter.walk_state.function_classes \
+            and converter.allows(FUNCTION_APPLY.id):
+        return function_apply(converter, node, walked)
+    if isinstance(recv0, cst.Name) and recv0.value in converter.facts.imported \
+            and not (converter.scope is not None and recv0.value in converter.scope.shadowed) \
+            or _in_target_module(converter, recv0):
         return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
-    if name == "forward" and conv.in_cell and isinstance(recv0, cst.Call) and \
-            isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and conv.allows(FORWARD.id):
+    if name == "forward" and converter.in_cell and isinstance(recv0, cst.Call) and \
+            isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and converter.allows(FORWARD.id):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
-        conv.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
+        converter.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
     if name == "add_module":
-        track_added_child(conv, node)
-    earlier = conv.earlier_receiver(name)  # converting converted code: what the first time found
-    entry = conv.tables.get("Module." + name)
+        track_added_child(converter, node)
+    earlier = converter.earlier_receiver(name)  # converting converted code: what the first time found
+    entry = converter.facts.tables.get("Module." + name)
     if entry is not None and earlier != "Tensor" and (entry.receiver == "any" or earlier == "Module"
-                                                       or is_module(conv, recv0)):
-        return apply_entry(conv, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
+                                                       or is_module(converter, recv0)):
+        return apply_entry(converter, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
-    if is_untyped_call(conv, node, recv0, name):
-        return untyped_call(conv, node, walked, name)
-    entry = conv.tables.get("Tensor." + name)
-    if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(conv, recv0)):
+    if is_untyped_call(converter, node, recv0, name):
+        return untyped_call(converter, node, walked, name)
+    entry = converter.facts.tables.get("Tensor." + name)
+    if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(converter, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
-    if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(conv, recv0)
+    if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(converter, recv0)
                               or entry.receiver == "param" and (is_param(recv0)
-                                                                or _untyped_name(conv, recv0))
-                              or conv.aliases and (torch_keywords(node)
+                                                                or _untyped_name(converter, recv0))
+                              or converter.walk_state.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
-        return apply_entry(conv, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
+        return apply_entry(converter, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
-    if entry is not None and entry.untyped and not _names_a_cell(conv, recv0) \
+    if entry is not None and entry.untyped and not _names_a_cell(converter, recv0) \
             and not _in_target_form(entry, "Tensor." + name, node) and not _foreign_keywords(node, entry):
-        conv.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
+        converter.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
         return walked
-    derived = _inplace_of_out_of_place(conv, name)
-    if derived is not None and (is_tensor(conv, recv0) or _untyped_name(conv, recv0)):
-        return apply_entry(conv, walked, derived, "Tensor." + name, receiver=recv, receiver_before=recv0,
+    derived = _inplace_of_out_of_place(converter, name)
+    if derived is not None and (is_tensor(converter, recv0) or _untyped_name(converter, recv0)):
+        return apply_entry(converter, walked, derived, "Tensor." + name, receiver=recv, receiver_before=recv0,
                            original=node)
-    if name.endswith("_") and not name.startswith("_") and is_tensor(conv, recv0):
-        conv.mark(node, "MS905", f"in-place tensor method {name}() has no mapping: MindSpore 2.10's "
+    if name.endswith("_") and not name.startswith("_") and is_tensor(converter, recv0):
+        converter.mark(node, "MS905", f"in-place tensor method {name}() has no mapping: MindSpore 2.10's "
                                  "in-place methods leave the tensor unchanged on CPU; write "
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
 
 
-def _inplace_of_out_of_place(conv, name: str):
+def _inplace_of_out_of_place(converter, name: str):
     """The in-place entry of ``x.op_(...)`` derived from the table's ``Tensor.op`` when that is a
     plain mapping (a target and argument fates, no rule): torch's ``op_`` is ``op`` written into
     the receiver, so the ``inplace`` rule (MS170) writes ``x.copy_(x.copy().op(...))`` with it.
     None when the name is not such a method or ``op`` needs a rule of its own."""
     if not name.endswith("_") or name.startswith("_") or name.endswith("__"):
         return None
-    plain = conv.tables.get("Tensor." + name[:-1])
+    plain = converter.facts.tables.get("Tensor." + name[:-1])
     if plain is None or plain.rule is not None or plain.template is not None or not plain.target \
             or plain.label == "unsupported":
         return None
@@ -448,12 +448,12 @@ def _layer_attrs_view(node) -> bool:
         and node.func.value.startswith("_TorchLayerAttrs")
 
 
-def _untyped_name(conv, node) -> bool:
+def _untyped_name(converter, node) -> bool:
     """A plain name of no known type (``def init_(t): t.uniform_(-1, 1)``). The tensor
     initialisers (``uniform_``, ``normal_``, ``zero_``, ``fill_``) and in-place methods such as
     ``triu_`` are read as written on a tensor there: torch's names, and MindSpore 2.10's own
     methods of those names have no CPU kernel or leave the tensor unchanged."""
-    return isinstance(node, cst.Name) and not type_of(conv, node) and not _names_a_cell(conv, node)
+    return isinstance(node, cst.Name) and not type_of(converter, node) and not _names_a_cell(converter, node)
 
 
 def _foreign_keywords(call: cst.Call, entry) -> bool:
@@ -463,17 +463,17 @@ def _foreign_keywords(call: cst.Call, entry) -> bool:
     return any(a.keyword is not None and a.keyword.value not in torch_names for a in call.args)
 
 
-def _names_a_cell(conv, node) -> bool:
+def _names_a_cell(converter, node) -> bool:
     """``self``, or a name or attribute known to hold a module."""
-    return isinstance(node, cst.Name) and node.value == "self" or is_module(conv, node)
+    return isinstance(node, cst.Name) and node.value == "self" or is_module(converter, node)
 
 
-def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
+def sequential_add_module(converter, node: cst.Call, walked: cst.Call):
     """Apply MS133: ``walked`` is ``node`` (``seq.add_module(n, m)``) with its parts converted."""
     new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("insert_child_to_cell")))
     recv = primary(walked.func.value)
-    conv.add_after(f"{recv}.cell_list = {conv.builtin('list')}({recv}.name_cells().values())")
-    conv.record(node, new, SEQUENTIAL_ADD_MODULE.id, "transformed",
+    converter.add_after(f"{recv}.cell_list = {converter.builtin('list')}({recv}.name_cells().values())")
+    converter.record(node, new, SEQUENTIAL_ADD_MODULE.id, "transformed",
                 "a SequentialCell runs cell_list, which insert_child_to_cell does not update: "
                 "rebuilt after the insertion so the named child runs, as with torch's add_module")
     return new
@@ -486,78 +486,82 @@ def sequential_add_module(conv, node: cst.Call, walked: cst.Call):
 _ACCELERATOR_QUERIES = ("is_cuda", "is_xpu", "is_mps", "is_xla", "is_ipu", "is_mtia", "is_maia")
 
 
-def on_plain_attribute(conv, node: cst.Attribute):
+def on_plain_attribute(converter, node: cst.Attribute):
     """``x.weight`` where x is a known BatchNorm/LayerNorm/Embedding: MindSpore parameter names;
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
-    value = fit(node, "value", conv.walk(node.value))
+    value = fit(node, "value", converter.walk(node.value))
     attr = node.attr.value
-    new = layer_attribute(conv, node, value)
+    new = layer_attribute(converter, node, value)
     if new is not None:
         return new
-    if attr == "apply" and isinstance(node.value, cst.Name) and node.value.value in conv.function_classes \
-            and conv.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
+    if attr == "apply" and isinstance(node.value, cst.Name) \
+            and node.value.value in converter.walk_state.function_classes \
+            and converter.allows(FUNCTION_APPLY.id):  # `sparsemax = Sparsemax.apply`: a Cell instance calls alike
         new = cst.Call(value)
-        conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
+        converter.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
         return new
-    if attr in LAYER_ATTR_NAMES and conv.aliases and not conv.storing and conv.allows(LAYER_ATTR_AT_RUN_TIME.id) \
+    walk = converter.walk_state
+    if attr in LAYER_ATTR_NAMES and walk.aliases and not walk.storing and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
             and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
-            and not is_tensor(conv, node.value) \
+            and not is_tensor(converter, node.value) \
             and not _layer_attrs_view(node.value):
         # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
         # at run time (a user's own in_features is kept)
-        new = cst.Attribute(cst.Call(cst.Name(conv.signatures.helper("_TorchLayerAttrs")), [cst.Arg(value)]),
-                            cst.Name(attr))
-        conv.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
+        helper = converter.output.signatures.helper("_TorchLayerAttrs")
+        new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), cst.Name(attr))
+        converter.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
                     f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "
                     f"class is known at run time only")
         return new
-    if attr in _MODULE_TABLES and conv.aliases and conv.allows(MODULE_TABLES.id) \
-            and not is_tensor(conv, node.value):
+    if attr in _MODULE_TABLES and converter.walk_state.aliases and converter.allows(MODULE_TABLES.id) \
+            and not is_tensor(converter, node.value):
         # the names are torch.nn.Module's own (private): any receiver with them is a module
         new = node.with_changes(value=value, attr=cst.Name(_MODULE_TABLES[attr]))
-        conv.record(node, new, MODULE_TABLES.id, "exact",
+        converter.record(node, new, MODULE_TABLES.id, "exact",
                     f"a Cell keeps its {'children' if attr == '_modules' else 'parameters'} in "
                     f"{_MODULE_TABLES[attr]} (an OrderedDict by name, in the order they were added)")
         return new
     if attr in ("values", "indices") and isinstance(node.value, cst.Call) \
-            and conv.allows(NAMED_TUPLE_FIELD.id):
-        new = named_tuple_field(conv, node, value)
+            and converter.allows(NAMED_TUPLE_FIELD.id):
+        new = named_tuple_field(converter, node, value)
         if new is not None:
             return new
-    if attr in ("real", "imag") and conv.aliases and conv.allows(COMPLEX_PARTS.id) and is_tensor(conv, node.value):
-        new = cst.Call(conv.target(f"ops.{attr}"), [cst.Arg(value)])
-        conv.record(node, new, COMPLEX_PARTS.id, "exact", f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
+    if attr in ("real", "imag") and walk.aliases and converter.allows(COMPLEX_PARTS.id) \
+            and is_tensor(converter, node.value):
+        new = cst.Call(converter.target(f"ops.{attr}"), [cst.Arg(value)])
+        converter.record(node, new, COMPLEX_PARTS.id, "exact",
+                         f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
         return new
-    if attr in ("device", "data", *_ACCELERATOR_QUERIES) and conv.aliases \
-            and conv.allows(TENSOR_ATTRIBUTE.id) and is_tensor(conv, node.value):
+    if attr in ("device", "data", *_ACCELERATOR_QUERIES) and converter.walk_state.aliases \
+            and converter.allows(TENSOR_ATTRIBUTE.id) and is_tensor(converter, node.value):
         if attr in _ACCELERATOR_QUERIES:
             new = cst.Name("False")
-            conv.record(node, new, TENSOR_ATTRIBUTE.id, "transformed",
+            converter.record(node, new, TENSOR_ATTRIBUTE.id, "transformed",
                         f"`.{attr}` is False: MindSpore tensors live on the context's device, not on "
                         "a torch accelerator (as torch.cuda.is_available() is translated)")
             return new
         if attr == "device":
             new = cst.Name("None")
-            conv.record(node, new, TENSOR_ATTRIBUTE.id, "exact", "tensors have no device in MindSpore: "
+            converter.record(node, new, TENSOR_ATTRIBUTE.id, "exact", "tensors have no device in MindSpore: "
                                                                  "set_context(device_target=...) decides")
             return new
-        conv.record(node, value, TENSOR_ATTRIBUTE.id, "exact",
+        converter.record(node, value, TENSOR_ATTRIBUTE.id, "exact",
                     "`.data` is not needed: nothing is recorded outside grad")
         return value
     return node if value is node.value else node.with_changes(value=value)
 
 
-def named_tuple_field(conv, node: cst.Attribute, value):
+def named_tuple_field(converter, node: cst.Attribute, value):
     """Apply MS137 to ``call(...).values``/``.indices`` (``value``: the call converted), or None."""
     func = node.value.func
-    q = conv.qual(func)
+    q = converter.qual(func)
     name = q.rsplit(".", 1)[-1] if q else (func.attr.value if isinstance(func, cst.Attribute) else None)
     converted = value is not node.value
     if name not in _VALUES_INDICES or not converted:  # an unconverted torch call keeps .values
         return None
     index = "0" if node.attr.value == "values" else "1"
     new = cst.Subscript(value=value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(index)))])
-    conv.record(node, new, NAMED_TUPLE_FIELD.id, "exact",
+    converter.record(node, new, NAMED_TUPLE_FIELD.id, "exact",
                 f"MindSpore's {name} returns a plain tuple (values, indices)")
     return new
 
@@ -565,37 +569,37 @@ def named_tuple_field(conv, node: cst.Attribute, value):
 # --------------------------------------------------------------------------------------------
 # statements
 # --------------------------------------------------------------------------------------------
-def complex_part_target(conv, node, targets) -> bool:
+def complex_part_target(converter, node, targets) -> bool:
     """Mark (MS905) an assignment to ``t.real`` / ``t.imag`` of a tensor (torch writes into the
     complex tensor; MindSpore's real/imag are methods, and ops.real(t) is a copy): True when
     marked, and the statement is then left as written."""
     for target in targets:
         if isinstance(target, cst.Attribute) and target.attr.value in ("real", "imag") \
-                and conv.aliases and is_tensor(conv, target.value):
-            conv.mark(node, "MS905", f"assigning to {code_of(target)}: torch writes into the complex "
+                and converter.walk_state.aliases and is_tensor(converter, target.value):
+            converter.mark(node, "MS905", f"assigning to {code_of(target)}: torch writes into the complex "
                                      "tensor, MindSpore has no such view; build it with ops.Complex(real, imag)")
             return True
     return False
 
 
-def on_assign(conv, node: cst.Assign):
+def on_assign(converter, node: cst.Assign):
     """Note what the assignment binds, then convert it."""
-    track_assign(conv, node)
-    if complex_part_target(conv, node, [t.target for t in node.targets]):
+    track_assign(converter, node)
+    if complex_part_target(converter, node, [t.target for t in node.targets]):
         return node
-    if conv.aliases and flag_assignment(conv, node):
+    if converter.walk_state.aliases and flag_assignment(converter, node):
         return None  # `torch.backends.cudnn.benchmark = True`: no meaning on the target
     if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-        note_layer_class(conv, node.targets[0].target.value, node.value)
+        note_layer_class(converter, node.targets[0].target.value, node.value)
     # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules
     if not any(_binds_names_only(t.target) for t in node.targets):
-        return conv.generic(node)
+        return converter.generic(node)
     # `nn = Net()`: a name that is a torch alias is bound here, not read
-    value = conv.walk(node.value)
-    value = load_into_module(conv, node, value) or value
-    targets = [t if _binds_names_only(t.target) else conv.walk(t) for t in node.targets]
-    if conv.may_rebind and conv.at_module_top:
-        conv.rebind_at_module_top(node)
+    value = converter.walk(node.value)
+    value = load_into_module(converter, node, value) or value
+    targets = [t if _binds_names_only(t.target) else converter.walk(t) for t in node.targets]
+    if converter.facts.may_rebind and converter.at_module_top:
+        converter.rebind_at_module_top(node)
     if value is node.value and all(a is b for a, b in zip(targets, node.targets)):
         return node
     return node.with_changes(targets=targets, value=value)
@@ -610,56 +614,57 @@ def _binds_names_only(target) -> bool:
     return isinstance(target, cst.StarredElement) and _binds_names_only(target.value)
 
 
-def _annotated_kind(conv, annotation) -> str | None:
+def _annotated_kind(converter, annotation) -> str | None:
     """The torch type an annotation names; the target's ``nn.Cell`` / ``ms.Tensor`` (already
     converted code) count as torch's ``nn.Module`` / ``torch.Tensor``, so a second conversion
     types the parameter as the first did."""
-    kind = conv.qual(annotation)
+    kind = converter.qual(annotation)
     if kind is None:
         text = code_of(annotation)
-        if text == f"{conv.names['nn']}.Cell" and conv.names["nn"] in conv.imported:
+        if text == f"{converter.facts.names['nn']}.Cell" and converter.facts.names["nn"] in converter.facts.imported:
             return "torch.nn.Module"
-        if text == f"{conv.names['ms']}.Tensor" and conv.names["ms"] in conv.imported:
+        if text == f"{converter.facts.names['ms']}.Tensor" and converter.facts.names["ms"] in converter.facts.imported:
             return "torch.Tensor"
     return kind
 
 
-def on_class(conv, node: cst.ClassDef):
+def on_class(converter, node: cst.ClassDef):
     """A class: a Cell when it derives from a module; an autograd.Function becomes one (MS131)."""
-    cell = any(_is_cell_base(conv, b.value) for b in node.bases)
-    fn = any(conv.qual(b.value) in _FUNCTION_BASES for b in node.bases)
-    if not cell and not fn and _defines_forward(node) and conv.allows(ASSUMED_CELL.id) and any(
-            isinstance(b.value, (cst.Name, cst.Attribute)) and conv.qual(b.value) is None
+    cell = any(_is_cell_base(converter, b.value) for b in node.bases)
+    fn = any(converter.qual(b.value) in _FUNCTION_BASES for b in node.bases)
+    if not cell and not fn and _defines_forward(node) and converter.allows(ASSUMED_CELL.id) and any(
+            isinstance(b.value, (cst.Name, cst.Attribute)) and converter.qual(b.value) is None
             and dotted(b.value) not in ("object", None) for b in node.bases):
         # a subclass of a class from another file (`class Head(ConvBN)`) that defines forward:
         # in a torch file that is a module; say so, since the base is not visible here
         cell = True
-        conv.record(node.bases[0].value, node.bases[0].value, ASSUMED_CELL.id, "approximate",
+        converter.record(node.bases[0].value, node.bases[0].value, ASSUMED_CELL.id, "approximate",
                     f"{node.name.value} assumed to be an nn.Module subclass (defines forward; "
                     "its base is defined elsewhere)")
     if cell:
-        conv.cell_classes.add(node.name.value)
-    if any(conv.qual(b.value) == "torch.nn.Sequential" or
-           (isinstance(b.value, cst.Name) and b.value.value in conv.sequential_classes) for b in node.bases):
-        conv.sequential_classes.add(node.name.value)
-    attrs = conv.class_attrs.setdefault(node.name.value, {})
-    decorators = [d for d in node.decorators if not removed_decorator(conv, d)]
+        converter.walk_state.cell_classes.add(node.name.value)
+    if any(converter.qual(b.value) == "torch.nn.Sequential" or
+           (isinstance(b.value, cst.Name) and b.value.value in converter.walk_state.sequential_classes)
+           for b in node.bases):
+        converter.walk_state.sequential_classes.add(node.name.value)
+    attrs = converter.walk_state.class_attrs.setdefault(node.name.value, {})
+    decorators = [d for d in node.decorators if not removed_decorator(converter, d)]
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)  # @torch.jit.script / @torch.jit.interface
-        conv.reshaped = True
-    torch_base = layer_base(conv, node)
+        converter.output.reshaped = True
+    torch_base = layer_base(converter, node)
     if torch_base is not None:
-        conv.layer_bases[node.name.value] = torch_base
-    with conv.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base)):
-        if fn and conv.allows(AUTOGRAD_FUNCTION.id):
-            return rewrite_function_class(conv, node)
-        return conv.generic(node)
+        converter.walk_state.layer_bases[node.name.value] = torch_base
+    with converter.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base)):
+        if fn and converter.allows(AUTOGRAD_FUNCTION.id):
+            return rewrite_function_class(converter, node)
+        return converter.generic(node)
 
 
-def _is_cell_base(conv, base) -> bool:
-    q = conv.qual(base)
+def _is_cell_base(converter, base) -> bool:
+    q = converter.qual(base)
     if q is None:
-        return isinstance(base, cst.Name) and base.value in conv.cell_classes
+        return isinstance(base, cst.Name) and base.value in converter.walk_state.cell_classes
     return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
 
 
@@ -668,57 +673,57 @@ def _defines_forward(node: cst.ClassDef) -> bool:
         isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in node.body.body)
 
 
-def on_function(conv, node: cst.FunctionDef):
+def on_function(converter, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
     scope = FunctionScope(local_names=function_locals(node))
-    scope.shadowed = conv.imported & scope.local_names
+    scope.shadowed = converter.facts.imported & scope.local_names
     params = [p.name.value for p in node.params.params]
-    if conv.in_cell and node.name.value in ("forward", "construct"):
+    if converter.in_cell and node.name.value in ("forward", "construct"):
         scope.tensors.update(params[1:])
         scope.forward = True
     for p in list(node.params.params) + list(node.params.kwonly_params):
         ann = p.annotation
-        kind = _annotated_kind(conv, ann.annotation) if ann is not None else None
+        kind = _annotated_kind(converter, ann.annotation) if ann is not None else None
         if kind == "torch.Tensor":
             scope.tensors.add(p.name.value)
         elif kind == "torch.nn.Module":
             scope.modules.add(p.name.value)  # def f(net: nn.Module): net.eval()
         if p.default is not None:
-            with conv.in_function(scope):
-                note_layer_class(conv, p.name.value, p.default)
-    decorators = [_grad_mode_decorator(conv, d) for d in node.decorators
-                  if not (_value_free(conv, d.decorator) or removed_decorator(conv, d))]
+            with converter.in_function(scope):
+                note_layer_class(converter, p.name.value, p.default)
+    decorators = [_grad_mode_decorator(converter, d) for d in node.decorators
+                  if not (_value_free(converter, d.decorator) or removed_decorator(converter, d))]
     if len(decorators) != len(node.decorators) or any(a is not b for a, b in zip(decorators, node.decorators)):
         node = node.with_changes(decorators=decorators)
-        conv.reshaped = True
-    with conv.in_function(scope), conv.without_aliases(conv.rebound_in(node)):
-        new = conv.generic(node)
-    body = conv.drop_nested_imports(new.body)
+        converter.output.reshaped = True
+    with converter.in_function(scope), converter.without_aliases(converter.rebound_in(node)):
+        new = converter.generic(node)
+    body = converter.drop_nested_imports(new.body)
     if body is not new.body:
         new = new.with_changes(body=body)
-    if conv.in_cell and node.name.value == "__init__":
-        new = parameter_paths(conv, node, new)
-    if conv.in_cell and node.name.value == "forward" and conv.allows(FORWARD.id) and \
+    if converter.in_cell and node.name.value == "__init__":
+        new = parameter_paths(converter, node, new)
+    if converter.in_cell and node.name.value == "forward" and converter.allows(FORWARD.id) and \
             not any(dotted(d.decorator) == "staticmethod" for d in node.decorators):
         # (a static forward(ctx, ...) is an autograd.Function's, kept by a TorchFunction Cell)
         new = new.with_changes(name=cst.Name("construct"))
-        conv.record("def forward", "def construct", FORWARD.id, "exact", "a Cell's forward is construct")
+        converter.record("def forward", "def construct", FORWARD.id, "exact", "a Cell's forward is construct")
     return new
 
 
-def _grad_mode_decorator(conv, dec: cst.Decorator) -> cst.Decorator:
+def _grad_mode_decorator(converter, dec: cst.Decorator) -> cst.Decorator:
     """Apply MS106: a grad-mode class used bare as a decorator (``@torch.no_grad``) is called, as
     torch does (``@torch.no_grad()``); the tables convert the call (``@ms._no_grad()``), a context
     decorator on MindSpore too."""
     expr = dec.decorator
-    if isinstance(expr, cst.Call) or conv.qual(expr) not in NO_GRAD_CALLS or not conv.allows(NO_GRAD.id):
+    if isinstance(expr, cst.Call) or converter.qual(expr) not in NO_GRAD_CALLS or not converter.allows(NO_GRAD.id):
         return dec
     new = dec.with_changes(decorator=cst.Call(expr))
-    conv.record(expr, new.decorator, NO_GRAD.id, "exact", "the grad-mode context torch makes of a bare decorator")
+    converter.record(expr, new.decorator, NO_GRAD.id, "exact", "the grad-mode context torch makes of a bare decorator")
     return new
 
 
-def _value_free(conv, expr) -> bool:
+def _value_free(converter, expr) -> bool:
     """A context that changes no value of the converted code: recorded as removed (MS169).
 
     ``safe_globals`` lists the classes ``torch.load`` may unpickle (checkpoints hold no code).
@@ -727,49 +732,49 @@ def _value_free(conv, expr) -> bool:
     its block in the inputs' own dtypes, which converted code always does: torch's autocast
     regions are not translated (they stay marked), so there is none to switch off.
     """
-    if not isinstance(expr, cst.Call) or not conv.allows(FREE_CONTEXT.id):
+    if not isinstance(expr, cst.Call) or not converter.allows(FREE_CONTEXT.id):
         return False
-    q = conv.qual(expr.func)
+    q = converter.qual(expr.func)
     if q in _KERNEL_CONTEXTS:
-        conv.record(expr, "", FREE_CONTEXT.id, "approximate",
+        converter.record(expr, "", FREE_CONTEXT.id, "approximate",
                     "attention-kernel choice removed: every kernel computes the same attention "
                     "(up to float rounding)")
         return True
     if q in _UNPICKLING_CONTEXTS:
-        conv.record(expr, "", FREE_CONTEXT.id, "exact",
+        converter.record(expr, "", FREE_CONTEXT.id, "exact",
                     "the classes torch.load may unpickle: checkpoints hold parameters only, no code")
         return True
     disabled = any(a.keyword is not None and a.keyword.value == "enabled" and code_of(a.value) == "False"
                    for a in expr.args)
     if q in _AUTOCAST and disabled:
-        conv.record(expr, "", FREE_CONTEXT.id, "exact",
+        converter.record(expr, "", FREE_CONTEXT.id, "exact",
                     "autocast(enabled=False) removed: the block runs in its inputs' dtypes, as all "
                     "converted code does")
         return True
     return False
 
 
-def on_with(conv, node: cst.With):
+def on_with(converter, node: cst.With):
     """Apply MS169 to value-free contexts and MS254 to ``with torch.device(d):`` (the block is
     unwrapped: a list of statements). Grad-mode contexts (``torch.no_grad()``) stay: the tables
     convert them (``ms._no_grad()``: MindSpore's grad mode, which stops gradients inside ms.grad)."""
     keep = []
     for item in node.items:
         e = item.item
-        q = conv.qual(e.func) if isinstance(e, cst.Call) else None
-        if item.asname is None and _value_free(conv, e):
+        q = converter.qual(e.func) if isinstance(e, cst.Call) else None
+        if item.asname is None and _value_free(converter, e):
             continue
-        if q == "torch.device" and item.asname is None and conv.allows(DEVICE_CONTEXT.id):
-            conv.record(e, "", DEVICE_CONTEXT.id, "exact", "device block unwrapped: MindSpore places "
+        if q == "torch.device" and item.asname is None and converter.allows(DEVICE_CONTEXT.id):
+            converter.record(e, "", DEVICE_CONTEXT.id, "exact", "device block unwrapped: MindSpore places "
                                                            "tensors by set_context(device_target=...)")
             continue
         keep.append(item)
     if keep:
-        new = conv.generic(node.with_changes(items=keep))
+        new = converter.generic(node.with_changes(items=keep))
         if len(keep) != len(node.items):
             new = new.with_changes(items=[*new.items[:-1], new.items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
         return new
-    body = conv.walk(node.body)
+    body = converter.walk(node.body)
     if isinstance(body, cst.SimpleStatementSuite):
         stmts = [cst.SimpleStatementLine(list(body.body))]
     else:
@@ -778,49 +783,50 @@ def on_with(conv, node: cst.With):
     lead = [*node.leading_lines, *([cst.EmptyLine(comment=header)] if header is not None else [])]
     if lead:  # (the comment on the `with` line too: `with torch.no_grad():  # evaluation`)
         stmts[0] = stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines])
-    conv.reshaped = True
+    converter.output.reshaped = True
     return stmts
 
 
-def on_for(conv, node: cst.For):
+def on_for(converter, node: cst.For):
     """Apply MS104 to ``for m in net.modules():``."""
     it = node.iter
     if (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args
             and it.func.attr.value == "modules" and isinstance(node.target, cst.Name)
-            and (is_module(conv, it.func.value) or conv.aliases) and conv.allows(MODULES_LOOP.id)):
-        recv = conv.walk(it.func.value)
+            and (is_module(converter, it.func.value) or converter.walk_state.aliases)
+            and converter.allows(MODULES_LOOP.id)):
+        recv = converter.walk(it.func.value)
         new_iter = it.with_changes(func=it.func.with_changes(value=recv, attr=cst.Name("cells_and_names")))
         new_target = cst.Tuple([cst.Element(cst.Name("_")), cst.Element(node.target)], lpar=[], rpar=[])
-        conv.record(it, new_iter, MODULES_LOOP.id, "exact", "cells_and_names() yields (name, cell) pairs")
+        converter.record(it, new_iter, MODULES_LOOP.id, "exact", "cells_and_names() yields (name, cell) pairs")
         node = node.with_changes(iter=new_iter, target=new_target)
-        return node.with_changes(body=conv.walk(node.body),
-                                 orelse=conv.walk(node.orelse) if node.orelse else None)
-    return conv.generic(node)
+        return node.with_changes(body=converter.walk(node.body),
+                                 orelse=converter.walk(node.orelse) if node.orelse else None)
+    return converter.generic(node)
 
 
-def on_if(conv, node: cst.If):
+def on_if(converter, node: cst.If):
     """Track ``isinstance(m, nn.BatchNorm2d)`` so ``m.weight`` becomes ``m.gamma`` inside."""
     test = node.test
-    scope = conv.scope
+    scope = converter.scope
     narrowed = old = None
     if (scope is not None and isinstance(test, cst.Call) and isinstance(test.func, cst.Name)
             and test.func.value == "isinstance" and len(test.args) == 2
             and isinstance(test.args[0].value, cst.Name)):
-        quals = narrowing_classes(conv, test.args[1].value)
+        quals = narrowing_classes(converter, test.args[1].value)
         if quals:
             narrowed = test.args[0].value.value
             old = scope.narrow.get(narrowed)
             scope.narrow[narrowed] = quals
     try:
-        new_test = conv.walk(node.test)
-        new_body = conv.walk(node.body)
+        new_test = converter.walk(node.test)
+        new_body = converter.walk(node.body)
     finally:
         if narrowed is not None:
             if old is None:
                 scope.narrow.pop(narrowed, None)
             else:
                 scope.narrow[narrowed] = old
-    new_else = conv.walk(node.orelse) if node.orelse is not None else None
+    new_else = converter.walk(node.orelse) if node.orelse is not None else None
     if new_test is not node.test or new_body is not node.body or new_else is not node.orelse:
         return node.with_changes(test=new_test, body=new_body, orelse=new_else)
     return node

@@ -95,34 +95,35 @@ def scan_module_imports(body, aliases: dict[str, str], imported: set[str], stars
 # --------------------------------------------------------------------------------------------
 # imports inside functions
 # --------------------------------------------------------------------------------------------
-def note_nested_import(conv, small):
+def note_nested_import(converter, small):
     """A torch import inside a function or class: its names resolve from here on; whether it
     can go is decided when the function is done (:func:`drop_nested_imports`)."""
     pairs = torch_bindings(small)
     if not pairs:
         return small
     for local, qual in pairs:
-        conv.aliases[local] = qual
-    conv.aliases_changed()
-    conv.nested_imports[id(small)] = {local: conv.alias_uses.get(local, 0) for local, _ in pairs}
+        converter.walk_state.aliases[local] = qual
+    converter.aliases_changed()
+    uses = converter.output.alias_uses
+    converter.walk_state.nested_imports[id(small)] = {local: uses.get(local, 0) for local, _ in pairs}
     return small
 
 
-def drop_nested_imports(conv, block):
+def drop_nested_imports(converter, block):
     """Remove the torch imports of ``block`` (a function body) whose names no unconverted code
     used since; guard the others (:mod:`migrate.convert.guards`)."""
-    if not isinstance(block, cst.IndentedBlock) or not conv.nested_imports:
+    if not isinstance(block, cst.IndentedBlock) or not converter.walk_state.nested_imports:
         return block
 
     def uses_since(small, local):
-        snap = conv.nested_imports.get(id(small))
-        return None if snap is None else conv.alias_uses.get(local, 0) - snap.get(local, 0)
+        snap = converter.walk_state.nested_imports.get(id(small))
+        return None if snap is None else converter.output.alias_uses.get(local, 0) - snap.get(local, 0)
 
-    rewrite = BlockImports(conv, uses_since, block.body)
+    rewrite = BlockImports(converter, uses_since, block.body)
     body = rewrite.block(block.body, protected=False)
     if body is block.body:
         return block
-    conv.reshaped = True
+    converter.output.reshaped = True
     return block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
 
 
@@ -135,8 +136,8 @@ class BlockImports:
     ``small``) remain, or None when the import is not one to rewrite here.
     """
 
-    def __init__(self, conv, uses_left, statements):
-        self.conv = conv
+    def __init__(self, converter, uses_left, statements):
+        self.converter = converter
         self.uses_left = uses_left
         self.statements = statements  # where the markers that guards quote are
         self._reasons = None
@@ -145,7 +146,7 @@ class BlockImports:
     def reasons(self) -> dict:
         """Per alias and attribute, the reasons of the markers on the code that uses it."""
         if self._reasons is None:
-            self._reasons = marker_reasons(self.statements, self.conv.aliases)
+            self._reasons = marker_reasons(self.statements, self.converter.walk_state.aliases)
         return self._reasons
 
     def block(self, stmts, protected: bool):
@@ -207,26 +208,27 @@ class BlockImports:
         guard of the ones that stay), either part None; None when the line stays as it is.
         Neither part carries the line's leading comments (the caller puts them above its own);
         the comments inside the line that no part keeps go above the first part."""
-        conv = self.conv
+        converter = self.converter
         plain, guarded, stubs, changed = [], [], [], False
         for small in st.body:
             pairs = torch_bindings(small)
             if pairs and pairs[0][0] == "*" and star_names(pairs[0][1]) is not None \
-                    and conv.allows(TORCH_IMPORTS.id):
+                    and converter.allows(TORCH_IMPORTS.id):
                 # `from torch.nn import *`: its names were resolved; it stays for those still used
-                used = conv.star_uses(pairs[0][1])
+                used = converter.star_uses(pairs[0][1])
                 changed = True
                 if not used:
-                    conv.record(small, "", TORCH_IMPORTS.id, "exact", "star import: every name it gave is converted")
+                    converter.record(small, "", TORCH_IMPORTS.id, "exact",
+                                     "star import: every name it gave is converted")
                 else:
                     (plain if protected else guarded).append(small)
                     stubs.extend(used.items())
                 continue
             left = {local: self.uses_left(small, local) for local, _ in pairs}
-            if not pairs or None in left.values() or not conv.allows(TORCH_IMPORTS.id):
+            if not pairs or None in left.values() or not converter.allows(TORCH_IMPORTS.id):
                 plain.append(small)
                 continue
-            new = strip_import(conv, small, {local for local, n in left.items() if n})
+            new = strip_import(converter, small, {local for local, n in left.items() if n})
             changed = changed or new is not small
             bound = self.fallback_bindings(pairs, left)
             plain.extend(bound)
@@ -254,11 +256,11 @@ class BlockImports:
         inner = st.with_changes(body=guarded, leading_lines=[])
         if line is not None:
             inner = inner.with_changes(trailing_whitespace=cst.TrailingWhitespace())
-        conv.guarded = True
+        converter.output.guarded = True
         reasons = self.reasons()
         return _with_lost_comments(st, line, guard(
-            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], conv.names["stub"],
-            conv.builtin("ImportError")))
+            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], converter.facts.names["stub"],
+            converter.builtin("ImportError")))
 
     def fallback_bindings(self, pairs, left) -> list:
         """``name = <its converted value>`` for the torch names of an import that goes while the
@@ -268,7 +270,7 @@ class BlockImports:
         out = []
         for local, qual in pairs:
             if local in self.rebound and not left.get(local):
-                value = bindable_value(self.conv, qual)
+                value = bindable_value(self.converter, qual)
                 if value is not None:
                     out.append(cst.Assign([cst.AssignTarget(cst.Name(local))], value))
         return out
@@ -401,7 +403,7 @@ def _calls_something(expr) -> bool:
     return False
 
 
-def strip_import(conv, small, still: set[str]):
+def strip_import(converter, small, still: set[str]):
     """The torch import ``small`` without its names not in ``still`` (None when none is left);
     the change is recorded."""
     if isinstance(small.names, cst.ImportStar):
@@ -417,11 +419,11 @@ def strip_import(conv, small, still: set[str]):
         keep = [a for a in small.names
                 if (a.asname.name.value if a.asname is not None else a.name.value) in still]
     if still:
-        conv.record(small, small, "MS900", "unsupported",
+        converter.record(small, small, "MS900", "unsupported",
                     f"import kept: unconverted code still uses {', '.join(sorted(still))}")
     if len(keep) == len(small.names):
         return small
-    conv.record(small, "", TORCH_IMPORTS.id, "exact", "torch import replaced by target imports")
+    converter.record(small, "", TORCH_IMPORTS.id, "exact", "torch import replaced by target imports")
     if not keep:
         return None
     keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
@@ -440,8 +442,8 @@ class ImportRewrite:
     guards use goes above the first of them.
     """
 
-    def __init__(self, conv):
-        self.conv = conv
+    def __init__(self, converter):
+        self.converter = converter
         self.blocks = None
         self.out: list = []
         self.header_at: int | None = None  # where the target imports go
@@ -452,15 +454,21 @@ class ImportRewrite:
         self.have_math = False
         self.star_marked = False
 
+    def _stub_class(self):
+        """The guards' stand-in class, as this file writes it."""
+        converter = self.converter
+        return stub_class(converter.facts.names["stub"], _newline(converter), converter.builtins_in)
+
     def run(self, body, module_header=()):
         """Return ``body`` with its torch imports replaced (``body`` itself if nothing changes);
         ``module_header``: the comment lines above the first statement."""
         self.module_header = module_header
-        self.blocks = BlockImports(self.conv, lambda small, local: self.conv.alias_uses.get(local, 0), body)
-        conv = self.conv
+        uses = self.converter.output.alias_uses
+        self.blocks = BlockImports(self.converter, lambda small, local: uses.get(local, 0), body)
+        converter = self.converter
         stub_seen = False
         for st in body:
-            conv.line = conv.import_lines.get(id(st), conv.line)
+            converter.walk_state.line = converter.walk_state.import_lines.get(id(st), converter.walk_state.line)
             if is_stub_class(st):
                 stub_seen = True  # written again below if a guard still needs it
                 self.pending.extend(ln for ln in st.leading_lines if ln.comment is not None)
@@ -472,7 +480,7 @@ class ImportRewrite:
             else:
                 self._keep(st)
         if self.header_at is None:
-            if not (conv.used or conv.init_names or conv.guarded or stub_seen):
+            if not (converter.output.used or converter.output.init_names or converter.output.guarded or stub_seen):
                 return self.out if self.star_marked else body
             if self.first_torch is not None:
                 # every torch import stays (unconverted code uses them): the target's go below
@@ -480,12 +488,12 @@ class ImportRewrite:
             else:
                 # torch was imported inside functions only: after the module's leading imports
                 self.header_at = _after_leading_imports(self.out)
-        if conv.inherited:
+        if converter.facts.inherited:
             # after `from .sibling import *`: the target's names must not be rebound by it
             self.header_at = max(self.header_at, _after_sibling_star_imports(self.out))
-        if self.have_math and conv.names["math"] == "math":
-            conv.used.discard("math")
-        return self._with_header(target_header(conv, self.out))
+        if self.have_math and converter.facts.names["math"] == "math":
+            converter.output.used.discard("math")
+        return self._with_header(target_header(converter, self.out))
 
     def _keep(self, st) -> None:
         if self.pending:
@@ -512,7 +520,7 @@ class ImportRewrite:
         if not new:
             self.pending.extend(_comments_of(st) if self.header_at != len(self.out) else [])
             return
-        if self.first_guard is None and self.conv.guarded:
+        if self.first_guard is None and self.converter.output.guarded:
             self.first_guard = len(self.out)
         for n in new:
             self._keep(n)
@@ -563,25 +571,25 @@ class ImportRewrite:
         if text not in have:
             st = st.with_changes(leading_lines=[*st.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
             self.star_marked = True
-        self.conv.record(small, "", "MS901", "unsupported", "star import: names cannot be resolved")
+        self.converter.record(small, "", "MS901", "unsupported", "star import: names cannot be resolved")
         return st
 
     def _with_header(self, header: list):
         """The statements with the target imports at ``header_at`` (comments kept), and the
         stand-in class of the guards above the first guard."""
-        inherited = inherited_guard(self.conv)
+        inherited = inherited_guard(self.converter)
         placed = inherited is not None and self.first_guard is None
         if inherited is not None:
             if placed:  # the stand-in class goes above the first guard
-                header.append(stub_class(self.conv.names["stub"], _newline(self.conv), self.conv.builtins_in))
+                header.append(self._stub_class())
                 inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             header.append(inherited)
         out, at = self.out, self.header_at
-        if self.conv.guarded and not placed:
+        if self.converter.output.guarded and not placed:
             # above the first guard, else after the imports that open the module: where a second
             # conversion (the torch imports gone) puts it again
             where = self.first_guard if self.first_guard is not None else max(at, _after_leading_imports(out))
-            out.insert(where, stub_class(self.conv.names["stub"], _newline(self.conv), self.conv.builtins_in))
+            out.insert(where, self._stub_class())
             if where + 1 < len(out):
                 # two blank lines after a class, as above it
                 lines = out[where + 1].leading_lines
@@ -606,14 +614,14 @@ class ImportRewrite:
         return out[:at] + header + out[at:]
 
 
-def inherited_guard(conv):
+def inherited_guard(converter):
     """A guard importing the torch names that the file got from a sibling by ``import *`` and that
     unconverted code still uses (the sibling's conversion no longer gives them), or None."""
     # a name imported by name from the package module that re-exports it is bound there (that
     # module's conversion guards it if it stays torch's): no guard of its own here
-    used = {local: qual for local, qual in conv.inherited.items()
-            if conv.alias_uses.get(local) and local not in conv.inherited_by_name}
-    if not used or not conv.allows(TORCH_IMPORTS.id):
+    used = {local: qual for local, qual in converter.facts.inherited.items()
+            if converter.output.alias_uses.get(local) and local not in converter.facts.inherited_by_name}
+    if not used or not converter.allows(TORCH_IMPORTS.id):
         return None
     lines = []
     for local, qual in sorted(used.items()):
@@ -624,11 +632,11 @@ def inherited_guard(conv):
         else:
             mod, _, name = qual.rpartition(".")
             lines.append(f"from {mod} import {name}" + (f" as {local}" if name != local else ""))
-    conv.guarded = True
-    reasons = marker_reasons(conv.walked_body, conv.aliases)
+    converter.output.guarded = True
+    reasons = marker_reasons(converter.output.walked_body, converter.walk_state.aliases)
     return guard([parse_statement(text) for text in lines],
                  [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
-                 conv.names["stub"], conv.builtin("ImportError"))
+                 converter.facts.names["stub"], converter.builtin("ImportError"))
 
 
 def _after_sibling_star_imports(body) -> int:
@@ -656,7 +664,7 @@ def _holds_torch_import(st) -> bool:
     return False
 
 
-def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
+def target_header(converter, body=()) -> list[cst.SimpleStatementLine]:
     """The target imports the converted code needs, minus the ones ``body`` already has."""
     have: set[tuple[str, str, str]] = set()  # (module, imported name, local name)
     for st in body:
@@ -671,27 +679,29 @@ def target_header(conv, body=()) -> list[cst.SimpleStatementLine]:
                     have.update((mod, a.name.value, a.asname.name.value if a.asname else a.name.value)
                                 for a in small.names)
     lines = []
-    math_local = conv.names["math"]
-    if "math" in conv.used and ("math", "", math_local) not in have:
+    math_local = converter.facts.names["math"]
+    if "math" in converter.output.used and ("math", "", math_local) not in have:
         lines.append("import math" if math_local == "math" else f"import math as {math_local}")
-    builtins_local = conv.names["builtins"]
-    if "builtins" in conv.used and ("builtins", "", builtins_local) not in have:
+    builtins_local = converter.facts.names["builtins"]
+    if "builtins" in converter.output.used and ("builtins", "", builtins_local) not in have:
         lines.append(f"import builtins as {builtins_local}")
-    np_local = conv.names["np"]
-    if "np" in conv.used and ("numpy", "", np_local) not in have:
+    np_local = converter.facts.names["np"]
+    if "np" in converter.output.used and ("numpy", "", np_local) not in have:
         lines.append(f"import numpy as {np_local}")
-    ms_local = conv.names["ms"]
-    if (conv.pkg, "", ms_local) not in have:
-        lines.append(f"import {conv.pkg}" if ms_local == conv.pkg else f"import {conv.pkg} as {ms_local}")
-    mods = [m for m in ("nn", "ops") if m in conv.used and (conv.pkg, m, conv.names[m]) not in have]
+    ms_local = converter.facts.names["ms"]
+    if (converter.facts.pkg, "", ms_local) not in have:
+        pkg = converter.facts.pkg
+        lines.append(f"import {pkg}" if ms_local == pkg else f"import {pkg} as {ms_local}")
+    names = converter.facts.names
+    mods = [m for m in ("nn", "ops") if m in converter.output.used and (converter.facts.pkg, m, names[m]) not in have]
     if mods:
-        parts = [m if conv.names[m] == m else f"{m} as {conv.names[m]}" for m in mods]
-        lines.append(f"from {conv.pkg} import {', '.join(parts)}")
-    init_local = conv.names["init"]
-    if "init" in conv.used and (f"{conv.pkg}.common", "initializer", init_local) not in have:
-        lines.append(f"from {conv.pkg}.common import initializer as {init_local}")
-    init_mod = f"{conv.pkg}.common.initializer"
-    names = sorted(n for n in conv.init_names if (init_mod, n, n) not in have)
+        parts = [m if converter.facts.names[m] == m else f"{m} as {converter.facts.names[m]}" for m in mods]
+        lines.append(f"from {converter.facts.pkg} import {', '.join(parts)}")
+    init_local = converter.facts.names["init"]
+    if "init" in converter.output.used and (f"{converter.facts.pkg}.common", "initializer", init_local) not in have:
+        lines.append(f"from {converter.facts.pkg}.common import initializer as {init_local}")
+    init_mod = f"{converter.facts.pkg}.common.initializer"
+    names = sorted(n for n in converter.output.init_names if (init_mod, n, n) not in have)
     if names:
         lines.append(f"from {init_mod} import {', '.join(names)}")
     return [parse_statement(text) for text in lines]
@@ -732,7 +742,7 @@ class _NamesLeft(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def forget_vanished_uses(conv, body) -> None:
+def forget_vanished_uses(converter, body) -> None:
     """Set the use count of torch aliases that no longer appear in ``body`` to zero.
 
     A rule may drop an argument after the walk counted (and marked) a torch name inside it
@@ -740,10 +750,10 @@ def forget_vanished_uses(conv, body) -> None:
     needed for it, and guarding it anyway would make the next conversion remove the guard.
 
     Args:
-        conv: the converter, after its walk.
+        converter: the converter, after its walk.
         body: the walked module body.
     """
-    counted = [a for a, n in conv.alias_uses.items() if n]
+    counted = [a for a, n in converter.output.alias_uses.items() if n]
     if not counted:
         return
     seen = _NamesLeft()
@@ -751,9 +761,9 @@ def forget_vanished_uses(conv, body) -> None:
         st.visit(seen)
     for alias in counted:
         if alias.split(".")[0] not in seen.names:
-            conv.alias_uses[alias] = 0
+            converter.output.alias_uses[alias] = 0
 
 
-def _newline(conv) -> str:
+def _newline(converter) -> str:
     """The line ending of the file being converted."""
-    return conv.signatures.newline if conv.signatures is not None else "\n"
+    return converter.output.signatures.newline if converter.output.signatures is not None else "\n"

@@ -40,38 +40,38 @@ _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
 CONV_ATTRS = {"padding", "kernel_size", "stride", "dilation", "padding_mode"}
 
 
-def layer_base(conv, node: cst.ClassDef) -> str | None:
+def layer_base(converter, node: cst.ClassDef) -> str | None:
     """The torch layer a class derives from (directly, or through a class of this file)."""
     for base in node.bases:
-        q = conv.qual(base.value)
+        q = converter.qual(base.value)
         if q is not None and q in load_attributes():
             return q
-        if isinstance(base.value, cst.Name) and base.value.value in conv.layer_bases:
-            return conv.layer_bases[base.value.value]
+        if isinstance(base.value, cst.Name) and base.value.value in converter.walk_state.layer_bases:
+            return converter.walk_state.layer_bases[base.value.value]
     return None
 
 
-def _is_self_in_layer(conv, node) -> bool:
-    scope = conv.class_scope
+def _is_self_in_layer(converter, node) -> bool:
+    scope = converter.class_scope
     return (isinstance(node, cst.Name) and node.value == "self" and scope is not None
             and scope.torch_base is not None)
 
 
-def _kinds(conv, node) -> list[str] | None:
+def _kinds(converter, node) -> list[str] | None:
     """The torch layer classes ``node`` may be, or None when one of them is not known."""
-    if _is_self_in_layer(conv, node):
-        return [conv.class_scope.torch_base]
-    kinds = type_of(conv, node)
+    if _is_self_in_layer(converter, node):
+        return [converter.class_scope.torch_base]
+    kinds = type_of(converter, node)
     out = []
     for kind in kinds:
-        kind = conv.layer_bases.get(kind, kind)
+        kind = converter.walk_state.layer_bases.get(kind, kind)
         if kind not in load_attributes():
             return None
         out.append(kind)
     return out or None
 
 
-def layer_attribute(conv, node: cst.Attribute, value):
+def layer_attribute(converter, node: cst.Attribute, value):
     """``x.<torch attribute>`` rewritten for x's known layer classes, or None (nothing to do).
 
     ``value`` is ``node.value`` converted. A name MindSpore keeps in another form (``padding``)
@@ -79,13 +79,13 @@ def layer_attribute(conv, node: cst.Attribute, value):
     torch-signature class, which keeps torch's value.
     """
     attr = node.attr.value
-    kinds = _kinds(conv, node.value)
+    kinds = _kinds(converter, node.value)
     if not kinds:
         return None
-    in_subclass = _is_self_in_layer(conv, node.value)
-    if attr in CONV_ATTRS and not in_subclass and not conv.storing \
-            and all(k.rsplit(".", 1)[-1].startswith("Conv") for k in kinds) and conv.allows(CONV_ATTRIBUTE.id):
-        return conv_attribute(conv, node, value, kinds)
+    in_subclass = _is_self_in_layer(converter, node.value)
+    if attr in CONV_ATTRS and not in_subclass and not converter.walk_state.storing \
+            and all(k.rsplit(".", 1)[-1].startswith("Conv") for k in kinds) and converter.allows(CONV_ATTRIBUTE.id):
+        return conv_attribute(converter, node, value, kinds)
     targets, why = set(), None
     for kind in kinds:
         table = load_attributes()[kind]
@@ -99,49 +99,49 @@ def layer_attribute(conv, node: cst.Attribute, value):
             targets.add(attr)
     rule = PARAMETER_NAMES if attr in _PARAMETERS else LAYER_ATTRIBUTE
     if why is not None:
-        conv.mark(node, "MS918", f"{short_kinds(kinds)}.{attr}: {why}")
+        converter.mark(node, "MS918", f"{short_kinds(kinds)}.{attr}: {why}")
         return None
-    if len(targets) != 1 or attr in targets or not conv.allows(rule.id):
+    if len(targets) != 1 or attr in targets or not converter.allows(rule.id):
         return None
     new_attr = targets.pop()
     *owners, last = new_attr.split(".")  # a child's attribute: bn3d.weight -> bn3d.bn2d.gamma
     for owner in owners:
         value = cst.Attribute(value=value, attr=cst.Name(owner))
     new = node.with_changes(value=value, attr=cst.Name(last))
-    conv.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
+    converter.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
                 + (" (kept by the torch-signature base)" if new_attr.startswith("torch_") else ""))
     return new
 
 
-def conv_attribute(conv, node: cst.Attribute, value, kinds) -> cst.Call | None:
+def conv_attribute(converter, node: cst.Attribute, value, kinds) -> cst.Call | None:
     """Apply MS325 to the read ``node`` (``conv.padding``; ``value``: its receiver converted)."""
     if all(node.attr.value not in load_attributes()[k].shadow for k in kinds) and node.attr.value != "padding_mode":
         return None  # (Conv2d.stride: the same on both sides)
-    local = signatures(conv).helper("_torch_conv_attr")
+    local = signatures(converter).helper("_torch_conv_attr")
     new = cst.Call(cst.Name(local), [cst.Arg(value), cst.Arg(cst.SimpleString(repr(node.attr.value)))])
-    conv.record(node, new, CONV_ATTRIBUTE.id, "exact",
+    converter.record(node, new, CONV_ATTRIBUTE.id, "exact",
                 f"{short_kinds(kinds)}.{node.attr.value} in torch's form, from what the MindSpore layer holds")
     return new
 
 
-def call_kinds(conv, func) -> list[str] | None:
+def call_kinds(converter, func) -> list[str] | None:
     """The torch layer classes a called expression may be: a sub-cell whose class is known, or a
     child the torch base class builds itself (``self.encoder`` in a subclass of nn.Transformer,
     unless the subclass assigns it); None when unknown."""
-    kinds = _kinds(conv, func)
-    if kinds is None and isinstance(func, cst.Attribute) and _is_self_in_layer(conv, func.value) \
-            and not type_of(conv, func):
-        child = load_attributes()[conv.class_scope.torch_base].children.get(func.attr.value)
+    kinds = _kinds(converter, func)
+    if kinds is None and isinstance(func, cst.Attribute) and _is_self_in_layer(converter, func.value) \
+            and not type_of(converter, func):
+        child = load_attributes()[converter.class_scope.torch_base].children.get(func.attr.value)
         if child is not None and child in load_attributes():
             kinds = [child]
     return kinds
 
 
-def layer_forward_call(conv, node: cst.Call, walked: cst.Call):
+def layer_forward_call(converter, node: cst.Call, walked: cst.Call):
     """Apply MS154 to a call of a known layer with torch's keywords (``walked``: ``node`` with
     its parts converted); None when nothing changes."""
-    kinds = call_kinds(conv, node.func)
-    if not kinds or not conv.allows(FORWARD_KEYWORDS.id):
+    kinds = call_kinds(converter, node.func)
+    if not kinds or not converter.allows(FORWARD_KEYWORDS.id):
         return None
     renames = [load_attributes()[kind].forward for kind in kinds]
     if not renames[0] or any(r != renames[0] for r in renames):
@@ -151,7 +151,7 @@ def layer_forward_call(conv, node: cst.Call, walked: cst.Call):
     if all(a is b for a, b in zip(args, walked.args)):
         return None
     new = walked.with_changes(args=args)
-    conv.record(node, new, FORWARD_KEYWORDS.id, "exact",
+    converter.record(node, new, FORWARD_KEYWORDS.id, "exact",
                 f"{short_kinds(kinds)}: torch's keywords are "
                 + ", ".join(f"{t} -> {m}" for t, m in renames[0].items()) + " in MindSpore")
     return new
@@ -161,16 +161,16 @@ def short_kinds(kinds) -> str:
     return "/".join(sorted({k.rsplit(".", 1)[-1] for k in kinds}))
 
 
-def narrowing_classes(conv, expr) -> list[str] | None:
+def narrowing_classes(converter, expr) -> list[str] | None:
     """The torch layer classes a class expression of isinstance names: ``nn.Conv2d``, a local
     Cell class, or a variable known to hold a layer class; None when one is unknown."""
     elems = [e.value for e in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
     out = []
-    scope = conv.scope
+    scope = converter.scope
     for e in elems:
-        q = conv.qual(e)
+        q = converter.qual(e)
         if q is None and isinstance(e, cst.Name):
-            if e.value in conv.cell_classes:
+            if e.value in converter.walk_state.cell_classes:
                 q = e.value
             elif scope is not None and e.value in scope.layer_classes:
                 out.extend(scope.layer_classes[e.value])
@@ -181,14 +181,14 @@ def narrowing_classes(conv, expr) -> list[str] | None:
     return out or None
 
 
-def note_layer_class(conv, name: str, value) -> None:
+def note_layer_class(converter, name: str, value) -> None:
     """``name`` is bound to ``value``: remember it when that is a torch layer class (a parameter
     default ``norm_layer=nn.BatchNorm2d``, an assignment ``conv_layer = nn.Conv2d``)."""
-    scope = conv.scope
+    scope = converter.scope
     if scope is None:
         return
-    q = conv.qual(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
-    if q is not None and q in conv.tables and q.startswith("torch.nn.") and q[9:10].isupper():
+    q = converter.qual(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+    if q is not None and q in converter.facts.tables and q.startswith("torch.nn.") and q[9:10].isupper():
         scope.layer_classes[name] = [q]
     else:
         scope.layer_classes.pop(name, None)

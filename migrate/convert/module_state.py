@@ -62,13 +62,13 @@ def _adds_children(block) -> bool:
     return False
 
 
-def parameter_paths(conv, original: cst.FunctionDef, new: cst.FunctionDef) -> cst.FunctionDef:
+def parameter_paths(converter, original: cst.FunctionDef, new: cst.FunctionDef) -> cst.FunctionDef:
     """Apply MS186 to a Cell's converted ``__init__`` (``original`` as written)."""
     body = new.body
-    if not isinstance(body, cst.IndentedBlock) or not conv.allows(PARAMETER_PATHS.id) \
+    if not isinstance(body, cst.IndentedBlock) or not converter.allows(PARAMETER_PATHS.id) \
             or not _adds_children(original.body):
         return new
-    name = signatures(conv).helper("_torch_param_names")
+    name = signatures(converter).helper("_torch_param_names")
     last = body.body[-1] if body.body else None
     text = f"{name}(self)"
     if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr) \
@@ -76,24 +76,24 @@ def parameter_paths(conv, original: cst.FunctionDef, new: cst.FunctionDef) -> cs
         return new
     if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
         return new  # an __init__ ending in return: left as written
-    conv.record(original.name, text, PARAMETER_PATHS.id, "transformed",
+    converter.record(original.name, text, PARAMETER_PATHS.id, "transformed",
                 "children are added to attached containers: parameters are named by their paths")
-    conv.reshaped = True
+    converter.output.reshaped = True
     stmt = cst.parse_statement(text + "\n")
     return new.with_changes(body=body.with_changes(body=[*body.body, stmt]))
 
 
-def module_iterator(conv, node: cst.Call, walked: cst.Call):
+def module_iterator(converter, node: cst.Call, walked: cst.Call):
     """Apply MS187 to ``next(x.parameters())`` (``walked``: converted), or return None."""
     if not (isinstance(node.func, cst.Name) and node.func.value == "next" and node.args):
         return None
     arg = node.args[0].value
     if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute)
             and arg.func.attr.value in _ITERATORS) or walked.args[0].value is arg \
-            or not conv.allows(MODULE_ITERATOR.id):
+            or not converter.allows(MODULE_ITERATOR.id):
         return None
     inner = walked.args[0].value
-    wrapped = cst.Call(parse_expr(conv.builtin("iter")), [cst.Arg(inner)])
+    wrapped = cst.Call(parse_expr(converter.builtin("iter")), [cst.Arg(inner)])
     new = walked.with_changes(args=[walked.args[0].with_changes(value=wrapped), *walked.args[1:]])
-    conv.record(node, new, MODULE_ITERATOR.id, "exact", "MindSpore's module methods return lists")
+    converter.record(node, new, MODULE_ITERATOR.id, "exact", "MindSpore's module methods return lists")
     return new

@@ -43,7 +43,7 @@ def _string(node) -> str | None:
     return node.evaluated_value if isinstance(node, cst.SimpleString) else None
 
 
-def _answer(conv, module: str, name: str) -> tuple[bool, str | None] | None:
+def _answer(converter, module: str, name: str) -> tuple[bool, str | None] | None:
     """(answer, reason to mark it or None) for "does torch's ``module`` have ``name``"; None
     when the module is not one the names file describes."""
     has = has_attr(module, name)
@@ -52,43 +52,43 @@ def _answer(conv, module: str, name: str) -> tuple[bool, str | None] | None:
     if not has:
         return False, None
     qual = f"Tensor.{name}" if module == "torch.Tensor" else f"{module}.{name}"
-    entry = conv.tables.get(qual)
+    entry = converter.facts.tables.get(qual)
     if entry is not None and entry.label != "unsupported" and (entry.target or entry.rule):
         return True, None
     return False, (f"{qual} has no mapping: the probe is answered False, so the converted code "
                    "takes the branch torch 2.13 does not take")
 
 
-def probe_call(conv, node: cst.Call):
+def probe_call(converter, node: cst.Call):
     """``hasattr(M, 'X')`` / ``getattr(M, 'X'[, default])`` on a torch module, answered; None when
     ``node`` is not such a probe."""
     args = node.args
     if len(args) not in (2, 3) or any(a.keyword is not None or a.star for a in args) \
-            or not conv.allows(CAPABILITY_PROBE.id):
+            or not converter.allows(CAPABILITY_PROBE.id):
         return None
-    module, name = conv.qual(args[0].value), _string(args[1].value)
+    module, name = converter.qual(args[0].value), _string(args[1].value)
     if module is None or name is None or (node.func.value == "hasattr" and len(args) != 2):
         return None
-    answer = _answer(conv, module, name)
+    answer = _answer(converter, module, name)
     if answer is None:
         return None
     value, reason = answer
     if reason is not None:
-        conv.mark(node, "MS901", reason)
+        converter.mark(node, "MS901", reason)
     if node.func.value == "hasattr":
         new = cst.Name(str(value))
     elif value:
-        new = conv.walk(cst.Attribute(args[0].value, cst.Name(name)))
+        new = converter.walk(cst.Attribute(args[0].value, cst.Name(name)))
     elif len(args) == 3:
-        new = conv.walk(args[2].value)
+        new = converter.walk(args[2].value)
     else:
         return None  # getattr without a default on a missing name raises: leave it (marked)
-    conv.record(node, new, CAPABILITY_PROBE.id, "exact" if reason is None else "unsupported",
+    converter.record(node, new, CAPABILITY_PROBE.id, "exact" if reason is None else "unsupported",
                 f"torch 2.13 {'has' if has_attr(module, name) else 'has no'} {module}.{name}")
     return new
 
 
-def probe_comparison(conv, node: cst.Comparison):
+def probe_comparison(converter, node: cst.Comparison):
     """``'X' in dir(M)`` and ``torch.__version__ < '1.5'``, answered; None for other comparisons."""
     if len(node.comparisons) != 1:
         return None
@@ -96,11 +96,12 @@ def probe_comparison(conv, node: cst.Comparison):
     op, right = target.operator, target.comparator
     if isinstance(op, (cst.In, cst.NotIn)) and isinstance(right, cst.Call) and \
             isinstance(right.func, cst.Name) and right.func.value == "dir" and len(right.args) == 1:
-        return _in_dir(conv, node, _string(node.left), conv.qual(right.args[0].value), isinstance(op, cst.NotIn))
+        return _in_dir(converter, node, _string(node.left), converter.qual(right.args[0].value),
+                       isinstance(op, cst.NotIn))
     compare = _COMPARE.get(type(op))
-    if compare is None or not conv.allows(VERSION_PROBE.id):
+    if compare is None or not converter.allows(VERSION_PROBE.id):
         return None
-    left_q, right_q = conv.qual(node.left), conv.qual(right)
+    left_q, right_q = converter.qual(node.left), converter.qual(right)
     if left_q in VERSION_NAMES and _string(right) is not None:
         value = compare(_version(torch_version()), _version(_string(right)))
     elif right_q in VERSION_NAMES and _string(node.left) is not None:
@@ -108,22 +109,22 @@ def probe_comparison(conv, node: cst.Comparison):
     else:
         return None
     new = cst.Name(str(value))
-    conv.record(node, new, VERSION_PROBE.id, "approximate",
+    converter.record(node, new, VERSION_PROBE.id, "approximate",
                 f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
     return new
 
 
-def _in_dir(conv, node, name, module, negated: bool):
-    if name is None or module is None or not conv.allows(CAPABILITY_PROBE.id):
+def _in_dir(converter, node, name, module, negated: bool):
+    if name is None or module is None or not converter.allows(CAPABILITY_PROBE.id):
         return None
-    answer = _answer(conv, module, name)
+    answer = _answer(converter, module, name)
     if answer is None:
         return None
     value, reason = answer
     if reason is not None:
-        conv.mark(node, "MS901", reason)
+        converter.mark(node, "MS901", reason)
     new = cst.Name(str(value != negated))
-    conv.record(node, new, CAPABILITY_PROBE.id, "exact" if reason is None else "unsupported",
+    converter.record(node, new, CAPABILITY_PROBE.id, "exact" if reason is None else "unsupported",
                 f"{name!r} {'not ' if negated else ''}in dir({module}) for torch 2.13 and the mappings")
     return new
 
@@ -133,23 +134,23 @@ def _in_dir(conv, node, name, module, negated: bool):
 KW_DEFAULTS = {"torch.meshgrid": {"indexing": None}}
 
 
-def kwdefaults_reference(conv, node, q: str):
+def kwdefaults_reference(converter, node, q: str):
     """``torch.meshgrid.__kwdefaults__``: torch 2.13's value, as a literal; None for other names."""
     base, _, attr = q.rpartition(".")
-    if attr != "__kwdefaults__" or base not in KW_DEFAULTS or not conv.allows(CAPABILITY_PROBE.id):
+    if attr != "__kwdefaults__" or base not in KW_DEFAULTS or not converter.allows(CAPABILITY_PROBE.id):
         return None
     new = cst.parse_expression(repr(KW_DEFAULTS[base]))
-    conv.record(node, new, CAPABILITY_PROBE.id, "exact", f"{q} of torch 2.13 (the converted function takes "
+    converter.record(node, new, CAPABILITY_PROBE.id, "exact", f"{q} of torch 2.13 (the converted function takes "
                                                          "the same keywords)")
     return new
 
 
-def version_reference(conv, node):
+def version_reference(converter, node):
     """``torch.__version__`` used as a value: the version the mappings follow, as a literal."""
-    if not conv.allows(VERSION_PROBE.id):
+    if not converter.allows(VERSION_PROBE.id):
         return None
     new = cst.SimpleString(repr(torch_version()))
-    conv.record(node, new, VERSION_PROBE.id, "approximate",
+    converter.record(node, new, VERSION_PROBE.id, "approximate",
                 f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
     return new
 

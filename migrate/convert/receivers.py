@@ -23,26 +23,27 @@ _PARAM_RENAMES = {
 }
 
 
-def is_self(conv, node) -> bool:
+def is_self(converter, node) -> bool:
     """``self`` inside a class that becomes a Cell."""
-    return isinstance(node, cst.Name) and node.value == "self" and conv.in_cell
+    return isinstance(node, cst.Name) and node.value == "self" and converter.in_cell
 
 
-def is_module(conv, node) -> bool:
+def is_module(converter, node) -> bool:
     """True when ``node`` is known to be an nn.Module/Cell."""
-    if is_self(conv, node):
+    if is_self(converter, node):
         return True
-    if isinstance(node, cst.Name) and (node.value in conv.module_names or _module_in_scopes(conv, node.value)):
+    if isinstance(node, cst.Name) and (node.value in converter.walk_state.module_names
+                                       or _module_in_scopes(converter, node.value)):
         return True
-    if isinstance(node, cst.Attribute) and is_self(conv, node.value) and conv.class_scope:
-        return node.attr.value in conv.class_scope.attrs
+    if isinstance(node, cst.Attribute) and is_self(converter, node.value) and converter.class_scope:
+        return node.attr.value in converter.class_scope.attrs
     return False
 
 
-def _module_in_scopes(conv, name: str) -> bool:
+def _module_in_scopes(converter, name: str) -> bool:
     """``name`` holds a module in the innermost scope that binds it (a function reads the
     module-level ``model = Net()`` of a script's ``if __name__ == '__main__':`` block)."""
-    for scope in reversed(getattr(conv, "_functions", ())):
+    for scope in reversed(converter.walk_state.functions):
         if name in scope.modules:
             return True
         if scope.local_names is not None and name in scope.local_names:
@@ -50,20 +51,20 @@ def _module_in_scopes(conv, name: str) -> bool:
     return False
 
 
-def is_tensor(conv, node) -> bool:
+def is_tensor(converter, node) -> bool:
     """True when ``node`` (original, unconverted) is known to evaluate to a torch tensor.
 
-    Answers are kept in ``conv.tensor_memo`` for the current statement, and a chain is followed
+    Answers are kept in ``converter.walk_state.tensor_memo`` for the current statement, and a chain is followed
     with an explicit stack: asking at every level of ``x.abs().abs()...`` costs O(1) each, and a
     chain of any length never deepens Python's stack."""
-    memo = conv.tensor_memo
+    memo = converter.walk_state.tensor_memo
     stack = [node]
     while stack:
         top = stack[-1]
         if top in memo:
             stack.pop()
             continue
-        known, parts = _tensor_step(conv, top)
+        known, parts = _tensor_step(converter, top)
         if known is None:  # the first part (left to right) that is a tensor decides, as `or` does
             for part in parts:
                 if part not in memo:
@@ -86,31 +87,31 @@ def is_tensor(conv, node) -> bool:
 TENSOR_VIEW_ATTRS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
 
 
-def _tensor_step(conv, node) -> tuple[bool | None, tuple]:
+def _tensor_step(converter, node) -> tuple[bool | None, tuple]:
     """One step of :func:`is_tensor`: ``(answer, ())`` when ``node`` alone decides, else
     ``(None, parts)``: ``node`` is a tensor when one of ``parts`` is."""
-    scope = conv.scope
+    scope = converter.scope
     if isinstance(node, cst.Name):
         # training_tensors: batches, losses and forward outputs the training pass identified
-        return (scope is not None and node.value in scope.tensors or node.value in conv.training_tensors), ()
-    if isinstance(node, cst.Attribute) and is_self(conv, node.value) and node.attr.value in PARAM_ATTRS \
-            and conv.class_scope.torch_base is not None:
+        return (scope is not None and node.value in scope.tensors or node.value in converter.facts.training_tensors), ()
+    if isinstance(node, cst.Attribute) and is_self(converter, node.value) and node.attr.value in PARAM_ATTRS \
+            and converter.class_scope.torch_base is not None:
         return True, ()  # self.weight in a subclass of a torch layer is its parameter
     if isinstance(node, cst.Call):
-        q = conv.qual(node.func)
+        q = converter.qual(node.func)
         if q is not None:
-            e = conv.tables.get(q)
+            e = converter.facts.tables.get(q)
             # (torch.device(...) is in the torch table but makes a device, not a tensor)
             return e is not None and e.table in _TORCH_TENSOR_AREAS and e.rule != "device", ()
         f = node.func
         if isinstance(f, cst.Attribute):
-            if is_module(conv, f) or (is_self(conv, f.value) and scope is not None and scope.forward):
+            if is_module(converter, f) or (is_self(converter, f.value) and scope is not None and scope.forward):
                 return True, ()  # calling a sub-cell returns a tensor
-            e = conv.tables.get("Tensor." + f.attr.value)
+            e = converter.facts.tables.get("Tensor." + f.attr.value)
             if e is None or e.target in (".item", ".tolist"):
                 return False, ()
             return None, (f.value,)
-        return is_module(conv, f), ()
+        return is_module(converter, f), ()
     if isinstance(node, cst.Subscript):
         return None, (node.value,)
     if isinstance(node, cst.Attribute) and node.attr.value in TENSOR_VIEW_ATTRS:
@@ -134,24 +135,24 @@ NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.UninitializedParameter"
                          "torch.nn.parameter.Buffer", "torch.nn.parameter.UninitializedParameter"})
 
 
-def module_ctor(conv, node) -> str | None:
+def module_ctor(converter, node) -> str | None:
     """The class a call constructs when it is a module: torch qualname or a local Cell class."""
     if not isinstance(node, cst.Call):
         return None
-    q = conv.qual(node.func)
+    q = converter.qual(node.func)
     if q is not None and q.startswith("torch.nn.") and q[9:10].isupper() and q not in NOT_MODULES:
         return q
-    if isinstance(node.func, cst.Name) and node.func.value in conv.cell_classes:
+    if isinstance(node.func, cst.Name) and node.func.value in converter.walk_state.cell_classes:
         return node.func.value
     return None
 
 
-def type_of(conv, node) -> list[str]:
+def type_of(converter, node) -> list[str]:
     """Possible classes of ``node``: torch qualnames or local Cell class names ([] if unknown)."""
     if isinstance(node, cst.Name):
-        if node.value == "self" and conv.class_scope:
-            return [conv.class_scope.name]
-        scope = conv.scope
+        if node.value == "self" and converter.class_scope:
+            return [converter.class_scope.name]
+        scope = converter.scope
         if scope is not None and node.value in scope.narrow:
             return list(scope.narrow[node.value])
         if scope is not None and node.value in scope.layers:
@@ -159,14 +160,14 @@ def type_of(conv, node) -> list[str]:
         return []
     if isinstance(node, cst.Attribute):
         inner = node.value  # self.d.key, with self.d a ModuleDict whose items are known
-        if isinstance(inner, cst.Attribute) and is_self(conv, inner.value) and conv.class_scope:
-            kind = conv.class_attrs.get(conv.class_scope.name, {}).get(
+        if isinstance(inner, cst.Attribute) and is_self(converter, inner.value) and converter.class_scope:
+            kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(
                 f"{inner.attr.value}.{node.attr.value}")
             if kind is not None:
                 return [kind]
         out = []
-        for owner in type_of(conv, node.value):
-            kind = conv.class_attrs.get(owner, {}).get(node.attr.value)
+        for owner in type_of(converter, node.value):
+            kind = converter.walk_state.class_attrs.get(owner, {}).get(node.attr.value)
             if kind is None:
                 return []
             out.append(kind)
@@ -187,12 +188,12 @@ def param_renames(qual: str | None) -> dict | None:
     return {}
 
 
-def is_sequential(conv, node) -> bool:
+def is_sequential(converter, node) -> bool:
     """``node`` is an nn.Sequential: self in a Sequential subclass, or an attribute assigned one."""
-    kinds = type_of(conv, node)
+    kinds = type_of(converter, node)
     if not kinds:
         return False
-    return all(k == "torch.nn.Sequential" or k in conv.sequential_classes for k in kinds)
+    return all(k == "torch.nn.Sequential" or k in converter.walk_state.sequential_classes for k in kinds)
 
 
 def torch_keywords(call: cst.Call) -> bool:
@@ -209,37 +210,37 @@ def torch_only_method(name: str, call: cst.Call) -> bool:
     return name in ("dim", "numel", "ndimension", "nelement") and not call.args
 
 
-def track_assign(conv, node: cst.Assign) -> None:
+def track_assign(converter, node: cst.Assign) -> None:
     """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class)."""
-    scope = conv.scope
+    scope = converter.scope
     value0 = node.value
     if len(node.targets) != 1:
         return
     t = node.targets[0].target
-    if isinstance(t, (cst.Tuple, cst.List)) and scope is not None and is_tensor(conv, value0):
+    if isinstance(t, (cst.Tuple, cst.List)) and scope is not None and is_tensor(converter, value0):
         # q, k, v = qkv.split(n, dim=2): every name unpacked from a tensor result is a tensor
         for el in t.elements:
             if isinstance(el.value, cst.Name):
                 scope.tensors.add(el.value.value)
     if isinstance(t, cst.Name) and scope is not None:
-        kind = module_ctor(conv, value0)
+        kind = module_ctor(converter, value0)
         if kind is not None and kind.startswith("torch."):
             scope.layers[t.value] = kind
         else:
             scope.layers.pop(t.value, None)
-        if is_tensor(conv, value0):
+        if is_tensor(converter, value0):
             scope.tensors.add(t.value)
         elif kind:
             scope.modules.add(t.value)
-    elif isinstance(t, cst.Name) and module_ctor(conv, value0):
-        conv.module_names.add(t.value)
-    elif isinstance(t, cst.Attribute) and is_self(conv, t.value) and conv.class_scope:
-        _track_sub_cell(conv, t.attr.value, value0)
+    elif isinstance(t, cst.Name) and module_ctor(converter, value0):
+        converter.walk_state.module_names.add(t.value)
+    elif isinstance(t, cst.Attribute) and is_self(converter, t.value) and converter.class_scope:
+        _track_sub_cell(converter, t.attr.value, value0)
     if scope is not None:
-        _track_layer_aliases(conv, scope, t, value0)
+        _track_layer_aliases(converter, scope, t, value0)
 
 
-def _track_layer_aliases(conv, scope, target, value) -> None:
+def _track_layer_aliases(converter, scope, target, value) -> None:
     """``bn = self.bn`` / ``c, bn = self.c, self.bn``: the local name holds the layer whose class
     is known (fuse methods read ``bn.weight``, ``c.padding``); any other value forgets it."""
     pairs = [(target, value)]
@@ -249,33 +250,33 @@ def _track_layer_aliases(conv, scope, target, value) -> None:
     for name, held in pairs:
         if not isinstance(name, cst.Name):
             continue
-        kinds = type_of(conv, held) if isinstance(held, (cst.Attribute, cst.Name)) else []
+        kinds = type_of(converter, held) if isinstance(held, (cst.Attribute, cst.Name)) else []
         if len(kinds) == 1 and kinds[0].startswith("torch."):
             scope.layers[name.value] = kinds[0]
         elif held is not value:
             scope.layers.pop(name.value, None)  # unpacked from a tuple: anything else
 
 
-def track_added_child(conv, call: cst.Call) -> None:
+def track_added_child(converter, call: cst.Call) -> None:
     """``self.add_module('bn', nn.BatchNorm2d(c))``: ``self.bn`` is known as an assigned one is."""
     args = call.args
-    if conv.class_scope and is_self(conv, call.func.value) and len(args) == 2 \
+    if converter.class_scope and is_self(converter, call.func.value) and len(args) == 2 \
             and not any(a.star or a.keyword for a in args) and isinstance(args[0].value, cst.SimpleString):
         name = args[0].value.evaluated_value
         if isinstance(name, str) and name.isidentifier():
-            _track_sub_cell(conv, name, args[1].value)
+            _track_sub_cell(converter, name, args[1].value)
 
 
-def _track_sub_cell(conv, attr: str, value) -> None:
+def _track_sub_cell(converter, attr: str, value) -> None:
     """``self.<attr> = <module>(...)``: remember its class (and the items of a ModuleDict)."""
-    kind = module_ctor(conv, value)
-    attrs = conv.class_scope.attrs
+    kind = module_ctor(converter, value)
+    attrs = converter.class_scope.attrs
     if kind:
         attrs[attr] = kind
     if kind == "torch.nn.ModuleDict":
         # self.d = nn.ModuleDict(dict(wte=nn.Embedding(...))): remember what each key holds
         for key, item in _dict_items(value.args[0].value if value.args else None):
-            item_kind = module_ctor(conv, item)
+            item_kind = module_ctor(converter, item)
             if item_kind:
                 attrs[f"{attr}.{key}"] = item_kind
 

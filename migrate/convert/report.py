@@ -1,4 +1,8 @@
-"""Conversion reports: rich terminal tables, Markdown and JSON.
+"""Conversion reports: the terminal's lines (rich markup), Markdown and JSON.
+
+The terminal gets the summary first (:func:`summary_lines`), then one line per rule with changes
+to review (:func:`rule_groups`, :func:`group_lines`), or every change with ``-v``
+(:func:`change_lines`); the files get everything. Nothing is cut or dropped.
 
 JSON schema (``schema`` = 1)::
 
@@ -20,7 +24,11 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from rich.markup import escape
 
 from migrate.convert.fileio import atomic_write
 from migrate.convert.project import FileReport, Summary
@@ -105,35 +113,95 @@ def unified_diff(rep: FileReport) -> str:
         fromfile=f"a/{rep.path}", tofile=f"b/{rep.path}"))
 
 
-def summary_table(summary: Summary):
-    """A rich Table with the run's totals."""
-    from rich.table import Table
+LABELS = ("exact", "transformed", "approximate", "unsupported")
+REVIEW = ("approximate", "unsupported")
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """The run's totals as rich-markup lines, printed first: two rows of headers over
+    right-aligned numbers, each row at most 5 columns, so they fit 80 columns whatever the
+    numbers and no header is ever cut."""
     s = summary.to_dict()
-    t = Table(title="migrate convert", show_lines=False)
-    for col in ("files", "failed", "torch sites", "converted", "exact", "transformed", "approximate",
-                "unsupported", "rate"):
-        t.add_column(col, justify="right")
-    t.add_row(str(s["files"]), str(s["failed"]), str(s["torch_sites"]), str(s["converted"]),
-              *(f"[{LABEL_STYLE[k]}]{s['by_label'][k]}[/]" for k in
-                ("exact", "transformed", "approximate", "unsupported")),
-              f"{s['conversion_rate']:.1%}")
+    totals = [("files", f"{s['files']:,}"), ("failed", f"{s['failed']:,}"),
+              ("torch sites", f"{s['torch_sites']:,}"), ("converted", f"{s['converted']:,}"),
+              ("rate", f"{s['conversion_rate']:.1%}")]
+    labels = [(k, f"{s['by_label'][k]:,}") for k in LABELS]
+    lines = ["[bold]migrate convert[/]", *_columns(totals), *_columns(labels, LABEL_STYLE)]
     if s["skipped"]:
-        t.caption = f"{s['skipped']} path(s) skipped (listed above)"
-    return t
+        lines.append(f"{s['skipped']:,} path(s) skipped (listed above)")
+    return lines
 
 
-def changes_table(reports: list[FileReport], limit: int = 500, everything: bool = False):
-    """A rich Table of the changes a user must review (approximate / unsupported), or of every
-    change with ``everything``; None when there is nothing to show."""
-    from rich.table import Table
-    t = Table(title="changes" if everything else "to review (approximate / unsupported)")
-    for col in ("file:line", "rule", "label", "before", "after", "note"):
-        t.add_column(col, overflow="fold")
-    n = 0
+def _columns(cells: list[tuple[str, str]], styles: dict | None = None) -> list[str]:
+    """A header line and a value line, each column as wide as its header or its value."""
+    widths = [max(len(h), len(v)) for h, v in cells]
+    head = "  ".join(f"[bold]{h.rjust(w)}[/]" for (h, _), w in zip(cells, widths))
+    values = "  ".join(f"[{styles[h]}]{v.rjust(w)}[/]" if styles else v.rjust(w)
+                       for (h, v), w in zip(cells, widths))
+    return [head, values]
+
+
+@dataclass
+class RuleGroup:
+    """The changes of one rule with one label: how many, where the first is, their notes."""
+
+    rule: str
+    label: str
+    count: int = 0
+    first: str = ""
+    notes: Counter = field(default_factory=Counter)
+
+    @property
+    def note(self) -> str:
+        """The most frequent note (the first one met among equals), empty notes last."""
+        named = [(n, -i) for i, n in enumerate(self.notes) if n]
+        if not named:
+            return ""
+        return max(named, key=lambda item: (self.notes[item[0]], item[1]))[0]
+
+
+def rule_groups(reports: list[FileReport], labels=REVIEW) -> list[RuleGroup]:
+    """The changes with these labels, one group per (rule, label), the largest first."""
+    groups: dict[tuple[str, str], RuleGroup] = {}
     for r in reports:
         for c in r.changes:
-            if (everything or c.label in ("approximate", "unsupported")) and n < limit:
-                t.add_row(f"{r.path}:{c.line}", c.rule, f"[{LABEL_STYLE[c.label]}]{c.label}[/]",
-                          c.before, c.after, c.note)
-                n += 1
-    return t if n else None
+            if c.label not in labels:
+                continue
+            g = groups.setdefault((c.rule, c.label), RuleGroup(c.rule, c.label, first=f"{r.path}:{c.line}"))
+            g.count += 1
+            g.notes[c.note] += 1
+    return sorted(groups.values(), key=lambda g: (-g.count, g.rule, g.label))
+
+
+def group_lines(groups: list[RuleGroup], summaries: dict[str, str] | None = None) -> list[str]:
+    """One line per group: count, rule, label, first location, its most frequent note (or the
+    rule's summary when its notes are empty) and how many other notes the rule has."""
+    if not groups:
+        return []
+    count_w = max(5, *(len(f"{g.count:,}") for g in groups))
+    where_w = min(max(len(g.first) for g in groups), 40)
+    lines = [f"[bold]{'count'.rjust(count_w)}  rule   {'label'.ljust(11)}  {'first at'.ljust(where_w)}  note[/]"]
+    for g in groups:
+        note = g.note or (summaries or {}).get(g.rule, "")
+        others = len([n for n in g.notes if n and n != note])
+        more = f" [dim](+{others} other note{'s' * (others > 1)})[/]" if others else ""
+        lines.append(f"{g.count:>{count_w},}  {g.rule:<5}  [{LABEL_STYLE[g.label]}]{g.label:<11}[/]  "
+                     f"{escape(g.first.ljust(where_w))}  {escape(note)}{more}")
+    return lines
+
+
+def change_lines(reports: list[FileReport], labels=LABELS) -> list[str]:
+    """Every change with these labels, one line each: where, rule, label, before -> after, note."""
+    lines = []
+    for r in reports:
+        for c in r.changes:
+            if c.label in labels:
+                edit = f"{_one_line(c.before)} -> {_one_line(c.after)}" if c.before or c.after else ""
+                note = f"  [dim]({escape(c.note)})[/]" if c.note and edit else escape(c.note)
+                lines.append(f"{escape(r.path)}:{c.line}: {c.rule} [{LABEL_STYLE[c.label]}]{c.label}[/]: "
+                             f"{escape(edit)}{note}")
+    return lines
+
+
+def _one_line(code: str) -> str:
+    return " ".join(code.split())

@@ -68,11 +68,11 @@ def _fresh(name: str, others: list[str]) -> str:
     return candidate
 
 
-def render(conv, template: str, values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
-    """Fill ``template`` with ``values`` (slot name -> argument expression) for ``conv``'s target.
+def render(converter, template: str, values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """Fill ``template`` with ``values`` (slot name -> argument expression) for ``converter``'s target.
 
     Args:
-        conv: the Converter (gives local names for ``ops``/``ms``/``nn`` and notes the imports).
+        converter: the Converter (gives local names for ``ops``/``ms``/``nn`` and notes the imports).
         template: the entry's template text.
         values: every slot's argument (as written, converted) or default expression.
 
@@ -83,10 +83,10 @@ def render(conv, template: str, values: dict[str, cst.BaseExpression]) -> cst.Ba
         KeyError: when a slot has no value (a table error).
 
     Example:
-        ``render(conv, "ops.gather_elements({input}, {dim}, {index})", ...)`` gives
+        ``render(converter, "ops.gather_elements({input}, {dim}, {index})", ...)`` gives
         ``ops.gather_elements(x, 1, idx)``.
     """
-    text = conv.builtins_in(_TARGET_NAME.sub(lambda m: conv.tname(f"{m.group(1)}.{m.group(2)}"), template))
+    text = converter.builtins_in(_TARGET_NAME.sub(lambda m: converter.tname(f"{m.group(1)}.{m.group(2)}"), template))
     used = slots(template)
     texts = {name: _spread(values[name[1:]]) if name.startswith("*") else _text(values[name])
              for name in set(used)}

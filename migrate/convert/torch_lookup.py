@@ -34,54 +34,54 @@ LOOKUPS = {"torch.nn": "_torch_nn_getattr", "torch.nn.functional": "_torch_funct
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def lookup_call(conv, node: cst.Call):
+def lookup_call(converter, node: cst.Call):
     """Apply MS153 to ``getattr(nn, name)`` (``name`` not a literal); None when ``node`` is not
     such a call or the file spells no candidate name (the torch module is then marked, MS901)."""
     args = node.args
     if len(args) != 2 or any(a.keyword is not None or a.star for a in args) \
             or isinstance(args[1].value, (cst.SimpleString, cst.ConcatenatedString)) \
-            or not conv.allows(TORCH_LOOKUP.id):
+            or not converter.allows(TORCH_LOOKUP.id):
         return None
-    module = conv.qual(args[0].value)
+    module = converter.qual(args[0].value)
     if module not in LOOKUPS:
         return None
-    name = signatures(conv).lookup(module, _candidates(conv, module), LOOKUPS[module])
+    name = signatures(converter).lookup(module, _candidates(converter, module), LOOKUPS[module])
     if name is None:
         return None
-    new = cst.Call(cst.Name(name), [cst.Arg(conv.walk(args[1].value))])
-    conv.record(node, new, TORCH_LOOKUP.id, "transformed",
+    new = cst.Call(cst.Name(name), [cst.Arg(converter.walk(args[1].value))])
+    converter.record(node, new, TORCH_LOOKUP.id, "transformed",
                 f"getattr({module}, name): the torch-signature classes of the names this file spells")
     return new
 
 
-def _candidates(conv, module: str) -> dict[str, str]:
+def _candidates(converter, module: str) -> dict[str, str]:
     """Name -> local expression of every ``module`` name the file spells that can be made."""
-    sigs = signatures(conv)
+    sigs = signatures(converter)
     spelled, patterns = _spelled(sigs.module)
     prefix = module + "."
     found = {}
-    for qual in sorted(conv.tables):
+    for qual in sorted(converter.facts.tables):
         short = qual[len(prefix):]
         if not qual.startswith(prefix) or "." in short or not (
                 short in spelled or any(p.fullmatch(short) for p in patterns)):
             continue
         if is_layer_class(qual) != (module == "torch.nn"):
             continue
-        value = _value(conv, qual, conv.tables[qual])
+        value = _value(converter, qual, converter.facts.tables[qual])
         if value is not None:
             found[short] = value
     return found
 
 
-def _value(conv, qual: str, entry) -> str | None:
+def _value(converter, qual: str, entry) -> str | None:
     """The local expression a lookup returns for ``qual`` (generated class or function, or the
     MindSpore name when calls translate nothing), or None."""
     if not entry.target or entry.target.startswith(".") or entry.label == "unsupported":
         return None
-    sigs = signatures(conv)
+    sigs = signatures(converter)
     if translates(entry) or qual in _CONTAINERS:
         return sigs.layer_class(qual, entry) if is_layer_class(qual) else sigs.function(qual, entry)
-    return code_of(conv.target(entry.target))
+    return code_of(converter.target(entry.target))
 
 
 def _spelled(module: cst.Module | None) -> tuple[set[str], list[re.Pattern]]:

@@ -76,11 +76,11 @@ _PLAIN = {"torch.nn.ModuleDict", "torch.nn.Module", "torch.nn.Identity"}
 _CONTAINER_TYPES = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 
 
-def signatures(conv) -> "TorchSignatures":
+def signatures(converter) -> "TorchSignatures":
     """The generated code a converter's file needs (created on first use)."""
-    if conv.signatures is None:
-        conv.signatures = TorchSignatures(conv)
-    return conv.signatures
+    if converter.output.signatures is None:
+        converter.output.signatures = TorchSignatures(converter)
+    return converter.output.signatures
 
 
 def is_layer_class(qual: str) -> bool:
@@ -102,8 +102,8 @@ class TorchSignatures:
     names of :mod:`~migrate.convert.torch_runtime`'s helpers and templates.
     """
 
-    def __init__(self, conv):
-        self.conv = conv
+    def __init__(self, converter):
+        self.converter = converter
         self.code = ""
         self.newline = "\n"  # the file's line ending (set by start)
         self.names: dict[str, str] = {}   # key -> local name
@@ -151,7 +151,7 @@ class TorchSignatures:
             for dep in NEEDS.get(name, ()):
                 self.helper(dep)
             if name in CLASS_SOURCES:
-                self.conv.used.update(m for m in ("nn", "ops", "ms")
+                self.converter.output.used.update(m for m in ("nn", "ops", "ms")
                                       if re.search(rf"(?<![\w.]){m}\.", CLASS_SOURCES[name]))
             self.sources[name] = CLASS_SOURCES[name] if name in CLASS_SOURCES else helper_source(name)
             return local
@@ -197,15 +197,15 @@ class TorchSignatures:
             return None
         if qual in self.existing:
             return self._name(qual, preferred)
-        mark = self.conv.checkpoint()
-        used, init_names = set(self.conv.used), set(self.conv.init_names)
+        mark = self.converter.checkpoint()
+        used, init_names = set(self.converter.output.used), set(self.converter.output.init_names)
         name = self._name(qual, preferred)
         source = build(self, name, qual, entry)
         if source is None:
             del self.names[qual]
             self.failed.add(qual)
-            self.conv.rollback_to(mark, keep_markers=False)
-            self.conv.used, self.conv.init_names = used, init_names
+            self.converter.rollback_to(mark, keep_markers=False)
+            self.converter.output.used, self.converter.output.init_names = used, init_names
             return None
         self.sources[qual] = source
         return name
@@ -249,7 +249,7 @@ class TorchSignatures:
             values = [a.value for a in arg.args]
         else:
             return False
-        quals = [self.conv.qual(v.func) if isinstance(v, cst.Call) else None for v in values]
+        quals = [self.converter.qual(v.func) if isinstance(v, cst.Call) else None for v in values]
         return all(q is not None and q.startswith("torch.nn.") and q not in _CONTAINER_TYPES for q in quals)
 
     # ---- emission --------------------------------------------------------------------------
@@ -263,7 +263,7 @@ class TorchSignatures:
         # there (the guards' stand-in class a second conversion writes again may precede it)
         taken = {id(st) for st in old}
         others = [st for st in body if id(st) not in taken]
-        start = _after_imports(others, self.conv.pkg)
+        start = _after_imports(others, self.converter.facts.pkg)
         if not new and all(a is b for a, b in zip(body[start:start + len(old)], old)):
             return body
         added = [self._statement(key) for key in sorted(new, key=_order)]
@@ -276,7 +276,7 @@ class TorchSignatures:
             rest = [rest[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(),
                                                         *_strip_blank(rest[0].leading_lines)]),
                     *rest[1:]]
-        self.conv.reshaped = True
+        self.converter.output.reshaped = True
         return [*body[:start], *block, *rest]
 
     def _statement(self, key: str) -> cst.BaseStatement:
@@ -284,15 +284,15 @@ class TorchSignatures:
         for other, local in self.names.items():
             if other in CLASS_SOURCES or other in HELPERS:
                 source = re.sub(rf"\b{re.escape(other)}\b", local, source) if other != local else source
-        if self.conv.names.get("nn", "nn") != "nn":
+        if self.converter.facts.names.get("nn", "nn") != "nn":
             # `nn.Cell`, not the `torch.nn.` of a docstring (its key)
-            source = re.sub(r"(?<![\w.])nn\.", self.conv.names["nn"] + ".", source)
+            source = re.sub(r"(?<![\w.])nn\.", self.converter.facts.names["nn"] + ".", source)
         for module in ("ops", "ms"):
-            if self.conv.names.get(module, module) != module:
-                source = re.sub(rf"(?<![\w.]){module}\.", self.conv.names[module] + ".", source)
+            if self.converter.facts.names.get(module, module) != module:
+                source = re.sub(rf"(?<![\w.]){module}\.", self.converter.facts.names[module] + ".", source)
         # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
         # is a mixed ending, which libcst cannot parse back)
-        source = self.conv.builtins_in(source.strip())  # whatever the file binds
+        source = self.converter.builtins_in(source.strip())  # whatever the file binds
         return _parsed_statement((source + "\n").replace("\n", self.newline))
 
 
@@ -315,10 +315,10 @@ def _runtime_edit(sigs: TorchSignatures, entry) -> CallEdit | None:
         return None
     n_pos = _positional_count(entry)
     args = [p.name if i < n_pos else f"{p.name}={p.name}" for i, p in enumerate(params)]
-    edit = CallEdit(sigs.conv, parse_expr(f"f({', '.join(args)})"), entry)
+    edit = CallEdit(sigs.converter, parse_expr(f"f({', '.join(args)})"), entry)
     edit.runtime = True
     if entry.target:
-        edit.func = sigs.conv.target(entry.target)
+        edit.func = sigs.converter.target(entry.target)
     edit.bind()
     edit.apply_fates()
     if rule is not None and not edit.problems:
@@ -414,7 +414,7 @@ def _counter_lines(sigs: TorchSignatures, counters: dict) -> list[str]:
     training call before the MindSpore layer runs, as torch's forward does."""
     if not counters:
         return []
-    tensor, int64 = sigs.conv.tname("ms.Tensor"), sigs.conv.tname("ms.int64")
+    tensor, int64 = sigs.converter.tname("ms.Tensor"), sigs.converter.tname("ms.int64")
     lines = [f"        self.torch_{name} = {tensor}(0, {int64}) if {cond} else None"
              for name, cond in counters.items()]
     lines += ["", "    def construct(self, *args, **kwargs):"]
@@ -519,75 +519,75 @@ def _strip_blank(lines) -> list:
 # --------------------------------------------------------------------------------------------
 # node rules (called by the handlers)
 # --------------------------------------------------------------------------------------------
-def reference(conv, node, qual: str, entry):
+def reference(converter, node, qual: str, entry):
     """Apply MS180/MS182 to a torch class or function used as a value or a base: the generated
     torch-signature class or function; else the MindSpore name, marked (MS906)."""
     layer = is_layer_class(qual)
     rule = TORCH_CLASS if layer else TORCH_FUNCTION
-    if conv.allows(rule.id):
-        sigs = signatures(conv)
+    if converter.allows(rule.id):
+        sigs = signatures(converter)
         name = sigs.layer_class(qual, entry) if layer else sigs.function(qual, entry)
         if name is not None:
             new = cst.Name(name)
-            conv.record(node, new, rule.id, "transformed",
+            converter.record(node, new, rule.id, "transformed",
                         f"{qual} with torch's signature: its arguments are translated where it is called")
             return new
-    new = conv.target(entry.target)
-    conv.mark(node, "MS906", f"{qual} referenced without a call: its arguments are not translated "
+    new = converter.target(entry.target)
+    converter.mark(node, "MS906", f"{qual} referenced without a call: its arguments are not translated "
                              "where it is called")
     return new
 
 
-def runtime_call(conv, call: cst.Call, entry, qual: str, shown, reason: str):
+def runtime_call(converter, call: cst.Call, entry, qual: str, shown, reason: str):
     """Apply MS181: ``call`` (arguments converted) through the torch-signature class or function,
     or None when there is none."""
-    if entry.label == "unsupported" or not conv.allows(TORCH_CALL.id):
+    if entry.label == "unsupported" or not converter.allows(TORCH_CALL.id):
         return None
-    sigs = signatures(conv)
+    sigs = signatures(converter)
     name = sigs.layer_class(qual, entry) if is_layer_class(qual) else sigs.function(qual, entry)
     if name is None:
         return None
     new = call.with_changes(func=cst.Name(name))
-    conv.record(shown, new, TORCH_CALL.id, "transformed",
+    converter.record(shown, new, TORCH_CALL.id, "transformed",
                 f"{reason}: {name} translates torch's arguments when it is called")
     return new
 
 
-def container_call(conv, node: cst.Call, walked: cst.Call, qual: str):
+def container_call(converter, node: cst.Call, walked: cst.Call, qual: str):
     """Apply MS183 to ``nn.Sequential()`` / ``nn.ModuleList(...)`` / ``nn.ModuleDict(...)`` when
     torch's semantics are needed (``walked``: arguments converted), or return None."""
-    if qual not in _CONTAINERS and qual != "torch.nn.ModuleDict" or not conv.allows(TORCH_CONTAINER.id):
+    if qual not in _CONTAINERS and qual != "torch.nn.ModuleDict" or not converter.allows(TORCH_CONTAINER.id):
         return None
-    name = signatures(conv).container_call(qual, node)
+    name = signatures(converter).container_call(qual, node)
     if name is None:
         return None
     new = walked.with_changes(func=cst.Name(name))
-    conv.record(node, new, TORCH_CONTAINER.id, "transformed",
+    converter.record(node, new, TORCH_CONTAINER.id, "transformed",
                 "filled after construction or holding None: torch's container semantics")
     return new
 
 
-def bindable_value(conv, qual: str):
+def bindable_value(converter, qual: str):
     """The expression converted code binds for torch's ``qual`` used as a plain value (a
     re-exported name): its torch-signature class or function, else its MindSpore name when
     calls need no translation; None when there is none (nothing is recorded then)."""
-    entry = conv.tables.get(qual)
+    entry = converter.facts.tables.get(qual)
     if entry is None or entry.label == "unsupported" or entry.target.startswith("."):
         return None
     if translates(entry) or not entry.target:
         layer = is_layer_class(qual)
         rule = TORCH_CLASS if layer else TORCH_FUNCTION
-        if not conv.allows(rule.id):
+        if not converter.allows(rule.id):
             return None
-        sigs = signatures(conv)
+        sigs = signatures(converter)
         name = sigs.layer_class(qual, entry) if layer else sigs.function(qual, entry)
         if name is None:
             return None
-        conv.record(cst.Name(qual.rsplit(".", 1)[-1]), cst.Name(name), rule.id, "transformed",
+        converter.record(cst.Name(qual.rsplit(".", 1)[-1]), cst.Name(name), rule.id, "transformed",
                     f"{qual} with torch's signature, bound for the modules that import it from here")
         return cst.Name(name)
-    if not conv.allows(entry.id):
+    if not converter.allows(entry.id):
         return None
-    new = conv.target(entry.target)
-    conv.record(cst.Name(qual.rsplit(".", 1)[-1]), new, entry.id, "exact", entry.note)
+    new = converter.target(entry.target)
+    converter.record(cst.Name(qual.rsplit(".", 1)[-1]), new, entry.id, "exact", entry.note)
     return new

@@ -44,10 +44,10 @@ _NOTES = {"size": "the receiver may be a tensor (shape) or another object (its o
           "eval": "the receiver may be a Cell (set_train(False)) or another object (its own method)"}
 
 
-def is_untyped_call(conv, node: cst.Call, recv0, name: str) -> bool:
+def is_untyped_call(converter, node: cst.Call, recv0, name: str) -> bool:
     """``recv0.<name>(...)`` (size, train, eval) called with torch's signature on a receiver the
     walk does not know, in a file that imports torch."""
-    if name not in _METHODS or not conv.aliases or not conv.allows(_METHODS[name][0].id):
+    if name not in _METHODS or not converter.walk_state.aliases or not converter.allows(_METHODS[name][0].id):
         return False
     keyword = _METHODS[name][2]
     args = node.args
@@ -55,17 +55,17 @@ def is_untyped_call(conv, node: cst.Call, recv0, name: str) -> bool:
         return False
     if args and args[0].keyword is not None and args[0].keyword.value != keyword:
         return False
-    if isinstance(recv0, cst.Name) and recv0.value == "self" or is_module(conv, recv0):
+    if isinstance(recv0, cst.Name) and recv0.value == "self" or is_module(converter, recv0):
         return False  # a Cell's own method, or a module the tables translate
     # a torch tensor has no train()/eval(): a receiver typed as one (`model = torch.load(f)`) is not
-    return name != "size" or not is_tensor(conv, recv0)
+    return name != "size" or not is_tensor(converter, recv0)
 
 
-def untyped_call(conv, node: cst.Call, walked: cst.Call, name: str) -> cst.Call:
+def untyped_call(converter, node: cst.Call, walked: cst.Call, name: str) -> cst.Call:
     """Apply MS250 / MS253: ``walked`` is ``node`` (``x.size(...)``) with its parts converted."""
     rule, helper, _ = _METHODS[name]
-    local = signatures(conv).helper(helper)
+    local = signatures(converter).helper(helper)
     args = [cst.Arg(walked.func.value), *(cst.Arg(a.value) for a in walked.args)]
     new = cst.Call(cst.Name(local), args)
-    conv.record(node, new, rule.id, "exact", _NOTES[name])
+    converter.record(node, new, rule.id, "exact", _NOTES[name])
     return new

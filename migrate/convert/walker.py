@@ -18,6 +18,7 @@ import libcst as cst
 from mappings import load_attributes, load_tables
 from migrate.convert import einops_calls, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
+from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
@@ -47,7 +48,7 @@ from migrate.convert.torch_signature import generated_block, signatures
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
-# Statement-level passes that run before the walk, each ``run(conv, module, code) -> module``.
+# Statement-level passes that run before the walk, each ``run(converter, module, code) -> module``.
 PASSES = (training_pass,)
 
 # Words that can make a simple statement need the walker besides the file's torch aliases: every
@@ -83,7 +84,12 @@ class Checkpoint:
 
 
 class Converter:
-    """Convert one source text; create one per file (it holds per-file state).
+    """Convert one source text; create one per file.
+
+    What it knows is split by lifetime (see :mod:`migrate.convert.converter_state`):
+    ``facts`` (the options and what the passes before the walk find; frozen when the walk
+    starts), ``walk_state`` (where the walk is, what it has learnt so far) and ``output`` (the
+    change log and what the converted file needs). Its methods combine them.
 
     Args:
         target: ``"ms_core"`` or ``"mindspore"``: the package the output imports.
@@ -108,71 +114,21 @@ class Converter:
                  named_modules=frozenset()):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
-        self.pkg = TARGETS[target]
-        self.target_name = target
-        self.validate = validate
-        self.rules = rules
-        self._allowed: dict[str, bool] | None = None if rules.everything else {}
-        self.names = {"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "np": "np", "init": "", "stub": STUB,
-                      "builtins": "_builtins", **(names or {})}
-        self.shadowed = frozenset(shadowed)
-        self.builtins_used: set[str] = set()  # builtins that generated code reads
-        self.renamed = names is not None  # a second conversion with other local names
-        self.tables = load_tables()
-        # what the output needs
-        self.changes: list[Change] = []
-        self.used: set[str] = set()          # target prefixes used: ms, nn, ops, math, np
-        self.init_names: set[str] = set()    # names imported from <pkg>.common.initializer
-        self.reshaped = False  # statements moved/removed/added: the output is parsed once more
-        self.guarded = False   # a torch import that stays was guarded (the output needs the stub)
-        # imports (see migrate.convert.imports)
-        self.aliases: dict[str, str] = {}     # local name -> qualified torch name
-        self.alias_uses: dict[str, int] = {}  # torch alias -> uses left unconverted
-        self.imported: set[str] = set()       # every name bound by a module-level import
-        self.import_lines: dict[int, int] = {}  # id(module-level line) -> its line in the input
-        self.nested_imports: dict[int, dict[str, int]] = {}  # id(import) -> alias uses when seen
-        self.may_rebind: set[str] = set()  # torch aliases that user code may bind too (a superset)
-        self.inherited = dict(inherited or {})  # aliases a sibling module gives (`import *`, or by name)
-        self.inherited_by_name: set[str] = set()  # of them, imported by name (`from .core import zeros`)
-        # modules of the packages the conversion replaces (einops) that the file's package names
-        # in strings (optional_import("einops.layers.torch", ...)): imports by name answer them
-        self.named_modules = frozenset(named_modules)
-        self.star_aliases: dict[str, str] = {}   # aliases from `from torch.nn import *` ...
-        self.star_modules: list[str] = []
-        # what the walk has learnt about the file
-        self.cell_classes: set[str] = set()  # classes in this file that derive from nn.Module
-        self.sequential_classes: set[str] = set()  # classes here that derive from nn.Sequential
-        self.function_classes: set[str] = set()  # autograd.Function subclasses turned into Cells
-        self.class_attrs: dict[str, dict[str, str]] = {}  # class -> self.<attr> -> layer class
-        self.module_names: set[str] = set()  # module-level names bound to modules
-        self.layer_bases: dict[str, str] = {}  # classes here deriving from a torch layer -> it
-        self.signatures = None  # generated torch-signature code (see torch_signature.signatures)
-        self.training = None   # FileBindings of the training pass, when it looked at this file
-        self.training_tensors: set[str] = set()  # names the training pass found to hold tensors
-        self.tensor_memo: dict = {}  # node -> is_tensor's answer, for the current statement
-        # where the walk is
-        self._classes: list[ClassScope] = []
-        self._functions: list[FunctionScope] = []
-        self.in_isinstance = False
-        self._markers: list[list[tuple[str, str]]] = []  # per open statement: markers to write
-        self._earlier: list[tuple[str, ...]] = []  # per open statement: markers an earlier conversion wrote
-        self._after: list[list[str]] = []  # per simple statement: statements to add after it
-        self.line = 0
-        self.stmt_lines: list[int] = []  # first line of every statement, in walk order
-        self.stmt_ends: list[int] = []
-        self.stmt_index = -1
-        self.src_lines: list[str] = []
-        self.pattern = None  # set when uninteresting simple statements may be skipped
-        self.storing = False   # walking an assignment's target
-        self.statement_call = None  # the call an expression statement consists of (as written)
-        self.freeze_line = False  # inside code rewritten before its walk: report one line
-        self.generated: set[int] = set()  # ids of module statements an earlier conversion generated
+        self.facts = FileFacts(
+            target_name=target, pkg=TARGETS[target], validate=validate, rules=rules,
+            names={"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "np": "np", "init": "", "stub": STUB,
+                   "builtins": "_builtins", **(names or {})},
+            shadowed=frozenset(shadowed), renamed=names is not None, tables=load_tables(),
+            inherited=dict(inherited or {}), named_modules=frozenset(named_modules))
+        self.walk_state = WalkState()
+        self.output = Output()
+        self._allowed: dict[str, bool] | None = None if rules.everything else {}  # allows()' answers
 
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
         if "torch" not in code and "einops" not in code and not self._inherits(code) \
-                and not (self.named_modules and einops_calls.imports_by_name(code, self.named_modules)):
+                and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
                 ast.parse(code)
@@ -185,25 +141,28 @@ class Converter:
             module = cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
-        scan_module_imports(module.body, self.aliases, self.imported, self.star_modules)
-        if self.star_modules or self.inherited:
+        scan_module_imports(module.body, self.facts.aliases, self.facts.imported, self.facts.star_modules)
+        if self.facts.star_modules or self.facts.inherited:
             self._add_derived_aliases(module)
-        if not self.aliases and not imports_torch_somewhere(code) \
-                and not einops_calls.imports_by_name(code, self.named_modules):
+        self.walk_state.aliases = dict(self.facts.aliases)  # the walk's own: rebinding changes them
+        if not self.walk_state.aliases and not imports_torch_somewhere(code) \
+                and not einops_calls.imports_by_name(code, self.facts.named_modules):
             return ConvertResult(code)  # no torch import: nothing of torch's to convert
-        self.may_rebind = maybe_bound(code, self.aliases)
-        self.stmt_lines, self.stmt_ends = statement_spans(code)
+        self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
+        self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
         signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
         # what an earlier conversion generated (the torch-signature block, the guards' stand-in
         # class) is the converter's own code, kept or rewritten as a whole: never walked again
-        self.generated = {id(st) for st in module.body if is_stub_class(st)} | {id(st) for st in generated_block(module.body)}
-        if self.training is None and self.stmt_lines:
+        self.facts.generated = {id(st) for st in module.body if is_stub_class(st)} \
+            | {id(st) for st in generated_block(module.body)}
+        if self.facts.training is None and self.facts.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
-            self.src_lines = code.splitlines()
-            self.pattern = _interesting(tuple(sorted(self.aliases)))
+            self.facts.src_lines = code.splitlines()
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
+        self.facts.freeze()  # the walk only reads the facts
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
@@ -215,17 +174,17 @@ class Converter:
             # code calls): convert again with other local names for the target's modules, and
             # Python's builtins named through `builtins`
             names, shadowed = again
-            return Converter(self.target_name, self.validate, names, self.rules, self.inherited,
-                             shadowed, self.named_modules).convert(code)
-        self.walked_body = body
-        if self.shadowed:
-            self.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
+            return Converter(self.facts.target_name, self.facts.validate, names, self.facts.rules, self.facts.inherited,
+                             shadowed, self.facts.named_modules).convert(code)
+        self.output.walked_body = body
+        if self.facts.shadowed:
+            self.output.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
         body = ImportRewrite(self).run(body, module.header)
-        body = self.signatures.emit(body)
+        body = self.output.signatures.emit(body)
         new = module.with_changes(body=body) if body is not module.body else module
-        self.changes.sort(key=lambda c: c.line)
+        self.output.changes.sort(key=lambda c: c.line)
         out = new.code
-        if self.validate and (self.reshaped or self.training is not None):
+        if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
             try:
                 ast.parse(out)
@@ -233,50 +192,51 @@ class Converter:
                 return ConvertResult(code, error=f"internal error: the conversion was not valid Python "
                                                  f"(line {err.lineno}: {err.msg}); file left unchanged")
         # every change is one torch site: rewritten (any label) or left with a marker
-        return ConvertResult(out, self.changes, len(self.changes))
+        return ConvertResult(out, self.output.changes, len(self.output.changes))
 
     def star_uses(self, module: str) -> dict[str, str]:
         """The names ``from <module> import *`` gave that unconverted code still uses."""
         prefix = module + "."
-        return {n: q for n, q in self.star_aliases.items()
-                if self.alias_uses.get(n) and q.startswith(prefix) and "." not in q[len(prefix):]}
+        return {n: q for n, q in self.facts.star_aliases.items()
+                if self.output.alias_uses.get(n) and q.startswith(prefix) and "." not in q[len(prefix):]}
 
     def _inherits(self, code: str) -> bool:
         """One of the inherited aliases appears in ``code`` (as a word)."""
-        return bool(self.inherited) and re.search(
-            r"\b(?:" + "|".join(map(re.escape, self.inherited)) + r")\b", code) is not None
+        return bool(self.facts.inherited) and re.search(
+            r"\b(?:" + "|".join(map(re.escape, self.facts.inherited)) + r")\b", code) is not None
 
     def _add_derived_aliases(self, module) -> None:
         """Torch aliases without an import of their own in this file: the names of star-imported
         torch modules, and the ones a sibling module gives by ``import *``; names the module binds
         itself are not torch's."""
-        bound = block_bindings(module.body, skip=self._is_own_binding) | self.imported | set(self.aliases)
+        bound = block_bindings(module.body, skip=self._is_own_binding) | self.facts.imported | set(self.facts.aliases)
         bound.discard("*")
         # a name imported by name from a module of the package that re-exports torch's
         # (`from kornia.core import Module`) is bound by that import: it stays inherited
-        self.inherited_by_name = package_imported_names(module.body) & set(self.inherited)
-        bound -= self.inherited_by_name
-        self.inherited = {k: v for k, v in self.inherited.items() if k not in bound}
-        self.star_aliases = torch_star_aliases(self.star_modules, bound | set(self.inherited))
-        for derived in (self.inherited, self.star_aliases):
-            self.aliases.update(derived)
-            self.imported.update(derived)
+        self.facts.inherited_by_name = package_imported_names(module.body) & set(self.facts.inherited)
+        bound -= self.facts.inherited_by_name
+        self.facts.inherited = {k: v for k, v in self.facts.inherited.items() if k not in bound}
+        self.facts.star_aliases = torch_star_aliases(self.facts.star_modules, bound | set(self.facts.inherited))
+        for derived in (self.facts.inherited, self.facts.star_aliases):
+            self.facts.aliases.update(derived)
+            self.facts.imported.update(derived)
 
     def _names_free_of_clashes(self, module, code: str) -> tuple[dict, frozenset] | None:
         """Local names for the target's modules that nothing else in the file binds, and the
         builtins generated code reads that the output binds; None when the ones used are right
         already."""
-        if self.renamed:
+        if self.facts.renamed:
             return None  # names were chosen against every binding of the file already
-        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in self.used} | ({"ms"} if self.used else set())
-        kept = {a for a, n in self.alias_uses.items() if n}
-        for mod in self.star_modules:  # a star import that stays binds every name it gives
+        used = self.output.used
+        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in used} | ({"ms"} if used else set())
+        kept = {a for a, n in self.output.alias_uses.items() if n}
+        for mod in self.facts.star_modules:  # a star import that stays binds every name it gives
             if self.star_uses(mod):
                 kept.update(star_names(mod) or ())
-        wanted = {self.names[h]: h for h in heads}
-        wanted.update((n, "init") for n in self.init_names)
-        if self.guarded:
-            wanted[self.names["stub"]] = "stub"
+        wanted = {self.facts.names[h]: h for h in heads}
+        wanted.update((n, "init") for n in self.output.init_names)
+        if self.output.guarded:
+            wanted[self.facts.names["stub"]] = "stub"
         reads = self._generated_builtins(bool(kept))
         wanted.update((n, "builtins") for n in reads)
         clash = {wanted[n] for n in wanted if n in kept}
@@ -285,20 +245,20 @@ class Converter:
         clash |= {wanted[n] for n in maybe & user}
         shadowed = frozenset(n for n in reads if n in kept or n in maybe and n in user)
         clash.discard("builtins")
-        if not clash and shadowed == self.shadowed:
+        if not clash and shadowed == self.facts.shadowed:
             return None
-        taken = (user or all_bindings(module, skip=self._is_own_binding)) | set(self.aliases)
-        if shadowed and self.names["builtins"] in taken:
+        taken = (user or all_bindings(module, skip=self._is_own_binding)) | set(self.walk_state.aliases)
+        if shadowed and self.facts.names["builtins"] in taken:
             clash.add("builtins")
-        return choose_names(clash, taken, self.pkg, self.names), shadowed
+        return choose_names(clash, taken, self.facts.pkg, self.facts.names), shadowed
 
     def _generated_builtins(self, guards: bool) -> set[str]:
         """The builtins the generated code of this file reads (``guards``: guards and their
         stand-in class are written too)."""
-        reads = set(self.builtins_used)
-        for source in self.signatures.sources.values():
+        reads = set(self.output.builtins_used)
+        for source in self.output.signatures.sources.values():
             reads.update(name for name, _, _ in references(source))
-        if guards or self.guarded:
+        if guards or self.output.guarded:
             reads.update(name for name, _, _ in references(STUB_SOURCE))
             reads.add("ImportError")
         return reads
@@ -323,7 +283,7 @@ class Converter:
         # `import numpy` / `import numpy as np` bind numpy where templates use it
         numpy_itself = isinstance(small, cst.Import) and mod == "numpy" and \
             (small.names[0].asname is None or dotted(small.names[0].asname.name) == "np")
-        return root in (*ROOTS, self.pkg) or mod == "math" or numpy_itself
+        return root in (*ROOTS, self.facts.pkg) or mod == "math" or numpy_itself
 
     # ---- the change log ----------------------------------------------------------------
     def allows(self, rule_id: str) -> bool:
@@ -332,53 +292,53 @@ class Converter:
             return True
         ok = self._allowed.get(rule_id)
         if ok is None:
-            ok = self._allowed[rule_id] = self.rules.allows(rule_id)
+            ok = self._allowed[rule_id] = self.facts.rules.allows(rule_id)
         return ok
 
     def record(self, node_before, after, rule: str, label: str, note: str = "") -> None:
         """Record one change at the current line."""
-        self.changes.append(Change(self.line, rule, label, node_before, after, note))
+        self.output.changes.append(Change(self.walk_state.line, rule, label, node_before, after, note))
 
     def record_at(self, line: int, node_before, after, rule: str, label: str, note: str = "") -> None:
         """Record one change at ``line`` (a pass before the walk knows its own lines)."""
-        self.changes.append(Change(line, rule, label, node_before, after, note))
+        self.output.changes.append(Change(line, rule, label, node_before, after, note))
 
     def realign_lines(self, lines: list[int]) -> None:
         """A pass before the walk reshaped the tree: ``lines`` is the input line of each of its
         statements, in walk order (so that changes still report lines of the input)."""
-        self.stmt_lines = lines
+        self.facts.stmt_lines = lines
 
     def mark(self, node, rule: str, reason: str) -> None:
         """Leave ``node`` as it is and put a marker comment above its statement."""
-        self.changes.append(Change(self.line, rule, "unsupported", node, "", reason))
-        if self._markers:
-            self._markers[-1].append((rule, reason))
+        self.output.changes.append(Change(self.walk_state.line, rule, "unsupported", node, "", reason))
+        if self.walk_state.markers:
+            self.walk_state.markers[-1].append((rule, reason))
 
     def checkpoint(self) -> Checkpoint:
         """The current end of the change log, to :meth:`rollback_to` later."""
-        return Checkpoint(len(self.changes), len(self._markers),
-                          len(self._markers[-1]) if self._markers else 0)
+        return Checkpoint(len(self.output.changes), len(self.walk_state.markers),
+                          len(self.walk_state.markers[-1]) if self.walk_state.markers else 0)
 
     def rollback_to(self, mark: Checkpoint, keep_markers: bool = True) -> None:
         """Forget the rewrites recorded since ``mark``: their code is kept as written.
 
         Markers recorded since stay (with their comments) unless ``keep_markers`` is False.
         """
-        since = self.changes[mark.changes:]
-        del self.changes[mark.changes:]
+        since = self.output.changes[mark.changes:]
+        del self.output.changes[mark.changes:]
         if keep_markers:
-            self.changes.extend(c for c in since if c.label == "unsupported")
-        elif self._markers and len(self._markers) == mark.depth:
-            del self._markers[-1][mark.markers:]
+            self.output.changes.extend(c for c in since if c.label == "unsupported")
+        elif self.walk_state.markers and len(self.walk_state.markers) == mark.depth:
+            del self.walk_state.markers[-1][mark.markers:]
 
     def add_after(self, text: str) -> None:
         """Add the statement ``text`` right after the simple statement being converted."""
-        self._after[-1].append(text)
+        self.walk_state.after[-1].append(text)
 
     @property
     def can_add_after(self) -> bool:
         """Inside a simple statement (where :meth:`add_after` can add one)."""
-        return bool(self._after)
+        return bool(self.walk_state.after)
 
     # ---- target names and torch aliases ------------------------------------------------
     def target(self, name: str) -> cst.BaseExpression:
@@ -392,24 +352,24 @@ class Converter:
         if not rest and head in BUILTINS:
             return self.builtin(head)  # `tuple` (torch.Size)
         if head == "init":
-            if self.names["init"]:
-                self.used.add("init")
-                return f"{self.names['init']}.{rest}"
-            self.init_names.add(rest.split(".")[0])
+            if self.facts.names["init"]:
+                self.output.used.add("init")
+                return f"{self.facts.names['init']}.{rest}"
+            self.output.init_names.add(rest.split(".")[0])
             return rest
-        self.used.add(head)
-        local = self.names.get(head, head)
+        self.output.used.add(head)
+        local = self.facts.names.get(head, head)
         return f"{local}.{rest}" if rest else local
 
     def builtin(self, name: str) -> str:
         """Source text for Python's builtin ``name`` in generated code: the name, or
         ``_builtins.name`` when the file binds ``name`` itself (``from torch.hub import list``
         that stays, ``def len(x)``); see :mod:`migrate.convert.builtin_names`."""
-        self.builtins_used.add(name)
-        if name not in self.shadowed:
+        self.output.builtins_used.add(name)
+        if name not in self.facts.shadowed:
             return name
-        self.used.add("builtins")
-        return f"{self.names['builtins']}.{name}"
+        self.output.used.add("builtins")
+        return f"{self.facts.names['builtins']}.{name}"
 
     def builtins_in(self, text: str) -> str:
         """Generated code ``text`` (statements, an expression, a template with ``{slot}``
@@ -417,19 +377,19 @@ class Converter:
         refs = references(text)
         if not refs:
             return text
-        self.builtins_used.update(name for name, _, _ in refs)
-        hits = [r for r in refs if r[0] in self.shadowed]
+        self.output.builtins_used.update(name for name, _, _ in refs)
+        hits = [r for r in refs if r[0] in self.facts.shadowed]
         if not hits:
             return text
-        self.used.add("builtins")
-        return qualify(text, hits, self.names["builtins"] + ".")
+        self.output.used.add("builtins")
+        return qualify(text, hits, self.facts.names["builtins"] + ".")
 
     def uses_alias(self, node) -> None:
         """Count a torch alias that stays in the output (its import must stay too)."""
         d = dotted(node)
         if d:
             head = d.split(".")[0]
-            self.alias_uses[head] = self.alias_uses.get(head, 0) + 1
+            self.output.alias_uses[head] = self.output.alias_uses.get(head, 0) + 1
 
     def keep_aliases_in(self, node) -> None:
         """Every torch alias used inside ``node`` stays in the output, so its import must stay."""
@@ -437,15 +397,15 @@ class Converter:
         while stack:
             n = stack.pop()
             if isinstance(n, cst.Name):
-                if n.value in self.aliases:
-                    self.alias_uses[n.value] = self.alias_uses.get(n.value, 0) + 1
+                if n.value in self.walk_state.aliases:
+                    self.output.alias_uses[n.value] = self.output.alias_uses.get(n.value, 0) + 1
                 continue
             stack.extend(n.children)
 
     def aliases_changed(self) -> None:
         """New torch aliases (an import inside a function): the text filter must know them."""
-        if self.pattern is not None:
-            self.pattern = _interesting(tuple(sorted(self.aliases)))
+        if self.walk_state.pattern is not None:
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
 
     def qual(self, node) -> str | None:
         """Resolve a Name/Attribute chain to its qualified torch name, or None."""
@@ -453,7 +413,7 @@ class Converter:
         if d is None:
             return None
         head, _, rest = d.partition(".")
-        base = self.aliases.get(head)
+        base = self.walk_state.aliases.get(head)
         if base is None:
             return None
         return public_name(f"{base}.{rest}" if rest else base)
@@ -466,62 +426,62 @@ class Converter:
     @property
     def scope(self) -> FunctionScope | None:
         """The innermost function scope (the module's at top level)."""
-        return self._functions[-1] if self._functions else None
+        return self.walk_state.functions[-1] if self.walk_state.functions else None
 
     @property
     def class_scope(self) -> ClassScope | None:
         """The innermost class being walked, or None."""
-        return self._classes[-1] if self._classes else None
+        return self.walk_state.classes[-1] if self.walk_state.classes else None
 
     @property
     def nested(self) -> bool:
         """Inside a function or class (the module scope is the first function scope)."""
-        return len(self._functions) > 1 or bool(self._classes)
+        return len(self.walk_state.functions) > 1 or bool(self.walk_state.classes)
 
     @property
     def in_cell(self) -> bool:
         """Inside a class that becomes a Cell."""
-        return bool(self._classes) and self._classes[-1].cell
+        return bool(self.walk_state.classes) and self.walk_state.classes[-1].cell
 
     @contextmanager
     def in_function(self, scope: FunctionScope):
         """Walk a function body (or the module) in ``scope``."""
-        self._functions.append(scope)
-        self.tensor_memo = {}
+        self.walk_state.functions.append(scope)
+        self.walk_state.tensor_memo = {}
         try:
             yield scope
         finally:
-            self._functions.pop()
-            self.tensor_memo = {}
+            self.walk_state.functions.pop()
+            self.walk_state.tensor_memo = {}
 
     @contextmanager
     def in_class(self, scope: ClassScope):
         """Walk a class body in ``scope``."""
-        self._classes.append(scope)
-        self.tensor_memo = {}
+        self.walk_state.classes.append(scope)
+        self.walk_state.tensor_memo = {}
         try:
             yield scope
         finally:
-            self._classes.pop()
-            self.tensor_memo = {}
+            self.walk_state.classes.pop()
+            self.walk_state.tensor_memo = {}
 
     @property
     def at_module_top(self) -> bool:
         """In a statement directly in the module body (not in a function, class, if, try...)."""
-        return not self.nested and len(self._markers) <= 1
+        return not self.nested and len(self.walk_state.markers) <= 1
 
     def rebound_in(self, node: cst.FunctionDef) -> set[str]:
         """The torch aliases that ``node`` binds as its own locals (a parameter called ``torch``,
         ``nn = Net()``): inside it those names are not torch's."""
-        names = self.may_rebind & self.aliases.keys()
+        names = self.facts.may_rebind & self.walk_state.aliases.keys()
         if not names:
             return set()
         return names & function_locals(node, skip=self._is_own_binding)
 
     def rebind_at_module_top(self, node: cst.Assign) -> None:
         """``nn = Net()`` in the module body: from here on ``nn`` is not torch's."""
-        names = {n for t in node.targets for n in target_names(t.target)} & self.may_rebind
-        gone = [n for n in names if self.aliases.pop(n, None) is not None]
+        names = {n for t in node.targets for n in target_names(t.target)} & self.facts.may_rebind
+        gone = [n for n in names if self.walk_state.aliases.pop(n, None) is not None]
         if gone:
             self.aliases_changed()
 
@@ -531,35 +491,35 @@ class Converter:
         if not names:
             yield
             return
-        saved = {n: self.aliases.pop(n) for n in names if n in self.aliases}
+        saved = {n: self.walk_state.aliases.pop(n) for n in names if n in self.walk_state.aliases}
         self.aliases_changed()
         try:
             yield
         finally:
-            self.aliases.update(saved)
+            self.walk_state.aliases.update(saved)
             self.aliases_changed()
 
     @contextmanager
     def naming_classes(self):
         """Inside ``isinstance(x, ...)``/``issubclass``: classes are named, not built."""
-        saved, self.in_isinstance = self.in_isinstance, True
+        saved, self.walk_state.in_isinstance = self.walk_state.in_isinstance, True
         try:
             yield
         finally:
-            self.in_isinstance = saved
+            self.walk_state.in_isinstance = saved
 
     @contextmanager
     def unaligned(self, block):
         """Walk ``block`` after rewriting it: its statements no longer match the source, so none
         is skipped by the text filter, changes inside report the current line, and counting
         resumes after the block as written."""
-        start, pattern = self.stmt_index, self.pattern
-        self.pattern, self.freeze_line = None, True
+        start, pattern = self.walk_state.stmt_index, self.walk_state.pattern
+        self.walk_state.pattern, self.walk_state.freeze_line = None, True
         try:
             yield
         finally:
-            self.pattern, self.freeze_line = pattern, False
-            self.stmt_index = start + count_statements(block)
+            self.walk_state.pattern, self.walk_state.freeze_line = pattern, False
+            self.walk_state.stmt_index = start + count_statements(block)
 
     # ---- the walk ----------------------------------------------------------------------
     def walk(self, node):
@@ -605,16 +565,16 @@ class Converter:
         return seq if out is None else out
 
     def _walk_body(self, body):
-        saved = self.line
+        saved = self.walk_state.line
         out = self.walk_seq(body)
-        self.line = saved
+        self.walk_state.line = saved
         return out
 
     def _next_statement(self) -> None:
-        self.tensor_memo = {}  # what a statement binds may change the answers
-        self.stmt_index += 1
-        if self.stmt_index < len(self.stmt_lines) and not self.freeze_line:
-            self.line = self.stmt_lines[self.stmt_index]
+        self.walk_state.tensor_memo = {}  # what a statement binds may change the answers
+        self.walk_state.stmt_index += 1
+        if self.walk_state.stmt_index < len(self.facts.stmt_lines) and not self.walk_state.freeze_line:
+            self.walk_state.line = self.facts.stmt_lines[self.walk_state.stmt_index]
 
     def enter_stmt(self, node) -> None:
         """A compound statement starts: its line, and a list for its markers."""
@@ -623,9 +583,9 @@ class Converter:
 
     def _open(self, node) -> None:
         """A statement starts: a list for its markers; the ones above it already are noted."""
-        self._markers.append([])
-        del self._earlier[len(self._markers) - 1:]
-        self._earlier.append(tuple(ln.comment.value for ln in node.leading_lines if ln.comment is not None
+        self.walk_state.markers.append([])
+        del self.walk_state.earlier[len(self.walk_state.markers) - 1:]
+        self.walk_state.earlier.append(tuple(ln.comment.value for ln in node.leading_lines if ln.comment is not None
                                    and ln.comment.value.startswith(MARKER_PREFIX)))
 
     def earlier_receiver(self, method: str) -> str | None:
@@ -633,7 +593,7 @@ class Converter:
         in the statement being converted (and not the other): the type it found for the receiver,
         which this conversion may no longer see (the training loop it learnt it from is
         rewritten). None otherwise."""
-        texts = self._earlier[len(self._markers) - 1] if self._markers else ()
+        texts = self.walk_state.earlier[len(self.walk_state.markers) - 1] if self.walk_state.markers else ()
         found = {kind for kind in ("Module", "Tensor") for text in texts
                  if re.match(rf"{re.escape(MARKER_PREFIX)}MS\d+ {kind}\.{re.escape(method)}:", text)}
         return found.pop() if len(found) == 1 else None
@@ -641,7 +601,7 @@ class Converter:
     def leave_stmt(self, old, new):
         """A statement ends: write above it the comments its rewrite lost, and its markers
         (once each)."""
-        found = self._markers.pop()
+        found = self.walk_state.markers.pop()
         new = keep_lost_comments(old, new)
         if not found:
             return new
@@ -657,13 +617,13 @@ class Converter:
     # statements
     def on_simple_line(self, node: cst.SimpleStatementLine):
         self._open(node)
-        self._after.append([])
+        self.walk_state.after.append([])
         try:
             new = self._simple_line(node)
         finally:
-            extra = self._after.pop()
+            extra = self.walk_state.after.pop()
         if extra and isinstance(new, cst.SimpleStatementLine):
-            self.reshaped = True
+            self.output.reshaped = True
             # statements a rule needs right after this one (same indentation: same block)
             return [new, *(parse_statement(text) for text in extra)]
         return new
@@ -681,11 +641,11 @@ class Converter:
             if out is not None:
                 out.append(new)
         if not self.nested:
-            self.import_lines[id(node)] = self.line
+            self.walk_state.import_lines[id(node)] = self.walk_state.line
         new_node = node
         if out is not None:
             if not out:
-                self._markers.pop()
+                self.walk_state.markers.pop()
                 kept = removed(node)  # the line goes, its comments stay (on a `pass`)
                 return kept[0] if kept else []
             out[-1] = out[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
@@ -704,11 +664,11 @@ class Converter:
         return node if out is None else node.with_changes(body=out)
 
     def _small(self, small):
-        if self.pattern is not None and self.stmt_index < len(self.stmt_ends):
-            i = self.stmt_index
-            first, last = self.stmt_lines[i], self.stmt_ends[i]
-            text = self.src_lines[first - 1] if first == last else "\n".join(self.src_lines[first - 1:last])
-            if self.pattern.search(text) is None:
+        if self.walk_state.pattern is not None and self.walk_state.stmt_index < len(self.facts.stmt_ends):
+            i = self.walk_state.stmt_index
+            first, last = self.facts.stmt_lines[i], self.facts.stmt_ends[i]
+            text = self.facts.src_lines[first - 1] if first == last else "\n".join(self.facts.src_lines[first - 1:last])
+            if self.walk_state.pattern.search(text) is None:
                 if isinstance(small, cst.Assign):
                     track_assign(self, small)
                 return small
@@ -721,7 +681,7 @@ class Converter:
             new = inplace.subscript_statement(self, small)
             if new is not None:
                 return new
-            self.statement_call = small.value
+            self.walk_state.statement_call = small.value
         if isinstance(small, cst.AugAssign):
             if handlers.complex_part_target(self, small, [small.target]):
                 return small
@@ -750,7 +710,7 @@ class Converter:
         self.enter_stmt(node)
         new = handlers.on_with(self, node)
         if isinstance(new, list):  # the block goes, its statements stay (`with torch.no_grad():`)
-            self._markers.pop()
+            self.walk_state.markers.pop()
             lost = lost_comment_lines(node, new, nested=True)
             if lost and new:
                 return [new[0].with_changes(leading_lines=[*new[0].leading_lines, *lost]), *new[1:]]
@@ -761,27 +721,27 @@ class Converter:
     def on_assign_target(self, node):
         """An assignment's (or del's) target: attribute rewrites that read at run time
         (``_TorchLayerAttrs``) do not apply where the attribute is written."""
-        storing, self.storing = self.storing, True
+        storing, self.walk_state.storing = self.walk_state.storing, True
         try:
             return self.generic(node)
         finally:
-            self.storing = storing
+            self.walk_state.storing = storing
 
     def on_aug_assign(self, node: cst.AugAssign):
         """``c.padding += 1``: the target is written (see :meth:`on_assign_target`), the value read."""
-        storing, self.storing = self.storing, True
+        storing, self.walk_state.storing = self.walk_state.storing, True
         try:
             target = self.walk(node.target)
         finally:
-            self.storing = storing
+            self.walk_state.storing = storing
         value = self.walk(node.value)
         if target is node.target and value is node.value:
             return node
         return node.with_changes(target=target, value=value)
 
     def on_name(self, node: cst.Name):
-        if node.value in self.aliases:
-            return keep_parens(node, handlers.on_reference(self, node, self.aliases[node.value]))
+        if node.value in self.walk_state.aliases:
+            return keep_parens(node, handlers.on_reference(self, node, self.walk_state.aliases[node.value]))
         return node
 
     def on_attribute(self, node: cst.Attribute):
@@ -801,7 +761,7 @@ class Converter:
             return on_annotation(self, node)
 
     def on_comparison(self, node: cst.Comparison):
-        if self.aliases:
+        if self.walk_state.aliases:
             new = probe_comparison(self, node)  # 'silu' in dir(F), torch.__version__ < '1.5'
             if new is not None:
                 return keep_parens(node, new)
@@ -811,7 +771,7 @@ class Converter:
         return self.generic(node)
 
     def on_subscript(self, node: cst.Subscript):
-        if self.aliases:
+        if self.walk_state.aliases:
             new = final_annotation(self, node)
             if new is not None:
                 return keep_parens(node, new)
@@ -819,17 +779,17 @@ class Converter:
 
 
 def _statement_handler(handle):
-    """A handler for a compound statement: its line and markers around ``handle(conv, node)``."""
-    def on_statement(conv, node):
-        if id(node) in conv.generated and not conv.nested:
-            conv.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
+    """A handler for a compound statement: its line and markers around ``handle(converter, node)``."""
+    def on_statement(converter, node):
+        if id(node) in converter.facts.generated and not converter.nested:
+            converter.walk_state.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
             return node
-        conv.enter_stmt(node)
-        return conv.leave_stmt(node, handle(conv, node))
+        converter.enter_stmt(node)
+        return converter.leave_stmt(node, handle(converter, node))
     return on_statement
 
 
-def _unchanged(conv, node):
+def _unchanged(converter, node):
     return node
 
 

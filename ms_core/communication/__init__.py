@@ -1,5 +1,7 @@
-"""`ms_core.communication`: MindSpore's distributed-communication API for a single process
-(a world of one: rank 0, group size 1). See `management` for the details.
+"""`ms_core.communication`: MindSpore's distributed-communication API. Run as one process, the
+world is a group of one (rank 0, group size 1); started by `python -m ms_core.launch --nproc N`
+(or torchrun), `init()` joins the N processes over torch.distributed's gloo backend. See
+`management` and `_group` for the details.
 
     from ms_core.communication import init, get_rank, get_group_size
     init()

@@ -8,6 +8,7 @@ from .conv3d_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .layer_ops import *  # noqa: F401,F403
 from .random_ops import *  # noqa: F401,F403
+from .comm_ops import *  # noqa: F401,F403
 # Tensor methods use array_ops / math_ops directly; the ops namespace gets MindSpore 2.10's
 # signatures from the *_func modules, which come after them
 from .array_ops import *  # noqa: F401,F403

@@ -268,6 +268,11 @@ def test_forward_value_and_grad_structures():
         nn.ForwardValueAndGrad(wl, get_by_list=True)
 
 
-def test_distributed_grad_reducer_is_identity_on_one_process():
-    grads = (ms.Tensor(np.ones(2, np.float32)),)
-    assert nn.DistributedGradReducer(make_net().trainable_params())(grads) is grads
+def test_distributed_grad_reducer_keeps_the_values_on_one_process():
+    grads = (ms.Tensor(np.arange(2, dtype=np.float32)), ms.Tensor(np.ones((2, 2), np.float16)))
+    for mean in (False, True):
+        out = nn.DistributedGradReducer(make_net().trainable_params(), mean=mean)(grads)
+        assert isinstance(out, tuple) and len(out) == 2
+        for a, b in zip(out, grads):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())

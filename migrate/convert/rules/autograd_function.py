@@ -35,59 +35,59 @@ FUNCTION_RECOMPUTE = node_rule(
 _CTX_UNSUPPORTED = ("mark_dirty", "mark_non_differentiable", "set_materialize_grads", "save_for_forward")
 
 
-def rewrite_function_class(conv, node: cst.ClassDef):
+def rewrite_function_class(converter, node: cst.ClassDef):
     """Apply MS131 (or MS133) to a class whose base is torch.autograd.Function (marked when it cannot)."""
-    conv.reshaped = True
+    converter.output.reshaped = True
     body = node.body.body
     fwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
     bwd = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "backward"), None)
     base = node.bases[0].value
     if fwd is None or bwd is None or not _simple_ctx(fwd) or not _simple_ctx(bwd):
-        conv.uses_alias(base)
-        conv.mark(base, "MS901", "torch.autograd.Function needs static forward(ctx, ...) and backward(ctx, ...)")
+        converter.uses_alias(base)
+        converter.mark(base, "MS901", "torch.autograd.Function needs static forward(ctx, ...) and backward(ctx, ...)")
         return node
     unsupported = sorted({m for m in _CTX_UNSUPPORTED for f in (fwd, bwd) if f"ctx.{m}" in code_of(f.body)})
     if unsupported:
-        conv.uses_alias(base)
-        conv.mark(base, "MS901", f"torch.autograd.Function: ctx.{unsupported[0]} has no counterpart "
+        converter.uses_alias(base)
+        converter.mark(base, "MS901", f"torch.autograd.Function: ctx.{unsupported[0]} has no counterpart "
                                  "in a MindSpore bprop")
         return node
     inputs = [p.name.value for p in fwd.params.params][1:]
     saved = _saved_names(fwd, inputs) if _plain_params(fwd) and _plain_params(bwd) else None
     grads = [p.name.value for p in bwd.params.params][1:]
     new_fwd = new_bwd = None
-    if saved is not None and conv.allows(AUTOGRAD_FUNCTION.id):
+    if saved is not None and converter.allows(AUTOGRAD_FUNCTION.id):
         new_fwd = _stripped(fwd, "construct", ["self", *inputs], saved, 0)
         new_bwd = _stripped(bwd, "bprop", ["self", *inputs, "out", *grads], saved, len(inputs))
     if new_fwd is None or new_bwd is None:
-        return _recompute(conv, node)
+        return _recompute(converter, node)
     # the class body is rewritten before it is walked: its statements no longer match the
     # source positions the walker counts
-    with conv.unaligned(node.body):
-        conv.cell_classes.add(node.name.value)
-        conv.function_classes.add(node.name.value)
-        conv.class_scope.cell = True
-        conv.used.add("nn")
-        new_body = [_walk_body(conv, new_fwd) if s is fwd else _walk_body(conv, new_bwd) if s is bwd
-                    else conv.walk(s) for s in body]
-    conv.record(base, "nn.Cell", AUTOGRAD_FUNCTION.id, "transformed",
+    with converter.unaligned(node.body):
+        converter.walk_state.cell_classes.add(node.name.value)
+        converter.walk_state.function_classes.add(node.name.value)
+        converter.class_scope.cell = True
+        converter.output.used.add("nn")
+        new_body = [_walk_body(converter, new_fwd) if s is fwd else _walk_body(converter, new_bwd) if s is bwd
+                    else converter.walk(s) for s in body]
+    converter.record(base, "nn.Cell", AUTOGRAD_FUNCTION.id, "transformed",
                 "autograd.Function -> Cell with bprop(self, *inputs, out, dout); .apply(x) -> Cls()(x)")
-    return node.with_changes(bases=[cst.Arg(conv.target("nn.Cell"))],
+    return node.with_changes(bases=[cst.Arg(converter.target("nn.Cell"))],
                              body=node.body.with_changes(body=new_body))
 
 
-def _recompute(conv, node: cst.ClassDef):
+def _recompute(converter, node: cst.ClassDef):
     """Apply MS133: derive from the generated TorchFunction; forward/backward stay as written."""
     base = node.bases[0].value
-    if not conv.allows(FUNCTION_RECOMPUTE.id):
-        conv.uses_alias(base)
-        conv.mark(base, "MS901", "torch.autograd.Function keeps more than inputs/output in ctx")
+    if not converter.allows(FUNCTION_RECOMPUTE.id):
+        converter.uses_alias(base)
+        converter.mark(base, "MS901", "torch.autograd.Function keeps more than inputs/output in ctx")
         return node
-    conv.function_classes.add(node.name.value)
-    local = conv.signatures.helper("TorchFunction")
-    body = [conv.walk(s) for s in node.body.body]
-    conv.cell_classes.add(node.name.value)
-    conv.record(base, local, FUNCTION_RECOMPUTE.id, "transformed",
+    converter.walk_state.function_classes.add(node.name.value)
+    local = converter.output.signatures.helper("TorchFunction")
+    body = [converter.walk(s) for s in node.body.body]
+    converter.walk_state.cell_classes.add(node.name.value)
+    converter.record(base, local, FUNCTION_RECOMPUTE.id, "transformed",
                 "autograd.Function -> TorchFunction Cell: bprop runs forward again (on a fresh ctx) "
                 "before backward, so forward costs twice in a backward pass")
     return node.with_changes(bases=[cst.Arg(cst.Name(local))], body=node.body.with_changes(body=body))
@@ -192,14 +192,14 @@ def _stripped(fn, name, params, saved, n_inputs):
     return fn.with_changes(name=cst.Name(name), params=params_node, decorators=[], body=body)
 
 
-def _walk_body(conv, fn):
+def _walk_body(converter, fn):
     params = [p.name.value for p in fn.params.params]
-    with conv.in_function(FunctionScope(tensors=set(params[1:]))):
-        return fn.with_changes(body=conv.walk(fn.body))
+    with converter.in_function(FunctionScope(tensors=set(params[1:]))):
+        return fn.with_changes(body=converter.walk(fn.body))
 
 
-def function_apply(conv, node: cst.Call, walked: cst.Call):
+def function_apply(converter, node: cst.Call, walked: cst.Call):
     """Apply MS132: ``walked`` is ``node`` (``Cls.apply(...)``) with its arguments converted."""
     new = walked.with_changes(func=cst.Call(walked.func.value))
-    conv.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
+    converter.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
     return new

@@ -2,7 +2,7 @@
 mappings/training.toml gives its DataLoader, TensorDataset, random_split, DistributedSampler,
 GradScaler, is_initialized and DDP entries.
 
-They read what the training pass learnt about the file from ``conv.training`` (a
+They read what the training pass learnt about the file from ``converter.facts.training`` (a
 :class:`~migrate.convert.training.bindings.FileBindings`: names bound to TensorDatasets,
 samplers, Dataset classes), when it ran. Every rule has one signature, ``apply(edit) -> None``.
 """
@@ -54,7 +54,7 @@ def tensor_dataset(edit) -> None:
     if any(a.star or a.keyword is not None for a in edit.call.args) or not values:
         edit.unsupported("TensorDataset needs the tensors as positional arguments")
         return
-    edit.conv.used.add("ms")
+    edit.converter.output.used.add("ms")
     edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset({slices_data(values)}, "
                              f"column_names={column_names(len(values))}, shuffle=False)")
 
@@ -68,7 +68,7 @@ def slices_data(values: list) -> str:
 @_safe_rule("MS227", "distributed_sampler")
 def distributed_sampler(edit) -> None:
     """Replace DistributedSampler(ds, ...) with ms.dataset.DistributedSampler(num_shards, shard_id, shuffle)."""
-    edit.conv.used.add("ms")
+    edit.converter.output.used.add("ms")
     edit.result = parse_expr(shard_args(edit.bound, "ms.dataset.DistributedSampler({})"))
 
 
@@ -93,7 +93,7 @@ def dataloader(edit) -> None:
     if ds is None:
         edit.unsupported("DataLoader without a dataset")
         return
-    edit.conv.used.add("ms")
+    edit.converter.output.used.add("ms")
     bs = b.get("batch_size")
     if bs is not None and code_of(bs) == "None":
         edit.unsupported("batch_size=None (no batching): iterate the dataset itself")
@@ -124,8 +124,8 @@ def _torchvision_at_run_time(edit, ds) -> bool:
     """A translated torchvision dataset called in place, or a name that holds one on some paths
     and another dataset on others: the generated DataLoaderTorch decides when it runs (it
     batches a MindSpore pipeline as it is and wraps a Python dataset)."""
-    uses = torchvision_uses(edit.conv)
-    if is_dataset_helper_call(edit.conv, ds) or dotted(ds) in uses.mixed:
+    uses = torchvision_uses(edit.converter)
+    if is_dataset_helper_call(edit.converter, ds) or dotted(ds) in uses.mixed:
         edit.needs_runtime("a torchvision dataset: a MindSpore pipeline once converted")
         return True
     return False
@@ -141,7 +141,7 @@ def _kept_sampler(edit, sampler) -> str | None:
     if isinstance(sampler, cst.Call) and code_of(sampler.func) in _MS_SAMPLERS:
         edit.note(f"sampler={code_of(sampler.func)} passed on")
         return code_of(sampler)  # RandomSampler / SequentialSampler, converted
-    facts = edit.conv.training
+    facts = edit.converter.facts.training
     name = dotted(sampler) if sampler is not None else None
     if facts is None or name not in facts.kept_samplers:
         return None
@@ -154,7 +154,7 @@ def _sampler_shards(edit, sampler, shuffle) -> str | None:
     a sampler); marks the call for any other sampler."""
     if sampler is None or code_of(sampler) == "None":
         return None
-    facts = edit.conv.training
+    facts = edit.converter.facts.training
     name = dotted(sampler)
     if facts is not None and name in facts.samplers:
         shard = shard_args(bind_args(facts.samplers[name], SAMPLER_ARGS) or {}, "{}")
@@ -172,7 +172,7 @@ def _sampler_shards(edit, sampler, shuffle) -> str | None:
 def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | None = None) -> str:
     """The MindSpore dataset a DataLoader batches: the converted TensorDataset, a dataset bound
     to a name, or a GeneratorDataset over a Python source."""
-    facts = edit.conv.training
+    facts = edit.converter.facts.training
     sources = "shuffle=" + shuffle_code if shard is None else shard
     if kept is not None and not kept.isidentifier():
         if shuffle_code != "False":
@@ -189,7 +189,7 @@ def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | N
         args = [code_of(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in ds.args
                 if a.keyword is None or a.keyword.value != "shuffle"]
         return f"{code_of(ds.func)}({', '.join([*args, sources])})"
-    if facts is not None and name in facts.datasets or name in torchvision_uses(edit.conv).pipelines:
+    if facts is not None and name in facts.datasets or name in torchvision_uses(edit.converter).pipelines:
         if kept is not None:
             edit.unsupported(f"sampler={kept} over a dataset bound to a name: pass "
                              "sampler= to its NumpySlicesDataset by hand")
@@ -214,8 +214,8 @@ def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | N
 @_safe_rule("MS228", "random_split")
 def random_split(edit) -> None:
     """Replace random_split(ds, lengths) with <dataset of ds>.split(lengths, randomize=True)."""
-    conv = edit.conv
-    facts = conv.training
+    converter = edit.converter
+    facts = converter.facts.training
     ds = edit.bound.get("dataset")
     lengths = edit.bound.get("lengths")
     if ds is None or lengths is None:
@@ -226,24 +226,24 @@ def random_split(edit) -> None:
         edit.unsupported("fractional lengths: MindSpore's split rounds each part (round(f * n)), torch "
                          "floors them and hands the remainder out one by one; give integer lengths")
         return
-    conv.used.add("ms")
-    if _is_ms_dataset(ds, facts, conv):
+    converter.output.used.add("ms")
+    if _is_ms_dataset(ds, facts, converter):
         base = code_of(ds)
     else:
         base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
-        lens = f"{edit.conv.builtin('list')}({lens})"
+        lens = f"{edit.converter.builtin('list')}({lens})"
     edit.result = parse_expr(f"{base}.split({lens}, randomize=True)")
 
 
-def _is_ms_dataset(ds, facts, conv) -> bool:
+def _is_ms_dataset(ds, facts, converter) -> bool:
     """A MindSpore dataset already (a converted TensorDataset, a split, a translated torchvision
     dataset), not a Python source."""
     if isinstance(ds, cst.Call) and code_of(ds.func) in ("ms.dataset.NumpySlicesDataset",
                                                          "ms.dataset.GeneratorDataset"):
         return True
-    if is_dataset_helper_call(conv, ds) or dotted(ds) in torchvision_uses(conv).pipelines:
+    if is_dataset_helper_call(converter, ds) or dotted(ds) in torchvision_uses(converter).pipelines:
         return True
     return facts is not None and dotted(ds) in facts.datasets
 
@@ -304,7 +304,7 @@ def grad_scaler(edit) -> None:
     enabled = edit.bound.get("enabled")
     if enabled is None or code_of(enabled) == "True":
         return
-    edit.conv.used.add("ms")
+    edit.converter.output.used.add("ms")
     off = parse_expr("ms.amp.StaticLossScaler(1.0)")
     edit.note("disabled: StaticLossScaler(1.0) scales by 1, but an update with non-finite "
               "gradients is still skipped (torch would apply it)")

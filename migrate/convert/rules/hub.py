@@ -26,7 +26,7 @@ _NO_MINDSPORE = ("MindSpore 2.10 cannot read a torch checkpoint: convert it once
 @argument_rule("MS168", "torch_checkpoint")
 def torch_checkpoint(edit) -> None:
     """Replace torch.hub.load_state_dict_from_url / model_zoo.load_url with ms.hub.load_state_dict_from_url (ms_core: reads the torch file without torch; marked for --target mindspore)."""
-    if edit.conv.target_name == "mindspore":
+    if edit.converter.facts.target_name == "mindspore":
         edit.unsupported(_NO_MINDSPORE, "MS901")
 
 
@@ -37,7 +37,7 @@ def checkpoint_path(edit, f):
     """``f.name`` when ``f`` is a name this file binds only by ``with open(...) as f``, else ``f``:
     MindSpore's checkpoint functions take a path, and a file object's name is the path it was
     opened with (``with open(args.save, 'wb') as f: torch.save(model, f)``)."""
-    code = edit.conv.signatures.code
+    code = edit.converter.output.signatures.code
     if not isinstance(f, cst.Name) or "open(" not in code or f.value not in _OPENED.findall(code) \
             or re.search(rf"^[ \t]*{re.escape(f.value)}[ \t]*=(?!=)", code, re.M):
         return f
@@ -48,8 +48,8 @@ def checkpoint_path(edit, f):
 @argument_rule("MS139", "torch_load")
 def torch_load(edit) -> None:
     """Replace torch.load(f) with ms.hub.load(f) on ms_core (torch files and the checkpoints converted code saves), ms.load_checkpoint(f) for --target mindspore."""
-    if edit.conv.target_name != "mindspore":
-        edit.func = edit.conv.target("ms.hub.load")
+    if edit.converter.facts.target_name != "mindspore":
+        edit.func = edit.converter.target("ms.hub.load")
     f = edit.bound.get("f")
     path = checkpoint_path(edit, f)
     if path is not f:
@@ -59,34 +59,34 @@ def torch_load(edit) -> None:
 @argument_rule("MS125", "load_state_dict")
 def load_state_dict(edit) -> None:
     """Replace net.load_state_dict(sd, strict) with ms.hub.load_state_dict(net, sd, strict) (torch names mapped, torch's strict rules) on ms_core, ms.load_param_into_net(net, sd) for --target mindspore."""
-    conv = edit.conv
-    conv.used.add("ms")
+    converter = edit.converter
+    converter.output.used.add("ms")
     sd = edit.bound.get("state_dict")
     strict = edit.bound.get("strict")
-    if conv.target_name != "mindspore":
+    if converter.facts.target_name != "mindspore":
         args = [cst.Arg(edit.method_receiver), cst.Arg(sd)]
         if strict is not None:
             args.append(cst.Arg(strict, keyword=cst.Name("strict"),
                                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
-        edit.result = cst.Call(conv.target("ms.hub.load_state_dict"), args)
+        edit.result = cst.Call(converter.target("ms.hub.load_state_dict"), args)
         return
     if strict is not None:
         edit.worse("approximate", f"strict={code_of(strict)} dropped: load_param_into_net "
                                   "never raises on missing keys; it returns (param_not_load, ckpt_not_load)")
-    edit.result = cst.Call(conv.target("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
+    edit.result = cst.Call(converter.target("ms.load_param_into_net"), [cst.Arg(edit.method_receiver), cst.Arg(sd)])
 
 
-def load_into_module(conv, node: cst.Assign, value):
+def load_into_module(converter, node: cst.Assign, value):
     """Apply MS255 to ``net = torch.load(f)`` whose target is a network: ``value`` is the call as
     converted. Returns the new value, or None when the rule does not apply."""
     from migrate.convert.receivers import is_module  # (the rules load before the receivers)
     t = node.targets[0].target if len(node.targets) == 1 else None
     if not isinstance(t, cst.Name) or not isinstance(node.value, cst.Call) \
-            or conv.qual(node.value.func) != "torch.load" or not is_module(conv, t) \
-            or not conv.allows(LOAD_INTO.id) or value is node.value:
+            or converter.qual(node.value.func) != "torch.load" or not is_module(converter, t) \
+            or not converter.allows(LOAD_INTO.id) or value is node.value:
         return None
-    new = cst.Call(cst.Name(conv.signatures.helper("_torch_load_into")), [cst.Arg(t), cst.Arg(value)])
-    conv.record(node.value, new, LOAD_INTO.id, "transformed",
+    new = cst.Call(cst.Name(converter.output.signatures.helper("_torch_load_into")), [cst.Arg(t), cst.Arg(value)])
+    converter.record(node.value, new, LOAD_INTO.id, "transformed",
                 f"{t.value} = torch.load(...) of a whole module: the checkpoint's parameters loaded into "
                 f"the {t.value} the script built (the same class torch's pickle rebuilds)")
     return new

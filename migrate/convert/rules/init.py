@@ -17,9 +17,9 @@ from migrate.convert.registry import argument_rule
 def init_call(edit) -> None:
     """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))
     (t.assign_value(initializer(...).init_data()) where t may be a plain Tensor)."""
-    conv = edit.conv
+    converter = edit.converter
     t = edit.bound.get("tensor")
-    initializer = conv.tname("init.initializer")
+    initializer = converter.tname("init.initializer")
     name = edit.entry.target.partition(".")[2]
     ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
                                         equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
@@ -42,17 +42,17 @@ def init_uniform(edit) -> None:
         # MindSpore's Uniform initializer is U(-scale, scale); ops.uniform draws U[a, b)
         t = edit.bound["tensor"]
         method = "assign_value" if edit.runtime or not is_param(t) else "set_data"
-        edit.result = parse_expr(f"{primary(t)}.{method}({_uniform_source(edit.conv, primary(t), a, b)})")
+        edit.result = parse_expr(f"{primary(t)}.{method}({_uniform_source(edit.converter, primary(t), a, b)})")
         return
     edit.out = [[k, v, p, l] for k, v, p, l in edit.out if k not in ("a", "b")]
     edit.out.append(["scale", b, False, None])
     init_call(edit)
 
 
-def _uniform_source(conv, t, a, b) -> str:
+def _uniform_source(converter, t, a, b) -> str:
     """Source of a new tensor like ``t`` (its shape and dtype) drawn from U[a, b)."""
-    tensor, f32 = conv.tname("ms.Tensor"), conv.tname("ms.float32")
-    return (f"{conv.tname('ops.uniform')}({t}.shape, {tensor}({code_of(a)}, {f32}), "
+    tensor, f32 = converter.tname("ms.Tensor"), converter.tname("ms.float32")
+    return (f"{converter.tname('ops.uniform')}({t}.shape, {tensor}({code_of(a)}, {f32}), "
             f"{tensor}({code_of(b)}, {f32}), dtype={t}.dtype)")
 
 
@@ -92,16 +92,17 @@ def fresh_constant(edit, recv) -> None:
     """x.fill_(v) / x.zero_() on a tensor the same expression makes (``torch.empty(n, n).fill_(-inf)``):
     nothing else sees the tensor, so ``ops.full_like(x, v)`` / ``ops.zeros_like(x)`` is the same value."""
     if edit.entry.torch == "Tensor.zero_":
-        edit.result = parse_expr(f"{edit.conv.tname('ops.zeros_like')}({code_of(recv)})")
+        edit.result = parse_expr(f"{edit.converter.tname('ops.zeros_like')}({code_of(recv)})")
     else:
-        edit.result = parse_expr(f"{edit.conv.tname('ops.full_like')}({code_of(recv)}, {code_of(edit.value('value'))})")
+        full_like = edit.converter.tname("ops.full_like")
+        edit.result = parse_expr(f"{full_like}({code_of(recv)}, {code_of(edit.value('value'))})")
 
 
 def fresh_uniform(edit, recv) -> None:
     """x.uniform_(a, b) on a tensor the same expression makes (``torch.zeros(n).uniform_(0, 1)``):
     nothing else sees the tensor, so a new one of its shape and dtype drawn from U[a, b) is the
     same value."""
-    edit.result = parse_expr(_uniform_source(edit.conv, primary(recv), edit.value("a"), edit.value("b")))
+    edit.result = parse_expr(_uniform_source(edit.converter, primary(recv), edit.value("a"), edit.value("b")))
 
 
 
@@ -121,7 +122,7 @@ def _gain_source(name: str, slope: str, sqrt: str = "math.sqrt") -> str | None:
 @argument_rule("MS155", "calculate_gain")
 def calculate_gain(edit) -> None:
     """Replace nn.init.calculate_gain('relu') with math.sqrt(2.0) (a table lookup when the name is a variable: MindSpore 2.10 has no public calculate_gain)."""
-    sqrt = edit.conv.tname("math.sqrt")  # the file's name for math (another if it is taken)
+    sqrt = edit.converter.tname("math.sqrt")  # the file's name for math (another if it is taken)
     name = edit.bound.get("nonlinearity")
     param = edit.bound.get("param")
     slope = "0.01" if param is None or code_of(param) == "None" else operand(param)

@@ -210,7 +210,7 @@ def _basic_index(sub: cst.Subscript) -> bool:
     return True
 
 
-def subscript_statement(conv, stmt: cst.Expr):
+def subscript_statement(converter, stmt: cst.Expr):
     """The statement ``x[i].op_(args)`` (``x`` a name or attribute chain, ``i`` a basic index) as
     ``x[i] = x[i].op(args)`` (``x[i].copy_(src)``: ``x[i] = src``); None when ``stmt`` is not
     of that form, so that the call is converted (or marked) as usual."""
@@ -220,20 +220,20 @@ def subscript_statement(conv, stmt: cst.Expr):
             and _basic_index(call.func.value)):
         return None
     name = call.func.attr.value
-    entry = conv.tables.get("Tensor." + name)
-    if entry is None or entry.rule not in ("inplace", "copy_into") or not conv.allows(INPLACE_SUBSCRIPT.id):
+    entry = converter.facts.tables.get("Tensor." + name)
+    if entry is None or entry.rule not in ("inplace", "copy_into") or not converter.allows(INPLACE_SUBSCRIPT.id):
         return None
     if entry.rule == "copy_into":
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             return None
-        value = conv.walk(call.args[0].value)
+        value = converter.walk(call.args[0].value)
     else:
-        if conv.tables.get("Tensor." + name[:-1]) is None:
+        if converter.facts.tables.get("Tensor." + name[:-1]) is None:
             return None
-        value = conv.walk(call.with_changes(func=call.func.with_changes(attr=cst.Name(name[:-1]))))
-    target = conv.walk(call.func.value)
+        value = converter.walk(call.with_changes(func=call.func.with_changes(attr=cst.Name(name[:-1]))))
+    target = converter.walk(call.func.value)
     new = cst.Assign([cst.AssignTarget(target)], value)
-    conv.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
+    converter.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
                 "torch writes through the indexed view; here the item is assigned")
     return new
 
@@ -244,20 +244,20 @@ INPLACE_DATA = node_rule(
     "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).")
 
 
-def data_statement(conv, stmt: cst.AugAssign):
+def data_statement(converter, stmt: cst.AugAssign):
     """The statement ``x.data *= y`` as ``x.copy_(x * y)``; None when ``stmt`` is not of that
     form (then it is converted as usual)."""
     target = stmt.target
     if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
-            and conv.allows(INPLACE_DATA.id)):
+            and converter.allows(INPLACE_DATA.id)):
         return None
     op = getattr(cst, type(stmt.operator).__name__[:-len("Assign")], None)
     if op is None:
         return None
-    owner = conv.walk(target.value)
-    value = conv.walk(stmt.value)
+    owner = converter.walk(target.value)
+    value = converter.walk(stmt.value)
     if not is_primary(value):
         value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     new = cst.Expr(cst.Call(attribute(owner, "copy_"), [cst.Arg(cst.BinaryOperation(owner, op(), value))]))
-    conv.record(stmt, new, INPLACE_DATA.id, "exact", "written into the tensor with copy_")
+    converter.record(stmt, new, INPLACE_DATA.id, "exact", "written into the tensor with copy_")
     return new

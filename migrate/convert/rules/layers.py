@@ -35,16 +35,16 @@ def _kernel_area(edit, k, dims: int) -> str | None:
 
 def torch_default_init(edit, fan_in: str | None) -> None:
     """Write weight_init/bias_init that reproduce torch's default (kaiming_uniform(a=sqrt 5))."""
-    conv = edit.conv
-    sqrt = conv.tname("math.sqrt")
-    edit.set("weight_init", f"{conv.tname('init.HeUniform')}(negative_slope={sqrt}(5))")
+    converter = edit.converter
+    sqrt = converter.tname("math.sqrt")
+    edit.set("weight_init", f"{converter.tname('init.HeUniform')}(negative_slope={sqrt}(5))")
     bias = edit.value("bias")
     if bias is not None and is_literal(bias) and literal(bias) is False:
         return
     if fan_in is None:
         edit.worse("approximate", "bias_init left at the target default: fan-in unknown")
         return
-    edit.set("bias_init", f"{conv.tname('init.Uniform')}(scale=1 / {sqrt}({fan_in}))")
+    edit.set("bias_init", f"{converter.tname('init.Uniform')}(scale=1 / {sqrt}({fan_in}))")
     edit.worse("transformed", "explicit torch default initializers")
 
 
@@ -171,7 +171,7 @@ def conv_transpose2d(edit) -> None:
     """Replace nn.ConvTranspose2d(padding=p, ...) with nn.Conv2dTranspose(pad_mode='pad', padding=p, ...)."""
     _conv(edit, 2, transpose=True)
     extra = edit.bound.get("output_padding")
-    if edit.conv.target_name == "mindspore" and extra is not None and code_of(extra) not in ("0", "(0, 0)"):
+    if edit.converter.facts.target_name == "mindspore" and extra is not None and code_of(extra) not in ("0", "(0, 0)"):
         # checked on 2.10: the extra row/column is left zero (torch and ms_core fill it)
         edit.note("MindSpore 2.10's CPU Conv2dTranspose leaves the output_padding row/column "
                   "zero (torch computes it): crop the output and pad it back with ops.pad, or "
@@ -308,9 +308,9 @@ def layer_norm_function(edit) -> str:
     """The local name of the target's functional layer norm with torch's arguments (None weight
     or bias allowed): ops.layer_norm on ms_core; on MindSpore the generated _torch_layer_norm
     (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
-    if edit.conv.target_name == "mindspore":
+    if edit.converter.facts.target_name == "mindspore":
         return edit.helper("_torch_layer_norm")
-    return edit.conv.tname("ops.layer_norm")
+    return edit.converter.tname("ops.layer_norm")
 
 
 # torch's LayerNorm without weight/bias: MindSpore's construct runs the LayerNorm primitive on
@@ -342,7 +342,7 @@ _PARAMETER_TO_NONE = """def __setattr__(self, name, value):
 @argument_rule("MS115", "embedding", runtime=True)
 def embedding(edit) -> None:
     """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
-    edit.set("embedding_table", f"{edit.conv.tname('init.Normal')}(sigma=1.0)")
+    edit.set("embedding_table", f"{edit.converter.tname('init.Normal')}(sigma=1.0)")
     pad = edit.bound.get("padding_idx")
     if pad is not None and code_of(pad) != "None":
         # checked on MindSpore 2.10: the row starts at zero but its gradient is not masked

@@ -109,9 +109,9 @@ def rrelu_inference(edit) -> None:
 @argument_rule("MS405", "bilinear", runtime=True)
 def bilinear(edit) -> None:
     """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
-    conv = edit.conv
-    bound = (f"{conv.tname('init.Uniform')}(scale=1 / "
-             f"{conv.tname('math.sqrt')}({code_of(edit.value('in1_features'))}))")
+    converter = edit.converter
+    bound = (f"{converter.tname('init.Uniform')}(scale=1 / "
+             f"{converter.tname('math.sqrt')}({code_of(edit.value('in1_features'))}))")
     edit.set("weight_init", bound)
     bias = edit.value("bias")
     try:
@@ -165,7 +165,7 @@ def parameter_list(edit) -> None:
 @argument_rule("MS410", "weight_norm")
 def weight_norm(edit) -> None:
     """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on ms_core (MindSpore 2.10 has none: marked for --target mindspore)."""
-    if edit.conv.target_name == "mindspore":
+    if edit.converter.facts.target_name == "mindspore":
         edit.unsupported("MindSpore 2.10 has no weight_norm: ms_core's nn.utils.weight_norm "
                          "(weight = g * v / ||v|| in a forward pre-hook) has no MindSpore "
                          "counterpart; convert with the ms_core target or write the "
@@ -186,7 +186,7 @@ def _float_scale(edit, scale) -> None:
         whole = all(float(i).is_integer() for i in v)
     else:
         text = code_of(scale)
-        to_floats = edit.conv.builtins_in("(lambda s: tuple(float(i) for i in s) if isinstance(s, (tuple, list)) "
+        to_floats = edit.converter.builtins_in("(lambda s: tuple(float(i) for i in s) if isinstance(s, (tuple, list)) "
                                           "else float(s))")
         edit.set("scale_factor", f"{to_floats}({text})")
         whole = False

@@ -18,15 +18,15 @@ def save(edit) -> None:
     """Replace torch.save(net.state_dict(), f) with ms.save_checkpoint(net, f)."""
     obj = edit.bound.get("obj")
     f = edit.bound.get("f")
-    conv = edit.conv
-    conv.used.add("ms")
+    converter = edit.converter
+    converter.output.used.add("ms")
     # the state_dict() call was already rewritten to parameters_dict(): save the cell itself
     if isinstance(obj, cst.Call) and isinstance(obj.func, cst.Attribute) and \
             obj.func.attr.value == "parameters_dict" and not obj.args:
         obj = obj.func.value
     else:
         edit.worse("approximate", "ms.save_checkpoint saves a Cell or a list of parameters")
-    edit.result = cst.Call(conv.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
+    edit.result = cst.Call(converter.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
 
 
 @argument_rule("MS126", "register_buffer")
@@ -38,14 +38,14 @@ def register_buffer(edit) -> None:
     if not isinstance(name, cst.SimpleString) or t is None:
         edit.unsupported("register_buffer needs a literal name and a tensor")
         return
-    conv = edit.conv
+    converter = edit.converter
     n = literal(name)
-    value = f"{conv.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
+    value = f"{converter.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
     if isinstance(t, cst.Name) and t.value == "None":
         value = "None"  # torch keeps the name, holding None
     elif isinstance(t, (cst.Name, cst.Attribute)):
         value = f"None if {code_of(t)} is None else {value}"  # a buffer that may be None
-    edit.result = parse_expr(f"{conv.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
+    edit.result = parse_expr(f"{converter.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
     if not n.isidentifier():
         edit.unsupported("buffer name is not an identifier")
 
@@ -82,7 +82,8 @@ def register_parameter(edit) -> None:
     """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the
     Parameters, or None, assigned to its attributes)."""
     name, param = edit.bound.get("name"), edit.bound.get("param")
-    edit.result = cst.Call(parse_expr(edit.conv.builtin("setattr")), [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
+    setattr_ = parse_expr(edit.converter.builtin("setattr"))
+    edit.result = cst.Call(setattr_, [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
 
 
 @argument_rule("MS178", "named_parameters")

@@ -26,16 +26,16 @@ NORM_BASES = {
 }
 
 
-def norm_base_classes(conv, node, qual: str):
+def norm_base_classes(converter, node, qual: str):
     """Apply MS420 to ``qual`` (a key of :data:`NORM_BASES`) named inside isinstance/issubclass:
     the tuple of its subclasses' MindSpore classes, or None (then it is marked as unmapped)."""
-    if not conv.allows(PRIVATE_NORM_BASE.id):
+    if not converter.allows(PRIVATE_NORM_BASE.id):
         return None
-    entries = [conv.tables.get(name) for name in NORM_BASES[qual]]
+    entries = [converter.facts.tables.get(name) for name in NORM_BASES[qual]]
     if any(e is None or not e.target or e.label == "unsupported" for e in entries):
         return None
-    new = cst.Tuple([cst.Element(conv.target(e.target)) for e in entries])
-    conv.record(node, new, PRIVATE_NORM_BASE.id, "exact",
+    new = cst.Tuple([cst.Element(converter.target(e.target)) for e in entries])
+    converter.record(node, new, PRIVATE_NORM_BASE.id, "exact",
                 f"{qual.rsplit('.', 1)[-1]}: one of the MindSpore classes of its torch subclasses "
                 f"({', '.join(n.rsplit('.', 1)[-1] for n in NORM_BASES[qual])})")
     return new

@@ -96,13 +96,13 @@ BACKEND_FLAG_DEFAULTS = {
 }
 
 
-def flag_reading(conv, node, q: str):
+def flag_reading(converter, node, q: str):
     """Replace a read of ``torch.backends.cudnn.deterministic`` (a flag the conversion removes
     where it is set) with torch's default value; None for other names."""
-    if q not in BACKEND_FLAG_DEFAULTS or not conv.allows("MS189"):
+    if q not in BACKEND_FLAG_DEFAULTS or not converter.allows("MS189"):
         return None
     new = cst.Name(str(BACKEND_FLAG_DEFAULTS[q]))
-    conv.record(node, new, "MS189", "approximate",
+    converter.record(node, new, "MS189", "approximate",
                 "a cuDNN/CUDA flag read: torch's default value (setting it is removed: no effect on CPU numbers)")
     return new
 
@@ -110,38 +110,38 @@ def flag_reading(conv, node, q: str):
 @argument_rule("MS184", "builtin_isinstance")
 def builtin_isinstance(edit) -> None:
     """Replace torch.jit.isinstance(x, T) with isinstance(x, T)."""
-    edit.result = edit.call.with_changes(func=parse_expr(edit.conv.builtin("isinstance")))
+    edit.result = edit.call.with_changes(func=parse_expr(edit.converter.builtin("isinstance")))
 
 
-def removed_decorator(conv, dec: cst.Decorator) -> bool:
+def removed_decorator(converter, dec: cst.Decorator) -> bool:
     """``@torch.jit.script``, ``@torch.compile(...)``, ``@torch.jit.ignore(drop=True)``: True (and
     recorded) when the decorator goes."""
     expr = dec.decorator
-    q = conv.qual(expr.func if isinstance(expr, cst.Call) else expr)
-    entry = conv.tables.get(q) if q else None
-    if entry is None or entry.rule not in _DECORATOR_RULES or not conv.allows(REMOVED_DECORATOR.id):
+    q = converter.qual(expr.func if isinstance(expr, cst.Call) else expr)
+    entry = converter.facts.tables.get(q) if q else None
+    if entry is None or entry.rule not in _DECORATOR_RULES or not converter.allows(REMOVED_DECORATOR.id):
         return False
-    conv.record(expr, "", REMOVED_DECORATOR.id, entry.label, entry.note)
+    converter.record(expr, "", REMOVED_DECORATOR.id, entry.label, entry.note)
     return True
 
 
-def final_annotation(conv, node: cst.Subscript):
+def final_annotation(converter, node: cst.Subscript):
     """``torch.jit.Final[T]`` -> ``T`` (walked); None when ``node`` is another subscript."""
-    if conv.qual(node.value) != "torch.jit.Final" or len(node.slice) != 1 \
-            or not isinstance(node.slice[0].slice, cst.Index) or not conv.allows("MS196"):
+    if converter.qual(node.value) != "torch.jit.Final" or len(node.slice) != 1 \
+            or not isinstance(node.slice[0].slice, cst.Index) or not converter.allows("MS196"):
         return None
-    inner = conv.walk(node.slice[0].slice.value)
-    conv.record(node, inner, "MS196", "exact", "torch.jit.Final marks a TorchScript constant")
+    inner = converter.walk(node.slice[0].slice.value)
+    converter.record(node, inner, "MS196", "exact", "torch.jit.Final marks a TorchScript constant")
     return inner
 
 
-def flag_assignment(conv, node: cst.Assign) -> bool:
+def flag_assignment(converter, node: cst.Assign) -> bool:
     """``torch.backends.cudnn.benchmark = True``: True (and recorded) when the statement goes."""
     if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
         return False
-    q = conv.qual(node.targets[0].target)
-    entry = conv.tables.get(q) if q else None
-    if entry is None or entry.rule != "backend_flag" or not conv.allows("MS189"):
+    q = converter.qual(node.targets[0].target)
+    entry = converter.facts.tables.get(q) if q else None
+    if entry is None or entry.rule != "backend_flag" or not converter.allows("MS189"):
         return False
-    conv.record(node, "", "MS189", entry.label, entry.note)
+    converter.record(node, "", "MS189", entry.label, entry.note)
     return True

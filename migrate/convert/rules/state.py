@@ -51,7 +51,7 @@ def checkpoint_keywords(edit) -> None:
 def foreach(edit) -> None:
     """Replace torch._foreach_<op>(tensors, ...) with _torch_foreach('<op>', tensors, ...) (the op on
     each tensor of the list; the in-place form writes each result back)."""
-    qual = edit.conv.qual(edit.call.func) or ""
+    qual = edit.converter.qual(edit.call.func) or ""
     op = qual.rpartition("._foreach_")[2]
     edit.result = cst.Call(cst.Name(edit.helper("_torch_foreach")),
                            [cst.Arg(cst.SimpleString(repr(op))), *_plain_args(list(edit.call.args))])
@@ -75,7 +75,7 @@ def grad_mode(edit) -> None:
         if code_of(edit.value("mode")) != "True":
             edit.unsupported("inference_mode(mode) with mode other than True")
             return
-        edit.result = cst.Call(edit.conv.target("ms._no_grad"), [])
+        edit.result = cst.Call(edit.converter.target("ms._no_grad"), [])
         return
     args = [cst.Arg(edit.bound["mode"])] if "mode" in edit.bound else []
     edit.result = cst.Call(cst.Name(edit.helper(_GRAD_MODE_HELPERS[edit.entry.torch.rsplit(".", 1)[1]])), args)

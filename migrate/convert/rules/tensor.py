@@ -51,13 +51,13 @@ def positional_reduction(edit) -> None:
 @argument_rule("MS135", "one_hot")
 def one_hot(edit) -> None:
     """Replace F.one_hot(t, n) with ops.one_hot(t, n).astype(ms.int64) (MindSpore's is float)."""
-    conv = edit.conv
+    converter = edit.converter
     n = edit.bound.get("num_classes")
     if n is None or (is_literal(n) and literal(n) == -1):
         edit.unsupported("num_classes=-1 (inferred from the data) has no MindSpore equivalent")
         return
-    call = cst.Call(conv.target("ops.one_hot"), [cst.Arg(edit.bound["tensor"]), cst.Arg(n)])
-    edit.result = cst.Call(attribute(call, "astype"), [cst.Arg(conv.target("ms.int64"))])
+    call = cst.Call(converter.target("ops.one_hot"), [cst.Arg(edit.bound["tensor"]), cst.Arg(n)])
+    edit.result = cst.Call(attribute(call, "astype"), [cst.Arg(converter.target("ms.int64"))])
 
 
 @argument_rule("MS117", "size")
@@ -83,7 +83,7 @@ def cast_cell(edit) -> None:
     """Replace net.double() / net.half() / net.bfloat16() (a module) with
     _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
     dtype = _CELL_DTYPES[edit.entry.torch.rsplit(".", 1)[-1]]
-    edit.conv.used.add("ms")
+    edit.converter.output.used.add("ms")
     edit.result = cst.Call(cst.Name(edit.helper("_torch_cast_cell")),
                            [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
 
@@ -91,7 +91,7 @@ def cast_cell(edit) -> None:
 @argument_rule("MS147", "to")
 def to(edit) -> None:
     """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with _torch_to(module, dtype) (its floating-point parameters cast in place)."""
-    conv = edit.conv
+    converter = edit.converter
     args = list(edit.call.args)
     if any(a.star for a in args):  # a dtype may be among them: decided at run time
         _to_at_run_time(edit)
@@ -101,11 +101,11 @@ def to(edit) -> None:
     for a in args:
         if a.keyword is not None and a.keyword.value == "dtype":
             dtype = a.value
-        elif a.keyword is None and _is_dtype(conv, a.value, edit):
+        elif a.keyword is None and _is_dtype(converter, a.value, edit):
             dtype = a.value
     if dtype is None and len(positional) >= 2 and not _is_bool(positional[1]):
         dtype = positional[1]  # x.to(device, dtype): torch's second positional is the dtype
-    if dtype is None and positional and is_tensor(conv, positional[0]):
+    if dtype is None and positional and is_tensor(converter, positional[0]):
         dtype = cst.Attribute(positional[0], cst.Name("dtype"))  # x.to(y): y's dtype (and device)
     if dtype is not None:
         edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
@@ -116,14 +116,14 @@ def to(edit) -> None:
     else:
         _to_at_run_time(edit)
         return
-    if dtype is not None and (edit.entry.torch.startswith("Module.") or is_module(conv, edit.receiver_before)):
+    if dtype is not None and (edit.entry.torch.startswith("Module.") or is_module(converter, edit.receiver_before)):
         _to_at_run_time(edit)  # a Cell's floating-point parameters are cast in place
 
 
 def _to_at_run_time(edit) -> None:
     """``x.to(v)`` where ``v`` may be a dtype, a tensor or a device: the generated ``_torch_to``
     decides when it runs (a cast, or nothing)."""
-    local = edit.conv.signatures.helper("_torch_to")
+    local = edit.converter.output.signatures.helper("_torch_to")
     edit.result = cst.Call(cst.Name(local), [cst.Arg(edit.method_receiver), *edit.call.args])
     edit.note("the argument may be a dtype or a device: _torch_to casts or passes at run time")
 
@@ -144,15 +144,15 @@ def _is_device(arg: cst.Arg) -> bool:
     return any(w in last.lower() for w in _DEVICE_WORDS)
 
 
-def _is_dtype(conv, node, edit) -> bool:
+def _is_dtype(converter, node, edit) -> bool:
     """``ms.float16``, or a torch dtype the tables do not map (kept, with its marker)."""
     if isinstance(node, cst.Attribute) and node.attr.value == "dtype":
         return True  # x.to(y.dtype)
     code = code_of(node)
     head, _, rest = code.partition(".")
-    if head == conv.names["ms"] and rest in _DTYPES:
+    if head == converter.facts.names["ms"] and rest in _DTYPES:
         return True
-    qual = conv.qual(node)
+    qual = converter.qual(node)
     return qual is not None and qual.startswith("torch.") and qual[len("torch."):] in _TORCH_DTYPES
 
 
@@ -171,13 +171,13 @@ _TORCH_DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "
 @argument_rule("MS119", "astype")
 def astype(edit) -> None:
     """Replace x.float() / x.long() / ... with x.astype(ms.float32) / x.astype(ms.int64)."""
-    conv = edit.conv
-    conv.used.add("ms")
+    converter = edit.converter
+    converter.output.used.add("ms")
     dtype = {".float": "float32", ".double": "float64", ".half": "float16", ".long": "int64",
              ".int": "int32", ".bool": "bool_", ".byte": "uint8", ".short": "int16",
              ".char": "int8"}[edit.entry.target]
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"),
-                           [cst.Arg(conv.target(f"ms.{dtype}"))])
+                           [cst.Arg(converter.target(f"ms.{dtype}"))])
 
 
 @argument_rule("MS123", "device")
@@ -195,24 +195,24 @@ def false(edit) -> None:
 @argument_rule("MS130", "max_min")
 def max_min(edit) -> None:
     """Replace torch.max(x) / torch.max(x, dim) / torch.max(a, b) with ops.amax / ops.max / ops.maximum."""
-    conv = edit.conv
+    converter = edit.converter
     op = edit.entry.torch.rsplit(".", 1)[-1]
     other = edit.bound.get("dim")
     x = edit.bound.get("input") if edit.method_receiver is None else edit.method_receiver
-    conv.used.add("ops")
+    converter.output.used.add("ops")
     if other is not None and not isinstance(other, (cst.Integer, cst.UnaryOperation)) and \
             "dim" not in {a.keyword.value for a in edit.call.args if a.keyword is not None}:
-        if is_tensor(conv, other) or not is_literal(other):
+        if is_tensor(converter, other) or not is_literal(other):
             fn = "maximum" if op == "max" else "minimum"
-            edit.result = parse_expr(f"{conv.tname('ops.' + fn)}({code_of(x)}, {code_of(other)})")
+            edit.result = parse_expr(f"{converter.tname('ops.' + fn)}({code_of(x)}, {code_of(other)})")
             edit.worse("approximate", "second argument assumed to be a tensor (elementwise)")
             return
     if other is None:
-        edit.result = parse_expr(f"{conv.tname('ops.amax' if op == 'max' else 'ops.amin')}({code_of(x)})")
+        edit.result = parse_expr(f"{converter.tname('ops.amax' if op == 'max' else 'ops.amin')}({code_of(x)})")
         return
     keep = edit.bound.get("keepdim")
     kd = f", keepdims={code_of(keep)}" if keep is not None else ""
-    edit.result = parse_expr(f"{conv.tname('ops.' + op)}({code_of(x)}, {code_of(other)}{kd})")
+    edit.result = parse_expr(f"{converter.tname('ops.' + op)}({code_of(x)}, {code_of(other)}{kd})")
     edit.note("returns (values, indices) as torch does")
 
 
@@ -228,18 +228,18 @@ def type_as(edit) -> None:
 def new_full(edit) -> None:
     """Replace x.new_zeros(shape) / x.new_ones(shape) / x.new_empty(shape) / x.new_full(shape, v)
     with ops.zeros(shape, x.dtype) / ops.ones(...) / ops.zeros(...) / ops.full(shape, v, dtype=x.dtype)."""
-    conv = edit.conv
+    converter = edit.converter
     kind = edit.entry.torch.rsplit("_", 1)[1]
     dtype = edit.bound.get("dtype") or attribute(edit.method_receiver, "dtype")
     size = edit.bound.get("size") or parse_expr("()")
     if kind == "full":
-        edit.result = cst.Call(conv.target("ops.full"), [
+        edit.result = cst.Call(converter.target("ops.full"), [
             cst.Arg(size), cst.Arg(edit.bound["fill_value"]), cst.Arg(dtype, keyword=cst.Name("dtype"), equal=_EQ)])
         return
     if kind == "empty":
         edit.worse("approximate", "zeros: torch leaves the memory uninitialised")
     fn = "ops.ones" if kind == "ones" else "ops.zeros"
-    edit.result = cst.Call(conv.target(fn), [cst.Arg(size), cst.Arg(dtype)])
+    edit.result = cst.Call(converter.target(fn), [cst.Arg(size), cst.Arg(dtype)])
 
 
 @argument_rule("MS156", "new_tensor")
@@ -247,7 +247,7 @@ def new_tensor(edit) -> None:
     """Replace x.new_tensor(data) / x.new_tensor(data, dtype=d) with ms.Tensor(data, x.dtype) /
     ms.Tensor(data, d) (a new tensor of x's dtype; MindSpore 2.10's Tensor has no new_tensor)."""
     dtype = edit.bound.get("dtype") or attribute(edit.method_receiver, "dtype")
-    edit.result = cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(edit.bound["data"]), cst.Arg(dtype)])
+    edit.result = cst.Call(edit.converter.target("ms.Tensor"), [cst.Arg(edit.bound["data"]), cst.Arg(dtype)])
 
 
 @argument_rule("MS157", "unflatten")
@@ -270,9 +270,9 @@ def unflatten(edit) -> None:
     if isinstance(sizes, (cst.Tuple, cst.List)):
         parts = code_of(cst.Tuple(sizes.elements))
     else:
-        parts = f"{edit.conv.builtin('tuple')}({code_of(sizes)})"
+        parts = f"{edit.converter.builtin('tuple')}({code_of(sizes)})"
     tail = "" if d == -1 else f" + {shape}[{d + 1}:]"
-    edit.result = parse_expr(f"{edit.conv.tname('ops.reshape')}({code_of(recv)}, {shape}[:{d}] + {parts}{tail})")
+    edit.result = parse_expr(f"{edit.converter.tname('ops.reshape')}({code_of(recv)}, {shape}[:{d}] + {parts}{tail})")
 
 
 def _is_plain_reference(node) -> bool:
@@ -297,15 +297,15 @@ def median(edit) -> None:
 def view_as(edit) -> None:
     """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
     other = edit.bound["other"]
-    edit.result = cst.Call(edit.conv.target("ops.reshape"),
+    edit.result = cst.Call(edit.converter.target("ops.reshape"),
                            [cst.Arg(edit.method_receiver), cst.Arg(attribute(other, "shape"))])
 
 
 @argument_rule("MS136", "tensor_ctor")
 def tensor_ctor(edit) -> None:
     """Replace torch.Tensor(data) / torch.Tensor(2, 3) with ms.Tensor(data, ms.float32) / ops.zeros((2, 3), ms.float32)."""
-    conv = edit.conv
-    dtype = conv.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
+    converter = edit.converter
+    dtype = converter.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
     args = list(edit.call.args)
     positional = [a for a in args if a.keyword is None and a.star != "**"]
     if any(a.star == "*" for a in positional) and len(positional) == len(args) \
@@ -314,7 +314,7 @@ def tensor_ctor(edit) -> None:
         # torch.Tensor(c, k, *kernel_size) / torch.Tensor(2, *s): two plain values, or an int
         # first, so sizes (the data form takes one sequence)
         shape = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in positional])
-        edit.result = cst.Call(conv.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
+        edit.result = cst.Call(converter.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
         edit.worse("approximate", "uninitialised memory in torch; zeros here")
         return
     # `device=` is the one keyword the legacy constructors take: placement only (no effect here)
@@ -327,18 +327,18 @@ def tensor_ctor(edit) -> None:
     if len(values) == 1 and isinstance(values[0], (cst.Name, cst.Attribute)):
         # torch decides by the value: an int is a size, anything else the data
         v, d = code_of(values[0]), code_of(dtype)
-        edit.result = parse_expr(f"({conv.tname('ops.zeros')}(({v},), {d}) if isinstance({v}, int) "
-                                 f"else {conv.tname('ms.Tensor')}({v}, {d}))")
+        edit.result = parse_expr(f"({converter.tname('ops.zeros')}(({v},), {d}) if isinstance({v}, int) "
+                                 f"else {converter.tname('ms.Tensor')}({v}, {d}))")
         return
     if len(values) == 1 and not isinstance(values[0], (cst.Integer, cst.UnaryOperation)):
-        edit.result = cst.Call(conv.target("ms.Tensor"), [cst.Arg(values[0]), cst.Arg(dtype)])
+        edit.result = cst.Call(converter.target("ms.Tensor"), [cst.Arg(values[0]), cst.Arg(dtype)])
         return
     # sizes: torch leaves the memory uninitialised; zeros is one valid such content
     if not values:
         values = [cst.Integer("0")]  # torch.Tensor() is an empty 1-d tensor
     shape = cst.Tuple([cst.Element(v) for v in values]) if len(values) != 1 else \
         cst.Tuple([cst.Element(values[0], comma=cst.Comma())])
-    edit.result = cst.Call(conv.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
+    edit.result = cst.Call(converter.target("ops.zeros"), [cst.Arg(shape), cst.Arg(dtype)])
     edit.worse("approximate", "uninitialised memory in torch; zeros here")
 
 
@@ -372,7 +372,7 @@ def std_var(edit) -> None:
     elif is_literal(unbiased):
         ddof = parse_expr("1" if literal(unbiased) else "0")
     else:
-        ddof = parse_expr(f"{edit.conv.builtin('int')}({code_of(unbiased)})")
+        ddof = parse_expr(f"{edit.converter.builtin('int')}({code_of(unbiased)})")
     args = ([cst.Arg(dim, keyword=cst.Name("axis"), equal=_EQ)] if dim is not None else [])
     args.append(cst.Arg(ddof, keyword=cst.Name("ddof"), equal=_EQ))
     if b.get("keepdim") is not None:
@@ -393,7 +393,7 @@ _TYPE_NAMES.update({k.replace("torch.", "torch.cuda."): v for k, v in list(_TYPE
 def tensor_type(edit) -> None:
     """Replace x.type(dtype) / x.type('torch.FloatTensor') with x.astype(ms.float32); mark
     x.type() (MindSpore returns 'Float32', torch 'torch.FloatTensor')."""
-    conv = edit.conv
+    converter = edit.converter
     dtype = edit.bound.get("dtype")
     if dtype is None:
         edit.unsupported("x.type() names the type differently in MindSpore ('Float32', not "
@@ -404,8 +404,8 @@ def tensor_type(edit) -> None:
         if name is None:
             edit.unsupported(f"type name {dtype.value}")
             return
-        dtype = conv.target(f"ms.{name}")
-    elif code_of(dtype) == conv.tname("ms.Tensor"):
+        dtype = converter.target(f"ms.{name}")
+    elif code_of(dtype) == converter.tname("ms.Tensor"):
         edit.unsupported("a legacy tensor type (torch.FloatTensor ...): pass a dtype (ms.float32)")
         return
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
@@ -423,7 +423,7 @@ def unfold_windows(edit) -> None:
 def requires_grad(edit) -> None:
     """Replace y = x.requires_grad_() with y = x (ms.grad takes what it differentiates by
     position); keep the statement p.requires_grad_(flag) (it sets a Parameter's flag)."""
-    if edit.conv.statement_call is edit.original:
+    if edit.converter.walk_state.statement_call is edit.original:
         edit.result = edit.call
         return
     edit.result = edit.method_receiver

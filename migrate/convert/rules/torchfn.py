@@ -23,7 +23,7 @@ def _call(edit, name: str, args: list, keywords: dict | None = None) -> cst.Call
     out += [cst.Arg(v, keyword=cst.Name(k), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
         for k, v in (keywords or {}).items() if v is not None]
-    return cst.Call(edit.conv.target(name), out)
+    return cst.Call(edit.converter.target(name), out)
 
 
 @argument_rule("MS300", "randint")
@@ -75,7 +75,7 @@ def dtype_info(edit) -> None:
     fn = "np." + edit.entry.torch.rsplit(".", 1)[-1]
     dtype = edit.bound.get("type")
     if dtype is None:
-        dtype = edit.conv.target("ms.float32")   # torch.finfo() is the default float type's
+        dtype = edit.converter.target("ms.float32")   # torch.finfo() is the default float type's
     edit.result = _call(edit, fn, [_call(edit, "ms.dtype_to_nptype", [dtype])])
 
 
@@ -87,7 +87,7 @@ def normal(edit) -> None:
     values = {"mean": edit.bound["mean"], "std": edit.value("std"), "size": edit.bound.get("size")}
     template = "ops.normal({size}, {mean}, {std})" if values["size"] is not None else \
         "ops.normal(({mean} + {std}).shape, {mean}, {std})"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 @argument_rule("MS303", "bernoulli")
@@ -97,7 +97,7 @@ def bernoulli(edit) -> None:
     ops.bernoulli(x, p)."""
     values = {"input": edit.bound["input"], "p": edit.bound.get("p")}
     template = "ops.bernoulli({input}, {input})" if values["p"] is None else "ops.bernoulli({input}, {p})"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 def _given(edit, name: str):
@@ -119,7 +119,7 @@ def var_std(edit) -> None:
     elif isinstance(unbiased, cst.Name) and unbiased.value == "False":
         ddof = cst.Integer("0")
     else:
-        ddof = render(edit.conv, "int({unbiased})", {"unbiased": unbiased})
+        ddof = render(edit.converter, "int({unbiased})", {"unbiased": unbiased})
     keep = _given(edit, "keepdim")
     edit.result = _call(edit, edit.entry.target, [edit.bound["input"]] + ([dim] if dim is not None else []),
                         {"ddof": ddof, "keepdims": keep})
@@ -131,11 +131,11 @@ def median(edit) -> None:
     all elements) and torch.median(x, dim, keepdim) with ops.median(x, dim, keepdim)."""
     values = {"input": edit.bound["input"], "dim": _given(edit, "dim"), "keepdim": edit.value("keepdim")}
     if values["dim"] is None:
-        edit.result = render(edit.conv, "ops.median(ops.reshape({input}, (-1,)), 0)[0]", values)
+        edit.result = render(edit.converter, "ops.median(ops.reshape({input}, (-1,)), 0)[0]", values)
     elif "keepdim" in edit.bound:
-        edit.result = render(edit.conv, "ops.median({input}, {dim}, {keepdim})", values)
+        edit.result = render(edit.converter, "ops.median({input}, {dim}, {keepdim})", values)
     else:
-        edit.result = render(edit.conv, "ops.median({input}, {dim})", values)
+        edit.result = render(edit.converter, "ops.median({input}, {dim})", values)
 
 
 @argument_rule("MS306", "aminmax")
@@ -148,7 +148,7 @@ def aminmax(edit) -> None:
             if "keepdim" in edit.bound else "(ops.amin({input}), ops.amax({input}))"
     else:
         template = "ops.aminmax({input}, axis={dim}, keepdims={keepdim})"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 _UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
@@ -172,7 +172,7 @@ def unique(edit) -> None:
         template = f"(lambda _u: (_u[0], {_INVERSE.format(u='_u[0]')}, _u[1]))({base})"
     else:
         template = f"(lambda _u: (_u, {_INVERSE.format(u='_u')}))({base})"
-    edit.result = render(edit.conv, template, {"input": edit.bound["input"]})
+    edit.result = render(edit.converter, template, {"input": edit.bound["input"]})
 
 
 def _flag(edit, name: str):
@@ -190,7 +190,7 @@ def count_nonzero(edit) -> None:
     dim = _given(edit, "dim")
     template = "ops.count_nonzero({input}, dtype=ms.int64)" if dim is None else \
         "ops.count_nonzero({input}, {dim}, dtype=ms.int64)"
-    edit.result = render(edit.conv, template, {"input": edit.bound["input"], "dim": dim})
+    edit.result = render(edit.converter, template, {"input": edit.bound["input"], "dim": dim})
 
 
 @argument_rule("MS309", "bincount")
@@ -201,7 +201,7 @@ def bincount(edit) -> None:
     call = _call(edit, "ops.bincount", [edit.bound["input"]] + ([weights] if weights is not None else []),
                  {"minlength": minlength})
     if weights is None:
-        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.conv.target("ms.int64"))])
+        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.converter.target("ms.int64"))])
     edit.result = call
 
 
@@ -229,8 +229,8 @@ def einsum(edit) -> None:
     equation = edit.bound["equation"]
     several = not isinstance(equation, cst.SimpleString) or "," in equation.value
     operands = _spread_single(edit, several)
-    func = edit.conv.target("ops.einsum")
-    if edit.conv.target_name == "mindspore":
+    func = edit.converter.target("ops.einsum")
+    if edit.converter.facts.target_name == "mindspore":
         func = cst.Name(edit.helper("_torch_einsum"))
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no Einsum kernel: _torch_einsum computes it "
                                   "with sums and batched matmuls")
@@ -243,7 +243,7 @@ def meshgrid(edit) -> None:
     (torch's default indexing is 'ij', MindSpore's 'xy'; MindSpore takes the tensors one by one)."""
     tensors = _spread_single(edit)
     indexing = edit.bound.get("indexing") or cst.SimpleString("'ij'")
-    edit.result = cst.Call(edit.conv.target("ops.meshgrid"),
+    edit.result = cst.Call(edit.converter.target("ops.meshgrid"),
                            tensors + [cst.Arg(indexing, keyword=cst.Name("indexing"), equal=_EQ)])
 
 
@@ -264,7 +264,7 @@ def diag(edit) -> None:
     a matrix (MindSpore's ops.diag builds a rank-2k tensor from a rank-k one)."""
     values = {"input": edit.bound["input"], "diagonal": edit.value("diagonal")}
     template = "(ops.diag_embed({input}, {diagonal}) if {input}.ndim == 1 else ops.diagonal({input}, {diagonal}))"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 @argument_rule("MS314", "scatter")
@@ -280,7 +280,7 @@ def scatter(edit) -> None:
     else:
         values["value"] = values["value"] if values["value"] is not None else values["src"]
         template = "ops.scatter({input}, {dim}, {index}, ops.full({index}.shape, {value}, dtype={input}.dtype))"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 @argument_rule("MS315", "svd")
@@ -298,7 +298,7 @@ def svd(edit) -> None:
         values["full_matrices"] = edit.value("full_matrices")
         order = "(_r[1], _r[0], ops.swapaxes(_r[2], -1, -2))"
     template = f"(lambda _r: {order})(ops.svd({{A}}, {full}))"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 # --- torch.nn.functional ----------------------------------------------------------------------
@@ -334,7 +334,7 @@ def sdpa(edit) -> None:
     weights = f"ops.softmax({scores}, -1)"
     if not _is_zero(values["dropout_p"]):
         weights = f"ops.dropout({weights}, p=float({{dropout_p}}))"  # MindSpore 2.10 refuses an int p
-    edit.result = render(edit.conv, f"ops.matmul({weights}, {{value}})", values)
+    edit.result = render(edit.converter, f"ops.matmul({weights}, {{value}})", values)
 
 
 @argument_rule("MS317", "batch_norm_fn")
@@ -347,7 +347,8 @@ def batch_norm_fn(edit) -> None:
     if code_of(values["running_mean"]) == "None" and code_of(values["running_var"]) == "None":
         # batch statistics only (timm's weight standardization): normalized over every axis but 1
         helper = edit.helper("_torch_batch_stats_norm")
-        edit.result = render(edit.conv, helper + "({input}, {weight}, {bias}, training={training}, eps={eps})", values)
+        edit.result = render(edit.converter, helper + "({input}, {weight}, {bias}, training={training}, eps={eps})",
+                             values)
         edit.note("no running statistics: _torch_batch_stats_norm normalizes with the batch's "
                   "mean and biased variance over every axis but 1, as torch does")
         return
@@ -359,7 +360,7 @@ def batch_norm_fn(edit) -> None:
     rest = ", ".join(f"{n}={{{n}}}" for n in ("training", "momentum", "eps") if n in edit.bound)
     template = f"ops.batch_norm({{input}}, {{running_mean}}, {{running_var}}, {weight}, {bias}" + \
         (f", {rest})" if rest else ")")
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 @argument_rule("MS318", "fold_fn")
@@ -369,7 +370,9 @@ def fold_fn(edit) -> None:
     size = edit.bound["output_size"]
     if isinstance(size, cst.Integer):
         size = cst.Tuple([cst.Element(size, comma=cst.Comma()), cst.Element(size)])
-    edit.set("output_size", cst.Call(edit.conv.target("ms.Tensor"), [cst.Arg(size), cst.Arg(edit.conv.target("ms.int32"))]))
+    converter = edit.converter
+    tensor, int32 = converter.target("ms.Tensor"), converter.target("ms.int32")
+    edit.set("output_size", cst.Call(tensor, [cst.Arg(size), cst.Arg(int32)]))
 
 
 @argument_rule("MS319", "pool1d_fn")
@@ -382,7 +385,7 @@ def pool1d_fn(edit) -> None:
     pairs = ", ".join(f"(1, {{{n}}})" if n != "padding" else "(0, {padding})"
                       for n in ("kernel_size", "stride", "padding", "dilation"))
     template = f"ops.squeeze(ops.max_pool2d(ops.expand_dims({{input}}, -2), {pairs}, ceil_mode={{ceil_mode}}), -2)"
-    edit.result = render(edit.conv, template, values)
+    edit.result = render(edit.converter, template, values)
 
 
 @argument_rule("MS320", "conv1d_fn", runtime=True)
@@ -411,7 +414,8 @@ def elu_fn(edit) -> None:
     if alpha is None or (isinstance(alpha, (cst.Integer, cst.Float)) and float(alpha.value) == 1.0):
         edit.result = _call(edit, "ops.elu", [edit.bound["input"]])
         return
-    edit.result = render(edit.conv, "ops.where({input} > 0, {input}, {alpha} * ops.expm1(ops.minimum({input}, 0.0)))",
+    edit.result = render(edit.converter,
+                         "ops.where({input} > 0, {input}, {alpha} * ops.expm1(ops.minimum({input}, 0.0)))",
                          {"input": edit.bound["input"], "alpha": alpha})
 
 
@@ -426,7 +430,7 @@ def searchsorted(edit) -> None:
                  {"out_int32": cst.Name("True"), "right": _given(edit, "right"), "side": _given(edit, "side"),
                   "sorter": _given(edit, "sorter")})
     if not _flag(edit, "out_int32"):
-        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.conv.target("ms.int64"))])
+        call = cst.Call(cst.Attribute(call, cst.Name("astype")), [cst.Arg(edit.converter.target("ms.int64"))])
     edit.result = call
 
 
@@ -462,7 +466,7 @@ def diff(edit) -> None:
 @argument_rule("MS349", "functional_layer_norm")
 def functional_layer_norm(edit) -> None:
     """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with _torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
-    if edit.conv.target_name == "mindspore":
+    if edit.converter.facts.target_name == "mindspore":
         edit.func = cst.Name(layer_norm_function(edit))
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
                                   "(LayerNormExt): _torch_layer_norm runs the ops.LayerNorm primitive, "

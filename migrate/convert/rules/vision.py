@@ -19,7 +19,7 @@ def vision_dataset(edit) -> None:
     if helper is None:
         edit.unsupported(f"{edit.entry.torch} has no generated dataset function")
         return
-    read = torchvision_uses(edit.conv).reads.get(code_of(edit.original))
+    read = torchvision_uses(edit.converter).reads.get(code_of(edit.original))
     if read is not None:
         edit.unsupported(f"the dataset is read as torchvision's object ({read}): the MindSpore "
                          f"pipeline it becomes has no data/targets/classes, indexing or len(); "

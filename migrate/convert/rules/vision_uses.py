@@ -17,12 +17,12 @@ def dataset_helper(qual: str) -> str | None:
     return name if qual.startswith("torchvision.datasets.") and name in DATASET_HELPERS else None
 
 
-def is_dataset_helper_call(conv, node) -> bool:
+def is_dataset_helper_call(converter, node) -> bool:
     """Whether ``node`` (converted) calls a generated torchvision dataset function: a MindSpore
     dataset of (image, label) rows."""
-    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) or conv.signatures is None:
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) or converter.output.signatures is None:
         return False
-    names = conv.signatures.names
+    names = converter.output.signatures.names
     return node.func.value in {names[k] for k in DATASET_HELPERS if k in names}
 
 
@@ -48,24 +48,25 @@ class TorchvisionUses:
     mixed: set[str] = field(default_factory=set)
 
 
-def torchvision_uses(conv) -> TorchvisionUses:
-    """The :class:`TorchvisionUses` of the file ``conv`` converts (scanned once per file)."""
-    module = conv.signatures.module if conv.signatures is not None else None
+def torchvision_uses(converter) -> TorchvisionUses:
+    """The :class:`TorchvisionUses` of the file ``converter`` converts (scanned once per file)."""
+    module = converter.output.signatures.module if converter.output.signatures is not None else None
     if module is None:
         return TorchvisionUses()
     if _LAST_SCAN[0] is not module:
-        _LAST_SCAN[:] = [module, _scan_uses(conv, module)]
+        _LAST_SCAN[:] = [module, _scan_uses(converter, module)]
     return _LAST_SCAN[1]
 
 
-def _scan_uses(conv, module) -> TorchvisionUses:
+def _scan_uses(converter, module) -> TorchvisionUses:
     bound: dict[str, list[cst.Call]] = {}  # name -> torchvision dataset calls bound to it
     other: set[str] = set()                 # names bound to anything else too
     nodes = list(_walk(module))
     for n in nodes:
         if isinstance(n, cst.Assign) and len(n.targets) == 1 and dotted(n.targets[0].target):
             name = dotted(n.targets[0].target)
-            if isinstance(n.value, cst.Call) and (conv.qual(n.value.func) or "").startswith("torchvision.datasets."):
+            called = converter.qual(n.value.func) if isinstance(n.value, cst.Call) else None
+            if (called or "").startswith("torchvision.datasets."):
                 bound.setdefault(name, []).append(n.value)
             else:
                 other.add(name)
@@ -75,7 +76,7 @@ def _scan_uses(conv, module) -> TorchvisionUses:
         if name in bound:
             uses.reads.update({code_of(call): what for call in bound[name]})
     for name, calls in bound.items():
-        translated = all(dataset_helper(conv.qual(c.func) or "") and code_of(c) not in uses.reads
+        translated = all(dataset_helper(converter.qual(c.func) or "") and code_of(c) not in uses.reads
                          for c in calls)
         (uses.pipelines if translated and name not in other else uses.mixed).add(name)
     return uses

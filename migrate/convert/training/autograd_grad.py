@@ -72,7 +72,7 @@ class AutogradGrad:
         drops = [j for j in range(i) if requires_grad_of(body[j], x)]
         for t in a.targets:
             self.tp.tensor_names.update(Names.bound_by(t))
-        self.tp.conv.used.add("ms")
+        self.tp.converter.output.used.add("ms")
         grad = f"ms.grad(lambda {x}: {code_of(expr)})({x})"
         new_value = parse_expr(grad if index0 else f"({grad},)")
         new = st.with_changes(body=[a.with_changes(value=new_value)])

@@ -88,9 +88,9 @@ class FileBindings:
     ddp: set[str] = field(default_factory=set)          # names bound to DistributedDataParallel(...)
     loop_names: set[str] = field(default_factory=set)   # names bound by `for` targets
 
-    def scan(self, body, conv, tensors: set[str]) -> None:
+    def scan(self, body, converter, tensors: set[str]) -> None:
         """Fill the bindings from the whole file; add batch columns to ``tensors`` and network
-        parameters (``def train(model, ...)``) to ``conv.module_names``."""
+        parameters (``def train(model, ...)``) to ``converter.walk_state.module_names``."""
         batches: set[str] = set()  # loop variables that hold a whole batch (a list of columns)
         for node in walk_statements(body):
             if isinstance(node, cst.ClassDef):
@@ -102,15 +102,15 @@ class FileBindings:
                 self.loop_names.update(Names.bound_by(node.target))
                 self._loop(node, batches, tensors)
             elif isinstance(node, cst.FunctionDef):
-                conv.module_names.update(p.name.value for p in node.params.params
+                converter.walk_state.module_names.update(p.name.value for p in node.params.params
                                          if p.name.value in _NETWORK_PARAMS)
             else:
                 a = single_assign(node)
                 if a is not None:
                     self._batch_columns(a, batches, tensors)
-                    self._constructed(a, conv)
+                    self._constructed(a, converter)
         if self.samplers:
-            self._keep_used_samplers(body, conv)
+            self._keep_used_samplers(body, converter)
 
     def _loop(self, node: cst.For, batches: set[str], tensors: set[str]) -> None:
         """``for x, y in loader`` / ``for i, batch in enumerate(loader)``: batches are tensors."""
@@ -138,12 +138,12 @@ class FileBindings:
         if dotted(v) in batches and (isinstance(t, (cst.Tuple, cst.List)) or isinstance(a.value, cst.Subscript)):
             tensors.update(Names.bound_by(t))
 
-    def _constructed(self, a: cst.Assign, conv) -> None:
+    def _constructed(self, a: cst.Assign, converter) -> None:
         """``name = <training API>(...)``: remember what ``name`` holds."""
         apis = training_apis()
         if len(a.targets) == 1 and isinstance(a.value, cst.IfExp) and dotted(a.targets[0].target):
             # s = DistributedSampler(ds) if distributed else None: chosen at run time
-            if any(isinstance(v, cst.Call) and (conv.qual(v.func) or "") in apis.samplers
+            if any(isinstance(v, cst.Call) and (converter.qual(v.func) or "") in apis.samplers
                    for v in (a.value.body, a.value.orelse)):
                 self.kept_samplers.add(dotted(a.targets[0].target))
             return
@@ -151,7 +151,7 @@ class FileBindings:
             return
         call = a.value
         name = dotted(a.targets[0].target)
-        q = conv.qual(call.func) or ""
+        q = converter.qual(call.func) or ""
         if name is None and q not in apis.random_splits:
             return
         if q in apis.data_parallel:
@@ -187,10 +187,10 @@ class FileBindings:
         else:
             self.opt_params[name] = net
 
-    def _keep_used_samplers(self, body, conv) -> None:
+    def _keep_used_samplers(self, body, converter) -> None:
         """A sampler name bound more than once, or read other than as a DataLoader's
         ``sampler=`` or ``name.set_epoch(...)``, keeps its statements (no fold)."""
-        uses = _NameUses(set(self.samplers), conv, training_apis().loaders)
+        uses = _NameUses(set(self.samplers), converter, training_apis().loaders)
         for st in body:
             st.visit(uses)
         for name in list(self.samplers):
@@ -205,7 +205,7 @@ class FileBindings:
             del self.sharded[ds]
         # the dataset's own statement becomes the sharded one: only where the name means that one
         # TensorDataset in the whole file (`ds` of another function must stay unsharded)
-        data_uses = _NameUses(set(self.sharded), conv, training_apis().loaders)
+        data_uses = _NameUses(set(self.sharded), converter, training_apis().loaders)
         for st in body:
             st.visit(data_uses)
         for ds in [d for d in self.sharded if data_uses.bound[d] != 1 or self._reads_loop_names(self.sharded[d])]:
@@ -235,9 +235,9 @@ class _NameUses(cst.CSTVisitor):
     """How the names in ``names`` are used in a file: bindings, and reads other than a
     DataLoader's ``sampler=`` argument or the receiver of ``.set_epoch()``."""
 
-    def __init__(self, names: set[str], conv, loaders):
+    def __init__(self, names: set[str], converter, loaders):
         self.names = names
-        self.conv = conv
+        self.converter = converter
         self.loaders = loaders
         self.bound = {n: 0 for n in names}
         self.other = {n: 0 for n in names}
@@ -277,7 +277,7 @@ class _NameUses(cst.CSTVisitor):
         f = node.func
         if isinstance(f, cst.Attribute) and f.attr.value == "set_epoch" and dotted(f.value) in self.names:
             self._allowed.add(id(f.value))
-        elif (self.conv.qual(f) or "") in self.loaders:
+        elif (self.converter.qual(f) or "") in self.loaders:
             for a in node.args:
                 if a.keyword is not None and a.keyword.value == "sampler" and dotted(a.value) in self.names:
                     self._allowed.add(id(a.value))

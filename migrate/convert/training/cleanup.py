@@ -43,7 +43,7 @@ class Cleanup:
     def __init__(self, tp, autocast_only: bool = False):
         self.tp = tp
         self.autocast_only = autocast_only
-        self.allows = tp.conv.allows
+        self.allows = tp.converter.allows
 
     def __call__(self, stmts: list):
         out, changed = [], False
@@ -171,7 +171,7 @@ class Cleanup:
         values = [a.value for a in small.value.args]
         sampler = tp.bindings.sharded[dotted(small.targets[0].target)]
         shard = shard_args(bind_args(sampler, SAMPLER_ARGS) or {}, "{}")
-        tp.conv.used.add("ms")
+        tp.converter.output.used.add("ms")
         # the arguments stay torch code here: the main walk converts them inside the call
         new = st.with_changes(body=[small.with_changes(value=parse_expr(
             f"ms.dataset.NumpySlicesDataset({slices_data(values)}, column_names={column_names(len(values))}, "
@@ -215,7 +215,7 @@ class Cleanup:
         if call is None or tp.qual(call.func) != "torch.distributed.init_process_group" \
                 or not self.allows(INIT_PROCESS_GROUP.id):
             return None
-        tp.conv.used.add("ms")
+        tp.converter.output.used.add("ms")
         new = carry_comments(st, [new_statement("ms.communication.init()"),
                                   new_statement("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode."
                                                 "DATA_PARALLEL, gradients_mean=True)")])
@@ -240,7 +240,7 @@ class Cleanup:
         name = call.func.attr.value
         keep = id(st) in tp.keep
         if name == "zero_grad" and not keep and (
-                recv in tp.stepped or tp.stepped and recv in tp.conv.module_names):
+                recv in tp.stepped or tp.stepped and recv in tp.converter.walk_state.module_names):
             if not self.allows(ZERO_GRAD.id):
                 return None
             tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad "
@@ -301,7 +301,7 @@ class _LenRewriter(cst.CSTTransformer):
 def dataset_class(tp, node: cst.ClassDef) -> cst.ClassDef:
     """``class D(torch.utils.data.Dataset)`` -> ``class D:`` (a random-access source)."""
     bases = [b for b in node.bases if tp.qual(b.value) not in DATASET_BASES]
-    if len(bases) == len(node.bases) or not tp.conv.allows(DATASET_BASE.id):
+    if len(bases) == len(node.bases) or not tp.converter.allows(DATASET_BASE.id):
         return node
     tp.record(node, "", DATASET_BASE.id, "exact",
               "Dataset base dropped: a class with __getitem__/__len__ is a GeneratorDataset source",

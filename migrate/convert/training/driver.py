@@ -35,33 +35,33 @@ _BOOKKEEPING = {"parameters", "named_parameters", "buffers", "named_buffers", "t
                 "set_train"}
 
 
-def training_pass(conv, module: cst.Module, code: str) -> cst.Module:
+def training_pass(converter, module: cst.Module, code: str) -> cst.Module:
     """Run the training pass before the main walk; on an unexpected failure leave the module to
     the main walk (the failure is reported as MS953 on line 1)."""
-    start = conv.checkpoint()
+    start = converter.checkpoint()
     try:
-        return _run(conv, module, code)
+        return _run(converter, module, code)
     except Exception as exc:  # noqa: BLE001 (a converter bug must not lose the file)
-        conv.rollback_to(start, keep_markers=False)
-        conv.training_tensors = set()
-        conv.record_at(1, "", "", "MS953", "unsupported",
+        converter.rollback_to(start, keep_markers=False)
+        converter.facts.training_tensors = set()
+        converter.record_at(1, "", "", "MS953", "unsupported",
                        f"training pass skipped after an internal error ({type(exc).__name__}: {exc})"[:200])
         return module
 
 
-def _run(conv, module: cst.Module, code: str) -> cst.Module:
-    """Rewrite ``module``'s training code; record the changes on ``conv`` and re-align
-    ``conv.stmt_lines`` (the main walk's line numbers) with the rewritten tree."""
+def _run(converter, module: cst.Module, code: str) -> cst.Module:
+    """Rewrite ``module``'s training code; record the changes on ``converter`` and re-align
+    ``converter.facts.stmt_lines`` (the main walk's line numbers) with the rewritten tree."""
     names = "named_parameters" in code or "named_buffers" in code or "parameters():" in code
     if not names and not any(t in code for t in _TRIGGERS):
         return module
-    tp = TrainingPass(conv, module.body)
+    tp = TrainingPass(converter, module.body)
     start = module
     if names:
         body = param_name_tests(tp, list(module.body))
         if body is not None:
             start = module.with_changes(body=body)
-    if "autograd.grad" in code and conv.allows(AUTOGRAD_GRAD.id):
+    if "autograd.grad" in code and converter.allows(AUTOGRAD_GRAD.id):
         body = tp.tree.walk_blocks(list(start.body), AutogradGrad(tp))
         if body is not None:
             start = start.with_changes(body=body)
@@ -80,11 +80,11 @@ def _run(conv, module: cst.Module, code: str) -> cst.Module:
     for node, before, after, rule_id, label, note in tp.changes:
         line = tp.tree.line_of(node) or last
         last = line
-        conv.record_at(line, short(before) if isinstance(before, str) else before,
+        converter.record_at(line, short(before) if isinstance(before, str) else before,
                        short(after) if isinstance(after, str) else after, rule_id, label, note)
     # the main walk numbers statements in this order: original ones keep their lines, new
     # ones take the line of the statement they replace (or of the one before them)
-    conv.realign_lines(tp.tree.walk_order_lines(new.body))
+    converter.realign_lines(tp.tree.walk_order_lines(new.body))
     return new
 
 
@@ -105,17 +105,17 @@ class TrainingPass:
     """Rewrite the training steps of one module (create one per file).
 
     Args:
-        conv: the main :class:`~migrate.convert.walker.Converter`, whose import aliases are
-            already resolved; the pass notes on it what it learnt (``conv.training``,
-            ``conv.training_tensors``) and the target names it uses.
+        converter: the main :class:`~migrate.convert.walker.Converter`, whose import aliases are
+            already resolved; the pass notes on it what it learnt (``converter.facts.training``,
+            ``converter.facts.training_tensors``) and the target names it uses.
         body: the module's statements as parsed (their lines are the input's).
     """
 
-    def __init__(self, conv, body):
-        self.conv = conv
+    def __init__(self, converter, body):
+        self.converter = converter
         self.bindings = FileBindings()
-        conv.training = self.bindings
-        self.tree = StatementTree(body, conv.stmt_lines)
+        converter.facts.training = self.bindings
+        self.tree = StatementTree(body, converter.facts.stmt_lines)
         self.changes: list[tuple] = []      # (node, before, after, rule ID, label, note)
         self.stepped: set[str] = set()      # optimizers whose steps were rewritten
         self.generated: set[int] = set()    # ids of the statements this pass wrote
@@ -125,7 +125,7 @@ class TrainingPass:
         # names known to hold tensors (batches of a loader, losses, forward outputs): the main
         # pass reads them so that tensor methods on them (x.size(0), out.max(1)) are converted
         self.tensor_names: set[str] = set()
-        conv.training_tensors = self.tensor_names
+        converter.facts.training_tensors = self.tensor_names
         self.open_chains: dict[int, tuple[str, str]] = {}  # id(acc statement) -> (acc, optimizer)
         self.scope_params: set[str] = set()  # the parameters of the function whose scope is rewritten
         self.scope_function: str | None = None  # the name of that function
@@ -140,7 +140,7 @@ class TrainingPass:
     # ---- bookkeeping ---------------------------------------------------------------------
     def qual(self, node) -> str | None:
         """The qualified torch name of a Name/Attribute chain, or None."""
-        return self.conv.qual(node)
+        return self.converter.qual(node)
 
     def record(self, node, after, rule_id, label, note, before=None) -> None:
         """Record one change at the line of ``node`` (snippets stay nodes until a report reads them)."""
@@ -148,12 +148,14 @@ class TrainingPass:
 
     def _save(self) -> _Saved:
         return _Saved(len(self.changes), set(self.stepped), set(self.tensor_names),
-                      set(self.conv.module_names), set(self.conv.used), dict(self.open_chains), dict(self.trained))
+                      set(self.converter.walk_state.module_names), set(self.converter.output.used),
+                      dict(self.open_chains), dict(self.trained))
 
     def _restore(self, saved: _Saved) -> None:
         """Nothing of an abandoned rewrite may remain in the report or the hints."""
         del self.changes[saved.changes:]
-        self.stepped, self.conv.module_names, self.conv.used = saved.stepped, saved.module_names, saved.used
+        self.stepped = saved.stepped
+        self.converter.walk_state.module_names, self.converter.output.used = saved.module_names, saved.used
         self.open_chains, self.trained = saved.open_chains, saved.trained
         self.tensor_names.clear()
         self.tensor_names.update(saved.tensor_names)
@@ -161,7 +163,7 @@ class TrainingPass:
     # ---- entry ---------------------------------------------------------------------------
     def run(self, module: cst.Module) -> cst.Module:
         """Return ``module`` with its training steps rewritten (the same object if none)."""
-        self.bindings.scan(module.body, self.conv, self.tensor_names)
+        self.bindings.scan(module.body, self.converter, self.tensor_names)
         body = self._scope(list(module.body))
         new = module if body is None else module.with_changes(body=body)
         if self.stepped:
@@ -210,7 +212,7 @@ class TrainingPass:
 
     def _network_outputs(self, body) -> None:
         """``out = model(x)`` / ``a, b = net(x)`` anywhere in the file: the targets are tensors."""
-        nets = self.conv.module_names
+        nets = self.converter.walk_state.module_names
         for st in walk_statements(body):
             a = single_assign(st)
             if a is not None and isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name) \
@@ -247,7 +249,7 @@ class TrainingPass:
     def _one_step(self, body: list, path: list, taken: set[str]) -> tuple[list, bool]:
         """Rewrite, lift or mark the step at ``path``; (new body, whether the body changed)."""
         saved = self._save()
-        if not self.conv.allows(TRAINING_STEP.id):
+        if not self.converter.allows(TRAINING_STEP.id):
             return self._not_selected(body, path), False
         try:
             new = StepRewrite(self, body, path, taken).run()
@@ -260,7 +262,7 @@ class TrainingPass:
             body = self.tree.replace_at(body, path, lambda s: [with_comment(s, r.rule_id, r.reason)])
             self.record(st, "", r.rule_id, "unsupported", r.reason)
             return body, True
-        if any(not self.conv.allows(c[3]) for c in self.changes[saved.changes:]):
+        if any(not self.converter.allows(c[3]) for c in self.changes[saved.changes:]):
             # a part of the step (clipping, accumulation...) is not selected: leave it whole
             self._restore(saved)
             return self._not_selected(body, path), False
@@ -379,15 +381,16 @@ class TrainingPass:
         for c in Names.of(st).calls:
             f = c.func
             if isinstance(f, cst.Name):
-                if f.value not in self.conv.aliases and f.value not in BUILTINS \
+                if f.value not in self.converter.walk_state.aliases and f.value not in BUILTINS \
                         and not self.is_class(f.value) and f.value not in self.stdlib_names():
                     return True
             elif isinstance(f, cst.Attribute):
                 # self.layer(x) / self.loss_fn(...) / model.forward(x); not model.parameters()
                 base = dotted(f.value)
-                if base == "self" or base in self.conv.module_names and f.attr.value not in _BOOKKEEPING:
+                modules = self.converter.walk_state.module_names
+                if base == "self" or base in modules and f.attr.value not in _BOOKKEEPING:
                     return True
-                if dotted(f) in self.conv.module_names or dotted(f) in self.bindings.ddp:
+                if dotted(f) in self.converter.walk_state.module_names or dotted(f) in self.bindings.ddp:
                     return True
         return False
 
@@ -408,7 +411,7 @@ class TrainingPass:
     def is_zero_grad(self, st, opt: str) -> bool:
         """``opt.zero_grad()`` (or a network's zero_grad()) as a statement."""
         m = method_call(st, "zero_grad")
-        return m is not None and (dotted(m[0]) == opt or dotted(m[0]) in self.conv.module_names)
+        return m is not None and (dotted(m[0]) == opt or dotted(m[0]) in self.converter.walk_state.module_names)
 
     def is_step(self, st):
         """The optimizer name when ``st`` is ``opt.step()`` or ``scaler.step(opt)``."""

@@ -33,7 +33,7 @@ def manual_update(tp, st, grads: str, taken: set[str]) -> list:
     body = loop.body.visit(_ParamUpdates(p, g))
     new = loop.with_changes(
         target=parse_expr(f"({p}, {g})").with_changes(lpar=[], rpar=[]),
-        iter=parse_expr(f"{tp.conv.builtin('zip')}({net}.trainable_params(), {grads})"),
+        iter=parse_expr(f"{tp.converter.builtin('zip')}({net}.trainable_params(), {grads})"),
         body=body)
     if isinstance(st, cst.With):  # the no_grad block goes (nothing is recorded outside a transform)
         new = carry_comments(st, [new])[0]  # `with torch.no_grad():  # plain SGD`: above the loop

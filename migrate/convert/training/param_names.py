@@ -36,12 +36,12 @@ def _block(tp, stmts: list):
     out, changed = [], False
     for st in stmts:
         name, param = _loop_names(st)
-        if name is not None and tp.conv.allows(PARAM_NAME_TESTS.id):
+        if name is not None and tp.converter.allows(PARAM_NAME_TESTS.id):
             new = st.with_changes(body=st.body.visit(_Tests(tp, name, st)))
             if not new.body.deep_equals(st.body):
                 st = tp.tree.rebuilt(st, new)
                 changed = True
-        if param is not None and param_loop(tp, st) is None and tp.conv.allows(PARAM_INPLACE.id):
+        if param is not None and param_loop(tp, st) is None and tp.converter.allows(PARAM_INPLACE.id):
             new = inplace_updates(tp, st, param)  # (a loop that reads .grad is a training step's)
             if new is not None:
                 st, changed = new, True
@@ -136,7 +136,7 @@ class _Tests(cst.CSTTransformer):
         if isinstance(op, (cst.In, cst.NotIn)) and dotted(right) == self.name:
             texts = _strings(left)
             if texts is not None:
-                expr = f"{self.tp.conv.builtin('any')}(s in {self.name} for s in {_tuple(texts)})"
+                expr = f"{self.tp.converter.builtin('any')}(s in {self.name} for s in {_tuple(texts)})"
                 return self._note(original, cst.parse_expression(expr if isinstance(op, cst.In) else f"not {expr}"))
         if isinstance(op, (cst.In, cst.NotIn)) and dotted(left) == self.name and isinstance(right, cst.Tuple):
             texts = _strings(right)

@@ -217,7 +217,7 @@ class StepRewrite:
             return False
         a = single_assign(st)
         if a is None or len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) \
-                or plan.target.kind not in ("step", "chain") or not tp.conv.allows(VJP_THROUGH.id):
+                or plan.target.kind not in ("step", "chain") or not tp.converter.allows(VJP_THROUGH.id):
             raise Refuse("MS953", f"the loss depends on {', '.join(sorted(hit))}, computed "
                                   f"before the previous optimizer step: repeat "
                                   f"`{short(code_of(st).strip(), 60)}` in this step's "
@@ -523,7 +523,8 @@ class StepRewrite:
         out = f"({', '.join([loss, *plan.aux])})" if plan.aux else loss
 
         def summed(left: str, right: str, g: str = "g") -> str:  # two gradient tuples added up
-            return f"{tp.conv.builtin('tuple')}(a + {g} for a, {g} in {tp.conv.builtin('zip')}({left}, {right}))"
+            tuple_, zip_ = tp.converter.builtin("tuple"), tp.converter.builtin("zip")
+            return f"{tuple_}(a + {g} for a, {g} in {zip_}({left}, {right}))"
         got = grads
         if plan.grad_inputs:
             names = [f"{x}_grad" for x in plan.grad_inputs]
@@ -553,7 +554,7 @@ class StepRewrite:
     def _note_what_it_computes(self, plan: StepPlan) -> None:
         """Tell the main walk what the rewritten step made tensors and networks."""
         tp = self.tp
-        tp.conv.used.add("ms")
+        tp.converter.output.used.add("ms")
         if plan.opt:
             tp.stepped.add(plan.opt)
         tp.tensor_names.update([plan.loss_name, *plan.aux])
@@ -564,8 +565,8 @@ class StepRewrite:
         # what the forward pass calls is a network: its train()/eval() become set_train
         # (a plain name called in the forward pass is a network or a loss: what it returns is a
         # tensor for the main walk, e.g. policy(s).max(1) -> ops.max)
-        tp.conv.module_names.update(n for n in called_names(plan.segment)
-                                    if n not in BUILTINS and n not in tp.conv.aliases
+        tp.converter.walk_state.module_names.update(n for n in called_names(plan.segment)
+                                    if n not in BUILTINS and n not in tp.converter.walk_state.aliases
                                     and not tp.is_class(n))
 
     def _without_zero_grad(self, plan: StepPlan) -> list:
@@ -799,7 +800,7 @@ def _stopped(tp, st) -> list | None:
     if not isinstance(st, cst.With) or not isinstance(st.body, cst.IndentedBlock):
         return None
     kinds = [_grad_mode(tp, it) for it in st.items]
-    if "other" in kinds or "off" not in kinds or not tp.conv.allows(NO_GRAD_IN_FORWARD.id):
+    if "other" in kinds or "off" not in kinds or not tp.converter.allows(NO_GRAD_IN_FORWARD.id):
         return None
     inner = list(st.body.body)
     returns = tp.tree.walk_blocks(inner, _stop_returns)  # `return f(x)` in the block too
@@ -808,7 +809,7 @@ def _stopped(tp, st) -> list | None:
     names = list(dict.fromkeys(Names.of(inner).writes))
     if not names and returns is None:
         return None  # binds and returns nothing: leave it to the main walk
-    tp.conv.used.add("ops")
+    tp.converter.output.used.add("ops")
     out = inner + [new_statement(f"{n} = ops.stop_gradient({n})") for n in names]
     tp.record(st, out[-1] if names else "", NO_GRAD_IN_FORWARD.id, "transformed",
               "no_grad inside the forward pass -> ops.stop_gradient on what it binds "

@@ -169,7 +169,7 @@ class UpdateRewrite:
         nt = args.get("norm_type")
         if nt is not None and code_of(nt) not in ("2", "2.0"):
             raise Refuse("MS953", f"{code_of(call)}: only the L2 norm maps to ops.clip_by_global_norm")
-        self.tp.conv.used.add("ops")
+        self.tp.converter.output.used.add("ops")
         new = new_statement(f"{s.grads} = ops.clip_by_global_norm({s.grads}, {code_of(args['max_norm'])})")
         self.tp.record(st, new, CLIP_GRAD_NORM.id, "approximate",
                        f"clips the grads of {s.params} "
@@ -182,7 +182,7 @@ class UpdateRewrite:
         args = bind_args(call, ["parameters", "clip_value", "foreach"])
         if args is None or "clip_value" not in args:
             raise Refuse("MS953", f"{code_of(call)}: arguments not understood")
-        self.tp.conv.used.add("ops")
+        self.tp.converter.output.used.add("ops")
         v = code_of(args["clip_value"])
         v = v if isinstance(args["clip_value"], (cst.Name, cst.Integer, cst.Float, cst.Attribute)) else f"({v})"
         new = new_statement(f"{s.grads} = ops.clip_by_value({s.grads}, -{v}, {v})")

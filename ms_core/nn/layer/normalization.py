@@ -1,5 +1,7 @@
 """BatchNorm1d/2d/3d, LayerNorm, GroupNorm, InstanceNorm1d/2d/3d, LRN with MindSpore 2.x
 semantics."""
+import numpy as np
+
 from ..cell import Cell
 from ..._checkparam import (check_float_tensor, check_number_range, check_positive_int,
                            check_tensor)
@@ -134,8 +136,21 @@ class BatchNorm3d(Cell):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Cross-device batch normalisation; on one device (ms_core) it is BatchNorm over (N, C, ...)
-    inputs. `process_groups` is accepted and ignored."""
+    """Batch normalisation whose training statistics are those of the whole batch across the
+    processes of a group: the per-channel sums, then the sums of squared deviations, are
+    all-reduced (differentiable, so each rank's input gradient is that of every rank's loss, as
+    torch's SyncBatchNorm computes it), and the moving statistics follow the global batch (the
+    moving variance with the unbiased global variance). In a group of one, or in inference, it is
+    BatchNorm over (N, C, ...) inputs.
+
+    Args:
+        process_groups (list[list[int]]): sync groups of world ranks (this rank's group is used);
+            None: the world. Other arguments as `BatchNorm2d`.
+
+    Raises:
+        TypeError: process_groups is not a list of lists; ValueError: a rank out of range or
+            given twice.
+    """
 
     _ndims = (2, 3, 4, 5)
 
@@ -144,7 +159,69 @@ class SyncBatchNorm(_BatchNorm):
                  use_batch_statistics=None, process_groups=None, dtype=mstype.float32):
         super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
                          moving_mean_init, moving_var_init, use_batch_statistics, "NCHW", dtype)
+        if process_groups is not None and not (isinstance(process_groups, list) and all(
+                isinstance(g, list) for g in process_groups)):
+            raise TypeError(f"For 'SyncBatchNorm', the 'process_groups' must be a list of lists of "
+                            f"ranks, but got {process_groups!r}.")
         self.process_groups = process_groups
+        self._group = None  # the communication group's name, made at the first synced forward
+
+    def _sync_group(self):
+        """The name of the group this rank's statistics are shared in, or None (no one to share with)."""
+        from ...communication import management as comm
+        if self._group is not None:
+            return self._group or None
+        self._group = ""
+        if self.process_groups is None:
+            if comm.get_group_size() > 1:
+                self._group = comm.GlobalComm.WORLD_COMM_GROUP
+            return self._group or None
+        size, rank, seen = comm.get_group_size(), comm.get_rank(), set()
+        for rid in (r for g in self.process_groups for r in g):
+            if isinstance(rid, bool) or not isinstance(rid, int) or not 0 <= rid < size or rid in seen:
+                raise ValueError(f"For 'SyncBatchNorm', the rank ids in 'process_groups' must be "
+                                 f"distinct ints in [0, {size}), but got {self.process_groups}.")
+            seen.add(rid)
+        for ranks in self.process_groups:
+            if rank in ranks and len(ranks) > 1:
+                self._group = "sync_bn_" + "_".join(str(r) for r in sorted(ranks))
+                if self._group not in comm._GROUPS:
+                    comm.create_group(self._group, ranks)
+        return self._group or None
+
+    def construct(self, x):
+        self._check_input(x)
+        use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        group = self._sync_group() if use_batch else None
+        if group is None:
+            return super().construct(x)
+        return _sync_batch_norm(self, x, group)
+
+
+def _sync_batch_norm(bn, x, group):
+    """SyncBatchNorm's training forward over `group` (see SyncBatchNorm)."""
+    from ...communication.management import comm_group
+    from ...ops.comm_ops import AllReduce
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    bs = (1, c) + (1,) * (x.ndim - 2)
+    count = np.array([x.size // c], np.int64)
+    comm_group("SyncBatchNorm", group).all_reduce_(count, "sum")  # ranks' batches may differ
+    n = int(count[0])
+    if n < 2:
+        raise ValueError(f"For 'SyncBatchNorm', expected more than 1 value per channel when "
+                         f"training, but got {n} across the group.")
+    total = AllReduce("sum", group)
+    count = x._data.dtype.type(n)
+    mean = total(F._sum(x, axes)) / count
+    xc = x - F.reshape(mean, bs)
+    var = total(F._sum(xc * xc, axes)) / count
+    y = xc * F.reshape(bn.gamma * F.rsqrt(var + bn.eps), bs) + F.reshape(bn.beta, bs)
+    keep = bn._keep_old
+    NF._update_running(bn.moving_mean, keep * bn.moving_mean._data + (1.0 - keep) * mean._data)
+    NF._update_running(bn.moving_variance, keep * bn.moving_variance._data
+                       + (1.0 - keep) * var._data * (n / (n - 1)))
+    return y
 
 
 class LayerNorm(Cell):

@@ -6,8 +6,9 @@ import numpy as np
 
 from ..cell import Cell
 from ..._checkparam import check_cell
-from ... import _api
+from ... import _api, _engine, context
 from ...common.tensor import Tensor
+from ...communication.management import GlobalComm
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell", "ForwardValueAndGrad",
            "DistributedGradReducer"]
@@ -96,6 +97,10 @@ class WithGradCell(Cell):
         return grads
 
 
+def _identity(grads):
+    return grads
+
+
 class TrainOneStepCell(Cell):
     """One training step: loss = network(*inputs); gradients of the loss w.r.t. the optimizer's
     parameters with sensitivity `sens`; optimizer(gradients); returns the loss.
@@ -134,10 +139,12 @@ class TrainOneStepCell(Cell):
             raise TypeError(f"For 'TrainOneStepCell', the 'return_grad' must be bool, but got "
                             f"{type(return_grad).__name__}.")
         self.return_grad = return_grad
-        self.reducer_flag = False  # no data-parallel gradient reduction on a single process
-
-    def grad_reducer(self, grads):
-        return grads
+        self.reducer_flag = context.get_auto_parallel_context("parallel_mode") in (
+            "data_parallel", "hybrid_parallel")
+        self.grad_reducer = _identity
+        if self.reducer_flag:  # as MindSpore: a reducer over the world group in data parallel
+            self.grad_reducer = DistributedGradReducer(self.weights, context.get_auto_parallel_context(
+                "gradients_mean"), context.device_num())
 
     def construct(self, *inputs):
         loss, grads = _loss_and_grads(self.network, inputs, self.weights, self.sens,
@@ -208,12 +215,72 @@ class ForwardValueAndGrad(Cell):
 
 
 class DistributedGradReducer(Cell):
-    """Averages gradients across devices in data-parallel training; with one process (ms_core)
-    it returns the gradients unchanged, so scripts that build one keep working."""
+    """Sums each gradient over the data-parallel group and, with `mean`, divides by `degree`
+    (MindSpore multiplies the sum by 1/degree, as here), so every rank updates with the same
+    averaged gradients. In a group of one the gradients come back unchanged.
 
-    def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group=None):
+    Args:
+        parameters: the Parameters the gradients belong to (their order is the gradients').
+        mean (bool): average the sums; None takes the context's `gradients_mean`.
+        degree (int): the divisor of the mean; None takes the group size.
+        fusion_type (int): accepted for MindSpore's signature (all gradients of one dtype go
+            in one fused all-reduce here, as MindSpore's fusion does).
+        group (str): the communication group.
+
+    Raises:
+        ValueError: degree is not a positive int.
+    """
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
+                 group=GlobalComm.WORLD_COMM_GROUP):
         super().__init__(auto_prefix=False)
-        self.mean, self.degree = mean, degree
+        from ...communication.management import get_group_size
+        self.mean = context.get_auto_parallel_context("gradients_mean") if mean is None else mean
+        if degree is None:
+            degree = get_group_size(group)
+        elif isinstance(degree, bool) or not isinstance(degree, int) or degree <= 0:
+            raise ValueError(f"For 'DistributedGradReducer', parameter 'degree' in "
+                             f"DistributedGradReducer should large than 0 and be int, degree: {degree}.")
+        self.degree, self.group = degree, group
+        self.parameters = list(parameters)
 
     def construct(self, grads):
-        return grads
+        single = isinstance(grads, Tensor)
+        grads = (grads,) if single else tuple(grads)
+        if _engine.recording():  # differentiated again: the collective primitive, recorded
+            out = tuple(self._reduce_recorded(g) for g in grads)
+        else:
+            out = _fused_all_reduce(grads, self.group, 1.0 / self.degree if self.mean else None)
+        return out[0] if single else out
+
+    def _reduce_recorded(self, g):
+        from ...ops.comm_ops import AllReduce
+        g = AllReduce("sum", self.group)(g)
+        return g * Tensor(1.0 / self.degree, g.dtype) if self.mean else g
+
+
+def _fused_all_reduce(grads, group, scale):
+    """Each gradient summed over `group` (and scaled), with one collective per dtype: the
+    gradients are packed into one flat buffer (float16 in float32, as MindSpore casts them), the
+    buffer is reduced in place, and the results are views of it."""
+    from ...communication.management import comm_group
+    from ..._prims.comm import check_comm_dtype
+    g = comm_group("DistributedGradReducer", group)
+    out = [None] * len(grads)
+    by_dtype = {}
+    for i, grad in enumerate(grads):
+        check_comm_dtype("DistributedGradReducer", grad._data)
+        wide = np.float32 if grad._data.dtype == np.float16 else grad._data.dtype
+        by_dtype.setdefault(np.dtype(wide), []).append(i)
+    for dtype, idx in by_dtype.items():
+        flat = np.concatenate([grads[i]._data.astype(dtype, copy=False).ravel() for i in idx])
+        g.all_reduce_(flat, "sum")
+        if scale is not None:
+            flat *= dtype.type(scale)
+        start = 0
+        for i in idx:
+            n = grads[i]._data.size
+            out[i] = Tensor._wrap(flat[start:start + n].reshape(grads[i].shape)
+                                  .astype(grads[i]._data.dtype, copy=False))
+            start += n
+    return tuple(out)

@@ -26,7 +26,7 @@ def test_a_500_call_chain_converts_every_call():
 def test_receiver_typing_is_linear_in_the_chain_length(monkeypatch):
     steps = []
     real = receivers._tensor_step
-    monkeypatch.setattr(receivers, "_tensor_step", lambda conv, node: steps.append(1) or real(conv, node))
+    monkeypatch.setattr(receivers, "_tensor_step", lambda converter, node: steps.append(1) or real(converter, node))
     counts = {}
     for n in (100, 400):
         steps.clear()
