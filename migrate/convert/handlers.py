@@ -24,7 +24,7 @@ from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
     track_assign, type_of,
 )
-from migrate.convert.torch_runtime import LAYER_ATTR_NAMES
+from migrate.runtime.values import LAYER_ATTR_NAMES
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import node_rule
@@ -62,7 +62,7 @@ NO_GRAD = node_rule(
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
     "Replace x.in_features / out_features / num_embeddings / embedding_dim on a receiver of unknown "
-    "class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the MindSpore layer's (in_channels...).")
+    "class with TorchLayerAttrs(x).in_features...: x's own attribute, else the MindSpore layer's (in_channels...).")
 MODULE_TABLES = node_rule(
     "MS443", "module_tables",
     "Replace m._modules with m._cells and m._parameters with m._params (a Cell's ordered tables of "
@@ -443,9 +443,9 @@ def _inplace_of_out_of_place(converter, name: str):
 
 
 def _layer_attrs_view(node) -> bool:
-    """``_TorchLayerAttrs(x)``: an earlier conversion's run-time read (converting again keeps it)."""
+    """``TorchLayerAttrs(x)``: an earlier conversion's run-time read (converting again keeps it)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
-        and node.func.value.startswith("_TorchLayerAttrs")
+        and node.func.value.startswith("TorchLayerAttrs")
 
 
 def _untyped_name(converter, node) -> bool:
@@ -507,7 +507,7 @@ def on_plain_attribute(converter, node: cst.Attribute):
             and not _layer_attrs_view(node.value):
         # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
         # at run time (a user's own in_features is kept)
-        helper = converter.output.signatures.helper("_TorchLayerAttrs")
+        helper = converter.output.signatures.helper("TorchLayerAttrs")
         new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), cst.Name(attr))
         converter.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
                     f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "

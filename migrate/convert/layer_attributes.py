@@ -34,9 +34,9 @@ CONV_ATTRIBUTE = node_rule(
     "MS325", "conv_attribute",
     "Replace reads of conv.padding / kernel_size / stride / dilation / padding_mode, where MindSpore's "
     "layer keeps another form (pad_mode + (before, after) padding, (1, k) sizes of a 1-D layer), with "
-    "_torch_conv_attr(conv, name): torch's value.")
+    "torch_conv_attr(conv, name): torch's value.")
 _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
-# a convolution's attributes _torch_conv_attr answers in torch's form
+# a convolution's attributes torch_conv_attr answers in torch's form
 CONV_ATTRS = {"padding", "kernel_size", "stride", "dilation", "padding_mode"}
 
 
@@ -117,7 +117,7 @@ def conv_attribute(converter, node: cst.Attribute, value, kinds) -> cst.Call | N
     """Apply MS325 to the read ``node`` (``conv.padding``; ``value``: its receiver converted)."""
     if all(node.attr.value not in load_attributes()[k].shadow for k in kinds) and node.attr.value != "padding_mode":
         return None  # (Conv2d.stride: the same on both sides)
-    local = signatures(converter).helper("_torch_conv_attr")
+    local = signatures(converter).helper("torch_conv_attr")
     new = cst.Call(cst.Name(local), [cst.Arg(value), cst.Arg(cst.SimpleString(repr(node.attr.value)))])
     converter.record(node, new, CONV_ATTRIBUTE.id, "exact",
                 f"{short_kinds(kinds)}.{node.attr.value} in torch's form, from what the MindSpore layer holds")

@@ -20,7 +20,7 @@ from migrate.convert.torch_signature import signatures
 PARAMETER_PATHS = node_rule(
     "MS186", "parameter_paths",
     "Replace the end of a Cell's __init__ that adds children to attached containers (append, "
-    "add_module...) with the same plus _torch_param_names(self): every Parameter.name is its "
+    "add_module...) with the same plus torch_param_names(self): every Parameter.name is its "
     "path, as on torch.")
 MODULE_ITERATOR = node_rule(
     "MS187", "module_iterator",
@@ -68,7 +68,7 @@ def parameter_paths(converter, original: cst.FunctionDef, new: cst.FunctionDef) 
     if not isinstance(body, cst.IndentedBlock) or not converter.allows(PARAMETER_PATHS.id) \
             or not _adds_children(original.body):
         return new
-    name = signatures(converter).helper("_torch_param_names")
+    name = signatures(converter).helper("torch_param_names")
     last = body.body[-1] if body.body else None
     text = f"{name}(self)"
     if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr) \

@@ -15,7 +15,7 @@ receiver (MS174), ``stride()`` is marked (MS901).
 
 ``m.train()`` / ``m.eval()`` on a value not known to be a module (``model = GPT(cfg)`` with GPT
 imported from another file) would raise on a Cell, which has ``set_train`` only: the generated
-``_torch_train`` / ``_torch_eval`` call ``set_train`` on a Cell, the object's own method otherwise.
+``torch_train`` / ``torch_eval`` call ``set_train`` on a Cell, the object's own method otherwise.
 """
 from __future__ import annotations
 
@@ -28,17 +28,17 @@ from migrate.convert.torch_signature import signatures
 UNTYPED_SIZE = node_rule(
     "MS250", "untyped_size",
     "Replace x.size() / x.size(d) / x.size(dim=d) on a receiver not known to be a tensor with "
-    "_torch_size(x) / _torch_size(x, d): a tensor's shape (MindSpore's Tensor.size is the element "
+    "torch_size(x) / torch_size(x, d): a tensor's shape (MindSpore's Tensor.size is the element "
     "count), any other object's own size().")
 UNTYPED_MODE = node_rule(
     "MS253", "untyped_train_mode",
     "Replace m.train() / m.train(mode) / m.eval() on a receiver not known to be a module with "
-    "_torch_train(m) / _torch_eval(m): a Cell's set_train (a MindSpore Cell has no train/eval), any "
+    "torch_train(m) / torch_eval(m): a Cell's set_train (a MindSpore Cell has no train/eval), any "
     "other object's own method.")
 
 # method -> (rule, helper, the torch keyword of its one optional argument)
-_METHODS = {"size": (UNTYPED_SIZE, "_torch_size", "dim"), "train": (UNTYPED_MODE, "_torch_train", "mode"),
-            "eval": (UNTYPED_MODE, "_torch_eval", None)}
+_METHODS = {"size": (UNTYPED_SIZE, "torch_size", "dim"), "train": (UNTYPED_MODE, "torch_train", "mode"),
+            "eval": (UNTYPED_MODE, "torch_eval", None)}
 _NOTES = {"size": "the receiver may be a tensor (shape) or another object (its own size())",
           "train": "the receiver may be a Cell (set_train) or another object (its own method)",
           "eval": "the receiver may be a Cell (set_train(False)) or another object (its own method)"}

@@ -22,7 +22,12 @@ from .arguments import (
     torch_pool_padding,
 )
 from .backend import TARGET, init, ms, nn, ops
-from .containers import TorchModuleList, TorchParameterList, TorchSequential
+from .containers import (
+    TorchModuleDict,
+    TorchModuleList,
+    TorchParameterList,
+    TorchSequential,
+)
 from .einops import (
     EinopsRearrange,
     EinopsReduce,
@@ -1421,6 +1426,23 @@ class TorchUpsamplingNearest2d(nn.Upsample, metaclass=TorchSignature):
             **kwargs_)
 
 
+def TorchVariable(data, requires_grad=False, volatile=False):
+    """torch.autograd.Variable's signature over its MindSpore translation."""
+    if requires_grad is not False:
+        raise ValueError("For 'Variable' (torch signature), requires_grad other than False is not supported: differentiate with ms.grad(fn, grad_position=...) over this input.")
+    return ops.stop_gradient(data)
+
+
+def torch__assert(condition, message):
+    """torch._assert's signature over its MindSpore translation."""
+    return (None if condition else (_ for _ in ()).throw(AssertionError(message)))
+
+
+def torch__calculate_fan_in_and_fan_out(tensor):
+    """torch.nn.init._calculate_fan_in_and_fan_out's signature over its MindSpore translation."""
+    return (lambda _s: (_s[1] * math.prod(_s[2:]), _s[0] * math.prod(_s[2:])))(tuple(tensor.shape))
+
+
 class torch__Loss(nn.LossBase, metaclass=TorchSignature):
     """torch.nn.modules.loss._Loss's signature over nn.LossBase: torch's arguments are translated when it is built."""
 
@@ -1433,6 +1455,26 @@ class torch__Loss(nn.LossBase, metaclass=TorchSignature):
             raise ValueError("For '_Loss' (torch signature), reduce other than None is not supported: deprecated; use reduction=.")
         super().__init__(reduction=reduction)
         self.reduction = reduction
+
+
+def torch__pair(x):
+    """torch.nn.modules.utils._pair's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,) * 2)
+
+
+def torch__quadruple(x):
+    """torch.nn.modules.utils._quadruple's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,) * 4)
+
+
+def torch__single(x):
+    """torch.nn.modules.utils._single's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,))
+
+
+def torch__triple(x):
+    """torch.nn.modules.utils._triple's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,) * 3)
 
 
 def torch_acos(input, out=None):
@@ -1515,6 +1557,13 @@ def torch_all(input, dim=None, keepdim=False, out=None):
     if out is not None:
         raise ValueError("For 'all' (torch signature), out other than None is not supported: out=.")
     return ops.all(input, dim, keepdim)
+
+
+def torch_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """torch.nn.functional.alpha_dropout's signature over its MindSpore translation."""
+    if training is not False:
+        raise ValueError("For 'alpha_dropout' (torch signature), training other than False is not supported: training=True: alpha dropout has no MindSpore counterpart.")
+    return input
 
 
 def torch_amax(input, dim=(), keepdim=False, out=None):
@@ -2089,6 +2138,13 @@ def torch_eye_(tensor):
     return tensor
 
 
+def torch_feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """torch.nn.functional.feature_alpha_dropout's signature over its MindSpore translation."""
+    if training is not False:
+        raise ValueError("For 'feature_alpha_dropout' (torch signature), training other than False is not supported: training=True: alpha dropout has no MindSpore counterpart.")
+    return input
+
+
 def torch_fft(input, n=None, dim=-1, norm=None, out=None):
     """torch.fft.fft's signature over its MindSpore translation."""
     if out is not None:
@@ -2210,6 +2266,16 @@ def torch_ger(input, vec2, out=None):
     if out is not None:
         raise ValueError("For 'ger' (torch signature), out other than None is not supported: out=.")
     return ops.outer(input, vec2)
+
+
+def torch_get_backend(group=None):
+    """torch.distributed.get_backend's signature over its MindSpore translation."""
+    return ms.communication.GlobalComm.BACKEND
+
+
+def torch_get_default_backend_for_device(device):
+    """torch.distributed.get_default_backend_for_device's signature over its MindSpore translation."""
+    return {'Ascend': 'hccl', 'GPU': 'nccl', 'CPU': 'mccl'}[ms.get_context('device_target')]
 
 
 def torch_greater(input, other, out=None):
@@ -2400,6 +2466,26 @@ def torch_inverse(input, out=None):
     if out is not None:
         raise ValueError("For 'inverse' (torch signature), out other than None is not supported: out=.")
     return ops.inverse(input)
+
+
+def torch_is_conj(input):
+    """torch.is_conj's signature over its MindSpore translation."""
+    return False
+
+
+def torch_is_neg(input):
+    """torch.is_neg's signature over its MindSpore translation."""
+    return False
+
+
+def torch_is_nonzero(input):
+    """torch.is_nonzero's signature over its MindSpore translation."""
+    return bool(input)
+
+
+def torch_is_same_size(input, other):
+    """torch.is_same_size's signature over its MindSpore translation."""
+    return input.shape == other.shape
 
 
 def torch_isin(elements, test_elements, assume_unique=False, invert=False):
@@ -2989,6 +3075,16 @@ def torch_repeat_interleave(input, repeats, dim=None, output_size=None):
     return ops.repeat_interleave(input, repeats, dim)
 
 
+def torch_resolve_conj(input):
+    """torch.resolve_conj's signature over its MindSpore translation."""
+    return input
+
+
+def torch_resolve_neg(input):
+    """torch.resolve_neg's signature over its MindSpore translation."""
+    return input
+
+
 def torch_rfft(input, n=None, dim=-1, norm=None, out=None):
     """torch.fft.rfft's signature over its MindSpore translation."""
     if out is not None:
@@ -3031,6 +3127,11 @@ def torch_scalar_tensor(s, dtype=None, layout=None, device=None, requires_grad=F
     if layout is not None:
         raise ValueError("For 'scalar_tensor' (torch signature), layout other than None is not supported: layouts.")
     return ms.Tensor(s, dtype=ms.float32)
+
+
+def torch_select(input, dim, index):
+    """torch.select's signature over its MindSpore translation."""
+    return (lambda _x, _d: _x[(slice(None),) * (_d % _x.ndim) + (index,)])(input, dim)
 
 
 def torch_selu(input, inplace=False):
@@ -3230,9 +3331,23 @@ def torch_threshold(input, threshold, value, inplace=False):
     return ops.where(input > threshold, input, value)
 
 
+def torch_torch_alpha_dropout(input, p, train):
+    """torch.alpha_dropout's signature over its MindSpore translation."""
+    if train is not False:
+        raise ValueError("For 'alpha_dropout' (torch signature), train other than False is not supported: train=True: alpha dropout has no MindSpore counterpart.")
+    return input
+
+
 def torch_torch_dropout(input, p, train):
     """torch.dropout's signature over its MindSpore translation."""
     return ops.dropout(input, p, training=train)
+
+
+def torch_torch_feature_alpha_dropout(input, p, train):
+    """torch.feature_alpha_dropout's signature over its MindSpore translation."""
+    if train is not False:
+        raise ValueError("For 'feature_alpha_dropout' (torch signature), train other than False is not supported: train=True: alpha dropout has no MindSpore counterpart.")
+    return input
 
 
 def torch_transpose(input, dim0, dim1):
@@ -3496,7 +3611,7 @@ TORCH_NN = {
     'MaxUnpool3d': nn.MaxUnpool3d,
     'Mish': TorchMish,
     'Module': nn.Cell,
-    'ModuleDict': nn.CellDict,
+    'ModuleDict': TorchModuleDict,
     'ModuleList': TorchModuleList,
     'MultiLabelSoftMarginLoss': TorchMultiLabelSoftMarginLoss,
     'MultiMarginLoss': TorchMultiMarginLoss,

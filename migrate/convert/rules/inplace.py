@@ -79,7 +79,7 @@ def receiver_kind(before, after) -> str:
             before.func.attr.value in ALIASING_METHODS:
         return "view"
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Name) and \
-            before.func.value.rstrip("_") == "_torch_to":
+            before.func.value.rstrip("_") == "torch_to":
         return "view"  # the generated x.to(v): torch's to() returns x itself when nothing changes
     if isinstance(before, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Integer, cst.Float,
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
@@ -173,7 +173,7 @@ def inplace(edit) -> None:
 
 @argument_rule("MS326", "inplace_compare")
 def inplace_compare(edit) -> None:
-    """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with _torch_compare_(ops.ge, x, y): 1 or 0 in
+    """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with torch_compare_(ops.ge, x, y): 1 or 0 in
     x's dtype written into x (torch keeps x's dtype; ops.ge gives bools); marked on a view."""
     name = edit.entry.torch.split(".", 1)[1]
     before, after = edit.receiver_before, edit.method_receiver
@@ -181,7 +181,7 @@ def inplace_compare(edit) -> None:
         edit.unsupported(_view_reason(name, after), marker="MS905")
         return
     built = edit.build()  # ops.ge(x, y)
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_compare_")), [cst.Arg(built.func), *built.args])
+    edit.result = cst.Call(cst.Name(edit.helper("torch_compare_")), [cst.Arg(built.func), *built.args])
     edit.note("the comparison's 1 or 0 in the receiver's dtype, written back with copy_ as torch's in-place method")
 
 

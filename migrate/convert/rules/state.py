@@ -4,10 +4,10 @@
 ``torch.utils.checkpoint.checkpoint(fn, *args, **kwargs)`` trades memory for recomputation: the
 values and gradients are those of ``fn(*args, **kwargs)``, which is what the converted code calls.
 torch 2.13 passes keywords through to ``fn`` only with ``use_reentrant=False`` (``None``, the
-default, means True and refuses them with a ValueError): the generated ``_torch_checkpoint``
+default, means True and refuses them with a ValueError): the generated ``torch_checkpoint``
 keeps that check when ``use_reentrant`` is not written as False.
 
-``torch._foreach_<op>(tensors, ...)`` becomes the generated ``_torch_foreach("<op>", tensors, ...)``
+``torch._foreach_<op>(tensors, ...)`` becomes the generated ``torch_foreach("<op>", tensors, ...)``
 (arguments as written: the helper reads torch's parameter names), which loops over the list with
 the one-tensor op; the in-place forms write back with ``copy_`` (Parameters too).
 
@@ -33,7 +33,7 @@ def _plain_args(args: list) -> list:
 @argument_rule("MS350", "checkpoint_keywords")
 def checkpoint_keywords(edit) -> None:
     """Replace torch.utils.checkpoint.checkpoint(fn, *args, k=v) with fn(*args, k=v) when
-    use_reentrant=False, else with _torch_checkpoint(fn, *args, k=v) (torch's check of the keywords)."""
+    use_reentrant=False, else with torch_checkpoint(fn, *args, k=v) (torch's check of the keywords)."""
     if not edit.kwargs_args:
         return  # fn(*args): the entry's template
     reentrant = edit.bound.get("use_reentrant")
@@ -43,29 +43,29 @@ def checkpoint_keywords(edit) -> None:
         edit.result = cst.Call(function, _plain_args([*edit.star_args, *edit.kwargs_args]))
         edit.note("keyword arguments passed through to the function (use_reentrant=False)")
         return
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_checkpoint")), _plain_args(list(edit.call.args)))
-    edit.note("_torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_checkpoint")), _plain_args(list(edit.call.args)))
+    edit.note("torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
 
 
 @argument_rule("MS351", "foreach")
 def foreach(edit) -> None:
-    """Replace torch._foreach_<op>(tensors, ...) with _torch_foreach('<op>', tensors, ...) (the op on
+    """Replace torch._foreach_<op>(tensors, ...) with torch_foreach('<op>', tensors, ...) (the op on
     each tensor of the list; the in-place form writes each result back)."""
     qual = edit.converter.qual(edit.call.func) or ""
     op = qual.rpartition("._foreach_")[2]
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_foreach")),
+    edit.result = cst.Call(cst.Name(edit.helper("torch_foreach")),
                            [cst.Arg(cst.SimpleString(repr(op))), *_plain_args(list(edit.call.args))])
 
 
 # torch's grad-mode functions -> the generated helper over MindSpore's grad mode
-_GRAD_MODE_HELPERS = {"enable_grad": "_TorchEnableGrad", "set_grad_enabled": "_TorchSetGradEnabled",
-                      "_set_grad_enabled": "_TorchSetGradEnabled", "is_grad_enabled": "_torch_is_grad_enabled"}
+_GRAD_MODE_HELPERS = {"enable_grad": "TorchEnableGrad", "set_grad_enabled": "TorchSetGradEnabled",
+                      "_set_grad_enabled": "TorchSetGradEnabled", "is_grad_enabled": "torch_is_grad_enabled"}
 
 
 @argument_rule("MS352", "grad_mode")
 def grad_mode(edit) -> None:
     """Replace torch.set_grad_enabled(m) / torch.enable_grad() / torch.is_grad_enabled() with the
-    generated _TorchSetGradEnabled(m) / _TorchEnableGrad() / _torch_is_grad_enabled(), which read
+    generated TorchSetGradEnabled(m) / TorchEnableGrad() / torch_is_grad_enabled(), which read
     and set MindSpore's grad mode (the flag ms._no_grad, torch.no_grad converted, sets), and
     torch.inference_mode() with ms._no_grad()."""
     if "orig_func" in edit.bound:
@@ -84,5 +84,5 @@ def grad_mode(edit) -> None:
 @argument_rule("MS353", "activation_fn")
 def activation_fn(edit) -> None:
     """Replace torch.nn.modules.transformer._get_activation_fn(name) with the generated
-    _torch_activation_fn(name) ('relu' / 'gelu' -> the MindSpore function, torch's error otherwise)."""
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_activation_fn")), [cst.Arg(edit.bound["activation"])])
+    torch_activation_fn(name) ('relu' / 'gelu' -> the MindSpore function, torch's error otherwise)."""
+    edit.result = cst.Call(cst.Name(edit.helper("torch_activation_fn")), [cst.Arg(edit.bound["activation"])])

@@ -81,16 +81,16 @@ _CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
 @argument_rule("MS237", "cast_cell")
 def cast_cell(edit) -> None:
     """Replace net.double() / net.half() / net.bfloat16() (a module) with
-    _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
+    torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
     dtype = _CELL_DTYPES[edit.entry.torch.rsplit(".", 1)[-1]]
     edit.converter.output.used.add("ms")
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_cast_cell")),
+    edit.result = cst.Call(cst.Name(edit.helper("torch_cast_cell")),
                            [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
 
 
 @argument_rule("MS147", "to")
 def to(edit) -> None:
-    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with _torch_to(module, dtype) (its floating-point parameters cast in place)."""
+    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with torch_to(module, dtype) (its floating-point parameters cast in place)."""
     converter = edit.converter
     args = list(edit.call.args)
     if any(a.star for a in args):  # a dtype may be among them: decided at run time
@@ -121,11 +121,11 @@ def to(edit) -> None:
 
 
 def _to_at_run_time(edit) -> None:
-    """``x.to(v)`` where ``v`` may be a dtype, a tensor or a device: the generated ``_torch_to``
+    """``x.to(v)`` where ``v`` may be a dtype, a tensor or a device: the generated ``torch_to``
     decides when it runs (a cast, or nothing)."""
-    local = edit.converter.output.signatures.helper("_torch_to")
+    local = edit.converter.output.signatures.helper("torch_to")
     edit.result = cst.Call(cst.Name(local), [cst.Arg(edit.method_receiver), *edit.call.args])
-    edit.note("the argument may be a dtype or a device: _torch_to casts or passes at run time")
+    edit.note("the argument may be a dtype or a device: torch_to casts or passes at run time")
 
 
 _DEVICE_WORDS = ("device", "dev", "cpu", "cuda", "gpu", "rank", "mps", "xpu", "npu")
@@ -414,9 +414,9 @@ def tensor_type(edit) -> None:
 @argument_rule("MS328", "unfold_windows")
 def unfold_windows(edit) -> None:
     """Replace x.unfold(dimension, size, step) (torch's sliding windows) with
-    _torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
+    torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
     args = [cst.Arg(edit.method_receiver)] + [cst.Arg(edit.bound[name]) for name in ("dimension", "size", "step")]
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_unfold_windows")), args)
+    edit.result = cst.Call(cst.Name(edit.helper("torch_unfold_windows")), args)
 
 
 @argument_rule("MS175", "requires_grad")

@@ -477,13 +477,21 @@ def test_a_word_language_model_without_dropout_between_layers_fails(tmp_path):
 
 
 def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
-    path = FIXTURES / "dynamic_layer.py"
+    path = FIXTURES / "torch_layer_left.py"
     assert "# migrate: MS9" in convert_source(path.read_text()).code
+    t, m, _, _ = prepare(str(path), "LeftNorm()", convert=convert_source)
+    r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
+    assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "norm"
+    assert "holds a torch module at 'norm' (torch.nn.RMSNorm)" in r.culprit.message
+    assert not any("norm.weight" in f.message for f in r.findings)
+
+
+def test_a_layer_chosen_by_a_run_time_name_is_built_by_the_runtime_and_matches():
+    path = FIXTURES / "dynamic_layer.py"
+    assert "# migrate: MS9" not in convert_source(path.read_text()).code
     t, m, _, _ = prepare(str(path), "DynamicRNN('GRU')", convert=convert_source)
     r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
-    assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "rnn"
-    assert "holds a torch module at 'rnn' (torch.nn.GRU)" in r.culprit.message
-    assert not any("rnn.weight_ih_l0" in f.message for f in r.findings)
+    assert r.passed, r.culprit
 
 
 def test_random_draws_outside_dropout_are_replayed_in_training_mode(tmp_path):

@@ -5,7 +5,7 @@ from pathlib import Path
 import libcst as cst
 
 from migrate import convert_source
-from migrate.convert.guards import is_guard, is_stub_class
+from migrate.convert.guards import is_guard
 
 TESTS = Path(__file__).resolve().parents[2]  # tests/
 REPO = TESTS.parent
@@ -15,11 +15,12 @@ HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n
 
 
 def split_generated(code: str) -> tuple[str, str]:
-    """(the generated torch-signature block, the code without it) of a converted file."""
+    """(what the converter wrote to reach the runtime: its import line, or the inlined block;
+    the code without it) of a converted file."""
     import libcst as cst
-    from migrate.convert.torch_signature import generated_block
+    from migrate.convert.torch_signature import runtime_statements
     module = cst.parse_module(code)
-    block = generated_block(module.body)
+    block = runtime_statements(module.body)
     if not block:
         return "", code
     rest = [st for st in module.body if not any(st is b for b in block)]
@@ -52,10 +53,17 @@ def check(before: str, expected: str, target: str = "ms_core"):
 
 
 def without_guards(code: str) -> str:
-    """``code`` without the guards of torch imports that stay and their stand-in class
-    (:mod:`migrate.convert.guards`), which tests of other rules do not look at."""
+    """``code`` without the guards of torch imports that stay (:mod:`migrate.convert.guards`) and
+    the import of their stand-in (TorchMissing, from the runtime), which tests of other rules do
+    not look at."""
+    import re
     module = cst.parse_module(code)
-    body = [st for st in module.body if not (is_guard(st) or is_stub_class(st))]
+    body = [st for st in module.body if not is_guard(st)]
+    if len(body) != len(module.body):
+        code = module.with_changes(body=body).code
+        code = re.sub(r"^from migrate_runtime import TorchMissing\n", "", code, flags=re.M)
+        code = re.sub(r"^(from migrate_runtime import .*)TorchMissing, ", r"\1", code, flags=re.M)
+        return code
     if len(body) == len(module.body):
         return code
     return module.with_changes(body=body).code
