@@ -15,6 +15,7 @@ Every error is one line on stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -591,6 +592,82 @@ def _write_reports(result, reports, err) -> int:
     return 0
 
 
+# ---- migrate check-ddp ---------------------------------------------------------------------
+def _add_check_ddp(sub) -> None:
+    p = sub.add_parser("check-ddp", help="run a data-parallel script under torch DDP and its "
+                                         "conversion under the ms_core launcher, rank by rank",
+                       description="Run SCRIPT under torch DDP (gloo, torchrun; mp.spawn scripts as "
+                                   "they are) and its conversion under python -m ms_core.launch (and "
+                                   "with --ms-python the --target mindspore conversion under msrun), "
+                                   "from the same initial weights, random numbers and data order; "
+                                   "compare every rank's losses step by step and its final "
+                                   "parameters and buffers. Exit 0 agree, 1 differ, 2 could not run.")
+    p.add_argument("script", help="the torch training script")
+    p.add_argument("--nproc", type=int, default=2, metavar="N", help="processes per side (default 2)")
+    p.add_argument("--steps", type=int, default=None, metavar="S",
+                   help="stop every process after S optimizer steps (default: the whole script)")
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                   help="per side; the side's processes are stopped when it runs out (default 600)")
+    p.add_argument("--ms-python", metavar="PYTHON",
+                   help="an interpreter with MindSpore: also run the --target mindspore conversion "
+                        "under that interpreter's msrun")
+    p.add_argument("--report", metavar="FILE.json", help="write the result as JSON")
+    p.add_argument("--work", metavar="DIR", help="keep the runs' files (logs, traces) in DIR")
+    p.add_argument("--args", default="", metavar="'ARGS'",
+                   help="the script's arguments, as one string after = (--args='--epochs 3')")
+
+
+def _run_check_ddp(args) -> int:
+    import json
+    import shlex
+
+    from rich.markup import escape
+
+    from migrate.check.ddp import EXIT_ERROR, DdpSettings, check_ddp
+    err = _console(wide=True)
+    if args.nproc < 1 or not os.path.isfile(args.script):
+        err.print(f"[red]error:[/] {'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
+        return EXIT_ERROR
+    settings = DdpSettings(nproc=args.nproc, max_steps=args.steps, rtol=args.rtol, atol=args.atol,
+                           timeout=args.timeout, args=tuple(shlex.split(args.args)), ms_python=args.ms_python)
+    result = check_ddp(args.script, settings, _converter(),
+                       _converter("mindspore") if args.ms_python else None, work=args.work)
+    _show_check_ddp(result, err)
+    if args.report:
+        try:
+            with open(args.report, "w", encoding="utf-8") as f:
+                json.dump(result.to_dict(), f, indent=1)
+        except OSError as exc:
+            err.print(f"[red]error:[/] cannot write {args.report}: {escape(str(exc))}")
+            return EXIT_ERROR
+    return result.exit_code
+
+
+def _show_check_ddp(result, err) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    t = Table(title=f"migrate check-ddp {escape(os.path.basename(result.script))} "
+                    f"({result.settings.nproc} processes)")
+    for col in ("side", "rank", "steps", "loss max rel diff", "final values max rel diff", "verdict"):
+        t.add_column(col)
+    for side, comparisons in result.ranks.items():
+        for c in comparisons:
+            t.add_row(side, str(c.rank), str(c.losses), "-" if c.loss_err is None else f"{c.loss_err:.2e}",
+                      "-" if c.param_err is None else f"{c.param_err:.2e} ({escape(c.worst_param or '')})",
+                      "[green]agree[/]" if c.passed else "[red]differ[/]: " + escape("; ".join(c.problems)))
+    err.print(t)
+    for side, run in result.runs.items():
+        err.print(f"{side}: {escape(' '.join(run.command[:8]))}{' ...' if len(run.command) > 8 else ''}"
+                  f" [{run.seconds:.1f} s]" + (f" [red]{escape(run.error)}[/]" if run.error else ""))
+    for n in result.notes:
+        err.print(f"[yellow]note:[/] {escape(n)}")
+    verdict = ("[red]could not run[/]" if result.error else "[green]PASS[/]" if result.passed
+               else "[red]MISMATCH[/]")
+    err.print(f"verdict: {verdict}")
+
+
 # ---- migrate weights -----------------------------------------------------------------------
 def _add_weights(sub) -> None:
     p = sub.add_parser("weights",
@@ -649,10 +726,94 @@ def _run_weights(args) -> int:
 
 
 # Register new subcommands here: (name, add-arguments function, run function).
+# ---- migrate check-script -------------------------------------------------------------------
+
+def _add_check_script(sub) -> None:
+    p = sub.add_parser("check-script", help="train a PyTorch script and its conversion side by side",
+                       description="Convert SCRIPT's directory (or take --converted), run both scripts "
+                                   "for N optimizer steps from the same weights (the converted one "
+                                   "without torch) and report the first step, and the loss or "
+                                   "parameter, where they part. Arguments after -- go to both "
+                                   "scripts. Exit 0 agree, 1 part, 2 could not run.")
+    p.add_argument("script", help="the PyTorch training script")
+    p.add_argument("--root", metavar="DIR", help="the directory the script belongs to (converted and "
+                                                 "copied whole; default: the script's own)")
+    p.add_argument("--converted", metavar="DIR", help="the converted copy of the root directory "
+                                                      "(default: convert it into a temporary one)")
+    p.add_argument("--steps", type=int, default=5, metavar="N", help="optimizer steps (default 5)")
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="per run")
+    p.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    p.add_argument("--work", metavar="DIR", help="keep the runs' copies and traces here")
+    p.add_argument("rest", nargs="*", metavar="-- ARGS", help="arguments of both scripts, after --")
+
+
+def _run_check_script(args) -> int:
+    import tempfile
+
+    from migrate.check.script_check import check_script
+    err = _console(stderr=True)
+    script = Path(args.script).resolve()
+    root = Path(args.root).resolve() if args.root else script.parent
+    if not script.is_file():
+        err.print(f"[red]error:[/] {args.script} is not a file")
+        return 2
+    rest = args.rest
+    with tempfile.TemporaryDirectory(prefix="migrate-check-script-") as tmp:
+        converted = Path(args.converted).resolve() if args.converted else Path(tmp) / "converted"
+        if not args.converted:
+            from migrate.convert.project import convert_tree
+            convert_tree(root, converted, "ms_core")
+        try:
+            result = check_script(script, converted, rest, args.steps, args.rtol, args.atol, args.timeout,
+                                  root=root, work=args.work)
+        except FileNotFoundError as exc:
+            err.print(f"[red]error:[/] {exc}")
+            return 2
+    _show_script_check(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=1, default=str))
+    return result.exit_code
+
+
+def _show_script_check(result) -> None:
+    from rich.table import Table
+    out = _console(stderr=False)
+    for side, run in (("torch", result.original), ("converted", result.converted)):
+        if run.status != "ran":
+            where = f" ({run.where})" if run.where else ""
+            out.print(f"[red]{side} run {run.status}:[/] {run.error}{where}")
+    if result.losses:
+        table = Table("loss", "torch", "converted", "rel err")
+        for i, (a, b) in enumerate(result.losses, 1):
+            table.add_row(str(i), f"{a:.8g}", f"{b:.8g}", f"{abs(a - b) / max(abs(a), 1e-12):.1e}")
+        out.print(table)
+    for note in result.notes:
+        out.print(f"note: {note}")
+    part = result.parting
+    if result.exit_code == 2:
+        return
+    if part is None:
+        out.print(f"[green]agree[/] for {result.steps} optimizer steps ({len(result.losses)} losses, "
+                  f"{result.parameters} parameters each step)")
+        return
+    what = {"loss": "the loss", "parameter": f"parameter {part.name}", "missing": f"parameter {part.name}",
+            "steps": "the number of steps"}[part.what]
+    if part.what == "loss" and part.name:
+        what += f" ({part.name})"
+    numbers = (f": torch {part.torch:.8g}, converted {part.converted:.8g} (max abs {part.max_abs:.2e}, "
+               f"max rel {part.max_rel:.2e}{', at ' + str(part.index) if part.index else ''})"
+               if part.torch is not None else "")
+    out.print(f"[red]part at step {part.step}[/]: {what}{numbers}{' -- ' + part.detail if part.detail else ''}")
+
+
 SUBCOMMANDS = [
     ("convert", _add_convert, _run_convert),
     ("mappings", _add_mappings, _run_mappings),
     ("check", _add_check, _run_check),
+    ("check-script", _add_check_script, _run_check_script),
+    ("check-ddp", _add_check_ddp, _run_check_ddp),
     ("weights", _add_weights, _run_weights),
 ]
 
@@ -668,8 +829,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``migrate`` command; return its exit code."""
-    args = build_parser().parse_args(argv)
+    """Run the ``migrate`` command; return its exit code. Arguments after ``--`` go to the
+    subcommand's ``rest`` (``check-script``'s scripts)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    tail = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, tail = argv[:cut], argv[cut + 1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if tail:
+        if not hasattr(args, "rest"):
+            parser.error(f"'migrate {args.command}' takes no arguments after --")
+        args.rest = [*args.rest, *tail]
     return args._run(args)
 
 

@@ -96,7 +96,11 @@ class Source:
     the one-line module of our own that stands for it on both sides (a package `__init__` cut
     down to the submodules the models need). `torch_stand_ins` are modules (path -> text) only
     the torch side sees, for imports the original makes unconditionally from packages not
-    installed here (torchvision); the converted side never sees them.
+    installed here (torchvision); the converted side never sees them. `stand_ins` are modules of
+    our own for packages that are not torch code and not installed here (PIL, huggingface_hub,
+    omegaconf): both sides see them. `uses` names other sources whose torch code this one imports
+    (demucs imports julius): the torch side gets their staged trees, the converted side their
+    converted trees, on its path.
     """
 
     name: str
@@ -109,6 +113,8 @@ class Source:
     note: str = ""
     quick: bool = False
     torch_needs: tuple = ()
+    stand_ins: tuple = ()         # ((module path, text), ...): both sides
+    uses: tuple = ()              # names of other sources this one imports
 
 
 _NO_TORCHVISION = (
@@ -125,6 +131,43 @@ _NO_KORNIA_RS = (
     'def load_image(*args, **kwargs):\n'
     '    raise ImportError("kornia_rs is not installed (bench/realworld.py stand-in)")\n\n\n'
     'write_image = load_image\n')
+
+_TV_PRESETS = (
+    '"""Stand-in for torchvision.transforms._presets (its transforms need PIL): the names the model '
+    'files give their weights."""\n'
+    'from enum import Enum\n\n\n'
+    'class InterpolationMode(Enum):\n    NEAREST = "nearest"\n    BILINEAR = "bilinear"\n    BICUBIC = "bicubic"\n\n\n'
+    'class ImageClassification:\n    def __init__(self, *args, **kwargs):\n        self.args, self.kwargs = args, kwargs\n\n\n'
+    'ObjectDetection = SemanticSegmentation = VideoClassification = OpticalFlow = ImageClassification\n')
+
+_TV_UTILS = (
+    '"""Stand-in for torchvision.utils (it imports PIL): the two helpers the models use."""\n'
+    'import collections.abc\nimport itertools\n\n\n'
+    'def _log_api_usage_once(obj):\n    pass\n\n\n'
+    'def _make_ntuple(x, n):\n'
+    '    return tuple(x) if isinstance(x, collections.abc.Iterable) else tuple(itertools.repeat(x, n))\n')
+
+_HF_HUB = (
+    '"""Stand-in for huggingface_hub (not installed): importable names, no downloads."""\n\n\n'
+    'def hf_hub_download(*args, **kwargs):\n    raise OSError("huggingface_hub is not installed (bench stand-in)")\n\n\n'
+    'class PyTorchModelHubMixin:\n'
+    '    def __init_subclass__(cls, **kwargs):\n        pass\n\n'
+    '    def __new__(cls, *args, **kwargs):\n        return super().__new__(cls)\n\n'
+    '    def save_pretrained(self, *args, **kwargs):\n        raise OSError("no hub here (bench stand-in)")\n\n'
+    '    push_to_hub = from_pretrained = save_pretrained\n\n\n'
+    'class ModelCard:\n    pass\n\n\n'
+    'class ModelCardData:\n    def __init__(self, *args, **kwargs):\n        pass\n')
+
+_FACE_DETECT = (
+    'def detect_face(*args, **kwargs):\n    raise ImportError("PIL/cv2 are not installed (bench stand-in)")\n\n\n'
+    'extract_face = detect_face\n')
+
+_TQDM = ('"""Stand-in for tqdm (not installed): no progress bar."""\n\n\n'
+         'class tqdm:\n    def __init__(self, iterable=None, *args, **kwargs):\n        self.iterable = iterable\n\n'
+         '    def __iter__(self):\n        return iter(self.iterable)\n\n'
+         '    def update(self, n=1):\n        pass\n\n    def close(self):\n        pass\n')
+
+_NO_TORCHAUDIO = '"""Stand-in for torchaudio (not installed here): importable, nothing else."""\n'
 
 SOURCES = [
     Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
@@ -172,6 +215,65 @@ SOURCES = [
     # openai/CLIP: model.py in torch alone (clip/__init__ imports clip.py, which needs torchvision,
     # PIL and ftfy: blanked; clip.py and the tokenizer are converted and counted)
     Source("clip", "github:openai/CLIP", blank=("clip/__init__.py",)),
+    # ---- first-pass sources (bench/README.md "First pass"): packages nobody here had converted,
+    # added with their results before any fix for them
+    # torchvision 0.28.0's models (its wheel's _C does not load beside this CPU torch, and its
+    # transforms and utils need PIL): the package __init__, transforms/__init__, transforms/_presets
+    # (the weights' preprocessing descriptions) and utils (two helpers) are cut down, on both sides
+    Source("torchvision", "torchvision==0.28.0", "torchvision",
+           replace=(("torchvision/__init__.py", ""),
+                    ("torchvision/transforms/__init__.py", ""),
+                    ("torchvision/transforms/_presets.py", _TV_PRESETS),
+                    ("torchvision/utils.py", _TV_UTILS)),
+           note="models and ops; the package __init__ (it loads the _C extension), transforms and utils "
+                "(PIL) cut down on both sides"),
+    Source("julius", "julius==0.2.7", "julius"),
+    Source("openunmix", "openunmix==1.2.1", "openunmix", torch_stand_ins=(("torchaudio/__init__.py", _NO_TORCHAUDIO),),
+           note="its utils and transforms import torchaudio (audio files, an STFT backend): the torch side gets "
+                "a stand-in"),
+    Source("demucs", "demucs==4.0.1", "demucs", uses=("julius", "openunmix"),
+           stand_ins=(("omegaconf/__init__.py", "OmegaConf = None\n"),
+                      ("dora/__init__.py", ""), ("dora/log.py", "def fatal(*args):\n    raise SystemExit(args)\n")),
+           torch_needs=("einops==0.8.1",),
+           note="imports julius and openunmix (torch packages: sources of their own); omegaconf and dora "
+                "(configuration, logging) stand in on both sides"),
+    Source("segmentation_models_pytorch", "segmentation-models-pytorch==0.5.0", "segmentation_models_pytorch",
+           uses=("torchvision", "timm"),
+           stand_ins=(("huggingface_hub/__init__.py", _HF_HUB), ("safetensors/__init__.py", ""),
+                      ("PIL/__init__.py", ""), ("PIL/Image.py", ""), ("tqdm/__init__.py", _TQDM),
+                      ("safetensors/torch.py", "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n"),
+                      ("safetensors/numpy.py", "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n\n\n"
+                                               "save_file = load_file\n")),
+           note="imports torchvision and timm (sources of their own); huggingface_hub and safetensors (weight "
+                "downloads), PIL and tqdm (its dataset class) stand in on both sides"),
+    Source("facenet_pytorch", "facenet-pytorch==2.6.0", "facenet_pytorch",
+           blank=("facenet_pytorch/__init__.py",),
+           stand_ins=(("tqdm/__init__.py", _TQDM), ("requests/__init__.py", ""),
+                      ("requests/adapters.py", "class HTTPAdapter:\n    pass\n")),
+           replace=(("facenet_pytorch/models/utils/detect_face.py", _FACE_DETECT),),
+           note="the package __init__ imports everything; detect_face.py (box post-processing: PIL, cv2, "
+                "torchvision's NMS) is cut down to two names that raise; tqdm and requests (weight "
+                "downloads; MindSpore's interpreter has no requests) stand in on both sides"),
+    Source("encodec", "encodec==0.1.1", "encodec", torch_needs=("einops==0.8.1",),
+           torch_stand_ins=(("torchaudio/__init__.py", _NO_TORCHAUDIO),),
+           note="utils.py imports torchaudio at the top (resampling audio files): the torch side gets a "
+                "stand-in"),
+    Source("open_clip", "open-clip-torch==2.24.0", "open_clip", uses=("torchvision",),
+           blank=("open_clip/__init__.py",),
+           note="its __init__ imports the tokenizers (ftfy, regex) and factory (huggingface_hub): emptied; "
+                "utils.py imports torchvision (a source of its own)"),
+    Source("segment_anything", "segment-anything==1.0", "segment_anything",
+           blank=("segment_anything/__init__.py",),
+           note="its __init__ imports the automatic mask generator (pycocotools, cv2): emptied"),
+    Source("lpips", "lpips==0.1.4", "lpips", uses=("torchvision",), stand_ins=(("tqdm/__init__.py", _TQDM),),
+           note="builds its feature networks with torchvision.models (a source of its own); tqdm stands in on "
+                "both sides"),
+    Source("linformer", "linformer==0.2.3", "linformer"),
+    Source("vector_quantize_pytorch", "vector-quantize-pytorch==1.10.4", "vector_quantize_pytorch",
+           torch_needs=("einops==0.8.1",)),
+    Source("rotary_embedding_torch", "rotary-embedding-torch==0.3.6", "rotary_embedding_torch",
+           torch_needs=("einops==0.8.1",)),
+    Source("pytorch_msssim", "pytorch-msssim==1.0.0", "pytorch_msssim"),
 ]
 
 
@@ -534,6 +636,106 @@ ARCHS = [
     Arch("clip", "clip.model", "ModifiedResNet((1, 1, 1, 1), 32, 2, input_resolution=64, width=16)",
          (x(1, 3, 64, 64),)),
     Arch("clip", "clip.model", "CLIP(32, 32, 2, 128, 8, 16, 64, 64, 2, 2)", (x(2, 3, 32, 32), tok(64, 2, 16))),
+    # ---- first-pass sources (small configurations of each package's own classes)
+    # torchvision 0.28.0 models
+    *[Arch("torchvision", "torchvision.models", f"{ctor}", (x(2, 3, 64, 64),))
+      for ctor in ("resnet18(num_classes=10)", "mobilenet_v3_small(num_classes=10)", "efficientnet_b0(num_classes=10)",
+                   "squeezenet1_1(num_classes=10)", "shufflenet_v2_x0_5(num_classes=10)",
+                   "regnet_x_400mf(num_classes=10)", "mnasnet0_5(num_classes=10)",
+                   "DenseNet(growth_rate=8, block_config=(2, 2), num_init_features=16, num_classes=10)")],
+    Arch("torchvision", "torchvision.models",
+         "VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, "
+         "num_classes=10)", (x(2, 3, 32, 32),)),
+    Arch("torchvision", "torchvision.models",
+         "SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[1, 2], window_size=[4, 4], "
+         "num_classes=10)", (x(1, 3, 64, 64),)),
+    Arch("torchvision", "torchvision.models",
+         "ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)], num_classes=10)", (x(1, 3, 64, 64),),
+         setup="from torchvision.models.convnext import CNBlockConfig"),
+    Arch("torchvision", "torchvision.models.segmentation",
+         "lraspp_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=3)", (x(1, 3, 64, 64),)),
+    # demucs 4.0.1 (with julius and openunmix): waveform and hybrid models, small
+    Arch("demucs", "demucs.demucs", "Demucs(['a', 'b'], audio_channels=1, channels=16, depth=2, lstm_layers=1, "
+         "dconv_depth=1, dconv_attn=0, dconv_lstm=0, samplerate=8000, segment=1)", (x(1, 1, 512),)),
+    Arch("demucs", "demucs.demucs", "Demucs(['a', 'b'], audio_channels=1, channels=8, depth=2, lstm_layers=0, "
+         "resample=False, normalize=False, dconv_depth=2, dconv_attn=2, dconv_lstm=2, samplerate=8000, segment=1)",
+         (x(1, 1, 512),)),
+    Arch("demucs", "demucs.hdemucs", "HDemucs(['a', 'b'], audio_channels=1, channels=16, depth=2, nfft=64, "
+         "dconv_depth=1, dconv_attn=0, dconv_lstm=0, samplerate=8000, segment=1)", (x(1, 1, 512),)),
+    Arch("julius", "julius", "ResampleFrac(4, 3)", (x(2, 64),)),
+    Arch("julius", "julius", "LowPassFilters([0.1, 0.25])", (x(2, 64),)),
+    # segmentation-models-pytorch 0.5.0 (with torchvision and timm): encoder/decoder
+    *[Arch("segmentation_models_pytorch", "segmentation_models_pytorch",
+           f"{dec}('resnet18', encoder_weights=None, classes=2{extra})", (x(1, 3, 64, 64),))
+      for dec, extra in (("Unet", ""), ("FPN", ""), ("Linknet", ""), ("DeepLabV3Plus", ""),
+                         ("PSPNet", ", encoder_depth=3"), ("Unet", ", decoder_attention_type='scse'"))],
+    Arch("segmentation_models_pytorch", "segmentation_models_pytorch",
+         "Unet('mobilenet_v2', encoder_weights=None, classes=2)", (x(1, 3, 64, 64),)),
+    # facenet-pytorch 2.6.0: face embeddings and the MTCNN stages
+    Arch("facenet_pytorch", "facenet_pytorch.models.inception_resnet_v1", "InceptionResnetV1(classify=True, num_classes=10)",
+         (x(1, 3, 96, 96),)),
+    Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "PNet(pretrained=False)", (x(1, 3, 24, 24),)),
+    Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "RNet(pretrained=False)", (x(2, 3, 24, 24),)),
+    Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "ONet(pretrained=False)", (x(2, 3, 48, 48),)),
+    # encodec 0.1.1: SEANet encoder/decoder (weight norm, reflect padding, LSTM), residual VQ, the codec
+    Arch("encodec", "encodec.modules.seanet", "SEANetEncoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
+         (x(2, 1, 64),)),
+    Arch("encodec", "encodec.modules.seanet", "SEANetDecoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
+         (x(2, 16, 8),)),
+    Arch("encodec", "encodec.modules.seanet", "SEANetEncoder(channels=2, dimension=16, n_filters=4, ratios=[2, 2], "
+         "norm='time_group_norm', causal=False, lstm=0)", (x(1, 2, 32),)),
+    Arch("encodec", "encodec.model",
+         "EncodecModel(SEANetEncoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1), "
+         "SEANetDecoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1), "
+         "ResidualVectorQuantizer(dimension=16, n_q=4, bins=32, kmeans_init=False), [1.5], 64, 1)",
+         (x(1, 1, 64),), setup="from encodec.modules import SEANetEncoder, SEANetDecoder\n"
+                               "from encodec.quantization import ResidualVectorQuantizer"),
+    # open_clip 2.24.0 (with torchvision): towers and the whole model
+    Arch("open_clip", "open_clip.transformer", "VisionTransformer(image_size=32, patch_size=8, width=32, layers=2, "
+         "heads=2, mlp_ratio=2.0, output_dim=16)", (x(2, 3, 32, 32),)),
+    Arch("open_clip", "open_clip.transformer", "TextTransformer(context_length=16, vocab_size=64, width=32, heads=2, "
+         "layers=2, output_dim=16)", (tok(64, 2, 16),)),
+    Arch("open_clip", "open_clip.modified_resnet", "ModifiedResNet([1, 1, 1, 1], 16, 2, image_size=64, width=16)",
+         (x(1, 3, 64, 64),)),
+    Arch("open_clip", "open_clip.model",
+         "CLIP(16, CLIPVisionCfg(layers=2, width=32, patch_size=8, image_size=32, head_width=16, mlp_ratio=2.0), "
+         "CLIPTextCfg(context_length=16, vocab_size=64, width=32, heads=2, layers=2))",
+         (x(2, 3, 32, 32), tok(64, 2, 16))),
+    # segment-anything 1.0: image encoder (windowed attention, relative positions), prompt encoder, mask decoder
+    Arch("segment_anything", "segment_anything.modeling",
+         "ImageEncoderViT(img_size=64, patch_size=16, embed_dim=32, depth=2, num_heads=2, out_chans=16, "
+         "use_rel_pos=True, window_size=2, global_attn_indexes=(1,))", (x(1, 3, 64, 64),)),
+    Arch("segment_anything", "segment_anything.modeling",
+         "PromptEncoder(embed_dim=16, image_embedding_size=(4, 4), input_image_size=(64, 64), mask_in_chans=4)",
+         (x(1, 2, 2), tok(2, 1, 2), x(1, 1, 16, 16)), call="model((inputs[0], inputs[1]), None, inputs[2])"),
+    Arch("segment_anything", "segment_anything.modeling",
+         "MaskDecoder(transformer_dim=16, transformer=TwoWayTransformer(depth=2, embedding_dim=16, mlp_dim=32, "
+         "num_heads=2), num_multimask_outputs=3, iou_head_hidden_dim=16)",
+         (x(1, 16, 4, 4), x(1, 16, 4, 4), x(1, 3, 16), x(1, 16, 4, 4)), call="model(*inputs, multimask_output=True)"),
+    # lpips 0.1.4 (with torchvision's feature networks), random weights
+    Arch("lpips", "lpips.lpips", "LPIPS(pretrained=False, net='alex', pnet_rand=True, verbose=False)",
+         (x(1, 3, 64, 64), x(1, 3, 64, 64))),
+    Arch("lpips", "lpips.lpips", "LPIPS(pretrained=False, net='squeeze', pnet_rand=True, verbose=False)",
+         (x(1, 3, 64, 64), x(1, 3, 64, 64))),
+    # linformer 0.2.3
+    Arch("linformer", "linformer", "Linformer(dim=32, seq_len=16, depth=2, k=8, heads=2)", (x(2, 16, 32),)),
+    Arch("linformer", "linformer", "LinformerLM(num_tokens=64, dim=32, seq_len=16, depth=1, k=8, heads=2)",
+         (tok(64, 2, 16),)),
+    # vector-quantize-pytorch 1.10.4
+    Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "VectorQuantize(dim=16, codebook_size=32)", (x(2, 8, 16),)),
+    Arch("vector_quantize_pytorch", "vector_quantize_pytorch",
+         "ResidualVQ(dim=16, num_quantizers=2, codebook_size=32)", (x(2, 8, 16),)),
+    Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "FSQ(levels=[4, 4, 4])", (x(2, 8, 3),)),
+    Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "LFQ(dim=16, codebook_size=16)", (x(2, 8, 16),)),
+    # rotary-embedding-torch 0.3.6 (buffers only)
+    Arch("rotary_embedding_torch", "rotary_embedding_torch", "RotaryEmbedding(dim=16)", (x(2, 2, 8, 16),),
+         call="model.rotate_queries_or_keys(inputs[0])"),
+    Arch("rotary_embedding_torch", "rotary_embedding_torch", "RotaryEmbedding(dim=16, xpos_scale_base=64, use_xpos=True)",
+         (x(2, 2, 8, 16), x(2, 2, 8, 16)), call="model.rotate_queries_and_keys(inputs[0], inputs[1])"),
+    # pytorch-msssim 1.0.0
+    Arch("pytorch_msssim", "pytorch_msssim", "SSIM(data_range=1.0, channel=3)", (x(1, 3, 32, 32), x(1, 3, 32, 32))),
+    Arch("pytorch_msssim", "pytorch_msssim", "MS_SSIM(data_range=1.0, channel=1, win_size=3)",
+         (x(1, 1, 64, 64), x(1, 1, 64, 64))),
 ]
 
 
@@ -549,7 +751,7 @@ class Script:
     data: str = ""
     path: tuple = ()
     quick: bool = False
-    compare: bool = True   # trace both runs and compare losses/steps (bench/script_trace.py)
+    compare: bool = True   # trace both runs and compare losses/steps (migrate/check/script_trace.py)
     original_path: tuple = ()  # extra import paths of the original side only (bench/standins)
     dropout: bool = True   # False: dropout is the identity on both sides (no flag in the script)
 
@@ -890,10 +1092,14 @@ def report_errors(report: Path) -> list[str]:
 # ---- child processes: torch side and ms side ---------------------------------------------------
 
 class _NoTorch:
-    """A meta-path finder that makes torch (and friends) impossible to import."""
+    """A meta-path finder that makes torch (and friends) impossible to import; `allow` are the
+    top-level names of converted sources on the path (a converted torchvision)."""
+
+    def __init__(self, allow=()):
+        self.allow = set(allow)
 
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BLOCKED:
+        if name.split(".")[0] in BLOCKED and name.split(".")[0] not in self.allow:
             raise ImportError(f"import of '{name}' blocked: converted code must not need torch")
         return None
 
@@ -1076,7 +1282,7 @@ def torch_stand_in(saved: dict, arrays) -> _ModuleStandIn:
 def child_ms(arch: dict, tree: str, out: str, block: bool = True) -> dict:
     """Import the converted code with torch blocked, build, copy the weights, run, compare."""
     if block:
-        sys.meta_path.insert(0, _NoTorch())
+        sys.meta_path.insert(0, _NoTorch(arch.get("allow", ())))
     import numpy as np
     res = {"status": "import", "error": "", "where": "", "weights": "", "rel_err": None, "notes": []}
     try:
@@ -1236,7 +1442,7 @@ def child_mindspore(arch: dict, tree: str, out: str, block: bool = True) -> dict
     blocked, build, copy torch's weights through the weight map, run in inference mode, compare
     with torch and with ms_core, then the checkpoint round trip."""
     if block:
-        sys.meta_path.insert(0, _NoTorch())
+        sys.meta_path.insert(0, _NoTorch(arch.get("allow", ())))
     import numpy as np
     res = {"status": "import", "error": "", "where": "", "rel_err": None, "rel_err_ms_core": None,
            "names": "", "round_trip": ""}
@@ -1279,22 +1485,20 @@ def child_mindspore(arch: dict, tree: str, out: str, block: bool = True) -> dict
 def child_script(script: str, args: list, block: bool, trace_dir: str | None = None, side: str = "",
                  tree: str = "", dropout: bool = True) -> None:
     """Run a script as __main__ (torch blocked for the converted one); with `trace_dir`, record
-    what bench/script_trace.py compares (the original's random numbers replayed on the converted
+    what migrate/check/script_trace.py compares (the original's random numbers replayed on the converted
     side)."""
     import runpy
     if block:
         sys.meta_path.insert(0, _NoTorch())
     trace = None
     if trace_dir:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import script_trace
+        from migrate.check import script_trace
         replay = os.path.join(trace_dir, "random.npz") if side == "converted" else None
         trace = script_trace.Trace(os.path.join(trace_dir, side), tree, replay)
         os.makedirs(os.path.join(trace_dir, side), exist_ok=True)
         (script_trace.install_torch if side == "original" else script_trace.install_ms)(trace)
     if not dropout:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import script_trace
+        from migrate.check import script_trace
         script_trace.no_dropout(side)
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -1362,13 +1566,29 @@ def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, blo
     return res
 
 
-def torch_stand_ins(source: str, work: Path) -> list[str]:
-    """The directory of the source's torch-side stand-in modules, written once ([] if none)."""
-    src = next((s for s in SOURCES if s.name == source), None)
-    if src is None or not src.torch_stand_ins:
+def source_named(name: str) -> Source | None:
+    return next((s for s in SOURCES if s.name == name), None)
+
+
+def _uses(name: str) -> list[str]:
+    """The sources `name` uses, and theirs, in a stable order."""
+    out, todo = [], list(source_named(name).uses if source_named(name) else ())
+    while todo:
+        u = todo.pop(0)
+        if u not in out:
+            out.append(u)
+            todo += list(source_named(u).uses)
+    return out
+
+
+def torch_stand_ins(source: str, work: Path, which: str = "torch_stand_ins") -> list[str]:
+    """The directory of the source's stand-in modules (`which`: the torch side's, or `stand_ins`
+    for both sides), written once ([] if none)."""
+    src = source_named(source)
+    if src is None or not getattr(src, which):
         return []
-    d = work / "torch_stand_ins" / source
-    for rel, text in src.torch_stand_ins:
+    d = work / which / source
+    for rel, text in getattr(src, which):
         f = d / rel
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text(text)
@@ -1380,31 +1600,43 @@ def torch_stand_ins(source: str, work: Path) -> list[str]:
 
 
 def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: float,
-               block: bool = True, mindspore: tuple | None = None, torch_paths=()) -> dict:
+               block: bool = True, mindspore: tuple | None = None, torch_paths=(), dep_trees=None) -> dict:
     """Both children for one architecture; the row for the table. With `mindspore` =
     (interpreter, tree converted with --target mindspore), a third child runs that tree on real
-    MindSpore (row["mindspore"]). `torch_paths` go on the torch child's path only."""
+    MindSpore (row["mindspore"]). `torch_paths` go on the torch child's path only; `dep_trees`
+    maps each side ("torch", "ms", "mindspore") to the trees of the sources this one uses."""
     d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
+    dep_trees = dep_trees or {}
+    both = [p for name in (arch.source, *_uses(arch.source)) for p in torch_stand_ins(name, work, "stand_ins")]
+    # converted packages named like a blocked one (the converted torchvision itself, or used)
+    allow = sorted({c.name for t in [converted, *dep_trees.get("ms", []), *dep_trees.get("mindspore", [])]
+                    if Path(t).is_dir() for c in Path(t).iterdir() if c.name in BLOCKED})
     spec = d / "spec.json"
-    spec.write_text(json.dumps(asdict(arch)))
+    spec.write_text(json.dumps({**asdict(arch), "allow": allow}))
     torch_spec = d / "torch_spec.json"
-    torch_spec.write_text(json.dumps({**asdict(arch), "torch_paths": torch_stand_ins(arch.source, work)}))
+    # a used source's stand-ins, except those for a package another used source is (timm's torchvision)
+    real = {c.name for t in dep_trees.get("torch", []) for c in Path(t).iterdir()}
+    torch_spec.write_text(json.dumps({**asdict(arch), "torch_paths": [
+        p for name in (arch.source, *_uses(arch.source)) for p in torch_stand_ins(name, work)
+        if not {c.name for c in Path(p).iterdir()} & real]}))
     row = {"source": arch.source, "module": arch.module, "ctor": arch.ctor, "status": "", "error": "",
            "where": "", "rel_err": None, "notes": []}
-    t = _run_child("torch", torch_spec, staged, d, timeout, paths=torch_paths)
+    t = _run_child("torch", torch_spec, staged, d, timeout,
+                   paths=[*map(str, dep_trees.get("torch", [])), *torch_paths, *both])
     if t.get("status") in ("crash", "timeout"):
         row.update(status="torch-fail", error=t.get("error", ""), where=t.get("where", ""))
         return row
     row["params"] = t.get("params")
-    m = _run_child("ms", spec, converted, d, timeout, block)
+    m = _run_child("ms", spec, converted, d, timeout, block, paths=[*map(str, dep_trees.get("ms", [])), *both])
     row.update(status=m.get("status", "crash"), error=m.get("error", ""), where=m.get("where", ""),
                rel_err=m.get("rel_err"), notes=m.get("notes", []), weights=m.get("weights", ""),
                seconds=round(t.get("seconds", 0) + m.get("seconds", 0), 1))
     if mindspore is not None:
         python, ms_tree = mindspore
-        row["mindspore"] = _run_child("mindspore", spec, ms_tree, d, timeout, block, python=python)
+        row["mindspore"] = _run_child("mindspore", spec, ms_tree, d, timeout, block, python=python,
+                                      paths=[*map(str, dep_trees.get("mindspore", [])), *both])
     return row
 
 
@@ -1464,7 +1696,7 @@ def _script_tag(s: Script) -> str:
 
 def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, block: bool = True) -> dict:
     """Run one script from a fresh copy of its tree; status ran / fail / timeout. With
-    `s.compare`, the run is traced (bench/script_trace.py) into work/traces/<script>/<side>."""
+    `s.compare`, the run is traced (migrate/check/script_trace.py) into work/traces/<script>/<side>."""
     d = work / "scripts" / side / _script_tag(s)
     shutil.rmtree(d, ignore_errors=True)
     shutil.copytree(tree, d)
@@ -1498,9 +1730,8 @@ def run_script(s: Script, tree: Path, work: Path, side: str, timeout: float, blo
 
 
 def compare_traces(s: Script, work: Path) -> dict:
-    """Losses and parameter statistics of the two traced runs (see bench/script_trace.py)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import script_trace
+    """Losses and parameter statistics of the two traced runs (see migrate/check/script_trace.py)."""
+    from migrate.check import script_trace
     d = work / "traces" / _script_tag(s)
     try:
         a = json.loads((d / "original" / "trace.json").read_text())
@@ -1583,6 +1814,8 @@ def run(args) -> list[SourceResult]:
     work.mkdir(parents=True, exist_ok=True)
     only = set(args.only.split(",")) if args.only else None
     sources = [s for s in SOURCES if (only is None or s.name in only) and (s.quick or not args.quick)]
+    wanted = {s.name for s in sources} | {u for s in sources for u in _uses(s.name)}
+    sources = [s for s in SOURCES if s.name in wanted]  # the sources they use, converted first
     results = {}
     trees, torch_paths = {}, {}
     for src in sources:
@@ -1594,6 +1827,7 @@ def run(args) -> list[SourceResult]:
         print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
               f" ({time.perf_counter() - t0:.1f} s)", flush=True)
     archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped and not args.no_archs
+             and (only is None or a.source in only)
              and (a.quick or not args.quick) and (not args.arch or args.arch in a.name)]
     scripts = [s for s in SCRIPTS if s.source in results and not results[s.source].skipped
                and (s.quick or not args.quick) and not args.no_scripts and not args.arch]
@@ -1601,8 +1835,11 @@ def run(args) -> list[SourceResult]:
     def do_arch(a):
         staged, converted = trees[a.source]
         ms_side = (args.ms_python, work / "out_mindspore" / a.source) if args.ms_python else None
+        deps = _uses(a.source)
+        dep_trees = {"torch": [trees[u][0] for u in deps], "ms": [trees[u][1] for u in deps],
+                     "mindspore": [work / "out_mindspore" / u for u in deps]}
         row = check_arch(a, staged, converted, work, args.timeout, block=not args.allow_torch, mindspore=ms_side,
-                         torch_paths=torch_paths[a.source])
+                         torch_paths=[p for n in (a.source, *deps) for p in torch_paths[n]], dep_trees=dep_trees)
         print(f"  {a.source:<18} {a.ctor[:50]:<50} {row['status']:<10} {row['error'][:90]}", flush=True)
         if "mindspore" in row:
             print(f"  {'':<18} {'MindSpore':<50} {ms_cell(row['mindspore'])[:120]}", flush=True)

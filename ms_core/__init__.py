@@ -9,9 +9,7 @@ from .common.dtype import bool_, float16, float32, float64, int32, int64  # noqa
 from .common.tensor import Tensor  # noqa: F401
 from .common.parameter import Parameter, ParameterTuple  # noqa: F401
 from .common import initializer as _initializer_module  # noqa: F401
-from . import ops  # noqa: F401
-from . import _binding
-_binding.bind()  # before anything can differentiate: see ms_core/_binding.py
+from . import ops  # noqa: F401  (loading ops registers them: see ms_core/_registry.py)
 from ._api import grad, value_and_grad, vjp, GradOperation  # noqa: F401
 from .common.api import _no_grad  # noqa: F401  (MindSpore's grad-mode context)
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401

@@ -4,6 +4,7 @@ once and backpropagates on every `vjp_fn` call (layered as in JAX's api.py)."""
 import numpy as np
 
 from . import _engine
+from ._registry import ops
 from .common.parameter import Parameter, ParameterTuple
 from .common.tensor import Tensor
 
@@ -45,8 +46,7 @@ def _leaf_for(x):
     """A fresh tracked stand-in for input x: an identity node if x is tracked (nested
     transforms, so gradients keep flowing to the outer level), else a new tracked leaf."""
     if _engine.is_tracked(x):
-        from .ops.functional import identity
-        return identity(x)
+        return ops.identity(x)
     leaf = Tensor._wrap(x._data)
     leaf._track = True
     return leaf

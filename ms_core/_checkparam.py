@@ -20,6 +20,7 @@ Names follow `mindspore._checkparam` (check_bool, check_positive_int, check_valu
 import math
 import numbers
 
+from ._axes import broadcast_message  # one wording for every op (x.shape, y.shape)
 from .common.tensor import Tensor
 
 _FLOAT_DTYPES = "float16, float32 or float64"
@@ -159,7 +160,6 @@ def check_broadcast(prim_name, a_shape, b_shape):
     a, b = tuple(a_shape), tuple(b_shape)
     for k in range(1, min(len(a), len(b)) + 1):
         if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
-            from ._axes import broadcast_message  # one wording for every op (x.shape, y.shape)
             raise ValueError(broadcast_message(prim_name, (a, b)))
     longer = a if len(a) >= len(b) else b
     short = b if longer is a else a
@@ -186,15 +186,6 @@ def check_is_str(prim_name, arg_name, value):
     """A str (TypeError otherwise); returns it."""
     if not isinstance(value, str):
         raise TypeError(f"{_subject(prim_name, arg_name)} must be a str, but got "
-                        f"{type(value).__name__}.")
-    return value
-
-
-def check_cell(prim_name, arg_name, value):
-    """An nn.Cell (TypeError otherwise); returns it."""
-    from .nn.cell import Cell  # nn.cell imports ops, and ops import this module
-    if not isinstance(value, Cell):
-        raise TypeError(f"{_subject(prim_name, arg_name)} must be a Cell, but got "
                         f"{type(value).__name__}.")
     return value
 

@@ -13,8 +13,7 @@ import weakref
 import numpy as np
 
 from ._axes import broadcast_message
-
-Tensor = None  # ms_core.common.tensor.Tensor, bound by ms_core._binding.bind()
+from ._registry import ops
 
 
 class _State:
@@ -70,7 +69,7 @@ class Node:
         t = self.outs[i]()
         if t is not None and t._node is self and t._index == i:
             return t
-        alias = Tensor._wrap(self.arrays[i])
+        alias = ops.Tensor._wrap(self.arrays[i])
         alias._node, alias._index = self, i
         return alias
 
@@ -100,7 +99,7 @@ class Primitive:
 
 
 def is_tracked(x):
-    return isinstance(x, Tensor) and (x._node is not None or x._track)
+    return isinstance(x, ops.Tensor) and (x._node is not None or x._track)
 
 
 def _as_recorded(x):
@@ -108,15 +107,16 @@ def _as_recorded(x):
     identity); any other Tensor as an alias frozen at its current values and graph position, so
     that a later in-place update of `x` (`x.add_(1)`, `x[0] = 5`, which rebind x's values and
     node) changes neither what this node's backward reads nor where its gradient goes."""
-    if not isinstance(x, Tensor) or x._node is None and x._track:
+    if not isinstance(x, ops.Tensor) or x._node is None and x._track:
         return x
-    alias = Tensor._wrap(x._data)
+    alias = ops.Tensor._wrap(x._data)
     alias._node, alias._index = x._node, x._index
     return alias
 
 
 def apply(prim, *args):
     """Run `prim` on `args`, recording a node when a transform records and an input is tracked."""
+    Tensor = ops.Tensor
     record = recording() and any(is_tracked(a) for a in args)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if not record:
@@ -150,7 +150,7 @@ def _attach(node, out_arrays):
     """Wrap a node's output arrays as Tensors pointing at it (the node keeps weak references)."""
     tensors = []
     for i, o in enumerate(out_arrays):
-        t = Tensor._wrap(o)
+        t = ops.Tensor._wrap(o)
         t._node = node
         t._index = i
         tensors.append(t)
@@ -177,23 +177,22 @@ def _topo_order(roots):
         seen.add(id(node))
         stack.append((node, True))
         for inp in node.inputs:
-            if isinstance(inp, Tensor) and inp._node is not None and id(inp._node) not in seen:
+            if isinstance(inp, ops.Tensor) and inp._node is not None and id(inp._node) not in seen:
                 stack.append((inp._node, False))
     return order
 
 
 def _sum_to_shape(g, shape):
     """Reduce a broadcast gradient to the operand's shape (with ms_core ops, so it records)."""
-    from .ops import functional as F
     if g.shape == tuple(shape):
         return g
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and g.shape[i + lead] != 1)
     if axes:
-        g = F._sum(g, axis=axes, keep_dims=True)
+        g = ops._sum(g, axis=axes, keep_dims=True)
     if lead:
-        g = F.reshape(g, tuple(shape))
+        g = ops.reshape(g, tuple(shape))
     return g
 
 
@@ -203,7 +202,7 @@ def backward(roots, sens, targets):
     order = _topo_order(roots)
     relevant = set()
     for node in order:
-        needs = tuple(isinstance(a, Tensor) and (_key(a) in target_keys or
+        needs = tuple(isinstance(a, ops.Tensor) and (_key(a) in target_keys or
                                                  (a._node is not None and id(a._node) in relevant))
                       for a in node.inputs)
         if any(needs):
@@ -227,13 +226,13 @@ def backward(roots, sens, targets):
         if n_out == 1 and not node.prim.tuple_douts:
             grads = node.prim.backward(node, douts[0])
         else:
-            douts = tuple(d if d is not None else Tensor._wrap(np.zeros_like(node.output(i)._data))
+            douts = tuple(d if d is not None else ops.Tensor._wrap(np.zeros_like(node.output(i)._data))
                           for i, d in enumerate(douts))
             grads = node.prim.backward(node, douts)
         for inp, need, g in zip(node.inputs, node.needs, grads):
             if need and g is not None:
-                if not isinstance(g, Tensor):
-                    g = Tensor._wrap(np.asarray(g, dtype=inp._data.dtype))
+                if not isinstance(g, ops.Tensor):
+                    g = ops.Tensor._wrap(np.asarray(g, dtype=inp._data.dtype))
                 if g.shape != inp.shape:
                     g = _sum_to_shape(g, inp.shape)
                 accumulate(_key(inp), g)

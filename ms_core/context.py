@@ -65,12 +65,7 @@ def reset_auto_parallel_context():
     _SET.clear()
 
 
-def device_num():
-    """The number of devices a data-parallel step averages over, as MindSpore's _get_device_num:
-    1 stand-alone, `device_num` when it was set, else the group size."""
-    if _AUTO_PARALLEL["parallel_mode"] == "stand_alone":
-        return 1
-    if "device_num" in _SET:
-        return _AUTO_PARALLEL["device_num"]
-    from .communication.management import get_group_size
-    return get_group_size()
+def device_num_is_set():
+    """Whether `device_num` was set since the last reset (MindSpore's get_device_num_is_set); the
+    data-parallel divisor is communication.management.device_num()."""
+    return "device_num" in _SET

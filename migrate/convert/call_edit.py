@@ -160,7 +160,7 @@ class CallEdit:
         self.runtime_reasons.append(reason)
 
     def helper(self, name: str) -> str:
-        """The local name of the run-time helper ``name`` (:mod:`~migrate.convert.torch_runtime`),
+        """The local name of the run-time helper ``name`` (:mod:`migrate.runtime`),
         emitted into the converted file."""
         return self.converter.output.signatures.helper(name)
 

@@ -115,5 +115,6 @@ class Output:
     builtins_used: set[str] = field(default_factory=set)  # builtins that generated code reads
     reshaped: bool = False  # statements moved/removed/added: the output is parsed once more
     guarded: bool = False   # a torch import that stays was guarded (the output needs TorchMissing)
+    checking: bool = False  # the output has a TYPE_CHECKING block (guards, raise guards)
     signatures: Any = None  # the runtime names the file uses (see torch_signature.signatures)
     walked_body: Any = None  # the module's statements after the walk, before imports are rewritten

@@ -314,7 +314,7 @@ def _counter_lines(sigs: _Generation, counters: dict) -> list[str]:
 
 
 def _function_source(sigs: _Generation, name: str, qual: str, entry) -> str | None:
-    """``def _torch_f(<torch's parameters>)`` calling the translation, or None."""
+    """``def torch_f(<torch's parameters>)`` calling the translation, or None."""
     edit = _runtime_edit(sigs, entry)
     if edit is None:
         return None

@@ -37,6 +37,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_lookup import lookup_call
+from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
@@ -395,6 +396,8 @@ def on_method(converter, node: cst.Call):
     if name == "add_module":
         track_added_child(converter, node)
     earlier = converter.earlier_receiver(name)  # converting converted code: what the first time found
+    if name in _STATE_METHODS and _optimizer_like(converter, recv0):
+        return walked  # an optimizer's / LR scheduler's state_dict(): MindSpore's take torch's layout
     entry = converter.facts.tables.get("Module." + name)
     if entry is not None and earlier != "Tensor" and (entry.receiver == "any" or earlier == "Module"
                                                        or is_module(converter, recv0)):
@@ -426,6 +429,23 @@ def on_method(converter, node: cst.Call):
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+_STATE_METHODS = ("state_dict", "load_state_dict")
+_SCHEDULER_NAMES = ("sched", "scheduler", "lr_scheduler")
+
+
+def _optimizer_like(converter, recv) -> bool:
+    """An optimizer or an LR scheduler: a name the file binds to one (``opt = torch.optim.AdamW(...)``),
+    or named like one (``optimizer``, ``self.opt_g``, ``lr_scheduler``, ``self.scheduler``)."""
+    text = dotted(recv)
+    if text is None:
+        return False
+    bound = converter.facts.training
+    if bound is not None and text in (bound.optimizers | bound.schedulers):
+        return True
+    last = text.split(".")[-1].lower()
+    return looks_optimizer(last) or last in _SCHEDULER_NAMES or last.endswith(("_sched", "_scheduler"))
 
 
 def _inplace_of_out_of_place(converter, name: str):

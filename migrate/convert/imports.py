@@ -14,11 +14,18 @@ import libcst as cst
 from migrate.convert.changes import MARKER_PREFIX
 from migrate.convert.comments import lost_comment_lines
 from migrate.convert.cst import dotted, parse_statement
-from migrate.convert.guards import catches_import_error, guard, is_guard, marker_reasons, merge_guards
+from migrate.convert.guards import (
+    catches_import_error, guard, is_guard, is_raise_guard, is_stub_class, marker_reasons, merge_guards, raise_guard,
+)
 from migrate.convert.registry import node_rule
 from migrate.convert.torch_names import is_module, star_names
 from migrate.convert.torch_signature import bindable_value, signatures
 
+TRY_IMPORT = node_rule(
+    "MS256", "torch_try_import",
+    "Replace a torch import that stays, inside a try that catches ImportError (try: import torch.fx / "
+    "except ImportError: has_fx = False), with if TYPE_CHECKING: <the import> else: raise ImportError(reason): "
+    "converted code never imports torch, so the handler runs, as where torch is absent.")
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
     "Replace torch imports with the target's (import ms_core as ms, from ms_core import nn, ops, "
@@ -183,11 +190,12 @@ class BlockImports:
             if kept:
                 kept[0] = kept[0].with_changes(leading_lines=[*st.leading_lines, *kept[0].leading_lines])
             return kept
-        if is_guard(st):
-            # written by an earlier conversion: its imports are rewritten as if unguarded
+        if is_guard(st) or is_raise_guard(st):
+            # written by an earlier conversion: its imports are rewritten as if unguarded (a raise
+            # guard's as the try around it protects them)
             out = []
             for line in st.body.body:
-                parts = self.split_line(line, False)
+                parts = self.split_line(line, protected or is_raise_guard(st))
                 for p in (parts or (line, None)):
                     if p is not None and out and is_guard(p) and is_guard(out[-1]):
                         out[-1] = merge_guards(out[-1], p)
@@ -207,7 +215,7 @@ class BlockImports:
         Neither part carries the line's leading comments (the caller puts them above its own);
         the comments inside the line that no part keeps go above the first part."""
         converter = self.converter
-        plain, guarded, stubs, changed = [], [], [], False
+        plain, guarded, stubs, changed, raised = [], [], [], False, []
         for small in st.body:
             pairs = torch_bindings(small)
             if pairs and pairs[0][0] == "*" and star_names(pairs[0][1]) is not None \
@@ -236,6 +244,11 @@ class BlockImports:
             other, new = _split_other_modules(new)
             if other is not None:
                 plain.append(other)
+            if protected and new is not None and not isinstance(new.names, cst.ImportStar) \
+                    and converter.allows(TRY_IMPORT.id):
+                raised.append(new)
+                changed = True
+                continue
             if new is None or protected or isinstance(new.names, cst.ImportStar):
                 plain.extend([new] if new is not None else [])
                 continue
@@ -248,6 +261,8 @@ class BlockImports:
         if plain:
             plain[-1] = plain[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             line = st.with_changes(body=plain, leading_lines=[])
+        if raised:
+            return _with_lost_comments(st, line, self.import_error(st, raised))
         if not guarded:
             return _with_lost_comments(st, line, None)
         guarded[-1] = guarded[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
@@ -257,8 +272,28 @@ class BlockImports:
         converter.output.guarded = True
         reasons = self.reasons()
         return _with_lost_comments(st, line, guard(
-            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], stub_name(converter),
-            converter.builtin("ImportError")))
+            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], stub_name(converter)))
+
+    def import_error(self, st, imports) -> cst.If:
+        """``if TYPE_CHECKING: <imports> else: raise ImportError(<what stays torch's and why>)`` for
+        the torch imports of a ``try`` that catches ImportError: converted code never imports torch
+        (where torch is installed, it would call torch with the target's tensors), so the handler
+        runs; the imports stay for type checkers and the next conversion."""
+        reasons = self.reasons()
+        what = []
+        for small in imports:
+            for local, qual in torch_bindings(small):
+                why = reasons.get(local, {}).get("") or next(iter(reasons.get(local, {}).values()), "")
+                what.append(f"{qual}: {why}" if why else qual)
+        message = "; ".join(what) + " (converted code does not import torch)"
+        imports[-1] = imports[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        line = st.with_changes(body=imports, leading_lines=[])
+        node = raise_guard([line], message, self.converter.builtin("ImportError"))
+        self.converter.output.checking = True
+        self.converter.record(imports[0], node, TRY_IMPORT.id, "transformed",
+                              "a torch import in a try that catches ImportError raises it: the handler runs, "
+                              "as where torch is absent")
+        return node
 
     def fallback_bindings(self, pairs, left) -> list:
         """``name = <its converted value>`` for the torch names of an import that goes while the
@@ -460,6 +495,9 @@ class ImportRewrite:
         converter = self.converter
         for st in body:
             converter.walk_state.line = converter.walk_state.import_lines.get(id(st), converter.walk_state.line)
+            if is_stub_class(st):  # an earlier version's stand-in class: the runtime's replaces it
+                self.pending.extend(ln for ln in st.leading_lines if ln.comment is not None)
+                continue
             if is_import_line(st):
                 self._import_line(st)
             elif is_guard(st) or isinstance(st, (cst.If, cst.Try, cst.TryStar, cst.With, cst.For, cst.While)):
@@ -467,7 +505,8 @@ class ImportRewrite:
             else:
                 self._keep(st)
         if self.header_at is None:
-            if not (converter.output.used or converter.output.init_names or converter.output.guarded):
+            if not (converter.output.used or converter.output.init_names or converter.output.guarded
+                    or converter.output.checking):
                 return self.out if self.star_marked else body
             if self.first_torch is not None:
                 # every torch import stays (unconverted code uses them): the target's go below
@@ -480,7 +519,8 @@ class ImportRewrite:
             self.header_at = max(self.header_at, _after_sibling_star_imports(self.out))
         if self.have_math and converter.facts.names["math"] == "math":
             converter.output.used.discard("math")
-        return self._with_header(target_header(converter, self.out))
+        inherited = inherited_guard(converter)  # (before the header: its guard needs TYPE_CHECKING)
+        return self._with_header(target_header(converter, self.out), inherited)
 
     def _keep(self, st) -> None:
         if self.pending:
@@ -537,8 +577,9 @@ class ImportRewrite:
             return
         first = line if line is not None else guarded
         self._keep(first.with_changes(leading_lines=[*leading, *first.leading_lines]))
-        if guarded is not None and line is not None:
-            self.out.append(guarded)
+        if guarded is not None:
+            if line is not None:
+                self.out.append(guarded)
 
     def _mark_star_import(self, st, small):
         """``from torch.xyz import *`` of a module whose names are not known: its names cannot be
@@ -556,11 +597,10 @@ class ImportRewrite:
         self.converter.record(small, "", "MS901", "unsupported", "star import: names cannot be resolved")
         return st
 
-    def _with_header(self, header: list):
-        """The statements with the target imports at ``header_at`` (comments kept), and the guard
-        of the torch names a sibling module gave (the runtime's import, with the guards' stand-in,
-        goes above the first guard: :meth:`TorchSignatures.emit`)."""
-        inherited = inherited_guard(self.converter)
+    def _with_header(self, header: list, inherited):
+        """The statements with the target imports at ``header_at`` (comments kept) and the guard of
+        the names a sibling's star import no longer gives (``inherited``); the runtime's import,
+        with the guards' stand-in, goes above the first guard (:meth:`TorchSignatures.emit`)."""
         if inherited is not None:
             header.append(inherited)
         out, at = self.out, self.header_at
@@ -580,7 +620,7 @@ class ImportRewrite:
 
 def stub_name(converter) -> str:
     """The local name of the runtime's ``TorchMissing``, which a guard binds to the torch names
-    that stay where torch is not installed (:mod:`migrate.convert.guards`)."""
+    that stay (:mod:`migrate.convert.guards`)."""
     return signatures(converter).helper("TorchMissing")
 
 
@@ -606,7 +646,7 @@ def inherited_guard(converter):
     reasons = marker_reasons(converter.output.walked_body, converter.walk_state.aliases)
     return guard([parse_statement(text) for text in lines],
                  [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
-                 stub_name(converter), converter.builtin("ImportError"))
+                 stub_name(converter))
 
 
 def _after_sibling_star_imports(body) -> int:
@@ -667,6 +707,8 @@ def target_header(converter, body=()) -> list[cst.SimpleStatementLine]:
     if mods:
         parts = [m if converter.facts.names[m] == m else f"{m} as {converter.facts.names[m]}" for m in mods]
         lines.append(f"from {converter.facts.pkg} import {', '.join(parts)}")
+    if (converter.output.guarded or converter.output.checking) and ("typing", "TYPE_CHECKING", "TYPE_CHECKING") not in have:
+        lines.append("from typing import TYPE_CHECKING")   # the guards' imports are for type checkers only
     init_local = converter.facts.names["init"]
     if "init" in converter.output.used and (f"{converter.facts.pkg}.common", "initializer", init_local) not in have:
         lines.append(f"from {converter.facts.pkg}.common import initializer as {init_local}")
@@ -704,6 +746,9 @@ class _NamesLeft(cst.CSTVisitor):
 
     def visit_Try(self, node) -> bool:
         return not is_guard(node)
+
+    def visit_If(self, node) -> bool:
+        return not (is_guard(node) or is_raise_guard(node))
 
     def visit_Name(self, node) -> None:
         self.names.add(node.value)

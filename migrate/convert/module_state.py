@@ -5,7 +5,7 @@
   ``self.features.add_module(n, m)``, ``self.heads[k] = m``) keeps a shorter name, and two parameters may end up with the
   same name, which breaks ``save_checkpoint`` + ``load_param_into_net`` (checked on MindSpore
   2.10). A Cell's ``__init__`` that adds children that way ends with a call naming every
-  parameter by its path (:func:`~migrate.convert.torch_runtime._torch_param_names`).
+  parameter by its path (:func:`~migrate.runtime.values.torch_param_names`).
 - Iterators: ``next(model.parameters())`` -- torch's Module methods return iterators, MindSpore's
   ``trainable_params()`` a list.
 """

@@ -6,7 +6,7 @@ so ``x.size()`` left as written raises "'int' object is not callable" and ``x.si
 wrong number. Where ``x`` is a function parameter, an attribute, a call result or a loop variable
 the walk cannot tell a tensor from a user object with a ``size()`` method of its own, so the call
 goes through a generated helper that decides at run time
-(:func:`~migrate.convert.torch_runtime._torch_size`).
+(:func:`~migrate.runtime.values.torch_size`).
 
 The other names checked (MindSpore 2.10 and ms_core alike): ``dim()``, ``numel()``,
 ``nelement()``, ``ndimension()`` mean what torch's do and are left as written; ``view(*shape)``

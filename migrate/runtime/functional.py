@@ -316,3 +316,12 @@ def torch_sparse_coo_tensor(indices, values, size=None, dtype=None, device=None,
     if size is None:  # torch: one past the largest index of each sparse axis, then the dense axes
         size = tuple(int(n) + 1 for n in indices.asnumpy().max(axis=1)) + tuple(values.shape[1:])
     return ops.scatter_nd(ops.cast(indices, ms.int64).T, values, tuple(size))
+
+
+def torch_generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """torch.nn.Transformer.generate_square_subsequent_mask(sz): the (sz, sz) causal mask, 0.0 on
+    and below the diagonal and -inf above it (float32 unless ``dtype``), as an additive
+    attention mask."""
+    del device
+    full = ops.full((sz, sz), float("-inf"), dtype=ms.float32 if dtype is None else dtype)
+    return ops.triu(full, diagonal=1)

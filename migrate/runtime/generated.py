@@ -1326,6 +1326,9 @@ class TorchTransformerDecoderLayer(nn.TransformerDecoderLayer, metaclass=TorchSi
             batch_first, norm_first)
         torch_attention_init(self)
 
+    linear1 = property(lambda self: self.dense1, lambda self, value: setattr(self, 'dense1', value))
+    linear2 = property(lambda self: self.dense2, lambda self, value: setattr(self, 'dense2', value))
+
 
 class TorchTransformerEncoder(nn.TransformerEncoder, metaclass=TorchSignature):
     """torch.nn.TransformerEncoder's signature over nn.TransformerEncoder: torch's arguments are translated when it is built."""
@@ -1353,6 +1356,9 @@ class TorchTransformerEncoderLayer(nn.TransformerEncoderLayer, metaclass=TorchSi
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
             batch_first, norm_first)
         torch_attention_init(self)
+
+    linear1 = property(lambda self: self.dense1, lambda self, value: setattr(self, 'dense1', value))
+    linear2 = property(lambda self: self.dense2, lambda self, value: setattr(self, 'dense2', value))
 
 
 class TorchTripletMarginLoss(nn.TripletMarginLoss, metaclass=TorchSignature):
@@ -1441,6 +1447,11 @@ def torch__assert(condition, message):
 def torch__calculate_fan_in_and_fan_out(tensor):
     """torch.nn.init._calculate_fan_in_and_fan_out's signature over its MindSpore translation."""
     return (lambda _s: (_s[1] * math.prod(_s[2:]), _s[0] * math.prod(_s[2:])))(tuple(tensor.shape))
+
+
+def torch__generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """torch.nn.modules.transformer._generate_square_subsequent_mask's signature over its MindSpore translation."""
+    return torch_cast(ops.triu(ops.full((sz,) * 2, float('-inf')), 1), dtype)
 
 
 class torch__Loss(nn.LossBase, metaclass=TorchSignature):
@@ -2961,13 +2972,6 @@ def torch_outer(input, vec2, out=None):
 def torch_pad(input, pad, mode='constant', value=None):
     """torch.nn.functional.pad's signature over its MindSpore translation."""
     return ops.pad(input, pad, mode, value)
-
-
-def torch_pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side='right'):
-    """torch.nn.utils.rnn.pad_sequence's signature over its MindSpore translation."""
-    if padding_side != 'right':
-        raise ValueError("For 'pad_sequence' (torch signature), padding_side other than 'right' is not supported: padding_side='left'.")
-    return (lambda _s: ops.stack([ops.pad(_t, (0, 0) * (_t.ndim - 1) + (0, max(_u.shape[0] for _u in _s) - _t.shape[0]), value=padding_value) for _t in _s], 0 if batch_first else 1))(list(sequences))
 
 
 def torch_pinv(A, atol=None, rtol=None, hermitian=False, out=None):

@@ -2,8 +2,8 @@
 import numpy as np
 
 from .._engine import Primitive
+from .._registry import ops
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 class Reshape(Primitive):
@@ -14,7 +14,7 @@ class Reshape(Primitive):
         return np.reshape(x, self.shape)
 
     def backward(self, ctx, dout):
-        return (F.reshape(dout, ctx.inputs[0].shape),)
+        return (ops.reshape(dout, ctx.inputs[0].shape),)
 
 
 class Transpose(Primitive):
@@ -25,7 +25,7 @@ class Transpose(Primitive):
         return np.transpose(x, self.perm)
 
     def backward(self, ctx, dout):
-        return (F.transpose(dout, tuple(np.argsort(self.perm).tolist())),)
+        return (ops.transpose(dout, tuple(np.argsort(self.perm).tolist())),)
 
 
 class BroadcastTo(Primitive):
@@ -111,7 +111,7 @@ class Concat(Primitive):
         for x in ctx.inputs:
             n = x.shape[axis]
             index = (slice(None),) * axis + (slice(start, start + n),)
-            grads.append(F.getitem(dout, index))
+            grads.append(ops.getitem(dout, index))
             start += n
         return tuple(grads)
 
@@ -125,7 +125,7 @@ class Stack(Primitive):
 
     def backward(self, ctx, dout):
         axis = self.axis % dout.ndim
-        return tuple(F.getitem(dout, (slice(None),) * axis + (i,)) for i in range(len(ctx.inputs)))
+        return tuple(ops.getitem(dout, (slice(None),) * axis + (i,)) for i in range(len(ctx.inputs)))
 
 
 class Tile(Primitive):
@@ -142,8 +142,8 @@ class Tile(Primitive):
         split = []
         for r, s in zip(reps, shape):
             split += [r, s]
-        g = F._sum(F.reshape(dout, tuple(split)), axis=tuple(range(0, 2 * dout.ndim, 2)))
-        return (F.reshape(g, x.shape),)
+        g = ops._sum(ops.reshape(dout, tuple(split)), axis=tuple(range(0, 2 * dout.ndim, 2)))
+        return (ops.reshape(g, x.shape),)
 
 
 class Pad(Primitive):
@@ -228,4 +228,4 @@ class Repeat(Primitive):
         x = ctx.inputs[0]
         axis = self.axis % x.ndim
         shape = x.shape[:axis] + (x.shape[axis], self.repeats) + x.shape[axis + 1:]
-        return (F._sum(F.reshape(dout, shape), axis=axis + 1),)
+        return (ops._sum(ops.reshape(dout, shape), axis=axis + 1),)

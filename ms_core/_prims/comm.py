@@ -6,12 +6,11 @@ AllGather; Broadcast passes its gradient through."""
 import numpy as np
 
 from .._engine import Primitive
-
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
+from .._registry import ops
+from ..communication.management import comm_group
 
 
 def _group(fn, group):
-    from ..communication.management import comm_group
     return comm_group(fn, group)
 
 
@@ -42,7 +41,7 @@ class AllReduce(Primitive):
             return (total,)
         if self.op == "prod":
             return (AllReduce("sum", self.group)(dout * out) / x,)
-        return (total * F.cast(F.equal(x, out), total.dtype),)  # max / min: where x was chosen
+        return (total * ops.cast(ops.equal(x, out), total.dtype),)  # max / min: where x was chosen
 
 
 class AllGather(Primitive):

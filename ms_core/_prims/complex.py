@@ -2,13 +2,14 @@
 parts back, and the conjugate.
 
 Gradients follow torch's (and MindSpore's) convention for a real loss L of z = x + iy: the
-gradient of z is dL/dx + i dL/dy. Each backward is written with ms_core ops (``F``).
+gradient of z is dL/dx + i dL/dy. Each backward is written with ms_core ops (`ops.<name>`,
+looked up by name in ms_core._registry when it runs).
 """
 import numpy as np
 
 from .._engine import Primitive
+from .._registry import ops
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _complex_dtype(*arrays):
@@ -26,7 +27,7 @@ class Complex(Primitive):
         return out
 
     def backward(self, ctx, dout):
-        return F.real(dout), F.imag(dout)
+        return ops.real(dout), ops.imag(dout)
 
 
 class Real(Primitive):
@@ -34,7 +35,7 @@ class Real(Primitive):
         return np.ascontiguousarray(np.real(x))
 
     def backward(self, ctx, dout):
-        return (F.Complex()(dout, F.zeros_like(dout)),)
+        return (ops.Complex()(dout, ops.zeros_like(dout)),)
 
 
 class Imag(Primitive):
@@ -42,7 +43,7 @@ class Imag(Primitive):
         return np.ascontiguousarray(np.imag(x))
 
     def backward(self, ctx, dout):
-        return (F.Complex()(F.zeros_like(dout), dout),)
+        return (ops.Complex()(ops.zeros_like(dout), dout),)
 
 
 class Conj(Primitive):
@@ -50,7 +51,7 @@ class Conj(Primitive):
         return np.conj(x)
 
     def backward(self, ctx, dout):
-        return (F.conj(dout),)
+        return (ops.conj(dout),)
 
 
 class Polar(Primitive):
@@ -63,8 +64,8 @@ class Polar(Primitive):
 
     def backward(self, ctx, dout):
         r, theta = ctx.inputs
-        gx, gy = F.real(dout), F.imag(dout)
-        cos, sin = F.cos(theta), F.sin(theta)
+        gx, gy = ops.real(dout), ops.imag(dout)
+        cos, sin = ops.cos(theta), ops.sin(theta)
         return gx * cos + gy * sin, r * (gy * cos - gx * sin)
 
 
@@ -75,7 +76,7 @@ class ViewAsReal(Primitive):
         return np.stack([np.real(x), np.imag(x)], axis=-1)
 
     def backward(self, ctx, dout):
-        return (F.Complex()(dout[..., 0], dout[..., 1]),)
+        return (ops.Complex()(dout[..., 0], dout[..., 1]),)
 
 
 class FFTN(Primitive):
@@ -99,9 +100,9 @@ class FFTN(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        g = F.conj(FFTN(self.axes, None, self.norm, self.inverse)(F.conj(dout)))
+        g = ops.conj(FFTN(self.axes, None, self.norm, self.inverse)(ops.conj(dout)))
         g = _resized(g, x.shape, self.axes)
-        return (g if x._data.dtype.kind == "c" else F.real(g),)
+        return (g if x._data.dtype.kind == "c" else ops.real(g),)
 
 
 def _resized(g, shape, axes):
@@ -116,4 +117,4 @@ def _resized(g, shape, axes):
             pads[2 * (g.ndim - 1 - axis % g.ndim) + 1] = n - m
     if any(s != slice(None) for s in index):
         g = g[tuple(index)]
-    return F.pad(g, tuple(pads)) if any(pads) else g
+    return ops.pad(g, tuple(pads)) if any(pads) else g

@@ -1,15 +1,16 @@
 """Linear-algebra primitives: einsum, matrix inverse, (log-)determinant, Cholesky, SVD and QR.
 
-Each backward is written with ms_core ops (``F``) and with these primitives themselves, so it is recorded and can be
-differentiated again.
+Each backward is written with ms_core ops (`ops.<name>`, looked up by name in ms_core._registry
+when it runs) and with these primitives themselves, so it is recorded and can be differentiated
+again.
 """
 import string
 
 import numpy as np
 
 from .._engine import Primitive, apply
+from .._registry import ops
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 # --- einsum -----------------------------------------------------------------------------------
@@ -77,7 +78,7 @@ class Einsum(Primitive):
             if c in seen:  # a repeated letter: its own letter, equal to c through eye(n)
                 new = next(fresh)
                 terms.append(c + new)
-                args.append(F.eye(size[c], size[c], dout.dtype))
+                args.append(ops.eye(size[c], size[c], dout.dtype))
                 c = new
             seen.add(c)
             target += c
@@ -89,15 +90,15 @@ class Einsum(Primitive):
         kept = "".join(c for c in target if c in present)
         g = apply(Einsum(terms, kept), *args)
         if kept != target:  # letters summed over operand k alone: the gradient is constant there
-            g = F.reshape(g, tuple(shape[i] if c in present else 1 for i, c in enumerate(target)))
-            g = F.broadcast_to(g, shape)
+            g = ops.reshape(g, tuple(shape[i] if c in present else 1 for i, c in enumerate(target)))
+            g = ops.broadcast_to(g, shape)
         return g
 
 
 # --- inverse and determinants -----------------------------------------------------------------
 
 def _mT(x):
-    return F.swapaxes(x, -1, -2)
+    return ops.swapaxes(x, -1, -2)
 
 
 class MatrixInverse(Primitive):
@@ -106,7 +107,7 @@ class MatrixInverse(Primitive):
 
     def backward(self, ctx, dout):
         inv_t = _mT(ctx.out)
-        return (F.neg(F.matmul(F.matmul(inv_t, dout), inv_t)),)
+        return (ops.neg(ops.matmul(ops.matmul(inv_t, dout), inv_t)),)
 
 
 class SLogDet(Primitive):
@@ -122,7 +123,7 @@ class SLogDet(Primitive):
     def backward(self, ctx, douts):
         g = douts[1]
         inv_t = _mT(apply(MatrixInverse(), ctx.inputs[0]))
-        return (F.expand_dims(F.expand_dims(g, -1), -1) * inv_t,)
+        return (ops.expand_dims(ops.expand_dims(g, -1), -1) * inv_t,)
 
 
 class MatrixDeterminant(Primitive):
@@ -131,7 +132,7 @@ class MatrixDeterminant(Primitive):
 
     def backward(self, ctx, dout):
         inv_t = _mT(apply(MatrixInverse(), ctx.inputs[0]))
-        return (F.expand_dims(F.expand_dims(dout * ctx.out, -1), -1) * inv_t,)
+        return (ops.expand_dims(ops.expand_dims(dout * ctx.out, -1), -1) * inv_t,)
 
 
 # --- factorisations ---------------------------------------------------------------------------
@@ -142,7 +143,7 @@ def _sym(x):
 
 def _phi(x):
     """The lower triangle of x with its diagonal halved."""
-    return F.tril(x) - F.tril(F.triu(x)) * 0.5
+    return ops.tril(x) - ops.tril(ops.triu(x)) * 0.5
 
 
 class Cholesky(Primitive):
@@ -155,8 +156,8 @@ class Cholesky(Primitive):
         # A-bar = L^-T Phi(L^T L-bar) L^-1, symmetrised (Murray, 2016)
         low = ctx.out
         inv = apply(MatrixInverse(), low)
-        inner = _phi(F.matmul(_mT(low), dout))
-        return (_sym(F.matmul(F.matmul(_mT(inv), inner), inv)),)
+        inner = _phi(ops.matmul(_mT(low), dout))
+        return (_sym(ops.matmul(ops.matmul(_mT(inv), inner), inv)),)
 
 
 class Svd(Primitive):
@@ -186,21 +187,21 @@ class Svd(Primitive):
             vh, gvh = vh[..., :k, :], gvh[..., :k, :]
         v, gv = _mT(vh), _mT(gvh)
         m, n = a.shape[-2], a.shape[-1]
-        eye = F.eye(k, k, s.dtype)
+        eye = ops.eye(k, k, s.dtype)
         s2 = s * s
-        f = (1 - eye) / (F.expand_dims(s2, -2) - F.expand_dims(s2, -1) + eye)
-        s_mat = F.expand_dims(s, -2) * eye
-        s_inv = F.expand_dims(1 / s, -2) * eye
-        ut_gu, vt_gv = F.matmul(_mT(u), gu), F.matmul(_mT(v), gv)
-        core = F.matmul(f * (ut_gu - _mT(ut_gu)), s_mat) + F.expand_dims(gs, -2) * eye \
-            + F.matmul(s_mat, f * (vt_gv - _mT(vt_gv)))
-        grad = F.matmul(F.matmul(u, core), _mT(v))
+        f = (1 - eye) / (ops.expand_dims(s2, -2) - ops.expand_dims(s2, -1) + eye)
+        s_mat = ops.expand_dims(s, -2) * eye
+        s_inv = ops.expand_dims(1 / s, -2) * eye
+        ut_gu, vt_gv = ops.matmul(_mT(u), gu), ops.matmul(_mT(v), gv)
+        core = ops.matmul(f * (ut_gu - _mT(ut_gu)), s_mat) + ops.expand_dims(gs, -2) * eye \
+            + ops.matmul(s_mat, f * (vt_gv - _mT(vt_gv)))
+        grad = ops.matmul(ops.matmul(u, core), _mT(v))
         if m > k:
-            proj = F.eye(m, m, a.dtype) - F.matmul(u, _mT(u))
-            grad = grad + F.matmul(F.matmul(proj, gu), F.matmul(s_inv, _mT(v)))
+            proj = ops.eye(m, m, a.dtype) - ops.matmul(u, _mT(u))
+            grad = grad + ops.matmul(ops.matmul(proj, gu), ops.matmul(s_inv, _mT(v)))
         if n > k:
-            proj = F.eye(n, n, a.dtype) - F.matmul(v, _mT(v))
-            grad = grad + F.matmul(F.matmul(u, s_inv), _mT(F.matmul(proj, gv)))
+            proj = ops.eye(n, n, a.dtype) - ops.matmul(v, _mT(v))
+            grad = grad + ops.matmul(ops.matmul(u, s_inv), _mT(ops.matmul(proj, gv)))
         return (grad,)
 
 
@@ -218,7 +219,7 @@ class Qr(Primitive):
         # A-bar = (Q-bar + Q copyltu(M)) R^-T with M = R R-bar^T - Q-bar^T Q (m >= n)
         gq, gr = douts
         q, r = apply(Qr(), ctx.inputs[0])   # recomputed: see Svd.backward
-        m = F.matmul(r, _mT(gr)) - F.matmul(_mT(gq), q)
-        low = F.tril(m, -1)
-        copyltu = low + _mT(low) + F.tril(F.triu(m))
-        return (F.matmul(gq + F.matmul(q, copyltu), _mT(apply(MatrixInverse(), r))),)
+        m = ops.matmul(r, _mT(gr)) - ops.matmul(_mT(gq), q)
+        low = ops.tril(m, -1)
+        copyltu = low + _mT(low) + ops.tril(ops.triu(m))
+        return (ops.matmul(gq + ops.matmul(q, copyltu), _mT(apply(MatrixInverse(), r))),)

@@ -10,9 +10,9 @@ caller, so one primitive serves them all:
 import numpy as np
 
 from .._engine import Primitive
+from .._registry import ops
 from .nn import _recording, _wrap
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _log_softmax_np(x, axis):
@@ -47,9 +47,9 @@ class SoftmaxCrossEntropy(Primitive):
             g *= d
             gc = _wrap((-d * logp).astype(a.dtype, copy=False)) if need_coef else None
             return _wrap(g.astype(logits._data.dtype, copy=False)), gc
-        d = F.expand_dims(dout, axis)
-        logp = F.log_softmax(logits, axis)
-        s = F._sum(coef, axis, keep_dims=True)
-        g = d * (F.exp(logp) * s - coef)
-        gc = F.neg(d * logp) if need_coef else None
+        d = ops.expand_dims(dout, axis)
+        logp = ops.log_softmax(logits, axis)
+        s = ops._sum(coef, axis, keep_dims=True)
+        g = d * (ops.exp(logp) * s - coef)
+        gc = ops.neg(d * logp) if need_coef else None
         return g, gc

@@ -3,9 +3,9 @@ import numpy as np
 
 from .._axes import check_axes
 from .._engine import Primitive, apply
+from .._registry import ops
 from . import complex as C
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _quiet():
@@ -28,7 +28,7 @@ class Sub(Primitive):
         return np.subtract(x, y)
 
     def backward(self, ctx, dout):
-        return dout, F.neg(dout)
+        return dout, ops.neg(dout)
 
 
 class Mul(Primitive):
@@ -63,7 +63,7 @@ class Div(Primitive):
     def backward(self, ctx, dout):
         x, y = ctx.inputs
         gx = dout / y
-        return gx, F.neg(gx * x / y)
+        return gx, ops.neg(gx * x / y)
 
 
 class Pow(Primitive):
@@ -73,18 +73,18 @@ class Pow(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
-        gx = dout * y * F.pow(x, y - 1)
+        gx = dout * y * ops.pow(x, y - 1)
         gy = None
         if hasattr(y, "_data"):
-            safe = F.where(x > 0, x, F.ones_like(x))
-            gy = dout * ctx.out * F.log(safe)
+            safe = ops.where(x > 0, x, ops.ones_like(x))
+            gy = dout * ctx.out * ops.log(safe)
         return gx, gy
 
 
 def _select_grads(dout, x_wins, tie):
     """Gradients of max/min: the winner takes dout; ties are split in half between the two
     operands, as MindSpore 2.10 and torch both do."""
-    share = F.cast(x_wins, dout.dtype) + F.cast(tie, dout.dtype) * 0.5
+    share = ops.cast(x_wins, dout.dtype) + ops.cast(tie, dout.dtype) * 0.5
     return dout * share, dout * (1 - share)
 
 
@@ -94,7 +94,7 @@ class Maximum(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
-        return _select_grads(dout, F.greater(x, y), F.equal(x, y))
+        return _select_grads(dout, ops.greater(x, y), ops.equal(x, y))
 
 
 class Minimum(Primitive):
@@ -103,7 +103,7 @@ class Minimum(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
-        return _select_grads(dout, F.less(x, y), F.equal(x, y))
+        return _select_grads(dout, ops.less(x, y), ops.equal(x, y))
 
 
 class Where(Primitive):
@@ -112,8 +112,8 @@ class Where(Primitive):
 
     def backward(self, ctx, dout):
         cond = ctx.inputs[0]
-        zeros = F.zeros_like(dout)
-        return None, F.where(cond, dout, zeros), F.where(cond, zeros, dout)
+        zeros = ops.zeros_like(dout)
+        return None, ops.where(cond, dout, zeros), ops.where(cond, zeros, dout)
 
 
 # --- unary elementwise --------------------------------------------------------------------
@@ -123,7 +123,7 @@ class Neg(Primitive):
         return np.negative(x)
 
     def backward(self, ctx, dout):
-        return (F.neg(dout),)
+        return (ops.neg(dout),)
 
 
 class Exp(Primitive):
@@ -195,7 +195,7 @@ class Reciprocal(Primitive):
 
     def backward(self, ctx, dout):
         out = ctx.out
-        return (F.neg(dout * out * out),)
+        return (ops.neg(dout * out * out),)
 
 
 class Abs(Primitive):
@@ -207,9 +207,9 @@ class Abs(Primitive):
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
         if not _is_complex(x):
-            return (dout * F.sign(x),)
+            return (dout * ops.sign(x),)
         r = ctx.out
-        return ((dout / (r + F.cast(r == 0, r.dtype))) * x,)
+        return ((dout / (r + ops.cast(r == 0, r.dtype))) * x,)
 
 
 class FloorMod(Primitive):
@@ -224,7 +224,7 @@ class FloorMod(Primitive):
         x, y = ctx.inputs
         if ctx.out._data.dtype.kind != "f":  # integer remainders have no gradient
             return None, None
-        return dout, F.neg(dout * F.floor(x / y))
+        return dout, ops.neg(dout * ops.floor(x / y))
 
 
 class Atan2(Primitive):
@@ -236,7 +236,7 @@ class Atan2(Primitive):
     def backward(self, ctx, dout):
         y, x = ctx.inputs
         scale = dout / (x * x + y * y)
-        return scale * x, F.neg(scale * y)
+        return scale * x, ops.neg(scale * y)
 
 
 class Sin(Primitive):
@@ -244,7 +244,7 @@ class Sin(Primitive):
         return np.sin(x)
 
     def backward(self, ctx, dout):
-        return (dout * F.cos(ctx.inputs[0]),)
+        return (dout * ops.cos(ctx.inputs[0]),)
 
 
 class Cos(Primitive):
@@ -252,7 +252,7 @@ class Cos(Primitive):
         return np.cos(x)
 
     def backward(self, ctx, dout):
-        return (F.neg(dout * F.sin(ctx.inputs[0])),)
+        return (ops.neg(dout * ops.sin(ctx.inputs[0])),)
 
 
 class Tanh(Primitive):
@@ -284,7 +284,7 @@ class Relu(Primitive):
         return np.maximum(x, 0).astype(x.dtype, copy=False)
 
     def backward(self, ctx, dout):
-        return (dout * F.cast(F.greater(ctx.inputs[0], 0), dout.dtype),)
+        return (dout * ops.cast(ops.greater(ctx.inputs[0], 0), dout.dtype),)
 
 
 class Erf(Primitive):
@@ -293,7 +293,7 @@ class Erf(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        return (dout * F.exp(F.neg(x * x)) * (2.0 / np.sqrt(np.pi)),)
+        return (dout * ops.exp(ops.neg(x * x)) * (2.0 / np.sqrt(np.pi)),)
 
 
 def _erf(x):
@@ -315,7 +315,7 @@ class Cast(Primitive):
         src = ctx.inputs[0]
         if src._data.dtype.kind != "f":
             return (None,)
-        return (F.cast(dout, src.dtype),)
+        return (ops.cast(dout, src.dtype),)
 
 
 class Identity(Primitive):
@@ -341,10 +341,10 @@ class ClipByValue(Primitive):
         x, lo, hi = ctx.inputs
         g = dout
         if lo is not None:
-            g = g * (F.cast(F.greater(x, lo), dout.dtype) + F.cast(F.equal(x, lo), dout.dtype) * 0.5)
+            g = g * (ops.cast(ops.greater(x, lo), dout.dtype) + ops.cast(ops.equal(x, lo), dout.dtype) * 0.5)
         if hi is not None:
-            m = x if lo is None else F.maximum(F.stop_gradient(x), lo)
-            g = g * (F.cast(F.less(m, hi), dout.dtype) + F.cast(F.equal(m, hi), dout.dtype) * 0.5)
+            m = x if lo is None else ops.maximum(ops.stop_gradient(x), lo)
+            g = g * (ops.cast(ops.less(m, hi), dout.dtype) + ops.cast(ops.equal(m, hi), dout.dtype) * 0.5)
         return g, None, None
 
 
@@ -369,7 +369,7 @@ class MatMul(Primitive):
         ta, tb = self.transpose_a, self.transpose_b
         if x.ndim == 1 or y.ndim == 1:
             return _vector_matmul_grads(x, y, dout, ta, tb)
-        mm = F.matmul_t
+        mm = ops.matmul_t
         if not ta:
             gx = mm(dout, y, False, not tb)
         else:
@@ -382,18 +382,18 @@ class MatMul(Primitive):
 
 
 def _vector_matmul_grads(x, y, dout, ta, tb):
-    x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
-    y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
+    x2 = ops.expand_dims(x, 0) if x.ndim == 1 else x
+    y2 = ops.expand_dims(y, -1) if y.ndim == 1 else y
     d2 = dout  # (..., n) for a vector x, (..., m) for a vector y, () for two vectors
     if x.ndim == 1:
-        d2 = F.expand_dims(d2, d2.ndim - 1 if y.ndim > 1 else 0)
+        d2 = ops.expand_dims(d2, d2.ndim - 1 if y.ndim > 1 else 0)
     if y.ndim == 1:
-        d2 = F.expand_dims(d2, d2.ndim)
+        d2 = ops.expand_dims(d2, d2.ndim)
     gx, gy = MatMul(ta, tb).backward(_Ctx((x2, y2)), d2)
     if x.ndim == 1:
-        gx = F.reshape(gx, x.shape) if gx.ndim == 2 else F._sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
+        gx = ops.reshape(gx, x.shape) if gx.ndim == 2 else ops._sum(gx, axis=tuple(range(gx.ndim - 2))).reshape(x.shape)
     if y.ndim == 1:
-        gy = F.reshape(gy, y.shape) if gy.ndim == 2 else F._sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
+        gy = ops.reshape(gy, y.shape) if gy.ndim == 2 else ops._sum(gy, axis=tuple(range(gy.ndim - 2))).reshape(y.shape)
     return gx, gy
 
 
@@ -415,7 +415,7 @@ def _expand_reduced(g, shape, axes, keep_dims):
     """Re-insert reduced axes so g broadcasts against the input."""
     if keep_dims:
         return g
-    return F.reshape(g, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+    return ops.reshape(g, tuple(1 if i in axes else s for i, s in enumerate(shape)))
 
 
 class ReduceSum(Primitive):
@@ -432,7 +432,7 @@ class ReduceSum(Primitive):
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim, self)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
-        return (F.broadcast_to(g, x.shape),)
+        return (ops.broadcast_to(g, x.shape),)
 
 
 class ReduceMean(Primitive):
@@ -453,7 +453,7 @@ class ReduceMean(Primitive):
         for a in axes:
             n *= x.shape[a]
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
-        return (F.broadcast_to(g / n, x.shape),)
+        return (ops.broadcast_to(g / n, x.shape),)
 
 
 class ReduceExtreme(Primitive):
@@ -473,8 +473,8 @@ class ReduceExtreme(Primitive):
         x = ctx.inputs[0]
         axes = _norm_axis(self.axis, x.ndim, self)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
-        mask = F.cast(F.equal(x, out), dout.dtype)
-        count = F._sum(mask, axis=axes, keep_dims=True)
+        mask = ops.cast(ops.equal(x, out), dout.dtype)
+        count = ops._sum(mask, axis=axes, keep_dims=True)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
         return (mask * g / count,)
 
@@ -504,7 +504,7 @@ class CumSum(Primitive):
         return np.cumsum(x, axis=self.axis, dtype=x.dtype)
 
     def backward(self, ctx, dout):
-        return (F.flip(F.cumsum(F.flip(dout, (self.axis,)), self.axis), (self.axis,)),)
+        return (ops.flip(ops.cumsum(ops.flip(dout, (self.axis,)), self.axis), (self.axis,)),)
 
 
 # --- softmax family -----------------------------------------------------------------------
@@ -519,7 +519,7 @@ class Softmax(Primitive):
 
     def backward(self, ctx, dout):
         out = ctx.out
-        return (out * (dout - F._sum(dout * out, axis=self.axis, keep_dims=True)),)
+        return (out * (dout - ops._sum(dout * out, axis=self.axis, keep_dims=True)),)
 
 
 class LogSoftmax(Primitive):
@@ -531,7 +531,7 @@ class LogSoftmax(Primitive):
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
     def backward(self, ctx, dout):
-        return (dout - F.exp(ctx.out) * F._sum(dout, axis=self.axis, keep_dims=True),)
+        return (dout - ops.exp(ctx.out) * ops._sum(dout, axis=self.axis, keep_dims=True),)
 
 
 class LogSumExp(Primitive):
@@ -550,4 +550,4 @@ class LogSumExp(Primitive):
         axes = _norm_axis(self.axis, x.ndim, self)
         out = _expand_reduced(ctx.out, x.shape, axes, self.keep_dims)
         g = _expand_reduced(dout, x.shape, axes, self.keep_dims)
-        return (g * F.exp(x - out),)
+        return (g * ops.exp(x - out),)

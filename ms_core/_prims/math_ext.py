@@ -2,8 +2,9 @@
 logarithms and powers, the error function's complement and inverse, the gamma family, atan2 and
 the two remainders (floor and truncated).
 
-Each forward keeps the input's float dtype; each backward is written with ms_core ops (``F``), so
-that it is recorded and differentiable again.
+Each forward keeps the input's float dtype; each backward is written with ms_core ops
+(`ops.<name>`, looked up by name in ms_core._registry when it runs), so that it is recorded and
+differentiable again.
 """
 import math
 
@@ -11,8 +12,8 @@ import numpy as np
 
 from . import math as _math
 from .._engine import Primitive, apply
+from .._registry import ops
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -60,21 +61,21 @@ class Asin(_Unary):
     fn = staticmethod(np.arcsin)
 
     def derivative(self, x, out):
-        return F.rsqrt(1 - x * x)
+        return ops.rsqrt(1 - x * x)
 
 
 class Acos(_Unary):
     fn = staticmethod(np.arccos)
 
     def derivative(self, x, out):
-        return F.neg(F.rsqrt(1 - x * x))
+        return ops.neg(ops.rsqrt(1 - x * x))
 
 
 class Atan(_Unary):
     fn = staticmethod(np.arctan)
 
     def derivative(self, x, out):
-        return F.reciprocal(1 + x * x)
+        return ops.reciprocal(1 + x * x)
 
 
 class Sinh(_Unary):
@@ -95,35 +96,35 @@ class Asinh(_Unary):
     fn = staticmethod(np.arcsinh)
 
     def derivative(self, x, out):
-        return F.rsqrt(x * x + 1)
+        return ops.rsqrt(x * x + 1)
 
 
 class Acosh(_Unary):
     fn = staticmethod(np.arccosh)
 
     def derivative(self, x, out):
-        return F.rsqrt(x * x - 1)
+        return ops.rsqrt(x * x - 1)
 
 
 class Atanh(_Unary):
     fn = staticmethod(np.arctanh)
 
     def derivative(self, x, out):
-        return F.reciprocal(1 - x * x)
+        return ops.reciprocal(1 - x * x)
 
 
 class Log2(_Unary):
     fn = staticmethod(np.log2)
 
     def derivative(self, x, out):
-        return F.reciprocal(x * _LN2)
+        return ops.reciprocal(x * _LN2)
 
 
 class Log10(_Unary):
     fn = staticmethod(np.log10)
 
     def derivative(self, x, out):
-        return F.reciprocal(x * _LN10)
+        return ops.reciprocal(x * _LN10)
 
 
 class Exp2(_Unary):
@@ -139,7 +140,7 @@ class Erfc(_Unary):
         return _scalar_map(math.erfc, x)
 
     def derivative(self, x, out):
-        return F.exp(F.neg(x * x)) * (-2.0 / math.sqrt(math.pi))
+        return ops.exp(ops.neg(x * x)) * (-2.0 / math.sqrt(math.pi))
 
 
 def _erfinv(x):
@@ -169,7 +170,7 @@ class Erfinv(_Unary):
     fn = staticmethod(_erfinv)
 
     def derivative(self, x, out):
-        return F.exp(out * out) * (math.sqrt(math.pi) / 2.0)
+        return ops.exp(out * out) * (math.sqrt(math.pi) / 2.0)
 
 
 # --- the gamma family ---------------------------------------------------------------------
@@ -261,8 +262,8 @@ class TruncateMod(Primitive):
         x, y = ctx.inputs
         if ctx.out._data.dtype.kind != "f":
             return None, None
-        q = F.div(x, y)
-        return dout, F.neg(dout * F.sign(q) * F.floor(F.abs(q)))
+        q = ops.div(x, y)
+        return dout, ops.neg(dout * ops.sign(q) * ops.floor(ops.abs(q)))
 
 
 # --- scans ------------------------------------------------------------------------------------
@@ -280,7 +281,7 @@ class CumProd(Primitive):
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
         flip = (self.axis,)
-        summed = F.flip(F.cumsum(F.flip(dout * ctx.out, flip), self.axis), flip)
+        summed = ops.flip(ops.cumsum(ops.flip(dout * ctx.out, flip), self.axis), flip)
         return (summed / x,)
 
 
@@ -304,8 +305,8 @@ class LogCumSumExp(Primitive):
             # -inf (log 0) is put in after the subtraction: -inf - (-inf) would be nan and poison
             # every later term of the accumulation
             given = d > 0
-            terms = F.where(given, F.log(F.where(given, d, F.ones_like(d))) - out, F.full_like(d, -np.inf))
-            rev = F.flip(apply(LogCumSumExp(self.axis), F.flip(terms, flip)), flip)
-            return F.exp(x + rev)
+            terms = ops.where(given, ops.log(ops.where(given, d, ops.ones_like(d))) - out, ops.full_like(d, -np.inf))
+            rev = ops.flip(apply(LogCumSumExp(self.axis), ops.flip(terms, flip)), flip)
+            return ops.exp(x + rev)
 
-        return (part(F.relu(dout)) - part(F.relu(F.neg(dout))),)
+        return (part(ops.relu(dout)) - part(ops.relu(ops.neg(dout))),)

@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import _engine
 from .._engine import Primitive
+from .._registry import ops
 from .math import _erf
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _recording(*xs):
@@ -22,7 +22,7 @@ def _recording(*xs):
 
 
 def _wrap(arr):
-    return _engine.Tensor._wrap(arr)
+    return ops.Tensor._wrap(arr)
 
 
 def _bshape(ndim, axis, size):
@@ -84,16 +84,16 @@ class BatchNormTrain(Primitive):
                     _wrap(dgamma.astype(dt, copy=False)), _wrap(dbeta.astype(dt, copy=False)))
         # differentiable path: recompute the statistics from x with ms_core ops
         bs = _bshape(x.ndim, 1, c)
-        mean = F.mean(x, axes, keep_dims=True)
+        mean = ops.mean(x, axes, keep_dims=True)
         xc = x - mean
-        var = F.mean(xc * xc, axes, keep_dims=True)
-        invstd = F.rsqrt(var + self.eps)
+        var = ops.mean(xc * xc, axes, keep_dims=True)
+        invstd = ops.rsqrt(var + self.eps)
         xhat = xc * invstd
-        dbeta = F._sum(dout, axes)
-        dgamma = F._sum(dout * xhat, axes)
-        g = F.reshape(gamma, bs)
-        dx = g * invstd * (1.0 / count) * (dout * float(count) - F.reshape(dbeta, bs)
-                                            - xhat * F.reshape(dgamma, bs))
+        dbeta = ops._sum(dout, axes)
+        dgamma = ops._sum(dout * xhat, axes)
+        g = ops.reshape(gamma, bs)
+        dx = g * invstd * (1.0 / count) * (dout * float(count) - ops.reshape(dbeta, bs)
+                                            - xhat * ops.reshape(dgamma, bs))
         return dx, dgamma, dbeta
 
 
@@ -127,20 +127,20 @@ class Normalize(Primitive):
             dx -= xhat * np.sum(dy * xhat, axis=self.axes, keepdims=True)
             dx *= ctx.invstd * (1.0 / n)
             return (_wrap(dx.astype(x._data.dtype, copy=False)),)
-        mean = F.mean(x, self.axes, keep_dims=True)
+        mean = ops.mean(x, self.axes, keep_dims=True)
         xc = x - mean
-        var = F.mean(xc * xc, self.axes, keep_dims=True)
-        invstd = F.rsqrt(var + self.eps)
+        var = ops.mean(xc * xc, self.axes, keep_dims=True)
+        invstd = ops.rsqrt(var + self.eps)
         xhat = xc * invstd
-        dx = invstd * (1.0 / n) * (dout * float(n) - F._sum(dout, self.axes, keep_dims=True)
-                                   - xhat * F._sum(dout * xhat, self.axes, keep_dims=True))
+        dx = invstd * (1.0 / n) * (dout * float(n) - ops._sum(dout, self.axes, keep_dims=True)
+                                   - xhat * ops._sum(dout * xhat, self.axes, keep_dims=True))
         return (dx,)
 
 
 # --- activations --------------------------------------------------------------------------
 
 def _mask(cond, like):
-    return F.cast(cond, like.dtype)
+    return ops.cast(cond, like.dtype)
 
 
 class ReLU6(Primitive):
@@ -149,7 +149,7 @@ class ReLU6(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        return (dout * _mask(F.logical_and(x > 0, x < 6), dout),)
+        return (dout * _mask(ops.logical_and(x > 0, x < 6), dout),)
 
 
 class LeakyReLU(Primitive):
@@ -164,7 +164,7 @@ class LeakyReLU(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        return (F.where(x > 0, dout, dout * self.alpha),)
+        return (ops.where(x > 0, dout, dout * self.alpha),)
 
 
 class PReLU(Primitive):
@@ -177,16 +177,16 @@ class PReLU(Primitive):
     def backward(self, ctx, dout):
         x, w = ctx.inputs
         per_channel = x.ndim >= 2 and w.size > 1
-        wb = F.reshape(w, _bshape(x.ndim, 1, w.size)) if per_channel else F.reshape(w, ())
-        zeros = F.zeros_like(dout)
+        wb = ops.reshape(w, _bshape(x.ndim, 1, w.size)) if per_channel else ops.reshape(w, ())
+        zeros = ops.zeros_like(dout)
         pos = x > 0
-        gx = F.where(pos, dout, dout * wb)
-        gw_full = F.where(pos, zeros, dout * x)
+        gx = ops.where(pos, dout, dout * wb)
+        gw_full = ops.where(pos, zeros, dout * x)
         if per_channel:
-            gw = F._sum(gw_full, tuple(i for i in range(x.ndim) if i != 1))
+            gw = ops._sum(gw_full, tuple(i for i in range(x.ndim) if i != 1))
         else:
-            gw = F._sum(gw_full)
-        return gx, F.reshape(gw, w.shape)
+            gw = ops._sum(gw_full)
+        return gx, ops.reshape(gw, w.shape)
 
 
 class ELU(Primitive):
@@ -201,7 +201,7 @@ class ELU(Primitive):
         x = ctx.inputs[0]
         # for x <= 0, d/dx alpha*(e^x - 1) = out + alpha (written with out so it stays twice
         # differentiable through `ctx.out`)
-        return (F.where(x > 0, dout, dout * (ctx.out + self.alpha)),)
+        return (ops.where(x > 0, dout, dout * (ctx.out + self.alpha)),)
 
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -225,11 +225,11 @@ class GELU(Primitive):
         x = ctx.inputs[0]
         if self.approximate == "tanh":
             x2 = x * x
-            th = F.tanh((x + x2 * x * _GELU_C) * _SQRT_2_OVER_PI)
+            th = ops.tanh((x + x2 * x * _GELU_C) * _SQRT_2_OVER_PI)
             d = (th + 1.0) * 0.5 + x * 0.5 * (1.0 - th * th) * _SQRT_2_OVER_PI * (x2 * (3 * _GELU_C) + 1.0)
         else:
-            cdf = (F.erf(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5
-            pdf = F.exp(x * x * -0.5) * (1.0 / math.sqrt(2.0 * math.pi))
+            cdf = (ops.erf(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5
+            pdf = ops.exp(x * x * -0.5) * (1.0 / math.sqrt(2.0 * math.pi))
             d = cdf + x * pdf
         return (dout * d,)
 
@@ -249,7 +249,7 @@ class SiLU(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        s = F.sigmoid(x)
+        s = ops.sigmoid(x)
         return (dout * s * (x * (1.0 - s) + 1.0),)
 
 
@@ -262,9 +262,9 @@ class HSwish(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        zeros = F.zeros_like(dout)
+        zeros = ops.zeros_like(dout)
         mid = dout * (x * (1.0 / 3.0) + 0.5)
-        return (F.where(x < -3, zeros, F.where(x <= 3, mid, dout)),)
+        return (ops.where(x < -3, zeros, ops.where(x <= 3, mid, dout)),)
 
 
 class HSigmoid(Primitive):
@@ -276,7 +276,7 @@ class HSigmoid(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        return (dout * _mask(F.logical_and(x > -3, x < 3), dout) * (1.0 / 6.0),)
+        return (dout * _mask(ops.logical_and(x > -3, x < 3), dout) * (1.0 / 6.0),)
 
 
 class Softplus(Primitive):
@@ -295,7 +295,7 @@ class Softplus(Primitive):
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
         bx = x * self.beta
-        return (F.where(bx > self.threshold, dout, dout * F.sigmoid(bx)),)
+        return (ops.where(bx > self.threshold, dout, dout * ops.sigmoid(bx)),)
 
 
 class Mish(Primitive):
@@ -307,9 +307,9 @@ class Mish(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        sp = F.relu(x) + F.log1p(F.exp(F.neg(F.abs(x))))
-        th = F.tanh(sp)
-        return (dout * (th + x * (1.0 - th * th) * F.sigmoid(x)),)
+        sp = ops.relu(x) + ops.log1p(ops.exp(ops.neg(ops.abs(x))))
+        th = ops.tanh(sp)
+        return (dout * (th + x * (1.0 - th * th) * ops.sigmoid(x)),)
 
 
 class Hardtanh(Primitive):
@@ -321,7 +321,7 @@ class Hardtanh(Primitive):
 
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
-        return (dout * _mask(F.logical_and(x > self.min_val, x < self.max_val), dout),)
+        return (dout * _mask(ops.logical_and(x > self.min_val, x < self.max_val), dout),)
 
 
 class SeLU(Primitive):
@@ -336,4 +336,4 @@ class SeLU(Primitive):
     def backward(self, ctx, dout):
         x = ctx.inputs[0]
         # for x <= 0: d/dx scale*alpha*(e^x - 1) = out + scale*alpha
-        return (F.where(x > 0, dout * self.SCALE, dout * (ctx.out + self.SCALE * self.ALPHA)),)
+        return (ops.where(x > 0, dout * self.SCALE, dout * (ctx.out + self.SCALE * self.ALPHA)),)

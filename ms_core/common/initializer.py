@@ -11,14 +11,17 @@ MindSpore vs PyTorch, in short:
   - fans follow torch's `_calculate_fan_in_and_fan_out`: fan_in = shape[1] * receptive field,
     fan_out = shape[0] * receptive field; fewer than 2 dimensions is an error in both.
 """
+import copy
 import math
 import numbers
 
 import numpy as np
 
 from . import dtype as mstype
+from .tensor import Tensor
 from .._checkparam import check_number
 from .. import _random
+from .._registry import ops
 
 __all__ = ["Initializer", "initializer", "TruncatedNormal", "Normal", "Uniform", "HeUniform",
            "HeNormal", "XavierUniform", "XavierNormal", "One", "Zero", "Constant", "Identity",
@@ -65,7 +68,6 @@ class Initializer:
 
     def init_data(self, slice_index=None, shape=None):
         """Draw the values as a Tensor of the bound shape and dtype."""
-        from .tensor import Tensor
         if self.shape is None:
             raise ValueError(f"For '{type(self).__name__}', the shape is unknown; use "
                              f"initializer({type(self).__name__}(), shape, dtype).")
@@ -490,7 +492,6 @@ def initializer(init, shape=None, dtype=mstype.float32):
         [[ 1.00000000e+00,  1.00000000e+00,  1.00000000e+00],
          [ 1.00000000e+00,  1.00000000e+00,  1.00000000e+00]])
     """
-    from .tensor import Tensor
     shape = _normalize_shape(shape)
     if isinstance(init, (Tensor, np.ndarray)):
         arr = init._data if isinstance(init, Tensor) else init
@@ -518,8 +519,10 @@ def initializer(init, shape=None, dtype=mstype.float32):
         raise ValueError(f"For 'initializer', the 'shape' must be given to initialise with "
                          f"{type(init).__name__}, e.g. initializer({type(init).__name__}(), (3, 4)).")
     # Draw from a copy bound to this shape/dtype: the caller's Initializer object stays unbound.
-    import copy
     bound = copy.copy(init)
     bound.shape = shape
     bound.dtype = dtype
     return bound.init_data()
+
+
+ops.register("initializer", initializer)  # for Tensor(shape=, init=), which loads before this module

@@ -1,6 +1,8 @@
 """`ms_core.Parameter` and `ParameterTuple`."""
 import numpy as np
 
+from . import dtype as mstype
+from .initializer import Initializer, initializer
 from .tensor import Tensor, _infer_array
 
 
@@ -18,7 +20,6 @@ class Parameter(Tensor):
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
-        from .initializer import Initializer
         if isinstance(default_input, Initializer):
             default_input = default_input.init_data()
         super().__init__(default_input)
@@ -64,7 +65,6 @@ class Parameter(Tensor):
         Raises:
             ValueError: the new shape differs from the parameter's.
         """
-        from .initializer import Initializer
         if isinstance(data, Initializer):
             data = data.init_data()
         arr = _infer_array(data, None)
@@ -89,7 +89,6 @@ class Parameter(Tensor):
         Raises:
             TypeError: `dtype` is not a MindSpore type.
         """
-        from . import dtype as mstype
         if not isinstance(dtype, mstype.Type):
             raise TypeError(f"For 'Parameter.set_dtype', the 'dtype' must be a mindspore type, but got "
                             f"{type(dtype).__name__}.")
@@ -103,7 +102,6 @@ class Parameter(Tensor):
         """A copy of this Parameter (values copied, same name prefixed by nothing)."""
         p = Parameter(Tensor._wrap(self._data.copy()), name=self._name, requires_grad=self.requires_grad)
         if init != "same":
-            from .initializer import initializer
             p.set_data(initializer(init, self.shape, self.dtype))
         return p
 

@@ -4,9 +4,9 @@ import re
 import numpy as np
 
 from . import dtype as mstype
+from .._registry import ops
 from .tensor_methods import TensorMethods
 
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
 
 
 def _infer_array(data, dtype):
@@ -68,7 +68,7 @@ def _to(t, device=None, dtype=None, non_blocking=False, copy=False):
                          "enum.")
     if dtype is None:
         return t.copy() if copy else t
-    return F.cast(t, dtype)
+    return ops.cast(t, dtype)
 
 
 class Tensor(TensorMethods):
@@ -97,8 +97,7 @@ class Tensor(TensorMethods):
             if init is None or shape is None:
                 raise ValueError("For 'Tensor', when 'input_data' is None, 'init' and 'shape' must "
                                  "both be given.")
-            from .initializer import initializer
-            arr = initializer(init, shape, dtype if dtype is not None else mstype.float32).init_data()._data
+            arr = ops.initializer(init, shape, dtype if dtype is not None else mstype.float32).init_data()._data
         else:
             arr = _infer_array(input_data, dtype)
             source = input_data._data if isinstance(input_data, Tensor) else input_data
@@ -152,12 +151,12 @@ class Tensor(TensorMethods):
 
     @property
     def T(self):
-        return F.transpose(self, tuple(range(self.ndim))[::-1])
+        return ops.transpose(self, tuple(range(self.ndim))[::-1])
 
     @property
     def mT(self):
         """The last two axes swapped (MindSpore 2.10's Tensor.mT; torch's too)."""
-        return F.swapaxes(self, -2, -1)
+        return ops.swapaxes(self, -2, -1)
 
     def asnumpy(self):
         """The values as a numpy.ndarray (a copy is not made; do not mutate it)."""
@@ -177,25 +176,25 @@ class Tensor(TensorMethods):
         return self._data.tolist()
 
     def astype(self, dtype, copy=True):
-        return F.cast(self, dtype)
+        return ops.cast(self, dtype)
 
     def float(self):
-        return F.cast(self, mstype.float32)
+        return ops.cast(self, mstype.float32)
 
     def int(self):
-        return F.cast(self, mstype.int32)
+        return ops.cast(self, mstype.int32)
 
     def long(self):
-        return F.cast(self, mstype.int64)
+        return ops.cast(self, mstype.int64)
 
     def bool(self):
-        return F.cast(self, mstype.bool_)
+        return ops.cast(self, mstype.bool_)
 
     def half(self):
-        return F.cast(self, mstype.float16)
+        return ops.cast(self, mstype.float16)
 
     def double(self):
-        return F.cast(self, mstype.float64)
+        return ops.cast(self, mstype.float64)
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -268,38 +267,38 @@ class Tensor(TensorMethods):
         return f"{head} {body})" if a.ndim == 1 else f"{head}\n{body})"
 
     # --- operators --------------------------------------------------------------------
-    def __add__(self, o): return F.add(self, o)
-    def __radd__(self, o): return F.add(o, self)
-    def __sub__(self, o): return F.sub(self, o)
-    def __rsub__(self, o): return F.sub(o, self)
-    def __mul__(self, o): return F.mul(self, o)
-    def __rmul__(self, o): return F.mul(o, self)
-    def __truediv__(self, o): return F.div(self, o)
-    def __rtruediv__(self, o): return F.div(o, self)
-    def __floordiv__(self, o): return F.floor_div(self, o)
-    def __rfloordiv__(self, o): return F.floor_div(o, self)
-    def __mod__(self, o): return F.floor_mod(self, o)
-    def __rmod__(self, o): return F.floor_mod(o, self)
-    def __pow__(self, o): return F.pow(self, o)
-    def __rpow__(self, o): return F.pow(o, self)
-    def __matmul__(self, o): return F.matmul(self, o)
-    def __rmatmul__(self, o): return F.matmul(o, self)
-    def __neg__(self): return F.neg(self)
+    def __add__(self, o): return ops.add(self, o)
+    def __radd__(self, o): return ops.add(o, self)
+    def __sub__(self, o): return ops.sub(self, o)
+    def __rsub__(self, o): return ops.sub(o, self)
+    def __mul__(self, o): return ops.mul(self, o)
+    def __rmul__(self, o): return ops.mul(o, self)
+    def __truediv__(self, o): return ops.div(self, o)
+    def __rtruediv__(self, o): return ops.div(o, self)
+    def __floordiv__(self, o): return ops.floor_div(self, o)
+    def __rfloordiv__(self, o): return ops.floor_div(o, self)
+    def __mod__(self, o): return ops.floor_mod(self, o)
+    def __rmod__(self, o): return ops.floor_mod(o, self)
+    def __pow__(self, o): return ops.pow(self, o)
+    def __rpow__(self, o): return ops.pow(o, self)
+    def __matmul__(self, o): return ops.matmul(self, o)
+    def __rmatmul__(self, o): return ops.matmul(o, self)
+    def __neg__(self): return ops.neg(self)
     def __pos__(self): return self
-    def __abs__(self): return F.abs(self)
-    def __invert__(self): return F.logical_not(self)
-    def __and__(self, o): return F.logical_and(self, o)
-    def __or__(self, o): return F.logical_or(self, o)
-    def __xor__(self, o): return F.logical_xor(self, o)
-    def __eq__(self, o): return F.equal(self, o)
-    def __ne__(self, o): return F.not_equal(self, o)
-    def __lt__(self, o): return F.less(self, o)
-    def __le__(self, o): return F.less_equal(self, o)
-    def __gt__(self, o): return F.greater(self, o)
-    def __ge__(self, o): return F.greater_equal(self, o)
+    def __abs__(self): return ops.abs(self)
+    def __invert__(self): return ops.logical_not(self)
+    def __and__(self, o): return ops.logical_and(self, o)
+    def __or__(self, o): return ops.logical_or(self, o)
+    def __xor__(self, o): return ops.logical_xor(self, o)
+    def __eq__(self, o): return ops.equal(self, o)
+    def __ne__(self, o): return ops.not_equal(self, o)
+    def __lt__(self, o): return ops.less(self, o)
+    def __le__(self, o): return ops.less_equal(self, o)
+    def __gt__(self, o): return ops.greater(self, o)
+    def __ge__(self, o): return ops.greater_equal(self, o)
 
     def __getitem__(self, index):
-        return F.getitem(self, index)
+        return ops.getitem(self, index)
 
     def __setitem__(self, index, value):
         # Functional update (as MindSpore does): self becomes the result of a differentiable op.
@@ -307,63 +306,63 @@ class Tensor(TensorMethods):
         # make the node its own input once self is rebound below.
         before = Tensor._wrap(self._data)
         before._node, before._index = self._node, self._index
-        result = F.setitem(before, index, value)
+        result = ops.setitem(before, index, value)
         self._data, self._node, self._index = result._data, result._node, result._index
 
     # --- methods ------------------------------------------------------------------------
     def swapaxes(self, axis0, axis1):
-        return F.swapaxes(self, axis0, axis1)
+        return ops.swapaxes(self, axis0, axis1)
 
     def expand_dims(self, axis):
-        return F.expand_dims(self, axis)
+        return ops.expand_dims(self, axis)
 
     def unsqueeze(self, dim):
-        return F.expand_dims(self, dim)
+        return ops.expand_dims(self, dim)
 
     def ravel(self):
-        return F.reshape(self, (-1,))
+        return ops.reshape(self, (-1,))
 
     def broadcast_to(self, shape):
-        return F.broadcast_to(self, shape)
+        return ops.broadcast_to(self, shape)
 
     def expand_as(self, other):
-        return F.broadcast_to(self, other.shape)
+        return ops.broadcast_to(self, other.shape)
 
-    def abs(self): return F.abs(self)
-    def exp(self): return F.exp(self)
-    def log(self): return F.log(self)
-    def sqrt(self): return F.sqrt(self)
-    def rsqrt(self): return F.rsqrt(self)
-    def square(self): return F.square(self)
-    def neg(self): return F.neg(self)
-    def sin(self): return F.sin(self)
-    def cos(self): return F.cos(self)
-    def tanh(self): return F.tanh(self)
-    def sigmoid(self): return F.sigmoid(self)
-    def relu(self): return F.relu(self)
-    def floor(self): return F.floor(self)
-    def ceil(self): return F.ceil(self)
-    def sign(self): return F.sign(self)
-    def reciprocal(self): return F.reciprocal(self)
-    def log1p(self): return F.log1p(self)
-    def isnan(self): return F.isnan(self)
-    def isinf(self): return F.isinf(self)
-    def isfinite(self): return F.isfinite(self)
+    def abs(self): return ops.abs(self)
+    def exp(self): return ops.exp(self)
+    def log(self): return ops.log(self)
+    def sqrt(self): return ops.sqrt(self)
+    def rsqrt(self): return ops.rsqrt(self)
+    def square(self): return ops.square(self)
+    def neg(self): return ops.neg(self)
+    def sin(self): return ops.sin(self)
+    def cos(self): return ops.cos(self)
+    def tanh(self): return ops.tanh(self)
+    def sigmoid(self): return ops.sigmoid(self)
+    def relu(self): return ops.relu(self)
+    def floor(self): return ops.floor(self)
+    def ceil(self): return ops.ceil(self)
+    def sign(self): return ops.sign(self)
+    def reciprocal(self): return ops.reciprocal(self)
+    def log1p(self): return ops.log1p(self)
+    def isnan(self): return ops.isnan(self)
+    def isinf(self): return ops.isinf(self)
+    def isfinite(self): return ops.isfinite(self)
 
     def pow(self, exponent):
-        return F.pow(self, exponent)
+        return ops.pow(self, exponent)
 
     def clip(self, min=None, max=None):
-        return F.clip_by_value(self, min, max)
+        return ops.clip_by_value(self, min, max)
 
     def clamp(self, min=None, max=None):
-        return F.clip_by_value(self, min, max)
+        return ops.clip_by_value(self, min, max)
 
     def matmul(self, other):
-        return F.matmul(self, other)
+        return ops.matmul(self, other)
 
     def masked_fill(self, mask, value):
-        return F.masked_fill(self, mask, value)
+        return ops.masked_fill(self, mask, value)
 
     def fill(self, value):
         return Tensor._wrap(np.full_like(self._data, value))
@@ -373,10 +372,10 @@ class Tensor(TensorMethods):
         return self
 
     def stop_gradient(self):
-        return F.stop_gradient(self)
+        return ops.stop_gradient(self)
 
     def detach(self):
-        return F.stop_gradient(self)
+        return ops.stop_gradient(self)
 
     def contiguous(self):
         return self
@@ -388,61 +387,64 @@ class Tensor(TensorMethods):
         return self._data
 
     def equal(self, other):
-        return F.equal(self, other)
+        return ops.equal(self, other)
 
     def t(self):
         if self.ndim > 2:
             raise ValueError(f"For 'Tensor.t', the input must be at most 2-D, but got {self.ndim}-D.")
-        return F.transpose(self, tuple(range(self.ndim))[::-1])
+        return ops.transpose(self, tuple(range(self.ndim))[::-1])
 
     def index_select(self, axis, index):
-        return F.index_select(self, axis, index)
+        return ops.index_select(self, axis, index)
 
     def narrow(self, axis, start, length):
-        return F.narrow(self, axis, start, length)
+        return ops.narrow(self, axis, start, length)
 
     def topk(self, k, dim=None, largest=True, sorted=True):
-        return F.topk(self, k, dim, largest, sorted)
+        return ops.topk(self, k, dim, largest, sorted)
 
     def unbind(self, dim=0):
-        return F.unbind(self, dim)
+        return ops.unbind(self, dim)
 
     def masked_select(self, mask):
-        return F.masked_select(self, mask)
+        return ops.masked_select(self, mask)
 
     def where(self, condition, y):
-        return F.where(condition, self, y)
+        return ops.where(condition, self, y)
 
     def logical_not(self):
-        return F.logical_not(self)
+        return ops.logical_not(self)
 
     def bmm(self, mat2):
-        return F.bmm(self, mat2)
+        return ops.bmm(self, mat2)
 
     def reshape_as(self, other):
-        return F.reshape(self, other.shape)
+        return ops.reshape(self, other.shape)
 
     def view_as(self, other):
-        return F.reshape(self, other.shape)
+        return ops.reshape(self, other.shape)
 
     def type_as(self, other):
-        return F.cast(self, other.dtype)
+        return ops.cast(self, other.dtype)
 
     def type(self, dtype=None):
         """The dtype's name ('Float32') without an argument, else a cast (as MindSpore 2.10)."""
-        return str(self.dtype) if dtype is None else F.cast(self, dtype)
+        return str(self.dtype) if dtype is None else ops.cast(self, dtype)
 
     def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
-        return F.norm(self, ord, dim, keepdim, dtype=dtype)
+        return ops.norm(self, ord, dim, keepdim, dtype=dtype)
 
     def tril(self, diagonal=0):
-        return F.tril(self, diagonal)
+        return ops.tril(self, diagonal)
 
     def triu(self, diagonal=0):
-        return F.triu(self, diagonal)
+        return ops.triu(self, diagonal)
 
     def gather_elements(self, dim, index):
-        return F.gather_elements(self, dim, index)
+        return ops.gather_elements(self, dim, index)
 
     def size_of(self, axis):
         return self.shape[axis]
+
+
+ops.register("Tensor", Tensor)  # for the engine, which wraps every op's result in one

@@ -19,17 +19,10 @@ import builtins
 
 import numpy as np
 
-from .. import _engine
+from .. import _engine, _random
 from .._axes import check_axes
+from .._registry import ops
 from . import dtype as mstype
-
-F = None  # ms_core.ops.functional, bound by ms_core._binding.bind()
-
-
-def _ops():
-    """ms_core.ops.array_ops and math_ops (they load after Tensor)."""
-    from ..ops import array_ops, math_ops
-    return array_ops, math_ops
 
 
 def _bind(name, args, kwargs, params, kwonly=()):
@@ -86,7 +79,7 @@ class TensorMethods:
     def _become(self, name, result):
         """self takes `result`'s values (cast to self's dtype, broadcast to its shape) and its
         place in the graph; returns self."""
-        result = F._as_tensor(result)
+        result = ops._as_tensor(result)
         if result.shape != self.shape:
             try:
                 np.broadcast_shapes(result.shape, self.shape)
@@ -96,10 +89,10 @@ class TensorMethods:
             if np.broadcast_shapes(result.shape, self.shape) != self.shape:
                 raise ValueError(f"For 'Tensor.{name}', the result of shape {list(result.shape)} "
                                  f"cannot be written into a Tensor of shape {list(self.shape)}.")
-            result = F.broadcast_to(result, self.shape)
-        result = F.cast(result, self.dtype)
+            result = ops.broadcast_to(result, self.shape)
+        result = ops.cast(result, self.dtype)
         if _engine.recording() and _engine.is_tracked(result):
-            result = F.identity(result)  # a node of its own: self never aliases an input leaf
+            result = ops.identity(result)  # a node of its own: self never aliases an input leaf
         self._data, self._node, self._index = result._data, result._node, result._index
         return self
 
@@ -135,12 +128,12 @@ class TensorMethods:
         if dtype is not None and not _is_dtype(dtype):
             raise TypeError(f"For 'Tensor.to', the 'dtype' must be a MindSpore dtype such as "
                             f"ms.float32, but got {dtype!r}.")
-        out = self if dtype is None else F.cast(self, dtype)
-        return F.identity(out) if bound["copy"] and out is self else out
+        out = self if dtype is None else ops.cast(self, dtype)
+        return ops.identity(out) if bound["copy"] and out is self else out
 
     def copy(self):
         """A new Tensor with the same values; differentiable (torch's clone)."""
-        out = F.identity(self)
+        out = ops.identity(self)
         if out._data is self._data:
             out._data = self._data.copy()  # running statistics are updated in place: never alias
         return out
@@ -148,78 +141,78 @@ class TensorMethods:
     # --- in-place arithmetic (MindSpore 2.10 has each of these) ----------------------------
     def add_(self, other, *, alpha=1):
         """self += alpha * other, in place; returns self."""
-        return self._apply_("add_", lambda x: F.add(x, other if alpha == 1 else F.mul(other, alpha)))
+        return self._apply_("add_", lambda x: ops.add(x, other if alpha == 1 else ops.mul(other, alpha)))
 
     def sub_(self, other, *, alpha=1):
-        return self._apply_("sub_", lambda x: F.sub(x, other if alpha == 1 else F.mul(other, alpha)))
+        return self._apply_("sub_", lambda x: ops.sub(x, other if alpha == 1 else ops.mul(other, alpha)))
 
     def mul_(self, other):
-        return self._apply_("mul_", lambda x: F.mul(x, other))
+        return self._apply_("mul_", lambda x: ops.mul(x, other))
 
     def div_(self, other, *, rounding_mode=None):
-        return self._apply_("div_", lambda x: F.div(x, other, rounding_mode=rounding_mode))
+        return self._apply_("div_", lambda x: ops.div(x, other, rounding_mode=rounding_mode))
 
     def remainder_(self, other):
-        return self._apply_("remainder_", lambda x: F.floor_mod(x, other))
+        return self._apply_("remainder_", lambda x: ops.floor_mod(x, other))
 
     def floor_divide_(self, other):
-        return self._apply_("floor_divide_", lambda x: F.floor_div(x, other))
+        return self._apply_("floor_divide_", lambda x: ops.floor_div(x, other))
 
     def clamp_(self, min=None, max=None):
-        return self._apply_("clamp_", lambda x: F.clip_by_value(x, min, max))
+        return self._apply_("clamp_", lambda x: ops.clip_by_value(x, min, max))
 
     def masked_fill_(self, mask, value):
-        return self._apply_("masked_fill_", lambda x: F.masked_fill(x, mask, value))
+        return self._apply_("masked_fill_", lambda x: ops.masked_fill(x, mask, value))
 
     def sigmoid_(self):
-        return self._apply_("sigmoid_", F.sigmoid)
+        return self._apply_("sigmoid_", ops.sigmoid)
 
     def tanh_(self):
-        return self._apply_("tanh_", F.tanh)
+        return self._apply_("tanh_", ops.tanh)
 
     def exp_(self):
-        return self._apply_("exp_", F.exp)
+        return self._apply_("exp_", ops.exp)
 
     def log_(self):
-        return self._apply_("log_", F.log)
+        return self._apply_("log_", ops.log)
 
     def floor_(self):
-        return self._apply_("floor_", F.floor)
+        return self._apply_("floor_", ops.floor)
 
     def sign_(self):
-        return self._apply_("sign_", F.sign)
+        return self._apply_("sign_", ops.sign)
 
     def zero_(self):
-        return self._become("zero_", F.zeros_like(self))
+        return self._become("zero_", ops.zeros_like(self))
 
     def fill_(self, value):
         """Every element set to `value` (a number or a 0-d Tensor, which gradients reach)."""
-        return self._become("fill_", F.broadcast_to(F.cast(F._as_tensor(value), self.dtype), self.shape))
+        return self._become("fill_", ops.broadcast_to(ops.cast(ops._as_tensor(value), self.dtype), self.shape))
 
     def copy_(self, src, non_blocking=False):
         """self's values replaced by src's (broadcast to self's shape, cast to its dtype);
         gradients flow to src."""
-        return self._become("copy_", F._as_tensor(src))
+        return self._become("copy_", ops._as_tensor(src))
 
     def scatter_(self, dim, index, src):
-        return self._apply_("scatter_", lambda x: _ops()[0].scatter(x, dim, index, src))
+        return self._apply_("scatter_", lambda x: ops.scatter(x, dim, index, src))
 
     def scatter_add_(self, dim, index, src):
-        return self._apply_("scatter_add_", lambda x: _ops()[0].tensor_scatter_elements(
+        return self._apply_("scatter_add_", lambda x: ops.tensor_scatter_elements(
             x, index, src, dim, "add"))
 
     def index_fill_(self, dim, index, value):
-        return self._apply_("index_fill_", lambda x: _ops()[0].index_fill(x, dim, index, value))
+        return self._apply_("index_fill_", lambda x: ops.index_fill(x, dim, index, value))
 
     def index_add_(self, dim, index, source, *, alpha=1):
-        return self._apply_("index_add_", lambda x: _ops()[0].index_add(x, dim, index, source, alpha))
+        return self._apply_("index_add_", lambda x: ops.index_add(x, dim, index, source, alpha))
 
     def index_put(self, indices, values, accumulate=False):
         """A copy with ``values`` put (or added) at ``self[indices]`` (see ops.index_put)."""
-        return _ops()[0].index_put(self, indices, values, accumulate)
+        return ops.index_put(self, indices, values, accumulate)
 
     def index_put_(self, indices, values, accumulate=False):
-        return self._apply_("index_put_", lambda x: _ops()[0].index_put(x, indices, values, accumulate))
+        return self._apply_("index_put_", lambda x: ops.index_put(x, indices, values, accumulate))
 
     # --- in-place random fills (no gradient: the values are new constants) ----------------
     def _fill_random(self, values):
@@ -228,27 +221,22 @@ class TensorMethods:
 
     def uniform_(self, from_=0, to=1, *, generator=None):
         """Values drawn uniformly from [from_, to)."""
-        from .. import _random
         return self._fill_random(_random.generator().uniform(from_, to, self.shape))
 
     def normal_(self, mean=0, std=1, *, generator=None):
-        from .. import _random
         return self._fill_random(_random.generator().normal(mean, std, self.shape))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         """1 with probability p (a number or a Tensor broadcast to self's shape), else 0."""
-        from .. import _random
         prob = p._data if hasattr(p, "_data") else p
         return self._fill_random(_random.generator().random(self.shape) < prob)
 
     def random_(self, from_=0, to=None, *, generator=None):
         """Integers drawn uniformly from [from_, to - 1] ([0, from_ - 1] when to is None)."""
-        from .. import _random
         low, high = (0, from_) if to is None else (from_, to)
         return self._fill_random(_random.generator().integers(low, high, self.shape))
 
     def exponential_(self, lambd=1, *, generator=None):
-        from .. import _random
         return self._fill_random(_random.generator().exponential(1.0 / lambd, self.shape))
 
     def requires_grad_(self, requires_grad=True):
@@ -265,23 +253,23 @@ class TensorMethods:
         if {"axis", "keepdims", "initial"} & set(kwargs) or len(args) > 1 and _is_dtype(args[1]):
             a = _bind("sum", args, kwargs, [("axis", None), ("dtype", None), ("keepdims", False),
                                             ("initial", None)])
-            out = F.sum(self, _axes(a["axis"]), a["keepdims"])
+            out = ops.sum(self, _axes(a["axis"]), a["keepdims"])
             if a["initial"] is not None:
                 out = out + a["initial"]
             dtype = a["dtype"]
         else:
             a = _bind("sum", args, kwargs, [("dim", None), ("keepdim", False)], [("dtype", None)])
-            out, dtype = F.sum(self, _axes(a["dim"]), a["keepdim"]), a["dtype"]
-        return out if dtype is None else F.cast(out, dtype)
+            out, dtype = ops.sum(self, _axes(a["dim"]), a["keepdim"]), a["dtype"]
+        return out if dtype is None else ops.cast(out, dtype)
 
     def mean(self, *args, **kwargs):
         """mean(dim=None, keepdim=False, *, dtype=None); older: mean(axis=None, keep_dims=False)."""
         if {"axis", "keep_dims"} & set(kwargs):
             a = _bind("mean", args, kwargs, [("axis", None), ("keep_dims", False)])
-            return F.mean(self, _axes(a["axis"]), a["keep_dims"])
+            return ops.mean(self, _axes(a["axis"]), a["keep_dims"])
         a = _bind("mean", args, kwargs, [("dim", None), ("keepdim", False)], [("dtype", None)])
-        x = self if a["dtype"] is None else F.cast(self, a["dtype"])
-        return F.mean(x, _axes(a["dim"]), a["keepdim"])
+        x = self if a["dtype"] is None else ops.cast(self, a["dtype"])
+        return ops.mean(x, _axes(a["dim"]), a["keepdim"])
 
     def prod(self, *args, **kwargs):
         """prod(dim=None, keepdim=False, dtype=None); older: prod(axis=None, keep_dims=False, dtype=None)."""
@@ -291,8 +279,8 @@ class TensorMethods:
         else:
             a = _bind("prod", args, kwargs, [("dim", None), ("keepdim", False), ("dtype", None)])
             dim, keep = a["dim"], a["keepdim"]
-        x = self if a["dtype"] is None else F.cast(self, a["dtype"])
-        return F.prod(x, _axes(dim), keep)
+        x = self if a["dtype"] is None else ops.cast(self, a["dtype"])
+        return ops.prod(x, _axes(dim), keep)
 
     def _logical_reduce(self, name, fn, args, kwargs):
         if {"axis", "keep_dims"} & set(kwargs):
@@ -322,22 +310,22 @@ class TensorMethods:
 
     def argmax(self, *args, **kwargs):
         """argmax(dim=None, keepdim=False) or argmax(axis=None, keepdims=False): Int64 indices."""
-        return self._arg_extreme("argmax", F.argmax, args, kwargs)
+        return self._arg_extreme("argmax", ops.argmax, args, kwargs)
 
     def argmin(self, *args, **kwargs):
         """argmin(dim=None, keepdim=False) or argmin(axis=None, keepdims=False): Int32 indices
         (as MindSpore 2.10; torch gives Int64)."""
-        return self._arg_extreme("argmin", F.argmin, args, kwargs)
+        return self._arg_extreme("argmin", ops.argmin, args, kwargs)
 
     def max(self, *args, **kwargs):
         """max() -> the largest value; max(dim, keepdim=False) -> (values, Int64 indices), as
         torch; older: max(axis=None, keepdims=False, *, initial=None, where=None,
         return_indices=False) -> the values."""
-        return self._extreme("max", F.amax, F.max, args, kwargs)
+        return self._extreme("max", ops.amax, ops.max, args, kwargs)
 
     def min(self, *args, **kwargs):
         """min() / min(dim, keepdim=False) -> (values, indices) / min(axis=..., keepdims=...)."""
-        return self._extreme("min", F.amin, F.min, args, kwargs)
+        return self._extreme("min", ops.amin, ops.min, args, kwargs)
 
     def _extreme(self, name, values_fn, pair_fn, args, kwargs):
         if args and hasattr(args[0], "_data"):
@@ -372,21 +360,21 @@ class TensorMethods:
         return fn(self, _axes(axis), int(ddof), keep)
 
     def std(self, *args, **kwargs):
-        return self._moments("std", F.std, args, kwargs)
+        return self._moments("std", ops.std, args, kwargs)
 
     def var(self, *args, **kwargs):
-        return self._moments("var", F.var, args, kwargs)
+        return self._moments("var", ops.var, args, kwargs)
 
     def cumsum(self, *args, **kwargs):
         """cumsum(dim, *, dtype=None); older: cumsum(axis=None, dtype=None) (None: flattened)."""
         a = _bind("cumsum", args, kwargs, [("axis", None), ("dtype", None)]) if "dim" not in kwargs \
             else _bind("cumsum", args, kwargs, [], [("dim", None), ("dtype", None)])
         axis = a.get("dim", a.get("axis"))
-        x = self if axis is not None else F.reshape(self, (-1,))
-        return F.cumsum(x, 0 if axis is None else axis, a["dtype"])
+        x = self if axis is not None else ops.reshape(self, (-1,))
+        return ops.cumsum(x, 0 if axis is None else axis, a["dtype"])
 
     def logsumexp(self, dim, keepdim=False):
-        return F.logsumexp(self, _axes(dim), keepdim)
+        return ops.logsumexp(self, _axes(dim), keepdim)
 
     def median(self, *args, **kwargs):
         """(values, indices) of the lower median along dim/axis (default the last axis)."""
@@ -394,13 +382,13 @@ class TensorMethods:
             [("axis", -1), ("keepdims", False)]
         a = _bind("median", args, kwargs, names)
         values = list(a.values())
-        return _ops()[0].median(self, values[0], values[1])
+        return ops.median(self, values[0], values[1])
 
     def amax(self, axis=None, keepdims=False, *, initial=None, where=None):
-        return F.amax(self, _axes(axis), keepdims)
+        return ops.amax(self, _axes(axis), keepdims)
 
     def amin(self, axis=None, keepdims=False, *, initial=None, where=None):
-        return F.amin(self, _axes(axis), keepdims)
+        return ops.amin(self, _axes(axis), keepdims)
 
     # --- sorting ----------------------------------------------------------------------------
     def sort(self, *args, **kwargs):
@@ -408,17 +396,17 @@ class TensorMethods:
         Returns (values, Int32 indices); the sort is stable."""
         a = _bind("sort", args, kwargs, [("axis" if "axis" in kwargs else "dim", -1),
                                          ("descending", False), ("stable", False)])
-        return F.sort(self, a.get("dim", a.get("axis")), a["descending"])
+        return ops.sort(self, a.get("dim", a.get("axis")), a["descending"])
 
     def argsort(self, *args, **kwargs):
         """argsort(axis=-1, descending=False) (also dim=, stable=): Int32 indices."""
         a = _bind("argsort", args, kwargs, [("axis" if "axis" in kwargs else "dim", -1),
                                             ("descending", False), ("stable", False)])
-        return F.argsort(self, a.get("dim", a.get("axis")), a["descending"])
+        return ops.argsort(self, a.get("dim", a.get("axis")), a["descending"])
 
     # --- shape --------------------------------------------------------------------------------
     def reshape(self, *shape):
-        return F.reshape(self, _sizes(shape, "reshape"))
+        return ops.reshape(self, _sizes(shape, "reshape"))
 
     def view(self, *shape):
         """view(*shape) as reshape, or view(dtype): the same bytes read as `dtype`."""
@@ -432,13 +420,13 @@ class TensorMethods:
         MindSpore's older form."""
         if len(axes) == 2 and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
                                   for a in axes):
-            return F.swapaxes(self, _check_axis("transpose", axes[0], self.ndim),
+            return ops.swapaxes(self, _check_axis("transpose", axes[0], self.ndim),
                               _check_axis("transpose", axes[1], self.ndim))
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         if not axes:
             axes = tuple(range(self.ndim))[::-1]
-        return F.transpose(self, tuple(axes))
+        return ops.transpose(self, tuple(axes))
 
     def permute(self, *dims, **kwargs):
         if "dims" in kwargs:
@@ -447,13 +435,13 @@ class TensorMethods:
             raise TypeError(f"Failed calling permute with {sorted(kwargs)}.")
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])
-        return F.transpose(self, dims)
+        return ops.transpose(self, dims)
 
     def swapdims(self, dim0, dim1):
-        return F.swapaxes(self, dim0, dim1)
+        return ops.swapaxes(self, dim0, dim1)
 
     def movedim(self, source, destination):
-        return _ops()[0].movedim(self, source, destination)
+        return ops.movedim(self, source, destination)
 
     moveaxis = movedim
 
@@ -463,10 +451,10 @@ class TensorMethods:
             a = _bind("flatten", args, kwargs, [("order", "C")], [("start_dim", 0), ("end_dim", -1)])
             if a["order"] not in ("C", "F"):
                 raise ValueError(f"For 'flatten', the 'order' must be 'C' or 'F', but got {a['order']!r}.")
-            x = self if a["order"] == "C" else F.transpose(self, tuple(range(self.ndim))[::-1])
-            return F.flatten(x, start_dim=a["start_dim"], end_dim=a["end_dim"])
+            x = self if a["order"] == "C" else ops.transpose(self, tuple(range(self.ndim))[::-1])
+            return ops.flatten(x, start_dim=a["start_dim"], end_dim=a["end_dim"])
         a = _bind("flatten", args, kwargs, [("start_dim", 0), ("end_dim", -1)])
-        return F.flatten(self, start_dim=a["start_dim"], end_dim=a["end_dim"])
+        return ops.flatten(self, start_dim=a["start_dim"], end_dim=a["end_dim"])
 
     def squeeze(self, *axis, **kwargs):
         """squeeze(), squeeze(dim) or squeeze(dims) (older: squeeze(axis=...)): the given size-1
@@ -479,18 +467,18 @@ class TensorMethods:
         if len(axis) == 1:
             axis = axis[0]
         if axis is None or axis == ():
-            return F.squeeze(self)
+            return ops.squeeze(self)
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         axes = tuple(_check_axis("squeeze", a, self.ndim) for a in axes)
         ones = tuple(a for a in axes if self.shape[a] == 1)
-        return F.squeeze(self, ones) if ones else self
+        return ops.squeeze(self, ones) if ones else self
 
     def expand(self, *size):
         """expand(*size) / expand(size): broadcast to `size`, -1 keeping an axis."""
-        return F.broadcast_to(self, _sizes(size, "expand"))
+        return ops.broadcast_to(self, _sizes(size, "expand"))
 
     def tile(self, *dims):
-        return F.tile(self, _sizes(dims, "tile"))
+        return ops.tile(self, _sizes(dims, "tile"))
 
     def repeat(self, *repeats):
         """torch's repeat: the tensor tiled `repeats` times along each axis (numpy's tile)."""
@@ -498,19 +486,19 @@ class TensorMethods:
         if len(reps) < self.ndim:
             raise ValueError(f"For 'Tensor.repeat', the number of repeats ({len(reps)}) must be at "
                              f"least the number of dimensions ({self.ndim}).")
-        return F.tile(self, reps)
+        return ops.tile(self, reps)
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         """Each element repeated `repeats` times (an int, or a Tensor/list with one count per
         element along `dim`); the flattened tensor when dim is None."""
-        x = F.reshape(self, (-1,)) if dim is None else self
+        x = ops.reshape(self, (-1,)) if dim is None else self
         axis = 0 if dim is None else _check_axis("repeat_interleave", dim, self.ndim)
         if isinstance(repeats, (int, np.integer)):
-            return F.repeat_interleave(x, int(repeats), axis)
+            return ops.repeat_interleave(x, int(repeats), axis)
         counts = np.asarray(repeats._data if hasattr(repeats, "_data") else repeats).astype(np.int64)
         if counts.ndim == 0:
-            return F.repeat_interleave(x, int(counts), axis)
-        return F.gather(x, np.repeat(np.arange(x.shape[axis]), counts), axis)
+            return ops.repeat_interleave(x, int(counts), axis)
+        return ops.gather(x, np.repeat(np.arange(x.shape[axis]), counts), axis)
 
     def split(self, *args, **kwargs):
         """split(split_size, dim=0) (an int: chunks of that size; a list: those sizes); older:
@@ -518,38 +506,38 @@ class TensorMethods:
         key = "axis" if "axis" in kwargs else "dim"
         first = "split_size_or_sections" if "split_size_or_sections" in kwargs else "split_size"
         a = _bind("split", args, kwargs, [(first, None), (key, 0)])
-        return F.split(self, a[first], a[key])
+        return ops.split(self, a[first], a[key])
 
     def chunk(self, chunks, dim=0, **kwargs):
         if "axis" in kwargs:
             dim = kwargs.pop("axis")
         if kwargs:
             raise TypeError(f"Failed calling chunk with {sorted(kwargs)}.")
-        return F.chunk(self, chunks, dim)
+        return ops.chunk(self, chunks, dim)
 
     def tensor_split(self, indices_or_sections, axis=0):
-        return _ops()[0].tensor_split(self, indices_or_sections, axis)
+        return ops.tensor_split(self, indices_or_sections, axis)
 
     def select(self, dim, index):
         """The slice at `index` along `dim` (that axis removed)."""
         axis = _check_axis("select", dim, self.ndim)
-        return F.getitem(self, (slice(None),) * axis + (index,))
+        return ops.getitem(self, (slice(None),) * axis + (index,))
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return _ops()[0].diagonal(self, offset, axis1, axis2)
+        return ops.diagonal(self, offset, axis1, axis2)
 
     def diff(self, n=1, axis=-1, prepend=None, append=None):
-        return _ops()[0].diff(self, n, axis, prepend, append)
+        return ops.diff(self, n, axis, prepend, append)
 
     def roll(self, shifts, dims=None):
-        return _ops()[0].roll(self, shifts, dims)
+        return ops.roll(self, shifts, dims)
 
     def flip(self, dims):
         """The axes `dims` (a tuple or list) reversed."""
         if not isinstance(dims, (tuple, list)):
             raise TypeError(f"For 'Tensor.flip', the 'dims' must be a tuple or list of ints, but "
                             f"got {type(dims).__name__}.")
-        return F.flip(self, tuple(_check_axis("flip", d, self.ndim) for d in dims))
+        return ops.flip(self, tuple(_check_axis("flip", d, self.ndim) for d in dims))
 
     def gather(self, *args, **kwargs):
         """gather(dim, index): torch's gather along dim (MindSpore 2.10's form); older:
@@ -558,156 +546,156 @@ class TensorMethods:
                 args and hasattr(args[0], "_data") or args and isinstance(args[0], (list, np.ndarray)):
             a = _bind("gather", args, kwargs, [("input_indices", None), ("axis", None),
                                                ("batch_dims", 0)])
-            return F.gather(self, a["input_indices"], a["axis"], a["batch_dims"])
+            return ops.gather(self, a["input_indices"], a["axis"], a["batch_dims"])
         a = _bind("gather", args, kwargs, [("dim", None), ("index", None)])
-        return F.gather_elements(self, a["dim"], a["index"])
+        return ops.gather_elements(self, a["dim"], a["index"])
 
     def take_along_dim(self, indices, dim=None):
-        return _ops()[0].take_along_dim(self, indices, dim)
+        return ops.take_along_dim(self, indices, dim)
 
     def scatter(self, dim, index, src):
-        return _ops()[0].scatter(self, dim, index, src)
+        return ops.scatter(self, dim, index, src)
 
     def scatter_add(self, dim, index, src):
-        return _ops()[0].tensor_scatter_elements(self, index, src, dim, "add")
+        return ops.tensor_scatter_elements(self, index, src, dim, "add")
 
     def index_fill(self, axis, index, value):
-        return _ops()[0].index_fill(self, axis, index, value)
+        return ops.index_fill(self, axis, index, value)
 
     def nonzero(self, *, as_tuple=False):
-        return _ops()[0].nonzero(self, as_tuple=as_tuple)
+        return ops.nonzero(self, as_tuple=as_tuple)
 
     def argwhere(self):
-        return _ops()[0].nonzero(self)
+        return ops.nonzero(self)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-        return _ops()[0].unique(self, sorted, return_inverse, return_counts, dim)
+        return ops.unique(self, sorted, return_inverse, return_counts, dim)
 
     def bincount(self, weights=None, minlength=0):
-        return _ops()[0].bincount(self, weights, minlength)
+        return ops.bincount(self, weights, minlength)
 
     # --- creation from a tensor --------------------------------------------------------------
     def new_zeros(self, size, dtype=None):
-        return F.zeros(_sizes((size,), "new_zeros"), dtype or self.dtype)
+        return ops.zeros(_sizes((size,), "new_zeros"), dtype or self.dtype)
 
     def new_ones(self, size, dtype=None):
-        return F.ones(_sizes((size,), "new_ones"), dtype or self.dtype)
+        return ops.ones(_sizes((size,), "new_ones"), dtype or self.dtype)
 
     def new_empty(self, size, *, dtype=None, device=None):
         """A Tensor of `size` (zeros here: torch leaves the memory uninitialised)."""
-        return F.zeros(_sizes((size,), "new_empty"), dtype or self.dtype)
+        return ops.zeros(_sizes((size,), "new_empty"), dtype or self.dtype)
 
     def new_full(self, size, fill_value, *, dtype=None):
-        return F.full(_sizes((size,), "new_full"), fill_value, dtype=dtype or self.dtype)
+        return ops.full(_sizes((size,), "new_full"), fill_value, dtype=dtype or self.dtype)
 
     # --- elementwise --------------------------------------------------------------------------
     def add(self, other, *, alpha=1):
-        return F.add(self, other if alpha == 1 else F.mul(other, alpha))
+        return ops.add(self, other if alpha == 1 else ops.mul(other, alpha))
 
     def sub(self, other, *, alpha=1):
-        return F.sub(self, other if alpha == 1 else F.mul(other, alpha))
+        return ops.sub(self, other if alpha == 1 else ops.mul(other, alpha))
 
     subtract = sub
 
     def mul(self, other):
-        return F.mul(self, other)
+        return ops.mul(self, other)
 
     multiply = mul
 
     def div(self, other, *, rounding_mode=None):
-        return F.div(self, other, rounding_mode=rounding_mode)
+        return ops.div(self, other, rounding_mode=rounding_mode)
 
     divide = div
     true_divide = div
 
     def remainder(self, other):
-        return F.floor_mod(self, other)
+        return ops.floor_mod(self, other)
 
     def floor_divide(self, other):
-        return F.floor_div(self, other)
+        return ops.floor_div(self, other)
 
     def maximum(self, other):
-        return F.maximum(self, other)
+        return ops.maximum(self, other)
 
     def minimum(self, other):
-        return F.minimum(self, other)
+        return ops.minimum(self, other)
 
     def mm(self, mat2):
         """The matrix product of two 2-D Tensors."""
         if self.ndim != 2 or getattr(mat2, "ndim", 0) != 2:
             raise ValueError(f"For 'mm', both inputs must be 2-D, but got {self.ndim}-D and "
                              f"{getattr(mat2, 'ndim', 0)}-D.")
-        return F.matmul(self, mat2)
+        return ops.matmul(self, mat2)
 
     def outer(self, vec2):
-        return F.outer(self, vec2)
+        return ops.outer(self, vec2)
 
     def inverse(self):
-        return _ops()[1].inverse(self)
+        return ops.inverse(self)
 
     def det(self):
-        return _ops()[1].det(self)
+        return ops.det(self)
 
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
         """The sum of the (offset) diagonal of the matrices spanned by axis1 and axis2."""
-        out = F.sum(_ops()[0].diagonal(self, offset, axis1, axis2), -1)
-        return out if dtype is None else F.cast(out, dtype)
+        out = ops.sum(ops.diagonal(self, offset, axis1, axis2), -1)
+        return out if dtype is None else ops.cast(out, dtype)
 
     def lerp(self, end, weight):
-        return _ops()[1].lerp(self, end, weight)
+        return ops.lerp(self, end, weight)
 
     def addcmul(self, tensor1, tensor2, value=1):
-        return _ops()[1].addcmul(self, tensor1, tensor2, value)
+        return ops.addcmul(self, tensor1, tensor2, value)
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
-        return _ops()[1].addcdiv(self, tensor1, tensor2, value)
+        return ops.addcdiv(self, tensor1, tensor2, value)
 
     def round(self, decimals=0):
         if decimals:
             scale = 10.0 ** decimals
             return type(self)._wrap(np.round(self._data * scale) / scale).astype(self.dtype)
-        return F.round(self)
+        return ops.round(self)
 
     def trunc(self):
-        return _ops()[1].trunc(self)
+        return ops.trunc(self)
 
     def frac(self):
-        return _ops()[1].frac(self)
+        return ops.frac(self)
 
     def log2(self):
-        return _ops()[1].log2(self)
+        return ops.log2(self)
 
     def log10(self):
-        return _ops()[1].log10(self)
+        return ops.log10(self)
 
     def tan(self):
-        return _ops()[1].tan(self)
+        return ops.tan(self)
 
     def expm1(self):
-        return F.expm1(self)
+        return ops.expm1(self)
 
     def erf(self):
-        return F.erf(self)
+        return ops.erf(self)
 
     def absolute(self):
-        return F.abs(self)
+        return ops.abs(self)
 
     def negative(self):
-        return F.neg(self)
+        return ops.neg(self)
 
     def sgn(self):
-        return F.sign(self)
+        return ops.sign(self)
 
     def nan_to_num(self, nan=None, posinf=None, neginf=None):
-        return _ops()[1].nan_to_num(self, nan, posinf, neginf)
+        return ops.nan_to_num(self, nan, posinf, neginf)
 
     def softmax(self, axis=-1, dtype=None):
         """softmax along `axis` (MindSpore's name; torch's keyword is dim)."""
-        x = self if dtype is None else F.cast(self, dtype)
-        return F.softmax(x, axis)
+        x = self if dtype is None else ops.cast(self, dtype)
+        return ops.softmax(x, axis)
 
     def logical_and(self, other):
-        return F.logical_and(self, other)
+        return ops.logical_and(self, other)
 
     def sum_to_size(self, *size):
         """The sum of self down to ``size``, a shape self broadcasts from (torch's and MindSpore
@@ -722,62 +710,62 @@ class TensorMethods:
             raise ValueError(f"For 'Tensor.sum_to_size', the size {list(size)} must be one the "
                              f"shape {list(self.shape)} broadcasts from.")
         axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1)
-        return F.reshape(F.sum(self, axes, True) if axes else self, size)
+        return ops.reshape(ops.sum(self, axes, True) if axes else self, size)
 
     def atan2(self, other):
         """The angle of (other, self) elementwise (torch's and MindSpore 2.10's Tensor.atan2)."""
-        return _ops()[1].atan2(self, other)
+        return ops.atan2(self, other)
 
     def cross(self, other, dim=None):
         """The cross product along ``dim`` (default: the first axis of size 3)."""
-        return _ops()[1].cross(self, other, dim)
+        return ops.cross(self, other, dim)
 
     def logical_or(self, other):
-        return F.logical_or(self, other)
+        return ops.logical_or(self, other)
 
     def logical_xor(self, other):
-        return F.logical_xor(self, other)
+        return ops.logical_xor(self, other)
 
     def eq(self, other):
-        return F.equal(self, other)
+        return ops.equal(self, other)
 
     def ne(self, other):
-        return F.not_equal(self, other)
+        return ops.not_equal(self, other)
 
     not_equal = ne
 
     def lt(self, other):
-        return F.less(self, other)
+        return ops.less(self, other)
 
     less = lt
 
     def le(self, other):
-        return F.less_equal(self, other)
+        return ops.less_equal(self, other)
 
     less_equal = le
 
     def gt(self, other):
-        return F.greater(self, other)
+        return ops.greater(self, other)
 
     greater = gt
 
     def ge(self, other):
-        return F.greater_equal(self, other)
+        return ops.greater_equal(self, other)
 
     greater_equal = ge
 
     def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return F.isclose(self, other, rtol, atol, equal_nan)
+        return ops.isclose(self, other, rtol, atol, equal_nan)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return F.allclose(self, other, rtol, atol, equal_nan)
+        return ops.allclose(self, other, rtol, atol, equal_nan)
 
     # --- dtype and facts -----------------------------------------------------------------------
     def byte(self):
-        return F.cast(self, mstype.uint8)
+        return ops.cast(self, mstype.uint8)
 
     def short(self):
-        return F.cast(self, mstype.int16)
+        return ops.cast(self, mstype.int16)
 
     def ndimension(self):
         return self.ndim

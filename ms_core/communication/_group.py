@@ -129,7 +129,7 @@ class Gloo:
                      "prod": dist.ReduceOp.PRODUCT}
 
     @classmethod
-    def world(cls, launch: Launch, timeout: float = 1800.0) -> "Gloo":
+    def world(cls, launch: Launch, timeout: float = 1800.0) -> Gloo:
         """The world group of `launch` (rendezvous at MASTER_ADDR:MASTER_PORT); a process group
         torch.distributed already has is used as it is.
 

@@ -10,7 +10,10 @@ Difference from MindSpore: `get_rank` / `get_group_size` also answer before `ini
 launcher's environment; MindSpore raises there), so scripts that query the rank before they
 initialise still run.
 """
+import atexit
+
 from .._checkparam import check_int, check_is_str
+from ..context import device_num_is_set, get_auto_parallel_context, get_context
 from ._group import Gloo, SingleProcess, launch_from_env
 
 __all__ = ["GlobalComm", "init", "release", "get_rank", "get_local_rank", "get_group_size",
@@ -52,7 +55,6 @@ def init(backend_name=None):
         ValueError: an unknown backend.
     """
     if backend_name is None:
-        from ..context import get_context
         backend_name = DEVICE_TO_BACKEND[get_context("device_target")]
     check_is_str("init", "backend_name", backend_name)
     if backend_name not in _BACKENDS:
@@ -61,6 +63,9 @@ def init(backend_name=None):
     launch = launch_from_env()
     if launch.size > 1 and not isinstance(_WORLD[0], Gloo):
         _WORLD[0] = Gloo.world(launch)
+        # a script that never calls release() must not leave gloo's threads to the interpreter's
+        # teardown (which can end the process with std::terminate)
+        atexit.register(release)
     GlobalComm.BACKEND = backend_name
     GlobalComm.WORLD_COMM_GROUP = _BACKENDS[backend_name]
     GlobalComm.INITED = True
@@ -136,6 +141,16 @@ def get_local_rank(group=GlobalComm.WORLD_COMM_GROUP):
 def get_group_size(group=GlobalComm.WORLD_COMM_GROUP):
     """The number of processes in `group` (1 in a group of one)."""
     return _view("get_group_size", group).size
+
+
+def device_num():
+    """The number of devices a data-parallel step averages over, as MindSpore's _get_device_num:
+    1 stand-alone, `device_num` when it was set, else the group size."""
+    if get_auto_parallel_context("parallel_mode") == "stand_alone":
+        return 1
+    if device_num_is_set():
+        return get_auto_parallel_context("device_num")
+    return get_group_size()
 
 
 def get_local_rank_size(group=GlobalComm.WORLD_COMM_GROUP):

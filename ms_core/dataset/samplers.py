@@ -6,13 +6,13 @@ generator seeded by `ds.config.set_seed` / `ms.set_seed` and reshuffle every epo
 import numpy as np
 
 from .._checkparam import check_dataset_range, check_dataset_type
+from .config import get_seed
 
 __all__ = ["Sampler", "BuiltinSampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
            "SubsetSampler", "SubsetRandomSampler", "WeightedRandomSampler"]
 
 
 def _new_rng():
-    from .config import get_seed
     seed = get_seed()
     return np.random.default_rng(seed)
 

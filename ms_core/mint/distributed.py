@@ -15,7 +15,6 @@ import pickle
 import numpy as np
 
 from .._checkparam import check_tensor
-from ..common.tensor import Tensor
 from ..communication import management
 from ..communication.management import GlobalComm, comm_group
 

@@ -2,6 +2,7 @@
 from collections import OrderedDict
 
 from .. import _engine
+from .._checkparam import _subject
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 
@@ -396,6 +397,15 @@ class Cell:
         lines += [f"({key}): {value!r}" for key, value in children]
         body = "\n".join(lines).replace("\n", "\n  ")
         return f"{type(self).__name__}(\n  {body}\n)"
+
+
+def check_cell(prim_name, arg_name, value):
+    """An nn.Cell (TypeError otherwise); returns it. (The validator of the layer that defines
+    Cell: ms_core._checkparam sits below nn and cannot import it.)"""
+    if not isinstance(value, Cell):
+        raise TypeError(f"{_subject(prim_name, arg_name)} must be a Cell, but got "
+                        f"{type(value).__name__}.")
+    return value
 
 
 def _describe(value):

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from .. import _registry
 from .._prims import array as A
 from .._engine import apply
 from ..common.tensor import Tensor
@@ -312,3 +313,6 @@ def nonzero(input, *, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
+
+
+_registry.ops.register_module(globals())  # Tensor methods and backward rules call these by name

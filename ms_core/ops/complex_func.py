@@ -1,6 +1,7 @@
 """Complex-number ops with MindSpore 2.10's names: ``ops.polar``, ``ops.view_as_real``,
 ``ops.real``, ``ops.imag``, ``ops.conj`` and the primitive class ``ops.Complex``
 (MindSpore 2.10 has no ``ops.view_as_complex``: ``ops.Complex()(x[..., 0], x[..., 1])`` is it)."""
+from .. import _registry
 from .._engine import apply
 from .._prims import complex as C
 from .functional import _as_tensor, identity, zeros_like
@@ -70,3 +71,6 @@ def conj(input):  # noqa: A002
     """
     x = _as_tensor(input)
     return apply(C.Conj(), x) if x._data.dtype.kind == "c" else identity(x)
+
+
+_registry.ops.register_module(globals())  # Tensor methods and backward rules call these by name

@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from .. import _registry
 from .._axes import broadcast_message, check_axis
 from .._checkparam import check_tensor
 from .._checkparam import check_axis as _named_axis
@@ -265,6 +266,31 @@ def stop_gradient(x):
     if not isinstance(x, Tensor):
         return x
     return Tensor._wrap(x._data)
+
+
+def assign(variable, value):
+    """Write `value` into the Parameter `variable` in place (its identity kept, so a layer that
+    holds it sees the new values; not differentiated), as MindSpore's ops.assign; returns the
+    new values.
+
+    Raises:
+        TypeError: variable is not a Parameter; ValueError: value's shape does not broadcast to it.
+    """
+    from ..common.parameter import Parameter
+    if not isinstance(variable, Parameter):
+        raise TypeError(f"For 'Assign', the 'variable' must be a Parameter, but got "
+                        f"{type(variable).__name__}.")
+    arr = np.asarray(value._data if isinstance(value, Tensor) else value, dtype=variable._data.dtype)
+    try:
+        new = np.broadcast_to(arr, variable._data.shape)
+    except ValueError:
+        raise ValueError(f"For 'Assign', the shape of 'value' {list(arr.shape)} must be the shape of "
+                         f"'variable' {list(variable._data.shape)}.") from None
+    if variable._data.flags.writeable:
+        variable._data[...] = new
+    else:
+        variable._data = np.array(new)
+    return Tensor._wrap(variable._data.copy())
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
@@ -1045,3 +1071,6 @@ def mse_loss(input, target, reduction="mean"):
 
 def l1_loss(input, target, reduction="mean"):
     return _reduce(abs(input - target), reduction, "l1_loss")
+
+
+_registry.ops.register_module(globals())  # Tensor methods and backward rules call these by name

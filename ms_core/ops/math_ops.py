@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .. import _registry
 from .._axes import check_axis
 from .._engine import apply
 from .._prims import math as M
@@ -146,3 +147,6 @@ def cross(input, other, dim=None):
         return F.getitem(t, (slice(None),) * dim + (i,))
     (a0, a1, a2), (b0, b1, b2) = [part(a, i) for i in range(3)], [part(b, i) for i in range(3)]
     return F.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), dim)
+
+
+_registry.ops.register_module(globals())  # Tensor methods and backward rules call these by name

@@ -3,6 +3,7 @@ exposes them: construct once with attributes, call with Tensors."""
 import numpy as np
 
 from .. import _engine
+from .._prims import array as _array_prims
 from ..common.tensor import Tensor
 from . import functional as F
 
@@ -144,8 +145,7 @@ class Pad(PrimitiveOp):
         if len(self.paddings) != x.ndim:
             raise ValueError(f"For 'Pad', the 'paddings' must have one pair per axis ({x.ndim}), "
                              f"but got {len(self.paddings)}.")
-        from .._prims.array import Pad as PadPrim
-        return _engine.apply(PadPrim(self.paddings), x)
+        return _engine.apply(_array_prims.Pad(self.paddings), x)
 
 
 class Concat(PrimitiveOp):

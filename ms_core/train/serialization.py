@@ -31,9 +31,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .._checkparam import check_cell
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from ..nn.cell import Cell, check_cell
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
 
@@ -53,7 +53,6 @@ class CheckpointError(ValueError):
 # --- saving ----------------------------------------------------------------------------------------
 def _entries_from(save_obj, fn="save_checkpoint"):
     """[(name, value, requires_grad)] from a Cell, a list of {'name', 'data'} dicts, or a dict."""
-    from ..nn.cell import Cell
     if isinstance(save_obj, Cell):
         return [(p.name, p, p.requires_grad) for _, p in save_obj.parameters_and_names()]
     if isinstance(save_obj, dict):

@@ -22,6 +22,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..common.tensor import Tensor
+
 __all__ = ["load_torch_checkpoint", "TorchCheckpointError"]
 
 # torch storage class -> NumPy dtype of its elements (little-endian as written; bfloat16 is read
@@ -107,7 +109,6 @@ def _rebuild_tensor(storage, storage_offset, size, stride, *_ignored):
         out = np.zeros(size, data.dtype)
     if storage.bfloat16:
         out = (out.astype(np.uint32) << 16).view(np.float32)
-    from ..common.tensor import Tensor
     return Tensor._wrap(out.astype(out.dtype.newbyteorder("="), copy=False))
 
 

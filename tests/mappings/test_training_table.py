@@ -9,7 +9,7 @@ exactly the gradient ``g[i]`` at step ``i`` and any difference comes from the up
 """
 import pytest
 
-from tests.mappings.proof import Marked, Program, ProvenBy, case_id, run
+from tests.mappings.proof import Marked, Program, ProvenBy, case_id, run, starts_process_group
 
 pytest.importorskip("torch")
 
@@ -407,3 +407,16 @@ CASES += DISTRIBUTED
 _BACKEND_TEST = "tests/migrate/convert/training/test_training_rules.py::test_backend_names_are_mindspores_communication_backend"
 CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
           ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]
+
+
+def test_a_process_group_proof_never_starts_the_group_in_this_process(monkeypatch):
+    """The DDP and process-group proofs run in a child process (proof.starts_process_group):
+    torch's gloo threads once blocked the pytest process forever in their teardown."""
+    import torch.distributed as dist
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a process group was started in the pytest process")
+    monkeypatch.setattr(dist, "init_process_group", refuse)
+    ddp = [c for c in DISTRIBUTED if c.api == "torch.nn.parallel.DistributedDataParallel"]
+    assert ddp and all(starts_process_group(c) for c in DISTRIBUTED)
+    run(ddp[0])

@@ -23,6 +23,8 @@ CASES = [
       for name in ("Compose", "ToTensor", "Normalize")],
     *[ProvenBy(f"{_TV}{sub}.Lambda", f"{PIPELINE}::test_lambda_gets_a_tensor_and_gives_arrays")
       for sub in ("", ".transforms")],
+    *[ProvenBy(f"{_TV}{sub}.{name}", f"{PIPELINE}::test_cifar_augmentations_give_windows_of_torchvisions_padded_images")
+      for sub in ("", ".transforms") for name in ("Pad", "RandomCrop", "RandomHorizontalFlip")],
     ProvenBy("torchvision.utils.save_image", f"{PIPELINE}::test_save_image_writes_torchvisions_grid"),
     ProvenBy("torch.nn.parallel.data_parallel",
              f"{RULES}::test_data_parallel_computes_the_module_output_as_torch_on_one_device"),

@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _run(code: str) -> str:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env=env, cwd=REPO).stdout.strip()
+                          env=env, cwd=REPO, timeout=300).stdout.strip()
 
 
 def test_import_migrate_loads_the_converter_without_numpy_or_the_checker():

@@ -6,6 +6,7 @@ import pytest
 
 from ms_core import Tensor, nn
 from ms_core import _checkparam as V
+from ms_core.nn.cell import check_cell
 
 F32 = Tensor(np.ones((2, 3), np.float32))
 I64 = Tensor(np.ones((2, 3), np.int64))
@@ -36,7 +37,7 @@ I64 = Tensor(np.ones((2, 3), np.int64))
      "For 'Dense', the 'has_bias' must be bool, but got int."),
     (lambda: V.check_is_str("init", "backend_name", 3), TypeError,
      "For 'init', the 'backend_name' must be a str, but got int."),
-    (lambda: V.check_cell("WithLossCell", "backbone", "net"), TypeError,
+    (lambda: check_cell("WithLossCell", "backbone", "net"), TypeError,
      "For 'WithLossCell', the 'backbone' must be a Cell, but got str."),
     (lambda: V.check_string("mse_loss", "reduction", "avg", ["none", "mean", "sum"]), ValueError,
      "For 'mse_loss', the 'reduction' must be one of ['none', 'mean', 'sum'], but got 'avg'."),
@@ -121,5 +122,5 @@ def test_good_values_are_returned_converted_as_documented():
     assert V.check_string("f", "mode", "sum", ("none", "sum")) == "sum"
     assert V.check_value_type("f", "p", 1, (float, int)) == 1
     cell = nn.ReLU()
-    assert V.check_cell("f", "net", cell) is cell
+    assert check_cell("f", "net", cell) is cell
     assert V.check_dataset_type("shuffle", True, (bool,)) is True

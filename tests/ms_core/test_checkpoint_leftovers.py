@@ -3,6 +3,7 @@ nested JSON is the checkpoint error, and the temp file of a save killed with SIG
 the next save of the same checkpoint, never the temp file of a save still running."""
 import hashlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -45,6 +46,10 @@ def _start_blocked_saver(target):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-c", _BLOCKED_SAVER, str(target)], env=env,
                             stdout=subprocess.PIPE, text=True)
+    if not select.select([proc.stdout], [], [], 120)[0]:  # a child stuck before writing fails the test
+        proc.kill()
+        proc.wait()
+        pytest.fail("the saving child printed nothing within 120 s")
     assert proc.stdout.readline().strip() == "writing"
     return proc
 

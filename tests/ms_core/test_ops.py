@@ -103,3 +103,16 @@ def test_float32_stays_float32_through_every_case():
         outs = ms_fn(*[ms.Tensor(a) for a in arrays])
         for o in (outs if isinstance(outs, tuple) else (outs,)):
             assert o.dtype == ms.float32, name
+
+
+def test_assign_writes_into_the_parameter_in_place():
+    p = ms.Parameter(ms.Tensor(np.zeros((2, 2), np.float32)), name="p")
+    held = p._data  # a layer holding the Parameter sees the new values
+    out = ops.assign(p, ms.Tensor(np.array([[1, 2], [3, 4]], np.float64)))
+    np.testing.assert_array_equal(held, [[1, 2], [3, 4]])
+    assert p.dtype == ms.float32 and out.dtype == ms.float32
+    np.testing.assert_array_equal(out.asnumpy(), [[1, 2], [3, 4]])
+    with pytest.raises(TypeError, match="'variable' must be a Parameter"):
+        ops.assign(ms.Tensor(np.zeros(2)), ms.Tensor(np.ones(2)))
+    with pytest.raises(ValueError, match="must be the shape of 'variable'"):
+        ops.assign(p, ms.Tensor(np.ones(3, np.float32)))

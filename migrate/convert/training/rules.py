@@ -73,3 +73,6 @@ PARAM_NAME_TESTS = statement_rule(
 PARAM_INPLACE = statement_rule(
     "MS234", "param_inplace", "Replace in-place arithmetic on the parameter of a parameters() loop (p.mul_(c), "
                               "p.data.add_(x), p -= x) with p.set_data(...).")
+LR_READS = statement_rule(
+    "MS238", "lr_reads", "Replace a read of a parameter group's lr (opt.param_groups[0]['lr'], g['lr'] in a loop "
+                         "over param_groups) with float(...): MindSpore keeps a Parameter there.")

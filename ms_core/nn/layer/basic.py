@@ -9,6 +9,7 @@ from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...ops import functional as F
 from ...ops import layer_ops as LO
+from .activation import get_activation
 
 __all__ = ["Dense", "BiDense", "Flatten", "Unflatten", "Identity", "ChannelShuffle"]
 
@@ -53,7 +54,6 @@ def _activation(activation):
     if activation is None:
         return None
     if isinstance(activation, str):
-        from .activation import get_activation
         return get_activation(activation)
     if isinstance(activation, Cell) or callable(activation):
         return activation

@@ -7,8 +7,7 @@ are re-keyed and their parameters renamed, so names always match paths.
 """
 from collections import OrderedDict
 
-from ..cell import Cell
-from ..._checkparam import check_cell
+from ..cell import Cell, check_cell
 
 __all__ = ["SequentialCell", "CellList", "CellDict"]
 

@@ -6,13 +6,18 @@ from ..cell import Cell
 from ..._checkparam import (check_float_tensor, check_number_range, check_positive_int,
                            check_tensor)
 from ... import context
+from ..._engine import apply
+from ..._prims.nn import Normalize
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...communication import management as comm
+from ...communication.management import comm_group
 from ...ops import functional as F
 from ...ops import layer_ops as LO
 from ...ops import nn_ops as NF
+from ...ops.comm_ops import AllReduce
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "GroupNorm",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LRN"]
@@ -168,7 +173,6 @@ class SyncBatchNorm(_BatchNorm):
 
     def _sync_group(self):
         """The name of the group this rank's statistics are shared in, or None (no one to share with)."""
-        from ...communication import management as comm
         if self._group is not None:
             return self._group or None
         self._group = ""
@@ -200,8 +204,6 @@ class SyncBatchNorm(_BatchNorm):
 
 def _sync_batch_norm(bn, x, group):
     """SyncBatchNorm's training forward over `group` (see SyncBatchNorm)."""
-    from ...communication.management import comm_group
-    from ...ops.comm_ops import AllReduce
     c = x.shape[1]
     axes = (0,) + tuple(range(2, x.ndim))
     bs = (1, c) + (1,) * (x.ndim - 2)
@@ -270,8 +272,6 @@ class LayerNorm(Cell):
             raise ValueError(f"For 'LayerNorm', the input shape from 'begin_params_axis' {bpa} on "
                              f"must equal 'normalized_shape' {list(self.normalized_shape)}, but "
                              f"got input shape {list(input_x.shape)}.")
-        from ..._engine import apply
-        from ..._prims.nn import Normalize
         out = apply(Normalize(tuple(range(bna, nd)), self.epsilon), input_x)
         return out * self.gamma + self.beta
 

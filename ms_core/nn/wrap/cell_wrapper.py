@@ -4,11 +4,13 @@ import numbers
 
 import numpy as np
 
-from ..cell import Cell
-from ..._checkparam import check_cell
+from ..cell import Cell, check_cell
+from ..optim.optimizer import Optimizer
 from ... import _api, _engine, context
+from ..._prims.comm import check_comm_dtype
 from ...common.tensor import Tensor
-from ...communication.management import GlobalComm
+from ...communication.management import GlobalComm, comm_group, device_num, get_group_size
+from ...ops.comm_ops import AllReduce
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "TrainOneStepCell", "ForwardValueAndGrad",
            "DistributedGradReducer"]
@@ -122,7 +124,7 @@ class TrainOneStepCell(Cell):
 
     def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
-        from ..optim.optimizer import Optimizer
+        # experimental.optim loads on first use, not with `import ms_core` (it costs ~16 ms CPU)
         from ...experimental.optim.optimizer import Optimizer as ExperimentalOptimizer
         self.network = check_cell("TrainOneStepCell", "network", network)
         if not isinstance(optimizer, (Optimizer, ExperimentalOptimizer)):  # MindSpore takes both
@@ -144,7 +146,7 @@ class TrainOneStepCell(Cell):
         self.grad_reducer = _identity
         if self.reducer_flag:  # as MindSpore: a reducer over the world group in data parallel
             self.grad_reducer = DistributedGradReducer(self.weights, context.get_auto_parallel_context(
-                "gradients_mean"), context.device_num())
+                "gradients_mean"), device_num())
 
     def construct(self, *inputs):
         loss, grads = _loss_and_grads(self.network, inputs, self.weights, self.sens,
@@ -234,7 +236,6 @@ class DistributedGradReducer(Cell):
     def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
                  group=GlobalComm.WORLD_COMM_GROUP):
         super().__init__(auto_prefix=False)
-        from ...communication.management import get_group_size
         self.mean = context.get_auto_parallel_context("gradients_mean") if mean is None else mean
         if degree is None:
             degree = get_group_size(group)
@@ -254,7 +255,6 @@ class DistributedGradReducer(Cell):
         return out[0] if single else out
 
     def _reduce_recorded(self, g):
-        from ...ops.comm_ops import AllReduce
         g = AllReduce("sum", self.group)(g)
         return g * Tensor(1.0 / self.degree, g.dtype) if self.mean else g
 
@@ -263,8 +263,6 @@ def _fused_all_reduce(grads, group, scale):
     """Each gradient summed over `group` (and scaled), with one collective per dtype: the
     gradients are packed into one flat buffer (float16 in float32, as MindSpore casts them), the
     buffer is reduced in place, and the results are views of it."""
-    from ...communication.management import comm_group
-    from ..._prims.comm import check_comm_dtype
     g = comm_group("DistributedGradReducer", group)
     out = [None] * len(grads)
     by_dtype = {}

@@ -5,6 +5,7 @@ from pathlib import Path
 import libcst as cst
 
 from migrate import convert_source
+from migrate.convert.cst import code_of
 from migrate.convert.guards import is_guard
 
 TESTS = Path(__file__).resolve().parents[2]  # tests/
@@ -53,20 +54,18 @@ def check(before: str, expected: str, target: str = "ms_core"):
 
 
 def without_guards(code: str) -> str:
-    """``code`` without the guards of torch imports that stay (:mod:`migrate.convert.guards`) and
-    the import of their stand-in (TorchMissing, from the runtime), which tests of other rules do
-    not look at."""
+    """``code`` without the guards of torch imports that stay, the TYPE_CHECKING import they use
+    and the import of their stand-in (TorchMissing, from the runtime) (:mod:`migrate.convert.guards`),
+    which tests of other rules do not look at."""
     import re
     module = cst.parse_module(code)
-    body = [st for st in module.body if not is_guard(st)]
+    body = [st for st in module.body if not (is_guard(st) or code_of(st).strip() == "from typing import TYPE_CHECKING")]
     if len(body) != len(module.body):
         code = module.with_changes(body=body).code
         code = re.sub(r"^from migrate_runtime import TorchMissing\n", "", code, flags=re.M)
         code = re.sub(r"^(from migrate_runtime import .*)TorchMissing, ", r"\1", code, flags=re.M)
         return code
-    if len(body) == len(module.body):
-        return code
-    return module.with_changes(body=body).code
+    return code
 
 
 def both_sides(src: str, expect: str) -> tuple[dict, dict]:

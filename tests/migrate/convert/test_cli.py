@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 import cli
+from tests.child import run_cli
 from tests.migrate.convert.helpers import FIXTURE_ROOT
 
 FIXTURES = FIXTURE_ROOT / "convert"
@@ -49,12 +50,12 @@ def test_single_file_output_and_in_place(tmp_path):
     assert "keep_prob=0.7" in src.read_text()
 
 
-def test_directory_mode_with_bad_files(project, tmp_path, capsys):
+def test_directory_mode_with_bad_files(project, tmp_path):
     out = tmp_path / "out"
     report = tmp_path / "r.json"
-    code = cli.main(["convert", str(project), "-o", str(out), "--jobs", "2", "--report", str(report)])
+    # two worker processes: the command runs in a child process with a time limit
+    code, _, err = run_cli(["convert", project, "-o", out, "--jobs", "2", "--report", report])
     assert code == 1  # bad.py failed to parse
-    err = capsys.readouterr().err
     assert "bad.py" in err and "line 2" in err and "not UTF-8" in err
     # the others converted, relative imports intact, non-Python files copied
     helper = (out / "pkg" / "sub" / "helper.py").read_text()
