@@ -36,6 +36,14 @@ def _add_convert(sub) -> None:
                        description="Convert a PyTorch file or directory. A file without -o is "
                                    "printed to stdout; the input is only overwritten with --in-place.")
     p.add_argument("path", help="a .py file or a directory (converted recursively)")
+    p.add_argument("more", nargs="*", metavar="DEP",
+                   help="more source directories converted in the same run (a package and the torch "
+                        "packages it imports): each goes to OUT/<its name>, and they import each other "
+                        "converted")
+    p.add_argument("--library", action="append", metavar="NAME", default=[],
+                   help="also convert the installed torch library NAME (torchvision, timm...) that the "
+                        "code builds models from: located without importing it, converted into "
+                        "OUT/NAME; the code's imports of it then reach the converted copy")
     p.add_argument("-o", "--output", help="output file, or output directory for a directory")
     p.add_argument("--target", choices=("ms_core", "mindspore"), default="ms_core",
                    help="package the output imports (default: ms_core)")
@@ -70,7 +78,7 @@ def _rule_selection(args):
 
 
 def _run_convert(args) -> int:
-    from migrate.convert.project import convert_tree, summarize
+    from migrate.convert.project import convert_tree
     from migrate.convert.report import unified_diff, write_report
 
     err = _console()
@@ -93,6 +101,8 @@ def _run_convert(args) -> int:
     if problem:
         _fail(err, problem)
         return 2
+    if args.more or args.library:
+        return _run_convert_sources(args, err, rules)
     if src.is_dir():
         if not (args.output or args.in_place or args.diff):
             _fail(err, "converting a directory needs -o OUT_DIR, --in-place or --diff")
@@ -135,6 +145,12 @@ def _run_convert(args) -> int:
                 return 1
     if args.diff:
         _print_diffs(reports, unified_diff)
+    return _finish_convert(args, err, reports, write_report)
+
+
+def _finish_convert(args, err, reports, write_report) -> int:
+    """Failed and skipped files, the report file, the summary; the exit status."""
+    from migrate.convert.project import summarize
     for r in reports:
         if r.error:
             _say(err, "red", "failed", f"{r.path}: {r.error}")
@@ -207,11 +223,11 @@ def _output_dir_problem(out: Path, of_directory: bool = True) -> str | None:
     return None if problem is None else f"{problem}; choose another -o"
 
 
-def _convert_one(src: str, dst, args, rules) -> list:
+def _convert_one(src: str, dst, args, rules, own=None) -> list:
     """Convert one file in a worker process (a crash of the parser costs this file, not a traceback).
     Written to a file, it imports the runtime from a copy written beside it; to stdout, it holds
     the runtime's definitions it uses (between BEGIN/END markers)."""
-    from migrate.convert.project import FileReport, _task, file_runtime, write_file_runtime
+    from migrate.convert.project import FileReport, _task, file_package, file_runtime, write_file_runtime
     from migrate.convert.workers import run_isolated
 
     def crashed(task, reason):
@@ -219,7 +235,7 @@ def _convert_one(src: str, dst, args, rules) -> list:
     beside = dst if dst is not None or not args.diff else src  # --diff shows what -o/--in-place write
     link, name = file_runtime(beside, src)
     task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
-            link)
+            link, file_package(src) if own is None else frozenset(own), frozenset())
     reports = run_isolated(_task, [task], on_failure=crashed)
     copy = write_file_runtime(reports[0], dst, name, args.target) if dst is not None else None
     return reports + ([copy] if copy is not None else [])
@@ -265,12 +281,63 @@ class _ProgressBar:
             self.progress.stop()
 
 
-def _convert_dir(src, out, args, err, convert_tree, rules):
+def _library_dir(name: str) -> Path:
+    """The directory of an installed package, found without importing it (ValueError if none)."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(name) if "." not in name else None
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(f"--library {name}: no installed package of that name (give its source "
+                         f"directory as a DEP instead)")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _run_convert_sources(args, err, rules) -> int:
+    """`migrate convert SRC DEP... -o OUT` (or SRC --library NAME): every source in one run, each
+    into OUT/<its name> (a file SRC into OUT/<file name>), with the packages of all of them as the
+    run's own, so that they import each other converted."""
+    from migrate.convert.project import convert_tree, own_packages
+    from migrate.convert.report import write_report
+    try:
+        sources = [Path(args.path), *map(Path, args.more), *map(_library_dir, args.library)]
+    except ValueError as exc:
+        _fail(err, str(exc))
+        return 2
+    problem = ("several sources need -o OUT_DIR (no --in-place or --diff)"
+               if not args.output or args.in_place or args.diff else
+               next((f"{s} is not a directory: a source besides the first is a package directory"
+                     for s in sources[1:] if not s.is_dir()), None)
+               or next((f"two sources are named {s.name}" for i, s in enumerate(sources)
+                        if s.name in [t.name for t in sources[:i]]), None))
+    if problem:
+        _fail(err, problem)
+        return 2
+    out = Path(args.output)
+    own = own_packages(s for s in sources if s.is_dir()) | {s.stem for s in sources if s.is_file()}
+    reports = []
+    for s in sources:
+        try:
+            if s.is_dir():
+                got = _convert_dir(s, out / s.name, args, err, convert_tree, rules, own)
+            else:
+                got = _convert_one(str(s), str(out / s.name), args, rules, own)
+        except ValueError as exc:
+            _fail(err, str(exc))
+            return 2
+        for r in got:
+            r.path = str(Path(s.name) / r.path) if s.is_dir() else r.path
+        reports += got
+    return _finish_convert(args, err, reports, write_report)
+
+
+def _convert_dir(src, out, args, err, convert_tree, rules, own=None):
     with _ProgressBar(err, args.quiet) as tick:
         jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
         return convert_tree(src, out, args.target, jobs=jobs, in_place=args.in_place,
                             keep_text=args.diff, progress=tick,
-                            details=bool(args.report or args.verbose), rules=rules)
+                            details=bool(args.report or args.verbose), rules=rules, own=own)
 
 
 def _print_diffs(reports, unified_diff) -> None:
@@ -312,7 +379,8 @@ def _run_mappings(args) -> int:
     entries = search(args.search)
     for e in sorted(entries, key=lambda e: (e.table, e.torch)):
         target = e.target or f"(rule {e.rule})"
-        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", e.id, escape(e.note))
+        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", registry.entry_id(e),
+                  escape(e.note))
     out.print(t)
     out.print(f"{len(entries)} entries")
     return 0
@@ -405,14 +473,16 @@ class _Converter:
     and the package's star-import table. A class, not a functools.partial: multiprocessing
     pickles a partial without its attributes, so zoo children lost the key and the table."""
 
+    takes_own = True  # convert(text, own=...): the packages converted together
+
     def __init__(self, target: str, cache_key: str):
         self.target, self.cache_key = target, cache_key
 
-    def __call__(self, text: str, inherited: dict | None = None, runtime: str | None = None):
+    def __call__(self, text: str, inherited: dict | None = None, own=frozenset(), runtime: str | None = None):
         from migrate import convert_source
         if runtime is None:
-            return convert_source(text, target=self.target, inherited=inherited)
-        return convert_source(text, target=self.target, inherited=inherited, runtime=runtime)
+            return convert_source(text, target=self.target, inherited=inherited, own=own)
+        return convert_source(text, target=self.target, inherited=inherited, own=own, runtime=runtime)
 
     @staticmethod
     def runtime_for(root, paths) -> tuple[dict, dict]:
@@ -628,7 +698,8 @@ def _run_check_ddp(args) -> int:
     from migrate.check.ddp import EXIT_ERROR, DdpSettings, check_ddp
     err = _console(wide=True)
     if args.nproc < 1 or not os.path.isfile(args.script):
-        err.print(f"[red]error:[/] {'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
+        err.print(f"[red]error:[/] "
+                  f"{'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
         return EXIT_ERROR
     settings = DdpSettings(nproc=args.nproc, max_steps=args.steps, rtol=args.rtol, atol=args.atol,
                            timeout=args.timeout, args=tuple(shlex.split(args.args)), ms_python=args.ms_python)

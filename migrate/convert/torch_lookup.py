@@ -25,7 +25,15 @@ TORCH_LOOKUP = node_rule(
     "MS153", "torch_name_lookup",
     "Replace getattr(nn, name) / getattr(F, name) whose name only run time knows with the runtime's "
     "lookup over the torch-signature classes (functions) of every torch.nn (functional) name the "
-    "tables translate (torch_nn_getattr(name)); any other name raises a clear error.")
+    "tables translate (torch_nn_getattr(name)); any other name raises a clear error.",
+    needs=["torch_nn_getattr", "torch_functional_getattr"], examples=[
+    ("def rnn(kind):\n"
+     "    assert kind in ('LSTM', 'GRU')\n"
+     "    return getattr(nn, kind)(4, 8)\n",
+     "def rnn(kind):\n"
+     "    assert kind in ('LSTM', 'GRU')\n"
+     "    return torch_nn_getattr(kind)(4, 8)\n"),
+])
 
 
 def lookup_call(converter, node: cst.Call):

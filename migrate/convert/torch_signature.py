@@ -29,7 +29,7 @@ import re
 import libcst as cst
 
 from migrate.convert.cst import code_of, dotted, parse_statement
-from migrate.convert.registry import node_rule
+from migrate.convert.registry import entry_id, node_rule
 from migrate.convert.runtime_files import BEGIN, END, RUNTIME_NAME, inline_parts
 from migrate.runtime.index import EXPORTS, SIGNATURES, TARGET_ONLY
 
@@ -37,21 +37,39 @@ TORCH_CLASS = node_rule(
     "MS180", "torch_signature_class",
     "Replace a torch layer class used as a value or a base (act_layer=nn.ReLU, class "
     "Conv2dSame(nn.Conv2d)) with the runtime's subclass of the MindSpore class that takes torch's "
-    "arguments and translates them when it is built (TorchReLU).")
+    "arguments and translates them when it is built (TorchReLU).",
+        needs=["TorchModuleList", "TorchSequential"], examples=[
+    ("def block(c, norm_layer=nn.BatchNorm2d):\n"
+     "    return norm_layer(c, momentum=0.01)\n",
+     "def block(c, norm_layer=TorchBatchNorm2d):\n"
+     "    return norm_layer(c, momentum=0.01)\n"),
+])
 TORCH_CALL = node_rule(
     "MS181", "torch_signature_call",
     "Replace a layer or function call whose arguments only run time knows (**kwargs, padding=p) "
-    "with a call of the runtime's torch-signature class or function.")
+    "with a call of the runtime's torch-signature class or function.", needs=["DataLoaderTorch"], examples=[
+    ("def conv(c, **kw):\n"
+     "    return nn.Conv2d(c, c, 3, **kw)\n",
+     "def conv(c, **kw):\n"
+     "    return TorchConv2d(c, c, 3, **kw)\n"),
+])
 TORCH_FUNCTION = node_rule(
     "MS182", "torch_function_value",
     "Replace a torch function used as a value (act_fn=F.relu, init=nn.init.xavier_uniform_) with the "
-    "runtime's function that takes torch's arguments (torch_relu).")
+    "runtime's function that takes torch's arguments (torch_relu).", needs=["DataLoaderTorch"], examples=[
+    ("act = dict(relu=F.relu)\n",
+     "act = dict(relu=torch_relu)\n"),
+])
 TORCH_CONTAINER = node_rule(
     "MS183", "torch_containers",
     "Replace nn.Sequential filled after construction or subclassed, nn.ModuleList holding None "
     "or built from an iterator, and nn.ModuleDict whose values may be containers, with the "
     "runtime's TorchSequential / TorchModuleList / TorchModuleDict (children run in insertion "
-    "order; None entries keep their index; containers inside a dict).")
+    "order; None entries keep their index; containers inside a dict).",
+        needs=["TorchModuleDict", "TorchModuleList", "TorchSequential"], examples=[
+    ("s = nn.Sequential()\n",
+     "s = TorchSequential()\n"),
+])
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # an import of a runtime copy (any name a conversion gives one: migrate_runtime, migrate_runtime_2)
@@ -523,8 +541,8 @@ def bindable_value(converter, qual: str):
         converter.record(cst.Name(qual.rsplit(".", 1)[-1]), cst.Name(name), rule.id, "transformed",
                     f"{qual} with torch's signature, bound for the modules that import it from here")
         return cst.Name(name)
-    if not converter.allows(entry.id):
+    if not converter.allows(entry_id(entry)):
         return None
     new = converter.target(entry.target)
-    converter.record(cst.Name(qual.rsplit(".", 1)[-1]), new, entry.id, "exact", entry.note)
+    converter.record(cst.Name(qual.rsplit(".", 1)[-1]), new, entry_id(entry), "exact", entry.note)
     return new

@@ -2971,7 +2971,7 @@ def torch_outer(input, vec2, out=None):
 
 def torch_pad(input, pad, mode='constant', value=None):
     """torch.nn.functional.pad's signature over its MindSpore translation."""
-    return ops.pad(input, pad, mode, value)
+    return ops.pad(input, pad, mode, value if mode == 'constant' else None)
 
 
 def torch_pinv(A, atol=None, rtol=None, hermitian=False, out=None):

@@ -56,7 +56,8 @@ def _tree(root: Path) -> Path:
 
 def _run(cwd: Path, *args) -> str:
     """Run Python in ``cwd`` where torch cannot be imported (ms_core can: it is installed)."""
-    code = "import runpy, sys\nsys.modules['torch'] = None\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+    code = ("import runpy, sys\nsys.modules['torch'] = None\nsys.argv = sys.argv[1:]\n"
+            "runpy.run_path(sys.argv[0], run_name='__main__')\n")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(cwd)}
     out = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
                          timeout=300, env=env)

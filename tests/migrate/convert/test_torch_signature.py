@@ -93,7 +93,7 @@ PAIRS = {
             d = TorchConv2d(c, c, k, padding=p)
             e = nn.Conv2d(c, c, k, stride=(2, 2), pad_mode='pad', padding=(k - 1) // 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))
             return a, b, d, e
-        """),
+        """),  # noqa: E501
     # class 2: a subclass gets the torch-signature base; its torch attributes are MindSpore's
     "subclass": ("""\
         class Same(nn.Conv2d):
@@ -120,7 +120,7 @@ PAIRS = {
             def construct(self, x):
                 self.torch_num_batches_tracked += 1
                 return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta, training=self.training, momentum=self.momentum, eps=self.eps)
-        """),
+        """),  # noqa: E501
     # class N: attributes of narrowed instances, also narrowed by a class held in a variable
     "narrowed": ("""\
         def init(model, norm_layer=nn.BatchNorm2d):
@@ -246,7 +246,8 @@ def test_a_function_with_no_runtime_translation_is_marked():
 def test_the_runtime_is_imported_after_the_imports():
     """One import of what the file uses, after the target's imports (deterministic)."""
     code = convert_source(TORCH_HEADER + "\n\nact = nn.LeakyReLU\nf = F.relu\n").code
-    assert code.splitlines()[:3] == ["import ms_core as ms", "from migrate_runtime import TorchLeakyReLU, torch_relu", ""]
+    assert code.splitlines()[:3] == ["import ms_core as ms", "from migrate_runtime import TorchLeakyReLU, torch_relu",
+                                     ""]
     generated, rest = split_generated(code)
     assert generated == "from migrate_runtime import TorchLeakyReLU, torch_relu\n"
     assert rest.endswith("act = TorchLeakyReLU\nf = torch_relu\n")
