@@ -15,7 +15,7 @@ OPTIMIZER_SUBCLASS = node_rule(
     "Lookahead, SAM) with the generated TorchOptimizer: torch's param_groups, state, defaults and "
     "state_dict() over the target's experimental Optimizer; the class's own step() runs as written "
     "and reads p.grad, which the training step's optimizer(grads) sets; the step() of an optimizer it wraps "
-    "goes through _torch_optimizer_step.", needs=["TorchOptimizer", "_torch_optimizer_step"], examples=[
+    "goes through torch_optimizer_step.", needs=["TorchOptimizer", "torch_optimizer_step"], examples=[
     ("class SignSGD(torch.optim.Optimizer):\n"
      "    def __init__(self, params, lr=0.01):\n"
      "        super().__init__(params, dict(lr=lr))\n"
@@ -39,7 +39,7 @@ OPTIMIZER_SUBCLASS = node_rule(
 
 class _WrappedSteps(cst.CSTTransformer):
     """``self.base_optimizer.step(closure)`` (any receiver but ``self`` and ``super()``) in an
-    optimizer class -> ``_torch_optimizer_step(self.base_optimizer, closure)``."""
+    optimizer class -> ``torch_optimizer_step(self.base_optimizer, closure)``."""
 
     def __init__(self, helper):
         self.helper, self.changed = helper, []
@@ -58,10 +58,10 @@ class _WrappedSteps(cst.CSTTransformer):
 def optimizer_bases(converter, node: cst.ClassDef) -> cst.ClassDef:
     """Apply MS247 to a class whose base is torch.optim.Optimizer (before its body is walked, so the
     base is not marked as a torch name without a mapping); the steps of an optimizer it wraps go
-    through ``_torch_optimizer_step``."""
+    through ``torch_optimizer_step``."""
     if not converter.allows(OPTIMIZER_SUBCLASS.id):
         return node
-    steps = _WrappedSteps(lambda: converter.output.signatures.helper("_torch_optimizer_step"))
+    steps = _WrappedSteps(lambda: converter.output.signatures.helper("torch_optimizer_step"))
     node = node.with_changes(body=node.body.visit(steps))
     for before, after in steps.changed:
         converter.record(before, after, OPTIMIZER_SUBCLASS.id, "exact",
