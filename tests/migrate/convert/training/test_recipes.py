@@ -21,7 +21,10 @@ _NUM = re.compile(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?")
 
 def _run(script, cwd, *args) -> str:
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, str(script), *args], cwd=cwd, capture_output=True, text=True,
+    # converted code imports the runtime as migrate_runtime: this repository's (as tests/child.py)
+    boot = ("import runpy, sys, migrate.runtime; sys.modules.setdefault('migrate_runtime', migrate.runtime); "
+            "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", boot, str(script), *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
