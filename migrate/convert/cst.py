@@ -208,6 +208,18 @@ def method_call(stmt, name: str):
     return None
 
 
+def is_same_names(target, value) -> bool:
+    """``target = value`` binds each name to itself: ``x = x``, ``x, y = x, y`` (parentheses and
+    brackets aside)."""
+    if isinstance(target, cst.Name):
+        return isinstance(value, cst.Name) and value.value == target.value
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        return len(target.elements) == len(value.elements) and all(
+            isinstance(t, cst.Element) and isinstance(v, cst.Element) and is_same_names(t.value, v.value)
+            for t, v in zip(target.elements, value.elements))
+    return False
+
+
 def single_assign(stmt) -> cst.Assign | None:
     """The assignment of a line that holds exactly one ``targets = value`` statement."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \

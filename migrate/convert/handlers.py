@@ -41,7 +41,7 @@ from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
-    _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
+    _CONTAINERS, container_call, is_layer_class, reference, runtime_call, runtime_value, translates,
 )
 
 TYPE_AS_DTYPE = node_rule(
@@ -85,11 +85,11 @@ MODULES_LOOP = node_rule(
 NO_GRAD = node_rule(
     "MS106", "no_grad",
     "Replace a bare grad-mode decorator @torch.no_grad / @torch.enable_grad with the call torch makes "
-    "of it (@torch.no_grad(), which the tables convert to @ms._no_grad()).", examples=[
+    "of it (@torch.no_grad(), which the tables convert to @torch_no_grad(), the runtime's).", examples=[
     ("@torch.no_grad\n"
      "def f(x):\n"
      "    return x\n",
-     "@ms._no_grad()\n"
+     "@torch_no_grad()\n"
      "def f(x):\n"
      "    return x\n"),
 ])
@@ -221,6 +221,11 @@ def on_reference(converter, node, q: str):
         label = "exact" if entry.params is not None else entry.label
         converter.record(node, new, entry_id(entry), label, entry.note)
         return new
+    if entry is not None and not entry.target and entry.rule and entry.label != "unsupported" \
+            and not converter.walk_state.in_isinstance:
+        new = runtime_value(converter, node, q)
+        if new is not None:
+            return new
     converter.uses_alias(node)
     converter.mark(node, "MS901", f"{q} has no mapping" + (f" ({entry.note})" if entry and entry.note else ""))
     return node
@@ -808,7 +813,7 @@ def on_function(converter, node: cst.FunctionDef):
 
 def _grad_mode_decorator(converter, dec: cst.Decorator) -> cst.Decorator:
     """Apply MS106: a grad-mode class used bare as a decorator (``@torch.no_grad``) is called, as
-    torch does (``@torch.no_grad()``); the tables convert the call (``@ms._no_grad()``), a context
+    torch does (``@torch.no_grad()``); the tables convert the call (``@torch_no_grad()``), a context
     decorator on MindSpore too."""
     expr = dec.decorator
     if isinstance(expr, cst.Call) or converter.qual(expr) not in NO_GRAD_CALLS or not converter.allows(NO_GRAD.id):
@@ -852,7 +857,8 @@ def _value_free(converter, expr) -> bool:
 def on_with(converter, node: cst.With):
     """Apply MS169 to value-free contexts and MS254 to ``with torch.device(d):`` (the block is
     unwrapped: a list of statements). Grad-mode contexts (``torch.no_grad()``) stay: the tables
-    convert them (``ms._no_grad()``: MindSpore's grad mode, which stops gradients inside ms.grad)."""
+    convert them (``torch_no_grad()``, the runtime's: MindSpore's grad mode, which stops gradients
+    inside ms.grad)."""
     keep = []
     for item in node.items:
         e = item.item

@@ -8,6 +8,7 @@ kind of node is in :mod:`migrate.convert.handlers`; imports are resolved and rew
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,8 +23,8 @@ from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
-    DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, keep_parens, parse_expr,
-    parse_statement,
+    DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
+    parse_expr, parse_statement, attribute,
     removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
@@ -479,12 +480,20 @@ class Converter:
     def in_class(self, scope: ClassScope):
         """Walk a class body in ``scope``."""
         self.walk_state.classes.append(scope)
+        self.walk_state.class_depths.append(len(self.walk_state.functions))
         self.walk_state.tensor_memo = {}
         try:
             yield scope
         finally:
             self.walk_state.classes.pop()
+            self.walk_state.class_depths.pop()
             self.walk_state.tensor_memo = {}
+
+    @property
+    def in_class_body(self) -> bool:
+        """Directly in a class body (not in one of its methods)."""
+        depths = self.walk_state.class_depths
+        return bool(depths) and depths[-1] == len(self.walk_state.functions)
 
     @property
     def at_module_top(self) -> bool:
@@ -720,7 +729,8 @@ class Converter:
             # module-level imports are rewritten at the end, once uses are known
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
-            return handlers.on_assign(self, small)
+            new = handlers.on_assign(self, small)
+            return None if self._left_self_assignment(small, new) else new
         if isinstance(small, cst.Expr):
             new = inplace.subscript_statement(self, small)
             if new is not None:
@@ -736,7 +746,36 @@ class Converter:
         if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
                 and new.value.value == "None" and isinstance(small.value, cst.Call):
             return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
+        if isinstance(small, cst.Expr) and new is not small:
+            return self._setattr_statement(small, new)
         return new
+
+    def _setattr_statement(self, old: cst.Expr, new):
+        """A statement a rewrite made ``setattr(obj, 'name', value)`` (``self.register_buffer('pe',
+        pe)``) as the assignment it is: ``obj.name = value``; ``new`` itself for any other
+        statement, a name that is no identifier or one Python would mangle (``__x``), or a
+        ``setattr`` the user wrote."""
+        call = new.value if isinstance(new, cst.Expr) else None
+        if not isinstance(call, cst.Call) or len(call.args) != 3 or any(a.keyword or a.star for a in call.args) \
+                or code_of(call.func) != self.builtin("setattr") \
+                or isinstance(old.value, cst.Call) and code_of(old.value.func) == code_of(call.func):
+            return new
+        name = call.args[1].value
+        text = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        if not isinstance(text, str) or not text.isidentifier() or keyword.iskeyword(text) \
+                or text.startswith("__") and not text.endswith("__"):
+            return new
+        return cst.Assign([cst.AssignTarget(attribute(call.args[0].value, text))], call.args[2].value,
+                          semicolon=new.semicolon)
+
+    def _left_self_assignment(self, old: cst.Assign, new) -> bool:
+        """``new`` is what a rewrite left of ``old`` that does nothing: ``x = x`` of ``x =
+        x.to(device)``, ``x, y = x, y`` of ``x, y = x.cuda(), y.cuda()``. It goes, unless it
+        carries a marker or stands in a class body (where ``x = x`` copies an outer name)."""
+        if new is old or not isinstance(new, cst.Assign) or self.in_class_body \
+                or (self.walk_state.markers and self.walk_state.markers[-1]):
+            return False
+        return all(is_same_names(t.target, new.value) for t in new.targets)
 
     def on_block(self, node: cst.IndentedBlock):
         body = self._walk_body(node.body)
@@ -744,6 +783,10 @@ class Converter:
             return node
         if not body:
             body = [cst.SimpleStatementLine([cst.Pass()])]
+        elif body[0] is not node.body[0] and body[0].leading_lines and not node.body[0].leading_lines \
+                and all(ln.comment is None for ln in body[0].leading_lines):
+            # the block's first statements went (`x = x`): no blank line opens the block
+            body = [body[0].with_changes(leading_lines=[]), *body[1:]]
         return node.with_changes(body=body)
 
     def on_compound(self, node):

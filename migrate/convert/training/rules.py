@@ -182,7 +182,7 @@ AUTOCAST = statement_rule(
      "    y = f(x)\n"
      'with torch.autocast("cpu"):  # mixed precision\n'
      "    z = g(y)\n",
-     "with ms._no_grad():  # evaluation\n"
+     "with torch_no_grad():  # evaluation\n"
      "    y = f(x)\n"
      "# mixed precision\n"
      "z = g(y)\n"),
@@ -495,7 +495,7 @@ PARAM_NAME_TESTS = statement_rule(
      "    p.requires_grad = True\n"
      "for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):\n"
      "    if name.endswith(('weight', 'gamma', 'embedding_table')):\n"
-     "        with ms._no_grad():\n"
+     "        with torch_no_grad():\n"
      "            p.set_data(p + 1.0)\n"),
 ])
 PARAM_INPLACE = statement_rule(
@@ -513,7 +513,7 @@ PARAM_INPLACE = statement_rule(
      "    p.requires_grad = True\n"
      "for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):\n"
      "    if name.endswith(('weight', 'gamma', 'embedding_table')):\n"
-     "        with ms._no_grad():\n"
+     "        with torch_no_grad():\n"
      "            p.set_data(p + 1.0)\n"),
 ])
 LR_READS = statement_rule(
