@@ -228,6 +228,12 @@ def single_assign(stmt) -> cst.Assign | None:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class RemovedPass(cst.Pass):
+    """The ``pass`` that holds the comments of a statement the conversion removed:
+    :func:`fold_removed` moves the comments to the next statement where the block has one."""
+
+
 def removed(stmt) -> list:
     """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments (the
     lines above it and its end-of-line comment as they were, the others above the ``pass``)."""
@@ -237,8 +243,29 @@ def removed(stmt) -> list:
     inner = stmt.with_changes(leading_lines=[], **({"trailing_whitespace": cst.TrailingWhitespace()} if tail else {}))
     lines = [*stmt.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(inner, nested=True))]
     if tail is not None:
-        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lines, trailing_whitespace=tail)]
-    return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lines)] if lines else []
+        return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines, trailing_whitespace=tail)]
+    return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines)] if lines else []
+
+
+def _removed_only(st) -> bool:
+    return isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, RemovedPass) for s in st.body)
+
+
+def fold_removed(stmts: list) -> tuple[list, list]:
+    """(``stmts`` with the ``pass`` lines of removed statements gone where the block keeps other
+    statements -- their comments above the next statement --, comment lines left for the block's
+    end). ``stmts`` itself, and no lines, when there is nothing to fold."""
+    if not any(_removed_only(st) for st in stmts) or all(_removed_only(st) for st in stmts):
+        return stmts, []
+    out, pending = [], []
+    for st in stmts:
+        if _removed_only(st):
+            tail = st.trailing_whitespace.comment
+            pending += [*st.leading_lines, *([cst.EmptyLine(comment=tail)] if tail is not None else [])]
+            continue
+        out.append(st.with_changes(leading_lines=[*pending, *st.leading_lines]) if pending else st)
+        pending = []
+    return out, [ln for ln in pending if ln.comment is not None]
 
 
 def bind_args(call: cst.Call, names: list[str]) -> dict | None:

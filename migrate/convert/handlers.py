@@ -26,6 +26,8 @@ from migrate.convert.receivers import (
     track_assign, type_of,
 )
 from migrate.runtime.values import LAYER_ATTR_NAMES, LAYER_GEOMETRY
+from migrate.convert.owned import owned_tensors
+from migrate.convert.rules.inplace import ALIASING_METHODS
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import entry_id, node_rule
@@ -776,6 +778,7 @@ def _defines_forward(node: cst.ClassDef) -> bool:
 def on_function(converter, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
     scope = FunctionScope(local_names=function_locals(node))
+    scope.owned = owned_tensors(node, ALIASING_METHODS, converter.qual)
     scope.shadowed = converter.facts.imported & scope.local_names
     params = [p.name.value for p in node.params.params]
     if converter.in_cell and node.name.value in ("forward", "construct"):

@@ -24,7 +24,7 @@ from migrate.convert.comments import keep_lost_comments, lost_comment_lines, spl
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
-    parse_expr, parse_statement, attribute,
+    parse_expr, parse_statement, attribute, fold_removed,
     removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
@@ -173,6 +173,10 @@ class Converter:
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
+        if body is not module.body:
+            body, left = fold_removed(list(body))
+            if left:
+                module = module.with_changes(footer=[*left, *module.footer])
         forget_vanished_uses(self, body)
         signatures(self).note_inline_needs()
         again = self._names_free_of_clashes(module, code)
@@ -747,8 +751,26 @@ class Converter:
                 and new.value.value == "None" and isinstance(small.value, cst.Call):
             return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
         if isinstance(small, cst.Expr) and new is not small:
-            return self._setattr_statement(small, new)
+            return self._owned_update(small, self._setattr_statement(small, new))
         return new
+
+    def _owned_update(self, old: cst.Expr, new):
+        """The statement ``t.add_(1)``, converted to ``t.copy_(t.copy().add(1))``, as the rebinding
+        ``t = t.add(1)`` where the function owns ``t`` (no alias can see the update: see
+        :mod:`migrate.convert.owned`); ``new`` itself otherwise."""
+        call = new.value if isinstance(new, cst.Expr) else None
+        scope = self.scope
+        if scope is None or not scope.owned or not isinstance(call, cst.Call) or len(call.args) != 1 \
+                or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "copy_" \
+                or not isinstance(call.func.value, cst.Name) or call.func.value.value not in scope.owned:
+            return new
+        name = call.func.value.value
+        copies = _copies_of(call.args[0].value, name)
+        if len(copies) != 1 or f"{name}.copy_(" in code_of(call.args[0].value) or \
+                not isinstance(old.value, cst.Call) or code_of(old.value).startswith(f"{name}.copy_("):
+            return new  # (a chain that reads t keeps its writes; a copy_ the user wrote stays)
+        value = call.args[0].value.visit(_Uncopied(name))
+        return cst.Assign([cst.AssignTarget(cst.Name(name))], value, semicolon=new.semicolon)
 
     def _setattr_statement(self, old: cst.Expr, new):
         """A statement a rewrite made ``setattr(obj, 'name', value)`` (``self.register_buffer('pe',
@@ -781,6 +803,9 @@ class Converter:
         body = self._walk_body(node.body)
         if body is node.body:
             return node
+        body, left = fold_removed(list(body))
+        if left:
+            node = node.with_changes(footer=[*left, *node.footer])
         if not body:
             body = [cst.SimpleStatementLine([cst.Pass()])]
         elif body[0] is not node.body[0] and body[0].leading_lines and not node.body[0].leading_lines \
@@ -792,6 +817,19 @@ class Converter:
     def on_compound(self, node):
         self.enter_stmt(node)
         return self.leave_stmt(node, self.generic(node))
+
+    def on_if(self, node: cst.If):
+        if id(node) in self.facts.generated and not self.nested:
+            self.walk_state.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
+            return node
+        self.enter_stmt(node)
+        new = handlers.on_if(self, node)
+        if new is not node and not self.walk_state.markers[-1] and _emptied(node, new):
+            # `if torch.cuda.is_available(): model = model.cuda()` -> `if False: pass`: it goes
+            self.walk_state.markers.pop()
+            kept = removed(node.with_changes(body=new.body))
+            return kept
+        return self.leave_stmt(node, new)
 
     def on_with(self, node: cst.With):
         self.enter_stmt(node)
@@ -905,6 +943,62 @@ def _statement_handler(handle):
     return on_statement
 
 
+def _copies_of(node, name: str) -> list:
+    """The ``name.copy()`` calls inside ``node``."""
+    found = []
+
+    class Copies(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            if _is_copy_of(n, name):
+                found.append(n)
+    node.visit(Copies())
+    return found
+
+
+def _is_copy_of(node, name: str) -> bool:
+    return isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value == "copy" and isinstance(node.func.value, cst.Name) and node.func.value.value == name
+
+
+class _Uncopied(cst.CSTTransformer):
+    """``name.copy()`` -> ``name``: the copy protected the tensor an update writes into."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def leave_Call(self, original, updated):
+        return cst.Name(self.name) if _is_copy_of(updated, self.name) else updated
+
+
+def _only_pass(block) -> bool:
+    body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+    return bool(body) and all(isinstance(st, cst.Pass) or isinstance(st, cst.SimpleStatementLine)
+                              and all(isinstance(s, cst.Pass) for s in st.body) for st in body)
+
+
+def _plain_test(node) -> bool:
+    """A test whose evaluation does nothing but read: literals, names, attribute chains of names,
+    and ``not`` / ``and`` / ``or`` / comparisons of those."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _plain_test(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not) and _plain_test(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return _plain_test(node.left) and _plain_test(node.right)
+    if isinstance(node, cst.Comparison):
+        return _plain_test(node.left) and all(_plain_test(c.comparator) for c in node.comparisons)
+    return False
+
+
+def _emptied(old: cst.If, new) -> bool:
+    """``new`` (the conversion of ``old``) is an ``if`` with no ``else`` whose body the conversion
+    left as a ``pass`` and whose test only reads: it does nothing."""
+    return isinstance(new, cst.If) and new.orelse is None and _only_pass(new.body) and not _only_pass(old.body) \
+        and _plain_test(new.test)
+
+
 def _unchanged(converter, node):
     return node
 
@@ -938,7 +1032,7 @@ _HANDLERS = {
     cst.FunctionDef: _statement_handler(handlers.on_function),
     cst.With: Converter.on_with,
     cst.For: _statement_handler(handlers.on_for),
-    cst.If: _statement_handler(handlers.on_if),
+    cst.If: Converter.on_if,
     cst.While: Converter.on_compound,
     cst.Try: Converter.on_compound,
     cst.TryStar: Converter.on_compound,

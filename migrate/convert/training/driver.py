@@ -192,7 +192,7 @@ class TrainingPass:
             out.append(st)
             a = single_assign(st)
             name = dotted(a.targets[0].target) if a is not None and len(a.targets) == 1 else None
-            if name in self.trained and name in constructed_names(self, [st]):
+            if name in self.trained and name in constructed_names(self, [st]) and not self._is_torch_loss(a.value):
                 new = new_statement(f"{name}.set_train(True)")
                 self.tree.stands_for(new, st)
                 self.record(st, new, TRAIN_MODE.id, "exact",
@@ -201,6 +201,15 @@ class TrainingPass:
                 out.append(new)
                 changed = True
         return out if changed else None
+
+    def _is_torch_loss(self, value) -> bool:
+        """``nn.CrossEntropyLoss(...)`` (``.to(device)`` too): torch's losses compute the same in
+        both modes, so they need no set_train."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in ("to", "cuda", "cpu", "float", "double"):
+            value = value.func.value
+        q = self.qual(value.func) if isinstance(value, cst.Call) else None
+        return q is not None and q.startswith("torch.nn.") and q.endswith("Loss")
 
     def _helpers_block(self, stmts: list):
         """Functions of this file that a forward pass calls: their no_grad blocks stop gradients

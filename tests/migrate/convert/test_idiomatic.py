@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from migrate import convert_source
-from tests.migrate.convert.helpers import FIXTURE_ROOT, check, fixture_pair, split_generated
+from tests.migrate.convert.helpers import FIXTURE_ROOT, HEADER, check, fixture_pair, split_generated
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
@@ -98,6 +98,39 @@ def test_an_in_place_chain_is_one_copy():
           "def f(y, a):\n    y.copy_(y.copy_(y.copy().mul(a)).copy().add(y))\n")
     # a copy_ the user wrote casts and broadcasts into the tensor: its chain stays one write per op
     check("def f(x, y):\n    x.copy_(y).mul_(2)\n", "def f(x, y):\n    x.copy_(x.copy_(y).copy().mul(2))\n")
+
+
+def test_an_update_of_a_tensor_the_function_owns_is_a_rebinding():
+    check("""\
+        def f(x):
+            t = torch.zeros(3)
+            t.add_(1)
+            y = x * 2.0
+            y.mul_(x).clamp_(max=1.5)
+            return t + y
+        """, """\
+        def f(x):
+            t = ops.zeros((3,))
+            t = t.add(1)
+            y = x * 2.0
+            y = y.mul(x).clamp(max=1.5)
+            return t + y
+        """)
+
+
+@pytest.mark.parametrize("body", [
+    "    t = torch.zeros(2)\n    out = []\n    for _ in range(3):\n        t.add_(1)\n        out.append(t)\n",
+    "    t = x * 1.0\n    v = t.view(-1)\n    t.mul_(2)\n",
+    "    t = x\n    t.mul_(2)\n",
+    "    t = torch.zeros(2, requires_grad=True)\n    t.mul_(2)\n",
+    "    t = torch.zeros(2)\n    g = lambda: t\n    t.mul_(2)\n",
+    "    t = torch.zeros(2)\n    t.mul_(2).add_(t)\n",
+])
+def test_an_update_others_may_see_stays_an_update(body):
+    """An alias (a list entry, a view, a parameter, a closure), a leaf that requires grad or an
+    argument that reads the tensor: torch's update is seen, so it stays one (copy_)."""
+    res = convert_source(HEADER + "def f(x):\n" + body)
+    assert ".copy_(" in res.code and "t = t." not in res.code, res.code
 
 
 # --- named runtime helpers -----------------------------------------------------------------------
@@ -223,3 +256,11 @@ def test_named_template_functions_give_torchs_values(both):
     assert len(got) == len(want) == 5
     for g, w in zip(got, want):
         close(g, w)
+
+
+@pytest.mark.parametrize("name, arg", [("owned", np.float32([0.5, 2.0, -1.0])), ("appended", 3)])
+def test_owned_and_aliased_updates_give_torchs_values(both, name, arg):
+    tmod, cmod = both
+    targ = torch.tensor(arg) if isinstance(arg, np.ndarray) else arg
+    carg = ms.Tensor(arg) if isinstance(arg, np.ndarray) else arg
+    close(getattr(cmod, name)(carg), getattr(tmod, name)(targ))
