@@ -53,6 +53,50 @@ def test_a_block_left_with_nothing_else_keeps_a_pass():
     check("def f(x):\n    x = x.cuda()\n", "def f(x):\n    pass\n")
 
 
+def test_an_if_the_conversion_emptied_goes_when_its_test_only_reads():
+    check("""\
+        def f(model, x, n):
+            if torch.cuda.is_available():  # gpu
+                model = model.cuda()
+            if n > 1:
+                x = x.cuda()
+            if check(x):
+                x = x.cuda()
+            if n:
+                pass
+            return model(x)
+        """, """\
+        def f(model, x, n):
+            # gpu
+            if check(x):
+                pass
+            if n:
+                pass
+            return model(x)
+        """)  # (a test that calls keeps its call; a pass the user wrote stays)
+
+
+def test_a_removed_statements_comments_go_above_the_next_statement():
+    check("""\
+        def f(model, x):
+            torch.cuda.synchronize()  # wait for the GPU
+            return model(x)
+        """, """\
+        def f(model, x):
+            # wait for the GPU
+            return model(x)
+        """)
+
+
+def test_a_loss_is_not_set_to_training_mode():
+    res = convert_source("import torch\nimport torch.nn as nn\n"
+                         "net = nn.Sequential(nn.Linear(2, 1), nn.Dropout(0.5))\ncriterion = nn.MSELoss().to('cpu')\n"
+                         "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                         "for x, y in data:\n    opt.zero_grad()\n    loss = criterion(net(x), y)\n"
+                         "    loss.backward()\n    opt.step()\n")
+    assert "net.set_train(True)" in res.code and "criterion.set_train" not in res.code, res.code
+
+
 # --- plain MindSpore where it means the same -----------------------------------------------------
 
 def test_register_buffer_and_parameter_are_attribute_assignments():
