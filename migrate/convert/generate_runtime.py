@@ -425,7 +425,10 @@ def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str
             continue
         value = named.get(qual)
         if value is None and not translates(entry):
-            value = converter.tname(entry.target)
+            # the target's own name, read when the module is imported: None where the target
+            # lacks it (MindSpore 2.10 has no nn.Softplus), which the lookup reports
+            owner, _, attr = converter.tname(entry.target).rpartition(".")
+            value = f"getattr({owner}, {attr!r}, None)" if owner else attr
         if value is not None:
             (nn_values if module == "torch.nn" else functional_values)[short] = value
     return nn_values, functional_values, replaced
