@@ -24,7 +24,7 @@ from migrate.convert.comments import keep_lost_comments, lost_comment_lines, spl
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
-    parse_expr, parse_statement, attribute, fold_removed,
+    RemovedPass, parse_expr, parse_statement, attribute, fold_removed,
     removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
@@ -824,12 +824,29 @@ class Converter:
             return node
         self.enter_stmt(node)
         new = handlers.on_if(self, node)
-        if new is not node and not self.walk_state.markers[-1] and _emptied(node, new):
-            # `if torch.cuda.is_available(): model = model.cuda()` -> `if False: pass`: it goes
-            self.walk_state.markers.pop()
-            kept = removed(node.with_changes(body=new.body))
-            return kept
+        if new is not node and not self.walk_state.markers[-1]:
+            taken = _branch_taken(node, new)
+            if taken is not None:  # `if torch.cuda.is_available():` -> `if False:`: the branch that runs
+                self.walk_state.markers.pop()
+                self.output.reshaped = True
+                return taken
+            if _emptied(node, new):
+                # `if torch.cuda.is_available(): model = model.cuda()` -> `if False: pass`: it goes
+                self.walk_state.markers.pop()
+                return removed(node.with_changes(body=new.body))
         return self.leave_stmt(node, new)
+
+    def on_ifexp(self, node: cst.IfExp):
+        """``a if torch.cuda.is_available() else b``: where the conversion makes the test a constant,
+        the branch taken alone (the other is never evaluated)."""
+        test = self.walk(node.test)
+        value = _constant(test) if test is not node.test and _constant(node.test) is None else None
+        if value is not None:
+            return self.walk(node.body if value else node.orelse)
+        body, orelse = self.walk(node.body), self.walk(node.orelse)
+        if test is node.test and body is node.body and orelse is node.orelse:
+            return node
+        return node.with_changes(test=test, body=body, orelse=orelse)
 
     def on_with(self, node: cst.With):
         self.enter_stmt(node)
@@ -970,6 +987,51 @@ class _Uncopied(cst.CSTTransformer):
         return cst.Name(self.name) if _is_copy_of(updated, self.name) else updated
 
 
+def _constant(node) -> bool | None:
+    """The value of ``True`` / ``False`` / ``not True`` / ``not False``, else None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = _constant(node.expression)
+        return None if inner is None else not inner
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def _statements_of(block, lead) -> list:
+    """The statements of a block, to stand where its compound statement was (``lead``: the lines
+    above that statement and its header's comment, put above the first)."""
+    stmts = [cst.SimpleStatementLine(list(block.body))] if isinstance(block, cst.SimpleStatementSuite) \
+        else list(block.body)
+    header = block.header.comment if isinstance(block, cst.IndentedBlock) else None
+    lead = [*lead, *([cst.EmptyLine(comment=header)] if header is not None else [])]
+    if not stmts:
+        return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lead)] if lead else []
+    return [stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines]), *stmts[1:]]
+
+
+def _branch_taken(old: cst.If, new) -> list | None:
+    """The statements that run of ``new``, the conversion of ``old``, whose test the conversion made
+    a constant (a probe answered: ``torch.cuda.is_available()`` -> ``False``): the body for True,
+    the ``else`` part for False (an ``elif`` stays an ``if``), nothing without one. None when the
+    test is not such a constant or the branch that goes holds a marker (it stays visible)."""
+    value = _constant(new.test) if isinstance(new, cst.If) and _constant(old.test) is None else None
+    if value is None:
+        return None
+    gone = new.orelse if value else new.body
+    if gone is not None and MARKER_PREFIX in code_of(gone):
+        return None
+    lead = list(new.leading_lines)
+    if value:
+        return _statements_of(new.body, lead)
+    header = new.body.header.comment if isinstance(new.body, cst.IndentedBlock) else None
+    lead += [cst.EmptyLine(comment=header)] if header is not None else []  # the comment on the `if` line
+    if new.orelse is None:
+        return _statements_of(cst.IndentedBlock(body=[]), lead)
+    if isinstance(new.orelse, cst.If):
+        return [new.orelse.with_changes(leading_lines=lead)]
+    return _statements_of(new.orelse.body, lead)
+
+
 def _only_pass(block) -> bool:
     body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
     return bool(body) and all(isinstance(st, cst.Pass) or isinstance(st, cst.SimpleStatementLine)
@@ -1043,6 +1105,7 @@ _HANDLERS = {
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
+    cst.IfExp: Converter.on_ifexp,
     cst.FormattedString: Converter.on_fstring,
     cst.Subscript: Converter.on_subscript,
     cst.Comparison: Converter.on_comparison,

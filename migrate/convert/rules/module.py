@@ -125,7 +125,7 @@ def named_children(edit) -> None:
      "class S(nn.Cell):\n"
      "    def __init__(self):\n"
      "        super().__init__()\n"
-     "        setattr(self, 'b', None)\n"),
+     "        self.b = None\n"),
 ])
 def register_parameter(edit) -> None:
     """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the

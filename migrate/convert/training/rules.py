@@ -245,7 +245,7 @@ SAMPLER_STATEMENTS = statement_rule(
     ("from torch.utils.data import DataLoader, DistributedSampler\n"
      "sampler = DistributedSampler(ds)  # one shard per rank\n"
      "loader = DataLoader(ds, batch_size=4, sampler=sampler)\n",
-     "pass  # one shard per rank\n"
+     "# one shard per rank\n"
      'loader = ms.dataset.GeneratorDataset(ds, column_names=["data", "label"], '
      "num_shards=ms.communication.get_group_size(), "
      "shard_id=ms.communication.get_rank(), shuffle=True).batch(4)\n"),
