@@ -335,8 +335,10 @@ class TorchSignatures:
             if name not in wanted and name in used:
                 renames[name] = self._free(name, used)
         renames.update({m: facts.names[m] for m in ("ms", "nn", "ops") if facts.names.get(m, m) != m})
-        if "init" in backend:  # the initializer module, for the generated layers
-            renames["init"] = self._free("init", used) if "init" in used else "init"
+        if "init" in backend:  # the initializer module, for the generated layers, by its own name:
+            # a file's `init` is often torch's (from torch.nn import init), gone once converted,
+            # and a name chosen around it would change when the output is converted again
+            renames["init"] = self._free("initializer", used) if "initializer" in used else "initializer"
             imports = [*imports, f"from {facts.pkg}.common import initializer"
                                  + ("" if renames["init"] == "initializer" else f" as {renames['init']}")]
         text = "\n".join([*imports, "", "", *("\n\n\n".join(source for _, source in defs),)])

@@ -1,6 +1,7 @@
 """migrate.runtime.autograd, .distributions, .optim, .data, .imports and .guards against torch:
 values and gradients (float32: rtol 1e-5 / atol 1e-6), errors as torch raises them."""
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -234,6 +235,17 @@ def test_getattr_of_torch_modules_by_a_run_time_name():
     check_op(lambda x: torch_functional_getattr("gelu")(x), lambda x: torch.nn.functional.gelu(x), [_r(4)])
     with pytest.raises(AttributeError, match="For 'getattr\\(torch.nn, name\\)', 'NoSuchLayer' has no MindSpore"):
         torch_nn_getattr("NoSuchLayer")
+
+
+def test_a_name_the_target_lacks_is_read_as_none_and_refused_clearly(monkeypatch):
+    """The lookup tables read the target's own names when the runtime is imported: one the target
+    lacks (MindSpore 2.10 has no nn.Softplus) must not stop the import, and its lookup says so."""
+    from migrate.runtime import generated
+    assert "getattr(nn, 'Softplus', None)" in Path(generated.__file__).read_text()
+    assert generated.TORCH_NN["Softplus"] is ms.nn.Softplus  # ms_core has it
+    monkeypatch.setitem(generated.TORCH_NN, "Softplus", None)
+    with pytest.raises(AttributeError, match="'Softplus' has no MindSpore translation for ms_core"):
+        torch_nn_getattr("Softplus")
 
 
 def test_einops_imported_by_name():
