@@ -931,6 +931,8 @@ def on_if(converter, node: cst.If):
             else:
                 scope.narrow[narrowed] = old
     new_else = converter.walk(node.orelse) if node.orelse is not None else None
+    if isinstance(new_else, list):  # an elif whose test the conversion settled: the branch that runs
+        new_else = cst.Else(body=cst.IndentedBlock(body=new_else)) if new_else else None
     if new_test is not node.test or new_body is not node.body or new_else is not node.orelse:
         return node.with_changes(test=new_test, body=new_body, orelse=new_else)
     return node

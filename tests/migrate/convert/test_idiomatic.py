@@ -76,6 +76,47 @@ def test_an_if_the_conversion_emptied_goes_when_its_test_only_reads():
         """)  # (a test that calls keeps its call; a pass the user wrote stays)
 
 
+def test_a_condition_the_conversion_settled_keeps_the_branch_that_runs():
+    check("""\
+        def f(model, x, a):
+            if torch.cuda.is_available():  # gpu
+                model = model.cuda()
+                dev = "cuda"
+            else:
+                dev = "cpu"  # cpu
+            use = "cuda" if torch.cuda.is_available() else "cpu"
+            if a:
+                y = 1
+            elif torch.cuda.is_available():
+                y = 2
+            else:
+                y = 3
+            if a:
+                y = 4
+            elif not torch.cuda.is_available():
+                y = 5
+            if False:
+                y = 6
+            return model(x), dev, use, y
+        """, """\
+        def f(model, x, a):
+            # gpu
+            dev = "cpu"  # cpu
+            use = "cpu"
+            if a:
+                y = 1
+            else:
+                y = 3
+            if a:
+                y = 4
+            else:
+                y = 5
+            if False:
+                y = 6
+            return model(x), dev, use, y
+        """)  # (the comment on the if line stays; a constant the user wrote stays)
+
+
 def test_a_removed_statements_comments_go_above_the_next_statement():
     check("""\
         def f(model, x):
