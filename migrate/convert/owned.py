@@ -25,6 +25,8 @@ _FACTORIES = frozenset({
     "tensor", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
     "eye", "clone",
 })
+# methods whose result shares the tensor's memory besides the views (t.numpy() sees later updates)
+_SHARING = frozenset({"numpy", "asnumpy", "storage", "untyped_storage", "__array__", "as_strided"})
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
@@ -32,7 +34,7 @@ _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp,
 def owned_tensors(node: cst.FunctionDef, aliasing: frozenset, qual) -> frozenset:
     """The names ``node`` owns (see the module's docstring); ``aliasing``: the torch methods whose
     result may share memory with the receiver; ``qual``: the torch name of an expression, or None."""
-    finder = _Uses(aliasing, qual)
+    finder = _Uses(aliasing | _SHARING, qual)
     node.body.visit(finder)
     params = {p.name.value for p in (*node.params.params, *node.params.kwonly_params, *node.params.posonly_params)}
     return frozenset(name for name, count in finder.bound.items()

@@ -210,6 +210,7 @@ def test_an_update_of_a_tensor_the_function_owns_is_a_rebinding():
     "    t = torch.zeros(2, requires_grad=True)\n    t.mul_(2)\n",
     "    t = torch.zeros(2)\n    g = lambda: t\n    t.mul_(2)\n",
     "    t = torch.zeros(2)\n    t.mul_(2).add_(t)\n",
+    "    t = torch.zeros(2)\n    n = t.numpy()\n    t.mul_(2)\n",
 ])
 def test_an_update_others_may_see_stays_an_update(body):
     """An alias (a list entry, a view, a parameter, a closure), a leaf that requires grad or an
