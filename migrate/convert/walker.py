@@ -20,7 +20,7 @@ from mappings import load_attributes, load_tables
 from migrate.convert import einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
-from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
+from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
@@ -833,7 +833,7 @@ class Converter:
             if _emptied(node, new):
                 # `if torch.cuda.is_available(): model = model.cuda()` -> `if False: pass`: it goes
                 self.walk_state.markers.pop()
-                return removed(node.with_changes(body=new.body))
+                return removed(node)  # (its comments stay, those inside the removed calls too)
         return self.leave_stmt(node, new)
 
     def on_ifexp(self, node: cst.IfExp):
@@ -1020,11 +1020,11 @@ def _branch_taken(old: cst.If, new) -> list | None:
     gone = new.orelse if value else new.body
     if gone is not None and MARKER_PREFIX in code_of(gone):
         return None
-    lead = list(new.leading_lines)
+    # the comments of the branch that goes stay, above the statements that run
+    kept = own_comments(gone, nested=True) if gone is not None else []
+    lead = [*new.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in kept)]
     if value:
         return _statements_of(new.body, lead)
-    header = new.body.header.comment if isinstance(new.body, cst.IndentedBlock) else None
-    lead += [cst.EmptyLine(comment=header)] if header is not None else []  # the comment on the `if` line
     if new.orelse is None:
         return _statements_of(cst.IndentedBlock(body=[]), lead)
     if isinstance(new.orelse, cst.If):

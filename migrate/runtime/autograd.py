@@ -7,6 +7,8 @@ torch's no_grad), and ms_core mirrors it. :func:`torch_is_grad_enabled` reads th
 under the converted ``no_grad`` / ``set_grad_enabled``. This module is the one place that reaches
 that flag (a name MindSpore keeps private): converted code calls these instead.
 """
+import functools
+
 from .backend import ms
 
 
@@ -64,6 +66,7 @@ class torch_no_grad:
     switch the mode when the function is defined."""
 
     def __call__(self, fn):
+        @functools.wraps(fn)
         def without_grad(*args, **kwargs):
             with torch_no_grad():
                 return fn(*args, **kwargs)
