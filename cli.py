@@ -235,7 +235,7 @@ def _convert_one(src: str, dst, args, rules, own=None) -> list:
     beside = dst if dst is not None or not args.diff else src  # --diff shows what -o/--in-place write
     link, name = file_runtime(beside, src)
     task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
-            link, file_package(src) if own is None else frozenset(own), frozenset())
+            link, file_package(src) if own is None else frozenset(own), frozenset(), frozenset())
     reports = run_isolated(_task, [task], on_failure=crashed)
     copy = write_file_runtime(reports[0], dst, name, args.target) if dst is not None else None
     return reports + ([copy] if copy is not None else [])
@@ -478,11 +478,20 @@ class _Converter:
     def __init__(self, target: str, cache_key: str):
         self.target, self.cache_key = target, cache_key
 
-    def __call__(self, text: str, inherited: dict | None = None, own=frozenset(), runtime: str | None = None):
+    def __call__(self, text: str, inherited: dict | None = None, own=frozenset(), module_bases=frozenset(),
+                 runtime: str | None = None):
         from migrate import convert_source
         if runtime is None:
-            return convert_source(text, target=self.target, inherited=inherited, own=own)
-        return convert_source(text, target=self.target, inherited=inherited, own=own, runtime=runtime)
+            return convert_source(text, target=self.target, inherited=inherited, own=own, module_bases=module_bases)
+        return convert_source(text, target=self.target, inherited=inherited, own=own, module_bases=module_bases,
+                              runtime=runtime)
+
+    @staticmethod
+    def module_bases_for(root, paths) -> dict:
+        """{path: the bases of its classes that are module classes of other files}: a class whose
+        nn.Module base is two files away is a Cell, as `migrate convert DIR` converts it."""
+        from migrate.convert.package_classes import package_module_bases
+        return package_module_bases(Path(root), paths)
 
     @staticmethod
     def runtime_for(root, paths) -> tuple[dict, dict]:

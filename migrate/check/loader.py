@@ -310,6 +310,9 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
     runtime_for = getattr(convert, "runtime_for", None)
     links, copies = runtime_for(src.root, paths) if runtime_for else ({}, {})
     needed = set()
+    # classes whose module base is defined in another file (`convert.module_bases_for`, optional)
+    bases_for = getattr(convert, "module_bases_for", None)
+    module_bases = bases_for(src.root, paths) if bases_for else {}
     # the packages converted together are the code's own (`own`, optional): a package named like
     # a torch one (torchvision's own models) or used beside it keeps its imports
     own = {"own": frozenset(top_names(files))} if getattr(convert, "takes_own", False) else {}
@@ -326,7 +329,8 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             options = {"inherited": inherited[path]} if inherited.get(path) else {}
             if path in links:
                 options["runtime"] = links[path]
-            result = convert(text, **options, **own)
+            facts = dict(own, module_bases=module_bases[path]) if path in module_bases else own
+            result = convert(text, **options, **facts)
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue

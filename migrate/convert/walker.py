@@ -44,6 +44,7 @@ from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.runtime_files import RUNTIME_NAME
@@ -132,7 +133,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code and "einops" not in code and not self._inherits(code) \
+        if "torch" not in code and "einops" not in code and not self._inherits(code) and not MODULE_BASES.get() \
                 and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
@@ -152,7 +153,8 @@ class Converter:
         self.walk_state.aliases = dict(self.facts.aliases)  # the walk's own: rebinding changes them
         if (not self.walk_state.aliases and not imports_torch_somewhere(code)
                 or einops_without_torch(code, self.walk_state.aliases)) \
-                and not einops_calls.imports_by_name(code, self.facts.named_modules):
+                and not einops_calls.imports_by_name(code, self.facts.named_modules) \
+                and not MODULE_BASES.get():  # a class deriving from a module class of another file
             # no torch import (einops on NumPy arrays): nothing of torch's to convert
             return ConvertResult(code, runtime=imported_runtime_names(code))
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
@@ -1121,7 +1123,8 @@ _HANDLERS = {
 
 
 def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
-                   named_modules=frozenset(), runtime: str = RUNTIME_NAME, own=frozenset()) -> ConvertResult:
+                   named_modules=frozenset(), runtime: str = RUNTIME_NAME, own=frozenset(),
+                   module_bases=frozenset()) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -1146,6 +1149,9 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
             their names are the code's own, imported from the converted copy, never translated or
             marked as torch's (a directory run passes them; see
             :data:`migrate.convert.star_imports.OWN_PACKAGES`).
+        module_bases: base expressions of the code's classes that name module classes defined in
+            other files of its package (:func:`migrate.convert.package_classes.package_module_bases`):
+            those classes are Cells, though the file imports nothing of torch's.
 
     Returns:
         A :class:`ConvertResult` with ``.code``, ``.changes`` and ``.runtime`` (the names it
@@ -1162,10 +1168,13 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
     head, tail = split_comment_tail(code)
     token = OWN_PACKAGES.set(frozenset(own)) if own else None  # else the run's (a worker sets it)
+    bases = MODULE_BASES.set(frozenset(module_bases)) if module_bases else None
     try:
         result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules,
                            runtime=runtime).convert(head)
     finally:
+        if bases is not None:
+            MODULE_BASES.reset(bases)
         if token is not None:
             OWN_PACKAGES.reset(token)
     if tail:  # comment lines ending the file, which libcst would drop: put back as written
