@@ -63,8 +63,7 @@ def _is_false(node) -> bool:
      "num_shards=ms.communication.get_group_size(), "
      "shard_id=ms.communication.get_rank(), shuffle=False)\n"
      "loader = data.batch(4)\n"
-     "ms.mint.distributed.barrier()
-"
+     "ms.mint.distributed.barrier()\n"
      "ms.communication.release()\n"),
 ])
 def tensor_dataset(edit) -> None:
