@@ -1249,7 +1249,7 @@ def test_tutorial_loop_with_batches_unpacked_inside():
                 running_loss += loss.item()
         correct = 0
         total = 0
-        with ms._no_grad():
+        with torch_no_grad():
             for data in testloader:
                 images, labels = data
                 outputs = net(images)
@@ -1457,7 +1457,7 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             return ops.stop_gradient(backbone(x))
 
         def evaluate(x):
-            with ms._no_grad():
+            with torch_no_grad():
                 return q_net(x)
 
         def forward_fn(s, r, s2):
