@@ -377,7 +377,8 @@ def _replaced_modules_source() -> str:
         if qual.split(".", 1)[0] == "einops" and entry.label != "unsupported" and entry.target:
             module, name = qual.rsplit(".", 1)
             contents.setdefault(module, {})[name] = entry.target
-    table = "".join(f"\n            {module!r}: {{" + "".join(f"\n                {n!r}: {t}," for n, t in sorted(names.items()))
+    table = "".join(f"\n            {module!r}: {{"
+                    + "".join(f"\n                {n!r}: {t}," for n, t in sorted(names.items()))
                     + "\n            },"
                     for module, names in sorted(contents.items()))
     return f'''

@@ -27,10 +27,11 @@ import re
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import code_of, dotted, parse_expr, parse_statement
+from migrate.convert.cst import code_of, dotted, parse_statement
 
 STUB = "_TorchMissing"
-GUARD_NOTE = f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names fails where it runs"
+GUARD_NOTE = (f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names "
+              "fails where it runs")
 CHECKING = "TYPE_CHECKING"
 _DOC = "Stands for a torch name where torch is not installed"
 _STUB_SOURCE = f'''class {{name}}:
@@ -148,7 +149,8 @@ def _guard_parts(node):
             and node.finalbody is None and isinstance(node.body, cst.IndentedBlock)):
         return None
     handler = node.handlers[0]
-    if handler.name is not None or handler.type is None or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
+    if handler.name is not None or handler.type is None \
+            or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
             or not isinstance(handler.body, cst.IndentedBlock):
         return None
     return node.body.body, handler.body.body

@@ -159,6 +159,7 @@ def _torch_activation_fn(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 '''
 
-SOURCES = {"_torch_activation_fn": _ACTIVATION_FN, "_torch_is_grad_enabled": _IS_GRAD_ENABLED, "_TorchSetGradEnabled": _SET_GRAD_ENABLED,
-           "_TorchEnableGrad": _ENABLE_GRAD, "_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA, "_torch_foreach": _FOREACH}
+SOURCES = {"_torch_activation_fn": _ACTIVATION_FN, "_torch_is_grad_enabled": _IS_GRAD_ENABLED,
+           "_TorchSetGradEnabled": _SET_GRAD_ENABLED, "_TorchEnableGrad": _ENABLE_GRAD,
+           "_torch_checkpoint": _CHECKPOINT, "_torch_sdpa": _SDPA, "_torch_foreach": _FOREACH}
 NEEDS: dict = {}

@@ -896,6 +896,6 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
                  **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE, **DISTRIBUTED_SOURCES}
 # what each piece of generated code needs besides itself
-NEEDS = {**DISTRIBUTION_NEEDS, **DISTRIBUTED_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
-         "TorchModuleDict": ("_TorchSignature",),
+NEEDS = {**DISTRIBUTION_NEEDS, **DISTRIBUTED_NEEDS, "TorchSequential": ("_TorchSignature",),
+         "TorchModuleList": ("_TorchSignature",), "TorchModuleDict": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS}
