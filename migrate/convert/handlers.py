@@ -12,7 +12,7 @@ import re
 
 import libcst as cst
 
-from migrate.convert.call_edit import BindError, CallEdit, primary
+from migrate.convert.call_edit import BindError, CallEdit
 from migrate.convert.cst import attribute, code_of, dotted, parse_expr
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
@@ -202,7 +202,8 @@ def on_reference(converter, node, q: str):
         if new is not None:
             return new
     if q == "torch.device" and converter.allows(DEVICE_CLASS.id):
-        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])  # `_builtins.type` when shadowed
+        # `_builtins.type` when shadowed
+        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)

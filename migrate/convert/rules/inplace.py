@@ -280,7 +280,8 @@ def copy_into(edit) -> None:
     through and MindSpore does not."""
     before, after = edit.receiver_before, edit.method_receiver
     if receiver_kind(before, after) == "view" and not _held_by_an_object(before):
-        edit.unsupported(_view_reason("copy_", after), marker="MS905")  # the converted text: the same when converted again
+        # the converted text: the same when converted again
+        edit.unsupported(_view_reason("copy_", after), marker="MS905")
 
 
 def _basic_index(sub: cst.Subscript) -> bool:

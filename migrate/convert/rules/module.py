@@ -34,7 +34,8 @@ def save(edit) -> None:
     elif not is_module(converter, obj):
         obj = None
     if obj is not None:
-        edit.result = cst.Call(converter.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
+        edit.result = cst.Call(converter.target("ms.save_checkpoint"),
+                               [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
         return
     obj = edit.bound.get("obj")
     if converter.facts.target_name == "mindspore":

@@ -271,12 +271,13 @@ class TrainingPass:
             new = StepRewrite(self, body, path, taken).run()
             if len(self.open_chains) > len(saved.open_chains):
                 new = self._rest_of_chain(new, taken)
-        except Refuse as r:
+        except Refuse as refused:
+            rule_id, reason = refused.rule_id, refused.reason
             self._restore(saved)
             st = at(body, path)
             self._keep_around(body, path)
-            body = self.tree.replace_at(body, path, lambda s: [with_comment(s, r.rule_id, r.reason)])
-            self.record(st, "", r.rule_id, "unsupported", r.reason)
+            body = self.tree.replace_at(body, path, lambda s: [with_comment(s, rule_id, reason)])
+            self.record(st, "", rule_id, "unsupported", reason)
             return body, True
         if any(not self.converter.allows(c[3]) for c in self.changes[saved.changes:]):
             # a part of the step (clipping, accumulation...) is not selected: leave it whole

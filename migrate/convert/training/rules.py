@@ -74,7 +74,8 @@ CLIP_GRAD_NORM = statement_rule(
      "    optimizer(accum_grads)\n"),
 ])
 CLIP_GRAD_VALUE = statement_rule(
-    "MS204", "clip_grad_value", "Replace clip_grad_value_(params, v) with grads = ops.clip_by_value(grads, -v, v).", examples=[
+    "MS204", "clip_grad_value",
+    "Replace clip_grad_value_(params, v) with grads = ops.clip_by_value(grads, -v, v).", examples=[
     ("for step, (x, y) in enumerate(loader):\n"
      "    optimizer.zero_grad()\n"
      "    loss = criterion(model(x), y)\n"
@@ -177,7 +178,8 @@ GUARDED_STEP = statement_rule(
      "        optimizer(grads)\n"),
 ])
 AUTOCAST = statement_rule(
-    "MS208", "autocast", "Replace `with autocast(): body` with body (float32; use ms.amp.auto_mixed_precision).", examples=[
+    "MS208", "autocast",
+    "Replace `with autocast(): body` with body (float32; use ms.amp.auto_mixed_precision).", examples=[
     ("with torch.no_grad():  # evaluation\n"
      "    y = f(x)\n"
      'with torch.autocast("cpu"):  # mixed precision\n'
@@ -188,7 +190,8 @@ AUTOCAST = statement_rule(
      "z = g(y)\n"),
 ])
 AUTOGRAD_GRAD = statement_rule(
-    "MS209", "autograd_grad", "Replace torch.autograd.grad(f(x), x, create_graph=True) with ms.grad(lambda x: f(x))(x).", examples=[
+    "MS209", "autograd_grad",
+    "Replace torch.autograd.grad(f(x), x, create_graph=True) with ms.grad(lambda x: f(x))(x).", examples=[
     ("net = nn.Linear(2, 2)\n"
      "c = net(torch.ones(2))\n"
      "h = x * 2\n"
@@ -219,7 +222,8 @@ INIT_PROCESS_GROUP = statement_rule(
      "gradients_mean=True)\n"),
 ])
 DATASET_BASE = statement_rule(
-    "MS211", "dataset_base", "Replace class D(torch.utils.data.Dataset) with class D (a GeneratorDataset source).", examples=[
+    "MS211", "dataset_base",
+    "Replace class D(torch.utils.data.Dataset) with class D (a GeneratorDataset source).", examples=[
     ("from torch.utils.data import IterableDataset\n"
      "class Stream(IterableDataset):\n"
      "    def __iter__(self):\n"
@@ -437,7 +441,8 @@ BACKWARD_CHAIN = statement_rule(
 ])
 TRAIN_MODE = statement_rule(
     "MS229", "train_mode", "Replace net = Net() with net = Net(); net.set_train(True) for a network the file "
-                           "trains and never switches with train()/eval() (torch modules start in training mode).", examples=[
+                           "trains and never switches with train()/eval() (torch modules start in training "
+                           "mode).", examples=[
     ('net = Net().to("cpu")\n'
      "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
      "for x in data:\n"
@@ -493,7 +498,8 @@ VJP_THROUGH = statement_rule(
 ])
 PARAM_NAME_TESTS = statement_rule(
     "MS233", "param_name_tests", "Replace pn.endswith('weight') / pn == 'bias' on a named_parameters() name with "
-                                 "tests that also accept gamma/embedding_table / beta (the converted layers' names).", examples=[
+                                 "tests that also accept gamma/embedding_table / beta (the converted layers' "
+                                 "names).", examples=[
     ("for p in model.parameters():\n"
      "    p.data.mul_(0.5)\n"
      "    p.requires_grad = True\n"
