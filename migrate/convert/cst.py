@@ -120,12 +120,13 @@ def children(node):
     """The child nodes of ``node`` that may hold code, in source order."""
     for name in code_fields(type(node)):
         v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
-            yield v
-        elif type(v) in (list, tuple):
+        t = type(v)
+        if t is list or t is tuple:
             for x in v:
-                if isinstance(x, cst.CSTNode):
+                if is_node_type(type(x)):
                     yield x
+        elif is_node_type(t):
+            yield v
 
 
 def is_node_type(t: type) -> bool:
