@@ -15,6 +15,7 @@ Every error is one line on stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -35,6 +36,14 @@ def _add_convert(sub) -> None:
                        description="Convert a PyTorch file or directory. A file without -o is "
                                    "printed to stdout; the input is only overwritten with --in-place.")
     p.add_argument("path", help="a .py file or a directory (converted recursively)")
+    p.add_argument("more", nargs="*", metavar="DEP",
+                   help="more source directories converted in the same run (a package and the torch "
+                        "packages it imports): each goes to OUT/<its name>, and they import each other "
+                        "converted")
+    p.add_argument("--library", action="append", metavar="NAME", default=[],
+                   help="also convert the installed torch library NAME (torchvision, timm...) that the "
+                        "code builds models from: located without importing it, converted into "
+                        "OUT/NAME; the code's imports of it then reach the converted copy")
     p.add_argument("-o", "--output", help="output file, or output directory for a directory")
     p.add_argument("--target", choices=("ms_core", "mindspore"), default="ms_core",
                    help="package the output imports (default: ms_core)")
@@ -69,7 +78,7 @@ def _rule_selection(args):
 
 
 def _run_convert(args) -> int:
-    from migrate.convert.project import convert_tree, summarize
+    from migrate.convert.project import convert_tree
     from migrate.convert.report import unified_diff, write_report
 
     err = _console()
@@ -92,6 +101,8 @@ def _run_convert(args) -> int:
     if problem:
         _fail(err, problem)
         return 2
+    if args.more or args.library:
+        return _run_convert_sources(args, err, rules)
     if src.is_dir():
         if not (args.output or args.in_place or args.diff):
             _fail(err, "converting a directory needs -o OUT_DIR, --in-place or --diff")
@@ -134,6 +145,12 @@ def _run_convert(args) -> int:
                 return 1
     if args.diff:
         _print_diffs(reports, unified_diff)
+    return _finish_convert(args, err, reports, write_report)
+
+
+def _finish_convert(args, err, reports, write_report) -> int:
+    """Failed and skipped files, the report file, the summary; the exit status."""
+    from migrate.convert.project import summarize
     for r in reports:
         if r.error:
             _say(err, "red", "failed", f"{r.path}: {r.error}")
@@ -206,14 +223,15 @@ def _output_dir_problem(out: Path, of_directory: bool = True) -> str | None:
     return None if problem is None else f"{problem}; choose another -o"
 
 
-def _convert_one(src: str, dst, args, rules) -> list:
+def _convert_one(src: str, dst, args, rules, own=None) -> list:
     """Convert one file in a worker process (a crash of the parser costs this file, not a traceback)."""
-    from migrate.convert.project import FileReport, _task
+    from migrate.convert.project import FileReport, _task, file_package
     from migrate.convert.workers import run_isolated
 
     def crashed(task, reason):
         return FileReport(src, error=f"{reason} while converting it; file left unchanged")
-    task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules)
+    task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
+            file_package(src) if own is None else frozenset(own), frozenset())
     return run_isolated(_task, [task], on_failure=crashed)
 
 
@@ -257,12 +275,63 @@ class _ProgressBar:
             self.progress.stop()
 
 
-def _convert_dir(src, out, args, err, convert_tree, rules):
+def _library_dir(name: str) -> Path:
+    """The directory of an installed package, found without importing it (ValueError if none)."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(name) if "." not in name else None
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(f"--library {name}: no installed package of that name (give its source "
+                         f"directory as a DEP instead)")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _run_convert_sources(args, err, rules) -> int:
+    """`migrate convert SRC DEP... -o OUT` (or SRC --library NAME): every source in one run, each
+    into OUT/<its name> (a file SRC into OUT/<file name>), with the packages of all of them as the
+    run's own, so that they import each other converted."""
+    from migrate.convert.project import convert_tree, own_packages
+    from migrate.convert.report import write_report
+    try:
+        sources = [Path(args.path), *map(Path, args.more), *map(_library_dir, args.library)]
+    except ValueError as exc:
+        _fail(err, str(exc))
+        return 2
+    problem = ("several sources need -o OUT_DIR (no --in-place or --diff)"
+               if not args.output or args.in_place or args.diff else
+               next((f"{s} is not a directory: a source besides the first is a package directory"
+                     for s in sources[1:] if not s.is_dir()), None)
+               or next((f"two sources are named {s.name}" for i, s in enumerate(sources)
+                        if s.name in [t.name for t in sources[:i]]), None))
+    if problem:
+        _fail(err, problem)
+        return 2
+    out = Path(args.output)
+    own = own_packages(s for s in sources if s.is_dir()) | {s.stem for s in sources if s.is_file()}
+    reports = []
+    for s in sources:
+        try:
+            if s.is_dir():
+                got = _convert_dir(s, out / s.name, args, err, convert_tree, rules, own)
+            else:
+                got = _convert_one(str(s), str(out / s.name), args, rules, own)
+        except ValueError as exc:
+            _fail(err, str(exc))
+            return 2
+        for r in got:
+            r.path = str(Path(s.name) / r.path) if s.is_dir() else r.path
+        reports += got
+    return _finish_convert(args, err, reports, write_report)
+
+
+def _convert_dir(src, out, args, err, convert_tree, rules, own=None):
     with _ProgressBar(err, args.quiet) as tick:
         jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
         return convert_tree(src, out, args.target, jobs=jobs, in_place=args.in_place,
                             keep_text=args.diff, progress=tick,
-                            details=bool(args.report or args.verbose), rules=rules)
+                            details=bool(args.report or args.verbose), rules=rules, own=own)
 
 
 def _print_diffs(reports, unified_diff) -> None:
@@ -304,7 +373,8 @@ def _run_mappings(args) -> int:
     entries = search(args.search)
     for e in sorted(entries, key=lambda e: (e.table, e.torch)):
         target = e.target or f"(rule {e.rule})"
-        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", registry.entry_id(e), escape(e.note))
+        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", registry.entry_id(e),
+                  escape(e.note))
     out.print(t)
     out.print(f"{len(entries)} entries")
     return 0
@@ -397,12 +467,14 @@ class _Converter:
     and the package's star-import table. A class, not a functools.partial: multiprocessing
     pickles a partial without its attributes, so zoo children lost the key and the table."""
 
+    takes_own = True  # convert(text, own=...): the packages converted together
+
     def __init__(self, target: str, cache_key: str):
         self.target, self.cache_key = target, cache_key
 
-    def __call__(self, text: str, inherited: dict | None = None):
+    def __call__(self, text: str, inherited: dict | None = None, own=frozenset()):
         from migrate import convert_source
-        return convert_source(text, target=self.target, inherited=inherited)
+        return convert_source(text, target=self.target, inherited=inherited, own=own)
 
     @staticmethod
     def for_package(root, paths) -> dict:
@@ -605,7 +677,8 @@ def _run_check_ddp(args) -> int:
     from migrate.check.ddp import EXIT_ERROR, DdpSettings, check_ddp
     err = _console(wide=True)
     if args.nproc < 1 or not os.path.isfile(args.script):
-        err.print(f"[red]error:[/] {'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
+        err.print(f"[red]error:[/] "
+                  f"{'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
         return EXIT_ERROR
     settings = DdpSettings(nproc=args.nproc, max_steps=args.steps, rtol=args.rtol, atol=args.atol,
                            timeout=args.timeout, args=tuple(shlex.split(args.args)), ms_python=args.ms_python)
@@ -703,10 +776,93 @@ def _run_weights(args) -> int:
 
 
 # Register new subcommands here: (name, add-arguments function, run function).
+# ---- migrate check-script -------------------------------------------------------------------
+
+def _add_check_script(sub) -> None:
+    p = sub.add_parser("check-script", help="train a PyTorch script and its conversion side by side",
+                       description="Convert SCRIPT's directory (or take --converted), run both scripts "
+                                   "for N optimizer steps from the same weights (the converted one "
+                                   "without torch) and report the first step, and the loss or "
+                                   "parameter, where they part. Arguments after -- go to both "
+                                   "scripts. Exit 0 agree, 1 part, 2 could not run.")
+    p.add_argument("script", help="the PyTorch training script")
+    p.add_argument("--root", metavar="DIR", help="the directory the script belongs to (converted and "
+                                                 "copied whole; default: the script's own)")
+    p.add_argument("--converted", metavar="DIR", help="the converted copy of the root directory "
+                                                      "(default: convert it into a temporary one)")
+    p.add_argument("--steps", type=int, default=5, metavar="N", help="optimizer steps (default 5)")
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--atol", type=float, default=1e-6)
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="per run")
+    p.add_argument("--json", metavar="FILE", help="write the result as JSON")
+    p.add_argument("--work", metavar="DIR", help="keep the runs' copies and traces here")
+    p.add_argument("rest", nargs="*", metavar="-- ARGS", help="arguments of both scripts, after --")
+
+
+def _run_check_script(args) -> int:
+    import tempfile
+
+    from migrate.check.script_check import check_script
+    err = _console(stderr=True)
+    script = Path(args.script).resolve()
+    root = Path(args.root).resolve() if args.root else script.parent
+    if not script.is_file():
+        err.print(f"[red]error:[/] {args.script} is not a file")
+        return 2
+    rest = args.rest
+    with tempfile.TemporaryDirectory(prefix="migrate-check-script-") as tmp:
+        converted = Path(args.converted).resolve() if args.converted else Path(tmp) / "converted"
+        if not args.converted:
+            from migrate.convert.project import convert_tree
+            convert_tree(root, converted, "ms_core")
+        try:
+            result = check_script(script, converted, rest, args.steps, args.rtol, args.atol, args.timeout,
+                                  root=root, work=args.work)
+        except FileNotFoundError as exc:
+            err.print(f"[red]error:[/] {exc}")
+            return 2
+    _show_script_check(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=1, default=str))
+    return result.exit_code
+
+
+def _show_script_check(result) -> None:
+    from rich.table import Table
+    out = _console(stderr=False)
+    for side, run in (("torch", result.original), ("converted", result.converted)):
+        if run.status != "ran":
+            where = f" ({run.where})" if run.where else ""
+            out.print(f"[red]{side} run {run.status}:[/] {run.error}{where}")
+    if result.losses:
+        table = Table("loss", "torch", "converted", "rel err")
+        for i, (a, b) in enumerate(result.losses, 1):
+            table.add_row(str(i), f"{a:.8g}", f"{b:.8g}", f"{abs(a - b) / max(abs(a), 1e-12):.1e}")
+        out.print(table)
+    for note in result.notes:
+        out.print(f"note: {note}")
+    part = result.parting
+    if result.exit_code == 2:
+        return
+    if part is None:
+        out.print(f"[green]agree[/] for {result.steps} optimizer steps ({len(result.losses)} losses, "
+                  f"{result.parameters} parameters each step)")
+        return
+    what = {"loss": "the loss", "parameter": f"parameter {part.name}", "missing": f"parameter {part.name}",
+            "steps": "the number of steps"}[part.what]
+    if part.what == "loss" and part.name:
+        what += f" ({part.name})"
+    numbers = (f": torch {part.torch:.8g}, converted {part.converted:.8g} (max abs {part.max_abs:.2e}, "
+               f"max rel {part.max_rel:.2e}{', at ' + str(part.index) if part.index else ''})"
+               if part.torch is not None else "")
+    out.print(f"[red]part at step {part.step}[/]: {what}{numbers}{' -- ' + part.detail if part.detail else ''}")
+
+
 SUBCOMMANDS = [
     ("convert", _add_convert, _run_convert),
     ("mappings", _add_mappings, _run_mappings),
     ("check", _add_check, _run_check),
+    ("check-script", _add_check_script, _run_check_script),
     ("check-ddp", _add_check_ddp, _run_check_ddp),
     ("weights", _add_weights, _run_weights),
 ]
@@ -723,8 +879,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``migrate`` command; return its exit code."""
-    args = build_parser().parse_args(argv)
+    """Run the ``migrate`` command; return its exit code. Arguments after ``--`` go to the
+    subcommand's ``rest`` (``check-script``'s scripts)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    tail = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, tail = argv[:cut], argv[cut + 1:]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if tail:
+        if not hasattr(args, "rest"):
+            parser.error(f"'migrate {args.command}' takes no arguments after --")
+        args.rest = [*args.rest, *tail]
     return args._run(args)
 
 

@@ -44,9 +44,10 @@ A file holds ``[[entry]]`` tables with these keys:
 from __future__ import annotations
 
 import functools
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 LABELS = ("exact", "transformed", "approximate", "unsupported")
 _HERE = Path(__file__).parent
@@ -212,6 +213,8 @@ class LayerAttributes:
     torch class. ``forward``: torch keyword of a call of the layer -> MindSpore's. ``counter``:
     torch's step counter (``num_batches_tracked``) -> the constructor argument that keeps it; the
     torch-signature class keeps it as ``torch_<name>`` and advances it in each training call.
+    ``buffers``: torch's buffer names of the class (state, not parameters). ``parameters``: torch's
+    parameter names of the class that MindSpore names differently.
     """
 
     torch: str
@@ -222,6 +225,8 @@ class LayerAttributes:
     children: dict = field(default_factory=dict, hash=False, compare=False)
     forward: dict = field(default_factory=dict, hash=False, compare=False)
     counter: dict = field(default_factory=dict, hash=False, compare=False)
+    buffers: tuple = field(default=(), hash=False, compare=False)
+    parameters: tuple = field(default=(), hash=False, compare=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -238,12 +243,14 @@ def load_attributes() -> dict[str, LayerAttributes]:
     data = tomllib.loads((_HERE / "attributes.toml").read_text(encoding="utf-8"))
     out: dict[str, LayerAttributes] = {}
     for raw in data.get("layer", []):
-        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent", "children", "forward", "counter"}
+        unknown = set(raw) - {"torch", "rename", "keep", "shadow", "absent", "children", "forward", "counter",
+                              "buffers", "parameters"}
         if unknown:
             raise ValueError(f"attributes.toml: unknown keys {sorted(unknown)}")
         for name in raw["torch"]:
             if name in out:
                 raise ValueError(f"attributes.toml: {name} is listed twice")
             out[name] = LayerAttributes(name, *(dict(raw.get(key, {})) for key in (
-                "rename", "keep", "shadow", "absent", "children", "forward", "counter")))
+                "rename", "keep", "shadow", "absent", "children", "forward", "counter")),
+                tuple(raw.get("buffers", ())), tuple(raw.get("parameters", ())))
     return out

@@ -4,7 +4,11 @@
 - :func:`load_state_dict_from_url` downloads a checkpoint once into a cache directory (torch's
   own, ``$TORCH_HOME/hub/checkpoints``, so files torch fetched are reused) and reads it with
   :func:`~ms_core.train.torch_format.load_torch_checkpoint` (no pickle code is ever run).
-- :func:`load` reads a ``torch.save`` file the same way.
+- :func:`load` reads a ``torch.save`` file the same way, and what :func:`save` wrote.
+- :func:`save` is ``torch.save`` of what training scripts save (a nested dict of state dicts,
+  optimizer and scheduler state, Python numbers): a checkpoint file, never a pickle
+  (:mod:`ms_core.train.nested_checkpoint`); MindSpore's ``.ckpt`` layout where every entry has a
+  MindSpore type, so real MindSpore reads it too.
 - :func:`load_state_dict` is ``Module.load_state_dict`` on a Cell: the dict's torch names are
   mapped to the Cell's parameter names by each layer's renames (a BatchNorm's ``weight, bias,
   running_mean, running_var`` are ``gamma, beta, moving_mean, moving_variance``; an Embedding's
@@ -23,13 +27,22 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from ._torch_renames import TORCH_RENAMES
 from .common.parameter import Parameter
 from .common.tensor import Tensor
-from .train.serialization import load_checkpoint
+from .train import nested_checkpoint
 from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
 
-__all__ = ["load_state_dict_from_url", "load", "load_state_dict", "get_dir", "set_dir",
-           "IncompatibleKeys", "TorchCheckpointError"]
+__all__ = [
+    "IncompatibleKeys",
+    "TorchCheckpointError",
+    "get_dir",
+    "load",
+    "load_state_dict",
+    "load_state_dict_from_url",
+    "save",
+    "set_dir",
+]
 
 # torch's: a file name "name-<sha256 prefix>.ext" carries the hash check_hash verifies
 _HASH = re.compile(r"-([a-f0-9]*)\.")
@@ -38,23 +51,11 @@ _hub_dir = None
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 # layer class name -> {torch local name: MindSpore local name}; None: a torch buffer MindSpore
-# does not keep (BatchNorm's step counter). Keyed by both sides' class names (torch's _NormBase,
-# ms_core's _InstanceNorm, ...) and matched along the MRO of a class of that side's package, so
-# the checker's weight map (migrate/check/weights.py) and load_state_dict share one table.
-TORCH_RENAMES = {
-    # MindSpore 2.10's BatchNorm3d runs a BatchNorm2d child named bn2d (checked)
-    "BatchNorm3d": {"weight": "bn2d.gamma", "bias": "bn2d.beta", "running_mean": "bn2d.moving_mean",
-                    "running_var": "bn2d.moving_variance", "num_batches_tracked": None},
-    **{base: {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean",
-              "running_var": "moving_variance", "num_batches_tracked": None}
-       for base in ("_NormBase", "_BatchNorm", "_InstanceNorm")},
-    "LayerNorm": {"weight": "gamma", "bias": "beta"},
-    "GroupNorm": {"weight": "gamma", "bias": "beta"},
-    "Embedding": {"weight": "embedding_table"},
-    "PReLU": {"weight": "w"},
-}
-
-
+# does not keep (BatchNorm's step counter). Generated from the converter's layer tables
+# (mappings/attributes.toml) and keyed by class name (torch's _NormBase, ms_core's _InstanceNorm,
+# ...), matched along the MRO of a class of that side's package, so the converter's attribute
+# renames, the checker's weight map (migrate/check/weights.py) and load_state_dict share one table
+# (TORCH_RENAMES, imported above).
 def get_dir():
     """The hub directory: set_dir's, else $TORCH_HOME/hub, else $XDG_CACHE_HOME/torch/hub
     (~/.cache/torch/hub), as torch.hub.get_dir."""
@@ -77,7 +78,7 @@ def _download(url, dst, hash_prefix, progress):
     fd, tmp = tempfile.mkstemp(prefix=".download-", dir=os.path.dirname(dst))
     digest = hashlib.sha256()
     try:
-        with urlopen(url) as response, os.fdopen(fd, "wb") as out:  # noqa: S310 (the user's URL)
+        with urlopen(url) as response, os.fdopen(fd, "wb") as out:
             total = int(response.headers.get("Content-Length") or 0)
             done = 0
             while chunk := response.read(1 << 20):
@@ -136,27 +137,36 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
 
 def load(f, map_location=None, weights_only=True, mmap=None):
     """torch.load without torch: a ``torch.save`` file (zip or legacy format) read without running
-    code from it, or a checkpoint the converted code saved (``torch.save`` became
-    ``ms.save_checkpoint``, which names the file ``f + '.ckpt'``), read by ``ms.load_checkpoint``.
+    code from it, or a checkpoint the converted code saved -- by :func:`save` (the nested object
+    comes back) or by ``ms.save_checkpoint`` (which names the file ``f + '.ckpt'``: a dict of
+    name -> Parameter).
 
     Args:
-        f: a path or a binary file object (a file object is read as a torch file).
+        f: a path or a binary file object.
         map_location: None, a device string/``dict`` (no effect: tensors are NumPy-backed), or a
             callable ``(storage, location)`` returning the storage it is given.
         weights_only, mmap: accepted; the reader is always weights-only and reads into memory.
 
     Returns:
-        The saved object, tensors as ms_core Tensors (a MindSpore-format checkpoint: its dict
-        of name -> Parameter).
+        The saved object, tensors as ms_core Tensors.
 
     Raises:
         TorchCheckpointError: a torch file that is truncated or needs globals other than tensors
             and containers (a pickled model class is never rebuilt).
         ValueError: no such file (neither ``f`` nor ``f + '.ckpt'``; an empty ``f`` counts as
             none), or a corrupt checkpoint.
+
+    Example:
+        >>> state = ms.hub.load("checkpoint.pt")
+        >>> ms.hub.load_state_dict(net, state["model"])
     """
     del weights_only, mmap
     if not isinstance(f, (str, os.PathLike)):
+        head = f.read(4)
+        f.seek(-len(head), os.SEEK_CUR)
+        # ms_core's magic or a protobuf record (field 1, length-delimited): what save wrote
+        if head[:4] == b"MSCO" or head[:1] == b"\n":
+            return nested_checkpoint.load(f)
         return load_torch_checkpoint(f, map_location)
     path = os.fspath(f)
     # (an empty file at the path: the one `with open(path, 'wb') as f` created around a save that
@@ -168,10 +178,33 @@ def load(f, map_location=None, weights_only=True, mmap=None):
     with open(path, "rb") as fh:
         head = fh.read(4)
     # a zip archive or a pickle stream (protocol >= 2): torch's formats; anything else is one of
-    # the MindSpore formats save_checkpoint writes
+    # the MindSpore formats save_checkpoint and save write
     if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":
         return load_torch_checkpoint(path, map_location)
-    return load_checkpoint(path)
+    return nested_checkpoint.load(path)
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None):
+    """torch.save without pickle: a nested object of data (dicts, lists, tuples, numbers, str,
+    None, Tensors / Parameters / NumPy arrays) written as a checkpoint at exactly ``f`` (see
+    :mod:`ms_core.train.nested_checkpoint`); :func:`load` gives it back, floats bit for bit.
+
+    Args:
+        obj: what to save, e.g. ``{"model": net.parameters_dict(), "optimizer":
+            optimizer.state_dict(), "epoch": 3}``.
+        f: a path (no suffix is added) or a binary file object.
+        pickle_module, pickle_protocol: accepted for torch's signature; nothing is pickled.
+
+    Raises:
+        TypeError: part of ``obj`` is not data (a Cell, a function, another object), named by its
+            path in ``obj``.
+
+    Example:
+        >>> ms.hub.save({"model": net.parameters_dict(), "epoch": 3}, "checkpoint.pt")
+    """
+    if pickle_module is not None:
+        raise ValueError("For 'save', 'pickle_module' is not supported: checkpoints are never pickled.")
+    nested_checkpoint.save(obj, f)
 
 
 def _renames(cell):
@@ -182,14 +215,29 @@ def _renames(cell):
 
 
 def _torch_names(net):
-    """torch name -> (Parameter or None for a dropped buffer) for every parameter of net."""
-    out = {}
+    """torch name -> (Parameter or None for a dropped buffer) for every parameter of net: each
+    cell's torch path (its children renamed back where MindSpore names them differently, a
+    Transformer layer's dense1 is torch's linear1) joined with its own parameters' torch names. A
+    tied parameter (an output layer's weight that is the embedding's) has each of its torch names."""
+    out, explicit = {}, {}
+    torch_path = {"": ""}
     for path, cell in net.cells_and_names():
-        prefix = f"{path}." if path else ""
-        for torch_local, ms_local in _renames(cell).items():
-            param = None if ms_local is None else _param_at(cell, ms_local)
-            if ms_local is None or param is not None:
-                out[prefix + torch_local] = param
+        tpath = torch_path.get(path, path)
+        prefix = f"{tpath}." if tpath else ""
+        table = _renames(cell)
+        back = {ms_local: t for t, ms_local in table.items() if ms_local is not None and "." not in ms_local}
+        for name in cell.name_cells():
+            torch_path[f"{path}.{name}" if path else name] = prefix + back.get(name, name)
+        for local, param in cell._params.items():
+            if param is not None:
+                out[prefix + back.get(local, local)] = param
+        for torch_local, ms_local in table.items():
+            # what the cell does not keep, and what a child of it holds (BatchNorm3d's bn2d.gamma)
+            if ms_local is None or "." in ms_local:
+                param = None if ms_local is None else _param_at(cell, ms_local)
+                if ms_local is None or param is not None:
+                    explicit[prefix + torch_local] = param
+    out.update(explicit)
     return out
 
 
@@ -250,9 +298,14 @@ def load_state_dict(net, state_dict, strict=True, assign=False):
         if param is None:
             unexpected.append(key)
             continue
+        if id(param) in filled:  # a tied parameter's second name: loaded once
+            continue
         _assign(param, key, value)
         filled.add(id(param))
-    ms_to_torch = {id(p): k for k, p in torch_names.items() if p is not None}
+    ms_to_torch = {}
+    for k, p in torch_names.items():
+        if p is not None:
+            ms_to_torch.setdefault(id(p), k)
     missing = [ms_to_torch.get(id(p), path) for path, p in by_path.items() if id(p) not in filled]
     if strict and (missing or unexpected):
         parts = []

@@ -116,6 +116,11 @@ def from_module(module: str, root: str) -> ModelSource:
     for candidate in (base + ".py", os.path.join(base, "__init__.py")):
         if os.path.isfile(candidate):
             src = locate(candidate)
+            if src.module != module and module.endswith("." + src.module) \
+                    and not os.path.isfile(os.path.join(root, module.split(".")[0], "__init__.py")):
+                # folders without __init__.py between root and the file: an implicit namespace
+                # package (PEP 420), which Python imports under the dotted name
+                return ModelSource(root, module, candidate, module.split(".")[0])
             if src.module != module:
                 raise LoadError(f"{candidate} is module '{src.module}' (its packages' "
                                 f"__init__.py files say so), not '{module}' under {root}")
@@ -128,9 +133,11 @@ def from_module(module: str, root: str) -> ModelSource:
 
 def source_files(src: ModelSource) -> list[str]:
     """The files to convert, relative to `src.root`: every file of the package, or the loose
-    file and the sibling modules (and packages) it imports, transitively."""
+    file and the sibling modules (and packages) it imports, transitively; with the torch
+    packages under the same root that these import (a package and the resampling library it
+    uses, side by side), so that the two import each other converted."""
     if src.package is not None:
-        return _package_files(src.root, src.package)
+        return sorted(_with_used_packages(src.root, _package_files(src.root, src.package), {src.package}))
     out, todo, seen = [], [os.path.relpath(src.file, src.root)], set()
     while todo:
         rel = todo.pop()
@@ -146,7 +153,30 @@ def source_files(src: ModelSource) -> list[str]:
             elif os.path.isfile(os.path.join(src.root, name, "__init__.py")):
                 out += [f for f in _package_files(src.root, name) if f not in seen]
                 seen.update(out)
-    return sorted(out)
+    return sorted(_with_used_packages(src.root, out, set()))
+
+
+# torch itself and its own tools are never converted along, even when they sit under the root
+_NEVER_ALONG = {"torch", "functorch", "torchgen", "ms_core", "mindspore", "migrate"}
+
+
+def _with_used_packages(root, files, packages) -> list[str]:
+    """`files` and every file of the packages under `root` they import (transitively) whose
+    code imports torch: another torch package the model's code uses (demucs and julius)."""
+    out, seen, todo = list(files), set(packages), list(files)
+    while todo:
+        rel = todo.pop()
+        if not rel.endswith(".py"):
+            continue
+        for name in _imported_tops(os.path.join(root, rel)):
+            if name in seen or name in _NEVER_ALONG or not os.path.isdir(os.path.join(root, name)):
+                continue
+            seen.add(name)
+            more = _package_files(root, name)
+            if any("torch" in _imported_tops(os.path.join(root, f)) for f in more if f.endswith(".py")):
+                out += more
+                todo += more
+    return out
 
 
 def _package_files(root, package) -> list[str]:
@@ -273,6 +303,9 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
     for_package = getattr(convert, "for_package", None)
     inherited = for_package(src.root, [os.path.join(src.root, rel) for rel in files
                                        if rel.endswith(".py")]) if for_package else {}
+    # the packages converted together are the code's own (`own`, optional): a package named like
+    # a torch one (torchvision's own models) or used beside it keeps its imports
+    own = {"own": frozenset(top_names(files))} if getattr(convert, "takes_own", False) else {}
     for rel in files:
         dst = os.path.join(out, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -284,7 +317,7 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             aliases = inherited.get(path)
-            result = convert(text, inherited=aliases) if aliases else convert(text)
+            result = convert(text, inherited=aliases, **own) if aliases else convert(text, **own)
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue

@@ -392,12 +392,26 @@ def fit_mask(mask, shape, path, k, notes):
     if len(shape) == mask.ndim and all(s in (1, m) for s, m in zip(shape, mask.shape)):
         axes = tuple(i for i, (s, m) in enumerate(zip(shape, mask.shape)) if s == 1 and m != 1)
         return mask.all(axis=axes, keepdims=True)
-    if mask.size == int(np.prod(shape)) and mask.shape[-1:] == shape[-1:]:
+    if mask.size == int(np.prod(shape)) and (mask.shape[-1:] == shape[-1:] or _merged(mask.shape, shape)):
         # the same elements in the same order, the leading axes merged or split: attention
-        # weights are (N, H, L, S) in torch's fused kernel, (N*H, L, S) in an unfused one
+        # weights are (N, H, L, S) in torch's fused kernel, (N*H, L, S) in an unfused one; a
+        # Dropout2d given a 2-D (N, C) input drops each element as its own channel (1, N*C, 1, 1)
         return mask.reshape(shape)
     notes.append(f"{path}#{k}: torch mask {list(mask.shape)} does not fit {list(shape)}")
     return np.ones(shape, dtype=bool)
+
+
+def _merged(have, want) -> bool:
+    """Whether `want` is `have` with consecutive axes merged (size-1 axes aside): a row-major
+    reshape then keeps every element's place."""
+    def bounds(shape):
+        out, n = set(), 1
+        for d in shape:
+            if d != 1:
+                n *= d
+                out.add(n)
+        return out
+    return bounds(want) <= bounds(have)
 
 
 class DropoutReplay:

@@ -108,27 +108,16 @@ def _rename_table(module) -> dict:
     return {}
 
 
-# Sub-cells MindSpore names differently from torch, by the torch class that holds them
-# (MindSpore 2.10's Transformer layers call the feed-forward Dense layers dense1/dense2).
-_CHILD_RENAMES = {
-    "TransformerEncoderLayer": {"linear1": "dense1", "linear2": "dense2"},
-    "TransformerDecoderLayer": {"linear1": "dense1", "linear2": "dense2"},
-}
-
-
 def ms_path(torch_module, path: str) -> str:
     """The ms module path of torch module path `path` (children renamed where MindSpore
-    names them differently)."""
+    names them differently: the rename table's entries for the class that holds them, a
+    Transformer layer's linear1 is MindSpore's dense1)."""
     if not path:
         return path
     mod, out = torch_module, []
     for part in path.split("."):
-        renames = {}
-        for klass in type(mod).__mro__:
-            if klass.__name__ in _CHILD_RENAMES and klass.__module__.startswith("torch."):
-                renames = _CHILD_RENAMES[klass.__name__]
-                break
-        out.append(renames.get(part, part))
+        renamed = _rename_table(mod).get(part) if mod is not None else None
+        out.append(renamed if isinstance(renamed, str) and "." not in renamed else part)
         mod = mod._modules.get(part) if mod is not None else None
     return ".".join(out)
 

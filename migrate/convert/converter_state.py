@@ -53,6 +53,7 @@ class FileFacts:
     generated: Any = field(default_factory=set)    # ids of statements an earlier conversion generated
     training: Any = None        # the training pass's FileBindings, when it looked at this file
     training_tensors: Any = field(default_factory=set)  # names the training pass found to hold tensors
+    deep: bool = False          # brackets nest DEEP_BRACKETS deep somewhere: no statement may get deeper
     frozen: bool = False
 
     def freeze(self) -> None:
@@ -91,6 +92,7 @@ class WalkState:
     freeze_line: bool = False    # inside code rewritten before its walk: report one line
     storing: bool = False        # walking an assignment's target
     in_isinstance: bool = False  # inside isinstance(x, ...) / issubclass: classes are named, not built
+    fstring_quotes: frozenset = frozenset()  # the quotes of the f-strings being walked (their expressions avoid them)
     statement_call: Any = None   # the call an expression statement consists of (as written)
     tensor_memo: dict = field(default_factory=dict)  # node -> is_tensor's answer, for the current statement
     import_lines: dict[int, int] = field(default_factory=dict)  # id(module-level line) -> its input line
@@ -114,5 +116,6 @@ class Output:
     builtins_used: set[str] = field(default_factory=set)  # builtins that generated code reads
     reshaped: bool = False  # statements moved/removed/added: the output is parsed once more
     guarded: bool = False   # a torch import that stays was guarded (the output needs the stub)
+    checking: bool = False  # the output has a TYPE_CHECKING block (guards, raise guards)
     signatures: Any = None  # generated torch-signature code (see torch_signature.signatures)
     walked_body: Any = None  # the module's statements after the walk, before imports are rewritten

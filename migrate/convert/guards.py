@@ -1,22 +1,24 @@
-"""Torch imports that must stay, made lazy: converted code imports where torch is not installed.
+"""Torch imports that must stay, made lazy: converted code never imports torch.
 
 A torch import stays when code the converter could not translate still uses its names (that code
 carries a ``# migrate: MS9xx`` marker). Left as written, the import would stop the whole module
 (and every module that imports it) where torch is absent, although the marked code may never
-run: a pretrained-weight download, a ``__main__`` demo, a training-only branch. So the import is
-guarded::
+run: a pretrained-weight download, a ``__main__`` demo, a training-only branch; and where torch
+is installed, the marked code would call torch with the target's tensors. So the names are bound
+to stand-ins, and the import is kept only for type checkers (and for the next conversion)::
 
-    try:
+    if TYPE_CHECKING:  # migrate: MS900 converted code never imports torch: ...
         import torch
-    except ImportError:  # migrate: MS900 torch is not installed: ...
+    else:
         torch = _TorchMissing("torch", {"hub": "MS901 torch.hub.load_state_dict_from_url has no mapping"})
 
 ``_TorchMissing`` (one small class written once into the converted file, so the output needs no
 package of this project) raises ``ImportError`` with the marker's reason when the marked code
-runs: it fails where it is reached, never at import time.
+runs: it fails where it is reached, never at import time, whether torch is installed or not.
 
-The guard is recognised on the next conversion (:func:`guarded_imports`) and written again from
-that conversion's markers, so converting converted code changes nothing.
+The guard is recognised on the next conversion (:func:`is_guard`; also the ``try: <imports>
+except ImportError: <stand-ins>`` form earlier conversions wrote) and written again from that
+conversion's markers, so converting converted code changes nothing.
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ from migrate.convert.changes import MARKER_PREFIX
 from migrate.convert.cst import code_of, dotted, parse_expr, parse_statement
 
 STUB = "_TorchMissing"
-GUARD_NOTE = f"{MARKER_PREFIX}MS900 without torch, the marked code that uses it fails where it runs"
+GUARD_NOTE = f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names fails where it runs"
+CHECKING = "TYPE_CHECKING"
 _DOC = "Stands for a torch name where torch is not installed"
 _STUB_SOURCE = f'''class {{name}}:
     """{_DOC}: the code that the migration left
@@ -46,7 +49,7 @@ _STUB_SOURCE = f'''class {{name}}:
 
     def _fail(self, how=""):
         reason = self._reasons.get("", "left as torch by the migration")
-        raise ImportError(f"{{{{self._name}}}}{{{{how}}}}: {{{{reason}}}} (torch is not installed)")
+        raise ImportError(f"{{{{self._name}}}}{{{{how}}}}: {{{{reason}}}} (converted code does not use torch)")
 
     def __call__(self, *args, **kwargs):
         self._fail("()")
@@ -125,52 +128,82 @@ def stub_assignment(st) -> str | None:
 
 
 def is_guard(node) -> bool:
-    """A guard this module wrote: ``try: <imports> except ImportError: <stub assignments>``."""
+    """A guard this module wrote: ``if TYPE_CHECKING: <imports> else: <stub assignments>`` (or
+    ``try: <imports> except ImportError: <stub assignments>``, as earlier conversions wrote)."""
+    parts = _guard_parts(node)
+    if parts is None:
+        return False
+    imports, stubs = parts
+    return all(isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                               for s in st.body) for st in imports) \
+        and all(stub_assignment(st) is not None for st in stubs)
+
+
+def _guard_parts(node):
+    """(import lines, stand-in lines) of a guard-shaped statement, else None."""
+    if isinstance(node, cst.If) and dotted(node.test) == CHECKING and isinstance(node.body, cst.IndentedBlock) \
+            and isinstance(node.orelse, cst.Else) and isinstance(node.orelse.body, cst.IndentedBlock):
+        return node.body.body, node.orelse.body.body
     if not (isinstance(node, cst.Try) and len(node.handlers) == 1 and node.orelse is None
             and node.finalbody is None and isinstance(node.body, cst.IndentedBlock)):
-        return False
+        return None
     handler = node.handlers[0]
-    if handler.name is not None or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
-            if handler.type else True:
-        return False
-    imports = all(isinstance(st, cst.SimpleStatementLine) and
-                  all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body) for st in node.body.body)
-    stubs = isinstance(handler.body, cst.IndentedBlock) and \
-        all(stub_assignment(st) is not None for st in handler.body.body)
-    return imports and stubs
+    if handler.name is not None or handler.type is None or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
+            or not isinstance(handler.body, cst.IndentedBlock):
+        return None
+    return node.body.body, handler.body.body
 
 
-def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB,
-          error: str = "ImportError") -> cst.Try:
-    """``try: <lines> except ImportError: <local> = _TorchMissing(<qualified name>, <reasons>)``.
+def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB) -> cst.If:
+    """``if TYPE_CHECKING: <lines> else: <local> = _TorchMissing(<qualified name>, <reasons>)``.
 
     Args:
         lines: the import statements (SimpleStatementLine) that stay; the first one's comments
-            go above the ``try``.
+            go above the ``if``.
         stubs: (local name, qualified torch name, {first attribute: reason}) per name still used.
         stub_name: the name of the stand-in class in this file.
-        error: how the file names ImportError (``_builtins.ImportError`` when it binds the name).
     """
     first = lines[0]
     body = [first.with_changes(leading_lines=[]), *lines[1:]]
     assigns = [parse_statement(f"{local} = {stub_name}({qual!r}, {_reasons_text(reasons)})")
                for local, qual, reasons in stubs]
-    handler = cst.ExceptHandler(
-        body=cst.IndentedBlock(body=assigns, header=cst.TrailingWhitespace(
-            whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(GUARD_NOTE))),
-        type=parse_expr(error))
-    return cst.Try(body=cst.IndentedBlock(body=body), handlers=[handler], leading_lines=first.leading_lines)
+    return cst.If(test=cst.Name(CHECKING),
+                  body=cst.IndentedBlock(body=body, header=cst.TrailingWhitespace(
+                      whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(GUARD_NOTE))),
+                  orelse=cst.Else(body=cst.IndentedBlock(body=assigns)), leading_lines=first.leading_lines)
 
 
-def merge_guards(first: cst.Try, second: cst.Try) -> cst.Try:
+def raise_guard(lines: list, message: str, error: str = "ImportError") -> cst.If:
+    """``if TYPE_CHECKING: <lines> else: raise ImportError(message)``: the torch imports of a
+    ``try`` that catches ImportError, which converted code never makes (so its handler runs)."""
+    first = lines[0]
+    body = [first.with_changes(leading_lines=[]), *lines[1:]]
+    raised = parse_statement(f"raise {error}({message!r})")
+    return cst.If(test=cst.Name(CHECKING), body=cst.IndentedBlock(body=body),
+                  orelse=cst.Else(body=cst.IndentedBlock(body=[raised])), leading_lines=first.leading_lines)
+
+
+def is_raise_guard(node) -> bool:
+    """A :func:`raise_guard` an earlier conversion wrote."""
+    if not (isinstance(node, cst.If) and dotted(node.test) == CHECKING and isinstance(node.body, cst.IndentedBlock)
+            and isinstance(node.orelse, cst.Else) and isinstance(node.orelse.body, cst.IndentedBlock)
+            and len(node.orelse.body.body) == 1):
+        return False
+    last = node.orelse.body.body[0]
+    return isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Raise) \
+        and all(isinstance(st, cst.SimpleStatementLine) and all(isinstance(x, (cst.Import, cst.ImportFrom))
+                                                                for x in st.body) for st in node.body.body)
+
+
+def merge_guards(first, second) -> cst.If:
     """One guard for two consecutive ones: both import blocks, each stand-in once."""
-    handler = first.handlers[0]
-    have = {stub_assignment(st) for st in handler.body.body}
-    extra = [st for st in second.handlers[0].body.body if stub_assignment(st) not in have]
-    body = [*first.body.body, *second.body.body]
-    return first.with_changes(
-        body=first.body.with_changes(body=body),
-        handlers=[handler.with_changes(body=handler.body.with_changes(body=[*handler.body.body, *extra]))])
+    imports, stubs = _guard_parts(first)
+    more_imports, more_stubs = _guard_parts(second)
+    have = {stub_assignment(st) for st in stubs}
+    extra = [st for st in more_stubs if stub_assignment(st) not in have]
+    lines = [*imports, *more_imports]
+    merged = guard([lines[0].with_changes(leading_lines=first.leading_lines), *lines[1:]], [])
+    return merged.with_changes(orelse=cst.Else(body=cst.IndentedBlock(body=[*stubs, *extra])))
 
 
 def _reasons_text(reasons: dict) -> str:

@@ -13,10 +13,11 @@ import re
 import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit, primary
-from migrate.convert.cst import attribute, code_of, dotted
+from migrate.convert.cst import attribute, code_of, dotted, parse_expr
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
-    layer_attribute, layer_base, layer_forward_call, narrowing_classes, note_layer_class,
+    attention_without_weights, known_layer, layer_attribute, layer_base, layer_forward_call, narrowing_classes,
+    note_layer_class,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.module_state import module_iterator, parameter_paths
@@ -24,7 +25,7 @@ from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
     track_assign, type_of,
 )
-from migrate.convert.torch_runtime import LAYER_ATTR_NAMES
+from migrate.convert.torch_runtime import LAYER_ATTR_NAMES, LAYER_GEOMETRY
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import entry_id, node_rule
@@ -37,6 +38,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.torch_lookup import lookup_call
+from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
@@ -93,8 +95,9 @@ NO_GRAD = node_rule(
 ])
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
-    "Replace x.in_features / out_features / num_embeddings / embedding_dim on a receiver of unknown "
-    "class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the MindSpore layer's (in_channels...).",
+    "Replace x.in_features / out_features / num_embeddings / embedding_dim / kernel_size / stride / dilation "
+    "on a receiver of unknown class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the "
+    "MindSpore layer's (in_channels...; a 1-D convolution's (k,) where MindSpore holds (1, k)).",
         needs=["_TorchLayerAttrs"], examples=[
     ("def f(model):\n"
      "    return model.fc.in_features\n",
@@ -196,7 +199,7 @@ def on_reference(converter, node, q: str):
         if new is not None:
             return new
     if q == "torch.device" and converter.allows(DEVICE_CLASS.id):
-        new = cst.Call(cst.Name(converter.builtin("type")), [cst.Arg(cst.Name("None"))])
+        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])  # `_builtins.type` when shadowed
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)
@@ -439,6 +442,7 @@ def on_method(converter, node: cst.Call):
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
     new = layer_forward_call(converter, node, walked)
+    new = attention_without_weights(converter, node, new or walked) or new
     if new is not None:
         return new
     if name == "apply" and isinstance(recv0, cst.Name) and recv0.value in converter.walk_state.function_classes \
@@ -456,6 +460,8 @@ def on_method(converter, node: cst.Call):
     if name == "add_module":
         track_added_child(converter, node)
     earlier = converter.earlier_receiver(name)  # converting converted code: what the first time found
+    if name in _STATE_METHODS and _optimizer_like(converter, recv0):
+        return walked  # an optimizer's / LR scheduler's state_dict(): MindSpore's take torch's layout
     entry = converter.facts.tables.get("Module." + name)
     if entry is not None and earlier != "Tensor" and (entry.receiver == "any" or earlier == "Module"
                                                        or is_module(converter, recv0)):
@@ -467,8 +473,7 @@ def on_method(converter, node: cst.Call):
     if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(converter, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(converter, recv0)
-                              or entry.receiver == "param" and (is_param(recv0)
-                                                                or _untyped_name(converter, recv0))
+                              or entry.receiver == "param" and _param_receiver(converter, recv0, recv)
                               or converter.walk_state.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(converter, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
@@ -487,6 +492,30 @@ def on_method(converter, node: cst.Call):
                                  f"x.copy_(x.copy().{name[:-1]}(...))")
         return walked
     return walked
+
+
+_STATE_METHODS = ("state_dict", "load_state_dict")
+_SCHEDULER_NAMES = ("sched", "scheduler", "lr_scheduler")
+
+
+def _optimizer_like(converter, recv) -> bool:
+    """An optimizer or an LR scheduler: a name the file binds to one (``opt = torch.optim.AdamW(...)``),
+    or named like one (``optimizer``, ``self.opt_g``, ``lr_scheduler``, ``self.scheduler``)."""
+    text = dotted(recv)
+    if text is None:
+        return False
+    bound = converter.facts.training
+    if bound is not None and text in (bound.optimizers | bound.schedulers):
+        return True
+    last = text.split(".")[-1].lower()
+    return looks_optimizer(last) or last in _SCHEDULER_NAMES or last.endswith(("_sched", "_scheduler"))
+
+
+def _param_receiver(converter, recv0, recv) -> bool:
+    """A receiver that may be a Parameter: as written, or once converted (``data.cpu()`` is
+    ``data``: torch's identity methods return the tensor itself, and converting the converted
+    code must decide as the first conversion did)."""
+    return any(is_param(r) or _untyped_name(converter, r) for r in (recv0, recv))
 
 
 def _inplace_of_out_of_place(converter, name: str):
@@ -551,7 +580,9 @@ def on_plain_attribute(converter, node: cst.Attribute):
         converter.record(node, new, FUNCTION_APPLY.id, "exact", "a Cell with bprop is called, not applied")
         return new
     walk = converter.walk_state
-    if attr in LAYER_ATTR_NAMES and walk.aliases and not walk.storing and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
+    if (attr in LAYER_ATTR_NAMES or attr in LAYER_GEOMETRY and not known_layer(converter, node.value)) \
+            and walk.aliases and not walk.storing \
+            and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
             and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
             and not is_tensor(converter, node.value) \
             and not _layer_attrs_view(node.value):
@@ -559,9 +590,11 @@ def on_plain_attribute(converter, node: cst.Attribute):
         # at run time (a user's own in_features is kept)
         helper = converter.output.signatures.helper("_TorchLayerAttrs")
         new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), cst.Name(attr))
+        held = (f"as {LAYER_ATTR_NAMES[attr]}" if attr in LAYER_ATTR_NAMES
+                else "2-D in a 1-D convolution, (1, k)")
         converter.record(node, new, LAYER_ATTR_AT_RUN_TIME.id, "transformed",
-                    f"{attr}: MindSpore's layer holds it as {LAYER_ATTR_NAMES[attr]}; the receiver's "
-                    f"class is known at run time only")
+                         f"{attr}: MindSpore's layer holds it {held}; the receiver's class is known at run "
+                         f"time only")
         return new
     if attr in _MODULE_TABLES and converter.walk_state.aliases and converter.allows(MODULE_TABLES.id) \
             and not is_tensor(converter, node.value):
@@ -581,6 +614,15 @@ def on_plain_attribute(converter, node: cst.Attribute):
         new = cst.Call(converter.target(f"ops.{attr}"), [cst.Arg(value)])
         converter.record(node, new, COMPLEX_PARTS.id, "exact",
                          f"a tensor's .{attr} is ops.{attr} (a method in MindSpore)")
+        return new
+    if attr == "type" and isinstance(node.value, cst.Attribute) and node.value.attr.value == "device" \
+            and walk.aliases and not walk.storing and converter.allows(TENSOR_ATTRIBUTE.id):
+        # x.device.type == "mps" (demucs): a torch device's kind; MindSpore tensors have no torch
+        # device (x.device is a string there), and the converted code runs where a CPU torch would
+        new = cst.SimpleString('"cpu"')
+        converter.record(node, new, TENSOR_ATTRIBUTE.id, "transformed",
+                         "a torch device's type: 'cpu' (MindSpore places tensors by its context, not by torch "
+                         "devices: code that branches on cuda/mps takes the CPU path)")
         return new
     if attr in ("device", "data", *_ACCELERATOR_QUERIES) and converter.walk_state.aliases \
             and converter.allows(TENSOR_ATTRIBUTE.id) and is_tensor(converter, node.value):
@@ -669,6 +711,9 @@ def _annotated_kind(converter, annotation) -> str | None:
     converted code) count as torch's ``nn.Module`` / ``torch.Tensor``, so a second conversion
     types the parameter as the first did."""
     kind = converter.qual(annotation)
+    entry = converter.facts.tables.get(kind) if kind is not None else None
+    if entry is not None and entry.target == "ms.Tensor":
+        return "torch.Tensor"  # torch.LongTensor, torch.FloatTensor...: converted to ms.Tensor as well
     if kind is None:
         text = code_of(annotation)
         if text == f"{converter.facts.names['nn']}.Cell" and converter.facts.names["nn"] in converter.facts.imported:

@@ -7,20 +7,35 @@ code still uses (those imports stay, marked MS900) and which target modules the 
 """
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
 
-from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.changes import marker_line, marker_text
 from migrate.convert.comments import lost_comment_lines
-from migrate.convert.cst import dotted, parse_statement
+from migrate.convert.cst import dotted, parse_expr, parse_statement
 from migrate.convert.guards import (
-    catches_import_error, guard, is_guard, is_stub_class, marker_reasons, merge_guards, stub_class,
+    catches_import_error, guard, is_guard, is_raise_guard, is_stub_class, marker_reasons, merge_guards, raise_guard,
+    stub_class,
 )
 from migrate.convert.registry import node_rule
+from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED
 from migrate.convert.torch_names import is_module, star_names
 from migrate.convert.torch_signature import bindable_value
 
+TRY_IMPORT = node_rule(
+    "MS256", "torch_try_import",
+    "Replace a torch import that stays, inside a try that catches ImportError (try: import torch.fx / "
+    "except ImportError: has_fx = False), with if TYPE_CHECKING: <the import> else: raise ImportError(reason): "
+    "converted code never imports torch, so the handler runs, as where torch is absent.", examples=[
+    ("try:\n    import torch.fx\n    has_fx = True\nexcept ImportError:\n    has_fx = False\n"
+     "if has_fx:\n    g = torch.fx.symbolic_trace(m)\n",
+     "try:\n    if TYPE_CHECKING:\n        import torch.fx\n    else:\n"
+     "        raise ImportError('torch: MS901 torch.fx.symbolic_trace has no mapping (converted code does not import "
+     "torch)')\n    has_fx = True\nexcept ImportError:\n    has_fx = False\nif has_fx:\n"
+     "    # migrate: MS901 torch.fx.symbolic_trace has no mapping\n    g = torch.fx.symbolic_trace(m)\n"),
+])
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
     "Replace torch imports with the target's (import ms_core as ms, from ms_core import nn, ops, "
@@ -36,6 +51,12 @@ ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops")
 _TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops)\b", re.M)
 
 
+def torch_root(root: str) -> bool:
+    """Whether a top-level module name is torch's (or a package whose names are resolved), and
+    not a package this run converts (star_imports.OWN_PACKAGES)."""
+    return root in ROOTS and root not in OWN_PACKAGES.get()
+
+
 def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
     """Return (local name, qualified torch name) pairs bound by one import statement."""
     out = []
@@ -43,7 +64,7 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
         for a in stmt.names:
             full = dotted(a.name)
             root = full.split(".")[0]
-            if root not in ROOTS:
+            if not torch_root(root):
                 continue
             if a.asname is not None:
                 out.append((a.asname.name.value, full))
@@ -51,7 +72,7 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
                 out.append((root, root))
     elif isinstance(stmt, cst.ImportFrom) and not stmt.relative:
         mod = dotted(stmt.module) if stmt.module is not None else ""
-        if mod.split(".")[0] not in ROOTS:
+        if not torch_root(mod.split(".")[0]):
             return out
         if isinstance(stmt.names, cst.ImportStar):
             out.append(("*", mod))
@@ -63,8 +84,41 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
 
 
 def imports_torch_somewhere(code: str) -> bool:
-    """A torch import at any depth (inside a function, under ``if``...)."""
-    return _TORCH_IMPORT.search(code) is not None
+    """A torch import at any depth (inside a function, under ``if``...); not a line of a string
+    that reads like one (a template of code holding ``import torch``)."""
+    return _TORCH_IMPORT.search(code) is not None and _imports_at_all(code, ROOTS)
+
+
+def _imports_at_all(code: str, roots) -> bool:
+    """Whether an import statement of ``code`` names a module under ``roots`` (``code`` parses)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # not ours to judge here: the parse that follows says what is wrong
+    def under(module: str) -> bool:
+        return any(module == r or module.startswith(r + ".") for r in roots)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(under(a.name) for a in node.names) \
+                or isinstance(node, ast.ImportFrom) and not node.level and under(node.module or ""):
+            return True
+    return False
+
+
+_TORCH_NOT_EINOPS = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops\.layers\.torch)\b", re.M)
+_TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops.layers.torch")
+
+
+def einops_without_torch(code: str, aliases: dict) -> bool:
+    """The file imports einops and nothing of torch's (nor einops' torch layers), at any depth:
+    its einops calls work on other arrays (NumPy), which generated MindSpore code would not take.
+
+    Example:
+        >>> einops_without_torch("import numpy as np\\nfrom einops import rearrange\\n",
+        ...                      {"rearrange": "einops.rearrange"})
+        True
+    """
+    return (_TORCH_NOT_EINOPS.search(code) is None or not _imports_at_all(code, _TORCH_ROOTS)) and \
+        all(q.split(".")[0] == "einops" and not q.startswith("einops.layers.torch") for q in aliases.values())
 
 
 def scan_module_imports(body, aliases: dict[str, str], imported: set[str], stars: list | None = None) -> None:
@@ -188,11 +242,12 @@ class BlockImports:
             if kept:
                 kept[0] = kept[0].with_changes(leading_lines=[*st.leading_lines, *kept[0].leading_lines])
             return kept
-        if is_guard(st):
-            # written by an earlier conversion: its imports are rewritten as if unguarded
+        if is_guard(st) or is_raise_guard(st):
+            # written by an earlier conversion: its imports are rewritten as if unguarded (a raise
+            # guard's as the try around it protects them)
             out = []
             for line in st.body.body:
-                parts = self.split_line(line, False)
+                parts = self.split_line(line, protected or is_raise_guard(st))
                 for p in (parts or (line, None)):
                     if p is not None and out and is_guard(p) and is_guard(out[-1]):
                         out[-1] = merge_guards(out[-1], p)
@@ -212,7 +267,7 @@ class BlockImports:
         Neither part carries the line's leading comments (the caller puts them above its own);
         the comments inside the line that no part keeps go above the first part."""
         converter = self.converter
-        plain, guarded, stubs, changed = [], [], [], False
+        plain, guarded, stubs, changed, raised = [], [], [], False, []
         for small in st.body:
             pairs = torch_bindings(small)
             if pairs and pairs[0][0] == "*" and star_names(pairs[0][1]) is not None \
@@ -231,7 +286,9 @@ class BlockImports:
             if not pairs or None in left.values() or not converter.allows(TORCH_IMPORTS.id):
                 plain.append(small)
                 continue
-            new = strip_import(converter, small, {local for local, n in left.items() if n})
+            # a name other modules import from this one stays bound (its uses there are converted)
+            kept = REEXPORTED.get()
+            new = strip_import(converter, small, {local for local, n in left.items() if n or local in kept})
             changed = changed or new is not small
             bound = self.fallback_bindings(pairs, left)
             plain.extend(bound)
@@ -241,18 +298,25 @@ class BlockImports:
             other, new = _split_other_modules(new)
             if other is not None:
                 plain.append(other)
+            if protected and new is not None and not isinstance(new.names, cst.ImportStar) \
+                    and converter.allows(TRY_IMPORT.id):
+                raised.append(new)
+                changed = True
+                continue
             if new is None or protected or isinstance(new.names, cst.ImportStar):
                 plain.extend([new] if new is not None else [])
                 continue
             changed = True
             guarded.append(new)
-            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local))
+            stubs.extend((local, qual) for local, qual in torch_bindings(new) if left.get(local) or local in kept)
         if not changed:
             return None
         line = None
         if plain:
             plain[-1] = plain[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
             line = st.with_changes(body=plain, leading_lines=[])
+        if raised:
+            return _with_lost_comments(st, line, self.import_error(st, raised))
         if not guarded:
             return _with_lost_comments(st, line, None)
         guarded[-1] = guarded[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
@@ -262,8 +326,28 @@ class BlockImports:
         converter.output.guarded = True
         reasons = self.reasons()
         return _with_lost_comments(st, line, guard(
-            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], converter.facts.names["stub"],
-            converter.builtin("ImportError")))
+            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], converter.facts.names["stub"]))
+
+    def import_error(self, st, imports) -> cst.If:
+        """``if TYPE_CHECKING: <imports> else: raise ImportError(<what stays torch's and why>)`` for
+        the torch imports of a ``try`` that catches ImportError: converted code never imports torch
+        (where torch is installed, it would call torch with the target's tensors), so the handler
+        runs; the imports stay for type checkers and the next conversion."""
+        reasons = self.reasons()
+        what = []
+        for small in imports:
+            for local, qual in torch_bindings(small):
+                why = reasons.get(local, {}).get("") or next(iter(reasons.get(local, {}).values()), "")
+                what.append(f"{qual}: {why}" if why else qual)
+        message = "; ".join(what) + " (converted code does not import torch)"
+        imports[-1] = imports[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        line = st.with_changes(body=imports, leading_lines=[])
+        node = raise_guard([line], message, self.converter.builtin("ImportError"))
+        self.converter.output.checking = True
+        self.converter.record(imports[0], node, TRY_IMPORT.id, "transformed",
+                              "a torch import in a try that catches ImportError raises it: the handler runs, "
+                              "as where torch is absent")
+        return node
 
     def fallback_bindings(self, pairs, left) -> list:
         """``name = <its converted value>`` for the torch names of an import that goes while the
@@ -335,7 +419,7 @@ def _split_other_modules(small):
     """``import os, torch``: (``import os``, ``import torch``); either None when empty."""
     if not isinstance(small, cst.Import):
         return None, small
-    ours = [a for a in small.names if (dotted(a.name) or "").split(".")[0] in ROOTS]
+    ours = [a for a in small.names if torch_root((dotted(a.name) or "").split(".")[0])]
     other = [a for a in small.names if a not in ours]
     if not other:
         return None, small
@@ -416,7 +500,7 @@ def strip_import(converter, small, still: set[str]):
         for a in small.names:
             root = (dotted(a.name) or "").split(".")[0]
             local = a.asname.name.value if a.asname is not None else root
-            if root not in ROOTS or local in still:
+            if not torch_root(root) or local in still:
                 keep.append(a)
     else:
         keep = [a for a in small.names
@@ -483,7 +567,8 @@ class ImportRewrite:
             else:
                 self._keep(st)
         if self.header_at is None:
-            if not (converter.output.used or converter.output.init_names or converter.output.guarded or stub_seen):
+            if not (converter.output.used or converter.output.init_names or converter.output.guarded
+                    or converter.output.checking or stub_seen):
                 return self.out if self.star_marked else body
             if self.first_torch is not None:
                 # every torch import stays (unconverted code uses them): the target's go below
@@ -496,7 +581,8 @@ class ImportRewrite:
             self.header_at = max(self.header_at, _after_sibling_star_imports(self.out))
         if self.have_math and converter.facts.names["math"] == "math":
             converter.output.used.discard("math")
-        return self._with_header(target_header(converter, self.out))
+        inherited = inherited_guard(converter)  # (before the header: its guard needs TYPE_CHECKING)
+        return self._with_header(target_header(converter, self.out), inherited)
 
     def _keep(self, st) -> None:
         if self.pending:
@@ -513,7 +599,8 @@ class ImportRewrite:
         if new is st:
             self._keep(st)
             return
-        if self.header_at is None and (torch_inside or is_guard(st)):
+        took_header = self.header_at is None and (torch_inside or is_guard(st))
+        if took_header:
             self.header_at = len(self.out)
             if is_guard(st):  # an earlier conversion's guard keeps the comments it was given
                 self.pending_for_header, self.pending = [*self.pending], []
@@ -521,7 +608,13 @@ class ImportRewrite:
                 self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
                 new = [n.with_changes(leading_lines=[]) if i == 0 else n for i, n in enumerate(new)]
         if not new:
-            self.pending.extend(_comments_of(st) if self.header_at != len(self.out) else [])
+            # a statement that goes (a try of torch imports only) keeps its comments: above the
+            # next statement (the ones above it went with the header if it took the header's place)
+            if self.header_at != len(self.out):
+                self.pending.extend(_comments_of(st))
+            elif not is_guard(st):  # right below the header: its comments, not its blank lines
+                lines = _comments_of(st.with_changes(leading_lines=[]) if took_header else st)
+                self.pending.extend(ln for ln in lines if ln.comment is not None)
             return
         if self.first_guard is None and self.converter.output.guarded:
             self.first_guard = len(self.out)
@@ -567,20 +660,20 @@ class ImportRewrite:
         if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
                 and torch_bindings(small)) or star_names(torch_bindings(small)[0][1]) is not None:
             return st
-        text = (f"{MARKER_PREFIX}MS901 star import from {dotted(small.module)}: its names "
-                "cannot be resolved; import them explicitly")
+        reason = f"star import from {dotted(small.module)}: its names cannot be resolved; import them explicitly"
+        text = marker_text("MS901", reason)
         have = {ln.comment.value for ln in (*st.leading_lines, *(self.module_header if not self.out else ()))
                 if ln.comment is not None}
         if text not in have:
-            st = st.with_changes(leading_lines=[*st.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+            st = st.with_changes(leading_lines=[*st.leading_lines, marker_line("MS901", reason)])
             self.star_marked = True
         self.converter.record(small, "", "MS901", "unsupported", "star import: names cannot be resolved")
         return st
 
-    def _with_header(self, header: list):
-        """The statements with the target imports at ``header_at`` (comments kept), and the
-        stand-in class of the guards above the first guard."""
-        inherited = inherited_guard(self.converter)
+    def _with_header(self, header: list, inherited):
+        """The statements with the target imports at ``header_at`` (comments kept), the guard of
+        the names a sibling's star import no longer gives (``inherited``), and the stand-in class
+        of the guards above the first guard."""
         placed = inherited is not None and self.first_guard is None
         if inherited is not None:
             if placed:  # the stand-in class goes above the first guard
@@ -639,7 +732,7 @@ def inherited_guard(converter):
     reasons = marker_reasons(converter.output.walked_body, converter.walk_state.aliases)
     return guard([parse_statement(text) for text in lines],
                  [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
-                 converter.facts.names["stub"], converter.builtin("ImportError"))
+                 converter.facts.names["stub"])
 
 
 def _after_sibling_star_imports(body) -> int:
@@ -700,6 +793,8 @@ def target_header(converter, body=()) -> list[cst.SimpleStatementLine]:
     if mods:
         parts = [m if converter.facts.names[m] == m else f"{m} as {converter.facts.names[m]}" for m in mods]
         lines.append(f"from {converter.facts.pkg} import {', '.join(parts)}")
+    if (converter.output.guarded or converter.output.checking) and ("typing", "TYPE_CHECKING", "TYPE_CHECKING") not in have:
+        lines.append("from typing import TYPE_CHECKING")   # the guards' imports are for type checkers only
     init_local = converter.facts.names["init"]
     if "init" in converter.output.used and (f"{converter.facts.pkg}.common", "initializer", init_local) not in have:
         lines.append(f"from {converter.facts.pkg}.common import initializer as {init_local}")
@@ -737,6 +832,9 @@ class _NamesLeft(cst.CSTVisitor):
 
     def visit_Try(self, node) -> bool:
         return not is_guard(node)
+
+    def visit_If(self, node) -> bool:
+        return not (is_guard(node) or is_raise_guard(node))
 
     def visit_ClassDef(self, node) -> bool:
         return not is_stub_class(node)

@@ -46,6 +46,18 @@ LAYER_ATTRIBUTE = node_rule(
      "    if isinstance(m, nn.Conv2d):\n"
      "        return m.group\n"),
 ])
+ATTENTION_WITHOUT_WEIGHTS = node_rule(
+    "MS445", "attention_without_weights",
+    "Replace self.attn(q, k, v, need_weights=False) (a known MultiheadAttention) with "
+    "(self.attn(q, k, v, need_weights=False)[0], None): torch's (out, None) where MindSpore returns (out,).", examples=[
+    ("class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.attn = nn.MultiheadAttention(8, 2)\n"
+     "    def forward(self, x):\n        out, _ = self.attn(x, x, x, need_weights=False)\n        return out\n",
+     "class A(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.attn = _torch_attention_init(nn.MultiheadAttention(8, 2))\n"
+     "    def construct(self, x):\n        out, _ = (self.attn(x, x, x, need_weights=False)[0], None)\n"
+     "        return out\n"),
+])
 FORWARD_KEYWORDS = node_rule(
     "MS154", "forward_keywords",
     "Replace torch's keywords in a call of a layer whose class is known (self.encoder(src, mask=m), "
@@ -111,6 +123,11 @@ def _kinds(converter, node) -> list[str] | None:
             return None
         out.append(kind)
     return out or None
+
+
+def known_layer(converter, node) -> bool:
+    """Whether the torch layer classes ``node`` may be are all known (layer_attribute decides)."""
+    return bool(_kinds(converter, node))
 
 
 def layer_attribute(converter, node: cst.Attribute, value):
@@ -196,6 +213,23 @@ def layer_forward_call(converter, node: cst.Call, walked: cst.Call):
     converter.record(node, new, FORWARD_KEYWORDS.id, "exact",
                 f"{short_kinds(kinds)}: torch's keywords are "
                 + ", ".join(f"{t} -> {m}" for t, m in renames[0].items()) + " in MindSpore")
+    return new
+
+
+def attention_without_weights(converter, node: cst.Call, walked: cst.Call):
+    """Apply MS445 to ``self.attn(q, k, v, need_weights=False)`` with ``self.attn`` a known
+    MultiheadAttention (``walked``: the call converted): torch returns ``(out, None)`` there,
+    MindSpore 2.10 (and ms_core) ``(out,)``; None when nothing changes."""
+    if type_of(converter, node.func) != ["torch.nn.MultiheadAttention"] \
+            or not converter.allows(ATTENTION_WITHOUT_WEIGHTS.id):
+        return None
+    flag = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "need_weights"), None)
+    if not (isinstance(flag, cst.Name) and flag.value == "False"):
+        return None
+    first = cst.Subscript(walked, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+    new = cst.Tuple([cst.Element(first), cst.Element(cst.Name("None"))])
+    converter.record(node, new, ATTENTION_WITHOUT_WEIGHTS.id, "exact",
+                     "need_weights=False: torch returns (attn_output, None), MindSpore (attn_output,)")
     return new
 
 

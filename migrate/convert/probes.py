@@ -52,13 +52,18 @@ def _string(node) -> str | None:
 def _answer(converter, module: str, name: str) -> tuple[bool, str | None] | None:
     """(answer, reason to mark it or None) for "does torch's ``module`` have ``name``"; None
     when the module is not one the names file describes."""
+    return probe_answer(converter.facts.tables, module, name)
+
+
+def probe_answer(tables, module: str, name: str) -> tuple[bool, str | None] | None:
+    """:func:`_answer` from the mapping ``tables`` alone (the package pre-pass reads probes too)."""
     has = has_attr(module, name)
     if has is None:
         return None
     if not has:
         return False, None
     qual = f"Tensor.{name}" if module == "torch.Tensor" else f"{module}.{name}"
-    entry = converter.facts.tables.get(qual)
+    entry = tables.get(qual)
     if entry is not None and entry.label != "unsupported" and (entry.target or entry.rule):
         return True, None
     return False, (f"{qual} has no mapping: the probe is answered False, so the converted code "

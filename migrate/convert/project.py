@@ -9,7 +9,7 @@ from pathlib import Path
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.einops_calls import named_modules
-from migrate.convert.star_imports import package_exports
+from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_exports, package_reexports
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
 
@@ -179,7 +179,37 @@ def _write(src: str, dst: str, data: bytes, out_root: str | None) -> str | None:
 
 
 def _task(args):
-    return convert_file(*args)
+    *file_args, own, reexported = args
+    token = OWN_PACKAGES.set(own)  # the packages of the run: their imports are the code's own
+    kept = REEXPORTED.set(reexported)  # torch names sibling modules import from this one
+    try:
+        return convert_file(*file_args)
+    finally:
+        REEXPORTED.reset(kept)
+        OWN_PACKAGES.reset(token)
+
+
+def file_package(path) -> frozenset:
+    """The top-level package a file belongs to (found by walking up the ``__init__.py`` files), as
+    :func:`own_packages` gives it; empty for a loose file."""
+    folder, top = Path(path).resolve().parent, None
+    while (folder / "__init__.py").is_file():
+        folder, top = folder.parent, folder.name
+    return frozenset({top} if top else ())
+
+
+def own_packages(roots) -> frozenset:
+    """The top-level names a run converts: each root that is a package, and the packages and
+    modules directly in each root."""
+    out = set()
+    for root in roots:
+        root = Path(root)
+        if (root / "__init__.py").is_file():
+            out.add(root.name)
+        elif root.is_dir():
+            out.update(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+            out.update(p.stem for p in root.glob("*.py"))
+    return frozenset(out)
 
 
 def plan(root: Path, out: Path | None, in_place: bool):
@@ -278,7 +308,7 @@ def _crashed(task, reason: str) -> FileReport:
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
                  in_place: bool = False, keep_text: bool = False, progress=None,
-                 details: bool = True, rules: RuleSelection = EVERYTHING) -> list[FileReport]:
+                 details: bool = True, rules: RuleSelection = EVERYTHING, own=None) -> list[FileReport]:
     """Convert every ``.py`` (and ``.ipynb``) file under ``root`` (relative layout kept, so
     package-relative imports keep working) and copy the other files to ``out``.
 
@@ -296,6 +326,8 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
         progress: optional callable ``progress(done, total)``.
         details: keep every change's snippets (see :func:`convert_file`).
         rules: which rewrites run (``--select``/``--disable``).
+        own: the top-level packages of the run, whose imports are the code's own (never torch's);
+            default :func:`own_packages` of ``root``. A run of several sources gives them all.
 
     Returns:
         One :class:`FileReport` per file, Python files first in path order, then the copied
@@ -317,9 +349,11 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     out_root = None if out is None else str(root if in_place else out)
     # names that reach a file through `from .sibling import *` (one table for the whole tree)
     inherited = package_exports(root, [src for src, _ in py if src.endswith(".py")])
+    reexported = package_reexports(root, [src for src, _ in py if src.endswith(".py")])
     named = named_modules(src for src, _ in py if src.endswith(".py"))
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
-              inherited.get(src), named) for src, dst in py]
+              inherited.get(src), named, own_packages([root]) if own is None else frozenset(own),
+              reexported.get(src, frozenset())) for src, dst in py]
     reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
                                              progress=progress)
     for src, dst in other:

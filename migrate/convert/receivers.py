@@ -37,7 +37,8 @@ def is_module(converter, node) -> bool:
         return True
     if isinstance(node, cst.Attribute) and is_self(converter, node.value) and converter.class_scope:
         return node.attr.value in converter.class_scope.attrs
-    return False
+    # a module built in place: `Resample(4, 3).to(x)(x)` (julius)
+    return module_ctor(converter, node) is not None
 
 
 def _module_in_scopes(converter, name: str) -> bool:
@@ -172,6 +173,11 @@ def type_of(converter, node) -> list[str]:
                 return []
             out.append(kind)
         return out
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
+            and is_self(converter, node.value.value) and converter.class_scope:
+        # self.pe[i], with self.pe a ModuleList of one layer class
+        kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{node.value.attr.value}[]")
+        return [kind] if kind is not None else []
     return []
 
 
@@ -279,6 +285,26 @@ def _track_sub_cell(converter, attr: str, value) -> None:
             item_kind = module_ctor(converter, item)
             if item_kind:
                 attrs[f"{attr}.{key}"] = item_kind
+    elif kind in ("torch.nn.ModuleList", "torch.nn.Sequential"):
+        # self.pe = nn.ModuleList([nn.Embedding(1, d) for _ in range(4)]): every item one class,
+        # so self.pe[i] (and a loop over it) is known as that class
+        kinds = {module_ctor(converter, item) for item in _list_items(value)}
+        if len(kinds) == 1 and None not in kinds:
+            attrs[f"{attr}[]"] = kinds.pop()
+
+
+def _list_items(call) -> list:
+    """The item nodes of `ModuleList([a, b])` / `ModuleList([f(i) for i in ...])` /
+    `Sequential(a, b)` ([] when they cannot be read)."""
+    if not isinstance(call, cst.Call) or not call.args or any(a.keyword or a.star for a in call.args):
+        return []
+    first = call.args[0].value
+    if len(call.args) == 1 and isinstance(first, (cst.List, cst.Tuple)):
+        return [el.value for el in first.elements if not isinstance(el, cst.StarredElement)] \
+            if all(not isinstance(el, cst.StarredElement) for el in first.elements) else []
+    if len(call.args) == 1 and isinstance(first, cst.ListComp):
+        return [first.elt]
+    return [a.value for a in call.args]
 
 
 def _dict_items(node) -> list:

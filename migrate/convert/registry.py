@@ -89,6 +89,8 @@ MARKERS = {
     "MS906": "torch API referenced without a call: arguments are not translated",
     "MS915": "torch tensor method whose MindSpore meaning differs, on a receiver not known to be a tensor",
     "MS918": "torch layer attribute that MindSpore's layer does not hold in torch's form",
+    "MS919": "code inside an f-string whose conversion would need the f-string's quotes or a backslash",
+    "MS920": "statement whose conversion would nest brackets deeper than its already deep input",
     "MS951": "gradients read or changed between backward() and step(): not rewritten",
     "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
     "MS953": "training step whose structure the rules cannot follow: not rewritten",

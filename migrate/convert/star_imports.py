@@ -14,14 +14,29 @@ from __future__ import annotations
 
 import ast
 import re
+from contextvars import ContextVar
 from pathlib import Path
 
 import libcst as cst
 
+from mappings import load_tables
 from migrate.convert.cst import dotted
+from migrate.convert.probes import probe_answer
 from migrate.convert.torch_names import star_names
 
 ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
+
+# The top-level packages a run converts (a directory run of torchvision's own code; a package and
+# the torch library it uses, converted together): their names are the run's own code, imported
+# from its converted copy, never torch's to translate or mark. Set for the length of one file's
+# conversion (convert_source(own=...), a directory run's worker): the import scans deep in the
+# walk read it here rather than through every call.
+OWN_PACKAGES: ContextVar[frozenset] = ContextVar("own_packages", default=frozenset())
+
+
+def _torch_root(root: str) -> bool:
+    """torch's (a root above), unless the run converts a package of that name."""
+    return root in ROOTS and root not in OWN_PACKAGES.get()
 TARGETS = ("ms_core", "mindspore")
 _STAR_LINE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\*", re.M)
 
@@ -37,7 +52,7 @@ def package_imported_names(body) -> set[str]:
             if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
                 continue
             root = (dotted(small.module) or "").split(".")[0] if small.module is not None else None
-            if not small.relative and (root in ROOTS or root in TARGETS):
+            if not small.relative and (_torch_root(root) or root in TARGETS):
                 continue  # torch's own, or the converted code's target package
             for a in small.names:
                 local = a.asname.name if a.asname else a.name
@@ -92,6 +107,33 @@ def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
     return out
 
 
+# The torch names the file being converted binds at module level that other modules of its tree
+# import from it by name (package_reexports): set for one file's conversion, like OWN_PACKAGES.
+REEXPORTED: ContextVar[frozenset] = ContextVar("reexported", default=frozenset())
+
+
+def package_reexports(root: Path, files) -> dict[str, frozenset]:
+    """For each file of ``files`` that binds a torch name another file of the tree imports from it
+    by name (torchvision's ``_internally_replaced_utils`` imports torch.hub's
+    ``load_state_dict_from_url``, and its models import it from there): those names. The converted
+    module must keep binding them, though its own uses of them are gone."""
+    table = _Exports(root)
+    out: dict[str, set] = {}
+    keys = {Path(f).resolve(): str(f) for f in files}
+    for path in files:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for module, level, name, _local in _named_imports(text):
+            if table.given(Path(path), module, level, name) is None:
+                continue
+            target = table.resolve(Path(path), module, level)
+            if target is not None and target.resolve() in keys:
+                out.setdefault(keys[target.resolve()], set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 _FROM_LINE = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]+[^*]", re.M)
 
 
@@ -106,22 +148,41 @@ def _named_imports(text: str) -> list[tuple[str, int, str, str]]:
         return []
     out = []
     for node in _module_statements(tree.body):
-        if isinstance(node, ast.ImportFrom) and not (node.level == 0 and (node.module or "").split(".")[0] in ROOTS):
+        if isinstance(node, ast.ImportFrom) and not (node.level == 0 and _torch_root((node.module or "").split(".")[0])):
             out += [(node.module or "", node.level, a.name, a.asname or a.name) for a in node.names if a.name != "*"]
     return out
 
 
 def _alias_of(node, names: dict) -> tuple[str, str] | None:
-    """(name, torch qualname) for ``name = <torch alias>.<attr>...`` (``Module = torch.nn.Module``)."""
+    """(name, torch qualname) for ``name = <torch alias>.<attr>...`` (``Module = torch.nn.Module``),
+    or for a capability probe the converter answers (``f = getattr(torch.jit, "script_if_tracing",
+    torch.jit.script)``): what the converted module binds, so that a second conversion of the
+    package, which reads the answer, sees what the first saw."""
     if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
         return None
-    parts, value = [], node.value
-    while isinstance(value, ast.Attribute):
-        parts.append(value.attr)
-        value = value.value
-    if not isinstance(value, ast.Name) or value.id not in names:
+    qual = _torch_name(node.value, names)
+    return (node.targets[0].id, qual) if qual is not None else None
+
+
+def _torch_name(value, names: dict) -> str | None:
+    """The torch name an expression reads: an attribute chain of a torch alias, or ``getattr`` of
+    one answered as :mod:`migrate.convert.probes` answers it; None for anything else."""
+    if isinstance(value, ast.Attribute):
+        base = _torch_name(value.value, names)
+        return f"{base}.{value.attr}" if base is not None else None
+    if isinstance(value, ast.Name):
+        return names.get(value.id)
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
+            and len(value.args) in (2, 3) and not value.keywords
+            and isinstance(value.args[1], ast.Constant) and isinstance(value.args[1].value, str)):
         return None
-    return node.targets[0].id, ".".join([names[value.id], *reversed(parts)])
+    module = _torch_name(value.args[0], names)
+    answer = probe_answer(load_tables(), module, value.args[1].value) if module is not None else None
+    if answer is None:
+        return None
+    if answer[0]:
+        return f"{module}.{value.args[1].value}"
+    return _torch_name(value.args[2], names) if len(value.args) == 3 else None
 
 
 def _star_imports(text: str) -> list[tuple[str, int]]:
@@ -131,7 +192,7 @@ def _star_imports(text: str) -> list[tuple[str, int]]:
         spec = m.group(1)
         level = len(spec) - len(spec.lstrip("."))
         module = spec[level:]
-        if level == 0 and module.split(".")[0] in ROOTS:
+        if level == 0 and _torch_root(module.split(".")[0]):
             continue
         out.append((module, level))
     return out
@@ -201,7 +262,7 @@ class _Exports:
                 for a in node.names:
                     root = a.name.split(".")[0]
                     local = a.asname or root
-                    if root in ROOTS:
+                    if _torch_root(root):
                         names[local] = a.name if a.asname else root
                     else:
                         names.pop(local, None)
@@ -224,7 +285,7 @@ class _Exports:
 
     def _import_from(self, path: Path, node: ast.ImportFrom, names: dict) -> None:
         module = node.module or ""
-        torch_module = node.level == 0 and module.split(".")[0] in ROOTS
+        torch_module = node.level == 0 and _torch_root(module.split(".")[0])
         for a in node.names:
             if a.name == "*":
                 if torch_module:

@@ -283,18 +283,30 @@ class _TorchLayerAttrs:
 
     MS_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
                 "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
+    # a convolution's geometry: MindSpore's 1-D convolutions hold it 2-D, (1, k)
+    GEOMETRY = ("kernel_size", "stride", "dilation")
 
     def __init__(self, obj):
         self._obj = obj
 
     def __getattr__(self, name):
         obj = self._obj
+        if name in self.GEOMETRY:
+            kept = getattr(obj, "torch_" + name, None)  # a torch-signature layer keeps torch's
+            if kept is not None:
+                return kept
+            value = getattr(obj, name)
+            one_d = any(k.__name__ in ("Conv1d", "Conv1dTranspose") and k.__module__.split(".")[0] in
+                        ("mindspore", "ms_core") for k in type(obj).__mro__)
+            return value[1:] if one_d and isinstance(value, tuple) and len(value) == 2 else value
         return getattr(obj, name) if hasattr(obj, name) else getattr(obj, self.MS_NAMES[name])
 
 
 # torch layer attributes MindSpore's layers hold under another name, read where the receiver's
 # class is not known when converting (``model.fc.in_features`` of a model built elsewhere)
 LAYER_ATTR_NAMES = _TorchLayerAttrs.MS_NAMES
+# and the ones MindSpore holds under the same name but in another form (a 1-D convolution's (1, k))
+LAYER_GEOMETRY = _TorchLayerAttrs.GEOMETRY
 
 
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,

@@ -1,8 +1,12 @@
 """torch.utils.data and torch.load where only run time can settle them: a DataLoader whose arguments
-come at run time (``DataLoader(ds, **kwargs)``) over ``mindspore.dataset``, and a whole pickled
-module loaded as the parameters of the network the script built.
+come at run time (``DataLoader(ds, **kwargs)``) over ``mindspore.dataset``, a DataLoader with a
+``collate_fn`` (``TorchCollateLoader``), ``TensorDataset`` of tensors given with ``*``,
+``pad_sequence``, and a whole pickled module loaded as the parameters of the network the script
+built.
 """
-from .backend import ms
+import numpy as np
+
+from .backend import ms, ops
 
 
 def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
@@ -11,11 +15,13 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
                     prefetch_factor=None, persistent_workers=False, pin_memory_device="",
                     in_order=True):
     """torch.utils.data.DataLoader's signature over ms.dataset, for arguments known at run time
-    (`DataLoader(ds, **kwargs)`): GeneratorDataset(dataset, ...).batch(batch_size, drop_last).
-    Worker, pinning, prefetch and generator settings change no batch values and are ignored;
-    what has no MindSpore counterpart raises, naming the argument."""
-    for name, value in (("batch_sampler", batch_sampler), ("collate_fn", collate_fn),
-                        ("worker_init_fn", worker_init_fn)):
+    (`DataLoader(ds, **kwargs)`): GeneratorDataset(dataset, ...).batch(batch_size, drop_last);
+    with a `collate_fn`, a TorchCollateLoader. Worker, pinning, prefetch and generator settings
+    change no batch values and are ignored; what has no MindSpore counterpart raises, naming the
+    argument."""
+    if collate_fn is not None:
+        return TorchCollateLoader(dataset, batch_size, shuffle, sampler, collate_fn, drop_last)
+    for name, value in (("batch_sampler", batch_sampler), ("worker_init_fn", worker_init_fn)):
         if value is not None:
             raise ValueError(f"For 'DataLoader' (torch signature), '{name}' has no MindSpore "
                              f"counterpart: batch with .batch(per_batch_map=...) or map by hand.")
@@ -48,3 +54,111 @@ def torch_load_into(net, checkpoint):
     if missing:
         raise ValueError(f"For 'load', the checkpoint has no value for the parameters {missing}.")
     return net
+
+
+class _Indices:
+    """0..n-1 as a random-accessible source: the order a DataLoader reads its dataset in."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __getitem__(self, i):
+        return (np.array(i, np.int64),)
+
+    def __len__(self):
+        return self.n
+
+
+class TorchCollateLoader:
+    """torch.utils.data.DataLoader(dataset, batch_size, shuffle, sampler, collate_fn, drop_last) over
+    a map-style dataset: each batch is ``collate_fn([dataset[i] for i in indices])``, torch's
+    contract (the function gets the list of samples and builds the batch, tensors padded to one
+    length, dicts, anything). The order comes from an ms.dataset of indices (shuffled by
+    MindSpore's generator when ``shuffle``, reshuffled every epoch; a DistributedSampler shards
+    it). ``len(loader)`` and ``get_dataset_size()`` are the number of batches; ``.dataset`` is
+    the dataset.
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, collate_fn=None, drop_last=False):
+        if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+            raise TypeError(f"For 'DataLoader' (torch signature), a collate_fn needs a map-style dataset "
+                            f"(__getitem__ and __len__), but got {type(dataset).__name__}.")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        self.dataset, self.batch_size, self.drop_last = dataset, int(batch_size), bool(drop_last)
+        self.collate_fn = collate_fn if collate_fn is not None else torch_default_collate
+        self._order = ms.dataset.GeneratorDataset(_Indices(len(dataset)), ["index"], sampler=sampler,
+                                                  shuffle=None if sampler is not None else bool(shuffle))
+
+    def __len__(self):
+        n = self._order.get_dataset_size()
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def get_dataset_size(self):
+        return len(self)
+
+    def __iter__(self):
+        batch = []
+        for (index,) in self._order.create_tuple_iterator(output_numpy=True):
+            batch.append(self.dataset[int(index)])
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
+
+
+def torch_default_collate(batch):
+    """torch's default_collate for what datasets usually return: tensors and arrays stacked,
+    Python numbers to a tensor (bool, int64, float64 as torch makes them), tuples, lists and
+    dicts collated per field."""
+    first = batch[0]
+    if isinstance(first, ms.Tensor):
+        return ops.stack(list(batch))
+    if isinstance(first, np.ndarray):
+        return ms.Tensor(np.stack(batch))
+    if isinstance(first, bool):
+        return ms.Tensor(np.array(batch, np.bool_))
+    if isinstance(first, int):
+        return ms.Tensor(np.array(batch, np.int64))
+    if isinstance(first, float):
+        return ms.Tensor(np.array(batch, np.float64))
+    if isinstance(first, dict):
+        return {k: torch_default_collate([b[k] for b in batch]) for k in first}
+    if isinstance(first, (tuple, list)):
+        return type(first)(torch_default_collate(list(field)) for field in zip(*batch)) \
+            if isinstance(first, tuple) else [torch_default_collate(list(field)) for field in zip(*batch)]
+    return batch
+
+
+def torch_tensor_dataset(*tensors):
+    """torch.utils.data.TensorDataset(*tensors) as an ms.dataset (the tensors given with ``*``: their
+    number is known at run time): the rows of every tensor, in order; two tensors are the columns
+    "data" and "label", more are column_0, column_1, ...
+
+    Raises:
+        ValueError: no tensor, or tensors whose first sizes differ (torch's "Size mismatch").
+    """
+    if not tensors:
+        raise ValueError("For 'TensorDataset' (torch signature), give at least one tensor.")
+    if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
+        raise ValueError("Size mismatch between tensors")
+    names = ["data", "label"] if len(tensors) == 2 else [f"column_{i}" for i in range(len(tensors))]
+    arrays = tuple(t.asnumpy() if isinstance(t, ms.Tensor) else np.asarray(t) for t in tensors)
+    return ms.dataset.NumpySlicesDataset(arrays, column_names=names, shuffle=False)
+
+
+def torch_pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
+    """torch.nn.utils.rnn.pad_sequence: a list of (L_i, *) tensors padded to the longest as one
+    (B, L, *) tensor (``batch_first``) or (L, B, *), ``padding_value`` after (``padding_side``
+    'right') or before ('left') each sequence."""
+    if padding_side not in ("right", "left"):
+        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+    sequences = list(sequences)
+    longest = max(t.shape[0] for t in sequences)
+    rows = []
+    for t in sequences:
+        extra = longest - t.shape[0]
+        pad = (0, 0) * (t.ndim - 1) + ((0, extra) if padding_side == "right" else (extra, 0))
+        rows.append(ops.pad(t, pad, value=padding_value) if extra else t)
+    return ops.stack(rows, 0 if batch_first else 1)

@@ -72,7 +72,9 @@ def torch_einsum(equation, *operands):
     if any(len(set(names)) != len(names) or len(names) != op.ndim for names, op in terms):
         return ops.einsum(equation, *operands)
     every = [n for names, _ in terms for n in names]
-    out = labels(output, dots + len(output.replace("...", ""))) if arrow else         [str(i) for i in range(dots)] + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit())
+    out = (labels(output, dots + len(output.replace("...", ""))) if arrow
+           else [str(i) for i in range(dots)]
+           + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit()))
     sizes = {}
     for names, op in terms:
         for n, size in zip(names, op.shape):
@@ -316,3 +318,12 @@ def torch_sparse_coo_tensor(indices, values, size=None, dtype=None, device=None,
     if size is None:  # torch: one past the largest index of each sparse axis, then the dense axes
         size = tuple(int(n) + 1 for n in indices.asnumpy().max(axis=1)) + tuple(values.shape[1:])
     return ops.scatter_nd(ops.cast(indices, ms.int64).T, values, tuple(size))
+
+
+def torch_generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """torch.nn.Transformer.generate_square_subsequent_mask(sz): the (sz, sz) causal mask, 0.0 on
+    and below the diagonal and -inf above it (float32 unless ``dtype``), as an additive
+    attention mask."""
+    del device
+    full = ops.full((sz, sz), float("-inf"), dtype=ms.float32 if dtype is None else dtype)
+    return ops.triu(full, diagonal=1)

@@ -1321,6 +1321,9 @@ class TorchTransformerDecoderLayer(nn.TransformerDecoderLayer, metaclass=TorchSi
             batch_first, norm_first)
         torch_attention_init(self)
 
+    linear1 = property(lambda self: self.dense1, lambda self, value: setattr(self, 'dense1', value))
+    linear2 = property(lambda self: self.dense2, lambda self, value: setattr(self, 'dense2', value))
+
 
 class TorchTransformerEncoder(nn.TransformerEncoder, metaclass=TorchSignature):
     """torch.nn.TransformerEncoder's signature over nn.TransformerEncoder: torch's arguments are translated when it is built."""
@@ -1348,6 +1351,9 @@ class TorchTransformerEncoderLayer(nn.TransformerEncoderLayer, metaclass=TorchSi
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
             batch_first, norm_first)
         torch_attention_init(self)
+
+    linear1 = property(lambda self: self.dense1, lambda self, value: setattr(self, 'dense1', value))
+    linear2 = property(lambda self: self.dense2, lambda self, value: setattr(self, 'dense2', value))
 
 
 class TorchTripletMarginLoss(nn.TripletMarginLoss, metaclass=TorchSignature):
@@ -1419,6 +1425,11 @@ class TorchUpsamplingNearest2d(nn.Upsample, metaclass=TorchSignature):
         super().__init__(scale_factor=None if scale_factor is None else tuple(float(i) for i in scale_factor) if isinstance(scale_factor, (tuple, list)) else float(scale_factor),
             mode='nearest', recompute_scale_factor=True if scale_factor is not None else None,
             **kwargs_)
+
+
+def torch__generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """torch.nn.modules.transformer._generate_square_subsequent_mask's signature over its MindSpore translation."""
+    return torch_cast(ops.triu(ops.full((sz,) * 2, float('-inf')), 1), dtype)
 
 
 class torch__Loss(nn.LossBase, metaclass=TorchSignature):
@@ -2874,14 +2885,7 @@ def torch_outer(input, vec2, out=None):
 
 def torch_pad(input, pad, mode='constant', value=None):
     """torch.nn.functional.pad's signature over its MindSpore translation."""
-    return ops.pad(input, pad, mode, value)
-
-
-def torch_pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side='right'):
-    """torch.nn.utils.rnn.pad_sequence's signature over its MindSpore translation."""
-    if padding_side != 'right':
-        raise ValueError("For 'pad_sequence' (torch signature), padding_side other than 'right' is not supported: padding_side='left'.")
-    return (lambda _s: ops.stack([ops.pad(_t, (0, 0) * (_t.ndim - 1) + (0, max(_u.shape[0] for _u in _s) - _t.shape[0]), value=padding_value) for _t in _s], 0 if batch_first else 1))(list(sequences))
+    return ops.pad(input, pad, mode, value if mode == 'constant' else None)
 
 
 def torch_pinv(A, atol=None, rtol=None, hermitian=False, out=None):

@@ -4,8 +4,17 @@
 re-evaluates the loss through ``closure``, which the training pass writes to return
 ``(loss, grads)`` (its ``backward()`` becomes ``ms.value_and_grad`` over ``optimizer.parameters``).
 The arithmetic is torch's, in the parameters' dtype, on the target's tensors.
+
+``TorchOptimizer`` is the base of optimizers written as ``torch.optim.Optimizer`` subclasses
+(Lion, LARS, AdamW variants, Lookahead, SAM): their ``step()`` is ordinary Python over
+``param_groups``, ``state`` and ``p.grad``, and runs as written; the converted training step's
+``optimizer(grads)`` hands it the gradients ``value_and_grad`` returned, as ``p.grad``.
 """
-from .backend import ops
+from collections import defaultdict
+
+import numpy as np
+
+from .backend import TARGET, ms, ops
 
 
 class TorchLBFGS:
@@ -107,3 +116,151 @@ class TorchLBFGS:
             if abs(loss - prev_loss) < self.tolerance_change:
                 break
         return orig_loss
+
+
+_Base = ms.experimental.optim.Optimizer
+
+
+class TorchOptimizer(_Base):
+    """torch.optim.Optimizer's API over the target's experimental Optimizer, for optimizers written
+    as its subclasses: ``__init__(params, defaults)``, ``param_groups`` (dicts whose options are
+    the group's, ``'lr'`` kept as the target keeps it, so LR schedulers drive it), ``state``
+    (a dict per parameter, holding what ``step`` puts there), ``defaults``, ``add_param_group``,
+    ``zero_grad``, ``state_dict`` / ``load_state_dict`` in torch's layout, and ``step(closure)``,
+    which the subclass defines and which reads each parameter's gradient as ``p.grad``.
+
+    ``optimizer(grads)`` (the converted training step; ``grads`` aligned with
+    ``optimizer.parameters``, as ``ms.value_and_grad(fn, None, optimizer.parameters)`` returns
+    them) sets ``p.grad`` of every parameter (None where a gradient is None) and calls
+    ``self.step()``, whose result it returns.
+
+    Example:
+        >>> class SignSGD(TorchOptimizer):
+        ...     def __init__(self, params, lr=0.01):
+        ...         super().__init__(params, dict(lr=lr))
+        ...     def step(self, closure=None):
+        ...         for group in self.param_groups:
+        ...             for p in group["params"]:
+        ...                 if p.grad is not None:
+        ...                     p.set_data(p - float(group["lr"]) * ops.sign(p.grad))
+    """
+
+    def __init__(self, params, defaults):
+        defaults = dict(defaults)
+        defaults.setdefault("lr", 0.0)   # torch's groups need no lr; the target's do
+        super().__init__(params, defaults)
+        self.__dict__["state"] = defaultdict(dict)
+        for p in self.parameters:
+            if not hasattr(p, "grad"):
+                p.grad = None
+
+    def _publish_one(self, p, key, value):
+        """The state is the subclass's own (no mirrored Parameters)."""
+
+    def construct(self, gradients):
+        if isinstance(gradients, ms.Tensor):
+            gradients = (gradients,)
+        gradients = tuple(gradients)
+        if len(gradients) != len(self.parameters):
+            raise ValueError(f"For '{type(self).__name__}', the number of gradients must equal the number "
+                             f"of parameters {len(self.parameters)} (optimizer.parameters), but got "
+                             f"{len(gradients)}. Build the gradient function with "
+                             f"ms.value_and_grad(fn, None, optimizer.parameters).")
+        for p, g in zip(self.parameters, gradients):
+            p.grad = g
+        return self.step()
+
+    def step(self, closure=None):
+        raise NotImplementedError(f"For '{type(self).__name__}', a torch.optim.Optimizer subclass defines "
+                                  f"step(closure=None).")
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters:
+            if set_to_none or getattr(p, "grad", None) is None:
+                p.grad = None
+            else:
+                p.grad = ops.zeros_like(p.grad)
+
+    def state_dict(self):
+        """torch's layout: ``{'state': {index: {...}}, 'param_groups': [{..., 'params': [index]}]}``
+        (parameters by their index in ``self.parameters``; the state's tensors as they are)."""
+        index = {id(p): i for i, p in enumerate(self.parameters)}
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if s and id(p) in index}
+        groups = []
+        for g in self.param_groups:
+            entry = {k: _number(v) if k == "lr" else v for k, v in g.items() if k != "params"}
+            entry["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(entry)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore what ``state_dict()`` returned (or torch's): the group options, and the state
+        with arrays as the target's tensors in their parameter's dtype.
+
+        Raises:
+            ValueError: the number of groups or of parameters per group differs.
+        """
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups) or any(
+                len(a["params"]) != len(b["params"]) for a, b in zip(self.param_groups, groups)):
+            raise ValueError(f"For '{type(self).__name__}.load_state_dict', the loaded state dict has "
+                             f"another number of parameter groups, or of parameters in a group.")
+        for mine, saved in zip(self.param_groups, groups):
+            for k, v in saved.items():
+                if k == "lr":
+                    _write_lr(mine, v)
+                elif k != "params":
+                    mine[k] = v
+        self.__dict__["state"] = defaultdict(dict)
+        for i, s in state_dict["state"].items():
+            p = self.parameters[int(i)]
+            self.state[p] = {k: _state_tensor(v, p) for k, v in s.items()}
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {_number(v) if k == 'lr' else v}" for k, v in sorted(group.items()) if k != "params"]
+        return "\n".join(lines + [")"])
+
+
+def _number(value):
+    """A group's lr as a Python float (the target keeps a Parameter; ms_core beside it the double
+    it was set from)."""
+    if isinstance(value, ms.Tensor):
+        exact = getattr(value, "_exact", None)
+        v = float(value.asnumpy())
+        return exact if exact is not None and np.float32(exact) == np.float32(v) else v
+    return value
+
+
+def _write_lr(group, value):
+    lr = group.get("lr")
+    if isinstance(lr, ms.Parameter):
+        lr.set_data(ms.Tensor(np.array(float(value), np.float32)))
+        if TARGET == "ms_core":
+            lr._exact = float(value)
+    else:
+        group["lr"] = value
+
+
+def _state_tensor(value, param):
+    """A state entry as the subclass's step expects it: tensors in the parameter's dtype (torch's
+    load_state_dict casts floating state the same way), other values as they are."""
+    if isinstance(value, np.ndarray) or (isinstance(value, ms.Tensor) and not isinstance(value, ms.Parameter)):
+        arr = value.asnumpy() if isinstance(value, ms.Tensor) else value
+        if np.issubdtype(arr.dtype, np.floating):
+            arr = arr.astype(param.asnumpy().dtype)
+        return ms.Tensor(arr)
+    return value
+
+
+def torch_optimizer_step(optimizer, closure=None):
+    """``optimizer.step()`` inside an optimizer written against torch's API (Lookahead's
+    ``self.base_optimizer.step()``): a TorchOptimizer steps itself; a MindSpore optimizer is called
+    with the gradients its parameters hold as ``p.grad``."""
+    if isinstance(optimizer, TorchOptimizer):
+        return optimizer.step(closure)
+    loss = closure() if closure is not None else None
+    optimizer(tuple(getattr(p, "grad", None) for p in optimizer.parameters))
+    return loss

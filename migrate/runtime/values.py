@@ -127,13 +127,16 @@ def torch_conv_attr(layer, name):
 # (the converter reads this table to know which reads need TorchLayerAttrs)
 LAYER_ATTR_NAMES = {"in_features": "in_channels", "out_features": "out_channels",
                     "num_embeddings": "vocab_size", "embedding_dim": "embedding_size"}
+# a convolution's geometry, which MindSpore's 1-D convolutions hold 2-D, (1, k)
+LAYER_GEOMETRY = ("kernel_size", "stride", "dilation")
 
 
 class TorchLayerAttrs:
     """torch's layer attributes of a layer (``TorchLayerAttrs(model.fc).in_features``): the
     layer's own when it has one (a user's class, a torch-signature layer), else the MindSpore
     layer's attribute of the same value (Dense's in_channels for in_features, Embedding's
-    vocab_size for num_embeddings).
+    vocab_size for num_embeddings; a 1-D convolution's (k,) kernel_size/stride/dilation where
+    MindSpore holds (1, k)).
 
     An attribute read, not a call with the name in quotes: the read may sit inside an f-string.
     """
@@ -143,4 +146,12 @@ class TorchLayerAttrs:
 
     def __getattr__(self, name):
         obj = self._obj
+        if name in LAYER_GEOMETRY:
+            kept = getattr(obj, "torch_" + name, None)  # a torch-signature layer keeps torch's
+            if kept is not None:
+                return kept
+            value = getattr(obj, name)
+            one_d = any(k.__name__ in ("Conv1d", "Conv1dTranspose") and k.__module__.split(".")[0] in
+                        ("mindspore", "ms_core") for k in type(obj).__mro__)
+            return value[1:] if one_d and isinstance(value, tuple) and len(value) == 2 else value
         return getattr(obj, name) if hasattr(obj, name) else getattr(obj, LAYER_ATTR_NAMES[name])

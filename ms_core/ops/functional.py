@@ -11,8 +11,8 @@ from .._checkparam import check_axis as _named_axis
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
-from .._prims import math_ext as MX
 from ..common import dtype as mstype
+from ..common.parameter import Parameter as _Parameter  # as a private name: not in ops' namespace
 from ..common.tensor import Tensor
 
 
@@ -276,8 +276,7 @@ def assign(variable, value):
     Raises:
         TypeError: variable is not a Parameter; ValueError: value's shape does not broadcast to it.
     """
-    from ..common.parameter import Parameter
-    if not isinstance(variable, Parameter):
+    if not isinstance(variable, _Parameter):
         raise TypeError(f"For 'Assign', the 'variable' must be a Parameter, but got "
                         f"{type(variable).__name__}.")
     arr = np.asarray(value._data if isinstance(value, Tensor) else value, dtype=variable._data.dtype)
@@ -802,7 +801,18 @@ def concat(tensors, axis=0):
                                      if i != axis):
             raise ValueError(f"For 'concat', all inputs must have the same shape except along axis "
                              f"{axis}, but got {list(ref.shape)} and {list(t.shape)}.")
-    return apply(A.Concat(axis), *tensors)
+    return apply(A.Concat(axis), *_joined_dtype(tensors))
+
+
+def _joined_dtype(tensors):
+    """Inputs of one dtype for a join, as MindSpore infers it (and torch computes it): integers and
+    bools next to floats become the widest float (int64 with float32 is float32, not NumPy's
+    float64)."""
+    floats = [t._data.dtype for t in tensors if t._data.dtype.kind in "fc"]
+    if not floats or len({t._data.dtype for t in tensors}) == 1:
+        return tensors
+    to = mstype.from_np(np.result_type(*floats))
+    return tuple(t if t._data.dtype == mstype.to_np(to) else cast(t, to) for t in tensors)
 
 
 cat = concat
@@ -933,8 +943,11 @@ def _pad_by_index(x, padding, mode, name="pad"):
 
 
 def pad(x, padding, mode="constant", value=None):
-    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch."""
+    """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch.
+    A `value` is for mode 'constant' only, as MindSpore 2.10 checks (torch ignores value=0 there)."""
     if mode in ("reflect", "replicate", "circular"):
+        if value is not None:
+            raise ValueError(f"For 'pad', the padding mode '{mode}' can not set value, but got value {value}.")
         return _pad_by_index(x, padding, mode)
     if mode != "constant":
         raise ValueError(f"For 'pad', the 'mode' must be one of 'constant', 'reflect', "

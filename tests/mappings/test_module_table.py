@@ -5,7 +5,7 @@ tests/migrate/convert/test_module_methods.py (the same module source built by to
 by ms_core, torch's weights copied in, each method's result compared)."""
 import pytest
 
-from tests.mappings.proof import Layer, Marked, ProvenBy, case_id, run
+from tests.mappings.proof import Layer, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 
@@ -21,6 +21,8 @@ CASES = [
                   else "test_half_precision_casts")) for m in ("double", "half", "bfloat16")],
     ProvenBy("Module.register_buffer", RUNS), ProvenBy("Module.register_parameter", RUNS),
     ProvenBy("Module.add_module", RUNS),
+    ProvenBy("Module.generate_square_subsequent_mask",
+             "tests/migrate/convert/training/test_recipe_rules.py::test_square_subsequent_masks_are_torchs"),
     ProvenBy("Module.named_parameters", LISTS), ProvenBy("Module.parameters", LISTS),
     ProvenBy("Module.named_modules", LISTS), ProvenBy("Module.modules", LISTS),
     ProvenBy("Module.named_children", LISTS), ProvenBy("Module.children", LISTS),

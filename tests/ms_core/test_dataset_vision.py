@@ -98,3 +98,52 @@ def test_fake_images_are_deterministic_per_seed():
                and 0 <= int(lab) < 3 for img, lab in a)
     assert all(np.array_equal(x[0], y[0]) for x, y in zip(a, b))
     assert not all(np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+
+
+# --- Pad / RandomCrop / RandomHorizontalFlip (outputs printed by MindSpore 2.10's
+# mindspore.dataset.vision on the same (5, 6, 3) arange image) ---------------------------------
+def _img():
+    return np.arange(5 * 6 * 3, dtype=np.uint8).reshape(5, 6, 3)
+
+
+def test_pad_as_mindspore_left_top_right_bottom():
+    v = ms.dataset.vision
+    got = v.Pad((1, 2, 3, 4), fill_value=7)(_img())[:, :, 0]
+    want = np.full((11, 10), 7, np.uint8)
+    want[2:7, 1:7] = np.arange(0, 88, 3).reshape(5, 6)
+    np.testing.assert_array_equal(got, want)
+    assert v.Pad((1, 2))(_img()).shape == (9, 8, 3) and v.Pad(2)(_img()).shape == (9, 10, 3)
+    assert v.Pad(1)(_img()[:, :, 0]).shape == (7, 8)
+    edge = v.Pad(1, padding_mode=v.Border.EDGE)(_img())
+    np.testing.assert_array_equal(edge[0, 1:-1], _img()[0])
+    with pytest.raises(TypeError, match="padding should be an int or a sequence of 2 or 4"):
+        v.Pad((1, 2, 3))
+
+
+def test_random_crop_takes_a_window_of_the_padded_image_at_every_offset():
+    v = ms.dataset.vision
+    ms.dataset.config.set_seed(3)
+    crop = v.RandomCrop((5, 6), padding=(1, 2))
+    padded = v.Pad((1, 2))(_img())
+    seen = set()
+    for _ in range(200):
+        out = crop(_img())
+        hits = [(i, j) for i in range(5) for j in range(3) if np.array_equal(padded[i:i + 5, j:j + 6], out)]
+        assert hits, "the crop is not a window of the padded image"
+        seen.update(hits)
+    assert seen == {(i, j) for i in range(5) for j in range(3)}   # every offset drawn
+    assert v.RandomCrop(8, pad_if_needed=True)(_img()).shape == (8, 8, 3)
+    with pytest.raises(RuntimeError, match="larger than the image"):
+        v.RandomCrop(8)(_img())
+
+
+def test_random_horizontal_flip_flips_with_its_probability():
+    v = ms.dataset.vision
+    np.testing.assert_array_equal(v.RandomHorizontalFlip(1.0)(_img())[0, :, 0], [15, 12, 9, 6, 3, 0])
+    np.testing.assert_array_equal(v.RandomHorizontalFlip(0.0)(_img()), _img())
+    ms.dataset.config.set_seed(1)
+    flip = v.RandomHorizontalFlip(0.3)
+    rate = np.mean([not np.array_equal(flip(_img()), _img()) for _ in range(2000)])
+    assert abs(rate - 0.3) < 0.04       # binomial: 4 standard deviations
+    with pytest.raises(ValueError, match=r"interval of \[0.0, 1.0\]"):
+        v.RandomHorizontalFlip(1.5)

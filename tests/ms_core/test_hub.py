@@ -82,7 +82,8 @@ def test_not_a_checkpoint_raises_a_clear_error(tmp_path):
     path.write_bytes(b"hello world")
     with pytest.raises(TorchCheckpointError, match="not a torch checkpoint"):
         ms.hub.load(io.BytesIO(path.read_bytes()))
-    with pytest.raises(ValueError, match="should end with '.ckpt'"):  # neither torch's nor ours
+    with pytest.raises(ValueError, match="x.pt': it is neither an ms_core checkpoint nor a readable "
+                                         "MindSpore checkpoint"):  # neither torch's nor ours
         ms.hub.load(str(path))
 
 
@@ -122,6 +123,56 @@ def test_load_state_dict_maps_every_torch_name_to_the_layer_parameter():
         np.testing.assert_array_equal(params[ms_name].asnumpy(), sd[torch_name].numpy())
     # Conv1d: MindSpore's (out, in, 1, k) holds torch's (out, in, k)
     np.testing.assert_array_equal(params["conv1.weight"].asnumpy()[:, :, 0], sd["conv1.weight"].numpy())
+
+
+class _TorchLM(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(11, 8)
+        layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.decoder = torch.nn.Linear(8, 11)
+        self.decoder.weight = self.embed.weight   # tied
+
+    def forward(self, x):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        return self.decoder(self.encoder(self.embed(x), mask=mask))
+
+
+class _MsLM(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.embed = ms.nn.Embedding(11, 8)
+        layer = ms.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+        self.encoder = ms.nn.TransformerEncoder(layer, 2)
+        self.decoder = ms.nn.Dense(8, 11)
+        self.decoder.weight = self.embed.embedding_table
+
+    def construct(self, x):
+        mask = ms.ops.triu(ms.ops.full((x.shape[1], x.shape[1]), float("-inf")), 1)
+        return self.decoder(self.encoder(self.embed(x), src_mask=mask))
+
+
+def test_torch_named_state_of_renamed_children_and_tied_weights_loads_once():
+    """A Transformer layer's linear1/linear2 are MindSpore's dense1/dense2 (the layer tables'
+    renames); torch's state dict names a tied weight twice (embed.weight, decoder.weight): it
+    loads once, and the model computes torch's output."""
+    torch.manual_seed(0)
+    t = _TorchLM()
+    sd = t.state_dict()
+    assert sd["decoder.weight"] is not None and "encoder.layers.0.linear1.weight" in sd
+    m = _MsLM()
+    assert ms.hub.load_state_dict(m, sd) == ([], [])
+    x = np.random.default_rng(0).integers(0, 11, (2, 5))
+    want = t(torch.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(m(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    params = dict(m.parameters_and_names())
+    np.testing.assert_array_equal(params["encoder.layers.1.dense2.weight"].asnumpy(),
+                                  sd["encoder.layers.1.linear2.weight"].numpy())
+    # a missing key is named by its torch name
+    del sd["encoder.layers.0.linear1.bias"]
+    with pytest.raises(RuntimeError, match='"encoder.layers.0.linear1.bias"'):
+        ms.hub.load_state_dict(m, sd)
 
 
 def test_strict_rules_and_errors_are_torch_s():

@@ -48,7 +48,8 @@ CASES = [
     ("matmul_vec_left", ops.matmul, torch.matmul, lambda d: [r(4, dtype=d), r(2, 4, 5, dtype=d)]),
     ("dense", ops.dense, torch.nn.functional.linear, lambda d: [r(2, 4, dtype=d), r(3, 4, dtype=d), r(3, dtype=d)]),
     ("sum_all", ops.sum, torch.sum, lambda d: [r(3, 4, dtype=d)]),
-    ("sum_axis_keep", lambda x: ops.sum(x, dim=1, keepdim=True), lambda x: torch.sum(x, 1, keepdim=True), lambda d: [r(3, 4, 2, dtype=d)]),
+    ("sum_axis_keep", lambda x: ops.sum(x, dim=1, keepdim=True), lambda x: torch.sum(x, 1, keepdim=True),
+     lambda d: [r(3, 4, 2, dtype=d)]),
     ("sum_axes", lambda x: ops.sum(x, (0, 2)), lambda x: torch.sum(x, (0, 2)), lambda d: [r(3, 4, 2, dtype=d)]),
     ("mean_axis", lambda x: ops.mean(x, -1), lambda x: torch.mean(x, -1), lambda d: [r(3, 4, dtype=d)]),
     ("amax_axis", lambda x: ops.amax(x, 1), lambda x: torch.amax(x, 1), lambda d: [r(3, 4, dtype=d)]),
@@ -57,26 +58,35 @@ CASES = [
     ("logsumexp", lambda x: ops.logsumexp(x, 1), lambda x: torch.logsumexp(x, 1), lambda d: [r(3, 4, dtype=d)]),
     ("softmax", lambda x: ops.softmax(x, 1), lambda x: torch.softmax(x, 1), lambda d: [r(3, 4, dtype=d)]),
     ("log_softmax", lambda x: ops.log_softmax(x, -1), lambda x: torch.log_softmax(x, -1), lambda d: [r(3, 4, dtype=d)]),
-    ("reshape", lambda x: ops.reshape(x, (4, -1)), lambda x: torch.reshape(x, (4, -1)), lambda d: [r(2, 3, 2, dtype=d)]),
+    ("reshape", lambda x: ops.reshape(x, (4, -1)), lambda x: torch.reshape(x, (4, -1)),
+     lambda d: [r(2, 3, 2, dtype=d)]),
     ("transpose", lambda x: ops.transpose(x, (2, 0, 1)), lambda x: x.permute(2, 0, 1), lambda d: [r(2, 3, 4, dtype=d)]),
     ("squeeze", lambda x: ops.squeeze(x, 1), lambda x: torch.squeeze(x, 1), lambda d: [r(3, 1, 2, dtype=d)]),
     ("expand_dims", lambda x: ops.expand_dims(x, 1), lambda x: torch.unsqueeze(x, 1), lambda d: [r(3, 2, dtype=d)]),
     # MindSpore 2.10's ops.unsqueeze(input, dim) takes dim by name (pytorchcv's diaresnet calls it so)
-    ("unsqueeze", lambda x: ops.unsqueeze(x, dim=-1), lambda x: torch.unsqueeze(x, dim=-1), lambda d: [r(3, 2, dtype=d)]),
-    ("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: x.expand(2, 3, 4), lambda d: [r(3, 1, dtype=d)]),
+    ("unsqueeze", lambda x: ops.unsqueeze(x, dim=-1), lambda x: torch.unsqueeze(x, dim=-1),
+     lambda d: [r(3, 2, dtype=d)]),
+    ("broadcast_to", lambda x: ops.broadcast_to(x, (2, 3, 4)), lambda x: x.expand(2, 3, 4),
+     lambda d: [r(3, 1, dtype=d)]),
     ("tile", lambda x: ops.tile(x, (2, 3)), lambda x: x.repeat(2, 3), lambda d: [r(2, 3, dtype=d)]),
-    ("concat", lambda x, y: ops.concat((x, y), 1), lambda x, y: torch.cat((x, y), 1), lambda d: [r(2, 3, dtype=d), r(2, 2, dtype=d)]),
-    ("stack", lambda x, y: ops.stack((x, y), 1), lambda x, y: torch.stack((x, y), 1), lambda d: [r(2, 3, dtype=d), r(2, 3, dtype=d)]),
+    ("concat", lambda x, y: ops.concat((x, y), 1), lambda x, y: torch.cat((x, y), 1),
+     lambda d: [r(2, 3, dtype=d), r(2, 2, dtype=d)]),
+    ("stack", lambda x, y: ops.stack((x, y), 1), lambda x, y: torch.stack((x, y), 1),
+     lambda d: [r(2, 3, dtype=d), r(2, 3, dtype=d)]),
     ("split", lambda x: ops.split(x, 2, 1), lambda x: torch.split(x, 2, 1), lambda d: [r(2, 5, dtype=d)]),
     ("getitem_slice", lambda x: x[1:, ::2], lambda x: x[1:, ::2], lambda d: [r(4, 5, dtype=d)]),
     ("getitem_fancy_repeat", lambda x: x[[0, 2, 0]], lambda x: x[[0, 2, 0]], lambda d: [r(4, 3, dtype=d)]),
-    ("where", lambda x, y: ops.where(x > 0, x, y), lambda x, y: torch.where(x > 0, x, y), lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d)]),
-    ("clip_by_value", lambda x: ops.clip_by_value(x, -0.5, 0.5), lambda x: torch.clamp(x, -0.5, 0.5), lambda d: [r(3, 4, dtype=d)]),
-    ("pad", lambda x: ops.pad(x, (1, 2, 0, 1)), lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1)), lambda d: [r(2, 3, 4, dtype=d)]),
+    ("where", lambda x, y: ops.where(x > 0, x, y), lambda x, y: torch.where(x > 0, x, y),
+     lambda d: [r(3, 4, dtype=d), r(3, 4, dtype=d)]),
+    ("clip_by_value", lambda x: ops.clip_by_value(x, -0.5, 0.5), lambda x: torch.clamp(x, -0.5, 0.5),
+     lambda d: [r(3, 4, dtype=d)]),
+    ("pad", lambda x: ops.pad(x, (1, 2, 0, 1)), lambda x: torch.nn.functional.pad(x, (1, 2, 0, 1)),
+     lambda d: [r(2, 3, 4, dtype=d)]),
     ("gather", lambda x: ops.gather(x, ms.Tensor(np.array([[0, 2], [2, 2]])), 0),
      lambda x: x[torch.tensor([[0, 2], [2, 2]])], lambda d: [r(3, 4, dtype=d)]),
     ("bce_with_logits", lambda x, y: ops.binary_cross_entropy_with_logits(x, y, ops.ones_like(x), ops.ones_like(x)),
-     lambda x, y: torch.nn.functional.binary_cross_entropy_with_logits(x, y), lambda d: [r(3, 4, dtype=d), np.abs(r(3, 4, dtype=d)) % 1]),
+     lambda x, y: torch.nn.functional.binary_cross_entropy_with_logits(x, y),
+     lambda d: [r(3, 4, dtype=d), np.abs(r(3, 4, dtype=d)) % 1]),
     ("cast_f64", lambda x: ops.cast(x, ms.float64), lambda x: x.double(), lambda d: [r(3, dtype=d)]),
 ]
 IDS = [c[0] for c in CASES]
@@ -103,6 +113,29 @@ def test_float32_stays_float32_through_every_case():
         outs = ms_fn(*[ms.Tensor(a) for a in arrays])
         for o in (outs if isinstance(outs, tuple) else (outs,)):
             assert o.dtype == ms.float32, name
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "float32"), ("float32", "int32", "bool"), ("float16", "float32"),
+                                    ("int64", "float16")])
+def test_concat_of_mixed_dtypes_promotes_as_torch_cat(dtypes):
+    """An integer (or bool) input joined to float ones takes the widest float's dtype, as
+    torch.cat computes and MindSpore infers (int64 with float32 is float32, not NumPy's float64);
+    the float inputs get their gradients."""
+    arrays = [np.arange(6).reshape(2, 3).astype(d) for d in dtypes]
+    ours = ops.cat([ms.Tensor(a) for a in arrays], 1)
+    theirs = torch.cat([torch.from_numpy(a) for a in arrays], 1)
+    assert str(ours.dtype).lower() == str(theirs.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(ours.asnumpy(), theirs.numpy())
+    first_float = next(i for i, d in enumerate(dtypes) if d.startswith("float"))
+
+    def f(x):
+        parts = [ms.Tensor(a) for a in arrays]
+        parts[first_float] = x
+        return (ops.cat(parts, 1) * ops.arange(0, 3 * len(dtypes)).astype(ours.dtype)).sum()
+
+    g = ms.grad(f)(ms.Tensor(arrays[first_float]))
+    assert g.dtype == ms.Tensor(arrays[first_float]).dtype
+    np.testing.assert_array_equal(g.asnumpy(), np.tile(np.arange(3 * first_float, 3 * first_float + 3), (2, 1)))
 
 
 def test_assign_writes_into_the_parameter_in_place():

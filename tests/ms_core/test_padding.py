@@ -110,6 +110,9 @@ def test_validation_messages():
         nn.Pad(((1, 1),), mode="EDGE")
     with pytest.raises(ValueError, match="'mode'"):
         ops.pad(ms.Tensor(_x(2, 3)), (1, 1), mode="bogus")
+    # MindSpore 2.10's message: a value is for mode 'constant' only (torch ignores value=0 there)
+    with pytest.raises(ValueError, match="the padding mode 'reflect' can not set value, but got value 0.0"):
+        ops.pad(ms.Tensor(_x(2, 3)), (1, 1), mode="reflect", value=0.0)
 
 
 def test_repr():

@@ -1,5 +1,6 @@
-"""torchvision.datasets.MNIST's data path (bench stand-in; see the package docstring)."""
+"""torchvision.datasets' MNIST / FashionMNIST / CIFAR10 data paths (bench stand-in; see the package docstring)."""
 import os
+import pickle
 
 import numpy as np
 import torch
@@ -14,7 +15,7 @@ def _idx(path):
 
 class MNIST(torch.utils.data.Dataset):
     def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
-        folder = os.path.join(os.path.expanduser(str(root)), "MNIST", "raw")
+        folder = os.path.join(os.path.expanduser(str(root)), type(self).__name__, "raw")
         prefix = "train" if train else "t10k"
         images = os.path.join(folder, f"{prefix}-images-idx3-ubyte")
         if not os.path.isfile(images):
@@ -28,6 +29,38 @@ class MNIST(torch.utils.data.Dataset):
 
     def __getitem__(self, index):
         img, target = self.data[index].numpy(), int(self.targets[index])
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
+
+class FashionMNIST(MNIST):
+    pass
+
+
+class CIFAR10(torch.utils.data.Dataset):
+    def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
+        folder = os.path.join(os.path.expanduser(str(root)), "cifar-10-batches-py")
+        names = [f"data_batch_{i}" for i in range(1, 6)] if train else ["test_batch"]
+        if not all(os.path.isfile(os.path.join(folder, n)) for n in names):
+            raise RuntimeError("Dataset not found or corrupted (the bench stand-in downloads nothing).")
+        data, targets = [], []
+        for n in names:
+            with open(os.path.join(folder, n), "rb") as f:
+                entry = pickle.load(f, encoding="latin1")
+            data.append(entry["data"])
+            targets.extend(entry["labels"] if "labels" in entry else entry["fine_labels"])
+        self.data = np.vstack(data).reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+        self.targets = targets
+        self.transform, self.target_transform = transform, target_transform
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, index):
+        img, target = self.data[index], self.targets[index]
         if self.transform is not None:
             img = self.transform(img)
         if self.target_transform is not None:

@@ -68,8 +68,15 @@ def _is_false(node) -> bool:
      "ms.communication.release()\n"),
 ])
 def tensor_dataset(edit) -> None:
-    """Replace TensorDataset(a, b) with ms.dataset.NumpySlicesDataset((a, b), column_names, shuffle=False)."""
+    """Replace TensorDataset(a, b) with ms.dataset.NumpySlicesDataset((a, b), column_names, shuffle=False);
+    TensorDataset(*tensors) with NumpySlicesDataset(tuple(t.asnumpy() for t in tensors), shuffle=False)."""
     values = [a.value for a in edit.call.args]
+    if len(edit.call.args) == 1 and edit.call.args[0].star == "*":
+        # the number of tensors is known at run time: MindSpore names the columns column_0, ...
+        edit.converter.output.used.add("ms")
+        edit.result = parse_expr(f"ms.dataset.NumpySlicesDataset(tuple(t.asnumpy() for t in {code_of(values[0])}), "
+                                 f"shuffle=False)")
+        return
     if any(a.star or a.keyword is not None for a in edit.call.args) or not values:
         edit.unsupported("TensorDataset needs the tensors as positional arguments")
         return

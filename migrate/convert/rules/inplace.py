@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
-from migrate.convert.receivers import TENSOR_VIEW_ATTRS
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -50,6 +50,35 @@ ALIASING_METHODS = frozenset({
     "cpu", "cuda", "real", "imag", "view_as_real", "view_as_complex", "unbind", "split", "chunk",
     "tensor_split", "data", "requires_grad_",
 })
+
+
+
+
+def _aliasing_targets() -> frozenset:
+    """What the tables write for the aliasing methods (``x.float()`` -> ``x.astype(...)``,
+    ``x.expand(...)`` -> ``ops.broadcast_to(x, ...)``): a converted receiver aliases as the
+    torch one did, so converting converted code decides as the first conversion did."""
+    from mappings import load_tables
+    tables = load_tables()
+    names = {"astype", "_torch_unfold_windows"}  # rules' own output: casts (float, to, type_as), unfold
+    for method in ALIASING_METHODS:
+        for entry in (tables.get("Tensor." + method), tables.get("torch." + method)):
+            if entry is not None and entry.target and "(" not in entry.target:
+                names.add(entry.target.rsplit(".", 1)[-1])
+    return frozenset(names - {"", "bool_", "float32", "float64", "float16", "int32", "int64", "int16"})
+
+
+ALIASING = ALIASING_METHODS | _aliasing_targets()
+
+
+def _aliasing_call(node) -> bool:
+    """``x.view(...)``, ``ops.broadcast_to(x, ...)``, ``_torch_unfold_windows(x, ...)``: a call
+    whose result may share memory with its receiver or first argument."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in ALIASING
 
 
 def is_pure(node) -> bool:
@@ -80,8 +109,7 @@ def receiver_kind(before, after) -> str:
         return "view"
     if isinstance(before, cst.Attribute):
         return "view"  # f(x).weight: an attribute of a call's result
-    if isinstance(before, cst.Call) and isinstance(before.func, cst.Attribute) and \
-            before.func.attr.value in ALIASING_METHODS:
+    if _aliasing_call(before):
         return "view"
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Name) and \
             before.func.value.rstrip("_") == "_torch_to":
@@ -148,6 +176,20 @@ def _view_reason(name: str, before) -> str:
             f"or indexes, MindSpore does not; update that tensor (x[i] = ...) or assign the result")
 
 
+def _out_of_place_as_written(edit, op: str):
+    """``recv.op(args)`` converted as that call written by hand would be (``ops.mul(recv, g)``
+    on a receiver known to be a tensor), so that converting the result again changes nothing;
+    None when the in-place entry's own target is that form already."""
+    converter = edit.converter
+    entry = converter.facts.tables.get("Tensor." + op)
+    if entry is None or entry.receiver == "any" or entry.rule is not None or \
+            not is_tensor(converter, edit.receiver_before):
+        return None
+    call = edit.call.with_changes(func=attribute(edit.method_receiver, op))
+    return converter.apply_entry(call, entry, "Tensor." + op, receiver=edit.method_receiver,
+                                 receiver_before=edit.receiver_before)
+
+
 @argument_rule("MS170", "inplace", examples=[
     ("def f(x):\n"
      "    x.add_(1)\n",
@@ -168,6 +210,9 @@ def inplace(edit) -> None:
         return
     if kind == "fresh":
         edit.note("in-place on a new tensor: the out-of-place result is the same")
+        plain = _out_of_place_as_written(edit, name[:-1])
+        if plain is not None:
+            edit.result = plain
         return
     root = after if kind == "pure" else written_root(after)
     copied = _copy_of(after)
@@ -212,7 +257,7 @@ def copy_into(edit) -> None:
     through and MindSpore does not."""
     before, after = edit.receiver_before, edit.method_receiver
     if receiver_kind(before, after) == "view" and not _held_by_an_object(before):
-        edit.unsupported(_view_reason("copy_", before), marker="MS905")
+        edit.unsupported(_view_reason("copy_", after), marker="MS905")  # the converted text: the same when converted again
 
 
 def _basic_index(sub: cst.Subscript) -> bool:

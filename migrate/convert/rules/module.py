@@ -18,18 +18,33 @@ from migrate.convert.rules.hub import checkpoint_path
      "ms.save_checkpoint(net, 'x.ckpt')\n"),
 ])
 def save(edit) -> None:
-    """Replace torch.save(net.state_dict(), f) with ms.save_checkpoint(net, f)."""
+    """Replace torch.save(net.state_dict(), f) with ms.save_checkpoint(net, f), and torch.save of
+    any other object (a dict of state dicts, optimizer and scheduler state, numbers) with
+    ms.hub.save(obj, f) on ms_core (a checkpoint at f, never a pickle; ms.hub.load reads it)."""
     obj = edit.bound.get("obj")
     f = edit.bound.get("f")
     converter = edit.converter
     converter.output.used.add("ms")
-    # the state_dict() call was already rewritten to parameters_dict(): save the cell itself
+    from migrate.convert.receivers import is_module  # (the rules load before the receivers)
+    # the state_dict() call was already rewritten to parameters_dict(): save the cell itself; a
+    # whole module (torch.save(model, f)) saves its parameters, which _torch_load_into loads back
     if isinstance(obj, cst.Call) and isinstance(obj.func, cst.Attribute) and \
             obj.func.attr.value == "parameters_dict" and not obj.args:
         obj = obj.func.value
-    else:
-        edit.worse("approximate", "ms.save_checkpoint saves a Cell or a list of parameters")
-    edit.result = cst.Call(converter.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
+    elif not is_module(converter, obj):
+        obj = None
+    if obj is not None:
+        edit.result = cst.Call(converter.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
+        return
+    obj = edit.bound.get("obj")
+    if converter.facts.target_name == "mindspore":
+        edit.unsupported("torch.save of an object other than a state_dict: MindSpore's save_checkpoint takes a "
+                         "Cell or a list of parameters (convert with the ms_core target, whose ms.hub.save "
+                         "writes nested checkpoints)", "MS901")
+        return
+    edit.note("the object is written as a checkpoint (its arrays as entries, the rest as one JSON entry), "
+              "never pickled; ms.hub.load gives it back")
+    edit.result = cst.Call(converter.target("ms.hub.save"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
 
 
 @argument_rule("MS126", "register_buffer", examples=[

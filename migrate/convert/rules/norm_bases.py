@@ -1,5 +1,6 @@
-"""torch's private norm base classes named in ``isinstance`` / ``issubclass``
-(``torch.nn.modules.batchnorm._BatchNorm``, ``_NormBase``, ``torch.nn.modules.instancenorm._InstanceNorm``):
+"""torch's private norm and convolution base classes named in ``isinstance`` / ``issubclass``
+(``torch.nn.modules.batchnorm._BatchNorm``, ``_NormBase``, ``torch.nn.modules.instancenorm._InstanceNorm``,
+``torch.nn.modules.conv._ConvNd``, ``_ConvTransposeNd``):
 model zoos walk a model and pick its norm layers by them (timm's convert_splitbn_model and
 convert_sync_batchnorm). MindSpore's own bases do not line up (its BatchNorm3d is no
 ``_BatchNorm``), so the check names the MindSpore classes of the base's torch subclasses.
@@ -13,8 +14,8 @@ from migrate.convert.registry import node_rule
 PRIVATE_NORM_BASE = node_rule(
     "MS420", "private_norm_base",
     "Replace torch's private norm base (torch.nn.modules.batchnorm._BatchNorm / _NormBase, "
-    "torch.nn.modules.instancenorm._InstanceNorm) named in isinstance/issubclass with the tuple of "
-    "the MindSpore classes of its torch subclasses.", examples=[
+    "torch.nn.modules.instancenorm._InstanceNorm, torch.nn.modules.conv._ConvNd / _ConvTransposeNd) named in "
+    "isinstance/issubclass with the tuple of the MindSpore classes of its torch subclasses.", examples=[
     ("y = isinstance(m, torch.nn.modules.batchnorm._BatchNorm)\n",
      "y = isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm))\n"),
 ])
@@ -22,10 +23,15 @@ PRIVATE_NORM_BASE = node_rule(
 _BATCH_NORMS = ("torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.SyncBatchNorm")
 _INSTANCE_NORMS = ("torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d", "torch.nn.InstanceNorm3d")
 # torch's private base -> its public torch subclasses (data: the classes the check stands for)
+_CONVS = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d")
+_CONV_TRANSPOSES = ("torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d")
 NORM_BASES = {
     "torch.nn.modules.batchnorm._BatchNorm": _BATCH_NORMS,
     "torch.nn.modules.batchnorm._NormBase": _BATCH_NORMS + _INSTANCE_NORMS,
     "torch.nn.modules.instancenorm._InstanceNorm": _INSTANCE_NORMS,
+    # the convolutions' (encodec asserts `isinstance(module, nn.modules.conv._ConvNd)`)
+    "torch.nn.modules.conv._ConvNd": _CONVS + _CONV_TRANSPOSES,
+    "torch.nn.modules.conv._ConvTransposeNd": _CONV_TRANSPOSES,
 }
 
 

@@ -614,3 +614,27 @@ def distribution(edit) -> None:
 def sparse_coo_dense(edit) -> None:
     """Replace torch.sparse_coo_tensor(indices, values, size) with _torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
     edit.func = cst.Name(edit.helper("_torch_sparse_coo_tensor"))
+
+
+@argument_rule("MS329", "pad_value", runtime=True, examples=[
+    ("def f(x, mode):\n    return F.pad(x, (1, 1), mode, 0.0)\n",
+     "def f(x, mode):\n    return ops.pad(x, (1, 1), mode, 0.0 if mode == 'constant' else None)\n"),
+])
+def pad_value(edit) -> None:
+    """Replace F.pad(x, p, mode, value) for a non-constant mode: torch takes value=0 (or None) there
+    and ignores it, MindSpore 2.10 refuses any value ("the padding mode 'reflect' can not set
+    value"): value=0 is dropped for a literal mode, passed as `value if mode == 'constant' else
+    None` for a mode known at run time only (encodec's and demucs' pad1d)."""
+    value, mode = edit.bound.get("value"), edit.bound.get("mode")
+    if value is None or mode is None or (isinstance(value, cst.Name) and value.value == "None"):
+        return
+    if isinstance(mode, cst.SimpleString):
+        zero = is_literal(value) and literal(value) == 0
+        if mode.evaluated_value != "constant" and zero:
+            edit.drop("value")
+            edit.note(f"value=0 dropped: torch ignores it for mode {mode.evaluated_value!r}, MindSpore refuses it")
+        return
+    if isinstance(mode, (cst.Name, cst.Attribute)):
+        constant = cst.Comparison(mode, [cst.ComparisonTarget(cst.Equal(), cst.SimpleString("'constant'"))])
+        edit.set("value", cst.IfExp(test=constant, body=value, orelse=cst.Name("None")))
+        edit.note("the value is given for mode 'constant' only: MindSpore refuses one for the other modes")

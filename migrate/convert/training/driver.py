@@ -14,17 +14,18 @@ from migrate.convert.cst import dotted, method_call, new_statement, short, singl
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
+from migrate.convert.training.lr_reads import lr_reads
 from migrate.convert.training.param_names import param_name_tests
-from migrate.convert.training.rules import AUTOGRAD_GRAD, TRAIN_MODE, TRAINING_STEP
+from migrate.convert.training.rules import AUTOGRAD_GRAD, LR_READS, TRAIN_MODE, TRAINING_STEP
 from migrate.convert.training.step import BUILTINS, StepRewrite, stop_gradients
-from migrate.convert.training.targets import constructed_names, has_steps, switched_names
+from migrate.convert.training.targets import constructed_names, has_steps, switch_statements, switched_names
 from migrate.convert.training.tree import (
     Names, Refuse, StatementTree, at, block_at, find_backward, marked_backwards, scope_names, walk_statements,
     with_comment,
 )
 
 # A quick textual filter: files without any of these never pay for this pass.
-_TRIGGERS = (".backward(", "autocast", "GradScaler", "init_process_group", "DistributedSampler",
+_TRIGGERS = (".backward(", "autocast", "param_groups", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
              "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)")
 # Module methods that compute nothing through the parameters (model.training_step(b) does)
@@ -61,6 +62,10 @@ def _run(converter, module: cst.Module, code: str) -> cst.Module:
         body = param_name_tests(tp, list(module.body))
         if body is not None:
             start = module.with_changes(body=body)
+    if "param_groups" in code and converter.allows(LR_READS.id):
+        body = lr_reads(tp, list(start.body))
+        if body is not None:
+            start = start.with_changes(body=body)
     if "autograd.grad" in code and converter.allows(AUTOGRAD_GRAD.id):
         body = tp.tree.walk_blocks(list(start.body), AutogradGrad(tp))
         if body is not None:
@@ -135,6 +140,7 @@ class TrainingPass:
         self._stdlib: set[str] | None = None
         self._constructed: set[str] | None = None
         self._switched: set[str] | None = None
+        self._training: tuple | None = None
         self.trained: dict[str, object] = {}  # networks to set to training mode -> a backward() statement
 
     # ---- bookkeeping ---------------------------------------------------------------------
@@ -190,7 +196,7 @@ class TrainingPass:
                 new = new_statement(f"{name}.set_train(True)")
                 self.tree.stands_for(new, st)
                 self.record(st, new, TRAIN_MODE.id, "exact",
-                            f"{name} is trained and never switched with train()/eval(): torch modules "
+                            f"{name} is trained and never put in training mode by the file: torch modules "
                             "start in training mode (dropout, batch statistics), Cells in inference mode")
                 out.append(new)
                 changed = True
@@ -353,6 +359,17 @@ class TrainingPass:
         if self._switched is None:
             self._switched = switched_names(self._body)
         return self._switched
+
+    def starts_in_training(self, name: str, step) -> bool:
+        """Whether the network ``name`` is in torch's default training mode at ``step`` (a backward
+        statement) as far as the file says: it never puts it in training mode itself, and no eval()
+        of it comes before ``step``."""
+        if self._training is None:
+            self._training = switch_statements(self._body)
+        to_train, to_eval = self._training
+        line = self.tree.line_of(step)
+        return name not in to_train and not any(
+            (self.tree.line_of(st) or 0) < (line or 0) for st in to_eval.get(name, ()))
 
     def constructed_names(self) -> set[str]:
         """Names the file binds to instances of classes (networks, layers, losses...)."""

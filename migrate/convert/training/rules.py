@@ -516,3 +516,11 @@ PARAM_INPLACE = statement_rule(
      "        with ms._no_grad():\n"
      "            p.set_data(p + 1.0)\n"),
 ])
+LR_READS = statement_rule(
+    "MS238", "lr_reads", "Replace a read of a parameter group's lr (opt.param_groups[0]['lr'], g['lr'] in a loop "
+                         "over param_groups) with float(...): MindSpore keeps a Parameter there.", examples=[
+    ("opt = torch.optim.SGD(params, lr=0.1)\nlr = opt.param_groups[0]['lr']\nfor g in opt.param_groups:\n"
+     "    print(g['lr'])\n",
+     "opt = ms.experimental.optim.SGD(params, lr=0.1)\nlr = float(opt.param_groups[0]['lr'])\n"
+     "for g in opt.param_groups:\n    print(float(g['lr']))\n"),
+])

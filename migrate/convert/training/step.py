@@ -507,13 +507,14 @@ class StepRewrite:
         return build
 
     def _note_trained(self, plan: StepPlan) -> None:
-        """The networks this step trains that the file builds and never switches with
-        train()/eval(): the pass sets them to training mode where they are built."""
+        """The networks this step trains that the file builds and that train in torch's default
+        mode (no train() of the file's own, no eval() before the step): the pass sets them to
+        training mode where they are built, which is torch's state at construction."""
         tp = self.tp
         through = [plan.block[i] for i in plan.through.values()]
         for c in Names.of([*through, *plan.segment, plan.loss]).calls:
             name = dotted(c.func)
-            if name in tp.constructed_names() and name not in tp.mode_switched():
+            if name in tp.constructed_names() and tp.starts_in_training(name, plan.bw_stmt):
                 tp.trained.setdefault(name, plan.bw_stmt)
 
     def _replacement(self, plan: StepPlan, gfn: str, grads: str, acc: str | None) -> list:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from migrate.convert.cst import code_of, dotted, method_call
-from migrate.convert.training.tree import Names, Refuse, at, block_at, walk_statements
+from migrate.convert.training.tree import Names, Refuse, at, block_at, blocks, walk_statements
 
 _LOOPS = (cst.For, cst.While)
 
@@ -233,3 +233,37 @@ def switched_names(body: list) -> set[str]:
                     if name is not None:
                         out.add(name)
     return out
+
+
+def switch_statements(body: list) -> tuple[set[str], dict]:
+    """(the receivers of ``.train()`` / ``.train(<not False>)`` / ``.set_train(<not False>)``
+    anywhere, {receiver: the statements outside functions that call ``.eval()`` / ``.train(False)``
+    / ``.set_train(False)`` on it}): the networks the file puts in training mode itself, and
+    where the script's own flow (not a function, whose calls may come anywhere) leaves it."""
+    to_train, to_eval = set(), {}
+    top = {id(st) for st in _outside_functions(body)}
+    for st in walk_statements(body):
+        if not isinstance(st, cst.SimpleStatementLine):
+            continue
+        for c in Names.of(st).calls:
+            if not (isinstance(c.func, cst.Attribute) and c.func.attr.value in ("train", "eval", "set_train")):
+                continue
+            name = dotted(c.func.value)
+            mode = c.args[0].value if c.args else None
+            off = c.func.attr.value == "eval" or (isinstance(mode, cst.Name) and mode.value == "False")
+            if name is None:
+                continue
+            if not off:
+                to_train.add(name)
+            elif id(st) in top:
+                to_eval.setdefault(name, []).append(st)
+    return to_train, to_eval
+
+
+def _outside_functions(body: list):
+    for st in body:
+        if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        yield st
+        for _, stmts in blocks(st):
+            yield from _outside_functions(stmts)

@@ -6,6 +6,14 @@
     data = data.map([ds.vision.ToTensor(), ds.vision.Normalize([0.1307], [0.3081], is_hwc=False)],
                     input_columns="image")
 """
-from .transforms import HWC2CHW, Normalize, ToTensor  # noqa: F401
+from .transforms import (
+    HWC2CHW,
+    Border,
+    Normalize,
+    Pad,
+    RandomCrop,
+    RandomHorizontalFlip,
+    ToTensor,
+)
 
-__all__ = ["ToTensor", "Normalize", "HWC2CHW"]
+__all__ = ["HWC2CHW", "Border", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]

@@ -5,12 +5,53 @@
 - `Normalize(mean, std, is_hwc=True)`: (image - mean) / std per channel, in float32; one mean and
   std broadcast over every channel; `is_hwc=False` for (C, H, W) images (after ToTensor).
 - `HWC2CHW()`: transpose (H, W, C) -> (C, H, W).
+- `Pad(padding, fill_value=0, padding_mode=Border.CONSTANT)`: padding an int (every side), two
+  values (left/right, top/bottom) or four (left, top, right, bottom), as torchvision's.
+- `RandomCrop(size, padding=None, pad_if_needed=False, fill_value=0, padding_mode=...)`: pad, then
+  a crop of `size` at a uniformly drawn offset; `RandomHorizontalFlip(prob=0.5)`. Their draws
+  come from the dataset seed (`ds.config.set_seed` / `ms.set_seed`).
 """
+import enum
+import numbers
+
 import numpy as np
 
 from ..._checkparam import check_dataset_type
+from ..samplers import _new_rng
 
-__all__ = ["ToTensor", "Normalize", "HWC2CHW"]
+__all__ = ["HWC2CHW", "Border", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
+
+
+class Border(str, enum.Enum):
+    """How `Pad` / `RandomCrop` fill the border (mindspore.dataset.vision.Border)."""
+
+    CONSTANT = "constant"
+    EDGE = "edge"
+    REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
+
+
+def _padding(padding, name):
+    """(left, top, right, bottom) from an int, two values or four."""
+    if isinstance(padding, numbers.Integral) and not isinstance(padding, bool):
+        values = (int(padding),) * 4
+    elif isinstance(padding, (list, tuple)) and len(padding) in (2, 4):
+        values = tuple(int(v) for v in padding)
+        values = values * 2 if len(values) == 2 else values
+    else:
+        raise TypeError(f"{name}: padding should be an int or a sequence of 2 or 4 ints, but got {padding!r}.")
+    if any(v < 0 for v in values):
+        raise ValueError(f"{name}: padding should be non-negative, but got {padding!r}.")
+    return values
+
+
+def _pad(img, box, fill_value, padding_mode):
+    left, top, right, bottom = box
+    width = ((top, bottom), (left, right)) + ((0, 0),) * (img.ndim - 2)
+    mode = Border(padding_mode).value
+    if mode == "constant":
+        return np.pad(img, width, mode="constant", constant_values=fill_value)
+    return np.pad(img, width, mode=mode)
 
 
 def _image(img, name, ranks=(2, 3)):
@@ -101,3 +142,98 @@ class HWC2CHW:
     def __call__(self, img):
         img = _image(img, "HWC2CHW")
         return img[None] if img.ndim == 2 else img.transpose(2, 0, 1)
+
+
+class Pad:
+    """Pad an (H, W[, C]) image.
+
+    Args:
+        padding (int or sequence): every side; (left/right, top/bottom); or (left, top, right, bottom).
+        fill_value (int): the value of a constant border. Default 0.
+        padding_mode (Border): CONSTANT (default), EDGE, REFLECT or SYMMETRIC.
+
+    Raises:
+        TypeError / ValueError: a padding that is not 1, 2 or 4 non-negative ints.
+
+    Example:
+        >>> Pad((1, 2))(np.zeros((5, 6, 3), np.uint8)).shape
+        (9, 8, 3)
+    """
+
+    def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
+        self.box = _padding(padding, "Pad")
+        self.fill_value, self.padding_mode = fill_value, Border(padding_mode)
+
+    def __call__(self, img):
+        return _pad(_image(img, "Pad"), self.box, self.fill_value, self.padding_mode)
+
+
+def _rng():
+    return _new_rng()
+
+
+class RandomCrop:
+    """Crop an (H, W[, C]) image at a random place, after padding it.
+
+    Args:
+        size (int or sequence): the crop's (height, width); an int for a square.
+        padding (int or sequence): as `Pad`; None for none.
+        pad_if_needed (bool): pad a smaller image up to `size` (both sides by the difference).
+        fill_value (int), padding_mode (Border): as `Pad`.
+
+    Raises:
+        RuntimeError: the (padded) image is smaller than `size`.
+    """
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill_value=0, padding_mode=Border.CONSTANT):
+        self.size = (int(size), int(size)) if isinstance(size, numbers.Integral) else tuple(int(v) for v in size)
+        self.box = None if padding is None else _padding(padding, "RandomCrop")
+        check_dataset_type("pad_if_needed", pad_if_needed, (bool,))
+        self.pad_if_needed, self.fill_value, self.padding_mode = pad_if_needed, fill_value, Border(padding_mode)
+        self._generator = None
+
+    def offset(self, h, w):
+        """The crop's top-left corner in an (h, w) image (uniform)."""
+        if self._generator is None:
+            self._generator = _rng()
+        th, tw = self.size
+        return int(self._generator.integers(0, h - th + 1)), int(self._generator.integers(0, w - tw + 1))
+
+    def __call__(self, img):
+        img = _image(img, "RandomCrop")
+        if self.box is not None:
+            img = _pad(img, self.box, self.fill_value, self.padding_mode)
+        th, tw = self.size
+        if self.pad_if_needed and (img.shape[0] < th or img.shape[1] < tw):
+            dh, dw = max(th - img.shape[0], 0), max(tw - img.shape[1], 0)
+            img = _pad(img, (dw, dh, dw, dh), self.fill_value, self.padding_mode)
+        if img.shape[0] < th or img.shape[1] < tw:
+            raise RuntimeError(f"RandomCrop: crop size {list(self.size)} is larger than the image "
+                               f"{list(img.shape[:2])}; set padding or pad_if_needed.")
+        i, j = self.offset(img.shape[0], img.shape[1])
+        return img[i:i + th, j:j + tw]
+
+
+class RandomHorizontalFlip:
+    """Flip an (H, W[, C]) image left-right with probability `prob`.
+
+    Raises:
+        ValueError: prob outside [0, 1].
+    """
+
+    def __init__(self, prob=0.5):
+        check_dataset_type("prob", prob, (int, float))
+        if not 0 <= prob <= 1:
+            raise ValueError(f"Input prob is not within the required interval of [0.0, 1.0], but got {prob}.")
+        self.prob = float(prob)
+        self._generator = None
+
+    def flips(self):
+        """Whether this call flips."""
+        if self._generator is None:
+            self._generator = _rng()
+        return bool(self._generator.random() < self.prob)
+
+    def __call__(self, img):
+        img = _image(img, "RandomHorizontalFlip")
+        return np.ascontiguousarray(img[:, ::-1]) if self.flips() else img

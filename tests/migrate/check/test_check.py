@@ -6,7 +6,7 @@ import pytest
 
 from migrate import convert_source
 from migrate.check import CheckError, check
-from migrate.check.harness import make_inputs, prepare
+from migrate.check.harness import UsageError, make_inputs, prepare
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "check"
 MODELS = FIXTURES / "models.py"
@@ -285,7 +285,8 @@ def test_fault_in_a_composite_layer_is_charged_to_it_not_its_children(tmp_path, 
 
 
 def test_fault_unmapped_parameter_fails_the_transfer(tmp_path):
-    path = planted(tmp_path, ("        self.fc3 = nn.Dense(hidden, d_out,", "        self.out = nn.Dense(hidden, d_out,"),
+    path = planted(tmp_path,
+                   ("        self.fc3 = nn.Dense(hidden, d_out,", "        self.out = nn.Dense(hidden, d_out,"),
                    ("        return self.fc3(x)\n\n\nclass SmallCNN", "        return self.out(x)\n\n\nclass SmallCNN"))
     t, m = models("MLP()", path)
     r = check(t, m, inputs_for("MLP()"), mode="eval")
@@ -476,10 +477,17 @@ def test_a_word_language_model_without_dropout_between_layers_fails(tmp_path):
     assert r.culprit.kind == "train" and r.culprit.layer == "rnn"
 
 
-def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit():
+def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit(tmp_path):
     path = FIXTURES / "dynamic_layer.py"
-    assert "# migrate: MS9" in convert_source(path.read_text()).code
-    t, m, _, _ = prepare(str(path), "DynamicRNN('GRU')", convert=convert_source)
+    code = convert_source(path.read_text()).code
+    assert "# migrate: MS9" in code
+    # converted code never imports torch: building the model fails with the marker's reason
+    with pytest.raises(UsageError, match=r"torch\.nn\.GRU\(\): MS901 torch\.nn has no mapping"):
+        prepare(str(path), "DynamicRNN('GRU')", convert=convert_source)
+    # a conversion finished by hand that still holds a torch module: the check names it
+    by_hand = tmp_path / "dynamic_layer_ms.py"
+    by_hand.write_text(code.replace("if TYPE_CHECKING:", "if True:"))
+    t, m, _, _ = prepare(str(path), "DynamicRNN('GRU')", str(by_hand))
     r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
     assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "rnn"
     assert "holds a torch module at 'rnn' (torch.nn.GRU)" in r.culprit.message

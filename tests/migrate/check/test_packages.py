@@ -14,7 +14,7 @@ import ms_core
 from cli import main
 from migrate import convert_source
 from migrate.check.harness import UsageError, prepare
-from migrate.check.loader import locate, source_files, split_model_spec
+from migrate.check.loader import from_module, locate, source_files, split_model_spec
 
 PACKAGES = Path(__file__).parents[2] / "fixtures" / "check_packages"
 TINY = PACKAGES / "cnnzoo" / "nets" / "tiny.py"
@@ -148,3 +148,28 @@ def test_a_package_is_converted_with_its_star_import_table(capsys):
     assert main(["check", str(model), "--model", "Net()", "--input-shape", "2,3,8,8",
                  "--no-cache", "-q"]) == 0
     assert "PASS" in capsys.readouterr().out
+
+
+def test_a_model_in_a_namespace_package_checks_by_its_dotted_name(tmp_path):
+    """`nsmodels` and `nsmodels/blocks` have no __init__.py (PEP 420): Python imports
+    `nsmodels.net` from the root, and so does the check."""
+    src = from_module("nsmodels.net", str(PACKAGES))
+    assert (src.module, src.package) == ("nsmodels.net", "nsmodels")
+    assert sorted(f for f in source_files(src) if f.endswith(".py")) == [
+        "nsmodels/blocks/conv.py", "nsmodels/net.py"]
+    assert main(["check", "--model", "nsmodels.net:Net()", "--root", str(PACKAGES),
+                 "--input-shape", "2,3,8,8", "--cache", str(tmp_path / "c"), "-q"]) == 0
+
+
+def test_a_torch_package_the_model_imports_is_converted_with_it(tmp_path):
+    """usespkg imports smoothlib, a torch package beside it under the root: both are converted
+    and import each other converted (the converted side never reaches torch's smoothlib);
+    packages under the root that it does not import (cnnzoo) are not converted."""
+    src = from_module("usespkg.net", str(PACKAGES))
+    files = [f for f in source_files(src) if f.endswith(".py")]
+    assert files == ["smoothlib/__init__.py", "smoothlib/filters.py", "usespkg/__init__.py", "usespkg/net.py"]
+    t, m, notes, _ = prepare(None, "usespkg.net:Net()", convert=CountingConverter(), cache=str(tmp_path),
+                             root=str(PACKAGES))
+    assert notes == [] and isinstance(m.smooth, ms_core.nn.Cell) and isinstance(t.smooth, torch.nn.Module)
+    assert main(["check", "--model", "usespkg.net:Net()", "--root", str(PACKAGES), "--input-shape", "2,2,16",
+                 "--cache", str(tmp_path / "c"), "-q"]) == 0

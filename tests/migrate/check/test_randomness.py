@@ -116,3 +116,22 @@ def test_fused_attention_as_its_math_equals_torchs_kernel_without_dropout():
     torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(causal, TF.scaled_dot_product_attention(q, k, v, is_causal=True),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_a_torch_mask_fits_the_shape_the_ms_layer_asks_for():
+    from migrate.check.run import fit_mask
+    rng = np.random.default_rng(0)
+    mask = rng.random((4, 6)) > 0.5
+    notes = []
+    # channel dropout of a 4-D input: a channel is kept when all its elements were
+    four = rng.random((2, 3, 2, 2)) > 0.2
+    np.testing.assert_array_equal(fit_mask(four, (2, 3, 1, 1), "d", 0, notes), four.all(axis=(2, 3), keepdims=True))
+    # Dropout2d given a 2-D input: each element its own channel, in the same order
+    np.testing.assert_array_equal(fit_mask(mask, (1, 24, 1, 1), "d", 0, notes).reshape(4, 6), mask)
+    # attention weights (N, H, L, S) asked as (N*H, L, S)
+    att = rng.random((2, 3, 4, 5)) > 0.5
+    np.testing.assert_array_equal(fit_mask(att, (6, 4, 5), "a", 0, notes), att.reshape(6, 4, 5))
+    assert notes == []
+    # the same number of elements in another arrangement is not guessed: nothing dropped, noted
+    assert fit_mask(mask, (6, 4), "d", 1, notes).all()
+    assert notes == ["d#1: torch mask [4, 6] does not fit [6, 4]"]

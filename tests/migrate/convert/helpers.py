@@ -5,6 +5,7 @@ from pathlib import Path
 import libcst as cst
 
 from migrate import convert_source
+from migrate.convert.cst import code_of
 from migrate.convert.guards import is_guard, is_stub_class
 
 TESTS = Path(__file__).resolve().parents[2]  # tests/
@@ -52,10 +53,12 @@ def check(before: str, expected: str, target: str = "ms_core"):
 
 
 def without_guards(code: str) -> str:
-    """``code`` without the guards of torch imports that stay and their stand-in class
-    (:mod:`migrate.convert.guards`), which tests of other rules do not look at."""
+    """``code`` without the guards of torch imports that stay, their stand-in class and the
+    TYPE_CHECKING import they use (:mod:`migrate.convert.guards`), which tests of other rules do
+    not look at."""
     module = cst.parse_module(code)
-    body = [st for st in module.body if not (is_guard(st) or is_stub_class(st))]
+    body = [st for st in module.body if not (is_guard(st) or is_stub_class(st)
+                                             or code_of(st).strip() == "from typing import TYPE_CHECKING")]
     if len(body) == len(module.body):
         return code
     return module.with_changes(body=body).code

@@ -86,7 +86,8 @@ def test_summary_first_then_one_line_per_rule_with_count_and_first_location(tree
     expected = sorted(groups.items(), key=lambda kv: (-kv[1][0], kv[0]))
     assert [ln.split()[:4] for ln in printed] == [[str(n), rule, label, where]
                                                   for (rule, label), (n, where) in expected]
-    assert lines[8 + len(groups):] == [f"-v lists each of the {len(rows)} changes; {tmp_path / 'r.json'} has every change"]
+    assert lines[8 + len(groups):] == [f"-v lists each of the {len(rows)} changes; {tmp_path / 'r.json'} has every "
+                                       f"change"]
     assert len(lines) == 5 + 3 + len(groups) + 1
 
 

@@ -50,7 +50,9 @@ def copy_weights(tmodel, cell):
         base = ms_path(tmodel, base)
         key = f"{base}.{leaf}" if base else leaf
         prefix = base + "." if base else ""
-        for cand in (key, prefix + _LEAF.get(leaf, leaf), prefix + _NORM_LEAF.get(leaf, leaf)):
+        # (an Embedding's weight is its embedding_table)
+        for cand in (key, prefix + _LEAF.get(leaf, leaf), prefix + _NORM_LEAF.get(leaf, leaf),
+                     prefix + ("embedding_table" if leaf == "weight" else leaf)):
             if cand in params and cand not in used and _same_up_to_ones(params[cand].shape, value.shape):
                 # Conv1d keeps its weight as (out, in, 1, k) in MindSpore: same values, one more axis
                 params[cand].set_data(ms.Tensor(value.detach().numpy().reshape(tuple(params[cand].shape))))

@@ -34,7 +34,8 @@ def test_conv_padding_forms():
     assert torch_conv_padding((1, 2), 2) == ("pad", (1, 1, 2, 2))
     assert torch_conv_padding((1, 2), 2, per_side=False) == ("pad", (1, 2))
     assert torch_conv_padding(0, 2, transpose=True) == ("pad", 0)
-    with pytest.raises(ValueError, match="padding must be 'same', 'valid', an int or a tuple of 2 ints, but got 'full'"):
+    with pytest.raises(ValueError,
+                       match="padding must be 'same', 'valid', an int or a tuple of 2 ints, but got 'full'"):
         torch_conv_padding("full", 2)
     with pytest.raises(ValueError, match="but got \\(1, 2, 3\\)"):
         torch_conv_padding((1, 2, 3), 2)
@@ -164,3 +165,14 @@ def test_layer_attributes_read_as_torch():
         (t_emb.num_embeddings, t_emb.embedding_dim)
     own = type("Own", (), {"in_features": 11})()
     assert TorchLayerAttrs(own).in_features == 11
+
+
+def test_layer_attrs_give_a_1d_convolutions_geometry_as_torch():
+    import torch
+    from migrate.runtime.backend import nn
+    conv, ref = nn.Conv1d(2, 2, 3, 2, pad_mode="valid", dilation=2), torch.nn.Conv1d(2, 2, 3, 2, dilation=2)
+    assert conv.kernel_size == (1, 3)  # MindSpore's form
+    got = TorchLayerAttrs(conv)
+    assert (got.kernel_size, got.stride, got.dilation) == (ref.kernel_size, ref.stride, ref.dilation)
+    conv2 = nn.Conv2d(2, 2, (3, 5), pad_mode="valid")
+    assert TorchLayerAttrs(conv2).kernel_size == torch.nn.Conv2d(2, 2, (3, 5)).kernel_size

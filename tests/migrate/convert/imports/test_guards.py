@@ -48,15 +48,24 @@ SRC = """\
 def test_a_kept_import_is_guarded_and_fails_only_where_reached():
     out = convert(SRC)
     assert textwrap.dedent(f"""\
-        try:
+        if TYPE_CHECKING:  {GUARD_NOTE}
             import torch
-        except ImportError:  {GUARD_NOTE}
+        else:
             torch = {STUB}('torch', {{'fft': 'MS901 torch.fft.hfft has no mapping'}})
         """) in out
+    assert "from typing import TYPE_CHECKING\n" in out
     assert f"class {STUB}:" in out
     ns = run_without_torch(out)
     assert type(ns["net"]()).__name__ == "Net"  # builds: the marked branch is not reached
-    with pytest.raises(ImportError, match=r"torch\.fft\.hfft\(\): MS901 torch\.fft\.hfft has no mapping \(torch is not installed\)"):
+    with pytest.raises(ImportError,
+                       match=r"torch\.fft\.hfft\(\): MS901 torch\.fft\.hfft has no mapping \(converted code "
+                                          r"does not use torch\)"):
+        ns["net"](pretrained=True)
+    # where torch is installed too: converted code never imports it
+    ns = {}
+    exec(compile(out, "<converted>", "exec"), ns)
+    assert "torch" not in {type(v).__module__.split(".")[0] for v in ns.values()}
+    with pytest.raises(ImportError, match="MS901 torch.fft.hfft has no mapping"):
         ns["net"](pretrained=True)
 
 
@@ -66,7 +75,8 @@ def test_the_stand_in_behaves_like_a_missing_attribute_for_introspection():
     assert not hasattr(stub, "__wrapped__")  # dunders: AttributeError, so hasattr() works
     held = stub.nn.AlphaDropout  # naming it is not using it: a registry may hold it at import
     for use in (lambda: held(0.5), lambda: bool(held), lambda: list(held), lambda: held[0], lambda: held == 1):
-        with pytest.raises(ImportError, match=r"torch\.nn\.AlphaDropout(\(\)|\[\])?: left as torch .*torch is not installed"):
+        with pytest.raises(ImportError,
+                           match=r"torch\.nn\.AlphaDropout(\(\)|\[\])?: left as torch .*does not use torch"):
             use()
     assert {held: 1}[held] == 1  # hashable, by identity
     with pytest.raises(ImportError):
@@ -99,9 +109,12 @@ def test_try_import_fallbacks_still_used_are_guarded_inside():
         def load(url):
             return download_url_to_file(url, "w.pth")
         """)
-    # the try body is already protected by the user's handler; the fallback import is not
-    assert "try:\n    from torch.hub import download_url_to_file\nexcept ImportError:\n    try:\n" \
-           "        from torch.utils.model_zoo import _download_url_to_file as download_url_to_file\n" in out
+    # the try body raises the ImportError its handler expects (converted code never imports torch);
+    # the fallback import in the handler is guarded there
+    assert "try:\n    if TYPE_CHECKING:\n        from torch.hub import download_url_to_file\n    else:\n" \
+           "        raise ImportError(\"torch.hub.download_url_to_file: " in out
+    assert "except ImportError:\n    if TYPE_CHECKING:" in out \
+           and "        from torch.utils.model_zoo import _download_url_to_file as download_url_to_file\n" in out
     ns = run_without_torch(out)
     with pytest.raises(ImportError, match="torch.utils.model_zoo._download_url_to_file\\(\\): MS901"):
         ns["load"]("http://example.invalid/w.pth")
@@ -139,7 +152,7 @@ def test_imports_inside_a_function_are_guarded_there():
                 return torch.fft.hfft(x)
             return np.abs(x)
         """)
-    assert "def spectrum(x):\n    try:\n        import torch\n    except ImportError:" in out
+    assert "def spectrum(x):\n    if TYPE_CHECKING:" in out and "\n        import torch\n    else:\n" in out
     ns = run_without_torch(out)
     with torch_blocked():
         assert ns["spectrum"](-3) == 3
@@ -154,13 +167,14 @@ def test_consecutive_kept_imports_share_one_guard_and_comments_stay():
         import torchvision
         y = torch.fft.hfft(torchvision.io.read_image(p))
         """)
-    assert out.count("try:") == 1
+    assert out.count("if TYPE_CHECKING:") == 1
     assert "# framework\n" in out and "import torch  # core\n" in out
 
 
 def test_star_import_is_resolved_or_marked_issue13_item8():
     # torch's own modules: the names are known (tests/migrate/convert/imports/test_star_imports.py)
-    assert convert("from torch import *\nx = zeros(3)\n") == "import ms_core as ms\nfrom ms_core import ops\nx = ops.zeros((3,))\n"
+    assert convert("from torch import *\nx = zeros(3)\n") == ("import ms_core as ms\nfrom ms_core import ops\n"
+                                                              "x = ops.zeros((3,))\n")
     # a module whose names are not known: kept, with a marker
     out = convert("from torch.ao.quantization import *\nq = QConfig()\n")
     assert out.startswith("# migrate: MS901 star import from torch.ao.quantization")
@@ -174,19 +188,26 @@ def test_comment_above_a_second_removed_import_is_kept_issue13_item6():
 def test_import_line_mixing_torch_and_other_modules():
     out = convert("import os, torch  # deps\ny = torch.fft.hfft(os.sep)\n")
     assert "import os  # deps\n" in out
-    assert "try:\n    import torch\nexcept ImportError:" in out
+    assert "if TYPE_CHECKING:" in out and "\n    import torch\nelse:\n" in out
 
 
-def test_user_guard_is_left_to_the_user():
+def test_a_user_guard_runs_its_handler_as_where_torch_is_absent():
     out = convert("""\
         try:
             import torch
+            HAS_TORCH = True
         except ImportError:
             torch = None
+            HAS_TORCH = False
         y = torch.fft.hfft(x) if torch else x
         """)
-    assert "try:\n    import torch\nexcept ImportError:\n    torch = None\n" in out
+    assert "try:\n    if TYPE_CHECKING:\n        import torch\n    else:\n        raise ImportError('torch: " in out
+    assert ("(converted code does not import torch)')\n    HAS_TORCH = True\n"
+            "except ImportError:\n    torch = None\n") in out
     assert STUB not in out
+    ns = {"x": 3}
+    exec(compile(out, "<converted>", "exec"), ns)   # torch is installed here: it is not imported
+    assert ns["torch"] is None and ns["HAS_TORCH"] is False and ns["y"] == 3
 
 
 def test_guards_target_mindspore():
@@ -200,7 +221,7 @@ def test_comment_above_a_guarded_import_stays_with_its_guard_on_the_next_convers
     # found by the property tests once comments among imports were generated (issue 13 item 6)
     src = "import torch.nn as nn\n# c2 note\nfrom torch.jit import _overload\ny_1 = _overload()\n"
     once = convert_source(src).code
-    assert "# c2 note\ntry:\n    from torch.jit import _overload\n" in once
+    assert "# c2 note\nif TYPE_CHECKING:" in once and "\n    from torch.jit import _overload\n" in once
     assert convert_source(once).code == once
 
 
@@ -214,7 +235,7 @@ def test_a_comment_above_a_guarded_import_stays_there_on_the_next_conversion():
         y = FloatTensor()
         Fold(*args)
         """)
-    assert "# padding layers\ntry:\n    from torch.nn import Fold" in code, code
+    assert "# padding layers\nif TYPE_CHECKING:" in code and "\n    from torch.nn import Fold" in code, code
 
 
 def test_stand_in_class_and_generated_block_keep_their_order_when_converted_again():

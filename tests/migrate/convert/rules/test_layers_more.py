@@ -216,7 +216,9 @@ def test_mindspore_notes_only_with_target_mindspore(src, what):
     """What MindSpore 2.10 itself cannot run on the CPU, or computes wrongly there (each checked
     on 2.10; ms_core computes torch's values), is said in the report with --target mindspore;
     an ms_core conversion carries no such note."""
-    notes = lambda target: " ".join(c.note for c in convert_source(HEADER + src, target).changes)
+    def notes(target):
+        return " ".join(c.note for c in convert_source(HEADER + src, target).changes)
+
     assert what in notes("mindspore")
     assert "MindSpore 2.10" not in notes("ms_core")
 

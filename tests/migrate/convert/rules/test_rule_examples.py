@@ -31,7 +31,8 @@ def test_rule_example(rule, example):
     assert after == example.after, after
     ids = {c.rule for c in res.changes if c.label != "unsupported"}
     assert rule.id in ids, (ids, res.code)
-    assert "# migrate:" not in res.code, res.code
+    # MS256 exists for a torch import kept because a line that uses it is marked
+    assert "# migrate:" not in res.code or rule.id == "MS256", res.code
     used = _runtime_names(res.code) & set(re.findall(r"[A-Za-z_]\w*", after))
     declared = {name for r in RULES.values() if r.id in ids for name in r.needs}
     assert used <= declared, f"run-time names used but not in the needs of the rules applied: {used - declared}"

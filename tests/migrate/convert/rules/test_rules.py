@@ -31,7 +31,8 @@ PAIRS = [
     ("nn.Conv2d(4, 8, 3, 1, 1, 1, 1, False)",
      f"nn.Conv2d(4, 8, 3, 1, pad_mode='pad', padding=1, dilation=1, group=1, has_bias=False, {HEU})"),
     ("nn.Conv1d(4, 8, 3, padding=1)",
-     f"nn.Conv1d(4, 8, 3, pad_mode='pad', padding=1, has_bias=True, {HEU}, bias_init=Uniform(scale=1 / math.sqrt(12)))"),
+     f"nn.Conv1d(4, 8, 3, pad_mode='pad', padding=1, has_bias=True, {HEU}, "
+     "bias_init=Uniform(scale=1 / math.sqrt(12)))"),
     ("nn.ConvTranspose2d(8, 4, 2, stride=2)",
      f"nn.Conv2dTranspose(8, 4, 2, stride=2, pad_mode='pad', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(16)))"),
@@ -144,7 +145,8 @@ PAIRS = [
      "self.fc.weight.shape, self.fc.weight.dtype))"),
     ("nn.init.zeros_(b)", "b.assign_value(initializer(Zero(), b.shape, b.dtype).init_data())"),
     ("nn.init.constant_(b, 0.5)", "b.assign_value(initializer(Constant(0.5), b.shape, b.dtype).init_data())"),
-    ("nn.init.normal_(w, 0, 0.01)", "w.assign_value(initializer(Normal(mean=0, sigma=0.01), w.shape, w.dtype).init_data())"),
+    ("nn.init.normal_(w, 0, 0.01)",
+     "w.assign_value(initializer(Normal(mean=0, sigma=0.01), w.shape, w.dtype).init_data())"),
 ]
 
 
@@ -170,13 +172,17 @@ def test_no_op_without_torch(before):
 @pytest.mark.parametrize("header,expr,expected", [
     ("from torch import nn\n", "nn.Dropout(0.1)", "nn.Dropout(keep_prob=0.9)"),
     ("import torch.nn as tnn\n", "tnn.Linear(2, 3, bias=False)", f"nn.Dense(2, 3, has_bias=False, {HEU})"),
-    ("from torch.nn import Conv2d as C\n", "C(1, 2, 3, bias=False)", f"nn.Conv2d(1, 2, 3, pad_mode='valid', has_bias=False, {HEU})"),
+    ("from torch.nn import Conv2d as C\n", "C(1, 2, 3, bias=False)",
+     f"nn.Conv2d(1, 2, 3, pad_mode='valid', has_bias=False, {HEU})"),
     ("from torch.nn import functional as fn\n", "fn.softmax(x, 1)", "ops.softmax(x, 1)"),
-    ("import torch.nn.functional as Fn\n", "Fn.dropout(x, p=0.5, training=False)", "ops.dropout(x, p=0.5, training=False)"),
+    ("import torch.nn.functional as Fn\n", "Fn.dropout(x, p=0.5, training=False)",
+     "ops.dropout(x, p=0.5, training=False)"),
     ("import torch as th\n", "th.nn.functional.relu(th.cat([a, b], 0))", "ops.relu(ops.cat([a, b], 0))"),
-    ("from torch.nn import init\n", "init.ones_(w)", "w.assign_value(initializer(One(), w.shape, w.dtype).init_data())"),
+    ("from torch.nn import init\n", "init.ones_(w)",
+     "w.assign_value(initializer(One(), w.shape, w.dtype).init_data())"),
     ("from torch.nn.init import kaiming_uniform_\n", "kaiming_uniform_(w, a=1)",
-     "w.assign_value(initializer(HeUniform(negative_slope=1, mode='fan_in', nonlinearity='leaky_relu'), w.shape, w.dtype).init_data())"),
+     "w.assign_value(initializer(HeUniform(negative_slope=1, mode='fan_in', nonlinearity='leaky_relu'), w.shape, "
+     "w.dtype).init_data())"),
     ("from torch import cat, flatten\n", "flatten(cat(xs, 1), 1)", "ops.flatten(ops.cat(xs, 1), start_dim=1)"),
     ("from torch.nn import BatchNorm2d\n", "BatchNorm2d(4, 1e-3, 0.01)", "nn.BatchNorm2d(4, 1e-3, momentum=0.99)"),
 ])
@@ -228,7 +234,8 @@ def test_every_table_entry_converts_a_plain_call():
             continue
         required = [p.name for p in entry.params or () if p.default is None and not p.star]
         call = f"{name}({', '.join(required)})" if entry.params is not None or entry.rule else name
-        src = f"import torch\nimport torch.nn\nimport torch.nn.init\nimport torch.nn.functional\nimport torch.cuda\ny = {call}\n"
+        src = ("import torch\nimport torch.nn\nimport torch.nn.init\nimport torch.nn.functional\nimport torch.cuda\n"
+               f"y = {call}\n")
         res = convert_source(src)
         assert res.error is None, name
         compile(res.code, name, "exec")

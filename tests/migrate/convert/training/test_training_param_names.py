@@ -15,8 +15,9 @@ def rules_of(res):
 def test_name_table_agrees_with_the_weight_map():
     # a rename into a sub-cell ('bn2d.gamma' of a layer built around a BatchNorm2d) ends with a
     # leaf name the table already has: endswith() tests cover it, equality tests do not (known gap)
+    # (a child layer renamed, a Transformer layer's linear1 -> dense1, is a path part, not a leaf)
     pairs = {(t, m.rsplit(".", 1)[-1]) for cls, renames in _RENAMES.items() if cls != "PReLU"
-             for t, m in renames.items() if m}
+             for t, m in renames.items() if m and not t.startswith("linear")}
     assert pairs == {(t, m) for t, ms in MS_NAMES.items() for m in ms}
 
 

@@ -68,7 +68,7 @@ def test_hand_written_updates_under_no_grad_with_gradient_clearing():
             # plain SGD
             for w, w_grad in zip(net.trainable_params(), grads):
                 w.set_data(w - (0.1 * w_grad))
-        """)
+        """)  # noqa: E501
 
 
 def test_update_loops_over_two_networks_are_marked():
@@ -433,3 +433,45 @@ def test_smoke_test_over_model_factories_runs_and_matches_torch(tmp_path):
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     for got, want in zip(cmod.smoke(ms.Tensor(x)), tmod.smoke(torch.tensor(x))):
         np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+# ---- MS229: networks the file switches to eval() only after training -----------------------
+def test_a_network_put_in_eval_mode_only_after_training_trains_in_training_mode():
+    got, res = body("""\
+        model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x in batches:
+            loss = model(x).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        model.eval()
+        """)
+    lines = got.splitlines()
+    assert lines[1] == "model.set_train(True)" and "model.set_train(False)" in lines, got
+    assert "MS229" in rules_of(res)
+    got, _ = body("""\
+        model = nn.Linear(3, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.train()
+        for x in batches:
+            loss = model(x).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        model.eval()
+        """)
+    assert got.count("set_train(True)") == 1   # the file's own train() only
+    got, _ = body("""\
+        def evaluate(model):
+            model.eval()
+        model = nn.Linear(3, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x in batches:
+            loss = model(x).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        evaluate(model)
+        """)
+    assert "model.set_train(True)" in got   # a function's eval() may run anywhere: not before the step

@@ -211,3 +211,40 @@ def test_save_image_refuses_formats_it_cannot_write(tmp_path):
     exec(compile(convert_source(SRC_SAVE).code, "<converted>", "exec"), ns)
     with pytest.raises(ValueError, match="only PNG files can be written without PIL"):
         ns["write"](np.zeros((1, 3, 2, 2), np.float32), str(tmp_path / "x.jpg"))
+
+
+SRC_AUGMENT = '''import torch
+import torchvision
+import torchvision.transforms as transforms
+
+
+def loader(root):
+    transform = transforms.Compose([transforms.Pad(2, fill=9), transforms.RandomHorizontalFlip(),
+                                    transforms.RandomCrop(32, padding=4), transforms.ToTensor()])
+    data = torchvision.datasets.CIFAR10(root, train=True, transform=transform)
+    return torch.utils.data.DataLoader(data, batch_size=5)
+'''
+
+
+def test_cifar_augmentations_give_windows_of_torchvisions_padded_images(tmp_path):
+    """Pad(2, fill=9), RandomHorizontalFlip, RandomCrop(32, padding=4) on the (H, W, C) image, as
+    torchvision (its formula in NumPy): every image is a 32 x 32 window of the image padded by 2
+    (value 9) then by 4 (zeros), mirrored or not; the draws are MindSpore's, so the test holds
+    the property for every image and sees both flips and several offsets."""
+    res = convert_source(SRC_AUGMENT)
+    assert "# migrate" not in res.code, res.code
+    ns = {}
+    exec(compile(res.code, "<converted>", "exec"), ns)
+    data, _ = write_cifar10(tmp_path, per_batch=8)["train"]
+    images = data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)       # (H, W, C), as torchvision reads them
+    got = np.concatenate([b[0] for b in _batches(ns["loader"](str(tmp_path)))])
+    flips, offsets = set(), set()
+    for img, out in zip(images, got):
+        padded = np.pad(np.pad(img, ((2, 2), (2, 2), (0, 0)), constant_values=9), ((4, 4), (4, 4), (0, 0)))
+        found = [(flip, i, j) for flip in (False, True) for i in range(13) for j in range(13)
+                 if np.array_equal((padded[:, ::-1] if flip else padded)[i:i + 32, j:j + 32].transpose(2, 0, 1)
+                                   / np.float32(255), out)]
+        assert found, "an image that is no window of the padded image"
+        flips.update(f for f, _, _ in found)
+        offsets.update((i, j) for _, i, j in found)
+    assert flips == {False, True} and len(offsets) > 5

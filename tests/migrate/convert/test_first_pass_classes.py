@@ -1,0 +1,88 @@
+"""Before/after pairs of the classes the first pass over packages nobody here had converted found
+(bench/README.md "First pass"); tests/fixtures/imports/packages/firstpasspkg runs them all against
+torch. Each pair has a case the rule must leave alone."""
+import numpy as np
+import pytest
+
+from migrate import convert_source
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def body(code: str) -> str:
+    """The converted code after the generated block (the lines that follow the last import)."""
+    out = convert_source(HEAD + code).code
+    return out[out.index(code.splitlines()[0].split("(")[0].split(" =")[0]):]
+
+
+def test_a_layer_list_of_one_class_types_its_items():
+    code = ("class P(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+            "        self.pe = nn.ModuleList([nn.Embedding(1, d) for _ in range(2)])\n"
+            "        self.mixed = nn.ModuleList([nn.Embedding(1, d), nn.Linear(d, d)])\n"
+            "    def forward(self, x):\n        return x + self.pe[0].weight + self.mixed[1].weight\n")
+    assert "return x + self.pe[0].embedding_table + self.mixed[1].weight" in body(code)
+
+
+def test_a_module_built_in_place_and_moved_to_a_tensor_casts_its_parameters():
+    code = ("class R(nn.Module):\n    def forward(self, x):\n        return x\n"
+            "def f(x: torch.Tensor):\n    return R().to(x)(x), torch.ones(2).to(x)\n")
+    out = body(code)
+    assert "return _torch_to(R(), x)(x), ops.ones((2,)).astype(x.dtype)" in out
+
+
+def test_a_devices_type_is_cpu():
+    out = body("def f(x: torch.Tensor, y):\n    return x.device.type == 'mps', y.device.type, y.type\n")
+    assert "return \"cpu\" == 'mps', \"cpu\", y.type" in out
+
+
+def test_private_convolution_bases_in_isinstance():
+    out = body("def f(m):\n    return isinstance(m, nn.modules.conv._ConvNd), "
+               "issubclass(m, nn.modules.conv._ConvTransposeNd)\n")
+    assert ("isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Conv1dTranspose, nn.Conv2dTranspose, "
+            "nn.Conv3dTranspose))") in out
+    assert "issubclass(m, (nn.Conv1dTranspose, nn.Conv2dTranspose, nn.Conv3dTranspose))" in out
+    conv = ms.nn.Conv1d(2, 2, 3)
+    assert isinstance(conv, (ms.nn.Conv1d, ms.nn.Conv2d))
+
+
+def test_attention_without_weights_returns_torchs_pair():
+    code = ("class A(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+            "        self.attn = nn.MultiheadAttention(d, 2, batch_first=True)\n"
+            "    def forward(self, x, w):\n        out, _ = self.attn(x, x, x, need_weights=False)\n"
+            "        both = self.attn(x, x, x, need_weights=w)\n        return out\n")
+    out = body(code)
+    assert "out, _ = (self.attn(x, x, x, need_weights=False)[0], None)" in out
+    assert "both = self.attn(x, x, x, need_weights=w)" in out
+
+
+def test_pad_passes_a_value_for_the_constant_mode_only():
+    out = body("def f(x, mode, value=0.0):\n    a = F.pad(x, (1, 1), mode='reflect', value=0.0)\n"
+               "    b = F.pad(x, (1, 1), mode, value)\n    c = F.pad(x, (1, 1), 'constant', 2.0)\n    return a, b, c\n")
+    assert "a = ops.pad(x, (1, 1), mode='reflect')\n" in out
+    assert "b = ops.pad(x, (1, 1), mode, value if mode == 'constant' else None)\n" in out
+    assert "c = ops.pad(x, (1, 1), 'constant', 2.0)\n" in out
+    x = np.arange(8, dtype=np.float32).reshape(1, 2, 4)
+    for mode, value in (("reflect", 0.0), ("replicate", 0.0), ("constant", 2.0)):
+        ref = torch.nn.functional.pad(torch.from_numpy(x), (2, 1), mode, value).numpy()
+        got = ms.ops.pad(ms.Tensor(x), (2, 1), mode, value if mode == "constant" else None).asnumpy()
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_a_1d_convolutions_geometry_read_through_an_untyped_path_is_torchs():
+    out = body("def f(m):\n    return m.conv.kernel_size[0], m.conv.stride, m.conv.dilation[0]\n")
+    assert ("return _TorchLayerAttrs(m.conv).kernel_size[0], _TorchLayerAttrs(m.conv).stride, "
+            "_TorchLayerAttrs(m.conv).dilation[0]") in out
+    namespace = {}
+    code = convert_source(HEAD + "def f(m):\n    return m.kernel_size, m.stride, m.dilation, m.in_features\n"
+                          "class Own:\n    kernel_size = 5\n").code
+    exec(code, namespace)  # noqa: S102 (running the converted code is the test)
+    torch_conv = torch.nn.Conv1d(2, 2, 3, 2, dilation=2)
+    conv = ms.nn.Conv1d(2, 2, 3, 2, pad_mode="valid", dilation=2)
+    assert (conv.kernel_size, conv.stride) == ((1, 3), (1, 2))  # MindSpore's 2-D form
+    dense = ms.nn.Dense(4, 3)
+    assert namespace["f"](conv)[:3] == (torch_conv.kernel_size, torch_conv.stride, torch_conv.dilation)
+    assert namespace["_TorchLayerAttrs"](namespace["Own"]()).kernel_size == 5  # a user's own attribute
+    assert namespace["_TorchLayerAttrs"](dense).in_features == 4

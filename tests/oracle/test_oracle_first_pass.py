@@ -1,0 +1,66 @@
+"""Oracle: the first-pass classes (bench/README.md "First pass"), converted with --target
+mindspore, run on real MindSpore 2.10 and give what the ms_core conversion gives on ms_core, with
+the same weights (outputs and input gradients). tests/fixtures/imports/packages/firstpasspkg checks
+the ms_core side against torch."""
+import textwrap
+
+import pytest
+
+from . import test_oracle_convert as oracle_convert
+from .test_oracle import ORACLE
+
+pytestmark = [pytest.mark.oracle,
+              pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
+                                 "(set MS_ORACLE_PYTHON to an interpreter that has it)")]
+
+MODEL = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    INPUT_SHAPE = (2, 3, 12)
+
+
+    def parametrize(module):
+        return module
+
+
+    class Smoother(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("kernel", torch.full((4, 1, 3), 1.0 / 3, dtype=torch.float64))
+
+        def forward(self, x):
+            return F.conv1d(x, self.kernel, padding=1, groups=4)
+
+
+    class Net(nn.Module):
+        def __init__(self, pad_mode="reflect"):
+            super().__init__()
+            self.conv = parametrize(nn.Conv1d(3, 4, 3, dilation=2))
+            assert isinstance(self.conv, nn.modules.conv._ConvNd)
+            self.pad_mode = pad_mode
+            self.pe = nn.ModuleList([nn.Embedding(1, 4) for _ in range(2)])
+            self.attn = nn.MultiheadAttention(4, 2, batch_first=True)
+
+        def forward(self, x):
+            if x.device.type == "mps":
+                x = x.contiguous()
+            total = (self.conv.kernel_size[0] - 1) * self.conv.dilation[0]
+            x = F.pad(x, (total, 0), self.pad_mode, 0.0)
+            h = Smoother().to(x)(self.conv(x)).transpose(1, 2) + self.pe[1].weight
+            out, _ = self.attn(h, h, h, need_weights=False)
+            return out
+
+
+    def make_model():
+        return Net()
+''')
+
+
+def test_first_pass_classes_run_the_same_on_mindspore(tmp_path):
+    fixture = tmp_path / "first_pass.py"
+    fixture.write_text(MODEL)
+    work = tmp_path / "work"
+    work.mkdir()
+    oracle_convert.test_converted_fixture_runs_the_same_on_mindspore(fixture, work)
