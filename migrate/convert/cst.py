@@ -273,10 +273,25 @@ def count_statements(block) -> int:
     return n
 
 
+_LAST_AST: list = [None, None]  # [source text, its ast.Module]
+
+
+def python_ast(code: str) -> ast.Module:
+    """``ast.parse(code)``, kept for the next call with the same text: the pre-passes of one
+    conversion read the input's ast two or three times (a parse each was 7 % of a conversion).
+    The tree is shared: callers only read it. Raises what ``ast.parse`` raises."""
+    text, tree = _LAST_AST
+    if text is code or text == code:
+        return tree
+    tree = ast.parse(code)
+    _LAST_AST[:] = [code, tree]
+    return tree
+
+
 def statement_spans(code: str) -> tuple[list[int], list[int]]:
     """First and last line of every statement, in the order the walker meets them (ast's)."""
     try:
-        tree = ast.parse(code)
+        tree = python_ast(code)
     except (SyntaxError, ValueError):
         return [], []
     starts: list[int] = []
