@@ -8,10 +8,11 @@ imports, re-exports) still runs.
 
 Measured in one run, on the same files:
 
-- in this process, one core, CPU time (process time), file by file, the two sides interleaved
-  and their order alternated, `--repeat` times: the median of each file's times, summed:
-    bare:  libcst.parse_module(src).code (the floor for any libcst rewriter);
-    ours:  migrate.convert_source(src);
+- in this process, one core, CPU time (process time), file by file, the sides interleaved
+  and their order rotated, `--repeat` times: the median of each file's times, summed:
+    bare:        libcst.parse_module(src).code (the floor for any libcst rewriter);
+    bare gc off: the same with the cyclic garbage collector off, as convert_source runs;
+    ours:        migrate.convert_source(src);
 - the command line, as a user runs it, `--repeat` rounds with the order rotated, medians:
     bare:     a child Python that reads each file, parses and prints it with libcst, writes it;
     --jobs 1: `migrate convert DIR -o OUT --jobs 1 -q` (CPU time of it and its worker process);
@@ -27,6 +28,7 @@ Not part of the test suite.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 import shutil
@@ -72,14 +74,16 @@ def corpus_trees(names: str, cache: Path) -> list[tuple[str, Path]]:
             owner, repo = src.spec[len("github:"):].split("/")
             root = cache / "src" / f"gh_{owner}+{repo}"
         else:
-            stems = [d for d in (cache / "src").iterdir() if d.is_dir() and realworld._matches_spec(d.name + ".whl", src.spec)]
+            stems = [d for d in (cache / "src").iterdir()
+                     if d.is_dir() and realworld._matches_spec(d.name + ".whl", src.spec)]
             root = sorted(stems)[0] if stems else None
         if root is None or not root.is_dir():
             print(f"  (not in {cache}/src: {src.name} {src.spec})")
             continue
         found.append((src.name, root / src.tree if src.tree else root))
     if wanted is not None and not found:
-        raise SystemExit(f"none of {sorted(wanted)} found under {cache}/src: run bench/realworld.py once to fetch them")
+        raise SystemExit(f"none of {sorted(wanted)} found under {cache}/src:"
+                         " run bench/realworld.py once to fetch them")
     return found
 
 
@@ -99,23 +103,34 @@ def stage_corpus(trees: list[tuple[str, Path]], dest: Path, max_lines: int) -> l
     return out
 
 
-def in_process(texts: list[str], repeat: int) -> tuple[float, float]:
-    """(bare, ours) CPU seconds: per file the median of ``repeat`` interleaved runs, summed."""
+def in_process(texts: list[str], repeat: int) -> tuple[float, float, float]:
+    """(bare, bare with the cyclic garbage collector off, ours) CPU seconds: per file the median
+    of ``repeat`` interleaved runs (the order rotated), summed. convert_source turns the collector
+    off while it converts: the second bare column is libcst's round trip treated the same way."""
     clock = time.process_time
-    bare = ours = 0.0
+    sides = (lambda t: cst.parse_module(t).code, _collector_off(lambda t: cst.parse_module(t).code), convert_source)
+    totals = [0.0, 0.0, 0.0]
     for text in texts:
-        b, o = [], []
+        times = [[], [], []]
         for k in range(repeat):
-            for side in ((0, 1) if k % 2 == 0 else (1, 0)):
+            for side in range(k % 3, k % 3 + 3):
+                side %= 3
                 t0 = clock()
-                if side == 0:
-                    cst.parse_module(text).code
-                else:
-                    convert_source(text)
-                (b if side == 0 else o).append(clock() - t0)
-        bare += statistics.median(b)
-        ours += statistics.median(o)
-    return bare, ours
+                sides[side](text)
+                times[side].append(clock() - t0)
+        for side in range(3):
+            totals[side] += statistics.median(times[side])
+    return tuple(totals)
+
+
+def _collector_off(fn):
+    def run(text):
+        gc.disable()
+        try:
+            return fn(text)
+        finally:
+            gc.enable()
+    return run
 
 
 def run_child(cmd: list[str]) -> tuple[float, float]:
@@ -155,7 +170,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=os.environ.get("MS_MIGRATE_BENCH_CACHE", "/work/cache"),
                     help="bench/realworld.py's cache (its src/ holds the unpacked sources)")
     ap.add_argument("--sources", default="timm,monai", help="realworld source names, comma-separated, or 'all'")
-    ap.add_argument("--max-lines", type=int, default=40_000, help="keep every k-th file to about this many lines (0: all)")
+    ap.add_argument("--max-lines", type=int, default=40_000,
+                    help="keep every k-th file to about this many lines (0: all)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--skip-cli", action="store_true", help="only the in-process rows")
@@ -170,20 +186,25 @@ def main(argv=None) -> int:
         lines = sum(t.count("\n") for t in texts)
         print(f"corpus: {', '.join(n for n, _ in trees)}: {len(files)} files, {lines} lines")
         convert_source(texts[0])  # warm the caches (tables, parsed snippets)
-        bare, ours = in_process(texts, args.repeat)
+        bare, bare_off, ours = in_process(texts, args.repeat)
         share = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
         cli = None if args.skip_cli else command_line(tmp / "corpus", files, tmp, args.jobs, args.repeat)
     load1 = os.getloadavg()
-    report(lines, bare, ours, cli, args, load0, load1, share)
+    report(lines, (bare, bare_off, ours), cli, args, (load0, load1, share))
     return 0
 
 
-def report(lines, bare, ours, cli, args, load0, load1, share) -> None:
+def report(lines, in_proc, cli, args, machine) -> None:
+    bare, bare_off, ours = in_proc
+    load0, load1, share = machine
     print(f"machine: {os.cpu_count()} cores, load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end;"
           f" this process got {share:.0%} of a core in the in-process part")
     print(f"in this process, one core, CPU time, median of {args.repeat} interleaved runs per file:")
     print(f"  libcst parse+print    : {bare:8.2f} s  {lines / bare:8.0f} lines/s")
-    print(f"  convert_source        : {ours:8.2f} s  {lines / ours:8.0f} lines/s  {ours / bare:.2f}x the bare round trip")
+    print(f"  the same, gc off      : {bare_off:8.2f} s  {lines / bare_off:8.0f} lines/s")
+    print(f"  convert_source        : {ours:8.2f} s  {lines / ours:8.0f} lines/s"
+          f"  {ours / bare:.2f}x the bare round trip ({ours / bare_off:.2f}x it with the collector off,"
+          " as convert_source runs)")
     if cli is None:
         return
     jn = f"jobs{args.jobs}"
@@ -194,7 +215,8 @@ def report(lines, bare, ours, cli, args, load0, load1, share) -> None:
           f"  {c1 / bc:.2f}x the bare round trip (CPU)")
     print(f"  migrate convert -j {args.jobs}  : {cn:8.2f} s CPU {wn:8.2f} s wall  scaling {w1 / wn:.2f}x"
           f" (wall -j 1 / wall -j {args.jobs})")
-    print(f"  PaConvert (lossy), per core: {PACONVERT_LINES_PER_S} lines/s; ours -j 1: {lines / c1 / PACONVERT_LINES_PER_S:.2f}x of it")
+    print(f"  PaConvert (lossy), per core: {PACONVERT_LINES_PER_S} lines/s;"
+          f" ours -j 1: {lines / c1 / PACONVERT_LINES_PER_S:.2f}x of it")
 
 
 if __name__ == "__main__":
