@@ -226,6 +226,9 @@ def split_comment_tail(code: str) -> tuple[str, str]:
         >>> split_comment_tail("x = 1\\n    # tail\\n")
         ('x = 1\\n', '    # tail\\n')
     """
+    last = code.rstrip()
+    if not last[max(last.rfind("\n"), last.rfind("\r")) + 1:].lstrip().startswith("#"):
+        return code, ""  # the last line that is not blank is code (most files): no tail
     lines = io.StringIO(code, newline="").readlines()
     i = len(lines)
     while i > 0 and (not lines[i - 1].strip() or lines[i - 1].lstrip().startswith("#")):

@@ -117,8 +117,9 @@ def einops_without_torch(code: str, aliases: dict) -> bool:
         ...                      {"rearrange": "einops.rearrange"})
         True
     """
-    return (_TORCH_NOT_EINOPS.search(code) is None or not _imports_at_all(code, _TORCH_ROOTS)) and \
-        all(q.split(".")[0] == "einops" and not q.startswith("einops.layers.torch") for q in aliases.values())
+    # the aliases first: when torch's are among them (most files) no import scan is needed
+    return all(q.split(".")[0] == "einops" and not q.startswith("einops.layers.torch") for q in aliases.values()) \
+        and (_TORCH_NOT_EINOPS.search(code) is None or not _imports_at_all(code, _TORCH_ROOTS))
 
 
 def scan_module_imports(body, aliases: dict[str, str], imported: set[str], stars: list | None = None) -> None:
