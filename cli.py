@@ -231,7 +231,7 @@ def _convert_one(src: str, dst, args, rules, own=None) -> list:
     def crashed(task, reason):
         return FileReport(src, error=f"{reason} while converting it; file left unchanged")
     task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
-            file_package(src) if own is None else frozenset(own), frozenset())
+            file_package(src) if own is None else frozenset(own), frozenset(), frozenset())
     return run_isolated(_task, [task], on_failure=crashed)
 
 
@@ -472,9 +472,16 @@ class _Converter:
     def __init__(self, target: str, cache_key: str):
         self.target, self.cache_key = target, cache_key
 
-    def __call__(self, text: str, inherited: dict | None = None, own=frozenset()):
+    def __call__(self, text: str, inherited: dict | None = None, own=frozenset(), module_bases=frozenset()):
         from migrate import convert_source
-        return convert_source(text, target=self.target, inherited=inherited, own=own)
+        return convert_source(text, target=self.target, inherited=inherited, own=own, module_bases=module_bases)
+
+    @staticmethod
+    def module_bases_for(root, paths) -> dict:
+        """{path: the bases of its classes that are module classes of other files}: a class whose
+        nn.Module base is two files away is a Cell, as `migrate convert DIR` converts it."""
+        from migrate.convert.package_classes import package_module_bases
+        return package_module_bases(Path(root), paths)
 
     @staticmethod
     def for_package(root, paths) -> dict:

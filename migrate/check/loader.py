@@ -301,8 +301,11 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
     tree = ConvertedTree(out)
     # torch aliases a file gets from a sibling by `import *` (`convert.for_package`, optional)
     for_package = getattr(convert, "for_package", None)
-    inherited = for_package(src.root, [os.path.join(src.root, rel) for rel in files
-                                       if rel.endswith(".py")]) if for_package else {}
+    paths = [os.path.join(src.root, rel) for rel in files if rel.endswith(".py")]
+    inherited = for_package(src.root, paths) if for_package else {}
+    # classes whose module base is defined in another file (`convert.module_bases_for`, optional)
+    bases_for = getattr(convert, "module_bases_for", None)
+    module_bases = bases_for(src.root, paths) if bases_for else {}
     # the packages converted together are the code's own (`own`, optional): a package named like
     # a torch one (torchvision's own models) or used beside it keeps its imports
     own = {"own": frozenset(top_names(files))} if getattr(convert, "takes_own", False) else {}
@@ -317,7 +320,8 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
             aliases = inherited.get(path)
-            result = convert(text, inherited=aliases, **own) if aliases else convert(text, **own)
+            facts = dict(own, module_bases=module_bases[path]) if path in module_bases else own
+            result = convert(text, inherited=aliases, **facts) if aliases else convert(text, **facts)
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue

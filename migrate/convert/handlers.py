@@ -20,6 +20,7 @@ from migrate.convert.layer_attributes import (
     note_layer_class,
 )
 from migrate.convert.names import function_locals
+from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
@@ -759,6 +760,8 @@ def on_class(converter, node: cst.ClassDef):
 def _is_cell_base(converter, base) -> bool:
     q = converter.qual(base)
     if q is None:
+        if dotted(base) in MODULE_BASES.get():
+            return True  # a module class of another file of the tree (package_classes)
         return isinstance(base, cst.Name) and base.value in converter.walk_state.cell_classes
     return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.einops_calls import named_modules
+from migrate.convert.package_classes import MODULE_BASES, package_module_bases
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_exports, package_reexports
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
@@ -179,12 +180,16 @@ def _write(src: str, dst: str, data: bytes, out_root: str | None) -> str | None:
 
 
 def _task(args):
-    *file_args, own, reexported = args
+    """One file's conversion in a worker: :func:`convert_file`'s arguments, then the run's facts
+    (own packages, names re-exported from this file, bases that are other files' module classes)."""
+    *file_args, own, reexported, module_bases = args
     token = OWN_PACKAGES.set(own)  # the packages of the run: their imports are the code's own
     kept = REEXPORTED.set(reexported)  # torch names sibling modules import from this one
+    bases = MODULE_BASES.set(module_bases)  # bases that are module classes of other files
     try:
         return convert_file(*file_args)
     finally:
+        MODULE_BASES.reset(bases)
         REEXPORTED.reset(kept)
         OWN_PACKAGES.reset(token)
 
@@ -351,9 +356,10 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     inherited = package_exports(root, [src for src, _ in py if src.endswith(".py")])
     reexported = package_reexports(root, [src for src, _ in py if src.endswith(".py")])
     named = named_modules(src for src, _ in py if src.endswith(".py"))
+    module_bases = package_module_bases(root, [src for src, _ in py if src.endswith(".py")])
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
               inherited.get(src), named, own_packages([root]) if own is None else frozenset(own),
-              reexported.get(src, frozenset())) for src, dst in py]
+              reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]
     reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
                                              progress=progress)
     for src, dst in other:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 
+from migrate.convert.distributed_runtime import NEEDS as DISTRIBUTED_NEEDS, SOURCES as DISTRIBUTED_SOURCES
 from migrate.convert.einops_runtime import NEEDS as EINOPS_NEEDS, SOURCES as EINOPS_SOURCES
 from migrate.convert.optim_runtime import SOURCES as OPTIM_SOURCES
 from migrate.convert.vision_runtime import VISION_NEEDS, VISION_SOURCES
@@ -893,8 +894,8 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
-                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE}
+                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE, **DISTRIBUTED_SOURCES}
 # what each piece of generated code needs besides itself
-NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
+NEEDS = {**DISTRIBUTION_NEEDS, **DISTRIBUTED_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),
          "_torch_kernel_area": ("_torch_ms_tuple",), **EINOPS_NEEDS, **VISION_NEEDS, **STATE_NEEDS}

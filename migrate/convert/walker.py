@@ -44,6 +44,7 @@ from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.torch_signature import generated_block, signatures
@@ -129,7 +130,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code and "einops" not in code and not self._inherits(code) \
+        if "torch" not in code and "einops" not in code and not self._inherits(code) and not MODULE_BASES.get() \
                 and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
@@ -149,7 +150,8 @@ class Converter:
         self.walk_state.aliases = dict(self.facts.aliases)  # the walk's own: rebinding changes them
         if (not self.walk_state.aliases and not imports_torch_somewhere(code)
                 or einops_without_torch(code, self.walk_state.aliases)) \
-                and not einops_calls.imports_by_name(code, self.facts.named_modules):
+                and not einops_calls.imports_by_name(code, self.facts.named_modules) \
+                and not MODULE_BASES.get():  # a class deriving from a module class of another file
             return ConvertResult(code)  # no torch import (einops on NumPy arrays): nothing of torch's to convert
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
         self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
@@ -913,7 +915,7 @@ _HANDLERS = {
 
 
 def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
-                   named_modules=frozenset(), own=frozenset()) -> ConvertResult:
+                   named_modules=frozenset(), own=frozenset(), module_bases=frozenset()) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -933,6 +935,9 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
             their names are the code's own, imported from the converted copy, never translated or
             marked as torch's (a directory run passes them; see
             :data:`migrate.convert.star_imports.OWN_PACKAGES`).
+        module_bases: base expressions of the code's classes that name module classes defined in
+            other files of its package (:func:`migrate.convert.package_classes.package_module_bases`):
+            those classes are Cells, though the file imports nothing of torch's.
 
     Returns:
         A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
@@ -948,6 +953,7 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
     head, tail = split_comment_tail(code)
     token = OWN_PACKAGES.set(frozenset(own)) if own else None  # else the run's (a worker sets it)
+    bases = MODULE_BASES.set(frozenset(module_bases)) if module_bases else None
     # A conversion allocates containers by the hundred thousand (two syntax trees, the walk's
     # state) of which few form cycles: the cyclic collector, run every 700 allocations, spent a
     # third of the time traversing them. It is off for the conversion of one text; the cycles
@@ -960,6 +966,8 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     finally:
         if collecting:
             gc.enable()
+        if bases is not None:
+            MODULE_BASES.reset(bases)
         if token is not None:
             OWN_PACKAGES.reset(token)
     if tail:  # comment lines ending the file, which libcst would drop: put back as written

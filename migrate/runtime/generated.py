@@ -1528,6 +1528,15 @@ def torch_all(input, dim=None, keepdim=False, out=None):
     return ops.all(input, dim, keepdim)
 
 
+def torch_all_reduce(tensor, op='sum', group=None):
+    """torch.distributed.nn.all_reduce's (and torch.distributed.nn.functional.all_reduce's) signature over its MindSpore translation."""
+    if op != 'sum':
+        raise ValueError("For 'all_reduce' (torch signature), op other than 'sum' is not supported: a reduction other than the sum (MindSpore 2.10's CPU AllReduce sums only).")
+    if group is not None:
+        raise ValueError("For 'all_reduce' (torch signature), group other than None is not supported: a collective over a torch process group.")
+    return ops.AllReduce()(tensor)
+
+
 def torch_amax(input, dim=(), keepdim=False, out=None):
     """torch.amax's signature over its MindSpore translation."""
     if out is not None:
@@ -1676,11 +1685,7 @@ def torch_baddbmm(input, batch1, batch2, beta=1, alpha=1, out=None):
 
 def torch_barrier(group=None, async_op=False, device_ids=None):
     """torch.distributed.barrier's signature over its MindSpore translation."""
-    if group is not None:
-        raise ValueError("For 'barrier' (torch signature), group other than None is not supported: a barrier over one group.")
-    if async_op is not False:
-        raise ValueError("For 'barrier' (torch signature), async_op other than False is not supported: async barrier.")
-    return ms.communication.comm_func.barrier()
+    return ms.mint.distributed.barrier(group, async_op)
 
 
 def torch_bartlett_window(window_length, periodic=True, dtype=None, layout=None, device=None,
@@ -1745,6 +1750,13 @@ def torch_blackman_window(window_length, periodic=True, dtype=None, layout=None,
     if requires_grad is not False:
         raise ValueError("For 'blackman_window' (torch signature), requires_grad other than False is not supported: MindSpore differentiates with respect to function arguments.")
     return torch_cast((lambda _n, _d: ops.ones(_n, ms.float32) if _n == 1 else (lambda _a: 0.42 - 0.5 * ops.cos(_a) + 0.08 * ops.cos(2 * _a))(ops.arange(_n, dtype=ms.float32) * (2 * math.pi / _d)))(window_length, window_length if periodic else window_length - 1), dtype)
+
+
+def torch_broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """torch.distributed.broadcast_object_list's signature over its MindSpore translation."""
+    if group_src is not None:
+        raise ValueError("For 'broadcast_object_list' (torch signature), group_src other than None is not supported: a rank of the group given as group_src: pass the world rank as src.")
+    return ms.mint.distributed.broadcast_object_list(object_list, src, group)
 
 
 def torch_bucketize(input, boundaries, out_int32=False, right=False, out=None):
@@ -1947,13 +1959,6 @@ def torch_deg2rad(input, out=None):
     if out is not None:
         raise ValueError("For 'deg2rad' (torch signature), out other than None is not supported: out=.")
     return ops.deg2rad(input)
-
-
-def torch_destroy_process_group(group=None):
-    """torch.distributed.destroy_process_group's signature over its MindSpore translation."""
-    if group is not None:
-        raise ValueError("For 'destroy_process_group' (torch signature), group other than None is not supported: destroying one group: MindSpore releases all of them.")
-    return ms.communication.release()
 
 
 def torch_diagonal(A, offset=0, dim1=-2, dim2=-1):
@@ -2800,6 +2805,13 @@ def torch_negative(input, out=None):
     return ops.neg(input)
 
 
+def torch_new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+        use_local_synchronization=False, group_desc=None, device_id=None):
+    """torch.distributed.new_group's signature over its MindSpore translation."""
+    kwargs_ = {k: v for k, v in (('group_desc', group_desc),) if v is not None}
+    return ms.mint.distributed.new_group(ranks, **kwargs_)
+
+
 def torch_nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
         reduction='mean'):
     """torch.nn.functional.nll_loss's signature over its MindSpore translation."""
@@ -2969,6 +2981,12 @@ def torch_reciprocal(input, out=None):
     if out is not None:
         raise ValueError("For 'reciprocal' (torch signature), out other than None is not supported: out=.")
     return ops.reciprocal(input)
+
+
+def torch_reduce(tensor, dst, op='sum', group=None, async_op=False):
+    """torch.distributed.reduce's signature over its MindSpore translation."""
+    kwargs_ = {k: v for k, v in (('group', group),) if v is not None}
+    return ms.mint.distributed.all_reduce(tensor, op=op, async_op=async_op, **kwargs_)
 
 
 def torch_relu(input, inplace=False):

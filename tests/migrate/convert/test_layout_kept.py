@@ -151,7 +151,7 @@ def test_fit_parenthesises_a_replacement_that_would_not_bind(parent, field, chil
     ("s = torch.cuda.amp.GradScaler(enabled=flag).get_scale()",
      "s = (ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000) "
      "if flag else ms.amp.StaticLossScaler(1.0)).get_scale()"),
-    ("m = 2 * torch.nn.parallel.DistributedDataParallel(a + b)", "m = 2 * (a + b)"),
+    ("m = 2 * torch.nn.parallel.DistributedDataParallel(a + b)", "m = 2 * torch_distributed_data_parallel(a + b)"),
 ])
 def test_a_rule_result_keeps_its_meaning_where_the_call_was(before, expected):
     check(f"{before}\n", f"{expected}\n")
