@@ -97,7 +97,9 @@ def compare(a: Path, b: Path) -> int:
 
     total = 0
     for part in TARGETS:
-        if not (a / part).is_dir() and not (b / part).is_dir():
+        if not (a / part).is_dir() or not (b / part).is_dir():
+            if (a / part).is_dir() or (b / part).is_dir():
+                diffs.append(f"only in {a.name if (a / part).is_dir() else b.name}: {part}/")
             continue
         walk(filecmp.dircmp(a / part, b / part, ignore=[]), f"{part}/")
         total += sum(1 for p in (a / part).rglob("*") if p.is_file())
