@@ -43,7 +43,7 @@ def cases(examples: str | None) -> list[tuple[str, str, tuple]]:
 
 
 def main(argv=None) -> int:
-    from migrate import convert_source
+    from cli import _converter
     from migrate.check.ddp import DdpSettings, check_ddp
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--examples", default=None)
@@ -62,8 +62,7 @@ def main(argv=None) -> int:
             settings = DdpSettings(nproc=n, max_steps=a.steps, args=args, ms_python=ms_python,
                                    timeout=a.timeout)
             start = time.monotonic()
-            r = check_ddp(script, settings, convert_source,
-                          lambda text, **k: convert_source(text, target="mindspore", **k))
+            r = check_ddp(script, settings, _converter(), _converter("mindspore"))  # (they write the runtime)
             rows += _rows(name, n, r, time.monotonic() - start)
             print(rows[-1] if rows else name, flush=True)
     print(f"\n{'script':<26} {'procs':>5} {'side':<10} {'steps':>5} {'loss diff':>10} {'final diff':>10}  verdict")

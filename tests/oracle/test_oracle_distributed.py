@@ -46,11 +46,11 @@ def test_converted_ddp_scripts_under_msrun_agree_with_torch_ddp(tmp_path, script
     """The --target mindspore conversion under msrun (2 processes) gives every rank torch DDP's
     losses and final values, 20 steps (MindSpore reads one epoch's order from a Python sampler:
     a shuffled script runs one epoch)."""
-    from migrate import convert_source
+    from cli import _converter
     from migrate.check.ddp import DdpSettings, check_ddp
     settings = DdpSettings(nproc=2, max_steps=steps, args=args, ms_python=ORACLE, timeout=900)
-    result = check_ddp(str(ROOT / "tests" / "fixtures" / "distributed" / script), settings, convert_source,
-                       lambda text, **kw: convert_source(text, target="mindspore", **kw), work=str(tmp_path))
+    result = check_ddp(str(ROOT / "tests" / "fixtures" / "distributed" / script), settings, _converter(),
+                       _converter("mindspore"), work=str(tmp_path))
     assert not result.error, result.error
     for c in result.ranks["mindspore"] + result.ranks["ms_core"]:
         assert c.passed and c.losses == steps, c.problems

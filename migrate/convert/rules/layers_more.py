@@ -291,12 +291,12 @@ def circular_pad_layer(edit) -> None:
     edit.set("dims", edit.entry.torch[-2])
 
 
-@argument_rule("MS415", "attention_init", runtime=True, needs=["_torch_attention_init"], examples=[
+@argument_rule("MS415", "attention_init", runtime=True, needs=["torch_attention_init"], examples=[
     ("y = nn.MultiheadAttention(16, 4)\n",
-     "y = _torch_attention_init(nn.MultiheadAttention(16, 4))\n"),
+     "y = torch_attention_init(nn.MultiheadAttention(16, 4))\n"),
 ])
 def attention_init(edit) -> None:
-    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with _torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
-    edit.finish = edit.helper("_torch_attention_init")
+    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
+    edit.finish = edit.helper("torch_attention_init")
     edit.note("out_proj.bias of each attention layer set to zeros after construction, as torch "
               "initialises it (MindSpore draws it from U(-1/sqrt(E), 1/sqrt(E)))")

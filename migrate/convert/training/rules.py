@@ -280,7 +280,7 @@ CONDITIONAL_BACKWARD = statement_rule(
      "\n"
      "    for phase in ['train', 'val']:\n"
      "        for inputs, labels in dataloaders[phase]:\n"
-     "            with _TorchSetGradEnabled(phase == 'train'):\n"
+     "            with TorchSetGradEnabled(phase == 'train'):\n"
      "                if phase == 'train':\n"
      "                    loss, grads = grad_fn(inputs, labels)\n"
      "                    optimizer(grads)\n"

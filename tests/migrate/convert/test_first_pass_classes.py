@@ -30,7 +30,7 @@ def test_a_module_built_in_place_and_moved_to_a_tensor_casts_its_parameters():
     code = ("class R(nn.Module):\n    def forward(self, x):\n        return x\n"
             "def f(x: torch.Tensor):\n    return R().to(x)(x), torch.ones(2).to(x)\n")
     out = body(code)
-    assert "return _torch_to(R(), x)(x), ops.ones((2,)).astype(x.dtype)" in out
+    assert "return torch_to(R(), x)(x), ops.ones((2,)).astype(x.dtype)" in out
 
 
 def test_a_devices_type_is_cpu():
@@ -73,8 +73,8 @@ def test_pad_passes_a_value_for_the_constant_mode_only():
 
 def test_a_1d_convolutions_geometry_read_through_an_untyped_path_is_torchs():
     out = body("def f(m):\n    return m.conv.kernel_size[0], m.conv.stride, m.conv.dilation[0]\n")
-    assert ("return _TorchLayerAttrs(m.conv).kernel_size[0], _TorchLayerAttrs(m.conv).stride, "
-            "_TorchLayerAttrs(m.conv).dilation[0]") in out
+    assert ("return TorchLayerAttrs(m.conv).kernel_size[0], TorchLayerAttrs(m.conv).stride, "
+            "TorchLayerAttrs(m.conv).dilation[0]") in out
     namespace = {}
     code = convert_source(HEAD + "def f(m):\n    return m.kernel_size, m.stride, m.dilation, m.in_features\n"
                           "class Own:\n    kernel_size = 5\n").code
@@ -84,5 +84,5 @@ def test_a_1d_convolutions_geometry_read_through_an_untyped_path_is_torchs():
     assert (conv.kernel_size, conv.stride) == ((1, 3), (1, 2))  # MindSpore's 2-D form
     dense = ms.nn.Dense(4, 3)
     assert namespace["f"](conv)[:3] == (torch_conv.kernel_size, torch_conv.stride, torch_conv.dilation)
-    assert namespace["_TorchLayerAttrs"](namespace["Own"]()).kernel_size == 5  # a user's own attribute
-    assert namespace["_TorchLayerAttrs"](dense).in_features == 4
+    assert namespace["TorchLayerAttrs"](namespace["Own"]()).kernel_size == 5  # a user's own attribute
+    assert namespace["TorchLayerAttrs"](dense).in_features == 4

@@ -828,7 +828,7 @@ def test_backward_under_a_condition_moves_the_forward_pass_into_if_else():
 
             for phase in ['train', 'val']:
                 for inputs, labels in dataloaders[phase]:
-                    with _TorchSetGradEnabled(phase == 'train'):
+                    with TorchSetGradEnabled(phase == 'train'):
                         if phase == 'train':
                             loss, grads = grad_fn(inputs, labels)
                             optimizer(grads)
@@ -1415,7 +1415,7 @@ def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
             optimizer.step()
         """, """\
         for x, y in loader:
-            with _TorchSetGradEnabled(train_head):
+            with TorchSetGradEnabled(train_head):
                 h = backbone(x)
             loss = criterion(head(h), y)
             optimizer.zero_grad()
