@@ -117,11 +117,22 @@ def _catches_import_error(node: ast.Try) -> bool:
     return any(realworld._catches_import_error(h) for h in node.handlers)
 
 
+def _type_checking_guard(node: ast.If) -> bool:
+    """The converter's guard of a torch import that stays: `if TYPE_CHECKING: import ...` with an
+    `else:` binding the names to stand-ins (`name = TorchMissing(...)`)."""
+    test = node.test
+    name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else None
+    return name == "TYPE_CHECKING" and bool(node.body) \
+        and all(isinstance(st, (ast.Import, ast.ImportFrom)) for st in node.body)
+
+
 def import_lines(tree: ast.Module) -> set[int]:
-    """Lines of import statements anywhere and of top-level `try: import ... except ImportError:`."""
+    """Lines of import statements anywhere and of top-level import guards: `try: import ...
+    except ImportError:` and `if TYPE_CHECKING: import ... else: name = TorchMissing(...)`."""
     out = set()
     for st in tree.body:
-        if isinstance(st, ast.Try) and _catches_import_error(st):
+        if isinstance(st, ast.Try) and _catches_import_error(st) \
+                or isinstance(st, ast.If) and _type_checking_guard(st):
             out.update(range(st.lineno, st.end_lineno + 1))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):

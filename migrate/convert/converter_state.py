@@ -55,6 +55,7 @@ class FileFacts:
     training: Any = None        # the training pass's FileBindings, when it looked at this file
     training_tensors: Any = field(default_factory=set)  # names the training pass found to hold tensors
     deep: bool = False          # brackets nest DEEP_BRACKETS deep somewhere: no statement may get deeper
+    aliased_writes: Any = field(default_factory=dict)  # line -> why its in-place write misses a named view
     frozen: bool = False
 
     def freeze(self) -> None:
@@ -105,6 +106,7 @@ class WalkState:
     class_attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class -> self.<attr> -> layer class
     module_names: set[str] = field(default_factory=set)  # names bound to modules (Cells)
     layer_bases: dict[str, str] = field(default_factory=dict)  # classes here deriving from a torch layer -> it
+    view_marked: set[int] = field(default_factory=set)  # lines marked for a write a named view misses
 
 
 @dataclass(eq=False)

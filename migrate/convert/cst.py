@@ -235,6 +235,24 @@ class RemovedPass(cst.Pass):
     :func:`fold_removed` moves the comments to the next statement where the block has one."""
 
 
+@dataclasses.dataclass(frozen=True)
+class LeftPass(cst.Pass):
+    """The ``pass`` the conversion writes into a block whose statements it removed (not one the
+    user wrote): :mod:`migrate.convert.tidy` drops a statement left holding only these."""
+
+
+def left_pass() -> cst.SimpleStatementLine:
+    """A line with a :class:`LeftPass`: what stands in a block the conversion emptied."""
+    return cst.SimpleStatementLine([LeftPass()])
+
+
+@dataclasses.dataclass(frozen=True)
+class SettledNone(cst.Assign):
+    """``name = None`` where the conversion made the value None (``device = x.device``,
+    ``d = torch.device('cuda')``): :mod:`migrate.convert.tidy` drops it when the function never
+    reads the name."""
+
+
 def removed(stmt) -> list:
     """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments (the
     lines above it and its end-of-line comment as they were, the others above the ``pass``)."""

@@ -41,6 +41,7 @@ from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.tidy import tidy_function
 from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
@@ -810,6 +811,8 @@ def on_function(converter, node: cst.FunctionDef):
         converter.output.reshaped = True
     with converter.in_function(scope), converter.without_aliases(converter.rebound_in(node)):
         new = converter.generic(node)
+    if scope.settled:  # `device = None` where a device was: gone if nothing reads it
+        new = tidy_function(new, converter.facts.shadowed)
     body = converter.drop_nested_imports(new.body)
     if body is not new.body:
         new = new.with_changes(body=body)

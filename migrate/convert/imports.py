@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from migrate.convert.changes import marker_line, marker_text
-from migrate.convert.comments import lost_comment_lines
+from migrate.convert.comments import lost_comment_lines, own_comments
 from migrate.convert.cst import children, dotted, parse_statement, python_ast
 from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_raise_guard, is_stub_class, marker_reasons, merge_guards, raise_guard,
@@ -394,7 +394,9 @@ class BlockImports:
         if not changes:
             return st
         new = st.with_changes(**changes)
-        return [] if _only_pass(new) else new
+        if _only_pass(new) or import_error and "body" in changes and _cannot_raise(new):
+            return []
+        return new
 
 
 def bound_names(blocks) -> set[str]:
@@ -479,6 +481,17 @@ def _only_pass(st) -> bool:
                     and not s.leading_lines and s.trailing_whitespace.comment is None):
                 return False
     return True
+
+
+def _cannot_raise(st: cst.Try) -> bool:
+    """A ``try`` whose body the rewrite left as ``pass`` (its imports converted), with no
+    ``else``/``finally`` and no marker or comment in its handlers: they never run, it goes."""
+    if st.orelse is not None or st.finalbody is not None or not isinstance(st.body, cst.IndentedBlock):
+        return False
+    if not all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
+               and not s.leading_lines and s.trailing_whitespace.comment is None for s in st.body.body):
+        return False
+    return not any(own_comments(h, nested=True) for h in st.handlers)
 
 
 def _calls_something(expr) -> bool:

@@ -49,13 +49,14 @@ LAYER_ATTRIBUTE = node_rule(
 ATTENTION_WITHOUT_WEIGHTS = node_rule(
     "MS445", "attention_without_weights",
     "Replace self.attn(q, k, v, need_weights=False) (a known MultiheadAttention) with "
-    "(self.attn(q, k, v, need_weights=False)[0], None): torch's (out, None) where MindSpore returns (out,).", examples=[
+    "(self.attn(q, k, v, need_weights=False)[0], None): torch's (out, None) where MindSpore returns (out,) "
+    "(out, _ = ... unpacks it plainly: out = self.attn(...)[0]).", examples=[
     ("class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
      "        self.attn = nn.MultiheadAttention(8, 2)\n"
      "    def forward(self, x):\n        out, _ = self.attn(x, x, x, need_weights=False)\n        return out\n",
      "class A(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
      "        self.attn = torch_attention_init(nn.MultiheadAttention(8, 2))\n"
-     "    def construct(self, x):\n        out, _ = (self.attn(x, x, x, need_weights=False)[0], None)\n"
+     "    def construct(self, x):\n        out = self.attn(x, x, x, need_weights=False)[0]\n"
      "        return out\n"),
 ])
 FORWARD_KEYWORDS = node_rule(

@@ -87,6 +87,8 @@ MARKERS = {
     "MS904": "module.zero_grad(): gradients are returned by ms.grad / value_and_grad, not accumulated",
     "MS905": "in-place tensor operation",
     "MS906": "torch API referenced without a call: arguments are not translated",
+    "MS907": "in-place update of a tensor a named view shares (or of the view): torch updates both, "
+             "MindSpore's view is a copy",
     "MS915": "torch tensor method whose MindSpore meaning differs, on a receiver not known to be a tensor",
     "MS918": "torch layer attribute that MindSpore's layer does not hold in torch's form",
     "MS919": "code inside an f-string whose conversion would need the f-string's quotes or a backslash",

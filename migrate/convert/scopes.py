@@ -23,6 +23,8 @@ class FunctionScope:
             not bind is looked up in the enclosing scopes, as Python does.
         owned: local tensors no alias can see (:mod:`migrate.convert.owned`): an in-place update
             of one is a rebinding.
+        settled: the walk made an assignment of the function ``name = None``
+            (:mod:`migrate.convert.tidy`).
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -34,6 +36,7 @@ class FunctionScope:
     shadowed: set[str] = field(default_factory=set)
     local_names: set[str] | None = None
     owned: frozenset = frozenset()
+    settled: bool = False  # holds a SettledNone (migrate.convert.tidy)
 
 
 @dataclass

@@ -22,11 +22,14 @@ from migrate.convert import einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
+from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
 from migrate.convert.precedence import fit
+from migrate.convert.tidy import left_if
+from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
-    RemovedPass, parse_expr, parse_statement, attribute, fold_removed,
-    removed, replace_fields, rewrite_fields, short, statement_spans,
+    LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
+    python_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
 from migrate.convert.guards import stub_assignment
@@ -37,7 +40,7 @@ from migrate.convert.imports import (
 from migrate.convert.names import (
     all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
 )
-from migrate.convert.receivers import track_assign
+from migrate.convert.receivers import is_tensor, track_assign
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.annotations import on_annotation
 from migrate.convert.layer_attributes import CONV_ATTRS
@@ -172,6 +175,7 @@ class Converter:
             self.facts.src_lines = code.splitlines()
             self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
+        self.facts.aliased_writes = _aliased_writes(code)
         self.facts.freeze()  # the walk only reads the facts
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
@@ -716,7 +720,7 @@ class Converter:
         out = None
         for i, small in enumerate(node.body):
             self._next_statement()
-            new = self._small(small) or cst.Pass()
+            new = self._small(small) or LeftPass()
             if new is not small and out is None:
                 out = list(node.body[:i])
             if out is not None:
@@ -724,6 +728,12 @@ class Converter:
         return node if out is None else node.with_changes(body=out)
 
     def _small(self, small):
+        new = self._small_converted(small)
+        if self.facts.aliased_writes and self.walk_state.line in self.facts.aliased_writes:
+            self._mark_aliased_write(small, new)
+        return new
+
+    def _small_converted(self, small):
         if self.walk_state.pattern is not None and self.walk_state.stmt_index < len(self.facts.stmt_ends):
             i = self.walk_state.stmt_index
             first, last = self.facts.stmt_lines[i], self.facts.stmt_ends[i]
@@ -740,7 +750,9 @@ class Converter:
             if data is not None:
                 return data
             new = handlers.on_assign(self, small)
-            return None if self._left_self_assignment(small, new) else new
+            if self._left_self_assignment(small, new):
+                return None
+            return self._settled_none(small, _unpacked_pair(small, new))
         if isinstance(small, cst.Expr):
             new = inplace.subscript_statement(self, small)
             if new is not None:
@@ -759,6 +771,19 @@ class Converter:
         if isinstance(small, cst.Expr) and new is not small:
             return self._owned_update(small, self._setattr_statement(small, new))
         return new
+
+    def _mark_aliased_write(self, small, new) -> None:
+        """Mark (MS907) an in-place write a named view of the tensor would see in torch, and not
+        in MindSpore (:mod:`migrate.convert.view_alias`), once per line: where the conversion
+        rewrote the write (``t.mul_(2)``) or knows the name holds a tensor (``t += 1``; a NumPy
+        array's views stay views)."""
+        line = self.walk_state.line
+        name, reason = self.facts.aliased_writes[line]
+        if line in self.walk_state.view_marked or not self.allows(VIEW_ALIAS) \
+                or new is small and not is_tensor(self, cst.Name(name)):
+            return
+        self.walk_state.view_marked.add(line)
+        self.mark(small, VIEW_ALIAS, reason)
 
     def _owned_update(self, old: cst.Expr, new):
         """The statement ``t.add_(1)``, converted to ``t.copy_(t.copy().add(1))``, as the rebinding
@@ -796,6 +821,18 @@ class Converter:
         return cst.Assign([cst.AssignTarget(attribute(call.args[0].value, text))], call.args[2].value,
                           semicolon=new.semicolon)
 
+    def _settled_none(self, old: cst.Assign, new):
+        """``new`` marked a :class:`SettledNone` when the conversion made a function's ``name =
+        <value>`` into ``name = None`` (``device = x.device``) without a marker: the function drops
+        it if it never reads the name (:mod:`migrate.convert.tidy`)."""
+        if new is old or not isinstance(new, cst.Assign) or len(new.targets) != 1 \
+                or not isinstance(new.targets[0].target, cst.Name) or code_of(new.value) != "None" \
+                or code_of(old.value) == "None" or self.in_class_body or self.scope is None \
+                or self.scope.local_names is None or (self.walk_state.markers and self.walk_state.markers[-1]):
+            return new
+        self.scope.settled = True
+        return SettledNone(targets=new.targets, value=new.value, semicolon=new.semicolon)
+
     def _left_self_assignment(self, old: cst.Assign, new) -> bool:
         """``new`` is what a rewrite left of ``old`` that does nothing: ``x = x`` of ``x =
         x.to(device)``, ``x, y = x, y`` of ``x, y = x.cuda(), y.cuda()``. It goes, unless it
@@ -813,7 +850,7 @@ class Converter:
         if left:
             node = node.with_changes(footer=[*left, *node.footer])
         if not body:
-            body = [cst.SimpleStatementLine([cst.Pass()])]
+            body = [left_pass()]
         elif body[0] is not node.body[0] and body[0].leading_lines and not node.body[0].leading_lines \
                 and all(ln.comment is None for ln in body[0].leading_lines):
             # the block's first statements went (`x = x`): no blank line opens the block
@@ -830,6 +867,9 @@ class Converter:
             return node
         self.enter_stmt(node)
         new = handlers.on_if(self, node)
+        test = fold_truth(node.test, new.test) if isinstance(new, cst.If) else None
+        if test is not None and test is not new.test:  # `if not False or not use_flash:` -> `if True:`
+            new = new.with_changes(test=test)
         if new is not node and not self.walk_state.markers[-1]:
             taken = _branch_taken(node, new)
             if taken is not None:  # `if torch.cuda.is_available():` -> `if False:`: the branch that runs
@@ -840,19 +880,58 @@ class Converter:
                 # `if torch.cuda.is_available(): model = model.cuda()` -> `if False: pass`: it goes
                 self.walk_state.markers.pop()
                 return removed(node)  # (its comments stay, those inside the removed calls too)
+        if not self.walk_state.markers[-1] and left_if(new, self.facts.shadowed):
+            # `if isinstance(k, torch.Tensor): k = k.cpu()` -> `if isinstance(k, ms.Tensor): pass`
+            self.walk_state.markers.pop()
+            return removed(new)
         return self.leave_stmt(node, new)
 
     def on_ifexp(self, node: cst.IfExp):
         """``a if torch.cuda.is_available() else b``: where the conversion makes the test a constant,
         the branch taken alone (the other is never evaluated)."""
-        test = self.walk(node.test)
-        value = _constant(test) if test is not node.test and _constant(node.test) is None else None
+        test = fold_truth(node.test, self.walk(node.test))
+        value = constant(test) if test is not node.test and constant(node.test) is None else None
         if value is not None:
             return self.walk(node.body if value else node.orelse)
         body, orelse = self.walk(node.body), self.walk(node.orelse)
         if test is node.test and body is node.body and orelse is node.orelse:
             return node
         return node.with_changes(test=test, body=body, orelse=orelse)
+
+    def on_while(self, node: cst.While):
+        self.enter_stmt(node)
+        new = self.generic(node)
+        test = fold_truth(node.test, new.test)
+        if test is not new.test:
+            new = new.with_changes(test=test)
+        return self.leave_stmt(node, new)
+
+    def on_comp_if(self, node: cst.CompIf):
+        new = self.generic(node)
+        test = fold_truth(node.test, new.test)
+        return new if test is new.test else new.with_changes(test=test)
+
+    def on_boolean_operation(self, node: cst.BooleanOperation):
+        """``True and x`` -> ``x``, ``False or x`` -> ``x``, ... where the conversion made the left
+        operand a constant (a probe answered); see :mod:`migrate.convert.folding`."""
+        left = self.walk(node.left)
+        right = self.walk(node.right)
+        folded = fold_boolean(node, left, right)
+        if folded is not None:
+            return folded
+        if left is node.left and right is node.right:
+            return node
+        return node.with_changes(left=fit(node, "left", left), right=fit(node, "right", right))
+
+    def on_unary_operation(self, node: cst.UnaryOperation):
+        operand = self.walk(node.expression)
+        if isinstance(node.operator, cst.Not):  # `not (a or False)`: only the operand's truth counts
+            operand = unwrapped_after_not(node, fold_truth(node.expression, operand))
+        folded = fold_not(node, operand)
+        if folded is not None:
+            return folded  # `not torch.cuda.is_available()` -> `True`
+        return node if operand is node.expression else node.with_changes(
+            expression=fit(node, "expression", operand))
 
     def on_with(self, node: cst.With):
         self.enter_stmt(node)
@@ -862,7 +941,7 @@ class Converter:
             lost = lost_comment_lines(node, new, nested=True)
             if lost and new:
                 return [new[0].with_changes(leading_lines=[*new[0].leading_lines, *lost]), *new[1:]]
-            return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lost)] if lost else new
+            return [cst.SimpleStatementLine([LeftPass()], leading_lines=lost)] if lost else new
         return self.leave_stmt(node, new)
 
     # expressions
@@ -952,7 +1031,10 @@ class Converter:
             new = final_annotation(self, node)
             if new is not None:
                 return keep_parens(node, new)
-        return self.generic(node)
+        new = self.generic(node)
+        # `attn(q, k, v, need_weights=False)[0]` -> `(attn(...)[0], None)[0]`: the element itself
+        item = _literal_index(new) if isinstance(node.value, cst.Call) and new is not node else None
+        return keep_parens(node, item) if item is not None else new
 
 
 def _statement_handler(handle):
@@ -993,14 +1075,46 @@ class _Uncopied(cst.CSTTransformer):
         return cst.Name(self.name) if _is_copy_of(updated, self.name) else updated
 
 
-def _constant(node) -> bool | None:
-    """The value of ``True`` / ``False`` / ``not True`` / ``not False``, else None."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = _constant(node.expression)
-        return None if inner is None else not inner
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
-        return node.value == "True"
-    return None
+def _aliased_writes(code: str) -> dict:
+    """:func:`~migrate.convert.view_alias.aliased_writes` of ``code`` (none where CPython cannot
+    parse it: deep input is converted without this check)."""
+    try:
+        return aliased_writes(python_ast(code))
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+
+
+def _literal_index(node: cst.Subscript):
+    """The element ``(a, None)[0]`` reads of a tuple the conversion wrote, when the others are
+    literals (nothing is lost by not building them); None otherwise."""
+    value = node.value
+    if not isinstance(value, cst.Tuple) or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+            or not isinstance(node.slice[0].slice.value, cst.Integer) \
+            or any(not isinstance(e, cst.Element) for e in value.elements):
+        return None
+    i = int(node.slice[0].slice.value.value, 0)
+    if i >= len(value.elements) or any(j != i and code_of(e.value) not in ("None", "True", "False")
+                                       for j, e in enumerate(value.elements)):
+        return None
+    return value.elements[i].value
+
+
+def _unpacked_pair(old: cst.Assign, new):
+    """``out, _ = (attn(...)[0], None)``, where a rule made a call's value a tuple, written plainly:
+    ``out = attn(...)[0]`` (a ``None`` for ``_`` is not bound), or ``out, w = attn(...)[0], None``;
+    ``new`` itself for anything else (an assignment of a tuple the user wrote among them)."""
+    if not isinstance(new, cst.Assign) or new is old or len(new.targets) != 1 or not isinstance(old.value, cst.Call):
+        return new
+    target, value = new.targets[0].target, new.value
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, cst.Tuple) \
+            or len(target.elements) != len(value.elements) \
+            or any(not isinstance(e, cst.Element) for e in (*target.elements, *value.elements)):
+        return new
+    pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)
+             if not (isinstance(t.value, cst.Name) and t.value.value == "_" and code_of(v.value) == "None")]
+    if len(pairs) == 1:
+        return new.with_changes(targets=[new.targets[0].with_changes(target=pairs[0][0])], value=pairs[0][1])
+    return new.with_changes(value=value.with_changes(lpar=[], rpar=[])) if value.lpar else new
 
 
 def _statements_of(block, lead) -> list:
@@ -1020,7 +1134,7 @@ def _branch_taken(old: cst.If, new) -> list | None:
     a constant (a probe answered: ``torch.cuda.is_available()`` -> ``False``): the body for True,
     the ``else`` part for False (an ``elif`` stays an ``if``), nothing without one. None when the
     test is not such a constant or the branch that goes holds a marker (it stays visible)."""
-    value = _constant(new.test) if isinstance(new, cst.If) and _constant(old.test) is None else None
+    value = constant(new.test) if isinstance(new, cst.If) and constant(old.test) is None else None
     if value is None:
         return None
     gone = new.orelse if value else new.body
@@ -1044,27 +1158,11 @@ def _only_pass(block) -> bool:
                               and all(isinstance(s, cst.Pass) for s in st.body) for st in body)
 
 
-def _plain_test(node) -> bool:
-    """A test whose evaluation does nothing but read: literals, names, attribute chains of names,
-    and ``not`` / ``and`` / ``or`` / comparisons of those."""
-    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
-        return True
-    if isinstance(node, cst.Attribute):
-        return _plain_test(node.value)
-    if isinstance(node, cst.UnaryOperation):
-        return isinstance(node.operator, cst.Not) and _plain_test(node.expression)
-    if isinstance(node, cst.BooleanOperation):
-        return _plain_test(node.left) and _plain_test(node.right)
-    if isinstance(node, cst.Comparison):
-        return _plain_test(node.left) and all(_plain_test(c.comparator) for c in node.comparisons)
-    return False
-
-
 def _emptied(old: cst.If, new) -> bool:
     """``new`` (the conversion of ``old``) is an ``if`` with no ``else`` whose body the conversion
     left as a ``pass`` and whose test only reads: it does nothing."""
     return isinstance(new, cst.If) and new.orelse is None and _only_pass(new.body) and not _only_pass(old.body) \
-        and _plain_test(new.test)
+        and plain(new.test)
 
 
 def _unchanged(converter, node):
@@ -1101,7 +1199,10 @@ _HANDLERS = {
     cst.With: Converter.on_with,
     cst.For: _statement_handler(handlers.on_for),
     cst.If: Converter.on_if,
-    cst.While: Converter.on_compound,
+    cst.While: Converter.on_while,
+    cst.CompIf: Converter.on_comp_if,
+    cst.BooleanOperation: Converter.on_boolean_operation,
+    cst.UnaryOperation: Converter.on_unary_operation,
     cst.Try: Converter.on_compound,
     cst.TryStar: Converter.on_compound,
     cst.Name: Converter.on_name,

@@ -11,7 +11,7 @@ from migrate.convert.cst import (
     call_of,
     code_of,
     dotted,
-    new_statement,
+    left_pass,
     parse_expr,
     removed,
     short,
@@ -71,7 +71,7 @@ class Cleanup:
             out.extend(new)
         if not changed:
             return None
-        return out or [new_statement("pass")]
+        return out or [left_pass()]
 
     def _one(self, st):
         """The statements that replace ``st``, or None to keep it."""

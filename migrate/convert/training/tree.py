@@ -15,7 +15,7 @@ import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX, marker_line, marker_text
 from migrate.convert.comments import lost_comment_lines
-from migrate.convert.cst import children, dotted, method_call, new_statement, removed, short
+from migrate.convert.cst import children, dotted, left_pass, method_call, removed, short
 
 
 class Refuse(Exception):
@@ -400,7 +400,7 @@ class StatementTree:
 
     def with_block(self, st, field: str, stmts: list):
         """``st`` with its block ``field`` replaced by ``stmts`` (``pass`` when empty)."""
-        stmts = stmts or [new_statement("pass")]
+        stmts = stmts or [left_pass()]
         if field == "body":
             new = st.with_changes(body=st.body.with_changes(body=stmts))
         elif field == "elif":

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate.convert.cst import bind_args, call_of, code_of, dotted, method_call, new_statement
+from migrate.convert.cst import bind_args, call_of, code_of, dotted, left_pass, method_call, new_statement
 from migrate.convert.training.rules import (
     CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, TRAINING_STEP, ZERO_GRAD,
 )
@@ -75,11 +75,11 @@ class UpdateRewrite:
         self.tp.record(st, code_of(st.test), GUARDED_STEP.id, "transformed",
                        "guarded step(): the update is applied only when the condition holds",
                        before=code_of(st.test))
-        inner = self.rewrite(list(st.body.body)) or [new_statement("pass")]
+        inner = self.rewrite(list(st.body.body)) or [left_pass()]
         new_if = st.with_changes(body=st.body.with_changes(body=inner))
         if isinstance(st.orelse, cst.Else) and any(id(x) in self.state.manual for x in st.orelse.body.body):
             # the other branch updates the parameters by hand with the same gradients
-            other = self.rewrite(list(st.orelse.body.body)) or [new_statement("pass")]
+            other = self.rewrite(list(st.orelse.body.body)) or [left_pass()]
             new_if = new_if.with_changes(orelse=st.orelse.with_changes(body=st.orelse.body.with_changes(body=other)))
         self.tp.tree.stands_for(new_if, st)
         return new_if

@@ -54,8 +54,28 @@ def test_attention_without_weights_returns_torchs_pair():
             "    def forward(self, x, w):\n        out, _ = self.attn(x, x, x, need_weights=False)\n"
             "        both = self.attn(x, x, x, need_weights=w)\n        return out\n")
     out = body(code)
-    assert "out, _ = (self.attn(x, x, x, need_weights=False)[0], None)" in out
+    assert "out = self.attn(x, x, x, need_weights=False)[0]\n" in out
     assert "both = self.attn(x, x, x, need_weights=w)" in out
+
+
+def test_attention_pairs_are_written_plainly():
+    code = ("class A(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+            "        self.attn = nn.MultiheadAttention(d, 2, batch_first=True)\n"
+            "    def forward(self, x):\n"
+            "        first = self.attn(x, x, x, need_weights=False)[0]\n"
+            "        out, weights = self.attn(x, x, x, need_weights=False)\n"
+            "        none = self.attn(x, x, x, need_weights=False)[1]\n"
+            "        pair = (1, None)\n        a, _ = pair\n        b, _ = (x, None)\n"
+            "        return first, out, weights, none\n")
+    assert body(code) == (
+        "class A(nn.Cell):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.attn = torch_attention_init(nn.MultiheadAttention(d, 2, batch_first=True))\n"
+        "    def construct(self, x):\n"
+        "        first = self.attn(x, x, x, need_weights=False)[0]\n"
+        "        out, weights = self.attn(x, x, x, need_weights=False)[0], None\n"
+        "        none = (self.attn(x, x, x, need_weights=False)[0], None)[1]\n"
+        "        pair = (1, None)\n        a, _ = pair\n        b, _ = (x, None)\n"
+        "        return first, out, weights, none\n")  # (the call is made: its element 1 is None)
 
 
 def test_pad_passes_a_value_for_the_constant_mode_only():

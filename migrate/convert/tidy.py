@@ -1,0 +1,208 @@
+"""What the conversion left behind that does nothing, dropped after the walk.
+
+Rules that remove a device leave two kinds of leftovers:
+
+- ``device = None`` where the value was a device (``device = x.device``, ``torch.device('cuda')``):
+  every use of the name that meant something went with the ``.to(device)`` calls and ``device=``
+  arguments, so in a function that no longer reads the name the assignment is dead.
+- ``pass`` where a statement was removed, and the ``if`` around it: ``if isinstance(k, ms.Tensor):
+  pass`` (of ``k = k.cpu()``), ``if use_accel: pass else: pass``.
+
+They go where it can tell they do nothing (the walker asks: :func:`left_if` as it leaves an
+``if``, :func:`tidy_function` as it leaves a function that holds a settled assignment):
+
+- a :class:`~migrate.convert.cst.SettledNone` (the walker's mark on an assignment the conversion
+  made ``name = None``) inside a function that has no other occurrence of the name at all (no
+  read, no other binding, no ``global``/``nonlocal``, no nested function using it) and no call
+  of ``locals``/``vars``/``eval``/``exec``; at module or class level it stays (other modules may
+  import the name, a class attribute may be read);
+- an ``if`` all of whose blocks hold nothing but the conversion's own ``pass``
+  (:class:`~migrate.convert.cst.LeftPass`, :class:`~migrate.convert.cst.RemovedPass`) and whose
+  tests only read (names, attributes, literals, comparisons, ``isinstance``/``hasattr``-like
+  builtins of those); a ``pass`` the user wrote is the user's and keeps its ``if``;
+- a block then left empty gets a :class:`~migrate.convert.cst.LeftPass` again, so the statement
+  around it is judged the same way, from the inside out.
+
+Comments of what goes stay, above the next statement (:func:`~migrate.convert.cst.removed`).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.cst import LeftPass, RemovedPass, SettledNone, code_of, fold_removed, left_pass, removed
+from migrate.convert.folding import plain
+
+# builtins whose call only reads its arguments (given plain arguments)
+_READING_BUILTINS = ("isinstance", "issubclass", "hasattr", "callable", "len", "type", "getattr")
+# calls that read a function's local names by name
+_NAME_READERS = ("locals", "vars", "eval", "exec")
+
+
+def tidy_function(fn: cst.FunctionDef, shadowed=frozenset()) -> cst.FunctionDef:
+    """``fn`` (a function the walk converted, holding a :class:`SettledNone`) without its dead
+    settled assignments and the ``if`` statements they leave empty; ``fn`` itself when nothing
+    goes. ``shadowed``: builtin names the file binds (their calls may do anything)."""
+    dead = _dead_names(fn)
+    if not dead:
+        return fn
+    return fn.with_changes(body=fn.body.visit(_Tidy(dead, frozenset(shadowed))))
+
+
+def left_if(node, shadowed=frozenset()) -> bool:
+    """Whether the ``if`` statement ``node`` does nothing: every block holds only the
+    conversion's ``pass`` lines and its tests only read."""
+    return isinstance(node, cst.If) and _left_empty(node) and _reads_only(node, shadowed)
+
+
+class _Occurrences(cst.CSTVisitor):
+    """How often each name occurs in a function as a name (not as an attribute or a keyword):
+    reads and bindings alike, nested functions included; the names :data:`_NAME_READERS` among
+    them."""
+
+    def __init__(self):
+        self.count: dict[str, int] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.count[node.value] = self.count.get(node.value, 0) + 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+class _Tidy(cst.CSTTransformer):
+    """The dead settled assignments of one function removed, and what that empties."""
+
+    def __init__(self, dead: set[str], shadowed: frozenset):
+        self.dead, self.shadowed = dead, shadowed
+        self.emptied = 0  # statements removed so far: a block whose count moved is folded
+        self._counts: list[int] = []
+
+    # the marks are subclasses, which libcst rebuilds as their base class: kept as they were
+    def leave_SettledNone(self, original, updated):
+        return original
+
+    def leave_LeftPass(self, original, updated):
+        return original
+
+    def leave_RemovedPass(self, original, updated):
+        return original
+
+    def _keep(self, body) -> list:
+        return [s for s in body if not (isinstance(s, SettledNone) and s.targets[0].target.value in self.dead)]
+
+    def leave_SimpleStatementLine(self, original, updated):
+        keep = self._keep(updated.body)
+        if len(keep) == len(updated.body):
+            return updated
+        self.emptied += 1
+        if not keep:
+            kept = removed(updated)
+            return cst.FlattenSentinel(kept) if kept else cst.RemovalSentinel.REMOVE
+        keep[-1] = keep[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(body=keep)
+
+    def leave_SimpleStatementSuite(self, original, updated):
+        keep = self._keep(updated.body)
+        if len(keep) == len(updated.body):
+            return updated
+        self.emptied += 1
+        keep = keep or [LeftPass()]
+        keep[-1] = keep[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(body=keep)
+
+    def visit_IndentedBlock(self, node) -> None:
+        self._counts.append(self.emptied)
+
+    def leave_IndentedBlock(self, original, updated):
+        if self._counts.pop() == self.emptied:
+            return updated
+        body, left = fold_removed(list(updated.body))
+        if body and not original.body[0].leading_lines:  # the first statements went: no blank line opens the block
+            lines = list(body[0].leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            body[0] = body[0].with_changes(leading_lines=lines)
+        new = updated.with_changes(body=body or [left_pass()])
+        return new.with_changes(footer=[*left, *new.footer]) if left else new
+
+    def leave_If(self, original, updated):
+        if not left_if(updated, self.shadowed):
+            return updated
+        self.emptied += 1
+        kept = removed(updated)
+        return cst.FlattenSentinel(kept) if kept else cst.RemovalSentinel.REMOVE
+
+
+def _dead_names(fn: cst.FunctionDef) -> set[str]:
+    """The names of the settled assignments in ``fn`` (nested functions included) that nothing
+    else in ``fn`` mentions."""
+    settled = []
+
+    class Settled(cst.CSTVisitor):
+        def visit_SettledNone(self, node: SettledNone) -> None:
+            settled.append(node.targets[0].target.value)
+    fn.visit(Settled())
+    if not settled:
+        return set()
+    occurrences = _Occurrences()
+    fn.visit(occurrences)
+    if any(occurrences.count.get(n) for n in _NAME_READERS):
+        return set()
+    mine: dict[str, int] = {}
+    for name in settled:
+        mine[name] = mine.get(name, 0) + 1
+    return {name for name, n in mine.items() if occurrences.count.get(name, 0) == n}
+
+
+def _reads_only(node: cst.If, shadowed: frozenset) -> bool:
+    while isinstance(node, cst.If):
+        if not _reading(node.test, shadowed):
+            return False
+        node = node.orelse
+    return True
+
+
+def _left_empty(node) -> bool:
+    """Every block of the ``if`` (its ``elif``/``else`` too) holds only the conversion's ``pass``
+    lines, and no marker."""
+    parts = []
+    while isinstance(node, cst.If):
+        parts.append(node.body)
+        node = node.orelse
+    if node is not None:
+        parts.append(node.body)
+    for block in parts:
+        stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+        for st in stmts:
+            small = st.body if isinstance(st, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+            if small is None or not all(isinstance(s, (LeftPass, RemovedPass)) for s in small):
+                return False
+            if MARKER_PREFIX in code_of(st):
+                return False
+    return True
+
+
+def _reading(test, shadowed: frozenset) -> bool:
+    """A test whose evaluation only reads: :func:`~migrate.convert.folding.plain`, calls of the
+    reading builtins with such arguments, and ``x in [a, b]`` of literal lists, tuples and sets."""
+    if plain(test):
+        return True
+    if isinstance(test, cst.Call):
+        return isinstance(test.func, cst.Name) and test.func.value in _READING_BUILTINS \
+            and test.func.value not in shadowed \
+            and all(not a.star and _reading(a.value, shadowed) for a in test.args)
+    if isinstance(test, (cst.List, cst.Tuple, cst.Set)):
+        return all(isinstance(e, cst.Element) and _reading(e.value, shadowed) for e in test.elements)
+    if isinstance(test, cst.UnaryOperation):
+        return isinstance(test.operator, cst.Not) and _reading(test.expression, shadowed)
+    if isinstance(test, cst.BooleanOperation):
+        return _reading(test.left, shadowed) and _reading(test.right, shadowed)
+    if isinstance(test, cst.Comparison):
+        return _reading(test.left, shadowed) and all(_reading(c.comparator, shadowed) for c in test.comparisons)
+    return False

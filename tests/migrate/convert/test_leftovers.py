@@ -1,0 +1,169 @@
+"""What device rules leave behind goes where it does nothing: ``device = None`` in a function that
+never reads the name, an ``if`` left holding only the conversion's ``pass`` under a test that
+only reads, a ``try`` of imports that can no longer fail. Before/after pairs, the cases that stay
+among them, then the converted code run against torch."""
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.helpers import HEADER, check
+
+
+def test_a_device_nothing_reads_goes():
+    check("""\
+        class M(nn.Module):
+            def forward(self, img):
+                device = img.device
+
+                # patches
+                x = img.to(device)
+                return x
+
+        def main(args, model):
+            if args.accel and torch.cuda.is_available():
+                device = torch.device("cuda")
+            else:
+                device = torch.device("cpu")
+            model = model.to(device)
+            return model
+        """, """\
+        class M(nn.Cell):
+            def construct(self, img):
+                # patches
+                x = img
+                return x
+
+        def main(args, model):
+            return model
+        """)
+
+
+def test_a_device_something_reads_stays():
+    check("""\
+        def f(x: torch.Tensor, cfg):
+            device = x.device
+            print(device)
+            d = torch.device("cuda"); y = x.to(d)
+            dev = x.device
+            def inner():
+                return dev
+            other = x.device
+            if cfg:
+                other = 1
+            return y, inner, other
+        """, """\
+        def f(x: ms.Tensor, cfg):
+            device = None
+            print(device)
+            d = None; y = torch_to(x, d)
+            dev = None
+            def inner():
+                return dev
+            other = None
+            if cfg:
+                other = 1
+            return y, inner, other
+        """)  # (a name read, by a nested function too, or bound again keeps its assignment)
+
+
+def test_a_device_at_module_or_class_level_or_beside_locals_stays():
+    check("""\
+        DEVICE = torch.device("cpu")
+        class Config:
+            device = torch.device("cpu")
+        def f(x: torch.Tensor):
+            device = x.device
+            return locals()
+        """, """\
+        DEVICE = None
+        class Config:
+            device = None
+        def f(x: ms.Tensor):
+            device = None
+            return locals()
+        """)
+
+
+def test_an_if_left_with_the_conversions_pass_goes_when_its_test_only_reads():
+    check("""\
+        def f(k, device, model, args, train, loader):
+            if isinstance(k, torch.Tensor):
+                k = k.cpu()
+            if args.model in ["RNN", "LSTM"]:
+                model.rnn.flatten_parameters()
+            if device.startswith("cuda:"):
+                torch.cuda.set_device(device)
+            if train:
+                pass
+            if hasattr(k, "data"):
+                k = k.data
+            return k
+        """, """\
+        def f(k, device, model, args, train, loader):
+            if device.startswith("cuda:"):
+                pass
+            if train:
+                pass
+            if hasattr(k, "data"):
+                k = k.data
+            return k
+        """)  # (a test that calls a method keeps its call; a pass the user wrote stays)
+
+
+def test_an_import_try_that_cannot_fail_any_more_goes():
+    check("""\
+        import warnings
+        try:
+            from torch.nn.utils.parametrizations import weight_norm
+        except ImportError:
+            from torch.nn.utils import weight_norm
+            warnings.warn("old torch")
+        try:
+            from torch.nn.utils.parametrizations import spectral_norm
+        except ImportError:
+            # keep this note
+            spectral_norm = None
+        m = weight_norm(nn.Linear(2, 3, bias=False))
+        """, """\
+        try:
+            pass
+        except ImportError:
+            # keep this note
+            spectral_norm = None
+        m = nn.utils.weight_norm(nn.Dense(2, 3, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5))))
+        """)  # (a handler with a comment stays: its note is the user's)
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_converting_again_changes_nothing(target):
+    code = HEADER + ("def f(x: torch.Tensor, k):\n    device = x.device\n"
+                     "    if isinstance(k, torch.Tensor):\n        k = k.cpu()\n    return x.to(device) + k\n")
+    once = convert_source(code, target).code
+    assert "device" not in once and "isinstance" not in once
+    assert convert_source(once, target).code == once
+
+
+def test_the_tidied_function_computes_what_torch_computes():
+    torch = pytest.importorskip("torch")
+    code = HEADER + """\
+def f(x: torch.Tensor, k, accel):
+    device = x.device
+    if accel and torch.cuda.is_available():
+        dev = torch.device("cuda")
+    else:
+        dev = torch.device("cpu")
+    if isinstance(k, torch.Tensor):
+        k = k.cpu()
+    return (x.to(device) * 2 + k.to(dev)).sum()
+"""
+    tns, mns = {}, {}
+    exec(compile(code, "<torch>", "exec"), tns)
+    out = convert_source(code).code
+    assert "device" not in out and "dev =" not in out
+    exec(compile(out, "<converted>", "exec"), mns)
+    import ms_core as ms
+    x = np.array([1.5, -2.0, 0.25], np.float32)
+    for accel in (True, False):
+        want = tns["f"](torch.tensor(x), torch.tensor(x), accel)
+        got = mns["f"](ms.Tensor(x), ms.Tensor(x), accel)
+        np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-6)
