@@ -7,6 +7,7 @@ import string
 import libcst as cst
 
 from mappings import Entry, Fate
+from mappings.target_defaults import load as target_defaults
 from migrate.convert.cst import attribute, code_of, is_primary, parse_expr
 from migrate.convert.template import render as render_template
 
@@ -480,6 +481,20 @@ class CallEdit:
             new = cst.Call(func=cst.Name(self.finish), args=[cst.Arg(new)])
         return new
 
+    def _target_default(self, key, value, like) -> bool:
+        """Whether the keyword argument ``key=value`` the conversion writes (not one the user
+        wrote as it is) gives the target callable its own default, the same on ms_core and
+        MindSpore (:mod:`mappings.target_defaults`)."""
+        if self.runtime or key in ("*", "**") or like is not None and like.value is value \
+                or not isinstance(value, (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation)):
+            return False
+        target = self.entry.target
+        defaults = target_defaults().get(target)
+        text = defaults.get(key) if defaults else None
+        if text is None or not code_of(self.func).endswith("." + target.split(".", 1)[-1]):
+            return False  # (a rule chose another callable)
+        return _same_literal(value, text)
+
     def _named_call(self) -> cst.Call | None:
         """A call of the runtime's function with the entry's torch signature, which computes what
         the lambda called in place that its template or rule wrote computes (``(lambda _p:
@@ -513,6 +528,8 @@ class CallEdit:
         if self.receiver is not None:
             args.append(cst.Arg(value=self.receiver))
         for key, value, positional, like in self.out:
+            if not positional and self._target_default(key, value, like):
+                continue  # nn.Dense(..., has_bias=True): MindSpore's own default, not spelled
             if key == "*" and like is not None:
                 args.append(like)  # pass-through variadic argument, kept as written
                 continue
@@ -531,6 +548,16 @@ class CallEdit:
             return self.call.with_changes(func=self.func, args=[],
                                           whitespace_before_args=cst.SimpleWhitespace(""))
         return self.call.with_changes(func=self.func, args=args)
+
+
+def _same_literal(value, text: str) -> bool:
+    """``value`` (a node) is the literal whose source is ``text``, of the same type (``1`` is
+    not ``1.0`` nor ``True``)."""
+    try:
+        a, b = ast.literal_eval(code_of(value)), ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return type(a) is type(b) and a == b
 
 
 def _differs(value, text) -> bool:

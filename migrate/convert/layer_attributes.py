@@ -29,7 +29,7 @@ PARAMETER_NAMES = node_rule(
      "class M(nn.Cell):\n"
      "    def __init__(self):\n"
      "        super().__init__()\n"
-     "        self.bn = nn.BatchNorm2d(2, momentum=0.9)\n"
+     "        self.bn = nn.BatchNorm2d(2)\n"
      "    def construct(self, x):\n"
      "        return x * self.bn.gamma\n"),
 ])

@@ -32,7 +32,7 @@ PARAMETER_PATHS = node_rule(
      "    def __init__(self):\n"
      "        super().__init__()\n"
      "        self.blocks = nn.CellList()\n"
-     "        self.blocks.append(nn.Dense(2, 2, has_bias=True, "
+     "        self.blocks.append(nn.Dense(2, 2, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2))))\n"
      "        torch_param_names(self)\n"),

@@ -19,7 +19,7 @@ LOAD_INTO = node_rule(
     "loaded into the network already built.", needs=["torch_load_into"], examples=[
     ("net = nn.Linear(2, 2)\n"
      "net = torch.load('net.pt')\n",
-     "net = nn.Dense(2, 2, has_bias=True, "
+     "net = nn.Dense(2, 2, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2)))\n"
      "net = torch_load_into(net, ms.hub.load('net.pt'))\n"),

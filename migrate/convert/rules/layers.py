@@ -50,7 +50,7 @@ def torch_default_init(edit, fan_in: str | None) -> None:
 
 @argument_rule("MS111", "dense", runtime=True, examples=[
     ("y = nn.Linear(1, 2)\n",
-     "y = nn.Dense(1, 2, has_bias=True, "
+     "y = nn.Dense(1, 2, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(1)))\n"),
 ])
@@ -203,7 +203,7 @@ def conv_transpose2d(edit) -> None:
 
 @argument_rule("MS143", "conv_fn", runtime=True, needs=["torch_conv_padding"], examples=[
     ("y = F.conv2d(x, w)\n",
-     "y = ops.conv2d(x, w, pad_mode='valid')\n"),
+     "y = ops.conv2d(x, w)\n"),
 ])
 def conv_fn(edit) -> None:
     """Replace F.conv2d(x, w, b, stride, padding=p) with ops.conv2d(x, w, b, stride, pad_mode, padding)."""
@@ -214,7 +214,7 @@ def conv_fn(edit) -> None:
 
 @argument_rule("MS112", "batchnorm", runtime=True, examples=[
     ("y = nn.BatchNorm2d(2)\n",
-     "y = nn.BatchNorm2d(2, momentum=0.9)\n"),
+     "y = nn.BatchNorm2d(2)\n"),
 ])
 def batchnorm(edit) -> None:
     """Replace BatchNorm momentum m and track_running_stats with momentum=1-m and use_batch_statistics."""
@@ -240,7 +240,7 @@ def batchnorm(edit) -> None:
 
 @argument_rule("MS113", "pool", runtime=True, needs=["torch_pool_padding"], examples=[
     ("y = nn.MaxPool2d(2)\n",
-     "y = nn.MaxPool2d(2, stride=2, pad_mode='valid')\n"),
+     "y = nn.MaxPool2d(2, stride=2)\n"),
 ])
 def pool(edit) -> None:
     """Replace MaxPool2d/AvgPool2d(stride=None, padding=p) with stride=kernel_size, pad_mode='pad', padding=p."""
@@ -299,7 +299,7 @@ def functional_pool_stride(edit) -> None:
 @argument_rule("MS114", "layernorm", runtime=True,
     needs=["torch_layer_norm", "torch_norm_shape"], examples=[
     ("y = nn.LayerNorm(4)\n",
-     "y = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)\n"),
+     "y = nn.LayerNorm((4,), epsilon=1e-05)\n"),
 ])
 def layernorm(edit) -> None:
     """Replace nn.LayerNorm(n, eps) with nn.LayerNorm((n,), begin_norm_axis, begin_params_axis, epsilon)."""

@@ -82,7 +82,7 @@ def _order_transpose3d(edit) -> None:
 
 @argument_rule("MS403", "local_response_norm", runtime=True, examples=[
     ("y = nn.LocalResponseNorm(3)\n",
-     "y = nn.LRN(depth_radius=1, bias=1.0, alpha=0.0001 / 3, beta=0.75)\n"),
+     "y = nn.LRN(depth_radius=1, alpha=0.0001 / 3, beta=0.75)\n"),
 ])
 def local_response_norm(edit) -> None:
     """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k,
@@ -155,7 +155,7 @@ def bilinear(edit) -> None:
 
 @argument_rule("MS406", "upsampling_mode", runtime=True, examples=[
     ("y = nn.UpsamplingNearest2d(scale_factor=2)\n",
-     "y = nn.Upsample(scale_factor=2.0, mode='nearest', recompute_scale_factor=True)\n"),
+     "y = nn.Upsample(scale_factor=2.0, recompute_scale_factor=True)\n"),
 ])
 def upsampling_mode(edit) -> None:
     """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor,
@@ -206,7 +206,7 @@ def parameter_list(edit) -> None:
 
 @argument_rule("MS410", "weight_norm", examples=[
     ("y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
-     "y = nn.utils.weight_norm(nn.Dense(2, 3, has_bias=True, "
+     "y = nn.utils.weight_norm(nn.Dense(2, 3, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2))))\n"),
 ])

@@ -100,7 +100,7 @@ _CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
 @argument_rule("MS237", "cast_cell", needs=["torch_cast_cell"], examples=[
     ("net = nn.Linear(2, 2)\n"
      "net = net.double()\n",
-     "net = nn.Dense(2, 2, has_bias=True, "
+     "net = nn.Dense(2, 2, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2)))\n"
      "net = torch_cast_cell(net, ms.float64)\n"),

@@ -201,7 +201,7 @@ AUTOGRAD_GRAD = statement_rule(
      "h = h - 1\n"
      "y = net(h) * c\n"
      "g = torch.autograd.grad(y.sum(), x)[0]\n",
-     "net = nn.Dense(2, 2, has_bias=True, "
+     "net = nn.Dense(2, 2, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2)))\n"
      "c = net(ops.ones((2,)))\n"
@@ -382,7 +382,7 @@ MANUAL_UPDATE = statement_rule(
      "        for w in net.parameters():\n"
      "            w -= 0.1 * w.grad\n"
      "            w.grad = None\n",
-     "net = nn.Dense(3, 1, has_bias=True, "
+     "net = nn.Dense(3, 1, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(3)))\n"
      "net.set_train(True)\n"

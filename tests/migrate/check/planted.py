@@ -23,7 +23,7 @@ class Fault:
 
 
 FAULTS = [
-    Fault("momentum not inverted", "self.bn1 = nn.BatchNorm2d(width, momentum=0.9)",
+    Fault("momentum not inverted", "self.bn1 = nn.BatchNorm2d(width)",
           "self.bn1 = nn.BatchNorm2d(width, momentum=0.1)", {"mode": "both", "train_steps": 2},
           "training-steps", "bn1", "needs momentum=0.9, but has 0.1"),
     Fault("p as keep_prob", "self.drop = nn.Dropout(keep_prob=1.0 - dropout)",
@@ -33,9 +33,9 @@ FAULTS = [
           "self.conv1 = nn.Conv2d(3, width, 7, stride=2, pad_mode='pad', padding=3,",
           "self.conv1 = nn.Conv2d(3, width, 7, stride=2, pad_mode='same',", {"mode": "eval"},
           "eval", "conv1", "use pad_mode='pad', padding=3"),
-    Fault("default init", "self.fc = nn.Dense(cin, num_classes, has_bias=True, "
+    Fault("default init", "self.fc = nn.Dense(cin, num_classes, "
                           "weight_init=HeUniform(negative_slope=math.sqrt(5)), ",
-          "self.fc = nn.Dense(cin, num_classes, has_bias=True, ",
+          "self.fc = nn.Dense(cin, num_classes, ",
           {"mode": "eval", "init_check": True}, "init", "fc", "MindSpore's default 'normal'"),
     Fault("transposed weight", "return x @ self.weight.T + self.bias",
           "return x @ self.weight + self.bias", {"mode": "eval"}, "eval", "proj",

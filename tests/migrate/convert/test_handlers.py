@@ -275,8 +275,8 @@ def test_isinstance_narrowing_renames_norm_parameters():
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.bn = nn.BatchNorm2d(4, momentum=0.9)
-                self.ln = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)
+                self.bn = nn.BatchNorm2d(4)
+                self.ln = nn.LayerNorm((4,), epsilon=1e-05)
                 self.emb = nn.Embedding(10, 4, embedding_table=Normal(sigma=1.0))
                 for _, m in self.cells_and_names():
                     if isinstance(m, nn.BatchNorm2d):
@@ -301,7 +301,7 @@ def test_a_local_assigned_a_layer_knows_its_class():
             return bn.weight, w
         """, """\
         def block(c):
-            bn = nn.BatchNorm2d(c, momentum=0.9)
+            bn = nn.BatchNorm2d(c)
             bn.gamma.set_data(initializer(Zero(), bn.gamma.shape, bn.gamma.dtype))
             emb = nn.Embedding(10, c, embedding_table=Normal(sigma=1.0))
             w = emb.embedding_table
@@ -323,7 +323,7 @@ def test_int_literals_for_torch_flags_are_bools():
         a = nn.Linear(4, 2, 1)
         b = nn.Linear(4, 2, bias=0)
         """, """\
-        a = nn.Dense(4, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
+        a = nn.Dense(4, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
         b = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
         """)  # noqa: E501
     namespace = {}
@@ -350,7 +350,7 @@ def test_weight_data_init_methods():
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+                self.fc = nn.Dense(2, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
                 self.fc.weight.set_data(initializer(Normal(mean=0, sigma=0.01), self.fc.weight.shape, self.fc.weight.dtype))
                 self.fc.bias.set_data(initializer(Zero(), self.fc.bias.shape, self.fc.bias.dtype))
         """)  # noqa: E501

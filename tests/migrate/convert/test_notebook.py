@@ -55,7 +55,7 @@ def test_code_cells_are_converted_and_the_rest_is_kept(tmp_path, capsys):
     assert s[1].startswith("!pip install torch\n%matplotlib inline\n")
     assert "import ms_core as ms" in s[1]
     # names imported in cell 2 are resolved in the later cells: one program, not one per cell
-    assert s[2] == ("model = nn.SequentialCell(nn.Dense(4, 2, has_bias=True, "
+    assert s[2] == ("model = nn.SequentialCell(nn.Dense(4, 2, "
                     "weight_init=HeUniform(negative_slope=math.sqrt(5)), "
                     "bias_init=Uniform(scale=1 / math.sqrt(4))), nn.Dropout(keep_prob=0.7))\nmodel?")
     assert s[3] == ("%%time\n# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)  # keep me\n"

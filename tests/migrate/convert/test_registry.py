@@ -130,7 +130,7 @@ TRAINING_SCRIPT = textwrap.dedent("""\
             if (i + 1) % 2 == 0:
                 opt.step()
 """)
-DENSE = ("net = nn.Dense(4, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
+DENSE = ("net = nn.Dense(4, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
          "bias_init=Uniform(scale=1 / math.sqrt(4)))")
 SHARDS = "num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True"
 

@@ -197,8 +197,8 @@ PAIRS = {
         class Block(nn.Cell):
             def __init__(self, pre_norm):
                 super().__init__()
-                pre = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1) if pre_norm else None
-                post = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)
+                pre = nn.LayerNorm((4,), epsilon=1e-05) if pre_norm else None
+                post = nn.LayerNorm((4,), epsilon=1e-05)
                 self.norms = TorchModuleList([pre, post])
                 self.plain = nn.CellList([post])
                 self.scale = None

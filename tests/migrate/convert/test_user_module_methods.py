@@ -24,7 +24,7 @@ def test_users_own_train_method_is_left_as_written():
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+                self.fc = nn.Dense(2, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
 
             def train(self, x_pos, x_neg):
                 return self.fc(x_pos) - self.fc(x_neg)

@@ -64,7 +64,7 @@ def test_unmapped_torch_call_is_marked_and_import_kept():
                         "import math\nimport ms_core as ms\nfrom ms_core import nn\n"
                         "from ms_core.common.initializer import HeUniform, Uniform\n"
                         "# migrate: MS901 torch.fft.hfft has no mapping\ny = torch.fft.hfft(x)  # spectrum\n"
-                        "fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
+                        "fc = nn.Dense(2, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
                         "bias_init=Uniform(scale=1 / math.sqrt(2)))\n")
     assert [(c.line, c.rule) for c in res.changes if c.label == "unsupported"] == [(1, "MS900"), (3, "MS901")]
 
@@ -226,7 +226,7 @@ def test_kept_torch_alias_never_shadows_the_target_names():
                         "    def __init__(self):\n        super().__init__()\n"
                         "        # migrate: MS901 torch.nn.RNNBase has no mapping\n"
                         "        self.rnn = nn.RNNBase(1, 2)\n"
-                        "        self.fc = ms_nn.Dense(2, 2, has_bias=True, "
+                        "        self.fc = ms_nn.Dense(2, 2, "
                         "weight_init=HeUniform(negative_slope=math.sqrt(5)), "
                         "bias_init=Uniform(scale=1 / math.sqrt(2)))\n")
     assert convert_source(res.code).code == res.code

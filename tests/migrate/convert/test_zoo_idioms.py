@@ -326,7 +326,7 @@ def test_children_added_by_name_are_known_layers():
         class A(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.insert_child_to_cell('bn', nn.BatchNorm2d(4, momentum=0.9))
+                self.insert_child_to_cell('bn', nn.BatchNorm2d(4))
                 torch_param_names(self)
 
             def scale(self):

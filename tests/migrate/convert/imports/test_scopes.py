@@ -116,7 +116,7 @@ def test_user_class_named_like_an_initializer_and_a_math_variable():
         """)
     assert "import math as py_math\n" in out
     assert "from ms_core.common import initializer as ms_init\n" in out
-    assert ("fc = nn.Dense(2, 3, has_bias=True, weight_init=ms_init.HeUniform(negative_slope=py_math.sqrt(5)), "
+    assert ("fc = nn.Dense(2, 3, weight_init=ms_init.HeUniform(negative_slope=py_math.sqrt(5)), "
             "bias_init=ms_init.Uniform(scale=1 / py_math.sqrt(2)))") in out
 
 

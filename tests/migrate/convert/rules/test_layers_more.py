@@ -35,14 +35,14 @@ PAIRS = [
      f"nn.Conv2dTranspose(2, 3, 1, stride=2, pad_mode='pad', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(3)))"),
     # MS113 pool: 3-D
-    ("nn.MaxPool3d(2)", "nn.MaxPool3d(2, stride=2, pad_mode='valid')"),
+    ("nn.MaxPool3d(2)", 'nn.MaxPool3d(2, stride=2)'),
     ("nn.AvgPool3d(3, 2, (1, 0, 1))", "nn.AvgPool3d(3, 2, pad_mode='pad', padding=(1, 0, 1))"),
     # MS403 local_response_norm
-    ("nn.LocalResponseNorm(5)", "nn.LRN(depth_radius=2, bias=1.0, alpha=0.0001 / 5, beta=0.75)"),
+    ("nn.LocalResponseNorm(5)", "nn.LRN(depth_radius=2, alpha=0.0001 / 5, beta=0.75)"),
     ("nn.LocalResponseNorm(n, alpha=a, k=2.0)",
      "nn.LRN(depth_radius=(n - 1) // 2, bias=2.0, alpha=a / n, beta=0.75)"),
     # MS404 rrelu_inference
-    ("nn.RReLU(0.1, 0.3)", "nn.LeakyReLU(alpha=0.2)"),
+    ("nn.RReLU(0.1, 0.3)", "nn.LeakyReLU()"),
     ("nn.RReLU(lo, hi, inplace=True)", "nn.LeakyReLU(alpha=(lo + hi) / 2)"),
     # MS405 bilinear
     ("nn.Bilinear(4, 6, 5)", "nn.BiDense(4, 6, 5, weight_init=Uniform(scale=1 / math.sqrt(4)), "
@@ -53,7 +53,7 @@ PAIRS = [
     ("nn.UpsamplingBilinear2d(scale_factor=2)",
      "nn.Upsample(scale_factor=2.0, mode='bilinear', align_corners=True, "
      "recompute_scale_factor=True)"),
-    ("nn.UpsamplingNearest2d((4, 4))", "nn.Upsample(size=(4, 4), mode='nearest')"),
+    ("nn.UpsamplingNearest2d((4, 4))", 'nn.Upsample(size=(4, 4))'),
     ("nn.Upsample(scale_factor=(2, 3), mode='nearest')",
      "nn.Upsample(scale_factor=(2.0, 3.0), mode='nearest', recompute_scale_factor=True)"),
     ("nn.Upsample(scale_factor=s)",

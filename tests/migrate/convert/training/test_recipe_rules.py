@@ -45,7 +45,7 @@ def test_a_training_checkpoint_saves_nested_state_and_optimizer_state_stays_torc
         sched.load_state_dict(ck["sched"])
         self.optimizer.load_state_dict(ck["opt"])
         """, """\
-        net = nn.Dense(2, 1, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+        net = nn.Dense(2, 1, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
         opt = ms.experimental.optim.AdamW(net.trainable_params(), lr=0.1)
         sched = ms.experimental.optim.lr_scheduler.StepLR(opt, 2)
         ms.save_checkpoint(net, "w.pt")

@@ -320,7 +320,7 @@ def test_autograd_grad_inlines_only_what_depends_on_the_input():
         y = net(h) * c
         g = torch.autograd.grad(y.sum(), x)[0]
         """, """\
-        net = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+        net = nn.Dense(2, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
         c = net(ops.ones((2,)))
         h = x * 2
         h = h - 1

@@ -54,7 +54,7 @@ def test_hand_written_updates_under_no_grad_with_gradient_clearing():
                     w -= 0.1 * w.grad
                     w.grad = None
         """, """\
-        net = nn.Dense(3, 1, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(3)))
+        net = nn.Dense(3, 1, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(3)))
         net.set_train(True)
 
         def forward_fn(x, y):
