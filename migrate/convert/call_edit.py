@@ -470,7 +470,7 @@ class CallEdit:
 
     def build(self) -> cst.BaseExpression:
         new = self._build_call()
-        if not self.runtime and is_lambda_call(new):
+        if not self.runtime and _calls_a_lambda(new):
             new = self._named_call() or new
         if "result" in self.casts:
             new = self._cast(new, self.casts["result"])
@@ -580,6 +580,22 @@ def numpy_alias(entry: Entry, name: str, names: set) -> str:
             or not entry.torch.startswith(("torch.", "Tensor.")):
         return name
     return alias
+
+
+def _calls_a_lambda(node) -> bool:
+    """``node`` calls a lambda where it is written, at its top or inside (``ops.matmul((lambda
+    _s: ...)(s), v)``)."""
+    if is_lambda_call(node):
+        return True
+    return "lambda" in code_of(node) and any(is_lambda_call(n) for n in _subtree(node))
+
+
+def _subtree(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 def is_lambda_call(node) -> bool:

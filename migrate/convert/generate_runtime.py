@@ -33,6 +33,7 @@ from migrate.convert.call_edit import CallEdit, _positional_count
 from migrate.convert.cst import code_of, parse_expr
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.torch_names import public_name
+from migrate.convert.template import slots
 from migrate.convert.torch_signature import _CONTAINERS, is_layer_class, translates
 
 RUNTIME = Path(__file__).resolve().parents[1] / "runtime"
@@ -68,9 +69,18 @@ def candidates(tables) -> list[str]:
         # (an entry without a target is a template: a value of it needs the function too; a
         # template that calls a lambda in place is written as a call of the function)
         if not entry.target.startswith(".") and entry.label != "unsupported" \
-                and (translates(entry) or not entry.target or (entry.template or "").startswith("(lambda")):
+                and (translates(entry) or not entry.target or _hoists(entry.template)):
             out.append(qual)
     return out
+
+
+def _hoists(template: str | None) -> bool:
+    """A template that calls a lambda in place, or may (a slot used twice: its argument is
+    evaluated once, in a lambda, when it is not a plain name): a call of the function instead."""
+    if template is None:
+        return False
+    used = slots(template)
+    return template.startswith("(lambda") or any(used.count(name) > 1 for name in set(used))
 
 
 class _Generation:

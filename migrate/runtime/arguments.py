@@ -149,3 +149,13 @@ def torch_no_cuda(name, *args, **kwargs):
     raise RuntimeError(f"For '{name}', there is no CUDA device: the converted code answers "
                        f"torch.cuda.is_available() with False (MindSpore chooses its device with "
                        f"ms.set_context(device_target=...)).")
+
+
+def torch_float_scale(scale):
+    """torch's ``scale_factor`` as MindSpore 2.10's ``nn.Upsample`` takes it: a float, or a tuple of
+    floats for a sequence; None (an output size given instead) stays None."""
+    if scale is None:
+        return None
+    if isinstance(scale, (tuple, list)):
+        return tuple(float(s) for s in scale)
+    return float(scale)

@@ -1750,6 +1750,20 @@ def torch_bartlett_window(window_length, periodic=True, dtype=None, layout=None,
     return torch_cast((lambda _n, _d: ops.ones(_n, ms.float32) if _n == 1 else 1 - ops.abs(ops.arange(_n, dtype=ms.float32) * (2 / _d) - 1))(window_length, window_length if periodic else window_length - 1), dtype)
 
 
+def torch_bernoulli(input, p=None, generator=None, out=None):
+    """torch.bernoulli's signature over its MindSpore translation."""
+    if generator is not None:
+        raise ValueError("For 'bernoulli' (torch signature), generator other than None is not supported: seed with ms.set_seed.")
+    if out is not None:
+        raise ValueError("For 'bernoulli' (torch signature), out other than None is not supported: out=.")
+    return ops.bernoulli(input, input if p is None else p)
+
+
+def torch_bilinear(input1, input2, weight, bias=None):
+    """torch.nn.functional.bilinear's (and torch.bilinear's) signature over its MindSpore translation."""
+    return ops.sum(ops.matmul(ops.expand_dims(ops.expand_dims(input1, -2), -3), weight)[..., 0, :] * ops.expand_dims(input2, -2), -1) + (0 if bias is None else bias)
+
+
 def torch_binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction='mean'):
     """torch.nn.functional.binary_cross_entropy's signature over its MindSpore translation."""
     if size_average is not None:
@@ -2035,6 +2049,13 @@ def torch_deg2rad(input, out=None):
     return ops.deg2rad(input)
 
 
+def torch_diag(input, diagonal=0, out=None):
+    """torch.diag's signature over its MindSpore translation."""
+    if out is not None:
+        raise ValueError("For 'diag' (torch signature), out other than None is not supported: out=.")
+    return (ops.diag_embed(input, diagonal) if input.ndim == 1 else ops.diagonal(input, diagonal))
+
+
 def torch_diagonal(A, offset=0, dim1=-2, dim2=-1):
     """torch.linalg.diagonal's signature over its MindSpore translation."""
     return ops.diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
@@ -2142,6 +2163,11 @@ def torch_eq(input, other, out=None):
     if out is not None:
         raise ValueError("For 'eq' (torch signature), out other than None is not supported: out=.")
     return ops.eq(input, other)
+
+
+def torch_equal(input, other):
+    """torch.equal's signature over its MindSpore translation."""
+    return input.shape == other.shape and bool(ops.all(ops.equal(input, other)))
 
 
 def torch_erfc(input, out=None):
@@ -2686,6 +2712,13 @@ def torch_linalg_qr(A, mode='reduced', out=None):
     if out is not None:
         raise ValueError("For 'qr' (torch signature), out other than None is not supported: out=.")
     return ops.qr(A, mode)
+
+
+def torch_linalg_svd(A, full_matrices=True, driver=None, out=None):
+    """torch.linalg.svd's signature over its MindSpore translation."""
+    if out is not None:
+        raise ValueError("For 'svd' (torch signature), out other than None is not supported: out=.")
+    return (lambda _r: (_r[1], _r[0], ops.swapaxes(_r[2], -1, -2)))(ops.svd(A, full_matrices))
 
 
 def torch_log10(input, out=None):
@@ -3393,6 +3426,15 @@ def torch_subtract(input, other, alpha=1):
     return ops.sub(input, other)
 
 
+def torch_svd(input, some=True, compute_uv=True, out=None):
+    """torch.svd's signature over its MindSpore translation."""
+    if compute_uv is not True:
+        raise ValueError("For 'svd' (torch signature), compute_uv other than True is not supported: compute_uv=False: use torch.linalg.svdvals.")
+    if out is not None:
+        raise ValueError("For 'svd' (torch signature), out other than None is not supported: out=.")
+    return (lambda _r: (_r[1], _r[0], _r[2]))(ops.svd(input, not some))
+
+
 def torch_svdvals(A, driver=None, out=None):
     """torch.linalg.svdvals's signature over its MindSpore translation."""
     if out is not None:
@@ -3529,6 +3571,11 @@ def torch_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None
     return tensor
 
 
+def torch_unflatten(input, dim, sizes):
+    """torch.unflatten's signature over its MindSpore translation."""
+    return ops.reshape(input, input.shape[:dim] + tuple(sizes) + input.shape[dim:][1:])
+
+
 def torch_uniform(tensor, a=0.0, b=1.0, generator=None):
     """torch.nn.init.uniform's signature over its MindSpore translation."""
     if generator is not None:
@@ -3580,6 +3627,11 @@ def torch_vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, out=None):
         raise ValueError("For 'vector_norm' (torch signature), out other than None is not supported: out=.")
     kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
     return ops.vector_norm(x, ord, dim, keepdim, **kwargs_)
+
+
+def torch_view_as_complex(input):
+    """torch.view_as_complex's signature over its MindSpore translation."""
+    return ops.Complex()(input[..., 0], input[..., 1])
 
 
 def torch_vstack(tensors, out=None):
@@ -3791,7 +3843,7 @@ TORCH_FUNCTIONAL = {
     'avg_pool1d': torch_avg_pool1d,
     'avg_pool2d': torch_avg_pool2d,
     'avg_pool3d': torch_avg_pool3d,
-    'bilinear': getattr(ops, 'matmul', None),
+    'bilinear': torch_bilinear,
     'binary_cross_entropy': torch_binary_cross_entropy,
     'binary_cross_entropy_with_logits': torch_binary_cross_entropy_with_logits,
     'celu': torch_celu,

@@ -153,7 +153,7 @@ def bilinear(edit) -> None:
     edit.worse("transformed", "explicit torch default initializers")
 
 
-@argument_rule("MS406", "upsampling_mode", runtime=True, examples=[
+@argument_rule("MS406", "upsampling_mode", runtime=True, needs=["torch_float_scale"], examples=[
     ("y = nn.UpsamplingNearest2d(scale_factor=2)\n",
      "y = nn.Upsample(scale_factor=2.0, recompute_scale_factor=True)\n"),
 ])
@@ -233,10 +233,7 @@ def _float_scale(edit, scale) -> None:
         edit.set("scale_factor", repr(tuple(float(i) for i in v)))
         whole = all(float(i).is_integer() for i in v)
     else:
-        text = code_of(scale)
-        to_floats = edit.converter.builtins_in("(lambda s: tuple(float(i) for i in s) if isinstance(s, (tuple, list)) "
-                                          "else float(s))")
-        edit.set("scale_factor", f"{to_floats}({text})")
+        edit.set("scale_factor", f"{edit.helper('torch_float_scale')}({code_of(scale)})")
         whole = False
     recompute = edit.bound.get("recompute_scale_factor")
     edit.set("recompute_scale_factor", "True")
@@ -251,7 +248,7 @@ def _float_scale(edit, scale) -> None:
                                   "whole-number scales)")
 
 
-@argument_rule("MS411", "upsample", runtime=True, examples=[
+@argument_rule("MS411", "upsample", runtime=True, needs=["torch_float_scale"], examples=[
     ("y = nn.Upsample(scale_factor=2)\n",
      "y = nn.Upsample(scale_factor=2.0, recompute_scale_factor=True)\n"),
 ])

@@ -109,7 +109,7 @@ def normal(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS303", "bernoulli", examples=[
+@argument_rule("MS303", "bernoulli", runtime=True, examples=[
     ("y = torch.bernoulli(p)\n",
      "y = ops.bernoulli(p, p)\n"),
 ])
@@ -119,6 +119,8 @@ def bernoulli(edit) -> None:
     ops.bernoulli(x, p)."""
     values = {"input": edit.bound["input"], "p": edit.bound.get("p")}
     template = "ops.bernoulli({input}, {input})" if values["p"] is None else "ops.bernoulli({input}, {p})"
+    if edit.runtime:  # p=None at run time: the input's own probabilities
+        template = "ops.bernoulli({input}, {input} if {p} is None else {p})"
     edit.result = render(edit.converter, template, values)
 
 
@@ -307,7 +309,7 @@ def where(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
 
 
-@argument_rule("MS313", "diag", examples=[
+@argument_rule("MS313", "diag", runtime=True, examples=[
     ("y = torch.diag(x)\n",
      "y = (ops.diag_embed(x, 0) if x.ndim == 1 else ops.diagonal(x, 0))\n"),
 ])
@@ -338,7 +340,7 @@ def scatter(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS315", "svd", examples=[
+@argument_rule("MS315", "svd", runtime=True, examples=[
     ("y = torch.linalg.svd(x)\n",
      "y = (lambda _r: (_r[1], _r[0], ops.swapaxes(_r[2], -1, -2)))(ops.svd(x, True))\n"),
 ])
@@ -369,6 +371,25 @@ def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
+def _call_with_options(edit, helper: str, values: dict, positional, defaults: dict) -> cst.Call:
+    """``helper(<positional values>, name=value, ...)`` with the options that are not their default."""
+    args = [cst.Arg(values[n]) for n in positional]
+    for name, default in defaults.items():
+        value = values[name]
+        if isinstance(value, (cst.Integer, cst.Float, cst.Name)) and _literal_value(value) == default \
+                and type(_literal_value(value)) is type(default):
+            continue
+        args.append(cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                                                 cst.SimpleWhitespace(""))))
+    return cst.Call(cst.Name(edit.helper(helper)), args)
+
+
+def _literal_value(node):
+    text = code_of(node)
+    return {"None": None, "True": True, "False": False}.get(text, text) if isinstance(node, cst.Name) \
+        else float(text) if isinstance(node, cst.Float) else int(text, 0)
+
+
 @argument_rule("MS316", "sdpa", needs=["torch_sdpa"], examples=[
     ("y = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
      "y = ops.matmul(ops.softmax(ops.masked_fill(ops.matmul(q, ops.swapaxes(k, -2, "
@@ -392,8 +413,11 @@ def sdpa(edit) -> None:
         scores = (f"ops.masked_fill({scores}, ops.triu(ops.ones(({{query}}.shape[-2], {{key}}.shape[-2]), "
                   f"ms.bool_), 1), float('-inf'))")
     if code_of(values["attn_mask"]) != "None":
-        scores = (f"(lambda _s, _m: ops.masked_fill(_s, ops.logical_not(_m), float('-inf')) "
-                  f"if _m.dtype == ms.bool_ else _s + _m)({scores}, {{attn_mask}})")
+        # a Bool mask keeps where True, a float one adds: the dtype decides at run time
+        edit.result = _call_with_options(edit, "torch_sdpa", values, ("query", "key", "value"),
+                                         {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None})
+        edit.note("attn_mask: torch_sdpa applies it as torch does (a Bool mask keeps where True, a float one adds)")
+        return
     weights = f"ops.softmax({scores}, -1)"
     if not _is_zero(values["dropout_p"]):
         weights = f"ops.dropout({weights}, p=float({{dropout_p}}))"  # MindSpore 2.10 refuses an int p

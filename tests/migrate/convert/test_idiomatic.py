@@ -253,6 +253,29 @@ def test_a_template_that_was_a_lambda_called_in_place_is_a_named_function():
     assert "lambda" not in res.code
 
 
+def test_a_rule_that_would_call_a_lambda_in_place_calls_a_named_function():
+    res = check("""\
+        def f(self, x, q, k, v, m, size, sf):
+            a = torch.bernoulli(self.ratio * torch.ones((2, 3)))
+            b = torch.diag(torch.ones(3))
+            c = torch.view_as_complex(x.reshape(2, -1, 2))
+            d = torch.linalg.svd(x @ x)
+            e = F.scaled_dot_product_attention(q, k, v, attn_mask=m, dropout_p=0.0)
+            g = nn.Upsample(scale_factor=None if size else sf)
+            return a, b, c, d, e, g, torch.bernoulli(x), torch.diag(x)
+        """, """\
+        def f(self, x, q, k, v, m, size, sf):
+            a = torch_bernoulli(self.ratio * ops.ones((2, 3)))
+            b = torch_diag(ops.ones((3,)))
+            c = torch_view_as_complex(x.reshape(2, -1, 2))
+            d = torch_linalg_svd(x @ x)
+            e = torch_sdpa(q, k, v, attn_mask=m)
+            g = nn.Upsample(scale_factor=torch_float_scale(None if size else sf), recompute_scale_factor=True)
+            return a, b, c, d, e, g, ops.bernoulli(x, x), (ops.diag_embed(x, 0) if x.ndim == 1 else ops.diagonal(x, 0))
+        """)  # (a plain name is read twice: the expression stays)
+    assert "lambda" not in res.code
+
+
 def test_converting_again_changes_nothing():
     code = convert_source(FIXTURE.read_text()).code
     assert convert_source(code).code == code
