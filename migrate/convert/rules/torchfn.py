@@ -342,11 +342,12 @@ def scatter(edit) -> None:
 
 @argument_rule("MS315", "svd", runtime=True, examples=[
     ("y = torch.linalg.svd(x)\n",
-     "y = (lambda _r: (_r[1], _r[0], ops.swapaxes(_r[2], -1, -2)))(ops.svd(x, True))\n"),
+     "y = torch_linalg_svd(x)\n"),
 ])
 def svd(edit) -> None:
     """Replace torch.linalg.svd(A) (U, S, Vh) and torch.svd(A) (U, S, V) with ops.svd, which
-    returns (S, U, V): reordered (and V transposed for linalg.svd)."""
+    returns (S, U, V): reordered (and V transposed for linalg.svd); in converted code, the
+    generated torch_linalg_svd / torch_svd that do so."""
     values = {"A": edit.bound.get("A", edit.bound.get("input"))}
     if edit.entry.torch == "torch.svd":
         some = edit.value("some")
