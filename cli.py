@@ -373,7 +373,8 @@ def _run_mappings(args) -> int:
     entries = search(args.search)
     for e in sorted(entries, key=lambda e: (e.table, e.torch)):
         target = e.target or f"(rule {e.rule})"
-        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", e.id, escape(e.note))
+        t.add_row(escape(e.torch), escape(target), f"[{LABEL_STYLE[e.label]}]{e.label}[/]", registry.entry_id(e),
+                  escape(e.note))
     out.print(t)
     out.print(f"{len(entries)} entries")
     return 0
@@ -676,7 +677,8 @@ def _run_check_ddp(args) -> int:
     from migrate.check.ddp import EXIT_ERROR, DdpSettings, check_ddp
     err = _console(wide=True)
     if args.nproc < 1 or not os.path.isfile(args.script):
-        err.print(f"[red]error:[/] {'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
+        err.print(f"[red]error:[/] "
+                  f"{'--nproc must be at least 1' if args.nproc < 1 else escape(args.script) + ' does not exist'}")
         return EXIT_ERROR
     settings = DdpSettings(nproc=args.nproc, max_steps=args.steps, rtol=args.rtol, atol=args.atol,
                            timeout=args.timeout, args=tuple(shlex.split(args.args)), ms_python=args.ms_python)

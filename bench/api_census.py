@@ -854,7 +854,8 @@ def render(c: Census, top: int, todo: int, command: str) -> str:
             note = s.note
             rs = c.ref_status.get(a)
             if rs is not None and rs.status != s.status:
-                note = f"{note}; as a value: {rs.status} ({rs.note})" if note else f"as a value: {rs.status} ({rs.note})"
+                value = f"as a value: {rs.status} ({rs.note})"
+                note = f"{note}; {value}" if note else value
             out.append(f"| {i} | `{a}` | {c.calls[a]:,} | {c.refs[a]:,} | {s.status} | {_cell(s.how)} | "
                        f"{_cell(note)} |")
         return out

@@ -518,7 +518,8 @@ def source_row(r: SourceMeasure) -> list:
 
 
 HEADERS = ["source", "files", "lines in", "lines out", "import lines in -> out", "generated lines in user files",
-           "runtime module lines", "code out / in", "all out / in", "patterns", "longest line grew (files); max in -> out"]
+           "runtime module lines", "code out / in", "all out / in", "patterns",
+           "longest line grew (files); max in -> out"]
 
 
 def render(results: list[SourceMeasure], locations: int = 1) -> str:

@@ -67,7 +67,8 @@ MARKER_TEXT_RE = re.compile(r"#\s*migrate:\s*(MS\d{3})\s+(.*)$", re.M)
 # torch features with no MindSpore counterpart at all (graph capture and rewriting, RPC, tensor
 # parallelism, shared-memory process pools, torchvision's model zoo): a file that is marked only
 # for them is a demonstration of that feature, and a marker is the right output
-NO_COUNTERPART = ("torch.fx", "torch.distributed.rpc", "torch.distributed.tensor", "torch.distributed._tensor", "torch.distributed.device_mesh",
+NO_COUNTERPART = ("torch.fx", "torch.distributed.rpc", "torch.distributed.tensor", "torch.distributed._tensor",
+                  "torch.distributed.device_mesh",
                   "torch.distributed.pipelining", "torch.multiprocessing", "torchvision.models",
                   "torch.distributed.algorithms", "torch.distributed.autograd", "torch.distributed.optim")
 
@@ -137,7 +138,8 @@ _TV_PRESETS = (
     'files give their weights."""\n'
     'from enum import Enum\n\n\n'
     'class InterpolationMode(Enum):\n    NEAREST = "nearest"\n    BILINEAR = "bilinear"\n    BICUBIC = "bicubic"\n\n\n'
-    'class ImageClassification:\n    def __init__(self, *args, **kwargs):\n        self.args, self.kwargs = args, kwargs\n\n\n'
+    'class ImageClassification:\n    def __init__(self, *args, **kwargs):\n'
+    '        self.args, self.kwargs = args, kwargs\n\n\n'
     'ObjectDetection = SemanticSegmentation = VideoClassification = OpticalFlow = ImageClassification\n')
 
 _TV_UTILS = (
@@ -149,7 +151,8 @@ _TV_UTILS = (
 
 _HF_HUB = (
     '"""Stand-in for huggingface_hub (not installed): importable names, no downloads."""\n\n\n'
-    'def hf_hub_download(*args, **kwargs):\n    raise OSError("huggingface_hub is not installed (bench stand-in)")\n\n\n'
+    'def hf_hub_download(*args, **kwargs):\n'
+    '    raise OSError("huggingface_hub is not installed (bench stand-in)")\n\n\n'
     'class PyTorchModelHubMixin:\n'
     '    def __init_subclass__(cls, **kwargs):\n        pass\n\n'
     '    def __new__(cls, *args, **kwargs):\n        return super().__new__(cls)\n\n'
@@ -194,7 +197,8 @@ SOURCES = [
            note="einops throughout (the torch side gets einops 0.8.1 on its path)"),
     Source("pytorch_tabnet", "pytorch-tabnet==4.1.0", "pytorch_tabnet"),
     Source("monai", "monai==1.3.2", "monai", torch_needs=("einops==0.8.1",),
-           note="ViT, UNETR and SwinUNETR reach einops through monai's optional_import (a module name in a string): the torch side gets einops 0.8.1, the converted side cannot"),
+           note="ViT, UNETR and SwinUNETR reach einops through monai's optional_import (a module name in a string): "
+                "the torch side gets einops 0.8.1, the converted side cannot"),
     Source("timm", "timm==0.9.16", "timm",
            replace=(("timm/data/__init__.py", "from .constants import *"),),
            torch_stand_ins=(("torchvision/ops/misc.py", _NO_TORCHVISION),),
@@ -242,7 +246,8 @@ SOURCES = [
            stand_ins=(("huggingface_hub/__init__.py", _HF_HUB), ("safetensors/__init__.py", ""),
                       ("PIL/__init__.py", ""), ("PIL/Image.py", ""), ("tqdm/__init__.py", _TQDM),
                       ("safetensors/torch.py", "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n"),
-                      ("safetensors/numpy.py", "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n\n\n"
+                      ("safetensors/numpy.py",
+                       "def load_file(*args, **kwargs):\n    raise OSError('no files here')\n\n\n"
                                                "save_file = load_file\n")),
            note="imports torchvision and timm (sources of their own); huggingface_hub and safetensors (weight "
                 "downloads), PIL and tqdm (its dataset class) stand in on both sides"),
@@ -354,28 +359,38 @@ ARCHS = [
     Arch("monai", "monai.networks.nets", "UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, norm='batch')",
          (x(1, 1, 8, 8, 8),)),
     Arch("monai", "monai.networks.nets", "BasicUNet(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "SegResNet(2, init_filters=8, in_channels=1, out_channels=2, blocks_down=(1, 1, 1), "
+    Arch("monai", "monai.networks.nets",
+         "SegResNet(2, init_filters=8, in_channels=1, out_channels=2, blocks_down=(1, 1, 1), "
          "blocks_up=(1, 1))", (x(1, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "DenseNet121(2, 1, 3, init_features=8, growth_rate=4, block_config=(2, 2, 2, 2))",
+    Arch("monai", "monai.networks.nets",
+         "DenseNet121(2, 1, 3, init_features=8, growth_rate=4, block_config=(2, 2, 2, 2))",
          (x(2, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "AttentionUnet(2, 1, 2, channels=(4, 8, 16), strides=(2, 2))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "AttentionUnet(2, 1, 2, channels=(4, 8, 16), strides=(2, 2))",
+         (x(1, 1, 32, 32),)),
     Arch("monai", "monai.networks.nets", "VNet(2, 1, 2)", (x(1, 1, 32, 32),)),
     Arch("monai", "monai.networks.nets", "HighResNet(2, 1, 2)", (x(1, 1, 16, 16),)),
-    Arch("monai", "monai.networks.nets", "ResNet('basic', [1, 1, 1, 1], [8, 16, 32, 64], spatial_dims=2, n_input_channels=1, "
+    Arch("monai", "monai.networks.nets",
+         "ResNet('basic', [1, 1, 1, 1], [8, 16, 32, 64], spatial_dims=2, n_input_channels=1, "
          "num_classes=3)", (x(2, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "DynUNet(2, 1, 2, kernel_size=[3, 3, 3], strides=[1, 2, 2], upsample_kernel_size=[2, 2], "
+    Arch("monai", "monai.networks.nets",
+         "DynUNet(2, 1, 2, kernel_size=[3, 3, 3], strides=[1, 2, 2], upsample_kernel_size=[2, 2], "
          "filters=[4, 8, 16])", (x(1, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "ViT(1, (32, 32), (8, 8), hidden_size=32, mlp_dim=64, num_layers=2, num_heads=4, "
+    Arch("monai", "monai.networks.nets",
+         "ViT(1, (32, 32), (8, 8), hidden_size=32, mlp_dim=64, num_layers=2, num_heads=4, "
          "spatial_dims=2, classification=True, num_classes=3)", (x(2, 1, 32, 32),)),
-    Arch("monai", "monai.networks.nets", "UNETR(1, 2, (32, 32), feature_size=4, hidden_size=32, mlp_dim=64, num_heads=4, "
+    Arch("monai", "monai.networks.nets",
+         "UNETR(1, 2, (32, 32), feature_size=4, hidden_size=32, mlp_dim=64, num_heads=4, "
          "spatial_dims=2)", (x(1, 1, 32, 32),)),
     Arch("monai", "monai.networks.nets", "SwinUNETR((64, 64), 1, 2, depths=(1, 1, 1, 1), num_heads=(1, 2, 2, 4), "
          "feature_size=12, spatial_dims=2)", (x(1, 1, 64, 64),)),
-    Arch("monai", "monai.networks.nets", "SEResNet50(layers=(1, 1, 1, 1), spatial_dims=2, in_channels=1, num_classes=3)",
+    Arch("monai", "monai.networks.nets",
+         "SEResNet50(layers=(1, 1, 1, 1), spatial_dims=2, in_channels=1, num_classes=3)",
          (x(1, 1, 64, 64),)),
     Arch("monai", "monai.networks.nets", "AutoEncoder(2, 1, 1, channels=(4, 8), strides=(2, 2))", (x(1, 1, 16, 16),)),
-    Arch("monai", "monai.networks.nets", "Classifier((1, 16, 16), 3, channels=(4, 8), strides=(2, 2))", (x(2, 1, 16, 16),)),
-    Arch("monai", "monai.networks.nets", "BasicUNetPlusPlus(2, 1, 2, features=(4, 4, 8, 8, 16, 4))", (x(1, 1, 32, 32),)),
+    Arch("monai", "monai.networks.nets", "Classifier((1, 16, 16), 3, channels=(4, 8), strides=(2, 2))",
+         (x(2, 1, 16, 16),)),
+    Arch("monai", "monai.networks.nets", "BasicUNetPlusPlus(2, 1, 2, features=(4, 4, 8, 8, 16, 4))",
+         (x(1, 1, 32, 32),)),
     Arch("monai", "monai.networks.nets", "RegUNet(2, 1, num_channel_initial=4, depth=2)", (x(1, 1, 16, 16),)),
     # efficientnet-pytorch 0.7.1: static same padding, custom autograd swish
     Arch("efficientnet_pytorch", "efficientnet_pytorch",
@@ -626,7 +641,8 @@ ARCHS = [
                            ("seresnet_cifar", "seresnet20_cifar10"), ("densenet_cifar", "densenet40_k12_cifar10"),
                            ("xdensenet_cifar", "xdensenet40_2_k24_bc_cifar10"), ("nin_cifar", "nin_cifar10"),
                            ("resnext_cifar", "resnext20_16x4d_cifar10"), ("diaresnet_cifar", "diaresnet20_cifar10"),
-                           ("shakeshakeresnet_cifar", "shakeshakeresnet20_2x16d_cifar10"), ("rir_cifar", "rir_cifar10"))],
+                           ("shakeshakeresnet_cifar", "shakeshakeresnet20_2x16d_cifar10"),
+                           ("rir_cifar", "rir_cifar10"))],
     *[Arch("pytorchcv", f"pytorchcv.models.{module}", f"{name}(pretrained=False)", (x(1, 3, 224, 224),))
       for module, name in (("darts", "darts"), ("peleenet", "peleenet"), ("mixnet", "mixnet_s"),
                            ("vovnet", "vovnet27s"), ("alexnet", "alexnet"), ("squeezenet", "squeezenet_v1_0"),
@@ -672,15 +688,18 @@ ARCHS = [
     Arch("segmentation_models_pytorch", "segmentation_models_pytorch",
          "Unet('mobilenet_v2', encoder_weights=None, classes=2)", (x(1, 3, 64, 64),)),
     # facenet-pytorch 2.6.0: face embeddings and the MTCNN stages
-    Arch("facenet_pytorch", "facenet_pytorch.models.inception_resnet_v1", "InceptionResnetV1(classify=True, num_classes=10)",
+    Arch("facenet_pytorch", "facenet_pytorch.models.inception_resnet_v1",
+         "InceptionResnetV1(classify=True, num_classes=10)",
          (x(1, 3, 96, 96),)),
     Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "PNet(pretrained=False)", (x(1, 3, 24, 24),)),
     Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "RNet(pretrained=False)", (x(2, 3, 24, 24),)),
     Arch("facenet_pytorch", "facenet_pytorch.models.mtcnn", "ONet(pretrained=False)", (x(2, 3, 48, 48),)),
     # encodec 0.1.1: SEANet encoder/decoder (weight norm, reflect padding, LSTM), residual VQ, the codec
-    Arch("encodec", "encodec.modules.seanet", "SEANetEncoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
+    Arch("encodec", "encodec.modules.seanet",
+         "SEANetEncoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
          (x(2, 1, 64),)),
-    Arch("encodec", "encodec.modules.seanet", "SEANetDecoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
+    Arch("encodec", "encodec.modules.seanet",
+         "SEANetDecoder(channels=1, dimension=16, n_filters=4, ratios=[4, 2], lstm=1)",
          (x(2, 16, 8),)),
     Arch("encodec", "encodec.modules.seanet", "SEANetEncoder(channels=2, dimension=16, n_filters=4, ratios=[2, 2], "
          "norm='time_group_norm', causal=False, lstm=0)", (x(1, 2, 32),)),
@@ -722,7 +741,8 @@ ARCHS = [
     Arch("linformer", "linformer", "LinformerLM(num_tokens=64, dim=32, seq_len=16, depth=1, k=8, heads=2)",
          (tok(64, 2, 16),)),
     # vector-quantize-pytorch 1.10.4
-    Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "VectorQuantize(dim=16, codebook_size=32)", (x(2, 8, 16),)),
+    Arch("vector_quantize_pytorch", "vector_quantize_pytorch",
+         "VectorQuantize(dim=16, codebook_size=32)", (x(2, 8, 16),)),
     Arch("vector_quantize_pytorch", "vector_quantize_pytorch",
          "ResidualVQ(dim=16, num_quantizers=2, codebook_size=32)", (x(2, 8, 16),)),
     Arch("vector_quantize_pytorch", "vector_quantize_pytorch", "FSQ(levels=[4, 4, 4])", (x(2, 8, 3),)),
@@ -730,7 +750,8 @@ ARCHS = [
     # rotary-embedding-torch 0.3.6 (buffers only)
     Arch("rotary_embedding_torch", "rotary_embedding_torch", "RotaryEmbedding(dim=16)", (x(2, 2, 8, 16),),
          call="model.rotate_queries_or_keys(inputs[0])"),
-    Arch("rotary_embedding_torch", "rotary_embedding_torch", "RotaryEmbedding(dim=16, xpos_scale_base=64, use_xpos=True)",
+    Arch("rotary_embedding_torch", "rotary_embedding_torch",
+         "RotaryEmbedding(dim=16, xpos_scale_base=64, use_xpos=True)",
          (x(2, 2, 8, 16), x(2, 2, 8, 16)), call="model.rotate_queries_and_keys(inputs[0], inputs[1])"),
     # pytorch-msssim 1.0.0
     Arch("pytorch_msssim", "pytorch_msssim", "SSIM(data_range=1.0, channel=3)", (x(1, 3, 32, 32), x(1, 3, 32, 32))),
@@ -839,7 +860,8 @@ def fetch_pypi(spec: str, cache: Path, dl_dirs: list) -> Path:
                     found = [archives / p.name]
                     break
     if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(archives), spec], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(archives), spec], check=True,
+                       stdout=subprocess.DEVNULL)
         found = [p for p in archives.iterdir() if _matches_spec(p.name, spec)]
         if not found:
             raise RuntimeError(f"pip download {spec} produced no archive in {archives}")
@@ -1183,7 +1205,8 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
             "buffers": [[n, key_of(t)] for n, t in m.named_buffers(recurse=False) if t is not None],
             "non_persistent": sorted(getattr(m, "_non_persistent_buffers_set", ())),
             # the flags the weight map reads (a norm layer without affine parameters)
-            "flags": {k: getattr(m, k) for k in ("affine", "elementwise_affine") if isinstance(getattr(m, k, None), bool)},
+            "flags": {k: getattr(m, k) for k in ("affine", "elementwise_affine")
+                      if isinstance(getattr(m, k, None), bool)},
         })
     np.savez(os.path.join(out, "torch.npz"), **arrays,
              **{f"in{i}": a for i, a in enumerate(inputs)}, **{f"out{i}": a for i, a in enumerate(outs)})
@@ -1833,7 +1856,8 @@ def run(args) -> list[SourceResult]:
         results[src.name] = res
         trees[src.name] = (staged, converted)
         torch_paths[src.name] = [fetch_pypi(spec, Path(args.cache), args.dl_dir) for spec in src.torch_needs]
-        print(f"[{src.name}] {res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
+        print(f"[{src.name}] "
+              f"{res.skipped or f'{res.files} files, {res.lines} lines converted in {res.convert_seconds:.1f} s'}"
               f" ({time.perf_counter() - t0:.1f} s)", flush=True)
     together = {} if args.separately else convert_together(sources, trees, args, work)
     archs = [a for a in ARCHS if a.source in results and not results[a.source].skipped and not args.no_archs
@@ -1968,8 +1992,9 @@ def render(results: list[SourceResult]) -> str:
                           c.get("status", "-") if s["converted"]["status"] == "ran" else "-",
                           f"{c.get('losses', 0)}/{c.get('steps', 0)}" if c else "-",
                           " / ".join("-" if e is None else f"{e:.1e}" for e in errs) if c else "-",
-                          (s["converted"]["error"] + (f" [{s['converted'].get('where')}]"
-                                                      if s["converted"].get("where") else "")).replace("|", "\\|")[:160]])
+                          (s["converted"]["error"]
+                           + (f" [{s['converted'].get('where')}]" if s["converted"].get("where") else "")
+                           ).replace("|", "\\|")[:160]])
     if srows:
         out.append(_table(["package", "script", "original", "converted", "vs torch", "losses/steps",
                            "rel err loss / params", "first error (converted)"], srows))
@@ -1985,7 +2010,8 @@ def render(results: list[SourceResult]) -> str:
         feature = [f"{r.name}/{f}" for r in results for f in r.no_counterpart_files]
         out.append(f"model-definition files without a marker: {model - marked}/{model} "
                    f"({100 * (model - marked) / max(model, 1):.1f} %); {len(feature)} of the {marked} marked files "
-                   f"are marked only for torch features with no MindSpore counterpart ({', '.join(NO_COUNTERPART[:6])}, ...); "
+                   f"are marked only for torch features with no MindSpore counterpart "
+                   f"({', '.join(NO_COUNTERPART[:6])}, ...); "
                    f"without them: {model - marked}/{model - len(feature)} "
                    f"({100 * (model - marked) / max(model - len(feature), 1):.1f} %)")
     return "\n\n".join(out)

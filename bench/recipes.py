@@ -57,7 +57,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
-from realworld import (
+from realworld import (  # noqa: E402 (bench/ is put on the path just above)
     MARKER_RE,
     _NoTorch,
     data_text,
@@ -161,8 +161,10 @@ RECIPES = [
            note="ResNet (CIFAR), Pad/RandomCrop/Flip, lr decay through param_groups['lr'] ="),
     Recipe("yunjey/language_model", "gh_yunjey+pytorch-tutorial", "tutorials/02-intermediate/language_model",
            "main.py",
-           edits=(("main.py", "embed_size = 128", "embed_size = 16"), ("main.py", "hidden_size = 1024", "hidden_size = 16"),
-                  ("main.py", "num_epochs = 5", "num_epochs = 1"), ("main.py", "num_samples = 1000", "num_samples = 20"),
+           edits=(("main.py", "embed_size = 128", "embed_size = 16"),
+                  ("main.py", "hidden_size = 1024", "hidden_size = 16"),
+                  ("main.py", "num_epochs = 5", "num_epochs = 1"),
+                  ("main.py", "num_samples = 1000", "num_samples = 20"),
                   ("main.py", "batch_size = 20", "batch_size = 4"), ("main.py", "seq_length = 30", "seq_length = 8")),
            data=(("lines", "data/train.txt"),),
            note="LSTM LM, truncated BPTT (detach), clip_grad_norm_, multinomial sampling"),
@@ -174,7 +176,8 @@ RECIPES = [
            note="two Adams, D and G steps, reset_grad(), torch.randn latents, save_image"),
     # ---- karpathy --------------------------------------------------------------------------------
     Recipe("karpathy/nanoGPT", "gh_karpathy+nanoGPT", "", "train.py", _NANOGPT, data=(("tokens", ""),),
-           resume=(*_NANOGPT, "--init_from=resume", "--max_iters=6"), metrics=(r"train loss ([\d.]+), val loss ([\d.]+)",),
+           resume=(*_NANOGPT, "--init_from=resume", "--max_iters=6"),
+           metrics=(r"train loss ([\d.]+), val loss ([\d.]+)",),
            note="AdamW groups by dim, cosine lr with warmup, grad accumulation, clip, checkpoint dict, resume"),
     Recipe("karpathy/makemore", "gh_karpathy+makemore", "", "makemore.py", _MAKEMORE + ("--max-steps", "4"),
            edits=(("makemore.py", "step > 0 and step % 500 == 0", "step > 0 and step % 2 == 0"),
@@ -311,7 +314,8 @@ def data_cora(cwd: Path, folder: str) -> None:
         f.writelines(f"{a}\t{b}\n" for a, b in edges if a != b)
 
 
-DATA = {"mnist": data_mnist_at, "cora": data_cora, "fashion": data_fashion_at, "cifar": data_cifar_at, "lines": data_lines,
+DATA = {"mnist": data_mnist_at, "cora": data_cora, "fashion": data_fashion_at, "cifar": data_cifar_at,
+        "lines": data_lines,
         "names": data_names, "words": lambda cwd, _: data_words(cwd), "tokens": lambda cwd, _: data_tokens(cwd),
         "text": lambda cwd, _: data_text(cwd)}
 
@@ -480,7 +484,9 @@ def compare_metrics(r: Recipe, a: str, b: str) -> dict:
     last printed digit."""
     want = [m for rx in r.metrics for m in re.findall(rx, a)]
     got = [m for rx in r.metrics for m in re.findall(rx, b)]
-    flat = lambda ms: [v for m in ms for v in ((m,) if isinstance(m, str) else m)]
+    def flat(ms):
+        return [v for m in ms for v in ((m,) if isinstance(m, str) else m)]
+
     want, got = flat(want), flat(got)
     if len(want) != len(got):
         return {"status": "differ", "detail": f"{len(got)} numbers printed, torch {len(want)}", "n": len(want)}

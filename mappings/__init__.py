@@ -30,7 +30,9 @@ A file holds ``[[entry]]`` tables with these keys:
 ``positional`` how many leading parameters keep their position in the target (default: up to
                the first parameter with a fate other than a rename).
 ``aliases``    other torch names for the same entry (``torch.nn.functional.relu`` / ``torch.relu``).
-``id``         rule ID used in reports (defaults to the table's ``id``).
+``id``         unsupported entries only: the marker ID it writes (``MS9xx``, default MS901).
+               Other entries report their rule's ID, or the table's ``id`` (the file's top-level
+               ``id``: one ``MS0xx`` ID per table, see ``migrate/convert/registry.py``).
 ``template``   an expression written instead of a call, for APIs MindSpore composes from several
                ops: ``{param}`` slots take the torch arguments (or their defaults), ``ops.``/``ms.``/
                ``nn.`` names are target names (``migrate/convert/template.py``). The argument fates
@@ -128,12 +130,18 @@ def _parse_fate(value) -> Fate:
 def _load_file(path: Path) -> list[Entry]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     table = path.stem
-    default_id = data.get("id", "MS100")
+    default_id = data.get("id")
+    if default_id is None and data.get("entry"):
+        raise ValueError(f"{path.name}: a table needs its own id (id = \"MS0xx\" at the top)")
     out = []
     for raw in data.get("entry", []):
         label = raw.get("label", "exact")
         if label not in LABELS:
             raise ValueError(f"{path.name}: {raw.get('torch')}: bad label {label!r}")
+        if "id" in raw and (label != "unsupported" or not str(raw["id"]).startswith("MS9")):
+            raise ValueError(f"{path.name}: {raw.get('torch')}: an entry's id can only be the marker ID "
+                             f"(MS9xx) of an unsupported entry, got {raw['id']!r}; the entry reports its "
+                             f"rule's ID or the table's")
         params = raw.get("params")
         out.append(
             Entry(
@@ -142,7 +150,7 @@ def _load_file(path: Path) -> list[Entry]:
                 label=label,
                 note=raw.get("note", ""),
                 table=table,
-                id=raw.get("id", default_id),
+                id=raw.get("id", "MS901") if label == "unsupported" else default_id,
                 params=None if params is None else tuple(_parse_param(p) for p in params),
                 args={k: _parse_fate(v) for k, v in raw.get("args", {}).items()},
                 rule=raw.get("rule"),

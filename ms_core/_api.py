@@ -166,8 +166,9 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
 
     Returns:
         A function. Gradients are one Tensor for an int position or a one-element tuple (as
-        MindSpore 2.10), a tuple for a tuple of several positions, `(input_grads, weight_grads)` when both are asked, the weight grads alone when
-        `grad_position` is None. Without `has_aux`, several outputs are differentiated as their sum.
+        MindSpore 2.10), a tuple for a tuple of several positions, `(input_grads, weight_grads)`
+        when both are asked, the weight grads alone when `grad_position` is None. Without
+        `has_aux`, several outputs are differentiated as their sum.
 
     Raises:
         ValueError: `grad_position` and `weights` are both None.

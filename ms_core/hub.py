@@ -30,6 +30,7 @@ import numpy as np
 from ._torch_renames import TORCH_RENAMES
 from .common.parameter import Parameter
 from .common.tensor import Tensor
+from .train import nested_checkpoint
 from .train.torch_format import TorchCheckpointError, load_torch_checkpoint
 
 __all__ = [
@@ -160,7 +161,6 @@ def load(f, map_location=None, weights_only=True, mmap=None):
         >>> ms.hub.load_state_dict(net, state["model"])
     """
     del weights_only, mmap
-    from .train import nested_checkpoint
     if not isinstance(f, (str, os.PathLike)):
         head = f.read(4)
         f.seek(-len(head), os.SEEK_CUR)
@@ -204,7 +204,6 @@ def save(obj, f, pickle_module=None, pickle_protocol=None):
     """
     if pickle_module is not None:
         raise ValueError("For 'save', 'pickle_module' is not supported: checkpoints are never pickled.")
-    from .train import nested_checkpoint
     nested_checkpoint.save(obj, f)
 
 

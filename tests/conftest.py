@@ -19,9 +19,9 @@ if _here not in sys.path:
 # released (a join, a lock, a pipe, a sleep). faulthandler's watchdog, a C thread that needs no
 # GIL, stops the run (stacks only) if the stuck thread holds the GIL. Parts of tests that start a
 # process group, a worker pool or a server run in a child process with a shorter limit of their
-# own (tests/child.py), so this one is a last resort.
+# own (tests/child.py), so this one is a last resort. A test whose own child processes may
+# rightly run longer (their time limits add up past it) says so: @pytest.mark.time_limit(seconds).
 TIME_LIMIT = float(os.environ.get("MIGRATE_TEST_TIME_LIMIT", "900"))  # seconds per test
-BACKSTOP = min(60.0, TIME_LIMIT)  # faulthandler's, after the limit
 
 
 class _Watchdog:
@@ -33,11 +33,12 @@ class _Watchdog:
         self.test = self.deadline = None
         threading.Thread(target=self._watch, name="test-time-limit", daemon=True).start()
 
-    def arm(self, test):
+    def arm(self, test, limit):
         with self.wake:
-            self.test, self.deadline = test, time.monotonic() + TIME_LIMIT
+            self.test, self.limit, self.deadline = test, limit, time.monotonic() + limit
             self.wake.notify()
-        faulthandler.dump_traceback_later(TIME_LIMIT + BACKSTOP, exit=True, file=self.fd)
+        # faulthandler's own watchdog, a minute later (or the limit again, if shorter)
+        faulthandler.dump_traceback_later(limit + min(60.0, limit), exit=True, file=self.fd)
 
     def disarm(self):
         faulthandler.cancel_dump_traceback_later()
@@ -49,8 +50,9 @@ class _Watchdog:
         with self.wake:
             while self.deadline is None or time.monotonic() < self.deadline:
                 self.wake.wait(None if self.deadline is None else self.deadline - time.monotonic())
-            os.write(self.fd, f"\n\n{self.test} ran over its time limit of {TIME_LIMIT:g} s "
-                              f"(MIGRATE_TEST_TIME_LIMIT): stopping the run. Its threads:\n".encode())
+            os.write(self.fd, f"\n\n{self.test} ran over its time limit of {self.limit:g} s "
+                              f"(MIGRATE_TEST_TIME_LIMIT or @pytest.mark.time_limit): stopping the run. "
+                              f"Its threads:\n".encode())
             faulthandler.dump_traceback(file=self.fd, all_threads=True)
             os._exit(1)
 
@@ -59,6 +61,8 @@ _WATCHDOG = pytest.StashKey()
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "time_limit(seconds): this test's time limit, when its own "
+                                       "child processes may rightly run past MIGRATE_TEST_TIME_LIMIT")
     # a copy of fd 2 taken now, while it is the terminal: pytest captures fd 2 during a test
     config.stash[_WATCHDOG] = _Watchdog(os.dup(2))
 
@@ -66,7 +70,8 @@ def pytest_configure(config):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     watchdog = item.config.stash[_WATCHDOG]
-    watchdog.arm(item.nodeid)
+    marker = item.get_closest_marker("time_limit")
+    watchdog.arm(item.nodeid, float(marker.args[0]) if marker else TIME_LIMIT)
     try:
         yield
     finally:

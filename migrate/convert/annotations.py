@@ -16,7 +16,12 @@ from migrate.convert.registry import node_rule
 TORCH_ANNOTATION = node_rule(
     "MS192", "torch_annotation",
     "Replace an annotation naming a torch type with no mapping (x: torch.device) with its text "
-    "(x: \"torch.device\"): never evaluated, so it needs no torch at import.")
+    "(x: \"torch.device\"): never evaluated, so it needs no torch at import.", examples=[
+    ("def f(d: torch.layout):\n"
+     "    return d\n",
+     'def f(d: "torch.layout"):\n'
+     "    return d\n"),
+])
 
 
 def on_annotation(converter, node: cst.Annotation):

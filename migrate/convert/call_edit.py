@@ -259,6 +259,10 @@ class CallEdit:
             self.bound[name] = arg.value
             self.given.add(name)
             self.source_args[name] = arg
+        missing = [p.name for p in pos_params if p.default is None and p.name not in self.bound and not p.kwargs]
+        if missing and not unpacked and not (star is not None and star_values):
+            # torch would raise a TypeError: not torch's call (another library's method of that name)
+            raise BindError(f"missing argument {missing[0]}")
         if unpacked:
             self._runtime_sizes(star.name, unpacked)
         elif star is not None and star_values and not pack:

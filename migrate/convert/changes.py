@@ -16,6 +16,22 @@ _SPINE = {cst.Call: "func", cst.Attribute: "value", cst.Subscript: "value"}
 _ELIDED = "migrate_elided_receiver"
 
 
+def marker_text(rule: str, reason: str) -> str:
+    """The marker comment for ``rule``: always one line, whatever the reason quotes (a receiver
+    that spans lines, with comments inside: a comment node cannot hold a line break).
+
+    Example:
+        >>> marker_text("MS905", "in-place add_() on x.view(\\n    -1\\n)")
+        '# migrate: MS905 in-place add_() on x.view( -1 )'
+    """
+    return f"{MARKER_PREFIX}{rule} {' '.join(reason.split())}"
+
+
+def marker_line(rule: str, reason: str) -> cst.EmptyLine:
+    """:func:`marker_text` as a line of its own, to put in a statement's ``leading_lines``."""
+    return cst.EmptyLine(comment=cst.Comment(marker_text(rule, reason)))
+
+
 class Change:
     """One rewrite (or one marker) at one line.
 

@@ -53,6 +53,7 @@ class FileFacts:
     generated: Any = field(default_factory=set)    # ids of statements an earlier conversion generated
     training: Any = None        # the training pass's FileBindings, when it looked at this file
     training_tensors: Any = field(default_factory=set)  # names the training pass found to hold tensors
+    deep: bool = False          # brackets nest DEEP_BRACKETS deep somewhere: no statement may get deeper
     frozen: bool = False
 
     def freeze(self) -> None:
@@ -91,6 +92,7 @@ class WalkState:
     freeze_line: bool = False    # inside code rewritten before its walk: report one line
     storing: bool = False        # walking an assignment's target
     in_isinstance: bool = False  # inside isinstance(x, ...) / issubclass: classes are named, not built
+    fstring_quotes: frozenset = frozenset()  # the quotes of the f-strings being walked (their expressions avoid them)
     statement_call: Any = None   # the call an expression statement consists of (as written)
     tensor_memo: dict = field(default_factory=dict)  # node -> is_tensor's answer, for the current statement
     import_lines: dict[int, int] = field(default_factory=dict)  # id(module-level line) -> its input line

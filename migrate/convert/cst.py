@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import io
+import re
+import tokenize
 from functools import lru_cache
 
 import libcst as cst
@@ -293,3 +296,33 @@ def statement_spans(code: str) -> tuple[list[int], list[int]]:
 
     visit(tree.body)
     return starts, ends
+
+
+# Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
+# nested deeper than this never does, so the output stays as far from CPython's limit as the input.
+DEEP_BRACKETS = 100
+_BRACKETS = re.compile(r"[()\[\]{}]")
+
+
+def bracket_depth(code: str, fast: bool = False) -> int:
+    """The deepest nesting of brackets in ``code``. With ``fast``, brackets inside strings and
+    comments count too (an upper bound for balanced code, at a fraction of tokenize's cost)."""
+    depth = deepest = 0
+    if fast:
+        for ch in _BRACKETS.findall(code):
+            if ch in "([{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif depth:  # never below 0: closing brackets in strings must not hide real depth
+                depth -= 1
+        return deepest
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.OP and tok.string in ("(", "[", "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return deepest

@@ -28,7 +28,12 @@ EINOPS = node_rule(
     "MS500", "einops_generated",
     "Replace einops.rearrange / reduce / repeat / pack / unpack / einsum / parse_shape and "
     "einops.layers.torch.Rearrange / Reduce with generated functions and Cells over the target's "
-    "ops (einops_rearrange, EinopsRearrange, ...): converted code needs neither einops nor torch.")
+    "ops (einops_rearrange, EinopsRearrange, ...): converted code needs neither einops nor torch.",
+        needs=["EinopsRearrange", "EinopsReduce", "einops_asnumpy", "einops_einsum", "einops_pack", "einops_parse_shape", "einops_rearrange", "einops_reduce", "einops_repeat", "einops_unpack"], examples=[
+    ("from einops import rearrange\n"
+     "y = rearrange\n",
+     "y = einops_rearrange\n"),
+])
 
 BY_NAME = node_rule(
     "MS501", "einops_import_by_name",
@@ -36,7 +41,12 @@ BY_NAME = node_rule(
     "_torch_import_module / _torch_import when name is a string naming an einops module, or is "
     "known only at run time in a package that names einops modules in strings "
     "(optional_import('einops.layers.torch', name='Rearrange')): einops' modules are answered by "
-    "the generated einops code, any other name is imported as before.")
+    "the generated einops code, any other name is imported as before.",
+        needs=["_torch_import", "_torch_import_module"], examples=[
+    ("import importlib\n"
+     "m = importlib.import_module('einops')\n",
+     "m = _torch_import_module('einops')\n"),
+])
 
 ROOT = "einops"
 # a module of einops named in a string: 'einops', "einops.layers.torch"

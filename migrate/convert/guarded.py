@@ -6,7 +6,7 @@
   input is parsed by CPython only when the conversion changed it or recursed too deep.
 - A RecursionError is retried once in a thread with a large stack and a high recursion limit,
   so any file CPython compiles converts, however deep its expressions.
-- The output must pass ``ast.parse`` too, and code nested deeper than ``DEEP_BRACKETS`` levels
+- The output must compile (CPython's compiler refuses more than its parser: a parameter named twice), and code nested deeper than ``DEEP_BRACKETS`` levels
   of brackets never gets deeper: a conversion that would take deeply nested code towards
   CPython's limit of 200 (199 nested parentheses becoming 200), or is otherwise invalid, leaves
   the file unchanged with an error instead.
@@ -14,15 +14,14 @@
 from __future__ import annotations
 
 import ast
-import io
-import re
 import sys
 import contextvars
 import threading
-import tokenize
+import warnings
 
 import migrate.convert
 from migrate.convert.changes import ConvertResult
+from migrate.convert.cst import DEEP_BRACKETS, bracket_depth
 from migrate.convert.registry import EVERYTHING, RuleSelection
 
 # Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
@@ -30,40 +29,17 @@ from migrate.convert.registry import EVERYTHING, RuleSelection
 DEEP_RECURSION_LIMIT = 60_000
 DEEP_STACK_BYTES = 1 << 30
 TARGETS = ("ms_core", "mindspore")
-# Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already
-# nested deeper than this never does, so the output stays as far from CPython's limit as the input.
-DEEP_BRACKETS = 100
-_BRACKETS = re.compile(r"[()\[\]{}]")
-
-
-def bracket_depth(code: str, fast: bool = False) -> int:
-    """The deepest nesting of brackets in ``code``. With ``fast``, brackets inside strings and
-    comments count too (an upper bound for balanced code, at a fraction of tokenize's cost)."""
-    depth = deepest = 0
-    if fast:
-        for ch in _BRACKETS.findall(code):
-            if ch in "([{":
-                depth += 1
-                deepest = max(deepest, depth)
-            elif depth:  # never below 0: closing brackets in strings must not hide real depth
-                depth -= 1
-        return deepest
+def python_error(code: str, compiled: bool = False) -> str | None:
+    """Return why CPython cannot parse ``code`` (one line), or None when it can. With
+    ``compiled``, why it cannot compile it: the compiler also refuses what parses (a duplicate
+    parameter name, ``nonlocal`` of nothing), and takes less time than building an AST."""
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-            if tok.type == tokenize.OP and tok.string in ("(", "[", "{"):
-                depth += 1
-                deepest = max(deepest, depth)
-            elif tok.type == tokenize.OP and tok.string in (")", "]", "}"):
-                depth -= 1
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return deepest
-
-
-def python_error(code: str) -> str | None:
-    """Return why CPython cannot parse ``code`` (one line), or None when it can."""
-    try:
-        ast.parse(code)
+        if compiled:
+            with warnings.catch_warnings():  # (invalid escapes in the user's strings: not ours to say)
+                warnings.simplefilter("ignore")
+                compile(code, "<converted>", "exec", dont_inherit=True)
+        else:
+            ast.parse(code)
     except SyntaxError as exc:
         return f"syntax error at line {exc.lineno}: {exc.msg}" if exc.lineno else f"cannot parse: {exc.msg}"
     except (RecursionError, MemoryError):
@@ -153,7 +129,9 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         if code.endswith(("\n", "\r")) and not result.code.endswith(("\n", "\r")):
             # libcst drops the last line ending of a file that uses old Mac line endings ('\r')
             result.code += "\r\n" if code.endswith("\r\n") else code[-1]
-        error = python_error(result.code)
+        error = python_error(result.code, compiled=True)
+        if error is not None and python_error(code, compiled=True) is not None:
+            error = python_error(result.code)  # the input does not compile either (`await` outside a function): it parses
         if error is not None:
             if not checked and (input_error := python_error(code)) is not None:
                 return ConvertResult(code, error=input_error)  # libcst accepted what CPython does not

@@ -13,7 +13,7 @@ import re
 import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit, primary
-from migrate.convert.cst import attribute, code_of, dotted
+from migrate.convert.cst import attribute, code_of, dotted, parse_expr
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     attention_without_weights, known_layer, layer_attribute, layer_base, layer_forward_call, narrowing_classes,
@@ -28,7 +28,7 @@ from migrate.convert.receivers import (
 from migrate.convert.torch_runtime import LAYER_ATTR_NAMES, LAYER_GEOMETRY
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
-from migrate.convert.registry import node_rule
+from migrate.convert.registry import entry_id, node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.rules.hub import load_into_module
 from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
@@ -47,55 +47,122 @@ from migrate.convert.torch_signature import (
 TYPE_AS_DTYPE = node_rule(
     "MS327", "type_as_dtype",
     "Replace a.type(b.type()) / a.astype(b.type()) with a cast to b.dtype (MindSpore's "
-    "b.type() names the type differently: 'Float32', not 'torch.FloatTensor').")
+    "b.type() names the type differently: 'Float32', not 'torch.FloatTensor').", examples=[
+    ("def f(x, w):\n"
+     "    return x.type(w.type())\n",
+     "def f(x, w):\n"
+     "    return x.astype(w.dtype)\n"),
+])
 ASSUMED_CELL = node_rule(
     "MS101", "assumed_cell",
     "Replace a class whose base comes from another file and that defines forward with a Cell "
-    "subclass (forward -> construct); the base is assumed to be an nn.Module.")
+    "subclass (forward -> construct); the base is assumed to be an nn.Module.", examples=[
+    ("from .blocks import Base\n"
+     "class Head(Base):\n"
+     "    def forward(self, x):\n"
+     "        return x\n",
+     "class Head(Base):\n"
+     "    def construct(self, x):\n"
+     "        return x\n"),
+])
 FORWARD = node_rule(
     "MS102", "forward_to_construct",
-    "Replace a Cell's def forward / super().forward(x) with def construct / super().construct(x).")
+    "Replace a Cell's def forward / super().forward(x) with def construct / super().construct(x).", examples=[
+    ("class M(nn.Module):\n"
+     "    def forward(self, x):\n"
+     "        return x\n",
+     "class M(nn.Cell):\n"
+     "    def construct(self, x):\n"
+     "        return x\n"),
+])
 MODULES_LOOP = node_rule(
-    "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.")
+    "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.", examples=[
+    ("for m in self.modules():\n"
+     "    pass\n",
+     "for _, m in self.cells_and_names():\n"
+     "    pass\n"),
+])
 NO_GRAD = node_rule(
     "MS106", "no_grad",
     "Replace a bare grad-mode decorator @torch.no_grad / @torch.enable_grad with the call torch makes "
-    "of it (@torch.no_grad(), which the tables convert to @ms._no_grad()).")
+    "of it (@torch.no_grad(), which the tables convert to @ms._no_grad()).", examples=[
+    ("@torch.no_grad\n"
+     "def f(x):\n"
+     "    return x\n",
+     "@ms._no_grad()\n"
+     "def f(x):\n"
+     "    return x\n"),
+])
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
     "Replace x.in_features / out_features / num_embeddings / embedding_dim / kernel_size / stride / dilation "
     "on a receiver of unknown class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the "
-    "MindSpore layer's (in_channels...; a 1-D convolution's (k,) where MindSpore holds (1, k)).")
+    "MindSpore layer's (in_channels...; a 1-D convolution's (k,) where MindSpore holds (1, k)).",
+        needs=["_TorchLayerAttrs"], examples=[
+    ("def f(model):\n"
+     "    return model.fc.in_features\n",
+     "def f(model):\n"
+     "    return _TorchLayerAttrs(model.fc).in_features\n"),
+])
 MODULE_TABLES = node_rule(
     "MS443", "module_tables",
     "Replace m._modules with m._cells and m._parameters with m._params (a Cell's ordered tables of "
-    "its children and its own parameters).")
+    "its children and its own parameters).", examples=[
+    ("def f(m):\n"
+     "    return list(m._modules.values()), len(m._parameters)\n",
+     "def f(m):\n"
+     "    return list(m._cells.values()), len(m._params)\n"),
+])
 # torch.nn.Module's private tables -> a MindSpore Cell's (both OrderedDicts by name, in the order
 # the children/parameters were added; pytorchcv's containers iterate self._modules.values())
 _MODULE_TABLES = {"_modules": "_cells", "_parameters": "_params"}
 TENSOR_ATTRIBUTE = node_rule(
     "MS107", "tensor_attribute",
     "Replace t.data with t, t.device with None and t.is_cuda / t.is_xpu / ... with False (no tape "
-    "and no devices on MindSpore tensors).")
+    "and no devices on MindSpore tensors).", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.data, x.device\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x, None\n"),
+])
 COMPLEX_PARTS = node_rule(
     "MS421", "complex_parts",
     "Replace t.real / t.imag of a tensor with ops.real(t) / ops.imag(t) (MindSpore 2.10's "
-    "Tensor.real and Tensor.imag are methods, not attributes).")
+    "Tensor.real and Tensor.imag are methods, not attributes).", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return torch.fft.fft(x).real\n",
+     "def f(x: ms.Tensor):\n"
+     "    return ops.real(ops.fft(x))\n"),
+])
 DEVICE_CONTEXT = node_rule(
     "MS254", "device_context",
-    "Replace `with torch.device(d): body` with body (tensors made inside need no default device).")
+    "Replace `with torch.device(d): body` with body (tensors made inside need no default device).", examples=[
+    ("with torch.device('cpu'):\n"
+     "    y = torch.zeros(2)\n",
+     "y = ops.zeros((2,))\n"),
+])
 NAMED_TUPLE_FIELD = node_rule(
-    "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].")
+    "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].", examples=[
+    ("y = torch.max(x, 1).values\n",
+     "y = ops.max(x, 1)[0]\n"),
+])
 
 FREE_CONTEXT = node_rule(
     "MS169", "value_free_context",
     "Replace `with torch.backends.cuda.sdp_kernel(...): body` (attention-kernel choice) and "
     "`with autocast(enabled=False)` / @autocast(enabled=False) with body: they change no value of "
-    "the converted code.")
+    "the converted code.", examples=[
+    ("with torch.backends.cuda.sdp_kernel(enable_math=True):\n"
+     "    y = x\n",
+     "y = x\n"),
+])
 DEVICE_CLASS = node_rule(
     "MS162", "device_class",
     "Replace torch.device used as a value (isinstance(d, torch.device), Union[str, torch.device, "
-    "None]) with type(None): a converted device is None, as torch.device(...) calls become None.")
+    "None]) with type(None): a converted device is None, as torch.device(...) calls become None.", examples=[
+    ("ok = isinstance(d, torch.device)\n",
+     "ok = isinstance(d, type(None))\n"),
+])
 
 # attention-kernel selection: every kernel computes the same attention (up to rounding)
 _KERNEL_CONTEXTS = {"torch.backends.cuda.sdp_kernel", "torch.nn.attention.sdpa_kernel"}
@@ -132,7 +199,7 @@ def on_reference(converter, node, q: str):
         if new is not None:
             return new
     if q == "torch.device" and converter.allows(DEVICE_CLASS.id):
-        new = cst.Call(cst.Name(converter.builtin("type")), [cst.Arg(cst.Name("None"))])
+        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])  # `_builtins.type` when shadowed
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)
@@ -142,7 +209,7 @@ def on_reference(converter, node, q: str):
             return new
     if entry is not None and entry.target and entry.label != "unsupported" \
             and not entry.target.startswith("."):
-        if not converter.allows(entry.id):
+        if not converter.allows(entry_id(entry)):
             converter.uses_alias(node)
             return node
         if not converter.walk_state.in_isinstance and (translates(entry) or q in _CONTAINERS):
@@ -152,7 +219,7 @@ def on_reference(converter, node, q: str):
         # a class named in isinstance keeps its label only if it has no arguments to translate
         # (nn.Module -> nn.Cell is "transformed": Cells start in inference mode)
         label = "exact" if entry.params is not None else entry.label
-        converter.record(node, new, entry.id, label, entry.note)
+        converter.record(node, new, entry_id(entry), label, entry.note)
         return new
     converter.uses_alias(node)
     converter.mark(node, "MS901", f"{q} has no mapping" + (f" ({entry.note})" if entry and entry.note else ""))
@@ -193,7 +260,7 @@ def on_call(converter, node: cst.Call):
     new = container_call(converter, node, walked, q)
     if new is not None:
         return new
-    if entry.label != "unsupported" and not converter.allows(rule_id_of(entry)):
+    if entry.label != "unsupported" and not converter.allows(entry_id(entry)):
         # not selected: the call stays as written, whole (no half-converted torch calls)
         converter.rollback_to(start)
         converter.keep_aliases_in(node)
@@ -241,12 +308,6 @@ def _in_target_form(entry, q: str, call: cst.Call) -> bool:
     return bool(unknown) and unknown <= renamed and _RULE_ALWAYS.get(entry.rule, "") in keywords | {""}
 
 
-def rule_id_of(entry) -> str:
-    """A change made by a named rule carries the rule's ID; a plain table rewrite the entry's."""
-    rule = argument_rule_named(entry.rule)
-    return rule.id if rule is not None else entry.id
-
-
 def apply_entry(converter, call: cst.Call, entry, q: str, receiver=None, receiver_before=None, original=None):
     """Rewrite one call with its table entry (generic argument fates, then the entry's rule).
 
@@ -262,7 +323,7 @@ def apply_entry(converter, call: cst.Call, entry, q: str, receiver=None, receive
         converter.uses_alias(call.func)
         converter.mark(call, "MS901", f"{q}: rule {entry.rule!r} is not available")
         return call
-    if not converter.allows(rule.id if rule is not None else entry.id):
+    if not converter.allows(entry_id(entry)):
         converter.uses_alias(call.func)
         return call
     edit = _edit_for(converter, call, entry, receiver, receiver_before)
@@ -274,7 +335,7 @@ def apply_entry(converter, call: cst.Call, entry, q: str, receiver=None, receive
             return _keep(converter, call, entry, edit)
         new = edit.result if edit.result is not None else call.with_changes(
             func=edit.func, args=([cst.Arg(receiver)] if edit.receiver is not None else []) + list(call.args))
-        converter.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
+        converter.record(shown, new, entry_id(entry), edit.label, "; ".join(edit.notes))
         return new
     try:
         edit.bind()
@@ -306,7 +367,7 @@ def apply_entry(converter, call: cst.Call, entry, q: str, receiver=None, receive
     new = edit.build()
     if new is call:
         return call  # the rule kept the call as written (it means the same on MindSpore)
-    converter.record(shown, new, rule_id_of(entry), edit.label, "; ".join(edit.notes))
+    converter.record(shown, new, entry_id(entry), edit.label, "; ".join(edit.notes))
     return new
 
 
@@ -412,8 +473,7 @@ def on_method(converter, node: cst.Call):
     if entry is not None and entry.receiver == "any" and (earlier == "Module" or _names_a_cell(converter, recv0)):
         entry = None  # self.relu(x), self.flip(x): a sub-cell or the class's own method
     if entry is not None and (entry.receiver == "any" or earlier == "Tensor" or is_tensor(converter, recv0)
-                              or entry.receiver == "param" and (is_param(recv0)
-                                                                or _untyped_name(converter, recv0))
+                              or entry.receiver == "param" and _param_receiver(converter, recv0, recv)
                               or converter.walk_state.aliases and (torch_keywords(node)
                                                    or torch_only_method(name, node))):
         return apply_entry(converter, walked, entry, "Tensor." + name, receiver=recv, receiver_before=recv0,
@@ -449,6 +509,13 @@ def _optimizer_like(converter, recv) -> bool:
         return True
     last = text.split(".")[-1].lower()
     return looks_optimizer(last) or last in _SCHEDULER_NAMES or last.endswith(("_sched", "_scheduler"))
+
+
+def _param_receiver(converter, recv0, recv) -> bool:
+    """A receiver that may be a Parameter: as written, or once converted (``data.cpu()`` is
+    ``data``: torch's identity methods return the tensor itself, and converting the converted
+    code must decide as the first conversion did)."""
+    return any(is_param(r) or _untyped_name(converter, r) for r in (recv0, recv))
 
 
 def _inplace_of_out_of_place(converter, name: str):
@@ -489,17 +556,6 @@ def _foreign_keywords(call: cst.Call, entry) -> bool:
 def _names_a_cell(converter, node) -> bool:
     """``self``, or a name or attribute known to hold a module."""
     return isinstance(node, cst.Name) and node.value == "self" or is_module(converter, node)
-
-
-def sequential_add_module(converter, node: cst.Call, walked: cst.Call):
-    """Apply MS133: ``walked`` is ``node`` (``seq.add_module(n, m)``) with its parts converted."""
-    new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("insert_child_to_cell")))
-    recv = primary(walked.func.value)
-    converter.add_after(f"{recv}.cell_list = {converter.builtin('list')}({recv}.name_cells().values())")
-    converter.record(node, new, SEQUENTIAL_ADD_MODULE.id, "transformed",
-                "a SequentialCell runs cell_list, which insert_child_to_cell does not update: "
-                "rebuilt after the insertion so the named child runs, as with torch's add_module")
-    return new
 
 
 # --------------------------------------------------------------------------------------------
@@ -655,6 +711,9 @@ def _annotated_kind(converter, annotation) -> str | None:
     converted code) count as torch's ``nn.Module`` / ``torch.Tensor``, so a second conversion
     types the parameter as the first did."""
     kind = converter.qual(annotation)
+    entry = converter.facts.tables.get(kind) if kind is not None else None
+    if entry is not None and entry.target == "ms.Tensor":
+        return "torch.Tensor"  # torch.LongTensor, torch.FloatTensor...: converted to ms.Tensor as well
     if kind is None:
         text = code_of(annotation)
         if text == f"{converter.facts.names['nn']}.Cell" and converter.facts.names["nn"] in converter.facts.imported:

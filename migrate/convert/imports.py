@@ -7,11 +7,12 @@ code still uses (those imports stay, marked MS900) and which target modules the 
 """
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
 
-from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.changes import marker_line, marker_text
 from migrate.convert.comments import lost_comment_lines
 from migrate.convert.cst import dotted, parse_expr, parse_statement
 from migrate.convert.guards import (
@@ -27,11 +28,21 @@ TRY_IMPORT = node_rule(
     "MS256", "torch_try_import",
     "Replace a torch import that stays, inside a try that catches ImportError (try: import torch.fx / "
     "except ImportError: has_fx = False), with if TYPE_CHECKING: <the import> else: raise ImportError(reason): "
-    "converted code never imports torch, so the handler runs, as where torch is absent.")
+    "converted code never imports torch, so the handler runs, as where torch is absent.", examples=[
+    ("try:\n    import torch.fx\n    has_fx = True\nexcept ImportError:\n    has_fx = False\n"
+     "if has_fx:\n    g = torch.fx.symbolic_trace(m)\n",
+     "try:\n    if TYPE_CHECKING:\n        import torch.fx\n    else:\n"
+     "        raise ImportError('torch: MS901 torch.fx.symbolic_trace has no mapping (converted code does not import "
+     "torch)')\n    has_fx = True\nexcept ImportError:\n    has_fx = False\nif has_fx:\n"
+     "    # migrate: MS901 torch.fx.symbolic_trace has no mapping\n    g = torch.fx.symbolic_trace(m)\n"),
+])
 TORCH_IMPORTS = node_rule(
     "MS100", "torch_imports",
     "Replace torch imports with the target's (import ms_core as ms, from ms_core import nn, ops, "
-    "initializers) where the converted code needs them; keep the ones unconverted code still uses.")
+    "initializers) where the converted code needs them; keep the ones unconverted code still uses.", examples=[
+    ("x = torch.zeros(2)\n",
+     "x = ops.zeros((2,))\n"),
+])
 
 # Packages whose names are resolved. torchvision has no table entries: every use is marked
 # (MS901), never left silently. einops is not torch's, but research model code uses it
@@ -73,8 +84,41 @@ def torch_bindings(stmt: cst.CSTNode) -> list[tuple[str, str]]:
 
 
 def imports_torch_somewhere(code: str) -> bool:
-    """A torch import at any depth (inside a function, under ``if``...)."""
-    return _TORCH_IMPORT.search(code) is not None
+    """A torch import at any depth (inside a function, under ``if``...); not a line of a string
+    that reads like one (a template of code holding ``import torch``)."""
+    return _TORCH_IMPORT.search(code) is not None and _imports_at_all(code, ROOTS)
+
+
+def _imports_at_all(code: str, roots) -> bool:
+    """Whether an import statement of ``code`` names a module under ``roots`` (``code`` parses)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # not ours to judge here: the parse that follows says what is wrong
+    def under(module: str) -> bool:
+        return any(module == r or module.startswith(r + ".") for r in roots)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(under(a.name) for a in node.names) \
+                or isinstance(node, ast.ImportFrom) and not node.level and under(node.module or ""):
+            return True
+    return False
+
+
+_TORCH_NOT_EINOPS = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops\.layers\.torch)\b", re.M)
+_TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops.layers.torch")
+
+
+def einops_without_torch(code: str, aliases: dict) -> bool:
+    """The file imports einops and nothing of torch's (nor einops' torch layers), at any depth:
+    its einops calls work on other arrays (NumPy), which generated MindSpore code would not take.
+
+    Example:
+        >>> einops_without_torch("import numpy as np\\nfrom einops import rearrange\\n",
+        ...                      {"rearrange": "einops.rearrange"})
+        True
+    """
+    return (_TORCH_NOT_EINOPS.search(code) is None or not _imports_at_all(code, _TORCH_ROOTS)) and \
+        all(q.split(".")[0] == "einops" and not q.startswith("einops.layers.torch") for q in aliases.values())
 
 
 def scan_module_imports(body, aliases: dict[str, str], imported: set[str], stars: list | None = None) -> None:
@@ -555,7 +599,8 @@ class ImportRewrite:
         if new is st:
             self._keep(st)
             return
-        if self.header_at is None and (torch_inside or is_guard(st)):
+        took_header = self.header_at is None and (torch_inside or is_guard(st))
+        if took_header:
             self.header_at = len(self.out)
             if is_guard(st):  # an earlier conversion's guard keeps the comments it was given
                 self.pending_for_header, self.pending = [*self.pending], []
@@ -563,7 +608,13 @@ class ImportRewrite:
                 self.pending_for_header, self.pending = [*self.pending, *st.leading_lines], []
                 new = [n.with_changes(leading_lines=[]) if i == 0 else n for i, n in enumerate(new)]
         if not new:
-            self.pending.extend(_comments_of(st) if self.header_at != len(self.out) else [])
+            # a statement that goes (a try of torch imports only) keeps its comments: above the
+            # next statement (the ones above it went with the header if it took the header's place)
+            if self.header_at != len(self.out):
+                self.pending.extend(_comments_of(st))
+            elif not is_guard(st):  # right below the header: its comments, not its blank lines
+                lines = _comments_of(st.with_changes(leading_lines=[]) if took_header else st)
+                self.pending.extend(ln for ln in lines if ln.comment is not None)
             return
         if self.first_guard is None and self.converter.output.guarded:
             self.first_guard = len(self.out)
@@ -609,12 +660,12 @@ class ImportRewrite:
         if not (isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
                 and torch_bindings(small)) or star_names(torch_bindings(small)[0][1]) is not None:
             return st
-        text = (f"{MARKER_PREFIX}MS901 star import from {dotted(small.module)}: its names "
-                "cannot be resolved; import them explicitly")
+        reason = f"star import from {dotted(small.module)}: its names cannot be resolved; import them explicitly"
+        text = marker_text("MS901", reason)
         have = {ln.comment.value for ln in (*st.leading_lines, *(self.module_header if not self.out else ()))
                 if ln.comment is not None}
         if text not in have:
-            st = st.with_changes(leading_lines=[*st.leading_lines, cst.EmptyLine(comment=cst.Comment(text))])
+            st = st.with_changes(leading_lines=[*st.leading_lines, marker_line("MS901", reason)])
             self.star_marked = True
         self.converter.record(small, "", "MS901", "unsupported", "star import: names cannot be resolved")
         return st

@@ -19,26 +19,76 @@ from migrate.convert.torch_signature import signatures
 
 PARAMETER_NAMES = node_rule(
     "MS108", "parameter_names",
-    "Replace bn.weight / bn.running_mean / emb.weight with bn.gamma / bn.moving_mean / emb.embedding_table.")
+    "Replace bn.weight / bn.running_mean / emb.weight with bn.gamma / bn.moving_mean / emb.embedding_table.", examples=[
+    ("class M(nn.Module):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.bn = nn.BatchNorm2d(2)\n"
+     "    def forward(self, x):\n"
+     "        return x * self.bn.weight\n",
+     "class M(nn.Cell):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.bn = nn.BatchNorm2d(2, momentum=0.9)\n"
+     "    def construct(self, x):\n"
+     "        return x * self.bn.gamma\n"),
+])
 LAYER_ATTRIBUTE = node_rule(
     "MS185", "layer_attribute",
     "Replace torch attribute names of layers with what the MindSpore layer holds (conv.groups -> "
     "conv.group, ln.eps -> ln.epsilon; in a subclass of a torch layer, self.padding -> "
-    "self.torch_padding, torch's value kept by the torch-signature base).")
+    "self.torch_padding, torch's value kept by the torch-signature base).",
+        needs=["_torch_ntuple"], examples=[
+    ("def f(m):\n"
+     "    if isinstance(m, nn.Conv2d):\n"
+     "        return m.groups\n",
+     "def f(m):\n"
+     "    if isinstance(m, nn.Conv2d):\n"
+     "        return m.group\n"),
+])
 ATTENTION_WITHOUT_WEIGHTS = node_rule(
     "MS445", "attention_without_weights",
     "Replace self.attn(q, k, v, need_weights=False) (a known MultiheadAttention) with "
-    "(self.attn(q, k, v, need_weights=False)[0], None): torch's (out, None) where MindSpore returns (out,).")
+    "(self.attn(q, k, v, need_weights=False)[0], None): torch's (out, None) where MindSpore returns (out,).", examples=[
+    ("class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.attn = nn.MultiheadAttention(8, 2)\n"
+     "    def forward(self, x):\n        out, _ = self.attn(x, x, x, need_weights=False)\n        return out\n",
+     "class A(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.attn = _torch_attention_init(nn.MultiheadAttention(8, 2))\n"
+     "    def construct(self, x):\n        out, _ = (self.attn(x, x, x, need_weights=False)[0], None)\n"
+     "        return out\n"),
+])
 FORWARD_KEYWORDS = node_rule(
     "MS154", "forward_keywords",
     "Replace torch's keywords in a call of a layer whose class is known (self.encoder(src, mask=m), "
     "self.encoder a TransformerEncoder, also the one a subclass of nn.Transformer inherits) with "
-    "MindSpore's (src_mask=m).")
+    "MindSpore's (src_mask=m).", examples=[
+    ("class LM(nn.Module):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2), 2)\n"
+     "    def forward(self, x, m):\n"
+     "        return self.enc(x, mask=m)\n",
+     "class LM(nn.Cell):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.enc = "
+     "_torch_attention_init(nn.TransformerEncoder(_torch_attention_init(nn.TransformerEncoderLayer(8, 2)), 2))\n"
+     "    def construct(self, x, m):\n"
+     "        return self.enc(x, src_mask=m)\n"),
+])
 CONV_ATTRIBUTE = node_rule(
     "MS325", "conv_attribute",
     "Replace reads of conv.padding / kernel_size / stride / dilation / padding_mode, where MindSpore's "
     "layer keeps another form (pad_mode + (before, after) padding, (1, k) sizes of a 1-D layer), with "
-    "_torch_conv_attr(conv, name): torch's value.")
+    "_torch_conv_attr(conv, name): torch's value.", needs=["_torch_conv_attr"], examples=[
+    ("def f(m):\n"
+     "    if isinstance(m, nn.Conv2d):\n"
+     "        return m.padding\n",
+     "def f(m):\n"
+     "    if isinstance(m, nn.Conv2d):\n"
+     "        return _torch_conv_attr(m, 'padding')\n"),
+])
 _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
 # a convolution's attributes _torch_conv_attr answers in torch's form
 CONV_ATTRS = {"padding", "kernel_size", "stride", "dilation", "padding_mode"}

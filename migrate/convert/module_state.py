@@ -21,11 +21,32 @@ PARAMETER_PATHS = node_rule(
     "MS186", "parameter_paths",
     "Replace the end of a Cell's __init__ that adds children to attached containers (append, "
     "add_module...) with the same plus _torch_param_names(self): every Parameter.name is its "
-    "path, as on torch.")
+    "path, as on torch.", needs=["_torch_param_names"], examples=[
+    ("class N(nn.Module):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.blocks = nn.ModuleList()\n"
+     "        self.blocks.append(nn.Linear(2, 2))\n",
+     "class N(nn.Cell):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.blocks = nn.CellList()\n"
+     "        self.blocks.append(nn.Dense(2, 2, has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(2))))\n"
+     "        _torch_param_names(self)\n"),
+])
 MODULE_ITERATOR = node_rule(
     "MS187", "module_iterator",
     "Replace next(m.parameters()) with next(iter(m.trainable_params())): torch's module methods "
-    "return iterators, MindSpore's lists.")
+    "return iterators, MindSpore's lists.", examples=[
+    ("class N(nn.Module):\n"
+     "    def f(self):\n"
+     "        return next(self.parameters())\n",
+     "class N(nn.Cell):\n"
+     "    def f(self):\n"
+     "        return next(iter(self.trainable_params()))\n"),
+])
 
 # methods that add a child to a container (or to self)
 _ADDS_CHILD = {"append", "extend", "insert", "add_module", "insert_child_to_cell", "register_module",

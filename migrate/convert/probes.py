@@ -27,11 +27,17 @@ from migrate.convert.torch_names import has_attr, torch_version
 CAPABILITY_PROBE = node_rule(
     "MS190", "capability_probe",
     "Replace hasattr(torch.nn.functional, 'silu') / 'silu' in dir(F) / getattr(nn, 'SiLU', None) "
-    "with the answer for torch 2.13 and the mapping tables (True, False, nn.SiLU).")
+    "with the answer for torch 2.13 and the mapping tables (True, False, nn.SiLU).", examples=[
+    ("ok = hasattr(F, 'silu')\n",
+     "ok = True\n"),
+])
 VERSION_PROBE = node_rule(
     "MS191", "version_probe",
     "Replace torch.__version__ with the version the mappings follow, and compare it with a "
-    "literal as torch's version objects do (torch.__version__ < '1.5' -> False).")
+    "literal as torch's version objects do (torch.__version__ < '1.5' -> False).", examples=[
+    ("old = torch.__version__ < '1.5'\n",
+     "old = False\n"),
+])
 
 PROBE_FUNCTIONS = ("hasattr", "getattr")
 VERSION_NAMES = ("torch.__version__", "torch.version.__version__")
@@ -46,13 +52,18 @@ def _string(node) -> str | None:
 def _answer(converter, module: str, name: str) -> tuple[bool, str | None] | None:
     """(answer, reason to mark it or None) for "does torch's ``module`` have ``name``"; None
     when the module is not one the names file describes."""
+    return probe_answer(converter.facts.tables, module, name)
+
+
+def probe_answer(tables, module: str, name: str) -> tuple[bool, str | None] | None:
+    """:func:`_answer` from the mapping ``tables`` alone (the package pre-pass reads probes too)."""
     has = has_attr(module, name)
     if has is None:
         return None
     if not has:
         return False, None
     qual = f"Tensor.{name}" if module == "torch.Tensor" else f"{module}.{name}"
-    entry = converter.facts.tables.get(qual)
+    entry = tables.get(qual)
     if entry is not None and entry.label != "unsupported" and (entry.target or entry.rule):
         return True, None
     return False, (f"{qual} has no mapping: the probe is answered False, so the converted code "

@@ -1,12 +1,29 @@
 """The rule registry: one record per rule, each with its own stable ID.
 
-IDs: ``MS1xx`` rewrites of models, ``MS2xx`` rewrites of training scripts, ``MS3xx`` rewrites
-of torch.* / torch.nn.functional calls whose arguments need more than a table entry
-(``rules/torchfn.py``; model code too, but MS1xx was full), ``MS4xx`` layer rewrites of the
-extra layer tables (``rules/layers_more.py``), ``MS5xx`` rewrites of libraries that torch code
-uses besides torch (einops: ``einops_calls.py``), ``MS9xx`` markers
-(the ``# migrate: MS9xx <reason>`` comments above code left as written). Reports, ``migrate
-mappings --rules`` and ``migrate convert --select/--disable`` all read these records.
+A rule is one object (:class:`Rule`): its ID, its name, what it replaces (a one-line "Replace A
+with B"), how it is applied, the run-time names its output uses (``needs``) and its examples
+(before/after pairs, run by one parametrised test). Records are created where the rule lives,
+when its module is imported; ``import migrate.convert`` imports them all (the modules of
+``rules/`` are discovered, not listed).
+
+IDs keep their meaning: an ID names one rule, one mapping table or one marker, never two, and is
+never given to something else later. Ranges:
+
+- ``MS0xx``: a mapping table (``mappings/<table>.toml``, its ``id``): a call or name that table
+  translates by its entry alone (no rule). One ID per table file: ``MS00x`` torch, functional,
+  tensor, module, init and run-time tables, ``MS01x`` layer tables, ``MS02x`` the training
+  table, ``MS03x`` torchvision, ``MS05x`` other libraries (einops).
+- ``MS1xx``: rules for model code (layers, tensors, modules, initialisers, torch-signature
+  classes, imports and run-time probes).
+- ``MS2xx``: rules for training scripts (the training-loop pass, optimisers, data, distributed).
+- ``MS3xx``: rules for torch.* and torch.nn.functional calls whose arguments need more than a
+  table entry (``rules/torchfn.py``).
+- ``MS4xx``: layer rules of the extra layer tables (``rules/layers_more.py``).
+- ``MS5xx``: libraries that torch code uses besides torch (einops: ``einops_calls.py``).
+- ``MS9xx``: markers, the ``# migrate: MS9xx <reason>`` comments above code left as written.
+
+Reports, ``migrate mappings --rules`` and ``migrate convert --select/--disable`` all read these
+records.
 
 A rule is one of three kinds:
 
@@ -17,10 +34,12 @@ A rule is one of three kinds:
   blocks, parameter renames...); described with :func:`node_rule` where the handler lives.
 - ``statement``: applied by the training-loop pass; described with :func:`statement_rule`.
 
-Table entries without a rule carry their table's ID (``mappings/*.toml``), which is not a rule
-record: several entries of one area share it on purpose.
-
-A record is created when its module is imported; ``import migrate.convert`` imports them all.
+How to add a mapping with a rule: the entry in its table (``mappings/<table>.toml``: ``torch``,
+``target``, ``params``, ``args``, ``rule = "<name>"``) and the rule in the module of its area
+(``rules/<area>.py``: ``@argument_rule("MS3xx", "<name>", needs=[...], examples=[(before,
+after)])`` over ``def <name>(edit)`` whose docstring starts "Replace A with B"), with the next
+free ID of the range; then a test of its numbers against torch. The examples are checked by
+``tests/migrate/convert/rules/test_rule_examples.py``.
 """
 from __future__ import annotations
 
@@ -30,11 +49,22 @@ from typing import Callable, Iterable
 
 
 @dataclass(frozen=True)
+class Example:
+    """A rule at work: torch code (after the usual header: ``import torch``, ``import torch.nn as
+    nn``, ``import torch.nn.functional as F``) and what it converts to for ms_core (the converted
+    lines of that code: without the import lines, the generated block and the guards)."""
+
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
 class Rule:
     """A registered rule: stable ID, name, kind (argument, node, statement), one-line summary
-    ("Replace A with B"), and for argument rules the function run on a CallEdit and whether it
-    can translate arguments known only at run time (``runtime``: it handles ``edit.runtime``,
-    so a torch-signature class can be generated from it)."""
+    ("Replace A with B"), for argument rules the function run on a CallEdit and whether it can
+    translate arguments known only at run time (``runtime``: it handles ``edit.runtime``, so a
+    torch-signature class can be generated from it), the run-time names its output uses
+    (``needs``) and its examples."""
 
     id: str
     name: str
@@ -42,6 +72,8 @@ class Rule:
     doc: str
     apply: Callable | None = None
     runtime: bool = False
+    needs: tuple[str, ...] = ()
+    examples: tuple[Example, ...] = ()
 
 
 RULES: dict[str, Rule] = {}   # by name
@@ -57,6 +89,8 @@ MARKERS = {
     "MS906": "torch API referenced without a call: arguments are not translated",
     "MS915": "torch tensor method whose MindSpore meaning differs, on a receiver not known to be a tensor",
     "MS918": "torch layer attribute that MindSpore's layer does not hold in torch's form",
+    "MS919": "code inside an f-string whose conversion would need the f-string's quotes or a backslash",
+    "MS920": "statement whose conversion would nest brackets deeper than its already deep input",
     "MS951": "gradients read or changed between backward() and step(): not rewritten",
     "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
     "MS953": "training step whose structure the rules cannot follow: not rewritten",
@@ -64,22 +98,6 @@ MARKERS = {
     "MS955": "optimizer.step()/zero_grad() with no backward() the pass could pair it with",
 }
 _IDS.update({k: "marker" for k in MARKERS})
-
-# Until rule IDs were made distinct, some rules shared one: new ID -> the ID it shared before.
-# Only reports and listings show rewrite IDs; converted code shows marker IDs, which kept theirs.
-FORMER_IDS = {
-    "MS141": "MS110",  # conv1d (shared with conv2d)
-    "MS142": "MS110",  # conv_transpose2d
-    "MS143": "MS110",  # conv_fn (F.conv2d)
-    "MS144": "MS113",  # functional_pool_stride (shared with pool)
-    "MS145": "MS117",  # ndim (shared with size)
-    "MS146": "MS117",  # numel
-    "MS147": "MS118",  # to (shared with identity_method)
-    "MS148": "MS119",  # type_as (shared with astype)
-    "MS149": "MS119",  # new_full
-    "MS151": "MS123",  # false: torch.cuda.is_available() (shared with device)
-    "MS152": "MS160",  # view_as (shared with the tensor-method table's entries)
-}
 
 _ID = re.compile(r"MS\d{3}")
 
@@ -103,34 +121,51 @@ def register(rule: Rule) -> Rule:
 
 
 def _summary(doc: str | None) -> str:
-    return (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
+    """A docstring's first paragraph on one line (its "Replace A with B" sentence)."""
+    return " ".join((doc or "").strip().split("\n\n")[0].split())
 
 
-def argument_rule(rule_id: str, name: str, runtime: bool = False):
+def _examples(pairs: Iterable[tuple[str, str]]) -> tuple[Example, ...]:
+    return tuple(Example(before, after) for before, after in pairs)
+
+
+def argument_rule(rule_id: str, name: str, runtime: bool = False, needs: Iterable[str] = (),
+                  examples: Iterable[tuple[str, str]] = ()):
     """Register the decorated ``apply(edit) -> None`` as the argument rule ``name``
     (``runtime``: it also translates parameter names whose values come at run time, see
-    :attr:`~migrate.convert.call_edit.CallEdit.runtime`).
+    :attr:`~migrate.convert.call_edit.CallEdit.runtime`; ``needs``: the run-time names its
+    output uses; ``examples``: (before, after) pairs, see :class:`Example`).
 
     Example::
 
-        @argument_rule("MS111", "dense")
+        @argument_rule("MS111", "dense", examples=[("y = nn.Linear(1, 2)\\n", "y = nn.Dense(...)\\n")])
         def dense(edit) -> None:
             \"\"\"Replace nn.Linear(in, out, bias) with nn.Dense(in, out, has_bias, inits).\"\"\"
     """
     def deco(fn):
-        register(Rule(rule_id, name, "argument", _summary(fn.__doc__), fn, runtime))
+        register(Rule(rule_id, name, "argument", _summary(fn.__doc__), fn, runtime, tuple(needs),
+                      _examples(examples)))
         return fn
     return deco
 
 
-def node_rule(rule_id: str, name: str, doc: str) -> Rule:
+def node_rule(rule_id: str, name: str, doc: str, needs: Iterable[str] = (),
+              examples: Iterable[tuple[str, str]] = ()) -> Rule:
     """Describe a rule that a node handler of the walk applies; return its record."""
-    return register(Rule(rule_id, name, "node", doc))
+    return register(Rule(rule_id, name, "node", doc, needs=tuple(needs), examples=_examples(examples)))
 
 
-def statement_rule(rule_id: str, name: str, doc: str) -> Rule:
+def statement_rule(rule_id: str, name: str, doc: str, needs: Iterable[str] = (),
+                   examples: Iterable[tuple[str, str]] = ()) -> Rule:
     """Describe a rule that the training-loop pass applies; return its record."""
-    return register(Rule(rule_id, name, "statement", doc))
+    return register(Rule(rule_id, name, "statement", doc, needs=tuple(needs), examples=_examples(examples)))
+
+
+def entry_id(entry) -> str:
+    """The ID a change made through mapping-table entry ``entry`` carries: its argument rule's,
+    else the entry's own (its table's ``MS0xx``, or the marker of an unsupported entry)."""
+    rule = RULES.get(entry.rule) if entry.rule else None
+    return rule.id if rule is not None and rule.kind == "argument" else entry.id
 
 
 def listing() -> list[tuple[str, str, str, str]]:

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import libcst as cst
 
+from mappings import load_tables
 from migrate.convert.cst import dotted
+from migrate.convert.probes import probe_answer
 from migrate.convert.torch_names import star_names
 
 ROOTS = ("torch", "torchvision", "torchaudio", "torchtext")
@@ -152,16 +154,35 @@ def _named_imports(text: str) -> list[tuple[str, int, str, str]]:
 
 
 def _alias_of(node, names: dict) -> tuple[str, str] | None:
-    """(name, torch qualname) for ``name = <torch alias>.<attr>...`` (``Module = torch.nn.Module``)."""
+    """(name, torch qualname) for ``name = <torch alias>.<attr>...`` (``Module = torch.nn.Module``),
+    or for a capability probe the converter answers (``f = getattr(torch.jit, "script_if_tracing",
+    torch.jit.script)``): what the converted module binds, so that a second conversion of the
+    package, which reads the answer, sees what the first saw."""
     if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
         return None
-    parts, value = [], node.value
-    while isinstance(value, ast.Attribute):
-        parts.append(value.attr)
-        value = value.value
-    if not isinstance(value, ast.Name) or value.id not in names:
+    qual = _torch_name(node.value, names)
+    return (node.targets[0].id, qual) if qual is not None else None
+
+
+def _torch_name(value, names: dict) -> str | None:
+    """The torch name an expression reads: an attribute chain of a torch alias, or ``getattr`` of
+    one answered as :mod:`migrate.convert.probes` answers it; None for anything else."""
+    if isinstance(value, ast.Attribute):
+        base = _torch_name(value.value, names)
+        return f"{base}.{value.attr}" if base is not None else None
+    if isinstance(value, ast.Name):
+        return names.get(value.id)
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
+            and len(value.args) in (2, 3) and not value.keywords
+            and isinstance(value.args[1], ast.Constant) and isinstance(value.args[1].value, str)):
         return None
-    return node.targets[0].id, ".".join([names[value.id], *reversed(parts)])
+    module = _torch_name(value.args[0], names)
+    answer = probe_answer(load_tables(), module, value.args[1].value) if module is not None else None
+    if answer is None:
+        return None
+    if answer[0]:
+        return f"{module}.{value.args[1].value}"
+    return _torch_name(value.args[2], names) if len(value.args) == 3 else None
 
 
 def _star_imports(text: str) -> list[tuple[str, int]]:

@@ -27,7 +27,14 @@ TORCH_LOOKUP = node_rule(
     "MS153", "torch_name_lookup",
     "Replace getattr(nn, name) / getattr(F, name) whose name only run time knows with a generated "
     "lookup over the torch-signature classes (functions) of the torch.nn (functional) names the "
-    "file spells as strings or f-string patterns; any other name raises a clear error.")
+    "file spells as strings or f-string patterns; any other name raises a clear error.", examples=[
+    ("def rnn(kind):\n"
+     "    assert kind in ('LSTM', 'GRU')\n"
+     "    return getattr(nn, kind)(4, 8)\n",
+     "def rnn(kind):\n"
+     "    assert kind in ('LSTM', 'GRU')\n"
+     "    return _torch_nn_getattr(kind)(4, 8)\n"),
+])
 
 # torch module -> preferred local name of its generated lookup
 LOOKUPS = {"torch.nn": "_torch_nn_getattr", "torch.nn.functional": "_torch_functional_getattr"}

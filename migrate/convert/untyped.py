@@ -29,12 +29,24 @@ UNTYPED_SIZE = node_rule(
     "MS250", "untyped_size",
     "Replace x.size() / x.size(d) / x.size(dim=d) on a receiver not known to be a tensor with "
     "_torch_size(x) / _torch_size(x, d): a tensor's shape (MindSpore's Tensor.size is the element "
-    "count), any other object's own size().")
+    "count), any other object's own size().", needs=["_torch_size"], examples=[
+    ("def f(self, o):\n"
+     "    return o.size()\n",
+     "def f(self, o):\n"
+     "    return _torch_size(o)\n"),
+])
 UNTYPED_MODE = node_rule(
     "MS253", "untyped_train_mode",
     "Replace m.train() / m.train(mode) / m.eval() on a receiver not known to be a module with "
     "_torch_train(m) / _torch_eval(m): a Cell's set_train (a MindSpore Cell has no train/eval), any "
-    "other object's own method.")
+    "other object's own method.", needs=["_torch_eval", "_torch_train"], examples=[
+    ("def f(job):\n"
+     "    job.train()\n"
+     "    job.eval()\n",
+     "def f(job):\n"
+     "    _torch_train(job)\n"
+     "    _torch_eval(job)\n"),
+])
 
 # method -> (rule, helper, the torch keyword of its one optional argument)
 _METHODS = {"size": (UNTYPED_SIZE, "_torch_size", "dim"), "train": (UNTYPED_MODE, "_torch_train", "mode"),

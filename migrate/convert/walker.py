@@ -16,20 +16,21 @@ from functools import lru_cache
 import libcst as cst
 
 from mappings import load_attributes, load_tables
-from migrate.convert import einops_calls, handlers
-from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult
+from migrate.convert import einops_calls, fstrings, handlers
+from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
-    count_statements, dotted, is_node_type, keep_parens, parse_expr, parse_statement,
-    removed, replace_fields, rewrite_fields, statement_spans,
+    DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, keep_parens, parse_expr,
+    parse_statement,
+    removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
 from migrate.convert.guards import STUB, STUB_SOURCE, is_stub_class, stub_assignment
 from migrate.convert.imports import (
-    ROOTS, ImportRewrite, drop_nested_imports, forget_vanished_uses, imports_torch_somewhere,
-    note_nested_import, scan_module_imports,
+    ROOTS, ImportRewrite, drop_nested_imports, einops_without_torch, forget_vanished_uses,
+    imports_torch_somewhere, note_nested_import, scan_module_imports,
 )
 from migrate.convert.names import (
     all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
@@ -145,9 +146,10 @@ class Converter:
         if self.facts.star_modules or self.facts.inherited:
             self._add_derived_aliases(module)
         self.walk_state.aliases = dict(self.facts.aliases)  # the walk's own: rebinding changes them
-        if not self.walk_state.aliases and not imports_torch_somewhere(code) \
+        if (not self.walk_state.aliases and not imports_torch_somewhere(code)
+                or einops_without_torch(code, self.walk_state.aliases)) \
                 and not einops_calls.imports_by_name(code, self.facts.named_modules):
-            return ConvertResult(code)  # no torch import: nothing of torch's to convert
+            return ConvertResult(code)  # no torch import (einops on NumPy arrays): nothing of torch's to convert
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
         self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
         signatures(self).start(module, code)
@@ -162,6 +164,7 @@ class Converter:
             # walked (the statement spans still match the tree: no pass rewrote it)
             self.facts.src_lines = code.splitlines()
             self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
+        self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
         self.facts.freeze()  # the walk only reads the facts
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
@@ -228,7 +231,10 @@ class Converter:
         if self.facts.renamed:
             return None  # names were chosen against every binding of the file already
         used = self.output.used
-        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in used} | ({"ms"} if used else set())
+        # the header imports the package as `ms` whenever it is written: for what the walk used,
+        # and for an earlier conversion's guards and stand-in class (converting converted code)
+        header = used or self.output.guarded or self.facts.generated
+        heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in used} | ({"ms"} if header else set())
         kept = {a for a, n in self.output.alias_uses.items() if n}
         for mod in self.facts.star_modules:  # a star import that stays binds every name it gives
             if self.star_uses(mod):
@@ -313,6 +319,12 @@ class Converter:
         self.output.changes.append(Change(self.walk_state.line, rule, "unsupported", node, "", reason))
         if self.walk_state.markers:
             self.walk_state.markers[-1].append((rule, reason))
+
+    def apply_entry(self, call: cst.Call, entry, q: str, receiver=None, receiver_before=None):
+        """Rewrite ``call`` (its parts converted) with its table ``entry``, as the walk does
+        (:func:`migrate.convert.handlers.apply_entry`): for a rule whose result is another
+        torch call, converted as that call written by hand would be."""
+        return handlers.apply_entry(self, call, entry, q, receiver=receiver, receiver_before=receiver_before)
 
     def checkpoint(self) -> Checkpoint:
         """The current end of the change log, to :meth:`rollback_to` later."""
@@ -608,14 +620,15 @@ class Converter:
         lines = list(new.leading_lines)
         have = {ln.comment.value for ln in lines if ln.comment is not None}
         for rule, reason in found:
-            text = f"{MARKER_PREFIX}{rule} {reason}"
+            text = marker_text(rule, reason)
             if text not in have:
                 have.add(text)
-                lines.append(cst.EmptyLine(comment=cst.Comment(text)))
+                lines.append(marker_line(rule, reason))
         return new.with_changes(leading_lines=lines)
 
     # statements
     def on_simple_line(self, node: cst.SimpleStatementLine):
+        start = self.checkpoint() if self.facts.deep else None
         self._open(node)
         self.walk_state.after.append([])
         try:
@@ -625,8 +638,30 @@ class Converter:
         if extra and isinstance(new, cst.SimpleStatementLine):
             self.output.reshaped = True
             # statements a rule needs right after this one (same indentation: same block)
-            return [new, *(parse_statement(text) for text in extra)]
+            new = [new, *(parse_statement(text) for text in extra)]
+        if start is not None and new is not node:
+            return self._no_deeper(node, new, start)
         return new
+
+    def _no_deeper(self, node: cst.SimpleStatementLine, new, start: Checkpoint):
+        """``new`` (the rewrite of ``node``), unless it nests brackets deeper than ``node`` where
+        that is deep already: 199 levels must not become 200, CPython's limit. Then ``node`` is
+        kept as written, marked (MS920)."""
+        before = bracket_depth(code_of(node))
+        if before < DEEP_BRACKETS:
+            return new
+        after = max(bracket_depth(code_of(st)) for st in (new if isinstance(new, list) else [new]))
+        if after <= before:
+            return new
+        self.rollback_to(start, keep_markers=False)
+        self.keep_aliases_in(node)  # its torch names stay: so do their imports
+        reason = (f"converting this statement would nest brackets {after} deep where it has {before} "
+                  f"(CPython stops at 200); left as written: convert it by hand")
+        self.output.changes.append(Change(self.walk_state.line, DEEP_MARKER, "unsupported", node, "", reason))
+        if any(ln.comment is not None and ln.comment.value == marker_text(DEEP_MARKER, reason)
+               for ln in node.leading_lines):
+            return node
+        return node.with_changes(leading_lines=[*node.leading_lines, marker_line(DEEP_MARKER, reason)])
 
     def _simple_line(self, node: cst.SimpleStatementLine):
         out = None
@@ -753,6 +788,35 @@ class Converter:
     def on_call(self, node: cst.Call):
         return keep_parens(node, handlers.on_call(self, node))
 
+    def on_fstring(self, node: cst.FormattedString):
+        """Each expression of an f-string converted as any other, then fitted to the quotes of
+        the f-strings around it (:mod:`migrate.convert.fstrings`), or left as written."""
+        outer = self.walk_state.fstring_quotes
+        self.walk_state.fstring_quotes = outer | {fstrings.quote_of(node)}
+        try:
+            parts = [self._fstring_part(p) if isinstance(p, cst.FormattedStringExpression) else p
+                     for p in node.parts]
+        finally:
+            self.walk_state.fstring_quotes = outer
+        if all(a is b for a, b in zip(parts, node.parts)):
+            return node
+        return node.with_changes(parts=parts)
+
+    def _fstring_part(self, part: cst.FormattedStringExpression):
+        mark = self.checkpoint()
+        new = self.generic(part)  # the expression, and those of its format spec
+        if new is part:
+            return part
+        fitted = fstrings.fit(new, self.walk_state.fstring_quotes)
+        if fitted is not None:
+            return fitted
+        self.rollback_to(mark, keep_markers=False)
+        self.keep_aliases_in(part)  # its torch names stay: so do their imports
+        self.mark(part.expression, fstrings.FSTRING_MARKER,
+                  f"{short(code_of(part.expression), 60)} inside an f-string: its conversion needs the "
+                  f"f-string's quotes or a backslash (Python < 3.12); convert it by hand")
+        return part
+
     def on_lambda(self, node: cst.Lambda):
         return node.with_changes(body=self.walk(node.body))
 
@@ -812,6 +876,8 @@ def _syntax_error(code: str, exc: cst.ParserSyntaxError) -> str:
     return f"syntax error at line {exc.raw_line}: {exc.message}"
 
 
+DEEP_MARKER = "MS920"
+
 _HANDLERS = {
     cst.SimpleStatementLine: Converter.on_simple_line,
     cst.SimpleStatementSuite: Converter.on_suite,
@@ -831,6 +897,7 @@ _HANDLERS = {
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
+    cst.FormattedString: Converter.on_fstring,
     cst.Subscript: Converter.on_subscript,
     cst.Comparison: Converter.on_comparison,
     cst.Annotation: Converter.on_annotation,

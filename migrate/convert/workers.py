@@ -7,17 +7,28 @@ was running (a ``ProcessPoolExecutor`` only says that the pool broke, not which 
 
 Workers are forked where the platform allows it: the parent has already imported the converter,
 so a worker costs a few milliseconds instead of a fresh interpreter's imports.
+
+A worker ends when its parent does (a CI time limit, `timeout`, the OOM killer): it closes the
+parent's ends of the pipes it inherited by forking (its own, and those of the workers started
+before it), so a dead parent is a closed peer to it, and it asks the kernel for SIGKILL when its
+parent dies (Linux), or else watches its parent's pid, so that one busy in a long task ends too.
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing as mp
+import os
 import signal
 import sys
+import threading
+import time
 from collections import deque
 from multiprocessing.connection import wait
 
 PREFETCH = 2  # tasks queued at each worker
+PARENT_POLL_S = 1.0  # how often a worker without PR_SET_PDEATHSIG checks that its parent lives
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def _context():
@@ -32,7 +43,34 @@ class _Raised:
         self.message = message
 
 
-def _worker(conn, fn) -> None:
+def _end_with_parent(parent_pid: int) -> None:
+    """Make this process end when the process ``parent_pid`` does."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+                if os.getppid() != parent_pid:  # the parent died before the request took effect
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    if hasattr(os, "getppid") and os.name == "posix":
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
+                         name="migrate-parent-watch").start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
+
+
+def _worker(conn, fn, parent_pid: int, inherited=()) -> None:
+    # the parent's ends of the pipes, inherited by forking: while this process holds its own
+    # pipe's other end, the parent's death would never show as a closed peer
+    for other in inherited:
+        other.close()
+    _end_with_parent(parent_pid)
     while True:
         try:
             msg = conn.recv()
@@ -45,7 +83,10 @@ def _worker(conn, fn) -> None:
             out = fn(task)
         except BaseException as exc:  # reported as this task's failure, the worker lives on
             out = _Raised(f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
-        conn.send((index, out))
+        try:
+            conn.send((index, out))
+        except (OSError, ValueError):  # the parent is gone: nobody wants the result
+            return
 
 
 def exit_reason(exitcode: int | None) -> str:
@@ -114,8 +155,10 @@ class _IsolatedRun:
         # touch (and so copy) every page of this process's heap
         gc.freeze()
         parent_end, child_end = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_worker, args=(child_end, self.fn), daemon=True,
-                                name="migrate-worker")
+        # a forked worker inherits every parent end open here; a spawned one inherits none
+        inherited = (parent_end, *self.active) if self.ctx.get_start_method() == "fork" else ()
+        proc = self.ctx.Process(target=_worker, args=(child_end, self.fn, os.getpid(), inherited),
+                                daemon=True, name="migrate-worker")
         proc.start()
         child_end.close()
         self.active[parent_end] = (proc, deque())

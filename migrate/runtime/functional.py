@@ -72,7 +72,9 @@ def torch_einsum(equation, *operands):
     if any(len(set(names)) != len(names) or len(names) != op.ndim for names, op in terms):
         return ops.einsum(equation, *operands)
     every = [n for names, _ in terms for n in names]
-    out = labels(output, dots + len(output.replace("...", ""))) if arrow else         [str(i) for i in range(dots)] + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit())
+    out = (labels(output, dots + len(output.replace("...", ""))) if arrow
+           else [str(i) for i in range(dots)]
+           + sorted(n for n in set(every) if every.count(n) == 1 and not n.isdigit()))
     sizes = {}
     for names, op in terms:
         for n, size in zip(names, op.shape):

@@ -1,4 +1,4 @@
 """`ms_core.common`: dtypes, Tensor, Parameter and initializers, as in `mindspore.common`."""
-from . import dtype
-from .tensor import Tensor
-from .parameter import Parameter, ParameterTuple
+from . import dtype  # noqa: F401
+from .tensor import Tensor  # noqa: F401
+from .parameter import Parameter, ParameterTuple  # noqa: F401

@@ -11,8 +11,8 @@ from .._checkparam import check_axis as _named_axis
 from .._engine import apply
 from .._prims import array as A
 from .._prims import math as M
-from .._prims import math_ext as MX
 from ..common import dtype as mstype
+from ..common.parameter import Parameter as _Parameter  # as a private name: not in ops' namespace
 from ..common.tensor import Tensor
 
 
@@ -276,8 +276,7 @@ def assign(variable, value):
     Raises:
         TypeError: variable is not a Parameter; ValueError: value's shape does not broadcast to it.
     """
-    from ..common.parameter import Parameter
-    if not isinstance(variable, Parameter):
+    if not isinstance(variable, _Parameter):
         raise TypeError(f"For 'Assign', the 'variable' must be a Parameter, but got "
                         f"{type(variable).__name__}.")
     arr = np.asarray(value._data if isinstance(value, Tensor) else value, dtype=variable._data.dtype)

@@ -7,7 +7,6 @@ import numpy as np
 from .._engine import apply
 from .._prims import linalg as L
 from ..common import dtype as mstype
-from ..common.tensor import Tensor
 from . import functional as F
 
 __all__ = ["einsum", "inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "matrix_solve",

@@ -10,7 +10,7 @@ from .._prims import math_ext as X
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from .functional import (_as_tensor, _axis_arg, _operands, _take_along, amax, amin, cast, clamp, concat,
-                         cumsum, exp, expand_dims, floor_div, gather, isnan, log, logical_not, maximum,
+                         exp, expand_dims, floor_div, gather, isnan, log, logical_not, maximum,
                          mean, narrow, norm, ones_like, pow, reshape, sign, sort, sqrt, square, squeeze,
                          std, stop_gradient, sum, transpose, var, where, zeros_like)
 

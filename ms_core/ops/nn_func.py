@@ -1,7 +1,8 @@
 """Neural-network functions of MindSpore 2.x's ``ops`` that the torch.nn.functional mappings
 need: spatial sampling (grid_sample, affine_grid), similarities and distances, gumbel_softmax,
-tanhshrink, and the margin / embedding / likelihood losses. Each has MindSpore's name and signature and is composed of differentiable ops, so
-gradients (and gradients of gradients) flow to every float input.
+tanhshrink, and the margin / embedding / likelihood losses. Each has MindSpore's name and
+signature and is composed of differentiable ops, so gradients (and gradients of gradients) flow
+to every float input.
 """
 import numpy as np
 

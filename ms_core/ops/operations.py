@@ -1,6 +1,5 @@
 """Primitive classes (`ops.Add()`, `ops.MatMul(transpose_a, transpose_b)`, ...) as MindSpore
 exposes them: construct once with attributes, call with Tensors."""
-import numpy as np
 
 from .. import _engine
 from .._prims import array as _array_prims

@@ -21,6 +21,7 @@ says what to save instead.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import numbers
@@ -31,6 +32,17 @@ import numpy as np
 
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from ..nn.cell import Cell
+from .serialization import (
+    _PREFIX,
+    MAGIC,
+    VERSION,
+    _atomic_write,
+    _encode,
+    _encode_mindspore,
+    _parse,
+    _parse_mindspore,
+)
 
 __all__ = ["STRUCTURE", "is_nested", "load", "save"]
 
@@ -91,7 +103,6 @@ def _key(k):
 
 def _refusal(fn, obj, path):
     where = "/".join(path) or "the object"
-    from ..nn.cell import Cell
     if isinstance(obj, Cell):
         what = (f"a whole network ({type(obj).__name__}); save its parameters "
                 f"(net.parameters_dict(), what state_dict() converts to) and build the network "
@@ -145,16 +156,6 @@ def save(obj, f, fn="save"):
     Example:
         >>> save({"model": net.parameters_dict(), "epoch": 3}, "ckpt.pt")
     """
-    import hashlib
-
-    from .serialization import (
-        _PREFIX,
-        MAGIC,
-        VERSION,
-        _atomic_write,
-        _encode,
-        _encode_mindspore,
-    )
     flat = _Flattener(fn)
     structure = flat.walk(obj, [])
     entries = [(name, value, False) for name, value in flat.entries]
@@ -190,7 +191,6 @@ def load(f):
     Raises:
         ValueError: no such file, or a corrupt or truncated checkpoint.
     """
-    from .serialization import MAGIC, _parse, _parse_mindspore
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         if not os.path.isfile(path):

@@ -75,7 +75,8 @@ def test_forward_renamed_construct_keeps_its_findings_in_place():
 
 
 def test_ms_nn_only_when_torch_keeps_nn():
-    torch_kept = "from ms_core import nn as ms_nn\ntry:\n    import torch.nn as nn\nexcept ImportError:\n    nn = None\n"
+    torch_kept = ("from ms_core import nn as ms_nn\ntry:\n    import torch.nn as nn\n"
+                  "except ImportError:\n    nn = None\n")
     user_name = "from ms_core import ops as ms_ops\nops = [1]\n"
     assert [p for p, _, _ in patterns("", torch_kept)] == ["ms-nn-renamed"]
     assert patterns("", user_name) == []

@@ -5,7 +5,7 @@ tests/migrate/convert/test_module_methods.py (the same module source built by to
 by ms_core, torch's weights copied in, each method's result compared)."""
 import pytest
 
-from tests.mappings.proof import Layer, Marked, ProvenBy, case_id, run
+from tests.mappings.proof import Layer, ProvenBy, case_id, run
 
 pytest.importorskip("torch")
 

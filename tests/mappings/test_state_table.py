@@ -46,7 +46,8 @@ CASES += [ProvenBy(api, _GRAD_MODE) for api in (
     "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled", "torch._C._set_grad_enabled",
     "torch.is_grad_enabled", "torch._C.is_grad_enabled")]
 CASES += [ProvenBy(api, "tests/migrate/convert/rules/test_grad_mode.py::test_inference_mode_matches_torch")
-          for api in ("torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode")]
+          for api in ("torch.inference_mode", "torch.autograd.inference_mode",
+                      "torch.autograd.grad_mode.inference_mode")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

@@ -200,7 +200,6 @@ def test_manual_seed_repeats_random_streams():
 
 
 def test_save_and_load_round_trip_a_state_dict(tmp_path):
-    import torch
     code = ("import torch\nimport torch.nn as nn\n\n"
             "def round_trip(net, path):\n    torch.save(net.state_dict(), path)\n"
             "    return torch.load(path, map_location='cpu')\n"
@@ -708,7 +707,8 @@ CASES += [
 
 # --- checkpointing --------------------------------------------------------------------------
 CASES += [
-    Expr("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint(torch.tanh, x * 2, use_reentrant=False)"),
+    Expr("torch.utils.checkpoint.checkpoint",
+         "torch.utils.checkpoint.checkpoint(torch.tanh, x * 2, use_reentrant=False)"),
     Expr("torch.utils.checkpoint.checkpoint",
          "torch.utils.checkpoint.checkpoint(lambda a, b: a * torch.sin(b), x, y, use_reentrant=True, "
          "preserve_rng_state=False)"),
@@ -813,7 +813,8 @@ CASES += [
     Expr("torch.is_conj", "torch.is_conj(x)", grad=False),
     Expr("torch.is_neg", "torch.is_neg(x)", grad=False),
     Expr("torch.linalg.inv_ex", "torch.linalg.inv_ex(spd)", arrays=SPD, rtol=1e-4, why="float32 inverse"),
-    Expr("torch.linalg.cholesky_ex", "torch.linalg.cholesky_ex(spd)", arrays=SPD, rtol=1e-4, why="float32 factorisation"),
+    Expr("torch.linalg.cholesky_ex", "torch.linalg.cholesky_ex(spd)", arrays=SPD, rtol=1e-4,
+         why="float32 factorisation"),
     Expr("torch.linalg.cholesky_ex", "torch.linalg.cholesky_ex(spd, upper=True)", arrays=SPD, rtol=1e-4,
          why="float32 factorisation"),
 ]
@@ -847,11 +848,13 @@ CASES += [
 # Not sampled: einsum, roll, quantile (MindSpore 2.10 has no CPU kernels for them); tanh (its CPU
 # kernel is off by up to 7e-5 near saturation).
 ORACLE = [
-    "torch.Tensor([1, 2]) + x[0, 0, :2]", "torch.tensor([[1.0, 2.0]]) * x[0, :1, :2]", "torch.zeros((2, 3), dtype=torch.int64)",
+    "torch.Tensor([1, 2]) + x[0, 0, :2]", "torch.tensor([[1.0, 2.0]]) * x[0, :1, :2]",
+    "torch.zeros((2, 3), dtype=torch.int64)",
     "torch.full((2,), 7, dtype=torch.int32)", "torch.arange(1, 4, 0.5)", "torch.eye(2, 3, dtype=torch.int64)",
     "torch.exp(x)", "torch.log(pos)", "torch.pow(pos, y)", "torch.div(n, 2, rounding_mode='floor')",
     "torch.clamp(x, min=0.0)", "torch.where(mask, x, 0.0)", "torch.sum(x, dim=1, keepdim=True)",
-    "torch.mean(x, dim=(1, 2), keepdim=True)", "torch.max(x, 1)", "torch.max(x)", "torch.argmin(x, dim=2, keepdim=True)",
+    "torch.mean(x, dim=(1, 2), keepdim=True)", "torch.max(x, 1)", "torch.max(x)",
+    "torch.argmin(x, dim=2, keepdim=True)",
     "torch.logsumexp(x, dim=-1, keepdim=True)", "torch.norm(x, dim=1, keepdim=True)", "torch.sort(x, descending=True)",
     "torch.topk(x, 2, dim=1, largest=False)", "torch.cat([x, y], dim=1)", "torch.flatten(vol, start_dim=1, end_dim=2)",
     "torch.transpose(x, 0, 2)", "torch.split(x, [1, 2], 1)", "torch.gather(x, 1, idx)", "torch.triu(sq, 1)",
@@ -874,10 +877,13 @@ ORACLE = [
     "torch.amax(x, dim=(0, 2), keepdim=True)", "torch.aminmax(x, dim=1)", "torch.count_nonzero(n, dim=1)",
     "torch.unique(n, return_counts=True)", "torch.unique(n * 2, sorted=True, return_inverse=True, return_counts=True)",
     "torch.diff(x, n=2, dim=1)", "torch.trapezoid(x, dx=0.5, dim=1)", "torch.dist(x, y, 1)", "torch.cdist(x, y)",
-    "torch.bincount(ints)", "torch.histc(x, bins=5, min=-2, max=2)", "torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5]))",
-    "torch.searchsorted(torch.tensor([-1.0, 0.0, 0.5]), x)", "torch.searchsorted(torch.sort(m, 1)[0], m, out_int32=True)",
+    "torch.bincount(ints)", "torch.histc(x, bins=5, min=-2, max=2)",
+    "torch.bucketize(x, torch.tensor([-1.0, 0.0, 0.5]))",
+    "torch.searchsorted(torch.tensor([-1.0, 0.0, 0.5]), x)",
+    "torch.searchsorted(torch.sort(m, 1)[0], m, out_int32=True)",
     "torch.unique(n, return_inverse=True)",
-    "torch.where(x > 0)", "torch.nonzero(x > 0, as_tuple=True)", "torch.index_select(x, 1, t)", "torch.masked_select(x, mask)", "torch.take(x * 2, idx)",
+    "torch.where(x > 0)", "torch.nonzero(x > 0, as_tuple=True)", "torch.index_select(x, 1, t)",
+    "torch.masked_select(x, mask)", "torch.take(x * 2, idx)",
     "torch.scatter(x, 2, idx, value=0.5)", "torch.scatter_add(x, 1, idx, y)", "torch.nonzero(n)",
     "torch.flip(x, (0, 2))", "torch.rot90(x, 2, [1, 2])", "torch.meshgrid([v, m[0]], indexing='ij')",
     "torch.repeat_interleave(x, torch.tensor([1, 0, 2]), dim=1)", "torch.tensor_split(x, [1, 3], 2)",
@@ -892,7 +898,8 @@ ORACLE = [
     "torch.linalg.solve(spd, v[:3])", "torch.linalg.svd(spd, full_matrices=False)[1]",
     "torch.linalg.pinv(m)", "torch.linalg.norm(m, ord=2)", "torch.linalg.norm(x, 'nuc', dim=(1, 2))",
     "torch.linalg.vector_norm(x, ord=3, dim=(1, 2), keepdim=True)", "torch.linalg.matrix_norm(x, ord=1, keepdim=True)",
-    "torch.utils.checkpoint.checkpoint(lambda a, b: a * torch.sin(b), x, y, use_reentrant=True, preserve_rng_state=False)",
+    "torch.utils.checkpoint.checkpoint(lambda a, b: a * torch.sin(b), x, y, use_reentrant=True, "
+    "preserve_rng_state=False)",
     "torch.concatenate([x, y], axis=1)",
     "torch.special.softmax(x, 1)", "torch.xlogy(x, pos)", "torch.sinc(x)", "torch.special.entr(torch.relu(x))",
     "torch.special.ndtr(x)", "torch.special.ndtri(u)", "torch.rsub(x, 2.0, alpha=3)",
@@ -919,7 +926,8 @@ ORACLE_FORWARD_ONLY = {
 
 def test_converted_assert_raises_torchs_error_when_false():
     from migrate import convert_source
-    code = convert_source("import torch\n\ndef f(x):\n    torch._assert(x > 0, 'must be positive')\n    return x\n").code
+    code = convert_source("import torch\n\ndef f(x):\n    torch._assert(x > 0, 'must be positive')\n"
+                          "    return x\n").code
     ns: dict = {}
     exec(compile(code, "<converted>", "exec"), ns)
     assert ns["f"](1) == 1

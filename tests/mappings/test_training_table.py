@@ -96,8 +96,9 @@ OPTIMIZERS = [
                              "foreach=None)"),
     optimizer(f"{_O}.rprop.Rprop", f"{_O}.rprop.Rprop(net.parameters(), 0.02, maximize=True)"),
     ProvenBy(f"{_O}.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
-    ProvenBy(f"{_O}.lbfgs.LBFGS", "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
-    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS220"),
+    ProvenBy(f"{_O}.lbfgs.LBFGS",
+             "tests/migrate/convert/training/test_lbfgs.py::test_lbfgs_steps_match_torch_in_float64"),
+    Marked(f"{_O}.SparseAdam", "opt = torch.optim.SparseAdam([w], lr=0.01)", id="MS901"),
 ]
 
 # ---- learning-rate schedules -------------------------------------------------------------------
@@ -404,7 +405,8 @@ DISTRIBUTED = [
 CASES += DISTRIBUTED
 # the backend's name is MindSpore's own ('mccl' on CPU where torch says 'gloo'): proven against
 # MindSpore's init(None) per device target, not torch's name
-_BACKEND_TEST = "tests/migrate/convert/training/test_training_rules.py::test_backend_names_are_mindspores_communication_backend"
+_BACKEND_TEST = ("tests/migrate/convert/training/test_training_rules.py"
+                 "::test_backend_names_are_mindspores_communication_backend")
 CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
           ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]
 

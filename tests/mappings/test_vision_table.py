@@ -18,7 +18,8 @@ CASES = [
     ProvenBy("torchvision.datasets.CIFAR10", f"{PIPELINE}::test_cifar10_reads_the_pickle_batches"),
     ProvenBy("torchvision.datasets.cifar.CIFAR10", f"{PIPELINE}::test_cifar10_reads_the_pickle_batches"),
     ProvenBy("torchvision.datasets.FakeData", f"{PIPELINE}::test_fake_data_has_torchvisions_shapes_and_ranges"),
-    ProvenBy("torchvision.datasets.fakedata.FakeData", f"{PIPELINE}::test_fake_data_has_torchvisions_shapes_and_ranges"),
+    ProvenBy("torchvision.datasets.fakedata.FakeData",
+             f"{PIPELINE}::test_fake_data_has_torchvisions_shapes_and_ranges"),
     *[ProvenBy(f"{_TV}{sub}.{name}", _MNIST) for sub in ("", ".transforms")
       for name in ("Compose", "ToTensor", "Normalize")],
     *[ProvenBy(f"{_TV}{sub}.Lambda", f"{PIPELINE}::test_lambda_gets_a_tensor_and_gives_arrays")
@@ -34,7 +35,8 @@ CASES = [
       for sub in ("", ".transforms")],
     *[Marked(f"{_TV}{sub}.CenterCrop", f"import torchvision\nt = torchvision.transforms{sub}.CenterCrop(64)", "MS901")
       for sub in ("", ".transforms")],
-    *[Marked(f"torchvision.datasets{sub}.ImageFolder", f"import torchvision\nd = torchvision.datasets{sub}.ImageFolder('x')", "MS901")
+    *[Marked(f"torchvision.datasets{sub}.ImageFolder",
+             f"import torchvision\nd = torchvision.datasets{sub}.ImageFolder('x')", "MS901")
       for sub in ("", ".folder")],
     *[Marked(f"torchvision.datasets{sub}.LSUN", f"import torchvision\nd = torchvision.datasets{sub}.LSUN('x')", "MS901")
       for sub in ("", ".lsun")],

@@ -1,7 +1,6 @@
 """amp loss scalers, context, jit, seeds, import time."""
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest

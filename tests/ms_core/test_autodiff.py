@@ -37,7 +37,9 @@ def test_broadcast_operand_grads_are_reduced_to_operand_shape():
 
 def test_higher_order_derivatives():
     x = Tensor([0.3, 1.2], ms.float64)
-    f = lambda t: (ops.sin(t) * t).sum()
+    def f(t):
+        return (ops.sin(t) * t).sum()
+
     d1 = ms.grad(f)
     d2 = ms.grad(lambda t: d1(t).sum())
     d3 = ms.grad(lambda t: d2(t).sum())
@@ -84,7 +86,9 @@ def test_mixed_second_derivative_wrt_weights_gradient_penalty():
 def test_weights_forms_single_list_parametertuple():
     w = Parameter(Tensor([2.0]), name="w")
     b = Parameter(Tensor([1.0]), name="b")
-    f = lambda x: (x * w + b).sum()
+    def f(x):
+        return (x * w + b).sum()
+
     x = Tensor([3.0])
     single = ms.grad(f, None, w)(x)
     assert isinstance(single, Tensor) and np_(single).tolist() == [3.0]
@@ -130,7 +134,9 @@ def test_grad_operation_variants():
 
 
 def test_grad_operation_sens_errors():
-    f = lambda x: x * 2
+    def f(x):
+        return x * 2
+
     with pytest.raises(ValueError, match="each 'sens' must be a Tensor with its output's shape"):
         GradOperation(sens_param=True)(f)(Tensor([1.0, 2.0]), Tensor([1.0]))
     with pytest.raises(TypeError, match="the last argument must be the sensitivity"):
@@ -283,7 +289,9 @@ def test_fn_must_be_callable():
 def test_the_same_tensor_at_two_positions_gets_the_total_derivative_as_mindspore():
     # MindSpore 2.10 identifies inputs by object: grad(f, 0)(a, a) = d/da f(a, a)
     a, b = Tensor([1.0]), Tensor([1.0])
-    f = lambda x, y: x * 3 + y * 5
+    def f(x, y):
+        return x * 3 + y * 5
+
     assert np_(ms.grad(f, 0)(a, a)).tolist() == [8.0]
     assert [np_(g).tolist() for g in ms.grad(f, (0, 1))(a, a)] == [[8.0], [8.0]]
     assert [np_(g).tolist() for g in ms.grad(f, (0, 1))(a, b)] == [[3.0], [5.0]]

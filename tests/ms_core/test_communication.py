@@ -33,7 +33,8 @@ def test_attribute_access_from_ms_core():
     assert ms.communication.management.get_group_size() == 1
 
 
-@pytest.mark.parametrize("backend,group", [(None, "mccl_world_group"), ("hccl", "hccl_world_group"), ("nccl", "nccl_world_group"),
+@pytest.mark.parametrize("backend,group",
+                         [(None, "mccl_world_group"), ("hccl", "hccl_world_group"), ("nccl", "nccl_world_group"),
                                            ("mccl", "mccl_world_group")])
 def test_init_backends(backend, group):
     init(backend)

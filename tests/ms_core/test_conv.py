@@ -27,14 +27,14 @@ def torch_pads(mode, padding, hw, k, s, d):
     """(left, right, top, bottom) for torch's F.pad."""
     if mode == "same":
         t, b = tf_same(hw[0], k[0], s[0], d[0])
-        l, rr = tf_same(hw[1], k[1], s[1], d[1])
-        return (l, rr, t, b)
+        left, right = tf_same(hw[1], k[1], s[1], d[1])
+        return (left, right, t, b)
     if mode == "valid":
         return (0, 0, 0, 0)
     if isinstance(padding, int):
         return (padding,) * 4
-    t, b, l, rr = padding
-    return (l, rr, t, b)
+    t, b, left, right = padding
+    return (left, right, t, b)
 
 
 def pair(v):

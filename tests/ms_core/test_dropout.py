@@ -85,7 +85,8 @@ def test_seed_makes_masks_reproducible():
 
 
 @pytest.mark.parametrize("kwargs,exc,msg", [
-    ({"keep_prob": 0.0}, ValueError, r"For 'Dropout', the 'keep_prob' must be a number in range \(0, 1\], but got 0.0."),
+    ({"keep_prob": 0.0}, ValueError,
+     r"For 'Dropout', the 'keep_prob' must be a number in range \(0, 1\], but got 0.0."),
     ({"keep_prob": 1.5}, ValueError, r"the 'keep_prob' must be a number in range \(0, 1\]"),
     ({"keep_prob": 1}, TypeError, r"the type of 'keep_prob' should be 'float'"),
     ({"p": 1.0}, ValueError, r"For 'Dropout', the 'p' must be a number in range \[0, 1\), but got 1.0."),

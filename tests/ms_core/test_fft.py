@@ -40,7 +40,8 @@ def test_complex_input_and_inverse_chain_match_torch():
 
 def test_amplitude_abs_real_imag_match_torch():
     check_op(lambda t: ops.abs(ops.fftn(t, dim=(1, 2, 3))) + ops.real(ops.fft2(t)) * ops.imag(ops.fft2(t)),
-             lambda t: torch.fft.fftn(t, dim=(1, 2, 3)).abs() + torch.real(torch.fft.fft2(t)) * torch.imag(torch.fft.fft2(t)),
+             lambda t: (torch.fft.fftn(t, dim=(1, 2, 3)).abs()
+                        + torch.real(torch.fft.fft2(t)) * torch.imag(torch.fft.fft2(t))),
              [X], **TOL)
 
 

@@ -120,6 +120,27 @@ def test_the_import_graph_has_no_cycle():
         visit(n)
 
 
+# A module imports what it needs at its top. The one import of an ms_core module inside a
+# function, and why:
+LOCAL_IMPORTS = {
+    # experimental.optim loads on first use, not with `import ms_core` (its optimizers cost ~16 ms)
+    ("nn.wrap.cell_wrapper", "experimental.optim.optimizer"),
+}
+
+
+def test_ms_core_modules_are_imported_at_the_top():
+    """Imports inside functions are how the old import circle hid; what a lower layer needs at
+    run time from a higher one comes from ms_core._registry instead."""
+    local = set()
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = ast.Module(body=fn.body, type_ignores=[])
+                local |= {(name, m) for m in _imported_modules(name, ast.unparse(body))}
+    assert local == LOCAL_IMPORTS, f"function-local imports of ms_core modules: {sorted(local - LOCAL_IMPORTS)}"
+
+
 def test_the_checks_see_imports_inside_functions():
     """A function-local upward import (how the old import circle was hidden) is found."""
     source = "from . import dtype\n\ndef f():\n    from ..nn.cell import Cell\n    from .. import ops\n"

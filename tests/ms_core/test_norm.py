@@ -113,7 +113,9 @@ def _pair(ms_cls, t_cls, c, momentum_torch=0.1):
 
 
 def _grads(net, tnet, x, cot):
-    fn = lambda inp: (net(inp) * ms.Tensor(cot)).sum()
+    def fn(inp):
+        return (net(inp) * ms.Tensor(cot)).sum()
+
     (gx, (gg, gb)) = ms.grad(fn, 0, net.trainable_params())(ms.Tensor(x))
     tx = torch.tensor(x, requires_grad=True)
     (tnet(tx) * torch.tensor(cot)).sum().backward()

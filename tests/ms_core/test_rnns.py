@@ -46,7 +46,7 @@ def _swap_weights(net, tensors):
         net.__dict__[attr] = tuple(by_name[n] for n in names)
 
 
-def _layer_case(kind, T, B, I, H, seed=0, dtype=np.float32, **kwargs):
+def _layer_case(kind, T, B, I, H, seed=0, dtype=np.float32, **kwargs):  # noqa: E741 (I: input size)
     """(ms_fn, torch_fn, arrays) for check_op: arrays = x, h0 (, c0), every weight."""
     ms_cls, t_cls = KINDS[kind]
     net = ms_cls(I, H, dtype=mstype.float64 if dtype == np.float64 else mstype.float32,

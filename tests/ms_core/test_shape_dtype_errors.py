@@ -120,7 +120,7 @@ def test_axes_in_range_still_work_negative_and_on_0d():
     ("y.to(None)", "Float32"), ("y.to(dtype=ms.float64)", "Float64"),
 ])
 def test_tensor_to_takes_mindspore_forms(call, dtype):
-    y = ms.Tensor(X)
+    y = ms.Tensor(X)  # noqa: F841 (read by eval)
     out = eval(call)
     assert str(out.dtype) == dtype
     np.testing.assert_array_equal(out.asnumpy(), X.astype(out.asnumpy().dtype))

@@ -184,7 +184,6 @@ def test_reduction_conventions_as_mindspore_2_10():
 
 def test_sort_topk_cumsum_and_friends_match_torch():
     from optest import check_op
-    import torch
     a = np.array([[3.0, 1.0, 2.0], [0.5, 2.5, 1.5]], np.float32)
     check_op(lambda x: x.sort(axis=1)[0], lambda x: x.sort(dim=1)[0], [a])
     check_op(lambda x: x.sort(axis=0, descending=True)[0], lambda x: x.sort(dim=0, descending=True)[0], [a])

@@ -100,8 +100,8 @@ def init_torch(m, seed=0):
 L, S, N, E, H = 4, 5, 3, 8, 2
 
 
-def causal_bool(l, s):
-    return np.triu(np.ones((l, s), bool), 1)
+def causal_bool(tgt_len, src_len):
+    return np.triu(np.ones((tgt_len, src_len), bool), 1)
 
 
 MHA_CASES = {

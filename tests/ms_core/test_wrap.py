@@ -186,7 +186,7 @@ def test_dynamic_scale_follows_mindspore_counters():
     step = nn.TrainOneStepWithLossScaleCell(net, nn.SGD(net.trainable_params(), 0.01), manager)
     good = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))
     bad = ms.Tensor(np.array([1e38, 1.0, 1.0], np.float32))
-    scales, w = [], net.w.asnumpy().copy()
+    scales = []
     for of in pattern:
         before = net.w.asnumpy().copy()
         _, overflow, used = step(bad if of else good)

@@ -195,6 +195,7 @@ def _rel_err(a, b) -> float:
     return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
 
 
+@pytest.mark.time_limit(1500)  # a child of up to 1200 s
 @pytest.mark.parametrize("case", SAMPLE, ids=[c[0] for c in SAMPLE])
 def test_real_model_on_mindspore_matches_ms_core_and_torch(case, tmp_path):
     name, source, files, inits, module, ctor, inp = case

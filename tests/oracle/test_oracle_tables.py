@@ -131,6 +131,7 @@ def _prepare(case, i, bundle, rng) -> dict:
             "n_in": len(xs), "n_out": len(flat), "floats": floats, "ms_core_code": code["ms_core"]}
 
 
+@pytest.mark.time_limit(2000)  # two children of up to 900 s each
 def test_sampled_table_entries_run_the_same_on_mindspore(tmp_path):
     assert len(CASES) >= 40, len(CASES)
     rng = np.random.default_rng(0)

@@ -65,6 +65,7 @@ def _run(python, code, tmp_path, name):
     return np.load(out)
 
 
+@pytest.mark.time_limit(2000)  # two children of up to 900 s each
 def test_converted_pipelines_give_the_same_batches_on_mindspore(tmp_path):
     import sys
     mnist, cifar = write_mnist(tmp_path), write_cifar10(tmp_path)

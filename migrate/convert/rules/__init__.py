@@ -3,16 +3,19 @@
 Each module registers its rules with :func:`~migrate.convert.registry.argument_rule`; every rule
 is ``apply(edit) -> None`` on a :class:`~migrate.convert.call_edit.CallEdit`. ``autograd_function``
 holds the torch.autograd.Function rewriter, which node handlers apply (not tables).
+
+Every module of this package is imported here (found, not listed): a new area is a new module.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from migrate.convert.registry import RULES, Rule
-from migrate.convert.rules import (autograd_function, data, hub, init, inplace, layers, layers_more,
-                                   module, optim, runtime, state, tensor, torchfn, vision)
 
 # the modules whose rules tables may name (importing them registers the rules)
-AREAS = (layers, layers_more, tensor, inplace, init, module, data, optim, autograd_function, runtime,
-         torchfn, hub, vision, state)
+AREAS = tuple(importlib.import_module(f"{__name__}.{m.name}")
+              for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name))
 
 
 def argument_rule_named(name: str | None) -> Rule | None:

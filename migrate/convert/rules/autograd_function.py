@@ -22,14 +22,70 @@ _CTX = re.compile(r"\bctx\b")
 
 AUTOGRAD_FUNCTION = node_rule(
     "MS131", "autograd_function",
-    "Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward.")
+    "Replace a torch.autograd.Function subclass with a Cell whose construct/bprop are its forward/backward.", examples=[
+    ("class S(torch.autograd.Function):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i):\n"
+     "        ctx.save_for_backward(i)\n"
+     "        return i * 2\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        (i,) = ctx.saved_tensors\n"
+     "        return g * 2\n",
+     "class S(nn.Cell):\n"
+     "    def construct(self, i):\n"
+     "        return i * 2\n"
+     "\n"
+     "    def bprop(self, i, out, g):\n"
+     "        (i,) = (i,)\n"
+     "        return (g * 2,)\n"),
+])
 FUNCTION_APPLY = node_rule(
     "MS132", "function_apply",
-    "Replace MyFunction.apply(x) with MyFunction()(x) (the Function became a Cell with bprop).")
+    "Replace MyFunction.apply(x) with MyFunction()(x) (the Function became a Cell with bprop).", examples=[
+    ("class S(torch.autograd.Function):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i):\n"
+     "        return i * 2\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        return g * 2\n"
+     "\n"
+     "y = S.apply(x)\n",
+     "class S(nn.Cell):\n"
+     "    def construct(self, i):\n"
+     "        return i * 2\n"
+     "\n"
+     "    def bprop(self, i, out, g):\n"
+     "        return (g * 2,)\n"
+     "\n"
+     "y = S()(x)\n"),
+])
 FUNCTION_RECOMPUTE = node_rule(
     "MS133", "autograd_function_recompute",
     "Replace a torch.autograd.Function whose ctx keeps more than inputs/output with a TorchFunction "
-    "Cell: its bprop runs forward again on a fresh ctx, then backward.")
+    "Cell: its bprop runs forward again on a fresh ctx, then backward.", needs=["TorchFunction"], examples=[
+    ("class S(torch.autograd.Function):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i, k=2):\n"
+     "        ctx.k = k\n"
+     "        return i * k\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        return g * ctx.k, None\n",
+     "class S(TorchFunction):\n"
+     "    @staticmethod\n"
+     "    def forward(ctx, i, k=2):\n"
+     "        ctx.k = k\n"
+     "        return i * k\n"
+     "\n"
+     "    @staticmethod\n"
+     "    def backward(ctx, g):\n"
+     "        return g * ctx.k, None\n"),
+])
 
 # ctx methods whose effect MindSpore's bprop cannot reproduce
 _CTX_UNSUPPORTED = ("mark_dirty", "mark_non_differentiable", "set_materialize_grads", "save_for_forward")
@@ -53,12 +109,15 @@ def rewrite_function_class(converter, node: cst.ClassDef):
                                  "in a MindSpore bprop")
         return node
     inputs = [p.name.value for p in fwd.params.params][1:]
-    saved = _saved_names(fwd, inputs) if _plain_params(fwd) and _plain_params(bwd) else None
     grads = [p.name.value for p in bwd.params.params][1:]
+    out = next(n for n in ("out", *(f"out_{i}" for i in range(1, 100))) if n not in (*inputs, *grads))
+    # bprop takes the inputs, the output and the gradients: one name each (forward(ctx, x1, out))
+    distinct = not set(inputs) & set(grads)
+    saved = _saved_names(fwd, inputs, out) if _plain_params(fwd) and _plain_params(bwd) and distinct else None
     new_fwd = new_bwd = None
     if saved is not None and converter.allows(AUTOGRAD_FUNCTION.id):
         new_fwd = _stripped(fwd, "construct", ["self", *inputs], saved, 0)
-        new_bwd = _stripped(bwd, "bprop", ["self", *inputs, "out", *grads], saved, len(inputs))
+        new_bwd = _stripped(bwd, "bprop", ["self", *inputs, out, *grads], saved, len(inputs))
     if new_fwd is None or new_bwd is None:
         return _recompute(converter, node)
     # the class body is rewritten before it is walked: its statements no longer match the
@@ -85,8 +144,11 @@ def _recompute(converter, node: cst.ClassDef):
         return node
     converter.walk_state.function_classes.add(node.name.value)
     local = converter.output.signatures.helper("TorchFunction")
-    body = [converter.walk(s) for s in node.body.body]
+    # the class becomes a Cell: its forward's inputs are tensors, as a second conversion (which
+    # sees a Cell defining forward) finds them
+    converter.class_scope.cell = True
     converter.walk_state.cell_classes.add(node.name.value)
+    body = [converter.walk(s) for s in node.body.body]
     converter.record(base, local, FUNCTION_RECOMPUTE.id, "transformed",
                 "autograd.Function -> TorchFunction Cell: bprop runs forward again (on a fresh ctx) "
                 "before backward, so forward costs twice in a backward pass")
@@ -110,8 +172,9 @@ def _simple_ctx(fn: cst.FunctionDef) -> bool:
     return plain and len(fn.params.params) >= 2 and fn.params.params[0].name.value == "ctx"
 
 
-def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:
-    """What ``ctx.saved_tensors`` holds, as names valid in bprop (inputs, or ``out``)."""
+def _saved_names(fwd: cst.FunctionDef, inputs: list[str], out: str) -> list[str] | None:
+    """What ``ctx.saved_tensors`` holds, as names valid in bprop (inputs, or ``out``, the name of
+    bprop's output parameter)."""
     returned = {code_of(s.value) for s in _walk_returns(fwd.body)}
     saved: list[str] = []
     for stmt in fwd.body.body:
@@ -125,7 +188,7 @@ def _saved_names(fwd: cst.FunctionDef, inputs: list[str]) -> list[str] | None:
                     if n in inputs:
                         saved.append(n)
                     elif returned == {n}:
-                        saved.append("out")
+                        saved.append(out)
                     else:
                         return None
     return saved

@@ -18,8 +18,9 @@ from migrate.convert.registry import argument_rule
 from migrate.convert.rules.vision_uses import is_dataset_helper_call, torchvision_uses
 
 
-def _safe_rule(rule_id: str, name: str):
-    """Register a table rule that never breaks a conversion: an unexpected failure marks the call."""
+def _safe_rule(rule_id: str, name: str, **record):
+    """Register a table rule that never breaks a conversion: an unexpected failure marks the call
+    (``record``: the rest of the rule, ``needs`` and ``examples``, as for ``argument_rule``)."""
     def deco(fn):
         def run(edit):
             try:
@@ -29,7 +30,7 @@ def _safe_rule(rule_id: str, name: str):
                 edit.unsupported(f"could not translate ({type(exc).__name__}: {exc})"[:160])
         run.__doc__ = fn.__doc__
         run.__name__ = fn.__name__
-        return argument_rule(rule_id, name)(run)
+        return argument_rule(rule_id, name, **record)(run)
     return deco
 
 
@@ -47,7 +48,25 @@ def _is_false(node) -> bool:
     return node is None or code_of(node) in ("False", "None")
 
 
-@_safe_rule("MS224", "tensor_dataset")
+@_safe_rule("MS224", "tensor_dataset", examples=[
+    ("import torch.distributed as dist\n"
+     "from torch.utils.data import DataLoader, DistributedSampler, TensorDataset\n"
+     "data = TensorDataset(torch.zeros(8, 2), torch.ones(8))\n"
+     "sampler = DistributedSampler(data, num_replicas=dist.get_world_size(), "
+     "rank=dist.get_rank(), shuffle=False)\n"
+     "loader = DataLoader(data, batch_size=4, sampler=sampler)\n"
+     "if dist.is_initialized():\n"
+     "    dist.barrier()\n"
+     "dist.destroy_process_group()\n",
+     "data = ms.dataset.NumpySlicesDataset((ops.zeros((8, 2)).asnumpy(), "
+     'ops.ones((8,)).asnumpy()), column_names=["data", "label"], '
+     "num_shards=ms.communication.get_group_size(), "
+     "shard_id=ms.communication.get_rank(), shuffle=False)\n"
+     "loader = data.batch(4)\n"
+     "if True:\n"
+     "    ms.communication.comm_func.barrier()\n"
+     "ms.communication.release()\n"),
+])
 def tensor_dataset(edit) -> None:
     """Replace TensorDataset(a, b) with ms.dataset.NumpySlicesDataset((a, b), column_names, shuffle=False);
     TensorDataset(*tensors) with NumpySlicesDataset(tuple(t.asnumpy() for t in tensors), shuffle=False)."""
@@ -72,7 +91,15 @@ def slices_data(values: list) -> str:
     return "(" + ", ".join(f"{primary(v)}.asnumpy()" for v in values) + ("," if len(values) == 1 else "") + ")"
 
 
-@_safe_rule("MS227", "distributed_sampler")
+@_safe_rule("MS227", "distributed_sampler", examples=[
+    ("s = torch.utils.data.DistributedSampler(ds)  # one shard per rank\n"
+     "s = 3\n"
+     "print(s)\n",
+     "s = ms.dataset.DistributedSampler(num_shards=ms.communication.get_group_size(), "
+     "shard_id=ms.communication.get_rank(), shuffle=True)  # one shard per rank\n"
+     "s = 3\n"
+     "print(s)\n"),
+])
 def distributed_sampler(edit) -> None:
     """Replace DistributedSampler(ds, ...) with ms.dataset.DistributedSampler(num_shards, shard_id, shuffle)."""
     edit.converter.output.used.add("ms")
@@ -92,7 +119,15 @@ def shard_args(bound: dict, template: str) -> str:
         f"shuffle={code_of(shuffle) if shuffle is not None else 'True'}")
 
 
-@_safe_rule("MS223", "dataloader")
+@_safe_rule("MS223", "dataloader", examples=[
+    ("sampler = torch.utils.data.DistributedSampler(ds, shuffle=False)\n"
+     "loader = torch.utils.data.DataLoader(ds, batch_size=4, sampler=sampler)\n"
+     "print(len(sampler))\n",
+     "sampler = ms.dataset.DistributedSampler(num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)\n"
+     'loader = ms.dataset.GeneratorDataset(ds, column_names=["data", "label"], '
+     "shuffle=False if sampler is None else None, sampler=sampler).batch(4)\n"
+     "print(len(sampler))\n"),
+])
 def dataloader(edit) -> None:
     """Replace DataLoader(ds, batch_size, shuffle, drop_last) with ms.dataset.GeneratorDataset(ds, ...).batch(...)."""
     b = edit.bound
@@ -218,7 +253,14 @@ def _loader_source(edit, ds, shard: str | None, shuffle_code: str, kept: str | N
     return f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(n)}, {sources})"
 
 
-@_safe_rule("MS228", "random_split")
+@_safe_rule("MS228", "random_split", examples=[
+    ("from torch.utils.data import TensorDataset, random_split\n"
+     "full = TensorDataset(x, y)\n"
+     "train_ds, val_ds = random_split(full, [80, 20])\n",
+     "full = ms.dataset.NumpySlicesDataset((x.asnumpy(), y.asnumpy()), "
+     'column_names=["data", "label"], shuffle=False)\n'
+     "train_ds, val_ds = full.split([80, 20], randomize=True)\n"),
+])
 def random_split(edit) -> None:
     """Replace random_split(ds, lengths) with <dataset of ds>.split(lengths, randomize=True)."""
     converter = edit.converter
@@ -266,13 +308,27 @@ def _ncols(ds, facts):
     return None
 
 
-@_safe_rule("MS225", "dist_initialized")
+@_safe_rule("MS225", "dist_initialized", examples=[
+    ("import torch.distributed as dist\n"
+     "ok = dist.is_initialized()\n",
+     "ok = True\n"),
+])
 def dist_initialized(edit) -> None:
     """Replace dist.is_initialized() with True (the communication group exists once init() ran)."""
     edit.result = parse_expr("True")
 
 
-@_safe_rule("MS226", "ddp")
+@_safe_rule("MS226", "ddp", examples=[
+    ("from torch.nn.parallel import DistributedDataParallel as DDP\n"
+     "model = DDP(net)\n"
+     "w = model.module.fc.weight\n"
+     'torch.save(model.module.state_dict(), "ckpt.pt")\n'
+     "other.module.x = 1\n",
+     "model = net\n"
+     "w = model.fc.weight\n"
+     'ms.save_checkpoint(model, "ckpt.pt")\n'
+     "other.module.x = 1\n"),
+])
 def ddp(edit) -> None:
     """Replace DistributedDataParallel(model, ...) with model (the parallel context averages gradients)."""
     args = edit.call.args
@@ -293,7 +349,14 @@ def _literal_number(node, default: float) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@_safe_rule("MS222", "grad_scaler_ctor")
+@_safe_rule("MS222", "grad_scaler_ctor", examples=[
+    ("scaler = torch.cuda.amp.GradScaler()\n"
+     'print(f"scale {scaler.get_scale()}")\n'
+     "other.get_scale()\n",
+     "scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)\n"
+     'print(f"scale {float(scaler.scale_value)}")\n'
+     "other.get_scale()\n"),
+])
 def grad_scaler(edit) -> None:
     """Replace GradScaler(enabled=flag) with DynamicLossScaler(...) if flag else StaticLossScaler(1.0)."""
     growth = _literal_number(edit.bound.get("growth_factor"), 2.0)
@@ -322,7 +385,13 @@ def grad_scaler(edit) -> None:
     edit.result = cst.IfExp(test=enabled, body=on, orelse=off)
 
 
-@_safe_rule("MS264", "data_parallel_call")
+@_safe_rule("MS264", "data_parallel_call", examples=[
+    ("def f(main, x, a, b, kw):\n"
+     "    return nn.parallel.data_parallel(main, x, range(2)), "
+     "nn.parallel.data_parallel(main, (a, b), None, module_kwargs=kw)\n",
+     "def f(main, x, a, b, kw):\n"
+     "    return main(x), main(a, b, **kw)\n"),
+])
 def data_parallel_call(edit) -> None:
     """Replace nn.parallel.data_parallel(module, inputs, device_ids) with module(inputs) (one device)."""
     module, inputs = edit.bound.get("module"), edit.bound.get("inputs")

@@ -16,14 +16,24 @@ LOAD_INTO = node_rule(
     "MS255", "load_module_into",
     "Replace net = torch.load(f) (a whole pickled module; net a module the script built) with "
     "net = _torch_load_into(net, ms.hub.load(f)): a MindSpore checkpoint holds parameters only, "
-    "loaded into the network already built.")
+    "loaded into the network already built.", needs=["_torch_load_into"], examples=[
+    ("net = nn.Linear(2, 2)\n"
+     "net = torch.load('net.pt')\n",
+     "net = nn.Dense(2, 2, has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(2)))\n"
+     "net = _torch_load_into(net, ms.hub.load('net.pt'))\n"),
+])
 
 _NO_MINDSPORE = ("MindSpore 2.10 cannot read a torch checkpoint: convert it once with `migrate "
                  "weights` and load it with ms.load_checkpoint + ms.load_param_into_net (or convert "
                  "with the ms_core target, whose ms.hub reads torch checkpoints without torch)")
 
 
-@argument_rule("MS168", "torch_checkpoint")
+@argument_rule("MS168", "torch_checkpoint", examples=[
+    ("sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
+     "sd = ms.hub.load_state_dict_from_url(url, map_location='cpu')\n"),
+])
 def torch_checkpoint(edit) -> None:
     """Replace torch.hub.load_state_dict_from_url / model_zoo.load_url with ms.hub.load_state_dict_from_url (ms_core: reads the torch file without torch; marked for --target mindspore)."""
     if edit.converter.facts.target_name == "mindspore":
@@ -45,7 +55,10 @@ def checkpoint_path(edit, f):
     return cst.Attribute(f, cst.Name("name"))
 
 
-@argument_rule("MS139", "torch_load")
+@argument_rule("MS139", "torch_load", examples=[
+    ("sd = torch.load('m.pt')\n",
+     "sd = ms.hub.load('m.pt')\n"),
+])
 def torch_load(edit) -> None:
     """Replace torch.load(f) with ms.hub.load(f) on ms_core (torch files and the checkpoints converted code saves), ms.load_checkpoint(f) for --target mindspore."""
     if edit.converter.facts.target_name != "mindspore":
@@ -56,7 +69,10 @@ def torch_load(edit) -> None:
         edit.set("f", path)
 
 
-@argument_rule("MS125", "load_state_dict")
+@argument_rule("MS125", "load_state_dict", examples=[
+    ("net.load_state_dict(sd)\n",
+     "ms.hub.load_state_dict(net, sd)\n"),
+])
 def load_state_dict(edit) -> None:
     """Replace net.load_state_dict(sd, strict) with ms.hub.load_state_dict(net, sd, strict) (torch names mapped, torch's strict rules) on ms_core, ms.load_param_into_net(net, sd) for --target mindspore."""
     converter = edit.converter

@@ -13,7 +13,10 @@ from migrate.convert.receivers import is_param
 from migrate.convert.registry import argument_rule
 
 
-@argument_rule("MS120", "init_call", runtime=True)
+@argument_rule("MS120", "init_call", runtime=True, examples=[
+    ("nn.init.zeros_(w)\n",
+     "w.assign_value(initializer(Zero(), w.shape, w.dtype).init_data())\n"),
+])
 def init_call(edit) -> None:
     """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))
     (t.assign_value(initializer(...).init_data()) where t may be a plain Tensor)."""
@@ -34,7 +37,10 @@ def init_call(edit) -> None:
         edit.result = parse_expr(f"{t_code}.set_data({value})")
 
 
-@argument_rule("MS121", "init_uniform", runtime=True)
+@argument_rule("MS121", "init_uniform", runtime=True, examples=[
+    ("nn.init.uniform_(w, -1, 1)\n",
+     "w.assign_value(initializer(Uniform(scale=1), w.shape, w.dtype).init_data())\n"),
+])
 def init_uniform(edit) -> None:
     """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype)), any other range with t.set_data(ops.uniform(t.shape, ms.Tensor(a), ms.Tensor(b), dtype=t.dtype)) (assign_value where t may be a plain Tensor)."""
     a, b = edit.value("a"), edit.value("b")
@@ -64,7 +70,10 @@ def _symmetric(a, b) -> bool:
         return code_of(a).lstrip("-").strip() == code_of(b).strip() and code_of(a).startswith("-")
 
 
-@argument_rule("MS122", "tensor_init_method")
+@argument_rule("MS122", "tensor_init_method", examples=[
+    ("m.weight.data.zero_()\n",
+     "m.weight.set_data(initializer(Zero(), m.weight.shape, m.weight.dtype))\n"),
+])
 def tensor_init_method(edit) -> None:
     """Replace t.data.normal_(m, s) / t.data.zero_() / t.data.fill_(v) with t.set_data(initializer(...))."""
     recv = edit.method_receiver
@@ -119,7 +128,10 @@ def _gain_source(name: str, slope: str, sqrt: str = "math.sqrt") -> str | None:
             "leaky_relu": f"{sqrt}(2.0 / (1 + {slope} ** 2))"}.get(name)
 
 
-@argument_rule("MS155", "calculate_gain")
+@argument_rule("MS155", "calculate_gain", examples=[
+    ("y = nn.init.calculate_gain('tanh')\n",
+     "y = 5.0 / 3\n"),
+])
 def calculate_gain(edit) -> None:
     """Replace nn.init.calculate_gain('relu') with math.sqrt(2.0) (a table lookup when the name is a variable: MindSpore 2.10 has no public calculate_gain)."""
     sqrt = edit.converter.tname("math.sqrt")  # the file's name for math (another if it is taken)

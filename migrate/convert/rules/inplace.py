@@ -27,13 +27,18 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
-from migrate.convert.receivers import TENSOR_VIEW_ATTRS
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
     "MS171", "inplace_subscript",
     "Replace the statement x[i].op_(args) with x[i] = x[i].op(args) (torch writes through the "
-    "indexed view; MindSpore tensors are updated by item assignment).")
+    "indexed view; MindSpore tensors are updated by item assignment).", examples=[
+    ("def f(x):\n"
+     "    x[0].mul_(2)\n",
+     "def f(x):\n"
+     "    x[0] = x[0].mul(2)\n"),
+])
 
 # torch methods whose result may share memory with the receiver (a view, or the receiver itself
 # when nothing changes): an in-place update of the result also changes the receiver in torch
@@ -45,6 +50,35 @@ ALIASING_METHODS = frozenset({
     "cpu", "cuda", "real", "imag", "view_as_real", "view_as_complex", "unbind", "split", "chunk",
     "tensor_split", "data", "requires_grad_",
 })
+
+
+
+
+def _aliasing_targets() -> frozenset:
+    """What the tables write for the aliasing methods (``x.float()`` -> ``x.astype(...)``,
+    ``x.expand(...)`` -> ``ops.broadcast_to(x, ...)``): a converted receiver aliases as the
+    torch one did, so converting converted code decides as the first conversion did."""
+    from mappings import load_tables
+    tables = load_tables()
+    names = {"astype", "_torch_unfold_windows"}  # rules' own output: casts (float, to, type_as), unfold
+    for method in ALIASING_METHODS:
+        for entry in (tables.get("Tensor." + method), tables.get("torch." + method)):
+            if entry is not None and entry.target and "(" not in entry.target:
+                names.add(entry.target.rsplit(".", 1)[-1])
+    return frozenset(names - {"", "bool_", "float32", "float64", "float16", "int32", "int64", "int16"})
+
+
+ALIASING = ALIASING_METHODS | _aliasing_targets()
+
+
+def _aliasing_call(node) -> bool:
+    """``x.view(...)``, ``ops.broadcast_to(x, ...)``, ``_torch_unfold_windows(x, ...)``: a call
+    whose result may share memory with its receiver or first argument."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in ALIASING
 
 
 def is_pure(node) -> bool:
@@ -75,8 +109,7 @@ def receiver_kind(before, after) -> str:
         return "view"
     if isinstance(before, cst.Attribute):
         return "view"  # f(x).weight: an attribute of a call's result
-    if isinstance(before, cst.Call) and isinstance(before.func, cst.Attribute) and \
-            before.func.attr.value in ALIASING_METHODS:
+    if _aliasing_call(before):
         return "view"
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Name) and \
             before.func.value.rstrip("_") == "_torch_to":
@@ -143,7 +176,26 @@ def _view_reason(name: str, before) -> str:
             f"or indexes, MindSpore does not; update that tensor (x[i] = ...) or assign the result")
 
 
-@argument_rule("MS170", "inplace")
+def _out_of_place_as_written(edit, op: str):
+    """``recv.op(args)`` converted as that call written by hand would be (``ops.mul(recv, g)``
+    on a receiver known to be a tensor), so that converting the result again changes nothing;
+    None when the in-place entry's own target is that form already."""
+    converter = edit.converter
+    entry = converter.facts.tables.get("Tensor." + op)
+    if entry is None or entry.receiver == "any" or entry.rule is not None or \
+            not is_tensor(converter, edit.receiver_before):
+        return None
+    call = edit.call.with_changes(func=attribute(edit.method_receiver, op))
+    return converter.apply_entry(call, entry, "Tensor." + op, receiver=edit.method_receiver,
+                                 receiver_before=edit.receiver_before)
+
+
+@argument_rule("MS170", "inplace", examples=[
+    ("def f(x):\n"
+     "    x.add_(1)\n",
+     "def f(x):\n"
+     "    x.copy_(x.copy().add(1))\n"),
+])
 def inplace(edit) -> None:
     """Replace x.op_(args) with x.copy_(x.copy().op(args)) (MindSpore 2.10 updates and
     differentiates through copy_ only); on a new tensor with its out-of-place op."""
@@ -158,6 +210,9 @@ def inplace(edit) -> None:
         return
     if kind == "fresh":
         edit.note("in-place on a new tensor: the out-of-place result is the same")
+        plain = _out_of_place_as_written(edit, name[:-1])
+        if plain is not None:
+            edit.result = plain
         return
     root = after if kind == "pure" else written_root(after)
     copied = _copy_of(after)
@@ -171,7 +226,12 @@ def inplace(edit) -> None:
               "unchanged on CPU and their gradients ignore the update")
 
 
-@argument_rule("MS326", "inplace_compare")
+@argument_rule("MS326", "inplace_compare", needs=["_torch_compare_"], examples=[
+    ("def f(x):\n"
+     "    return x.ge_(0.5)\n",
+     "def f(x):\n"
+     "    return _torch_compare_(ops.ge, x, 0.5)\n"),
+])
 def inplace_compare(edit) -> None:
     """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with _torch_compare_(ops.ge, x, y): 1 or 0 in
     x's dtype written into x (torch keeps x's dtype; ops.ge gives bools); marked on a view."""
@@ -185,14 +245,19 @@ def inplace_compare(edit) -> None:
     edit.note("the comparison's 1 or 0 in the receiver's dtype, written back with copy_ as torch's in-place method")
 
 
-@argument_rule("MS172", "copy_into")
+@argument_rule("MS172", "copy_into", examples=[
+    ("def f(x):\n"
+     "    x.copy_(y)\n",
+     "def f(x):\n"
+     "    x.copy_(y)\n"),
+])
 def copy_into(edit) -> None:
     """Replace x.copy_(src) with itself (MindSpore 2.10 has it; an attribute of any object, such
     as a layer's Parameter, included); mark it on an indexed tensor or a view, which torch writes
     through and MindSpore does not."""
     before, after = edit.receiver_before, edit.method_receiver
     if receiver_kind(before, after) == "view" and not _held_by_an_object(before):
-        edit.unsupported(_view_reason("copy_", before), marker="MS905")
+        edit.unsupported(_view_reason("copy_", after), marker="MS905")  # the converted text: the same when converted again
 
 
 def _basic_index(sub: cst.Subscript) -> bool:
@@ -241,7 +306,12 @@ def subscript_statement(converter, stmt: cst.Expr):
 INPLACE_DATA = node_rule(
     "MS199", "inplace_data_update",
     "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y) "
-    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).")
+    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).", examples=[
+    ("def f(w):\n"
+     "    w.data *= 0.5\n",
+     "def f(w):\n"
+     "    w.copy_(w * 0.5)\n"),
+])
 
 
 def data_statement(converter, stmt: cst.AugAssign):

@@ -48,7 +48,12 @@ def torch_default_init(edit, fan_in: str | None) -> None:
     edit.worse("transformed", "explicit torch default initializers")
 
 
-@argument_rule("MS111", "dense", runtime=True)
+@argument_rule("MS111", "dense", runtime=True, examples=[
+    ("y = nn.Linear(1, 2)\n",
+     "y = nn.Dense(1, 2, has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(1)))\n"),
+])
 def dense(edit) -> None:
     """Replace nn.Linear(in, out, bias) with nn.Dense(in, out, has_bias, torch-default inits)."""
     fan = edit.value("in_features")
@@ -154,19 +159,37 @@ def _conv(edit, dims: int, transpose: bool = False) -> None:
     _order_conv(edit)
 
 
-@argument_rule("MS110", "conv2d", runtime=True)
+@argument_rule("MS110", "conv2d", runtime=True,
+    needs=["_torch_conv_padding", "_torch_kernel_area", "_torch_ms_tuple"], examples=[
+    ("y = nn.Conv2d(1, 2, 3)\n",
+     "y = nn.Conv2d(1, 2, 3, pad_mode='valid', has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(9)))\n"),
+])
 def conv2d(edit) -> None:
     """Replace nn.Conv2d(padding=p, groups, bias) with nn.Conv2d(pad_mode, padding, group, has_bias, torch inits)."""
     _conv(edit, 2)
 
 
-@argument_rule("MS141", "conv1d", runtime=True)
+@argument_rule("MS141", "conv1d", runtime=True,
+    needs=["_torch_conv_padding", "_torch_kernel_area", "_torch_ms_tuple"], examples=[
+    ("y = nn.Conv1d(1, 2, 3)\n",
+     "y = nn.Conv1d(1, 2, 3, pad_mode='valid', has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(3)))\n"),
+])
 def conv1d(edit) -> None:
     """Replace nn.Conv1d(padding=p, groups, bias) with nn.Conv1d(pad_mode, padding, group, has_bias, torch inits)."""
     _conv(edit, 1)
 
 
-@argument_rule("MS142", "conv_transpose2d", runtime=True)
+@argument_rule("MS142", "conv_transpose2d", runtime=True,
+    needs=["_torch_conv_padding", "_torch_kernel_area", "_torch_ms_tuple"], examples=[
+    ("y = nn.ConvTranspose2d(1, 2, 3)\n",
+     "y = nn.Conv2dTranspose(1, 2, 3, pad_mode='pad', has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(18)))\n"),
+])
 def conv_transpose2d(edit) -> None:
     """Replace nn.ConvTranspose2d(padding=p, ...) with nn.Conv2dTranspose(pad_mode='pad', padding=p, ...)."""
     _conv(edit, 2, transpose=True)
@@ -178,7 +201,10 @@ def conv_transpose2d(edit) -> None:
                   "pad the input instead")
 
 
-@argument_rule("MS143", "conv_fn", runtime=True)
+@argument_rule("MS143", "conv_fn", runtime=True, needs=["_torch_conv_padding"], examples=[
+    ("y = F.conv2d(x, w)\n",
+     "y = ops.conv2d(x, w, pad_mode='valid')\n"),
+])
 def conv_fn(edit) -> None:
     """Replace F.conv2d(x, w, b, stride, padding=p) with ops.conv2d(x, w, b, stride, pad_mode, padding)."""
     _conv_padding(edit, 2, per_side=False)
@@ -186,7 +212,10 @@ def conv_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS112", "batchnorm", runtime=True)
+@argument_rule("MS112", "batchnorm", runtime=True, examples=[
+    ("y = nn.BatchNorm2d(2)\n",
+     "y = nn.BatchNorm2d(2, momentum=0.9)\n"),
+])
 def batchnorm(edit) -> None:
     """Replace BatchNorm momentum m and track_running_stats with momentum=1-m and use_batch_statistics."""
     if edit.runtime:
@@ -209,7 +238,10 @@ def batchnorm(edit) -> None:
             edit.unsupported(f"track_running_stats={code_of(trs)} must be a literal")
 
 
-@argument_rule("MS113", "pool", runtime=True)
+@argument_rule("MS113", "pool", runtime=True, needs=["_torch_pool_padding"], examples=[
+    ("y = nn.MaxPool2d(2)\n",
+     "y = nn.MaxPool2d(2, stride=2, pad_mode='valid')\n"),
+])
 def pool(edit) -> None:
     """Replace MaxPool2d/AvgPool2d(stride=None, padding=p) with stride=kernel_size, pad_mode='pad', padding=p."""
     options = ("ceil_mode", "dilation", "return_indices", "divisor_override")
@@ -249,7 +281,10 @@ def _pool_static(edit, options) -> None:
     edit.worse("transformed", "explicit padding -> pad_mode='pad' (max pooling pads with -inf)")
 
 
-@argument_rule("MS144", "functional_pool_stride", runtime=True)
+@argument_rule("MS144", "functional_pool_stride", runtime=True, examples=[
+    ("y = F.avg_pool2d(x, 2)\n",
+     "y = ops.avg_pool2d(x, 2, stride=2)\n"),
+])
 def functional_pool_stride(edit) -> None:
     """Replace F.avg_pool2d(x, k) with ops.avg_pool2d(x, k, stride=k) (MindSpore's stride defaults to 1)."""
     if edit.runtime:
@@ -261,7 +296,11 @@ def functional_pool_stride(edit) -> None:
                                   "ops.avg_pool2d: made explicit")
 
 
-@argument_rule("MS114", "layernorm", runtime=True)
+@argument_rule("MS114", "layernorm", runtime=True,
+    needs=["_torch_layer_norm", "_torch_norm_shape"], examples=[
+    ("y = nn.LayerNorm(4)\n",
+     "y = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)\n"),
+])
 def layernorm(edit) -> None:
     """Replace nn.LayerNorm(n, eps) with nn.LayerNorm((n,), begin_norm_axis, begin_params_axis, epsilon)."""
     if edit.runtime:
@@ -339,7 +378,10 @@ _PARAMETER_TO_NONE = """def __setattr__(self, name, value):
     super().__setattr__(name, value)"""
 
 
-@argument_rule("MS115", "embedding", runtime=True)
+@argument_rule("MS115", "embedding", runtime=True, examples=[
+    ("y = nn.Embedding(4, 2)\n",
+     "y = nn.Embedding(4, 2, embedding_table=Normal(sigma=1.0))\n"),
+])
 def embedding(edit) -> None:
     """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
     edit.set("embedding_table", f"{edit.converter.tname('init.Normal')}(sigma=1.0)")

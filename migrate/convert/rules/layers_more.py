@@ -18,19 +18,34 @@ def _value(edit, name):
     return literal(edit.value(name))
 
 
-@argument_rule("MS400", "conv_transpose1d", runtime=True)
+@argument_rule("MS400", "conv_transpose1d", runtime=True, examples=[
+    ("y = nn.ConvTranspose1d(2, 3, 3)\n",
+     "y = nn.Conv1dTranspose(2, 3, 3, pad_mode='pad', has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(9)))\n"),
+])
 def conv_transpose1d(edit) -> None:
     """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group, has_bias, torch inits)."""
     _conv(edit, 1, transpose=True)
 
 
-@argument_rule("MS401", "conv3d", runtime=True)
+@argument_rule("MS401", "conv3d", runtime=True, examples=[
+    ("y = nn.Conv3d(2, 3, 3)\n",
+     "y = nn.Conv3d(2, 3, 3, pad_mode='valid', has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(54)))\n"),
+])
 def conv3d(edit) -> None:
     """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
     _conv(edit, 3)
 
 
-@argument_rule("MS402", "conv_transpose3d", runtime=True)
+@argument_rule("MS402", "conv_transpose3d", runtime=True, examples=[
+    ("y = nn.ConvTranspose3d(2, 3, 3)\n",
+     "y = nn.Conv3dTranspose(2, 3, 3, pad_mode='pad', has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(81)))\n"),
+])
 def conv_transpose3d(edit) -> None:
     """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
     if edit.runtime:
@@ -62,7 +77,10 @@ def _order_transpose3d(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS403", "local_response_norm", runtime=True)
+@argument_rule("MS403", "local_response_norm", runtime=True, examples=[
+    ("y = nn.LocalResponseNorm(3)\n",
+     "y = nn.LRN(depth_radius=1, bias=1.0, alpha=0.0001 / 3, beta=0.75)\n"),
+])
 def local_response_norm(edit) -> None:
     """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k, alpha=alpha/size, beta)."""
     size = edit.value("size")
@@ -91,7 +109,10 @@ def local_response_norm(edit) -> None:
                               "averages the squares, TensorFlow-style LRN sums them)")
 
 
-@argument_rule("MS404", "rrelu_inference", runtime=True)
+@argument_rule("MS404", "rrelu_inference", runtime=True, examples=[
+    ("y = nn.RReLU()\n",
+     "y = nn.LeakyReLU(alpha=0.22916666666666666)\n"),
+])
 def rrelu_inference(edit) -> None:
     """Replace nn.RReLU(lower, upper) with nn.LeakyReLU(alpha=(lower + upper) / 2) (torch's inference-mode RReLU)."""
     lower, upper = edit.value("lower"), edit.value("upper")
@@ -106,7 +127,11 @@ def rrelu_inference(edit) -> None:
                               "(MindSpore 2.10's RReLU draws slopes in inference mode too)")
 
 
-@argument_rule("MS405", "bilinear", runtime=True)
+@argument_rule("MS405", "bilinear", runtime=True, examples=[
+    ("y = nn.Bilinear(2, 3, 4)\n",
+     "y = nn.BiDense(2, 3, 4, weight_init=Uniform(scale=1 / math.sqrt(2)), "
+     "bias_init=Uniform(scale=1 / math.sqrt(2)))\n"),
+])
 def bilinear(edit) -> None:
     """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
     converter = edit.converter
@@ -123,7 +148,10 @@ def bilinear(edit) -> None:
     edit.worse("transformed", "explicit torch default initializers")
 
 
-@argument_rule("MS406", "upsampling_mode", runtime=True)
+@argument_rule("MS406", "upsampling_mode", runtime=True, examples=[
+    ("y = nn.UpsamplingNearest2d(scale_factor=2)\n",
+     "y = nn.Upsample(scale_factor=2.0, mode='nearest', recompute_scale_factor=True)\n"),
+])
 def upsampling_mode(edit) -> None:
     """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor, mode=..., align_corners=...)."""
     bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
@@ -133,7 +161,10 @@ def upsampling_mode(edit) -> None:
     upsample(edit)
 
 
-@argument_rule("MS407", "implicit_softmax_dim", runtime=True)
+@argument_rule("MS407", "implicit_softmax_dim", runtime=True, examples=[
+    ("y = nn.Softmax(dim=1)\n",
+     "y = nn.Softmax(axis=1)\n"),
+])
 def implicit_softmax_dim(edit) -> None:
     """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate (torch's implicit dim is 1 for 2-D and 4-D input)."""
     dim = edit.bound.get("dim")
@@ -148,7 +179,10 @@ def implicit_softmax_dim(edit) -> None:
                               "only for 1-D and 2-D input")
 
 
-@argument_rule("MS408", "parameter_list", runtime=True)
+@argument_rule("MS408", "parameter_list", runtime=True, needs=["TorchParameterList"], examples=[
+    ("y = nn.ParameterList([nn.Parameter(torch.ones(2))])\n",
+     "y = ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])\n"),
+])
 def parameter_list(edit) -> None:
     """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty one (filled later by append/extend) with the generated TorchParameterList, a Cell that registers each Parameter under its index."""
     values = edit.bound.get("values")
@@ -162,7 +196,12 @@ def parameter_list(edit) -> None:
                                   "registers each appended Parameter under its index, as torch")
 
 
-@argument_rule("MS410", "weight_norm")
+@argument_rule("MS410", "weight_norm", examples=[
+    ("y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
+     "y = nn.utils.weight_norm(nn.Dense(2, 3, has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(2))))\n"),
+])
 def weight_norm(edit) -> None:
     """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on ms_core (MindSpore 2.10 has none: marked for --target mindspore)."""
     if edit.converter.facts.target_name == "mindspore":
@@ -203,7 +242,10 @@ def _float_scale(edit, scale) -> None:
                                   "whole-number scales)")
 
 
-@argument_rule("MS411", "upsample", runtime=True)
+@argument_rule("MS411", "upsample", runtime=True, examples=[
+    ("y = nn.Upsample(scale_factor=2)\n",
+     "y = nn.Upsample(scale_factor=2.0, recompute_scale_factor=True)\n"),
+])
 def upsample(edit) -> None:
     """Replace nn.Upsample(scale_factor=2) with nn.Upsample(scale_factor=2.0, recompute_scale_factor=True) (MindSpore 2.10 takes float scales, and only so for 3-D/4-D input)."""
     scale = edit.bound.get("scale_factor")
@@ -218,7 +260,10 @@ def upsample(edit) -> None:
         _float_scale(edit, scale)
 
 
-@argument_rule("MS412", "dropout2d_any_rank", runtime=True)
+@argument_rule("MS412", "dropout2d_any_rank", runtime=True, needs=["Dropout2dAnyRank"], examples=[
+    ("y = nn.Dropout2d(0.2)\n",
+     "y = Dropout2dAnyRank(0.2)\n"),
+])
 def dropout2d_any_rank(edit) -> None:
     """Replace nn.Dropout2d(p) with Dropout2dAnyRank(p), a generated nn.Dropout2d that also takes torch's 2-D and 3-D inputs (MindSpore 2.10's takes 4-D input only in training)."""
     edit.func = cst.Name(edit.helper("Dropout2dAnyRank"))
@@ -227,20 +272,29 @@ def dropout2d_any_rank(edit) -> None:
                               "elements of 2-D input, as torch does")
 
 
-@argument_rule("MS413", "unfold_layer", runtime=True)
+@argument_rule("MS413", "unfold_layer", runtime=True, needs=["UnfoldTorchLayout"], examples=[
+    ("y = nn.Unfold(3, stride=2)\n",
+     "y = UnfoldTorchLayout(3, stride=2)\n"),
+])
 def unfold_layer(edit) -> None:
     """Replace nn.Unfold(kernel_size, dilation, padding, stride) with UnfoldTorchLayout(...), a generated Cell whose construct is ops.unfold (torch's layout; MindSpore 2.10's nn.Unfold is TensorFlow-style)."""
     edit.func = cst.Name(edit.helper("UnfoldTorchLayout"))
 
 
-@argument_rule("MS414", "circular_pad_layer", runtime=True)
+@argument_rule("MS414", "circular_pad_layer", runtime=True, needs=["CircularPadTorch"], examples=[
+    ("y = nn.CircularPad2d(1)\n",
+     "y = CircularPadTorch(1, dims=2)\n"),
+])
 def circular_pad_layer(edit) -> None:
     """Replace nn.CircularPad2d(padding) with CircularPadTorch(padding, dims=2), a generated Cell whose construct is ops.pad(x, padding, mode='circular') (MindSpore 2.10 has no CircularPad layers)."""
     edit.func = cst.Name(edit.helper("CircularPadTorch"))
     edit.set("dims", edit.entry.torch[-2])
 
 
-@argument_rule("MS415", "attention_init", runtime=True)
+@argument_rule("MS415", "attention_init", runtime=True, needs=["_torch_attention_init"], examples=[
+    ("y = nn.MultiheadAttention(16, 4)\n",
+     "y = _torch_attention_init(nn.MultiheadAttention(16, 4))\n"),
+])
 def attention_init(edit) -> None:
     """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with _torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
     edit.finish = edit.helper("_torch_attention_init")

@@ -13,7 +13,10 @@ from migrate.convert.registry import argument_rule
 from migrate.convert.rules.hub import checkpoint_path
 
 
-@argument_rule("MS124", "save")
+@argument_rule("MS124", "save", examples=[
+    ("torch.save(net.state_dict(), 'x.ckpt')\n",
+     "ms.save_checkpoint(net, 'x.ckpt')\n"),
+])
 def save(edit) -> None:
     """Replace torch.save(net.state_dict(), f) with ms.save_checkpoint(net, f), and torch.save of
     any other object (a dict of state dicts, optimizer and scheduler state, numbers) with
@@ -44,7 +47,10 @@ def save(edit) -> None:
     edit.result = cst.Call(converter.target("ms.hub.save"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
 
 
-@argument_rule("MS126", "register_buffer")
+@argument_rule("MS126", "register_buffer", examples=[
+    ("net.register_buffer('b', torch.ones(1))\n",
+     "setattr(net, 'b', ms.Parameter(ops.ones((1,)), name='b', requires_grad=False))\n"),
+])
 def register_buffer(edit) -> None:
     """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)
     (self.n = None for a None buffer)."""
@@ -65,7 +71,12 @@ def register_buffer(edit) -> None:
         edit.unsupported("buffer name is not an identifier")
 
 
-@argument_rule("MS127", "train")
+@argument_rule("MS127", "train", examples=[
+    ("net = nn.ReLU()\n"
+     "net.eval()\n",
+     "net = nn.ReLU()\n"
+     "net.set_train(False)\n"),
+])
 def train(edit) -> None:
     """Replace net.train(mode) / net.eval() with net.set_train(mode) / net.set_train(False)."""
     recv = edit.method_receiver
@@ -76,14 +87,22 @@ def train(edit) -> None:
     edit.result = cst.Call(attribute(recv, "set_train"), [cst.Arg(mode)])
 
 
-@argument_rule("MS128", "modules_gen")
+@argument_rule("MS128", "modules_gen", examples=[
+    ("net = nn.ReLU()\n"
+     "ms_ = list(net.modules())\n",
+     "net = nn.ReLU()\n"
+     "ms_ = list((c for _, c in net.cells_and_names()))\n"),
+])
 def modules_gen(edit) -> None:
     """Replace net.modules() with (c for _, c in net.cells_and_names())."""
     recv = primary(edit.method_receiver)
     edit.result = parse_expr(f"(c for _, c in {recv}.cells_and_names())")
 
 
-@argument_rule("MS129", "named_children")
+@argument_rule("MS129", "named_children", examples=[
+    ("kids = net.named_children()\n",
+     "kids = net.name_cells().items()\n"),
+])
 def named_children(edit) -> None:
     """Replace net.named_children() with net.name_cells().items()."""
     recv = edit.method_receiver
@@ -92,7 +111,16 @@ def named_children(edit) -> None:
 
 
 
-@argument_rule("MS177", "register_parameter")
+@argument_rule("MS177", "register_parameter", examples=[
+    ("class S(nn.Module):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.register_parameter('b', None)\n",
+     "class S(nn.Cell):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        setattr(self, 'b', None)\n"),
+])
 def register_parameter(edit) -> None:
     """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the
     Parameters, or None, assigned to its attributes)."""
@@ -101,7 +129,12 @@ def register_parameter(edit) -> None:
     edit.result = cst.Call(setattr_, [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
 
 
-@argument_rule("MS178", "named_parameters")
+@argument_rule("MS178", "named_parameters", examples=[
+    ("def f(net):\n"
+     "    return net.named_parameters()\n",
+     "def f(net):\n"
+     "    return ((n, p) for n, p in net.parameters_and_names() if p.requires_grad)\n"),
+])
 def named_parameters(edit) -> None:
     """Replace net.named_parameters() with the (name, Parameter) pairs of
     net.parameters_and_names() that require grad (buffers became Parameters that do not)."""
@@ -109,7 +142,12 @@ def named_parameters(edit) -> None:
     edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if p.requires_grad)")
 
 
-@argument_rule("MS159", "named_buffers")
+@argument_rule("MS159", "named_buffers", examples=[
+    ("def f(net):\n"
+     "    return net.named_buffers()\n",
+     "def f(net):\n"
+     "    return ((n, p) for n, p in net.parameters_and_names() if not p.requires_grad)\n"),
+])
 def named_buffers(edit) -> None:
     """Replace net.named_buffers() with the (name, Parameter) pairs of net.parameters_and_names()
     that do not require grad (converted buffers are Parameters with requires_grad=False)."""

@@ -15,7 +15,10 @@ PRIVATE_NORM_BASE = node_rule(
     "MS420", "private_norm_base",
     "Replace torch's private norm base (torch.nn.modules.batchnorm._BatchNorm / _NormBase, "
     "torch.nn.modules.instancenorm._InstanceNorm, torch.nn.modules.conv._ConvNd / _ConvTransposeNd) named in "
-    "isinstance/issubclass with the tuple of the MindSpore classes of its torch subclasses.")
+    "isinstance/issubclass with the tuple of the MindSpore classes of its torch subclasses.", examples=[
+    ("y = isinstance(m, torch.nn.modules.batchnorm._BatchNorm)\n",
+     "y = isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, nn.SyncBatchNorm))\n"),
+])
 
 _BATCH_NORMS = ("torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d", "torch.nn.BatchNorm3d", "torch.nn.SyncBatchNorm")
 _INSTANCE_NORMS = ("torch.nn.InstanceNorm1d", "torch.nn.InstanceNorm2d", "torch.nn.InstanceNorm3d")

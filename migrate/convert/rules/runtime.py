@@ -14,7 +14,13 @@ from migrate.convert.registry import argument_rule, node_rule
 
 REMOVED_DECORATOR = node_rule(
     "MS188", "removed_decorator",
-    "Replace @torch.jit.script / @torch.compile / @torch.jit.ignore ... def f with def f (runs as Python).")
+    "Replace @torch.jit.script / @torch.compile / @torch.jit.ignore ... def f with def f (runs as Python).", examples=[
+    ("@torch.jit.script\n"
+     "def f(x):\n"
+     "    return x\n",
+     "def f(x):\n"
+     "    return x\n"),
+])
 
 # the rules whose entries are removed when used as decorators
 _DECORATOR_RULES = ("passthrough", "registration")
@@ -31,7 +37,12 @@ REGISTRATION_NAMESPACES = {
 }
 
 
-@argument_rule("MS193", "passthrough")
+@argument_rule("MS193", "passthrough", examples=[
+    ("y = torch.jit.script(f)\n",
+     "y = f\n"),
+    ("torch.fx.wrap('roi_align')\n",
+     "\n"),
+])
 def passthrough(edit) -> None:
     """Replace torch.jit.script(f) / torch.compile(m) / torch.jit.trace(f, x) with f / m (a
     statement of its own, ``torch.fx.wrap("name")``, goes)."""
@@ -45,7 +56,12 @@ def passthrough(edit) -> None:
     edit.result = first.value
 
 
-@argument_rule("MS239", "registration")
+@argument_rule("MS239", "registration", examples=[
+    ("torch.onnx.register_custom_op_symbolic('torchvision::nms', f, 11)\n",
+     "\n"),
+    ("torch._C._log_api_usage_once('mypkg.models')\n",
+     "\n"),
+])
 def registration(edit) -> None:
     """Replace torch.onnx.register_custom_op_symbolic(...) / torch.library.register_autograd(...) /
     torch._C._log_api_usage_once(...) (a registration with torch's own machinery, run at import)
@@ -57,20 +73,29 @@ def registration(edit) -> None:
                      "counterpart (as a statement or a decorator it is removed)", "MS901")
 
 
-@argument_rule("MS194", "no_op")
+@argument_rule("MS194", "no_op", examples=[
+    ("torch.cuda.synchronize()\n",
+     "\n"),
+])
 def no_op(edit) -> None:
     """Replace torch.cuda.manual_seed_all(s) / torch.cuda.synchronize() with nothing (the
     statement goes; used as a value: None)."""
     edit.result = cst.Name("None")
 
 
-@argument_rule("MS195", "zero")
+@argument_rule("MS195", "zero", examples=[
+    ("n = torch.cuda.device_count()\n",
+     "n = 0\n"),
+])
 def zero(edit) -> None:
     """Replace torch.cuda.device_count() with 0 (no torch device on the target)."""
     edit.result = cst.Integer("0")
 
 
-@argument_rule("MS235", "no_cuda_device")
+@argument_rule("MS235", "no_cuda_device", needs=["_torch_no_cuda"], examples=[
+    ("name = torch.cuda.get_device_name(0)\n",
+     "name = _torch_no_cuda('torch.cuda.get_device_name', 0)\n"),
+])
 def no_cuda_device(edit) -> None:
     """Replace torch.cuda.get_device_properties(d) / get_device_name() / current_device() with
     _torch_no_cuda('torch.cuda.get_device_properties', d), which raises as torch does without a
@@ -80,13 +105,19 @@ def no_cuda_device(edit) -> None:
                            [cst.Arg(cst.SimpleString(repr(edit.entry.torch))), *args])
 
 
-@argument_rule("MS197", "none_value")
+@argument_rule("MS197", "none_value", examples=[
+    ("d = torch.accelerator.current_accelerator()\n",
+     "d = None\n"),
+])
 def none_value(edit) -> None:
     """Replace torch.accelerator.current_accelerator() with None (as torch.device(...) becomes None)."""
     edit.result = cst.Name("None")
 
 
-@argument_rule("MS198", "annotated_value")
+@argument_rule("MS198", "annotated_value", examples=[
+    ("y = torch.jit.annotate(int, 3)\n",
+     "y = 3\n"),
+])
 def annotated_value(edit) -> None:
     """Replace torch.jit.annotate(T, value) with value."""
     args = [a for a in edit.call.args if not a.star]
@@ -100,13 +131,21 @@ def annotated_value(edit) -> None:
     edit.result = value
 
 
-@argument_rule("MS196", "final_annotation")
+@argument_rule("MS196", "final_annotation", examples=[
+    ("class A:\n"
+     "    k: torch.jit.Final[int] = 1\n",
+     "class A:\n"
+     "    k: int = 1\n"),
+])
 def final_annotation_call(edit) -> None:
     """Replace the annotation torch.jit.Final[T] with T (see :func:`final_annotation`; a call is marked)."""
     edit.unsupported("torch.jit.Final is an annotation, not a function")
 
 
-@argument_rule("MS189", "backend_flag")
+@argument_rule("MS189", "backend_flag", examples=[
+    ("torch.backends.cudnn.benchmark = True\n",
+     "\n"),
+])
 def backend_flag(edit) -> None:
     """Replace `torch.backends.cudnn.benchmark = True` (a cuDNN/CUDA flag set) with nothing (see
     :func:`flag_assignment`; a call is marked)."""
@@ -134,7 +173,10 @@ def flag_reading(converter, node, q: str):
     return new
 
 
-@argument_rule("MS184", "builtin_isinstance")
+@argument_rule("MS184", "builtin_isinstance", examples=[
+    ("ok = torch.jit.isinstance(x, list)\n",
+     "ok = isinstance(x, list)\n"),
+])
 def builtin_isinstance(edit) -> None:
     """Replace torch.jit.isinstance(x, T) with isinstance(x, T)."""
     edit.result = edit.call.with_changes(func=parse_expr(edit.converter.builtin("isinstance")))

@@ -30,7 +30,10 @@ def _plain_args(args: list) -> list:
             for a in args]
 
 
-@argument_rule("MS350", "checkpoint_keywords")
+@argument_rule("MS350", "checkpoint_keywords", needs=["_torch_checkpoint"], examples=[
+    ("y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
+     "y = _torch_checkpoint(f, x, b=1)\n"),
+])
 def checkpoint_keywords(edit) -> None:
     """Replace torch.utils.checkpoint.checkpoint(fn, *args, k=v) with fn(*args, k=v) when
     use_reentrant=False, else with _torch_checkpoint(fn, *args, k=v) (torch's check of the keywords)."""
@@ -47,7 +50,10 @@ def checkpoint_keywords(edit) -> None:
     edit.note("_torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
 
 
-@argument_rule("MS351", "foreach")
+@argument_rule("MS351", "foreach", needs=["_torch_foreach"], examples=[
+    ("torch._foreach_mul_(ps, 0.5)\n",
+     "_torch_foreach('mul_', ps, 0.5)\n"),
+])
 def foreach(edit) -> None:
     """Replace torch._foreach_<op>(tensors, ...) with _torch_foreach('<op>', tensors, ...) (the op on
     each tensor of the list; the in-place form writes each result back)."""
@@ -62,7 +68,11 @@ _GRAD_MODE_HELPERS = {"enable_grad": "_TorchEnableGrad", "set_grad_enabled": "_T
                       "_set_grad_enabled": "_TorchSetGradEnabled", "is_grad_enabled": "_torch_is_grad_enabled"}
 
 
-@argument_rule("MS352", "grad_mode")
+@argument_rule("MS352", "grad_mode",
+    needs=["_TorchEnableGrad", "_TorchSetGradEnabled", "_torch_is_grad_enabled"], examples=[
+    ("on = torch.is_grad_enabled()\n",
+     "on = _torch_is_grad_enabled()\n"),
+])
 def grad_mode(edit) -> None:
     """Replace torch.set_grad_enabled(m) / torch.enable_grad() / torch.is_grad_enabled() with the
     generated _TorchSetGradEnabled(m) / _TorchEnableGrad() / _torch_is_grad_enabled(), which read
@@ -81,7 +91,10 @@ def grad_mode(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper(_GRAD_MODE_HELPERS[edit.entry.torch.rsplit(".", 1)[1]])), args)
 
 
-@argument_rule("MS353", "activation_fn")
+@argument_rule("MS353", "activation_fn", needs=["_torch_activation_fn"], examples=[
+    ("f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
+     "f = _torch_activation_fn('gelu')\n"),
+])
 def activation_fn(edit) -> None:
     """Replace torch.nn.modules.transformer._get_activation_fn(name) with the generated
     _torch_activation_fn(name) ('relu' / 'gelu' -> the MindSpore function, torch's error otherwise)."""

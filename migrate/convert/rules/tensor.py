@@ -13,7 +13,10 @@ from migrate.convert.receivers import is_module, is_tensor
 from migrate.convert.registry import argument_rule
 
 
-@argument_rule("MS138", "norm_p")
+@argument_rule("MS138", "norm_p", examples=[
+    ("y = torch.norm(x, 2, dim=1)\n",
+     "y = ops.norm(x, dim=1)\n"),
+])
 def norm_p(edit) -> None:
     """Replace x.norm(p='fro' or 2, dim) with x.norm(dim=dim) (the 2-norm); mark other p."""
     p = edit.get("p")
@@ -31,7 +34,10 @@ def norm_p(edit) -> None:
 
 
 
-@argument_rule("MS134", "positional_reduction")
+@argument_rule("MS134", "positional_reduction", examples=[
+    ("y = torch.sum(x, dim=1)\n",
+     "y = ops.sum(x, 1)\n"),
+])
 def positional_reduction(edit) -> None:
     """Replace torch.sum(x, dim=d, keepdim=k) with ops.sum(x, d, k) (positional: the keyword names
     differ between MindSpore versions and ms_core, the order does not)."""
@@ -48,7 +54,10 @@ def positional_reduction(edit) -> None:
     edit.out = out
 
 
-@argument_rule("MS135", "one_hot")
+@argument_rule("MS135", "one_hot", examples=[
+    ("y = F.one_hot(t, 3)\n",
+     "y = ops.one_hot(t, 3).astype(ms.int64)\n"),
+])
 def one_hot(edit) -> None:
     """Replace F.one_hot(t, n) with ops.one_hot(t, n).astype(ms.int64) (MindSpore's is float)."""
     converter = edit.converter
@@ -60,7 +69,12 @@ def one_hot(edit) -> None:
     edit.result = cst.Call(attribute(call, "astype"), [cst.Arg(converter.target("ms.int64"))])
 
 
-@argument_rule("MS117", "size")
+@argument_rule("MS117", "size", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.size()\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x.shape\n"),
+])
 def size(edit) -> None:
     """Replace x.size() / x.size(i) with x.shape / x.shape[i]."""
     recv = edit.method_receiver
@@ -69,7 +83,12 @@ def size(edit) -> None:
     edit.result = shape if dim is None else cst.Subscript(shape, [cst.SubscriptElement(cst.Index(dim))])
 
 
-@argument_rule("MS118", "identity_method")
+@argument_rule("MS118", "identity_method", examples=[
+    ("def f(x):\n"
+     "    return x.contiguous()\n",
+     "def f(x):\n"
+     "    return x\n"),
+])
 def identity_method(edit) -> None:
     """Replace x.contiguous() / x.cuda() / x.cpu() with x (no memory layout or device in MindSpore)."""
     edit.result = edit.method_receiver
@@ -78,7 +97,14 @@ def identity_method(edit) -> None:
 _CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
 
 
-@argument_rule("MS237", "cast_cell")
+@argument_rule("MS237", "cast_cell", needs=["_torch_cast_cell"], examples=[
+    ("net = nn.Linear(2, 2)\n"
+     "net = net.double()\n",
+     "net = nn.Dense(2, 2, has_bias=True, "
+     "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
+     "math.sqrt(2)))\n"
+     "net = _torch_cast_cell(net, ms.float64)\n"),
+])
 def cast_cell(edit) -> None:
     """Replace net.double() / net.half() / net.bfloat16() (a module) with
     _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
@@ -88,7 +114,12 @@ def cast_cell(edit) -> None:
                            [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
 
 
-@argument_rule("MS147", "to")
+@argument_rule("MS147", "to", needs=["_torch_to"], examples=[
+    ("def f(x):\n"
+     "    return x.to('cuda')\n",
+     "def f(x):\n"
+     "    return x\n"),
+])
 def to(edit) -> None:
     """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with _torch_to(module, dtype) (its floating-point parameters cast in place)."""
     converter = edit.converter
@@ -168,7 +199,12 @@ _TORCH_DTYPES = {"float32", "float", "float16", "half", "bfloat16", "float64", "
                  "complex128", "cdouble", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64"}
 
 
-@argument_rule("MS119", "astype")
+@argument_rule("MS119", "astype", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.float()\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x.astype(ms.float32)\n"),
+])
 def astype(edit) -> None:
     """Replace x.float() / x.long() / ... with x.astype(ms.float32) / x.astype(ms.int64)."""
     converter = edit.converter
@@ -180,19 +216,28 @@ def astype(edit) -> None:
                            [cst.Arg(converter.target(f"ms.{dtype}"))])
 
 
-@argument_rule("MS123", "device")
+@argument_rule("MS123", "device", examples=[
+    ("d = torch.device('cpu')\n",
+     "d = None\n"),
+])
 def device(edit) -> None:
     """Replace torch.device(...) with None (MindSpore places tensors by context)."""
     edit.result = parse_expr("None")
 
 
-@argument_rule("MS151", "false")
+@argument_rule("MS151", "false", examples=[
+    ("ok = torch.cuda.is_available()\n",
+     "ok = False\n"),
+])
 def false(edit) -> None:
     """Replace torch.cuda.is_available() with False (no CUDA on the target; set_context decides)."""
     edit.result = parse_expr("False")
 
 
-@argument_rule("MS130", "max_min")
+@argument_rule("MS130", "max_min", examples=[
+    ("y = torch.max(x)\n",
+     "y = ops.amax(x)\n"),
+])
 def max_min(edit) -> None:
     """Replace torch.max(x) / torch.max(x, dim) / torch.max(a, b) with ops.amax / ops.max / ops.maximum."""
     converter = edit.converter
@@ -216,7 +261,12 @@ def max_min(edit) -> None:
     edit.note("returns (values, indices) as torch does")
 
 
-@argument_rule("MS148", "type_as")
+@argument_rule("MS148", "type_as", examples=[
+    ("def f(x):\n"
+     "    return x.type_as(y)\n",
+     "def f(x):\n"
+     "    return x.astype(y.dtype)\n"),
+])
 def type_as(edit) -> None:
     """Replace x.type_as(y) with x.astype(y.dtype)."""
     other = edit.bound["other"]
@@ -224,7 +274,12 @@ def type_as(edit) -> None:
                            [cst.Arg(attribute(other, "dtype"))])
 
 
-@argument_rule("MS149", "new_full")
+@argument_rule("MS149", "new_full", examples=[
+    ("def f(x):\n"
+     "    return x.new_zeros(2, 3)\n",
+     "def f(x):\n"
+     "    return ops.zeros((2, 3), x.dtype)\n"),
+])
 def new_full(edit) -> None:
     """Replace x.new_zeros(shape) / x.new_ones(shape) / x.new_empty(shape) / x.new_full(shape, v)
     with ops.zeros(shape, x.dtype) / ops.ones(...) / ops.zeros(...) / ops.full(shape, v, dtype=x.dtype)."""
@@ -242,7 +297,12 @@ def new_full(edit) -> None:
     edit.result = cst.Call(converter.target(fn), [cst.Arg(size), cst.Arg(dtype)])
 
 
-@argument_rule("MS156", "new_tensor")
+@argument_rule("MS156", "new_tensor", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.new_tensor([1, 2])\n",
+     "def f(x: ms.Tensor):\n"
+     "    return ms.Tensor([1, 2], x.dtype)\n"),
+])
 def new_tensor(edit) -> None:
     """Replace x.new_tensor(data) / x.new_tensor(data, dtype=d) with ms.Tensor(data, x.dtype) /
     ms.Tensor(data, d) (a new tensor of x's dtype; MindSpore 2.10's Tensor has no new_tensor)."""
@@ -250,7 +310,12 @@ def new_tensor(edit) -> None:
     edit.result = cst.Call(edit.converter.target("ms.Tensor"), [cst.Arg(edit.bound["data"]), cst.Arg(dtype)])
 
 
-@argument_rule("MS157", "unflatten")
+@argument_rule("MS157", "unflatten", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.unflatten(1, (2, 3))\n",
+     "def f(x: ms.Tensor):\n"
+     "    return ops.reshape(x, x.shape[:1] + (2, 3) + x.shape[2:])\n"),
+])
 def unflatten(edit) -> None:
     """Replace x.unflatten(d, sizes) with ops.reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
     (MindSpore 2.10 has no unflatten); d must be a literal and x a name or an attribute (it is
@@ -282,7 +347,12 @@ def _is_plain_reference(node) -> bool:
     return isinstance(node, cst.Name)
 
 
-@argument_rule("MS158", "median")
+@argument_rule("MS158", "median", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.median()\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x.reshape(-1).median(0)[0]\n"),
+])
 def median(edit) -> None:
     """Replace x.median() with x.reshape(-1).median(0)[0] (torch's median of all elements;
     MindSpore 2.10's median() is along the last axis, with indices); x.median(dim) stays."""
@@ -293,7 +363,12 @@ def median(edit) -> None:
     edit.result = cst.Subscript(values_indices, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
 
 
-@argument_rule("MS152", "view_as")
+@argument_rule("MS152", "view_as", examples=[
+    ("def f(x):\n"
+     "    return x.view_as(y)\n",
+     "def f(x):\n"
+     "    return ops.reshape(x, y.shape)\n"),
+])
 def view_as(edit) -> None:
     """Replace x.view_as(y) with ops.reshape(x, y.shape)."""
     other = edit.bound["other"]
@@ -301,7 +376,10 @@ def view_as(edit) -> None:
                            [cst.Arg(edit.method_receiver), cst.Arg(attribute(other, "shape"))])
 
 
-@argument_rule("MS136", "tensor_ctor")
+@argument_rule("MS136", "tensor_ctor", examples=[
+    ("y = torch.Tensor([1, 2])\n",
+     "y = ms.Tensor([1, 2], ms.float32)\n"),
+])
 def tensor_ctor(edit) -> None:
     """Replace torch.Tensor(data) / torch.Tensor(2, 3) with ms.Tensor(data, ms.float32) / ops.zeros((2, 3), ms.float32)."""
     converter = edit.converter
@@ -342,19 +420,34 @@ def tensor_ctor(edit) -> None:
     edit.worse("approximate", "uninitialised memory in torch; zeros here")
 
 
-@argument_rule("MS145", "ndim")
+@argument_rule("MS145", "ndim", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.dim()\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x.ndim\n"),
+])
 def ndim(edit) -> None:
     """Replace x.dim() with x.ndim."""
     edit.result = attribute(edit.method_receiver, "ndim")
 
 
-@argument_rule("MS146", "numel")
+@argument_rule("MS146", "numel", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.numel()\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x.size\n"),
+])
 def numel(edit) -> None:
     """Replace x.numel() with x.size (MindSpore's Tensor.size is the element count)."""
     edit.result = attribute(edit.method_receiver, "size")
 
 
-@argument_rule("MS173", "std_var")
+@argument_rule("MS173", "std_var", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.std(1)\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x.std(axis=1, ddof=1)\n"),
+])
 def std_var(edit) -> None:
     """Replace x.std(dim, unbiased=True, keepdim) / x.var(..., correction=c) with
     x.std(axis=dim, ddof=1, keepdims=keepdim) (MindSpore's default ddof is 0, torch's 1)."""
@@ -389,7 +482,12 @@ _TYPE_NAMES = {f"torch.{k}Tensor": v for k, v in (
 _TYPE_NAMES.update({k.replace("torch.", "torch.cuda."): v for k, v in list(_TYPE_NAMES.items())})
 
 
-@argument_rule("MS174", "tensor_type")
+@argument_rule("MS174", "tensor_type", examples=[
+    ("def f(x):\n"
+     "    return x.type(torch.float16)\n",
+     "def f(x):\n"
+     "    return x.astype(ms.float16)\n"),
+])
 def tensor_type(edit) -> None:
     """Replace x.type(dtype) / x.type('torch.FloatTensor') with x.astype(ms.float32); mark
     x.type() (MindSpore returns 'Float32', torch 'torch.FloatTensor')."""
@@ -411,7 +509,12 @@ def tensor_type(edit) -> None:
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
 
 
-@argument_rule("MS328", "unfold_windows")
+@argument_rule("MS328", "unfold_windows", needs=["_torch_unfold_windows"], examples=[
+    ("def f(x):\n"
+     "    return x.unfold(1, 2, 1)\n",
+     "def f(x):\n"
+     "    return _torch_unfold_windows(x, 1, 2, 1)\n"),
+])
 def unfold_windows(edit) -> None:
     """Replace x.unfold(dimension, size, step) (torch's sliding windows) with
     _torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
@@ -419,7 +522,12 @@ def unfold_windows(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper("_torch_unfold_windows")), args)
 
 
-@argument_rule("MS175", "requires_grad")
+@argument_rule("MS175", "requires_grad", examples=[
+    ("def f(x):\n"
+     "    return torch.ones(2).requires_grad_()\n",
+     "def f(x):\n"
+     "    return ops.ones((2,))\n"),
+])
 def requires_grad(edit) -> None:
     """Replace y = x.requires_grad_() with y = x (ms.grad takes what it differentiates by
     position); keep the statement p.requires_grad_(flag) (it sets a Parameter's flag)."""
@@ -431,13 +539,23 @@ def requires_grad(edit) -> None:
                               "None, and ms.grad takes what it differentiates by position")
 
 
-@argument_rule("MS176", "itemsize")
+@argument_rule("MS176", "itemsize", examples=[
+    ("def f(x):\n"
+     "    return x.element_size()\n",
+     "def f(x):\n"
+     "    return x.itemsize\n"),
+])
 def itemsize(edit) -> None:
     """Replace x.element_size() with x.itemsize."""
     edit.result = attribute(edit.method_receiver, "itemsize")
 
 
-@argument_rule("MS179", "select")
+@argument_rule("MS179", "select", examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.select(-2, 0)\n",
+     "def f(x: ms.Tensor):\n"
+     "    return x[..., :, 0]\n"),
+])
 def select(edit) -> None:
     """Replace x.select(1, i) with x[:, i] (MindSpore 2.10's Tensor.select has no CPU gradient);
     a dim that is not a literal int keeps x.select(dim, i)."""

@@ -26,7 +26,10 @@ def _call(edit, name: str, args: list, keywords: dict | None = None) -> cst.Call
     return cst.Call(edit.converter.target(name), out)
 
 
-@argument_rule("MS300", "randint")
+@argument_rule("MS300", "randint", needs=["_torch_seed"], examples=[
+    ("y = torch.randint(10, (2, 3))\n",
+     "y = ops.randint(0, 10, (2, 3))\n"),
+])
 def randint(edit) -> None:
     """Replace torch.randint(high, size) / torch.randint(low, high, size) with
     ops.randint(low, high, size) (torch's first argument is `high` when only two are given)."""
@@ -52,7 +55,12 @@ def generator_seed(edit, unset: str):
     return parse_expr(f"{edit.helper('_torch_seed')}({code_of(g)}, {unset})")
 
 
-@argument_rule("MS251", "generator_to_seed")
+@argument_rule("MS251", "generator_to_seed", needs=["_torch_seed"], examples=[
+    ("g = torch.Generator()\n"
+     "i = torch.randperm(8, generator=g)\n",
+     "g = _TorchGenerator()\n"
+     "i = ops.randperm(8, seed=_torch_seed(g, 0))\n"),
+])
 def generator_to_seed(edit) -> None:
     """Replace torch.randperm(n, generator=g) with ops.randperm(n, seed=_torch_seed(g, 0)): each
     call draws its seed from the generator's stream (the global stream when g is None)."""
@@ -61,14 +69,22 @@ def generator_to_seed(edit) -> None:
         edit.out.append(["seed", seed, False, None])
 
 
-@argument_rule("MS252", "generator_class")
+@argument_rule("MS252", "generator_class", needs=["_TorchGenerator"], examples=[
+    ("g = torch.Generator()\n"
+     "g.manual_seed(0)\n",
+     "g = _TorchGenerator()\n"
+     "g.manual_seed(0)\n"),
+])
 def generator_class(edit) -> None:
     """Replace torch.Generator() with _TorchGenerator() (generated: a seeded stream whose seeds
     feed the random calls given it; MindSpore 2.10's Generator drives no CPU kernel)."""
     edit.result = parse_expr(f"{edit.helper('_TorchGenerator')}()")
 
 
-@argument_rule("MS301", "dtype_info")
+@argument_rule("MS301", "dtype_info", examples=[
+    ("y = torch.finfo(torch.float16).eps\n",
+     "y = np.finfo(ms.dtype_to_nptype(ms.float16)).eps\n"),
+])
 def dtype_info(edit) -> None:
     """Replace torch.finfo(dtype) / torch.iinfo(dtype) with np.finfo / np.iinfo of the dtype's
     NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars)."""
@@ -79,7 +95,10 @@ def dtype_info(edit) -> None:
     edit.result = _call(edit, fn, [_call(edit, "ms.dtype_to_nptype", [dtype])])
 
 
-@argument_rule("MS302", "normal")
+@argument_rule("MS302", "normal", examples=[
+    ("y = torch.normal(0.0, 1.0, (2, 3))\n",
+     "y = ops.normal((2, 3), 0.0, 1.0)\n"),
+])
 def normal(edit) -> None:
     """Replace torch.normal(mean, std, size) with ops.normal(size, mean, std), and
     torch.normal(mean, std) (tensors) with ops.normal((mean + std).shape, mean, std): MindSpore
@@ -90,7 +109,10 @@ def normal(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS303", "bernoulli")
+@argument_rule("MS303", "bernoulli", examples=[
+    ("y = torch.bernoulli(p)\n",
+     "y = ops.bernoulli(p, p)\n"),
+])
 def bernoulli(edit) -> None:
     """Replace torch.bernoulli(probs) with ops.bernoulli(probs, probs) (MindSpore's first argument
     gives only the shape and dtype; the probability is `p`), and torch.bernoulli(x, p) with
@@ -105,7 +127,10 @@ def _given(edit, name: str):
     return edit.bound.get(name)
 
 
-@argument_rule("MS304", "var_std")
+@argument_rule("MS304", "var_std", examples=[
+    ("y = torch.var(x, 1, unbiased=False)\n",
+     "y = ops.var(x, 1, ddof=0)\n"),
+])
 def var_std(edit) -> None:
     """Replace torch.var/std/var_mean/std_mean(x, dim, unbiased | correction=c, keepdim) with
     ops.var/...(x, dim, ddof=c, keepdims=keepdim) (torch's default removes one degree of freedom)."""
@@ -125,7 +150,10 @@ def var_std(edit) -> None:
                         {"ddof": ddof, "keepdims": keep})
 
 
-@argument_rule("MS305", "torch_median")
+@argument_rule("MS305", "torch_median", examples=[
+    ("y = torch.median(x)\n",
+     "y = ops.median(ops.reshape(x, (-1,)), 0)[0]\n"),
+])
 def median(edit) -> None:
     """Replace torch.median(x) with ops.median(ops.reshape(x, (-1,)), 0)[0] (the lower median of
     all elements) and torch.median(x, dim, keepdim) with ops.median(x, dim, keepdim)."""
@@ -138,7 +166,10 @@ def median(edit) -> None:
         edit.result = render(edit.converter, "ops.median({input}, {dim})", values)
 
 
-@argument_rule("MS306", "aminmax")
+@argument_rule("MS306", "aminmax", examples=[
+    ("y = torch.aminmax(x)\n",
+     "y = (ops.amin(x), ops.amax(x))\n"),
+])
 def aminmax(edit) -> None:
     """Replace torch.aminmax(x) with (ops.amin(x), ops.amax(x)) (MindSpore's default axis is 0,
     torch's all axes) and torch.aminmax(x, dim=d) with ops.aminmax(x, axis=d)."""
@@ -156,7 +187,10 @@ _UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
 _INVERSE = "ops.searchsorted({u}, {{input}}, out_int32=True).astype(ms.int64)"
 
 
-@argument_rule("MS307", "unique")
+@argument_rule("MS307", "unique", examples=[
+    ("y = torch.unique(x, return_counts=True)\n",
+     "y = ops.unique_consecutive(ops.sort(ops.reshape(x, (-1,)))[0], False, True)\n"),
+])
 def unique(edit) -> None:
     """Replace torch.unique(x, return_inverse, return_counts) with ops.unique_consecutive of the
     sorted elements (torch's result is sorted; ops.unique keeps the order of appearance), the
@@ -183,7 +217,10 @@ def _flag(edit, name: str):
     return None
 
 
-@argument_rule("MS308", "count_nonzero")
+@argument_rule("MS308", "count_nonzero", examples=[
+    ("y = torch.count_nonzero(x, 1)\n",
+     "y = ops.count_nonzero(x, 1, dtype=ms.int64)\n"),
+])
 def count_nonzero(edit) -> None:
     """Replace torch.count_nonzero(x, dim) with ops.count_nonzero(x, dim, dtype=ms.int64) (Int64
     as torch's; MindSpore counts over all axes with axis=())."""
@@ -193,7 +230,10 @@ def count_nonzero(edit) -> None:
     edit.result = render(edit.converter, template, {"input": edit.bound["input"], "dim": dim})
 
 
-@argument_rule("MS309", "bincount")
+@argument_rule("MS309", "bincount", examples=[
+    ("y = torch.bincount(x)\n",
+     "y = ops.bincount(x).astype(ms.int64)\n"),
+])
 def bincount(edit) -> None:
     """Replace torch.bincount(x, minlength=m) with ops.bincount(x, minlength=m).astype(ms.int64)
     (MindSpore counts in Float32; with weights the result has their float type, as torch's)."""
@@ -220,7 +260,10 @@ def _spread_single(edit, several: bool = False) -> list:
     return [cst.Arg(a.value, star=a.star) for a in args]
 
 
-@argument_rule("MS310", "einsum")
+@argument_rule("MS310", "einsum", needs=["_torch_einsum"], examples=[
+    ("y = torch.einsum('ij,jk->ik', [a, b])\n",
+     "y = ops.einsum('ij,jk->ik', a, b)\n"),
+])
 def einsum(edit) -> None:
     """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
     (MindSpore takes the operands one by one), or with --target mindspore with _torch_einsum(eq, a,
@@ -237,7 +280,10 @@ def einsum(edit) -> None:
     edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
-@argument_rule("MS311", "meshgrid")
+@argument_rule("MS311", "meshgrid", examples=[
+    ("y = torch.meshgrid(a, b)\n",
+     "y = ops.meshgrid(a, b, indexing='ij')\n"),
+])
 def meshgrid(edit) -> None:
     """Replace torch.meshgrid(a, b) / torch.meshgrid([a, b]) with ops.meshgrid(a, b, indexing='ij')
     (torch's default indexing is 'ij', MindSpore's 'xy'; MindSpore takes the tensors one by one)."""
@@ -250,7 +296,10 @@ def meshgrid(edit) -> None:
 _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
-@argument_rule("MS312", "where")
+@argument_rule("MS312", "where", examples=[
+    ("y = torch.where(x > 0)\n",
+     "y = ops.unbind(ops.nonzero(x > 0), 1)\n"),
+])
 def where(edit) -> None:
     """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1)."""
     if "input" in edit.bound or "other" in edit.bound:
@@ -258,7 +307,10 @@ def where(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
 
 
-@argument_rule("MS313", "diag")
+@argument_rule("MS313", "diag", examples=[
+    ("y = torch.diag(x)\n",
+     "y = (ops.diag_embed(x, 0) if x.ndim == 1 else ops.diagonal(x, 0))\n"),
+])
 def diag(edit) -> None:
     """Replace torch.diag(x, k) with ops.diag_embed(x, k) for a vector and ops.diagonal(x, k) for
     a matrix (MindSpore's ops.diag builds a rank-2k tensor from a rank-k one)."""
@@ -267,7 +319,10 @@ def diag(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS314", "scatter")
+@argument_rule("MS314", "scatter", examples=[
+    ("y = torch.scatter(x, 1, i, value=0.5)\n",
+     "y = ops.scatter(x, 1, i, ops.full(i.shape, 0.5, dtype=x.dtype))\n"),
+])
 def scatter(edit) -> None:
     """Replace torch.scatter(x, dim, index, src | value=v) with ops.scatter(x, dim, index, src)
     (a value becomes a tensor of index's shape in x's dtype)."""
@@ -283,7 +338,10 @@ def scatter(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS315", "svd")
+@argument_rule("MS315", "svd", examples=[
+    ("y = torch.linalg.svd(x)\n",
+     "y = (lambda _r: (_r[1], _r[0], ops.swapaxes(_r[2], -1, -2)))(ops.svd(x, True))\n"),
+])
 def svd(edit) -> None:
     """Replace torch.linalg.svd(A) (U, S, Vh) and torch.svd(A) (U, S, V) with ops.svd, which
     returns (S, U, V): reordered (and V transposed for linalg.svd)."""
@@ -311,7 +369,12 @@ def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-@argument_rule("MS316", "sdpa")
+@argument_rule("MS316", "sdpa", needs=["_torch_sdpa"], examples=[
+    ("y = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+     "y = ops.matmul(ops.softmax(ops.masked_fill(ops.matmul(q, ops.swapaxes(k, -2, "
+     "-1)) * q.shape[-1] ** -0.5, ops.triu(ops.ones((q.shape[-2], k.shape[-2]), "
+     "ms.bool_), 1), float('-inf')), -1), v)\n"),
+])
 def sdpa(edit) -> None:
     """Replace F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale) with
     softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds);
@@ -337,7 +400,10 @@ def sdpa(edit) -> None:
     edit.result = render(edit.converter, f"ops.matmul({weights}, {{value}})", values)
 
 
-@argument_rule("MS317", "batch_norm_fn")
+@argument_rule("MS317", "batch_norm_fn", needs=["_torch_batch_stats_norm"], examples=[
+    ("y = F.batch_norm(x, m, v)\n",
+     "y = ops.batch_norm(x, m, v, ops.ones_like(m), ops.zeros_like(m))\n"),
+])
 def batch_norm_fn(edit) -> None:
     """Replace F.batch_norm(x, mean, var, weight=None, bias=None, ...) with ops.batch_norm(x, mean,
     var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default);
@@ -363,7 +429,10 @@ def batch_norm_fn(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS318", "fold_fn")
+@argument_rule("MS318", "fold_fn", examples=[
+    ("y = F.fold(x, 4, 2)\n",
+     "y = ops.fold(x, ms.Tensor((4,4), ms.int32), 2)\n"),
+])
 def fold_fn(edit) -> None:
     """Replace F.fold(x, output_size, ...) with ops.fold(x, ms.Tensor(output_size, ms.int32), ...)
     (MindSpore takes the output size as a Tensor; an int n is (n, n))."""
@@ -375,7 +444,11 @@ def fold_fn(edit) -> None:
     edit.set("output_size", cst.Call(tensor, [cst.Arg(size), cst.Arg(int32)]))
 
 
-@argument_rule("MS319", "pool1d_fn")
+@argument_rule("MS319", "pool1d_fn", examples=[
+    ("y = F.max_pool1d(x, 2)\n",
+     "y = ops.squeeze(ops.max_pool2d(ops.expand_dims(x, -2), (1, 2), (1, 2), (0, 0), "
+     "(1, 1), ceil_mode=False), -2)\n"),
+])
 def pool1d_fn(edit) -> None:
     """Replace F.max_pool1d(x, k, s, p, d, ceil_mode) with ops.max_pool2d on x with a unit height
     axis (MindSpore has no ops.max_pool1d), squeezed back."""
@@ -388,7 +461,10 @@ def pool1d_fn(edit) -> None:
     edit.result = render(edit.converter, template, values)
 
 
-@argument_rule("MS320", "conv1d_fn", runtime=True)
+@argument_rule("MS320", "conv1d_fn", runtime=True, examples=[
+    ("y = F.conv1d(x, w, padding=1)\n",
+     "y = ops.conv1d(x, w, pad_mode='pad', padding=1)\n"),
+])
 def conv1d_fn(edit) -> None:
     """Replace F.conv1d(x, w, b, stride, padding=p) with ops.conv1d(x, w, b, stride, pad_mode, padding)."""
     _conv_padding(edit, 1)
@@ -396,7 +472,10 @@ def conv1d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS431", "conv3d_fn", runtime=True)
+@argument_rule("MS431", "conv3d_fn", runtime=True, examples=[
+    ("y = F.conv3d(x, w, padding=(1, 0, 2))\n",
+     "y = ops.conv3d(x, w, pad_mode='pad', padding=(1, 0, 2))\n"),
+])
 def conv3d_fn(edit) -> None:
     """Replace F.conv3d(x, w, b, stride, padding=p) with ops.conv3d(x, w, b, stride, pad_mode,
     padding): one padding value per axis (depth, height, width), as MindSpore 2.10's ops.conv3d takes."""
@@ -405,7 +484,10 @@ def conv3d_fn(edit) -> None:
     edit.out.sort(key=lambda i: order.index(i[0]) if i[0] in order else len(order))
 
 
-@argument_rule("MS321", "elu_fn")
+@argument_rule("MS321", "elu_fn", examples=[
+    ("y = F.elu(x, alpha=0.5)\n",
+     "y = ops.where(x > 0, x, 0.5 * ops.expm1(ops.minimum(x, 0.0)))\n"),
+])
 def elu_fn(edit) -> None:
     """Replace F.elu(x, alpha) with ops.elu(x) for alpha 1 and with
     ops.where(x > 0, x, alpha * ops.expm1(ops.minimum(x, 0.0))) otherwise (MindSpore 2.10's
@@ -419,7 +501,10 @@ def elu_fn(edit) -> None:
                          {"input": edit.bound["input"], "alpha": alpha})
 
 
-@argument_rule("MS322", "searchsorted")
+@argument_rule("MS322", "searchsorted", examples=[
+    ("y = torch.searchsorted(s, x)\n",
+     "y = ops.searchsorted(s, x, out_int32=True).astype(ms.int64)\n"),
+])
 def searchsorted(edit) -> None:
     """Replace torch.searchsorted(seq, v, right=r) (Int64) with ops.searchsorted(seq, v,
     out_int32=True, right=r).astype(ms.int64): MindSpore 2.10's CPU kernel fails on Int64 output."""
@@ -434,7 +519,10 @@ def searchsorted(edit) -> None:
     edit.result = call
 
 
-@argument_rule("MS323", "nonzero")
+@argument_rule("MS323", "nonzero", examples=[
+    ("y = torch.nonzero(x, as_tuple=True)\n",
+     "y = ops.unbind(ops.nonzero(x), 1)\n"),
+])
 def nonzero(edit) -> None:
     """Replace torch.nonzero(x, as_tuple=True) with ops.unbind(ops.nonzero(x), 1) (MindSpore 2.10
     has no CPU kernel for the tuple form) and torch.nonzero(x) with ops.nonzero(x)."""
@@ -446,7 +534,10 @@ def nonzero(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [call, cst.Integer("1")]) if as_tuple else call
 
 
-@argument_rule("MS324", "diff")
+@argument_rule("MS324", "diff", examples=[
+    ("y = torch.diff(x, n=2)\n",
+     "y = ops.diff(ops.diff(x, 1, -1), 1, -1)\n"),
+])
 def diff(edit) -> None:
     """Replace torch.diff(x, n, dim, prepend, append) with n nested ops.diff(x, 1, dim, ...)
     (MindSpore 2.10 takes only n=1)."""
@@ -463,7 +554,10 @@ def diff(edit) -> None:
 
 
 
-@argument_rule("MS349", "functional_layer_norm")
+@argument_rule("MS349", "functional_layer_norm", examples=[
+    ("y = F.layer_norm(x, (4,))\n",
+     "y = ops.layer_norm(x, (4,))\n"),
+])
 def functional_layer_norm(edit) -> None:
     """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with _torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
     if edit.converter.facts.target_name == "mindspore":
@@ -473,7 +567,11 @@ def functional_layer_norm(edit) -> None:
                                   "as nn.LayerNorm does")
 
 
-@argument_rule("MS442", "generated_function")
+@argument_rule("MS442", "generated_function",
+    needs=["_torch_local_response_norm", "_torch_multi_head_attention_forward"], examples=[
+    ("y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
+     "y = _torch_multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n"),
+])
 def generated_function(edit) -> None:
     """Replace a torch function with the generated function of the same signature named by the
     entry's target (``F.multi_head_attention_forward(...)`` -> ``_torch_multi_head_attention_forward(...)``):
@@ -481,7 +579,10 @@ def generated_function(edit) -> None:
     edit.func = cst.Name(edit.helper(edit.entry.target))
 
 
-@argument_rule("MS161", "linspace_dtype")
+@argument_rule("MS161", "linspace_dtype", needs=["_torch_linspace"], examples=[
+    ("x = torch.linspace(0, 1, 5, dtype=torch.float64)\n",
+     "x = _torch_linspace(0, 1, 5, dtype=ms.float64)\n"),
+])
 def linspace_dtype(edit) -> None:
     """Replace torch.linspace(start, end, steps, dtype=d) with _torch_linspace(start, end, steps, dtype=d), a generated function that computes in float64 for float64 (else float32) and casts (MindSpore's ops.linspace takes no dtype)."""
     dtype = edit.bound.get("dtype")
@@ -496,19 +597,29 @@ _DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal", "U
                   "Bernoulli": "TorchBernoulli"}
 
 
-@argument_rule("MS441", "distribution")
+@argument_rule("MS441", "distribution",
+    needs=["TorchBernoulli", "TorchCategorical", "TorchNormal", "TorchUniform"], examples=[
+    ("y = torch.distributions.Categorical(logits=x).entropy()\n",
+     "y = TorchCategorical(logits=x).entropy()\n"),
+])
 def distribution(edit) -> None:
     """Replace torch.distributions.Categorical(probs=p) / Normal(loc, scale) with TorchCategorical / TorchNormal, generated classes written with ops that compute torch's formulas (MindSpore 2.10's distributions do not normalise probs and take no logits)."""
     edit.func = cst.Name(edit.helper(_DISTRIBUTIONS[edit.entry.torch.rsplit(".", 1)[-1]]))
 
 
-@argument_rule("MS416", "sparse_coo_dense")
+@argument_rule("MS416", "sparse_coo_dense", needs=["_torch_sparse_coo_tensor"], examples=[
+    ("y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
+     "y = _torch_sparse_coo_tensor(i, v, (3, 3))\n"),
+])
 def sparse_coo_dense(edit) -> None:
     """Replace torch.sparse_coo_tensor(indices, values, size) with _torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
     edit.func = cst.Name(edit.helper("_torch_sparse_coo_tensor"))
 
 
-@argument_rule("MS329", "pad_value", runtime=True)
+@argument_rule("MS329", "pad_value", runtime=True, examples=[
+    ("def f(x, mode):\n    return F.pad(x, (1, 1), mode, 0.0)\n",
+     "def f(x, mode):\n    return ops.pad(x, (1, 1), mode, 0.0 if mode == 'constant' else None)\n"),
+])
 def pad_value(edit) -> None:
     """Replace F.pad(x, p, mode, value) for a non-constant mode: torch takes value=0 (or None) there
     and ignores it, MindSpore 2.10 refuses any value ("the padding mode 'reflect' can not set

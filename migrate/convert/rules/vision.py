@@ -12,7 +12,12 @@ from migrate.convert.rules.data import _safe_rule
 from migrate.convert.rules.vision_uses import dataset_helper, torchvision_uses
 
 
-@_safe_rule("MS260", "vision_dataset")
+@_safe_rule("MS260", "vision_dataset",
+    needs=["CIFAR100Torch", "CIFAR10Torch", "FakeDataTorch", "FashionMNISTTorch", "KMNISTTorch", "MNISTTorch"], examples=[
+    ("from torchvision import datasets\n"
+     "d = datasets.MNIST('x')\n",
+     "d = MNISTTorch('x')\n"),
+])
 def vision_dataset(edit) -> None:
     """Replace torchvision.datasets.MNIST(root, train, transform, ...) with MNISTTorch(...), an ms.dataset pipeline."""
     helper = dataset_helper(edit.entry.torch)
@@ -31,7 +36,13 @@ def vision_dataset(edit) -> None:
                   "naming them and the folder torchvision keeps them in")
 
 
-@argument_rule("MS262", "vision_normalize")
+@argument_rule("MS262", "vision_normalize", examples=[
+    ("from torchvision import datasets, transforms\n"
+     "t = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), "
+     "(0.5,), inplace=True)])\n",
+     "t = ms.dataset.transforms.Compose([ms.dataset.vision.ToTensor(), "
+     "ms.dataset.vision.Normalize((0.5,), (0.5,), is_hwc=False)])\n"),
+])
 def vision_normalize(edit) -> None:
     """Replace transforms.Normalize(mean, std) with ms.dataset.vision.Normalize(mean, std, is_hwc=False)."""
     edit.set("is_hwc", "False")
@@ -41,7 +52,15 @@ def vision_normalize(edit) -> None:
 _GENERATED = {"Lambda": "LambdaTorch", "save_image": "save_image_torch"}
 
 
-@_safe_rule("MS263", "vision_generated")
+@_safe_rule("MS263", "vision_generated", needs=["LambdaTorch", "save_image_torch"], examples=[
+    ("from torchvision.utils import save_image\n"
+     "\n"
+     "\n"
+     "def write(x, path, **kwargs):\n"
+     "    save_image(torch.tensor(x), path, **kwargs)\n",
+     "def write(x, path, **kwargs):\n"
+     "    save_image_torch(ms.Tensor(x), path, **kwargs)\n"),
+])
 def vision_generated(edit) -> None:
     """Replace transforms.Lambda(fn) / utils.save_image(t, fp) with the generated LambdaTorch / save_image_torch."""
     helper = _GENERATED[edit.entry.torch.rsplit(".", 1)[-1]]

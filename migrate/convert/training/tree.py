@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.changes import MARKER_PREFIX
+from migrate.convert.changes import MARKER_PREFIX, marker_line, marker_text
 from migrate.convert.comments import lost_comment_lines
 from migrate.convert.cst import children, dotted, method_call, new_statement, removed, short
 
@@ -223,11 +223,11 @@ def unique(name: str, taken: set[str]) -> str:
 
 def with_comment(stmt, rule_id: str, reason: str):
     """``stmt`` with a marker comment above it (once)."""
-    text = f"{MARKER_PREFIX}{rule_id} {short(reason, 240)}"
+    text = marker_text(rule_id, short(reason, 240))
     lines = list(stmt.leading_lines)
     if any(ln.comment is not None and ln.comment.value == text for ln in lines):
         return stmt
-    return stmt.with_changes(leading_lines=[*lines, cst.EmptyLine(comment=cst.Comment(text))])
+    return stmt.with_changes(leading_lines=[*lines, marker_line(rule_id, short(reason, 240))])
 
 
 def carry_comments(old, new: list, last: bool = False) -> list:

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 from ..._checkparam import check_dataset_type
+from ..samplers import _new_rng
 
 __all__ = ["HWC2CHW", "Border", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
 
@@ -168,7 +169,6 @@ class Pad:
 
 
 def _rng():
-    from ..samplers import _new_rng
     return _new_rng()
 
 

@@ -285,7 +285,8 @@ def test_fault_in_a_composite_layer_is_charged_to_it_not_its_children(tmp_path, 
 
 
 def test_fault_unmapped_parameter_fails_the_transfer(tmp_path):
-    path = planted(tmp_path, ("        self.fc3 = nn.Dense(hidden, d_out,", "        self.out = nn.Dense(hidden, d_out,"),
+    path = planted(tmp_path,
+                   ("        self.fc3 = nn.Dense(hidden, d_out,", "        self.out = nn.Dense(hidden, d_out,"),
                    ("        return self.fc3(x)\n\n\nclass SmallCNN", "        return self.out(x)\n\n\nclass SmallCNN"))
     t, m = models("MLP()", path)
     r = check(t, m, inputs_for("MLP()"), mode="eval")

@@ -31,7 +31,6 @@ FAILS = {
     "deep_brackets_300.py": "too many nested parentheses",
     "deep_blocks_100.py": "too many levels of indentation",
     "binop_5000.py": "too deeply nested for Python",
-    "deep_parens_199.py": "deeper than the input (200 levels where it has 199",
     "nb_bad_cell.ipynb": "cell 2, line 1: invalid syntax",
     "nb_deep_json.ipynb": "JSON nested too deeply",
     "nb_invalid_json.ipynb": "not a valid notebook",

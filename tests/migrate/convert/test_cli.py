@@ -120,4 +120,4 @@ def test_verbose_lists_every_change(tmp_path, capsys):
     src.write_text("import torch.nn as nn\nd = nn.Dropout(0.3)\n")
     assert cli.main(["convert", str(src), "-o", str(tmp_path / "o.py"), "-v"]) == 0
     err = capsys.readouterr().err
-    assert "MS116" in err and "keep_prob=0.7" in err
+    assert "MS010" in err and "keep_prob=0.7" in err

@@ -29,7 +29,7 @@ def test_fuse_reads_torch_padding():
             def fuse(self):
                 c = self.conv
                 return TorchConv1d(4, 4, _torch_conv_attr(c, 'kernel_size'), stride=_torch_conv_attr(c, 'stride'), padding=_torch_conv_attr(c, 'padding'), padding_mode=_torch_conv_attr(c, 'padding_mode'))
-        """)
+        """)  # noqa: E501
 
 
 def test_written_attribute_stays_marked():
@@ -53,8 +53,10 @@ LAYERS = [
     ("nn.Conv1d(2, 4, 5, stride=2, padding=2, dilation=3)",
      "nn.Conv1d(2, 4, 5, stride=2, pad_mode='pad', padding=2, dilation=3)"),
     ("nn.Conv3d(2, 4, 3, padding=(0, 1, 2))", "nn.Conv3d(2, 4, 3, pad_mode='pad', padding=(0, 0, 1, 1, 2, 2))"),
-    ("nn.ConvTranspose2d(2, 4, 3, stride=2, padding=1)", "nn.Conv2dTranspose(2, 4, 3, stride=2, pad_mode='pad', padding=1)"),
-    ("nn.ConvTranspose1d(2, 4, 3, stride=2, padding=1)", "nn.Conv1dTranspose(2, 4, 3, stride=2, pad_mode='pad', padding=1)"),
+    ("nn.ConvTranspose2d(2, 4, 3, stride=2, padding=1)",
+     "nn.Conv2dTranspose(2, 4, 3, stride=2, pad_mode='pad', padding=1)"),
+    ("nn.ConvTranspose1d(2, 4, 3, stride=2, padding=1)",
+     "nn.Conv1dTranspose(2, 4, 3, stride=2, pad_mode='pad', padding=1)"),
 ]
 
 

@@ -9,7 +9,8 @@ import ms_core as ms
 from migrate import convert_source
 from tests.migrate.convert.helpers import HEADER, after
 
-SRC = "def f(x, w, d, p):\n    conv = [F.conv1d, F.conv2d, F.conv3d][d - 1]\n    return conv(x, w, stride=1, padding=p, groups=2)\n"
+SRC = ("def f(x, w, d, p):\n    conv = [F.conv1d, F.conv2d, F.conv3d][d - 1]\n"
+       "    return conv(x, w, stride=1, padding=p, groups=2)\n")
 
 
 def test_conv_functions_as_values_become_torch_signature_functions():
@@ -17,7 +18,8 @@ def test_conv_functions_as_values_become_torch_signature_functions():
     assert "conv = [_torch_conv1d, _torch_conv2d, _torch_conv3d][d - 1]" in out and "# migrate" not in out, out
 
 
-@pytest.mark.parametrize("d,padding", [(1, 1), (1, (2,)), (1, "same"), (2, (1, 0)), (3, 1), (3, (1, 0, 2)), (3, "valid")])
+@pytest.mark.parametrize("d,padding",
+                         [(1, 1), (1, (2,)), (1, "same"), (2, (1, 0)), (3, 1), (3, (1, 0, 2)), (3, "valid")])
 def test_conv_function_values_match_torch(d, padding):
     code = HEADER + SRC
     res = convert_source(code)

@@ -41,7 +41,8 @@ def test_categorical_gradients_match_torch(sides):
     t, m = sides
     ts, tp = torch.tensor(SCORES, requires_grad=True), torch.tensor(RAW, requires_grad=True)
     t.categorical_loss(ts, tp, torch.tensor(ACTION)).backward()
-    gs, gp = ms.grad(lambda s, p: m.categorical_loss(s, p, ms.Tensor(ACTION)), (0, 1))(ms.Tensor(SCORES), ms.Tensor(RAW))
+    grad_fn = ms.grad(lambda s, p: m.categorical_loss(s, p, ms.Tensor(ACTION)), (0, 1))
+    gs, gp = grad_fn(ms.Tensor(SCORES), ms.Tensor(RAW))
     _close(gs, ts.grad)
     _close(gp, tp.grad)  # through torch's normalisation of probs (MindSpore's Categorical has none)
 
@@ -73,7 +74,8 @@ def test_categorical_sample_frequencies(sides):
 def test_normal_sample_moments(sides):
     # 20,000 draws: the mean's standard error is scale/141 (<= 0.015), the std's about scale/200
     _, m = sides
-    draws = m.normal_samples(ms.Tensor(np.array([1.0, -2.0], np.float32)), ms.Tensor(np.array([0.5, 2.0], np.float32)), 20000)
+    draws = m.normal_samples(ms.Tensor(np.array([1.0, -2.0], np.float32)),
+                             ms.Tensor(np.array([0.5, 2.0], np.float32)), 20000)
     assert draws.shape == (20000, 2) and draws.asnumpy().dtype == np.float32
     np.testing.assert_allclose(draws.asnumpy().mean(0), [1.0, -2.0], atol=0.075)
     np.testing.assert_allclose(draws.asnumpy().std(0), [0.5, 2.0], rtol=0.03)
@@ -116,7 +118,8 @@ def test_bernoulli_values_and_gradients_match_torch(sides):
         _close(g, w)
     tp, tl = torch.tensor(PROBS, requires_grad=True), torch.tensor(LOGITS, requires_grad=True)
     t.bernoulli_loss(tp, tl, torch.tensor(B_VALUE)).backward()
-    gp, gl = ms.grad(lambda a, b: m.bernoulli_loss(a, b, ms.Tensor(B_VALUE)), (0, 1))(ms.Tensor(PROBS), ms.Tensor(LOGITS))
+    grad_fn = ms.grad(lambda a, b: m.bernoulli_loss(a, b, ms.Tensor(B_VALUE)), (0, 1))
+    gp, gl = grad_fn(ms.Tensor(PROBS), ms.Tensor(LOGITS))
     _close(gp, tp.grad)
     _close(gl, tl.grad)
 
@@ -125,7 +128,8 @@ def test_uniform_and_bernoulli_sample_moments(sides):
     # 20,000 draws: U's mean has standard error (high - low) / sqrt(12 * 20000) <= 0.006 (5 errors:
     # 0.03); a Bernoulli frequency's is at most sqrt(0.25 / 20000) = 0.0035 (5 errors: 0.018)
     _, m = sides
-    u = m.uniform_samples(ms.Tensor(np.array([0.0, -1.0], np.float32)), ms.Tensor(np.array([2.0, 1.0], np.float32)), 20000)
+    u = m.uniform_samples(ms.Tensor(np.array([0.0, -1.0], np.float32)),
+                          ms.Tensor(np.array([2.0, 1.0], np.float32)), 20000)
     assert u.shape == (20000, 2) and u.asnumpy().dtype == np.float32
     assert (u.asnumpy() >= [0.0, -1.0]).all() and (u.asnumpy() < [2.0, 1.0]).all()
     np.testing.assert_allclose(u.asnumpy().mean(0), [1.0, 0.0], atol=0.03)

@@ -114,7 +114,7 @@ PAIRS = {
         fns = [rearrange, reduce, repeat, einsum, parse_shape, asnumpy, pack, unpack]
         """, """\
         fns = [einops_rearrange, einops_reduce, einops_repeat, einops_einsum, einops_parse_shape, einops_asnumpy, einops_pack, einops_unpack]
-        """),
+        """),  # noqa: E501
     # no-op: a function of the file's own called rearrange is not einops'
     "own_function": ("""\
         def rearrange(x, pattern):

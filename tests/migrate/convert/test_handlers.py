@@ -148,7 +148,7 @@ def test_in_place_tensor_method_is_written_back_with_copy():
                 # migrate: MS905 in-place tensor method cauchy_() has no mapping: MindSpore 2.10's in-place methods leave the tensor unchanged on CPU; write x.copy_(x.copy().cauchy(...))
                 x.cauchy_()
                 return x
-        """)
+        """)  # noqa: E501
 
 
 def test_module_methods_on_self_and_model_names():
@@ -282,7 +282,7 @@ def test_isinstance_narrowing_renames_norm_parameters():
                         m.bias.set_data(initializer(Zero(), m.bias.shape, m.bias.dtype))
                 self.ln.gamma.set_data(initializer(One(), self.ln.gamma.shape, self.ln.gamma.dtype))
                 self.emb.embedding_table.set_data(initializer(Normal(mean=0.0, sigma=0.02), self.emb.embedding_table.shape, self.emb.embedding_table.dtype))
-        """)
+        """)  # noqa: E501
 
 
 def test_a_local_assigned_a_layer_knows_its_class():
@@ -306,7 +306,8 @@ def test_a_local_assigned_a_layer_knows_its_class():
             return bn.weight, w
         """)
     code = convert_source("import torch.nn as nn\n"
-                          "def block(c):\n    bn = nn.BatchNorm2d(c)\n    nn.init.zeros_(bn.weight)\n    return bn\n").code
+                          "def block(c):\n    bn = nn.BatchNorm2d(c)\n    nn.init.zeros_(bn.weight)\n"
+                          "    return bn\n").code
     namespace = {}
     exec(code, namespace)
     np.testing.assert_array_equal(namespace["block"](3).gamma.asnumpy(), np.zeros(3, np.float32))
@@ -321,7 +322,7 @@ def test_int_literals_for_torch_flags_are_bools():
         """, """\
         a = nn.Dense(4, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
         b = nn.Dense(4, 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(4)))
-        """)
+        """)  # noqa: E501
     namespace = {}
     exec(convert_source("import torch.nn as nn\nfc = nn.Linear(4, 2, 1)\n").code, namespace)
     assert namespace["fc"].has_bias is True and namespace["fc"].bias.shape == (2,)
@@ -349,7 +350,7 @@ def test_weight_data_init_methods():
                 self.fc = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
                 self.fc.weight.set_data(initializer(Normal(mean=0, sigma=0.01), self.fc.weight.shape, self.fc.weight.dtype))
                 self.fc.bias.set_data(initializer(Zero(), self.fc.bias.shape, self.fc.bias.dtype))
-        """)
+        """)  # noqa: E501
 
 
 def test_backward_and_step_are_rewritten_not_dropped():
@@ -474,7 +475,8 @@ def test_device_and_dtype_classes_as_values():
     tns, mns = {}, {}
     exec(DEVICE_VALUES, tns)
     exec(res.code, mns)
-    assert tns["describe"](torch.device("cpu"), torch.float16) == mns["describe"](None, mns["ms"].float16) == (True,) * 3
+    assert (tns["describe"](torch.device("cpu"), torch.float16) == mns["describe"](None, mns["ms"].float16)
+            == (True,) * 3)
     assert tns["describe"](None, None) == mns["describe"](None, None) == (True, False, True)
     if ORACLE is not None:
         code = convert_source(DEVICE_VALUES, target="mindspore").code

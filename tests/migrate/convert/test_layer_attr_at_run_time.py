@@ -1,7 +1,6 @@
 """Layer attributes torch and MindSpore name differently, read on a receiver whose class is not
 known when converting (``num_ftrs = model.fc.in_features``, the fine-tuning idiom; openai/CLIP's
 ``self.visual.attnpool.c_proj.in_features``): _TorchLayerAttrs decides at run time."""
-import numpy as np
 import pytest
 
 from migrate import convert_source

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from migrate import convert_source
-from tests.migrate.convert.helpers import check
 from tests.migrate.convert.test_zoo_idioms import _load
 
 torch = pytest.importorskip("torch")

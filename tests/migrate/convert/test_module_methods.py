@@ -171,7 +171,8 @@ def test_zero_grad_of_a_module_is_removed(call):
 
 @pytest.mark.parametrize("call", ["net.cuda()", "net.cuda(0)", "net.cpu()", "net.to('cpu')",
                                   "net.to(device=torch.device('cpu'))", "net.to('cuda', non_blocking=True)",
-                                  "net.to(torch.device('cuda'))", "net.to(device=dev)", "net.to(dev, non_blocking=True)",
+                                  "net.to(torch.device('cuda'))", "net.to(device=dev)",
+                                  "net.to(dev, non_blocking=True)",
                                   "net.to(device)"])
 def test_device_moves_of_a_module_are_dropped(call):
     code = convert_source(HEADER + SOURCE + f"device = 'cpu'\nnet = Net()\nm = {call}\n").code

@@ -1,4 +1,5 @@
 """The rule registry: distinct IDs, records for every rule, --select/--disable."""
+import re
 import textwrap
 from collections import Counter
 
@@ -8,7 +9,7 @@ import cli
 from mappings import load_tables
 from migrate import convert_source
 from migrate.convert import registry
-from migrate.convert.registry import FORMER_IDS, MARKERS, RULES, Rule, RuleSelection
+from migrate.convert.registry import MARKERS, RULES, Rule, RuleSelection, entry_id
 from tests.child import run_cli
 from tests.migrate.convert.helpers import without_guards
 
@@ -48,14 +49,39 @@ def test_table_entries_name_argument_rules_only():
             assert RULES[entry.rule].kind == "argument", name
 
 
-def test_former_ids_were_shared_and_are_now_distinct():
-    """The renumbered rules: each new ID is registered, and its former ID still belongs to the
-    rule (or table area) it was shared with."""
-    table_ids = {e.id for e in load_tables().values()}
-    ids = {r.id for r in RULES.values()}
-    for new, old in FORMER_IDS.items():
-        assert new in ids and new not in table_ids, new
-        assert old in ids or old in table_ids, old
+def test_ids_keep_their_meaning_one_per_table_rule_or_marker_in_its_range():
+    """MS0xx: one per mapping table; MS1xx-MS5xx: rules; MS9xx: markers; no ID names two things."""
+    tables = load_tables().values()
+    by_table: dict[str, set[str]] = {}
+    for e in tables:
+        if e.label != "unsupported":
+            by_table.setdefault(e.table, set()).add(e.id)
+    assert all(len(ids) == 1 for ids in by_table.values()), by_table
+    table_ids = [next(iter(ids)) for ids in by_table.values()]
+    assert len(set(table_ids)) == len(table_ids), table_ids
+    assert all(re.fullmatch(r"MS0\d\d", i) for i in table_ids), table_ids
+    assert all(re.fullmatch(r"MS[1-5]\d\d", r.id) for r in RULES.values()), sorted(r.id for r in RULES.values())
+    assert all(re.fullmatch(r"MS9\d\d", i) for i in MARKERS)
+    # an unsupported entry writes a marker, with a marker's ID
+    assert {e.id for e in tables if e.label == "unsupported"} <= set(MARKERS)
+
+
+def test_an_entry_reports_its_rules_id_else_its_tables():
+    entries = load_tables()
+    assert entry_id(entries["torch.nn.Conv2d"]) == RULES["conv2d"].id
+    assert entry_id(entries["Tensor.dim"]) == RULES["ndim"].id
+    assert entry_id(entries["torch.float32"]) == entries["torch.float16"].id != RULES["conv2d"].id
+
+
+def test_an_entry_with_an_id_that_is_not_a_marker_is_refused(tmp_path):
+    from mappings import _load_file
+    bad = tmp_path / "bad.toml"
+    bad.write_text('id = "MS099"\n[[entry]]\ntorch = "torch.x"\ntarget = "ops.x"\nid = "MS150"\n')
+    with pytest.raises(ValueError, match=r"bad.toml: torch.x: an entry's id can only be the marker ID"):
+        _load_file(bad)
+    bad.write_text('[[entry]]\ntorch = "torch.x"\ntarget = "ops.x"\n')
+    with pytest.raises(ValueError, match="a table needs its own id"):
+        _load_file(bad)
 
 
 def test_mappings_rules_lists_every_rule_and_marker(capsys, monkeypatch):
@@ -110,9 +136,11 @@ SHARDS = "num_shards=ms.communication.get_group_size(), shard_id=ms.communicatio
 
 
 def test_select_model_rules_and_accumulation_leaves_the_training_code_as_written():
-    """--select MS1,MS205: the model code converts (MS1xx); the optimizer, the loader and the
-    step (MS2xx; MS205 cannot apply without MS201) stay torch's, whole, without markers."""
-    res = convert_source(TRAINING_SCRIPT, select=["MS1", "MS205"])
+    """--select MS00,MS01,MS1,MS205: the model code converts (the torch and layer tables, MS00x
+    and MS01x, and the model rules, MS1xx); the optimizer, the loader and the step (the training
+    table MS020, rules MS2xx; MS205 cannot apply without MS201) stay torch's, whole, without
+    markers."""
+    res = convert_source(TRAINING_SCRIPT, select=["MS00", "MS01", "MS1", "MS205"])
     assert "    import torch\n    from torch.utils.data import DataLoader, DistributedSampler\nelse" in res.code
     assert without_guards(res.code) == textwrap.dedent(f"""\
         import math
@@ -132,7 +160,7 @@ def test_select_model_rules_and_accumulation_leaves_the_training_code_as_written
                 if (i + 1) % 2 == 0:
                     opt.step()
         """)
-    assert sorted({c.rule for c in res.changes}) == ["MS100", "MS111", "MS140", "MS900"]
+    assert sorted({c.rule for c in res.changes}) == ["MS002", "MS100", "MS111", "MS900"]
 
 
 TRAINING_STEP_OUT = """\
@@ -175,9 +203,10 @@ def test_disable_sampler_statements_keeps_them():
 
 
 def test_disabled_call_stays_whole_and_its_torch_import_stays():
-    res = convert_source("import torch\nimport torch.nn.functional as F\ny = torch.cat([F.relu(x)], dim=1)\nz = F.relu(x)\n",
-                         disable=["MS150"])
-    # torch.cat (MS150) stays whole, F.relu inside it too; both imports stay, guarded
+    res = convert_source("import torch\nimport torch.nn.functional as F\ny = torch.cat([F.relu(x)], dim=1)\n"
+                         "z = F.relu(x)\n",
+                         disable=["MS001"])
+    # torch.cat (MS001: the torch table) stays whole, F.relu inside it too; both imports stay, guarded
     assert "    import torch\n    import torch.nn.functional as F\nelse:" in res.code
     assert without_guards(res.code) == ("import ms_core as ms\nfrom ms_core import ops\n"
                                         "y = torch.cat([F.relu(x)], dim=1)\nz = ops.relu(x)\n")

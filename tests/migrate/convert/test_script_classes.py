@@ -1,6 +1,5 @@
 """Training-script classes seen on real code (nanoGPT, minGPT): converted before/after pairs and
 runs against torch."""
-import numpy as np
 import pytest
 
 from migrate import convert_source

@@ -51,4 +51,5 @@ def test_propagation_values_and_gradients_match_torch(sides):
 
 def test_size_inferred_from_the_indices(sides):
     t, m = sides
-    _close(m.inferred_size(ms.Tensor(INDICES), ms.Tensor(VALUES)), t.inferred_size(torch.tensor(INDICES), torch.tensor(VALUES)))
+    _close(m.inferred_size(ms.Tensor(INDICES), ms.Tensor(VALUES)),
+           t.inferred_size(torch.tensor(INDICES), torch.tensor(VALUES)))

@@ -92,7 +92,7 @@ PAIRS = {
             d = TorchConv2d(c, c, k, padding=p)
             e = nn.Conv2d(c, c, k, stride=(2, 2), pad_mode='pad', padding=(k - 1) // 2, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))
             return a, b, d, e
-        """),
+        """),  # noqa: E501
     # class 2: a subclass gets the torch-signature base; its torch attributes are MindSpore's
     "subclass": ("""\
         class Same(nn.Conv2d):
@@ -119,7 +119,7 @@ PAIRS = {
             def construct(self, x):
                 self.torch_num_batches_tracked += 1
                 return ops.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta, training=self.training, momentum=self.momentum, eps=self.eps)
-        """),
+        """),  # noqa: E501
     # class N: attributes of narrowed instances, also narrowed by a class held in a variable
     "narrowed": ("""\
         def init(model, norm_layer=nn.BatchNorm2d):
@@ -297,7 +297,7 @@ def test_generated_class_translates_with_the_table_and_its_rule():
         self.torch_padding = _torch_ntuple(padding, 2)
 
     groups = property(lambda self: self.group, lambda self, value: setattr(self, 'group', value))
-''' in generated
+''' in generated  # noqa: E501
     assert "def _torch_conv_padding(padding, dims, per_side=True, transpose=False):" in generated
 
 

@@ -33,7 +33,7 @@ def test_users_own_train_method_is_left_as_written():
         net = Net()
         net.train(a, b)
         net.set_train(False)
-        '''.lstrip("\n"))
+        '''.lstrip("\n"))  # noqa: E501
     assert convert_source(res.code).code == res.code
 
 

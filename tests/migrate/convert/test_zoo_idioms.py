@@ -275,10 +275,12 @@ def test_stem_matches_torch(tmp_path):
 
 
 def test_fan_in_and_fan_out_match_torch(tmp_path):
-    src = "from torch.nn.init import _calculate_fan_in_and_fan_out\n\ndef f(w):\n    return _calculate_fan_in_and_fan_out(w)\n"
+    src = ("from torch.nn.init import _calculate_fan_in_and_fan_out\n\n"
+           "def f(w):\n    return _calculate_fan_in_and_fan_out(w)\n")
     cmod = _converted(tmp_path, src, "fans")
     for shape in [(5, 3), (8, 4, 3, 3), (6, 2, 5)]:
-        assert cmod.f(ms.ops.zeros(shape, ms.float32)) == torch.nn.init._calculate_fan_in_and_fan_out(torch.zeros(shape))
+        assert (cmod.f(ms.ops.zeros(shape, ms.float32))
+                == torch.nn.init._calculate_fan_in_and_fan_out(torch.zeros(shape)))
 
 
 def test_data_augmented_assignment_writes_into_the_tensor(tmp_path):

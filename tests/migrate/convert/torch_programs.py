@@ -10,8 +10,9 @@ loops, `with torch.no_grad()` blocks and training loops, and with a uniquely num
 on many lines (own lines, line ends, inside multi-line calls).
 
 `examine(src)` converts a program and returns the broken properties: the output parses (and
-its generated code reads no builtin that the file binds), converting twice equals converting once, a file without a torch import is byte-identical,
-every comment is kept, no exception escapes. Used by tests/migrate/test_properties.py and
+its generated code reads no builtin that the file binds), converting twice equals converting
+once, a file without a torch import is byte-identical, every comment is kept, no exception
+escapes. Used by tests/migrate/test_properties.py and
 bench/fuzz.py.
 """
 from __future__ import annotations
@@ -144,7 +145,11 @@ def _call(draw, aliases, from_names, names, pool=None):
 @st.composite
 def _simple(draw, aliases, from_names, names):
     """One simple statement (maybe several lines, for multi-line calls)."""
-    kind = draw(st.integers(0, 7))
+    kind = draw(st.integers(0, 9))
+    if kind == 8:
+        return draw(_in_fstring(aliases, from_names, names))
+    if kind == 9:
+        return draw(_multiline_receiver(names))
     if kind <= 2:
         target = draw(st.sampled_from(['y', 'z', 'layer', 'out']))
         call = draw(_call(aliases, from_names, names))
@@ -161,6 +166,42 @@ def _simple(draw, aliases, from_names, names):
         return f"x = x.{draw(st.sampled_from(['add_', 'mul_', 'clamp_', 'zero_', 'abs']))}(1)"
     return draw(st.sampled_from(["n = 3", "k = n + 1", "s = 'torch.nn.Linear is text'", "pass",
                                  "print(x.shape)", "del y", "assert n > 0", "x = x + 1", *SHADOWING]))
+
+
+@st.composite
+def _in_fstring(draw, aliases, from_names, names):
+    """A torch expression inside an f-string (its replacement must not need the f-string's
+    quotes), maybe inside a second f-string with the other quote."""
+    if "torch" in aliases and draw(st.booleans()):
+        attr = draw(st.sampled_from(["__version__", "float32", "ones(2, 3)", "cuda.is_available()"]))
+        inner = f"{aliases['torch']}.{attr}"
+    elif draw(st.booleans()):
+        method = draw(st.sampled_from(TENSOR_METHODS)).split(".", 1)[1]
+        inner = f"x.{method}({draw(_arguments(ENTRIES['Tensor.' + method]))})"
+    else:
+        inner = draw(_call(aliases, from_names, None))
+    # before Python 3.12 an f-string's expressions cannot hold its own quote
+    quote = draw(st.sampled_from([q for q in ("'", '"') if q not in inner] + ["'" * 3]))
+    text = f"f{quote}v={{{inner}}}{quote}"
+    other = "'" if quote == '"' else '"'
+    if len(quote) == 1 and other not in inner and draw(st.booleans()):
+        text = f"f{other}<{{{text}}}>{other}"
+    return f"s = {text}"
+
+
+@st.composite
+def _multiline_receiver(draw, names):
+    """A method call whose receiver spans lines, with comments inside (what a marker quotes of
+    it must stay one line)."""
+    method = draw(st.sampled_from(["add_", "mul_", "clamp_", "zero_", "copy_", "abs", "float", "min", "sum"]))
+    arg = "" if method in ("zero_", "abs", "float", "min", "sum") else "1"
+    receiver = draw(st.sampled_from([
+        "x.view(\n        -1\n    )",
+        "x[\n        0  " + names.comment() + "\n    ]",
+        "(x  " + names.comment() + "\n     .norm(dim=1))",
+        "x.data",
+    ]))
+    return f"y = {receiver}.{method}({arg})"
 
 
 def _indent(block: str, level: int = 1) -> str:
@@ -333,10 +374,11 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
             return [("crash", res.error)]
         return []  # a refusal with a reason (too deeply nested...), the file left as it was
     problems = []
-    try:
-        ast.parse(res.code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        return [("invalid output", f"{type(exc).__name__}: {exc}")]
+    from migrate.convert.guarded import python_error
+    # what compiles comes out compiling (a parameter named twice parses but does not compile)
+    error = python_error(res.code, compiled=python_error(src, compiled=True) is None)
+    if error is not None:
+        return [("invalid output", error)]
     shadowed = shadowed_in_generated(res.code)
     if shadowed:
         problems.append(("invalid output", f"generated code reads {', '.join(shadowed)}, which the file binds"))

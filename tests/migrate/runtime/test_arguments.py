@@ -34,7 +34,8 @@ def test_conv_padding_forms():
     assert torch_conv_padding((1, 2), 2) == ("pad", (1, 1, 2, 2))
     assert torch_conv_padding((1, 2), 2, per_side=False) == ("pad", (1, 2))
     assert torch_conv_padding(0, 2, transpose=True) == ("pad", 0)
-    with pytest.raises(ValueError, match="padding must be 'same', 'valid', an int or a tuple of 2 ints, but got 'full'"):
+    with pytest.raises(ValueError,
+                       match="padding must be 'same', 'valid', an int or a tuple of 2 ints, but got 'full'"):
         torch_conv_padding("full", 2)
     with pytest.raises(ValueError, match="but got \\(1, 2, 3\\)"):
         torch_conv_padding((1, 2, 3), 2)

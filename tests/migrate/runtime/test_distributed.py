@@ -78,7 +78,8 @@ def test_sync_batchnorm_momentum_none_is_refused():
 def run_two_processes(out_dir, launcher=None, env=None, pythonpath=None, timeout=240):
     """FIXTURE on 2 processes (ms_core's launcher unless `launcher` is given); fails on timeout."""
     cmd = launcher or [sys.executable, "-m", "ms_core.launch", "--nproc", "2"]
-    env = dict(env or os.environ, PYTHONPATH=pythonpath or os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env = dict(env or os.environ,
+               PYTHONPATH=pythonpath or os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.Popen([*cmd, str(FIXTURE), str(out_dir)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env, cwd=str(out_dir),
                             start_new_session=True)

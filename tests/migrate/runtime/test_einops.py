@@ -1,5 +1,6 @@
-"""The runtime's einops (migrate/runtime/einops.py) against torch: forward and gradients of rearrange / reduce / repeat / pack / unpack / einsum and the layers,
-each compared with the same operation written by hand with reshape / permute / expand / reductions.
+"""The runtime's einops (migrate/runtime/einops.py) against torch: forward and gradients of
+rearrange / reduce / repeat / pack / unpack / einsum and the layers, each compared with the same
+operation written by hand with reshape / permute / expand / reductions.
 
 einops is not a dependency: when it happens to be importable, the same calls are also compared
 with einops itself (an extra check; every assertion against torch runs either way).

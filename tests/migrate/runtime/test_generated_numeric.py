@@ -16,7 +16,8 @@ RNG = np.random.default_rng(5)
 
 # (torch class, its arguments, input shape, rtol)
 LAYERS = [
-    ("Conv2d", dict(in_channels=3, out_channels=4, kernel_size=3, padding=(1, 2), stride=2, groups=1), (2, 3, 7, 8), 1e-4),
+    ("Conv2d", dict(in_channels=3, out_channels=4, kernel_size=3, padding=(1, 2), stride=2, groups=1),
+     (2, 3, 7, 8), 1e-4),
     ("Conv2d", dict(in_channels=4, out_channels=4, kernel_size=(3, 1), padding="same", groups=2, bias=False),
      (1, 4, 5, 5), 1e-4),
     ("Conv1d", dict(in_channels=2, out_channels=3, kernel_size=3, padding=1, dilation=2), (2, 2, 9), 1e-4),

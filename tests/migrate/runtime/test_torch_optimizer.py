@@ -12,7 +12,7 @@ from migrate.runtime.optim import TorchOptimizer, torch_optimizer_step
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
-from ms_core import ops
+from ms_core import ops  # noqa: E402 (after the importorskip that guards it)
 
 # ---- the torch originals, as libraries write them ---------------------------------------------
 

@@ -1,5 +1,6 @@
 # Gradient conventions at ties and boundaries (max/min, relu and abs at 0, clip bounds, sqrt at 0).
-import importlib, os
+import importlib
+import os
 ms = importlib.import_module(os.environ.get("MS_MODULE", "ms_core"))
 ops = ms.ops
 x = ms.Tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])

@@ -1,7 +1,6 @@
 import importlib
 import os
 
-import numpy as np
 
 ms = importlib.import_module(os.environ.get("MS_MODULE", "ms_core"))
 nn, ops = ms.nn, ms.ops

@@ -9,7 +9,8 @@ GradOperation = ops.GradOperation
 Tensor = ms.Tensor
 
 hook = ops.HookBackward(lambda g: print("hook_fn print grad_out:", g))
-print("output:", GradOperation(get_all=True)(lambda x, y: hook(x * y) * y)(Tensor(1, ms.float32), Tensor(2, ms.float32)))
+print("output:",
+      GradOperation(get_all=True)(lambda x, y: hook(x * y) * y)(Tensor(1, ms.float32), Tensor(2, ms.float32)))
 
 
 def pre(cell, inputs):

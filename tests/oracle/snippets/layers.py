@@ -14,7 +14,8 @@ def T(*shape):
 
 def show(name, out):
     outs = out if isinstance(out, tuple) else (out,)
-    print(name, [o.shape for o in outs], [[float(f"{v:.7g}") for v in o.asnumpy().astype(np.float64).ravel()[:12]] for o in outs])
+    print(name, [o.shape for o in outs],
+          [[float(f"{v:.7g}") for v in o.asnumpy().astype(np.float64).ravel()[:12]] for o in outs])
 
 
 def set_all(cell):
@@ -38,8 +39,10 @@ for kw in [dict(kernel_size=2, stride=2, pad_mode="same"), dict(kernel_size=3, s
            dict(kernel_size=3, stride=2, pad_mode="valid"), dict(kernel_size=3, stride=2, pad_mode="pad", padding=1)]:
     show(f"maxpool {kw}", nn.MaxPool2d(**kw)(x))
     show(f"avgpool {kw}", nn.AvgPool2d(**kw)(x))
-show("seed maxpool", ops.MaxPool(kernel_size=2, strides=2, pad_mode="same")(ms.Tensor(np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3))))
-show("seed avgpool", nn.AvgPool2d(kernel_size=2, stride=2, pad_mode="same")(ms.Tensor(np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3))))
+show("seed maxpool", ops.MaxPool(kernel_size=2, strides=2, pad_mode="same")(
+    ms.Tensor(np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3))))
+show("seed avgpool", nn.AvgPool2d(kernel_size=2, stride=2, pad_mode="same")(
+    ms.Tensor(np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3))))
 show("adaptive avg", nn.AdaptiveAvgPool2d((3, 2))(x))
 show("adaptive max", nn.AdaptiveMaxPool2d((3, 2))(x))
 show("convT same", set_all(nn.Conv2dTranspose(3, 2, 3, stride=2, pad_mode="same", has_bias=True))(x))
@@ -51,7 +54,9 @@ bn.moving_variance.set_data(ms.Tensor(np.abs(bn.moving_variance.asnumpy()) + 0.5
 show("bn eval", bn(x))
 bn.set_train()
 show("bn train", bn(x))
-show("bn moving", (bn.moving_mean.value(), bn.moving_variance.value()) if hasattr(bn.moving_mean, "value") and callable(bn.moving_mean.value) else (ms.Tensor(bn.moving_mean.asnumpy()), ms.Tensor(bn.moving_variance.asnumpy())))
+show("bn moving", (bn.moving_mean.value(), bn.moving_variance.value())
+     if hasattr(bn.moving_mean, "value") and callable(bn.moving_mean.value)
+     else (ms.Tensor(bn.moving_mean.asnumpy()), ms.Tensor(bn.moving_variance.asnumpy())))
 show("bn1d train", nn.BatchNorm1d(3).set_train()(T(4, 3)))
 ln = set_all(nn.LayerNorm((7,), begin_norm_axis=-1, begin_params_axis=-1))
 show("layernorm", ln(x))

@@ -1,6 +1,7 @@
 # Issue 12 section 3: signatures, result structures, attributes and errors where ms_core follows
 # MindSpore 2.10 (printed the same on both; numbers compared to rtol 2e-5).
-import importlib, os
+import importlib
+import os
 import numpy as np
 ms = importlib.import_module(os.environ.get("MS_MODULE", "ms_core"))
 nn, ops = ms.nn, ms.ops
@@ -9,7 +10,10 @@ print(ops.sum(x, dim=1, keepdim=True), ops.argmax(x, dim=1, keepdim=True))
 print(ops.clamp(x, min=1.0, max=4.0), ops.clip(x, min=2.0))
 print(ops.reduce_max(x, 1), ops.reduce_min(x, (0, 1)), ops.reduce_sum(x))
 print(ops.max(x), ops.min(x), ops.max(x, 1))
-f = lambda a, b: (a * b * b).sum()
+def f(a, b):
+    return (a * b * b).sum()
+
+
 print(ms.grad(f, grad_position=(1,))(x, x))
 print(ms.value_and_grad(f, grad_position=(0,))(x, x))
 print(type(ms.grad(f, grad_position=(0, 1))(x, x)).__name__)

@@ -1,5 +1,6 @@
 # Tensor methods called with torch's signatures, which MindSpore 2.10 accepts (and its older forms)
-import importlib, os
+import importlib
+import os
 import numpy as np
 ms = importlib.import_module(os.environ.get("MS_MODULE", "ms_core"))
 x = ms.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7 - 1.5)

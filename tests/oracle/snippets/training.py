@@ -28,7 +28,8 @@ def run(name, make):
 
 
 run("sgd", lambda ps: nn.SGD(ps, learning_rate=0.1))
-run("sgd momentum nesterov wd", lambda ps: nn.SGD(ps, learning_rate=0.1, momentum=0.9, nesterov=True, weight_decay=0.01))
+run("sgd momentum nesterov wd",
+    lambda ps: nn.SGD(ps, learning_rate=0.1, momentum=0.9, nesterov=True, weight_decay=0.01))
 run("momentum", lambda ps: nn.Momentum(ps, learning_rate=0.1, momentum=0.9))
 run("momentum wd", lambda ps: nn.Momentum(ps, learning_rate=0.1, momentum=0.9, weight_decay=0.01))
 # Not compared: nn.Momentum(use_nesterov=True). MindSpore 2.10's CPU kernel ignores the flag
@@ -69,11 +70,13 @@ class Net(nn.Cell):
 
 net = Net()
 for p in net.get_parameters():
-    p.set_data(ms.Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.5 + (1.0 if "variance" in p.name else 0.0)))
+    p.set_data(ms.Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.5
+                         + (1.0 if "variance" in p.name else 0.0)))
 print([p.name for p in net.get_parameters()], [p.name for p in net.trainable_params()])
 train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
 train.set_train()
-x, y = ms.Tensor(rng.standard_normal((5, 4)).astype(np.float32)), ms.Tensor(rng.standard_normal((5, 3)).astype(np.float32))
+x, y = (ms.Tensor(rng.standard_normal((5, 4)).astype(np.float32)),
+        ms.Tensor(rng.standard_normal((5, 3)).astype(np.float32)))
 print("losses", [float(f"{train(x, y).asnumpy().item():.6g}") for _ in range(3)])
 print("after", [float(f"{v:.6g}") for p in net.get_parameters() for v in p.asnumpy().ravel()[:3]])
 with tempfile.TemporaryDirectory() as d:

@@ -27,7 +27,7 @@ class Head(nn.Module):
         if isinstance(x, torch.Tensor) and isinstance(self, nn.Module):
             return x
         return x
-'''
+'''  # noqa: E501
 
 
 def test_mapped_types_convert_and_unmapped_ones_become_text():

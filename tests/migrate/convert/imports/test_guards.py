@@ -57,7 +57,8 @@ def test_a_kept_import_is_guarded_and_fails_only_where_reached():
     assert f"class {STUB}:" in out
     ns = run_without_torch(out)
     assert type(ns["net"]()).__name__ == "Net"  # builds: the marked branch is not reached
-    with pytest.raises(ImportError, match=r"torch\.fft\.hfft\(\): MS901 torch\.fft\.hfft has no mapping \(converted code "
+    with pytest.raises(ImportError,
+                       match=r"torch\.fft\.hfft\(\): MS901 torch\.fft\.hfft has no mapping \(converted code "
                                           r"does not use torch\)"):
         ns["net"](pretrained=True)
     # where torch is installed too: converted code never imports it
@@ -74,7 +75,8 @@ def test_the_stand_in_behaves_like_a_missing_attribute_for_introspection():
     assert not hasattr(stub, "__wrapped__")  # dunders: AttributeError, so hasattr() works
     held = stub.nn.AlphaDropout  # naming it is not using it: a registry may hold it at import
     for use in (lambda: held(0.5), lambda: bool(held), lambda: list(held), lambda: held[0], lambda: held == 1):
-        with pytest.raises(ImportError, match=r"torch\.nn\.AlphaDropout(\(\)|\[\])?: left as torch .*does not use torch"):
+        with pytest.raises(ImportError,
+                           match=r"torch\.nn\.AlphaDropout(\(\)|\[\])?: left as torch .*does not use torch"):
             use()
     assert {held: 1}[held] == 1  # hashable, by identity
     with pytest.raises(ImportError):
@@ -171,7 +173,8 @@ def test_consecutive_kept_imports_share_one_guard_and_comments_stay():
 
 def test_star_import_is_resolved_or_marked_issue13_item8():
     # torch's own modules: the names are known (tests/migrate/convert/imports/test_star_imports.py)
-    assert convert("from torch import *\nx = zeros(3)\n") == "import ms_core as ms\nfrom ms_core import ops\nx = ops.zeros((3,))\n"
+    assert convert("from torch import *\nx = zeros(3)\n") == ("import ms_core as ms\nfrom ms_core import ops\n"
+                                                              "x = ops.zeros((3,))\n")
     # a module whose names are not known: kept, with a marker
     out = convert("from torch.ao.quantization import *\nq = QConfig()\n")
     assert out.startswith("# migrate: MS901 star import from torch.ao.quantization")
@@ -199,7 +202,8 @@ def test_a_user_guard_runs_its_handler_as_where_torch_is_absent():
         y = torch.fft.hfft(x) if torch else x
         """)
     assert "try:\n    if TYPE_CHECKING:\n        import torch\n    else:\n        raise ImportError('torch: " in out
-    assert "(converted code does not import torch)')\n    HAS_TORCH = True\nexcept ImportError:\n    torch = None\n" in out
+    assert ("(converted code does not import torch)')\n    HAS_TORCH = True\n"
+            "except ImportError:\n    torch = None\n") in out
     assert STUB not in out
     ns = {"x": 3}
     exec(compile(out, "<converted>", "exec"), ns)   # torch is installed here: it is not imported

@@ -3,7 +3,6 @@ run time -- every key torch accepts is translated or raises naming it, unknown k
 torch -- and yields torch's batches."""
 import numpy as np
 import pytest
-import torch
 
 from tests.migrate.convert.helpers import both_sides
 

@@ -32,7 +32,8 @@ EXPRS = [
  "F.cross_entropy(x[:, :, 0], t)", "F.mse_loss(x, y)", "F.l1_loss(x, y)", "F.smooth_l1_loss(x, y)",
  "F.binary_cross_entropy_with_logits(x, (y > 0).float())", "F.nll_loss(F.log_softmax(x[:, :, 0], 1), t)",
  "F.one_hot(t, 3)",
- "torch.Tensor([1, 2]) + x[0, 0, :2]", "torch.Tensor(2, 3).shape[0]", "torch.Tensor(2, *x.shape[1:]).shape[2]", "x.clone()", "x.type_as(t)", "x.new_zeros(2, 3)", "x.new_ones((4,))", "x.repeat(2, 1, 1)", "x.view_as(y)",
+ "torch.Tensor([1, 2]) + x[0, 0, :2]", "torch.Tensor(2, 3).shape[0]", "torch.Tensor(2, *x.shape[1:]).shape[2]",
+ "x.clone()", "x.type_as(t)", "x.new_zeros(2, 3)", "x.new_ones((4,))", "x.repeat(2, 1, 1)", "x.view_as(y)",
  "x.add(y)", "x.sub(y)", "x.mul(y)", "x.div(y)", "x.eq(y)", "x.gt(y)", "x.le(y)", "(x > 0).logical_not()",
  "x.cumsum(1)", "x.bmm(y.transpose(1, 2))", "x.index_select(1, t)",
 ]

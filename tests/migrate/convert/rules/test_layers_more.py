@@ -1,7 +1,7 @@
 """Before/after pairs for the layer rules of rules/layers_more.py and rules/init.py
 (calculate_gain), the 1-D int arguments and the layer tables added with them: a rewrite case, a
-no-op, an aliased import and a marker case each. EXAMPLES feed test_rules's check that every
-rule is exercised."""
+no-op, an aliased import and a marker case each (each rule's own example is in its record: see
+test_rule_examples.py)."""
 import pytest
 
 from migrate import convert_source
@@ -96,21 +96,6 @@ MARKED_FOR_MINDSPORE = [
     "torch.nn.utils.weight_norm(nn.Linear(2, 3))",
     "torch.nn.utils.parametrizations.weight_norm(nn.Linear(2, 3), dim=None)",
 ]
-EXAMPLES = {
-    "conv_transpose1d": "y = nn.ConvTranspose1d(2, 3, 3)\n",
-    "conv3d": "y = nn.Conv3d(2, 3, 3)\n",
-    "conv_transpose3d": "y = nn.ConvTranspose3d(2, 3, 3)\n",
-    "local_response_norm": "y = nn.LocalResponseNorm(3)\n",
-    "rrelu_inference": "y = nn.RReLU()\n",
-    "bilinear": "y = nn.Bilinear(2, 3, 4)\n",
-    "upsampling_mode": "y = nn.UpsamplingNearest2d(scale_factor=2)\n",
-    "implicit_softmax_dim": "y = nn.Softmax(dim=1)\n",
-    "parameter_list": "y = nn.ParameterList([nn.Parameter(torch.ones(2))])\n",
-    "calculate_gain": "y = nn.init.calculate_gain('tanh')\n",
-    "weight_norm": "y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
-    "upsample": "y = nn.Upsample(scale_factor=2)\n",
-    "dropout2d_any_rank": "y = nn.Dropout2d(0.2)\n",
-}
 
 
 @pytest.mark.parametrize("before,after", PAIRS, ids=[b for b, _ in PAIRS])
@@ -231,7 +216,9 @@ def test_mindspore_notes_only_with_target_mindspore(src, what):
     """What MindSpore 2.10 itself cannot run on the CPU, or computes wrongly there (each checked
     on 2.10; ms_core computes torch's values), is said in the report with --target mindspore;
     an ms_core conversion carries no such note."""
-    notes = lambda target: " ".join(c.note for c in convert_source(HEADER + src, target).changes)
+    def notes(target):
+        return " ".join(c.note for c in convert_source(HEADER + src, target).changes)
+
     assert what in notes("mindspore")
     assert "MindSpore 2.10" not in notes("ms_core")
 

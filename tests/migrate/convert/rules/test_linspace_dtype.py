@@ -3,7 +3,6 @@ float64 (else float32) and casts, as torch's does (an integer dtype truncates to
 ms_core against torch, and with --target mindspore on MindSpore 2.10 when it is available."""
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest

@@ -37,7 +37,7 @@ def lstm_tables(monkeypatch, tmp_path):
                         if line.startswith("#LSTM "))
     assert pending, "layers_rnn.toml holds neither an enabled nor a pending LSTM entry"
     path = tmp_path / "layers_rnn.toml"
-    path.write_text('id = "MS171"\n' + pending + "\n")
+    path.write_text('id = "MS017"\n' + pending + "\n")
     (entry,) = mappings._load_file(path)
     patched = dict(tables, **{"torch.nn.LSTM": entry})
     monkeypatch.setattr(walker, "load_tables", lambda: patched)
@@ -97,7 +97,7 @@ def test_changes_are_labelled_with_notes():
     res = convert_source(f"{HEADER}y = nn.GRU(4, 8, bias=False)\n")
     (change,) = [c for c in res.changes if "GRU" in c.before]
     assert change.label == "transformed" and "has_bias" in change.note
-    assert change.rule == "MS171"
+    assert change.rule == "MS017"  # the RNN table
 
 
 def _load(path: Path, name: str):

@@ -6,7 +6,6 @@ from mappings import load_tables
 from migrate import convert_source
 from migrate.convert.registry import MARKERS, RULES
 from tests.migrate.convert.helpers import without_guards
-from tests.migrate.convert.imports.examples import RULE_EXAMPLES as IMPORT_RULE_EXAMPLES
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
@@ -32,7 +31,8 @@ PAIRS = [
     ("nn.Conv2d(4, 8, 3, 1, 1, 1, 1, False)",
      f"nn.Conv2d(4, 8, 3, 1, pad_mode='pad', padding=1, dilation=1, group=1, has_bias=False, {HEU})"),
     ("nn.Conv1d(4, 8, 3, padding=1)",
-     f"nn.Conv1d(4, 8, 3, pad_mode='pad', padding=1, has_bias=True, {HEU}, bias_init=Uniform(scale=1 / math.sqrt(12)))"),
+     f"nn.Conv1d(4, 8, 3, pad_mode='pad', padding=1, has_bias=True, {HEU}, "
+     "bias_init=Uniform(scale=1 / math.sqrt(12)))"),
     ("nn.ConvTranspose2d(8, 4, 2, stride=2)",
      f"nn.Conv2dTranspose(8, 4, 2, stride=2, pad_mode='pad', has_bias=True, {HEU}, "
      "bias_init=Uniform(scale=1 / math.sqrt(16)))"),
@@ -74,7 +74,7 @@ PAIRS = [
     ("nn.ModuleList([nn.ReLU()])", "nn.CellList([nn.ReLU()])"),
     ("nn.Parameter(torch.zeros(3), requires_grad=False)", "ms.Parameter(ops.zeros((3,)), requires_grad=False)"),
     ("nn.CrossEntropyLoss(label_smoothing=0.1)", "nn.CrossEntropyLoss(label_smoothing=0.1)"),
-    # MS140 functional
+    # MS002 functional (the functional table)
     ("F.relu(x, inplace=True)", "ops.relu(x)"),
     ("F.softmax(x, dim=-1)", "ops.softmax(x, axis=-1)"),
     ("F.dropout(x, 0.2)", "ops.dropout(x, p=0.2, training=True)"),
@@ -90,7 +90,7 @@ PAIRS = [
     ("nn.InstanceNorm2d(8)", "nn.InstanceNorm2d(8, affine=False)"),
     ("nn.MaxPool1d(3, padding=1)", "nn.MaxPool1d(3, stride=3, pad_mode='pad', padding=1)"),
     ("nn.SELU(inplace=True)", "nn.SeLU()"),
-    # MS150 torch.*
+    # MS001 torch.* (the torch table)
     ("torch.cat([x, y], dim=1)", "ops.cat([x, y], axis=1)"),
     ("torch.flatten(x)", "ops.flatten(x, start_dim=0)"),
     ("torch.flatten(x, 1)", "ops.flatten(x, start_dim=1)"),
@@ -145,7 +145,8 @@ PAIRS = [
      "self.fc.weight.shape, self.fc.weight.dtype))"),
     ("nn.init.zeros_(b)", "b.assign_value(initializer(Zero(), b.shape, b.dtype).init_data())"),
     ("nn.init.constant_(b, 0.5)", "b.assign_value(initializer(Constant(0.5), b.shape, b.dtype).init_data())"),
-    ("nn.init.normal_(w, 0, 0.01)", "w.assign_value(initializer(Normal(mean=0, sigma=0.01), w.shape, w.dtype).init_data())"),
+    ("nn.init.normal_(w, 0, 0.01)",
+     "w.assign_value(initializer(Normal(mean=0, sigma=0.01), w.shape, w.dtype).init_data())"),
 ]
 
 
@@ -171,13 +172,17 @@ def test_no_op_without_torch(before):
 @pytest.mark.parametrize("header,expr,expected", [
     ("from torch import nn\n", "nn.Dropout(0.1)", "nn.Dropout(keep_prob=0.9)"),
     ("import torch.nn as tnn\n", "tnn.Linear(2, 3, bias=False)", f"nn.Dense(2, 3, has_bias=False, {HEU})"),
-    ("from torch.nn import Conv2d as C\n", "C(1, 2, 3, bias=False)", f"nn.Conv2d(1, 2, 3, pad_mode='valid', has_bias=False, {HEU})"),
+    ("from torch.nn import Conv2d as C\n", "C(1, 2, 3, bias=False)",
+     f"nn.Conv2d(1, 2, 3, pad_mode='valid', has_bias=False, {HEU})"),
     ("from torch.nn import functional as fn\n", "fn.softmax(x, 1)", "ops.softmax(x, 1)"),
-    ("import torch.nn.functional as Fn\n", "Fn.dropout(x, p=0.5, training=False)", "ops.dropout(x, p=0.5, training=False)"),
+    ("import torch.nn.functional as Fn\n", "Fn.dropout(x, p=0.5, training=False)",
+     "ops.dropout(x, p=0.5, training=False)"),
     ("import torch as th\n", "th.nn.functional.relu(th.cat([a, b], 0))", "ops.relu(ops.cat([a, b], 0))"),
-    ("from torch.nn import init\n", "init.ones_(w)", "w.assign_value(initializer(One(), w.shape, w.dtype).init_data())"),
+    ("from torch.nn import init\n", "init.ones_(w)",
+     "w.assign_value(initializer(One(), w.shape, w.dtype).init_data())"),
     ("from torch.nn.init import kaiming_uniform_\n", "kaiming_uniform_(w, a=1)",
-     "w.assign_value(initializer(HeUniform(negative_slope=1, mode='fan_in', nonlinearity='leaky_relu'), w.shape, w.dtype).init_data())"),
+     "w.assign_value(initializer(HeUniform(negative_slope=1, mode='fan_in', nonlinearity='leaky_relu'), w.shape, "
+     "w.dtype).init_data())"),
     ("from torch import cat, flatten\n", "flatten(cat(xs, 1), 1)", "ops.flatten(ops.cat(xs, 1), start_dim=1)"),
     ("from torch.nn import BatchNorm2d\n", "BatchNorm2d(4, 1e-3, 0.01)", "nn.BatchNorm2d(4, 1e-3, momentum=0.99)"),
 ])
@@ -229,7 +234,8 @@ def test_every_table_entry_converts_a_plain_call():
             continue
         required = [p.name for p in entry.params or () if p.default is None and not p.star]
         call = f"{name}({', '.join(required)})" if entry.params is not None or entry.rule else name
-        src = f"import torch\nimport torch.nn\nimport torch.nn.init\nimport torch.nn.functional\nimport torch.cuda\ny = {call}\n"
+        src = ("import torch\nimport torch.nn\nimport torch.nn.init\nimport torch.nn.functional\nimport torch.cuda\n"
+               f"y = {call}\n")
         res = convert_source(src)
         assert res.error is None, name
         compile(res.code, name, "exec")
@@ -253,175 +259,6 @@ def test_every_rule_has_an_id_and_a_replace_docstring():
 def test_target_mindspore():
     res = convert_source(f"{HEADER}y = nn.init.zeros_(w)\n", target="mindspore")
     assert "from mindspore.common.initializer import Zero, initializer" in res.code
-
-
-RULE_EXAMPLES = {
-    "device_class": "ok = isinstance(d, torch.device)\n",
-    "linspace_dtype": "x = torch.linspace(0, 1, 5, dtype=torch.float64)\n",
-    "inplace_data_update": "def f(w):\n    w.data *= 0.5\n",
-    "torch_imports": "x = torch.zeros(2)\n",
-    "assumed_cell": "from .blocks import Base\nclass Head(Base):\n    def forward(self, x):\n        return x\n",
-    "forward_to_construct": "class M(nn.Module):\n    def forward(self, x):\n        return x\n",
-    "parameter_names": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                        "        self.bn = nn.BatchNorm2d(2)\n    def forward(self, x):\n"
-                        "        return x * self.bn.weight\n"),
-    "tensor_attribute": "def f(x: torch.Tensor):\n    return x.data, x.device\n",
-    "modules_loop": "for m in self.modules():\n    pass\n",
-    "no_grad": "@torch.no_grad\ndef f(x):\n    return x\n",
-    "grad_mode": "on = torch.is_grad_enabled()\n",
-    "conv2d": "y = nn.Conv2d(1, 2, 3)\n",
-    "conv1d": "y = nn.Conv1d(1, 2, 3)\n",
-    "conv_transpose2d": "y = nn.ConvTranspose2d(1, 2, 3)\n",
-    "conv_fn": "y = F.conv2d(x, w)\n",
-    "dense": "y = nn.Linear(1, 2)\n",
-    "batchnorm": "y = nn.BatchNorm2d(2)\n",
-    "pool": "y = nn.MaxPool2d(2)\n",
-    "functional_pool_stride": "y = F.avg_pool2d(x, 2)\n",
-    "named_tuple_field": "y = torch.max(x, 1).values\n",
-    "norm_p": "y = torch.norm(x, 2, dim=1)\n",
-    "layernorm": "y = nn.LayerNorm(4)\n",
-    "embedding": "y = nn.Embedding(4, 2)\n",
-    "size": "def f(x: torch.Tensor):\n    return x.size()\n",
-    "ndim": "def f(x: torch.Tensor):\n    return x.dim()\n",
-    "numel": "def f(x: torch.Tensor):\n    return x.numel()\n",
-    "identity_method": "def f(x):\n    return x.contiguous()\n",
-    "to": "def f(x):\n    return x.to('cuda')\n",
-    "astype": "def f(x: torch.Tensor):\n    return x.float()\n",
-    "init_call": "nn.init.zeros_(w)\n",
-    "init_uniform": "nn.init.uniform_(w, -1, 1)\n",
-    "tensor_init_method": "m.weight.data.zero_()\n",
-    "device": "d = torch.device('cpu')\n",
-    "false": "ok = torch.cuda.is_available()\n",
-    "save": "torch.save(net.state_dict(), 'x.ckpt')\n",
-    "load_state_dict": "net.load_state_dict(sd)\n",
-    "circular_pad_layer": "y = nn.CircularPad2d(1)\n",
-    "torch_load": "sd = torch.load('m.pt')\n",
-    "unfold_layer": "y = nn.Unfold(3, stride=2)\n",
-    "attention_init": "y = nn.MultiheadAttention(16, 4)\n",
-    "value_free_context": "with torch.backends.cuda.sdp_kernel(enable_math=True):\n    y = x\n",
-    "torch_checkpoint": "sd = torch.hub.load_state_dict_from_url(url, map_location='cpu')\n",
-    "register_buffer": "net.register_buffer('b', torch.ones(1))\n",
-    "train": "net = nn.ReLU()\nnet.eval()\n",
-    "modules_gen": "net = nn.ReLU()\nms_ = list(net.modules())\n",
-    "named_children": "kids = net.named_children()\n",
-    "max_min": "y = torch.max(x)\n",
-    "positional_reduction": "y = torch.sum(x, dim=1)\n",
-    "one_hot": "y = F.one_hot(t, 3)\n",
-    "tensor_ctor": "y = torch.Tensor([1, 2])\n",
-    "type_as": "def f(x):\n    return x.type_as(y)\n",
-    "new_full": "def f(x):\n    return x.new_zeros(2, 3)\n",
-    "view_as": "def f(x):\n    return x.view_as(y)\n",
-    "inplace": "def f(x):\n    x.add_(1)\n",
-    "copy_into": "def f(x):\n    x.copy_(y)\n",
-    "inplace_subscript": "def f(x):\n    x[0].mul_(2)\n",
-    "itemsize": "def f(x):\n    return x.element_size()\n",
-    "named_parameters": "def f(net):\n    return net.named_parameters()\n",
-    "named_buffers": "def f(net):\n    return net.named_buffers()\n",
-    "new_tensor": "def f(x: torch.Tensor):\n    return x.new_tensor([1, 2])\n",
-    "unflatten": "def f(x: torch.Tensor):\n    return x.unflatten(1, (2, 3))\n",
-    "median": "def f(x: torch.Tensor):\n    return x.median()\n",
-    "select": "def f(x: torch.Tensor):\n    return x.select(-2, 0)\n",
-    "requires_grad": "def f(x):\n    return torch.ones(2).requires_grad_()\n",
-    "std_var": "def f(x: torch.Tensor):\n    return x.std(1)\n",
-    "tensor_type": "def f(x):\n    return x.type(torch.float16)\n",
-    "register_parameter": ("class S(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                           "        self.register_parameter('b', None)\n"),
-    "sequential_add_module": ("class S(nn.Sequential):\n    def __init__(self):\n        super().__init__()\n"
-                              "        self.add_module('a', nn.ReLU())\n"),
-    "torch_containers": "s = nn.Sequential()\n",
-    "torch_signature_class": "def block(c, norm_layer=nn.BatchNorm2d):\n    return norm_layer(c, momentum=0.01)\n",
-    "torch_signature_call": "def conv(c, **kw):\n    return nn.Conv2d(c, c, 3, **kw)\n",
-    "torch_name_lookup": "def rnn(kind):\n    assert kind in ('LSTM', 'GRU')\n    return getattr(nn, kind)(4, 8)\n",
-    "forward_keywords": ("class LM(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                         "        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2), 2)\n"
-                         "    def forward(self, x, m):\n        return self.enc(x, mask=m)\n"),
-    "torch_function_value": "act = dict(relu=F.relu)\n",
-    "layer_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.groups\n",
-    "conv_attribute": "def f(m):\n    if isinstance(m, nn.Conv2d):\n        return m.padding\n",
-    "inplace_compare": "def f(x):\n    return x.ge_(0.5)\n",
-    "type_as_dtype": "def f(x, w):\n    return x.type(w.type())\n",
-    "unfold_windows": "def f(x):\n    return x.unfold(1, 2, 1)\n",
-    "parameter_paths": ("class N(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                        "        self.blocks = nn.ModuleList()\n        self.blocks.append(nn.Linear(2, 2))\n"),
-    "module_iterator": "class N(nn.Module):\n    def f(self):\n        return next(self.parameters())\n",
-    "autograd_function": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
-                          "        ctx.save_for_backward(i)\n        return i * 2\n\n    @staticmethod\n"
-                          "    def backward(ctx, g):\n        (i,) = ctx.saved_tensors\n        return g * 2\n"),
-    "conv3d_fn": "y = F.conv3d(x, w, padding=(1, 0, 2))\n",
-    "autograd_function_recompute": ("class S(torch.autograd.Function):\n    @staticmethod\n"
-                                    "    def forward(ctx, i, k=2):\n        ctx.k = k\n        return i * k\n\n"
-                                    "    @staticmethod\n    def backward(ctx, g):\n        return g * ctx.k, None\n"),
-    "function_apply": ("class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, i):\n"
-                       "        return i * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n\n"
-                       "y = S.apply(x)\n"),
-    # rules/torchfn.py
-    "randint": "y = torch.randint(10, (2, 3))\n",
-    "dtype_info": "y = torch.finfo(torch.float16).eps\n",
-    "normal": "y = torch.normal(0.0, 1.0, (2, 3))\n",
-    "bernoulli": "y = torch.bernoulli(p)\n",
-    "var_std": "y = torch.var(x, 1, unbiased=False)\n",
-    "torch_median": "y = torch.median(x)\n",
-    "median": "def f(x: torch.Tensor):\n    return x.median()\n",
-    "named_buffers": "def f(net):\n    return net.named_buffers()\n",
-    "new_tensor": "def f(x: torch.Tensor):\n    return x.new_tensor([1, 2])\n",
-    "unflatten": "def f(x: torch.Tensor):\n    return x.unflatten(1, (2, 3))\n",
-    "aminmax": "y = torch.aminmax(x)\n",
-    "unique": "y = torch.unique(x, return_counts=True)\n",
-    "count_nonzero": "y = torch.count_nonzero(x, 1)\n",
-    "bincount": "y = torch.bincount(x)\n",
-    "einsum": "y = torch.einsum('ij,jk->ik', [a, b])\n",
-    "meshgrid": "y = torch.meshgrid(a, b)\n",
-    "where": "y = torch.where(x > 0)\n",
-    "diag": "y = torch.diag(x)\n",
-    "scatter": "y = torch.scatter(x, 1, i, value=0.5)\n",
-    "svd": "y = torch.linalg.svd(x)\n",
-    "sdpa": "y = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
-    "batch_norm_fn": "y = F.batch_norm(x, m, v)\n",
-    "fold_fn": "y = F.fold(x, 4, 2)\n",
-    "pool1d_fn": "y = F.max_pool1d(x, 2)\n",
-    "conv1d_fn": "y = F.conv1d(x, w, padding=1)\n",
-    "elu_fn": "y = F.elu(x, alpha=0.5)\n",
-    "searchsorted": "y = torch.searchsorted(s, x)\n",
-    "nonzero": "y = torch.nonzero(x, as_tuple=True)\n",
-    "diff": "y = torch.diff(x, n=2)\n",
-    "functional_layer_norm": "y = F.layer_norm(x, (4,))\n",
-    "complex_parts": "def f(x: torch.Tensor):\n    return torch.fft.fft(x).real\n",
-    "private_norm_base": "y = isinstance(m, torch.nn.modules.batchnorm._BatchNorm)\n",
-    "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
-    "distribution": "y = torch.distributions.Categorical(logits=x).entropy()\n",
-    "sparse_coo_dense": "y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
-    "checkpoint_keywords": "y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
-    "foreach": "torch._foreach_mul_(ps, 0.5)\n",
-    "activation_fn": "f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
-    "module_tables": "def f(m):\n    return list(m._modules.values()), len(m._parameters)\n",
-    "layer_attribute_at_run_time": "def f(model):\n    return model.fc.in_features\n",
-    "attention_without_weights": ("class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                                  "        self.attn = nn.MultiheadAttention(8, 2)\n"
-                                  "    def forward(self, x):\n        out, _ = self.attn(x, x, x, need_weights=False)\n"
-                                  "        return out\n"),
-    "pad_value": "def f(x, mode):\n    return F.pad(x, (1, 1), mode, 0.0)\n",
-    "generated_function": "y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
-}
-
-
-RULE_EXAMPLES.update(IMPORT_RULE_EXAMPLES)
-
-
-def _examples():
-    # the layer rules' examples live with their pairs (test_layers_more.py)
-    from tests.migrate.convert.rules.test_layers_more import EXAMPLES
-    return {**RULE_EXAMPLES, **EXAMPLES}
-
-
-@pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.id.startswith(("MS1", "MS3", "MS4"))))
-def test_every_rule_is_exercised(name):
-    """Each registered rewrite rule has an example that produces a change with the rule's ID."""
-    examples = _examples()
-    assert name in examples, f"add an example for rule {name}"
-    res = convert_source(HEADER + examples[name])
-    ids = {c.rule for c in res.changes if c.label != "unsupported"}
-    assert RULES[name].id in ids, (ids, res.code)
-    assert "# migrate:" not in res.code, res.code
 
 
 def test_functional_avg_pool2d_gets_torchs_stride():

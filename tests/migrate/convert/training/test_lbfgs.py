@@ -82,7 +82,8 @@ def test_lbfgs_steps_match_torch_in_float64(tmp_path, options):
 
 def test_a_line_search_is_marked():
     code = convert_source(SCRIPT.replace("OPTIONS", "line_search_fn='strong_wolfe'")).code
-    assert "# migrate: MS902 torch.optim.LBFGS: line_search_fn='strong_wolfe': the generated LBFGS steps by lr only" in code
+    assert ("# migrate: MS902 torch.optim.LBFGS: line_search_fn='strong_wolfe': "
+            "the generated LBFGS steps by lr only") in code
 
 
 def test_a_closure_that_returns_another_value_is_marked():

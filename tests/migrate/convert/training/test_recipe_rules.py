@@ -55,7 +55,7 @@ def test_a_training_checkpoint_saves_nested_state_and_optimizer_state_stays_torc
         opt.load_state_dict(ck["opt"])
         sched.load_state_dict(ck["sched"])
         self.optimizer.load_state_dict(ck["opt"])
-        """)
+        """)  # noqa: E501
 
 
 def test_a_tensor_dataset_of_starred_tensors_is_a_numpy_slices_dataset():
@@ -70,7 +70,7 @@ def test_a_tensor_dataset_of_starred_tensors_is_a_numpy_slices_dataset():
             return torch.tensor(rng.standard_normal((n, 3)).astype(np.float32)), torch.arange(n), torch.ones(n)
 
         rows = [tuple(float(v.sum()) for v in batch) for batch in DataLoader(TensorDataset(*make_data(7)), batch_size=3)]
-        """)
+        """)  # noqa: E501
     res = convert_source(src)
     assert "NumpySlicesDataset(tuple(t.asnumpy() for t in make_data(7)), shuffle=False)" in res.code, res.code
     assert "# migrate" not in res.code and convert_source(res.code).code == res.code

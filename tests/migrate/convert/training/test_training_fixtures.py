@@ -77,6 +77,7 @@ def test_every_fixture_is_listed():
     assert set(FIXTURES) >= {"mlp_adamw", "mnist_cnn", "cifar_cnn", "gradscaler", "train_fn"}
 
 
+@pytest.mark.time_limit(1500)  # the first to use `runs` waits for two children of up to 600 s
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_converts_without_markers(name, runs):
     res = runs[name][0]
@@ -90,6 +91,7 @@ def test_fixture_converts_without_markers(name, runs):
     assert convert_source(res.code).code == res.code  # converting the output changes nothing
 
 
+@pytest.mark.time_limit(1500)  # the first to use `runs` waits for two children of up to 600 s
 @pytest.mark.parametrize("name", FIXTURES)
 def test_fixture_losses_match_torch(name, runs):
     _, want, got = runs[name]

@@ -16,7 +16,8 @@ GOLDEN = sorted((HERE / "expected").glob("*.out.py"))
 
 
 def test_new_fixtures_have_golden_outputs():
-    assert {"sampler_branches", "manual_sgd", "grad_smoke", "accumulation_loop", "trainer_attr_loss", "gan_two_steps", "param_groups", "grad_penalty_chain"} <= {g.name[:-len(".out.py")] for g in GOLDEN}
+    assert {"sampler_branches", "manual_sgd", "grad_smoke", "accumulation_loop", "trainer_attr_loss", "gan_two_steps",
+            "param_groups", "grad_penalty_chain"} <= {g.name[:-len(".out.py")] for g in GOLDEN}
 
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=lambda p: p.name)

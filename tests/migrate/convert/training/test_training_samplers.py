@@ -36,7 +36,7 @@ def test_sampler_bound_in_two_branches_is_passed_on():
                 if args.distributed:
                     pass
             return loader
-        """)
+        """)  # noqa: E501
     assert res.unsupported == 0
     assert convert_source(res.code).code == res.code
 
@@ -47,7 +47,7 @@ def test_validation_loader_is_sharded_only_when_its_sampler_is():
         def val(args, ds):
             val_sampler = torch.utils.data.distributed.DistributedSampler(ds, shuffle=False) if args.distributed else None
             return torch.utils.data.DataLoader(ds, batch_size=8, shuffle=False, sampler=val_sampler)
-        """)).code
+        """)).code  # noqa: E501
     assert "shuffle=False if val_sampler is None else None, sampler=val_sampler" in got
     assert "num_shards=ms.communication.get_group_size()" in got.split("return")[0]  # in the sampler only
     assert "num_shards" not in got.split("return")[1]
@@ -66,7 +66,7 @@ def test_a_name_rebound_after_a_sampler_keeps_every_assignment():
         s = ms.dataset.DistributedSampler(num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True)  # one shard per rank
         s = 3
         print(s)
-        """)
+        """)  # noqa: E501
 
 
 def test_a_sampler_read_elsewhere_is_kept():
@@ -93,7 +93,7 @@ def test_a_sampler_read_only_by_its_loader_is_folded():
         loader = ms.dataset.GeneratorDataset(ds, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False).batch(4)
         for epoch in range(2):
             pass
-        """)
+        """)  # noqa: E501
 
 
 def test_a_kept_sampler_over_a_tensor_dataset_bound_to_a_name_is_marked():

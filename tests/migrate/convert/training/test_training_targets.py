@@ -8,7 +8,7 @@ from migrate import convert_source
 from tests.migrate.convert.helpers import body, check
 
 
-def rules_of(res, prefix=("MS2", "MS95")):
+def rules_of(res, prefix=("MS020", "MS2", "MS95")):  # the training table, its rules, markers
     return [c.rule for c in res.changes if c.rule.startswith(prefix)]
 
 
@@ -68,7 +68,7 @@ def test_hand_written_updates_under_no_grad_with_gradient_clearing():
             # plain SGD
             for w, w_grad in zip(net.trainable_params(), grads):
                 w.set_data(w - (0.1 * w_grad))
-        """)
+        """)  # noqa: E501
 
 
 def test_update_loops_over_two_networks_are_marked():

@@ -12,7 +12,7 @@ PAIRS = {
         t = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,), inplace=True)])
         ''', '''
         t = ms.dataset.transforms.Compose([ms.dataset.vision.ToTensor(), ms.dataset.vision.Normalize((0.5,), (0.5,), is_hwc=False)])
-        '''),
+        '''),  # noqa: E501
     "aliased module, loader over a name": ('''
         import torchvision.datasets as dset
         ds = dset.MNIST(root="x", download=True)
@@ -42,7 +42,7 @@ PAIRS = {
             # migrate: MS901 ImageFolder decodes image files (PIL in torchvision); use ms.dataset.ImageFolderDataset(root, decode=True) with MindSpore's vision ops by hand: its class order and decoded pixels are MindSpore's
             ds = datasets.ImageFolder("y")
         loader = DataLoaderTorch(ds, batch_size=4)
-        '''),
+        '''),  # noqa: E501
     "lambda": ('''
         import torchvision.transforms as T
         t = T.Lambda(lambda x: torch.flatten(x))
@@ -58,7 +58,8 @@ PAIRS = {
     "data_parallel": ('''
         def f(main, x, a, b, kw):
             return nn.parallel.data_parallel(main, x, range(2)), nn.parallel.data_parallel(main, (a, b), None, module_kwargs=kw)
-        ''', '''
+        ''',  # noqa: E501
+        '''
         def f(main, x, a, b, kw):
             return main(x), main(a, b, **kw)
         '''),
@@ -84,13 +85,15 @@ def test_pair(name):
     ("import torchvision.transforms as T\nt = T.Resize(64)\n", "Resize interpolates other pixels"),
     ("import torchvision.transforms as T\nt = T.CenterCrop(64)\n", "CenterCrop places the crop differently"),
     ("from torchvision import datasets\nd = datasets.LSUN('x', classes=['bedroom_train'])\n", "LSUN reads an LMDB"),
-    ("from torchvision import datasets\nd = datasets.MNIST('x')\ny = d.targets\n", "read as torchvision's object (.targets)"),
-    ("from torchvision import datasets\nd = datasets.MNIST('x')\nfirst = d[0]\n", "read as torchvision's object (indexing)"),
+    ("from torchvision import datasets\nd = datasets.MNIST('x')\ny = d.targets\n",
+     "read as torchvision's object (.targets)"),
+    ("from torchvision import datasets\nd = datasets.MNIST('x')\nfirst = d[0]\n",
+     "read as torchvision's object (indexing)"),
     ("from torchvision import datasets\nd = datasets.MNIST('x')\nn = len(d)\n", "read as torchvision's object (len())"),
 ])
 def test_what_stays_marked_says_why(code, reason):
     out = after(code)
-    assert f"# migrate: MS901" in out and reason in out, out
+    assert "# migrate: MS901" in out and reason in out, out
 
 
 def test_download_is_noted_in_the_report():
