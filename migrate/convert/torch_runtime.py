@@ -272,6 +272,16 @@ def _torch_no_cuda(name, *args, **kwargs):
                        f"ms.set_context(device_target=...)).")
 
 
+def _torch_home(*parts):
+    """torch's home directory joined with ``parts``: $TORCH_HOME, else $XDG_CACHE_HOME/torch,
+    else ~/.cache/torch (torch.hub._get_torch_home(); torch.hub.get_dir() is _torch_home('hub')).
+
+    A path computation: torch need not be installed."""
+    import os
+    cache = os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache"))
+    return os.path.join(os.path.expanduser(os.environ.get("TORCH_HOME", os.path.join(cache, "torch"))), *parts)
+
+
 class _TorchLayerAttrs:
     """torch's layer attributes of a layer (``_TorchLayerAttrs(model.fc).in_features``): the
     layer's own when it has one (a user's class, a torch-signature layer), else the MindSpore
@@ -313,7 +323,7 @@ HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, 
                                        _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
                                        _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
-                                       _torch_seed, _torch_to, _torch_no_cuda, _TorchLayerAttrs)}
+                                       _torch_seed, _torch_to, _torch_no_cuda, _torch_home, _TorchLayerAttrs)}
 
 
 def helper_source(name: str) -> str:

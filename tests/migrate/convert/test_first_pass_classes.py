@@ -86,3 +86,37 @@ def test_a_1d_convolutions_geometry_read_through_an_untyped_path_is_torchs():
     assert namespace["f"](conv)[:3] == (torch_conv.kernel_size, torch_conv.stride, torch_conv.dilation)
     assert namespace["_TorchLayerAttrs"](namespace["Own"]()).kernel_size == 5  # a user's own attribute
     assert namespace["_TorchLayerAttrs"](dense).in_features == 4
+
+
+def test_registrations_with_torchs_machinery_at_import_go():
+    code = ("torch._C._log_api_usage_once('pkg')\n"
+            "@torch.onnx.symbolic_helper.parse_args('v', 'f')\ndef sym(g, x, a):\n    return x\n"
+            "torch.onnx.register_custom_op_symbolic('pkg::op', sym, 11)\n"
+            "@torch.library.register_fake('pkg::op')\ndef fake(x):\n    return x\n"
+            "@torch.compiler.disable(recursive=False)\ndef g(x):\n    return x\n"
+            "torch.fx.wrap('g')\n"
+            "handle = torch.onnx.register_custom_op_symbolic('pkg::op', sym, 11)\n"
+            "@parse_args('v')\ndef own(x):\n    return x\n")
+    out = convert_source(HEAD + code).code
+    assert "def sym(g, x, a):\n    return x\ndef fake(x):\n    return x\ndef g(x):\n    return x\n" in out
+    for gone in ("_log_api_usage_once", "parse_args('v', 'f')", "register_fake", "compiler", "fx.wrap", "'g'\n"):
+        assert gone not in out, gone
+    # a registration's value has no counterpart: marked; a decorator not torch's stays
+    assert "# migrate: MS901" in out and "handle = torch.onnx.register_custom_op_symbolic" in out
+    assert "@parse_args('v')\ndef own(x):" in out
+
+
+@pytest.mark.parametrize("env", [{}, {"TORCH_HOME": "~/th"}, {"XDG_CACHE_HOME": "/tmp/xdg"}])
+def test_torchs_home_directory_is_computed_without_torch(env, monkeypatch):
+    for name in ("TORCH_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = "from torch.hub import _get_torch_home\nroot = _get_torch_home()\nhub = torch.hub.get_dir()\n"
+    assert "root = _torch_home()\nhub = _torch_home('hub')\n" in convert_source(HEAD + code, target="mindspore").code
+    out = convert_source(HEAD + code).code
+    assert "root = _torch_home()\nhub = ms.hub.get_dir()\n" in out and "from torch" not in out
+    namespace = {}
+    exec(out, namespace)  # noqa: S102 (running the converted code is the test)
+    assert namespace["root"] == torch.hub._get_torch_home()
+    assert namespace["hub"] == torch.hub.get_dir()
