@@ -120,3 +120,12 @@ def test_torchs_home_directory_is_computed_without_torch(env, monkeypatch):
     exec(out, namespace)  # noqa: S102 (running the converted code is the test)
     assert namespace["root"] == torch.hub._get_torch_home()
     assert namespace["hub"] == torch.hub.get_dir()
+
+
+def test_a_layer_list_built_in_a_local_types_its_items_unless_it_grows():
+    code = ("class P(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+            "        pe = [nn.Embedding(1, d) for _ in range(2)]\n        self.pe = nn.ModuleList(pe)\n"
+            "        grown = [nn.Embedding(1, d)]\n        grown.append(nn.Linear(d, d))\n"
+            "        self.grown = nn.ModuleList(grown)\n"
+            "    def forward(self, x):\n        return x + self.pe[1].weight + self.grown[0].weight\n")
+    assert "return x + self.pe[1].embedding_table + self.grown[0].weight" in body(code)
