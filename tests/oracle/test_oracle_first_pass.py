@@ -17,12 +17,22 @@ MODEL = textwrap.dedent('''
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
+    from torch.hub import _get_torch_home
+    try:
+        import torch.fft as new_fft
+    except ImportError:
+        new_fft = None
 
     INPUT_SHAPE = (2, 3, 12)
+    DATA_ROOT = _get_torch_home()
+    torch._C._log_api_usage_once("first_pass")
 
 
     def parametrize(module):
         return module
+
+
+    torch.fx.wrap("parametrize")
 
 
     class Smoother(nn.Module):
@@ -41,6 +51,8 @@ MODEL = textwrap.dedent('''
             assert isinstance(self.conv, nn.modules.conv._ConvNd)
             self.pad_mode = pad_mode
             self.pe = nn.ModuleList([nn.Embedding(1, 4) for _ in range(2)])
+            corners = [nn.Embedding(1, 4), nn.Embedding(1, 4)]
+            self.corners = nn.ModuleList(corners)
             self.attn = nn.MultiheadAttention(4, 2, batch_first=True)
 
         def forward(self, x):
@@ -50,7 +62,9 @@ MODEL = textwrap.dedent('''
             x = F.pad(x, (total, 0), self.pad_mode, 0.0)
             h = Smoother().to(x)(self.conv(x)).transpose(1, 2) + self.pe[1].weight
             out, _ = self.attn(h, h, h, need_weights=False)
-            return out
+            if new_fft is not None:  # a smoothing of the time axis through its spectrum
+                out = new_fft.irfft(new_fft.rfft(out, dim=1) * 0.5, out.shape[1], dim=1)
+            return out + self.corners[1].weight
 
 
     def make_model():

@@ -129,3 +129,39 @@ def test_a_layer_list_built_in_a_local_types_its_items_unless_it_grows():
             "        self.grown = nn.ModuleList(grown)\n"
             "    def forward(self, x):\n        return x + self.pe[1].weight + self.grown[0].weight\n")
     assert "return x + self.pe[1].embedding_table + self.grown[0].weight" in body(code)
+
+
+FFT_PROBE = '''try:
+    import torch.fft as new_fft
+except ImportError:
+    new_fft = None
+
+
+def fft_conv(x, w):
+    """Circular convolution of the last axis through the new FFT module (torch.rfft before 1.7)."""
+    if new_fft is None:
+        return torch.irfft(torch.rfft(x, 1) * torch.rfft(w, 1), 1, signal_sizes=(x.shape[-1],))
+    z = torch.view_as_real(new_fft.rfft(x, dim=-1))
+    zw = torch.view_as_real(new_fft.rfft(w, dim=-1))
+    prod = torch.stack([z[..., 0] * zw[..., 0] - z[..., 1] * zw[..., 1],
+                        z[..., 0] * zw[..., 1] + z[..., 1] * zw[..., 0]], -1)
+    return new_fft.irfft(torch.view_as_complex(prod), x.shape[-1], dim=-1)
+'''
+
+
+def test_a_torch_module_probed_for_none_is_present_and_its_fft_matches_torch():
+    out = convert_source(HEAD + FFT_PROBE).code
+    assert "    if False:\n        # migrate: MS901 torch.rfft has no mapping\n" in out and "return ops.irfft(" in out
+    assert "import torch.fft" not in out and "is None" not in out.split("def fft_conv")[1]
+    namespace = {}
+    exec(out, namespace)  # noqa: S102 (running the converted code is the test)
+    torch_namespace = {"torch": torch}
+    exec(FFT_PROBE, torch_namespace)  # noqa: S102
+    rng = np.random.RandomState(0)
+    x, w = rng.randn(2, 3, 10).astype(np.float32), rng.randn(3, 10).astype(np.float32)
+    want = torch_namespace["fft_conv"](torch.from_numpy(x), torch.from_numpy(w)).numpy()
+    got = namespace["fft_conv"](ms.Tensor(x), ms.Tensor(w)).asnumpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # sums of 10 float32 products
+    # a name bound to something else is no probe
+    assert "if m is None:" in convert_source(HEAD + "def f(m=None):\n    if m is None:\n        return 1\n").code
