@@ -184,6 +184,15 @@ def _torch_sizes(*sizes):
     return tuple(sizes)
 
 
+def _torch_repeat(obj, *sizes):
+    """torch's ``x.repeat(*sizes)`` on a value the converter could not type: a tensor is tiled
+    (torch's repeat is NumPy's tile; MindSpore 2.10's Tensor.repeat has no CPU kernel for it), any
+    other object calls its own ``repeat``."""
+    if not (hasattr(obj, "tile") and hasattr(obj, "asnumpy")):
+        return obj.repeat(*sizes)
+    return obj.tile(tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes)
+
+
 def _torch_train(obj, *mode):
     """torch's ``m.train()`` / ``m.train(mode)`` on a value the converter could not type: a
     Cell's ``set_train(mode)`` (which returns the cell, as torch's train does); any other object's
@@ -322,7 +331,7 @@ LAYER_GEOMETRY = _TorchLayerAttrs.GEOMETRY
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_sizes, _torch_train, _torch_eval, _TorchGenerator,
+                                       _torch_size, _torch_sizes, _torch_repeat, _torch_train, _torch_eval, _TorchGenerator,
                                        _torch_seed, _torch_to, _torch_no_cuda, _torch_home, _TorchLayerAttrs)}
 
 

@@ -165,3 +165,23 @@ def test_a_torch_module_probed_for_none_is_present_and_its_fft_matches_torch():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # sums of 10 float32 products
     # a name bound to something else is no probe
     assert "if m is None:" in convert_source(HEAD + "def f(m=None):\n    if m is None:\n        return 1\n").code
+
+
+def test_repeat_on_an_untyped_receiver_tiles_a_tensor_as_torch_does():
+    code = ("def gauss(size):\n    return torch.arange(size, dtype=torch.float32).reshape(1, 1, -1)\n"
+            "def f(x, win, reps, own):\n    w = gauss(3).repeat([x.shape[1], 1] + [1])\n"
+            "    return w, win.repeat(2, 1, 1), win.repeat(*reps), own.repeat(2)\n"
+            "class Own:\n    def repeat(self, n):\n        return ['own'] * n\n")
+    out = convert_source(HEAD + code).code
+    assert "w = _torch_repeat(gauss(3), [x.shape[1], 1] + [1])" in out
+    assert "return w, _torch_repeat(win, 2, 1, 1), _torch_repeat(win, *reps), _torch_repeat(own, 2)" in out
+    namespace, torch_namespace = {}, {"torch": torch}
+    exec(out, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(code, torch_namespace)  # noqa: S102
+    x = np.zeros((2, 4, 3), np.float32)
+    win = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = namespace["f"](ms.Tensor(x), ms.Tensor(win), (1, 2), namespace["Own"]())
+    want = torch_namespace["f"](torch.from_numpy(x), torch.from_numpy(win), (1, 2), torch_namespace["Own"]())
+    for g, w in zip(got[:3], want[:3]):
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+    assert got[3] == want[3] == ["own", "own"]
