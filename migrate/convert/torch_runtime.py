@@ -331,7 +331,8 @@ LAYER_GEOMETRY = _TorchLayerAttrs.GEOMETRY
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_sizes, _torch_repeat, _torch_train, _torch_eval, _TorchGenerator,
+                                       _torch_size, _torch_sizes, _torch_repeat, _torch_train, _torch_eval,
+                                       _TorchGenerator,
                                        _torch_seed, _torch_to, _torch_no_cuda, _torch_home, _TorchLayerAttrs)}
 
 
@@ -879,6 +880,57 @@ def _torch_table_dtype(cell, dtype):
     return cell
 '''
 
+_WEIGHT_NORM = '''
+def _torch_weight_norm(module, name="weight", dim=0):
+    """torch.nn.utils.weight_norm on a Cell (MindSpore 2.10 has none): the Parameter ``name``
+    becomes ``<name>_g`` (its norm over every axis but ``dim``; None: all axes) and ``<name>_v``
+    (the direction), and ``name`` is g * v / ||v||, recomputed before every call."""
+    def norm(v):
+        if dim is None:
+            return ops.sqrt(ops.sum(v * v))
+        return ops.sqrt(ops.sum(v * v, tuple(a for a in range(v.ndim) if a != dim % v.ndim), keepdim=True))
+
+    def recompute(cell, inputs=None):
+        v = getattr(cell, name + "_v")
+        object.__setattr__(cell, name, v * (getattr(cell, name + "_g") / norm(v)))
+
+    weight = getattr(module, name, None)
+    if not isinstance(weight, ms.Parameter):
+        raise TypeError(f"For 'weight_norm', '{name}' must be a Parameter of the cell, but got "
+                        f"{type(weight).__name__}.")
+    data = ms.Tensor(weight.asnumpy())
+    delattr(module, name)
+    setattr(module, name + "_g", ms.Parameter(norm(data), name=weight.name + "_g"))
+    setattr(module, name + "_v", ms.Parameter(data, name=weight.name + "_v"))
+    recompute(module)
+    module.register_forward_pre_hook(recompute)
+    return module
+'''
+
+_ROLL = '''
+def _torch_roll(input, shifts, dims=None):
+    """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
+    each axis of ``dims`` shifted by its ``shifts``; without dims, the flattened tensor."""
+    if dims is None:
+        return _torch_roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"For 'roll', 'shifts' and 'dims' must have the same length, but got "
+                         f"{len(shifts)} and {len(dims)}.")
+    out = input
+    for shift, dim in zip(shifts, dims):
+        n = out.shape[dim]
+        k = shift % n if n else 0
+        if k:
+            index = [slice(None)] * out.ndim
+            index[dim] = slice(n - k, None)
+            tail = out[tuple(index)]
+            index[dim] = slice(0, n - k)
+            out = ops.cat((tail, out[tuple(index)]), dim)
+    return out
+'''
+
 _LINSPACE = '''
 def _torch_linspace(start, end, steps, dtype=None):
     """torch.linspace(start, end, steps, dtype=dtype): computed in float64 for float64 (else in
@@ -912,7 +964,8 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
-                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE}
+                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE, "_torch_roll": _ROLL,
+                 "_torch_weight_norm": _WEIGHT_NORM}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),
          "TorchModuleDict": ("_TorchSignature",),

@@ -29,7 +29,7 @@ MODEL = textwrap.dedent('''
 
 
     def parametrize(module):
-        return module
+        return torch.nn.utils.weight_norm(module)
 
 
     torch.fx.wrap("parametrize")
@@ -64,7 +64,7 @@ MODEL = textwrap.dedent('''
             out, _ = self.attn(h, h, h, need_weights=False)
             if new_fft is not None:  # a smoothing of the time axis through its spectrum
                 out = new_fft.irfft(new_fft.rfft(out, dim=1) * 0.5, out.shape[1], dim=1)
-            return out + self.corners[1].weight
+            return torch.roll(out, shifts=(1, -1), dims=(1, 2)) + self.corners[1].weight
 
 
     def make_model():

@@ -280,6 +280,24 @@ def einsum(edit) -> None:
     edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
+@argument_rule("MS330", "roll", needs=["_torch_roll"], examples=[
+    ("y = torch.roll(x, 1, 0)\n",
+     "y = ops.roll(x, 1, 0)\n"),
+])
+def roll(edit) -> None:
+    """Replace torch.roll(x, s, d) / x.roll(s, d) with ops.roll / x.roll, or with --target
+    mindspore with _torch_roll(x, s, d), slices joined by ops.cat (MindSpore 2.10's CPU backend
+    has no Roll kernel)."""
+    if edit.converter.facts.target_name != "mindspore":
+        return
+    x = edit.method_receiver if edit.entry.torch.startswith("Tensor.") else edit.bound["input"]
+    args = [cst.Arg(x), cst.Arg(edit.bound["shifts"])]
+    if edit.bound.get("dims") is not None:
+        args.append(cst.Arg(edit.bound["dims"]))
+    edit.worse("transformed", "MindSpore 2.10's CPU backend has no Roll kernel: _torch_roll joins slices")
+    edit.result = cst.Call(cst.Name(edit.helper("_torch_roll")), args)
+
+
 @argument_rule("MS311", "meshgrid", examples=[
     ("y = torch.meshgrid(a, b)\n",
      "y = ops.meshgrid(a, b, indexing='ij')\n"),

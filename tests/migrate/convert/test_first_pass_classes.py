@@ -185,3 +185,60 @@ def test_repeat_on_an_untyped_receiver_tiles_a_tensor_as_torch_does():
     for g, w in zip(got[:3], want[:3]):
         np.testing.assert_array_equal(g.asnumpy(), w.numpy())
     assert got[3] == want[3] == ["own", "own"]
+
+
+@pytest.mark.parametrize("call", ["torch.roll(x, shifts=(s, 1), dims=(1, 2))", "x.roll(2, 1)", "torch.roll(x, 3)",
+                                  "x.roll(-1, dims=-1)", "torch.roll(x, (0, -7), (0, 2))"])
+def test_roll_for_mindspore_joins_slices_as_torch_rolls(call):
+    code = f"def f(x: torch.Tensor, s):\n    return {call}\n"
+    assert "ops.roll(" in convert_source(HEAD + code).code or ".roll(" in convert_source(HEAD + code).code
+    out = convert_source(HEAD + code, target="mindspore").code
+    assert "return _torch_roll(x, " in out and "import mindspore" in out
+    # the generated function runs on ms_core too: it is the code MindSpore gets, over the same ops
+    namespace = {}
+    exec(out.replace("import mindspore as ms", "import ms_core as ms")  # noqa: S102
+         .replace("from mindspore import", "from ms_core import"), namespace)
+    x = np.arange(2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
+    want = eval(call, {"torch": torch, "x": torch.from_numpy(x), "s": -4}).numpy()  # noqa: S307
+    np.testing.assert_array_equal(namespace["f"](ms.Tensor(x), -4).asnumpy(), want)
+
+
+WEIGHT_NORM = '''from torch.nn.utils import weight_norm
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = weight_norm(nn.Conv1d(2, 3, 3))
+        self.fc = nn.utils.weight_norm(nn.Linear(3, 4), dim=None)
+
+    def forward(self, x):
+        return self.fc(self.conv(x).mean(-1))
+'''
+
+
+def test_weight_norm_for_mindspore_is_generated_and_computes_torchs_reparametrisation():
+    out = convert_source(HEAD + WEIGHT_NORM, target="mindspore").code
+    assert "self.conv = _torch_weight_norm(nn.Conv1d(" in out and "math.sqrt(3))), dim=None)" in out
+    assert "# migrate: MS9" in convert_source(HEAD + "def f(m):\n    return torch.nn.utils.remove_weight_norm(m)\n",
+                                              target="mindspore").code
+    # the generated function over ms_core's ops: torch's outputs, with torch's g and v
+    namespace = {}
+    exec(out.replace("import mindspore as ms", "import ms_core as ms")  # noqa: S102
+         .replace("from mindspore", "from ms_core"), namespace)
+    cell = namespace["Net"]()
+    torch.manual_seed(0)
+    net = torch_namespace_net()
+    params = dict(cell.parameters_and_names())
+    assert sorted(params) == ["conv.bias", "conv.weight_g", "conv.weight_v", "fc.bias", "fc.weight_g", "fc.weight_v"]
+    for name, p in net.named_parameters():
+        params[name].set_data(ms.Tensor(p.detach().numpy().reshape(params[name].shape)))
+    x = np.random.RandomState(0).randn(2, 2, 7).astype(np.float32)
+    want = net(torch.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def torch_namespace_net():
+    namespace = {}
+    exec(HEAD + WEIGHT_NORM, namespace)  # noqa: S102
+    return namespace["Net"]()
