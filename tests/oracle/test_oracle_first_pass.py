@@ -54,6 +54,7 @@ MODEL = textwrap.dedent('''
             corners = [nn.Embedding(1, 4), nn.Embedding(1, 4)]
             self.corners = nn.ModuleList(corners)
             self.attn = nn.MultiheadAttention(4, 2, batch_first=True)
+            self.logit_scale = nn.Parameter(torch.ones([]) * 2.0)
 
         def forward(self, x):
             if x.device.type == "mps":
@@ -64,7 +65,7 @@ MODEL = textwrap.dedent('''
             out, _ = self.attn(h, h, h, need_weights=False)
             if new_fft is not None:  # a smoothing of the time axis through its spectrum
                 out = new_fft.irfft(new_fft.rfft(out, dim=1) * 0.5, out.shape[1], dim=1)
-            return torch.roll(out, shifts=(1, -1), dims=(1, 2)) + self.corners[1].weight
+            return torch.roll(out, shifts=(1, -1), dims=(1, 2)) * self.logit_scale + self.corners[1].weight
 
 
     def make_model():

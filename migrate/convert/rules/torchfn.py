@@ -298,6 +298,24 @@ def roll(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper("_torch_roll")), args)
 
 
+@argument_rule("MS331", "empty_shape_factory", examples=[
+    ("y = torch.zeros(2, 3)\n",
+     "y = ops.zeros((2, 3))\n"),
+])
+def empty_shape_factory(edit) -> None:
+    """Replace torch.zeros(()) / torch.ones(s) with ops.zeros(()), or with --target mindspore
+    ops.zeros((), dtype=ms.float32) where the shape may be empty and no dtype is given (MindSpore
+    2.10's CPU Zeros/Ones kernels refuse a 0-d shape without one; float32 is torch's default)."""
+    if edit.converter.facts.target_name != "mindspore" or code_of(edit.value("dtype")) != "None":
+        return
+    size = next((item[1] for item in edit.out if item[0] == "size"), None)
+    if isinstance(size, (cst.Tuple, cst.List)) and size.elements:
+        return  # a shape of one or more axes: MindSpore's default dtype is float32 too
+    edit.converter.output.used.add("ms")
+    edit.set("dtype", "ms.float32")
+    edit.note("dtype=ms.float32 given: MindSpore 2.10's CPU kernel refuses a 0-d shape without a dtype")
+
+
 @argument_rule("MS311", "meshgrid", examples=[
     ("y = torch.meshgrid(a, b)\n",
      "y = ops.meshgrid(a, b, indexing='ij')\n"),

@@ -242,3 +242,20 @@ def torch_namespace_net():
     namespace = {}
     exec(HEAD + WEIGHT_NORM, namespace)  # noqa: S102
     return namespace["Net"]()
+
+
+def test_a_factory_whose_shape_may_be_empty_gets_torchs_default_dtype_for_mindspore():
+    code = ("def f(s):\n"
+            "    return torch.ones([]), torch.zeros(s), torch.ones(2, 3), torch.zeros((), dtype=torch.int64)\n")
+    out = convert_source(HEAD + code, target="mindspore").code
+    assert ("return ops.ones([], dtype=ms.float32), ops.zeros(s, dtype=ms.float32), ops.ones((2, 3)), "
+            "ops.zeros((), dtype=ms.int64)") in out and "import mindspore as ms" in out
+    assert "return ops.ones([]), ops.zeros(s), ops.ones((2, 3)), " in convert_source(HEAD + code).code
+    namespace = {}
+    exec(out.replace("import mindspore as ms", "import ms_core as ms")  # noqa: S102
+         .replace("from mindspore", "from ms_core"), namespace)
+    got = namespace["f"](())
+    want = (torch.ones([]), torch.zeros(()), torch.ones(2, 3), torch.zeros((), dtype=torch.int64))
+    for g, w in zip(got, want):
+        assert g.shape == tuple(w.shape) and str(g.dtype).lower().endswith(str(w.dtype).split(".")[1])
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())
