@@ -84,7 +84,8 @@ META = "_TorchSignature"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NONE_APPENDED = re.compile(r"\.(?:append|insert)\([^\n]*\bNone\b|ModuleList\(\s*\[[^\]]*\bNone\b")
 # containers whose torch-signature class is a template, and the ones that stay plain
-_CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList"}
+_CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList",
+               "torch.nn.ModuleDict": "TorchModuleDict"}
 # torch callables whose run-time signature is a hand-written template (their static rules read
 # facts the converter learnt about the file, which run time does not have)
 _FUNCTION_TEMPLATES = {"torch.utils.data.DataLoader": "DataLoaderTorch",

@@ -22,7 +22,12 @@ from .arguments import (
     torch_pool_padding,
 )
 from .backend import TARGET, init, ms, nn, ops
-from .containers import TorchModuleList, TorchParameterList, TorchSequential
+from .containers import (
+    TorchModuleDict,
+    TorchModuleList,
+    TorchParameterList,
+    TorchSequential,
+)
 from .einops import (
     EinopsRearrange,
     EinopsReduce,
@@ -2413,6 +2418,13 @@ def torch_inverse(input, out=None):
     return ops.inverse(input)
 
 
+def torch_irfft(input, n=None, dim=-1, norm=None, out=None):
+    """torch.fft.irfft's signature over its MindSpore translation."""
+    if out is not None:
+        raise ValueError("For 'irfft' (torch signature), out other than None is not supported: out=.")
+    return ops.irfft(input, n, dim, norm)
+
+
 def torch_isin(elements, test_elements, assume_unique=False, invert=False):
     """torch.isin's signature over its MindSpore translation."""
     if invert is not False:
@@ -3500,7 +3512,7 @@ TORCH_NN = {
     'MaxUnpool3d': nn.MaxUnpool3d,
     'Mish': TorchMish,
     'Module': nn.Cell,
-    'ModuleDict': nn.CellDict,
+    'ModuleDict': TorchModuleDict,
     'ModuleList': TorchModuleList,
     'MultiLabelSoftMarginLoss': TorchMultiLabelSoftMarginLoss,
     'MultiMarginLoss': TorchMultiMarginLoss,

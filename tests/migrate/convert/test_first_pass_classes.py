@@ -259,3 +259,42 @@ def test_a_factory_whose_shape_may_be_empty_gets_torchs_default_dtype_for_mindsp
     for g, w in zip(got, want):
         assert g.shape == tuple(w.shape) and str(g.dtype).lower().endswith(str(w.dtype).split(".")[1])
         np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+
+
+GETTER = '''from collections import OrderedDict
+
+
+class Getter(nn.ModuleDict):
+    """torchvision's IntermediateLayerGetter: a ModuleDict subclass whose values are containers."""
+
+    def __init__(self, model):
+        super().__init__(OrderedDict(model.named_children()))
+
+    def forward(self, x):
+        out = []
+        for name, module in self.items():
+            x = module(x)
+            out.append(x)
+        return out
+
+
+def make():
+    return Getter(nn.Sequential(nn.Sequential(nn.Linear(3, 4), nn.ReLU()), nn.Linear(4, 2)))
+'''
+
+
+def test_a_module_dict_subclass_holding_containers_is_torchs_module_dict():
+    out = convert_source(HEAD + GETTER).code
+    assert "class Getter(TorchModuleDict):" in out
+    namespace, torch_namespace = {}, {}
+    exec(out, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(HEAD + GETTER, torch_namespace)  # noqa: S102
+    cell, net = namespace["make"](), torch_namespace["make"]()
+    params = dict(cell.parameters_and_names())
+    names = {"0.0.weight": "0.0.weight", "0.0.bias": "0.0.bias", "1.weight": "1.weight", "1.bias": "1.bias"}
+    assert sorted(params) == sorted(names)
+    for name, p in net.named_parameters():
+        params[names[name]].set_data(ms.Tensor(p.detach().numpy()))
+    x = np.random.RandomState(0).randn(2, 3).astype(np.float32)
+    for got, want in zip(cell(ms.Tensor(x)), net(torch.from_numpy(x))):
+        np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
