@@ -84,8 +84,11 @@ def _arguments(draw, entry, multiline_comments=None):
     else:
         by_keyword = False
         for p in params:
+            if p.kwargs:
+                continue  # **kwargs: the unknown keyword below stands for it
             if p.star:
-                args += [draw(st.sampled_from(["2", "3", "n", "4"])) for _ in range(draw(st.integers(0, 3)))]
+                if not by_keyword:  # positional values never follow a keyword
+                    args += [draw(st.sampled_from(["2", "3", "n", "4"])) for _ in range(draw(st.integers(0, 3)))]
                 by_keyword = True
                 continue
             if p.default is None and not by_keyword:
