@@ -184,6 +184,18 @@ def _torch_sizes(*sizes):
     return tuple(sizes)
 
 
+def _torch_stride(x, dim=None):
+    """torch's ``x.stride()`` as converted code reads it: the strides of x's contiguous
+    (row-major) layout, the one _torch_as_strided indexes (the conversion drops ``.contiguous()``,
+    and MindSpore 2.10's Tensor.stride reports a view's own)."""
+    out, step = [], 1
+    for n in reversed(tuple(x.shape)):
+        out.append(step)
+        step *= max(n, 1)
+    out.reverse()
+    return tuple(out) if dim is None else out[dim]
+
+
 def _torch_repeat(obj, *sizes):
     """torch's ``x.repeat(*sizes)`` on a value the converter could not type: a tensor is tiled
     (torch's repeat is NumPy's tile; MindSpore 2.10's Tensor.repeat has no CPU kernel for it), any
@@ -331,7 +343,7 @@ LAYER_GEOMETRY = _TorchLayerAttrs.GEOMETRY
 HELPERS = {fn.__name__: fn for fn in (_torch_conv_padding, _torch_pool_padding, _torch_ms_tuple, _torch_ntuple,
                                        _torch_conv_attr, _torch_compare_, _torch_cast, _torch_factory_dtype,
                                        _torch_kernel_area, _torch_norm_shape, _torch_param_names,
-                                       _torch_size, _torch_sizes, _torch_repeat, _torch_train, _torch_eval,
+                                       _torch_size, _torch_sizes, _torch_repeat, _torch_stride, _torch_train, _torch_eval,
                                        _TorchGenerator,
                                        _torch_seed, _torch_to, _torch_no_cuda, _torch_home, _TorchLayerAttrs)}
 
@@ -907,6 +919,23 @@ def _torch_weight_norm(module, name="weight", dim=0):
     return module
 '''
 
+_AS_STRIDED = '''
+def _torch_as_strided(input, size, stride, storage_offset=0):
+    """torch's x.as_strided(size, stride, storage_offset) of a contiguous tensor (MindSpore has
+    none): the elements at storage_offset + sum(i_k * stride_k) of the flattened tensor, gathered
+    (differentiable; frames of a signal, sliding windows)."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise ValueError(f"For 'as_strided', 'size' and 'stride' must have the same length, but got "
+                         f"{len(size)} and {len(stride)}.")
+    index = ops.full(size, storage_offset, dtype=ms.int32)
+    for axis, (n, step) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[axis] = n
+        index = index + ops.arange(n, dtype=ms.int32).reshape(shape) * step
+    return ops.gather(input.reshape(-1), index.reshape(-1), 0).reshape(size)
+'''
+
 _ROLL = '''
 def _torch_roll(input, shifts, dims=None):
     """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
@@ -964,7 +993,7 @@ CLASS_SOURCES = {"_TorchSignature": _META, "_torch_cast_cell": _CAST_CELL, "Torc
                  "_torch_local_response_norm": _LOCAL_RESPONSE_NORM,
                  **EINOPS_SOURCES, **VISION_SOURCES,
                  "_torch_load_into": _LOAD_INTO, "_torch_table_dtype": _TABLE_DTYPE, **DISTRIBUTION_SOURCES,
-                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE, "_torch_roll": _ROLL,
+                 **OPTIM_SOURCES, **STATE_SOURCES, "_torch_linspace": _LINSPACE, "_torch_roll": _ROLL, "_torch_as_strided": _AS_STRIDED,
                  "_torch_weight_norm": _WEIGHT_NORM}
 # what each piece of generated code needs besides itself
 NEEDS = {**DISTRIBUTION_NEEDS, "TorchSequential": ("_TorchSignature",), "TorchModuleList": ("_TorchSignature",),

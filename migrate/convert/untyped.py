@@ -11,7 +11,7 @@ goes through a generated helper that decides at run time
 The other names checked (MindSpore 2.10 and ms_core alike): ``dim()``, ``numel()``,
 ``nelement()``, ``ndimension()`` mean what torch's do and are left as written; ``view(*shape)``
 and ``view(dtype)`` (a bit reinterpretation) too; ``type()`` is handled by its table entry on any
-receiver (MS174), ``stride()`` is marked (MS901).
+receiver (MS174), ``stride()`` gives the contiguous layout's strides (MS333).
 
 ``m.train()`` / ``m.eval()`` on a value not known to be a module (``model = GPT(cfg)`` with GPT
 imported from another file) would raise on a Cell, which has ``set_train`` only: the generated

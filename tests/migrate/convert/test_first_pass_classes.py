@@ -298,3 +298,44 @@ def test_a_module_dict_subclass_holding_containers_is_torchs_module_dict():
     x = np.random.RandomState(0).randn(2, 3).astype(np.float32)
     for got, want in zip(cell(ms.Tensor(x)), net(torch.from_numpy(x))):
         np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+FRAMES = '''import math
+
+
+def frames(a, kernel_size, stride):
+    """demucs' unfold: frames of the last axis through the tensor's strides."""
+    *shape, length = a.shape
+    n_frames = math.ceil(length / stride)
+    a = F.pad(a, (0, (n_frames - 1) * stride + kernel_size - length))
+    strides = list(a.stride())
+    assert strides[-1] == 1, 'data should be contiguous'
+    return a.as_strided([*shape, n_frames, kernel_size], strides[:-1] + [stride, 1])
+
+
+def shifted(x):
+    return torch.as_strided(x, (2, 2), (1, 2), 1)
+'''
+
+
+def test_frames_through_strides_match_torch_with_gradients():
+    out = convert_source(HEAD + FRAMES).code
+    assert "return _torch_as_strided(a, [*shape, n_frames, kernel_size], strides[:-1] + [stride, 1])" in out
+    assert "return _torch_as_strided(x, (2, 2), (1, 2), 1)" in out
+    namespace, torch_namespace = {}, {}
+    exec(out, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(HEAD + FRAMES, torch_namespace)  # noqa: S102
+    x = np.random.RandomState(0).randn(2, 3, 10).astype(np.float32)
+    cot = np.random.RandomState(1).randn(2, 3, 4, 4).astype(np.float32)
+    t = torch.from_numpy(x).requires_grad_()
+    want = torch_namespace["frames"](t, 4, 3)
+    (want * torch.from_numpy(cot)).sum().backward()
+    got = namespace["frames"](ms.Tensor(x), 4, 3)
+    np.testing.assert_array_equal(got.asnumpy(), want.detach().numpy())
+    grad = ms.grad(lambda a: (namespace["frames"](a, 4, 3) * ms.Tensor(cot)).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(grad.asnumpy(), t.grad.numpy(), rtol=1e-6, atol=1e-6)
+    y = np.arange(6, dtype=np.float32)
+    np.testing.assert_array_equal(namespace["shifted"](ms.Tensor(y)).asnumpy(),
+                                  torch_namespace["shifted"](torch.from_numpy(y)).numpy())
+    assert ms.Tensor(x).stride() == list(torch.from_numpy(x).stride())  # MindSpore 2.10's Tensor.stride
+    assert "strides = list(_torch_stride(a))" in out
