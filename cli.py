@@ -224,15 +224,21 @@ def _output_dir_problem(out: Path, of_directory: bool = True) -> str | None:
 
 
 def _convert_one(src: str, dst, args, rules, own=None) -> list:
-    """Convert one file in a worker process (a crash of the parser costs this file, not a traceback)."""
-    from migrate.convert.project import FileReport, _task, file_package
+    """Convert one file in a worker process (a crash of the parser costs this file, not a traceback).
+    Written to a file, it imports the runtime from a copy written beside it; to stdout, it holds
+    the runtime's definitions it uses (between BEGIN/END markers)."""
+    from migrate.convert.project import FileReport, _task, file_package, file_runtime, write_file_runtime
     from migrate.convert.workers import run_isolated
 
     def crashed(task, reason):
         return FileReport(src, error=f"{reason} while converting it; file left unchanged")
+    beside = dst if dst is not None or not args.diff else src  # --diff shows what -o/--in-place write
+    link, name = file_runtime(beside, src)
     task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
-            file_package(src) if own is None else frozenset(own), frozenset())
-    return run_isolated(_task, [task], on_failure=crashed)
+            link, file_package(src) if own is None else frozenset(own), frozenset(), frozenset())
+    reports = run_isolated(_task, [task], on_failure=crashed)
+    copy = write_file_runtime(reports[0], dst, name, args.target) if dst is not None else None
+    return reports + ([copy] if copy is not None else [])
 
 
 def _write_stdout(text: str) -> bool:
@@ -455,8 +461,8 @@ def _converter(target: str = "ms_core"):
     import hashlib
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for folder, pattern in ((here / "migrate" / "convert", "*.py"), (here / "mappings", "*.toml"),
-                            (here / "mappings", "*.py")):
+    for folder, pattern in ((here / "migrate" / "convert", "*.py"), (here / "migrate" / "runtime", "*.py"),
+                            (here / "mappings", "*.toml"), (here / "mappings", "*.py")):
         for f in sorted(folder.rglob(pattern)):
             digest.update(f.name.encode() + f.read_bytes())
     return _Converter(target, digest.hexdigest()[:16])
@@ -472,9 +478,33 @@ class _Converter:
     def __init__(self, target: str, cache_key: str):
         self.target, self.cache_key = target, cache_key
 
-    def __call__(self, text: str, inherited: dict | None = None, own=frozenset()):
+    def __call__(self, text: str, inherited: dict | None = None, own=frozenset(), module_bases=frozenset(),
+                 runtime: str | None = None):
         from migrate import convert_source
-        return convert_source(text, target=self.target, inherited=inherited, own=own)
+        if runtime is None:
+            return convert_source(text, target=self.target, inherited=inherited, own=own, module_bases=module_bases)
+        return convert_source(text, target=self.target, inherited=inherited, own=own, module_bases=module_bases,
+                              runtime=runtime)
+
+    @staticmethod
+    def module_bases_for(root, paths) -> dict:
+        """{path: the bases of its classes that are module classes of other files}: a class whose
+        nn.Module base is two files away is a Cell, as `migrate convert DIR` converts it."""
+        from migrate.convert.package_classes import package_module_bases
+        return package_module_bases(Path(root), paths)
+
+    @staticmethod
+    def runtime_for(root, paths) -> tuple[dict, dict]:
+        """({path: the module its conversion imports the runtime from}, {path: (directory, name)
+        of that copy}): the files of a package reach one copy inside it, as `migrate convert DIR`
+        writes it."""
+        from migrate.convert.project import plan_runtime
+        return plan_runtime(Path(root), list(paths), Path(root))
+
+    def write_runtime(self, directory, name: str) -> None:
+        """Write the runtime for this converter's target as ``directory/name``."""
+        from migrate.convert.runtime_files import write_runtime
+        write_runtime(Path(directory), self.target, name)
 
     @staticmethod
     def for_package(root, paths) -> dict:

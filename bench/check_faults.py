@@ -33,7 +33,7 @@ def main(argv=None):
     from tests.migrate.check.planted import FAULTS, RESNET50, culprit_problems, plant
 
     expr = f"ResNet50(layers=({a.layers}))"
-    code = convert_source(RESNET50.read_text()).code
+    code = convert_source(RESNET50.read_text(), runtime="").code  # (one file: the runtime inlined)
     x = make_inputs([f"{a.batch},3,{a.size},{a.size}"], None, None, 0)
     cases = [(None, {"mode": "both", "train_steps": 2, "init_check": True})]
     cases += [(f, f.options) for f in FAULTS]

@@ -32,7 +32,7 @@ def _models():
     from migrate import convert_source
     from migrate.check.harness import prepare
     path = os.path.join(HERE, "..", "tests", "fixtures", "check", "resnet.py")
-    t, m, _, _ = prepare(path, "ResNet18()", convert=convert_source)
+    t, m, _, _ = prepare(path, "ResNet18()", convert=lambda text: convert_source(text, runtime=""))  # inlined
     return t, m
 
 

@@ -1062,7 +1062,7 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
     mfiles = model_files(files)
     res = {"files": len(files), "lines": count_lines(files), "model_files": len(mfiles),
            "model_files_marked": 0, "other_files_marked": 0, "parse_failures": [], "not_idempotent": [],
-           "importing_torch": [],
+           "importing_torch": [], "runtime_copies": [],
            "markers_model_files": {}, "markers_all": {}, "marked_model_files": {},
            "no_counterpart_files": []}
     for p in files:
@@ -1092,6 +1092,15 @@ def static_checks(staged: Path, converted: Path, again: Path, files: list[Path])
                 res["no_counterpart_files"].append(str(rel))
             for i in ids:
                 res["markers_model_files"][i] = res["markers_model_files"].get(i, 0) + 1
+    # the runtime copies the conversion wrote: the second conversion writes the same ones
+    from migrate.convert.runtime_files import is_written_runtime
+    copies = [d.parent for d in converted.rglob("__init__.py") if is_written_runtime(d.parent)]
+    res["runtime_copies"] = sorted(str(d.relative_to(converted)) for d in copies)
+    for d in copies:
+        for f in d.glob("*.py"):
+            second = again / f.relative_to(converted)
+            if not second.exists() or second.read_bytes() != f.read_bytes():
+                res["not_idempotent"].append(str(f.relative_to(converted)))
     return res
 
 
@@ -1779,6 +1788,7 @@ class SourceResult:
     convert_errors: list = field(default_factory=list)
     parse_failures: list = field(default_factory=list)
     not_idempotent: list = field(default_factory=list)
+    runtime_copies: list = field(default_factory=list)  # the runtime packages the conversion wrote
     markers_model_files: dict = field(default_factory=dict)
     markers_all: dict = field(default_factory=dict)
     marked_model_files: dict = field(default_factory=dict)

@@ -24,6 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 _BOOT = """
 import faulthandler, importlib, os, pickle, signal, sys, traceback
 faulthandler.register(signal.SIGUSR1, all_threads=True)
+import migrate.runtime  # converted code imports the runtime as migrate_runtime: here, this repository's (as conftest)
+sys.modules.setdefault("migrate_runtime", migrate.runtime)
 with open(sys.argv[1], "rb") as f:
     target, args, kwargs = pickle.load(f)
 module, _, name = target.partition(":")

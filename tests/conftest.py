@@ -76,3 +76,10 @@ def pytest_runtest_protocol(item, nextitem):
         yield
     finally:
         watchdog.disarm()
+
+# Converted code imports the runtime's names by the name a converted tree gives its copy
+# (`from migrate_runtime import TorchConv2d`): in the tests it is this repository's runtime, on
+# ms_core (tests of a written copy write one: migrate.convert.runtime_files.write_runtime).
+import migrate.runtime  # noqa: E402
+
+sys.modules.setdefault("migrate_runtime", migrate.runtime)

@@ -273,6 +273,8 @@ def convert_tree(src: ModelSource, convert, cache_dir: str | None = None,
     key = getattr(convert, "cache_key", None)
     if key is not None and hasattr(convert, "for_package"):
         key += "+star-imports"  # trees converted before the star-import table are not reused
+    if key is not None and hasattr(convert, "runtime_for"):
+        key += "+runtime"  # (trees converted before the runtime was written into them)
     if cache_dir is None or key is None:
         tmp = tempfile.mkdtemp(prefix="migrate-check-")
         remember(tmp)
@@ -299,10 +301,18 @@ def convert_tree(src: ModelSource, convert, cache_dir: str | None = None,
 
 def _convert_into(src, files, convert, out) -> ConvertedTree:
     tree = ConvertedTree(out)
+    paths = [os.path.join(src.root, rel) for rel in files if rel.endswith(".py")]
     # torch aliases a file gets from a sibling by `import *` (`convert.for_package`, optional)
     for_package = getattr(convert, "for_package", None)
-    inherited = for_package(src.root, [os.path.join(src.root, rel) for rel in files
-                                       if rel.endswith(".py")]) if for_package else {}
+    inherited = for_package(src.root, paths) if for_package else {}
+    # how each file reaches the runtime the conversion writes beside it (`convert.runtime_for`,
+    # optional: {path: module to import it from}, {path: (directory, name) of its copy})
+    runtime_for = getattr(convert, "runtime_for", None)
+    links, copies = runtime_for(src.root, paths) if runtime_for else ({}, {})
+    needed = set()
+    # classes whose module base is defined in another file (`convert.module_bases_for`, optional)
+    bases_for = getattr(convert, "module_bases_for", None)
+    module_bases = bases_for(src.root, paths) if bases_for else {}
     # the packages converted together are the code's own (`own`, optional): a package named like
     # a torch one (torchvision's own models) or used beside it keeps its imports
     own = {"own": frozenset(top_names(files))} if getattr(convert, "takes_own", False) else {}
@@ -316,8 +326,11 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-            aliases = inherited.get(path)
-            result = convert(text, inherited=aliases, **own) if aliases else convert(text, **own)
+            options = {"inherited": inherited[path]} if inherited.get(path) else {}
+            if path in links:
+                options["runtime"] = links[path]
+            facts = dict(own, module_bases=module_bases[path]) if path in module_bases else own
+            result = convert(text, **options, **facts)
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue
@@ -325,8 +338,12 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             tree.failed[rel] = str(result.error)
             continue
         tree.unsupported += int(getattr(result, "unsupported", 0) or 0)
+        if getattr(result, "runtime", ()) and path in copies:
+            needed.add(copies[path])
         with open(dst, "w", encoding="utf-8") as f:
             f.write(result.code)
+    for home, name in sorted(needed):
+        convert.write_runtime(os.path.join(out, str(home)), name)
     return tree
 
 

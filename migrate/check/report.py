@@ -96,6 +96,19 @@ def _word(st) -> str:
     return "FAIL" if not st.passed else ("noise" if st.explained else "pass")
 
 
+def _with_mindspore(table, stats):
+    """Append real MindSpore's columns (``--ms-python``: its max abs error against torch and its
+    verdict) to a table whose rows compare torch with ms_core, when any row has MindSpore's."""
+    if all(st is None for st in stats):
+        return table
+    columns = list(table.columns) + ["MindSpore max abs", "MindSpore"]
+    rows = [list(cells) + ([_f(st.max_abs), _word(st)] if st is not None else ["-", "-"])
+            for cells, st in zip(table.rows, stats)]
+    status = ["FAIL" if st is not None and not st.passed and old in ("", "pass") else old
+              for old, st in zip(table.status, stats)]
+    return Table(columns, rows, status)
+
+
 def _with_noise(columns, with_noise):
     cols = list(columns)
     if with_noise:
@@ -145,6 +158,8 @@ class PhaseSection:
     local_grads: Table | None
     notes: list
     phase: object  # the PhaseResult (the HTML plots it)
+    mindspore: Outcome | None = None  # real MindSpore's outputs vs torch's (--ms-python)
+    mindspore_error: str | None = None  # real MindSpore raised in this mode
 
 
 @dataclass
@@ -233,6 +248,7 @@ def _phase_section(phase) -> PhaseSection:
     first = phase.first_local_failure
     layers = Table(_with_noise(ROW_COLUMNS, noise), [layer_cells(r, noise) for r in phase.layers],
                    ["first" if r is first else r.status for r in phase.layers])
+    layers = _with_mindspore(layers, [r.mindspore for r in phase.layers])
     gradients = None
     if phase.gradients:
         gn = any(g.noise is not None for g in phase.gradients)
@@ -240,6 +256,7 @@ def _phase_section(phase) -> PhaseSection:
                           [_stats_cells(g.name, g.ms_name, g.stats, g.noise, gn)
                            for g in phase.gradients],
                           [_row_status(g.stats) for g in phase.gradients])
+        gradients = _with_mindspore(gradients, [g.mindspore for g in phase.gradients])
     local_grads = None
     if phase.local_grads:
         rows = []
@@ -255,7 +272,9 @@ def _phase_section(phase) -> PhaseSection:
                         first, layers, [[r.ms_source, r.torch_source, r.note]
                                         for r in phase.layers],
                         gradients, (_f(phase.torch_loss, 6), _f(phase.ms_loss, 6)), local_grads,
-                        list(phase.notes), phase)
+                        list(phase.notes), phase,
+                        _outcome(phase.mindspore_outputs) if phase.mindspore_outputs is not None else None,
+                        phase.mindspore_error)
 
 
 def _training_section(trn) -> TrainingSection:
@@ -346,6 +365,9 @@ def _terminal_phase(console, ph, esc):
         console.print(f"[{style}]{ph.mode} outputs: max abs {o.max_abs}, max rel {o.max_rel}, "
                       f"cosine {o.cosine} -> {o.word}[/{style}]"
                       + (f" [dim]({esc(o.note)})[/dim]" if o.note else ""))
+    for line, ok in _mindspore_lines(ph):
+        style = "green" if ok else "red"
+        console.print(f"[{style}]{esc(line)}[/{style}]")
     first = ph.first
     if first is not None:
         console.print(f"[bold red]first divergence: {esc(first.name)}[/bold red] "
@@ -415,12 +437,26 @@ def markdown(result) -> str:
     return "\n".join(lines)
 
 
+def _mindspore_lines(ph) -> list:
+    """The headline of real MindSpore's side of a mode: (text, passed) lines, none without it."""
+    if ph.mindspore_error is not None:
+        return [(f"{ph.mode} outputs on MindSpore: the --target mindspore conversion raises: "
+                 f"{ph.mindspore_error}", False)]
+    m = ph.mindspore
+    if m is None:
+        return []
+    return [(f"{ph.mode} outputs on MindSpore: max abs {m.max_abs}, max rel {m.max_rel}, "
+             f"cosine {m.cosine} -> {m.word}" + (f" ({m.note})" if m.note else ""), m.passed)]
+
+
 def _md_phase(ph) -> list:
     lines = [f"## {ph.mode} mode", ""]
     o = ph.outputs
     if o is not None:
         lines += [f"Outputs: max abs {o.max_abs}, max rel {o.max_rel}, cosine {o.cosine}: "
                   f"**{o.word}**" + (f" ({o.note})" if o.note else ""), ""]
+    for line, _ in _mindspore_lines(ph):
+        lines += [line, ""]
     first = ph.first
     if first is not None:
         lines += [f"**First divergence: `{first.name}`** ({first.ms_source}; torch "
@@ -518,6 +554,10 @@ def _html_phase(ph, atol) -> list:
     body = [f"<h2>{_h(ph.mode)} mode</h2>"]
     if ph.outputs is not None:
         body.append(_html_outcome("Outputs", ph.outputs))
+    if ph.mindspore is not None:
+        body.append(_html_outcome("Outputs on MindSpore", ph.mindspore))
+    if ph.mindspore_error is not None:
+        body.append(f"<p class=\"fail\">The --target mindspore conversion raises: {_h(ph.mindspore_error)}</p>")
     body.append(_figure(depth_plot_svg(ph.phase, atol), f"depth-{ph.mode}",
                         "Error along depth: the line is each layer call's accumulated error (the "
                         "converted model run on its own), the dots its local error (the layer fed "

@@ -1,8 +1,10 @@
 """Python's builtins in generated code, whatever the converted file binds (issue 13, F11).
 
-The converter writes code of its own into a file: helper functions and classes, guards, and
-expressions (``tuple(float(i) for i in s)``, ``list(seq.name_cells().values())``). They mean
-Python's builtins. A file that binds one of those names itself (``from torch.hub import list``
+The converter writes code of its own into a file: expressions of rules and templates
+(``tuple(float(i) for i in s)``, ``list(seq.name_cells().values())``), guards, and -- only in a
+file that stands alone (written to stdout) -- the runtime's definitions it inlines. They mean
+Python's builtins. (A file that imports the runtime needs none of this for the runtime's code:
+it runs in its own module.) A file that binds one of those names itself (``from torch.hub import list``
 that stays, ``from torch import *``, ``def len(x)``, ``max = 3``) would change what they do. The
 converter then writes those builtins as ``_builtins.list`` with ``import builtins as _builtins``
 (:meth:`Converter.builtin <migrate.convert.walker.Converter.builtin>` for one name,

@@ -160,7 +160,7 @@ class CallEdit:
         self.runtime_reasons.append(reason)
 
     def helper(self, name: str) -> str:
-        """The local name of the run-time helper ``name`` (:mod:`~migrate.convert.torch_runtime`),
+        """The local name of the run-time helper ``name`` (:mod:`migrate.runtime`),
         emitted into the converted file."""
         return self.converter.output.signatures.helper(name)
 
@@ -284,18 +284,18 @@ class CallEdit:
     def _runtime_sizes(self, name: str, args: list) -> None:
         """torch's varargs sizes with a *-argument (``view(*shape)``, ``zeros(*s, 3)``): what they
         hold is known at run time only: the table's tensor method, which takes torch's varargs
-        (a dtype too, for view), or the generated ``_torch_sizes(...)`` (ints one by one, or one
+        (a dtype too, for view), or the generated ``torch_sizes(...)`` (ints one by one, or one
         sequence of them: torch's rule)."""
         fate = self.entry.args.get(name) or Fate()
         if fate.method and self.method_receiver is not None:
             self.result = cst.Call(cst.Attribute(self.method_receiver, cst.Name(fate.method)), list(args))
             self.note(f"*-arguments: Tensor.{fate.method} takes torch's varargs (MindSpore 2.10 and ms_core)")
             return
-        helper = self.helper("_torch_sizes")
+        helper = self.helper("torch_sizes")
         self.bound[name] = cst.Call(cst.Name(helper), [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args])
         self.given.add(name)
         self.positional.add(name)
-        self.note("*-arguments: sizes normalised at run time (_torch_sizes), as torch reads them")
+        self.note("*-arguments: sizes normalised at run time (torch_sizes), as torch reads them")
 
     def _passes_through(self) -> bool:
         """A call with ``*args`` of an entry that only renames: positional arguments mean the same
@@ -317,12 +317,12 @@ class CallEdit:
 
     def _factory_kwargs(self, arg: cst.Arg) -> bool:
         """``torch.empty(s, **dd)``: a creation op's factory keywords as a dict known at run time;
-        its dtype is taken by the generated ``_torch_factory_dtype`` (the device, layout and the
+        its dtype is taken by the generated ``torch_factory_dtype`` (the device, layout and the
         other factory keywords change no number). False for other calls (layers among them)."""
         names = {p.name for p in self.entry.params or ()}
         if not {"dtype", "device"} <= names or self.entry.torch.startswith("torch.nn.") or "dtype" in self.bound:
             return False
-        self.bound["dtype"] = cst.Call(cst.Name(self.helper("_torch_factory_dtype")), [cst.Arg(arg.value)])
+        self.bound["dtype"] = cst.Call(cst.Name(self.helper("torch_factory_dtype")), [cst.Arg(arg.value)])
         self.given.add("dtype")
         return True
 
@@ -330,8 +330,10 @@ class CallEdit:
         """A value of a torch.nn layer or function held by a variable of the user's
         (``padding_mode``, ``self.training``), not a literal nor a module's constant (``ms.float64``)."""
         root = value
-        if isinstance(root, cst.Call) and isinstance(root.func, cst.Name) and root.func.value.startswith("_torch_"):
-            root = root.func  # a generated helper's value (_torch_conv_attr(c, 'padding_mode'))
+        sigs = self.converter.output.signatures
+        if isinstance(root, cst.Call) and isinstance(root.func, cst.Name) and sigs is not None \
+                and root.func.value in sigs.names.values():
+            root = root.func  # a run-time helper's value (torch_conv_attr(c, 'padding_mode'))
         while isinstance(root, cst.Attribute):
             root = root.value
         return self.entry.torch.startswith("torch.nn.") and isinstance(root, cst.Name) \
@@ -429,7 +431,7 @@ class CallEdit:
                         f"For '{self.api_name}' (torch signature), {name} other than float32 is not "
                         "supported: MindSpore 2.10's Embedding keeps a float32 table.")
         else:
-            self.post = (self.helper("_torch_table_dtype"), value)
+            self.post = (self.helper("torch_table_dtype"), value)
             self.note(f"{name}: the table cast to that dtype after the layer is built (None: float32)")
 
     def template_values(self) -> dict[str, cst.BaseExpression]:
@@ -446,11 +448,11 @@ class CallEdit:
         return values
 
     def _cast(self, node, dtype) -> cst.BaseExpression:
-        """``node.astype(dtype)``; through the generated ``_torch_cast`` when ``dtype`` may be None."""
+        """``node.astype(dtype)``; through the generated ``torch_cast`` when ``dtype`` may be None."""
         prefix = self.converter.tname("ms.float32").rsplit(".", 1)[0] + "."
         if code_of(dtype).startswith(prefix):
             return cst.Call(attribute(node, "astype"), [cst.Arg(dtype)])
-        return cst.Call(cst.Name(self.helper("_torch_cast")), [cst.Arg(node), cst.Arg(dtype)])
+        return cst.Call(cst.Name(self.helper("torch_cast")), [cst.Arg(node), cst.Arg(dtype)])
 
     def _cast_input(self, dtype) -> None:
         """Cast the input (the receiver of a method, else the first argument) before the rule runs."""

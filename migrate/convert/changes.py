@@ -109,12 +109,15 @@ class ConvertResult:
         changes: every rewrite and marker, in source order.
         torch_sites: torch references found (calls, names, tensor/module methods).
         error: a one-line message when the input could not be parsed, else None.
+        runtime: the names the converted code takes from the runtime (``TorchConv2d``,
+            ``torch_size``), imported or inlined; empty when it needs none.
     """
 
     code: str
     changes: list[Change] = field(default_factory=list)
     torch_sites: int = 0
     error: str | None = None
+    runtime: tuple = ()
 
     def count(self, label: str) -> int:
         """Return how many changes carry ``label``."""

@@ -41,6 +41,7 @@ class FileFacts:
     tables: dict                # the mapping tables (shared, loaded once per process)
     inherited: Any              # aliases a sibling module gives (`import *`, or by name)
     named_modules: frozenset    # einops modules the file's package names in strings
+    runtime: str                # the module the file imports the runtime from ("" : inlined)
     aliases: Any = field(default_factory=dict)  # local name -> torch name, as the imports give them
     imported: Any = field(default_factory=set)  # every name bound by a module-level import
     inherited_by_name: Any = field(default_factory=set)  # inherited ones imported by name
@@ -115,7 +116,7 @@ class Output:
     alias_uses: dict[str, int] = field(default_factory=dict)  # torch alias -> uses left unconverted
     builtins_used: set[str] = field(default_factory=set)  # builtins that generated code reads
     reshaped: bool = False  # statements moved/removed/added: the output is parsed once more
-    guarded: bool = False   # a torch import that stays was guarded (the output needs the stub)
+    guarded: bool = False   # a torch import that stays was guarded (the output needs TorchMissing)
     checking: bool = False  # the output has a TYPE_CHECKING block (guards, raise guards)
-    signatures: Any = None  # generated torch-signature code (see torch_signature.signatures)
+    signatures: Any = None  # the runtime names the file uses (see torch_signature.signatures)
     walked_body: Any = None  # the module's statements after the walk, before imports are rewritten

@@ -10,7 +10,7 @@ takes einops' arguments, so calls, values (``map(rearrange, ...)``), base classe
 
 einops reached by a module name in a string (monai's ``optional_import("einops.layers.torch",
 name="Rearrange")``, ``importlib.import_module("einops")``) reaches the same generated code: the
-import by name becomes ``_torch_import_module`` / ``_torch_import`` (MS501), which answer einops'
+import by name becomes ``torch_import_module`` / ``torch_import`` (MS501), which answer einops'
 modules with module objects holding the generated code and import anything else as before.
 """
 from __future__ import annotations
@@ -38,14 +38,14 @@ EINOPS = node_rule(
 BY_NAME = node_rule(
     "MS501", "einops_import_by_name",
     "Replace importlib.import_module(name) / __import__(name) with the generated "
-    "_torch_import_module / _torch_import when name is a string naming an einops module, or is "
+    "torch_import_module / torch_import when name is a string naming an einops module, or is "
     "known only at run time in a package that names einops modules in strings "
     "(optional_import('einops.layers.torch', name='Rearrange')): einops' modules are answered by "
     "the generated einops code, any other name is imported as before.",
-        needs=["_torch_import", "_torch_import_module"], examples=[
+        needs=["torch_import", "torch_import_module"], examples=[
     ("import importlib\n"
      "m = importlib.import_module('einops')\n",
-     "m = _torch_import_module('einops')\n"),
+     "m = torch_import_module('einops')\n"),
 ])
 
 ROOT = "einops"
@@ -137,7 +137,7 @@ def import_by_name(converter, node: cst.Call):
             return None
     elif not converter.facts.named_modules:
         return None
-    name = signatures(converter).helper("_torch_import_module" if kind == "import_module" else "_torch_import")
+    name = signatures(converter).helper("torch_import_module" if kind == "import_module" else "torch_import")
     new = converter.generic(node).with_changes(func=cst.Name(name))
     converter.record(node, new, BY_NAME.id, "transformed",
                 f"{name} answers einops' modules with the generated einops code and imports any other "

@@ -23,30 +23,24 @@ import ast
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
 
-from mappings import load_tables
+from mappings import load_attributes, load_tables
+from migrate.convert.call_edit import CallEdit, _positional_count
+from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.rules import argument_rule_named
 from migrate.convert.torch_names import public_name
-from migrate.convert.torch_signature import (
-    _CONTAINERS, _FUNCTION_TEMPLATES, TorchSignatures, _class_source, _function_source, is_layer_class,
-    translates,
-)
+from migrate.convert.torch_signature import _CONTAINERS, is_layer_class, translates
 
 RUNTIME = Path(__file__).resolve().parents[1] / "runtime"
 TARGETS = ("ms_core", "mindspore")
-# the hand-written runtime's names for the templates' keys the converter still uses
-RUNTIME_NAMES = {
-    "_TorchSignature": "TorchSignature", "_torch_conv_padding": "torch_conv_padding",
-    "_torch_pool_padding": "torch_pool_padding", "_torch_ms_tuple": "torch_ms_tuple",
-    "_torch_ntuple": "torch_ntuple", "_torch_kernel_area": "torch_kernel_area",
-    "_torch_norm_shape": "torch_norm_shape", "_torch_cast": "torch_cast",
-    "_torch_attention_init": "torch_attention_init", "_torch_layer_norm": "torch_layer_norm",
-    "_torch_table_dtype": "torch_table_dtype", "_torch_factory_dtype": "torch_factory_dtype",
-    "_torch_sizes": "torch_sizes", "_torch_seed": "torch_seed", "_torch_cast_cell": "torch_cast_cell",
-    "_torch_einsum": "torch_einsum",
-}
+# torch callables whose torch-signature function is hand-written (their static rules read facts
+# the converter learnt about the file, which run time does not have)
+_FUNCTION_TEMPLATES = {"torch.utils.data.DataLoader": "DataLoaderTorch",
+                       "torch.utils.data.dataloader.DataLoader": "DataLoaderTorch"}
 # which module's name wins when two torch functions of one short name translate differently
 _MODULE_RANK = ("torch.nn.functional", "torch", "torch.nn.init", "torch.nn", "torch.linalg", "torch.special",
                 "torch.fft")
@@ -64,46 +58,53 @@ class Definition:
 
 
 def candidates(tables) -> list[str]:
-    """The torch names whose calls translate their arguments: each gets a generated class or
-    function (the containers and DataLoader have hand-written ones)."""
+    """The torch names whose calls translate their arguments, or that a template writes: each
+    gets a generated class or function (the containers and DataLoader have hand-written ones)."""
     out = []
     for qual, entry in sorted(tables.items()):
         if not qual.startswith("torch.") or public_name(qual) != qual or qual in _CONTAINERS \
                 or qual in _FUNCTION_TEMPLATES:
             continue
-        if entry.target and not entry.target.startswith(".") and entry.label != "unsupported" \
-                and translates(entry):
+        # (an entry without a target is a template: a value of it needs the function too)
+        if not entry.target.startswith(".") and entry.label != "unsupported" \
+                and (translates(entry) or not entry.target):
             out.append(qual)
     return out
 
 
-def _signatures(target: str) -> TorchSignatures:
+class _Generation:
+    """What a rule run in runtime mode asks of the file it converts (``edit.helper(name)``):
+    here the runtime's own names, noted as the definition's needs."""
+
+    def __init__(self, converter):
+        self.converter = converter
+        self.names: set[str] = set()
+
+    def helper(self, name: str) -> str:
+        if name not in _hand_written_names():
+            raise KeyError(f"a rule asks for {name!r}, which no module of migrate/runtime defines")
+        self.names.add(name)
+        return name
+
+
+def _signatures(target: str) -> _Generation:
     from migrate.convert.walker import Converter
     converter = Converter(target, names={"init": "init"})
-    sigs = TorchSignatures(converter)
-    sigs.start(cst.parse_module(""), "")
+    sigs = _Generation(converter)
     converter.output.signatures = sigs
     return sigs
 
 
-def _one_source(sigs: TorchSignatures, qual: str, entry) -> tuple[str | None, set[str]]:
+def _one_source(sigs: _Generation, qual: str, entry) -> tuple[str | None, set[str]]:
     """(the source of ``qual``'s class or function named ``PLACEHOLDER``, the runtime names it
     uses), or (None, set()) when the target cannot make it."""
     converter = sigs.converter
-    before = set(sigs.names)
+    sigs.names = set()
     mark = converter.checkpoint()
     build = _class_source if is_layer_class(qual) else _function_source
     source = build(sigs, "PLACEHOLDER", qual, entry)
     converter.rollback_to(mark, keep_markers=False)
-    needs = {RUNTIME_NAMES.get(k, k) for k in set(sigs.names) - before}
-    for k in set(sigs.names) - before:
-        del sigs.names[k]
-    if source is None:
-        return None, set()
-    for old, new in RUNTIME_NAMES.items():
-        source = re.sub(rf"\b{re.escape(old)}\b", new, source)
-    needs |= {new for new in RUNTIME_NAMES.values() if re.search(rf"\b{new}\b", source)}
-    return source, needs
+    return (None, set()) if source is None else (source, set(sigs.names))
 
 
 def _natural_name(qual: str) -> str:
@@ -178,6 +179,7 @@ def _named(source: str, name: str, quals: list[str]) -> str:
     return source
 
 
+@lru_cache(maxsize=1)
 def _hand_written_names() -> dict[str, str]:
     """Every public class and function the hand-written runtime modules define -> its module."""
     out = {}
@@ -189,6 +191,153 @@ def _hand_written_names() -> dict[str, str]:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
                 out[node.name] = path.stem
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# the sources: the converter's own translation of each call, on parameter names
+# --------------------------------------------------------------------------------------------
+def _runtime_edit(sigs: _Generation, entry) -> CallEdit | None:
+    """Translate ``entry``'s call with every argument a parameter name (run-time mode)."""
+    rule = argument_rule_named(entry.rule)
+    params = entry.params or ()
+    if entry.rule and (rule is None or not rule.runtime) or any(p.star for p in params):
+        return None
+    n_pos = _positional_count(entry)
+    args = [p.name if i < n_pos else f"{p.name}={p.name}" for i, p in enumerate(params)]
+    edit = CallEdit(sigs.converter, parse_expr(f"f({', '.join(args)})"), entry)
+    edit.runtime = True
+    if entry.target:
+        edit.func = sigs.converter.target(entry.target)
+    edit.bind()
+    edit.apply_fates()
+    if rule is not None and not edit.problems:
+        rule.apply(edit)
+    if edit.problems:
+        return None
+    _optional_keywords(edit)
+    return edit
+
+
+def _optional_keywords(edit: CallEdit) -> None:
+    """Keyword arguments whose torch default is None and that pass through unchanged are passed
+    only when given: the MindSpore class has its own default, which None may not be."""
+    optional = []
+    for item in list(edit.out):
+        key, value, positional = item[0], item[1], item[2]
+        param = edit.entry.param(code_of(value)) if isinstance(value, cst.Name) else None
+        fate = edit.entry.args.get(param.name) if param is not None else None
+        if positional or param is None or param.default != "None" or fate is not None and (
+                fate.expr or fate.explicit):
+            continue
+        optional.append((key, param.name))
+        edit.out.remove(item)
+    if optional:
+        pairs = ", ".join(f"({k!r}, {v})" for k, v in optional)
+        edit.prelude.append(f"kwargs_ = {{k: v for k, v in ({pairs},) if v is not None}}")
+        edit.out.append(["**", parse_expr("kwargs_"), False, None])
+
+
+def _call_args(edit: CallEdit) -> list[str]:
+    out = []
+    for key, value, positional, _ in edit.out:
+        text = code_of(value)
+        out.append(f"**{text}" if key == "**" else text if positional else f"{key}={text}")
+    return out
+
+
+def _signature(entry) -> list[str]:
+    return [p.name if p.default is None else f"{p.name}={p.default}" for p in entry.params]
+
+
+def _wrap(first: str, args: list[str], indent: str, close: str = ")", hang: int = 4) -> list[str]:
+    """``first + args + close`` as lines of about 100 characters at most (breaks between args)."""
+    line, lines = indent + first, []
+    for i, part in enumerate(args):
+        part += ", " if i < len(args) - 1 else ""
+        if len(line) + len(part) > 100 and line.strip() != first.strip():
+            lines.append(line.rstrip())
+            line = indent + " " * hang
+        line += part
+    lines.append(line + close)
+    return lines
+
+
+def _class_source(sigs: _Generation, name: str, qual: str, entry) -> str | None:
+    """``class TorchX(nn.X)`` with torch's ``__init__``, torch's attribute names, or None."""
+    edit = _runtime_edit(sigs, entry)
+    if edit is None or edit.result is not None:
+        return None
+    meta = sigs.helper("TorchSignature")
+    target = code_of(edit.func)
+    lines = [f"class {name}({target}, metaclass={meta}):",
+             f'    """{qual}\'s signature over {target}: torch\'s arguments are translated when it '
+             'is built."""', "", f"    _torch_base = {target}", "",
+             *_wrap("def __init__(", ["self", *_signature(entry)], "    ", "):", hang=8),
+             *(_indent(stmt, 8) for stmt in edit.prelude),
+             *_wrap("super().__init__(", _call_args(edit), "        ")]
+    if edit.finish is not None:
+        lines.append(f"        {edit.finish}(self)")
+    lines += [_indent(stmt, 8) for stmt in edit.after_init]
+    attrs = load_attributes().get(qual)
+    if attrs is not None:
+        for torch_name, expr in attrs.keep.items():
+            lines.append(f"        self.{torch_name} = {_with_helpers(sigs, expr)}")
+        for torch_name, expr in attrs.shadow.items():
+            lines.append(f"        self.torch_{torch_name} = {_with_helpers(sigs, expr)}")
+        init_end = len(lines)
+        if attrs.rename:
+            lines.append("")
+        for torch_name, ms_name in attrs.rename.items():
+            owner, _, last = f"self.{ms_name}".rpartition(".")  # a child's: self.bn2d, gamma
+            lines.append(f"    {torch_name} = property(lambda self: self.{ms_name}, "
+                         f"lambda self, value: setattr({owner}, {last!r}, value))")
+        lines[init_end:init_end] = _counter_lines(sigs, attrs.counter)
+    for member in edit.members:
+        lines += ["", _indent(member, 4)]
+    return "\n".join(lines) + "\n"
+
+
+def _counter_lines(sigs: _Generation, counters: dict) -> list[str]:
+    """The torch step counters of a torch-signature class (``torch_num_batches_tracked``): an
+    int64 Tensor 0 when the constructor argument keeps it (else None), advanced by one in each
+    training call before the MindSpore layer runs, as torch's forward does."""
+    if not counters:
+        return []
+    tensor, int64 = sigs.converter.tname("ms.Tensor"), sigs.converter.tname("ms.int64")
+    lines = [f"        self.torch_{name} = {tensor}(0, {int64}) if {cond} else None"
+             for name, cond in counters.items()]
+    lines += ["", "    def construct(self, *args, **kwargs):"]
+    for name in counters:
+        lines += [f"        if self.training and self.torch_{name} is not None:",
+                  f"            self.torch_{name} = self.torch_{name} + 1  # torch's step counter"]
+    return lines + ["        return super().construct(*args, **kwargs)"]
+
+
+def _function_source(sigs: _Generation, name: str, qual: str, entry) -> str | None:
+    """``def torch_f(<torch's parameters>)`` calling the translation, or None."""
+    edit = _runtime_edit(sigs, entry)
+    if edit is None:
+        return None
+    call = code_of(edit.build())
+    lines = [*_wrap(f"def {name}(", _signature(entry), "", "):", hang=8),
+             f'    """{qual}\'s signature over its MindSpore translation."""',
+             *(_indent(stmt, 4) for stmt in edit.prelude)]
+    if entry.params and entry.params[0].name == "tensor" and edit.result is not None:
+        lines += [f"    {call}", "    return tensor"]  # nn.init.*_: fills and returns the tensor
+    else:
+        lines.append(f"    return {call}")
+    return "\n".join(lines) + "\n"
+
+
+def _with_helpers(sigs: _Generation, expr: str) -> str:
+    for name in re.findall(r"[A-Za-z_]\w*(?=\()", expr):
+        if name in _hand_written_names():
+            sigs.helper(name)
+    return expr
+
+
+def _indent(text: str, n: int) -> str:
+    return "\n".join(" " * n + line for line in text.splitlines())
 
 
 # --------------------------------------------------------------------------------------------
@@ -275,7 +424,10 @@ def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str
             continue
         value = named.get(qual)
         if value is None and not translates(entry):
-            value = converter.tname(entry.target)
+            # the target's own name, read when the module is imported: None where the target
+            # lacks it (MindSpore 2.10 has no nn.Softplus), which the lookup reports
+            owner, _, attr = converter.tname(entry.target).rpartition(".")
+            value = f"getattr({owner}, {attr!r}, None)" if owner else attr
         if value is not None:
             (nn_values if module == "torch.nn" else functional_values)[short] = value
     return nn_values, functional_values, replaced
@@ -285,6 +437,7 @@ def signature_names(defs: list[Definition]) -> dict[str, str]:
     """torch's qualified name -> the runtime's class or function with its signature."""
     out = {qual: d.name for d in defs for qual in d.quals}
     out.update({qual: name for qual, name in (*_CONTAINERS.items(), *_FUNCTION_TEMPLATES.items())})
+    out["torch.nn.ModuleDict"] = "TorchModuleDict"  # (plain nn.CellDict unless a value may be a container)
     out.update(_hand_written_signatures())
     return dict(sorted(out.items()))
 

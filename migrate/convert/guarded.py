@@ -23,6 +23,7 @@ import migrate.convert
 from migrate.convert.changes import ConvertResult
 from migrate.convert.cst import DEEP_BRACKETS, bracket_depth
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.runtime_files import RUNTIME_NAME
 
 # Enough for the deepest code ast.parse accepts (~3000 nested expressions); C frames of libcst's
 # code generation take a few kB each, so the stack is sized for the limit, not the other way round.
@@ -77,7 +78,7 @@ def run_deep(fn, *args):
 
 
 def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
-                 inherited: dict | None = None, named_modules=frozenset()) -> ConvertResult:
+                 inherited: dict | None = None, named_modules=frozenset(), runtime: str = RUNTIME_NAME) -> ConvertResult:
     """Convert source text; never raise for any input, never return code CPython cannot parse.
 
     Args:
@@ -86,6 +87,8 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         rules: which rewrites run (``--select``/``--disable``).
         inherited: torch aliases the file gets from a sibling by ``import *`` or by name.
         named_modules: replaced modules its package names in strings (see convert_source).
+        runtime: the module the output imports the runtime from, or "" to inline it (see
+            convert_source).
 
     Returns:
         The :class:`ConvertResult`; on any failure ``error`` holds one line and ``code`` is the
@@ -100,7 +103,7 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
     """
     def convert_source(text, target):  # looked up at call time: the package's public entry point
         return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable,
-                                              inherited=inherited, named_modules=named_modules)
+                                              inherited=inherited, named_modules=named_modules, runtime=runtime)
 
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")

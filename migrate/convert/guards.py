@@ -10,11 +10,12 @@ to stand-ins, and the import is kept only for type checkers (and for the next co
     if TYPE_CHECKING:  # migrate: MS900 converted code never imports torch: ...
         import torch
     else:
-        torch = _TorchMissing("torch", {"hub": "MS901 torch.hub.load_state_dict_from_url has no mapping"})
+        torch = TorchMissing("torch", {"hub": "MS901 torch.hub.load_state_dict_from_url has no mapping"})
 
-``_TorchMissing`` (one small class written once into the converted file, so the output needs no
-package of this project) raises ``ImportError`` with the marker's reason when the marked code
-runs: it fails where it is reached, never at import time, whether torch is installed or not.
+``TorchMissing`` comes from the runtime the file imports (:mod:`migrate.runtime.guards`; the
+output needs no package of this project): it raises ``ImportError`` with the marker's reason
+when the marked code runs, so it fails where it is reached, never at import time, whether torch
+is installed or not.
 
 The guard is recognised on the next conversion (:func:`is_guard`; also the ``try: <imports>
 except ImportError: <stand-ins>`` form earlier conversions wrote) and written again from that
@@ -27,79 +28,27 @@ import re
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import code_of, dotted, parse_expr, parse_statement
+from migrate.convert.cst import code_of, dotted, parse_statement
 
-STUB = "_TorchMissing"
+STUB = "TorchMissing"  # the runtime's stand-in (migrate/runtime/guards.py), imported by the guarded file
 GUARD_NOTE = f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names fails where it runs"
 CHECKING = "TYPE_CHECKING"
-_DOC = "Stands for a torch name where torch is not installed"
-_STUB_SOURCE = f'''class {{name}}:
-    """{_DOC}: the code that the migration left
-    as torch (marked "# migrate: MS9xx") raises ImportError with the marker's reason when it runs."""
-
-    def __init__(self, name, reasons):
-        self._name, self._reasons = name, reasons
-
-    def __getattr__(self, attr):
-        if attr.startswith("__") or attr in ("_name", "_reasons"):
-            raise AttributeError(attr)
-        # a deferred name: only using it raises (a class put in a registry at import is not used)
-        reason = self._reasons.get(attr, self._reasons.get("", "left as torch by the migration"))
-        return type(self)(f"{{{{self._name}}}}.{{{{attr}}}}", {{{{"": reason}}}})
-
-    def _fail(self, how=""):
-        reason = self._reasons.get("", "left as torch by the migration")
-        raise ImportError(f"{{{{self._name}}}}{{{{how}}}}: {{{{reason}}}} (converted code does not use torch)")
-
-    def __call__(self, *args, **kwargs):
-        self._fail("()")
-
-    def __bool__(self):
-        self._fail()
-
-    def __iter__(self):
-        self._fail()
-
-    def __getitem__(self, key):
-        self._fail("[]")
-
-    def __eq__(self, other):
-        self._fail()
-
-    __hash__ = object.__hash__
-
-    def __mro_entries__(self, bases):
-        stub = self  # a base class: the subclass is defined, and building one raises
-
-        class Missing:
-            def __init__(self, *args, **kwargs):
-                stub(*args, **kwargs)
-
-        return (Missing,)
-'''
-STUB_SOURCE = _STUB_SOURCE.format(name=STUB)
+# the stand-in class an earlier version wrote into each converted file (recognised to be removed)
+_OLD_STUB, _OLD_DOC = "_TorchMissing", "Stands for a torch name where torch is not installed"
 _MARKER = re.compile(r"#\s*migrate:\s*(MS\d{3}.*)$")
 _CATCHES_IMPORT_ERROR = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
-def stub_class(name: str = STUB, newline: str = "\n", builtins_in=None) -> cst.ClassDef:
-    """The stand-in class, as a statement with two blank lines above it (``newline``: the file's
-    line ending, also inside the docstring: a mixed ending does not parse back; ``builtins_in``:
-    how the file writes builtins in generated code, see Converter.builtins_in)."""
-    text = _STUB_SOURCE.format(name=name)
-    node = cst.parse_statement((builtins_in(text) if builtins_in else text).replace("\n", newline))
-    return node.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-
-
 def is_stub_class(st) -> bool:
-    """The stand-in class that an earlier conversion wrote (recognised by its docstring)."""
-    if not isinstance(st, cst.ClassDef) or not st.name.value.startswith(STUB):
+    """The stand-in class that an earlier version wrote into the converted file (recognised by its
+    docstring): the runtime's TorchMissing replaces it."""
+    if not isinstance(st, cst.ClassDef) or not st.name.value.startswith(_OLD_STUB):
         return False
     body = st.body.body if isinstance(st.body, cst.IndentedBlock) else ()
     if not body or not isinstance(body[0], cst.SimpleStatementLine):
         return False
     doc = body[0].body[0]
-    return isinstance(doc, cst.Expr) and isinstance(doc.value, cst.SimpleString) and _DOC in doc.value.value
+    return isinstance(doc, cst.Expr) and isinstance(doc.value, cst.SimpleString) and _OLD_DOC in doc.value.value
 
 
 def catches_import_error(node: cst.Try) -> bool:
@@ -114,7 +63,8 @@ def catches_import_error(node: cst.Try) -> bool:
 
 
 def stub_assignment(st) -> str | None:
-    """The name a ``name = _TorchMissing(...)`` line binds, else None."""
+    """The name a ``name = TorchMissing(...)`` line binds (``_TorchMissing`` as an earlier version
+    wrote it), else None."""
     if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
         return None
     small = st.body[0]
@@ -122,7 +72,7 @@ def stub_assignment(st) -> str | None:
             and isinstance(small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call)):
         return None
     func = small.value.func
-    if isinstance(func, cst.Name) and func.value.startswith(STUB):
+    if isinstance(func, cst.Name) and func.value.lstrip("_").startswith(STUB):
         return small.targets[0].target.value
     return None
 
@@ -155,13 +105,13 @@ def _guard_parts(node):
 
 
 def guard(lines: list, stubs: list[tuple[str, str, dict]], stub_name: str = STUB) -> cst.If:
-    """``if TYPE_CHECKING: <lines> else: <local> = _TorchMissing(<qualified name>, <reasons>)``.
+    """``if TYPE_CHECKING: <lines> else: <local> = TorchMissing(<qualified name>, <reasons>)``.
 
     Args:
         lines: the import statements (SimpleStatementLine) that stay; the first one's comments
             go above the ``if``.
         stubs: (local name, qualified torch name, {first attribute: reason}) per name still used.
-        stub_name: the name of the stand-in class in this file.
+        stub_name: the local name of the runtime's stand-in class in this file.
     """
     first = lines[0]
     body = [first.with_changes(leading_lines=[]), *lines[1:]]

@@ -20,12 +20,13 @@ from migrate.convert.layer_attributes import (
     note_layer_class,
 )
 from migrate.convert.names import function_locals
+from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
     is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
     track_assign, type_of,
 )
-from migrate.convert.torch_runtime import LAYER_ATTR_NAMES, LAYER_GEOMETRY
+from migrate.runtime.values import LAYER_ATTR_NAMES, LAYER_GEOMETRY
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import entry_id, node_rule
@@ -96,13 +97,13 @@ NO_GRAD = node_rule(
 LAYER_ATTR_AT_RUN_TIME = node_rule(
     "MS444", "layer_attribute_at_run_time",
     "Replace x.in_features / out_features / num_embeddings / embedding_dim / kernel_size / stride / dilation "
-    "on a receiver of unknown class with _TorchLayerAttrs(x).in_features...: x's own attribute, else the "
+    "on a receiver of unknown class with TorchLayerAttrs(x).in_features...: x's own attribute, else the "
     "MindSpore layer's (in_channels...; a 1-D convolution's (k,) where MindSpore holds (1, k)).",
-        needs=["_TorchLayerAttrs"], examples=[
+        needs=["TorchLayerAttrs"], examples=[
     ("def f(model):\n"
      "    return model.fc.in_features\n",
      "def f(model):\n"
-     "    return _TorchLayerAttrs(model.fc).in_features\n"),
+     "    return TorchLayerAttrs(model.fc).in_features\n"),
 ])
 MODULE_TABLES = node_rule(
     "MS443", "module_tables",
@@ -533,9 +534,9 @@ def _inplace_of_out_of_place(converter, name: str):
 
 
 def _layer_attrs_view(node) -> bool:
-    """``_TorchLayerAttrs(x)``: an earlier conversion's run-time read (converting again keeps it)."""
+    """``TorchLayerAttrs(x)``: an earlier conversion's run-time read (converting again keeps it)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
-        and node.func.value.startswith("_TorchLayerAttrs")
+        and node.func.value.startswith("TorchLayerAttrs")
 
 
 def _untyped_name(converter, node) -> bool:
@@ -588,7 +589,7 @@ def on_plain_attribute(converter, node: cst.Attribute):
             and not _layer_attrs_view(node.value):
         # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
         # at run time (a user's own in_features is kept)
-        helper = converter.output.signatures.helper("_TorchLayerAttrs")
+        helper = converter.output.signatures.helper("TorchLayerAttrs")
         new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), cst.Name(attr))
         held = (f"as {LAYER_ATTR_NAMES[attr]}" if attr in LAYER_ATTR_NAMES
                 else "2-D in a 1-D convolution, (1, k)")
@@ -759,6 +760,8 @@ def on_class(converter, node: cst.ClassDef):
 def _is_cell_base(converter, base) -> bool:
     q = converter.qual(base)
     if q is None:
+        if dotted(base) in MODULE_BASES.get():
+            return True  # a module class of another file of the tree (package_classes)
         return isinstance(base, cst.Name) and base.value in converter.walk_state.cell_classes
     return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
 

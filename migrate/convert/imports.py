@@ -14,15 +14,14 @@ import libcst as cst
 
 from migrate.convert.changes import marker_line, marker_text
 from migrate.convert.comments import lost_comment_lines
-from migrate.convert.cst import dotted, parse_expr, parse_statement
+from migrate.convert.cst import dotted, parse_statement
 from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_raise_guard, is_stub_class, marker_reasons, merge_guards, raise_guard,
-    stub_class,
 )
 from migrate.convert.registry import node_rule
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED
 from migrate.convert.torch_names import is_module, star_names
-from migrate.convert.torch_signature import bindable_value
+from migrate.convert.torch_signature import bindable_value, signatures
 
 TRY_IMPORT = node_rule(
     "MS256", "torch_try_import",
@@ -326,7 +325,7 @@ class BlockImports:
         converter.output.guarded = True
         reasons = self.reasons()
         return _with_lost_comments(st, line, guard(
-            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], converter.facts.names["stub"]))
+            [inner], [(local, qual, reasons.get(local, {})) for local, qual in stubs], stub_name(converter)))
 
     def import_error(self, st, imports) -> cst.If:
         """``if TYPE_CHECKING: <imports> else: raise ImportError(<what stays torch's and why>)`` for
@@ -537,14 +536,8 @@ class ImportRewrite:
         self.pending: list[cst.EmptyLine] = []  # comments of removed lines, for the next kept one
         self.pending_for_header: list[cst.EmptyLine] = []
         self.first_torch: int | None = None
-        self.first_guard: int | None = None  # the first top-level statement holding a guard
         self.have_math = False
         self.star_marked = False
-
-    def _stub_class(self):
-        """The guards' stand-in class, as this file writes it."""
-        converter = self.converter
-        return stub_class(converter.facts.names["stub"], _newline(converter), converter.builtins_in)
 
     def run(self, body, module_header=()):
         """Return ``body`` with its torch imports replaced (``body`` itself if nothing changes);
@@ -553,11 +546,9 @@ class ImportRewrite:
         uses = self.converter.output.alias_uses
         self.blocks = BlockImports(self.converter, lambda small, local: uses.get(local, 0), body)
         converter = self.converter
-        stub_seen = False
         for st in body:
             converter.walk_state.line = converter.walk_state.import_lines.get(id(st), converter.walk_state.line)
-            if is_stub_class(st):
-                stub_seen = True  # written again below if a guard still needs it
+            if is_stub_class(st):  # an earlier version's stand-in class: the runtime's replaces it
                 self.pending.extend(ln for ln in st.leading_lines if ln.comment is not None)
                 continue
             if is_import_line(st):
@@ -568,7 +559,7 @@ class ImportRewrite:
                 self._keep(st)
         if self.header_at is None:
             if not (converter.output.used or converter.output.init_names or converter.output.guarded
-                    or converter.output.checking or stub_seen):
+                    or converter.output.checking):
                 return self.out if self.star_marked else body
             if self.first_torch is not None:
                 # every torch import stays (unconverted code uses them): the target's go below
@@ -616,8 +607,6 @@ class ImportRewrite:
                 lines = _comments_of(st.with_changes(leading_lines=[]) if took_header else st)
                 self.pending.extend(ln for ln in lines if ln.comment is not None)
             return
-        if self.first_guard is None and self.converter.output.guarded:
-            self.first_guard = len(self.out)
         for n in new:
             self._keep(n)
 
@@ -649,8 +638,6 @@ class ImportRewrite:
         first = line if line is not None else guarded
         self._keep(first.with_changes(leading_lines=[*leading, *first.leading_lines]))
         if guarded is not None:
-            if self.first_guard is None:
-                self.first_guard = len(self.out) - (1 if line is None else 0)
             if line is not None:
                 self.out.append(guarded)
 
@@ -671,33 +658,14 @@ class ImportRewrite:
         return st
 
     def _with_header(self, header: list, inherited):
-        """The statements with the target imports at ``header_at`` (comments kept), the guard of
-        the names a sibling's star import no longer gives (``inherited``), and the stand-in class
-        of the guards above the first guard."""
-        placed = inherited is not None and self.first_guard is None
+        """The statements with the target imports at ``header_at`` (comments kept) and the guard of
+        the names a sibling's star import no longer gives (``inherited``); the runtime's import,
+        with the guards' stand-in, goes above the first guard (:meth:`TorchSignatures.emit`)."""
         if inherited is not None:
-            if placed:  # the stand-in class goes above the first guard
-                header.append(self._stub_class())
-                inherited = inherited.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             header.append(inherited)
         out, at = self.out, self.header_at
-        if self.converter.output.guarded and not placed:
-            # above the first guard, else after the imports that open the module: where a second
-            # conversion (the torch imports gone) puts it again
-            where = self.first_guard if self.first_guard is not None else max(at, _after_leading_imports(out))
-            out.insert(where, self._stub_class())
-            if where + 1 < len(out):
-                # two blank lines after a class, as above it
-                lines = out[where + 1].leading_lines
-                blank = next((i for i, ln in enumerate(lines) if ln.comment is not None), len(lines))
-                out[where + 1] = out[where + 1].with_changes(
-                    leading_lines=[cst.EmptyLine()] * max(0, 2 - blank) + list(lines))
-            if where < at:
-                at += 1
         if not header:
             lost = [*self.pending_for_header, *self.pending]
-            if lost and at < len(out) and is_stub_class(out[at]):
-                lost = [ln for ln in lost if ln.comment is not None]  # it has its blank lines
             if lost and at < len(out):
                 out[at] = out[at].with_changes(leading_lines=[*lost, *out[at].leading_lines])
             elif lost:
@@ -708,6 +676,12 @@ class ImportRewrite:
         if self.pending:  # comments of removed imports at the very end: keep them below the header
             header.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=self.pending))
         return out[:at] + header + out[at:]
+
+
+def stub_name(converter) -> str:
+    """The local name of the runtime's ``TorchMissing``, which a guard binds to the torch names
+    that stay (:mod:`migrate.convert.guards`)."""
+    return signatures(converter).helper("TorchMissing")
 
 
 def inherited_guard(converter):
@@ -732,7 +706,7 @@ def inherited_guard(converter):
     reasons = marker_reasons(converter.output.walked_body, converter.walk_state.aliases)
     return guard([parse_statement(text) for text in lines],
                  [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
-                 converter.facts.names["stub"])
+                 stub_name(converter))
 
 
 def _after_sibling_star_imports(body) -> int:
@@ -836,9 +810,6 @@ class _NamesLeft(cst.CSTVisitor):
     def visit_If(self, node) -> bool:
         return not (is_guard(node) or is_raise_guard(node))
 
-    def visit_ClassDef(self, node) -> bool:
-        return not is_stub_class(node)
-
     def visit_Name(self, node) -> None:
         self.names.add(node.value)
 
@@ -863,8 +834,3 @@ def forget_vanished_uses(converter, body) -> None:
     for alias in counted:
         if alias.split(".")[0] not in seen.names:
             converter.output.alias_uses[alias] = 0
-
-
-def _newline(converter) -> str:
-    """The line ending of the file being converted."""
-    return converter.output.signatures.newline if converter.output.signatures is not None else "\n"

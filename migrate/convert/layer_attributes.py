@@ -38,7 +38,7 @@ LAYER_ATTRIBUTE = node_rule(
     "Replace torch attribute names of layers with what the MindSpore layer holds (conv.groups -> "
     "conv.group, ln.eps -> ln.epsilon; in a subclass of a torch layer, self.padding -> "
     "self.torch_padding, torch's value kept by the torch-signature base).",
-        needs=["_torch_ntuple"], examples=[
+        needs=["torch_ntuple"], examples=[
     ("def f(m):\n"
      "    if isinstance(m, nn.Conv2d):\n"
      "        return m.groups\n",
@@ -54,7 +54,7 @@ ATTENTION_WITHOUT_WEIGHTS = node_rule(
      "        self.attn = nn.MultiheadAttention(8, 2)\n"
      "    def forward(self, x):\n        out, _ = self.attn(x, x, x, need_weights=False)\n        return out\n",
      "class A(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
-     "        self.attn = _torch_attention_init(nn.MultiheadAttention(8, 2))\n"
+     "        self.attn = torch_attention_init(nn.MultiheadAttention(8, 2))\n"
      "    def construct(self, x):\n        out, _ = (self.attn(x, x, x, need_weights=False)[0], None)\n"
      "        return out\n"),
 ])
@@ -73,7 +73,7 @@ FORWARD_KEYWORDS = node_rule(
      "    def __init__(self):\n"
      "        super().__init__()\n"
      "        self.enc = "
-     "_torch_attention_init(nn.TransformerEncoder(_torch_attention_init(nn.TransformerEncoderLayer(8, 2)), 2))\n"
+     "torch_attention_init(nn.TransformerEncoder(torch_attention_init(nn.TransformerEncoderLayer(8, 2)), 2))\n"
      "    def construct(self, x, m):\n"
      "        return self.enc(x, src_mask=m)\n"),
 ])
@@ -81,16 +81,16 @@ CONV_ATTRIBUTE = node_rule(
     "MS325", "conv_attribute",
     "Replace reads of conv.padding / kernel_size / stride / dilation / padding_mode, where MindSpore's "
     "layer keeps another form (pad_mode + (before, after) padding, (1, k) sizes of a 1-D layer), with "
-    "_torch_conv_attr(conv, name): torch's value.", needs=["_torch_conv_attr"], examples=[
+    "torch_conv_attr(conv, name): torch's value.", needs=["torch_conv_attr"], examples=[
     ("def f(m):\n"
      "    if isinstance(m, nn.Conv2d):\n"
      "        return m.padding\n",
      "def f(m):\n"
      "    if isinstance(m, nn.Conv2d):\n"
-     "        return _torch_conv_attr(m, 'padding')\n"),
+     "        return torch_conv_attr(m, 'padding')\n"),
 ])
 _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
-# a convolution's attributes _torch_conv_attr answers in torch's form
+# a convolution's attributes torch_conv_attr answers in torch's form
 CONV_ATTRS = {"padding", "kernel_size", "stride", "dilation", "padding_mode"}
 
 
@@ -176,7 +176,7 @@ def conv_attribute(converter, node: cst.Attribute, value, kinds) -> cst.Call | N
     """Apply MS325 to the read ``node`` (``conv.padding``; ``value``: its receiver converted)."""
     if all(node.attr.value not in load_attributes()[k].shadow for k in kinds) and node.attr.value != "padding_mode":
         return None  # (Conv2d.stride: the same on both sides)
-    local = signatures(converter).helper("_torch_conv_attr")
+    local = signatures(converter).helper("torch_conv_attr")
     new = cst.Call(cst.Name(local), [cst.Arg(value), cst.Arg(cst.SimpleString(repr(node.attr.value)))])
     converter.record(node, new, CONV_ATTRIBUTE.id, "exact",
                 f"{short_kinds(kinds)}.{node.attr.value} in torch's form, from what the MindSpore layer holds")

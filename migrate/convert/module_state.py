@@ -5,7 +5,7 @@
   ``self.features.add_module(n, m)``, ``self.heads[k] = m``) keeps a shorter name, and two parameters may end up with the
   same name, which breaks ``save_checkpoint`` + ``load_param_into_net`` (checked on MindSpore
   2.10). A Cell's ``__init__`` that adds children that way ends with a call naming every
-  parameter by its path (:func:`~migrate.convert.torch_runtime._torch_param_names`).
+  parameter by its path (:func:`~migrate.runtime.values.torch_param_names`).
 - Iterators: ``next(model.parameters())`` -- torch's Module methods return iterators, MindSpore's
   ``trainable_params()`` a list.
 """
@@ -20,8 +20,8 @@ from migrate.convert.torch_signature import signatures
 PARAMETER_PATHS = node_rule(
     "MS186", "parameter_paths",
     "Replace the end of a Cell's __init__ that adds children to attached containers (append, "
-    "add_module...) with the same plus _torch_param_names(self): every Parameter.name is its "
-    "path, as on torch.", needs=["_torch_param_names"], examples=[
+    "add_module...) with the same plus torch_param_names(self): every Parameter.name is its "
+    "path, as on torch.", needs=["torch_param_names"], examples=[
     ("class N(nn.Module):\n"
      "    def __init__(self):\n"
      "        super().__init__()\n"
@@ -34,7 +34,7 @@ PARAMETER_PATHS = node_rule(
      "        self.blocks.append(nn.Dense(2, 2, has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2))))\n"
-     "        _torch_param_names(self)\n"),
+     "        torch_param_names(self)\n"),
 ])
 MODULE_ITERATOR = node_rule(
     "MS187", "module_iterator",
@@ -89,7 +89,7 @@ def parameter_paths(converter, original: cst.FunctionDef, new: cst.FunctionDef) 
     if not isinstance(body, cst.IndentedBlock) or not converter.allows(PARAMETER_PATHS.id) \
             or not _adds_children(original.body):
         return new
-    name = signatures(converter).helper("_torch_param_names")
+    name = signatures(converter).helper("torch_param_names")
     last = body.body[-1] if body.body else None
     text = f"{name}(self)"
     if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Expr) \

@@ -217,7 +217,6 @@ _CANDIDATES = {
     "math": ("math", "py_math", "py_math_"),
     "np": ("np", "numpy_np", "numpy_np_"),  # numpy, for templates that compute shapes or dtypes
     "init": ("", "ms_init", "ms_init_"),  # "": initializer classes imported by their own names
-    "stub": ("_TorchMissing", "_TorchMissing_", "_TorchMissing__"),  # see migrate.convert.guards
     "builtins": ("_builtins", "_builtins_", "_py_builtins"),  # see migrate.convert.builtin_names
 }
 

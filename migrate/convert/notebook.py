@@ -20,6 +20,7 @@ import re
 
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.runtime_files import RUNTIME_NAME
 
 INSTALL_HINT = "converting notebooks needs nbformat: pip install 'ms-migrate[notebook]' (or nbformat)"
 # Cell magics whose body is Python code.
@@ -113,13 +114,16 @@ def _unmask(text: str, magics: list[str], used: set) -> str:
     return "\n".join(out)
 
 
-def convert_notebook(raw: bytes, target: str = "ms_core", rules: RuleSelection = EVERYTHING):
+def convert_notebook(raw: bytes, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
+                     runtime: str = RUNTIME_NAME):
     """Convert a notebook's code cells.
 
     Args:
         raw: the ``.ipynb`` file's bytes.
         target: ``"ms_core"`` or ``"mindspore"``.
         rules: which rewrites run (``--select``/``--disable``).
+        runtime: the module the cells import the runtime from (a copy beside the notebook), or
+            "" to write the definitions into the first cell (see ``convert_source``).
 
     Returns:
         (text before, ConvertResult, bytes to write): the result's ``code`` is the notebook's
@@ -152,10 +156,10 @@ def convert_notebook(raw: bytes, target: str = "ms_core", rules: RuleSelection =
                 or nb.get("metadata", {}).get("language_info", {}).get("name") or "python")
     if str(language).lower() != "python":
         return text, ConvertResult(text), raw  # nothing of torch's in an R or Julia notebook
-    return _convert_cells(nbformat, nb, text, raw, target, rules)
+    return _convert_cells(nbformat, nb, text, raw, target, rules, runtime)
 
 
-def _convert_cells(nbformat, nb, text: str, raw: bytes, target: str, rules: RuleSelection):
+def _convert_cells(nbformat, nb, text: str, raw: bytes, target: str, rules: RuleSelection, runtime: str):
     from migrate.convert.guarded import convert_text
 
     def fail(msg):
@@ -180,11 +184,12 @@ def _convert_cells(nbformat, nb, text: str, raw: bytes, target: str, rules: Rule
     if not cells:
         return text, ConvertResult(text), raw
     program = "".join(parts)
-    result = convert_text(program, target, rules)
+    result = convert_text(program, target, rules, runtime=runtime)
     if result.error is not None:
         return fail(_cell_error(result.error, where, cells))
     if result.code == program:
-        return text, ConvertResult(text, _cell_changes(result.changes, where, cells), result.torch_sites), raw
+        return text, ConvertResult(text, _cell_changes(result.changes, where, cells), result.torch_sites,
+                                   runtime=result.runtime), raw
     pieces = _CELL_LINE.split(result.code)
     # pieces: [text before cell 0, "0", cell 0, "1", cell 1, ...]
     if [int(k) for k in pieces[1::2]] != list(range(len(cells))):
@@ -206,7 +211,7 @@ def _convert_cells(nbformat, nb, text: str, raw: bytes, target: str, rules: Rule
     if not out.endswith("\n"):
         out += "\n"
     changes = _cell_changes(result.changes, where, cells)
-    return text, ConvertResult(out, changes, result.torch_sites), out.encode("utf-8")
+    return text, ConvertResult(out, changes, result.torch_sites, runtime=result.runtime), out.encode("utf-8")
 
 
 def _cell_of(line: int, where: list[int]) -> int:

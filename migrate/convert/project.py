@@ -9,9 +9,12 @@ from pathlib import Path
 from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.einops_calls import named_modules
+from migrate.convert.package_classes import MODULE_BASES, package_module_bases
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_exports, package_reexports
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
+from migrate.convert.runtime_files import (RUNTIME_NAME, import_module_text, is_written_runtime, runtime_homes,
+                                           runtime_name, write_runtime)
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".venv", "venv", "node_modules", ".mypy_cache",
              ".pytest_cache"}
@@ -33,6 +36,7 @@ class FileReport:
     skipped: str | None = None  # why the path was not converted nor copied (a symlink out of the tree...)
     before: str | None = None   # kept only for --diff
     after: str | None = None
+    runtime: tuple = ()         # the runtime's names the converted file imports
 
     @property
     def converted(self) -> int:
@@ -92,7 +96,7 @@ def summarize(reports: list[FileReport]) -> Summary:
 def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: bool = False,
                  display: str | None = None, details: bool = True, out_root: str | None = None,
                  rules: RuleSelection = EVERYTHING, inherited: dict | None = None,
-                 named_modules=frozenset()) -> FileReport:
+                 named_modules=frozenset(), runtime: str = RUNTIME_NAME) -> FileReport:
     """Convert one file (``.py``, or ``.ipynb`` code cells); write it to ``dst`` when given.
     Errors are reported, never raised.
 
@@ -112,6 +116,9 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
             (:func:`migrate.convert.star_imports.package_exports`).
         named_modules: modules of replaced packages (einops) the file's package names in strings
             (:func:`migrate.convert.einops_calls.named_modules`).
+        runtime: the module the converted file imports the runtime from (``migrate_runtime``,
+            ``..migrate_runtime``), or "" to write the definitions it uses into it; writing the
+            runtime itself is the caller's (:func:`migrate.convert.runtime_files.write_runtime`).
 
     Returns:
         A :class:`FileReport`. A file that fails is written to ``dst`` unchanged (unless ``dst``
@@ -124,15 +131,15 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
         return FileReport(name, error=os_error_message(exc, name, "read"))
     if src.endswith(".ipynb"):
         from migrate.convert.notebook import convert_notebook
-        before, result, data = convert_notebook(raw, target, rules)
+        before, result, data = convert_notebook(raw, target, rules, runtime)
     else:
-        before, result, data = _convert_python(raw, target, rules, inherited, named_modules)
+        before, result, data = _convert_python(raw, target, rules, inherited, named_modules, runtime)
     changes = result.changes
     if not details:
         # exact/transformed snippets are only needed by full reports; keep the ones to review
         changes = [c if c.label in ("approximate", "unsupported")
                    else Change(c.line, c.rule, c.label, "", "", c.note) for c in changes]
-    rep = FileReport(name, changes, result.torch_sites, result.error)
+    rep = FileReport(name, changes, result.torch_sites, result.error, runtime=result.runtime)
     if keep_text and before is not None:
         rep.before, rep.after = before, (result.code if result.error is None else before)
     # a failed file still goes to the output (unchanged) to keep the tree complete; in place it is
@@ -145,14 +152,14 @@ def convert_file(src: str, dst: str | None, target: str = "ms_core", keep_text: 
 
 
 def _convert_python(raw: bytes, target: str, rules: RuleSelection = EVERYTHING, inherited: dict | None = None,
-                    named_modules=frozenset()):
+                    named_modules=frozenset(), runtime: str = RUNTIME_NAME):
     """Return (text before, ConvertResult, bytes to write) for a Python file."""
     from migrate.convert.guarded import convert_text
     try:
         text, encoding = decode_source(raw)
     except SourceError as exc:
         return None, ConvertResult("", error=str(exc)), raw
-    result = convert_text(text, target, rules, inherited, named_modules)
+    result = convert_text(text, target, rules, inherited, named_modules, runtime)
     if result.error is not None or result.code == text:
         return text, result, raw
     try:
@@ -179,12 +186,16 @@ def _write(src: str, dst: str, data: bytes, out_root: str | None) -> str | None:
 
 
 def _task(args):
-    *file_args, own, reexported = args
+    """One file's conversion in a worker: :func:`convert_file`'s arguments, then the run's facts
+    (own packages, names re-exported from this file, bases that are other files' module classes)."""
+    *file_args, own, reexported, module_bases = args
     token = OWN_PACKAGES.set(own)  # the packages of the run: their imports are the code's own
     kept = REEXPORTED.set(reexported)  # torch names sibling modules import from this one
+    bases = MODULE_BASES.set(module_bases)  # bases that are module classes of other files
     try:
         return convert_file(*file_args)
     finally:
+        MODULE_BASES.reset(bases)
         REEXPORTED.reset(kept)
         OWN_PACKAGES.reset(token)
 
@@ -243,6 +254,8 @@ def plan(root: Path, out: Path | None, in_place: bool):
                 skipped.append((rel, "the output directory", False))
             elif (p / "pyvenv.cfg").is_file():
                 skipped.append((rel, "a virtual environment", False))
+            elif is_written_runtime(p):
+                pass  # a runtime an earlier conversion wrote: written again where it is needed
             else:
                 keep.append(d)
         dirnames[:] = keep
@@ -306,6 +319,80 @@ def _crashed(task, reason: str) -> FileReport:
     return rep
 
 
+def plan_runtime(root: Path, sources: list[str], out: Path) -> tuple[dict[str, str], dict[str, tuple[Path, str]]]:
+    """How each source file reaches the runtime, and where its copy goes.
+
+    Returns:
+        ({source: the module its converted text imports the runtime from}, {source: (the
+        directory, relative to the tree, of its copy; the copy's name)}). One copy per import
+        root (:func:`~migrate.convert.runtime_files.runtime_homes`); a notebook imports the copy
+        beside it. A copy is named ``migrate_runtime`` unless a file or directory of the tree
+        (or of ``out``) already has that name.
+    """
+    homes = runtime_homes(root, [s for s in sources if s.endswith(".py")])
+    names: dict[Path, str] = {}
+    links, copies = {}, {}
+    for src in sources:
+        home, depth = homes.get(src) or (Path(src).relative_to(root).parent, None)
+        if home not in names:
+            try:
+                taken = {p.name for p in (root / home).iterdir() if not is_written_runtime(p)}
+            except OSError:
+                taken = set()
+            names[home] = runtime_name(out / home, taken)
+        links[src] = import_module_text(names[home], depth)
+        copies[src] = (home, names[home])
+    return links, copies
+
+
+def file_runtime(dst: str | None, src: str | None = None) -> tuple[str, str]:
+    """(the module a single converted file imports the runtime from, the copy's name) for a file
+    written to ``dst`` (None: to stdout, which gets the definitions inlined: ("", "")). The copy
+    goes beside the file; the file imports it relatively when its directory is a package."""
+    if dst is None:
+        return "", ""
+    folder = Path(dst).parent
+    try:
+        taken = {p.name for p in folder.iterdir() if not is_written_runtime(p)}
+    except OSError:
+        taken = set()
+    if src is not None and Path(src).parent.resolve() == folder.resolve():
+        taken.discard(Path(src).name)
+    name = runtime_name(folder, taken)
+    return import_module_text(name, 0 if (folder / "__init__.py").is_file() else None), name
+
+
+def write_file_runtime(report: FileReport, dst: str, name: str, target: str) -> FileReport | None:
+    """Write the runtime beside the single file ``dst`` when its conversion imports it; the copy's
+    report (as a copied file), or None when none was needed."""
+    if not report.runtime or report.error is not None:
+        return None
+    folder = Path(dst).parent
+    rep = FileReport(str(folder / name) + "/", copied=True)
+    try:
+        write_runtime(folder, target, name)
+    except OSError as exc:
+        rep.error = str(exc) if isinstance(exc, FileExistsError) else os_error_message(exc, folder / name, "write")
+    return rep
+
+
+def _write_runtimes(reports, tasks, copies, out: Path, target: str) -> list[FileReport]:
+    """Write one runtime copy for each import root whose converted files import it; a report
+    per copy (as a copied file: path ``<dir>/<name>/``)."""
+    needed = {copies[task[0]] for task, rep in zip(tasks, reports) if rep.runtime and rep.error is None}
+    out_reports = []
+    for home, name in sorted(needed):
+        rel = (home / name).as_posix()
+        rep = FileReport(rel + "/", copied=True)
+        try:
+            write_runtime(out / home, target, name)
+        except (OSError, FileExistsError) as exc:
+            rep.error = os_error_message(exc, rel, "write") if isinstance(exc, OSError) and \
+                not isinstance(exc, FileExistsError) else str(exc)
+        out_reports.append(rep)
+    return out_reports
+
+
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
                  in_place: bool = False, keep_text: bool = False, progress=None,
                  details: bool = True, rules: RuleSelection = EVERYTHING, own=None) -> list[FileReport]:
@@ -351,11 +438,15 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     inherited = package_exports(root, [src for src, _ in py if src.endswith(".py")])
     reexported = package_reexports(root, [src for src, _ in py if src.endswith(".py")])
     named = named_modules(src for src, _ in py if src.endswith(".py"))
+    links, copies = plan_runtime(root, [src for src, _ in py], Path(out_root) if out_root else root)
+    module_bases = package_module_bases(root, [src for src, _ in py if src.endswith(".py")])
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
-              inherited.get(src), named, own_packages([root]) if own is None else frozenset(own),
-              reexported.get(src, frozenset())) for src, dst in py]
+              inherited.get(src), named, links[src], own_packages([root]) if own is None else frozenset(own),
+              reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]
     reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
                                              progress=progress)
+    if out_root is not None:
+        reports += _write_runtimes(reports, tasks, copies, Path(out_root), target)
     for src, dst in other:
         rel = src.relative_to(root)
         rep = FileReport(str(rel), copied=True)

@@ -1,49 +1,42 @@
-"""Torch-signature classes and functions, generated into the converted file that needs them.
+"""Torch-signature classes and functions: what static translation cannot settle, from the runtime.
 
 A direct call ``nn.Conv2d(3, 64, 3, padding=1)`` is translated statically. A torch layer class
 used otherwise -- as a value (``act_layer=nn.ReLU``, ``conv_layer = nn.Conv2d``,
 ``partial(nn.BatchNorm2d, eps=...)``, ``dict(relu=nn.ReLU)``), as a base class
 (``class Conv2dSame(nn.Conv2d)``), or in a call whose arguments only run time knows (``**kwargs``,
-``padding=p``) -- is replaced by a *torch-signature class*: a subclass of the MindSpore class
-whose ``__init__`` takes torch's arguments and translates them when the layer is built::
+``padding=p``) -- is replaced by its *torch-signature class* from the runtime
+(:mod:`migrate.runtime.generated`): a subclass of the MindSpore class whose ``__init__`` takes
+torch's arguments and translates them when the layer is built (``TorchBatchNorm2d``). Torch
+functions used as values (``act_fn=F.relu``, ``init=nn.init.xavier_uniform_``) get the runtime's
+functions with torch's signature the same way (``torch_relu``). The containers whose MindSpore
+semantics differ (``nn.Sequential`` filled after construction or subclassed, ``nn.ModuleList``
+holding None) get the runtime's ``TorchSequential`` / ``TorchModuleList``; plain MindSpore
+(``nn.SequentialCell``) wherever it means the same.
 
-    class TorchBatchNorm2d(nn.BatchNorm2d, metaclass=_TorchSignature):
-        _torch_base = nn.BatchNorm2d
-
-        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, ...):
-            ...
-            super().__init__(num_features, eps=eps, momentum=1 - momentum, affine=affine, ...)
-
-The body is the converter's own translation of ``torch.nn.BatchNorm2d(num_features, eps=eps, ...)``
-(same table entry, same argument fates, same rule run in :attr:`CallEdit.runtime` mode), so the
-static and the run-time translations cannot disagree. Torch functions used as values
-(``act_fn=F.relu``, ``init=nn.init.xavier_uniform_``) get generated functions the same way.
-The containers whose MindSpore semantics differ (``nn.Sequential`` filled after construction or
-subclassed, ``nn.ModuleList`` holding None) get hand-written classes
-(:data:`~migrate.convert.torch_runtime.CLASS_SOURCES`).
-
-Everything is emitted in one block after the file's imports, in a deterministic order, with a
-header comment; converting the output again keeps the block and adds only what is new.
+The generated classes are made ahead of time from the mapping tables by
+``python -m migrate.convert.generate_runtime`` (the converter's own translation of each call,
+run on parameter names, so the static and the run-time translations cannot disagree);
+:data:`~migrate.runtime.index.SIGNATURES` says which runtime name has each torch name's
+signature. A converted file imports the names it uses (:class:`TorchSignatures` collects them;
+``from .migrate_runtime import TorchConv2d, torch_size`` after the file's imports); a file written
+to stdout gets their definitions instead, between BEGIN/END markers. Converting the output again
+keeps the import (or the block) and adds only what is new.
 """
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import libcst as cst
 
-from mappings import load_attributes
-from migrate.convert.call_edit import CallEdit, _positional_count
-from migrate.convert.cst import code_of, parse_expr
-from migrate.convert.guards import is_stub_class
+from migrate.convert.cst import code_of, dotted, parse_statement
 from migrate.convert.registry import entry_id, node_rule
-from migrate.convert.rules import argument_rule_named
-from migrate.convert.torch_runtime import CLASS_SOURCES, HELPERS, NEEDS, helper_source
+from migrate.convert.runtime_files import BEGIN, END, RUNTIME_NAME, inline_parts
+from migrate.runtime.index import EXPORTS, SIGNATURES, TARGET_ONLY
 
 TORCH_CLASS = node_rule(
     "MS180", "torch_signature_class",
     "Replace a torch layer class used as a value or a base (act_layer=nn.ReLU, class "
-    "Conv2dSame(nn.Conv2d)) with a generated subclass of the MindSpore class that takes torch's "
+    "Conv2dSame(nn.Conv2d)) with the runtime's subclass of the MindSpore class that takes torch's "
     "arguments and translates them when it is built (TorchReLU).",
         needs=["TorchModuleList", "TorchSequential"], examples=[
     ("def block(c, norm_layer=nn.BatchNorm2d):\n"
@@ -54,7 +47,7 @@ TORCH_CLASS = node_rule(
 TORCH_CALL = node_rule(
     "MS181", "torch_signature_call",
     "Replace a layer or function call whose arguments only run time knows (**kwargs, padding=p) "
-    "with a call of the generated torch-signature class or function.", needs=["DataLoaderTorch"], examples=[
+    "with a call of the runtime's torch-signature class or function.", needs=["DataLoaderTorch"], examples=[
     ("def conv(c, **kw):\n"
      "    return nn.Conv2d(c, c, 3, **kw)\n",
      "def conv(c, **kw):\n"
@@ -62,41 +55,38 @@ TORCH_CALL = node_rule(
 ])
 TORCH_FUNCTION = node_rule(
     "MS182", "torch_function_value",
-    "Replace a torch function used as a value (act_fn=F.relu, init=nn.init.xavier_uniform_) with a "
-    "generated function that takes torch's arguments.", needs=["DataLoaderTorch"], examples=[
+    "Replace a torch function used as a value (act_fn=F.relu, init=nn.init.xavier_uniform_) with the "
+    "runtime's function that takes torch's arguments (torch_relu).", needs=["DataLoaderTorch"], examples=[
     ("act = dict(relu=F.relu)\n",
-     "act = dict(relu=_torch_relu)\n"),
+     "act = dict(relu=torch_relu)\n"),
 ])
 TORCH_CONTAINER = node_rule(
     "MS183", "torch_containers",
     "Replace nn.Sequential filled after construction or subclassed, nn.ModuleList holding None "
     "or built from an iterator, and nn.ModuleDict whose values may be containers, with the "
-    "generated TorchSequential / TorchModuleList / TorchModuleDict (children run in insertion "
+    "runtime's TorchSequential / TorchModuleList / TorchModuleDict (children run in insertion "
     "order; None entries keep their index; containers inside a dict).",
         needs=["TorchModuleDict", "TorchModuleList", "TorchSequential"], examples=[
     ("s = nn.Sequential()\n",
      "s = TorchSequential()\n"),
 ])
 
-HEADER = ("# --- generated by migrate: torch signatures over MindSpore classes "
-          "(rewritten by each conversion) ---")
-META = "_TorchSignature"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# an import of a runtime copy (any name a conversion gives one: migrate_runtime, migrate_runtime_2)
+_RUNTIME_MODULE = re.compile(r"\.*" + re.escape(RUNTIME_NAME) + r"(?:_\d+)?")
 _NONE_APPENDED = re.compile(r"\.(?:append|insert)\([^\n]*\bNone\b|ModuleList\(\s*\[[^\]]*\bNone\b")
-# containers whose torch-signature class is a template, and the ones that stay plain
+# the containers whose torch semantics need the runtime's class, and the ones that stay plain
 _CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList",
                "torch.nn.ModuleDict": "TorchModuleDict"}
-# torch callables whose run-time signature is a hand-written template (their static rules read
-# facts the converter learnt about the file, which run time does not have)
-_FUNCTION_TEMPLATES = {"torch.utils.data.DataLoader": "DataLoaderTorch",
-                       "torch.utils.data.dataloader.DataLoader": "DataLoaderTorch"}
 _PLAIN = {"torch.nn.ModuleDict", "torch.nn.Module", "torch.nn.Identity"}
 # what MindSpore 2.10's CellDict refuses as a value
 _CONTAINER_TYPES = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+# getattr(<torch module>, name) with a name only run time knows: the runtime's lookup
+LOOKUPS = {"torch.nn": "torch_nn_getattr", "torch.nn.functional": "torch_functional_getattr"}
 
 
 def signatures(converter) -> "TorchSignatures":
-    """The generated code a converter's file needs (created on first use)."""
+    """The runtime names a converter's file uses (created on first use)."""
     if converter.output.signatures is None:
         converter.output.signatures = TorchSignatures(converter)
     return converter.output.signatures
@@ -115,119 +105,118 @@ def translates(entry) -> bool:
 
 
 class TorchSignatures:
-    """The generated code of one converted file: what it needs, under which local names.
+    """The runtime names one converted file uses, and the local names it uses them under.
 
-    Keys are torch names (``torch.nn.Conv2d``) for generated classes and functions, and the
-    names of :mod:`~migrate.convert.torch_runtime`'s helpers and templates.
+    ``link`` (the converter's fact ``runtime``) says how the file reaches the runtime: the module
+    it imports from (``migrate_runtime``, ``.migrate_runtime``, ``..migrate_runtime``), or ""
+    when the definitions are written into the file (between BEGIN/END markers).
     """
 
     def __init__(self, converter):
         self.converter = converter
+        self.link = converter.facts.runtime
+        self.target = converter.facts.target_name
         self.code = ""
         self.newline = "\n"  # the file's line ending (set by start)
-        self.names: dict[str, str] = {}   # key -> local name
-        self.sources: dict[str, str] = {}  # key -> source (with local names)
-        self.failed: set[str] = set()      # torch names no class or function can be made for
-        self.existing: dict[str, str] = {}  # key -> local name defined by the file's block
+        self.names: dict[str, str] = {}     # runtime name -> local name
+        self.existing: dict[str, str] = {}  # runtime name -> local name an earlier conversion imported
         self.module: cst.Module | None = None
         self._taken: set[str] | None = None
 
     # ---- the file --------------------------------------------------------------------------
     def start(self, module: cst.Module, code: str) -> None:
-        """Note the source and the generated block a previous conversion left in it."""
+        """Note the source and the runtime names an earlier conversion gave it (its import of
+        the runtime, or its inlined block)."""
         self.code, self.module = code, module
         self.newline = module.default_newline
-        for st in generated_block(module.body):
-            key, name = _key_of(st)
-            if key is not None:
-                self.existing[key] = name
+        block = runtime_statements(module.body)
+        if len(block) > 1 or block and not isinstance(block[0], cst.SimpleStatementLine):
+            # an inlined block: the names the file uses are the ones outside it
+            outside = code
+            for st in block:
+                outside = outside.replace(module.code_for_node(st), "", 1)
+            self._taken = set(_WORD.findall(outside))
+        for st in block:
+            if isinstance(st, (cst.ClassDef, cst.FunctionDef)):
+                if st.name.value in EXPORTS:
+                    self.existing[st.name.value] = st.name.value
+                continue
+            for small in st.body:
+                if isinstance(small, cst.ImportFrom) and is_runtime_module(small) \
+                        and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        local = alias.asname.name.value if alias.asname else alias.name.value
+                        self.existing[alias.name.value] = local
 
     @property
     def taken(self) -> set[str]:
-        """Identifiers the file uses outside its generated block."""
+        """Identifiers the file uses outside the runtime's names."""
         if self._taken is None:
             mine = set(self.existing.values())
             self._taken = {w for w in _WORD.findall(self.code) if w not in mine}
         return self._taken
 
-    def _name(self, key: str, preferred: str) -> str:
+    def _name(self, key: str) -> str:
         if key in self.names:
             return self.names[key]
         name = self.existing.get(key)
         if name is None:
-            name = preferred
+            name = key
             used = set(self.names.values()) | set(self.existing.values())
             while name in self.taken or name in used:
                 name += "_"
         self.names[key] = name
         return name
 
+    @staticmethod
+    def _free(name: str, used: set[str]) -> str:
+        while name in used:
+            name += "_"
+        used.add(name)
+        return name
+
+    def drop_unused(self, code: str) -> bool:
+        """Forget the names this conversion asked for that ``code`` (the output, with their import)
+        does not use (a rewrite that asked for one was rolled back); True when one was dropped.
+        Names an earlier conversion imported stay (converting again changes nothing)."""
+        if not self.link:
+            return False
+        unused = [k for k, local in self.names.items() if k not in self.existing
+                  and len(re.findall(rf"(?<![\w.]){re.escape(local)}\b", code)) < 2]
+        for key in unused:
+            del self.names[key]
+        return bool(unused)
+
+    def used_names(self) -> tuple[str, ...]:
+        """The runtime names the converted file takes (imported or inlined)."""
+        return tuple(sorted({**self.existing, **self.names}))
+
+    def available(self, name: str) -> bool:
+        """The runtime defines ``name`` for this conversion's target."""
+        return name in EXPORTS and TARGET_ONLY.get(name, self.target) == self.target
+
     # ---- what the converted code asks for --------------------------------------------------
     def helper(self, name: str) -> str:
-        """The local name of a run-time helper or template (and what it needs) for this file."""
-        if name not in self.names:
-            local = self._name(name, name)
-            for dep in NEEDS.get(name, ()):
-                self.helper(dep)
-            if name in CLASS_SOURCES:
-                self.converter.output.used.update(m for m in ("nn", "ops", "ms")
-                                      if re.search(rf"(?<![\w.]){m}\.", CLASS_SOURCES[name]))
-            self.sources[name] = CLASS_SOURCES[name] if name in CLASS_SOURCES else helper_source(name)
-            return local
-        return self.names[name]
+        """The local name of the runtime's class or function ``name`` in this file."""
+        if not self.available(name):
+            raise KeyError(f"the runtime has no {name!r} for {self.target} (migrate/runtime/index.py)")
+        return self._name(name)
 
-    def layer_class(self, qual: str, entry) -> str | None:
-        """The local name of ``qual``'s torch-signature class, or None when none can be made."""
-        if qual in _CONTAINERS:
-            return self.helper(_CONTAINERS[qual])
-        return self._generated(qual, entry, "Torch" + qual.rsplit(".", 1)[-1], _class_source)
+    def layer_class(self, qual: str, entry=None) -> str | None:
+        """The local name of ``qual``'s torch-signature class, or None when the runtime has none."""
+        return self._signature(qual)
 
-    def function(self, qual: str, entry) -> str | None:
-        """The local name of a generated function with ``qual``'s signature, or None."""
-        if qual in _FUNCTION_TEMPLATES:
-            return self.helper(_FUNCTION_TEMPLATES[qual])
-        return self._generated(qual, entry, "_torch_" + qual.rsplit(".", 1)[-1], _function_source)
+    def function(self, qual: str, entry=None) -> str | None:
+        """The local name of the runtime's function with ``qual``'s signature, or None."""
+        return self._signature(qual)
 
-    def lookup(self, module: str, values: dict[str, str], preferred: str) -> str | None:
-        """The local name (``preferred`` if free) of ``getattr(module, name)``'s generated lookup
-        over ``values`` (name -> local expression), or None when there is nothing to look up."""
-        key = module + ".__getattr__"
-        if key in self.names or key in self.existing:
-            return self._name(key, key)
-        if not values:
-            return None
-        name = self._name(key, preferred)
-        table = "".join(f"\n        {k!r}: {v}," for k, v in sorted(values.items()))
-        self.sources[key] = "\n".join([
-            f"def {name}(name):",
-            f'    """{key}\'s signature over the torch-signature classes and functions of the '
-            f'{module} names this file spells."""',
-            f"    found = {{{table}\n    }}.get(name)",
-            "    if found is None:",
-            f"        raise AttributeError(f\"For 'getattr({module}, name)' (torch signature), "
-            f"{{name!r}} is not one of the names this file spells: {sorted(values)}.\")",
-            "    return found", ""])
-        return name
+    def _signature(self, qual: str) -> str | None:
+        name = SIGNATURES.get(qual)
+        return self.helper(name) if name is not None and self.available(name) else None
 
-    def _generated(self, qual, entry, preferred, build) -> str | None:
-        if qual in self.names:
-            return self.names[qual]
-        if qual in self.failed or entry.target.startswith(".") or entry.label == "unsupported":
-            return None
-        if qual in self.existing:
-            return self._name(qual, preferred)
-        mark = self.converter.checkpoint()
-        used, init_names = set(self.converter.output.used), set(self.converter.output.init_names)
-        name = self._name(qual, preferred)
-        source = build(self, name, qual, entry)
-        if source is None:
-            del self.names[qual]
-            self.failed.add(qual)
-            self.converter.rollback_to(mark, keep_markers=False)
-            self.converter.output.used, self.converter.output.init_names = used, init_names
-            return None
-        self.sources[qual] = source
-        return name
+    def lookup(self, module: str) -> str | None:
+        """The local name of the runtime's ``getattr(module, name)`` for names only run time knows."""
+        return self.helper(LOOKUPS[module]) if module in LOOKUPS else None
 
     def container_call(self, qual: str, node: cst.Call) -> str | None:
         """The container class a call of ``qual`` needs (TorchSequential for ``nn.Sequential()``
@@ -273,241 +262,164 @@ class TorchSignatures:
 
     # ---- emission --------------------------------------------------------------------------
     def emit(self, body: list) -> list:
-        """``body`` with the generated block after its imports (the previous block replaced)."""
-        new = [key for key in self.sources if key not in self.existing]
-        old = generated_block(body)
-        if not new and not old:
+        """``body`` with the import of the runtime names the file uses after its imports (or,
+        with no module to import from, their definitions between BEGIN/END markers); what an
+        earlier conversion wrote there is replaced, and left as it is when nothing changed."""
+        wanted = {**self.existing, **self.names}
+        old = runtime_statements(body)
+        if not wanted and not old:
             return body
-        # the block goes where a first conversion puts it, also when an earlier one is moved
-        # there (the guards' stand-in class a second conversion writes again may precede it)
-        taken = {id(st) for st in old}
-        others = [st for st in body if id(st) not in taken]
-        start = _after_imports(others, self.converter.facts.pkg)
-        if not new and all(a is b for a, b in zip(body[start:start + len(old)], old)):
+        new = self._statements(wanted)
+        if [code_of(s.with_changes(leading_lines=())) for s in old] == \
+                [code_of(s.with_changes(leading_lines=())) for s in new]:
             return body
-        added = [self._statement(key) for key in sorted(new, key=_order)]
-        block = old + added
-        block[0] = block[0].with_changes(leading_lines=[
-            cst.EmptyLine(), cst.EmptyLine(), cst.EmptyLine(comment=cst.Comment(HEADER))])
-        body = others
-        rest = body[start:]
-        if rest:
-            rest = [rest[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(),
-                                                        *_strip_blank(rest[0].leading_lines)]),
-                    *rest[1:]]
         self.converter.output.reshaped = True
-        return [*body[:start], *block, *rest]
+        if old:  # where the earlier conversion put them, with the comments above them
+            at = next(i for i, st in enumerate(body) if st is old[0])
+            rest = [st for st in body[at:] if not any(st is o for o in old)]
+            marker = [] if self.link else [cst.EmptyLine(comment=cst.Comment(BEGIN))]
+            new[0] = new[0].with_changes(leading_lines=[*_without_marker(old[0].leading_lines), *marker])
+            return [*body[:at], *new, *_after_block(rest, bool(self.link))]
+        at = runtime_position(body, self.converter.facts.pkg, self.names.get("TorchMissing"))
+        if at < len(body) and not self.link:
+            new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine(), *new[0].leading_lines])
+        return [*body[:at], *new, *_after_block(body[at:], bool(self.link))]
 
-    def _statement(self, key: str) -> cst.BaseStatement:
-        source = self.sources[key]
-        for other, local in self.names.items():
-            if other in CLASS_SOURCES or other in HELPERS:
-                source = re.sub(rf"\b{re.escape(other)}\b", local, source) if other != local else source
-        if self.converter.facts.names.get("nn", "nn") != "nn":
-            # `nn.Cell`, not the `torch.nn.` of a docstring (its key)
-            source = re.sub(r"(?<![\w.])nn\.", self.converter.facts.names["nn"] + ".", source)
-        for module in ("ops", "ms"):
-            if self.converter.facts.names.get(module, module) != module:
-                source = re.sub(rf"(?<![\w.]){module}\.", self.converter.facts.names[module] + ".", source)
-        # the file's line ending also inside the generated docstrings (a '\n' in a '\r\n' file
-        # is a mixed ending, which libcst cannot parse back)
-        source = self.converter.builtins_in(source.strip())  # whatever the file binds
-        return _parsed_statement((source + "\n").replace("\n", self.newline))
+    def with_end_marker(self, module: cst.Module) -> cst.Module:
+        """``module`` with the END marker of an inlined block that ends the file (no statement
+        follows it to carry the marker) in its footer."""
+        block = runtime_statements(module.body)
+        if self.link or not block or block[-1] is not module.body[-1] \
+                or any(ln.comment is not None and ln.comment.value == END for ln in module.footer):
+            return module
+        return module.with_changes(footer=[cst.EmptyLine(comment=cst.Comment(END)), *module.footer])
 
+    def _statements(self, wanted: dict[str, str]) -> list:
+        """The statements that give the file ``wanted`` (runtime name -> local name)."""
+        if self.link:
+            parts = [n if n == local else f"{n} as {local}" for n, local in sorted(wanted.items(), key=_isort)]
+            return [parse_statement(_import_text(self.link, parts) + self.newline)]
+        return self._inline(wanted)
 
-@lru_cache(maxsize=256)
-def _parsed_statement(text: str) -> cst.BaseStatement:
-    """One generated statement, parsed once per text (the same helpers go into many files of a
-    package; libcst nodes are immutable, so they can be shared)."""
-    stmt = cst.parse_module(text).body[0]
-    return stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    def note_inline_needs(self) -> None:
+        """Inlined, the runtime's definitions read the target's modules by the file's names: the
+        file imports them (called after the walk, before the imports are written)."""
+        if not self.link and (self.names or self.existing):
+            _, _, backend = inline_parts({**self.existing, **self.names}, self.target)
+            self.converter.output.used.update(name for name in backend if name in ("ms", "nn", "ops"))
 
+    def inline_source(self) -> str:
+        """The definitions a file without a runtime to import gets (empty with one)."""
+        if self.link:
+            return ""
+        imports, defs, _ = inline_parts({**self.existing, **self.names}, self.target)
+        return "\n".join([*imports, *(source for _, source in defs)])
 
-# --------------------------------------------------------------------------------------------
-# generated sources
-# --------------------------------------------------------------------------------------------
-def _runtime_edit(sigs: TorchSignatures, entry) -> CallEdit | None:
-    """Translate ``entry``'s call with every argument a parameter name (run-time mode)."""
-    rule = argument_rule_named(entry.rule)
-    params = entry.params or ()
-    if entry.rule and (rule is None or not rule.runtime) or any(p.star for p in params):
-        return None
-    n_pos = _positional_count(entry)
-    args = [p.name if i < n_pos else f"{p.name}={p.name}" for i, p in enumerate(params)]
-    edit = CallEdit(sigs.converter, parse_expr(f"f({', '.join(args)})"), entry)
-    edit.runtime = True
-    if entry.target:
-        edit.func = sigs.converter.target(entry.target)
-    edit.bind()
-    edit.apply_fates()
-    if rule is not None and not edit.problems:
-        rule.apply(edit)
-    if edit.problems:
-        return None
-    _optional_keywords(edit)
-    return edit
-
-
-def _optional_keywords(edit: CallEdit) -> None:
-    """Keyword arguments whose torch default is None and that pass through unchanged are passed
-    only when given: the MindSpore class has its own default, which None may not be."""
-    optional = []
-    for item in list(edit.out):
-        key, value, positional = item[0], item[1], item[2]
-        param = edit.entry.param(code_of(value)) if isinstance(value, cst.Name) else None
-        fate = edit.entry.args.get(param.name) if param is not None else None
-        if positional or param is None or param.default != "None" or fate is not None and (
-                fate.expr or fate.explicit):
-            continue
-        optional.append((key, param.name))
-        edit.out.remove(item)
-    if optional:
-        pairs = ", ".join(f"({k!r}, {v})" for k, v in optional)
-        edit.prelude.append(f"kwargs_ = {{k: v for k, v in ({pairs},) if v is not None}}")
-        edit.out.append(["**", parse_expr("kwargs_"), False, None])
+    def _inline(self, wanted: dict[str, str]) -> list:
+        """The runtime's definitions of ``wanted`` and what they need, in the order they must run,
+        under the file's local names (the target's modules, names the file binds itself)."""
+        imports, defs, backend = inline_parts(wanted, self.target)
+        facts = self.converter.facts
+        renames = {name: local for name, local in wanted.items() if name != local}
+        # what the definitions need besides the names asked for, under names the file leaves free
+        used = set(self.taken) | set(wanted.values())
+        for name, _ in defs:
+            if name not in wanted and name in used:
+                renames[name] = self._free(name, used)
+        renames.update({m: facts.names[m] for m in ("ms", "nn", "ops") if facts.names.get(m, m) != m})
+        if "init" in backend:  # the initializer module, for the generated layers, by its own name:
+            # a file's `init` is often torch's (from torch.nn import init), gone once converted,
+            # and a name chosen around it would change when the output is converted again
+            renames["init"] = self._free("initializer", used) if "initializer" in used else "initializer"
+            imports = [*imports, f"from {facts.pkg}.common import initializer"
+                                 + ("" if renames["init"] == "initializer" else f" as {renames['init']}")]
+        text = "\n".join([*imports, "", "", *("\n\n\n".join(source for _, source in defs),)])
+        text = self.converter.builtins_in(rename_names(text, renames))
+        module = cst.parse_module((text + "\n").replace("\n", self.newline))
+        statements = list(module.body)
+        statements[0] = statements[0].with_changes(
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine(comment=cst.Comment(BEGIN))])
+        return statements
 
 
-def _call_args(edit: CallEdit) -> list[str]:
-    out = []
-    for key, value, positional, _ in edit.out:
-        text = code_of(value)
-        out.append(f"**{text}" if key == "**" else text if positional else f"{key}={text}")
-    return out
+def _isort(item) -> tuple:
+    """isort's order by type (ruff's default): CONSTANTS, Classes, functions."""
+    name = item[0]
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2), name
 
 
-def _signature(entry) -> list[str]:
-    return [p.name if p.default is None else f"{p.name}={p.default}" for p in entry.params]
+def _import_text(module: str, parts: list[str], width: int = 100) -> str:
+    """``from module import a, b`` on one line, or wrapped in parentheses, about ``width`` wide."""
+    line = f"from {module} import {', '.join(parts)}"
+    if len(line) <= width:
+        return line
+    lines, current = [], "   "
+    for part in parts:
+        if len(current) + len(part) + 2 > width:
+            lines.append(current.rstrip())
+            current = "   "
+        current += f" {part},"
+    lines.append(current)
+    return f"from {module} import (\n" + "\n".join(lines) + "\n)"
 
 
-def _wrap(first: str, args: list[str], indent: str, close: str = ")", hang: int = 4) -> list[str]:
-    """``first + args + close`` as lines of about 100 characters at most (breaks between args)."""
-    line, lines = indent + first, []
-    for i, part in enumerate(args):
-        part += ", " if i < len(args) - 1 else ""
-        if len(line) + len(part) > 100 and line.strip() != first.strip():
-            lines.append(line.rstrip())
-            line = indent + " " * hang
-        line += part
-    lines.append(line + close)
-    return lines
+def is_runtime_module(small: cst.ImportFrom) -> bool:
+    """``from .migrate_runtime import ...`` (any level, any name a conversion gives its copy)."""
+    name = "." * len(small.relative) + (dotted(small.module) or "" if small.module is not None else "")
+    return _RUNTIME_MODULE.fullmatch(name) is not None
 
 
-def _class_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | None:
-    """``class TorchX(nn.X)`` with torch's ``__init__``, torch's attribute names, or None."""
-    edit = _runtime_edit(sigs, entry)
-    if edit is None or edit.result is not None:
-        return None
-    meta = sigs.helper(META)
-    target = code_of(edit.func)
-    lines = [f"class {name}({target}, metaclass={meta}):",
-             f'    """{qual}\'s signature over {target}: torch\'s arguments are translated when it '
-             'is built."""', "", f"    _torch_base = {target}", "",
-             *_wrap("def __init__(", ["self", *_signature(entry)], "    ", "):", hang=8),
-             *(_indent(stmt, 8) for stmt in edit.prelude),
-             *_wrap("super().__init__(", _call_args(edit), "        ")]
-    if edit.finish is not None:
-        lines.append(f"        {edit.finish}(self)")
-    lines += [_indent(stmt, 8) for stmt in edit.after_init]
-    attrs = load_attributes().get(qual)
-    if attrs is not None:
-        for torch_name, expr in attrs.keep.items():
-            lines.append(f"        self.{torch_name} = {_with_helpers(sigs, expr)}")
-        for torch_name, expr in attrs.shadow.items():
-            lines.append(f"        self.torch_{torch_name} = {_with_helpers(sigs, expr)}")
-        init_end = len(lines)
-        if attrs.rename:
-            lines.append("")
-        for torch_name, ms_name in attrs.rename.items():
-            owner, _, last = f"self.{ms_name}".rpartition(".")  # a child's: self.bn2d, gamma
-            lines.append(f"    {torch_name} = property(lambda self: self.{ms_name}, "
-                         f"lambda self, value: setattr({owner}, {last!r}, value))")
-        lines[init_end:init_end] = _counter_lines(sigs, attrs.counter)
-    for member in edit.members:
-        lines += ["", _indent(member, 4)]
-    return "\n".join(lines) + "\n"
-
-
-def _counter_lines(sigs: TorchSignatures, counters: dict) -> list[str]:
-    """The torch step counters of a torch-signature class (``torch_num_batches_tracked``): an
-    int64 Tensor 0 when the constructor argument keeps it (else None), advanced by one in each
-    training call before the MindSpore layer runs, as torch's forward does."""
-    if not counters:
-        return []
-    tensor, int64 = sigs.converter.tname("ms.Tensor"), sigs.converter.tname("ms.int64")
-    lines = [f"        self.torch_{name} = {tensor}(0, {int64}) if {cond} else None"
-             for name, cond in counters.items()]
-    lines += ["", "    def construct(self, *args, **kwargs):"]
-    for name in counters:
-        lines += [f"        if self.training and self.torch_{name} is not None:",
-                  f"            self.torch_{name} = self.torch_{name} + 1  # torch's step counter"]
-    return lines + ["        return super().construct(*args, **kwargs)"]
-
-
-def _function_source(sigs: TorchSignatures, name: str, qual: str, entry) -> str | None:
-    """``def _torch_f(<torch's parameters>)`` calling the translation, or None."""
-    edit = _runtime_edit(sigs, entry)
-    if edit is None:
-        return None
-    call = code_of(edit.build())
-    lines = [*_wrap(f"def {name}(", _signature(entry), "", "):", hang=8),
-             f'    """{qual}\'s signature over its MindSpore translation."""',
-             *(_indent(stmt, 4) for stmt in edit.prelude)]
-    if entry.params and entry.params[0].name == "tensor" and edit.result is not None:
-        lines += [f"    {call}", "    return tensor"]  # nn.init.*_: fills and returns the tensor
-    else:
-        lines.append(f"    return {call}")
-    return "\n".join(lines) + "\n"
-
-
-def _with_helpers(sigs: TorchSignatures, expr: str) -> str:
-    for helper in HELPERS:
-        if re.search(rf"\b{helper}\b", expr):
-            expr = re.sub(rf"\b{helper}\b", sigs.helper(helper), expr)
-    return expr
-
-
-def _indent(text: str, n: int) -> str:
-    return "\n".join(" " * n + line for line in text.splitlines())
-
-
-# --------------------------------------------------------------------------------------------
-# the block in a module
-# --------------------------------------------------------------------------------------------
-def generated_block(body) -> list:
-    """The statements of the generated block in ``body`` (from the header comment on)."""
+def runtime_statements(body) -> list:
+    """The statements of ``body`` that an earlier conversion wrote to reach the runtime: its
+    import, or the block between the BEGIN and END markers."""
     for i, st in enumerate(body):
-        if any(ln.comment is not None and ln.comment.value == HEADER for ln in st.leading_lines):
-            out = []
-            for item in body[i:]:
-                if _key_of(item)[0] is None:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 \
+                and isinstance(st.body[0], cst.ImportFrom) and is_runtime_module(st.body[0]):
+            return [st]
+        if _has_comment(st, BEGIN):
+            out = [st]
+            for later in body[i + 1:]:
+                if _has_comment(later, END):
                     break
-                out.append(item)
+                out.append(later)
             return out
     return []
 
 
-def _key_of(st) -> tuple[str | None, str]:
-    """(key, local name) of a generated statement, or (None, "")."""
-    if not isinstance(st, (cst.ClassDef, cst.FunctionDef)):
-        return None, ""
-    name = st.name.value
-    doc = st.get_docstring() or ""
-    match = re.match(r"(torch\.[\w.]+)'s signature", doc)
-    if match:
-        return match.group(1), name
-    for key in (*HELPERS, *CLASS_SOURCES):
-        if re.fullmatch(re.escape(key) + "_*", name):
-            return key, name
-    return None, ""
+_RUNTIME_IMPORT = re.compile(r"^from[ \t]+\.*" + re.escape(RUNTIME_NAME) + r"(?:_\d+)?[ \t]+import[ \t]+"
+                             r"(\([^)]*\)|[^\n]*)", re.M)
 
 
-def _order(key: str) -> tuple:
-    """Metaclass, helpers, containers, then classes and functions by name."""
-    if key == META:
-        return (0, key)
-    if key in HELPERS:
-        return (1, key)
-    return (2 if key in CLASS_SOURCES else 3, key)
+def imported_runtime_names(code: str) -> tuple[str, ...]:
+    """The runtime names ``code`` imports (a converted file that is converted again without
+    being walked: nothing of torch's is left in it), read from its import of the runtime."""
+    if RUNTIME_NAME not in code:
+        return ()
+    found = _RUNTIME_IMPORT.search(code)
+    if found is None:
+        return ()
+    names = found.group(1).strip("()").replace("\\", " ")
+    return tuple(sorted(part.split()[0] for part in names.replace("\n", " ").split(",") if part.strip()))
+
+
+def _has_comment(st, text: str) -> bool:
+    return any(ln.comment is not None and ln.comment.value == text for ln in getattr(st, "leading_lines", ()))
+
+
+def _without_marker(lines) -> list:
+    return [ln for ln in lines if ln.comment is None or ln.comment.value not in (BEGIN, END)]
+
+
+def _after_block(rest: list, imported: bool) -> list:
+    """The statements after the runtime's: two blank lines and the END marker after an inlined
+    block (the marker a block left is replaced)."""
+    if imported or not rest:
+        return rest
+    lines = [ln for ln in _without_marker(rest[0].leading_lines)]
+    while lines and lines[0].comment is None:
+        lines.pop(0)
+    marker = [cst.EmptyLine(comment=cst.Comment(END)), cst.EmptyLine(), cst.EmptyLine()]
+    return [rest[0].with_changes(leading_lines=[*marker, *lines]), *rest[1:]]
 
 
 def _is_import(st) -> bool:
@@ -515,24 +427,51 @@ def _is_import(st) -> bool:
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body)
 
 
-def _after_imports(body, pkg: str) -> int:
-    """Index after the target's imports, the imports that follow them and the guards' stand-in
-    class there (a second conversion puts that class back at the same place, before the block
-    it finds: the block goes after it the first time too)."""
+def runtime_position(body, pkg: str, stub: str | None) -> int:
+    """Where the runtime's import goes: after the target's imports and the imports that follow
+    them, before the first statement that needs the guards' stand-in (``stub``) there."""
     at = 0
     for i, st in enumerate(body):
         if _is_import(st) and re.search(rf"\b{pkg}\b", code_of(st)):
             at = i + 1
-    while at < len(body) and (_is_import(body[at]) or is_stub_class(body[at])):
+    while at < len(body) and _is_import(body[at]):
         at += 1
+    if stub is not None:
+        for i, st in enumerate(body[:at]):
+            if not _is_import(st) and re.search(rf"\b{re.escape(stub)}\b", code_of(st)):
+                return i
     return at
 
 
-def _strip_blank(lines) -> list:
-    lines = list(lines)
-    while lines and lines[0].comment is None:
-        lines.pop(0)
-    return lines
+def rename_names(text: str, renames: dict[str, str]) -> str:
+    """``text`` (runtime code) with its module-level names renamed: the definitions and every
+    read of them and of free names (the target's modules); a function's own parameters and
+    locals of the same name are left alone (``TorchPReLU(init=0.25)`` keeps its keyword)."""
+    if not renames:
+        return text
+    from libcst.metadata import GlobalScope, MetadataWrapper, ScopeProvider
+    wrapper = MetadataWrapper(cst.parse_module(text))
+    targets: set[int] = set()
+    for scope in set(wrapper.resolve(ScopeProvider).values()):
+        if scope is None:
+            continue
+        for access in scope.accesses:
+            node = access.node
+            if isinstance(node, cst.Name) and node.value in renames and \
+                    all(isinstance(a.scope, GlobalScope) for a in access.referents):
+                targets.add(id(node))
+        if isinstance(scope, GlobalScope):
+            for assignment in scope.assignments:
+                node = getattr(assignment, "node", None)
+                name = node.name if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else node
+                if isinstance(name, cst.Name) and name.value in renames:
+                    targets.add(id(name))
+
+    class Rename(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            return updated.with_changes(value=renames[original.value]) if id(original) in targets else updated
+
+    return wrapper.module.visit(Rename()).code
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ so ``x.size()`` left as written raises "'int' object is not callable" and ``x.si
 wrong number. Where ``x`` is a function parameter, an attribute, a call result or a loop variable
 the walk cannot tell a tensor from a user object with a ``size()`` method of its own, so the call
 goes through a generated helper that decides at run time
-(:func:`~migrate.convert.torch_runtime._torch_size`).
+(:func:`~migrate.runtime.values.torch_size`).
 
 The other names checked (MindSpore 2.10 and ms_core alike): ``dim()``, ``numel()``,
 ``nelement()``, ``ndimension()`` mean what torch's do and are left as written; ``view(*shape)``
@@ -15,7 +15,7 @@ receiver (MS174), ``stride()`` gives the contiguous layout's strides (MS333).
 
 ``m.train()`` / ``m.eval()`` on a value not known to be a module (``model = GPT(cfg)`` with GPT
 imported from another file) would raise on a Cell, which has ``set_train`` only: the generated
-``_torch_train`` / ``_torch_eval`` call ``set_train`` on a Cell, the object's own method otherwise.
+``torch_train`` / ``torch_eval`` call ``set_train`` on a Cell, the object's own method otherwise.
 """
 from __future__ import annotations
 
@@ -28,40 +28,40 @@ from migrate.convert.torch_signature import signatures
 UNTYPED_SIZE = node_rule(
     "MS250", "untyped_size",
     "Replace x.size() / x.size(d) / x.size(dim=d) on a receiver not known to be a tensor with "
-    "_torch_size(x) / _torch_size(x, d): a tensor's shape (MindSpore's Tensor.size is the element "
-    "count), any other object's own size().", needs=["_torch_size"], examples=[
+    "torch_size(x) / torch_size(x, d): a tensor's shape (MindSpore's Tensor.size is the element "
+    "count), any other object's own size().", needs=["torch_size"], examples=[
     ("def f(self, o):\n"
      "    return o.size()\n",
      "def f(self, o):\n"
-     "    return _torch_size(o)\n"),
+     "    return torch_size(o)\n"),
 ])
 UNTYPED_MODE = node_rule(
     "MS253", "untyped_train_mode",
     "Replace m.train() / m.train(mode) / m.eval() on a receiver not known to be a module with "
-    "_torch_train(m) / _torch_eval(m): a Cell's set_train (a MindSpore Cell has no train/eval), any "
-    "other object's own method.", needs=["_torch_eval", "_torch_train"], examples=[
+    "torch_train(m) / torch_eval(m): a Cell's set_train (a MindSpore Cell has no train/eval), any "
+    "other object's own method.", needs=["torch_eval", "torch_train"], examples=[
     ("def f(job):\n"
      "    job.train()\n"
      "    job.eval()\n",
      "def f(job):\n"
-     "    _torch_train(job)\n"
-     "    _torch_eval(job)\n"),
+     "    torch_train(job)\n"
+     "    torch_eval(job)\n"),
 ])
 
 UNTYPED_REPEAT = node_rule(
-    "MS241", "untyped_repeat",
-    "Replace x.repeat(*sizes) on a receiver not known to be a tensor with _torch_repeat(x, *sizes): "
+    "MS246", "untyped_repeat",
+    "Replace x.repeat(*sizes) on a receiver not known to be a tensor with torch_repeat(x, *sizes): "
     "a tensor tiled (torch's repeat; MindSpore 2.10's Tensor.repeat has no CPU kernel for it), any other "
-    "object's own repeat().", needs=["_torch_repeat"], examples=[
+    "object's own repeat().", needs=["torch_repeat"], examples=[
     ("def f(w, c):\n"
      "    return w.repeat([c, 1])\n",
      "def f(w, c):\n"
-     "    return _torch_repeat(w, [c, 1])\n"),
+     "    return torch_repeat(w, [c, 1])\n"),
 ])
 
 # method -> (rule, helper, the torch keyword of its one optional argument; "*": any positional ones)
-_METHODS = {"size": (UNTYPED_SIZE, "_torch_size", "dim"), "train": (UNTYPED_MODE, "_torch_train", "mode"),
-            "eval": (UNTYPED_MODE, "_torch_eval", None), "repeat": (UNTYPED_REPEAT, "_torch_repeat", "*")}
+_METHODS = {"size": (UNTYPED_SIZE, "torch_size", "dim"), "train": (UNTYPED_MODE, "torch_train", "mode"),
+            "eval": (UNTYPED_MODE, "torch_eval", None), "repeat": (UNTYPED_REPEAT, "torch_repeat", "*")}
 _NOTES = {"size": "the receiver may be a tensor (shape) or another object (its own size())",
           "repeat": "the receiver may be a tensor (tiled, as torch's repeat does) or another object (its own "
                     "repeat())",

@@ -27,7 +27,7 @@ from migrate.convert.cst import (
     removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
-from migrate.convert.guards import STUB, STUB_SOURCE, is_stub_class, stub_assignment
+from migrate.convert.guards import stub_assignment
 from migrate.convert.imports import (
     ROOTS, ImportRewrite, drop_nested_imports, einops_without_torch, forget_vanished_uses,
     imports_torch_somewhere, note_nested_import, scan_module_imports,
@@ -43,9 +43,13 @@ from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
+from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
-from migrate.convert.torch_signature import generated_block, signatures
+from migrate.convert.runtime_files import RUNTIME_NAME
+from migrate.convert.torch_signature import (
+    imported_runtime_names, is_runtime_module, runtime_statements, signatures,
+)
 from migrate.convert.training import training_pass
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
@@ -112,15 +116,15 @@ class Converter:
 
     def __init__(self, target: str = "ms_core", validate: bool = True, names: dict | None = None,
                  rules: RuleSelection = EVERYTHING, inherited: dict | None = None, shadowed=frozenset(),
-                 named_modules=frozenset()):
+                 named_modules=frozenset(), runtime: str = RUNTIME_NAME):
         if target not in TARGETS:
             raise ValueError(f"target must be one of {sorted(TARGETS)}, got {target!r}")
         self.facts = FileFacts(
             target_name=target, pkg=TARGETS[target], validate=validate, rules=rules,
-            names={"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "np": "np", "init": "", "stub": STUB,
+            names={"ms": "ms", "nn": "nn", "ops": "ops", "math": "math", "np": "np", "init": "",
                    "builtins": "_builtins", **(names or {})},
             shadowed=frozenset(shadowed), renamed=names is not None, tables=load_tables(),
-            inherited=dict(inherited or {}), named_modules=frozenset(named_modules))
+            inherited=dict(inherited or {}), named_modules=frozenset(named_modules), runtime=runtime)
         self.walk_state = WalkState()
         self.output = Output()
         self._allowed: dict[str, bool] | None = None if rules.everything else {}  # allows()' answers
@@ -128,7 +132,7 @@ class Converter:
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
-        if "torch" not in code and "einops" not in code and not self._inherits(code) \
+        if "torch" not in code and "einops" not in code and not self._inherits(code) and not MODULE_BASES.get() \
                 and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
@@ -137,7 +141,7 @@ class Converter:
                 return ConvertResult(code, error=f"syntax error at line {err.lineno}: {err.msg}")
             except ValueError as err:  # null bytes
                 return ConvertResult(code, error=f"cannot parse: {err}")
-            return ConvertResult(code)
+            return ConvertResult(code, runtime=imported_runtime_names(code))
         try:
             module = cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
@@ -148,17 +152,18 @@ class Converter:
         self.walk_state.aliases = dict(self.facts.aliases)  # the walk's own: rebinding changes them
         if (not self.walk_state.aliases and not imports_torch_somewhere(code)
                 or einops_without_torch(code, self.walk_state.aliases)) \
-                and not einops_calls.imports_by_name(code, self.facts.named_modules):
-            return ConvertResult(code)  # no torch import (einops on NumPy arrays): nothing of torch's to convert
+                and not einops_calls.imports_by_name(code, self.facts.named_modules) \
+                and not MODULE_BASES.get():  # a class deriving from a module class of another file
+            # no torch import (einops on NumPy arrays): nothing of torch's to convert
+            return ConvertResult(code, runtime=imported_runtime_names(code))
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
         self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
         signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
-        # what an earlier conversion generated (the torch-signature block, the guards' stand-in
-        # class) is the converter's own code, kept or rewritten as a whole: never walked again
-        self.facts.generated = {id(st) for st in module.body if is_stub_class(st)} \
-            | {id(st) for st in generated_block(module.body)}
+        # what an earlier conversion wrote to reach the runtime (its import, or the inlined block)
+        # is the converter's own code, kept or rewritten as a whole: never walked again
+        self.facts.generated = {id(st) for st in runtime_statements(module.body)}
         if self.facts.training is None and self.facts.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
@@ -170,6 +175,7 @@ class Converter:
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
         forget_vanished_uses(self, body)
+        signatures(self).note_inline_needs()
         again = self._names_free_of_clashes(module, code)
         if again is not None:
             # user code, or a torch import that must stay, binds a name the converted code needs
@@ -178,15 +184,17 @@ class Converter:
             # Python's builtins named through `builtins`
             names, shadowed = again
             return Converter(self.facts.target_name, self.facts.validate, names, self.facts.rules, self.facts.inherited,
-                             shadowed, self.facts.named_modules).convert(code)
+                             shadowed, self.facts.named_modules, self.facts.runtime).convert(code)
         self.output.walked_body = body
         if self.facts.shadowed:
             self.output.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
         body = ImportRewrite(self).run(body, module.header)
-        body = self.output.signatures.emit(body)
-        new = module.with_changes(body=body) if body is not module.body else module
+        new = self._with_runtime(module, body)
         self.output.changes.sort(key=lambda c: c.line)
         out = new.code
+        if self.output.signatures.drop_unused(out):  # asked for by a rewrite rolled back since
+            new = self._with_runtime(module, body)
+            out = new.code
         if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
             try:
@@ -195,7 +203,14 @@ class Converter:
                 return ConvertResult(code, error=f"internal error: the conversion was not valid Python "
                                                  f"(line {err.lineno}: {err.msg}); file left unchanged")
         # every change is one torch site: rewritten (any label) or left with a marker
-        return ConvertResult(out, self.output.changes, len(self.output.changes))
+        return ConvertResult(out, self.output.changes, len(self.output.changes),
+                             runtime=self.output.signatures.used_names())
+
+    def _with_runtime(self, module, body):
+        """``module`` with ``body`` and what reaches the runtime (its import, or inlined code)."""
+        body = self.output.signatures.emit(body)
+        new = module.with_changes(body=body) if body is not module.body else module
+        return self.output.signatures.with_end_marker(new)
 
     def star_uses(self, module: str) -> dict[str, str]:
         """The names ``from <module> import *`` gave that unconverted code still uses."""
@@ -241,8 +256,6 @@ class Converter:
                 kept.update(star_names(mod) or ())
         wanted = {self.facts.names[h]: h for h in heads}
         wanted.update((n, "init") for n in self.output.init_names)
-        if self.output.guarded:
-            wanted[self.facts.names["stub"]] = "stub"
         reads = self._generated_builtins(bool(kept))
         wanted.update((n, "builtins") for n in reads)
         clash = {wanted[n] for n in wanted if n in kept}
@@ -259,24 +272,22 @@ class Converter:
         return choose_names(clash, taken, self.facts.pkg, self.facts.names), shadowed
 
     def _generated_builtins(self, guards: bool) -> set[str]:
-        """The builtins the generated code of this file reads (``guards``: guards and their
-        stand-in class are written too)."""
+        """The builtins the code the converter writes into this file reads (``guards``: guards
+        are written too): its expressions, and the runtime's definitions when they are inlined."""
         reads = set(self.output.builtins_used)
-        for source in self.output.signatures.sources.values():
-            reads.update(name for name, _, _ in references(source))
+        reads.update(name for name, _, _ in references(self.output.signatures.inline_source()))
         if guards or self.output.guarded:
-            reads.update(name for name, _, _ in references(STUB_SOURCE))
             reads.add("ImportError")
         return reads
 
     def _is_own_binding(self, small) -> bool:
         """A torch import (its names are aliases), an import of what the output imports itself
-        (``import math``, ``import numpy as np``),
-        or a guard's stand-in (``torch = _TorchMissing(...)``)."""
+        (``import math``, ``import numpy as np``, the runtime's names), or a guard's stand-in
+        (``torch = TorchMissing(...)``)."""
         if isinstance(small, cst.Assign):
             return stub_assignment(cst.SimpleStatementLine([small])) is not None
-        if isinstance(small, cst.ClassDef):
-            return is_stub_class(small)
+        if isinstance(small, cst.ImportFrom) and is_runtime_module(small):
+            return True
         if isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
             mod = dotted(small.module)
         elif isinstance(small, cst.Import):
@@ -755,7 +766,7 @@ class Converter:
     # expressions
     def on_assign_target(self, node):
         """An assignment's (or del's) target: attribute rewrites that read at run time
-        (``_TorchLayerAttrs``) do not apply where the attribute is written."""
+        (``TorchLayerAttrs``) do not apply where the attribute is written."""
         storing, self.walk_state.storing = self.walk_state.storing, True
         try:
             return self.generic(node)
@@ -912,7 +923,8 @@ _HANDLERS = {
 
 
 def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
-                   named_modules=frozenset(), own=frozenset()) -> ConvertResult:
+                   named_modules=frozenset(), runtime: str = RUNTIME_NAME, own=frozenset(),
+                   module_bases=frozenset()) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -927,14 +939,23 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
             package names in strings (:func:`migrate.convert.einops_calls.named_modules`):
             importlib.import_module / __import__ of a name known at run time answers them with
             generated code.
+        runtime: the module the converted code imports the runtime's names from (what
+            ``from <runtime> import TorchConv2d`` says: ``migrate_runtime``, ``.migrate_runtime``,
+            ``..migrate_runtime``; :func:`migrate.convert.runtime_files.write_runtime` writes
+            it), or ``""`` to write their definitions into the code itself, between BEGIN/END
+            marker comments (a file that must stand alone: ``migrate convert model.py``).
         own: top-level packages converted in the same run (``{"torchvision"}`` when converting
             torchvision's own code, or a package together with the torch library it imports):
             their names are the code's own, imported from the converted copy, never translated or
             marked as torch's (a directory run passes them; see
             :data:`migrate.convert.star_imports.OWN_PACKAGES`).
+        module_bases: base expressions of the code's classes that name module classes defined in
+            other files of its package (:func:`migrate.convert.package_classes.package_module_bases`):
+            those classes are Cells, though the file imports nothing of torch's.
 
     Returns:
-        A :class:`ConvertResult` with ``.code`` and ``.changes``; ``.error`` is set (and
+        A :class:`ConvertResult` with ``.code``, ``.changes`` and ``.runtime`` (the names it
+        takes from the runtime); ``.error`` is set (and
         ``.code`` is the input) when the source does not parse.
 
     Raises:
@@ -947,9 +968,13 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     rules = RuleSelection.parse(select, disable) if (select or disable) else EVERYTHING
     head, tail = split_comment_tail(code)
     token = OWN_PACKAGES.set(frozenset(own)) if own else None  # else the run's (a worker sets it)
+    bases = MODULE_BASES.set(frozenset(module_bases)) if module_bases else None
     try:
-        result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules).convert(head)
+        result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules,
+                           runtime=runtime).convert(head)
     finally:
+        if bases is not None:
+            MODULE_BASES.reset(bases)
         if token is not None:
             OWN_PACKAGES.reset(token)
     if tail:  # comment lines ending the file, which libcst would drop: put back as written

@@ -1432,6 +1432,23 @@ class TorchUpsamplingNearest2d(nn.Upsample, metaclass=TorchSignature):
             **kwargs_)
 
 
+def TorchVariable(data, requires_grad=False, volatile=False):
+    """torch.autograd.Variable's signature over its MindSpore translation."""
+    if requires_grad is not False:
+        raise ValueError("For 'Variable' (torch signature), requires_grad other than False is not supported: differentiate with ms.grad(fn, grad_position=...) over this input.")
+    return ops.stop_gradient(data)
+
+
+def torch__assert(condition, message):
+    """torch._assert's signature over its MindSpore translation."""
+    return (None if condition else (_ for _ in ()).throw(AssertionError(message)))
+
+
+def torch__calculate_fan_in_and_fan_out(tensor):
+    """torch.nn.init._calculate_fan_in_and_fan_out's signature over its MindSpore translation."""
+    return (lambda _s: (_s[1] * math.prod(_s[2:]), _s[0] * math.prod(_s[2:])))(tuple(tensor.shape))
+
+
 def torch__generate_square_subsequent_mask(sz, device=None, dtype=None):
     """torch.nn.modules.transformer._generate_square_subsequent_mask's signature over its MindSpore translation."""
     return torch_cast(ops.triu(ops.full((sz,) * 2, float('-inf')), 1), dtype)
@@ -1449,6 +1466,26 @@ class torch__Loss(nn.LossBase, metaclass=TorchSignature):
             raise ValueError("For '_Loss' (torch signature), reduce other than None is not supported: deprecated; use reduction=.")
         super().__init__(reduction=reduction)
         self.reduction = reduction
+
+
+def torch__pair(x):
+    """torch.nn.modules.utils._pair's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,) * 2)
+
+
+def torch__quadruple(x):
+    """torch.nn.modules.utils._quadruple's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,) * 4)
+
+
+def torch__single(x):
+    """torch.nn.modules.utils._single's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,))
+
+
+def torch__triple(x):
+    """torch.nn.modules.utils._triple's signature over its MindSpore translation."""
+    return (tuple(x) if hasattr(x, '__iter__') else (x,) * 3)
 
 
 def torch_acos(input, out=None):
@@ -1531,6 +1568,22 @@ def torch_all(input, dim=None, keepdim=False, out=None):
     if out is not None:
         raise ValueError("For 'all' (torch signature), out other than None is not supported: out=.")
     return ops.all(input, dim, keepdim)
+
+
+def torch_all_reduce(tensor, op='sum', group=None):
+    """torch.distributed.nn.all_reduce's (and torch.distributed.nn.functional.all_reduce's) signature over its MindSpore translation."""
+    if op != 'sum':
+        raise ValueError("For 'all_reduce' (torch signature), op other than 'sum' is not supported: a reduction other than the sum (MindSpore 2.10's CPU AllReduce sums only).")
+    if group is not None:
+        raise ValueError("For 'all_reduce' (torch signature), group other than None is not supported: a collective over a torch process group.")
+    return ops.AllReduce()(tensor)
+
+
+def torch_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """torch.nn.functional.alpha_dropout's signature over its MindSpore translation."""
+    if training is not False:
+        raise ValueError("For 'alpha_dropout' (torch signature), training other than False is not supported: training=True: alpha dropout has no MindSpore counterpart.")
+    return input
 
 
 def torch_amax(input, dim=(), keepdim=False, out=None):
@@ -1681,11 +1734,7 @@ def torch_baddbmm(input, batch1, batch2, beta=1, alpha=1, out=None):
 
 def torch_barrier(group=None, async_op=False, device_ids=None):
     """torch.distributed.barrier's signature over its MindSpore translation."""
-    if group is not None:
-        raise ValueError("For 'barrier' (torch signature), group other than None is not supported: a barrier over one group.")
-    if async_op is not False:
-        raise ValueError("For 'barrier' (torch signature), async_op other than False is not supported: async barrier.")
-    return ms.communication.comm_func.barrier()
+    return ms.mint.distributed.barrier(group, async_op)
 
 
 def torch_bartlett_window(window_length, periodic=True, dtype=None, layout=None, device=None,
@@ -1750,6 +1799,13 @@ def torch_blackman_window(window_length, periodic=True, dtype=None, layout=None,
     if requires_grad is not False:
         raise ValueError("For 'blackman_window' (torch signature), requires_grad other than False is not supported: MindSpore differentiates with respect to function arguments.")
     return torch_cast((lambda _n, _d: ops.ones(_n, ms.float32) if _n == 1 else (lambda _a: 0.42 - 0.5 * ops.cos(_a) + 0.08 * ops.cos(2 * _a))(ops.arange(_n, dtype=ms.float32) * (2 * math.pi / _d)))(window_length, window_length if periodic else window_length - 1), dtype)
+
+
+def torch_broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """torch.distributed.broadcast_object_list's signature over its MindSpore translation."""
+    if group_src is not None:
+        raise ValueError("For 'broadcast_object_list' (torch signature), group_src other than None is not supported: a rank of the group given as group_src: pass the world rank as src.")
+    return ms.mint.distributed.broadcast_object_list(object_list, src, group)
 
 
 def torch_bucketize(input, boundaries, out_int32=False, right=False, out=None):
@@ -1954,13 +2010,6 @@ def torch_deg2rad(input, out=None):
     return ops.deg2rad(input)
 
 
-def torch_destroy_process_group(group=None):
-    """torch.distributed.destroy_process_group's signature over its MindSpore translation."""
-    if group is not None:
-        raise ValueError("For 'destroy_process_group' (torch signature), group other than None is not supported: destroying one group: MindSpore releases all of them.")
-    return ms.communication.release()
-
-
 def torch_diagonal(A, offset=0, dim1=-2, dim2=-1):
     """torch.linalg.diagonal's signature over its MindSpore translation."""
     return ops.diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
@@ -2105,6 +2154,13 @@ def torch_eye_(tensor):
     return tensor
 
 
+def torch_feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """torch.nn.functional.feature_alpha_dropout's signature over its MindSpore translation."""
+    if training is not False:
+        raise ValueError("For 'feature_alpha_dropout' (torch signature), training other than False is not supported: training=True: alpha dropout has no MindSpore counterpart.")
+    return input
+
+
 def torch_fft(input, n=None, dim=-1, norm=None, out=None):
     """torch.fft.fft's signature over its MindSpore translation."""
     if out is not None:
@@ -2226,6 +2282,16 @@ def torch_ger(input, vec2, out=None):
     if out is not None:
         raise ValueError("For 'ger' (torch signature), out other than None is not supported: out=.")
     return ops.outer(input, vec2)
+
+
+def torch_get_backend(group=None):
+    """torch.distributed.get_backend's signature over its MindSpore translation."""
+    return ms.communication.GlobalComm.BACKEND
+
+
+def torch_get_default_backend_for_device(device):
+    """torch.distributed.get_default_backend_for_device's signature over its MindSpore translation."""
+    return {'Ascend': 'hccl', 'GPU': 'nccl', 'CPU': 'mccl'}[ms.get_context('device_target')]
 
 
 def torch_greater(input, other, out=None):
@@ -2423,6 +2489,26 @@ def torch_irfft(input, n=None, dim=-1, norm=None, out=None):
     if out is not None:
         raise ValueError("For 'irfft' (torch signature), out other than None is not supported: out=.")
     return ops.irfft(input, n, dim, norm)
+
+
+def torch_is_conj(input):
+    """torch.is_conj's signature over its MindSpore translation."""
+    return False
+
+
+def torch_is_neg(input):
+    """torch.is_neg's signature over its MindSpore translation."""
+    return False
+
+
+def torch_is_nonzero(input):
+    """torch.is_nonzero's signature over its MindSpore translation."""
+    return bool(input)
+
+
+def torch_is_same_size(input, other):
+    """torch.is_same_size's signature over its MindSpore translation."""
+    return input.shape == other.shape
 
 
 def torch_isin(elements, test_elements, assume_unique=False, invert=False):
@@ -2812,6 +2898,13 @@ def torch_negative(input, out=None):
     return ops.neg(input)
 
 
+def torch_new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+        use_local_synchronization=False, group_desc=None, device_id=None):
+    """torch.distributed.new_group's signature over its MindSpore translation."""
+    kwargs_ = {k: v for k, v in (('group_desc', group_desc),) if v is not None}
+    return ms.mint.distributed.new_group(ranks, **kwargs_)
+
+
 def torch_nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
         reduction='mean'):
     """torch.nn.functional.nll_loss's signature over its MindSpore translation."""
@@ -2983,6 +3076,12 @@ def torch_reciprocal(input, out=None):
     return ops.reciprocal(input)
 
 
+def torch_reduce(tensor, dst, op='sum', group=None, async_op=False):
+    """torch.distributed.reduce's signature over its MindSpore translation."""
+    kwargs_ = {k: v for k, v in (('group', group),) if v is not None}
+    return ms.mint.distributed.all_reduce(tensor, op=op, async_op=async_op, **kwargs_)
+
+
 def torch_relu(input, inplace=False):
     """torch.nn.functional.relu's (and torch.relu's) signature over its MindSpore translation."""
     return ops.relu(input)
@@ -3003,6 +3102,16 @@ def torch_remainder(input, other, out=None):
 def torch_repeat_interleave(input, repeats, dim=None, output_size=None):
     """torch.repeat_interleave's signature over its MindSpore translation."""
     return ops.repeat_interleave(input, repeats, dim)
+
+
+def torch_resolve_conj(input):
+    """torch.resolve_conj's signature over its MindSpore translation."""
+    return input
+
+
+def torch_resolve_neg(input):
+    """torch.resolve_neg's signature over its MindSpore translation."""
+    return input
 
 
 def torch_rfft(input, n=None, dim=-1, norm=None, out=None):
@@ -3047,6 +3156,11 @@ def torch_scalar_tensor(s, dtype=None, layout=None, device=None, requires_grad=F
     if layout is not None:
         raise ValueError("For 'scalar_tensor' (torch signature), layout other than None is not supported: layouts.")
     return ms.Tensor(s, dtype=ms.float32)
+
+
+def torch_select(input, dim, index):
+    """torch.select's signature over its MindSpore translation."""
+    return (lambda _x, _d: _x[(slice(None),) * (_d % _x.ndim) + (index,)])(input, dim)
 
 
 def torch_selu(input, inplace=False):
@@ -3246,9 +3360,23 @@ def torch_threshold(input, threshold, value, inplace=False):
     return ops.where(input > threshold, input, value)
 
 
+def torch_torch_alpha_dropout(input, p, train):
+    """torch.alpha_dropout's signature over its MindSpore translation."""
+    if train is not False:
+        raise ValueError("For 'alpha_dropout' (torch signature), train other than False is not supported: train=True: alpha dropout has no MindSpore counterpart.")
+    return input
+
+
 def torch_torch_dropout(input, p, train):
     """torch.dropout's signature over its MindSpore translation."""
     return ops.dropout(input, p, training=train)
+
+
+def torch_torch_feature_alpha_dropout(input, p, train):
+    """torch.feature_alpha_dropout's signature over its MindSpore translation."""
+    if train is not False:
+        raise ValueError("For 'feature_alpha_dropout' (torch signature), train other than False is not supported: train=True: alpha dropout has no MindSpore counterpart.")
+    return input
 
 
 def torch_transpose(input, dim0, dim1):
@@ -3436,12 +3564,12 @@ def torch_zeros_like(input, dtype=None, device=None, requires_grad=False):
 
 # getattr(torch.nn, name) for a name only run time knows
 TORCH_NN = {
-    'AdaptiveAvgPool1d': nn.AdaptiveAvgPool1d,
-    'AdaptiveAvgPool2d': nn.AdaptiveAvgPool2d,
-    'AdaptiveAvgPool3d': nn.AdaptiveAvgPool3d,
+    'AdaptiveAvgPool1d': getattr(nn, 'AdaptiveAvgPool1d', None),
+    'AdaptiveAvgPool2d': getattr(nn, 'AdaptiveAvgPool2d', None),
+    'AdaptiveAvgPool3d': getattr(nn, 'AdaptiveAvgPool3d', None),
     'AdaptiveMaxPool1d': TorchAdaptiveMaxPool1d,
-    'AdaptiveMaxPool2d': nn.AdaptiveMaxPool2d,
-    'AdaptiveMaxPool3d': nn.AdaptiveMaxPool3d,
+    'AdaptiveMaxPool2d': getattr(nn, 'AdaptiveMaxPool2d', None),
+    'AdaptiveMaxPool3d': getattr(nn, 'AdaptiveMaxPool3d', None),
     'AvgPool1d': TorchAvgPool1d,
     'AvgPool2d': TorchAvgPool2d,
     'AvgPool3d': TorchAvgPool3d,
@@ -3452,13 +3580,13 @@ TORCH_NN = {
     'BatchNorm3d': TorchBatchNorm3d,
     'Bilinear': TorchBilinear,
     'CELU': TorchCELU,
-    'ChannelShuffle': nn.ChannelShuffle,
+    'ChannelShuffle': getattr(nn, 'ChannelShuffle', None),
     'CircularPad1d': TorchCircularPad1d,
     'CircularPad2d': TorchCircularPad2d,
     'CircularPad3d': TorchCircularPad3d,
-    'ConstantPad1d': nn.ConstantPad1d,
-    'ConstantPad2d': nn.ConstantPad2d,
-    'ConstantPad3d': nn.ConstantPad3d,
+    'ConstantPad1d': getattr(nn, 'ConstantPad1d', None),
+    'ConstantPad2d': getattr(nn, 'ConstantPad2d', None),
+    'ConstantPad3d': getattr(nn, 'ConstantPad3d', None),
     'Conv1d': TorchConv1d,
     'Conv2d': TorchConv2d,
     'Conv3d': TorchConv3d,
@@ -3478,40 +3606,40 @@ TORCH_NN = {
     'GLU': TorchGLU,
     'GRU': TorchGRU,
     'GRUCell': TorchGRUCell,
-    'GaussianNLLLoss': nn.GaussianNLLLoss,
+    'GaussianNLLLoss': getattr(nn, 'GaussianNLLLoss', None),
     'GroupNorm': TorchGroupNorm,
-    'Hardshrink': nn.HShrink,
+    'Hardshrink': getattr(nn, 'HShrink', None),
     'Hardsigmoid': TorchHardsigmoid,
     'Hardswish': TorchHardswish,
     'Hardtanh': TorchHardtanh,
     'HingeEmbeddingLoss': TorchHingeEmbeddingLoss,
-    'HuberLoss': nn.HuberLoss,
-    'Identity': nn.Identity,
+    'HuberLoss': getattr(nn, 'HuberLoss', None),
+    'Identity': getattr(nn, 'Identity', None),
     'InstanceNorm1d': TorchInstanceNorm1d,
     'InstanceNorm2d': TorchInstanceNorm2d,
     'InstanceNorm3d': TorchInstanceNorm3d,
     'KLDivLoss': TorchKLDivLoss,
     'L1Loss': TorchL1Loss,
-    'LPPool1d': nn.LPPool1d,
-    'LPPool2d': nn.LPPool2d,
+    'LPPool1d': getattr(nn, 'LPPool1d', None),
+    'LPPool2d': getattr(nn, 'LPPool2d', None),
     'LSTM': TorchLSTM,
     'LSTMCell': TorchLSTMCell,
     'LayerNorm': TorchLayerNorm,
     'LeakyReLU': TorchLeakyReLU,
     'Linear': TorchLinear,
     'LocalResponseNorm': TorchLocalResponseNorm,
-    'LogSigmoid': nn.LogSigmoid,
+    'LogSigmoid': getattr(nn, 'LogSigmoid', None),
     'LogSoftmax': TorchLogSoftmax,
     'MSELoss': TorchMSELoss,
     'MarginRankingLoss': TorchMarginRankingLoss,
     'MaxPool1d': TorchMaxPool1d,
     'MaxPool2d': TorchMaxPool2d,
     'MaxPool3d': TorchMaxPool3d,
-    'MaxUnpool1d': nn.MaxUnpool1d,
-    'MaxUnpool2d': nn.MaxUnpool2d,
-    'MaxUnpool3d': nn.MaxUnpool3d,
+    'MaxUnpool1d': getattr(nn, 'MaxUnpool1d', None),
+    'MaxUnpool2d': getattr(nn, 'MaxUnpool2d', None),
+    'MaxUnpool3d': getattr(nn, 'MaxUnpool3d', None),
     'Mish': TorchMish,
-    'Module': nn.Cell,
+    'Module': getattr(nn, 'Cell', None),
     'ModuleDict': TorchModuleDict,
     'ModuleList': TorchModuleList,
     'MultiLabelSoftMarginLoss': TorchMultiLabelSoftMarginLoss,
@@ -3521,35 +3649,35 @@ TORCH_NN = {
     'PReLU': TorchPReLU,
     'Parameter': TorchParameter,
     'ParameterList': TorchParameterList,
-    'PixelShuffle': nn.PixelShuffle,
-    'PixelUnshuffle': nn.PixelUnshuffle,
+    'PixelShuffle': getattr(nn, 'PixelShuffle', None),
+    'PixelUnshuffle': getattr(nn, 'PixelUnshuffle', None),
     'PoissonNLLLoss': TorchPoissonNLLLoss,
     'RNN': TorchRNN,
     'RNNCell': TorchRNNCell,
     'RReLU': TorchRReLU,
     'ReLU': TorchReLU,
     'ReLU6': TorchReLU6,
-    'ReflectionPad1d': nn.ReflectionPad1d,
-    'ReflectionPad2d': nn.ReflectionPad2d,
-    'ReflectionPad3d': nn.ReflectionPad3d,
-    'ReplicationPad1d': nn.ReplicationPad1d,
-    'ReplicationPad2d': nn.ReplicationPad2d,
-    'ReplicationPad3d': nn.ReplicationPad3d,
+    'ReflectionPad1d': getattr(nn, 'ReflectionPad1d', None),
+    'ReflectionPad2d': getattr(nn, 'ReflectionPad2d', None),
+    'ReflectionPad3d': getattr(nn, 'ReflectionPad3d', None),
+    'ReplicationPad1d': getattr(nn, 'ReplicationPad1d', None),
+    'ReplicationPad2d': getattr(nn, 'ReplicationPad2d', None),
+    'ReplicationPad3d': getattr(nn, 'ReplicationPad3d', None),
     'SELU': TorchSELU,
     'Sequential': TorchSequential,
     'SiLU': TorchSiLU,
-    'Sigmoid': nn.Sigmoid,
+    'Sigmoid': getattr(nn, 'Sigmoid', None),
     'SmoothL1Loss': TorchSmoothL1Loss,
     'SoftMarginLoss': TorchSoftMarginLoss,
     'Softmax': TorchSoftmax,
-    'Softmax2d': nn.Softmax2d,
+    'Softmax2d': getattr(nn, 'Softmax2d', None),
     'Softmin': TorchSoftmin,
-    'Softplus': nn.Softplus,
-    'Softshrink': nn.SoftShrink,
-    'Softsign': nn.Softsign,
+    'Softplus': getattr(nn, 'Softplus', None),
+    'Softshrink': getattr(nn, 'SoftShrink', None),
+    'Softsign': getattr(nn, 'Softsign', None),
     'SyncBatchNorm': TorchSyncBatchNorm,
-    'Tanh': nn.Tanh,
-    'Tanhshrink': nn.Tanhshrink,
+    'Tanh': getattr(nn, 'Tanh', None),
+    'Tanhshrink': getattr(nn, 'Tanhshrink', None),
     'Threshold': TorchThreshold,
     'Transformer': TorchTransformer,
     'TransformerDecoder': TorchTransformerDecoder,
@@ -3562,50 +3690,50 @@ TORCH_NN = {
     'Upsample': TorchUpsample,
     'UpsamplingBilinear2d': TorchUpsamplingBilinear2d,
     'UpsamplingNearest2d': TorchUpsamplingNearest2d,
-    'ZeroPad2d': nn.ZeroPad2d,
+    'ZeroPad2d': getattr(nn, 'ZeroPad2d', None),
 }
 
 
 # getattr(torch.nn.functional, name) for a name only run time knows
 TORCH_FUNCTIONAL = {
-    'adaptive_avg_pool1d': ops.adaptive_avg_pool1d,
-    'adaptive_avg_pool2d': ops.adaptive_avg_pool2d,
+    'adaptive_avg_pool1d': getattr(ops, 'adaptive_avg_pool1d', None),
+    'adaptive_avg_pool2d': getattr(ops, 'adaptive_avg_pool2d', None),
     'adaptive_max_pool1d': torch_adaptive_max_pool1d,
-    'adaptive_max_pool2d': ops.adaptive_max_pool2d,
+    'adaptive_max_pool2d': getattr(ops, 'adaptive_max_pool2d', None),
     'affine_grid': torch_affine_grid,
     'avg_pool1d': torch_avg_pool1d,
     'avg_pool2d': torch_avg_pool2d,
     'avg_pool3d': torch_avg_pool3d,
-    'bilinear': ops.matmul,
+    'bilinear': getattr(ops, 'matmul', None),
     'binary_cross_entropy': torch_binary_cross_entropy,
     'binary_cross_entropy_with_logits': torch_binary_cross_entropy_with_logits,
     'celu': torch_celu,
-    'celu_': ops.where,
-    'channel_shuffle': ops.reshape,
+    'celu_': getattr(ops, 'where', None),
+    'channel_shuffle': getattr(ops, 'reshape', None),
     'conv1d': torch_conv1d,
     'conv2d': torch_conv2d,
     'conv3d': torch_conv3d,
-    'conv_transpose2d': ops.conv_transpose2d,
+    'conv_transpose2d': getattr(ops, 'conv_transpose2d', None),
     'cosine_embedding_loss': torch_cosine_embedding_loss,
-    'cosine_similarity': ops.cosine_similarity,
+    'cosine_similarity': getattr(ops, 'cosine_similarity', None),
     'cross_entropy': torch_cross_entropy,
     'dropout': torch_dropout,
     'dropout1d': torch_dropout1d,
     'dropout2d': torch_dropout2d,
     'dropout3d': torch_dropout3d,
-    'elu_': ops.elu,
+    'elu_': getattr(ops, 'elu', None),
     'embedding': torch_embedding,
-    'gaussian_nll_loss': ops.gaussian_nll_loss,
+    'gaussian_nll_loss': getattr(ops, 'gaussian_nll_loss', None),
     'gelu': torch_gelu,
-    'glu': ops.sigmoid,
+    'glu': getattr(ops, 'sigmoid', None),
     'grid_sample': torch_grid_sample,
-    'group_norm': ops.group_norm,
+    'group_norm': getattr(ops, 'group_norm', None),
     'gumbel_softmax': torch_gumbel_softmax,
-    'hardshrink': ops.hardshrink,
+    'hardshrink': getattr(ops, 'hardshrink', None),
     'hardsigmoid': torch_hardsigmoid,
     'hardswish': torch_hardswish,
     'hardtanh': torch_hardtanh,
-    'hardtanh_': ops.hardtanh,
+    'hardtanh_': getattr(ops, 'hardtanh', None),
     'hinge_embedding_loss': torch_hinge_embedding_loss,
     'huber_loss': torch_huber_loss,
     'interpolate': torch_interpolate,
@@ -3613,51 +3741,51 @@ TORCH_FUNCTIONAL = {
     'l1_loss': torch_l1_loss,
     'layer_norm': torch_layer_norm,
     'leaky_relu': torch_leaky_relu,
-    'leaky_relu_': ops.leaky_relu,
-    'linear': ops.dense,
+    'leaky_relu_': getattr(ops, 'leaky_relu', None),
+    'linear': getattr(ops, 'dense', None),
     'local_response_norm': torch_local_response_norm,
     'log_softmax': torch_log_softmax,
-    'logsigmoid': ops.logsigmoid,
+    'logsigmoid': getattr(ops, 'logsigmoid', None),
     'margin_ranking_loss': torch_margin_ranking_loss,
-    'max_pool2d': ops.max_pool2d,
-    'max_pool3d': ops.max_pool3d,
+    'max_pool2d': getattr(ops, 'max_pool2d', None),
+    'max_pool3d': getattr(ops, 'max_pool3d', None),
     'mish': torch_mish,
     'mse_loss': torch_mse_loss,
     'multi_head_attention_forward': torch_multi_head_attention_forward,
     'multilabel_soft_margin_loss': torch_multilabel_soft_margin_loss,
-    'native_channel_shuffle': ops.reshape,
+    'native_channel_shuffle': getattr(ops, 'reshape', None),
     'nll_loss': torch_nll_loss,
     'normalize': torch_normalize,
     'pad': torch_pad,
-    'pairwise_distance': ops.norm,
-    'pdist': ops.pdist,
-    'pixel_shuffle': ops.pixel_shuffle,
-    'pixel_unshuffle': ops.pixel_unshuffle,
-    'prelu': ops.prelu,
+    'pairwise_distance': getattr(ops, 'norm', None),
+    'pdist': getattr(ops, 'pdist', None),
+    'pixel_shuffle': getattr(ops, 'pixel_shuffle', None),
+    'pixel_unshuffle': getattr(ops, 'pixel_unshuffle', None),
+    'prelu': getattr(ops, 'prelu', None),
     'relu': torch_relu,
     'relu6': torch_relu6,
-    'relu_': ops.relu,
+    'relu_': getattr(ops, 'relu', None),
     'rrelu': torch_rrelu,
     'selu': torch_selu,
-    'selu_': ops.selu,
-    'sigmoid': ops.sigmoid,
+    'selu_': getattr(ops, 'selu', None),
+    'sigmoid': getattr(ops, 'sigmoid', None),
     'silu': torch_silu,
     'smooth_l1_loss': torch_smooth_l1_loss,
     'soft_margin_loss': torch_soft_margin_loss,
     'softmax': torch_softmax,
     'softmin': torch_softmin,
-    'softplus': ops.softplus,
-    'softshrink': ops.softshrink,
-    'softsign': ops.softsign,
-    'tanh': ops.tanh,
-    'tanhshrink': ops.tanhshrink,
+    'softplus': getattr(ops, 'softplus', None),
+    'softshrink': getattr(ops, 'softshrink', None),
+    'softsign': getattr(ops, 'softsign', None),
+    'tanh': getattr(ops, 'tanh', None),
+    'tanhshrink': getattr(ops, 'tanhshrink', None),
     'threshold': torch_threshold,
-    'threshold_': ops.where,
+    'threshold_': getattr(ops, 'where', None),
     'triplet_margin_loss': torch_triplet_margin_loss,
-    'unfold': ops.unfold,
-    'upsample': ops.interpolate,
-    'upsample_bilinear': ops.interpolate,
-    'upsample_nearest': ops.interpolate,
+    'unfold': getattr(ops, 'unfold', None),
+    'upsample': getattr(ops, 'interpolate', None),
+    'upsample_bilinear': getattr(ops, 'interpolate', None),
+    'upsample_nearest': getattr(ops, 'interpolate', None),
 }
 
 

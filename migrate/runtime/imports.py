@@ -6,6 +6,8 @@ needs neither einops nor torch.
 import importlib
 import types
 
+from .backend import TARGET
+
 # module name -> module object, made on first use (parents first, each child an attribute of its parent)
 _MADE = {}
 
@@ -61,6 +63,7 @@ def torch_functional_getattr(name):
 def _looked_up(module, table, name):
     found = table.get(name)
     if found is None:
-        raise AttributeError(f"For 'getattr({module}, name)', {name!r} has no MindSpore translation in "
+        held = "" if name not in table else f" for {TARGET} ({TARGET} has no class or function of that name)"
+        raise AttributeError(f"For 'getattr({module}, name)', {name!r} has no MindSpore translation{held} in "
                              f"the migration's tables (it maps {len(table)} names of {module}).")
     return found

@@ -55,6 +55,11 @@ class Parameter(Tensor):
     def data(self):
         return self
 
+    @data.setter
+    def data(self, value):
+        # MindSpore 2.10: `p.data = t` gives the parameter t's values, shape and dtype
+        self.set_data(value, slice_shape=True)
+
     @property
     def value(self):
         return Tensor._wrap(self._data)

@@ -364,6 +364,26 @@ class Tensor(TensorMethods):
     def masked_fill(self, mask, value):
         return ops.masked_fill(self, mask, value)
 
+    def fill_diagonal(self, fill_value, wrap=False):
+        """The tensor with its main diagonal set to ``fill_value`` (a new tensor, as MindSpore's):
+        a matrix's (i, i), with ``wrap`` continuing below a tall matrix's first square every
+        ``cols + 1`` elements; a tensor of more dimensions, all of one size, its (i, i, ..., i)."""
+        shape = self.shape
+        if len(shape) < 2:
+            raise ValueError(f"For 'fill_diagonal', the dimension of 'self' must be at least 2, but got {len(shape)}.")
+        if len(shape) > 2 and len(set(shape)) != 1:
+            raise ValueError(f"For 'fill_diagonal', when the dimension of 'self' is greater than 2, all its "
+                             f"dimensions must have the same length, but got {tuple(shape)}.")
+        mask = np.zeros(shape, dtype=bool)
+        if len(shape) == 2:
+            rows, cols = shape
+            flat = np.arange(0, rows * cols, cols + 1)
+            mask.reshape(-1)[flat if wrap else flat[:min(rows, cols)]] = True
+        else:
+            mask[(np.arange(shape[0]),) * len(shape)] = True
+        value = Tensor(np.asarray(fill_value).astype(self._data.dtype))
+        return ops.where(Tensor(mask), value, self)
+
     def fill(self, value):
         return Tensor._wrap(np.full_like(self._data, value))
 

@@ -144,6 +144,11 @@ def where(condition, x, y):
     """Elements of x where condition, else y."""
     cond = condition if isinstance(condition, Tensor) else Tensor(condition)
     x, y = _operands(x, y)
+    # a number beside a tensor takes the tensor's dtype (where(m, 0, x) of float32 x is float32)
+    if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        x = Tensor(np.asarray(x, dtype=y._data.dtype))
+    elif isinstance(x, Tensor) and not isinstance(y, Tensor):
+        y = Tensor(np.asarray(y, dtype=x._data.dtype))
     return _broadcasting("Select", M.Where(), cond, _as_tensor(x), _as_tensor(y))
 
 

@@ -379,7 +379,7 @@ ORACLE = [
 ]
 
 # MindSpore 2.10's CPU kernels give these gradients wrong (ms_core gives torch's; README, "knowingly differs")
-# the generated _torch_multi_head_attention_forward (merged from main without a proof here)
+# the generated torch_multi_head_attention_forward (merged from main without a proof here)
 CASES += [ProvenBy("torch.nn.functional.multi_head_attention_forward",
                    "tests/migrate/convert/test_mha_forward.py::test_matches_torch")]
 

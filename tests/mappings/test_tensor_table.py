@@ -150,6 +150,7 @@ CASES = [
     inplace("Tensor.clamp_", "clamp_(-0.5, 0.5)"), inplace("Tensor.clamp_min_", "clamp_min_(0.1)"),
     inplace("Tensor.clamp_max_", "clamp_max_(0.1)"),
     inplace("Tensor.masked_fill_", "masked_fill_(mask, 0.0)", inputs="x, mask"),
+    inplace("Tensor.fill_diagonal_", "fill_diagonal_(0.5)", inputs="m"),
     inplace("Tensor.pow_", "pow_(2)"), inplace("Tensor.lerp_", "lerp_(y, 0.3)", inputs="x, y"),
     inplace("Tensor.addcmul_", "addcmul_(y, pos, value=0.5)", inputs="x, y, pos"),
     inplace("Tensor.addcdiv_", "addcdiv_(y, pos, value=0.5)", inputs="x, y, pos"),

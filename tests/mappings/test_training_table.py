@@ -395,18 +395,98 @@ DISTRIBUTED = [
     *[Program(f"{_DIST}.{name}", _QUERIES, inputs=("m",), uses=uses) for name, uses in [
         ("init_process_group", "ms.communication.init()"), ("is_initialized", "out = [True, "),
         ("get_rank", "ms.communication.get_rank()"), ("get_world_size", "ms.communication.get_group_size()"),
-        ("barrier", "ms.communication.comm_func.barrier()"), ("destroy_process_group", "ms.communication.release()")]],
+        ("barrier", "ms.mint.distributed.barrier()"), ("destroy_process_group", "ms.communication.release()")]],
     Program("torch.nn.parallel.DistributedDataParallel", _DDP.format(wrap="DistributedDataParallel"),
-            inputs=("w", "m"), uses="model = Net(w)"),
+            inputs=("w", "m"), uses="model = torch_distributed_data_parallel(Net(w))"),
     Program("torch.nn.parallel.distributed.DistributedDataParallel",
             "from torch.nn.parallel.distributed import DistributedDataParallel as DDP\n"
-            + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = Net(w)"),
+            + _DDP.format(wrap="DDP"), inputs=("w", "m"), uses="model = torch_distributed_data_parallel(Net(w))"),
 ]
 CASES += DISTRIBUTED
+
+# collectives in a group of one: each leaves its tensors as torch's does (the values of several
+# ranks: tests/ms_core/test_distributed.py and migrate check-ddp's runs, tests/migrate/check)
+_COLLECTIVES = _GROUP + """
+
+def run(m, v):
+    start()
+    t, u = m.clone(), v.clone()
+    dist.all_reduce(t)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    dist.all_reduce(t, dist.ReduceOp.MIN)
+    dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)
+    dist.all_reduce(u, dist.ReduceOp.SUM, async_op=False)
+    dist.reduce(u, 0, op=dist.ReduceOp.SUM)
+    parts = [torch.zeros_like(u) for _ in range(dist.get_world_size())]
+    dist.all_gather(parts, u)
+    dist.broadcast(t, src=0)
+    objs = [None] * dist.get_world_size()
+    dist.all_gather_object(objs, {"rank": dist.get_rank()})
+    sent = [3, "x"]
+    dist.broadcast_object_list(sent, src=0)
+    whole = torch.zeros(dist.get_world_size() * v.shape[0], *v.shape[1:])
+    dist.all_gather_into_tensor(whole, u)
+    part = torch.zeros_like(v)
+    dist.reduce_scatter_tensor(part, whole)
+    group = dist.new_group([0])
+    dist.all_reduce(u, group=group)
+    out = [t, u, *parts, objs[0]["rank"], sent[0], sent[1], whole, part, dist.is_available()]
+    dist.destroy_process_group()
+    return out
+"""
+_DIFFERENTIABLE = _GROUP + """
+import {module} as dnn
+
+
+def run(m):
+    start()
+    x = m * 2
+    y = dnn.all_reduce(x)  # its gradient: tests/ms_core/test_distributed.py (two processes)
+    dist.destroy_process_group()
+    return [y]
+"""
+COLLECTIVE_USES = [
+    ("all_reduce", "ms.mint.distributed.all_reduce(t)"), ("reduce", "ms.mint.distributed.all_reduce(u, op="),
+    ("all_gather", "ms.mint.distributed.all_gather(parts, u)"),
+    ("broadcast", "ms.mint.distributed.broadcast(t, src=0)"),
+    ("all_gather_object", "ms.mint.distributed.all_gather_object(objs"),
+    ("broadcast_object_list", "ms.mint.distributed.broadcast_object_list(sent, src=0)"),
+    ("all_gather_into_tensor", "ms.mint.distributed.all_gather_into_tensor(whole, u)"),
+    ("reduce_scatter_tensor", "ms.mint.distributed.reduce_scatter_tensor(part, whole)"),
+    ("new_group", "ms.mint.distributed.new_group([0])"), ("is_available", ", True]"),
+    ("ReduceOp.SUM", "ops.ReduceOp.SUM"), ("ReduceOp.MAX", "ops.ReduceOp.MAX"),
+    ("ReduceOp.MIN", "ops.ReduceOp.MIN"), ("ReduceOp.PRODUCT", "ops.ReduceOp.PROD")]
+# one program (one child process) proves them all
+_COLLECTIVES_TEST = "tests/mappings/test_training_table.py::test_collectives_of_one_process"
+CASES += [ProvenBy(f"{_DIST}.{name}", _COLLECTIVES_TEST) for name, _ in COLLECTIVE_USES]
+
+
+def test_collectives_of_one_process():
+    """Every collective's conversion leaves the tensors as torch's does in a group of one (the
+    values of several ranks: tests/ms_core/test_distributed.py and migrate check-ddp's runs)."""
+    run(Program(f"{_DIST}.all_reduce", _COLLECTIVES, inputs=("m", "v"), uses=COLLECTIVE_USES[0][1]))
+    from migrate import convert_source
+    code = convert_source(_COLLECTIVES).code
+    for name, uses in COLLECTIVE_USES:
+        assert uses in code, (name, uses, code)
+
+
+CASES += [Program(f"{_DIST}.{m}.all_reduce", _DIFFERENTIABLE.format(module=f"{_DIST}.{m}"), inputs=("m",),
+                  uses="ops.AllReduce()(x)") for m in ("nn.functional", "nn")]
+# a spawn statement is rewritten by the training pass (tests/migrate/convert/training); the table
+# entry marks a spawn whose result is used
+CASES += [Marked(f"torch.multiprocessing.{name}", f"import torch.multiprocessing as mp\n"
+                 f"ctx = mp.{name}(print, nprocs=2, join=False)\n", id="MS901")
+          for name in ("spawn", "spawn.spawn", "start_processes", "spawn.start_processes")]
 # the backend's name is MindSpore's own ('mccl' on CPU where torch says 'gloo'): proven against
 # MindSpore's init(None) per device target, not torch's name
 _BACKEND_TEST = ("tests/migrate/convert/training/test_training_rules.py"
                  "::test_backend_names_are_mindspores_communication_backend")
+# the helper against torch: tests/migrate/runtime/test_distributed.py; converted in a DDP script
+CASES += [ProvenBy(name, "tests/migrate/check/test_ddp_run.py"
+                         "::test_the_sync_batchnorm_cnn_agrees_rank_by_rank_with_torch_ddp")
+          for name in ("torch.nn.SyncBatchNorm.convert_sync_batchnorm",
+                       "torch.nn.modules.batchnorm.SyncBatchNorm.convert_sync_batchnorm")]
 CASES += [ProvenBy(f"{_DIST}.get_backend", _BACKEND_TEST),
           ProvenBy(f"{_DIST}.get_default_backend_for_device", _BACKEND_TEST)]
 

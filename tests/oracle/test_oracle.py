@@ -9,11 +9,13 @@ Outputs are compared as a skeleton (text with numbers blanked) that must be equa
 numbers, which must agree to rtol 2e-5 / atol 1e-6: float32 kernels differ in the last digits,
 and MindSpore's CPU tanh is a float32 approximation seen 1.23e-5 (relative) off the exact value.
 """
+import functools
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,23 @@ ORACLE = _oracle_python()
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
                                  "(set MS_ORACLE_PYTHON to an interpreter that has it)")]
+
+
+@functools.lru_cache(maxsize=None)
+def runtime_path(target: str) -> str:
+    """A directory holding the runtime as a conversion for ``target`` writes it (``migrate_runtime``,
+    its backend fixed to that target): converted code run by the oracle imports it from there."""
+    from migrate.convert.runtime_files import write_runtime
+    folder = Path(tempfile.mkdtemp(prefix=f"oracle-runtime-{target}-"))
+    write_runtime(folder, target)
+    return str(folder)
+
+
+def oracle_env(target: str, *paths) -> dict:
+    """The environment a child that runs converted code for ``target`` gets: this repository and
+    the runtime for the target (and ``paths``) on its path, MindSpore's log quiet."""
+    return {"PYTHONPATH": os.pathsep.join([*map(str, paths), str(REPO), runtime_path(target)]),
+            "GLOG_v": "3", "PATH": "/usr/bin:/bin"}
 
 
 def _run(python, module, path):

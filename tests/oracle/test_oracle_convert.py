@@ -15,7 +15,7 @@ import pytest
 import ms_core as ms
 from migrate import convert_source
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, REPO, oracle_env
 
 FIXTURES = sorted(p for p in (REPO / "tests" / "fixtures" / "convert").glob("*.py")
                   if not p.name.startswith("_"))
@@ -87,7 +87,7 @@ def test_converted_fixture_runs_the_same_on_mindspore(path, tmp_path):
                                str(tmp_path / "weights.npz"), str(tmp_path / "io.npz"),
                                str(tmp_path / f"{target}_out.npz"), target],
                               capture_output=True, text=True, timeout=600,
-                              env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                              env=oracle_env(target))
         known = KNOWN_MINDSPORE_FAILURES.get(path.stem) if target == "mindspore" else None
         if known is not None:
             assert proc.returncode != 0 and known in proc.stderr, proc.stderr[-4000:]
@@ -122,7 +122,7 @@ def test_converted_attention_layers_start_at_torchs_zero_biases_on_mindspore(tmp
     (tmp_path / "driver.py").write_text(INIT_DRIVER)
     proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "model.py")],
                           capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          env=oracle_env("mindspore"))
     assert proc.returncode == 0, proc.stderr[-4000:]
     biases = json.loads(proc.stdout.strip().splitlines()[-1])
     spec = importlib.util.spec_from_file_location("torch_attention_init",

@@ -34,3 +34,23 @@ def test_runtime_helpers_on_mindspore_under_msrun(tmp_path):
     got = run_two_processes(tmp_path, launcher=msrun(ORACLE, free_port(), tmp_path / "logs"),
                             env=env, pythonpath=str(pkg))
     check_two_ranks(got)
+
+
+@pytest.mark.parametrize("script,args,steps", [
+    # one shuffled epoch of 30 steps per rank (20 compared), then the metric's all_reduce
+    ("ddp_mlp.py", ("--epochs", "1", "--batch-size", "1"), 20),
+    ("ddp_cnn_bn.py", ("--epochs", "4"), 20),        # in order: 6 steps an epoch, the eval's broadcasts
+    ("ddp_cnn_bn.py", ("--epochs", "4", "--sync-bn"), 20),
+])
+def test_converted_ddp_scripts_under_msrun_agree_with_torch_ddp(tmp_path, script, args, steps):
+    """The --target mindspore conversion under msrun (2 processes) gives every rank torch DDP's
+    losses and final values, 20 steps (MindSpore reads one epoch's order from a Python sampler:
+    a shuffled script runs one epoch)."""
+    from cli import _converter
+    from migrate.check.ddp import DdpSettings, check_ddp
+    settings = DdpSettings(nproc=2, max_steps=steps, args=args, ms_python=ORACLE, timeout=900)
+    result = check_ddp(str(ROOT / "tests" / "fixtures" / "distributed" / script), settings, _converter(),
+                       _converter("mindspore"), work=str(tmp_path))
+    assert not result.error, result.error
+    for c in result.ranks["mindspore"] + result.ranks["ms_core"]:
+        assert c.passed and c.losses == steps, c.problems

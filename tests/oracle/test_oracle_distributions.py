@@ -8,7 +8,7 @@ import pytest
 
 from migrate import convert_source
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, REPO, oracle_env
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
@@ -76,5 +76,5 @@ def test_distributions_match_torch_on_mindspore(tmp_path):
     (tmp_path / "driver.py").write_text(DRIVER)
     proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path), str(FIXTURE.parent)],
                           capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          env=oracle_env("mindspore"))
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-4000:]

@@ -17,7 +17,7 @@ import pytest
 from migrate import convert_source
 from tests.mappings import proof
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, oracle_env
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
@@ -141,7 +141,7 @@ def test_sampled_entries_give_torchs_results_on_mindspore(module, every, tmp_pat
     (tmp_path / "driver.py").write_text(DRIVER)
     proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "cases.json"),
                            str(tmp_path / "out.json")], capture_output=True, text=True, timeout=900,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          env=oracle_env("mindspore"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads((tmp_path / "out.json").read_text())
     failures = []
@@ -213,7 +213,7 @@ def test_module_methods_convert_to_the_same_calls_on_mindspore(tmp_path):
         proc = subprocess.run([python, str(tmp_path / "driver.py"), str(tmp_path / f"{target}_model.py"),
                                str(tmp_path / "w.npz"), str(tmp_path / f"{target}.json"), target],
                               capture_output=True, text=True, timeout=600,
-                              env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                              env=oracle_env(target))
         assert proc.returncode == 0, f"{target}:\n{proc.stderr[-3000:]}"
         results[target] = json.loads((tmp_path / f"{target}.json").read_text())
     ours, theirs = results["ms_core"], results["mindspore"]

@@ -12,7 +12,7 @@ import pytest
 from migrate import convert_source
 from tests.migrate.convert.training.test_lbfgs import SCRIPT, _module
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, oracle_env
 
 torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.oracle,
@@ -50,7 +50,7 @@ def test_lbfgs_trains_on_mindspore_as_torch(tmp_path):
     want = t.train(torch_net, torch.tensor(x), torch.tensor(y), 3)
     proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "converted.py"),
                            str(tmp_path / "data.npz"), str(tmp_path / "out.npz")], capture_output=True,
-                          text=True, timeout=600, env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=600, env=oracle_env("mindspore"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = np.load(tmp_path / "out.npz")
     assert len(want) == len(got["losses"]) == 18

@@ -21,7 +21,7 @@ import pytest
 
 from migrate import convert_source
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, REPO, oracle_env
 
 torch = pytest.importorskip("torch")
 
@@ -82,7 +82,7 @@ def run_driver(tmp_path, driver: str, specs: list, data: dict):
     proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "cases.json"),
                            str(tmp_path / "data.npz"), str(tmp_path / "out.npz")],
                           capture_output=True, text=True, timeout=900,
-                          env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          env=oracle_env("mindspore"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return np.load(tmp_path / "out.npz")
 

@@ -20,7 +20,7 @@ import pytest
 import ms_core as ms
 from migrate import convert_source
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, oracle_env
 from .test_oracle_convert import FIXTURES, KNOWN_MINDSPORE_FAILURES
 
 
@@ -85,7 +85,7 @@ def test_parameter_names_and_checkpoint_round_trip(path, tmp_path):
                                str(tmp_path / "weights.npz"), str(tmp_path / "io.npz"),
                                str(tmp_path / f"{target}_out.npz"), target, str(tmp_path / f"{target}.ckpt")],
                               capture_output=True, text=True, timeout=600,
-                              env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                              env=oracle_env(target))
         assert proc.returncode == 0, f"{target}:\n{proc.stderr[-4000:]}"
         results[target] = np.load(tmp_path / f"{target}_out.npz")
         if (path.stem, target) in ULP_ROUND_TRIP:

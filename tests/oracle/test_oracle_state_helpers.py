@@ -1,5 +1,5 @@
-"""Oracle: the generated helpers for torch's autograd state and list ops (_torch_checkpoint,
-_torch_sdpa, _torch_foreach, the grad mode over ms._no_grad, _torch_activation_fn), converted with --target mindspore
+"""Oracle: the generated helpers for torch's autograd state and list ops (torch_checkpoint,
+torch_sdpa, torch_foreach, the grad mode over ms._no_grad, torch_activation_fn), converted with --target mindspore
 from tests/fixtures/functions/autograd_state.py, give torch's values and gradients on real
 MindSpore 2.10."""
 import subprocess
@@ -9,7 +9,7 @@ import pytest
 
 from migrate import convert_source
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, REPO, oracle_env
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
@@ -85,5 +85,5 @@ def test_state_helpers_match_torch_on_mindspore(tmp_path):
     (tmp_path / "state_ms.py").write_text(res.code)
     (tmp_path / "driver.py").write_text(DRIVER)
     out = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path), str(FIXTURE.parent)],
-                         capture_output=True, text=True, timeout=600, env={"GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                         capture_output=True, text=True, timeout=600, env=oracle_env("mindspore"))
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-3000:]

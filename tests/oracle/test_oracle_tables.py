@@ -22,7 +22,7 @@ from tests.mappings import (test_init_table, test_layers_activation_table,
                             test_layers_norm_table, test_layers_rnn_table, test_layers_table)
 from tests.mappings.proof import HEADER, Layer, _arrays
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, oracle_env
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
@@ -143,7 +143,7 @@ def test_sampled_table_entries_run_the_same_on_mindspore(tmp_path):
         (tmp_path / "cases.json").write_text(json.dumps(cases))
         proc = subprocess.run([python, str(tmp_path / "driver.py"), str(tmp_path), target],
                               capture_output=True, text=True, timeout=900,
-                              env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                              env=oracle_env(target))
         assert proc.returncode == 0, f"{target}:\n{proc.stderr[-4000:]}"
     for i, case in enumerate(CASES):
         ours = np.load(tmp_path / f"ms_core{i}.npz")
@@ -176,7 +176,7 @@ def test_conv2d_transpose_output_padding_differs_on_mindspore_2_10(tmp_path):
     for target, python in (("ms_core", sys.executable), ("mindspore", ORACLE)):
         proc = subprocess.run([python, str(tmp_path / "t.py"), target, str(tmp_path / target)],
                               capture_output=True, text=True, timeout=600,
-                              env={"PYTHONPATH": str(REPO), "GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                              env=oracle_env(target))
         assert proc.returncode == 0, proc.stderr[-3000:]
         outs[target] = np.load(tmp_path / f"{target}.npy")
     ours, theirs = outs["ms_core"], outs["mindspore"]

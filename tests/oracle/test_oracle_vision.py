@@ -13,7 +13,7 @@ from migrate import convert_source
 from tests.migrate.convert.vision.files import normalized, write_cifar10, write_mnist
 from tests.migrate.convert.vision.script import SRC
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, oracle_env
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
@@ -59,8 +59,7 @@ def _run(python, code, tmp_path, name):
     driver.write_text(f"CALLS = {CALLS!r}\n" + DRIVER)
     out = tmp_path / f"{name}.npz"
     proc = subprocess.run([python, str(driver), str(path), str(tmp_path), str(out)], capture_output=True,
-                          text=True, timeout=900, env={"PYTHONPATH": str(REPO), "GLOG_v": "3",
-                                                       "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=900, env=oracle_env("mindspore" if python == ORACLE else "ms_core"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return np.load(out)
 

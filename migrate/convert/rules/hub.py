@@ -15,14 +15,14 @@ from migrate.convert.registry import argument_rule, node_rule
 LOAD_INTO = node_rule(
     "MS255", "load_module_into",
     "Replace net = torch.load(f) (a whole pickled module; net a module the script built) with "
-    "net = _torch_load_into(net, ms.hub.load(f)): a MindSpore checkpoint holds parameters only, "
-    "loaded into the network already built.", needs=["_torch_load_into"], examples=[
+    "net = torch_load_into(net, ms.hub.load(f)): a MindSpore checkpoint holds parameters only, "
+    "loaded into the network already built.", needs=["torch_load_into"], examples=[
     ("net = nn.Linear(2, 2)\n"
      "net = torch.load('net.pt')\n",
      "net = nn.Dense(2, 2, has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2)))\n"
-     "net = _torch_load_into(net, ms.hub.load('net.pt'))\n"),
+     "net = torch_load_into(net, ms.hub.load('net.pt'))\n"),
 ])
 
 _NO_MINDSPORE = ("MindSpore 2.10 cannot read a torch checkpoint: convert it once with `migrate "
@@ -40,22 +40,22 @@ def torch_checkpoint(edit) -> None:
         edit.unsupported(_NO_MINDSPORE, "MS901")
 
 
-@argument_rule("MS240", "torch_home", needs=["_torch_home"], examples=[
+@argument_rule("MS245", "torch_home", needs=["torch_home"], examples=[
     ("from torch.hub import _get_torch_home\n"
      "root = _get_torch_home()\n",
-     "root = _torch_home()\n"),
+     "root = torch_home()\n"),
 ])
 def torch_home(edit) -> None:
-    """Replace torch.hub._get_torch_home() with _torch_home() (torch's home directory, a path
+    """Replace torch.hub._get_torch_home() with torch_home() (torch's home directory, a path
     computation run at import by packages that cache data there), and torch.hub.get_dir() with
-    _torch_home('hub') for --target mindspore (ms_core: ms.hub.get_dir(), which follows set_dir)."""
+    torch_home('hub') for --target mindspore (ms_core: ms.hub.get_dir(), which follows set_dir)."""
     if edit.entry.torch == "torch.hub.get_dir":
         if edit.converter.facts.target_name != "mindspore":
             edit.func = edit.converter.target("ms.hub.get_dir")
             return
-        edit.result = cst.Call(cst.Name(edit.helper("_torch_home")), [cst.Arg(cst.SimpleString("'hub'"))])
+        edit.result = cst.Call(cst.Name(edit.helper("torch_home")), [cst.Arg(cst.SimpleString("'hub'"))])
         return
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_home")), [])
+    edit.result = cst.Call(cst.Name(edit.helper("torch_home")), [])
 
 
 _OPENED = re.compile(r"\bwith\s+open\([^\n]*?\)\s+as\s+([A-Za-z_]\w*)\s*[:,]")
@@ -119,7 +119,7 @@ def load_into_module(converter, node: cst.Assign, value):
             or converter.qual(node.value.func) != "torch.load" or not is_module(converter, t) \
             or not converter.allows(LOAD_INTO.id) or value is node.value:
         return None
-    new = cst.Call(cst.Name(converter.output.signatures.helper("_torch_load_into")), [cst.Arg(t), cst.Arg(value)])
+    new = cst.Call(cst.Name(converter.output.signatures.helper("torch_load_into")), [cst.Arg(t), cst.Arg(value)])
     converter.record(node.value, new, LOAD_INTO.id, "transformed",
                 f"{t.value} = torch.load(...) of a whole module: the checkpoint's parameters loaded into "
                 f"the {t.value} the script built (the same class torch's pickle rebuilds)")

@@ -60,7 +60,7 @@ def _aliasing_targets() -> frozenset:
     torch one did, so converting converted code decides as the first conversion did."""
     from mappings import load_tables
     tables = load_tables()
-    names = {"astype", "_torch_unfold_windows"}  # rules' own output: casts (float, to, type_as), unfold
+    names = {"astype", "torch_unfold_windows"}  # rules' own output: casts (float, to, type_as), unfold
     for method in ALIASING_METHODS:
         for entry in (tables.get("Tensor." + method), tables.get("torch." + method)):
             if entry is not None and entry.target and "(" not in entry.target:
@@ -72,7 +72,7 @@ ALIASING = ALIASING_METHODS | _aliasing_targets()
 
 
 def _aliasing_call(node) -> bool:
-    """``x.view(...)``, ``ops.broadcast_to(x, ...)``, ``_torch_unfold_windows(x, ...)``: a call
+    """``x.view(...)``, ``ops.broadcast_to(x, ...)``, ``torch_unfold_windows(x, ...)``: a call
     whose result may share memory with its receiver or first argument."""
     if not isinstance(node, cst.Call):
         return False
@@ -112,7 +112,7 @@ def receiver_kind(before, after) -> str:
     if _aliasing_call(before):
         return "view"
     if isinstance(before, cst.Call) and isinstance(before.func, cst.Name) and \
-            before.func.value.rstrip("_") == "_torch_to":
+            before.func.value.rstrip("_") == "torch_to":
         return "view"  # the generated x.to(v): torch's to() returns x itself when nothing changes
     if isinstance(before, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Integer, cst.Float,
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
@@ -226,14 +226,14 @@ def inplace(edit) -> None:
               "unchanged on CPU and their gradients ignore the update")
 
 
-@argument_rule("MS326", "inplace_compare", needs=["_torch_compare_"], examples=[
+@argument_rule("MS326", "inplace_compare", needs=["torch_compare_"], examples=[
     ("def f(x):\n"
      "    return x.ge_(0.5)\n",
      "def f(x):\n"
-     "    return _torch_compare_(ops.ge, x, 0.5)\n"),
+     "    return torch_compare_(ops.ge, x, 0.5)\n"),
 ])
 def inplace_compare(edit) -> None:
-    """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with _torch_compare_(ops.ge, x, y): 1 or 0 in
+    """Replace x.ge_(y) (gt_, le_, lt_, eq_, ne_) with torch_compare_(ops.ge, x, y): 1 or 0 in
     x's dtype written into x (torch keeps x's dtype; ops.ge gives bools); marked on a view."""
     name = edit.entry.torch.split(".", 1)[1]
     before, after = edit.receiver_before, edit.method_receiver
@@ -241,7 +241,7 @@ def inplace_compare(edit) -> None:
         edit.unsupported(_view_reason(name, after), marker="MS905")
         return
     built = edit.build()  # ops.ge(x, y)
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_compare_")), [cst.Arg(built.func), *built.args])
+    edit.result = cst.Call(cst.Name(edit.helper("torch_compare_")), [cst.Arg(built.func), *built.args])
     edit.note("the comparison's 1 or 0 in the receiver's dtype, written back with copy_ as torch's in-place method")
 
 

@@ -11,8 +11,8 @@ import libcst as cst
 from migrate.convert.call_edit import is_literal, literal, operand
 from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
-from migrate.convert.torch_runtime import (
-    _torch_conv_padding, _torch_kernel_area, _torch_ms_tuple, _torch_pool_padding,
+from migrate.runtime.arguments import (
+    torch_conv_padding, torch_kernel_area, torch_ms_tuple, torch_pool_padding,
 )
 
 # a value that is not a literal, for the run-time helpers' static use (it counts as "set")
@@ -27,9 +27,9 @@ def _kernel_area(edit, k, dims: int) -> str | None:
         v = _UNKNOWN
     if v is _UNKNOWN:
         # an int or a tuple (timm's to_2tuple(patch_size)): counted when the layer is built
-        return f"{edit.helper('_torch_kernel_area')}({code_of(k)}, {dims})"
+        return f"{edit.helper('torch_kernel_area')}({code_of(k)}, {dims})"
     if isinstance(v, int) or isinstance(v, (tuple, list)) and all(isinstance(i, int) for i in v):
-        return str(_torch_kernel_area(v, dims))
+        return str(torch_kernel_area(v, dims))
     return None
 
 
@@ -67,14 +67,14 @@ def dense(edit) -> None:
 def _conv_padding(edit, dims: int, per_side: bool = True, transpose: bool = False) -> None:
     """torch's padding -> pad_mode + padding (``per_side``: (before, after) per axis, as layers
     want; else one value per axis, as ops.conv2d wants; ``transpose``: a transposed
-    convolution, whose zero padding stays pad_mode='pad', see ``_torch_conv_padding``)."""
+    convolution, whose zero padding stays pad_mode='pad', see ``torch_conv_padding``)."""
     pad = edit.bound.get("padding")
     if pad is None:
         edit.set("pad_mode", "'pad'" if transpose else "'valid'")
         edit.drop("padding")
         return
     if edit.runtime:
-        helper = edit.helper("_torch_conv_padding")
+        helper = edit.helper("torch_conv_padding")
         edit.prelude.append(f"pad_mode_, padding_ = {helper}({code_of(pad)}, {dims}"
                             f"{'' if per_side else ', per_side=False'}"
                             f"{', transpose=True' if transpose else ''})")
@@ -91,7 +91,7 @@ def _conv_padding(edit, dims: int, per_side: bool = True, transpose: bool = Fals
         edit.worse("approximate", f"padding={code_of(pad)} assumed to be an int")
         return
     try:
-        mode, value = _torch_conv_padding(v, dims, per_side, transpose)
+        mode, value = torch_conv_padding(v, dims, per_side, transpose)
     except (ValueError, TypeError):
         edit.unsupported(f"padding={code_of(pad)} cannot be expressed")
         return
@@ -121,14 +121,14 @@ def _sizes(edit, dims: int) -> None:
         if value is None:
             continue
         if edit.runtime:
-            edit.set(name, f"{edit.helper('_torch_ms_tuple')}({code_of(value)}, {dims})")
+            edit.set(name, f"{edit.helper('torch_ms_tuple')}({code_of(value)}, {dims})")
             continue
         try:
             v = literal(value)
         except (ValueError, SyntaxError):
             continue
-        if isinstance(v, (list, tuple)) and _torch_ms_tuple(v, dims) != v:
-            edit.set(name, repr(_torch_ms_tuple(v, dims)))
+        if isinstance(v, (list, tuple)) and torch_ms_tuple(v, dims) != v:
+            edit.set(name, repr(torch_ms_tuple(v, dims)))
 
 
 def _order_conv(edit) -> None:
@@ -160,7 +160,7 @@ def _conv(edit, dims: int, transpose: bool = False) -> None:
 
 
 @argument_rule("MS110", "conv2d", runtime=True,
-    needs=["_torch_conv_padding", "_torch_kernel_area", "_torch_ms_tuple"], examples=[
+    needs=["torch_conv_padding", "torch_kernel_area", "torch_ms_tuple"], examples=[
     ("y = nn.Conv2d(1, 2, 3)\n",
      "y = nn.Conv2d(1, 2, 3, pad_mode='valid', has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
@@ -172,7 +172,7 @@ def conv2d(edit) -> None:
 
 
 @argument_rule("MS141", "conv1d", runtime=True,
-    needs=["_torch_conv_padding", "_torch_kernel_area", "_torch_ms_tuple"], examples=[
+    needs=["torch_conv_padding", "torch_kernel_area", "torch_ms_tuple"], examples=[
     ("y = nn.Conv1d(1, 2, 3)\n",
      "y = nn.Conv1d(1, 2, 3, pad_mode='valid', has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
@@ -184,7 +184,7 @@ def conv1d(edit) -> None:
 
 
 @argument_rule("MS142", "conv_transpose2d", runtime=True,
-    needs=["_torch_conv_padding", "_torch_kernel_area", "_torch_ms_tuple"], examples=[
+    needs=["torch_conv_padding", "torch_kernel_area", "torch_ms_tuple"], examples=[
     ("y = nn.ConvTranspose2d(1, 2, 3)\n",
      "y = nn.Conv2dTranspose(1, 2, 3, pad_mode='pad', has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
@@ -201,7 +201,7 @@ def conv_transpose2d(edit) -> None:
                   "pad the input instead")
 
 
-@argument_rule("MS143", "conv_fn", runtime=True, needs=["_torch_conv_padding"], examples=[
+@argument_rule("MS143", "conv_fn", runtime=True, needs=["torch_conv_padding"], examples=[
     ("y = F.conv2d(x, w)\n",
      "y = ops.conv2d(x, w, pad_mode='valid')\n"),
 ])
@@ -238,7 +238,7 @@ def batchnorm(edit) -> None:
             edit.unsupported(f"track_running_stats={code_of(trs)} must be a literal")
 
 
-@argument_rule("MS113", "pool", runtime=True, needs=["_torch_pool_padding"], examples=[
+@argument_rule("MS113", "pool", runtime=True, needs=["torch_pool_padding"], examples=[
     ("y = nn.MaxPool2d(2)\n",
      "y = nn.MaxPool2d(2, stride=2, pad_mode='valid')\n"),
 ])
@@ -248,7 +248,7 @@ def pool(edit) -> None:
     if edit.runtime:
         edit.set("stride", "kernel_size if stride is None else stride")
         given = ", ".join(o for o in options if edit.entry.param(o) is not None)
-        edit.prelude.append(f"pad_mode_, padding_ = {edit.helper('_torch_pool_padding')}(padding, {given})")
+        edit.prelude.append(f"pad_mode_, padding_ = {edit.helper('torch_pool_padding')}(padding, {given})")
         edit.set("pad_mode", "pad_mode_")
         edit.set("padding", "padding_")
     else:
@@ -269,8 +269,8 @@ def _pool_static(edit, options) -> None:
         v = _UNKNOWN
     flags = [literal(edit.bound[o]) if is_literal(edit.bound[o]) else _UNKNOWN
              for o in options if edit.bound.get(o) is not None]
-    if v is not _UNKNOWN and _torch_pool_padding(v)[0] == "valid":  # zero padding
-        mode = _torch_pool_padding(v, *flags)[0]
+    if v is not _UNKNOWN and torch_pool_padding(v)[0] == "valid":  # zero padding
+        mode = torch_pool_padding(v, *flags)[0]
         edit.drop("padding")
         edit.set("pad_mode", repr(mode))
         if mode == "pad":
@@ -297,14 +297,14 @@ def functional_pool_stride(edit) -> None:
 
 
 @argument_rule("MS114", "layernorm", runtime=True,
-    needs=["_torch_layer_norm", "_torch_norm_shape"], examples=[
+    needs=["torch_layer_norm", "torch_norm_shape"], examples=[
     ("y = nn.LayerNorm(4)\n",
      "y = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)\n"),
 ])
 def layernorm(edit) -> None:
     """Replace nn.LayerNorm(n, eps) with nn.LayerNorm((n,), begin_norm_axis, begin_params_axis, epsilon)."""
     if edit.runtime:
-        edit.prelude.append(f"normalized_shape_ = {edit.helper('_torch_norm_shape')}(normalized_shape)")
+        edit.prelude.append(f"normalized_shape_ = {edit.helper('torch_norm_shape')}(normalized_shape)")
         edit.set("normalized_shape", "normalized_shape_", keyword=False)
         edit.set("begin_norm_axis", "-len(normalized_shape_)")
         edit.set("begin_params_axis", "-len(normalized_shape_)")
@@ -345,10 +345,10 @@ def layernorm(edit) -> None:
 
 def layer_norm_function(edit) -> str:
     """The local name of the target's functional layer norm with torch's arguments (None weight
-    or bias allowed): ops.layer_norm on ms_core; on MindSpore the generated _torch_layer_norm
+    or bias allowed): ops.layer_norm on ms_core; on MindSpore the generated torch_layer_norm
     (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
     if edit.converter.facts.target_name == "mindspore":
-        return edit.helper("_torch_layer_norm")
+        return edit.helper("torch_layer_norm")
     return edit.converter.tname("ops.layer_norm")
 
 

@@ -196,7 +196,7 @@ def parameter_list(edit) -> None:
                                   "registers each appended Parameter under its index, as torch")
 
 
-@argument_rule("MS410", "weight_norm", needs=["_torch_weight_norm"], examples=[
+@argument_rule("MS410", "weight_norm", needs=["torch_weight_norm"], examples=[
     ("y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
      "y = nn.utils.weight_norm(nn.Dense(2, 3, has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
@@ -204,7 +204,7 @@ def parameter_list(edit) -> None:
 ])
 def weight_norm(edit) -> None:
     """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on
-    ms_core, with the generated _torch_weight_norm(m) for --target mindspore (MindSpore 2.10 has
+    ms_core, with the runtime's torch_weight_norm(m) for --target mindspore (MindSpore 2.10 has
     none: the same reparametrisation, weight = g * v / ||v|| recomputed in a forward pre-hook)."""
     if edit.converter.facts.target_name != "mindspore":
         return
@@ -216,9 +216,9 @@ def weight_norm(edit) -> None:
     for key in ("name", "dim"):
         if edit.bound.get(key) is not None:
             args.append(cst.Arg(edit.bound[key], keyword=cst.Name(key), equal=_EQUAL))
-    edit.worse("transformed", "MindSpore 2.10 has no weight_norm: the generated _torch_weight_norm "
+    edit.worse("transformed", "MindSpore 2.10 has no weight_norm: the runtime's torch_weight_norm "
                               "reparametrises the Parameter as torch does (weight_g, weight_v)")
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_weight_norm")), args)
+    edit.result = cst.Call(cst.Name(edit.helper("torch_weight_norm")), args)
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
@@ -304,12 +304,12 @@ def circular_pad_layer(edit) -> None:
     edit.set("dims", edit.entry.torch[-2])
 
 
-@argument_rule("MS415", "attention_init", runtime=True, needs=["_torch_attention_init"], examples=[
+@argument_rule("MS415", "attention_init", runtime=True, needs=["torch_attention_init"], examples=[
     ("y = nn.MultiheadAttention(16, 4)\n",
-     "y = _torch_attention_init(nn.MultiheadAttention(16, 4))\n"),
+     "y = torch_attention_init(nn.MultiheadAttention(16, 4))\n"),
 ])
 def attention_init(edit) -> None:
-    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with _torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
-    edit.finish = edit.helper("_torch_attention_init")
+    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
+    edit.finish = edit.helper("torch_attention_init")
     edit.note("out_proj.bias of each attention layer set to zeros after construction, as torch "
               "initialises it (MindSpore draws it from U(-1/sqrt(E), 1/sqrt(E)))")

@@ -27,7 +27,7 @@ def save(edit) -> None:
     converter.output.used.add("ms")
     from migrate.convert.receivers import is_module  # (the rules load before the receivers)
     # the state_dict() call was already rewritten to parameters_dict(): save the cell itself; a
-    # whole module (torch.save(model, f)) saves its parameters, which _torch_load_into loads back
+    # whole module (torch.save(model, f)) saves its parameters, which torch_load_into loads back
     if isinstance(obj, cst.Call) and isinstance(obj.func, cst.Attribute) and \
             obj.func.attr.value == "parameters_dict" and not obj.args:
         obj = obj.func.value

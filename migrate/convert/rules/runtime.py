@@ -92,16 +92,16 @@ def zero(edit) -> None:
     edit.result = cst.Integer("0")
 
 
-@argument_rule("MS235", "no_cuda_device", needs=["_torch_no_cuda"], examples=[
+@argument_rule("MS235", "no_cuda_device", needs=["torch_no_cuda"], examples=[
     ("name = torch.cuda.get_device_name(0)\n",
-     "name = _torch_no_cuda('torch.cuda.get_device_name', 0)\n"),
+     "name = torch_no_cuda('torch.cuda.get_device_name', 0)\n"),
 ])
 def no_cuda_device(edit) -> None:
     """Replace torch.cuda.get_device_properties(d) / get_device_name() / current_device() with
-    _torch_no_cuda('torch.cuda.get_device_properties', d), which raises as torch does without a
+    torch_no_cuda('torch.cuda.get_device_properties', d), which raises as torch does without a
     CUDA device (torch.cuda.is_available() is False on the target)."""
     args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in edit.call.args]
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_no_cuda")),
+    edit.result = cst.Call(cst.Name(edit.helper("torch_no_cuda")),
                            [cst.Arg(cst.SimpleString(repr(edit.entry.torch))), *args])
 
 

@@ -4,10 +4,10 @@
 ``torch.utils.checkpoint.checkpoint(fn, *args, **kwargs)`` trades memory for recomputation: the
 values and gradients are those of ``fn(*args, **kwargs)``, which is what the converted code calls.
 torch 2.13 passes keywords through to ``fn`` only with ``use_reentrant=False`` (``None``, the
-default, means True and refuses them with a ValueError): the generated ``_torch_checkpoint``
+default, means True and refuses them with a ValueError): the generated ``torch_checkpoint``
 keeps that check when ``use_reentrant`` is not written as False.
 
-``torch._foreach_<op>(tensors, ...)`` becomes the generated ``_torch_foreach("<op>", tensors, ...)``
+``torch._foreach_<op>(tensors, ...)`` becomes the generated ``torch_foreach("<op>", tensors, ...)``
 (arguments as written: the helper reads torch's parameter names), which loops over the list with
 the one-tensor op; the in-place forms write back with ``copy_`` (Parameters too).
 
@@ -30,13 +30,13 @@ def _plain_args(args: list) -> list:
             for a in args]
 
 
-@argument_rule("MS350", "checkpoint_keywords", needs=["_torch_checkpoint"], examples=[
+@argument_rule("MS350", "checkpoint_keywords", needs=["torch_checkpoint"], examples=[
     ("y = torch.utils.checkpoint.checkpoint(f, x, b=1)\n",
-     "y = _torch_checkpoint(f, x, b=1)\n"),
+     "y = torch_checkpoint(f, x, b=1)\n"),
 ])
 def checkpoint_keywords(edit) -> None:
     """Replace torch.utils.checkpoint.checkpoint(fn, *args, k=v) with fn(*args, k=v) when
-    use_reentrant=False, else with _torch_checkpoint(fn, *args, k=v) (torch's check of the keywords)."""
+    use_reentrant=False, else with torch_checkpoint(fn, *args, k=v) (torch's check of the keywords)."""
     if not edit.kwargs_args:
         return  # fn(*args): the entry's template
     reentrant = edit.bound.get("use_reentrant")
@@ -46,36 +46,36 @@ def checkpoint_keywords(edit) -> None:
         edit.result = cst.Call(function, _plain_args([*edit.star_args, *edit.kwargs_args]))
         edit.note("keyword arguments passed through to the function (use_reentrant=False)")
         return
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_checkpoint")), _plain_args(list(edit.call.args)))
-    edit.note("_torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_checkpoint")), _plain_args(list(edit.call.args)))
+    edit.note("torch_checkpoint: torch 2.13 refuses keywords for the function unless use_reentrant=False")
 
 
-@argument_rule("MS351", "foreach", needs=["_torch_foreach"], examples=[
+@argument_rule("MS351", "foreach", needs=["torch_foreach"], examples=[
     ("torch._foreach_mul_(ps, 0.5)\n",
-     "_torch_foreach('mul_', ps, 0.5)\n"),
+     "torch_foreach('mul_', ps, 0.5)\n"),
 ])
 def foreach(edit) -> None:
-    """Replace torch._foreach_<op>(tensors, ...) with _torch_foreach('<op>', tensors, ...) (the op on
+    """Replace torch._foreach_<op>(tensors, ...) with torch_foreach('<op>', tensors, ...) (the op on
     each tensor of the list; the in-place form writes each result back)."""
     qual = edit.converter.qual(edit.call.func) or ""
     op = qual.rpartition("._foreach_")[2]
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_foreach")),
+    edit.result = cst.Call(cst.Name(edit.helper("torch_foreach")),
                            [cst.Arg(cst.SimpleString(repr(op))), *_plain_args(list(edit.call.args))])
 
 
 # torch's grad-mode functions -> the generated helper over MindSpore's grad mode
-_GRAD_MODE_HELPERS = {"enable_grad": "_TorchEnableGrad", "set_grad_enabled": "_TorchSetGradEnabled",
-                      "_set_grad_enabled": "_TorchSetGradEnabled", "is_grad_enabled": "_torch_is_grad_enabled"}
+_GRAD_MODE_HELPERS = {"enable_grad": "TorchEnableGrad", "set_grad_enabled": "TorchSetGradEnabled",
+                      "_set_grad_enabled": "TorchSetGradEnabled", "is_grad_enabled": "torch_is_grad_enabled"}
 
 
 @argument_rule("MS352", "grad_mode",
-    needs=["_TorchEnableGrad", "_TorchSetGradEnabled", "_torch_is_grad_enabled"], examples=[
+    needs=["TorchEnableGrad", "TorchSetGradEnabled", "torch_is_grad_enabled"], examples=[
     ("on = torch.is_grad_enabled()\n",
-     "on = _torch_is_grad_enabled()\n"),
+     "on = torch_is_grad_enabled()\n"),
 ])
 def grad_mode(edit) -> None:
     """Replace torch.set_grad_enabled(m) / torch.enable_grad() / torch.is_grad_enabled() with the
-    generated _TorchSetGradEnabled(m) / _TorchEnableGrad() / _torch_is_grad_enabled(), which read
+    generated TorchSetGradEnabled(m) / TorchEnableGrad() / torch_is_grad_enabled(), which read
     and set MindSpore's grad mode (the flag ms._no_grad, torch.no_grad converted, sets), and
     torch.inference_mode() with ms._no_grad()."""
     if "orig_func" in edit.bound:
@@ -91,11 +91,11 @@ def grad_mode(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper(_GRAD_MODE_HELPERS[edit.entry.torch.rsplit(".", 1)[1]])), args)
 
 
-@argument_rule("MS353", "activation_fn", needs=["_torch_activation_fn"], examples=[
+@argument_rule("MS353", "activation_fn", needs=["torch_activation_fn"], examples=[
     ("f = torch.nn.modules.transformer._get_activation_fn('gelu')\n",
-     "f = _torch_activation_fn('gelu')\n"),
+     "f = torch_activation_fn('gelu')\n"),
 ])
 def activation_fn(edit) -> None:
     """Replace torch.nn.modules.transformer._get_activation_fn(name) with the generated
-    _torch_activation_fn(name) ('relu' / 'gelu' -> the MindSpore function, torch's error otherwise)."""
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_activation_fn")), [cst.Arg(edit.bound["activation"])])
+    torch_activation_fn(name) ('relu' / 'gelu' -> the MindSpore function, torch's error otherwise)."""
+    edit.result = cst.Call(cst.Name(edit.helper("torch_activation_fn")), [cst.Arg(edit.bound["activation"])])

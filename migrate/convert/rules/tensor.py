@@ -97,31 +97,31 @@ def identity_method(edit) -> None:
 _CELL_DTYPES = {"double": "float64", "half": "float16", "bfloat16": "bfloat16"}
 
 
-@argument_rule("MS237", "cast_cell", needs=["_torch_cast_cell"], examples=[
+@argument_rule("MS237", "cast_cell", needs=["torch_cast_cell"], examples=[
     ("net = nn.Linear(2, 2)\n"
      "net = net.double()\n",
      "net = nn.Dense(2, 2, has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2)))\n"
-     "net = _torch_cast_cell(net, ms.float64)\n"),
+     "net = torch_cast_cell(net, ms.float64)\n"),
 ])
 def cast_cell(edit) -> None:
     """Replace net.double() / net.half() / net.bfloat16() (a module) with
-    _torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
+    torch_cast_cell(net, ms.float64) (generated: Parameter.set_dtype on each floating-point one)."""
     dtype = _CELL_DTYPES[edit.entry.torch.rsplit(".", 1)[-1]]
     edit.converter.output.used.add("ms")
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_cast_cell")),
+    edit.result = cst.Call(cst.Name(edit.helper("torch_cast_cell")),
                            [cst.Arg(edit.method_receiver), cst.Arg(parse_expr(f"ms.{dtype}"))])
 
 
-@argument_rule("MS147", "to", needs=["_torch_to"], examples=[
+@argument_rule("MS147", "to", needs=["torch_to"], examples=[
     ("def f(x):\n"
      "    return x.to('cuda')\n",
      "def f(x):\n"
      "    return x\n"),
 ])
 def to(edit) -> None:
-    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with _torch_to(module, dtype) (its floating-point parameters cast in place)."""
+    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with torch_to(module, dtype) (its floating-point parameters cast in place)."""
     converter = edit.converter
     args = list(edit.call.args)
     if any(a.star for a in args):  # a dtype may be among them: decided at run time
@@ -152,11 +152,11 @@ def to(edit) -> None:
 
 
 def _to_at_run_time(edit) -> None:
-    """``x.to(v)`` where ``v`` may be a dtype, a tensor or a device: the generated ``_torch_to``
+    """``x.to(v)`` where ``v`` may be a dtype, a tensor or a device: the generated ``torch_to``
     decides when it runs (a cast, or nothing)."""
-    local = edit.converter.output.signatures.helper("_torch_to")
+    local = edit.converter.output.signatures.helper("torch_to")
     edit.result = cst.Call(cst.Name(local), [cst.Arg(edit.method_receiver), *edit.call.args])
-    edit.note("the argument may be a dtype or a device: _torch_to casts or passes at run time")
+    edit.note("the argument may be a dtype or a device: torch_to casts or passes at run time")
 
 
 _DEVICE_WORDS = ("device", "dev", "cpu", "cuda", "gpu", "rank", "mps", "xpu", "npu")
@@ -509,44 +509,44 @@ def tensor_type(edit) -> None:
     edit.result = cst.Call(attribute(edit.method_receiver, "astype"), [cst.Arg(dtype)])
 
 
-@argument_rule("MS328", "unfold_windows", needs=["_torch_unfold_windows"], examples=[
+@argument_rule("MS328", "unfold_windows", needs=["torch_unfold_windows"], examples=[
     ("def f(x):\n"
      "    return x.unfold(1, 2, 1)\n",
      "def f(x):\n"
-     "    return _torch_unfold_windows(x, 1, 2, 1)\n"),
+     "    return torch_unfold_windows(x, 1, 2, 1)\n"),
 ])
 def unfold_windows(edit) -> None:
     """Replace x.unfold(dimension, size, step) (torch's sliding windows) with
-    _torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
+    torch_unfold_windows(x, dimension, size, step) (MindSpore's Tensor.unfold is im2col)."""
     args = [cst.Arg(edit.method_receiver)] + [cst.Arg(edit.bound[name]) for name in ("dimension", "size", "step")]
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_unfold_windows")), args)
+    edit.result = cst.Call(cst.Name(edit.helper("torch_unfold_windows")), args)
 
 
-@argument_rule("MS333", "contiguous_stride", needs=["_torch_stride"], examples=[
+@argument_rule("MS333", "contiguous_stride", needs=["torch_stride"], examples=[
     ("def f(x: torch.Tensor):\n"
      "    return x.stride()\n",
      "def f(x: ms.Tensor):\n"
-     "    return _torch_stride(x)\n"),
+     "    return torch_stride(x)\n"),
 ])
 def contiguous_stride(edit) -> None:
-    """Replace x.stride() / x.stride(d) with _torch_stride(x) / _torch_stride(x, d): the strides of
-    the tensor's contiguous layout (what _torch_as_strided indexes; the conversion drops
+    """Replace x.stride() / x.stride(d) with torch_stride(x) / torch_stride(x, d): the strides of
+    the tensor's contiguous layout (what torch_as_strided indexes; the conversion drops
     .contiguous(), and MindSpore 2.10's Tensor.stride reports a view's own)."""
     args = [cst.Arg(edit.method_receiver)]
     if edit.bound.get("dim") is not None:
         args.append(cst.Arg(edit.bound["dim"]))
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_stride")), args)
+    edit.result = cst.Call(cst.Name(edit.helper("torch_stride")), args)
 
 
-@argument_rule("MS332", "as_strided", needs=["_torch_as_strided"], examples=[
+@argument_rule("MS332", "as_strided", needs=["torch_as_strided"], examples=[
     ("def f(x: torch.Tensor):\n"
      "    return x.as_strided([3, 4], [2, 1])\n",
      "def f(x: ms.Tensor):\n"
-     "    return _torch_as_strided(x, [3, 4], [2, 1])\n"),
+     "    return torch_as_strided(x, [3, 4], [2, 1])\n"),
 ])
 def as_strided(edit) -> None:
     """Replace x.as_strided(size, stride, offset) / torch.as_strided(x, ...) with
-    _torch_as_strided(x, size, stride, offset): the elements of the flattened tensor at those
+    torch_as_strided(x, size, stride, offset): the elements of the flattened tensor at those
     strides, gathered (MindSpore has no as_strided; its tensors are contiguous, as x.stride() says)."""
     x = edit.method_receiver if edit.entry.torch.startswith("Tensor.") else edit.bound["input"]
     args = [cst.Arg(x), cst.Arg(edit.bound["size"]), cst.Arg(edit.bound["stride"])]
@@ -554,7 +554,7 @@ def as_strided(edit) -> None:
         args.append(cst.Arg(edit.bound["storage_offset"]))
     edit.worse("approximate", "as_strided reads the tensor's contiguous layout: the same as torch for a "
                               "contiguous tensor (the strides x.stride() gives), not for a view of another")
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_as_strided")), args)
+    edit.result = cst.Call(cst.Name(edit.helper("torch_as_strided")), args)
 
 
 @argument_rule("MS175", "requires_grad", examples=[

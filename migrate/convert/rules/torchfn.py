@@ -26,7 +26,7 @@ def _call(edit, name: str, args: list, keywords: dict | None = None) -> cst.Call
     return cst.Call(edit.converter.target(name), out)
 
 
-@argument_rule("MS300", "randint", needs=["_torch_seed"], examples=[
+@argument_rule("MS300", "randint", needs=["torch_seed"], examples=[
     ("y = torch.randint(10, (2, 3))\n",
      "y = ops.randint(0, 10, (2, 3))\n"),
 ])
@@ -46,39 +46,39 @@ def randint(edit) -> None:
 
 
 def generator_seed(edit, unset: str):
-    """``seed=`` for torch's ``generator=g`` argument: ``_torch_seed(g, unset)``, the next seed of
+    """``seed=`` for torch's ``generator=g`` argument: ``torch_seed(g, unset)``, the next seed of
     the generator's own stream (None when no generator is given)."""
     g = edit.bound.get("generator")
     edit.out = [item for item in edit.out if item[0] != "generator"]
     if g is None or code_of(g) == "None":
         return None
-    return parse_expr(f"{edit.helper('_torch_seed')}({code_of(g)}, {unset})")
+    return parse_expr(f"{edit.helper('torch_seed')}({code_of(g)}, {unset})")
 
 
-@argument_rule("MS251", "generator_to_seed", needs=["_torch_seed"], examples=[
+@argument_rule("MS251", "generator_to_seed", needs=["torch_seed"], examples=[
     ("g = torch.Generator()\n"
      "i = torch.randperm(8, generator=g)\n",
-     "g = _TorchGenerator()\n"
-     "i = ops.randperm(8, seed=_torch_seed(g, 0))\n"),
+     "g = TorchGenerator()\n"
+     "i = ops.randperm(8, seed=torch_seed(g, 0))\n"),
 ])
 def generator_to_seed(edit) -> None:
-    """Replace torch.randperm(n, generator=g) with ops.randperm(n, seed=_torch_seed(g, 0)): each
+    """Replace torch.randperm(n, generator=g) with ops.randperm(n, seed=torch_seed(g, 0)): each
     call draws its seed from the generator's stream (the global stream when g is None)."""
     seed = generator_seed(edit, "0" if edit.entry.target == "ops.randperm" else "None")
     if seed is not None:
         edit.out.append(["seed", seed, False, None])
 
 
-@argument_rule("MS252", "generator_class", needs=["_TorchGenerator"], examples=[
+@argument_rule("MS252", "generator_class", needs=["TorchGenerator"], examples=[
     ("g = torch.Generator()\n"
      "g.manual_seed(0)\n",
-     "g = _TorchGenerator()\n"
+     "g = TorchGenerator()\n"
      "g.manual_seed(0)\n"),
 ])
 def generator_class(edit) -> None:
-    """Replace torch.Generator() with _TorchGenerator() (generated: a seeded stream whose seeds
+    """Replace torch.Generator() with TorchGenerator() (generated: a seeded stream whose seeds
     feed the random calls given it; MindSpore 2.10's Generator drives no CPU kernel)."""
-    edit.result = parse_expr(f"{edit.helper('_TorchGenerator')}()")
+    edit.result = parse_expr(f"{edit.helper('TorchGenerator')}()")
 
 
 @argument_rule("MS301", "dtype_info", examples=[
@@ -260,13 +260,13 @@ def _spread_single(edit, several: bool = False) -> list:
     return [cst.Arg(a.value, star=a.star) for a in args]
 
 
-@argument_rule("MS310", "einsum", needs=["_torch_einsum"], examples=[
+@argument_rule("MS310", "einsum", needs=["torch_einsum"], examples=[
     ("y = torch.einsum('ij,jk->ik', [a, b])\n",
      "y = ops.einsum('ij,jk->ik', a, b)\n"),
 ])
 def einsum(edit) -> None:
     """Replace torch.einsum(eq, [a, b]) / torch.einsum(eq, a, b) with ops.einsum(eq, a, b)
-    (MindSpore takes the operands one by one), or with --target mindspore with _torch_einsum(eq, a,
+    (MindSpore takes the operands one by one), or with --target mindspore with torch_einsum(eq, a,
     b), a generated function of sums and batched matmuls (MindSpore 2.10's CPU backend has no
     Einsum kernel)."""
     equation = edit.bound["equation"]
@@ -274,19 +274,19 @@ def einsum(edit) -> None:
     operands = _spread_single(edit, several)
     func = edit.converter.target("ops.einsum")
     if edit.converter.facts.target_name == "mindspore":
-        func = cst.Name(edit.helper("_torch_einsum"))
-        edit.worse("transformed", "MindSpore 2.10's CPU backend has no Einsum kernel: _torch_einsum computes it "
+        func = cst.Name(edit.helper("torch_einsum"))
+        edit.worse("transformed", "MindSpore 2.10's CPU backend has no Einsum kernel: torch_einsum computes it "
                                   "with sums and batched matmuls")
     edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
-@argument_rule("MS330", "roll", needs=["_torch_roll"], examples=[
+@argument_rule("MS330", "roll", needs=["torch_roll"], examples=[
     ("y = torch.roll(x, 1, 0)\n",
      "y = ops.roll(x, 1, 0)\n"),
 ])
 def roll(edit) -> None:
     """Replace torch.roll(x, s, d) / x.roll(s, d) with ops.roll / x.roll, or with --target
-    mindspore with _torch_roll(x, s, d), slices joined by ops.cat (MindSpore 2.10's CPU backend
+    mindspore with torch_roll(x, s, d), slices joined by ops.cat (MindSpore 2.10's CPU backend
     has no Roll kernel)."""
     if edit.converter.facts.target_name != "mindspore":
         return
@@ -294,8 +294,8 @@ def roll(edit) -> None:
     args = [cst.Arg(x), cst.Arg(edit.bound["shifts"])]
     if edit.bound.get("dims") is not None:
         args.append(cst.Arg(edit.bound["dims"]))
-    edit.worse("transformed", "MindSpore 2.10's CPU backend has no Roll kernel: _torch_roll joins slices")
-    edit.result = cst.Call(cst.Name(edit.helper("_torch_roll")), args)
+    edit.worse("transformed", "MindSpore 2.10's CPU backend has no Roll kernel: torch_roll joins slices")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_roll")), args)
 
 
 @argument_rule("MS331", "empty_shape_factory", examples=[
@@ -405,7 +405,7 @@ def _is_true(node) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
-@argument_rule("MS316", "sdpa", needs=["_torch_sdpa"], examples=[
+@argument_rule("MS316", "sdpa", needs=["torch_sdpa"], examples=[
     ("y = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
      "y = ops.matmul(ops.softmax(ops.masked_fill(ops.matmul(q, ops.swapaxes(k, -2, "
      "-1)) * q.shape[-1] ** -0.5, ops.triu(ops.ones((q.shape[-2], k.shape[-2]), "
@@ -414,13 +414,13 @@ def _is_true(node) -> bool:
 def sdpa(edit) -> None:
     """Replace F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale) with
     softmax(q @ k^T * scale + mask) @ v in ops (a Bool mask keeps where True, a float mask adds);
-    with is_causal known at run time only, with the generated _torch_sdpa(q, k, v, ...)."""
+    with is_causal known at run time only, with the generated torch_sdpa(q, k, v, ...)."""
     values = {n: edit.value(n) for n in ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")}
     causal = values["is_causal"]
     if not isinstance(causal, cst.Name) or causal.value not in ("True", "False"):
         names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
-        edit.result = cst.Call(cst.Name(edit.helper("_torch_sdpa")), [cst.Arg(values[n]) for n in names])
-        edit.note("is_causal known at run time: the generated _torch_sdpa applies the causal mask then")
+        edit.result = cst.Call(cst.Name(edit.helper("torch_sdpa")), [cst.Arg(values[n]) for n in names])
+        edit.note("is_causal known at run time: the generated torch_sdpa applies the causal mask then")
         return
     scale = "{scale}" if code_of(values["scale"]) != "None" else "{query}.shape[-1] ** -0.5"
     scores = f"ops.matmul({{query}}, ops.swapaxes({{key}}, -2, -1)) * {scale}"
@@ -436,22 +436,22 @@ def sdpa(edit) -> None:
     edit.result = render(edit.converter, f"ops.matmul({weights}, {{value}})", values)
 
 
-@argument_rule("MS317", "batch_norm_fn", needs=["_torch_batch_stats_norm"], examples=[
+@argument_rule("MS317", "batch_norm_fn", needs=["torch_batch_stats_norm"], examples=[
     ("y = F.batch_norm(x, m, v)\n",
      "y = ops.batch_norm(x, m, v, ops.ones_like(m), ops.zeros_like(m))\n"),
 ])
 def batch_norm_fn(edit) -> None:
     """Replace F.batch_norm(x, mean, var, weight=None, bias=None, ...) with ops.batch_norm(x, mean,
     var, weight, bias, ...) (MindSpore needs the weight and bias: ones and zeros by default);
-    without running statistics with the generated _torch_batch_stats_norm(x, weight, bias, ...)."""
+    without running statistics with the generated torch_batch_stats_norm(x, weight, bias, ...)."""
     names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
     values = {n: edit.value(n) for n in names}
     if code_of(values["running_mean"]) == "None" and code_of(values["running_var"]) == "None":
         # batch statistics only (timm's weight standardization): normalized over every axis but 1
-        helper = edit.helper("_torch_batch_stats_norm")
+        helper = edit.helper("torch_batch_stats_norm")
         edit.result = render(edit.converter, helper + "({input}, {weight}, {bias}, training={training}, eps={eps})",
                              values)
-        edit.note("no running statistics: _torch_batch_stats_norm normalizes with the batch's "
+        edit.note("no running statistics: torch_batch_stats_norm normalizes with the batch's "
                   "mean and biased variance over every axis but 1, as torch does")
         return
     if code_of(values["running_mean"]) == "None" or code_of(values["running_var"]) == "None":
@@ -595,36 +595,36 @@ def diff(edit) -> None:
      "y = ops.layer_norm(x, (4,))\n"),
 ])
 def functional_layer_norm(edit) -> None:
-    """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with _torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
+    """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
     if edit.converter.facts.target_name == "mindspore":
         edit.func = cst.Name(layer_norm_function(edit))
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
-                                  "(LayerNormExt): _torch_layer_norm runs the ops.LayerNorm primitive, "
+                                  "(LayerNormExt): torch_layer_norm runs the ops.LayerNorm primitive, "
                                   "as nn.LayerNorm does")
 
 
 @argument_rule("MS442", "generated_function",
-    needs=["_torch_local_response_norm", "_torch_multi_head_attention_forward"], examples=[
+    needs=["torch_local_response_norm", "torch_multi_head_attention_forward"], examples=[
     ("y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
-     "y = _torch_multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n"),
+     "y = torch_multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n"),
 ])
 def generated_function(edit) -> None:
     """Replace a torch function with the generated function of the same signature named by the
-    entry's target (``F.multi_head_attention_forward(...)`` -> ``_torch_multi_head_attention_forward(...)``):
+    entry's target (``F.multi_head_attention_forward(...)`` -> ``torch_multi_head_attention_forward(...)``):
     the arguments stay as torch names them."""
     edit.func = cst.Name(edit.helper(edit.entry.target))
 
 
-@argument_rule("MS161", "linspace_dtype", needs=["_torch_linspace"], examples=[
+@argument_rule("MS161", "linspace_dtype", needs=["torch_linspace"], examples=[
     ("x = torch.linspace(0, 1, 5, dtype=torch.float64)\n",
-     "x = _torch_linspace(0, 1, 5, dtype=ms.float64)\n"),
+     "x = torch_linspace(0, 1, 5, dtype=ms.float64)\n"),
 ])
 def linspace_dtype(edit) -> None:
-    """Replace torch.linspace(start, end, steps, dtype=d) with _torch_linspace(start, end, steps, dtype=d), a generated function that computes in float64 for float64 (else float32) and casts (MindSpore's ops.linspace takes no dtype)."""
+    """Replace torch.linspace(start, end, steps, dtype=d) with torch_linspace(start, end, steps, dtype=d), a generated function that computes in float64 for float64 (else float32) and casts (MindSpore's ops.linspace takes no dtype)."""
     dtype = edit.bound.get("dtype")
     if dtype is None or is_literal(dtype) and literal(dtype) is None:
         return
-    edit.func = cst.Name(edit.helper("_torch_linspace"))
+    edit.func = cst.Name(edit.helper("torch_linspace"))
     edit.set("dtype", dtype)
 
 
@@ -643,13 +643,13 @@ def distribution(edit) -> None:
     edit.func = cst.Name(edit.helper(_DISTRIBUTIONS[edit.entry.torch.rsplit(".", 1)[-1]]))
 
 
-@argument_rule("MS416", "sparse_coo_dense", needs=["_torch_sparse_coo_tensor"], examples=[
+@argument_rule("MS416", "sparse_coo_dense", needs=["torch_sparse_coo_tensor"], examples=[
     ("y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
-     "y = _torch_sparse_coo_tensor(i, v, (3, 3))\n"),
+     "y = torch_sparse_coo_tensor(i, v, (3, 3))\n"),
 ])
 def sparse_coo_dense(edit) -> None:
-    """Replace torch.sparse_coo_tensor(indices, values, size) with _torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
-    edit.func = cst.Name(edit.helper("_torch_sparse_coo_tensor"))
+    """Replace torch.sparse_coo_tensor(indices, values, size) with torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
+    edit.func = cst.Name(edit.helper("torch_sparse_coo_tensor"))
 
 
 @argument_rule("MS329", "pad_value", runtime=True, examples=[

@@ -1,5 +1,5 @@
 """What a file does with the torchvision datasets it builds: which become MindSpore pipelines
-(generated functions of :mod:`~migrate.convert.vision_runtime`), which are read as torchvision's
+(functions of the runtime's :mod:`~migrate.runtime.vision`), which are read as torchvision's
 objects, which names hold them. Read by the dataset rule and the DataLoader rule."""
 from __future__ import annotations
 
@@ -8,17 +8,20 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from migrate.convert.cst import children, code_of, dotted
-from migrate.convert.vision_runtime import DATASET_HELPERS
+
+# the runtime's functions that stand for torchvision dataset classes (torchvision's name + Torch)
+DATASET_HELPERS = ("MNISTTorch", "FashionMNISTTorch", "KMNISTTorch", "CIFAR10Torch", "CIFAR100Torch",
+                   "FakeDataTorch")
 
 def dataset_helper(qual: str) -> str | None:
-    """The generated function that stands for the torchvision dataset class ``qual``
+    """The runtime's function that stands for the torchvision dataset class ``qual``
     (``torchvision.datasets.MNIST`` -> ``MNISTTorch``), or None."""
     name = qual.rsplit(".", 1)[-1] + "Torch"
     return name if qual.startswith("torchvision.datasets.") and name in DATASET_HELPERS else None
 
 
 def is_dataset_helper_call(converter, node) -> bool:
-    """Whether ``node`` (converted) calls a generated torchvision dataset function: a MindSpore
+    """Whether ``node`` (converted) calls the runtime's torchvision dataset function: a MindSpore
     dataset of (image, label) rows."""
     if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name) or converter.output.signatures is None:
         return False

@@ -6,14 +6,33 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import bind_args, call_of, code_of, dotted, new_statement, parse_expr, removed, short
+from migrate.convert.cst import (
+    bind_args,
+    call_of,
+    code_of,
+    dotted,
+    new_statement,
+    parse_expr,
+    removed,
+    short,
+)
 from migrate.convert.registry import RULES
-from migrate.convert.rules.data import SAMPLER_ARGS, column_names, shard_args, slices_data
+from migrate.convert.rules.data import (
+    SAMPLER_ARGS,
+    column_names,
+    shard_args,
+    slices_data,
+)
+from migrate.convert.training import distributed
 from migrate.convert.training.bindings import looks_loader, training_apis
 from migrate.convert.training.rules import (
-    AUTOCAST, DATASET_BASE, INIT_PROCESS_GROUP, LEN_LOADER, SAMPLER_STATEMENTS, ZERO_GRAD,
+    AUTOCAST,
+    DATASET_BASE,
+    LEN_LOADER,
+    SAMPLER_STATEMENTS,
+    ZERO_GRAD,
 )
-from migrate.convert.training.tree import Names, carry_comments, with_comment
+from migrate.convert.training.tree import Names, with_comment
 
 AUTOCAST_CALLS = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast",
                   "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast"}
@@ -21,10 +40,6 @@ DATASET_BASES = {"torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset",
                  "torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 # the table rules that statements apply too: a TensorDataset read through a sampler becomes a
 # sharded dataset, `model = DDP(model)` goes
-# torch.distributed.init_process_group's parameters, and what MindSpore's init() cannot take
-_PG_PARAMS = ["backend", "init_method", "timeout", "world_size", "rank", "store", "group_name", "pg_options",
-              "device_id"]
-_LAUNCHER = "MindSpore's init() takes none: launch with msrun --worker_num=N --master_addr=HOST --master_port=PORT"
 _TENSOR_DATASET = RULES["tensor_dataset"]
 _DDP = RULES["ddp"]
 
@@ -72,13 +87,15 @@ class Cleanup:
             return self._autocast(st)
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
             return None
+        new = distributed.environment(self, st)
+        if new is not None:
+            return new
         small = st.body[0]
-        for rewrite in (self._sharded_dataset, self._ddp_model, self._sampler, self._optimizer_call,
-                        self._process_group):
+        for rewrite in (self._sharded_dataset, self._sampler, self._optimizer_call):
             new = rewrite(st, small)
             if new is not None:
                 return new
-        return None
+        return distributed.process_group(self, st) or distributed.spawn(self, st)
 
     # ---- len(loader) -------------------------------------------------------------------
     def _has_len_of_loader(self, st) -> bool:
@@ -181,21 +198,6 @@ class Cleanup:
         tp.tree.stands_for(new, st)
         return [new]
 
-    def _ddp_model(self, st, small):
-        """``model = DDP(model)``: the network itself trains data-parallel in MindSpore."""
-        tp = self.tp
-        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                and isinstance(small.value, cst.Call) and small.value.args
-                and tp.qual(small.value.func) in training_apis().data_parallel
-                and dotted(small.value.args[0].value) == dotted(small.targets[0].target) is not None
-                and self.allows(_DDP.id)):
-            return None
-        tp.record(st, "", _DDP.id, "approximate",
-                  "model = DDP(model) removed: data parallelism comes from "
-                  "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True) and a "
-                  "DistributedGradReducer on the grads")
-        return removed(st)
-
     def _sampler(self, st, small):
         """``sampler = DistributedSampler(...)``: the DataLoader rule folds it into the dataset."""
         tp = self.tp
@@ -208,25 +210,6 @@ class Cleanup:
         tp.record(st, "", SAMPLER_STATEMENTS.id, "transformed",
                   "DistributedSampler -> num_shards/shard_id of the dataset built from the DataLoader")
         return removed(st)
-
-    def _process_group(self, st, small):
-        tp = self.tp
-        call = call_of(st)
-        if call is None or tp.qual(call.func) != "torch.distributed.init_process_group" \
-                or not self.allows(INIT_PROCESS_GROUP.id):
-            return None
-        tp.converter.output.used.add("ms")
-        new = carry_comments(st, [new_statement("ms.communication.init()"),
-                                  new_statement("ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode."
-                                                "DATA_PARALLEL, gradients_mean=True)")])
-        kept = _group_arguments(call)
-        if kept:
-            new[0] = with_comment(new[0], "MS902", f"init_process_group: {', '.join(kept)} not passed: {_LAUNCHER}")
-        tp.record(st, new[0], INIT_PROCESS_GROUP.id, "unsupported" if kept else "approximate",
-                  "init_process_group -> communication.init() + data-parallel context with mean "
-                  "gradients; the backend follows the device target"
-                  + (f"; {', '.join(kept)} not passed (the launcher gives them)" if kept else ""))
-        return new
 
     # ---- optimizer calls outside the rewritten steps ----------------------------------
     def _optimizer_call(self, st, small):
@@ -252,7 +235,10 @@ class Cleanup:
                            "compute grads with ms.value_and_grad and call the optimizer with them", 240)
             tp.record(st, "", "MS955", "unsupported", reason)
             return [with_comment(st, "MS955", reason)]
-        if name == "set_epoch" and (recv in tp.bindings.samplers or recv in tp.bindings.kept_samplers) \
+        # `loader.sampler.set_epoch(e)`: the loader is a MindSpore dataset, which has no sampler
+        # attribute and reshuffles every epoch itself
+        if name == "set_epoch" and (recv in tp.bindings.samplers or recv in tp.bindings.kept_samplers
+                                    or (recv or "").endswith(".sampler")) \
                 and self.allows(SAMPLER_STATEMENTS.id):
             tp.record(st, "", SAMPLER_STATEMENTS.id, "approximate",
                       "set_epoch removed: a sharded MindSpore dataset reshuffles every epoch itself")
@@ -311,17 +297,3 @@ def dataset_class(tp, node: cst.ClassDef) -> cst.ClassDef:
         return tp.tree.rebuilt(node, node.with_changes(bases=bases))
     return tp.tree.rebuilt(node, node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT,
                                                    rpar=cst.MaybeSentinel.DEFAULT))
-
-
-def _group_arguments(call: cst.Call) -> list[str]:
-    """The rank, group size and rendezvous arguments of ``init_process_group(...)`` that MindSpore's
-    init() cannot take (``name=value``), none for a group of one process (``world_size=1``, rank 0:
-    what init() gives a process started without a launcher)."""
-    args = bind_args(call, _PG_PARAMS)
-    if args is None:  # **kwargs (or keywords torch does not have): what they hold is not known
-        return ["the arguments given by */**"]
-    given = {k: code_of(v) for k, v in args.items() if k in ("init_method", "world_size", "rank", "store")}
-    if given.get("world_size") == "1" and given.get("rank", "0") == "0":
-        return []
-    defaults = {"world_size": "-1", "rank": "-1", "init_method": "None", "store": "None"}
-    return [f"{k}={v}" for k, v in given.items() if v != defaults[k]]

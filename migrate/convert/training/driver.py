@@ -27,7 +27,8 @@ from migrate.convert.training.tree import (
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = (".backward(", "autocast", "param_groups", "GradScaler", "init_process_group", "DistributedSampler",
              "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
-             "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)")
+             "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)", "spawn(",
+             "start_processes(", "LOCAL_RANK", "MASTER_PORT")
 # Module methods that compute nothing through the parameters (model.training_step(b) does)
 _BOOKKEEPING = {"parameters", "named_parameters", "buffers", "named_buffers", "train", "eval", "to",
                 "cuda", "cpu", "half", "float", "double", "state_dict", "load_state_dict",

@@ -208,7 +208,12 @@ INIT_PROCESS_GROUP = statement_rule(
     "MS210", "init_process_group", "Replace dist.init_process_group(...) with communication.init() + "
                                    "set_auto_parallel_context(DATA_PARALLEL, gradients_mean=True).", examples=[
     ("import torch.distributed as dist\n"
-     'dist.init_process_group(backend="nccl", timeout=t)\n',
+     'dist.init_process_group(backend="nccl", init_method="tcp://10.0.0.1:23456", world_size=4, rank=r)\n',
+     "# Launch one process per device with msrun: msrun --worker_num=4 --local_worker_num=4 "
+     "--master_addr=10.0.0.1 --master_port=23456 SCRIPT.py\n"
+     "#   (torchrun --nnodes=M --nproc-per-node=N --node-rank=R -> msrun --worker_num=M*N "
+     "--local_worker_num=N --node_rank=R --master_addr=NODE0);\n"
+     "#   on ms_core: python -m ms_core.launch --nproc 4 --master-addr 10.0.0.1 --master-port 23456 SCRIPT.py\n"
      "ms.communication.init()\n"
      "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
      "gradients_mean=True)\n"),
@@ -275,7 +280,7 @@ CONDITIONAL_BACKWARD = statement_rule(
      "\n"
      "    for phase in ['train', 'val']:\n"
      "        for inputs, labels in dataloaders[phase]:\n"
-     "            with _TorchSetGradEnabled(phase == 'train'):\n"
+     "            with TorchSetGradEnabled(phase == 'train'):\n"
      "                if phase == 'train':\n"
      "                    loss, grads = grad_fn(inputs, labels)\n"
      "                    optimizer(grads)\n"
@@ -310,9 +315,15 @@ GRAD_REDUCER = statement_rule(
      "    loss = criterion(model(x), y)\n"
      "    loss.backward()\n"
      "    optimizer.step()\n",
+     "# Launch one process per device with msrun: msrun --worker_num=N --local_worker_num=N "
+     "--master_port=PORT SCRIPT.py\n"
+     "#   (torchrun --nnodes=M --nproc-per-node=N --node-rank=R -> msrun --worker_num=M*N "
+     "--local_worker_num=N --node_rank=R --master_addr=NODE0);\n"
+     "#   on ms_core: python -m ms_core.launch --nproc N SCRIPT.py\n"
      "ms.communication.init()\n"
      "ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, "
      "gradients_mean=True)\n"
+     "model = torch_distributed_data_parallel(model)\n"
      "\n"
      "def forward_fn(x, y):\n"
      "    loss = criterion(model(x), y)\n"

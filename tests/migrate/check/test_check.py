@@ -478,20 +478,28 @@ def test_a_word_language_model_without_dropout_between_layers_fails(tmp_path):
 
 
 def test_a_torch_module_left_in_the_converted_model_is_the_named_culprit(tmp_path):
-    path = FIXTURES / "dynamic_layer.py"
+    path = FIXTURES / "torch_layer_left.py"
     code = convert_source(path.read_text()).code
     assert "# migrate: MS9" in code
     # converted code never imports torch: building the model fails with the marker's reason
-    with pytest.raises(UsageError, match=r"torch\.nn\.GRU\(\): MS901 torch\.nn has no mapping"):
-        prepare(str(path), "DynamicRNN('GRU')", convert=convert_source)
+    with pytest.raises(UsageError, match=r"torch\.nn\.RMSNorm\(\): MS901 MindSpore 2\.10 has no nn\.RMSNorm"):
+        prepare(str(path), "LeftNorm()", convert=convert_source)
     # a conversion finished by hand that still holds a torch module: the check names it
-    by_hand = tmp_path / "dynamic_layer_ms.py"
+    by_hand = tmp_path / "torch_layer_left_ms.py"
     by_hand.write_text(code.replace("if TYPE_CHECKING:", "if True:"))
-    t, m, _, _ = prepare(str(path), "DynamicRNN('GRU')", str(by_hand))
+    t, m, _, _ = prepare(str(path), "LeftNorm()", str(by_hand))
     r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
-    assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "rnn"
-    assert "holds a torch module at 'rnn' (torch.nn.GRU)" in r.culprit.message
-    assert not any("rnn.weight_ih_l0" in f.message for f in r.findings)
+    assert not r.passed and r.culprit.kind == "transfer" and r.culprit.layer == "norm"
+    assert "holds a torch module at 'norm' (torch.nn.RMSNorm)" in r.culprit.message
+    assert not any("norm.weight" in f.message for f in r.findings)
+
+
+def test_a_layer_chosen_by_a_run_time_name_is_built_by_the_runtime_and_matches():
+    path = FIXTURES / "dynamic_layer.py"
+    assert "# migrate: MS9" not in convert_source(path.read_text()).code
+    t, m, _, _ = prepare(str(path), "DynamicRNN('GRU')", convert=convert_source)
+    r = check(t, m, make_inputs(["5,2,4"], None, None, 0), mode="eval")
+    assert r.passed, r.culprit
 
 
 def test_random_draws_outside_dropout_are_replayed_in_training_mode(tmp_path):

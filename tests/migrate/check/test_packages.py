@@ -173,3 +173,14 @@ def test_a_torch_package_the_model_imports_is_converted_with_it(tmp_path):
     assert notes == [] and isinstance(m.smooth, ms_core.nn.Cell) and isinstance(t.smooth, torch.nn.Module)
     assert main(["check", "--model", "usespkg.net:Net()", "--root", str(PACKAGES), "--input-shape", "2,2,16",
                  "--cache", str(tmp_path / "c"), "-q"]) == 0
+
+
+def test_a_module_class_whose_base_is_two_files_away_checks_as_converted_by_convert(tmp_path):
+    """The checker converts a package as `migrate convert DIR` does: BaseLoss (a file without
+    torch imports) derives from a module class of another file, so its forward is construct;
+    without that the converted model calls the Cell's empty construct."""
+    root = Path(__file__).parents[2] / "fixtures" / "imports" / "packages"
+    report = tmp_path / "r.json"
+    assert main(["check", "--root", str(root), "--model", "basespkg.losses.metric:TwiceLoss()",
+                 "--input-shape", "3,6", "--no-cache", "--report", str(report), "-q"]) == 0
+    assert json.loads(report.read_text())["phases"][0]["outputs"]["passed"]

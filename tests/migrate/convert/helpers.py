@@ -6,7 +6,7 @@ import libcst as cst
 
 from migrate import convert_source
 from migrate.convert.cst import code_of
-from migrate.convert.guards import is_guard, is_stub_class
+from migrate.convert.guards import is_guard
 
 TESTS = Path(__file__).resolve().parents[2]  # tests/
 REPO = TESTS.parent
@@ -16,11 +16,12 @@ HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n
 
 
 def split_generated(code: str) -> tuple[str, str]:
-    """(the generated torch-signature block, the code without it) of a converted file."""
+    """(what the converter wrote to reach the runtime: its import line, or the inlined block;
+    the code without it) of a converted file."""
     import libcst as cst
-    from migrate.convert.torch_signature import generated_block
+    from migrate.convert.torch_signature import runtime_statements
     module = cst.parse_module(code)
-    block = generated_block(module.body)
+    block = runtime_statements(module.body)
     if not block:
         return "", code
     rest = [st for st in module.body if not any(st is b for b in block)]
@@ -53,15 +54,18 @@ def check(before: str, expected: str, target: str = "ms_core"):
 
 
 def without_guards(code: str) -> str:
-    """``code`` without the guards of torch imports that stay, their stand-in class and the
-    TYPE_CHECKING import they use (:mod:`migrate.convert.guards`), which tests of other rules do
-    not look at."""
+    """``code`` without the guards of torch imports that stay, the TYPE_CHECKING import they use
+    and the import of their stand-in (TorchMissing, from the runtime) (:mod:`migrate.convert.guards`),
+    which tests of other rules do not look at."""
+    import re
     module = cst.parse_module(code)
-    body = [st for st in module.body if not (is_guard(st) or is_stub_class(st)
-                                             or code_of(st).strip() == "from typing import TYPE_CHECKING")]
-    if len(body) == len(module.body):
+    body = [st for st in module.body if not (is_guard(st) or code_of(st).strip() == "from typing import TYPE_CHECKING")]
+    if len(body) != len(module.body):
+        code = module.with_changes(body=body).code
+        code = re.sub(r"^from migrate_runtime import TorchMissing\n", "", code, flags=re.M)
+        code = re.sub(r"^(from migrate_runtime import .*)TorchMissing, ", r"\1", code, flags=re.M)
         return code
-    return module.with_changes(body=body).code
+    return code
 
 
 def both_sides(src: str, expect: str) -> tuple[dict, dict]:

@@ -96,7 +96,7 @@ def test_a_method_call_missing_torch_arguments_is_not_torchs():
             return ola.unfold(y)
         """, """\
         def f(ola, x):
-            y = _torch_unfold_windows(x, 1, 4, 2)
+            y = torch_unfold_windows(x, 1, 4, 2)
             # migrate: MS903 Tensor.unfold: missing argument size
             return ola.unfold(y)
         """)

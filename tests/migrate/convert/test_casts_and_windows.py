@@ -6,24 +6,25 @@ import numpy as np
 import pytest
 
 from migrate import convert_source
-from migrate.convert.torch_runtime import _torch_cast, _torch_factory_dtype
+from migrate.runtime.arguments import torch_factory_dtype
+from migrate.runtime.values import torch_cast
 from tests.migrate.convert.rules.test_rules import one
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
 PAIRS = [
-    ("x.ge_(0.5)", "_torch_compare_(ops.ge, x, 0.5)"),
-    ("torch.rand(2, 3).ne_(y)", "_torch_compare_(ops.ne, ops.rand(2, 3), y)"),
+    ("x.ge_(0.5)", "torch_compare_(ops.ge, x, 0.5)"),
+    ("torch.rand(2, 3).ne_(y)", "torch_compare_(ops.ne, ops.rand(2, 3), y)"),
     ("a.type(b.type())", "a.astype(b.dtype)"),
     ("a.type(b[0].type()).sum()", "a.astype(b[0].dtype).sum()"),
     # linspace computes in the requested dtype (float64 arithmetic, integer truncation: MS161)
-    ("torch.linspace(0, 1, 5, dtype=torch.float64)", "_torch_linspace(0, 1, 5, dtype=ms.float64)"),
-    ("torch.linspace(0, 1, 5, dtype=d)", "_torch_linspace(0, 1, 5, dtype=d)"),
+    ("torch.linspace(0, 1, 5, dtype=torch.float64)", "torch_linspace(0, 1, 5, dtype=ms.float64)"),
+    ("torch.linspace(0, 1, 5, dtype=d)", "torch_linspace(0, 1, 5, dtype=d)"),
     ("torch.logspace(0, 1, 5, dtype=torch.float64)", "ops.pow(10.0, ops.linspace(0, 1, 5)).astype(ms.float64)"),
     ("torch.mean(x + 1, 1, dtype=torch.float64)", "ops.mean((x + 1).astype(ms.float64), 1)"),
-    ("x.unfold(2, 3, 1)", "_torch_unfold_windows(x, 2, 3, 1)"),
-    ("torch.empty(3, 4, **dd)", "ops.zeros((3, 4), dtype=_torch_factory_dtype(dd))"),
+    ("x.unfold(2, 3, 1)", "torch_unfold_windows(x, 2, 3, 1)"),
+    ("torch.empty(3, 4, **dd)", "ops.zeros((3, 4), dtype=torch_factory_dtype(dd))"),
     ("x.is_contiguous(memory_format=torch.channels_last)", "x.is_contiguous()"),
 ]
 
@@ -74,8 +75,8 @@ def test_comparison_keeps_dtype_and_writes_into_the_name():
 
 def test_runtime_helpers():
     x = ms.Tensor(np.arange(3, dtype=np.float32))
-    assert _torch_cast(x, None) is x and _torch_cast(x, ms.int32).dtype == ms.int32
-    assert _torch_factory_dtype({"device": "cuda", "dtype": ms.float16}) == ms.float16
-    assert _torch_factory_dtype({"device": None}) is None
+    assert torch_cast(x, None) is x and torch_cast(x, ms.int32).dtype == ms.int32
+    assert torch_factory_dtype({"device": "cuda", "dtype": ms.float16}) == ms.float16
+    assert torch_factory_dtype({"device": None}) is None
     with pytest.raises(TypeError, match=r"\['out'\] are not torch's factory keywords"):
-        _torch_factory_dtype({"out": None})
+        torch_factory_dtype({"out": None})

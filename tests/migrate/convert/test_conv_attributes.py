@@ -1,9 +1,9 @@
 """MS325: a convolution's padding / kernel_size / stride / dilation / padding_mode read in
-torch's form (``_torch_conv_attr``), where MindSpore's layer keeps another form."""
+torch's form (``torch_conv_attr``), where MindSpore's layer keeps another form."""
 import pytest
 
 from migrate import convert_source
-from migrate.convert.torch_runtime import _torch_conv_attr
+from migrate.runtime.values import torch_conv_attr
 from tests.migrate.convert.helpers import check
 
 torch = pytest.importorskip("torch")
@@ -28,7 +28,7 @@ def test_fuse_reads_torch_padding():
 
             def fuse(self):
                 c = self.conv
-                return TorchConv1d(4, 4, _torch_conv_attr(c, 'kernel_size'), stride=_torch_conv_attr(c, 'stride'), padding=_torch_conv_attr(c, 'padding'), padding_mode=_torch_conv_attr(c, 'padding_mode'))
+                return TorchConv1d(4, 4, torch_conv_attr(c, 'kernel_size'), stride=torch_conv_attr(c, 'stride'), padding=torch_conv_attr(c, 'padding'), padding_mode=torch_conv_attr(c, 'padding_mode'))
         """)  # noqa: E501
 
 
@@ -36,7 +36,7 @@ def test_written_attribute_stays_marked():
     code = convert_source("import torch.nn as nn\nc = nn.Conv2d(2, 2, 3)\nc.padding = (1, 1)\n"
                           "if isinstance(c, nn.Conv2d):\n    c.stride, c.padding = (1, 1), (2, 2)\n"
                           "c.padding += (1,)\n").code
-    assert code.count("# migrate: MS918 Conv2d.padding") == 3 and "_torch_conv_attr" not in code
+    assert code.count("# migrate: MS918 Conv2d.padding") == 3 and "torch_conv_attr" not in code
 
 
 def test_same_attribute_on_both_sides_is_left():
@@ -65,13 +65,13 @@ LAYERS = [
 def test_helper_gives_torchs_value_for_mindspores_layer(torch_layer, ms_layer, name):
     t = eval(torch_layer, {"nn": torch.nn})
     m = eval(ms_layer, {"nn": ms.nn})
-    assert _torch_conv_attr(m, name) == getattr(t, name)
+    assert torch_conv_attr(m, name) == getattr(t, name)
 
 
 def test_helper_same_and_asymmetric_padding():
-    assert _torch_conv_attr(ms.nn.Conv2d(2, 4, 3, pad_mode="same"), "padding") == "same"
+    assert torch_conv_attr(ms.nn.Conv2d(2, 4, 3, pad_mode="same"), "padding") == "same"
     with pytest.raises(ValueError, match="For 'Conv2d', the padding .* has no torch form"):
-        _torch_conv_attr(ms.nn.Conv2d(2, 4, 3, pad_mode="pad", padding=(0, 1, 1, 1)), "padding")
+        torch_conv_attr(ms.nn.Conv2d(2, 4, 3, pad_mode="pad", padding=(0, 1, 1, 1)), "padding")
 
 
 def test_padding_mode_of_another_layer_and_quoted_default():
@@ -80,6 +80,6 @@ def test_padding_mode_of_another_layer_and_quoted_default():
     code = convert_source("import torch.nn as nn\nc = nn.Conv1d(4, 4, 3)\n"
                           "m = nn.Conv1d(4, 4, 3, padding=c.padding, padding_mode=c.padding_mode)\n"
                           'n = nn.Conv1d(4, 4, 3, padding_mode="zeros")\n').code
-    assert "m = TorchConv1d(4, 4, 3, padding=_torch_conv_attr(c, 'padding'), " \
-           "padding_mode=_torch_conv_attr(c, 'padding_mode'))" in code
+    assert "m = TorchConv1d(4, 4, 3, padding=torch_conv_attr(c, 'padding'), " \
+           "padding_mode=torch_conv_attr(c, 'padding_mode'))" in code
     assert "# migrate" not in code and "n = nn.Conv1d(4, 4, 3, pad_mode='valid'" in code

@@ -31,12 +31,12 @@ def _last_line(code: str, named=frozenset()) -> str:
 
 
 @pytest.mark.parametrize("before, named, after", [
-    ('m = importlib.import_module("einops")', frozenset(), 'm = _torch_import_module("einops")'),
-    ("m = import_module('einops.layers.torch')", frozenset(), "m = _torch_import_module('einops.layers.torch')"),
-    ('m = __import__("einops")', frozenset(), 'm = _torch_import("einops")'),
+    ('m = importlib.import_module("einops")', frozenset(), 'm = torch_import_module("einops")'),
+    ("m = import_module('einops.layers.torch')", frozenset(), "m = torch_import_module('einops.layers.torch')"),
+    ('m = __import__("einops")', frozenset(), 'm = torch_import("einops")'),
     # a name only run time knows: rewritten when the package names einops modules in strings
-    ("m = import_module(name, package=pkg)", EINOPS, "m = _torch_import_module(name, package=pkg)"),
-    ("m = __import__(name)", EINOPS, "m = _torch_import(name)"),
+    ("m = import_module(name, package=pkg)", EINOPS, "m = torch_import_module(name, package=pkg)"),
+    ("m = __import__(name)", EINOPS, "m = torch_import(name)"),
     # no-ops: another module by name, or a run-time name in a package that never names einops
     ('m = importlib.import_module("json")', EINOPS, 'm = importlib.import_module("json")'),
     ("m = import_module(name)", frozenset(), "m = import_module(name)"),
@@ -57,14 +57,15 @@ def test_named_modules_reads_strings_of_the_package(tmp_path):
     assert named_modules([tmp_path / "a.py"]) == {"einops.layers.torch", "einops"}
 
 
-def test_generated_modules_hold_the_generated_code():
+def test_the_modules_made_hold_the_runtime_code():
+    import migrate.runtime as runtime
     res = convert_source(HEAD + 'e = __import__("einops.layers.torch")\nm = import_module("einops.layers.torch")\n'
                          'f = __import__("einops.layers.torch", fromlist=["Rearrange"])\n')
     ns = {}
     exec(res.code, ns)
-    assert ns["e"].layers.torch is ns["m"] is ns["f"] and ns["m"].Rearrange is ns["EinopsRearrange"]
-    assert ns["e"].rearrange is ns["einops_rearrange"] and ns["e"].EinopsError is ValueError
-    assert ns["_torch_import_module"]("json") is importlib.import_module("json")
+    assert ns["e"].layers.torch is ns["m"] is ns["f"] and ns["m"].Rearrange is runtime.EinopsRearrange
+    assert ns["e"].rearrange is runtime.einops_rearrange and ns["e"].EinopsError is ValueError
+    assert ns["torch_import_module"]("json") is importlib.import_module("json")
 
 
 RUN = textwrap.dedent("""

@@ -65,20 +65,23 @@ def _run(code: str, **names) -> dict:
 def test_f11_generated_helpers_reach_builtins_a_kept_torch_import_shadows():
     # `from torch.hub import list` stays (guarded) and binds `list` where the helpers ran
     # `isinstance(value, (list, tuple))`: the second conversion marked them as torch.hub.list
+    # (the runtime's code in the file: a file written to stdout inlines it)
     once = convert_source("from torch.hub import list\nfrom torch.nn import Conv1d\nm = Conv1d(*args)\n"
-                          "y = list()\n").code
+                          "y = list()\n", runtime="").code
     assert "import builtins as _builtins\n" in once
     assert "isinstance(value, (_builtins.list, tuple))" in once and "y = list()" in once
-    assert convert_source(once).code == once
+    assert convert_source(once, runtime="").code == once
+    imported = convert_source("from torch.hub import list\nfrom torch.nn import Conv1d\nm = Conv1d(*args)\n").code
+    assert "_builtins" not in imported  # imported, the runtime's code is in its own module
     scope = _run(once.replace("y = list()\n", ""), args=(2, 3, [3]))
-    assert scope["_torch_ms_tuple"]([3], 1) == 3 and scope["m"].kernel_size == (1, 3)
+    assert scope["torch_ms_tuple"]([3], 1) == 3 and scope["m"].kernel_size == (1, 3)
 
 
 def test_f11_a_module_level_def_of_a_builtin_name_does_not_reach_the_helpers():
     src = "import torch.nn as nn\ndef len(v):\n    return 0\nm = nn.Conv2d(3, 4, 3, padding=p)\n"
-    once = convert_source(src).code
+    once = convert_source(src, runtime="").code
     assert "if _builtins.len(pads) == 1:" in once and "def len(v):" in once
-    assert convert_source(once).code == once
+    assert convert_source(once, runtime="").code == once
     assert _run(once, p=(1, 2))["m"].padding == (1, 1, 2, 2)
 
 
@@ -99,16 +102,16 @@ def test_f11_expressions_written_into_user_code_name_the_builtin():
 def test_f11_nothing_changes_where_the_builtins_are_free():
     # `from torch import max, list`... that the conversion removes binds nothing in the output
     once = convert_source("from torch.nn import Conv1d\nfrom torch import max\nm = Conv1d(*args)\n"
-                          "y = max(x)\n").code
+                          "y = max(x)\n", runtime="").code
     assert "_builtins" not in once and "isinstance(value, (list, tuple))" in once
-    assert "y = ops.amax(x)" in once and convert_source(once).code == once
+    assert "y = ops.amax(x)" in once and convert_source(once, runtime="").code == once
 
 
 def test_f11_a_file_that_binds_the_private_name_gets_another_one():
     src = "from torch.hub import list\nfrom torch.nn import Conv1d\n_builtins = 1\nm = Conv1d(*args)\ny = list()\n"
-    once = convert_source(src).code
+    once = convert_source(src, runtime="").code
     assert "import builtins as _builtins_\n" in once and "(_builtins_.list, tuple)" in once
-    assert convert_source(once).code == once
+    assert convert_source(once, runtime="").code == once
 
 
 # ---- F12: a module method marked once stays marked once ------------------------------------
@@ -126,9 +129,9 @@ def test_f12_a_marked_module_method_in_a_file_with_a_training_loop_is_marked_onc
 
 def test_f12_to_with_star_arguments_is_decided_at_run_time_not_dropped():
     # `.to(*a)` may carry a dtype: dropping it (as a device move) would change the computation;
-    # the generated _torch_to casts or passes when it runs
+    # the generated torch_to casts or passes when it runs
     once = convert_source("import torch\nx = torch.ones(2)\ny = x.to(*a, **k)\n").code
-    assert "y = _torch_to(x, *a, **k)" in once and "# migrate:" not in once
+    assert "y = torch_to(x, *a, **k)" in once and "# migrate:" not in once
     assert convert_source(once).code == once
 
 
@@ -179,7 +182,7 @@ def test_f12_a_module_to_dtype_marked_once_is_not_cast_the_second_time():
            "for xb, yb in data:\n    opt.zero_grad()\n    loss = torch.nn.functional.mse_loss(model(xb), yb)\n"
            "    loss.backward()\n    opt.step()\nr = model.to(0, 0)\n")
     once = convert_source(src).code
-    assert once.endswith("r = _torch_to(model, 0, 0)\n")  # a cast only if run time passes a dtype
+    assert once.endswith("r = torch_to(model, 0, 0)\n")  # a cast only if run time passes a dtype
     assert convert_source(once).code == once
 
 
@@ -205,13 +208,13 @@ def test_an_indented_comment_ending_a_file_after_a_comment_with_a_backslash_is_k
     assert out.endswith("x = ops.ones((2,))  # a path: C:\\\n    # tail\n") and kept(src)
 
 
-def test_the_generated_block_is_not_converted_again():
-    # `_torch_eval(obj)` calls the object's own `eval`: walked again, the helper's own body
-    # became `return _torch_eval(obj)`
-    once = convert_source("import torch\ny = torch.FloatTensor(*args)\nr = model.eval()\n").code
-    assert "def _torch_eval(obj):" in once and "r = _torch_eval(model)" in once
-    assert once.count("_torch_eval(") == 2  # the definition and the one call, nothing inside
-    assert convert_source(once).code == once
+def test_the_inlined_runtime_is_not_converted_again():
+    # `torch_eval(obj)` calls the object's own `eval`: walked again, the helper's own body
+    # became `return torch_eval(obj)`
+    once = convert_source("import torch\ny = torch.FloatTensor(*args)\nr = model.eval()\n", runtime="").code
+    assert "def torch_eval(obj):" in once and "r = torch_eval(model)" in once
+    assert once.count("torch_eval(") == 2  # the definition and the one call, nothing inside
+    assert convert_source(once, runtime="").code == once
 
 
 def test_calculate_gain_with_a_lambda_param_and_a_variable_name_converts():

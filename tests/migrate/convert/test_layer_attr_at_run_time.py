@@ -1,6 +1,6 @@
 """Layer attributes torch and MindSpore name differently, read on a receiver whose class is not
 known when converting (``num_ftrs = model.fc.in_features``, the fine-tuning idiom; openai/CLIP's
-``self.visual.attnpool.c_proj.in_features``): _TorchLayerAttrs decides at run time."""
+``self.visual.attnpool.c_proj.in_features``): TorchLayerAttrs decides at run time."""
 import pytest
 
 from migrate import convert_source
@@ -40,7 +40,7 @@ def test_unknown_receiver_reads_go_through_the_helper():
             model.fc.out_features = n
         """, """\
         def head(model, n):
-            num_ftrs = _TorchLayerAttrs(model.fc).in_features
+            num_ftrs = TorchLayerAttrs(model.fc).in_features
             model.fc = nn.Dense(num_ftrs, n, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))
             model.fc.out_features = n
         """)
@@ -76,7 +76,7 @@ def test_read_inside_an_f_string_stays_valid():
             return f"got {lin.out_features}"
         """, """\
         def f(lin):
-            return f"got {_TorchLayerAttrs(lin).out_features}"
+            return f"got {TorchLayerAttrs(lin).out_features}"
         """)
 
 

@@ -1,5 +1,5 @@
 """F.local_response_norm (pytorchcv's AlexNet calls it) -> the generated
-_torch_local_response_norm: forward and gradients against torch, odd and even sizes, ranks 3-5."""
+torch_local_response_norm: forward and gradients against torch, odd and even sizes, ranks 3-5."""
 import numpy as np
 import pytest
 
@@ -21,7 +21,7 @@ def lrn(x, size, alpha, beta, k):
 def cmod(tmp_path_factory):
     res = convert_source(SRC)
     assert res.error is None and not res.unsupported, res.code
-    assert "_torch_local_response_norm(" in res.code
+    assert "torch_local_response_norm(" in res.code
     return _load(tmp_path_factory.mktemp("lrn"), "lrn_ms", res.code)
 
 

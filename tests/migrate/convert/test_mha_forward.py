@@ -1,5 +1,5 @@
 """F.multi_head_attention_forward (openai/CLIP's AttentionPool2d calls it directly) becomes the
-generated _torch_multi_head_attention_forward, with torch's signature: outputs, attention weights
+generated torch_multi_head_attention_forward, with torch's signature: outputs, attention weights
 and gradients against torch over its options."""
 import numpy as np
 import pytest
@@ -117,6 +117,6 @@ def test_unbatched_matches_torch(mods):
 
 def test_call_becomes_the_generated_function():
     res = convert_source(SRC)
-    assert "_torch_multi_head_attention_forward(" in res.code
-    assert "def _torch_multi_head_attention_forward(" in res.code
+    assert "torch_multi_head_attention_forward(" in res.code
+    assert "from migrate_runtime import torch_multi_head_attention_forward\n" in res.code
     assert "F.multi_head_attention_forward" not in res.code

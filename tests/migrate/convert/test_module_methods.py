@@ -140,10 +140,10 @@ def test_forward_hooks_and_full_backward_hook():
 @pytest.mark.parametrize("call", ["net.to(torch.float64)", "net.to('cpu', torch.float64)",
                                   "net.to(device='cpu', dtype=torch.float64)"])
 def test_casting_a_module_casts_its_parameters_as_torch_does(call):
-    """module.to(dtype) -> _torch_to(module, ...): the floating-point parameters are cast in
+    """module.to(dtype) -> torch_to(module, ...): the floating-point parameters are cast in
     place and the module itself returned; outputs and parameter values then match torch's."""
     code = convert_source(HEADER + SOURCE + f"net = Net()\nm = {call}\n").code
-    assert "_torch_to(net, " in code and "# migrate" not in code, code
+    assert "torch_to(net, " in code and "# migrate" not in code, code
     assert convert_source(code).code == code
     ns = {}
     exec(code, ns)
@@ -184,7 +184,7 @@ def test_a_module_cast_by_to_in_forward_is_cast_at_run_time():
     code = convert_source(HEADER + "class P(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                           "        self.pk = nn.Conv2d(1, 1, 3, bias=False)\n\n    def forward(self, x):\n"
                           "        self.pk = self.pk.to(x.dtype).to(x.device)\n        return self.pk(x)\n").code
-    assert "self.pk = _torch_to(self.pk, x.dtype)\n" in code and "# migrate" not in code, code
+    assert "self.pk = torch_to(self.pk, x.dtype)\n" in code and "# migrate" not in code, code
 
 
 def test_a_module_moved_to_a_torch_device_name_is_not_taken_for_a_cast():

@@ -93,4 +93,4 @@ def test_examine_sees_generated_code_reading_a_builtin_the_file_binds(monkeypatc
         res.code = res.code.replace("_builtins.", "")
         return res
     monkeypatch.setattr(mc, "convert_source", bare)
-    assert ("invalid output", "generated code reads len, which the file binds") in examine(src)
+    assert ("invalid output", "inlined runtime code reads len, which the file binds") in examine(src)

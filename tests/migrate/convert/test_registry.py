@@ -224,7 +224,7 @@ def test_cli_select_and_disable(tmp_path, capsys, monkeypatch):
     src = tmp_path / "train.py"
     src.write_text(TRAINING_SCRIPT)
     assert cli.main(["convert", str(src), "-q", "--select", "MS1,MS205"]) == 0
-    assert capsys.readouterr().out == convert_source(TRAINING_SCRIPT, select=["MS1", "MS205"]).code
+    assert capsys.readouterr().out == convert_source(TRAINING_SCRIPT, select=["MS1", "MS205"], runtime="").code
     out_dir = tmp_path / "out"
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "train.py").write_text(TRAINING_SCRIPT)

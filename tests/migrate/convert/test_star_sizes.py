@@ -21,7 +21,7 @@ def test_repeat_and_factories_size_at_run_time():
     code = (FIXTURE_ROOT / "functions" / "star_sizes.py").read_text()
     from migrate import convert_source
     out = convert_source(code).code
-    assert "ops.tile(x.view(*shape), _torch_sizes(*reps))" in out and "ops.zeros(_torch_sizes(*shape))" in out
+    assert "ops.tile(x.view(*shape), torch_sizes(*reps))" in out and "ops.zeros(torch_sizes(*shape))" in out
 
 
 @pytest.mark.parametrize("shape,dims,reps", [([2, 6], [1, 0], [2, 1]), ((3, 4), (1, 0), (1, 2, 2))])

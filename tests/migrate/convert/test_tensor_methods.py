@@ -246,11 +246,11 @@ def test_copy_into_parameters_reached_through_getattr_updates_them_like_torch():
 
 
 def test_in_place_on_a_run_time_to_is_marked_once_and_stays_so():
-    """``x.to(dt).sub_(m)`` writes into x in torch when dt is x's dtype: the generated _torch_to
+    """``x.to(dt).sub_(m)`` writes into x in torch when dt is x's dtype: the generated torch_to
     aliases like torch's to(); converting the output again changes nothing (timm's loader)."""
     src = "import torch\ndef f(x, dt, m):\n    with ctx():\n        x = x.to(dt).sub_(m).div_(2)\n    return x\n"
     once = convert_source(src).code
-    assert once.count("# migrate: MS905 Tensor.sub_: in-place sub_() on _torch_to(x, dt)") == 1, once
+    assert once.count("# migrate: MS905 Tensor.sub_: in-place sub_() on torch_to(x, dt)") == 1, once
     assert convert_source(once).code == once
 
 

@@ -1,15 +1,16 @@
 """Torch-signature classes and functions (issue 10 classes 1, 2, 3, 4, 7, B, N, I, C, L):
 before/after pairs of the code that uses them, and the generated code itself.
 
-The pairs compare the converted code without its import block and without the generated block
-(:func:`~tests.migrate.convert.helpers.body`); the tests at the end look at the block.
+The pairs compare the converted code without its import block (:func:`~tests.migrate.convert.helpers.body`);
+the tests at the end look at the import of the runtime (the classes themselves are tested in
+tests/migrate/runtime) and at the definitions a file written to stdout inlines.
 """
 import textwrap
 
 import pytest
 
 from migrate import convert_source
-from migrate.convert.torch_signature import HEADER
+from migrate.convert.runtime_files import BEGIN, END
 from tests.migrate.convert.helpers import HEADER as TORCH_HEADER, check, split_generated
 
 PAIRS = {
@@ -33,7 +34,7 @@ PAIRS = {
         bn = partial(TorchBatchNorm2d, eps=1e-3)
         acts = dict(relu=TorchReLU, gelu=TorchGELU)
         plain = [nn.Tanh, nn.Sigmoid, nn.Identity]
-        fns = {'relu': _torch_relu, 'gelu': _torch_gelu, 'tanh': ops.tanh}
+        fns = {'relu': torch_relu, 'gelu': torch_gelu, 'tanh': ops.tanh}
         """),
     # classes named, not built: isinstance, annotations, type(m) comparisons keep the MindSpore class
     "naming": ("""\
@@ -62,9 +63,9 @@ PAIRS = {
         """, """\
         def build(kind, dims, act, cfg):
             assert kind in ('LSTM', 'GRU') and act in ('relu', 'gelu')
-            rnn = _torch_nn_getattr(kind)(4, 8, dropout=0.0)
-            bn = _torch_nn_getattr(f"BatchNorm{dims}d")(8, momentum=0.01)
-            fn = _torch_functional_getattr(act)
+            rnn = torch_nn_getattr(kind)(4, 8, dropout=0.0)
+            bn = torch_nn_getattr(f"BatchNorm{dims}d")(8, momentum=0.01)
+            fn = torch_functional_getattr(act)
             other = getattr(cfg, act)
             return rnn, bn, fn, other
         """),
@@ -113,7 +114,7 @@ PAIRS = {
                 super().__init__(cin, cout, k, stride, 0, 1, groups, bias)
 
             def construct(self, x):
-                return _torch_conv2d(x, self.weight, self.bias, self.stride, self.torch_padding, self.dilation, self.group)
+                return torch_conv2d(x, self.weight, self.bias, self.stride, self.torch_padding, self.dilation, self.group)
 
         class BNAct(TorchBatchNorm2d):
             def construct(self, x):
@@ -136,7 +137,7 @@ PAIRS = {
             for _, m in model.cells_and_names():
                 if isinstance(m, nn.Conv2d):
                     fan_out = m.out_channels // m.group
-                    pad = _torch_conv_attr(m, 'padding')
+                    pad = torch_conv_attr(m, 'padding')
                 elif isinstance(m, nn.LayerNorm):
                     eps = m.epsilon
                 elif isinstance(m, norm_layer):
@@ -147,8 +148,8 @@ PAIRS = {
         inits = dict(xavier=nn.init.xavier_uniform_, kaiming=partial(nn.init.kaiming_normal_, mode='fan_out'))
         pool = F.avg_pool2d
         """, """\
-        inits = dict(xavier=_torch_xavier_uniform_, kaiming=partial(_torch_kaiming_normal_, mode='fan_out'))
-        pool = _torch_avg_pool2d
+        inits = dict(xavier=torch_xavier_uniform_, kaiming=partial(torch_kaiming_normal_, mode='fan_out'))
+        pool = torch_avg_pool2d
         """),
     # classes 3, 4, C, L: containers filled later, None entries, parameter paths, iterators
     "containers": ("""\
@@ -175,7 +176,7 @@ PAIRS = {
                 for i in range(n):
                     self.body.insert_child_to_cell(str(i), nn.ReLU())
                     self.skips.append(nn.ReLU() if i else None)
-                _torch_param_names(self)
+                torch_param_names(self)
 
             def construct(self, x):
                 w = next(iter(self.trainable_params()))
@@ -219,7 +220,7 @@ PAIRS = {
                 self.heads = TorchModuleDict()
                 self.heads['a'] = nn.SequentialCell(nn.ReLU())
                 self.mix = nn.CellDict({'act': nn.ReLU(), 'tanh': nn.Tanh()})
-                _torch_param_names(self)
+                torch_param_names(self)
         """),
 }
 
@@ -230,10 +231,11 @@ def test_before_after(name):
     check(textwrap.dedent(before), textwrap.dedent(expected))
 
 
-def test_plain_uses_need_no_generated_code():
-    """Direct calls with literal arguments and plain classes generate nothing."""
+def test_plain_uses_need_no_runtime():
+    """Direct calls with literal arguments and plain classes need nothing of the runtime."""
     src = TORCH_HEADER + "m = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU())\nt = nn.Tanh\n"
-    assert HEADER not in convert_source(src).code
+    res = convert_source(src)
+    assert "migrate_runtime" not in res.code and res.runtime == ()
 
 
 def test_a_function_with_no_runtime_translation_is_marked():
@@ -241,119 +243,74 @@ def test_a_function_with_no_runtime_translation_is_marked():
     assert "# migrate: MS901 torch.nn.functional.one_hot" in got
 
 
-GENERATED = '''\
-class _TorchSignature(type(nn.Cell)):
-    """Metaclass of the torch-signature classes: one of them and its MindSpore class are the same
-    class in torch, so an instance of either passes isinstance/issubclass with either, and the
-    classes compare equal (also the ones another converted file generates). Their __name__ is
-    torch's (BatchNorm2d, Linear): code dispatches on it (norm_layer.__name__.lower())."""
-'''
-
-
-def test_generated_block_after_the_imports():
-    """One block after the imports, with a header, holding what the file uses (deterministic)."""
+def test_the_runtime_is_imported_after_the_imports():
+    """One import of what the file uses, after the target's imports (deterministic)."""
     code = convert_source(TORCH_HEADER + "\n\nact = nn.LeakyReLU\nf = F.relu\n").code
-    lines = code.splitlines()
-    assert lines[:3] == ["import ms_core as ms", "from ms_core import nn, ops", ""]
+    assert code.splitlines()[:3] == ["import ms_core as ms", "from migrate_runtime import TorchLeakyReLU, torch_relu",
+                                     ""]
     generated, rest = split_generated(code)
-    assert generated.lstrip("\n").startswith(f"{HEADER}\n{GENERATED}")
-    assert '''
-class TorchLeakyReLU(nn.LeakyReLU, metaclass=_TorchSignature):
-    """torch.nn.LeakyReLU's signature over nn.LeakyReLU: torch's arguments are translated when it is built."""
-
-    _torch_base = nn.LeakyReLU
-
-    def __init__(self, negative_slope=0.01, inplace=False):
-        super().__init__(alpha=negative_slope)
-
-    negative_slope = property(lambda self: self.alpha, lambda self, value: setattr(self, 'alpha', value))
+    assert generated == "from migrate_runtime import TorchLeakyReLU, torch_relu\n"
+    assert rest.endswith("act = TorchLeakyReLU\nf = torch_relu\n")
+    assert convert_source(code).code == code
 
 
-def _torch_relu(input, inplace=False):
-    """torch.nn.functional.relu's signature over its MindSpore translation."""
-    return ops.relu(input)
-''' in generated
-    assert rest.endswith("act = TorchLeakyReLU\nf = _torch_relu\n")
-    assert convert_source(TORCH_HEADER + "\n\nact = nn.LeakyReLU\nf = F.relu\n").code == code
-
-
-def test_generated_class_translates_with_the_table_and_its_rule():
-    """TorchConv2d's __init__ is the conv2d rule's translation of torch's arguments at run time:
-    unsupported values raise, padding goes through the same helper as the static rule."""
-    generated, _ = split_generated(convert_source(TORCH_HEADER + "c = nn.Conv2d\n").code)
-    assert '''    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-            groups=1, bias=True, padding_mode='zeros', device=None, dtype=None):
-        if padding_mode != 'zeros':
-            raise ValueError("For 'Conv2d' (torch signature), padding_mode other than 'zeros' is not supported: only zero padding is supported by nn.Conv2d.")
-        if dtype is not None:
-            raise ValueError("For 'Conv2d' (torch signature), dtype other than None is not supported: per-layer dtype: cast with ms.amp or Cell.to_float.")
-        pad_mode_, padding_ = _torch_conv_padding(padding, 2)
-        super().__init__(in_channels, out_channels, _torch_ms_tuple(kernel_size, 2),
-            _torch_ms_tuple(stride, 2), pad_mode=pad_mode_, padding=padding_,
-            dilation=_torch_ms_tuple(dilation, 2), group=groups, has_bias=bias,
-            weight_init=HeUniform(negative_slope=math.sqrt(5)),
-            bias_init=Uniform(scale=1 / math.sqrt(in_channels // groups * _torch_kernel_area(kernel_size, 2))))
-        self.padding_mode = padding_mode
-        self.torch_padding = _torch_ntuple(padding, 2)
-
-    groups = property(lambda self: self.group, lambda self, value: setattr(self, 'group', value))
-''' in generated  # noqa: E501
-    assert "def _torch_conv_padding(padding, dims, per_side=True, transpose=False):" in generated
+def test_a_package_imports_it_relatively():
+    code = convert_source(TORCH_HEADER + "act = nn.ReLU\n", runtime="..migrate_runtime").code
+    assert "from ..migrate_runtime import TorchReLU\n" in code
+    assert convert_source(code, runtime="..migrate_runtime").code == code
 
 
 def test_names_do_not_collide_with_the_files_own():
-    src = TORCH_HEADER + "class TorchReLU:\n    pass\n_torch_relu = 1\nact = nn.ReLU\nf = F.relu\n"
+    src = TORCH_HEADER + "class TorchReLU:\n    pass\ntorch_relu = 1\nact = nn.ReLU\nf = F.relu\n"
     code = convert_source(src).code
-    assert "class TorchReLU_(nn.ReLU, metaclass=_TorchSignature):" in code
-    assert "def _torch_relu_(input, inplace=False):" in code
-    assert code.endswith("class TorchReLU:\n    pass\n_torch_relu = 1\nact = TorchReLU_\nf = _torch_relu_\n")
+    assert "from migrate_runtime import TorchReLU as TorchReLU_, torch_relu as torch_relu_\n" in code
+    assert code.endswith("class TorchReLU:\n    pass\ntorch_relu = 1\nact = TorchReLU_\nf = torch_relu_\n")
+    assert convert_source(code).code == code
 
 
-def test_converting_again_keeps_the_block_and_adds_only_what_is_new():
+def test_converting_again_keeps_the_import_and_adds_only_what_is_new():
     # torch.stft has no mapping: the torch import stays, so the output is converted again
     src = TORCH_HEADER + "act = nn.ReLU\ny = torch.stft(x, 8)\n"
     once = convert_source(src).code
     assert convert_source(once).code == once
     more = convert_source(once + "bn = torch.nn.BatchNorm2d\n").code  # (nn is MindSpore's now)
     generated, rest = split_generated(more)
-    assert generated.count("class TorchReLU(") == 1 and generated.count("class TorchBatchNorm2d(") == 1
-    assert generated.index("class TorchReLU(") < generated.index("class TorchBatchNorm2d(")
+    assert generated == "from migrate_runtime import TorchBatchNorm2d, TorchMissing, TorchReLU\n"
     assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.stft has no mapping\n"
                          "y = torch.stft(x, 8)\nbn = TorchBatchNorm2d\n")
     assert convert_source(more).code == more
 
 
-def test_target_mindspore_generates_for_mindspore():
+def test_target_mindspore_imports_the_same_names():
     code = convert_source(TORCH_HEADER + "act = nn.ReLU\n", target="mindspore").code
-    assert code.startswith("import mindspore as ms\nfrom mindspore import nn\n")
-    assert "class TorchReLU(nn.ReLU, metaclass=_TorchSignature):" in code
+    assert code.startswith("import mindspore as ms\nfrom migrate_runtime import TorchReLU\n")
 
 
-def test_renamed_nn_keeps_the_torch_name_in_the_docstring():
-    """When the file still binds ``nn`` to torch.nn (a use with no mapping keeps the import), the
-    MindSpore module gets another local name in the generated code, but the docstrings still name
-    the torch class (the key that later conversions find the class by)."""
-    src = TORCH_HEADER + "t = nn.Transformer\ny = getattr(nn, name)(3)\n"
-    once = convert_source(src).code
-    assert "class TorchTransformer(ms_nn.Transformer, metaclass=_TorchSignature):" in once
-    assert '"""torch.nn.Transformer\'s signature over ms_nn.Transformer' in once
-    assert "torch.ms_nn" not in once
-    assert convert_source(once).code == once
+def test_a_file_standing_alone_inlines_what_it_uses_between_markers():
+    """Written to stdout (no runtime to import), the file holds the runtime's definitions it
+    uses and what they need, under the file's local names; converting it again changes nothing."""
+    src = TORCH_HEADER + "c = nn.Conv2d\nu = nn.RNNBase\n"  # (RNNBase has no mapping: torch's nn stays)
+    once = convert_source(src, runtime="").code
+    assert BEGIN in once and END in once and "migrate_runtime" not in once
+    block = once[once.index(BEGIN):once.index(END)]
+    assert "from ms_core import nn as ms_nn\n" in once
+    assert "class TorchConv2d(ms_nn.Conv2d, metaclass=TorchSignature):" in block  # nn is torch's here
+    assert "def torch_conv_padding(padding, dims, per_side=True, transpose=False):" in block
+    assert "class TorchSignature(type(ms_nn.Cell)):" in block and "class TorchLinear(" not in block
+    assert "class TorchMissing:" in block  # the guard of torch's nn
+    assert convert_source(once, runtime="").code == once
+    namespace = {}
+    exec(compile(once, "<stdout>", "exec"), namespace)
+    assert namespace["c"](3, 4, 3, padding=(1, 2)).pad_mode == "pad"
 
 
-def test_lookup_spells_the_names_and_refuses_others():
-    """The generated lookup holds the torch.nn names the file spells (strings, f-string patterns)
-    with their torch-signature classes; a getattr whose name the file never spells stays marked."""
-    src = TORCH_HEADER + "k = 'GRU'\nrnn = getattr(nn, kind)\nbn = getattr(nn, f'BatchNorm{d}d')\n"
-    generated, _ = split_generated(convert_source(src).code)
-    assert """    found = {
-        'BatchNorm1d': TorchBatchNorm1d,
-        'BatchNorm2d': TorchBatchNorm2d,
-        'BatchNorm3d': TorchBatchNorm3d,
-        'GRU': TorchGRU,
-    }.get(name)""" in generated
-    unknown = convert_source(TORCH_HEADER + "layer = getattr(nn, kind)\n").code
-    assert "# migrate: MS901 torch.nn has no mapping\nlayer = getattr(nn, kind)" in unknown
+def test_lookup_by_a_run_time_name_uses_the_runtime_table():
+    """getattr(nn, name) with a name only run time knows: the runtime's lookup over every name
+    the tables translate (not only the ones the file spells)."""
+    src = TORCH_HEADER + "k = 'GRU'\nrnn = getattr(nn, kind)\nf = getattr(F, act)\n"
+    code = convert_source(src).code
+    assert "rnn = torch_nn_getattr(kind)\nf = torch_functional_getattr(act)\n" in code
+    assert "from migrate_runtime import torch_functional_getattr, torch_nn_getattr\n" in code
 
 
 def test_forward_hooks_run_on_a_generated_module_list_and_its_children():
@@ -378,7 +335,7 @@ def test_forward_hooks_run_on_a_generated_module_list_and_its_children():
         """)
     namespace = {}
     code = convert_source(src).code
-    assert "class TorchModuleList(" in code
+    assert "import TorchModuleList" in code
     exec(code, namespace)
     import numpy as np
     import ms_core as ms

@@ -232,7 +232,7 @@ def test_classes_and_functions_named_at_run_time(tmp_path):
         ref = tmodel(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), ref, rtol=1e-4, atol=1e-5)
     cmod = _load(tmp_path / "ms_sig_layer_lookup.py", "ms_sig_layer_lookup_again")
-    with pytest.raises(AttributeError, match=r"'BatchNorm4d' is not one of the names this file spells"):
+    with pytest.raises(AttributeError, match=r"'BatchNorm4d' has no MindSpore translation in the migration's tables"):
         cmod.Net(dims=4)
 
 

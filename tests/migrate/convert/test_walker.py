@@ -50,7 +50,7 @@ def test_non_torch_calls_are_never_touched():
             return d.get(3), parts.count("a")
         """
     check("import os\n" + textwrap.dedent(code), code)
-    # `.size()` on a value the converter cannot type goes through `_torch_size`, which calls the
+    # `.size()` on a value the converter cannot type goes through `torch_size`, which calls the
     # object's own size() when it is not a tensor (tests/migrate/convert/test_script_classes.py)
 
 
@@ -78,7 +78,7 @@ def test_unsupported_argument_keeps_the_call_with_a_marker():
 
 def test_star_args_marker():
     # a function with a generated torch-signature wrapper takes them (MS181); one without is marked
-    check("y = F.softmax(*args)\n", "y = _torch_softmax(*args)\n")
+    check("y = F.softmax(*args)\n", "y = torch_softmax(*args)\n")
     check("y = F.one_hot(*args)\n",
           "# migrate: MS903 torch.nn.functional.one_hot: cannot translate *-arguments\ny = F.one_hot(*args)\n")
 
@@ -246,9 +246,9 @@ def test_imports_inside_functions():
     res = convert_source(src)
     # f still needs torch for the unmapped call; F is gone; g's import is gone
     assert without_guards(res.code) == (
-                        '"""doc"""\nimport os\nimport ms_core as ms\nfrom ms_core import nn, ops\n\n\n'
+                        '"""doc"""\nimport os\nimport ms_core as ms\nfrom ms_core import nn, ops\n\n'
                         'def f(x):\n    if TYPE_CHECKING:  ' + GUARD_NOTE + '\n        import torch\n    else:\n'
-                        "        torch = _TorchMissing('torch', {'fft': 'MS901 torch.fft.hfft has no mapping'})\n"
+                        "        torch = TorchMissing('torch', {'fft': 'MS901 torch.fft.hfft has no mapping'})\n"
                         '    y = ops.relu(x)\n'
                         '    # migrate: MS901 torch.fft.hfft has no mapping\n    return torch.fft.hfft(y)\n\n'
                         'def g(x):\n    return nn.ReLU()(x)\n')

@@ -1,5 +1,5 @@
 """Whole-module torch.save/torch.load through open files -> save_checkpoint(model, f.name) /
-model = _torch_load_into(model, ms.hub.load(f.name)) (tests/fixtures/functions/
+model = torch_load_into(model, ms.hub.load(f.name)) (tests/fixtures/functions/
 whole_module_checkpoint.py): the reloaded network gives the saved one's outputs, as torch's."""
 import numpy as np
 import pytest
@@ -18,7 +18,7 @@ def test_conversion_has_no_marker_and_uses_the_files_path():
     code = convert_source(PATH.read_text()).code
     assert "# migrate" not in code, code
     assert "ms.save_checkpoint(model, f.name)" in code
-    assert "model = _torch_load_into(model, ms.hub.load(f.name))" in code
+    assert "model = torch_load_into(model, ms.hub.load(f.name))" in code
     body = code[code.index("def round_trip"):]
     assert "safe_globals" not in body and "flatten_parameters" not in body
     assert convert_source(code).code == code

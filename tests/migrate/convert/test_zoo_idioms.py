@@ -51,7 +51,7 @@ def test_import_error_fallback_keeps_the_name_bound():
             silu = None
         """, """\
         try:
-            silu = _torch_silu
+            silu = torch_silu
         except ImportError:
             silu = None
         """)
@@ -92,7 +92,7 @@ def test_star_arguments_are_sizes_known_at_run_time():
         """, """\
         def f(b, c, size):
             x = ops.ones((b * c, 4))
-            return x.view(b, c, *size) + ops.zeros(_torch_sizes(1, c, *size))
+            return x.view(b, c, *size) + ops.zeros(torch_sizes(1, c, *size))
         """)
 
 
@@ -327,7 +327,7 @@ def test_children_added_by_name_are_known_layers():
             def __init__(self):
                 super().__init__()
                 self.insert_child_to_cell('bn', nn.BatchNorm2d(4, momentum=0.9))
-                _torch_param_names(self)
+                torch_param_names(self)
 
             def scale(self):
                 bn = self.bn

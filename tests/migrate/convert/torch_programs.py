@@ -382,9 +382,14 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
     error = python_error(res.code, compiled=python_error(src, compiled=True) is None)
     if error is not None:
         return [("invalid output", error)]
-    shadowed = shadowed_in_generated(res.code)
-    if shadowed:
-        problems.append(("invalid output", f"generated code reads {', '.join(shadowed)}, which the file binds"))
+    if res.runtime:  # the same file standing alone: the runtime's definitions inlined
+        alone = convert_text(src, target, runtime="")
+        shadowed = shadowed_in_generated(alone.code) if alone.error is None else []
+        if shadowed:
+            problems.append(("invalid output",
+                             f"inlined runtime code reads {', '.join(shadowed)}, which the file binds"))
+        if alone.error is None and convert_text(alone.code, target, runtime="").code != alone.code:
+            problems.append(("non-idempotent", "a second conversion changed the output with the runtime inlined"))
     if not imports_torch(src) and res.code != src:
         problems.append(("changed non-torch file", "the output differs from the input"))
     again = convert_text(res.code, target)
@@ -397,22 +402,21 @@ def examine(src: str, target: str = "ms_core", caught: bool = True) -> list[tupl
 
 
 def shadowed_in_generated(code: str) -> list[str]:
-    """The builtins that the converter's generated block (helpers, torch-signature classes) and
-    stand-in class read as bare names while the module binds them: they would run the file's
-    names, not Python's."""
+    """The builtins that the runtime's definitions inlined into the file read as bare names while
+    the module binds them: they would run the file's names, not Python's."""
     import libcst as cst
 
     from migrate.convert.builtin_names import references
-    from migrate.convert.guards import is_stub_class
     from migrate.convert.names import block_bindings
-    from migrate.convert.torch_signature import HEADER, generated_block
-    if HEADER not in code and "class _TorchMissing" not in code:
-        return []  # neither a generated block nor a stand-in class
+    from migrate.convert.runtime_files import BEGIN
+    from migrate.convert.torch_signature import runtime_statements
+    if BEGIN not in code:
+        return []  # no inlined block
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError:
         return []
-    generated = [*generated_block(module.body), *(st for st in module.body if is_stub_class(st))]
+    generated = runtime_statements(module.body)
     reads = {name for st in generated for name, _, _ in references(module.code_for_node(st).strip())}
     return sorted(reads & block_bindings(module.body)) if reads else []
 

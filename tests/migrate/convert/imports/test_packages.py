@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from migrate.convert.project import convert_tree
+from migrate.convert.runtime_files import RUNTIME_NAME, is_written_runtime
 from tests.migrate.convert.helpers import FIXTURE_ROOT
 from tests.migrate.convert.test_fixtures_numeric import copy_weights
 from tests.migrate.convert.torchless import imported_tree
@@ -39,9 +40,14 @@ def torch_package(name: str):
 
 
 def convert(src: Path, out: Path) -> dict[str, str]:
+    """The converted package's own files (the runtime copy written into it is checked apart: it is
+    migrate/runtime, tested in tests/migrate/runtime)."""
     reports = convert_tree(src, out)
     assert not [r for r in reports if r.error], [r.error for r in reports if r.error]
-    return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*.py"))}
+    copies = [d for d in out.rglob(RUNTIME_NAME + "*") if is_written_runtime(d)]
+    assert [d.parent for d in copies] in ([], [out])  # one copy, inside the package
+    return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*.py"))
+            if not any(d in p.parents for d in copies)}
 
 
 @pytest.mark.parametrize("name", NAMES)

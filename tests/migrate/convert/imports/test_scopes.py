@@ -1,5 +1,6 @@
 """Scopes (issue 10 class 6): only what is bound to torch is rewritten, and the names the
 output imports never take a name the user's code binds."""
+import re
 import textwrap
 
 import pytest
@@ -81,7 +82,7 @@ def test_a_fallback_binding_under_try_keeps_the_alias():
             F = None
         y = F.relu(x)
         """)
-    assert "y = ops.relu(x)" in out and "import torch" not in out
+    assert "y = ops.relu(x)" in out and not re.search(r"^\s*import torch\b", out, re.M)
 
 
 @pytest.mark.parametrize("user,target,expect", [

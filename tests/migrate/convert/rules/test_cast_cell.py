@@ -1,4 +1,4 @@
-"""module.double() / .half() / .bfloat16() -> the generated _torch_cast_cell (Parameter.set_dtype on
+"""module.double() / .half() / .bfloat16() -> the generated torch_cast_cell (Parameter.set_dtype on
 every floating-point parameter and buffer): the converted network computes in the new dtype with
 torch's numbers (float64: rtol 1e-12)."""
 import numpy as np
@@ -37,7 +37,7 @@ def test_double_casts_parameters_and_buffers_and_matches_torch_in_float64():
     import ms_core as ms
     code = convert_source(SOURCE.format(method="double")).code
     assert "# migrate: MS9" not in code.replace('(marked "# migrate: MS9xx")', "")
-    assert "_torch_cast_cell(net, ms.float64)" in code
+    assert "torch_cast_cell(net, ms.float64)" in code
     t_ns, c_ns = {}, {}
     exec(SOURCE.format(method="double"), t_ns)
     exec(code, c_ns)
@@ -55,12 +55,12 @@ def test_double_casts_parameters_and_buffers_and_matches_torch_in_float64():
 def test_half_precision_casts():
     import ms_core as ms
     code = convert_source(SOURCE.format(method="half")).code
-    assert "_torch_cast_cell(net, ms.float16)" in code
+    assert "torch_cast_cell(net, ms.float16)" in code
     ns = {}
     exec(code, ns)
     assert {p.dtype for p in ns["build"]().get_parameters()} == {ms.float16}
     code = convert_source(SOURCE.format(method="bfloat16")).code
-    assert "_torch_cast_cell(net, ms.bfloat16)" in code
+    assert "torch_cast_cell(net, ms.bfloat16)" in code
     exec(code, ns)
     with pytest.raises(TypeError, match="For 'BFloat16', ms_core computes with NumPy"):  # MindSpore has it
         ns["build"]()

@@ -26,7 +26,7 @@ class Pads(nn.Module):
 
 @pytest.mark.parametrize("p1, p2, p3", [(1, 2, 1), ((1, 2), (2, 0, 1, 3), (1, 0, 2, 1, 0, 1))])
 def test_circular_pads_give_torch_values(p1, p2, p3):
-    tns, cns = both_sides(SRC, "mode='circular'")
+    tns, cns = both_sides(SRC, "CircularPadTorch(")
     rng = np.random.default_rng(0)
     xs = [rng.standard_normal(s).astype(np.float32) for s in ((2, 3, 5), (2, 3, 4, 5), (1, 2, 3, 4, 5))]
     want = [t.numpy() for t in tns["Pads"](p1, p2, p3)(*map(torch.from_numpy, xs))]

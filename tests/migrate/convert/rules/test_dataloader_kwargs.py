@@ -70,7 +70,7 @@ def test_shuffled_tensor_dataset_keeps_rows_together(both):
 
 
 @pytest.mark.parametrize("extra, error, message", [
-    ({"collate_fn": lambda b: b}, ValueError, "'collate_fn' has no MindSpore counterpart"),
+    ({"worker_init_fn": print}, ValueError, "'worker_init_fn' has no MindSpore counterpart"),
     ({"batch_sampler": [[0, 1]]}, ValueError, "'batch_sampler' has no MindSpore counterpart"),
     ({"sampler": [0, 1]}, ValueError, "only a DistributedSampler maps"),
     ({"batch_size": None}, ValueError, "batch_size=None"),
@@ -80,3 +80,20 @@ def test_what_cannot_be_translated_raises_naming_it(both, extra, error, message)
     _, cns = both
     with pytest.raises(error, match=message):
         cns["loader"](False, **extra)
+
+
+def _stack(samples):
+    """A collate_fn of the user's: the features stacked, the labels as an int64 array."""
+    return np.stack([x for x, _ in samples]), np.array([y for _, y in samples], np.int64)
+
+
+def test_a_collate_fn_gets_the_samples_and_builds_torchs_batches(both):
+    """A collate_fn given at run time is torch's contract (TorchCollateLoader): the function gets
+    each batch's list of samples, and the batches are torch's."""
+    tns, cns = both
+    want = [(np.asarray(x), np.asarray(y)) for x, y in tns["loader"](False, collate_fn=_stack)]
+    got = [(np.asarray(x), np.asarray(y)) for x, y in cns["loader"](True, collate_fn=_stack)]
+    assert len(got) == len(want) == 3
+    for (gx, gy), (wx, wy) in zip(got, want):
+        np.testing.assert_array_equal(gx, wx)
+        np.testing.assert_array_equal(gy, wy)

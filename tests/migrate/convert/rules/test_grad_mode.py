@@ -35,8 +35,8 @@ def test_checkpoint_keywords_use_reentrant_false_is_a_plain_call():
 
 def test_checkpoint_keywords_by_default_keep_torchs_check():
     got = check("import torch.utils.checkpoint as cp\ny = cp.checkpoint(blk, x, shared_rel_pos_bias=b)\n",
-                "y = _torch_checkpoint(blk, x, shared_rel_pos_bias=b)\n")
-    assert "_torch_checkpoint" in got.code
+                "y = torch_checkpoint(blk, x, shared_rel_pos_bias=b)\n")
+    assert "torch_checkpoint" in got.code
 
 
 def test_checkpoint_without_keywords_is_unchanged():
@@ -85,8 +85,8 @@ def test_grad_mode_contexts_and_functions():
           "    with torch.no_grad():\n        z = x * 3\n    torch._C._set_grad_enabled(False)\n"
           "    on = torch.is_grad_enabled()\n    torch.set_grad_enabled(True)\n    return y, z, on\n",
           "def f(x, c):\n    ctx = ms._no_grad if c else nullcontext\n    with ctx():\n        y = x * 2\n"
-          "    with ms._no_grad():\n        z = x * 3\n    _TorchSetGradEnabled(False)\n"
-          "    on = _torch_is_grad_enabled()\n    _TorchSetGradEnabled(True)\n    return y, z, on\n")
+          "    with ms._no_grad():\n        z = x * 3\n    TorchSetGradEnabled(False)\n"
+          "    on = torch_is_grad_enabled()\n    TorchSetGradEnabled(True)\n    return y, z, on\n")
 
 
 def test_bare_grad_mode_decorator_is_called():

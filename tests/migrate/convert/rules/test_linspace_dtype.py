@@ -1,4 +1,4 @@
-"""torch.linspace(..., dtype=d) (MS161): the generated _torch_linspace computes in float64 for
+"""torch.linspace(..., dtype=d) (MS161): the generated torch_linspace computes in float64 for
 float64 (else float32) and casts, as torch's does (an integer dtype truncates toward zero), on
 ms_core against torch, and with --target mindspore on MindSpore 2.10 when it is available."""
 import json
@@ -35,7 +35,7 @@ def _cases(mod, dt):
 
 def test_linspace_with_a_dtype_matches_torch():
     code = convert_source(SOURCE).code
-    assert "_torch_linspace(start, end, steps, dtype=dtype)" in code and "# migrate" not in code, code
+    assert "torch_linspace(start, end, steps, dtype=dtype)" in code and "# migrate" not in code, code
     assert convert_source(code).code == code
     ns_t, ns_m = {}, {}
     exec(SOURCE, ns_t)

@@ -3,26 +3,21 @@ with a change carrying the rule's ID and no marker, and the run-time names the c
 uses are ones the rules that applied declare (Rule.needs)."""
 import re
 
-import libcst as cst
 import pytest
 
 from migrate.convert.registry import RULES
-from migrate.convert.torch_signature import _key_of
-from tests.migrate.convert.helpers import body, split_generated
+from migrate.runtime.index import EXPORTS
+from tests.migrate.convert.helpers import body
 
 CASES = [pytest.param(rule, example, id=f"{rule.id}-{rule.name}-{i}")
          for rule in sorted(RULES.values(), key=lambda r: r.id) for i, example in enumerate(rule.examples)]
 
 
-def _runtime_names(code: str) -> set[str]:
-    """The run-time helpers and templates in a converted file's generated block (not the
-    torch-signature classes and functions made from a table entry, whose names follow the
-    entry's torch name)."""
-    block = split_generated(code)[0]
-    if not block:
-        return set()
-    keys = (_key_of(st) for st in cst.parse_module(block).body)
-    return {name for key, name in keys if key is not None and "." not in key}
+def _runtime_names(res) -> set[str]:
+    """The run-time helpers and hand-written classes a converted file imports from the runtime
+    (not the torch-signature classes and functions generated from a table entry, whose names
+    follow the entry's torch name)."""
+    return {name for name in res.runtime if EXPORTS.get(name) != "generated"}
 
 
 @pytest.mark.parametrize("rule,example", CASES)
@@ -33,7 +28,7 @@ def test_rule_example(rule, example):
     assert rule.id in ids, (ids, res.code)
     # MS256 exists for a torch import kept because a line that uses it is marked
     assert "# migrate:" not in res.code or rule.id == "MS256", res.code
-    used = _runtime_names(res.code) & set(re.findall(r"[A-Za-z_]\w*", after))
+    used = _runtime_names(res) & set(re.findall(r"[A-Za-z_]\w*", after))
     declared = {name for r in RULES.values() if r.id in ids for name in r.needs}
     assert used <= declared, f"run-time names used but not in the needs of the rules applied: {used - declared}"
 

@@ -14,14 +14,14 @@ ms = pytest.importorskip("ms_core")
 
 def test_sdpa_runtime_is_causal_uses_the_helper():
     check("def f(q, k, v, c):\n    return F.scaled_dot_product_attention(q, k, v, is_causal=c)\n",
-          "def f(q, k, v, c):\n    return _torch_sdpa(q, k, v, None, 0.0, c, None)\n")
+          "def f(q, k, v, c):\n    return torch_sdpa(q, k, v, None, 0.0, c, None)\n")
 
 
 def test_sdpa_literal_is_causal_stays_inline():
     got = check("def f(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v, is_causal=False)\n",
                 "def f(q, k, v):\n    return ops.matmul(ops.softmax(ops.matmul(q, ops.swapaxes(k, -2, -1)) "
                 "* q.shape[-1] ** -0.5, -1), v)\n")
-    assert "_torch_sdpa" not in got.code
+    assert "torch_sdpa" not in got.code
 
 
 SDPA = """
@@ -61,9 +61,9 @@ def test_foreach_calls_become_the_helper_and_the_probe_is_answered():
     got = check("def upd(ema, model, d):\n    if hasattr(torch, '_foreach_lerp_'):\n"
                 "        torch._foreach_lerp_(ema, model, weight=1. - d)\n"
                 "    torch._foreach_mul_(ema, scalar=d)\n",
-                "def upd(ema, model, d):\n    if True:\n        _torch_foreach('lerp_', ema, model, weight=1. - d)\n"
-                "    _torch_foreach('mul_', ema, scalar=d)\n")
-    assert "def _torch_foreach(" in got.code
+                "def upd(ema, model, d):\n    if True:\n        torch_foreach('lerp_', ema, model, weight=1. - d)\n"
+                "    torch_foreach('mul_', ema, scalar=d)\n")
+    assert got.runtime == ("torch_foreach",)
 
 
 FOREACH = """
@@ -124,7 +124,7 @@ def test_activation_fn_kwdefaults_and_explicit_module_init():
           "class A(nn.Module):\n    def __init__(self, act):\n        nn.Module.__init__(self)\n"
           "        self.act = _get_activation_fn(act)\n        self.ij = torch.meshgrid.__kwdefaults__\n",
           "class A(nn.Cell):\n    def __init__(self, act):\n        nn.Cell.__init__(self)\n"
-          "        self.act = _torch_activation_fn(act)\n        self.ij = {'indexing': None}\n")
+          "        self.act = torch_activation_fn(act)\n        self.ij = {'indexing': None}\n")
 
 
 ACTIVATION = """

@@ -25,7 +25,7 @@ class Patches(nn.Module):
 
 @pytest.mark.parametrize("k, s", [(3, 2), ((2, 3), 1), (4, 4)])
 def test_unfold_layers_give_torch_values(k, s):
-    tns, cns = both_sides(SRC, 'ops.unfold(')
+    tns, cns = both_sides(SRC, 'UnfoldTorchLayout(')
     x = np.random.default_rng(0).standard_normal((2, 3, 9, 10)).astype(np.float32)
     want = [t.numpy() for t in tns["Patches"](k, s)(torch.from_numpy(x))]
     got = [t.asnumpy() for t in cns["Patches"](k, s)(ms.Tensor(x))]

@@ -92,13 +92,11 @@ def test_a_closure_that_returns_another_value_is_marked():
     assert "# migrate: MS953 the closure of optimizer.step() returns something else" in code
 
 
-def test_the_generated_optimizer_refuses_a_plain_loss():
+def test_the_runtime_optimizer_refuses_a_plain_loss():
     import ms_core as ms
-    from migrate.convert.optim_runtime import SOURCES
-    namespace = {"ops": ms.ops}
-    exec(SOURCES["TorchLBFGS"], namespace)
-    opt = namespace["TorchLBFGS"]([ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")])
+    from migrate.runtime.optim import TorchLBFGS
+    opt = TorchLBFGS([ms.Parameter(ms.Tensor(np.ones(2, np.float32)), name="w")])
     with pytest.raises(TypeError, match="For 'LBFGS', the closure must return \\(loss, grads\\)"):
         opt.step(lambda: ms.Tensor(1.0))
     with pytest.raises(ValueError, match="For 'LBFGS', line_search_fn 'strong_wolfe' is not supported"):
-        namespace["TorchLBFGS"]([], line_search_fn="strong_wolfe")
+        TorchLBFGS([], line_search_fn="strong_wolfe")

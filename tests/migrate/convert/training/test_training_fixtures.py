@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from migrate import convert_source
+from migrate.convert.runtime_files import write_runtime
 from tests.migrate.convert.helpers import FIXTURE_ROOT, REPO
 
 HERE = FIXTURE_ROOT / "training"
@@ -62,6 +63,7 @@ def runs(tmp_path_factory):
     """{name: (conversion result, torch stdout, converted stdout)} for every fixture."""
     tmp = tmp_path_factory.mktemp("converted")
     shutil.copy(HERE / "np_init.py", tmp / "np_init.py")
+    write_runtime(tmp, "ms_core")  # the scripts import it from beside them, as a converted tree does
     results = {}
     for name in FIXTURES:
         res = convert_source((HERE / f"{name}.py").read_text())
@@ -85,7 +87,7 @@ def test_fixture_converts_without_markers(name, runs):
     markers = [c for c in res.changes if c.label == "unsupported"]
     assert not markers, markers
     assert "# migrate:" not in res.code
-    assert "import torch" not in res.code and "from torch" not in res.code
+    assert not re.search(r"^\s*import torch\b", res.code, re.M) and not re.search(r"^\s*from torch\b", res.code, re.M)
     assert ".backward(" not in res.code and ".zero_grad(" not in res.code
     assert "ms.value_and_grad(" in res.code
     assert convert_source(res.code).code == res.code  # converting the output changes nothing

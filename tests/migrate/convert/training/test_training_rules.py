@@ -671,10 +671,14 @@ def test_distributed():
             for x, y in loader:
                 pass
         """, """\
+        # Launch one process per device with msrun: msrun --worker_num=N --local_worker_num=N --master_port=PORT SCRIPT.py
+        #   (torchrun --nnodes=M --nproc-per-node=N --node-rank=R -> msrun --worker_num=M*N --local_worker_num=N --node_rank=R --master_addr=NODE0);
+        #   on ms_core: python -m ms_core.launch --nproc N SCRIPT.py
         ms.communication.init()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
         rank = ms.communication.get_rank()
         world = ms.communication.get_group_size()
+        model = torch_distributed_data_parallel(model)
         loader = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=rank, shuffle=False).batch(32)
         loader2 = ms.dataset.GeneratorDataset(dataset, column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=True).batch(32)
         for epoch in range(3):
@@ -684,23 +688,79 @@ def test_distributed():
     assert res.unsupported == 0
 
 
-@pytest.mark.parametrize("call,kept", [
-    ('dist.init_process_group("gloo", rank=r, world_size=n)', "rank=r, world_size=n"),
+@pytest.mark.parametrize("call,launch", [
+    ('dist.init_process_group("gloo", rank=r, world_size=n)',
+     "msrun --worker_num=N --local_worker_num=N --master_port=PORT SCRIPT.py"),
     ("dist.init_process_group(backend='nccl', init_method='tcp://h:23456', world_size=4, rank=r)",
-     "init_method='tcp://h:23456', world_size=4, rank=r"),
-    ("dist.init_process_group(**kw)", "the arguments given by */**"),
+     "msrun --worker_num=4 --local_worker_num=4 --master_addr=h --master_port=23456 SCRIPT.py"),
+    ("dist.init_process_group(**kw)", "msrun --worker_num=N --local_worker_num=N --master_port=PORT SCRIPT.py"),
     ('dist.init_process_group("gloo", init_method="file:///tmp/s", rank=0, world_size=1)', None),
-    ('dist.init_process_group(backend="nccl", timeout=t)', None),
+    ('dist.init_process_group(backend="nccl", timeout=t)',
+     "msrun --worker_num=N --local_worker_num=N --master_port=PORT SCRIPT.py"),
 ])
-def test_process_group_arguments_init_cannot_take_are_marked(call, kept):
-    code = convert_source(f"import torch.distributed as dist\n{call}\n").code
-    assert "ms.communication.init()" in code
-    assert "init_process_group" not in code.replace("# migrate: MS902 init_process_group", "")
-    if kept is None:  # a group of one process is what init() gives without a launcher
-        assert "# migrate" not in code, code
+def test_the_launcher_gives_rank_size_and_rendezvous_and_the_comment_says_how(call, launch):
+    res = convert_source(f"import torch.distributed as dist\n{call}\n")
+    code = res.code
+    assert "ms.communication.init()" in code and "init_process_group" not in code and "# migrate" not in code
+    assert [c.label for c in res.changes if c.rule == "MS210"] == ["transformed"]
+    if launch is None:  # a group of one process is what init() gives without a launcher
+        assert "msrun" not in code, code
     else:
-        assert f"# migrate: MS902 init_process_group: {kept} not passed: MindSpore's init() takes none: " \
-               "launch with msrun" in code, code
+        assert f"# Launch one process per device with msrun: {launch}" in code, code
+        assert "#   on ms_core: python -m ms_core.launch --nproc" in code
+
+
+def test_spawned_workers_become_launched_workers():
+    code, res = body("""\
+        import torch.multiprocessing as mp
+        import torch.distributed as dist
+
+
+        def main(rank, world_size, epochs):
+            dist.init_process_group("nccl", rank=rank, world_size=world_size)
+
+
+        if __name__ == "__main__":
+            mp.spawn(main, args=(4, 10), nprocs=4)
+            mp.spawn(main, args=extra, nprocs=n, join=True)
+            ctx = mp.spawn(main, args=(4, 10), nprocs=4, join=False)
+        """)
+    assert """    # mp.spawn started nprocs=4 processes; msrun starts them instead:
+    # Launch one process per device with msrun: msrun --worker_num=4 --local_worker_num=4 --master_port=PORT SCRIPT.py
+    #   (torchrun --nnodes=M --nproc-per-node=N --node-rank=R -> msrun --worker_num=M*N --local_worker_num=N --node_rank=R --master_addr=NODE0);
+    #   on ms_core: python -m ms_core.launch --nproc 4 SCRIPT.py
+    ms.communication.init()
+    main(ms.communication.get_local_rank(), 4, 10)
+""" in code, code  # noqa: E501
+    assert "    main(ms.communication.get_local_rank(), *extra)\n" in code
+    assert "    # migrate: MS901 mp.spawn whose result is used or with join=False: " \
+           "msrun starts the workers; call fn(ms.communication.get_local_rank(), ...) in each" in code, code
+    assert "in each (a spawn statement becomes init() + fn(local rank, *args), MS240)\n" \
+           "    ctx = mp.spawn(main, args=(4, 10), nprocs=4, join=False)\n" in code, code
+    assert [c.label for c in res.changes if c.rule == "MS240"] == ["transformed", "transformed"]
+
+
+def test_torchrun_environment_reads_become_msruns_and_rendezvous_settings_go():
+    code, res = body("""\
+        import os
+        import torch.distributed as dist
+        os.environ["MASTER_ADDR"] = "localhost"
+        os.environ["MASTER_PORT"] = "12355"
+        local_rank = int(os.environ["LOCAL_RANK"])
+        rank, world = int(os.environ.get("RANK", 0)), int(os.getenv("WORLD_SIZE", "1"))
+        other = os.environ["HOME"]
+        """)
+    assert code == """\
+local_rank = int(os.environ["DEVICE_ID"])
+rank, world = int(os.environ.get("RANK_ID", 0)), int(os.getenv("RANK_SIZE", "1"))
+other = os.environ["HOME"]
+""", code
+    assert [c.label for c in res.changes if c.rule == "MS241"] == ["transformed", "transformed", "exact", "exact"]
+
+
+def test_environment_reads_of_files_without_torch_distributed_stay():
+    code = convert_source('import os\nimport numpy as np\nrank = int(os.environ["RANK"])\n').code
+    assert code == 'import os\nimport numpy as np\nrank = int(os.environ["RANK"])\n'
 
 
 def test_target_mindspore():
@@ -768,7 +828,7 @@ def test_backward_under_a_condition_moves_the_forward_pass_into_if_else():
 
             for phase in ['train', 'val']:
                 for inputs, labels in dataloaders[phase]:
-                    with _TorchSetGradEnabled(phase == 'train'):
+                    with TorchSetGradEnabled(phase == 'train'):
                         if phase == 'train':
                             loss, grads = grad_fn(inputs, labels)
                             optimizer(grads)
@@ -857,8 +917,12 @@ def test_data_parallel_step_reduces_gradients():
             loss.backward()
             optimizer.step()
         """, """\
+        # Launch one process per device with msrun: msrun --worker_num=N --local_worker_num=N --master_port=PORT SCRIPT.py
+        #   (torchrun --nnodes=M --nproc-per-node=N --node-rank=R -> msrun --worker_num=M*N --local_worker_num=N --node_rank=R --master_addr=NODE0);
+        #   on ms_core: python -m ms_core.launch --nproc N SCRIPT.py
         ms.communication.init()
         ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        model = torch_distributed_data_parallel(model)
 
         def forward_fn(x, y):
             loss = criterion(model(x), y)
@@ -871,7 +935,7 @@ def test_data_parallel_step_reduces_gradients():
             loss, grads = grad_fn(x, y)
             grads = grad_reducer(grads)
             optimizer(grads)
-        """)
+        """)  # noqa: E501
     assert res.unsupported == 0
 
 
@@ -887,6 +951,36 @@ def test_module_of_a_ddp_model_is_the_model():
     assert "w = model.fc.weight" in got
     assert "model.module" not in got
     assert "other.module.x = 1" in got
+
+
+def test_ddp_arguments_are_kept_dropped_or_marked():
+    """broadcast_buffers is the helper's; per-device and bucketing arguments go with a note; a
+    process group, init_sync=False or mixed precision change what trains: marked."""
+    got, res = body("""\
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        a = DDP(net, device_ids=[rank], output_device=rank, bucket_cap_mb=50, static_graph=True)
+        b = DDP(net, broadcast_buffers=flag)
+        c = DDP(net, process_group=group)
+        d = DDP(net, init_sync=False)
+        """)
+    assert "a = torch_distributed_data_parallel(net)\n" in got
+    assert "b = torch_distributed_data_parallel(net, broadcast_buffers=flag)\n" in got
+    assert "# migrate: MS902 torch.nn.parallel.DistributedDataParallel: DistributedDataParallel(" \
+           "process_group=group): not translated" in got
+    assert "DistributedDataParallel(init_sync=False): not translated" in got
+    notes = [c.note for c in res.changes if c.rule == "MS226"]
+    assert any("bucket_cap_mb, device_ids, output_device, static_graph dropped" in n for n in notes), notes
+
+
+def test_convert_sync_batchnorm_becomes_the_helper_and_a_group_is_marked():
+    got, _ = body("""\
+        import torch.nn as nn
+        model = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        other = nn.SyncBatchNorm.convert_sync_batchnorm(net, process_group=group)
+        """)
+    assert "model = torch_convert_sync_batchnorm(net)\n" in got
+    assert "# migrate: MS902 torch.nn.SyncBatchNorm.convert_sync_batchnorm: convert_sync_batchnorm over a " \
+           "torch process group" in got
 
 
 def test_get_scale_of_a_grad_scaler_reads_its_scale_value():
@@ -914,7 +1008,7 @@ def test_sharded_tensor_dataset_and_process_group_calls():
         data = ms.dataset.NumpySlicesDataset((ops.zeros((8, 2)).asnumpy(), ops.ones((8,)).asnumpy()), column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)
         loader = data.batch(4)
         if True:
-            ms.communication.comm_func.barrier()
+            ms.mint.distributed.barrier()
         ms.communication.release()
         """)  # noqa: E501
     assert res.unsupported == 0
@@ -1321,7 +1415,7 @@ def test_set_grad_enabled_with_a_condition_inside_a_forward_pass_is_refused():
             optimizer.step()
         """, """\
         for x, y in loader:
-            with _TorchSetGradEnabled(train_head):
+            with TorchSetGradEnabled(train_head):
                 h = backbone(x)
             loss = criterion(head(h), y)
             optimizer.zero_grad()

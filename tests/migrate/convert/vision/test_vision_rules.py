@@ -103,11 +103,13 @@ def test_download_is_noted_in_the_report():
 
 
 @pytest.mark.parametrize("target, prefix", [("ms_core", "ms_core"), ("mindspore", "mindspore")])
-def test_generated_functions_use_the_target_and_convert_again_unchanged(target, prefix):
+def test_runtime_functions_use_the_target_and_convert_again_unchanged(target, prefix):
     src = "from torchvision import datasets\nd = datasets.MNIST('x')\n"
     res = convert_source(src, target)
-    assert f"import {prefix} as ms" in res.code and "ms.dataset.MnistDataset" in res.code
+    assert f"import {prefix} as ms" in res.code and "from migrate_runtime import MNISTTorch\n" in res.code
     assert convert_source(res.code, target).code == res.code
+    alone = convert_source(src, target, runtime="").code  # inlined: over the target's dataset
+    assert "ms.dataset.MnistDataset" in alone and convert_source(alone, target, runtime="").code == alone
 
 
 DATA_PARALLEL = '''import numpy as np

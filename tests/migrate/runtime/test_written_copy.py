@@ -1,0 +1,100 @@
+"""The runtime as a converted tree gets it (migrate.convert.runtime_files): a copy fixed to the
+conversion's target that imports without this project or torch, a name that never takes a user's
+file, one copy per import root, and the definitions a single file inlines."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrate.convert.runtime_files import (
+    RUNTIME_NAME, for_target, import_module_text, inline_parts, is_written_runtime, package_dirs,
+    runtime_files, runtime_homes, runtime_name, write_runtime,
+)
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _python(cwd, code):
+    """Run ``code`` where only the written copy and ms_core (not this project, not torch) import."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(cwd)}
+    prelude = "import sys\nsys.modules['torch'] = None\nsys.modules['migrate'] = None\n"
+    out = subprocess.run([sys.executable, "-c", prelude + code], cwd=cwd, capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_the_copy_is_fixed_to_its_target(target):
+    files = runtime_files(target)
+    assert set(files) >= {"__init__.py", "backend.py", "generated.py", "index.py", "arguments.py"}
+    assert f"import {target} as ms" in files["backend.py"] and "environ" not in files["backend.py"]
+    assert "TARGET ==" not in files["generated.py"] and files["generated.py"].count("class TorchLayerNorm(") == 1
+    assert ("torch_layer_norm(input" in files["generated.py"]) == (target == "mindspore")
+    assert files["__init__.py"].startswith('"""Run-time help of code converted from PyTorch by ms-migrate')
+    for text in files.values():
+        compile(text, "<runtime>", "exec")
+
+
+def test_branches_resolve_for_either_target():
+    code = ('from .backend import TARGET, ms\n\n\nif TARGET == "mindspore":\n    def f():\n        return 1\n'
+            'else:\n    def f():\n        return 2\n')
+    assert for_target(code, "ms_core") == "from .backend import ms\n\n\ndef f():\n    return 2\n"
+    assert for_target(code, "mindspore") == "from .backend import ms\n\n\ndef f():\n    return 1\n"
+
+
+def test_a_written_copy_runs_without_this_project_or_torch(tmp_path):
+    write_runtime(tmp_path, "ms_core")
+    assert is_written_runtime(tmp_path / RUNTIME_NAME)
+    out = _python(tmp_path, "from migrate_runtime import TorchConv2d, torch_size, TorchSequential\n"
+                            "import ms_core as ms, numpy as np\n"
+                            "m = TorchSequential(TorchConv2d(3, 4, 3, padding=(1, 2)))\n"
+                            "print(torch_size(m(ms.Tensor(np.ones((1, 3, 5, 5), np.float32)))))\n")
+    assert out.strip() == "(1, 4, 5, 7)"
+    assert write_runtime(tmp_path, "ms_core") == []  # the same text again: nothing is written
+
+
+def test_a_users_file_keeps_its_name(tmp_path):
+    (tmp_path / "migrate_runtime.py").write_text("USER = 1\n")
+    assert runtime_name(tmp_path) == "migrate_runtime_2"
+    (tmp_path / "sub" / "migrate_runtime").mkdir(parents=True)
+    (tmp_path / "sub" / "migrate_runtime" / "__init__.py").write_text("")
+    assert runtime_name(tmp_path / "sub") == "migrate_runtime_2"
+    with pytest.raises(FileExistsError, match="is not a runtime written by migrate"):
+        write_runtime(tmp_path / "sub", "ms_core")
+    write_runtime(tmp_path / "other", "ms_core")
+    assert runtime_name(tmp_path / "other") == "migrate_runtime"  # a copy of ours keeps its name
+    assert runtime_name(tmp_path / "other", taken={"migrate_runtime.py"}) == "migrate_runtime_2"
+
+
+def test_one_copy_per_import_root(tmp_path):
+    files = {"train.py": "import utils.helpers\nfrom models import net\n", "models/__init__.py": "",
+             "models/net.py": "from .blocks import b\n", "models/blocks/__init__.py": "", "models/blocks/b.py": "",
+             "utils/helpers.py": "import os\n", "tools/plot.py": "import json\n", "ns/x.py": "from . import y\n",
+             "ns/y.py": "", "examples/mnist/main.py": "import torch\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    sources = [str(tmp_path / rel) for rel in files]
+    assert package_dirs(tmp_path, sources) == {Path(p) for p in ("models", "models/blocks", "ns", "utils")}
+    homes = {str(Path(k).relative_to(tmp_path)): (str(d), depth) for k, (d, depth) in
+             runtime_homes(tmp_path, sources).items()}
+    assert homes == {"train.py": (".", None), "models/__init__.py": ("models", 0), "models/net.py": ("models", 0),
+                     "models/blocks/__init__.py": ("models", 1), "models/blocks/b.py": ("models", 1),
+                     "utils/helpers.py": ("utils", 0), "tools/plot.py": ("tools", None),
+                     "ns/x.py": ("ns", 0), "ns/y.py": ("ns", 0), "examples/mnist/main.py": ("examples/mnist", None)}
+    assert import_module_text("migrate_runtime", None) == "migrate_runtime"
+    assert import_module_text("migrate_runtime", 1) == "..migrate_runtime"
+
+
+def test_inlined_definitions_bring_what_they_need_in_order():
+    imports, defs, backend = inline_parts({"TorchConv2d", "torch_size"}, "ms_core")
+    names = [n for n, _ in defs]
+    assert imports == ["import math"] and backend == {"init", "nn"}
+    assert names.index("TorchSignature") < names.index("TorchConv2d") and "torch_conv_padding" in names
+    assert "torch_size" in names and "TorchLinear" not in names
+    _, defs, _ = inline_parts({"torch_import_module"}, "ms_core")
+    source = dict(defs)["torch_replaced_modules"]
+    assert "REPLACED_MODULES" in dict(defs) and "from .generated" not in source  # the block's own name now
