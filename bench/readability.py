@@ -4,7 +4,7 @@ The sources are the ones `bench/realworld.py` lists (staged the same way, conver
 each converted file is compared with its input:
 
 - **generated lines in user files** (goal 0): top-level classes and functions the output defines
-  and the input does not (`TorchConv2d`, `_torch_size`, `_TorchMissing`, einops helpers...), with
+  and the input does not (`TorchConv2d`, `torch_size`, `TorchMissing`, einops helpers...), with
   the comment lines just above them and the blank lines after; the training rewrite's own
   functions (`forward_fn`) are user code, not generated;
 - **output lines / input lines** (goal <= 1.05): of the code itself, imports (import statements,
@@ -51,7 +51,7 @@ PATTERNS = {
     "copy-in-place": "one in-place op as a copy_ of a copy(): x.copy_(x.copy().mul(y)) (counted, no goal: "
                      "MindSpore 2.10's ms.grad refuses x.copy_(x * y), mul saved x)",
     "private-name": "a private MindSpore name: ms._no_grad, ops._xxx",
-    "set-train-on-loss": "set_train (or _torch_train/_torch_eval) on a loss",
+    "set-train-on-loss": "set_train (or torch_train/torch_eval) on a loss",
     "pass-left": "a pass where a statement was removed",
     "device-none": "device = None left where a device was",
     "ms-nn-renamed": "the target's nn (ops, ...) imported as ms_nn because torch's nn stayed under that name",
@@ -241,7 +241,7 @@ class PatternFinder(ast.NodeVisitor):
         receiver = None
         if name == "set_train" and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
-        elif name in ("_torch_train", "_torch_eval") and node.args:
+        elif name in ("torch_train", "torch_eval", "_torch_train", "_torch_eval") and node.args:
             receiver = node.args[0]
         if receiver is not None:
             text = ast.unparse(receiver)

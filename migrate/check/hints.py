@@ -28,7 +28,7 @@ def layer_hint(torch_module, ms_cell, path) -> str:
         pad_mode = getattr(cell, "pad_mode", None)
         pads = mod.padding if isinstance(mod.padding, (tuple, list)) else (mod.padding,)
         if pad_mode == "same":
-            return (f"ms pad_mode='same' pads TF-style (the odd extra at the bottom/right"
+            return ("ms pad_mode='same' pads TF-style (the odd extra at the bottom/right"
                     + (", and AvgPool 'same' divides by the real elements only" if
                        isinstance(mod, pooling._AvgPoolNd) else "")
                     + f"); torch pads {tuple(pads)} on both sides: use "

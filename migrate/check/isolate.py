@@ -8,7 +8,6 @@ return value or its error message comes back through a pipe.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 import time
 from dataclasses import dataclass

@@ -10,7 +10,8 @@ second check of any model of the same package converts nothing.
 Both versions are imported under the same module names without colliding: each import runs with
 the names it defines taken out of ``sys.modules``. The torch original stays registered afterwards,
 as a plain import would leave it (its classes pickle); the converted side is taken out again and
-lives on only in the objects that use it, and what was registered before it is put back. Importing runs with ``sys.argv = [file]`` (a script that parses its arguments at
+lives on only in the objects that use it, and what was registered before it is put back. Importing runs with ``sys.argv
+= [file]`` (a script that parses its arguments at
 import time sees none of migrate's) and as a module, so an ``if __name__ == "__main__":`` block
 never runs. When a package's own ``__init__.py`` fails (it imports torchvision, say) although the
 model's module does not need it, the module is imported with its parent packages as empty

@@ -14,7 +14,8 @@ one JSON line per request on stdin / per answer on stdout:
   call, functional ones in order; torch's random draws as ``draw/i``). The model runs in that
   mode with torch's masks and draws, forward hooks record every cell call, and with gradients
   ``mindspore.value_and_grad`` takes them w.r.t. the float inputs and every trainable parameter.
-  Results: ``D/results.npz`` (``out/i``, ``layer/PATH#K/i``, ``grad/NAME``, ``loss``). Answer: ``{"ok": true, "notes": [...]}``.
+  Results: ``D/results.npz`` (``out/i``, ``layer/PATH#K/i``, ``grad/NAME``, ``loss``). Answer: ``{"ok": true,
+  "notes": [...]}``.
 - ``{"cmd": "quit"}``.
 
 Errors are answered as ``{"ok": false, "error": "Type: message"}``.

@@ -23,7 +23,8 @@ Linear, Conv*, other   weight, bias, ...                           unchanged
 Layouts need no change: torch Linear (out, in) == Dense (out, in); Conv OIHW on both sides;
 ConvTranspose (in, out/groups, kh, kw) on both sides. Shapes that differ only by size-1 axes are
 reshaped (MindSpore's Conv1d is a Conv2d of height 1: weight (out, in, 1, k) for torch's
-(out, in, k)); any other shape difference fails (a transposed weight is never "fixed"). Every parameter and buffer on both sides
+(out, in, k)); any other shape difference fails (a transposed weight is never "fixed"). Every parameter and buffer on
+both sides
 is accounted for: what is not mapped is listed in :class:`TransferReport` and fails the check.
 """
 from __future__ import annotations

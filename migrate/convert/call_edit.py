@@ -469,6 +469,8 @@ class CallEdit:
 
     def build(self) -> cst.BaseExpression:
         new = self._build_call()
+        if not self.runtime and is_lambda_call(new):
+            new = self._named_call() or new
         if "result" in self.casts:
             new = self._cast(new, self.casts["result"])
         if self.post is not None:
@@ -477,6 +479,30 @@ class CallEdit:
         if self.finish is not None:
             new = cst.Call(func=cst.Name(self.finish), args=[cst.Arg(new)])
         return new
+
+    def _named_call(self) -> cst.Call | None:
+        """A call of the runtime's function with the entry's torch signature, which computes what
+        the lambda called in place that its template or rule wrote computes (``(lambda _p:
+        ...)(math.pi * x)`` -> ``torch_sinc(x)``), with the arguments as given; None when the
+        entry has no such function or the call passes ``*args`` / ``**kwargs``."""
+        params = self.entry.params or ()
+        if any(p.star for p in params) or self.star_args or self.kwargs_args or self.entry.torch.startswith("Tensor."):
+            return None
+        name = self.converter.output.signatures.function(self.entry.torch)
+        if name is None:
+            return None
+        args, positional = [], True
+        for p in params:
+            if p.name not in self.bound or p.name not in self.given:
+                positional = False
+                continue
+            positional = positional and p.name in self.positional
+            keyword = None if positional else cst.Name(p.name)
+            equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if keyword \
+                else cst.MaybeSentinel.DEFAULT
+            args.append(cst.Arg(self.bound[p.name], keyword=keyword, equal=equal))
+        self.note(f"through the runtime's {name}: torch's signature, computed as the table says")
+        return cst.Call(cst.Name(name), args)
 
     def _build_call(self) -> cst.BaseExpression:
         if self.result is not None:
@@ -527,6 +553,11 @@ def numpy_alias(entry: Entry, name: str, names: set) -> str:
             or not entry.torch.startswith(("torch.", "Tensor.")):
         return name
     return alias
+
+
+def is_lambda_call(node) -> bool:
+    """``(lambda a: ...)(x)``: a lambda called where it is written."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Lambda)
 
 
 def _multiline(comma: cst.Comma) -> bool:

@@ -82,6 +82,7 @@ class WalkState:
     # torch aliases in force (a local rebinding and an import inside a function change them)
     aliases: dict = field(default_factory=dict)
     classes: list[ClassScope] = field(default_factory=list)       # the classes being walked
+    class_depths: list[int] = field(default_factory=list)  # len(functions) where each class was entered
     functions: list[FunctionScope] = field(default_factory=list)  # the functions (the module first)
     markers: list[list[tuple[str, str]]] = field(default_factory=list)  # per open statement: markers to write
     # per open statement: markers an earlier conversion wrote

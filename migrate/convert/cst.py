@@ -208,12 +208,30 @@ def method_call(stmt, name: str):
     return None
 
 
+def is_same_names(target, value) -> bool:
+    """``target = value`` binds each name to itself: ``x = x``, ``x, y = x, y`` (parentheses and
+    brackets aside)."""
+    if isinstance(target, cst.Name):
+        return isinstance(value, cst.Name) and value.value == target.value
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        return len(target.elements) == len(value.elements) and all(
+            isinstance(t, cst.Element) and isinstance(v, cst.Element) and is_same_names(t.value, v.value)
+            for t, v in zip(target.elements, value.elements))
+    return False
+
+
 def single_assign(stmt) -> cst.Assign | None:
     """The assignment of a line that holds exactly one ``targets = value`` statement."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
             and isinstance(stmt.body[0], cst.Assign):
         return stmt.body[0]
     return None
+
+
+@dataclasses.dataclass(frozen=True)
+class RemovedPass(cst.Pass):
+    """The ``pass`` that holds the comments of a statement the conversion removed:
+    :func:`fold_removed` moves the comments to the next statement where the block has one."""
 
 
 def removed(stmt) -> list:
@@ -225,10 +243,31 @@ def removed(stmt) -> list:
     inner = stmt.with_changes(leading_lines=[], **({"trailing_whitespace": cst.TrailingWhitespace()} if tail else {}))
     lines = [*stmt.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(inner, nested=True))]
     if tail is not None:
-        return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lines, trailing_whitespace=tail)]
+        return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines, trailing_whitespace=tail)]
     # blank lines alone are no comment to keep: the statement simply goes
-    return [cst.SimpleStatementLine([cst.Pass()], leading_lines=lines)] \
+    return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines)] \
         if any(ln.comment is not None for ln in lines) else []
+
+
+def _removed_only(st) -> bool:
+    return isinstance(st, cst.SimpleStatementLine) and all(isinstance(s, RemovedPass) for s in st.body)
+
+
+def fold_removed(stmts: list) -> tuple[list, list]:
+    """(``stmts`` with the ``pass`` lines of removed statements gone where the block keeps other
+    statements -- their comments above the next statement --, comment lines left for the block's
+    end). ``stmts`` itself, and no lines, when there is nothing to fold."""
+    if not any(_removed_only(st) for st in stmts) or all(_removed_only(st) for st in stmts):
+        return stmts, []
+    out, pending = [], []
+    for st in stmts:
+        if _removed_only(st):
+            tail = st.trailing_whitespace.comment
+            pending += [*st.leading_lines, *([cst.EmptyLine(comment=tail)] if tail is not None else [])]
+            continue
+        out.append(st.with_changes(leading_lines=[*pending, *st.leading_lines]) if pending else st)
+        pending = []
+    return out, [ln for ln in pending if ln.comment is not None]
 
 
 def bind_args(call: cst.Call, names: list[str]) -> dict | None:

@@ -29,7 +29,9 @@ EINOPS = node_rule(
     "Replace einops.rearrange / reduce / repeat / pack / unpack / einsum / parse_shape and "
     "einops.layers.torch.Rearrange / Reduce with generated functions and Cells over the target's "
     "ops (einops_rearrange, EinopsRearrange, ...): converted code needs neither einops nor torch.",
-        needs=["EinopsRearrange", "EinopsReduce", "einops_asnumpy", "einops_einsum", "einops_pack", "einops_parse_shape", "einops_rearrange", "einops_reduce", "einops_repeat", "einops_unpack"], examples=[
+        needs=["EinopsRearrange", "EinopsReduce", "einops_asnumpy", "einops_einsum", "einops_pack",
+               "einops_parse_shape", "einops_rearrange", "einops_reduce", "einops_repeat", "einops_unpack"],
+        examples=[
     ("from einops import rearrange\n"
      "y = rearrange\n",
      "y = einops_rearrange\n"),

@@ -65,9 +65,10 @@ def candidates(tables) -> list[str]:
         if not qual.startswith("torch.") or public_name(qual) != qual or qual in _CONTAINERS \
                 or qual in _FUNCTION_TEMPLATES:
             continue
-        # (an entry without a target is a template: a value of it needs the function too)
+        # (an entry without a target is a template: a value of it needs the function too; a
+        # template that calls a lambda in place is written as a call of the function)
         if not entry.target.startswith(".") and entry.label != "unsupported" \
-                and (translates(entry) or not entry.target):
+                and (translates(entry) or not entry.target or (entry.template or "").startswith("(lambda")):
             out.append(qual)
     return out
 

@@ -6,7 +6,8 @@
   input is parsed by CPython only when the conversion changed it or recursed too deep.
 - A RecursionError is retried once in a thread with a large stack and a high recursion limit,
   so any file CPython compiles converts, however deep its expressions.
-- The output must compile (CPython's compiler refuses more than its parser: a parameter named twice), and code nested deeper than ``DEEP_BRACKETS`` levels
+- The output must compile (CPython's compiler refuses more than its parser: a parameter named twice), and code nested
+deeper than ``DEEP_BRACKETS`` levels
   of brackets never gets deeper: a conversion that would take deeply nested code towards
   CPython's limit of 200 (199 nested parentheses becoming 200), or is otherwise invalid, leaves
   the file unchanged with an error instead.
@@ -78,7 +79,8 @@ def run_deep(fn, *args):
 
 
 def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVERYTHING,
-                 inherited: dict | None = None, named_modules=frozenset(), runtime: str = RUNTIME_NAME) -> ConvertResult:
+                 inherited: dict | None = None, named_modules=frozenset(),
+                 runtime: str = RUNTIME_NAME) -> ConvertResult:
     """Convert source text; never raise for any input, never return code CPython cannot parse.
 
     Args:
@@ -134,7 +136,8 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
             result.code += "\r\n" if code.endswith("\r\n") else code[-1]
         error = python_error(result.code, compiled=True)
         if error is not None and python_error(code, compiled=True) is not None:
-            error = python_error(result.code)  # the input does not compile either (`await` outside a function): it parses
+            # the input does not compile either (`await` outside a function): it parses
+            error = python_error(result.code)
         if error is not None:
             if not checked and (input_error := python_error(code)) is not None:
                 return ConvertResult(code, error=input_error)  # libcst accepted what CPython does not

@@ -31,7 +31,8 @@ from migrate.convert.changes import MARKER_PREFIX
 from migrate.convert.cst import code_of, dotted, parse_statement
 
 STUB = "TorchMissing"  # the runtime's stand-in (migrate/runtime/guards.py), imported by the guarded file
-GUARD_NOTE = f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names fails where it runs"
+GUARD_NOTE = (f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names "
+              "fails where it runs")
 CHECKING = "TYPE_CHECKING"
 # the stand-in class an earlier version wrote into each converted file (recognised to be removed)
 _OLD_STUB, _OLD_DOC = "_TorchMissing", "Stands for a torch name where torch is not installed"
@@ -98,7 +99,8 @@ def _guard_parts(node):
             and node.finalbody is None and isinstance(node.body, cst.IndentedBlock)):
         return None
     handler = node.handlers[0]
-    if handler.name is not None or handler.type is None or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
+    if handler.name is not None or handler.type is None \
+            or (dotted(handler.type) or "").split(".")[-1] != "ImportError" \
             or not isinstance(handler.body, cst.IndentedBlock):
         return None
     return node.body.body, handler.body.body

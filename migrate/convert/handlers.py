@@ -12,7 +12,7 @@ import re
 
 import libcst as cst
 
-from migrate.convert.call_edit import BindError, CallEdit, primary
+from migrate.convert.call_edit import BindError, CallEdit
 from migrate.convert.cst import attribute, code_of, dotted, parse_expr
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
@@ -27,6 +27,8 @@ from migrate.convert.receivers import (
     track_assign, type_of,
 )
 from migrate.runtime.values import LAYER_ATTR_NAMES, LAYER_GEOMETRY
+from migrate.convert.owned import owned_tensors
+from migrate.convert.rules.inplace import ALIASING_METHODS
 from migrate.convert.probes import PROBE_FUNCTIONS, VERSION_NAMES, kwdefaults_reference, probe_call, version_reference
 from migrate.convert.precedence import fit
 from migrate.convert.registry import entry_id, node_rule
@@ -42,7 +44,7 @@ from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
 from migrate.convert.torch_signature import (
-    _CONTAINERS, container_call, is_layer_class, reference, runtime_call, translates,
+    _CONTAINERS, container_call, is_layer_class, reference, runtime_call, runtime_value, translates,
 )
 
 TYPE_AS_DTYPE = node_rule(
@@ -86,11 +88,11 @@ MODULES_LOOP = node_rule(
 NO_GRAD = node_rule(
     "MS106", "no_grad",
     "Replace a bare grad-mode decorator @torch.no_grad / @torch.enable_grad with the call torch makes "
-    "of it (@torch.no_grad(), which the tables convert to @ms._no_grad()).", examples=[
+    "of it (@torch.no_grad(), which the tables convert to @torch_no_grad(), the runtime's).", examples=[
     ("@torch.no_grad\n"
      "def f(x):\n"
      "    return x\n",
-     "@ms._no_grad()\n"
+     "@torch_no_grad()\n"
      "def f(x):\n"
      "    return x\n"),
 ])
@@ -200,7 +202,8 @@ def on_reference(converter, node, q: str):
         if new is not None:
             return new
     if q == "torch.device" and converter.allows(DEVICE_CLASS.id):
-        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])  # `_builtins.type` when shadowed
+        # `_builtins.type` when shadowed
+        new = cst.Call(parse_expr(converter.builtin("type")), [cst.Arg(cst.Name("None"))])
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)
@@ -222,6 +225,13 @@ def on_reference(converter, node, q: str):
         label = "exact" if entry.params is not None else entry.label
         converter.record(node, new, entry_id(entry), label, entry.note)
         return new
+    if entry is not None and not entry.target and entry.rule == "grad_mode" and entry.label != "unsupported" \
+            and not converter.walk_state.in_isinstance:
+        # a grad-mode context as a value (ctx = torch.no_grad): the runtime's (a rule writes its
+        # calls; other such entries' values stay marked: a base class must be a class)
+        new = runtime_value(converter, node, q)
+        if new is not None:
+            return new
     converter.uses_alias(node)
     converter.mark(node, "MS901", f"{q} has no mapping" + (f" ({entry.note})" if entry and entry.note else ""))
     return node
@@ -774,6 +784,7 @@ def _defines_forward(node: cst.ClassDef) -> bool:
 def on_function(converter, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
     scope = FunctionScope(local_names=function_locals(node))
+    scope.owned = owned_tensors(node, ALIASING_METHODS, converter.qual)
     scope.shadowed = converter.facts.imported & scope.local_names
     params = [p.name.value for p in node.params.params]
     if converter.in_cell and node.name.value in ("forward", "construct"):
@@ -811,7 +822,7 @@ def on_function(converter, node: cst.FunctionDef):
 
 def _grad_mode_decorator(converter, dec: cst.Decorator) -> cst.Decorator:
     """Apply MS106: a grad-mode class used bare as a decorator (``@torch.no_grad``) is called, as
-    torch does (``@torch.no_grad()``); the tables convert the call (``@ms._no_grad()``), a context
+    torch does (``@torch.no_grad()``); the tables convert the call (``@torch_no_grad()``), a context
     decorator on MindSpore too."""
     expr = dec.decorator
     if isinstance(expr, cst.Call) or converter.qual(expr) not in NO_GRAD_CALLS or not converter.allows(NO_GRAD.id):
@@ -855,7 +866,8 @@ def _value_free(converter, expr) -> bool:
 def on_with(converter, node: cst.With):
     """Apply MS169 to value-free contexts and MS254 to ``with torch.device(d):`` (the block is
     unwrapped: a list of statements). Grad-mode contexts (``torch.no_grad()``) stay: the tables
-    convert them (``ms._no_grad()``: MindSpore's grad mode, which stops gradients inside ms.grad)."""
+    convert them (``torch_no_grad()``, the runtime's: MindSpore's grad mode, which stops gradients
+    inside ms.grad)."""
     keep = []
     for item in node.items:
         e = item.item
@@ -925,6 +937,8 @@ def on_if(converter, node: cst.If):
             else:
                 scope.narrow[narrowed] = old
     new_else = converter.walk(node.orelse) if node.orelse is not None else None
+    if isinstance(new_else, list):  # an elif whose test the conversion settled: the branch that runs
+        new_else = cst.Else(body=cst.IndentedBlock(body=new_else)) if new_else else None
     if new_test is not node.test or new_body is not node.body or new_else is not node.orelse:
         return node.with_changes(test=new_test, body=new_body, orelse=new_else)
     return node

@@ -103,7 +103,8 @@ def _imports_at_all(code: str, roots) -> bool:
     return False
 
 
-_TORCH_NOT_EINOPS = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops\.layers\.torch)\b", re.M)
+_TORCH_NOT_EINOPS = re.compile(r"^\s*(import|from)\s+(torch|torchvision|torchaudio|torchtext|einops\.layers\.torch)\b",
+                               re.M)
 _TORCH_ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "einops.layers.torch")
 
 
@@ -767,7 +768,8 @@ def target_header(converter, body=()) -> list[cst.SimpleStatementLine]:
     if mods:
         parts = [m if converter.facts.names[m] == m else f"{m} as {converter.facts.names[m]}" for m in mods]
         lines.append(f"from {converter.facts.pkg} import {', '.join(parts)}")
-    if (converter.output.guarded or converter.output.checking) and ("typing", "TYPE_CHECKING", "TYPE_CHECKING") not in have:
+    if (converter.output.guarded or converter.output.checking) \
+            and ("typing", "TYPE_CHECKING", "TYPE_CHECKING") not in have:
         lines.append("from typing import TYPE_CHECKING")   # the guards' imports are for type checkers only
     init_local = converter.facts.names["init"]
     if "init" in converter.output.used and (f"{converter.facts.pkg}.common", "initializer", init_local) not in have:
@@ -786,7 +788,8 @@ def _after_leading_imports(body) -> int:
         if not isinstance(st, cst.SimpleStatementLine):
             return i
         small = st.body[0]
-        is_doc = i == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+        is_doc = i == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString,
+                                                                                     cst.ConcatenatedString))
         if not (is_doc or isinstance(small, (cst.Import, cst.ImportFrom))):
             return i
     return len(body)

@@ -2,7 +2,8 @@
 
 - Parameter names: MindSpore names a parameter by its path when its cell is assigned to an
   attribute; a cell added to a container that is already attached (``self.layers.append(b)``,
-  ``self.features.add_module(n, m)``, ``self.heads[k] = m``) keeps a shorter name, and two parameters may end up with the
+  ``self.features.add_module(n, m)``, ``self.heads[k] = m``) keeps a shorter name, and two parameters may end up with
+  the
   same name, which breaks ``save_checkpoint`` + ``load_param_into_net`` (checked on MindSpore
   2.10). A Cell's ``__init__`` that adds children that way ends with a call naming every
   parameter by its path (:func:`~migrate.runtime.values.torch_param_names`).

@@ -18,7 +18,8 @@ _BLOCKS = (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.TryStar, cst.Else,
            cst.ExceptHandler, cst.ExceptStarHandler)
 
 
-_OWN_IMPORT_LINE = re.compile(r"\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|einops|ms_core|mindspore|math)\b")
+_OWN_IMPORT_LINE = re.compile(
+    r"\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|einops|ms_core|mindspore|math)\b")
 
 
 def maybe_bound(code: str, names) -> set[str]:
@@ -83,8 +84,8 @@ def small_bindings(small, skip=None) -> list[str]:
     left out (torch imports: they bind aliases, not user names; the converter's own lines).
     ``import os, torch``: each module is tested on its own."""
     if isinstance(small, cst.Import) and len(small.names) > 1 and skip is not None:
-        return [n for a in small.names
-                for n in small_bindings(small.with_changes(names=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT)]), skip)]
+        alone = (small.with_changes(names=[a.with_changes(comma=cst.MaybeSentinel.DEFAULT)]) for a in small.names)
+        return [n for one in alone for n in small_bindings(one, skip)]
     if skip is not None and skip(small):
         return []
     if isinstance(small, cst.Assign):

@@ -21,6 +21,8 @@ class FunctionScope:
             in a file that does ``import data``): inside it those names are not modules.
         local_names: every name the function binds (None for the module body): a name it does
             not bind is looked up in the enclosing scopes, as Python does.
+        owned: local tensors no alias can see (:mod:`migrate.convert.owned`): an in-place update
+            of one is a rebinding.
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -31,6 +33,7 @@ class FunctionScope:
     layers: dict[str, str] = field(default_factory=dict)
     shadowed: set[str] = field(default_factory=set)
     local_names: set[str] | None = None
+    owned: frozenset = frozenset()
 
 
 @dataclass

@@ -148,7 +148,8 @@ def _named_imports(text: str) -> list[tuple[str, int, str, str]]:
         return []
     out = []
     for node in _module_statements(tree.body):
-        if isinstance(node, ast.ImportFrom) and not (node.level == 0 and _torch_root((node.module or "").split(".")[0])):
+        if isinstance(node, ast.ImportFrom) \
+                and not (node.level == 0 and _torch_root((node.module or "").split(".")[0])):
             out += [(node.module or "", node.level, a.name, a.asname or a.name) for a in node.names if a.name != "*"]
     return out
 

@@ -62,18 +62,24 @@ TORCH_FUNCTION = node_rule(
 ])
 TORCH_CONTAINER = node_rule(
     "MS183", "torch_containers",
-    "Replace nn.Sequential filled after construction or subclassed, nn.ModuleList holding None "
-    "or built from an iterator, and nn.ModuleDict whose values may be containers, with the "
+    "Replace nn.Sequential filled by name after construction (add_module, setattr) or subclassed, "
+    "nn.ModuleList holding None or built from an iterator, and nn.ModuleDict whose values may be containers, with the "
     "runtime's TorchSequential / TorchModuleList / TorchModuleDict (children run in insertion "
     "order; None entries keep their index; containers inside a dict).",
         needs=["TorchModuleDict", "TorchModuleList", "TorchSequential"], examples=[
-    ("s = nn.Sequential()\n",
-     "s = TorchSequential()\n"),
+    ("s = nn.Sequential()\n"
+     "s.add_module('act', nn.ReLU())\n",
+     "s = TorchSequential()\n"
+     "s.insert_child_to_cell('act', nn.ReLU())\n"),
 ])
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # an import of a runtime copy (any name a conversion gives one: migrate_runtime, migrate_runtime_2)
 _RUNTIME_MODULE = re.compile(r"\.*" + re.escape(RUNTIME_NAME) + r"(?:_\d+)?")
+# how a Sequential is filled by name: add_module, setattr, or an attribute of an attribute assigned a
+# layer (`self.features.conv0 = nn.Conv2d(...)`, `block.norm = nn.BatchNorm2d(c)`)
+_FILLED_BY_NAME = re.compile(r"\.(?:add_module|register_module|insert_child_to_cell)\(|\bsetattr\(|"
+                             r"(?:\bself\.\w+|(?<![\w.])(?!self\b)\w+)\.\w+\s*=[^=\n][^\n]*\bnn\.")
 _NONE_APPENDED = re.compile(r"\.(?:append|insert)\([^\n]*\bNone\b|ModuleList\(\s*\[[^\]]*\bNone\b")
 # the containers whose torch semantics need the runtime's class, and the ones that stay plain
 _CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList",
@@ -219,9 +225,12 @@ class TorchSignatures:
         return self.helper(LOOKUPS[module]) if module in LOOKUPS else None
 
     def container_call(self, qual: str, node: cst.Call) -> str | None:
-        """The container class a call of ``qual`` needs (TorchSequential for ``nn.Sequential()``
-        filled later, TorchModuleList for a list that may hold None), or None."""
-        if qual == "torch.nn.Sequential" and (not node.args or ".add_module(" in self.code):
+        """The container class a call of ``qual`` needs (TorchSequential for an ``nn.Sequential``
+        in a file that fills one by name, TorchModuleList for a list that may hold None), or None."""
+        if qual == "torch.nn.Sequential" and _FILLED_BY_NAME.search(self.code):
+            # a child added by name is not run by SequentialCell (its construct runs cell_list,
+            # which insert_child_to_cell does not extend on MindSpore 2.10); an empty Sequential
+            # that stays empty or is filled by append is an empty SequentialCell
             return self.helper("TorchSequential")
         if qual == "torch.nn.ModuleList" and (
                 _NONE_APPENDED.search(self.code)
@@ -493,6 +502,21 @@ def reference(converter, node, qual: str, entry):
     new = converter.target(entry.target)
     converter.mark(node, "MS906", f"{qual} referenced without a call: its arguments are not translated "
                              "where it is called")
+    return new
+
+
+def runtime_value(converter, node, qual: str):
+    """Apply MS182 to a torch function whose table entry has no MindSpore name (a rule writes each
+    call: ``ctx = torch.no_grad``) used as a value: the runtime's function with its signature
+    (torch_no_grad), or None when there is none."""
+    if is_layer_class(qual) or not converter.allows(TORCH_FUNCTION.id):
+        return None
+    name = signatures(converter).function(qual)
+    if name is None:
+        return None
+    new = cst.Name(name)
+    converter.record(node, new, TORCH_FUNCTION.id, "transformed",
+                     f"{qual} with torch's signature: its arguments are translated where it is called")
     return new
 
 

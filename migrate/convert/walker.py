@@ -8,6 +8,7 @@ kind of node is in :mod:`migrate.convert.handlers`; imports are resolved and rew
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,11 +20,11 @@ from mappings import load_attributes, load_tables
 from migrate.convert import einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
-from migrate.convert.comments import keep_lost_comments, lost_comment_lines, split_comment_tail
+from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
 from migrate.convert.precedence import fit
 from migrate.convert.cst import (
-    DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, keep_parens, parse_expr,
-    parse_statement,
+    DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
+    RemovedPass, parse_expr, parse_statement, attribute, fold_removed,
     removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
@@ -174,6 +175,10 @@ class Converter:
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
             body = self._walk_body(module.body)
+        if body is not module.body:
+            body, left = fold_removed(list(body))
+            if left:
+                module = module.with_changes(footer=[*left, *module.footer])
         forget_vanished_uses(self, body)
         signatures(self).note_inline_needs()
         again = self._names_free_of_clashes(module, code)
@@ -481,12 +486,20 @@ class Converter:
     def in_class(self, scope: ClassScope):
         """Walk a class body in ``scope``."""
         self.walk_state.classes.append(scope)
+        self.walk_state.class_depths.append(len(self.walk_state.functions))
         self.walk_state.tensor_memo = {}
         try:
             yield scope
         finally:
             self.walk_state.classes.pop()
+            self.walk_state.class_depths.pop()
             self.walk_state.tensor_memo = {}
+
+    @property
+    def in_class_body(self) -> bool:
+        """Directly in a class body (not in one of its methods)."""
+        depths = self.walk_state.class_depths
+        return bool(depths) and depths[-1] == len(self.walk_state.functions)
 
     @property
     def at_module_top(self) -> bool:
@@ -722,7 +735,8 @@ class Converter:
             # module-level imports are rewritten at the end, once uses are known
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
-            return handlers.on_assign(self, small)
+            new = handlers.on_assign(self, small)
+            return None if self._left_self_assignment(small, new) else new
         if isinstance(small, cst.Expr):
             new = inplace.subscript_statement(self, small)
             if new is not None:
@@ -738,19 +752,103 @@ class Converter:
         if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
                 and new.value.value == "None" and isinstance(small.value, cst.Call):
             return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
+        if isinstance(small, cst.Expr) and new is not small:
+            return self._owned_update(small, self._setattr_statement(small, new))
         return new
+
+    def _owned_update(self, old: cst.Expr, new):
+        """The statement ``t.add_(1)``, converted to ``t.copy_(t.copy().add(1))``, as the rebinding
+        ``t = t.add(1)`` where the function owns ``t`` (no alias can see the update: see
+        :mod:`migrate.convert.owned`); ``new`` itself otherwise."""
+        call = new.value if isinstance(new, cst.Expr) else None
+        scope = self.scope
+        if scope is None or not scope.owned or not isinstance(call, cst.Call) or len(call.args) != 1 \
+                or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "copy_" \
+                or not isinstance(call.func.value, cst.Name) or call.func.value.value not in scope.owned:
+            return new
+        name = call.func.value.value
+        copies = _copies_of(call.args[0].value, name)
+        if len(copies) != 1 or f"{name}.copy_(" in code_of(call.args[0].value) or \
+                not isinstance(old.value, cst.Call) or code_of(old.value).startswith(f"{name}.copy_("):
+            return new  # (a chain that reads t keeps its writes; a copy_ the user wrote stays)
+        value = call.args[0].value.visit(_Uncopied(name))
+        return cst.Assign([cst.AssignTarget(cst.Name(name))], value, semicolon=new.semicolon)
+
+    def _setattr_statement(self, old: cst.Expr, new):
+        """A statement a rewrite made ``setattr(obj, 'name', value)`` (``self.register_buffer('pe',
+        pe)``) as the assignment it is: ``obj.name = value``; ``new`` itself for any other
+        statement, a name that is no identifier or one Python would mangle (``__x``), or a
+        ``setattr`` the user wrote."""
+        call = new.value if isinstance(new, cst.Expr) else None
+        if not isinstance(call, cst.Call) or len(call.args) != 3 or any(a.keyword or a.star for a in call.args) \
+                or code_of(call.func) != self.builtin("setattr") \
+                or isinstance(old.value, cst.Call) and code_of(old.value.func) == code_of(call.func):
+            return new
+        name = call.args[1].value
+        text = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        if not isinstance(text, str) or not text.isidentifier() or keyword.iskeyword(text) \
+                or text.startswith("__") and not text.endswith("__"):
+            return new
+        return cst.Assign([cst.AssignTarget(attribute(call.args[0].value, text))], call.args[2].value,
+                          semicolon=new.semicolon)
+
+    def _left_self_assignment(self, old: cst.Assign, new) -> bool:
+        """``new`` is what a rewrite left of ``old`` that does nothing: ``x = x`` of ``x =
+        x.to(device)``, ``x, y = x, y`` of ``x, y = x.cuda(), y.cuda()``. It goes, unless it
+        carries a marker or stands in a class body (where ``x = x`` copies an outer name)."""
+        if new is old or not isinstance(new, cst.Assign) or self.in_class_body \
+                or (self.walk_state.markers and self.walk_state.markers[-1]):
+            return False
+        return all(is_same_names(t.target, new.value) for t in new.targets)
 
     def on_block(self, node: cst.IndentedBlock):
         body = self._walk_body(node.body)
         if body is node.body:
             return node
+        body, left = fold_removed(list(body))
+        if left:
+            node = node.with_changes(footer=[*left, *node.footer])
         if not body:
             body = [cst.SimpleStatementLine([cst.Pass()])]
+        elif body[0] is not node.body[0] and body[0].leading_lines and not node.body[0].leading_lines \
+                and all(ln.comment is None for ln in body[0].leading_lines):
+            # the block's first statements went (`x = x`): no blank line opens the block
+            body = [body[0].with_changes(leading_lines=[]), *body[1:]]
         return node.with_changes(body=body)
 
     def on_compound(self, node):
         self.enter_stmt(node)
         return self.leave_stmt(node, self.generic(node))
+
+    def on_if(self, node: cst.If):
+        if id(node) in self.facts.generated and not self.nested:
+            self.walk_state.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
+            return node
+        self.enter_stmt(node)
+        new = handlers.on_if(self, node)
+        if new is not node and not self.walk_state.markers[-1]:
+            taken = _branch_taken(node, new)
+            if taken is not None:  # `if torch.cuda.is_available():` -> `if False:`: the branch that runs
+                self.walk_state.markers.pop()
+                self.output.reshaped = True
+                return taken
+            if _emptied(node, new):
+                # `if torch.cuda.is_available(): model = model.cuda()` -> `if False: pass`: it goes
+                self.walk_state.markers.pop()
+                return removed(node)  # (its comments stay, those inside the removed calls too)
+        return self.leave_stmt(node, new)
+
+    def on_ifexp(self, node: cst.IfExp):
+        """``a if torch.cuda.is_available() else b``: where the conversion makes the test a constant,
+        the branch taken alone (the other is never evaluated)."""
+        test = self.walk(node.test)
+        value = _constant(test) if test is not node.test and _constant(node.test) is None else None
+        if value is not None:
+            return self.walk(node.body if value else node.orelse)
+        body, orelse = self.walk(node.body), self.walk(node.orelse)
+        if test is node.test and body is node.body and orelse is node.orelse:
+            return node
+        return node.with_changes(test=test, body=body, orelse=orelse)
 
     def on_with(self, node: cst.With):
         self.enter_stmt(node)
@@ -864,6 +962,107 @@ def _statement_handler(handle):
     return on_statement
 
 
+def _copies_of(node, name: str) -> list:
+    """The ``name.copy()`` calls inside ``node``."""
+    found = []
+
+    class Copies(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            if _is_copy_of(n, name):
+                found.append(n)
+    node.visit(Copies())
+    return found
+
+
+def _is_copy_of(node, name: str) -> bool:
+    return isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value == "copy" and isinstance(node.func.value, cst.Name) and node.func.value.value == name
+
+
+class _Uncopied(cst.CSTTransformer):
+    """``name.copy()`` -> ``name``: the copy protected the tensor an update writes into."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def leave_Call(self, original, updated):
+        return cst.Name(self.name) if _is_copy_of(updated, self.name) else updated
+
+
+def _constant(node) -> bool | None:
+    """The value of ``True`` / ``False`` / ``not True`` / ``not False``, else None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = _constant(node.expression)
+        return None if inner is None else not inner
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def _statements_of(block, lead) -> list:
+    """The statements of a block, to stand where its compound statement was (``lead``: the lines
+    above that statement and its header's comment, put above the first)."""
+    stmts = [cst.SimpleStatementLine(list(block.body))] if isinstance(block, cst.SimpleStatementSuite) \
+        else list(block.body)
+    header = block.header.comment if isinstance(block, cst.IndentedBlock) else None
+    lead = [*lead, *([cst.EmptyLine(comment=header)] if header is not None else [])]
+    if not stmts:
+        return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lead)] if lead else []
+    return [stmts[0].with_changes(leading_lines=[*lead, *stmts[0].leading_lines]), *stmts[1:]]
+
+
+def _branch_taken(old: cst.If, new) -> list | None:
+    """The statements that run of ``new``, the conversion of ``old``, whose test the conversion made
+    a constant (a probe answered: ``torch.cuda.is_available()`` -> ``False``): the body for True,
+    the ``else`` part for False (an ``elif`` stays an ``if``), nothing without one. None when the
+    test is not such a constant or the branch that goes holds a marker (it stays visible)."""
+    value = _constant(new.test) if isinstance(new, cst.If) and _constant(old.test) is None else None
+    if value is None:
+        return None
+    gone = new.orelse if value else new.body
+    if gone is not None and MARKER_PREFIX in code_of(gone):
+        return None
+    # the comments of the branch that goes stay, above the statements that run
+    kept = own_comments(gone, nested=True) if gone is not None else []
+    lead = [*new.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in kept)]
+    if value:
+        return _statements_of(new.body, lead)
+    if new.orelse is None:
+        return _statements_of(cst.IndentedBlock(body=[]), lead)
+    if isinstance(new.orelse, cst.If):
+        return [new.orelse.with_changes(leading_lines=lead)]
+    return _statements_of(new.orelse.body, lead)
+
+
+def _only_pass(block) -> bool:
+    body = block.body if isinstance(block, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+    return bool(body) and all(isinstance(st, cst.Pass) or isinstance(st, cst.SimpleStatementLine)
+                              and all(isinstance(s, cst.Pass) for s in st.body) for st in body)
+
+
+def _plain_test(node) -> bool:
+    """A test whose evaluation does nothing but read: literals, names, attribute chains of names,
+    and ``not`` / ``and`` / ``or`` / comparisons of those."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _plain_test(node.value)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not) and _plain_test(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return _plain_test(node.left) and _plain_test(node.right)
+    if isinstance(node, cst.Comparison):
+        return _plain_test(node.left) and all(_plain_test(c.comparator) for c in node.comparisons)
+    return False
+
+
+def _emptied(old: cst.If, new) -> bool:
+    """``new`` (the conversion of ``old``) is an ``if`` with no ``else`` whose body the conversion
+    left as a ``pass`` and whose test only reads: it does nothing."""
+    return isinstance(new, cst.If) and new.orelse is None and _only_pass(new.body) and not _only_pass(old.body) \
+        and _plain_test(new.test)
+
+
 def _unchanged(converter, node):
     return node
 
@@ -897,7 +1096,7 @@ _HANDLERS = {
     cst.FunctionDef: _statement_handler(handlers.on_function),
     cst.With: Converter.on_with,
     cst.For: _statement_handler(handlers.on_for),
-    cst.If: _statement_handler(handlers.on_if),
+    cst.If: Converter.on_if,
     cst.While: Converter.on_compound,
     cst.Try: Converter.on_compound,
     cst.TryStar: Converter.on_compound,
@@ -908,6 +1107,7 @@ _HANDLERS = {
     cst.Attribute: Converter.on_attribute,
     cst.Call: Converter.on_call,
     cst.Lambda: Converter.on_lambda,
+    cst.IfExp: Converter.on_ifexp,
     cst.FormattedString: Converter.on_fstring,
     cst.Subscript: Converter.on_subscript,
     cst.Comparison: Converter.on_comparison,

@@ -7,6 +7,8 @@ torch's no_grad), and ms_core mirrors it. :func:`torch_is_grad_enabled` reads th
 under the converted ``no_grad`` / ``set_grad_enabled``. This module is the one place that reaches
 that flag (a name MindSpore keeps private): converted code calls these instead.
 """
+import functools
+
 from .backend import ms
 
 
@@ -50,6 +52,29 @@ class TorchSetGradEnabled:
 
     def __enter__(self):
         return None
+
+    def __exit__(self, *exc):
+        ms.common.api._pynative_executor.set_enable_grad(self.prev)
+        return False
+
+
+class torch_no_grad:
+    """torch.no_grad(): a context (and decorator) that turns MindSpore's grad mode off while it is
+    entered, or while the decorated function runs, and restores the previous mode at exit: ops
+    inside record nothing, also inside ``ms.grad`` (what ``ms._no_grad`` does; lower-case, as
+    torch's class is). Building one changes nothing: ``@torch_no_grad()`` on a function does not
+    switch the mode when the function is defined."""
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def without_grad(*args, **kwargs):
+            with torch_no_grad():
+                return fn(*args, **kwargs)
+        return without_grad
+
+    def __enter__(self):
+        self.prev = ms.common.api._pynative_executor.enable_grad()
+        ms.common.api._pynative_executor.set_enable_grad(False)
 
     def __exit__(self, *exc):
         ms.common.api._pynative_executor.set_enable_grad(self.prev)

@@ -1488,6 +1488,11 @@ def torch__triple(x):
     return (tuple(x) if hasattr(x, '__iter__') else (x,) * 3)
 
 
+def torch_abs_(input):
+    """torch.abs_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.abs(_c)))(input.copy())
+
+
 def torch_acos(input, out=None):
     """torch.acos's signature over its MindSpore translation."""
     if out is not None:
@@ -1839,6 +1844,16 @@ def torch_celu(input, alpha=1.0, inplace=False):
     return ops.where(input > 0, input, alpha * ops.expm1(ops.minimum(input, 0.0) / alpha))
 
 
+def torch_celu_(input, alpha=1.0):
+    """torch.nn.functional.celu_'s (and torch.celu_'s) signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.where(_c > 0, _c, alpha * ops.expm1(ops.minimum(_c, 0.0) / alpha))))(input.copy())
+
+
+def torch_channel_shuffle(input, groups):
+    """torch.nn.functional.channel_shuffle's (and torch.channel_shuffle's) signature over its MindSpore translation."""
+    return (lambda _x: ops.reshape(ops.swapaxes(ops.reshape(_x, (_x.shape[0], groups, -1) + _x.shape[2:]), 1, 2), _x.shape))(input)
+
+
 def torch_cholesky(input, upper=False, out=None):
     """torch.cholesky's (and torch.linalg.cholesky's) signature over its MindSpore translation."""
     if out is not None:
@@ -1865,6 +1880,11 @@ def torch_chunk(input, chunks, dim=0):
     return ops.chunk(input, chunks, dim)
 
 
+def torch_clamp_(input, min=None, max=None):
+    """torch.clamp_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.clamp(_c, min, max)))(input.copy())
+
+
 def torch_clamp_max(input, max, out=None):
     """torch.clamp_max's signature over its MindSpore translation."""
     if out is not None:
@@ -1877,6 +1897,11 @@ def torch_clamp_min(input, min, out=None):
     if out is not None:
         raise ValueError("For 'clamp_min' (torch signature), out other than None is not supported: out=.")
     return ops.clamp(input, min)
+
+
+def torch_clip_(input, min=None, max=None):
+    """torch.clip_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.clamp(_c, min, max)))(input.copy())
 
 
 def torch_clone(input, memory_format=None):
@@ -2080,6 +2105,11 @@ def torch_dstack(tensors, out=None):
     return ops.dstack(tensors)
 
 
+def torch_elu_(input, alpha=1.0):
+    """torch.nn.functional.elu_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.where(_c > 0, _c, alpha * ops.expm1(ops.minimum(_c, 0.0)))))(input.copy())
+
+
 def torch_embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         scale_grad_by_freq=False, sparse=False):
     """torch.nn.functional.embedding's signature over its MindSpore translation."""
@@ -2133,6 +2163,11 @@ def torch_exp2(input, out=None):
     if out is not None:
         raise ValueError("For 'exp2' (torch signature), out other than None is not supported: out=.")
     return ops.exp2(input)
+
+
+def torch_exp_(input):
+    """torch.exp_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.exp(_c)))(input.copy())
 
 
 def torch_expm1(input, out=None):
@@ -2294,6 +2329,11 @@ def torch_get_default_backend_for_device(device):
     return {'Ascend': 'hccl', 'GPU': 'nccl', 'CPU': 'mccl'}[ms.get_context('device_target')]
 
 
+def torch_glu(input, dim=-1):
+    """torch.nn.functional.glu's signature over its MindSpore translation."""
+    return (lambda _h: _h[0] * ops.sigmoid(_h[1]))(ops.chunk(input, 2, dim))
+
+
 def torch_greater(input, other, out=None):
     """torch.greater's signature over its MindSpore translation."""
     if out is not None:
@@ -2354,6 +2394,11 @@ def torch_hardswish(input, inplace=False):
 def torch_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """torch.nn.functional.hardtanh's signature over its MindSpore translation."""
     return ops.hardtanh(input, min_val, max_val)
+
+
+def torch_hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """torch.nn.functional.hardtanh_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.hardtanh(_c, min_val, max_val)))(input.copy())
 
 
 def torch_heaviside(input, values, out=None):
@@ -2601,6 +2646,11 @@ def torch_le(input, other, out=None):
 def torch_leaky_relu(input, negative_slope=0.01, inplace=False):
     """torch.nn.functional.leaky_relu's signature over its MindSpore translation."""
     return ops.leaky_relu(input, alpha=negative_slope)
+
+
+def torch_leaky_relu_(input, negative_slope=0.01):
+    """torch.nn.functional.leaky_relu_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.leaky_relu(_c, negative_slope)))(input.copy())
 
 
 def torch_lerp(input, end, weight, out=None):
@@ -2863,6 +2913,11 @@ def torch_nansum(input, dim=None, keepdim=False, dtype=None, out=None):
     return ops.nansum(input, dim, keepdim, **kwargs_)
 
 
+def torch_native_channel_shuffle(input, groups):
+    """torch.nn.functional.native_channel_shuffle's (and torch.native_channel_shuffle's) signature over its MindSpore translation."""
+    return (lambda _x: ops.reshape(ops.swapaxes(ops.reshape(_x, (_x.shape[0], groups, -1) + _x.shape[2:]), 1, 2), _x.shape))(input)
+
+
 def torch_ndtr(input, out=None):
     """torch.special.ndtr's signature over its MindSpore translation."""
     if out is not None:
@@ -2889,6 +2944,11 @@ def torch_neg(input, out=None):
     if out is not None:
         raise ValueError("For 'neg' (torch signature), out other than None is not supported: out=.")
     return ops.neg(input)
+
+
+def torch_neg_(input):
+    """torch.neg_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.neg(_c)))(input.copy())
 
 
 def torch_negative(input, out=None):
@@ -3092,6 +3152,11 @@ def torch_relu6(input, inplace=False):
     return ops.relu6(input)
 
 
+def torch_relu_(input):
+    """torch.nn.functional.relu_'s (and torch.relu_'s) signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.relu(_c)))(input.copy())
+
+
 def torch_remainder(input, other, out=None):
     """torch.remainder's signature over its MindSpore translation."""
     if out is not None:
@@ -3168,11 +3233,21 @@ def torch_selu(input, inplace=False):
     return ops.selu(input)
 
 
+def torch_selu_(input):
+    """torch.nn.functional.selu_'s (and torch.selu_'s) signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.selu(_c)))(input.copy())
+
+
 def torch_sgn(input, out=None):
     """torch.sgn's signature over its MindSpore translation."""
     if out is not None:
         raise ValueError("For 'sgn' (torch signature), out other than None is not supported: out=.")
     return ops.sgn(input)
+
+
+def torch_sigmoid_(input):
+    """torch.sigmoid_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.sigmoid(_c)))(input.copy())
 
 
 def torch_sign(input, out=None):
@@ -3294,6 +3369,11 @@ def torch_split_with_sizes(tensor, split_size_or_sections, dim=0):
     return ops.split(tensor, split_size_or_sections, dim)
 
 
+def torch_sqrt_(input):
+    """torch.sqrt_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.sqrt(_c)))(input.copy())
+
+
 def torch_squeeze(input, dim=None):
     """torch.squeeze's signature over its MindSpore translation."""
     return ops.squeeze(input, dim)
@@ -3337,6 +3417,11 @@ def torch_tan(input, out=None):
     return ops.tan(input)
 
 
+def torch_tanh_(input):
+    """torch.tanh_'s signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.tanh(_c)))(input.copy())
+
+
 def torch_tensor(data, dtype=None, device=None, requires_grad=False):
     """torch.tensor's signature over its MindSpore translation."""
     kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
@@ -3358,6 +3443,11 @@ def torch_tensordot(a, b, dims=2, out=None):
 def torch_threshold(input, threshold, value, inplace=False):
     """torch.nn.functional.threshold's (and torch.threshold's) signature over its MindSpore translation."""
     return ops.where(input > threshold, input, value)
+
+
+def torch_threshold_(input, threshold, value):
+    """torch.nn.functional.threshold_'s (and torch.threshold_'s) signature over its MindSpore translation."""
+    return (lambda _c: input.copy_(ops.where(_c > threshold, _c, value)))(input.copy())
 
 
 def torch_torch_alpha_dropout(input, p, train):
@@ -3708,8 +3798,8 @@ TORCH_FUNCTIONAL = {
     'binary_cross_entropy': torch_binary_cross_entropy,
     'binary_cross_entropy_with_logits': torch_binary_cross_entropy_with_logits,
     'celu': torch_celu,
-    'celu_': getattr(ops, 'where', None),
-    'channel_shuffle': getattr(ops, 'reshape', None),
+    'celu_': torch_celu_,
+    'channel_shuffle': torch_channel_shuffle,
     'conv1d': torch_conv1d,
     'conv2d': torch_conv2d,
     'conv3d': torch_conv3d,
@@ -3721,11 +3811,11 @@ TORCH_FUNCTIONAL = {
     'dropout1d': torch_dropout1d,
     'dropout2d': torch_dropout2d,
     'dropout3d': torch_dropout3d,
-    'elu_': getattr(ops, 'elu', None),
+    'elu_': torch_elu_,
     'embedding': torch_embedding,
     'gaussian_nll_loss': getattr(ops, 'gaussian_nll_loss', None),
     'gelu': torch_gelu,
-    'glu': getattr(ops, 'sigmoid', None),
+    'glu': torch_glu,
     'grid_sample': torch_grid_sample,
     'group_norm': getattr(ops, 'group_norm', None),
     'gumbel_softmax': torch_gumbel_softmax,
@@ -3733,7 +3823,7 @@ TORCH_FUNCTIONAL = {
     'hardsigmoid': torch_hardsigmoid,
     'hardswish': torch_hardswish,
     'hardtanh': torch_hardtanh,
-    'hardtanh_': getattr(ops, 'hardtanh', None),
+    'hardtanh_': torch_hardtanh_,
     'hinge_embedding_loss': torch_hinge_embedding_loss,
     'huber_loss': torch_huber_loss,
     'interpolate': torch_interpolate,
@@ -3741,7 +3831,7 @@ TORCH_FUNCTIONAL = {
     'l1_loss': torch_l1_loss,
     'layer_norm': torch_layer_norm,
     'leaky_relu': torch_leaky_relu,
-    'leaky_relu_': getattr(ops, 'leaky_relu', None),
+    'leaky_relu_': torch_leaky_relu_,
     'linear': getattr(ops, 'dense', None),
     'local_response_norm': torch_local_response_norm,
     'log_softmax': torch_log_softmax,
@@ -3753,7 +3843,7 @@ TORCH_FUNCTIONAL = {
     'mse_loss': torch_mse_loss,
     'multi_head_attention_forward': torch_multi_head_attention_forward,
     'multilabel_soft_margin_loss': torch_multilabel_soft_margin_loss,
-    'native_channel_shuffle': getattr(ops, 'reshape', None),
+    'native_channel_shuffle': torch_native_channel_shuffle,
     'nll_loss': torch_nll_loss,
     'normalize': torch_normalize,
     'pad': torch_pad,
@@ -3764,10 +3854,10 @@ TORCH_FUNCTIONAL = {
     'prelu': getattr(ops, 'prelu', None),
     'relu': torch_relu,
     'relu6': torch_relu6,
-    'relu_': getattr(ops, 'relu', None),
+    'relu_': torch_relu_,
     'rrelu': torch_rrelu,
     'selu': torch_selu,
-    'selu_': getattr(ops, 'selu', None),
+    'selu_': torch_selu_,
     'sigmoid': getattr(ops, 'sigmoid', None),
     'silu': torch_silu,
     'smooth_l1_loss': torch_smooth_l1_loss,
@@ -3780,7 +3870,7 @@ TORCH_FUNCTIONAL = {
     'tanh': getattr(ops, 'tanh', None),
     'tanhshrink': getattr(ops, 'tanhshrink', None),
     'threshold': torch_threshold,
-    'threshold_': getattr(ops, 'where', None),
+    'threshold_': torch_threshold_,
     'triplet_margin_loss': torch_triplet_margin_loss,
     'unfold': getattr(ops, 'unfold', None),
     'upsample': getattr(ops, 'interpolate', None),

@@ -63,8 +63,7 @@ def _is_false(node) -> bool:
      "num_shards=ms.communication.get_group_size(), "
      "shard_id=ms.communication.get_rank(), shuffle=False)\n"
      "loader = data.batch(4)\n"
-     "if True:\n"
-     "    ms.mint.distributed.barrier()\n"
+     "ms.mint.distributed.barrier()\n"
      "ms.communication.release()\n"),
 ])
 def tensor_dataset(edit) -> None:
@@ -123,7 +122,8 @@ def shard_args(bound: dict, template: str) -> str:
     ("sampler = torch.utils.data.DistributedSampler(ds, shuffle=False)\n"
      "loader = torch.utils.data.DataLoader(ds, batch_size=4, sampler=sampler)\n"
      "print(len(sampler))\n",
-     "sampler = ms.dataset.DistributedSampler(num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)\n"
+     "sampler = ms.dataset.DistributedSampler(num_shards=ms.communication.get_group_size(),"
+     " shard_id=ms.communication.get_rank(), shuffle=False)\n"
      'loader = ms.dataset.GeneratorDataset(ds, column_names=["data", "label"], '
      "shuffle=False if sampler is None else None, sampler=sampler).batch(4)\n"
      "print(len(sampler))\n"),
@@ -279,7 +279,8 @@ def random_split(edit) -> None:
     if _is_ms_dataset(ds, facts, converter):
         base = code_of(ds)
     else:
-        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={column_names(_ncols(ds, facts) or 2)}, shuffle=False)"
+        names = column_names(_ncols(ds, facts) or 2)
+        base = f"ms.dataset.GeneratorDataset({code_of(ds)}, column_names={names}, shuffle=False)"
     lens = code_of(lengths)
     if not isinstance(lengths, cst.List):
         lens = f"{edit.converter.builtin('list')}({lens})"

@@ -35,7 +35,8 @@ _NO_MINDSPORE = ("MindSpore 2.10 cannot read a torch checkpoint: convert it once
      "sd = ms.hub.load_state_dict_from_url(url, map_location='cpu')\n"),
 ])
 def torch_checkpoint(edit) -> None:
-    """Replace torch.hub.load_state_dict_from_url / model_zoo.load_url with ms.hub.load_state_dict_from_url (ms_core: reads the torch file without torch; marked for --target mindspore)."""
+    """Replace torch.hub.load_state_dict_from_url / model_zoo.load_url with ms.hub.load_state_dict_from_url (ms_core:
+    reads the torch file without torch; marked for --target mindspore)."""
     if edit.converter.facts.target_name == "mindspore":
         edit.unsupported(_NO_MINDSPORE, "MS901")
 
@@ -78,7 +79,8 @@ def checkpoint_path(edit, f):
      "sd = ms.hub.load('m.pt')\n"),
 ])
 def torch_load(edit) -> None:
-    """Replace torch.load(f) with ms.hub.load(f) on ms_core (torch files and the checkpoints converted code saves), ms.load_checkpoint(f) for --target mindspore."""
+    """Replace torch.load(f) with ms.hub.load(f) on ms_core (torch files and the checkpoints converted code saves),
+    ms.load_checkpoint(f) for --target mindspore."""
     if edit.converter.facts.target_name != "mindspore":
         edit.func = edit.converter.target("ms.hub.load")
     f = edit.bound.get("f")
@@ -92,7 +94,8 @@ def torch_load(edit) -> None:
      "ms.hub.load_state_dict(net, sd)\n"),
 ])
 def load_state_dict(edit) -> None:
-    """Replace net.load_state_dict(sd, strict) with ms.hub.load_state_dict(net, sd, strict) (torch names mapped, torch's strict rules) on ms_core, ms.load_param_into_net(net, sd) for --target mindspore."""
+    """Replace net.load_state_dict(sd, strict) with ms.hub.load_state_dict(net, sd, strict) (torch names mapped,
+    torch's strict rules) on ms_core, ms.load_param_into_net(net, sd) for --target mindspore."""
     converter = edit.converter
     converter.output.used.add("ms")
     sd = edit.bound.get("state_dict")

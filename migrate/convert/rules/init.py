@@ -23,9 +23,9 @@ def init_call(edit) -> None:
     converter = edit.converter
     t = edit.bound.get("tensor")
     initializer = converter.tname("init.initializer")
-    name = edit.entry.target.partition(".")[2]
+    tight = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))  # k=v
     ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
-                                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if not p else cst.MaybeSentinel.DEFAULT)
+                                        equal=tight if not p else cst.MaybeSentinel.DEFAULT)
                                 for k, v, p, _ in edit.out if k != "tensor"])
     t_code = primary(t)
     value = f"{initializer}({code_of(ctor)}, {t_code}.shape, {t_code}.dtype)"
@@ -42,7 +42,9 @@ def init_call(edit) -> None:
      "w.assign_value(initializer(Uniform(scale=1), w.shape, w.dtype).init_data())\n"),
 ])
 def init_uniform(edit) -> None:
-    """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype)), any other range with t.set_data(ops.uniform(t.shape, ms.Tensor(a), ms.Tensor(b), dtype=t.dtype)) (assign_value where t may be a plain Tensor)."""
+    """Replace nn.init.uniform_(t, -s, s) with t.set_data(initializer(Uniform(scale=s), t.shape, t.dtype)), any other
+    range with t.set_data(ops.uniform(t.shape, ms.Tensor(a), ms.Tensor(b), dtype=t.dtype)) (assign_value where t may be
+    a plain Tensor)."""
     a, b = edit.value("a"), edit.value("b")
     if edit.runtime or not _symmetric(a, b):
         # MindSpore's Uniform initializer is U(-scale, scale); ops.uniform draws U[a, b)
@@ -50,7 +52,7 @@ def init_uniform(edit) -> None:
         method = "assign_value" if edit.runtime or not is_param(t) else "set_data"
         edit.result = parse_expr(f"{primary(t)}.{method}({_uniform_source(edit.converter, primary(t), a, b)})")
         return
-    edit.out = [[k, v, p, l] for k, v, p, l in edit.out if k not in ("a", "b")]
+    edit.out = [[k, v, p, label] for k, v, p, label in edit.out if k not in ("a", "b")]
     edit.out.append(["scale", b, False, None])
     init_call(edit)
 
@@ -133,7 +135,8 @@ def _gain_source(name: str, slope: str, sqrt: str = "math.sqrt") -> str | None:
      "y = 5.0 / 3\n"),
 ])
 def calculate_gain(edit) -> None:
-    """Replace nn.init.calculate_gain('relu') with math.sqrt(2.0) (a table lookup when the name is a variable: MindSpore 2.10 has no public calculate_gain)."""
+    """Replace nn.init.calculate_gain('relu') with math.sqrt(2.0) (a table lookup when the name is a variable:
+    MindSpore 2.10 has no public calculate_gain)."""
     sqrt = edit.converter.tname("math.sqrt")  # the file's name for math (another if it is taken)
     name = edit.bound.get("nonlinearity")
     param = edit.bound.get("param")

@@ -24,6 +24,8 @@ What the receiver is decides the form:
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
@@ -171,6 +173,27 @@ def _copy_of(node) -> cst.Call:
     return cst.Call(attribute(node, "copy"))
 
 
+def _chained_value(edit, after: cst.Call, root):
+    """What the next op of an in-place chain takes (``x.mul_(d).add_(p)``, its first op converted to
+    ``x.copy_(x.copy().mul(d))``): the value the first op computed, a new tensor, so that the chain
+    is one write, ``x.copy_(x.copy().mul(d).add(p))``. Where the op's arguments read ``x`` (torch
+    gives them ``x`` written) or the first write is not one of this rule's (``x.copy_(y)`` casts
+    ``y`` to ``x``'s dtype and shape), the written tensor again: ``x.copy_(x.copy_(...).copy().add(x))``."""
+    value = after.args[0].value if len(after.args) == 1 and after.args[0].keyword is None else None
+    root_text = code_of(root)
+    if value is None or f"{root_text}.copy()" not in code_of(value) \
+            or _reads_name(root_text, [*edit.call.args, *(item[1] for item in edit.out)]):
+        return _copy_of(after)
+    return value
+
+
+def _reads_name(text: str, args) -> bool:
+    """Whether an argument's code names ``text`` (a name or attribute chain) or its root name."""
+    root = re.escape(text.split(".", 1)[0])
+    return any(re.search(rf"(?<![\w.]){root}(?!\w)", code_of(a.value if isinstance(a, cst.Arg) else a))
+               for a in args)
+
+
 def _view_reason(name: str, before) -> str:
     return (f"in-place {name}() on {code_of(before)}: torch also writes into the tensor it views "
             f"or indexes, MindSpore does not; update that tensor (x[i] = ...) or assign the result")
@@ -215,7 +238,7 @@ def inplace(edit) -> None:
             edit.result = plain
         return
     root = after if kind == "pure" else written_root(after)
-    copied = _copy_of(after)
+    copied = _copy_of(after) if kind != "chain" else _chained_value(edit, after, root)
     if edit.receiver is not None:
         edit.receiver = copied            # ops.relu(x) -> ops.relu(x.copy())
     else:
@@ -257,7 +280,8 @@ def copy_into(edit) -> None:
     through and MindSpore does not."""
     before, after = edit.receiver_before, edit.method_receiver
     if receiver_kind(before, after) == "view" and not _held_by_an_object(before):
-        edit.unsupported(_view_reason("copy_", after), marker="MS905")  # the converted text: the same when converted again
+        # the converted text: the same when converted again
+        edit.unsupported(_view_reason("copy_", after), marker="MS905")
 
 
 def _basic_index(sub: cst.Subscript) -> bool:

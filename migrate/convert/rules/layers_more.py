@@ -8,7 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import literal, operand
-from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.layers import _conv
 
@@ -25,7 +25,8 @@ def _value(edit, name):
      "math.sqrt(9)))\n"),
 ])
 def conv_transpose1d(edit) -> None:
-    """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group, has_bias, torch inits)."""
+    """Replace nn.ConvTranspose1d(padding=p, groups, bias) with nn.Conv1dTranspose(pad_mode='pad', padding, group,
+    has_bias, torch inits)."""
     _conv(edit, 1, transpose=True)
 
 
@@ -36,7 +37,8 @@ def conv_transpose1d(edit) -> None:
      "math.sqrt(54)))\n"),
 ])
 def conv3d(edit) -> None:
-    """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group, has_bias, torch inits)."""
+    """Replace nn.Conv3d(padding=p or (d, h, w), groups, bias) with nn.Conv3d(pad_mode, padding (6 values), group,
+    has_bias, torch inits)."""
     _conv(edit, 3)
 
 
@@ -47,7 +49,8 @@ def conv3d(edit) -> None:
      "math.sqrt(81)))\n"),
 ])
 def conv_transpose3d(edit) -> None:
-    """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding, ...)."""
+    """Replace nn.ConvTranspose3d(...) with nn.Conv3dTranspose(pad_mode='pad', padding (6 values), output_padding,
+    ...)."""
     if edit.runtime:
         edit.reject("(dilation if isinstance(dilation, int) else dilation[0]) != 1",
                     "For 'ConvTranspose3d' (torch signature), MindSpore 2.10's Conv3dTranspose "
@@ -82,7 +85,8 @@ def _order_transpose3d(edit) -> None:
      "y = nn.LRN(depth_radius=1, bias=1.0, alpha=0.0001 / 3, beta=0.75)\n"),
 ])
 def local_response_norm(edit) -> None:
-    """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k, alpha=alpha/size, beta)."""
+    """Replace nn.LocalResponseNorm(size, alpha, beta, k) with nn.LRN(depth_radius=(size-1)//2, bias=k,
+    alpha=alpha/size, beta)."""
     size = edit.value("size")
     if edit.runtime:
         edit.reject(f"{code_of(size)} % 2 == 0", "For 'LocalResponseNorm' (torch signature), an "
@@ -133,7 +137,8 @@ def rrelu_inference(edit) -> None:
      "bias_init=Uniform(scale=1 / math.sqrt(2)))\n"),
 ])
 def bilinear(edit) -> None:
-    """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1)) inits)."""
+    """Replace nn.Bilinear(in1, in2, out, bias) with nn.BiDense(in1, in2, out, has_bias, torch's U(+-1/sqrt(in1))
+    inits)."""
     converter = edit.converter
     bound = (f"{converter.tname('init.Uniform')}(scale=1 / "
              f"{converter.tname('math.sqrt')}({code_of(edit.value('in1_features'))}))")
@@ -153,7 +158,8 @@ def bilinear(edit) -> None:
      "y = nn.Upsample(scale_factor=2.0, mode='nearest', recompute_scale_factor=True)\n"),
 ])
 def upsampling_mode(edit) -> None:
-    """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor, mode=..., align_corners=...)."""
+    """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor,
+    mode=..., align_corners=...)."""
     bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
     edit.set("mode", "'bilinear'" if bilinear_mode else "'nearest'")
     if bilinear_mode:
@@ -166,7 +172,8 @@ def upsampling_mode(edit) -> None:
      "y = nn.Softmax(axis=1)\n"),
 ])
 def implicit_softmax_dim(edit) -> None:
-    """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate (torch's implicit dim is 1 for 2-D and 4-D input)."""
+    """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate
+    (torch's implicit dim is 1 for 2-D and 4-D input)."""
     dim = edit.bound.get("dim")
     if edit.runtime:
         edit.set("axis", f"-1 if {code_of(dim)} is None else {code_of(dim)}")
@@ -184,7 +191,8 @@ def implicit_softmax_dim(edit) -> None:
      "y = ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])\n"),
 ])
 def parameter_list(edit) -> None:
-    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty one (filled later by append/extend) with the generated TorchParameterList, a Cell that registers each Parameter under its index."""
+    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty one (filled later by
+    append/extend) with the generated TorchParameterList, a Cell that registers each Parameter under its index."""
     values = edit.bound.get("values")
     if edit.runtime:
         edit.reject(f"not {code_of(values)}", "For 'ParameterList' (torch signature), an empty "
@@ -260,7 +268,8 @@ def _float_scale(edit, scale) -> None:
      "y = nn.Upsample(scale_factor=2.0, recompute_scale_factor=True)\n"),
 ])
 def upsample(edit) -> None:
-    """Replace nn.Upsample(scale_factor=2) with nn.Upsample(scale_factor=2.0, recompute_scale_factor=True) (MindSpore 2.10 takes float scales, and only so for 3-D/4-D input)."""
+    """Replace nn.Upsample(scale_factor=2) with nn.Upsample(scale_factor=2.0, recompute_scale_factor=True) (MindSpore
+    2.10 takes float scales, and only so for 3-D/4-D input)."""
     scale = edit.bound.get("scale_factor")
     if edit.runtime:
         recompute = edit.bound.get("recompute_scale_factor")  # UpsamplingNearest2d has none
@@ -278,7 +287,8 @@ def upsample(edit) -> None:
      "y = Dropout2dAnyRank(0.2)\n"),
 ])
 def dropout2d_any_rank(edit) -> None:
-    """Replace nn.Dropout2d(p) with Dropout2dAnyRank(p), a generated nn.Dropout2d that also takes torch's 2-D and 3-D inputs (MindSpore 2.10's takes 4-D input only in training)."""
+    """Replace nn.Dropout2d(p) with Dropout2dAnyRank(p), a generated nn.Dropout2d that also takes torch's 2-D and 3-D
+    inputs (MindSpore 2.10's takes 4-D input only in training)."""
     edit.func = cst.Name(edit.helper("Dropout2dAnyRank"))
     edit.worse("transformed", "MindSpore 2.10's nn.Dropout2d takes (N, C, H, W) input only: "
                               "Dropout2dAnyRank also drops channels of (N, C, L) input and "
@@ -290,7 +300,8 @@ def dropout2d_any_rank(edit) -> None:
      "y = UnfoldTorchLayout(3, stride=2)\n"),
 ])
 def unfold_layer(edit) -> None:
-    """Replace nn.Unfold(kernel_size, dilation, padding, stride) with UnfoldTorchLayout(...), a generated Cell whose construct is ops.unfold (torch's layout; MindSpore 2.10's nn.Unfold is TensorFlow-style)."""
+    """Replace nn.Unfold(kernel_size, dilation, padding, stride) with UnfoldTorchLayout(...), a generated Cell whose
+    construct is ops.unfold (torch's layout; MindSpore 2.10's nn.Unfold is TensorFlow-style)."""
     edit.func = cst.Name(edit.helper("UnfoldTorchLayout"))
 
 
@@ -299,7 +310,8 @@ def unfold_layer(edit) -> None:
      "y = CircularPadTorch(1, dims=2)\n"),
 ])
 def circular_pad_layer(edit) -> None:
-    """Replace nn.CircularPad2d(padding) with CircularPadTorch(padding, dims=2), a generated Cell whose construct is ops.pad(x, padding, mode='circular') (MindSpore 2.10 has no CircularPad layers)."""
+    """Replace nn.CircularPad2d(padding) with CircularPadTorch(padding, dims=2), a generated Cell whose construct is
+    ops.pad(x, padding, mode='circular') (MindSpore 2.10 has no CircularPad layers)."""
     edit.func = cst.Name(edit.helper("CircularPadTorch"))
     edit.set("dims", edit.entry.torch[-2])
 
@@ -309,7 +321,9 @@ def circular_pad_layer(edit) -> None:
      "y = torch_attention_init(nn.MultiheadAttention(16, 4))\n"),
 ])
 def attention_init(edit) -> None:
-    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws U(±1/√E))."""
+    """Replace nn.MultiheadAttention(...) (and the Transformer layers and models that build it) with
+    torch_attention_init(nn.MultiheadAttention(...)): out_proj.bias starts at zero as in torch (MindSpore's Dense draws
+    U(±1/√E))."""
     edit.finish = edit.helper("torch_attention_init")
     edit.note("out_proj.bias of each attention layer set to zeros after construction, as torch "
               "initialises it (MindSpore draws it from U(-1/sqrt(E), 1/sqrt(E)))")

@@ -34,7 +34,8 @@ def save(edit) -> None:
     elif not is_module(converter, obj):
         obj = None
     if obj is not None:
-        edit.result = cst.Call(converter.target("ms.save_checkpoint"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
+        edit.result = cst.Call(converter.target("ms.save_checkpoint"),
+                               [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
         return
     obj = edit.bound.get("obj")
     if converter.facts.target_name == "mindspore":
@@ -47,13 +48,19 @@ def save(edit) -> None:
     edit.result = cst.Call(converter.target("ms.hub.save"), [cst.Arg(obj), cst.Arg(checkpoint_path(edit, f))])
 
 
+def _is_tensor(converter, node) -> bool:
+    from migrate.convert.receivers import is_tensor  # (the rules load before the receivers)
+    return is_tensor(converter, node)
+
+
 @argument_rule("MS126", "register_buffer", examples=[
     ("net.register_buffer('b', torch.ones(1))\n",
-     "setattr(net, 'b', ms.Parameter(ops.ones((1,)), name='b', requires_grad=False))\n"),
+     "net.b = ms.Parameter(ops.ones((1,)), name='b', requires_grad=False)\n"),
 ])
 def register_buffer(edit) -> None:
     """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)
-    (self.n = None for a None buffer)."""
+    (self.n = None for a None buffer; ``None if t is None else ...`` for a name that may hold None;
+    setattr(self, 'n', ...) where the call is not a statement of its own)."""
     name = edit.bound.get("name")
     t = edit.bound.get("tensor")
     if not isinstance(name, cst.SimpleString) or t is None:
@@ -64,7 +71,7 @@ def register_buffer(edit) -> None:
     value = f"{converter.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
     if isinstance(t, cst.Name) and t.value == "None":
         value = "None"  # torch keeps the name, holding None
-    elif isinstance(t, (cst.Name, cst.Attribute)):
+    elif isinstance(t, (cst.Name, cst.Attribute)) and not _is_tensor(converter, t):
         value = f"None if {code_of(t)} is None else {value}"  # a buffer that may be None
     edit.result = parse_expr(f"{converter.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
     if not n.isidentifier():
@@ -119,7 +126,7 @@ def named_children(edit) -> None:
      "class S(nn.Cell):\n"
      "    def __init__(self):\n"
      "        super().__init__()\n"
-     "        setattr(self, 'b', None)\n"),
+     "        self.b = None\n"),
 ])
 def register_parameter(edit) -> None:
     """Replace self.register_parameter('n', p) with setattr(self, 'n', p) (a Cell registers the

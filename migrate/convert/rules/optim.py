@@ -69,7 +69,6 @@ def asgd_floats(edit) -> None:
      "\n"
      "def train(model, input, target, steps):\n"
      "    criterion = nn.MSELoss()\n"
-     "    criterion.set_train(True)\n"
      "    optimizer = TorchLBFGS(model.trainable_params(), lr=0.8)\n"
      "    losses = []\n"
      "    for i in range(steps):\n"

@@ -64,20 +64,26 @@ def foreach(edit) -> None:
 
 
 # torch's grad-mode functions -> the generated helper over MindSpore's grad mode
-_GRAD_MODE_HELPERS = {"enable_grad": "TorchEnableGrad", "set_grad_enabled": "TorchSetGradEnabled",
+_GRAD_MODE_HELPERS = {"no_grad": "torch_no_grad", "enable_grad": "TorchEnableGrad",
+                      "set_grad_enabled": "TorchSetGradEnabled",
                       "_set_grad_enabled": "TorchSetGradEnabled", "is_grad_enabled": "torch_is_grad_enabled"}
 
 
 @argument_rule("MS352", "grad_mode",
-    needs=["TorchEnableGrad", "TorchSetGradEnabled", "torch_is_grad_enabled"], examples=[
+    needs=["TorchEnableGrad", "TorchSetGradEnabled", "torch_is_grad_enabled", "torch_no_grad"], examples=[
     ("on = torch.is_grad_enabled()\n",
      "on = torch_is_grad_enabled()\n"),
+    ("with torch.no_grad():\n"
+     "    y = x * 2\n",
+     "with torch_no_grad():\n"
+     "    y = x * 2\n"),
 ])
 def grad_mode(edit) -> None:
-    """Replace torch.set_grad_enabled(m) / torch.enable_grad() / torch.is_grad_enabled() with the
-    generated TorchSetGradEnabled(m) / TorchEnableGrad() / torch_is_grad_enabled(), which read
-    and set MindSpore's grad mode (the flag ms._no_grad, torch.no_grad converted, sets), and
-    torch.inference_mode() with ms._no_grad()."""
+    """Replace torch.no_grad() / torch.set_grad_enabled(m) / torch.enable_grad() /
+    torch.is_grad_enabled() with the runtime's torch_no_grad() / TorchSetGradEnabled(m) /
+    TorchEnableGrad() / torch_is_grad_enabled(), which read and set MindSpore's grad mode (a flag
+    MindSpore 2.10 keeps private: the runtime is the one place that reaches it), and
+    torch.inference_mode() with torch_no_grad()."""
     if "orig_func" in edit.bound:
         edit.unsupported("enable_grad(function): decorate with @torch.enable_grad() instead")
         return
@@ -85,7 +91,7 @@ def grad_mode(edit) -> None:
         if code_of(edit.value("mode")) != "True":
             edit.unsupported("inference_mode(mode) with mode other than True")
             return
-        edit.result = cst.Call(edit.converter.target("ms._no_grad"), [])
+        edit.result = cst.Call(cst.Name(edit.helper("torch_no_grad")), [])
         return
     args = [cst.Arg(edit.bound["mode"])] if "mode" in edit.bound else []
     edit.result = cst.Call(cst.Name(edit.helper(_GRAD_MODE_HELPERS[edit.entry.torch.rsplit(".", 1)[1]])), args)

@@ -121,7 +121,8 @@ def cast_cell(edit) -> None:
      "    return x\n"),
 ])
 def to(edit) -> None:
-    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with torch_to(module, dtype) (its floating-point parameters cast in place)."""
+    """Replace x.to(device) with x, x.to(torch.float32) with x.astype(ms.float32), and module.to(dtype) with
+    torch_to(module, dtype) (its floating-point parameters cast in place)."""
     converter = edit.converter
     args = list(edit.call.args)
     if any(a.star for a in args):  # a dtype may be among them: decided at run time
@@ -381,7 +382,8 @@ def view_as(edit) -> None:
      "y = ms.Tensor([1, 2], ms.float32)\n"),
 ])
 def tensor_ctor(edit) -> None:
-    """Replace torch.Tensor(data) / torch.Tensor(2, 3) with ms.Tensor(data, ms.float32) / ops.zeros((2, 3), ms.float32)."""
+    """Replace torch.Tensor(data) / torch.Tensor(2, 3) with ms.Tensor(data, ms.float32) / ops.zeros((2, 3),
+    ms.float32)."""
     converter = edit.converter
     dtype = converter.target("ms.int64" if edit.entry.torch.endswith("LongTensor") else "ms.float32")
     args = list(edit.call.args)

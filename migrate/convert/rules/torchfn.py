@@ -595,7 +595,9 @@ def diff(edit) -> None:
      "y = ops.layer_norm(x, (4,))\n"),
 ])
 def functional_layer_norm(edit) -> None:
-    """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no kernel for ops.layer_norm)."""
+    """Replace F.layer_norm(x, shape, w, b, eps) with ops.layer_norm(...) (ms_core), or with --target mindspore with
+    torch_layer_norm(...), a generated function over the ops.LayerNorm primitive (MindSpore 2.10's CPU backend has no
+    kernel for ops.layer_norm)."""
     if edit.converter.facts.target_name == "mindspore":
         edit.func = cst.Name(layer_norm_function(edit))
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no kernel for ops.layer_norm "
@@ -620,7 +622,8 @@ def generated_function(edit) -> None:
      "x = torch_linspace(0, 1, 5, dtype=ms.float64)\n"),
 ])
 def linspace_dtype(edit) -> None:
-    """Replace torch.linspace(start, end, steps, dtype=d) with torch_linspace(start, end, steps, dtype=d), a generated function that computes in float64 for float64 (else float32) and casts (MindSpore's ops.linspace takes no dtype)."""
+    """Replace torch.linspace(start, end, steps, dtype=d) with torch_linspace(start, end, steps, dtype=d), a generated
+    function that computes in float64 for float64 (else float32) and casts (MindSpore's ops.linspace takes no dtype)."""
     dtype = edit.bound.get("dtype")
     if dtype is None or is_literal(dtype) and literal(dtype) is None:
         return
@@ -639,7 +642,9 @@ _DISTRIBUTIONS = {"Categorical": "TorchCategorical", "Normal": "TorchNormal", "U
      "y = TorchCategorical(logits=x).entropy()\n"),
 ])
 def distribution(edit) -> None:
-    """Replace torch.distributions.Categorical(probs=p) / Normal(loc, scale) with TorchCategorical / TorchNormal, generated classes written with ops that compute torch's formulas (MindSpore 2.10's distributions do not normalise probs and take no logits)."""
+    """Replace torch.distributions.Categorical(probs=p) / Normal(loc, scale) with TorchCategorical / TorchNormal,
+    generated classes written with ops that compute torch's formulas (MindSpore 2.10's distributions do not normalise
+    probs and take no logits)."""
     edit.func = cst.Name(edit.helper(_DISTRIBUTIONS[edit.entry.torch.rsplit(".", 1)[-1]]))
 
 
@@ -648,7 +653,8 @@ def distribution(edit) -> None:
      "y = torch_sparse_coo_tensor(i, v, (3, 3))\n"),
 ])
 def sparse_coo_dense(edit) -> None:
-    """Replace torch.sparse_coo_tensor(indices, values, size) with torch_sparse_coo_tensor(...), a generated function returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
+    """Replace torch.sparse_coo_tensor(indices, values, size) with torch_sparse_coo_tensor(...), a generated function
+    returning the dense tensor (duplicates summed, as coalesce does; memory is dense, the numbers exact)."""
     edit.func = cst.Name(edit.helper("torch_sparse_coo_tensor"))
 
 

@@ -13,7 +13,8 @@ from migrate.convert.rules.vision_uses import dataset_helper, torchvision_uses
 
 
 @_safe_rule("MS260", "vision_dataset",
-    needs=["CIFAR100Torch", "CIFAR10Torch", "FakeDataTorch", "FashionMNISTTorch", "KMNISTTorch", "MNISTTorch"], examples=[
+    needs=["CIFAR100Torch", "CIFAR10Torch", "FakeDataTorch", "FashionMNISTTorch", "KMNISTTorch", "MNISTTorch"],
+    examples=[
     ("from torchvision import datasets\n"
      "d = datasets.MNIST('x')\n",
      "d = MNISTTorch('x')\n"),

@@ -193,7 +193,7 @@ class TrainingPass:
             out.append(st)
             a = single_assign(st)
             name = dotted(a.targets[0].target) if a is not None and len(a.targets) == 1 else None
-            if name in self.trained and name in constructed_names(self, [st]):
+            if name in self.trained and name in constructed_names(self, [st]) and not self._is_torch_loss(a.value):
                 new = new_statement(f"{name}.set_train(True)")
                 self.tree.stands_for(new, st)
                 self.record(st, new, TRAIN_MODE.id, "exact",
@@ -202,6 +202,15 @@ class TrainingPass:
                 out.append(new)
                 changed = True
         return out if changed else None
+
+    def _is_torch_loss(self, value) -> bool:
+        """``nn.CrossEntropyLoss(...)`` (``.to(device)`` too): torch's losses compute the same in
+        both modes, so they need no set_train."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in ("to", "cuda", "cpu", "float", "double"):
+            value = value.func.value
+        q = self.qual(value.func) if isinstance(value, cst.Call) else None
+        return q is not None and q.startswith("torch.nn.") and q.endswith("Loss")
 
     def _helpers_block(self, stmts: list):
         """Functions of this file that a forward pass calls: their no_grad blocks stop gradients
@@ -262,12 +271,13 @@ class TrainingPass:
             new = StepRewrite(self, body, path, taken).run()
             if len(self.open_chains) > len(saved.open_chains):
                 new = self._rest_of_chain(new, taken)
-        except Refuse as r:
+        except Refuse as refused:
+            rule_id, reason = refused.rule_id, refused.reason
             self._restore(saved)
             st = at(body, path)
             self._keep_around(body, path)
-            body = self.tree.replace_at(body, path, lambda s: [with_comment(s, r.rule_id, r.reason)])
-            self.record(st, "", r.rule_id, "unsupported", r.reason)
+            body = self.tree.replace_at(body, path, lambda s: [with_comment(s, rule_id, reason)])
+            self.record(st, "", rule_id, "unsupported", reason)
             return body, True
         if any(not self.converter.allows(c[3]) for c in self.changes[saved.changes:]):
             # a part of the step (clipping, accumulation...) is not selected: leave it whole

@@ -74,7 +74,8 @@ CLIP_GRAD_NORM = statement_rule(
      "    optimizer(accum_grads)\n"),
 ])
 CLIP_GRAD_VALUE = statement_rule(
-    "MS204", "clip_grad_value", "Replace clip_grad_value_(params, v) with grads = ops.clip_by_value(grads, -v, v).", examples=[
+    "MS204", "clip_grad_value",
+    "Replace clip_grad_value_(params, v) with grads = ops.clip_by_value(grads, -v, v).", examples=[
     ("for step, (x, y) in enumerate(loader):\n"
      "    optimizer.zero_grad()\n"
      "    loss = criterion(model(x), y)\n"
@@ -177,18 +178,20 @@ GUARDED_STEP = statement_rule(
      "        optimizer(grads)\n"),
 ])
 AUTOCAST = statement_rule(
-    "MS208", "autocast", "Replace `with autocast(): body` with body (float32; use ms.amp.auto_mixed_precision).", examples=[
+    "MS208", "autocast",
+    "Replace `with autocast(): body` with body (float32; use ms.amp.auto_mixed_precision).", examples=[
     ("with torch.no_grad():  # evaluation\n"
      "    y = f(x)\n"
      'with torch.autocast("cpu"):  # mixed precision\n'
      "    z = g(y)\n",
-     "with ms._no_grad():  # evaluation\n"
+     "with torch_no_grad():  # evaluation\n"
      "    y = f(x)\n"
      "# mixed precision\n"
      "z = g(y)\n"),
 ])
 AUTOGRAD_GRAD = statement_rule(
-    "MS209", "autograd_grad", "Replace torch.autograd.grad(f(x), x, create_graph=True) with ms.grad(lambda x: f(x))(x).", examples=[
+    "MS209", "autograd_grad",
+    "Replace torch.autograd.grad(f(x), x, create_graph=True) with ms.grad(lambda x: f(x))(x).", examples=[
     ("net = nn.Linear(2, 2)\n"
      "c = net(torch.ones(2))\n"
      "h = x * 2\n"
@@ -219,7 +222,8 @@ INIT_PROCESS_GROUP = statement_rule(
      "gradients_mean=True)\n"),
 ])
 DATASET_BASE = statement_rule(
-    "MS211", "dataset_base", "Replace class D(torch.utils.data.Dataset) with class D (a GeneratorDataset source).", examples=[
+    "MS211", "dataset_base",
+    "Replace class D(torch.utils.data.Dataset) with class D (a GeneratorDataset source).", examples=[
     ("from torch.utils.data import IterableDataset\n"
      "class Stream(IterableDataset):\n"
      "    def __iter__(self):\n"
@@ -250,7 +254,7 @@ SAMPLER_STATEMENTS = statement_rule(
     ("from torch.utils.data import DataLoader, DistributedSampler\n"
      "sampler = DistributedSampler(ds)  # one shard per rank\n"
      "loader = DataLoader(ds, batch_size=4, sampler=sampler)\n",
-     "pass  # one shard per rank\n"
+     "# one shard per rank\n"
      'loader = ms.dataset.GeneratorDataset(ds, column_names=["data", "label"], '
      "num_shards=ms.communication.get_group_size(), "
      "shard_id=ms.communication.get_rank(), shuffle=True).batch(4)\n"),
@@ -437,7 +441,8 @@ BACKWARD_CHAIN = statement_rule(
 ])
 TRAIN_MODE = statement_rule(
     "MS229", "train_mode", "Replace net = Net() with net = Net(); net.set_train(True) for a network the file "
-                           "trains and never switches with train()/eval() (torch modules start in training mode).", examples=[
+                           "trains and never switches with train()/eval() (torch modules start in training "
+                           "mode).", examples=[
     ('net = Net().to("cpu")\n'
      "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
      "for x in data:\n"
@@ -493,7 +498,8 @@ VJP_THROUGH = statement_rule(
 ])
 PARAM_NAME_TESTS = statement_rule(
     "MS233", "param_name_tests", "Replace pn.endswith('weight') / pn == 'bias' on a named_parameters() name with "
-                                 "tests that also accept gamma/embedding_table / beta (the converted layers' names).", examples=[
+                                 "tests that also accept gamma/embedding_table / beta (the converted layers' "
+                                 "names).", examples=[
     ("for p in model.parameters():\n"
      "    p.data.mul_(0.5)\n"
      "    p.requires_grad = True\n"
@@ -506,7 +512,7 @@ PARAM_NAME_TESTS = statement_rule(
      "    p.requires_grad = True\n"
      "for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):\n"
      "    if name.endswith(('weight', 'gamma', 'embedding_table')):\n"
-     "        with ms._no_grad():\n"
+     "        with torch_no_grad():\n"
      "            p.set_data(p + 1.0)\n"),
 ])
 PARAM_INPLACE = statement_rule(
@@ -524,7 +530,7 @@ PARAM_INPLACE = statement_rule(
      "    p.requires_grad = True\n"
      "for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):\n"
      "    if name.endswith(('weight', 'gamma', 'embedding_table')):\n"
-     "        with ms._no_grad():\n"
+     "        with torch_no_grad():\n"
      "            p.set_data(p + 1.0)\n"),
 ])
 LR_READS = statement_rule(

@@ -181,7 +181,7 @@ def test_module_methods_on_self_and_model_names():
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()
-                setattr(self, "scale", ms.Parameter(ops.ones((2,)), name="scale", requires_grad=False))
+                self.scale = ms.Parameter(ops.ones((2,)), name="scale", requires_grad=False)
                 self.insert_child_to_cell("extra", nn.ReLU())
                 torch_param_names(self)
 
@@ -226,16 +226,16 @@ def test_no_grad_block_and_decorator_become_mindspores_grad_mode():
         def bare(x):
             return x
         """, """\
-        @ms._no_grad()
+        @torch_no_grad()
         def evaluate(model, x):
             # before
-            with ms._no_grad():
+            with torch_no_grad():
                 y = model(x)
-            with ms._no_grad(), open("f") as fh:
+            with torch_no_grad(), open("f") as fh:
                 fh.write(str(y))
             return y
 
-        @ms._no_grad()
+        @torch_no_grad()
         def bare(x):
             return x
         """)

@@ -201,7 +201,7 @@ PAIRS = {
                 post = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)
                 self.norms = TorchModuleList([pre, post])
                 self.plain = nn.CellList([post])
-                setattr(self, 'scale', None)
+                self.scale = None
         """),
     # MindSpore 2.10's CellDict refuses containers as values; a dict of plain layers stays a CellDict
     "dict_of_containers": ("""\

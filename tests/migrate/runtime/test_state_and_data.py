@@ -6,7 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from migrate.runtime.autograd import TorchEnableGrad, TorchSetGradEnabled, torch_checkpoint, torch_is_grad_enabled
+from migrate.runtime.autograd import (
+    TorchEnableGrad, TorchSetGradEnabled, torch_checkpoint, torch_is_grad_enabled, torch_no_grad,
+)
 from migrate.runtime.data import DataLoaderTorch, torch_load_into
 from migrate.runtime.distributions import TorchBernoulli, TorchCategorical, TorchNormal, TorchUniform
 from migrate.runtime.guards import TorchMissing
@@ -83,6 +85,42 @@ def test_no_grad_records_no_gradient():
         frozen = tx * torch.tensor(w.asnumpy())
     (frozen * tx).sum().backward()
     _close(got, tx.grad)
+
+
+def test_torch_no_grad_as_torchs_context_and_decorator():
+    """torch_no_grad: the mode is off inside only (building it or decorating with it changes
+    nothing), nested in enable_grad as torch's; what it computes is a constant for ms.grad."""
+    def states(no_grad, enable_grad, is_enabled):
+        out = []
+
+        @no_grad()
+        def inside():
+            return is_enabled()
+        out.append(is_enabled())  # after decorating
+        with no_grad():
+            out.append(is_enabled())
+            with enable_grad():
+                out.append(is_enabled())
+            out.append(is_enabled())
+        out += [is_enabled(), inside(), is_enabled()]
+        return out
+    got = states(torch_no_grad, TorchEnableGrad, torch_is_grad_enabled)
+    assert got == states(torch.no_grad, torch.enable_grad, torch.is_grad_enabled) == \
+        [True, False, True, False, True, False, True]
+    w = _r(3)
+
+    @torch_no_grad()
+    def frozen_of(x):
+        return x * ms.Tensor(w)
+
+    def f(x):
+        return (frozen_of(x) * x).sum()
+    x = _r(3)
+    tx = torch.tensor(x, requires_grad=True)
+    with torch.no_grad():
+        frozen = tx * torch.tensor(w)
+    (frozen * tx).sum().backward()
+    _close(ms.grad(f)(ms.Tensor(x)), tx.grad)
 
 
 # --- distributions -------------------------------------------------------------------------

@@ -84,13 +84,13 @@ def test_grad_mode_contexts_and_functions():
           "def f(x, c):\n    ctx = torch.no_grad if c else nullcontext\n    with ctx():\n        y = x * 2\n"
           "    with torch.no_grad():\n        z = x * 3\n    torch._C._set_grad_enabled(False)\n"
           "    on = torch.is_grad_enabled()\n    torch.set_grad_enabled(True)\n    return y, z, on\n",
-          "def f(x, c):\n    ctx = ms._no_grad if c else nullcontext\n    with ctx():\n        y = x * 2\n"
-          "    with ms._no_grad():\n        z = x * 3\n    TorchSetGradEnabled(False)\n"
+          "def f(x, c):\n    ctx = torch_no_grad if c else nullcontext\n    with ctx():\n        y = x * 2\n"
+          "    with torch_no_grad():\n        z = x * 3\n    TorchSetGradEnabled(False)\n"
           "    on = torch_is_grad_enabled()\n    TorchSetGradEnabled(True)\n    return y, z, on\n")
 
 
 def test_bare_grad_mode_decorator_is_called():
-    check("@torch.no_grad\ndef f(x):\n    return x\n", "@ms._no_grad()\ndef f(x):\n    return x\n")
+    check("@torch.no_grad\ndef f(x):\n    return x\n", "@torch_no_grad()\ndef f(x):\n    return x\n")
 
 
 FIXTURE = (FIXTURE_ROOT / "functions" / "autograd_state.py").read_text()

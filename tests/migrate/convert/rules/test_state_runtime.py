@@ -61,7 +61,7 @@ def test_foreach_calls_become_the_helper_and_the_probe_is_answered():
     got = check("def upd(ema, model, d):\n    if hasattr(torch, '_foreach_lerp_'):\n"
                 "        torch._foreach_lerp_(ema, model, weight=1. - d)\n"
                 "    torch._foreach_mul_(ema, scalar=d)\n",
-                "def upd(ema, model, d):\n    if True:\n        torch_foreach('lerp_', ema, model, weight=1. - d)\n"
+                "def upd(ema, model, d):\n    torch_foreach('lerp_', ema, model, weight=1. - d)\n"
                 "    torch_foreach('mul_', ema, scalar=d)\n")
     assert got.runtime == ("torch_foreach",)
 

@@ -103,4 +103,4 @@ def test_comment_on_an_unwrapped_with_line_is_kept():
             z = g(y)
         """)
     got = convert_source(src).code
-    assert "with ms._no_grad():  # evaluation\n    y = f(x)\n" in got and "# mixed precision\nz = g(y)\n" in got
+    assert "with torch_no_grad():  # evaluation\n    y = f(x)\n" in got and "# mixed precision\nz = g(y)\n" in got

@@ -1007,8 +1007,7 @@ def test_sharded_tensor_dataset_and_process_group_calls():
     assert got == textwrap.dedent("""\
         data = ms.dataset.NumpySlicesDataset((ops.zeros((8, 2)).asnumpy(), ops.ones((8,)).asnumpy()), column_names=["data", "label"], num_shards=ms.communication.get_group_size(), shard_id=ms.communication.get_rank(), shuffle=False)
         loader = data.batch(4)
-        if True:
-            ms.mint.distributed.barrier()
+        ms.mint.distributed.barrier()
         ms.communication.release()
         """)  # noqa: E501
     assert res.unsupported == 0
@@ -1162,7 +1161,6 @@ def test_forward_before_zero_grad_is_part_of_the_step():
         grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
 
         for image, target in data_loader:
-            image = image
             (loss, output), grads = grad_fn(image, target)
             optimizer(grads)
             accuracy(output, target)
@@ -1249,7 +1247,7 @@ def test_tutorial_loop_with_batches_unpacked_inside():
                 running_loss += loss.item()
         correct = 0
         total = 0
-        with ms._no_grad():
+        with torch_no_grad():
             for data in testloader:
                 images, labels = data
                 outputs = net(images)
@@ -1457,7 +1455,7 @@ def test_no_grad_in_helpers_called_by_a_forward_pass():
             return ops.stop_gradient(backbone(x))
 
         def evaluate(x):
-            with ms._no_grad():
+            with torch_no_grad():
                 return q_net(x)
 
         def forward_fn(s, r, s2):
