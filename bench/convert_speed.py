@@ -1,23 +1,39 @@
-"""Speed of `migrate convert` against libcst's bare parse + code round trip.
+"""Speed of `migrate convert` on real code against libcst's bare parse + print of the same files.
 
-Builds a corpus of at least --lines lines of model code from tests/fixtures/convert (each copy in
-its own file with renamed classes), then measures on the same files:
+The corpus is the pinned third-party code of bench/realworld.py (its Source table): by default
+timm 0.9.16 and monai 1.3.2, unpacked under <cache>/src (realworld.py fetches them); `--sources
+all` takes every source found there. `--max-lines` keeps every k-th file (in path order) so that a
+run fits a loaded machine; the files keep their package paths, so package-level analysis (star
+imports, re-exports) still runs.
 
-- bare:    libcst.parse_module(src).code, one core (the floor for any libcst rewriter);
-- ours/1:  migrate.convert_source, one core, interleaved file by file with the bare run (and
-           once more without the training-loop pass, to show its share);
-- ours/N:  migrate.convert.project.convert_tree with --jobs N (process pool, reading and writing files,
-           as `migrate convert DIR -o OUT --jobs N` without --report).
-- isolation: convert_tree --jobs 1 (one worker process, so that a crash costs one file) against
-           convert_file called in this process over the same files: the cost of the isolation.
+Measured in one run, on the same files:
 
-Usage: python bench/convert_speed.py [--lines 50000] [--jobs 2]
+- in this process, one core, CPU time (process time), file by file, the sides interleaved
+  and their order rotated, `--repeat` times: the median of each file's times, summed:
+    bare:        libcst.parse_module(src).code (the floor for any libcst rewriter);
+    bare gc off: the same with the cyclic garbage collector off, as convert_source runs;
+    ours:        migrate.convert_source(src);
+- the command line, as a user runs it, `--repeat` rounds with the order rotated, medians:
+    bare:     a child Python that reads each file, parses and prints it with libcst, writes it;
+    --jobs 1: `migrate convert DIR -o OUT --jobs 1 -q` (CPU time of it and its worker process);
+    --jobs N: the same with N workers (wall time), against --jobs 1's wall time: the scaling.
+
+The machine is shared: CPU times are what the work cost (wall time would count the other
+users); the load average and the share of a core this process got are printed with the numbers.
+
+Usage: python bench/convert_speed.py [--sources timm,monai|all] [--max-lines 40000] [--repeat 3]
+       [--jobs 2] [--skip-cli]
 Not part of the test suite.
 """
 from __future__ import annotations
 
 import argparse
-import re
+import gc
+import os
+import resource
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,97 +41,182 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import libcst as cst  # noqa: E402
 
+import realworld  # noqa: E402
 from migrate import convert_source  # noqa: E402
-from migrate.convert import walker  # noqa: E402
-from migrate.convert.project import convert_file, convert_tree  # noqa: E402
+
+PACONVERT_LINES_PER_S = 26_400  # PaConvert, per core (lossy: drops comments); see bench/README.md
+
+_BARE_CHILD = """
+import sys, libcst
+src, out = sys.argv[1], sys.argv[2]
+for rel in open(sys.argv[3]).read().split("\\n"):
+    if rel:
+        code = libcst.parse_module(open(f"{src}/{rel}", encoding="utf-8").read()).code
+        dest = f"{out}/{rel}"
+        __import__("os").makedirs(__import__("os").path.dirname(dest), exist_ok=True)
+        open(dest, "w", encoding="utf-8").write(code)
+"""
 
 
-def build_corpus(dest: Path, min_lines: int) -> list[Path]:
-    sources = sorted((ROOT / "tests" / "fixtures" / "convert").glob("*.py"))
-    texts = [p.read_text() for p in sources]
-    files, total, i = [], 0, 0
-    while total < min_lines:
-        text = texts[i % len(texts)]
-        # rename classes so files are not byte-identical copies
-        text = re.sub(r"\bclass (\w+)", lambda m: f"class {m.group(1)}V{i}", text)
-        p = dest / f"pkg{i // 50}" / f"model_{i}.py"
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-        files.append(p)
-        total += text.count("\n")
-        i += 1
-    return files
+def corpus_trees(names: str, cache: Path) -> list[tuple[str, Path]]:
+    """(name, unpacked tree) of the realworld sources named (comma-separated, or "all") that are
+    in the cache; nothing is downloaded."""
+    wanted = None if names == "all" else set(names.split(","))
+    found = []
+    for src in realworld.SOURCES:
+        if wanted is not None and src.name not in wanted:
+            continue
+        if src.spec.startswith("github:"):
+            owner, repo = src.spec[len("github:"):].split("/")
+            root = cache / "src" / f"gh_{owner}+{repo}"
+        else:
+            stems = [d for d in (cache / "src").iterdir()
+                     if d.is_dir() and realworld._matches_spec(d.name + ".whl", src.spec)]
+            root = sorted(stems)[0] if stems else None
+        if root is None or not root.is_dir():
+            print(f"  (not in {cache}/src: {src.name} {src.spec})")
+            continue
+        found.append((src.name, root / src.tree if src.tree else root))
+    if wanted is not None and not found:
+        raise SystemExit(f"none of {sorted(wanted)} found under {cache}/src:"
+                         " run bench/realworld.py once to fetch them")
+    return found
+
+
+def stage_corpus(trees: list[tuple[str, Path]], dest: Path, max_lines: int) -> list[Path]:
+    """Copy the .py files of ``trees`` under ``dest/<name>/`` (every k-th file when they hold
+    more than ``max_lines`` lines); the copies, in path order."""
+    files = [(name, tree, p) for name, tree in trees for p in sorted(tree.rglob("*.py"))
+             if not any(part.startswith(".") for part in p.relative_to(tree).parts)]
+    sizes = [p.read_bytes().count(b"\n") for _, _, p in files]
+    step = max(1, round(sum(sizes) / max_lines)) if max_lines else 1
+    out = []
+    for name, tree, p in files[::step]:
+        target = dest / name / p.relative_to(tree)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, target)
+        out.append(target)
+    return out
+
+
+def in_process(texts: list[str], repeat: int) -> tuple[float, float, float]:
+    """(bare, bare with the cyclic garbage collector off, ours) CPU seconds: per file the median
+    of ``repeat`` interleaved runs (the order rotated), summed. convert_source turns the collector
+    off while it converts: the second bare column is libcst's round trip treated the same way."""
+    clock = time.process_time
+    sides = (lambda t: cst.parse_module(t).code, _collector_off(lambda t: cst.parse_module(t).code), convert_source)
+    totals = [0.0, 0.0, 0.0]
+    for text in texts:
+        times = [[], [], []]
+        for k in range(repeat):
+            for side in range(k % 3, k % 3 + 3):
+                side %= 3
+                t0 = clock()
+                sides[side](text)
+                times[side].append(clock() - t0)
+        for side in range(3):
+            totals[side] += statistics.median(times[side])
+    return tuple(totals)
+
+
+def _collector_off(fn):
+    def run(text):
+        gc.disable()
+        try:
+            return fn(text)
+        finally:
+            gc.enable()
+    return run
+
+
+def run_child(cmd: list[str]) -> tuple[float, float]:
+    """(CPU seconds of the child and its waited-for workers, wall seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):  # 1: some file failed to convert (reported, not fatal)
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def command_line(corpus: Path, files: list[Path], tmp: Path, jobs: int, repeat: int) -> dict:
+    """Medians over ``repeat`` rounds (order rotated each round) of the three commands."""
+    listing = tmp / "files.txt"
+    listing.write_text("\n".join(p.relative_to(corpus).as_posix() for p in files))
+    cli = [sys.executable, str(ROOT / "cli.py"), "convert", str(corpus), "-q"]
+    commands = {
+        "bare": [sys.executable, "-c", _BARE_CHILD, str(corpus), str(tmp / "bare"), str(listing)],
+        "jobs1": [*cli, "-o", str(tmp / "j1"), "--jobs", "1"],
+        f"jobs{jobs}": [*cli, "-o", str(tmp / f"j{jobs}"), "--jobs", str(jobs)],
+    }
+    runs = {k: [] for k in commands}
+    order = list(commands)
+    for r in range(repeat):
+        for k in order[r % 3:] + order[:r % 3]:
+            shutil.rmtree(tmp / k, ignore_errors=True)
+            runs[k].append(run_child(commands[k]))
+    return {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in runs.items()}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lines", type=int, default=50_000)
+    ap.add_argument("--cache", default=os.environ.get("MS_MIGRATE_BENCH_CACHE", "/work/cache"),
+                    help="bench/realworld.py's cache (its src/ holds the unpacked sources)")
+    ap.add_argument("--sources", default="timm,monai", help="realworld source names, comma-separated, or 'all'")
+    ap.add_argument("--max-lines", type=int, default=40_000,
+                    help="keep every k-th file to about this many lines (0: all)")
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--repeat", type=int, default=3, help="runs per file for the 1-core rows (best kept)")
+    ap.add_argument("--skip-cli", action="store_true", help="only the in-process rows")
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        src_dir = Path(tmp) / "corpus"
-        files = build_corpus(src_dir, args.lines)
-        texts = [p.read_text() for p in files]
+    load0 = os.getloadavg()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        trees = corpus_trees(args.sources, Path(args.cache))
+        files = stage_corpus(trees, tmp / "corpus", args.max_lines)
+        texts = [p.read_text(encoding="utf-8") for p in files]
         lines = sum(t.count("\n") for t in texts)
-        convert_source(texts[0])  # warm caches (tables, parsed snippets)
-
-        # interleaved per file, best of --repeat per file: load changes on a shared machine hit
-        # both sides alike and the minimum is each side's own cost; CPU time of this process
-        with_passes = walker.PASSES
-        clock = time.process_time
-        bare = ours1 = walk_only = 0.0
-        for t in texts:
-            b = o = w = float("inf")
-            for _ in range(args.repeat):
-                t0 = clock()
-                cst.parse_module(t).code
-                t1 = clock()
-                convert_source(t)
-                t2 = clock()
-                walker.PASSES = ()  # the main walk alone (no training-loop pass)
-                convert_source(t)
-                walker.PASSES = with_passes
-                t3 = clock()
-                b, o, w = min(b, t1 - t0), min(o, t2 - t1), min(w, t3 - t2)
-            bare += b
-            ours1 += o
-            walk_only += w
-
-        t0 = time.perf_counter()
-        reports = convert_tree(src_dir, Path(tmp) / "out", jobs=args.jobs, details=False)
-        oursn = time.perf_counter() - t0
-        failed = sum(r.error is not None for r in reports)
-
-        # isolation cost: best of --repeat whole runs each, alternating (wall time: the worker's
-        # CPU time is not this process's)
-        inproc = worker = float("inf")
-        for k in range(args.repeat):
-            t0 = time.perf_counter()
-            for f in files:
-                rel = f.relative_to(src_dir)
-                convert_file(str(f), str(Path(tmp) / "inproc" / rel), details=False)
-            t1 = time.perf_counter()
-            convert_tree(src_dir, Path(tmp) / "worker", jobs=1, details=False)
-            t2 = time.perf_counter()
-            inproc, worker = min(inproc, t1 - t0), min(worker, t2 - t1)
-
-    print(f"corpus: {len(files)} files, {lines} lines ({failed} failed)")
-    print(f"1-core rows: CPU time of this process, best of {args.repeat} per file; --jobs row: wall time")
-    print(f"libcst parse+code, 1 core : {bare:7.2f} s  {lines / bare:9.0f} lines/s")
-    print(f"migrate convert,   1 core : {ours1:7.2f} s  {lines / ours1:9.0f} lines/s"
-          f"  ratio to bare {ours1 / bare:.2f}x")
-    print(f"  without training pass   : {walk_only:7.2f} s  {lines / walk_only:9.0f} lines/s"
-          f"  ratio to bare {walk_only / bare:.2f}x")
-    print(f"migrate convert, --jobs {args.jobs} : {oursn:7.2f} s  {lines / oursn:9.0f} lines/s"
-          f"  (process pool, file I/O included)")
-    print(f"in this process, 1 core : {inproc:7.2f} s  {lines / inproc:9.0f} lines/s  (convert_file loop)")
-    print(f"one worker, --jobs 1    : {worker:7.2f} s  {lines / worker:9.0f} lines/s"
-          f"  isolation cost {100 * (worker / inproc - 1):+.1f} %")
+        print(f"corpus: {', '.join(n for n, _ in trees)}: {len(files)} files, {lines} lines")
+        convert_source(texts[0])  # warm the caches (tables, parsed snippets)
+        bare, bare_off, ours = in_process(texts, args.repeat)
+        share = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+        cli = None if args.skip_cli else command_line(tmp / "corpus", files, tmp, args.jobs, args.repeat)
+    load1 = os.getloadavg()
+    report(lines, (bare, bare_off, ours), cli, args, (load0, load1, share))
     return 0
+
+
+def report(lines, in_proc, cli, args, machine) -> None:
+    bare, bare_off, ours = in_proc
+    load0, load1, share = machine
+    print(f"machine: {os.cpu_count()} cores, load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end;"
+          f" this process got {share:.0%} of a core in the in-process part")
+    print(f"in this process, one core, CPU time, median of {args.repeat} interleaved runs per file:")
+    print(f"  libcst parse+print    : {bare:8.2f} s  {lines / bare:8.0f} lines/s")
+    print(f"  the same, gc off      : {bare_off:8.2f} s  {lines / bare_off:8.0f} lines/s")
+    print(f"  convert_source        : {ours:8.2f} s  {lines / ours:8.0f} lines/s"
+          f"  {ours / bare:.2f}x the bare round trip ({ours / bare_off:.2f}x it with the collector off,"
+          " as convert_source runs)")
+    if cli is None:
+        return
+    jn = f"jobs{args.jobs}"
+    (bc, bw), (c1, w1), (cn, wn) = cli["bare"], cli["jobs1"], cli[jn]
+    print(f"command line, median of {args.repeat} rounds (child CPU time with its workers; wall time):")
+    print(f"  libcst parse+print    : {bc:8.2f} s CPU {bw:8.2f} s wall  {lines / bc:8.0f} lines/s per core")
+    print(f"  migrate convert -j 1  : {c1:8.2f} s CPU {w1:8.2f} s wall  {lines / c1:8.0f} lines/s per core"
+          f"  {c1 / bc:.2f}x the bare round trip (CPU)")
+    print(f"  migrate convert -j {args.jobs}  : {cn:8.2f} s CPU {wn:8.2f} s wall  scaling {w1 / wn:.2f}x"
+          f" (wall -j 1 / wall -j {args.jobs})")
+    print(f"  PaConvert (lossy), per core: {PACONVERT_LINES_PER_S} lines/s;"
+          f" ours -j 1: {lines / c1 / PACONVERT_LINES_PER_S:.2f}x of it")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Each row is a real training script (pytorch/examples, pytorch/tutorials, karpathy's nanoGPT /
 minGPT / makemore, yunjey's pytorch-tutorial, reference implementations of papers: GCN and GAT
-from pytorch/examples, kuangliu's pytorch-cifar, akamaster's CIFAR ResNets), plus the three
+from pytorch/examples, kuangliu's pytorch-cifar, akamaster's CIFAR ResNets, davda54's SAM), plus the three
 recipes of our own in tests/fixtures/training/recipes (marked "ours": the minimal reproductions,
 not counted among the public scripts). For each:
 
@@ -219,6 +219,12 @@ RECIPES = [
            metrics=(r"Prec@1 ([\d.]+)",),
            note="ResNet-20 in DataParallel, SGD + MultiStepLR, checkpoint dicts (its --resume does not run "
                 "under torch: MultiStepLR(last_epoch=) on a fresh optimizer has no initial_lr)"),
+    Recipe("davda54/sam (Foret et al.)", "gh_davda54+sam", "", "example/train.py",
+           ("--batch_size", "8", "--depth", "10", "--width_factor", "1", "--epochs", "1", "--threads", "0"),
+           cwd="example", data=(("cifar", "data"), ("cifar", "cifar")), augment=False,
+           metrics=(r"([\d.]+)\s+\u2502\s*([\d.]+) %",),
+           note="SAM, a torch.optim.Optimizer subclass over SGD (first_step/second_step, two backward "
+                "passes), WideResNet, label smoothing, BatchNorm momentum switched off for the second pass"),
     # ---- ours: the minimal reproductions of the issue's three recipes --------------------------
     Recipe("ours/classifier", "fixtures", "", "classifier_recipe.py", ("--steps", "6"), ours=True,
            resume=("--steps", "10", "--resume"), metrics=(r"ema acc ([\d.]+)", r"val loss ([\d.]+)"),

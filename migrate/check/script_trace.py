@@ -267,7 +267,7 @@ def _torch_weights(trace: Trace, torch, by_name: bool = False) -> None:
 
     def call(self, *args, **kwargs):
         if trace.depth == 0:
-            named = list(self.named_parameters())
+            named = _torch_named(self)
             if any(id(p) not in trace.done for _, p in named):
                 with torch.no_grad():
                     trace.draw(named, lambda q, a: q.copy_(torch.from_numpy(a)), by_name)
@@ -280,7 +280,7 @@ def _torch_weights(trace: Trace, torch, by_name: bool = False) -> None:
     torch.nn.Module.__call__ = call
     if by_name:
         _draw_at_optimizers(trace, torch.nn.Module, [torch.optim.Optimizer],
-                            lambda m: list(m.named_parameters()),
+                            _torch_named,
                             lambda opt: [p for g in opt.param_groups for p in g["params"]],
                             lambda q, a: q.copy_(torch.from_numpy(a)), torch.no_grad)
 
@@ -425,16 +425,30 @@ def _ms_keep_loaded(trace: Trace, ms, nn) -> None:
 
 def _ms_torch_names(cell) -> list:
     """[(torch name, Parameter)] of a Cell's trainable parameters: the path name, with each
-    layer's MindSpore names given back their torch names (ms_core.hub's renames)."""
+    layer's MindSpore names given back their torch names (ms_core.hub's renames); a tied
+    parameter by the first of its names in sorted order (as :func:`_torch_named`)."""
     from ms_core import hub
-    torch_name = {id(p): n for n, p in hub._torch_names(cell).items() if p is not None}
+    names: dict[int, list] = {}
+    for n, p in hub._torch_names(cell).items():
+        if p is not None:
+            names.setdefault(id(p), []).append(n)
     trainable = {id(p) for p in cell.trainable_params()}
     out, seen = [], set()
     for path, p in cell.parameters_and_names():
         if id(p) in trainable and id(p) not in seen:
             seen.add(id(p))
-            out.append((torch_name.get(id(p), path), p))
+            out.append((min(names.get(id(p), [path])), p))
     return out
+
+
+def _torch_named(module) -> list:
+    """[(torch name, parameter)] of a module, each parameter once, in torch's order; a tied
+    parameter by the first of its names in sorted order (the two sides register ties in their
+    own order: nanoGPT's wte and lm_head)."""
+    names: dict[int, list] = {}
+    for n, p in module.named_parameters(remove_duplicate=False):
+        names.setdefault(id(p), []).append(n)
+    return [(min(names[id(p)]), p) for _, p in module.named_parameters()]
 
 
 def _ms_weights(trace: Trace, ms, nn, by_name: bool = False) -> None:

@@ -123,12 +123,13 @@ def children(node):
     """The child nodes of ``node`` that may hold code, in source order."""
     for name in code_fields(type(node)):
         v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
-            yield v
-        elif type(v) in (list, tuple):
+        t = type(v)
+        if t is list or t is tuple:
             for x in v:
-                if isinstance(x, cst.CSTNode):
+                if is_node_type(type(x)):
                     yield x
+        elif is_node_type(t):
+            yield v
 
 
 def is_node_type(t: type) -> bool:
@@ -313,10 +314,25 @@ def count_statements(block) -> int:
     return n
 
 
+_LAST_AST: list = [None, None]  # [source text, its ast.Module]
+
+
+def python_ast(code: str) -> ast.Module:
+    """``ast.parse(code)``, kept for the next call with the same text: the pre-passes of one
+    conversion read the input's ast two or three times (a parse each was 7 % of a conversion).
+    The tree is shared: callers only read it. Raises what ``ast.parse`` raises."""
+    text, tree = _LAST_AST
+    if text is code or text == code:
+        return tree
+    tree = ast.parse(code)
+    _LAST_AST[:] = [code, tree]
+    return tree
+
+
 def statement_spans(code: str) -> tuple[list[int], list[int]]:
     """First and last line of every statement, in the order the walker meets them (ast's)."""
     try:
-        tree = ast.parse(code)
+        tree = python_ast(code)
     except (SyntaxError, ValueError):
         return [], []
     starts: list[int] = []

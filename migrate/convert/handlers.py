@@ -35,6 +35,7 @@ from migrate.convert.registry import entry_id, node_rule
 from migrate.convert.rules import argument_rule_named
 from migrate.convert.rules.hub import load_into_module
 from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
+from migrate.convert.rules.optim import OPTIMIZER_BASES, optimizer_bases
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
@@ -758,6 +759,8 @@ def on_class(converter, node: cst.ClassDef):
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)  # @torch.jit.script / @torch.jit.interface
         converter.output.reshaped = True
+    if any(converter.qual(b.value) in OPTIMIZER_BASES for b in node.bases):
+        node = optimizer_bases(converter, node)
     torch_base = layer_base(converter, node)
     if torch_base is not None:
         converter.walk_state.layer_bases[node.name.value] = torch_base

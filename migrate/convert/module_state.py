@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import parse_expr
+from migrate.convert.cst import children, parse_expr
 from migrate.convert.registry import node_rule
 from migrate.convert.torch_signature import signatures
 
@@ -80,7 +80,7 @@ def _adds_children(block) -> bool:
         if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) \
                 and isinstance(node.target.value, cst.Attribute) and _rooted_at_self(node.target.value):
             return True  # self.seq.conv = cell: a child of an attached child
-        stack.extend(node.children)
+        stack.extend(children(node))  # code fields only: libcst's .children runs a visitor
     return False
 
 

@@ -22,6 +22,10 @@ _OWN_IMPORT_LINE = re.compile(
     r"\s*(?:import|from)\s+(?:torch|torchvision|torchaudio|torchtext|einops|ms_core|mindspore|math)\b")
 
 
+# characters other than "\n" that end a line for str.splitlines
+_OTHER_LINE_ENDS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def maybe_bound(code: str, names) -> set[str]:
     """The ``names`` that ``code`` may bind somewhere (a superset), torch imports and imports of
     the target package aside.
@@ -34,9 +38,29 @@ def maybe_bound(code: str, names) -> set[str]:
     if not names:
         return set()
     alt = "|".join(map(re.escape, names))
-    pattern = re.compile(rf"(?<![.\w])({alt})\b(?!\s*[.(\[])|\b(?:def|class)\s+({alt})\b")
+    if any(end in code for end in _OTHER_LINE_ENDS):
+        pattern = re.compile(rf"(?<![.\w])({alt})\b(?!\s*[.(\[])|\b(?:def|class)\s+({alt})\b")
+        return _bound_line_by_line(code.splitlines(), pattern)
+    # lines end with "\n" only: one search of the whole text, whose spaces stop at a line's end
+    pattern = re.compile(rf"(?<![.\w])({alt})\b(?![^\S\n]*[.(\[])|\b(?:def|class)[^\S\n]+({alt})\b")
+    found: set[str] = set()
+    verdict: dict[int, bool] = {}  # line start -> whether the line counts
+    for m in pattern.finditer(code):
+        start = code.rfind("\n", 0, m.start()) + 1
+        counts = verdict.get(start)
+        if counts is None:
+            end = code.find("\n", start)
+            line = code[start:end if end >= 0 else len(code)]
+            counts = verdict[start] = not (line.lstrip().startswith("#") or _OWN_IMPORT_LINE.match(line))
+        if counts:
+            found.add(m.group(1) or m.group(2))
+    return found
+
+
+def _bound_line_by_line(lines: list[str], pattern) -> set[str]:
+    """:func:`maybe_bound` over the lines of a text that ends lines with more than "\n"."""
     found = set()
-    for line in code.splitlines():
+    for line in lines:
         if pattern.search(line) is None or line.lstrip().startswith("#") or _OWN_IMPORT_LINE.match(line):
             continue
         found.update(m.group(1) or m.group(2) for m in pattern.finditer(line))

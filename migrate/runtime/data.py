@@ -80,15 +80,19 @@ class TorchCollateLoader:
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, collate_fn=None, drop_last=False):
-        if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+        if not isinstance(dataset, ms.dataset.Dataset) and not (
+                hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"For 'DataLoader' (torch signature), a collate_fn needs a map-style dataset "
                             f"(__getitem__ and __len__), but got {type(dataset).__name__}.")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         self.dataset, self.batch_size, self.drop_last = dataset, int(batch_size), bool(drop_last)
         self.collate_fn = collate_fn if collate_fn is not None else torch_default_collate
-        self._order = ms.dataset.GeneratorDataset(_Indices(len(dataset)), ["index"], sampler=sampler,
-                                                  shuffle=None if sampler is not None else bool(shuffle))
+        if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset: its rows, as tuples
+            self._order = dataset.shuffle(dataset.get_dataset_size()) if shuffle else dataset
+        else:
+            self._order = ms.dataset.GeneratorDataset(_Indices(len(dataset)), ["index"], sampler=sampler,
+                                                      shuffle=None if sampler is not None else bool(shuffle))
 
     def __len__(self):
         n = self._order.get_dataset_size()
@@ -97,10 +101,18 @@ class TorchCollateLoader:
     def get_dataset_size(self):
         return len(self)
 
+    def _samples(self):
+        if isinstance(self.dataset, ms.dataset.Dataset):
+            for row in self._order.create_tuple_iterator():
+                yield tuple(row)
+        else:
+            for (index,) in self._order.create_tuple_iterator(output_numpy=True):
+                yield self.dataset[int(index)]
+
     def __iter__(self):
         batch = []
-        for (index,) in self._order.create_tuple_iterator(output_numpy=True):
-            batch.append(self.dataset[int(index)])
+        for sample in self._samples():
+            batch.append(sample)
             if len(batch) == self.batch_size:
                 yield self.collate_fn(batch)
                 batch = []

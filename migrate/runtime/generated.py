@@ -3019,8 +3019,10 @@ def torch_ones_(tensor):
     return tensor
 
 
-def torch_ones_like(input, dtype=None, device=None, requires_grad=False):
+def torch_ones_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """torch.ones_like's signature over its MindSpore translation."""
+    if layout is not None:
+        raise ValueError("For 'ones_like' (torch signature), layout other than None is not supported: layouts.")
     kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
     return ops.ones_like(input, **kwargs_)
 
@@ -3646,8 +3648,10 @@ def torch_zeros_(tensor):
     return tensor
 
 
-def torch_zeros_like(input, dtype=None, device=None, requires_grad=False):
+def torch_zeros_like(input, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """torch.zeros_like's signature over its MindSpore translation."""
+    if layout is not None:
+        raise ValueError("For 'zeros_like' (torch signature), layout other than None is not supported: layouts.")
     kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
     return ops.zeros_like(input, **kwargs_)
 

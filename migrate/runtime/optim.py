@@ -157,7 +157,10 @@ class TorchOptimizer(_Base):
     def _publish_one(self, p, key, value):
         """The state is the subclass's own (no mirrored Parameters)."""
 
-    def construct(self, gradients):
+    def set_grads(self, gradients):
+        """Set ``p.grad`` of every parameter from ``gradients`` aligned with
+        ``optimizer.parameters`` (what a step method other than ``step()``, SAM's
+        ``first_step``, reads)."""
         if isinstance(gradients, ms.Tensor):
             gradients = (gradients,)
         gradients = tuple(gradients)
@@ -168,6 +171,9 @@ class TorchOptimizer(_Base):
                              f"ms.value_and_grad(fn, None, optimizer.parameters).")
         for p, g in zip(self.parameters, gradients):
             p.grad = g
+
+    def construct(self, gradients):
+        self.set_grads(gradients)
         return self.step()
 
     def step(self, closure=None):

@@ -142,6 +142,12 @@ def dataloader(edit) -> None:
         return
     if _torchvision_at_run_time(edit, ds):
         return
+    collate = b.get("collate_fn")
+    if collate is not None and code_of(collate) != "None":
+        # torch's contract: each batch is collate_fn(list of samples), which a MindSpore batch
+        # map does not keep (it gets columns); the generated loader keeps it
+        edit.needs_runtime("a collate_fn: each batch is collate_fn([dataset[i] for i in indices]), as torch's")
+        return
     shuffle = b.get("shuffle")
     kept = _kept_sampler(edit, b.get("sampler"))
     shard = None if kept else _sampler_shards(edit, b.get("sampler"), shuffle)

@@ -29,7 +29,7 @@ import re
 import libcst as cst
 
 from migrate.convert.cst import attribute, code_of, is_primary
-from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_tensor
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_param, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
 
 INPLACE_SUBSCRIPT = node_rule(
@@ -103,7 +103,7 @@ def receiver_kind(before, after) -> str:
     """How an in-place call's receiver is held: ``pure`` (a name or attribute chain), ``chain``
     (an in-place call, converted to ``root.copy_(...)``), ``fresh`` (a new tensor nobody else
     sees, a literal included) or ``view`` (an indexed tensor or a result that may share memory with another)."""
-    if is_pure(before) or _held(before):
+    if is_pure(before) or _held(before) or _mapping_item(before):
         return "pure"
     if written_root(after) is not None:
         return "chain"
@@ -120,6 +120,23 @@ def receiver_kind(before, after) -> str:
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
         return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
     return "view"
+
+
+def _mapping_item(node) -> bool:
+    """``state["exp_avg"]``, ``self.state[p]["mu"]``: an item of a dict by a string (no tensor is
+    indexed by a string), reached through names, attributes and subscripts by a name or a
+    literal: the tensor the dict holds, not a view; evaluating it twice is free."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))):
+        return False
+    node = node.value
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Subscript) and not all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.Name, cst.Integer, cst.SimpleString))
+                for e in node.slice):
+            return False
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _held(node) -> bool:
@@ -329,13 +346,47 @@ def subscript_statement(converter, stmt: cst.Expr):
 
 INPLACE_DATA = node_rule(
     "MS199", "inplace_data_update",
-    "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y) "
-    "(MindSpore's .data cannot be assigned; copy_ writes into the tensor).", examples=[
+    "Replace the statement x.data op= y (x a name or attribute chain) with x.copy_(x op y), and "
+    "x.data = y (x known to be a tensor or a parameter) with x.copy_(y): copy_ writes into the tensor, "
+    "which every holder of it sees, as torch's .data does.", examples=[
     ("def f(w):\n"
      "    w.data *= 0.5\n",
      "def f(w):\n"
      "    w.copy_(w * 0.5)\n"),
+    ("def restore(m, saved):\n"
+     "    m.weight.data = saved\n",
+     "def restore(m, saved):\n"
+     "    m.weight.copy_(saved)\n"),
 ])
+
+
+def data_assignment(converter, stmt: cst.Assign):
+    """The statement ``x.data = y`` as ``x.copy_(y)`` where ``x`` is known to be a tensor (typed,
+    a parameter attribute such as ``m.weight``, or a parameter an optimizer class walks);
+    None otherwise (``self.data = rows`` in a dataset, ``config.data = ...`` stay)."""
+    if len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0].target
+    if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
+            and converter.allows(INPLACE_DATA.id) and _tensor_owner(converter, target.value)):
+        return None
+    owner = converter.walk(target.value)
+    new = cst.Expr(cst.Call(attribute(owner, "copy_"), [cst.Arg(converter.walk(stmt.value))]))
+    converter.record(stmt, new, INPLACE_DATA.id, "exact",
+                     "written into the tensor with copy_ (torch's .data = swaps the data of the same tensor; "
+                     "a value of another shape raises)")
+    return new
+
+
+def _tensor_owner(converter, owner) -> bool:
+    """Whether ``owner`` of ``owner.data = ...`` is a tensor: typed as one, an attribute named like
+    a parameter (``m.weight``), or a name other than ``self`` inside an optimizer class (the
+    parameters of its param_groups)."""
+    if is_tensor(converter, owner) or is_param(owner):
+        return True
+    classes, facts = converter.walk_state.classes, converter.facts.training
+    return isinstance(owner, cst.Name) and owner.value != "self" and bool(classes) and facts is not None \
+        and classes[-1].name in facts.optimizer_classes
 
 
 def data_statement(converter, stmt: cst.AugAssign):

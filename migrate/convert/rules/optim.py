@@ -5,7 +5,78 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import primary
-from migrate.convert.registry import argument_rule
+from migrate.convert.cst import dotted
+from migrate.convert.registry import argument_rule, node_rule
+from migrate.convert.training.bindings import OPTIMIZER_BASES
+
+OPTIMIZER_SUBCLASS = node_rule(
+    "MS247", "optimizer_subclass",
+    "Replace the base torch.optim.Optimizer of an optimizer class (Lion, LARS, an AdamW variant, "
+    "Lookahead, SAM) with the generated TorchOptimizer: torch's param_groups, state, defaults and "
+    "state_dict() over the target's experimental Optimizer; the class's own step() runs as written "
+    "and reads p.grad, which the training step's optimizer(grads) sets; the step() of an optimizer it wraps "
+    "goes through torch_optimizer_step.", needs=["TorchOptimizer", "torch_optimizer_step"], examples=[
+    ("class SignSGD(torch.optim.Optimizer):\n"
+     "    def __init__(self, params, lr=0.01):\n"
+     "        super().__init__(params, dict(lr=lr))\n"
+     "\n"
+     "    def step(self, closure=None):\n"
+     "        for group in self.param_groups:\n"
+     "            for p in group['params']:\n"
+     "                if p.grad is not None:\n"
+     "                    p.add_(torch.sign(p.grad), alpha=-group['lr'])\n",
+     "class SignSGD(TorchOptimizer):\n"
+     "    def __init__(self, params, lr=0.01):\n"
+     "        super().__init__(params, dict(lr=lr))\n"
+     "\n"
+     "    def step(self, closure=None):\n"
+     "        for group in self.param_groups:\n"
+     "            for p in group['params']:\n"
+     "                if p.grad is not None:\n"
+     "                    p.copy_(p.copy().add(ops.sign(p.grad), alpha=-float(group['lr'])))\n"),
+])
+
+
+class _WrappedSteps(cst.CSTTransformer):
+    """``self.base_optimizer.step(closure)`` (any receiver but ``self`` and ``super()``) in an
+    optimizer class -> ``torch_optimizer_step(self.base_optimizer, closure)``."""
+
+    def __init__(self, helper):
+        self.helper, self.changed = helper, []
+
+    def leave_Call(self, original, updated):
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "step") or \
+                (isinstance(func.value, cst.Name) and func.value.value == "self") or \
+                (isinstance(func.value, cst.Call) and dotted(func.value.func) == "super"):
+            return updated
+        new = cst.Call(cst.Name(self.helper()), [cst.Arg(func.value), *updated.args])
+        self.changed.append((original, new))
+        return new
+
+
+def optimizer_bases(converter, node: cst.ClassDef) -> cst.ClassDef:
+    """Apply MS247 to a class whose base is torch.optim.Optimizer (before its body is walked, so the
+    base is not marked as a torch name without a mapping); the steps of an optimizer it wraps go
+    through ``torch_optimizer_step``."""
+    if not converter.allows(OPTIMIZER_SUBCLASS.id):
+        return node
+    steps = _WrappedSteps(lambda: converter.output.signatures.helper("torch_optimizer_step"))
+    node = node.with_changes(body=node.body.visit(steps))
+    for before, after in steps.changed:
+        converter.record(before, after, OPTIMIZER_SUBCLASS.id, "exact",
+                         "the wrapped optimizer's step: torch's own, or a MindSpore optimizer called "
+                         "with its parameters' p.grad")
+    bases = []
+    for base in node.bases:
+        if converter.qual(base.value) in OPTIMIZER_BASES:
+            new = cst.Name(converter.output.signatures.helper("TorchOptimizer"))
+            converter.record(base.value, new, OPTIMIZER_SUBCLASS.id, "exact",
+                             "torch's Optimizer API over the target's experimental Optimizer; "
+                             "optimizer(grads) sets p.grad and runs step()")
+            base = base.with_changes(value=new)
+        bases.append(base)
+    return node.with_changes(bases=bases)
 
 
 @argument_rule("MS220", "asgd_floats", examples=[

@@ -15,6 +15,11 @@ from mappings import load_tables
 from migrate.convert.cst import dotted, single_assign
 from migrate.convert.training.tree import Names, getitem_columns, walk_statements
 
+# torch's optimizer base class, as optimizer classes name it, and the methods of its API that
+# are not steps
+OPTIMIZER_BASES = ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer")
+TORCH_OPTIMIZER_API = {"step", "zero_grad", "state_dict", "load_state_dict", "add_param_group", "__init__",
+                       "__setstate__", "__getstate__", "__repr__"}
 _NETWORK_PARAMS = ("model", "net", "network")  # function parameters that hold the network
 
 
@@ -70,6 +75,10 @@ class FileBindings:
     classes: set[str] = field(default_factory=set)      # classes defined in this file
     scalers: set[str] = field(default_factory=set)      # names bound to GradScaler(...)
     optimizers: set[str] = field(default_factory=set)   # names bound to torch.optim.*(...)
+    # classes here deriving from torch.optim.Optimizer -> the step methods they define besides
+    # torch's API (SAM's first_step/second_step), theirs and their bases' here
+    optimizer_classes: dict[str, set[str]] = field(default_factory=dict)
+    torch_api_optimizers: dict[str, str] = field(default_factory=dict)  # name -> its optimizer class here
     schedulers: set[str] = field(default_factory=set)   # names bound to lr_scheduler.*(...)
     opt_params: dict[str, str | None] = field(default_factory=dict)  # optimizer -> net of Opt(net.parameters())
     # name -> DistributedSampler(...), for a name bound once and read only as a DataLoader's
@@ -95,6 +104,7 @@ class FileBindings:
         for node in walk_statements(body):
             if isinstance(node, cst.ClassDef):
                 self.classes.add(node.name.value)
+                self._optimizer_class(node, converter)
                 cols = getitem_columns(node)
                 if cols:
                     self.ds_columns[node.name.value] = cols
@@ -111,6 +121,18 @@ class FileBindings:
                     self._constructed(a, converter)
         if self.samplers:
             self._keep_used_samplers(body, converter)
+
+    def _optimizer_class(self, node: cst.ClassDef, converter) -> None:
+        """Remember a class deriving from torch.optim.Optimizer (or from one defined here) and
+        the methods it defines that take the gradients in p.grad besides step()."""
+        bases = [dotted(b.value) for b in node.bases]
+        if not any((converter.qual(b.value) or "") in OPTIMIZER_BASES for b in node.bases) and \
+                not any(b in self.optimizer_classes for b in bases):
+            return
+        inherited = set().union(*(self.optimizer_classes.get(b, set()) for b in bases))
+        own = {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)
+               and not s.name.value.startswith("_")} if isinstance(node.body, cst.IndentedBlock) else set()
+        self.optimizer_classes[node.name.value] = (inherited | own) - TORCH_OPTIMIZER_API
 
     def _loop(self, node: cst.For, batches: set[str], tensors: set[str]) -> None:
         """``for x, y in loader`` / ``for i, batch in enumerate(loader)``: batches are tensors."""
@@ -162,8 +184,10 @@ class FileBindings:
             self._loader(name, call)
         elif q in apis.schedulers:
             self.schedulers.add(name)
-        elif q in apis.optimizers:
+        elif q in apis.optimizers or (isinstance(call.func, cst.Name) and call.func.value in self.optimizer_classes):
             self.optimizers.add(name)
+            if isinstance(call.func, cst.Name) and call.func.value in self.optimizer_classes:
+                self.torch_api_optimizers[name] = call.func.value
             self._optimizer_params(name, call)
         elif q in apis.samplers:
             self.samplers[name] = call

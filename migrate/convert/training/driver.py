@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from migrate.convert.cst import dotted, method_call, new_statement, short, single_assign
+from migrate.convert.cst import call_of, dotted, method_call, new_statement, short, single_assign
 from migrate.convert.training.autograd_grad import AutogradGrad
-from migrate.convert.training.bindings import FileBindings, looks_optimizer
+from migrate.convert.training.bindings import TORCH_OPTIMIZER_API, FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
 from migrate.convert.training.lr_reads import lr_reads
 from migrate.convert.training.param_names import param_name_tests
@@ -328,6 +328,10 @@ class TrainingPass:
                 return st
             return self.tree.rebuilt(st, st.with_changes(body=st.body.with_changes(body=inner)))
         if isinstance(st, cst.ClassDef):
+            if st.name.value in self.bindings.optimizer_classes:
+                # an optimizer's own step() and the wrapped optimizer's are no training steps
+                self.keep.update(id(x) for x in walk_statements([st]))
+                return st
             new = dataset_class(self, st)
             if isinstance(new.body, cst.IndentedBlock):
                 items, ch = [], False
@@ -442,7 +446,11 @@ class TrainingPass:
         return m is not None and (dotted(m[0]) == opt or dotted(m[0]) in self.converter.walk_state.module_names)
 
     def is_step(self, st):
-        """The optimizer name when ``st`` is ``opt.step()`` or ``scaler.step(opt)``."""
+        """The optimizer name when ``st`` is ``opt.step()``, ``scaler.step(opt)`` or a step method
+        of an optimizer class defined here (SAM's ``opt.first_step(zero_grad=True)``)."""
+        own = self.own_step(st)
+        if own is not None:
+            return own[0]
         m = method_call(st, "step")
         if m is None:
             return None
@@ -454,6 +462,24 @@ class TrainingPass:
             return None
         if name in self.bindings.optimizers or name and looks_optimizer(name):
             return name
+        return None
+
+    def own_step(self, st):
+        """(optimizer, call) when ``st`` calls a method of a name bound to an optimizer class
+        defined here that reads the gradients (not torch's API: ``first_step``), else None."""
+        call = call_of(st)
+        if call is None or not isinstance(call.func, cst.Attribute):
+            return None
+        name = dotted(call.func.value)
+        klass = self.bindings.torch_api_optimizers.get(name)
+        method = call.func.attr.value
+        if klass is not None:
+            return (name, call) if method in self.bindings.optimizer_classes.get(klass, set()) else None
+        if name and looks_optimizer(name) and name not in self.bindings.optimizers and not method.startswith("_") \
+                and method not in TORCH_OPTIMIZER_API:
+            # an optimizer whose class is defined in another file (SAM imported from sam.py) or
+            # built by a function: a method besides torch's API is one that reads p.grad
+            return name, call
         return None
 
     def find_step(self, block: list, k: int):

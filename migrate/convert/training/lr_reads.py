@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import code_of
+from migrate.convert.cst import children
 from migrate.convert.training.rules import LR_READS
 
 
@@ -24,7 +24,7 @@ def lr_reads(tp, body: list):
 def _block(tp, stmts: list):
     out, changed = [], False
     for st in stmts:
-        if isinstance(st, (cst.FunctionDef, cst.ClassDef)) or "param_groups" not in code_of(st):
+        if isinstance(st, (cst.FunctionDef, cst.ClassDef)) or not _mentions_groups(st):
             out.append(st)
             continue
         finder = _Reads()
@@ -37,6 +37,21 @@ def _block(tp, stmts: list):
             st, changed = tp.tree.rebuilt(st, new), True
         out.append(st)
     return out if changed else None
+
+
+def _mentions_groups(st) -> bool:
+    """Whether ``st`` has a ``.param_groups`` (a Name of that spelling: every read found below is
+    one). A walk of the nodes: printing each statement to search its text regenerated the
+    enclosing statements' code once per level of nesting."""
+    stack = [st]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            if node.value == "param_groups":
+                return True
+            continue
+        stack.extend(children(node))
+    return False
 
 
 def _is_groups(node) -> bool:

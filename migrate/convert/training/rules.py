@@ -47,31 +47,34 @@ ZERO_GRAD = statement_rule(
      "    loss, grads = grad_fn(x)\n"
      "    opt(grads)\n"),
 ])
+# micro-batch accumulation then clipping: the example of both rules it exercises (MS203, MS219)
+_ACCUMULATE_THEN_CLIP = (
+    "for it in range(10):\n"
+    "    optimizer.zero_grad()\n"
+    "    for micro in range(4):\n"
+    "        loss = model(next(batches)) / 4\n"
+    "        loss.backward()\n"
+    "    nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "    optimizer.step()\n",
+    "def forward_fn():\n"
+    "    loss = model(next(batches)) / 4\n"
+    "    return loss\n"
+    "\n"
+    "grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
+    "accum_grads = None\n"
+    "\n"
+    "for it in range(10):\n"
+    "    accum_grads = None\n"
+    "    for micro in range(4):\n"
+    "        loss, grads = grad_fn()\n"
+    "        accum_grads = grads if accum_grads is None else tuple(a + g for a, g in "
+    "zip(accum_grads, grads))\n"
+    "    accum_grads = ops.clip_by_global_norm(accum_grads, 1.0)\n"
+    "    optimizer(accum_grads)\n")
 CLIP_GRAD_NORM = statement_rule(
     "MS203", "clip_grad_norm", "Replace clip_grad_norm_(params, max_norm) with grads = "
                                "ops.clip_by_global_norm(grads, max_norm).", examples=[
-    ("for it in range(10):\n"
-     "    optimizer.zero_grad()\n"
-     "    for micro in range(4):\n"
-     "        loss = model(next(batches)) / 4\n"
-     "        loss.backward()\n"
-     "    nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
-     "    optimizer.step()\n",
-     "def forward_fn():\n"
-     "    loss = model(next(batches)) / 4\n"
-     "    return loss\n"
-     "\n"
-     "grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
-     "accum_grads = None\n"
-     "\n"
-     "for it in range(10):\n"
-     "    accum_grads = None\n"
-     "    for micro in range(4):\n"
-     "        loss, grads = grad_fn()\n"
-     "        accum_grads = grads if accum_grads is None else tuple(a + g for a, g in "
-     "zip(accum_grads, grads))\n"
-     "    accum_grads = ops.clip_by_global_norm(accum_grads, 1.0)\n"
-     "    optimizer(accum_grads)\n"),
+    _ACCUMULATE_THEN_CLIP,
 ])
 CLIP_GRAD_VALUE = statement_rule(
     "MS204", "clip_grad_value",
@@ -416,28 +419,7 @@ GRADIENT_COMPUTATION = statement_rule(
 BACKWARD_CHAIN = statement_rule(
     "MS219", "backward_chain", "Replace several backward() calls (in one block, or one per loop iteration) "
                                "before one step with their value_and_grad grads summed in a tuple.", examples=[
-    ("for it in range(10):\n"
-     "    optimizer.zero_grad()\n"
-     "    for micro in range(4):\n"
-     "        loss = model(next(batches)) / 4\n"
-     "        loss.backward()\n"
-     "    nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
-     "    optimizer.step()\n",
-     "def forward_fn():\n"
-     "    loss = model(next(batches)) / 4\n"
-     "    return loss\n"
-     "\n"
-     "grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters)\n"
-     "accum_grads = None\n"
-     "\n"
-     "for it in range(10):\n"
-     "    accum_grads = None\n"
-     "    for micro in range(4):\n"
-     "        loss, grads = grad_fn()\n"
-     "        accum_grads = grads if accum_grads is None else tuple(a + g for a, g in "
-     "zip(accum_grads, grads))\n"
-     "    accum_grads = ops.clip_by_global_norm(accum_grads, 1.0)\n"
-     "    optimizer(accum_grads)\n"),
+    _ACCUMULATE_THEN_CLIP,
 ])
 TRAIN_MODE = statement_rule(
     "MS229", "train_mode", "Replace net = Net() with net = Net(); net.set_train(True) for a network the file "

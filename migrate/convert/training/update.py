@@ -196,6 +196,13 @@ class UpdateRewrite:
         if step_opt != s.opt:
             raise Refuse("MS953", f"backward() is followed by the step of another optimizer "
                                   f"({step_opt}): write its value_and_grad by hand")
+        own = tp.own_step(st)
+        if own is not None:
+            # a step method of an optimizer written against torch's API: it reads p.grad
+            new = [new_statement(f"{s.opt}.set_grads({s.grads})"), st]
+            tp.record(st, new[0], TRAINING_STEP.id, "exact",
+                      f"{code_of(own[1]).strip()} reads p.grad: set from the grads tuple first")
+            return new
         m = method_call(st, "step")
         if s.scaler and dotted(m[0]) == s.scaler:
             new = []

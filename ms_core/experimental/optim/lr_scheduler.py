@@ -579,7 +579,8 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"For 'OneCycleLR', the 'anneal_strategy' must be one of 'cos' or "
                              f"'linear', but got {anneal_strategy!r}.")
-        self._anneal = self._annealing_cos if anneal_strategy == "cos" else self._annealing_linear
+        # the strategy by name, as torch keeps it: the state dict holds data, not a function
+        self._anneal_func_type = anneal_strategy
         max_lrs = _format_param("max_lr", optimizer, max_lr)
         if last_epoch == -1:
             for idx, group in enumerate(optimizer.param_groups):
@@ -604,6 +605,11 @@ class OneCycleLR(LRScheduler):
                     group["max_momentum"] = m_mom
                     group["base_momentum"] = b_mom
         super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return self._annealing_cos(start, end, pct)
+        return self._annealing_linear(start, end, pct)
 
     @staticmethod
     def _annealing_cos(start, end, pct):

@@ -259,3 +259,27 @@ def test_a_tensors_data_is_a_tensor_so_numpy_converts_in_one_pass():
     second conversion changes the file (timm's utils/onnx.py)."""
     check("def f(x: torch.Tensor):\n    return x.data.numpy(), x.T.numpy()\n",
           "def f(x: ms.Tensor):\n    return x.asnumpy(), x.T.asnumpy()\n")
+
+
+def test_in_place_chains_compute_torchs_values():
+    """x.mul_(a).add_(g) as one write, and x.mul_(2).add_(x) (which reads the x mul_ wrote) as two:
+    the values torch leaves in x and returns (float32, exact here)."""
+    import numpy as np
+    import torch
+
+    import ms_core as ms
+    from migrate import convert_source
+    src = ("import torch\n\n\ndef f(x, g):\n    y = x.mul_(0.5).add_(g, alpha=2.0)\n    return y\n\n\n"
+           "def h(x):\n    y = x.mul_(2).add_(x)\n    return y\n")
+    code = convert_source(src).code
+    ns = {}
+    exec(compile(code, "converted", "exec"), ns)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    g = np.full((2, 3), 0.25, np.float32)
+    for name, args in (("f", (a, g)), ("h", (a,))):
+        t_args = [torch.tensor(v) for v in args]
+        m_args = [ms.Tensor(v) for v in args]
+        want = {"f": lambda x, g: x.mul_(0.5).add_(g, alpha=2.0), "h": lambda x: x.mul_(2).add_(x)}[name](*t_args)
+        got = ns[name](*m_args)
+        np.testing.assert_array_equal(got.asnumpy(), want.numpy())
+        np.testing.assert_array_equal(m_args[0].asnumpy(), t_args[0].numpy())  # written into x

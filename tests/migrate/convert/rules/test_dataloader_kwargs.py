@@ -69,6 +69,35 @@ def test_shuffled_tensor_dataset_keeps_rows_together(both):
     np.testing.assert_array_equal(x, np.arange(12.0).reshape(6, 2)[y])  # each row with its label
 
 
+def test_a_collate_fn_gets_the_list_of_samples_as_in_torch(both):
+    """torch's contract: collate_fn([dataset[i] for i in batch indices]) builds each batch."""
+    tns, cns = both
+
+    def collate(samples):
+        xs, ys = zip(*samples)
+        return np.stack(xs).sum(1), np.array(ys) * 10
+
+    want = [(np.asarray(x), np.asarray(y)) for x, y in tns["loader"](False, collate_fn=collate)]
+    got = [(np.asarray(x), np.asarray(y)) for x, y in cns["loader"](False, collate_fn=collate)]
+    assert len(got) == len(want) == 3 and len(cns["loader"](False, collate_fn=collate)) == 3
+    for (gx, gy), (wx, wy) in zip(got, want):
+        np.testing.assert_array_equal(gx, wx)
+        np.testing.assert_array_equal(gy, wy)
+
+
+def test_a_collate_fn_over_a_tensor_dataset_gets_its_rows(both):
+    """TensorDataset(x, y) (a MindSpore dataset once converted) with a collate_fn: the function
+    gets the list of (x_i, y_i) rows, in order, as torch gives them."""
+    tns, cns = both
+
+    def collate(rows):
+        return [float(x.sum()) for x, _ in rows], [int(y) for _, y in rows]
+
+    want = list(tns["tensor_loader"](batch_size=4, collate_fn=collate))
+    got = list(cns["tensor_loader"](batch_size=4, collate_fn=collate))
+    assert got == want and len(got) == 2
+
+
 @pytest.mark.parametrize("extra, error, message", [
     ({"worker_init_fn": print}, ValueError, "'worker_init_fn' has no MindSpore counterpart"),
     ({"batch_sampler": [[0, 1]]}, ValueError, "'batch_sampler' has no MindSpore counterpart"),

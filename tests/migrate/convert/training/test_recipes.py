@@ -22,7 +22,10 @@ _NUM = re.compile(r"[-+]?\d+\.\d+(?:[eE][-+]?\d+)?")
 
 def _run(script, cwd, *args) -> str:
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, str(script), *args], cwd=cwd, capture_output=True, text=True,
+    # converted code imports the runtime as migrate_runtime: this repository's (as tests/child.py)
+    boot = ("import runpy, sys, migrate.runtime; sys.modules.setdefault('migrate_runtime', migrate.runtime); "
+            "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", boot, str(script), *args], cwd=cwd, capture_output=True, text=True,
                           timeout=600, env=env, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
@@ -32,7 +35,7 @@ def _run(script, cwd, *args) -> str:
 def converted(tmp_path_factory):
     out = tmp_path_factory.mktemp("recipes")
     shutil.copy(FIXTURE_ROOT / "training" / "np_init.py", out / "np_init.py")
-    for name in ("multitask_recipe",):
+    for name in ("multitask_recipe", "lm_recipe"):
         res = convert_source((HERE / f"{name}.py").read_text())
         assert res.error is None and "# migrate:" not in res.code, res.code
         assert not re.search(r"^\s*(import|from) torch\b", res.code, re.M) and convert_source(res.code).code == res.code
@@ -60,3 +63,26 @@ def test_multitask_regressor_trains_as_torch(converted, tmp_path):
     losses = [float(v) for v in re.findall(r"step \d+ loss ([\d.]+)", got)]
     assert len(losses) == 20
     np.testing.assert_allclose(losses, [float(v) for v in re.findall(r"step \d+ loss ([\d.]+)", want)], rtol=1e-5)
+
+
+def test_language_model_loop_trains_and_resumes_as_torch(converted, tmp_path):
+    """a DataLoader with a collate_fn that pads with pad_sequence, a causal Transformer with a
+    square mask and a padding mask, tied weights, Adam + OneCycleLR per batch; --steps 6 saves a
+    checkpoint (model, optimizer and scheduler state) from which --steps 10 --resume continues."""
+    original = tmp_path / "original"
+    original.mkdir()
+    for name in ("lm_recipe.py", "np_init.py"):
+        shutil.copy(HERE / name, original / name)
+    want = _run(original / "lm_recipe.py", original, "--steps", "10")
+    got = _run(converted / "lm_recipe.py", converted, "--steps", "6")
+    assert "collate" in (converted / "lm_recipe.py").read_text()
+    assert "lambda" not in (converted / "lm_recipe.py").read_text().split("def collate")[1].split("\n\n")[0]
+    _same_numbers(got, "\n".join(want.splitlines()[:len(got.splitlines())]) + "\n")
+    resumed = _run(converted / "lm_recipe.py", converted, "--steps", "10", "--resume")
+    assert resumed.splitlines()[1] == "resumed at step 6"
+    tail = [ln for ln in want.splitlines() if re.match(r"step (7|8|9|10) ", ln)]
+    assert [ln for ln in resumed.splitlines() if ln.startswith("step ")] == \
+        [ln for ln in _run(converted / "lm_recipe.py", converted, "--steps", "10",
+                           "--checkpoint", "other.ckpt").splitlines() if re.match(r"step (7|8|9|10) ", ln)]
+    _same_numbers("\n".join(ln for ln in resumed.splitlines() if ln.startswith("step ")) + "\n",
+                  "\n".join(tail) + "\n")

@@ -88,7 +88,8 @@ def test_fixture_converts_without_markers(name, runs):
     assert not markers, markers
     assert "# migrate:" not in res.code
     assert not re.search(r"^\s*import torch\b", res.code, re.M) and not re.search(r"^\s*from torch\b", res.code, re.M)
-    assert ".backward(" not in res.code and ".zero_grad(" not in res.code
+    # (self.zero_grad() inside an optimizer class is its own method, as in torch)
+    assert ".backward(" not in res.code and ".zero_grad(" not in res.code.replace("self.zero_grad(", "")
     assert "ms.value_and_grad(" in res.code
     assert convert_source(res.code).code == res.code  # converting the output changes nothing
 

@@ -645,8 +645,7 @@ def test_data_loading():
         c = train_ds.batch(8)
         d = ms.dataset.NumpySlicesDataset((x.asnumpy(), y.asnumpy()), column_names=["data", "label"], shuffle=False).batch(2)
         e = ms.dataset.GeneratorDataset(some_dataset, column_names=["data", "label"], shuffle=False).batch(16)
-        # migrate: MS902 torch.utils.data.DataLoader: collate_fn=my_collate: a collate_fn: use .batch(per_batch_map=...) or .map by hand
-        f = DataLoader(train_ds, batch_size=2, collate_fn=my_collate)
+        f = DataLoaderTorch(train_ds, batch_size=2, collate_fn=my_collate)
         """)  # noqa: E501
     by_line = {c.line: c for c in res.changes if c.rule == "MS223"}
     assert by_line[11].label == "approximate" and "num_workers=2 dropped" in by_line[11].note
