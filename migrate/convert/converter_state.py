@@ -56,6 +56,7 @@ class FileFacts:
     training_tensors: Any = field(default_factory=set)  # names the training pass found to hold tensors
     deep: bool = False          # brackets nest DEEP_BRACKETS deep somewhere: no statement may get deeper
     aliased_writes: Any = field(default_factory=dict)  # line -> why its in-place write misses a named view
+    plain_forwards: bool = False  # a class here that is not a module defines forward (x.forward(...) may be its)
     frozen: bool = False
 
     def freeze(self) -> None:

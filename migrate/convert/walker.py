@@ -174,8 +174,7 @@ class Converter:
             # walked (the statement spans still match the tree: no pass rewrote it)
             self.facts.src_lines = code.splitlines()
             self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
-        self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
-        self.facts.aliased_writes = _aliased_writes(code)
+        self._read_input(module, code)
         self.facts.freeze()  # the walk only reads the facts
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):
@@ -215,6 +214,13 @@ class Converter:
         # every change is one torch site: rewritten (any label) or left with a marker
         return ConvertResult(out, self.output.changes, len(self.output.changes),
                              runtime=self.output.signatures.used_names())
+
+    def _read_input(self, module, code: str) -> None:
+        """Facts of the input the walk reads: deep nesting, in-place writes a named view misses,
+        plain classes with a forward."""
+        self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
+        self.facts.aliased_writes = _aliased_writes(code)
+        self.facts.plain_forwards = handlers.defines_plain_forward(module, code)
 
     def _with_runtime(self, module, body):
         """``module`` with ``body`` and what reaches the runtime (its import, or inlined code)."""
