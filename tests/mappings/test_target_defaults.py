@@ -49,7 +49,7 @@ def test_a_default_the_user_wrote_or_that_differs_stays():
         bn = nn.BatchNorm2d(8, momentum=0.2)
         conv = nn.Conv2d(1, 2, 3)
         """, """\
-        fc = nn.Dense(3, 4, weight_init=HeUniform(negative_slope=math.sqrt(5)), \
+        fc = nn.Dense(3, 4, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), \
 bias_init=Uniform(scale=1 / math.sqrt(3)))
         fc2 = nn.Dense(3, 4, has_bias=False, weight_init=HeUniform(negative_slope=math.sqrt(5)))
         bn = nn.BatchNorm2d(8, momentum=0.8)
