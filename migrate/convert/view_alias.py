@@ -120,7 +120,7 @@ class _Function:
                 views.pop(name, None)
                 for v in [v for v, (b, _, _) in views.items() if b == name]:
                     del views[v]  # the base bound again: the view holds the old tensor on both sides
-                if base is not None:
+                if base is not None and base != name:  # (`x = x.view(-1)`: the old tensor has no name left)
                     views[name] = (base, line, loops)
             elif kind == "write":
                 self._check(i, name, line, loops, views)

@@ -72,6 +72,12 @@ UNMARKED = {
                 t.add_(1)
             return torch.stack(out)
         """,
+    "rebound_to_its_own_view": """\
+        def f(t: torch.Tensor):
+            t = t.view(-1)
+            t.mul_(2)
+            return t
+        """,
     "a_copy": """\
         def f(t: torch.Tensor):
             v = t.clone()
