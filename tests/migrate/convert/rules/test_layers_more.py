@@ -57,8 +57,7 @@ PAIRS = [
     ("nn.Upsample(scale_factor=(2, 3), mode='nearest')",
      "nn.Upsample(scale_factor=(2.0, 3.0), mode='nearest', recompute_scale_factor=True)"),
     ("nn.Upsample(scale_factor=s)",
-     "nn.Upsample(scale_factor=(lambda s: tuple(float(i) for i in s) if isinstance(s, "
-     "(tuple, list)) else float(s))(s), recompute_scale_factor=True)"),
+     "nn.Upsample(scale_factor=torch_float_scale(s), recompute_scale_factor=True)"),
     ("nn.Upsample(size=(4, 4), mode='bilinear')", "nn.Upsample(size=(4, 4), mode='bilinear')"),
     # MS407 implicit_softmax_dim (no dim: approximate, MindSpore's axis -1)
     ("nn.Softmax()", "nn.Softmax()"),
