@@ -1,0 +1,66 @@
+"""Classes the third first-pass sample met (bench/README.md "A third sample"): model packages
+nobody here had converted. Each test is a fixture of our own: the converted code is checked as
+text where the rewrite matters and run against torch with the same weights."""
+import numpy as np
+import pytest
+
+from migrate import convert_source
+from tests.migrate.convert.test_fixtures_numeric import copy_weights
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+
+def build(code: str, expr: str):
+    """(the converted source, the torch module, the converted cell) built by ``expr``."""
+    out = convert_source(HEAD + code).code
+    namespace, torch_namespace = {}, {}
+    exec(out, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(HEAD + code, torch_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    return out, eval(expr, torch_namespace), eval(expr, namespace)  # noqa: S307
+
+
+# A residual block that zeroes its last norm's scale through the container's last item, and reads a
+# middle item's parameters by a positive index (BoTNet's BottleBlock: nn.init.zeros_(self.net[-1].weight)).
+INDEXED_ITEMS = '''
+class Block(nn.Module):
+    def __init__(self, c, down=False):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv2d(c, c, 1, bias=False),
+            nn.BatchNorm2d(c),
+            nn.AvgPool2d(2) if down else nn.Identity(),
+            nn.Embedding(4, c),
+            nn.BatchNorm2d(c),
+        )
+        nn.init.zeros_(self.net[-1].weight)
+        nn.init.constant_(self.net[1].bias, 0.5)
+        self.grown = nn.ModuleList([nn.Linear(c, c), nn.LayerNorm(c)])
+        self.grown.insert(0, nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        h = self.net[0](x)
+        h = self.net[1](h) + self.net[-2].weight[0].view(1, -1, 1, 1)
+        return self.net[4](h) + self.net[-1].bias.view(1, -1, 1, 1), self.net[4].weight
+'''
+
+
+def test_an_item_of_a_container_written_out_is_typed_by_its_constant_index():
+    out, net, cell = build(INDEXED_ITEMS, "Block(3)")
+    assert "self.net[-1].gamma.set_data(initializer(Zero(), " in out
+    assert "self.net[1].beta.set_data(initializer(Constant(0.5), " in out
+    assert "self.net[-2].embedding_table[0]" in out and "self.net[-1].beta.view" in out
+    assert "return self.net[4](h) + self.net[-1].beta.view(1, -1, 1, 1), self.net[4].gamma" in out
+    assert "self.grown.insert(0, " in out  # (a container that changes is not typed by index)
+    params = dict(cell.parameters_and_names())
+    np.testing.assert_array_equal(params["net.4.gamma"].asnumpy(), np.zeros(3, np.float32))
+    np.testing.assert_array_equal(params["net.1.beta"].asnumpy(), np.full(3, 0.5, np.float32))
+    net.eval()
+    cell.set_train(False)
+    assert copy_weights(net, cell) == set()
+    x = np.random.RandomState(0).randn(2, 3, 4, 4).astype(np.float32)
+    for got, want in zip(cell(ms.Tensor(x)), net(torch.from_numpy(x))):
+        np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
