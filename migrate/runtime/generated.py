@@ -44,6 +44,7 @@ from .functional import (
     torch_layer_norm,
     torch_local_response_norm,
     torch_multi_head_attention_forward,
+    torch_pad_crop,
 )
 from .layers import (
     CircularPadTorch,
@@ -3050,9 +3051,14 @@ def torch_outer(input, vec2, out=None):
     return ops.outer(input, vec2)
 
 
-def torch_pad(input, pad, mode='constant', value=None):
-    """torch.nn.functional.pad's signature over its MindSpore translation."""
-    return ops.pad(input, pad, mode, value if mode == 'constant' else None)
+if TARGET == "mindspore":
+    def torch_pad(input, pad, mode='constant', value=None):
+        """torch.nn.functional.pad's signature over its MindSpore translation."""
+        return torch_pad_crop(input, pad, mode=mode, value=value)
+else:
+    def torch_pad(input, pad, mode='constant', value=None):
+        """torch.nn.functional.pad's signature over its MindSpore translation."""
+        return ops.pad(input, pad, mode, value if mode == 'constant' else None)
 
 
 def torch_pinv(A, atol=None, rtol=None, hermitian=False, out=None):

@@ -427,6 +427,7 @@ EXPORTS = {
     'torch_orthogonal_': 'generated',
     'torch_outer': 'generated',
     'torch_pad': 'generated',
+    'torch_pad_crop': 'functional',
     'torch_pad_sequence': 'data',
     'torch_param_names': 'values',
     'torch_parameters': 'state',

@@ -298,6 +298,13 @@ def roll(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper("torch_roll")), args)
 
 
+def _non_negative_amounts(pad) -> bool:
+    """``pad`` is a tuple or list of non-negative integers written out."""
+    if not isinstance(pad, (cst.Tuple, cst.List)) or not is_literal(pad):
+        return False
+    return all(isinstance(v, int) and v >= 0 for v in literal(pad))
+
+
 @argument_rule("MS331", "empty_shape_factory", examples=[
     ("y = torch.zeros(2, 3)\n",
      "y = ops.zeros((2, 3))\n"),
@@ -658,7 +665,7 @@ def sparse_coo_dense(edit) -> None:
     edit.func = cst.Name(edit.helper("torch_sparse_coo_tensor"))
 
 
-@argument_rule("MS329", "pad_value", runtime=True, examples=[
+@argument_rule("MS329", "pad_value", runtime=True, needs=["torch_pad_crop"], examples=[
     ("def f(x, mode):\n    return F.pad(x, (1, 1), mode, 0.0)\n",
      "def f(x, mode):\n    return ops.pad(x, (1, 1), mode, 0.0 if mode == 'constant' else None)\n"),
 ])
@@ -666,7 +673,19 @@ def pad_value(edit) -> None:
     """Replace F.pad(x, p, mode, value) for a non-constant mode: torch takes value=0 (or None) there
     and ignores it, MindSpore 2.10 refuses any value ("the padding mode 'reflect' can not set
     value"): value=0 is dropped for a literal mode, passed as `value if mode == 'constant' else
-    None` for a mode known at run time only (encodec's and demucs' pad1d)."""
+    None` for a mode known at run time only (encodec's and demucs' pad1d). With --target mindspore,
+    amounts that may be negative (a crop: anything but non-negative integers written out) go
+    through torch_pad_crop, which crops by slicing (MindSpore 2.10's CPU ops.pad gives wrong
+    values for a negative amount once it has run before)."""
+    if edit.converter.facts.target_name == "mindspore" and not _non_negative_amounts(edit.bound.get("pad")):
+        args = [cst.Arg(edit.bound["input"]), cst.Arg(edit.bound["pad"])]
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        args += [cst.Arg(edit.bound[k], keyword=cst.Name(k), equal=equal)
+                 for k in ("mode", "value") if edit.bound.get(k) is not None]
+        edit.worse("transformed", "the amounts may be negative (a crop), which MindSpore 2.10's CPU ops.pad gets "
+                                  "wrong: torch_pad_crop crops by slicing and pads the rest")
+        edit.result = cst.Call(cst.Name(edit.helper("torch_pad_crop")), args)
+        return
     value, mode = edit.bound.get("value"), edit.bound.get("mode")
     if value is None or mode is None or (isinstance(value, cst.Name) and value.value == "None"):
         return

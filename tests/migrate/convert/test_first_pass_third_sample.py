@@ -64,3 +64,38 @@ def test_an_item_of_a_container_written_out_is_typed_by_its_constant_index():
     x = np.random.RandomState(0).randn(2, 3, 4, 4).astype(np.float32)
     for got, want in zip(cell(ms.Tensor(x)), net(torch.from_numpy(x))):
         np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+# gMLP's token shift: a pad whose amounts are a variable and its negation, so one side crops.
+SHIFT = '''
+def shift(t, amount):
+    return F.pad(t, (0, 0, amount, -amount), value=0.)
+
+
+def both(t, p):
+    return F.pad(t, p), F.pad(t, (1, -2, -1, 0), "constant", 3.0), F.pad(t, (2, 1), mode="reflect")
+'''
+
+
+def test_a_pad_that_may_crop_crops_by_slicing_for_mindspore():
+    assert "return ops.pad(t, (0, 0, amount, -amount), value = 0.)" not in convert_source(HEAD + SHIFT).code
+    out = convert_source(HEAD + SHIFT, target="mindspore").code
+    assert "return torch_pad_crop(t, (0, 0, amount, -amount), value=0.)" in out
+    assert ("return torch_pad_crop(t, p), torch_pad_crop(t, (1, -2, -1, 0), mode=\"constant\", value=3.0), "
+            "ops.pad(t, (2, 1), mode=\"reflect\")") in out
+    # the generated function runs on ms_core too: it is the code MindSpore gets, over the same ops
+    namespace = {}
+    exec(out.replace("import mindspore as ms", "import ms_core as ms")  # noqa: S102
+         .replace("from mindspore import", "from ms_core import"), namespace)
+    x = np.random.RandomState(0).randn(2, 5, 4).astype(np.float32)
+    for amount in (-2, 1, 0, -1):  # the same function called again, as MindSpore's bug needs
+        want = torch.nn.functional.pad(torch.from_numpy(x), (0, 0, amount, -amount))
+        np.testing.assert_array_equal(namespace["shift"](ms.Tensor(x), amount).asnumpy(), want.numpy())
+    for p in ((1, -1), (-1, -1, 2, 0), (0, 0, 0, 0, 1, 1)):
+        want = [w.numpy() for w in eval("both(x, p)", {"both": lambda t, q: (  # noqa: S307
+            torch.nn.functional.pad(t, q), torch.nn.functional.pad(t, (1, -2, -1, 0), "constant", 3.0),
+            torch.nn.functional.pad(t, (2, 1), mode="reflect")), "x": torch.from_numpy(x), "p": p})]
+        for got, w in zip(namespace["both"](ms.Tensor(x), p), want):
+            np.testing.assert_array_equal(got.asnumpy(), w)
+    with pytest.raises(ValueError, match="For 'pad', 'pad' must hold"):
+        namespace["both"](ms.Tensor(x), (1, 1, 1))
