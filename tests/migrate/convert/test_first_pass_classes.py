@@ -339,3 +339,32 @@ def test_frames_through_strides_match_torch_with_gradients():
                                   torch_namespace["shifted"](torch.from_numpy(y)).numpy())
     assert ms.Tensor(x).stride() == list(torch.from_numpy(x).stride())  # MindSpore 2.10's Tensor.stride
     assert "strides = list(torch_stride(a))" in out
+
+
+UNTYPED_FORWARD = ("class Inner(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                   "        self.fc = nn.Linear(3, 2)\n    def forward(self, x):\n        return self.fc(x)\n"
+                   "NETS = {'inner': Inner}\n"
+                   "class Outer(nn.Module):\n    def __init__(self, kind):\n        super().__init__()\n"
+                   "        self.net = NETS[kind]()\n"
+                   "    def forward(self, x):\n        return self.net.forward(x) * 2\n")
+
+
+def test_forward_called_on_a_module_the_walk_cannot_type_is_its_construct():
+    out = body(UNTYPED_FORWARD)
+    assert "return self.net.construct(x) * 2" in out
+    namespace, reference = {}, {}
+    exec(convert_source(HEAD + UNTYPED_FORWARD).code, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(HEAD + UNTYPED_FORWARD, reference)  # noqa: S102
+    torch.manual_seed(0)
+    torch_model, model = reference["Outer"]("inner"), namespace["Outer"]("inner")
+    model.net.fc.weight.set_data(ms.Tensor(torch_model.net.fc.weight.detach().numpy()))
+    model.net.fc.bias.set_data(ms.Tensor(torch_model.net.fc.bias.detach().numpy()))
+    x = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    expected = torch_model(torch.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(model(ms.Tensor(x)).asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_forward_keeps_its_name_where_a_plain_class_of_the_file_defines_one():
+    code = UNTYPED_FORWARD + "class Scorer:\n    def forward(self, x):\n        return x\n"
+    out = body(code)
+    assert "return self.net.forward(x) * 2" in out and "    def forward(self, x):\n        return x\n" in out
