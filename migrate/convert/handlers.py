@@ -475,7 +475,7 @@ def on_method(converter, node: cst.Call):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         converter.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
-    if name == "add_module":
+    if name in ("add_module", "register_module"):  # (register_module: torch's alias)
         track_added_child(converter, node)
     earlier = converter.earlier_receiver(name)  # converting converted code: what the first time found
     if name in _STATE_METHODS and _optimizer_like(converter, recv0):

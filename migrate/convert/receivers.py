@@ -271,7 +271,8 @@ def _track_layer_aliases(converter, scope, target, value) -> None:
 
 
 def track_added_child(converter, call: cst.Call) -> None:
-    """``self.add_module('bn', nn.BatchNorm2d(c))``: ``self.bn`` is known as an assigned one is."""
+    """``self.add_module('bn', nn.BatchNorm2d(c))`` (or torch's alias register_module): ``self.bn``
+    is known as an assigned one is."""
     args = call.args
     if converter.class_scope and is_self(converter, call.func.value) and len(args) == 2 \
             and not any(a.star or a.keyword for a in args) and isinstance(args[0].value, cst.SimpleString):
@@ -335,7 +336,7 @@ def _track_items_by_index(converter, attrs: dict, attr: str, value) -> None:
     first = value.args[0].value if value.args else None
     if isinstance(first, cst.ListComp):
         return
-    grows = re.compile(rf"\bself\.{re.escape(attr)}\s*(\.\s*(append|extend|insert|add_module|pop)\s*\("
+    grows = re.compile(rf"\bself\.{re.escape(attr)}\s*(\.\s*(append|extend|insert|add_module|register_module|pop)\s*\("
                        rf"|\+=|\[[^\]]*\]\s*=(?!=))|\bdel\s+self\.{re.escape(attr)}\[")
     if grows.search("\n".join(converter.facts.src_lines)) is not None:
         return

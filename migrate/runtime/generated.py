@@ -49,6 +49,7 @@ from .functional import (
 from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
+    SoftplusTorch,
     UnfoldTorchLayout,
     torch_attention_init,
 )
@@ -1241,6 +1242,24 @@ class TorchSoftmin(nn.Softmin, metaclass=TorchSignature):
 
     def __init__(self, dim=None):
         super().__init__(-1 if dim is None else dim)
+
+
+if TARGET == "mindspore":
+    class TorchSoftplus(SoftplusTorch, metaclass=TorchSignature):
+        """torch.nn.Softplus's signature over SoftplusTorch: torch's arguments are translated when it is built."""
+
+        _torch_base = SoftplusTorch
+
+        def __init__(self, beta=1.0, threshold=20.0):
+            super().__init__(beta, threshold)
+else:
+    class TorchSoftplus(nn.Softplus, metaclass=TorchSignature):
+        """torch.nn.Softplus's signature over nn.Softplus: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.Softplus
+
+        def __init__(self, beta=1.0, threshold=20.0):
+            super().__init__(beta, threshold)
 
 
 class TorchSyncBatchNorm(nn.SyncBatchNorm, metaclass=TorchSignature):
@@ -3772,7 +3791,7 @@ TORCH_NN = {
     'Softmax': TorchSoftmax,
     'Softmax2d': getattr(nn, 'Softmax2d', None),
     'Softmin': TorchSoftmin,
-    'Softplus': getattr(nn, 'Softplus', None),
+    'Softplus': TorchSoftplus,
     'Softshrink': getattr(nn, 'SoftShrink', None),
     'Softsign': getattr(nn, 'Softsign', None),
     'SyncBatchNorm': TorchSyncBatchNorm,

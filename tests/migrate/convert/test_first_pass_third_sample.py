@@ -13,6 +13,11 @@ ms = pytest.importorskip("ms_core")
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 
+def on_ms_core(code: str) -> str:
+    """--target mindspore output made to import ms_core: the same ops, one import apart."""
+    return code.replace("import mindspore as ms", "import ms_core as ms").replace("from mindspore", "from ms_core")
+
+
 def build(code: str, expr: str):
     """(the converted source, the torch module, the converted cell) built by ``expr``."""
     out = convert_source(HEAD + code).code
@@ -85,8 +90,7 @@ def test_a_pad_that_may_crop_crops_by_slicing_for_mindspore():
             "ops.pad(t, (2, 1), mode=\"reflect\")") in out
     # the generated function runs on ms_core too: it is the code MindSpore gets, over the same ops
     namespace = {}
-    exec(out.replace("import mindspore as ms", "import ms_core as ms")  # noqa: S102
-         .replace("from mindspore import", "from ms_core import"), namespace)
+    exec(on_ms_core(out), namespace)  # noqa: S102
     x = np.random.RandomState(0).randn(2, 5, 4).astype(np.float32)
     for amount in (-2, 1, 0, -1):  # the same function called again, as MindSpore's bug needs
         want = torch.nn.functional.pad(torch.from_numpy(x), (0, 0, amount, -amount))
@@ -99,3 +103,37 @@ def test_a_pad_that_may_crop_crops_by_slicing_for_mindspore():
             np.testing.assert_array_equal(got.asnumpy(), w)
     with pytest.raises(ValueError, match="For 'pad', 'pad' must hold"):
         namespace["both"](ms.Tensor(x), (1, 1, 1))
+
+
+# ncps' wired cell: layers registered by torch's alias of add_module, a Softplus constraint.
+REGISTERED = '''
+class Wired(nn.Module):
+    def __init__(self, c=3, layers=2):
+        super().__init__()
+        for i in range(layers):
+            self.register_module(f"layer_{i}", nn.Linear(c, c))
+        self.register_module("norm", nn.LayerNorm(c))
+        self.constraint = nn.Softplus(beta=2.0, threshold=1.5)
+
+    def forward(self, x):
+        h = self.layer_1(self.layer_0(x))
+        return self.constraint(self.norm(h) * self.norm.weight) + nn.Softplus()(h)
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_registered_modules_and_softplus_match_torch(target):
+    out = convert_source(HEAD + REGISTERED, target=target).code
+    assert 'self.insert_child_to_cell(f"layer_{i}", nn.Dense(' in out
+    assert "self.norm(h) * self.norm.gamma" in out
+    softplus = "SoftplusTorch" if target == "mindspore" else "nn.Softplus"
+    assert f"self.constraint = {softplus}(beta=2.0, threshold=1.5)" in out and f"{softplus}()(h)" in out
+    # the MindSpore output runs on ms_core too: the same ops, one import apart
+    namespace, torch_namespace = {}, {}
+    exec(on_ms_core(out), namespace)  # noqa: S102
+    exec(HEAD + REGISTERED, torch_namespace)  # noqa: S102
+    net, cell = torch_namespace["Wired"](), namespace["Wired"]()
+    assert copy_weights(net, cell) == set()
+    x = np.random.RandomState(0).randn(4, 3).astype(np.float32) * 3
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), net(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
