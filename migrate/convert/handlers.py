@@ -151,6 +151,17 @@ DEVICE_CONTEXT = node_rule(
      "    y = torch.zeros(2)\n",
      "y = ops.zeros((2,))\n"),
 ])
+DTYPE_INFO_NUMBER = node_rule(
+    "MS354", "dtype_info_number",
+    "Replace torch.finfo(dt).max (eps, min, tiny, smallest_normal, resolution) with float(np.finfo(...).max): "
+    "torch's are Python floats, NumPy's are NumPy scalars, which MindSpore 2.10 refuses where it takes a "
+    "number (x[i, j] = value).", examples=[
+    ("y = -torch.finfo(torch.float32).max\n",
+     "y = -float(np.finfo(ms.dtype_to_nptype(ms.float32)).max)\n"),
+])
+# torch.finfo's float fields (bits is an int on both sides; iinfo's fields are Python ints in NumPy too)
+_FINFO_FLOATS = frozenset({"eps", "max", "min", "tiny", "smallest_normal", "resolution"})
+
 NAMED_TUPLE_FIELD = node_rule(
     "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].", examples=[
     ("y = torch.max(x, 1).values\n",
@@ -596,6 +607,11 @@ def on_plain_attribute(converter, node: cst.Attribute):
     attr = node.attr.value
     new = layer_attribute(converter, node, value)
     if new is not None:
+        return new
+    if attr in _FINFO_FLOATS and isinstance(node.value, cst.Call) and converter.qual(node.value.func) == "torch.finfo" \
+            and converter.allows(DTYPE_INFO_NUMBER.id):
+        new = cst.Call(parse_expr(converter.builtin("float")), [cst.Arg(node.with_changes(value=value))])
+        converter.record(node, new, DTYPE_INFO_NUMBER.id, "exact", f"torch.finfo(...).{attr} is a Python float")
         return new
     if attr == "apply" and isinstance(node.value, cst.Name) \
             and node.value.value in converter.walk_state.function_classes \

@@ -31,13 +31,18 @@ MODEL = textwrap.dedent('''
             self.net = nn.Sequential(nn.Linear(dim, dim), nn.LayerNorm(dim), nn.GELU(), nn.LayerNorm(dim))
             nn.init.ones_(self.net[-1].weight)
             nn.init.constant_(self.net[1].bias, 0.25)
+            self.register_module("gate", nn.Linear(dim, dim))
+            self.constraint = nn.Softplus(beta=2.0, threshold=1.0)
 
         def forward(self, x):
             for _ in range(3):  # MindSpore 2.10's ops.pad goes wrong on a crop it has run before
                 x = self.net(x)
                 a, b, c = x.split(3, dim=-1)
                 x = torch.cat([shift(a, 1), shift(b, -1), c], dim=-1) + self.net[1].bias
-            return x
+            scores = x @ x.transpose(1, 2)
+            i, j = torch.triu_indices(scores.shape[-1], scores.shape[-1], 1)
+            scores[:, i, j] = -torch.finfo(scores.dtype).max
+            return scores.softmax(dim=-1) @ self.constraint(self.gate(x))
 
 
     def make_model():

@@ -137,3 +137,25 @@ def test_registered_modules_and_softplus_match_torch(target):
     x = np.random.RandomState(0).randn(4, 3).astype(np.float32) * 3
     np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), net(torch.from_numpy(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+# reformer's full attention: the causal positions set through an index with finfo's max.
+CAUSAL_FILL = '''
+def causal(dot):
+    i, j = torch.triu_indices(dot.shape[-1], dot.shape[-1], 1)
+    dot[:, i, j] = -torch.finfo(dot.dtype).max
+    return dot.softmax(dim=-1), torch.finfo(torch.float16).eps, torch.finfo().tiny
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_finfo_numbers_are_python_floats_as_torchs(target):
+    out = convert_source(HEAD + CAUSAL_FILL, target=target).code
+    assert "dot[:, i, j] = -float(np.finfo(ms.dtype_to_nptype(dot.dtype)).max)" in out
+    namespace, torch_namespace = {}, {}
+    exec(on_ms_core(out), namespace)  # noqa: S102
+    exec(HEAD + CAUSAL_FILL, torch_namespace)  # noqa: S102
+    x = np.random.RandomState(0).randn(2, 4, 4).astype(np.float32)
+    got, want = namespace["causal"](ms.Tensor(x)), torch_namespace["causal"](torch.from_numpy(x))
+    np.testing.assert_allclose(got[0].asnumpy(), want[0].numpy(), rtol=1e-5, atol=1e-6)
+    assert got[1:] == want[1:] and all(type(v) is float for v in got[1:])
