@@ -600,6 +600,17 @@ def _names_a_cell(converter, node) -> bool:
 _ACCELERATOR_QUERIES = ("is_cuda", "is_xpu", "is_mps", "is_xla", "is_ipu", "is_mtia", "is_maia")
 
 
+def _finfo_number(converter, node: cst.Attribute, value):
+    """Apply MS354 to ``torch.finfo(dt).max`` (``value``: the converted ``torch.finfo(dt)``), or None."""
+    attr = node.attr.value
+    if attr not in _FINFO_FLOATS or not isinstance(node.value, cst.Call) \
+            or converter.qual(node.value.func) != "torch.finfo" or not converter.allows(DTYPE_INFO_NUMBER.id):
+        return None
+    new = cst.Call(parse_expr(converter.builtin("float")), [cst.Arg(node.with_changes(value=value))])
+    converter.record(node, new, DTYPE_INFO_NUMBER.id, "exact", f"torch.finfo(...).{attr} is a Python float")
+    return new
+
+
 def on_plain_attribute(converter, node: cst.Attribute):
     """``x.weight`` where x is a known BatchNorm/LayerNorm/Embedding: MindSpore parameter names;
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
@@ -608,10 +619,8 @@ def on_plain_attribute(converter, node: cst.Attribute):
     new = layer_attribute(converter, node, value)
     if new is not None:
         return new
-    if attr in _FINFO_FLOATS and isinstance(node.value, cst.Call) and converter.qual(node.value.func) == "torch.finfo" \
-            and converter.allows(DTYPE_INFO_NUMBER.id):
-        new = cst.Call(parse_expr(converter.builtin("float")), [cst.Arg(node.with_changes(value=value))])
-        converter.record(node, new, DTYPE_INFO_NUMBER.id, "exact", f"torch.finfo(...).{attr} is a Python float")
+    new = _finfo_number(converter, node, value)
+    if new is not None:
         return new
     if attr == "apply" and isinstance(node.value, cst.Name) \
             and node.value.value in converter.walk_state.function_classes \
