@@ -82,12 +82,13 @@ def generator_class(edit) -> None:
 
 
 @argument_rule("MS301", "dtype_info", examples=[
-    ("y = torch.finfo(torch.float16).eps\n",
-     "y = np.finfo(ms.dtype_to_nptype(ms.float16)).eps\n"),
+    ("y = torch.finfo(torch.float16)\n",
+     "y = np.finfo(ms.dtype_to_nptype(ms.float16))\n"),
 ])
 def dtype_info(edit) -> None:
     """Replace torch.finfo(dtype) / torch.iinfo(dtype) with np.finfo / np.iinfo of the dtype's
-    NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars)."""
+    NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars; a field read on the
+    call itself becomes a Python float, as torch's are: MS354)."""
     fn = "np." + edit.entry.torch.rsplit(".", 1)[-1]
     dtype = edit.bound.get("type")
     if dtype is None:
