@@ -42,7 +42,10 @@ MODEL = textwrap.dedent('''
             scores = x @ x.transpose(1, 2)
             i, j = torch.triu_indices(scores.shape[-1], scores.shape[-1], 1)
             scores[:, i, j] = -torch.finfo(scores.dtype).max
-            return scores.softmax(dim=-1) @ self.constraint(self.gate(x))
+            out = scores.softmax(dim=-1) @ self.constraint(self.gate(x))
+            keep = torch.ones(out.shape[:2], dtype=torch.uint8)  # a ByteTensor mask, as pytorch-crf's
+            keep[:, -1] = 0
+            return torch.where(keep.unsqueeze(-1), out, -out)
 
 
     def make_model():

@@ -345,10 +345,40 @@ _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_aft
      "y = ops.unbind(ops.nonzero(x > 0), 1)\n"),
 ])
 def where(edit) -> None:
-    """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1)."""
+    """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1).
+    With --target mindspore, torch.where(condition, x, y) whose condition is not bool by its form
+    (a comparison, a logical operation, .bool()) gets condition.astype(ms.bool_): torch takes a
+    uint8 mask (torch.ByteTensor, pytorch-crf's), MindSpore 2.10's CPU Select refuses it."""
     if "input" in edit.bound or "other" in edit.bound:
+        condition = edit.bound.get("condition")
+        if edit.converter.facts.target_name == "mindspore" and condition is not None and not _bool_by_form(condition):
+            cast = cst.Attribute(condition, cst.Name("astype"))
+            edit.set("condition", cst.Call(cast, [cst.Arg(edit.converter.target("ms.bool_"))]))
+            edit.worse("transformed", "the condition is cast to bool: torch takes a uint8 mask, MindSpore 2.10's "
+                                      "Select a bool one only")
         return
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
+
+
+# calls whose result is bool whatever their input (a method or a torch function of that name)
+_BOOL_CALLS = frozenset({"bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "eq", "ne",
+                         "gt", "lt", "ge", "le", "greater", "less", "equal", "not_equal", "logical_and", "logical_or",
+                         "logical_not", "logical_xor", "signbit", "any", "all"})
+
+
+def _bool_by_form(node) -> bool:
+    """``node`` is a bool tensor by its form: a comparison, ``~`` / ``&`` / ``|`` / ``^`` of such,
+    or a call that returns bool (``m.bool()``, ``torch.isnan(x)``)."""
+    node = node.expression if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert) \
+        else node
+    if isinstance(node, cst.Comparison):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _bool_by_form(node.left) or _bool_by_form(node.right)
+    if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
+        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
+        return name in _BOOL_CALLS
+    return False
 
 
 @argument_rule("MS313", "diag", examples=[

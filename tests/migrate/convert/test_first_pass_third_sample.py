@@ -159,3 +159,28 @@ def test_finfo_numbers_are_python_floats_as_torchs(target):
     got, want = namespace["causal"](ms.Tensor(x)), torch_namespace["causal"](torch.from_numpy(x))
     np.testing.assert_allclose(got[0].asnumpy(), want[0].numpy(), rtol=1e-5, atol=1e-6)
     assert got[1:] == want[1:] and all(type(v) is float for v in got[1:])
+
+
+# pytorch-crf's forward algorithm: a uint8 mask (torch.ByteTensor) chooses between two scores.
+BYTE_MASK = '''
+def step(mask, i, next_score, score):
+    return torch.where(mask[i].unsqueeze(1), next_score, score), torch.where(next_score > 0, next_score, 0.0)
+'''
+
+
+def test_a_where_condition_not_bool_by_its_form_is_cast_for_mindspore():
+    assert "torch.where(mask[i].unsqueeze(1), " not in convert_source(HEAD + BYTE_MASK).code
+    assert "ops.where(ops.unsqueeze(mask[i], 1), next_score" in convert_source(HEAD + BYTE_MASK).code
+    out = convert_source(HEAD + BYTE_MASK, target="mindspore").code
+    assert ("return ops.where(ops.unsqueeze(mask[i], 1).astype(ms.bool_), next_score, score), "
+            "ops.where(next_score > 0, next_score, 0.0)") in out
+    namespace, torch_namespace = {}, {}
+    exec(on_ms_core(out), namespace)  # noqa: S102
+    exec(HEAD + BYTE_MASK, torch_namespace)  # noqa: S102
+    rs = np.random.RandomState(0)
+    mask = (rs.rand(3, 2) > 0.5).astype(np.uint8)
+    a, b = rs.randn(2, 4).astype(np.float32), rs.randn(2, 4).astype(np.float32)
+    want = torch_namespace["step"](torch.from_numpy(mask), 1, torch.from_numpy(a), torch.from_numpy(b))
+    got = namespace["step"](ms.Tensor(mask), 1, ms.Tensor(a), ms.Tensor(b))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.asnumpy(), w.numpy())
