@@ -108,6 +108,9 @@ class WalkState:
     module_names: set[str] = field(default_factory=set)  # names bound to modules (Cells)
     layer_bases: dict[str, str] = field(default_factory=dict)  # classes here deriving from a torch layer -> it
     view_marked: set[int] = field(default_factory=set)  # lines marked for a write a named view misses
+    # walking the arguments of a torch optimizer's constructor: module.parameters() there means
+    # the parameters the optimizer can update (see rules/module.py's parameters)
+    optimizer_args: bool = False
 
 
 @dataclass(eq=False)
