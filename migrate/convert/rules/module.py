@@ -238,7 +238,7 @@ def named_buffers(edit) -> None:
 @argument_rule("MS165", "module_requires_grad", needs=["torch_requires_grad"], examples=[
     ("net = nn.Linear(2, 2)\n"
      "net.requires_grad_(False)\n",
-     "net = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
+     "net = nn.Dense(2, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
      "bias_init=Uniform(scale=1 / math.sqrt(2)))\n"
      "torch_requires_grad(net, False)\n"),
 ])
