@@ -248,7 +248,7 @@ def test_data_parallel_on_one_process_is_the_module_and_its_module_attribute_the
         model = Net()
         print(model.fc.weight)
         ms.save_checkpoint(model, "net.pt")
-        other = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
+        other = nn.Dense(2, 2, weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / math.sqrt(2)))
         other.module = 1
         """)  # noqa: E501
 
