@@ -198,6 +198,7 @@ EXPORTS = {
     'torch_avg_pool1d': 'generated',
     'torch_avg_pool2d': 'generated',
     'torch_avg_pool3d': 'generated',
+    'torch_avg_pool_padding': 'arguments',
     'torch_baddbmm': 'generated',
     'torch_barrier': 'generated',
     'torch_bartlett_window': 'generated',

@@ -407,7 +407,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     name = "avg_pool2d"
     kernel = int_tuple(name, "kernel_size", kernel_size)
     stride = int_tuple(name, "stride", stride)
-    pads = padding4(name, padding)
+    pads = padding4(name, padding, allow_pair=False)  # MindSpore 2.10 refuses torch's (h, w) form
     x4, squeeze = _as4d(name, input_x)
     cfg = pool_config(name, x4.shape[2:], kernel, stride, (1, 1), "pad", pads, ceil_mode)
     out = avg_pool_core(x4, cfg, "pad", count_include_pad, divisor_override)

@@ -368,3 +368,34 @@ def test_forward_keeps_its_name_where_a_plain_class_of_the_file_defines_one():
     code = UNTYPED_FORWARD + "class Scorer:\n    def forward(self, x):\n        return x\n"
     out = body(code)
     assert "return self.net.forward(x) * 2" in out and "    def forward(self, x):\n        return x\n" in out
+
+
+AVG_POOL_PADDING = ("def pool(x, padding):\n"
+                    "    a = F.avg_pool2d(x, 3, 1, (1, 0))\n"
+                    "    b = F.avg_pool2d(x, kernel_size=2, padding=padding)\n"
+                    "    pool3 = F.avg_pool3d\n"
+                    "    c = pool3(x.unsqueeze(2), (1, 2, 2), padding=[0, 1, 0])\n"
+                    "    return a, b, c\n")
+
+
+def test_average_pooling_padding_per_axis_is_padding_per_side():
+    out = body(AVG_POOL_PADDING)
+    assert "a = ops.avg_pool2d(x, 3, 1, (1, 1, 0, 0))" in out
+    assert "b = torch_avg_pool2d(x, kernel_size=2, padding=padding)" in out  # known at run time only
+    namespace, reference = {}, {}
+    exec(convert_source(HEAD + AVG_POOL_PADDING).code, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(HEAD + AVG_POOL_PADDING, reference)  # noqa: S102
+    x = np.random.default_rng(1).standard_normal((2, 3, 5, 6)).astype(np.float32)
+    for padding in ([1, 0], (0, 1), 1):
+        expected = reference["pool"](torch.from_numpy(x), padding)
+        got = namespace["pool"](ms.Tensor(x), padding)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g.asnumpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_ms_core_average_pooling_refuses_one_padding_per_axis_as_mindspore_does():
+    x = ms.Tensor(np.zeros((1, 1, 4, 4), np.float32))
+    with pytest.raises(TypeError, match="'padding' must be an int or a tuple of 4 ints"):
+        ms.ops.avg_pool2d(x, 2, 2, (1, 0))
+    with pytest.raises(ValueError, match="'padding' must be an int or a tuple of 6 ints"):
+        ms.ops.avg_pool3d(ms.ops.expand_dims(x, 2), 1, 1, (0, 1, 0))
