@@ -1722,7 +1722,7 @@ def torch_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False
 def torch_avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         count_include_pad=True, divisor_override=None):
     """torch.nn.functional.avg_pool2d's signature over its MindSpore translation."""
-    return ops.avg_pool2d(input, kernel_size, kernel_size if stride is None else stride, torch_avg_pool_padding(padding, 2), ceil_mode, count_include_pad, divisor_override)
+    return ops.avg_pool2d(input, kernel_size, kernel_size if stride is None else stride, torch_avg_pool_padding(padding, 2), ceil_mode, count_include_pad, divisor_override=divisor_override or 0)
 
 
 def torch_avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -2802,6 +2802,11 @@ def torch_margin_ranking_loss(input1, input2, target, margin=0, size_average=Non
     if reduce is not None:
         raise ValueError("For 'margin_ranking_loss' (torch signature), reduce other than None is not supported: deprecated; use reduction=.")
     return ops.margin_ranking_loss(input1, input2, target, margin, reduction=reduction)
+
+
+def torch_masked_fill(input, mask, value):
+    """torch.masked_fill's signature over its MindSpore translation."""
+    return ops.masked_fill(input, mask, value)
 
 
 def torch_masked_select(input, mask, out=None):

@@ -399,3 +399,22 @@ def test_ms_core_average_pooling_refuses_one_padding_per_axis_as_mindspore_does(
         ms.ops.avg_pool2d(x, 2, 2, (1, 0))
     with pytest.raises(ValueError, match="'padding' must be an int or a tuple of 6 ints"):
         ms.ops.avg_pool3d(ms.ops.expand_dims(x, 2), 1, 1, (0, 1, 0))
+
+
+def test_masked_fill_int_value_takes_the_inputs_dtype_for_mindspore():
+    code = ("def f(x, m, labels):\n    a = x.masked_fill(m, -100)\n    b = torch.masked_fill(x, m, 0.5)\n"
+            "    labels.masked_fill_(m, -100)\n    return a, b, (x * 2).masked_fill(m, 0)\n")
+    out = convert_source(HEAD + code, target="mindspore").code
+    assert "a = ops.masked_fill(x, m, ms.Tensor(-100, x.dtype))" in out
+    assert "b = ops.masked_fill(x, m, 0.5)" in out  # a float literal is a float tensor's kind already
+    assert "labels.copy_(ops.masked_fill(labels.copy(), m, ms.Tensor(-100, labels.dtype)))" in out
+    assert "ops.masked_fill((x * 2), m, 0)" in out  # not computed twice: left, with a note
+    assert "a = ops.masked_fill(x, m, -100)" in convert_source(HEAD + code).code  # ms_core takes any scalar
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    labels = ms.Tensor(np.arange(6, dtype=np.int64).reshape(2, 3))
+    for t, ref in ((x, torch.arange(6, dtype=torch.float32)), (labels, torch.arange(6))):
+        mask = t > 2
+        got = ms.ops.masked_fill(t, mask, ms.Tensor(-100, t.dtype))
+        expected = ref.reshape(2, 3).masked_fill(ref.reshape(2, 3) > 2, -100)
+        assert got.dtype == t.dtype
+        np.testing.assert_array_equal(got.asnumpy(), expected.numpy())
