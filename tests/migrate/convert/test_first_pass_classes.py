@@ -418,3 +418,17 @@ def test_masked_fill_int_value_takes_the_inputs_dtype_for_mindspore():
         expected = ref.reshape(2, 3).masked_fill(ref.reshape(2, 3) > 2, -100)
         assert got.dtype == t.dtype
         np.testing.assert_array_equal(got.asnumpy(), expected.numpy())
+
+
+def test_a_second_conversion_keeps_the_layer_attribute_reads_the_first_one_wrote():
+    code = ("class Patches(nn.Module):\n    def __init__(self, k, size):\n        super().__init__()\n"
+            "        self.proj = nn.Conv3d(3, 4, kernel_size=k, stride=k, padding=k)\n"
+            "        self.grid = [s // t for s, t in zip(size, self.proj.stride)]\n"
+            "        self.width = self.head.in_features if hasattr(self, 'head') else 0\n"
+            "    def forward(self, x):\n        return self.proj(x)\n"
+            "def unmapped(m, x):\n    return nn.Module.forward(m, x)\n")  # torch names stay (marked)
+    for target in ("ms_core", "mindspore"):
+        once = convert_source(HEAD + code, target=target).code
+        assert "zip(size, self.proj.stride)" in once  # a Conv3d's stride is torch's on both sides
+        assert "TorchLayerAttrs(self.head).in_features" in once  # a class unknown here: decided at run time
+        assert convert_source(once, target=target).code == once
