@@ -232,10 +232,10 @@ def on_reference(converter, node, q: str):
         label = "exact" if entry.params is not None else entry.label
         converter.record(node, new, entry_id(entry), label, entry.note)
         return new
-    if entry is not None and not entry.target and entry.rule == "grad_mode" and entry.label != "unsupported" \
+    if entry is not None and not entry.target and entry.rule is not None and entry.label != "unsupported" \
             and not converter.walk_state.in_isinstance:
-        # a grad-mode context as a value (ctx = torch.no_grad): the runtime's (a rule writes its
-        # calls; other such entries' values stay marked: a base class must be a class)
+        # a function whose calls a rule writes, as a value (ctx = torch.no_grad, op = torch.max):
+        # the runtime's function with torch's signature, where there is one (else marked)
         new = runtime_value(converter, node, q)
         if new is not None:
             return new

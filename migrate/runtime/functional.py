@@ -453,3 +453,36 @@ def torch_istft(input, n_fft, hop_length=None, win_length=None, window=None, cen
     if length is not None and out.shape[-1] < length:
         out = ops.pad(out, (0, length - out.shape[-1]))
     return out[0] if single else out
+
+
+class TorchReduction(tuple):
+    """torch's (values, indices) result of a reduction along a dim (torch.return_types)."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def torch_max(input, dim=None, keepdim=False):
+    """torch.max as a value (``op = torch.max``; the converter writes a direct call idiomatically):
+    the largest element; with an int ``dim`` (values, indices) along it; with a tensor, the
+    elementwise maximum of the two."""
+    if dim is None:
+        return ops.amax(input)
+    if isinstance(dim, int):
+        return TorchReduction(ops.max(input, dim, keepdims=keepdim))
+    return ops.maximum(input, dim)
+
+
+def torch_min(input, dim=None, keepdim=False):
+    """torch.min as a value: the smallest element; with an int ``dim`` (values, indices) along
+    it; with a tensor, the elementwise minimum of the two."""
+    if dim is None:
+        return ops.amin(input)
+    if isinstance(dim, int):
+        return TorchReduction(ops.min(input, dim, keepdims=keepdim))
+    return ops.minimum(input, dim)

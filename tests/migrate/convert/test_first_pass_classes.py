@@ -432,3 +432,18 @@ def test_a_second_conversion_keeps_the_layer_attribute_reads_the_first_one_wrote
         assert "zip(size, self.proj.stride)" in once  # a Conv3d's stride is torch's on both sides
         assert "TorchLayerAttrs(self.head).in_features" in once  # a class unknown here: decided at run time
         assert convert_source(once, target=target).code == once
+
+
+def test_a_reduction_whose_calls_a_rule_writes_is_the_runtimes_function_as_a_value():
+    code = ("class Miner:\n    def __init__(self, hardest=True):\n"
+            "        self.pick = torch.max if hardest else torch.min\n"
+            "    def __call__(self, d):\n        return self.pick(d, dim=1)\n")
+    out = body(code)
+    assert "self.pick = torch_max if hardest else torch_min" in out and "MS901" not in out
+    namespace = {}
+    exec(convert_source(HEAD + code).code, namespace)  # noqa: S102 (running the converted code is the test)
+    d = np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)
+    for hardest, op in ((True, torch.max), (False, torch.min)):
+        got, expected = namespace["Miner"](hardest)(ms.Tensor(d)), op(torch.from_numpy(d), dim=1)
+        np.testing.assert_array_equal(got.values.asnumpy(), expected.values.numpy())
+        np.testing.assert_array_equal(got.indices.asnumpy(), expected.indices.numpy())

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from migrate.runtime.functional import (
-    torch_activation_fn, torch_batch_stats_norm, torch_einsum, torch_foreach, torch_layer_norm, torch_linspace,
-    torch_istft, torch_local_response_norm, torch_multi_head_attention_forward, torch_sdpa, torch_sparse_coo_tensor,
-    torch_stft, torch_unfold_windows,
+    torch_activation_fn, torch_batch_stats_norm, torch_einsum, torch_foreach, torch_istft, torch_layer_norm,
+    torch_linspace, torch_local_response_norm, torch_max, torch_min, torch_multi_head_attention_forward,
+    torch_sdpa, torch_sparse_coo_tensor, torch_stft, torch_unfold_windows,
 )
 from tests.optest import check_op
 
@@ -184,3 +184,15 @@ def test_istft_refuses_a_window_whose_overlap_add_vanishes():
     z = torch_stft(ms.Tensor(_r(64)), 16, 16, window=ms.Tensor(np.zeros(16, np.float32)), return_complex=True)
     with pytest.raises(ValueError, match="NOLA condition"):
         torch_istft(z, 16, 16, window=ms.Tensor(np.zeros(16, np.float32)))
+
+
+@pytest.mark.parametrize("name,ours", [("max", torch_max), ("min", torch_min)])
+def test_max_and_min_as_values_take_each_torch_form(name, ours):
+    reference = getattr(torch, name)
+    check_op(lambda x: ours(x), lambda x: reference(x), [_r(3, 4)])
+    check_op(lambda x, y: ours(x, y), lambda x, y: reference(x, y), [_r(3, 4), _r(3, 4)])
+    check_op(lambda x: ours(x, 1, True)[0], lambda x: reference(x, 1, True)[0], [_r(3, 4)])
+    x = _r(3, 4)
+    got, expected = ours(ms.Tensor(x), dim=0), reference(torch.from_numpy(x), dim=0)
+    np.testing.assert_array_equal(got.values.asnumpy(), expected.values.numpy())
+    np.testing.assert_array_equal(got.indices.asnumpy(), expected.indices.numpy())
