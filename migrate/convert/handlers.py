@@ -233,9 +233,11 @@ def on_reference(converter, node, q: str):
         converter.record(node, new, entry_id(entry), label, entry.note)
         return new
     if entry is not None and not entry.target and entry.rule is not None and entry.label != "unsupported" \
-            and not converter.walk_state.in_isinstance:
+            and not converter.walk_state.in_isinstance \
+            and (entry.rule == "grad_mode" or q.rsplit(".", 1)[-1].islower()):
         # a function whose calls a rule writes, as a value (ctx = torch.no_grad, op = torch.max):
-        # the runtime's function with torch's signature, where there is one (else marked)
+        # the runtime's function with torch's signature, where there is one (else marked; a class
+        # stays marked: a value of it may be a base class, which a runtime function cannot be)
         new = runtime_value(converter, node, q)
         if new is not None:
             return new
