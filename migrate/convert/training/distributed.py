@@ -26,6 +26,7 @@ import libcst as cst
 from migrate.convert.cst import (
     bind_args,
     call_of,
+    children,
     code_of,
     dotted,
     new_statement,
@@ -229,12 +230,12 @@ def _env_reads(st) -> list:
 
 
 def _subscripts(st) -> list:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Subscript(self, node):
+    found, stack = [], [st]
+    while stack:  # the code fields, not libcst's visitor: this runs at every statement
+        node = stack.pop()
+        if type(node) is cst.Subscript:
             found.append(node)
-    st.visit(Finder())
+        stack.extend(children(node))
     return found
 
 
