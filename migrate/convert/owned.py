@@ -28,12 +28,15 @@ _FACTORIES = frozenset({
 # methods whose result shares the tensor's memory besides the views (t.numpy() sees later updates)
 _SHARING = frozenset({"numpy", "asnumpy", "storage", "untyped_storage", "__array__", "as_strided"})
 _ARITHMETIC = (cst.BinaryOperation, cst.UnaryOperation)
-_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_NESTED = frozenset({
+    cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+})
 # the node types _Uses.on_visit acts on (none has subclasses): the others are passed through at
 # the cost of a set lookup (libcst's node classes are ABCs: isinstance is slow)
+_BINDING_ELSEWHERE = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.Del})
 _ACTED_ON = frozenset({
-    *_NESTED, *_ARITHMETIC, cst.Global, cst.Nonlocal, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For,
-    cst.WithItem, cst.Del, cst.Call, cst.Comparison, cst.Return, cst.Attribute, cst.Name,
+    *_NESTED, *_ARITHMETIC, *_BINDING_ELSEWHERE, cst.Global, cst.Nonlocal, cst.Assign, cst.Call, cst.Comparison,
+    cst.Return, cst.Attribute, cst.Name,
 })
 
 
@@ -66,38 +69,42 @@ class _Uses:
                 stack.extend(reversed(list(children(node))))
 
     def on_visit(self, node) -> bool:
-        if isinstance(node, _NESTED):
+        t = type(node)  # (exact types: none of these has subclasses, and isinstance of an ABC is slow)
+        if t is cst.Name:
+            if id(node) not in self.allowed:
+                self.refused.add(node.value)
+        elif t is cst.Attribute:
+            if node.attr.value not in self.aliasing:
+                self._allow(node.value)  # t.shape, t.sum (a method's call is checked in _call)
+        elif t is cst.Call:
+            self._call(node)
+        elif t in _NESTED:
             self.refused.update(n.value for n in _names_in(node))  # a nested scope may keep it
             return False
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
+        elif t is cst.Global or t is cst.Nonlocal:
             self.refused.update(n.name.value for n in node.names)
-        elif isinstance(node, cst.Assign):
+        elif t is cst.Assign:
             self._assign(node)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.Del)):
+        elif t in _BINDING_ELSEWHERE:
             self._bind_elsewhere(node)
-        elif isinstance(node, cst.Call):
-            self._call(node)
-        elif isinstance(node, _ARITHMETIC):
-            self._allow(node.left if isinstance(node, cst.BinaryOperation) else node.expression)
-            if isinstance(node, cst.BinaryOperation):
-                self._allow(node.right)
-        elif isinstance(node, cst.Comparison):
+        elif t is cst.BinaryOperation:
+            self._allow(node.left)
+            self._allow(node.right)
+        elif t is cst.UnaryOperation:
+            self._allow(node.expression)
+        elif t is cst.Comparison:
             self._allow(node.left)
             for c in node.comparisons:
                 self._allow(c.comparator)
-        elif isinstance(node, cst.Return) and node.value is not None:
+        elif t is cst.Return and node.value is not None:
             self._allow(node.value)
-            if isinstance(node.value, cst.Tuple):
+            if type(node.value) is cst.Tuple:
                 for e in node.value.elements:
                     self._allow(e.value)
-        elif isinstance(node, cst.Attribute) and node.attr.value not in self.aliasing:
-            self._allow(node.value)  # t.shape, t.sum (a method's call is checked in _call)
-        elif isinstance(node, cst.Name) and id(node) not in self.allowed:
-            self.refused.add(node.value)
         return True
 
     def _allow(self, node) -> None:
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             self.allowed.add(id(node))
 
     def _assign(self, node: cst.Assign) -> None:

@@ -25,6 +25,7 @@ keeps the import (or the block) and adds only what is new.
 from __future__ import annotations
 
 import re
+import weakref
 
 import libcst as cst
 
@@ -118,7 +119,9 @@ class TorchSignatures:
     """
 
     def __init__(self, converter):
-        self.converter = converter
+        # the converter holds this object: a strong reference back would make a cycle that keeps
+        # its whole state (both syntax trees) alive until the cyclic collector runs
+        self.converter = weakref.proxy(converter)
         self.link = converter.facts.runtime
         self.target = converter.facts.target_name
         self.code = ""
