@@ -1128,7 +1128,7 @@ _HANDLERS = {
 
 def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
                    named_modules=frozenset(), runtime: str = RUNTIME_NAME, own=frozenset(),
-                   module_bases=frozenset()) -> ConvertResult:
+                   module_bases=frozenset(), validate: bool = True) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -1156,6 +1156,9 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
         module_bases: base expressions of the code's classes that name module classes defined in
             other files of its package (:func:`migrate.convert.package_classes.package_module_bases`):
             those classes are Cells, though the file imports nothing of torch's.
+        validate: parse the output once more when statements were reshaped, and return the input
+            with ``error`` set if it is not valid Python; False for a caller that compiles the
+            output itself (:func:`migrate.convert.guarded.convert_text`).
 
     Returns:
         A :class:`ConvertResult` with ``.code``, ``.changes`` and ``.runtime`` (the names it
@@ -1181,7 +1184,7 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     if collecting:
         gc.disable()
     try:
-        result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules,
+        result = Converter(target, validate, rules=rules, inherited=inherited, named_modules=named_modules,
                            runtime=runtime).convert(head)
     finally:
         if collecting:
