@@ -266,7 +266,7 @@ def choose_names(heads, taken: set[str], pkg: str, current: dict) -> dict:
 
     Example:
         >>> choose_names({"ops", "ms"}, {"ops", "ms"}, "ms_core", {})
-        {'ops': 'ms_ops', 'ms': 'ms_core'}
+        {'ms': 'ms_core', 'ops': 'ms_ops'}
     """
     out = dict(current)
     for head in sorted(heads, key=list(_CANDIDATES).index):
