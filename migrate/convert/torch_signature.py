@@ -98,6 +98,22 @@ def signatures(converter) -> "TorchSignatures":
     return converter.output.signatures
 
 
+def _named_twice(code: str, name: str) -> bool:
+    """``name`` (an identifier) appears twice in ``code`` as a name of its own: not preceded by a
+    word character or ``.``, not followed by one. The regex looks for the name itself (a
+    look-behind first would make it try every position of the text); the character before is
+    checked on each match (a refused match hides no other: inside it, every position follows a
+    word character)."""
+    seen = 0
+    for m in re.finditer(rf"{re.escape(name)}\b", code):
+        before = code[m.start() - 1] if m.start() else " "
+        if not (before.isalnum() or before in "_."):
+            seen += 1
+            if seen == 2:
+                return True
+    return False
+
+
 def is_layer_class(qual: str) -> bool:
     """``torch.nn.Conv2d``-like: a class of torch.nn (not a function or a submodule), also a
     base class of a torch.nn submodule (``torch.nn.modules.loss._Loss``)."""
@@ -189,8 +205,7 @@ class TorchSignatures:
         Names an earlier conversion imported stay (converting again changes nothing)."""
         if not self.link:
             return False
-        unused = [k for k, local in self.names.items() if k not in self.existing
-                  and len(re.findall(rf"(?<![\w.]){re.escape(local)}\b", code)) < 2]
+        unused = [k for k, local in self.names.items() if k not in self.existing and not _named_twice(code, local)]
         for key in unused:
             del self.names[key]
         return bool(unused)
