@@ -132,8 +132,9 @@ class Converter:
         self._allowed: dict[str, bool] | None = None if rules.everything else {}  # allows()' answers
 
     # ---- entry point -------------------------------------------------------------------
-    def convert(self, code: str) -> ConvertResult:
-        """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
+    def convert(self, code: str, parsed: cst.Module | None = None) -> ConvertResult:
+        """Convert ``code``; on a parse error return it unchanged with ``error`` set. ``parsed``:
+        its syntax tree when a conversion of it has parsed it already (trees are never changed)."""
         if "torch" not in code and "einops" not in code and not self._inherits(code) and not MODULE_BASES.get() \
                 and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
@@ -145,9 +146,10 @@ class Converter:
                 return ConvertResult(code, error=f"cannot parse: {err}")
             return ConvertResult(code, runtime=imported_runtime_names(code))
         try:
-            module = cst.parse_module(code)
+            module = parsed if parsed is not None else cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
+        parsed = module
         scan_module_imports(module.body, self.facts.aliases, self.facts.imported, self.facts.star_modules)
         if self.facts.star_modules or self.facts.inherited:
             self._add_derived_aliases(module)
@@ -190,7 +192,7 @@ class Converter:
             # Python's builtins named through `builtins`
             names, shadowed = again
             return Converter(self.facts.target_name, self.facts.validate, names, self.facts.rules, self.facts.inherited,
-                             shadowed, self.facts.named_modules, self.facts.runtime).convert(code)
+                             shadowed, self.facts.named_modules, self.facts.runtime).convert(code, parsed)
         self.output.walked_body = body
         if self.facts.shadowed:
             self.output.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
