@@ -55,6 +55,7 @@ class FileFacts:
     training: Any = None        # the training pass's FileBindings, when it looked at this file
     training_tensors: Any = field(default_factory=set)  # names the training pass found to hold tensors
     deep: bool = False          # brackets nest DEEP_BRACKETS deep somewhere: no statement may get deeper
+    plain_forwards: bool = False  # a class here that is not a module defines forward (x.forward(...) may be its)
     frozen: bool = False
 
     def freeze(self) -> None:

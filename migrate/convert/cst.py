@@ -245,7 +245,9 @@ def removed(stmt) -> list:
     lines = [*stmt.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(inner, nested=True))]
     if tail is not None:
         return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines, trailing_whitespace=tail)]
-    return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines)] if lines else []
+    # blank lines alone are no comment to keep: the statement simply goes
+    return [cst.SimpleStatementLine([RemovedPass()], leading_lines=lines)] \
+        if any(ln.comment is not None for ln in lines) else []
 
 
 def _removed_only(st) -> bool:

@@ -71,13 +71,19 @@ ASSUMED_CELL = node_rule(
 ])
 FORWARD = node_rule(
     "MS102", "forward_to_construct",
-    "Replace a Cell's def forward / super().forward(x) with def construct / super().construct(x).", examples=[
+    "Replace a Cell's def forward / super().forward(x) with def construct / super().construct(x), and "
+    "net.forward(x) on a receiver the walk cannot type where no plain class of the file defines forward.",
+    examples=[
     ("class M(nn.Module):\n"
      "    def forward(self, x):\n"
      "        return x\n",
      "class M(nn.Cell):\n"
      "    def construct(self, x):\n"
      "        return x\n"),
+    ("def features(net, x):\n"
+     "    return net.forward(x)\n",
+     "def features(net, x):\n"
+     "    return net.construct(x)\n"),
 ])
 MODULES_LOOP = node_rule(
     "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.", examples=[
@@ -479,6 +485,12 @@ def on_method(converter, node: cst.Call):
                                                        or is_module(converter, recv0)):
         return apply_entry(converter, walked, entry, "Module." + name, receiver=recv, receiver_before=recv0,
                            original=node)
+    if name == "forward" and _forward_of_a_module(converter, recv0, earlier) and converter.allows(FORWARD.id):
+        new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
+        converter.record(node, new, FORWARD.id, "approximate",
+                         f"{code_of(recv0)}.forward(...): no class of this file but a module defines forward; "
+                         "a module's forward is its Cell's construct")
+        return new
     if is_untyped_call(converter, node, recv0, name):
         return untyped_call(converter, node, walked, name)
     entry = converter.facts.tables.get("Tensor." + name)
@@ -777,6 +789,38 @@ def _is_cell_base(converter, base) -> bool:
             return True  # a module class of another file of the tree (package_classes)
         return isinstance(base, cst.Name) and base.value in converter.walk_state.cell_classes
     return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
+
+
+def _forward_of_a_module(converter, recv0, earlier) -> bool:
+    """``recv0.forward(...)`` on a receiver the walk cannot type (``self.net`` chosen from a
+    variable) in a torch file: in torch code an object with a forward is a module, unless a class
+    of the file that is not one defines forward, or the receiver is a tensor or an autograd
+    Function (its forward is a static method: rules.autograd_function)."""
+    if not converter.walk_state.aliases or converter.facts.plain_forwards or earlier == "Tensor":
+        return False
+    if isinstance(recv0, cst.Name) and recv0.value in converter.walk_state.function_classes:
+        return False
+    return not is_tensor(converter, recv0)
+
+
+_PLAIN_CLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*(?:\([ \t]*(?:object[ \t]*)?\)[ \t]*)?:", re.M)
+
+
+def defines_plain_forward(module: cst.Module, code: str) -> bool:
+    """Whether a class of the file (at any depth) that names no base, or only ``object``,
+    defines forward: such a class stays a plain class, and its forward keeps its name."""
+    if "forward" not in code or not _PLAIN_CLASS.search(code):
+        return False  # the text settles it without a walk of the tree
+    found = False
+
+    class _Visitor(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            nonlocal found
+            if all(dotted(b.value) == "object" for b in node.bases) and _defines_forward(node):
+                found = True
+
+    module.visit(_Visitor())
+    return found
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:

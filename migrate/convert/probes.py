@@ -22,7 +22,7 @@ import re
 import libcst as cst
 
 from migrate.convert.registry import node_rule
-from migrate.convert.torch_names import has_attr, torch_version
+from migrate.convert.torch_names import has_attr, is_module, torch_version
 
 CAPABILITY_PROBE = node_rule(
     "MS190", "capability_probe",
@@ -109,6 +109,8 @@ def probe_comparison(converter, node: cst.Comparison):
             isinstance(right.func, cst.Name) and right.func.value == "dir" and len(right.args) == 1:
         return _in_dir(converter, node, _string(node.left), converter.qual(right.args[0].value),
                        isinstance(op, cst.NotIn))
+    if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
+        return _module_present(converter, node, isinstance(op, cst.IsNot))
     compare = _COMPARE.get(type(op))
     if compare is None or not converter.allows(VERSION_PROBE.id):
         return None
@@ -122,6 +124,20 @@ def probe_comparison(converter, node: cst.Comparison):
     new = cst.Name(str(value))
     converter.record(node, new, VERSION_PROBE.id, "approximate",
                 f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
+    return new
+
+
+def _module_present(converter, node: cst.Comparison, negated: bool):
+    """``fft is None`` where ``fft`` is a torch module bound by an import that may fail
+    (``try: import torch.fft as fft / except ImportError: fft = None``): torch 2.13 has the
+    module, so the answer is False (True for ``is not None``); the names used from it are
+    converted, or marked, where they are used."""
+    left = node.left
+    q = converter.qual(left) if isinstance(left, cst.Name) else None
+    if q is None or not q.startswith("torch.") or not is_module(q) or not converter.allows(CAPABILITY_PROBE.id):
+        return None
+    new = cst.Name(str(negated))
+    converter.record(node, new, CAPABILITY_PROBE.id, "exact", f"torch 2.13 has the module {q}")
     return new
 
 

@@ -6,6 +6,8 @@ modules; these functions answer from what the walk has seen so far (the scopes o
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 # table areas whose calls return torch tensors
@@ -229,6 +231,7 @@ def track_assign(converter, node: cst.Assign) -> None:
             if isinstance(el.value, cst.Name):
                 scope.tensors.add(el.value.value)
     if isinstance(t, cst.Name) and scope is not None:
+        _track_layer_list(converter, scope, t.value, value0)
         kind = module_ctor(converter, value0)
         if kind is not None and kind.startswith("torch."):
             scope.layers[t.value] = kind
@@ -291,6 +294,27 @@ def _track_sub_cell(converter, attr: str, value) -> None:
         kinds = {module_ctor(converter, item) for item in _list_items(value)}
         if len(kinds) == 1 and None not in kinds:
             attrs[f"{attr}[]"] = kinds.pop()
+        elif kind == "torch.nn.ModuleList" and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name) \
+                and converter.scope is not None and not value.args[0].star and not value.args[0].keyword:
+            # pe = [nn.Embedding(1, d) for _ in range(4)]; self.pe = nn.ModuleList(pe)
+            item = converter.scope.layers.get(f"{value.args[0].value.value}[]")
+            if item is not None:
+                attrs[f"{attr}[]"] = item
+
+
+def _track_layer_list(converter, scope, name: str, value) -> None:
+    """``pe = [nn.Embedding(1, d) for _ in range(4)]``: a local list of layers of one torch class
+    (kept as ``scope.layers["pe[]"]``), unless the file ever grows or changes a list of that name
+    (``pe.append(...)``, ``pe += ...``, ``pe[i] = ...``); any other value forgets it."""
+    scope.layers.pop(f"{name}[]", None)
+    if not isinstance(value, (cst.List, cst.ListComp)):
+        return
+    kinds = {module_ctor(converter, item) for item in _list_items(cst.Call(cst.Name("list"), [cst.Arg(value)]))}
+    if len(kinds) != 1 or None in kinds or not next(iter(kinds)).startswith("torch."):
+        return
+    grows = re.compile(rf"\b{re.escape(name)}\s*(\.\s*(append|extend|insert)\s*\(|\+=|\[[^\]]*\]\s*=(?!=))")
+    if grows.search("\n".join(converter.facts.src_lines)) is None:
+        scope.layers[f"{name}[]"] = kinds.pop()
 
 
 def _list_items(call) -> list:

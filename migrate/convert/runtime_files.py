@@ -374,5 +374,14 @@ def inline_parts(names, target: str) -> tuple[list[str], list[tuple[str, str]], 
 
     for name in sorted(names):
         visit(EXPORTS[name], name)
+    # the order is the runtime's own (modules by name, definitions as written), whatever names
+    # the file reached the block through: a second conversion, which may reach the same
+    # definitions from other names, writes the same block
+    needed, order = done, []
+    done = set()
+    for module in sorted(symbols):
+        for name in symbols[module]:
+            if (module, name) in needed:
+                visit(module, name)
     unique = list(dict.fromkeys(order))  # a statement binding two names comes once
     return sorted(imports), unique, backend

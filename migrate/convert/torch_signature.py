@@ -75,6 +75,9 @@ TORCH_CONTAINER = node_rule(
 ])
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a name the file may bind or read: not one after a dot (an attribute, a module path's part:
+# from ms_core.common.initializer import ... binds no `initializer`)
+_FREE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
 # an import of a runtime copy (any name a conversion gives one: migrate_runtime, migrate_runtime_2)
 _RUNTIME_MODULE = re.compile(r"\.*" + re.escape(RUNTIME_NAME) + r"(?:_\d+)?")
 # how a Sequential is filled by name: add_module, setattr, or an attribute of an attribute assigned a
@@ -83,7 +86,8 @@ _FILLED_BY_NAME = re.compile(r"\.(?:add_module|register_module|insert_child_to_c
                              r"(?:\bself\.\w+|(?<![\w.])(?!self\b)\w+)\.\w+\s*=[^=\n][^\n]*\bnn\.")
 _NONE_APPENDED = re.compile(r"\.(?:append|insert)\([^\n]*\bNone\b|ModuleList\(\s*\[[^\]]*\bNone\b")
 # the containers whose torch semantics need the runtime's class, and the ones that stay plain
-_CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList"}
+_CONTAINERS = {"torch.nn.Sequential": "TorchSequential", "torch.nn.ModuleList": "TorchModuleList",
+               "torch.nn.ModuleDict": "TorchModuleDict"}
 _PLAIN = {"torch.nn.ModuleDict", "torch.nn.Module", "torch.nn.Identity"}
 # what MindSpore 2.10's CellDict refuses as a value
 _CONTAINER_TYPES = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
@@ -159,7 +163,7 @@ class TorchSignatures:
             outside = code
             for st in block:
                 outside = outside.replace(module.code_for_node(st), "", 1)
-            self._taken = set(_WORD.findall(outside))
+            self._taken = set(_FREE_WORD.findall(outside))
         for st in block:
             if isinstance(st, (cst.ClassDef, cst.FunctionDef)):
                 if st.name.value in EXPORTS:
@@ -177,7 +181,7 @@ class TorchSignatures:
         """Identifiers the file uses outside the runtime's names."""
         if self._taken is None:
             mine = set(self.existing.values())
-            self._taken = {w for w in _WORD.findall(self.code) if w not in mine}
+            self._taken = {w for w in _FREE_WORD.findall(self.code) if w not in mine}
         return self._taken
 
     def _name(self, key: str) -> str:

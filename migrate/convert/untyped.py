@@ -11,7 +11,7 @@ goes through a generated helper that decides at run time
 The other names checked (MindSpore 2.10 and ms_core alike): ``dim()``, ``numel()``,
 ``nelement()``, ``ndimension()`` mean what torch's do and are left as written; ``view(*shape)``
 and ``view(dtype)`` (a bit reinterpretation) too; ``type()`` is handled by its table entry on any
-receiver (MS174), ``stride()`` is marked (MS901).
+receiver (MS174), ``stride()`` gives the contiguous layout's strides (MS333).
 
 ``m.train()`` / ``m.eval()`` on a value not known to be a module (``model = GPT(cfg)`` with GPT
 imported from another file) would raise on a Cell, which has ``set_train`` only: the generated
@@ -48,10 +48,23 @@ UNTYPED_MODE = node_rule(
      "    torch_eval(job)\n"),
 ])
 
-# method -> (rule, helper, the torch keyword of its one optional argument)
+UNTYPED_REPEAT = node_rule(
+    "MS246", "untyped_repeat",
+    "Replace x.repeat(*sizes) on a receiver not known to be a tensor with torch_repeat(x, *sizes): "
+    "a tensor tiled (torch's repeat; MindSpore 2.10's Tensor.repeat has no CPU kernel for it), any other "
+    "object's own repeat().", needs=["torch_repeat"], examples=[
+    ("def f(w, c):\n"
+     "    return w.repeat([c, 1])\n",
+     "def f(w, c):\n"
+     "    return torch_repeat(w, [c, 1])\n"),
+])
+
+# method -> (rule, helper, the torch keyword of its one optional argument; "*": any positional ones)
 _METHODS = {"size": (UNTYPED_SIZE, "torch_size", "dim"), "train": (UNTYPED_MODE, "torch_train", "mode"),
-            "eval": (UNTYPED_MODE, "torch_eval", None)}
+            "eval": (UNTYPED_MODE, "torch_eval", None), "repeat": (UNTYPED_REPEAT, "torch_repeat", "*")}
 _NOTES = {"size": "the receiver may be a tensor (shape) or another object (its own size())",
+          "repeat": "the receiver may be a tensor (tiled, as torch's repeat does) or another object (its own "
+                    "repeat())",
           "train": "the receiver may be a Cell (set_train) or another object (its own method)",
           "eval": "the receiver may be a Cell (set_train(False)) or another object (its own method)"}
 
@@ -63,21 +76,24 @@ def is_untyped_call(converter, node: cst.Call, recv0, name: str) -> bool:
         return False
     keyword = _METHODS[name][2]
     args = node.args
-    if len(args) > (1 if keyword else 0) or any(a.star for a in args):
+    if keyword == "*":
+        if not args or any(a.keyword is not None or a.star == "**" for a in args):
+            return False
+    elif len(args) > (1 if keyword else 0) or any(a.star for a in args):
         return False
-    if args and args[0].keyword is not None and args[0].keyword.value != keyword:
+    elif args and args[0].keyword is not None and args[0].keyword.value != keyword:
         return False
     if isinstance(recv0, cst.Name) and recv0.value == "self" or is_module(converter, recv0):
         return False  # a Cell's own method, or a module the tables translate
     # a torch tensor has no train()/eval(): a receiver typed as one (`model = torch.load(f)`) is not
-    return name != "size" or not is_tensor(converter, recv0)
+    return name not in ("size", "repeat") or not is_tensor(converter, recv0)
 
 
 def untyped_call(converter, node: cst.Call, walked: cst.Call, name: str) -> cst.Call:
     """Apply MS250 / MS253: ``walked`` is ``node`` (``x.size(...)``) with its parts converted."""
     rule, helper, _ = _METHODS[name]
     local = signatures(converter).helper(helper)
-    args = [cst.Arg(walked.func.value), *(cst.Arg(a.value) for a in walked.args)]
+    args = [cst.Arg(walked.func.value), *(cst.Arg(a.value, star=a.star) for a in walked.args)]
     new = cst.Call(cst.Name(local), args)
     converter.record(node, new, rule.id, "exact", _NOTES[name])
     return new

@@ -174,6 +174,7 @@ class Converter:
             self.facts.src_lines = code.splitlines()
             self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
+        self.facts.plain_forwards = handlers.defines_plain_forward(module, code)
         self.facts.freeze()  # the walk only reads the facts
         # module-level code is a scope too: tensors and modules bound there are tracked
         with self.in_function(FunctionScope()):

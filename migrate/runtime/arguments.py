@@ -149,3 +149,13 @@ def torch_no_cuda(name, *args, **kwargs):
     raise RuntimeError(f"For '{name}', there is no CUDA device: the converted code answers "
                        f"torch.cuda.is_available() with False (MindSpore chooses its device with "
                        f"ms.set_context(device_target=...)).")
+
+
+def torch_home(*parts):
+    """torch's home directory joined with ``parts``: $TORCH_HOME, else $XDG_CACHE_HOME/torch,
+    else ~/.cache/torch (torch.hub._get_torch_home(); torch.hub.get_dir() is torch_home('hub')).
+
+    A path computation: torch need not be installed."""
+    import os  # (here, not at the top: this module imports nothing when it is loaded)
+    cache = os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache"))
+    return os.path.join(os.path.expanduser(os.environ.get("TORCH_HOME", os.path.join(cache, "torch"))), *parts)

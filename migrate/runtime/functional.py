@@ -327,3 +327,42 @@ def torch_generate_square_subsequent_mask(sz, device=None, dtype=None):
     del device
     full = ops.full((sz, sz), float("-inf"), dtype=ms.float32 if dtype is None else dtype)
     return ops.triu(full, diagonal=1)
+
+
+def torch_as_strided(input, size, stride, storage_offset=0):
+    """torch's x.as_strided(size, stride, storage_offset) of a contiguous tensor (MindSpore has
+    none): the elements at storage_offset + sum(i_k * stride_k) of the flattened tensor, gathered
+    (differentiable; frames of a signal, sliding windows)."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise ValueError(f"For 'as_strided', 'size' and 'stride' must have the same length, but got "
+                         f"{len(size)} and {len(stride)}.")
+    index = ops.full(size, storage_offset, dtype=ms.int32)
+    for axis, (n, step) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[axis] = n
+        index = index + ops.arange(n, dtype=ms.int32).reshape(shape) * step
+    return ops.gather(input.reshape(-1), index.reshape(-1), 0).reshape(size)
+
+
+def torch_roll(input, shifts, dims=None):
+    """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
+    each axis of ``dims`` shifted by its ``shifts``; without dims, the flattened tensor."""
+    if dims is None:
+        return torch_roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"For 'roll', 'shifts' and 'dims' must have the same length, but got "
+                         f"{len(shifts)} and {len(dims)}.")
+    out = input
+    for shift, dim in zip(shifts, dims):
+        n = out.shape[dim]
+        k = shift % n if n else 0
+        if k:
+            index = [slice(None)] * out.ndim
+            index[dim] = slice(n - k, None)
+            tail = out[tuple(index)]
+            index[dim] = slice(0, n - k)
+            out = ops.cat((tail, out[tuple(index)]), dim)
+    return out

@@ -2529,6 +2529,13 @@ def torch_inverse(input, out=None):
     return ops.inverse(input)
 
 
+def torch_irfft(input, n=None, dim=-1, norm=None, out=None):
+    """torch.fft.irfft's signature over its MindSpore translation."""
+    if out is not None:
+        raise ValueError("For 'irfft' (torch signature), out other than None is not supported: out=.")
+    return ops.irfft(input, n, dim, norm)
+
+
 def torch_is_conj(input):
     """torch.is_conj's signature over its MindSpore translation."""
     return False

@@ -98,3 +98,29 @@ def torch_table_dtype(cell, dtype):
         table = cell.embedding_table
         cell.embedding_table = ms.Parameter(table.astype(dtype), name=table.name, requires_grad=table.requires_grad)
     return cell
+
+
+def torch_weight_norm(module, name="weight", dim=0):
+    """torch.nn.utils.weight_norm on a Cell (MindSpore 2.10 has none): the Parameter ``name``
+    becomes ``<name>_g`` (its norm over every axis but ``dim``; None: all axes) and ``<name>_v``
+    (the direction), and ``name`` is g * v / ||v||, recomputed before every call."""
+    def norm(v):
+        if dim is None:
+            return ops.sqrt(ops.sum(v * v))
+        return ops.sqrt(ops.sum(v * v, tuple(a for a in range(v.ndim) if a != dim % v.ndim), keepdim=True))
+
+    def recompute(cell, inputs=None):
+        v = getattr(cell, name + "_v")
+        object.__setattr__(cell, name, v * (getattr(cell, name + "_g") / norm(v)))
+
+    weight = getattr(module, name, None)
+    if not isinstance(weight, ms.Parameter):
+        raise TypeError(f"For 'weight_norm', '{name}' must be a Parameter of the cell, but got "
+                        f"{type(weight).__name__}.")
+    data = ms.Tensor(weight.asnumpy())
+    delattr(module, name)
+    setattr(module, name + "_g", ms.Parameter(norm(data), name=weight.name + "_g"))
+    setattr(module, name + "_v", ms.Parameter(data, name=weight.name + "_v"))
+    recompute(module)
+    module.register_forward_pre_hook(recompute)
+    return module

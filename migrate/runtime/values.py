@@ -155,3 +155,25 @@ class TorchLayerAttrs:
                         ("mindspore", "ms_core") for k in type(obj).__mro__)
             return value[1:] if one_d and isinstance(value, tuple) and len(value) == 2 else value
         return getattr(obj, name) if hasattr(obj, name) else getattr(obj, LAYER_ATTR_NAMES[name])
+
+
+def torch_stride(x, dim=None):
+    """torch's ``x.stride()`` / ``x.stride(dim)`` as converted code reads it: the strides of x's
+    contiguous (row-major) layout, the one :func:`migrate.runtime.functional.torch_as_strided`
+    indexes (the conversion drops ``.contiguous()``, and MindSpore 2.10's Tensor.stride reports a
+    view's own)."""
+    out, step = [], 1
+    for n in reversed(tuple(x.shape)):
+        out.append(step)
+        step *= max(n, 1)
+    out.reverse()
+    return tuple(out) if dim is None else out[dim]
+
+
+def torch_repeat(obj, *sizes):
+    """torch's ``x.repeat(*sizes)`` on a value the converter could not type: a tensor is tiled
+    (torch's repeat is NumPy's tile; MindSpore 2.10's Tensor.repeat has no CPU kernel for it), any
+    other object calls its own ``repeat``."""
+    if not (hasattr(obj, "tile") and hasattr(obj, "asnumpy")):
+        return obj.repeat(*sizes)
+    return obj.tile(tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes)

@@ -403,6 +403,16 @@ class Tensor(TensorMethods):
     def is_contiguous(self):
         return True
 
+    def stride(self, dim=None):
+        """The element strides of the tensor's (contiguous, row-major) layout, as MindSpore 2.10's
+        Tensor.stride: a list, or one axis' stride."""
+        out, step = [], 1
+        for n in reversed(self.shape):
+            out.append(step)
+            step *= max(n, 1)
+        out.reverse()
+        return out if dim is None else out[dim]
+
     def asnumpy_of(self):
         return self._data
 

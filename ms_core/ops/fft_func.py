@@ -1,12 +1,13 @@
 """Discrete Fourier transforms with MindSpore 2.10's names and signatures (torch.fft's):
-``ops.fft`` / ``ifft`` (one axis), ``fft2`` / ``ifft2`` (two), ``fftn`` / ``ifftn`` (any), and
-``rfft`` (the non-negative frequencies of a real signal's fft). Differentiable (see
+``ops.fft`` / ``ifft`` (one axis), ``fft2`` / ``ifft2`` (two), ``fftn`` / ``ifftn`` (any),
+``rfft`` (the non-negative frequencies of a real signal's fft) and its inverse ``irfft``. Differentiable (see
 ``_prims.complex.FFTN``)."""
 from .._engine import apply
 from .._prims import complex as C
-from .functional import _as_tensor, narrow
+from .complex_func import conj, real
+from .functional import _as_tensor, cat, flip, narrow, pad
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft"]
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft"]
 
 _NORMS = (None, "backward", "forward", "ortho")
 
@@ -68,3 +69,30 @@ def rfft(input, n=None, dim=-1, norm=None):  # noqa: A002
     out = _transform("rfft", x, None if n is None else (n,), (dim,), norm, False)
     axis = dim % x.ndim
     return narrow(out, axis, 0, out.shape[axis] // 2 + 1)
+
+
+def irfft(input, n=None, dim=-1, norm=None):  # noqa: A002
+    """The inverse of ``rfft`` along ``dim``: the real signal of length ``n`` (default
+    ``2 * (m - 1)``, ``m`` the frequencies given) whose rfft the input is. The frequencies are
+    cropped or zero-padded to ``n // 2 + 1``, the negative ones are the conjugates of the positive
+    ones, and the imaginary parts of the zero and (even ``n``) the last frequency do not count.
+    Example: ``ops.irfft(ops.rfft(x), x.shape[-1])`` is ``x``."""
+    x = _as_tensor(input)
+    if x._data.dtype.kind not in "fc":
+        raise TypeError(f"For 'irfft', the input must be a float or complex tensor, but got {x.dtype}.")
+    axis = dim % x.ndim
+    m = x.shape[axis]
+    n = 2 * (m - 1) if n is None else int(n)
+    if n < 1:
+        raise ValueError(f"For 'irfft', the output length 'n' must be positive, but got {n} "
+                         f"(from {m} frequencies along dim {dim}).")
+    half = n // 2 + 1
+    if m > half:
+        x = narrow(x, axis, 0, half)
+    elif m < half:
+        pads = [0] * (2 * x.ndim)  # (left, right) pairs from the last axis backwards
+        pads[2 * (x.ndim - 1 - axis) + 1] = half - m
+        x = pad(x, tuple(pads))
+    if n > half:  # frequency n - k is the conjugate of frequency k
+        x = cat((x, conj(flip(narrow(x, axis, 1, n - half), (axis,)))), axis)
+    return real(_transform("irfft", x, None, (axis,), norm, True))

@@ -45,7 +45,7 @@ def _operands(x, y):
     if isinstance(s, np.ndarray):
         s = Tensor._wrap(s)
         return _operands(x if xt else s, s if xt else y)
-    if isinstance(s, float) and t._data.dtype.kind != "f":
+    if isinstance(s, float) and t._data.dtype.kind not in "fc":  # a complex tensor stays complex
         t = cast(t, mstype.float32)
     elif not isinstance(s, (numbers.Number, bool)):
         raise TypeError(f"Unsupported operand type for Tensor arithmetic: {type(s).__name__}.")
@@ -86,8 +86,8 @@ def div(x, y, rounding_mode=None):
         raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', "
                          f"but got {rounding_mode!r}.")
     x, y = _operands(x, y)
-    floats = (isinstance(x, Tensor) and x._data.dtype.kind == "f" or
-              isinstance(y, Tensor) and y._data.dtype.kind == "f")
+    floats = (isinstance(x, Tensor) and x._data.dtype.kind in "fc" or
+              isinstance(y, Tensor) and y._data.dtype.kind in "fc")
     if rounding_mode is not None and not floats:
         return _int_div(x, y, rounding_mode)
     if not floats:

@@ -11,6 +11,7 @@ pytest.importorskip("torch")
 TESTS = "tests/migrate/convert/imports/test_runtime.py"
 _BY_RULE = {
     "passthrough": "test_script_like_calls_return_their_argument",
+    "registration": "test_registrations_with_torchs_machinery_go",
     "false": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
     "zero": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
     "none_value": "test_device_and_tracing_queries_answer_for_a_target_without_torch_devices",
@@ -35,6 +36,8 @@ CASES = [
              "tests/migrate/convert/rules/test_hub.py::test_load_url_then_load_state_dict_gives_torch_outputs_without_torch"),
     ProvenBy("torch.hub.get_dir", "tests/ms_core/test_hub.py::test_download_is_cached_and_hash_checked"),
     ProvenBy("torch.hub.set_dir", "tests/ms_core/test_hub.py::test_download_is_cached_and_hash_checked"),
+    ProvenBy("torch.hub._get_torch_home", "tests/migrate/convert/test_first_pass_classes.py::"
+             "test_torchs_home_directory_is_computed_without_torch"),
     *[Marked(name, f"import torch.jit\nimport torch.hub\ny = {name}(a)")
       for name, e in sorted(_RUNTIME.items()) if e.label == "unsupported"],
     *[ProvenBy(name, f"{TESTS}::{_BY_RULE[e.rule]}")

@@ -142,6 +142,8 @@ CASES = [
     Expr("Tensor.requires_grad_", "x.requires_grad_() * 2"),
     Expr("Tensor.unfold", "x.unfold(1, 2, 1)"), Expr("Tensor.unfold", "x.unfold(-1, 2, 2).unfold(1, 2, 1) * 2"),
     Expr("Tensor.unfold", "x.unfold(dimension=2, size=3, step=1).sum(-1)"),
+    Expr("Tensor.as_strided", "x.as_strided([2, 3, 2], [x.stride(0), 2, 1], 1)"),
+    Expr("Tensor.stride", "x.reshape(-1).as_strided([3, 2], [x.stride(1), x.stride()[-1]])"),
     # in-place
     inplace("Tensor.add_", "add_(y, alpha=2)", inputs="x, y"), inplace("Tensor.sub_", "sub_(y)", inputs="x, y"),
     inplace("Tensor.mul_", "mul_(y)", inputs="x, y"), inplace("Tensor.div_", "div_(pos)", inputs="x, pos"),
@@ -222,7 +224,6 @@ CASES = [
     Expr("Tensor.sum_to_size", "x.sum_to_size(4)"),
     Marked("Tensor.resize", "def f(x: torch.Tensor):\n    return x.resize(2, 3)"),
     Marked("Tensor.unflatten", "def f(x: torch.Tensor, d):\n    return x.unflatten(d, (2, 2))"),
-    Marked("Tensor.stride", "def f(x: torch.Tensor, y, s):\n    return x.stride()"),
     Marked("Tensor.data_ptr", "def f(x: torch.Tensor, y, s):\n    return x.data_ptr()"),
     Marked("Tensor.storage", "def f(x: torch.Tensor, y, s):\n    return x.storage()"),
     Marked("Tensor.untyped_storage", "def f(x: torch.Tensor, y, s):\n    return x.untyped_storage()"),

@@ -703,6 +703,9 @@ CASES += [
     Expr("torch.fft.fftn", "torch.fft.fftn(x, dim=(0, 1), norm='ortho').abs()"),
     Expr("torch.fft.ifftn", "torch.imag(torch.fft.ifftn(torch.polar(pos, x)))"),
     Expr("torch.fft.rfft", "torch.view_as_real(torch.fft.rfft(x, norm='forward'))"),
+    Expr("torch.as_strided", "torch.as_strided(x, (2, 2), (1, 2), 1) * 2"),
+    Expr("torch.fft.irfft", "torch.fft.irfft(torch.polar(pos, x), norm='ortho').sum() "
+                            "+ torch.fft.irfft(torch.polar(pos, x), 3, dim=0)"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""ops.fft / ifft / fft2 / ifft2 / fftn / ifftn / rfft, and abs / real / imag of their complex
+"""ops.fft / ifft / fft2 / ifft2 / fftn / ifftn / rfft / irfft, and abs / real / imag of their complex
 results: forward and input gradients against torch.fft, one line each; second derivatives
 against finite differences."""
 import numpy as np
@@ -57,3 +57,31 @@ def test_second_derivatives_match_finite_differences():
 def test_bad_norm_is_refused_as_mindspore_does():
     with pytest.raises(ValueError, match="For 'fft2', the 'norm' must be one of"):
         ops.fft2(ms.Tensor(X), norm="unitary")
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(n=8), dict(n=7), dict(n=12, norm="ortho"), dict(n=3, norm="forward"),
+                                    dict(dim=2)])
+def test_irfft_of_a_spectrum_matches_torch(kwargs):
+    """irfft of a complex spectrum (built in the graph from the real input, so its gradient flows
+    back to it), at the default length, cropped, zero-padded and odd lengths, every norm."""
+    def spectrum(ops_or_torch, t):
+        return ops_or_torch.complex(t, t * 0.5 + 1.0) if ops_or_torch is torch else ops.Complex()(t, t * 0.5 + 1.0)
+    check_op(lambda t: ops.irfft(spectrum(ops, t), **kwargs),
+             lambda t: torch.fft.irfft(spectrum(torch, t), **kwargs), [X], **TOL)
+
+
+def test_irfft_inverts_rfft_and_takes_a_real_input():
+    check_op(lambda t: ops.irfft(ops.rfft(t), X.shape[-1]) + ops.irfft(t, 3, dim=1),
+             lambda t: torch.fft.irfft(torch.fft.rfft(t), X.shape[-1]) + torch.fft.irfft(t, 3, dim=1), [X], **TOL)
+    with pytest.raises(ValueError, match="For 'irfft', the output length 'n' must be positive, but got 0"):
+        ops.irfft(ms.Tensor(X[..., :1]))
+
+
+def test_a_complex_tensor_with_a_python_float_stays_complex():
+    """z * 0.5, 0.5 * z, z + 1.0, 1.0 - z, z / 2.0 keep the imaginary part (as torch and MindSpore
+    do), gradients included."""
+    def f(lib, t):
+        z = torch.complex(t, 2 * t) if lib is torch else ops.Complex()(t, 2 * t)
+        return torch.view_as_real(z * 0.5 + 1.0 - (1.0 - z) / 2.0 * 0.25) if lib is torch \
+            else ops.view_as_real(z * 0.5 + 1.0 - (1.0 - z) / 2.0 * 0.25)
+    check_op(lambda t: f(ops, t), lambda t: f(torch, t), [X], **TOL)

@@ -17,12 +17,22 @@ MODEL = textwrap.dedent('''
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
+    from torch.hub import _get_torch_home
+    try:
+        import torch.fft as new_fft
+    except ImportError:
+        new_fft = None
 
     INPUT_SHAPE = (2, 3, 12)
+    DATA_ROOT = _get_torch_home()
+    torch._C._log_api_usage_once("first_pass")
 
 
     def parametrize(module):
-        return module
+        return torch.nn.utils.weight_norm(module)
+
+
+    torch.fx.wrap("parametrize")
 
 
     class Smoother(nn.Module):
@@ -31,7 +41,7 @@ MODEL = textwrap.dedent('''
             self.register_buffer("kernel", torch.full((4, 1, 3), 1.0 / 3, dtype=torch.float64))
 
         def forward(self, x):
-            return F.conv1d(x, self.kernel, padding=1, groups=4)
+            return F.conv1d(x, self.kernel.repeat(1, 1, 1), padding=1, groups=4)
 
 
     class Net(nn.Module):
@@ -41,7 +51,10 @@ MODEL = textwrap.dedent('''
             assert isinstance(self.conv, nn.modules.conv._ConvNd)
             self.pad_mode = pad_mode
             self.pe = nn.ModuleList([nn.Embedding(1, 4) for _ in range(2)])
+            corners = [nn.Embedding(1, 4), nn.Embedding(1, 4)]
+            self.corners = nn.ModuleList(corners)
             self.attn = nn.MultiheadAttention(4, 2, batch_first=True)
+            self.logit_scale = nn.Parameter(torch.ones([]) * 2.0)
 
         def forward(self, x):
             if x.device.type == "mps":
@@ -50,7 +63,13 @@ MODEL = textwrap.dedent('''
             x = F.pad(x, (total, 0), self.pad_mode, 0.0)
             h = Smoother().to(x)(self.conv(x)).transpose(1, 2) + self.pe[1].weight
             out, _ = self.attn(h, h, h, need_weights=False)
-            return out
+            if new_fft is not None:  # a smoothing of the time axis through its spectrum
+                out = new_fft.irfft(new_fft.rfft(out, dim=1) * 0.5, out.shape[1], dim=1)
+            w = out.transpose(1, 2).contiguous()  # pairs of neighbouring steps, through the strides
+            strides = list(w.stride())
+            pairs = w.as_strided([*w.shape[:-1], w.shape[-1] - 1, 2], strides[:-1] + [1, 1])
+            out = out[:, 1:] + pairs.sum(-1).transpose(1, 2)
+            return torch.roll(out, shifts=(1, -1), dims=(1, 2)) * self.logit_scale + self.corners[1].weight
 
 
     def make_model():

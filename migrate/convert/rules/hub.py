@@ -41,6 +41,24 @@ def torch_checkpoint(edit) -> None:
         edit.unsupported(_NO_MINDSPORE, "MS901")
 
 
+@argument_rule("MS245", "torch_home", needs=["torch_home"], examples=[
+    ("from torch.hub import _get_torch_home\n"
+     "root = _get_torch_home()\n",
+     "root = torch_home()\n"),
+])
+def torch_home(edit) -> None:
+    """Replace torch.hub._get_torch_home() with torch_home() (torch's home directory, a path
+    computation run at import by packages that cache data there), and torch.hub.get_dir() with
+    torch_home('hub') for --target mindspore (ms_core: ms.hub.get_dir(), which follows set_dir)."""
+    if edit.entry.torch == "torch.hub.get_dir":
+        if edit.converter.facts.target_name != "mindspore":
+            edit.func = edit.converter.target("ms.hub.get_dir")
+            return
+        edit.result = cst.Call(cst.Name(edit.helper("torch_home")), [cst.Arg(cst.SimpleString("'hub'"))])
+        return
+    edit.result = cst.Call(cst.Name(edit.helper("torch_home")), [])
+
+
 _OPENED = re.compile(r"\bwith\s+open\([^\n]*?\)\s+as\s+([A-Za-z_]\w*)\s*[:,]")
 
 

@@ -204,20 +204,32 @@ def parameter_list(edit) -> None:
                                   "registers each appended Parameter under its index, as torch")
 
 
-@argument_rule("MS410", "weight_norm", examples=[
+@argument_rule("MS410", "weight_norm", needs=["torch_weight_norm"], examples=[
     ("y = torch.nn.utils.weight_norm(nn.Linear(2, 3))\n",
      "y = nn.utils.weight_norm(nn.Dense(2, 3, has_bias=True, "
      "weight_init=HeUniform(negative_slope=math.sqrt(5)), bias_init=Uniform(scale=1 / "
      "math.sqrt(2))))\n"),
 ])
 def weight_norm(edit) -> None:
-    """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on ms_core (MindSpore 2.10
-    has none: marked for --target mindspore)."""
-    if edit.converter.facts.target_name == "mindspore":
-        edit.unsupported("MindSpore 2.10 has no weight_norm: ms_core's nn.utils.weight_norm "
-                         "(weight = g * v / ||v|| in a forward pre-hook) has no MindSpore "
-                         "counterpart; convert with the ms_core target or write the "
-                         "reparametrisation in construct")
+    """Replace torch.nn.utils(.parametrizations).weight_norm(m) with nn.utils.weight_norm(m) on
+    ms_core, with the runtime's torch_weight_norm(m) for --target mindspore (MindSpore 2.10 has
+    none: the same reparametrisation, weight = g * v / ||v|| recomputed in a forward pre-hook)."""
+    if edit.converter.facts.target_name != "mindspore":
+        return
+    if edit.entry.torch.endswith("remove_weight_norm"):
+        edit.unsupported("MindSpore 2.10 has no remove_weight_norm: keep the weight-normalised "
+                         "layer, or convert with the ms_core target")
+        return
+    args = [cst.Arg(edit.bound["module"])]
+    for key in ("name", "dim"):
+        if edit.bound.get(key) is not None:
+            args.append(cst.Arg(edit.bound[key], keyword=cst.Name(key), equal=_EQUAL))
+    edit.worse("transformed", "MindSpore 2.10 has no weight_norm: the runtime's torch_weight_norm "
+                              "reparametrises the Parameter as torch does (weight_g, weight_v)")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_weight_norm")), args)
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
 def _float_scale(edit, scale) -> None:

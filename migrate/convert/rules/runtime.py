@@ -23,20 +23,54 @@ REMOVED_DECORATOR = node_rule(
 ])
 
 # the rules whose entries are removed when used as decorators
-_DECORATOR_RULES = ("passthrough",)
+_DECORATOR_RULES = ("passthrough", "registration")
+
+# torch namespaces whose decorators only register the function with torch's own machinery (ONNX
+# export, custom-op libraries, TorchDynamo, FX tracing, TorchScript): the function runs as Python,
+# so a decorator from them that no table entry names is removed too (``@parse_args("v", "f")`` on
+# torchvision's ONNX symbolics, ``@torch.fx._compatibility.compatibility(...)``)
+REGISTRATION_NAMESPACES = {
+    "torch.onnx.": "ONNX export", "torch.library.": "torch's custom-op library",
+    "torch._library.": "torch's custom-op library", "torch._custom_ops.": "torch's custom-op library",
+    "torch.fx.": "FX symbolic tracing", "torch._dynamo.": "TorchDynamo", "torch.compiler.": "torch.compile",
+    "torch.jit.": "TorchScript", "torch._jit_internal.": "TorchScript",
+}
 
 
 @argument_rule("MS193", "passthrough", examples=[
     ("y = torch.jit.script(f)\n",
      "y = f\n"),
+    ("torch.fx.wrap('roi_align')\n",
+     "\n"),
 ])
 def passthrough(edit) -> None:
-    """Replace torch.jit.script(f) / torch.compile(m) / torch.jit.trace(f, x) with f / m."""
+    """Replace torch.jit.script(f) / torch.compile(m) / torch.jit.trace(f, x) with f / m (a
+    statement of its own, ``torch.fx.wrap("name")``, goes)."""
+    if edit.converter.walk_state.statement_call is edit.original:
+        edit.result = cst.Name("None")  # the statement goes
+        return
     first = next((a for a in edit.call.args if a.keyword is None and not a.star), None)
     if first is None:
         edit.unsupported("no function or module given to it (decorator arguments?)")
         return
     edit.result = first.value
+
+
+@argument_rule("MS239", "registration", examples=[
+    ("torch.onnx.register_custom_op_symbolic('torchvision::nms', f, 11)\n",
+     "\n"),
+    ("torch._C._log_api_usage_once('mypkg.models')\n",
+     "\n"),
+])
+def registration(edit) -> None:
+    """Replace torch.onnx.register_custom_op_symbolic(...) / torch.library.register_autograd(...) /
+    torch._C._log_api_usage_once(...) (a registration with torch's own machinery, run at import)
+    with nothing: the statement goes, as a decorator it is removed; a value it returns is marked."""
+    if edit.converter.walk_state.statement_call is edit.original:
+        edit.result = cst.Name("None")
+        return
+    edit.unsupported("the value a registration with torch's machinery returns has no MindSpore "
+                     "counterpart (as a statement or a decorator it is removed)", "MS901")
 
 
 @argument_rule("MS194", "no_op", examples=[
@@ -154,7 +188,16 @@ def removed_decorator(converter, dec: cst.Decorator) -> bool:
     expr = dec.decorator
     q = converter.qual(expr.func if isinstance(expr, cst.Call) else expr)
     entry = converter.facts.tables.get(q) if q else None
-    if entry is None or entry.rule not in _DECORATOR_RULES or not converter.allows(REMOVED_DECORATOR.id):
+    if not converter.allows(REMOVED_DECORATOR.id):
+        return False
+    if entry is None:
+        machinery = next((m for ns, m in REGISTRATION_NAMESPACES.items() if q and q.startswith(ns)), None)
+        if machinery is None:
+            return False
+        converter.record(expr, "", REMOVED_DECORATOR.id, "exact",
+                         f"{q} registers the function with {machinery}: it runs as Python (decorator removed)")
+        return True
+    if entry.rule not in _DECORATOR_RULES:
         return False
     converter.record(expr, "", REMOVED_DECORATOR.id, entry.label, entry.note)
     return True

@@ -524,6 +524,41 @@ def unfold_windows(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper("torch_unfold_windows")), args)
 
 
+@argument_rule("MS333", "contiguous_stride", needs=["torch_stride"], examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.stride()\n",
+     "def f(x: ms.Tensor):\n"
+     "    return torch_stride(x)\n"),
+])
+def contiguous_stride(edit) -> None:
+    """Replace x.stride() / x.stride(d) with torch_stride(x) / torch_stride(x, d): the strides of
+    the tensor's contiguous layout (what torch_as_strided indexes; the conversion drops
+    .contiguous(), and MindSpore 2.10's Tensor.stride reports a view's own)."""
+    args = [cst.Arg(edit.method_receiver)]
+    if edit.bound.get("dim") is not None:
+        args.append(cst.Arg(edit.bound["dim"]))
+    edit.result = cst.Call(cst.Name(edit.helper("torch_stride")), args)
+
+
+@argument_rule("MS332", "as_strided", needs=["torch_as_strided"], examples=[
+    ("def f(x: torch.Tensor):\n"
+     "    return x.as_strided([3, 4], [2, 1])\n",
+     "def f(x: ms.Tensor):\n"
+     "    return torch_as_strided(x, [3, 4], [2, 1])\n"),
+])
+def as_strided(edit) -> None:
+    """Replace x.as_strided(size, stride, offset) / torch.as_strided(x, ...) with
+    torch_as_strided(x, size, stride, offset): the elements of the flattened tensor at those
+    strides, gathered (MindSpore has no as_strided; its tensors are contiguous, as x.stride() says)."""
+    x = edit.method_receiver if edit.entry.torch.startswith("Tensor.") else edit.bound["input"]
+    args = [cst.Arg(x), cst.Arg(edit.bound["size"]), cst.Arg(edit.bound["stride"])]
+    if edit.bound.get("storage_offset") is not None:
+        args.append(cst.Arg(edit.bound["storage_offset"]))
+    edit.worse("approximate", "as_strided reads the tensor's contiguous layout: the same as torch for a "
+                              "contiguous tensor (the strides x.stride() gives), not for a view of another")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_as_strided")), args)
+
+
 @argument_rule("MS175", "requires_grad", examples=[
     ("def f(x):\n"
      "    return torch.ones(2).requires_grad_()\n",

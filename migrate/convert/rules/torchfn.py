@@ -280,6 +280,42 @@ def einsum(edit) -> None:
     edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
+@argument_rule("MS330", "roll", needs=["torch_roll"], examples=[
+    ("y = torch.roll(x, 1, 0)\n",
+     "y = ops.roll(x, 1, 0)\n"),
+])
+def roll(edit) -> None:
+    """Replace torch.roll(x, s, d) / x.roll(s, d) with ops.roll / x.roll, or with --target
+    mindspore with torch_roll(x, s, d), slices joined by ops.cat (MindSpore 2.10's CPU backend
+    has no Roll kernel)."""
+    if edit.converter.facts.target_name != "mindspore":
+        return
+    x = edit.method_receiver if edit.entry.torch.startswith("Tensor.") else edit.bound["input"]
+    args = [cst.Arg(x), cst.Arg(edit.bound["shifts"])]
+    if edit.bound.get("dims") is not None:
+        args.append(cst.Arg(edit.bound["dims"]))
+    edit.worse("transformed", "MindSpore 2.10's CPU backend has no Roll kernel: torch_roll joins slices")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_roll")), args)
+
+
+@argument_rule("MS331", "empty_shape_factory", examples=[
+    ("y = torch.zeros(2, 3)\n",
+     "y = ops.zeros((2, 3))\n"),
+])
+def empty_shape_factory(edit) -> None:
+    """Replace torch.zeros(()) / torch.ones(s) with ops.zeros(()), or with --target mindspore
+    ops.zeros((), dtype=ms.float32) where the shape may be empty and no dtype is given (MindSpore
+    2.10's CPU Zeros/Ones kernels refuse a 0-d shape without one; float32 is torch's default)."""
+    if edit.converter.facts.target_name != "mindspore" or code_of(edit.value("dtype")) != "None":
+        return
+    size = next((item[1] for item in edit.out if item[0] == "size"), None)
+    if isinstance(size, (cst.Tuple, cst.List)) and size.elements:
+        return  # a shape of one or more axes: MindSpore's default dtype is float32 too
+    edit.converter.output.used.add("ms")
+    edit.set("dtype", "ms.float32")
+    edit.note("dtype=ms.float32 given: MindSpore 2.10's CPU kernel refuses a 0-d shape without a dtype")
+
+
 @argument_rule("MS311", "meshgrid", examples=[
     ("y = torch.meshgrid(a, b)\n",
      "y = ops.meshgrid(a, b, indexing='ij')\n"),

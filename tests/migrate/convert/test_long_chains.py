@@ -20,8 +20,8 @@ def test_a_500_call_chain_converts_every_call():
     result = convert_text(chain(500))
     assert result.error is None
     assert result.code.splitlines()[-1] == "x = ops.ones((2,))" + ".abs()" * 500
-    # import, ones (torch table), abs (tensor table)
-    assert [c.rule for c in result.changes] == ["MS100", "MS001"] + ["MS003"] * 500
+    # import, ones (its entry's rule, empty_shape_factory), abs (tensor table)
+    assert [c.rule for c in result.changes] == ["MS100", "MS331"] + ["MS003"] * 500
 
 
 def test_receiver_typing_is_linear_in_the_chain_length(monkeypatch):

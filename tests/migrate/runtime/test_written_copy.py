@@ -136,3 +136,15 @@ def test_inlined_definitions_bring_what_they_need_in_order():
     _, defs, _ = inline_parts({"torch_import_module"}, "ms_core")
     source = dict(defs)["torch_replaced_modules"]
     assert "REPLACED_MODULES" in dict(defs) and "from .generated" not in source  # the block's own name now
+
+
+def test_inlined_definitions_keep_one_order_whatever_names_reach_them():
+    """A second conversion may reach the same definitions through other names (the first
+    conversion's output names a helper the first one reached only through a class); the block
+    it writes is the same, in the same order."""
+    _, through_classes, _ = inline_parts({"TorchUnfold", "torch_convert_sync_batchnorm"}, "ms_core")
+    from migrate.runtime.index import EXPORTS
+    exported = sorted({n for n, _ in through_classes} & set(EXPORTS))
+    assert len(exported) > 2
+    _, through_every_name, _ = inline_parts(set(exported), "ms_core")
+    assert through_every_name == through_classes

@@ -117,6 +117,17 @@ def test_script_like_decorators_are_removed(api):
     assert out == "import ms_core as ms\ndef f(x):\n    return x\ndef g(x):\n    return x\n"
 
 
+@pytest.mark.parametrize("api", by_rule("registration"))
+def test_registrations_with_torchs_machinery_go(api):
+    """As a statement (run at import) the call goes; as a decorator it is removed and the
+    function runs as Python; its value is marked."""
+    mod = api.rsplit(".", 1)[0]
+    out = convert(f"import torch\nimport {mod}\n{api}('pkg::op', 1)\n@{api}('v', 'f')\ndef f(x):\n    return x\n"
+                  f"y = f(2)\n")
+    assert out == "import ms_core as ms\ndef f(x):\n    return x\ny = f(2)\n", out
+    assert "# migrate: MS901" in convert(f"import torch\nimport {mod}\nh = {api}('pkg::op', 1)\n")
+
+
 @pytest.mark.parametrize("api", by_rule("false") + by_rule("zero") + by_rule("none_value"))
 def test_device_and_tracing_queries_answer_for_a_target_without_torch_devices(api):
     if RUNTIME[api].table != "runtime":
