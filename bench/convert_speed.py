@@ -13,7 +13,8 @@ Measured in one run, on the same files:
     bare:        libcst.parse_module(src).code (the floor for any libcst rewriter);
     bare gc off: the same with the cyclic garbage collector off, as convert_source runs;
     ours:        migrate.convert_source(src);
-- the command line, as a user runs it, `--repeat` rounds with the order rotated, medians:
+- the command line, as a user runs it (bytecode cached, as an installed package has it: one
+  file through each command first), `--repeat` rounds with the order rotated, medians:
     bare:     a child Python that reads each file, parses and prints it with libcst, writes it;
     --jobs 1: `migrate convert DIR -o OUT --jobs 1 -q` (CPU time of it and its worker process);
     --jobs N: the same with N workers (wall time), against --jobs 1's wall time: the scaling.
