@@ -106,6 +106,9 @@ class WalkState:
     class_attrs: dict[str, dict[str, str]] = field(default_factory=dict)  # class -> self.<attr> -> layer class
     module_names: set[str] = field(default_factory=set)  # names bound to modules (Cells)
     layer_bases: dict[str, str] = field(default_factory=dict)  # classes here deriving from a torch layer -> it
+    # walking the arguments of a torch optimizer's constructor: module.parameters() there means
+    # the parameters the optimizer can update (see rules/module.py's parameters)
+    optimizer_args: bool = False
 
 
 @dataclass(eq=False)

@@ -270,7 +270,7 @@ def on_call(converter, node: cst.Call):
     if q.rsplit(".", 1)[0] in VERSION_NAMES:
         return converter.generic(node)  # torch.__version__.split('.'): a method of the version string
     start = converter.checkpoint()
-    args = converter.walk_seq(node.args)
+    args = _walk_arguments(converter, node, q)
     walked = node if args is node.args else node.with_changes(args=args)
     entry = converter.facts.tables.get(q)
     if entry is None:
@@ -295,6 +295,19 @@ def on_call(converter, node: cst.Call):
         converter.keep_aliases_in(node)
         return apply_entry(converter, node, entry, q)
     return new
+
+
+def _walk_arguments(converter, node: cst.Call, q: str):
+    """The call's arguments, converted; a torch optimizer's with ``walk_state.optimizer_args`` set
+    (``model.parameters()`` given to an optimizer is what it can update, see rules/module.py)."""
+    state = converter.walk_state
+    optimizer = q.startswith("torch.optim.") and q.rsplit(".", 1)[-1][:1].isupper() \
+        and ".lr_scheduler." not in q and ".swa_utils." not in q
+    before, state.optimizer_args = state.optimizer_args, optimizer or state.optimizer_args
+    try:
+        return converter.walk_seq(node.args)
+    finally:
+        state.optimizer_args = before
 
 
 def keep_original(converter, node, start, rule_id: str, reason: str):

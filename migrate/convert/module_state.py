@@ -39,14 +39,14 @@ PARAMETER_PATHS = node_rule(
 ])
 MODULE_ITERATOR = node_rule(
     "MS187", "module_iterator",
-    "Replace next(m.parameters()) with next(iter(m.trainable_params())): torch's module methods "
+    "Replace next(m.children()) with next(iter(m.cells())): torch's module methods "
     "return iterators, MindSpore's lists.", examples=[
     ("class N(nn.Module):\n"
      "    def f(self):\n"
-     "        return next(self.parameters())\n",
+     "        return next(self.children())\n",
      "class N(nn.Cell):\n"
      "    def f(self):\n"
-     "        return next(iter(self.trainable_params()))\n"),
+     "        return next(iter(self.cells()))\n"),
 ])
 
 # methods that add a child to a container (or to self)
@@ -115,6 +115,8 @@ def module_iterator(converter, node: cst.Call, walked: cst.Call):
             or not converter.allows(MODULE_ITERATOR.id):
         return None
     inner = walked.args[0].value
+    if isinstance(inner, cst.GeneratorExp) or (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name)):
+        return None  # already an iterator: (c for _, c in m.cells_and_names()), torch_parameters(m)
     wrapped = cst.Call(parse_expr(converter.builtin("iter")), [cst.Arg(inner)])
     new = walked.with_changes(args=[walked.args[0].with_changes(value=wrapped), *walked.args[1:]])
     converter.record(node, new, MODULE_ITERATOR.id, "exact", "MindSpore's module methods return lists")

@@ -10,6 +10,8 @@ import re
 
 import libcst as cst
 
+from migrate.convert.cst import dotted
+
 # table areas whose calls return torch tensors
 _TORCH_TENSOR_AREAS = {"torch", "functional", "tensor", "einops"}
 # attributes that name a parameter (a receiver `.weight.data` is a tensor)
@@ -218,6 +220,12 @@ def torch_only_method(name: str, call: cst.Call) -> bool:
     return name in ("dim", "numel", "ndimension", "nelement") and not call.args
 
 
+def _module_copy(converter, node) -> bool:
+    """``copy.deepcopy(model)`` of a module (a model EMA's copy) is a module."""
+    return isinstance(node, cst.Call) and len(node.args) == 1 and dotted(node.func) in ("copy.deepcopy", "deepcopy") \
+        and is_module(converter, node.args[0].value)
+
+
 def track_assign(converter, node: cst.Assign) -> None:
     """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class)."""
     scope = converter.scope
@@ -239,7 +247,7 @@ def track_assign(converter, node: cst.Assign) -> None:
             scope.layers.pop(t.value, None)
         if is_tensor(converter, value0):
             scope.tensors.add(t.value)
-        elif kind:
+        elif kind or _module_copy(converter, value0):
             scope.modules.add(t.value)
     elif isinstance(t, cst.Name) and module_ctor(converter, value0):
         converter.walk_state.module_names.add(t.value)

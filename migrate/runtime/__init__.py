@@ -21,6 +21,7 @@ Modules (:data:`MODULES`; :data:`EXPORTS` says which one defines each name):
 - ``generated``: the torch-signature classes and functions of every torch layer and function the
   mapping tables translate (``TorchConv2d``, ``torch_relu``), generated ahead of time by
   ``python -m migrate.convert.generate_runtime``; do not edit it by hand.
+- ``summary``: torch.utils.tensorboard's SummaryWriter as plain files (scalars and text).
 - ``vision``: torchvision's datasets over ``mindspore.dataset`` (last: it loads the dataset engine).
 
 Attributes are imported on first use (``from migrate_runtime import torch_size`` loads
@@ -48,7 +49,7 @@ from .index import EXPORTS
 # the modules, in dependency order (each public name is defined in one of them: index.EXPORTS)
 MODULES = ("arguments", "values", "guards", "signature", "containers", "layers", "functional", "autograd",
            "data", "distributions", "optim", "state_names", "state", "einops", "imports", "distributed", "generated",
-           "vision")
+           "summary", "vision")
 
 
 def __getattr__(name):

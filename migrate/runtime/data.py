@@ -28,9 +28,10 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
     if batch_size is None:
         raise ValueError("For 'DataLoader' (torch signature), batch_size=None (no batching) has "
                          "no counterpart here: iterate the dataset itself.")
-    if sampler is not None and not isinstance(sampler, ms.dataset.DistributedSampler):
-        raise ValueError(f"For 'DataLoader' (torch signature), only a DistributedSampler maps "
-                         f"(to ms.dataset.DistributedSampler), but got {type(sampler).__name__}.")
+    if sampler is not None and not isinstance(sampler, _ms_samplers()):
+        raise ValueError(f"For 'DataLoader' (torch signature), the sampler must be one of ms.dataset's "
+                         f"(a converted DistributedSampler, RandomSampler, SequentialSampler, ...), but got "
+                         f"{type(sampler).__name__}.")
     if sampler is not None and shuffle:
         raise ValueError("sampler option is mutually exclusive with shuffle")
     if isinstance(dataset, ms.dataset.Dataset):  # a converted TensorDataset or torchvision dataset
@@ -45,6 +46,13 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
         data = ms.dataset.GeneratorDataset(dataset, column_names=names, sampler=sampler,
                                            shuffle=None if sampler is not None else bool(shuffle))
     return data.batch(batch_size, drop_remainder=bool(drop_last))
+
+
+def _ms_samplers() -> tuple:
+    """ms.dataset's sampler classes (what torch's samplers convert to), as this framework has them."""
+    names = ("DistributedSampler", "RandomSampler", "SequentialSampler", "SubsetRandomSampler", "SubsetSampler",
+             "WeightedRandomSampler", "PKSampler", "Sampler")
+    return tuple(getattr(ms.dataset, n) for n in names if isinstance(getattr(ms.dataset, n, None), type))
 
 
 def torch_load_into(net, checkpoint):

@@ -170,7 +170,8 @@ class TorchOptimizer(_Base):
                              f"{len(gradients)}. Build the gradient function with "
                              f"ms.value_and_grad(fn, None, optimizer.parameters).")
         for p, g in zip(self.parameters, gradients):
-            p.grad = g
+            # torch gives a frozen parameter no gradient, and a step() skips `p.grad is None`
+            p.grad = g if p.requires_grad else None
 
     def construct(self, gradients):
         self.set_grads(gradients)

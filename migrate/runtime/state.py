@@ -94,3 +94,12 @@ def torch_register_buffer(cell, name, tensor, persistent=True):
     value = None if tensor is None else ms.Parameter(tensor, name=name, requires_grad=False)
     setattr(cell, name, value)
     cell.__dict__.setdefault("_torch_buffers", set()).add(name)
+
+
+def torch_requires_grad(cell, requires_grad=True):
+    """``module.requires_grad_(flag)`` on a Cell: every parameter's flag set, frozen or not; the
+    buffers (Parameters that never require grad) left as they are, so ``requires_grad_(True)``
+    makes no running statistic trainable. Returns the cell, as torch does."""
+    for p in torch_parameters(cell):
+        p.requires_grad = bool(requires_grad)
+    return cell

@@ -30,14 +30,28 @@ import numpy
 from .backend import ms
 
 
-def _vision_data(data, transform, target_transform):
+# the class names torchvision gives the datasets' `classes` (CIFAR's come from their meta files)
+_CLASSES = {
+    "MNIST": ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six", "7 - seven",
+              "8 - eight", "9 - nine"],
+    "FashionMNIST": ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                     "Ankle boot"],
+    "KMNIST": ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"],
+}
+
+
+def _vision_data(data, transform, target_transform, name=None, classes=None):
     """A torchvision dataset's per-sample transforms on an ms.dataset pipeline of (image, label)
-    rows: `transform` on the image; the label as int64 (torch's int), then `target_transform`."""
+    rows: `transform` on the image; the label as int64 (torch's int), then `target_transform`.
+    The untransformed rows and the transforms stay with the pipeline (`torch_vision_source`)
+    for :class:`TorchVisionSamples`."""
+    raw = data
     if transform is not None:
         data = data.map(transform, input_columns="image")
     data = data.map(ms.dataset.transforms.TypeCast(ms.int64), input_columns="label")
     if target_transform is not None:
         data = data.map(target_transform, input_columns="label")
+    data.torch_vision_source = (raw, transform, target_transform, name, classes)
     return data
 
 
@@ -59,7 +73,7 @@ def _mnist_like(make, name, root, train, transform, target_transform, download):
     _vision_files(name, folder, [f"{prefix}-images-idx3-ubyte", f"{prefix}-labels-idx1-ubyte"],
                         download)
     data = make(folder, usage="train" if train else "test", shuffle=False)
-    return _vision_data(data, transform, target_transform)
+    return _vision_data(data, transform, target_transform, name, _CLASSES[name])
 
 
 def _cifar_like(name, base, files, root, transform, target_transform, download):
@@ -77,7 +91,17 @@ def _cifar_like(name, base, files, root, transform, target_transform, download):
     data = ms.dataset.NumpySlicesDataset((numpy.ascontiguousarray(images),
                                           numpy.asarray(labels, numpy.int64)),
                                          column_names=["image", "label"], shuffle=False)
-    return _vision_data(data, transform, target_transform)
+    return _vision_data(data, transform, target_transform, name, _cifar_classes(folder, name))
+
+
+def _cifar_classes(folder, name):
+    """CIFAR's class names from its meta file (None when the file is not there)."""
+    meta, key = ("batches.meta", "label_names") if name == "CIFAR10" else ("meta", "fine_label_names")
+    path = os.path.join(folder, meta)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        return list(pickle.load(f, encoding="latin1")[key])
 
 
 def MNISTTorch(root, train=True, transform=None, target_transform=None, download=False):
@@ -126,6 +150,76 @@ def FakeDataTorch(size=1000, image_size=(3, 224, 224), num_classes=10, transform
                                        num_classes=num_classes, base_seed=random_offset,
                                        shuffle=False)
     return _vision_data(data, transform, target_transform)
+
+
+def torch_channel_values(values):
+    """A torchvision transform's per-channel numbers (``Normalize``'s mean and std) as the list of
+    floats MindSpore's transforms take: torchvision also takes a Tensor (statistics computed
+    from the data), an array, or one number."""
+    if isinstance(values, ms.Tensor):
+        values = values.asnumpy()
+    return [float(v) for v in numpy.asarray(values, dtype=numpy.float64).reshape(-1)]
+
+
+class TorchVisionSamples:
+    """A torchvision dataset read as torchvision's object: ``ds[i]`` (the sample through the
+    dataset's transforms, applied when it is read, as torchvision does: the image a Tensor where
+    the transform gives an array, a NumPy image without a transform where torchvision gives a PIL
+    image), ``len(ds)``, ``ds.data`` and ``ds.targets`` (the untransformed images and labels as
+    torchvision keeps them: Tensors for MNIST-style datasets, an array and a list for CIFAR),
+    ``ds.classes``. A DataLoader over it batches these samples (a Python dataset: random
+    transforms drawn afresh each epoch).
+
+    Args:
+        dataset: what a dataset function of this module returns (``FashionMNISTTorch(...)``).
+    """
+
+    def __init__(self, dataset):
+        source = getattr(dataset, "torch_vision_source", None)
+        if source is None:
+            raise TypeError(f"For 'TorchVisionSamples', the dataset must be built by a torchvision dataset "
+                            f"function of the runtime (MNISTTorch, CIFAR10Torch, ...), but got "
+                            f"{type(dataset).__name__}.")
+        self._raw, self.transform, self.target_transform, self._name, classes = source
+        if classes is not None:
+            self.classes = list(classes)
+        self._rows = None
+
+    def _arrays(self):
+        """(images, labels) as read, untransformed: uint8 images, int64 labels."""
+        if self._rows is None:
+            images, labels = [], []
+            for image, label in self._raw.create_tuple_iterator(output_numpy=True, num_epochs=1):
+                images.append(image)
+                labels.append(int(label))
+            self._rows = (numpy.stack(images), numpy.asarray(labels, dtype=numpy.int64))
+        return self._rows
+
+    def __len__(self):
+        return len(self._arrays()[1])
+
+    def __getitem__(self, index):
+        images, labels = self._arrays()
+        image, label = images[index], int(labels[index])
+        if self.transform is not None:
+            image = self.transform(image)
+            if isinstance(image, numpy.ndarray):
+                image = ms.Tensor(image)
+        if self.target_transform is not None:
+            label = self.target_transform(label)
+        return image, label
+
+    @property
+    def data(self):
+        images = self._arrays()[0]
+        if self._name in _CLASSES:  # MNIST-style: a (N, 28, 28) uint8 Tensor
+            return ms.Tensor(images.reshape(images.shape[:3]))
+        return images               # CIFAR: a (N, 32, 32, 3) uint8 array
+
+    @property
+    def targets(self):
+        labels = self._arrays()[1]
+        return ms.Tensor(labels) if self._name in _CLASSES else labels.tolist()
 
 
 class LambdaTorch:

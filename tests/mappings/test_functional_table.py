@@ -242,6 +242,8 @@ CASES += [
     Expr("torch.nn.functional.kl_div", "F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1))"),
     Expr("torch.nn.functional.kl_div", "F.kl_div(F.log_softmax(x, 1), u, reduction='batchmean')"),
     Expr("torch.nn.functional.kl_div", "F.kl_div(x, u, reduction='sum')"),
+    # by keyword (davda54/sam's smoothed cross-entropy): MindSpore names them logits and labels
+    Expr("torch.nn.functional.kl_div", "F.kl_div(input=F.log_softmax(x, 1), target=u, reduction='none')"),
     Expr("torch.nn.functional.binary_cross_entropy", "F.binary_cross_entropy(torch.sigmoid(x), u)"),
     Expr("torch.nn.functional.binary_cross_entropy", "F.binary_cross_entropy(u, torch.sigmoid(y), reduction='sum')"),
     Expr("torch.nn.functional.binary_cross_entropy", "F.binary_cross_entropy(u, mask.float(), pos.detach())"),
@@ -387,4 +389,5 @@ ORACLE_WRONG_GRADIENT = {
     "F.selu(x)": "SeLU's gradient is wrong for negative inputs",
     "F.kl_div(F.log_softmax(x, 1), u, reduction='batchmean')": "KLDivLoss gives the target no gradient",
     "F.kl_div(x, u, reduction='sum')": "KLDivLoss gives the target no gradient",
+    "F.kl_div(input=F.log_softmax(x, 1), target=u, reduction='none')": "KLDivLoss gives the target no gradient",
 }

@@ -52,7 +52,10 @@ CASES = [
     Marked("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3)"),
     Marked("torch.nn.CosineSimilarity", "nn.CosineSimilarity(dim=1)"),
     Marked("torch.nn.PairwiseDistance", "nn.PairwiseDistance()"),
-    Marked("torch.nn.DataParallel", "nn.DataParallel(model)"),
+    *[ProvenBy(q, "tests/migrate/convert/training/test_recipe_gaps.py::"
+                  "test_data_parallel_on_one_process_is_the_module_and_its_module_attribute_the_network")
+      for q in ("torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                "torch.nn.parallel.data_parallel.DataParallel")],
 ]
 LAZY = ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
         "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",

@@ -24,6 +24,8 @@ CASES = [
     ProvenBy("Module.generate_square_subsequent_mask",
              "tests/migrate/convert/training/test_recipe_rules.py::test_square_subsequent_masks_are_torchs"),
     ProvenBy("Module.named_parameters", LISTS), ProvenBy("Module.parameters", LISTS),
+    ProvenBy("Module.requires_grad_", "tests/migrate/convert/training/test_recipe_gaps.py::"
+                                      "test_a_frozen_ema_with_batchnorm_and_a_buffer_moves_and_pairs_as_torch"),
     ProvenBy("Module.named_modules", LISTS), ProvenBy("Module.modules", LISTS),
     ProvenBy("Module.named_children", LISTS), ProvenBy("Module.children", LISTS),
     ProvenBy("Module.buffers", LISTS), ProvenBy("Module.named_buffers", LISTS), ProvenBy("Module.state_dict", LISTS),

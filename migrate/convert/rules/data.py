@@ -474,3 +474,15 @@ def data_parallel_call(edit) -> None:
         edit.note("inputs passed as one argument (a tuple held in a variable would be one "
                   "argument here, several in torch)")
     edit.result = cst.Call(func=module, args=args)
+
+
+@_safe_rule("MS160", "data_parallel_module", examples=[
+    ("model = nn.DataParallel(net, device_ids=[0, 1])\n"
+     "w = model.module.fc.weight\n",
+     "model = net\n"
+     "w = model.fc.weight\n"),
+])
+def data_parallel_module(edit) -> None:
+    """Replace nn.DataParallel(model) with model (one process trains the network itself; the
+    training pass turns wrapped.module into wrapped)."""
+    edit.result = edit.bound["module"]

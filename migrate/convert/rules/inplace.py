@@ -31,6 +31,7 @@ import libcst as cst
 from migrate.convert.cst import attribute, code_of, is_primary
 from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_param, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
+from migrate.convert.template import render
 
 INPLACE_SUBSCRIPT = node_rule(
     "MS171", "inplace_subscript",
@@ -264,6 +265,36 @@ def inplace(edit) -> None:
     edit.result = cst.Call(attribute(root, "copy_"), [cst.Arg(inner)])
     edit.note("written back with copy_: MindSpore 2.10's own in-place methods leave the tensor "
               "unchanged on CPU and their gradients ignore the update")
+
+
+@argument_rule("MS166", "scatter_method", examples=[
+    ("def f(x: torch.Tensor, i):\n"
+     "    x.scatter_(1, i, value=0.5)\n",
+     "def f(x: ms.Tensor, i):\n"
+     "    x.copy_(x.copy().scatter(1, i, ops.full(i.shape, 0.5, dtype=x.dtype)))\n"),
+    ("def f(x: torch.Tensor, i, s):\n"
+     "    return x.scatter(dim=1, index=i, src=s)\n",
+     "def f(x: ms.Tensor, i, s):\n"
+     "    return x.scatter(1, i, s)\n"),
+])
+def scatter_method(edit) -> None:
+    """Replace x.scatter(dim, index, src | value=v) with x.scatter(dim, index, src), a value (or a
+    number given as src) as a tensor of index's shape in x's dtype (MindSpore's scatter takes a
+    Tensor src, by position: its first parameter is named axis); x.scatter_ written back as any
+    in-place method."""
+    src, value = edit.bound.get("src"), edit.bound.get("value")
+    if src is not None and isinstance(src, (cst.Integer, cst.Float, cst.UnaryOperation)):
+        src, value = None, src  # scatter_(1, i, 0.5): torch's value overload
+    if (src is None) == (value is None):
+        edit.unsupported("scatter needs one of src and value")
+        return
+    if value is not None:
+        src = render(edit.converter, "ops.full({index}.shape, {value}, dtype={input}.dtype)",
+                     {"index": edit.bound["index"], "value": value, "input": edit.method_receiver})
+    edit.out = [[name, v, True, None] for name, v in (("dim", edit.bound["dim"]), ("index", edit.bound["index"]),
+                                                       ("src", src))]
+    if edit.entry.torch == "Tensor.scatter_":
+        inplace(edit)
 
 
 @argument_rule("MS326", "inplace_compare", needs=["torch_compare_"], examples=[

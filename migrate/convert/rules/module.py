@@ -53,29 +53,22 @@ def _is_tensor(converter, node) -> bool:
     return is_tensor(converter, node)
 
 
-@argument_rule("MS126", "register_buffer", examples=[
+@argument_rule("MS126", "register_buffer", needs=["torch_register_buffer"], examples=[
     ("net.register_buffer('b', torch.ones(1))\n",
-     "net.b = ms.Parameter(ops.ones((1,)), name='b', requires_grad=False)\n"),
+     "torch_register_buffer(net, 'b', ops.ones((1,)))\n"),
 ])
 def register_buffer(edit) -> None:
-    """Replace self.register_buffer('n', t) with self.n = ms.Parameter(t, name='n', requires_grad=False)
-    (self.n = None for a None buffer; ``None if t is None else ...`` for a name that may hold None;
-    setattr(self, 'n', ...) where the call is not a statement of its own)."""
+    """Replace net.register_buffer('n', t) with torch_register_buffer(net, 'n', t): a Parameter that
+    does not require grad (None stays None), remembered as a buffer, so that parameters() and
+    buffers() answer as torch's (a frozen parameter is a Parameter that does not require grad too)."""
     name = edit.bound.get("name")
-    t = edit.bound.get("tensor")
-    if not isinstance(name, cst.SimpleString) or t is None:
+    if not isinstance(name, cst.SimpleString) or edit.bound.get("tensor") is None:
         edit.unsupported("register_buffer needs a literal name and a tensor")
         return
-    converter = edit.converter
-    n = literal(name)
-    value = f"{converter.tname('ms.Parameter')}({code_of(t)}, name={name.value}, requires_grad=False)"
-    if isinstance(t, cst.Name) and t.value == "None":
-        value = "None"  # torch keeps the name, holding None
-    elif isinstance(t, (cst.Name, cst.Attribute)) and not _is_tensor(converter, t):
-        value = f"None if {code_of(t)} is None else {value}"  # a buffer that may be None
-    edit.result = parse_expr(f"{converter.builtin('setattr')}({code_of(edit.method_receiver)}, {name.value}, {value})")
-    if not n.isidentifier():
+    if not literal(name).isidentifier():
         edit.unsupported("buffer name is not an identifier")
+        return
+    _torch_meaning(edit, "torch_register_buffer")
 
 
 @argument_rule("MS127", "train", examples=[
@@ -136,27 +129,90 @@ def register_parameter(edit) -> None:
     edit.result = cst.Call(setattr_, [cst.Arg(edit.method_receiver), cst.Arg(name), cst.Arg(param)])
 
 
-@argument_rule("MS178", "named_parameters", examples=[
+def _torch_meaning(edit, helper: str) -> None:
+    """``helper(module, <the call's arguments>)``: the runtime's answer to torch's question."""
+    edit.result = cst.Call(parse_expr(edit.helper(helper)),
+                           [cst.Arg(edit.method_receiver), *edit.call.args])
+
+
+def _recurse_keyword(edit) -> str:
+    recurse = edit.bound.get("recurse")
+    return "" if recurse is None or code_of(recurse) == "True" else f"recurse={code_of(recurse)}"
+
+
+@argument_rule("MS163", "parameters", needs=["torch_parameters"], examples=[
+    ("n = sum(p.numel() for p in net.parameters())\n",
+     "n = sum(p.size for p in torch_parameters(net))\n"),
+    ("opt = torch.optim.SGD(net.parameters(), lr=0.1)\n",
+     "opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)\n"),
+])
+def parameters(edit) -> None:
+    """Replace net.parameters() with torch_parameters(net) (every parameter, frozen ones too, no
+    buffer: MindSpore's trainable_params() leaves out a frozen copy's parameters and
+    get_parameters() lists the running statistics), and with net.trainable_params() in a torch
+    optimizer's arguments: torch's optimizer never updates a parameter that gets no gradient."""
+    if edit.converter.walk_state.optimizer_args:
+        edit.result = parse_expr(f"{primary(edit.method_receiver)}.trainable_params({_recurse_keyword(edit)})")
+        edit.note("given to an optimizer: the parameters that require grad when it is built (a "
+                  "parameter unfrozen later is not in it)")
+        return
+    _torch_meaning(edit, "torch_parameters")
+
+
+@argument_rule("MS164", "buffers", needs=["torch_buffers"], examples=[
+    ("for b, m in zip(ema.buffers(), net.buffers()):\n"
+     "    b.copy_(m)\n",
+     "for b, m in zip(torch_buffers(ema), torch_buffers(net)):\n"
+     "    b.copy_(m)\n"),
+])
+def buffers(edit) -> None:
+    """Replace net.buffers() with torch_buffers(net): the running statistics and registered
+    buffers (MindSpore's untrainable_params() also lists frozen parameters)."""
+    _torch_meaning(edit, "torch_buffers")
+
+
+@argument_rule("MS178", "named_parameters", needs=["torch_named_parameters"], examples=[
     ("def f(net):\n"
      "    return net.named_parameters()\n",
      "def f(net):\n"
-     "    return ((n, p) for n, p in net.parameters_and_names() if p.requires_grad)\n"),
+     "    return torch_named_parameters(net)\n"),
 ])
 def named_parameters(edit) -> None:
-    """Replace net.named_parameters() with the (name, Parameter) pairs of
-    net.parameters_and_names() that require grad (buffers became Parameters that do not)."""
-    recv = primary(edit.method_receiver)
-    edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if p.requires_grad)")
+    """Replace net.named_parameters() with torch_named_parameters(net) (every parameter, frozen ones
+    too, no buffer), and in a torch optimizer's arguments with the (name, Parameter) pairs of
+    net.parameters_and_names() that require grad."""
+    if edit.converter.walk_state.optimizer_args:
+        if code_of(edit.bound.get("remove_duplicate") or parse_expr("True")) != "True":
+            edit.unsupported("remove_duplicate=False: MindSpore yields each Parameter once")
+            return
+        keywords = [f"{to}={code_of(edit.bound[name])}" for name, to in (("prefix", "name_prefix"),
+                                                                       ("recurse", "expand")) if name in edit.bound]
+        pairs = f"{primary(edit.method_receiver)}.parameters_and_names({', '.join(keywords)})"
+        edit.result = parse_expr(f"((n, p) for n, p in {pairs} if p.requires_grad)")
+        return
+    _torch_meaning(edit, "torch_named_parameters")
 
 
-@argument_rule("MS159", "named_buffers", examples=[
+@argument_rule("MS159", "named_buffers", needs=["torch_named_buffers"], examples=[
     ("def f(net):\n"
      "    return net.named_buffers()\n",
      "def f(net):\n"
-     "    return ((n, p) for n, p in net.parameters_and_names() if not p.requires_grad)\n"),
+     "    return torch_named_buffers(net)\n"),
 ])
 def named_buffers(edit) -> None:
-    """Replace net.named_buffers() with the (name, Parameter) pairs of net.parameters_and_names()
-    that do not require grad (converted buffers are Parameters with requires_grad=False)."""
-    recv = primary(edit.method_receiver)
-    edit.result = parse_expr(f"((n, p) for n, p in {recv}.parameters_and_names() if not p.requires_grad)")
+    """Replace net.named_buffers() with torch_named_buffers(net): the running statistics and
+    registered buffers, by MindSpore's names."""
+    _torch_meaning(edit, "torch_named_buffers")
+
+
+@argument_rule("MS165", "module_requires_grad", needs=["torch_requires_grad"], examples=[
+    ("net = nn.Linear(2, 2)\n"
+     "net.requires_grad_(False)\n",
+     "net = nn.Dense(2, 2, has_bias=True, weight_init=HeUniform(negative_slope=math.sqrt(5)), "
+     "bias_init=Uniform(scale=1 / math.sqrt(2)))\n"
+     "torch_requires_grad(net, False)\n"),
+])
+def module_requires_grad(edit) -> None:
+    """Replace net.requires_grad_(flag) with torch_requires_grad(net, flag): every parameter's flag,
+    no buffer's (a Cell has no requires_grad_; its buffers are Parameters that must stay frozen)."""
+    _torch_meaning(edit, "torch_requires_grad")

@@ -223,3 +223,14 @@ def flag_assignment(converter, node: cst.Assign) -> bool:
         return False
     converter.record(node, "", "MS189", entry.label, entry.note)
     return True
+
+
+@argument_rule("MS167", "summary_writer", needs=["TorchSummaryWriter"], examples=[
+    ("from torch.utils.tensorboard import SummaryWriter\n"
+     "writer = SummaryWriter(log_dir='out')\n",
+     "writer = TorchSummaryWriter(log_dir='out')\n"),
+])
+def summary_writer(edit) -> None:
+    """Replace torch.utils.tensorboard.SummaryWriter(...) with the runtime's TorchSummaryWriter(...):
+    the scalars and text a script logs, in CSV files under log_dir (no TensorBoard event files)."""
+    edit.result = edit.call.with_changes(func=cst.Name(edit.helper("TorchSummaryWriter")))

@@ -9,11 +9,12 @@ import libcst as cst
 from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.data import _safe_rule
-from migrate.convert.rules.vision_uses import dataset_helper, torchvision_uses
+from migrate.convert.rules.vision_uses import SAMPLE_READS, dataset_helper, torchvision_uses
 
 
 @_safe_rule("MS260", "vision_dataset",
-    needs=["CIFAR100Torch", "CIFAR10Torch", "FakeDataTorch", "FashionMNISTTorch", "KMNISTTorch", "MNISTTorch"],
+    needs=["CIFAR100Torch", "CIFAR10Torch", "FakeDataTorch", "FashionMNISTTorch", "KMNISTTorch", "MNISTTorch",
+           "TorchVisionSamples"],
     examples=[
     ("from torchvision import datasets\n"
      "d = datasets.MNIST('x')\n",
@@ -26,27 +27,51 @@ def vision_dataset(edit) -> None:
         edit.unsupported(f"{edit.entry.torch} has no generated dataset function")
         return
     read = torchvision_uses(edit.converter).reads.get(code_of(edit.original))
-    if read is not None:
+    if read is not None and read not in SAMPLE_READS:
         edit.unsupported(f"the dataset is read as torchvision's object ({read}): the MindSpore "
-                         f"pipeline it becomes has no data/targets/classes, indexing or len(); "
-                         f"read the files into arrays (ms.dataset's iterator) by hand", "MS901")
+                         f"pipeline it becomes (and TorchVisionSamples over it) has no {read}", "MS901")
         return
     edit.result = edit.call.with_changes(func=cst.Name(edit.helper(helper)))
+    if read is not None:  # ds[i], len(ds), ds.targets...: torchvision's object, its samples read per index
+        edit.result = cst.Call(cst.Name(edit.helper("TorchVisionSamples")), [cst.Arg(edit.result)])
+        edit.note(f"read as torchvision's object ({read}): TorchVisionSamples, the samples through the "
+                  f"transforms when read, as torchvision's dataset")
     if any(a.keyword is not None and a.keyword.value == "download" for a in edit.call.args):
         edit.note("download: MindSpore downloads no dataset; missing files raise a RuntimeError "
                   "naming them and the folder torchvision keeps them in")
 
 
-@argument_rule("MS262", "vision_normalize", examples=[
+@argument_rule("MS262", "vision_normalize", needs=["torch_channel_values"], examples=[
     ("from torchvision import datasets, transforms\n"
      "t = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), "
      "(0.5,), inplace=True)])\n",
      "t = ms.dataset.transforms.Compose([ms.dataset.vision.ToTensor(), "
      "ms.dataset.vision.Normalize((0.5,), (0.5,), is_hwc=False)])\n"),
+    ("from torchvision import transforms\n"
+     "def f(data):\n"
+     "    return transforms.Normalize(data.mean(dim=(0, 2, 3)), std=data.std(dim=(0, 2, 3)))\n",
+     "def f(data):\n"
+     "    return ms.dataset.vision.Normalize(torch_channel_values(ops.mean(data, axis=(0, 2, 3))), "
+     "std=torch_channel_values(data.std(axis=(0, 2, 3), ddof=1)), is_hwc=False)\n"),
 ])
 def vision_normalize(edit) -> None:
-    """Replace transforms.Normalize(mean, std) with ms.dataset.vision.Normalize(mean, std, is_hwc=False)."""
+    """Replace transforms.Normalize(mean, std) with ms.dataset.vision.Normalize(mean, std, is_hwc=False);
+    a mean or std that is not written as numbers (a Tensor of the data's statistics, a variable)
+    goes through torch_channel_values: MindSpore's Normalize takes a list of floats."""
     edit.set("is_hwc", "False")
+    for name in ("mean", "std"):
+        value = edit.get(name)
+        if value is not None and not _numbers(value):
+            edit.set(name, cst.Call(cst.Name(edit.helper("torch_channel_values")), [cst.Arg(value)]))
+
+
+def _numbers(node) -> bool:
+    """A number, or a tuple or list of numbers, as written."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_numbers(el.value) for el in node.elements)
+    if isinstance(node, cst.UnaryOperation):
+        return _numbers(node.expression)
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 # torchvision callables whose MindSpore form is generated code, by their last name

@@ -33,6 +33,9 @@ def is_dataset_helper_call(converter, node) -> bool:
 _PIPELINE_ATTRS = frozenset({"map", "batch", "shuffle", "repeat", "take", "skip", "project", "rename",
                              "split", "concat", "zip", "get_dataset_size", "get_col_names",
                              "create_tuple_iterator", "create_dict_iterator"})
+# what the runtime's TorchVisionSamples reads as torchvision's object does
+SAMPLE_READS = frozenset({"indexing", "len()", ".data", ".targets", ".classes", ".transform",
+                          ".target_transform"})
 _LAST_SCAN: list = [None, None]  # (module, TorchvisionUses) of the last file scanned
 
 
@@ -77,7 +80,9 @@ def _scan_uses(converter, module) -> TorchvisionUses:
     for n in nodes:
         name, what = _object_read(n)
         if name in bound:
-            uses.reads.update({code_of(call): what for call in bound[name]})
+            for call in bound[name]:  # a read the runtime's TorchVisionSamples lacks is the one kept
+                if what not in SAMPLE_READS or code_of(call) not in uses.reads:
+                    uses.reads[code_of(call)] = what
     for name, calls in bound.items():
         translated = all(dataset_helper(converter.qual(c.func) or "") and code_of(c) not in uses.reads
                          for c in calls)

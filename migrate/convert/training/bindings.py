@@ -33,6 +33,7 @@ class TrainingAPIs:
     samplers: frozenset[str]
     random_splits: frozenset[str]
     data_parallel: frozenset[str]
+    single_process_parallel: frozenset[str]
     optimizers: frozenset[str]
     schedulers: frozenset[str]
 
@@ -50,9 +51,21 @@ def training_apis() -> TrainingAPIs:
         scalers=ruled("grad_scaler_ctor"), loaders=ruled("dataloader"),
         tensor_datasets=ruled("tensor_dataset"), samplers=ruled("distributed_sampler"),
         random_splits=ruled("random_split"), data_parallel=ruled("ddp"),
+        single_process_parallel=ruled("data_parallel_module"),
         optimizers=frozenset(q for q in optim if not q.startswith("torch.optim.lr_scheduler.")),
         schedulers=frozenset(q for q in optim if q.startswith("torch.optim.lr_scheduler.")),
     )
+
+
+def _unmoved(call: cst.Call) -> cst.Call:
+    """``C(...)`` of ``C(...).cuda()`` / ``.to(device)`` / ``.train()``: the call that built the object."""
+    while isinstance(call.func, cst.Attribute) and call.func.attr.value in _MOVES \
+            and isinstance(call.func.value, cst.Call):
+        call = call.func.value
+    return call
+
+
+_MOVES = ("cuda", "to", "cpu", "train", "eval", "float", "half", "double")
 
 
 def looks_loader(name: str) -> bool:
@@ -95,6 +108,7 @@ class FileBindings:
     loader_data: dict[str, cst.BaseExpression] = field(default_factory=dict)  # loader -> its dataset
     sharded: dict[str, cst.Call] = field(default_factory=dict)  # TensorDataset -> its sampler call
     ddp: set[str] = field(default_factory=set)          # names bound to DistributedDataParallel(...)
+    wrapped: set[str] = field(default_factory=set)      # ... or to DataParallel(...): `.module` is the network
     loop_names: set[str] = field(default_factory=set)   # names bound by `for` targets
 
     def scan(self, body, converter, tensors: set[str]) -> None:
@@ -178,6 +192,8 @@ class FileBindings:
             return
         if q in apis.data_parallel:
             self.ddp.add(name)
+        if (converter.qual(_unmoved(call).func) or "") in apis.data_parallel | apis.single_process_parallel:
+            self.wrapped.add(name)  # (also through .cuda() / .to(device))
         if q in apis.scalers:
             self.scalers.add(name)
         elif q in apis.loaders:

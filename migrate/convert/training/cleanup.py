@@ -138,13 +138,13 @@ class Cleanup:
     # ---- ddp.module ---------------------------------------------------------------------
     def _has_ddp_module(self, st) -> bool:
         return isinstance(st, cst.SimpleStatementLine) and any(
-            a.attr.value == "module" and dotted(a.value) in self.tp.bindings.ddp for a in self.names(st).attrs)
+            a.attr.value == "module" and dotted(a.value) in self.tp.bindings.wrapped for a in self.names(st).attrs)
 
     def _ddp_module(self, st):
         """``model.module`` of a DDP-wrapped ``model`` -> ``model`` (MindSpore wraps nothing)."""
         tp = self.tp
-        new = st.visit(_DdpModuleRewriter(tp.bindings.ddp))
-        tp.record(st, new, _DDP.id, "exact", "model.module -> model: the DistributedDataParallel "
+        new = st.visit(_DdpModuleRewriter(tp.bindings.wrapped))
+        tp.record(st, new, _DDP.id, "exact", "model.module -> model: the (Distributed)DataParallel "
                                              "wrapper is gone, the network is the model")
         tp.tree.stands_for(new, st)
         rest = self._one(new)

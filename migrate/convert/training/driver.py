@@ -26,7 +26,7 @@ from migrate.convert.training.tree import (
 
 # A quick textual filter: files without any of these never pay for this pass.
 _TRIGGERS = (".backward(", "autocast", "param_groups", "GradScaler", "init_process_group", "DistributedSampler",
-             "autograd.grad", "set_epoch", "DistributedDataParallel", "Dataset", "zero_grad",
+             "autograd.grad", "set_epoch", "DataParallel", "Dataset", "zero_grad",
              "DataLoader", "loader)", "loader.dataset)", "random_split", "_dl)", "spawn(",
              "start_processes(", "LOCAL_RANK", "MASTER_PORT")
 # Module methods that compute nothing through the parameters (model.training_step(b) does)
@@ -422,7 +422,7 @@ class TrainingPass:
                 modules = self.converter.walk_state.module_names
                 if base == "self" or base in modules and f.attr.value not in _BOOKKEEPING:
                     return True
-                if dotted(f) in self.converter.walk_state.module_names or dotted(f) in self.bindings.ddp:
+                if dotted(f) in self.converter.walk_state.module_names or dotted(f) in self.bindings.wrapped:
                     return True
         return False
 

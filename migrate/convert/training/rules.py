@@ -489,10 +489,10 @@ PARAM_NAME_TESTS = statement_rule(
      "    if name.endswith('weight'):\n"
      "        with torch.no_grad():\n"
      "            p.add_(1.0)\n",
-     "for p in model.trainable_params():\n"
+     "for p in torch_parameters(model):\n"
      "    p.set_data(p * 0.5)\n"
      "    p.requires_grad = True\n"
-     "for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):\n"
+     "for name, p in torch_named_parameters(model):\n"
      "    if name.endswith(('weight', 'gamma', 'embedding_table')):\n"
      "        with torch_no_grad():\n"
      "            p.set_data(p + 1.0)\n"),
@@ -507,10 +507,10 @@ PARAM_INPLACE = statement_rule(
      "    if name.endswith('weight'):\n"
      "        with torch.no_grad():\n"
      "            p.add_(1.0)\n",
-     "for p in model.trainable_params():\n"
+     "for p in torch_parameters(model):\n"
      "    p.set_data(p * 0.5)\n"
      "    p.requires_grad = True\n"
-     "for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):\n"
+     "for name, p in torch_named_parameters(model):\n"
      "    if name.endswith(('weight', 'gamma', 'embedding_table')):\n"
      "        with torch_no_grad():\n"
      "            p.set_data(p + 1.0)\n"),

@@ -39,6 +39,26 @@ BUILTINS = set(dir(builtins))
 _NO_GRAD_MODES = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode")
 
 
+def _accumulates(target, block: list, k: int, zero_at: list) -> bool:
+    """Whether the gradients of several backward() calls add up before the step: a step guarded
+    by an ``if`` with no zero_grad() in the block, or a step that an ``if ...: continue`` between
+    backward() and it skips, with zero_grad() only after it (``loss.backward(); if (i + 1) % k:
+    continue; optimizer.step(); optimizer.zero_grad()``)."""
+    if target.kind != "step":
+        return False
+    if target.guarded:
+        return not zero_at
+    skipped = any(_skips_rest(st) for st in block[k + 1:target.step_at])
+    return skipped and all(i > target.step_at for i in zero_at)
+
+
+def _skips_rest(st) -> bool:
+    """``if cond: ... continue`` (no else): the rest of the loop body may not run."""
+    return isinstance(st, cst.If) and st.orelse is None and isinstance(st.body, cst.IndentedBlock) \
+        and isinstance(st.body.body[-1], cst.SimpleStatementLine) \
+        and isinstance(st.body.body[-1].body[-1], cst.Continue)
+
+
 @dataclass
 class StepPlan:
     """Where the parts of one training step are, and the names its rewrite writes."""
@@ -156,7 +176,7 @@ class StepRewrite:
         networks = called_names(block[:k]) | {target.network}
         zero_at = [i for i, st in enumerate(block) if _only_zero_grads(tp, st, target.opt, networks)]
         plan = StepPlan(path, block, k, bw_call, loss, loss_name, scaler, target, next_backward, zero_at,
-                        accumulate=target.kind == "step" and target.guarded and not zero_at)
+                        accumulate=_accumulates(target, block, k, zero_at))
         plan.chain = self._chain_before(plan)
         return plan
 

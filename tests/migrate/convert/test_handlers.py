@@ -181,7 +181,7 @@ def test_module_methods_on_self_and_model_names():
         class Net(nn.Cell):
             def __init__(self):
                 super().__init__()
-                self.scale = ms.Parameter(ops.ones((2,)), name="scale", requires_grad=False)
+                torch_register_buffer(self, "scale", ops.ones((2,)))
                 self.insert_child_to_cell("extra", nn.ReLU())
                 torch_param_names(self)
 
@@ -195,8 +195,8 @@ def test_module_methods_on_self_and_model_names():
             model = Net()
             model.set_train(True)
             model.set_train(False)
-            params = list(model.trainable_params())
-            named = dict(((n, p) for n, p in model.parameters_and_names() if p.requires_grad))
+            params = list(torch_parameters(model))
+            named = dict(torch_named_parameters(model))
             kids = list(model.name_cells().items())
             sd = model.parameters_dict()
             ms.hub.load_state_dict(model, sd)

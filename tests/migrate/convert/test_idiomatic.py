@@ -140,7 +140,9 @@ def test_a_loss_is_not_set_to_training_mode():
 
 # --- plain MindSpore where it means the same -----------------------------------------------------
 
-def test_register_buffer_and_parameter_are_attribute_assignments():
+def test_register_buffer_is_remembered_as_a_buffer_and_register_parameter_is_an_attribute():
+    # a buffer is a Parameter that does not require grad, as a frozen parameter is: the runtime's
+    # torch_register_buffer remembers which, so parameters() / buffers() answer as torch's
     check("""\
         class M(nn.Module):
             def __init__(self, pe=None):
@@ -155,13 +157,13 @@ def test_register_buffer_and_parameter_are_attribute_assignments():
         class M(nn.Cell):
             def __init__(self, pe=None):
                 super().__init__()
-                self.pe = None if pe is None else ms.Parameter(pe, name="pe", requires_grad=False)
-                self.b = ms.Parameter(ops.zeros((3,)), name="b", requires_grad=False)
+                torch_register_buffer(self, "pe", pe)
+                torch_register_buffer(self, "b", ops.zeros((3,)), persistent=False)
                 t = ops.ones((2,))
-                self.t = ms.Parameter(t, name="t", requires_grad=False)
+                torch_register_buffer(self, "t", t)
                 self.bias = None
-                setattr(self, "__x", ms.Parameter(ops.ones((1,)), name="__x", requires_grad=False))
-        """)  # (self.__x would be mangled to self._M__x; pe may be None, t is a tensor)
+                torch_register_buffer(self, "__x", ops.ones((1,)))
+        """)
 
 
 def test_a_setattr_the_user_wrote_stays():

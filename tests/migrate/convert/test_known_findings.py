@@ -87,15 +87,15 @@ def test_f11_a_module_level_def_of_a_builtin_name_does_not_reach_the_helpers():
 
 def test_f11_expressions_written_into_user_code_name_the_builtin():
     # a template (torch.unflatten: `tuple({sizes})`), a table target (torch.Size -> tuple) and
-    # rules' expressions (random_split: `list(sizes)`, next(m.parameters()): `iter(...)`), where
+    # rules' expressions (random_split: `list(sizes)`, next(m.named_children()): `iter(...)`), where
     # `tuple`, `list` and `iter` are the file's
     src = ("import torch\ntuple = list = iter = None\ny = torch.unflatten(x, 1, sizes)\n"
            "s = torch.Size([2, 3])\na, b = torch.utils.data.random_split(ds, sizes)\n"
-           "p = next(model.parameters())\n")
+           "p = next(model.named_children())\n")
     once = convert_source(src).code
     assert "_builtins.tuple(sizes)" in once and "s = _builtins.tuple([2, 3])" in once
     assert ".split(_builtins.list(sizes), randomize=True)" in once
-    assert "p = next(_builtins.iter(model.trainable_params()))" in once
+    assert "p = next(_builtins.iter(model.name_cells().items()))" in once
     assert "tuple = list = iter = None" in once and convert_source(once).code == once
 
 

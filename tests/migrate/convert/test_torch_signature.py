@@ -179,11 +179,11 @@ PAIRS = {
                 torch_param_names(self)
 
             def construct(self, x):
-                w = next(iter(self.trainable_params()))
+                w = next(torch_parameters(self))
                 return self.body(x) * w.sum()
         """),
     # x_transformers: a ModuleList of names the file may set to None (torch keeps the None entries);
-    # a None buffer is a None attribute
+    # a None buffer keeps its name (torch_register_buffer: None stays None)
     "maybe_none_entries": ("""\
         class Block(nn.Module):
             def __init__(self, pre_norm):
@@ -201,7 +201,7 @@ PAIRS = {
                 post = nn.LayerNorm((4,), epsilon=1e-05, begin_norm_axis=-1, begin_params_axis=-1)
                 self.norms = TorchModuleList([pre, post])
                 self.plain = nn.CellList([post])
-                self.scale = None
+                torch_register_buffer(self, 'scale', None)
         """),
     # MindSpore 2.10's CellDict refuses containers as values; a dict of plain layers stays a CellDict
     "dict_of_containers": ("""\

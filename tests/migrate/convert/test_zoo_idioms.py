@@ -307,8 +307,8 @@ def test_buffer_that_may_be_none():
         class A(nn.Cell):
             def __init__(self, mask=None):
                 super().__init__()
-                self.mask = None if mask is None else ms.Parameter(mask, name='mask', requires_grad=False)
-                self.empty = None
+                torch_register_buffer(self, 'mask', mask)
+                torch_register_buffer(self, 'empty', None)
         """)
 
 

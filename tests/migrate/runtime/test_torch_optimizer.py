@@ -305,6 +305,26 @@ def test_a_torch_optimizer_subclass_steps_as_torch(name):
     _close(mnet, tnet)
 
 
+def test_a_frozen_parameter_given_to_a_subclass_gets_no_gradient_as_in_torch():
+    # parameters() lists frozen parameters too (torch_parameters on a Cell): torch's step() sees
+    # p.grad None for them and skips them, so weight decay leaves them alone
+    tnet, mnet = _torch_net(), _ms_net()
+    tnet[0].bias.requires_grad_(False)
+    list(mnet.trainable_params())[1].requires_grad = False
+    topt = TAdamW(tnet.parameters(), lr=0.05, weight_decay=0.1)
+    mopt = AdamW(list(mnet.get_parameters()), lr=0.05, weight_decay=0.1)
+    grad_fn = _ms_grad(mnet, mopt)
+    for x, y in DATA:
+        topt.zero_grad()
+        _torch_loss(tnet, x, y).backward()
+        topt.step()
+        mopt(grad_fn(ms.Tensor(x), ms.Tensor(y))[1])
+    assert mopt.parameters[1].grad is None
+    np.testing.assert_array_equal(mnet[0].bias.asnumpy(), B1)
+    for p, q in zip(mnet.get_parameters(), tnet.parameters()):
+        np.testing.assert_allclose(p.asnumpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
 def test_sam_two_gradients_per_step_as_torch():
     tnet, mnet = _torch_net(), _ms_net()
     topt = TSAM(tnet.parameters(), torch.optim.SGD, rho=0.1, lr=0.1, momentum=0.9)

@@ -101,7 +101,7 @@ def test_a_collate_fn_over_a_tensor_dataset_gets_its_rows(both):
 @pytest.mark.parametrize("extra, error, message", [
     ({"worker_init_fn": print}, ValueError, "'worker_init_fn' has no MindSpore counterpart"),
     ({"batch_sampler": [[0, 1]]}, ValueError, "'batch_sampler' has no MindSpore counterpart"),
-    ({"sampler": [0, 1]}, ValueError, "only a DistributedSampler maps"),
+    ({"sampler": [0, 1]}, ValueError, "the sampler must be one of ms.dataset.s"),
     ({"batch_size": None}, ValueError, "batch_size=None"),
     ({"bogus": 1}, TypeError, "unexpected keyword argument 'bogus'"),
 ])
@@ -126,3 +126,20 @@ def test_a_collate_fn_gets_the_samples_and_builds_torchs_batches(both):
     for (gx, gy), (wx, wy) in zip(got, want):
         np.testing.assert_array_equal(gx, wx)
         np.testing.assert_array_equal(gy, wy)
+
+
+def test_a_converted_sampler_is_passed_on(both):
+    """sampler=RandomSampler(...)/SequentialSampler(...) converted to ms.dataset's (makemore's
+    InfiniteDataLoader): the loader draws the rows through it."""
+    import ms_core as ms
+    tns, cns = both
+    want = _batches(tns["loader"](False))
+    got = _batches(cns["loader"](False, sampler=ms.dataset.SequentialSampler()))
+    assert len(got) == len(want) == 3
+    for (gx, gy), (wx, wy) in zip(got, want):
+        np.testing.assert_array_equal(gx, wx)
+        np.testing.assert_array_equal(gy, wy)
+    drawn = _batches(cns["loader"](False, sampler=ms.dataset.RandomSampler(replacement=True, num_samples=8)))
+    rows = np.concatenate([x for x, _ in drawn])
+    assert rows.shape == (8, 3) and set(rows[:, 0] // 3) <= set(range(10))
+    np.testing.assert_array_equal(np.concatenate([y for _, y in drawn]), (rows[:, 0] // 3) ** 2)

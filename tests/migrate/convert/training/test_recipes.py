@@ -35,7 +35,7 @@ def _run(script, cwd, *args) -> str:
 def converted(tmp_path_factory):
     out = tmp_path_factory.mktemp("recipes")
     shutil.copy(FIXTURE_ROOT / "training" / "np_init.py", out / "np_init.py")
-    for name in ("multitask_recipe", "lm_recipe"):
+    for name in ("multitask_recipe", "lm_recipe", "classifier_recipe"):
         res = convert_source((HERE / f"{name}.py").read_text())
         assert res.error is None and "# migrate:" not in res.code, res.code
         assert not re.search(r"^\s*(import|from) torch\b", res.code, re.M) and convert_source(res.code).code == res.code
@@ -85,4 +85,29 @@ def test_language_model_loop_trains_and_resumes_as_torch(converted, tmp_path):
         [ln for ln in _run(converted / "lm_recipe.py", converted, "--steps", "10",
                            "--checkpoint", "other.ckpt").splitlines() if re.match(r"step (7|8|9|10) ", ln)]
     _same_numbers("\n".join(ln for ln in resumed.splitlines() if ln.startswith("step ")) + "\n",
+                  "\n".join(tail) + "\n")
+
+
+def test_classifier_with_a_frozen_ema_and_accumulation_trains_and_resumes_as_torch(converted, tmp_path):
+    """a model EMA (a deep copy frozen with requires_grad_(False), averaged over parameters() and
+    copied over buffers(), BatchNorm statistics among them), gradient accumulation whose step an
+    `if (i + 1) % ACCUM != 0: continue` skips, clip_grad_norm_, two AdamW groups, LambdaLR, and a
+    checkpoint of model, EMA, optimizer and scheduler from which --steps 10 --resume continues."""
+    original = tmp_path / "original"
+    original.mkdir()
+    for name in ("classifier_recipe.py", "np_init.py"):
+        shutil.copy(HERE / name, original / name)
+    want = _run(original / "classifier_recipe.py", original, "--steps", "10")
+    code = (converted / "classifier_recipe.py").read_text()
+    assert "torch_parameters(self.module)" in code and "torch_buffers(self.module)" in code
+    assert "accum_grads" in code
+    got = _run(converted / "classifier_recipe.py", converted, "--steps", "10")
+    _same_numbers(got, want)
+    # the EMA moves: its validation loss is not the first model's
+    assert re.findall(r"ema val loss ([\d.]+)", got) != re.findall(r" val loss ([\d.]+) ema", got)
+    _run(converted / "classifier_recipe.py", converted, "--steps", "6")
+    resumed = _run(converted / "classifier_recipe.py", converted, "--steps", "10", "--resume")
+    assert resumed.splitlines()[0] == "resumed at step 6 (epoch 1)"
+    tail = [ln for ln in want.splitlines() if re.match(r"(step (7|8|9|10) |epoch 2 )", ln)]
+    _same_numbers("\n".join(ln for ln in resumed.splitlines() if re.match(r"(step|epoch) ", ln)) + "\n",
                   "\n".join(tail) + "\n")

@@ -33,7 +33,7 @@ def test_name_tests_in_a_named_parameters_loop():
                     decay.add(pn)
         """, """\
         for mn, m in model.cells_and_names():
-            for pn, p in ((n, p) for n, p in m.parameters_and_names() if p.requires_grad):
+            for pn, p in torch_named_parameters(m):
                 if pn.endswith(('bias', 'beta')) or any(s in pn for s in ('running_mean', 'moving_mean')):
                     no_decay.add(pn)
                 elif pn in ('weight', 'gamma', 'embedding_table') and isinstance(m, (nn.LayerNorm, nn.Embedding)):
@@ -67,10 +67,10 @@ def test_in_place_updates_in_a_parameters_loop():
                 with torch.no_grad():
                     p.add_(1.0)
         """, """\
-        for p in model.trainable_params():
+        for p in torch_parameters(model):
             p.set_data(p * 0.5)
             p.requires_grad = True
-        for name, p in ((n, p) for n, p in model.parameters_and_names() if p.requires_grad):
+        for name, p in torch_named_parameters(model):
             if name.endswith(('weight', 'gamma', 'embedding_table')):
                 with torch_no_grad():
                     p.set_data(p + 1.0)

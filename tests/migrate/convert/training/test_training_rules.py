@@ -403,7 +403,7 @@ REFUSALS = {
             loss = criterion(model(x), y)
             # migrate: MS951 parameter .grad is read or changed after backward(): use the grads tuple returned by grad_fn (aligned with optimizer.parameters) instead
             loss.backward()
-            for p in model.trainable_params():
+            for p in torch_parameters(model):
                 p.grad.data.mul_(0.5)
             optimizer.step()
         """),  # noqa: E501

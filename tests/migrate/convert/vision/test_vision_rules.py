@@ -85,15 +85,18 @@ def test_pair(name):
     ("import torchvision.transforms as T\nt = T.Resize(64)\n", "Resize interpolates other pixels"),
     ("import torchvision.transforms as T\nt = T.CenterCrop(64)\n", "CenterCrop places the crop differently"),
     ("from torchvision import datasets\nd = datasets.LSUN('x', classes=['bedroom_train'])\n", "LSUN reads an LMDB"),
-    ("from torchvision import datasets\nd = datasets.MNIST('x')\ny = d.targets\n",
-     "read as torchvision's object (.targets)"),
-    ("from torchvision import datasets\nd = datasets.MNIST('x')\nfirst = d[0]\n",
-     "read as torchvision's object (indexing)"),
-    ("from torchvision import datasets\nd = datasets.MNIST('x')\nn = len(d)\n", "read as torchvision's object (len())"),
+    ("from torchvision import datasets\nd = datasets.MNIST('x')\nfirst = d[0]\nr = d.raw_folder\n",
+     "read as torchvision's object (.raw_folder)"),
 ])
 def test_what_stays_marked_says_why(code, reason):
     out = after(code)
     assert "# migrate: MS901" in out and reason in out, out
+
+
+@pytest.mark.parametrize("read", ["y = d.targets", "first = d[0]", "n = len(d)", "c = d.classes[0]"])
+def test_a_dataset_read_as_torchvisions_object_gives_its_samples(read):
+    out = after(f"from torchvision import datasets\nd = datasets.MNIST('x')\n{read}\n")
+    assert out == f"d = TorchVisionSamples(MNISTTorch('x'))\n{read}\n", out
 
 
 def test_download_is_noted_in_the_report():
