@@ -523,6 +523,8 @@ def run_torch(model, inputs, loss=None, grads=False, capture=True, clone=True) -
              if t_inputs[i].grad is not None else np.zeros(tuple(t_inputs[i].shape), np.float32)
              for i in g_pos}
         for n, p in model.named_parameters():
+            if not p.requires_grad:
+                continue  # frozen (a fixed mask): no gradient on either side, as run_ms leaves it out
             g[n] = (p.grad.detach().numpy() if p.grad is not None
                     else np.zeros(tuple(p.shape), dtype=p.detach().numpy().dtype))
         model.zero_grad(set_to_none=True)

@@ -151,6 +151,17 @@ DEVICE_CONTEXT = node_rule(
      "    y = torch.zeros(2)\n",
      "y = ops.zeros((2,))\n"),
 ])
+DTYPE_INFO_NUMBER = node_rule(
+    "MS354", "dtype_info_number",
+    "Replace torch.finfo(dt).max (eps, min, tiny, smallest_normal, resolution) with float(np.finfo(...).max): "
+    "torch's are Python floats, NumPy's are NumPy scalars, which MindSpore 2.10 refuses where it takes a "
+    "number (x[i, j] = value).", examples=[
+    ("y = -torch.finfo(torch.float32).max\n",
+     "y = -float(np.finfo(ms.dtype_to_nptype(ms.float32)).max)\n"),
+])
+# torch.finfo's float fields (bits is an int on both sides; iinfo's fields are Python ints in NumPy too)
+_FINFO_FLOATS = frozenset({"eps", "max", "min", "tiny", "smallest_normal", "resolution"})
+
 NAMED_TUPLE_FIELD = node_rule(
     "MS137", "named_tuple_field", "Replace torch.max(x, d).values / .indices with ops.max(x, d)[0] / [1].", examples=[
     ("y = torch.max(x, 1).values\n",
@@ -488,7 +499,7 @@ def on_method(converter, node: cst.Call):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
         converter.record(node, new, FORWARD.id, "exact", "a Cell's forward is construct")
         return new
-    if name == "add_module":
+    if name in ("add_module", "register_module"):  # (register_module: torch's alias)
         track_added_child(converter, node)
     earlier = converter.earlier_receiver(name)  # converting converted code: what the first time found
     if name in _STATE_METHODS and _optimizer_like(converter, recv0):
@@ -602,12 +613,26 @@ def _names_a_cell(converter, node) -> bool:
 _ACCELERATOR_QUERIES = ("is_cuda", "is_xpu", "is_mps", "is_xla", "is_ipu", "is_mtia", "is_maia")
 
 
+def _finfo_number(converter, node: cst.Attribute, value):
+    """Apply MS354 to ``torch.finfo(dt).max`` (``value``: the converted ``torch.finfo(dt)``), or None."""
+    attr = node.attr.value
+    if attr not in _FINFO_FLOATS or not isinstance(node.value, cst.Call) \
+            or converter.qual(node.value.func) != "torch.finfo" or not converter.allows(DTYPE_INFO_NUMBER.id):
+        return None
+    new = cst.Call(parse_expr(converter.builtin("float")), [cst.Arg(node.with_changes(value=value))])
+    converter.record(node, new, DTYPE_INFO_NUMBER.id, "exact", f"torch.finfo(...).{attr} is a Python float")
+    return new
+
+
 def on_plain_attribute(converter, node: cst.Attribute):
     """``x.weight`` where x is a known BatchNorm/LayerNorm/Embedding: MindSpore parameter names;
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
     value = fit(node, "value", converter.walk(node.value))
     attr = node.attr.value
     new = layer_attribute(converter, node, value)
+    if new is not None:
+        return new
+    new = _finfo_number(converter, node, value)
     if new is not None:
         return new
     if attr == "apply" and isinstance(node.value, cst.Name) \

@@ -179,8 +179,12 @@ def type_of(converter, node) -> list[str]:
         return out
     if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
             and is_self(converter, node.value.value) and converter.class_scope:
-        # self.pe[i], with self.pe a ModuleList of one layer class
-        kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{node.value.attr.value}[]")
+        # self.pe[i], with self.pe a ModuleList of one layer class; self.net[-1], an item of a
+        # container written out item by item
+        attrs = converter.walk_state.class_attrs.get(converter.class_scope.name, {})
+        index = constant_index(node)
+        kind = attrs.get(f"{node.value.attr.value}[{index}]") if index is not None else None
+        kind = kind or attrs.get(f"{node.value.attr.value}[]")
         return [kind] if kind is not None else []
     return []
 
@@ -275,7 +279,8 @@ def _track_layer_aliases(converter, scope, target, value) -> None:
 
 
 def track_added_child(converter, call: cst.Call) -> None:
-    """``self.add_module('bn', nn.BatchNorm2d(c))``: ``self.bn`` is known as an assigned one is."""
+    """``self.add_module('bn', nn.BatchNorm2d(c))`` (or torch's alias register_module): ``self.bn``
+    is known as an assigned one is."""
     args = call.args
     if converter.class_scope and is_self(converter, call.func.value) and len(args) == 2 \
             and not any(a.star or a.keyword for a in args) and isinstance(args[0].value, cst.SimpleString):
@@ -296,7 +301,11 @@ def _track_sub_cell(converter, attr: str, value) -> None:
             item_kind = module_ctor(converter, item)
             if item_kind:
                 attrs[f"{attr}.{key}"] = item_kind
-    elif kind in ("torch.nn.ModuleList", "torch.nn.Sequential"):
+    if kind in ("torch.nn.ModuleList", "torch.nn.Sequential"):
+        _track_items_by_index(converter, attrs, attr, value)
+    elif f"{attr}[*]" in attrs:
+        _track_items_by_index(converter, attrs, attr, None)
+    if kind in ("torch.nn.ModuleList", "torch.nn.Sequential"):
         # self.pe = nn.ModuleList([nn.Embedding(1, d) for _ in range(4)]): every item one class,
         # so self.pe[i] (and a loop over it) is known as that class
         kinds = {module_ctor(converter, item) for item in _list_items(value)}
@@ -308,6 +317,42 @@ def _track_sub_cell(converter, attr: str, value) -> None:
             item = converter.scope.layers.get(f"{value.args[0].value.value}[]")
             if item is not None:
                 attrs[f"{attr}[]"] = item
+
+
+def constant_index(node: cst.Subscript) -> int | None:
+    """The integer written as ``node``'s one index (``x[2]``, ``x[-1]``), else None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value, sign = node.slice[0].slice.value, 1
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value, sign = value.expression, -1
+    return sign * int(value.value, 0) if isinstance(value, cst.Integer) else None
+
+
+def _track_items_by_index(converter, attrs: dict, attr: str, value) -> None:
+    """``self.net = nn.Sequential(conv, bn, act)``: ``self.net[1]`` / ``self.net[-2]`` is a
+    BatchNorm2d. Kept under ``attrs["net[1]"]`` / ``attrs["net[-2]"]`` when the container is
+    written out item by item, is assigned once in the class and never grows or changes
+    (``self.net.append(...)``, ``self.net[i] = ...``) in the file; ``value`` None: another
+    assignment of the attribute, which forgets them."""
+    for key in [k for k in attrs if k.startswith(f"{attr}[") and k != f"{attr}[]"]:
+        del attrs[key]
+    if f"{attr}[*]" in attrs or value is None:
+        attrs[f"{attr}[*]"] = "assigned again"  # two assignments: the items are not known
+        return
+    attrs[f"{attr}[*]"] = "assigned"
+    first = value.args[0].value if value.args else None
+    if isinstance(first, cst.ListComp):
+        return
+    grows = re.compile(rf"\bself\.{re.escape(attr)}\s*(\.\s*(append|extend|insert|add_module|register_module|pop)\s*\("
+                       rf"|\+=|\[[^\]]*\]\s*=(?!=))|\bdel\s+self\.{re.escape(attr)}\[")
+    if grows.search("\n".join(converter.facts.src_lines)) is not None:
+        return
+    items = _list_items(value)
+    for i, item in enumerate(items):
+        item_kind = module_ctor(converter, item)
+        if item_kind is not None:
+            attrs[f"{attr}[{i}]"] = attrs[f"{attr}[{i - len(items)}]"] = item_kind
 
 
 def _track_layer_list(converter, scope, name: str, value) -> None:

@@ -345,6 +345,25 @@ def torch_as_strided(input, size, stride, storage_offset=0):
     return ops.gather(input.reshape(-1), index.reshape(-1), 0).reshape(size)
 
 
+def torch_pad_crop(input, pad, mode="constant", value=None):
+    """torch's F.pad where an amount may be negative (a crop): the negative amounts crop by
+    slicing, the others pad with ops.pad (MindSpore 2.10's CPU ops.pad gives wrong values for a
+    negative amount once it has run before). ``pad`` lists (before, after) pairs from the last axis."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(f"For 'pad', 'pad' must hold (before, after) pairs for at most {input.ndim} axes, "
+                         f"but got {pad}.")
+    index = [slice(None)] * input.ndim
+    for i in range(len(pad) // 2):
+        axis, before, after = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        index[axis] = slice(max(-before, 0), input.shape[axis] - max(-after, 0))
+    out = input[tuple(index)] if min(pad, default=0) < 0 else input
+    rest = tuple(max(p, 0) for p in pad)
+    if not any(rest):
+        return out
+    return ops.pad(out, rest, mode, value if mode == "constant" else None)
+
+
 def torch_roll(input, shifts, dims=None):
     """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
     each axis of ``dims`` shifted by its ``shifts``; without dims, the flattened tensor."""

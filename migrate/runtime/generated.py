@@ -44,10 +44,12 @@ from .functional import (
     torch_layer_norm,
     torch_local_response_norm,
     torch_multi_head_attention_forward,
+    torch_pad_crop,
 )
 from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
+    SoftplusTorch,
     UnfoldTorchLayout,
     torch_attention_init,
 )
@@ -1240,6 +1242,24 @@ class TorchSoftmin(nn.Softmin, metaclass=TorchSignature):
 
     def __init__(self, dim=None):
         super().__init__(-1 if dim is None else dim)
+
+
+if TARGET == "mindspore":
+    class TorchSoftplus(SoftplusTorch, metaclass=TorchSignature):
+        """torch.nn.Softplus's signature over SoftplusTorch: torch's arguments are translated when it is built."""
+
+        _torch_base = SoftplusTorch
+
+        def __init__(self, beta=1.0, threshold=20.0):
+            super().__init__(beta, threshold)
+else:
+    class TorchSoftplus(nn.Softplus, metaclass=TorchSignature):
+        """torch.nn.Softplus's signature over nn.Softplus: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.Softplus
+
+        def __init__(self, beta=1.0, threshold=20.0):
+            super().__init__(beta, threshold)
 
 
 class TorchSyncBatchNorm(nn.SyncBatchNorm, metaclass=TorchSignature):
@@ -3050,9 +3070,14 @@ def torch_outer(input, vec2, out=None):
     return ops.outer(input, vec2)
 
 
-def torch_pad(input, pad, mode='constant', value=None):
-    """torch.nn.functional.pad's signature over its MindSpore translation."""
-    return ops.pad(input, pad, mode, value if mode == 'constant' else None)
+if TARGET == "mindspore":
+    def torch_pad(input, pad, mode='constant', value=None):
+        """torch.nn.functional.pad's signature over its MindSpore translation."""
+        return torch_pad_crop(input, pad, mode=mode, value=value)
+else:
+    def torch_pad(input, pad, mode='constant', value=None):
+        """torch.nn.functional.pad's signature over its MindSpore translation."""
+        return ops.pad(input, pad, mode, value if mode == 'constant' else None)
 
 
 def torch_pinv(A, atol=None, rtol=None, hermitian=False, out=None):
@@ -3766,7 +3791,7 @@ TORCH_NN = {
     'Softmax': TorchSoftmax,
     'Softmax2d': getattr(nn, 'Softmax2d', None),
     'Softmin': TorchSoftmin,
-    'Softplus': getattr(nn, 'Softplus', None),
+    'Softplus': TorchSoftplus,
     'Softshrink': getattr(nn, 'SoftShrink', None),
     'Softsign': getattr(nn, 'Softsign', None),
     'SyncBatchNorm': TorchSyncBatchNorm,

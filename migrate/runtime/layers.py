@@ -16,6 +16,18 @@ class Dropout2dAnyRank(nn.Dropout2d):
         return super().construct(x)
 
 
+class SoftplusTorch(nn.Cell):
+    """torch.nn.Softplus (MindSpore 2.10 has no Softplus layer): log(1 + exp(beta * x)) / beta,
+    x itself where beta * x exceeds ``threshold``, by ops.softplus."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def construct(self, input):
+        return ops.softplus(input, self.beta, self.threshold)
+
+
 class UnfoldTorchLayout(nn.Cell):
     """torch.nn.Unfold: the sliding blocks of (N, C, H, W) input as (N, C*kh*kw, L), by
     ops.unfold (MindSpore 2.10's nn.Unfold extracts patches TensorFlow-style)."""

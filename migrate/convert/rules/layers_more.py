@@ -316,6 +316,17 @@ def circular_pad_layer(edit) -> None:
     edit.set("dims", edit.entry.torch[-2])
 
 
+@argument_rule("MS417", "softplus_layer", runtime=True, needs=["SoftplusTorch"], examples=[
+    ("y = nn.Softplus(beta=2)\n",
+     "y = nn.Softplus(beta=2)\n"),
+])
+def softplus_layer(edit) -> None:
+    """Replace nn.Softplus(beta, threshold) with --target mindspore with SoftplusTorch(beta, threshold), a generated
+    Cell whose construct is ops.softplus (MindSpore 2.10 has no Softplus layer; ms_core keeps nn.Softplus)."""
+    if edit.converter.facts.target_name == "mindspore":
+        edit.func = cst.Name(edit.helper("SoftplusTorch"))
+
+
 @argument_rule("MS415", "attention_init", runtime=True, needs=["torch_attention_init"], examples=[
     ("y = nn.MultiheadAttention(16, 4)\n",
      "y = torch_attention_init(nn.MultiheadAttention(16, 4))\n"),

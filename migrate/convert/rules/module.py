@@ -145,18 +145,48 @@ def _recurse_keyword(edit) -> str:
      "n = sum(p.size for p in torch_parameters(net))\n"),
     ("opt = torch.optim.SGD(net.parameters(), lr=0.1)\n",
      "opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)\n"),
+    ("class N(nn.Module):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.head = nn.Embedding(4, 2)\n"
+     "        for p in self.head.parameters():\n"
+     "            p.requires_grad = False\n",
+     "class N(nn.Cell):\n"
+     "    def __init__(self):\n"
+     "        super().__init__()\n"
+     "        self.head = nn.Embedding(4, 2, embedding_table=Normal(sigma=1.0))\n"
+     "        for p in self.head.get_parameters():\n"
+     "            p.requires_grad = False\n"),
 ])
 def parameters(edit) -> None:
     """Replace net.parameters() with torch_parameters(net) (every parameter, frozen ones too, no
     buffer: MindSpore's trainable_params() leaves out a frozen copy's parameters and
-    get_parameters() lists the running statistics), and with net.trainable_params() in a torch
-    optimizer's arguments: torch's optimizer never updates a parameter that gets no gradient."""
+    get_parameters() lists the running statistics), with net.get_parameters() where net is a layer
+    that holds parameters only, and with net.trainable_params() in a torch optimizer's arguments:
+    torch's optimizer never updates a parameter that gets no gradient."""
     if edit.converter.walk_state.optimizer_args:
         edit.result = parse_expr(f"{primary(edit.method_receiver)}.trainable_params({_recurse_keyword(edit)})")
         edit.note("given to an optimizer: the parameters that require grad when it is built (a "
                   "parameter unfrozen later is not in it)")
         return
+    if _holds_parameters_only(edit):
+        edit.result = parse_expr(f"{primary(edit.method_receiver)}.get_parameters()")
+        edit.note("a layer with parameters only: get_parameters() lists them all, frozen ones too")
+        return
     _torch_meaning(edit, "torch_parameters")
+
+
+def _holds_parameters_only(edit) -> bool:
+    """The receiver is a torch layer (of known class) that the layer tables give no buffer and no
+    child, and not a norm layer (whose MindSpore form keeps a constant gamma/beta where torch has
+    no parameter): MindSpore's get_parameters() is torch's parameters() there."""
+    from mappings import load_attributes
+    from migrate.convert.receivers import type_of  # (the rules load before the receivers)
+    if edit.receiver_before is None or "recurse" in edit.bound:
+        return False
+    kinds, tables = type_of(edit.converter, edit.receiver_before), load_attributes()
+    return bool(kinds) and all(k in tables and not tables[k].buffers and not tables[k].children
+                               and "Norm" not in k for k in kinds)
 
 
 @argument_rule("MS164", "buffers", needs=["torch_buffers"], examples=[

@@ -82,12 +82,13 @@ def generator_class(edit) -> None:
 
 
 @argument_rule("MS301", "dtype_info", examples=[
-    ("y = torch.finfo(torch.float16).eps\n",
-     "y = np.finfo(ms.dtype_to_nptype(ms.float16)).eps\n"),
+    ("y = torch.finfo(torch.float16)\n",
+     "y = np.finfo(ms.dtype_to_nptype(ms.float16))\n"),
 ])
 def dtype_info(edit) -> None:
     """Replace torch.finfo(dtype) / torch.iinfo(dtype) with np.finfo / np.iinfo of the dtype's
-    NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars)."""
+    NumPy type (eps, max, min, tiny, bits: the same numbers, as NumPy scalars; a field read on the
+    call itself becomes a Python float, as torch's are: MS354)."""
     fn = "np." + edit.entry.torch.rsplit(".", 1)[-1]
     dtype = edit.bound.get("type")
     if dtype is None:
@@ -298,6 +299,13 @@ def roll(edit) -> None:
     edit.result = cst.Call(cst.Name(edit.helper("torch_roll")), args)
 
 
+def _non_negative_amounts(pad) -> bool:
+    """``pad`` is a tuple or list of non-negative integers written out."""
+    if not isinstance(pad, (cst.Tuple, cst.List)) or not is_literal(pad):
+        return False
+    return all(isinstance(v, int) and v >= 0 for v in literal(pad))
+
+
 @argument_rule("MS331", "empty_shape_factory", examples=[
     ("y = torch.zeros(2, 3)\n",
      "y = ops.zeros((2, 3))\n"),
@@ -337,10 +345,40 @@ _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_aft
      "y = ops.unbind(ops.nonzero(x > 0), 1)\n"),
 ])
 def where(edit) -> None:
-    """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1)."""
+    """Replace torch.where(condition) (one argument) with ops.unbind(ops.nonzero(condition), 1).
+    With --target mindspore, torch.where(condition, x, y) whose condition is not bool by its form
+    (a comparison, a logical operation, .bool()) gets condition.astype(ms.bool_): torch takes a
+    uint8 mask (torch.ByteTensor, pytorch-crf's), MindSpore 2.10's CPU Select refuses it."""
     if "input" in edit.bound or "other" in edit.bound:
+        condition = edit.bound.get("condition")
+        if edit.converter.facts.target_name == "mindspore" and condition is not None and not _bool_by_form(condition):
+            cast = cst.Attribute(condition, cst.Name("astype"))
+            edit.set("condition", cst.Call(cast, [cst.Arg(edit.converter.target("ms.bool_"))]))
+            edit.worse("transformed", "the condition is cast to bool: torch takes a uint8 mask, MindSpore 2.10's "
+                                      "Select a bool one only")
         return
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
+
+
+# calls whose result is bool whatever their input (a method or a torch function of that name)
+_BOOL_CALLS = frozenset({"bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "eq", "ne",
+                         "gt", "lt", "ge", "le", "greater", "less", "equal", "not_equal", "logical_and", "logical_or",
+                         "logical_not", "logical_xor", "signbit", "any", "all"})
+
+
+def _bool_by_form(node) -> bool:
+    """``node`` is a bool tensor by its form: a comparison, ``~`` / ``&`` / ``|`` / ``^`` of such,
+    or a call that returns bool (``m.bool()``, ``torch.isnan(x)``)."""
+    node = node.expression if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert) \
+        else node
+    if isinstance(node, cst.Comparison):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _bool_by_form(node.left) or _bool_by_form(node.right)
+    if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
+        name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
+        return name in _BOOL_CALLS
+    return False
 
 
 @argument_rule("MS313", "diag", examples=[
@@ -658,7 +696,7 @@ def sparse_coo_dense(edit) -> None:
     edit.func = cst.Name(edit.helper("torch_sparse_coo_tensor"))
 
 
-@argument_rule("MS329", "pad_value", runtime=True, examples=[
+@argument_rule("MS329", "pad_value", runtime=True, needs=["torch_pad_crop"], examples=[
     ("def f(x, mode):\n    return F.pad(x, (1, 1), mode, 0.0)\n",
      "def f(x, mode):\n    return ops.pad(x, (1, 1), mode, 0.0 if mode == 'constant' else None)\n"),
 ])
@@ -666,7 +704,19 @@ def pad_value(edit) -> None:
     """Replace F.pad(x, p, mode, value) for a non-constant mode: torch takes value=0 (or None) there
     and ignores it, MindSpore 2.10 refuses any value ("the padding mode 'reflect' can not set
     value"): value=0 is dropped for a literal mode, passed as `value if mode == 'constant' else
-    None` for a mode known at run time only (encodec's and demucs' pad1d)."""
+    None` for a mode known at run time only (encodec's and demucs' pad1d). With --target mindspore,
+    amounts that may be negative (a crop: anything but non-negative integers written out) go
+    through torch_pad_crop, which crops by slicing (MindSpore 2.10's CPU ops.pad gives wrong
+    values for a negative amount once it has run before)."""
+    if edit.converter.facts.target_name == "mindspore" and not _non_negative_amounts(edit.bound.get("pad")):
+        args = [cst.Arg(edit.bound["input"]), cst.Arg(edit.bound["pad"])]
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        args += [cst.Arg(edit.bound[k], keyword=cst.Name(k), equal=equal)
+                 for k in ("mode", "value") if edit.bound.get(k) is not None]
+        edit.worse("transformed", "the amounts may be negative (a crop), which MindSpore 2.10's CPU ops.pad gets "
+                                  "wrong: torch_pad_crop crops by slicing and pads the rest")
+        edit.result = cst.Call(cst.Name(edit.helper("torch_pad_crop")), args)
+        return
     value, mode = edit.bound.get("value"), edit.bound.get("mode")
     if value is None or mode is None or (isinstance(value, cst.Name) and value.value == "None"):
         return

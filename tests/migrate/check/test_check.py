@@ -341,6 +341,34 @@ def test_converted_model_that_raises_is_a_finding_localised_to_the_layer():
     assert rows["fc2"].status == "missing" and rows["(model)"].status == "error"
 
 
+FROZEN_MASK = """\
+import torch
+from torch import nn
+
+
+class Masked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.mask = nn.Parameter(torch.tensor([[1.0, 0.0, 1.0, 1.0]] * 4), requires_grad=False)
+
+    def forward(self, x):
+        return x @ (self.fc.weight * self.mask).t() + self.fc.bias
+"""
+
+
+def test_a_parameter_frozen_on_both_sides_has_no_gradient_to_compare(tmp_path):
+    """ncps' LTC cell keeps its wiring's sparsity mask as a Parameter with requires_grad=False:
+    neither side has a gradient for it, which is no finding; the trained parameters are compared."""
+    path = tmp_path / "frozen_mask.py"
+    path.write_text(FROZEN_MASK)
+    t, m, _, _ = prepare(str(path), "Masked()", None, seed=0, convert=convert_source)
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    r = check(t, m, [x], mode="train")
+    names = [g.name for g in r.phases[0].gradients]
+    assert r.passed and "mask" not in names and {"fc.weight", "fc.bias"} <= set(names)
+
+
 def _line_of(path, text):
     code = Path(path).read_text()
     return code[:code.index(text)].count("\n") + 1

@@ -239,13 +239,14 @@ def test_getattr_of_torch_modules_by_a_run_time_name():
 
 def test_a_name_the_target_lacks_is_read_as_none_and_refused_clearly(monkeypatch):
     """The lookup tables read the target's own names when the runtime is imported: one the target
-    lacks (MindSpore 2.10 has no nn.Softplus) must not stop the import, and its lookup says so."""
+    lacks (as MindSpore 2.10 lacks nn.Softplus, which the runtime's SoftplusTorch now stands for)
+    must not stop the import, and its lookup says so."""
     from migrate.runtime import generated
-    assert "getattr(nn, 'Softplus', None)" in Path(generated.__file__).read_text()
-    assert generated.TORCH_NN["Softplus"] is ms.nn.Softplus  # ms_core has it
-    monkeypatch.setitem(generated.TORCH_NN, "Softplus", None)
-    with pytest.raises(AttributeError, match="'Softplus' has no MindSpore translation for ms_core"):
-        torch_nn_getattr("Softplus")
+    assert "getattr(nn, 'Softsign', None)" in Path(generated.__file__).read_text()
+    assert generated.TORCH_NN["Softsign"] is ms.nn.Softsign  # ms_core has it
+    monkeypatch.setitem(generated.TORCH_NN, "Softsign", None)  # a target without it
+    with pytest.raises(AttributeError, match="'Softsign' has no MindSpore translation for ms_core"):
+        torch_nn_getattr("Softsign")
 
 
 def test_einops_imported_by_name():

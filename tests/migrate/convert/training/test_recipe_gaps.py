@@ -290,3 +290,30 @@ def batches():
     np.testing.assert_allclose(np.concatenate([b[0].asnumpy() for b in got])[:, 0], images / np.float32(255),
                                rtol=1e-6)
     np.testing.assert_array_equal(np.concatenate([b[1].asnumpy() for b in got]), labels)
+
+
+LAYER_PARAMETERS = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.bn = nn.BatchNorm1d(2)
+        self.fc.bias.requires_grad_(False)
+
+    def listing(self):
+        fc = [tuple(p.shape) for p in self.fc.parameters()]
+        bn = [tuple(p.shape) for p in self.bn.parameters()]
+        return fc, [p.requires_grad for p in self.fc.parameters()], bn
+"""
+
+
+def test_a_layer_with_parameters_only_lists_them_with_get_parameters_as_torch(tmp_path):
+    mod, code = _load(tmp_path, "layer_parameters", LAYER_PARAMETERS)
+    assert "self.fc.get_parameters()" in code and "torch_parameters(self.bn)" in code
+    namespace = {}
+    exec(compile(LAYER_PARAMETERS, "layer_parameters_torch", "exec"), namespace)  # noqa: S102 (the original)
+    assert mod.Net().listing() == namespace["Net"]().listing() == ([(2, 3), (2,)], [True, False], [(2,), (2,)])
