@@ -8,7 +8,8 @@ Bandwidth: N processes started by `python -m ms_core.launch`; in each, for every
 float32 NumPy buffer is all-reduced in place by `torch.distributed.all_reduce` (on its
 `torch.from_numpy` view) and by ms_core's `mint.distributed.all_reduce` (on the ms_core Tensor
 holding the same buffer), interleaved round by round over the same gloo group, so load hits both
-alike; also ms_core's out-of-place `ops.AllReduce` (a new Tensor per call) and the gradient
+alike; also ms_core's out-of-place `ops.AllReduce` (a new Tensor per call) against torch's
+all-reduce of a clone of the buffer (the same work: a copy, then the collective), and the gradient
 reducer over the CNN's gradients (one fused buffer) against torch's all-reduce of the same
 gradients flattened into one buffer (as DDP's buckets). Reported: median time, algorithmic
 bandwidth (bytes / time) and the median over rounds of torch time / ms_core time (each
@@ -58,19 +59,22 @@ def worker_bandwidth(sizes, repeat) -> None:
     for n in sizes:
         x = ms.Tensor(np.ones(n, np.float32))
         view = torch.from_numpy(x.asnumpy())    # the same memory
-        times = {"torch": [], "ms_core": [], "ms_core AllReduce": []}
+        times = {"torch": [], "ms_core": [], "torch new": [], "ms_core AllReduce": []}
         calls = [("torch", lambda: dist.all_reduce(view)),
                  ("ms_core", lambda: ms.mint.distributed.all_reduce(x)),
+                 ("torch new", lambda: dist.all_reduce(view.clone())),  # a new tensor, as AllReduce
                  ("ms_core AllReduce", lambda: ms.ops.AllReduce()(x))]
         for i in range(repeat):
-            for name, fn in calls[i % 3:] + calls[:i % 3]:  # each goes first in turn
+            k = i % len(calls)
+            for name, fn in calls[k:] + calls[:k]:  # each goes first in turn
                 dist.barrier()
                 start = time.perf_counter()
                 fn()
                 times[name].append(time.perf_counter() - start)
             np.multiply(x.asnumpy(), 0.5, out=x.asnumpy())  # keep the values finite
         rows.append({"size": n, **{k: _median(v) for k, v in times.items()},
-                     **{f"ratio {k}": _paired(times["torch"], v) for k, v in times.items() if k != "torch"}})
+                     "ratio ms_core": _paired(times["torch"], times["ms_core"]),
+                     "ratio ms_core AllReduce": _paired(times["torch new"], times["ms_core AllReduce"])})
     rows.append(_reducer_row(ms, torch, dist, repeat))
     if rank == 0:
         print("RESULT " + json.dumps(rows), flush=True)
@@ -197,15 +201,15 @@ def bandwidth_table(nproc, sizes, repeat) -> None:
     print(f"{'elements':>12} {'what':<22} {'torch ms':>9} {'ms_core ms':>10} {'torch GB/s':>10} "
           f"{'ms_core GB/s':>12} {'ratio':>6}")
     for r in rows:
-        variants = [("mint all_reduce", "ms_core")]
-        if "ms_core AllReduce" in r:
-            variants.append(("ops.AllReduce", "ms_core AllReduce"))
+        variants = [("mint all_reduce", "torch", "ms_core")]
+        if "ms_core AllReduce" in r:  # out of place: against torch's all_reduce of a clone
+            variants.append(("ops.AllReduce", "torch new", "ms_core AllReduce"))
         if "what" in r:
-            variants = [(r["what"] + " reducer", "ms_core")]
-        for what, key in variants:
+            variants = [(r["what"] + " reducer", "torch", "ms_core")]
+        for what, ref, key in variants:
             nbytes, t = 4 * r["size"], r[key]
-            print(f"{r['size']:>12} {what:<22} {r['torch'] * 1e3:>9.3f} {t * 1e3:>10.3f} "
-                  f"{nbytes / r['torch'] / 1e9:>10.3f} {nbytes / t / 1e9:>12.3f} {r['ratio ' + key]:>6.2f}")
+            print(f"{r['size']:>12} {what:<22} {r[ref] * 1e3:>9.3f} {t * 1e3:>10.3f} "
+                  f"{nbytes / r[ref] / 1e9:>10.3f} {nbytes / t / 1e9:>12.3f} {r['ratio ' + key]:>6.2f}")
 
 
 def scaling_table(steps) -> None:

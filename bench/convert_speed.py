@@ -13,7 +13,8 @@ Measured in one run, on the same files:
     bare:        libcst.parse_module(src).code (the floor for any libcst rewriter);
     bare gc off: the same with the cyclic garbage collector off, as convert_source runs;
     ours:        migrate.convert_source(src);
-- the command line, as a user runs it, `--repeat` rounds with the order rotated, medians:
+- the command line, as a user runs it (bytecode cached, as an installed package has it: one
+  file through each command first), `--repeat` rounds with the order rotated, medians:
     bare:     a child Python that reads each file, parses and prints it with libcst, writes it;
     --jobs 1: `migrate convert DIR -o OUT --jobs 1 -q` (CPU time of it and its worker process);
     --jobs N: the same with N workers (wall time), against --jobs 1's wall time: the scaling.
@@ -133,12 +134,21 @@ def _collector_off(fn):
     return run
 
 
-def run_child(cmd: list[str]) -> tuple[float, float]:
+def child_env(tmp: Path) -> dict:
+    """The children's environment: this checkout first on the path, and bytecode cached (in
+    ``tmp``) as an installed package has it; a shell that sets PYTHONDONTWRITEBYTECODE would
+    otherwise have every run compile the converter's ~100 modules (0.3 s) but not libcst's,
+    whose bytecode the install wrote."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def run_child(cmd: list[str], env: dict) -> tuple[float, float]:
     """(CPU seconds of the child and its waited-for workers, wall seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):  # 1: some file failed to convert (reported, not fatal)
@@ -156,12 +166,19 @@ def command_line(corpus: Path, files: list[Path], tmp: Path, jobs: int, repeat: 
         "jobs1": [*cli, "-o", str(tmp / "j1"), "--jobs", "1"],
         f"jobs{jobs}": [*cli, "-o", str(tmp / f"j{jobs}"), "--jobs", str(jobs)],
     }
+    env = child_env(tmp)
+    warm = tmp / "warm"  # one file through every command first: the bytecode is written then
+    shutil.copytree(files[0].parent, warm / "in", ignore=lambda d, names: [n for n in names if n != files[0].name])
+    (tmp / "warm.txt").write_text(files[0].name)
+    for cmd in (commands["bare"][:3] + [str(warm / "in"), str(warm / "bare"), str(tmp / "warm.txt")],
+                [*cli[:3], str(warm / "in"), "-q", "-o", str(warm / "cli"), "--jobs", "1"]):
+        run_child(cmd, env)
     runs = {k: [] for k in commands}
     order = list(commands)
     for r in range(repeat):
         for k in order[r % 3:] + order[:r % 3]:
             shutil.rmtree(tmp / k, ignore_errors=True)
-            runs[k].append(run_child(commands[k]))
+            runs[k].append(run_child(commands[k], env))
     return {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in runs.items()}
 
 

@@ -79,6 +79,9 @@ class Fate:
     method: str | None = None  # pack with *-arguments: this tensor method takes them as given
     param_dtype: str | None = None  # a layer's dtype=: "pass" it as dtype=, or cast the "table"
     cast: str | None = None  # a dtype= the target lacks: cast the "result" or the "input"
+    # --target mindspore: an int or bool literal is given as a tensor of the input's dtype
+    # (MindSpore 2.10's CPU kernel wants a value of the input's kind: an int on a float32 tensor fails)
+    input_dtype: bool = False
     label: str = "approximate"
 
 

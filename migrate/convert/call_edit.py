@@ -8,7 +8,7 @@ import libcst as cst
 
 from mappings import Entry, Fate
 from mappings.target_defaults import load as target_defaults
-from migrate.convert.cst import attribute, code_of, is_primary, parse_expr
+from migrate.convert.cst import attribute, code_of, dotted, is_primary, parse_expr
 from migrate.convert.template import render as render_template
 
 _SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
@@ -402,12 +402,33 @@ class CallEdit:
             if fate.expr is not None:
                 value = render(fate.expr, {p.name: value, **{k: v for k, v in self.bound.items()
                                                              if k != p.name and v is not None}})
+            if fate.input_dtype and self.converter.facts.target_name == "mindspore":
+                value = self._in_input_dtype(p.name, value)
             key = fate.to or p.name
             positional = (can_pos and p.name in self.positional and i < leading and not fate.keyword)
             can_pos = can_pos and positional
             self.out.append([key, value, positional, self.source_args.get(p.name)])
         if "input" in self.casts:
             self._cast_input(self.casts.pop("input"))
+
+    def _in_input_dtype(self, name: str, value):
+        """An int or bool literal ``value`` as a tensor of the input's dtype (torch casts it to
+        it; MindSpore 2.10's CPU kernel refuses a value of another kind); the input read by
+        name, so that it is not computed twice."""
+        literal_value = value.expression if isinstance(value, cst.UnaryOperation) and \
+            isinstance(value.operator, cst.Minus) else value
+        if not (isinstance(literal_value, cst.Integer)
+                or isinstance(literal_value, cst.Name) and literal_value.value in ("True", "False")):
+            return value
+        source = self.method_receiver if self.entry.torch.startswith("Tensor.") else self.bound.get("input")
+        if source is None or dotted(source) is None:
+            self.note(f"{name}={code_of(value)}: MindSpore 2.10's CPU kernel wants a value of the input's "
+                      f"kind (a float for a float tensor)")
+            return value
+        self.note(f"{name}={code_of(value)} given in the input's dtype (MindSpore 2.10's CPU kernel "
+                  f"refuses a value of another kind)")
+        return cst.Call(parse_expr(self.converter.tname("ms.Tensor")),
+                        [cst.Arg(value), cst.Arg(cst.Attribute(source, cst.Name("dtype")))])
 
     def _param_dtype(self, name: str, value, how: str) -> None:
         """torch's ``dtype=`` of a layer's parameters: None and float32 are MindSpore's default
@@ -634,8 +655,8 @@ def _positional_count(entry: Entry) -> int:
     n = 0
     for p in entry.params or ():
         fate = entry.args.get(p.name)
-        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method) \
-                and not fate.param_dtype:
+        if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method,
+                                             input_dtype=fate.input_dtype) and not fate.param_dtype:
             break
         n += 1
         if p.star:

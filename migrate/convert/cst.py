@@ -355,22 +355,22 @@ def statement_spans(code: str) -> tuple[list[int], list[int]]:
         return [], []
     starts: list[int] = []
     ends: list[int] = []
-
-    def visit(body):
-        for st in body:
-            starts.append(st.lineno)
-            ends.append(st.end_lineno or st.lineno)
-            for name in st._fields:
-                value = getattr(st, name)
-                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                    visit(value)
-                elif isinstance(value, list) and value and isinstance(
-                        value[0], (ast.excepthandler, ast.match_case)):
-                    for h in value:
-                        visit(h.body)
-
-    visit(tree.body)
+    _spans(tree.body, starts, ends)
     return starts, ends
+
+
+def _spans(body, starts: list, ends: list) -> None:
+    # (a function of the module: a nested one calling itself is a cycle left to the collector)
+    for st in body:
+        starts.append(st.lineno)
+        ends.append(st.end_lineno or st.lineno)
+        for name in st._fields:
+            value = getattr(st, name)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                _spans(value, starts, ends)
+            elif isinstance(value, list) and value and isinstance(value[0], (ast.excepthandler, ast.match_case)):
+                for h in value:
+                    _spans(h.body, starts, ends)
 
 
 # Ordinary code may gain a level of brackets (torch.ones(2, 3) -> ops.ones((2, 3))); code already

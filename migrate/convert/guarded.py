@@ -104,8 +104,10 @@ def convert_text(code: str, target: str = "ms_core", rules: RuleSelection = EVER
         'syntax error at line 2: too many nested parentheses'
     """
     def convert_source(text, target):  # looked up at call time: the package's public entry point
+        # (validate=False: the output is compiled below, which checks more than its parse there)
         return migrate.convert.convert_source(text, target, select=rules.select, disable=rules.disable,
-                                              inherited=inherited, named_modules=named_modules, runtime=runtime)
+                                              inherited=inherited, named_modules=named_modules, runtime=runtime,
+                                              validate=False)
 
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: choose one of {list(TARGETS)}")

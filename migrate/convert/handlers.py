@@ -244,10 +244,12 @@ def on_reference(converter, node, q: str):
         label = "exact" if entry.params is not None else entry.label
         converter.record(node, new, entry_id(entry), label, entry.note)
         return new
-    if entry is not None and not entry.target and entry.rule == "grad_mode" and entry.label != "unsupported" \
-            and not converter.walk_state.in_isinstance:
-        # a grad-mode context as a value (ctx = torch.no_grad): the runtime's (a rule writes its
-        # calls; other such entries' values stay marked: a base class must be a class)
+    if entry is not None and not entry.target and entry.rule is not None and entry.label != "unsupported" \
+            and not converter.walk_state.in_isinstance \
+            and (entry.rule == "grad_mode" or q.rsplit(".", 1)[-1].islower()):
+        # a function whose calls a rule writes, as a value (ctx = torch.no_grad, op = torch.max):
+        # the runtime's function with torch's signature, where there is one (else marked; a class
+        # stays marked: a value of it may be a base class, which a runtime function cannot be)
         new = runtime_value(converter, node, q)
         if new is not None:
             return new
@@ -587,6 +589,14 @@ def _layer_attrs_view(node) -> bool:
         and node.func.value.startswith("TorchLayerAttrs")
 
 
+def _decided_by_earlier_conversion(converter, node) -> bool:
+    """``self.<layer>`` in a class an earlier conversion made a Cell: that conversion knew the
+    layers the class assigns and wrote their attribute reads (converting again keeps them)."""
+    scope = converter.class_scope
+    return scope is not None and scope.converted and isinstance(node, cst.Attribute) \
+        and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
 def _untyped_name(converter, node) -> bool:
     """A plain name of no known type (``def init_(t): t.uniform_(-1, 1)``). The tensor
     initialisers (``uniform_``, ``normal_``, ``zero_``, ``fill_``) and in-place methods such as
@@ -648,7 +658,8 @@ def on_plain_attribute(converter, node: cst.Attribute):
             and converter.allows(LAYER_ATTR_AT_RUN_TIME.id) \
             and not (isinstance(node.value, cst.Name) and node.value.value == "self") \
             and not is_tensor(converter, node.value) \
-            and not _layer_attrs_view(node.value):
+            and not _layer_attrs_view(node.value) \
+            and not _decided_by_earlier_conversion(converter, node.value):
         # a layer of a class unknown here (model.fc.in_features): the name is torch's, decided
         # at run time (a user's own in_features is kept)
         helper = converter.output.signatures.helper("TorchLayerAttrs")
@@ -815,7 +826,8 @@ def on_class(converter, node: cst.ClassDef):
     torch_base = layer_base(converter, node)
     if torch_base is not None:
         converter.walk_state.layer_bases[node.name.value] = torch_base
-    with converter.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base)):
+    converted = any(_is_target_cell(converter, b.value) for b in node.bases)
+    with converter.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base, converted)):
         if fn and converter.allows(AUTOGRAD_FUNCTION.id):
             return rewrite_function_class(converter, node)
         return converter.generic(node)
@@ -860,6 +872,16 @@ def defines_plain_forward(module: cst.Module, code: str) -> bool:
 
     module.visit(_Visitor())
     return found
+
+
+def _is_target_cell(converter, base) -> bool:
+    """``nn.Cell`` / ``ms_nn.Cell`` / ``ms.nn.Cell``: a Cell of a module the file imports that is
+    not torch's (torch has no Cell), so the target's: converted code."""
+    text = dotted(base)
+    if text is None or not text.endswith(".Cell"):
+        return False
+    root = text.split(".", 1)[0]
+    return root in converter.facts.imported and root not in converter.walk_state.aliases
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:

@@ -10,7 +10,7 @@ import ast
 from contextvars import ContextVar
 from pathlib import Path
 
-from migrate.convert.star_imports import _Exports, _module_statements
+from migrate.convert.star_imports import ModuleStatements, _Exports
 
 # The base expressions (as written: ``BaseLoss``, ``base.BaseLoss``) of the classes of the file
 # being converted that name a module class of the tree: set for one file's conversion, like
@@ -25,11 +25,11 @@ _LAYER_MODULES = ("torch.nn", "ms_core.nn", "mindspore.nn")
 class _File:
     """One file's module-level class bases and import bindings."""
 
-    def __init__(self, path: Path, tree: ast.Module, exports: _Exports):
+    def __init__(self, path: Path, statements: list, exports: _Exports):
         self.path = path
         self.classes: dict[str, list] = {}
         self.bound: dict[str, tuple] = {}  # local name -> ("qual", dotted) | ("tree", path, name|None)
-        for node in _module_statements(tree.body):
+        for node in statements:
             if isinstance(node, ast.ClassDef):
                 self.classes[node.name] = list(node.bases)
             elif isinstance(node, ast.Import):
@@ -56,16 +56,14 @@ class _File:
 class _Tree:
     """Every file of the tree, and which of their classes are modules (memoised)."""
 
-    def __init__(self, root: Path, files):
-        self.exports = _Exports(root)
+    def __init__(self, root: Path, files, statements: ModuleStatements | None = None):
+        self.exports = _Exports(root, statements)
         self.files: dict[Path, _File] = {}
         for f in files:
             path = Path(f).resolve()
-            try:
-                tree = ast.parse(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
-                continue
-            self.files[path] = _File(path, tree, self.exports)
+            parsed = self.exports.statements.of(path)
+            if parsed is not None:
+                self.files[path] = _File(path, parsed, self.exports)
         self.known: dict[tuple, bool] = {}
 
     def is_module_class(self, path: Path | None, name: str) -> bool:
@@ -116,12 +114,13 @@ def _dotted(node) -> list[str]:
     return []
 
 
-def package_module_bases(root: Path, files) -> dict[str, frozenset]:
+def package_module_bases(root: Path, files, statements: ModuleStatements | None = None) -> dict[str, frozenset]:
     """For each file of ``files`` with a class whose base is a module class defined in another
     file of the tree (or through one): the base expressions, as written, that name one.
-    Bases torch names directly (``nn.Module``) are left out: the converter sees those."""
+    Bases torch names directly (``nn.Module``) are left out: the converter sees those.
+    ``statements``: the run's parsed files, shared with its other pre-passes."""
     files = [str(f) for f in files]
-    tree = _Tree(root, files)
+    tree = _Tree(root, files, statements)
     out = {}
     for f in files:
         parsed = tree.files.get(Path(f).resolve())

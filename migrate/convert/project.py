@@ -10,7 +10,13 @@ from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.einops_calls import named_modules
 from migrate.convert.package_classes import MODULE_BASES, package_module_bases
-from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_exports, package_reexports
+from migrate.convert.star_imports import (
+    OWN_PACKAGES,
+    REEXPORTED,
+    ModuleStatements,
+    package_exports,
+    package_reexports,
+)
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
 from migrate.convert.runtime_files import (RUNTIME_NAME, import_module_text, is_written_runtime, runtime_homes,
@@ -434,12 +440,16 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
                 raise ValueError(f"the output {dst} would overwrite an input file: choose an output "
                                  f"directory outside {root}")
     out_root = None if out is None else str(root if in_place else out)
-    # names that reach a file through `from .sibling import *` (one table for the whole tree)
-    inherited = package_exports(root, [src for src, _ in py if src.endswith(".py")])
-    reexported = package_reexports(root, [src for src, _ in py if src.endswith(".py")])
-    named = named_modules(src for src, _ in py if src.endswith(".py"))
+    # names that reach a file through `from .sibling import *` (one table for the whole tree);
+    # the pre-passes share one parse of each file
+    python_files = [src for src, _ in py if src.endswith(".py")]
+    statements = ModuleStatements()
+    inherited = package_exports(root, python_files, statements)
+    reexported = package_reexports(root, python_files, statements)
+    named = named_modules(python_files)
     links, copies = plan_runtime(root, [src for src, _ in py], Path(out_root) if out_root else root)
-    module_bases = package_module_bases(root, [src for src, _ in py if src.endswith(".py")])
+    module_bases = package_module_bases(root, python_files, statements)
+    del statements  # not kept in the workers' memory
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
               inherited.get(src), named, links[src], own_packages([root]) if own is None else frozenset(own),
               reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]

@@ -64,6 +64,73 @@ def for_target(code: str, target: str) -> str:
     """``code`` with its top-level ``if TARGET == "...":`` branches resolved for ``target``."""
     if "TARGET ==" not in code:
         return code
+    out = _branches_alone(code, target)
+    if out is None:
+        out = _whole_module(code, target)
+    if out is code:
+        return code
+    if not re.search(r"(?<![\w.])TARGET(?! =)\b", out.split("\n\n\n", 1)[-1]):
+        out = re.sub(r"from \.backend import TARGET, ", "from .backend import ", out, count=1)
+    return out
+
+
+def _branches_alone(code: str, target: str) -> str | None:
+    """What :func:`_whole_module` returns, with libcst parsing only the ``if TARGET`` statements:
+    the runtime's generated module has 3,900 lines around one such statement, and its libcst
+    parse cost 0.3 s of every run. Each statement is parsed alone, from its ``if`` line to the
+    next statement (``ast`` finds both): the lines around it are the file's, as written; the
+    indented comments after its last block go with it as they go with it in the whole module (an
+    indented block owns them). None where the result could differ from the whole module's (other
+    than ``\n`` line ends or four-space indentation, tabs, a branch that leaves nothing)."""
+    if "\r" in code or "\t" in code:
+        return None
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError):
+        return None
+    if _first_indent(body) != "    ":
+        return None  # statements printed out of their block are indented with the file's unit
+    lines = code.splitlines(keepends=True)
+    out, done = [], 0
+    for i, st in enumerate(body):
+        if not _is_target_test(st):
+            continue
+        start, end = st.lineno - 1, (_first_line(body[i + 1]) - 1 if i + 1 < len(body) else len(lines))
+        module = cst.parse_module("".join(lines[start:end]))
+        chosen = _branch(module.body[0], target) if len(module.body) == 1 else None
+        if not chosen or module.default_indent != "    ":
+            return None
+        out += [*lines[done:start], module.with_changes(
+            body=[chosen[0].with_changes(leading_lines=()), *chosen[1:]]).code]
+        done = end
+    return "".join([*out, *lines[done:]]) if out else code
+
+
+def _is_target_test(st) -> bool:
+    """``st`` is ``if TARGET == "<name>": ...`` (ast)."""
+    test = st.test if isinstance(st, ast.If) else None
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "TARGET" \
+        and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+
+
+def _first_line(st) -> int:
+    """The first line of a statement (its first decorator's)."""
+    return min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", ()))])
+
+
+def _first_indent(body) -> str | None:
+    """The indentation of the first indented block (what libcst takes as the file's unit)."""
+    for st in body:
+        if isinstance(st, ast.Match):
+            return None
+        inner = getattr(st, "body", None)
+        if isinstance(inner, list) and inner:  # a one-line suite first: not worth following
+            return " " * inner[0].col_offset if inner[0].lineno > st.lineno else None
+    return None
+
+
+def _whole_module(code: str, target: str) -> str:
+    """:func:`for_target` by a libcst parse of the whole module."""
     module = cst.parse_module(code)
     body, changed = [], False
     for st in module.body:
@@ -77,10 +144,7 @@ def for_target(code: str, target: str) -> str:
         body.extend(chosen)
     if not changed:
         return code
-    out = module.with_changes(body=body).code
-    if not re.search(r"(?<![\w.])TARGET(?! =)\b", out.split("\n\n\n", 1)[-1]):
-        out = re.sub(r"from \.backend import TARGET, ", "from .backend import ", out, count=1)
-    return out
+    return module.with_changes(body=body).code
 
 
 def _branch(st, target: str) -> list | None:

@@ -52,6 +52,8 @@ class ClassScope:
             walk of the same class name.
         torch_base: the torch layer class it derives from (``class Conv2dSame(nn.Conv2d)``),
             directly or through a class of the same file, or None.
+        converted: it derives from the target's ``nn.Cell`` (an earlier conversion's output):
+            that conversion decided how its reads of its layers' attributes are written.
     """
 
     name: str
@@ -59,3 +61,4 @@ class ClassScope:
     function: bool
     attrs: dict[str, str]
     torch_base: str | None = None
+    converted: bool = False

@@ -76,16 +76,17 @@ def torch_star_aliases(module_quals, bound: set[str]) -> dict[str, str]:
 # --------------------------------------------------------------------------------------------
 # the package-level table
 # --------------------------------------------------------------------------------------------
-def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
+def package_exports(root: Path, files, statements: "ModuleStatements | None" = None) -> dict[str, dict[str, str]]:
     """For each file of ``files`` (paths under ``root``) that star-imports a module of the same
     tree, or imports by name what such a module re-exports of torch's (``from kornia.core import
     Module`` where kornia.core has ``Module = torch.nn.Module``): the torch aliases it inherits
     ``{local name: qualified torch name}``.
 
     Example: ``{"geffnet/efficientnet_builder.py": {"nn": "torch.nn", "F": "torch.nn.functional",
-    "torch": "torch"}}`` (keys are the paths as given).
+    "torch": "torch"}}`` (keys are the paths as given). ``statements``: the run's parsed files,
+    shared with its other pre-passes.
     """
-    table = _Exports(root)
+    table = _Exports(root, statements)
     out = {}
     for path in files:
         try:
@@ -98,7 +99,7 @@ def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
                 target = table.resolve(Path(path), module, level)
                 if target is not None:
                     inherited.update(table.exports(target))
-        for module, level, name, local in _named_imports(text):
+        for module, level, name, local in _named_imports(text, path, table.statements):
             given = table.given(Path(path), module, level, name)
             if given is not None:
                 inherited[local] = given
@@ -112,12 +113,12 @@ def package_exports(root: Path, files) -> dict[str, dict[str, str]]:
 REEXPORTED: ContextVar[frozenset] = ContextVar("reexported", default=frozenset())
 
 
-def package_reexports(root: Path, files) -> dict[str, frozenset]:
+def package_reexports(root: Path, files, statements: "ModuleStatements | None" = None) -> dict[str, frozenset]:
     """For each file of ``files`` that binds a torch name another file of the tree imports from it
     by name (torchvision's ``_internally_replaced_utils`` imports torch.hub's
     ``load_state_dict_from_url``, and its models import it from there): those names. The converted
     module must keep binding them, though its own uses of them are gone."""
-    table = _Exports(root)
+    table = _Exports(root, statements)
     out: dict[str, set] = {}
     keys = {Path(f).resolve(): str(f) for f in files}
     for path in files:
@@ -125,7 +126,7 @@ def package_reexports(root: Path, files) -> dict[str, frozenset]:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        for module, level, name, _local in _named_imports(text):
+        for module, level, name, _local in _named_imports(text, path, table.statements):
             if table.given(Path(path), module, level, name) is None:
                 continue
             target = table.resolve(Path(path), module, level)
@@ -137,17 +138,14 @@ def package_reexports(root: Path, files) -> dict[str, frozenset]:
 _FROM_LINE = re.compile(r"^[ \t]*from[ \t]+\.*[\w.]*[ \t]+import[ \t]+[^*]", re.M)
 
 
-def _named_imports(text: str) -> list[tuple[str, int, str, str]]:
+def _named_imports(text: str, path, statements: "ModuleStatements") -> list[tuple[str, int, str, str]]:
     """(module, level, name, local name) of the module-level ``from X import a as b`` statements
-    of modules that are not torch's (a package re-exporting torch's names: kornia.core)."""
+    of modules that are not torch's (a package re-exporting torch's names: kornia.core), in the
+    file ``path`` whose text is ``text``."""
     if _FROM_LINE.search(text) is None:
         return []
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
     out = []
-    for node in _module_statements(tree.body):
+    for node in statements.of(path) or ():
         if isinstance(node, ast.ImportFrom) \
                 and not (node.level == 0 and _torch_root((node.module or "").split(".")[0])):
             out += [(node.module or "", node.level, a.name, a.asname or a.name) for a in node.names if a.name != "*"]
@@ -199,16 +197,56 @@ def _star_imports(text: str) -> list[tuple[str, int]]:
     return out
 
 
+class ModuleStatements:
+    """Each file's module-level statements (:func:`_module_statements` of its ``ast``), parsed
+    once for all the package pre-passes of a run (star imports, re-exports, module bases parsed
+    every file once each). No pre-pass reads inside a class or function: their bodies are
+    dropped, so that the statements of a large tree stay small. Where the files' imports lead is
+    kept too (``resolved``: each import was looked up on the file system by every pre-pass, half
+    of their time)."""
+
+    def __init__(self):
+        self._files: dict[Path, list | None] = {}
+        self.resolved: dict[tuple, Path | None] = {}  # (root, importer, module, level) -> file
+
+    def of(self, path) -> list | None:
+        """The statements of the file ``path``; None when it cannot be read or parsed."""
+        path = Path(path).resolve()
+        if path not in self._files:
+            self._files[path] = self._parse(path)
+        return self._files[path]
+
+    @staticmethod
+    def _parse(path: Path) -> list | None:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            return None
+        statements = list(_module_statements(tree.body))
+        for node in statements:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                node.body = []
+        return statements
+
+
 class _Exports:
     """What ``from <module> import *`` gives, per file of the tree (torch aliases only), cached."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, statements: ModuleStatements | None = None):
         self.root = Path(root).resolve()
+        self.statements = statements if statements is not None else ModuleStatements()
         self.cache: dict[Path, dict[str, str]] = {}
         self.everything: dict[Path, dict[str, str]] = {}  # every torch alias bound at module level
 
     def resolve(self, importer: Path, module: str, level: int) -> Path | None:
         """The file of the tree that ``from <.. module> import *`` in ``importer`` loads."""
+        key = (self.root, str(importer), module, level)
+        known = self.statements.resolved
+        if key not in known:
+            known[key] = self._resolve(importer, module, level)
+        return known[key]
+
+    def _resolve(self, importer: Path, module: str, level: int) -> Path | None:
         importer = importer.resolve()
         if level:
             base = importer.parent
@@ -241,11 +279,10 @@ class _Exports:
         if path in self.cache:
             return self.cache[path]
         self.cache[path] = {}  # a cycle of star imports ends here
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        statements = self.statements.of(path)
+        if statements is None:
             return {}
-        names, public = self._module_names(path, tree.body)
+        names, public = self._module_names(path, statements)
         self.everything[path] = dict(names)  # what an explicit import may take (any name)
         if public is not None:
             names = {k: v for k, v in names.items() if k in public}
@@ -254,11 +291,11 @@ class _Exports:
         self.cache[path] = names
         return names
 
-    def _module_names(self, path: Path, body) -> tuple[dict[str, str], set | None]:
+    def _module_names(self, path: Path, statements) -> tuple[dict[str, str], set | None]:
         """(torch aliases bound at module level, in statement order; ``__all__`` when literal)."""
         names: dict[str, str] = {}
         public = None
-        for node in _module_statements(body):
+        for node in statements:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     root = a.name.split(".")[0]

@@ -25,6 +25,7 @@ keeps the import (or the block) and adds only what is new.
 from __future__ import annotations
 
 import re
+import weakref
 
 import libcst as cst
 
@@ -101,6 +102,22 @@ def signatures(converter) -> "TorchSignatures":
     return converter.output.signatures
 
 
+def _named_twice(code: str, name: str) -> bool:
+    """``name`` (an identifier) appears twice in ``code`` as a name of its own: not preceded by a
+    word character or ``.``, not followed by one. The regex looks for the name itself (a
+    look-behind first would make it try every position of the text); the character before is
+    checked on each match (a refused match hides no other: inside it, every position follows a
+    word character)."""
+    seen = 0
+    for m in re.finditer(rf"{re.escape(name)}\b", code):
+        before = code[m.start() - 1] if m.start() else " "
+        if not (before.isalnum() or before in "_."):
+            seen += 1
+            if seen == 2:
+                return True
+    return False
+
+
 def is_layer_class(qual: str) -> bool:
     """``torch.nn.Conv2d``-like: a class of torch.nn (not a function or a submodule), also a
     base class of a torch.nn submodule (``torch.nn.modules.loss._Loss``)."""
@@ -122,7 +139,9 @@ class TorchSignatures:
     """
 
     def __init__(self, converter):
-        self.converter = converter
+        # the converter holds this object: a strong reference back would make a cycle that keeps
+        # its whole state (both syntax trees) alive until the cyclic collector runs
+        self.converter = weakref.proxy(converter)
         self.link = converter.facts.runtime
         self.target = converter.facts.target_name
         self.code = ""
@@ -190,8 +209,7 @@ class TorchSignatures:
         Names an earlier conversion imported stay (converting again changes nothing)."""
         if not self.link:
             return False
-        unused = [k for k, local in self.names.items() if k not in self.existing
-                  and len(re.findall(rf"(?<![\w.]){re.escape(local)}\b", code)) < 2]
+        unused = [k for k, local in self.names.items() if k not in self.existing and not _named_twice(code, local)]
         for key in unused:
             del self.names[key]
         return bool(unused)

@@ -135,8 +135,9 @@ class Converter:
         self._allowed: dict[str, bool] | None = None if rules.everything else {}  # allows()' answers
 
     # ---- entry point -------------------------------------------------------------------
-    def convert(self, code: str) -> ConvertResult:
-        """Convert ``code``; on a parse error return it unchanged with ``error`` set."""
+    def convert(self, code: str, parsed: cst.Module | None = None) -> ConvertResult:
+        """Convert ``code``; on a parse error return it unchanged with ``error`` set. ``parsed``:
+        its syntax tree when a conversion of it has parsed it already (trees are never changed)."""
         if "torch" not in code and "einops" not in code and not self._inherits(code) and not MODULE_BASES.get() \
                 and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
@@ -148,9 +149,10 @@ class Converter:
                 return ConvertResult(code, error=f"cannot parse: {err}")
             return ConvertResult(code, runtime=imported_runtime_names(code))
         try:
-            module = cst.parse_module(code)
+            module = parsed if parsed is not None else cst.parse_module(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
+        parsed = module
         scan_module_imports(module.body, self.facts.aliases, self.facts.imported, self.facts.star_modules)
         if self.facts.star_modules or self.facts.inherited:
             self._add_derived_aliases(module)
@@ -193,7 +195,7 @@ class Converter:
             # Python's builtins named through `builtins`
             names, shadowed = again
             return Converter(self.facts.target_name, self.facts.validate, names, self.facts.rules, self.facts.inherited,
-                             shadowed, self.facts.named_modules, self.facts.runtime).convert(code)
+                             shadowed, self.facts.named_modules, self.facts.runtime).convert(code, parsed)
         self.output.walked_body = body
         if self.facts.shadowed:
             self.output.used.add("builtins")  # generated code reads a builtin the file binds (see builtin_names)
@@ -1235,7 +1237,7 @@ _HANDLERS = {
 
 def convert_source(code: str, target: str = "ms_core", select=(), disable=(), inherited=None,
                    named_modules=frozenset(), runtime: str = RUNTIME_NAME, own=frozenset(),
-                   module_bases=frozenset()) -> ConvertResult:
+                   module_bases=frozenset(), validate: bool = True) -> ConvertResult:
     """Convert PyTorch source text to ms_core (or MindSpore) source text.
 
     Args:
@@ -1263,6 +1265,9 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
         module_bases: base expressions of the code's classes that name module classes defined in
             other files of its package (:func:`migrate.convert.package_classes.package_module_bases`):
             those classes are Cells, though the file imports nothing of torch's.
+        validate: parse the output once more when statements were reshaped, and return the input
+            with ``error`` set if it is not valid Python; False for a caller that compiles the
+            output itself (:func:`migrate.convert.guarded.convert_text`).
 
     Returns:
         A :class:`ConvertResult` with ``.code``, ``.changes`` and ``.runtime`` (the names it
@@ -1288,7 +1293,7 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     if collecting:
         gc.disable()
     try:
-        result = Converter(target, rules=rules, inherited=inherited, named_modules=named_modules,
+        result = Converter(target, validate, rules=rules, inherited=inherited, named_modules=named_modules,
                            runtime=runtime).convert(head)
     finally:
         if collecting:

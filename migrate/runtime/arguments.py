@@ -53,6 +53,26 @@ def torch_pool_padding(padding, *options):
     return "pad", padding
 
 
+def torch_avg_pool_padding(padding, dims):
+    """torch's functional average pooling ``padding`` over ``dims`` axes (an int, or one value
+    per axis) as MindSpore 2.10's ops.avg_pool2d/avg_pool3d take it: the int, or (before, after)
+    for each axis (they refuse one value per axis; ops.avg_pool1d takes torch's form).
+
+    Example:
+        >>> torch_avg_pool_padding((1, 0), 2)
+        (1, 1, 0, 0)
+    """
+    if dims == 1 or not isinstance(padding, (tuple, list)):
+        return padding
+    pads = tuple(padding)
+    if len(pads) == 1:
+        pads = pads * dims
+    if len(pads) != dims:
+        raise ValueError(f"For 'avg_pool{dims}d', the 'padding' must be an int or a tuple of {dims} ints "
+                         f"(one per axis, as torch takes it), but got {padding!r}.")
+    return tuple(p for p in pads for _ in range(2))
+
+
 def torch_ms_tuple(value, dims):
     """A torch size argument (an int, or a sequence of 1 or ``dims`` ints) as MindSpore takes it:
     the int itself or a tuple of ``dims`` ints (torch accepts ``stride=[2]``; MindSpore does not;

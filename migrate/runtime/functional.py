@@ -385,3 +385,123 @@ def torch_roll(input, shifts, dims=None):
             index[dim] = slice(0, n - k)
             out = ops.cat((tail, out[tuple(index)]), dim)
     return out
+
+
+def _stft_window(window, win_length, n_fft, dtype):
+    """torch's window for a frame of ``n_fft`` samples: ``window`` (ones when None) of
+    ``win_length`` samples, zero-padded on both sides to ``n_fft``."""
+    if window is None:
+        window = ops.ones((win_length,), dtype)
+    if window.shape[0] != win_length:
+        raise ValueError(f"For 'stft', the window must have win_length={win_length} samples, but got "
+                         f"{window.shape[0]}.")
+    left = (n_fft - win_length) // 2
+    return ops.pad(window, (left, n_fft - win_length - left)) if win_length < n_fft else window
+
+
+def torch_stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+               pad_mode="reflect", normalized=False, onesided=None, return_complex=None):
+    """torch.stft of a real signal (L,) or (B, L): frames of ``n_fft`` samples every
+    ``hop_length``, windowed, their rfft as (B, n_fft // 2 + 1, frames), complex (torch's
+    view_as_real layout with return_complex=False). Gathered frames and ops.rfft: differentiable
+    on either backend, where MindSpore 2.10's ops.stft returns complex128 and has no istft."""
+    if onesided is False:
+        raise ValueError("For 'stft', onesided=False (both halves of the spectrum) is not supported "
+                         "for a real input: take ops.fft of the frames.")
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    single = input.ndim == 1
+    x = input.reshape(1, -1) if single else input
+    if center:
+        mode = {"reflect": "reflect", "constant": "constant", "replicate": "replicate",
+                "circular": "circular"}[pad_mode]
+        x = ops.pad(x.reshape(x.shape[0], 1, -1), (n_fft // 2, n_fft // 2), mode=mode).reshape(x.shape[0], -1)
+    count = 1 + (x.shape[-1] - n_fft) // hop_length
+    frames = torch_unfold_windows(x, 1, n_fft, hop_length)[:, :count]  # (B, frames, n_fft)
+    w = _stft_window(window, win_length, n_fft, x.dtype)
+    if normalized:  # scaled before the transform: MindSpore 2.10 does not differentiate a complex Mul
+        w = w * (n_fft ** -0.5)
+    spectrum = ops.transpose(ops.rfft(frames * w, dim=-1), (0, 2, 1))
+    if not return_complex:
+        spectrum = ops.view_as_real(spectrum)
+    return spectrum[0] if single else spectrum
+
+
+def _overlap_add(frames, hop_length):
+    """Frames (B, T, n) placed every ``hop_length`` samples and summed: (B, n + hop * (T - 1)).
+    Each frame is cut in blocks of ``hop_length``; block i of frame t lands on output block t + i."""
+    batch, count, n = frames.shape
+    blocks = -(-n // hop_length)
+    if blocks * hop_length != n:
+        frames = ops.pad(frames, (0, blocks * hop_length - n))
+    frames = frames.reshape(batch, count, blocks, hop_length)
+    out = None
+    for i in range(blocks):
+        placed = ops.pad(frames[:, :, i], (0, 0, i, blocks - 1 - i))  # (B, T + blocks - 1, hop)
+        out = placed if out is None else out + placed
+    return out.reshape(batch, -1)[:, :n + hop_length * (count - 1)]
+
+
+def torch_istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+                normalized=False, onesided=None, length=None, return_complex=False):
+    """torch.istft of a complex spectrum (F, T) or (B, F, T), F = n_fft // 2 + 1: the irfft of
+    each frame, windowed, overlap-added and divided by the summed squared window (torch's
+    least-squares inverse); ``center`` trims n_fft // 2 samples at the start, ``length`` sets the
+    output's. In ops (irfft, pads, sums): differentiable; MindSpore 2.10 has no istft."""
+    if return_complex or onesided is False:
+        raise ValueError("For 'istft', only a onesided spectrum back to a real signal is supported "
+                         "(return_complex=False, onesided=None or True).")
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    single = input.ndim == 2
+    z = input.reshape((1,) + tuple(input.shape)) if single else input
+    frames = ops.irfft(ops.transpose(z, (0, 2, 1)), n_fft, dim=-1)  # (B, T, n_fft)
+    w = _stft_window(window, win_length, n_fft, frames.dtype)
+    # scaled after the transform: MindSpore 2.10 does not differentiate a complex Mul
+    signal = _overlap_add(frames * (w * n_fft ** 0.5 if normalized else w), hop_length)
+    envelope = _overlap_add(ops.broadcast_to(w * w, (1, frames.shape[1], n_fft)), hop_length)
+    start = n_fft // 2 if center else 0
+    end = signal.shape[-1] - (n_fft // 2 if center else 0)
+    if length is not None:
+        end = start + length
+    kept = envelope[:, start:end]
+    if bool((ops.abs(kept) < 1e-11).any()):
+        raise ValueError("For 'istft', the window's overlap-add is zero somewhere in the output: the "
+                         "window, hop_length and n_fft do not satisfy the NOLA condition.")
+    out = signal[:, start:end] / kept
+    if length is not None and out.shape[-1] < length:
+        out = ops.pad(out, (0, length - out.shape[-1]))
+    return out[0] if single else out
+
+
+class TorchReduction(tuple):
+    """torch's (values, indices) result of a reduction along a dim (torch.return_types)."""
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+
+def torch_max(input, dim=None, keepdim=False):
+    """torch.max as a value (``op = torch.max``; the converter writes a direct call idiomatically):
+    the largest element; with an int ``dim`` (values, indices) along it; with a tensor, the
+    elementwise maximum of the two."""
+    if dim is None:
+        return ops.amax(input)
+    if isinstance(dim, int):
+        return TorchReduction(ops.max(input, dim, keepdims=keepdim))
+    return ops.maximum(input, dim)
+
+
+def torch_min(input, dim=None, keepdim=False):
+    """torch.min as a value: the smallest element; with an int ``dim`` (values, indices) along
+    it; with a tensor, the elementwise minimum of the two."""
+    if dim is None:
+        return ops.amin(input)
+    if isinstance(dim, int):
+        return TorchReduction(ops.min(input, dim, keepdims=keepdim))
+    return ops.minimum(input, dim)

@@ -14,6 +14,7 @@ give for a name only run time knows (see :func:`migrate.runtime.imports.torch_nn
 import math
 
 from .arguments import (
+    torch_avg_pool_padding,
     torch_conv_padding,
     torch_kernel_area,
     torch_ms_tuple,
@@ -1741,13 +1742,13 @@ def torch_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False
 def torch_avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         count_include_pad=True, divisor_override=None):
     """torch.nn.functional.avg_pool2d's signature over its MindSpore translation."""
-    return ops.avg_pool2d(input, kernel_size, kernel_size if stride is None else stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return ops.avg_pool2d(input, kernel_size, kernel_size if stride is None else stride, torch_avg_pool_padding(padding, 2), ceil_mode, count_include_pad, divisor_override=divisor_override or 0)
 
 
 def torch_avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         count_include_pad=True, divisor_override=None):
     """torch.nn.functional.avg_pool3d's signature over its MindSpore translation."""
-    return ops.avg_pool3d(input, kernel_size, kernel_size if stride is None else stride, padding, ceil_mode, count_include_pad, divisor_override=divisor_override or 0)
+    return ops.avg_pool3d(input, kernel_size, kernel_size if stride is None else stride, torch_avg_pool_padding(padding, 3), ceil_mode, count_include_pad, divisor_override=divisor_override or 0)
 
 
 def torch_baddbmm(input, batch1, batch2, beta=1, alpha=1, out=None):
@@ -2854,6 +2855,11 @@ def torch_margin_ranking_loss(input1, input2, target, margin=0, size_average=Non
     if reduce is not None:
         raise ValueError("For 'margin_ranking_loss' (torch signature), reduce other than None is not supported: deprecated; use reduction=.")
     return ops.margin_ranking_loss(input1, input2, target, margin, reduction=reduction)
+
+
+def torch_masked_fill(input, mask, value):
+    """torch.masked_fill's signature over its MindSpore translation."""
+    return ops.masked_fill(input, mask, value)
 
 
 def torch_masked_select(input, mask, out=None):

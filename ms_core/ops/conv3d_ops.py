@@ -287,8 +287,7 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     name = "avg_pool3d"
     kernel = CO.int_tuple(name, "kernel_size", kernel_size, 3)
     stride = CO.int_tuple(name, "stride", stride, 3)
-    pads = padding6(name, padding if not isinstance(padding, (tuple, list)) or len(padding) != 3
-                    else tuple(p for p in padding for _ in range(2)))
+    pads = padding6(name, padding)  # MindSpore 2.10 refuses torch's (d, h, w) form
     x5, squeeze = _as5d(name, input_x)
     dhw = x5.shape[2:]
     out = _pool_sizes(name, dhw, kernel, stride, (1, 1, 1), pads, ceil_mode)

@@ -398,8 +398,9 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
 
 
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
-    """2-D average pooling with explicit zero padding, `ops.avg_pool2d` (PyTorch's divisor rules).
+               count_include_pad=True, divisor_override=0):
+    """2-D average pooling with explicit zero padding, `ops.avg_pool2d` (PyTorch's divisor rules;
+    `divisor_override` 0 means none, and None is refused, as in MindSpore 2.10).
 
     Example:
         >>> y = ops.avg_pool2d(x, 2, 2)
@@ -407,7 +408,12 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     name = "avg_pool2d"
     kernel = int_tuple(name, "kernel_size", kernel_size)
     stride = int_tuple(name, "stride", stride)
-    pads = padding4(name, padding)
+    pads = padding4(name, padding, allow_pair=False)  # MindSpore 2.10 refuses torch's (h, w) form
+    if not _is_int(divisor_override):
+        raise TypeError(f"For '{name}', the 'divisor_override' must be int, but got "
+                        f"'{type(divisor_override).__name__}'.")
+    if divisor_override < 0:
+        raise ValueError(f"For '{name}', the 'divisor_override' must be >= 0, but got {divisor_override}.")
     x4, squeeze = _as4d(name, input_x)
     cfg = pool_config(name, x4.shape[2:], kernel, stride, (1, 1), "pad", pads, ceil_mode)
     out = avg_pool_core(x4, cfg, "pad", count_include_pad, divisor_override)

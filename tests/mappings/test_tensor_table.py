@@ -41,6 +41,9 @@ CASES = [
     Expr("Tensor.movedim", "x.movedim(0, 2)"), Expr("Tensor.moveaxis", "x.moveaxis(2, 0)"),
     Expr("Tensor.ravel", "x.ravel()"), Expr("Tensor.flip", "x.flip(1)"), Expr("Tensor.flip", "x.flip(0, 2)"),
     Expr("Tensor.flip", "x.flip([0, 2])"), Expr("Tensor.roll", "x.roll(1, 2)"),
+    Expr("Tensor.stft", "torch.view_as_real(x.reshape(2, -1).stft(4, 1, window=torch.ones(4), return_complex=True))"),
+    Expr("Tensor.istft", "x.reshape(2, -1).stft(4, 2, window=torch.ones(4), return_complex=True).istft("
+                         "4, 2, window=torch.ones(4))"),
     Expr("Tensor.diagonal", "x.diagonal(0, 1, 2)"), Expr("Tensor.diagonal", "sq.diagonal(offset=1)"),
     Expr("Tensor.diagonal", "x.diagonal(dim1=1, dim2=2)"), Expr("Tensor.diff", "x.diff(dim=1)"),
     Expr("Tensor.diff", "x.diff()"),

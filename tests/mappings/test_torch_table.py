@@ -706,6 +706,10 @@ CASES += [
     Expr("torch.as_strided", "torch.as_strided(x, (2, 2), (1, 2), 1) * 2"),
     Expr("torch.fft.irfft", "torch.fft.irfft(torch.polar(pos, x), norm='ortho').sum() "
                             "+ torch.fft.irfft(torch.polar(pos, x), 3, dim=0)"),
+    Expr("torch.stft", "torch.view_as_real(torch.stft(x.reshape(2, -1), 4, 2, window=torch.hann_window(4), "
+                       "normalized=True, return_complex=True))"),
+    Expr("torch.istft", "torch.istft(torch.stft(x.reshape(2, -1), 4, 2, window=torch.ones(4), return_complex=True) "
+                        "* 0.5, 4, 2, window=torch.ones(4), length=11)"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------

@@ -64,6 +64,16 @@ def test_collectives_and_sync_batchnorm_on_two_processes(tmp_path):
         np.testing.assert_array_equal(g["x_after"], xs[r])
         np.testing.assert_array_equal(g["mint_all_reduce"], np.full((3, 2), 3.0, np.float32))
         np.testing.assert_array_equal(g["mint_avg"], np.full(4, 0.5, np.float32))
+        # one buffer, three rounds: each sums the two ranks' current values (both equal after one)
+        np.testing.assert_array_equal(g["mint_rounds"], [[3, 6], [6, 12], [12, 24]])
+        base = np.array([2.0, -1.0, 3.0], np.float32)
+        np.testing.assert_array_equal(g["mint_prod"], base * base * 2)
+        np.testing.assert_array_equal(g["mint_min"], np.minimum(base, base * 2))
+        np.testing.assert_array_equal(g["mint_max"], np.maximum(base, base * 2))
+        for name, dtype in (("int32", np.int32), ("float64", np.float64), ("complex64", np.complex64)):
+            assert g[f"mint_{name}"].dtype == dtype
+            np.testing.assert_array_equal(g[f"mint_{name}"], np.array([3, 6, 9], dtype))
+        np.testing.assert_array_equal(g["mint_many"], [[2 * k + 1] * 2 for k in range(10)])
         np.testing.assert_array_equal(g["mint_broadcast"], np.full(2, 10.0, np.float32))
         np.testing.assert_array_equal(g["mint_all_gather"], np.array([[0, 0], [1, 1]], np.float32))
         np.testing.assert_array_equal(g["objects"], [0, 1])
@@ -172,3 +182,22 @@ def test_collectives_before_init_under_a_launcher_say_to_call_init():
     rc, out, err = run_bounded([sys.executable, "-c", code], env=env)
     assert out.split() == ["1", "2"] and rc != 0
     assert "call ms.communication.init() before any collective" in err
+
+
+def test_a_group_keeps_the_torch_views_of_its_last_arrays():
+    """The view of an array reduced again is reused (no new tensor per call), it shares the
+    array's memory, and only the last few arrays are kept (no process group is needed for it)."""
+    import torch.distributed as dist
+
+    from ms_core.communication._group import KEPT_VIEWS, Gloo
+    group = Gloo(torch, dist, None, [0], 0)
+    arrays = [np.zeros(3, np.float32) for _ in range(KEPT_VIEWS + 2)]
+    first = group._view(arrays[0])
+    assert group._view(arrays[0]) is first
+    first += 2
+    np.testing.assert_array_equal(arrays[0], [2, 2, 2])
+    for a in arrays[1:]:
+        group._view(a)
+    assert len(group._views) == KEPT_VIEWS
+    assert group._view(arrays[0]) is not first  # dropped as the oldest, made again
+    group._views.clear()

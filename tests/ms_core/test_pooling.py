@@ -73,7 +73,9 @@ AVG_PAD = [
 
 @pytest.mark.parametrize("shape,k,s,p,ceil,cip,div", AVG_PAD)
 def test_avg_pool2d_matches_torch(shape, k, s, p, ceil, cip, div):
-    check_op(lambda x: ops.avg_pool2d(x, k, s, p, ceil, cip, div),
+    # ops.avg_pool2d takes (top, bottom, left, right) where torch takes (h, w); nn.AvgPool2d takes (h, w)
+    per_side = (p[0], p[0], p[1], p[1]) if isinstance(p, tuple) else p
+    check_op(lambda x: ops.avg_pool2d(x, k, s, per_side, ceil, cip, div or 0),  # MindSpore's 0 is torch's None
              lambda x: TF.avg_pool2d(x, k, s, p, ceil, cip, div), [r(*shape)])
     net = nn.AvgPool2d(k, s, "pad", p, ceil, cip, div)
     ref = TF.avg_pool2d(torch.tensor(r(*shape)), k, s, p, ceil, cip, div)

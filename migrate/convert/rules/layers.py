@@ -12,7 +12,7 @@ from migrate.convert.call_edit import is_literal, literal, operand
 from migrate.convert.cst import code_of
 from migrate.convert.registry import argument_rule
 from migrate.runtime.arguments import (
-    torch_conv_padding, torch_kernel_area, torch_ms_tuple, torch_pool_padding,
+    torch_avg_pool_padding, torch_conv_padding, torch_kernel_area, torch_ms_tuple, torch_pool_padding,
 )
 
 # a value that is not a literal, for the run-time helpers' static use (it counts as "set")
@@ -281,19 +281,36 @@ def _pool_static(edit, options) -> None:
     edit.worse("transformed", "explicit padding -> pad_mode='pad' (max pooling pads with -inf)")
 
 
-@argument_rule("MS144", "functional_pool_stride", runtime=True, examples=[
+@argument_rule("MS144", "functional_pool_stride", runtime=True, needs=["torch_avg_pool_padding"], examples=[
     ("y = F.avg_pool2d(x, 2)\n",
      "y = ops.avg_pool2d(x, 2, stride=2)\n"),
+    ("y = F.avg_pool2d(x, 2, 1, (1, 0))\n",
+     "y = ops.avg_pool2d(x, 2, 1, (1, 1, 0, 0))\n"),
 ])
 def functional_pool_stride(edit) -> None:
-    """Replace F.avg_pool2d(x, k) with ops.avg_pool2d(x, k, stride=k) (MindSpore's stride defaults to 1)."""
+    """Replace F.avg_pool2d(x, k) with ops.avg_pool2d(x, k, stride=k) (MindSpore's stride defaults
+    to 1), and a padding of one value per axis with (before, after) per axis."""
+    dims = int(edit.api_name[-2])  # avg_pool1d / avg_pool2d / avg_pool3d
     if edit.runtime:
         edit.set("stride", "kernel_size if stride is None else stride")
+        if dims > 1:
+            edit.set("padding", f"{edit.helper('torch_avg_pool_padding')}(padding, {dims})")
         return
     if edit.get("stride") is None or code_of(edit.get("stride")) == "None":
         edit.set("stride", edit.value("kernel_size"))
         edit.worse("transformed", "stride defaults to kernel_size in torch, to 1 in "
                                   "ops.avg_pool2d: made explicit")
+    pad = edit.bound.get("padding")
+    if dims == 1 or pad is None:
+        return
+    try:
+        value = literal(pad)
+    except (ValueError, SyntaxError):
+        edit.needs_runtime(f"padding={code_of(pad)} may give one value per axis, which "
+                           f"ops.avg_pool{dims}d refuses")
+        return
+    if isinstance(value, (tuple, list)):
+        edit.set("padding", repr(torch_avg_pool_padding(value, dims)))
 
 
 @argument_rule("MS114", "layernorm", runtime=True,

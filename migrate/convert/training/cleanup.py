@@ -59,6 +59,14 @@ class Cleanup:
         self.tp = tp
         self.autocast_only = autocast_only
         self.allows = tp.converter.allows
+        self._scanned: dict[int, tuple] = {}  # id(statement) -> (statement, its Names)
+
+    def names(self, st) -> Names:
+        """``Names.of(st)``, scanned once for the several rewrites that ask about ``st``."""
+        got = self._scanned.get(id(st))
+        if got is None or got[0] is not st:
+            got = self._scanned[id(st)] = (st, Names.of(st))
+        return got[1]
 
     def __call__(self, stmts: list):
         out, changed = [], False
@@ -101,7 +109,7 @@ class Cleanup:
     def _has_len_of_loader(self, st) -> bool:
         return isinstance(st, cst.SimpleStatementLine) and any(
             isinstance(c.func, cst.Name) and c.func.value == "len" and len(c.args) == 1
-            and self.len_target(c.args[0].value) is not None for c in Names.of(st).calls)
+            and self.len_target(c.args[0].value) is not None for c in self.names(st).calls)
 
     def _len_of_loader(self, st):
         tp = self.tp
@@ -130,7 +138,7 @@ class Cleanup:
     # ---- ddp.module ---------------------------------------------------------------------
     def _has_ddp_module(self, st) -> bool:
         return isinstance(st, cst.SimpleStatementLine) and any(
-            a.attr.value == "module" and dotted(a.value) in self.tp.bindings.wrapped for a in Names.of(st).attrs)
+            a.attr.value == "module" and dotted(a.value) in self.tp.bindings.wrapped for a in self.names(st).attrs)
 
     def _ddp_module(self, st):
         """``model.module`` of a DDP-wrapped ``model`` -> ``model`` (MindSpore wraps nothing)."""
@@ -145,7 +153,7 @@ class Cleanup:
     # ---- scaler.get_scale() -------------------------------------------------------------
     def _has_get_scale(self, st) -> bool:
         return isinstance(st, cst.SimpleStatementLine) and any(
-            _is_get_scale(c, self.tp.bindings.scalers) for c in Names.of(st).calls)
+            _is_get_scale(c, self.tp.bindings.scalers) for c in self.names(st).calls)
 
     def _get_scale(self, st):
         """``scaler.get_scale()`` -> ``float(scaler.scale_value)`` (MindSpore's scalers keep it there)."""

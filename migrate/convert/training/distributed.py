@@ -26,6 +26,7 @@ import libcst as cst
 from migrate.convert.cst import (
     bind_args,
     call_of,
+    children,
     code_of,
     dotted,
     new_statement,
@@ -194,7 +195,7 @@ def environment(cleanup, st):
                   f"{key} set by the script removed: the launcher's rendezvous address and port are used "
                   f"(msrun --master_addr/--master_port; ms_core.launch --master-addr/--master-port)")
         return removed(st)
-    if not any(_env_key(node) in TORCHRUN_TO_MSRUN for node in _env_reads(st)):
+    if not any(_env_key(node) in TORCHRUN_TO_MSRUN for node in _env_reads(st, cleanup.names(st))):
         return None
     new = st.visit(_EnvRenamer())
     tp.record(st, new, LAUNCH_ENV.id, "exact",
@@ -224,17 +225,17 @@ def _env_key(node) -> str | None:
     return key.evaluated_value if isinstance(key, cst.SimpleString) else None
 
 
-def _env_reads(st) -> list:
-    return [n for n in (*Names.of(st).calls, *_subscripts(st)) if _env_key(n) is not None]
+def _env_reads(st, names: Names) -> list:
+    return [n for n in (*names.calls, *_subscripts(st)) if _env_key(n) is not None]
 
 
 def _subscripts(st) -> list:
-    found = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Subscript(self, node):
+    found, stack = [], [st]
+    while stack:  # the code fields, not libcst's visitor: this runs at every statement
+        node = stack.pop()
+        if type(node) is cst.Subscript:
             found.append(node)
-    st.visit(Finder())
+        stack.extend(children(node))
     return found
 
 

@@ -388,3 +388,82 @@ def test_forward_keeps_its_name_where_a_plain_class_of_the_file_defines_one():
     code = UNTYPED_FORWARD + "class Scorer:\n    def forward(self, x):\n        return x\n"
     out = body(code)
     assert "return self.net.forward(x) * 2" in out and "    def forward(self, x):\n        return x\n" in out
+
+
+AVG_POOL_PADDING = ("def pool(x, padding):\n"
+                    "    a = F.avg_pool2d(x, 3, 1, (1, 0))\n"
+                    "    b = F.avg_pool2d(x, kernel_size=2, padding=padding)\n"
+                    "    pool3 = F.avg_pool3d\n"
+                    "    c = pool3(x.unsqueeze(2), (1, 2, 2), padding=[0, 1, 0])\n"
+                    "    return a, b, c\n")
+
+
+def test_average_pooling_padding_per_axis_is_padding_per_side():
+    out = body(AVG_POOL_PADDING)
+    assert "a = ops.avg_pool2d(x, 3, 1, (1, 1, 0, 0))" in out
+    assert "b = torch_avg_pool2d(x, kernel_size=2, padding=padding)" in out  # known at run time only
+    namespace, reference = {}, {}
+    exec(convert_source(HEAD + AVG_POOL_PADDING).code, namespace)  # noqa: S102 (running the converted code is the test)
+    exec(HEAD + AVG_POOL_PADDING, reference)  # noqa: S102
+    x = np.random.default_rng(1).standard_normal((2, 3, 5, 6)).astype(np.float32)
+    for padding in ([1, 0], (0, 1), 1):
+        expected = reference["pool"](torch.from_numpy(x), padding)
+        got = namespace["pool"](ms.Tensor(x), padding)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g.asnumpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_ms_core_average_pooling_refuses_one_padding_per_axis_as_mindspore_does():
+    x = ms.Tensor(np.zeros((1, 1, 4, 4), np.float32))
+    with pytest.raises(TypeError, match="'padding' must be an int or a tuple of 4 ints"):
+        ms.ops.avg_pool2d(x, 2, 2, (1, 0))
+    with pytest.raises(ValueError, match="'padding' must be an int or a tuple of 6 ints"):
+        ms.ops.avg_pool3d(ms.ops.expand_dims(x, 2), 1, 1, (0, 1, 0))
+
+
+def test_masked_fill_int_value_takes_the_inputs_dtype_for_mindspore():
+    code = ("def f(x, m, labels):\n    a = x.masked_fill(m, -100)\n    b = torch.masked_fill(x, m, 0.5)\n"
+            "    labels.masked_fill_(m, -100)\n    return a, b, (x * 2).masked_fill(m, 0)\n")
+    out = convert_source(HEAD + code, target="mindspore").code
+    assert "a = ops.masked_fill(x, m, ms.Tensor(-100, x.dtype))" in out
+    assert "b = ops.masked_fill(x, m, 0.5)" in out  # a float literal is a float tensor's kind already
+    assert "labels.copy_(ops.masked_fill(labels.copy(), m, ms.Tensor(-100, labels.dtype)))" in out
+    assert "ops.masked_fill((x * 2), m, 0)" in out  # not computed twice: left, with a note
+    assert "a = ops.masked_fill(x, m, -100)" in convert_source(HEAD + code).code  # ms_core takes any scalar
+    x = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    labels = ms.Tensor(np.arange(6, dtype=np.int64).reshape(2, 3))
+    for t, ref in ((x, torch.arange(6, dtype=torch.float32)), (labels, torch.arange(6))):
+        mask = t > 2
+        got = ms.ops.masked_fill(t, mask, ms.Tensor(-100, t.dtype))
+        expected = ref.reshape(2, 3).masked_fill(ref.reshape(2, 3) > 2, -100)
+        assert got.dtype == t.dtype
+        np.testing.assert_array_equal(got.asnumpy(), expected.numpy())
+
+
+def test_a_second_conversion_keeps_the_layer_attribute_reads_the_first_one_wrote():
+    code = ("class Patches(nn.Module):\n    def __init__(self, k, size):\n        super().__init__()\n"
+            "        self.proj = nn.Conv3d(3, 4, kernel_size=k, stride=k, padding=k)\n"
+            "        self.grid = [s // t for s, t in zip(size, self.proj.stride)]\n"
+            "        self.width = self.head.in_features if hasattr(self, 'head') else 0\n"
+            "    def forward(self, x):\n        return self.proj(x)\n"
+            "def unmapped(m, x):\n    return nn.Module.forward(m, x)\n")  # torch names stay (marked)
+    for target in ("ms_core", "mindspore"):
+        once = convert_source(HEAD + code, target=target).code
+        assert "zip(size, self.proj.stride)" in once  # a Conv3d's stride is torch's on both sides
+        assert "TorchLayerAttrs(self.head).in_features" in once  # a class unknown here: decided at run time
+        assert convert_source(once, target=target).code == once
+
+
+def test_a_reduction_whose_calls_a_rule_writes_is_the_runtimes_function_as_a_value():
+    code = ("class Miner:\n    def __init__(self, hardest=True):\n"
+            "        self.pick = torch.max if hardest else torch.min\n"
+            "    def __call__(self, d):\n        return self.pick(d, dim=1)\n")
+    out = body(code)
+    assert "self.pick = torch_max if hardest else torch_min" in out and "MS901" not in out
+    namespace = {}
+    exec(convert_source(HEAD + code).code, namespace)  # noqa: S102 (running the converted code is the test)
+    d = np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)
+    for hardest, op in ((True, torch.max), (False, torch.min)):
+        got, expected = namespace["Miner"](hardest)(ms.Tensor(d)), op(torch.from_numpy(d), dim=1)
+        np.testing.assert_array_equal(got.values.asnumpy(), expected.values.numpy())
+        np.testing.assert_array_equal(got.indices.asnumpy(), expected.indices.numpy())

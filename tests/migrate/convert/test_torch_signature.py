@@ -269,15 +269,15 @@ def test_names_do_not_collide_with_the_files_own():
 
 
 def test_converting_again_keeps_the_import_and_adds_only_what_is_new():
-    # torch.stft has no mapping: the torch import stays, so the output is converted again
-    src = TORCH_HEADER + "act = nn.ReLU\ny = torch.stft(x, 8)\n"
+    # torch.geqrf has no mapping: the torch import stays, so the output is converted again
+    src = TORCH_HEADER + "act = nn.ReLU\ny = torch.geqrf(x)\n"
     once = convert_source(src).code
     assert convert_source(once).code == once
     more = convert_source(once + "bn = torch.nn.BatchNorm2d\n").code  # (nn is MindSpore's now)
     generated, rest = split_generated(more)
     assert generated == "from migrate_runtime import TorchBatchNorm2d, TorchMissing, TorchReLU\n"
-    assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.stft has no mapping\n"
-                         "y = torch.stft(x, 8)\nbn = TorchBatchNorm2d\n")
+    assert rest.endswith("act = TorchReLU\n# migrate: MS901 torch.geqrf has no mapping\n"
+                         "y = torch.geqrf(x)\nbn = TorchBatchNorm2d\n")
     assert convert_source(more).code == more
 
 

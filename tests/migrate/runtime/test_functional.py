@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from migrate.runtime.functional import (
-    torch_activation_fn, torch_batch_stats_norm, torch_einsum, torch_foreach, torch_layer_norm, torch_linspace,
-    torch_local_response_norm, torch_multi_head_attention_forward, torch_sdpa, torch_sparse_coo_tensor,
-    torch_unfold_windows,
+    torch_activation_fn, torch_batch_stats_norm, torch_einsum, torch_foreach, torch_istft, torch_layer_norm,
+    torch_linspace, torch_local_response_norm, torch_max, torch_min, torch_multi_head_attention_forward,
+    torch_sdpa, torch_sparse_coo_tensor, torch_stft, torch_unfold_windows,
 )
 from tests.optest import check_op
 
@@ -148,3 +148,51 @@ def test_sparse_coo_tensor_is_its_dense_tensor():
     got = torch_sparse_coo_tensor(indices, values)
     want = torch.sparse_coo_tensor(torch.tensor(indices), torch.tensor(values)).to_dense()
     np.testing.assert_allclose(got.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# (n_fft, hop_length, win_length, center, normalized): a hop dividing n_fft or not, a window
+# shorter than the frame, torch's default hop
+STFT_CASES = [(32, 8, 32, True, True), (32, 10, 24, True, False), (16, None, 16, False, False)]
+
+
+@pytest.mark.parametrize("n_fft,hop,win,center,normalized", STFT_CASES)
+def test_stft(n_fft, hop, win, center, normalized):
+    window = RNG.uniform(0.5, 1.0, win).astype(np.float32)
+    check_op(lambda x, w: ms.ops.view_as_real(torch_stft(x, n_fft, hop, win, w, center=center, normalized=normalized,
+                                                         return_complex=True)),
+             lambda x, w: torch.view_as_real(torch.stft(x, n_fft, hop, win, w, center=center, normalized=normalized,
+                                                        return_complex=True)),
+             [_r(2, 150), window], rtol=1e-4, atol=1e-5)  # sums of n_fft products: float32 rounding
+    single = torch_stft(ms.Tensor(_r(150)), n_fft, hop, win, ms.Tensor(window), center=center, return_complex=False)
+    assert single.shape == tuple(torch.stft(torch.zeros(150), n_fft, hop, win, torch.ones(win), center=center,
+                                            return_complex=True).shape) + (2,)
+
+
+@pytest.mark.parametrize("length", [None, 150, 140, 170])
+def test_istft_inverts_stft(length):
+    n_fft, hop = 32, 8
+    window = np.hanning(n_fft + 1)[:-1].astype(np.float32) + 0.1  # nonzero overlap-add everywhere
+    check_op(lambda x, w: torch_istft(torch_stft(x, n_fft, hop, window=w, normalized=True, return_complex=True) * 0.5,
+                                      n_fft, hop, window=w, normalized=True, length=length),
+             lambda x, w: torch.istft(torch.stft(x, n_fft, hop, window=w, normalized=True, return_complex=True) * 0.5,
+                                      n_fft, hop, window=w, normalized=True, length=length),
+             [_r(2, 150), window], grad_idx=[0],  # the round trip cancels the window: its gradient is rounding noise
+             rtol=1e-4, atol=1e-5)  # float32 rounding through two transforms
+
+
+def test_istft_refuses_a_window_whose_overlap_add_vanishes():
+    z = torch_stft(ms.Tensor(_r(64)), 16, 16, window=ms.Tensor(np.zeros(16, np.float32)), return_complex=True)
+    with pytest.raises(ValueError, match="NOLA condition"):
+        torch_istft(z, 16, 16, window=ms.Tensor(np.zeros(16, np.float32)))
+
+
+@pytest.mark.parametrize("name,ours", [("max", torch_max), ("min", torch_min)])
+def test_max_and_min_as_values_take_each_torch_form(name, ours):
+    reference = getattr(torch, name)
+    check_op(lambda x: ours(x), lambda x: reference(x), [_r(3, 4)])
+    check_op(lambda x, y: ours(x, y), lambda x, y: reference(x, y), [_r(3, 4), _r(3, 4)])
+    check_op(lambda x: ours(x, 1, True)[0], lambda x: reference(x, 1, True)[0], [_r(3, 4)])
+    x = _r(3, 4)
+    got, expected = ours(ms.Tensor(x), dim=0), reference(torch.from_numpy(x), dim=0)
+    np.testing.assert_array_equal(got.values.asnumpy(), expected.values.numpy())
+    np.testing.assert_array_equal(got.indices.asnumpy(), expected.indices.numpy())

@@ -45,6 +45,44 @@ def test_branches_resolve_for_either_target():
     assert for_target(code, "mindspore") == "from .backend import ms\n\n\ndef f():\n    return 1\n"
 
 
+# the branches parsed alone give what the whole module's parse gives: comments before, between,
+# inside and after the branches (indented ones after the last block are that block's), elif
+# chains, a decorated statement next, a branch that is the last statement
+_BRANCH_CASES = [
+    'from .backend import TARGET, ms\n\n# about f\nif TARGET == "mindspore":  # why\n    # first\n'
+    '    def f():\n        return 1\n\n    # between\n    g = 2\n    # indented after\n\n'
+    '# else comment\nelse:\n    def f():\n        return 2\n    # owned by the block\n\n'
+    '# the next one\'s\n@ms.jit\ndef h():\n    return 3\n',
+    'import os\n\n\nclass A:\n    x = 1\n\n\nif TARGET == "mindspore":\n    y = 1\nelif TARGET == "ms_core":\n'
+    '    y = 2\n    if y:\n        z = 3\n        # deep\nelse:\n    y = 3\n# last\n',
+    'def f():\n    pass\n\n\nif TARGET == "ms_core":\n    a = 1\n\nb = TARGET\n\nif TARGET == "mindspore":\n'
+    '    c = 1\nelse:\n    c = 2\n',
+]
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+@pytest.mark.parametrize("case", range(len(_BRANCH_CASES)))
+def test_branches_alone_equal_the_whole_module(case, target):
+    from migrate.convert.runtime_files import _branches_alone, _whole_module
+    code = _BRANCH_CASES[case]
+    alone = _branches_alone(code, target)
+    if case == 2 and target == "mindspore":
+        assert alone is None  # `if` without else that leaves nothing: the whole module decides
+    else:
+        assert alone is not None and alone == _whole_module(code, target)
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_the_runtimes_branches_alone_equal_the_whole_module(target):
+    from migrate.convert.runtime_files import SOURCE, _branches_alone, _whole_module
+    sources = [p.read_text(encoding="utf-8") for p in sorted(SOURCE.glob("*.py"))]
+    with_branches = [code for code in sources if "TARGET ==" in code]
+    assert len(with_branches) >= 2
+    for code in with_branches:
+        alone = _branches_alone(code, target)
+        assert alone is not None and alone == _whole_module(code, target)
+
+
 def test_a_written_copy_runs_without_this_project_or_torch(tmp_path):
     write_runtime(tmp_path, "ms_core")
     assert is_written_runtime(tmp_path / RUNTIME_NAME)
