@@ -171,11 +171,6 @@ class Converter:
         # what an earlier conversion wrote to reach the runtime (its import, or the inlined block)
         # is the converter's own code, kept or rewritten as a whole: never walked again
         self.facts.generated = {id(st) for st in runtime_statements(module.body)}
-        if self.facts.training is None and self.facts.stmt_lines:
-            # simple statements whose text holds nothing a rule acts on are only tracked, not
-            # walked (the statement spans still match the tree: no pass rewrote it)
-            self.facts.src_lines = code.splitlines()
-            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
         self._read_input(module, code)
         self.facts.freeze()  # the walk only reads the facts
         # module-level code is a scope too: tensors and modules bound there are tracked
@@ -218,8 +213,13 @@ class Converter:
                              runtime=self.output.signatures.used_names())
 
     def _read_input(self, module, code: str) -> None:
-        """Facts of the input the walk reads: deep nesting, in-place writes a named view misses,
-        plain classes with a forward."""
+        """Facts of the input the walk reads: the statements it may skip, deep nesting, in-place
+        writes a named view misses, plain classes with a forward."""
+        if self.facts.training is None and self.facts.stmt_lines:
+            # simple statements whose text holds nothing a rule acts on are only tracked, not
+            # walked (the statement spans still match the tree: no pass rewrote it)
+            self.facts.src_lines = code.splitlines()
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
         self.facts.aliased_writes = _aliased_writes(code)
         self.facts.plain_forwards = handlers.defines_plain_forward(module, code)
