@@ -680,6 +680,17 @@ class TensorMethods:
     def absolute(self):
         return ops.abs(self)
 
+    def real(self):
+        """The real part: a method, as MindSpore 2.10's Tensor.real (torch's is an attribute)."""
+        return ops.real(self)
+
+    def imag(self):
+        """The imaginary part: a method, as MindSpore 2.10's Tensor.imag."""
+        return ops.imag(self)
+
+    def conj(self):
+        return ops.conj(self)
+
     def negative(self):
         return ops.neg(self)
 

@@ -52,3 +52,14 @@ def test_complex_errors_are_mindspore_style():
         ops.view_as_real(ms.Tensor(X))
     with pytest.raises(TypeError, match="For 'polar'"):
         ops.polar(ms.Tensor(X), ms.Tensor(X.astype(np.float64)))
+
+
+def test_real_imag_and_conj_are_tensor_methods_as_in_mindspore():
+    """MindSpore 2.10's Tensor.real / imag / conj are methods (torch's real and imag are
+    attributes; checked on MindSpore 2.10: t.real() of a complex64 tensor is float32)."""
+    z = np.array([1 + 2j, 3 - 1j], np.complex64)
+    t, ref = ms.Tensor(z), torch.from_numpy(z)
+    assert t.real().dtype == ms.float32
+    np.testing.assert_array_equal(t.real().asnumpy(), ref.real.numpy())
+    np.testing.assert_array_equal(t.imag().asnumpy(), ref.imag.numpy())
+    np.testing.assert_array_equal(t.conj().asnumpy(), ref.conj().resolve_conj().numpy())
