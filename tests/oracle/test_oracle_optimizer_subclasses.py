@@ -14,7 +14,7 @@ import pytest
 from migrate import convert_source
 from tests.migrate.convert.helpers import FIXTURE_ROOT
 
-from .test_oracle import ORACLE, REPO
+from .test_oracle import ORACLE, REPO, oracle_env
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(ORACLE is None, reason="real MindSpore is not available "
@@ -37,7 +37,7 @@ def test_optimizer_subclasses_training_on_mindspore_as_torch(tmp_path):
     want = subprocess.run([sys.executable, str(HERE / "optimizer_subclasses.py")], cwd=HERE, capture_output=True,
                           text=True, timeout=600, env=env)
     got = subprocess.run([ORACLE, "converted.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                         env=env)
+                         env=oracle_env("mindspore"))
     assert want.returncode == 0, want.stderr[-3000:]
     assert got.returncode == 0, got.stderr[-3000:]
     a, b = _numbers(want.stdout), _numbers(got.stdout)

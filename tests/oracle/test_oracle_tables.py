@@ -249,7 +249,7 @@ def test_converted_dropout2d_takes_2d_and_3d_input_on_mindspore(tmp_path):
     """)
     (tmp_path / "t.py").write_text(driver)
     proc = subprocess.run([ORACLE, str(tmp_path / "t.py"), str(tmp_path)], capture_output=True,
-                          text=True, timeout=600, env={"GLOG_v": "3", "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=600, env=oracle_env("mindspore"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     for rank, groups in ((2, (64, 40)), (3, (8, 50))):
         out = np.load(tmp_path / f"out{rank}.npy").reshape(groups + (-1,))
