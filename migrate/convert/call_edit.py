@@ -415,10 +415,7 @@ class CallEdit:
         """An int or bool literal ``value`` as a tensor of the input's dtype (torch casts it to
         it; MindSpore 2.10's CPU kernel refuses a value of another kind); the input read by
         name, so that it is not computed twice."""
-        literal_value = value.expression if isinstance(value, cst.UnaryOperation) and \
-            isinstance(value.operator, cst.Minus) else value
-        if not (isinstance(literal_value, cst.Integer)
-                or isinstance(literal_value, cst.Name) and literal_value.value in ("True", "False")):
+        if not is_literal(value) or type(literal(value)) not in (int, bool):
             return value
         source = self.method_receiver if self.entry.torch.startswith("Tensor.") else self.bound.get("input")
         if source is None or dotted(source) is None:

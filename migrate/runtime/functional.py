@@ -413,9 +413,10 @@ def torch_stft(input, n_fft, hop_length=None, win_length=None, window=None, cent
     single = input.ndim == 1
     x = input.reshape(1, -1) if single else input
     if center:
-        mode = {"reflect": "reflect", "constant": "constant", "replicate": "replicate",
-                "circular": "circular"}[pad_mode]
-        x = ops.pad(x.reshape(x.shape[0], 1, -1), (n_fft // 2, n_fft // 2), mode=mode).reshape(x.shape[0], -1)
+        if pad_mode not in ("reflect", "constant", "replicate", "circular"):
+            raise ValueError(f"For 'stft', the 'pad_mode' must be one of ['reflect', 'constant', 'replicate', "
+                             f"'circular'], but got {pad_mode!r}.")
+        x = ops.pad(x.reshape(x.shape[0], 1, -1), (n_fft // 2, n_fft // 2), mode=pad_mode).reshape(x.shape[0], -1)
     count = 1 + (x.shape[-1] - n_fft) // hop_length
     frames = torch_unfold_windows(x, 1, n_fft, hop_length)[:, :count]  # (B, frames, n_fft)
     w = _stft_window(window, win_length, n_fft, x.dtype)
@@ -486,22 +487,24 @@ class TorchReduction(tuple):
         return self[1]
 
 
+def _torch_extreme(input, dim, keepdim, whole, along, elementwise):
+    """torch.max / torch.min's three forms: the extreme element (``whole``); with an int ``dim``
+    (values, indices) along it (``along``); with a tensor, the elementwise extreme (``elementwise``)."""
+    if dim is None:
+        return whole(input)
+    if isinstance(dim, int):
+        return TorchReduction(along(input, dim, keepdims=keepdim))
+    return elementwise(input, dim)
+
+
 def torch_max(input, dim=None, keepdim=False):
     """torch.max as a value (``op = torch.max``; the converter writes a direct call idiomatically):
     the largest element; with an int ``dim`` (values, indices) along it; with a tensor, the
     elementwise maximum of the two."""
-    if dim is None:
-        return ops.amax(input)
-    if isinstance(dim, int):
-        return TorchReduction(ops.max(input, dim, keepdims=keepdim))
-    return ops.maximum(input, dim)
+    return _torch_extreme(input, dim, keepdim, ops.amax, ops.max, ops.maximum)
 
 
 def torch_min(input, dim=None, keepdim=False):
     """torch.min as a value: the smallest element; with an int ``dim`` (values, indices) along
     it; with a tensor, the elementwise minimum of the two."""
-    if dim is None:
-        return ops.amin(input)
-    if isinstance(dim, int):
-        return TorchReduction(ops.min(input, dim, keepdims=keepdim))
-    return ops.minimum(input, dim)
+    return _torch_extreme(input, dim, keepdim, ops.amin, ops.min, ops.minimum)

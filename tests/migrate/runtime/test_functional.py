@@ -196,3 +196,9 @@ def test_max_and_min_as_values_take_each_torch_form(name, ours):
     got, expected = ours(ms.Tensor(x), dim=0), reference(torch.from_numpy(x), dim=0)
     np.testing.assert_array_equal(got.values.asnumpy(), expected.values.numpy())
     np.testing.assert_array_equal(got.indices.asnumpy(), expected.indices.numpy())
+
+
+def test_stft_names_a_pad_mode_it_does_not_know():
+    with pytest.raises(ValueError, match=r"'pad_mode' must be one of \['reflect', 'constant', 'replicate', "
+                                         r"'circular'\], but got 'mirror'"):
+        torch_stft(ms.Tensor(_r(64)), 16, pad_mode="mirror", return_complex=True)
