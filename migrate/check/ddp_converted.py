@@ -6,14 +6,14 @@ import importlib
 import numpy as np
 
 
-def install(trace, framework: str) -> None:
-    """Every converted-side hook, for the whole process."""
+def install(trace, framework: str, common) -> None:
+    """Every converted-side hook, for the whole process (`common`: the trace_hooks module)."""
     ms = importlib.import_module(framework)
     optimizers = _optimizer_classes(framework)
     _weights(trace, ms, optimizers)
-    _losses(trace, ms)
+    common.record_value_and_grad_losses(trace, ms)
     _steps(trace, optimizers)
-    _random(trace, ms)
+    common.replay_random(trace, ms.ops, ms.Tensor)
     trace.state_of = lambda: _final_state(trace)
     if framework == "ms_core":
         _ms_core_masks(trace)
@@ -61,24 +61,6 @@ def _final_state(trace) -> dict:
     return {name: np.array(p.asnumpy()) for name, p in trace.network.parameters_and_names()}
 
 
-def _losses(trace, ms) -> None:
-    original_vg = ms.value_and_grad
-
-    def value_and_grad(fn, *args, **kwargs):
-        inner = original_vg(fn, *args, **kwargs)
-
-        def run(*a, **k):
-            value, grads = inner(*a, **k)
-            first = value
-            while isinstance(first, (tuple, list)):
-                first = first[0]
-            trace.record_loss(first.asnumpy() if hasattr(first, "asnumpy") else first)
-            return value, grads
-        return run
-
-    ms.value_and_grad = value_and_grad
-
-
 def _steps(trace, optimizers) -> None:
     for cls in optimizers:
         original = cls.__call__
@@ -89,25 +71,6 @@ def _steps(trace, optimizers) -> None:
             return out
 
         cls.__call__ = call
-
-
-def _random(trace, ms) -> None:
-    from_script = trace.from_script
-    ops = ms.ops
-
-    def replayer(name, fn):
-        def wrapped(*args, **kwargs):
-            out = fn(*args, **kwargs)
-            if not from_script():
-                return out
-            rec = trace.next_random(f"ops.{name}", out.shape)
-            return out if rec is None else ms.Tensor(rec.astype(out.asnumpy().dtype))
-        return wrapped
-
-    for name in ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
-                 "standard_normal", "normal", "multinomial", "bernoulli", "uniform"):
-        if hasattr(ops, name):
-            setattr(ops, name, replayer(name, getattr(ops, name)))
 
 
 def _ms_core_masks(trace) -> None:

@@ -54,6 +54,23 @@ ENV_STEPS, ENV_NPROC = "MIGRATE_DDP_MAX_STEPS", "MIGRATE_DDP_NPROC"
 SIDES = ("torch", "ms_core", "mindspore")
 
 
+def _sibling(name: str):
+    """A module of this folder, loaded by path: MindSpore's interpreter may lack this project's
+    dependencies, so the package (migrate.check) is not imported there."""
+    import importlib.util
+    key = f"_migrate_{name}"
+    if key not in sys.modules:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
+COMMON = _sibling("trace_hooks")   # what the script checker's hooks share with these
+
+
 class Trace:
     """What one process records (or, on the converted sides, replays)."""
 
@@ -75,18 +92,11 @@ class Trace:
 
     def from_script(self, depth: int = 2) -> bool:
         """Whether the caller's caller is code of the script's own tree."""
-        f = sys._getframe(depth)
-        return os.path.abspath(f.f_code.co_filename).startswith(self.root)
+        return COMMON.called_from(self.root, depth)
 
     def values(self, shapes) -> list[np.ndarray]:
-        """Initial values of one network's parameters: U(±1/sqrt(fan_in)), 0.1 for vectors."""
-        rng = np.random.default_rng(1000 + self.networks)
-        self.networks += 1
-        out = []
-        for shape in shapes:
-            bound = 1.0 / np.sqrt(np.prod(shape[1:])) if len(shape) > 1 else 0.1
-            out.append(rng.uniform(-bound, bound, size=shape).astype(np.float32))
-        return out
+        """Initial values of one network's parameters (one stream per network)."""
+        return COMMON.initial_values(self, shapes)
 
     def record_loss(self, value) -> None:
         self.losses.append(float(np.asarray(value, np.float64).reshape(-1)[0]))
@@ -128,18 +138,6 @@ class Trace:
                 keys = sorted((k for k in z.files if k.startswith(kind + "/")), key=lambda k: int(k.split("/")[1]))
                 target.extend(z[k] for k in keys)
 
-    def next_random(self, name, shape):
-        """The next recorded draw for a converted op of `shape`, or None (noted) when none fits."""
-        if not self.random:
-            self.notes.append(f"{name}: nothing recorded left to replay")
-            return None
-        rec = self.random.pop(0)
-        if tuple(rec.shape) != tuple(shape):
-            self.notes.append(f"{name}: shape {tuple(shape)}, recorded {tuple(rec.shape)}: replay stopped")
-            self.random.clear()
-            return None
-        return rec
-
     def next_perm(self, n: int):
         """The next recorded sampler permutation of n rows, or None (noted)."""
         if not self.perms:
@@ -176,15 +174,8 @@ def _install_converted(trace: Trace, framework: str) -> None:
     trace.rank_of = lambda: rank
     trace.load_replay(rank)
     hooks = _load_converted_hooks()
-    hooks.install(trace, framework)
+    hooks.install(trace, framework, COMMON)
 
 
 def _load_converted_hooks():
-    """ddp_converted.py by path: MindSpore's interpreter may lack this project's dependencies,
-    so the package (migrate.check) is not imported there."""
-    import importlib.util
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_converted.py")
-    spec = importlib.util.spec_from_file_location("_migrate_ddp_converted", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _sibling("ddp_converted")

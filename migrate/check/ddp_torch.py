@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import os
 
-# torch's random functions the script's own code may call (recorded for the converted sides)
-TORCH_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
-                "normal", "multinomial", "bernoulli")
+from migrate.check import trace_hooks
 
 
 def install_torch(trace) -> None:
@@ -20,7 +18,7 @@ def install_torch(trace) -> None:
     trace.state_of = lambda: _final_state(trace)
     _weights(trace, torch)
     _losses_and_steps(trace, torch)
-    _random(trace, torch)
+    trace_hooks.record_torch_random(trace, torch)
     _dropout(trace)
     _samplers(trace, torch)
     cpu_for_cuda_scripts(int(os.environ.get("MIGRATE_DDP_NPROC", "1")))
@@ -82,20 +80,6 @@ def _losses_and_steps(trace, torch) -> None:
 
     from torch.optim.optimizer import register_optimizer_step_post_hook
     register_optimizer_step_post_hook(after_step)
-
-
-def _random(trace, torch) -> None:
-    def recorder(fn):
-        def wrapped(*args, **kwargs):
-            out = fn(*args, **kwargs)
-            if trace.from_script():
-                trace.random.append(out.detach().cpu().numpy())
-            return out
-        return wrapped
-
-    for name in TORCH_RANDOM:
-        if hasattr(torch, name):
-            setattr(torch, name, recorder(getattr(torch, name)))
 
 
 def _dropout(trace) -> None:

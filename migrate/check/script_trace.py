@@ -32,16 +32,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
+from .trace_hooks import (called_from, initial_values, record_torch_random, record_value_and_grad_losses,
+                          replay_random)
+
 MAX_RECORDS = 8          # losses and steps kept per run
-_TORCH_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
-                 "normal", "multinomial", "bernoulli")
-_MS_RANDOM = ("randn", "rand", "randint", "randperm", "randn_like", "rand_like", "randint_like",
-              "standard_normal", "normal", "multinomial", "bernoulli", "uniform")
 
 
 @dataclass(frozen=True)
@@ -94,18 +92,11 @@ class Trace:
 
     def from_script(self, depth: int = 2) -> bool:
         """Whether the caller's caller is code of the script's tree (not torch's or ms_core's)."""
-        f = sys._getframe(depth)
-        return os.path.abspath(f.f_code.co_filename).startswith(self.tree)
+        return called_from(self.tree, depth)
 
     def values(self, shapes) -> list[np.ndarray]:
         """The initial values of one network's parameters (one stream per network)."""
-        rng = np.random.default_rng(1000 + self.networks)
-        self.networks += 1
-        out = []
-        for shape in shapes:
-            bound = 1.0 / np.sqrt(np.prod(shape[1:])) if len(shape) > 1 else 0.1
-            out.append(rng.uniform(-bound, bound, size=shape).astype(np.float32))
-        return out
+        return initial_values(self, shapes)
 
     def named_values(self, named_shapes) -> list[np.ndarray]:
         """The initial values of one network's parameters, each drawn from a stream of its own
@@ -238,7 +229,7 @@ def install_torch(trace: Trace, options: Options = Options()) -> None:
             return out
 
         torch.nn.Module.load_state_dict = load_state_dict
-    _torch_random(trace, torch)
+    record_torch_random(trace, torch)
     _torch_dropout(trace)
     original_backward = torch.Tensor.backward
 
@@ -327,20 +318,6 @@ def _draw_at_optimizers(trace: Trace, base, optimizers, named_of, params_of, ass
         cls.__init__ = opt_init
 
 
-def _torch_random(trace: Trace, torch) -> None:
-    def recorder(fn):
-        def wrapped(*args, **kwargs):
-            out = fn(*args, **kwargs)
-            if trace.from_script():
-                trace.random.append(out.detach().cpu().numpy())
-            return out
-        return wrapped
-
-    for name in _TORCH_RANDOM:
-        if hasattr(torch, name):
-            setattr(torch, name, recorder(getattr(torch, name)))
-
-
 def _torch_dropout(trace: Trace) -> None:
     """Record the keep-mask of every training-mode dropout (torch's own draw: the original
     function run on ones, so the script's random stream is consumed as without the hook)."""
@@ -376,23 +353,9 @@ def install_ms(trace: Trace, options: Options = Options()) -> None:
     if options.keep_set:
         _follow_copies(trace, lambda o: isinstance(o, ms.Parameter))
         _ms_keep_loaded(trace, ms, nn)
-    _ms_random(trace, ms)
+    replay_random(trace, ms.ops, ms.Tensor)
     _ms_dropout(trace)
-    original_vg = ms.value_and_grad
-
-    def value_and_grad(fn, *args, **kwargs):
-        inner = original_vg(fn, *args, **kwargs)
-
-        def run(*a, **k):
-            value, grads = inner(*a, **k)
-            first = value
-            while isinstance(first, (tuple, list)):
-                first = first[0]
-            trace.record_loss(first.asnumpy() if hasattr(first, "asnumpy") else first)
-            return value, grads
-        return run
-
-    ms.value_and_grad = value_and_grad
+    record_value_and_grad_losses(trace, ms)
     _ms_steps(trace, ms, options.by_name)
     from ms_core.dataset import samplers
     samplers.RandomSampler._indices = lambda self, n: np.arange(n if self.num_samples is None else
@@ -475,30 +438,6 @@ def _ms_weights(trace: Trace, ms, nn, by_name: bool = False) -> None:
                             lambda c: [] if isinstance(c, (Experimental, Classic)) else _ms_torch_names(c),
                             lambda opt: list(opt.parameters), lambda q, a: q.set_data(ms.Tensor(a)),
                             contextlib.nullcontext)
-
-
-def _ms_random(trace: Trace, ms) -> None:
-    from ms_core import ops
-
-    def replayer(name, fn):
-        def wrapped(*args, **kwargs):
-            out = fn(*args, **kwargs)
-            if not trace.from_script():
-                return out
-            if not trace.random:
-                trace.notes.append(f"ops.{name}: nothing left to replay")
-                return out
-            rec = trace.random.pop(0)
-            if tuple(rec.shape) != tuple(out.shape):
-                trace.notes.append(f"ops.{name}: shape {tuple(out.shape)}, recorded {tuple(rec.shape)}")
-                trace.random.clear()
-                return out
-            return ms.Tensor(rec.astype(out.asnumpy().dtype))
-        return wrapped
-
-    for name in _MS_RANDOM:
-        if hasattr(ops, name):
-            setattr(ops, name, replayer(name, getattr(ops, name)))
 
 
 def _ms_dropout(trace: Trace) -> None:

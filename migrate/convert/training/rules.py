@@ -25,27 +25,30 @@ TRAINING_STEP = statement_rule(
      "y, x_grad = grad_fn(x)\n"
      "print(x_grad)\n"),
 ])
+# a plain loop with a device move: the example of the rules it exercises (MS202, MS229)
+_SIMPLE_LOOP = (
+    'net = Net().to("cpu")\n'
+    "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+    "for x in data:\n"
+    "    opt.zero_grad()\n"
+    "    net(x).sum().backward()\n"
+    "    opt.step()\n",
+    "net = Net()\n"
+    "net.set_train(True)\n"
+    "opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)\n"
+    "\n"
+    "def forward_fn(x):\n"
+    "    return net(x).sum()\n"
+    "\n"
+    "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
+    "\n"
+    "for x in data:\n"
+    "    loss, grads = grad_fn(x)\n"
+    "    opt(grads)\n")
 ZERO_GRAD = statement_rule(
     "MS202", "zero_grad", "Replace optimizer.zero_grad() / model.zero_grad() with nothing (fresh "
                           "gradients on every call).", examples=[
-    ('net = Net().to("cpu")\n'
-     "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
-     "for x in data:\n"
-     "    opt.zero_grad()\n"
-     "    net(x).sum().backward()\n"
-     "    opt.step()\n",
-     "net = Net()\n"
-     "net.set_train(True)\n"
-     "opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)\n"
-     "\n"
-     "def forward_fn(x):\n"
-     "    return net(x).sum()\n"
-     "\n"
-     "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
-     "\n"
-     "for x in data:\n"
-     "    loss, grads = grad_fn(x)\n"
-     "    opt(grads)\n"),
+    _SIMPLE_LOOP,
 ])
 # micro-batch accumulation then clipping: the example of both rules it exercises (MS203, MS219)
 _ACCUMULATE_THEN_CLIP = (
@@ -425,24 +428,7 @@ TRAIN_MODE = statement_rule(
     "MS229", "train_mode", "Replace net = Net() with net = Net(); net.set_train(True) for a network the file "
                            "trains and never switches with train()/eval() (torch modules start in training "
                            "mode).", examples=[
-    ('net = Net().to("cpu")\n'
-     "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
-     "for x in data:\n"
-     "    opt.zero_grad()\n"
-     "    net(x).sum().backward()\n"
-     "    opt.step()\n",
-     "net = Net()\n"
-     "net.set_train(True)\n"
-     "opt = ms.experimental.optim.SGD(net.trainable_params(), lr=0.1)\n"
-     "\n"
-     "def forward_fn(x):\n"
-     "    return net(x).sum()\n"
-     "\n"
-     "grad_fn = ms.value_and_grad(forward_fn, None, opt.parameters)\n"
-     "\n"
-     "for x in data:\n"
-     "    loss, grads = grad_fn(x)\n"
-     "    opt(grads)\n"),
+    _SIMPLE_LOOP,
 ])
 VJP_THROUGH = statement_rule(
     "MS232", "vjp_through", "Replace fake = netG(z) read by a loss after another optimizer's step (a GAN "
