@@ -25,3 +25,17 @@ def test_module_paths_convert_like_torch_nn_names():
     code = convert_source(src).code
     lines = [ln.split(" = ", 1)[1] for ln in code.splitlines() if ln[:4] in ("a = ", "b = ", "c = ")]
     assert len(lines) == 3 and lines[0] == lines[1] == lines[2] and lines[0].startswith("nn.Dense(3, 2"), code
+
+
+def test_torch_six_names_become_what_they_re_exported():
+    """torch._six (gone since torch 2.0; old training utilities still import it) re-exported
+    math's constants and the builtin types: the converted code names those."""
+    src = ("from torch._six import inf, string_classes\nimport torch\n\n"
+           "def f(x, n):\n    if n == inf:\n        return isinstance(x, string_classes)\n"
+           "    return torch._six.nan\n")
+    code = convert_source(src).code
+    assert "if n == math.inf:" in code and "isinstance(x, str)" in code and "return math.nan" in code, code
+    assert "_six" not in code and "MS9" not in code, code
+    namespace = {}
+    exec(code, namespace)
+    assert namespace["f"]("a", float("inf")) is True and namespace["f"](1, 2) != namespace["f"](1, 2)  # nan
