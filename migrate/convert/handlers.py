@@ -474,8 +474,25 @@ def type_as_dtype(converter, node: cst.Call) -> cst.Call:
     return node.with_changes(args=[node.args[0].with_changes(value=new_arg)])
 
 
+def _written_through_detach(node: cst.Call):
+    """``x.detach().mul_(d)`` as ``x.data.mul_(d)``: torch's ``detach()`` shares ``x``'s memory, so
+    an in-place method on it writes ``x`` outside autograd, as one on ``x.data`` does (EMA updates,
+    ``zero_module``); None for any other call (``x.detach().requires_grad_()`` marks a new leaf)."""
+    func = node.func
+    name = func.attr.value
+    recv = func.value
+    if not name.endswith("_") or name.startswith("_") or name in _NOT_WRITES or not isinstance(recv, cst.Call) \
+            or recv.args or not isinstance(recv.func, cst.Attribute) or recv.func.attr.value != "detach":
+        return None
+    return node.with_changes(func=func.with_changes(value=attribute(recv.func.value, "data")))
+
+
+_NOT_WRITES = frozenset({"requires_grad_", "share_memory_", "detach_", "retain_grad_"})
+
+
 def on_method(converter, node: cst.Call):
     """``recv.name(...)``: module methods, tensor methods, in-place ops."""
+    node = _written_through_detach(node) or node
     func = node.func
     recv0 = func.value
     name = func.attr.value
