@@ -1155,6 +1155,7 @@ def _branch_taken(old: cst.If, new) -> list | None:
         return _statements_of(new.body, lead)
     if new.orelse is None:
         return _statements_of(cst.IndentedBlock(body=[]), lead)
+    lead = [*lead, *new.orelse.leading_lines]   # the comments above `else:` / `elif`
     if isinstance(new.orelse, cst.If):
         return [new.orelse.with_changes(leading_lines=lead)]
     return _statements_of(new.orelse.body, lead)

@@ -133,6 +133,32 @@ def test_comments_of_a_removed_try_of_torch_imports_are_kept():
     assert "# prefer the newer name\n# older torch\n" in code and "try" not in code
 
 
+def test_comments_above_the_else_or_elif_of_a_settled_test_are_kept():
+    """speechbrain's core.py: `if not torch.distributed.is_initialized(): return ...` settles to its
+    else part, whose comments stood above `else:`."""
+    code = converted("""\
+        import torch
+
+        def f(decision):
+            # not distributed: return
+            if not torch.distributed.is_initialized():
+                return decision
+
+            # otherwise broadcast it
+            else:
+                return [decision][0]
+
+        def g(d):
+            if not torch.distributed.is_initialized():
+                return d
+            # above the elif
+            elif d > 1:
+                return 1
+        """)
+    assert "# not distributed: return\n\n    # otherwise broadcast it\n    return [decision][0]" in code, code
+    assert "# above the elif\n    if d > 1:" in code, code
+
+
 def test_einops_on_numpy_without_torch_is_left_as_it_is():
     src = textwrap.dedent("""\
         import numpy as np
