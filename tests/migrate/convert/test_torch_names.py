@@ -30,12 +30,15 @@ def test_module_paths_convert_like_torch_nn_names():
 def test_torch_six_names_become_what_they_re_exported():
     """torch._six (gone since torch 2.0; old training utilities still import it) re-exported
     math's constants and the builtin types: the converted code names those."""
-    src = ("from torch._six import inf, string_classes\nimport torch\n\n"
+    src = ("from torch._six import inf, string_classes, int_classes\nimport torch\n\n"
            "def f(x, n):\n    if n == inf:\n        return isinstance(x, string_classes)\n"
+           "    if isinstance(n, int_classes):\n        return n\n"
            "    return torch._six.nan\n")
     code = convert_source(src).code
     assert "if n == math.inf:" in code and "isinstance(x, str)" in code and "return math.nan" in code, code
+    assert "isinstance(n, int)" in code, code
     assert "_six" not in code and "MS9" not in code, code
     namespace = {}
     exec(code, namespace)
-    assert namespace["f"]("a", float("inf")) is True and namespace["f"](1, 2) != namespace["f"](1, 2)  # nan
+    assert namespace["f"]("a", float("inf")) is True and namespace["f"](1, 2) == 2
+    assert namespace["f"](1, 2.5) != namespace["f"](1, 2.5)  # nan
