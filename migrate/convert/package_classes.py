@@ -84,6 +84,21 @@ class _Tree:
             return self.is_module_class(bound[1], bound[2])
         return False
 
+    def binding(self, f: _File, name: str):
+        """What ``name`` is bound to in ``f``, followed through the tree's files that only import
+        it (``from pkg.tasks import nn``, where tasks.py has ``import torch.nn as nn``, is
+        ``("qual", "torch.nn")``); None when ``f`` does not bind it."""
+        bound = f.bound.get(name)
+        for _ in range(16):  # (a cycle of imports ends here)
+            if bound is None or bound[0] != "tree" or bound[2] is None:
+                break
+            other = self.files.get(Path(bound[1]).resolve()) if bound[1] is not None else None
+            further = other.bound.get(bound[2]) if other is not None else None
+            if further is None:
+                break
+            bound = further
+        return bound
+
     def is_module_base(self, f: _File, base) -> bool:
         """Whether a base expression of a class of ``f`` names a torch module class."""
         parts = _dotted(base)
@@ -92,7 +107,7 @@ class _Tree:
         head, rest = parts[0], parts[1:]
         if head in f.classes and not rest:
             return self.is_module_class(f.path, head)
-        bound = f.bound.get(head)
+        bound = self.binding(f, head)
         if bound is None:
             return False
         if bound[0] == "qual":
@@ -130,7 +145,7 @@ def package_module_bases(root: Path, files, statements: ModuleStatements | None 
         for bases in parsed.classes.values():
             for b in bases:
                 parts = _dotted(b)
-                bound = parsed.bound.get(parts[0]) if parts else None
+                bound = tree.binding(parsed, parts[0]) if parts else None
                 if bound is not None and bound[0] == "tree" and tree.is_module_base(parsed, b):
                     found.add(".".join(parts))
         if found:

@@ -49,7 +49,7 @@ from migrate.convert.rules import inplace
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.package_classes import MODULE_BASES
-from migrate.convert.star_imports import OWN_PACKAGES, package_imported_names, torch_star_aliases
+from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.runtime_files import RUNTIME_NAME
 from migrate.convert.torch_signature import (
@@ -269,6 +269,8 @@ class Converter:
         header = used or self.output.guarded or self.facts.generated
         heads = {h for h in ("ms", "nn", "ops", "math", "np") if h in used} | ({"ms"} if header else set())
         kept = {a for a, n in self.output.alias_uses.items() if n}
+        # a torch name that other modules of the package import from this one stays bound too
+        kept |= REEXPORTED.get() & set(self.facts.aliases)
         for mod in self.facts.star_modules:  # a star import that stays binds every name it gives
             if self.star_uses(mod):
                 kept.update(star_names(mod) or ())
