@@ -14,8 +14,8 @@ converter reported as failed (an exception or output it refused; the file was co
 **lost comments**: files of which a comment (text after '#', the converter's `# migrate:` markers
 aside) is missing from the output; **non-torch changed**: files that use neither torch nor einops
 (no import of torch/torchvision/torchaudio/functorch/einops, no name `torch`, no name imported
-from a module of the package that binds it from torch) whose output is not byte-identical to the
-input; **lines/s**: lines / wall time of the first pass (CLI start and
+from a module of the package that binds it from torch, no class deriving from a module class of
+another of its files) whose output is not byte-identical to the input; **lines/s**: lines / wall time of the first pass (CLI start and
 worker pool included). A package whose CLI run dies, or runs past `--timeout`, counts all its
 files as failed.
 
@@ -43,6 +43,8 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from migrate.convert.package_classes import package_module_bases
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -220,7 +222,11 @@ def torch_free_files(staged: Path, files: list[Path]) -> set[Path]:
                 if not new <= derived[p]:
                     derived[p] |= new
                     changed = True
-    return {p for p, tree in trees.items() if not derived[p] and not _mentions_torch(tree, set())}
+    # a class deriving from a module class of another file (gpytorch's kernels: Kernel -> Module
+    # -> torch.nn.Module) is torch code the converter converts (forward -> construct)
+    module_classes = {Path(f).resolve() for f in package_module_bases(staged, list(trees))}
+    return {p for p, tree in trees.items() if not derived[p] and not _mentions_torch(tree, set())
+            and p.resolve() not in module_classes}
 
 
 def _read(path: Path) -> str | None:

@@ -124,6 +124,14 @@ _NO_TORCHVISION = (
     '    def __init__(self, *args, **kwargs):\n'
     '        raise ImportError("torchvision is not installed (bench/realworld.py stand-in)")\n')
 
+# torchvision/__init__.py loads its C extension: the two names model code reads from it, as
+# torchvision 0.28.0 defines them (detr compares __version__ and asks _is_tracing)
+_TV_INIT = (
+    '"""Stand-in for torchvision/__init__.py (its C extension does not load here)."""\n'
+    'import torch\n\n__version__ = "0.28.0"\n\n\n'
+    'def _is_tracing():\n'
+    '    return torch._C._get_tracing_state() is not None\n')
+
 _NO_KORNIA_RS = (
     '"""Stand-in for kornia.io.io (kornia_rs is not installed): the enum, no image files."""\n'
     'from enum import Enum\n\n\n'
@@ -225,7 +233,7 @@ SOURCES = [
     # transforms and utils need PIL): the package __init__, transforms/__init__, transforms/_presets
     # (the weights' preprocessing descriptions) and utils (two helpers) are cut down, on both sides
     Source("torchvision", "torchvision==0.28.0", "torchvision",
-           replace=(("torchvision/__init__.py", ""),
+           replace=(("torchvision/__init__.py", _TV_INIT),
                     ("torchvision/transforms/__init__.py", ""),
                     ("torchvision/transforms/_presets.py", _TV_PRESETS),
                     ("torchvision/utils.py", _TV_UTILS)),
@@ -279,6 +287,22 @@ SOURCES = [
     Source("rotary_embedding_torch", "rotary-embedding-torch==0.3.6", "rotary_embedding_torch",
            torch_needs=("einops==0.8.1",)),
     Source("pytorch_msssim", "pytorch-msssim==1.0.0", "pytorch_msssim"),
+    # a fourth first-pass sample: research repositories (GitHub snapshots) people port by hand
+    Source("convnext", "github:facebookresearch/ConvNeXt", uses=("timm",),
+           note="models/ (no __init__.py) builds on timm's layers (a source of its own)"),
+    Source("swin", "github:microsoft/Swin-Transformer", uses=("timm",),
+           note="Swin v1, v2 and SwinMLP; models/ builds on timm's layers (a source of its own)"),
+    Source("detr", "github:facebookresearch/detr", uses=("torchvision",),
+           stand_ins=(("PIL/__init__.py", ""), ("PIL/Image.py", "")),
+           note="its backbone is torchvision's ResNet (a source of its own); PIL (segmentation.py's import) stands "
+                "in empty on both sides; scipy (the matcher) is installed"),
+    Source("guided_diffusion", "github:openai/guided-diffusion"),
+    Source("dino", "github:facebookresearch/dino", stand_ins=(("PIL/__init__.py", ""), ("PIL/ImageFilter.py", ""),
+                                                               ("PIL/ImageOps.py", ""), ("PIL/Image.py", "")),
+           note="utils.py imports PIL's ImageFilter/ImageOps (augmentations): empty stand-ins on both sides"),
+    Source("mae", "github:facebookresearch/mae", uses=("timm",),
+           note="written for timm 0.3.2 (Block(qk_scale=...)): no architecture builds on timm 0.9.16's torch side; "
+                "converted for the file-level measures"),
 ]
 
 
@@ -757,6 +781,48 @@ ARCHS = [
     Arch("pytorch_msssim", "pytorch_msssim", "SSIM(data_range=1.0, channel=3)", (x(1, 3, 32, 32), x(1, 3, 32, 32))),
     Arch("pytorch_msssim", "pytorch_msssim", "MS_SSIM(data_range=1.0, channel=1, win_size=3)",
          (x(1, 1, 64, 64), x(1, 1, 64, 64))),
+    # facebookresearch/ConvNeXt (with timm 0.9.16)
+    Arch("convnext", "models.convnext", "ConvNeXt(depths=[1, 1, 2, 1], dims=[8, 16, 24, 32], num_classes=10)",
+         (x(2, 3, 64, 64),)),
+    Arch("convnext", "models.convnext_isotropic", "ConvNeXtIsotropic(depth=2, dim=32, num_classes=10)",
+         (x(2, 3, 64, 64),)),
+    # microsoft/Swin-Transformer (with timm 0.9.16)
+    Arch("swin", "models.swin_transformer", "SwinTransformer(img_size=32, patch_size=4, embed_dim=16, "
+         "depths=[2, 2], num_heads=[2, 4], window_size=4, num_classes=10)", (x(2, 3, 32, 32),)),
+    Arch("swin", "models.swin_transformer_v2", "SwinTransformerV2(img_size=32, patch_size=4, embed_dim=16, "
+         "depths=[2, 2], num_heads=[2, 4], window_size=4, num_classes=10)", (x(2, 3, 32, 32),)),
+    Arch("swin", "models.swin_mlp", "SwinMLP(img_size=32, patch_size=4, embed_dim=16, depths=[2, 2], "
+         "num_heads=[2, 4], window_size=4, num_classes=10)", (x(2, 3, 32, 32),)),
+    # facebookresearch/detr (with torchvision 0.28.0): the transformer (a padding mask), the sine
+    # position encoding over a NestedTensor, the whole detector on a ResNet-18 (no pretrained weights)
+    Arch("detr", "models.transformer", "Transformer(d_model=32, nhead=4, num_encoder_layers=1, "
+         "num_decoder_layers=2, dim_feedforward=64, dropout=0.0, return_intermediate_dec=True)",
+         (x(2, 32, 4, 4), x(5, 32), x(2, 32, 4, 4)),
+         call="model(inputs[0], inputs[0][:, 0] > 1.5, inputs[1], inputs[2])"),
+    Arch("detr", "models.position_encoding", "PositionEmbeddingSine(16, normalize=True)", (x(2, 8, 6, 5),),
+         setup="from util.misc import NestedTensor", call="model(NestedTensor(inputs[0], inputs[0][:, 0] > 1.5))"),
+    Arch("detr", "models.detr", "DETR(Joiner(Backbone('resnet18', True, False, False), PositionEmbeddingSine(16, "
+         "normalize=True)), Transformer(d_model=32, nhead=4, num_encoder_layers=1, num_decoder_layers=1, "
+         "dim_feedforward=64, dropout=0.0), num_classes=5, num_queries=4)", (x(2, 3, 64, 64),),
+         setup="import models.backbone\nmodels.backbone.is_main_process = lambda: False\n"
+               "from models.backbone import Backbone, Joiner\n"
+               "from models.position_encoding import PositionEmbeddingSine\n"
+               "from models.transformer import Transformer"),
+    # openai/guided-diffusion: the diffusion UNet (timestep embedding, attention, GroupNorm32)
+    Arch("guided_diffusion", "guided_diffusion.unet", "UNetModel(image_size=16, in_channels=3, model_channels=32, "
+         "out_channels=3, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2), num_heads=2)",
+         (x(2, 3, 16, 16), tok(1000, 2))),
+    Arch("guided_diffusion", "guided_diffusion.unet", "UNetModel(image_size=16, in_channels=3, model_channels=32, "
+         "out_channels=6, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2), num_head_channels=16, "
+         "use_scale_shift_norm=True, resblock_updown=True, use_new_attention_order=True, num_classes=4)",
+         (x(2, 3, 16, 16), tok(1000, 2), tok(4, 2)), call="model(inputs[0], inputs[1], y=inputs[2])"),
+    Arch("guided_diffusion", "guided_diffusion.unet", "EncoderUNetModel(image_size=16, in_channels=3, "
+         "model_channels=32, out_channels=4, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2), "
+         "pool='attention')", (x(2, 3, 16, 16), tok(1000, 2))),
+    # facebookresearch/dino: its ViT and the projection head (weight-normalised last layer)
+    Arch("dino", "vision_transformer", "VisionTransformer(img_size=[32], patch_size=8, embed_dim=32, depth=2, "
+         "num_heads=2)", (x(2, 3, 32, 32),)),
+    Arch("dino", "vision_transformer", "DINOHead(32, 64, nlayers=3, hidden_dim=48, bottleneck_dim=16)", (x(2, 32),)),
 ]
 
 
