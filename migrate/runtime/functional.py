@@ -364,6 +364,28 @@ def torch_pad_crop(input, pad, mode="constant", value=None):
     return ops.pad(out, rest, mode, value if mode == "constant" else None)
 
 
+def torch_fill_diagonal(input, fill_value, wrap=False):
+    """torch's x.fill_diagonal_(fill_value, wrap) out of place, differentiable: ops.where over a mask of the
+    diagonal (MindSpore 2.10's FillDiagonal has no gradient). A matrix's (i, i), ``wrap`` continuing below a
+    tall matrix's first square every ``cols + 1`` elements; a tensor of more dimensions, all of one size,
+    its (i, i, ..., i)."""
+    shape = tuple(input.shape)
+    if len(shape) < 2:
+        raise ValueError(f"For 'fill_diagonal', the dimension of 'input' must be at least 2, but got {len(shape)}.")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError(f"For 'fill_diagonal', when the dimension of 'input' is greater than 2, all its "
+                         f"dimensions must have the same length, but got {shape}.")
+    size = 1
+    for n in shape:
+        size *= n
+    # the flat index of (i, i, ..., i) is i times the sum of the row-major strides
+    step = sum(size // n ** (k + 1) for k, n in enumerate(shape)) if len(shape) > 2 else shape[1] + 1
+    end = size if wrap or len(shape) > 2 else min(shape) * step
+    flat = ops.arange(size, dtype=ms.int32)
+    mask = ops.logical_and(flat % step == 0, flat < end).reshape(shape)
+    return ops.where(mask, ms.Tensor(fill_value, input.dtype), input)
+
+
 def torch_roll(input, shifts, dims=None):
     """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
     each axis of ``dims`` shifted by its ``shifts``; without dims, the flattened tensor."""

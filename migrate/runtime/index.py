@@ -296,6 +296,7 @@ EXPORTS = {
     'torch_fft': 'generated',
     'torch_fft2': 'generated',
     'torch_fftn': 'generated',
+    'torch_fill_diagonal': 'functional',
     'torch_fix': 'generated',
     'torch_flatten': 'generated',
     'torch_float_power': 'generated',
