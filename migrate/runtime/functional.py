@@ -386,6 +386,50 @@ def torch_fill_diagonal(input, fill_value, wrap=False):
     return ops.where(mask, ms.Tensor(fill_value, input.dtype), input)
 
 
+# torch's type promotion of tensors: the highest category wins (bool < integer < floating < complex),
+# then the widest type of it; float16 with bfloat16 gives float32, uint8 with int8 gives int16
+_CATEGORY = {"Bool": 0, "UInt8": 1, "Int8": 1, "Int16": 1, "Int32": 1, "Int64": 1, "Float16": 2, "BFloat16": 2,
+             "Float32": 2, "Float64": 2, "Complex64": 3, "Complex128": 3}
+_WIDTH = {"Bool": 1, "UInt8": 1, "Int8": 1, "Int16": 2, "Int32": 4, "Int64": 8, "Float16": 2, "BFloat16": 2,
+          "Float32": 4, "Float64": 8, "Complex64": 8, "Complex128": 16}
+
+
+def torch_promote_types(dtypes):
+    """The dtype torch promotes tensors of ``dtypes`` to (torch.result_type of tensors of one rank)."""
+    dtypes = list(dtypes)
+    names = [str(d) for d in dtypes]
+    top = max(_CATEGORY[n] for n in names)
+    kinds = {n: d for n, d in zip(names, dtypes) if _CATEGORY[n] == top}
+    if {"Float16", "BFloat16"} <= set(kinds) and not {"Float32", "Float64"} & set(kinds):
+        return ms.float32
+    if set(kinds) == {"UInt8", "Int8"}:
+        return ms.int16
+    return kinds[max(kinds, key=lambda n: _WIDTH[n])]
+
+
+def _promoted(tensors, api):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError(f"For '{api}', 'tensors' must hold at least one tensor, but got none.")
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) == 1:
+        return tensors
+    dtype = torch_promote_types(t.dtype for t in tensors)
+    return tuple(t if t.dtype == dtype else t.astype(dtype) for t in tensors)
+
+
+def cat_promoted(tensors, axis=0):
+    """ops.cat after torch's type promotion of the tensors (torch.cat promotes; MindSpore 2.10's Concat
+    takes one dtype: an int64 tensor with a float32 one has no kernel)."""
+    return ops.cat(_promoted(tensors, "cat"), axis)
+
+
+def stack_promoted(tensors, axis=0):
+    """ops.stack after torch's type promotion of the tensors (torch.stack promotes; MindSpore 2.10's Stack
+    takes one dtype)."""
+    return ops.stack(_promoted(tensors, "stack"), axis)
+
+
 def torch_roll(input, shifts, dims=None):
     """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
     each axis of ``dims`` shifted by its ``shifts``; without dims, the flattened tensor."""

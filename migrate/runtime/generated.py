@@ -42,6 +42,8 @@ from .einops import (
     einops_unpack,
 )
 from .functional import (
+    cat_promoted,
+    stack_promoted,
     torch_layer_norm,
     torch_local_response_norm,
     torch_multi_head_attention_forward,
@@ -1857,9 +1859,14 @@ def torch_bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return ops.bucketize(input, boundaries, right=right).astype(ms.int64)
 
 
-def torch_cat(tensors, dim=0):
-    """torch.cat's signature over its MindSpore translation."""
-    return ops.cat(tensors, dim)
+if TARGET == "mindspore":
+    def torch_cat(tensors, dim=0):
+        """torch.cat's signature over its MindSpore translation."""
+        return cat_promoted(tensors, dim)
+else:
+    def torch_cat(tensors, dim=0):
+        """torch.cat's signature over its MindSpore translation."""
+        return ops.cat(tensors, dim)
 
 
 def torch_cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
@@ -1951,16 +1958,28 @@ def torch_column_stack(tensors, out=None):
     return ops.column_stack(tensors)
 
 
-def torch_concat(tensors, dim=0):
-    """torch.concat's signature over its MindSpore translation."""
-    return ops.cat(tensors, dim)
+if TARGET == "mindspore":
+    def torch_concat(tensors, dim=0):
+        """torch.concat's signature over its MindSpore translation."""
+        return cat_promoted(tensors, dim)
+else:
+    def torch_concat(tensors, dim=0):
+        """torch.concat's signature over its MindSpore translation."""
+        return ops.cat(tensors, dim)
 
 
-def torch_concatenate(tensors, axis=0, out=None):
-    """torch.concatenate's signature over its MindSpore translation."""
-    if out is not None:
-        raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
-    return ops.cat(tensors, axis)
+if TARGET == "mindspore":
+    def torch_concatenate(tensors, axis=0, out=None):
+        """torch.concatenate's signature over its MindSpore translation."""
+        if out is not None:
+            raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
+        return cat_promoted(tensors, axis)
+else:
+    def torch_concatenate(tensors, axis=0, out=None):
+        """torch.concatenate's signature over its MindSpore translation."""
+        if out is not None:
+            raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
+        return ops.cat(tensors, axis)
 
 
 def torch_constant(tensor, val):
@@ -3445,9 +3464,14 @@ def torch_squeeze(input, dim=None):
     return ops.squeeze(input, dim)
 
 
-def torch_stack(tensors, dim=0):
-    """torch.stack's signature over its MindSpore translation."""
-    return ops.stack(tensors, dim)
+if TARGET == "mindspore":
+    def torch_stack(tensors, dim=0):
+        """torch.stack's signature over its MindSpore translation."""
+        return stack_promoted(tensors, dim)
+else:
+    def torch_stack(tensors, dim=0):
+        """torch.stack's signature over its MindSpore translation."""
+        return ops.stack(tensors, dim)
 
 
 def torch_sub(input, other, alpha=1):

@@ -67,8 +67,9 @@ def assert_same_as_torch_on_mindspore(code: str, name: str, arrays, tmp_path):
             "cotangents": [None if c is None else _enc(c) for c in cots]}
     (tmp_path / "case.json").write_text(json.dumps(case))
     (tmp_path / "driver.py").write_text(DRIVER)
-    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"), str(tmp_path / "out.json")],
-                          capture_output=True, text=True, timeout=600, env=oracle_env("mindspore"))
+    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
+                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
+                          env=oracle_env("mindspore"))
     assert proc.returncode == 0, f"{out}\n{proc.stderr[-3000:]}"
     got = json.loads((tmp_path / "out.json").read_text())
     assert len(got["outputs"]) == len(want)
@@ -86,3 +87,9 @@ def test_fill_diagonal_gives_torchs_values_and_gradients_on_mindspore(tmp_path):
     arrays = [rng.randn(4, 4).astype(np.float32), rng.randn(7, 3).astype(np.float32),
               rng.randn(3, 3, 3).astype(np.float32), np.arange(12).reshape(4, 3)]
     assert_same_as_torch_on_mindspore(left.FILL_DIAGONAL, "fill", arrays, tmp_path)
+
+
+def test_cat_of_int_and_float_operands_gives_torchs_values_on_mindspore(tmp_path):
+    rng = np.random.RandomState(0)
+    arrays = [rng.randn(2, 3, 2).astype(np.float32), rng.randint(-1, 3, (2, 3)).astype(np.int64)]
+    assert_same_as_torch_on_mindspore(left.CAT_PROMOTE, "prompt", arrays, tmp_path)

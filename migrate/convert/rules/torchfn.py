@@ -12,6 +12,7 @@ import libcst as cst
 
 from migrate.convert.call_edit import is_literal, literal
 from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.dtype_forms import BOOL_CALLS, known_equal
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.layers import _conv_padding, layer_norm_function
 from migrate.convert.template import render
@@ -283,6 +284,43 @@ def einsum(edit) -> None:
     edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
 
 
+def _written_operands(call: cst.Call) -> list | None:
+    """The operands of torch.cat(tensors, ...) as written when ``tensors`` is a list or tuple display without
+    starred items; None otherwise (a sequence built elsewhere)."""
+    args = call.args
+    sequence = next((a.value for a in args[:1] if a.keyword is None and not a.star), None) or \
+        next((a.value for a in args if a.keyword is not None and a.keyword.value in ("tensors", "seq")), None)
+    if not isinstance(sequence, (cst.List, cst.Tuple)) or \
+            any(isinstance(e, cst.StarredElement) for e in sequence.elements):
+        return None
+    return [e.value for e in sequence.elements]
+
+
+@argument_rule("MS335", "cat_promote", runtime=True, needs=["cat_promoted", "stack_promoted"], examples=[
+    ("def f(labels):\n"
+     "    pad = -torch.ones(2, 1)\n"
+     "    return torch.cat([labels, pad], dim=1)\n",
+     "def f(labels):\n"
+     "    pad = -ops.ones((2, 1))\n"
+     "    return ops.cat([labels, pad], axis=1)\n"),
+])
+def cat_promote(edit) -> None:
+    """Replace torch.cat / torch.stack with --target mindspore, where the operands' dtypes are not known equal
+    by form (a tensor made or cast to a dtype beside one whose dtype only run time knows), with cat_promoted /
+    stack_promoted, ops.cat / ops.stack after torch's type promotion (MindSpore 2.10's Concat and Stack take one
+    dtype: int64 labels with float32 padding fail); operands of one form stay ops.cat."""
+    if edit.converter.facts.target_name != "mindspore":
+        return
+    if not edit.runtime:  # (at run time, in the torch-signature function, nothing is known)
+        operands = _written_operands(edit.original)
+        if operands is None or known_equal(edit.converter, operands):
+            return
+    stack = edit.entry.torch.endswith("stack")
+    edit.func = cst.Name(edit.helper("stack_promoted" if stack else "cat_promoted"))
+    edit.worse("transformed", "the operands' dtypes may differ: torch promotes them, MindSpore 2.10's "
+                              f"{'Stack' if stack else 'Concat'} takes one dtype")
+
+
 @argument_rule("MS330", "roll", needs=["torch_roll"], examples=[
     ("y = torch.roll(x, 1, 0)\n",
      "y = ops.roll(x, 1, 0)\n"),
@@ -362,12 +400,6 @@ def where(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
 
 
-# calls whose result is bool whatever their input (a method or a torch function of that name)
-_BOOL_CALLS = frozenset({"bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "eq", "ne",
-                         "gt", "lt", "ge", "le", "greater", "less", "equal", "not_equal", "logical_and", "logical_or",
-                         "logical_not", "logical_xor", "signbit", "any", "all"})
-
-
 def _bool_by_form(node) -> bool:
     """``node`` is a bool tensor by its form: a comparison, ``~`` / ``&`` / ``|`` / ``^`` of such,
     or a call that returns bool (``m.bool()``, ``torch.isnan(x)``)."""
@@ -379,7 +411,7 @@ def _bool_by_form(node) -> bool:
         return _bool_by_form(node.left) or _bool_by_form(node.right)
     if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
         name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-        return name in _BOOL_CALLS
+        return name in BOOL_CALLS
     return False
 
 

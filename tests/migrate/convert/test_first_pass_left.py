@@ -101,3 +101,58 @@ def test_fill_diagonal_refuses_what_torch_refuses_with_a_clear_error():
         torch_fill_diagonal(ms.Tensor(np.zeros(3, np.float32)), 1.0)
     with pytest.raises(ValueError, match="all its dimensions must have the same length, but got \\(2, 3, 3\\)"):
         torch_fill_diagonal(ms.Tensor(np.zeros((2, 3, 3), np.float32)), 1.0)
+
+
+# segment-anything's PromptEncoder: int64 labels joined with float32 padding made a line earlier, points with
+# float padding; torch promotes, MindSpore 2.10's Concat and Stack take one dtype
+CAT_PROMOTE = '''
+def prompt(points, labels):
+    padding_point = torch.zeros((points.shape[0], 1, 2))
+    padding_label = -torch.ones((labels.shape[0], 1))
+    points = torch.cat([points, padding_point], dim=1)
+    labels = torch.cat([labels, padding_label], dim=1)
+    same = torch.cat([points, points * 2], 1)
+    pairs = torch.stack((labels[:, 0], labels[:, 1].long()), dim=1)
+    flags = torch.cat([labels > 0, labels.int() < 0], 0)
+    return points, labels, same, pairs, flags
+'''
+
+
+def test_cat_for_mindspore_promotes_where_the_operands_dtypes_may_differ():
+    plain = convert_source(HEAD + CAT_PROMOTE).code
+    assert "labels = ops.cat([labels, padding_label], axis=1)" in plain and "promoted" not in plain
+    out = convert_source(HEAD + CAT_PROMOTE, target="mindspore").code
+    assert "labels = cat_promoted([labels, padding_label], axis=1)" in out
+    assert "points = cat_promoted([points, padding_point], axis=1)" in out
+    assert "pairs = stack_promoted((labels[:, 0], labels[:, 1].astype(ms.int64)), axis=1)" in out
+    # operands of one form (nothing sets a dtype apart; both bool by form) stay MindSpore's own
+    assert "same = ops.cat([points, points * 2], 1)" in out and "flags = ops.cat([labels > 0, " in out
+    assert convert_source(out, target="mindspore").code == out
+    rng = np.random.RandomState(0)
+    assert_same_as_torch(CAT_PROMOTE, "prompt", [rng.randn(2, 3, 2).astype(np.float32),
+                                                 rng.randint(-1, 3, (2, 3)).astype(np.int64)])
+
+
+@pytest.mark.parametrize("a,b", [("int64", "float32"), ("bool", "int32"), ("uint8", "int8"), ("float16", "int64"),
+                                 ("int32", "float16"), ("float64", "float32"), ("bool", "bool")])
+def test_promoted_joins_give_torchs_dtype(a, b):
+    from migrate.runtime.functional import cat_promoted, stack_promoted
+    x, y = np.arange(4).reshape(2, 2) % 2, np.ones((2, 2))
+    want = torch.cat([torch.tensor(x).to(getattr(torch, a)), torch.tensor(y).to(getattr(torch, b))], 1)
+    mx, my = (ms.Tensor(v).astype(getattr(ms, "bool_" if d == "bool" else d)) for v, d in ((x, a), (y, b)))
+    got = cat_promoted([mx, my], 1)
+    assert str(got.dtype).lower() == str(want.dtype).split(".")[1]
+    np.testing.assert_array_equal(got.astype(ms.float32).asnumpy(), want.float().numpy())
+    assert str(stack_promoted((mx, my)).dtype) == str(got.dtype)
+    with pytest.raises(ValueError, match="For 'cat', 'tensors' must hold at least one tensor"):
+        cat_promoted([])
+
+
+def test_torchs_promotion_table_over_every_pair_of_real_dtypes():
+    from migrate.runtime.functional import torch_promote_types
+    names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+    for a in names:
+        for b in names:
+            want = str(torch.promote_types(getattr(torch, a), getattr(torch, b))).split(".")[1]
+            got = torch_promote_types([getattr(ms, "bool_" if n == "bool" else n) for n in (a, b)])
+            assert str(got).lower() == want, (a, b, got)
