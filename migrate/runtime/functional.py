@@ -5,6 +5,8 @@ einsum as batched matmuls, multi-head attention's functional forward, local resp
 scaled dot-product attention with run-time options, the ``_foreach_*`` list ops, the
 transformer's activation by name, and sparse COO tensors as the dense tensors they stand for.
 """
+import numpy as np
+
 from .backend import ms, ops
 
 
@@ -428,6 +430,26 @@ def stack_promoted(tensors, axis=0):
     """ops.stack after torch's type promotion of the tensors (torch.stack promotes; MindSpore 2.10's Stack
     takes one dtype)."""
     return ops.stack(_promoted(tensors, "stack"), axis)
+
+
+def torch_unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique: the distinct elements (``dim``: the distinct slices along ``dim``), sorted, as torch gives
+    them on CPU whatever ``sorted`` says; with ``return_inverse`` where each element (slice) went, with
+    ``return_counts`` how often each occurs (int64). Flags and ``dim`` may be run-time values. torch has no
+    gradient for it; this is computed on the values (MindSpore 2.10's Unique2 has no CPU kernel)."""
+    values = input.asnumpy()
+    if dim is not None:
+        if not -values.ndim <= dim < max(values.ndim, 1):
+            raise ValueError(f"For 'unique', 'dim' must be in [{-values.ndim}, {values.ndim}), but got {dim}.")
+        dim = dim % values.ndim
+    out, inverse, counts = np.unique(values, return_inverse=True, return_counts=True, axis=dim)
+    inverse = inverse.reshape(values.shape if dim is None else (values.shape[dim],))
+    result = [ms.Tensor(out)]
+    if return_inverse:
+        result.append(ms.Tensor(inverse.astype(np.int64)))
+    if return_counts:
+        result.append(ms.Tensor(counts.astype(np.int64)))
+    return result[0] if len(result) == 1 else tuple(result)
 
 
 def torch_roll(input, shifts, dims=None):

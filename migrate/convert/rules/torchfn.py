@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import is_literal, literal
-from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.cst import as_argument, code_of, parse_expr
 from migrate.convert.dtype_forms import BOOL_CALLS, known_equal
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.layers import _conv_padding, layer_norm_function
@@ -187,30 +187,33 @@ def aminmax(edit) -> None:
 
 
 _UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
-# Int32 then cast: MindSpore 2.10's CPU SearchSorted fails with an Int64 output
-_INVERSE = "ops.searchsorted({u}, {{input}}, out_int32=True).astype(ms.int64)"
 
 
-@argument_rule("MS307", "unique", examples=[
+@argument_rule("MS307", "unique", runtime=True, needs=["torch_unique"], examples=[
     ("y = torch.unique(x, return_counts=True)\n",
      "y = ops.unique_consecutive(ops.sort(ops.reshape(x, (-1,)))[0], False, True)\n"),
+    ("y, i = torch.unique(x, return_inverse=True)\n",
+     "y, i = torch_unique(x, return_inverse=True)\n"),
 ])
 def unique(edit) -> None:
-    """Replace torch.unique(x, return_inverse, return_counts) with ops.unique_consecutive of the
-    sorted elements (torch's result is sorted; ops.unique keeps the order of appearance), the
-    inverse by ops.searchsorted."""
+    """Replace torch.unique(x) / x.unique() and return_counts=True with ops.unique_consecutive of the sorted
+    elements (torch's result is sorted; ops.unique keeps the order of appearance); with return_inverse, dim
+    or flags known at run time only with the runtime's torch_unique, torch's semantics (x.unique() left as it
+    is on ms_core)."""
+    method = edit.entry.torch.startswith("Tensor.")
+    source = as_argument(edit.method_receiver if method else edit.bound["input"])
     inverse, counts = (_flag(edit, n) for n in ("return_inverse", "return_counts"))
-    if inverse is None or counts is None:
-        edit.unsupported("return_inverse/return_counts must be written as True or False")
+    dim = edit.bound.get("dim")
+    if edit.runtime or inverse is not False or counts is None or not (dim is None or code_of(dim) == "None"):
+        args = [cst.Arg(source)] + [
+            cst.Arg(edit.bound[n], keyword=cst.Name(n), equal=_EQ)
+            for n in ("sorted", "return_inverse", "return_counts", "dim") if n in edit.bound]
+        edit.result = cst.Call(cst.Name(edit.helper("torch_unique")), args)
         return
-    base = f"ops.unique_consecutive({_UNIQUE_SORTED}" + (", False, True)" if counts else ")")
-    if not inverse:
-        template = base
-    elif counts:
-        template = f"(lambda _u: (_u[0], {_INVERSE.format(u='_u[0]')}, _u[1]))({base})"
-    else:
-        template = f"(lambda _u: (_u, {_INVERSE.format(u='_u')}))({base})"
-    edit.result = render(edit.converter, template, {"input": edit.bound["input"]})
+    if method and not counts and edit.converter.facts.target_name == "ms_core":
+        return  # x.unique(): ms_core's Tensor.unique is torch's (MindSpore 2.10's has no CPU kernel)
+    template = f"ops.unique_consecutive({_UNIQUE_SORTED}" + (", False, True)" if counts else ")")
+    edit.result = render(edit.converter, template, {"input": source})
 
 
 def _flag(edit, name: str):
