@@ -52,6 +52,7 @@ from .functional import (
 from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
+    EmbeddingBagTorch,
     SoftplusTorch,
     UnfoldTorchLayout,
     torch_attention_init,
@@ -569,6 +570,23 @@ class TorchEmbedding(nn.Embedding, metaclass=TorchSignature):
     weight = property(lambda self: self.embedding_table, lambda self, value: setattr(self, 'embedding_table', value))
     num_embeddings = property(lambda self: self.vocab_size, lambda self, value: setattr(self, 'vocab_size', value))
     embedding_dim = property(lambda self: self.embedding_size, lambda self, value: setattr(self, 'embedding_size', value))
+
+
+class TorchEmbeddingBag(EmbeddingBagTorch, metaclass=TorchSignature):
+    """torch.nn.EmbeddingBag's signature over EmbeddingBagTorch: torch's arguments are translated when it is built."""
+
+    _torch_base = EmbeddingBagTorch
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+            scale_grad_by_freq=False, mode='mean', sparse=False, _weight=None,
+            include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        if max_norm is not None:
+            raise ValueError("For 'EmbeddingBag' (torch signature), max_norm other than None is not supported: max_norm renormalisation.")
+        if scale_grad_by_freq is not False:
+            raise ValueError("For 'EmbeddingBag' (torch signature), scale_grad_by_freq other than False is not supported: gradient scaling by frequency.")
+        kwargs_ = {k: v for k, v in (('_weight', _weight), ('padding_idx', padding_idx), ('dtype', dtype),) if v is not None}
+        super().__init__(num_embeddings, embedding_dim, norm_type=norm_type, mode=mode,
+            sparse=sparse, include_last_offset=include_last_offset, **kwargs_)
 
 
 class TorchFlatten(nn.Flatten, metaclass=TorchSignature):
@@ -3802,6 +3820,7 @@ TORCH_NN = {
     'Dropout3d': TorchDropout3d,
     'ELU': TorchELU,
     'Embedding': TorchEmbedding,
+    'EmbeddingBag': TorchEmbeddingBag,
     'Flatten': TorchFlatten,
     'GELU': TorchGELU,
     'GLU': TorchGLU,

@@ -93,3 +93,67 @@ def test_cat_of_int_and_float_operands_gives_torchs_values_on_mindspore(tmp_path
     rng = np.random.RandomState(0)
     arrays = [rng.randn(2, 3, 2).astype(np.float32), rng.randint(-1, 3, (2, 3)).astype(np.int64)]
     assert_same_as_torch_on_mindspore(left.CAT_PROMOTE, "prompt", arrays, tmp_path)
+
+
+def test_unique_with_a_dim_and_run_time_flags_gives_torchs_values_on_mindspore(tmp_path):
+    code = left.UNIQUE + ("\n\ndef call(x, pairs):\n"
+                          "    return (*uniques(x, pairs, True, True), *uniques(x, pairs, False, True))\n")
+    x = np.random.RandomState(0).randint(0, 5, (3, 4))
+    pairs = np.array([[1, 0, 1, 2, 0], [3, 0, 3, 1, 0], [2, 2, 2, 0, 2]])
+    assert_same_as_torch_on_mindspore(code, "call", [x, pairs], tmp_path)
+
+
+MODULE_DRIVER = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mindspore as ms
+    case = json.load(open(sys.argv[1]))
+    ns = {}
+    exec(compile(case["code"], "<converted>", "exec"), ns)
+    cell = ns[case["name"]]()
+    weights = np.load(case["weights"])
+    params = dict(cell.parameters_and_names())
+    assert sorted(params) == sorted(weights.files), (sorted(params), weights.files)
+    for name, p in params.items():
+        p.set_data(ms.Tensor(weights[name]))
+    args = [ms.Tensor(np.array(a["data"], dtype=a["dtype"]).reshape(a["shape"])) for a in case["inputs"]]
+    cots = [ms.Tensor(np.array(c["data"], dtype=c["dtype"]).reshape(c["shape"])) for c in case["cotangents"]]
+
+    def scalar(*a):
+        return sum((o * c).sum() for o, c in zip(cell(*a), cots))
+    grads = ms.grad(scalar, grad_position=None, weights=[params[n] for n in case["order"]])(*args)
+    json.dump({"outputs": [o.asnumpy().tolist() for o in cell(*args)],
+               "grads": [g.asnumpy().tolist() for g in grads]}, open(sys.argv[2], "w"))
+""")
+
+
+def test_embedding_bag_gives_torchs_values_and_weight_gradients_on_mindspore(tmp_path):
+    import torch
+    torch_namespace = {}
+    exec(left.HEAD + left.EMBEDDING_BAG, torch_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    net = torch_namespace["Memory"]()
+    rng = np.random.RandomState(0)
+    arrays = [rng.randn(3, 5).astype(np.float32), rng.randint(0, 12, (3, 5)),
+              np.array([3, 0, 7, 7, 1, 0, 11, 5, 2]), np.array([0, 2, 2, 5])]
+    outs = net(*[torch.tensor(a) for a in arrays])
+    cots = [np.asarray(rng.randn(*o.shape), np.float32) for o in outs]
+    order = [n for n, _ in net.named_parameters()]
+    grads = torch.autograd.grad(sum((o * torch.tensor(c)).sum() for o, c in zip(outs, cots)),
+                                list(net.parameters()))
+    np.savez(tmp_path / "w.npz", **{n: p.detach().numpy() for n, p in net.named_parameters()})
+    code = convert_source(left.HEAD + left.EMBEDDING_BAG, target="mindspore").code
+    case = {"code": code, "name": "Memory", "weights": str(tmp_path / "w.npz"), "order": order,
+            "inputs": [_enc(a) for a in arrays], "cotangents": [_enc(c) for c in cots]}
+    (tmp_path / "case.json").write_text(json.dumps(case))
+    (tmp_path / "driver.py").write_text(MODULE_DRIVER)
+    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
+                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
+                          env=oracle_env("mindspore"))
+    assert proc.returncode == 0, f"{code}\n{proc.stderr[-3000:]}"
+    got = json.loads((tmp_path / "out.json").read_text())
+    for g, w in zip(got["outputs"], outs):
+        np.testing.assert_allclose(np.array(g, np.float32), w.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert len(got["grads"]) == len(grads) == 3
+    for g, w in zip(got["grads"], grads):
+        np.testing.assert_allclose(np.array(g, np.float32), w.numpy(), rtol=1e-5, atol=1e-6)

@@ -34,9 +34,10 @@ def torch_and_grads(fn, arrays, cot_seed=1):
     outs = fn(*inputs)
     outs = outs if isinstance(outs, tuple) else (outs,)
     rng = np.random.RandomState(cot_seed)
-    cots = [rng.randn(*o.shape).astype(np.float32) if o.dtype.is_floating_point else None for o in outs]
+    cots = [np.asarray(rng.randn(*o.shape), np.float32) if o.dtype.is_floating_point else None for o in outs]
     loss = sum((o * torch.tensor(c)).sum() for o, c in zip(outs, cots) if c is not None)
-    grads = torch.autograd.grad(loss, [t for t in inputs if t.requires_grad]) if loss.requires_grad else ()
+    grads = torch.autograd.grad(loss, [t for t in inputs if t.requires_grad]) \
+        if isinstance(loss, torch.Tensor) and loss.requires_grad else ()
     return [o.detach().numpy() for o in outs], cots, [g.numpy() for g in grads]
 
 
@@ -156,3 +157,128 @@ def test_torchs_promotion_table_over_every_pair_of_real_dtypes():
             want = str(torch.promote_types(getattr(torch, a), getattr(torch, b))).split(".")[1]
             got = torch_promote_types([getattr(ms, "bool_" if n == "bool" else n) for n in (a, b)])
             assert str(got).lower() == want, (a, b, got)
+
+
+# unique slices along a dim (metric-learning miners: torch.unique(pairs, dim=1)) and flags passed through from the
+# caller (a lambda called in place before, for a literal return_inverse only)
+UNIQUE = '''
+def uniques(x: torch.Tensor, pairs, inverse, counts):
+    flat, where = torch.unique(x, return_inverse=True)
+    asked = torch.unique(x, sorted=False, return_inverse=inverse, return_counts=counts)
+    rows, row_of, row_counts = torch.unique(pairs, dim=1, return_inverse=True, return_counts=True)
+    columns = pairs.unique(dim=-2)
+    plain, seen = torch.unique(x * 2, return_counts=True)
+    return (flat, where, *asked, rows, row_of, row_counts, columns, plain, seen, x.unique(), (x + 1).unique())
+'''
+
+
+def test_unique_with_a_dim_or_run_time_flags_goes_through_the_runtimes_torch_unique():
+    plain = convert_source(HEAD + UNIQUE).code
+    assert "flat, where = torch_unique(x, return_inverse=True)" in plain
+    assert "asked = torch_unique(x, sorted=False, return_inverse=inverse, return_counts=counts)" in plain
+    assert "torch_unique(pairs, return_inverse=True, return_counts=True, dim=1)" in plain
+    assert "columns = torch_unique(pairs, dim=-2)" in plain
+    assert "ops.unique_consecutive(ops.sort(ops.reshape((x * 2), (-1,)))[0], False, True)" in plain
+    assert "x.unique(), (x + 1).unique())" in plain and "lambda" not in plain
+    out = convert_source(HEAD + UNIQUE, target="mindspore").code  # MindSpore 2.10's Tensor.unique: no CPU kernel
+    assert "ops.unique_consecutive(ops.sort(ops.reshape((x + 1), (-1,)))[0]))" in out
+    for code in (plain, out):
+        assert convert_source(code, target="mindspore" if code is out else "ms_core").code == code
+    torch_namespace = {}
+    exec(HEAD + UNIQUE, torch_namespace)  # noqa: S102
+    rng = np.random.RandomState(0)
+    x = rng.randint(0, 5, (3, 4))
+    pairs = np.array([[1, 0, 1, 2, 0], [3, 0, 3, 1, 0], [2, 2, 2, 0, 2]])
+    for target in ("ms_core", "mindspore"):
+        fn = converted(UNIQUE, target)["uniques"]
+        for inverse, counts in ((True, True), (False, True), (True, False), (False, False)):
+            want = torch_namespace["uniques"](torch.tensor(x), torch.tensor(pairs), inverse, counts)
+            got = fn(ms.Tensor(x), ms.Tensor(pairs), inverse, counts)
+            assert len(got) == len(want), (target, inverse, counts)
+            for g, w in zip(got, want):
+                assert g.asnumpy().dtype == w.numpy().dtype and g.shape == tuple(w.shape), (target, g, w)
+                np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+
+
+def test_unique_of_floats_and_its_errors():
+    from migrate.runtime.functional import torch_unique
+    v = np.array([[0.5, -1.0], [0.5, 2.0], [0.5, -1.0]], np.float32)
+    for dim in (None, 0, 1):
+        want = torch.unique(torch.tensor(v), return_inverse=True, return_counts=True, dim=dim)
+        for g, w in zip(torch_unique(ms.Tensor(v), return_inverse=True, return_counts=True, dim=dim), want):
+            assert g.asnumpy().dtype == w.numpy().dtype
+            np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+    with pytest.raises(ValueError, match=r"For 'unique', 'dim' must be in \[-2, 2\), but got 2"):
+        torch_unique(ms.Tensor(v), dim=2)
+
+
+# product-key-memory's value table: an EmbeddingBag summing the top-k rows of each query with their attention
+# weights; beside it the other forms torch takes (1-D input with offsets, the last offset included, padding, max)
+EMBEDDING_BAG = '''
+class Memory(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.values = nn.EmbeddingBag(12, 4, mode='sum')
+        nn.init.normal_(self.values.weight, std=0.5)
+        self.mean = nn.EmbeddingBag(12, 4, padding_idx=0)
+        self.most = nn.EmbeddingBag(12, 4, mode='max', include_last_offset=True)
+
+    def forward(self, scores, indices, flat, offsets):
+        weights = scores.softmax(dim=-1)
+        out = self.values(indices, per_sample_weights=weights)
+        bags = self.mean(flat, offsets)
+        ends = torch.cat([offsets, torch.tensor([flat.shape[0]])])  # (torch: the last offset is the input's size)
+        return out, bags, self.most(flat, ends), self.values.weight.sum()
+'''
+
+
+def test_embedding_bag_is_the_runtimes_layer_with_torchs_forward_gradients_and_weight_name():
+    from tests.migrate.convert.test_fixtures_numeric import copy_weights
+    out = convert_source(HEAD + EMBEDDING_BAG).code
+    assert "self.values = EmbeddingBagTorch(12, 4, mode='sum')" in out and "MS9" not in out
+    assert "self.values.weight" in out and "self.mean = EmbeddingBagTorch(12, 4, padding_idx=0)" in out
+    torch_namespace = {}
+    exec(HEAD + EMBEDDING_BAG, torch_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    net = torch_namespace["Memory"]()
+    assert not net.mean.weight.detach()[0].numpy().any()
+    rng = np.random.RandomState(0)
+    scores = rng.randn(3, 5).astype(np.float32)
+    indices = rng.randint(0, 12, (3, 5))
+    flat = np.array([3, 0, 7, 7, 1, 0, 11, 5, 2])
+    offsets = np.array([0, 2, 2, 5])  # the third bag is empty; the second holds padding only
+    arrays = [scores, indices, flat, offsets]
+    want, cots, _ = torch_and_grads(lambda *a: net(*a), arrays)
+    inputs = [torch.tensor(a) for a in arrays]
+    loss = sum((o * torch.tensor(c)).sum() for o, c in zip(net(*inputs), cots))
+    want_grads = dict(zip(("values.weight", "mean.weight", "most.weight"),
+                          (g.numpy() for g in torch.autograd.grad(loss, [net.values.weight, net.mean.weight,
+                                                                          net.most.weight]))))
+    for target in ("ms_core", "mindspore"):
+        cell = converted(EMBEDDING_BAG, target)["Memory"]()
+        assert sorted(n for n, _ in cell.parameters_and_names()) == sorted(want_grads)
+        assert not cell.mean.weight.asnumpy()[0].any() and cell.values.weight.asnumpy().std() > 0.3
+        assert copy_weights(net, cell) == set()
+        got, _ = ms_and_grads(cell, arrays, cots)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=target)
+        params = dict(cell.parameters_and_names())
+
+        def scalar(*args):
+            return sum((o * ms.Tensor(c)).sum() for o, c in zip(cell(*args), cots))
+        grads = ms.grad(scalar, grad_position=None, weights=[params[n] for n in want_grads])(
+            *[ms.Tensor(a) for a in arrays])
+        for name, g in zip(want_grads, grads):
+            np.testing.assert_allclose(g.asnumpy(), want_grads[name], rtol=1e-5, atol=1e-6, err_msg=f"{target} {name}")
+
+
+def test_embedding_bag_refuses_what_torch_refuses_with_a_clear_error():
+    from migrate.runtime.layers import EmbeddingBagTorch
+    with pytest.raises(ValueError, match="For 'EmbeddingBag', the 'mode' must be one of"):
+        EmbeddingBagTorch(4, 2, mode="min")
+    bag = EmbeddingBagTorch(4, 2, mode="mean")
+    with pytest.raises(ValueError, match="'per_sample_weights' is only supported for mode 'sum'"):
+        bag(ms.Tensor(np.zeros((2, 2), np.int64)), None, ms.Tensor(np.ones((2, 2), np.float32)))
+    with pytest.raises(ValueError, match="'input' must be 2-D, or 1-D with 1-D 'offsets'"):
+        bag(ms.Tensor(np.zeros(3, np.int64)))
+    assert "MS902" in convert_source(HEAD + "y = nn.EmbeddingBag(4, 2, max_norm=1.0)\n").code
