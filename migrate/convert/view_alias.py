@@ -41,18 +41,32 @@ def aliased_writes(tree: ast.Module) -> dict[int, tuple[str, str]]:
     """The first lines of the statements that write in place into a tensor whose named view (or
     base) is read later in the same function: (the name written, the marker's reason)."""
     out: dict[int, tuple[str, str]] = {}
+    modules = _imported_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            _Function(node, out).run()
+            _Function(node, out, modules).run()
     return out
 
 
-def _base_of(value) -> str | None:
-    """The name whose memory ``value`` shares as torch computes it, or None."""
+def _imported_names(tree: ast.Module) -> frozenset:
+    """The names the file's imports bind (``torch``, ``ops``, ``F``): ``ops.reshape(t, ...)`` is a
+    function of its first argument, not a method of ``ops``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+    return frozenset(names)
+
+
+def _base_of(value, modules: frozenset = frozenset({"torch"})) -> str | None:
+    """The name whose memory ``value`` shares as torch computes it, or None (``modules``: names
+    bound by imports, whose view functions take the tensor first)."""
     node, viewed = value, False
     while True:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
-            if _is_torch(node.func.value) and node.args:  # torch.narrow(t, ...)
+            if isinstance(node.func.value, ast.Name) and node.func.value.id in modules:  # torch.narrow(t, ...)
+                if not node.args:
+                    break
                 node = node.args[0]
             else:
                 node = node.func.value
@@ -64,10 +78,6 @@ def _base_of(value) -> str | None:
             break
         viewed = True
     return node.id if viewed and isinstance(node, ast.Name) else None
-
-
-def _is_torch(node) -> bool:
-    return isinstance(node, ast.Name) and node.id == "torch"
 
 
 def _basic_index(index) -> bool:
@@ -108,8 +118,8 @@ def _written(stmt) -> str | None:
 class _Function:
     """One function's statements in order: views bound, writes, reads."""
 
-    def __init__(self, fn, out: dict[int, tuple[str, str]]):
-        self.fn, self.out = fn, out
+    def __init__(self, fn, out: dict[int, tuple[str, str]], modules: frozenset):
+        self.fn, self.out, self.modules = fn, out, modules
         self.order: list[tuple] = []  # (kind, name, line, loop ids, stmt line, base) in statement order
 
     def run(self) -> None:
@@ -134,7 +144,7 @@ class _Function:
             # (in a loop the view is bound outside of, a read earlier in its body comes later)
             if self._read_later(i, reader, tuple(loop for loop in loops if loop not in bound)):
                 self.out.setdefault(line, (name,
-                    f"in-place update of {name} while {view} (line {at}) is a view of {base} and {reader} is "
+                    f"in-place update of {name} while {view} is a view of {base} and {reader} is "
                     f"read after it: torch updates both, MindSpore's view is a copy and keeps the old "
                     f"values; take the view again after the update, or update the tensor that is read"))
                 return
@@ -189,7 +199,7 @@ class _Function:
         written = _written(stmt)
         if isinstance(stmt, ast.Assign):
             self._reads(stmt.value, loops)
-            base = _base_of(stmt.value) if len(stmt.targets) == 1 else None
+            base = _base_of(stmt.value, self.modules) if len(stmt.targets) == 1 else None
             for target in stmt.targets:
                 if isinstance(target, ast.Subscript):
                     self._reads(target, loops)
@@ -199,7 +209,7 @@ class _Function:
             if stmt.value is not None:
                 self._reads(stmt.value, loops)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-                self._bind(stmt.target.id, stmt.lineno, loops, _base_of(stmt.value))
+                self._bind(stmt.target.id, stmt.lineno, loops, _base_of(stmt.value, self.modules))
         else:
             self._reads(stmt, loops)
         if written is not None:
