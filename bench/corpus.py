@@ -15,9 +15,9 @@ converter reported as failed (an exception or output it refused; the file was co
 aside) is missing from the output; **non-torch changed**: files that use neither torch nor einops
 (no import of torch/torchvision/torchaudio/functorch/einops, no name `torch`, no name imported
 from a module of the package that binds it from torch, no class deriving from a module class of
-another of its files) whose output is not byte-identical to the input; **lines/s**: lines / wall time of the first pass (CLI start and
-worker pool included). A package whose CLI run dies, or runs past `--timeout`, counts all its
-files as failed.
+another of its files) whose output is not byte-identical to the input; **lines/s**: lines / wall
+time of the first pass (CLI start and worker pool included). A package whose CLI run dies, or runs
+past `--timeout`, counts all its files as failed.
 
 Usage:
     python bench/corpus.py --cache /work/cache --dl-dir /work/cache/dl [-j 2] [--only a,b]

@@ -81,6 +81,23 @@ def fold_boolean(old: cst.BooleanOperation, left, right) -> cst.BaseExpression |
     return _literal(value, old)  # `False and x`, `True or x`: the constant, x not evaluated
 
 
+def fold_identity(old: cst.Comparison, new) -> cst.BaseExpression | None:
+    """``<made None> is None`` / ``is not None`` (``new``: ``old`` converted) as the constant it is,
+    where the conversion made the left operand ``None`` (a question answered:
+    ``torch._C._get_tracing_state()`` -> ``None``); None otherwise."""
+    if not isinstance(new, cst.Comparison) or len(new.comparisons) != 1 or len(old.comparisons) != 1:
+        return None
+    op, right = new.comparisons[0].operator, new.comparisons[0].comparator
+    made = _is_none(new.left) and not _is_none(old.left)
+    if not made or not _is_none(right) or not isinstance(op, (cst.Is, cst.IsNot)):
+        return None
+    return _literal(isinstance(op, cst.Is), old)
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def has_literal(node) -> bool:
     """Whether ``node`` holds ``True`` or ``False`` anywhere."""
     class Finder(cst.CSTVisitor):

@@ -22,7 +22,9 @@ from migrate.convert import einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
-from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
+from migrate.convert.folding import (
+    constant, fold_boolean, fold_identity, fold_not, fold_truth, plain, unwrapped_after_not,
+)
 from migrate.convert.precedence import fit
 from migrate.convert.tidy import left_if
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
@@ -1034,7 +1036,8 @@ class Converter:
         if _compares_types(node):
             with self.naming_classes():  # `type(m) is nn.Conv2d`: the class itself
                 return self.generic(node)
-        return self.generic(node)
+        new = self.generic(node)
+        return fold_identity(node, new) or new
 
     def on_subscript(self, node: cst.Subscript):
         if self.walk_state.aliases:

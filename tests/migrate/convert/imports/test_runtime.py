@@ -133,9 +133,18 @@ def test_registrations_with_torchs_machinery_go(api):
 def test_device_and_tracing_queries_answer_for_a_target_without_torch_devices(api):
     if RUNTIME[api].table != "runtime":
         pytest.skip("not this table's")
-    out = convert(f"import torch\ny = {api}()\n")
+    package = api.split(".")[0]   # torch, or torchvision for its _is_tracing
+    out = convert(f"import {package}\ny = {api}()\n")
     want = {"false": "False", "zero": "0", "none_value": "None"}[RUNTIME[api].rule]
     assert out == f"import ms_core as ms\ny = {want}\n"
+
+
+def test_torchvisions_tracing_test_is_false_on_the_target():
+    """torchvision's _is_tracing is `torch._C._get_tracing_state() is not None`: no tracer runs the
+    converted code, so it is False (it read `False is not None`, True, when the state was False)."""
+    out = convert("import torch\ndef _is_tracing():\n    return torch._C._get_tracing_state() is not None\n"
+                  "def traced():\n    return torch._C._get_tracing_state() is None\n")
+    assert "return False\n" in out and "return True\n" in out, out
 
 
 @pytest.mark.parametrize("api", by_rule("no_op"))
