@@ -251,8 +251,8 @@ def hstack(tensors):
     return F.concat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
-def vstack(tensors):
-    return F.concat(atleast_2d(tuple(tensors)), 0)
+def vstack(inputs):
+    return F.concat(atleast_2d(tuple(inputs)), 0)
 
 
 row_stack = vstack

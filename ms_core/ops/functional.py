@@ -66,33 +66,33 @@ def _broadcasting(name, prim, *operands):
     return apply(prim, *operands)
 
 
-def add(x, y):
+def add(input, other):
     """x + y with broadcasting."""
-    return _broadcasting("Add", _ADD, *_operands(x, y))
+    return _broadcasting("Add", _ADD, *_operands(input, other))
 
 
-def sub(x, y):
-    return _broadcasting("Sub", _SUB, *_operands(x, y))
+def sub(input, other):
+    return _broadcasting("Sub", _SUB, *_operands(input, other))
 
 
-def mul(x, y):
-    return _broadcasting("Mul", _MUL, *_operands(x, y))
+def mul(input, other):
+    return _broadcasting("Mul", _MUL, *_operands(input, other))
 
 
-def div(x, y, rounding_mode=None):
+def div(input, other, rounding_mode=None):
     """x / y; ``rounding_mode`` 'floor' or 'trunc' rounds the quotient (integers stay integers,
     as in MindSpore 2.10)."""
     if rounding_mode not in (None, "floor", "trunc"):
         raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', "
                          f"but got {rounding_mode!r}.")
-    x, y = _operands(x, y)
-    floats = (isinstance(x, Tensor) and x._data.dtype.kind in "fc" or
-              isinstance(y, Tensor) and y._data.dtype.kind in "fc")
+    input, other = _operands(input, other)
+    floats = (isinstance(input, Tensor) and input._data.dtype.kind in "fc" or
+              isinstance(other, Tensor) and other._data.dtype.kind in "fc")
     if rounding_mode is not None and not floats:
-        return _int_div(x, y, rounding_mode)
+        return _int_div(input, other, rounding_mode)
     if not floats:
-        x = cast(_as_tensor(x), mstype.float32)
-    out = _broadcasting("Div", _DIV, x, y)
+        input = cast(_as_tensor(input), mstype.float32)
+    out = _broadcasting("Div", _DIV, input, other)
     if rounding_mode == "floor":
         return floor(out)
     if rounding_mode == "trunc":
@@ -120,47 +120,47 @@ subtract = sub
 
 
 
-def pow(x, y):
+def pow(input, exponent):
     """x ** y; differentiable in both."""
-    return _broadcasting("Pow", _POW, *_operands(x, y))
+    return _broadcasting("Pow", _POW, *_operands(input, exponent))
 
 
-def neg(x):
-    return apply(M.Neg(), x)
+def neg(input):
+    return apply(M.Neg(), input)
 
 
 negative = neg
 
 
-def maximum(x, y):
-    return _broadcasting("Maximum", M.Maximum(), *_operands(x, y))
+def maximum(input, other):
+    return _broadcasting("Maximum", M.Maximum(), *_operands(input, other))
 
 
-def minimum(x, y):
-    return _broadcasting("Minimum", M.Minimum(), *_operands(x, y))
+def minimum(input, other):
+    return _broadcasting("Minimum", M.Minimum(), *_operands(input, other))
 
 
-def where(condition, x, y):
+def where(condition, input, other):
     """Elements of x where condition, else y."""
     cond = condition if isinstance(condition, Tensor) else Tensor(condition)
-    x, y = _operands(x, y)
+    input, other = _operands(input, other)
     # a number beside a tensor takes the tensor's dtype (where(m, 0, x) of float32 x is float32)
-    if isinstance(y, Tensor) and not isinstance(x, Tensor):
-        x = Tensor(np.asarray(x, dtype=y._data.dtype))
-    elif isinstance(x, Tensor) and not isinstance(y, Tensor):
-        y = Tensor(np.asarray(y, dtype=x._data.dtype))
-    return _broadcasting("Select", M.Where(), cond, _as_tensor(x), _as_tensor(y))
+    if isinstance(other, Tensor) and not isinstance(input, Tensor):
+        input = Tensor(np.asarray(input, dtype=other._data.dtype))
+    elif isinstance(input, Tensor) and not isinstance(other, Tensor):
+        other = Tensor(np.asarray(other, dtype=input._data.dtype))
+    return _broadcasting("Select", M.Where(), cond, _as_tensor(input), _as_tensor(other))
 
 
 def _unary(prim_cls):
     prim = prim_cls()
 
-    def op(x):
-        if not isinstance(x, Tensor):
-            x = _as_tensor(x)
-        if x._data.dtype.kind != "f" and prim_cls not in (M.Neg, M.Abs, M.Square, M.Relu):
-            x = cast(x, mstype.float32)
-        return apply(prim, x)
+    def op(input):  # (MindSpore's parameter names: callers may pass them as keywords)
+        if not isinstance(input, Tensor):
+            input = _as_tensor(input)
+        if input._data.dtype.kind != "f" and prim_cls not in (M.Neg, M.Abs, M.Square, M.Relu):
+            input = cast(input, mstype.float32)
+        return apply(prim, input)
 
     op.__name__ = prim_cls.__name__.lower()
     op.__doc__ = f"Elementwise {op.__name__}."
@@ -171,7 +171,14 @@ exp = _unary(M.Exp)
 log = _unary(M.Log)
 log1p = _unary(M.Log1p)
 expm1 = _unary(M.Expm1)
-sqrt = _unary(M.Sqrt)
+_sqrt = _unary(M.Sqrt)
+
+
+def sqrt(x):
+    """Elementwise square root (MindSpore 2.10 names its parameter x)."""
+    return _sqrt(x)
+
+
 rsqrt = _unary(M.Rsqrt)
 square = _unary(M.Square)
 reciprocal = _unary(M.Reciprocal)
@@ -186,9 +193,9 @@ erf = _unary(M.Erf)
 
 
 def _nondiff(fn):
-    def op(x, *args):
-        x = _as_tensor(x)
-        return Tensor._wrap(np.asarray(fn(x._data, *args)))
+    def op(input, *args):
+        input = _as_tensor(input)
+        return Tensor._wrap(np.asarray(fn(input._data, *args)))
     op.__name__ = fn.__name__
     return op
 
@@ -205,8 +212,8 @@ logical_not = _nondiff(np.logical_not)
 
 def _nondiff_binary(fn):
     """A binary op with no gradient (comparisons, floor division), with the mixed-type rules."""
-    def op(x, y):
-        x, y = _operands(x, y)
+    def op(input, other):
+        x, y = _operands(input, other)
         xa = x._data if isinstance(x, Tensor) else x
         ya = y._data if isinstance(y, Tensor) else y
         if np.shape(xa) != np.shape(ya):
@@ -229,7 +236,12 @@ greater_equal = _nondiff_binary(np.greater_equal)
 logical_and = _nondiff_binary(np.logical_and)
 logical_or = _nondiff_binary(np.logical_or)
 logical_xor = _nondiff_binary(np.logical_xor)
-floor_div = _nondiff_binary(np.floor_divide)
+_floor_divide = _nondiff_binary(np.floor_divide)
+
+
+def floor_div(x, y):
+    """Elementwise floor division, no gradient (MindSpore 2.10 names its parameters x, y)."""
+    return _floor_divide(x, y)
 
 
 def floor_mod(x, y):
@@ -239,38 +251,42 @@ def floor_mod(x, y):
     return apply(M.FloorMod(), x, y)
 
 
-remainder = floor_mod
+
+
+def remainder(input, other):
+    """floor_mod under torch's name (MindSpore 2.10 names its parameters input, other)."""
+    return floor_mod(input, other)
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 
 
-def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return Tensor._wrap(np.isclose(_as_tensor(x)._data, _as_tensor(y)._data, rtol, atol, equal_nan))
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._wrap(np.isclose(_as_tensor(input)._data, _as_tensor(other)._data, rtol, atol, equal_nan))
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.allclose(_as_tensor(x)._data, _as_tensor(y)._data, rtol, atol, equal_nan))
 
 
-def cast(x, dtype):
+def cast(input, dtype):
     """x converted to `dtype` (differentiable between floating types)."""
     np_dtype = mstype.to_np(dtype)
-    x = _as_tensor(x)
-    if x._data.dtype == np_dtype:
-        return x
-    return apply(M.Cast(np_dtype), x)
+    input = _as_tensor(input)
+    if input._data.dtype == np_dtype:
+        return input
+    return apply(M.Cast(np_dtype), input)
 
 
 def identity(x):
     return apply(M.Identity(), x)
 
 
-def stop_gradient(x):
+def stop_gradient(value):
     """x with no gradient flowing back through it (tuples are handled element by element)."""
-    if isinstance(x, (tuple, list)):
-        return type(x)(stop_gradient(i) for i in x)
-    if not isinstance(x, Tensor):
-        return x
-    return Tensor._wrap(x._data)
+    if isinstance(value, (tuple, list)):
+        return type(value)(stop_gradient(i) for i in value)
+    if not isinstance(value, Tensor):
+        return value
+    return Tensor._wrap(value._data)
 
 
 def assign(variable, value):
@@ -364,16 +380,16 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
 
 # --- matmul ---------------------------------------------------------------------------------
 
-def matmul(x, y):
+def matmul(input, other):
     """Matrix product with NumPy's broadcasting rules (1-D operands promoted as in np.matmul)."""
-    x, y = _as_tensor(x), _as_tensor(y)
-    if x.ndim == 0 or y.ndim == 0:
+    input, other = _as_tensor(input), _as_tensor(other)
+    if input.ndim == 0 or other.ndim == 0:
         raise ValueError("For 'matmul', the inputs must not be scalars; use ops.mul instead.")
-    _same_dtype("MatMul", x, y)
-    if x.shape[-1] != (y.shape[-2] if y.ndim > 1 else y.shape[0]):
+    _same_dtype("MatMul", input, other)
+    if input.shape[-1] != (other.shape[-2] if other.ndim > 1 else other.shape[0]):
         raise ValueError(f"For 'matmul', the last axis of 'x' must equal the second-to-last axis "
-                         f"of 'y', but got shapes {list(x.shape)} and {list(y.shape)}.")
-    return apply(M.MatMul(), x, y)
+                         f"of 'y', but got shapes {list(input.shape)} and {list(other.shape)}.")
+    return apply(M.MatMul(), input, other)
 
 
 def _same_dtype(prim_name, x, y):
@@ -390,25 +406,25 @@ def matmul_t(x, y, transpose_a=False, transpose_b=False):
     return apply(M.MatMul(transpose_a, transpose_b), x, y)
 
 
-def bmm(x, y):
-    return matmul(x, y)
+def bmm(input_x, mat2):
+    return matmul(input_x, mat2)
 
 
 mm = matmul
 
 
-def dense(x, weight, bias=None):
+def dense(input, weight, bias=None):
     """x @ weight.T + bias (weight shape (out, in), as in MindSpore and torch)."""
-    out = matmul_t(x, weight, False, True)
+    out = matmul_t(input, weight, False, True)
     return out if bias is None else out + bias
 
 
-def outer(x, y):
-    return reshape(x, (-1, 1)) * reshape(y, (1, -1))
+def outer(input, vec2):
+    return reshape(input, (-1, 1)) * reshape(vec2, (1, -1))
 
 
-def dot(x, y):
-    return matmul(x, y)
+def dot(input, other):
+    return matmul(input, other)
 
 
 # --- reductions -----------------------------------------------------------------------------
@@ -473,7 +489,7 @@ def reduce_min(x, axis=()):
     return amin(x, axis)
 
 
-def max(x, axis=None, keepdims=False, *, initial=None, where=None):
+def max(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore 2.10's `ops.max`: (values, Int64 indices) along `axis`. Without an axis it
     returns (the maximum of all elements, Tensor(0)): MindSpore 2.10 gives index 0 on purpose
     (its source returns a constant), so ms_core does too; use `ops.argmax` for the flat index.
@@ -483,13 +499,13 @@ def max(x, axis=None, keepdims=False, *, initial=None, where=None):
     Example:
         >>> values, indices = ops.max(x, axis=1)
     """
-    return _extreme(x, axis, keepdims, True)
+    return _extreme(input, axis, keepdims, True)
 
 
-def min(x, axis=None, keepdims=False, *, initial=None, where=None):
+def min(input, axis=None, keepdims=False, *, initial=None, where=None):
     """MindSpore 2.10's `ops.min`: (values, Int64 indices); without an axis (minimum, Tensor(0)),
     like `ops.max`."""
-    return _extreme(x, axis, keepdims, False)
+    return _extreme(input, axis, keepdims, False)
 
 
 def _extreme(x, axis, keepdims, largest):
@@ -527,13 +543,13 @@ def sort(input_x, axis=-1, descending=False):
     return _take_along(x, idx, axis), Tensor._wrap(idx.astype(np.int32))
 
 
-def argsort(input_x, axis=-1, descending=False):
-    return sort(input_x, axis, descending)[1]
+def argsort(input, axis=-1, descending=False):
+    return sort(input, axis, descending)[1]
 
 
-def topk(input_x, k, dim=None, largest=True, sorted=True):
+def topk(input, k, dim=None, largest=True, sorted=True):
     """(the k largest (or smallest) values along `dim` (default last), Int32 indices)."""
-    x = _as_tensor(input_x)
+    x = _as_tensor(input)
     axis = check_axis("TopK", -1 if dim is None else dim, x.ndim, "dim")
     if not 0 < k <= x.shape[axis]:
         raise ValueError(f"For 'topk', the 'k' must be in [1, {x.shape[axis]}], but got {k}.")
@@ -542,19 +558,19 @@ def topk(input_x, k, dim=None, largest=True, sorted=True):
     return getitem(values, index), getitem(indices, index)
 
 
-def narrow(input_x, axis, start, length):
-    axis = check_axis("Narrow", axis, input_x.ndim)
-    return getitem(input_x, (slice(None),) * axis + (slice(start, start + length),))
+def narrow(input, axis, start, length):
+    axis = check_axis("Narrow", axis, input.ndim)
+    return getitem(input, (slice(None),) * axis + (slice(start, start + length),))
 
 
-def unbind(input_x, dim=0):
-    dim = check_axis("Unstack", dim, input_x.ndim, "dim")
-    return tuple(getitem(input_x, (slice(None),) * dim + (i,)) for i in range(input_x.shape[dim]))
+def unbind(input, dim=0):
+    dim = check_axis("Unstack", dim, input.ndim, "dim")
+    return tuple(getitem(input, (slice(None),) * dim + (i,)) for i in range(input.shape[dim]))
 
 
-def masked_select(input_x, mask):
+def masked_select(input, mask):
     mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
-    return getitem(input_x, np.broadcast_to(mask, input_x.shape))
+    return getitem(input, np.broadcast_to(mask, input.shape))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -568,32 +584,32 @@ def argmax(input, dim=None, keepdim=False):
     return Tensor._wrap(np.asarray(out, dtype=np.int64))
 
 
-def argmin(x, axis=None, keepdims=False):
+def argmin(input, axis=None, keepdims=False):
     """Indices of the minima; Int32, where argmax gives Int64 (MindSpore 2.10 does the same)."""
-    x = _as_tensor(x)
-    axis = None if axis is None else check_axis("Argmin", axis, x.ndim)
-    out = np.argmin(x._data, axis=axis)
+    input = _as_tensor(input)
+    axis = None if axis is None else check_axis("Argmin", axis, input.ndim)
+    out = np.argmin(input._data, axis=axis)
     if keepdims and axis is not None:
         out = np.expand_dims(out, axis)
     return Tensor._wrap(np.asarray(out, dtype=np.int32))
 
 
-def prod(x, axis=None, keep_dims=False, dtype=None):
+def prod(input, axis=None, keep_dims=False, dtype=None):
     """The product over ``axis`` (all axes when None), cast to ``dtype`` first when given."""
-    x = _as_tensor(x) if dtype is None else cast(x, dtype)
-    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), x)
+    input = _as_tensor(input) if dtype is None else cast(input, dtype)
+    return apply(M.ReduceProd(_axis_arg(axis), keep_dims), input)
 
 
-def var(x, axis=None, ddof=0, keepdims=False):
-    m = mean(x, axis, True)
-    d = x - m
-    n = x.size if axis is None else int(np.prod([x.shape[a] for a in
+def var(input, axis=None, ddof=0, keepdims=False):
+    m = mean(input, axis, True)
+    d = input - m
+    n = input.size if axis is None else int(np.prod([input.shape[a] for a in
                                                  ((axis,) if isinstance(axis, int) else axis)]))
     return sum(d * d, axis, keepdims) / (n - ddof)
 
 
-def std(x, axis=None, ddof=0, keepdims=False):
-    return sqrt(var(x, axis, ddof, keepdims))
+def std(input, axis=None, ddof=0, keepdims=False):
+    return sqrt(var(input, axis, ddof, keepdims))
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -636,8 +652,8 @@ def gather_elements(input, dim, index):
     return _take_along(x, idx.astype(np.int64), check_axis("GatherD", dim, x.ndim, "dim"))
 
 
-def logsumexp(x, axis, keep_dims=False):
-    return apply(M.LogSumExp(_axis_arg(axis), keep_dims), x)
+def logsumexp(input, dim, keepdim=False):
+    return apply(M.LogSumExp(_axis_arg(dim), keepdim), input)
 
 
 def cumsum(x, axis, dtype=None):
@@ -656,17 +672,17 @@ def _axes(name, axis, ndim):
     return _named_axis(name, "axis", axis, ndim)
 
 
-def softmax(x, axis=-1, *, dtype=None):
+def softmax(input, axis=-1, *, dtype=None):
     """Softmax over ``axis``; ``dtype`` given: the input is cast to it first (MindSpore 2.10)."""
-    x = _as_tensor(x)
+    input = _as_tensor(input)
     if dtype is not None:
-        x = x.astype(dtype)
-    return apply(M.Softmax(_axes("softmax", axis, x.ndim)), x)
+        input = input.astype(dtype)
+    return apply(M.Softmax(_axes("softmax", axis, input.ndim)), input)
 
 
-def log_softmax(x, axis=-1):
-    x = _as_tensor(x)
-    return apply(M.LogSoftmax(_axes("log_softmax", axis, x.ndim)), x)
+def log_softmax(logits, axis=-1):
+    logits = _as_tensor(logits)
+    return apply(M.LogSoftmax(_axes("log_softmax", axis, logits.ndim)), logits)
 
 
 # --- shape ops ------------------------------------------------------------------------------
@@ -683,62 +699,63 @@ def _shape_arg(name, shape, size):
     return shape
 
 
-def reshape(x, shape):
+def reshape(input, shape):
     """x with a new shape (one -1 allowed)."""
-    x = _as_tensor(x)
-    shape = _shape_arg("reshape", shape, x.size)
-    if shape == x.shape:
-        return x
-    return apply(A.Reshape(shape), x)
+    input = _as_tensor(input)
+    shape = _shape_arg("reshape", shape, input.size)
+    if shape == input.shape:
+        return input
+    return apply(A.Reshape(shape), input)
 
 
-def transpose(x, input_perm):
+def transpose(input, dims):
     """Permute the axes of x by a full order `input_perm`."""
-    x = _as_tensor(x)
-    if len(input_perm) != x.ndim:
+    input = _as_tensor(input)
+    if len(dims) != input.ndim:
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
-                         f"{list(range(x.ndim))}, but got {list(input_perm)}.")
-    perm = tuple(_named_axis("transpose", "input_perm", int(p), x.ndim) for p in input_perm)
-    if sorted(perm) != list(range(x.ndim)):
+                         f"{list(range(input.ndim))}, but got {list(dims)}.")
+    perm = tuple(_named_axis("transpose", "input_perm", int(p), input.ndim) for p in dims)
+    if sorted(perm) != list(range(input.ndim)):
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
-                         f"{list(range(x.ndim))}, but got {list(input_perm)}.")
-    return apply(A.Transpose(perm), x)
+                         f"{list(range(input.ndim))}, but got {list(dims)}.")
+    return apply(A.Transpose(perm), input)
 
 
-def permute(x, axis):
-    return transpose(x, axis)
+def permute(input, axis):
+    return transpose(input, axis)
 
 
-def swapaxes(x, axis0, axis1):
-    axis0, axis1 = check_axis("SwapAxes", axis0, x.ndim, "axis0"), check_axis("SwapAxes", axis1, x.ndim, "axis1")
-    perm = list(range(x.ndim))
+def swapaxes(input, axis0, axis1):
+    axis0 = check_axis("SwapAxes", axis0, input.ndim, "axis0")
+    axis1 = check_axis("SwapAxes", axis1, input.ndim, "axis1")
+    perm = list(range(input.ndim))
     perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
-    return transpose(x, tuple(perm))
+    return transpose(input, tuple(perm))
 
 
-def squeeze(x, axis=None):
-    x = _as_tensor(x)
+def squeeze(input, axis=None):
+    input = _as_tensor(input)
     if axis is None:
-        shape = tuple(s for s in x.shape if s != 1)
+        shape = tuple(s for s in input.shape if s != 1)
     else:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(check_axis("Squeeze", a, x.ndim) for a in axes)
+        axes = tuple(check_axis("Squeeze", a, input.ndim) for a in axes)
         for a in axes:
-            if x.shape[a] != 1:
+            if input.shape[a] != 1:
                 raise ValueError(f"For 'squeeze', the dimension {a} of the input must be 1, but got "
-                                 f"shape {list(x.shape)}.")
-        shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
-    return reshape(x, shape)
+                                 f"shape {list(input.shape)}.")
+        shape = tuple(s for i, s in enumerate(input.shape) if i not in axes)
+    return reshape(input, shape)
 
 
-def expand_dims(x, axis):
-    x = _as_tensor(x)
+def expand_dims(input_x, axis):
+    input_x = _as_tensor(input_x)
     axis = int(axis)
-    if not -x.ndim - 1 <= axis <= x.ndim:
-        raise ValueError(f"For 'expand_dims', the 'axis' must be in [{-x.ndim - 1}, {x.ndim}], "
+    if not -input_x.ndim - 1 <= axis <= input_x.ndim:
+        raise ValueError(f"For 'expand_dims', the 'axis' must be in [{-input_x.ndim - 1}, {input_x.ndim}], "
                          f"but got {axis}.")
-    axis = axis % (x.ndim + 1)
-    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+    axis = axis % (input_x.ndim + 1)
+    return reshape(input_x, input_x.shape[:axis] + (1,) + input_x.shape[axis:])
 
 
 def unsqueeze(input, dim):
@@ -746,30 +763,31 @@ def unsqueeze(input, dim):
     return expand_dims(input, dim)
 
 
-def flatten(x, order="C", *, start_dim=1, end_dim=-1):
+def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     """Merge axes start_dim..end_dim (MindSpore 2.x default keeps the batch axis)."""
-    x = _as_tensor(x)
-    if x.ndim == 0:
-        return reshape(x, (1,))
-    s, e = check_axis("Flatten", start_dim, x.ndim, "start_dim"), check_axis("Flatten", end_dim, x.ndim, "end_dim")
-    return reshape(x, x.shape[:s] + (-1,) + x.shape[e + 1:])
+    input = _as_tensor(input)
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s = check_axis("Flatten", start_dim, input.ndim, "start_dim")
+    e = check_axis("Flatten", end_dim, input.ndim, "end_dim")
+    return reshape(input, input.shape[:s] + (-1,) + input.shape[e + 1:])
 
 
-def broadcast_to(x, shape):
-    x = _as_tensor(x)
-    shape = tuple(x.shape[i - (len(shape) - x.ndim)] if s == -1 else s for i, s in enumerate(shape))
-    if shape == x.shape:
-        return x
+def broadcast_to(input, shape):
+    input = _as_tensor(input)
+    shape = tuple(input.shape[i - (len(shape) - input.ndim)] if s == -1 else s for i, s in enumerate(shape))
+    if shape == input.shape:
+        return input
     try:
-        np.broadcast_shapes(x.shape, shape)
+        np.broadcast_shapes(input.shape, shape)
     except ValueError:
-        raise ValueError(f"For 'broadcast_to', the input shape {list(x.shape)} cannot be broadcast "
+        raise ValueError(f"For 'broadcast_to', the input shape {list(input.shape)} cannot be broadcast "
                          f"to {list(shape)}.") from None
-    return apply(A.BroadcastTo(shape), x)
+    return apply(A.BroadcastTo(shape), input)
 
 
-def tile(x, multiples):
-    return apply(A.Tile(tuple(multiples)), _as_tensor(x))
+def tile(input, dims):
+    return apply(A.Tile(tuple(dims)), _as_tensor(input))
 
 
 def getitem(x, index):
@@ -835,10 +853,10 @@ def stack(tensors, axis=0):
     return apply(A.Stack(axis), *_joined_dtype(tensors))
 
 
-def split(x, split_size_or_sections, axis=0):
+def split(tensor, split_size_or_sections, axis=0):
     """Split into chunks of `split_size_or_sections` (int) or of the given sizes (list)."""
-    axis = check_axis("Split", axis, x.ndim)
-    n = x.shape[axis]
+    axis = check_axis("Split", axis, tensor.ndim)
+    n = tensor.shape[axis]
     if isinstance(split_size_or_sections, int):
         sizes = [split_size_or_sections] * (n // split_size_or_sections)
         if n % split_size_or_sections:
@@ -849,16 +867,16 @@ def split(x, split_size_or_sections, axis=0):
             raise ValueError(f"For 'split', the sections {sizes} must sum to the axis length {n}.")
     out, start = [], 0
     for s in sizes:
-        out.append(getitem(x, (slice(None),) * axis + (slice(start, start + s),)))
+        out.append(getitem(tensor, (slice(None),) * axis + (slice(start, start + s),)))
         start += s
     return tuple(out)
 
 
-def chunk(x, chunks, axis=0):
-    axis = check_axis("Chunk", axis, x.ndim)
-    n = x.shape[axis]
+def chunk(input, chunks, axis=0):
+    axis = check_axis("Chunk", axis, input.ndim)
+    n = input.shape[axis]
     size = -(-n // chunks)
-    return split(x, size, axis)
+    return split(input, size, axis)
 
 
 def gather(input_params, input_indices, axis, batch_dims=0):
@@ -867,32 +885,32 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     return apply(A.Gather(axis), input_params, idx)
 
 
-def index_select(x, axis, index):
-    return gather(x, index, axis)
+def index_select(input, axis, index):
+    return gather(input, index, axis)
 
 
-def masked_fill(x, mask, value):
-    return where(mask, value, x)
+def masked_fill(input_x, mask, value):
+    return where(mask, value, input_x)
 
 
-def flip(x, dims):
+def flip(input, dims):
     dims = (dims,) if isinstance(dims, int) else dims
-    return apply(A.Flip(tuple(_named_axis("flip", "dims", d, x.ndim) for d in dims)), x)
+    return apply(A.Flip(tuple(_named_axis("flip", "dims", d, input.ndim) for d in dims)), input)
 
 
-def repeat_interleave(x, repeats, axis=None):
+def repeat_interleave(input, repeats, axis=None):
     """Each element repeated ``repeats`` times along ``axis`` (the flattened input when None);
     ``repeats`` an int or one count per element (a Tensor or list)."""
-    x = _as_tensor(x)
+    input = _as_tensor(input)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        input, axis = reshape(input, (-1,)), 0
     if isinstance(repeats, (Tensor, list, tuple, np.ndarray)):
         counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats).reshape(-1)
         if counts.size != 1:
-            index = np.repeat(np.arange(x.shape[axis]), counts.astype(np.int64))
-            return gather(x, index, axis)
+            index = np.repeat(np.arange(input.shape[axis]), counts.astype(np.int64))
+            return gather(input, index, axis)
         repeats = int(counts[0])
-    return apply(A.Repeat(repeats, axis), x)
+    return apply(A.Repeat(repeats, axis), input)
 
 
 def _pad_indices(n, before, after, mode, name="pad"):
@@ -947,24 +965,24 @@ def _pad_by_index(x, padding, mode, name="pad"):
     return out
 
 
-def pad(x, padding, mode="constant", value=None):
+def pad(input_x, padding, mode="constant", value=None):
     """Pad the last axes; `padding` lists (left, right) pairs from the last axis backwards, as torch.
     A `value` is for mode 'constant' only, as MindSpore 2.10 checks (torch ignores value=0 there)."""
     if mode in ("reflect", "replicate", "circular"):
         if value is not None:
             raise ValueError(f"For 'pad', the padding mode '{mode}' can not set value, but got value {value}.")
-        return _pad_by_index(x, padding, mode)
+        return _pad_by_index(input_x, padding, mode)
     if mode != "constant":
         raise ValueError(f"For 'pad', the 'mode' must be one of 'constant', 'reflect', "
                          f"'replicate', 'circular', but got {mode!r}.")
     padding = tuple(int(p) for p in padding)
-    if len(padding) % 2 or len(padding) // 2 > x.ndim:
+    if len(padding) % 2 or len(padding) // 2 > input_x.ndim:
         raise ValueError(f"For 'pad', the 'padding' must have an even length of at most "
-                         f"{2 * x.ndim}, but got {len(padding)}.")
-    pairs = [(0, 0)] * x.ndim
+                         f"{2 * input_x.ndim}, but got {len(padding)}.")
+    pairs = [(0, 0)] * input_x.ndim
     for i in range(len(padding) // 2):
-        pairs[x.ndim - 1 - i] = (padding[2 * i], padding[2 * i + 1])
-    return apply(A.Pad(pairs, 0 if value is None else value), x)
+        pairs[input_x.ndim - 1 - i] = (padding[2 * i], padding[2 * i + 1])
+    return apply(A.Pad(pairs, 0 if value is None else value), input_x)
 
 
 # --- creation -------------------------------------------------------------------------------
@@ -980,19 +998,19 @@ def ones(shape, dtype=None):
                                 dtype=mstype.to_np(dtype or mstype.float32)))
 
 
-def zeros(shape, dtype=None):
-    return Tensor._wrap(np.zeros(_shape_of((shape,)) if not isinstance(shape, int) else (shape,),
+def zeros(size, dtype=None):
+    return Tensor._wrap(np.zeros(_shape_of((size,)) if not isinstance(size, int) else (size,),
                                  dtype=mstype.to_np(dtype or mstype.float32)))
 
 
-def ones_like(x, dtype=None):
-    x = _as_tensor(x)
-    return Tensor._wrap(np.ones(x.shape, dtype=mstype.to_np(dtype) if dtype else x._data.dtype))
+def ones_like(input, dtype=None):
+    input = _as_tensor(input)
+    return Tensor._wrap(np.ones(input.shape, dtype=mstype.to_np(dtype) if dtype else input._data.dtype))
 
 
-def zeros_like(x, dtype=None):
-    x = _as_tensor(x)
-    return Tensor._wrap(np.zeros(x.shape, dtype=mstype.to_np(dtype) if dtype else x._data.dtype))
+def zeros_like(input, dtype=None):
+    input = _as_tensor(input)
+    return Tensor._wrap(np.zeros(input.shape, dtype=mstype.to_np(dtype) if dtype else input._data.dtype))
 
 
 def fill(type, shape, value):
@@ -1008,8 +1026,8 @@ def full(size, fill_value, *, dtype=None):
     return Tensor._wrap(arr)
 
 
-def full_like(x, fill_value, dtype=None):
-    return Tensor._wrap(np.full(x.shape, fill_value, dtype=mstype.to_np(dtype) if dtype else x._data.dtype))
+def full_like(input, fill_value, dtype=None):
+    return Tensor._wrap(np.full(input.shape, fill_value, dtype=mstype.to_np(dtype) if dtype else input._data.dtype))
 
 
 def arange(start=0, end=None, step=1, *, dtype=None):
@@ -1055,21 +1073,21 @@ def _reduce(loss, reduction, name):
                      f"but got {reduction!r}.")
 
 
-def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None, reduction="mean"):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     """Sigmoid + binary cross-entropy, computed stably:
     loss = -w * (pos_weight * y * log σ(x) + (1 - y) * log(1 - σ(x))).
     """
-    check_tensor("binary_cross_entropy_with_logits", "logits", logits)
-    if label.shape != logits.shape:
+    check_tensor("binary_cross_entropy_with_logits", "logits", input)
+    if target.shape != input.shape:
         raise ValueError(f"For 'binary_cross_entropy_with_logits', the 'label' shape "
-                         f"{list(label.shape)} must equal the 'logits' shape {list(logits.shape)}.")
+                         f"{list(target.shape)} must equal the 'logits' shape {list(input.shape)}.")
     # log σ(x) = -softplus(-x); log(1 - σ(x)) = -softplus(x)
-    log_sig = neg(softplus(neg(logits)))
-    log_one_minus = neg(softplus(logits))
-    pos = label * log_sig
+    log_sig = neg(softplus(neg(input)))
+    log_one_minus = neg(softplus(input))
+    pos = target * log_sig
     if pos_weight is not None:
         pos = pos * pos_weight
-    loss = neg(pos + (1 - label) * log_one_minus)
+    loss = neg(pos + (1 - target) * log_one_minus)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")

@@ -9,12 +9,12 @@ from .._engine import apply
 from .._prims import math_ext as X
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
-from .functional import (_as_tensor, _axis_arg, _operands, _take_along, amax, amin, cast, clamp, concat,
-                         exp, expand_dims, floor_div, gather, isnan, log, logical_not, maximum,
+from .functional import (_as_tensor, _axis_arg, _floor_divide, _operands, _take_along, amax, amin, cast, clamp,
+                         concat, exp, expand_dims, gather, isnan, log, logical_not, maximum,
                          mean, narrow, norm, ones_like, pow, reshape, sign, sort, sqrt, square, squeeze,
                          std, stop_gradient, sum, transpose, var, where, zeros_like)
 
-floor_divide = floor_div
+floor_divide = _floor_divide   # (input, other), as MindSpore 2.10 names them
 
 __all__ = ["all", "any", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
            "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "exp2",

@@ -300,15 +300,15 @@ def leaky_relu(input, alpha=0.2):
     return _act("leaky_relu", N.LeakyReLU(float(check_number("leaky_relu", "alpha", alpha))), input)
 
 
-def prelu(x, weight):
+def prelu(input, weight):
     """x for x > 0, weight * x otherwise; weight has 1 value or one per channel (axis 1)."""
-    check_float_tensor("prelu", "x", x)
+    check_float_tensor("prelu", "x", input)
     check_float_tensor("prelu", "weight", weight)
-    c = x.shape[1] if x.ndim >= 2 else 1
+    c = input.shape[1] if input.ndim >= 2 else 1
     if weight.ndim > 1 or weight.size not in (1, c):
         raise ValueError(f"For 'prelu', the 'weight' must be a 1-D Tensor of size 1 or the number "
                          f"of channels {c}, but got shape {list(weight.shape)}.")
-    return apply(N.PReLU(), x, weight)
+    return apply(N.PReLU(), input, weight)
 
 
 def elu(input_x, alpha=1.0):
@@ -316,7 +316,7 @@ def elu(input_x, alpha=1.0):
     return _act("elu", N.ELU(float(check_number("elu", "alpha", alpha))), input_x)
 
 
-def gelu(input_x, approximate="none"):
+def gelu(input, approximate="none"):
     """x * Phi(x) ('none', exact erf form) or its tanh approximation ('tanh').
 
     `ops.gelu` defaults to the exact form like torch; `nn.GELU()` defaults to
@@ -325,17 +325,17 @@ def gelu(input_x, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"For 'gelu', the 'approximate' must be 'none' or 'tanh', but got "
                          f"{approximate!r}.")
-    return _act("gelu", N.GELU(approximate), input_x)
+    return _act("gelu", N.GELU(approximate), input)
 
 
-def silu(x):
+def silu(input):
     """x * sigmoid(x)."""
-    return _act("silu", N.SiLU(), x)
+    return _act("silu", N.SiLU(), input)
 
 
-def hardswish(x):
+def hardswish(input):
     """x * relu6(x + 3) / 6."""
-    return _act("hardswish", N.HSwish(), x)
+    return _act("hardswish", N.HSwish(), input)
 
 
 def hardsigmoid(input):
