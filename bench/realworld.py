@@ -818,7 +818,7 @@ ARCHS = [
          (x(2, 3, 16, 16), tok(1000, 2), tok(4, 2)), call="model(inputs[0], inputs[1], y=inputs[2])"),
     Arch("guided_diffusion", "guided_diffusion.unet", "EncoderUNetModel(image_size=16, in_channels=3, "
          "model_channels=32, out_channels=4, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2), "
-         "pool='attention')", (x(2, 3, 16, 16), tok(1000, 2))),
+         "num_head_channels=16, pool='attention')", (x(2, 3, 16, 16), tok(1000, 2))),
     # facebookresearch/dino: its ViT and the projection head (weight-normalised last layer)
     Arch("dino", "vision_transformer", "VisionTransformer(img_size=[32], patch_size=8, embed_dim=32, depth=2, "
          "num_heads=2)", (x(2, 3, 32, 32),)),
@@ -1613,6 +1613,9 @@ def child_main(argv) -> int:
     ap.add_argument("--no-dropout", action="store_true")
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
+    # stand-ins after the interpreter's own packages: MindSpore's venv has the real PIL its
+    # dataset modules import, which a stand-in first on the path would hide
+    sys.path.extend(p for p in os.environ.get(_FALLBACK_PATHS, "").split(os.pathsep) if p)
     if a.child == "script":
         child_script(a.spec, a.rest[1:] if a.rest[:1] == ["--"] else a.rest, a.block, a.trace, a.side, a.tree,
                      not a.no_dropout)
@@ -1628,9 +1631,13 @@ def child_main(argv) -> int:
     return 0
 
 
-def _child_env(extra_paths=()) -> dict:
+_FALLBACK_PATHS = "MIGRATE_BENCH_FALLBACK_PATHS"   # searched after the child's site-packages
+
+
+def _child_env(extra_paths=(), fallback=()) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([*map(str, extra_paths), str(ROOT)])
+    env[_FALLBACK_PATHS] = os.pathsep.join(map(str, fallback))
     for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[k] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -1638,12 +1645,12 @@ def _child_env(extra_paths=()) -> dict:
 
 
 def _run_child(side: str, spec: Path, tree: Path, out: Path, timeout: float, block: bool = False,
-               python: str = sys.executable, paths=()) -> dict:
+               python: str = sys.executable, paths=(), fallback=()) -> dict:
     cmd = [python, str(Path(__file__).resolve()), "--child", side, "--spec", str(spec),
            "--tree", str(tree), "--out", str(out)] + (["--block"] if block else [])
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, env=dict(_child_env(paths), GLOG_v="3"), capture_output=True, text=True,
+        proc = subprocess.run(cmd, env=dict(_child_env(paths, fallback), GLOG_v="3"), capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "error": f"no result within {timeout:.0f} s", "seconds": timeout}
@@ -1727,7 +1734,7 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     if mindspore is not None:
         python, ms_tree = mindspore
         row["mindspore"] = _run_child("mindspore", spec, ms_tree, d, timeout, block, python=python,
-                                      paths=[*map(str, dep_trees.get("mindspore", [])), *both])
+                                      paths=[*map(str, dep_trees.get("mindspore", []))], fallback=both)
     return row
 
 
