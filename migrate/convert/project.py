@@ -19,6 +19,7 @@ from migrate.convert.star_imports import (
 )
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
+from migrate.convert.workers import run_isolated
 from migrate.convert.runtime_files import (RUNTIME_NAME, import_module_text, is_written_runtime, runtime_homes,
                                            runtime_name, write_runtime)
 
@@ -382,21 +383,52 @@ def write_file_runtime(report: FileReport, dst: str, name: str, target: str) -> 
     return rep
 
 
-def _write_runtimes(reports, tasks, copies, out: Path, target: str) -> list[FileReport]:
-    """Write one runtime copy for each import root whose converted files import it; a report
-    per copy (as a copied file: path ``<dir>/<name>/``)."""
-    needed = {copies[task[0]] for task, rep in zip(tasks, reports) if rep.runtime and rep.error is None}
-    out_reports = []
-    for home, name in sorted(needed):
+class _RuntimeCopies:
+    """The runtime copies of a tree run, each written as soon as the first converted file that
+    imports it comes back from the workers (so that the writing overlaps their conversions
+    instead of adding to the run's serial part); a report per copy written (as a copied file:
+    path ``<dir>/<name>/``)."""
+
+    def __init__(self, copies: dict, out: Path, target: str):
+        self.copies, self.out, self.target = copies, out, target
+        self.written: dict[tuple, FileReport] = {}
+
+    def __call__(self, task, rep: FileReport) -> None:
+        """Write the copy ``task``'s converted file imports, unless written already."""
+        if rep is None or not rep.runtime or rep.error is not None:
+            return
+        home, name = self.copies[task[0]]
+        if (home, name) not in self.written:
+            self.written[home, name] = self._write(home, name)
+
+    def _write(self, home: Path, name: str) -> FileReport:
         rel = (home / name).as_posix()
         rep = FileReport(rel + "/", copied=True)
         try:
-            write_runtime(out / home, target, name)
+            write_runtime(self.out / home, self.target, name)
         except (OSError, FileExistsError) as exc:
             rep.error = os_error_message(exc, rel, "write") if isinstance(exc, OSError) and \
                 not isinstance(exc, FileExistsError) else str(exc)
-        out_reports.append(rep)
-    return out_reports
+        return rep
+
+    def reports(self) -> list[FileReport]:
+        return [self.written[k] for k in sorted(self.written)]
+
+
+def _module_statements_task(path: str):
+    """One file's summarised module-level statements, parsed in a worker (the package pre-passes'
+    input: parsing every file was most of the serial part of a run)."""
+    return ModuleStatements.parse(path)
+
+
+def parsed_statements(python_files: list[str], jobs: int) -> ModuleStatements:
+    """The run's :class:`ModuleStatements`, every file parsed in the worker processes (a file
+    whose worker dies is one that cannot be parsed)."""
+    statements = ModuleStatements()
+    parsed = run_isolated(_module_statements_task, python_files, jobs=max(1, jobs))
+    for path, found in zip(python_files, parsed):
+        statements.add(path, found)
+    return statements
 
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
@@ -429,7 +461,6 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     Raises:
         ValueError: ``out`` is ``root`` without ``in_place``, or a destination is an input file.
     """
-    from migrate.convert.workers import run_isolated
     if out is not None and not in_place and out.resolve() == root.resolve():
         raise ValueError("the output directory is the input directory: use --in-place to overwrite")
     py, other, skipped = plan(root, out, in_place)
@@ -441,9 +472,9 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
                                  f"directory outside {root}")
     out_root = None if out is None else str(root if in_place else out)
     # names that reach a file through `from .sibling import *` (one table for the whole tree);
-    # the pre-passes share one parse of each file
+    # the pre-passes share one parse of each file, made by the workers
     python_files = [src for src, _ in py if src.endswith(".py")]
-    statements = ModuleStatements()
+    statements = parsed_statements(python_files, jobs)
     inherited = package_exports(root, python_files, statements)
     reexported = package_reexports(root, python_files, statements)
     named = named_modules(python_files)
@@ -453,10 +484,11 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
               inherited.get(src), named, links[src], own_packages([root]) if own is None else frozenset(own),
               reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]
+    runtimes = _RuntimeCopies(copies, Path(out_root), target) if out_root is not None else None
     reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
-                                             progress=progress)
-    if out_root is not None:
-        reports += _write_runtimes(reports, tasks, copies, Path(out_root), target)
+                                             progress=progress, on_result=runtimes)
+    if runtimes is not None:
+        reports += runtimes.reports()
     for src, dst in other:
         rel = src.relative_to(root)
         rep = FileReport(str(rel), copied=True)
