@@ -84,6 +84,12 @@ def _layer_attribute_names() -> set[str]:
             for name in (*a.rename, *a.shadow, *a.absent, *a.forward, *a.counter)} | CONV_ATTRS
 
 
+def _is_none(node) -> bool:
+    """``node`` is written ``None`` (no parentheses): what ``code_of(node) == "None"`` says,
+    without printing it."""
+    return type(node) is cst.Name and node.value == "None" and not node.lpar
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """A point in the change log to roll back to (see :meth:`Converter.rollback_to`)."""
@@ -834,8 +840,8 @@ class Converter:
         <value>`` into ``name = None`` (``device = x.device``) without a marker: the function drops
         it if it never reads the name (:mod:`migrate.convert.tidy`)."""
         if new is old or not isinstance(new, cst.Assign) or len(new.targets) != 1 \
-                or not isinstance(new.targets[0].target, cst.Name) or code_of(new.value) != "None" \
-                or code_of(old.value) == "None" or self.in_class_body or self.scope is None \
+                or not isinstance(new.targets[0].target, cst.Name) or not _is_none(new.value) \
+                or _is_none(old.value) or self.in_class_body or self.scope is None \
                 or self.scope.local_names is None or (self.walk_state.markers and self.walk_state.markers[-1]):
             return new
         self.scope.settled = True
