@@ -14,7 +14,7 @@ import re
 import libcst as cst
 
 from migrate.convert.call_edit import BindError, CallEdit
-from migrate.convert.cst import attribute, code_of, dotted, parse_expr, python_ast
+from migrate.convert.cst import ast_statements, attribute, code_of, dotted, parse_expr, python_ast
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     attention_without_weights, known_layer, layer_attribute, layer_base, layer_forward_call, narrowing_classes,
@@ -866,7 +866,8 @@ def defines_plain_forward(module: cst.Module, code: str) -> bool:
     try:
         # the input's ast, parsed already for the statement spans: its statements alone are
         # walked (a libcst visitor over the whole tree was 8 % of a conversion)
-        return any(_plain_with_forward(c) for c in _ast_classes(python_ast(code).body))
+        return any(_plain_with_forward(st) for st in ast_statements(python_ast(code).body)
+                   if isinstance(st, ast.ClassDef))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass  # what CPython's parser refuses and libcst's accepts
     found = False
@@ -879,19 +880,6 @@ def defines_plain_forward(module: cst.Module, code: str) -> bool:
 
     module.visit(_Visitor())
     return found
-
-
-def _ast_classes(body):
-    """The class statements (ast) in ``body`` and in every block under it."""
-    for st in body:
-        if isinstance(st, ast.ClassDef):
-            yield st
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(st, name, None)
-            if isinstance(inner, list):
-                yield from _ast_classes(inner)
-        for part in (*getattr(st, "handlers", ()), *getattr(st, "cases", ())):
-            yield from _ast_classes(part.body)
 
 
 def _plain_with_forward(node: ast.ClassDef) -> bool:
