@@ -421,11 +421,31 @@ def _module_statements_task(path: str):
     return ModuleStatements.parse(path)
 
 
+def largest_first(fn, tasks: list, paths: list, jobs: int, **options) -> list:
+    """:func:`~migrate.convert.workers.run_isolated` over ``tasks`` (one for each file of
+    ``paths``), the largest files first: a large file handed out last keeps one worker busy after
+    the others have run out of work; the results in the order of ``tasks``."""
+    sizes = [_size(p) for p in paths]
+    order = sorted(range(len(tasks)), key=lambda i: -sizes[i])  # (stable: equal sizes in path order)
+    done = run_isolated(fn, [tasks[i] for i in order], jobs=max(1, jobs), **options)
+    results = [None] * len(tasks)
+    for i, result in zip(order, done):
+        results[i] = result
+    return results
+
+
+def _size(path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def parsed_statements(python_files: list[str], jobs: int) -> ModuleStatements:
     """The run's :class:`ModuleStatements`, every file parsed in the worker processes (a file
     whose worker dies is one that cannot be parsed)."""
     statements = ModuleStatements()
-    parsed = run_isolated(_module_statements_task, python_files, jobs=max(1, jobs))
+    parsed = largest_first(_module_statements_task, python_files, python_files, jobs)
     for path, found in zip(python_files, parsed):
         statements.add(path, found)
     return statements
@@ -481,12 +501,13 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     links, copies = plan_runtime(root, [src for src, _ in py], Path(out_root) if out_root else root)
     module_bases = package_module_bases(root, python_files, statements)
     del statements  # not kept in the workers' memory
+    own = own_packages([root]) if own is None else frozenset(own)
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
-              inherited.get(src), named, links[src], own_packages([root]) if own is None else frozenset(own),
+              inherited.get(src), named, links[src], own,
               reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]
     runtimes = _RuntimeCopies(copies, Path(out_root), target) if out_root is not None else None
-    reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
-                                             progress=progress, on_result=runtimes)
+    reports: list[FileReport] = largest_first(_task, tasks, [src for src, _ in py], jobs, on_failure=_crashed,
+                                              progress=progress, on_result=runtimes)
     if runtimes is not None:
         reports += runtimes.reports()
     for src, dst in other:
