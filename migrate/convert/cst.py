@@ -347,6 +347,12 @@ def python_ast(code: str) -> ast.Module:
     return tree
 
 
+def remember_ast(code: str, tree: ast.Module) -> None:
+    """Make ``tree`` (``ast.parse(code)``, made by the caller) :func:`python_ast`'s answer for
+    ``code``. The caller does not change it afterwards."""
+    _LAST_AST[:] = [code, tree]
+
+
 def ast_statements(body):
     """Every statement (ast) of ``body`` and of the blocks under it, each before its own blocks'
     (what ``ast.walk`` finds of them, without walking every expression)."""

@@ -15,10 +15,13 @@ from migrate.convert.star_imports import (
     REEXPORTED,
     ModuleStatements,
     package_exports,
+    summarised,
     package_reexports,
 )
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
+from migrate.convert.comments import split_comment_tail
+from migrate.convert.walker import KNOWN_INPUT, input_facts
 from migrate.convert.workers import run_isolated
 from migrate.convert.runtime_files import (RUNTIME_NAME, import_module_text, is_written_runtime, runtime_homes,
                                            runtime_name, write_runtime)
@@ -415,10 +418,41 @@ class _RuntimeCopies:
         return [self.written[k] for k in sorted(self.written)]
 
 
-def _module_statements_task(path: str):
-    """One file's summarised module-level statements, parsed in a worker (the package pre-passes'
-    input: parsing every file was most of the serial part of a run)."""
-    return ModuleStatements.parse(path)
+def _scan_task(path: str):
+    """In a worker: one file's summarised module-level statements (the package pre-passes' input:
+    parsing every file was most of the serial part of a run), and the facts its conversion reads
+    of its ``ast`` (:class:`~migrate.convert.walker.InputFacts`, or None): one parse of it by
+    CPython's parser for both."""
+    parsed = ModuleStatements.read(path)
+    if parsed is None:
+        return None, None
+    text, tree = parsed
+    return summarised(tree), _input_facts(path, text, tree)
+
+
+def _input_facts(path: str, text: str, tree):
+    """The InputFacts of the file, when the text its conversion converts is ``text`` (as
+    read for the pre-passes: UTF-8 without a BOM, '\n' line ends, no comment tail); else None."""
+    try:
+        converted, _ = decode_source(Path(path).read_bytes())
+    except (OSError, SourceError):
+        return None
+    if converted != text or split_comment_tail(text)[1]:
+        return None
+    try:
+        return input_facts(text, tree)
+    except RecursionError:
+        return None
+
+
+def _tree_task(args):
+    """One file's conversion in a directory run: :func:`_task`'s arguments, then its InputFacts."""
+    *task, known = args
+    token = KNOWN_INPUT.set(known)
+    try:
+        return _task(task)
+    finally:
+        KNOWN_INPUT.reset(token)
 
 
 def largest_first(fn, tasks: list, paths: list, jobs: int, **options) -> list:
@@ -441,14 +475,15 @@ def _size(path) -> int:
         return 0
 
 
-def parsed_statements(python_files: list[str], jobs: int) -> ModuleStatements:
+def parsed_statements(python_files: list[str], jobs: int) -> tuple[ModuleStatements, dict]:
     """The run's :class:`ModuleStatements`, every file parsed in the worker processes (a file
-    whose worker dies is one that cannot be parsed)."""
-    statements = ModuleStatements()
-    parsed = largest_first(_module_statements_task, python_files, python_files, jobs)
-    for path, found in zip(python_files, parsed):
-        statements.add(path, found)
-    return statements
+    whose worker dies is one that cannot be parsed), and {file: its InputFacts or None}."""
+    statements, known = ModuleStatements(), {}
+    scanned = largest_first(_scan_task, python_files, python_files, jobs)
+    for path, found in zip(python_files, scanned):
+        summary, known[path] = found if found is not None else (None, None)
+        statements.add(path, summary)
+    return statements, known
 
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
@@ -494,7 +529,7 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     # names that reach a file through `from .sibling import *` (one table for the whole tree);
     # the pre-passes share one parse of each file, made by the workers
     python_files = [src for src, _ in py if src.endswith(".py")]
-    statements = parsed_statements(python_files, jobs)
+    statements, known = parsed_statements(python_files, jobs)
     inherited = package_exports(root, python_files, statements)
     reexported = package_reexports(root, python_files, statements)
     named = named_modules(python_files)
@@ -504,9 +539,10 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     own = own_packages([root]) if own is None else frozenset(own)
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
               inherited.get(src), named, links[src], own,
-              reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]
+              reexported.get(src, frozenset()), module_bases.get(src, frozenset()), known.get(src))
+             for src, dst in py]
     runtimes = _RuntimeCopies(copies, Path(out_root), target) if out_root is not None else None
-    reports: list[FileReport] = largest_first(_task, tasks, [src for src, _ in py], jobs, on_failure=_crashed,
+    reports: list[FileReport] = largest_first(_tree_task, tasks, [src for src, _ in py], jobs, on_failure=_crashed,
                                               progress=progress, on_result=runtimes)
     if runtimes is not None:
         reports += runtimes.reports()

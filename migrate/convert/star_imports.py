@@ -225,11 +225,23 @@ class ModuleStatements:
     def parse(path) -> list | None:
         """The module-level statements of the file ``path`` that the pre-passes read, summarised;
         None when it cannot be read or parsed."""
+        parsed = ModuleStatements.read(path)
+        return None if parsed is None else summarised(parsed[1])
+
+    @staticmethod
+    def read(path) -> tuple[str, ast.Module] | None:
+        """(the text of the file ``path``, its ``ast``) as the pre-passes read it; None when it
+        cannot be read or parsed."""
         try:
-            tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_text(encoding="utf-8")
+            return text, ast.parse(text)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        return [kept for node in _module_statements(tree.body) if (kept := _summary(node)) is not None]
+
+
+def summarised(tree: ast.Module) -> list:
+    """:meth:`ModuleStatements.parse`'s statements of a parsed file (``tree`` is left as it is)."""
+    return [kept for node in _module_statements(tree.body) if (kept := _summary(node)) is not None]
 
 
 _NOTHING = ast.Constant(None)
@@ -250,7 +262,8 @@ def _summary(node):
         if not named_all and not isinstance(node.value, (ast.Name, ast.Attribute)) and not (
                 isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                 and node.value.func.id == "getattr"):
-            node.value = _NOTHING  # _alias_of reads names, attribute chains and getattr calls only
+            # _alias_of reads names, attribute chains and getattr calls only
+            return ast.Assign(targets=node.targets, value=_NOTHING)
         return node
     if isinstance(node, ast.AnnAssign):
         return ast.AnnAssign(target=node.target, annotation=_NOTHING, value=None, simple=node.simple)
