@@ -245,7 +245,7 @@ def narrowing_classes(converter, expr) -> list[str] | None:
     out = []
     scope = converter.scope
     for e in elems:
-        q = converter.qual(e)
+        q = converter.qual(e) or _torch_layer_of_target(converter, e)
         if q is None and isinstance(e, cst.Name):
             if e.value in converter.walk_state.cell_classes:
                 q = e.value
@@ -256,6 +256,35 @@ def narrowing_classes(converter, expr) -> list[str] | None:
             return None
         out.append(q)
     return out or None
+
+
+def _torch_layer_of_target(converter, expr) -> str | None:
+    """``nn.Conv2d`` read through the target's own ``nn`` (converting converted code): the torch
+    layer the tables write as it (``torch.nn.Conv2d``), so that a second conversion narrows an
+    ``isinstance`` as the first did; None for anything else, or a target more than one torch
+    layer becomes (unless one of them is the common one: ``nn.Dense`` is ``torch.nn.Linear``)."""
+    if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+            and expr.value.value in converter.facts.target_nn and expr.value.value not in converter.walk_state.aliases):
+        return None
+    return _target_layers(converter.facts.tables).get("nn." + expr.attr.value)
+
+
+_REVERSED: dict = {}
+
+
+def _target_layers(tables) -> dict[str, str]:
+    """{target layer class: the torch layer class it is written from}, built once per tables."""
+    key = id(tables)
+    if key not in _REVERSED:
+        sources: dict[str, list[str]] = {}
+        for name, entry in tables.items():
+            if name.startswith("torch.nn.") and name[9:10].isupper() and "." not in name[9:] \
+                    and (entry.target or "").startswith("nn."):
+                sources.setdefault(entry.target, []).append(name)
+        _REVERSED.clear()
+        _REVERSED[key] = {t: ("torch.nn.Linear" if "torch.nn.Linear" in names else names[0])
+                          for t, names in sources.items() if len(names) == 1 or "torch.nn.Linear" in names}
+    return _REVERSED[key]
 
 
 def note_layer_class(converter, name: str, value) -> None:

@@ -198,6 +198,7 @@ class Converter:
             return ConvertResult(code, error=_syntax_error(code, exc))
         parsed = module
         scan_module_imports(module.body, self.facts.aliases, self.facts.imported, self.facts.star_modules)
+        self.facts.target_nn = _target_nn_names(module.body, self.facts.target_name)
         if self.facts.star_modules or self.facts.inherited:
             self._add_derived_aliases(module)
         self.walk_state.aliases = dict(self.facts.aliases)  # the walk's own: rebinding changes them
@@ -1133,6 +1134,22 @@ class _Uncopied(cst.CSTTransformer):
 
     def leave_Call(self, original, updated):
         return cst.Name(self.name) if _is_copy_of(updated, self.name) else updated
+
+
+def _target_nn_names(body, target: str) -> frozenset:
+    """The local names the module-level imports bind to the target's ``nn`` (``from ms_core import
+    nn as ms_nn``; ``import mindspore.nn as nn``): converted code names its layers through them."""
+    names = set()
+    for line in body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and dotted(small.module) == target \
+                    and not isinstance(small.names, cst.ImportStar):
+                names.update((a.asname.name.value if a.asname else "nn") for a in small.names
+                             if dotted(a.name) == "nn" and (a.asname is None or isinstance(a.asname.name, cst.Name)))
+            elif isinstance(small, cst.Import):
+                names.update(a.asname.name.value for a in small.names
+                             if dotted(a.name) == f"{target}.nn" and a.asname and isinstance(a.asname.name, cst.Name))
+    return frozenset(names)
 
 
 def _aliased_writes(code: str) -> dict:

@@ -97,3 +97,27 @@ def test_values_match_torch(tmp_path):
     assert cmod.sizes(m) == tmod.sizes(t) == (5, 3, 11, 4, 7)
     assert cmod.replace_head(m, 9) == tmod.replace_head(t, 9) == 9
     assert m.fc.weight.shape == tuple(t.fc.weight.shape) == (9, 5)
+
+
+def test_isinstance_with_the_targets_layer_narrows_as_torchs_did(tmp_path):
+    """Converting converted code: `isinstance(m, nn.Conv2d)` names the target's Conv2d, written
+    from torch's; the reads it guards are decided as the first conversion decided them (timm's
+    and peft's init code gained TorchLayerAttrs on a second conversion of the package)."""
+    from migrate.convert.project import convert_tree
+    src = tmp_path / "src" / "initpkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "init.py").write_text(
+        "import torch.nn as nn\n\n\ndef fan_out(m):\n"
+        "    if isinstance(m, nn.Conv2d):\n        return m.kernel_size[0] * m.kernel_size[1] * m.out_channels\n"
+        "    if isinstance(m, nn.Conv1d):\n        return m.kernel_size[0] * m.out_channels\n"
+        "    if isinstance(m, nn.Linear):\n        return m.out_features\n"
+        "    if isinstance(m, nn.modules.lazy.LazyModuleMixin):\n        return -1\n    return 0\n")
+    assert not [r.error for r in convert_tree(src, tmp_path / "once" / "initpkg") if r.error]
+    assert not [r.error for r in convert_tree(tmp_path / "once" / "initpkg", tmp_path / "twice" / "initpkg")
+                if r.error]
+    once = (tmp_path / "once" / "initpkg" / "init.py").read_text()
+    assert "return m.kernel_size[0] * m.kernel_size[1] * m.out_channels" in once, once
+    assert "TorchLayerAttrs" not in once and "return m.out_channels" in once, once
+    assert "isinstance(m, ms_nn.Conv2d)" in once   # torch's nn stays for the marked line
+    assert (tmp_path / "twice" / "initpkg" / "init.py").read_text() == once
