@@ -208,7 +208,7 @@ def on_reference(converter, node, q: str):
     if einops_calls.is_einops(q):
         return einops_calls.reference(converter, node, q)
     if q in VERSION_NAMES:
-        new = version_reference(converter, node)
+        new = version_reference(converter, node, q)
         if new is not None:
             return new
     elif isinstance(node, cst.Attribute) and q.rsplit(".", 1)[0] in VERSION_NAMES:

@@ -40,7 +40,17 @@ VERSION_PROBE = node_rule(
 ])
 
 PROBE_FUNCTIONS = ("hasattr", "getattr")
-VERSION_NAMES = ("torch.__version__", "torch.version.__version__")
+def _companion_versions() -> dict[str, str]:
+    """The version strings of torch and its libraries the mappings follow: torch's, and the
+    torchvision / torchaudio released with it (torchvision 0.15 came with torch 2.0)."""
+    major, minor = (int(p) for p in torch_version().split(".")[:2])
+    return {"torch.__version__": torch_version(), "torch.version.__version__": torch_version(),
+            "torchvision.__version__": f"0.{minor + 15}.0" if major == 2 else torch_version(),
+            "torchaudio.__version__": torch_version()}
+
+
+VERSION_NAMES = _companion_versions()
+_TORCH_VERSIONS = ("torch.__version__", "torch.version.__version__")
 _COMPARE = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
             cst.GreaterThanEqual: operator.ge, cst.Equal: operator.eq, cst.NotEqual: operator.ne}
 
@@ -115,15 +125,19 @@ def probe_comparison(converter, node: cst.Comparison):
     if compare is None or not converter.allows(VERSION_PROBE.id):
         return None
     left_q, right_q = converter.qual(node.left), converter.qual(right)
+    # torch's version is a TorchVersion (compared as versions); its libraries' are plain strings
+    as_version = _version if left_q in _TORCH_VERSIONS or right_q in _TORCH_VERSIONS else str
     if left_q in VERSION_NAMES and _string(right) is not None:
-        value = compare(_version(torch_version()), _version(_string(right)))
+        q = left_q
+        value = compare(as_version(VERSION_NAMES[q]), as_version(_string(right)))
     elif right_q in VERSION_NAMES and _string(node.left) is not None:
-        value = compare(_version(_string(node.left)), _version(torch_version()))
+        q = right_q
+        value = compare(as_version(_string(node.left)), as_version(VERSION_NAMES[q]))
     else:
         return None
     new = cst.Name(str(value))
     converter.record(node, new, VERSION_PROBE.id, "approximate",
-                f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
+                f"{q} taken as {VERSION_NAMES[q]}, the version the mappings follow")
     return new
 
 
@@ -172,13 +186,14 @@ def kwdefaults_reference(converter, node, q: str):
     return new
 
 
-def version_reference(converter, node):
-    """``torch.__version__`` used as a value: the version the mappings follow, as a literal."""
+def version_reference(converter, node, q: str = "torch.__version__"):
+    """``torch.__version__`` (``torchvision.__version__``) used as a value: the version the
+    mappings follow, as a literal."""
     if not converter.allows(VERSION_PROBE.id):
         return None
-    new = cst.SimpleString(repr(torch_version()))
+    new = cst.SimpleString(repr(VERSION_NAMES[q]))
     converter.record(node, new, VERSION_PROBE.id, "approximate",
-                f"torch.__version__ taken as {torch_version()}, the version the mappings follow")
+                f"{q} taken as {VERSION_NAMES[q]}, the version the mappings follow")
     return new
 
 

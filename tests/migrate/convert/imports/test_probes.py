@@ -68,6 +68,16 @@ def test_version_as_a_value_is_a_literal():
     assert out == "major = int('2.13.0'.split('.')[0])\n"
 
 
+@pytest.mark.parametrize("probe,answer", [
+    ("torchvision.__version__ < '0.9'", "True"),     # a plain string in torchvision: '0.28.0' < '0.9'
+    ("torchvision.__version__ >= '0.10'", "True"),
+    ("version.parse(torchvision.__version__) < version.parse('0.7')", "version.parse('0.28.0') < version.parse('0.7')"),
+])
+def test_torchvisions_version_is_the_one_released_with_torch(probe, answer):
+    """torchvision 0.28 came with torch 2.13 (detr's util/misc.py reads it to choose its code)."""
+    assert convert(f"import torchvision\nfrom packaging import version\nok = {probe}\n") == f"ok = {answer}\n"
+
+
 def test_version_parts():
     assert _version("1.13.0+cu117") == (1, 13)
     assert _version("2.2") < _version("2.13.0")
