@@ -801,13 +801,15 @@ ARCHS = [
          call="model(inputs[0], inputs[0][:, 0] > 1.5, inputs[1], inputs[2])"),
     Arch("detr", "models.position_encoding", "PositionEmbeddingSine(16, normalize=True)", (x(2, 8, 6, 5),),
          setup="from util.misc import NestedTensor", call="model(NestedTensor(inputs[0], inputs[0][:, 0] > 1.5))"),
-    Arch("detr", "models.detr", "DETR(Joiner(Backbone('resnet18', True, False, False), PositionEmbeddingSine(16, "
-         "normalize=True)), Transformer(d_model=32, nhead=4, num_encoder_layers=1, num_decoder_layers=1, "
-         "dim_feedforward=64, dropout=0.0), num_classes=5, num_queries=4)", (x(2, 3, 64, 64),),
+    Arch("detr", "models.detr", "DETR(backbone, Transformer(d_model=32, nhead=4, num_encoder_layers=1, "
+         "num_decoder_layers=1, dim_feedforward=64, dropout=0.0), num_classes=5, num_queries=4)", (x(2, 3, 64, 64),),
          setup="import models.backbone\nmodels.backbone.is_main_process = lambda: False\n"
                "from models.backbone import Backbone, Joiner\n"
                "from models.position_encoding import PositionEmbeddingSine\n"
-               "from models.transformer import Transformer"),
+               "from models.transformer import Transformer\n"
+               "backbone = Joiner(Backbone('resnet18', True, False, False),\n"
+               "                  PositionEmbeddingSine(16, normalize=True))\n"
+               "backbone.num_channels = 512  # as detr's build_backbone sets it"),
     # openai/guided-diffusion: the diffusion UNet (timestep embedding, attention, GroupNorm32)
     Arch("guided_diffusion", "guided_diffusion.unet", "UNetModel(image_size=16, in_channels=3, model_channels=32, "
          "out_channels=3, num_res_blocks=1, attention_resolutions=(2,), channel_mult=(1, 2), num_heads=2)",
