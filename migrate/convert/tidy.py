@@ -52,7 +52,7 @@ def tidy_function(fn: cst.FunctionDef, shadowed=frozenset()) -> cst.FunctionDef:
 def left_if(node, shadowed=frozenset()) -> bool:
     """Whether the ``if`` statement ``node`` does nothing: every block holds only the
     conversion's ``pass`` lines and its tests only read."""
-    return isinstance(node, cst.If) and _left_empty(node) and _reads_only(node, shadowed)
+    return isinstance(node, cst.If) and _left_empty(node) and _tests_read_only(node, shadowed)
 
 
 class _Occurrences(cst.CSTVisitor):
@@ -160,9 +160,9 @@ def _dead_names(fn: cst.FunctionDef) -> set[str]:
     return {name for name, n in mine.items() if occurrences.count.get(name, 0) == n}
 
 
-def _reads_only(node: cst.If, shadowed: frozenset) -> bool:
+def _tests_read_only(node: cst.If, shadowed: frozenset) -> bool:
     while isinstance(node, cst.If):
-        if not _reading(node.test, shadowed):
+        if not reads_only(node.test, shadowed):
             return False
         node = node.orelse
     return True
@@ -188,7 +188,17 @@ def _left_empty(node) -> bool:
     return True
 
 
-def _reading(test, shadowed: frozenset) -> bool:
+def same_branches(old: cst.IfExp, body, orelse) -> bool:
+    """Whether the conversion made the branches of the conditional expression ``old`` the same
+    (``body`` and ``orelse``: its branches converted); branches the user wrote the same stay."""
+    return _bare(body) == _bare(orelse) and _bare(old.body) != _bare(old.orelse)
+
+
+def _bare(node) -> str:
+    return code_of(node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node)
+
+
+def reads_only(test, shadowed: frozenset) -> bool:
     """A test whose evaluation only reads: :func:`~migrate.convert.folding.plain`, calls of the
     reading builtins with such arguments, and ``x in [a, b]`` of literal lists, tuples and sets."""
     if plain(test):
@@ -196,13 +206,13 @@ def _reading(test, shadowed: frozenset) -> bool:
     if isinstance(test, cst.Call):
         return isinstance(test.func, cst.Name) and test.func.value in _READING_BUILTINS \
             and test.func.value not in shadowed \
-            and all(not a.star and _reading(a.value, shadowed) for a in test.args)
+            and all(not a.star and reads_only(a.value, shadowed) for a in test.args)
     if isinstance(test, (cst.List, cst.Tuple, cst.Set)):
-        return all(isinstance(e, cst.Element) and _reading(e.value, shadowed) for e in test.elements)
+        return all(isinstance(e, cst.Element) and reads_only(e.value, shadowed) for e in test.elements)
     if isinstance(test, cst.UnaryOperation):
-        return isinstance(test.operator, cst.Not) and _reading(test.expression, shadowed)
+        return isinstance(test.operator, cst.Not) and reads_only(test.expression, shadowed)
     if isinstance(test, cst.BooleanOperation):
-        return _reading(test.left, shadowed) and _reading(test.right, shadowed)
+        return reads_only(test.left, shadowed) and reads_only(test.right, shadowed)
     if isinstance(test, cst.Comparison):
-        return _reading(test.left, shadowed) and all(_reading(c.comparator, shadowed) for c in test.comparisons)
+        return reads_only(test.left, shadowed) and all(reads_only(c.comparator, shadowed) for c in test.comparisons)
     return False

@@ -24,7 +24,7 @@ from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
 from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
 from migrate.convert.precedence import fit
-from migrate.convert.tidy import left_if
+from migrate.convert.tidy import left_if, reads_only, same_branches
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
@@ -896,7 +896,11 @@ class Converter:
 
     def on_ifexp(self, node: cst.IfExp):
         """``a if torch.cuda.is_available() else b``: where the conversion makes the test a constant,
-        the branch taken alone (the other is never evaluated)."""
+        the branch taken alone (the other is never evaluated); where it makes both branches the
+        same (``x.cuda() if gpu else x``, ``checkpoint(blk, x) if ckpt else blk(x)``), that branch
+        alone when the test only reads."""
+        markers = self.walk_state.markers[-1] if self.walk_state.markers else []
+        marked = len(markers)
         test = fold_truth(node.test, self.walk(node.test))
         value = constant(test) if test is not node.test and constant(node.test) is None else None
         if value is not None:
@@ -904,6 +908,8 @@ class Converter:
         body, orelse = self.walk(node.body), self.walk(node.orelse)
         if test is node.test and body is node.body and orelse is node.orelse:
             return node
+        if len(markers) == marked and same_branches(node, body, orelse) and reads_only(test, self.facts.shadowed):
+            return body if "\n" not in code_of(body) else keep_parens(node, body)  # (`(x)`: x)
         return node.with_changes(test=test, body=body, orelse=orelse)
 
     def on_while(self, node: cst.While):

@@ -49,6 +49,48 @@ def test_a_self_assignment_in_a_class_body_copies_a_name_and_stays():
         """)
 
 
+def test_attribute_self_assignments_left_by_device_moves_go():
+    check("""\
+        class M(nn.Module):
+            def forward(self, x, i):
+                self.grid = self.grid.to(x.device)
+                self.blocks[i].fn = torch.compile(self.blocks[i].fn)
+                self.a.b, self.c = self.a.b.cuda(), self.c.cpu()
+                self.w = self.w
+                self.blocks[f(i)].fn = self.blocks[f(i)].fn.cuda()
+                return x
+        """, """\
+        class M(nn.Cell):
+            def construct(self, x, i):
+                self.w = self.w
+                self.blocks[f(i)].fn = self.blocks[f(i)].fn
+                return x
+        """)  # (one the user wrote stays; a subscript by a call may not give the same object twice)
+
+
+def test_a_conditional_the_conversion_made_the_same_on_both_sides_is_that_side():
+    check("""\
+        from torch.utils.checkpoint import checkpoint
+        def f(blocks, x, gpu, inputs, ckpt):
+            for blk in blocks:
+                x = blk(x) if not ckpt else checkpoint(blk, x)
+            y = (x.cuda() if gpu else x)
+            inputs = [i.cpu() if isinstance(i, torch.Tensor) else i for i in inputs]
+            z = x if gpu else x
+            w = x.cuda() if on_gpu(gpu) else x
+            return y + z + w, inputs
+        """, """\
+        def f(blocks, x, gpu, inputs, ckpt):
+            for blk in blocks:
+                x = blk(x)
+            y = x
+            inputs = [i for i in inputs]
+            z = x if gpu else x
+            w = x if on_gpu(gpu) else x
+            return y + z + w, inputs
+        """)  # (branches the user wrote the same stay; a test that calls keeps its call)
+
+
 def test_a_block_left_with_nothing_else_keeps_a_pass():
     check("def f(x):\n    x = x.cuda()\n", "def f(x):\n    pass\n")
 
@@ -356,6 +398,23 @@ def test_device_moves_leave_the_values(both):
     x, y = np.float32([1.0, 2.0]), np.float32([0.5, -0.5])
     close(cmod.moved(cmod.nn.ReLU(), ms.Tensor(x), ms.Tensor(y), None),
           tmod.moved(torch.nn.ReLU(), torch.tensor(x), torch.tensor(y), "cpu"))
+
+
+@pytest.mark.parametrize("ckpt", [False, True])
+def test_moved_buffer_and_checkpointed_blocks_as_torch(both, ckpt):
+    tmod, cmod = both
+    x = np.float32([[0.5, -3.0], [2.0, 0.25]])
+    tnet, cnet = tmod.Moved(ckpt), cmod.Moved(ckpt)
+    tx = torch.tensor(x, requires_grad=True)
+    tout = tnet(tx)
+    tout.sum().backward()
+    out, gx = ms.value_and_grad(lambda a: cnet(a).sum(), 0)(ms.Tensor(x))
+    close(out, tout.sum())
+    close(gx, tx.grad)
+    code = FIXTURE.with_name("idiomatic.py").read_text()  # (the input; what it became:)
+    converted = convert_source(code).code
+    assert "self.grid = self.grid" not in converted and " if gpu else " not in converted \
+        and " if self.ckpt else " not in converted, converted
 
 
 def test_named_template_functions_give_torchs_values(both):
