@@ -773,9 +773,12 @@ class Converter:
             if new is not None:
                 return new
         new = self.walk(small)
-        if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
-                and new.value.value == "None" and isinstance(small.value, cst.Call):
-            return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
+        if isinstance(small, cst.Expr) and new is not small and isinstance(small.value, cst.Call) \
+                and (isinstance(new.value, cst.Name) and new.value.value == "None"
+                     or dotted(new.value) and not (self.walk_state.markers and self.walk_state.markers[-1])):
+            # a call that means nothing on the target (`torch.cuda.synchronize()`), or one that
+            # became a plain read of its receiver (`model.cuda()` -> `model`)
+            return None
         if isinstance(small, cst.Expr) and new is not small:
             return self._owned_update(small, self._setattr_statement(small, new))
         return new
@@ -1147,15 +1150,15 @@ def _branch_taken(old: cst.If, new) -> list | None:
     """The statements that run of ``new``, the conversion of ``old``, whose test the conversion made
     a constant (a probe answered: ``torch.cuda.is_available()`` -> ``False``): the body for True,
     the ``else`` part for False (an ``elif`` stays an ``if``), nothing without one. None when the
-    test is not such a constant or the branch that goes holds a marker (it stays visible)."""
+    test is not such a constant. The markers of the branch that goes go with it: they are about
+    code that never runs on the target (``torch.version.cuda`` under ``torch.cuda.is_available()``);
+    a test the conversion answers otherwise than torch carries its own marker and is not folded."""
     value = constant(new.test) if isinstance(new, cst.If) and constant(old.test) is None else None
     if value is None:
         return None
     gone = new.orelse if value else new.body
-    if gone is not None and MARKER_PREFIX in code_of(gone):
-        return None
     # the comments of the branch that goes stay, above the statements that run
-    kept = own_comments(gone, nested=True) if gone is not None else []
+    kept = [c for c in own_comments(gone, nested=True) if not c.startswith(MARKER_PREFIX)] if gone is not None else []
     lead = [*new.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in kept)]
     if value:
         return _statements_of(new.body, lead)

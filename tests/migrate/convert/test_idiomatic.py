@@ -159,6 +159,54 @@ def test_a_condition_the_conversion_settled_keeps_the_branch_that_runs():
         """)  # (the comment on the if line stays; a constant the user wrote stays)
 
 
+def test_a_settled_branch_that_goes_takes_its_markers_with_it():
+    check("""\
+        def f(x, det, tag):
+            if torch.cuda.is_available():
+                tag += torch.version.cuda  # cuda build
+            if det:
+                if hasattr(torch, "use_deterministic_algorithms"):
+                    x = x * 2
+                elif hasattr(torch, "set_deterministic"):
+                    torch.set_deterministic(det)
+            return x, tag
+        """, """\
+        def f(x, det, tag):
+            # cuda build
+            if det:
+                x = x * 2
+            return x, tag
+        """)  # (the marked code is where the converted program never goes)
+
+
+def test_a_call_that_became_a_read_of_its_receiver_goes():
+    check("""\
+        def f(model, x, vgg):
+            if vgg:
+                model.features = torch.nn.DataParallel(model.features)
+                model.cuda()
+            else:
+                model.to(x.device)
+            x.cuda()  # move
+            model
+            return model(x)
+        """, """\
+        def f(model, x, vgg):
+            # move
+            model
+            return model(x)
+        """)  # (a read the user wrote stays)
+
+
+def test_a_type_checking_block_left_without_its_imports_is_its_else_block():
+    src = ("from typing import TYPE_CHECKING, Any\nimport torch\n"
+           "if TYPE_CHECKING:\n    from torch.optim.optimizer import ParamsT\nelse:\n    ParamsT = Any\n"
+           "if TYPE_CHECKING:\n    from torch import Tensor  # for hints\nelse:\n    Tensor = object\n")
+    out = convert_source(src).code
+    assert "\nParamsT = Any\n" in out and "    pass" not in out.split("ParamsT = Any")[0], out
+    assert "# for hints" in out and "    Tensor = object\n" in out, out  # (a comment keeps its if)
+
+
 def test_a_removed_statements_comments_go_above_the_next_statement():
     check("""\
         def f(model, x):
@@ -339,7 +387,8 @@ def test_converting_again_changes_nothing():
     assert convert_source(code).code == code
     user = split_generated(code)[1]
     for pattern in ("_no_grad(", "(lambda", "TorchSequential()", "setattr(", "copy_(e.copy_(", "model = model",
-                    "x, y = x, y", "self.grid = self.grid", " if gpu else "):
+                    "x, y = x, y", "self.grid = self.grid", " if gpu else ", "torch.version", "x.cpu()",
+                    "\n        x\n"):
         assert pattern not in user.replace("torch_no_grad(", ""), pattern
     assert "class Stem(TorchSequential):" in user  # (it fills itself by name)
 
