@@ -22,6 +22,7 @@ from migrate.convert import einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
+from migrate.convert.alias_swap import SWAPPABLE, swap_names, torch_local
 from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
 from migrate.convert.precedence import fit
 from migrate.convert.tidy import left_if, reads_only, same_branches
@@ -201,6 +202,9 @@ class Converter:
         if self.output.signatures.drop_unused(out):  # asked for by a rewrite rolled back since
             new = self._with_runtime(module, body)
             out = new.code
+        renames = self._plain_target_names(module, out)
+        if renames:
+            out = swap_names(new, renames).code
         if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
             try:
@@ -288,6 +292,24 @@ class Converter:
         if shadowed and self.facts.names["builtins"] in taken:
             clash.add("builtins")
         return choose_names(clash, taken, self.facts.pkg, self.facts.names), shadowed
+
+    def _plain_target_names(self, module, out: str) -> dict[str, str]:
+        """The renames that give the target's modules their plain names back where a torch alias
+        of the same name stays for marked code (``ms_nn`` -> ``nn``, torch's ``nn`` ->
+        ``torch_nn``; see :mod:`migrate.convert.alias_swap`); {} when there are none."""
+        if not self.facts.renamed:
+            return {}
+        renames, user = {}, None
+        for head in SWAPPABLE:
+            local, alias = self.facts.names.get(head), self.walk_state.aliases.get(head)
+            if local == head or not self.output.alias_uses.get(head) or alias is None \
+                    or alias.rsplit(".", 1)[-1] != head or re.search(rf"\b{torch_local(head)}\b", out) \
+                    or not re.search(rf"(?<![\w.]){re.escape(local)}\.", out):  # (the target's module is used)
+                continue
+            user = all_bindings(module, skip=self._is_own_binding) if user is None else user
+            if head not in user and local not in user:
+                renames.update({head: torch_local(head), local: head})
+        return renames
 
     def _generated_builtins(self, guards: bool) -> set[str]:
         """The builtins the code the converter writes into this file reads (``guards``: guards
