@@ -42,7 +42,7 @@ from migrate.convert.names import (
     all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
 )
 from migrate.convert.receivers import is_tensor, track_assign
-from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.registry import EVERYTHING, RuleSelection, entry_id
 from migrate.convert.annotations import on_annotation
 from migrate.convert.layer_attributes import CONV_ATTRS
 from migrate.convert.probes import probe_comparison
@@ -784,7 +784,7 @@ class Converter:
                 return None
             return self._settled_none(small, _unpacked_pair(small, new))
         if isinstance(small, cst.Expr):
-            new = inplace.subscript_statement(self, small)
+            new = inplace.subscript_statement(self, small) or self._assert_statement(small)
             if new is not None:
                 return new
             self.walk_state.statement_call = small.value
@@ -803,6 +803,22 @@ class Converter:
             return None
         if isinstance(small, cst.Expr) and new is not small:
             return self._owned_update(small, self._setattr_statement(small, new))
+        return new
+
+    def _assert_statement(self, small: cst.Expr):
+        """The statement ``torch._assert(cond, msg)`` as ``assert cond, msg`` (what torch's
+        function runs; the tables' expression form is for where a value is needed), its parts
+        converted; None for anything else."""
+        call = small.value
+        if not isinstance(call, cst.Call) or self.qual(call.func) != "torch._assert" or len(call.args) != 2 \
+                or any(a.star for a in call.args):
+            return None
+        entry = self.facts.tables.get("torch._assert")
+        args = {a.keyword.value if a.keyword else ("condition", "message")[i]: a.value for i, a in enumerate(call.args)}
+        if entry is None or set(args) != {"condition", "message"} or not self.allows(entry_id(entry)):
+            return None
+        new = self.walk(cst.Assert(test=args["condition"], msg=args["message"]))
+        self.record(small, new, entry_id(entry), "exact", "an assert statement, as torch._assert runs")
         return new
 
     def _mark_aliased_write(self, small, new) -> None:

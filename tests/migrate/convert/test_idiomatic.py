@@ -207,6 +207,22 @@ def test_a_type_checking_block_left_without_its_imports_is_its_else_block():
     assert "# for hints" in out and "    Tensor = object\n" in out, out  # (a comment keeps its if)
 
 
+def test_torch_assert_as_a_statement_is_an_assert():
+    check("""\
+        def f(x, h, w):
+            torch._assert(h % w == 0, f"{h} by {w}")  # window
+            torch._assert(condition=torch.all(x > 0), message="")
+            y = torch._assert(h > 0, "h")
+            return x, y
+        """, """\
+        def f(x, h, w):
+            assert h % w == 0, f"{h} by {w}"  # window
+            assert ops.all(x > 0), ""
+            y = (None if (h > 0) else (_ for _ in ()).throw(AssertionError("h")))
+            return x, y
+        """)  # (where a value is needed, the tables' expression)
+
+
 def test_a_removed_statements_comments_go_above_the_next_statement():
     check("""\
         def f(model, x):
@@ -477,6 +493,8 @@ def test_moved_buffer_and_checkpointed_blocks_as_torch(both, ckpt):
     out, gx = ms.value_and_grad(lambda a: cnet(a).sum(), 0)(ms.Tensor(x))
     close(out, tout.sum())
     close(gx, tx.grad)  # (what the conversion leaves of the moves: test_converting_again_changes_nothing)
+    with pytest.raises(AssertionError, match="last dimension 3, not 2"):
+        cnet(ms.Tensor(np.ones((2, 3), np.float32)))
 
 
 def test_named_template_functions_give_torchs_values(both):
