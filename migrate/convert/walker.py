@@ -943,13 +943,14 @@ class Converter:
         markers = self.walk_state.markers[-1] if self.walk_state.markers else []
         marked = len(markers)
         test = fold_truth(node.test, self.walk(node.test))
+        test_marked = len(markers) > marked  # (a marked test stays, with its marker)
         value = constant(test) if test is not node.test and constant(node.test) is None else None
         if value is not None:
             return self.walk(node.body if value else node.orelse)
         body, orelse = self.walk(node.body), self.walk(node.orelse)
         if test is node.test and body is node.body and orelse is node.orelse:
             return node
-        if len(markers) == marked and same_branches(node, body, orelse) and reads_only(test, self.facts.shadowed):
+        if not test_marked and same_branches(node, body, orelse) and reads_only(test, self.facts.shadowed):
             return body if "\n" not in code_of(body) else keep_parens(node, body)  # (`(x)`: x)
         return node.with_changes(test=test, body=body, orelse=orelse)
 
