@@ -270,6 +270,12 @@ class SettledNone(cst.Assign):
     reads the name."""
 
 
+@dataclasses.dataclass(frozen=True)
+class LeftLoop(cst.For):
+    """A ``for`` loop whose body the conversion emptied (``for k in w.keys(): w[k] = w[k].cpu()``):
+    :mod:`migrate.convert.tidy` drops it when the function reads its loop names nowhere else."""
+
+
 def removed(stmt) -> list:
     """What replaces a removed statement: nothing, or a ``pass`` that keeps its comments (the
     lines above it and its end-of-line comment as they were, the others above the ``pass``)."""

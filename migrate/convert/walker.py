@@ -8,6 +8,7 @@ kind of node is in :mod:`migrate.convert.handlers`; imports are resolved and rew
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gc
 import keyword
 import re
@@ -25,11 +26,11 @@ from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own
 from migrate.convert.alias_swap import SWAPPABLE, swap_names, torch_local
 from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
 from migrate.convert.precedence import fit
-from migrate.convert.tidy import left_if, reads_only, same_branches
+from migrate.convert.tidy import left_if, left_loop, reads_only, same_branches
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
-    LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
+    LeftLoop, LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
     python_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
@@ -935,6 +936,20 @@ class Converter:
             return removed(new)
         return self.leave_stmt(node, new)
 
+    def on_for(self, node: cst.For):
+        if id(node) in self.facts.generated and not self.nested:
+            self.walk_state.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
+            return node
+        self.enter_stmt(node)
+        new = handlers.on_for(self, node)
+        if new is not node and not self.walk_state.markers[-1] and left_loop(node, new, self.facts.shadowed) \
+                and self.scope is not None and self.scope.local_names is not None:
+            # `for k in w.keys(): w[k] = w[k].cpu()` -> `for k in w.keys(): pass`: gone if the function
+            # reads k nowhere else (see migrate.convert.tidy)
+            self.scope.settled = True
+            new = LeftLoop(**{f.name: getattr(new, f.name) for f in dataclasses.fields(new)})
+        return self.leave_stmt(node, new)
+
     def on_ifexp(self, node: cst.IfExp):
         """``a if torch.cuda.is_available() else b``: where the conversion makes the test a constant,
         the branch taken alone (the other is never evaluated); where it makes both branches the
@@ -1253,7 +1268,7 @@ _HANDLERS = {
     cst.ClassDef: _statement_handler(handlers.on_class),
     cst.FunctionDef: _statement_handler(handlers.on_function),
     cst.With: Converter.on_with,
-    cst.For: _statement_handler(handlers.on_for),
+    cst.For: Converter.on_for,
     cst.If: Converter.on_if,
     cst.While: Converter.on_while,
     cst.CompIf: Converter.on_comp_if,

@@ -95,6 +95,29 @@ def test_a_conditional_the_conversion_made_the_same_on_both_sides_is_that_side()
         """)  # (branches the user wrote the same stay; a test that calls keeps its call; a branch's marker stays)
 
 
+def test_a_loop_the_conversion_emptied_goes_when_its_names_are_read_nowhere_else():
+    check("""\
+        def f(weights, model, batch, n):
+            for k in weights.keys():  # to the CPU
+                weights[k] = weights[k].cpu()
+            for i in range(len(model.layers)):
+                model.layers[i].fn = torch.compile(model.layers[i].fn)
+            for key in batch.keys():
+                batch[key] = batch[key].cuda()
+            for j in make(n):
+                batch[j] = batch[j].cuda()
+            return weights, key
+        """, """\
+        def f(weights, model, batch, n):
+            # to the CPU
+            for key in batch.keys():
+                pass
+            for j in make(n):
+                pass
+            return weights, key
+        """)  # (a name read after the loop keeps it; an iterable that calls keeps its call)
+
+
 def test_a_block_left_with_nothing_else_keeps_a_pass():
     check("def f(x):\n    x = x.cuda()\n", "def f(x):\n    pass\n")
 
