@@ -42,6 +42,8 @@ from .einops import (
     einops_unpack,
 )
 from .functional import (
+    cat_promoted,
+    stack_promoted,
     torch_layer_norm,
     torch_local_response_norm,
     torch_multi_head_attention_forward,
@@ -50,6 +52,7 @@ from .functional import (
 from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
+    EmbeddingBagTorch,
     SoftplusTorch,
     UnfoldTorchLayout,
     torch_attention_init,
@@ -567,6 +570,23 @@ class TorchEmbedding(nn.Embedding, metaclass=TorchSignature):
     weight = property(lambda self: self.embedding_table, lambda self, value: setattr(self, 'embedding_table', value))
     num_embeddings = property(lambda self: self.vocab_size, lambda self, value: setattr(self, 'vocab_size', value))
     embedding_dim = property(lambda self: self.embedding_size, lambda self, value: setattr(self, 'embedding_size', value))
+
+
+class TorchEmbeddingBag(EmbeddingBagTorch, metaclass=TorchSignature):
+    """torch.nn.EmbeddingBag's signature over EmbeddingBagTorch: torch's arguments are translated when it is built."""
+
+    _torch_base = EmbeddingBagTorch
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+            scale_grad_by_freq=False, mode='mean', sparse=False, _weight=None,
+            include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        if max_norm is not None:
+            raise ValueError("For 'EmbeddingBag' (torch signature), max_norm other than None is not supported: max_norm renormalisation.")
+        if scale_grad_by_freq is not False:
+            raise ValueError("For 'EmbeddingBag' (torch signature), scale_grad_by_freq other than False is not supported: gradient scaling by frequency.")
+        kwargs_ = {k: v for k, v in (('_weight', _weight), ('padding_idx', padding_idx), ('dtype', dtype),) if v is not None}
+        super().__init__(num_embeddings, embedding_dim, norm_type=norm_type, mode=mode,
+            sparse=sparse, include_last_offset=include_last_offset, **kwargs_)
 
 
 class TorchFlatten(nn.Flatten, metaclass=TorchSignature):
@@ -1857,9 +1877,14 @@ def torch_bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return ops.bucketize(input, boundaries, right=right).astype(ms.int64)
 
 
-def torch_cat(tensors, dim=0):
-    """torch.cat's signature over its MindSpore translation."""
-    return ops.cat(tensors, dim)
+if TARGET == "mindspore":
+    def torch_cat(tensors, dim=0):
+        """torch.cat's signature over its MindSpore translation."""
+        return cat_promoted(tensors, dim)
+else:
+    def torch_cat(tensors, dim=0):
+        """torch.cat's signature over its MindSpore translation."""
+        return ops.cat(tensors, dim)
 
 
 def torch_cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
@@ -1951,16 +1976,28 @@ def torch_column_stack(tensors, out=None):
     return ops.column_stack(tensors)
 
 
-def torch_concat(tensors, dim=0):
-    """torch.concat's signature over its MindSpore translation."""
-    return ops.cat(tensors, dim)
+if TARGET == "mindspore":
+    def torch_concat(tensors, dim=0):
+        """torch.concat's signature over its MindSpore translation."""
+        return cat_promoted(tensors, dim)
+else:
+    def torch_concat(tensors, dim=0):
+        """torch.concat's signature over its MindSpore translation."""
+        return ops.cat(tensors, dim)
 
 
-def torch_concatenate(tensors, axis=0, out=None):
-    """torch.concatenate's signature over its MindSpore translation."""
-    if out is not None:
-        raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
-    return ops.cat(tensors, axis)
+if TARGET == "mindspore":
+    def torch_concatenate(tensors, axis=0, out=None):
+        """torch.concatenate's signature over its MindSpore translation."""
+        if out is not None:
+            raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
+        return cat_promoted(tensors, axis)
+else:
+    def torch_concatenate(tensors, axis=0, out=None):
+        """torch.concatenate's signature over its MindSpore translation."""
+        if out is not None:
+            raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
+        return ops.cat(tensors, axis)
 
 
 def torch_constant(tensor, val):
@@ -3445,9 +3482,14 @@ def torch_squeeze(input, dim=None):
     return ops.squeeze(input, dim)
 
 
-def torch_stack(tensors, dim=0):
-    """torch.stack's signature over its MindSpore translation."""
-    return ops.stack(tensors, dim)
+if TARGET == "mindspore":
+    def torch_stack(tensors, dim=0):
+        """torch.stack's signature over its MindSpore translation."""
+        return stack_promoted(tensors, dim)
+else:
+    def torch_stack(tensors, dim=0):
+        """torch.stack's signature over its MindSpore translation."""
+        return ops.stack(tensors, dim)
 
 
 def torch_sub(input, other, alpha=1):
@@ -3778,6 +3820,7 @@ TORCH_NN = {
     'Dropout3d': TorchDropout3d,
     'ELU': TorchELU,
     'Embedding': TorchEmbedding,
+    'EmbeddingBag': TorchEmbeddingBag,
     'Flatten': TorchFlatten,
     'GELU': TorchGELU,
     'GLU': TorchGLU,
