@@ -154,13 +154,13 @@ class TorchSignatures:
         self.existing: dict[str, str] = {}  # runtime name -> local name an earlier conversion imported
         self.module: cst.Module | None = None
         self._taken: set[str] | None = None
-        self._fills: tuple[str, bool] | None = None  # (the code, whether it fills a container by name)
+        self._found: dict = {}  # pattern -> whether it is in the file (searched once a file)
 
     # ---- the file --------------------------------------------------------------------------
     def start(self, module: cst.Module, code: str) -> None:
         """Note the source and the runtime names an earlier conversion gave it (its import of
         the runtime, or its inlined block)."""
-        self.code, self.module = code, module
+        self.code, self.module, self._found = code, module, {}
         self.newline = module.default_newline
         block = runtime_statements(module.body)
         if len(block) > 1 or block and not isinstance(block[0], cst.SimpleStatementLine):
@@ -259,7 +259,7 @@ class TorchSignatures:
             # that stays empty or is filled by append is an empty SequentialCell
             return self.helper("TorchSequential")
         if qual == "torch.nn.ModuleList" and (
-                _NONE_APPENDED.search(self.code)
+                self._in_code(_NONE_APPENDED)
                 or node.args and isinstance(node.args[0].value, cst.GeneratorExp)
                 or node.args and self._may_hold_none(node.args[0].value)):
             return self.helper("TorchModuleList")
@@ -269,11 +269,18 @@ class TorchSignatures:
 
     def fills_by_name(self) -> bool:
         """The file fills a container by name other than the instance of its own class (see
-        ``_FILLED_BY_NAME``)."""
-        if self._fills is None or self._fills[0] is not self.code:
-            found = any(not (m.group("own") or m.group("own_set")) for m in _FILLED_BY_NAME.finditer(self.code))
-            self._fills = (self.code, found)
-        return self._fills[1]
+        ``_FILLED_BY_NAME``; searched once a file)."""
+        if _FILLED_BY_NAME not in self._found:
+            self._found[_FILLED_BY_NAME] = any(not (m.group("own") or m.group("own_set"))
+                                               for m in _FILLED_BY_NAME.finditer(self.code))
+        return self._found[_FILLED_BY_NAME]
+
+    def _in_code(self, pattern: "re.Pattern") -> bool:
+        """Whether ``pattern`` is found in the file (a search of the whole text for each
+        container call was 2 % of a conversion)."""
+        if pattern not in self._found:
+            self._found[pattern] = pattern.search(self.code) is not None
+        return self._found[pattern]
 
     def _may_hold_none(self, value) -> bool:
         """``nn.ModuleList([a, b])`` where the file assigns None to ``a`` or ``b`` somewhere
