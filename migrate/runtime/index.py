@@ -254,6 +254,7 @@ EXPORTS = {
     'torch_conv3d': 'generated',
     'torch_conv_attr': 'values',
     'torch_conv_padding': 'arguments',
+    'torch_conv_set': 'layers',
     'torch_convert_sync_batchnorm': 'distributed',
     'torch_cosh': 'generated',
     'torch_cosine_embedding_loss': 'generated',

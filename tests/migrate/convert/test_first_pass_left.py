@@ -282,3 +282,59 @@ def test_embedding_bag_refuses_what_torch_refuses_with_a_clear_error():
     with pytest.raises(ValueError, match="'input' must be 2-D, or 1-D with 1-D 'offsets'"):
         bag(ms.Tensor(np.zeros(3, np.int64)))
     assert "MS902" in convert_source(HEAD + "y = nn.EmbeddingBag(4, 2, max_norm=1.0)\n").code
+
+
+# segmentation-models' DeepLabV3 encoders: strides turned into dilation on the built Conv2d layers
+# (MindSpore's Conv2d builds its primitive once: a bare attribute write would change nothing)
+DILATED = '''
+def replace_strides_with_dilation(module, dilation_rate):
+    for mod in module.modules():
+        if isinstance(mod, nn.Conv2d):
+            mod.stride = (1, 1)
+            mod.dilation = (dilation_rate, dilation_rate)
+            kh, kw = mod.kernel_size
+            mod.padding = ((kh // 2) * dilation_rate, (kh // 2) * dilation_rate)
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 3, 3, stride=2, padding=1)
+        self.deep = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2), nn.ReLU(), nn.Conv2d(4, 2, 1, stride=2, bias=False))
+        replace_strides_with_dilation(self.deep, 2)
+
+    def forward(self, x):
+        return self.deep(self.stem(x))
+'''
+
+
+def test_conv_geometry_written_after_construction_is_rebuilt_as_torch_computes_it():
+    from tests.migrate.convert.test_fixtures_numeric import copy_weights
+    out = convert_source(HEAD + DILATED).code
+    assert "torch_conv_set(mod, stride=(1, 1))" in out and "MS918" not in out
+    assert "torch_conv_set(mod, padding=((kh // 2) * dilation_rate, (kh // 2) * dilation_rate))" in out
+    assert convert_source(out).code == out
+    torch_namespace = {}
+    exec(HEAD + DILATED, torch_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    net = torch_namespace["Encoder"]()
+    x = np.random.RandomState(0).randn(2, 2, 9, 9).astype(np.float32)
+    want, cots, want_grads = torch_and_grads(net, [x])
+    assert want[0].shape == (2, 2, 5, 5)
+    for target in ("ms_core", "mindspore"):
+        cell = converted(DILATED, target)["Encoder"]()
+        assert copy_weights(net, cell) == set()
+        got, grads = ms_and_grads(cell, [x], cots)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6, err_msg=target)
+        np.testing.assert_allclose(grads[0], want_grads[0], rtol=1e-5, atol=1e-6, err_msg=target)
+
+
+def test_conv_set_refuses_what_torch_would_not_build():
+    from migrate.runtime.layers import torch_conv_set
+    conv = ms.nn.Conv2d(2, 2, 3)
+    with pytest.raises(ValueError, match="For 'Conv2d', the 'padding' must be 'same', 'valid', an int or a pair"):
+        torch_conv_set(conv, padding="full")
+    with pytest.raises(ValueError, match="the 'stride' must be an int or a pair of non-negative ints, but got"):
+        torch_conv_set(conv, stride=(1, 1, 1))
+    with pytest.raises(TypeError, match="the layer must be a Conv2d, but got Dense"):
+        torch_conv_set(ms.nn.Dense(2, 2), padding=1)
