@@ -43,6 +43,7 @@ from .einops import (
 )
 from .functional import (
     cat_promoted,
+    softmax_guarded,
     stack_promoted,
     torch_layer_norm,
     torch_local_response_norm,
@@ -3411,10 +3412,16 @@ def torch_soft_margin_loss(input, target, size_average=None, reduce=None, reduct
     return ops.soft_margin_loss(input, target, reduction=reduction)
 
 
-def torch_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """torch.nn.functional.softmax's (and torch.softmax's) signature over its MindSpore translation."""
-    kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
-    return ops.softmax(input, dim, **kwargs_)
+if TARGET == "mindspore":
+    def torch_softmax(input, dim=None, _stacklevel=3, dtype=None):
+        """torch.nn.functional.softmax's (and torch.softmax's) signature over its MindSpore translation."""
+        kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
+        return softmax_guarded(input, dim, **kwargs_)
+else:
+    def torch_softmax(input, dim=None, _stacklevel=3, dtype=None):
+        """torch.nn.functional.softmax's (and torch.softmax's) signature over its MindSpore translation."""
+        kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
+        return ops.softmax(input, dim, **kwargs_)
 
 
 def torch_softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -159,6 +159,7 @@ EXPORTS = {
     'einops_star_pattern': 'einops',
     'einops_unpack': 'einops',
     'save_image_torch': 'vision',
+    'softmax_guarded': 'functional',
     'stack_promoted': 'functional',
     'torch__Loss': 'generated',
     'torch__assert': 'generated',
