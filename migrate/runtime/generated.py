@@ -54,6 +54,7 @@ from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
     EmbeddingBagTorch,
+    SoftmaxGuarded,
     SoftplusTorch,
     UnfoldTorchLayout,
     torch_attention_init,
@@ -1247,14 +1248,24 @@ class TorchSoftMarginLoss(nn.SoftMarginLoss, metaclass=TorchSignature):
         super().__init__(reduction=reduction)
 
 
-class TorchSoftmax(nn.Softmax, metaclass=TorchSignature):
-    """torch.nn.Softmax's signature over nn.Softmax: torch's arguments are translated when it is built."""
+if TARGET == "mindspore":
+    class TorchSoftmax(SoftmaxGuarded, metaclass=TorchSignature):
+        """torch.nn.Softmax's signature over SoftmaxGuarded: torch's arguments are translated when it is built."""
 
-    _torch_base = nn.Softmax
+        _torch_base = SoftmaxGuarded
 
-    def __init__(self, dim=None):
-        super().__init__(-1 if dim is None else dim)
-        self.dim = dim
+        def __init__(self, dim=None):
+            super().__init__(-1 if dim is None else dim)
+            self.dim = dim
+else:
+    class TorchSoftmax(nn.Softmax, metaclass=TorchSignature):
+        """torch.nn.Softmax's signature over nn.Softmax: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.Softmax
+
+        def __init__(self, dim=None):
+            super().__init__(-1 if dim is None else dim)
+            self.dim = dim
 
 
 class TorchSoftmin(nn.Softmin, metaclass=TorchSignature):

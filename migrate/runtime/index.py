@@ -20,6 +20,7 @@ EXPORTS = {
     'KMNISTTorch': 'vision',
     'LambdaTorch': 'vision',
     'MNISTTorch': 'vision',
+    'SoftmaxGuarded': 'layers',
     'SoftplusTorch': 'layers',
     'TorchAdadelta': 'generated',
     'TorchAdagrad': 'generated',

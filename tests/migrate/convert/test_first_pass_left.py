@@ -290,8 +290,8 @@ SOFTMAX_LENGTH_ONE = '''
 def two_attentions(q, k, v):
     first = (q @ k.transpose(1, 2) * 0.3).softmax(dim=-1) @ v
     x = first.reshape(8, 1, 24)
-    single = F.softmax(x[..., :8] @ x[..., 8:16].transpose(1, 2), dim=-1)
-    return first, single @ x[..., 16:], torch.softmax(v, 1)
+    single = nn.Softmax(dim=-1)(x[..., :8] @ x[..., 8:16].transpose(1, 2))
+    return first, single @ x[..., 16:], F.softmax(v, 1)
 '''
 
 
@@ -300,7 +300,7 @@ def test_softmax_for_mindspore_writes_a_length_one_axis_as_ones():
     assert "(q @ k.transpose(1, 2) * 0.3).softmax(axis=-1) @ v" in plain and "guarded" not in plain
     out = convert_source(HEAD + SOFTMAX_LENGTH_ONE, target="mindspore").code
     assert "first = softmax_guarded(q @ k.transpose(1, 2) * 0.3, axis=-1) @ v" in out
-    assert "single = softmax_guarded(x[..., :8] @ x[..., 8:16].transpose(1, 2), axis=-1)" in out
+    assert "single = SoftmaxGuarded(axis=-1)(x[..., :8] @ x[..., 8:16].transpose(1, 2))" in out
     assert "softmax_guarded(v, 1)" in out and convert_source(out, target="mindspore").code == out
     rng = np.random.RandomState(0)
     assert_same_as_torch(SOFTMAX_LENGTH_ONE, "two_attentions", [rng.randn(4, 4, 12).astype(np.float32)
