@@ -2,6 +2,7 @@
 missing, and what torch's module methods do to a Cell (cast, initialise, retype a table).
 """
 from .backend import TARGET, init, ms, nn, ops
+from .functional import softmax_guarded
 
 
 class Dropout2dAnyRank(nn.Dropout2d):
@@ -26,6 +27,18 @@ class SoftplusTorch(nn.Cell):
 
     def construct(self, input):
         return ops.softplus(input, self.beta, self.threshold)
+
+
+class SoftmaxGuarded(nn.Cell):
+    """nn.Softmax(axis) through softmax_guarded: ones over an axis of length 1, where MindSpore 2.10's CPU Softmax makes
+    the gradient of another softmax in the same backward pass wrong."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = self.dim = axis
+
+    def construct(self, input):
+        return softmax_guarded(input, self.axis)
 
 
 class UnfoldTorchLayout(nn.Cell):

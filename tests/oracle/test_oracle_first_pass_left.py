@@ -187,3 +187,9 @@ def test_conv_geometry_written_after_construction_gives_torchs_values_on_mindspo
     assert len(got["grads"]) == len(grads)
     for g, w in zip(got["grads"], grads):
         np.testing.assert_allclose(np.array(g, np.float32), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_over_a_length_one_axis_leaves_another_softmaxs_gradient_right_on_mindspore(tmp_path):
+    rng = np.random.RandomState(0)
+    arrays = [rng.randn(4, 4, 12).astype(np.float32) for _ in range(3)]
+    assert_same_as_torch_on_mindspore(left.SOFTMAX_LENGTH_ONE, "two_attentions", arrays, tmp_path)

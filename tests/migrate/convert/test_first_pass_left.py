@@ -338,3 +338,35 @@ def test_conv_set_refuses_what_torch_would_not_build():
         torch_conv_set(conv, stride=(1, 1, 1))
     with pytest.raises(TypeError, match="the layer must be a Conv2d, but got Dense"):
         torch_conv_set(ms.nn.Dense(2, 2), padding=1)
+
+
+# segformer's four-stage encoder: the last stage attends over a 1x1 map (a softmax over one key) after an earlier
+# stage's attention; MindSpore 2.10's CPU Softmax over that length-1 axis makes the earlier softmax's gradient wrong
+SOFTMAX_LENGTH_ONE = '''
+def two_attentions(q, k, v):
+    first = (q @ k.transpose(1, 2) * 0.3).softmax(dim=-1) @ v
+    x = first.reshape(8, 1, 24)
+    single = nn.Softmax(dim=-1)(x[..., :8] @ x[..., 8:16].transpose(1, 2))
+    return first, single @ x[..., 16:], F.softmax(v, 1)
+'''
+
+
+def test_softmax_for_mindspore_writes_a_length_one_axis_as_ones():
+    plain = convert_source(HEAD + SOFTMAX_LENGTH_ONE).code
+    assert "(q @ k.transpose(1, 2) * 0.3).softmax(axis=-1) @ v" in plain and "guarded" not in plain
+    out = convert_source(HEAD + SOFTMAX_LENGTH_ONE, target="mindspore").code
+    assert "first = softmax_guarded(q @ k.transpose(1, 2) * 0.3, axis=-1) @ v" in out
+    assert "single = SoftmaxGuarded(axis=-1)(x[..., :8] @ x[..., 8:16].transpose(1, 2))" in out
+    assert "softmax_guarded(v, 1)" in out and convert_source(out, target="mindspore").code == out
+    rng = np.random.RandomState(0)
+    assert_same_as_torch(SOFTMAX_LENGTH_ONE, "two_attentions", [rng.randn(4, 4, 12).astype(np.float32)
+                                                                for _ in range(3)])
+
+
+def test_softmax_guarded_keeps_nan_and_has_a_zero_gradient_on_a_length_one_axis():
+    from migrate.runtime.functional import softmax_guarded
+    x = np.array([[0.5], [np.nan], [-3.0]], np.float32)
+    want = torch.softmax(torch.tensor(x), -1).numpy()
+    np.testing.assert_array_equal(softmax_guarded(ms.Tensor(x), -1).asnumpy(), want)
+    g = ms.grad(lambda t: (softmax_guarded(t, -1) * 3).sum())(ms.Tensor(x[[0, 2]]))
+    np.testing.assert_array_equal(g.asnumpy(), np.zeros((2, 1), np.float32))
