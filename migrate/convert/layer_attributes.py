@@ -15,6 +15,7 @@ import libcst as cst
 from mappings import load_attributes
 from migrate.convert.receivers import type_of
 from migrate.convert.registry import node_rule
+from migrate.convert.rules.norm_bases import NORM_BASES
 from migrate.convert.torch_signature import signatures
 
 PARAMETER_NAMES = node_rule(
@@ -287,7 +288,7 @@ def narrowing_classes(converter, expr) -> list[str] | None:
                 continue
         if q is None:
             return None
-        out.append(q)
+        out.extend(NORM_BASES.get(q, (q,)))  # a private base: its public layers, as the target's tuple names them
     return out or None
 
 
