@@ -216,7 +216,7 @@ def on_reference(converter, node, q: str):
         new = kwdefaults_reference(converter, node, q)
         if new is not None:
             return new
-    if converter.walk_state.in_isinstance and q in NORM_BASES:
+    if converter.walk_state.in_isinstance and not converter.walk_state.in_annotation and q in NORM_BASES:
         new = norm_base_classes(converter, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
         if new is not None:
             return new

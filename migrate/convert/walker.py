@@ -1021,8 +1021,12 @@ class Converter:
         return node.with_changes(body=self.walk(node.body))
 
     def on_annotation(self, node: cst.Annotation):
-        with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
-            return on_annotation(self, node)
+        saved, self.walk_state.in_annotation = self.walk_state.in_annotation, True
+        try:
+            with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
+                return on_annotation(self, node)
+        finally:
+            self.walk_state.in_annotation = saved
 
     def on_comparison(self, node: cst.Comparison):
         if self.walk_state.aliases:
