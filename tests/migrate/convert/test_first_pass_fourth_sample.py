@@ -277,3 +277,26 @@ def test_a_loop_over_a_container_of_one_class_types_its_variable():
     x = np.array([[0, 3], [2, 1], [1, 0]], np.int64)
     np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), net(torch.from_numpy(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_a_buffer_read_off_a_child_and_set_on_its_parent_is_one_parameter_to_the_checker(tmp_path):
+    """normflows' MADE: `self.degrees = self.linear.degrees`, a buffer of the child kept on the
+    block too. torch keeps a plain attribute; the converted buffer is a Parameter, which the parent
+    Cell registers under a second name: the checker gives it its value once."""
+    model = tmp_path / "made.py"
+    model.write_text(HEAD + (
+        "class Masked(nn.Linear):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__(n, n)\n"
+        "        self.register_buffer('degrees', torch.arange(n))\n"
+        "        self.register_buffer('mask', (self.degrees[:, None] >= self.degrees).float())\n\n"
+        "    def forward(self, x):\n"
+        "        return F.linear(x, self.weight * self.mask, self.bias)\n\n\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self, n=4):\n"
+        "        super().__init__()\n"
+        "        self.linear = Masked(n)\n"
+        "        self.degrees = self.linear.degrees\n\n"
+        "    def forward(self, x):\n"
+        "        return torch.relu(self.linear(x)) * self.degrees\n"))
+    assert main(["check", str(model), "--model", "Block()", "--input-shape", "3,4", "--no-cache", "-q"]) == 0
