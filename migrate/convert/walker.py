@@ -25,6 +25,7 @@ from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own
 from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
 from migrate.convert.precedence import fit
 from migrate.convert.tidy import left_if
+from migrate.convert.trailing_slices import without_trailing_slices
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
@@ -69,12 +70,13 @@ _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_va
 
 
 @lru_cache(maxsize=256)
-def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
+def _interesting(aliases: tuple[str, ...], target: str = "ms_core") -> "re.Pattern":
     """A regex that finds, in a statement's text, anything a rule could act on."""
     methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
     words = sorted(set(aliases) | methods | set(_RULE_WORDS) | _layer_attribute_names())
-    # `name_(`: in-place tensor methods are marked
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(")
+    # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices (MindSpore)
+    slices = r"|,\s*(?::|\.\.\.)\s*[\],]" if target == "mindspore" else ""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(" + slices)
 
 
 def _layer_attribute_names() -> set[str]:
@@ -219,7 +221,7 @@ class Converter:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
             self.facts.src_lines = code.splitlines()
-            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)), self.facts.target_name)
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
         self.facts.aliased_writes = _aliased_writes(code)
         self.facts.plain_forwards = handlers.defines_plain_forward(module, code)
@@ -446,7 +448,7 @@ class Converter:
     def aliases_changed(self) -> None:
         """New torch aliases (an import inside a function): the text filter must know them."""
         if self.walk_state.pattern is not None:
-            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)), self.facts.target_name)
 
     def qual(self, node) -> str | None:
         """Resolve a Name/Attribute chain to its qualified torch name, or None."""
@@ -1044,6 +1046,9 @@ class Converter:
             if new is not None:
                 return keep_parens(node, new)
         new = self.generic(node)
+        trimmed = without_trailing_slices(self, new) if isinstance(new, cst.Subscript) else None
+        if trimmed is not None:
+            return trimmed
         # `attn(q, k, v, need_weights=False)[0]` -> `(attn(...)[0], None)[0]`: the element itself
         item = _literal_index(new) if isinstance(node.value, cst.Call) and new is not node else None
         return keep_parens(node, item) if item is not None else new

@@ -300,3 +300,25 @@ def test_a_buffer_read_off_a_child_and_set_on_its_parent_is_one_parameter_to_the
         "    def forward(self, x):\n"
         "        return torch.relu(self.linear(x)) * self.degrees\n"))
     assert main(["check", str(model), "--model", "Block()", "--input-shape", "3,4", "--no-cache", "-q"]) == 0
+
+
+# normflows' spline: the bins of the elements inside the interval, `widths[inside, :]`, a 2-D mask.
+MASKED_ROWS = '''
+def inside(x, widths, out):
+    mask = (x > -1) & (x < 1)
+    out[mask, ...] = widths[mask, :].sum(-1) * x[mask]
+    return out, widths[mask, :, ...], widths[0, :]
+'''
+
+
+def test_trailing_full_slices_after_a_mask_are_dropped_for_mindspore():
+    assert "widths[mask, :].sum(-1)" in convert_source(HEAD + MASKED_ROWS).code
+    out, namespace, torch_namespace = run_both(MASKED_ROWS, "mindspore")
+    assert "out[mask] = widths[mask].sum(-1) * x[mask]" in out
+    assert "return out, widths[mask], widths[0, :]" in out
+    rs = np.random.RandomState(0)
+    x, widths = rs.randn(3, 4).astype(np.float32) * 1.5, rs.randn(3, 4, 5).astype(np.float32)
+    got = namespace["inside"](ms.Tensor(x), ms.Tensor(widths), ms.Tensor(np.zeros((3, 4), np.float32)))
+    want = torch_namespace["inside"](torch.from_numpy(x), torch.from_numpy(widths), torch.zeros(3, 4))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
