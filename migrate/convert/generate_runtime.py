@@ -379,7 +379,8 @@ takes torch's arguments. Converted code uses them where static translation canno
 translation of the call with every argument a parameter name, so both paths agree.
 
 ``TORCH_NN`` / ``TORCH_FUNCTIONAL`` / ``TORCH_TOP``: what ``getattr(torch.nn, name)`` /
-``getattr(F, name)`` / ``getattr(torch, name)`` give for a name only run time knows (see :func:`migrate.runtime.imports.torch_nn_getattr`);
+``getattr(F, name)`` / ``getattr(torch, name)`` give for a name only run time knows (see
+:func:`migrate.runtime.imports.torch_nn_getattr`);
 ``REPLACED_MODULES``: einops' modules as imports by name find them.
 """
 '''

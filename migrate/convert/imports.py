@@ -726,9 +726,10 @@ def inherited_guard(converter):
 
 
 def _checking_before_use(out: list, at: int, header: list) -> tuple[list, int]:
-    """``out`` (and the header's place in it) with the header's ``from typing import TYPE_CHECKING`` moved (out of ``header``) above
-    the first statement before ``at`` that reads it: a guard left where its torch import was, above
-    a header that goes below a sibling's ``import *`` (see :func:`_after_sibling_star_imports`)."""
+    """``out`` (and the header's place in it) with the header's ``from typing import TYPE_CHECKING``
+    moved (out of ``header``) above the first statement before ``at`` that reads it: a guard left
+    where its torch import was, above a header that goes below a sibling's ``import *`` (see
+    :func:`_after_sibling_star_imports`)."""
     line = next((st for st in header if _is_checking_import(st)), None)
     first = next((i for i, st in enumerate(out[:at]) if _CHECKING_NAME.search(code_of(st))), None)
     if line is None or first is None:
