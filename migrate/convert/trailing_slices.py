@@ -14,8 +14,8 @@ from migrate.convert.registry import node_rule
 
 TRAILING_SLICES = node_rule(
     "MS248", "trailing_full_slices",
-    "With --target mindspore, drop the trailing full slices of an index after an index that may be a "
-    "tensor (x[mask, :] -> x[mask]): MindSpore 2.10 indexes a boolean mask followed by ':' wrong.",
+    "Replace x[mask, :] with x[mask] with --target mindspore (trailing full slices after an index that may "
+    "be a tensor select everything): MindSpore 2.10 indexes a boolean mask followed by ':' wrong.",
     examples=[("y = x[mask, :]\n", "y = x[mask, :]\n")])  # (ms_core keeps the index as written)
 
 
