@@ -189,6 +189,18 @@ def keep_parens(old, new):
     return new.with_changes(lpar=old.lpar, rpar=old.rpar)
 
 
+_BARE_ARGUMENTS = (cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp,
+                   cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+
+
+def as_argument(node):
+    """A method receiver moved into a call's arguments without the parentheses its attribute needed
+    (``(a + b).f()`` -> ``g(a + b)``); a tuple, lambda or generator keeps them."""
+    if isinstance(node, _BARE_ARGUMENTS) and node.lpar:
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
 # --------------------------------------------------------------------------------------------
 # statements
 # --------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import re
 import libcst as cst
 
 from migrate.convert.cst import dotted
+from migrate.convert.dtype_forms import dtype_by_form
 
 # table areas whose calls return torch tensors
 _TORCH_TENSOR_AREAS = {"torch", "functional", "tensor", "einops"}
@@ -237,12 +238,15 @@ def track_assign(converter, node: cst.Assign) -> None:
     if len(node.targets) != 1:
         return
     t = node.targets[0].target
-    if isinstance(t, (cst.Tuple, cst.List)) and scope is not None and is_tensor(converter, value0):
-        # q, k, v = qkv.split(n, dim=2): every name unpacked from a tensor result is a tensor
+    if isinstance(t, (cst.Tuple, cst.List)) and scope is not None:
         for el in t.elements:
             if isinstance(el.value, cst.Name):
-                scope.tensors.add(el.value.value)
+                scope.dtypes.pop(el.value.value, None)
+                if is_tensor(converter, value0):
+                    # q, k, v = qkv.split(n, dim=2): every name unpacked from a tensor result is a tensor
+                    scope.tensors.add(el.value.value)
     if isinstance(t, cst.Name) and scope is not None:
+        scope.dtypes[t.value] = dtype_by_form(converter, value0)
         _track_layer_list(converter, scope, t.value, value0)
         kind = module_ctor(converter, value0)
         if kind is not None and kind.startswith("torch."):

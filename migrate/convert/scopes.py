@@ -25,6 +25,8 @@ class FunctionScope:
             of one is a rebinding.
         settled: the walk made an assignment of the function ``name = None``
             (:mod:`migrate.convert.tidy`).
+        dtypes: name -> the dtype its last assignment has by form (:mod:`migrate.convert.dtype_forms`),
+            None when only run time knows.
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -37,6 +39,7 @@ class FunctionScope:
     local_names: set[str] | None = None
     owned: frozenset = frozenset()
     settled: bool = False  # holds a SettledNone (migrate.convert.tidy)
+    dtypes: dict[str, str | None] = field(default_factory=dict)
 
 
 @dataclass

@@ -5,6 +5,8 @@ einsum as batched matmuls, multi-head attention's functional forward, local resp
 scaled dot-product attention with run-time options, the ``_foreach_*`` list ops, the
 transformer's activation by name, and sparse COO tensors as the dense tensors they stand for.
 """
+import numpy as np
+
 from .backend import ms, ops
 
 
@@ -362,6 +364,92 @@ def torch_pad_crop(input, pad, mode="constant", value=None):
     if not any(rest):
         return out
     return ops.pad(out, rest, mode, value if mode == "constant" else None)
+
+
+def torch_fill_diagonal(input, fill_value, wrap=False):
+    """torch's x.fill_diagonal_(fill_value, wrap) out of place, differentiable: ops.where over a mask of the
+    diagonal (MindSpore 2.10's FillDiagonal has no gradient). A matrix's (i, i), ``wrap`` continuing below a
+    tall matrix's first square every ``cols + 1`` elements; a tensor of more dimensions, all of one size,
+    its (i, i, ..., i)."""
+    shape = tuple(input.shape)
+    if len(shape) < 2:
+        raise ValueError(f"For 'fill_diagonal', the dimension of 'input' must be at least 2, but got {len(shape)}.")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError(f"For 'fill_diagonal', when the dimension of 'input' is greater than 2, all its "
+                         f"dimensions must have the same length, but got {shape}.")
+    size = 1
+    for n in shape:
+        size *= n
+    # the flat index of (i, i, ..., i) is i times the sum of the row-major strides
+    step = sum(size // n ** (k + 1) for k, n in enumerate(shape)) if len(shape) > 2 else shape[1] + 1
+    end = size if wrap or len(shape) > 2 else min(shape) * step
+    flat = ops.arange(size, dtype=ms.int32)
+    mask = ops.logical_and(flat % step == 0, flat < end).reshape(shape)
+    return ops.where(mask, ms.Tensor(fill_value, input.dtype), input)
+
+
+# torch's type promotion of tensors: the highest category wins (bool < integer < floating < complex),
+# then the widest type of it; float16 with bfloat16 gives float32, uint8 with int8 gives int16
+_CATEGORY = {"Bool": 0, "UInt8": 1, "Int8": 1, "Int16": 1, "Int32": 1, "Int64": 1, "Float16": 2, "BFloat16": 2,
+             "Float32": 2, "Float64": 2, "Complex64": 3, "Complex128": 3}
+_WIDTH = {"Bool": 1, "UInt8": 1, "Int8": 1, "Int16": 2, "Int32": 4, "Int64": 8, "Float16": 2, "BFloat16": 2,
+          "Float32": 4, "Float64": 8, "Complex64": 8, "Complex128": 16}
+
+
+def torch_promote_types(dtypes):
+    """The dtype torch promotes tensors of ``dtypes`` to (torch.result_type of tensors of one rank)."""
+    dtypes = list(dtypes)
+    names = [str(d) for d in dtypes]
+    top = max(_CATEGORY[n] for n in names)
+    kinds = {n: d for n, d in zip(names, dtypes) if _CATEGORY[n] == top}
+    if {"Float16", "BFloat16"} <= set(kinds) and not {"Float32", "Float64"} & set(kinds):
+        return ms.float32
+    if set(kinds) == {"UInt8", "Int8"}:
+        return ms.int16
+    return kinds[max(kinds, key=lambda n: _WIDTH[n])]
+
+
+def _promoted(tensors, api):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError(f"For '{api}', 'tensors' must hold at least one tensor, but got none.")
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) == 1:
+        return tensors
+    dtype = torch_promote_types(t.dtype for t in tensors)
+    return tuple(t if t.dtype == dtype else t.astype(dtype) for t in tensors)
+
+
+def cat_promoted(tensors, axis=0):
+    """ops.cat after torch's type promotion of the tensors (torch.cat promotes; MindSpore 2.10's Concat
+    takes one dtype: an int64 tensor with a float32 one has no kernel)."""
+    return ops.cat(_promoted(tensors, "cat"), axis)
+
+
+def stack_promoted(tensors, axis=0):
+    """ops.stack after torch's type promotion of the tensors (torch.stack promotes; MindSpore 2.10's Stack
+    takes one dtype)."""
+    return ops.stack(_promoted(tensors, "stack"), axis)
+
+
+def torch_unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique: the distinct elements (``dim``: the distinct slices along ``dim``), sorted, as torch gives
+    them on CPU whatever ``sorted`` says; with ``return_inverse`` where each element (slice) went, with
+    ``return_counts`` how often each occurs (int64). Flags and ``dim`` may be run-time values. torch has no
+    gradient for it; this is computed on the values (MindSpore 2.10's Unique2 has no CPU kernel)."""
+    values = input.asnumpy()
+    if dim is not None:
+        if not -values.ndim <= dim < max(values.ndim, 1):
+            raise ValueError(f"For 'unique', 'dim' must be in [{-values.ndim}, {values.ndim}), but got {dim}.")
+        dim = dim % values.ndim
+    out, inverse, counts = np.unique(values, return_inverse=True, return_counts=True, axis=dim)
+    inverse = inverse.reshape(values.shape if dim is None else (values.shape[dim],))
+    result = [ms.Tensor(out)]
+    if return_inverse:
+        result.append(ms.Tensor(inverse.astype(np.int64)))
+    if return_counts:
+        result.append(ms.Tensor(counts.astype(np.int64)))
+    return result[0] if len(result) == 1 else tuple(result)
 
 
 def torch_roll(input, shifts, dims=None):

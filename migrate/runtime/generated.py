@@ -43,6 +43,8 @@ from .einops import (
     einops_unpack,
 )
 from .functional import (
+    cat_promoted,
+    stack_promoted,
     torch_einsum,
     torch_istft,
     torch_layer_norm,
@@ -52,10 +54,12 @@ from .functional import (
     torch_pad_crop,
     torch_roll,
     torch_stft,
+    torch_unique,
 )
 from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
+    EmbeddingBagTorch,
     EmbeddingTorch,
     SoftplusTorch,
     UnfoldTorchLayout,
@@ -601,6 +605,23 @@ class TorchEmbedding(EmbeddingTorch, metaclass=TorchSignature):
     weight = property(lambda self: self.embedding_table, lambda self, value: setattr(self, 'embedding_table', value))
     num_embeddings = property(lambda self: self.vocab_size, lambda self, value: setattr(self, 'vocab_size', value))
     embedding_dim = property(lambda self: self.embedding_size, lambda self, value: setattr(self, 'embedding_size', value))
+
+
+class TorchEmbeddingBag(EmbeddingBagTorch, metaclass=TorchSignature):
+    """torch.nn.EmbeddingBag's signature over EmbeddingBagTorch: torch's arguments are translated when it is built."""
+
+    _torch_base = EmbeddingBagTorch
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+            scale_grad_by_freq=False, mode='mean', sparse=False, _weight=None,
+            include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        if max_norm is not None:
+            raise ValueError("For 'EmbeddingBag' (torch signature), max_norm other than None is not supported: max_norm renormalisation.")
+        if scale_grad_by_freq is not False:
+            raise ValueError("For 'EmbeddingBag' (torch signature), scale_grad_by_freq other than False is not supported: gradient scaling by frequency.")
+        kwargs_ = {k: v for k, v in (('_weight', _weight), ('padding_idx', padding_idx), ('dtype', dtype),) if v is not None}
+        super().__init__(num_embeddings, embedding_dim, norm_type=norm_type, mode=mode,
+            sparse=sparse, include_last_offset=include_last_offset, **kwargs_)
 
 
 class TorchFlatten(nn.Flatten, metaclass=TorchSignature):
@@ -1954,9 +1975,14 @@ def torch_bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return ops.bucketize(input, boundaries, right=right).astype(ms.int64)
 
 
-def torch_cat(tensors, dim=0):
-    """torch.cat's signature over its MindSpore translation."""
-    return ops.cat(tensors, dim)
+if TARGET == "mindspore":
+    def torch_cat(tensors, dim=0):
+        """torch.cat's signature over its MindSpore translation."""
+        return cat_promoted(tensors, dim)
+else:
+    def torch_cat(tensors, dim=0):
+        """torch.cat's signature over its MindSpore translation."""
+        return ops.cat(tensors, dim)
 
 
 def torch_cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
@@ -2048,16 +2074,28 @@ def torch_column_stack(tensors, out=None):
     return ops.column_stack(tensors)
 
 
-def torch_concat(tensors, dim=0):
-    """torch.concat's signature over its MindSpore translation."""
-    return ops.cat(tensors, dim)
+if TARGET == "mindspore":
+    def torch_concat(tensors, dim=0):
+        """torch.concat's signature over its MindSpore translation."""
+        return cat_promoted(tensors, dim)
+else:
+    def torch_concat(tensors, dim=0):
+        """torch.concat's signature over its MindSpore translation."""
+        return ops.cat(tensors, dim)
 
 
-def torch_concatenate(tensors, axis=0, out=None):
-    """torch.concatenate's signature over its MindSpore translation."""
-    if out is not None:
-        raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
-    return ops.cat(tensors, axis)
+if TARGET == "mindspore":
+    def torch_concatenate(tensors, axis=0, out=None):
+        """torch.concatenate's signature over its MindSpore translation."""
+        if out is not None:
+            raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
+        return cat_promoted(tensors, axis)
+else:
+    def torch_concatenate(tensors, axis=0, out=None):
+        """torch.concatenate's signature over its MindSpore translation."""
+        if out is not None:
+            raise ValueError("For 'concatenate' (torch signature), out other than None is not supported: out=.")
+        return ops.cat(tensors, axis)
 
 
 def torch_constant(tensor, val):
@@ -3542,9 +3580,14 @@ def torch_squeeze(input, dim=None):
     return ops.squeeze(input, dim)
 
 
-def torch_stack(tensors, dim=0):
-    """torch.stack's signature over its MindSpore translation."""
-    return ops.stack(tensors, dim)
+if TARGET == "mindspore":
+    def torch_stack(tensors, dim=0):
+        """torch.stack's signature over its MindSpore translation."""
+        return stack_promoted(tensors, dim)
+else:
+    def torch_stack(tensors, dim=0):
+        """torch.stack's signature over its MindSpore translation."""
+        return ops.stack(tensors, dim)
 
 
 def torch_sub(input, other, alpha=1):
@@ -3875,6 +3918,7 @@ TORCH_NN = {
     'Dropout3d': TorchDropout3d,
     'ELU': TorchELU,
     'Embedding': TorchEmbedding,
+    'EmbeddingBag': TorchEmbeddingBag,
     'Flatten': TorchFlatten,
     'GELU': TorchGELU,
     'GLU': TorchGLU,
@@ -4375,6 +4419,7 @@ TORCH_TOP = {
     'uint8': getattr(ms, 'uint8', None),
     'unbind': getattr(ops, 'unbind', None),
     'unflatten': torch_unflatten,
+    'unique': torch_unique,
     'unique_consecutive': getattr(ops, 'unique_consecutive', None),
     'unsafe_chunk': torch_unsafe_chunk,
     'unsafe_split': torch_unsafe_split,

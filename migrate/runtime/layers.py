@@ -1,7 +1,7 @@
 """Layers with torch's semantics where MindSpore 2.10's layer of the same name differs or is
 missing, and what torch's module methods do to a Cell (cast, initialise, retype a table).
 """
-from .backend import ms, nn, ops
+from .backend import init, ms, nn, ops
 
 
 class Dropout2dAnyRank(nn.Dropout2d):
@@ -68,6 +68,81 @@ class CircularPadTorch(nn.Cell):
 
     def construct(self, x):
         return ops.pad(x, self.padding, mode='circular')
+
+
+class EmbeddingBagTorch(nn.Cell):
+    """torch.nn.EmbeddingBag (MindSpore 2.10 has none): the rows of ``weight`` (named as torch names it, so
+    checkpoints map) for each bag of indices, summed, averaged or their maximum, by a gather and a bag
+    membership matrix (differentiable: a matmul for sum and mean, a masked max). Bags are the rows of 2-D
+    input, or the runs of 1-D input that ``offsets`` start (``include_last_offset``: its last entry ends the
+    last bag); ``per_sample_weights`` scale the rows (mode 'sum'); ``padding_idx`` is left out of its bag;
+    an empty bag gives zeros."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None,
+                 device=None, dtype=None):
+        super().__init__()
+        if mode not in ("sum", "mean", "max"):
+            raise ValueError(f"For 'EmbeddingBag', the 'mode' must be one of ['sum', 'mean', 'max'], but got {mode!r}.")
+        if max_norm is not None or scale_grad_by_freq:
+            raise ValueError("For 'EmbeddingBag', 'max_norm' and 'scale_grad_by_freq' are not supported: renormalise "
+                             "the weight or scale its gradient in the training step instead.")
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(f"For 'EmbeddingBag', the 'padding_idx' must be in [{-num_embeddings}, "
+                                 f"{num_embeddings}), but got {padding_idx}.")
+            padding_idx %= num_embeddings
+        self.num_embeddings, self.embedding_dim, self.mode = num_embeddings, embedding_dim, mode
+        self.include_last_offset, self.padding_idx, self.sparse = include_last_offset, padding_idx, sparse
+        if _weight is None:
+            _weight = init.initializer(init.Normal(1.0), (num_embeddings, embedding_dim),
+                                       ms.float32 if dtype is None else dtype).init_data()
+            if padding_idx is not None:
+                kept = (ops.arange(num_embeddings) != padding_idx).reshape(-1, 1)
+                _weight = ops.where(kept, _weight, ops.zeros_like(_weight))
+        self.weight = ms.Parameter(_weight, name="weight")
+
+    def _bags(self, input, offsets):
+        """(the indices in one row, each bag's first and end position in it)."""
+        if input.ndim == 2:
+            if offsets is not None:
+                raise ValueError("For 'EmbeddingBag', 'offsets' must be None when 'input' is 2-D (each row is a bag).")
+            starts = ops.arange(input.shape[0], dtype=ms.int32) * input.shape[1]
+            return input.reshape(-1), starts, starts + input.shape[1]
+        if input.ndim != 1 or offsets is None or offsets.ndim != 1:
+            given = None if offsets is None else tuple(offsets.shape)
+            raise ValueError(f"For 'EmbeddingBag', 'input' must be 2-D, or 1-D with 1-D 'offsets', but got 'input' of "
+                             f"shape {tuple(input.shape)} and 'offsets' {given}.")
+        offsets = offsets.astype(ms.int32)
+        if self.include_last_offset:
+            return input, offsets[:-1], offsets[1:]
+        return input, offsets, ops.cat((offsets[1:], ms.Tensor([input.shape[0]], ms.int32)))
+
+    def construct(self, input, offsets=None, per_sample_weights=None):
+        index, starts, ends = self._bags(input, offsets)
+        index = index.astype(ms.int32)
+        rows = ops.gather(self.weight, index, 0)
+        position = ops.arange(index.shape[0], dtype=ms.int32).reshape(1, -1)
+        member = ops.logical_and(position >= starts.reshape(-1, 1), position < ends.reshape(-1, 1))
+        if self.padding_idx is not None:
+            member = ops.logical_and(member, (index != self.padding_idx).reshape(1, -1))
+        if per_sample_weights is not None:
+            if self.mode != "sum":
+                raise ValueError(f"For 'EmbeddingBag', 'per_sample_weights' is only supported for mode 'sum', but "
+                                 f"mode is {self.mode!r}.")
+            rows = rows * per_sample_weights.reshape(-1, 1).astype(rows.dtype)
+        weights = member.astype(rows.dtype)
+        count = weights.sum(axis=1, keepdims=True)
+        if self.mode == "max":
+            masked = ops.where(member.reshape(member.shape + (1,)), rows.reshape((1,) + rows.shape),
+                               ms.Tensor(float("-inf"), rows.dtype))
+            values = ops.max(masked, 1)[0]
+            return ops.where(count > 0, values, ops.zeros_like(values))
+        out = ops.matmul(weights, rows)
+        return out / ops.maximum(count, ms.Tensor(1.0, rows.dtype)) if self.mode == "mean" else out
+
+    def extend_repr(self):
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
 
 
 class TorchFunction(nn.Cell):

@@ -832,7 +832,7 @@ def stack(tensors, axis=0):
         if t.shape != tensors[0].shape:
             raise ValueError(f"For 'stack', all inputs must have the same shape, but got "
                              f"{list(tensors[0].shape)} and {list(t.shape)}.")
-    return apply(A.Stack(axis), *tensors)
+    return apply(A.Stack(axis), *_joined_dtype(tensors))
 
 
 def split(x, split_size_or_sections, axis=0):

@@ -49,7 +49,11 @@ CASES = [
     Layer("torch.nn.utils.remove_weight_norm",
           "torch.nn.utils.remove_weight_norm(torch.nn.utils.weight_norm(nn.Linear(4, 3)))"),
     Marked("torch.nn.ParameterDict", "nn.ParameterDict({'a': p})"),
-    Marked("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3)"),
+    Layer("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3, mode='sum')", input="bags", constant=("bags",),
+          arrays=(("bags", "rs.randint(0, 10, (4, 3))"),)),
+    Layer("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3, mode='max', padding_idx=2)", input="bags",
+          constant=("bags",), arrays=(("bags", "rs.randint(0, 10, (4, 3))"),)),
+    Marked("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3, max_norm=1.0)"),
     Marked("torch.nn.CosineSimilarity", "nn.CosineSimilarity(dim=1)"),
     Marked("torch.nn.PairwiseDistance", "nn.PairwiseDistance()"),
     *[ProvenBy(q, "tests/migrate/convert/training/test_recipe_gaps.py::"

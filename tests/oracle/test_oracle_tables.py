@@ -37,7 +37,7 @@ SAMPLE = {
     "torch.nn.AdaptiveMaxPool3d", "torch.nn.LPPool2d", "torch.nn.PixelShuffle",
     "torch.nn.UpsamplingNearest2d",
     "torch.nn.CELU", "torch.nn.Threshold", "torch.nn.Softmin", "torch.nn.Softmax2d",
-    "torch.nn.GLU", "torch.nn.RReLU", "torch.nn.Hardshrink",
+    "torch.nn.GLU", "torch.nn.RReLU", "torch.nn.Hardshrink", "torch.nn.EmbeddingBag",
     "torch.nn.BatchNorm3d", "torch.nn.LocalResponseNorm", "torch.nn.Dropout1d",
     "torch.nn.CosineEmbeddingLoss", "torch.nn.MarginRankingLoss", "torch.nn.HingeEmbeddingLoss",
     "torch.nn.MultiMarginLoss", "torch.nn.MultiLabelSoftMarginLoss", "torch.nn.PoissonNLLLoss",

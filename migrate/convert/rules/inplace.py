@@ -28,7 +28,7 @@ import re
 
 import libcst as cst
 
-from migrate.convert.cst import attribute, code_of, is_primary
+from migrate.convert.cst import as_argument, attribute, code_of, is_primary
 from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_param, is_tensor
 from migrate.convert.registry import argument_rule, node_rule
 from migrate.convert.template import render
@@ -265,6 +265,23 @@ def inplace(edit) -> None:
     edit.result = cst.Call(attribute(root, "copy_"), [cst.Arg(inner)])
     edit.note("written back with copy_: MindSpore 2.10's own in-place methods leave the tensor "
               "unchanged on CPU and their gradients ignore the update")
+
+
+@argument_rule("MS334", "fill_diagonal", runtime=True, needs=["torch_fill_diagonal"], examples=[
+    ("def f(x):\n"
+     "    x.fill_diagonal_(0.5)\n",
+     "def f(x):\n"
+     "    x.copy_(x.copy().fill_diagonal(0.5))\n"),
+])
+def fill_diagonal(edit) -> None:
+    """Replace x.fill_diagonal_(v, wrap) with x.copy_(x.copy().fill_diagonal(v, wrap)), or with --target mindspore
+    with x.copy_(torch_fill_diagonal(x.copy(), v, wrap)): ops.where over a diagonal mask (MindSpore 2.10's
+    FillDiagonal has no gradient)."""
+    if edit.converter.facts.target_name == "mindspore":
+        edit.func = cst.Name(edit.helper("torch_fill_diagonal"))
+        edit.receiver = as_argument(edit.method_receiver)
+        edit.worse("transformed")  # the entry's mindspore_note says why
+    inplace(edit)
 
 
 @argument_rule("MS166", "scatter_method", examples=[

@@ -324,6 +324,16 @@ def softplus_layer(edit) -> None:
         edit.func = cst.Name(edit.helper("SoftplusTorch"))
 
 
+@argument_rule("MS418", "embedding_bag_layer", runtime=True, needs=["EmbeddingBagTorch"], examples=[
+    ("y = nn.EmbeddingBag(10, 4, mode='sum')\n",
+     "y = EmbeddingBagTorch(10, 4, mode='sum')\n"),
+])
+def embedding_bag_layer(edit) -> None:
+    """Replace nn.EmbeddingBag(...) with EmbeddingBagTorch(...), a Cell of the runtime with torch's arguments, forward
+    and parameter name (MindSpore 2.10 has no EmbeddingBag)."""
+    edit.func = cst.Name(edit.helper("EmbeddingBagTorch"))
+
+
 @argument_rule("MS415", "attention_init", runtime=True, needs=["torch_attention_init"], examples=[
     ("y = nn.MultiheadAttention(16, 4)\n",
      "y = torch_attention_init(nn.MultiheadAttention(16, 4))\n"),

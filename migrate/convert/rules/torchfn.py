@@ -11,7 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.call_edit import is_literal, literal
-from migrate.convert.cst import code_of, parse_expr
+from migrate.convert.cst import as_argument, code_of, parse_expr
+from migrate.convert.dtype_forms import BOOL_CALLS, known_equal
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.layers import _conv_padding, layer_norm_function
 from migrate.convert.template import render
@@ -186,30 +187,33 @@ def aminmax(edit) -> None:
 
 
 _UNIQUE_SORTED = "ops.sort(ops.reshape({input}, (-1,)))[0]"
-# Int32 then cast: MindSpore 2.10's CPU SearchSorted fails with an Int64 output
-_INVERSE = "ops.searchsorted({u}, {{input}}, out_int32=True).astype(ms.int64)"
 
 
-@argument_rule("MS307", "unique", examples=[
+@argument_rule("MS307", "unique", runtime=True, needs=["torch_unique"], examples=[
     ("y = torch.unique(x, return_counts=True)\n",
      "y = ops.unique_consecutive(ops.sort(ops.reshape(x, (-1,)))[0], False, True)\n"),
+    ("y, i = torch.unique(x, return_inverse=True)\n",
+     "y, i = torch_unique(x, return_inverse=True)\n"),
 ])
 def unique(edit) -> None:
-    """Replace torch.unique(x, return_inverse, return_counts) with ops.unique_consecutive of the
-    sorted elements (torch's result is sorted; ops.unique keeps the order of appearance), the
-    inverse by ops.searchsorted."""
+    """Replace torch.unique(x) / x.unique() and return_counts=True with ops.unique_consecutive of the sorted
+    elements (torch's result is sorted; ops.unique keeps the order of appearance); with return_inverse, dim
+    or flags known at run time only with the runtime's torch_unique, torch's semantics (x.unique() left as it
+    is on ms_core)."""
+    method = edit.entry.torch.startswith("Tensor.")
+    source = as_argument(edit.method_receiver if method else edit.bound["input"])
     inverse, counts = (_flag(edit, n) for n in ("return_inverse", "return_counts"))
-    if inverse is None or counts is None:
-        edit.unsupported("return_inverse/return_counts must be written as True or False")
+    dim = edit.bound.get("dim")
+    if edit.runtime or inverse is not False or counts is None or not (dim is None or code_of(dim) == "None"):
+        args = [cst.Arg(source)] + [
+            cst.Arg(edit.bound[n], keyword=cst.Name(n), equal=_EQ)
+            for n in ("sorted", "return_inverse", "return_counts", "dim") if n in edit.bound]
+        edit.result = cst.Call(cst.Name(edit.helper("torch_unique")), args)
         return
-    base = f"ops.unique_consecutive({_UNIQUE_SORTED}" + (", False, True)" if counts else ")")
-    if not inverse:
-        template = base
-    elif counts:
-        template = f"(lambda _u: (_u[0], {_INVERSE.format(u='_u[0]')}, _u[1]))({base})"
-    else:
-        template = f"(lambda _u: (_u, {_INVERSE.format(u='_u')}))({base})"
-    edit.result = render(edit.converter, template, {"input": edit.bound["input"]})
+    if method and not counts and edit.converter.facts.target_name == "ms_core":
+        return  # x.unique(): ms_core's Tensor.unique is torch's (MindSpore 2.10's has no CPU kernel)
+    template = f"ops.unique_consecutive({_UNIQUE_SORTED}" + (", False, True)" if counts else ")")
+    edit.result = render(edit.converter, template, {"input": source})
 
 
 def _flag(edit, name: str):
@@ -281,6 +285,43 @@ def einsum(edit) -> None:
         edit.worse("transformed", "MindSpore 2.10's CPU backend has no Einsum kernel: torch_einsum computes it "
                                   "with sums and batched matmuls")
     edit.result = cst.Call(func, [cst.Arg(equation)] + operands)
+
+
+def _written_operands(call: cst.Call) -> list | None:
+    """The operands of torch.cat(tensors, ...) as written when ``tensors`` is a list or tuple display without
+    starred items; None otherwise (a sequence built elsewhere)."""
+    args = call.args
+    sequence = next((a.value for a in args[:1] if a.keyword is None and not a.star), None) or \
+        next((a.value for a in args if a.keyword is not None and a.keyword.value in ("tensors", "seq")), None)
+    if not isinstance(sequence, (cst.List, cst.Tuple)) or \
+            any(isinstance(e, cst.StarredElement) for e in sequence.elements):
+        return None
+    return [e.value for e in sequence.elements]
+
+
+@argument_rule("MS335", "cat_promote", runtime=True, needs=["cat_promoted", "stack_promoted"], examples=[
+    ("def f(labels):\n"
+     "    pad = -torch.ones(2, 1)\n"
+     "    return torch.cat([labels, pad], dim=1)\n",
+     "def f(labels):\n"
+     "    pad = -ops.ones((2, 1))\n"
+     "    return ops.cat([labels, pad], axis=1)\n"),
+])
+def cat_promote(edit) -> None:
+    """Replace torch.cat / torch.stack with --target mindspore, where the operands' dtypes are not known equal
+    by form (a tensor made or cast to a dtype beside one whose dtype only run time knows), with cat_promoted /
+    stack_promoted, ops.cat / ops.stack after torch's type promotion (MindSpore 2.10's Concat and Stack take one
+    dtype: int64 labels with float32 padding fail); operands of one form stay ops.cat."""
+    if edit.converter.facts.target_name != "mindspore":
+        return
+    if not edit.runtime:  # (at run time, in the torch-signature function, nothing is known)
+        operands = _written_operands(edit.original)
+        if operands is None or known_equal(edit.converter, operands):
+            return
+    stack = edit.entry.torch.endswith("stack")
+    edit.func = cst.Name(edit.helper("stack_promoted" if stack else "cat_promoted"))
+    edit.worse("transformed", "the operands' dtypes may differ: torch promotes them, MindSpore 2.10's "
+                              f"{'Stack' if stack else 'Concat'} takes one dtype")
 
 
 @argument_rule("MS330", "roll", needs=["torch_roll"], examples=[
@@ -362,12 +403,6 @@ def where(edit) -> None:
     edit.result = _call(edit, "ops.unbind", [_call(edit, "ops.nonzero", [edit.bound["condition"]]), cst.Integer("1")])
 
 
-# calls whose result is bool whatever their input (a method or a torch function of that name)
-_BOOL_CALLS = frozenset({"bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "eq", "ne",
-                         "gt", "lt", "ge", "le", "greater", "less", "equal", "not_equal", "logical_and", "logical_or",
-                         "logical_not", "logical_xor", "signbit", "any", "all"})
-
-
 def _bool_by_form(node) -> bool:
     """``node`` is a bool tensor by its form: a comparison, ``~`` / ``&`` / ``|`` / ``^`` of such,
     or a call that returns bool (``m.bool()``, ``torch.isnan(x)``)."""
@@ -379,7 +414,7 @@ def _bool_by_form(node) -> bool:
         return _bool_by_form(node.left) or _bool_by_form(node.right)
     if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
         name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
-        return name in _BOOL_CALLS
+        return name in BOOL_CALLS
     return False
 
 
