@@ -322,3 +322,21 @@ def test_trailing_full_slices_after_a_mask_are_dropped_for_mindspore():
     want = torch_namespace["inside"](torch.from_numpy(x), torch.from_numpy(widths), torch.zeros(3, 4))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_torch_signature_class_takes_a_list_of_sizes_as_the_tuple_mindspore_wants():
+    """nnU-Net: `get_matching_pool_op(...)(stride, stride)`, a pool class returned by a function
+    (its torch-signature class) given lists; MindSpore 2.10's pools and convolutions refuse a list."""
+    from migrate.runtime.signature import TorchSignature
+
+    seen = {}
+
+    class Probe(ms.nn.Cell, metaclass=TorchSignature):
+        def __init__(self, kernel_size, stride=None, layers=None, flags=None):
+            super().__init__()
+            seen.update(kernel_size=kernel_size, stride=stride, layers=layers, flags=flags)
+
+    cells = [ms.nn.ReLU()]
+    Probe([2, 3], stride=[1, 1], layers=cells, flags=[True, False])
+    assert seen["kernel_size"] == (2, 3) and seen["stride"] == (1, 1)
+    assert seen["layers"] is cells and seen["flags"] == [True, False]  # (not sizes: as given)
