@@ -45,6 +45,7 @@ from .einops import (
 from .functional import (
     cat_promoted,
     stack_promoted,
+    torch_angle,
     torch_einsum,
     torch_istft,
     torch_layer_norm,
@@ -4125,6 +4126,7 @@ TORCH_TOP = {
     'all': torch_all,
     'amax': torch_amax,
     'amin': torch_amin,
+    'angle': torch_angle,
     'any': torch_any,
     'arange': torch_arange,
     'arccos': torch_arccos,

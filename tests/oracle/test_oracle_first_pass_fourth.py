@@ -49,7 +49,8 @@ MODEL = textwrap.dedent('''
             h = self.zero(self.pad(x))[..., :6, :8] * self.window
             mask = h.mean(-1) > 0  # normflows' spline: the rows a 2-D mask selects, then ':'
             rows = self.proj(h.reshape(2, 3 * 6, 8)[mask.reshape(2, 18), :])
-            return h + rows.sum() * 0.1 + self.pool(F.pad(h, (0, 1)))
+            phase = torch.angle(h - 0.1)  # auraloss: the phase (here of a real tensor: 0 or pi)
+            return h + rows.sum() * 0.1 + self.pool(F.pad(h, (0, 1))) + phase
 
 
     def make_model():

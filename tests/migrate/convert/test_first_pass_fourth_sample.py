@@ -340,3 +340,23 @@ def test_a_torch_signature_class_takes_a_list_of_sizes_as_the_tuple_mindspore_wa
     Probe([2, 3], stride=[1, 1], layers=cells, flags=[True, False])
     assert seen["kernel_size"] == (2, 3) and seen["stride"] == (1, 1)
     assert seen["layers"] is cells and seen["flags"] == [True, False]  # (not sizes: as given)
+
+
+# auraloss' STFT loss: magnitude and phase of the complex spectrum.
+PHASE = '''
+def phase(x, n_fft=16):
+    spec = torch.stft(x, n_fft, hop_length=4, window=torch.hann_window(n_fft), return_complex=True)
+    return torch.angle(spec), torch.angle(x - 0.5)
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_the_angle_of_complex_and_real_tensors_is_torchs(target):
+    out, namespace, torch_namespace = run_both(PHASE, target)
+    assert "return torch_angle(spec), torch_angle(x - 0.5)" in out
+    x = np.random.RandomState(0).rand(2, 64).astype(np.float32)
+    got, want = namespace["phase"](ms.Tensor(x)), torch_namespace["phase"](torch.from_numpy(x))
+    # the bins whose imaginary part is zero up to rounding sit on the branch cut: -pi and pi agree
+    wrapped = np.angle(np.exp(1j * (got[0].asnumpy().astype(np.float64) - want[0].numpy())))
+    np.testing.assert_allclose(wrapped, 0, atol=1e-4)
+    np.testing.assert_array_equal(got[1].asnumpy(), want[1].numpy())
