@@ -16,7 +16,7 @@ TRAILING_SLICES = node_rule(
     "MS248", "trailing_full_slices",
     "Replace x[mask, :] with x[mask] with --target mindspore (trailing full slices after an index that may "
     "be a tensor select everything): MindSpore 2.10 indexes a boolean mask followed by ':' wrong.",
-    examples=[("y = x[mask, :]\n", "y = x[mask, :]\n")])  # (ms_core keeps the index as written)
+    examples=[("y = x[mask, :]\n", "y = x[mask]\n", "mindspore")])
 
 
 def _full(element: cst.SubscriptElement) -> bool:
