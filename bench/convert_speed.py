@@ -17,7 +17,10 @@ Measured in one run, on the same files:
   file through each command first), `--repeat` rounds with the order rotated, medians:
     bare:     a child Python that reads each file, parses and prints it with libcst, writes it;
     --jobs 1: `migrate convert DIR -o OUT --jobs 1 -q` (CPU time of it and its worker process);
-    --jobs N: the same with N workers (wall time), against --jobs 1's wall time: the scaling.
+    --jobs N: the same with N workers (wall time), against --jobs 1's wall time: the scaling;
+    for both, where the CPU went: the parent's serial part (outside its worker pools), the
+    parent's work beside the workers, the workers'; and the Amdahl bound of the scaling on N idle
+    cores that this split gives (a loaded machine's wall times say little about scaling).
 
 The machine is shared: CPU times are what the work cost (wall time would count the other
 users); the load average and the share of a core this process got are printed with the numbers.
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import resource
 import shutil
@@ -60,6 +64,33 @@ for rel in open(sys.argv[3]).read().split("\\n"):
         dest = f"{out}/{rel}"
         __import__("os").makedirs(__import__("os").path.dirname(dest), exist_ok=True)
         open(dest, "w", encoding="utf-8").write(code)
+"""
+
+# `migrate convert` as cli.py runs it, in a process that also says where its CPU time went: its
+# own (the parent's) outside the worker pools (the serial part: the start, the imports, planning,
+# merging the pre-pass, the report), its own while the pools run (handing out tasks, taking the
+# results, writing the runtime copies: concurrent with the workers), and the workers'.
+_CLI_CHILD = """
+import json, resource, sys, time
+import migrate.convert.workers as workers
+real, inside = workers.run_isolated, [0.0]
+def timed(*args, **kwargs):
+    t0 = time.process_time()
+    try:
+        return real(*args, **kwargs)
+    finally:
+        inside[0] += time.process_time() - t0
+workers.run_isolated = timed  # before the converter's modules import it
+import cli
+code = 1
+try:
+    code = cli.main(sys.argv[2:])
+finally:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    json.dump({"parent": own.ru_utime + own.ru_stime, "during_pools": inside[0],
+               "workers": kids.ru_utime + kids.ru_stime}, open(sys.argv[1], "w"))
+sys.exit(code)
 """
 
 
@@ -161,10 +192,14 @@ def command_line(corpus: Path, files: list[Path], tmp: Path, jobs: int, repeat: 
     listing = tmp / "files.txt"
     listing.write_text("\n".join(p.relative_to(corpus).as_posix() for p in files))
     cli = [sys.executable, str(ROOT / "cli.py"), "convert", str(corpus), "-q"]
+
+    def split_cli(n: int) -> list[str]:
+        return [sys.executable, "-c", _CLI_CHILD, str(tmp / f"split{n}.json"), "convert", str(corpus), "-q",
+                "-o", str(tmp / f"j{n}"), "--jobs", str(n)]
     commands = {
         "bare": [sys.executable, "-c", _BARE_CHILD, str(corpus), str(tmp / "bare"), str(listing)],
-        "jobs1": [*cli, "-o", str(tmp / "j1"), "--jobs", "1"],
-        f"jobs{jobs}": [*cli, "-o", str(tmp / f"j{jobs}"), "--jobs", str(jobs)],
+        "jobs1": split_cli(1),
+        f"jobs{jobs}": split_cli(jobs),
     }
     env = child_env(tmp)
     warm = tmp / "warm"  # one file through every command first: the bytecode is written then
@@ -175,11 +210,16 @@ def command_line(corpus: Path, files: list[Path], tmp: Path, jobs: int, repeat: 
         run_child(cmd, env)
     runs = {k: [] for k in commands}
     order = list(commands)
+    splits = {k: [] for k in commands}
     for r in range(repeat):
         for k in order[r % 3:] + order[:r % 3]:
             shutil.rmtree(tmp / k, ignore_errors=True)
             runs[k].append(run_child(commands[k], env))
-    return {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in runs.items()}
+            if k != "bare":
+                splits[k].append(json.loads((tmp / f"split{k[4:]}.json").read_text()))
+    out = {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v)) for k, v in runs.items()}
+    out["split"] = {k: {part: statistics.median(s[part] for s in v) for part in v[0]} for k, v in splits.items() if v}
+    return out
 
 
 def main(argv=None) -> int:
@@ -232,6 +272,14 @@ def report(lines, in_proc, cli, args, machine) -> None:
           f"  {c1 / bc:.2f}x the bare round trip (CPU)")
     print(f"  migrate convert -j {args.jobs}  : {cn:8.2f} s CPU {wn:8.2f} s wall  scaling {w1 / wn:.2f}x"
           f" (wall -j 1 / wall -j {args.jobs})")
+    for key, n in (("jobs1", 1), (jn, args.jobs)):
+        split = cli["split"][key]
+        serial = split["parent"] - split["during_pools"]
+        parallel = split["workers"] + split["during_pools"]
+        print(f"  -j {n} CPU split: parent {serial:.2f} s serial (start, imports, plan, pre-pass tables, report)"
+              f" + {split['during_pools']:.2f} s beside the workers, workers {split['workers']:.2f} s:"
+              f" serial {serial / (serial + parallel):.1%}, Amdahl bound on {args.jobs} idle cores"
+              f" {(serial + parallel) / (serial + parallel / args.jobs):.2f}x")
     print(f"  PaConvert (lossy), per core: {PACONVERT_LINES_PER_S} lines/s;"
           f" ours -j 1: {lines / c1 / PACONVERT_LINES_PER_S:.2f}x of it")
 

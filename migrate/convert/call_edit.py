@@ -8,7 +8,7 @@ import libcst as cst
 
 from mappings import Entry, Fate
 from mappings.target_defaults import load as target_defaults
-from migrate.convert.cst import attribute, code_of, dotted, is_primary, parse_expr
+from migrate.convert.cst import attribute, children, code_of, dotted, is_primary, parse_expr
 from migrate.convert.template import render as render_template
 
 _SEVERITY = {"exact": 0, "transformed": 1, "approximate": 2, "unsupported": 3}
@@ -607,22 +607,13 @@ def numpy_alias(entry: Entry, name: str, names: set) -> str:
 def _calls_a_lambda(node) -> bool:
     """``node`` calls a lambda where it is written, at its top or inside (``ops.matmul((lambda
     _s: ...)(s), v)``)."""
-    if is_lambda_call(node):
-        return True
-    return "lambda" in code_of(node) and any(is_lambda_call(n) for n in _subtree(node))
-
-
-def _subtree(node):
     stack = [node]
-    while stack:
+    while stack:  # the code fields (printing the node to look for "lambda" first cost more)
         n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
-def is_lambda_call(node) -> bool:
-    """``(lambda a: ...)(x)``: a lambda called where it is written."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Lambda)
+        if type(n) is cst.Call and type(n.func) is cst.Lambda:
+            return True
+        stack.extend(children(n))
+    return False
 
 
 def _multiline(comma: cst.Comma) -> bool:

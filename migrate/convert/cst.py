@@ -359,6 +359,25 @@ def python_ast(code: str) -> ast.Module:
     return tree
 
 
+def remember_ast(code: str, tree: ast.Module) -> None:
+    """Make ``tree`` (``ast.parse(code)``, made by the caller) :func:`python_ast`'s answer for
+    ``code``. The caller does not change it afterwards."""
+    _LAST_AST[:] = [code, tree]
+
+
+def ast_statements(body):
+    """Every statement (ast) of ``body`` and of the blocks under it, each before its own blocks'
+    (what ``ast.walk`` finds of them, without walking every expression)."""
+    for st in body:
+        yield st
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(st, name, None)
+            if isinstance(inner, list):
+                yield from ast_statements(inner)
+        for part in (*getattr(st, "handlers", ()), *getattr(st, "cases", ())):
+            yield from ast_statements(part.body)
+
+
 def statement_spans(code: str) -> tuple[list[int], list[int]]:
     """First and last line of every statement, in the order the walker meets them (ast's)."""
     try:

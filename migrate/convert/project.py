@@ -15,10 +15,14 @@ from migrate.convert.star_imports import (
     REEXPORTED,
     ModuleStatements,
     package_exports,
+    summarised,
     package_reexports,
 )
 from migrate.convert.fileio import (SourceError, atomic_copy, atomic_write, decode_source, encode_source, is_temp_name,
                             is_within, os_error_message)
+from migrate.convert.comments import split_comment_tail
+from migrate.convert.walker import KNOWN_INPUT, input_facts
+from migrate.convert.workers import run_isolated
 from migrate.convert.runtime_files import (RUNTIME_NAME, import_module_text, is_written_runtime, runtime_homes,
                                            runtime_name, write_runtime)
 
@@ -382,21 +386,104 @@ def write_file_runtime(report: FileReport, dst: str, name: str, target: str) -> 
     return rep
 
 
-def _write_runtimes(reports, tasks, copies, out: Path, target: str) -> list[FileReport]:
-    """Write one runtime copy for each import root whose converted files import it; a report
-    per copy (as a copied file: path ``<dir>/<name>/``)."""
-    needed = {copies[task[0]] for task, rep in zip(tasks, reports) if rep.runtime and rep.error is None}
-    out_reports = []
-    for home, name in sorted(needed):
+class _RuntimeCopies:
+    """The runtime copies of a tree run, each written as soon as the first converted file that
+    imports it comes back from the workers (so that the writing overlaps their conversions
+    instead of adding to the run's serial part); a report per copy written (as a copied file:
+    path ``<dir>/<name>/``)."""
+
+    def __init__(self, copies: dict, out: Path, target: str):
+        self.copies, self.out, self.target = copies, out, target
+        self.written: dict[tuple, FileReport] = {}
+
+    def __call__(self, task, rep: FileReport) -> None:
+        """Write the copy ``task``'s converted file imports, unless written already."""
+        if rep is None or not rep.runtime or rep.error is not None:
+            return
+        home, name = self.copies[task[0]]
+        if (home, name) not in self.written:
+            self.written[home, name] = self._write(home, name)
+
+    def _write(self, home: Path, name: str) -> FileReport:
         rel = (home / name).as_posix()
         rep = FileReport(rel + "/", copied=True)
         try:
-            write_runtime(out / home, target, name)
+            write_runtime(self.out / home, self.target, name)
         except (OSError, FileExistsError) as exc:
             rep.error = os_error_message(exc, rel, "write") if isinstance(exc, OSError) and \
                 not isinstance(exc, FileExistsError) else str(exc)
-        out_reports.append(rep)
-    return out_reports
+        return rep
+
+    def reports(self) -> list[FileReport]:
+        return [self.written[k] for k in sorted(self.written)]
+
+
+def _scan_task(path: str):
+    """In a worker: one file's summarised module-level statements (the package pre-passes' input:
+    parsing every file was most of the serial part of a run), and the facts its conversion reads
+    of its ``ast`` (:class:`~migrate.convert.walker.InputFacts`, or None): one parse of it by
+    CPython's parser for both."""
+    parsed = ModuleStatements.read(path)
+    if parsed is None:
+        return None, None
+    text, tree = parsed
+    return summarised(tree), _input_facts(path, text, tree)
+
+
+def _input_facts(path: str, text: str, tree):
+    """The InputFacts of the file, when the text its conversion converts is ``text`` (as
+    read for the pre-passes: UTF-8 without a BOM, '\n' line ends, no comment tail); else None."""
+    try:
+        converted, _ = decode_source(Path(path).read_bytes())
+    except (OSError, SourceError):
+        return None
+    if converted != text or split_comment_tail(text)[1]:
+        return None
+    try:
+        return input_facts(text, tree)
+    except RecursionError:
+        return None
+
+
+def _tree_task(args):
+    """One file's conversion in a directory run: :func:`_task`'s arguments, then its InputFacts."""
+    *task, known = args
+    token = KNOWN_INPUT.set(known)
+    try:
+        return _task(task)
+    finally:
+        KNOWN_INPUT.reset(token)
+
+
+def largest_first(fn, tasks: list, paths: list, jobs: int, **options) -> list:
+    """:func:`~migrate.convert.workers.run_isolated` over ``tasks`` (one for each file of
+    ``paths``), the largest files first: a large file handed out last keeps one worker busy after
+    the others have run out of work; the results in the order of ``tasks``."""
+    sizes = [_size(p) for p in paths]
+    order = sorted(range(len(tasks)), key=lambda i: -sizes[i])  # (stable: equal sizes in path order)
+    done = run_isolated(fn, [tasks[i] for i in order], jobs=max(1, jobs), **options)
+    results = [None] * len(tasks)
+    for i, result in zip(order, done):
+        results[i] = result
+    return results
+
+
+def _size(path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def parsed_statements(python_files: list[str], jobs: int) -> tuple[ModuleStatements, dict]:
+    """The run's :class:`ModuleStatements`, every file parsed in the worker processes (a file
+    whose worker dies is one that cannot be parsed), and {file: its InputFacts or None}."""
+    statements, known = ModuleStatements(), {}
+    scanned = largest_first(_scan_task, python_files, python_files, jobs)
+    for path, found in zip(python_files, scanned):
+        summary, known[path] = found if found is not None else (None, None)
+        statements.add(path, summary)
+    return statements, known
 
 
 def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: int = 1,
@@ -429,7 +516,6 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     Raises:
         ValueError: ``out`` is ``root`` without ``in_place``, or a destination is an input file.
     """
-    from migrate.convert.workers import run_isolated
     if out is not None and not in_place and out.resolve() == root.resolve():
         raise ValueError("the output directory is the input directory: use --in-place to overwrite")
     py, other, skipped = plan(root, out, in_place)
@@ -441,22 +527,25 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
                                  f"directory outside {root}")
     out_root = None if out is None else str(root if in_place else out)
     # names that reach a file through `from .sibling import *` (one table for the whole tree);
-    # the pre-passes share one parse of each file
+    # the pre-passes share one parse of each file, made by the workers
     python_files = [src for src, _ in py if src.endswith(".py")]
-    statements = ModuleStatements()
+    statements, known = parsed_statements(python_files, jobs)
     inherited = package_exports(root, python_files, statements)
     reexported = package_reexports(root, python_files, statements)
     named = named_modules(python_files)
     links, copies = plan_runtime(root, [src for src, _ in py], Path(out_root) if out_root else root)
     module_bases = package_module_bases(root, python_files, statements)
     del statements  # not kept in the workers' memory
+    own = own_packages([root]) if own is None else frozenset(own)
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
-              inherited.get(src), named, links[src], own_packages([root]) if own is None else frozenset(own),
-              reexported.get(src, frozenset()), module_bases.get(src, frozenset())) for src, dst in py]
-    reports: list[FileReport] = run_isolated(_task, tasks, jobs=max(1, jobs), on_failure=_crashed,
-                                             progress=progress)
-    if out_root is not None:
-        reports += _write_runtimes(reports, tasks, copies, Path(out_root), target)
+              inherited.get(src), named, links[src], own,
+              reexported.get(src, frozenset()), module_bases.get(src, frozenset()), known.get(src))
+             for src, dst in py]
+    runtimes = _RuntimeCopies(copies, Path(out_root), target) if out_root is not None else None
+    reports: list[FileReport] = largest_first(_tree_task, tasks, [src for src, _ in py], jobs, on_failure=_crashed,
+                                              progress=progress, on_result=runtimes)
+    if runtimes is not None:
+        reports += runtimes.reports()
     for src, dst in other:
         rel = src.relative_to(root)
         rep = FileReport(str(rel), copied=True)

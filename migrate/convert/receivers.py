@@ -333,6 +333,17 @@ def constant_index(node: cst.Subscript) -> int | None:
     return sign * int(value.value, 0) if isinstance(value, cst.Integer) else None
 
 
+_JOINED: list = [None, ""]  # (the lines of the file being converted, them joined)
+
+
+def _source_text(converter) -> str:
+    """The file's lines joined, once a file (the scans of each layer container joined them again)."""
+    lines = converter.facts.src_lines
+    if _JOINED[0] is not lines:
+        _JOINED[:] = [lines, "\n".join(lines)]
+    return _JOINED[1]
+
+
 def _track_items_by_index(converter, attrs: dict, attr: str, value) -> None:
     """``self.net = nn.Sequential(conv, bn, act)``: ``self.net[1]`` / ``self.net[-2]`` is a
     BatchNorm2d. Kept under ``attrs["net[1]"]`` / ``attrs["net[-2]"]`` when the container is
@@ -350,7 +361,7 @@ def _track_items_by_index(converter, attrs: dict, attr: str, value) -> None:
         return
     grows = re.compile(rf"\bself\.{re.escape(attr)}\s*(\.\s*(append|extend|insert|add_module|register_module|pop)\s*\("
                        rf"|\+=|\[[^\]]*\]\s*=(?!=))|\bdel\s+self\.{re.escape(attr)}\[")
-    if grows.search("\n".join(converter.facts.src_lines)) is not None:
+    if grows.search(_source_text(converter)) is not None:
         return
     items = _list_items(value)
     for i, item in enumerate(items):
@@ -370,7 +381,7 @@ def _track_layer_list(converter, scope, name: str, value) -> None:
     if len(kinds) != 1 or None in kinds or not next(iter(kinds)).startswith("torch."):
         return
     grows = re.compile(rf"\b{re.escape(name)}\s*(\.\s*(append|extend|insert)\s*\(|\+=|\[[^\]]*\]\s*=(?!=))")
-    if grows.search("\n".join(converter.facts.src_lines)) is None:
+    if grows.search(_source_text(converter)) is None:
         scope.layers[f"{name}[]"] = kinds.pop()
 
 

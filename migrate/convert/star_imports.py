@@ -200,10 +200,11 @@ def _star_imports(text: str) -> list[tuple[str, int]]:
 class ModuleStatements:
     """Each file's module-level statements (:func:`_module_statements` of its ``ast``), parsed
     once for all the package pre-passes of a run (star imports, re-exports, module bases parsed
-    every file once each). No pre-pass reads inside a class or function: their bodies are
-    dropped, so that the statements of a large tree stay small. Where the files' imports lead is
-    kept too (``resolved``: each import was looked up on the file system by every pre-pass, half
-    of their time)."""
+    every file once each). What no pre-pass reads is dropped (:func:`_summary`): statements that
+    bind nothing, class and function bodies, values that name no torch alias, so that the
+    statements of a large tree stay small and cheap to send from the worker process that parsed
+    them (:meth:`add`). Where the files' imports lead is kept too (``resolved``: each import was
+    looked up on the file system by every pre-pass, half of their time)."""
 
     def __init__(self):
         self._files: dict[Path, list | None] = {}
@@ -213,20 +214,62 @@ class ModuleStatements:
         """The statements of the file ``path``; None when it cannot be read or parsed."""
         path = Path(path).resolve()
         if path not in self._files:
-            self._files[path] = self._parse(path)
+            self._files[path] = self.parse(path)
         return self._files[path]
 
+    def add(self, path, statements: list | None) -> None:
+        """Take the statements of ``path`` that :meth:`parse` gave elsewhere (a worker process)."""
+        self._files[Path(path).resolve()] = statements
+
     @staticmethod
-    def _parse(path: Path) -> list | None:
+    def parse(path) -> list | None:
+        """The module-level statements of the file ``path`` that the pre-passes read, summarised;
+        None when it cannot be read or parsed."""
+        parsed = ModuleStatements.read(path)
+        return None if parsed is None else summarised(parsed[1])
+
+    @staticmethod
+    def read(path) -> tuple[str, ast.Module] | None:
+        """(the text of the file ``path``, its ``ast``) as the pre-passes read it; None when it
+        cannot be read or parsed."""
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            text = Path(path).read_text(encoding="utf-8")
+            return text, ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        statements = list(_module_statements(tree.body))
-        for node in statements:
-            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                node.body = []
-        return statements
+
+
+def summarised(tree: ast.Module) -> list:
+    """:meth:`ModuleStatements.parse`'s statements of a parsed file (``tree`` is left as it is)."""
+    return [kept for node in _module_statements(tree.body) if (kept := _summary(node)) is not None]
+
+
+_NOTHING = ast.Constant(None)
+
+
+def _summary(node):
+    """``node`` with what the pre-passes read of it (imports; the names classes, functions and
+    assignments bind; class bases; an assigned value that may name a torch alias, or ``__all__``'s),
+    or None for a statement that binds nothing."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return node
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return type(node)(name=node.name, args=ast.arguments(), body=[], decorator_list=[])
+    if isinstance(node, ast.ClassDef):
+        return ast.ClassDef(name=node.name, bases=node.bases, keywords=[], body=[], decorator_list=[])
+    if isinstance(node, ast.Assign):
+        named_all = any(isinstance(n, ast.Name) and n.id == "__all__" for t in node.targets for n in ast.walk(t))
+        if not named_all and not isinstance(node.value, (ast.Name, ast.Attribute)) and not (
+                isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == "getattr"):
+            # _alias_of reads names, attribute chains and getattr calls only
+            return ast.Assign(targets=node.targets, value=_NOTHING)
+        return node
+    if isinstance(node, ast.AnnAssign):
+        return ast.AnnAssign(target=node.target, annotation=_NOTHING, value=None, simple=node.simple)
+    if isinstance(node, ast.AugAssign):
+        return ast.AugAssign(target=node.target, op=node.op, value=_NOTHING)
+    return None
 
 
 class _Exports:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ast
 
+from migrate.convert.cst import ast_statements
+
 VIEW_ALIAS = "MS907"  # the marker (migrate.convert.registry.MARKERS)
 
 # torch methods (and torch.* functions of the tensor first) whose result shares the tensor's memory
@@ -41,7 +43,7 @@ def aliased_writes(tree: ast.Module) -> dict[int, tuple[str, str]]:
     """The first lines of the statements that write in place into a tensor whose named view (or
     base) is read later in the same function: (the name written, the marker's reason)."""
     out: dict[int, tuple[str, str]] = {}
-    for node in ast.walk(tree):
+    for node in ast_statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _Function(node, out).run()
     return out
@@ -114,6 +116,9 @@ class _Function:
 
     def run(self) -> None:
         self._block(self.fn.body, ())
+        if not self._may_alias():
+            return
+        self.order = [e for entry in self.order for e in self._expanded(entry)]
         views: dict[str, tuple[str, int, tuple]] = {}  # view name -> (base name, line, loops)
         for i, (kind, name, line, loops, base) in enumerate(self.order):
             if kind == "bind":
@@ -124,6 +129,25 @@ class _Function:
                     views[name] = (base, line, loops)
             elif kind == "write":
                 self._check(i, name, line, loops, views)
+
+    def _may_alias(self) -> bool:
+        """Whether a name written in place is a view bound in the function or the base of one:
+        without one, there is nothing to mark, and the reads need not be walked."""
+        viewed = set()
+        for kind, name, _, _, base in self.order:
+            if kind == "bind" and base is not None and base != name:
+                viewed.update((name, base))
+        return any(kind == "write" and name in viewed for kind, name, _, _, _ in self.order)
+
+    def _expanded(self, entry: tuple):
+        """``entry``, or for the placeholder of an expression's reads, the reads (names in it)."""
+        if entry[0] != "reads":
+            yield entry
+            return
+        _, node, _, loops, _ = entry
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                yield ("read", n.id, getattr(n, "lineno", 0), loops, None)
 
     def _check(self, i: int, name: str, line: int, loops: tuple, views: dict) -> None:
         pairs = [(v, base, at, bound, v) for v, (base, at, bound) in views.items() if base == name]  # t written
@@ -218,6 +242,4 @@ class _Function:
         self.order.append(("bind", name, line, loops, base))
 
     def _reads(self, node, loops: tuple) -> None:
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name):
-                self.order.append(("read", n.id, getattr(n, "lineno", 0), loops, None))
+        self.order.append(("reads", node, 0, loops, None))  # walked by run() when it may matter

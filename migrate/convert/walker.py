@@ -12,6 +12,7 @@ import gc
 import keyword
 import re
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,7 +31,7 @@ from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
     LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
-    python_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
+    python_ast, remember_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
 from migrate.convert.guards import stub_assignment
@@ -86,6 +87,44 @@ def _layer_attribute_names() -> set[str]:
             for name in (*a.rename, *a.shadow, *a.absent, *a.forward, *a.counter)} | CONV_ATTRS
 
 
+def _is_none(node) -> bool:
+    """``node`` is written ``None`` (no parentheses): what ``code_of(node) == "None"`` says,
+    without printing it."""
+    return type(node) is cst.Name and node.value == "None" and not node.lpar
+
+
+@dataclass(frozen=True)
+class InputFacts:
+    """What a conversion reads of its input's ``ast`` (CPython's parse), found where a directory
+    run has parsed the file already (its package pre-pass, in a worker): the conversion then
+    parses it with libcst only. ``key``: (length, hash) of the text they are about."""
+
+    key: tuple
+    stmt_lines: list
+    stmt_ends: list
+    aliased_writes: dict
+    plain_forwards: bool
+
+
+# The InputFacts of the file being converted, when known (set for one file's conversion, like
+# star_imports.OWN_PACKAGES); a conversion uses them only for the text they describe.
+KNOWN_INPUT: ContextVar = ContextVar("known_input", default=None)
+
+
+def input_facts(code: str, tree: ast.Module) -> InputFacts:
+    """The :class:`InputFacts` of ``code`` (the text a conversion converts: see
+    :func:`split_comment_tail`), whose ``ast.parse`` is ``tree`` (not changed afterwards)."""
+    remember_ast(code, tree)
+    starts, ends = statement_spans(code)
+    return InputFacts((len(code), hash(code)), starts, ends, _aliased_writes(code),
+                      handlers.defines_plain_forward(None, code))
+
+
+def _known_input(code: str) -> InputFacts | None:
+    known = KNOWN_INPUT.get()
+    return known if known is not None and known.key == (len(code), hash(code)) else None
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """A point in the change log to roll back to (see :meth:`Converter.rollback_to`)."""
@@ -135,16 +174,19 @@ class Converter:
         self.walk_state = WalkState()
         self.output = Output()
         self._allowed: dict[str, bool] | None = None if rules.everything else {}  # allows()' answers
+        self.known: InputFacts | None = None  # facts of the input found before (KNOWN_INPUT)
 
     # ---- entry point -------------------------------------------------------------------
     def convert(self, code: str, parsed: cst.Module | None = None) -> ConvertResult:
         """Convert ``code``; on a parse error return it unchanged with ``error`` set. ``parsed``:
         its syntax tree when a conversion of it has parsed it already (trees are never changed)."""
+        self.known = _known_input(code)
         if "torch" not in code and "einops" not in code and not self._inherits(code) and not MODULE_BASES.get() \
                 and not (self.facts.named_modules and einops_calls.imports_by_name(code, self.facts.named_modules)):
             # nothing of torch's can be here: validate with the (much faster) builtin parser only
             try:
-                ast.parse(code)
+                if self.known is None:  # (known facts come from a parse of this text)
+                    ast.parse(code)
             except SyntaxError as err:
                 return ConvertResult(code, error=f"syntax error at line {err.lineno}: {err.msg}")
             except ValueError as err:  # null bytes
@@ -166,7 +208,8 @@ class Converter:
             # no torch import (einops on NumPy arrays): nothing of torch's to convert
             return ConvertResult(code, runtime=imported_runtime_names(code))
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
-        self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
+        self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code) if self.known is None else (
+            list(self.known.stmt_lines), list(self.known.stmt_ends))
         signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
@@ -223,8 +266,12 @@ class Converter:
             self.facts.src_lines = code.splitlines()
             self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)), self.facts.target_name)
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
-        self.facts.aliased_writes = _aliased_writes(code)
-        self.facts.plain_forwards = handlers.defines_plain_forward(module, code)
+        if self.known is not None:
+            self.facts.aliased_writes = dict(self.known.aliased_writes)
+            self.facts.plain_forwards = self.known.plain_forwards
+        else:
+            self.facts.aliased_writes = _aliased_writes(code)
+            self.facts.plain_forwards = handlers.defines_plain_forward(module, code)
 
     def _with_runtime(self, module, body):
         """``module`` with ``body`` and what reaches the runtime (its import, or inlined code)."""
@@ -836,8 +883,8 @@ class Converter:
         <value>`` into ``name = None`` (``device = x.device``) without a marker: the function drops
         it if it never reads the name (:mod:`migrate.convert.tidy`)."""
         if new is old or not isinstance(new, cst.Assign) or len(new.targets) != 1 \
-                or not isinstance(new.targets[0].target, cst.Name) or code_of(new.value) != "None" \
-                or code_of(old.value) == "None" or self.in_class_body or self.scope is None \
+                or not isinstance(new.targets[0].target, cst.Name) or not _is_none(new.value) \
+                or _is_none(old.value) or self.in_class_body or self.scope is None \
                 or self.scope.local_names is None or (self.walk_state.markers and self.walk_state.markers[-1]):
             return new
         self.scope.settled = True

@@ -101,7 +101,7 @@ def exit_reason(exitcode: int | None) -> str:
     return f"exited with status {exitcode}"
 
 
-def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None) -> list:
+def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None, on_result=None) -> list:
     """Return ``[fn(t) for t in tasks]``, each call made in a worker process.
 
     Args:
@@ -112,6 +112,8 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
             call raised; ``reason`` is one line (``"the worker process was killed by SIGSEGV"``).
             Without it such a task's result is None.
         progress: optional ``progress(done, total)``, called in this process after each task.
+        on_result: optional ``on_result(task, result)``, called in this process as each result
+            arrives (in the order the tasks end), while the workers go on with the others.
 
     Returns:
         The results, in the order of ``tasks``.
@@ -125,7 +127,7 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
             stream.flush()
         except (OSError, ValueError):
             pass
-    run = _IsolatedRun(fn, tasks, on_failure, progress)
+    run = _IsolatedRun(fn, tasks, on_failure, progress, on_result)
     try:
         for _ in range(max(1, min(jobs, len(tasks)))):
             if run.todo:
@@ -141,8 +143,9 @@ def run_isolated(fn, tasks: list, jobs: int = 1, on_failure=None, progress=None)
 class _IsolatedRun:
     """The state of one :func:`run_isolated` call: tasks to do, workers and what each holds."""
 
-    def __init__(self, fn, tasks: list, on_failure, progress):
+    def __init__(self, fn, tasks: list, on_failure, progress, on_result=None):
         self.fn, self.tasks, self.on_failure, self.progress = fn, tasks, on_failure, progress
+        self.on_result = on_result
         self.ctx = _context()
         self.results: list = [None] * len(tasks)
         self.todo = deque(range(len(tasks)))
@@ -216,6 +219,8 @@ class _IsolatedRun:
     def _finish(self, index: int, result) -> None:
         self.results[index] = result
         self.done += 1
+        if self.on_result:
+            self.on_result(self.tasks[index], result)
         if self.progress:
             self.progress(self.done, len(self.tasks))
 
