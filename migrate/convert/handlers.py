@@ -17,8 +17,8 @@ from migrate.convert.call_edit import BindError, CallEdit
 from migrate.convert.cst import ast_statements, attribute, code_of, dotted, parse_expr, python_ast
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
-    attention_without_weights, known_layer, layer_attribute, layer_base, layer_forward_call, narrowing_classes,
-    note_layer_class,
+    attention_without_weights, conv_geometry_write, known_layer, layer_attribute, layer_base, layer_forward_call,
+    narrowing_classes, note_layer_class,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.package_classes import MODULE_BASES
@@ -756,6 +756,9 @@ def on_assign(converter, node: cst.Assign):
         return node
     if converter.walk_state.aliases and flag_assignment(converter, node):
         return None  # `torch.backends.cudnn.benchmark = True`: no meaning on the target
+    geometry = conv_geometry_write(converter, node)
+    if geometry is not None:
+        return geometry
     if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
         note_layer_class(converter, node.targets[0].target.value, node.value)
     # ``self.x = nn.Parameter(...)`` keeps its name; register_buffer etc. are method rules

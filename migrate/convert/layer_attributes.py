@@ -90,6 +90,20 @@ CONV_ATTRIBUTE = node_rule(
      "    if isinstance(m, nn.Conv2d):\n"
      "        return torch_conv_attr(m, 'padding')\n"),
 ])
+CONV_WRITE = node_rule(
+    "MS150", "conv_geometry_write",
+    "Replace conv.stride / conv.dilation / conv.padding = value on a built Conv2d with torch_conv_set(conv, "
+    "name=value): the attribute in MindSpore's form and the convolution rebuilt (MindSpore's Conv2d builds its "
+    "primitive once: a bare write changes nothing).", needs=["torch_conv_set"], examples=[
+    ("def f(m):\n"
+     "    if isinstance(m, nn.Conv2d):\n"
+     "        m.padding = (2, 2)\n",
+     "def f(m):\n"
+     "    if isinstance(m, nn.Conv2d):\n"
+     "        torch_conv_set(m, padding=(2, 2))\n"),
+])
+# a built Conv2d's geometry that torch_conv_set writes
+_CONV_GEOMETRY = ("stride", "dilation", "padding")
 _PARAMETERS = {"weight", "bias", "running_mean", "running_var"}
 # a convolution's attributes torch_conv_attr answers in torch's form
 CONV_ATTRS = {"padding", "kernel_size", "stride", "dilation", "padding_mode"}
@@ -181,6 +195,25 @@ def conv_attribute(converter, node: cst.Attribute, value, kinds) -> cst.Call | N
     new = cst.Call(cst.Name(local), [cst.Arg(value), cst.Arg(cst.SimpleString(repr(node.attr.value)))])
     converter.record(node, new, CONV_ATTRIBUTE.id, "exact",
                 f"{short_kinds(kinds)}.{node.attr.value} in torch's form, from what the MindSpore layer holds")
+    return new
+
+
+def conv_geometry_write(converter, node: cst.Assign):
+    """Apply MS150 to ``conv.stride = value`` (``dilation``, ``padding``) on a layer known to be a Conv2d: the call
+    that replaces the statement, or None (another statement)."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
+        return None
+    target = node.targets[0].target
+    attr = target.attr.value
+    if attr not in _CONV_GEOMETRY or _is_self_in_layer(converter, target.value) \
+            or _kinds(converter, target.value) != ["torch.nn.Conv2d"] or not converter.allows(CONV_WRITE.id):
+        return None
+    local = signatures(converter).helper("torch_conv_set")
+    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    value = cst.Arg(converter.walk(node.value), keyword=cst.Name(attr), equal=equal)
+    new = cst.Expr(cst.Call(cst.Name(local), [cst.Arg(converter.walk(target.value)), value]))
+    converter.record(node, new, CONV_WRITE.id, "transformed",
+                     f"Conv2d.{attr} written in MindSpore's form and the convolution rebuilt with it")
     return new
 
 

@@ -461,6 +461,17 @@ def torch_angle(input):
     return ops.where(ops.isnan(input), input, (input < 0).astype(input.dtype) * np.pi)
 
 
+def softmax_guarded(input, axis=-1, dtype=None):
+    """ops.softmax, except over an axis of length 1, where the result (ones) is written input - input + 1 (NaN kept,
+    gradient zero, as torch's): MindSpore 2.10's CPU Softmax over a length-1 axis makes the gradient of another
+    softmax in the same backward pass wrong (segformer's attention over a 1x1 map)."""
+    if dtype is not None:
+        input = input.astype(dtype)
+    if input.ndim and input.shape[axis] == 1:
+        return input - input + 1
+    return ops.softmax(input, axis)
+
+
 def torch_roll(input, shifts, dims=None):
     """torch.roll as slices joined by ops.cat (MindSpore 2.10's CPU backend has no Roll kernel):
     each axis of ``dims`` shifted by its ``shifts``; without dims, the flattened tensor."""

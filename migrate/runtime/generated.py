@@ -44,6 +44,7 @@ from .einops import (
 )
 from .functional import (
     cat_promoted,
+    softmax_guarded,
     stack_promoted,
     torch_angle,
     torch_einsum,
@@ -62,6 +63,7 @@ from .layers import (
     Dropout2dAnyRank,
     EmbeddingBagTorch,
     EmbeddingTorch,
+    SoftmaxGuarded,
     SoftplusTorch,
     UnfoldTorchLayout,
     torch_attention_init,
@@ -1336,14 +1338,24 @@ class TorchSoftMarginLoss(nn.SoftMarginLoss, metaclass=TorchSignature):
         super().__init__(reduction=reduction)
 
 
-class TorchSoftmax(nn.Softmax, metaclass=TorchSignature):
-    """torch.nn.Softmax's signature over nn.Softmax: torch's arguments are translated when it is built."""
+if TARGET == "mindspore":
+    class TorchSoftmax(SoftmaxGuarded, metaclass=TorchSignature):
+        """torch.nn.Softmax's signature over SoftmaxGuarded: torch's arguments are translated when it is built."""
 
-    _torch_base = nn.Softmax
+        _torch_base = SoftmaxGuarded
 
-    def __init__(self, dim=None):
-        super().__init__(-1 if dim is None else dim)
-        self.dim = dim
+        def __init__(self, dim=None):
+            super().__init__(-1 if dim is None else dim)
+            self.dim = dim
+else:
+    class TorchSoftmax(nn.Softmax, metaclass=TorchSignature):
+        """torch.nn.Softmax's signature over nn.Softmax: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.Softmax
+
+        def __init__(self, dim=None):
+            super().__init__(-1 if dim is None else dim)
+            self.dim = dim
 
 
 class TorchSoftmin(nn.Softmin, metaclass=TorchSignature):
@@ -3510,10 +3522,16 @@ def torch_soft_margin_loss(input, target, size_average=None, reduce=None, reduct
     return ops.soft_margin_loss(input, target, reduction=reduction)
 
 
-def torch_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """torch.nn.functional.softmax's (and torch.softmax's) signature over its MindSpore translation."""
-    kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
-    return ops.softmax(input, dim, **kwargs_)
+if TARGET == "mindspore":
+    def torch_softmax(input, dim=None, _stacklevel=3, dtype=None):
+        """torch.nn.functional.softmax's (and torch.softmax's) signature over its MindSpore translation."""
+        kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
+        return softmax_guarded(input, dim, **kwargs_)
+else:
+    def torch_softmax(input, dim=None, _stacklevel=3, dtype=None):
+        """torch.nn.functional.softmax's (and torch.softmax's) signature over its MindSpore translation."""
+        kwargs_ = {k: v for k, v in (('dtype', dtype),) if v is not None}
+        return ops.softmax(input, dim, **kwargs_)
 
 
 def torch_softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -1,7 +1,8 @@
 """Layers with torch's semantics where MindSpore 2.10's layer of the same name differs or is
 missing, and what torch's module methods do to a Cell (cast, initialise, retype a table).
 """
-from .backend import init, ms, nn, ops
+from .backend import TARGET, init, ms, nn, ops
+from .functional import softmax_guarded
 
 
 class Dropout2dAnyRank(nn.Dropout2d):
@@ -40,6 +41,18 @@ class SoftplusTorch(nn.Cell):
 
     def construct(self, input):
         return ops.softplus(input, self.beta, self.threshold)
+
+
+class SoftmaxGuarded(nn.Cell):
+    """nn.Softmax(axis) through softmax_guarded: ones over an axis of length 1, where MindSpore 2.10's CPU Softmax makes
+    the gradient of another softmax in the same backward pass wrong."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = self.dim = axis
+
+    def construct(self, input):
+        return softmax_guarded(input, self.axis)
 
 
 class UnfoldTorchLayout(nn.Cell):
@@ -143,6 +156,46 @@ class EmbeddingBagTorch(nn.Cell):
 
     def extend_repr(self):
         return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
+
+
+def _pair(name, value):
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v >= 0 for v in pair):
+        raise ValueError(f"For 'Conv2d', the '{name}' must be an int or a pair of non-negative ints, "
+                         f"but got {value!r}.")
+    return pair
+
+
+def torch_conv_set(conv, stride=None, dilation=None, padding=None):
+    """torch's writes to a built Conv2d's geometry (``conv.stride = (1, 1)``, ``conv.dilation = (2, 2)``,
+    ``conv.padding = (2, 2)``: segmentation encoders turn strides into dilation so), made on the Cell: the
+    attributes in MindSpore's form (padding as (top, bottom, left, right) with pad_mode 'pad', or torch's
+    'same' / 'valid'), and the convolution rebuilt from them (MindSpore's nn.Conv2d builds its Conv2D primitive
+    once, in __init__: a bare attribute write would change nothing)."""
+    if not isinstance(conv, nn.Conv2d):
+        raise TypeError(f"For 'torch_conv_set', the layer must be a Conv2d, but got {type(conv).__name__}.")
+    changed = {"stride": stride, "dilation": dilation}
+    for name, value in changed.items():
+        if value is not None:
+            setattr(conv, name, _pair(name, value))
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"For 'Conv2d', the 'padding' must be 'same', 'valid', an int or a pair of ints, but "
+                             f"got {padding!r}.")
+        conv.pad_mode, conv.padding, pads = padding, 0, (0, 0, 0, 0)
+    elif padding is not None:
+        high, wide = _pair("padding", padding)
+        pads = (high, high, wide, wide)
+        conv.pad_mode, conv.padding = "pad", pads
+    for name, value in (*changed.items(), ("padding", padding)):
+        if value is not None and getattr(conv, "torch_" + name, None) is not None:  # a torch-signature layer
+            setattr(conv, "torch_" + name, value if isinstance(value, str) else _pair(name, value))
+    if TARGET == "mindspore":
+        conv.conv2d = ops.Conv2D(out_channel=conv.out_channels, kernel_size=conv.kernel_size, mode=1,
+                                 pad_mode=conv.pad_mode, pad=conv.padding, stride=conv.stride,
+                                 dilation=conv.dilation, group=conv.group, data_format=conv.data_format)
+    elif padding is not None:
+        conv._pads = pads  # ms_core's Conv2d reads the others when it runs
 
 
 class TorchFunction(nn.Cell):

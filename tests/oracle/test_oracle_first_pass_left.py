@@ -157,3 +157,39 @@ def test_embedding_bag_gives_torchs_values_and_weight_gradients_on_mindspore(tmp
     assert len(got["grads"]) == len(grads) == 3
     for g, w in zip(got["grads"], grads):
         np.testing.assert_allclose(np.array(g, np.float32), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_conv_geometry_written_after_construction_gives_torchs_values_on_mindspore(tmp_path):
+    import torch
+    torch_namespace = {}
+    exec(left.HEAD + left.DILATED, torch_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    net = torch_namespace["Encoder"]()
+    x = np.random.RandomState(0).randn(2, 2, 9, 9).astype(np.float32)
+    out = net(torch.tensor(x))
+    cots = [np.random.RandomState(1).randn(*out.shape).astype(np.float32)]
+    order = [n for n, _ in net.named_parameters()]
+    grads = torch.autograd.grad((out * torch.tensor(cots[0])).sum(), list(net.parameters()))
+    weights = {n: p.detach().numpy() for n, p in net.named_parameters()}
+    np.savez(tmp_path / "w.npz", **weights)
+    code = convert_source(left.HEAD + left.DILATED, target="mindspore").code
+    code += "\n\nclass Wrapped(Encoder):\n    def construct(self, x):\n        return (super().construct(x),)\n"
+    case = {"code": code, "name": "Wrapped", "weights": str(tmp_path / "w.npz"), "order": order,
+            "inputs": [_enc(x)], "cotangents": [_enc(c) for c in cots]}
+    (tmp_path / "case.json").write_text(json.dumps(case))
+    (tmp_path / "driver.py").write_text(MODULE_DRIVER)
+    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
+                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
+                          env=oracle_env("mindspore"))
+    assert proc.returncode == 0, f"{code}\n{proc.stderr[-3000:]}"
+    got = json.loads((tmp_path / "out.json").read_text())
+    np.testing.assert_allclose(np.array(got["outputs"][0], np.float32), out.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert len(got["grads"]) == len(grads)
+    for g, w in zip(got["grads"], grads):
+        np.testing.assert_allclose(np.array(g, np.float32), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_over_a_length_one_axis_leaves_another_softmaxs_gradient_right_on_mindspore(tmp_path):
+    rng = np.random.RandomState(0)
+    arrays = [rng.randn(4, 4, 12).astype(np.float32) for _ in range(3)]
+    assert_same_as_torch_on_mindspore(left.SOFTMAX_LENGTH_ONE, "two_attentions", arrays, tmp_path)

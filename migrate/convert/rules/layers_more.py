@@ -167,14 +167,18 @@ def upsampling_mode(edit) -> None:
     upsample(edit)
 
 
-@argument_rule("MS407", "implicit_softmax_dim", runtime=True, examples=[
+@argument_rule("MS407", "implicit_softmax_dim", runtime=True, needs=["SoftmaxGuarded"], examples=[
     ("y = nn.Softmax(dim=1)\n",
      "y = nn.Softmax(axis=1)\n"),
 ])
 def implicit_softmax_dim(edit) -> None:
     """Replace nn.Softmax() / LogSoftmax() / Softmin() without dim with MindSpore's axis=-1, labelled approximate
-    (torch's implicit dim is 1 for 2-D and 4-D input)."""
+    (torch's implicit dim is 1 for 2-D and 4-D input). With --target mindspore, nn.Softmax is the runtime's
+    SoftmaxGuarded (ones over an axis of length 1: MindSpore 2.10's CPU Softmax there breaks another softmax's
+    gradient)."""
     dim = edit.bound.get("dim")
+    if edit.converter.facts.target_name == "mindspore" and edit.entry.torch == "torch.nn.Softmax":
+        edit.func = cst.Name(edit.helper("SoftmaxGuarded"))
     if edit.runtime:
         edit.set("axis", f"-1 if {code_of(dim)} is None else {code_of(dim)}")
         return

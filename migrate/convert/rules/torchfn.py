@@ -324,6 +324,23 @@ def cat_promote(edit) -> None:
                               f"{'Stack' if stack else 'Concat'} takes one dtype")
 
 
+@argument_rule("MS336", "softmax_guard", runtime=True, needs=["softmax_guarded"], examples=[
+    ("y = F.softmax(x, dim=-1)\n",
+     "y = ops.softmax(x, axis=-1)\n"),
+])
+def softmax_guard(edit) -> None:
+    """Replace F.softmax(x, dim) / x.softmax(dim) with --target mindspore with softmax_guarded(x, axis): ones over an
+    axis of length 1 (MindSpore 2.10's CPU Softmax there makes another softmax's gradient in the same backward pass
+    wrong), ops.softmax otherwise."""
+    if edit.converter.facts.target_name != "mindspore":
+        return
+    edit.func = cst.Name(edit.helper("softmax_guarded"))
+    if edit.entry.torch.startswith("Tensor."):
+        edit.receiver = as_argument(edit.method_receiver)
+    edit.worse("transformed", "MindSpore 2.10's CPU Softmax over an axis of length 1 makes the gradient of another "
+                              "softmax in the same backward pass wrong: softmax_guarded writes that case as ones")
+
+
 @argument_rule("MS330", "roll", needs=["torch_roll"], examples=[
     ("y = torch.roll(x, 1, 0)\n",
      "y = ops.roll(x, 1, 0)\n"),

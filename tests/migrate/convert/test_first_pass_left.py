@@ -282,3 +282,91 @@ def test_embedding_bag_refuses_what_torch_refuses_with_a_clear_error():
     with pytest.raises(ValueError, match="'input' must be 2-D, or 1-D with 1-D 'offsets'"):
         bag(ms.Tensor(np.zeros(3, np.int64)))
     assert "MS902" in convert_source(HEAD + "y = nn.EmbeddingBag(4, 2, max_norm=1.0)\n").code
+
+
+# segmentation-models' DeepLabV3 encoders: strides turned into dilation on the built Conv2d layers
+# (MindSpore's Conv2d builds its primitive once: a bare attribute write would change nothing)
+DILATED = '''
+def replace_strides_with_dilation(module, dilation_rate):
+    for mod in module.modules():
+        if isinstance(mod, nn.Conv2d):
+            mod.stride = (1, 1)
+            mod.dilation = (dilation_rate, dilation_rate)
+            kh, kw = mod.kernel_size
+            mod.padding = ((kh // 2) * dilation_rate, (kh // 2) * dilation_rate)
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(2, 3, 3, stride=2, padding=1)
+        self.deep = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2), nn.ReLU(), nn.Conv2d(4, 2, 1, stride=2, bias=False))
+        replace_strides_with_dilation(self.deep, 2)
+
+    def forward(self, x):
+        return self.deep(self.stem(x))
+'''
+
+
+def test_conv_geometry_written_after_construction_is_rebuilt_as_torch_computes_it():
+    from tests.migrate.convert.test_fixtures_numeric import copy_weights
+    out = convert_source(HEAD + DILATED).code
+    assert "torch_conv_set(mod, stride=(1, 1))" in out and "MS918" not in out
+    assert "torch_conv_set(mod, padding=((kh // 2) * dilation_rate, (kh // 2) * dilation_rate))" in out
+    assert convert_source(out).code == out
+    torch_namespace = {}
+    exec(HEAD + DILATED, torch_namespace)  # noqa: S102
+    torch.manual_seed(0)
+    net = torch_namespace["Encoder"]()
+    x = np.random.RandomState(0).randn(2, 2, 9, 9).astype(np.float32)
+    want, cots, want_grads = torch_and_grads(net, [x])
+    assert want[0].shape == (2, 2, 5, 5)
+    for target in ("ms_core", "mindspore"):
+        cell = converted(DILATED, target)["Encoder"]()
+        assert copy_weights(net, cell) == set()
+        got, grads = ms_and_grads(cell, [x], cots)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6, err_msg=target)
+        np.testing.assert_allclose(grads[0], want_grads[0], rtol=1e-5, atol=1e-6, err_msg=target)
+
+
+def test_conv_set_refuses_what_torch_would_not_build():
+    from migrate.runtime.layers import torch_conv_set
+    conv = ms.nn.Conv2d(2, 2, 3)
+    with pytest.raises(ValueError, match="For 'Conv2d', the 'padding' must be 'same', 'valid', an int or a pair"):
+        torch_conv_set(conv, padding="full")
+    with pytest.raises(ValueError, match="the 'stride' must be an int or a pair of non-negative ints, but got"):
+        torch_conv_set(conv, stride=(1, 1, 1))
+    with pytest.raises(TypeError, match="the layer must be a Conv2d, but got Dense"):
+        torch_conv_set(ms.nn.Dense(2, 2), padding=1)
+
+
+# segformer's four-stage encoder: the last stage attends over a 1x1 map (a softmax over one key) after an earlier
+# stage's attention; MindSpore 2.10's CPU Softmax over that length-1 axis makes the earlier softmax's gradient wrong
+SOFTMAX_LENGTH_ONE = '''
+def two_attentions(q, k, v):
+    first = (q @ k.transpose(1, 2) * 0.3).softmax(dim=-1) @ v
+    x = first.reshape(8, 1, 24)
+    single = nn.Softmax(dim=-1)(x[..., :8] @ x[..., 8:16].transpose(1, 2))
+    return first, single @ x[..., 16:], F.softmax(v, 1)
+'''
+
+
+def test_softmax_for_mindspore_writes_a_length_one_axis_as_ones():
+    plain = convert_source(HEAD + SOFTMAX_LENGTH_ONE).code
+    assert "(q @ k.transpose(1, 2) * 0.3).softmax(axis=-1) @ v" in plain and "guarded" not in plain
+    out = convert_source(HEAD + SOFTMAX_LENGTH_ONE, target="mindspore").code
+    assert "first = softmax_guarded(q @ k.transpose(1, 2) * 0.3, axis=-1) @ v" in out
+    assert "single = SoftmaxGuarded(axis=-1)(x[..., :8] @ x[..., 8:16].transpose(1, 2))" in out
+    assert "softmax_guarded(v, 1)" in out and convert_source(out, target="mindspore").code == out
+    rng = np.random.RandomState(0)
+    assert_same_as_torch(SOFTMAX_LENGTH_ONE, "two_attentions", [rng.randn(4, 4, 12).astype(np.float32)
+                                                                for _ in range(3)])
+
+
+def test_softmax_guarded_keeps_nan_and_has_a_zero_gradient_on_a_length_one_axis():
+    from migrate.runtime.functional import softmax_guarded
+    x = np.array([[0.5], [np.nan], [-3.0]], np.float32)
+    want = torch.softmax(torch.tensor(x), -1).numpy()
+    np.testing.assert_array_equal(softmax_guarded(ms.Tensor(x), -1).asnumpy(), want)
+    g = ms.grad(lambda t: (softmax_guarded(t, -1) * 3).sum())(ms.Tensor(x[[0, 2]]))
+    np.testing.assert_array_equal(g.asnumpy(), np.zeros((2, 1), np.float32))
