@@ -56,8 +56,8 @@ PATTERNS = {
     "device-none": "device = None left where a device was",
     "ms-nn-renamed": "the target's nn (ops, ...) imported as ms_nn because torch's nn stayed under that name",
     "setattr-literal": "setattr(obj, 'name', value) with a literal name",
-    "empty-torch-container": "an empty TorchSequential() / TorchModuleList() never filled by name (add_module): "
-                             "nn.SequentialCell() / nn.CellList() mean the same",
+    "empty-torch-container": "an empty TorchSequential() / TorchModuleList() never filled by name (add_module) "
+                             "nor given None: nn.SequentialCell() / nn.CellList() mean the same",
 }
 TARGET_PACKAGES = ("ms_core", "mindspore")
 # functions the training rewrite writes into user code (not run-time help)
@@ -212,6 +212,9 @@ class PatternFinder(ast.NodeVisitor):
         self.skip, self.scope, self.found = skip, [], []
         self.targets, self.losses, self.torch = target_names(tree), loss_names(tree), torch_bound(tree)
         self.filled_by_name = {ast.unparse(c.func.value) for m in FILLED_BY_NAME for c in _calls(tree, m)}
+        # a list given None (`.append(None)`): MindSpore's CellList refuses it, torch's keeps the index
+        self.filled_by_name |= {ast.unparse(c.func.value) for m in ("append", "insert") for c in _calls(tree, m)
+                                if c.args and _is_none(c.args[-1])}
         self._in_chain = 0
 
     def add(self, pattern: str, node, text: str | None = None) -> None:
@@ -275,7 +278,8 @@ class PatternFinder(ast.NodeVisitor):
     visit_If = visit_While = _statement_test
 
     def _empty_container(self, target, value) -> None:
-        """An empty torch-signature container bound to a name that no add_module fills."""
+        """An empty torch-signature container bound to a name that no add_module fills (and, a
+        list, that is given no None)."""
         f = value.func if isinstance(value, ast.Call) else None
         name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
         if name in EMPTY_CONTAINERS and not value.args and not value.keywords \

@@ -223,13 +223,30 @@ def method_call(stmt, name: str):
 
 def is_same_names(target, value) -> bool:
     """``target = value`` binds each name to itself: ``x = x``, ``x, y = x, y`` (parentheses and
-    brackets aside)."""
+    brackets aside), or sets an attribute or item to what it holds: ``self.grid = self.grid``."""
     if isinstance(target, cst.Name):
         return isinstance(value, cst.Name) and value.value == target.value
     if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
         return len(target.elements) == len(value.elements) and all(
             isinstance(t, cst.Element) and isinstance(v, cst.Element) and is_same_names(t.value, v.value)
             for t, v in zip(target.elements, value.elements))
+    if isinstance(target, (cst.Attribute, cst.Subscript)):
+        return _read_path(target) and type(value) is type(target) and _read_path(value) \
+            and code_of(target.with_changes(lpar=[], rpar=[])) == code_of(value.with_changes(lpar=[], rpar=[]))
+    return False
+
+
+def _read_path(node) -> bool:
+    """``self.grid``, ``self.blocks[i].fn``: names, attributes and subscripts by a name or a
+    literal (reading it again gives the same object)."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _read_path(node.value)
+    if isinstance(node, cst.Subscript):
+        return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            and isinstance(node.slice[0].slice.value, (cst.Name, cst.Integer, cst.SimpleString)) \
+            and _read_path(node.value)
     return False
 
 
@@ -263,6 +280,12 @@ class SettledNone(cst.Assign):
     """``name = None`` where the conversion made the value None (``device = x.device``,
     ``d = torch.device('cuda')``): :mod:`migrate.convert.tidy` drops it when the function never
     reads the name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LeftLoop(cst.For):
+    """A ``for`` loop whose body the conversion emptied (``for k in w.keys(): w[k] = w[k].cpu()``):
+    :mod:`migrate.convert.tidy` drops it when the function reads its loop names nowhere else."""
 
 
 def removed(stmt) -> list:

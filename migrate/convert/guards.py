@@ -7,7 +7,7 @@ run: a pretrained-weight download, a ``__main__`` demo, a training-only branch; 
 is installed, the marked code would call torch with the target's tensors. So the names are bound
 to stand-ins, and the import is kept only for type checkers (and for the next conversion)::
 
-    if TYPE_CHECKING:  # migrate: MS900 converted code never imports torch: ...
+    if TYPE_CHECKING:  # migrate: MS900 for marked code only: converted code never imports torch
         import torch
     else:
         torch = TorchMissing("torch", {"hub": "MS901 torch.hub.load_state_dict_from_url has no mapping"})
@@ -31,8 +31,8 @@ from migrate.convert.changes import MARKER_PREFIX
 from migrate.convert.cst import code_of, dotted, parse_statement
 
 STUB = "TorchMissing"  # the runtime's stand-in (migrate/runtime/guards.py), imported by the guarded file
-GUARD_NOTE = (f"{MARKER_PREFIX}MS900 converted code never imports torch: the marked code that uses these names "
-              "fails where it runs")
+# (short: the guard's line stays under 120 columns)
+GUARD_NOTE = f"{MARKER_PREFIX}MS900 for marked code only: converted code never imports torch"
 CHECKING = "TYPE_CHECKING"
 # the stand-in class an earlier version wrote into each converted file (recognised to be removed)
 _OLD_STUB, _OLD_DOC = "_TorchMissing", "Stands for a torch name where torch is not installed"

@@ -396,6 +396,10 @@ class BlockImports:
         new = st.with_changes(**changes)
         if _only_pass(new) or import_error and "body" in changes and _cannot_raise(new):
             return []
+        if "body" in changes and _type_checking_only(new):
+            # `if TYPE_CHECKING: pass else: _params_t = Any`: what runs is the else block
+            rest = list(new.orelse.body.body)
+            return [rest[0].with_changes(leading_lines=[*st.leading_lines, *rest[0].leading_lines]), *rest[1:]]
         return new
 
 
@@ -453,6 +457,14 @@ def _with_lost_comments(st, line, guarded):
     if line is not None:
         return line.with_changes(leading_lines=[*lost, *line.leading_lines]), guarded
     return None, guarded.with_changes(leading_lines=[*lost, *guarded.leading_lines])
+
+
+def _type_checking_only(st) -> bool:
+    """``if TYPE_CHECKING: pass else: <block>`` (``typing.TYPE_CHECKING`` too): the imports for
+    type checkers went, and at run time the test is False."""
+    return isinstance(st, cst.If) and dotted(st.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING") \
+        and isinstance(st.orelse, cst.Else) and isinstance(st.orelse.body, cst.IndentedBlock) \
+        and _only_pass(st.with_changes(orelse=None)) and not own_comments(st.body, nested=True)
 
 
 def _only_pass(st) -> bool:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import LeftPass, RemovedPass, SettledNone, code_of, fold_removed, left_pass, removed
+from migrate.convert.cst import LeftLoop, LeftPass, RemovedPass, SettledNone, code_of, fold_removed, left_pass, removed
 from migrate.convert.folding import plain
 
 # builtins whose call only reads its arguments (given plain arguments)
@@ -43,16 +43,45 @@ def tidy_function(fn: cst.FunctionDef, shadowed=frozenset()) -> cst.FunctionDef:
     """``fn`` (a function the walk converted, holding a :class:`SettledNone`) without its dead
     settled assignments and the ``if`` statements they leave empty; ``fn`` itself when nothing
     goes. ``shadowed``: builtin names the file binds (their calls may do anything)."""
-    dead = _dead_names(fn)
-    if not dead:
+    dead, loops = _dead_names(fn)
+    if not dead and not loops:
         return fn
-    return fn.with_changes(body=fn.body.visit(_Tidy(dead, frozenset(shadowed))))
+    return fn.with_changes(body=fn.body.visit(_Tidy(dead, frozenset(shadowed), loops)))
 
 
 def left_if(node, shadowed=frozenset()) -> bool:
     """Whether the ``if`` statement ``node`` does nothing: every block holds only the
     conversion's ``pass`` lines and its tests only read."""
-    return isinstance(node, cst.If) and _left_empty(node) and _reads_only(node, shadowed)
+    return isinstance(node, cst.If) and _left_empty(node) and _tests_read_only(node, shadowed)
+
+
+def left_loop(old: cst.For, new, shadowed=frozenset()) -> bool:
+    """Whether ``new`` (the conversion of the loop ``old``) is a ``for`` loop whose body the
+    conversion emptied (only its ``pass`` lines, no marker; ``old``'s body did something), with no
+    ``else`` and an iterable that only reads: names, ``range``/``enumerate``/``zip`` of such,
+    ``d.keys()``/``values()``/``items()``."""
+    return isinstance(new, cst.For) and new.orelse is None and new.asynchronous is None \
+        and _only_left_passes(new.body) and not _only_left_passes(old.body) and _reading_iter(new.iter, shadowed)
+
+
+def _only_left_passes(block) -> bool:
+    stmts = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    return all(isinstance(st, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+               and all(isinstance(s, (LeftPass, RemovedPass)) for s in st.body)
+               and MARKER_PREFIX not in code_of(st) for st in stmts)
+
+
+_ITERATING_BUILTINS = ("range", "enumerate", "zip", "reversed")
+
+
+def _reading_iter(node, shadowed: frozenset) -> bool:
+    if isinstance(node, cst.Call) and not any(a.star or a.keyword for a in node.args):
+        f = node.func
+        if isinstance(f, cst.Name) and f.value in _ITERATING_BUILTINS and f.value not in shadowed:
+            return all(_reading_iter(a.value, shadowed) for a in node.args)
+        if isinstance(f, cst.Attribute) and f.attr.value in ("keys", "values", "items") and not node.args:
+            return plain(f.value)
+    return reads_only(node, shadowed)
 
 
 class _Occurrences(cst.CSTVisitor):
@@ -78,8 +107,8 @@ class _Occurrences(cst.CSTVisitor):
 class _Tidy(cst.CSTTransformer):
     """The dead settled assignments of one function removed, and what that empties."""
 
-    def __init__(self, dead: set[str], shadowed: frozenset):
-        self.dead, self.shadowed = dead, shadowed
+    def __init__(self, dead: set[str], shadowed: frozenset, loops=frozenset()):
+        self.dead, self.shadowed, self.loops = dead, shadowed, loops
         self.emptied = 0  # statements removed so far: a block whose count moved is folded
         self._counts: list[int] = []
 
@@ -92,6 +121,13 @@ class _Tidy(cst.CSTTransformer):
 
     def leave_RemovedPass(self, original, updated):
         return original
+
+    def leave_LeftLoop(self, original, updated):
+        if id(original) not in self.loops:
+            return original
+        self.emptied += 1
+        kept = removed(original)
+        return cst.FlattenSentinel(kept) if kept else cst.RemovalSentinel.REMOVE
 
     def _keep(self, body) -> list:
         return [s for s in body if not (isinstance(s, SettledNone) and s.targets[0].target.value in self.dead)]
@@ -139,30 +175,42 @@ class _Tidy(cst.CSTTransformer):
         return cst.FlattenSentinel(kept) if kept else cst.RemovalSentinel.REMOVE
 
 
-def _dead_names(fn: cst.FunctionDef) -> set[str]:
+def _dead_names(fn: cst.FunctionDef) -> tuple[set[str], set[int]]:
     """The names of the settled assignments in ``fn`` (nested functions included) that nothing
-    else in ``fn`` mentions."""
-    settled = []
+    else in ``fn`` mentions, and the ids of the left loops whose names nothing outside the loop
+    mentions."""
+    settled, loops = [], []
 
     class Settled(cst.CSTVisitor):
         def visit_SettledNone(self, node: SettledNone) -> None:
             settled.append(node.targets[0].target.value)
+
+        def visit_LeftLoop(self, node: LeftLoop) -> None:
+            loops.append(node)
     fn.visit(Settled())
-    if not settled:
-        return set()
+    if not settled and not loops:
+        return set(), set()
     occurrences = _Occurrences()
     fn.visit(occurrences)
     if any(occurrences.count.get(n) for n in _NAME_READERS):
-        return set()
+        return set(), set()
     mine: dict[str, int] = {}
     for name in settled:
         mine[name] = mine.get(name, 0) + 1
-    return {name for name, n in mine.items() if occurrences.count.get(name, 0) == n}
+    dead_loops = set()
+    for loop in loops:
+        inside = _Occurrences()
+        loop.visit(inside)
+        names = _Occurrences()
+        loop.target.visit(names)
+        if all(occurrences.count.get(n, 0) == inside.count.get(n, 0) for n in names.count):
+            dead_loops.add(id(loop))
+    return {name for name, n in mine.items() if occurrences.count.get(name, 0) == n}, dead_loops
 
 
-def _reads_only(node: cst.If, shadowed: frozenset) -> bool:
+def _tests_read_only(node: cst.If, shadowed: frozenset) -> bool:
     while isinstance(node, cst.If):
-        if not _reading(node.test, shadowed):
+        if not reads_only(node.test, shadowed):
             return False
         node = node.orelse
     return True
@@ -188,7 +236,17 @@ def _left_empty(node) -> bool:
     return True
 
 
-def _reading(test, shadowed: frozenset) -> bool:
+def same_branches(old: cst.IfExp, body, orelse) -> bool:
+    """Whether the conversion made the branches of the conditional expression ``old`` the same
+    (``body`` and ``orelse``: its branches converted); branches the user wrote the same stay."""
+    return _bare(body) == _bare(orelse) and _bare(old.body) != _bare(old.orelse)
+
+
+def _bare(node) -> str:
+    return code_of(node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node)
+
+
+def reads_only(test, shadowed: frozenset) -> bool:
     """A test whose evaluation only reads: :func:`~migrate.convert.folding.plain`, calls of the
     reading builtins with such arguments, and ``x in [a, b]`` of literal lists, tuples and sets."""
     if plain(test):
@@ -196,13 +254,13 @@ def _reading(test, shadowed: frozenset) -> bool:
     if isinstance(test, cst.Call):
         return isinstance(test.func, cst.Name) and test.func.value in _READING_BUILTINS \
             and test.func.value not in shadowed \
-            and all(not a.star and _reading(a.value, shadowed) for a in test.args)
+            and all(not a.star and reads_only(a.value, shadowed) for a in test.args)
     if isinstance(test, (cst.List, cst.Tuple, cst.Set)):
-        return all(isinstance(e, cst.Element) and _reading(e.value, shadowed) for e in test.elements)
+        return all(isinstance(e, cst.Element) and reads_only(e.value, shadowed) for e in test.elements)
     if isinstance(test, cst.UnaryOperation):
-        return isinstance(test.operator, cst.Not) and _reading(test.expression, shadowed)
+        return isinstance(test.operator, cst.Not) and reads_only(test.expression, shadowed)
     if isinstance(test, cst.BooleanOperation):
-        return _reading(test.left, shadowed) and _reading(test.right, shadowed)
+        return reads_only(test.left, shadowed) and reads_only(test.right, shadowed)
     if isinstance(test, cst.Comparison):
-        return _reading(test.left, shadowed) and all(_reading(c.comparator, shadowed) for c in test.comparisons)
+        return reads_only(test.left, shadowed) and all(reads_only(c.comparator, shadowed) for c in test.comparisons)
     return False

@@ -81,8 +81,12 @@ _FREE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*")
 # an import of a runtime copy (any name a conversion gives one: migrate_runtime, migrate_runtime_2)
 _RUNTIME_MODULE = re.compile(r"\.*" + re.escape(RUNTIME_NAME) + r"(?:_\d+)?")
 # how a Sequential is filled by name: add_module, setattr, or an attribute of an attribute assigned a
-# layer (`self.features.conv0 = nn.Conv2d(...)`, `block.norm = nn.BatchNorm2d(c)`)
-_FILLED_BY_NAME = re.compile(r"\.(?:add_module|register_module|insert_child_to_cell)\(|\bsetattr\(|"
+# layer (`self.features.conv0 = nn.Conv2d(...)`, `block.norm = nn.BatchNorm2d(c)`). A class that
+# fills itself (`self.add_module(...)`, `setattr(self, ...)`) fills an instance of its own, not an
+# `nn.Sequential()` call's (a Sequential subclass is the runtime's TorchSequential as a base): those
+# matches begin with `self` and do not count.
+_FILLED_BY_NAME = re.compile(r"(?P<own>(?<![\w.])self)?\.(?:add_module|register_module|insert_child_to_cell)\(|"
+                             r"\bsetattr\(\s*(?P<own_set>self\s*,)?|"
                              r"(?:\bself\.\w+|(?<![\w.])(?!self\b)\w+)\.\w+\s*=[^=\n][^\n]*\bnn\.")
 _NONE_APPENDED = re.compile(r"\.(?:append|insert)\([^\n]*\bNone\b|ModuleList\(\s*\[[^\]]*\bNone\b")
 # the containers whose torch semantics need the runtime's class, and the ones that stay plain
@@ -249,7 +253,7 @@ class TorchSignatures:
     def container_call(self, qual: str, node: cst.Call) -> str | None:
         """The container class a call of ``qual`` needs (TorchSequential for an ``nn.Sequential``
         in a file that fills one by name, TorchModuleList for a list that may hold None), or None."""
-        if qual == "torch.nn.Sequential" and self._in_code(_FILLED_BY_NAME):
+        if qual == "torch.nn.Sequential" and self.fills_by_name():
             # a child added by name is not run by SequentialCell (its construct runs cell_list,
             # which insert_child_to_cell does not extend on MindSpore 2.10); an empty Sequential
             # that stays empty or is filled by append is an empty SequentialCell
@@ -262,6 +266,14 @@ class TorchSignatures:
         if qual == "torch.nn.ModuleDict" and not self._plain_layers_only(node):
             return self.helper("TorchModuleDict")
         return None
+
+    def fills_by_name(self) -> bool:
+        """The file fills a container by name other than the instance of its own class (see
+        ``_FILLED_BY_NAME``; searched once a file)."""
+        if _FILLED_BY_NAME not in self._found:
+            self._found[_FILLED_BY_NAME] = any(not (m.group("own") or m.group("own_set"))
+                                               for m in _FILLED_BY_NAME.finditer(self.code))
+        return self._found[_FILLED_BY_NAME]
 
     def _in_code(self, pattern: "re.Pattern") -> bool:
         """Whether ``pattern`` is found in the file (a search of the whole text for each

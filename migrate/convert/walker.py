@@ -8,6 +8,7 @@ kind of node is in :mod:`migrate.convert.handlers`; imports are resolved and rew
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gc
 import keyword
 import re
@@ -23,14 +24,15 @@ from migrate.convert import einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
+from migrate.convert.alias_swap import SWAPPABLE, swap_names, torch_local
 from migrate.convert.folding import constant, fold_boolean, fold_not, fold_truth, plain, unwrapped_after_not
 from migrate.convert.precedence import fit
-from migrate.convert.tidy import left_if
+from migrate.convert.tidy import left_if, left_loop, reads_only, same_branches
 from migrate.convert.trailing_slices import without_trailing_slices
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
-    LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
+    LeftLoop, LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
     python_ast, remember_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
@@ -43,7 +45,7 @@ from migrate.convert.names import (
     all_bindings, block_bindings, choose_names, function_locals, maybe_bound, target_names,
 )
 from migrate.convert.receivers import is_tensor, track_assign
-from migrate.convert.registry import EVERYTHING, RuleSelection
+from migrate.convert.registry import EVERYTHING, RuleSelection, entry_id
 from migrate.convert.annotations import on_annotation
 from migrate.convert.layer_attributes import CONV_ATTRS
 from migrate.convert.probes import probe_comparison
@@ -246,6 +248,7 @@ class Converter:
         if self.output.signatures.drop_unused(out):  # asked for by a rewrite rolled back since
             new = self._with_runtime(module, body)
             out = new.code
+        out = self._plain_target_names(module, new, out)
         if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
             try:
@@ -337,6 +340,24 @@ class Converter:
         if shadowed and self.facts.names["builtins"] in taken:
             clash.add("builtins")
         return choose_names(clash, taken, self.facts.pkg, self.facts.names), shadowed
+
+    def _plain_target_names(self, module, new: cst.Module, out: str) -> str:
+        """``out`` (the code of ``new``) with the target's modules given their plain names back
+        where a torch alias of the same name stays for marked code (``ms_nn`` -> ``nn``, torch's
+        ``nn`` -> ``torch_nn``; see :mod:`migrate.convert.alias_swap`)."""
+        if not self.facts.renamed:
+            return out
+        renames, user = {}, None
+        for head in SWAPPABLE:
+            local, alias = self.facts.names.get(head), self.walk_state.aliases.get(head)
+            if local == head or not self.output.alias_uses.get(head) or alias is None \
+                    or alias.rsplit(".", 1)[-1] != head or re.search(rf"\b{torch_local(head)}\b", out) \
+                    or not re.search(rf"(?<![\w.]){re.escape(local)}\.", out):  # (the target's module is used)
+                continue
+            user = all_bindings(module, skip=self._is_own_binding) if user is None else user
+            if head not in user and local not in user:
+                renames.update({head: torch_local(head), local: head})
+        return swap_names(new, renames).code if renames else out
 
     def _generated_builtins(self, guards: bool) -> set[str]:
         """The builtins the code the converter writes into this file reads (``guards``: guards
@@ -811,7 +832,7 @@ class Converter:
                 return None
             return self._settled_none(small, _unpacked_pair(small, new))
         if isinstance(small, cst.Expr):
-            new = inplace.subscript_statement(self, small)
+            new = inplace.subscript_statement(self, small) or self._assert_statement(small)
             if new is not None:
                 return new
             self.walk_state.statement_call = small.value
@@ -822,11 +843,30 @@ class Converter:
             if new is not None:
                 return new
         new = self.walk(small)
-        if isinstance(small, cst.Expr) and new is not small and isinstance(new.value, cst.Name) \
-                and new.value.value == "None" and isinstance(small.value, cst.Call):
-            return None  # a call that means nothing on the target (`torch.cuda.synchronize()`)
+        if isinstance(small, cst.Expr) and new is not small and isinstance(small.value, cst.Call) \
+                and (isinstance(new.value, cst.Name) and new.value.value == "None"
+                     or dotted(new.value) and not (self.walk_state.markers and self.walk_state.markers[-1])):
+            # a call that means nothing on the target (`torch.cuda.synchronize()`), or one that
+            # became a plain read of its receiver (`model.cuda()` -> `model`)
+            return None
         if isinstance(small, cst.Expr) and new is not small:
             return self._owned_update(small, self._setattr_statement(small, new))
+        return new
+
+    def _assert_statement(self, small: cst.Expr):
+        """The statement ``torch._assert(cond, msg)`` as ``assert cond, msg`` (what torch's
+        function runs; the tables' expression form is for where a value is needed), its parts
+        converted; None for anything else."""
+        call = small.value
+        if not isinstance(call, cst.Call) or self.qual(call.func) != "torch._assert" or len(call.args) != 2 \
+                or any(a.star for a in call.args):
+            return None
+        entry = self.facts.tables.get("torch._assert")
+        args = {a.keyword.value if a.keyword else ("condition", "message")[i]: a.value for i, a in enumerate(call.args)}
+        if entry is None or set(args) != {"condition", "message"} or not self.allows(entry_id(entry)):
+            return None
+        new = self.walk(cst.Assert(test=args["condition"], msg=args["message"]))
+        self.record(small, new, entry_id(entry), "exact", "an assert statement, as torch._assert runs")
         return new
 
     def _mark_aliased_write(self, small, new) -> None:
@@ -943,16 +983,37 @@ class Converter:
             return removed(new)
         return self.leave_stmt(node, new)
 
+    def on_for(self, node: cst.For):
+        if id(node) in self.facts.generated and not self.nested:
+            self.walk_state.stmt_index += 1 + count_statements(node.body)  # kept as written (see convert)
+            return node
+        self.enter_stmt(node)
+        new = handlers.on_for(self, node)
+        if new is not node and not self.walk_state.markers[-1] and left_loop(node, new, self.facts.shadowed) \
+                and self.scope is not None and self.scope.local_names is not None:
+            # `for k in w.keys(): w[k] = w[k].cpu()` -> `for k in w.keys(): pass`: gone if the function
+            # reads k nowhere else (see migrate.convert.tidy)
+            self.scope.settled = True
+            new = LeftLoop(**{f.name: getattr(new, f.name) for f in dataclasses.fields(new)})
+        return self.leave_stmt(node, new)
+
     def on_ifexp(self, node: cst.IfExp):
         """``a if torch.cuda.is_available() else b``: where the conversion makes the test a constant,
-        the branch taken alone (the other is never evaluated)."""
+        the branch taken alone (the other is never evaluated); where it makes both branches the
+        same (``x.cuda() if gpu else x``, ``checkpoint(blk, x) if ckpt else blk(x)``), that branch
+        alone when the test only reads."""
+        markers = self.walk_state.markers[-1] if self.walk_state.markers else []
+        marked = len(markers)
         test = fold_truth(node.test, self.walk(node.test))
+        test_marked = len(markers) > marked  # (a marked test stays, with its marker)
         value = constant(test) if test is not node.test and constant(node.test) is None else None
         if value is not None:
             return self.walk(node.body if value else node.orelse)
         body, orelse = self.walk(node.body), self.walk(node.orelse)
         if test is node.test and body is node.body and orelse is node.orelse:
             return node
+        if not test_marked and same_branches(node, body, orelse) and reads_only(test, self.facts.shadowed):
+            return body if "\n" not in code_of(body) else keep_parens(node, body)  # (`(x)`: x)
         return node.with_changes(test=test, body=body, orelse=orelse)
 
     def on_while(self, node: cst.While):
@@ -1197,15 +1258,15 @@ def _branch_taken(old: cst.If, new) -> list | None:
     """The statements that run of ``new``, the conversion of ``old``, whose test the conversion made
     a constant (a probe answered: ``torch.cuda.is_available()`` -> ``False``): the body for True,
     the ``else`` part for False (an ``elif`` stays an ``if``), nothing without one. None when the
-    test is not such a constant or the branch that goes holds a marker (it stays visible)."""
+    test is not such a constant. The markers of the branch that goes go with it: they are about
+    code that never runs on the target (``torch.version.cuda`` under ``torch.cuda.is_available()``);
+    a test the conversion answers otherwise than torch carries its own marker and is not folded."""
     value = constant(new.test) if isinstance(new, cst.If) and constant(old.test) is None else None
     if value is None:
         return None
     gone = new.orelse if value else new.body
-    if gone is not None and MARKER_PREFIX in code_of(gone):
-        return None
     # the comments of the branch that goes stay, above the statements that run
-    kept = own_comments(gone, nested=True) if gone is not None else []
+    kept = [c for c in own_comments(gone, nested=True) if not c.startswith(MARKER_PREFIX)] if gone is not None else []
     lead = [*new.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in kept)]
     if value:
         return _statements_of(new.body, lead)
@@ -1261,7 +1322,7 @@ _HANDLERS = {
     cst.ClassDef: _statement_handler(handlers.on_class),
     cst.FunctionDef: _statement_handler(handlers.on_function),
     cst.With: Converter.on_with,
-    cst.For: _statement_handler(handlers.on_for),
+    cst.For: Converter.on_for,
     cst.If: Converter.on_if,
     cst.While: Converter.on_while,
     cst.CompIf: Converter.on_comp_if,

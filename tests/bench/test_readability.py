@@ -58,6 +58,10 @@ def test_an_empty_container_counts_only_when_nothing_is_added_by_name():
     body = "class N:\n    def f(self):\n        self.s = TorchSequential()\n{}        return 1\n"
     assert [p for p, _, _ in patterns(before, body.format("        self.s.append(m)\n"))] == ["empty-torch-container"]
     assert patterns(before, body.format("        self.s.insert_child_to_cell('a', m)\n")) == []
+    # a list given None needs torch's container (MindSpore's CellList refuses None)
+    listed = body.replace("TorchSequential", "TorchModuleList")
+    assert patterns(before, listed.format("        self.s.append(None)\n")) == []
+    assert [p for p, _, _ in patterns(before, listed.format("        self.s.append(m)\n"))] == ["empty-torch-container"]
 
 
 def test_a_pattern_the_input_already_had_is_not_counted():

@@ -13,7 +13,7 @@ import re
 
 import libcst as cst
 
-from migrate.convert.cst import code_of, dotted, parse_expr
+from migrate.convert.cst import code_of, dotted, is_same_names, parse_expr
 from migrate.convert.registry import node_rule
 from migrate.convert.scopes import FunctionScope
 
@@ -38,7 +38,6 @@ AUTOGRAD_FUNCTION = node_rule(
      "        return i * 2\n"
      "\n"
      "    def bprop(self, i, out, g):\n"
-     "        (i,) = (i,)\n"
      "        return (g * 2,)\n"),
 ])
 FUNCTION_APPLY = node_rule(
@@ -241,8 +240,9 @@ class _CtxRewriter(cst.CSTTransformer):
 
 
 def _self_assign(s) -> bool:
-    return (isinstance(s, cst.Assign) and len(s.targets) == 1 and isinstance(s.value, cst.Name)
-            and isinstance(s.targets[0].target, cst.Name) and s.targets[0].target.value == s.value.value)
+    """``i = i``, ``(i,) = (i,)``: what ``i = ctx.saved_tensors[0]`` or ``(i,) = ctx.saved_tensors``
+    became once the saved names are bprop's own arguments."""
+    return isinstance(s, cst.Assign) and all(is_same_names(t.target, s.value) for t in s.targets)
 
 
 def _stripped(fn, name, params, saved, n_inputs):

@@ -171,7 +171,9 @@ def fft_conv(x, w):
 
 def test_a_torch_module_probed_for_none_is_present_and_its_fft_matches_torch():
     out = convert_source(HEAD + FFT_PROBE).code
-    assert "    if False:\n        # migrate: MS901 torch.rfft has no mapping\n" in out and "return ops.irfft(" in out
+    # the settled branch that never runs goes, with its marker (torch.rfft has no mapping)
+    code = out.split('"""')[-1]
+    assert "if False" not in code and "torch.rfft" not in code and "return ops.irfft(" in code, out
     assert "import torch.fft" not in out and "is None" not in out.split("def fft_conv")[1]
     namespace = {}
     exec(out, namespace)  # noqa: S102 (running the converted code is the test)

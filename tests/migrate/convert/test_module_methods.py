@@ -192,5 +192,5 @@ def test_a_module_moved_to_a_torch_device_name_is_not_taken_for_a_cast():
     # (imagenet/main.py: marked as module.to(dtype) and kept, then removed by a second conversion)
     src = HEADER + SOURCE + "device = torch.device('cpu')\nnet = Net()\nnet.to(device)\n"
     code = convert_source(src).code
-    assert code.rstrip().endswith("\nnet") and "# migrate:" not in code, code
+    assert code.rstrip().endswith("\nnet = Net()") and "# migrate:" not in code, code  # (net.to(device): nothing)
     assert convert_source(code).code == code

@@ -293,10 +293,10 @@ def test_a_file_standing_alone_inlines_what_it_uses_between_markers():
     once = convert_source(src, runtime="").code
     assert BEGIN in once and END in once and "migrate_runtime" not in once
     block = once[once.index(BEGIN):once.index(END)]
-    assert "from ms_core import nn as ms_nn\n" in once
-    assert "class TorchConv2d(ms_nn.Conv2d, metaclass=TorchSignature):" in block  # nn is torch's here
+    assert "from ms_core import nn\n" in once and "u = torch_nn.RNNBase\n" in once  # torch's nn stays as torch_nn
+    assert "class TorchConv2d(nn.Conv2d, metaclass=TorchSignature):" in block
     assert "def torch_conv_padding(padding, dims, per_side=True, transpose=False):" in block
-    assert "class TorchSignature(type(ms_nn.Cell)):" in block and "class TorchLinear(" not in block
+    assert "class TorchSignature(type(nn.Cell)):" in block and "class TorchLinear(" not in block
     assert "class TorchMissing:" in block  # the guard of torch's nn
     assert convert_source(once, runtime="").code == once
     namespace = {}

@@ -219,14 +219,15 @@ def test_kept_torch_alias_never_shadows_the_target_names():
     src = ("import torch.nn as nn\n\nclass P(nn.Module):\n    def __init__(self):\n"
            "        super().__init__()\n        self.rnn = nn.RNNBase(1, 2)\n        self.fc = nn.Linear(2, 2)\n")
     res = convert_source(src)
-    assert "\n    import torch.nn as nn\nelse:" in res.code
+    # the target's nn keeps its name: torch's, kept for the marked line, is torch_nn
+    assert "\n    import torch.nn as torch_nn\nelse:\n    torch_nn = TorchMissing('torch.nn', " in res.code
     assert without_guards(res.code) == (
-                        "import math\nimport ms_core as ms\nfrom ms_core import nn as ms_nn\n"
-                        "from ms_core.common.initializer import HeUniform, Uniform\n\nclass P(ms_nn.Cell):\n"
+                        "import math\nimport ms_core as ms\nfrom ms_core import nn\n"
+                        "from ms_core.common.initializer import HeUniform, Uniform\n\nclass P(nn.Cell):\n"
                         "    def __init__(self):\n        super().__init__()\n"
                         "        # migrate: MS901 torch.nn.RNNBase has no mapping\n"
-                        "        self.rnn = nn.RNNBase(1, 2)\n"
-                        "        self.fc = ms_nn.Dense(2, 2, "
+                        "        self.rnn = torch_nn.RNNBase(1, 2)\n"
+                        "        self.fc = nn.Dense(2, 2, "
                         "weight_init=HeUniform(negative_slope=math.sqrt(5)), "
                         "bias_init=Uniform(scale=1 / math.sqrt(2)))\n")
     assert convert_source(res.code).code == res.code
