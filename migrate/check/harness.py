@@ -122,7 +122,7 @@ def load_sides(src: ModelSource, converted=None, convert=None, cache=None,
         raise UsageError(f"{converted} does not exist")
     try:
         t_side = import_side(src, src.root, names, "torch", keep=True)
-        m_side = import_side(ms_src, ms_root, names | {ms_src.top}, "converted")
+        m_side = import_side(ms_src, ms_root, names | {ms_src.top}, "converted", other_root=src.root)
     except LoadError as exc:
         text = _relabel_text(str(exc), display)
         failed = [n for n in notes if "does not convert" in n]

@@ -359,7 +359,8 @@ class Imported:
     notes: list
 
 
-def import_side(src: ModelSource, root: str, names, label: str, keep: bool = False) -> Imported:
+def import_side(src: ModelSource, root: str, names, label: str, keep: bool = False,
+                other_root: str | None = None) -> Imported:
     """Import `src.module` from directory `root` with the top-level `names` isolated.
 
     Args:
@@ -370,6 +371,10 @@ def import_side(src: ModelSource, root: str, names, label: str, keep: bool = Fal
         label: 'torch' or 'converted', for messages.
         keep: leave this side's modules registered in ``sys.modules`` (replacing what was
             there under these names); False puts back what was there before.
+        other_root: the other side's root: with ``keep`` False, this side's modules that have no
+            file there (the converted tree's runtime) stay registered, so that an import inside
+            one of this side's functions (``from .generated import TABLE``, run when the model is
+            built or called) finds them instead of failing in the other side's package.
 
     Returns:
         An :class:`Imported`.
@@ -396,11 +401,27 @@ def import_side(src: ModelSource, root: str, names, label: str, keep: bool = Fal
         if keep:
             sys.modules.update(mine)
             outer = {}
+        elif other_root is not None:
+            sys.modules.update(_only_here(mine, root, other_root, outer))
     finally:
         sys.path[:] = saved_path
         sys.argv = saved_argv
         sys.modules.update(outer)
     return Imported(module, mine, notes)
+
+
+def _only_here(modules: dict, root: str, other_root: str, outer: dict) -> dict:
+    """The entries of ``modules`` whose file under ``root`` has no counterpart under ``other_root``
+    (and whose name the other side has not registered)."""
+    only = {}
+    for name, module in modules.items():
+        file = getattr(module, "__file__", None)
+        if name in outer or not file:
+            continue
+        rel = os.path.relpath(file, root)
+        if not rel.startswith("..") and not os.path.exists(os.path.join(other_root, rel)):
+            only[name] = module
+    return only
 
 
 def _take(names) -> dict:

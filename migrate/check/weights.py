@@ -215,7 +215,10 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
             continue
         pending.append((WeightEntry(full, None, shape, "unmapped"), path, t))
     _match_by_shape(pending, ms_params, taken, rep)
-    _account_ms(torch_module, ms_params, taken, rep)
+    received = {id(ms_params[n]) for n in taken if n in ms_params}
+    received |= {id(getattr(ms_cells[_parent(e.ms_name)], e.ms_name.rsplit(".", 1)[-1]))
+                 for e in rep.entries if e.action == "tensor-attribute"}
+    _account_ms(torch_module, ms_params, taken, rep, received)
     return rep
 
 
@@ -236,10 +239,14 @@ def _match_by_shape(pending, ms_params, taken, rep) -> None:
             rep.entries.append(e)
 
 
-def _account_ms(torch_module, ms_params, taken, rep) -> None:
-    """List the ms parameters that received nothing, except constant affine ones (noted)."""
+def _account_ms(torch_module, ms_params, taken, rep, received: set) -> None:
+    """List the ms parameters that received nothing, except constant affine ones and the ones
+    that received their value under another path (``received``: their ids), noted."""
     for n in ms_params:
         if n in taken:
+            continue
+        if id(ms_params[n]) in received:  # one Parameter under two paths (`self.d = self.linear.d`, tied weights)
+            rep.notes.append(f"'{n}' is a parameter that received its value under another name")
             continue
         if _fixed_affine(torch_module, ms_params[n], n):
             rep.notes.append(f"'{n}' has no torch counterpart: the torch layer has no affine "

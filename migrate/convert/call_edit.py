@@ -56,14 +56,18 @@ def primary(node: cst.BaseExpression) -> str:
     return text if is_primary(node) else f"({text})"
 
 
+# the builtins a table's argument expression may use and still fold to a constant
+_FOLDABLE = {"float": float, "tuple": tuple, "list": list, "int": int, "isinstance": isinstance}
+
+
 def render(template: str, values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
     """Fill ``{name}`` slots of ``template``; fold it to a constant when every slot is literal."""
     used = {name for _, name, _, _ in string.Formatter().parse(template) if name}
     values = {k: v for k, v in values.items() if k in used}
     try:
         folded = {k: repr(literal(v)) for k, v in values.items()}
-        # literal operands only; float() folds too (float(0.1) -> 0.1)
-        result = eval(template.format(**folded), {"__builtins__": {"float": float}})  # noqa: S307 (table data)
+        # literal operands only; float(), tuple() and isinstance() fold too (float(0.1) -> 0.1)
+        result = eval(template.format(**folded), {"__builtins__": _FOLDABLE})  # noqa: S307 (table data)
         if isinstance(result, float):
             result = round(result, 12)
         return parse_expr(repr(result))

@@ -97,6 +97,7 @@ class WalkState:
     freeze_line: bool = False    # inside code rewritten before its walk: report one line
     storing: bool = False        # walking an assignment's target
     in_isinstance: bool = False  # inside isinstance(x, ...) / issubclass: classes are named, not built
+    in_annotation: bool = False  # inside an annotation: a class stands for itself, never for a tuple of classes
     fstring_quotes: frozenset = frozenset()  # the quotes of the f-strings being walked (their expressions avoid them)
     statement_call: Any = None   # the call an expression statement consists of (as written)
     tensor_memo: dict = field(default_factory=dict)  # node -> is_tensor's answer, for the current statement

@@ -191,6 +191,21 @@ def _named(source: str, name: str, quals: list[str]) -> str:
 
 
 @lru_cache(maxsize=1)
+def _stands_for(target: str, entry) -> str:
+    """The class a torch-signature class over ``target`` passes isinstance as: the entry's MindSpore
+    class when ``target`` is a hand-written runtime subclass of it (EmbeddingTorch of nn.Embedding:
+    a plain nn.Embedding is a torch Embedding too), else ``target`` itself."""
+    module = _hand_written_names().get(target)
+    if module is None or not entry.target.startswith("nn.") or entry.target == "nn.Cell":
+        return target
+    tree = ast.parse((RUNTIME / f"{module}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == target \
+                and any(ast.unparse(b) == entry.target for b in node.bases):
+            return entry.target
+    return target
+
+
 def _hand_written_names() -> dict[str, str]:
     """Every public class and function the hand-written runtime modules define -> its module."""
     out = {}
@@ -282,7 +297,7 @@ def _class_source(sigs: _Generation, name: str, qual: str, entry) -> str | None:
     target = code_of(edit.func)
     lines = [f"class {name}({target}, metaclass={meta}):",
              f'    """{qual}\'s signature over {target}: torch\'s arguments are translated when it '
-             'is built."""', "", f"    _torch_base = {target}", "",
+             'is built."""', "", f"    _torch_base = {_stands_for(target, entry)}", "",
              *_wrap("def __init__(", ["self", *_signature(entry)], "    ", "):", hang=8),
              *(_indent(stmt, 8) for stmt in edit.prelude),
              *_wrap("super().__init__(", _call_args(edit), "        ")]
@@ -363,8 +378,9 @@ takes torch's arguments. Converted code uses them where static translation canno
 (a layer class passed as a value, ``**kwargs``, ``padding=p``). Each body is the converter's own
 translation of the call with every argument a parameter name, so both paths agree.
 
-``TORCH_NN`` / ``TORCH_FUNCTIONAL``: what ``getattr(torch.nn, name)`` / ``getattr(F, name)``
-give for a name only run time knows (see :func:`migrate.runtime.imports.torch_nn_getattr`);
+``TORCH_NN`` / ``TORCH_FUNCTIONAL`` / ``TORCH_TOP``: what ``getattr(torch.nn, name)`` /
+``getattr(F, name)`` / ``getattr(torch, name)`` give for a name only run time knows (see
+:func:`migrate.runtime.imports.torch_nn_getattr`);
 ``REPLACED_MODULES``: einops' modules as imports by name find them.
 """
 '''
@@ -421,15 +437,20 @@ def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str
     named = signature_names(defs)
     from migrate.convert.walker import Converter
     converter = Converter("ms_core", names={"init": "init"})
-    nn_values, functional_values, replaced = {}, {}, {}
+    nn_values, functional_values, torch_values, replaced = {}, {}, {}, {}
     for qual, entry in sorted(tables.items()):
         if qual.split(".", 1)[0] == "einops" and entry.label != "unsupported" and entry.target:
             module, name = qual.rsplit(".", 1)
             replaced.setdefault(module, {})[name] = entry.target
             continue
         module, _, short = qual.rpartition(".")
-        if module not in ("torch.nn", "torch.nn.functional") or not entry.target \
+        if module not in ("torch", "torch.nn", "torch.nn.functional") or not entry.target \
                 or entry.target.startswith(".") or entry.label == "unsupported":
+            continue
+        if module == "torch":
+            value = _torch_value(converter, named, qual, entry)
+            if value is not None:
+                torch_values[short] = value
             continue
         if is_layer_class(qual) != (module == "torch.nn"):
             continue
@@ -441,7 +462,21 @@ def lookup_tables(defs: list[Definition]) -> tuple[dict[str, str], dict[str, str
             value = f"getattr({owner}, {attr!r}, None)" if owner else attr
         if value is not None:
             (nn_values if module == "torch.nn" else functional_values)[short] = value
-    return nn_values, functional_values, replaced
+    return nn_values, functional_values, torch_values, replaced
+
+
+def _torch_value(converter, named, qual, entry) -> str | None:
+    """What ``getattr(torch, name)`` gives for ``qual`` (a function or a dtype of torch's top
+    module): its torch-signature function, or the target's own name when the arguments need no
+    translation (an exact entry, no template) and the target is one name of ``ms`` / ``ops`` (a
+    method or an expression is not a value the lookup can give)."""
+    if qual in named:
+        return named[qual]
+    if translates(entry) or entry.rule or entry.template or entry.label != "exact" \
+            or not re.fullmatch(r"(ms|ops)\.\w+", entry.target):
+        return None
+    owner, _, attr = converter.tname(entry.target).rpartition(".")
+    return f"getattr({owner}, {attr!r}, None)"
 
 
 def signature_names(defs: list[Definition]) -> dict[str, str]:
@@ -464,11 +499,13 @@ def generated_module(defs: list[Definition] | None = None) -> str:
     """The text of ``migrate/runtime/generated.py``."""
     defs = definitions() if defs is None else defs
     body = "\n\n".join(_definition_text(d) for d in defs)
-    nn_values, functional_values, replaced = lookup_tables(defs)
+    nn_values, functional_values, torch_values, replaced = lookup_tables(defs)
     tables = [
         _table_text("TORCH_NN", "getattr(torch.nn, name) for a name only run time knows", nn_values),
         _table_text("TORCH_FUNCTIONAL", "getattr(torch.nn.functional, name) for a name only run time knows",
                     functional_values),
+        _table_text("TORCH_TOP", "getattr(torch, name) for a name only run time knows (functions, dtypes)",
+                    torch_values),
         "# einops' modules, as imports by name find them (migrate.runtime.imports)\nREPLACED_MODULES = {\n"
         + "".join(f"    {module!r}: {{\n" + "".join(f"        {k!r}: {v},\n" for k, v in sorted(names.items()))
                   + "    },\n" for module, names in sorted(replaced.items())) + "}\n",

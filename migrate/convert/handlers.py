@@ -24,7 +24,7 @@ from migrate.convert.names import function_locals
 from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_tensor, torch_keywords, torch_only_method, track_added_child,
+    is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method, track_added_child,
     track_assign, type_of,
 )
 from migrate.runtime.values import LAYER_ATTR_NAMES, LAYER_GEOMETRY
@@ -217,7 +217,7 @@ def on_reference(converter, node, q: str):
         new = kwdefaults_reference(converter, node, q)
         if new is not None:
             return new
-    if converter.walk_state.in_isinstance and q in NORM_BASES:
+    if converter.walk_state.in_isinstance and not converter.walk_state.in_annotation and q in NORM_BASES:
         new = norm_base_classes(converter, node, q)  # isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
         if new is not None:
             return new
@@ -1055,7 +1055,33 @@ def on_for(converter, node: cst.For):
         node = node.with_changes(iter=new_iter, target=new_target)
         return node.with_changes(body=converter.walk(node.body),
                                  orelse=converter.walk(node.orelse) if node.orelse else None)
-    return converter.generic(node)
+    name, kind = _loop_item(converter, node)
+    scope = converter.scope
+    if kind is None or scope is None:
+        return converter.generic(node)
+    old = scope.narrow.get(name)
+    scope.narrow[name] = [kind]  # `for m in self.blocks: m.weight`: m is an item of the container
+    try:
+        return converter.generic(node)
+    finally:
+        if old is None:
+            scope.narrow.pop(name, None)
+        else:
+            scope.narrow[name] = old
+
+
+def _loop_item(converter, node: cst.For) -> tuple[str | None, str | None]:
+    """(the loop variable, its torch layer class) for ``for m in self.items`` or ``for i, m in
+    enumerate(self.items)`` over a container whose items are all one class; (None, None) else."""
+    it, target = node.iter, node.target
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "enumerate" \
+            and len(it.args) == 1 and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        it, target = it.args[0].value, target.elements[1].value
+    if not (isinstance(target, cst.Name) and isinstance(it, cst.Attribute) and is_self(converter, it.value)
+            and converter.class_scope):
+        return None, None
+    kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{it.attr.value}[]")
+    return (target.value, kind) if kind is not None else (None, None)
 
 
 def on_if(converter, node: cst.If):

@@ -14,7 +14,7 @@ import libcst as cst
 
 from migrate.convert.changes import marker_line, marker_text
 from migrate.convert.comments import lost_comment_lines, own_comments
-from migrate.convert.cst import children, dotted, parse_statement, python_ast
+from migrate.convert.cst import children, code_of, dotted, parse_statement, python_ast
 from migrate.convert.guards import (
     catches_import_error, guard, is_guard, is_raise_guard, is_stub_class, marker_reasons, merge_guards, raise_guard,
 )
@@ -702,6 +702,7 @@ class ImportRewrite:
             header[0] = header[0].with_changes(leading_lines=self.pending_for_header)
         if self.pending:  # comments of removed imports at the very end: keep them below the header
             header.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=self.pending))
+        out, at = _checking_before_use(out, at, header)
         return out[:at] + header + out[at:]
 
 
@@ -734,6 +735,30 @@ def inherited_guard(converter):
     return guard([parse_statement(text) for text in lines],
                  [(local, qual, reasons.get(local, {})) for local, qual in sorted(used.items())],
                  stub_name(converter))
+
+
+def _checking_before_use(out: list, at: int, header: list) -> tuple[list, int]:
+    """``out`` (and the header's place in it) with the header's ``from typing import TYPE_CHECKING``
+    moved (out of ``header``) above the first statement before ``at`` that reads it: a guard left
+    where its torch import was, above a header that goes below a sibling's ``import *`` (see
+    :func:`_after_sibling_star_imports`)."""
+    line = next((st for st in header if _is_checking_import(st)), None)
+    first = next((i for i, st in enumerate(out[:at]) if _CHECKING_NAME.search(code_of(st))), None)
+    if line is None or first is None:
+        return out, at
+    header.remove(line)
+    moved = line.with_changes(leading_lines=out[first].leading_lines)
+    return [*out[:first], moved, out[first].with_changes(leading_lines=[]), *out[first + 1:]], at + 1
+
+
+_CHECKING_NAME = re.compile(r"\bTYPE_CHECKING\b")
+
+
+def _is_checking_import(st) -> bool:
+    return isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 \
+        and isinstance(st.body[0], cst.ImportFrom) and st.body[0].module is not None \
+        and dotted(st.body[0].module) == "typing" and not isinstance(st.body[0].names, cst.ImportStar) \
+        and [a.name.value for a in st.body[0].names] == ["TYPE_CHECKING"]
 
 
 def _after_sibling_star_imports(body) -> int:

@@ -21,6 +21,7 @@ import re
 
 import libcst as cst
 
+from migrate.convert.cst import dotted
 from migrate.convert.registry import node_rule
 from migrate.convert.torch_names import has_attr, is_module, torch_version
 
@@ -121,6 +122,8 @@ def probe_comparison(converter, node: cst.Comparison):
                        isinstance(op, cst.NotIn))
     if isinstance(op, (cst.Is, cst.IsNot)) and isinstance(right, cst.Name) and right.value == "None":
         return _module_present(converter, node, isinstance(op, cst.IsNot))
+    if isinstance(op, (cst.In, cst.NotIn)) and dotted(right) == "sys.modules":
+        return _module_loaded(converter, node, _string(node.left), isinstance(op, cst.NotIn))
     compare = _COMPARE.get(type(op))
     if compare is None or not converter.allows(VERSION_PROBE.id):
         return None
@@ -152,6 +155,19 @@ def _module_present(converter, node: cst.Comparison, negated: bool):
         return None
     new = cst.Name(str(negated))
     converter.record(node, new, CAPABILITY_PROBE.id, "exact", f"torch 2.13 has the module {q}")
+    return new
+
+
+def _module_loaded(converter, node: cst.Comparison, name, negated: bool):
+    """``"torch.fft" in sys.modules`` (a check that an import of torch's took place): the
+    converted code never imports torch, so the probe is answered as torch 2.13 answers it after
+    the file's own imports (True for a module torch has); the names used from it are converted,
+    or marked, where they are used."""
+    if name is None or (name != "torch" and not name.startswith("torch.")) or not is_module(name) \
+            or not converter.allows(CAPABILITY_PROBE.id):
+        return None
+    new = cst.Name(str(not negated))
+    converter.record(node, new, CAPABILITY_PROBE.id, "exact", f"torch 2.13 has the module {name}")
     return new
 
 

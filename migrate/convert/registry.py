@@ -56,6 +56,7 @@ class Example:
 
     before: str
     after: str
+    target: str = "ms_core"  # a rule of one target shows itself converting for it
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def _summary(doc: str | None) -> str:
 
 
 def _examples(pairs: Iterable[tuple[str, str]]) -> tuple[Example, ...]:
-    return tuple(Example(before, after) for before, after in pairs)
+    return tuple(Example(*pair) for pair in pairs)
 
 
 def argument_rule(rule_id: str, name: str, runtime: bool = False, needs: Iterable[str] = (),

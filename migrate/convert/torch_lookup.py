@@ -26,7 +26,7 @@ TORCH_LOOKUP = node_rule(
     "Replace getattr(nn, name) / getattr(F, name) whose name only run time knows with the runtime's "
     "lookup over the torch-signature classes (functions) of every torch.nn (functional) name the "
     "tables translate (torch_nn_getattr(name)); any other name raises a clear error.",
-    needs=["torch_nn_getattr", "torch_functional_getattr"], examples=[
+    needs=["torch_nn_getattr", "torch_functional_getattr", "torch_getattr"], examples=[
     ("def rnn(kind):\n"
      "    assert kind in ('LSTM', 'GRU')\n"
      "    return getattr(nn, kind)(4, 8)\n",

@@ -96,7 +96,7 @@ _PLAIN = {"torch.nn.ModuleDict", "torch.nn.Module", "torch.nn.Identity"}
 # what MindSpore 2.10's CellDict refuses as a value
 _CONTAINER_TYPES = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 # getattr(<torch module>, name) with a name only run time knows: the runtime's lookup
-LOOKUPS = {"torch.nn": "torch_nn_getattr", "torch.nn.functional": "torch_functional_getattr"}
+LOOKUPS = {"torch.nn": "torch_nn_getattr", "torch.nn.functional": "torch_functional_getattr", "torch": "torch_getattr"}
 
 
 def signatures(converter) -> "TorchSignatures":

@@ -30,6 +30,7 @@ from migrate.convert.folding import (
 )
 from migrate.convert.precedence import fit
 from migrate.convert.tidy import left_if, left_loop, reads_only, same_branches
+from migrate.convert.trailing_slices import without_trailing_slices
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
@@ -74,12 +75,13 @@ _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_va
 
 
 @lru_cache(maxsize=256)
-def _interesting(aliases: tuple[str, ...]) -> "re.Pattern":
+def _interesting(aliases: tuple[str, ...], target: str = "ms_core") -> "re.Pattern":
     """A regex that finds, in a statement's text, anything a rule could act on."""
     methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
     words = sorted(set(aliases) | methods | set(_RULE_WORDS) | _layer_attribute_names())
-    # `name_(`: in-place tensor methods are marked
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(")
+    # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices (MindSpore)
+    slices = r"|,\s*(?::|\.\.\.)\s*[\],]" if target == "mindspore" else ""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(" + slices)
 
 
 def _layer_attribute_names() -> set[str]:
@@ -268,7 +270,7 @@ class Converter:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
             self.facts.src_lines = code.splitlines()
-            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)), self.facts.target_name)
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
         if self.known is not None:
             self.facts.aliased_writes = dict(self.known.aliased_writes)
@@ -519,7 +521,7 @@ class Converter:
     def aliases_changed(self) -> None:
         """New torch aliases (an import inside a function): the text filter must know them."""
         if self.walk_state.pattern is not None:
-            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)))
+            self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)), self.facts.target_name)
 
     def qual(self, node) -> str | None:
         """Resolve a Name/Attribute chain to its qualified torch name, or None."""
@@ -1134,8 +1136,12 @@ class Converter:
         return node.with_changes(body=self.walk(node.body))
 
     def on_annotation(self, node: cst.Annotation):
-        with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
-            return on_annotation(self, node)
+        saved, self.walk_state.in_annotation = self.walk_state.in_annotation, True
+        try:
+            with self.naming_classes():  # `m: nn.Conv2d` names the class (a torch-signature one is a subclass)
+                return on_annotation(self, node)
+        finally:
+            self.walk_state.in_annotation = saved
 
     def on_comparison(self, node: cst.Comparison):
         if self.walk_state.aliases:
@@ -1154,6 +1160,9 @@ class Converter:
             if new is not None:
                 return keep_parens(node, new)
         new = self.generic(node)
+        trimmed = without_trailing_slices(self, new) if isinstance(new, cst.Subscript) else None
+        if trimmed is not None:
+            return trimmed
         # `attn(q, k, v, need_weights=False)[0]` -> `(attn(...)[0], None)[0]`: the element itself
         item = _literal_index(new) if isinstance(node.value, cst.Call) and new is not node else None
         return keep_parens(node, item) if item is not None else new

@@ -452,6 +452,15 @@ def torch_unique(input, sorted=True, return_inverse=False, return_counts=False, 
     return result[0] if len(result) == 1 else tuple(result)
 
 
+def torch_angle(input):
+    """torch.angle: the argument of each complex element (atan2 of its parts); for a real tensor,
+    pi where an element is negative, 0 elsewhere, NaN kept (MindSpore 2.10's ops.angle has no
+    kernel for a real input)."""
+    if input.dtype in (ms.complex64, ms.complex128):
+        return ops.atan2(ops.imag(input), ops.real(input))
+    return ops.where(ops.isnan(input), input, (input < 0).astype(input.dtype) * np.pi)
+
+
 def softmax_guarded(input, axis=-1, dtype=None):
     """ops.softmax, except over an axis of length 1, where the result (ones) is written input - input + 1 (NaN kept,
     gradient zero, as torch's): MindSpore 2.10's CPU Softmax over a length-1 axis makes the gradient of another

@@ -7,8 +7,9 @@ takes torch's arguments. Converted code uses them where static translation canno
 (a layer class passed as a value, ``**kwargs``, ``padding=p``). Each body is the converter's own
 translation of the call with every argument a parameter name, so both paths agree.
 
-``TORCH_NN`` / ``TORCH_FUNCTIONAL``: what ``getattr(torch.nn, name)`` / ``getattr(F, name)``
-give for a name only run time knows (see :func:`migrate.runtime.imports.torch_nn_getattr`);
+``TORCH_NN`` / ``TORCH_FUNCTIONAL`` / ``TORCH_TOP``: what ``getattr(torch.nn, name)`` /
+``getattr(F, name)`` / ``getattr(torch, name)`` give for a name only run time knows (see
+:func:`migrate.runtime.imports.torch_nn_getattr`);
 ``REPLACED_MODULES``: einops' modules as imports by name find them.
 """
 import math
@@ -45,15 +46,23 @@ from .functional import (
     cat_promoted,
     softmax_guarded,
     stack_promoted,
+    torch_angle,
+    torch_einsum,
+    torch_istft,
     torch_layer_norm,
+    torch_linspace,
     torch_local_response_norm,
     torch_multi_head_attention_forward,
     torch_pad_crop,
+    torch_roll,
+    torch_stft,
+    torch_unique,
 )
 from .layers import (
     CircularPadTorch,
     Dropout2dAnyRank,
     EmbeddingBagTorch,
+    EmbeddingTorch,
     SoftmaxGuarded,
     SoftplusTorch,
     UnfoldTorchLayout,
@@ -320,6 +329,33 @@ class TorchCircularPad3d(CircularPadTorch, metaclass=TorchSignature):
         super().__init__(padding, dims=3)
 
 
+class TorchConstantPad1d(nn.ConstantPad1d, metaclass=TorchSignature):
+    """torch.nn.ConstantPad1d's signature over nn.ConstantPad1d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ConstantPad1d
+
+    def __init__(self, padding, value):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding, value)
+
+
+class TorchConstantPad2d(nn.ConstantPad2d, metaclass=TorchSignature):
+    """torch.nn.ConstantPad2d's signature over nn.ConstantPad2d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ConstantPad2d
+
+    def __init__(self, padding, value):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding, value)
+
+
+class TorchConstantPad3d(nn.ConstantPad3d, metaclass=TorchSignature):
+    """torch.nn.ConstantPad3d's signature over nn.ConstantPad3d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ConstantPad3d
+
+    def __init__(self, padding, value):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding, value)
+
+
 class TorchConv1d(nn.Conv1d, metaclass=TorchSignature):
     """torch.nn.Conv1d's signature over nn.Conv1d: torch's arguments are translated when it is built."""
 
@@ -523,7 +559,7 @@ class TorchDropout1d(nn.Dropout1d, metaclass=TorchSignature):
 class TorchDropout2d(Dropout2dAnyRank, metaclass=TorchSignature):
     """torch.nn.Dropout2d's signature over Dropout2dAnyRank: torch's arguments are translated when it is built."""
 
-    _torch_base = Dropout2dAnyRank
+    _torch_base = nn.Dropout2d
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__(p)
@@ -547,8 +583,8 @@ class TorchELU(nn.ELU, metaclass=TorchSignature):
         super().__init__(alpha)
 
 
-class TorchEmbedding(nn.Embedding, metaclass=TorchSignature):
-    """torch.nn.Embedding's signature over nn.Embedding: torch's arguments are translated when it is built."""
+class TorchEmbedding(EmbeddingTorch, metaclass=TorchSignature):
+    """torch.nn.Embedding's signature over EmbeddingTorch: torch's arguments are translated when it is built."""
 
     _torch_base = nn.Embedding
 
@@ -1120,6 +1156,33 @@ def TorchRandomSampler(data_source, replacement=False, num_samples=None, generat
     return ms.dataset.RandomSampler(replacement=replacement, **kwargs_)
 
 
+class TorchReflectionPad1d(nn.ReflectionPad1d, metaclass=TorchSignature):
+    """torch.nn.ReflectionPad1d's signature over nn.ReflectionPad1d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ReflectionPad1d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
+
+
+class TorchReflectionPad2d(nn.ReflectionPad2d, metaclass=TorchSignature):
+    """torch.nn.ReflectionPad2d's signature over nn.ReflectionPad2d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ReflectionPad2d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
+
+
+class TorchReflectionPad3d(nn.ReflectionPad3d, metaclass=TorchSignature):
+    """torch.nn.ReflectionPad3d's signature over nn.ReflectionPad3d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ReflectionPad3d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
+
+
 class TorchReLU(nn.ReLU, metaclass=TorchSignature):
     """torch.nn.ReLU's signature over nn.ReLU: torch's arguments are translated when it is built."""
 
@@ -1136,6 +1199,33 @@ class TorchReLU6(nn.ReLU6, metaclass=TorchSignature):
 
     def __init__(self, inplace=False):
         super().__init__()
+
+
+class TorchReplicationPad1d(nn.ReplicationPad1d, metaclass=TorchSignature):
+    """torch.nn.ReplicationPad1d's signature over nn.ReplicationPad1d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ReplicationPad1d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
+
+
+class TorchReplicationPad2d(nn.ReplicationPad2d, metaclass=TorchSignature):
+    """torch.nn.ReplicationPad2d's signature over nn.ReplicationPad2d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ReplicationPad2d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
+
+
+class TorchReplicationPad3d(nn.ReplicationPad3d, metaclass=TorchSignature):
+    """torch.nn.ReplicationPad3d's signature over nn.ReplicationPad3d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ReplicationPad3d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
 
 
 def TorchRMSprop(params, lr=0.01, alpha=0.99, eps=1e-08, weight_decay=0, momentum=0, centered=False,
@@ -1490,6 +1580,15 @@ def TorchVariable(data, requires_grad=False, volatile=False):
     if requires_grad is not False:
         raise ValueError("For 'Variable' (torch signature), requires_grad other than False is not supported: differentiate with ms.grad(fn, grad_position=...) over this input.")
     return ops.stop_gradient(data)
+
+
+class TorchZeroPad2d(nn.ZeroPad2d, metaclass=TorchSignature):
+    """torch.nn.ZeroPad2d's signature over nn.ZeroPad2d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.ZeroPad2d
+
+    def __init__(self, padding):
+        super().__init__(tuple(padding) if isinstance(padding, list) else padding)
 
 
 def torch__assert(condition, message):
@@ -3821,9 +3920,9 @@ TORCH_NN = {
     'CircularPad1d': TorchCircularPad1d,
     'CircularPad2d': TorchCircularPad2d,
     'CircularPad3d': TorchCircularPad3d,
-    'ConstantPad1d': getattr(nn, 'ConstantPad1d', None),
-    'ConstantPad2d': getattr(nn, 'ConstantPad2d', None),
-    'ConstantPad3d': getattr(nn, 'ConstantPad3d', None),
+    'ConstantPad1d': TorchConstantPad1d,
+    'ConstantPad2d': TorchConstantPad2d,
+    'ConstantPad3d': TorchConstantPad3d,
     'Conv1d': TorchConv1d,
     'Conv2d': TorchConv2d,
     'Conv3d': TorchConv3d,
@@ -3895,12 +3994,12 @@ TORCH_NN = {
     'RReLU': TorchRReLU,
     'ReLU': TorchReLU,
     'ReLU6': TorchReLU6,
-    'ReflectionPad1d': getattr(nn, 'ReflectionPad1d', None),
-    'ReflectionPad2d': getattr(nn, 'ReflectionPad2d', None),
-    'ReflectionPad3d': getattr(nn, 'ReflectionPad3d', None),
-    'ReplicationPad1d': getattr(nn, 'ReplicationPad1d', None),
-    'ReplicationPad2d': getattr(nn, 'ReplicationPad2d', None),
-    'ReplicationPad3d': getattr(nn, 'ReplicationPad3d', None),
+    'ReflectionPad1d': TorchReflectionPad1d,
+    'ReflectionPad2d': TorchReflectionPad2d,
+    'ReflectionPad3d': TorchReflectionPad3d,
+    'ReplicationPad1d': TorchReplicationPad1d,
+    'ReplicationPad2d': TorchReplicationPad2d,
+    'ReplicationPad3d': TorchReplicationPad3d,
     'SELU': TorchSELU,
     'Sequential': TorchSequential,
     'SiLU': TorchSiLU,
@@ -3928,7 +4027,7 @@ TORCH_NN = {
     'Upsample': TorchUpsample,
     'UpsamplingBilinear2d': TorchUpsamplingBilinear2d,
     'UpsamplingNearest2d': TorchUpsamplingNearest2d,
-    'ZeroPad2d': getattr(nn, 'ZeroPad2d', None),
+    'ZeroPad2d': TorchZeroPad2d,
 }
 
 
@@ -4024,6 +4123,335 @@ TORCH_FUNCTIONAL = {
     'upsample': getattr(ops, 'interpolate', None),
     'upsample_bilinear': getattr(ops, 'interpolate', None),
     'upsample_nearest': getattr(ops, 'interpolate', None),
+}
+
+
+# getattr(torch, name) for a name only run time knows (functions, dtypes)
+TORCH_TOP = {
+    'abs': getattr(ops, 'abs', None),
+    'abs_': torch_abs_,
+    'absolute': getattr(ops, 'abs', None),
+    'acos': torch_acos,
+    'acosh': torch_acosh,
+    'adaptive_avg_pool1d': getattr(ops, 'adaptive_avg_pool1d', None),
+    'add': torch_add,
+    'addbmm': torch_addbmm,
+    'addcdiv': torch_addcdiv,
+    'addcmul': torch_addcmul,
+    'addmm': torch_addmm,
+    'addmv': torch_addmv,
+    'addr': torch_addr,
+    'all': torch_all,
+    'amax': torch_amax,
+    'amin': torch_amin,
+    'angle': torch_angle,
+    'any': torch_any,
+    'arange': torch_arange,
+    'arccos': torch_arccos,
+    'arccosh': torch_arccosh,
+    'arcsin': torch_arcsin,
+    'arcsinh': torch_arcsinh,
+    'arctan': torch_arctan,
+    'arctan2': torch_arctan2,
+    'arctanh': torch_arctanh,
+    'argsort': torch_argsort,
+    'argwhere': getattr(ops, 'argwhere', None),
+    'as_tensor': torch_as_tensor,
+    'asin': torch_asin,
+    'asinh': torch_asinh,
+    'atan': torch_atan,
+    'atan2': torch_atan2,
+    'atanh': torch_atanh,
+    'avg_pool1d': torch_avg_pool1d,
+    'baddbmm': torch_baddbmm,
+    'bartlett_window': torch_bartlett_window,
+    'bernoulli': torch_bernoulli,
+    'bfloat16': getattr(ms, 'bfloat16', None),
+    'bilinear': torch_bilinear,
+    'bitwise_and': torch_bitwise_and,
+    'bitwise_not': torch_bitwise_not,
+    'bitwise_or': torch_bitwise_or,
+    'bitwise_xor': torch_bitwise_xor,
+    'blackman_window': torch_blackman_window,
+    'block_diag': getattr(ops, 'block_diag', None),
+    'bmm': getattr(ops, 'bmm', None),
+    'bool': getattr(ms, 'bool_', None),
+    'broadcast_to': getattr(ops, 'broadcast_to', None),
+    'bucketize': torch_bucketize,
+    'cartesian_prod': getattr(ops, 'cartesian_prod', None),
+    'cat': torch_cat,
+    'cdist': torch_cdist,
+    'cdouble': getattr(ms, 'complex128', None),
+    'ceil': torch_ceil,
+    'celu': torch_celu,
+    'celu_': torch_celu_,
+    'cfloat': getattr(ms, 'complex64', None),
+    'channel_shuffle': torch_channel_shuffle,
+    'cholesky': torch_cholesky,
+    'cholesky_solve': torch_cholesky_solve,
+    'chunk': torch_chunk,
+    'clamp': getattr(ops, 'clamp', None),
+    'clamp_': torch_clamp_,
+    'clamp_max': torch_clamp_max,
+    'clamp_min': torch_clamp_min,
+    'clip': getattr(ops, 'clamp', None),
+    'clip_': torch_clip_,
+    'clone': torch_clone,
+    'column_stack': torch_column_stack,
+    'combinations': getattr(ops, 'combinations', None),
+    'complex128': getattr(ms, 'complex128', None),
+    'complex64': getattr(ms, 'complex64', None),
+    'concat': torch_concat,
+    'concatenate': torch_concatenate,
+    'conj': getattr(ops, 'conj', None),
+    'conj_physical': getattr(ops, 'conj', None),
+    'conv1d': torch_conv1d,
+    'conv2d': torch_conv2d,
+    'conv3d': torch_conv3d,
+    'conv_transpose2d': getattr(ops, 'conv_transpose2d', None),
+    'cos': getattr(ops, 'cos', None),
+    'cosh': torch_cosh,
+    'cosine_similarity': getattr(ops, 'cosine_similarity', None),
+    'cross': torch_cross,
+    'cummax': torch_cummax,
+    'cummin': torch_cummin,
+    'cumprod': torch_cumprod,
+    'cumsum': torch_cumsum,
+    'cumulative_trapezoid': torch_cumulative_trapezoid,
+    'deg2rad': torch_deg2rad,
+    'det': getattr(ops, 'det', None),
+    'detach': getattr(ops, 'stop_gradient', None),
+    'diag': torch_diag,
+    'diag_embed': getattr(ops, 'diag_embed', None),
+    'diagflat': getattr(ops, 'diagflat', None),
+    'diagonal': getattr(ops, 'diagonal', None),
+    'digamma': torch_digamma,
+    'dist': getattr(ops, 'dist', None),
+    'div': torch_div,
+    'divide': torch_divide,
+    'dot': torch_dot,
+    'double': getattr(ms, 'float64', None),
+    'dropout': torch_torch_dropout,
+    'dsplit': getattr(ops, 'dsplit', None),
+    'dstack': torch_dstack,
+    'einsum': torch_einsum,
+    'empty_like': torch_empty_like,
+    'eq': torch_eq,
+    'equal': torch_equal,
+    'erf': getattr(ops, 'erf', None),
+    'erfc': torch_erfc,
+    'erfinv': torch_erfinv,
+    'exp': getattr(ops, 'exp', None),
+    'exp2': torch_exp2,
+    'exp_': torch_exp_,
+    'expm1': torch_expm1,
+    'eye': torch_eye,
+    'fix': torch_fix,
+    'flatten': torch_flatten,
+    'flip': getattr(ops, 'flip', None),
+    'fliplr': getattr(ops, 'fliplr', None),
+    'flipud': getattr(ops, 'flipud', None),
+    'float': getattr(ms, 'float32', None),
+    'float16': getattr(ms, 'float16', None),
+    'float32': getattr(ms, 'float32', None),
+    'float64': getattr(ms, 'float64', None),
+    'float_power': torch_float_power,
+    'floor': getattr(ops, 'floor', None),
+    'floor_divide': torch_floor_divide,
+    'fmax': torch_fmax,
+    'fmin': torch_fmin,
+    'fmod': torch_fmod,
+    'frac': torch_frac,
+    'full': torch_full,
+    'full_like': torch_full_like,
+    'gather': torch_gather,
+    'ge': torch_ge,
+    'ger': torch_ger,
+    'greater': torch_greater,
+    'greater_equal': torch_greater_equal,
+    'group_norm': getattr(ops, 'group_norm', None),
+    'gt': torch_gt,
+    'half': getattr(ms, 'float16', None),
+    'hamming_window': torch_hamming_window,
+    'hann_window': torch_hann_window,
+    'hardshrink': getattr(ops, 'hardshrink', None),
+    'heaviside': torch_heaviside,
+    'histc': torch_histc,
+    'hsplit': getattr(ops, 'hsplit', None),
+    'hstack': torch_hstack,
+    'hypot': torch_hypot,
+    'imag': getattr(ops, 'imag', None),
+    'index_select': torch_index_select,
+    'inner': torch_inner,
+    'int': getattr(ms, 'int32', None),
+    'int16': getattr(ms, 'int16', None),
+    'int32': getattr(ms, 'int32', None),
+    'int64': getattr(ms, 'int64', None),
+    'int8': getattr(ms, 'int8', None),
+    'inverse': torch_inverse,
+    'is_complex': getattr(ops, 'is_complex', None),
+    'is_floating_point': getattr(ops, 'is_floating_point', None),
+    'is_tensor': getattr(ops, 'is_tensor', None),
+    'isclose': getattr(ops, 'isclose', None),
+    'isfinite': getattr(ops, 'isfinite', None),
+    'isin': torch_isin,
+    'isinf': getattr(ops, 'isinf', None),
+    'isnan': getattr(ops, 'isnan', None),
+    'isneginf': torch_isneginf,
+    'isposinf': torch_isposinf,
+    'isreal': getattr(ops, 'isreal', None),
+    'istft': torch_istft,
+    'kron': torch_kron,
+    'layer_norm': torch_layer_norm,
+    'le': torch_le,
+    'lerp': torch_lerp,
+    'less': torch_less,
+    'less_equal': torch_less_equal,
+    'lgamma': torch_lgamma,
+    'linspace': torch_linspace,
+    'log': getattr(ops, 'log', None),
+    'log10': torch_log10,
+    'log1p': torch_log1p,
+    'log2': torch_log2,
+    'log_softmax': torch_log_softmax,
+    'logaddexp': torch_logaddexp,
+    'logaddexp2': torch_logaddexp2,
+    'logcumsumexp': torch_logcumsumexp,
+    'logdet': getattr(ops, 'logdet', None),
+    'logical_and': torch_logical_and,
+    'logical_not': torch_logical_not,
+    'logical_or': torch_logical_or,
+    'logical_xor': torch_logical_xor,
+    'logit': torch_logit,
+    'logspace': torch_logspace,
+    'long': getattr(ms, 'int64', None),
+    'lt': torch_lt,
+    'masked_fill': torch_masked_fill,
+    'masked_select': torch_masked_select,
+    'matmul': getattr(ops, 'matmul', None),
+    'matrix_power': torch_matrix_power,
+    'max_pool2d': getattr(ops, 'max_pool2d', None),
+    'max_pool3d': getattr(ops, 'max_pool3d', None),
+    'maximum': torch_maximum,
+    'mean': torch_mean,
+    'minimum': torch_minimum,
+    'mm': getattr(ops, 'matmul', None),
+    'moveaxis': getattr(ops, 'movedim', None),
+    'movedim': getattr(ops, 'movedim', None),
+    'msort': torch_msort,
+    'mul': getattr(ops, 'mul', None),
+    'multinomial': torch_multinomial,
+    'multiply': getattr(ops, 'mul', None),
+    'mv': torch_mv,
+    'nan_to_num': torch_nan_to_num,
+    'nanmean': torch_nanmean,
+    'nansum': torch_nansum,
+    'narrow': getattr(ops, 'narrow', None),
+    'native_channel_shuffle': torch_native_channel_shuffle,
+    'ne': torch_ne,
+    'neg': torch_neg,
+    'neg_': torch_neg_,
+    'negative': torch_negative,
+    'not_equal': torch_not_equal,
+    'numel': getattr(ops, 'numel', None),
+    'ones_like': torch_ones_like,
+    'outer': torch_outer,
+    'pdist': getattr(ops, 'pdist', None),
+    'permute': getattr(ops, 'transpose', None),
+    'pinverse': torch_pinverse,
+    'pixel_shuffle': getattr(ops, 'pixel_shuffle', None),
+    'pixel_unshuffle': getattr(ops, 'pixel_unshuffle', None),
+    'polar': torch_polar,
+    'positive': getattr(ops, 'positive', None),
+    'pow': getattr(ops, 'pow', None),
+    'prelu': getattr(ops, 'prelu', None),
+    'prod': torch_prod,
+    'qr': torch_qr,
+    'quantile': torch_quantile,
+    'rad2deg': torch_rad2deg,
+    'rand_like': torch_rand_like,
+    'randn_like': torch_randn_like,
+    'ravel': getattr(ops, 'ravel', None),
+    'real': getattr(ops, 'real', None),
+    'reciprocal': torch_reciprocal,
+    'relu': torch_relu,
+    'relu_': torch_relu_,
+    'remainder': torch_remainder,
+    'repeat_interleave': torch_repeat_interleave,
+    'reshape': getattr(ops, 'reshape', None),
+    'roll': torch_roll,
+    'rot90': torch_rot90,
+    'round': torch_round,
+    'row_stack': torch_row_stack,
+    'rsqrt': getattr(ops, 'rsqrt', None),
+    'scalar_tensor': torch_scalar_tensor,
+    'selu': torch_selu,
+    'selu_': torch_selu_,
+    'sgn': torch_sgn,
+    'short': getattr(ms, 'int16', None),
+    'sigmoid': getattr(ops, 'sigmoid', None),
+    'sigmoid_': torch_sigmoid_,
+    'sign': torch_sign,
+    'signbit': torch_signbit,
+    'sin': getattr(ops, 'sin', None),
+    'sinc': torch_sinc,
+    'sinh': torch_sinh,
+    'slogdet': torch_slogdet,
+    'softmax': torch_softmax,
+    'sort': torch_sort,
+    'split': torch_split,
+    'split_with_sizes': torch_split_with_sizes,
+    'sqrt': getattr(ops, 'sqrt', None),
+    'sqrt_': torch_sqrt_,
+    'square': getattr(ops, 'square', None),
+    'squeeze': torch_squeeze,
+    'stack': torch_stack,
+    'stft': torch_stft,
+    'sub': torch_sub,
+    'subtract': torch_subtract,
+    'svd': torch_svd,
+    'swapaxes': torch_swapaxes,
+    'swapdims': getattr(ops, 'swapdims', None),
+    't': getattr(ops, 't', None),
+    'tan': torch_tan,
+    'tanh': getattr(ops, 'tanh', None),
+    'tanh_': torch_tanh_,
+    'tensor': torch_tensor,
+    'tensor_split': torch_tensor_split,
+    'tensordot': torch_tensordot,
+    'threshold': torch_threshold,
+    'threshold_': torch_threshold_,
+    'tile': getattr(ops, 'tile', None),
+    'topk': getattr(ops, 'topk', None),
+    'trace': getattr(ops, 'trace', None),
+    'transpose': torch_transpose,
+    'trapezoid': torch_trapezoid,
+    'trapz': torch_trapz,
+    'tril': getattr(ops, 'tril', None),
+    'tril_indices': torch_tril_indices,
+    'triu': getattr(ops, 'triu', None),
+    'triu_indices': torch_triu_indices,
+    'true_divide': torch_true_divide,
+    'trunc': torch_trunc,
+    'uint16': getattr(ms, 'uint16', None),
+    'uint32': getattr(ms, 'uint32', None),
+    'uint64': getattr(ms, 'uint64', None),
+    'uint8': getattr(ms, 'uint8', None),
+    'unbind': getattr(ops, 'unbind', None),
+    'unflatten': torch_unflatten,
+    'unique': torch_unique,
+    'unique_consecutive': getattr(ops, 'unique_consecutive', None),
+    'unsafe_chunk': torch_unsafe_chunk,
+    'unsafe_split': torch_unsafe_split,
+    'unsafe_split_with_sizes': torch_unsafe_split_with_sizes,
+    'unsqueeze': getattr(ops, 'unsqueeze', None),
+    'vdot': torch_vdot,
+    'view_as_complex': torch_view_as_complex,
+    'view_as_real': getattr(ops, 'view_as_real', None),
+    'vsplit': getattr(ops, 'vsplit', None),
+    'vstack': torch_vstack,
+    'xlogy': torch_xlogy,
+    'zeros_like': torch_zeros_like,
 }
 
 

@@ -60,6 +60,14 @@ def torch_functional_getattr(name):
     return _looked_up("torch.nn.functional", TORCH_FUNCTIONAL, name)
 
 
+def torch_getattr(name):
+    """``getattr(torch, name)`` for a name only run time knows (``getattr(torch, window)(n)``,
+    ``getattr(torch, dtype_name)``): the function that takes torch's arguments, or the dtype;
+    AttributeError for a name the mapping tables do not map."""
+    from .generated import TORCH_TOP
+    return _looked_up("torch", TORCH_TOP, name)
+
+
 def _looked_up(module, table, name):
     found = table.get(name)
     if found is None:

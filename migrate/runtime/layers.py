@@ -17,6 +17,20 @@ class Dropout2dAnyRank(nn.Dropout2d):
         return super().construct(x)
 
 
+class EmbeddingTorch(nn.Embedding):
+    """nn.Embedding with torch's ``padding_idx``: that row's gradient is zero, so training leaves
+    it as it is (MindSpore 2.10's nn.Embedding zeroes the row when built, then trains it)."""
+
+    def construct(self, ids):
+        if self.padding_idx is None:
+            return super().construct(ids)
+        table = self.embedding_table
+        keep = (ops.arange(table.shape[0]) != self.padding_idx).astype(table.dtype).reshape(-1, 1)
+        # the same values; the padding row's share goes through stop_gradient
+        table = table * keep + ops.stop_gradient(table) * (1 - keep)
+        return ops.gather(table, ids, 0)
+
+
 class SoftplusTorch(nn.Cell):
     """torch.nn.Softplus (MindSpore 2.10 has no Softplus layer): log(1 + exp(beta * x)) / beta,
     x itself where beta * x exceeds ``threshold``, by ops.softplus."""

@@ -11,7 +11,9 @@ the pair behave as one class where torch code looks:
   ``m`` built statically as ``nn.Conv2d``);
 - ``TorchLinear == nn.Dense`` and both hash alike: torch code compares and keys by class
   (``type(m) == nn.Linear``, ``type(m) in (nn.Conv2d, nn.Linear)``, ``{nn.Conv2d: count_conv}``);
-- ``__name__`` is torch's (``Conv2d``): code dispatches on it (``norm_layer.__name__.lower()``).
+- ``__name__`` is torch's (``Conv2d``): code dispatches on it (``norm_layer.__name__.lower()``);
+- a list of ints given to it is a tuple: torch takes any sequence of sizes (``pool(kernel_size=[2, 2])``,
+  nnU-Net's strides), MindSpore 2.10's layers an int or a tuple only.
 
 Each generated class exists once (in :mod:`migrate.runtime.generated`), so nothing here compares
 copies of a class made in different files.
@@ -28,6 +30,11 @@ class TorchSignature(type(nn.Cell)):
         super().__init__(name, bases, namespace, **kwargs)
         if "_torch_base" in namespace and name.startswith("Torch"):
             cls.__name__ = name[len("Torch"):]
+
+    def __call__(cls, *args, **kwargs):
+        args = tuple(_sizes(a) for a in args)
+        kwargs = {k: _sizes(v) for k, v in kwargs.items()}
+        return super().__call__(*args, **kwargs)
 
     def __instancecheck__(cls, obj):
         base = cls.__dict__.get("_torch_base")
@@ -46,3 +53,10 @@ class TorchSignature(type(nn.Cell)):
     def __hash__(cls):
         base = cls.__dict__.get("_torch_base")
         return hash(base) if base is not None else super().__hash__()
+
+
+def _sizes(value):
+    """A list of ints as a tuple (torch's sequence of sizes, MindSpore's tuple); anything else as it is."""
+    if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return tuple(value)
+    return value

@@ -41,6 +41,7 @@ CASES = [
     Expr("Tensor.movedim", "x.movedim(0, 2)"), Expr("Tensor.moveaxis", "x.moveaxis(2, 0)"),
     Expr("Tensor.ravel", "x.ravel()"), Expr("Tensor.flip", "x.flip(1)"), Expr("Tensor.flip", "x.flip(0, 2)"),
     Expr("Tensor.flip", "x.flip([0, 2])"), Expr("Tensor.roll", "x.roll(1, 2)"),
+    Expr("Tensor.angle", "x.angle() + torch.polar(pos, x * 0.5).angle()"),
     Expr("Tensor.stft", "torch.view_as_real(x.reshape(2, -1).stft(4, 1, window=torch.ones(4), return_complex=True))"),
     Expr("Tensor.istft", "x.reshape(2, -1).stft(4, 2, window=torch.ones(4), return_complex=True).istft("
                          "4, 2, window=torch.ones(4))"),

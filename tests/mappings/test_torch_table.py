@@ -710,6 +710,8 @@ CASES += [
                        "normalized=True, return_complex=True))"),
     Expr("torch.istft", "torch.istft(torch.stft(x.reshape(2, -1), 4, 2, window=torch.ones(4), return_complex=True) "
                         "* 0.5, 4, 2, window=torch.ones(4), length=11)"),
+    # the argument of a complex tensor (x * 0.5 stays inside (-pi, pi)) and of a real one (0 or pi)
+    Expr("torch.angle", "torch.angle(torch.polar(pos, x * 0.5)) + torch.angle(x)"),
 ]
 
 # --- checkpointing --------------------------------------------------------------------------

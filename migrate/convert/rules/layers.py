@@ -395,16 +395,17 @@ _PARAMETER_TO_NONE = """def __setattr__(self, name, value):
     super().__setattr__(name, value)"""
 
 
-@argument_rule("MS115", "embedding", runtime=True, examples=[
+@argument_rule("MS115", "embedding", runtime=True, needs=["EmbeddingTorch"], examples=[
     ("y = nn.Embedding(4, 2)\n",
      "y = nn.Embedding(4, 2, embedding_table=Normal(sigma=1.0))\n"),
+    ("y = nn.Embedding(4, 2, padding_idx=0)\n",
+     "y = EmbeddingTorch(4, 2, padding_idx=0, embedding_table=Normal(sigma=1.0))\n"),
 ])
 def embedding(edit) -> None:
-    """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1))."""
+    """Replace nn.Embedding(n, d) with nn.Embedding(n, d, embedding_table=Normal(sigma=1.0)) (torch's N(0, 1));
+    with a padding_idx, the runtime's EmbeddingTorch, whose padding row gets no gradient as in torch."""
     edit.set("embedding_table", f"{edit.converter.tname('init.Normal')}(sigma=1.0)")
     pad = edit.bound.get("padding_idx")
     if pad is not None and code_of(pad) != "None":
-        # checked on MindSpore 2.10: the row starts at zero but its gradient is not masked
-        edit.worse("approximate", "padding_idx: MindSpore 2.10 zeroes the row at creation but "
-                                  "still trains it (torch keeps its gradient zero); inference "
-                                  "is the same")
+        # checked on MindSpore 2.10: nn.Embedding zeroes the row at creation but still trains it
+        edit.func = cst.Name(edit.helper("EmbeddingTorch"))

@@ -26,10 +26,9 @@ def _expand(name, padding, nd):
                         f"but got {type(padding)}")
     if isinstance(padding, int):
         return (padding,) * (2 * nd)
-    if not isinstance(padding, (tuple, list)):
+    if not isinstance(padding, tuple):  # a list too, as MindSpore 2.10 refuses it
         raise TypeError(f"For '{name}', the type of parameter 'padding' must be in [int, tuple], "
                         f"but got {type(padding)}")
-    padding = tuple(padding)
     if len(padding) % 2 != 0:
         raise ValueError(f"For '{name}', the length of parameter 'padding' with tuple type must be "
                          f"a multiple of 2, but got {len(padding)}")
@@ -100,7 +99,7 @@ class _IndexPadNd(Cell):
     def __init__(self, padding):
         super().__init__()
         name = type(self).__name__
-        if isinstance(padding, bool) or not isinstance(padding, (int, tuple, list)):
+        if isinstance(padding, bool) or not isinstance(padding, (int, tuple)):
             raise TypeError(f"For '{name}' the input 'padding' must be an integer or tuple, "
                             f"but got {type(padding).__name__}")
         self.padding = _expand(name, padding, self._nd)

@@ -22,7 +22,7 @@ def _runtime_names(res) -> set[str]:
 
 @pytest.mark.parametrize("rule,example", CASES)
 def test_rule_example(rule, example):
-    after, res = body(example.before)
+    after, res = body(example.before, example.target)
     assert after == example.after, after
     ids = {c.rule for c in res.changes if c.label != "unsupported"}
     assert rule.id in ids, (ids, res.code)
