@@ -17,8 +17,8 @@ from migrate.convert.call_edit import BindError, CallEdit
 from migrate.convert.cst import ast_statements, attribute, code_of, dotted, parse_expr, python_ast
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
-    attention_without_weights, conv_geometry_write, known_layer, layer_attribute, layer_base, layer_forward_call,
-    narrowing_classes, note_layer_class,
+    attention_inputs_by_position, attention_without_weights, conv_geometry_write, known_layer, layer_attribute,
+    layer_base, layer_forward_call, narrowing_classes, note_layer_class,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.package_classes import MODULE_BASES
@@ -504,6 +504,7 @@ def on_method(converter, node: cst.Call):
     walked = node
     if recv is not recv0 or args is not node.args:
         walked = node.with_changes(func=func.with_changes(value=recv), args=args)
+    walked = attention_inputs_by_position(converter, node, walked)
     new = layer_forward_call(converter, node, walked)
     new = attention_without_weights(converter, node, new or walked) or new
     if new is not None:

@@ -60,6 +60,18 @@ ATTENTION_WITHOUT_WEIGHTS = node_rule(
      "    def construct(self, x):\n        out = self.attn(x, x, x, need_weights=False)[0]\n"
      "        return out\n"),
 ])
+ATTENTION_INPUTS = node_rule(
+    "MS446", "attention_inputs_by_position",
+    "Replace self.attn(q, k, value=v) (a known MultiheadAttention given query/key/value by keyword) with "
+    "self.attn(q, k, v): MindSpore 2.10's MultiheadAttention reads a value keyword only after args[2], "
+    "and raises IndexError without it.", examples=[
+    ("class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.attn = nn.MultiheadAttention(8, 2)\n"
+     "    def forward(self, x, m):\n        return self.attn(x, x, value=x, key_padding_mask=m)[0]\n",
+     "class A(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.attn = torch_attention_init(nn.MultiheadAttention(8, 2))\n"
+     "    def construct(self, x, m):\n        return self.attn(x, x, x, key_padding_mask=m)[0]\n"),
+])
 FORWARD_KEYWORDS = node_rule(
     "MS154", "forward_keywords",
     "Replace torch's keywords in a call of a layer whose class is known (self.encoder(src, mask=m), "
@@ -248,6 +260,32 @@ def layer_forward_call(converter, node: cst.Call, walked: cst.Call):
     converter.record(node, new, FORWARD_KEYWORDS.id, "exact",
                 f"{short_kinds(kinds)}: torch's keywords are "
                 + ", ".join(f"{t} -> {m}" for t, m in renames[0].items()) + " in MindSpore")
+    return new
+
+
+_ATTENTION_INPUTS = ("query", "key", "value")
+
+
+def attention_inputs_by_position(converter, node: cst.Call, walked: cst.Call) -> cst.Call:
+    """Apply MS446 to a call of a known MultiheadAttention (``walked``: converted) that gives
+    query/key/value by keyword after the positional ones: those by position; ``walked`` itself
+    when nothing changes."""
+    if type_of(converter, node.func) != ["torch.nn.MultiheadAttention"] or not converter.allows(ATTENTION_INPUTS.id):
+        return walked
+    args = list(walked.args)
+    n = next((i for i, a in enumerate(args) if a.keyword is not None or a.star), len(args))
+    if n >= len(_ATTENTION_INPUTS) or any(a.star for a in args):
+        return walked
+    by_name = {a.keyword.value: a for a in args[n:] if a.keyword is not None}
+    wanted = _ATTENTION_INPUTS[n:]
+    if not all(name in by_name for name in wanted):
+        return walked
+    moved = [by_name[name].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for name in wanted]
+    rest = [a for a in args[n:] if a.keyword is None or a.keyword.value not in wanted]
+    new = walked.with_changes(args=[*args[:n], *moved, *rest])
+    converter.record(node, new, ATTENTION_INPUTS.id, "exact",
+                     "query/key/value by position: MindSpore 2.10's MultiheadAttention reads a value keyword "
+                     "only after args[2]")
     return new
 
 

@@ -81,7 +81,9 @@ def _interesting(aliases: tuple[str, ...], target: str = "ms_core") -> "re.Patte
     words = sorted(set(aliases) | methods | set(_RULE_WORDS) | _layer_attribute_names())
     # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices (MindSpore)
     slices = r"|,\s*(?::|\.\.\.)\s*[\],]" if target == "mindspore" else ""
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(" + slices)
+    # `, value=`: an attention's value by keyword (MindSpore 2.10 wants it by position)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(|[(,]\s*value\s*=(?!=)"
+                      + slices)
 
 
 def _layer_attribute_names() -> set[str]:

@@ -469,3 +469,33 @@ def test_a_reduction_whose_calls_a_rule_writes_is_the_runtimes_function_as_a_val
         got, expected = namespace["Miner"](hardest)(ms.Tensor(d)), op(torch.from_numpy(d), dim=1)
         np.testing.assert_array_equal(got.values.asnumpy(), expected.values.numpy())
         np.testing.assert_array_equal(got.indices.asnumpy(), expected.indices.numpy())
+
+
+def test_attention_inputs_given_by_keyword_are_passed_by_position():
+    """detr's encoder: `self.self_attn(q, k, value=src, ...)`. MindSpore 2.10's MultiheadAttention
+    evaluates args[2] before it reads a `value` keyword (IndexError); by position it runs, and the
+    outputs are torch's."""
+    code = ("class E(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+            "        self.attn = nn.MultiheadAttention(d, 2)\n"
+            "    def forward(self, src, mask):\n        q = k = src\n"
+            "        a = self.attn(q, k, value=src, key_padding_mask=mask)[0]\n"
+            "        b = self.attn(query=q, key=k, value=src)[0]\n        return a + b\n")
+    out = body(code)
+    assert "a = self.attn(q, k, src, key_padding_mask=mask)[0]" in out, out
+    assert "b = self.attn(q, k, src)[0]" in out, out
+    namespace = {}
+    exec(compile(convert_source(HEAD + code).code, "converted_attn.py", "exec"), namespace)
+    torch.manual_seed(0)
+    t_namespace = {}
+    exec(compile(HEAD + code, "torch_attn.py", "exec"), t_namespace)
+    t_model, m_model = t_namespace["E"](8).eval(), namespace["E"](8)
+    m_model.set_train(False)
+    from tests.migrate.convert.test_fixtures_numeric import copy_weights
+    assert copy_weights(t_model, m_model) == set()
+    x = np.random.RandomState(0).randn(4, 2, 8).astype(np.float32)
+    mask = np.zeros((2, 4), dtype=bool)
+    mask[1, 3] = True
+    with torch.no_grad():
+        ref = t_model(torch.from_numpy(x), torch.from_numpy(mask)).numpy()
+    got = m_model(ms.Tensor(x), ms.Tensor(mask)).asnumpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
