@@ -56,6 +56,17 @@ def _dec(d):
     return np.array(d["data"], dtype=d["dtype"]).reshape(d["shape"])
 
 
+def run_on_mindspore(driver: str, case: dict, tmp_path) -> dict:
+    """Run ``driver`` on ``case`` (written as JSON) under MindSpore 2.10; its JSON result."""
+    (tmp_path / "case.json").write_text(json.dumps(case))
+    (tmp_path / "driver.py").write_text(driver)
+    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
+                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
+                          env=oracle_env("mindspore"))
+    assert proc.returncode == 0, f"{case['code']}\n{proc.stderr[-3000:]}"
+    return json.loads((tmp_path / "out.json").read_text())
+
+
 def assert_same_as_torch_on_mindspore(code: str, name: str, arrays, tmp_path):
     torch_namespace = {}
     exec(left.HEAD + code, torch_namespace)  # noqa: S102
@@ -65,13 +76,7 @@ def assert_same_as_torch_on_mindspore(code: str, name: str, arrays, tmp_path):
     floats = [i for i, a in enumerate(arrays) if a.dtype.kind == "f"] if want_grads else []
     case = {"code": out, "name": name, "inputs": [_enc(a) for a in arrays], "floats": floats,
             "cotangents": [None if c is None else _enc(c) for c in cots]}
-    (tmp_path / "case.json").write_text(json.dumps(case))
-    (tmp_path / "driver.py").write_text(DRIVER)
-    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
-                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
-                          env=oracle_env("mindspore"))
-    assert proc.returncode == 0, f"{out}\n{proc.stderr[-3000:]}"
-    got = json.loads((tmp_path / "out.json").read_text())
+    got = run_on_mindspore(DRIVER, case, tmp_path)
     assert len(got["outputs"]) == len(want)
     for g, w in zip(got["outputs"], want):
         g = _dec(g)
@@ -145,13 +150,7 @@ def test_embedding_bag_gives_torchs_values_and_weight_gradients_on_mindspore(tmp
     code = convert_source(left.HEAD + left.EMBEDDING_BAG, target="mindspore").code
     case = {"code": code, "name": "Memory", "weights": str(tmp_path / "w.npz"), "order": order,
             "inputs": [_enc(a) for a in arrays], "cotangents": [_enc(c) for c in cots]}
-    (tmp_path / "case.json").write_text(json.dumps(case))
-    (tmp_path / "driver.py").write_text(MODULE_DRIVER)
-    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
-                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
-                          env=oracle_env("mindspore"))
-    assert proc.returncode == 0, f"{code}\n{proc.stderr[-3000:]}"
-    got = json.loads((tmp_path / "out.json").read_text())
+    got = run_on_mindspore(MODULE_DRIVER, case, tmp_path)
     for g, w in zip(got["outputs"], outs):
         np.testing.assert_allclose(np.array(g, np.float32), w.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert len(got["grads"]) == len(grads) == 3
@@ -176,13 +175,7 @@ def test_conv_geometry_written_after_construction_gives_torchs_values_on_mindspo
     code += "\n\nclass Wrapped(Encoder):\n    def construct(self, x):\n        return (super().construct(x),)\n"
     case = {"code": code, "name": "Wrapped", "weights": str(tmp_path / "w.npz"), "order": order,
             "inputs": [_enc(x)], "cotangents": [_enc(c) for c in cots]}
-    (tmp_path / "case.json").write_text(json.dumps(case))
-    (tmp_path / "driver.py").write_text(MODULE_DRIVER)
-    proc = subprocess.run([ORACLE, str(tmp_path / "driver.py"), str(tmp_path / "case.json"),
-                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=600,
-                          env=oracle_env("mindspore"))
-    assert proc.returncode == 0, f"{code}\n{proc.stderr[-3000:]}"
-    got = json.loads((tmp_path / "out.json").read_text())
+    got = run_on_mindspore(MODULE_DRIVER, case, tmp_path)
     np.testing.assert_allclose(np.array(got["outputs"][0], np.float32), out.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert len(got["grads"]) == len(grads)
     for g, w in zip(got["grads"], grads):
