@@ -46,6 +46,7 @@ from migrate.convert.tidy import tidy_function
 from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
+from migrate.convert.view_alias import NO_WRITE
 from migrate.convert.torch_signature import (
     _CONTAINERS, container_call, is_layer_class, reference, runtime_call, runtime_value, translates,
 )
@@ -488,7 +489,7 @@ def _written_through_detach(node: cst.Call):
     return node.with_changes(func=func.with_changes(value=attribute(recv.func.value, "data")))
 
 
-_NOT_WRITES = frozenset({"requires_grad_", "share_memory_", "detach_", "retain_grad_"})
+_NOT_WRITES = NO_WRITE | {"detach_"}  # (detach_ on a detached alias changes no value either)
 
 
 def on_method(converter, node: cst.Call):

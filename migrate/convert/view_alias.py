@@ -34,7 +34,7 @@ VIEW_METHODS = frozenset({
 })
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 # methods ending in "_" that change no value
-_NO_WRITE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "register_hook_"})
+NO_WRITE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "register_hook_"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -107,7 +107,7 @@ def _written(stmt) -> str | None:
     value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.Return)) else None
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         name = value.func.attr
-        if name.endswith("_") and not name.endswith("__") and not name.startswith("_") and name not in _NO_WRITE:
+        if name.endswith("_") and not name.endswith("__") and not name.startswith("_") and name not in NO_WRITE:
             receiver = value.func.value
             while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
                     and receiver.func.attr.endswith("_") and not receiver.func.attr.startswith("_"):
