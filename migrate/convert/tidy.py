@@ -242,6 +242,41 @@ def same_branches(old: cst.IfExp, body, orelse) -> bool:
     return _bare(body) == _bare(orelse) and _bare(old.body) != _bare(old.orelse)
 
 
+def same_blocks(old: cst.If, new, shadowed=frozenset()):
+    """The ``else`` block of ``new`` (the conversion of the ``if`` statement ``old``), which does
+    what any block would: the conversion made every block of the chain the same (``if use_accel: device =
+    None`` / ``else: device = None``), the chain ends in ``else`` and its tests only read. None
+    otherwise; blocks the user wrote the same stay as written."""
+    new_blocks, tests = _chain(new)
+    old_blocks, _ = _chain(old)
+    if new_blocks is None or old_blocks is None or not all(reads_only(t, shadowed) for t in tests):
+        return None
+    if len({_block_code(b) for b in new_blocks}) != 1 or len({_block_code(b) for b in old_blocks}) == 1:
+        return None
+    return new_blocks[-1]  # the else block: the comments of those above it come first
+
+
+def _chain(node) -> tuple[list | None, list]:
+    """The blocks of an ``if``/``elif``/``else`` chain and its tests; no blocks without a final
+    ``else`` (then no block runs whatever the tests say)."""
+    blocks, tests = [], []
+    while isinstance(node, cst.If):
+        blocks.append(node.body)
+        tests.append(node.test)
+        node = node.orelse
+    if not isinstance(node, cst.Else):
+        return None, tests
+    return [*blocks, node.body], tests
+
+
+def _block_code(block) -> str:
+    """A block's statements as text, without the lines above each (their comments differ, the
+    code is what must be the same)."""
+    if isinstance(block, cst.SimpleStatementSuite):
+        return code_of(cst.SimpleStatementLine(list(block.body)))
+    return "".join(code_of(s.with_changes(leading_lines=[])) for s in block.body)
+
+
 def _bare(node) -> str:
     return code_of(node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node)
 

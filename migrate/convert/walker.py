@@ -29,7 +29,7 @@ from migrate.convert.folding import (
     constant, fold_boolean, fold_identity, fold_not, fold_truth, plain, unwrapped_after_not,
 )
 from migrate.convert.precedence import fit
-from migrate.convert.tidy import left_if, left_loop, reads_only, same_branches
+from migrate.convert.tidy import left_if, left_loop, reads_only, same_blocks, same_branches
 from migrate.convert.trailing_slices import without_trailing_slices
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
@@ -988,6 +988,11 @@ class Converter:
             # `if isinstance(k, torch.Tensor): k = k.cpu()` -> `if isinstance(k, ms.Tensor): pass`
             self.walk_state.markers.pop()
             return removed(new)
+        block = None if self.walk_state.markers[-1] else same_blocks(node, new, self.facts.shadowed)
+        if block is not None:  # `if use_accel: device = None else: device = None` -> `device = None`
+            self.walk_state.markers.pop()
+            self.output.reshaped = True
+            return _statements_of(block, _comments_above(new, block))
         return self.leave_stmt(node, new)
 
     def on_for(self, node: cst.For):
@@ -1300,6 +1305,21 @@ def _branch_taken(old: cst.If, new) -> list | None:
     if isinstance(new.orelse, cst.If):
         return [new.orelse.with_changes(leading_lines=lead)]
     return _statements_of(new.orelse.body, lead)
+
+
+def _comments_above(chain: cst.If, kept_block) -> list:
+    """The lines above the ``if`` statement ``chain``, then the comments above its ``elif``/``else``
+    and those of its blocks other than ``kept_block`` (their code goes, what the user wrote about
+    it stays)."""
+    lead, node = list(chain.leading_lines), chain
+    while node is not None:
+        if node is not chain:
+            lead += [ln for ln in node.leading_lines if ln.comment is not None]
+        if node.body is not kept_block:
+            lead += [cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(node.body, nested=True)
+                     if not c.startswith(MARKER_PREFIX)]
+        node = node.orelse if isinstance(node, cst.If) else None
+    return lead
 
 
 def _only_pass(block) -> bool:

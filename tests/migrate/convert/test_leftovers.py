@@ -110,6 +110,42 @@ def test_an_if_left_with_the_conversions_pass_goes_when_its_test_only_reads():
         """)  # (a test that calls a method keeps its call; a pass the user wrote stays)
 
 
+def test_an_if_whose_blocks_the_conversion_made_the_same_is_one_block():
+    check("""\
+        def train(model, device, x):
+            return model(x)
+        def main(use_accel, model, x, flag):
+            if use_accel:
+                # the accelerator
+                device = torch.accelerator.current_accelerator()
+            elif torch.backends.mps.is_available():
+                device = torch.device("mps")  # apple
+            else:
+                device = torch.device("cpu")
+            if flag:
+                y = 1
+            else:
+                y = 1
+            if use_accel:
+                dev = torch.device("cuda")
+            return train(model, device, x), train(model, dev, x), y
+        """, """\
+        def train(model, device, x):
+            return model(x)
+        def main(use_accel, model, x, flag):
+            # the accelerator
+            # apple
+            device = None
+            if flag:
+                y = 1
+            else:
+                y = 1
+            if use_accel:
+                dev = None
+            return train(model, device, x), train(model, dev, x), y
+        """)  # (blocks the user wrote the same stay; without `else` no block need run)
+
+
 def test_an_import_try_that_cannot_fail_any_more_goes():
     check("""\
         import warnings
