@@ -19,7 +19,8 @@ A file holds ``[[entry]]`` tables with these keys:
                unless the value equals ``unless``, which defaults to the torch default),
                ``pack`` (a ``*name`` parameter: pass the values as one tuple, ``view(a, b)``),
                ``cast`` (a ``dtype=`` the target does not take: ``"result"`` casts the result,
-               ``"input"`` the input first, whichever gives torch's numbers).
+               ``"input"`` the input first, whichever gives torch's numbers), ``tuple`` (a size
+               MindSpore takes as an int or a tuple, never a list: a list literal becomes a tuple).
 ``rule``       name of an argument rule in ``migrate/convert/rules/`` run after the generic argument mapping.
 ``receiver``   methods only: ``"any"`` when the method name is unambiguous; ``"tensor"`` (the
                default) / ``"module"`` when the receiver must be known to be one; ``"param"``
@@ -82,6 +83,9 @@ class Fate:
     # --target mindspore: an int or bool literal is given as a tensor of the input's dtype
     # (MindSpore 2.10's CPU kernel wants a value of the input's kind: an int on a float32 tensor fails)
     input_dtype: bool = False
+    # a size MindSpore takes as an int or a tuple and refuses as a list (torch takes either):
+    # a list literal is written as a tuple
+    tuple: bool = False
     label: str = "approximate"
 
 

@@ -314,7 +314,7 @@ class CallEdit:
             return False
         for fate in entry.args.values():
             if fate is not None and (fate.expr or fate.explicit or fate.keyword or fate.drop
-                                     or fate.unsupported or fate.pack):
+                                     or fate.unsupported or fate.pack or fate.tuple):
                 return False
         receiver = [cst.Arg(self.receiver)] if self.receiver is not None else []
         self.result = self.call.with_changes(func=self.func, args=[*receiver, *self.call.args])
@@ -348,6 +348,10 @@ class CallEdit:
     def apply_fates(self) -> None:
         params = self.entry.params or ()
         args = self.entry.args
+        for name, fate in args.items():
+            if fate is not None and fate.tuple and isinstance(self.bound.get(name), cst.List):
+                self.bound[name] = as_tuple(self.bound[name])
+                self.note(f"{name} as a tuple (MindSpore takes an int or a tuple, not a list)")
         can_pos = True
         leading = _positional_count(self.entry)
         for i, p in enumerate(params):
@@ -648,9 +652,21 @@ def _positional_count(entry: Entry) -> int:
     for p in entry.params or ():
         fate = entry.args.get(p.name)
         if fate is not None and fate != Fate(to=fate.to, pack=fate.pack, method=fate.method,
-                                             input_dtype=fate.input_dtype) and not fate.param_dtype:
+                                             input_dtype=fate.input_dtype, tuple=fate.tuple) \
+                and not fate.param_dtype:
             break
         n += 1
         if p.star:
             break
     return n
+
+
+def as_tuple(node: cst.List):
+    """The list display ``node`` as a tuple display, its spacing kept (``[2, 2]`` -> ``(2, 2)``);
+    a one-element list as its element (``[k]`` -> ``k``: torch reads one size for every axis, as
+    MindSpore reads an int)."""
+    elements = list(node.elements)
+    if len(elements) == 1 and isinstance(elements[0], cst.Element):
+        return elements[0].value
+    return cst.Tuple(elements, lpar=[*node.lpar, cst.LeftParen(whitespace_after=node.lbracket.whitespace_after)],
+                     rpar=[cst.RightParen(whitespace_before=node.rbracket.whitespace_before), *node.rpar])

@@ -161,6 +161,7 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
         >>> y = ops.conv3d(x, w, pad_mode='pad', padding=1)
     """
     name = "conv3d"
+    CO.refuse_lists('Conv3D', stride=stride, dilation=dilation)
     stride = CO.int_tuple(name, "stride", stride, 3)
     dilation = CO.int_tuple(name, "dilation", dilation, 3)
     pad_mode = CO.check_pad_mode(name, pad_mode)
@@ -235,6 +236,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
         >>> y = ops.max_pool3d(x, 2)
     """
     name = "max_pool3d"
+    CO.refuse_lists('MaxPool3D', kernel_size=kernel_size, stride=stride)
     kernel = CO.int_tuple(name, "kernel_size", kernel_size, 3)
     stride = kernel if stride is None else CO.int_tuple(name, "stride", stride, 3)
     dilation = CO.int_tuple(name, "dilation", dilation, 3)
@@ -285,6 +287,7 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
         >>> y = ops.avg_pool3d(x, 2, 2)
     """
     name = "avg_pool3d"
+    CO.refuse_lists('AvgPool3D', kernel_size=kernel_size, stride=stride)
     kernel = CO.int_tuple(name, "kernel_size", kernel_size, 3)
     stride = CO.int_tuple(name, "stride", stride, 3)
     pads = padding6(name, padding)  # MindSpore 2.10 refuses torch's (d, h, w) form
@@ -323,6 +326,7 @@ def adaptive_avg_pool3d(input, output_size):
         >>> y = ops.adaptive_avg_pool3d(x, (1, 2, 2))
     """
     name = "adaptive_avg_pool3d"
+    CO.refuse_lists('AdaptiveAvgPool3D', output_size=output_size)
     x5, squeeze = _as5d(name, input)
     dhw = x5.shape[2:]
     out = _size3(name, output_size, dhw)

@@ -56,6 +56,15 @@ def int_tuple(name, arg, value, n=2, minimum=1, allow_lead=False):
     return value
 
 
+def refuse_lists(name, **args):
+    """MindSpore 2.10's convolution and pooling layers take an int or a tuple for their sizes and
+    refuse a list (torch takes either): the same TypeError here."""
+    for arg, value in args.items():
+        if isinstance(value, list):
+            raise TypeError(f"For '{name}', the type of '{arg}' should be one of '['int', 'tuple']', but got "
+                            f"type 'list'.")
+
+
 def check_pad_mode(name, pad_mode, allowed=PAD_MODES):
     """The pad mode, lower-cased; MindSpore accepts 'SAME'/'same' alike and nothing else."""
     if not isinstance(pad_mode, str) or pad_mode.lower() not in allowed:
@@ -159,6 +168,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
         >>> y = ops.conv2d(x, w, pad_mode="pad", padding=1)
     """
     name = "conv2d"
+    refuse_lists("Conv2D", stride=stride, dilation=dilation)
     pad_mode = check_pad_mode(name, pad_mode)
     stride = int_tuple(name, "stride", stride)
     dilation = int_tuple(name, "dilation", dilation)
@@ -385,6 +395,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
         >>> y = ops.max_pool2d(x, 3, 2, padding=1)
     """
     name = "max_pool2d"
+    refuse_lists('MaxPool2d', kernel_size=kernel_size, stride=stride)
     kernel = int_tuple(name, "kernel_size", kernel_size)
     stride = kernel if stride is None else int_tuple(name, "stride", stride)
     dilation = int_tuple(name, "dilation", dilation)
@@ -406,6 +417,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
         >>> y = ops.avg_pool2d(x, 2, 2)
     """
     name = "avg_pool2d"
+    refuse_lists('avg_pool2d', kernel_size=kernel_size, stride=stride)
     kernel = int_tuple(name, "kernel_size", kernel_size)
     stride = int_tuple(name, "stride", stride)
     pads = padding4(name, padding, allow_pair=False)  # MindSpore 2.10 refuses torch's (h, w) form
@@ -453,6 +465,7 @@ def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
                count_include_pad=True):
     """1-D average pooling with explicit zero padding (PyTorch's divisor rules)."""
     name = "avg_pool1d"
+    refuse_lists('avg_pool1d', kernel_size=kernel_size, stride=stride)
     (k,) = int_tuple(name, "kernel_size", kernel_size, 1)
     (s,) = int_tuple(name, "stride", stride, 1)
     (p,) = int_tuple(name, "padding", padding, 1, minimum=0)
@@ -497,6 +510,7 @@ def adaptive_avg_pool2d(input, output_size):
     boundaries, so both are exactly differentiable to any order.
     """
     name = "adaptive_avg_pool2d"
+    refuse_lists("AdaptiveAvgPool2D", output_size=output_size)
     x4, squeeze = _as4d(name, input)
     h, w = x4.shape[2:]
     ho, wo = _adaptive_size(name, output_size, (h, w))
@@ -546,6 +560,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def adaptive_avg_pool1d(input, output_size):
     """Adaptive average pooling of (N, C, L) to `output_size`."""
+    refuse_lists("adaptive_avg_pool1d", output_size=output_size)
     x4, lead = _to_2d_1d("adaptive_avg_pool1d", input)
     return _from_2d_1d(adaptive_avg_pool2d(x4, (1, output_size)), lead)
 

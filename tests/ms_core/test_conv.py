@@ -395,3 +395,22 @@ def test_conv3d_functional_refuses_six_paddings_as_mindspore():
     x, w = ms.Tensor(r(1, 2, 4, 5, 6)), ms.Tensor(r(3, 2, 3, 3, 3))
     with pytest.raises(ValueError, match="For 'conv3d', 'padding' must be a tuple or list of 3 integers"):
         ops.conv3d(x, w, None, 1, "pad", (1, 1, 0, 0, 2, 2))
+
+
+@pytest.mark.parametrize("build, arg", [
+    (lambda: nn.Conv2d(3, 4, [3, 3]), "kernel_size"),
+    (lambda: nn.Conv2d(3, 4, 3, stride=[1, 1]), "stride"),
+    (lambda: nn.Conv3d(3, 4, 3, dilation=[1, 1, 1]), "dilation"),
+    (lambda: nn.Conv2dTranspose(3, 4, 3, pad_mode="pad", padding=[1, 1, 1, 1]), "padding"),
+    (lambda: nn.MaxPool2d([2, 2]), "kernel_size"),
+    (lambda: nn.AvgPool1d(2, stride=[2]), "stride"),
+    (lambda: nn.MaxPool3d([2, 2, 2]), "kernel_size"),
+    (lambda: nn.AdaptiveAvgPool3d([2, 2, 2]), "output_size"),
+    (lambda: ops.max_pool2d(ms.Tensor(np.ones((1, 1, 4, 4), np.float32)), [2, 2]), "kernel_size"),
+    (lambda: ops.adaptive_avg_pool2d(ms.Tensor(np.ones((1, 1, 4, 4), np.float32)), [2, 2]), "output_size"),
+])
+def test_sizes_given_as_a_list_are_refused_as_mindspore_does(build, arg):
+    # MindSpore 2.10 takes an int or a tuple here and raises TypeError for a list (torch takes
+    # either): code that runs on ms_core runs on MindSpore (tests/oracle/snippets/layer_size_types.py)
+    with pytest.raises(TypeError, match=f"the type of '{arg}' should be one of .*but got type 'list'"):
+        build()

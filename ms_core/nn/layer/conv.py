@@ -40,6 +40,7 @@ class _ConvNd(Cell):
         super().__init__()
         name = self.cls_name
         n = self.n_spatial
+        CO.refuse_lists(name, kernel_size=kernel_size, stride=stride, dilation=dilation, padding=padding)
         self.in_channels = check_positive_int(name, "in_channels", in_channels)
         self.out_channels = check_positive_int(name, "out_channels", out_channels)
         self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)

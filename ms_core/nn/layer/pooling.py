@@ -27,6 +27,7 @@ class _PoolNd(Cell):
                  data_format="NCHW"):
         super().__init__()
         name, n = self.cls_name, self.n_spatial
+        CO.refuse_lists(name, kernel_size=kernel_size, stride=stride)
         self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, n)
         self.stride = CO.int_tuple(name, "stride", stride, n)
         self.dilation = CO.int_tuple(name, "dilation", dilation, n)
@@ -205,14 +206,29 @@ class AdaptiveMaxPool2d(AdaptiveAvgPool2d):
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
-    """Adaptive average pooling of (N, C, L), `mindspore.nn.AdaptiveAvgPool1d`."""
+    """Adaptive average pooling of (N, C, L), `mindspore.nn.AdaptiveAvgPool1d` (`output_size` an
+    int, as MindSpore 2.10 requires)."""
+
+    def __init__(self, output_size):
+        _check_int_size("AdaptiveAvgPool1d", output_size)
+        super().__init__(output_size)
 
     def construct(self, x):
         return CO.adaptive_avg_pool1d(x, self.output_size)
 
 
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
-    """Adaptive max pooling of (N, C, L), `mindspore.nn.AdaptiveMaxPool1d`."""
+    """Adaptive max pooling of (N, C, L), `mindspore.nn.AdaptiveMaxPool1d` (`output_size` an int)."""
+
+    def __init__(self, output_size, return_indices=False):
+        _check_int_size("AdaptiveMaxPool1d", output_size)
+        super().__init__(output_size, return_indices)
+
+
+def _check_int_size(name, output_size):
+    if not CO._is_int(output_size):
+        raise TypeError(f"For '{name}', the type of 'output_size' should be 'int', but got type "
+                        f"'{type(output_size).__name__}'.")
 
     def construct(self, x):
         return CO.adaptive_max_pool1d(x, self.output_size, self.return_indices)
@@ -227,6 +243,7 @@ class _Pool3d(Cell):
     def __init__(self, kernel_size, stride, pad_mode, padding, ceil_mode):
         super().__init__()
         name = self.cls_name
+        CO.refuse_lists(name, kernel_size=kernel_size, stride=stride)
         self.kernel_size = CO.int_tuple(name, "kernel_size", kernel_size, 3)
         self.stride = CO.int_tuple(name, "stride", stride, 3)
         self.pad_mode = CO.check_pad_mode(name, pad_mode)
@@ -303,6 +320,7 @@ class AdaptiveAvgPool3d(Cell):
 
     def __init__(self, output_size):
         super().__init__()
+        CO.refuse_lists("AdaptiveAvgPool3d", output_size=output_size)
         self.output_size = output_size
 
     def construct(self, input):
@@ -315,6 +333,7 @@ class AdaptiveMaxPool3d(Cell):
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
+        CO.refuse_lists("AdaptiveMaxPool3d", output_size=output_size)
         self.output_size = output_size
         self.return_indices = return_indices
 
