@@ -224,14 +224,14 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
         _check_int_size("AdaptiveMaxPool1d", output_size)
         super().__init__(output_size, return_indices)
 
+    def construct(self, x):
+        return CO.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
 
 def _check_int_size(name, output_size):
     if not CO._is_int(output_size):
         raise TypeError(f"For '{name}', the type of 'output_size' should be 'int', but got type "
                         f"'{type(output_size).__name__}'.")
-
-    def construct(self, x):
-        return CO.adaptive_max_pool1d(x, self.output_size, self.return_indices)
 
 
 class _Pool3d(Cell):
