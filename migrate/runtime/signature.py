@@ -13,11 +13,18 @@ the pair behave as one class where torch code looks:
   (``type(m) == nn.Linear``, ``type(m) in (nn.Conv2d, nn.Linear)``, ``{nn.Conv2d: count_conv}``);
 - ``__name__`` is torch's (``Conv2d``): code dispatches on it (``norm_layer.__name__.lower()``);
 - a list of ints given to it is a tuple: torch takes any sequence of sizes (``pool(kernel_size=[2, 2])``,
-  nnU-Net's strides), MindSpore 2.10's layers an int or a tuple only.
+  nnU-Net's strides), MindSpore 2.10's layers an int or a tuple only. Only when the class built is
+  the torch-signature class itself: a subclass of the user's has its own ``__init__``, which may
+  test for a list (geffnet's ``MixedConv2d(nn.ModuleDict)``: ``isinstance(kernel_size, list)``);
+- ``inspect.signature`` of the class is its ``__init__``'s, as for any class (the ``__call__``
+  here takes anything): code that asks a layer class which keywords it takes (monai's
+  ``has_option(norm_type, "num_features")``) gets torch's parameters.
 
 Each generated class exists once (in :mod:`migrate.runtime.generated`), so nothing here compares
 copies of a class made in different files.
 """
+import inspect
+
 from .backend import nn
 
 
@@ -32,9 +39,15 @@ class TorchSignature(type(nn.Cell)):
             cls.__name__ = name[len("Torch"):]
 
     def __call__(cls, *args, **kwargs):
-        args = tuple(_sizes(a) for a in args)
-        kwargs = {k: _sizes(v) for k, v in kwargs.items()}
+        if "_torch_base" in cls.__dict__:
+            args = tuple(_sizes(a) for a in args)
+            kwargs = {k: _sizes(v) for k, v in kwargs.items()}
         return super().__call__(*args, **kwargs)
+
+    @property
+    def __signature__(cls):
+        init = inspect.signature(cls.__init__)
+        return init.replace(parameters=list(init.parameters.values())[1:])
 
     def __instancecheck__(cls, obj):
         base = cls.__dict__.get("_torch_base")

@@ -101,6 +101,30 @@ def test_signature_class_is_its_mindspore_class_where_torch_code_looks():
     assert TorchDense != ms.nn.Conv2d and not isinstance(plain, Sub) and Sub != ms.nn.Dense
 
 
+def test_signature_class_shows_torch_parameters_and_leaves_a_subclass_arguments_alone():
+    """inspect.signature of a torch-signature class is its __init__'s (monai asks a norm class
+    whether it takes `num_features`); lists become tuples for the class itself only (geffnet's
+    MixedConv2d(nn.ModuleDict) tests `isinstance(kernel_size, list)` in its own __init__)."""
+    import inspect
+
+    from migrate.runtime.generated import TorchConv2d, TorchInstanceNorm2d
+
+    assert list(inspect.signature(TorchInstanceNorm2d).parameters)[:5] == \
+        list(inspect.signature(torch.nn.InstanceNorm2d).parameters)[:5] == \
+        ["num_features", "eps", "momentum", "affine", "track_running_stats"]
+    assert TorchConv2d(3, 4, [3, 3], stride=[1, 1]).kernel_size == (3, 3)
+
+    seen = []
+
+    class Mixed(TorchModuleDict):
+        def __init__(self, kernel_size, scale=1):
+            super().__init__()
+            seen.append(kernel_size)
+
+    Mixed([3, 5])
+    assert seen == [[3, 5]] and list(inspect.signature(Mixed).parameters) == ["kernel_size", "scale"]
+
+
 @pytest.mark.parametrize("shape", [(2, 5, 6), (4, 7)])
 def test_dropout2d_any_rank_drops_as_torch(shape):
     """torch's Dropout2d on (N, C, L) zeroes whole channels, on 2-D input single elements; the rest
