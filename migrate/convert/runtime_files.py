@@ -228,23 +228,16 @@ def package_dirs(root: Path, sources) -> set[Path]:
     dirs = {p.parent for p in rel}
     for d in list(dirs):
         dirs.update(d.parents)
-    out = {d for d in dirs if (root / d / "__init__.py").is_file()}
+    texts = {}
     for path in rel:
-        if path.suffix != ".py" or path.parent in out:
-            continue
-        try:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if _RELATIVE_IMPORT.search(text):
-            out.add(path.parent)
-    for path in rel:
-        if path.suffix != ".py":
-            continue
-        try:
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+        if path.suffix == ".py":
+            try:
+                texts[path] = (root / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+    out = {d for d in dirs if (root / d / "__init__.py").is_file()} - _script_dirs(texts)
+    out |= {path.parent for path, text in texts.items() if _RELATIVE_IMPORT.search(text)}
+    for path, text in texts.items():
         for a, b in _ABSOLUTE_IMPORT.findall(text):
             first = (a or b).split(".")[0]
             for parent in {path.parent, Path(".")}:
@@ -252,6 +245,22 @@ def package_dirs(root: Path, sources) -> set[Path]:
                 if candidate in dirs:
                     out.add(candidate)
     return out
+
+
+def _script_dirs(texts: dict) -> set[Path]:
+    """Directories whose files import a sibling module by its bare name (``from transformer_net
+    import TransformerNet`` beside ``transformer_net.py``): they run as scripts from there, with
+    the directory on the path, whatever ``__init__.py`` it holds (pytorch/examples'
+    fast_neural_style). A directory none of whose files imports relatively."""
+    modules = {path.parent: set() for path in texts}
+    for path in texts:
+        modules[path.parent].add(path.stem)
+    out = set()
+    for path, text in texts.items():
+        siblings = modules[path.parent] - {path.stem, "__init__"}
+        if any((a or b).split(".")[0] in siblings for a, b in _ABSOLUTE_IMPORT.findall(text)):
+            out.add(path.parent)
+    return out - {path.parent for path, text in texts.items() if _RELATIVE_IMPORT.search(text)}
 
 
 def runtime_homes(root: Path, sources, packages: set[Path] | None = None) -> dict[str, tuple[Path, int]]:

@@ -115,6 +115,24 @@ def TorchAdamW(params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.0
     return ms.experimental.optim.AdamW(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
+class TorchAdaptiveAvgPool2d(nn.AdaptiveAvgPool2d, metaclass=TorchSignature):
+    """torch.nn.AdaptiveAvgPool2d's signature over nn.AdaptiveAvgPool2d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.AdaptiveAvgPool2d
+
+    def __init__(self, output_size):
+        super().__init__(output_size)
+
+
+class TorchAdaptiveAvgPool3d(nn.AdaptiveAvgPool3d, metaclass=TorchSignature):
+    """torch.nn.AdaptiveAvgPool3d's signature over nn.AdaptiveAvgPool3d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.AdaptiveAvgPool3d
+
+    def __init__(self, output_size):
+        super().__init__(output_size)
+
+
 class TorchAdaptiveMaxPool1d(nn.AdaptiveMaxPool1d, metaclass=TorchSignature):
     """torch.nn.AdaptiveMaxPool1d's signature over nn.AdaptiveMaxPool1d: torch's arguments are translated when it is built."""
 
@@ -124,6 +142,24 @@ class TorchAdaptiveMaxPool1d(nn.AdaptiveMaxPool1d, metaclass=TorchSignature):
         if return_indices is not False:
             raise ValueError("For 'AdaptiveMaxPool1d' (torch signature), return_indices other than False is not supported: MindSpore 2.10's AdaptiveMaxPool1d returns no indices.")
         super().__init__(output_size)
+
+
+class TorchAdaptiveMaxPool2d(nn.AdaptiveMaxPool2d, metaclass=TorchSignature):
+    """torch.nn.AdaptiveMaxPool2d's signature over nn.AdaptiveMaxPool2d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.AdaptiveMaxPool2d
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size, return_indices)
+
+
+class TorchAdaptiveMaxPool3d(nn.AdaptiveMaxPool3d, metaclass=TorchSignature):
+    """torch.nn.AdaptiveMaxPool3d's signature over nn.AdaptiveMaxPool3d: torch's arguments are translated when it is built."""
+
+    _torch_base = nn.AdaptiveMaxPool3d
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size, return_indices)
 
 
 class TorchAvgPool1d(nn.AvgPool1d, metaclass=TorchSignature):
@@ -1659,11 +1695,21 @@ def torch_acosh(input, out=None):
     return ops.acosh(input)
 
 
+def torch_adaptive_avg_pool2d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d's signature over its MindSpore translation."""
+    return ops.adaptive_avg_pool2d(input, output_size)
+
+
 def torch_adaptive_max_pool1d(input, output_size, return_indices=False):
     """torch.nn.functional.adaptive_max_pool1d's signature over its MindSpore translation."""
     if return_indices is not False:
         raise ValueError("For 'adaptive_max_pool1d' (torch signature), return_indices other than False is not supported: MindSpore's adaptive_max_pool1d gives no indices.")
     return ops.adaptive_max_pool1d(input, output_size)
+
+
+def torch_adaptive_max_pool2d(input, output_size, return_indices=False):
+    """torch.nn.functional.adaptive_max_pool2d's signature over its MindSpore translation."""
+    return ops.adaptive_max_pool2d(input, output_size, return_indices)
 
 
 def torch_add(input, other, alpha=1):
@@ -3032,6 +3078,18 @@ def torch_matrix_power(input, n, out=None):
     return ops.matrix_power(input, n)
 
 
+def torch_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+        return_indices=False):
+    """torch.nn.functional.max_pool2d's (and torch.max_pool2d's) signature over its MindSpore translation."""
+    return ops.max_pool2d(input, kernel_size, stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode, return_indices=return_indices)
+
+
+def torch_max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+        return_indices=False):
+    """torch.nn.functional.max_pool3d's (and torch.max_pool3d's) signature over its MindSpore translation."""
+    return ops.max_pool3d(input, kernel_size, stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode, return_indices=return_indices)
+
+
 def torch_maximum(input, other, out=None):
     """torch.maximum's signature over its MindSpore translation."""
     if out is not None:
@@ -3901,11 +3959,11 @@ def torch_zeros_like(input, dtype=None, layout=None, device=None, requires_grad=
 # getattr(torch.nn, name) for a name only run time knows
 TORCH_NN = {
     'AdaptiveAvgPool1d': getattr(nn, 'AdaptiveAvgPool1d', None),
-    'AdaptiveAvgPool2d': getattr(nn, 'AdaptiveAvgPool2d', None),
-    'AdaptiveAvgPool3d': getattr(nn, 'AdaptiveAvgPool3d', None),
+    'AdaptiveAvgPool2d': TorchAdaptiveAvgPool2d,
+    'AdaptiveAvgPool3d': TorchAdaptiveAvgPool3d,
     'AdaptiveMaxPool1d': TorchAdaptiveMaxPool1d,
-    'AdaptiveMaxPool2d': getattr(nn, 'AdaptiveMaxPool2d', None),
-    'AdaptiveMaxPool3d': getattr(nn, 'AdaptiveMaxPool3d', None),
+    'AdaptiveMaxPool2d': TorchAdaptiveMaxPool2d,
+    'AdaptiveMaxPool3d': TorchAdaptiveMaxPool3d,
     'AvgPool1d': TorchAvgPool1d,
     'AvgPool2d': TorchAvgPool2d,
     'AvgPool3d': TorchAvgPool3d,
@@ -4034,9 +4092,9 @@ TORCH_NN = {
 # getattr(torch.nn.functional, name) for a name only run time knows
 TORCH_FUNCTIONAL = {
     'adaptive_avg_pool1d': getattr(ops, 'adaptive_avg_pool1d', None),
-    'adaptive_avg_pool2d': getattr(ops, 'adaptive_avg_pool2d', None),
+    'adaptive_avg_pool2d': torch_adaptive_avg_pool2d,
     'adaptive_max_pool1d': torch_adaptive_max_pool1d,
-    'adaptive_max_pool2d': getattr(ops, 'adaptive_max_pool2d', None),
+    'adaptive_max_pool2d': torch_adaptive_max_pool2d,
     'affine_grid': torch_affine_grid,
     'avg_pool1d': torch_avg_pool1d,
     'avg_pool2d': torch_avg_pool2d,
@@ -4084,8 +4142,8 @@ TORCH_FUNCTIONAL = {
     'log_softmax': torch_log_softmax,
     'logsigmoid': getattr(ops, 'logsigmoid', None),
     'margin_ranking_loss': torch_margin_ranking_loss,
-    'max_pool2d': getattr(ops, 'max_pool2d', None),
-    'max_pool3d': getattr(ops, 'max_pool3d', None),
+    'max_pool2d': torch_max_pool2d,
+    'max_pool3d': torch_max_pool3d,
     'mish': torch_mish,
     'mse_loss': torch_mse_loss,
     'multi_head_attention_forward': torch_multi_head_attention_forward,
@@ -4330,8 +4388,8 @@ TORCH_TOP = {
     'masked_select': torch_masked_select,
     'matmul': getattr(ops, 'matmul', None),
     'matrix_power': torch_matrix_power,
-    'max_pool2d': getattr(ops, 'max_pool2d', None),
-    'max_pool3d': getattr(ops, 'max_pool3d', None),
+    'max_pool2d': torch_max_pool2d,
+    'max_pool3d': torch_max_pool3d,
     'maximum': torch_maximum,
     'mean': torch_mean,
     'minimum': torch_minimum,

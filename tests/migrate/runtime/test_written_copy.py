@@ -130,7 +130,7 @@ def test_one_copy_per_import_root(tmp_path):
 def test_inlined_definitions_bring_what_they_need_in_order():
     imports, defs, backend = inline_parts({"TorchConv2d", "torch_size"}, "ms_core")
     names = [n for n, _ in defs]
-    assert imports == ["import math"] and backend == {"init", "nn"}
+    assert imports == ["import inspect", "import math"] and backend == {"init", "nn"}
     assert names.index("TorchSignature") < names.index("TorchConv2d") and "torch_conv_padding" in names
     assert "torch_size" in names and "TorchLinear" not in names
     _, defs, _ = inline_parts({"torch_import_module"}, "ms_core")
@@ -148,3 +148,45 @@ def test_inlined_definitions_keep_one_order_whatever_names_reach_them():
     assert len(exported) > 2
     _, through_every_name, _ = inline_parts(set(exported), "ms_core")
     assert through_every_name == through_classes
+
+
+def test_a_directory_whose_files_import_their_siblings_by_name_runs_as_scripts(tmp_path):
+    """pytorch/examples' fast_neural_style: `neural_style/` holds an `__init__.py`, but its
+    files import each other by bare name (`from transformer_net import TransformerNet`), as
+    scripts run from that directory do; its files import the runtime copy beside them by name.
+    A directory that also imports relatively stays a package."""
+    files = {"style/__init__.py": "", "style/run.py": "import utils\nfrom net import Net\n",
+             "style/net.py": "import torch\n", "style/utils.py": "",
+             "pkg/__init__.py": "", "pkg/a.py": "from .b import x\nimport b\n", "pkg/b.py": "x = 1\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    sources = [str(tmp_path / rel) for rel in files]
+    assert package_dirs(tmp_path, sources) == {Path("pkg")}
+    homes = {str(Path(k).relative_to(tmp_path)): (str(d), depth) for k, (d, depth) in
+             runtime_homes(tmp_path, sources).items()}
+    assert homes["style/run.py"] == homes["style/net.py"] == ("style", None)
+    assert homes["pkg/a.py"] == ("pkg", 0)
+
+
+def test_a_script_directory_with_an_init_imports_its_converted_siblings(tmp_path):
+    import subprocess
+    import sys
+
+    from migrate.convert.project import convert_tree
+
+    src = tmp_path / "style"
+    src.mkdir()
+    (src / "__init__.py").write_text("")
+    (src / "net.py").write_text("import torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+                                "    def __init__(self, k):\n        super().__init__()\n"
+                                "        self.conv = nn.Conv2d(3, 4, k)\n\n"
+                                "    def forward(self, x):\n        return self.conv(x).size()\n")
+    (src / "run.py").write_text("import torch\nfrom net import Net\n\nprint(tuple(Net(3)(torch.ones(1, 3, 8, 8))))\n")
+    out = tmp_path / "out"
+    convert_tree(src, out)
+    assert "from migrate_runtime import" in (out / "net.py").read_text()
+    proc = subprocess.run([sys.executable, "run.py"], cwd=out, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[3])})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "(1, 4, 6, 6)"
