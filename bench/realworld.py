@@ -950,7 +950,7 @@ SCRIPTS = [
 ]
 
 
-# ---- the one place that imports migrate internals -------------------------------------------
+# ---- the places that import migrate internals (the weight map, the converted constructor) ------
 
 def weight_map():
     """The checker's torch -> ms weight map module (migrate/check/weights.py after the
@@ -964,6 +964,29 @@ def weight_map():
         except ImportError as exc:
             errors.append(f"{name}: {exc}")
     raise ImportError("no weight map found: " + "; ".join(errors))
+
+
+_CONVERTERS: dict = {}
+
+
+def converted_ctor(arch: Arch, staged: Path, target: str) -> dict:
+    """The spec fields of a converted side: the constructor expression as the converted module writes
+    it (a class value such as `nn.Conv2d` becomes what the converter makes of it, as `migrate check`
+    converts its --model text: migrate/check/expression.py) and, before the setup, the imports it
+    needs. {} when the module cannot be found here (the expression is then evaluated as written)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from cli import _converter  # the converter `migrate check` is handed
+    from migrate.check.expression import converted_expression
+    from migrate.check.loader import LoadError, from_module
+    if target not in _CONVERTERS:
+        _CONVERTERS[target] = _converter(target)
+    try:
+        src = from_module(arch.module, str(staged / arch.path if arch.path else staged))
+    except LoadError:
+        return {}
+    done = converted_expression(src, arch.ctor, _CONVERTERS[target])
+    return {"ctor": done.code, "setup": "".join(f"{line}\n" for line in done.imports) + arch.setup}
 
 
 # ---- fetching ---------------------------------------------------------------------------------
@@ -1782,7 +1805,7 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     allow = sorted({c.name for t in [converted, *dep_trees.get("ms", []), *dep_trees.get("mindspore", [])]
                     if Path(t).is_dir() for c in Path(t).iterdir() if c.name in BLOCKED})
     spec = d / "spec.json"
-    spec.write_text(json.dumps({**asdict(arch), "allow": allow}))
+    spec.write_text(json.dumps({**asdict(arch), "allow": allow, **converted_ctor(arch, staged, "ms_core")}))
     torch_spec = d / "torch_spec.json"
     # a used source's stand-ins, except those for a package another used source is (timm's torchvision)
     real = {c.name for t in dep_trees.get("torch", []) for c in Path(t).iterdir()}
@@ -1803,6 +1826,8 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
                seconds=round(t.get("seconds", 0) + m.get("seconds", 0), 1))
     if mindspore is not None:
         python, ms_tree = mindspore
+        spec = d / "mindspore_spec.json"
+        spec.write_text(json.dumps({**asdict(arch), "allow": allow, **converted_ctor(arch, staged, "mindspore")}))
         row["mindspore"] = _run_child("mindspore", spec, ms_tree, d, timeout, block, python=python,
                                       paths=[*map(str, dep_trees.get("mindspore", []))], fallback=both)
     return row

@@ -63,7 +63,10 @@ class Side:
         saved = sys.argv
         sys.argv = [spec["file"]]
         try:
-            self.net = eval(spec["expr"], dict(vars(module)))  # the user's own expression
+            ns = dict(vars(module))
+            for line in spec.get("imports", ()):
+                exec(line, ns)  # the runtime names the converted expression reads
+            self.net = eval(spec["expr"], ns)  # the user's own expression, converted
         finally:
             sys.argv = saved
         weights = np.load(os.path.join(self.workdir, "weights.npz"))
