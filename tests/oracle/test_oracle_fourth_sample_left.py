@@ -44,7 +44,8 @@ DICTS_IN_A_LIST = textwrap.dedent('''
                 nn.ModuleDict({"norm": nn.LayerNorm(d), "ffn": nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(),
                                                                              nn.Linear(2 * d, d))})
                 for _ in range(n)])
-            self.heads = nn.ModuleList((nn.ModuleDict({"lin": nn.Linear(d, d)}), nn.ModuleDict({"lin": nn.Linear(d, 3)})))
+            self.heads = nn.ModuleList((nn.ModuleDict({"lin": nn.Linear(d, d)}),
+                                        nn.ModuleDict({"lin": nn.Linear(d, 3)})))
 
         def forward(self, x):
             for block in self.blocks:
