@@ -67,3 +67,14 @@ def test_module_dicts_inside_a_module_list_build_and_run_on_mindspore(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     oracle_convert.test_converted_fixture_runs_the_same_on_mindspore(fixture, work)
+
+
+def test_a_block_named_after_a_dropout_runs_its_own_forward_on_mindspore(tmp_path):
+    """nnU-Net's ResNet18_CIFAR in training mode: the MindSpore side replaced the construct of
+    every cell whose class name held "Dropout" (ConvDropoutNormReLU, a convolution block) by the
+    mask replay, so the stem passed its input through (a 16x16 against 8x8 shape clash)."""
+    report = tmp_path / "r.json"
+    assert main(["check", "--model", "layerzoo.blocks:DropNet()", "--root", str(PACKAGES), "--input-shape",
+                 "2,1,8,8", "--mode", "train", "--no-cache", "--ms-python", ORACLE, "--report", str(report),
+                 "-q"]) == 0
+    assert json.loads(report.read_text())["passed"]

@@ -225,3 +225,14 @@ def test_a_model_expression_naming_torch_classes_builds_their_conversion(tmp_pat
                  "--input-shape", "2,1,8,8", "--mode", "both", "--train-steps", "2", "--no-cache",
                  "--report", str(report), "-q"]) == 0
     assert json.loads(report.read_text())["passed"]
+
+
+def test_a_block_named_after_a_dropout_is_not_replayed_as_one(tmp_path):
+    """layerzoo's ConvDropoutNormAct holds a convolution (and keeps its dropout probability as
+    `p`): only dropout layers get torch's masks in training mode, a block named after one runs
+    its own forward (it was replaced by the mask replay: its input passed through unchanged)."""
+    report = tmp_path / "r.json"
+    assert main(["check", "--model", "layerzoo.blocks:DropNet()", "--root", str(PACKAGES), "--input-shape",
+                 "2,1,8,8", "--mode", "train", "--train-steps", "1", "--no-cache", "--report", str(report),
+                 "-q"]) == 0
+    assert json.loads(report.read_text())["passed"]
