@@ -1,0 +1,27 @@
+"""Converting an output a second time changes nothing: what bench/corpus.py still found (a torch
+package's files whose second conversion differed from the first), each with a fixture of our own."""
+from migrate import convert_source
+from tests.migrate.convert.test_at_scale import converted
+
+
+def test_a_torchvision_transform_subclass_keeps_forward_on_the_converted_base():
+    """lightly's RandomHorizontalFlipWithLocation: the base became MindSpore's dataset transform
+    (not a Cell), so forward stayed; the second conversion took that base for a class of another
+    file and its forward for a Cell's (construct). A base left torchvision's keeps the file's
+    torch import (guarded), so the second conversion reads the whole file."""
+    code = converted("""\
+        import torchvision.transforms as T
+
+
+        class CropWithLocation(T.RandomResizedCrop):
+            def forward(self, img):
+                return super().forward(img), 0
+
+
+        class FlipWithLocation(T.RandomHorizontalFlip):
+            def forward(self, img):
+                return super().forward(img), 1
+        """)
+    assert "class FlipWithLocation(ms.dataset.vision.RandomHorizontalFlip):" in code
+    assert "    def forward(self, img):" in code
+    assert convert_source(code).code == code
