@@ -25,3 +25,35 @@ def test_a_torchvision_transform_subclass_keeps_forward_on_the_converted_base():
     assert "class FlipWithLocation(ms.dataset.vision.RandomHorizontalFlip):" in code
     assert "    def forward(self, img):" in code
     assert convert_source(code).code == code
+
+
+def test_an_optimizer_deriving_from_the_converted_optimizer_base_is_still_one():
+    """allennlp's MultiOptimizer: its step() and zero_grad() call its optimizers' own, which are
+    no training steps; the second conversion read the runtime's TorchOptimizer base (what the
+    first made of torch.optim.Optimizer) as no optimizer and marked them MS955."""
+    code = converted("""\
+        import torch
+
+
+        class Optimizer(torch.optim.Optimizer):
+            pass
+
+
+        class MultiOptimizer(Optimizer):
+            def __init__(self, optimizers):
+                self.optimizers = optimizers
+
+            def step(self):
+                for optimizer in self.optimizers.values():
+                    optimizer.step()
+
+            def zero_grad(self, set_to_none=False):
+                for optimizer in self.optimizers.values():
+                    optimizer.zero_grad(set_to_none)
+
+
+        def prior(a):
+            return torch.distributions.Beta(a, a)  # unmapped: torch stays (guarded), so a second pass walks the file
+        """)
+    assert "class Optimizer(TorchOptimizer):" in code and "MS955" not in code
+    assert convert_source(code).code == code
