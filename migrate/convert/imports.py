@@ -173,9 +173,20 @@ def drop_nested_imports(converter, block):
     if not isinstance(block, cst.IndentedBlock) or not converter.walk_state.nested_imports:
         return block
 
+    left = None
+
     def uses_since(small, local):
+        nonlocal left
         snap = converter.walk_state.nested_imports.get(id(small))
-        return None if snap is None else converter.output.alias_uses.get(local, 0) - snap.get(local, 0)
+        if snap is None:
+            return None
+        if left is None:
+            left = _names_left(block.body)
+        if local.split(".")[0] not in left:
+            # a use the walk counted that a later rewrite removed (`hasattr(torch, "npu") and
+            # torch.npu.is_available()` settled to False), as forget_vanished_uses at module level
+            return 0
+        return converter.output.alias_uses.get(local, 0) - snap.get(local, 0)
 
     rewrite = BlockImports(converter, uses_since, block.body)
     body = rewrite.block(block.body, protected=False)

@@ -57,3 +57,23 @@ def test_an_optimizer_deriving_from_the_converted_optimizer_base_is_still_one():
         """)
     assert "class Optimizer(TorchOptimizer):" in code and "MS955" not in code
     assert convert_source(code).code == code
+
+
+def test_a_function_import_whose_uses_a_rewrite_settled_goes_the_first_time():
+    """trl's is_npu_available: `return hasattr(torch, "npu") and torch.npu.is_available()` is
+    settled to False after the walk counted its torch names; the first conversion guarded the
+    function's `import torch` (with no reason), the second removed the guard."""
+    code = converted("""\
+        from importlib.util import find_spec
+
+
+        def is_npu_available() -> bool:
+            if find_spec("torch") is None:
+                return False
+
+            import torch
+
+            return hasattr(torch, "npu") and torch.npu.is_available()
+        """)
+    assert "import torch" not in code and "TorchMissing" not in code and "    return False\n" in code
+    assert convert_source(code).code == code
