@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import ast
 import os
+import types
 from dataclasses import dataclass, replace
 
 from .loader import ModelSource, package_facts, source_files
 
 MARK = "__migrate_check_model__"
+_TORCH_PACKAGES = ("torch", "torchvision", "torchaudio", "torchtext")
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,12 @@ def convert_expression(text: str, expr: str, convert, options=None) -> Converted
                                tuple(sorted(set(getattr(probe, "runtime", ()) or ()) & read)))
 
 
-def converted_expression(src: ModelSource, expr: str, convert) -> ConvertedExpression:
-    """`expr` converted at the end of `src`'s module, with the facts its package gives it."""
+def converted_expression(src: ModelSource, expr: str, convert, namespace=None) -> ConvertedExpression:
+    """`expr` converted at the end of `src`'s module, with the facts its package gives it; with the
+    torch module's `namespace`, only when the expression reads one of torch's names there (else
+    its conversion is itself, and nothing is converted)."""
+    if namespace is not None and not reads_torch(expr, namespace):
+        return ConvertedExpression(expr)
     path = os.path.join(src.root, os.path.relpath(src.file, src.root))
     try:
         with open(path, encoding="utf-8") as f:
@@ -84,6 +90,21 @@ def converted_expression(src: ModelSource, expr: str, convert) -> ConvertedExpre
     facts = package_facts(src, source_files(src), convert)
     done = convert_expression(text, expr, convert, facts.options(path))
     return replace(done, runtime_copy=tuple(facts.copies.get(path, ())))
+
+
+def reads_torch(expr: str, namespace: dict) -> bool:
+    """Whether `expr` reads a name `namespace` binds to torch's (a torch module, or a class or
+    function defined in one: `nn`, `nn.Conv2d`, `torch`), the names a conversion changes."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        return True  # (the conversion says what it makes of it)
+    for name in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:
+        value = namespace.get(name)
+        home = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+        if isinstance(home, str) and home.split(".")[0] in _TORCH_PACKAGES:
+            return True
+    return False
 
 
 def write_runtime(root: str, converted: ConvertedExpression, convert) -> None:

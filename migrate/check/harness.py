@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -206,7 +207,7 @@ def prepare(path, model_expr, converted=None, seed=0, *, convert=None, root=None
     src, expr = resolve_model(path, model_expr, root)
     sides = load_sides(src, converted, convert, cache)
     torch_model = build(sides.torch.module, expr, "torch", seed)
-    ms_expr = converted_expression(src, expr, convert) if convert is not None else None
+    ms_expr = converted_expression(src, expr, convert, vars(sides.torch.module)) if convert is not None else None
     if ms_expr is not None:
         write_runtime(sides.ms_root, ms_expr, convert)
     ms_model = build(sides.ms.module, expr, "converted", seed, ms_expr, side_active(sides.ms, sides.ms_root))
@@ -415,7 +416,8 @@ def _mindspore_side(path, model_expr, root, cache, python, convert, seed):
         raise UsageError(f"--ms-python {python}: not an executable file")
     src, expr = resolve_model(path, model_expr, root)
     tree = convert_tree(src, convert, cache, "mindspore")
-    converted = converted_expression(src, expr, convert)
+    torch_module = sys.modules.get(src.module)  # the torch side, registered by the check before
+    converted = converted_expression(src, expr, convert, vars(torch_module) if torch_module is not None else None)
     write_runtime(tree.root, converted, convert)
     side = MindSporeSide(python, tree.root, src.module,
                          os.path.join(tree.root, os.path.relpath(src.file, src.root)), converted.code, seed,

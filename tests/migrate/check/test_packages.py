@@ -14,7 +14,7 @@ import torch
 import ms_core
 from cli import _converter, main
 from migrate import convert_source
-from migrate.check.expression import ConvertedExpression, convert_expression
+from migrate.check.expression import ConvertedExpression, convert_expression, reads_torch
 from migrate.check.harness import UsageError, prepare
 from migrate.check.weights import transfer
 from migrate.check.loader import from_module, locate, source_files, split_model_spec
@@ -203,6 +203,17 @@ def test_an_expression_is_converted_as_the_end_of_its_module():
                                        ("TorchConv2d", "TorchLeakyReLU"))
     assert convert_expression(header, "Net(3, width=4)", convert_source) == ConvertedExpression("Net(3, width=4)")
     assert convert_expression("x = (\n", "Net()", convert_source) == ConvertedExpression("Net()")  # no parse
+
+
+def test_an_expression_is_converted_only_when_it_reads_torchs_names():
+    """The torch module's namespace says whether the expression reads torch (a module, a class or
+    function of one); the package's own classes and literals convert to themselves."""
+    class Net:  # a class of the user's package
+        pass
+    namespace = {"nn": torch.nn, "torch": torch, "Net": Net, "width": 4, "F": torch.nn.functional}
+    assert reads_torch("Net(nn.Conv2d, width)", namespace) and reads_torch("Net(torch.zeros(2))", namespace)
+    assert reads_torch("Net(act=F.relu)", {"F": torch.nn.functional.relu})  # a function bound by name
+    assert not reads_torch("Net(3, width=width)", namespace) and not reads_torch("Net(x)", namespace)
 
 
 def test_a_model_expression_naming_torch_classes_builds_their_conversion(tmp_path):
