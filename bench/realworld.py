@@ -974,8 +974,6 @@ def converted_ctor(arch: Arch, staged: Path, target: str) -> dict:
     it (a class value such as `nn.Conv2d` becomes what the converter makes of it, as `migrate check`
     converts its --model text: migrate/check/expression.py) and, before the setup, the imports it
     needs. {} when the module cannot be found here (the expression is then evaluated as written)."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     from cli import _converter  # the converter `migrate check` is handed
     from migrate.check.expression import converted_expression
     from migrate.check.loader import LoadError, from_module
@@ -2199,6 +2197,8 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
         return child_main(argv)
+    # the parent reads this tree's migrate (static checks, converted constructors), as the children do
+    sys.path.insert(0, str(ROOT))
     default_cache = os.environ.get("MS_MIGRATE_BENCH_CACHE", str(Path.home() / ".cache" / "ms-migrate-bench"))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=default_cache, help="download/unpack cache (env MS_MIGRATE_BENCH_CACHE)")
