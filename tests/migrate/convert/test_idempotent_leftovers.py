@@ -94,3 +94,39 @@ def test_a_marked_star_import_is_no_use_of_the_torch_stand_in():
     assert "'distributions': 'MS901 torch.distributions.Beta has no mapping'" in code
     assert "# migrate: MS901 star import from torch.distributions.transforms" in code
     assert convert_source(code).code == code
+
+
+def test_a_function_importing_a_name_it_declares_global_keeps_the_import_guarded():
+    """fairseq's import_pipe: `global Pipe` then `from torch.distributed.pipeline.sync import Pipe`
+    in a try; the module's other functions call Pipe, walked after it. The first conversion
+    removed the import (no use counted yet in the function) and kept Pipe's arguments torch's;
+    the second, Pipe no longer torch's, converted them."""
+    code = converted("""\
+        import torch.nn as nn
+
+        TORCH_PIPE = False
+
+
+        def import_pipe():
+            global TORCH_PIPE
+            try:
+                global Pipe
+                from torch.distributed.pipeline.sync import Pipe
+                TORCH_PIPE = True
+            except ImportError:
+                pass
+
+
+        class Model(nn.Module):
+            def __init__(self, mods):
+                super().__init__()
+                import_pipe()
+                self.model = Pipe(nn.Sequential(*mods), chunks=2)
+        """)
+    assert "        if TYPE_CHECKING:\n            from torch.distributed.pipeline.sync import Pipe\n" in code
+    assert "raise ImportError('torch.distributed.pipeline.sync.Pipe (converted code does not import torch)')" in code
+    assert convert_source(code).code == code
+    namespace = {}
+    exec(code, namespace)  # noqa: S102 (the handler runs: no torch reached)
+    namespace["import_pipe"]()
+    assert namespace["TORCH_PIPE"] is False
