@@ -58,6 +58,7 @@ from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.runtime_files import RUNTIME_NAME
+from migrate.convert.verbatim import module_code, top_statement_starts
 from migrate.convert.torch_signature import (
     imported_runtime_names, is_runtime_module, runtime_statements, signatures,
 )
@@ -110,6 +111,7 @@ class InputFacts:
     stmt_ends: list
     aliased_writes: dict
     plain_forwards: bool
+    top_starts: tuple = ()  # first line of each top-level statement (see verbatim.py)
 
 
 # The InputFacts of the file being converted, when known (set for one file's conversion, like
@@ -123,7 +125,15 @@ def input_facts(code: str, tree: ast.Module) -> InputFacts:
     remember_ast(code, tree)
     starts, ends = statement_spans(code)
     return InputFacts((len(code), hash(code)), starts, ends, _aliased_writes(code),
-                      handlers.defines_plain_forward(None, code))
+                      handlers.defines_plain_forward(None, code), top_statement_starts(tree))
+
+
+def _top_starts(code: str) -> tuple[int, ...]:
+    """The first line of each top-level statement of ``code`` (none when it is not Python)."""
+    try:
+        return top_statement_starts(python_ast(code))
+    except (SyntaxError, ValueError):
+        return ()
 
 
 def _known_input(code: str) -> InputFacts | None:
@@ -214,8 +224,7 @@ class Converter:
             # no torch import (einops on NumPy arrays): nothing of torch's to convert
             return ConvertResult(code, runtime=imported_runtime_names(code))
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
-        self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code) if self.known is None else (
-            list(self.known.stmt_lines), list(self.known.stmt_ends))
+        self._statement_lines(code)
         signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
@@ -248,10 +257,10 @@ class Converter:
         body = ImportRewrite(self).run(body, module.header)
         new = self._with_runtime(module, body)
         self.output.changes.sort(key=lambda c: c.line)
-        out = new.code
+        out = module_code(new, parsed, code, self.facts.top_starts)
         if self.output.signatures.drop_unused(out):  # asked for by a rewrite rolled back since
             new = self._with_runtime(module, body)
-            out = new.code
+            out = module_code(new, parsed, code, self.facts.top_starts)
         out = self._plain_target_names(module, new, out)
         if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
@@ -263,6 +272,16 @@ class Converter:
         # every change is one torch site: rewritten (any label) or left with a marker
         return ConvertResult(out, self.output.changes, len(self.output.changes),
                              runtime=self.output.signatures.used_names())
+
+    def _statement_lines(self, code: str) -> None:
+        """Where the input's statements are: the first and last line of each, in walk order, and
+        the first line of each top-level one (from the ast of a pre-pass when it has one)."""
+        if self.known is None:
+            self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
+            self.facts.top_starts = _top_starts(code)
+        else:
+            self.facts.stmt_lines, self.facts.stmt_ends = list(self.known.stmt_lines), list(self.known.stmt_ends)
+            self.facts.top_starts = self.known.top_starts
 
     def _read_input(self, module, code: str) -> None:
         """Facts of the input the walk reads: the statements it may skip, deep nesting, in-place
