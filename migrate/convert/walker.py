@@ -35,7 +35,7 @@ from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
     LeftLoop, LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
-    python_ast, remember_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
+    parse_source, python_ast, remember_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
 from migrate.convert.guards import stub_assignment
@@ -238,7 +238,7 @@ class Converter:
                 return ConvertResult(code, error=f"cannot parse: {err}")
             return ConvertResult(code, runtime=imported_runtime_names(code))
         try:
-            module = parsed if parsed is not None else cst.parse_module(code)
+            module = parsed if parsed is not None else parse_source(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
         parsed = module

@@ -102,3 +102,34 @@ def test_conversion_keeps_the_untouched_statements_text():
     assert "# a helper\ndef helper(a, b):  # adds\n    return a + b\n    # deeper comment\n\n\n" in out
     assert "VALUE = helper(1, 2) ;  OTHER = 3\n" in out
     assert "torch" not in out and "ops.relu(x)" in out
+
+
+def test_parse_without_checks_builds_the_same_tree_and_checks_again_after():
+    from libcst._nodes.base import CSTNode
+
+    from migrate.convert.cst import parse_source
+    for name in ("header comments and blanks", "decorated, comments between decorators",
+                 "deeper comments after a body", "async, with, try, match"):
+        code = LAYOUTS[name]
+        assert parse_source(code).deep_equals(cst.parse_module(code)) and parse_source(code).code == code
+    checked = CSTNode.__post_init__
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_source("def f(:\n")
+    assert CSTNode.__post_init__ is checked
+    with pytest.raises(cst.CSTValidationError):  # nodes built by hand are checked as before
+        cst.Name("not a name")
+
+
+def test_the_text_filter_finds_what_one_alternation_finds():
+    import re
+
+    from migrate.convert.walker import _interesting, _rule_words
+    for target in ("ms_core", "mindspore"):
+        rules = _rule_words(target)
+        words = rules.pattern
+        aliases = ("nn", "F", "torch")
+        whole = re.compile(r"\b(?:" + "|".join(aliases) + r")\b|" + words)
+        for text in ("x = nn.Linear(2, 3)", "y = helper(a)", "z = F", "a.view(2)", "w = x[:, :]",
+                     "attn(q, k, value=v)", "b.add_(1)", "c = value == 2", "torch_like = 1", "Fx = 2"):
+            assert (_interesting(aliases, target).search(text) is None) == (whole.search(text) is None), text
+        assert _interesting((), target).search("y = helper(a)") is None
