@@ -278,6 +278,8 @@ def _block_code(block) -> str:
 
 
 def _bare(node) -> str:
+    if isinstance(node, cst.Tuple) and not node.elements:
+        return code_of(node)  # `()` is its parentheses
     return code_of(node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node)
 
 
