@@ -332,6 +332,8 @@ def test_a_torch_signature_class_takes_a_list_of_sizes_as_the_tuple_mindspore_wa
     seen = {}
 
     class Probe(ms.nn.Cell, metaclass=TorchSignature):
+        _torch_base = ms.nn.Cell  # a torch-signature class itself (a user's subclass keeps its lists)
+
         def __init__(self, kernel_size, stride=None, layers=None, flags=None):
             super().__init__()
             seen.update(kernel_size=kernel_size, stride=stride, layers=layers, flags=flags)
