@@ -462,6 +462,58 @@ def _ms_steps(trace: Trace, ms, by_name: bool = False) -> None:
             return out
 
         cls.__call__ = call
+    _runtime_optimizer_steps(trace, by_name)
+
+
+def _runtime_optimizer_steps(trace: Trace, by_name: bool) -> None:
+    """Record the steps of the conversion runtime's optimizers that are not MindSpore Optimizers
+    (TorchLBFGS: ``step(closure)``), in whichever copy of the runtime the converted tree imports
+    (``migrate_runtime`` beside its files, or ``migrate.runtime``): patched when that module loads."""
+    import importlib.abc
+    import sys
+
+    def is_optim(name: str) -> bool:
+        return name.endswith("migrate_runtime.optim") or name == "migrate.runtime.optim"
+
+    def patch(module) -> None:
+        cls = getattr(module, "TorchLBFGS", None)
+        if cls is None or getattr(cls.step, "_traced", False):
+            return
+        original = cls.step
+
+        def step(self, *args, _original=original, **kwargs):
+            out = _original(self, *args, **kwargs)
+            if by_name:
+                trace.record_named_step([(id(p), p.asnumpy().astype(np.float64)) for p in self.parameters])
+            else:
+                trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
+            return out
+
+        step._traced = True
+        cls.step = step
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if not is_optim(name):
+                return None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(name, path, target)
+                if spec is not None and spec.loader is not None:
+                    exec_module = spec.loader.exec_module
+
+                    def run(module, _exec=exec_module):
+                        _exec(module)
+                        patch(module)
+                    spec.loader.exec_module = run
+                    return spec
+            return None
+
+    for name, module in list(sys.modules.items()):
+        if is_optim(name):
+            patch(module)
+    sys.meta_path.insert(0, Finder())
 
 
 # ---- comparison --------------------------------------------------------------------------------
