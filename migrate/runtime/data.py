@@ -1,9 +1,11 @@
 """torch.utils.data and torch.load where only run time can settle them: a DataLoader whose arguments
 come at run time (``DataLoader(ds, **kwargs)``) over ``mindspore.dataset``, a DataLoader with a
 ``collate_fn`` (``TorchCollateLoader``), ``TensorDataset`` of tensors given with ``*``,
-``pad_sequence``, and a whole pickled module loaded as the parameters of the network the script
-built.
+``pad_sequence``, a whole pickled module loaded as the parameters of the network the script
+built, and ``get_worker_info``.
 """
+import contextlib
+
 import numpy as np
 
 from .backend import ms, ops
@@ -46,6 +48,32 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
         data = ms.dataset.GeneratorDataset(dataset, column_names=names, sampler=sampler,
                                            shuffle=None if sampler is not None else bool(shuffle))
     return data.batch(batch_size, drop_remainder=bool(drop_last))
+
+
+def torch_get_worker_info():
+    """torch.utils.data.get_worker_info() as the converted loaders run: None, torch's answer in the
+    main process. DataLoaderTorch, TorchCollateLoader and the converted DataLoader read every
+    sample in the process that iterates them (their worker settings change no values), so a
+    dataset that shards itself by worker id reads all of its data once, as under torch with
+    ``num_workers=0``."""
+    return None
+
+
+class TorchAutocast(contextlib.ContextDecorator):
+    """``torch.autocast(...)`` / ``torch.amp.autocast`` / ``torch.cuda.amp.autocast`` held as a
+    value (``ctx = nullcontext() if cpu else torch.amp.autocast(...)``, then ``with ctx:``): a
+    context (and decorator) that changes nothing, as the converted code unwraps ``with
+    torch.autocast():`` blocks: the forward runs in the parameters' dtype (for mixed precision,
+    ``ms.amp.auto_mixed_precision(network)`` once). Its arguments are accepted and unused."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _ms_samplers() -> tuple:

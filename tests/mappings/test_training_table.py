@@ -293,6 +293,11 @@ def run(rows, lab):
 """, uses=".batch(4)"),
 ]
 CASES += DATA
+_SAMPLE2 = "tests/migrate/convert/training/test_recipe_sample2.py"
+_WORKER = f"{_SAMPLE2}::test_a_worker_sharded_stream_reads_all_and_a_held_autocast_does_nothing"
+CASES += [ProvenBy(name, _WORKER) for name in (
+    "torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info", "torch.amp.autocast",
+    "torch.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast", "torch.amp.autocast_mode.autocast")]
 
 _SPLIT = """
 def run(rows, lab):

@@ -17,7 +17,8 @@ from tests.migrate.convert.torchless import torch_blocked
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "training"
+# pieces of recipes (not whole scripts, which tests/fixtures/training holds)
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "training" / "parts"
 
 
 def _load(tmp_path, name, src):
@@ -163,3 +164,74 @@ def test_make_grid_lays_images_out_as_torchvision(tmp_path, kwargs):
     want = (np.repeat(grid[None], 3, axis=0) + 1) / 2
     assert got.dtype == ms.float32
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6, atol=1e-7)
+
+
+# ---- writes into a state_dict's items ------------------------------------------------------------
+
+def test_writes_into_a_state_dicts_items_stay_writes():
+    check("""\
+        def ema(model, target, decay):
+            sd = model.state_dict()
+            td = target.state_dict()
+            for k in sd:
+                td[k].data.copy_(td[k].data * decay + sd[k].data * (1 - decay))
+                td[k].mul_(decay).add_(sd[k], alpha=1 - decay)
+                td[k].copy_(sd[k])
+        def other(x, i):
+            x[i].copy_(x[0])
+        """, """\
+        def ema(model, target, decay):
+            sd = model.parameters_dict()
+            td = target.parameters_dict()
+            for k in sd:
+                td[k].data.copy_(td[k].data * decay + sd[k].data * (1 - decay))
+                td[k].copy_(td[k].copy().mul(decay).add(sd[k], alpha=1 - decay))
+                td[k].copy_(sd[k])
+        def other(x, i):
+            x[i] = x[0]
+        """)
+
+
+@pytest.mark.parametrize("update", ["ema_copy", "ema_chain"])
+def test_an_ema_kept_through_state_dict_items_follows_torchs(tmp_path, update):
+    path = FIXTURES / "state_dict_ema.py"
+    mod, code = _load(tmp_path, "state_dict_ema", path.read_text())
+    reference = _torch_module(path)
+    torch.manual_seed(0)
+    t_model, t_ema = reference.make()
+    m_model, m_ema = mod.make()
+    for (name, tp), mp in zip(t_model.named_parameters(), m_model.get_parameters()):
+        mp.set_data(ms.Tensor(tp.detach().numpy().copy()))
+    for tp, mp in zip(t_ema.parameters(), m_ema.get_parameters()):
+        mp.set_data(ms.Tensor(tp.detach().numpy().copy()))
+    rng = np.random.default_rng(3)
+    data = [(rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32))
+            for _ in range(3)]
+    reference.train(t_model, t_ema, [(torch.tensor(x), torch.tensor(y)) for x, y in data],
+                    getattr(reference, update))
+    mod.train(m_model, m_ema, [(ms.Tensor(x), ms.Tensor(y)) for x, y in data], getattr(mod, update))
+    want = {n: p.detach().numpy() for n, p in t_ema.named_parameters()}
+    got = {p.name: p.asnumpy() for p in m_ema.get_parameters()}
+    names = {"norm.gamma": "norm.weight", "norm.beta": "norm.bias"}
+    assert {names.get(n, n) for n in got} == set(want)
+    for n, value in got.items():
+        np.testing.assert_allclose(value, want[names.get(n, n)], rtol=1e-5, atol=1e-6, err_msg=n)
+    moved = [n for n, p in t_ema.named_parameters() if not np.allclose(p.detach().numpy(),
+                                                                         dict(t_model.named_parameters())[n].detach().numpy())]
+    assert moved  # the EMA is not the model: the comparison sees the average
+
+
+# ---- get_worker_info, an autocast context held as a value ----------------------------------------
+
+def test_a_worker_sharded_stream_reads_all_and_a_held_autocast_does_nothing(tmp_path):
+    path = FIXTURES / "worker_stream.py"
+    mod, code = _load(tmp_path, "worker_stream", path.read_text())
+    assert "torch_get_worker_info()" in code and "TorchAutocast(" in code
+    reference = _torch_module(path)
+    data = np.arange(10, dtype=np.float32).reshape(5, 2)
+    want = reference.batches(torch.tensor(data))
+    for device in ("cpu", "cuda"):
+        got = mod.batches(ms.Tensor(data), device)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.asnumpy(), w.numpy())
