@@ -241,7 +241,9 @@ def install_torch(trace: Trace, options: Options = Options()) -> None:
     torch.Tensor.backward = backward
 
     def after_step(optimizer, args, kwargs):
-        params = [p for g in optimizer.param_groups for p in g["params"]]
+        # a frozen parameter given to a torch optimizer is never stepped; MindSpore's optimizers
+        # hold the trainable ones only
+        params = [p for g in optimizer.param_groups for p in g["params"] if p.requires_grad]
         if options.by_name:
             trace.record_named_step([(id(p), p.detach().double().numpy()) for p in params])
         else:

@@ -235,3 +235,18 @@ def test_a_worker_sharded_stream_reads_all_and_a_held_autocast_does_nothing(tmp_
         assert len(got) == len(want)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g.asnumpy(), w.numpy())
+
+
+# ---- schedulers written as subclasses of torch's base --------------------------------------------
+
+def test_scheduler_subclasses_give_torchs_learning_rates(tmp_path):
+    path = FIXTURES / "warmup_scheduler.py"
+    mod, code = _load(tmp_path, "warmup_scheduler", path.read_text())
+    assert "ms.experimental.optim.lr_scheduler.LRScheduler" in code
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # torch: a scheduler stepped with no optimizer step
+        want = _torch_module(path).lrs()
+    got = mod.lrs()
+    assert len(got) == len(want)
+    np.testing.assert_allclose(np.array(got, np.float64), np.array(want, np.float64), rtol=1e-6, atol=1e-9)
