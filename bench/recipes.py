@@ -248,16 +248,18 @@ RECIPES = [
            metrics=(r"test loss: ([\d.e-]+)",),
            note="LBFGS with a closure, float64 model (.double()), LSTMCell loop, torch.save/load of a numpy array"),
     Recipe("w86763777/pytorch-ddpm", "gh_w86763777+pytorch-ddpm", "", "main.py",
-           ("--train", "--ch=32", "--ch_mult=1", "--ch_mult=2", "--attn=1", "--num_res_blocks=1", "--T=10",
+           ("--train", "--ch=64", "--ch_mult=1", "--ch_mult=2", "--attn=1", "--num_res_blocks=1", "--T=10",
             "--total_steps=4", "--warmup=2", "--batch_size=4", "--num_workers=0", "--sample_size=2",
             "--sample_step=2", "--save_step=2", "--logdir=./logs/run"),
+           # 64 channels: GroupNorm(32, ch) with 2 channels a group (with 1, the time embedding added per channel
+           # before it has no effect and a zero gradient, which Adam turns into rounding-noise steps)
            edits=(("main.py", "device = torch.device('cuda:0')", "device = torch.device('cpu')"),),
            data=(("cifar", "./data"),), augment=False,
            note="DDPM: EMA of the weights through state_dict() copy_, warmup LambdaLR, clip, infinite loader, "
                 "checkpoint dict {net_model, ema_model, sched, optim, step, x_T}, absl flags"),
     Recipe("zoubohao/DDPM", "gh_zoubohao+DenoisingDiffusionProbabilityModel-ddpm-", "", "Main.py",
            edits=(("Main.py", '"epoch": 200', '"epoch": 10'), ("Main.py", '"batch_size": 80', '"batch_size": 20'),
-                  ("Main.py", '"T": 1000', '"T": 10'), ("Main.py", '"channel": 128', '"channel": 32'),
+                  ("Main.py", '"T": 1000', '"T": 10'), ("Main.py", '"channel": 128', '"channel": 64'),
                   ("Main.py", '"channel_mult": [1, 2, 3, 4]', '"channel_mult": [1, 2]'),
                   ("Main.py", '"attn": [2]', '"attn": [1]'), ("Main.py", '"num_res_blocks": 2', '"num_res_blocks": 1'),
                   ("Main.py", '"device": "cuda:0"', '"device": "cpu"'),

@@ -407,13 +407,15 @@ def _ms_torch_names(cell) -> list:
 
 
 def _torch_named(module) -> list:
-    """[(torch name, parameter)] of a module, each parameter once, in torch's order; a tied
+    """[(torch name, parameter)] of a module's trainable parameters, each once, in torch's order; a tied
     parameter by the first of its names in sorted order (the two sides register ties in their
     own order: nanoGPT's wte and lm_head)."""
     names: dict[int, list] = {}
     for n, p in module.named_parameters(remove_duplicate=False):
         names.setdefault(id(p), []).append(n)
-    return [(min(names[id(p)]), p) for _, p in module.named_parameters()]
+    # trainable ones only, as the converted side draws (_ms_torch_names): a parameter frozen when
+    # its network is drawn (a table given to Embedding.from_pretrained) keeps the script's value
+    return [(min(names[id(p)]), p) for _, p in module.named_parameters() if p.requires_grad]
 
 
 def _ms_weights(trace: Trace, ms, nn, by_name: bool = False) -> None:

@@ -4,8 +4,6 @@ come at run time (``DataLoader(ds, **kwargs)``) over ``mindspore.dataset``, a Da
 ``pad_sequence``, a whole pickled module loaded as the parameters of the network the script
 built, and ``get_worker_info``.
 """
-import contextlib
-
 import numpy as np
 
 from .backend import ms, ops
@@ -57,23 +55,6 @@ def torch_get_worker_info():
     dataset that shards itself by worker id reads all of its data once, as under torch with
     ``num_workers=0``."""
     return None
-
-
-class TorchAutocast(contextlib.ContextDecorator):
-    """``torch.autocast(...)`` / ``torch.amp.autocast`` / ``torch.cuda.amp.autocast`` held as a
-    value (``ctx = nullcontext() if cpu else torch.amp.autocast(...)``, then ``with ctx:``): a
-    context (and decorator) that changes nothing, as the converted code unwraps ``with
-    torch.autocast():`` blocks: the forward runs in the parameters' dtype (for mixed precision,
-    ``ms.amp.auto_mixed_precision(network)`` once). Its arguments are accepted and unused."""
-
-    def __init__(self, *args, **kwargs):
-        self.args, self.kwargs = args, kwargs
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _ms_samplers() -> tuple:

@@ -29,7 +29,6 @@ EXPORTS = {
     'TorchAdamW': 'generated',
     'TorchAdamax': 'generated',
     'TorchAdaptiveMaxPool1d': 'generated',
-    'TorchAutocast': 'data',
     'TorchAvgPool1d': 'generated',
     'TorchAvgPool2d': 'generated',
     'TorchAvgPool3d': 'generated',
