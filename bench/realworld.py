@@ -383,8 +383,11 @@ _TABNET_GROUPS = ("try:\n    import torch\n    G = torch.eye(8)\nexcept ImportEr
 
 
 # pytorch-pretrained-vit 0.0.7's ViT reads a module global it never defines when no pretrained name is
-# given (`assert not resize_positional_embedding`): the bench defines it, on both sides
-_VIT_NAME = "import pytorch_pretrained_vit.model as _vit_model\n_vit_model.resize_positional_embedding = False"
+# given (`assert not resize_positional_embedding`): the bench defines it, on both sides. Its classifier
+# is initialised to zeros, so the logits would be 0 whatever the rest computes: the head is taken off
+# (`del model.fc`, on both sides) and the output is every token's features
+_VIT_NAME = ("import pytorch_pretrained_vit.model as _vit_model\n_vit_model.resize_positional_embedding = False\n\n\n"
+             "def _without_head(model):\n    del model.fc\n    return model\n")
 
 
 def x(*shape):
@@ -902,10 +905,12 @@ ARCHS = [
     Arch("dino", "vision_transformer", "DINOHead(32, 64, nlayers=3, hidden_dim=48, bottleneck_dim=16)", (x(2, 32),)),
     # ---- the sixth first-pass sample (see its sources)
     # pytorch-pretrained-vit 0.0.7: ViT with a class token, 1-D position embedding, a representation layer
-    Arch("pytorch_pretrained_vit", "pytorch_pretrained_vit", "ViT(patches=8, dim=32, ff_dim=64, num_heads=2, "
-         "num_layers=2, image_size=32, num_classes=10)", (x(2, 3, 32, 32),), setup=_VIT_NAME),
-    Arch("pytorch_pretrained_vit", "pytorch_pretrained_vit", "ViT(patches=8, dim=32, ff_dim=64, num_heads=4, "
-         "num_layers=1, image_size=32, num_classes=5, in_channels=1, representation_size=16, load_repr_layer=True)",
+    Arch("pytorch_pretrained_vit", "pytorch_pretrained_vit",
+         "_without_head(ViT(patches=8, dim=32, ff_dim=64, num_heads=2, "
+         "num_layers=2, image_size=32, num_classes=10))", (x(2, 3, 32, 32),), setup=_VIT_NAME),
+    Arch("pytorch_pretrained_vit", "pytorch_pretrained_vit",
+         "_without_head(ViT(patches=8, dim=32, ff_dim=64, num_heads=4, "
+         "num_layers=1, image_size=32, num_classes=5, in_channels=1, representation_size=16, load_repr_layer=True))",
          (x(2, 1, 32, 32),), setup=_VIT_NAME),
     # torchsr 1.0.4: super-resolution networks (pixel shuffle, channel attention, dense blocks)
     Arch("torchsr", "torchsr.models.edsr", "EDSR(2, 16, 2, 0.1)", (x(1, 3, 16, 16),)),
