@@ -68,3 +68,69 @@ def test_a_write_to_a_parameter_named_differently_by_the_classes_is_marked():
     out = convert_source(code).code
     assert "# migrate: MS918 LayerNorm/Linear.weight is gamma / weight in MindSpore" in out
     assert "        m.weight = None\n" in out
+
+
+# pytorch-pretrained-biggan's snconv2d / snlinear / sn_embedding (and SAGAN/BigGAN discriminators in
+# general): layers wrapped by torch.nn.utils.spectral_norm, built from torch's keyword arguments
+SPECTRAL = '''
+def snconv2d(eps=1e-12, **kwargs):
+    return nn.utils.spectral_norm(nn.Conv2d(**kwargs), eps=eps)
+
+
+class Critic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = snconv2d(in_channels=3, out_channels=4, kernel_size=3, padding=1)
+        self.up = nn.utils.spectral_norm(nn.ConvTranspose2d(4, 2, 2, stride=2), n_power_iterations=2)
+        self.fc = torch.nn.utils.spectral_norm(nn.Linear(2 * 8 * 8, 1))
+
+    def forward(self, x):
+        return self.fc(F.relu(self.up(F.relu(self.conv(x)))).flatten(1))
+'''
+
+
+def _spectral_state(model):
+    """The spectral-norm state by torch's names: weight_orig, weight_u, weight_v of each layer."""
+    return {f"{layer}.{leaf}": getattr(getattr(model, layer), leaf)
+            for layer in ("conv", "up", "fc") for leaf in ("weight_orig", "weight_u", "weight_v")}
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_spectral_norm_divides_by_the_power_iteration_estimate_as_torch(target):
+    out, namespace, torch_namespace = run_both(SPECTRAL, target)
+    assert "return torch_spectral_norm(TorchConv2d(**kwargs), eps=eps)" in out
+    assert "MS901" not in out
+    torch.manual_seed(0)
+    net, cell = torch_namespace["Critic"](), namespace["Critic"]()
+    for key, value in _spectral_state(net).items():  # torch's u, v and weights, copied
+        layer, leaf = key.split(".")
+        getattr(getattr(cell, layer), leaf).set_data(ms.Tensor(value.detach().numpy().reshape(
+            getattr(getattr(cell, layer), leaf).shape)))
+    for layer in ("conv", "up", "fc"):
+        getattr(cell, layer).bias.set_data(ms.Tensor(getattr(net, layer).bias.detach().numpy()))
+    x = np.random.RandomState(0).randn(2, 3, 4, 4).astype(np.float32)
+    for training in (False, True, True):  # eval: the stored u, v; training: power iteration updates them
+        net.train(training)
+        cell.set_train(training)
+        want = net(torch.from_numpy(x)).detach().numpy()
+        np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+        for key, value in _spectral_state(net).items():
+            layer, leaf = key.split(".")
+            np.testing.assert_allclose(getattr(getattr(cell, layer), leaf).asnumpy().reshape(value.shape),
+                                       value.detach().numpy(), rtol=1e-5, atol=1e-6)
+    # the gradient reaches weight_orig through W / sigma (u and v held fixed), as torch's
+    net.train(False)
+    cell.set_train(False)
+    net(torch.from_numpy(x)).sum().backward()
+    grads = ms.grad(lambda t: cell(t).sum(), grad_position=None, weights=[cell.fc.weight_orig, cell.conv.weight_orig])(
+        ms.Tensor(x))
+    np.testing.assert_allclose(grads[0].asnumpy(), net.fc.weight_orig.grad.numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(grads[1].asnumpy(), net.conv.weight_orig.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_spectral_norm_refuses_a_layer_without_the_parameter():
+    from migrate.runtime.layers import torch_spectral_norm
+    with pytest.raises(TypeError, match="For 'spectral_norm', 'kernel' must be a Parameter of the cell"):
+        torch_spectral_norm(ms.nn.Dense(2, 3), name="kernel")
+    with pytest.raises(ValueError, match="'n_power_iterations' must be positive, but got 0"):
+        torch_spectral_norm(ms.nn.Dense(2, 3), n_power_iterations=0)
