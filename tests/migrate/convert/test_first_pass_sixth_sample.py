@@ -134,3 +134,51 @@ def test_spectral_norm_refuses_a_layer_without_the_parameter():
         torch_spectral_norm(ms.nn.Dense(2, 3), name="kernel")
     with pytest.raises(ValueError, match="'n_power_iterations' must be positive, but got 0"):
         torch_spectral_norm(ms.nn.Dense(2, 3), n_power_iterations=0)
+
+
+# nbeats-pytorch's NBeatsNet: blocks kept in a plain list (not registered), their parameters
+# gathered into a list that becomes nn.ParameterList (the only registration: torch names them
+# parameters.0, ...); vocos' ResBlock1: per-layer scales in a ParameterList, None where not scaled
+GATHERED = '''
+class Block(nn.Module):
+    def __init__(self, units):
+        super().__init__()
+        self.fc1 = nn.Linear(units, units)
+        self.fc2 = nn.Linear(units, units)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+class Stacked(nn.Module):
+    def __init__(self, units=4, n=3):
+        super().__init__()
+        self.blocks = []
+        self.params = []
+        for _ in range(n):
+            block = Block(units)
+            self.params.extend(block.parameters())
+            self.blocks.append(block)
+        self.params = nn.ParameterList(self.params)
+        self.scale = nn.ParameterList([nn.Parameter(torch.full((units,), 0.5)), None, nn.Parameter(torch.ones(units))])
+
+    def forward(self, x):
+        for block, scale in zip(self.blocks, self.scale):
+            x = block(x) if scale is None else x + scale * block(x)
+        return x
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_a_parameter_list_names_its_parameters_by_index_as_torch(target):
+    out, namespace, torch_namespace = run_both(GATHERED, target)
+    assert "self.params = TorchParameterList(self.params)" in out
+    torch.manual_seed(0)
+    net, cell = torch_namespace["Stacked"](), namespace["Stacked"]()
+    names = [name for name, _ in cell.parameters_and_names()]
+    assert names == list(net.state_dict()) == [f"params.{i}" for i in range(12)] + ["scale.0", "scale.2"]
+    for name, value in net.state_dict().items():
+        dict(cell.parameters_and_names())[name].set_data(ms.Tensor(value.numpy()))
+    x = np.random.RandomState(0).randn(2, 4).astype(np.float32)
+    np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), net(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
