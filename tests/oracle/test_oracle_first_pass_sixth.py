@@ -53,7 +53,9 @@ MODEL = textwrap.dedent('''
                 module.weight.data.normal_(mean=0.0, std=0.02)
 
         def forward(self, x):
-            h = self.conv(x).flatten(1) + self.emb.weight.sum(0)
+            # BigGAN's GenBlock: an int scale_factor (2.10's interpolate takes floats only)
+            up = F.interpolate(x, scale_factor=2, mode='nearest')
+            h = self.conv(F.avg_pool2d(up, 2) * 0.5 + x).flatten(1) + self.emb.weight.sum(0)
             for block, scale in zip(self.blocks, self.scale):
                 h = h + scale * block(h)
             return h

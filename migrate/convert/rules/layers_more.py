@@ -280,6 +280,17 @@ def upsample(edit) -> None:
         _float_scale(edit, scale)
 
 
+@argument_rule("MS462", "interpolate_scale", runtime=True, needs=["torch_float_scale"], examples=[
+    ("y = F.interpolate(x, scale_factor=2, mode='nearest')\n",
+     "y = ops.interpolate(x, scale_factor=2.0, mode='nearest', recompute_scale_factor=True)\n"),
+])
+def interpolate_scale(edit) -> None:
+    """Replace F.interpolate(x, scale_factor=2) with ops.interpolate(x, scale_factor=2.0, recompute_scale_factor=True),
+    as nn.Upsample: MindSpore 2.10's interpolate refuses an int scale_factor, and a float one without
+    recompute_scale_factor=True for 3-D and 4-D input (BigGAN's and most U-Nets' upsampling)."""
+    upsample(edit)
+
+
 @argument_rule("MS412", "dropout2d_any_rank", runtime=True, needs=["Dropout2dAnyRank"], examples=[
     ("y = nn.Dropout2d(0.2)\n",
      "y = Dropout2dAnyRank(0.2)\n"),

@@ -182,3 +182,20 @@ def test_a_parameter_list_names_its_parameters_by_index_as_torch(target):
     x = np.random.RandomState(0).randn(2, 4).astype(np.float32)
     np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), net(torch.from_numpy(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+# BigGAN's GenBlock (and most U-Net decoders): F.interpolate with an int scale_factor
+UPSAMPLED = '''
+def up(x, s):
+    return F.interpolate(x, scale_factor=2, mode="nearest") + F.interpolate(x, scale_factor=s, mode="bilinear")
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_interpolate_gets_a_float_scale_as_mindspore_takes_it(target):
+    out, namespace, torch_namespace = run_both(UPSAMPLED, target)
+    assert 'ops.interpolate(x, scale_factor=2.0, mode="nearest", recompute_scale_factor=True)' in out
+    assert "scale_factor=torch_float_scale(s)" in out
+    x = np.random.RandomState(0).randn(1, 2, 3, 4).astype(np.float32)
+    np.testing.assert_allclose(namespace["up"](ms.Tensor(x), 2).asnumpy(),
+                               torch_namespace["up"](torch.from_numpy(x), 2).numpy(), rtol=1e-5, atol=1e-6)
