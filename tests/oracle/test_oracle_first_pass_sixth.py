@@ -72,3 +72,42 @@ def test_sixth_sample_classes_run_the_same_on_mindspore(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     oracle_convert.test_converted_fixture_runs_the_same_on_mindspore(fixture, work)
+
+
+FORWARD_DRIVER = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import mindspore as ms
+    case = json.load(open(sys.argv[1]))
+    ns = {}
+    exec(compile(case["code"], "<converted>", "exec"), ns)
+    args = [ms.Tensor(np.array(a, dtype=np.float32)) for a in case["inputs"]]
+    outs = ns[case["name"]](*args)
+    json.dump({"outputs": [o.asnumpy().tolist() for o in outs], "dtypes": [o.asnumpy().dtype.name for o in outs]},
+              open(sys.argv[2], "w"))
+""")
+
+
+def test_complex_arithmetic_runs_on_mindspore_as_torch_computes_it(tmp_path):
+    """vocos' ISTFTHead: mag * (cos(p) + 1j * sin(p)); MindSpore 2.10 refuses a Python complex beside a
+    tensor and a real tensor times a complex one (forward only: 2.10 does not differentiate a complex Mul)."""
+    import numpy as np
+    import torch
+
+    from migrate import convert_source
+    from tests.migrate.convert.test_first_pass_fourth_sample import HEAD
+    from tests.migrate.convert.test_first_pass_sixth_sample import SPECTRUM
+
+    from .test_oracle_first_pass_left import run_on_mindspore
+
+    rs = np.random.RandomState(0)
+    mag, p = rs.rand(2, 5).astype(np.float32), rs.randn(2, 5).astype(np.float32)
+    torch_namespace = {}
+    exec(HEAD + SPECTRUM, torch_namespace)  # noqa: S102
+    want = torch_namespace["spectrum"](torch.from_numpy(mag), torch.from_numpy(p))
+    code = convert_source(HEAD + SPECTRUM, target="mindspore").code
+    got = run_on_mindspore(FORWARD_DRIVER, {"code": code, "name": "spectrum", "inputs": [mag.tolist(), p.tolist()]},
+                           tmp_path)
+    assert got["dtypes"] == ["float32"] * 3
+    for g, w in zip(got["outputs"], want):
+        np.testing.assert_allclose(np.array(g, np.float32), w.numpy(), rtol=1e-5, atol=1e-6)

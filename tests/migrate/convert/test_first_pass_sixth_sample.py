@@ -199,3 +199,30 @@ def test_interpolate_gets_a_float_scale_as_mindspore_takes_it(target):
     x = np.random.RandomState(0).randn(1, 2, 3, 4).astype(np.float32)
     np.testing.assert_allclose(namespace["up"](ms.Tensor(x), 2).asnumpy(),
                                torch_namespace["up"](torch.from_numpy(x), 2).numpy(), rtol=1e-5, atol=1e-6)
+
+
+# vocos' ISTFTHead (and spectrogram code in general): a complex spectrum built from a magnitude
+# and a phase with Python's imaginary unit
+SPECTRUM = '''
+def spectrum(mag, p):
+    S = mag * (torch.cos(p) + 1j * torch.sin(p))
+    T = torch.exp(1j * p) * mag / (2.0 - 1j)
+    return torch.real(S + T), torch.imag(S - T), torch.real(p + 0.5j)
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_complex_arithmetic_is_promoted_as_torch_does(target):
+    out, namespace, torch_namespace = run_both(SPECTRUM, target)
+    if target == "mindspore":
+        assert "S = complex_mul(mag, ops.cos(p) + complex_mul(1j, ops.sin(p)))" in out
+        assert "complex_div(complex_mul(ops.exp(complex_mul(1j, p)), mag), 2.0 - 1j)" in out
+    else:  # ms_core takes torch's promotion as it is
+        assert "S = mag * (ops.cos(p) + 1j * ops.sin(p))" in out
+    rs = np.random.RandomState(0)
+    mag, p = rs.rand(2, 5).astype(np.float32), rs.randn(2, 5).astype(np.float32)
+    got = namespace["spectrum"](ms.Tensor(mag), ms.Tensor(p))
+    want = torch_namespace["spectrum"](torch.from_numpy(mag), torch.from_numpy(p))
+    for g, w in zip(got, want):
+        assert g.asnumpy().dtype == w.numpy().dtype == np.float32
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
