@@ -1962,7 +1962,8 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     (interpreter, tree converted with --target mindspore), a third child runs that tree on real
     MindSpore (row["mindspore"]). `torch_paths` go on the torch child's path only; `dep_trees`
     maps each side ("torch", "ms", "mindspore") to the trees of the sources this one uses."""
-    d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
+    # (the name cut to 120 characters, and its checksum: two constructors of one long prefix differ)
+    d = work / "arch" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', arch.name)[:110]}_{zlib.crc32(arch.name.encode()):08x}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     dep_trees = dep_trees or {}
