@@ -180,6 +180,37 @@ _TQDM = ('"""Stand-in for tqdm (not installed): no progress bar."""\n\n\n'
 
 _NO_TORCHAUDIO = '"""Stand-in for torchaudio (not installed here): importable, nothing else."""\n'
 
+_NO_YAML = ('"""Stand-in for PyYAML (MindSpore\'s interpreter has none): no configuration files."""\n\n\n'
+            'def safe_load(*args, **kwargs):\n    raise OSError("yaml is not installed (bench stand-in)")\n')
+
+# torchaudio's mel-scale conversions as vocos imports them (torch side only; written here from the
+# formulas: HTK 2595 * log10(1 + f / 700), Slaney linear below 1 kHz and logarithmic above)
+_TORCHAUDIO_MEL = (
+    '"""Stand-in for torchaudio.functional.functional: the two mel-scale helpers."""\n'
+    'import math\n\n\n'
+    'def _hz_to_mel(freq, mel_scale="htk"):\n'
+    '    if mel_scale == "htk":\n        return 2595.0 * math.log10(1.0 + freq / 700.0)\n'
+    '    f_sp, min_log_hz = 200.0 / 3, 1000.0\n    min_log_mel, logstep = min_log_hz / f_sp, math.log(6.4) / 27.0\n'
+    '    if freq < min_log_hz:\n        return freq / f_sp\n'
+    '    return min_log_mel + math.log(freq / min_log_hz) / logstep\n\n\n'
+    'def _mel_to_hz(mels, mel_scale="htk"):\n'
+    '    if mel_scale == "htk":\n        return 700.0 * (10.0 ** (mels / 2595.0) - 1.0)\n'
+    '    f_sp, min_log_hz = 200.0 / 3, 1000.0\n    min_log_mel, logstep = min_log_hz / f_sp, math.log(6.4) / 27.0\n'
+    '    freqs = f_sp * mels\n    log_t = mels >= min_log_mel\n'
+    '    freqs[log_t] = min_log_hz * (logstep * (mels[log_t] - min_log_mel)).exp()\n    return freqs\n')
+
+_TORCHAUDIO_TRANSFORMS = (
+    '"""Stand-in for torchaudio.transforms: importable, not buildable."""\n\n\n'
+    'class Spectrogram:\n    def __init__(self, *args, **kwargs):\n'
+    '        raise ImportError("torchaudio is not installed (bench/realworld.py stand-in)")\n\n\n'
+    'MelSpectrogram = Spectrogram\n')
+
+# weight-download modules (boto3, botocore, requests, tqdm) that pytorch-pretrained-bert/-biggan import at the top
+_DOWNLOAD_STAND_INS = (
+    ("boto3/__init__.py", ""), ("botocore/__init__.py", ""),
+    ("botocore/exceptions.py", "class ClientError(Exception):\n    pass\n"),
+    ("requests/__init__.py", ""), ("tqdm/__init__.py", _TQDM))
+
 SOURCES = [
     Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
     Source("resnest", "resnest==0.0.5", "resnest", exclude=("resnest/gluon/*", "resnest/transforms.py",
@@ -316,6 +347,45 @@ SOURCES = [
     Source("mae", "github:facebookresearch/mae", uses=("timm",),
            note="written for timm 0.3.2 (Block(qk_scale=...)): no architecture builds on timm 0.9.16's torch side; "
                 "converted for the file-level measures"),
+    # ---- a sixth first-pass sample (bench/README.md "A sixth sample"): eleven PyPI packages nobody here
+    # had converted, across vision, detection/segmentation, audio, NLP, generative and tabular/time-series code
+    Source("pytorch_pretrained_vit", "pytorch-pretrained-vit==0.0.7", "pytorch_pretrained_vit"),
+    Source("torchsr", "torchsr==1.0.4", "torchsr", blank=("torchsr/__init__.py",),
+           note="its __init__ imports the datasets and transforms (PIL): emptied; the models are imported directly"),
+    Source("face_alignment", "face-alignment==1.4.1", "face_alignment",
+           blank=("face_alignment/__init__.py", "face_alignment/detection/__init__.py",
+                  "face_alignment/detection/sfd/__init__.py", "face_alignment/detection/blazeface/__init__.py"),
+           note="the package and detector __init__ files import the API and detectors (scikit-image, cv2, numba): "
+                "emptied; the detection networks are imported directly"),
+    Source("cellpose", "cellpose==3.0.10", "cellpose",
+           replace=tuple((f"cellpose/{m}.py", '"""Not needed by the network (cv2, tifffile, fastremap, numba)."""')
+                         for m in ("transforms", "io", "dynamics", "utils")),
+           note="resnet_torch.py imports transforms, io, dynamics and utils (cv2, tifffile, natsort, fastremap, "
+                "numba), none used by the network: cut down on both sides"),
+    Source("vocos", "vocos==0.1.0", "vocos", uses=("encodec",), torch_needs=("einops==0.8.1",),
+           stand_ins=(("huggingface_hub/__init__.py", _HF_HUB), ("yaml/__init__.py", _NO_YAML)),
+           torch_stand_ins=(("torchaudio/__init__.py", _NO_TORCHAUDIO),
+                            ("torchaudio/functional/functional.py", _TORCHAUDIO_MEL),
+                            ("torchaudio/transforms/__init__.py", _TORCHAUDIO_TRANSFORMS)),
+           note="imports encodec (a source of its own); torchaudio (mel-scale helpers, spectrogram transforms) "
+                "stands in on the torch side; huggingface_hub and yaml (pretrained loading) on both sides"),
+    Source("torchcrepe", "torchcrepe==0.0.22", "torchcrepe",
+           stand_ins=(("librosa/__init__.py", ""), ("resampy/__init__.py", ""), ("tqdm/__init__.py", _TQDM)),
+           note="its __init__ imports decoding and loudness code that needs librosa and resampy (called, never at "
+                "import) and tqdm: empty stand-ins on both sides"),
+    Source("pytorch_pretrained_bert", "pytorch-pretrained-bert==0.6.2", "pytorch_pretrained_bert",
+           stand_ins=_DOWNLOAD_STAND_INS + (("regex/__init__.py", "from re import *  # noqa\n"),),
+           note="file_utils imports boto3, botocore, requests and tqdm (weight downloads), the GPT-2 tokenizer "
+                "regex: stand-ins on both sides (MindSpore's interpreter has none of them)"),
+    Source("pytorch_pretrained_biggan", "pytorch-pretrained-biggan==0.1.1", "pytorch_pretrained_biggan",
+           stand_ins=_DOWNLOAD_STAND_INS,
+           note="file_utils imports boto3, botocore, requests and tqdm (weight downloads): stand-ins on both sides"),
+    Source("nflows", "nflows==0.14", "nflows",
+           stand_ins=(("matplotlib/__init__.py", ""), ("matplotlib/pyplot.py", "")),
+           note="made.py imports matplotlib's pyplot at the top (a plotting helper): empty stand-ins on both sides"),
+    Source("tab_transformer_pytorch", "tab-transformer-pytorch==0.3.0", "tab_transformer_pytorch",
+           torch_needs=("einops==0.8.1",)),
+    Source("nbeats_pytorch", "nbeats-pytorch==1.8.0", "nbeats_pytorch"),
 ]
 
 
@@ -327,6 +397,14 @@ _TABNET_GROUPS = ("try:\n    import torch\n    G = torch.eye(8)\nexcept ImportEr
 # nnU-Net's networks take their layer classes and keyword dicts from the caller (the fourth sample)
 _DNA_KW = ("conv_bias=True, norm_op=nn.InstanceNorm2d, norm_op_kwargs={'eps': 1e-5, 'affine': True}, "
            "nonlin=nn.LeakyReLU, nonlin_kwargs={'inplace': True}")
+
+
+# pytorch-pretrained-vit 0.0.7's ViT reads a module global it never defines when no pretrained name is
+# given (`assert not resize_positional_embedding`): the bench defines it, on both sides. Its classifier
+# is initialised to zeros, so the logits would be 0 whatever the rest computes: the head is taken off
+# (`del model.fc`, on both sides) and the output is every token's features
+_VIT_NAME = ("import pytorch_pretrained_vit.model as _vit_model\n_vit_model.resize_positional_embedding = False\n\n\n"
+             "def _without_head(model):\n    del model.fc\n    return model\n")
 
 
 def x(*shape):
@@ -893,6 +971,96 @@ ARCHS = [
     Arch("dino", "vision_transformer", "VisionTransformer(img_size=[32], patch_size=8, embed_dim=32, depth=2, "
          "num_heads=2)", (x(2, 3, 32, 32),)),
     Arch("dino", "vision_transformer", "DINOHead(32, 64, nlayers=3, hidden_dim=48, bottleneck_dim=16)", (x(2, 32),)),
+    # ---- the sixth first-pass sample (see its sources)
+    # pytorch-pretrained-vit 0.0.7: ViT with a class token, 1-D position embedding, a representation layer
+    Arch("pytorch_pretrained_vit", "pytorch_pretrained_vit",
+         "_without_head(ViT(patches=8, dim=32, ff_dim=64, num_heads=2, "
+         "num_layers=2, image_size=32, num_classes=10))", (x(2, 3, 32, 32),), setup=_VIT_NAME),
+    Arch("pytorch_pretrained_vit", "pytorch_pretrained_vit",
+         "_without_head(ViT(patches=8, dim=32, ff_dim=64, num_heads=4, "
+         "num_layers=1, image_size=32, num_classes=5, in_channels=1, representation_size=16, load_repr_layer=True))",
+         (x(2, 1, 32, 32),), setup=_VIT_NAME),
+    # torchsr 1.0.4: super-resolution networks (pixel shuffle, channel attention, dense blocks)
+    Arch("torchsr", "torchsr.models.edsr", "EDSR(2, 16, 2, 0.1)", (x(1, 3, 16, 16),)),
+    Arch("torchsr", "torchsr.models.rcan", "RCAN(2, 2, 16, 4, 2)", (x(1, 3, 16, 16),)),
+    Arch("torchsr", "torchsr.models.rdn", "RDN(2, 16, 2, 2, 8)", (x(1, 3, 16, 16),)),
+    Arch("torchsr", "torchsr.models.ninasr", "NinaSR(2, 16, 3)", (x(1, 3, 16, 16),)),
+    Arch("torchsr", "torchsr.models.carn", "CARN(2)", (x(1, 3, 16, 16),)),
+    # face-alignment 1.4.1: the S3FD and BlazeFace face detectors
+    Arch("face_alignment", "face_alignment.detection.sfd.net_s3fd", "s3fd()", (x(1, 3, 64, 64),)),
+    Arch("face_alignment", "face_alignment.detection.blazeface.net_blazeface", "BlazeFace()", (x(1, 3, 128, 128),)),
+    Arch("face_alignment", "face_alignment.detection.blazeface.net_blazeface", "BlazeFace(back_model=True)",
+         (x(1, 3, 256, 256),)),
+    # cellpose 3.0.10: the CPnet U-Net (style vector, residual down/up blocks), max and average pooling
+    Arch("cellpose", "cellpose.resnet_torch", "CPnet([2, 8, 16], 3, 3)", (x(1, 2, 32, 32),)),
+    Arch("cellpose", "cellpose.resnet_torch", "CPnet([2, 8, 16, 24], 3, 3, max_pool=False)", (x(1, 2, 32, 32),)),
+    # vocos 0.1.0 (with encodec): ConvNeXt backbone (AdaLayerNorm conditioning), ResNet backbone, iSTFT heads
+    # ("same" and "center" padding), the HiFi-GAN multi-period discriminator (weight norm); the IMDCT heads'
+    # torch side fails here (scipy 1.17 has no scipy.signal.cosine)
+    Arch("vocos", "vocos.models", "VocosBackbone(input_channels=16, dim=32, intermediate_dim=64, num_layers=2)",
+         (x(2, 16, 20),)),
+    Arch("vocos", "vocos.models", "VocosBackbone(input_channels=16, dim=32, intermediate_dim=64, num_layers=2, "
+         "adanorm_num_embeddings=4)", (x(2, 16, 20), tok(4, 1)), call="model(inputs[0], bandwidth_id=inputs[1])"),
+    Arch("vocos", "vocos.models", "VocosResNetBackbone(input_channels=16, dim=32, num_blocks=2)", (x(2, 16, 20),)),
+    Arch("vocos", "vocos.heads", "ISTFTHead(dim=32, n_fft=64, hop_length=16)", (x(2, 20, 32),)),
+    Arch("vocos", "vocos.heads", "ISTFTHead(dim=32, n_fft=64, hop_length=16, padding='center')", (x(2, 20, 32),)),
+    Arch("vocos", "vocos.discriminators", "MultiPeriodDiscriminator(periods=(2, 3))", (x(2, 64), x(2, 64))),
+    # torchcrepe 0.0.22: the CREPE pitch network ('tiny'), its pitch activations and its embedding
+    Arch("torchcrepe", "torchcrepe.model", "Crepe('tiny')", (x(2, 1024),)),
+    Arch("torchcrepe", "torchcrepe.model", "Crepe('tiny')", (x(2, 1024),), call="model(inputs[0], embed=True)"),
+    # pytorch-pretrained-bert 0.6.2: BERT, GPT and GPT-2 (Transformer-XL's torch side fails on torch 2.13:
+    # masked_fill_ with a uint8 mask)
+    Arch("pytorch_pretrained_bert", "pytorch_pretrained_bert.modeling",
+         "BertModel(BertConfig(50, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64))",
+         (tok(50, 2, 8),)),
+    Arch("pytorch_pretrained_bert", "pytorch_pretrained_bert.modeling",
+         "BertForMaskedLM(BertConfig(50, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, "
+         "intermediate_size=64))", (tok(50, 2, 8), tok(2, 2, 8)), call="model(inputs[0], inputs[1])"),
+    Arch("pytorch_pretrained_bert", "pytorch_pretrained_bert.modeling_gpt2",
+         "GPT2LMHeadModel(GPT2Config(50, n_positions=16, n_ctx=16, n_embd=32, n_layer=2, n_head=2))",
+         (tok(50, 2, 8),)),
+    Arch("pytorch_pretrained_bert", "pytorch_pretrained_bert.modeling_openai",
+         "OpenAIGPTModel(OpenAIGPTConfig(50, n_special=0, n_positions=16, n_ctx=16, n_embd=32, n_layer=2, "
+         "n_head=2))", (tok(50, 2, 8),)),
+    Arch("pytorch_pretrained_bert", "pytorch_pretrained_bert.modeling_gpt2",
+         "GPT2DoubleHeadsModel(GPT2Config(50, n_positions=16, n_ctx=16, n_embd=32, n_layer=2, n_head=2))",
+         (tok(50, 2, 2, 8), tok(8, 2, 2))),
+    # pytorch-pretrained-biggan 0.1.1: the BigGAN generator (spectral norm, class-conditional batch norm
+    # with truncation statistics, self-attention)
+    Arch("pytorch_pretrained_biggan", "pytorch_pretrained_biggan.model",
+         "BigGAN(BigGANConfig(output_dim=16, z_dim=16, class_embed_dim=16, channel_width=4, num_classes=10, "
+         "layers=[(True, 16, 8), (True, 8, 4), (False, 4, 4), (True, 4, 2), (True, 2, 1)], "
+         "attention_layer_position=2, n_stats=5))",
+         (x(2, 16), x(2, 10)), call="model(inputs[0], inputs[1], 0.4)"),
+    Arch("pytorch_pretrained_biggan", "pytorch_pretrained_biggan.model",
+         "BigGAN(BigGANConfig(output_dim=16, z_dim=16, class_embed_dim=16, channel_width=4, num_classes=10, "
+         "layers=[(True, 16, 8), (False, 8, 4), (False, 4, 2), (False, 2, 1)], attention_layer_position=1, "
+         "n_stats=3))",
+         (x(2, 16), x(2, 10)), call="model(inputs[0], inputs[1], 1.0)"),
+    # nflows 0.14: normalizing flows (masked autoregressive, RealNVP coupling, rational-quadratic splines), MADE
+    Arch("nflows", "nflows.flows", "MaskedAutoregressiveFlow(features=4, hidden_features=16, num_layers=2, "
+         "num_blocks_per_layer=2)", (x(8, 4),), call="model.log_prob(inputs[0])"),
+    Arch("nflows", "nflows.flows", "SimpleRealNVP(features=4, hidden_features=16, num_layers=2, "
+         "num_blocks_per_layer=2)", (x(8, 4),), call="model.log_prob(inputs[0])"),
+    Arch("nflows", "nflows.flows.base",
+         "Flow(CompositeTransform([MaskedPiecewiseRationalQuadraticAutoregressiveTransform(features=4, "
+         " hidden_features=16, num_bins=4, tails='linear', tail_bound=3.0), ReversePermutation(4)]), "
+         "StandardNormal([4]))", (x(8, 4),), call="model.log_prob(inputs[0])",
+         setup="from nflows.transforms import CompositeTransform, ReversePermutation\n"
+               "from nflows.transforms import MaskedPiecewiseRationalQuadraticAutoregressiveTransform\n"
+               "from nflows.distributions import StandardNormal"),
+    Arch("nflows", "nflows.nn.nde.made", "MADE(features=4, hidden_features=16, num_blocks=2, output_multiplier=2)",
+         (x(8, 4),)),
+    # tab-transformer-pytorch 0.3.0 (einops): TabTransformer and FT-Transformer on categorical + continuous columns
+    Arch("tab_transformer_pytorch", "tab_transformer_pytorch", "TabTransformer(categories=(3, 4, 5), "
+         "num_continuous=4, dim=16, dim_out=1, depth=2, heads=2)", (tok(3, 4, 3), x(4, 4))),
+    Arch("tab_transformer_pytorch", "tab_transformer_pytorch", "FTTransformer(categories=(3, 4, 5), "
+         "num_continuous=4, dim=16, dim_out=2, depth=2, heads=2)", (tok(3, 4, 3), x(4, 4))),
+    # nbeats-pytorch 1.8.0: N-BEATS (generic, trend and seasonality stacks; a ParameterList named `parameters`)
+    Arch("nbeats_pytorch", "nbeats_pytorch.model", "NBeatsNet(stack_types=('generic', 'generic'), forecast_length=4, "
+         "backcast_length=8, thetas_dim=(4, 4), nb_blocks_per_stack=2, hidden_layer_units=16)", (x(3, 8),)),
+    Arch("nbeats_pytorch", "nbeats_pytorch.model", "NBeatsNet(stack_types=('trend', 'seasonality'), forecast_length=4, "
+         "backcast_length=8, thetas_dim=(3, 4), nb_blocks_per_stack=1, hidden_layer_units=16)", (x(3, 8),)),
 ]
 
 
@@ -1794,7 +1962,8 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     (interpreter, tree converted with --target mindspore), a third child runs that tree on real
     MindSpore (row["mindspore"]). `torch_paths` go on the torch child's path only; `dep_trees`
     maps each side ("torch", "ms", "mindspore") to the trees of the sources this one uses."""
-    d = work / "arch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", arch.name)[:120]
+    # (the name cut to 120 characters, and its checksum: two constructors of one long prefix differ)
+    d = work / "arch" / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', arch.name)[:110]}_{zlib.crc32(arch.name.encode()):08x}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     dep_trees = dep_trees or {}

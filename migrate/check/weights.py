@@ -187,6 +187,10 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
             target = _join(path, table.get(local, local))
             action = "renamed" if target != full else "copied"
             note = ""
+        if target not in ms_params:
+            listed = _listed_under(ms_cells, ms_params, target)
+            if listed is not None:
+                target, note = listed, f"the Parameter at '{target}', which MindSpore lists once, as '{listed}'"
         if target in ms_params and target not in taken:
             taken.add(target)
             e = WeightEntry(full, target, shape, action, note)
@@ -220,6 +224,18 @@ def map_names(torch_module, ms_cell, name_map: dict | None = None) -> TransferRe
                  for e in rep.entries if e.action == "tensor-attribute"}
     _account_ms(torch_module, ms_params, taken, rep, received)
     return rep
+
+
+def _listed_under(ms_cells, ms_params, target: str) -> str | None:
+    """The name ``parameters_and_names()`` gives the Parameter the cell at ``target``'s parent holds
+    under ``target``'s last part, when that is another name (a Parameter held by two cells,
+    ``self.degrees = self.linear.degrees``: MindSpore 2.10 lists it once, under the first path
+    it meets); None otherwise."""
+    cell = ms_cells.get(_parent(target))
+    held = getattr(cell, target.rsplit(".", 1)[-1], None) if cell is not None else None
+    if held is None:
+        return None
+    return next((n for n, q in ms_params.items() if q is held), None)
 
 
 def _match_by_shape(pending, ms_params, taken, rep) -> None:

@@ -91,6 +91,18 @@ FORWARD_KEYWORDS = node_rule(
      "    def construct(self, x, m):\n"
      "        return self.enc(x, src_mask=m)\n"),
 ])
+ATTRIBUTE_BY_CLASS = node_rule(
+    "MS461", "layer_attribute_by_class",
+    "Replace m.weight, where m may be any of several layer classes that name it differently in MindSpore "
+    "(isinstance(m, (nn.Linear, nn.Embedding)): weight, embedding_table), with TorchLayerAttrs(m).weight: "
+    "m's class decides when the code runs.", needs=["TorchLayerAttrs"], examples=[
+    ("def init(m):\n"
+     "    if isinstance(m, (nn.Linear, nn.Embedding)):\n"
+     "        return m.weight\n",
+     "def init(m):\n"
+     "    if isinstance(m, (nn.Dense, nn.Embedding)):\n"
+     "        return TorchLayerAttrs(m).weight\n"),
+])
 CONV_ATTRIBUTE = node_rule(
     "MS325", "conv_attribute",
     "Replace reads of conv.padding / kernel_size / stride / dilation / padding_mode, where MindSpore's "
@@ -188,6 +200,8 @@ def layer_attribute(converter, node: cst.Attribute, value):
     if why is not None:
         converter.mark(node, "MS918", f"{short_kinds(kinds)}.{attr}: {why}")
         return None
+    if len(targets) > 1:
+        return _attribute_by_class(converter, node, value, kinds, targets)
     if len(targets) != 1 or attr in targets or not converter.allows(rule.id):
         return None
     new_attr = targets.pop()
@@ -197,6 +211,23 @@ def layer_attribute(converter, node: cst.Attribute, value):
     new = node.with_changes(value=value, attr=cst.Name(last))
     converter.record(node, new, rule.id, "exact", f"{short_kinds(kinds)}.{attr} is {new_attr} in MindSpore"
                 + (" (kept by the torch-signature base)" if new_attr.startswith("torch_") else ""))
+    return new
+
+
+def _attribute_by_class(converter, node: cst.Attribute, value, kinds, targets):
+    """``m.weight`` where ``m`` may be any of several layer classes that MindSpore names the
+    attribute differently in (``isinstance(m, (nn.Linear, nn.Embedding))``: ``weight``,
+    ``embedding_table``): read through the runtime's TorchLayerAttrs, which answers by m's class
+    when the code runs; a write is marked (the class decides which attribute it must set)."""
+    where = f"{short_kinds(kinds)}.{node.attr.value} is " + " / ".join(sorted(targets)) + " in MindSpore"
+    if converter.walk_state.storing:
+        converter.mark(node, "MS918", f"{where}: a write cannot tell which; assign per class")
+        return None
+    if not converter.allows(ATTRIBUTE_BY_CLASS.id):
+        return None
+    helper = signatures(converter).helper("TorchLayerAttrs")
+    new = cst.Attribute(cst.Call(cst.Name(helper), [cst.Arg(value)]), node.attr)
+    converter.record(node, new, ATTRIBUTE_BY_CLASS.id, "transformed", f"{where}: decided by the class at run time")
     return new
 
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 import libcst as cst
 
 from mappings import load_attributes, load_tables
-from migrate.convert import einops_calls, fstrings, handlers
+from migrate.convert import complex_arith, einops_calls, fstrings, handlers
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
@@ -109,8 +109,9 @@ def _rule_words(target: str) -> "re.Pattern":
     spellings some rules act on."""
     methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
     words = sorted(methods | set(_RULE_WORDS) | _layer_attribute_names())
-    # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices (MindSpore)
-    slices = r"|,\s*(?::|\.\.\.)\s*[\],]" if target == "mindspore" else ""
+    # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices and `1j`, `complex(`:
+    # complex arithmetic (MindSpore)
+    slices = r"|,\s*(?::|\.\.\.)\s*[\],]|\d[jJ]\b|\bcomplex\s*\(" if target == "mindspore" else ""
     # `, value=`: an attention's value by keyword (MindSpore 2.10 wants it by position)
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(|[(,]\s*value\s*=(?!=)"
                       + slices)
@@ -1198,6 +1199,9 @@ class Converter:
         finally:
             self.walk_state.in_annotation = saved
 
+    def on_binary_operation(self, node: cst.BinaryOperation):
+        return complex_arith.complex_arithmetic(self, node, self.generic(node))
+
     def on_comparison(self, node: cst.Comparison):
         if self.walk_state.aliases:
             new = probe_comparison(self, node)  # 'silu' in dir(F), torch.__version__ < '1.5'
@@ -1421,6 +1425,7 @@ _HANDLERS = {
     cst.CompIf: Converter.on_comp_if,
     cst.BooleanOperation: Converter.on_boolean_operation,
     cst.UnaryOperation: Converter.on_unary_operation,
+    cst.BinaryOperation: Converter.on_binary_operation,
     cst.Try: Converter.on_compound,
     cst.TryStar: Converter.on_compound,
     cst.Name: Converter.on_name,

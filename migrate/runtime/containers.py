@@ -135,9 +135,10 @@ class TorchParameterList(nn.Cell):
         self.extend(values or ())
 
     def append(self, value):
-        if not isinstance(value, ms.Parameter):
-            value = ms.Parameter(value, name=str(len(self._torch_params)))
-        self.insert_param_to_cell(str(len(self._torch_params)), value)
+        if value is not None:  # (torch keeps a None in its place, registered as nothing)
+            if not isinstance(value, ms.Parameter):
+                value = ms.Parameter(value, name=str(len(self._torch_params)))
+            self.insert_param_to_cell(str(len(self._torch_params)), value)
         self._torch_params.append(value)
         return self
 

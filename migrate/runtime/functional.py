@@ -616,3 +616,54 @@ def torch_min(input, dim=None, keepdim=False):
     """torch.min as a value: the smallest element; with an int ``dim`` (values, indices) along
     it; with a tensor, the elementwise minimum of the two."""
     return _torch_extreme(input, dim, keepdim, ops.amin, ops.min, ops.minimum)
+
+
+def _is_tensor(value) -> bool:
+    return hasattr(value, "asnumpy") and hasattr(value, "dtype")
+
+
+def _complex_operands(a, b):
+    """``a`` and ``b`` as MindSpore 2.10's CPU kernels take them when one is complex, as torch
+    promotes: a Python complex becomes a complex tensor and a real tensor (or number) beside a
+    complex one is cast (complex128 when a float64/complex128 tensor is among them, else
+    complex64). Plain numbers, and two real operands, are left as they are."""
+    if not (_is_tensor(a) or _is_tensor(b)):
+        return a, b
+    dtypes = [v.dtype for v in (a, b) if _is_tensor(v)]
+    complex_dtypes = (ms.complex64, ms.complex128)
+    if not any(isinstance(v, complex) for v in (a, b)) and not any(d in complex_dtypes for d in dtypes):
+        return a, b
+    wide = any(d in (ms.float64, ms.complex128) for d in dtypes)
+    dtype, np_dtype = (ms.complex128, np.complex128) if wide else (ms.complex64, np.complex64)
+
+    def promoted(v):
+        if _is_tensor(v):
+            return v if v.dtype == dtype else v.astype(dtype)
+        return ms.Tensor(np.array(v, np_dtype))
+
+    return promoted(a), promoted(b)
+
+
+def complex_mul(a, b):
+    """torch's ``a * b`` where one side is complex (``mag * (x + 1j * y)``): MindSpore 2.10's
+    CPU Mul refuses a Python complex and a real tensor beside a complex one (see _complex_operands)."""
+    a, b = _complex_operands(a, b)
+    return a * b
+
+
+def complex_div(a, b):
+    """torch's ``a / b`` where one side is complex (see complex_mul)."""
+    a, b = _complex_operands(a, b)
+    return a / b
+
+
+def complex_add(a, b):
+    """torch's ``a + b`` with a Python complex beside a tensor (``x + 1j``): refused by MindSpore 2.10's Add."""
+    a, b = _complex_operands(a, b)
+    return a + b
+
+
+def complex_sub(a, b):
+    """torch's ``a - b`` with a Python complex beside a tensor (see complex_add)."""
+    a, b = _complex_operands(a, b)
+    return a - b

@@ -2746,7 +2746,7 @@ def torch_interpolate(input, size=None, scale_factor=None, mode='nearest', align
     """torch.nn.functional.interpolate's signature over its MindSpore translation."""
     if antialias is not False:
         raise ValueError("For 'interpolate' (torch signature), antialias other than False is not supported: antialiased resize.")
-    return ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+    return ops.interpolate(input, size, None if scale_factor is None else tuple(float(i) for i in scale_factor) if isinstance(scale_factor, (tuple, list)) else float(scale_factor), mode, align_corners, True if scale_factor is not None else recompute_scale_factor)
 
 
 def torch_inv(input, out=None):

@@ -3,6 +3,7 @@ missing, and what torch's module methods do to a Cell (cast, initialise, retype 
 """
 from .backend import TARGET, init, ms, nn, ops
 from .functional import softmax_guarded
+from .values import _mindspore_name
 
 
 class Dropout2dAnyRank(nn.Dropout2d):
@@ -294,6 +295,61 @@ def torch_table_dtype(cell, dtype):
         table = cell.embedding_table
         cell.embedding_table = ms.Parameter(table.astype(dtype), name=table.name, requires_grad=table.requires_grad)
     return cell
+
+
+def _unit(x, eps):
+    """x / max(||x||, eps): torch's F.normalize of a vector."""
+    return x / ops.maximum(ops.sqrt(ops.sum(x * x)), ms.Tensor(eps, x.dtype))
+
+
+def torch_spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+    """torch.nn.utils.spectral_norm on a Cell (MindSpore 2.10 has none): the Parameter ``name``
+    becomes ``<name>_orig`` and ``name`` is ``<name>_orig / sigma`` before every call, sigma the
+    largest singular value of the weight as a matrix (axis ``dim`` first: 0, 1 for a transposed
+    convolution) estimated as ``u . (W v)`` from the buffers ``<name>_u`` and ``<name>_v``, which
+    ``n_power_iterations`` steps of power iteration update in training mode only (as torch)."""
+    if n_power_iterations <= 0:
+        raise ValueError(f"For 'spectral_norm', 'n_power_iterations' must be positive, but got {n_power_iterations}.")
+    attr = _mindspore_name(module, name) or name
+    weight = getattr(module, attr, None)
+    if not isinstance(weight, ms.Parameter):
+        raise TypeError(f"For 'spectral_norm', '{name}' must be a Parameter of the cell, but got "
+                        f"{type(weight).__name__}.")
+    if dim is None:
+        dim = 1 if any(c.__name__.startswith("ConvTranspose") or c.__name__.startswith("Conv2dTranspose")
+                       for c in type(module).__mro__) else 0
+
+    def matrix(w):
+        axes = (dim % w.ndim, *[a for a in range(w.ndim) if a != dim % w.ndim])
+        return ops.transpose(w, axes).reshape(w.shape[dim], -1)
+
+    data = ms.Tensor(weight.asnumpy())
+    rows, cols = matrix(data).shape
+    u = _unit(ops.randn((rows,)).astype(data.dtype), eps)
+    v = _unit(ops.randn((cols,)).astype(data.dtype), eps)
+    delattr(module, attr)
+    setattr(module, attr + "_orig", ms.Parameter(data, name=weight.name + "_orig"))
+    setattr(module, attr + "_u", ms.Parameter(u, name=weight.name + "_u", requires_grad=False))
+    setattr(module, attr + "_v", ms.Parameter(v, name=weight.name + "_v", requires_grad=False))
+    object.__setattr__(module, attr, data)  # torch's: the raw weight until the first call
+
+    def recompute(cell, inputs=None):
+        w = getattr(cell, attr + "_orig")
+        u, v = getattr(cell, attr + "_u"), getattr(cell, attr + "_v")
+        mat = matrix(w)
+        if cell.training:
+            fixed = ops.stop_gradient(mat)
+            new_u = u
+            for _ in range(n_power_iterations):
+                new_v = _unit(ops.matmul(ops.transpose(fixed, (1, 0)), new_u), eps)
+                new_u = _unit(ops.matmul(fixed, new_v), eps)
+            u.set_data(new_u)
+            v.set_data(new_v)
+        sigma = ops.sum(ops.stop_gradient(u) * ops.matmul(mat, ops.stop_gradient(v)))
+        object.__setattr__(cell, attr, w / sigma)
+
+    module.register_forward_pre_hook(recompute)
+    return module
 
 
 def torch_weight_norm(module, name="weight", dim=0):

@@ -4,6 +4,7 @@ shape, on another object its own ``size()``). Plain Python: the framework's obje
 apart by what they have (``set_train``, ``astype``, a ``Type`` dtype), so this module imports no
 framework.
 """
+from .state_names import TORCH_RENAMES
 
 
 def torch_size(obj, dim=None):
@@ -154,7 +155,27 @@ class TorchLayerAttrs:
             one_d = any(k.__name__ in ("Conv1d", "Conv1dTranspose") and k.__module__.split(".")[0] in
                         ("mindspore", "ms_core") for k in type(obj).__mro__)
             return value[1:] if one_d and isinstance(value, tuple) and len(value) == 2 else value
-        return getattr(obj, name) if hasattr(obj, name) else getattr(obj, LAYER_ATTR_NAMES[name])
+        if hasattr(obj, name):
+            return getattr(obj, name)
+        renamed = _mindspore_name(obj, name)
+        if renamed is None:
+            return getattr(obj, LAYER_ATTR_NAMES.get(name, name))
+        for part in renamed.split("."):  # a child's parameter: BatchNorm3d's weight is bn2d.gamma
+            obj = getattr(obj, part)
+        return obj
+
+
+def _mindspore_name(layer, name):
+    """MindSpore's name of torch's parameter or buffer ``name`` for the layer's class (Embedding's
+    weight is embedding_table, a norm's weight gamma), by class name along its MRO; None when the
+    class keeps torch's name."""
+    for cls in type(layer).__mro__:
+        renames = TORCH_RENAMES.get(cls.__name__, {})
+        if name in renames:
+            if renames[name] is None:
+                raise AttributeError(f"For '{type(layer).__name__}', torch's '{name}' has no MindSpore counterpart.")
+            return renames[name]
+    return None
 
 
 def torch_stride(x, dim=None):

@@ -158,7 +158,8 @@ def _unary(prim_cls):
     def op(input):  # (MindSpore's parameter names: callers may pass them as keywords)
         if not isinstance(input, Tensor):
             input = _as_tensor(input)
-        if input._data.dtype.kind != "f" and prim_cls not in (M.Neg, M.Abs, M.Square, M.Relu):
+        # integers and bools are computed as float32; a complex input stays complex (exp(1j * p))
+        if input._data.dtype.kind not in "fc" and prim_cls not in (M.Neg, M.Abs, M.Square, M.Relu):
             input = cast(input, mstype.float32)
         return apply(prim, input)
 

@@ -48,6 +48,8 @@ CASES = [
           "torch.nn.utils.parametrizations.weight_norm(nn.Linear(4, 3), dim=1)"),
     Layer("torch.nn.utils.remove_weight_norm",
           "torch.nn.utils.remove_weight_norm(torch.nn.utils.weight_norm(nn.Linear(4, 3)))"),
+    ProvenBy("torch.nn.utils.spectral_norm", "tests/migrate/convert/test_first_pass_sixth_sample.py::"
+                                             "test_spectral_norm_divides_by_the_power_iteration_estimate_as_torch"),
     Marked("torch.nn.ParameterDict", "nn.ParameterDict({'a': p})"),
     Layer("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3, mode='sum')", input="bags", constant=("bags",),
           arrays=(("bags", "rs.randint(0, 10, (4, 3))"),)),

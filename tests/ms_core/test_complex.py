@@ -63,3 +63,13 @@ def test_real_imag_and_conj_are_tensor_methods_as_in_mindspore():
     np.testing.assert_array_equal(t.real().asnumpy(), ref.real.numpy())
     np.testing.assert_array_equal(t.imag().asnumpy(), ref.imag.numpy())
     np.testing.assert_array_equal(t.conj().asnumpy(), ref.conj().resolve_conj().numpy())
+
+
+def test_elementwise_functions_keep_a_complex_input_complex():
+    """ops.exp(1j * p) (a phase rotation): the float functions computed integers as float32 and
+    cast a complex input too, dropping its imaginary part; MindSpore 2.10's keep it complex."""
+    z = np.array([0.5 + 1.0j, -1.0 + 0.25j], np.complex64)
+    for name in ("exp", "log", "sqrt"):
+        got = getattr(ops, name)(ms.Tensor(z))
+        assert got.dtype == ms.complex64
+        np.testing.assert_allclose(got.asnumpy(), getattr(np, name)(z), rtol=1e-6)

@@ -85,10 +85,19 @@ def _aliasing_call(node) -> bool:
 
 
 def is_pure(node) -> bool:
-    """A name or an attribute chain of names: evaluating it twice is free and has no effect."""
+    """A name or an attribute chain of names: evaluating it twice is free and has no effect. A
+    layer read by its class at run time (``TorchLayerAttrs(m).weight``) is one too."""
     while isinstance(node, cst.Attribute):
         node = node.value
+        if _layer_attrs_read(node):
+            node = node.args[0].value
     return isinstance(node, cst.Name)
+
+
+def _layer_attrs_read(node) -> bool:
+    """``TorchLayerAttrs(x)``: the runtime's view of a layer's torch attributes (no effect)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and len(node.args) == 1 \
+        and node.func.value.startswith("TorchLayerAttrs")
 
 
 def written_root(node):

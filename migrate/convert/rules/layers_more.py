@@ -192,20 +192,17 @@ def implicit_softmax_dim(edit) -> None:
 
 @argument_rule("MS408", "parameter_list", runtime=True, needs=["TorchParameterList"], examples=[
     ("y = nn.ParameterList([nn.Parameter(torch.ones(2))])\n",
-     "y = ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])\n"),
+     "y = TorchParameterList([ms.Parameter(ops.ones((2,)))])\n"),
 ])
 def parameter_list(edit) -> None:
-    """Replace nn.ParameterList([p, ...]) with ms.ParameterTuple([p, ...]); an empty one (filled later by
-    append/extend) with the generated TorchParameterList, a Cell that registers each Parameter under its index."""
+    """Replace nn.ParameterList(values) with the runtime's TorchParameterList(values), a Cell that registers each
+    Parameter under its index as torch names it ("gamma.0"): MindSpore 2.10's ParameterTuple leaves them unnamed
+    ("Parameter$1") or keeps names they had elsewhere (two blocks' "fc1.weight" collide), and cannot grow."""
     values = edit.bound.get("values")
-    if edit.runtime:
-        edit.reject(f"not {code_of(values)}", "For 'ParameterList' (torch signature), an empty "
-                    "list filled later is not supported: MindSpore's ParameterTuple is immutable.")
-        return
-    if values is None or code_of(values) in ("None", "[]", "()"):
-        edit.result = cst.Call(cst.Name(edit.helper("TorchParameterList")), [])
-        edit.worse("transformed", "an empty ParameterList filled later: TorchParameterList "
-                                  "registers each appended Parameter under its index, as torch")
+    args = [] if values is None or code_of(values) in ("None", "[]", "()") else [cst.Arg(values)]
+    edit.result = cst.Call(cst.Name(edit.helper("TorchParameterList")), args)
+    edit.worse("transformed", "TorchParameterList registers each Parameter under its index, as torch "
+                              "(MindSpore's ParameterTuple does not name them by path and cannot grow)")
 
 
 @argument_rule("MS410", "weight_norm", needs=["torch_weight_norm"], examples=[
@@ -281,6 +278,17 @@ def upsample(edit) -> None:
         return
     if scale is not None and code_of(scale) != "None":
         _float_scale(edit, scale)
+
+
+@argument_rule("MS462", "interpolate_scale", runtime=True, needs=["torch_float_scale"], examples=[
+    ("y = F.interpolate(x, scale_factor=2, mode='nearest')\n",
+     "y = ops.interpolate(x, scale_factor=2.0, mode='nearest', recompute_scale_factor=True)\n"),
+])
+def interpolate_scale(edit) -> None:
+    """Replace F.interpolate(x, scale_factor=2) with ops.interpolate(x, scale_factor=2.0, recompute_scale_factor=True),
+    as nn.Upsample: MindSpore 2.10's interpolate refuses an int scale_factor, and a float one without
+    recompute_scale_factor=True for 3-D and 4-D input (BigGAN's and most U-Nets' upsampling)."""
+    upsample(edit)
 
 
 @argument_rule("MS412", "dropout2d_any_rank", runtime=True, needs=["Dropout2dAnyRank"], examples=[

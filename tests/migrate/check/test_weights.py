@@ -164,3 +164,39 @@ def test_conv1d_layout_is_reshaped_both_ways(tmp_path):
     t2, _ = pair("Misc1d()")
     t2.load_state_dict(torch.load(back, weights_only=True))
     assert torch.equal(t2.conv.weight, t.conv.weight)
+
+
+def test_a_parameter_two_cells_hold_is_found_where_mindspore_lists_it_once():
+    """nflows' MADE block keeps its last layer's `degrees` buffer on itself too
+    (`self.degrees = self.linear.degrees`): torch's state names it once, under the child; MindSpore
+    2.10 lists the Parameter once, under the path it meets first (the parent's). The torch buffer
+    maps to that Parameter, and nothing is left unmapped."""
+    import ms_core as ms
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(2, 3)
+            self.linear.register_buffer("degrees", torch.arange(3))
+            self.degrees = self.linear.degrees  # a plain attribute in torch
+
+    class Listed(ms.nn.Cell):
+        def parameters_and_names(self, *args, **kwargs):  # MindSpore 2.10: each Parameter once
+            seen = set()
+            for name, p in super().parameters_and_names(*args, **kwargs):
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield name, p
+
+    class MsBlock(Listed):
+        def __init__(self):
+            super().__init__()
+            self.linear = ms.nn.Dense(2, 3)
+            self.linear.degrees = ms.Parameter(ms.Tensor(np.arange(3)), requires_grad=False)
+            self.degrees = self.linear.degrees
+
+    cell = MsBlock()
+    assert [n for n, _ in cell.parameters_and_names()][0] == "degrees"
+    rep = map_names(Block(), cell)
+    assert dict(rep.pairs())["linear.degrees"] == "degrees"
+    assert rep.ok and not rep.unmapped_ms and not rep.unmapped_torch

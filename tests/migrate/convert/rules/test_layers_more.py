@@ -67,7 +67,7 @@ PAIRS = [
     ("nn.Softmin(1)", "nn.Softmin(1)"),
     # MS408 parameter_list
     ("nn.ParameterList([nn.Parameter(torch.ones(2))])",
-     "ms.ParameterTuple([ms.Parameter(ops.ones((2,)))])"),
+     "TorchParameterList([ms.Parameter(ops.ones((2,)))])"),
     # MS155 calculate_gain
     ("nn.init.calculate_gain('relu')", "math.sqrt(2.0)"),
     ("nn.init.calculate_gain('leaky_relu', 0.2)", "math.sqrt(2.0 / (1 + 0.2 ** 2))"),

@@ -86,7 +86,7 @@ PAIRS = [
     ("F.pad(x, (1, 1, 2, 2), mode='constant', value=0.0)", "ops.pad(x, (1, 1, 2, 2), mode='constant', value=0.0)"),
     ("F.adaptive_avg_pool2d(x, 1)", "ops.adaptive_avg_pool2d(x, 1)"),
     ("F.interpolate(x, scale_factor=2, mode='bilinear', align_corners=False)",
-     "ops.interpolate(x, scale_factor=2, mode='bilinear', align_corners=False)"),
+     "ops.interpolate(x, scale_factor=2.0, mode='bilinear', align_corners=False, recompute_scale_factor=True)"),
     ("F.conv2d(x, w, b, 2, 1)", "ops.conv2d(x, w, b, 2, pad_mode='pad', padding=1)"),
     ("F.conv2d(x, w, padding='same', groups=4)", "ops.conv2d(x, w, pad_mode='same', groups=4)"),
     ("F.smooth_l1_loss(a, b)", "ops.smooth_l1_loss(a, b, reduction='mean')"),
