@@ -283,6 +283,21 @@ def upsample(edit) -> None:
         _float_scale(edit, scale)
 
 
+@argument_rule("MS409", "interpolate_scale", needs=["torch_float_scale"], examples=[
+    ("y = F.interpolate(x, scale_factor=2, mode='nearest')\n",
+     "y = ops.interpolate(x, scale_factor=2, mode='nearest')\n"),
+    ("y = F.interpolate(x, scale_factor=2, mode='nearest')\n",
+     "y = ops.interpolate(x, scale_factor=2.0, mode='nearest', recompute_scale_factor=True)\n", "mindspore"),
+])
+def interpolate_scale(edit) -> None:
+    """Replace F.interpolate(x, scale_factor=2) with --target mindspore with ops.interpolate(x, scale_factor=2.0,
+    recompute_scale_factor=True), as nn.Upsample (MindSpore 2.10 refuses an int scale, and a float one for 3-D and
+    4-D input without recompute_scale_factor; ms_core takes torch's form)."""
+    scale = edit.bound.get("scale_factor")
+    if edit.converter.facts.target_name == "mindspore" and scale is not None and code_of(scale) != "None":
+        _float_scale(edit, scale)
+
+
 @argument_rule("MS412", "dropout2d_any_rank", runtime=True, needs=["Dropout2dAnyRank"], examples=[
     ("y = nn.Dropout2d(0.2)\n",
      "y = Dropout2dAnyRank(0.2)\n"),
