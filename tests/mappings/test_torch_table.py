@@ -167,6 +167,9 @@ CASES = [
     ProvenBy("torch.random.manual_seed",
              "tests/mappings/test_torch_table.py::test_manual_seed_repeats_random_streams"),
     ProvenBy("torch.save", "tests/mappings/test_torch_table.py::test_save_and_load_round_trip_a_state_dict"),
+    *(ProvenBy(api, "tests/mappings/test_torch_table.py::test_a_restored_rng_state_repeats_random_streams")
+      for api in ("torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state",
+                  "torch.random.set_rng_state", "torch.random.fork_rng")),
     # a detached leaf: the gradient of x comes from the first term only
     Expr("torch.autograd.Variable", "x + torch.autograd.Variable(x * 2, volatile=True)"),
     ProvenBy("torch.load", "tests/mappings/test_torch_table.py::test_save_and_load_round_trip_a_state_dict"),
@@ -186,6 +189,18 @@ def _converted(code: str) -> dict:
     ns: dict = {}
     exec(compile(res.code, "<converted>", "exec"), ns)
     return ns
+
+
+def test_a_restored_rng_state_repeats_random_streams():
+    ns = _converted("import torch\n\ndef draw():\n    state = torch.get_rng_state()\n    a = torch.rand(4)\n"
+                    "    torch.set_rng_state(state)\n    b = torch.rand(4)\n"
+                    "    torch.random.set_rng_state(torch.random.get_rng_state())\n"
+                    "    with torch.random.fork_rng(devices=[]):\n        c = torch.rand(4)\n"
+                    "    return a, b, c, torch.rand(4)\n")
+    a, b, c, d = (t.asnumpy() for t in ns["draw"]())
+    np.testing.assert_array_equal(a, b)  # the state restored: the same draw again
+    np.testing.assert_array_equal(c, d)  # fork_rng gave the state back at exit
+    assert not np.array_equal(a, c)
 
 
 def test_manual_seed_repeats_random_streams():
