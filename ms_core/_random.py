@@ -22,36 +22,21 @@ def generator():
     return _GEN[0]
 
 
-# the state as MindSpore gives it (a uint8 Tensor): PCG64's 128-bit state and increment, then its
-# buffered 32-bit half (a flag and the value), little-endian
-_STATE_BYTES = 16 + 16 + 1 + 4
+# the state as MindSpore's get_rng_state gives it (ops.random_ops wraps it in a uint8 Tensor): PCG64's
+# 128-bit state and increment, then its buffered 32-bit half (a flag and the value), little-endian
+STATE_BYTES = 16 + 16 + 1 + 4
 
 
-def get_rng_state():
-    """The state of the global generator, as a uint8 Tensor that :func:`set_rng_state` restores.
-
-    Example:
-        >>> s = get_rng_state(); a = ops.rand(2); set_rng_state(s); b = ops.rand(2)  # a == b
-    """
-    from .common.tensor import Tensor
+def state_bytes():
+    """The global generator's state as STATE_BYTES uint8 values."""
     st = _GEN[0].bit_generator.state
     raw = (st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
            + bytes([st["has_uint32"]]) + int(st["uinteger"]).to_bytes(4, "little"))
-    return Tensor(np.frombuffer(raw, np.uint8).copy())
+    return np.frombuffer(raw, np.uint8).copy()
 
 
-def set_rng_state(state):
-    """Restore the global generator to ``state``, a Tensor :func:`get_rng_state` gave.
-
-    Raises:
-        TypeError: ``state`` is not a uint8 Tensor of get_rng_state's length.
-    """
-    from .common.tensor import Tensor
-    arr = state.asnumpy() if isinstance(state, Tensor) else None
-    if arr is None or arr.dtype != np.uint8 or arr.shape != (_STATE_BYTES,):
-        got = f"{type(state).__name__} {getattr(arr, 'dtype', '')} {getattr(arr, 'shape', '')}".strip()
-        raise TypeError(f"For 'set_rng_state', the 'state' must be a uint8 Tensor of shape ({_STATE_BYTES},) "
-                        f"given by get_rng_state(), but got {got}.")
+def set_state_bytes(arr):
+    """Restore the global generator to what :func:`state_bytes` gave."""
     raw = arr.tobytes()
     gen = np.random.default_rng()
     gen.bit_generator.state = {"bit_generator": "PCG64",

@@ -520,6 +520,9 @@ class Converter:
                 if n.value in self.walk_state.aliases:
                     self.output.alias_uses[n.value] = self.output.alias_uses.get(n.value, 0) + 1
                 continue
+            if isinstance(n, cst.Attribute):  # `torch.nn.X` uses the alias torch, not a name nn
+                stack.append(n.value)
+                continue
             stack.extend(n.children)
 
     def aliases_changed(self) -> None:

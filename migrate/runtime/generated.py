@@ -2697,14 +2697,6 @@ def torch_inner(input, other, out=None):
     return ops.inner(input, other)
 
 
-def torch_interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
-        recompute_scale_factor=None, antialias=False):
-    """torch.nn.functional.interpolate's signature over its MindSpore translation."""
-    if antialias is not False:
-        raise ValueError("For 'interpolate' (torch signature), antialias other than False is not supported: antialiased resize.")
-    return ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
-
-
 def torch_inv(input, out=None):
     """torch.linalg.inv's signature over its MindSpore translation."""
     if out is not None:
@@ -4076,7 +4068,6 @@ TORCH_FUNCTIONAL = {
     'hardtanh_': torch_hardtanh_,
     'hinge_embedding_loss': torch_hinge_embedding_loss,
     'huber_loss': torch_huber_loss,
-    'interpolate': torch_interpolate,
     'kl_div': torch_kl_div,
     'l1_loss': torch_l1_loss,
     'layer_norm': torch_layer_norm,

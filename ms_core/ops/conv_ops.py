@@ -647,13 +647,21 @@ def _nearest_axes(x, sizes, scales, exact):
     return out
 
 
-def _linear_axes(x, sizes, scales, align_corners):
-    """Separable linear interpolation of every axis from 2 on: one matmul per axis (the last by
-    its matrix's transpose, the others over the axes after them flattened)."""
-    dt = x._data.dtype
+def _area_matrix(size, out, dtype):
+    """(out, size) matrix of adaptive average pooling's bins along one axis (PyTorch's bins)."""
+    m = np.zeros((out, size), dtype=np.float64)
+    for i in range(out):
+        start, end = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, start:end] = 1.0 / (end - start)
+    return Tensor._wrap(m.astype(dtype))
+
+
+def _separable(x, matrices):
+    """Apply one (out, in) matrix along each axis from 2 on: one matmul per axis (the last by its
+    matrix's transpose, the others over the axes after them flattened)."""
     out = x
     for axis in range(x.ndim - 1, 1, -1):
-        m = _linear_matrix(x.shape[axis], sizes[axis - 2], scales[axis - 2], bool(align_corners), dt)
+        m = matrices[axis - 2]
         if axis == x.ndim - 1:
             out = F.matmul(out, F.transpose(m, (1, 0)))
         else:
@@ -680,16 +688,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     _check_interpolate(name, input, mode, align_corners, size, scale_factor)
     sizes, scales = _interpolate_geometry(name, input.shape[2:], size, scale_factor,
                                           recompute_scale_factor)
+    dt = input._data.dtype
+    if mode == "area" and input.ndim == 5:  # adaptive average pooling, one axis at a time
+        return _separable(input, [_area_matrix(n, o, dt) for n, o in zip(input.shape[2:], sizes)])
     if mode == "area":
-        if input.ndim == 5:
-            from .conv3d_ops import adaptive_avg_pool3d  # (conv3d_ops imports this module)
-            return adaptive_avg_pool3d(input, sizes)
         x = input if input.ndim == 4 else F.expand_dims(input, 2)
         out = adaptive_avg_pool2d(x, sizes if input.ndim == 4 else (1,) + tuple(sizes))
         return out if input.ndim == 4 else F.squeeze(out, 2)
     if mode in ("nearest", "nearest-exact"):
         return _nearest_axes(input, sizes, scales, mode == "nearest-exact")
-    return _linear_axes(input, sizes, scales, align_corners)
+    return _separable(input, [_linear_matrix(n, o, s, bool(align_corners), dt)
+                              for n, o, s in zip(input.shape[2:], sizes, scales)])
 
 
 upsample = interpolate

@@ -367,3 +367,16 @@ def test_a_file_whose_strings_hold_torch_code_is_left_as_it_is():
           'def card(dataloader):\n    return TEMPLATE.format(len(dataloader))\n'
     for t in TARGETS:
         assert convert_text(src, t).code == src
+
+
+def test_a_marked_call_through_torch_nn_keeps_no_import_of_the_nn_alias():
+    """``torch.nn.LazyConvTranspose3d(...)`` left marked reads torch, not the file's ``nn`` alias: its
+    attribute ``nn`` is no use of ``import torch.nn as nn`` (the first conversion kept that import as
+    ``torch_nn`` and the second removed it)."""
+    out = converted("""
+        import torch
+        import torch.nn as nn
+        layer = torch.nn.LazyConvTranspose3d(torch.float32)
+        m = nn.Linear(2, 2)
+    """)
+    assert "torch_nn" not in out and "# migrate: MS901" in out and "m = nn.Dense(2, 2" in out
