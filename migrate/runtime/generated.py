@@ -70,6 +70,7 @@ from .layers import (
     UnfoldTorchLayout,
     torch_attention_init,
 )
+from .linalg import torch_lu, torch_lu_unpack
 from .signature import TorchSignature
 from .values import torch_cast
 
@@ -2697,14 +2698,6 @@ def torch_inner(input, other, out=None):
     return ops.inner(input, other)
 
 
-def torch_interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
-        recompute_scale_factor=None, antialias=False):
-    """torch.nn.functional.interpolate's signature over its MindSpore translation."""
-    if antialias is not False:
-        raise ValueError("For 'interpolate' (torch signature), antialias other than False is not supported: antialiased resize.")
-    return ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
-
-
 def torch_inv(input, out=None):
     """torch.linalg.inv's signature over its MindSpore translation."""
     if out is not None:
@@ -4076,7 +4069,6 @@ TORCH_FUNCTIONAL = {
     'hardtanh_': torch_hardtanh_,
     'hinge_embedding_loss': torch_hinge_embedding_loss,
     'huber_loss': torch_huber_loss,
-    'interpolate': torch_interpolate,
     'kl_div': torch_kl_div,
     'l1_loss': torch_l1_loss,
     'layer_norm': torch_layer_norm,
@@ -4330,6 +4322,8 @@ TORCH_TOP = {
     'logspace': torch_logspace,
     'long': getattr(ms, 'int64', None),
     'lt': torch_lt,
+    'lu': torch_lu,
+    'lu_unpack': torch_lu_unpack,
     'masked_fill': torch_masked_fill,
     'masked_select': torch_masked_select,
     'matmul': getattr(ops, 'matmul', None),
