@@ -29,6 +29,18 @@ def torch_checkpoint(function, *args, use_reentrant=None, context_fn=None, deter
     return function(*args, **kwargs)
 
 
+def torch_checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """torch.utils.checkpoint.checkpoint_sequential(functions, segments, input) without the
+    recomputation (a memory trade: same values and gradients): the cells of a SequentialCell (or
+    a list) applied in order; ``segments`` only said where torch would recompute."""
+    kwargs.pop("preserve_rng_state", None)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    for i in range(len(functions)):
+        input = functions[i](input)
+    return input
+
+
 @contextlib.contextmanager
 def torch_fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
     """torch.random.fork_rng(): the global generator's state saved on entry and restored at exit,

@@ -70,6 +70,7 @@ from .layers import (
     UnfoldTorchLayout,
     torch_attention_init,
 )
+from .linalg import torch_lu, torch_lu_unpack
 from .signature import TorchSignature
 from .values import torch_cast
 
@@ -4321,6 +4322,8 @@ TORCH_TOP = {
     'logspace': torch_logspace,
     'long': getattr(ms, 'int64', None),
     'lt': torch_lt,
+    'lu': torch_lu,
+    'lu_unpack': torch_lu_unpack,
     'masked_fill': torch_masked_fill,
     'masked_select': torch_masked_select,
     'matmul': getattr(ops, 'matmul', None),

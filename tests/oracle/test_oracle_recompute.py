@@ -1,5 +1,5 @@
 """Oracle: the fixtures of tests/migrate/convert/test_recompute.py (a checkpoint Function, a reversible
-sequence) converted with --target mindspore and run on real MindSpore 2.10 with torch's weights:
+sequence, torch's checkpoint helpers) converted with --target mindspore and run on real MindSpore 2.10 with torch's weights:
 torch's output, input gradients and parameter gradients."""
 import json
 import subprocess
@@ -50,7 +50,8 @@ DRIVER = textwrap.dedent("""
     (rec.CHECKPOINT, "Block(8)", [np.random.RandomState(0).randn(2, 3, 8).astype(np.float32),
                                   np.random.RandomState(1).rand(2, 3, 1).astype(np.float32)]),
     (rec.REVERSIBLE, "RevNet(8, 3)", [np.random.RandomState(0).randn(2, 5, 8).astype(np.float32)]),
-], ids=["checkpoint", "reversible"])
+    (rec.SEQUENTIAL, "Tower(6)", [np.random.RandomState(0).randn(3, 6).astype(np.float32)]),
+], ids=["checkpoint", "reversible", "sequential"])
 def test_recomputed_functions_run_on_mindspore_with_torchs_gradients(code, build, arrays, tmp_path):
     out = convert_source(rec.HEAD + code, target="mindspore").code
     assert "# migrate: MS9" not in out, out

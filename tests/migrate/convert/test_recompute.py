@@ -301,3 +301,28 @@ def test_what_is_not_a_recomputation_keeps_the_other_rules():
     assert "MS230" in {c.rule for c in res.changes}
     # Kept.forward calls itself in backward_pass: its no-grad region goes, its other caller stays
     assert "    def construct(self, x):\n        return self.f(x)\n" in out
+
+
+# torch's own checkpointing helpers: already a plain call (checkpoint), and the sequential one
+SEQUENTIAL = '''
+from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+
+
+class Tower(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(c, c), nn.Tanh(), nn.Linear(c, c), nn.LayerNorm(c))
+        self.head = nn.Linear(c, 2)
+
+    def forward(self, x):
+        h = checkpoint_sequential(self.body, 2, x, use_reentrant=False)
+        return checkpoint(self.head, h, use_reentrant=False)
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_torchs_checkpoint_helpers_are_plain_calls(target):
+    arrays = [np.random.RandomState(0).randn(3, 6).astype(np.float32)]
+    out = assert_as_torch(SEQUENTIAL, "Tower(6)", arrays, True, target)
+    assert "h = torch_checkpoint_sequential(self.body, 2, x, use_reentrant=False)" in out
+    assert "return self.head(h)" in out
