@@ -1,6 +1,6 @@
 """Oracle: the fixtures of tests/migrate/convert/test_recompute.py (a checkpoint Function, a reversible
-sequence, torch's checkpoint helpers) converted with --target mindspore and run on real MindSpore 2.10 with torch's weights:
-torch's output, input gradients and parameter gradients."""
+sequence, torch's checkpoint helpers) converted with --target mindspore and run on real MindSpore 2.10
+with torch's weights: torch's output, input gradients and parameter gradients."""
 import json
 import subprocess
 import textwrap
