@@ -35,7 +35,7 @@ from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
     LeftLoop, LeftPass, RemovedPass, SettledNone, left_pass, parse_expr, parse_statement, attribute, fold_removed,
-    python_ast, remember_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
+    parse_source, python_ast, remember_ast, removed, replace_fields, rewrite_fields, short, statement_spans,
 )
 from migrate.convert.builtin_names import BUILTINS, qualify, references
 from migrate.convert.guards import stub_assignment
@@ -59,6 +59,7 @@ from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.runtime_files import RUNTIME_NAME
+from migrate.convert.verbatim import module_code, top_statement_starts
 from migrate.convert.torch_signature import (
     imported_runtime_names, is_runtime_module, runtime_statements, signatures,
 )
@@ -75,11 +76,40 @@ _RULE_WORDS = ("forward", "apply", "weight", "bias", "running_mean", "running_va
                "import_module", "__import__", "need_weights")
 
 
+class _AnyOf:
+    """Patterns searched as one: ``search`` finds a match of any of them (what one alternation of
+    them all finds), or None."""
+
+    __slots__ = ("patterns",)
+
+    def __init__(self, *patterns: "re.Pattern"):
+        self.patterns = patterns
+
+    def search(self, text: str):
+        for pattern in self.patterns:
+            found = pattern.search(text)
+            if found is not None:
+                return found
+        return None
+
+
 @lru_cache(maxsize=256)
-def _interesting(aliases: tuple[str, ...], target: str = "ms_core") -> "re.Pattern":
-    """A regex that finds, in a statement's text, anything a rule could act on."""
+def _interesting(aliases: tuple[str, ...], target: str = "ms_core") -> _AnyOf:
+    """A pattern that finds, in a statement's text, anything a rule could act on: the file's
+    torch aliases (a small pattern of each file's own), or what the rules look for (one large
+    pattern, the same for every file: compiling it was ~3 % of a conversion)."""
+    rules = _rule_words(target)
+    if not aliases:
+        return _AnyOf(rules)
+    return _AnyOf(re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\b"), rules)
+
+
+@lru_cache(maxsize=2)
+def _rule_words(target: str) -> "re.Pattern":
+    """Every method name of the tables, the attributes and names the rules look at, and the
+    spellings some rules act on."""
     methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
-    words = sorted(set(aliases) | methods | set(_RULE_WORDS) | _layer_attribute_names())
+    words = sorted(methods | set(_RULE_WORDS) | _layer_attribute_names())
     # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices (MindSpore)
     slices = r"|,\s*(?::|\.\.\.)\s*[\],]" if target == "mindspore" else ""
     # `, value=`: an attention's value by keyword (MindSpore 2.10 wants it by position)
@@ -111,6 +141,7 @@ class InputFacts:
     stmt_ends: list
     aliased_writes: dict
     plain_forwards: bool
+    top_starts: tuple = ()  # first line of each top-level statement (see verbatim.py)
 
 
 # The InputFacts of the file being converted, when known (set for one file's conversion, like
@@ -124,7 +155,15 @@ def input_facts(code: str, tree: ast.Module) -> InputFacts:
     remember_ast(code, tree)
     starts, ends = statement_spans(code)
     return InputFacts((len(code), hash(code)), starts, ends, _aliased_writes(code),
-                      handlers.defines_plain_forward(None, code))
+                      handlers.defines_plain_forward(None, code), top_statement_starts(tree))
+
+
+def _top_starts(code: str) -> tuple[int, ...]:
+    """The first line of each top-level statement of ``code`` (none when it is not Python)."""
+    try:
+        return top_statement_starts(python_ast(code))
+    except (SyntaxError, ValueError):
+        return ()
 
 
 def _known_input(code: str) -> InputFacts | None:
@@ -200,7 +239,7 @@ class Converter:
                 return ConvertResult(code, error=f"cannot parse: {err}")
             return ConvertResult(code, runtime=imported_runtime_names(code))
         try:
-            module = parsed if parsed is not None else cst.parse_module(code)
+            module = parsed if parsed is not None else parse_source(code)
         except cst.ParserSyntaxError as exc:
             return ConvertResult(code, error=_syntax_error(code, exc))
         parsed = module
@@ -215,8 +254,7 @@ class Converter:
             # no torch import (einops on NumPy arrays): nothing of torch's to convert
             return ConvertResult(code, runtime=imported_runtime_names(code))
         self.facts.may_rebind = maybe_bound(code, self.walk_state.aliases)
-        self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code) if self.known is None else (
-            list(self.known.stmt_lines), list(self.known.stmt_ends))
+        self._statement_lines(code)
         signatures(self).start(module, code)
         for run_pass in PASSES:
             module = run_pass(self, module, code)
@@ -249,10 +287,10 @@ class Converter:
         body = ImportRewrite(self).run(body, module.header)
         new = self._with_runtime(module, body)
         self.output.changes.sort(key=lambda c: c.line)
-        out = new.code
+        out = module_code(new, parsed, code, self.facts.top_starts)
         if self.output.signatures.drop_unused(out):  # asked for by a rewrite rolled back since
             new = self._with_runtime(module, body)
-            out = new.code
+            out = module_code(new, parsed, code, self.facts.top_starts)
         out = self._plain_target_names(module, new, out)
         if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
@@ -264,6 +302,16 @@ class Converter:
         # every change is one torch site: rewritten (any label) or left with a marker
         return ConvertResult(out, self.output.changes, len(self.output.changes),
                              runtime=self.output.signatures.used_names())
+
+    def _statement_lines(self, code: str) -> None:
+        """Where the input's statements are: the first and last line of each, in walk order, and
+        the first line of each top-level one (from the ast of a pre-pass when it has one)."""
+        if self.known is None:
+            self.facts.stmt_lines, self.facts.stmt_ends = statement_spans(code)
+            self.facts.top_starts = _top_starts(code)
+        else:
+            self.facts.stmt_lines, self.facts.stmt_ends = list(self.known.stmt_lines), list(self.known.stmt_ends)
+            self.facts.top_starts = self.known.top_starts
 
     def _read_input(self, module, code: str) -> None:
         """Facts of the input the walk reads: the statements it may skip, deep nesting, in-place
