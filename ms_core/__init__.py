@@ -15,6 +15,7 @@ from .common.api import _no_grad  # noqa: F401  (MindSpore's grad-mode context)
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context,  # noqa: F401
                       set_auto_parallel_context, get_auto_parallel_context, ParallelMode)
 from ._random import set_seed, get_seed  # noqa: F401
+from .ops.random_ops import get_rng_state, set_rng_state  # noqa: F401
 from . import nn, amp, context, common, train  # noqa: F401
 from . import dataset, experimental, communication, mint  # noqa: F401
 from . import hub  # noqa: F401  (ms_core only: torch checkpoints without torch)

@@ -20,3 +20,27 @@ def get_seed():
 
 def generator():
     return _GEN[0]
+
+
+# the state as MindSpore's get_rng_state gives it (ops.random_ops wraps it in a uint8 Tensor): PCG64's
+# 128-bit state and increment, then its buffered 32-bit half (a flag and the value), little-endian
+STATE_BYTES = 16 + 16 + 1 + 4
+
+
+def state_bytes():
+    """The global generator's state as STATE_BYTES uint8 values."""
+    st = _GEN[0].bit_generator.state
+    raw = (st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
+           + bytes([st["has_uint32"]]) + int(st["uinteger"]).to_bytes(4, "little"))
+    return np.frombuffer(raw, np.uint8).copy()
+
+
+def set_state_bytes(arr):
+    """Restore the global generator to what :func:`state_bytes` gave."""
+    raw = arr.tobytes()
+    gen = np.random.default_rng()
+    gen.bit_generator.state = {"bit_generator": "PCG64",
+                               "state": {"state": int.from_bytes(raw[:16], "little"),
+                                         "inc": int.from_bytes(raw[16:32], "little")},
+                               "has_uint32": raw[32], "uinteger": int.from_bytes(raw[33:37], "little")}
+    _GEN[0] = gen

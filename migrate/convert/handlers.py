@@ -38,6 +38,7 @@ from migrate.convert.rules.hub import load_into_module
 from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
 from migrate.convert.rules.optim import OPTIMIZER_BASES, optimizer_bases
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
+from migrate.convert.rules.recompute import NOTHING, rewrite_block, rewrite_recomputed
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
 )
@@ -851,9 +852,16 @@ def on_class(converter, node: cst.ClassDef):
     if torch_base is not None:
         converter.walk_state.layer_bases[node.name.value] = torch_base
     converted = any(_is_target_cell(converter, b.value) for b in node.bases)
+    recompute = converter.facts.recompute or NOTHING
     with converter.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base, converted)):
+        if fn and node.name.value in recompute.functions:
+            new = rewrite_recomputed(converter, node)
+            if new is not None:
+                return new
         if fn and converter.allows(AUTOGRAD_FUNCTION.id):
             return rewrite_function_class(converter, node)
+        if cell and node.name.value in recompute.blocks:
+            return rewrite_block(converter, node) or converter.generic(node)
         return converter.generic(node)
 
 

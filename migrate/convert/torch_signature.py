@@ -385,7 +385,8 @@ class TorchSignatures:
         facts = self.converter.facts
         renames = {name: local for name, local in wanted.items() if name != local}
         # what the definitions need besides the names asked for, under names the file leaves free
-        used = set(self.taken) | set(wanted.values())
+        # (and the initializer names the walk imports: `initializer` the function beside the module)
+        used = set(self.taken) | set(wanted.values()) | set(self.converter.output.init_names)
         for name, _ in defs:
             if name not in wanted and name in used:
                 renames[name] = self._free(name, used)

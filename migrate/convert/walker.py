@@ -52,6 +52,7 @@ from migrate.convert.annotations import on_annotation
 from migrate.convert.layer_attributes import CONV_ATTRS
 from migrate.convert.probes import probe_comparison
 from migrate.convert.rules import inplace
+from migrate.convert.rules.recompute import find_recomputes
 from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.package_classes import MODULE_BASES
@@ -323,6 +324,7 @@ class Converter:
             self.facts.src_lines = code.splitlines()
             self.walk_state.pattern = _interesting(tuple(sorted(self.walk_state.aliases)), self.facts.target_name)
         self.facts.deep = bracket_depth(code, fast=True) >= DEEP_BRACKETS
+        self.facts.recompute = find_recomputes(module, code, self.qual)
         if self.known is not None:
             self.facts.aliased_writes = dict(self.known.aliased_writes)
             self.facts.plain_forwards = self.known.plain_forwards
@@ -566,6 +568,9 @@ class Converter:
             if isinstance(n, cst.Name):
                 if n.value in self.walk_state.aliases:
                     self.output.alias_uses[n.value] = self.output.alias_uses.get(n.value, 0) + 1
+                continue
+            if isinstance(n, cst.Attribute):  # `torch.nn.X` uses the alias torch, not a name nn
+                stack.append(n.value)
                 continue
             stack.extend(n.children)
 

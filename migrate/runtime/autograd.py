@@ -7,6 +7,7 @@ torch's no_grad), and ms_core mirrors it. :func:`torch_is_grad_enabled` reads th
 under the converted ``no_grad`` / ``set_grad_enabled``. This module is the one place that reaches
 that flag (a name MindSpore keeps private): converted code calls these instead.
 """
+import contextlib
 import functools
 
 from .backend import ms
@@ -26,6 +27,33 @@ def torch_checkpoint(function, *args, use_reentrant=None, context_fn=None, deter
     if context_fn is not None:
         raise ValueError("For 'checkpoint', context_fn (custom recomputation contexts) has no counterpart.")
     return function(*args, **kwargs)
+
+
+def torch_checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """torch.utils.checkpoint.checkpoint_sequential(functions, segments, input) without the
+    recomputation (a memory trade: same values and gradients): the cells of a SequentialCell (or
+    a list) applied in order; ``segments`` only said where torch would recompute."""
+    kwargs.pop("preserve_rng_state", None)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    for i in range(len(functions)):
+        input = functions[i](input)
+    return input
+
+
+@contextlib.contextmanager
+def torch_fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
+    """torch.random.fork_rng(): the global generator's state saved on entry and restored at exit,
+    so random ops inside do not change what follows (MindSpore's generator; there are no device
+    generators to fork)."""
+    if not enabled:
+        yield
+        return
+    state = ms.get_rng_state()
+    try:
+        yield
+    finally:
+        ms.set_rng_state(state)
 
 
 def torch_is_grad_enabled():

@@ -7,6 +7,7 @@ transformer's activation by name, and sparse COO tensors as the dense tensors th
 """
 import numpy as np
 
+from .arguments import torch_ntuple
 from .backend import ms, ops
 
 
@@ -459,6 +460,44 @@ def torch_angle(input):
     if input.dtype in (ms.complex64, ms.complex128):
         return ops.atan2(ops.imag(input), ops.real(input))
     return ops.where(ops.isnan(input), input, (input < 0).astype(input.dtype) * np.pi)
+
+
+def torch_conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """torch.nn.functional.conv_transpose2d through the Conv2DTranspose primitive (what nn.Conv2dTranspose
+    runs): MindSpore 2.10's CPU backend has no kernel for the functional ops.conv_transpose2d. Input (N, C_in,
+    H, W), weight (C_in, C_out / groups, kH, kW), torch's output size (in - 1)*s - 2p + d(k - 1) + out_pad + 1."""
+    stride, padding, extra, dilation = (torch_ntuple(v, 2) for v in (stride, padding, output_padding, dilation))
+    if input.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"For 'conv_transpose2d', the input and weight must be 4-D, but got {input.ndim}-D and "
+                         f"{weight.ndim}-D.")
+    sizes, pads, zeros = [], [], []
+    for a in range(2):
+        full = (input.shape[2 + a] - 1) * stride[a] + dilation[a] * (weight.shape[2 + a] - 1) + 1
+        # output_padding adds rows at the end: less of them cropped there; past the full result, zeros
+        after = padding[a] - extra[a]
+        zeros.append(max(-after, 0))
+        pads += [padding[a], max(after, 0)]
+        sizes.append(full - padding[a] - max(after, 0))
+    prim = ops.Conv2DTranspose(out_channel=weight.shape[0], kernel_size=tuple(weight.shape[2:]), pad_mode="pad",
+                               pad=tuple(pads), stride=stride, dilation=dilation, group=groups)
+    out = prim(input, weight, (input.shape[0], weight.shape[1] * groups, *sizes))
+    if any(zeros):
+        out = ops.pad(out, (0, zeros[1], 0, zeros[0]))
+    return out if bias is None else out + bias.reshape(1, -1, 1, 1)
+
+
+def torch_conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """torch.nn.functional.conv_transpose1d: :func:`torch_conv_transpose2d` over a unit height (input (N, C_in,
+    L), weight (C_in, C_out / groups, k)); MindSpore has no functional 1-D transposed convolution."""
+    if input.ndim != 3 or weight.ndim != 3:
+        raise ValueError(f"For 'conv_transpose1d', the input and weight must be 3-D, but got {input.ndim}-D and "
+                         f"{weight.ndim}-D.")
+    def wide(v):
+        return (1, torch_ntuple(v, 1)[0])
+    out = torch_conv_transpose2d(input.expand_dims(2), weight.expand_dims(2), bias, wide(stride),
+                                 (0, torch_ntuple(padding, 1)[0]), (0, torch_ntuple(output_padding, 1)[0]), groups,
+                                 wide(dilation))
+    return out.squeeze(2)
 
 
 def softmax_guarded(input, axis=-1, dtype=None):

@@ -47,6 +47,8 @@ from .functional import (
     softmax_guarded,
     stack_promoted,
     torch_angle,
+    torch_conv_transpose1d,
+    torch_conv_transpose2d,
     torch_einsum,
     torch_istft,
     torch_layer_norm,
@@ -68,6 +70,7 @@ from .layers import (
     UnfoldTorchLayout,
     torch_attention_init,
 )
+from .linalg import torch_lu, torch_lu_unpack
 from .signature import TorchSignature
 from .values import torch_cast
 
@@ -4108,7 +4111,8 @@ TORCH_FUNCTIONAL = {
     'conv1d': torch_conv1d,
     'conv2d': torch_conv2d,
     'conv3d': torch_conv3d,
-    'conv_transpose2d': getattr(ops, 'conv_transpose2d', None),
+    'conv_transpose1d': torch_conv_transpose1d,
+    'conv_transpose2d': torch_conv_transpose2d,
     'cosine_embedding_loss': torch_cosine_embedding_loss,
     'cosine_similarity': getattr(ops, 'cosine_similarity', None),
     'cross_entropy': torch_cross_entropy,
@@ -4266,7 +4270,8 @@ TORCH_TOP = {
     'conv1d': torch_conv1d,
     'conv2d': torch_conv2d,
     'conv3d': torch_conv3d,
-    'conv_transpose2d': getattr(ops, 'conv_transpose2d', None),
+    'conv_transpose1d': torch_conv_transpose1d,
+    'conv_transpose2d': torch_conv_transpose2d,
     'cos': getattr(ops, 'cos', None),
     'cosh': torch_cosh,
     'cosine_similarity': getattr(ops, 'cosine_similarity', None),
@@ -4384,6 +4389,8 @@ TORCH_TOP = {
     'logspace': torch_logspace,
     'long': getattr(ms, 'int64', None),
     'lt': torch_lt,
+    'lu': torch_lu,
+    'lu_unpack': torch_lu_unpack,
     'masked_fill': torch_masked_fill,
     'masked_select': torch_masked_select,
     'matmul': getattr(ops, 'matmul', None),

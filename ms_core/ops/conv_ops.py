@@ -576,7 +576,8 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 # --- interpolation --------------------------------------------------------------------------
 
-_MODES = ("nearest", "linear", "bilinear", "area", "nearest-exact")
+_MODES = ("nearest", "linear", "bilinear", "trilinear", "area", "nearest-exact")
+_LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5}  # the input rank each linear mode takes
 
 
 def _linear_matrix(size, out, scale, align_corners, dtype):
@@ -601,12 +602,97 @@ def _nearest_index(size, out, scale, exact):
     return np.minimum(src.astype(np.int64), size - 1)
 
 
+def _check_interpolate(name, input, mode, align_corners, size, scale_factor):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For '{name}', the 'input' must be a Tensor, but got "
+                        f"{type(input).__name__}.")
+    if mode not in _MODES:
+        raise ValueError(f"For '{name}', the 'mode' must be one of {list(_MODES)}, but got "
+                         f"{mode!r}.")
+    if input.ndim not in (3, 4, 5):
+        raise ValueError(f"For '{name}', the input must be 3-D (N, C, L), 4-D (N, C, H, W) or 5-D "
+                         f"(N, C, D, H, W), but got shape {list(input.shape)}.")
+    if input.ndim != _LINEAR_RANK.get(mode, input.ndim):
+        raise ValueError(f"For '{name}', mode {mode!r} needs a {_LINEAR_RANK[mode]}-D input, but "
+                         f"got shape {list(input.shape)}.")
+    if align_corners is not None and mode not in _LINEAR_RANK:
+        raise ValueError(f"For '{name}', the 'align_corners' can only be set for the 'linear', "
+                         f"'bilinear' and 'trilinear' modes, but got mode {mode!r}.")
+    if (size is None) == (scale_factor is None):
+        raise ValueError(f"For '{name}', exactly one of 'size' and 'scale_factor' must be given.")
+
+
+def _interpolate_geometry(name, in_sizes, size, scale_factor, recompute_scale_factor):
+    """(output sizes, source-coordinate scales) per spatial axis, as PyTorch computes them."""
+    nsp = len(in_sizes)
+    if size is not None:
+        sizes = (size,) * nsp if _is_int(size) else tuple(size)
+        if len(sizes) != nsp or not all(_is_int(s) and s > 0 for s in sizes):
+            raise ValueError(f"For '{name}', the 'size' must be {nsp} positive ints, but got "
+                             f"{size!r}.")
+        return sizes, tuple(i / o for i, o in zip(in_sizes, sizes))
+    factors = (scale_factor,) * nsp if isinstance(scale_factor, numbers.Real) else \
+        tuple(scale_factor)
+    if len(factors) != nsp or not all(isinstance(f, numbers.Real) and f > 0 for f in factors):
+        raise ValueError(f"For '{name}', the 'scale_factor' must be {nsp} positive numbers, "
+                         f"but got {scale_factor!r}.")
+    sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
+    if min(sizes) < 1:
+        raise ValueError(f"For '{name}', the 'scale_factor' {scale_factor!r} gives an empty "
+                         f"output for input size {list(in_sizes)}.")
+    scales = tuple(i / o for i, o in zip(in_sizes, sizes)) if recompute_scale_factor else \
+        tuple(1.0 / f for f in factors)
+    return sizes, scales
+
+
+def _nearest_axes(x, sizes, scales, exact):
+    """Nearest-neighbour resampling of every axis from 2 on."""
+    out = x
+    for axis, (size, scale) in enumerate(zip(sizes, scales), 2):
+        n = x.shape[axis]
+        idx = _nearest_index(n, size, scale, exact)
+        if idx.shape[0] == n and np.all(idx == np.arange(n)):
+            continue
+        r = idx.shape[0] // n
+        if r * n == idx.shape[0] and np.all(idx == np.arange(idx.shape[0]) // r):
+            # integer upscaling: np.repeat, whose gradient is a reshape + sum (no add.at)
+            out = F.repeat_interleave(out, r, axis)
+        else:
+            out = F.gather(out, Tensor._wrap(idx), axis)
+    return out
+
+
+def _area_matrix(size, out, dtype):
+    """(out, size) matrix of adaptive average pooling's bins along one axis (PyTorch's bins)."""
+    m = np.zeros((out, size), dtype=np.float64)
+    for i in range(out):
+        start, end = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, start:end] = 1.0 / (end - start)
+    return Tensor._wrap(m.astype(dtype))
+
+
+def _separable(x, matrices):
+    """Apply one (out, in) matrix along each axis from 2 on: one matmul per axis (the last by its
+    matrix's transpose, the others over the axes after them flattened)."""
+    out = x
+    for axis in range(x.ndim - 1, 1, -1):
+        m = matrices[axis - 2]
+        if axis == x.ndim - 1:
+            out = F.matmul(out, F.transpose(m, (1, 0)))
+        else:
+            rest = out.shape[axis + 1:]
+            flat = F.reshape(out, out.shape[:axis + 1] + (-1,))
+            out = F.reshape(F.matmul(m, flat), out.shape[:axis] + (m.shape[0],) + rest)
+    return out
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None):
-    """Resize the spatial axes of (N, C, L) or (N, C, H, W), `mindspore.ops.interpolate`.
+    """Resize the spatial axes of (N, C, L), (N, C, H, W) or (N, C, D, H, W),
+    `mindspore.ops.interpolate`.
 
-    Modes 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' (4-D), 'area'
-    (adaptive average). Source coordinates follow PyTorch: with `scale_factor` (and
+    Modes 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' (4-D), 'trilinear' (5-D),
+    'area' (adaptive average). Source coordinates follow PyTorch: with `scale_factor` (and
     `recompute_scale_factor` not True) the ratio is 1/scale_factor, else in/out.
     `align_corners` only applies to the linear modes (default False).
 
@@ -614,69 +700,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         >>> y = ops.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)
     """
     name = "interpolate"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"For '{name}', the 'input' must be a Tensor, but got "
-                        f"{type(input).__name__}.")
-    if mode not in _MODES:
-        raise ValueError(f"For '{name}', the 'mode' must be one of {list(_MODES)}, but got "
-                         f"{mode!r}.")
-    if input.ndim not in (3, 4):
-        raise ValueError(f"For '{name}', the input must be 3-D (N, C, L) or 4-D (N, C, H, W), but "
-                         f"got shape {list(input.shape)}.")
-    if mode == "linear" and input.ndim != 3 or mode == "bilinear" and input.ndim != 4:
-        raise ValueError(f"For '{name}', mode {mode!r} needs a {3 if mode == 'linear' else 4}-D "
-                         f"input, but got shape {list(input.shape)}.")
-    if align_corners is not None and mode not in ("linear", "bilinear"):
-        raise ValueError(f"For '{name}', the 'align_corners' can only be set for the 'linear' and "
-                         f"'bilinear' modes, but got mode {mode!r}.")
-    if (size is None) == (scale_factor is None):
-        raise ValueError(f"For '{name}', exactly one of 'size' and 'scale_factor' must be given.")
-    nsp = input.ndim - 2
-    in_sizes = input.shape[2:]
-    if size is not None:
-        sizes = (size,) * nsp if _is_int(size) else tuple(size)
-        if len(sizes) != nsp or not all(_is_int(s) and s > 0 for s in sizes):
-            raise ValueError(f"For '{name}', the 'size' must be {nsp} positive ints, but got "
-                             f"{size!r}.")
-        scales = tuple(i / o for i, o in zip(in_sizes, sizes))
-    else:
-        factors = (scale_factor,) * nsp if isinstance(scale_factor, numbers.Real) else \
-            tuple(scale_factor)
-        if len(factors) != nsp or not all(isinstance(f, numbers.Real) and f > 0 for f in factors):
-            raise ValueError(f"For '{name}', the 'scale_factor' must be {nsp} positive numbers, "
-                             f"but got {scale_factor!r}.")
-        sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
-        if min(sizes) < 1:
-            raise ValueError(f"For '{name}', the 'scale_factor' {scale_factor!r} gives an empty "
-                             f"output for input size {list(in_sizes)}.")
-        scales = tuple(i / o for i, o in zip(in_sizes, sizes)) if recompute_scale_factor else \
-            tuple(1.0 / f for f in factors)
-    x = input if nsp == 2 else F.expand_dims(input, 2)
-    sizes2 = tuple(sizes) if nsp == 2 else (1,) + tuple(sizes)
-    scales2 = tuple(scales) if nsp == 2 else (1.0,) + tuple(scales)
-    hw = x.shape[2:]
+    _check_interpolate(name, input, mode, align_corners, size, scale_factor)
+    sizes, scales = _interpolate_geometry(name, input.shape[2:], size, scale_factor,
+                                          recompute_scale_factor)
+    dt = input._data.dtype
+    if mode == "area" and input.ndim == 5:  # adaptive average pooling, one axis at a time
+        return _separable(input, [_area_matrix(n, o, dt) for n, o in zip(input.shape[2:], sizes)])
     if mode == "area":
-        out = adaptive_avg_pool2d(x, sizes2)
-    elif mode in ("nearest", "nearest-exact"):
-        exact = mode == "nearest-exact"
-        ih = _nearest_index(hw[0], sizes2[0], scales2[0], exact)
-        iw = _nearest_index(hw[1], sizes2[1], scales2[1], exact)
-        out = x
-        for axis, idx, size in ((2, ih, hw[0]), (3, iw, hw[1])):
-            if idx.shape[0] == size and np.all(idx == np.arange(size)):
-                continue
-            r = idx.shape[0] // size
-            if r * size == idx.shape[0] and np.all(idx == np.arange(idx.shape[0]) // r):
-                # integer upscaling: np.repeat, whose gradient is a reshape + sum (no add.at)
-                out = F.repeat_interleave(out, r, axis)
-            else:
-                out = F.gather(out, Tensor._wrap(idx), axis)
-    else:
-        dt = x._data.dtype
-        mh = _linear_matrix(hw[0], sizes2[0], scales2[0], bool(align_corners), dt)
-        mw = _linear_matrix(hw[1], sizes2[1], scales2[1], bool(align_corners), dt)
-        out = F.matmul(mh, F.matmul(x, F.transpose(mw, (1, 0))))
-    return out if nsp == 2 else F.squeeze(out, 2)
+        x = input if input.ndim == 4 else F.expand_dims(input, 2)
+        out = adaptive_avg_pool2d(x, sizes if input.ndim == 4 else (1,) + tuple(sizes))
+        return out if input.ndim == 4 else F.squeeze(out, 2)
+    if mode in ("nearest", "nearest-exact"):
+        return _nearest_axes(input, sizes, scales, mode == "nearest-exact")
+    return _separable(input, [_linear_matrix(n, o, s, bool(align_corners), dt)
+                              for n, o, s in zip(input.shape[2:], sizes, scales)])
 
 
 upsample = interpolate

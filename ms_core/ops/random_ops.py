@@ -13,6 +13,30 @@ __all__ = ["randn", "rand", "randint", "randn_like", "rand_like", "randint_like"
            "normal", "uniform", "bernoulli", "multinomial"]
 
 
+def get_rng_state():
+    """`ms.get_rng_state()`: the state of the global generator, as a uint8 Tensor that
+    :func:`set_rng_state` restores (not an `ops` function: MindSpore has it at the top level).
+
+    Example:
+        >>> s = ms.get_rng_state(); a = ops.rand(2); ms.set_rng_state(s); b = ops.rand(2)  # a == b
+    """
+    return Tensor(_random.state_bytes())
+
+
+def set_rng_state(state):
+    """`ms.set_rng_state(state)`: restore the global generator to a state :func:`get_rng_state` gave.
+
+    Raises:
+        TypeError: ``state`` is not a uint8 Tensor of get_rng_state's length.
+    """
+    arr = state.asnumpy() if isinstance(state, Tensor) else None
+    if arr is None or arr.dtype != np.uint8 or arr.shape != (_random.STATE_BYTES,):
+        got = f"{type(state).__name__} {getattr(arr, 'dtype', '')} {getattr(arr, 'shape', '')}".strip()
+        raise TypeError(f"For 'set_rng_state', the 'state' must be a uint8 Tensor of shape ({_random.STATE_BYTES},) "
+                        f"given by get_rng_state(), but got {got}.")
+    _random.set_state_bytes(arr)
+
+
 def _gen(seed):
     return np.random.default_rng(seed) if seed is not None else _random.generator()
 

@@ -261,6 +261,11 @@ CASES += [
     Expr("torch.conv2d", "torch.conv2d(img, k, b, 1, 1)", arrays=CONV),
     Expr("torch.conv1d", "torch.conv1d(seq, k1, None, 2)", arrays=CONV1D),
     Expr("torch.conv_transpose2d", "torch.conv_transpose2d(img, kt, None, 2, 1)", arrays=CONVT),
+    Expr("torch.nn.functional.conv_transpose1d", "F.conv_transpose1d(seq, kt1, b1, stride=2, padding=1, "
+         "output_padding=1)", arrays=(("kt1", "rs.randn(5, 3, 3).astype(np.float32)"),
+                                      ("b1", "rs.randn(3).astype(np.float32)"))),
+    Expr("torch.conv_transpose1d", "torch.conv_transpose1d(seq, kt1, None, 1, 0, 0, 1, 2)",
+         arrays=(("kt1", "rs.randn(5, 2, 3).astype(np.float32)"),)),
     Expr("torch.max_pool2d", "torch.max_pool2d(img, 2)"),
     Expr("torch.max_pool2d", "torch.max_pool2d(img, 3, 1, 1)"),
     Expr("torch.max_pool1d", "torch.max_pool1d(seq, 2)"),

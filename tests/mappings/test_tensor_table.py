@@ -42,6 +42,8 @@ CASES = [
     Expr("Tensor.ravel", "x.ravel()"), Expr("Tensor.flip", "x.flip(1)"), Expr("Tensor.flip", "x.flip(0, 2)"),
     Expr("Tensor.flip", "x.flip([0, 2])"), Expr("Tensor.roll", "x.roll(1, 2)"),
     Expr("Tensor.angle", "x.angle() + torch.polar(pos, x * 0.5).angle()"),
+    Expr("Tensor.lu", "sq.lu()", rtol=1e-5, atol=1e-5, why="float32 elimination"),
+    Expr("Tensor.diag", "sq.diag() + sq.diag(1).sum()"), Expr("Tensor.diag", "v.diag(-1)"),
     Expr("Tensor.stft", "torch.view_as_real(x.reshape(2, -1).stft(4, 1, window=torch.ones(4), return_complex=True))"),
     Expr("Tensor.istft", "x.reshape(2, -1).stft(4, 2, window=torch.ones(4), return_complex=True).istft("
                          "4, 2, window=torch.ones(4))"),

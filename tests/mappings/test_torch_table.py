@@ -167,6 +167,11 @@ CASES = [
     ProvenBy("torch.random.manual_seed",
              "tests/mappings/test_torch_table.py::test_manual_seed_repeats_random_streams"),
     ProvenBy("torch.save", "tests/mappings/test_torch_table.py::test_save_and_load_round_trip_a_state_dict"),
+    ProvenBy("torch.utils.checkpoint.checkpoint_sequential",
+             "tests/migrate/convert/test_recompute.py::test_torchs_checkpoint_helpers_are_plain_calls"),
+    *(ProvenBy(api, "tests/mappings/test_torch_table.py::test_a_restored_rng_state_repeats_random_streams")
+      for api in ("torch.get_rng_state", "torch.set_rng_state", "torch.random.get_rng_state",
+                  "torch.random.set_rng_state", "torch.random.fork_rng")),
     # a detached leaf: the gradient of x comes from the first term only
     Expr("torch.autograd.Variable", "x + torch.autograd.Variable(x * 2, volatile=True)"),
     ProvenBy("torch.load", "tests/mappings/test_torch_table.py::test_save_and_load_round_trip_a_state_dict"),
@@ -186,6 +191,18 @@ def _converted(code: str) -> dict:
     ns: dict = {}
     exec(compile(res.code, "<converted>", "exec"), ns)
     return ns
+
+
+def test_a_restored_rng_state_repeats_random_streams():
+    ns = _converted("import torch\n\ndef draw():\n    state = torch.get_rng_state()\n    a = torch.rand(4)\n"
+                    "    torch.set_rng_state(state)\n    b = torch.rand(4)\n"
+                    "    torch.random.set_rng_state(torch.random.get_rng_state())\n"
+                    "    with torch.random.fork_rng(devices=[]):\n        c = torch.rand(4)\n"
+                    "    return a, b, c, torch.rand(4)\n")
+    a, b, c, d = (t.asnumpy() for t in ns["draw"]())
+    np.testing.assert_array_equal(a, b)  # the state restored: the same draw again
+    np.testing.assert_array_equal(c, d)  # fork_rng gave the state back at exit
+    assert not np.array_equal(a, c)
 
 
 def test_manual_seed_repeats_random_streams():
@@ -668,6 +685,15 @@ CASES += [
     Expr("torch.linalg.qr", "torch.linalg.qr(w, mode='r')[1]", rtol=1e-4, atol=1e-5, grad=False,
          why="float32 factorisation; torch does not differentiate mode='r'"),
     Expr("torch.qr", "torch.qr(w)", rtol=1e-4, atol=1e-5, why="float32 factorisation"),
+    Expr("torch.linalg.lu_factor", "torch.linalg.lu_factor(sq)", rtol=1e-5, atol=1e-5,
+         why="float32 elimination: LAPACK orders the sums otherwise"),
+    Expr("torch.lu", "torch.lu(x[:, :, :3], get_infos=True)", rtol=1e-5, atol=1e-5, why="float32 elimination"),
+    Expr("torch.lu_unpack", "torch.lu_unpack(*torch.linalg.lu_factor(w))", rtol=1e-5, atol=1e-5,
+         why="float32 elimination"),
+    Expr("torch.linalg.lu", "torch.linalg.lu(m)", rtol=1e-5, atol=1e-5, why="float32 elimination"),
+    Expr("torch.linalg.solve_triangular", "torch.linalg.solve_triangular(torch.triu(sq) + 3 * torch.eye(4), m.t(), "
+         "upper=True) + torch.linalg.solve_triangular(torch.tril(sq), m, upper=False, left=False, "
+         "unitriangular=True).t()"),
     Expr("torch.linalg.pinv", "torch.linalg.pinv(m)", rtol=1e-4, atol=1e-5, why="through a float32 SVD"),
     Expr("torch.linalg.pinv", "torch.linalg.pinv(spd, hermitian=False, rtol=1e-3)", arrays=SPD, rtol=1e-4,
          atol=1e-5, why="through a float32 SVD"),

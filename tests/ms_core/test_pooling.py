@@ -203,6 +203,15 @@ INTERP = [
     ((2, 3, 5), dict(scale_factor=2.0, mode="linear", align_corners=False)),
     ((2, 3, 5), dict(size=8, mode="linear", align_corners=True)),
     ((2, 3, 5), dict(size=8, mode="nearest")),
+    ((2, 2, 3, 4, 5), dict(scale_factor=2.0, mode="trilinear", align_corners=False)),
+    ((2, 2, 3, 4, 5), dict(scale_factor=2.0, mode="trilinear", align_corners=True)),
+    ((1, 2, 3, 4, 5), dict(size=(5, 3, 7), mode="trilinear", align_corners=False)),
+    ((1, 2, 3, 4, 5), dict(size=(1, 6, 2), mode="trilinear", align_corners=True)),
+    ((1, 2, 3, 4, 4), dict(scale_factor=(1.5, 2.0, 0.75), mode="trilinear")),
+    ((1, 2, 3, 4, 5), dict(scale_factor=1.7, mode="trilinear", recompute_scale_factor=True)),
+    ((1, 2, 3, 4, 5), dict(scale_factor=2.0, mode="nearest")),
+    ((1, 2, 3, 4, 5), dict(size=(4, 3, 7), mode="nearest-exact")),
+    ((1, 2, 4, 4, 6), dict(size=(2, 3, 4), mode="area")),
 ]
 
 
@@ -261,6 +270,11 @@ def test_pool_double_backward(fn):
     check_double_backward(fn, [distinct(1, 2, 3, 3) / 3.0])
 
 
+def test_trilinear_double_backward():
+    check_double_backward(lambda x: ops.interpolate(x, size=(3, 4, 5), mode="trilinear") ** 2,
+                          [distinct(1, 1, 2, 3, 3) / 3.0])
+
+
 def test_max_pool_gradient_goes_to_first_max_on_ties():
     x = np.ones((1, 1, 2, 2), np.float32)
     g = ms.grad(lambda t: ops.max_pool2d(t, 2, 2).sum())(ms.Tensor(x)).asnumpy()
@@ -308,6 +322,12 @@ def test_pool_errors():
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2)))
     with pytest.raises(ValueError, match="'align_corners' can only be set"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), size=3, align_corners=True)
+    with pytest.raises(ValueError, match="mode 'trilinear' needs a 5-D input, but got shape"):
+        ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), size=3, mode="trilinear")
+    with pytest.raises(ValueError, match="mode 'bilinear' needs a 4-D input, but got shape"):
+        ops.interpolate(ms.Tensor(r(1, 1, 2, 2, 2)), size=3, mode="bilinear")
+    with pytest.raises(ValueError, match=r"the input must be 3-D \(N, C, L\), 4-D \(N, C, H, W\) or 5-D"):
+        ops.interpolate(ms.Tensor(r(1, 1, 2, 2, 2, 2)), size=3)
 
 
 def test_pool_float32_stays_float32():

@@ -159,6 +159,7 @@ BACKEND_FLAG_DEFAULTS = {
     "torch.backends.cuda.matmul.allow_tf32": False,
     "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction": True,
     "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction": True,
+    "torch.cuda._initialized": False,  # CUDA never initialised: the converted code runs without it
 }
 
 

@@ -734,6 +734,20 @@ def generated_function(edit) -> None:
     edit.func = cst.Name(edit.helper(edit.entry.target))
 
 
+@argument_rule("MS419", "conv_transpose_fn", runtime=True, needs=["torch_conv_transpose2d"], examples=[
+    ("y = F.conv_transpose2d(x, w, stride=2, padding=1)\n",
+     "y = ops.conv_transpose2d(x, w, stride=2, padding=1)\n"),
+    ("y = F.conv_transpose2d(x, w, stride=2, padding=1)\n",
+     "y = torch_conv_transpose2d(x, w, stride=2, padding=1)\n", "mindspore"),
+])
+def conv_transpose_fn(edit) -> None:
+    """Replace F.conv_transpose2d(...) with --target mindspore with torch_conv_transpose2d(...), the runtime's
+    function of torch's signature over the Conv2DTranspose primitive (MindSpore 2.10 has no CPU kernel for the
+    functional ops.conv_transpose2d; ms_core keeps it)."""
+    if edit.converter.facts.target_name == "mindspore":
+        edit.func = cst.Name(edit.helper("torch_conv_transpose2d"))
+
+
 @argument_rule("MS161", "linspace_dtype", needs=["torch_linspace"], examples=[
     ("x = torch.linspace(0, 1, 5, dtype=torch.float64)\n",
      "x = torch_linspace(0, 1, 5, dtype=ms.float64)\n"),

@@ -367,3 +367,42 @@ def test_a_file_whose_strings_hold_torch_code_is_left_as_it_is():
           'def card(dataloader):\n    return TEMPLATE.format(len(dataloader))\n'
     for t in TARGETS:
         assert convert_text(src, t).code == src
+
+
+def test_a_marked_call_through_torch_nn_keeps_no_import_of_the_nn_alias():
+    """``torch.nn.LazyConvTranspose3d(...)`` left marked reads torch, not the file's ``nn`` alias: its
+    attribute ``nn`` is no use of ``import torch.nn as nn`` (the first conversion kept that import as
+    ``torch_nn`` and the second removed it)."""
+    out = converted("""
+        import torch
+        import torch.nn as nn
+        layer = torch.nn.LazyConvTranspose3d(torch.float32)
+        m = nn.Linear(2, 2)
+    """)
+    assert "torch_nn" not in out and "# migrate: MS901" in out and "m = nn.Dense(2, 2" in out
+
+
+def test_inlined_runtime_never_rebinds_the_initializer_function_the_file_imports():
+    """A file given the runtime inlined (no runtime package beside it) that also calls the initializer
+    function (``x.data.zero_()``) and needs a generated layer reading the initializer module: the
+    module is imported under another name (it rebound ``initializer``, and a second conversion renamed it)."""
+    src = textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self, kw):
+                super().__init__()
+                self.up = nn.ConvTranspose3d(2, 2, 3, **kw)
+                self.w = nn.Parameter(torch.ones(3))
+                self.w.data.zero_()
+    """)
+    for target in TARGETS:
+        assert examine(src, target) == [], target
+    out = convert_text(src, "ms_core", runtime="").code
+    assert "from ms_core.common import initializer as initializer_" in out
+    ns: dict = {}
+    exec(compile(out, "<converted>", "exec"), ns)  # noqa: S102 (running the converted code is the test)
+    net = ns["Net"]({})
+    np.testing.assert_array_equal(net.w.asnumpy(), np.zeros(3, np.float32))
+    assert tuple(net.up.weight.shape) == (2, 2, 3, 3, 3)
