@@ -287,6 +287,19 @@ SOURCES = [
     Source("rotary_embedding_torch", "rotary-embedding-torch==0.3.6", "rotary_embedding_torch",
            torch_needs=("einops==0.8.1",)),
     Source("pytorch_msssim", "pytorch-msssim==1.0.0", "pytorch_msssim"),
+    # the fourth first-pass sample (bench/README, "A fourth sample"): eleven PyPI packages checked first with
+    # `migrate check`; the same constructors and inputs here. nnAudio needs scipy (installed on both sides)
+    Source("antialiased_cnns", "antialiased-cnns==0.3", "antialiased_cnns"),
+    Source("dynamic_network_architectures", "dynamic-network-architectures==0.4.4", "dynamic_network_architectures"),
+    Source("unet", "unet==0.8.1", "unet"),
+    Source("asteroid_filterbanks", "asteroid-filterbanks==0.4.0", "asteroid_filterbanks"),
+    Source("auraloss", "auraloss==0.4.0", "auraloss"),
+    Source("nnAudio", "nnaudio==0.3.4", "nnAudio"),
+    Source("bert_pytorch", "bert-pytorch==0.0.1a4", "bert_pytorch"),
+    Source("torchnlp", "pytorch-nlp==0.5.0", "torchnlp"),
+    Source("normflows", "normflows==1.7.3", "normflows"),
+    Source("zuko", "zuko==1.6.0", "zuko"),
+    Source("rtdl_revisiting_models", "rtdl-revisiting-models==0.0.2", note="one module, rtdl_revisiting_models.py"),
     # a fourth first-pass sample: research repositories (GitHub snapshots) people port by hand
     Source("convnext", "github:facebookresearch/ConvNeXt", uses=("timm",),
            note="models/ (no __init__.py) builds on timm's layers (a source of its own)"),
@@ -310,6 +323,10 @@ SOURCES = [
 # groups), a tensor of the side's own framework (torch cannot be imported on the converted side)
 _TABNET_GROUPS = ("try:\n    import torch\n    G = torch.eye(8)\nexcept ImportError:\n"
                   "    G = ms.ops.eye(8, 8, ms.float32)\n")
+
+# nnU-Net's networks take their layer classes and keyword dicts from the caller (the fourth sample)
+_DNA_KW = ("conv_bias=True, norm_op=nn.InstanceNorm2d, norm_op_kwargs={'eps': 1e-5, 'affine': True}, "
+           "nonlin=nn.LeakyReLU, nonlin_kwargs={'inplace': True}")
 
 
 def x(*shape):
@@ -781,6 +798,57 @@ ARCHS = [
     Arch("pytorch_msssim", "pytorch_msssim", "SSIM(data_range=1.0, channel=3)", (x(1, 3, 32, 32), x(1, 3, 32, 32))),
     Arch("pytorch_msssim", "pytorch_msssim", "MS_SSIM(data_range=1.0, channel=1, win_size=3)",
          (x(1, 1, 64, 64), x(1, 1, 64, 64))),
+    # the fourth first-pass sample (bench/README, "A fourth sample"), as `migrate check` built it there
+    Arch("antialiased_cnns", "antialiased_cnns", "resnet18(num_classes=10)", (x(2, 3, 64, 64),)),
+    Arch("antialiased_cnns", "antialiased_cnns", "mobilenet_v2(num_classes=10)", (x(2, 3, 64, 64),)),
+    Arch("antialiased_cnns", "antialiased_cnns", "BlurPool(4, filt_size=3, stride=2)", (x(2, 4, 8, 8),)),
+    Arch("dynamic_network_architectures", "dynamic_network_architectures.architectures.unet",
+         "PlainConvUNet(1, 3, (8, 16, 32), nn.Conv2d, 3, (1, 2, 2), 2, 2, (2, 2), " + _DNA_KW + ")",
+         (x(2, 1, 16, 16),)),
+    Arch("dynamic_network_architectures", "dynamic_network_architectures.architectures.unet",
+         "ResidualEncoderUNet(1, 3, (8, 16, 32), nn.Conv2d, 3, (1, 2, 2), (1, 1, 1), 2, (1, 1), " + _DNA_KW + ")",
+         (x(2, 1, 16, 16),)),
+    Arch("dynamic_network_architectures", "dynamic_network_architectures.architectures.resnet",
+         "ResNet18_CIFAR(n_classes=10)", (x(2, 3, 16, 16),)),
+    Arch("unet", "unet", "UNet2D(in_channels=1, out_classes=2, num_encoding_blocks=3, out_channels_first_layer=8, "
+         "normalization='batch', padding=1)", (x(2, 1, 16, 16),)),
+    Arch("unet", "unet", "UNet3D(in_channels=1, out_classes=2, num_encoding_blocks=2, out_channels_first_layer=4, "
+         "normalization='instance', residual=True, upsampling_type='linear')", (x(1, 1, 8, 8, 8),)),
+    Arch("unet", "unet", "UNet1D(in_channels=1, out_classes=2, num_encoding_blocks=3, out_channels_first_layer=8, "
+         "preactivation=True, padding=1, pooling_type='avg')", (x(2, 1, 32),)),
+    Arch("asteroid_filterbanks", "asteroid_filterbanks", "Encoder(FreeFB(16, 16, stride=8))", (x(2, 1, 64),)),
+    Arch("asteroid_filterbanks", "asteroid_filterbanks", "Encoder(ParamSincFB(16, 17, stride=8))", (x(2, 1, 64),)),
+    Arch("asteroid_filterbanks", "asteroid_filterbanks", "Encoder(STFTFB(16, 16, stride=8))", (x(2, 1, 64),)),
+    Arch("asteroid_filterbanks", "asteroid_filterbanks", "Decoder(FreeFB(16, 16, stride=8))", (x(2, 16, 7),)),
+    Arch("auraloss", "auraloss.freq", "MultiResolutionSTFTLoss(fft_sizes=[64, 128], hop_sizes=[16, 32], "
+         "win_lengths=[32, 64])", (x(2, 1, 256), x(2, 1, 256))),
+    Arch("auraloss", "auraloss.time", "SISDRLoss()", (x(2, 1, 256), x(2, 1, 256))),
+    Arch("auraloss", "auraloss.time", "ESRLoss()", (x(2, 1, 256), x(2, 1, 256))),
+    Arch("nnAudio", "nnAudio.features", "STFT(n_fft=64, hop_length=16, output_format='Magnitude')", (x(2, 256),)),
+    Arch("nnAudio", "nnAudio.features", "MelSpectrogram(sr=8000, n_fft=64, n_mels=16, hop_length=16)", (x(2, 256),)),
+    Arch("nnAudio", "nnAudio.features", "MFCC(sr=8000, n_mfcc=8, n_fft=64, n_mels=16, hop_length=16)",
+         (x(2, 256),)),
+    Arch("bert_pytorch", "bert_pytorch", "BERT(vocab_size=50, hidden=32, n_layers=2, attn_heads=4, dropout=0.0)",
+         (tok(50, 2, 16), tok(3, 2, 16))),
+    Arch("bert_pytorch", "bert_pytorch.model", "BERTLM(BERT(vocab_size=50, hidden=32, n_layers=2, attn_heads=4, "
+         "dropout=0.0), 50)", (tok(50, 2, 16), tok(3, 2, 16))),
+    Arch("torchnlp", "torchnlp.nn", "Attention(16)", (x(2, 3, 16), x(2, 5, 16))),
+    Arch("torchnlp", "torchnlp.nn", "CNNEncoder(embedding_dim=16, num_filters=8)", (x(2, 10, 16),)),
+    Arch("torchnlp", "torchnlp.nn", "WeightDropLSTM(8, 16, weight_dropout=0.0)", (x(5, 2, 8),)),
+    Arch("normflows", "normflows.flows", "CoupledRationalQuadraticSpline(4, 2, 16)", (x(2, 4),)),
+    Arch("normflows", "normflows.flows", "GlowBlock(4, 8)", (x(2, 4, 8, 8),)),
+    Arch("normflows", "normflows.flows", "Planar((4,))", (x(2, 4),)),
+    Arch("normflows", "normflows.flows", "MaskedAffineAutoregressive(4, 16)", (x(2, 4),)),
+    Arch("zuko", "zuko.nn", "MLP(3, 5, hidden_features=[16, 16])", (x(2, 3),)),
+    Arch("zuko", "zuko.nn", "MonotonicMLP(3, 1, hidden_features=[16, 16])", (x(2, 3),)),
+    Arch("rtdl_revisiting_models", "rtdl_revisiting_models", "MLP(d_in=8, d_out=1, n_blocks=2, d_block=16, "
+         "dropout=0.0)", (x(2, 8),)),
+    Arch("rtdl_revisiting_models", "rtdl_revisiting_models", "ResNet(d_in=8, d_out=1, n_blocks=2, d_block=16, "
+         "d_hidden=None, d_hidden_multiplier=2.0, dropout1=0.0, dropout2=0.0)", (x(2, 8),)),
+    Arch("rtdl_revisiting_models", "rtdl_revisiting_models", "FTTransformer(n_cont_features=3, "
+         "cat_cardinalities=[3, 3], d_out=1, n_blocks=2, d_block=16, attention_n_heads=4, attention_dropout=0.0, "
+         "ffn_d_hidden=None, ffn_d_hidden_multiplier=2.0, ffn_dropout=0.0, residual_dropout=0.0)",
+         (x(2, 3), tok(3, 2, 2))),
     # facebookresearch/ConvNeXt (with timm 0.9.16)
     Arch("convnext", "models.convnext", "ConvNeXt(depths=[1, 1, 2, 1], dims=[8, 16, 24, 32], num_classes=10)",
          (x(2, 3, 64, 64),)),
@@ -882,7 +950,7 @@ SCRIPTS = [
 ]
 
 
-# ---- the one place that imports migrate internals -------------------------------------------
+# ---- the places that import migrate internals (the weight map, the converted constructor) ------
 
 def weight_map():
     """The checker's torch -> ms weight map module (migrate/check/weights.py after the
@@ -896,6 +964,27 @@ def weight_map():
         except ImportError as exc:
             errors.append(f"{name}: {exc}")
     raise ImportError("no weight map found: " + "; ".join(errors))
+
+
+_CONVERTERS: dict = {}
+
+
+def converted_ctor(arch: Arch, staged: Path, target: str) -> dict:
+    """The spec fields of a converted side: the constructor expression as the converted module writes
+    it (a class value such as `nn.Conv2d` becomes what the converter makes of it, as `migrate check`
+    converts its --model text: migrate/check/expression.py) and, before the setup, the imports it
+    needs. {} when the module cannot be found here (the expression is then evaluated as written)."""
+    from cli import _converter  # the converter `migrate check` is handed
+    from migrate.check.expression import converted_expression
+    from migrate.check.loader import LoadError, from_module
+    if target not in _CONVERTERS:
+        _CONVERTERS[target] = _converter(target)
+    try:
+        src = from_module(arch.module, str(staged / arch.path if arch.path else staged))
+    except LoadError:
+        return {}
+    done = converted_expression(src, arch.ctor, _CONVERTERS[target])
+    return {"ctor": done.code, "setup": "".join(f"{line}\n" for line in done.imports) + arch.setup}
 
 
 # ---- fetching ---------------------------------------------------------------------------------
@@ -1714,7 +1803,7 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
     allow = sorted({c.name for t in [converted, *dep_trees.get("ms", []), *dep_trees.get("mindspore", [])]
                     if Path(t).is_dir() for c in Path(t).iterdir() if c.name in BLOCKED})
     spec = d / "spec.json"
-    spec.write_text(json.dumps({**asdict(arch), "allow": allow}))
+    spec.write_text(json.dumps({**asdict(arch), "allow": allow, **converted_ctor(arch, staged, "ms_core")}))
     torch_spec = d / "torch_spec.json"
     # a used source's stand-ins, except those for a package another used source is (timm's torchvision)
     real = {c.name for t in dep_trees.get("torch", []) for c in Path(t).iterdir()}
@@ -1735,6 +1824,8 @@ def check_arch(arch: Arch, staged: Path, converted: Path, work: Path, timeout: f
                seconds=round(t.get("seconds", 0) + m.get("seconds", 0), 1))
     if mindspore is not None:
         python, ms_tree = mindspore
+        spec = d / "mindspore_spec.json"
+        spec.write_text(json.dumps({**asdict(arch), "allow": allow, **converted_ctor(arch, staged, "mindspore")}))
         row["mindspore"] = _run_child("mindspore", spec, ms_tree, d, timeout, block, python=python,
                                       paths=[*map(str, dep_trees.get("mindspore", []))], fallback=both)
     return row
@@ -2106,6 +2197,8 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
         return child_main(argv)
+    # the parent reads this tree's migrate (static checks, converted constructors), as the children do
+    sys.path.insert(0, str(ROOT))
     default_cache = os.environ.get("MS_MIGRATE_BENCH_CACHE", str(Path.home() / ".cache" / "ms-migrate-bench"))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", default=default_cache, help="download/unpack cache (env MS_MIGRATE_BENCH_CACHE)")

@@ -16,16 +16,19 @@ never imports the converter. It is any function ``convert(source: str)`` returni
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .api import CheckSettings, check
+from .expression import ConvertedExpression, converted_expression, write_runtime
 from .loader import (Imported, LoadError, ModelSource, cleanup, convert_tree, from_module,
-                     import_side, locate, script_argv, source_files, split_model_spec,
-                     top_names)
+                     import_side, locate, script_argv, side_active, source_files,
+                     split_model_spec, top_names)
 from .run import flatten, numpy_to_torch, one_line
 
 __all__ = ["UsageError", "prepare", "check_file", "make_inputs", "cleanup", "load_sides",
@@ -83,6 +86,7 @@ class Sides:
     ms: Imported
     display: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    ms_root: str = ""
 
 
 def load_sides(src: ModelSource, converted=None, convert=None, cache=None,
@@ -132,7 +136,7 @@ def load_sides(src: ModelSource, converted=None, convert=None, cache=None,
             text += f" ({notes[0]}: see `migrate convert {_show(src.file)}`)"
         raise UsageError(text) from None
     notes += t_side.notes + m_side.notes
-    return Sides(src, t_side, m_side, display, notes)
+    return Sides(src, t_side, m_side, display, notes, ms_root)
 
 
 def _show(path):
@@ -148,22 +152,30 @@ def _relabel_text(text, display):
 
 # --- building -------------------------------------------------------------------------------------
 
-def build(module, expr: str, side: str, seed: int):
+def build(module, expr: str, side: str, seed: int, converted: ConvertedExpression | None = None,
+          active=None):
     """Evaluate the constructor expression in the module's namespace (seeded, with
-    ``sys.argv = [the module's file]``)."""
+    ``sys.argv = [the module's file]``); on the converted side, its conversion (`converted`:
+    the imports it needs run first, within `active`, the context that makes that side's modules
+    importable)."""
     import torch
 
     import ms_core
     torch.manual_seed(seed)
     ms_core.set_seed(seed)
     np.random.seed(seed)
+    code = converted.code if converted is not None else expr
+    ns = dict(vars(module))
     try:
-        with script_argv(getattr(module, "__file__", "") or ""):
-            return eval(expr, dict(vars(module)))  # the user's own expression, on their own code
+        with script_argv(getattr(module, "__file__", "") or ""), active or contextlib.nullcontext():
+            for line in converted.imports if converted is not None else ():
+                exec(line, ns)  # the runtime names the converted expression reads
+            return eval(code, ns)  # the user's own expression, on their own code
     except BaseException as exc:  # noqa: BLE001 (SystemExit from a constructor's argparse)
         if isinstance(exc, KeyboardInterrupt):
             raise
-        raise UsageError(f"the model expression {expr!r} fails on the {side} side: "
+        shown = f"{expr!r}" + (f" (converted: {code!r})" if code != expr else "")
+        raise UsageError(f"the model expression {shown} fails on the {side} side: "
                          f"{one_line(exc)}") from None
 
 
@@ -195,7 +207,10 @@ def prepare(path, model_expr, converted=None, seed=0, *, convert=None, root=None
     src, expr = resolve_model(path, model_expr, root)
     sides = load_sides(src, converted, convert, cache)
     torch_model = build(sides.torch.module, expr, "torch", seed)
-    ms_model = build(sides.ms.module, expr, "converted", seed)
+    ms_expr = converted_expression(src, expr, convert, vars(sides.torch.module)) if convert is not None else None
+    if ms_expr is not None:
+        write_runtime(sides.ms_root, ms_expr, convert)
+    ms_model = build(sides.ms.module, expr, "converted", seed, ms_expr, side_active(sides.ms, sides.ms_root))
     _check_types(expr, torch_model, ms_model)
     return torch_model, ms_model, sides.notes, sides.display
 
@@ -401,8 +416,12 @@ def _mindspore_side(path, model_expr, root, cache, python, convert, seed):
         raise UsageError(f"--ms-python {python}: not an executable file")
     src, expr = resolve_model(path, model_expr, root)
     tree = convert_tree(src, convert, cache, "mindspore")
+    torch_module = sys.modules.get(src.module)  # the torch side, registered by the check before
+    converted = converted_expression(src, expr, convert, vars(torch_module) if torch_module is not None else None)
+    write_runtime(tree.root, converted, convert)
     side = MindSporeSide(python, tree.root, src.module,
-                         os.path.join(tree.root, os.path.relpath(src.file, src.root)), expr, seed)
+                         os.path.join(tree.root, os.path.relpath(src.file, src.root)), converted.code, seed,
+                         imports=converted.imports)
     side.tree_notes = [f"MindSpore conversion: {n}" for n in tree.notes()]
     return side
 

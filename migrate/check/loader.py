@@ -300,23 +300,45 @@ def convert_tree(src: ModelSource, convert, cache_dir: str | None = None,
     return tree
 
 
-def _convert_into(src, files, convert, out) -> ConvertedTree:
-    tree = ConvertedTree(out)
+@dataclass(frozen=True)
+class PackageFacts:
+    """What each file's conversion is told about its package, as `migrate convert DIR` knows it:
+    torch aliases from a sibling's `import *`, where the runtime is, module bases defined in other
+    files, the packages converted together. Each is an optional attribute of the converter."""
+
+    inherited: dict
+    links: dict
+    copies: dict
+    module_bases: dict
+    own: dict
+
+    def options(self, path: str) -> dict:
+        """The keyword arguments of ``convert(text, **options)`` for the file at `path`."""
+        options = {"inherited": self.inherited[path]} if self.inherited.get(path) else {}
+        if path in self.links:
+            options["runtime"] = self.links[path]
+        facts = dict(self.own, module_bases=self.module_bases[path]) if path in self.module_bases else self.own
+        return {**options, **facts}
+
+
+def package_facts(src: ModelSource, files, convert) -> PackageFacts:
+    """The facts `convert` is given for the files of `src`'s package (see :class:`PackageFacts`)."""
     paths = [os.path.join(src.root, rel) for rel in files if rel.endswith(".py")]
-    # torch aliases a file gets from a sibling by `import *` (`convert.for_package`, optional)
     for_package = getattr(convert, "for_package", None)
-    inherited = for_package(src.root, paths) if for_package else {}
-    # how each file reaches the runtime the conversion writes beside it (`convert.runtime_for`,
-    # optional: {path: module to import it from}, {path: (directory, name) of its copy})
     runtime_for = getattr(convert, "runtime_for", None)
     links, copies = runtime_for(src.root, paths) if runtime_for else ({}, {})
-    needed = set()
-    # classes whose module base is defined in another file (`convert.module_bases_for`, optional)
     bases_for = getattr(convert, "module_bases_for", None)
-    module_bases = bases_for(src.root, paths) if bases_for else {}
     # the packages converted together are the code's own (`own`, optional): a package named like
     # a torch one (torchvision's own models) or used beside it keeps its imports
     own = {"own": frozenset(top_names(files))} if getattr(convert, "takes_own", False) else {}
+    return PackageFacts(for_package(src.root, paths) if for_package else {}, links, copies,
+                        bases_for(src.root, paths) if bases_for else {}, own)
+
+
+def _convert_into(src, files, convert, out) -> ConvertedTree:
+    tree = ConvertedTree(out)
+    facts = package_facts(src, files, convert)
+    needed = set()
     for rel in files:
         dst = os.path.join(out, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -327,11 +349,7 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-            options = {"inherited": inherited[path]} if inherited.get(path) else {}
-            if path in links:
-                options["runtime"] = links[path]
-            facts = dict(own, module_bases=module_bases[path]) if path in module_bases else own
-            result = convert(text, **options, **facts)
+            result = convert(text, **facts.options(path))
         except (OSError, UnicodeDecodeError) as exc:
             tree.failed[rel] = f"cannot read: {exc}"
             continue
@@ -339,8 +357,8 @@ def _convert_into(src, files, convert, out) -> ConvertedTree:
             tree.failed[rel] = str(result.error)
             continue
         tree.unsupported += int(getattr(result, "unsupported", 0) or 0)
-        if getattr(result, "runtime", ()) and path in copies:
-            needed.add(copies[path])
+        if getattr(result, "runtime", ()) and path in facts.copies:
+            needed.add(facts.copies[path])
         with open(dst, "w", encoding="utf-8") as f:
             f.write(result.code)
     for home, name in sorted(needed):
@@ -408,6 +426,23 @@ def import_side(src: ModelSource, root: str, names, label: str, keep: bool = Fal
         sys.argv = saved_argv
         sys.modules.update(outer)
     return Imported(module, mine, notes)
+
+
+@contextlib.contextmanager
+def side_active(side: Imported, root: str):
+    """`side`'s modules registered and `root` first on ``sys.path`` for the duration: an import
+    run later in its namespace (the runtime names a converted expression reads) finds that side's
+    modules, not the other side's of the same name."""
+    names = {name.split(".")[0] for name in side.modules}
+    outer = _take(names)
+    sys.modules.update(side.modules)
+    sys.path.insert(0, root)
+    try:
+        yield
+    finally:
+        sys.path.remove(root)
+        side.modules.update(_take(names))
+        sys.modules.update(outer)
 
 
 def _only_here(modules: dict, root: str, other_root: str, outer: dict) -> dict:

@@ -63,7 +63,10 @@ class Side:
         saved = sys.argv
         sys.argv = [spec["file"]]
         try:
-            self.net = eval(spec["expr"], dict(vars(module)))  # the user's own expression
+            ns = dict(vars(module))
+            for line in spec.get("imports", ()):
+                exec(line, ns)  # the runtime names the converted expression reads
+            self.net = eval(spec["expr"], ns)  # the user's own expression, converted
         finally:
             sys.argv = saved
         weights = np.load(os.path.join(self.workdir, "weights.npz"))
@@ -186,6 +189,9 @@ class _Recorder:
             h.remove()
 
 
+_DROPOUT_LAYERS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "DropoutExt", "Dropout2dExt")
+
+
 class _Masks:
     """torch's dropout masks in MindSpore's dropout cells (by path and call) and functional
     dropout (in call order)."""
@@ -197,8 +203,11 @@ class _Masks:
     def __enter__(self):
         if not self.training:
             return self
+        # MindSpore's dropout layers and their subclasses (the runtime's), never a block named
+        # after one (nnU-Net's ConvDropoutNormReLU holds a convolution)
+        layers = tuple(c for c in (getattr(self.ms.nn, n, None) for n in _DROPOUT_LAYERS) if isinstance(c, type))
         for path, cell in self.net.cells_and_names():
-            if "Dropout" in type(cell).__name__:
+            if isinstance(cell, layers):
                 self._patch_cell(path, cell)
         self._patch_functional()
         return self

@@ -366,9 +366,11 @@ def torch_dropout_keep(module):
 
 
 def ms_dropout_keep(cell):
-    """The keep probability an ms dropout cell applies (None if the cell is not a dropout)."""
-    name = type(cell).__name__
-    if "Dropout" not in name:
+    """The keep probability an ms dropout cell applies (None if the cell is not a dropout layer:
+    one of the core's Dropout classes or a subclass, never a block named after one, such as a
+    ConvDropoutNormReLU that holds a convolution)."""
+    import ms_core
+    if not isinstance(cell, (ms_core.nn.Dropout, ms_core.nn.Dropout1d, ms_core.nn.Dropout2d, ms_core.nn.Dropout3d)):
         return None
     for attr in ("keep_prob",):
         v = getattr(cell, attr, None)

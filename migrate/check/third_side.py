@@ -48,14 +48,17 @@ class MindSporeSide:
     Args:
         python: the interpreter with MindSpore.
         root, module, file, expr: the converted (target mindspore) tree, the module in it, its
-            file, and the constructor expression.
+            file, and the constructor expression (converted).
+        imports: import statements run in the module's namespace before `expr` (the names the
+            converted expression reads that its module does not bind).
         seed: seeds MindSpore before the model is built.
         timeout: seconds to wait for an answer.
     """
 
-    def __init__(self, python, root, module, file, expr, seed=0, timeout=1800.0):
+    def __init__(self, python, root, module, file, expr, seed=0, timeout=1800.0, imports=()):
         self.python, self.timeout = python, timeout
-        self.spec = {"root": root, "module": module, "file": file, "expr": expr, "seed": seed}
+        self.spec = {"root": root, "module": module, "file": file, "expr": expr, "seed": seed,
+                     "imports": list(imports)}
         self.workdir = tempfile.mkdtemp(prefix="migrate-check-ms-")
         self.proc = None
         self.load_notes: list = []

@@ -216,6 +216,8 @@ def _alias_reads(node, aliases) -> list[tuple[str, str]]:
             continue
         if isinstance(n, (cst.IndentedBlock, cst.SimpleStatementSuite)):
             continue  # inner statements carry their own markers
+        if isinstance(n, (cst.Import, cst.ImportFrom)):
+            continue  # a module path is no read of an alias (a marked `from torch.x import *`)
         stack.extend(n.children)
     return found
 

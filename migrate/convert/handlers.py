@@ -826,7 +826,8 @@ def on_class(converter, node: cst.ClassDef):
     fn = any(converter.qual(b.value) in _FUNCTION_BASES for b in node.bases)
     if not cell and not fn and _defines_forward(node) and converter.allows(ASSUMED_CELL.id) and any(
             isinstance(b.value, (cst.Name, cst.Attribute)) and converter.qual(b.value) is None
-            and dotted(b.value) not in ("object", None) for b in node.bases):
+            and dotted(b.value) not in ("object", None) and not _outside_target_nn(converter, b.value)
+            for b in node.bases):
         # a subclass of a class from another file (`class Head(ConvBN)`) that defines forward:
         # in a torch file that is a module; say so, since the base is not visible here
         cell = True
@@ -918,6 +919,15 @@ def _is_target_cell(converter, base) -> bool:
         return False
     root = text.split(".", 1)[0]
     return root in converter.facts.imported and root not in converter.walk_state.aliases
+
+
+def _outside_target_nn(converter, base) -> bool:
+    """``ms.dataset.vision.RandomHorizontalFlip``: a class the file reaches through its import of
+    the target, outside the target's nn (what a first conversion wrote for torchvision's
+    transform): known not to be a Cell, never a class of another file assumed to be one."""
+    text, ms = dotted(base), converter.facts.names.get("ms")
+    return bool(text) and bool(ms) and ms in converter.facts.imported and ms not in converter.walk_state.aliases \
+        and text.startswith(f"{ms}.") and not text.startswith(f"{ms}.nn.")
 
 
 def _defines_forward(node: cst.ClassDef) -> bool:

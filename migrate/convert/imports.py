@@ -173,9 +173,25 @@ def drop_nested_imports(converter, block):
     if not isinstance(block, cst.IndentedBlock) or not converter.walk_state.nested_imports:
         return block
 
+    left = None
+    shared = _declared_global(block.body)
+
     def uses_since(small, local):
+        nonlocal left
         snap = converter.walk_state.nested_imports.get(id(small))
-        return None if snap is None else converter.output.alias_uses.get(local, 0) - snap.get(local, 0)
+        if snap is None:
+            return None
+        if local.split(".")[0] in shared:
+            # `global Pipe` then `from torch... import Pipe`: the module's name, read by code not
+            # walked yet (fairseq's import_pipe): in use, so guarded, never removed
+            return max(1, converter.output.alias_uses.get(local, 0) - snap.get(local, 0))
+        if left is None:
+            left = _names_left(block.body)
+        if local.split(".")[0] not in left:
+            # a use the walk counted that a later rewrite removed (`hasattr(torch, "npu") and
+            # torch.npu.is_available()` settled to False), as forget_vanished_uses at module level
+            return 0
+        return converter.output.alias_uses.get(local, 0) - snap.get(local, 0)
 
     rewrite = BlockImports(converter, uses_since, block.body)
     body = rewrite.block(block.body, protected=False)
@@ -183,6 +199,19 @@ def drop_nested_imports(converter, block):
         return block
     converter.output.reshaped = True
     return block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+
+
+def _declared_global(statements) -> set[str]:
+    """The names a function body declares ``global`` (not inside its nested functions and classes)."""
+    names: set[str] = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Global):
+            names.update(n.name.value for n in node.names)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(children(node))
+    return names
 
 
 class BlockImports:

@@ -243,6 +243,8 @@ def same_branches(old: cst.IfExp, body, orelse) -> bool:
 
 
 def _bare(node) -> str:
+    if isinstance(node, cst.Tuple) and not node.elements:
+        return code_of(node)  # `()` is its parentheses
     return code_of(node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node)
 
 

@@ -261,7 +261,8 @@ class TorchSignatures:
         if qual == "torch.nn.ModuleList" and (
                 self._in_code(_NONE_APPENDED)
                 or node.args and isinstance(node.args[0].value, cst.GeneratorExp)
-                or node.args and self._may_hold_none(node.args[0].value)):
+                or node.args and self._may_hold_none(node.args[0].value)
+                or node.args and self._holds_dicts(node.args[0].value)):
             return self.helper("TorchModuleList")
         if qual == "torch.nn.ModuleDict" and not self._plain_layers_only(node):
             return self.helper("TorchModuleDict")
@@ -289,6 +290,18 @@ class TorchSignatures:
             return False
         names = [e.value.value for e in value.elements if isinstance(e.value, cst.Name)]
         return any(re.search(rf"\b{re.escape(n)}\s*=[^=\n][^\n]*\bNone\b", self.code) for n in names)
+
+    def _holds_dicts(self, value) -> bool:
+        """``nn.ModuleList([nn.ModuleDict(...) for ...])`` (a list, tuple or comprehension of
+        ModuleDicts): MindSpore 2.10's CellList refuses a CellDict when it is built or extended
+        (its append takes one; the runtime's TorchModuleList registers each by its index)."""
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            items = [value.elt]
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            items = [e.value for e in value.elements]
+        else:
+            return False
+        return any(isinstance(v, cst.Call) and self.converter.qual(v.func) == "torch.nn.ModuleDict" for v in items)
 
     def _plain_layers_only(self, node: cst.Call) -> bool:
         """True when every value of ``nn.ModuleDict({...})`` / ``nn.ModuleDict(dict(k=...))`` is a

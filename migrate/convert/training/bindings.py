@@ -13,6 +13,7 @@ import libcst as cst
 
 from mappings import load_tables
 from migrate.convert.cst import dotted, single_assign
+from migrate.convert.torch_signature import signatures
 from migrate.convert.training.tree import Names, getitem_columns, walk_statements
 
 # torch's optimizer base class, as optimizer classes name it, and the methods of its API that
@@ -140,8 +141,10 @@ class FileBindings:
         """Remember a class deriving from torch.optim.Optimizer (or from one defined here) and
         the methods it defines that take the gradients in p.grad besides step()."""
         bases = [dotted(b.value) for b in node.bases]
+        # the runtime's TorchOptimizer: what a first conversion made of torch's base
+        converted = signatures(converter).existing.get("TorchOptimizer")
         if not any((converter.qual(b.value) or "") in OPTIMIZER_BASES for b in node.bases) and \
-                not any(b in self.optimizer_classes for b in bases):
+                not any(b in self.optimizer_classes for b in bases) and (converted is None or converted not in bases):
             return
         inherited = set().union(*(self.optimizer_classes.get(b, set()) for b in bases))
         own = {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)

@@ -205,6 +205,16 @@ class CellList(_IndexedCells):
         if cells is not None:
             self.extend(cells)
 
+    def extend(self, cells):
+        """Add every cell of an iterable at the end; a CellDict is refused here (append takes
+        one), as MindSpore 2.10's CellList refuses it when built or extended."""
+        cells = list(cells)
+        for c in cells:
+            if isinstance(c, CellDict):
+                raise TypeError(f"For '{type(self).__name__}', the type of cell can not be CellDict, "
+                                f"but got {type(c).__name__}.")
+        return super().extend(cells)
+
     def construct(self, *inputs):
         raise NotImplementedError("For 'CellList', the container is not callable: iterate over "
                                   "its cells in the parent's construct.")

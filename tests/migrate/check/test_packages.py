@@ -7,13 +7,16 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 import ms_core
-from cli import main
+from cli import _converter, main
 from migrate import convert_source
+from migrate.check.expression import ConvertedExpression, convert_expression, reads_torch
 from migrate.check.harness import UsageError, prepare
+from migrate.check.weights import transfer
 from migrate.check.loader import from_module, locate, source_files, split_model_spec
 
 PACKAGES = Path(__file__).parents[2] / "fixtures" / "check_packages"
@@ -184,3 +187,63 @@ def test_a_module_class_whose_base_is_two_files_away_checks_as_converted_by_conv
     assert main(["check", "--root", str(root), "--model", "basespkg.losses.metric:TwiceLoss()",
                  "--input-shape", "3,6", "--no-cache", "--report", str(report), "-q"]) == 0
     assert json.loads(report.read_text())["phases"][0]["outputs"]["passed"]
+
+
+LAYER_CLASSES = ("Net(nn.Conv2d, conv_bias=True, norm_op=nn.BatchNorm2d, norm_op_kwargs={'eps': 1e-3, "
+                 "'momentum': 0.2}, nonlin=nn.LeakyReLU, nonlin_kwargs={'negative_slope': 0.1, 'inplace': True})")
+
+
+def test_an_expression_is_converted_as_the_end_of_its_module():
+    """Class values become what the converter makes of them (the runtime's torch-signature
+    classes), with the imports they need; an expression the conversion leaves alone is unchanged."""
+    header = "import torch\nfrom torch import nn\n"
+    done = convert_expression(header, "Net(nn.Conv2d, nonlin=nn.LeakyReLU, kw={'inplace': True})", convert_source)
+    assert done == ConvertedExpression("Net(TorchConv2d, nonlin=TorchLeakyReLU, kw={'inplace': True})",
+                                       ("from migrate_runtime import TorchConv2d, TorchLeakyReLU",),
+                                       ("TorchConv2d", "TorchLeakyReLU"))
+    assert convert_expression(header, "Net(3, width=4)", convert_source) == ConvertedExpression("Net(3, width=4)")
+    assert convert_expression("x = (\n", "Net()", convert_source) == ConvertedExpression("Net()")  # no parse
+
+
+def test_an_expression_is_converted_only_when_it_reads_torchs_names():
+    """The torch module's namespace says whether the expression reads torch (a module, a class or
+    function of one); the package's own classes and literals convert to themselves."""
+    class Net:  # a class of the user's package
+        pass
+    namespace = {"nn": torch.nn, "torch": torch, "Net": Net, "width": 4, "F": torch.nn.functional}
+    assert reads_torch("Net(nn.Conv2d, width)", namespace) and reads_torch("Net(torch.zeros(2))", namespace)
+    assert reads_torch("Net(act=F.relu)", {"F": torch.nn.functional.relu})  # a function bound by name
+    assert not reads_torch("Net(3, width=width)", namespace) and not reads_torch("Net(x)", namespace)
+
+
+def test_a_model_expression_naming_torch_classes_builds_their_conversion(tmp_path):
+    """layerzoo's Net takes its conv, norm and activation classes and their keyword dicts from
+    the caller. Evaluated as written on the converted side, `nn.Conv2d` is the target's Conv2d,
+    which the package calls with torch's `bias=` (TypeError); converted, it is the runtime's
+    torch-signature class, and the check (outputs, layers, gradients, 2 training steps, BatchNorm
+    momentum 0.2 included) passes against torch."""
+    t, m, notes, _ = prepare(None, f"layerzoo.blocks:{LAYER_CLASSES}", convert=_converter("ms_core"),
+                             root=str(PACKAGES))
+    assert m.blocks[0].conv.bias is not None and m.blocks[1].act.negative_slope == 0.1
+    x = np.random.default_rng(0).standard_normal((2, 1, 8, 8)).astype(np.float32)
+    transfer(t, m)
+    t.eval()
+    m.set_train(False)
+    np.testing.assert_allclose(m(ms_core.Tensor(x)).asnumpy(), t(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    report = tmp_path / "r.json"
+    assert main(["check", "--model", f"layerzoo.blocks:{LAYER_CLASSES}", "--root", str(PACKAGES),
+                 "--input-shape", "2,1,8,8", "--mode", "both", "--train-steps", "2", "--no-cache",
+                 "--report", str(report), "-q"]) == 0
+    assert json.loads(report.read_text())["passed"]
+
+
+def test_a_block_named_after_a_dropout_is_not_replayed_as_one(tmp_path):
+    """layerzoo's ConvDropoutNormAct holds a convolution (and keeps its dropout probability as
+    `p`): only dropout layers get torch's masks in training mode, a block named after one runs
+    its own forward (it was replaced by the mask replay: its input passed through unchanged)."""
+    report = tmp_path / "r.json"
+    assert main(["check", "--model", "layerzoo.blocks:DropNet()", "--root", str(PACKAGES), "--input-shape",
+                 "2,1,8,8", "--mode", "train", "--train-steps", "1", "--no-cache", "--report", str(report),
+                 "-q"]) == 0
+    assert json.loads(report.read_text())["passed"]

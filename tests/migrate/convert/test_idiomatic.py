@@ -95,6 +95,18 @@ def test_a_conditional_the_conversion_made_the_same_on_both_sides_is_that_side()
         """)  # (branches the user wrote the same stay; a test that calls keeps its call; a branch's marker stays)
 
 
+
+def test_a_conditional_with_an_empty_tuple_branch_converts():
+    """`() if m is None else m.parameters()` (rtdl's FTTransformer): comparing the branches
+    without their parentheses must not take an empty tuple's own (the file crashed)."""
+    check("""\
+        def params(m):
+            return () if m is None else m.parameters()
+        """, """\
+        def params(m):
+            return () if m is None else torch_parameters(m)
+        """)
+
 def test_a_loop_the_conversion_emptied_goes_when_its_names_are_read_nowhere_else():
     check("""\
         def f(weights, model, batch, n):
