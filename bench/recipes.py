@@ -51,7 +51,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -68,6 +68,7 @@ from realworld import (  # noqa: E402 (bench/ is put on the path just above)
 TOLERANCE = 1e-4
 RECORDS = 64                      # losses and optimizer steps compared per run
 STANDINS = BENCH / "standins"
+STANDIN_LIBS = BENCH / "standins_libs"   # libraries that are not torch's, on both sides (see its README)
 NO_TERMINAL = ("_, term_width = os.popen('stty size', 'r').read().split()",
                "_, term_width = '24 80'.split()")
 
@@ -91,6 +92,7 @@ class Recipe:
     dropout: bool = True     # False: dropout is the identity on both sides (masks not replayable)
     ours: bool = False       # a recipe of our own (tests/fixtures/training/recipes)
     path: tuple = ()         # directories of the tree put on sys.path (a package imported by name)
+    prepare: tuple = ()      # scripts of the tree (beside `script`) each side runs first: its own data files
     note: str = ""
 
 
@@ -104,6 +106,11 @@ _GCN = (("main.py", "idx[:1000], idx[1000:1500], idx[1500:]", "idx[:100], idx[10
         ("main.py", """    with requests.get(cora_url, stream=True) as tgz_file:
         with tarfile.open(fileobj=tgz_file.raw, mode='r:gz') as tgz_object:
             tgz_object.extractall()""", "    pass  # bench: no network here; ./cora was written by the data maker"))
+
+_LLAMA2C = ("--device=cpu", "--compile=False", "--dtype=float16", "--vocab_source=custom", "--vocab_size=64",
+            "--batch_size=2", "--max_seq_len=16", "--dim=16", "--n_layers=1", "--n_heads=2", "--n_kv_heads=2",
+            "--multiple_of=8", "--gradient_accumulation_steps=2", "--max_iters=4", "--eval_interval=2",
+            "--eval_iters=1", "--warmup_iters=2", "--always_save_checkpoint=True", "--out_dir=out")
 
 RECIPES = [
     # ---- pytorch/examples -------------------------------------------------------------------
@@ -225,6 +232,53 @@ RECIPES = [
            metrics=(r"([\d.]+)\s+\u2502\s*([\d.]+) %",),
            note="SAM, a torch.optim.Optimizer subclass over SGD (first_step/second_step, two backward "
                 "passes), WideResNet, label smoothing, BatchNorm momentum switched off for the second pass"),
+    # ---- a second sample (recipes6): training-recipe features the rows above lack -------------------
+    Recipe("karpathy/llama2.c", "gh_karpathy+llama2.c", "", "train.py", _LLAMA2C, data=(("pretok", "data/tok64"),),
+           resume=(*_LLAMA2C, "--init_from=resume", "--max_iters=6"),
+           metrics=(r"train loss ([\d.]+), val loss ([\d.]+)", r"\| loss ([\d.]+) \| lr ([\d.e+-]+)"),
+           note="GradScaler(enabled=float16) on CPU, nullcontext autocast, warmup + cosine lr by hand, grad "
+                "accumulation, unscale_ + clip, IterableDataset, checkpoint dict {model, optimizer, model_args, "
+                "iter_num, ...}, resume, model_export"),
+    Recipe("examples/time_sequence_prediction", "gh_pytorch+examples", "time_sequence_prediction", "train.py",
+           ("--steps", "2"), prepare=("generate_sine_wave.py",),
+           edits=(("generate_sine_wave.py", "L = 1000", "L = 40"), ("generate_sine_wave.py", "N = 100", "N = 5"),
+                  ("train.py", "future = 1000", "future = 10"),
+                  # torch >= 2.6 loads weights only by default; the script predates that
+                  ("train.py", "torch.load('traindata.pt')", "torch.load('traindata.pt', weights_only=False)")),
+           metrics=(r"test loss: ([\d.e-]+)",),
+           note="LBFGS with a closure, float64 model (.double()), LSTMCell loop, torch.save/load of a numpy array"),
+    Recipe("w86763777/pytorch-ddpm", "gh_w86763777+pytorch-ddpm", "", "main.py",
+           ("--train", "--ch=64", "--ch_mult=1", "--ch_mult=2", "--attn=1", "--num_res_blocks=1", "--T=10",
+            "--total_steps=4", "--warmup=2", "--batch_size=4", "--num_workers=0", "--sample_size=2",
+            "--sample_step=2", "--save_step=2", "--logdir=./logs/run"),
+           # 64 channels: GroupNorm(32, ch) with 2 channels a group (with 1, the time embedding added per channel
+           # before it has no effect and a zero gradient, which Adam turns into rounding-noise steps)
+           edits=(("main.py", "device = torch.device('cuda:0')", "device = torch.device('cpu')"),),
+           data=(("cifar", "./data"),), augment=False,
+           note="DDPM: EMA of the weights through state_dict() copy_, warmup LambdaLR, clip, infinite loader, "
+                "checkpoint dict {net_model, ema_model, sched, optim, step, x_T}, absl flags"),
+    Recipe("zoubohao/DDPM", "gh_zoubohao+DenoisingDiffusionProbabilityModel-ddpm-", "", "Main.py",
+           edits=(("Main.py", '"epoch": 200', '"epoch": 10'), ("Main.py", '"batch_size": 80', '"batch_size": 20'),
+                  ("Main.py", '"T": 1000', '"T": 10'), ("Main.py", '"channel": 128', '"channel": 64'),
+                  ("Main.py", '"channel_mult": [1, 2, 3, 4]', '"channel_mult": [1, 2]'),
+                  ("Main.py", '"attn": [2]', '"attn": [1]'), ("Main.py", '"num_res_blocks": 2', '"num_res_blocks": 1'),
+                  ("Main.py", '"device": "cuda:0"', '"device": "cpu"'),
+                  ("Diffusion/Train.py", "num_workers=4", "num_workers=0")),
+           data=(("cifar", "./CIFAR10"),), augment=False,
+           note="a _LRScheduler subclass (gradual warmup) chained to CosineAnnealingLR, AdamW, clip, tqdm "
+                "set_postfix reading optimizer.state_dict()"),
+    Recipe("yunjey/variational_autoencoder", "gh_yunjey+pytorch-tutorial",
+           "tutorials/03-advanced/variational_autoencoder", "main.py",
+           edits=(("main.py", "num_epochs = 15", "num_epochs = 1"), ("main.py", "batch_size = 128", "batch_size = 16"),
+                  ("main.py", "h_dim = 400", "h_dim = 32")),
+           data=(("mnist", "../../data"),),
+           note="VAE: reparametrisation, sum-reduced BCE + KL, sampling and reconstructions saved"),
+    Recipe("yunjey/bidirectional_rnn", "gh_yunjey+pytorch-tutorial",
+           "tutorials/02-intermediate/bidirectional_recurrent_neural_network", "main.py",
+           edits=(("main.py", "hidden_size = 128", "hidden_size = 16"),
+                  ("main.py", "batch_size = 100", "batch_size = 16"), ("main.py", "num_epochs = 2", "num_epochs = 1")),
+           data=(("mnist", "../../data/"),), metrics=(r"test images: ([\d.]+) %",),
+           note="2-layer bidirectional LSTM over image rows, zeros initial state, Adam"),
     # ---- ours: the minimal reproductions of the issue's three recipes --------------------------
     Recipe("ours/classifier", "fixtures", "", "classifier_recipe.py", ("--steps", "6"), ours=True,
            resume=("--steps", "10", "--resume"), metrics=(r"ema acc ([\d.]+)", r"val loss ([\d.]+)"),
@@ -320,7 +374,19 @@ def data_cora(cwd: Path, folder: str) -> None:
         f.writelines(f"{a}\t{b}\n" for a, b in edges if a != b)
 
 
-DATA = {"mnist": data_mnist_at, "cora": data_cora, "fashion": data_fashion_at, "cifar": data_cifar_at,
+def data_pretok(cwd: Path, folder: str) -> None:
+    """Pretokenized shards as llama2.c's tinystories.py writes them (uint16 token ids, one file per
+    shard; shard 0 is the validation split): 3 shards of 400 tokens below 64 in folder."""
+    import numpy as np
+    rng = np.random.default_rng(5)
+    d = cwd / folder
+    d.mkdir(parents=True, exist_ok=True)
+    for i in range(3):
+        rng.integers(0, 64, 400).astype(np.uint16).tofile(d / f"data{i:02d}.bin")
+
+
+DATA = {"pretok": data_pretok,
+        "mnist": data_mnist_at, "cora": data_cora, "fashion": data_fashion_at, "cifar": data_cifar_at,
         "lines": data_lines,
         "names": data_names, "words": lambda cwd, _: data_words(cwd), "tokens": lambda cwd, _: data_tokens(cwd),
         "text": lambda cwd, _: data_text(cwd)}
@@ -463,7 +529,7 @@ def run_side(r: Recipe, tree: Path, side: str, trace: Path, args: tuple, timeout
     cmd += [] if r.dropout else ["--no-dropout"]
     cmd += [] if r.augment else ["--no-augment"]
     cmd += ["--", *args]
-    extra = [tree / d for d in r.path] + ([STANDINS] if side == "original" else [])
+    extra = [tree / d for d in r.path] + ([STANDINS] if side == "original" else []) + [STANDIN_LIBS]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, check=False, cwd=cwd, env=_env(extra), capture_output=True, text=True,
@@ -546,6 +612,13 @@ def run_recipe(r: Recipe, snapshots: Path, work: Path, timeout: float) -> dict:
             DATA[maker](cwd, arg)
     trace = base / "trace"
     shutil.rmtree(trace, ignore_errors=True)
+    for side, side_tree in (("original", staged), ("converted", base / "converted")):
+        for script in r.prepare:
+            prep = replace(r, script=os.path.join(os.path.dirname(r.script), script))
+            res = run_side(prep, side_tree, side, trace / "prepare", (), timeout, False)
+            if res["status"] != "ran":
+                row[side] = {**res, "error": f"{script}: {res.get('error', res['status'])}"}
+                return row
     row["original"] = run_side(r, staged, "original", trace, r.args, timeout, False)
     row["converted"] = run_side(r, base / "converted", "converted", trace, r.args, timeout, False)
     if row["original"]["status"] == "ran" and row["converted"]["status"] == "ran":

@@ -76,9 +76,9 @@ def convert_expression(text: str, expr: str, convert, options=None) -> Converted
 
 
 def converted_expression(src: ModelSource, expr: str, convert, namespace=None) -> ConvertedExpression:
-    """`expr` converted at the end of `src`'s module, with the facts its package gives it; with the
-    torch module's `namespace`, only when the expression reads one of torch's names there (else
-    its conversion is itself, and nothing is converted)."""
+    """`expr` converted at the end of `src`'s module, with the facts its package gives it, when it
+    reads one of torch's names there (in the torch module's `namespace`, else as the module's text
+    imports them): otherwise its conversion is itself, and nothing is converted."""
     if namespace is not None and not reads_torch(expr, namespace):
         return ConvertedExpression(expr)
     path = os.path.join(src.root, os.path.relpath(src.file, src.root))
@@ -86,6 +86,8 @@ def converted_expression(src: ModelSource, expr: str, convert, namespace=None) -
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError):
+        return ConvertedExpression(expr)
+    if namespace is None and not reads_torch_imports(expr, text):
         return ConvertedExpression(expr)
     facts = package_facts(src, source_files(src), convert)
     done = convert_expression(text, expr, convert, facts.options(path))
@@ -105,6 +107,30 @@ def reads_torch(expr: str, namespace: dict) -> bool:
         if isinstance(home, str) and home.split(".")[0] in _TORCH_PACKAGES:
             return True
     return False
+
+
+def reads_torch_imports(expr: str, text: str) -> bool:
+    """Whether `expr` reads a name the module source `text` binds by importing from torch (`nn`
+    of `from torch import nn`, `torch`): :func:`reads_torch` read from the text, for a caller that
+    has not imported the module (bench/realworld's parent); a module that re-exports torch's names
+    without importing them (`from .layers import *`) answers True to be safe."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+        module = ast.parse(text)
+    except SyntaxError:
+        return True
+    bound = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and (node.level or node.module is None) and \
+                any(a.name == "*" for a in node.names):
+            return True
+        if isinstance(node, ast.Import):
+            bound.update((a.asname or a.name.split(".")[0]) for a in node.names
+                         if a.name.split(".")[0] in _TORCH_PACKAGES)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in _TORCH_PACKAGES:
+            bound.update(a.asname or a.name for a in node.names)
+    return any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(tree))
 
 
 def write_runtime(root: str, converted: ConvertedExpression, convert) -> None:

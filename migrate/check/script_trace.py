@@ -241,7 +241,9 @@ def install_torch(trace: Trace, options: Options = Options()) -> None:
     torch.Tensor.backward = backward
 
     def after_step(optimizer, args, kwargs):
-        params = [p for g in optimizer.param_groups for p in g["params"]]
+        # a frozen parameter given to a torch optimizer is never stepped; MindSpore's optimizers
+        # hold the trainable ones only
+        params = [p for g in optimizer.param_groups for p in g["params"] if p.requires_grad]
         if options.by_name:
             trace.record_named_step([(id(p), p.detach().double().numpy()) for p in params])
         else:
@@ -405,13 +407,15 @@ def _ms_torch_names(cell) -> list:
 
 
 def _torch_named(module) -> list:
-    """[(torch name, parameter)] of a module, each parameter once, in torch's order; a tied
+    """[(torch name, parameter)] of a module's trainable parameters, each once, in torch's order; a tied
     parameter by the first of its names in sorted order (the two sides register ties in their
     own order: nanoGPT's wte and lm_head)."""
     names: dict[int, list] = {}
     for n, p in module.named_parameters(remove_duplicate=False):
         names.setdefault(id(p), []).append(n)
-    return [(min(names[id(p)]), p) for _, p in module.named_parameters()]
+    # trainable ones only, as the converted side draws (_ms_torch_names): a parameter frozen when
+    # its network is drawn (a table given to Embedding.from_pretrained) keeps the script's value
+    return [(min(names[id(p)]), p) for _, p in module.named_parameters() if p.requires_grad]
 
 
 def _ms_weights(trace: Trace, ms, nn, by_name: bool = False) -> None:
@@ -462,6 +466,58 @@ def _ms_steps(trace: Trace, ms, by_name: bool = False) -> None:
             return out
 
         cls.__call__ = call
+    _runtime_optimizer_steps(trace, by_name)
+
+
+def _runtime_optimizer_steps(trace: Trace, by_name: bool) -> None:
+    """Record the steps of the conversion runtime's optimizers that are not MindSpore Optimizers
+    (TorchLBFGS: ``step(closure)``), in whichever copy of the runtime the converted tree imports
+    (``migrate_runtime`` beside its files, or ``migrate.runtime``): patched when that module loads."""
+    import importlib.abc
+    import sys
+
+    def is_optim(name: str) -> bool:
+        return name.endswith("migrate_runtime.optim") or name == "migrate.runtime.optim"
+
+    def patch(module) -> None:
+        cls = getattr(module, "TorchLBFGS", None)
+        if cls is None or getattr(cls.step, "_traced", False):
+            return
+        original = cls.step
+
+        def step(self, *args, _original=original, **kwargs):
+            out = _original(self, *args, **kwargs)
+            if by_name:
+                trace.record_named_step([(id(p), p.asnumpy().astype(np.float64)) for p in self.parameters])
+            else:
+                trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
+            return out
+
+        step._traced = True
+        cls.step = step
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if not is_optim(name):
+                return None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(name, path, target)
+                if spec is not None and spec.loader is not None:
+                    exec_module = spec.loader.exec_module
+
+                    def run(module, _exec=exec_module):
+                        _exec(module)
+                        patch(module)
+                    spec.loader.exec_module = run
+                    return spec
+            return None
+
+    for name, module in list(sys.modules.items()):
+        if is_optim(name):
+            patch(module)
+    sys.meta_path.insert(0, Finder())
 
 
 # ---- comparison --------------------------------------------------------------------------------

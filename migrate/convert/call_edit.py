@@ -286,6 +286,35 @@ class CallEdit:
             self.given.add(star.name)
             self.positional.add(star.name)
 
+        self._legacy_reduction()
+
+    def _legacy_reduction(self) -> None:
+        """torch's deprecated ``size_average`` / ``reduce`` of a loss, given as constants, are the
+        ``reduction`` they stand for (torch's legacy rule, which overrides ``reduction=``):
+        ``reduce=False`` -> 'none', else ``size_average=False`` -> 'sum', else 'mean'. A value
+        known only at run time stays bound (and is marked by the table)."""
+        names = {p.name for p in self.entry.params or ()}
+        given = [n for n in ("size_average", "reduce") if n in self.bound]
+        if not given or not {"size_average", "reduce", "reduction"} <= names:
+            return
+        try:
+            flags = {n: literal(self.bound[n]) for n in given}
+        except (ValueError, SyntaxError, TypeError):
+            return
+        if any(v not in (None, True, False) for v in flags.values()):
+            return
+        size_average = flags.get("size_average") is not False
+        reduce = flags.get("reduce") is not False
+        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+        for n in given:
+            del self.bound[n]
+            self.given.discard(n)
+            self.positional.discard(n)
+        self.bound["reduction"] = cst.SimpleString(repr(reduction))
+        self.given.add("reduction")
+        self.source_args.pop("reduction", None)
+        self.note(f"{', '.join(f'{n}={flags[n]}' for n in given)}: torch's legacy form of reduction={reduction!r}")
+
     def _runtime_sizes(self, name: str, args: list) -> None:
         """torch's varargs sizes with a *-argument (``view(*shape)``, ``zeros(*s, 3)``): what they
         hold is known at run time only: the table's tensor method, which takes torch's varargs

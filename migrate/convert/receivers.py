@@ -247,6 +247,10 @@ def track_assign(converter, node: cst.Assign) -> None:
                     scope.tensors.add(el.value.value)
     if isinstance(t, cst.Name) and scope is not None:
         scope.dtypes[t.value] = dtype_by_form(converter, value0)
+        if _state_dict_call(value0):
+            scope.state_dicts.add(t.value)
+        else:
+            scope.state_dicts.discard(t.value)
         _track_layer_list(converter, scope, t.value, value0)
         kind = module_ctor(converter, value0)
         if kind is not None and kind.startswith("torch."):
@@ -263,6 +267,32 @@ def track_assign(converter, node: cst.Assign) -> None:
         _track_sub_cell(converter, t.attr.value, value0)
     if scope is not None:
         _track_layer_aliases(converter, scope, t, value0)
+
+
+def _state_dict_call(node) -> bool:
+    """``model.state_dict()`` (keywords only, as torch's method takes them)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+        node.func.attr.value == "state_dict" and all(a.keyword is not None for a in node.args)
+
+
+def state_dict_item(converter, node) -> bool:
+    """``sd[key]`` / ``sd['fc.weight'].data`` / ``sd[k].detach()`` where ``sd`` was assigned
+    ``model.state_dict()`` in this scope: a tensor the module holds (torch's state_dict shares
+    storage with it; the converted ``parameters_dict()`` holds the Parameters themselves), so an
+    in-place write into it writes the module's, on both sides."""
+    while True:
+        if isinstance(node, cst.Attribute) and node.attr.value == "data":
+            node = node.value
+        elif isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "detach":
+            node = node.func.value
+        else:
+            break
+    scope = converter.scope
+    return scope is not None and isinstance(node, cst.Subscript) and len(node.slice) == 1 \
+        and isinstance(node.slice[0].slice, cst.Index) \
+        and isinstance(node.slice[0].slice.value, (cst.Name, cst.SimpleString)) \
+        and isinstance(node.value, cst.Name) and node.value.value in scope.state_dicts
 
 
 def _track_layer_aliases(converter, scope, target, value) -> None:

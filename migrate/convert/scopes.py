@@ -27,6 +27,8 @@ class FunctionScope:
             (:mod:`migrate.convert.tidy`).
         dtypes: name -> the dtype its last assignment has by form (:mod:`migrate.convert.dtype_forms`),
             None when only run time knows.
+        state_dicts: names whose last assignment is ``x.state_dict()``: their items are the
+            module's own tensors (torch's share storage with them), written into by copy_.
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -40,6 +42,7 @@ class FunctionScope:
     owned: frozenset = frozenset()
     settled: bool = False  # holds a SettledNone (migrate.convert.tidy)
     dtypes: dict[str, str | None] = field(default_factory=dict)
+    state_dicts: set[str] = field(default_factory=set)
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """torch.utils.data and torch.load where only run time can settle them: a DataLoader whose arguments
 come at run time (``DataLoader(ds, **kwargs)``) over ``mindspore.dataset``, a DataLoader with a
 ``collate_fn`` (``TorchCollateLoader``), ``TensorDataset`` of tensors given with ``*``,
-``pad_sequence``, and a whole pickled module loaded as the parameters of the network the script
-built.
+``pad_sequence``, a whole pickled module loaded as the parameters of the network the script
+built, and ``get_worker_info``.
 """
 import numpy as np
 
@@ -46,6 +46,15 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
         data = ms.dataset.GeneratorDataset(dataset, column_names=names, sampler=sampler,
                                            shuffle=None if sampler is not None else bool(shuffle))
     return data.batch(batch_size, drop_remainder=bool(drop_last))
+
+
+def torch_get_worker_info():
+    """torch.utils.data.get_worker_info() as the converted loaders run: None, torch's answer in the
+    main process. DataLoaderTorch, TorchCollateLoader and the converted DataLoader read every
+    sample in the process that iterates them (their worker settings change no values), so a
+    dataset that shards itself by worker id reads all of its data once, as under torch with
+    ``num_workers=0``."""
+    return None
 
 
 def _ms_samplers() -> tuple:

@@ -31,6 +31,48 @@ class EmbeddingTorch(nn.Embedding):
         return ops.gather(table, ids, 0)
 
 
+def _pretrained_table(embeddings, name):
+    if getattr(embeddings, "ndim", None) != 2:
+        raise ValueError(f"For '{name}.from_pretrained', the 'embeddings' must be a 2-D tensor (rows, dim), but got "
+                         f"shape {tuple(getattr(embeddings, 'shape', ()))}.")
+    return embeddings if isinstance(embeddings, ms.Tensor) else ms.Tensor(embeddings)
+
+
+def embedding_from_pretrained(embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                              scale_grad_by_freq=False, sparse=False):
+    """torch.nn.Embedding.from_pretrained: an Embedding whose table holds ``embeddings`` as given
+    (torch leaves a given table's padding row as it is; MindSpore's Embedding would zero it),
+    frozen unless ``freeze=False``; the ``padding_idx`` row gets no gradient (EmbeddingTorch).
+
+    Example:
+        >>> emb = embedding_from_pretrained(ms.Tensor([[0.0, 1.0], [2.0, 3.0]]))
+        >>> emb.embedding_table.requires_grad
+        False
+    """
+    if max_norm is not None or scale_grad_by_freq:
+        raise ValueError("For 'Embedding.from_pretrained', 'max_norm' and 'scale_grad_by_freq' are not supported: "
+                         "renormalise the table or scale its gradient in the training step instead.")
+    table = _pretrained_table(embeddings, "Embedding")
+    rows, dim = table.shape
+    layer = EmbeddingTorch(rows, dim, padding_idx=padding_idx, embedding_table=table)
+    layer.embedding_table.set_data(table.copy())
+    layer.embedding_table.requires_grad = not freeze
+    return layer
+
+
+def embedding_bag_from_pretrained(embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                                  mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
+    """torch.nn.EmbeddingBag.from_pretrained: an EmbeddingBagTorch whose ``weight`` is
+    ``embeddings``, frozen unless ``freeze=False``."""
+    table = _pretrained_table(embeddings, "EmbeddingBag")
+    rows, dim = table.shape
+    layer = EmbeddingBagTorch(rows, dim, max_norm=max_norm, norm_type=norm_type,
+                              scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse, _weight=table.copy(),
+                              include_last_offset=include_last_offset, padding_idx=padding_idx)
+    layer.weight.requires_grad = not freeze
+    return layer
+
+
 class SoftplusTorch(nn.Cell):
     """torch.nn.Softplus (MindSpore 2.10 has no Softplus layer): log(1 + exp(beta * x)) / beta,
     x itself where beta * x exceeds ``threshold``, by ops.softplus."""

@@ -238,15 +238,11 @@ class LambdaTorch:
         return out.asnumpy() if isinstance(out, ms.Tensor) else out
 
 
-def save_image_torch(tensor, fp, format=None, nrow=8, padding=2, normalize=False, value_range=None,
-                     scale_each=False, pad_value=0.0):
-    """torchvision.utils.save_image as PNG: torchvision's make_grid of (B, C, H, W) images (one
-    channel shown as three; `normalize` to [0, 1] by value_range or the min and max), then
-    uint8(clamp(x * 255 + 0.5, 0, 255)) per pixel, written losslessly without PIL."""
-    name = fp if isinstance(fp, str) else getattr(fp, "name", "")
-    if (format or name.rsplit(".", 1)[-1]).lower() != "png":
-        raise ValueError(f"For 'save_image' (torch signature), only PNG files can be written "
-                         f"without PIL, but got {format or name!r}.")
+def _grid(tensor, nrow, padding, normalize, value_range, scale_each, pad_value):
+    """torchvision's make_grid as an array: (B, C, H, W) images in rows of ``nrow`` with ``padding``
+    pixels of ``pad_value`` between and around them, one channel shown as three, ``normalize`` to
+    [0, 1] by value_range or the min and max (per image with ``scale_each``); one image alone is
+    returned without padding."""
     images = [t.asnumpy() if hasattr(t, "asnumpy") else numpy.asarray(t) for t in
               (tensor if isinstance(tensor, (list, tuple)) else [tensor])]
     x = numpy.stack(images) if len(images) > 1 else images[0]
@@ -262,15 +258,39 @@ def save_image_torch(tensor, fp, format=None, nrow=8, padding=2, normalize=False
             return (t - numpy.float32(low)) / numpy.float32(max(high - low, 1e-5))
         x = numpy.stack([norm(t) for t in x]) if scale_each else norm(x)
     if x.shape[0] == 1:
-        grid = x[0]
-    else:
-        cols = min(nrow, x.shape[0])
-        rows = -(-x.shape[0] // cols)
-        h, w = x.shape[2] + padding, x.shape[3] + padding
-        grid = numpy.full((x.shape[1], h * rows + padding, w * cols + padding), pad_value, numpy.float32)
-        for k, img in enumerate(x):
-            top, left = (k // cols) * h + padding, (k % cols) * w + padding
-            grid[:, top:top + h - padding, left:left + w - padding] = img
+        return x[0]
+    cols = min(nrow, x.shape[0])
+    rows = -(-x.shape[0] // cols)
+    h, w = x.shape[2] + padding, x.shape[3] + padding
+    grid = numpy.full((x.shape[1], h * rows + padding, w * cols + padding), pad_value, numpy.float32)
+    for k, img in enumerate(x):
+        top, left = (k // cols) * h + padding, (k % cols) * w + padding
+        grid[:, top:top + h - padding, left:left + w - padding] = img
+    return grid
+
+
+def make_grid_torch(tensor, nrow=8, padding=2, normalize=False, value_range=None, scale_each=False, pad_value=0.0):
+    """torchvision.utils.make_grid: the images of a (B, C, H, W) tensor (or a list of (C, H, W)
+    ones) laid out in rows of ``nrow`` as torchvision lays them out (see ``save_image_torch``),
+    as a (3 or C, H', W') float32 tensor (a picture to log: no gradient flows through it).
+
+    Example:
+        >>> make_grid_torch(ms.ops.zeros((4, 1, 2, 2)), nrow=2).shape
+        (3, 10, 10)
+    """
+    return ms.Tensor(_grid(tensor, nrow, padding, normalize, value_range, scale_each, pad_value))
+
+
+def save_image_torch(tensor, fp, format=None, nrow=8, padding=2, normalize=False, value_range=None,
+                     scale_each=False, pad_value=0.0):
+    """torchvision.utils.save_image as PNG: torchvision's make_grid of (B, C, H, W) images (one
+    channel shown as three; `normalize` to [0, 1] by value_range or the min and max), then
+    uint8(clamp(x * 255 + 0.5, 0, 255)) per pixel, written losslessly without PIL."""
+    name = fp if isinstance(fp, str) else getattr(fp, "name", "")
+    if (format or name.rsplit(".", 1)[-1]).lower() != "png":
+        raise ValueError(f"For 'save_image' (torch signature), only PNG files can be written "
+                         f"without PIL, but got {format or name!r}.")
+    grid = _grid(tensor, nrow, padding, normalize, value_range, scale_each, pad_value)
     pixels = numpy.clip(grid * numpy.float32(255) + numpy.float32(0.5), 0, 255).astype(numpy.uint8)
     pixels = numpy.ascontiguousarray(pixels.transpose(1, 2, 0))
     height, width, channels = pixels.shape

@@ -54,6 +54,8 @@ CASES = [
     Layer("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3, mode='max', padding_idx=2)", input="bags",
           constant=("bags",), arrays=(("bags", "rs.randint(0, 10, (4, 3))"),)),
     Marked("torch.nn.EmbeddingBag", "nn.EmbeddingBag(10, 3, max_norm=1.0)"),
+    ProvenBy("torch.nn.EmbeddingBag.from_pretrained",
+             "tests/migrate/convert/training/test_recipe_sample2.py::test_embeddings_from_a_given_table_train_as_torchs"),
     Marked("torch.nn.CosineSimilarity", "nn.CosineSimilarity(dim=1)"),
     Marked("torch.nn.PairwiseDistance", "nn.PairwiseDistance()"),
     *[ProvenBy(q, "tests/migrate/convert/training/test_recipe_gaps.py::"

@@ -82,6 +82,8 @@ CASES = [
     Layer("torch.nn.Embedding", "nn.Embedding(5, 3, padding_idx=3)", input="ids", arrays=IDS,
           grad=False),
     Marked("torch.nn.Embedding", "nn.Embedding(5, 3, max_norm=1.0)"),
+    ProvenBy("torch.nn.Embedding.from_pretrained",
+             "tests/migrate/convert/training/test_recipe_sample2.py::test_embeddings_from_a_given_table_train_as_torchs"),
     Layer("torch.nn.LayerNorm", "nn.LayerNorm(4)"),
     Layer("torch.nn.LayerNorm", "nn.LayerNorm([4], eps=1e-3)"),
     # MindSpore 2.10's LayerNorm takes begin_norm_axis in [-1, rank): a 2-axis shape is marked
@@ -101,7 +103,9 @@ CASES = [
     Layer("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss()", input=("z23", "t"), arrays=CLS),
     Layer("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss(torch.tensor([0.2, 1.0, 3.0]), "
           "label_smoothing=0.1, reduction='sum')", input=("z23", "t"), arrays=CLS),
-    Marked("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss(size_average=False)"),
+    Layer("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss(size_average=False)", input=("z23", "t"), arrays=CLS),
+    Layer("torch.nn.NLLLoss", "nn.NLLLoss(reduce=False)", input=("z23", "t"), arrays=CLS),
+    Marked("torch.nn.CrossEntropyLoss", "nn.CrossEntropyLoss(size_average=flag)"),
     Layer("torch.nn.NLLLoss", "nn.NLLLoss()", input=("z23", "t"), arrays=CLS),
     Layer("torch.nn.MSELoss", "nn.MSELoss()", input=("x", "y")),
     Layer("torch.nn.MSELoss", "nn.MSELoss(reduction='none')", input=("x", "y")),

@@ -293,6 +293,12 @@ def run(rows, lab):
 """, uses=".batch(4)"),
 ]
 CASES += DATA
+_SAMPLE2 = "tests/migrate/convert/training/test_recipe_sample2.py"
+_WORKER = f"{_SAMPLE2}::test_a_worker_sharded_stream_reads_all_of_its_data"
+CASES += [ProvenBy(name, _WORKER) for name in (
+    "torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info")]
+_SUBCLASSES = f"{_SAMPLE2}::test_scheduler_subclasses_give_torchs_learning_rates"
+CASES += [ProvenBy(f"torch.optim.lr_scheduler.{name}", _SUBCLASSES) for name in ("LRScheduler", "_LRScheduler")]
 
 _SPLIT = """
 def run(rows, lab):

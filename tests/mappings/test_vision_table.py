@@ -9,6 +9,7 @@ from tests.mappings.proof import Marked, ProvenBy, case_id, run
 
 PIPELINE = "tests/migrate/convert/vision/test_vision_pipeline.py"
 RULES = "tests/migrate/convert/vision/test_vision_rules.py"
+SAMPLE2 = "tests/migrate/convert/training/test_recipe_sample2.py"
 _MNIST = f"{PIPELINE}::test_mnist_kwargs_loaders_give_torchvision_batches"
 _TV = "torchvision.transforms"
 
@@ -27,6 +28,7 @@ CASES = [
     *[ProvenBy(f"{_TV}{sub}.{name}", f"{PIPELINE}::test_cifar_augmentations_give_windows_of_torchvisions_padded_images")
       for sub in ("", ".transforms") for name in ("Pad", "RandomCrop", "RandomHorizontalFlip")],
     ProvenBy("torchvision.utils.save_image", f"{PIPELINE}::test_save_image_writes_torchvisions_grid"),
+    ProvenBy("torchvision.utils.make_grid", f"{SAMPLE2}::test_make_grid_lays_images_out_as_torchvision"),
     ProvenBy("torch.nn.parallel.data_parallel",
              f"{RULES}::test_data_parallel_computes_the_module_output_as_torch_on_one_device"),
     ProvenBy("torch.nn.parallel.data_parallel.data_parallel",

@@ -12,9 +12,13 @@ only, so that scripts that read MNIST or CIFAR-10 through torchvision run under 
   ((x - mean) / std per channel) / Lambda / Pad (zeros) / RandomCrop / RandomHorizontalFlip
   (torch.rand / torch.randint draws, as torchvision; the identity when `transforms.AUGMENT` is
   False, which bench/recipes.py sets for rows whose two sides cannot draw alike);
-- utils.save_image: writes the tensor's values with numpy (no image file).
+- utils.make_grid (torchvision's layout) and utils.save_image: writes the tensor's values with
+  numpy (no image file); models: importable, every architecture raises (none is provided);
+  `__version__`.
 
 The converted side never sees it (its code imports no torchvision), and the numbers it produces are
 the formula the unit tests hold torchvision to (tests/migrate/convert/vision).
 """
-from . import datasets, transforms, utils  # noqa: F401
+from . import datasets, models, transforms, utils  # noqa: F401
+
+__version__ = "0.28.0"

@@ -29,7 +29,7 @@ import re
 import libcst as cst
 
 from migrate.convert.cst import as_argument, attribute, code_of, is_primary
-from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_param, is_tensor
+from migrate.convert.receivers import TENSOR_VIEW_ATTRS, is_param, is_tensor, state_dict_item
 from migrate.convert.registry import argument_rule, node_rule
 from migrate.convert.template import render
 
@@ -121,6 +121,17 @@ def receiver_kind(before, after) -> str:
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
         return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
     return "view"
+
+
+def _state_dict_kind(converter, before, after) -> str | None:
+    """``pure`` for an item of a state_dict (a tensor the module holds), ``chain`` for an in-place
+    call already written back into one (``sd[k].copy_(...)``, the first op of ``sd[k].mul_(d).add_(p)``)."""
+    if state_dict_item(converter, before):
+        return "pure"
+    if isinstance(after, cst.Call) and isinstance(after.func, cst.Attribute) and after.func.attr.value == "copy_" \
+            and state_dict_item(converter, after.func.value):
+        return "chain"
+    return None
 
 
 def _mapping_item(node) -> bool:
@@ -245,7 +256,7 @@ def inplace(edit) -> None:
     if _reads_grad(before):
         edit.result = edit.call  # p.grad: the training-step pass decides about gradients
         return
-    kind = receiver_kind(before, after)
+    kind = _state_dict_kind(edit.converter, before, after) or receiver_kind(before, after)
     if kind == "view":
         edit.unsupported(_view_reason(name, after), marker="MS905")  # the converted text: the same when converted again
         return
@@ -255,7 +266,7 @@ def inplace(edit) -> None:
         if plain is not None:
             edit.result = plain
         return
-    root = after if kind == "pure" else written_root(after)
+    root = after if kind == "pure" else written_root(after) or after.func.value
     copied = _copy_of(after) if kind != "chain" else _chained_value(edit, after, root)
     if edit.receiver is not None:
         edit.receiver = copied            # ops.relu(x) -> ops.relu(x.copy())
@@ -344,7 +355,8 @@ def copy_into(edit) -> None:
     as a layer's Parameter, included); mark it on an indexed tensor or a view, which torch writes
     through and MindSpore does not."""
     before, after = edit.receiver_before, edit.method_receiver
-    if receiver_kind(before, after) == "view" and not _held_by_an_object(before):
+    if receiver_kind(before, after) == "view" and not _held_by_an_object(before) \
+            and not state_dict_item(edit.converter, before):
         # the converted text: the same when converted again
         edit.unsupported(_view_reason("copy_", after), marker="MS905")
 
@@ -371,8 +383,8 @@ def subscript_statement(converter, stmt: cst.Expr):
     call = stmt.value
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
             and isinstance(call.func.value, cst.Subscript) and is_pure(call.func.value.value)
-            and _basic_index(call.func.value)):
-        return None
+            and _basic_index(call.func.value)) or state_dict_item(converter, call.func.value):
+        return None   # (an item of a state_dict is a tensor the module holds: written into, not rebound)
     name = call.func.attr.value
     entry = converter.facts.tables.get("Tensor." + name)
     if entry is None or entry.rule not in ("inplace", "copy_into") or not converter.allows(INPLACE_SUBSCRIPT.id):

@@ -722,7 +722,8 @@ def functional_layer_norm(edit) -> None:
 
 @argument_rule("MS442", "generated_function",
     needs=["torch_local_response_norm", "torch_multi_head_attention_forward", "torch_pad_sequence", "torch_stft",
-           "torch_istft"], examples=[
+           "torch_istft", "embedding_from_pretrained", "embedding_bag_from_pretrained", "torch_get_worker_info"],
+    examples=[
     ("y = F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n",
      "y = torch_multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob)\n"),
 ])

@@ -75,10 +75,10 @@ def _numbers(node) -> bool:
 
 
 # torchvision callables whose MindSpore form is generated code, by their last name
-_GENERATED = {"Lambda": "LambdaTorch", "save_image": "save_image_torch"}
+_GENERATED = {"Lambda": "LambdaTorch", "save_image": "save_image_torch", "make_grid": "make_grid_torch"}
 
 
-@_safe_rule("MS263", "vision_generated", needs=["LambdaTorch", "save_image_torch"], examples=[
+@_safe_rule("MS263", "vision_generated", needs=["LambdaTorch", "save_image_torch", "make_grid_torch"], examples=[
     ("from torchvision.utils import save_image\n"
      "\n"
      "\n"
@@ -88,6 +88,7 @@ _GENERATED = {"Lambda": "LambdaTorch", "save_image": "save_image_torch"}
      "    save_image_torch(ms.Tensor(x), path, **kwargs)\n"),
 ])
 def vision_generated(edit) -> None:
-    """Replace transforms.Lambda(fn) / utils.save_image(t, fp) with the generated LambdaTorch / save_image_torch."""
+    """Replace transforms.Lambda(fn) / utils.save_image(t, fp) / utils.make_grid(t) with the generated
+    LambdaTorch / save_image_torch / make_grid_torch."""
     helper = _GENERATED[edit.entry.torch.rsplit(".", 1)[-1]]
     edit.result = edit.call.with_changes(func=cst.Name(edit.helper(helper)))

@@ -14,7 +14,7 @@ import torch
 import ms_core
 from cli import _converter, main
 from migrate import convert_source
-from migrate.check.expression import ConvertedExpression, convert_expression, reads_torch
+from migrate.check.expression import ConvertedExpression, convert_expression, reads_torch, reads_torch_imports
 from migrate.check.harness import UsageError, prepare
 from migrate.check.weights import transfer
 from migrate.check.loader import from_module, locate, source_files, split_model_spec
@@ -214,6 +214,11 @@ def test_an_expression_is_converted_only_when_it_reads_torchs_names():
     assert reads_torch("Net(nn.Conv2d, width)", namespace) and reads_torch("Net(torch.zeros(2))", namespace)
     assert reads_torch("Net(act=F.relu)", {"F": torch.nn.functional.relu})  # a function bound by name
     assert not reads_torch("Net(3, width=width)", namespace) and not reads_torch("Net(x)", namespace)
+    # the same question from the module's text (a caller that has not imported it)
+    text = "import torch\nfrom torch import nn as tnn\nfrom .blocks import Net\n"
+    assert reads_torch_imports("Net(tnn.Conv2d)", text) and reads_torch_imports("Net(torch.zeros(2))", text)
+    assert not reads_torch_imports("Net(3, nn=4)", text)
+    assert reads_torch_imports("Net(3)", "from .layers import *\n")  # names it cannot see: converted
 
 
 def test_a_model_expression_naming_torch_classes_builds_their_conversion(tmp_path):

@@ -9,6 +9,9 @@ from tests.migrate.convert.rules.test_rules import HEADER, one
 
 HEU = "weight_init=HeUniform(negative_slope=math.sqrt(5))"
 PAIRS = [
+    # torch's legacy size_average / reduce are the reduction they stand for
+    ("nn.CosineEmbeddingLoss(0.1, True)", "nn.CosineEmbeddingLoss(0.1)"),
+    ("nn.CosineEmbeddingLoss(0.1, False)", "nn.CosineEmbeddingLoss(0.1, reduction='sum')"),
     # MS400 conv_transpose1d: pad_mode='pad' even without padding; 1-tuples become ints
     ("nn.ConvTranspose1d(4, 8, 3, stride=2, padding=1)",
      f"nn.Conv1dTranspose(4, 8, 3, stride=2, pad_mode='pad', padding=1, has_bias=True, {HEU}, "
@@ -88,7 +91,6 @@ MARKED = [
     "nn.ConvTranspose3d(2, 4, 3, dilation=(2, 1, 1))",
     "nn.LocalResponseNorm(4)",
     "nn.init.calculate_gain('gelu')",
-    "nn.CosineEmbeddingLoss(0.1, True)",
     "nn.LayerNorm([4, 8], eps=1e-6)",
 ]
 MARKED_FOR_MINDSPORE = [
