@@ -50,7 +50,7 @@ class FileFacts:
     may_rebind: Any = field(default_factory=set)  # torch aliases user code may bind too (a superset)
     stmt_lines: Any = field(default_factory=list)  # first line of every statement, in walk order
     stmt_ends: Any = field(default_factory=list)   # last line of every statement of the input
-    top_starts: Any = ()        # first line of each top-level statement of the input (verbatim.py)
+    top_starts: Any = ()        # where the input's statements start (verbatim.Starts)
     src_lines: Any = field(default_factory=list)   # the input's lines (for the text filter)
     generated: Any = field(default_factory=set)    # ids of statements an earlier conversion generated
     training: Any = None        # the training pass's FileBindings, when it looked at this file

@@ -1,59 +1,143 @@
-"""The converted module's text, with the top-level statements the conversion kept as they were
-copied from the input instead of printed again.
+"""The converted module's text, with the statements the conversion kept as they were copied from
+the input instead of printed again: top-level ones, and the members (methods, class-level
+statements) of a top-level class that the conversion changed elsewhere.
 
-libcst's printing of the result was about a tenth of a conversion, and many of a file's
-top-level statements (helpers, constants, classes with nothing of torch's) come out of the walk
-as the very nodes that were parsed. A node's text is the input's text there: libcst's round trip
-is lossless, a statement owns the lines from its leading comments and blank lines to the line
-before the next statement's, and a top-level statement prints at indentation 0 whatever module
-holds it. So the text of input statement ``i`` is its lines, found from where ``ast`` says it
-starts (its first decorator's line) less its ``leading_lines``, up to where the next one's text
-starts (the last one's: up to the module's footer).
+libcst's printing of the result was about a tenth of a conversion, and many statements (helpers,
+constants, methods with nothing of torch's) come out of the walk as the very nodes that were
+parsed. A node's text is the input's text there: libcst's round trip is lossless, a statement
+owns the lines from its leading comments and blank lines to the line before the next statement's,
+and a statement prints with the indentation its block gives it: nothing for a top-level one,
+the class body's own for a member (the same when the converted class keeps the body's indent).
+So the text of statement ``i`` is its lines, found from where ``ast`` says it starts (its first
+decorator's line) less its ``leading_lines``, up to where the next one's text starts (the last
+top-level one's: up to the module's footer; a class's last member's: up to its body's footer).
 
 Where the lines could be counted differently (CR line ends, a backslash continuing a line into
 the next statement, a decorator that does not start its line, no newline at the end, another
-indentation or newline than the input's) the module is printed as a whole, as before.
+indentation or newline than the input's) the module, or the class, is printed as before.
 """
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 
-def top_statement_starts(tree: ast.Module) -> tuple[int, ...]:
-    """The first line of each top-level statement of ``tree`` (its first decorator's, when it
-    has decorators), in order."""
-    return tuple(st.decorator_list[0].lineno if getattr(st, "decorator_list", None) else st.lineno
-                 for st in tree.body)
+class Starts(NamedTuple):
+    """Where the input's statements start, from its ``ast``."""
+
+    top: tuple[int, ...]    # the first line of each top-level statement
+    members: tuple = ()     # per top-level statement: a class's members' first lines, or None
 
 
-def module_code(new: cst.Module, old: cst.Module, code: str, starts: tuple[int, ...]) -> str:
+def statement_starts(tree: ast.Module) -> Starts:
+    """The first line of each top-level statement of ``tree`` and of each member of a top-level
+    class (a decorated one's first decorator's line), in order."""
+    return Starts(tuple(_first_line(st) for st in tree.body),
+                  tuple(tuple(_first_line(m) for m in st.body) if isinstance(st, ast.ClassDef) else None
+                        for st in tree.body))
+
+
+def _first_line(st: ast.stmt) -> int:
+    decorators = getattr(st, "decorator_list", None)
+    return decorators[0].lineno if decorators else st.lineno
+
+
+@dataclass(frozen=True)
+class _Text(cst.BaseStatement):
+    """A statement printed as its input text (which holds its indentation)."""
+
+    text: str
+
+    def _visit_and_replace_children(self, visitor) -> "_Text":
+        return self
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        state.add_token(self.text)
+
+
+class _Input:
+    """The input's lines, and where its statements' texts begin (computed when first asked)."""
+
+    def __init__(self, old: cst.Module, code: str, starts: Starts):
+        self.old, self.starts = old, starts
+        self.lines = code.split("\n")  # ends with "" (the code ends with a newline)
+        self.bounds = _text_lines(old.body, starts.top, self.lines, len(old.header) + 1,
+                                  len(self.lines) - len(old.footer))
+        self.index = {id(st): i for i, st in enumerate(old.body)}
+        self._members: dict[int, tuple[int, int]] | None = None  # id(member) -> (class, member)
+        self._member_bounds: dict[int, list[int] | None] = {}
+
+    def text(self, bounds: list[int], i: int) -> str:
+        """Lines ``bounds[i]`` .. ``bounds[i + 1] - 1`` (1-based), each with its newline."""
+        return "\n".join(self.lines[bounds[i] - 1:bounds[i + 1] - 1]) + "\n"
+
+    def member(self, node) -> tuple[int, int] | None:
+        """(class, member) of ``node`` when it is a member of a top-level class of the input."""
+        if self._members is None:
+            self._members = {id(m): (k, j) for k, st in enumerate(self.old.body) if _class_block(st) is not None
+                             for j, m in enumerate(st.body.body)}
+        return self._members.get(id(node))
+
+    def member_bounds(self, k: int) -> list[int] | None:
+        """Where the texts of the members of top-level class ``k`` begin, and one past the last
+        one's; None when they cannot be told."""
+        if k not in self._member_bounds:
+            block = _class_block(self.old.body[k])
+            firsts = self.starts.members[k] if self.starts.members else None
+            self._member_bounds[k] = None if firsts is None or block is None else _text_lines(
+                block.body, firsts, self.lines, None, self.bounds[k + 1] - len(block.footer))
+        return self._member_bounds[k]
+
+
+def _class_block(st) -> cst.IndentedBlock | None:
+    return st.body if type(st) is cst.ClassDef and type(st.body) is cst.IndentedBlock else None
+
+
+def module_code(new: cst.Module, old: cst.Module, code: str, starts: Starts | None) -> str:
     """``new.code``: the code of ``new`` (a rewrite of ``old``, the parse of ``code``, whose
-    top-level statements' first lines are ``starts``), with the statements of ``old`` it keeps
-    copied from ``code``."""
-    index = {id(st): i for i, st in enumerate(old.body)}
-    if not starts or not any(id(st) in index for st in new.body) or not _same_layout(new, old, code):
+    statements start at ``starts``), with the statements of ``old`` it keeps copied from
+    ``code``."""
+    if not starts or not starts.top or not _same_layout(new, old, code):
         return new.code
-    bounds = _statement_lines(old, code, starts)
-    if bounds is None:
+    source = _Input(old, code, starts)
+    if source.bounds is None:
         return new.code
-    lines = code.split("\n")
     state = CodegenState(default_indent=new.default_indent, default_newline=new.default_newline)
     for h in new.header:
         h._codegen(state)
     for st in new.body:
-        i = index.get(id(st))
-        if i is None:
-            st._codegen(state)
-        else:  # lines bounds[i] .. bounds[i + 1] - 1 (1-based), each with its newline
-            state.add_token("\n".join(lines[bounds[i] - 1:bounds[i + 1] - 1]) + "\n")
+        i = source.index.get(id(st))
+        if i is not None:
+            state.add_token(source.text(source.bounds, i))
+        else:
+            _with_kept_members(st, source)._codegen(state)
     for f in new.footer:
         f._codegen(state)
     if not state.tokens:
         state.add_token(state.default_newline)  # as libcst: an empty module keeps its newline
     return "".join(state.tokens)
+
+
+def _with_kept_members(st, source: _Input):
+    """``st`` (a top-level statement of the output), with the members of an input class that it
+    keeps as they were (at the same indentation) replaced by their text."""
+    block = _class_block(st)
+    if block is None:
+        return st
+    members = None
+    for j, m in enumerate(block.body):
+        where = source.member(m)
+        if where is None or _class_block(source.old.body[where[0]]).indent != block.indent:
+            continue
+        bounds = source.member_bounds(where[0])
+        if bounds is not None:
+            members = list(block.body) if members is None else members
+            members[j] = _Text(source.text(bounds, where[1]))
+    return st if members is None else st.with_changes(body=block.with_changes(body=members))
 
 
 def _same_layout(new: cst.Module, old: cst.Module, code: str) -> bool:
@@ -63,25 +147,25 @@ def _same_layout(new: cst.Module, old: cst.Module, code: str) -> bool:
             and "\r" not in code and not code.startswith("\ufeff"))
 
 
-def _statement_lines(old: cst.Module, code: str, starts: tuple[int, ...]) -> list[int] | None:
-    """The first line (1-based) of the text of each statement of ``old``, and one past the last
-    one's; None when they cannot be told from ``starts``."""
+def _text_lines(body, starts: tuple[int, ...], lines: list[str], first: int | None, end: int) -> list[int] | None:
+    """The first line (1-based) of the text of each statement of ``body`` (whose ast statements
+    start at ``starts``), and ``end``, one past the last one's; None when they cannot be told
+    (``first``: where the first one's must begin, when known)."""
     firsts, j = [], 0
-    for st in old.body:
+    for st in body:
         if j >= len(starts):
             return None
         firsts.append(starts[j])
         j += len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1  # `a = 1; b = 2`: one line
-    if j != len(starts):
+    if j != len(starts) or not body:
         return None
-    lines = code.split("\n")  # ends with "" (the code ends with a newline)
-    bounds = [first - len(st.leading_lines) for first, st in zip(firsts, old.body)]
-    bounds.append(len(lines) - len(old.footer))
-    if not old.body or bounds[0] != len(old.header) + 1:
+    bounds = [line - len(st.leading_lines) for line, st in zip(firsts, body)]
+    bounds.append(end)
+    if first is not None and bounds[0] != first:
         return None
-    for k, st in enumerate(old.body):
+    for k, st in enumerate(body):
         if bounds[k + 1] <= bounds[k] or bounds[k] > 1 and lines[bounds[k] - 2].endswith("\\"):
             return None
-        if getattr(st, "decorators", None) and not lines[firsts[k] - 1].startswith("@"):
+        if getattr(st, "decorators", None) and not lines[firsts[k] - 1].lstrip().startswith("@"):
             return None
     return bounds

@@ -59,7 +59,7 @@ from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_imported_names, torch_star_aliases
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.runtime_files import RUNTIME_NAME
-from migrate.convert.verbatim import module_code, top_statement_starts
+from migrate.convert.verbatim import module_code, statement_starts
 from migrate.convert.torch_signature import (
     imported_runtime_names, is_runtime_module, runtime_statements, signatures,
 )
@@ -142,7 +142,7 @@ class InputFacts:
     stmt_ends: list
     aliased_writes: dict
     plain_forwards: bool
-    top_starts: tuple = ()  # first line of each top-level statement (see verbatim.py)
+    top_starts: tuple = ()  # where the statements start (verbatim.Starts)
 
 
 # The InputFacts of the file being converted, when known (set for one file's conversion, like
@@ -156,13 +156,14 @@ def input_facts(code: str, tree: ast.Module) -> InputFacts:
     remember_ast(code, tree)
     starts, ends = statement_spans(code)
     return InputFacts((len(code), hash(code)), starts, ends, _aliased_writes(code),
-                      handlers.defines_plain_forward(None, code), top_statement_starts(tree))
+                      handlers.defines_plain_forward(None, code), statement_starts(tree))
 
 
-def _top_starts(code: str) -> tuple[int, ...]:
-    """The first line of each top-level statement of ``code`` (none when it is not Python)."""
+def _top_starts(code: str) -> tuple:
+    """Where the statements of ``code`` start (:class:`verbatim.Starts`; none when it is not
+    Python)."""
     try:
-        return top_statement_starts(python_ast(code))
+        return statement_starts(python_ast(code))
     except (SyntaxError, ValueError):
         return ()
 

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from migrate import convert_source
-from migrate.convert.verbatim import _same_layout, _statement_lines, module_code, top_statement_starts
+from migrate.convert.verbatim import _same_layout, _text_lines, module_code, statement_starts
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -25,6 +25,12 @@ LAYOUTS = {
     "semicolons and one-line blocks": "a = 1; b = 2\nif a: b = 3\nfor i in range(2): pass\nc = 4;\n",
     "continuation lines": "x = 1 + \\\n    2\ny = (1,\n     2)\ns = '''a\nb'''\n",
     "form feed": "import os\n\x0c\ndef f():\n    pass\n\x0c\nx = 1\n",
+    "classes": (
+        "class A(Base):\n    \"doc\"\n\n    # about f\n    @property\n    # between\n    def f(self):\n"
+        "        return 1\n        # deeper\n    # at the members' indentation\n\n    x = 1; y = 2\n"
+        "# at column 0, inside\n    def g(self): pass\n    # a comment that ends the class body\n\n\n"
+        "class B:\n\tdef h(self):\n\t\tpass\n\n\tz = 3\n\n\nclass C: pass\n"
+        "class D:\n    x = 1 + \\\n        2\n    y = 3\n    @\\\n    deco\n    def e(self):\n        pass\n"),
     "async, with, try, match": (
         "async def f():\n    async with a as b:\n        pass\n\n\ntry:\n    import numpy\nexcept ImportError:\n"
         "    numpy = None\nelse:\n    pass\nfinally:\n    pass\nmatch x:\n    case 1:\n        pass\n"),
@@ -69,10 +75,11 @@ def test_each_statement_text_is_what_libcst_prints(name):
         module.code
     except RecursionError:
         pytest.skip("nested too deeply for libcst to print")
-    starts = top_statement_starts(tree)
-    bounds = _statement_lines(module, code, starts) if _same_layout(module, module, code) else None
+    starts = statement_starts(tree)
+    lines = code.split("\n")
+    bounds = _text_lines(module.body, starts.top, lines, len(module.header) + 1, len(lines) - len(module.footer)) \
+        if _same_layout(module, module, code) else None
     if bounds is not None:
-        lines = code.split("\n")
         for i, st in enumerate(module.body):
             assert "\n".join(lines[bounds[i] - 1:bounds[i + 1] - 1]) + "\n" == module.code_for_node(st), (name, i)
     # every statement kept, one replaced, one dropped, one added: what libcst prints
@@ -83,6 +90,25 @@ def test_each_statement_text_is_what_libcst_prints(name):
         body[k] = cst.parse_statement("replaced = 1\n")
         new = module.with_changes(body=[cst.parse_statement("import ms_core as ms\n"), *body[:-1]])
         assert module_code(new, module, code, starts) == new.code, (name, k)
+    _members_replaced(name, code, module, starts)
+
+
+def _members_replaced(name, code, module, starts):
+    """A class with one member replaced, one dropped, one added prints as libcst prints it."""
+    for k, st in enumerate(module.body):
+        if not isinstance(st, cst.ClassDef) or not isinstance(st.body, cst.IndentedBlock):
+            continue
+        for j in range(min(len(st.body.body), 8)):
+            members = list(st.body.body)
+            members[j] = cst.parse_statement("replaced = 1\n")
+            cls = st.with_changes(body=st.body.with_changes(body=[*members[:-1], cst.parse_statement("x = 2\n")]))
+            new = module.with_changes(body=[*module.body[:k], cls, *module.body[k + 1:]])
+            assert module_code(new, module, code, starts) == new.code, (name, k, j)
+        # the same members under another indentation are printed, not copied
+        other = st.with_changes(body=st.body.with_changes(body=[cst.parse_statement("y = 1\n"), *st.body.body],
+                                                          indent="\t"))
+        new = module.with_changes(body=[*module.body[:k], other, *module.body[k + 1:]])
+        assert module_code(new, module, code, starts) == new.code, (name, k, "indent")
 
 
 def test_a_layout_that_cannot_be_counted_is_printed_whole():
@@ -90,8 +116,9 @@ def test_a_layout_that_cannot_be_counted_is_printed_whole():
                  "a line continued into the next statement", "a parenthesized decorator"):
         code = LAYOUTS[name]
         tree, module = _parsed(code)
-        assert not _same_layout(module, module, code) or \
-            _statement_lines(module, code, top_statement_starts(tree)) is None, name
+        lines = code.split("\n")
+        assert not _same_layout(module, module, code) or _text_lines(
+            module.body, statement_starts(tree).top, lines, len(module.header) + 1, len(lines)) is None, name
 
 
 def test_conversion_keeps_the_untouched_statements_text():
@@ -133,3 +160,15 @@ def test_the_text_filter_finds_what_one_alternation_finds():
                      "attn(q, k, value=v)", "b.add_(1)", "c = value == 2", "torch_like = 1", "Fx = 2"):
             assert (_interesting(aliases, target).search(text) is None) == (whole.search(text) is None), text
         assert _interesting((), target).search("y = helper(a)") is None
+
+
+def test_members_of_a_class_are_found_where_their_lines_can_be_told():
+    from migrate.convert.verbatim import _Input
+    code = LAYOUTS["classes"]
+    source = _Input(cst.parse_module(code), code, statement_starts(ast.parse(code)))
+    assert source.bounds == [1, 16, 23, 26, 34]
+    # A's members: the docstring, f (its comments above), `x = 1; y = 2`, g; the class's footer comment after
+    assert source.member_bounds(0) == [2, 3, 10, 13, 15]
+    assert source.member_bounds(1) == [19, 21, 23]
+    assert source.member_bounds(2) is None  # `class C: pass`: no block
+    assert source.member_bounds(3) is None  # a decorator continued with a backslash
