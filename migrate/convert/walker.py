@@ -927,7 +927,7 @@ class Converter:
         args = {a.keyword.value if a.keyword else ("condition", "message")[i]: a.value for i, a in enumerate(call.args)}
         if entry is None or set(args) != {"condition", "message"} or not self.allows(entry_id(entry)):
             return None
-        new = self.walk(cst.Assert(test=args["condition"], msg=args["message"]))
+        new = self.walk(cst.Assert(test=_enclosed(args["condition"]), msg=_enclosed(args["message"])))
         self.record(small, new, entry_id(entry), "exact", "an assert statement, as torch._assert runs")
         return new
 
@@ -1327,6 +1327,14 @@ def _unpacked_pair(old: cst.Assign, new):
     if len(pairs) == 1:
         return new.with_changes(targets=[new.targets[0].with_changes(target=pairs[0][0])], value=pairs[0][1])
     return new.with_changes(value=value.with_changes(lpar=[], rpar=[])) if value.lpar else new
+
+
+def _enclosed(node):
+    """``node`` in parentheses when its text spans lines: a call's argument may continue over lines
+    inside the call's brackets; in an ``assert`` statement it needs brackets of its own."""
+    if "\n" in code_of(node) and not getattr(node, "lpar", None):
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
 
 
 def _statements_of(block, lead) -> list:

@@ -262,6 +262,26 @@ def test_torch_assert_as_a_statement_is_an_assert():
         """)  # (where a value is needed, the tables' expression)
 
 
+def test_torch_assert_over_several_lines_keeps_its_parts_together():
+    """torchvision's anchor_utils: a message of adjacent strings on two lines is one argument inside
+    the call's brackets; as an assert statement's message it needs brackets of its own (the file
+    was left unconverted: the output would not compile)."""
+    check("""\
+        def f(a, b):
+            torch._assert(
+                len(a) == len(b),
+                "Anchors should match "
+                "the feature maps.",
+            )
+            return a
+        """, """\
+        def f(a, b):
+            assert len(a) == len(b), ("Anchors should match "
+                "the feature maps.")
+            return a
+        """)
+
+
 def test_a_removed_statements_comments_go_above_the_next_statement():
     check("""\
         def f(model, x):
