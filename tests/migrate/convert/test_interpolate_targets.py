@@ -1,7 +1,7 @@
 """F.interpolate as each target takes it: an int or whole scale_factor is written as MindSpore 2.10 takes it
 (floats, recompute_scale_factor=True: guided-diffusion's Upsample; the same on both targets, as nn.Upsample), and
-5-D input resampled trilinearly or by nearest neighbour (unet's UNet3D). Values and gradients against torch, the mindspore output run
-here on ms_core; tests/oracle/test_oracle_interpolate_targets.py runs it on MindSpore 2.10."""
+5-D input resampled trilinearly or by nearest neighbour (unet's UNet3D). Values and gradients against torch, the
+mindspore output run here on ms_core; tests/oracle/test_oracle_interpolate_targets.py runs it on MindSpore 2.10."""
 import numpy as np
 import pytest
 
