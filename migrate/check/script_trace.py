@@ -459,14 +459,19 @@ def _ms_steps(trace: Trace, ms, by_name: bool = False) -> None:
 
         def call(self, *args, _original=original, **kwargs):
             out = _original(self, *args, **kwargs)
-            if by_name:
-                trace.record_named_step([(id(p), p.asnumpy().astype(np.float64)) for p in self.parameters])
-            else:
-                trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
+            _record_step(trace, self.parameters, by_name)
             return out
 
         cls.__call__ = call
     _runtime_optimizer_steps(trace, by_name)
+
+
+def _record_step(trace: Trace, parameters, by_name: bool) -> None:
+    """The values of an optimizer's parameters after its step, by identity or in order."""
+    if by_name:
+        trace.record_named_step([(id(p), p.asnumpy().astype(np.float64)) for p in parameters])
+    else:
+        trace.record_step([p.asnumpy().astype(np.float64) for p in parameters])
 
 
 def _runtime_optimizer_steps(trace: Trace, by_name: bool) -> None:
@@ -487,10 +492,7 @@ def _runtime_optimizer_steps(trace: Trace, by_name: bool) -> None:
 
         def step(self, *args, _original=original, **kwargs):
             out = _original(self, *args, **kwargs)
-            if by_name:
-                trace.record_named_step([(id(p), p.asnumpy().astype(np.float64)) for p in self.parameters])
-            else:
-                trace.record_step([p.asnumpy().astype(np.float64) for p in self.parameters])
+            _record_step(trace, self.parameters, by_name)
             return out
 
         step._traced = True
