@@ -251,7 +251,8 @@ def _script_dirs(texts: dict) -> set[Path]:
     """Directories whose files import a sibling module by its bare name (``from transformer_net
     import TransformerNet`` beside ``transformer_net.py``): they run as scripts from there, with
     the directory on the path, whatever ``__init__.py`` it holds (pytorch/examples'
-    fast_neural_style). A directory none of whose files imports relatively."""
+    fast_neural_style). :func:`package_dirs` keeps a package any directory that also imports
+    relatively."""
     modules = {path.parent: set() for path in texts}
     for path in texts:
         modules[path.parent].add(path.stem)
@@ -260,7 +261,7 @@ def _script_dirs(texts: dict) -> set[Path]:
         siblings = modules[path.parent] - {path.stem, "__init__"}
         if any((a or b).split(".")[0] in siblings for a, b in _ABSOLUTE_IMPORT.findall(text)):
             out.add(path.parent)
-    return out - {path.parent for path, text in texts.items() if _RELATIVE_IMPORT.search(text)}
+    return out
 
 
 def runtime_homes(root: Path, sources, packages: set[Path] | None = None) -> dict[str, tuple[Path, int]]:

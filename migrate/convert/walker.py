@@ -1361,8 +1361,7 @@ def _branch_taken(old: cst.If, new) -> list | None:
         return None
     gone = new.orelse if value else new.body
     # the comments of the branch that goes stay, above the statements that run
-    kept = [c for c in own_comments(gone, nested=True) if not c.startswith(MARKER_PREFIX)] if gone is not None else []
-    lead = [*new.leading_lines, *(cst.EmptyLine(comment=cst.Comment(c)) for c in kept)]
+    lead = [*new.leading_lines, *(_user_comment_lines(gone) if gone is not None else [])]
     if value:
         return _statements_of(new.body, lead)
     if new.orelse is None:
@@ -1382,10 +1381,16 @@ def _comments_above(chain: cst.If, kept_block) -> list:
         if node is not chain:
             lead += [ln for ln in node.leading_lines if ln.comment is not None]
         if node.body is not kept_block:
-            lead += [cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(node.body, nested=True)
-                     if not c.startswith(MARKER_PREFIX)]
+            lead += _user_comment_lines(node.body)
         node = node.orelse if isinstance(node, cst.If) else None
     return lead
+
+
+def _user_comment_lines(gone) -> list:
+    """The comments of code that goes (nested ones too), as lines to keep above what stays; the
+    conversion's own markers go with the code they were about."""
+    return [cst.EmptyLine(comment=cst.Comment(c)) for c in own_comments(gone, nested=True)
+            if not c.startswith(MARKER_PREFIX)]
 
 
 def _only_pass(block) -> bool:
