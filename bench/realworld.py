@@ -386,6 +386,50 @@ SOURCES = [
     Source("tab_transformer_pytorch", "tab-transformer-pytorch==0.3.0", "tab_transformer_pytorch",
            torch_needs=("einops==0.8.1",)),
     Source("nbeats_pytorch", "nbeats-pytorch==1.8.0", "nbeats_pytorch"),
+    # ---- a seventh first-pass sample (bench/README.md "A seventh sample"): twelve PyPI packages nobody here
+    # had converted, across vision, segmentation, image quality, audio, NLP, generative, tabular and graph code
+    Source("res_mlp_pytorch", "res-mlp-pytorch==0.0.6", "res_mlp_pytorch", torch_needs=("einops==0.8.1",)),
+    Source("pytorch_fid", "pytorch-fid==0.3.0", "pytorch_fid", uses=("torchvision",),
+           stand_ins=(("PIL/__init__.py", ""), ("PIL/Image.py", ""), ("tqdm/__init__.py", _TQDM)),
+           note="inception.py builds on torchvision's Inception blocks (a source of its own); fid_score.py "
+                "imports PIL and tqdm (image files, progress): stand-ins on both sides"),
+    Source("self_attention_cv", "self-attention-cv==1.2.3", "self_attention_cv", uses=("torchvision",),
+           torch_needs=("einops==0.8.1",),
+           note="R50_ViT builds on torchvision's ResNet-50 (a source of its own); einops throughout"),
+    Source("piq", "piq==0.8.0", "piq", uses=("torchvision",),
+           note="perceptual.py and the FID feature extractor import torchvision's VGG and Inception (a source "
+                "of its own); scipy (MSID, GS) is installed on both sides"),
+    Source("squeezeformer", "squeezeformer==1.0.0", "squeezeformer"),
+    Source("snac", "snac==1.2.1", "snac", torch_needs=("einops==0.8.1",),
+           note="huggingface_hub is imported only inside from_pretrained (never here)"),
+    Source("palm_pytorch", "PaLM-pytorch==0.2.2", "palm_pytorch", torch_needs=("einops==0.8.1",),
+           exclude=("palm_pytorch/triton/*",),
+           note="palm_pytorch/triton (the triton kernels, a GPU compiler) left out"),
+    Source("mambapy", "mambapy==1.2.0", "mambapy", exclude=("mambapy/mamba2.py", "mambapy/lm.py", "mambapy/onnx/*"),
+           note="mamba2.py imports mamba_ssm's triton kernels at the top (lm.py imports mamba2): left out with the "
+                "ONNX export; mamba.py, vim.py (Vision Mamba) and jamba.py are converted"),
+    Source("ema_pytorch", "ema-pytorch==0.8.3", "ema_pytorch"),
+    Source("deepctr_torch", "deepctr-torch==0.3.0", "deepctr_torch", exclude=("tests/*",),
+           stand_ins=(("tqdm/__init__.py", _TQDM),
+                      ("requests/__init__.py", "def get(*args, **kwargs):\n    raise OSError('no network here')\n"),
+                      ("sklearn/__init__.py", ""),
+                      ("sklearn/metrics/__init__.py",
+                       "def accuracy_score(*args, **kwargs):\n"
+                       "    raise ImportError('scikit-learn is not installed')\n\n\n"
+                       "log_loss = mean_squared_error = roc_auc_score = accuracy_score\n")),
+           note="basemodel.py imports scikit-learn's metrics (used in fit/evaluate) and tqdm, utils.py requests "
+                "(a version check in a thread): stand-ins on both sides"),
+    Source("torchkge", "torchkge==0.17.7", "torchkge",
+           stand_ins=(("tqdm/__init__.py", _TQDM), ("tqdm/autonotebook.py", "from tqdm import tqdm  # noqa\n"),
+                      ("pandas/__init__.py",
+                       "class DataFrame:\n    def __init__(self, *args, **kwargs):\n"
+                       "        raise ImportError('pandas is not installed (bench stand-in)')\n\n\n"
+                       "concat = merge = read_csv = DataFrame\n")),
+           note="its data structures and dataset loaders import pandas, its training loops tqdm: stand-ins on both "
+                "sides (the models need neither)"),
+    Source("graph_transformer_pytorch", "graph-transformer-pytorch==0.1.1", "graph_transformer_pytorch",
+           uses=("rotary_embedding_torch",), torch_needs=("einops==0.8.1",),
+           note="imports rotary-embedding-torch (a source of its own)"),
 ]
 
 
@@ -415,6 +459,26 @@ def x(*shape):
 def tok(high, *shape):
     """An int64 input of this shape, uniform in [0, high)."""
     return {"dtype": "int64", "shape": list(shape), "high": high}
+
+
+def u(*shape):
+    """A float32 input of this shape, uniform in [0, 1) (images for the image-quality measures)."""
+    return {"dtype": "float32", "shape": list(shape), "uniform": True}
+
+
+# deepctr-torch's models take feature columns: three categorical columns (codes 0-2 held in the float input,
+# as its fit() passes them) and two dense ones, the same columns for the linear and the deep part
+_CTR_SETUP = ("from deepctr_torch.inputs import SparseFeat, DenseFeat\n"
+              "_CTR_COLS = [SparseFeat('a', 3, 4), SparseFeat('b', 3, 4), SparseFeat('c', 3, 4), "
+              "DenseFeat('d', 1), DenseFeat('e', 1)]\n")
+
+
+def _ctr_input():
+    return {"dtype": "float32", "shape": [4, 5], "int_cols": [0, 1, 2]}
+
+
+# torchkge's forward: heads, tails, relations, negative heads, negative tails (20 entities, 5 relations)
+_KG_TRIPLES = (tok(20, 8), tok(20, 8), tok(5, 8), tok(20, 8), tok(20, 8))
 
 
 @dataclass(frozen=True)
@@ -1061,6 +1125,96 @@ ARCHS = [
          "backcast_length=8, thetas_dim=(4, 4), nb_blocks_per_stack=2, hidden_layer_units=16)", (x(3, 8),)),
     Arch("nbeats_pytorch", "nbeats_pytorch.model", "NBeatsNet(stack_types=('trend', 'seasonality'), forecast_length=4, "
          "backcast_length=8, thetas_dim=(3, 4), nb_blocks_per_stack=1, hidden_layer_units=16)", (x(3, 8),)),
+    # ---- the seventh first-pass sample (see its sources)
+    # res-mlp-pytorch 0.0.6 (einops): ResMLP (affine pre-norm, per-patch Conv1d token mixing, layer scale)
+    Arch("res_mlp_pytorch", "res_mlp_pytorch", "ResMLP(image_size=16, patch_size=4, dim=32, depth=2, num_classes=10)",
+         (x(2, 3, 16, 16),)),
+    Arch("res_mlp_pytorch", "res_mlp_pytorch", "ResMLP(image_size=16, patch_size=8, dim=16, depth=20, "
+         "num_classes=5, expansion_factor=2)", (x(2, 3, 16, 16),)),
+    # pytorch-fid 0.3.0: the FID Inception blocks (torchvision's Inception modules with TF's pooling)
+    Arch("pytorch_fid", "pytorch_fid.inception", "FIDInceptionA(16, pool_features=8)", (x(1, 16, 9, 9),)),
+    Arch("pytorch_fid", "pytorch_fid.inception", "FIDInceptionC(32, channels_7x7=8)", (x(1, 32, 9, 9),)),
+    Arch("pytorch_fid", "pytorch_fid.inception", "FIDInceptionE_1(32)", (x(1, 32, 5, 5),)),
+    Arch("pytorch_fid", "pytorch_fid.inception", "FIDInceptionE_2(32)", (x(1, 32, 5, 5),)),
+    # self-attention-cv 1.2.3 (einops): ViT, TransUNet and UNETR segmentation, TimeSformer, axial attention,
+    # bottleneck transformer
+    Arch("self_attention_cv", "self_attention_cv", "ViT(img_dim=32, in_channels=3, patch_dim=8, num_classes=10, "
+         "dim=32, blocks=2, heads=2, dim_linear_block=64)", (x(2, 3, 32, 32),)),
+    Arch("self_attention_cv", "self_attention_cv", "TransUnet(img_dim=32, in_channels=3, classes=2, vit_blocks=1, "
+         "vit_heads=2, vit_dim_linear_mhsa_block=64, vit_channels=128)", (x(1, 3, 32, 32),)),
+    Arch("self_attention_cv", "self_attention_cv", "UNETR(img_shape=(16, 16, 16), input_dim=1, output_dim=2, "
+         "embed_dim=32, patch_size=16, num_heads=2, ext_layers=[1, 2, 3, 4], base_filters=4, dim_linear_block=64)",
+         (x(1, 1, 16, 16, 16),)),
+    Arch("self_attention_cv", "self_attention_cv", "Timesformer(img_dim=16, frames=2, num_classes=5, patch_dim=8, "
+         "dim=32, blocks=1, heads=2, dim_linear_block=64)", (x(2, 2, 3, 16, 16),)),
+    Arch("self_attention_cv", "self_attention_cv", "AxialAttentionBlock(in_channels=8, dim=8, heads=2)",
+         (x(2, 8, 8, 8),)),
+    Arch("self_attention_cv", "self_attention_cv.bottleneck_transformer", "BottleneckBlock(in_channels=16, "
+         "fmap_size=(8, 8), out_channels=32, proj_factor=4, heads=2)", (x(2, 16, 8, 8),)),
+    # piq 0.8.0: image-quality losses (SSIM, gradient magnitude, Haar wavelets, mean deviation, phase congruency
+    # by FFT, visual information fidelity, total variation) on images in [0, 1]
+    Arch("piq", "piq", "SSIMLoss(data_range=1.0)", (u(2, 3, 32, 32), u(2, 3, 32, 32))),
+    Arch("piq", "piq", "GMSDLoss()", (u(2, 3, 32, 32), u(2, 3, 32, 32))),
+    Arch("piq", "piq", "HaarPSILoss()", (u(2, 3, 32, 32), u(2, 3, 32, 32))),
+    Arch("piq", "piq", "MDSILoss()", (u(2, 3, 32, 32), u(2, 3, 32, 32))),
+    Arch("piq", "piq", "FSIMLoss(chromatic=True)", (u(2, 3, 32, 32), u(2, 3, 32, 32))),
+    Arch("piq", "piq", "VIFLoss()", (u(2, 1, 48, 48), u(2, 1, 48, 48))),
+    Arch("piq", "piq", "TVLoss(norm_type='l1')", (u(2, 3, 16, 16),)),
+    # squeezeformer 1.0.0: the Squeezeformer speech encoder (time reduction and recovery, relative attention)
+    Arch("squeezeformer", "squeezeformer.model", "Squeezeformer(num_classes=10, input_dim=16, encoder_dim=32, "
+         "num_encoder_layers=4, reduce_layer_index=1, recover_layer_index=3, num_attention_heads=2, "
+         "conv_kernel_size=5)", (x(2, 32, 16), tok(1, 2)), call="model(inputs[0], inputs[1] + 32)"),
+    # snac 1.2.1 (einops): the multi-scale neural audio codec (weight-normalised convolutions, local attention,
+    # residual vector quantisation), without its noise blocks
+    Arch("snac", "snac", "SNAC(encoder_dim=8, encoder_rates=[2, 2], decoder_dim=16, decoder_rates=[2, 2], "
+         "attn_window_size=None, codebook_size=16, codebook_dim=4, vq_strides=[2, 1], noise=False)", (x(2, 1, 64),)),
+    Arch("snac", "snac", "SNAC(encoder_dim=16, encoder_rates=[2, 2], decoder_dim=64, decoder_rates=[2, 2], "
+         "attn_window_size=8, codebook_size=16, codebook_dim=4, vq_strides=[2, 1], noise=False)",
+         (x(2, 1, 64),)),
+    # PaLM-pytorch 0.2.2 (einops): parallel attention/feed-forward blocks, rotary embeddings, SwiGLU, tied head
+    Arch("palm_pytorch", "palm_pytorch", "PaLM(dim=32, num_tokens=50, depth=2, dim_head=8, heads=2)",
+         (tok(50, 2, 8),)),
+    # mambapy 1.2.0: Mamba (parallel scan), Vision Mamba (bidirectional), Jamba (Mamba + attention + MoE)
+    Arch("mambapy", "mambapy.mamba", "Mamba(MambaConfig(d_model=16, n_layers=2))", (x(2, 8, 16),)),
+    Arch("mambapy", "mambapy.mamba", "Mamba(MambaConfig(d_model=16, n_layers=1, pscan=False, "
+         "inner_layernorms=True))", (x(2, 8, 16),)),
+    Arch("mambapy", "mambapy.vim", "VMamba(MambaConfig(d_model=16, n_layers=2))", (x(2, 8, 16),)),
+    Arch("mambapy", "mambapy.jamba", "JambaLM(JambaLMConfig(d_model=16, n_layers=4, mlp_size=32, "
+         "num_attention_heads=2, num_key_value_heads=1, num_experts=4, num_experts_per_tok=2, attn_layer_offset=1, "
+         "attn_layer_period=2, expert_layer_offset=1, expert_layer_period=2, vocab_size=50))", (tok(50, 2, 8),)),
+    # ema-pytorch 0.8.3: the EMA wrapper and Karras' EMA (its call is the averaged model's)
+    Arch("ema_pytorch", "ema_pytorch.ema_pytorch", "EMA(nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4)), "
+         "beta=0.9, update_after_step=0, update_every=1)", (x(3, 8),)),
+    Arch("ema_pytorch", "ema_pytorch.ema_pytorch", "EMA(nn.Linear(8, 4), update_after_step=0, update_every=1)",
+         (x(3, 8),), call="(model.update(), model.update(), model(inputs[0]))[2]"),
+    Arch("ema_pytorch", "ema_pytorch.post_hoc_ema", "KarrasEMA(nn.Linear(8, 4), sigma_rel=0.05, update_every=1)",
+         (x(3, 8),),
+         call="(model.update(), model(inputs[0]))[1]"),
+    # deepctr-torch 0.3.0: click-through-rate models on three categorical and two dense columns
+    Arch("deepctr_torch", "deepctr_torch.models", "DeepFM(_CTR_COLS, _CTR_COLS, dnn_hidden_units=(16, 8))",
+         (_ctr_input(),), setup=_CTR_SETUP),
+    Arch("deepctr_torch", "deepctr_torch.models", "xDeepFM(_CTR_COLS, _CTR_COLS, dnn_hidden_units=(16, 8), "
+         "cin_layer_size=(8, 8))", (_ctr_input(),), setup=_CTR_SETUP),
+    Arch("deepctr_torch", "deepctr_torch.models", "DCN(_CTR_COLS, _CTR_COLS, cross_num=2, dnn_hidden_units=(16, 8))",
+         (_ctr_input(),), setup=_CTR_SETUP),
+    Arch("deepctr_torch", "deepctr_torch.models", "AutoInt(_CTR_COLS, _CTR_COLS, att_layer_num=2, att_head_num=2, "
+         "dnn_hidden_units=(16, 8))", (_ctr_input(),), setup=_CTR_SETUP),
+    Arch("deepctr_torch", "deepctr_torch.models", "FiBiNET(_CTR_COLS, _CTR_COLS, dnn_hidden_units=(16, 8))",
+         (_ctr_input(),), setup=_CTR_SETUP),
+    # torchkge 0.17.7: knowledge-graph embeddings (translation, bilinear, convolutional), positive and negative
+    # triples scored
+    Arch("torchkge", "torchkge.models", "TransEModel(16, 20, 5)", _KG_TRIPLES),
+    Arch("torchkge", "torchkge.models", "TransHModel(16, 20, 5)", _KG_TRIPLES),
+    Arch("torchkge", "torchkge.models", "TransRModel(16, 8, 20, 5)", _KG_TRIPLES),
+    Arch("torchkge", "torchkge.models", "DistMultModel(16, 20, 5)", _KG_TRIPLES),
+    Arch("torchkge", "torchkge.models", "ComplExModel(16, 20, 5)", _KG_TRIPLES),
+    Arch("torchkge", "torchkge.models", "ConvKBModel(16, 3, 20, 5)", _KG_TRIPLES),
+    # graph-transformer-pytorch 0.1.1: graph transformer with edge features, gated residuals, rotary relative
+    # positions
+    Arch("graph_transformer_pytorch", "graph_transformer_pytorch", "GraphTransformer(dim=16, depth=2, dim_head=8, "
+         "edge_dim=8, heads=2, with_feedforwards=True)", (x(2, 6, 16), x(2, 6, 6, 8))),
+    Arch("graph_transformer_pytorch", "graph_transformer_pytorch", "GraphTransformer(dim=16, depth=1, dim_head=8, "
+         "edge_dim=8, heads=2, gated_residual=False, rel_pos_emb=True)", (x(2, 6, 16), x(2, 6, 6, 8))),
 ]
 
 
@@ -1476,6 +1630,8 @@ def _make_inputs(specs):
     for s in specs:
         if s["dtype"] == "int64":
             out.append(rng.integers(0, s["high"], size=s["shape"]).astype(np.int64))
+        elif s.get("uniform"):
+            out.append(rng.random(s["shape"]).astype(np.float32))
         else:
             out.append(rng.standard_normal(s["shape"]).astype(np.float32))
             for col in s.get("int_cols", ()):  # categorical codes held in a float tensor (TabNet)
