@@ -152,11 +152,18 @@ def manual_updates(tp, block: list, k: int, end: int) -> Target | None:
 
 def param_loop(tp, st) -> cst.For | None:
     """The ``for p in net.parameters():`` loop that reads ``p.grad`` in ``st`` (``st`` itself,
-    or the only statement of a ``with torch.no_grad():`` block), or None."""
-    if isinstance(st, cst.With) and isinstance(st.body, cst.IndentedBlock) and len(st.body.body) == 1 \
+    or the loop of a ``with torch.no_grad():`` block whose other statements clear the network's
+    gradients, ``net.zero_grad()``), or None."""
+    if isinstance(st, cst.With) and isinstance(st.body, cst.IndentedBlock) \
             and all(isinstance(it.item, cst.Call) and tp.qual(it.item.func) in
                     ("torch.no_grad", "torch.autograd.no_grad") for it in st.items):
-        st = st.body.body[0]
+        loops = [x for x in st.body.body if isinstance(x, cst.For)]
+        if len(loops) != 1:
+            return None
+        loop = param_loop(tp, loops[0])
+        net = dotted(loop.iter.func.value) if loop is not None else None
+        rest = [x for x in st.body.body if x is not loops[0]]
+        return loop if all(clears_grads(x, net) for x in rest) else None
     if not (isinstance(st, cst.For) and isinstance(st.iter, cst.Call) and not st.iter.args
             and isinstance(st.iter.func, cst.Attribute) and st.iter.func.attr.value == "parameters"
             and isinstance(st.target, cst.Name) and dotted(st.iter.func.value) is not None):
@@ -165,6 +172,12 @@ def param_loop(tp, st) -> cst.For | None:
     if not any(a.attr.value == "grad" and dotted(a.value) == p for a in Names.of(st.body).attrs):
         return None
     return st
+
+
+def clears_grads(st, net: str | None) -> bool:
+    """``net.zero_grad(...)``: a statement that only clears the gradients of ``net``."""
+    m = method_call(st, "zero_grad")
+    return net is not None and m is not None and dotted(m[0]) == net
 
 
 # --------------------------------------------------------------------------------------------

@@ -196,3 +196,49 @@ def test_torch_clip_grad_norm_is_torchs_for_every_norm_type():
         np.testing.assert_allclose(total.asnumpy(), want.numpy(), rtol=1e-5)
         for g, p in zip(got, params):
             np.testing.assert_allclose(g.asnumpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- a hand-written update whose no_grad block also clears the gradients ------------------------------
+
+HAND_SGD = """\
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+model = nn.Linear(4, 3)
+model.load_state_dict({"weight": torch.tensor([[0.1, 0.2, -0.3, 0.4], [-0.5, 0.1, 0.2, 0.0], [0.3, -0.2, 0.1, 0.2]]),
+                       "bias": torch.tensor([0.0, 0.1, -0.1])})
+lr = 0.5
+x_train = torch.tensor([[float((3 * i + j) % 5) / 4 for j in range(4)] for i in range(10)])
+y_train = torch.tensor([i % 3 for i in range(10)])
+losses = []
+
+
+def fit(epochs=2, bs=4):
+    n = len(x_train)
+    for epoch in range(epochs):
+        for i in range((n - 1) // bs + 1):
+            xb = x_train[i * bs:i * bs + bs]
+            yb = y_train[i * bs:i * bs + bs]
+            loss = F.cross_entropy(model(xb), yb)
+            losses.append(float(loss))
+            loss.backward()
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= p.grad * lr
+                model.zero_grad()
+
+
+fit()
+"""
+
+
+def test_a_hand_update_block_that_also_zeroes_the_grads_trains_as_torch(tmp_path):
+    want = _run_torch(HAND_SGD)
+    mod, code = _load(tmp_path, "hand_sgd", HAND_SGD)
+    assert "for p, p_grad in zip(model.trainable_params(), grads):" in code, code
+    assert "zero_grad" not in code and "no_grad" not in code, code
+    assert len(want["losses"]) == 6
+    np.testing.assert_allclose(mod.losses, want["losses"], rtol=1e-5)
+    np.testing.assert_allclose(mod.model.weight.asnumpy(), want["model"].weight.detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
