@@ -36,6 +36,7 @@ class Target:
     network: str | None = None        # the module whose parameters a manual update walks
     outer_at: int | None = None       # loop kind: index of the loop in its parent block
     branch_loops: list = field(default_factory=list)  # update loops in the else of a guarded step
+    leaves: list[str] = field(default_factory=list)  # tensors trained by hand (their .grad read)
 
     def manual_ids(self, block: list) -> set[int]:
         """ids of every hand-written update loop of this target (in ``block`` or in a branch)."""
@@ -87,10 +88,18 @@ def find_target(tp, body: list, path: list, block: list, k: int, next_backward: 
     opt = tp.closure_optimizer()
     if opt is not None and len(path) == 1:
         return Target("closure", opt, f"{opt}.parameters")
-    if tp.has_optimizer_steps():
+    if tp.has_optimizer_steps() and not _reads_leaf_grads(tp, block[k + 1:next_backward]):
         raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
                               "compute grads with ms.value_and_grad and apply optimizer(grads)")
     return Target("none")
+
+
+def _reads_leaf_grads(tp, stmts: list) -> bool:
+    """Whether ``stmts`` read the ``.grad`` of a tensor trained by hand (the file's other steps
+    use an optimizer: this one updates its leaves itself)."""
+    leaves = tp.leaf_tensors()
+    return bool(leaves) and any(a.attr.value == "grad" and isinstance(a.value, cst.Name) and a.value.value in leaves
+                                for a in Names.of(stmts).attrs)
 
 
 def has_else_loops(tp, guard) -> bool:
@@ -183,14 +192,15 @@ def clears_grads(st, net: str | None) -> bool:
 # --------------------------------------------------------------------------------------------
 # the networks of a forward pass (the weights of a gradient computation)
 # --------------------------------------------------------------------------------------------
-def network_weights(tp, segment: list) -> str | None:
+def network_weights(tp, segment: list, exclude: frozenset = frozenset()) -> str | None:
     """``net.trainable_params()`` (joined with ``+``) for the networks the forward segment
-    calls: names bound to an instance of a class (of this file, imported, or torch.nn)."""
+    calls: names bound to an instance of a class (of this file, imported, or torch.nn), except
+    ``exclude``."""
     built = tp.constructed_names() | tp.mode_switched()  # (net.eval() makes net a module)
     nets = []
     for c in Names.of(segment).calls:
         name = dotted(c.func)
-        if name in built and name not in nets:
+        if name in built and name not in nets and name not in exclude:
             nets.append(name)
     if not nets:
         return None

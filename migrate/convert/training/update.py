@@ -9,9 +9,10 @@ import libcst as cst
 
 from migrate.convert.cst import bind_args, call_of, code_of, dotted, left_pass, method_call, new_statement
 from migrate.convert.training.rules import (
-    CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, TRAINING_STEP, ZERO_GRAD,
+    CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, MANUAL_UPDATE, TRAINING_STEP, ZERO_GRAD,
 )
 from migrate.convert.torch_signature import signatures
+from migrate.convert.training.leaves import leaf_update
 from migrate.convert.training.manual import manual_update
 from migrate.convert.training.tree import Names, Refuse, carry_comments, unique, walk_statements
 
@@ -33,6 +34,7 @@ class UpdateState:
     network: str | None = None  # the network whose parameters hand-written updates walk
     manual: set[int] = field(default_factory=set)  # ids of the hand-written update loops
     unscale_flag: str | None = None  # set when scaler.unscale_ ran under a condition
+    leaves: list = field(default_factory=list)  # tensors trained by hand: their updates read <leaf>_grad
 
     @property
     def params(self) -> str:
@@ -120,6 +122,13 @@ class UpdateRewrite:
             return self._conditional(st)
         if id(st) in s.manual:
             return manual_update(tp, st, s.grads, s.taken)
+        if s.leaves:
+            new = leaf_update(tp, st, s.leaves, [f"{leaf}_grad" for leaf in s.leaves])
+            if new is not None:
+                tp.record(st, new[0] if new else "", MANUAL_UPDATE.id, "transformed",
+                          f"hand-written updates of {', '.join(s.leaves)}: .grad -> the grads of "
+                          "value_and_grad; in-place updates -> set_data(...); clearing a gradient removed")
+                return new
         zero = method_call(st, "zero_grad")
         if s.opt and tp.is_zero_grad(st, s.opt) or zero is not None and dotted(zero[0]) == s.network:
             tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "

@@ -242,3 +242,50 @@ def test_a_hand_update_block_that_also_zeroes_the_grads_trains_as_torch(tmp_path
     np.testing.assert_allclose(mod.losses, want["losses"], rtol=1e-5)
     np.testing.assert_allclose(mod.model.weight.asnumpy(), want["model"].weight.detach().numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+# ---- tensors trained by hand, without a module --------------------------------------------------------
+
+LEAVES = """\
+import torch
+import torch.nn.functional as F
+
+x_train = torch.tensor([[float((3 * i + j) % 5) / 4 for j in range(4)] for i in range(12)])
+y_train = torch.arange(12) % 3
+weights = torch.tensor([[0.1, -0.2, 0.3], [0.0, 0.2, -0.1], [0.3, 0.1, 0.0], [-0.2, 0.1, 0.2]])
+weights.requires_grad_()
+bias = torch.zeros(3, requires_grad=True)
+
+
+def model(xb):
+    return xb @ weights + bias
+
+
+lr = 0.5
+losses = []
+for epoch in range(2):
+    for i in range(3):
+        xb = x_train[i * 4:i * 4 + 4]
+        yb = y_train[i * 4:i * 4 + 4]
+        loss = F.cross_entropy(model(xb), yb)
+        losses.append(loss.item())
+        loss.backward()
+        with torch.no_grad():
+            weights -= weights.grad * lr
+            bias -= bias.grad * lr
+            weights.grad.zero_()
+            bias.grad.zero_()
+"""
+
+
+def test_tensors_trained_by_hand_become_parameters_and_train_as_torch(tmp_path):
+    want = _run_torch(LEAVES)
+    mod, code = _load(tmp_path, "leaves", LEAVES)
+    assert 'weights = ms.Parameter(weights, name="weights")' in code, code
+    assert 'bias = ms.Parameter(ops.zeros((3,)), name="bias")' in code, code
+    assert "grad_fn = ms.value_and_grad(forward_fn, None, [weights, bias])" in code, code
+    assert "weights.set_data(weights - (weights_grad * lr))" in code and "zero_" not in code, code
+    np.testing.assert_allclose(mod.losses, want["losses"], rtol=1e-5)
+    for name in ("weights", "bias"):
+        np.testing.assert_allclose(getattr(mod, name).asnumpy(), want[name].detach().numpy(), rtol=1e-5, atol=1e-6)
+
