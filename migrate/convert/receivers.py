@@ -238,12 +238,15 @@ def _module_copy(converter, node) -> bool:
 
 
 def track_assign(converter, node: cst.Assign) -> None:
-    """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class)."""
+    """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class); each
+    target of ``a = self.a = value`` binds the same value."""
+    for target in node.targets:
+        _track_target(converter, target.target, node.value)
+
+
+def _track_target(converter, t, value0) -> None:
+    """Note what one target of an assignment binds (see :func:`track_assign`)."""
     scope = converter.scope
-    value0 = node.value
-    if len(node.targets) != 1:
-        return
-    t = node.targets[0].target
     if isinstance(t, (cst.Tuple, cst.List)) and scope is not None:
         for el in t.elements:
             if isinstance(el.value, cst.Name):

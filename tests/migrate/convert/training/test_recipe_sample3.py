@@ -3,7 +3,11 @@ recipes"), each fixed by its mechanism: before/after pairs, and the converted co
 torch against torch's numbers.
 
 - a tensor method that the tables map only as the torch function (``x.cumprod(dim=0)``) is that
-  function with the tensor as ``input``.
+  function with the tensor as ``input``; each target of ``a = self.a = tensor`` holds a tensor;
+- a GradScaler's state_dict / load_state_dict are torch's, not a Cell's;
+- ``norm = clip_grad_norm_(...)``: the clipped grads and torch's total norm;
+- hand-written updates: a no_grad block that also zeroes the network's grads; tensors trained by
+  hand without a module (``w.requires_grad_()``, ``w -= w.grad * lr``).
 """
 import importlib.util
 
@@ -75,11 +79,18 @@ SCHEDULE = """\
 import numpy as np
 import torch
 
-betas = torch.from_numpy(np.linspace(1e-4, 0.2, 6)).float()
-alphas = 1.0 - betas
-alphas_cumprod = alphas.cumprod(dim=0)
-prev = torch.cat([torch.ones(1), alphas_cumprod[:-1]], dim=0)
-posterior = betas * (1.0 - prev) / (1.0 - alphas_cumprod)
+
+class Schedule:
+    def __init__(self, n):
+        betas = self.betas = torch.from_numpy(np.linspace(1e-4, 0.2, n)).float()
+        alphas = 1.0 - betas
+        self.alphas_cumprod = alphas.cumprod(dim=0)
+        prev = torch.cat([torch.ones(1), self.alphas_cumprod[:-1]], dim=0)
+        self.posterior = betas * (1.0 - prev) / (1.0 - self.alphas_cumprod)
+
+
+s = Schedule(6)
+alphas_cumprod, posterior = s.alphas_cumprod, s.posterior
 """
 
 
