@@ -279,6 +279,67 @@ RECIPES = [
                   ("main.py", "batch_size = 100", "batch_size = 16"), ("main.py", "num_epochs = 2", "num_epochs = 1")),
            data=(("mnist", "../../data/"),), metrics=(r"test images: ([\d.]+) %",),
            note="2-layer bidirectional LSTM over image rows, zeros initial state, Adam"),
+    # ---- a third sample (recipes7): EMA, checkpoint resume, warmup schedulers, accumulation, autocast ------
+    Recipe("karpathy/build-nanogpt", "gh_karpathy+build-nanogpt", "", "train_gpt2.py",
+           edits=(("train_gpt2.py", "GPT(GPTConfig(vocab_size=50304))",
+                   "GPT(GPTConfig(block_size=32, vocab_size=64, n_layer=1, n_head=2, n_embd=16))"),
+                  ("train_gpt2.py", "total_batch_size = 524288", "total_batch_size = 64"),
+                  ("train_gpt2.py", "B = 64 # micro", "B = 2 # micro"), ("train_gpt2.py", "T = 1024 #", "T = 16 #"),
+                  ("train_gpt2.py", "warmup_steps = 715", "warmup_steps = 2"),
+                  ("train_gpt2.py", "max_steps = 19073", "max_steps = 4"),
+                  ("train_gpt2.py", "val_loss_steps = 20", "val_loss_steps = 2")),
+           data=(("fineweb", "edu_fineweb10B"),),
+           metrics=(r"validation loss: ([\d.]+)", r"HellaSwag accuracy: (\d+)/",
+                    r"\| loss: ([\d.]+) \| lr ([\d.e+-]+)"),
+           note="torch.autocast(cpu, bfloat16) around every forward, grad accumulation (loss / steps), AdamW "
+                "groups by dim (decay / no decay), warmup + cosine lr set on param_groups, clip_grad_norm_, "
+                "manual_seed, a torch.Generator for top-k sampling, checkpoint dict {model, config, step, val_loss}, "
+                "a HellaSwag eval"),
+    Recipe("weiaicunzai/pytorch-cifar100", "gh_weiaicunzai+pytorch-cifar100", "", "train.py",
+           ("-net", "resnet18", "-b", "8", "-warm", "1", "-lr", "0.1"),
+           edits=(("conf/global_settings.py", "EPOCH = 200", "EPOCH = 3"),
+                  ("conf/global_settings.py", "MILESTONES = [60, 120, 160]", "MILESTONES = [2, 3, 4]"),
+                  ("conf/global_settings.py", "SAVE_EPOCH = 10", "SAVE_EPOCH = 2"),
+                  ("train.py", "num_workers=4", "num_workers=0")),
+           data=(("cifar100", "./data"),), augment=False,
+           resume=("-net", "resnet18", "-b", "8", "-warm", "1", "-lr", "0.1", "-resume"),
+           metrics=(r"Test set: Epoch: \d+, Average loss: ([\d.]+), Accuracy: ([\d.]+)",),
+           note="a _LRScheduler subclass (WarmUpLR, per iteration) then MultiStepLR.step(epoch), SGD + weight "
+                "decay, SummaryWriter add_graph / add_histogram / grad norms of the last child, resume from the "
+                "newest weights file of the newest run folder"),
+    Recipe("ermongroup/ddim", "gh_ermongroup+ddim", "", "main.py", ("--config", "cifar10.yml", "--doc", "run", "--ni"),
+           edits=(("configs/cifar10.yml", "ch: 128", "ch: 64"), ("configs/cifar10.yml", "ch_mult: [1, 2, 2, 2]",
+                                                                  "ch_mult: [1, 2]"),
+                  ("configs/cifar10.yml", "num_res_blocks: 2", "num_res_blocks: 1"),
+                  ("configs/cifar10.yml", "num_diffusion_timesteps: 1000", "num_diffusion_timesteps: 10"),
+                  ("configs/cifar10.yml", "batch_size: 128\n    n_epochs: 10000", "batch_size: 8\n    n_epochs: 1"),
+                  ("configs/cifar10.yml", "snapshot_freq: 5000", "snapshot_freq: 2"),
+                  ("configs/cifar10.yml", "num_workers: 4", "num_workers: 0")),
+           data=(("cifar_split", "exp/datasets/cifar10,exp/datasets/cifar10_test"),), augment=False,
+           resume=("--config", "cifar10.yml", "--doc", "run", "--ni", "--resume_training"),
+           note="DDIM training: EMAHelper (a dict of param.data.clone(), updated by `shadow[name].data = ...`), "
+                "DataParallel, Adam from a config, clip_grad_norm_ in try/except, antithetic torch.randint "
+                "timesteps, checkpoint list [model, optimizer, epoch, step, ema] and resume (eps reset in the "
+                "loaded param_groups), yaml config, tensorboard logger"),
+    Recipe("tutorials/nn_tutorial", "gh_pytorch+tutorials", "beginner_source", "nn_tutorial.py",
+           data=(("mnist_pickle", "data/mnist/mnist.pkl.gz"),), metrics=(r"(?m)^\d+ ([\d.]+)$",),
+           note="What is torch.nn really: tensors with requires_grad_ updated by hand under no_grad (`w -= "
+                "w.grad * lr`, grad.zero_()), then nn.Parameter, nn.Linear, optim.SGD, TensorDataset sliced, "
+                "DataLoader(shuffle), a Lambda module, WrappedDataLoader, AdaptiveAvgPool2d"),
+    Recipe("tutorials/amp_recipe", "gh_pytorch+tutorials", "recipes_source/recipes", "amp_recipe.py",
+           edits=(("amp_recipe.py", "    torch.cuda.empty_cache()\n    torch.cuda.reset_max_memory_allocated()\n",
+                   ""),
+                  ("amp_recipe.py", "    torch.cuda.synchronize()\n", ""),
+                  ("amp_recipe.py", "torch.cuda.max_memory_allocated()", "0"),
+                  ("amp_recipe.py", ".cuda()", ""), ("amp_recipe.py", 'device="cuda"', 'device="cpu"'),
+                  ("amp_recipe.py", "batch_size = 512", "batch_size = 8"),
+                  ("amp_recipe.py", "in_size = 4096", "in_size = 16"),
+                  ("amp_recipe.py", "out_size = 4096", "out_size = 8"),
+                  ("amp_recipe.py", "num_batches = 50", "num_batches = 4"),
+                  ("amp_recipe.py", "epochs = 3", "epochs = 2")),
+           note="torch.cuda.amp.GradScaler(enabled=...) and autocast on a machine without CUDA (torch disables "
+                "both), scaler.scale(loss).backward() / step / update, unscale_ + clip, a checkpoint dict {model, "
+                "optimizer, scaler} loaded back"),
     # ---- ours: the minimal reproductions of the issue's three recipes --------------------------
     Recipe("ours/classifier", "fixtures", "", "classifier_recipe.py", ("--steps", "6"), ours=True,
            resume=("--steps", "10", "--resume"), metrics=(r"ema acc ([\d.]+)", r"val loss ([\d.]+)"),
@@ -385,7 +446,69 @@ def data_pretok(cwd: Path, folder: str) -> None:
         rng.integers(0, 64, 400).astype(np.uint16).tofile(d / f"data{i:02d}.bin")
 
 
-DATA = {"pretok": data_pretok,
+def data_cifar100_at(cwd: Path, root: str) -> None:
+    """CIFAR-100 python pickles (40 training, 20 test images; fine and coarse labels) in
+    root/cifar-100-python, where torchvision keeps them."""
+    import pickle
+
+    import numpy as np
+    rng = np.random.default_rng(6)
+    d = cwd / root / "cifar-100-python"
+    d.mkdir(parents=True, exist_ok=True)
+    for name, n in (("train", 40), ("test", 20)):
+        fine = rng.integers(0, 100, n)
+        batch = {"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8), "fine_labels": [int(v) for v in fine],
+                 "coarse_labels": [int(v) // 5 for v in fine]}
+        with open(d / name, "wb") as f:
+            pickle.dump(batch, f)
+    with open(d / "meta", "wb") as f:
+        pickle.dump({"fine_label_names": [f"c{i}" for i in range(100)],
+                     "coarse_label_names": [f"s{i}" for i in range(20)]}, f)
+
+
+def data_fineweb(cwd: Path, folder: str) -> None:
+    """Token shards as build-nanogpt's fineweb.py writes them (uint16 .npy, 'val' in the first
+    shard's name, 'train' in the others): 1 + 2 shards of 1200 tokens below 64 in folder; and a
+    HellaSwag validation file of 3 short examples (hellaswag/hellaswag_val.jsonl beside the script,
+    where its loader looks before downloading)."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    d = cwd / folder
+    d.mkdir(parents=True, exist_ok=True)
+    for i, split in enumerate(("val", "train", "train")):
+        np.save(d / f"edufineweb_{split}_{i:06d}.npy", rng.integers(0, 64, 1200).astype(np.uint16))
+    h = cwd / "hellaswag"
+    h.mkdir(exist_ok=True)
+    words = ["run", "sit", "jump", "eat", "go", "nap"]
+    rows = [{"ind": k, "ctx": f"A man {words[k]}s and", "label": int(rng.integers(0, 4)),
+             "endings": [f"{w} {k}" for w in words[:4]]} for k in range(3)]
+    (h / "hellaswag_val.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def data_cifar_split(cwd: Path, roots: str) -> None:
+    """CIFAR-10 batches at each of the comma-separated roots (ddim reads training and test images
+    from two folders)."""
+    for root in roots.split(","):
+        data_cifar_at(cwd, root)
+
+
+def data_mnist_pickle(cwd: Path, path: str) -> None:
+    """MNIST as deeplearning.net's mnist.pkl.gz at `path`: ((x, y) train, valid, test), images as
+    float32 rows of 784 in [0, 1), labels int64; 200 training, 60 validation, 20 test images."""
+    import gzip
+    import pickle
+
+    import numpy as np
+    rng = np.random.default_rng(8)
+    splits = tuple((rng.random((n, 784), dtype=np.float32), rng.integers(0, 10, n).astype(np.int64))
+                   for n in (200, 60, 20))
+    (cwd / path).parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(cwd / path, "wb") as f:
+        pickle.dump(splits, f)
+
+
+DATA = {"pretok": data_pretok, "mnist_pickle": data_mnist_pickle, "cifar100": data_cifar100_at, "fineweb": data_fineweb,
+        "cifar_split": data_cifar_split,
         "mnist": data_mnist_at, "cora": data_cora, "fashion": data_fashion_at, "cifar": data_cifar_at,
         "lines": data_lines,
         "names": data_names, "words": lambda cwd, _: data_words(cwd), "tokens": lambda cwd, _: data_tokens(cwd),
@@ -508,6 +631,15 @@ def _tensorboard_standin() -> None:
         def add_scalar(self, tag, value, step=None, *args, **kwargs):
             with open(self.path, "a") as f:
                 f.write(f"{tag},{step},{float(value)}\n")
+
+        def add_histogram(self, *args, **kwargs):   # graphs, histograms, images: nothing compared
+            pass
+
+        def add_graph(self, *args, **kwargs):
+            pass
+
+        def add_image(self, *args, **kwargs):
+            pass
 
         def flush(self):
             pass

@@ -44,6 +44,7 @@ from migrate.convert.rules.autograd_function import (
 )
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.tidy import tidy_function
+from migrate.convert.tensor_methods import FUNCTION_METHODS as _TORCH_TENSOR_METHODS
 from migrate.convert.torch_lookup import lookup_call
 from migrate.convert.training.bindings import looks_optimizer
 from migrate.convert.untyped import is_untyped_call, untyped_call
@@ -554,6 +555,10 @@ def on_method(converter, node: cst.Call):
             and not _in_target_form(entry, "Tensor." + name, node) and not _foreign_keywords(node, entry):
         converter.mark(node, "MS915", f"{name}() on {code_of(recv0)}: {entry.untyped}")
         return walked
+    derived = _method_of_function(converter, name)
+    if derived is not None and is_tensor(converter, recv0):
+        return apply_entry(converter, walked, derived, "Tensor." + name, receiver=recv, receiver_before=recv0,
+                           original=node)
     derived = _inplace_of_out_of_place(converter, name)
     if derived is not None and (is_tensor(converter, recv0) or _untyped_name(converter, recv0)):
         return apply_entry(converter, walked, derived, "Tensor." + name, receiver=recv, receiver_before=recv0,
@@ -602,6 +607,23 @@ def _inplace_of_out_of_place(converter, name: str):
             or plain.label == "unsupported":
         return None
     return dataclasses.replace(plain, torch="Tensor." + name, rule="inplace", id="MS170")
+
+
+def _method_of_function(converter, name: str):
+    """The entry of a tensor method ``x.op(...)`` that the tables map only as the function
+    ``torch.op(input, ...)`` (``alphas.cumprod(dim=0)``): torch documents each such method as the
+    function with the tensor as ``input``, so the function's plain mapping (a target and argument
+    fates, no rule) serves with the receiver in the first place. None when torch has no such
+    method, the tables map the method themselves, or the function needs a rule."""
+    tables = converter.facts.tables
+    if name.startswith("_") or "Tensor." + name in tables or name not in _TORCH_TENSOR_METHODS:
+        return None
+    plain = tables.get("torch." + name)
+    if plain is None or plain.rule is not None or plain.template is not None or not plain.target \
+            or plain.label == "unsupported" or not plain.params or plain.params[0].name != "input":
+        return None
+    args = {k: v for k, v in plain.args.items() if k != "input"}
+    return dataclasses.replace(plain, torch="Tensor." + name, params=plain.params[1:], args=args, receiver="tensor")
 
 
 def _layer_attrs_view(node) -> bool:

@@ -12,6 +12,7 @@ import libcst as cst
 
 from migrate.convert.cst import dotted
 from migrate.convert.dtype_forms import dtype_by_form
+from migrate.convert.tensor_methods import FUNCTION_METHODS
 
 # table areas whose calls return torch tensors
 _TORCH_TENSOR_AREAS = {"torch", "functional", "tensor", "einops"}
@@ -113,7 +114,12 @@ def _tensor_step(converter, node) -> tuple[bool | None, tuple]:
         if isinstance(f, cst.Attribute):
             if is_module(converter, f) or (is_self(converter, f.value) and scope is not None and scope.forward):
                 return True, ()  # calling a sub-cell returns a tensor
-            e = converter.facts.tables.get("Tensor." + f.attr.value)
+            name = f.attr.value
+            e = converter.facts.tables.get("Tensor." + name)
+            if e is None and name in FUNCTION_METHODS:
+                e = converter.facts.tables.get("torch." + name)  # x.cumprod(0): torch.cumprod(x, 0)
+                if e is not None and e.table not in _TORCH_TENSOR_AREAS:
+                    e = None
             if e is None or e.target in (".item", ".tolist"):
                 return False, ()
             return None, (f.value,)
@@ -232,12 +238,15 @@ def _module_copy(converter, node) -> bool:
 
 
 def track_assign(converter, node: cst.Assign) -> None:
-    """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class)."""
+    """Note what an assignment binds: a tensor, a module, or a sub-cell of self (by class); each
+    target of ``a = self.a = value`` binds the same value."""
+    for target in node.targets:
+        _track_target(converter, target.target, node.value)
+
+
+def _track_target(converter, t, value0) -> None:
+    """Note what one target of an assignment binds (see :func:`track_assign`)."""
     scope = converter.scope
-    value0 = node.value
-    if len(node.targets) != 1:
-        return
-    t = node.targets[0].target
     if isinstance(t, (cst.Tuple, cst.List)) and scope is not None:
         for el in t.elements:
             if isinstance(el.value, cst.Name):

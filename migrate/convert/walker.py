@@ -57,6 +57,7 @@ from migrate.convert.rules.runtime import final_annotation
 from migrate.convert.scopes import ClassScope, FunctionScope
 from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.star_imports import OWN_PACKAGES, REEXPORTED, package_imported_names, torch_star_aliases
+from migrate.convert.tensor_methods import FUNCTION_METHODS
 from migrate.convert.torch_names import public_name, star_names
 from migrate.convert.runtime_files import RUNTIME_NAME
 from migrate.convert.verbatim import module_code, statement_starts
@@ -108,7 +109,9 @@ def _interesting(aliases: tuple[str, ...], target: str = "ms_core") -> _AnyOf:
 def _rule_words(target: str) -> "re.Pattern":
     """Every method name of the tables, the attributes and names the rules look at, and the
     spellings some rules act on."""
-    methods = {k.split(".", 1)[1] for k in load_tables() if k.startswith(("Tensor.", "Module."))}
+    tables = load_tables()
+    methods = {k.split(".", 1)[1] for k in tables if k.startswith(("Tensor.", "Module."))}
+    methods |= {name for name in FUNCTION_METHODS if "torch." + name in tables}  # x.op() as torch.op(x)
     words = sorted(methods | set(_RULE_WORDS) | _layer_attribute_names())
     # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices and `1j`, `complex(`:
     # complex arithmetic (MindSpore)

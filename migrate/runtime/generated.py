@@ -3142,15 +3142,6 @@ def torch_multilabel_soft_margin_loss(input, target, weight=None, size_average=N
     return ops.multilabel_soft_margin_loss(input, target, weight, reduction=reduction)
 
 
-def torch_multinomial(input, num_samples, replacement=False, generator=None, out=None):
-    """torch.multinomial's signature over its MindSpore translation."""
-    if generator is not None:
-        raise ValueError("For 'multinomial' (torch signature), generator other than None is not supported: seed with ms.set_seed.")
-    if out is not None:
-        raise ValueError("For 'multinomial' (torch signature), out other than None is not supported: out=.")
-    return ops.multinomial(input, num_samples, replacement=replacement)
-
-
 def torch_mv(input, vec, out=None):
     """torch.mv's signature over its MindSpore translation."""
     if out is not None:
@@ -4405,7 +4396,6 @@ TORCH_TOP = {
     'movedim': getattr(ops, 'movedim', None),
     'msort': torch_msort,
     'mul': getattr(ops, 'mul', None),
-    'multinomial': torch_multinomial,
     'multiply': getattr(ops, 'mul', None),
     'mv': torch_mv,
     'nan_to_num': torch_nan_to_num,

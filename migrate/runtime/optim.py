@@ -271,3 +271,71 @@ def torch_optimizer_step(optimizer, closure=None):
     loss = closure() if closure is not None else None
     optimizer(tuple(getattr(p, "grad", None) for p in optimizer.parameters))
     return loss
+
+
+def torch_scaler_state_dict(scaler):
+    """``GradScaler.state_dict()`` of a converted scaler, with torch's keys: ``scale``,
+    ``growth_factor``, ``backoff_factor``, ``growth_interval`` and ``_growth_tracker`` (the finite
+    steps since the scale last changed) of a DynamicLossScaler; ``{}`` for the StaticLossScaler a
+    disabled GradScaler becomes, as torch's disabled scaler returns. A checkpoint written by torch
+    loads into the converted scaler and the other way round."""
+    if not isinstance(scaler, ms.amp.DynamicLossScaler):
+        return {}
+    factor = float(scaler.scale_factor)
+    return {"scale": float(scaler.scale_value.asnumpy()), "growth_factor": factor, "backoff_factor": 1.0 / factor,
+            "growth_interval": int(scaler.scale_window), "_growth_tracker": int(scaler.counter.asnumpy())}
+
+
+def torch_scaler_load_state_dict(scaler, state_dict):
+    """``GradScaler.load_state_dict(state_dict)`` into a converted scaler: the scale, its factor,
+    interval and counter; a disabled scaler (StaticLossScaler) ignores it, as torch's does.
+
+    Raises:
+        RuntimeError: ``state_dict`` is empty (saved from a disabled scaler), as torch raises.
+        ValueError: a backoff that is not 1 / growth_factor, or a growth factor that is not a whole
+            number: MindSpore's DynamicLossScaler has one integer factor for both.
+    """
+    if not isinstance(scaler, ms.amp.DynamicLossScaler):
+        return
+    if not state_dict:
+        raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
+                           "instance of GradScaler.")
+    growth, backoff = float(state_dict["growth_factor"]), float(state_dict["backoff_factor"])
+    if growth != int(growth) or abs(growth * backoff - 1.0) > 1e-12:
+        raise ValueError(f"For 'torch_scaler_load_state_dict', the scaler's 'growth_factor' must be a whole "
+                         f"number and 'backoff_factor' its inverse (MindSpore's DynamicLossScaler has one "
+                         f"integer scale_factor), but got {growth} and {backoff}.")
+    scaler.scale_factor = int(growth)
+    scaler.scale_window = int(state_dict["growth_interval"])
+    _write_value(scaler, "scale_value", np.float32(state_dict["scale"]))
+    _write_value(scaler, "counter", np.int32(state_dict["_growth_tracker"]))
+
+
+def _write_value(owner, name, value):
+    """Set a scaler's state in place where the target keeps it as a Parameter (MindSpore), else
+    rebind it (ms_core's scalers rebind it on every adjust)."""
+    current = getattr(owner, name)
+    if isinstance(current, ms.Parameter):
+        current.set_data(ms.Tensor(np.array(value, current.asnumpy().dtype)))
+    else:
+        setattr(owner, name, ms.Tensor(np.array(value, current.asnumpy().dtype)))
+
+
+def torch_clip_grad_norm(grads, max_norm, norm_type=2.0):
+    """``torch.nn.utils.clip_grad_norm_`` on a grads tuple, by torch's formula, where its result
+    (the total norm before clipping) is used: returns ``(clipped grads, total norm)``. The total
+    norm is the ``norm_type``-norm of all gradients together (``inf``: the largest magnitude); every
+    gradient is multiplied by ``min(max_norm / (total + 1e-6), 1)``, as torch does."""
+    grads = tuple(grads)
+    p = float(norm_type)
+    if not grads:
+        return grads, ms.Tensor(np.array(0.0, np.float32))
+    if p == float("inf"):
+        total = ops.stack([ops.abs(g).max().astype(ms.float32) for g in grads]).max()
+    elif p == 2.0:
+        total = ops.sqrt(ops.stack([(g.astype(ms.float32) * g.astype(ms.float32)).sum() for g in grads]).sum())
+    else:
+        parts = ops.stack([ops.pow(ops.abs(g.astype(ms.float32)), p).sum() for g in grads])
+        total = ops.pow(parts.sum(), 1.0 / p)
+    coef = ops.clamp(float(max_norm) / (total + 1e-6), max=1.0)
+    return tuple(g * coef.astype(g.dtype) for g in grads), total

@@ -16,8 +16,10 @@ ms_core's own checkpoint format otherwise (complex arrays). Nothing in the file 
 loading: :func:`load` parses it with the checkpoint readers and rebuilds the object, floats
 bit for bit (JSON keeps a double's shortest repr), arrays with their dtypes.
 
-Objects that are not data (a Cell, a function, a class instance) are refused with a message that
-says what to save instead.
+Configuration objects (dataclass instances, ``argparse.Namespace``, ``types.SimpleNamespace``) are
+saved as their fields and load back as a ``types.SimpleNamespace`` with the same attributes (no
+class is imported on loading). Other objects that are not data (a Cell, a function, a class
+instance) are refused with a message that says what to save instead.
 """
 from __future__ import annotations
 
@@ -94,7 +96,26 @@ class _Flattener:
             return [self.walk(v, path + [str(i)]) for i, v in enumerate(obj)]
         if isinstance(obj, tuple):
             return _tag("tuple", items=[self.walk(v, path + [str(i)]) for i, v in enumerate(obj)])
+        fields = _config_fields(obj)
+        if fields is not None:  # a config object: its fields, given back as attributes
+            return _tag("namespace", cls=type(obj).__name__,
+                        items=[[k, self.walk(v, path + [_key(k)])] for k, v in fields.items()])
         raise TypeError(_refusal(self.fn, obj, path))
+
+
+def _config_fields(obj):
+    """The fields of a configuration object -- a dataclass instance, an ``argparse.Namespace`` or a
+    ``types.SimpleNamespace`` (what scripts put beside the weights: ``'config': GPTConfig(...)``,
+    ``'args': args``) -- or None for any other object. They load back as a SimpleNamespace: the
+    same attributes, no class imported or code run on loading."""
+    import argparse
+    import dataclasses
+    import types
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (argparse.Namespace, types.SimpleNamespace)):
+        return dict(vars(obj))
+    return None
 
 
 def _key(k):
@@ -132,6 +153,9 @@ def _rebuild(node, arrays):
         return float(node["value"])
     if kind == "tuple":
         return tuple(_rebuild(v, arrays) for v in node["items"])
+    if kind == "namespace":
+        import types
+        return types.SimpleNamespace(**{k: _rebuild(v, arrays) for k, v in node["items"]})
     if kind in ("dict", "odict"):
         pairs = [(_hashable(_rebuild(k, arrays)), _rebuild(v, arrays)) for k, v in node["items"]]
         return OrderedDict(pairs) if kind == "odict" else dict(pairs)

@@ -155,3 +155,30 @@ def test_a_resumed_run_continues_bit_for_bit_and_as_torch():
     np.testing.assert_allclose(straight, want, rtol=1e-5)
     for p, q in zip(again[0].trainable_params(), tnet.parameters()):
         np.testing.assert_allclose(p.asnumpy(), q.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_config_object_beside_the_weights_comes_back_as_its_attributes(tmp_path):
+    # what torch.save pickles in training checkpoints: 'config': GPTConfig(...), 'args': argparse.Namespace
+    import argparse
+    import dataclasses
+    import types
+
+    @dataclasses.dataclass
+    class Config:
+        block_size: int = 32
+        n_layer: int = 2
+        dropout: float = 0.1
+        name: str = "gpt"
+        sizes: tuple = (1, 2)
+
+    args = argparse.Namespace(lr=3e-4, epochs=2, tags=["a"])
+    obj = {"model": {"w": ms.Tensor(np.arange(4, dtype=np.float32))}, "config": Config(), "args": args,
+           "extra": types.SimpleNamespace(best=float("inf"))}
+    path = str(tmp_path / "ckpt.pt")
+    ms.hub.save(obj, path)
+    got = ms.hub.load(path)
+    assert isinstance(got["config"], types.SimpleNamespace)
+    assert vars(got["config"]) == dataclasses.asdict(Config()) | {"sizes": (1, 2)}
+    assert got["args"].lr == 3e-4 and got["args"].epochs == 2 and got["args"].tags == ["a"]
+    assert got["extra"].best == float("inf")
+    np.testing.assert_array_equal(got["model"]["w"].asnumpy(), np.arange(4, dtype=np.float32))

@@ -23,6 +23,7 @@ from migrate.convert.rules.data import (
     shard_args,
     slices_data,
 )
+from migrate.convert.torch_signature import signatures
 from migrate.convert.training import distributed
 from migrate.convert.training.bindings import looks_loader, training_apis
 from migrate.convert.training.rules import (
@@ -150,16 +151,25 @@ class Cleanup:
         rest = self._one(new)
         return rest if rest is not None else [new]
 
-    # ---- scaler.get_scale() -------------------------------------------------------------
+    # ---- scaler.get_scale(), scaler.state_dict(), scaler.load_state_dict(sd) -------------------
     def _has_get_scale(self, st) -> bool:
         return isinstance(st, cst.SimpleStatementLine) and any(
-            _is_get_scale(c, self.tp.bindings.scalers) for c in self.names(st).calls)
+            _scaler_method(c, self.tp.bindings.scalers) for c in self.names(st).calls)
 
     def _get_scale(self, st):
-        """``scaler.get_scale()`` -> ``float(scaler.scale_value)`` (MindSpore's scalers keep it there)."""
+        """``scaler.get_scale()`` -> ``float(scaler.scale_value)`` (MindSpore's scalers keep it
+        there); the scaler's state by torch's keys through the runtime's
+        ``torch_scaler_state_dict`` / ``torch_scaler_load_state_dict`` (a loss scaler is no Cell:
+        ``parameters_dict()`` would be wrong)."""
         tp = self.tp
-        new = st.visit(_GetScaleRewriter(tp.bindings.scalers))
-        tp.record(st, new, "MS222", "exact", "scaler.get_scale() -> float(scaler.scale_value)")
+        rewriter = _GetScaleRewriter(tp.bindings.scalers, signatures(tp.converter))
+        new = st.visit(rewriter)
+        notes = {"get_scale": "scaler.get_scale() -> float(scaler.scale_value)",
+                 "state_dict": "scaler.state_dict() -> torch_scaler_state_dict(scaler): torch's keys "
+                               "(scale, growth_factor, backoff_factor, growth_interval, _growth_tracker)",
+                 "load_state_dict": "scaler.load_state_dict(sd) -> torch_scaler_load_state_dict(scaler, sd)"}
+        for name in sorted(rewriter.seen):
+            tp.record(st, new, "MS222", "exact", notes[name])
         tp.tree.stands_for(new, st)
         rest = self._one(new)
         return rest if rest is not None else [new]
@@ -264,20 +274,37 @@ class _DdpModuleRewriter(cst.CSTTransformer):
         return updated
 
 
-def _is_get_scale(call: cst.Call, scalers) -> bool:
+_SCALER_METHODS = {"get_scale": 0, "state_dict": 0, "load_state_dict": 1}  # name -> positional arguments
+
+
+def _scaler_method(call: cst.Call, scalers) -> str | None:
+    """The name of a GradScaler method of a bound scaler that ``call`` makes, or None."""
     f = call.func
-    return isinstance(f, cst.Attribute) and f.attr.value == "get_scale" and not call.args \
-        and dotted(f.value) in scalers
+    if not isinstance(f, cst.Attribute) or dotted(f.value) not in scalers:
+        return None
+    name = f.attr.value
+    if name not in _SCALER_METHODS or len(call.args) != _SCALER_METHODS[name] \
+            or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    return name
 
 
 class _GetScaleRewriter(cst.CSTTransformer):
-    def __init__(self, scalers):
+    def __init__(self, scalers, runtime):
         self.scalers = scalers
+        self.runtime = runtime   # the converter's runtime names (TorchSignatures)
+        self.seen: set[str] = set()
 
     def leave_Call(self, original, updated):
-        if _is_get_scale(updated, self.scalers):
-            return parse_expr(f"float({code_of(updated.func.value)}.scale_value)")
-        return updated
+        name = _scaler_method(updated, self.scalers)
+        if name is None:
+            return updated
+        self.seen.add(name)
+        scaler = code_of(updated.func.value)
+        if name == "get_scale":
+            return parse_expr(f"float({scaler}.scale_value)")
+        helper = self.runtime.helper(f"torch_scaler_{name}")
+        return cst.Call(cst.Name(helper), [cst.Arg(updated.func.value), *updated.args])
 
 
 class _LenRewriter(cst.CSTTransformer):

@@ -14,6 +14,7 @@ from migrate.convert.cst import call_of, dotted, method_call, new_statement, sho
 from migrate.convert.training.autograd_grad import AutogradGrad
 from migrate.convert.training.bindings import TORCH_OPTIMIZER_API, FileBindings, looks_optimizer
 from migrate.convert.training.cleanup import Cleanup, dataset_class
+from migrate.convert.training.leaves import LeafParameters, leaf_tensors
 from migrate.convert.training.lr_reads import lr_reads
 from migrate.convert.training.param_names import param_name_tests
 from migrate.convert.training.rules import AUTOGRAD_GRAD, LR_READS, TRAIN_MODE, TRAINING_STEP
@@ -77,6 +78,10 @@ def _run(converter, module: cst.Module, code: str) -> cst.Module:
         if body is not None:
             start = start.with_changes(body=body)
     new = tp.run(start)
+    if tp.leaf_weights:  # the leaves a step differentiates are made Parameters
+        body = tp.tree.walk_blocks(list(new.body), LeafParameters(tp, tp.leaf_weights))
+        if body is not None:
+            new = new.with_changes(body=body)
     body = tp.tree.walk_blocks(list(new.body), Cleanup(tp))  # rebuilds only what it changes
     if body is not None:
         new = new.with_changes(body=body)
@@ -143,8 +148,20 @@ class TrainingPass:
         self._switched: set[str] | None = None
         self._training: tuple | None = None
         self.trained: dict[str, object] = {}  # networks to set to training mode -> a backward() statement
+        self.leaf_weights: set[str] = set()  # tensors trained by hand that a rewritten step differentiates
+        self._leaves: set[str] | None = None
 
     # ---- bookkeeping ---------------------------------------------------------------------
+    def function_names(self) -> frozenset:
+        """The names the file binds with ``def`` (at any depth)."""
+        return frozenset(st.name.value for st in walk_statements(self._body) if isinstance(st, cst.FunctionDef))
+
+    def leaf_tensors(self) -> set[str]:
+        """The names the file makes trainable leaves (``w.requires_grad_()``, ``requires_grad=True``)."""
+        if self._leaves is None:
+            self._leaves = leaf_tensors(self._body)
+        return self._leaves
+
     def qual(self, node) -> str | None:
         """The qualified torch name of a Name/Attribute chain, or None."""
         return self.converter.qual(node)

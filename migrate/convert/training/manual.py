@@ -26,7 +26,7 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Flo
 def manual_update(tp, st, grads: str, taken: set[str]) -> list:
     """The statements that replace one hand-written update loop ``st`` (a ``for`` over
     ``net.parameters()``, possibly inside ``with torch.no_grad():``)."""
-    loop = st.body.body[0] if isinstance(st, cst.With) else st
+    loop = next(x for x in st.body.body if isinstance(x, cst.For)) if isinstance(st, cst.With) else st
     p = loop.target.value
     g = unique(f"{p}_grad", taken)
     net = code_of(loop.iter.func.value)
@@ -37,9 +37,10 @@ def manual_update(tp, st, grads: str, taken: set[str]) -> list:
         body=body)
     if isinstance(st, cst.With):  # the no_grad block goes (nothing is recorded outside a transform)
         new = carry_comments(st, [new])[0]  # `with torch.no_grad():  # plain SGD`: above the loop
+    cleared = f"; {net}.zero_grad() removed" if isinstance(st, cst.With) and len(st.body.body) > 1 else ""
     tp.record(st, new, MANUAL_UPDATE.id, "transformed",
               f"{p}.grad -> {g} from the grads of {net}.trainable_params(); in-place updates -> "
-              f"{p}.set_data(...)", before=loop.iter)
+              f"{p}.set_data(...){cleared}", before=loop.iter)
     return [new]
 
 

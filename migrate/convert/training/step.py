@@ -330,10 +330,15 @@ class StepRewrite:
         if reads_grad(outside):
             raise Refuse("MS951", ".grad is read outside the block of backward(): take the gradients "
                                   "returned by ms.value_and_grad there by hand")
+        leaves = self.tp.leaf_tensors()
         for a in Names.of(list(plan.after)).attrs:
             if a.attr.value != "grad":
                 continue
             name = dotted(a.value)
+            if isinstance(a.value, cst.Name) and name not in free and name in leaves:
+                if name not in plan.target.leaves:  # a leaf the forward pass reaches through a function
+                    plan.target.leaves.append(name)
+                continue
             if not isinstance(a.value, cst.Name) or name not in free:
                 raise Refuse("MS951", f"{code_of(a)} is read after backward(): only the .grad of an "
                                       "input of the forward pass maps (to ms.value_and_grad's input "
@@ -341,7 +346,17 @@ class StepRewrite:
             if name not in plan.grad_inputs:
                 plan.grad_inputs.append(name)
                 self.taken.add(f"{name}_grad")
-        plan.target.weights = network_weights(self.tp, plan.segment)
+        # with leaves, a name the file also defines as a function is that function here (the
+        # tutorial's `def model(xb): return xb @ weights + bias`, a Module bound to `model` later)
+        functions = self.tp.function_names() if plan.target.leaves else frozenset()
+        plan.target.weights = network_weights(self.tp, plan.segment, functions)
+        if plan.target.leaves:
+            if plan.target.weights is not None or plan.grad_inputs:
+                raise Refuse("MS953", f"the gradients of {', '.join(plan.target.leaves)} (trained by hand) and of "
+                                      "a network or an input together: write the value_and_grad by hand")
+            plan.target.weights = "[" + ", ".join(plan.target.leaves) + "]"
+            for leaf in plan.target.leaves:
+                self.taken.add(f"{leaf}_grad")
         if plan.target.weights is None and not plan.grad_inputs:
             raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
                                   "compute grads with ms.value_and_grad and apply optimizer(grads)")
@@ -422,12 +437,17 @@ class StepRewrite:
                   + (f"; returns {', '.join(plan.aux)} for the code after it" if plan.aux else ""))
         self._record_kind(plan, acc)
         state = UpdateState(plan.opt, plan.scaler, acc or grads, taken, network=plan.target.network,
-                            manual=plan.target.manual_ids(plan.block))
+                            manual=plan.target.manual_ids(plan.block), leaves=plan.target.leaves)
         guard = plan.step_at - plan.k - 1 if plan.target.kind == "step" and plan.guarded else None
         after = self._grad_reads(plan, plan.after)
         if plan.target.kind == "closure":
             after = self._closure_return(plan, after, grads)
         tail = UpdateRewrite(tp, state).rewrite(after, guard)
+        if plan.target.leaves:  # the grads of the leaves, by name, for their updates
+            names = [f"{leaf}_grad" for leaf in plan.target.leaves]
+            unpack = f"{names[0]} = {grads}[0]" if len(names) == 1 else f"{', '.join(names)} = {grads}"
+            tail = [new_statement(unpack), *tail]
+            tp.leaf_weights.update(plan.target.leaves)
         bw_line = tp.tree.line_of(bw_stmt)
         for st in [*build, *call]:
             tp.tree.at_line(st, bw_line)

@@ -36,6 +36,7 @@ class Target:
     network: str | None = None        # the module whose parameters a manual update walks
     outer_at: int | None = None       # loop kind: index of the loop in its parent block
     branch_loops: list = field(default_factory=list)  # update loops in the else of a guarded step
+    leaves: list[str] = field(default_factory=list)  # tensors trained by hand (their .grad read)
 
     def manual_ids(self, block: list) -> set[int]:
         """ids of every hand-written update loop of this target (in ``block`` or in a branch)."""
@@ -87,10 +88,18 @@ def find_target(tp, body: list, path: list, block: list, k: int, next_backward: 
     opt = tp.closure_optimizer()
     if opt is not None and len(path) == 1:
         return Target("closure", opt, f"{opt}.parameters")
-    if tp.has_optimizer_steps():
+    if tp.has_optimizer_steps() and not _reads_leaf_grads(tp, block[k + 1:next_backward]):
         raise Refuse("MS953", "no optimizer.step() follows backward() in the same block: "
                               "compute grads with ms.value_and_grad and apply optimizer(grads)")
     return Target("none")
+
+
+def _reads_leaf_grads(tp, stmts: list) -> bool:
+    """Whether ``stmts`` read the ``.grad`` of a tensor trained by hand (the file's other steps
+    use an optimizer: this one updates its leaves itself)."""
+    leaves = tp.leaf_tensors()
+    return bool(leaves) and any(a.attr.value == "grad" and isinstance(a.value, cst.Name) and a.value.value in leaves
+                                for a in Names.of(stmts).attrs)
 
 
 def has_else_loops(tp, guard) -> bool:
@@ -152,11 +161,18 @@ def manual_updates(tp, block: list, k: int, end: int) -> Target | None:
 
 def param_loop(tp, st) -> cst.For | None:
     """The ``for p in net.parameters():`` loop that reads ``p.grad`` in ``st`` (``st`` itself,
-    or the only statement of a ``with torch.no_grad():`` block), or None."""
-    if isinstance(st, cst.With) and isinstance(st.body, cst.IndentedBlock) and len(st.body.body) == 1 \
+    or the loop of a ``with torch.no_grad():`` block whose other statements clear the network's
+    gradients, ``net.zero_grad()``), or None."""
+    if isinstance(st, cst.With) and isinstance(st.body, cst.IndentedBlock) \
             and all(isinstance(it.item, cst.Call) and tp.qual(it.item.func) in
                     ("torch.no_grad", "torch.autograd.no_grad") for it in st.items):
-        st = st.body.body[0]
+        loops = [x for x in st.body.body if isinstance(x, cst.For)]
+        if len(loops) != 1:
+            return None
+        loop = param_loop(tp, loops[0])
+        net = dotted(loop.iter.func.value) if loop is not None else None
+        rest = [x for x in st.body.body if x is not loops[0]]
+        return loop if all(clears_grads(x, net) for x in rest) else None
     if not (isinstance(st, cst.For) and isinstance(st.iter, cst.Call) and not st.iter.args
             and isinstance(st.iter.func, cst.Attribute) and st.iter.func.attr.value == "parameters"
             and isinstance(st.target, cst.Name) and dotted(st.iter.func.value) is not None):
@@ -167,17 +183,24 @@ def param_loop(tp, st) -> cst.For | None:
     return st
 
 
+def clears_grads(st, net: str | None) -> bool:
+    """``net.zero_grad(...)``: a statement that only clears the gradients of ``net``."""
+    m = method_call(st, "zero_grad")
+    return net is not None and m is not None and dotted(m[0]) == net
+
+
 # --------------------------------------------------------------------------------------------
 # the networks of a forward pass (the weights of a gradient computation)
 # --------------------------------------------------------------------------------------------
-def network_weights(tp, segment: list) -> str | None:
+def network_weights(tp, segment: list, exclude: frozenset = frozenset()) -> str | None:
     """``net.trainable_params()`` (joined with ``+``) for the networks the forward segment
-    calls: names bound to an instance of a class (of this file, imported, or torch.nn)."""
+    calls: names bound to an instance of a class (of this file, imported, or torch.nn), except
+    ``exclude``."""
     built = tp.constructed_names() | tp.mode_switched()  # (net.eval() makes net a module)
     nets = []
     for c in Names.of(segment).calls:
         name = dotted(c.func)
-        if name in built and name not in nets:
+        if name in built and name not in nets and name not in exclude:
             nets.append(name)
     if not nets:
         return None

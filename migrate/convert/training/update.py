@@ -9,8 +9,10 @@ import libcst as cst
 
 from migrate.convert.cst import bind_args, call_of, code_of, dotted, left_pass, method_call, new_statement
 from migrate.convert.training.rules import (
-    CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, TRAINING_STEP, ZERO_GRAD,
+    CLIP_GRAD_NORM, CLIP_GRAD_VALUE, GRAD_SCALER, GUARDED_STEP, MANUAL_UPDATE, TRAINING_STEP, ZERO_GRAD,
 )
+from migrate.convert.torch_signature import signatures
+from migrate.convert.training.leaves import leaf_update
 from migrate.convert.training.manual import manual_update
 from migrate.convert.training.tree import Names, Refuse, carry_comments, unique, walk_statements
 
@@ -32,6 +34,7 @@ class UpdateState:
     network: str | None = None  # the network whose parameters hand-written updates walk
     manual: set[int] = field(default_factory=set)  # ids of the hand-written update loops
     unscale_flag: str | None = None  # set when scaler.unscale_ ran under a condition
+    leaves: list = field(default_factory=list)  # tensors trained by hand: their updates read <leaf>_grad
 
     @property
     def params(self) -> str:
@@ -104,11 +107,11 @@ class UpdateRewrite:
         for x in walk_statements([st]):
             if x is st or not isinstance(x, cst.SimpleStatementLine):
                 continue
-            call = call_of(x)
-            q = self.tp.qual(call.func) if call is not None else None
             m = method_call(x, "unscale_")
-            if q in CLIP_NORM | CLIP_VALUE or m is not None and dotted(m[0]) == s.scaler \
-                    or s.opt and self.tp.is_zero_grad(x, s.opt):
+            if m is not None and dotted(m[0]) == s.scaler or s.opt and self.tp.is_zero_grad(x, s.opt):
+                return True
+            # a clipping, its result used or not (`norm = clip_grad_norm_(...)`)
+            if any(self.tp.qual(c.func) in CLIP_NORM | CLIP_VALUE for c in Names.of(x).calls):
                 return True
         return False
 
@@ -119,6 +122,13 @@ class UpdateRewrite:
             return self._conditional(st)
         if id(st) in s.manual:
             return manual_update(tp, st, s.grads, s.taken)
+        if s.leaves:
+            new = leaf_update(tp, st, s.leaves, [f"{leaf}_grad" for leaf in s.leaves])
+            if new is not None:
+                tp.record(st, new[0] if new else "", MANUAL_UPDATE.id, "transformed",
+                          f"hand-written updates of {', '.join(s.leaves)}: .grad -> the grads of "
+                          "value_and_grad; in-place updates -> set_data(...); clearing a gradient removed")
+                return new
         zero = method_call(st, "zero_grad")
         if s.opt and tp.is_zero_grad(st, s.opt) or zero is not None and dotted(zero[0]) == s.network:
             tp.record(st, "", ZERO_GRAD.id, "exact", "zero_grad() removed: value_and_grad returns "
@@ -156,10 +166,36 @@ class UpdateRewrite:
             return [new]
         if isinstance(st, cst.SimpleStatementLine):
             for c in Names.of(st).calls:
-                if tp.qual(c.func) in CLIP_NORM | CLIP_VALUE:
+                if tp.qual(c.func) in CLIP_NORM:
+                    return self._clip_norm_used(st, c)
+                if tp.qual(c.func) in CLIP_VALUE:
                     raise Refuse("MS953", f"{code_of(c)}: clipping result used; clip the grads "
-                                          "tuple with ops.clip_by_global_norm by hand")
+                                          "tuple with ops.clip_by_value by hand")
         return [st]
+
+    def _clip_norm_used(self, st, call: cst.Call) -> list:
+        """``norm = clip_grad_norm_(params, max_norm)`` (the total norm logged, printed, checked):
+        ``grads, norm = torch_clip_grad_norm(grads, max_norm)``, torch's formula returning the
+        clipped grads and the norm; where the call sits inside a larger expression, the norm gets
+        a name of its own first and the expression reads it."""
+        s, tp = self.state, self.tp
+        args = bind_args(call, ["parameters", "max_norm", "norm_type", "error_if_nonfinite", "foreach"])
+        if args is None or "max_norm" not in args or "error_if_nonfinite" in args \
+                and code_of(args["error_if_nonfinite"]) != "False":
+            raise Refuse("MS953", f"{code_of(call)}: arguments not understood; clip the grads tuple by hand")
+        small = st.body[0] if len(st.body) == 1 else None
+        whole = isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
+            and isinstance(small.targets[0].target, cst.Name)
+        norm = small.targets[0].target.value if whole else unique("grad_norm", s.taken)
+        helper = signatures(tp.converter).helper("torch_clip_grad_norm")
+        extra = "" if "norm_type" not in args else f", {code_of(args['norm_type'])}"
+        clip = new_statement(f"{s.grads}, {norm} = {helper}({s.grads}, {code_of(args['max_norm'])}{extra})")
+        tp.record(st, clip, CLIP_GRAD_NORM.id, "exact",
+                  f"clips the grads of {s.params} (the {code_of(args['parameters'])} given to the optimizer) "
+                  "by torch's formula and returns the total norm it used")
+        if whole:
+            return [clip]
+        return [clip, st.visit(_Replace(call, cst.Name(norm)))]
 
     def _clip_norm(self, st, call: cst.Call):
         s = self.state
@@ -220,3 +256,13 @@ class UpdateRewrite:
         new = new_statement(f"{s.opt}({s.grads})")
         tp.record(st, new, TRAINING_STEP.id, "exact", "optimizer.step() -> optimizer(grads)")
         return [new]
+
+
+class _Replace(cst.CSTTransformer):
+    """One node of a statement replaced (by identity)."""
+
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def leave_Call(self, original, updated):
+        return self.new if original is self.old else updated

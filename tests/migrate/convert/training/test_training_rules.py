@@ -415,21 +415,22 @@ REFUSALS = {
         # migrate: MS953 no optimizer.step() follows backward() in the same block: compute grads with ms.value_and_grad and apply optimizer(grads)
         loss.backward()
         """),  # noqa: E501
+    # (a used clip_grad_norm_ result, the total norm, is translated: test_recipe_sample3)
     "clip_result_used": ("""\
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
             loss.backward()
-            norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            out = nn.utils.clip_grad_value_(model.parameters(), 1.0)
             optimizer.step()
         """, "MS953", """\
         for x, y in loader:
             optimizer.zero_grad()
             loss = criterion(model(x), y)
-            # migrate: MS953 nn.utils.clip_grad_norm_(model.parameters(), 1.0): clipping result used; clip the grads tuple with ops.clip_by_global_norm by hand
+            # migrate: MS953 nn.utils.clip_grad_value_(model.parameters(), 1.0): clipping result used; clip the grads tuple with ops.clip_by_value by hand
             loss.backward()
-            # migrate: MS901 torch.nn.utils.clip_grad_norm_ has no mapping
-            norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            # migrate: MS901 torch.nn.utils.clip_grad_value_ has no mapping
+            out = nn.utils.clip_grad_value_(model.parameters(), 1.0)
             optimizer.step()
         """),  # noqa: E501
     "other_optimizer": ("""\

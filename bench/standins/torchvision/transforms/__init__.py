@@ -88,3 +88,30 @@ class RandomHorizontalFlip:
         if AUGMENT and torch.rand(1) < self.p:
             return img.flip(-1) if torch.is_tensor(img) else np.ascontiguousarray(img[:, ::-1])
         return img
+
+
+class RandomRotation:
+    """The identity when AUGMENT is False (rows whose sides cannot draw alike); no rotation is
+    implemented here."""
+
+    def __init__(self, degrees, *args, **kwargs):
+        self.degrees = degrees
+
+    def __call__(self, img):
+        if AUGMENT:
+            raise NotImplementedError("the bench stand-in rotates nothing: run the row with augment=False")
+        return img
+
+
+class Resize:
+    """The identity on an image of the requested size (the recipes' images already have it)."""
+
+    def __init__(self, size, *args, **kwargs):
+        self.size = size
+
+    def __call__(self, img):
+        h, w = (img.shape[-2:] if torch.is_tensor(img) else np.shape(img)[:2])
+        want = (self.size, self.size) if isinstance(self.size, numbers.Number) else tuple(self.size)
+        if (h, w) != want and not (isinstance(self.size, numbers.Number) and min(h, w) == self.size):
+            raise NotImplementedError(f"the bench stand-in resizes nothing: {h}x{w} -> {self.size}")
+        return img

@@ -1,4 +1,5 @@
-"""torchvision.datasets' MNIST / FashionMNIST / CIFAR10 data paths (bench stand-in; see the package docstring)."""
+"""torchvision.datasets' MNIST / FashionMNIST / CIFAR10 / CIFAR100 data paths (bench stand-in; see the
+package docstring)."""
 import os
 import pickle
 
@@ -41,9 +42,13 @@ class FashionMNIST(MNIST):
 
 
 class CIFAR10(torch.utils.data.Dataset):
+    base_folder = "cifar-10-batches-py"
+    train_list = [f"data_batch_{i}" for i in range(1, 6)]
+    test_list = ["test_batch"]
+
     def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
-        folder = os.path.join(os.path.expanduser(str(root)), "cifar-10-batches-py")
-        names = [f"data_batch_{i}" for i in range(1, 6)] if train else ["test_batch"]
+        folder = os.path.join(os.path.expanduser(str(root)), self.base_folder)
+        names = self.train_list if train else self.test_list
         if not all(os.path.isfile(os.path.join(folder, n)) for n in names):
             raise RuntimeError("Dataset not found or corrupted (the bench stand-in downloads nothing).")
         data, targets = [], []
@@ -66,3 +71,10 @@ class CIFAR10(torch.utils.data.Dataset):
         if self.target_transform is not None:
             target = self.target_transform(target)
         return img, target
+
+
+class CIFAR100(CIFAR10):
+    """The python pickles of root/cifar-100-python (train, test), fine labels."""
+    base_folder = "cifar-100-python"
+    train_list = ["train"]
+    test_list = ["test"]

@@ -1,0 +1,2 @@
+"""PIL stand-in (bench only; see bench/standins_libs/README.md): importable, no image can be opened."""
+from . import Image  # noqa: F401
