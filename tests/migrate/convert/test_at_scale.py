@@ -1,6 +1,8 @@
 """What converting 1.5 million lines of torch code nobody here wrote found (bench/corpus.py), each
 class with a fixture of our own: no crash, valid output, converting twice equals converting once,
 every comment kept, files without torch unchanged."""
+import ast
+import os
 import subprocess
 import sys
 import textwrap
@@ -10,6 +12,7 @@ import pytest
 import torch
 
 import ms_core as ms
+from migrate.convert.cst import bracket_depth
 from migrate.convert.guarded import convert_text
 from tests.migrate.convert.helpers import REPO, check
 from tests.migrate.convert.torch_programs import examine
@@ -406,3 +409,103 @@ def test_inlined_runtime_never_rebinds_the_initializer_function_the_file_imports
     net = ns["Net"]({})
     np.testing.assert_array_equal(net.w.asnumpy(), np.zeros(3, np.float32))
     assert tuple(net.up.weight.shape) == (2, 2, 3, 3, 3)
+
+
+def test_the_runtime_import_of_a_file_without_target_imports_goes_below_its_docstring_and_future_import(tmp_path):
+    """A file that imports nothing of torch but imports modules by name, in a package that names
+    einops modules in strings (monai's utils/aliases.py), gains only the runtime's
+    torch_import_module: with no target import to follow, its import went above the docstring and
+    ``from __future__``, and the output would not compile (the file left unconverted)."""
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "optional.py").write_text('EINOPS = "einops"\n')
+    (pkg / "aliases.py").write_text(textwrap.dedent('''\
+        """Names resolved at run time."""
+
+        from __future__ import annotations
+
+        import importlib
+
+
+        def resolve(name):
+            return importlib.import_module(name)
+        '''))
+    outs = []
+    for src, out in ((tmp_path / "src", tmp_path / "o1"), (tmp_path / "o1", tmp_path / "o2")):
+        proc = subprocess.run([sys.executable, str(REPO / "cli.py"), "convert", str(src), "-o", str(out), "-q"],
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        outs.append((out / "pkg" / "aliases.py").read_text())
+    assert outs[0] == outs[1]
+    assert outs[0].startswith('"""Names resolved at run time."""\n\nfrom __future__ import annotations\n\n'
+                              'import importlib\nfrom .migrate_runtime import torch_import_module\n')
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    run = ("import numpy as np, ms_core as ms\nfrom pkg.aliases import resolve\n"
+           "x = np.arange(6, dtype=np.float32).reshape(2, 3)\n"
+           "print(resolve('einops').rearrange(ms.Tensor(x), 'a b -> b a').asnumpy().tolist())\n")
+    proc = subprocess.run([sys.executable, "-c", run], cwd=tmp_path / "o1", capture_output=True, text=True,
+                          timeout=300, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(np.array(eval(proc.stdout)), x.T)
+
+
+def test_a_star_import_of_any_public_torch_module_is_resolved_and_guarded():
+    """``from torch.distributions.transforms import *`` (zuko): the names file listed the star
+    names of 19 torch modules only, so the import of any other stayed as written, unguarded, and
+    the converted package imported torch. Every public torch module is listed now: the names it
+    binds are translated (``Softplus``) or stood in for (``ExpTransform``)."""
+    src = textwrap.dedent("""\
+        import torch
+        from torch.nn.modules.activation import *  # noqa: F403
+        from torch.distributions.transforms import *  # noqa: F403
+
+
+        def f(x):
+            return Softplus(beta=2.0)(x) + Tanh()(x)
+
+
+        def g(x):
+            return ExpTransform()(x)
+        """)
+    code = converted(src)
+    run_time = ast.parse(code)
+    for node in ast.walk(run_time):
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            node.body = [ast.Pass()]  # imports for type checkers only
+    for node in ast.walk(run_time):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            assert not any(n.split(".")[0] == "torch" for n in names), ast.unparse(node)
+    assert "    return nn.Softplus(beta=2.0)(x) + nn.Tanh()(x)\n" in code
+    torch_ns, ms_ns = {}, {}
+    exec(src, torch_ns)
+    exec(code, ms_ns)
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+    expected = torch_ns["f"](torch.from_numpy(x)).numpy()
+    got = ms_ns["f"](ms.Tensor(x)).asnumpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ImportError, match="torch.distributions.transforms.ExpTransform"):
+        ms_ns["g"](ms.Tensor(x))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_tensor_of_lists_199_deep_converts_whole_and_stays_199_deep(target):
+    """CPython compiles 199 nested brackets: ``torch.tensor([[...]])`` 199 deep converts whole (no
+    statement kept as written; no tensor has 198 dimensions, torch's or NumPy's, so it is not run)."""
+    src = "import torch\n\nt = torch.tensor(" + "[" * 198 + "-1.5" + "]" * 198 + ")\n"
+    res = convert_text(src, target)
+    assert res.error is None and "MS920" not in res.code, res.error
+    assert bracket_depth(src) == bracket_depth(res.code) == 199
+    assert "t = ms.Tensor(" + "[" * 198 + "-1.5" + "]" * 198 + ")\n" in res.code
+
+
+def test_199_nested_calls_convert_whole_on_mindspore():
+    """The same on --target mindspore for calls (tests/migrate/convert/test_reliability.py has
+    ms_core's, through the command line)."""
+    src = "import torch\n\n\ndef f(y):\n    return " + "torch.abs(" * 199 + "y" + ")" * 199 + "\n"
+    res = convert_text(src, "mindspore")
+    assert res.error is None and "MS920" not in res.code, res.error
+    assert bracket_depth(src) == bracket_depth(res.code) == 199
+    assert "    return " + "ops.abs(" * 199 + "y" + ")" * 199 + "\n" in res.code
