@@ -509,3 +509,39 @@ def test_199_nested_calls_convert_whole_on_mindspore():
     assert res.error is None and "MS920" not in res.code, res.error
     assert bracket_depth(src) == bracket_depth(res.code) == 199
     assert "    return " + "ops.abs(" * 199 + "y" + ")" * 199 + "\n" in res.code
+
+
+def test_a_write_through_data_is_a_write_of_the_tensor_for_its_named_views():
+    """fairseq's cpu_adam.py: ``kept = p.data`` then ``p.data = p.data.to(torch.float32)``, which
+    the conversion writes as ``p.copy_(...)``: the first conversion did not take ``p.data = v`` for
+    an in-place write of ``p``, and the second, reading ``p.copy_``, added MS907 (not idempotent).
+    ``t.data = v``, ``t.data[i] = v``, ``t.data += v`` and ``t.data.mul_(s)`` write ``t``."""
+    code = converted("""\
+        import torch
+
+
+        class Keep32(torch.optim.Optimizer):
+            def __init__(self, params, lr=0.1):
+                super().__init__(params, dict(lr=lr))
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        kept = p.data
+                        p.data = p.data.to(dtype=torch.float32)
+                        if kept.dtype != p.dtype:
+                            kept.copy_(p.data)
+        """)
+    assert ("                kept = p.data\n"
+            "                # migrate: MS907 in-place update of p while kept is a view of p and kept is read after it"
+            ) in code
+    assert "                p.copy_(p.data.astype(ms.float32))\n" in code
+    for write in ("t.data[0] = 1.0", "t.data += 1.0", "t.data.mul_(2.0)"):
+        code = converted(f"""\
+            import torch
+
+
+            def f(t: torch.Tensor):
+                v = t.view(-1)
+                {write}
+                return v
+            """)
+        assert "    # migrate: MS907 in-place update of t while v is a view of t and v is read after it" in code, write
