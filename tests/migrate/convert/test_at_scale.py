@@ -545,3 +545,45 @@ def test_a_write_through_data_is_a_write_of_the_tensor_for_its_named_views():
                 return v
             """)
         assert "    # migrate: MS907 in-place update of t while v is a view of t and v is read after it" in code, write
+
+
+CHECKPOINTED = """\
+import torch
+
+
+class Checkpointed(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, run_function, x):
+        ctx.run_function = run_function
+        ctx.save_for_backward(x)
+        with torch.no_grad():
+            out = run_function(x)  # not recorded
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        # recompute with grad on
+        x = x.detach().requires_grad_(True)
+        with torch.enable_grad():
+            out = ctx.run_function(x)
+        # then differentiate
+        (gx,) = torch.autograd.grad(out, x, grad)
+        return None, gx
+"""
+
+
+def test_the_comments_of_a_recomputing_backward_that_goes_are_kept():
+    """fairseq's checkpoint_activations.py: a gradient-checkpoint Function becomes a plain class
+    (its forward as apply, differentiated directly) and its backward goes, with the comments
+    written in it (4 lost comments); they stay where the method was."""
+    code = converted(CHECKPOINTED)
+    assert code.endswith("        return out\n    # recompute with grad on\n    # then differentiate\n")
+    torch_ns, ms_ns = {}, {}
+    exec(CHECKPOINTED, torch_ns)
+    exec(code, ms_ns)
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    xt = torch.tensor(x, requires_grad=True)
+    torch_ns["Checkpointed"].apply(torch.sin, xt).sum().backward()
+    g = ms.grad(lambda v: ms_ns["Checkpointed"].apply(ms.ops.sin, v).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
