@@ -493,17 +493,33 @@ def _is_import(st) -> bool:
 
 def runtime_position(body, pkg: str, stub: str | None) -> int:
     """Where the runtime's import goes: after the target's imports and the imports that follow
-    them, before the first statement that needs the guards' stand-in (``stub``) there."""
-    at = 0
+    them, before the first statement that needs the guards' stand-in (``stub``) there; never above
+    the module's docstring or its ``from __future__`` imports (a file that imports nothing of the
+    target, as one that only gains ``torch_import_module``, has no target import to follow)."""
+    opening = _module_opening(body)
+    at = opening
     for i, st in enumerate(body):
         if _is_import(st) and re.search(rf"\b{pkg}\b", code_of(st)):
-            at = i + 1
+            at = max(at, i + 1)
     while at < len(body) and _is_import(body[at]):
         at += 1
     if stub is not None:
-        for i, st in enumerate(body[:at]):
+        for i, st in enumerate(body[opening:at], opening):
             if not _is_import(st) and re.search(rf"\b{re.escape(stub)}\b", code_of(st)):
                 return i
+    return at
+
+
+def _module_opening(body) -> int:
+    """Index after the module docstring and the ``from __future__`` imports that must open it."""
+    at = 0
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+            and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        at = 1
+    while at < len(body) and isinstance(body[at], cst.SimpleStatementLine) and all(
+            isinstance(s, cst.ImportFrom) and s.relative == [] and isinstance(s.module, cst.Name)
+            and s.module.value == "__future__" for s in body[at].body):
+        at += 1
     return at
 
 

@@ -98,12 +98,17 @@ def _basic_index(index) -> bool:
 
 def _written(stmt) -> str | None:
     """The name a statement writes into in place: ``t.add_(...)`` (as a statement or as the
-    value of one), ``t[...] = ...``, ``t += ...``."""
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
-        return stmt.target.id
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript) \
-            and isinstance(stmt.targets[0].value, ast.Name):
-        return stmt.targets[0].value.id
+    value of one), ``t[...] = ...``, ``t += ...``; also through ``t.data``, which the conversion
+    writes as ``t`` itself (``t.data = v`` becomes ``t.copy_(v)``, ``t.data.mul_(s)`` ``t``'s
+    update): a second conversion reads those as writes of ``t``."""
+    if isinstance(stmt, ast.AugAssign):
+        return _holder(stmt.target)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        if isinstance(target, ast.Subscript):
+            return _holder(target.value)
+        if isinstance(target, ast.Attribute) and target.attr == "data":
+            return _holder(target)
     value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.Return)) else None
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         name = value.func.attr
@@ -112,9 +117,16 @@ def _written(stmt) -> str | None:
             while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
                     and receiver.func.attr.endswith("_") and not receiver.func.attr.startswith("_"):
                 receiver = receiver.func.value  # t.add_(1).mul_(2): t
-            return receiver.id if isinstance(receiver, ast.Name) else None
+            return _holder(receiver)
         value = value.func.value
     return None
+
+
+def _holder(node) -> str | None:
+    """The name ``node`` writes into: ``t``, or ``t.data`` (any number of them)."""
+    while isinstance(node, ast.Attribute) and node.attr == "data":
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 class _Function:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from migrate.convert.comments import own_comments
 from migrate.convert.cst import code_of, dotted, is_same_names
 from migrate.convert.registry import node_rule
 
@@ -355,7 +356,7 @@ def rewrite_recomputed(converter, node: cst.ClassDef) -> cst.ClassDef | None:
                      "same values and gradients; its activations are kept for the backward pass instead of "
                      "recomputed (more memory)")
     return node.with_changes(bases=[], lpar=cst.MaybeSentinel.DEFAULT, rpar=cst.MaybeSentinel.DEFAULT,
-                             body=node.body.with_changes(body=walked))
+                             body=_with_comments_of(bwd, node.body.body, node.body.with_changes(body=walked)))
 
 
 def rewrite_block(converter, node: cst.ClassDef) -> cst.ClassDef | None:
@@ -371,6 +372,8 @@ def rewrite_block(converter, node: cst.ClassDef) -> cst.ClassDef | None:
         body=[new_fwd if s is fwd else s for s in node.body.body if s is not gone]))
     with converter.unaligned(node.body):
         walked = converter.generic(new)
+    if gone is not None:
+        walked = walked.with_changes(body=_with_comments_of(gone, node.body.body, walked.body))
     converter.record("with torch.no_grad():", "", REVERSIBLE_BLOCK.id, "approximate",
                      f"{node.name.value}.forward runs without its no-grad region: the autograd.Function "
                      f"that recomputed it in {method}() (a reversible block) now runs forward plainly, so "
@@ -378,3 +381,19 @@ def rewrite_block(converter, node: cst.ClassDef) -> cst.ClassDef | None:
                      + (f"{method}(), which only that Function's backward called, is removed" if gone is not None
                         else f"{method}() is no longer called by it"))
     return walked
+
+
+def _with_comments_of(removed: cst.FunctionDef, before: list, block: cst.IndentedBlock) -> cst.IndentedBlock:
+    """``block`` (a class body without the method ``removed``, which ``before`` held) with the
+    comments written in that method kept where it was: above the member that followed it, or
+    at the end of the class (not the markers a walk of it may have left: the code they mark is gone)."""
+    lines = [cst.EmptyLine(comment=cst.Comment(text)) for text in own_comments(removed, nested=True)
+             if not text.startswith("# migrate:")]
+    if not lines:
+        return block
+    at = next(i for i, st in enumerate(before) if st is removed)
+    if at < len(block.body):  # the members after it kept their places, one up
+        body = list(block.body)
+        body[at] = body[at].with_changes(leading_lines=[*lines, *body[at].leading_lines])
+        return block.with_changes(body=body)
+    return block.with_changes(footer=[*block.footer, *lines])

@@ -1,6 +1,8 @@
 """What converting 1.5 million lines of torch code nobody here wrote found (bench/corpus.py), each
 class with a fixture of our own: no crash, valid output, converting twice equals converting once,
 every comment kept, files without torch unchanged."""
+import ast
+import os
 import subprocess
 import sys
 import textwrap
@@ -10,6 +12,7 @@ import pytest
 import torch
 
 import ms_core as ms
+from migrate.convert.cst import bracket_depth
 from migrate.convert.guarded import convert_text
 from tests.migrate.convert.helpers import REPO, check
 from tests.migrate.convert.torch_programs import examine
@@ -406,3 +409,181 @@ def test_inlined_runtime_never_rebinds_the_initializer_function_the_file_imports
     net = ns["Net"]({})
     np.testing.assert_array_equal(net.w.asnumpy(), np.zeros(3, np.float32))
     assert tuple(net.up.weight.shape) == (2, 2, 3, 3, 3)
+
+
+def test_the_runtime_import_of_a_file_without_target_imports_goes_below_its_docstring_and_future_import(tmp_path):
+    """A file that imports nothing of torch but imports modules by name, in a package that names
+    einops modules in strings (monai's utils/aliases.py), gains only the runtime's
+    torch_import_module: with no target import to follow, its import went above the docstring and
+    ``from __future__``, and the output would not compile (the file left unconverted)."""
+    pkg = tmp_path / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "optional.py").write_text('EINOPS = "einops"\n')
+    (pkg / "aliases.py").write_text(textwrap.dedent('''\
+        """Names resolved at run time."""
+
+        from __future__ import annotations
+
+        import importlib
+
+
+        def resolve(name):
+            return importlib.import_module(name)
+        '''))
+    outs = []
+    for src, out in ((tmp_path / "src", tmp_path / "o1"), (tmp_path / "o1", tmp_path / "o2")):
+        proc = subprocess.run([sys.executable, str(REPO / "cli.py"), "convert", str(src), "-o", str(out), "-q"],
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        outs.append((out / "pkg" / "aliases.py").read_text())
+    assert outs[0] == outs[1]
+    assert outs[0].startswith('"""Names resolved at run time."""\n\nfrom __future__ import annotations\n\n'
+                              'import importlib\nfrom .migrate_runtime import torch_import_module\n')
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    run = ("import numpy as np, ms_core as ms\nfrom pkg.aliases import resolve\n"
+           "x = np.arange(6, dtype=np.float32).reshape(2, 3)\n"
+           "print(resolve('einops').rearrange(ms.Tensor(x), 'a b -> b a').asnumpy().tolist())\n")
+    proc = subprocess.run([sys.executable, "-c", run], cwd=tmp_path / "o1", capture_output=True, text=True,
+                          timeout=300, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(np.array(eval(proc.stdout)), x.T)
+
+
+def test_a_star_import_of_any_public_torch_module_is_resolved_and_guarded():
+    """``from torch.distributions.transforms import *`` (zuko): the names file listed the star
+    names of 19 torch modules only, so the import of any other stayed as written, unguarded, and
+    the converted package imported torch. Every public torch module is listed now: the names it
+    binds are translated (``Softplus``) or stood in for (``ExpTransform``)."""
+    src = textwrap.dedent("""\
+        import torch
+        from torch.nn.modules.activation import *  # noqa: F403
+        from torch.distributions.transforms import *  # noqa: F403
+
+
+        def f(x):
+            return Softplus(beta=2.0)(x) + Tanh()(x)
+
+
+        def g(x):
+            return ExpTransform()(x)
+        """)
+    code = converted(src)
+    run_time = ast.parse(code)
+    for node in ast.walk(run_time):
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            node.body = [ast.Pass()]  # imports for type checkers only
+    for node in ast.walk(run_time):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            assert not any(n.split(".")[0] == "torch" for n in names), ast.unparse(node)
+    assert "    return nn.Softplus(beta=2.0)(x) + nn.Tanh()(x)\n" in code
+    torch_ns, ms_ns = {}, {}
+    exec(src, torch_ns)
+    exec(code, ms_ns)
+    x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+    expected = torch_ns["f"](torch.from_numpy(x)).numpy()
+    got = ms_ns["f"](ms.Tensor(x)).asnumpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ImportError, match="torch.distributions.transforms.ExpTransform"):
+        ms_ns["g"](ms.Tensor(x))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_tensor_of_lists_199_deep_converts_whole_and_stays_199_deep(target):
+    """CPython compiles 199 nested brackets: ``torch.tensor([[...]])`` 199 deep converts whole (no
+    statement kept as written; no tensor has 198 dimensions, torch's or NumPy's, so it is not run)."""
+    src = "import torch\n\nt = torch.tensor(" + "[" * 198 + "-1.5" + "]" * 198 + ")\n"
+    res = convert_text(src, target)
+    assert res.error is None and "MS920" not in res.code, res.error
+    assert bracket_depth(src) == bracket_depth(res.code) == 199
+    assert "t = ms.Tensor(" + "[" * 198 + "-1.5" + "]" * 198 + ")\n" in res.code
+
+
+def test_199_nested_calls_convert_whole_on_mindspore():
+    """The same on --target mindspore for calls (tests/migrate/convert/test_reliability.py has
+    ms_core's, through the command line)."""
+    src = "import torch\n\n\ndef f(y):\n    return " + "torch.abs(" * 199 + "y" + ")" * 199 + "\n"
+    res = convert_text(src, "mindspore")
+    assert res.error is None and "MS920" not in res.code, res.error
+    assert bracket_depth(src) == bracket_depth(res.code) == 199
+    assert "    return " + "ops.abs(" * 199 + "y" + ")" * 199 + "\n" in res.code
+
+
+def test_a_write_through_data_is_a_write_of_the_tensor_for_its_named_views():
+    """fairseq's cpu_adam.py: ``kept = p.data`` then ``p.data = p.data.to(torch.float32)``, which
+    the conversion writes as ``p.copy_(...)``: the first conversion did not take ``p.data = v`` for
+    an in-place write of ``p``, and the second, reading ``p.copy_``, added MS907 (not idempotent).
+    ``t.data = v``, ``t.data[i] = v``, ``t.data += v`` and ``t.data.mul_(s)`` write ``t``."""
+    code = converted("""\
+        import torch
+
+
+        class Keep32(torch.optim.Optimizer):
+            def __init__(self, params, lr=0.1):
+                super().__init__(params, dict(lr=lr))
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        kept = p.data
+                        p.data = p.data.to(dtype=torch.float32)
+                        if kept.dtype != p.dtype:
+                            kept.copy_(p.data)
+        """)
+    assert ("                kept = p.data\n"
+            "                # migrate: MS907 in-place update of p while kept is a view of p and kept is read after it"
+            ) in code
+    assert "                p.copy_(p.data.astype(ms.float32))\n" in code
+    for write in ("t.data[0] = 1.0", "t.data += 1.0", "t.data.mul_(2.0)"):
+        code = converted(f"""\
+            import torch
+
+
+            def f(t: torch.Tensor):
+                v = t.view(-1)
+                {write}
+                return v
+            """)
+        assert "    # migrate: MS907 in-place update of t while v is a view of t and v is read after it" in code, write
+
+
+CHECKPOINTED = """\
+import torch
+
+
+class Checkpointed(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, run_function, x):
+        ctx.run_function = run_function
+        ctx.save_for_backward(x)
+        with torch.no_grad():
+            out = run_function(x)  # not recorded
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        # recompute with grad on
+        x = x.detach().requires_grad_(True)
+        with torch.enable_grad():
+            out = ctx.run_function(x)
+        # then differentiate
+        (gx,) = torch.autograd.grad(out, x, grad)
+        return None, gx
+"""
+
+
+def test_the_comments_of_a_recomputing_backward_that_goes_are_kept():
+    """fairseq's checkpoint_activations.py: a gradient-checkpoint Function becomes a plain class
+    (its forward as apply, differentiated directly) and its backward goes, with the comments
+    written in it (4 lost comments); they stay where the method was."""
+    code = converted(CHECKPOINTED)
+    assert code.endswith("        return out\n    # recompute with grad on\n    # then differentiate\n")
+    torch_ns, ms_ns = {}, {}
+    exec(CHECKPOINTED, torch_ns)
+    exec(code, ms_ns)
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    xt = torch.tensor(x, requires_grad=True)
+    torch_ns["Checkpointed"].apply(torch.sin, xt).sum().backward()
+    g = ms.grad(lambda v: ms_ns["Checkpointed"].apply(ms.ops.sin, v).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -182,3 +182,48 @@ def test_autocast_decorators_of_a_function_are_dropped_and_bprop_matches_torch(t
     g = ms.grad(lambda v: cmod.f(v).sum())(ms.Tensor(x))
     np.testing.assert_allclose(cmod.f(ms.Tensor(x)).asnumpy(), tmod.f(torch.tensor(x)).numpy(), rtol=1e-6)
     np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-6)
+
+
+ONCE_DIFFERENTIABLE = """\
+import torch
+from torch.autograd.function import once_differentiable
+
+
+class Power(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, n: int):
+        ctx.n = n
+        ctx.save_for_backward(x)
+        return x ** n
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * ctx.n * x ** (ctx.n - 1), None
+
+
+def f(x):
+    return Power.apply(x, 3)
+"""
+
+
+def test_once_differentiable_on_a_kept_function_is_dropped_and_its_gradient_matches_torch(tmp_path):
+    """zuko's GaussLegendre: a Function kept as the runtime's TorchFunction (ctx attributes) with
+    ``@once_differentiable`` on its backward; the decorator stayed, a torch name applied when the
+    class is defined: the converted module could not be imported without torch."""
+    res = convert_source(ONCE_DIFFERENTIABLE)
+    assert res.error is None and not res.unsupported and "once_differentiable" not in res.code, res.code
+    assert "class Power(TorchFunction):" in res.code
+    path = tmp_path / "once_ms.py"
+    path.write_text(res.code)
+    cmod = _load(path, "once_ms")
+    tpath = tmp_path / "once_torch.py"
+    tpath.write_text(ONCE_DIFFERENTIABLE)
+    tmod = _load(tpath, "once_torch")
+    x = np.array([1.5, -2.0, 0.5], np.float32)
+    xt = torch.tensor(x, requires_grad=True)
+    tmod.f(xt).sum().backward()
+    g = ms.grad(lambda v: cmod.f(v).sum())(ms.Tensor(x))
+    np.testing.assert_allclose(cmod.f(ms.Tensor(x)).asnumpy(), tmod.f(torch.tensor(x)).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -81,18 +81,18 @@ def test_a_function_import_whose_uses_a_rewrite_settled_goes_the_first_time():
 
 def test_a_marked_star_import_is_no_use_of_the_torch_stand_in():
     """zuko's transforms.py: the marker of `from torch.distributions.transforms import *` (whose
-    names are unknown) was read by the second conversion as a reason of the `torch` stand-in,
-    the module path being `torch.distributions...`."""
+    names were unknown; here a private module's, still unknown) was read by the second conversion
+    as a reason of the `torch` stand-in, the module path being `torch.distributions...`."""
     code = converted("""\
         import torch
-        from torch.distributions.transforms import *  # noqa: F403
+        from torch.distributions._private import *  # noqa: F403
 
 
         def prior(a):
             return torch.distributions.Beta(a, a)
         """)
     assert "'distributions': 'MS901 torch.distributions.Beta has no mapping'" in code
-    assert "# migrate: MS901 star import from torch.distributions.transforms" in code
+    assert "# migrate: MS901 star import from torch.distributions._private" in code
     assert convert_source(code).code == code
 
 

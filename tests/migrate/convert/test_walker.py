@@ -169,13 +169,13 @@ def test_idempotent_with_a_marker_left():
 
 
 def test_star_import_and_torchvision_are_marked_not_silent():
-    src = ("from torch.ao.quantization import *\nimport torchvision\nimport torch.nn as nn\n"
+    src = ("from torch._prims import *\nimport torchvision\nimport torch.nn as nn\n"
            "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
     res = convert_source(src)
     assert "\n    import torchvision\nelse:" in res.code
     assert without_guards(res.code) == (
-        "# migrate: MS901 star import from torch.ao.quantization: its names cannot be resolved; import them "
-        "explicitly\nfrom torch.ao.quantization import *\nimport ms_core as ms\n"
+        "# migrate: MS901 star import from torch._prims: its names cannot be resolved; import them "
+        "explicitly\nfrom torch._prims import *\nimport ms_core as ms\n"
         "from ms_core import nn\n# migrate: MS901 torchvision.models.resnet18 has no mapping\n"
         "m = torchvision.models.resnet18()\nd = nn.ReLU()\n")
     assert convert_source(res.code).code == res.code
