@@ -18,6 +18,8 @@ import re
 
 import libcst as cst
 
+from migrate.convert.cst import children
+
 # target module heads whose torch alias of the same name may stay
 SWAPPABLE = ("nn", "ops")
 
@@ -30,8 +32,29 @@ def torch_local(head: str) -> str:
 def swap_names(module: cst.Module, renames: dict[str, str]) -> cst.Module:
     """``module`` with each name of ``renames`` (old -> new) renamed everywhere it is a name:
     expressions, assignment targets, ``global`` lists, what an import binds, words of string
-    annotations."""
-    return module.visit(_Rename(renames))
+    annotations. Only the statements that hold one of the names (or a string with one of them)
+    are visited: the others stay the same objects, so that their text can be copied from the
+    input (:mod:`migrate.convert.verbatim`); renaming the whole module did the same."""
+    rename = _Rename(renames)
+    body = [st.visit(rename) if _mentions(st, renames, rename.words) else st for st in module.body]
+    return module.with_changes(body=body)
+
+
+def _mentions(node, renames: dict[str, str], words: re.Pattern) -> bool:
+    """Whether ``node`` holds a name of ``renames`` or a string in which ``words`` finds one."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.Name:
+            if n.value in renames:
+                return True
+        elif t is cst.SimpleString:
+            if words.search(n.value):
+                return True
+        else:
+            stack.extend(children(n))
+    return False
 
 
 class _Rename(cst.CSTTransformer):

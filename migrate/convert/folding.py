@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate.convert.cst import code_of, keep_parens
+from migrate.convert.cst import children, code_of, keep_parens
 
 
 def constant(node) -> bool | None:
@@ -100,15 +100,15 @@ def _is_none(node) -> bool:
 
 def has_literal(node) -> bool:
     """Whether ``node`` holds ``True`` or ``False`` anywhere."""
-    class Finder(cst.CSTVisitor):
-        found = False
-
-        def visit_Name(self, n: cst.Name) -> None:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Name:
             if n.value in ("True", "False"):
-                Finder.found = True
-    finder = Finder()
-    node.visit(finder)
-    return finder.found
+                return True
+            continue
+        stack.extend(children(n))
+    return False
 
 
 def fold_truth(old, new):

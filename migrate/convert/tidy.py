@@ -30,7 +30,8 @@ from __future__ import annotations
 import libcst as cst
 
 from migrate.convert.changes import MARKER_PREFIX
-from migrate.convert.cst import LeftLoop, LeftPass, RemovedPass, SettledNone, code_of, fold_removed, left_pass, removed
+from migrate.convert.cst import (LeftLoop, LeftPass, RemovedPass, SettledNone, children, code_of, fold_removed,
+                                 left_pass, removed)
 from migrate.convert.folding import plain
 
 # builtins whose call only reads its arguments (given plain arguments)
@@ -84,24 +85,25 @@ def _reading_iter(node, shadowed: frozenset) -> bool:
     return reads_only(node, shadowed)
 
 
-class _Occurrences(cst.CSTVisitor):
-    """How often each name occurs in a function as a name (not as an attribute or a keyword):
+def _occurrences(node) -> dict[str, int]:
+    """How often each name occurs in ``node`` as a name (not as an attribute or a keyword):
     reads and bindings alike, nested functions included; the names :data:`_NAME_READERS` among
-    them."""
+    them. A walk of the code fields (a libcst visitor rebuilt every node it passed)."""
+    count: dict[str, int] = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is _Name:
+            count[n.value] = count.get(n.value, 0) + 1
+        elif t is _Attribute or t is _Arg:  # `a.b`: only `a` is a name; `f(k=v)`: only `v` holds names
+            stack.append(n.value)
+        else:
+            stack.extend(children(n))
+    return count
 
-    def __init__(self):
-        self.count: dict[str, int] = {}
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self.count[node.value] = self.count.get(node.value, 0) + 1
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
+_Name, _Attribute, _Arg = cst.Name, cst.Attribute, cst.Arg
 
 
 class _Tidy(cst.CSTTransformer):
@@ -180,32 +182,29 @@ def _dead_names(fn: cst.FunctionDef) -> tuple[set[str], set[int]]:
     else in ``fn`` mentions, and the ids of the left loops whose names nothing outside the loop
     mentions."""
     settled, loops = [], []
-
-    class Settled(cst.CSTVisitor):
-        def visit_SettledNone(self, node: SettledNone) -> None:
-            settled.append(node.targets[0].target.value)
-
-        def visit_LeftLoop(self, node: LeftLoop) -> None:
-            loops.append(node)
-    fn.visit(Settled())
+    stack = [fn]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is SettledNone:
+            settled.append(n.targets[0].target.value)
+        elif t is LeftLoop:
+            loops.append(n)
+        stack.extend(children(n))
     if not settled and not loops:
         return set(), set()
-    occurrences = _Occurrences()
-    fn.visit(occurrences)
-    if any(occurrences.count.get(n) for n in _NAME_READERS):
+    occurrences = _occurrences(fn)
+    if any(occurrences.get(n) for n in _NAME_READERS):
         return set(), set()
     mine: dict[str, int] = {}
     for name in settled:
         mine[name] = mine.get(name, 0) + 1
     dead_loops = set()
     for loop in loops:
-        inside = _Occurrences()
-        loop.visit(inside)
-        names = _Occurrences()
-        loop.target.visit(names)
-        if all(occurrences.count.get(n, 0) == inside.count.get(n, 0) for n in names.count):
+        inside = _occurrences(loop)
+        if all(occurrences.get(n, 0) == inside.get(n, 0) for n in _occurrences(loop.target)):
             dead_loops.add(id(loop))
-    return {name for name, n in mine.items() if occurrences.count.get(name, 0) == n}, dead_loops
+    return {name for name, n in mine.items() if occurrences.get(name, 0) == n}, dead_loops
 
 
 def _tests_read_only(node: cst.If, shadowed: frozenset) -> bool:
@@ -249,11 +248,16 @@ def same_blocks(old: cst.If, new, shadowed=frozenset()):
     otherwise; blocks the user wrote the same stay as written."""
     new_blocks, tests = _chain(new)
     old_blocks, _ = _chain(old)
-    if new_blocks is None or old_blocks is None or not all(reads_only(t, shadowed) for t in tests):
-        return None
+    if new_blocks is None or old_blocks is None or _same_objects(new_blocks, old_blocks) \
+            or not all(reads_only(t, shadowed) for t in tests):
+        return None  # (blocks the conversion kept as they were cannot have become the same)
     if len({_block_code(b) for b in new_blocks}) != 1 or len({_block_code(b) for b in old_blocks}) == 1:
         return None
     return new_blocks[-1]  # the else block: the comments of those above it come first
+
+
+def _same_objects(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
 def _chain(node) -> tuple[list | None, list]:

@@ -296,7 +296,7 @@ class Converter:
         if self.output.signatures.drop_unused(out):  # asked for by a rewrite rolled back since
             new = self._with_runtime(module, body)
             out = module_code(new, parsed, code, self.facts.top_starts)
-        out = self._plain_target_names(module, new, out)
+        out = self._plain_target_names(module, new, out, (parsed, code))
         if self.facts.validate and (self.output.reshaped or self.facts.training is not None):
             # the promise is valid Python whatever happens: a converter bug returns the input
             try:
@@ -403,10 +403,11 @@ class Converter:
             clash.add("builtins")
         return choose_names(clash, taken, self.facts.pkg, self.facts.names), shadowed
 
-    def _plain_target_names(self, module, new: cst.Module, out: str) -> str:
+    def _plain_target_names(self, module, new: cst.Module, out: str, source: tuple) -> str:
         """``out`` (the code of ``new``) with the target's modules given their plain names back
         where a torch alias of the same name stays for marked code (``ms_nn`` -> ``nn``, torch's
-        ``nn`` -> ``torch_nn``; see :mod:`migrate.convert.alias_swap`)."""
+        ``nn`` -> ``torch_nn``; see :mod:`migrate.convert.alias_swap`). ``source``: the input's
+        tree and text (the statements the swap does not touch are copied from there)."""
         if not self.facts.renamed:
             return out
         renames, user = {}, None
@@ -419,7 +420,7 @@ class Converter:
             user = all_bindings(module, skip=self._is_own_binding) if user is None else user
             if head not in user and local not in user:
                 renames.update({head: torch_local(head), local: head})
-        return swap_names(new, renames).code if renames else out
+        return module_code(swap_names(new, renames), *source, self.facts.top_starts) if renames else out
 
     def _generated_builtins(self, guards: bool) -> set[str]:
         """The builtins the code the converter writes into this file reads (``guards``: guards
