@@ -235,7 +235,7 @@ def _convert_one(src: str, dst, args, rules, own=None) -> list:
     beside = dst if dst is not None or not args.diff else src  # --diff shows what -o/--in-place write
     link, name = file_runtime(beside, src)
     task = (src, dst, args.target, True, None, bool(args.report or args.verbose), None, rules, None, frozenset(),
-            link, file_package(src) if own is None else frozenset(own), frozenset(), frozenset())
+            link, file_package(src) if own is None else frozenset(own), frozenset(), frozenset(), {})
     reports = run_isolated(_task, [task], on_failure=crashed)
     copy = write_file_runtime(reports[0], dst, name, args.target) if dst is not None else None
     return reports + ([copy] if copy is not None else [])

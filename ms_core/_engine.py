@@ -87,6 +87,9 @@ class Primitive:
     n_out = 1
     tuple_douts = False  # True: backward always receives a tuple of output gradients
     name = None
+    # True: backward is dout times the analytic derivative (exp, sin, matmul, ...); of complex
+    # values the gradient is then dout times its conjugate, torch's convention
+    holomorphic = False
 
     def forward(self, ctx, *args):
         raise NotImplementedError
@@ -196,6 +199,27 @@ def _sum_to_shape(g, shape):
     return g
 
 
+def _backward_one(node, dout):
+    """A one-output node's input gradients; a holomorphic primitive on complex values gives
+    conj(backward(conj(dout))), that is dout * conj(f'(z))."""
+    if not (node.prim.holomorphic and any(a.dtype.kind == "c" for a in node.arrays)):
+        return node.prim.backward(node, dout)
+    grads = node.prim.backward(node, ops.conj(dout))
+    return tuple(None if g is None else ops.conj(g) for g in grads)
+
+
+def _as_input_dtype(g, inp):
+    """A gradient in its input's dtype, as torch's engine gives it: the real part for a real input
+    that met a complex operand (``x * 1j``), a float input's own precision after promotion
+    (``float32 * complex128``, ``float32 * float64``)."""
+    want = inp._data.dtype
+    if g._data.dtype == want or want.kind not in "fc":
+        return g
+    if want.kind == "f" and g._data.dtype.kind == "c":
+        g = ops.real(g)
+    return ops.cast(g, want) if g._data.dtype != want else g
+
+
 def backward(roots, sens, targets):
     """Gradients of sum(root * sens) with respect to each target (None where unreachable)."""
     target_keys = {_key(t) for t in targets}
@@ -224,7 +248,7 @@ def backward(roots, sens, targets):
         if all(d is None for d in douts):
             continue
         if n_out == 1 and not node.prim.tuple_douts:
-            grads = node.prim.backward(node, douts[0])
+            grads = _backward_one(node, douts[0])
         else:
             douts = tuple(d if d is not None else ops.Tensor._wrap(np.zeros_like(node.output(i)._data))
                           for i, d in enumerate(douts))
@@ -235,7 +259,7 @@ def backward(roots, sens, targets):
                     g = ops.Tensor._wrap(np.asarray(g, dtype=inp._data.dtype))
                 if g.shape != inp.shape:
                     g = _sum_to_shape(g, inp.shape)
-                accumulate(_key(inp), g)
+                accumulate(_key(inp), _as_input_dtype(g, inp))
         node.needs = None
     return [acc.get(_key(t)) for t in targets]
 

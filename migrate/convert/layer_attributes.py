@@ -13,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from mappings import load_attributes
+from migrate.convert.package_layers import LAYER_ATTRIBUTES
 from migrate.convert.receivers import type_of
 from migrate.convert.registry import node_rule
 from migrate.convert.rules.norm_bases import NORM_BASES
@@ -155,7 +156,7 @@ def _kinds(converter, node) -> list[str] | None:
     """The torch layer classes ``node`` may be, or None when one of them is not known."""
     if _is_self_in_layer(converter, node):
         return [converter.class_scope.torch_base]
-    kinds = type_of(converter, node)
+    kinds = type_of(converter, node) or _held_by_the_tree(node)
     out = []
     for kind in kinds:
         kind = converter.walk_state.layer_bases.get(kind, kind)
@@ -163,6 +164,14 @@ def _kinds(converter, node) -> list[str] | None:
             return None
         out.append(kind)
     return out or None
+
+
+def _held_by_the_tree(node) -> list[str]:
+    """``<untyped>.tok_embeddings``: the layer classes the tree's classes bind that attribute name
+    to (package_layers; nothing outside a directory run)."""
+    if isinstance(node, cst.Attribute):
+        return list(LAYER_ATTRIBUTES.get().get(node.attr.value, ()))
+    return []
 
 
 def known_layer(converter, node) -> bool:

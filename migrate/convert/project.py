@@ -10,6 +10,7 @@ from migrate.convert.changes import Change, ConvertResult
 from migrate.convert.registry import EVERYTHING, RuleSelection
 from migrate.convert.einops_calls import named_modules
 from migrate.convert.package_classes import MODULE_BASES, package_module_bases
+from migrate.convert.package_layers import LAYER_ATTRIBUTES, package_layer_attributes
 from migrate.convert.star_imports import (
     OWN_PACKAGES,
     REEXPORTED,
@@ -197,14 +198,17 @@ def _write(src: str, dst: str, data: bytes, out_root: str | None) -> str | None:
 
 def _task(args):
     """One file's conversion in a worker: :func:`convert_file`'s arguments, then the run's facts
-    (own packages, names re-exported from this file, bases that are other files' module classes)."""
-    *file_args, own, reexported, module_bases = args
+    (own packages, names re-exported from this file, bases that are other files' module classes, the
+    layer classes the tree's classes hold by attribute name)."""
+    *file_args, own, reexported, module_bases, layer_attributes = args
     token = OWN_PACKAGES.set(own)  # the packages of the run: their imports are the code's own
     kept = REEXPORTED.set(reexported)  # torch names sibling modules import from this one
     bases = MODULE_BASES.set(module_bases)  # bases that are module classes of other files
+    layers = LAYER_ATTRIBUTES.set(layer_attributes)  # the layers the tree's classes hold, by name
     try:
         return convert_file(*file_args)
     finally:
+        LAYER_ATTRIBUTES.reset(layers)
         MODULE_BASES.reset(bases)
         REEXPORTED.reset(kept)
         OWN_PACKAGES.reset(token)
@@ -535,11 +539,13 @@ def convert_tree(root: Path, out: Path | None, target: str = "ms_core", jobs: in
     named = named_modules(python_files)
     links, copies = plan_runtime(root, [src for src, _ in py], Path(out_root) if out_root else root)
     module_bases = package_module_bases(root, python_files, statements)
+    layer_attributes = package_layer_attributes(root, python_files, statements)
     del statements  # not kept in the workers' memory
     own = own_packages([root]) if own is None else frozenset(own)
     tasks = [(src, dst, target, keep_text, str(Path(src).relative_to(root)), details, out_root, rules,
               inherited.get(src), named, links[src], own,
-              reexported.get(src, frozenset()), module_bases.get(src, frozenset()), known.get(src))
+              reexported.get(src, frozenset()), module_bases.get(src, frozenset()), layer_attributes,
+              known.get(src))
              for src, dst in py]
     runtimes = _RuntimeCopies(copies, Path(out_root), target) if out_root is not None else None
     reports: list[FileReport] = largest_first(_tree_task, tasks, [src for src, _ in py], jobs, on_failure=_crashed,

@@ -247,6 +247,36 @@ def summarised(tree: ast.Module) -> list:
 _NOTHING = ast.Constant(None)
 
 
+def self_assignments(node: ast.ClassDef) -> list:
+    """What a summary keeps of a class body (package_layers reads it): ``self.<name> = <callee>()``
+    for each assignment to an attribute of ``self`` in its methods, the callee as written and the
+    arguments dropped; the value ``None`` when it is not a call of a name or attribute chain."""
+    out = []
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for st in ast.walk(method):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target] \
+                if isinstance(st, (ast.AnnAssign, ast.AugAssign)) else []
+            value = getattr(st, "value", None)
+            for t in targets:
+                # (self.a, self.b = ...: each bound to something unknown)
+                called = isinstance(t, ast.Attribute) and isinstance(value, ast.Call) \
+                    and isinstance(value.func, (ast.Name, ast.Attribute))
+                for a in _unpacked(t):
+                    if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "self":
+                        out.append(ast.Assign(targets=[a], value=ast.Call(func=value.func, args=[], keywords=[])
+                                              if called and a is t else _NOTHING))
+    return out
+
+
+def _unpacked(target):
+    """The targets an assignment target binds (a tuple's or list's items, a starred one's)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [a for t in target.elts for a in _unpacked(t)]
+    return _unpacked(target.value) if isinstance(target, ast.Starred) else [target]
+
+
 def _summary(node):
     """``node`` with what the pre-passes read of it (imports; the names classes, functions and
     assignments bind; class bases; an assigned value that may name a torch alias, or ``__all__``'s),
@@ -256,7 +286,8 @@ def _summary(node):
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return type(node)(name=node.name, args=ast.arguments(), body=[], decorator_list=[])
     if isinstance(node, ast.ClassDef):
-        return ast.ClassDef(name=node.name, bases=node.bases, keywords=[], body=[], decorator_list=[])
+        return ast.ClassDef(name=node.name, bases=node.bases, keywords=[], body=self_assignments(node),
+                            decorator_list=[])
     if isinstance(node, ast.Assign):
         named_all = any(isinstance(n, ast.Name) and n.id == "__all__" for t in node.targets for n in ast.walk(t))
         if not named_all and not isinstance(node.value, (ast.Name, ast.Attribute)) and not (

@@ -16,9 +16,10 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
                     in_order=True):
     """torch.utils.data.DataLoader's signature over ms.dataset, for arguments known at run time
     (`DataLoader(ds, **kwargs)`): GeneratorDataset(dataset, ...).batch(batch_size, drop_last);
-    with a `collate_fn`, a TorchCollateLoader. Worker, pinning, prefetch and generator settings
-    change no batch values and are ignored; what has no MindSpore counterpart raises, naming the
-    argument."""
+    with a `collate_fn`, or over a map-style dataset whose samples are not tuples or lists, a
+    TorchCollateLoader (torch's batches of bare samples are the stacked samples themselves).
+    Worker, pinning, prefetch and generator settings change no batch values and are ignored; what
+    has no MindSpore counterpart raises, naming the argument."""
     if collate_fn is not None:
         return TorchCollateLoader(dataset, batch_size, shuffle, sampler, collate_fn, drop_last)
     for name, value in (("batch_sampler", batch_sampler), ("worker_init_fn", worker_init_fn)):
@@ -41,6 +42,10 @@ def DataLoaderTorch(dataset, batch_size=1, shuffle=None, sampler=None, batch_sam
         data = dataset.shuffle(dataset.get_dataset_size()) if shuffle else dataset
     else:
         first = dataset[0] if hasattr(dataset, "__getitem__") else next(iter(dataset))
+        if not isinstance(first, (tuple, list)) and hasattr(dataset, "__len__"):
+            # a bare sample (a tensor, an array, a dict): torch's batch is the collated sample
+            # itself, where a MindSpore dataset yields a list of columns
+            return TorchCollateLoader(dataset, batch_size, shuffle, sampler, None, drop_last)
         count = len(first) if isinstance(first, (tuple, list)) else 1
         names = ["data", "label"] if count == 2 else [f"column_{i}" for i in range(count)]
         data = ms.dataset.GeneratorDataset(dataset, column_names=names, sampler=sampler,

@@ -32,7 +32,7 @@ class Complex(Primitive):
 
 class Real(Primitive):
     def forward(self, ctx, x):
-        return np.ascontiguousarray(np.real(x))
+        return np.asarray(np.real(x), order="C")  # ascontiguousarray would make a 0-d part 1-d
 
     def backward(self, ctx, dout):
         return (ops.Complex()(dout, ops.zeros_like(dout)),)
@@ -40,7 +40,7 @@ class Real(Primitive):
 
 class Imag(Primitive):
     def forward(self, ctx, x):
-        return np.ascontiguousarray(np.imag(x))
+        return np.asarray(np.imag(x), order="C")
 
     def backward(self, ctx, dout):
         return (ops.Complex()(ops.zeros_like(dout), dout),)

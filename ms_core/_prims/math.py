@@ -43,7 +43,8 @@ class Mul(Primitive):
 
 
 def _is_complex(t) -> bool:
-    return getattr(getattr(t, "_data", None), "dtype", np.dtype(np.float32)).kind == "c"
+    """A complex Tensor, array or Python/NumPy scalar (``x * 1j`` records the scalar as it is)."""
+    return np.iscomplexobj(getattr(t, "_data", t))
 
 
 def _conj(t):
@@ -62,11 +63,16 @@ class Div(Primitive):
 
     def backward(self, ctx, dout):
         x, y = ctx.inputs
+        if _is_complex(dout) or _is_complex(y):  # torch's convention: dout * conj(d(x/y))
+            gx = dout / _conj(y)
+            return gx, ops.neg(gx * _conj(ctx.out))
         gx = dout / y
         return gx, ops.neg(gx * x / y)
 
 
 class Pow(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x, y):
         with _quiet():
             return np.power(x, y)
@@ -127,6 +133,8 @@ class Neg(Primitive):
 
 
 class Exp(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
             return np.exp(x)
@@ -136,6 +144,8 @@ class Exp(Primitive):
 
 
 class Log(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
             return np.log(x)
@@ -145,6 +155,8 @@ class Log(Primitive):
 
 
 class Log1p(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
             return np.log1p(x)
@@ -154,6 +166,8 @@ class Log1p(Primitive):
 
 
 class Expm1(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         return np.expm1(x)
 
@@ -162,6 +176,8 @@ class Expm1(Primitive):
 
 
 class Sqrt(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
             return np.sqrt(x)
@@ -171,6 +187,8 @@ class Sqrt(Primitive):
 
 
 class Rsqrt(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
             return (1 / np.sqrt(x)).astype(x.dtype, copy=False)
@@ -181,6 +199,8 @@ class Rsqrt(Primitive):
 
 
 class Square(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         return np.square(x)
 
@@ -189,9 +209,11 @@ class Square(Primitive):
 
 
 class Reciprocal(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
-            return np.reciprocal(x) if x.dtype.kind == "f" else np.reciprocal(x.astype(np.float32))
+            return np.reciprocal(x) if x.dtype.kind in "fc" else np.reciprocal(x.astype(np.float32))
 
     def backward(self, ctx, dout):
         out = ctx.out
@@ -240,6 +262,8 @@ class Atan2(Primitive):
 
 
 class Sin(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         return np.sin(x)
 
@@ -248,6 +272,8 @@ class Sin(Primitive):
 
 
 class Cos(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         return np.cos(x)
 
@@ -256,6 +282,8 @@ class Cos(Primitive):
 
 
 class Tanh(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         return np.tanh(x)
 
@@ -265,6 +293,8 @@ class Tanh(Primitive):
 
 
 class Sigmoid(Primitive):
+    holomorphic = True
+
     def forward(self, ctx, x):
         # split by sign so large |x| never overflows exp
         out = np.empty_like(x)
@@ -351,6 +381,8 @@ class ClipByValue(Primitive):
 # --- matmul -------------------------------------------------------------------------------
 
 class MatMul(Primitive):
+    holomorphic = True
+
     """x @ y with optional transposes of the last two axes (batched when ndim > 2)."""
 
     def __init__(self, transpose_a=False, transpose_b=False):

@@ -42,6 +42,8 @@ def _safe(fn, v, at_pole):
 class _Unary(Primitive):
     """out = f(x); backward dout * f'(x), with f' written in ops (``derivative``)."""
 
+    holomorphic = True
+
     def forward(self, ctx, x):
         with _quiet():
             return np.asarray(self.fn(x)).astype(x.dtype, copy=False)

@@ -23,6 +23,8 @@ def _infer_array(data, dtype):
         arr = np.asarray(data, dtype=np.int64)
     elif isinstance(data, float):
         arr = np.asarray(data, dtype=np.float32)
+    elif isinstance(data, complex):
+        arr = np.asarray(data, dtype=np.complex128)  # MindSpore: a Python complex is Complex128
     elif isinstance(data, (list, tuple)):
         items = [x.asnumpy() if isinstance(x, Tensor) else x for x in data]
         try:
@@ -39,9 +41,12 @@ def _infer_array(data, dtype):
                             "tuple of numbers, or numpy.ndarray, but got a ragged or mixed sequence.")
     else:
         raise TypeError("For 'Tensor', the input_data must be a Tensor, numpy.ndarray, number, bool, "
-                        f"list or tuple, but got {type(data).__name__}.")
+                        f"complex, list or tuple, but got {type(data).__name__}.")
     if dtype is not None:
-        arr = arr.astype(mstype.to_np(dtype), copy=False)
+        target = np.dtype(mstype.to_np(dtype))
+        if arr.dtype.kind == "c" and target.kind not in "cb":
+            arr = arr.real  # MindSpore keeps the real part (NumPy would warn)
+        arr = arr.astype(target, copy=False)
     return arr
 
 

@@ -8,7 +8,6 @@ Padding semantics (the part that silently differs from PyTorch):
 - 'pad' pads explicitly: an int, (top, bottom, left, right), or for the functional ops also (h, w).
 Max pooling pads with -inf; 'same' average pooling divides by the count of real elements.
 """
-import math
 import numbers
 
 import numpy as np
@@ -19,6 +18,7 @@ from .._prims import conv as C
 from .._prims import pool as P
 from ..common.tensor import Tensor
 from . import functional as F
+from . import interpolate_args
 
 __all__ = ["conv2d", "conv1d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "max_pool1d",
            "avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_avg_pool1d",
@@ -576,8 +576,6 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 # --- interpolation --------------------------------------------------------------------------
 
-_MODES = ("nearest", "linear", "bilinear", "trilinear", "area", "nearest-exact")
-_LINEAR_RANK = {"linear": 3, "bilinear": 4, "trilinear": 5}  # the input rank each linear mode takes
 
 
 def _linear_matrix(size, out, scale, align_corners, dtype):
@@ -600,49 +598,6 @@ def _nearest_index(size, out, scale, exact):
     i = np.arange(out, dtype=np.float64)
     src = np.floor((i + 0.5) * scale) if exact else np.floor(i * scale)
     return np.minimum(src.astype(np.int64), size - 1)
-
-
-def _check_interpolate(name, input, mode, align_corners, size, scale_factor):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"For '{name}', the 'input' must be a Tensor, but got "
-                        f"{type(input).__name__}.")
-    if mode not in _MODES:
-        raise ValueError(f"For '{name}', the 'mode' must be one of {list(_MODES)}, but got "
-                         f"{mode!r}.")
-    if input.ndim not in (3, 4, 5):
-        raise ValueError(f"For '{name}', the input must be 3-D (N, C, L), 4-D (N, C, H, W) or 5-D "
-                         f"(N, C, D, H, W), but got shape {list(input.shape)}.")
-    if input.ndim != _LINEAR_RANK.get(mode, input.ndim):
-        raise ValueError(f"For '{name}', mode {mode!r} needs a {_LINEAR_RANK[mode]}-D input, but "
-                         f"got shape {list(input.shape)}.")
-    if align_corners is not None and mode not in _LINEAR_RANK:
-        raise ValueError(f"For '{name}', the 'align_corners' can only be set for the 'linear', "
-                         f"'bilinear' and 'trilinear' modes, but got mode {mode!r}.")
-    if (size is None) == (scale_factor is None):
-        raise ValueError(f"For '{name}', exactly one of 'size' and 'scale_factor' must be given.")
-
-
-def _interpolate_geometry(name, in_sizes, size, scale_factor, recompute_scale_factor):
-    """(output sizes, source-coordinate scales) per spatial axis, as PyTorch computes them."""
-    nsp = len(in_sizes)
-    if size is not None:
-        sizes = (size,) * nsp if _is_int(size) else tuple(size)
-        if len(sizes) != nsp or not all(_is_int(s) and s > 0 for s in sizes):
-            raise ValueError(f"For '{name}', the 'size' must be {nsp} positive ints, but got "
-                             f"{size!r}.")
-        return sizes, tuple(i / o for i, o in zip(in_sizes, sizes))
-    factors = (scale_factor,) * nsp if isinstance(scale_factor, numbers.Real) else \
-        tuple(scale_factor)
-    if len(factors) != nsp or not all(isinstance(f, numbers.Real) and f > 0 for f in factors):
-        raise ValueError(f"For '{name}', the 'scale_factor' must be {nsp} positive numbers, "
-                         f"but got {scale_factor!r}.")
-    sizes = tuple(int(math.floor(i * f)) for i, f in zip(in_sizes, factors))
-    if min(sizes) < 1:
-        raise ValueError(f"For '{name}', the 'scale_factor' {scale_factor!r} gives an empty "
-                         f"output for input size {list(in_sizes)}.")
-    scales = tuple(i / o for i, o in zip(in_sizes, sizes)) if recompute_scale_factor else \
-        tuple(1.0 / f for f in factors)
-    return sizes, scales
 
 
 def _nearest_axes(x, sizes, scales, exact):
@@ -689,31 +644,38 @@ def _separable(x, matrices):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None):
     """Resize the spatial axes of (N, C, L), (N, C, H, W) or (N, C, D, H, W),
-    `mindspore.ops.interpolate`.
+    `mindspore.ops.interpolate`, with MindSpore 2.10's argument rules (interpolate_args): `size`
+    ints, `scale_factor` floats, on 3-D and 4-D input only with `recompute_scale_factor=True`
+    (except 'area').
 
-    Modes 'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' (4-D), 'trilinear' (5-D),
-    'area' (adaptive average). Source coordinates follow PyTorch: with `scale_factor` (and
-    `recompute_scale_factor` not True) the ratio is 1/scale_factor, else in/out.
-    `align_corners` only applies to the linear modes (default False).
+    Modes 'nearest', 'nearest-exact' (3-D, 4-D), 'linear' (3-D input), 'bilinear' (4-D),
+    'trilinear' (5-D), 'area' (adaptive average). Source coordinates follow PyTorch: with a scale
+    factor not recomputed (5-D) the ratio is 1/scale_factor, else in/out. `align_corners` only
+    applies to the linear modes (default False).
 
     Example:
-        >>> y = ops.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)
+        >>> y = ops.interpolate(x, scale_factor=2.0, mode="bilinear", recompute_scale_factor=True)
     """
-    name = "interpolate"
-    _check_interpolate(name, input, mode, align_corners, size, scale_factor)
-    sizes, scales = _interpolate_geometry(name, input.shape[2:], size, scale_factor,
-                                          recompute_scale_factor)
+    sizes, factors, corners = interpolate_args.check(input, size, scale_factor, mode,
+                                                     align_corners, recompute_scale_factor)
+    if mode == "bicubic":
+        raise NotImplementedError("For 'interpolate', mode 'bicubic' is not implemented in ms_core "
+                                  "(MindSpore's ResizeBicubic samples otherwise than torch's "
+                                  "bicubic); use 'bilinear' or a size-preserving alternative.")
+    shape = input.shape[2:]
+    scales = tuple(n / o for n, o in zip(shape, sizes)) if factors is None else \
+        tuple(1.0 / f for f in factors)
     dt = input._data.dtype
     if mode == "area" and input.ndim == 5:  # adaptive average pooling, one axis at a time
-        return _separable(input, [_area_matrix(n, o, dt) for n, o in zip(input.shape[2:], sizes)])
+        return _separable(input, [_area_matrix(n, o, dt) for n, o in zip(shape, sizes)])
     if mode == "area":
         x = input if input.ndim == 4 else F.expand_dims(input, 2)
         out = adaptive_avg_pool2d(x, sizes if input.ndim == 4 else (1,) + tuple(sizes))
         return out if input.ndim == 4 else F.squeeze(out, 2)
     if mode in ("nearest", "nearest-exact"):
         return _nearest_axes(input, sizes, scales, mode == "nearest-exact")
-    return _separable(input, [_linear_matrix(n, o, s, bool(align_corners), dt)
-                              for n, o, s in zip(input.shape[2:], sizes, scales)])
+    return _separable(input, [_linear_matrix(n, o, s, corners, dt)
+                              for n, o, s in zip(shape, sizes, scales)])
 
 
 upsample = interpolate

@@ -53,10 +53,11 @@ def any(input, axis=None, keep_dims=False):
 # --- elementwise: trigonometric, hyperbolic, logarithms, error and gamma functions -----------
 
 def _float_unary(name, prim_cls):
-    """An op applying ``prim_cls`` (integers are computed as float32, as torch promotes them)."""
+    """An op applying ``prim_cls`` (integers and bools are computed as float32, as torch promotes
+    them)."""
     def op(input):
         x = _as_tensor(input)
-        if x._data.dtype.kind != "f":
+        if x._data.dtype.kind not in "fc":  # a complex input stays complex, as in MindSpore
             x = cast(x, mstype.float32)
         return apply(prim_cls(), x)
     op.__name__ = name

@@ -190,17 +190,17 @@ def test_adaptive_pool1d_matches_torch(length, out):
 # --- interpolation --------------------------------------------------------------------------
 
 INTERP = [
-    ((1, 2, 4, 5), dict(scale_factor=2.0, mode="nearest")),
+    ((1, 2, 4, 5), dict(scale_factor=2.0, mode="nearest", recompute_scale_factor=True)),
     ((1, 2, 4, 5), dict(size=(7, 3), mode="nearest")),
-    ((1, 2, 4, 5), dict(scale_factor=(1.5, 0.6), mode="nearest")),
+    ((1, 2, 4, 5), dict(scale_factor=(1.5, 0.6), mode="nearest", recompute_scale_factor=True)),
     ((1, 2, 4, 5), dict(size=(7, 9), mode="nearest-exact")),
-    ((1, 2, 4, 5), dict(scale_factor=2.0, mode="bilinear", align_corners=False)),
-    ((1, 2, 4, 5), dict(scale_factor=2.0, mode="bilinear", align_corners=True)),
+    ((1, 2, 4, 5), dict(scale_factor=2.0, mode="bilinear", align_corners=False, recompute_scale_factor=True)),
+    ((1, 2, 4, 5), dict(scale_factor=2.0, mode="bilinear", align_corners=True, recompute_scale_factor=True)),
     ((1, 2, 4, 5), dict(size=(3, 8), mode="bilinear", align_corners=False)),
     ((1, 2, 4, 5), dict(size=(1, 8), mode="bilinear", align_corners=True)),
     ((1, 2, 5, 5), dict(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True)),
     ((1, 2, 6, 6), dict(size=(4, 3), mode="area")),
-    ((2, 3, 5), dict(scale_factor=2.0, mode="linear", align_corners=False)),
+    ((2, 3, 5), dict(scale_factor=2.0, mode="linear", align_corners=False, recompute_scale_factor=True)),
     ((2, 3, 5), dict(size=8, mode="linear", align_corners=True)),
     ((2, 3, 5), dict(size=8, mode="nearest")),
     ((2, 2, 3, 4, 5), dict(scale_factor=2.0, mode="trilinear", align_corners=False)),
@@ -210,7 +210,8 @@ INTERP = [
     ((1, 2, 3, 4, 4), dict(scale_factor=(1.5, 2.0, 0.75), mode="trilinear")),
     ((1, 2, 3, 4, 5), dict(scale_factor=1.7, mode="trilinear", recompute_scale_factor=True)),
     ((1, 2, 3, 4, 5), dict(scale_factor=2.0, mode="nearest")),
-    ((1, 2, 3, 4, 5), dict(size=(4, 3, 7), mode="nearest-exact")),
+    ((1, 2, 3, 4, 5), dict(scale_factor=(1.5, 0.7, 2.0), mode="nearest")),  # 5-D: 1/scale, not recomputed
+    ((1, 2, 4, 5), dict(scale_factor=1.5, mode="area")),  # area pools to floor(in * s)
     ((1, 2, 4, 4, 6), dict(size=(2, 3, 4), mode="area")),
 ]
 
@@ -262,7 +263,7 @@ def r_(shape):
     lambda x: ops.avg_pool2d(x, 3, 2, 1, True, False) ** 2,
     lambda x: nn.AdaptiveAvgPool2d((2, 3))(x) ** 2,
     lambda x: nn.AdaptiveMaxPool2d((2, 2))(x) ** 2,
-    lambda x: ops.interpolate(x, scale_factor=2.0, mode="bilinear") ** 2,
+    lambda x: ops.interpolate(x, scale_factor=2.0, mode="bilinear", recompute_scale_factor=True) ** 2,
     lambda x: ops.interpolate(x, size=(4, 6), mode="nearest") ** 2,
 ], ids=["max", "max_overlap", "max_same", "avg_same", "avg_ceil", "adaptive_avg", "adaptive_max",
         "bilinear", "nearest"])
@@ -316,18 +317,27 @@ def test_pool_errors():
     with pytest.raises(ValueError, match=r"For 'MaxPool', the 'pad_mode' must be one of "
                                          r"\['same', 'valid'\]"):
         ops.MaxPool(2, 2, "pad")
-    with pytest.raises(ValueError, match="'mode' must be one of"):
+    # ops.interpolate's argument errors are MindSpore 2.10's (tests/oracle/test_oracle_interpolate_args.py)
+    with pytest.raises(ValueError, match="'mode' must be in"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), size=3, mode="cubic")
-    with pytest.raises(ValueError, match="exactly one of 'size' and 'scale_factor'"):
+    with pytest.raises(ValueError, match="'size' and 'scale_factor' cannot be both empty"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2)))
-    with pytest.raises(ValueError, match="'align_corners' can only be set"):
+    with pytest.raises(ValueError, match="'align_corners' option cannot currently be set with the mode = nearest, "
+                                         "and dim = 4D"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), size=3, align_corners=True)
-    with pytest.raises(ValueError, match="mode 'trilinear' needs a 5-D input, but got shape"):
+    with pytest.raises(ValueError, match=r"trilinear only support '\[5\]'D, but got 4D"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), size=3, mode="trilinear")
-    with pytest.raises(ValueError, match="mode 'bilinear' needs a 4-D input, but got shape"):
+    with pytest.raises(ValueError, match=r"bilinear only support '\[4\]'D, but got 5D"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2, 2)), size=3, mode="bilinear")
-    with pytest.raises(ValueError, match=r"the input must be 3-D \(N, C, L\), 4-D \(N, C, H, W\) or 5-D"):
+    with pytest.raises(ValueError, match=r"nearest only support '\[3, 4, 5\]'D, but got 6D"):
         ops.interpolate(ms.Tensor(r(1, 1, 2, 2, 2, 2)), size=3)
+    with pytest.raises(ValueError, match=r"nearest-exact only support '\[3, 4\]'D, but got 5D"):
+        ops.interpolate(ms.Tensor(r(1, 1, 2, 2, 2)), size=3, mode="nearest-exact")
+    with pytest.raises(TypeError, match="the 'scale_factor' must be float, but got 'int'"):
+        ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), scale_factor=2, recompute_scale_factor=True)
+    with pytest.raises(ValueError, match="'scale_factor' option cannot currently be set with the mode = bilinear "
+                                         "and dim = 4D"):
+        ops.interpolate(ms.Tensor(r(1, 1, 2, 2)), scale_factor=2.0, mode="bilinear")
 
 
 def test_pool_float32_stays_float32():

@@ -148,6 +148,11 @@ def dataloader(edit) -> None:
         # map does not keep (it gets columns); the generated loader keeps it
         edit.needs_runtime("a collate_fn: each batch is collate_fn([dataset[i] for i in indices]), as torch's")
         return
+    if _ncols(ds, edit.converter.facts.training) == 0:
+        # a sample that is no literal tuple (a tensor, a dict): torch's batch is the collated sample
+        # itself, a MindSpore dataset yields a list of columns; the sample decides when it runs
+        edit.needs_runtime("samples that are not tuples: torch's batches are the collated samples themselves")
+        return
     shuffle = b.get("shuffle")
     kept = _kept_sampler(edit, b.get("sampler"))
     shard = None if kept else _sampler_shards(edit, b.get("sampler"), shuffle)

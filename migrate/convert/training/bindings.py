@@ -103,7 +103,7 @@ class FileBindings:
     # DataLoader passes it as sampler=
     kept_samplers: set[str] = field(default_factory=set)
     datasets: dict[str, int] = field(default_factory=dict)  # name -> columns (TensorDataset(...))
-    ds_columns: dict[str, int] = field(default_factory=dict)  # Dataset class -> columns of __getitem__
+    ds_columns: dict[str, int] = field(default_factory=dict)  # Dataset class -> columns of __getitem__ (0: no tuple)
     ds_instances: dict[str, int] = field(default_factory=dict)  # name -> columns (an instance of one)
     loaders: set[str] = field(default_factory=set)      # names bound to DataLoader(...)
     loader_data: dict[str, cst.BaseExpression] = field(default_factory=dict)  # loader -> its dataset
@@ -121,7 +121,7 @@ class FileBindings:
                 self.classes.add(node.name.value)
                 self._optimizer_class(node, converter)
                 cols = getitem_columns(node)
-                if cols:
+                if cols is not None:
                     self.ds_columns[node.name.value] = cols
             elif isinstance(node, cst.For):
                 self.loop_names.update(Names.bound_by(node.target))

@@ -148,6 +148,7 @@ class TrainingPass:
         self._switched: set[str] | None = None
         self._training: tuple | None = None
         self.trained: dict[str, object] = {}  # networks to set to training mode -> a backward() statement
+        self.copied: set[str] = set()  # of those, the networks set so because the file deep-copies them
         self.leaf_weights: set[str] = set()  # tensors trained by hand that a rewritten step differentiates
         self._leaves: set[str] | None = None
 
@@ -196,11 +197,34 @@ class TrainingPass:
             body = self.tree.walk_blocks(list(new.body), self._helpers_block)
             if body is not None:
                 new = new.with_changes(body=body)
+        if self.stepped:
+            self._note_copied()
         if self.trained:
             body = self.tree.walk_blocks(list(new.body), self._train_mode_block)
             if body is not None:
                 new = new.with_changes(body=body)
         return new
+
+    def _note_copied(self) -> None:
+        """``ema = copy.deepcopy(net)`` of a network the file builds, before any eval() of it: the
+        copy keeps the mode ``net`` has then, torch's training mode from construction (a model
+        EMA that samples with dropout). ``net`` is set to training mode where it is built, so the
+        copy is too (however the file switches ``net`` later)."""
+        if self._training is None:
+            self._training = switch_statements(self._body)
+        to_eval = self._training[1]
+        for st in walk_statements(self._body):
+            a = single_assign(st) if isinstance(st, cst.SimpleStatementLine) else None
+            value = a.value if a is not None else None
+            if not (isinstance(value, cst.Call) and len(value.args) == 1
+                    and dotted(value.func) in ("copy.deepcopy", "deepcopy")):
+                continue
+            name = dotted(value.args[0].value)
+            line = self.tree.line_of(st) or 0
+            if name in self.constructed_names() and name not in self.trained and not any(
+                    (self.tree.line_of(e) or 0) < line for e in to_eval.get(name, ())):
+                self.trained[name] = st
+                self.copied.add(name)
 
     def _train_mode_block(self, stmts: list):
         """``net = Net()`` -> ``net = Net()`` + ``net.set_train(True)`` for the networks in
@@ -213,9 +237,11 @@ class TrainingPass:
             if name in self.trained and name in constructed_names(self, [st]) and not self._is_torch_loss(a.value):
                 new = new_statement(f"{name}.set_train(True)")
                 self.tree.stands_for(new, st)
+                why = (f"{name} is copied (copy.deepcopy) before any eval(): the copy keeps its mode"
+                       if name in self.copied else f"{name} is trained and never put in training mode by the file")
                 self.record(st, new, TRAIN_MODE.id, "exact",
-                            f"{name} is trained and never put in training mode by the file: torch modules "
-                            "start in training mode (dropout, batch statistics), Cells in inference mode")
+                            f"{why}: torch modules start in training mode (dropout, batch statistics), Cells in "
+                            "inference mode")
                 out.append(new)
                 changed = True
         return out if changed else None

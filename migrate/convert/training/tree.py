@@ -270,7 +270,9 @@ def _starts_with(lines: list, prefix: list) -> bool:
 
 
 def getitem_columns(node: cst.ClassDef) -> int | None:
-    """How many columns a Dataset class's __getitem__ returns (a literal tuple), else None."""
+    """How many columns a Dataset class's __getitem__ returns (a literal tuple); 0 when it returns
+    something else (a tensor, a dict, a name: the sample's structure is known at run time); None
+    when its returns disagree or there is no __getitem__."""
     if not isinstance(node.body, cst.IndentedBlock):
         return None
     for st in node.body.body:
@@ -281,7 +283,7 @@ def getitem_columns(node: cst.ClassDef) -> int | None:
                     for small in s.body:
                         if isinstance(small, cst.Return) and small.value is not None:
                             v = small.value
-                            sizes.add(len(v.elements) if isinstance(v, cst.Tuple) else 1)
+                            sizes.add(len(v.elements) if isinstance(v, cst.Tuple) else 0)
             return sizes.pop() if len(sizes) == 1 else None
     return None
 

@@ -5,26 +5,10 @@ from ...ops import conv_ops as CO
 __all__ = ["Upsample", "PixelShuffle", "PixelUnshuffle"]
 
 
-def _check_scale(scale_factor, mode, x, recompute):
-    """MindSpore 2.10's rules for a scale factor (checked): floats only, and for 3-D and 4-D
-    input only with recompute_scale_factor=True (the output size floor(in * s) then defines
-    the sampling, which for a whole-number s is what torch does without recomputing)."""
-    if scale_factor is None:
-        return
-    values = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,)
-    for v in values:
-        if not isinstance(v, float):
-            raise TypeError(f"For 'interpolate', the 'scale_factor' must be float, but got "
-                            f"'{type(v).__name__}'")
-    if x.ndim in (3, 4) and not recompute:
-        raise ValueError(f"For 'interpolate', 'scale_factor' option cannot currently be set with "
-                         f"the mode = {mode} and dim = {x.ndim}D.")
-
-
 class Upsample(Cell):
     """Resize (N, C, L) / (N, C, H, W) input, `mindspore.nn.Upsample`; the same computation as
-    `ops.interpolate` (PyTorch's source-coordinate rules for 'nearest' and 'bilinear', with
-    `align_corners` True or False)."""
+    `ops.interpolate`, whose argument rules it follows (a float scale_factor, and for 3-D and 4-D
+    input recompute_scale_factor=True)."""
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
                  recompute_scale_factor=None):
@@ -36,7 +20,6 @@ class Upsample(Cell):
         self.recompute_scale_factor = recompute_scale_factor
 
     def construct(self, x):
-        _check_scale(self.scale_factor, self.mode, x, self.recompute_scale_factor)
         return CO.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
                               self.recompute_scale_factor)
 

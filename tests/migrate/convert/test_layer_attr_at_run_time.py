@@ -1,6 +1,7 @@
 """Layer attributes torch and MindSpore name differently, read on a receiver whose class is not
 known when converting (``num_ftrs = model.fc.in_features``, the fine-tuning idiom; openai/CLIP's
 ``self.visual.attnpool.c_proj.in_features``): TorchLayerAttrs decides at run time."""
+import numpy as np
 import pytest
 
 from migrate import convert_source
@@ -121,3 +122,113 @@ def test_isinstance_with_the_targets_layer_narrows_as_torchs_did(tmp_path):
     assert "TorchLayerAttrs" not in once and "return m.out_channels" in once, once
     assert "isinstance(m, nn.Conv2d)" in once and "torch_nn.modules.lazy" in once  # torch's nn stays, renamed
     assert (tmp_path / "twice" / "initpkg" / "init.py").read_text() == once
+
+
+TREE_MODEL = """\
+import torch
+from torch import nn
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * self.weight
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.wq = nn.Linear(dim, dim, bias=False)
+        self.norm = RMSNorm(dim)
+
+    def forward(self, x):
+        return self.wq(self.norm(x))
+
+
+class Tiny(nn.Module):
+    def __init__(self, vocab=7, dim=4):
+        super().__init__()
+        self.tok_embeddings = nn.Embedding(vocab, dim)
+        self.layers = nn.ModuleList([Block(dim) for _ in range(2)])
+        self.final_norm = nn.LayerNorm(dim)
+        self.bn = nn.BatchNorm1d(dim)
+        self.output = nn.Linear(dim, vocab, bias=False)
+        self.tok_embeddings.weight = self.output.weight
+
+    def forward(self, idx):
+        h = self.tok_embeddings(idx)
+        for layer in self.layers:
+            h = layer(h)
+        return self.output(self.final_norm(h))
+"""
+
+TREE_EXPORT = """\
+import torch
+
+from model import Tiny
+
+
+def weights(model):
+    tied = torch.equal(model.tok_embeddings.weight, model.output.weight)
+    return [model.tok_embeddings.weight, model.final_norm.weight, model.final_norm.bias,
+            model.bn.running_var, *[layer.wq.weight for layer in model.layers],
+            *[layer.norm.weight for layer in model.layers], model.output.weight], tied
+
+
+def build():
+    return Tiny()
+"""
+
+
+def test_a_layer_read_through_an_argument_is_typed_by_the_classes_of_the_tree(tmp_path):
+    """llama2.c's export.py: `model.tok_embeddings.weight` of a `model` it takes as an argument;
+    model.py's class binds `tok_embeddings` to an nn.Embedding, whose weight MindSpore names
+    `embedding_table`, and `final_norm` to a LayerNorm (gamma, beta). A directory run reads the
+    tree's classes: the reads are MindSpore's names, and the converted export gives torch's
+    values. A name the tree also binds to its own class (`norm`: RMSNorm's own `weight`) stays."""
+    from migrate.convert.project import convert_tree
+    from tests.migrate.convert.torchless import imported_tree
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "model.py").write_text(TREE_MODEL)
+    (src / "export.py").write_text(TREE_EXPORT)
+    assert not [r.error for r in convert_tree(src, tmp_path / "out") if r.error]
+    code = (tmp_path / "out" / "export.py").read_text()
+    assert "model.tok_embeddings.embedding_table" in code and "model.final_norm.gamma" in code, code
+    assert "model.bn.moving_variance" in code and "layer.norm.weight" in code and "layer.wq.weight" in code, code
+    torch.manual_seed(0)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("tree_model_torch", src / "model.py")
+    torch_model = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(torch_model)
+    reference = torch_model.Tiny()
+    with torch.no_grad():
+        for p in reference.parameters():
+            p.add_(torch.randn_like(p))
+        reference.bn.running_var.uniform_(0.5, 2.0)
+    import sys
+    sys.path.insert(0, str(src))
+    try:
+        spec = importlib.util.spec_from_file_location("tree_export_torch", src / "export.py")
+        torch_export = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(torch_export)
+        want, want_tied = torch_export.weights(reference)
+    finally:
+        sys.path.remove(str(src))
+        sys.modules.pop("model", None)
+    with imported_tree(tmp_path / "out", "export") as export:
+        model = export.build()
+        state = {k: v.detach().numpy() for k, v in reference.state_dict().items()}
+        names = {"tok_embeddings.embedding_table": "tok_embeddings.weight", "final_norm.gamma": "final_norm.weight",
+                 "final_norm.beta": "final_norm.bias", "bn.gamma": "bn.weight", "bn.beta": "bn.bias",
+                 "bn.moving_mean": "bn.running_mean", "bn.moving_variance": "bn.running_var"}
+        for name, p in model.parameters_and_names():
+            p.set_data(ms.Tensor(state[names.get(name, name)]))
+        got, got_tied = export.weights(model)
+    assert got_tied == want_tied
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.detach().numpy(), rtol=1e-5, atol=1e-6)

@@ -249,3 +249,71 @@ def test_scheduler_subclasses_give_torchs_learning_rates(tmp_path):
     got = mod.lrs()
     assert len(got) == len(want)
     np.testing.assert_allclose(np.array(got, np.float64), np.array(want, np.float64), rtol=1e-6, atol=1e-9)
+
+
+# ---- the mode a deep copy keeps ------------------------------------------------------------------
+
+def test_a_network_deep_copied_before_training_is_built_in_training_mode():
+    res = convert_source((FIXTURES / "copied_mode.py").read_text())
+    assert "    net = Net()\n    net.set_train(True)\n    ema = copy.deepcopy(net)\n" in res.code
+    assert "ema.set_train" not in res.code
+
+
+def test_a_deep_copied_network_samples_in_torchs_mode(tmp_path):
+    """pytorch-ddpm: `ema_model = copy.deepcopy(net_model)` before training; torch's copy is in
+    training mode (the script never switches it), so its samples use batch statistics and dropout.
+    The converted script set the trained wrapper to training mode after the copy was made, and the
+    EMA sampled in inference mode (the dropout masks of the recipe's trace fell out of step)."""
+    path = FIXTURES / "copied_mode.py"
+    mod, code = _load(tmp_path, "copied_mode", path.read_text())
+    reference = _torch_module(path)
+    torch.manual_seed(0)
+    t_net, t_ema = reference.make()
+    m_net, m_ema = mod.make()
+    for target in (m_net, m_ema):
+        for tp, mp in zip(t_net.parameters(), target.trainable_params()):
+            mp.set_data(ms.Tensor(tp.detach().numpy().copy()))
+    rng = np.random.default_rng(4)
+    data = [(rng.standard_normal((5, 3)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32))
+            for _ in range(2)]
+    probe = rng.standard_normal((6, 3)).astype(np.float32)
+    want = reference.train(t_net, t_ema, [(torch.tensor(x), torch.tensor(y)) for x, y in data], torch.tensor(probe))
+    got = mod.train(m_net, m_ema, [(ms.Tensor(x), ms.Tensor(y)) for x, y in data], ms.Tensor(probe))
+    assert t_ema.training and m_ema.training
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m_ema.norm.moving_mean.asnumpy(), t_ema.norm.running_mean.numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+# ---- DataLoader over bare samples ----------------------------------------------------------------
+
+def test_a_loader_over_samples_that_are_not_tuples_gives_torchs_batches(tmp_path):
+    """A Dataset whose __getitem__ returns a tensor (or a dict) is batched as the stacked samples
+    themselves; the converted DataLoader was a GeneratorDataset of one column, whose batches are a
+    list of one tensor (`batch * batch` raised), and on MindSpore 2.10 its sampler's NumPy index
+    reached `self.tokens[i]` (refused). The runtime's loader decides by the first sample."""
+    path = FIXTURES / "bare_samples.py"
+    mod, code = _load(tmp_path, "bare_samples", path.read_text())
+    assert code.count("DataLoaderTorch(") == 2 and "GeneratorDataset" not in code
+    reference = _torch_module(path)
+    tokens = np.arange(11, dtype=np.float32) * 0.5
+    want = reference.window_sums(torch.tensor(tokens))
+    got = mod.window_sums(ms.Tensor(tokens))
+    assert len(got) == len(want) == 2
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    x = np.arange(10, dtype=np.float32).reshape(5, 2)
+    want = reference.dict_batches(torch.tensor(x))
+    got = mod.dict_batches(ms.Tensor(x))
+    assert len(got) == len(want) == 2
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_loader_over_tuple_samples_stays_a_mindspore_dataset():
+    res = convert_source("import torch\nfrom torch.utils.data import Dataset, DataLoader\n\n\n"
+                         "class D(Dataset):\n    def __len__(self):\n        return 4\n\n"
+                         "    def __getitem__(self, i):\n        return torch.ones(2) * i, i\n\n\n"
+                         "loader = DataLoader(D(), batch_size=2)\n")
+    assert 'ms.dataset.GeneratorDataset(D(), column_names=["data", "label"], shuffle=False).batch(2)' in res.code
