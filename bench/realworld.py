@@ -1187,9 +1187,11 @@ ARCHS = [
          "beta=0.9, update_after_step=0, update_every=1)", (x(3, 8),)),
     Arch("ema_pytorch", "ema_pytorch.ema_pytorch", "EMA(nn.Linear(8, 4), update_after_step=0, update_every=1)",
          (x(3, 8),), call="(model.update(), model.update(), model(inputs[0]))[2]"),
+    # (its online model sits in a plain list, outside the module's state: the weights that reach both sides are the
+    # EMA model's, copied into the online one before the update)
     Arch("ema_pytorch", "ema_pytorch.post_hoc_ema", "KarrasEMA(nn.Linear(8, 4), sigma_rel=0.05, update_every=1)",
          (x(3, 8),),
-         call="(model.update(), model(inputs[0]))[1]"),
+         call="(model.copy_params_from_ema_to_model(), model.update(), model(inputs[0]))[2]"),
     # deepctr-torch 0.3.0: click-through-rate models on three categorical and two dense columns
     Arch("deepctr_torch", "deepctr_torch.models", "DeepFM(_CTR_COLS, _CTR_COLS, dnn_hidden_units=(16, 8))",
          (_ctr_input(),), setup=_CTR_SETUP),

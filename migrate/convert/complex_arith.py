@@ -4,14 +4,16 @@ torch promotes: ``1j * y`` on a float32 tensor is complex64, and ``mag * (x + 1j
 a real tensor by a complex one. MindSpore 2.10 refuses a Python complex beside a tensor in every
 arithmetic op, and has no CPU Mul or Div for a real tensor beside a complex one (Add and Sub it
 has). Where an operand is complex by its form (an imaginary literal, ``complex(...)``,
-``torch.complex`` / ``polar`` / ``view_as_complex``, ``exp`` of such, arithmetic over them), the
-operation is the runtime's ``complex_mul`` (``_div``, ``_add``, ``_sub``), which promotes as torch
-does. Values the converter cannot see to be complex (a name assigned one) are left as written.
+``torch.complex`` / ``polar`` / ``view_as_complex``, an FFT (``torch.fft.fft2``...), ``exp`` of such,
+arithmetic over them, a name the same function last assigned one of those), the operation is the
+runtime's ``complex_mul`` (``_div``, ``_add``, ``_sub``), which promotes as torch does. Values the
+converter cannot see to be complex (a function's argument) are left as written.
 """
 from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.dtype_forms import COMPLEX_CALLS, dtype_by_form
 from migrate.convert.registry import node_rule
 
 COMPLEX_ARITHMETIC = node_rule(
@@ -26,8 +28,7 @@ COMPLEX_ARITHMETIC = node_rule(
     ])
 _HELPERS = {cst.Multiply: "complex_mul", cst.Divide: "complex_div", cst.Add: "complex_add",
             cst.Subtract: "complex_sub"}
-# torch functions whose result is complex; exp keeps a complex argument complex
-_COMPLEX_RESULTS = ("torch.complex", "torch.polar", "torch.view_as_complex")
+# exp keeps a complex argument complex
 _KEEPS_COMPLEX = ("torch.exp", "torch.conj", "torch.conj_physical")
 
 
@@ -47,11 +48,13 @@ def complex_by_form(converter, node, depth: int = 0) -> bool:
         return True
     if isinstance(node, cst.UnaryOperation):
         return complex_by_form(converter, node.expression, depth + 1)
+    if isinstance(node, cst.Name):  # `spec = torch.fft.fft2(x)` earlier in the function
+        return (dtype_by_form(converter, node) or "").startswith("complex")
     if isinstance(node, cst.BinaryOperation) and type(node.operator) in _HELPERS:
         return complex_by_form(converter, node.left, depth + 1) or complex_by_form(converter, node.right, depth + 1)
     if isinstance(node, cst.Call):
         q = converter.qual(node.func)
-        if q in _COMPLEX_RESULTS:
+        if q in COMPLEX_CALLS:
             return True
         if q in _KEEPS_COMPLEX and node.args:
             return complex_by_form(converter, node.args[0].value, depth + 1)

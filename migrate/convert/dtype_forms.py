@@ -14,6 +14,11 @@ _CASTS = {"float": "float32", "double": "float64", "half": "float16", "bfloat16"
 _DTYPES = {"float32": "float32", "float": "float32", "float64": "float64", "double": "float64", "float16": "float16",
            "half": "float16", "bfloat16": "bfloat16", "int64": "int64", "long": "int64", "int32": "int32",
            "int": "int32", "int16": "int16", "short": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool"}
+# torch functions whose result is complex (float32 input: complex64): the complex constructors and the FFTs of
+# real or complex input (irfft, hfft give real results)
+COMPLEX_CALLS = frozenset({"torch.complex", "torch.polar", "torch.view_as_complex"} | {
+    f"torch.fft.{name}" for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn",
+                                     "ihfft", "ihfft2", "ihfftn")})
 # creations whose dtype without dtype= is torch's default float (float32)
 _FLOAT_CREATIONS = frozenset({"zeros", "ones", "empty", "rand", "randn", "eye", "linspace", "logspace"})
 
@@ -74,6 +79,8 @@ def dtype_by_form(converter, node) -> str | None:
     if not isinstance(node, cst.Call):
         return None
     q = converter.qual(node.func)
+    if q in COMPLEX_CALLS:
+        return "complex64"
     if q is not None and q.startswith("torch.") and q.count(".") == 1:
         name = q[len("torch."):]
         return "bool" if name in BOOL_CALLS else _creation_dtype(converter, node, q)

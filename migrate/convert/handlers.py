@@ -1113,16 +1113,24 @@ def on_for(converter, node: cst.For):
 
 
 def _loop_item(converter, node: cst.For) -> tuple[str | None, str | None]:
-    """(the loop variable, its torch layer class) for ``for m in self.items`` or ``for i, m in
-    enumerate(self.items)`` over a container whose items are all one class; (None, None) else."""
+    """(the loop variable, its torch layer class) for ``for m in self.items``, ``for i, m in
+    enumerate(self.items)`` or ``for m in self.table.values()`` over a container whose items are all one class,
+    the container an attribute of self or a local (``tables = nn.ModuleDict({...})``); (None, None) else."""
     it, target = node.iter, node.target
     if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "enumerate" \
             and len(it.args) == 1 and isinstance(target, cst.Tuple) and len(target.elements) == 2:
         it, target = it.args[0].value, target.elements[1].value
-    if not (isinstance(target, cst.Name) and isinstance(it, cst.Attribute) and is_self(converter, it.value)
-            and converter.class_scope):
+    if isinstance(it, cst.Call) and not it.args and isinstance(it.func, cst.Attribute) \
+            and it.func.attr.value == "values":
+        it = it.func.value  # a ModuleDict's values
+    if not isinstance(target, cst.Name):
         return None, None
-    kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{it.attr.value}[]")
+    if isinstance(it, cst.Name) and converter.scope is not None:
+        kind = converter.scope.layers.get(f"{it.value}[]")
+    elif isinstance(it, cst.Attribute) and is_self(converter, it.value) and converter.class_scope:
+        kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{it.attr.value}[]")
+    else:
+        kind = None
     return (target.value, kind) if kind is not None else (None, None)
 
 

@@ -184,6 +184,14 @@ def type_of(converter, node) -> list[str]:
                 return []
             out.append(kind)
         return out
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and converter.scope is not None:
+        # net[0], with net = nn.Sequential(nn.Embedding(...), ..., nn.Linear(...)) in this function; d["a"], with
+        # d a ModuleDict whose values are all one class
+        index = constant_index(node)
+        layers = converter.scope.layers
+        kind = layers.get(f"{node.value.value}[{index}]") if index is not None else None
+        kind = kind or layers.get(f"{node.value.value}[]")
+        return [kind] if kind is not None else []
     if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
             and is_self(converter, node.value.value) and converter.class_scope:
         # self.pe[i], with self.pe a ModuleList of one layer class; self.net[-1], an item of a
@@ -266,6 +274,8 @@ def _track_target(converter, t, value0) -> None:
             scope.layers[t.value] = kind
         else:
             scope.layers.pop(t.value, None)
+        if kind in _CONTAINERS or f"{t.value}[*]" in scope.layers:
+            _track_container_items(converter, scope.layers, t.value, value0 if kind in _CONTAINERS else None)
         if is_tensor(converter, value0):
             scope.tensors.add(t.value)
         elif kind or _module_copy(converter, value0):
@@ -348,6 +358,11 @@ def _track_sub_cell(converter, attr: str, value) -> None:
         _track_items_by_index(converter, attrs, attr, value)
     elif f"{attr}[*]" in attrs:
         _track_items_by_index(converter, attrs, attr, None)
+    if kind == "torch.nn.ModuleDict":
+        # self.d = nn.ModuleDict({k: nn.Embedding(...) for k in keys}): every value one class
+        values = {module_ctor(converter, v) for v in _dict_values(value.args[0].value if value.args else None)}
+        if len(values) == 1 and None not in values:
+            attrs[f"{attr}[]"] = values.pop()
     if kind in ("torch.nn.ModuleList", "torch.nn.Sequential"):
         # self.pe = nn.ModuleList([nn.Embedding(1, d) for _ in range(4)]): every item one class,
         # so self.pe[i] (and a loop over it) is known as that class
@@ -407,6 +422,69 @@ def _track_items_by_index(converter, attrs: dict, attr: str, value) -> None:
         item_kind = module_ctor(converter, item)
         if item_kind is not None:
             attrs[f"{attr}[{i}]"] = attrs[f"{attr}[{i - len(items)}]"] = item_kind
+
+
+_CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict")
+
+
+def _track_container_items(converter, layers: dict, name: str, value) -> None:
+    """``net = nn.Sequential(nn.Embedding(n, d), *blocks, nn.Linear(d, n))`` in a function: ``net[0]`` is an
+    Embedding and ``net[-1]`` a Linear (items written before the first starred one count from the start, those
+    after the last from the end); ``d = nn.ModuleDict({k: nn.Embedding(...) for k in keys})``: every item is an
+    Embedding (``d[k]``, ``for e in d.values()``). Kept under ``layers["net[0]"]`` / ``layers["d[]"]`` when the
+    name is assigned a container once in the file and it never grows or changes there; ``value`` None: another
+    assignment, which forgets them."""
+    for key in [k for k in layers if k.startswith(f"{name}[")]:
+        del layers[key]
+    if value is None or f"{name}[*]" in layers:
+        layers[f"{name}[*]"] = "assigned again"
+        return
+    layers[f"{name}[*]"] = "assigned"
+    grows = re.compile(rf"\b{re.escape(name)}\s*(\.\s*(append|extend|insert|add_module|update|pop)\s*\(|\+=|"
+                       rf"\[[^\]]*\]\s*=(?!=))|\bdel\s+{re.escape(name)}\[")
+    if any(grows.search(line) for line in converter.facts.src_lines if not line.lstrip().startswith("#")):
+        return  # (a commented-out `d[k] = ...` changes nothing)
+    first = value.args[0].value if len(value.args) == 1 and not value.args[0].star else None
+    if module_ctor(converter, value) == "torch.nn.ModuleDict":
+        kinds = {module_ctor(converter, v) for v in _dict_values(first)}
+    else:
+        indexed = _indexed_items(value)
+        for i, item in indexed:
+            kind = module_ctor(converter, item)
+            if kind is not None:
+                layers[f"{name}[{i}]"] = kind
+        kinds = {module_ctor(converter, item) for item in _list_items(value)}
+    if len(kinds) == 1 and None not in kinds:
+        layers[f"{name}[]"] = kinds.pop()
+
+
+def _indexed_items(call) -> list:
+    """(index, item node) for the items of ``Sequential(a, *rest, b)`` / ``ModuleList([a, *rest, b])`` whose
+    place is known: those before the first starred item from 0, those after the last from -1."""
+    if not isinstance(call, cst.Call) or any(a.keyword for a in call.args):
+        return []
+    first = call.args[0].value if len(call.args) == 1 and not call.args[0].star else None
+    if isinstance(first, (cst.List, cst.Tuple)):
+        items = [(el.value, isinstance(el, cst.StarredElement)) for el in first.elements]
+    elif first is not None:
+        return []
+    else:
+        items = [(a.value, bool(a.star)) for a in call.args]
+    starred = [i for i, (_, star) in enumerate(items) if star]
+    if not starred:
+        return [(i, v) for i, (v, _) in enumerate(items)]
+    head = [(i, v) for i, (v, _) in enumerate(items[:starred[0]])]
+    tail = items[starred[-1] + 1:]
+    return head + [(i - len(tail), v) for i, (v, _) in enumerate(tail)]
+
+
+def _dict_values(node) -> list:
+    """The value nodes of a dict literal, ``dict(k=v)`` or a dict comprehension (its one value)."""
+    if isinstance(node, cst.DictComp):
+        return [node.value]
+    if isinstance(node, cst.Dict):
+        return [el.value for el in node.elements if isinstance(el, cst.DictElement)]
+    return [v for _, v in _dict_items(node)]
 
 
 def _track_layer_list(converter, scope, name: str, value) -> None:

@@ -235,7 +235,7 @@ def package_dirs(root: Path, sources) -> set[Path]:
                 texts[path] = (root / path).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-    out = {d for d in dirs if (root / d / "__init__.py").is_file()} - _script_dirs(texts)
+    out = {d for d in dirs if (root / d / "__init__.py").is_file()} - _script_dirs(texts, root)
     out |= {path.parent for path, text in texts.items() if _RELATIVE_IMPORT.search(text)}
     for path, text in texts.items():
         for a, b in _ABSOLUTE_IMPORT.findall(text):
@@ -247,18 +247,22 @@ def package_dirs(root: Path, sources) -> set[Path]:
     return out
 
 
-def _script_dirs(texts: dict) -> set[Path]:
+def _script_dirs(texts: dict, root: Path) -> set[Path]:
     """Directories whose files import a sibling module by its bare name (``from transformer_net
     import TransformerNet`` beside ``transformer_net.py``): they run as scripts from there, with
     the directory on the path, whatever ``__init__.py`` it holds (pytorch/examples'
     fast_neural_style). :func:`package_dirs` keeps a package any directory that also imports
-    relatively."""
+    relatively. A package's import of itself by its own name (``from rotary_embedding_torch.rotary_embedding_torch
+    import ...`` in ``rotary_embedding_torch/__init__.py``, beside ``rotary_embedding_torch.py``) is not a
+    sibling's."""
     modules = {path.parent: set() for path in texts}
     for path in texts:
         modules[path.parent].add(path.stem)
     out = set()
     for path, text in texts.items():
         siblings = modules[path.parent] - {path.stem, "__init__"}
+        if "__init__" in modules[path.parent]:
+            siblings -= {(Path(root) / path.parent).resolve().name}
         if any((a or b).split(".")[0] in siblings for a, b in _ABSOLUTE_IMPORT.findall(text)):
             out.add(path.parent)
     return out

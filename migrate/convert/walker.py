@@ -20,7 +20,7 @@ from functools import lru_cache
 import libcst as cst
 
 from mappings import load_attributes, load_tables
-from migrate.convert import complex_arith, einops_calls, fstrings, handlers
+from migrate.convert import complex_arith, einops_calls, fstrings, handlers, shifts
 from migrate.convert.changes import MARKER_PREFIX, Change, ConvertResult, marker_line, marker_text
 from migrate.convert.converter_state import FileFacts, Output, WalkState
 from migrate.convert.comments import keep_lost_comments, lost_comment_lines, own_comments, split_comment_tail
@@ -116,9 +116,9 @@ def _rule_words(target: str) -> "re.Pattern":
     # `name_(`: in-place tensor methods are marked; `, :]`: trailing full slices and `1j`, `complex(`:
     # complex arithmetic (MindSpore)
     slices = r"|,\s*(?::|\.\.\.)\s*[\],]|\d[jJ]\b|\bcomplex\s*\(" if target == "mindspore" else ""
-    # `, value=`: an attention's value by keyword (MindSpore 2.10 wants it by position)
+    # `, value=`: an attention's value by keyword (MindSpore 2.10 wants it by position); `>>`, `<<`: tensor shifts
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b|[A-Za-z0-9]_\s*\(|[(,]\s*value\s*=(?!=)"
-                      + slices)
+                      + r"|>>|<<" + slices)
 
 
 def _layer_attribute_names() -> set[str]:
@@ -1151,6 +1151,9 @@ class Converter:
         finally:
             self.walk_state.storing = storing
         value = self.walk(node.value)
+        shifted = shifts.tensor_shift_assign(self, node, target, value)
+        if shifted is not None:
+            return shifted
         if target is node.target and value is node.value:
             return node
         return node.with_changes(target=target, value=value)
@@ -1210,6 +1213,8 @@ class Converter:
             self.walk_state.in_annotation = saved
 
     def on_binary_operation(self, node: cst.BinaryOperation):
+        if isinstance(node.operator, (cst.RightShift, cst.LeftShift)):
+            return shifts.tensor_shift(self, node, self.generic(node))
         return complex_arith.complex_arithmetic(self, node, self.generic(node))
 
     def on_comparison(self, node: cst.Comparison):

@@ -76,6 +76,13 @@ def _to(t, device=None, dtype=None, non_blocking=False, copy=False):
     return ops.cast(t, dtype)
 
 
+def _bitwise_or_logical(bitwise, logical, a, b):
+    """``a & b`` / ``|`` / ``^``: bitwise when both operands are integers (MindSpore's BitwiseAnd...), logical
+    otherwise (bool tensors, where the two agree)."""
+    kinds = [v._data.dtype.kind if isinstance(v, Tensor) else np.asarray(v).dtype.kind for v in (a, b)]
+    return bitwise(a, b) if all(k in "iu" for k in kinds) else logical(a, b)
+
+
 class Tensor(TensorMethods):
     """A multi-dimensional array with MindSpore's Tensor API, backed by NumPy.
 
@@ -292,9 +299,13 @@ class Tensor(TensorMethods):
     def __pos__(self): return self
     def __abs__(self): return ops.abs(self)
     def __invert__(self): return ops.logical_not(self)
-    def __and__(self, o): return ops.logical_and(self, o)
-    def __or__(self, o): return ops.logical_or(self, o)
-    def __xor__(self, o): return ops.logical_xor(self, o)
+    # bitwise on integers, as MindSpore's (on bool tensors the same as logical)
+    def __and__(self, o): return _bitwise_or_logical(ops.bitwise_and, ops.logical_and, self, o)
+    def __rand__(self, o): return _bitwise_or_logical(ops.bitwise_and, ops.logical_and, o, self)
+    def __or__(self, o): return _bitwise_or_logical(ops.bitwise_or, ops.logical_or, self, o)
+    def __ror__(self, o): return _bitwise_or_logical(ops.bitwise_or, ops.logical_or, o, self)
+    def __xor__(self, o): return _bitwise_or_logical(ops.bitwise_xor, ops.logical_xor, self, o)
+    def __rxor__(self, o): return _bitwise_or_logical(ops.bitwise_xor, ops.logical_xor, o, self)
     def __eq__(self, o): return ops.equal(self, o)
     def __ne__(self, o): return ops.not_equal(self, o)
     def __lt__(self, o): return ops.less(self, o)

@@ -240,6 +240,28 @@ logical_xor = _nondiff_binary(np.logical_xor)
 _floor_divide = _nondiff_binary(np.floor_divide)
 
 
+def _bitwise(fn, name):
+    """An integer (or bool) op with no gradient; MindSpore refuses floating-point input."""
+    binary = _nondiff_binary(fn)
+
+    def op(input, other):
+        for v in (input, other):
+            kind = v._data.dtype.kind if isinstance(v, Tensor) else np.asarray(v).dtype.kind
+            if kind not in "iub":
+                dtype = v.dtype if isinstance(v, Tensor) else type(v).__name__
+                raise TypeError(f"For '{name}', the input must be a Tensor of int or bool type, but got {dtype}.")
+        return binary(input, other)
+    op.__name__ = fn.__name__
+    return op
+
+
+bitwise_and = _bitwise(np.bitwise_and, "BitwiseAnd")
+bitwise_or = _bitwise(np.bitwise_or, "BitwiseOr")
+bitwise_xor = _bitwise(np.bitwise_xor, "BitwiseXor")
+bitwise_left_shift = _bitwise(np.left_shift, "LeftShift")
+bitwise_right_shift = _bitwise(np.right_shift, "RightShift")
+
+
 def floor_div(x, y):
     """Elementwise floor division, no gradient (MindSpore 2.10 names its parameters x, y)."""
     return _floor_divide(x, y)

@@ -21,7 +21,7 @@ def init_call(edit) -> None:
     """Replace nn.init.kaiming_normal_(t, ...) with t.set_data(initializer(HeNormal(...), t.shape, t.dtype))
     (t.assign_value(initializer(...).init_data()) where t may be a plain Tensor)."""
     converter = edit.converter
-    t = edit.bound.get("tensor")
+    t = edit.bound["tensor"] = _written(edit.bound.get("tensor"))
     initializer = converter.tname("init.initializer")
     tight = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))  # k=v
     ctor = cst.Call(edit.func, [cst.Arg(v, keyword=None if p else cst.Name(k),
@@ -48,13 +48,21 @@ def init_uniform(edit) -> None:
     a, b = edit.value("a"), edit.value("b")
     if edit.runtime or not _symmetric(a, b):
         # MindSpore's Uniform initializer is U(-scale, scale); ops.uniform draws U[a, b)
-        t = edit.bound["tensor"]
+        t = edit.bound["tensor"] = _written(edit.bound["tensor"])
         method = "assign_value" if edit.runtime or not is_param(t) else "set_data"
         edit.result = parse_expr(f"{primary(t)}.{method}({_uniform_source(edit.converter, primary(t), a, b)})")
         return
     edit.out = [[k, v, p, label] for k, v, p, label in edit.out if k not in ("a", "b")]
     edit.out.append(["scale", b, False, None])
     init_call(edit)
+
+
+def _written(t):
+    """The tensor an initializer writes: ``p`` for ``p.data`` (torch's ``.data`` shares p's storage and only hides
+    the write from autograd; MindSpore 2.10's ``Parameter.data`` is a Tensor without set_data)."""
+    while isinstance(t, cst.Attribute) and t.attr.value == "data":
+        t = t.value
+    return t
 
 
 def _uniform_source(converter, t, a, b) -> str:
@@ -78,10 +86,7 @@ def _symmetric(a, b) -> bool:
 ])
 def tensor_init_method(edit) -> None:
     """Replace t.data.normal_(m, s) / t.data.zero_() / t.data.fill_(v) with t.set_data(initializer(...))."""
-    recv = edit.method_receiver
-    if isinstance(recv, cst.Attribute) and recv.attr.value == "data":
-        recv = recv.value  # `.data` only hides the write from autograd; set_data needs no such trick
-    edit.bound["tensor"] = recv
+    recv = edit.bound["tensor"] = _written(edit.method_receiver)
     if edit.entry.torch == "Tensor.uniform_" and _made_here(recv):
         fresh_uniform(edit, recv)
     elif edit.entry.torch in ("Tensor.fill_", "Tensor.zero_") and _made_here(recv):

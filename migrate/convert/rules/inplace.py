@@ -370,9 +370,11 @@ def copy_into(edit) -> None:
         edit.unsupported(_view_reason("copy_", after), marker="MS905")
 
 
-def _basic_index(sub: cst.Subscript) -> bool:
-    """Indices torch resolves to a view (slices, ints, ..., None; names taken to hold ints):
-    an in-place update of x[i] writes into x only then (x[mask] is a copy)."""
+def _basic_index(sub: cst.Subscript, fill: bool = False) -> bool:
+    """Indices torch resolves to a view (slices, ints, ..., None; names taken to hold ints): an in-place update
+    of x[i] writes into x only then (x[mask] is a copy). For a fill (``zero_``, ``fill_``: the statement would
+    write where torch's leaves a copy of x[mask] alone), an attribute chain (``module.padding_idx``) but not a
+    bare name."""
     for el in sub.slice:
         index = el.slice
         if isinstance(index, cst.Slice):
@@ -380,7 +382,9 @@ def _basic_index(sub: cst.Subscript) -> bool:
         value = index.value
         if isinstance(value, cst.UnaryOperation):
             value = value.expression
-        if not isinstance(value, (cst.Integer, cst.Ellipsis, cst.Name)):
+        if fill and isinstance(value, cst.Attribute) and is_pure(value):
+            continue
+        if not isinstance(value, (cst.Integer, cst.Ellipsis) if fill else (cst.Integer, cst.Ellipsis, cst.Name)):
             return False
     return True
 
@@ -392,10 +396,13 @@ def subscript_statement(converter, stmt: cst.Expr):
     call = stmt.value
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
             and isinstance(call.func.value, cst.Subscript) and is_pure(call.func.value.value)
-            and _basic_index(call.func.value)) or state_dict_item(converter, call.func.value):
+            and _basic_index(call.func.value, fill=call.func.attr.value in _FILLS)) \
+            or state_dict_item(converter, call.func.value):
         return None   # (an item of a state_dict is a tensor the module holds: written into, not rebound)
     name = call.func.attr.value
     entry = converter.facts.tables.get("Tensor." + name)
+    if name in _FILLS and converter.allows(INPLACE_SUBSCRIPT.id):
+        return _filled_item(converter, stmt, call)
     if entry is None or entry.rule not in ("inplace", "copy_into") or not converter.allows(INPLACE_SUBSCRIPT.id):
         return None
     if entry.rule == "copy_into":
@@ -410,6 +417,34 @@ def subscript_statement(converter, stmt: cst.Expr):
     new = cst.Assign([cst.AssignTarget(target)], value)
     converter.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
                 "torch writes through the indexed view; here the item is assigned")
+    return new
+
+
+# the in-place initialisers that set every item to one value
+_FILLS = ("zero_", "fill_")
+
+
+def _filled_item(converter, stmt: cst.Expr, call: cst.Call):
+    """``p.data[i].zero_()`` / ``x[i].fill_(v)`` (an Embedding's padding row) as ``p[i] = 0`` / ``x[i] = v``:
+    torch writes the value into the indexed part of the tensor (``.data`` only hides that from autograd); MindSpore
+    2.10 has no CPU kernel for InplaceZero / InplaceFillScalar, and its item assignment writes the tensor itself.
+    None for another form (``fill_`` with a keyword)."""
+    if call.func.attr.value == "fill_":
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        value = converter.walk(call.args[0].value)
+    elif call.args:
+        return None
+    else:
+        value = cst.Integer("0")
+    item = call.func.value
+    base = item.value
+    while isinstance(base, cst.Attribute) and base.attr.value == "data":
+        base = base.value
+    target = converter.walk(item.with_changes(value=base))
+    new = cst.Assign([cst.AssignTarget(target)], value)
+    converter.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
+                     "torch fills the indexed part of the tensor; here the item is assigned the value")
     return new
 
 

@@ -190,3 +190,36 @@ def test_a_script_directory_with_an_init_imports_its_converted_siblings(tmp_path
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[3])})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "(1, 4, 6, 6)"
+
+
+
+def test_a_package_that_imports_itself_by_its_own_name_stays_a_package(tmp_path):
+    """rotary-embedding-torch, graph-transformer-pytorch: ``pkg/__init__.py`` imports
+    ``from pkg.pkg import f`` beside ``pkg/pkg.py``: the package's own absolute import, not a
+    sibling's by bare name. Converted as a source of its own (the directory is the root), its
+    files import the runtime copy relatively and the package imports from anywhere, beside
+    another converted package that imports it."""
+    import subprocess
+    import sys
+
+    from migrate.convert.project import convert_tree
+
+    src = tmp_path / "src"
+    for name in ("rope", "graphs"):
+        (src / name).mkdir(parents=True)
+        (src / name / "__init__.py").write_text(f"from {name}.{name} import make\n")
+    (src / "rope" / "rope.py").write_text("import torch\n\n\ndef make(x, n):\n    return x.repeat(n, 1)\n")
+    (src / "graphs" / "graphs.py").write_text("import torch\nfrom rope import make as rope\n\n\n"
+                                              "def make(n):\n    return rope(torch.ones(2), n).shape\n")
+    root = src / "rope"
+    assert package_dirs(root, [str(p) for p in root.glob("*.py")]) == {Path(".")}
+    out = tmp_path / "out"
+    for name in ("rope", "graphs"):
+        convert_tree(src / name, out / name)
+    assert "from .migrate_runtime import torch_repeat" in (out / "rope" / "rope.py").read_text()
+    code = "import graphs\nprint(tuple(graphs.make(3)))\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin",
+                               "PYTHONPATH": f"{out}:{Path(__file__).resolve().parents[3]}"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "(3, 2)"
