@@ -63,7 +63,7 @@ def generator_seed(edit, unset: str):
      "i = ops.randperm(8, seed=torch_seed(g, 0))\n"),
 ])
 def generator_to_seed(edit) -> None:
-    """Replace torch.randperm / rand / randn / multinomial(..., generator=g) with the op given
+    """Replace torch.randperm / multinomial(..., generator=g) with the op given
     seed=torch_seed(g, unset): each call draws its seed from the generator's stream (the global
     stream when g is None)."""
     seed = generator_seed(edit, "0" if edit.entry.target == "ops.randperm" else "None")
