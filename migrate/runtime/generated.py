@@ -65,6 +65,9 @@ from .layers import (
     Dropout2dAnyRank,
     EmbeddingBagTorch,
     EmbeddingTorch,
+    InstanceNorm1dByGroups,
+    InstanceNorm2dByGroups,
+    InstanceNorm3dByGroups,
     SoftmaxGuarded,
     SoftplusTorch,
     UnfoldTorchLayout,
@@ -771,55 +774,106 @@ class TorchHingeEmbeddingLoss(nn.HingeEmbeddingLoss, metaclass=TorchSignature):
         super().__init__(margin, reduction=reduction)
 
 
-class TorchInstanceNorm1d(nn.InstanceNorm1d, metaclass=TorchSignature):
-    """torch.nn.InstanceNorm1d's signature over nn.InstanceNorm1d: torch's arguments are translated when it is built."""
+if TARGET == "mindspore":
+    class TorchInstanceNorm1d(InstanceNorm1dByGroups, metaclass=TorchSignature):
+        """torch.nn.InstanceNorm1d's signature over InstanceNorm1dByGroups: torch's arguments are translated when it is built."""
 
-    _torch_base = nn.InstanceNorm1d
+        _torch_base = nn.InstanceNorm1d
 
-    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
-            track_running_stats=False, device=None, dtype=None):
-        if track_running_stats is not False:
-            raise ValueError("For 'InstanceNorm1d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
-        if dtype is not None:
-            raise ValueError("For 'InstanceNorm1d' (torch signature), dtype other than None is not supported: per-layer dtype.")
-        super().__init__(num_features, eps, affine=affine)
+        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                track_running_stats=False, device=None, dtype=None):
+            if track_running_stats is not False:
+                raise ValueError("For 'InstanceNorm1d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
+            if dtype is not None:
+                raise ValueError("For 'InstanceNorm1d' (torch signature), dtype other than None is not supported: per-layer dtype.")
+            super().__init__(num_features, eps, affine=affine)
 
-    weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
-    bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
+        weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
+        bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
+else:
+    class TorchInstanceNorm1d(nn.InstanceNorm1d, metaclass=TorchSignature):
+        """torch.nn.InstanceNorm1d's signature over nn.InstanceNorm1d: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.InstanceNorm1d
+
+        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                track_running_stats=False, device=None, dtype=None):
+            if track_running_stats is not False:
+                raise ValueError("For 'InstanceNorm1d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
+            if dtype is not None:
+                raise ValueError("For 'InstanceNorm1d' (torch signature), dtype other than None is not supported: per-layer dtype.")
+            super().__init__(num_features, eps, affine=affine)
+
+        weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
+        bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
 
 
-class TorchInstanceNorm2d(nn.InstanceNorm2d, metaclass=TorchSignature):
-    """torch.nn.InstanceNorm2d's signature over nn.InstanceNorm2d: torch's arguments are translated when it is built."""
+if TARGET == "mindspore":
+    class TorchInstanceNorm2d(InstanceNorm2dByGroups, metaclass=TorchSignature):
+        """torch.nn.InstanceNorm2d's signature over InstanceNorm2dByGroups: torch's arguments are translated when it is built."""
 
-    _torch_base = nn.InstanceNorm2d
+        _torch_base = nn.InstanceNorm2d
 
-    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
-            track_running_stats=False, device=None, dtype=None):
-        if track_running_stats is not False:
-            raise ValueError("For 'InstanceNorm2d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
-        if dtype is not None:
-            raise ValueError("For 'InstanceNorm2d' (torch signature), dtype other than None is not supported: per-layer dtype.")
-        super().__init__(num_features, eps, affine=affine)
+        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                track_running_stats=False, device=None, dtype=None):
+            if track_running_stats is not False:
+                raise ValueError("For 'InstanceNorm2d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
+            if dtype is not None:
+                raise ValueError("For 'InstanceNorm2d' (torch signature), dtype other than None is not supported: per-layer dtype.")
+            super().__init__(num_features, eps, affine=affine)
 
-    weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
-    bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
+        weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
+        bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
+else:
+    class TorchInstanceNorm2d(nn.InstanceNorm2d, metaclass=TorchSignature):
+        """torch.nn.InstanceNorm2d's signature over nn.InstanceNorm2d: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.InstanceNorm2d
+
+        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                track_running_stats=False, device=None, dtype=None):
+            if track_running_stats is not False:
+                raise ValueError("For 'InstanceNorm2d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
+            if dtype is not None:
+                raise ValueError("For 'InstanceNorm2d' (torch signature), dtype other than None is not supported: per-layer dtype.")
+            super().__init__(num_features, eps, affine=affine)
+
+        weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
+        bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
 
 
-class TorchInstanceNorm3d(nn.InstanceNorm3d, metaclass=TorchSignature):
-    """torch.nn.InstanceNorm3d's signature over nn.InstanceNorm3d: torch's arguments are translated when it is built."""
+if TARGET == "mindspore":
+    class TorchInstanceNorm3d(InstanceNorm3dByGroups, metaclass=TorchSignature):
+        """torch.nn.InstanceNorm3d's signature over InstanceNorm3dByGroups: torch's arguments are translated when it is built."""
 
-    _torch_base = nn.InstanceNorm3d
+        _torch_base = nn.InstanceNorm3d
 
-    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
-            track_running_stats=False, device=None, dtype=None):
-        if track_running_stats is not False:
-            raise ValueError("For 'InstanceNorm3d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
-        if dtype is not None:
-            raise ValueError("For 'InstanceNorm3d' (torch signature), dtype other than None is not supported: per-layer dtype.")
-        super().__init__(num_features, eps, affine=affine)
+        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                track_running_stats=False, device=None, dtype=None):
+            if track_running_stats is not False:
+                raise ValueError("For 'InstanceNorm3d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
+            if dtype is not None:
+                raise ValueError("For 'InstanceNorm3d' (torch signature), dtype other than None is not supported: per-layer dtype.")
+            super().__init__(num_features, eps, affine=affine)
 
-    weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
-    bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
+        weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
+        bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
+else:
+    class TorchInstanceNorm3d(nn.InstanceNorm3d, metaclass=TorchSignature):
+        """torch.nn.InstanceNorm3d's signature over nn.InstanceNorm3d: torch's arguments are translated when it is built."""
+
+        _torch_base = nn.InstanceNorm3d
+
+        def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False,
+                track_running_stats=False, device=None, dtype=None):
+            if track_running_stats is not False:
+                raise ValueError("For 'InstanceNorm3d' (torch signature), track_running_stats other than False is not supported: running statistics for InstanceNorm.")
+            if dtype is not None:
+                raise ValueError("For 'InstanceNorm3d' (torch signature), dtype other than None is not supported: per-layer dtype.")
+            super().__init__(num_features, eps, affine=affine)
+
+        weight = property(lambda self: self.gamma, lambda self, value: setattr(self, 'gamma', value))
+        bias = property(lambda self: self.beta, lambda self, value: setattr(self, 'beta', value))
 
 
 class TorchKLDivLoss(nn.KLDivLoss, metaclass=TorchSignature):
@@ -3856,6 +3910,23 @@ def torch_unsafe_split_with_sizes(tensor, split_size_or_sections, dim=0):
     return ops.split(tensor, split_size_or_sections, dim)
 
 
+def torch_upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
+    """torch.nn.functional.upsample's signature over its MindSpore translation."""
+    return ops.interpolate(input, size, None if scale_factor is None else tuple(float(i) for i in scale_factor) if isinstance(scale_factor, (tuple, list)) else float(scale_factor), mode, align_corners, recompute_scale_factor=True if scale_factor is not None else None)
+
+
+def torch_upsample_bilinear(input, size=None, scale_factor=None):
+    """torch.nn.functional.upsample_bilinear's signature over its MindSpore translation."""
+    kwargs_ = {k: v for k, v in (('size', size),) if v is not None}
+    return ops.interpolate(input, scale_factor=None if scale_factor is None else tuple(float(i) for i in scale_factor) if isinstance(scale_factor, (tuple, list)) else float(scale_factor), mode='bilinear', align_corners=True, recompute_scale_factor=True if scale_factor is not None else None, **kwargs_)
+
+
+def torch_upsample_nearest(input, size=None, scale_factor=None):
+    """torch.nn.functional.upsample_nearest's signature over its MindSpore translation."""
+    kwargs_ = {k: v for k, v in (('size', size),) if v is not None}
+    return ops.interpolate(input, scale_factor=None if scale_factor is None else tuple(float(i) for i in scale_factor) if isinstance(scale_factor, (tuple, list)) else float(scale_factor), mode='nearest', recompute_scale_factor=True if scale_factor is not None else None, **kwargs_)
+
+
 def torch_vdot(input, other, out=None):
     """torch.vdot's signature over its MindSpore translation."""
     if out is not None:
@@ -4173,9 +4244,9 @@ TORCH_FUNCTIONAL = {
     'threshold_': torch_threshold_,
     'triplet_margin_loss': torch_triplet_margin_loss,
     'unfold': getattr(ops, 'unfold', None),
-    'upsample': getattr(ops, 'interpolate', None),
-    'upsample_bilinear': getattr(ops, 'interpolate', None),
-    'upsample_nearest': getattr(ops, 'interpolate', None),
+    'upsample': torch_upsample,
+    'upsample_bilinear': torch_upsample_bilinear,
+    'upsample_nearest': torch_upsample_nearest,
 }
 
 

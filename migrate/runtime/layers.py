@@ -18,6 +18,48 @@ class Dropout2dAnyRank(nn.Dropout2d):
         return super().construct(x)
 
 
+class _InstanceNormByGroups:
+    """torch's InstanceNorm (no running statistics) through GroupNorm with one channel a group, which
+    is the same normalisation (per sample and channel over the spatial axes): MindSpore 2.10 has no
+    CPU kernel for InstanceNorm, and its InstanceNorm layers hold moving statistics torch's lack.
+    The layer stays an instance of the target's InstanceNorm class (isinstance checks hold)."""
+
+    def _drop_moving_statistics(self):
+        for name in ("moving_mean", "moving_variance"):
+            if hasattr(self, name):
+                delattr(self, name)
+
+    def construct(self, x):
+        return ops.group_norm(x, self.num_features, self.gamma, self.beta, self.eps)
+
+
+class InstanceNorm1dByGroups(_InstanceNormByGroups, nn.InstanceNorm1d):
+    """torch.nn.InstanceNorm1d(track_running_stats=False) for MindSpore 2.10's CPU: see
+    _InstanceNormByGroups."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True):
+        super().__init__(num_features, eps=eps, momentum=momentum, affine=affine)
+        self._drop_moving_statistics()
+
+
+class InstanceNorm2dByGroups(_InstanceNormByGroups, nn.InstanceNorm2d):
+    """torch.nn.InstanceNorm2d(track_running_stats=False) for MindSpore 2.10's CPU: see
+    _InstanceNormByGroups."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True):
+        super().__init__(num_features, eps=eps, momentum=momentum, affine=affine)
+        self._drop_moving_statistics()
+
+
+class InstanceNorm3dByGroups(_InstanceNormByGroups, nn.InstanceNorm3d):
+    """torch.nn.InstanceNorm3d(track_running_stats=False) for MindSpore 2.10's CPU: see
+    _InstanceNormByGroups."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True):
+        super().__init__(num_features, eps=eps, momentum=momentum, affine=affine)
+        self._drop_moving_statistics()
+
+
 class EmbeddingTorch(nn.Embedding):
     """nn.Embedding with torch's ``padding_idx``: that row's gradient is zero, so training leaves
     it as it is (MindSpore 2.10's nn.Embedding zeroes the row when built, then trains it)."""

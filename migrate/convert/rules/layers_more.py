@@ -158,9 +158,9 @@ def bilinear(edit) -> None:
      "y = nn.Upsample(scale_factor=2.0, recompute_scale_factor=True)\n"),
 ])
 def upsampling_mode(edit) -> None:
-    """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) with nn.Upsample(size, scale_factor,
-    mode=..., align_corners=...)."""
-    bilinear_mode = edit.entry.torch.endswith("Bilinear2d")
+    """Replace nn.UpsamplingNearest2d / UpsamplingBilinear2d(size, scale_factor) (and F.upsample_nearest /
+    upsample_bilinear) with nn.Upsample (ops.interpolate)(size, scale_factor, mode=..., align_corners=...)."""
+    bilinear_mode = edit.entry.torch.endswith(("Bilinear2d", "upsample_bilinear"))
     edit.set("mode", "'bilinear'" if bilinear_mode else "'nearest'")
     if bilinear_mode:
         edit.set("align_corners", "True")
@@ -289,6 +289,23 @@ def interpolate_scale(edit) -> None:
     as nn.Upsample: MindSpore 2.10's interpolate refuses an int scale_factor, and a float one without
     recompute_scale_factor=True for 3-D and 4-D input (BigGAN's and most U-Nets' upsampling)."""
     upsample(edit)
+
+
+@argument_rule("MS464", "instance_norm_by_groups", runtime=True,
+               needs=["InstanceNorm1dByGroups", "InstanceNorm2dByGroups", "InstanceNorm3dByGroups"], examples=[
+    ("y = nn.InstanceNorm2d(4)\n",
+     "y = nn.InstanceNorm2d(4, affine=False)\n"),
+])
+def instance_norm_by_groups(edit) -> None:
+    """Replace nn.InstanceNorm1d/2d/3d(C, ...) with the runtime's InstanceNorm1d/2d/3dByGroups(C, ...) for --target
+    mindspore: MindSpore 2.10 has no CPU kernel for InstanceNorm; GroupNorm with one channel a group is the same
+    normalisation (the class stays a subclass of MindSpore's InstanceNorm, without its moving statistics)."""
+    if edit.converter.facts.target_name != "mindspore" or edit.problems:
+        return
+    kind = edit.entry.torch.rsplit(".", 1)[-1]
+    edit.func = cst.Name(edit.helper(f"{kind}ByGroups"))
+    edit.worse("transformed", f"MindSpore 2.10 has no CPU kernel for {kind}: {kind}ByGroups normalises through "
+                              "GroupNorm with one channel a group, the same computation")
 
 
 @argument_rule("MS412", "dropout2d_any_rank", runtime=True, needs=["Dropout2dAnyRank"], examples=[
