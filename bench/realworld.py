@@ -1661,6 +1661,20 @@ def _build(arch: dict, tree: str):
     return mod, ns
 
 
+def _fill_uninitialised(model, torch) -> None:
+    """Give the weights a package leaves uninitialised (``nn.Parameter(torch.Tensor(n))``, meant to be loaded
+    from a checkpoint) seeded values in [0, 1), so that a row compares the same computation every run
+    instead of the allocator's leftovers (at times inf, NaN or 1e16). The caller builds the model in
+    deterministic mode, where such memory is NaN; a NaN is what is replaced (an inf mask is kept)."""
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            if t.is_floating_point() and t.numel():
+                unset = torch.isnan(t)
+                if unset.any():
+                    t[unset] = torch.rand(t.shape, generator=gen, dtype=t.dtype)[unset]
+
+
 def child_torch(arch: dict, tree: str, out: str) -> dict:
     """Build with PyTorch, save values, inputs, outputs and the module structure."""
     import numpy as np
@@ -1670,8 +1684,12 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
     sys.path[:0] = arch.get("torch_paths", [])
     _, ns = _build(arch, tree)
     exec(arch["setup"], ns)
+    # uninitialised memory (torch.Tensor(n), torch.empty) is NaN in deterministic mode: see _fill_uninitialised
+    torch.use_deterministic_algorithms(True, warn_only=True)
     model = eval(arch["ctor"], ns)
+    torch.use_deterministic_algorithms(False)
     model.eval()
+    _fill_uninitialised(model, torch)
     inputs = _make_inputs(arch["inputs"])
     ns.update(model=model, inputs=[torch.from_numpy(a) for a in inputs])
     with torch.no_grad():
