@@ -317,6 +317,8 @@ class Converter:
         else:
             self.facts.stmt_lines, self.facts.stmt_ends = list(self.known.stmt_lines), list(self.known.stmt_ends)
             self.facts.top_starts = self.known.top_starts
+        if self.facts.top_starts:  # (the input's: a pass that reshapes the tree re-aligns stmt_lines)
+            self.facts.top_starts = self.facts.top_starts._replace(lines=tuple(self.facts.stmt_lines))
 
     def _read_input(self, module, code: str) -> None:
         """Facts of the input the walk reads: the statements it may skip, deep nesting, in-place

@@ -172,3 +172,62 @@ def test_members_of_a_class_are_found_where_their_lines_can_be_told():
     assert source.member_bounds(1) == [19, 21, 23]
     assert source.member_bounds(2) is None  # `class C: pass`: no block
     assert source.member_bounds(3) is None  # a decorator continued with a backslash
+
+
+class _Reshape(cst.CSTTransformer):
+    """Every indented block changed one way: its last statement replaced, or its first, or a new
+    indentation, or each `if`'s body put in the place of the `if` (one level out)."""
+
+    def __init__(self, how: str):
+        self.how = how
+
+    def leave_IndentedBlock(self, original, updated):
+        body = list(updated.body)
+        if self.how == "last":
+            body[-1] = cst.parse_statement("replaced = 1\n")
+        elif self.how == "first":
+            body[0] = cst.parse_statement("replaced = 1\n")
+        elif self.how == "indent":
+            return updated.with_changes(indent="\t")
+        return updated.with_changes(body=body)
+
+    def leave_If(self, original, updated):
+        if self.how != "hoist" or not isinstance(updated.body, cst.IndentedBlock):
+            return updated
+        return cst.FlattenSentinel(updated.body.body)
+
+
+@pytest.mark.parametrize("name", list(TEXTS))
+def test_statements_kept_inside_changed_ones_are_what_libcst_prints(name):
+    from migrate.convert.cst import statement_spans
+    code = TEXTS[name]
+    tree, module = _parsed(code)
+    if tree is None:
+        pytest.skip("not Python: nothing is printed")
+    try:
+        module.code
+    except RecursionError:
+        pytest.skip("nested too deeply for libcst to print")
+    starts = statement_starts(tree)._replace(lines=tuple(statement_spans(code)[0]))
+    for how in ("last", "first", "indent", "hoist"):
+        try:
+            new = module.visit(_Reshape(how))
+        except (cst.CSTValidationError, TypeError, ValueError):  # (an `if` where one statement must be)
+            continue
+        assert module_code(new, module, code, starts) == new.code, (name, how)
+
+
+def test_statements_inside_a_changed_function_are_copied_from_the_input():
+    from migrate.convert.cst import statement_spans
+    from migrate.convert.verbatim import _Input
+    code = ("def f(a):\n    x = a  +  1   # spaced\n\n    # about y\n    if x:\n        y = 2\n    else:\n"
+            "        y = 3\n    return y\n")
+    module = cst.parse_module(code)
+    source = _Input(module, code, statement_starts(ast.parse(code))._replace(lines=tuple(statement_spans(code)[0])))
+    fn = module.body[0]
+    assert source.nested(fn.body.body[0], "    ") == "    x = a  +  1   # spaced\n"
+    assert source.nested(fn.body.body[1], "    ") == "\n    # about y\n    if x:\n        y = 2\n    else:\n" \
+                                                    "        y = 3\n"
+    assert source.nested(fn.body.body[1], "  ") is None  # printed elsewhere at another indentation
+    assert source.nested(fn.body.body[2], "    ") is None  # the last of its block: its end is not counted
+    assert source.nested(fn.body.body[1].body.body[0], "        ") is None  # the only one of its block
