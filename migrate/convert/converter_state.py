@@ -59,6 +59,7 @@ class FileFacts:
     aliased_writes: Any = field(default_factory=dict)  # line -> why its in-place write misses a named view
     plain_forwards: bool = False  # a class here that is not a module defines forward (x.forward(...) may be its)
     target_nn: Any = frozenset()  # local names a module-level import binds to the target's nn (a converted file)
+    runtime_layers: Any = field(default_factory=dict)  # a runtime class imported here -> the torch layer it is
     recompute: Any = None  # rules.recompute.Recompute: checkpoint/reversible Functions and their blocks
     frozen: bool = False
 

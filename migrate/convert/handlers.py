@@ -892,7 +892,9 @@ def _is_cell_base(converter, base) -> bool:
     if q is None:
         if dotted(base) in MODULE_BASES.get():
             return True  # a module class of another file of the tree (package_classes)
-        return isinstance(base, cst.Name) and base.value in converter.walk_state.cell_classes
+        # a class of this file, or the runtime's torch-signature layer (converted code converted again)
+        return isinstance(base, cst.Name) and (base.value in converter.walk_state.cell_classes
+                                               or base.value in converter.facts.runtime_layers)
     return is_layer_class(q) or q == "torch.nn.Module" or q in einops_calls.LAYERS
 
 

@@ -316,11 +316,12 @@ class BlockImports:
             if not pairs or None in left.values() or not converter.allows(TORCH_IMPORTS.id):
                 plain.append(small)
                 continue
-            # a name other modules import from this one stays bound (its uses there are converted)
-            kept = REEXPORTED.get()
+            # a name other modules import from this one stays bound (its uses there are converted),
+            # unless the handler's fallback is bound to its converted value instead
+            bound = self.fallback_bindings(pairs, left)
+            kept = REEXPORTED.get() - {b.targets[0].target.value for b in bound}
             new = strip_import(converter, small, {local for local, n in left.items() if n or local in kept})
             changed = changed or new is not small
-            bound = self.fallback_bindings(pairs, left)
             plain.extend(bound)
             changed = changed or bool(bound)
             if new is None:

@@ -143,6 +143,8 @@ def layer_base(converter, node: cst.ClassDef) -> str | None:
             return q
         if isinstance(base.value, cst.Name) and base.value.value in converter.walk_state.layer_bases:
             return converter.walk_state.layer_bases[base.value.value]
+        if isinstance(base.value, cst.Name) and base.value.value in converter.facts.runtime_layers:
+            return converter.facts.runtime_layers[base.value.value]  # converted code converted again
     return None
 
 

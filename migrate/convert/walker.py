@@ -324,6 +324,7 @@ class Converter:
         """Facts of the input the walk reads: the statements it may skip, deep nesting, in-place
         writes a named view misses, plain classes with a forward."""
         self.facts.target_nn = _target_nn_names(module.body, self.facts.target_name)
+        self.facts.runtime_layers = _runtime_layer_names(module.body)
         if self.facts.training is None and self.facts.stmt_lines:
             # simple statements whose text holds nothing a rule acts on are only tracked, not
             # walked (the statement spans still match the tree: no pass rewrote it)
@@ -1296,6 +1297,25 @@ def _target_nn_names(body, target: str) -> frozenset:
                 names.update(a.asname.name.value for a in small.names
                              if dotted(a.name) == f"{target}.nn" and a.asname and isinstance(a.asname.name, cst.Name))
     return frozenset(names)
+
+
+def _runtime_layer_names(body) -> dict:
+    """{local name: torch layer} for the runtime's torch-signature layers a module-level import of the
+    runtime binds (``from .migrate_runtime import TorchBatchNorm2d``: ``torch.nn.BatchNorm2d``): a
+    converted file's class deriving from one keeps torch's attributes, as its torch original did."""
+    layers = load_attributes()
+    found = {}
+    for line in body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and is_runtime_module(small) \
+                    and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    name = dotted(alias.name) or ""
+                    local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
+                        else name
+                    if name.startswith("Torch") and f"torch.nn.{name[5:]}" in layers:
+                        found[local] = f"torch.nn.{name[5:]}"
+    return found
 
 
 def _aliased_writes(code: str) -> dict:

@@ -57,6 +57,42 @@ def test_import_error_fallback_keeps_the_name_bound():
         """)
 
 
+def test_re_exported_fallback_is_bound_once_and_converts_to_itself(tmp_path):
+    """Where sibling modules import the name from this one (a directory run), the binding to its
+    converted value is what they import: no guarded torch import that would raise into the
+    handler, and a second conversion adds nothing (it added ``_assert = torch__assert`` again)."""
+    from migrate.convert.star_imports import REEXPORTED
+    src = ("try:\n    from torch import _assert\nexcept ImportError:\n"
+           "    def _assert(condition: bool, message: str):\n        assert condition, message\n")
+    token = REEXPORTED.set(frozenset({"_assert"}))
+    try:
+        once = convert_source(src).code
+        twice = convert_source(once).code
+    finally:
+        REEXPORTED.reset(token)
+    assert twice == once
+    assert "TYPE_CHECKING" not in once and once.count("_assert = torch__assert") == 1, once
+    cmod = _load(tmp_path, "reexported_assert", once)
+    with pytest.raises(AssertionError, match="boom"):
+        cmod._assert(False, "boom")
+
+
+def test_a_subclass_of_a_runtime_layer_narrows_when_converted_again(tmp_path):
+    """``class BNAct(nn.BatchNorm2d)`` becomes ``BNAct(TorchBatchNorm2d)``; converting that output
+    again, ``isinstance(m, BNAct)`` must still narrow ``m`` to a BatchNorm2d with torch's attribute
+    names (it fell back to the outer BatchNorm2d/BatchNorm3d test: ``TorchLayerAttrs(m)`` added)."""
+    # the marked SyncBatchNorm keeps a torch name in the output, so the second conversion walks it
+    src = ("import torch\nimport torch.nn as nn\n\n\nclass BNAct(nn.BatchNorm2d):\n    pass\n\n\n"
+           "def features(m, group=None):\n    if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm3d)):\n"
+           "        if isinstance(m, BNAct):\n            return m.num_features, m.eps\n"
+           "        return torch.nn.SyncBatchNorm(m.num_features, process_group=group)\n    return None\n")
+    once = convert_source(src).code
+    assert convert_source(once).code == once
+    cmod = _load(tmp_path, "bn_act_again", once)
+    want = torch.nn.BatchNorm2d(4)
+    assert cmod.features(cmod.BNAct(4)) == (want.num_features, want.eps)
+
+
 def test_import_without_fallback_still_goes():
     check("""\
         try:
