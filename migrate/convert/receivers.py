@@ -132,6 +132,8 @@ def _tensor_step(converter, node) -> tuple[bool | None, tuple]:
         return None, (node.left, node.right)
     if isinstance(node, cst.UnaryOperation):
         return None, (node.expression,)
+    if isinstance(node, cst.IfExp):  # x.to(d) if g is not None else x: either branch's value
+        return None, (node.body, node.orelse)
     return False, ()
 
 

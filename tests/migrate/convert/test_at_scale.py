@@ -587,3 +587,26 @@ def test_the_comments_of_a_recomputing_backward_that_goes_are_kept():
     torch_ns["Checkpointed"].apply(torch.sin, xt).sum().backward()
     g = ms.grad(lambda v: ms_ns["Checkpointed"].apply(ms.ops.sin, v).sum())(ms.Tensor(x))
     np.testing.assert_allclose(g.asnumpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_conditional_of_tensors_is_a_tensor_the_first_time():
+    """diffusers' scheduling_amused.py: ``p = probs.to(g.device) if g is not None else probs``;
+    the first conversion made it ``p = probs`` but did not take the conditional for a tensor, so
+    ``p.float()`` was converted by the second conversion only."""
+    code = converted("""\
+        import torch
+
+
+        def sample(logits: torch.Tensor, g=None):
+            probs = logits.softmax(dim=-1)
+            p = probs.to(g.device) if g is not None else probs
+            return p.float()
+        """)
+    assert "    return p.astype(ms.float32)\n" in code
+    ns = {}
+    exec(code, ns)
+    x = np.array([[1.0, 2.0, 0.5]], np.float32)
+    expected = torch.tensor(x).softmax(dim=-1).float().numpy()
+    got = ns["sample"](ms.Tensor(x)).asnumpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
