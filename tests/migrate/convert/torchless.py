@@ -7,6 +7,7 @@ its submodules) and put back afterwards, so torch stays usable by the rest of th
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,3 +46,18 @@ def imported_tree(root: Path, module: str):
         sys.path.remove(str(root))
         for name in [k for k in sys.modules if k == top or k.startswith(top + ".")]:
             del sys.modules[name]
+
+
+def load_converted(tmp_path: Path, name: str, src: str):
+    """(module, code): ``src`` converted (it must convert without error or unsupported change),
+    written to ``tmp_path/name.py`` and imported from there with torch blocked."""
+    from migrate import convert_source
+    res = convert_source(src)
+    assert res.error is None and not res.unsupported, res.code
+    path = tmp_path / f"{name}.py"
+    path.write_text(res.code)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    with torch_blocked():
+        spec.loader.exec_module(mod)
+    return mod, res.code

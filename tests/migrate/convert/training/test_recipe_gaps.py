@@ -9,29 +9,17 @@ converted code run without torch against torch's numbers):
 - SummaryWriter's scalars kept in plain files; DataParallel on one process is the module itself.
 """
 import csv
-import importlib.util
 
 import numpy as np
 import pytest
 
-from migrate import convert_source
 from tests.migrate.convert.helpers import check
-from tests.migrate.convert.torchless import torch_blocked
+from tests.migrate.convert.torchless import load_converted
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
 
-def _load(tmp_path, name, src):
-    res = convert_source(src)
-    assert res.error is None and not res.unsupported, res.code
-    path = tmp_path / f"{name}.py"
-    path.write_text(res.code)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    with torch_blocked():
-        spec.loader.exec_module(mod)
-    return mod, res.code
 
 
 # ---- parameters() and buffers() by meaning ------------------------------------------------------
@@ -110,7 +98,7 @@ def counts(model):
 
 
 def test_a_frozen_ema_with_batchnorm_and_a_buffer_moves_and_pairs_as_torch(tmp_path):
-    mod, _ = _load(tmp_path, "frozen_ema", FROZEN_EMA)
+    mod, _ = load_converted(tmp_path, "frozen_ema", FROZEN_EMA)
     namespace = {}
     exec(compile(FROZEN_EMA, "frozen_ema_torch", "exec"), namespace)  # noqa: S102 (the torch original)
     t_model, t_ema = namespace["make"]()
@@ -167,7 +155,7 @@ def marks(x: torch.Tensor, index):
 
 
 def test_scatter_with_a_value_fills_as_torch(tmp_path):
-    mod, code = _load(tmp_path, "scatter_value", SCATTER)
+    mod, code = load_converted(tmp_path, "scatter_value", SCATTER)
     assert "value=1.0" not in code
     namespace = {}
     exec(compile(SCATTER, "scatter_torch", "exec"), namespace)  # noqa: S102 (the torch original)
@@ -188,7 +176,7 @@ def test_scatter_with_a_value_fills_as_torch(tmp_path):
 # ---- Normalize given tensors -------------------------------------------------------------------
 
 def test_normalize_given_the_datas_statistics_as_tensors(tmp_path):
-    mod, code = _load(tmp_path, "normalize_stats", """\
+    mod, code = load_converted(tmp_path, "normalize_stats", """\
 import torch
 from torchvision import transforms
 
@@ -211,7 +199,7 @@ def pipeline(data):
 # ---- SummaryWriter -----------------------------------------------------------------------------
 
 def test_summary_writer_keeps_the_scalars_a_script_logs(tmp_path):
-    mod, code = _load(tmp_path, "writer", f"""\
+    mod, code = load_converted(tmp_path, "writer", f"""\
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
@@ -258,7 +246,7 @@ def test_data_parallel_on_one_process_is_the_module_and_its_module_attribute_the
 def test_a_torchvision_dataset_read_by_index_gives_torchvisions_samples(tmp_path):
     from tests.migrate.convert.vision.files import write_mnist
     images, labels = write_mnist(tmp_path, "FashionMNIST")["t10k"]
-    mod, code = _load(tmp_path, "by_index", f"""\
+    mod, code = load_converted(tmp_path, "by_index", f"""\
 import torch
 from torch.utils.data import DataLoader
 from torchvision import datasets
@@ -312,7 +300,7 @@ class Net(nn.Module):
 
 
 def test_a_layer_with_parameters_only_lists_them_with_get_parameters_as_torch(tmp_path):
-    mod, code = _load(tmp_path, "layer_parameters", LAYER_PARAMETERS)
+    mod, code = load_converted(tmp_path, "layer_parameters", LAYER_PARAMETERS)
     assert "self.fc.get_parameters()" in code and "torch_parameters(self.bn)" in code
     namespace = {}
     exec(compile(LAYER_PARAMETERS, "layer_parameters_torch", "exec"), namespace)  # noqa: S102 (the original)

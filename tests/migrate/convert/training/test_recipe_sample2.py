@@ -12,7 +12,7 @@ import pytest
 
 from migrate import convert_source
 from tests.migrate.convert.helpers import check
-from tests.migrate.convert.torchless import torch_blocked
+from tests.migrate.convert.torchless import load_converted
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
@@ -21,16 +21,6 @@ ms = pytest.importorskip("ms_core")
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "training" / "parts"
 
 
-def _load(tmp_path, name, src):
-    res = convert_source(src)
-    assert res.error is None and not res.unsupported, res.code
-    path = tmp_path / f"{name}.py"
-    path.write_text(res.code)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    with torch_blocked():
-        spec.loader.exec_module(mod)
-    return mod, res.code
 
 
 def _torch_module(path):
@@ -65,7 +55,7 @@ def test_a_legacy_flag_known_only_at_run_time_stays_marked():
 
 def test_legacy_reductions_give_torchs_numbers(tmp_path):
     path = FIXTURES / "legacy_reduction.py"
-    mod, code = _load(tmp_path, "legacy_reduction", path.read_text())
+    mod, code = load_converted(tmp_path, "legacy_reduction", path.read_text())
     calls = code.split('"""', 2)[2]   # the code after the module docstring
     assert "size_average" not in calls and "reduce=" not in calls
     reference = _torch_module(path)
@@ -97,7 +87,7 @@ def test_embeddings_from_a_given_table_become_the_runtimes_constructors():
 
 def test_embeddings_from_a_given_table_train_as_torchs(tmp_path):
     path = FIXTURES / "pretrained_embedding.py"
-    mod, code = _load(tmp_path, "pretrained_embedding", path.read_text())
+    mod, code = load_converted(tmp_path, "pretrained_embedding", path.read_text())
     reference = _torch_module(path)
     rng = np.random.default_rng(1)
     table = rng.standard_normal((6, 4)).astype(np.float32)
@@ -149,7 +139,7 @@ def picture(x, **kwargs):
 def test_make_grid_lays_images_out_as_torchvision(tmp_path, kwargs):
     """torchvision's formula in NumPy: rows of nrow images, padding of pad_value between and
     around, one channel shown as three, normalize clamps to value_range and maps it to [0, 1]."""
-    mod, code = _load(tmp_path, "grid", SRC_GRID)
+    mod, code = load_converted(tmp_path, "grid", SRC_GRID)
     assert "make_grid_torch(" in code
     x = np.random.default_rng(2).uniform(-1.5, 1.5, (5, 1, 3, 4)).astype(np.float32)
     got = mod.picture(x, **kwargs)
@@ -195,7 +185,7 @@ def test_writes_into_a_state_dicts_items_stay_writes():
 @pytest.mark.parametrize("update", ["ema_copy", "ema_chain"])
 def test_an_ema_kept_through_state_dict_items_follows_torchs(tmp_path, update):
     path = FIXTURES / "state_dict_ema.py"
-    mod, code = _load(tmp_path, "state_dict_ema", path.read_text())
+    mod, code = load_converted(tmp_path, "state_dict_ema", path.read_text())
     reference = _torch_module(path)
     torch.manual_seed(0)
     t_model, t_ema = reference.make()
@@ -225,7 +215,7 @@ def test_an_ema_kept_through_state_dict_items_follows_torchs(tmp_path, update):
 
 def test_a_worker_sharded_stream_reads_all_of_its_data(tmp_path):
     path = FIXTURES / "worker_stream.py"
-    mod, code = _load(tmp_path, "worker_stream", path.read_text())
+    mod, code = load_converted(tmp_path, "worker_stream", path.read_text())
     assert "torch_get_worker_info()" in code
     reference = _torch_module(path)
     data = np.arange(10, dtype=np.float32).reshape(5, 2)
@@ -240,7 +230,7 @@ def test_a_worker_sharded_stream_reads_all_of_its_data(tmp_path):
 
 def test_scheduler_subclasses_give_torchs_learning_rates(tmp_path):
     path = FIXTURES / "warmup_scheduler.py"
-    mod, code = _load(tmp_path, "warmup_scheduler", path.read_text())
+    mod, code = load_converted(tmp_path, "warmup_scheduler", path.read_text())
     assert "ms.experimental.optim.lr_scheduler.LRScheduler" in code
     import warnings
     with warnings.catch_warnings():
@@ -265,7 +255,7 @@ def test_a_deep_copied_network_samples_in_torchs_mode(tmp_path):
     The converted script set the trained wrapper to training mode after the copy was made, and the
     EMA sampled in inference mode (the dropout masks of the recipe's trace fell out of step)."""
     path = FIXTURES / "copied_mode.py"
-    mod, code = _load(tmp_path, "copied_mode", path.read_text())
+    mod, code = load_converted(tmp_path, "copied_mode", path.read_text())
     reference = _torch_module(path)
     torch.manual_seed(0)
     t_net, t_ema = reference.make()
@@ -294,7 +284,7 @@ def test_a_loader_over_samples_that_are_not_tuples_gives_torchs_batches(tmp_path
     list of one tensor (`batch * batch` raised), and on MindSpore 2.10 its sampler's NumPy index
     reached `self.tokens[i]` (refused). The runtime's loader decides by the first sample."""
     path = FIXTURES / "bare_samples.py"
-    mod, code = _load(tmp_path, "bare_samples", path.read_text())
+    mod, code = load_converted(tmp_path, "bare_samples", path.read_text())
     assert code.count("DataLoaderTorch(") == 2 and "GeneratorDataset" not in code
     reference = _torch_module(path)
     tokens = np.arange(11, dtype=np.float32) * 0.5

@@ -9,30 +9,18 @@ torch against torch's numbers.
 - hand-written updates: a no_grad block that also zeroes the network's grads; tensors trained by
   hand without a module (``w.requires_grad_()``, ``w -= w.grad * lr``).
 """
-import importlib.util
 
 import numpy as np
 import pytest
 
-from migrate import convert_source
 from migrate.convert.tensor_methods import FUNCTION_METHODS
 from tests.migrate.convert.helpers import check
-from tests.migrate.convert.torchless import torch_blocked
+from tests.migrate.convert.torchless import load_converted
 
 torch = pytest.importorskip("torch")
 ms = pytest.importorskip("ms_core")
 
 
-def _load(tmp_path, name, src):
-    res = convert_source(src)
-    assert res.error is None and not res.unsupported, res.code
-    path = tmp_path / f"{name}.py"
-    path.write_text(res.code)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    with torch_blocked():
-        spec.loader.exec_module(mod)
-    return mod, res.code
 
 
 def _run_torch(src, name="torch_side"):
@@ -96,7 +84,7 @@ alphas_cumprod, posterior = s.alphas_cumprod, s.posterior
 
 def test_a_diffusion_schedule_by_methods_matches_torch(tmp_path):
     want = _run_torch(SCHEDULE)
-    mod, code = _load(tmp_path, "schedule", SCHEDULE)
+    mod, code = load_converted(tmp_path, "schedule", SCHEDULE)
     assert "ops.cumprod(alphas, dim=0)" in code
     for name in ("alphas_cumprod", "posterior"):
         np.testing.assert_allclose(getattr(mod, name).asnumpy(), want[name].numpy(), rtol=1e-5, atol=1e-6)
@@ -128,7 +116,7 @@ again = fresh.state_dict()
 
 def test_a_scalers_state_dict_is_torchs_not_a_cells(tmp_path):
     want = _run_torch(SCALER)
-    mod, code = _load(tmp_path, "scaler_state", SCALER)
+    mod, code = load_converted(tmp_path, "scaler_state", SCALER)
     assert "torch_scaler_state_dict(scaler)" in code and "torch_scaler_load_state_dict(fresh, state)" in code
     assert "parameters_dict" not in code
     # torch: 8 -> 16 after two finite steps, 8 after the overflow, one finite step since
@@ -144,7 +132,7 @@ def test_a_disabled_scaler_has_torchs_empty_state(tmp_path):
            "state = scaler.state_dict()\n"
            "scaler.load_state_dict({'scale': 2.0})\n")
     want = _run_torch(src)
-    mod, _ = _load(tmp_path, "scaler_off", src)
+    mod, _ = load_converted(tmp_path, "scaler_off", src)
     assert want["state"] == {} and mod.state == {}
 
 
@@ -182,7 +170,7 @@ for step in range(3):
 
 def test_a_clipping_whose_norm_is_used_clips_by_torchs_formula(tmp_path):
     want = _run_torch(CLIPPED)
-    mod, code = _load(tmp_path, "clipped", CLIPPED)
+    mod, code = load_converted(tmp_path, "clipped", CLIPPED)
     assert "grads, norm = torch_clip_grad_norm(grads, max_norm=1.0)" in code or \
         "grads, norm = torch_clip_grad_norm(grads, 1.0)" in code, code
     assert "grads, grad_norm = torch_clip_grad_norm(grads, 0.5, 1.0)" in code, code
@@ -246,7 +234,7 @@ fit()
 
 def test_a_hand_update_block_that_also_zeroes_the_grads_trains_as_torch(tmp_path):
     want = _run_torch(HAND_SGD)
-    mod, code = _load(tmp_path, "hand_sgd", HAND_SGD)
+    mod, code = load_converted(tmp_path, "hand_sgd", HAND_SGD)
     assert "for p, p_grad in zip(model.trainable_params(), grads):" in code, code
     assert "zero_grad" not in code and "no_grad" not in code, code
     assert len(want["losses"]) == 6
@@ -291,7 +279,7 @@ for epoch in range(2):
 
 def test_tensors_trained_by_hand_become_parameters_and_train_as_torch(tmp_path):
     want = _run_torch(LEAVES)
-    mod, code = _load(tmp_path, "leaves", LEAVES)
+    mod, code = load_converted(tmp_path, "leaves", LEAVES)
     assert 'weights = ms.Parameter(weights, name="weights")' in code, code
     assert 'bias = ms.Parameter(ops.zeros((3,)), name="bias")' in code, code
     assert "grad_fn = ms.value_and_grad(forward_fn, None, [weights, bias])" in code, code
@@ -324,7 +312,7 @@ a, b, c = sample(42), sample(42), sample(7)
 
 def test_a_generator_seeds_the_random_calls_given_it_as_torchs_repeats_them(tmp_path):
     want = _run_torch(SAMPLING)
-    mod, code = _load(tmp_path, "sampling", SAMPLING)
+    mod, code = load_converted(tmp_path, "sampling", SAMPLING)
     assert "ops.multinomial(probs, 3, replacement=True, seed=torch_seed(g, None))" in code, code
     for side, arr in ((want, lambda t: t.numpy()), (vars(mod), lambda t: t.asnumpy())):
         a, b, c = side["a"], side["b"], side["c"]
