@@ -45,12 +45,32 @@ def package_layer_attributes(root: Path, files, statements: ModuleStatements | N
     return {name: tuple(sorted(k)) for name, k in kinds.items() if name not in unknown}
 
 
-def _layer_class(tree: _Tree, f, call: ast.Call) -> str | None:
-    """The public torch name of the class ``call`` builds, when the file binds it to torch's."""
+def _layer_class(tree: _Tree, f, call: ast.Call, depth: int = 0) -> str | None:
+    """The public torch name of the class ``call`` builds, when the file binds it to torch's, or
+    the one a function of the tree returns (torchkge's ``init_embedding(n, d)`` builds and returns
+    an ``nn.Embedding``)."""
     parts = _dotted(call.func)
-    if not parts or parts[0] in f.classes:
+    if not parts or parts[0] in f.classes or depth > 4:
         return None
     bound = tree.binding(f, parts[0])
+    if bound is None and len(parts) == 1:
+        return _returned_layer(tree, f, parts[0], depth)
+    if bound is not None and bound[0] == "tree" and bound[1] is not None:
+        name = bound[2] if bound[2] is not None else (parts[1] if len(parts) == 2 else None)
+        other = tree.files.get(Path(bound[1]).resolve())
+        if name is None or other is None or len(parts) > (1 if bound[2] is not None else 2):
+            return None
+        return _returned_layer(tree, other, name, depth)
     if bound is None or bound[0] != "qual":
         return None
     return public_name(".".join([bound[1], *parts[1:]]))
+
+
+def _returned_layer(tree: _Tree, f, name: str, depth: int) -> str | None:
+    """The torch layer class every return of the function ``name`` of ``f`` builds, or None."""
+    for node in tree.exports.statements.of(f.path) or ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            kinds = {_layer_class(tree, f, r.value, depth + 1) if isinstance(r.value, ast.Call) else None
+                     for r in node.body if isinstance(r, ast.Return)}
+            return kinds.pop() if len(kinds) == 1 else None
+    return None

@@ -270,6 +270,35 @@ def self_assignments(node: ast.ClassDef) -> list:
     return out
 
 
+def returned_calls(node) -> list:
+    """What a summary keeps of a function body (package_layers reads it): ``return <callee>()`` for a
+    return of a call of a name or attribute chain, or of a local name assigned only such a call
+    (``emb = nn.Embedding(n, d); init(emb.weight); return emb``), the arguments dropped; ``return
+    None`` for any other return. Nested functions and classes are not looked into."""
+    assigned: dict[str, list] = {}
+    returns = []
+    todo = list(node.body)
+    while todo:
+        st = todo.pop()
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(st, ast.Return):
+            returns.append(st.value)
+        for t in st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(st, ast.AnnAssign) else []:
+            for a in _unpacked(t):
+                if isinstance(a, ast.Name):
+                    assigned.setdefault(a.id, []).append(st.value if a is t else None)
+        todo.extend(ast.iter_child_nodes(st))
+
+    def called(value):
+        if isinstance(value, ast.Name) and len(assigned.get(value.id, ())) == 1:
+            value = assigned[value.id][0]
+        if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+            return ast.Call(func=value.func, args=[], keywords=[])
+        return _NOTHING
+    return [ast.Return(value=called(v)) for v in returns]
+
+
 def _unpacked(target):
     """The targets an assignment target binds (a tuple's or list's items, a starred one's)."""
     if isinstance(target, (ast.Tuple, ast.List)):
@@ -284,7 +313,7 @@ def _summary(node):
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return node
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return type(node)(name=node.name, args=ast.arguments(), body=[], decorator_list=[])
+        return type(node)(name=node.name, args=ast.arguments(), body=returned_calls(node), decorator_list=[])
     if isinstance(node, ast.ClassDef):
         return ast.ClassDef(name=node.name, bases=node.bases, keywords=[], body=self_assignments(node),
                             decorator_list=[])

@@ -232,3 +232,72 @@ def test_a_layer_read_through_an_argument_is_typed_by_the_classes_of_the_tree(tm
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.asnumpy(), w.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+RETURNED_UTILS = """\
+import torch.nn as nn
+
+
+def init_embedding(count, dim):
+    emb = nn.Embedding(count, dim)
+    nn.init.xavier_uniform_(emb.weight.data)
+    return emb
+"""
+
+RETURNED_MODEL = """\
+import torch
+import torch.nn as nn
+
+from utils import init_embedding
+
+
+class Scorer(nn.Module):
+    def __init__(self, count=6, dim=4):
+        super().__init__()
+        self.ent_emb = init_embedding(count, dim)
+
+    def forward(self, idx):
+        return (self.ent_emb(idx) * self.ent_emb.weight.sum(0)).sum(-1)
+
+    def normalize(self):
+        self.ent_emb.weight.data = torch.nn.functional.normalize(self.ent_emb.weight.data, p=2, dim=1)
+"""
+
+
+def test_a_layer_returned_by_a_function_of_another_module_is_typed(tmp_path):
+    """torchkge: `self.ent_emb = init_embedding(...)`, a function of another module that builds and
+    returns an nn.Embedding; `self.ent_emb.weight` is MindSpore's `embedding_table` (it stayed
+    `weight`: AttributeError). Forward and the in-place normalisation give torch's values."""
+    import importlib.util
+    import sys
+
+    from migrate.convert.project import convert_tree
+    from tests.migrate.convert.torchless import imported_tree
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "utils.py").write_text(RETURNED_UTILS)
+    (src / "model.py").write_text(RETURNED_MODEL)
+    assert not [r.error for r in convert_tree(src, tmp_path / "out") if r.error]
+    code = (tmp_path / "out" / "model.py").read_text()
+    assert "self.ent_emb.embedding_table" in code and ".weight" not in code, code
+    sys.path.insert(0, str(src))
+    try:
+        spec = importlib.util.spec_from_file_location("returned_model_torch", src / "model.py")
+        torch_model = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(torch_model)
+    finally:
+        sys.path.remove(str(src))
+        sys.modules.pop("utils", None)
+    reference = torch_model.Scorer()
+    idx = np.array([0, 3, 5], np.int64)
+    weights = reference.ent_emb.weight.detach().numpy().copy()
+    with torch.no_grad():
+        want = reference(torch.from_numpy(idx)).numpy()
+        reference.normalize()
+    normalized = reference.ent_emb.weight.detach().numpy()
+    with imported_tree(tmp_path / "out", "model") as model_mod:
+        model = model_mod.Scorer()
+        model.ent_emb.embedding_table.set_data(ms.Tensor(weights))
+        np.testing.assert_allclose(model(ms.Tensor(idx)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+        model.normalize()
+        np.testing.assert_allclose(model.ent_emb.embedding_table.asnumpy(), normalized, rtol=1e-5, atol=1e-6)
