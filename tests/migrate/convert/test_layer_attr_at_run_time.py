@@ -248,7 +248,7 @@ RETURNED_MODEL = """\
 import torch
 import torch.nn as nn
 
-from utils import init_embedding
+from kge_utils import init_embedding
 
 
 class Scorer(nn.Module):
@@ -275,19 +275,19 @@ def test_a_layer_returned_by_a_function_of_another_module_is_typed(tmp_path):
     from tests.migrate.convert.torchless import imported_tree
     src = tmp_path / "src"
     src.mkdir()
-    (src / "utils.py").write_text(RETURNED_UTILS)
-    (src / "model.py").write_text(RETURNED_MODEL)
+    (src / "kge_utils.py").write_text(RETURNED_UTILS)
+    (src / "kge_model.py").write_text(RETURNED_MODEL)
     assert not [r.error for r in convert_tree(src, tmp_path / "out") if r.error]
-    code = (tmp_path / "out" / "model.py").read_text()
+    code = (tmp_path / "out" / "kge_model.py").read_text()
     assert "self.ent_emb.embedding_table" in code and ".weight" not in code, code
     sys.path.insert(0, str(src))
     try:
-        spec = importlib.util.spec_from_file_location("returned_model_torch", src / "model.py")
+        spec = importlib.util.spec_from_file_location("returned_model_torch", src / "kge_model.py")
         torch_model = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(torch_model)
     finally:
         sys.path.remove(str(src))
-        sys.modules.pop("utils", None)
+        sys.modules.pop("kge_utils", None)
     reference = torch_model.Scorer()
     idx = np.array([0, 3, 5], np.int64)
     weights = reference.ent_emb.weight.detach().numpy().copy()
@@ -295,7 +295,7 @@ def test_a_layer_returned_by_a_function_of_another_module_is_typed(tmp_path):
         want = reference(torch.from_numpy(idx)).numpy()
         reference.normalize()
     normalized = reference.ent_emb.weight.detach().numpy()
-    with imported_tree(tmp_path / "out", "model") as model_mod:
+    with imported_tree(tmp_path / "out", "kge_model") as model_mod:
         model = model_mod.Scorer()
         model.ent_emb.embedding_table.set_data(ms.Tensor(weights))
         np.testing.assert_allclose(model(ms.Tensor(idx)).asnumpy(), want, rtol=1e-5, atol=1e-6)
