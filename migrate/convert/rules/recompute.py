@@ -146,7 +146,7 @@ def _recomputing_blocks(bwd, fwd, classes, qual) -> dict | None:
     method} when it calls such a method of block classes; None when neither."""
     if _differentiates(bwd, qual) and _shared_callee(bwd, fwd, heads={"ctx", *_param_names(fwd)[1:]}):
         return {}
-    called = {c.func.attr.value for c in _calls(bwd) if isinstance(c.func, cst.Attribute)}
+    called = {c.func.attr.value for c in _nodes_of(bwd, cst.Call) if isinstance(c.func, cst.Attribute)}
     blocks = {}
     for cname, cls in classes.items():
         for meth in called:
@@ -174,14 +174,14 @@ def _param_names(fn: cst.FunctionDef) -> list[str]:
     return names
 
 
-def _calls(node) -> list[cst.Call]:
-    found = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
+def _nodes_of(node, kind) -> list:
+    """Every node of type ``kind`` in ``node`` (itself included), in source order."""
+    found, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, kind):
+            found.append(n)
+        todo.extend(reversed(n.children))
     return found
 
 
@@ -189,14 +189,14 @@ def _differentiates(fn: cst.FunctionDef, qual) -> bool:
     """``fn`` calls torch.autograd.grad / torch.autograd.backward, or a ``.backward(...)`` method."""
     return any(qual(c.func) in _DIFFERENTIATE or
                isinstance(c.func, cst.Attribute) and c.func.attr.value == "backward" and qual(c.func) is None
-               for c in _calls(fn.body))
+               for c in _nodes_of(fn.body, cst.Call))
 
 
 def _shared_callee(a: cst.FunctionDef, b: cst.FunctionDef, heads: set[str]) -> bool:
     """``a`` and ``b`` call the same callable, one reached from ``heads`` (``ctx.run_function``,
     ``self.f``, a parameter of forward; ``ctx.fn`` in backward is forward's ``fn``, kept there)."""
     def callees(fn):
-        return {d.removeprefix("ctx.") for d in (dotted(c.func) for c in _calls(fn.body))
+        return {d.removeprefix("ctx.") for d in (dotted(c.func) for c in _nodes_of(fn.body, cst.Call))
                 if d and d.split(".")[0] in heads}
     return bool(callees(a) & callees(b))
 
@@ -277,27 +277,16 @@ def _names(node) -> list[str]:
 def _ctx_writes(fwd: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
     """``ctx.attr = value`` assignments of forward: attr -> the values."""
     writes: dict[str, list] = {}
-    for call_free in _assigns(fwd.body):
-        for t in call_free.targets:
+    for assign in _nodes_of(fwd.body, cst.Assign):
+        for t in assign.targets:
             if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "ctx":
-                writes.setdefault(t.target.attr.value, []).append(call_free.value)
+                writes.setdefault(t.target.attr.value, []).append(assign.value)
     return writes
-
-
-def _assigns(node) -> list[cst.Assign]:
-    found = []
-
-    class _Assigns(cst.CSTVisitor):
-        def visit_Assign(self, a: cst.Assign) -> None:
-            found.append(a)
-
-    node.visit(_Assigns())
-    return found
 
 
 def _pure(value) -> bool:
     """``value`` computes nothing worth keeping unread: names, items, and copies."""
-    return all((dotted(c.func) or "").rsplit(".", 1)[-1] in _PURE_CALLS for c in _calls(value))
+    return all((dotted(c.func) or "").rsplit(".", 1)[-1] in _PURE_CALLS for c in _nodes_of(value, cst.Call))
 
 
 class _DropUnread(cst.CSTTransformer):
