@@ -197,6 +197,8 @@ _AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", 
 
 NO_GRAD_CALLS = {"torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
                  "torch.autograd.enable_grad", "torch.autograd.inference_mode"}
+# the grad-mode contexts that turn recording off (``inference_mode(False)`` keeps it as it was)
+_GRAD_OFF_CALLS = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"}
 _FUNCTION_BASES = ("torch.autograd.Function", "torch.autograd.function.Function")
 # torch functions and methods whose result is a (values, indices) named tuple; MindSpore's
 # counterparts return a plain tuple
@@ -986,6 +988,7 @@ def on_function(converter, node: cst.FunctionDef):
         if p.default is not None:
             with converter.in_function(scope):
                 note_layer_class(converter, p.name.value, p.default)
+    scope.grad_off = any(turns_grad_off(converter, d.decorator) for d in node.decorators)
     decorators = [_grad_mode_decorator(converter, d) for d in node.decorators
                   if not (_value_free(converter, d.decorator) or removed_decorator(converter, d))]
     if len(decorators) != len(node.decorators) or any(a is not b for a, b in zip(decorators, node.decorators)):
@@ -1018,6 +1021,19 @@ def _grad_mode_decorator(converter, dec: cst.Decorator) -> cst.Decorator:
     new = dec.with_changes(decorator=cst.Call(expr))
     converter.record(expr, new.decorator, NO_GRAD.id, "exact", "the grad-mode context torch makes of a bare decorator")
     return new
+
+
+def turns_grad_off(converter, expr) -> bool:
+    """``expr`` (a ``with`` item or a decorator, as written) is a grad-mode context that turns
+    recording off: ``torch.no_grad()``, ``@torch.no_grad``, ``torch.inference_mode()``,
+    ``torch.set_grad_enabled(False)``."""
+    call = expr if isinstance(expr, cst.Call) else None
+    q = converter.qual(call.func if call is not None else expr)
+    args = call.args if call is not None else ()
+    if q in _GRAD_OFF_CALLS:
+        return all(code_of(a.value) == "True" for a in args)
+    return q in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and len(args) == 1 \
+        and code_of(args[0].value) == "False"
 
 
 def _value_free(converter, expr) -> bool:
@@ -1068,7 +1084,15 @@ def on_with(converter, node: cst.With):
             continue
         keep.append(item)
     if keep:
-        new = converter.generic(node.with_changes(items=keep))
+        scope = converter.scope
+        grad_off = scope is not None and scope.grad_off
+        if scope is not None and any(turns_grad_off(converter, item.item) for item in keep):
+            scope.grad_off = True
+        try:
+            new = converter.generic(node.with_changes(items=keep))
+        finally:
+            if scope is not None:
+                scope.grad_off = grad_off
         if len(keep) != len(node.items):
             new = new.with_changes(items=[*new.items[:-1], new.items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
         return new

@@ -29,6 +29,9 @@ class FunctionScope:
             None when only run time knows.
         state_dicts: names whose last assignment is ``x.state_dict()``: their items are the
             module's own tensors (torch's share storage with them), written into by copy_.
+        grad_off: the statement being walked runs with torch's grad mode off (inside ``with
+            torch.no_grad():``, or a function decorated ``@torch.no_grad()``): nothing it
+            computes is recorded for a backward.
     """
 
     tensors: set[str] = field(default_factory=set)
@@ -43,6 +46,7 @@ class FunctionScope:
     settled: bool = False  # holds a SettledNone (migrate.convert.tidy)
     dtypes: dict[str, str | None] = field(default_factory=dict)
     state_dicts: set[str] = field(default_factory=set)
+    grad_off: bool = False
 
 
 @dataclass

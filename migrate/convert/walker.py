@@ -919,7 +919,7 @@ class Converter:
             # became a plain read of its receiver (`model.cuda()` -> `model`)
             return None
         if isinstance(small, cst.Expr) and new is not small:
-            return self._owned_update(small, self._setattr_statement(small, new))
+            return self._grad_free_update(small, self._owned_update(small, self._setattr_statement(small, new)))
         return new
 
     def _assert_statement(self, small: cst.Expr):
@@ -968,6 +968,24 @@ class Converter:
             return new  # (a chain that reads t keeps its writes; a copy_ the user wrote stays)
         value = call.args[0].value.visit(_Uncopied(name))
         return cst.Assign([cst.AssignTarget(cst.Name(name))], value, semicolon=new.semicolon)
+
+    def _grad_free_update(self, old: cst.Expr, new):
+        """The statement ``t.add_(1)``, converted to ``t.copy_(t.copy().add(1))``, as
+        ``t.copy_(t.add(1))`` where grad mode is off (``@torch.no_grad()`` optimizer steps, EMA
+        updates): the copy keeps the value an op saved for its backward from the write, and
+        there nothing is saved. ``new`` itself elsewhere, and for a ``copy_`` the user wrote."""
+        scope = self.scope
+        call = new.value if isinstance(new, cst.Expr) else None
+        if scope is None or not scope.grad_off or not isinstance(call, cst.Call) or len(call.args) != 1 \
+                or call.args[0].keyword is not None or not isinstance(call.func, cst.Attribute) \
+                or call.func.attr.value != "copy_" or not _is_inplace_call(old.value):
+            return new
+        root = code_of(call.func.value)
+        value = call.args[0].value
+        if len(_copies_of(value, root)) != 1 or f"{root}.copy_(" in code_of(value):
+            return new  # (a chain that reads t keeps its writes)
+        return new.with_changes(value=call.with_changes(args=[call.args[0].with_changes(
+            value=value.visit(_Uncopied(root)))]))
 
     def _setattr_statement(self, old: cst.Expr, new):
         """A statement a rewrite made ``setattr(obj, 'name', value)`` (``self.register_buffer('pe',
@@ -1256,6 +1274,13 @@ def _statement_handler(handle):
     return on_statement
 
 
+def _is_inplace_call(node) -> bool:
+    """``x.op_(...)``: a call of a torch-style in-place method other than ``copy_``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value.endswith("_") and not node.func.attr.value.endswith("__") \
+        and node.func.attr.value != "copy_"
+
+
 def _copies_of(node, name: str) -> list:
     """The ``name.copy()`` calls inside ``node``."""
     found = []
@@ -1269,8 +1294,9 @@ def _copies_of(node, name: str) -> list:
 
 
 def _is_copy_of(node, name: str) -> bool:
+    """``node`` is ``<name>.copy()``, ``name`` the code of the tensor (``t``, ``p.data``, ``st["m"]``)."""
     return isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) \
-        and node.func.attr.value == "copy" and isinstance(node.func.value, cst.Name) and node.func.value.value == name
+        and node.func.attr.value == "copy" and code_of(node.func.value) == name
 
 
 class _Uncopied(cst.CSTTransformer):
@@ -1280,7 +1306,7 @@ class _Uncopied(cst.CSTTransformer):
         self.name = name
 
     def leave_Call(self, original, updated):
-        return cst.Name(self.name) if _is_copy_of(updated, self.name) else updated
+        return updated.func.value if _is_copy_of(updated, self.name) else updated
 
 
 def _target_nn_names(body, target: str) -> frozenset:

@@ -103,9 +103,10 @@ def _layer_attrs_read(node) -> bool:
 def written_root(node):
     """The tensor an already converted in-place call writes into (``x`` in ``x.copy_(...)``),
     or None."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
-            node.func.attr.value == "copy_" and is_pure(node.func.value):
-        return node.func.value
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "copy_":
+        root = node.func.value
+        if is_pure(root) or _held(root) or _mapping_item(root):
+            return root
     return None
 
 
@@ -117,6 +118,9 @@ def receiver_kind(before, after) -> str:
         return "pure"
     if written_root(after) is not None:
         return "chain"
+    if _inplace_method_call(before):
+        # a chain whose first op was not written back (marked): a new tensor only if its receiver is
+        return "fresh" if receiver_kind(before.func.value, None) == "fresh" else "view"
     if isinstance(before, cst.Subscript):
         return "view"
     if isinstance(before, cst.Attribute):
@@ -130,6 +134,12 @@ def receiver_kind(before, after) -> str:
                            cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
         return "fresh"  # (a literal too: `(2).copy_(...)`, which a template may write)
     return "view"
+
+
+def _inplace_method_call(node) -> bool:
+    """``x.mul_(d)``: a call of a torch in-place method (a name ending in one underscore)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value.endswith("_") and not node.func.attr.value.endswith("__")
 
 
 def _state_dict_kind(converter, before, after) -> str | None:

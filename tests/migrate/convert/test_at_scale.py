@@ -180,7 +180,8 @@ def test_einops_on_numpy_without_torch_is_left_as_it_is():
 # ---- idempotence: a second conversion finds nothing the first left -----------------------------
 def test_in_place_after_a_cast_decides_the_same_on_the_converted_cast():
     """``x.float().sub_(m)`` is marked (float() may return x itself); its conversion
-    ``x.astype(ms.float32).sub_(m)`` was converted to ``.sub(m)`` the second time."""
+    ``x.astype(ms.float32).sub_(m)`` was converted to ``.sub(m)`` the second time. The chain's
+    next op writes into the same tensor: marked too, not computed out of place."""
     code = converted("""\
         import torch
 
@@ -190,7 +191,8 @@ def test_in_place_after_a_cast_decides_the_same_on_the_converted_cast():
             return x.float().sub_(m).div_(s)
         """)
     assert "# migrate: MS905 Tensor.sub_: in-place sub_() on x.astype(ms.float32)" in code
-    assert "return ops.div(x.astype(ms.float32).sub_(m), s)" in code
+    assert "# migrate: MS905 Tensor.div_: in-place div_() on x.astype(ms.float32).sub_(m)" in code
+    assert "return x.astype(ms.float32).sub_(m).div_(s)" in code
 
 
 def test_in_place_on_a_new_tensor_is_the_out_of_place_call_as_converted():
