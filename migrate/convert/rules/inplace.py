@@ -404,6 +404,8 @@ def subscript_statement(converter, stmt: cst.Expr):
     ``x[i] = x[i].op(args)`` (``x[i].copy_(src)``: ``x[i] = src``); None when ``stmt`` is not
     of that form, so that the call is converted (or marked) as usual."""
     call = stmt.value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and _inplace_method_call(call.func.value):
+        return _subscript_chain(converter, stmt)
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
             and isinstance(call.func.value, cst.Subscript) and is_pure(call.func.value.value)
             and _basic_index(call.func.value, fill=call.func.attr.value in _FILLS)) \
@@ -427,6 +429,34 @@ def subscript_statement(converter, stmt: cst.Expr):
     new = cst.Assign([cst.AssignTarget(target)], value)
     converter.record(stmt, new, INPLACE_SUBSCRIPT.id, "exact",
                 "torch writes through the indexed view; here the item is assigned")
+    return new
+
+
+def _subscript_chain(converter, stmt: cst.Expr, written=None):
+    """The statement ``x[i].sub_(c).neg_()`` as ``x[i] = x[i].sub(c).neg()``: every op of the chain
+    writes into the same indexed part, so the item takes the last value. None where an op after the
+    first reads ``x`` in its arguments (torch gives it ``x`` partly written) or is no plain in-place op.
+    ``written``: the statement as the input has it, where it is not ``stmt`` (an assignment)."""
+    links, node = [], stmt.value
+    while _inplace_method_call(node):
+        links.append(node)
+        node = node.func.value
+    item = node
+    if not (isinstance(item, cst.Subscript) and is_pure(item.value) and _basic_index(item, fill=False)) \
+            or state_dict_item(converter, item) or not converter.allows(INPLACE_SUBSCRIPT.id):
+        return None
+    root = code_of(item.value)
+    value = item
+    for depth, link in enumerate(reversed(links)):
+        name = link.func.attr.value
+        entry = converter.facts.tables.get("Tensor." + name)
+        if entry is None or entry.rule != "inplace" or converter.facts.tables.get("Tensor." + name[:-1]) is None \
+                or depth and _reads_name(root, link.args):
+            return None
+        value = link.with_changes(func=link.func.with_changes(value=value, attr=cst.Name(name[:-1])))
+    new = cst.Assign([cst.AssignTarget(converter.walk(item))], converter.walk(value), semicolon=stmt.semicolon)
+    converter.record(written or stmt, new, INPLACE_SUBSCRIPT.id, "exact",
+                     "torch writes through the indexed view; here the item is assigned")
     return new
 
 
@@ -477,10 +507,18 @@ INPLACE_DATA = node_rule(
 def data_assignment(converter, stmt: cst.Assign):
     """The statement ``x.data = y`` as ``x.copy_(y)`` where ``x`` is known to be a tensor (typed,
     a parameter attribute such as ``m.weight``, or a parameter an optimizer class walks);
-    None otherwise (``self.data = rows`` in a dataset, ``config.data = ...`` stay)."""
+    ``x[i] = x[i].sub_(c).neg_()`` as the in-place chain it assigns back (see
+    :func:`_subscript_chain`); None otherwise (``self.data = rows`` in a dataset, ``config.data
+    = ...`` stay)."""
     if len(stmt.targets) != 1:
         return None
     target = stmt.targets[0].target
+    if isinstance(target, cst.Subscript) and _inplace_method_call(stmt.value):
+        item = stmt.value
+        while _inplace_method_call(item):
+            item = item.func.value
+        if code_of(item) == code_of(target):  # (the chain's own write, assigned once more)
+            return _subscript_chain(converter, cst.Expr(stmt.value, semicolon=stmt.semicolon), written=stmt)
     if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
             and converter.allows(INPLACE_DATA.id) and _tensor_owner(converter, target.value)):
         return None

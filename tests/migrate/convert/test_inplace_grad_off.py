@@ -9,7 +9,7 @@ second op was once computed out of place and dropped.
 import numpy as np
 import pytest
 
-from tests.migrate.convert.helpers import check
+from tests.migrate.convert.helpers import body, check
 from tests.migrate.convert.torchless import load_converted
 
 torch = pytest.importorskip("torch")
@@ -170,3 +170,61 @@ def test_no_grad_optimizer_step_and_ema_match_torch(tmp_path):
         for a, b in zip(t, m):
             assert b.dtype == ms.float32, name
             np.testing.assert_allclose(b.asnumpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+# ---- chains on an indexed part ------------------------------------------------------------------
+def test_chain_on_an_indexed_part_is_an_item_assignment():
+    check("""\
+        def flip(boxes, width, points):
+            boxes[:, 0].add_(boxes[:, 2]).sub_(width).neg_()
+            points[..., 0] = points[..., 0].sub_(width - 1).neg_()
+        """, """\
+        def flip(boxes, width, points):
+            boxes[:, 0] = boxes[:, 0].add(boxes[:, 2]).sub(width).neg()
+            points[..., 0] = points[..., 0].sub(width - 1).neg()
+        """)
+
+
+def test_chain_whose_later_op_reads_the_tensor_is_marked():
+    got, res = body("""\
+        def f(x):
+            x[:, 1].mul_(2).add_(x[:, 1])
+        """)
+    assert got.endswith("    x[:, 1].mul_(2).add_(x[:, 1])\n"), got
+    assert "# migrate: MS905 Tensor.mul_: in-place mul_() on x[:, 1]:" in got
+    assert "# migrate: MS905 Tensor.add_: in-place add_() on x[:, 1].mul_(2):" in got
+    assert res.unsupported == 2
+
+
+_FLIP = '''\
+import torch
+
+
+def flip(boxes, width, points):
+    boxes[:, 0].add_(boxes[:, 2]).sub_(width).neg_()
+    boxes[:, 3].neg_().add_(180)
+    points[..., 0] = points[..., 0].sub_(width - 1).neg_()
+    return boxes, points
+
+
+def moments(state, g, d):
+    state["m"].mul_(d).add_(g, alpha=1 - d)
+    return state
+'''
+
+
+def test_chains_on_indexed_parts_and_dict_items_match_torch(tmp_path):
+    mod, _ = load_converted(tmp_path, "inplace_chains", _FLIP)
+    rng = np.random.default_rng(1)
+    boxes = rng.standard_normal((4, 5)).astype(np.float32)
+    points = rng.standard_normal((3, 2)).astype(np.float32)
+    g = rng.standard_normal(6).astype(np.float32)
+    ns = {}
+    exec(compile(_FLIP, "torch_chains", "exec"), ns)
+    tb, tp = ns["flip"](torch.tensor(boxes), 7.0, torch.tensor(points))
+    mb, mp = mod.flip(ms.Tensor(boxes), 7.0, ms.Tensor(points))
+    ts = ns["moments"]({"m": torch.ones(6)}, torch.tensor(g), 0.9)
+    mst = mod.moments({"m": ms.ops.ones(6, ms.float32)}, ms.Tensor(g), 0.9)
+    for t, m in [(tb, mb), (tp, mp), (ts["m"], mst["m"])]:
+        assert m.dtype == ms.float32
+        np.testing.assert_allclose(m.asnumpy(), t.numpy(), rtol=1e-5, atol=1e-6)
