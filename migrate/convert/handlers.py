@@ -870,14 +870,15 @@ def on_class(converter, node: cst.ClassDef):
     if len(decorators) != len(node.decorators):
         node = node.with_changes(decorators=decorators)  # @torch.jit.script / @torch.jit.interface
         converter.output.reshaped = True
-    if any(converter.qual(b.value) in OPTIMIZER_BASES for b in node.bases):
+    optimizer = any(converter.qual(b.value) in OPTIMIZER_BASES for b in node.bases)
+    if optimizer:
         node = optimizer_bases(converter, node)
     torch_base = layer_base(converter, node)
     if torch_base is not None:
         converter.walk_state.layer_bases[node.name.value] = torch_base
     converted = any(_is_target_cell(converter, b.value) for b in node.bases)
     recompute = converter.facts.recompute or NOTHING
-    with converter.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base, converted)):
+    with converter.in_class(ClassScope(node.name.value, cell, fn, attrs, torch_base, converted, optimizer)):
         if fn and node.name.value in recompute.functions:
             new = rewrite_recomputed(converter, node)
             if new is not None:
@@ -988,7 +989,9 @@ def on_function(converter, node: cst.FunctionDef):
         if p.default is not None:
             with converter.in_function(scope):
                 note_layer_class(converter, p.name.value, p.default)
-    scope.grad_off = any(turns_grad_off(converter, d.decorator) for d in node.decorators)
+    owner = converter.class_scope if converter.in_class_body else None
+    scope.grad_off = owner is not None and owner.optimizer or \
+        any(turns_grad_off(converter, d.decorator) for d in node.decorators)
     decorators = [_grad_mode_decorator(converter, d) for d in node.decorators
                   if not (_value_free(converter, d.decorator) or removed_decorator(converter, d))]
     if len(decorators) != len(node.decorators) or any(a is not b for a, b in zip(decorators, node.decorators)):

@@ -64,6 +64,8 @@ class ClassScope:
             directly or through a class of the same file, or None.
         converted: it derives from the target's ``nn.Cell`` (an earlier conversion's output):
             that conversion decided how its reads of its layers' attributes are written.
+        optimizer: it derives from ``torch.optim.Optimizer``: its methods update tensors with
+            nothing recorded for a backward (torch's own run under no_grad).
     """
 
     name: str
@@ -72,3 +74,4 @@ class ClassScope:
     attrs: dict[str, str]
     torch_base: str | None = None
     converted: bool = False
+    optimizer: bool = False

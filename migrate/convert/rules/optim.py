@@ -33,7 +33,7 @@ OPTIMIZER_SUBCLASS = node_rule(
      "        for group in self.param_groups:\n"
      "            for p in group['params']:\n"
      "                if p.grad is not None:\n"
-     "                    p.copy_(p.copy().add(ops.sign(p.grad), alpha=-float(group['lr'])))\n"),
+     "                    p.copy_(p.add(ops.sign(p.grad), alpha=-float(group['lr'])))\n"),
 ])
 
 

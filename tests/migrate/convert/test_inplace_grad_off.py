@@ -2,9 +2,11 @@
 
 ``x.add_(y)`` is written ``x.copy_(x.copy().add(y))``: the copy keeps the value an op saved for
 its backward away from the write. Under ``torch.no_grad()`` (a block or a decorated optimizer
-step) nothing is saved, so the update is ``x.copy_(x.add(y))``. A chain on an item of a dict
-(``state["m"].mul_(d).add_(g)``, an optimizer's state) writes both ops back into the item; its
-second op was once computed out of place and dropped.
+step, or any method of an Optimizer subclass) nothing is saved, so the update is
+``x.copy_(x.add(y))``. A chain on an item of a dict (``state["m"].mul_(d).add_(g)``, an
+optimizer's state) writes both ops back into the item; its second op was once computed out of
+place and dropped. A chain on an indexed part (``boxes[:, 0].sub_(w).neg_()``) is one item
+assignment.
 """
 import numpy as np
 import pytest
@@ -44,6 +46,26 @@ def test_decorated_step_writes_without_the_copy():
             for p in params:
                 state["m"].copy_(state["m"].mul(0.9).add(p.grad))
                 p.data.copy_(p.data.add(state["m"], alpha=-lr))
+        """)
+
+
+def test_methods_of_an_optimizer_write_without_the_copy():
+    check("""\
+        class Sgd(torch.optim.Optimizer):
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        p.data.add_(p.grad, alpha=-group["lr"])
+                def scale(x):
+                    x.mul_(2)
+        """, """\
+        class Sgd(TorchOptimizer):
+            def step(self, closure=None):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        p.data.copy_(p.data.add(p.grad, alpha=-float(group["lr"])))
+                def scale(x):
+                    x.copy_(x.copy().mul(2))
         """)
 
 
