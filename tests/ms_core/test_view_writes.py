@@ -252,3 +252,54 @@ def test_a_copied_view_is_a_tensor_of_its_own():
     x2 = copy.deepcopy(x)
     x2[1, 1] = -5.0
     np.testing.assert_array_equal(v.asnumpy(), X[1])
+
+
+def _scan_in_place(a, h):
+    """mambapy's parallel scan (tests/fixtures/convert/scan_in_views.py) written with ms_core:
+    h[..., t] becomes a[..., t] * h[..., t-1] + h[..., t], through writes into views."""
+    B, D, L = a.shape
+    steps = L.bit_length() - 1
+    aa, hh = a, h
+    for _ in range(steps):
+        T = hh.shape[2]
+        aa, hh = aa.view(B, D, T // 2, 2), hh.view(B, D, T // 2, 2)
+        hh[:, :, :, 1] = hh[:, :, :, 1] + aa[:, :, :, 1] * hh[:, :, :, 0]
+        aa[:, :, :, 1] = aa[:, :, :, 1] * aa[:, :, :, 0]
+        aa, hh = aa[:, :, :, 1], hh[:, :, :, 1]
+    for k in range(steps - 2, -1, -1):
+        aa, hh = a[:, :, 2**k - 1:L:2**k], h[:, :, 2**k - 1:L:2**k]
+        T = hh.shape[2]
+        aa, hh = aa.view(B, D, T // 2, 2), hh.view(B, D, T // 2, 2)
+        hh[:, :, 1:, 0] = hh[:, :, 1:, 0] + aa[:, :, 1:, 0] * hh[:, :, :-1, 1]
+        aa[:, :, 1:, 0] = aa[:, :, 1:, 0] * aa[:, :, :-1, 1]
+
+
+def test_a_scan_written_through_views_computes_the_recurrence_and_its_gradient():
+    """torch cannot differentiate this scan (its saved views are overwritten; mambapy wraps it in an
+    autograd.Function); ms_core's gradient is the derivative of what was computed: finite
+    differences in float64 (MindSpore 2.10's ms.grad drops the writes through view and differs)."""
+    rng = np.random.default_rng(3)
+    A, H, cot = rng.uniform(0.2, 0.9, (1, 2, 8)), rng.standard_normal((1, 2, 8)), rng.standard_normal((1, 2, 8))
+    want, prev = [], np.zeros((1, 2))
+    for t in range(8):
+        prev = A[..., t] * prev + H[..., t]
+        want.append(prev)
+    h = ms.Tensor(H.astype(np.float32))
+    _scan_in_place(ms.Tensor(A.astype(np.float32)), h)
+    np.testing.assert_allclose(h.asnumpy(), np.stack(want, -1), **F32_TOL)
+
+    def loss(a, x):
+        a, x = a.copy(), x.copy()
+        _scan_in_place(a, x)
+        return (x * ms.Tensor(cot)).sum()
+
+    grads = ms.grad(loss, grad_position=(0, 1))(ms.Tensor(A), ms.Tensor(H))
+    for which, g in enumerate(grads):
+        numeric = np.zeros(A.size)
+        for i in range(A.size):
+            args = [A.copy(), H.copy()]
+            args[which].reshape(-1)[i] += 1e-6
+            up = loss(*map(ms.Tensor, args)).asnumpy()
+            args[which].reshape(-1)[i] -= 2e-6
+            numeric[i] = (up - loss(*map(ms.Tensor, args)).asnumpy()) / 2e-6
+        np.testing.assert_allclose(g.asnumpy().reshape(-1), numeric, rtol=1e-7, atol=1e-8)
