@@ -74,12 +74,12 @@ class ScatterIntoZeros(Primitive):
         return (GetItem(self.index)(dout),)
 
 
+_BASIC_ITEMS = frozenset((int, slice, type(None), type(Ellipsis)))  # not bool, a mask to NumPy
+
+
 def _is_basic(index):
-    if type(index) is int or type(index) is slice:
-        return True
     items = index if isinstance(index, tuple) else (index,)
-    return all(isinstance(i, (int, slice, type(None), type(Ellipsis))) and not isinstance(i, bool)
-               for i in items)
+    return all(type(i) in _BASIC_ITEMS or isinstance(i, int) and not isinstance(i, bool) for i in items)
 
 
 class SetItem(Primitive):

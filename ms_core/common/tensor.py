@@ -371,11 +371,18 @@ class Tensor(TensorMethods):
             live = [(r, r()) for r in self._views]
             live = [(r, view) for r, view in live if view is not None]
             self._views[:] = [r for r, _ in live]
+            tracked = recording() and (self._node is not None or self._track)
             for _, view in live:
-                out = self
+                if tracked:
+                    out = self
+                    for prim in view._steps:
+                        out = apply(prim, out)
+                    view._data, view._node, view._index = out._data, out._node, out._index
+                    continue
+                arr = self._data  # nothing to record: the view primitives on the array
                 for prim in view._steps:
-                    out = apply(prim, out)
-                view._data, view._node, view._index = out._data, out._node, out._index
+                    arr = prim.forward(_NO_CTX, arr)
+                view._data, view._node, view._index = arr, None, 0
 
     def _write_base(self, positions, value, name):
         """Write ``value`` at the flat ``positions`` of this view's base (then its views are
