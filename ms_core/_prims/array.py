@@ -29,6 +29,8 @@ class Transpose(Primitive):
 
 
 class BroadcastTo(Primitive):
+    repeats_elements = True  # a view of it shows one input element at several places
+
     def __init__(self, shape):
         self.shape = tuple(shape)
 
@@ -72,10 +74,12 @@ class ScatterIntoZeros(Primitive):
         return (GetItem(self.index)(dout),)
 
 
+_BASIC_ITEMS = frozenset((int, slice, type(None), type(Ellipsis)))  # not bool, a mask to NumPy
+
+
 def _is_basic(index):
     items = index if isinstance(index, tuple) else (index,)
-    return all(isinstance(i, (int, slice, type(None), type(Ellipsis))) and not isinstance(i, bool)
-               for i in items)
+    return all(type(i) in _BASIC_ITEMS or isinstance(i, int) and not isinstance(i, bool) for i in items)
 
 
 class SetItem(Primitive):
@@ -96,6 +100,25 @@ class SetItem(Primitive):
         if hasattr(value, "_data"):
             g_v = GetItem(self.index)(dout)
         return g_x, g_v
+
+
+class WriteView(Primitive):
+    """``base`` with the elements at flat positions ``index`` set to ``value`` (broadcast to
+    ``index``'s shape): how a write into a view reaches its base (torch's CopySlices)."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def forward(self, ctx, base, value):
+        out = np.array(base, copy=True, order="C")
+        out.reshape(-1)[self.index] = value
+        return out
+
+    def backward(self, ctx, dout):
+        g_value = None
+        if hasattr(ctx.inputs[1], "_data"):
+            g_value = GetItem(self.index)(Reshape((-1,))(dout))
+        return WriteView(self.index)(dout, 0), g_value
 
 
 class Concat(Primitive):

@@ -1,9 +1,11 @@
 """`ms_core.Tensor`: a NumPy array with MindSpore's API, dtype inference and printing."""
 import re
+import weakref
 
 import numpy as np
 
 from . import dtype as mstype
+from .._engine import _NO_CTX, apply, recording
 from .._registry import ops
 from .tensor_methods import TensorMethods
 
@@ -100,6 +102,14 @@ class Tensor(TensorMethods):
 
     __array_priority__ = 100  # numpy scalars on the left defer to Tensor's operators
     _track = False  # Parameters with requires_grad are tracked leaves
+    # Views (torch's and MindSpore's share memory with their base): a view keeps its base (never
+    # itself a view) and the view primitives that compute it from the base; a base keeps weak
+    # references to its live views. Values stay functional (no array is written in place): a write
+    # into a view rebinds the base to a copy with the view's elements replaced, then every live
+    # view of the base is recomputed from it (see _rebind).
+    _base = None
+    _steps = ()
+    _views = None
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False,
                  const_arg=False):
@@ -320,10 +330,98 @@ class Tensor(TensorMethods):
         # Functional update (as MindSpore does): self becomes the result of a differentiable op.
         # The op's input is an alias holding self's current graph position; passing self would
         # make the node its own input once self is rebound below.
+        if self._base is not None:  # only the indexed elements are written (an expanded view repeats some)
+            self._write_base(self._flat_index()[ops._index_arg(index)], value, "__setitem__")
+            return
         before = Tensor._wrap(self._data)
         before._node, before._index = self._node, self._index
-        result = ops.setitem(before, index, value)
+        self._rebind(ops.setitem(before, index, value), "__setitem__")
+
+    # --- views ----------------------------------------------------------------------------
+    def _view_of(self, source, prim):
+        """Make self (``prim`` applied to ``source``) a view of source's base: in-place writes
+        into either reach the other, as in torch and MindSpore."""
+        if self is source:
+            return self
+        base = source._base
+        if base is None:
+            base, self._steps = source, (prim,)
+        else:
+            self._steps = source._steps + (prim,)
+        self._base = base
+        views = base._views
+        if views is None:
+            base._views = [weakref.ref(self)]
+            return self
+        views.append(weakref.ref(self))
+        n = len(views)
+        if n >= 64 and not n & (n - 1):  # at each power of two the dead references are dropped
+            views[:] = [r for r in views if r() is not None]
+        return self
+
+    def _rebind(self, result, name):
+        """self takes ``result``'s values and place in the graph. A view writes them into its base
+        (differentiably: the base becomes ops._write_view of its old values, torch's CopySlices);
+        then every live view of the base, this one too, is recomputed from the new base."""
+        if self._base is not None:
+            self._write_base(self._flat_index(), result, name)
+            return
         self._data, self._node, self._index = result._data, result._node, result._index
+        if self._views is not None:
+            live = [(r, r()) for r in self._views]
+            live = [(r, view) for r, view in live if view is not None]
+            self._views[:] = [r for r, _ in live]
+            tracked = recording() and (self._node is not None or self._track)
+            for _, view in live:
+                if tracked:
+                    out = self
+                    for prim in view._steps:
+                        out = apply(prim, out)
+                    view._data, view._node, view._index = out._data, out._node, out._index
+                    continue
+                arr = self._data  # nothing to record: the view primitives on the array
+                for prim in view._steps:
+                    arr = prim.forward(_NO_CTX, arr)
+                view._data, view._node, view._index = arr, None, 0
+
+    def _write_base(self, positions, value, name):
+        """Write ``value`` at the flat ``positions`` of this view's base (then its views are
+        recomputed). Positions that repeat (an expanded view) would take one of several values:
+        refused, as torch refuses it."""
+        if any(getattr(prim, "repeats_elements", False) for prim in self._steps) and \
+                np.unique(positions).size != positions.size:
+            raise RuntimeError(f"For 'Tensor.{name}', the written elements of this view share memory "
+                               "(it was expanded with broadcast_to / expand): the write is ambiguous. "
+                               "Write into a copy (Tensor.copy()) or into the Tensor it was expanded from.")
+        base = self._base
+        base._rebind(ops._write_view(base._alias_for_write(name), value, positions), name)
+
+    def _alias_for_write(self, name):
+        """An alias of this base at its current place in the graph, the input of a write through
+        one of its views. torch refuses such a write into a leaf that takes gradients; so does
+        ms_core while gradients are recorded (MindSpore 2.10 drops the write from the gradient)."""
+        if self._node is None and self._track and recording():
+            raise RuntimeError(f"For 'Tensor.{name}', a view of a Tensor that gradients are taken with "
+                               "respect to (a grad input or a Parameter that requires grad) is written "
+                               "in place while a gradient is being recorded; compute a new Tensor "
+                               "instead (for example with ops.concat or ops.where).")
+        before = Tensor._wrap(self._data)
+        before._node, before._index = self._node, self._index
+        return before
+
+    def _flat_index(self):
+        """The flat positions in the base of this view's elements, in the view's shape."""
+        positions = np.arange(self._base._data.size).reshape(self._base._data.shape)
+        for prim in self._steps:
+            positions = prim.forward(_NO_CTX, positions)
+        return positions
+
+    def __getstate__(self):
+        # a copy (deepcopy, pickle) is a Tensor of its own: view links are not copied
+        state = dict(self.__dict__)
+        for name in ("_base", "_steps", "_views"):
+            state.pop(name, None)
+        return state
 
     # --- methods ------------------------------------------------------------------------
     def swapaxes(self, axis0, axis1):
@@ -414,7 +512,9 @@ class Tensor(TensorMethods):
         return ops.stop_gradient(self)
 
     def contiguous(self):
-        return self
+        """self, or a copy when self is a view whose elements are not in row-major order (as
+        torch's: a write into the copy does not reach the base)."""
+        return self if self._base is None or self._data.flags.c_contiguous else self.copy()
 
     def is_contiguous(self):
         return True

@@ -93,7 +93,7 @@ class TensorMethods:
         result = ops.cast(result, self.dtype)
         if _engine.recording() and _engine.is_tracked(result):
             result = ops.identity(result)  # a node of its own: self never aliases an input leaf
-        self._data, self._node, self._index = result._data, result._node, result._index
+        self._rebind(result, name)
         return self
 
     def _apply_(self, name, fn, *args):
@@ -216,7 +216,7 @@ class TensorMethods:
 
     # --- in-place random fills (no gradient: the values are new constants) ----------------
     def _fill_random(self, values):
-        self._data, self._node, self._index = np.asarray(values).astype(self._data.dtype), None, 0
+        self._rebind(type(self)._wrap(np.asarray(values).astype(self._data.dtype)), "random fill")
         return self
 
     def uniform_(self, from_=0, to=1, *, generator=None):

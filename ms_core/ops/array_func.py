@@ -302,7 +302,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     length = max(min(n - max(-offset, 0), m - max(offset, 0)), 0)
     rows = np.arange(length) + max(-offset, 0)
     cols = np.arange(length) + max(offset, 0)
-    return F.getitem(x, (Ellipsis, rows, cols))
+    return F._view_getitem(x, (Ellipsis, rows, cols))
 
 
 def diagflat(input, offset=0):

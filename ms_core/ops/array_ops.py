@@ -111,7 +111,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     start_r, start_c = (0, offset) if offset >= 0 else (-offset, 0)
     length = builtins.max(0, builtins.min(rows - start_r, cols - start_c))
     i = np.arange(length)
-    return F.getitem(moved, (Ellipsis, i + start_r, i + start_c))
+    return F._view_getitem(moved, (Ellipsis, i + start_r, i + start_c))
 
 
 def trace(input):

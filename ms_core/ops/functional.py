@@ -728,7 +728,11 @@ def reshape(input, shape):
     shape = _shape_arg("reshape", shape, input.size)
     if shape == input.shape:
         return input
-    return apply(A.Reshape(shape), input)
+    prim = A.Reshape(shape)
+    out = apply(prim, input)
+    if np.may_share_memory(out._data, input._data):  # torch's rule: a view unless it must copy
+        out._view_of(input, prim)
+    return out
 
 
 def transpose(input, dims):
@@ -741,7 +745,8 @@ def transpose(input, dims):
     if sorted(perm) != list(range(input.ndim)):
         raise ValueError(f"For 'transpose', the 'input_perm' must be a permutation of "
                          f"{list(range(input.ndim))}, but got {list(dims)}.")
-    return apply(A.Transpose(perm), input)
+    prim = A.Transpose(perm)
+    return apply(prim, input)._view_of(input, prim)
 
 
 def permute(input, axis):
@@ -806,7 +811,8 @@ def broadcast_to(input, shape):
     except ValueError:
         raise ValueError(f"For 'broadcast_to', the input shape {list(input.shape)} cannot be broadcast "
                          f"to {list(shape)}.") from None
-    return apply(A.BroadcastTo(shape), input)
+    prim = A.BroadcastTo(shape)
+    return apply(prim, input)._view_of(input, prim)  # a view, as torch's expand
 
 
 def tile(input, dims):
@@ -814,8 +820,24 @@ def tile(input, dims):
 
 
 def getitem(x, index):
+    """x[index]; a basic index (ints, slices, None, Ellipsis) gives a view of x, as in torch."""
     index = _index_arg(index)
-    return apply(A.GetItem(index), x)
+    prim = A.GetItem(index)
+    out = apply(prim, x)
+    return out._view_of(x, prim) if A._is_basic(index) and isinstance(x, Tensor) else out
+
+
+def _view_getitem(x, index):
+    """x[index] as a view of x also for an advanced index whose positions do not repeat (the
+    diagonal is a view in torch and MindSpore)."""
+    prim = A.GetItem(_index_arg(index))
+    return apply(prim, x)._view_of(x, prim)
+
+
+def _write_view(base, value, index):
+    """``base`` with the elements at flat positions ``index`` set to ``value`` (broadcast to
+    ``index``'s shape); differentiable (how a write into a view reaches its base)."""
+    return apply(A.WriteView(index), base, value)
 
 
 def setitem(x, index, value):

@@ -32,6 +32,14 @@ KNOWN_MINDSPORE_FAILURES = {
     # --target mindspore now writes F.layer_norm over the ops.LayerNorm primitive)
 }
 
+# Fixtures whose forward MindSpore 2.10 computes as ms_core does but whose input gradient it gets
+# wrong: the difference is asserted, so the test fails (and the entry must go) once it is right.
+KNOWN_MINDSPORE_WRONG_GRADIENTS = {
+    # ms.grad leaves a write through Tensor.view out of the gradient; ms_core's gradient is the
+    # derivative (finite differences: tests/ms_core/test_view_writes.py)
+    "scan_in_views": "a write through Tensor.view is left out of the gradient",
+}
+
 # Runs under either framework: build the model, load the weights by parameter path, run forward
 # in inference mode and the gradient of sum(out * cot) w.r.t. the input.
 DRIVER = textwrap.dedent("""
@@ -97,6 +105,10 @@ def test_converted_fixture_runs_the_same_on_mindspore(path, tmp_path):
     ours, theirs = results["ms_core"], results["mindspore"]
     # float32 through a deep network: per-element differences accumulate to ~1e-5 relative
     np.testing.assert_allclose(ours["out"], theirs["out"], rtol=1e-4, atol=1e-5)
+    wrong = KNOWN_MINDSPORE_WRONG_GRADIENTS.get(path.stem)
+    if wrong is not None:
+        assert not np.allclose(ours["grad"], theirs["grad"], rtol=1e-4, atol=1e-5)
+        pytest.xfail(f"MindSpore 2.10: {wrong}")
     np.testing.assert_allclose(ours["grad"], theirs["grad"], rtol=1e-4, atol=1e-5)
 
 
