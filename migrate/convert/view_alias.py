@@ -1,11 +1,14 @@
-"""In-place writes that torch shares with a named view, and MindSpore does not.
+"""In-place writes that torch shares with a named view, and the converted code does not.
 
 torch's views share memory with their base: after ``v = t.view(-1)``, ``t.mul_(2)`` changes
-``v`` too, and ``v.add_(1)`` (or ``v[0] = 1``) changes ``t``. MindSpore's view methods return a
-new tensor, so the converted ``t.copy_(t.copy().mul(2))`` leaves ``v`` as it was: the converted
-code runs and computes something else. Nothing at the write itself shows it (``t`` is a plain
-name), so each function is read in statement order (CPython's ast of the input, which the
-pre-passes parse anyway) for:
+``v`` too, and ``v.add_(1)`` (or ``v[0] = 1``) changes ``t``. The converted code shares most of
+those writes too: ms_core's views and MindSpore 2.10's (PyNative) see a ``copy_`` or an item
+assignment into their base, and a view's item assignment reaches its base. What it does not share
+(measured on both, see :func:`missed_on`): ``t += 1`` (a new tensor on both), a copy where torch
+makes a view (``detach`` on ms_core, ``unfold``, ``real``, ...), and on MindSpore 2.10 a ``copy_``
+into a strided view (a transpose, a column): there the converted code runs and computes something
+else. Nothing at the write itself shows it (``t`` is a plain name), so each function is read in
+statement order (CPython's ast of the input, which the pre-passes parse anyway) for:
 
 - a view bound to a name: ``v = t.view(...)`` (``reshape``, ``transpose``, ``detach``, ``t[0]``,
   ``t[:, 1:]``, ``torch.narrow(t, ...)``, a chain of those; ``a, b = t.chunk(2)``);
@@ -13,9 +16,9 @@ pre-passes parse anyway) for:
   ``t[...] = ...``, ``t += ...``;
 - a read of the other side after the write (in a loop, anywhere in the loop): the alias is live.
 
-Such a write is marked (MS907) with both names and the view's line, so the reader fixes it (write
-the view again after the update, or update through the one tensor both read). A name bound again
-ends its view.
+Such a write is marked (MS907) on the targets that miss it, with both names, so the reader fixes
+it (take the view again after the update, or update through the one tensor both read). A name
+bound again ends its view.
 """
 from __future__ import annotations
 
@@ -33,16 +36,36 @@ VIEW_METHODS = frozenset({
     "view_as_complex", "unbind", "split", "chunk", "tensor_split",
 })
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+# the makers (``index``: a basic subscript) whose result the converted code shares writes with, both
+# ways, as torch's views do: ms_core's views (measured against torch), and MindSpore 2.10's, where a
+# write into the base (copy_, item assignment) reaches every one of them and ``detach`` shares too
+SHARED_ON_MS_CORE = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "flatten", "transpose", "permute", "t", "narrow", "select",
+    "squeeze", "unsqueeze", "expand", "expand_as", "diagonal", "movedim", "moveaxis", "swapaxes", "swapdims",
+    "unbind", "split", "chunk", "tensor_split", "T", "mT", "index",
+})
+SHARED_ON_MINDSPORE = SHARED_ON_MS_CORE | {"detach"}
+# MindSpore 2.10's copy_ into a view reaches the base only for these (a contiguous view); into a
+# strided one (a transpose, a column, an index) it leaves the base as it was, without an error
+CONTIGUOUS_ON_MINDSPORE = frozenset({"view", "view_as", "reshape", "reshape_as", "flatten", "squeeze",
+                                     "unsqueeze", "expand", "expand_as", "detach"})
+TARGETS = ("ms_core", "mindspore")
+# view methods NumPy's arrays do not have: a name viewed through one holds a tensor
+TORCH_ONLY_VIEWS = frozenset({"view_as", "reshape_as", "narrow", "select", "unsqueeze", "expand", "expand_as",
+                              "movedim", "unbind", "chunk", "tensor_split", "detach", "t", "permute", "swapdims",
+                              "unflatten", "split"})
 # methods ending in "_" that change no value
 NO_WRITE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "register_hook_"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def aliased_writes(tree: ast.Module) -> dict[int, tuple[str, str]]:
+def aliased_writes(tree: ast.Module) -> dict[int, tuple[str, bool, dict[str, str]]]:
     """The first lines of the statements that write in place into a tensor whose named view (or
-    base) is read later in the same function: (the name written, the marker's reason)."""
-    out: dict[int, tuple[str, str]] = {}
+    base) is read later in the same function, and the converted code does not share the write on
+    some target: (the name written, whether the view is known to be a tensor's (made by a method
+    NumPy's arrays lack), target -> the marker's reason)."""
+    out: dict[int, tuple[str, bool, dict[str, str]]] = {}
     modules = _imported_names(tree)
     for node in ast_statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -80,6 +103,46 @@ def _base_of(value, modules: frozenset = frozenset({"torch"})) -> str | None:
             break
         viewed = True
     return node.id if viewed and isinstance(node, ast.Name) else None
+
+
+def view_makers(value, modules: frozenset = frozenset({"torch"})) -> frozenset:
+    """The view methods and attributes (``index`` for a basic subscript) ``value`` applies, as
+    :func:`_base_of` walks it: ``t[0].T`` -> {index, T}."""
+    found, node = set(), value
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
+            found.add(node.func.attr)
+            if isinstance(node.func.value, ast.Name) and node.func.value.id in modules:
+                if not node.args:
+                    break
+                node = node.args[0]
+            else:
+                node = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr in VIEW_ATTRIBUTES:
+            found.add(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript) and _basic_index(node.slice):
+            found.add("index")
+            node = node.value
+        else:
+            return frozenset(found)
+    return frozenset(found)
+
+
+def missed_on(kind: str, view_written: bool, makers: frozenset) -> dict[str, str]:
+    """target -> why an in-place write of ``kind`` (``method``: ``x.op_()``, written back with
+    copy_; ``item``: ``x[i] = ...``; ``aug``: ``x += ...``) into a view (``view_written``) or its
+    base does not reach the other side in the converted code; empty where it does on both."""
+    if kind == "aug":
+        return dict.fromkeys(TARGETS, "an augmented assignment binds a new tensor (MindSpore's += is not in place)")
+    out = {}
+    for target, shared in (("ms_core", SHARED_ON_MS_CORE), ("mindspore", SHARED_ON_MINDSPORE)):
+        copies = sorted(makers - shared)
+        if copies:
+            out[target] = f"{', '.join(copies)} makes a copy"
+    if view_written and kind == "method" and "mindspore" not in out and not makers <= CONTIGUOUS_ON_MINDSPORE:
+        out["mindspore"] = "MindSpore 2.10's copy_ into a strided view leaves its base as it was"
+    return out
 
 
 def _basic_index(index) -> bool:
@@ -132,9 +195,11 @@ def _holder(node) -> str | None:
 class _Function:
     """One function's statements in order: views bound, writes, reads."""
 
-    def __init__(self, fn, out: dict[int, tuple[str, str]], modules: frozenset):
+    def __init__(self, fn, out: dict, modules: frozenset):
         self.fn, self.out, self.modules = fn, out, modules
         self.order: list[tuple] = []  # (kind, name, line, loop ids, stmt line, base) in statement order
+        self.makers: dict[tuple[str, int], frozenset] = {}  # (view name, line bound) -> its view makers
+        self.value_makers: frozenset = frozenset()  # the view makers of the value being bound
 
     def run(self) -> None:
         self._block(self.fn.body, ())
@@ -150,7 +215,7 @@ class _Function:
                 if base is not None and base != name:  # (`x = x.view(-1)`: the old tensor has no name left)
                     views[name] = (base, line, loops)
             elif kind == "write":
-                self._check(i, name, line, loops, views)
+                self._check(i, name, line, loops, views, base)  # (a write's last field: its kind)
 
     def _may_alias(self) -> bool:
         """Whether a name written in place is a view bound in the function or the base of one:
@@ -171,18 +236,20 @@ class _Function:
             if isinstance(n, ast.Name):
                 yield ("read", n.id, getattr(n, "lineno", 0), loops, None)
 
-    def _check(self, i: int, name: str, line: int, loops: tuple, views: dict) -> None:
+    def _check(self, i: int, name: str, line: int, loops: tuple, views: dict, kind: str) -> None:
         pairs = [(v, base, at, bound, v) for v, (base, at, bound) in views.items() if base == name]  # t written
         if name in views:
             base, at, bound = views[name]
             pairs.append((name, base, at, bound, base))  # v written, t reads
         for view, base, at, bound, reader in pairs:
+            makers = self.makers.get((view, at), frozenset())
+            missed = missed_on(kind, view == name, makers)
             # (in a loop the view is bound outside of, a read earlier in its body comes later)
-            if self._read_later(i, reader, tuple(loop for loop in loops if loop not in bound)):
-                self.out.setdefault(line, (name,
-                    f"in-place update of {name} while {view} is a view of {base} and {reader} is "
-                    f"read after it: torch updates both, MindSpore's view is a copy and keeps the old "
-                    f"values; take the view again after the update, or update the tensor that is read"))
+            if missed and self._read_later(i, reader, tuple(loop for loop in loops if loop not in bound)):
+                self.out.setdefault(line, (name, bool(makers & TORCH_ONLY_VIEWS), {target: (
+                    f"in-place update of {name} while {view} is a view of {base} and {reader} is read after "
+                    f"it: torch updates both; here {why}, and {reader} keeps the old values; take the view "
+                    f"again after the update, or update the tensor that is read") for target, why in missed.items()}))
                 return
 
     def _read_later(self, i: int, name: str, loops: tuple) -> bool:
@@ -236,6 +303,7 @@ class _Function:
         if isinstance(stmt, ast.Assign):
             self._reads(stmt.value, loops)
             base = _base_of(stmt.value, self.modules) if len(stmt.targets) == 1 else None
+            self.value_makers = view_makers(stmt.value, self.modules) if base is not None else frozenset()
             for target in stmt.targets:
                 if isinstance(target, ast.Subscript):
                     self._reads(target, loops)
@@ -245,11 +313,14 @@ class _Function:
             if stmt.value is not None:
                 self._reads(stmt.value, loops)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                self.value_makers = view_makers(stmt.value, self.modules)
                 self._bind(stmt.target.id, stmt.lineno, loops, _base_of(stmt.value, self.modules))
         else:
             self._reads(stmt, loops)
         if written is not None:
-            self.order.append(("write", written, stmt.lineno, loops, None))
+            kind = "aug" if isinstance(stmt, ast.AugAssign) else \
+                "item" if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript) else "method"
+            self.order.append(("write", written, stmt.lineno, loops, kind))
 
     def _targets(self, target, line: int, loops: tuple, base) -> None:
         if isinstance(target, ast.Name):
@@ -262,6 +333,8 @@ class _Function:
 
     def _bind(self, name: str, line: int, loops: tuple, base) -> None:
         self.order.append(("bind", name, line, loops, base))
+        if base is not None:
+            self.makers[name, line] = self.value_makers
 
     def _reads(self, node, loops: tuple) -> None:
         self.order.append(("reads", node, 0, loops, None))  # walked by run() when it may matter

@@ -944,9 +944,10 @@ class Converter:
         rewrote the write (``t.mul_(2)``) or knows the name holds a tensor (``t += 1``; a NumPy
         array's views stay views)."""
         line = self.walk_state.line
-        name, reason = self.facts.aliased_writes[line]
-        if line in self.walk_state.view_marked or not self.allows(VIEW_ALIAS) \
-                or new is small and not is_tensor(self, cst.Name(name)):
+        name, viewed_tensor, reasons = self.facts.aliased_writes[line]
+        reason = reasons.get(self.facts.target_name)
+        if reason is None or line in self.walk_state.view_marked or not self.allows(VIEW_ALIAS) \
+                or new is small and not viewed_tensor and not is_tensor(self, cst.Name(name)):
             return
         self.walk_state.view_marked.add(line)
         self.mark(small, VIEW_ALIAS, reason)

@@ -1,7 +1,8 @@
 """An in-place update of a tensor whose named view is read afterwards (or of the view, whose base
-is read afterwards) is marked MS907: torch's view shares the update, MindSpore's is a copy. The
-writes that no live view sees stay unmarked. Before/after pairs, then every case run on ms_core
-against torch: all agree (ms_core's views share their base's writes, as torch's do)."""
+is read afterwards) is marked MS907 on the targets whose converted code does not share it: ``t +=``
+(a new tensor on both), a view torch makes and the target copies (``detach`` on ms_core), and on
+MindSpore 2.10 a ``copy_`` into a strided view. The writes both targets share, and those no live
+view sees, stay unmarked. Before/after pairs, then every case run on ms_core against torch."""
 import textwrap
 
 import numpy as np
@@ -12,16 +13,44 @@ from tests.migrate.convert.helpers import HEADER, after
 
 MARK = "# migrate: MS907 "
 
+# source, the targets that mark it
 MARKED = {
+    "view_written_strided": ("""\
+        def f(t: torch.Tensor):
+            v = t[0]
+            v.add_(1)
+            return t
+        """, {"mindspore"}),
+    "augmented": ("""\
+        def f(t: torch.Tensor):
+            v = t.transpose(0, 1)
+            t += 1
+            return v
+        """, {"ms_core", "mindspore"}),
+    "augmented_untyped_torch_view": ("""\
+        def f(t):
+            v = t.unsqueeze(0)
+            t += 1
+            return v
+        """, {"ms_core", "mindspore"}),
+    "detached": ("""\
+        def f(t: torch.Tensor):
+            v = t.detach()
+            t.mul_(2)
+            return v
+        """, {"ms_core"}),
+}
+
+UNMARKED = {
     "base_written": """\
         def f(t: torch.Tensor):
             v = t.view(-1)
             t.mul_(2)
             return v
         """,
-    "view_written": """\
+    "view_written_contiguous": """\
         def f(t: torch.Tensor):
-            v = t[0]
+            v = t.view(-1)
             v.add_(1)
             return t
         """,
@@ -30,12 +59,6 @@ MARKED = {
             a, b = t.chunk(2)
             t[0] = 5.0
             return a
-        """,
-    "augmented": """\
-        def f(t: torch.Tensor):
-            v = t.detach()
-            t += 1
-            return v
         """,
     "in_a_loop": """\
         def f(t: torch.Tensor):
@@ -46,9 +69,6 @@ MARKED = {
                 t.add_(1)
             return torch.stack(out)
         """,
-}
-
-UNMARKED = {
     "view_not_read_after": """\
         def f(t: torch.Tensor):
             v = t.view(-1)
@@ -88,27 +108,30 @@ UNMARKED = {
 
 
 def test_a_write_a_live_view_misses_is_marked():
-    out = after(MARKED["base_written"])
+    out = after(MARKED["detached"][0])
     assert out == textwrap.dedent("""\
         def f(t: ms.Tensor):
-            v = ops.reshape(t, (-1,))
+            v = ops.stop_gradient(t)
             # migrate: MS907 in-place update of t while v is a view of t and v is read after it: torch \
-updates both, MindSpore's view is a copy and keeps the old values; take the view again after the update, or \
-update the tensor that is read
+updates both; here detach makes a copy, and v keeps the old values; take the view again after the update, \
+or update the tensor that is read
             t.copy_(t.copy().mul(2))
             return v
         """), out
 
 
 @pytest.mark.parametrize("name", sorted(MARKED))
-def test_marked(name):
-    out = after(MARKED[name])
-    assert out.count(MARK) == 1, out
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_marked(name, target):
+    source, targets = MARKED[name]
+    out = after(source, target)
+    assert out.count(MARK) == (target in targets), out
 
 
 @pytest.mark.parametrize("name", sorted(UNMARKED))
-def test_unmarked(name):
-    out = after(UNMARKED[name])
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_unmarked(name, target):
+    out = after(UNMARKED[name], target)
     assert MARK not in out, out
 
 
@@ -123,7 +146,7 @@ def test_a_numpy_arrays_views_are_left_alone():
 
 
 def test_converting_again_changes_nothing():
-    code = convert_source(HEADER + textwrap.dedent(MARKED["base_written"])).code
+    code = convert_source(HEADER + textwrap.dedent(MARKED["detached"][0])).code
     assert code.count(MARK) == 1
     assert convert_source(code).code == code
 
@@ -150,23 +173,17 @@ def test_unmarked_cases_compute_what_torch_computes(name):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-# `t += 1` rebinds t on ms_core, as on MindSpore 2.10 (a new Tensor; torch adds in place)
-REBINDS = {"augmented"}
-
-
-@pytest.mark.parametrize("name", sorted(set(MARKED) - REBINDS))
-def test_marked_writes_into_views_compute_what_torch_computes_on_ms_core(name):
+@pytest.mark.parametrize("name", sorted(MARKED))
+def test_marked_cases_differ_on_ms_core_only_where_marked(name):
     """ms_core's views share their base's writes, as torch's do (tests/ms_core/test_view_writes.py):
-    on ms_core these marked writes give torch's values too. The marker is for MindSpore 2.10, whose
-    CPU copy_ into a strided view leaves the base as it was."""
-    got, want = _run(MARKED[name])
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("name", sorted(REBINDS))
-def test_marked_rebinding_updates_differ(name):
-    got, want = _run(MARKED[name])
-    assert got.shape != want.shape or not np.allclose(got, want), (got, want)
+    a case marked for MindSpore only gives torch's values on ms_core; one marked on ms_core
+    (`t += 1` binds a new tensor; `detach` is a copy) does not."""
+    source, targets = MARKED[name]
+    got, want = _run(source)
+    if "ms_core" in targets:
+        assert got.shape != want.shape or not np.allclose(got, want), (got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def test_a_view_function_of_an_imported_module_views_its_first_argument():
@@ -187,9 +204,9 @@ def test_a_view_function_of_an_imported_module_views_its_first_argument():
 
         def viewed(t, s):
             v = ops.reshape(t, (-1,))
-            t.mul_(s)
+            t += s
             return v
         """)
     found = aliased_writes(ast.parse(code))
-    assert list(found) == [11], found   # only t.mul_ while v = ops.reshape(t, ...) is read after
-    assert found[11][1].startswith("in-place update of t while v is a view of t and v is read after it")
+    assert list(found) == [11], found   # only t += s while v = ops.reshape(t, ...) is read after
+    assert found[11][2]["ms_core"].startswith("in-place update of t while v is a view of t and v is read after it")
