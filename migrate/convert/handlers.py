@@ -18,7 +18,7 @@ from migrate.convert.cst import ast_statements, attribute, code_of, dotted, pars
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     attention_inputs_by_position, attention_without_weights, conv_geometry_write, known_layer, layer_attribute,
-    layer_base, layer_forward_call, narrowing_classes, note_layer_class,
+    layer_base, layer_forward_call, narrowing_classes, note_layer_class, tree_items,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.package_classes import MODULE_BASES
@@ -1099,12 +1099,12 @@ def on_for(converter, node: cst.For):
         node = node.with_changes(iter=new_iter, target=new_target)
         return node.with_changes(body=converter.walk(node.body),
                                  orelse=converter.walk(node.orelse) if node.orelse else None)
-    name, kind = _loop_item(converter, node)
+    name, kinds = _loop_item(converter, node)
     scope = converter.scope
-    if kind is None or scope is None:
+    if kinds is None or scope is None:
         return converter.generic(node)
     old = scope.narrow.get(name)
-    scope.narrow[name] = [kind]  # `for m in self.blocks: m.weight`: m is an item of the container
+    scope.narrow[name] = kinds  # `for m in self.blocks: m.weight`: m is an item of the container
     try:
         return converter.generic(node)
     finally:
@@ -1114,8 +1114,8 @@ def on_for(converter, node: cst.For):
             scope.narrow[name] = old
 
 
-def _loop_item(converter, node: cst.For) -> tuple[str | None, str | None]:
-    """(the loop variable, its torch layer class) for ``for m in self.items``, ``for i, m in
+def _loop_item(converter, node: cst.For) -> tuple[str | None, list | None]:
+    """(the loop variable, its torch layer classes) for ``for m in self.items``, ``for i, m in
     enumerate(self.items)`` or ``for m in self.table.values()`` over a container whose items are all one class,
     the container an attribute of self or a local (``tables = nn.ModuleDict({...})``); (None, None) else."""
     it, target = node.iter, node.target
@@ -1133,7 +1133,11 @@ def _loop_item(converter, node: cst.For) -> tuple[str | None, str | None]:
         kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{it.attr.value}[]")
     else:
         kind = None
-    return (target.value, kind) if kind is not None else (None, None)
+    kinds = [kind] if kind is not None else None
+    if kinds is None and isinstance(it, cst.Attribute):
+        # self.tables, bound to another module's function's ModuleDict of Embeddings (the tree's classes)
+        kinds = tree_items(it.attr.value) or None
+    return (target.value, kinds) if kinds is not None else (None, None)
 
 
 def on_if(converter, node: cst.If):
