@@ -77,7 +77,9 @@ ASSUMED_CELL = node_rule(
 FORWARD = node_rule(
     "MS102", "forward_to_construct",
     "Replace a Cell's def forward / super().forward(x) with def construct / super().construct(x), and "
-    "net.forward(x) on a receiver the walk cannot type where no plain class of the file defines forward.",
+    "net.forward(x) on a receiver the walk cannot type where no plain class of the file defines forward; "
+    "a module's forward read or replaced as a value (orig = m.forward; m.forward = f; setattr(m, 'forward', f)) "
+    "is its construct, which a Cell's call runs (MindSpore 2.10 PyNative honours an instance's construct).",
     examples=[
     ("class M(nn.Module):\n"
      "    def forward(self, x):\n"
@@ -89,6 +91,16 @@ FORWARD = node_rule(
      "    return net.forward(x)\n",
      "def features(net, x):\n"
      "    return net.construct(x)\n"),
+    ("def traced(module):\n"
+     "    original = module.forward\n"
+     "    def forward(*args):\n"
+     "        return original(*args) * 2\n"
+     "    module.forward = forward\n",
+     "def traced(module):\n"
+     "    original = module.construct\n"
+     "    def forward(*args):\n"
+     "        return original(*args) * 2\n"
+     "    module.construct = forward\n"),
 ])
 MODULES_LOOP = node_rule(
     "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.", examples=[
@@ -283,6 +295,8 @@ def on_call(converter, node: cst.Call):
             new = lookup_call(converter, node)
             if new is not None:
                 return new
+        if isinstance(func, cst.Name) and func.value in _ATTRIBUTE_FUNCTIONS:
+            node = _forward_by_name(converter, node)
         walked = converter.generic(node)
         return module_iterator(converter, node, walked) or walked
     if q.rsplit(".", 1)[0] in VERSION_NAMES:
@@ -683,10 +697,8 @@ def on_plain_attribute(converter, node: cst.Attribute):
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
     value = fit(node, "value", converter.walk(node.value))
     attr = node.attr.value
-    new = layer_attribute(converter, node, value)
-    if new is not None:
-        return new
-    new = _finfo_number(converter, node, value)
+    new = layer_attribute(converter, node, value) or _forward_as_value(converter, node, value) \
+        or _finfo_number(converter, node, value)
     if new is not None:
         return new
     if attr == "apply" and isinstance(node.value, cst.Name) \
@@ -908,6 +920,49 @@ def _forward_of_a_module(converter, recv0, earlier) -> bool:
     if isinstance(recv0, cst.Name) and recv0.value in converter.walk_state.function_classes:
         return False
     return not is_tensor(converter, recv0)
+
+
+def _forward_of_a_module_as_value(converter, recv0) -> bool:
+    """``recv0.forward`` read or assigned (not called) where ``recv0`` is a module: known to be
+    one, or untyped in a torch file where no plain class defines forward (as for a call)."""
+    if not converter.walk_state.aliases or not converter.allows(FORWARD.id):
+        return False
+    if is_module(converter, recv0):
+        return True
+    if isinstance(recv0, cst.Name) and recv0.value == "self":
+        return False  # self of a plain class
+    return _forward_of_a_module(converter, recv0, None)
+
+
+def _forward_as_value(converter, node: cst.Attribute, value) -> cst.Attribute | None:
+    """``m.forward`` read or assigned, not called, on a module (``value``: ``m`` converted):
+    ``m.construct``; None otherwise."""
+    if node.attr.value != "forward" or not _forward_of_a_module_as_value(converter, node.value):
+        return None
+    new = node.with_changes(value=value, attr=cst.Name("construct"))
+    converter.record(node, new, FORWARD.id, "exact" if is_module(converter, node.value) else "approximate",
+                     f"{code_of(node)} as a value: a Cell's forward is its construct, which its call runs")
+    return new
+
+
+# builtins that name an attribute by a string: setattr(m, 'forward', f) is m.forward = f
+_ATTRIBUTE_FUNCTIONS = ("setattr", "getattr", "hasattr", "delattr")
+
+
+def _forward_by_name(converter, node: cst.Call) -> cst.Call:
+    """``setattr(m, 'forward', f)`` / ``getattr(m, 'forward')`` on a module (see
+    :func:`_forward_of_a_module_as_value`): the name ``'construct'``; ``node`` itself otherwise."""
+    args = node.args
+    if len(args) < 2 or any(a.keyword is not None or a.star for a in args[:2]) \
+            or not isinstance(args[1].value, cst.SimpleString) or args[1].value.evaluated_value != "forward" \
+            or not _forward_of_a_module_as_value(converter, args[0].value):
+        return node
+    quote = args[1].value.quote
+    new = node.with_changes(args=[args[0], args[1].with_changes(value=cst.SimpleString(f"{quote}construct{quote}")),
+                                  *args[2:]])
+    converter.record(node, new, FORWARD.id, "exact" if is_module(converter, args[0].value) else "approximate",
+                     f"{node.func.value}(..., 'forward'): a Cell's forward is its construct, which its call runs")
+    return new
 
 
 _PLAIN_CLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*(?:\([ \t]*(?:object[ \t]*)?\)[ \t]*)?:", re.M)
