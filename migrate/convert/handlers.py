@@ -38,6 +38,7 @@ from migrate.convert.rules.hub import load_into_module
 from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
 from migrate.convert.rules.optim import OPTIMIZER_BASES, optimizer_bases
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
+from migrate.convert.rules.torchfn import CONSTRAINTS, constraint_reference
 from migrate.convert.rules.recompute import NOTHING, rewrite_block, rewrite_recomputed
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
@@ -242,8 +243,9 @@ def on_reference(converter, node, q: str):
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)
-    if entry is not None and entry.rule == "backend_flag":
-        new = flag_reading(converter, node, q)
+    if entry is not None and entry.rule == "backend_flag" or q.startswith(CONSTRAINTS):
+        new = flag_reading(converter, node, q) if entry is not None and entry.rule == "backend_flag" else \
+            constraint_reference(converter, node, q)
         if new is not None:
             return new
     if entry is not None and entry.target and entry.label != "unsupported" \
@@ -305,6 +307,9 @@ def on_call(converter, node: cst.Call):
     args = _walk_arguments(converter, node, q)
     walked = node if args is node.args else node.with_changes(args=args)
     entry = converter.facts.tables.get(q)
+    method = constraint_reference(converter, node.func, q) if entry is None and q.startswith(CONSTRAINTS) else None
+    if method is not None:
+        return walked.with_changes(func=method)  # constraints.positive.check(x)
     if entry is None:
         return keep_original(converter, node, start, "MS901", f"{q} has no mapping")
     new = container_call(converter, node, walked, q)
