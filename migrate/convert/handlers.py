@@ -24,8 +24,8 @@ from migrate.convert.names import function_locals
 from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method, track_added_child,
-    track_assign, type_of,
+    installed_submodule, is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method,
+    track_added_child, track_assign, type_of,
 )
 from migrate.runtime.values import LAYER_ATTR_NAMES, LAYER_GEOMETRY
 from migrate.convert.owned import owned_tensors
@@ -536,8 +536,8 @@ def on_method(converter, node: cst.Call):
         return function_apply(converter, node, walked)
     if isinstance(recv0, cst.Name) and recv0.value in converter.facts.imported \
             and not (converter.scope is not None and recv0.value in converter.scope.shadowed) \
-            or _in_target_module(converter, recv0):
-        return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
+            or _in_target_module(converter, recv0) or installed_submodule(converter, recv0):
+        return walked  # `ops.unsqueeze(...)`, `np.split(...)`, `np.linalg.norm(...)`: a module's function
     if name == "forward" and converter.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and converter.allows(FORWARD.id):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
