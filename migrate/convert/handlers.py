@@ -777,6 +777,22 @@ def on_plain_attribute(converter, node: cst.Attribute):
     return node if value is node.value else node.with_changes(value=value)
 
 
+def removed_parameter(converter, node: cst.Del) -> None:
+    """Mark (MS921) ``del m._parameters[k]`` in a torch file: torch code removes a parameter to set a
+    computed tensor under its name (torchnlp's weight drop: ``setattr(m, 'weight_hh_l0', dropout(raw))``
+    before each forward), which torch's RNN layers read through their flat-weights list; MindSpore's
+    RNN layers read their ParameterTuples and an Embedding its embedding_table, so the tensor is not
+    used there and the model computes with the removed parameter, silently."""
+    target = node.target
+    if converter.walk_state.aliases and isinstance(target, cst.Subscript) \
+            and isinstance(target.value, cst.Attribute) and target.value.attr.value == "_parameters":
+        converter.mark(node, "MS921", f"del {code_of(target)}: a tensor set in the parameter's place is read by "
+                                      "torch's layers; MindSpore's RNN layers read their weights from "
+                                      "w_ih_list / w_hh_list, an Embedding from embedding_table (nn.Dense and "
+                                      "nn.Conv2d read self.weight): check that the layer reads it, or compute with "
+                                      "the tensor explicitly")
+
+
 def named_tuple_field(converter, node: cst.Attribute, value):
     """Apply MS137 to ``call(...).values``/``.indices`` (``value``: the call converted), or None."""
     func = node.value.func

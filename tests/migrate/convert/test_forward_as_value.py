@@ -106,3 +106,25 @@ def hook(step, net):
     fn = net.construct
     return original, fn
 """
+
+
+def test_a_parameter_removed_for_a_computed_tensor_is_marked():
+    """torchnlp's weight drop removes an LSTM's weight_hh_l0 from its parameters and sets a computed
+    tensor under that name before each forward; torch's RNN layers read it (their flat-weights list),
+    MindSpore's read their ParameterTuples, so the converted LSTM computes with the removed parameter:
+    marked (MS921), never silent; converting again keeps it once."""
+    src = """\
+import torch
+from torch import nn
+
+
+def drop_weights(module, names, p):
+    for name in names:
+        raw = getattr(module, name)
+        del module._parameters[name]
+        module.register_parameter(name + "_raw", nn.Parameter(raw))
+"""
+    code = convert_source(src).code
+    assert "# migrate: MS921 del module._parameters[name]: a tensor set in the parameter's place" in code, code
+    assert "del module._params[name]" in code
+    assert convert_source(code).code == code
