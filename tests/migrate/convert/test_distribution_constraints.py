@@ -81,9 +81,28 @@ class Angle:
     vectors = constraints.independent(constraints.real, 1)
 
 
+class Even(constraints.Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return value % 2 == 0
+
+
+class Box:
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+
 def valid(x):
-    return (Angle.domain.check(x) & constraints.positive.check(x), Angle.vectors.check(x),
-            Angle.vectors.event_dim + constraints.real_vector.event_dim)
+    return (Angle.domain.check(x) & constraints.positive.check(x), Angle.vectors.check(x), Even().check(x),
+            Box(-1.0, 1.0).support.check(x),
+            Angle.vectors.event_dim + constraints.real_vector.event_dim,
+            constraints.is_dependent(Box.support), constraints.is_dependent(Angle.domain), repr(Even()),
+            Box.support.event_dim)
 """
 
 
@@ -93,9 +112,9 @@ def test_converted_constraints_run_as_torch_without_it():
     assert "domain = TorchConstraints.interval(0, math.pi)" in code and "torch" not in code.replace(
         "migrate_runtime", ""), code
     tns, cns = both_sides(SRC, "TorchConstraints.positive.check(x)")
-    x = np.array([[0.5, 3.5], [-1.0, 2.0], [np.nan, 1.0]], np.float32)
+    x = np.array([[0.5, 3.5], [-1.0, 2.0], [np.nan, 1.0], [4.0, -0.5]], np.float32)
     want = tns["valid"](torch.from_numpy(x))
     got = cns["valid"](ms.Tensor(x))
-    for g, w in zip(got[:2], want[:2]):
+    for g, w in zip(got[:4], want[:4]):
         np.testing.assert_array_equal(g.asnumpy(), w.numpy())
-    assert got[2] == want[2] == 2
+    assert got[4:] == want[4:] == (2, True, False, "ven()", 0)
