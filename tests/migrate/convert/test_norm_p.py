@@ -19,7 +19,8 @@ import torch
 def norms(x):
     return [x.norm(p=1, dim=-1, keepdim=True), torch.norm(x, float('inf'), dim=1), x.norm(p=math.inf),
             x.norm(3), x.norm(p=-math.inf, dim=(0, 1)), x.norm(p=0), x.norm(p=-1, dim=0),
-            torch.norm(x, p=1, dim=0, dtype=torch.float64), x.norm(p=1.5), x.norm(2, dim=1), x.norm()]
+            torch.norm(x, p=1, dim=0, dtype=torch.float64), x.norm(p=1.5), x.norm(2, dim=1), x.norm(),
+            x.norm(p='fro', dim=(0, 1), keepdim=True), torch.norm(x, 2, dim=-1, keepdim=True)]
 
 
 def loss(x):
