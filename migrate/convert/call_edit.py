@@ -25,6 +25,11 @@ def literal(node: cst.BaseExpression | None):
     return ast.literal_eval(code_of(node))
 
 
+def _none(node) -> bool:
+    """``node`` is the literal ``None``."""
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def is_literal(node) -> bool:
     """True when ``node`` is a literal (number, string, tuple of literals, None, bool)."""
     try:
@@ -254,6 +259,11 @@ class CallEdit:
                 name = numpy_alias(self.entry, arg.keyword.value, names)
                 if name not in names and any(p.kwargs for p in params):
                     self.kwargs_args.append(arg)
+                    continue
+                if name == "out" and "out" not in names and _none(arg.value) and self.entry.torch.startswith("torch."):
+                    # torch's functions take out=; out=None, its default, writes nowhere (deepctr's
+                    # torch.mean(x, dim=-1, out=None)): nothing to translate
+                    self.note("out=None: torch's default (the result is returned)")
                     continue
                 if name not in names:
                     raise BindError(f"unknown argument {name}=")

@@ -18,14 +18,14 @@ from migrate.convert.cst import ast_statements, attribute, code_of, dotted, pars
 from migrate.convert import einops_calls
 from migrate.convert.layer_attributes import (
     attention_inputs_by_position, attention_without_weights, conv_geometry_write, known_layer, layer_attribute,
-    layer_base, layer_forward_call, narrowing_classes, note_layer_class,
+    layer_base, layer_forward_call, narrowing_classes, note_layer_class, tree_items,
 )
 from migrate.convert.names import function_locals
 from migrate.convert.package_classes import MODULE_BASES
 from migrate.convert.module_state import module_iterator, parameter_paths
 from migrate.convert.receivers import (
-    is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method, track_added_child,
-    track_assign, type_of,
+    installed_submodule, is_module, is_param, is_self, is_tensor, torch_keywords, torch_only_method,
+    track_added_child, track_assign, type_of,
 )
 from migrate.runtime.values import LAYER_ATTR_NAMES, LAYER_GEOMETRY
 from migrate.convert.owned import owned_tensors
@@ -38,6 +38,7 @@ from migrate.convert.rules.hub import load_into_module
 from migrate.convert.rules.norm_bases import NORM_BASES, norm_base_classes
 from migrate.convert.rules.optim import OPTIMIZER_BASES, optimizer_bases
 from migrate.convert.rules.runtime import flag_assignment, flag_reading, removed_decorator
+from migrate.convert.rules.torchfn import CONSTRAINTS, constraint_reference
 from migrate.convert.rules.recompute import NOTHING, rewrite_block, rewrite_recomputed
 from migrate.convert.rules.autograd_function import (
     AUTOGRAD_FUNCTION, FUNCTION_APPLY, function_apply, rewrite_function_class,
@@ -77,7 +78,9 @@ ASSUMED_CELL = node_rule(
 FORWARD = node_rule(
     "MS102", "forward_to_construct",
     "Replace a Cell's def forward / super().forward(x) with def construct / super().construct(x), and "
-    "net.forward(x) on a receiver the walk cannot type where no plain class of the file defines forward.",
+    "net.forward(x) on a receiver the walk cannot type where no plain class of the file defines forward; "
+    "a module's forward read or replaced as a value (orig = m.forward; m.forward = f; setattr(m, 'forward', f)) "
+    "is its construct, which a Cell's call runs (MindSpore 2.10 PyNative honours an instance's construct).",
     examples=[
     ("class M(nn.Module):\n"
      "    def forward(self, x):\n"
@@ -89,6 +92,16 @@ FORWARD = node_rule(
      "    return net.forward(x)\n",
      "def features(net, x):\n"
      "    return net.construct(x)\n"),
+    ("def traced(module):\n"
+     "    original = module.forward\n"
+     "    def forward(*args):\n"
+     "        return original(*args) * 2\n"
+     "    module.forward = forward\n",
+     "def traced(module):\n"
+     "    original = module.construct\n"
+     "    def forward(*args):\n"
+     "        return original(*args) * 2\n"
+     "    module.construct = forward\n"),
 ])
 MODULES_LOOP = node_rule(
     "MS104", "modules_loop", "Replace `for m in net.modules()` with `for _, m in net.cells_and_names()`.", examples=[
@@ -232,8 +245,9 @@ def on_reference(converter, node, q: str):
         converter.record(node, new, DEVICE_CLASS.id, "transformed", "a converted device is None")
         return new
     entry = converter.facts.tables.get(q)
-    if entry is not None and entry.rule == "backend_flag":
-        new = flag_reading(converter, node, q)
+    if entry is not None and entry.rule == "backend_flag" or q.startswith(CONSTRAINTS):
+        new = flag_reading(converter, node, q) if entry is not None and entry.rule == "backend_flag" else \
+            constraint_reference(converter, node, q)
         if new is not None:
             return new
     if entry is not None and entry.target and entry.label != "unsupported" \
@@ -285,6 +299,8 @@ def on_call(converter, node: cst.Call):
             new = lookup_call(converter, node)
             if new is not None:
                 return new
+        if isinstance(func, cst.Name) and func.value in _ATTRIBUTE_FUNCTIONS:
+            node = _forward_by_name(converter, node)
         walked = converter.generic(node)
         return module_iterator(converter, node, walked) or walked
     if q.rsplit(".", 1)[0] in VERSION_NAMES:
@@ -293,6 +309,9 @@ def on_call(converter, node: cst.Call):
     args = _walk_arguments(converter, node, q)
     walked = node if args is node.args else node.with_changes(args=args)
     entry = converter.facts.tables.get(q)
+    method = constraint_reference(converter, node.func, q) if entry is None and q.startswith(CONSTRAINTS) else None
+    if method is not None:
+        return walked.with_changes(func=method)  # constraints.positive.check(x)
     if entry is None:
         return keep_original(converter, node, start, "MS901", f"{q} has no mapping")
     new = container_call(converter, node, walked, q)
@@ -519,8 +538,8 @@ def on_method(converter, node: cst.Call):
         return function_apply(converter, node, walked)
     if isinstance(recv0, cst.Name) and recv0.value in converter.facts.imported \
             and not (converter.scope is not None and recv0.value in converter.scope.shadowed) \
-            or _in_target_module(converter, recv0):
-        return walked  # `ops.unsqueeze(...)`, `np.split(...)`: a module's function, not a method
+            or _in_target_module(converter, recv0) or installed_submodule(converter, recv0):
+        return walked  # `ops.unsqueeze(...)`, `np.split(...)`, `np.linalg.norm(...)`: a module's function
     if name == "forward" and converter.in_cell and isinstance(recv0, cst.Call) and \
             isinstance(recv0.func, cst.Name) and recv0.func.value == "super" and converter.allows(FORWARD.id):
         new = walked.with_changes(func=walked.func.with_changes(attr=cst.Name("construct")))
@@ -685,10 +704,8 @@ def on_plain_attribute(converter, node: cst.Attribute):
     ``.values``/``.indices`` of torch's named tuples; a tensor's ``.data``/``.device``."""
     value = fit(node, "value", converter.walk(node.value))
     attr = node.attr.value
-    new = layer_attribute(converter, node, value)
-    if new is not None:
-        return new
-    new = _finfo_number(converter, node, value)
+    new = layer_attribute(converter, node, value) or _forward_as_value(converter, node, value) \
+        or _finfo_number(converter, node, value)
     if new is not None:
         return new
     if attr == "apply" and isinstance(node.value, cst.Name) \
@@ -760,6 +777,22 @@ def on_plain_attribute(converter, node: cst.Attribute):
                     "`.data` is not needed: nothing is recorded outside grad")
         return value
     return node if value is node.value else node.with_changes(value=value)
+
+
+def removed_parameter(converter, node: cst.Del) -> None:
+    """Mark (MS921) ``del m._parameters[k]`` in a torch file: torch code removes a parameter to set a
+    computed tensor under its name (torchnlp's weight drop: ``setattr(m, 'weight_hh_l0', dropout(raw))``
+    before each forward), which torch's RNN layers read through their flat-weights list; MindSpore's
+    RNN layers read their ParameterTuples and an Embedding its embedding_table, so the tensor is not
+    used there and the model computes with the removed parameter, silently."""
+    target = node.target
+    if converter.walk_state.aliases and isinstance(target, cst.Subscript) \
+            and isinstance(target.value, cst.Attribute) and target.value.attr.value == "_parameters":
+        converter.mark(node, "MS921", f"del {code_of(target)}: a tensor set in the parameter's place is read by "
+                                      "torch's layers; MindSpore's RNN layers read their weights from "
+                                      "w_ih_list / w_hh_list, an Embedding from embedding_table (nn.Dense and "
+                                      "nn.Conv2d read self.weight): check that the layer reads it, or compute with "
+                                      "the tensor explicitly")
 
 
 def named_tuple_field(converter, node: cst.Attribute, value):
@@ -911,6 +944,49 @@ def _forward_of_a_module(converter, recv0, earlier) -> bool:
     if isinstance(recv0, cst.Name) and recv0.value in converter.walk_state.function_classes:
         return False
     return not is_tensor(converter, recv0)
+
+
+def _forward_of_a_module_as_value(converter, recv0) -> bool:
+    """``recv0.forward`` read or assigned (not called) where ``recv0`` is a module: known to be
+    one, or untyped in a torch file where no plain class defines forward (as for a call)."""
+    if not converter.walk_state.aliases or not converter.allows(FORWARD.id):
+        return False
+    if is_module(converter, recv0):
+        return True
+    if isinstance(recv0, cst.Name) and recv0.value == "self":
+        return False  # self of a plain class
+    return _forward_of_a_module(converter, recv0, None)
+
+
+def _forward_as_value(converter, node: cst.Attribute, value) -> cst.Attribute | None:
+    """``m.forward`` read or assigned, not called, on a module (``value``: ``m`` converted):
+    ``m.construct``; None otherwise."""
+    if node.attr.value != "forward" or not _forward_of_a_module_as_value(converter, node.value):
+        return None
+    new = node.with_changes(value=value, attr=cst.Name("construct"))
+    converter.record(node, new, FORWARD.id, "exact" if is_module(converter, node.value) else "approximate",
+                     f"{code_of(node)} as a value: a Cell's forward is its construct, which its call runs")
+    return new
+
+
+# builtins that name an attribute by a string: setattr(m, 'forward', f) is m.forward = f
+_ATTRIBUTE_FUNCTIONS = ("setattr", "getattr", "hasattr", "delattr")
+
+
+def _forward_by_name(converter, node: cst.Call) -> cst.Call:
+    """``setattr(m, 'forward', f)`` / ``getattr(m, 'forward')`` on a module (see
+    :func:`_forward_of_a_module_as_value`): the name ``'construct'``; ``node`` itself otherwise."""
+    args = node.args
+    if len(args) < 2 or any(a.keyword is not None or a.star for a in args[:2]) \
+            or not isinstance(args[1].value, cst.SimpleString) or args[1].value.evaluated_value != "forward" \
+            or not _forward_of_a_module_as_value(converter, args[0].value):
+        return node
+    quote = args[1].value.quote
+    new = node.with_changes(args=[args[0], args[1].with_changes(value=cst.SimpleString(f"{quote}construct{quote}")),
+                                  *args[2:]])
+    converter.record(node, new, FORWARD.id, "exact" if is_module(converter, args[0].value) else "approximate",
+                     f"{node.func.value}(..., 'forward'): a Cell's forward is its construct, which its call runs")
+    return new
 
 
 _PLAIN_CLASS = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*(?:\([ \t]*(?:object[ \t]*)?\)[ \t]*)?:", re.M)
@@ -1126,12 +1202,12 @@ def on_for(converter, node: cst.For):
         node = node.with_changes(iter=new_iter, target=new_target)
         return node.with_changes(body=converter.walk(node.body),
                                  orelse=converter.walk(node.orelse) if node.orelse else None)
-    name, kind = _loop_item(converter, node)
+    name, kinds = _loop_item(converter, node)
     scope = converter.scope
-    if kind is None or scope is None:
+    if kinds is None or scope is None:
         return converter.generic(node)
     old = scope.narrow.get(name)
-    scope.narrow[name] = [kind]  # `for m in self.blocks: m.weight`: m is an item of the container
+    scope.narrow[name] = kinds  # `for m in self.blocks: m.weight`: m is an item of the container
     try:
         return converter.generic(node)
     finally:
@@ -1141,8 +1217,8 @@ def on_for(converter, node: cst.For):
             scope.narrow[name] = old
 
 
-def _loop_item(converter, node: cst.For) -> tuple[str | None, str | None]:
-    """(the loop variable, its torch layer class) for ``for m in self.items``, ``for i, m in
+def _loop_item(converter, node: cst.For) -> tuple[str | None, list | None]:
+    """(the loop variable, its torch layer classes) for ``for m in self.items``, ``for i, m in
     enumerate(self.items)`` or ``for m in self.table.values()`` over a container whose items are all one class,
     the container an attribute of self or a local (``tables = nn.ModuleDict({...})``); (None, None) else."""
     it, target = node.iter, node.target
@@ -1160,7 +1236,11 @@ def _loop_item(converter, node: cst.For) -> tuple[str | None, str | None]:
         kind = converter.walk_state.class_attrs.get(converter.class_scope.name, {}).get(f"{it.attr.value}[]")
     else:
         kind = None
-    return (target.value, kind) if kind is not None else (None, None)
+    kinds = [kind] if kind is not None else None
+    if kinds is None and isinstance(it, cst.Attribute):
+        # self.tables, bound to another module's function's ModuleDict of Embeddings (the tree's classes)
+        kinds = tree_items(it.attr.value) or None
+    return (target.value, kinds) if kinds is not None else (None, None)
 
 
 def on_if(converter, node: cst.If):

@@ -14,7 +14,7 @@ import libcst as cst
 
 from mappings import load_attributes
 from migrate.convert.package_layers import LAYER_ATTRIBUTES
-from migrate.convert.receivers import type_of
+from migrate.convert.receivers import constant_index, type_of
 from migrate.convert.registry import node_rule
 from migrate.convert.rules.norm_bases import NORM_BASES
 from migrate.convert.torch_signature import signatures
@@ -170,10 +170,21 @@ def _kinds(converter, node) -> list[str] | None:
 
 def _held_by_the_tree(node) -> list[str]:
     """``<untyped>.tok_embeddings``: the layer classes the tree's classes bind that attribute name
+    to; ``<untyped>.tables[k]`` / ``.blocks[0]``: those of the items of the containers they bind it
     to (package_layers; nothing outside a directory run)."""
     if isinstance(node, cst.Attribute):
         return list(LAYER_ATTRIBUTES.get().get(node.attr.value, ()))
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute):
+        return tree_items(node.value.attr.value, constant_index(node))
     return []
+
+
+def tree_items(attr: str, index: int | None = None) -> list[str]:
+    """The layer classes of the items (the item at ``index``, else any item) of the containers the
+    tree's classes bind the attribute name ``attr`` to (package_layers); [] when not known."""
+    held = LAYER_ATTRIBUTES.get()
+    found = held.get(f"{attr}[{index}]") if index is not None else None
+    return list(found or held.get(f"{attr}[]", ()))
 
 
 def known_layer(converter, node) -> bool:

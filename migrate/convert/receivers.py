@@ -6,7 +6,9 @@ modules; these functions answer from what the walk has seen so far (the scopes o
 """
 from __future__ import annotations
 
+import functools
 import re
+from pathlib import Path
 
 import libcst as cst
 
@@ -526,3 +528,60 @@ def _dict_items(node) -> list:
         return [(el.key.evaluated_value, el.value) for el in node.elements
                 if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString)]
     return []
+
+
+_PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*(?:#.*)?$")
+_PLAIN_IMPORTS: list = [None, {}]  # (the lines of the file being converted, {local name: module})
+
+
+def _plain_imports(converter) -> dict[str, str]:
+    """{local name: module} of the file's one-module ``import numpy as np`` / ``import scipy`` lines
+    (a name bound to a module, never to a value), once a file."""
+    lines = converter.facts.src_lines
+    if _PLAIN_IMPORTS[0] is not lines:
+        found = {}
+        for line in lines:
+            m = _PLAIN_IMPORT.match(line)
+            if m is not None:
+                module, local = m.group(1), m.group(2)
+                found[local or module.split(".")[0]] = module if local else module.split(".")[0]
+        _PLAIN_IMPORTS[:] = [lines, found]
+    return _PLAIN_IMPORTS[1]
+
+
+def installed_submodule(converter, recv) -> bool:
+    """``np.linalg`` in ``np.linalg.norm(x)``: a submodule, found on disk, of an installed package that the file
+    imports whole (``import numpy as np``); its functions are never tensor methods (piq's
+    ``np.linalg.norm(v, axis=0)`` was taken for Tensor.norm and marked). Nothing is imported to decide."""
+    chain = dotted(recv) if isinstance(recv, cst.Attribute) else None
+    if chain is None:
+        return False
+    root, *parts = chain.split(".")
+    module = _plain_imports(converter).get(root)
+    if module is None or root in converter.walk_state.aliases or root not in converter.facts.imported \
+            or converter.scope is not None and root in converter.scope.shadowed:
+        return False
+    return _is_submodule(module, tuple(parts))
+
+
+@functools.lru_cache(maxsize=256)
+def _is_submodule(package: str, parts: tuple) -> bool:
+    """Whether ``package.<parts>`` is a module of the installed ``package`` (its files looked up
+    from the package's spec; the package itself is not imported)."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(package) if "." not in package else None
+    except (ImportError, ValueError):
+        return False
+    where = list(spec.submodule_search_locations or ()) if spec is not None else []
+    for part in parts:
+        found = []
+        for base in where:
+            folder = Path(base) / part
+            if folder.is_dir():
+                found.append(str(folder))
+            elif any(Path(base).glob(f"{part}.py")) or any(Path(base).glob(f"{part}.*.so")) \
+                    or any(Path(base).glob(f"{part}.*.pyd")):
+                return part == parts[-1]  # a module file: nothing below it is a module
+        where = found
+    return bool(where) and bool(parts)

@@ -94,6 +94,8 @@ MARKERS = {
     "MS918": "torch layer attribute that MindSpore's layer does not hold in torch's form",
     "MS919": "code inside an f-string whose conversion would need the f-string's quotes or a backslash",
     "MS920": "statement whose conversion would nest brackets deeper than its already deep input",
+    "MS921": "a parameter removed from a module to put a computed tensor in its place (weight reparametrisation): "
+             "a MindSpore layer may not read it there",
     "MS951": "gradients read or changed between backward() and step(): not rewritten",
     "MS952": "backward() with retain_graph/create_graph/gradient arguments: not rewritten",
     "MS953": "training step whose structure the rules cannot follow: not rewritten",

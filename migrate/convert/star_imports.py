@@ -250,7 +250,9 @@ _NOTHING = ast.Constant(None)
 def self_assignments(node: ast.ClassDef) -> list:
     """What a summary keeps of a class body (package_layers reads it): ``self.<name> = <callee>()``
     for each assignment to an attribute of ``self`` in its methods, the callee as written and the
-    arguments dropped; the value ``None`` when it is not a call of a name or attribute chain."""
+    arguments dropped (a container's items kept: :func:`_built`); the value ``None`` when it is not a
+    call of a name or attribute chain; ``self.<name> += None`` where a method grows or changes the
+    container it holds in place (``self.d[k] = ...``, ``self.blocks.append(...)``)."""
     out = []
     for method in node.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -265,17 +267,74 @@ def self_assignments(node: ast.ClassDef) -> list:
                     and isinstance(value.func, (ast.Name, ast.Attribute))
                 for a in _unpacked(t):
                     if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name) and a.value.id == "self":
-                        out.append(ast.Assign(targets=[a], value=ast.Call(func=value.func, args=[], keywords=[])
-                                              if called and a is t else _NOTHING))
+                        out.append(ast.Assign(targets=[a], value=_built(value) if called and a is t else _NOTHING))
+            grown = _grown(st)
+            if isinstance(grown, ast.Attribute) and isinstance(grown.value, ast.Name) and grown.value.id == "self":
+                out.append(ast.AugAssign(target=grown, op=ast.Add(), value=_NOTHING))
     return out
+
+
+# a module's methods that return the module itself (``return table.to(device)``)
+_RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval",
+                           "requires_grad_", "apply"})
+# a container's methods that grow or change it in place
+_GROWS = frozenset({"append", "extend", "insert", "update", "add_module", "register_module", "pop", "setdefault"})
+
+
+def _grown(st):
+    """The container expression the statement ``st`` grows or changes in place (``d[k] = v``,
+    ``d.append(m)``, ``del d[k]``), or None."""
+    if isinstance(st, (ast.Assign, ast.AugAssign, ast.Delete)):
+        for t in st.targets if isinstance(st, (ast.Assign, ast.Delete)) else [st.target]:
+            if isinstance(t, ast.Subscript):
+                return t.value
+    if isinstance(st, ast.Call) and isinstance(st.func, ast.Attribute) and st.func.attr in _GROWS:
+        return st.func.value
+    return None
+
+
+def _built(call: ast.Call) -> ast.Call:
+    """``call`` with what package_layers reads of it: the callee, and the items of a container of
+    layers as their callees (``nn.ModuleDict({k: nn.Embedding(n, d) for k in ks})`` is kept as
+    ``nn.ModuleDict({None: nn.Embedding()})``, ``nn.Sequential(a(x), *rest, b(y))`` as
+    ``nn.Sequential(a(), *None, b())``); other arguments dropped."""
+    def item(node):
+        if isinstance(node, ast.Starred):
+            return ast.Starred(value=_NOTHING, ctx=ast.Load())
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            return ast.Call(func=node.func, args=[], keywords=[])
+        return _NOTHING
+
+    def items(node):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return ast.List(elts=[item(e) for e in node.elts], ctx=ast.Load())
+        if isinstance(node, ast.ListComp):
+            return ast.ListComp(elt=item(node.elt), generators=[])
+        if isinstance(node, ast.DictComp):
+            return ast.Dict(keys=[_NOTHING], values=[item(node.value)])
+        if isinstance(node, ast.Dict):  # (a key None: **other, whose items are not known)
+            return ast.Dict(keys=[_NOTHING] * len(node.values),
+                            values=[item(v) if k is not None else _NOTHING for k, v in zip(node.keys, node.values)])
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+                and not node.args:
+            return ast.Dict(keys=[_NOTHING] * len(node.keywords),
+                            values=[item(k.value) if k.arg is not None else _NOTHING for k in node.keywords])
+        return item(node)
+    if call.keywords:
+        return ast.Call(func=call.func, args=[], keywords=[])
+    return ast.Call(func=call.func, args=[items(a) if len(call.args) == 1 else item(a) for a in call.args],
+                    keywords=[])
 
 
 def returned_calls(node) -> list:
     """What a summary keeps of a function body (package_layers reads it): ``return <callee>()`` for a
     return of a call of a name or attribute chain, or of a local name assigned only such a call
-    (``emb = nn.Embedding(n, d); init(emb.weight); return emb``), the arguments dropped; ``return
+    (``emb = nn.Embedding(n, d); init(emb.weight); return emb``), also through a module method that
+    returns the module itself (``return table.to(device)``), the arguments dropped but a container's
+    items (:func:`_built`, dropped too where the function grows the container it returns); ``return
     None`` for any other return. Nested functions and classes are not looked into."""
     assigned: dict[str, list] = {}
+    grown: set[str] = set()
     returns = []
     todo = list(node.body)
     while todo:
@@ -288,13 +347,19 @@ def returned_calls(node) -> list:
             for a in _unpacked(t):
                 if isinstance(a, ast.Name):
                     assigned.setdefault(a.id, []).append(st.value if a is t else None)
+        if isinstance(_grown(st), ast.Name) or isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+            grown.add(_grown(st).id if isinstance(_grown(st), ast.Name) else st.target.id)
         todo.extend(ast.iter_child_nodes(st))
 
     def called(value):
-        if isinstance(value, ast.Name) and len(assigned.get(value.id, ())) == 1:
-            value = assigned[value.id][0]
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in _RETURNS_SELF and isinstance(value.func.value, (ast.Name, ast.Call)):
+            value = value.func.value
+        name = value.id if isinstance(value, ast.Name) else None
+        if name is not None and len(assigned.get(name, ())) == 1:
+            value = assigned[name][0]
         if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
-            return ast.Call(func=value.func, args=[], keywords=[])
+            return ast.Call(func=value.func, args=[], keywords=[]) if name in grown else _built(value)
         return _NOTHING
     return [ast.Return(value=called(v)) for v in returns]
 

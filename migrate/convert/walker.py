@@ -1159,6 +1159,8 @@ class Converter:
     def on_assign_target(self, node):
         """An assignment's (or del's) target: attribute rewrites that read at run time
         (``TorchLayerAttrs``) do not apply where the attribute is written."""
+        if isinstance(node, cst.Del):
+            handlers.removed_parameter(self, node)
         storing, self.walk_state.storing = self.walk_state.storing, True
         try:
             return self.generic(node)

@@ -55,6 +55,7 @@ EXPORTS = {
     'TorchConstantPad1d': 'generated',
     'TorchConstantPad2d': 'generated',
     'TorchConstantPad3d': 'generated',
+    'TorchConstraints': 'distributions',
     'TorchConv1d': 'generated',
     'TorchConv2d': 'generated',
     'TorchConv3d': 'generated',

@@ -9,6 +9,8 @@ pytest.importorskip("torch")
 
 I32 = "MindSpore 2.10 gives Int32 indices here (checked on CPU); they index and compare like int64"
 
+_CONSTRAINTS = "tests/migrate/convert/test_distribution_constraints.py"
+
 CASES = [
     # --- tensor constructors and dtypes -----------------------------------------------------
     Expr("torch.Tensor", "torch.Tensor([1, 2]) + x[0, 0, :2]"),
@@ -157,6 +159,15 @@ CASES = [
                                               "test_bernoulli_values_and_gradients_match_torch"),
     ProvenBy("torch.distributions.bernoulli.Bernoulli", "tests/migrate/convert/test_distributions.py::"
                                                         "test_uniform_and_bernoulli_sample_moments"),
+    # torch.distributions.constraints (the runtime's TorchConstraints): check, is_discrete, event_dim, repr
+    *[ProvenBy(f"torch.distributions.constraints.{name}", f"{_CONSTRAINTS}::{test}") for name, test in (
+        *[(n, "test_each_constraint_checks_as_torch_does") for n in (
+            "boolean", "real", "positive", "nonnegative", "unit_interval", "nonnegative_integer", "positive_integer",
+            "real_vector", "one_hot", "simplex", "lower_triangular", "square", "symmetric", "interval",
+            "half_open_interval", "greater_than", "greater_than_eq", "less_than", "integer_interval", "multinomial")],
+        *[(n, "test_independent_and_dependent_constraints_as_torch") for n in (
+            "independent", "dependent", "is_dependent")],
+        *[(n, "test_converted_constraints_run_as_torch_without_it") for n in ("Constraint", "dependent_property")])],
     Expr("torch.mm", "torch.mm(m, sq)"),
     Expr("torch.bmm", "torch.bmm(x, y.transpose(1, 2))"),
     # --- utilities: seeds, devices, checkpoints ---------------------------------------------

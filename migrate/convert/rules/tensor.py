@@ -5,6 +5,8 @@ Every rule has one signature, ``apply(edit) -> None`` (see :mod:`migrate.convert
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrate.convert.call_edit import is_literal, literal
@@ -16,9 +18,14 @@ from migrate.convert.registry import argument_rule
 @argument_rule("MS138", "norm_p", examples=[
     ("y = torch.norm(x, 2, dim=1)\n",
      "y = ops.norm(x, dim=1)\n"),
+    ("y = x.norm(p=1, dim=-1, keepdim=True)\n",
+     "y = ops.vector_norm(x, 1, -1, True)\n"),
 ])
 def norm_p(edit) -> None:
-    """Replace x.norm(p='fro' or 2, dim) with x.norm(dim=dim) (the 2-norm); mark other p."""
+    """Replace x.norm(p='fro' or 2, dim) with x.norm(dim=dim) (the 2-norm); x.norm(p, dim, keepdim) for another
+    number p (1, 3.5, 0, inf, -inf) with ops.vector_norm(x, p, dim, keepdim), torch's vector norm over dim (over
+    all elements when dim is None: MindSpore's ops.norm with an ord is a matrix norm of a 2-D input); mark 'nuc'
+    and a p known at run time only."""
     p = edit.get("p")
     if p is None:
         return
@@ -29,9 +36,21 @@ def norm_p(edit) -> None:
     if value in ("fro", 2, 2.0):
         edit.drop("p")
         return
-    edit.unsupported(f"p={code_of(p)}: only the 2-norm is translated (MindSpore's ord is a matrix "
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) or _INFINITY.match(code_of(p))
+    if number:
+        x = edit.method_receiver if edit.method_receiver is not None else edit.bound.get("input")
+        if edit.bound.get("dtype") is not None:  # torch casts the input first
+            x = cst.Call(cst.Attribute(x, cst.Name("astype")), [cst.Arg(edit.bound["dtype"])])
+        args = [x, p, edit.bound.get("dim") or cst.Name("None"), edit.bound.get("keepdim") or cst.Name("False")]
+        edit.result = cst.Call(edit.converter.target("ops.vector_norm"), [cst.Arg(a) for a in args])
+        edit.note(f"p={code_of(p)}: torch's vector norm over dim (over all elements when dim is None)")
+        return
+    edit.unsupported(f"p={code_of(p)}: only the 2-norm and numeric p are translated (MindSpore's ord is a matrix "
                      "norm for some values); write ops.norm(x, ord, dim) by hand")
 
+
+# an infinite p written with a module's constant (math.inf, -np.inf) or float('inf')
+_INFINITY = re.compile(r"^-?\s*((math|np|numpy|torch)\.inf|float\(\s*['\"][+-]?inf['\"]\s*\))$")
 
 
 @argument_rule("MS134", "positional_reduction", examples=[

@@ -780,6 +780,42 @@ def distribution(edit) -> None:
     edit.func = cst.Name(edit.helper(_DISTRIBUTIONS[edit.entry.torch.rsplit(".", 1)[-1]]))
 
 
+@argument_rule("MS477", "distribution_constraint", needs=["TorchConstraints"], examples=[
+    ("from torch.distributions import constraints\nc = constraints.interval(0, 1)\n",
+     "c = TorchConstraints.interval(0, 1)\n"),
+])
+def distribution_constraint(edit) -> None:
+    """Replace torch.distributions.constraints.interval(lo, hi) (greater_than, independent, integer_interval, ...)
+    with TorchConstraints.interval(lo, hi): the runtime's constraint objects, with torch's check(value), is_discrete,
+    event_dim (MindSpore has no constraints)."""
+    edit.func = constraint_member(edit.converter, edit.entry.torch)
+
+
+def constraint_member(converter, qual: str) -> cst.Attribute:
+    """``TorchConstraints.<name>`` for ``torch.distributions.constraints.<name>`` (its import noted)."""
+    local = converter.output.signatures.helper("TorchConstraints")
+    return cst.Attribute(cst.Name(local), cst.Name(qual.rsplit(".", 1)[-1]))
+
+
+CONSTRAINTS = "torch.distributions.constraints."
+
+
+def constraint_reference(converter, node, qual: str):
+    """Apply MS477 to a constraint used as a value (``domain = constraints.real``,
+    ``@constraints.dependent_property``, ``-> constraints.Constraint``) or read through
+    (``constraints.positive.check``, ``constraints.real.event_dim``): ``TorchConstraints.<name>...``;
+    None when ``qual`` is not one of the mapped constraints or the rule is not selected."""
+    name, *rest = qual[len(CONSTRAINTS):].split(".") if qual.startswith(CONSTRAINTS) else ("",)
+    entry = converter.facts.tables.get(CONSTRAINTS + name)
+    if entry is None or entry.rule != "distribution_constraint" or not converter.allows("MS477"):
+        return None
+    new = constraint_member(converter, CONSTRAINTS + name)
+    for attr in rest:
+        new = cst.Attribute(new, cst.Name(attr))
+    converter.record(node, new, "MS477", "exact", f"{qual}: the runtime's constraint, with torch's check(value)")
+    return new
+
+
 @argument_rule("MS416", "sparse_coo_dense", needs=["torch_sparse_coo_tensor"], examples=[
     ("y = torch.sparse_coo_tensor(i, v, (3, 3))\n",
      "y = torch_sparse_coo_tensor(i, v, (3, 3))\n"),

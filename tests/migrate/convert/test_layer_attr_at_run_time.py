@@ -301,3 +301,95 @@ def test_a_layer_returned_by_a_function_of_another_module_is_typed(tmp_path):
         np.testing.assert_allclose(model(ms.Tensor(idx)).asnumpy(), want, rtol=1e-5, atol=1e-6)
         model.normalize()
         np.testing.assert_allclose(model.ent_emb.embedding_table.asnumpy(), normalized, rtol=1e-5, atol=1e-6)
+
+
+CONTAINER_UTILS = """\
+import torch.nn as nn
+
+
+def build_tables(names, dim, device="cpu"):
+    tables = nn.ModuleDict({name: nn.Embedding(5, dim) for name in names})
+    for table in tables.values():
+        nn.init.normal_(table.weight, mean=0, std=0.1)
+    return tables.to(device)
+
+
+def build_head(dim):
+    return nn.Sequential(nn.Linear(dim, dim), nn.ReLU(), nn.LayerNorm(dim))
+
+
+def build_grown(dim):
+    blocks = nn.ModuleList([nn.Embedding(5, dim)])
+    blocks.append(nn.Linear(dim, dim))
+    return blocks
+"""
+
+CONTAINER_MODEL = """\
+import torch
+import torch.nn as nn
+
+from ctr_utils import build_grown, build_head, build_tables
+
+
+class Ranker(nn.Module):
+    def __init__(self, names=("a", "b"), dim=4):
+        super().__init__()
+        self.names = names
+        self.tables = build_tables(names, dim)
+        self.head = build_head(dim)
+        self.grown = build_grown(dim)
+        for table in self.tables.values():
+            nn.init.normal_(table.weight, mean=0, std=0.5)
+
+    def forward(self, idx):
+        out = sum(self.tables[n](idx) * self.tables[n].weight.mean(0) for n in self.names)
+        return self.head(out) * self.head[-1].weight + self.grown[0](idx)
+
+    def grown_scale(self):
+        return self.grown[0].weight.mean()
+"""
+
+
+def test_the_items_of_a_container_returned_by_another_module_are_typed(tmp_path):
+    """deepctr-torch: `self.embedding_dict = create_embedding_matrix(...)`, another module's function that
+    returns an nn.ModuleDict of nn.Embedding (built by a comprehension, returned through `.to(device)`);
+    `self.embedding_dict[k].weight` and `.weight` of a loop over its `.values()` are `embedding_table`
+    (they stayed `weight`: AttributeError). A returned Sequential's `[-1]` is its LayerNorm (`gamma`); a
+    container the function grows keeps its items unknown (`self.grown[0]` is not renamed)."""
+    import importlib.util
+    import sys
+
+    from migrate.convert.project import convert_tree
+    from tests.migrate.convert.torchless import imported_tree
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ctr_utils.py").write_text(CONTAINER_UTILS)
+    (src / "ctr_model.py").write_text(CONTAINER_MODEL)
+    assert not [r.error for r in convert_tree(src, tmp_path / "out") if r.error]
+    code = (tmp_path / "out" / "ctr_model.py").read_text()
+    assert "self.tables[n].embedding_table" in code and "table.embedding_table" in code, code
+    assert "self.head[-1].gamma" in code and "self.grown[0].weight" in code, code
+    sys.path.insert(0, str(src))
+    try:
+        spec = importlib.util.spec_from_file_location("ctr_model_torch", src / "ctr_model.py")
+        torch_model = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(torch_model)
+    finally:
+        sys.path.remove(str(src))
+        sys.modules.pop("ctr_utils", None)
+    torch.manual_seed(0)
+    reference = torch_model.Ranker()
+    with torch.no_grad():
+        reference.head[-1].weight.normal_()
+    idx = np.array([0, 3, 4], np.int64)
+    with torch.no_grad():
+        want = reference(torch.from_numpy(idx)).numpy()
+    with imported_tree(tmp_path / "out", "ctr_model") as model_mod:
+        model = model_mod.Ranker()
+        for n in ("a", "b"):
+            model.tables[n].embedding_table.set_data(ms.Tensor(reference.tables[n].weight.detach().numpy()))
+        model.head[0].weight.set_data(ms.Tensor(reference.head[0].weight.detach().numpy()))
+        model.head[0].bias.set_data(ms.Tensor(reference.head[0].bias.detach().numpy()))
+        model.head[-1].gamma.set_data(ms.Tensor(reference.head[-1].weight.detach().numpy()))
+        model.grown[0].embedding_table.set_data(ms.Tensor(reference.grown[0].weight.detach().numpy()))
+        np.testing.assert_allclose(model(ms.Tensor(idx)).asnumpy(), want, rtol=1e-5, atol=1e-6)
