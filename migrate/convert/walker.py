@@ -65,7 +65,6 @@ from migrate.convert.torch_signature import (
     imported_runtime_names, is_runtime_module, runtime_statements, signatures,
 )
 from migrate.convert.training import training_pass
-from migrate.convert import prescan
 
 TARGETS = {"ms_core": "ms_core", "mindspore": "mindspore"}
 # Statement-level passes that run before the walk, each ``run(converter, module, code) -> module``.
@@ -1559,10 +1558,8 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
     if collecting:
         gc.disable()
     try:
-        def converter():
-            return Converter(target, validate, rules=rules, inherited=inherited, named_modules=named_modules,
-                             runtime=runtime)
-        result = _convert_reduced(converter, head, target, inherited) or converter().convert(head)
+        result = Converter(target, validate, rules=rules, inherited=inherited, named_modules=named_modules,
+                           runtime=runtime).convert(head)
     finally:
         if collecting:
             gc.enable()
@@ -1575,55 +1572,3 @@ def convert_source(code: str, target: str = "ms_core", select=(), disable=(), in
             result.code += head[len(head.rstrip("\r\n")):]
         result.code += tail
     return result
-
-
-def _convert_reduced(converter, code: str, target: str, inherited) -> ConvertResult | None:
-    """The conversion of ``code`` with the function and class bodies that need no change kept
-    away from libcst (:mod:`migrate.convert.prescan`), or None where that does not apply or
-    any check fails (the caller converts the whole text)."""
-    if "torch" not in code or not prescan.ENABLED:
-        return None
-    try:
-        tree = python_ast(code)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    torch_names = tuple(sorted(_torch_imports(tree)))
-    live = set(inherited or ()) | REEXPORTED.get() | {w for base in MODULE_BASES.get() for w in base.split(".")}
-    try:
-        reduced = prescan.reduce_source(code, tree, _rule_words(target), _RULE_WORDS, _interesting(torch_names, target),
-                                        live, target == "mindspore")
-    except RecursionError:
-        return None
-    if reduced is None:
-        return None
-    result = converter().convert(reduced.code)
-    if result.error:
-        return None
-    out = prescan.restore(result.code, reduced)
-    if out is None or any(_shows_placeholder(change) for change in result.changes):
-        return None
-    result.code = out
-    return result
-
-
-def _torch_imports(tree: ast.Module) -> set:
-    """Names the file's imports of torch (and the packages converted with it) bind."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in ROOTS:
-            out.update(a.asname or a.name for a in node.names)
-        elif isinstance(node, ast.Import):
-            out.update((a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] in ROOTS)
-    return out
-
-
-def _shows_placeholder(change: Change) -> bool:
-    """A change whose snippet is a statement that may hold a kept body's placeholder."""
-    return any(not isinstance(part, (str, cst.BaseExpression, cst.SimpleStatementLine, cst.BaseSmallStatement))
-               and prescan.PLACEHOLDER in _snippet_text(part) for part in (change._before, change._after))
-
-
-def _snippet_text(part) -> str:
-    if isinstance(part, (list, tuple)):
-        return "".join(map(_snippet_text, part))
-    return code_of(part) if isinstance(part, cst.CSTNode) else str(part or "")

@@ -1,44 +1,69 @@
-"""Function and class bodies that need no change kept away from libcst.
+"""How much of real code an `ast` pre-scan could keep away from libcst, losslessly, and what it costs.
 
-libcst's parse, the walk and the printing cost far more per line than CPython's ``ast``. Before a
-conversion, the ``ast`` of the input finds the bodies of functions and classes (at any depth
-outside functions that need a change) that hold nothing any rule acts on; each is replaced by a
-one-statement placeholder of the same number of lines (a string literal, so line numbers, and with
-them the report, stay as they were), the smaller text is converted, and the bodies' text is put
-back where the placeholders are in the output. Where any check fails the caller converts the whole
-text as before: the fast path may only decline, never change the output.
+The idea (bench/README, "Past PaConvert per core"): CPython's `ast` reads a file ~8x faster than
+libcst; the bodies of functions and classes that hold nothing any rule acts on could be replaced by
+a placeholder of the same number of lines (a string literal: line numbers, and the report, stay as
+they were), the smaller text converted, and the bodies' text put back in the output.
 
 A body is left to libcst when any of these holds anywhere in its definition (decorators, header,
-body):
+body), which is what keeping the output byte-identical takes:
 
-- an identifier (name, attribute, keyword, parameter, definition's name) that a table or rule
-  acts on: every method and attribute name of the mapping tables and the rules' words (the
-  pattern the walk's statement filter uses, :func:`walker._rule_words`, derived from the tables);
+- an identifier a table or rule acts on: attribute, keyword and definition names are matched
+  against every method and attribute name of the mapping tables and the rules' words (the
+  pattern of the walk's statement filter, `walker._rule_words`, derived from the tables, so a new
+  rule's words are in it); plain names against the rules' names (`walker._RULE_WORDS`);
 - a name bound to something of torch's: a torch alias, a name imported from anything but the
-  standard library, a name the file's changed top-level code binds (classes, functions, values),
-  an attribute its changed classes set, a name inherited from the package (star imports,
-  re-exported torch names, module classes of other files);
-- a string in which the statement filter finds anything, an import, a shift operator, an
-  in-place (``name_``) identifier; for MindSpore, complex numbers and ``, :]`` slices;
+  standard library (what it is, is known to the package pre-pass only), a name the file's
+  top-level code that needs the converter binds (classes, functions, values), an attribute or a
+  module-level name assigned a value that needs it (`self.conv = nn.Conv2d(...)`), a name
+  inherited from the package;
+- what the training pass's textual filter looks for (`.backward(`, `os.environ["LOCAL_RANK"]`);
+- a string (docstrings aside) in which the statement filter finds anything, an import, a lambda,
+  a shift operator, an in-place (`name_`) identifier; for MindSpore, complex numbers and `, :]`;
 - a binding of a builtin or of a name the converter may choose for the target's modules (the
   clash check reads every binding of the file);
-- any ``import *`` in the file, or the placeholder's text in the input, turns the fast path off.
+- a definition's own name that a rule reads (`forward`, `__init__`: a Cell's), unless its class
+  derives from plain Python classes only;
+- and for the whole file: any `import *`, a line continuation, the placeholder's text.
+
+    python bench/prescan_reach.py DIR... [--target ms_core] [--verify]
+
+prints the lines kept, the decision's CPU time against libcst's parse of the same files, the reach
+with each criterion relaxed (what blocks it), and with --verify converts every file both ways
+(`convert_source` against the placeholder conversion) and counts the differences.
+Not part of the test suite.
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import sys
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
-from migrate.convert.builtin_names import BUILTINS
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import libcst as cst  # noqa: E402
+
+from migrate import convert_source  # noqa: E402
+from migrate.convert import walker  # noqa: E402
+from migrate.convert.builtin_names import BUILTINS  # noqa: E402
+from migrate.convert.cst import code_of  # noqa: E402
+from migrate.convert.training.driver import _TRIGGERS  # noqa: E402
+
+# what makes the training pass (the pass before the walk) look at a file: its own textual filter
+PASS_TRIGGERS = (*_TRIGGERS, "named_parameters", "named_buffers", "parameters():")
 
 PLACEHOLDER = "migrate-kept-body:"
-ENABLED = True  # False: every conversion parses the whole text (bench/tests compare the two)
 # names the converter may give the target's modules, or generated code reads (names.choose_names)
-_TARGET_PREFIXES = ("ms", "nn", "ops", "math", "py_math", "np", "numpy", "init", "_builtins", "_py_builtins",
-                    "mindspore", "builtins", "torch")
-_NUMBERED = re.compile(r"\w+_\d+")
+_TARGET_NAMES = frozenset({"ms", "nn", "ops", "math", "np", "init", "_builtins", "builtins", "torch",
+                           "ms_core", "ms_core_", "mindspore", "mindspore_", "ms_nn", "ms_nn_", "ms_ops", "ms_ops_",
+                           "py_math", "py_math_", "numpy_np", "numpy_np_", "ms_init", "ms_init_", "_builtins_",
+                           "_py_builtins"})
+_NUMBERED = re.compile(r"(?:ms|nn|ops|math|np|init|builtins)_\d+")
 _STDLIB = frozenset(sys.stdlib_module_names) - {"__future__"}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
@@ -58,6 +83,7 @@ class _Words:
     def __init__(self, words: "re.Pattern", rule_names, text_filter, live_names: set, mindspore: bool):
         self.words, self.rule_names, self.text_filter = words, frozenset(rule_names), text_filter
         self.names, self.mindspore = live_names, mindspore
+        self.lines: list = []  # the file's lines (the pass triggers are looked for in a statement's text)
 
     def hit(self, name: str) -> bool:
         """An attribute, keyword, parameter or definition's name a rule may act on."""
@@ -83,8 +109,9 @@ def reduce_source(code: str, tree: ast.Module, words: "re.Pattern", rule_names, 
         return None  # a star import: any name may be torch's
     live |= set(inherited)
     check = _Words(words, rule_names, text_filter, live, mindspore)
-    _settle_top_level(tree, check)
     lines = code.splitlines(keepends=True)
+    check.lines = lines
+    _settle_top_level(tree, check)
     spans = []
     _collect(tree.body, check, lines, spans)
     if not spans:
@@ -124,7 +151,7 @@ def _settle_top_level(tree: ast.Module, check: _Words) -> None:
     nothing more is added: a statement that reads one of them needs the converter too."""
     live, rest = [], [st for st in tree.body if not isinstance(st, (ast.Import, ast.ImportFrom))]
     while True:
-        live.extend(st for st in rest if _needs_converter(st, check))
+        live.extend(st for st in rest if _needs_converter(st, check) or _triggers_pass(st, check))
         rest = [st for st in rest if not any(st is s for s in live)]
         before = len(check.names)
         for st in live:
@@ -255,7 +282,7 @@ def _code_nodes(node: ast.AST):
 def _reserved(name: str) -> bool:
     """A name whose binding the converter reads across the file: a builtin, or a name it may give
     the target's modules."""
-    return name in BUILTINS or name.startswith(_TARGET_PREFIXES) or _NUMBERED.fullmatch(name) is not None
+    return name in BUILTINS or name in _TARGET_NAMES or _NUMBERED.fullmatch(name) is not None
 
 
 def _collect(body: list, check: _Words, lines: list, spans: list, plain_class: bool = False) -> None:
@@ -264,19 +291,28 @@ def _collect(body: list, check: _Words, lines: list, spans: list, plain_class: b
     class whose bases are plain Python's."""
     for st in body:
         if isinstance(st, _DEFS):
-            if first_hit(st, check, own_name=not plain_class) is None:
+            if first_hit(st, check, own_name=not plain_class) is None and not _triggers_pass(st, check):
                 span = _body_span(st, lines)
                 if span is not None:
                     spans.append(span)
                 continue
             if isinstance(st, ast.ClassDef):
-                plain = not any(_needs_converter(b, check) or _imports_name(b, check) for b in (*st.bases, *st.keywords))
+                plain = not any(_needs_converter(b, check) or _imports_name(b, check)
+                                for b in (*st.bases, *st.keywords))
                 _collect(st.body, check, lines, spans, plain)
             continue
         for field in _BLOCKS:
             inner = getattr(st, field, None)
             if inner:
                 _collect(inner, check, lines, spans)
+
+
+def _triggers_pass(st: ast.stmt, check: _Words) -> bool:
+    """The text of ``st`` (decorators to its last line) holds what the training pass looks for
+    (``os.environ["LOCAL_RANK"]``, ``.backward(``)."""
+    first = min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", ()))])
+    text = "".join(check.lines[first - 1:st.end_lineno])
+    return any(t in text for t in PASS_TRIGGERS)
 
 
 def _imports_name(node: ast.AST, check: _Words) -> bool:
@@ -312,3 +348,153 @@ def _replace(lines: list, spans: list) -> Reduced:
         at = end
     out.extend(lines[at:])
     return Reduced("".join(out), bodies)
+
+
+# ---- the conversion through placeholders (what the converter would do) ------------------------
+
+def convert_reduced(code: str, target: str) -> "walker.ConvertResult | None":
+    """The conversion of ``code`` with the bodies that need no change kept away from libcst, or
+    None where that does not apply or a check fails (the converter would convert the whole text)."""
+    head, tail = walker.split_comment_tail(code)
+    if "torch" not in head or tail:
+        return None
+    try:
+        tree = ast.parse(head)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    reduced = reduce_source(head, tree, walker._rule_words(target), walker._RULE_WORDS,
+                            walker._interesting(tuple(sorted(torch_imports(tree))), target), (),
+                            target == "mindspore")
+    if reduced is None:
+        return None
+    result = walker.Converter(target).convert(reduced.code)
+    if result.error:
+        return None
+    out = restore(result.code, reduced)
+    if out is None or any(_shows_placeholder(change) for change in result.changes):
+        return None
+    result.code = out
+    return result
+
+
+def torch_imports(tree: ast.Module) -> set:
+    """Names the file's imports of torch (and the packages converted with it) bind."""
+    roots = walker.ROOTS
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in roots:
+            out.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] in roots)
+    return out
+
+
+def _shows_placeholder(change) -> bool:
+    """A change whose snippet is a statement that may hold a kept body's placeholder."""
+    return any(not isinstance(part, (str, cst.BaseExpression, cst.SimpleStatementLine, cst.BaseSmallStatement))
+               and PLACEHOLDER in _snippet_text(part) for part in (change._before, change._after))
+
+
+def _snippet_text(part) -> str:
+    if isinstance(part, (list, tuple)):
+        return "".join(map(_snippet_text, part))
+    return code_of(part) if isinstance(part, cst.CSTNode) else str(part or "")
+
+
+# ---- measuring ----------------------------------------------------------------------------------
+
+def reach(texts: list[str], target: str) -> tuple[int, int, float]:
+    """(lines kept, lines, CPU seconds of the decisions: ast.parse and the scan)."""
+    total = kept = 0
+    spent = 0.0
+    for code in texts:
+        total += code.count("\n")
+        if "torch" not in code:
+            continue
+        t0 = time.process_time()
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        found = reduce_source(code, tree, walker._rule_words(target), walker._RULE_WORDS,
+                              walker._interesting(tuple(sorted(torch_imports(tree))), target), (),
+                              target == "mindspore")
+        spent += time.process_time() - t0
+        if found is not None:
+            kept += sum(body.count("\n") + 1 for _, body in found.bodies)
+    return kept, total, spent
+
+
+def relaxed(texts: list[str], target: str) -> None:
+    """The reach with the criteria relaxed one after the other (each on top of the ones before):
+    what stands in the way. The relaxed decisions are not safe: they only measure."""
+    imported, first = _imported_names, first_hit
+    hit = _Words.hit
+    steps = (
+        ("names imported from other packages not live",
+         lambda: globals().update(_imported_names=lambda tree: imported(tree) and torch_imports(tree))),
+        ("definitions' own names ignored (__init__, forward)",
+         lambda: globals().update(first_hit=lambda node, check, own_name=True: first(node, check, False))),
+        ("attribute and keyword words ignored (torch aliases only)",
+         lambda: setattr(_Words, "hit", lambda self, name: False)),
+    )
+    try:
+        for label, relax in steps:
+            relax()
+            kept, total, _ = reach(texts, target)
+            print(f"  + {label}: {kept} of {total} lines ({kept / total:.1%})")
+    finally:
+        globals().update(_imported_names=imported, first_hit=first)
+        _Words.hit = hit
+
+
+def verify(texts: list[str], target: str) -> tuple[int, int, int]:
+    """(conversions through placeholders, of them different from convert_source's, fallen back)."""
+    done = differ = fell_back = 0
+    for code in texts:
+        result = convert_reduced(code, target)
+        if result is None:
+            fell_back += 1
+            continue
+        full = convert_source(code, target)
+        done += 1
+        same = (result.code, result.error, sorted(result.runtime or ())) == (full.code, full.error,
+                                                                            sorted(full.runtime or ())) \
+            and [(c.line, c.rule, c.label, c.before, c.after, c.note) for c in result.changes] \
+            == [(c.line, c.rule, c.label, c.before, c.after, c.note) for c in full.changes]
+        differ += not same
+    return done, differ, fell_back
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", nargs="+", help="directories (or files) of Python code")
+    ap.add_argument("--target", default="ms_core", choices=("ms_core", "mindspore"))
+    ap.add_argument("--verify", action="store_true", help="convert every file both ways and compare")
+    args = ap.parse_args(argv)
+    paths = [p for d in map(Path, args.dirs) for p in (sorted(d.rglob("*.py")) if d.is_dir() else [d])]
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in paths]
+    convert_source(texts[0], args.target)  # (the tables and patterns loaded)
+    kept, total, spent = reach(texts, args.target)
+    t0 = time.process_time()
+    for code in texts:
+        if "torch" in code:
+            try:
+                cst.parse_module(code)
+            except cst.ParserSyntaxError:
+                pass
+    parse = time.process_time() - t0
+    print(f"{len(paths)} files, {total} lines: bodies kept away from libcst: {kept} lines ({kept / total:.1%})")
+    print(f"  decisions (ast.parse + the scan): {spent:.2f} s CPU; libcst's parse of the same files: {parse:.2f} s"
+          f" ({spent / parse:.0%} of it)")
+    relaxed(texts, args.target)
+    if args.verify:
+        done, differ, fell_back = verify(texts, args.target)
+        print(f"  verify: {done} conversions through placeholders, {differ} differ from convert_source's;"
+              f" {fell_back} files converted whole (nothing kept, or a check declined)")
+        return 1 if differ else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
