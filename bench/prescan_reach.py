@@ -17,14 +17,16 @@ body), which is what keeping the output byte-identical takes:
   top-level code that needs the converter binds (classes, functions, values), an attribute or a
   module-level name assigned a value that needs it (`self.conv = nn.Conv2d(...)`), a name
   inherited from the package;
-- what the training pass's textual filter looks for (`.backward(`, `os.environ["LOCAL_RANK"]`);
 - a string (docstrings aside) in which the statement filter finds anything, an import, a lambda,
   a shift operator, an in-place (`name_`) identifier; for MindSpore, complex numbers and `, :]`;
 - a binding of a builtin or of a name the converter may choose for the target's modules (the
   clash check reads every binding of the file);
 - a definition's own name that a rule reads (`forward`, `__init__`: a Cell's), unless its class
   derives from plain Python classes only;
-- and for the whole file: any `import *`, a line continuation, the placeholder's text.
+- a method of a class with any base but a builtin (a Cell, an autograd Function: their rules
+  read the class as a whole);
+- and for the whole file: any `import *`, a line continuation, the placeholder's text, anything
+  that makes the training pass run (its rules read whole functions).
 
     python bench/prescan_reach.py DIR... [--target ms_core] [--verify]
 
@@ -83,7 +85,6 @@ class _Words:
     def __init__(self, words: "re.Pattern", rule_names, text_filter, live_names: set, mindspore: bool):
         self.words, self.rule_names, self.text_filter = words, frozenset(rule_names), text_filter
         self.names, self.mindspore = live_names, mindspore
-        self.lines: list = []  # the file's lines (the pass triggers are looked for in a statement's text)
 
     def hit(self, name: str) -> bool:
         """An attribute, keyword, parameter or definition's name a rule may act on."""
@@ -104,13 +105,14 @@ def reduce_source(code: str, tree: ast.Module, words: "re.Pattern", rule_names, 
     this file (its ``search`` finds what a rule could act on in a text)."""
     if PLACEHOLDER in code or "\\\n" in code or "\\\r" in code:
         return None  # (a line continuation could hide where a body ends)
+    if any(t in code for t in PASS_TRIGGERS):
+        return None  # the training pass runs: its rules read whole functions (`os.environ["WORLD_SIZE"]`)
     live = _imported_names(tree)
     if live is None:
         return None  # a star import: any name may be torch's
     live |= set(inherited)
     check = _Words(words, rule_names, text_filter, live, mindspore)
     lines = code.splitlines(keepends=True)
-    check.lines = lines
     _settle_top_level(tree, check)
     spans = []
     _collect(tree.body, check, lines, spans)
@@ -151,7 +153,7 @@ def _settle_top_level(tree: ast.Module, check: _Words) -> None:
     nothing more is added: a statement that reads one of them needs the converter too."""
     live, rest = [], [st for st in tree.body if not isinstance(st, (ast.Import, ast.ImportFrom))]
     while True:
-        live.extend(st for st in rest if _needs_converter(st, check) or _triggers_pass(st, check))
+        live.extend(st for st in rest if _needs_converter(st, check))
         rest = [st for st in rest if not any(st is s for s in live)]
         before = len(check.names)
         for st in live:
@@ -291,28 +293,21 @@ def _collect(body: list, check: _Words, lines: list, spans: list, plain_class: b
     class whose bases are plain Python's."""
     for st in body:
         if isinstance(st, _DEFS):
-            if first_hit(st, check, own_name=not plain_class) is None and not _triggers_pass(st, check):
+            if first_hit(st, check, own_name=not plain_class) is None:
                 span = _body_span(st, lines)
                 if span is not None:
                     spans.append(span)
                 continue
-            if isinstance(st, ast.ClassDef):
-                plain = not any(_needs_converter(b, check) or _imports_name(b, check)
-                                for b in (*st.bases, *st.keywords))
-                _collect(st.body, check, lines, spans, plain)
+            if isinstance(st, ast.ClassDef) and not any(_needs_converter(b, check) or _imports_name(b, check)
+                                                         for b in (*st.bases, *st.keywords)):
+                # a class of torch's kind (a Cell, an autograd Function: its backward's return
+                # becomes bprop's tuple) is converted as a whole; a plain class method by method
+                _collect(st.body, check, lines, spans, plain_class=True)
             continue
         for field in _BLOCKS:
             inner = getattr(st, field, None)
             if inner:
                 _collect(inner, check, lines, spans)
-
-
-def _triggers_pass(st: ast.stmt, check: _Words) -> bool:
-    """The text of ``st`` (decorators to its last line) holds what the training pass looks for
-    (``os.environ["LOCAL_RANK"]``, ``.backward(``)."""
-    first = min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", ()))])
-    text = "".join(check.lines[first - 1:st.end_lineno])
-    return any(t in text for t in PASS_TRIGGERS)
 
 
 def _imports_name(node: ast.AST, check: _Words) -> bool:
@@ -471,10 +466,11 @@ def relaxed(texts: list[str], target: str) -> None:
         _Words.hit = hit
 
 
-def verify(texts: list[str], target: str) -> tuple[int, int, int]:
-    """(conversions through placeholders, of them different from convert_source's, fallen back)."""
+def verify(texts: list[str], target: str, paths=None) -> tuple[int, int, int]:
+    """(conversions through placeholders, of them different from convert_source's, fallen back);
+    prints the paths of the ones that differ."""
     done = differ = fell_back = 0
-    for code in texts:
+    for i, code in enumerate(texts):
         result = convert_reduced(code, target)
         if result is None:
             fell_back += 1
@@ -486,6 +482,8 @@ def verify(texts: list[str], target: str) -> tuple[int, int, int]:
             and [(c.line, c.rule, c.label, c.before, c.after, c.note) for c in result.changes] \
             == [(c.line, c.rule, c.label, c.before, c.after, c.note) for c in full.changes]
         differ += not same
+        if not same:
+            print(f"  differs: {paths[i] if paths else i}")
     return done, differ, fell_back
 
 
@@ -515,7 +513,7 @@ def main(argv=None) -> int:
     print(f"  simple statements (any depth) in which the walk's filter finds nothing: {quiet} lines"
           f" ({quiet / total:.1%}; an upper bound for a statement-level pre-scan, not built)")
     if args.verify:
-        done, differ, fell_back = verify(texts, args.target)
+        done, differ, fell_back = verify(texts, args.target, paths)
         print(f"  verify: {done} conversions through placeholders, {differ} differ from convert_source's;"
               f" {fell_back} files converted whole (nothing kept, or a check declined)")
         return 1 if differ else 0

@@ -56,19 +56,29 @@ class Net(nn.Module):
         super().__init__()
         self.fc = nn.Linear(4, 2)
 
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Names(object):
+    def __init__(self, prefix):
+        self.prefix = prefix
+
     def describe(self, prefix):
         """Prints what the torch model is."""
         return prefix + ": a small net"
 
-    def forward(self, x):
-        return self.fc(x)
+    def build(self):
+        return Net()
 '''
 
 
 def test_a_body_with_torch_names_is_converted_and_a_plain_one_copied():
     bodies = kept(MODEL)
     # (a comment above a body's first statement stays in the text libcst reads)
+    # (Net's methods go with their class; Names.build reads Net)
     assert bodies == ['    base = os.environ.get("CACHE", "/tmp")\n\n    return os.path.join(base, name)',
+                      '        self.prefix = prefix',
                       '        """Prints what the torch model is."""\n        return prefix + ": a small net"']
     assert same_as_whole(MODEL)
     assert same_as_whole(MODEL, "mindspore")
@@ -101,6 +111,26 @@ def test_a_name_the_torch_code_binds_makes_its_readers_converted():
             "def build(n):\n    return [Block() for _ in range(n)]\n\n\n"
             "def halve(n):\n    return n // 2\n")
     assert kept(code) == ["    return n // 2"]
+    assert same_as_whole(code)
+
+
+def test_a_file_the_training_pass_reads_is_converted_whole():
+    """The pass's rules read whole functions, by text: torchrun's environment by name anywhere
+    once the file holds one of the pass's triggers (found converting timm/utils/distributed.py)."""
+    code = ('import os\nimport torch\n\n\ndef world():\n    return int(os.environ["WORLD_SIZE"])\n\n\n'
+            'def rank():\n    return int(os.environ["LOCAL_RANK"])\n')
+    assert kept(code) == []
+    assert kept(code.replace("LOCAL_RANK", "HOME")) == ['    return int(os.environ["WORLD_SIZE"])',
+                                                        '    return int(os.environ["HOME"])']
+
+
+def test_a_method_of_a_torch_class_is_converted_with_its_class():
+    """An autograd Function's backward returns bprop's tuple once converted (found converting
+    pytorchcv's wrn1bit_cifar.py), though `return dy` names nothing of torch's."""
+    code = ("import torch\n\n\nclass Sign(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        return x.sign()\n\n    @staticmethod\n    def backward(ctx, dy):\n        return dy\n\n\n"
+            "class Plain:\n    def backward(self, dy):\n        return dy\n")
+    assert kept(code) == ["    def backward(self, dy):\n        return dy"]  # the plain class's body only
     assert same_as_whole(code)
 
 
