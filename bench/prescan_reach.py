@@ -67,6 +67,7 @@ _TARGET_NAMES = frozenset({"ms", "nn", "ops", "math", "np", "init", "_builtins",
                            "_py_builtins"})
 _NUMBERED = re.compile(r"(?:ms|nn|ops|math|np|init|builtins)_\d+")
 _STDLIB = frozenset(sys.stdlib_module_names) - {"__future__"}
+_OTHER_LINE_BREAKS = "\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 
@@ -105,6 +106,8 @@ def reduce_source(code: str, tree: ast.Module, words: "re.Pattern", rule_names, 
     this file (its ``search`` finds what a rule could act on in a text)."""
     if PLACEHOLDER in code or "\\\n" in code or "\\\r" in code:
         return None  # (a line continuation could hide where a body ends)
+    if any(c in code for c in _OTHER_LINE_BREAKS):
+        return None  # str.splitlines would split where the ast counts no line
     if any(t in code for t in PASS_TRIGGERS):
         return None  # the training pass runs: its rules read whole functions (`os.environ["WORLD_SIZE"]`)
     live = _imported_names(tree)

@@ -163,6 +163,12 @@ def test_what_keeps_a_body_with_the_converter(body, is_kept):
     assert kept(code) == ([body] if is_kept else [])
 
 
+def test_a_file_with_a_form_feed_is_converted_whole():
+    """str.splitlines breaks lines at a form feed, the ast does not: no line numbers to trust."""
+    assert kept("import torch\n\n\ndef f():\n    return 1\n") == ["    return 1"]
+    assert kept("import torch\n\x0c\n\ndef f():\n    return 1\n") == []
+
+
 def test_a_body_on_the_header_line_is_converted_as_a_whole():
     assert kept("import torch\n\n\ndef f(): return 1\n") == []
 
