@@ -607,7 +607,8 @@ def child(a) -> int:
 
 def no_augment(side: str) -> None:
     """Make random image augmentations the identity on one side (each side draws from its own
-    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input."""
+    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input,
+    RandomRotation turns by 0 degrees."""
     if side == "original":
         import torchvision.transforms as T  # the bench stand-in (bench/standins)
         T.AUGMENT = False
@@ -615,6 +616,7 @@ def no_augment(side: str) -> None:
         from ms_core.dataset import vision
         vision.RandomCrop.offset = lambda self, h, w: ((h - self.size[0]) // 2, (w - self.size[1]) // 2)
         vision.RandomHorizontalFlip.flips = lambda self: False
+        vision.RandomRotation.angle = lambda self: 0.0
 
 
 def _tensorboard_standin() -> None:
