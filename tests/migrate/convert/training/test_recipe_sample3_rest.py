@@ -251,3 +251,41 @@ def test_resize_to_the_images_own_size_is_the_identity_and_bad_arguments_are_nam
         ResizeTorch(16, interpolation="lanczos")
     with pytest.raises(ValueError, match="Size"):
         ResizeTorch((1, 2, 3))
+
+
+# ---- isinstance(m, nn.DataParallel) ------------------------------------------------------------------------
+
+EMA = """\
+import torch
+import torch.nn as nn
+
+
+class EMAHelper:
+    def __init__(self, mu=0.5):
+        self.mu = mu
+        self.shadow = {}
+
+    def register(self, module):
+        if isinstance(module, nn.DataParallel):
+            module = module.module
+        for name, param in module.named_parameters():
+            self.shadow[name] = param.data.clone()
+
+
+net = nn.Linear(3, 2)
+wrapped = nn.DataParallel(net)
+helper = EMAHelper()
+helper.register(wrapped)
+plain = isinstance(net, (nn.DataParallel, nn.Linear))
+"""
+
+
+def test_no_converted_object_is_a_data_parallel(tmp_path):
+    # torch's DataParallel on a CPU is the wrapper whose .module is the network; the conversion's
+    # DataParallel(model) is the model itself: isinstance(x, nn.DataParallel) is False there
+    want = _run_torch(EMA)
+    mod, code = load_converted(tmp_path, "ema_helper", EMA)
+    assert "DataParallel" not in code.split("class EMAHelper")[1], code
+    assert "isinstance(net, (nn.Dense,))" in code
+    assert sorted(mod.helper.shadow) == sorted(want["helper"].shadow) == ["bias", "weight"]
+    assert mod.plain is want["plain"] is True
