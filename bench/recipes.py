@@ -322,7 +322,7 @@ RECIPES = [
                 "timesteps, checkpoint list [model, optimizer, epoch, step, ema] and resume (eps reset in the "
                 "loaded param_groups), yaml config, tensorboard logger"),
     Recipe("tutorials/nn_tutorial", "gh_pytorch+tutorials", "beginner_source", "nn_tutorial.py",
-           data=(("mnist_pickle", "data/mnist/mnist.pkl.gz"),), metrics=(r"(?m)^\d+ ([\d.]+)$",),
+           data=(("mnist_pickle", "data/mnist/mnist.pkl.gz"),), metrics=(r"(?m)^\d+ (\d+\.\d{7,})$",),
            note="What is torch.nn really: tensors with requires_grad_ updated by hand under no_grad (`w -= "
                 "w.grad * lr`, grad.zero_()), then nn.Parameter, nn.Linear, optim.SGD, TensorDataset sliced, "
                 "DataLoader(shuffle), a Lambda module, WrappedDataLoader, AdaptiveAvgPool2d"),
@@ -340,6 +340,22 @@ RECIPES = [
            note="torch.cuda.amp.GradScaler(enabled=...) and autocast on a machine without CUDA (torch disables "
                 "both), scaler.scale(loss).backward() / step / update, unscale_ + clip, a checkpoint dict {model, "
                 "optimizer, scaler} loaded back"),
+    # ---- a fourth sample (recipes8): the tutorials' simplest loops, never converted here ------------------
+    Recipe("yunjey/logistic_regression", "gh_yunjey+pytorch-tutorial", "tutorials/01-basics/logistic_regression",
+           "main.py",
+           edits=(("main.py", "num_epochs = 5", "num_epochs = 1"), ("main.py", "batch_size = 100", "batch_size = 16")),
+           data=(("mnist", "../../data"),), metrics=(r"test images: ([\d.]+) %",),
+           note="nn.Linear on flattened images, CrossEntropyLoss, SGD, accuracy with torch.max(outputs.data, 1)"),
+    Recipe("yunjey/linear_regression", "gh_yunjey+pytorch-tutorial", "tutorials/01-basics/linear_regression",
+           "main.py",
+           note="NumPy arrays through torch.from_numpy each epoch, MSELoss, SGD, model(...).detach().numpy() "
+                "plotted (matplotlib stand-in), torch.save(state_dict)"),
+    Recipe("yunjey/recurrent_neural_network", "gh_yunjey+pytorch-tutorial",
+           "tutorials/02-intermediate/recurrent_neural_network", "main.py",
+           edits=(("main.py", "hidden_size = 128", "hidden_size = 16"),
+                  ("main.py", "batch_size = 100", "batch_size = 16"), ("main.py", "num_epochs = 2", "num_epochs = 1")),
+           data=(("mnist", "../../data/"),), metrics=(r"test images: ([\d.]+) %",),
+           note="2-layer LSTM over image rows, zeros initial state .to(device), Adam, accuracy loop"),
     # ---- ours: the minimal reproductions of the issue's three recipes --------------------------
     Recipe("ours/classifier", "fixtures", "", "classifier_recipe.py", ("--steps", "6"), ours=True,
            resume=("--steps", "10", "--resume"), metrics=(r"ema acc ([\d.]+)", r"val loss ([\d.]+)"),
@@ -607,7 +623,8 @@ def child(a) -> int:
 
 def no_augment(side: str) -> None:
     """Make random image augmentations the identity on one side (each side draws from its own
-    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input."""
+    generator): RandomHorizontalFlip never flips, RandomCrop takes the centre of its padded input,
+    RandomRotation turns by 0 degrees."""
     if side == "original":
         import torchvision.transforms as T  # the bench stand-in (bench/standins)
         T.AUGMENT = False
@@ -615,6 +632,7 @@ def no_augment(side: str) -> None:
         from ms_core.dataset import vision
         vision.RandomCrop.offset = lambda self, h, w: ((h - self.size[0]) // 2, (w - self.size[1]) // 2)
         vision.RandomHorizontalFlip.flips = lambda self: False
+        vision.RandomRotation.angle = lambda self: 0.0
 
 
 def _tensorboard_standin() -> None:

@@ -86,6 +86,9 @@ class Fate:
     # a size MindSpore takes as an int or a tuple and refuses as a list (torch takes either):
     # a list literal is written as a tuple
     tuple: bool = False
+    # torch's generator=g: the target's seed= drawn from g's own stream, torch_seed(g, <seed>)
+    # (<seed>: the text of the seed when no generator is given; nothing is passed then)
+    seed: str | None = None
     label: str = "approximate"
 
 

@@ -77,6 +77,10 @@ class Trace:
         self.attention = None                # torch side: fused attention run as its math
         self.done: set[int] = set()          # ids of parameters already set
         self.followers: dict[int, list] = {}  # id of a parameter not set yet -> its deep copies
+        # the parameters whose ids are keys of done / names, kept alive: a script that builds a
+        # second network after dropping the first would otherwise get the first's recycled ids
+        # (already "set", under the first network's names)
+        self.alive: list = []
         self.networks = 0
         self.depth = 0
         self.names: dict[int, str] = {}     # id of a drawn parameter -> its torch name (by_name)
@@ -117,6 +121,7 @@ class Trace:
         values = self.named_values([(n, s) for (n, _), s in zip(named, shapes)]) if by_name else self.values(shapes)
         self.drawn.append([n for n, p in named if id(p) not in self.done])
         for (name, p), v in zip(named, values):
+            self.alive.append(p)
             self.names.setdefault(id(p), name)
             for f in self.followers.get(id(p), []):
                 self.names.setdefault(id(f), name)
@@ -142,6 +147,7 @@ class Trace:
 
     def link(self, source, copy) -> None:
         """`copy` is a deep copy of the parameter `source`: set with it (or kept, if set already)."""
+        self.alive += [source, copy]
         if id(source) in self.done:
             self.done.add(id(copy))
         else:
@@ -153,6 +159,7 @@ class Trace:
             if id(p) not in self.done:
                 assign(p, value)
                 self.done.add(id(p))
+                self.alive.append(p)
 
     def record_step(self, arrays) -> None:
         self.stepped += 1
@@ -545,7 +552,8 @@ def compare(torch_trace: dict, ms_trace: dict, tolerance: float) -> dict:
         b_steps = [[x[k] for k in sorted(x)] for x in b_steps]
     shapes = [len(x) for x in a_steps] == [len(x) for x in b_steps]
     res["loss_err"] = rel(ms_trace["losses"][:n], torch_trace["losses"][:n]) if n else None
-    res["param_err"] = rel(b_steps, a_steps) if s and shapes else None
+    # steps of networks of different sizes (a script that trains several) are one list of values
+    res["param_err"] = rel([v for x in b_steps for v in x], [v for x in a_steps for v in x]) if s and shapes else None
     worst = max(e for e in (res["loss_err"], res["param_err"]) if e is not None) if (n or shapes) else None
     res["status"] = "agree" if worst is not None and worst <= tolerance and (shapes or not s) else "differ"
     return res

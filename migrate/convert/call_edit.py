@@ -414,6 +414,9 @@ class CallEdit:
                 if value is not None:
                     self._param_dtype(p.name, value, fate.param_dtype)
                 continue
+            if fate.seed is not None:
+                self._generator_seed(p.name, value, fate.seed)
+                continue
             if fate.unsupported is not None and value is not None:
                 ok = fate.unless if fate.unless is not None else default_text
                 if self.runtime and ok is not None:
@@ -457,6 +460,15 @@ class CallEdit:
             self.out.append([key, value, positional, self.source_args.get(p.name)])
         if "input" in self.casts:
             self._cast_input(self.casts.pop("input"))
+
+    def _generator_seed(self, name: str, value, unset: str) -> None:
+        """torch's ``generator=g`` as the target's ``seed=torch_seed(g, unset)``: each call draws
+        its seed from the generator's own stream (a TorchGenerator); nothing for None."""
+        if value is None or code_of(value) == "None":
+            return
+        seed = parse_expr(f"{self.helper('torch_seed')}({code_of(value)}, {unset})")
+        self.out.append(["seed", seed, False, None])
+        self.note(f"{name}={code_of(value)}: seed= drawn from the generator's own stream")
 
     def _in_input_dtype(self, name: str, value):
         """An int or bool literal ``value`` as a tensor of the input's dtype (torch casts it to

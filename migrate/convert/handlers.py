@@ -289,6 +289,9 @@ def on_call(converter, node: cst.Call):
         if isinstance(func, cst.Attribute):
             return on_method(converter, node)
         if isinstance(func, cst.Name) and func.value in ("isinstance", "issubclass"):
+            node = _without_single_process_wrappers(converter, node)
+            if not isinstance(node, cst.Call):
+                return node
             with converter.naming_classes():
                 return converter.generic(node)
         if isinstance(func, cst.Name) and func.value in PROBE_FUNCTIONS and converter.walk_state.aliases:
@@ -333,6 +336,32 @@ def on_call(converter, node: cst.Call):
         converter.rollback_to(start)
         converter.keep_aliases_in(node)
         return apply_entry(converter, node, entry, q)
+    return new
+
+
+def _without_single_process_wrappers(converter, node: cst.Call):
+    """``isinstance(m, nn.DataParallel)`` -> ``False``; ``(nn.DataParallel, Other)`` -> ``(Other,)``:
+    the conversion makes ``DataParallel(model)`` the model itself, so no converted object is one
+    (an EMA helper's ``if isinstance(module, nn.DataParallel): module = module.module``). Only
+    where the object is a name or an attribute (nothing is evaluated for it)."""
+    if len(node.args) != 2 or node.args[0].star or node.args[1].star \
+            or not isinstance(node.args[0].value, (cst.Name, cst.Attribute)):
+        return node
+    def wrapper(cls) -> bool:
+        entry = converter.facts.tables.get(converter.qual(cls) or "")
+        return entry is not None and entry.rule == "data_parallel_module"
+    cls = node.args[1].value
+    elements = cls.elements if isinstance(cls, cst.Tuple) else None
+    if not (wrapper(cls) or elements is not None and any(wrapper(e.value) for e in elements)):
+        return node
+    rest = [e for e in elements if not wrapper(e.value)] if elements is not None else []
+    if rest:
+        rest[-1] = rest[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace("")))
+        new = node.with_changes(args=[node.args[0], node.args[1].with_changes(value=cls.with_changes(elements=rest))])
+    else:
+        new = cst.Name("False")
+    converter.record(node, new, "MS160", "exact", "DataParallel(model) is the model itself in the conversion: "
+                                                 "no object is a DataParallel")
     return new
 
 

@@ -182,6 +182,35 @@ def torch_tensor_dataset(*tensors):
     return ms.dataset.NumpySlicesDataset(arrays, column_names=names, shuffle=False)
 
 
+class TorchTensorDataset(ms.dataset.NumpySlicesDataset):
+    """torch.utils.data.TensorDataset(*tensors) where the script reads it by index or slice
+    (``xb, yb = train_ds[i * bs: i * bs + bs]``): an ms.dataset (the rows of every tensor, in
+    order; two tensors are the columns "data" and "label", more are column_0, ...) that a
+    DataLoader batches and shuffles like any NumpySlicesDataset, and whose ``ds[index]`` is
+    torch's: the tuple of every tensor indexed alike (an int gives rows, a slice or an index
+    array gives batches); ``len(ds)`` the rows; ``ds.tensors`` the tensors.
+
+    Raises:
+        ValueError: no tensor, or tensors whose first sizes differ (torch's "Size mismatch").
+    """
+
+    def __init__(self, *tensors):
+        if not tensors:
+            raise ValueError("For 'TensorDataset' (torch signature), give at least one tensor.")
+        if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
+            raise ValueError("Size mismatch between tensors")
+        names = ["data", "label"] if len(tensors) == 2 else [f"column_{i}" for i in range(len(tensors))]
+        arrays = tuple(t.asnumpy() if isinstance(t, ms.Tensor) else np.asarray(t) for t in tensors)
+        super().__init__(arrays, column_names=names, shuffle=False)
+        self.tensors = tuple(t if isinstance(t, ms.Tensor) else ms.Tensor(t) for t in tensors)
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return int(self.tensors[0].shape[0])
+
+
 def torch_pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """torch.nn.utils.rnn.pad_sequence: a list of (L_i, *) tensors padded to the longest as one
     (B, L, *) tensor (``batch_first``) or (L, B, *), ``padding_value`` after (``padding_side``

@@ -10,6 +10,7 @@ The arithmetic is torch's, in the parameters' dtype, on the target's tensors.
 ``param_groups``, ``state`` and ``p.grad``, and runs as written; the converted training step's
 ``optimizer(grads)`` hands it the gradients ``value_and_grad`` returned, as ``p.grad``.
 """
+import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -271,6 +272,34 @@ def torch_optimizer_step(optimizer, closure=None):
     loss = closure() if closure is not None else None
     optimizer(tuple(getattr(p, "grad", None) for p in optimizer.parameters))
     return loss
+
+
+def torch_grad_scaler(scaler, device="cuda", enabled=True):
+    """The scaler torch's ``GradScaler(device, ..., enabled=enabled)`` is on this backend: ``scaler``
+    (the DynamicLossScaler built from torch's arguments) where torch would scale, else
+    ``StaticLossScaler(1.0)``. torch disables a scaler the user did not (``enabled=False``) or
+    whose device is 'cuda' on a machine without CUDA, with a warning; the analogue here is a CPU
+    backend (ms_core, or MindSpore whose ``device_target`` is 'CPU'): the loss is not scaled and
+    ``get_scale()`` reads 1.0, as in torch. On Ascend and GPU a 'cuda' scaler scales."""
+    if not enabled:
+        return ms.amp.StaticLossScaler(1.0)
+    if device == "cuda" and not _accelerator():
+        warnings.warn("torch.cuda.amp.GradScaler is enabled, but the backend is CPU (no Ascend or GPU, "
+                      "torch's 'CUDA is not available').  Disabling: the loss is not scaled, as torch does.",
+                      stacklevel=2)
+        return ms.amp.StaticLossScaler(1.0)
+    return scaler
+
+
+def _accelerator() -> bool:
+    """True when the backend computes on Ascend or GPU (MindSpore's device_target); ms_core is a CPU."""
+    return TARGET == "mindspore" and ms.get_context("device_target") != "CPU"
+
+
+def torch_scaler_is_enabled(scaler):
+    """``GradScaler.is_enabled()`` of a converted scaler: True for the DynamicLossScaler an enabled
+    scaler becomes, False for the StaticLossScaler(1.0) of a disabled one."""
+    return isinstance(scaler, ms.amp.DynamicLossScaler)
 
 
 def torch_scaler_state_dict(scaler):

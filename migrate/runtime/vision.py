@@ -306,3 +306,119 @@ def save_image_torch(tensor, fp, format=None, nrow=8, padding=2, normalize=False
             f.write(png)
     else:
         fp.write(png)
+
+
+# PIL's resampling filters by torchvision's InterpolationMode names: (support, weight function)
+def _triangle(x):
+    x = numpy.abs(x)
+    return numpy.where(x < 1.0, 1.0 - x, 0.0)
+
+
+def _cubic(x, a=-0.5):
+    x = numpy.abs(x)
+    return numpy.where(x < 1.0, ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0,
+                       numpy.where(x < 2.0, (((x - 5.0) * x + 8.0) * x - 4.0) * a, 0.0))
+
+
+_FILTERS = {"bilinear": (1.0, _triangle), "bicubic": (2.0, _cubic)}
+_PRECISION_BITS = 32 - 8 - 2   # PIL's fixed-point weights of 8-bit images
+
+
+def _resize_weights(in_size, out_size, mode):
+    """PIL's antialiased resampling along one axis: for each output index, the first source
+    index and the normalised weights of the sources it reads (the filter stretched by the
+    downscaling factor)."""
+    support, kernel = _FILTERS[mode]
+    scale = in_size / out_size
+    filterscale = max(scale, 1.0)
+    support *= filterscale
+    rows = []
+    for i in range(out_size):
+        center = (i + 0.5) * scale
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), in_size)
+        w = kernel((numpy.arange(lo, hi) - center + 0.5) / filterscale)
+        total = w.sum()
+        rows.append((lo, w / total if total != 0.0 else w))
+    return rows
+
+
+def _resample_axis(img, out_size, mode, axis):
+    """One axis of PIL's resampling of an (H, W, C) image: uint8 in PIL's fixed point (weights
+    with 22 fractional bits, rounded half up, clipped to 0..255), floats in float64."""
+    img = numpy.moveaxis(img, axis, 0)
+    out = numpy.empty((out_size,) + img.shape[1:], img.dtype)
+    for i, (lo, w) in enumerate(_resize_weights(img.shape[0], out_size, mode)):
+        src = img[lo:lo + len(w)]
+        if img.dtype == numpy.uint8:
+            k = numpy.where(w >= 0, numpy.floor(0.5 + w * (1 << _PRECISION_BITS)),
+                            numpy.ceil(-0.5 + w * (1 << _PRECISION_BITS))).astype(numpy.int64)
+            acc = (1 << (_PRECISION_BITS - 1)) + numpy.tensordot(k, src.astype(numpy.int64), 1)
+            out[i] = numpy.clip(acc >> _PRECISION_BITS, 0, 255)
+        else:
+            out[i] = numpy.tensordot(w, src.astype(numpy.float64), 1)
+    return numpy.moveaxis(out, 0, axis)
+
+
+def _resized_size(h, w, size, max_size):
+    """torchvision's output (height, width): an int or 1-sequence is the smaller edge (the
+    longer one scaled and truncated; capped at max_size), a pair is (height, width)."""
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        return int(size[0]), int(size[1])
+    short_new = int(size[0] if isinstance(size, (list, tuple)) else size)
+    short, long = (w, h) if w <= h else (h, w)
+    long_new = int(short_new * long / short)
+    if max_size is not None:
+        if max_size <= short_new:
+            raise ValueError(f"max_size = {max_size} must be strictly greater than the requested size for "
+                             f"the smaller edge size = {size}")
+        if long_new > max_size:
+            short_new, long_new = int(max_size * short_new / long_new), max_size
+    return (long_new, short_new) if w <= h else (short_new, long_new)
+
+
+class ResizeTorch:
+    """torchvision.transforms.Resize(size, interpolation=BILINEAR, max_size=None, antialias=True)
+    on the (H, W[, C]) image of a MindSpore pipeline (where torchvision resizes a PIL image,
+    before ToTensor): torchvision's output size; an image already that size unchanged; otherwise
+    PIL's resampling, antialiased for bilinear and bicubic (as PIL always is), nearest reading the
+    source pixel under each output pixel's centre. uint8 images in PIL's integer arithmetic.
+    (MindSpore's vision.Resize interpolates OpenCV's way, without antialiasing: other pixels.)
+
+    Raises:
+        ValueError: a size that is not an int or a sequence of 1 or 2 ints; an interpolation
+            other than nearest, bilinear, bicubic; an image that is not 2-D or 3-D.
+    """
+
+    def __init__(self, size, interpolation=None, max_size=None, antialias=True):
+        if not (isinstance(size, int) or isinstance(size, (list, tuple)) and len(size) in (1, 2)):
+            raise ValueError(f"Size must be an int or a 1 or 2 element tuple/list, not {size!r}.")
+        if isinstance(interpolation, int) and not isinstance(interpolation, bool):
+            interpolation = {0: "nearest", 2: "bilinear", 3: "bicubic"}.get(interpolation, interpolation)  # PIL's
+        mode = "bilinear" if interpolation is None else str(getattr(interpolation, "name", interpolation)).lower()
+        mode = {"linear": "bilinear", "cubic": "bicubic"}.get(mode, mode)
+        if mode not in ("nearest", "bilinear", "bicubic"):
+            raise ValueError(f"For 'Resize' (torch signature), the interpolation must be NEAREST, BILINEAR or "
+                             f"BICUBIC, but got {interpolation!r}.")
+        self.size, self.mode, self.max_size, self.antialias = size, mode, max_size, antialias
+
+    def __call__(self, img):
+        img = numpy.asarray(img)
+        if img.ndim not in (2, 3):
+            raise ValueError(f"For 'Resize' (torch signature), the image must be (H, W) or (H, W, C), "
+                             f"but got shape {img.shape}.")
+        h, w = img.shape[:2]
+        oh, ow = _resized_size(h, w, self.size, self.max_size)
+        if (oh, ow) == (h, w):
+            return img
+        flat = img[..., None] if img.ndim == 2 else img
+        if self.mode == "nearest":
+            rows = numpy.floor((numpy.arange(oh) + 0.5) * h / oh).astype(numpy.int64)
+            cols = numpy.floor((numpy.arange(ow) + 0.5) * w / ow).astype(numpy.int64)
+            out = flat[numpy.minimum(rows, h - 1)][:, numpy.minimum(cols, w - 1)]
+        else:
+            out = _resample_axis(flat, ow, self.mode, 1) if ow != w else flat
+            out = _resample_axis(out, oh, self.mode, 0) if oh != h else out
+            if out.dtype != img.dtype:
+                out = out.astype(img.dtype)
+        return out[..., 0] if img.ndim == 2 else out

@@ -505,6 +505,16 @@ class Tensor(TensorMethods):
         self._data = _infer_array(value, None)
         return self
 
+    @property
+    def data(self):
+        """The tensor's values as a Tensor (MindSpore 2.10's ``Tensor.data``; not the tensor itself)."""
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        # MindSpore 2.10: `t.data = v` gives t v's values, shape and dtype
+        self._data = np.array(value._data if isinstance(value, Tensor) else _infer_array(value, None))
+
     def stop_gradient(self):
         return ops.stop_gradient(self)
 

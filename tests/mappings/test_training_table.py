@@ -190,14 +190,22 @@ SCALER_GRADS = (("gs", "np.where(np.arange(72).reshape(6, 3, 4) == 17, np.inf, n
                 ("gv", "rs.randn(6, 5).astype(np.float32)"))
 
 
-def scaler(api: str, ctor: str, reference: str = "") -> Program:
-    """Six scaled steps with an inf and a nan gradient: parameters and scale after each."""
+FINITE_GRADS = (("gs", "rs.randn(6, 3, 4).astype(np.float32)"), ("gv", "rs.randn(6, 5).astype(np.float32)"))
+
+
+def scaler(api: str, ctor: str, reference: str = "", finite: bool = False) -> Program:
+    """Six scaled steps (with an inf and a nan gradient unless ``finite``): parameters and scale after each."""
     ref = _NET + _SCALED.format(ctor=reference) if reference else ""
+    why = ("torch.cuda.amp.GradScaler(args) is torch.amp.GradScaler('cuda', args) (torch's docs); on this "
+           "CPU-only machine it disables itself, so torch's CPU scaler with the same arguments is the "
+           "reference" if reference else "")
+    if finite:
+        why = ("a 'cuda' scaler on this CPU-only machine: torch disables it (scale 1.0), and so does the "
+               "conversion on a CPU backend; finite gradients, because a disabled torch scaler applies a "
+               "non-finite step that the converted step (all_finite) skips")
     return Program(api, _NET + _SCALED.format(ctor=ctor), inputs=("m", "v", "gs", "gv"),
-                   arrays=SCALER_GRADS, uses="ms.amp.DynamicLossScaler(", reference=ref,
-                   why="torch.cuda.amp.GradScaler(args) is torch.amp.GradScaler('cuda', args) (torch's "
-                       "docs); on this CPU-only machine it disables itself, so torch's CPU scaler with "
-                       "the same arguments is the reference" if reference else "")
+                   arrays=FINITE_GRADS if finite else SCALER_GRADS, uses="ms.amp.DynamicLossScaler(",
+                   reference=ref, why=why)
 
 
 _SC = "init_scale=1024.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2"
@@ -207,8 +215,9 @@ SCALERS = [
                                    "backoff_factor=0.25, growth_interval=1)"),
     scaler("torch.amp.grad_scaler.GradScaler", f"torch.amp.grad_scaler.GradScaler('cpu', {_SC})"),
     scaler("torch.cpu.amp.GradScaler", f"torch.cpu.amp.GradScaler({_SC})"),
-    scaler("torch.cuda.amp.GradScaler", f"torch.cuda.amp.GradScaler({_SC})",
-           reference=f"torch.amp.GradScaler('cpu', {_SC})"),
+    scaler("torch.cuda.amp.GradScaler", f"torch.cuda.amp.GradScaler({_SC})", finite=True),
+    scaler("torch.amp.GradScaler", f"torch.amp.GradScaler({_SC})", finite=True),
+    scaler("torch.amp.GradScaler", f"torch.amp.GradScaler('cuda', {_SC})", finite=True),
     Marked("torch.amp.GradScaler", "scaler = torch.amp.GradScaler('cuda', backoff_factor=0.25)", id="MS902"),
     Marked("torch.cuda.amp.GradScaler", "scaler = torch.cuda.amp.GradScaler(growth_factor=4.0)", id="MS902"),
 ]

@@ -10,6 +10,7 @@ from tests.mappings.proof import Marked, ProvenBy, case_id, run
 PIPELINE = "tests/migrate/convert/vision/test_vision_pipeline.py"
 RULES = "tests/migrate/convert/vision/test_vision_rules.py"
 SAMPLE2 = "tests/migrate/convert/training/test_recipe_sample2.py"
+SAMPLE3_REST = "tests/migrate/convert/training/test_recipe_sample3_rest.py"
 _MNIST = f"{PIPELINE}::test_mnist_kwargs_loaders_give_torchvision_batches"
 _TV = "torchvision.transforms"
 
@@ -33,8 +34,13 @@ CASES = [
              f"{RULES}::test_data_parallel_computes_the_module_output_as_torch_on_one_device"),
     ProvenBy("torch.nn.parallel.data_parallel.data_parallel",
              f"{RULES}::test_data_parallel_computes_the_module_output_as_torch_on_one_device"),
-    *[Marked(f"{_TV}{sub}.Resize", f"import torchvision\nt = torchvision.transforms{sub}.Resize(64)", "MS901")
+    *[ProvenBy(f"{_TV}{sub}.Resize", f"{SAMPLE3_REST}::test_resize_computes_torchvisions_size_and_pixels")
       for sub in ("", ".transforms")],
+    *[ProvenBy(f"{_TV}{sub}.RandomRotation", f"{SAMPLE3_REST}::test_a_converted_rotation_rotates_as_torchvision")
+      for sub in ("", ".transforms")],
+    *[ProvenBy(f"{_TV}{sub}.InterpolationMode.{mode}",
+               f"{SAMPLE3_REST}::test_resize_computes_torchvisions_size_and_pixels")
+      for sub in ("", ".functional") for mode in ("NEAREST", "BILINEAR", "BICUBIC")],
     *[Marked(f"{_TV}{sub}.CenterCrop", f"import torchvision\nt = torchvision.transforms{sub}.CenterCrop(64)", "MS901")
       for sub in ("", ".transforms")],
     *[Marked(f"torchvision.datasets{sub}.ImageFolder",

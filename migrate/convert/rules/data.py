@@ -12,7 +12,7 @@ import ast
 
 import libcst as cst
 
-from migrate.convert.call_edit import primary
+from migrate.convert.call_edit import make_arg, primary
 from migrate.convert.cst import bind_args, code_of, dotted, parse_expr
 from migrate.convert.registry import argument_rule
 from migrate.convert.rules.vision_uses import is_dataset_helper_call, torchvision_uses
@@ -404,16 +404,21 @@ def _literal_number(node, default: float) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@_safe_rule("MS222", "grad_scaler_ctor", examples=[
+@_safe_rule("MS222", "grad_scaler_ctor", needs=["torch_grad_scaler"], examples=[
     ("scaler = torch.cuda.amp.GradScaler()\n"
      'print(f"scale {scaler.get_scale()}")\n'
      "other.get_scale()\n",
-     "scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)\n"
+     "scaler = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000))\n"
      'print(f"scale {float(scaler.scale_value)}")\n'
      "other.get_scale()\n"),
+    ("scaler = torch.amp.GradScaler('cpu')\n",
+     "scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)\n"),
 ])
 def grad_scaler(edit) -> None:
-    """Replace GradScaler(enabled=flag) with DynamicLossScaler(...) if flag else StaticLossScaler(1.0)."""
+    """Replace GradScaler(device, enabled=flag) with DynamicLossScaler(...) where torch scales, and
+    StaticLossScaler(1.0) where it does not. torch disables a 'cuda' scaler (torch.cuda.amp's, and
+    torch.amp's default) on a machine without CUDA; its analogue, a CPU backend, is known at run
+    time only: such a scaler goes through the runtime's ``torch_grad_scaler``."""
     growth = _literal_number(edit.bound.get("growth_factor"), 2.0)
     backoff = _literal_number(edit.bound.get("backoff_factor"), 0.5)
     if growth is None or backoff is None or abs(growth * backoff - 1.0) > 1e-12:
@@ -427,17 +432,47 @@ def grad_scaler(edit) -> None:
         return
     edit.set("scale_factor", str(int(growth)))  # MindSpore 2.10 refuses a float scale_factor
     enabled = edit.bound.get("enabled")
-    if enabled is None or code_of(enabled) == "True":
+    if enabled is not None and code_of(enabled) == "False":
+        edit.converter.output.used.add("ms")
+        edit.note("disabled: StaticLossScaler(1.0) scales by 1, but an update with non-finite "
+                  "gradients is still skipped (torch would apply it)")
+        edit.result = parse_expr("ms.amp.StaticLossScaler(1.0)")
         return
+    device = _scaler_device(edit)
+    if device is None and (enabled is None or code_of(enabled) == "True"):
+        return   # torch scales on every machine ('cpu', 'xpu', ...): plain MindSpore
     edit.converter.output.used.add("ms")
-    off = parse_expr("ms.amp.StaticLossScaler(1.0)")
-    edit.note("disabled: StaticLossScaler(1.0) scales by 1, but an update with non-finite "
-              "gradients is still skipped (torch would apply it)")
-    if code_of(enabled) == "False":
-        edit.result = off
+    if device is None:   # the user's flag alone decides
+        edit.note("disabled when the flag is false: StaticLossScaler(1.0) scales by 1, but an update "
+                  "with non-finite gradients is still skipped (torch would apply it)")
+        edit.result = cst.IfExp(test=enabled, body=edit.build(), orelse=parse_expr("ms.amp.StaticLossScaler(1.0)"))
         return
-    on = edit.build()
-    edit.result = cst.IfExp(test=enabled, body=on, orelse=off)
+    args = [cst.Arg(edit.build())]
+    if code_of(device) != repr("cuda"):
+        args.append(make_arg(device, "device"))
+    if enabled is not None and code_of(enabled) != "True":
+        args.append(make_arg(enabled, "enabled"))
+    edit.note("torch disables a 'cuda' GradScaler without CUDA: torch_grad_scaler scales on "
+              "Ascend/GPU only (StaticLossScaler(1.0) on a CPU backend, with torch's warning)")
+    edit.result = cst.Call(cst.Name(edit.helper("torch_grad_scaler")), args)
+
+
+def _scaler_device(edit) -> cst.BaseExpression | None:
+    """The device a GradScaler call names, when torch may disable it without CUDA: the 'cuda'
+    literal (torch.cuda.amp.GradScaler, torch.amp.GradScaler's default) or a value known at run
+    time; None for a scaler torch enables on every machine ('cpu', torch.cpu.amp's, 'xpu')."""
+    if edit.entry.torch.startswith("torch.cuda."):
+        return cst.SimpleString(repr("cuda"))
+    if edit.entry.torch.startswith("torch.cpu."):
+        return None
+    device = edit.bound.get("device")
+    if device is None:
+        return cst.SimpleString(repr("cuda"))
+    try:
+        value = ast.literal_eval(code_of(device))
+    except (ValueError, SyntaxError):
+        return device
+    return cst.SimpleString(repr("cuda")) if value == "cuda" else None
 
 
 @_safe_rule("MS243", "release_group", examples=[

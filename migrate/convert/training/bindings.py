@@ -69,6 +69,25 @@ def _unmoved(call: cst.Call) -> cst.Call:
 _MOVES = ("cuda", "to", "cpu", "train", "eval", "float", "half", "double")
 
 
+class _Subscripted(cst.CSTVisitor):
+    def __init__(self, names: set[str]):
+        self.names = names
+        self.found: set[str] = set()
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        name = dotted(node.value)
+        if name in self.names:
+            self.found.add(name)
+
+
+def _subscripted(body, names: set[str]) -> set[str]:
+    """The names of ``names`` that the statements of ``body`` read by index (``name[...]``)."""
+    visitor = _Subscripted(names)
+    for st in body:
+        st.visit(visitor)
+    return visitor.found
+
+
 def looks_loader(name: str) -> bool:
     """``train_loader``, ``dataloaders``, ``self.val_loader``, ``train_dl``, ``dl``."""
     last = name.split(".")[-1].lower()
@@ -103,6 +122,7 @@ class FileBindings:
     # DataLoader passes it as sampler=
     kept_samplers: set[str] = field(default_factory=set)
     datasets: dict[str, int] = field(default_factory=dict)  # name -> columns (TensorDataset(...))
+    indexed: set[str] = field(default_factory=set)  # TensorDataset names the file reads by index (ds[i], ds[a:b])
     ds_columns: dict[str, int] = field(default_factory=dict)  # Dataset class -> columns of __getitem__ (0: no tuple)
     ds_instances: dict[str, int] = field(default_factory=dict)  # name -> columns (an instance of one)
     loaders: set[str] = field(default_factory=set)      # names bound to DataLoader(...)
@@ -136,6 +156,8 @@ class FileBindings:
                     self._constructed(a, converter)
         if self.samplers:
             self._keep_used_samplers(body, converter)
+        if self.datasets:
+            self.indexed = _subscripted(body, set(self.datasets))
 
     def _optimizer_class(self, node: cst.ClassDef, converter) -> None:
         """Remember a class deriving from torch.optim.Optimizer (or from one defined here) and

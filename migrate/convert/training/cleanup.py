@@ -100,7 +100,7 @@ class Cleanup:
         if new is not None:
             return new
         small = st.body[0]
-        for rewrite in (self._sharded_dataset, self._sampler, self._optimizer_call):
+        for rewrite in (self._sharded_dataset, self._indexed_dataset, self._sampler, self._optimizer_call):
             new = rewrite(st, small)
             if new is not None:
                 return new
@@ -165,6 +165,7 @@ class Cleanup:
         rewriter = _GetScaleRewriter(tp.bindings.scalers, signatures(tp.converter))
         new = st.visit(rewriter)
         notes = {"get_scale": "scaler.get_scale() -> float(scaler.scale_value)",
+                 "is_enabled": "scaler.is_enabled() -> torch_scaler_is_enabled(scaler): whether it scales",
                  "state_dict": "scaler.state_dict() -> torch_scaler_state_dict(scaler): torch's keys "
                                "(scale, growth_factor, backoff_factor, growth_interval, _growth_tracker)",
                  "load_state_dict": "scaler.load_state_dict(sd) -> torch_scaler_load_state_dict(scaler, sd)"}
@@ -213,6 +214,26 @@ class Cleanup:
             f"{shard})"))])
         tp.record(st, new, _TENSOR_DATASET.id, "transformed",
                   "TensorDataset read through a DistributedSampler -> a sharded NumpySlicesDataset")
+        tp.tree.stands_for(new, st)
+        return [new]
+
+    def _indexed_dataset(self, st, small):
+        """``ds = TensorDataset(a, b)`` that the file reads by index or slice (``ds[i: j]``) ->
+        the runtime's ``TorchTensorDataset(a, b)``: a NumpySlicesDataset (a DataLoader batches it
+        as before) whose ``ds[index]`` is torch's tuple of indexed tensors."""
+        tp = self.tp
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and dotted(small.targets[0].target) in tp.bindings.indexed and isinstance(small.value, cst.Call)
+                and tp.qual(small.value.func) in training_apis().tensor_datasets
+                and all(a.keyword is None for a in small.value.args) and small.value.args
+                and self.allows(_TENSOR_DATASET.id)):
+            return None
+        helper = signatures(tp.converter).helper("TorchTensorDataset")
+        # the arguments stay torch code here: the main walk converts them inside the call
+        new = st.with_changes(body=[small.with_changes(value=small.value.with_changes(func=cst.Name(helper)))])
+        tp.record(st, new, _TENSOR_DATASET.id, "transformed",
+                  "TensorDataset read by index -> TorchTensorDataset: a NumpySlicesDataset whose ds[i] / "
+                  "ds[a:b] is torch's tuple of indexed tensors")
         tp.tree.stands_for(new, st)
         return [new]
 
@@ -274,7 +295,8 @@ class _DdpModuleRewriter(cst.CSTTransformer):
         return updated
 
 
-_SCALER_METHODS = {"get_scale": 0, "state_dict": 0, "load_state_dict": 1}  # name -> positional arguments
+# name -> positional arguments
+_SCALER_METHODS = {"get_scale": 0, "is_enabled": 0, "state_dict": 0, "load_state_dict": 1}
 
 
 def _scaler_method(call: cst.Call, scalers) -> str | None:

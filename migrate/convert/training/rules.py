@@ -144,7 +144,7 @@ GRAD_SCALER = statement_rule(
      "        scaler.scale(loss).backward()\n"
      "    scaler.step(optimizer)\n"
      "    scaler.update()\n",
-     "scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)\n"
+     "scaler = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000))\n"
      "\n"
      "def forward_fn(x, y):\n"
      "    out = model(x)\n"

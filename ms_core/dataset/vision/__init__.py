@@ -6,6 +6,7 @@
     data = data.map([ds.vision.ToTensor(), ds.vision.Normalize([0.1307], [0.3081], is_hwc=False)],
                     input_columns="image")
 """
+from .geometry import Inter, RandomRotation
 from .transforms import (
     HWC2CHW,
     Border,
@@ -16,4 +17,5 @@ from .transforms import (
     ToTensor,
 )
 
-__all__ = ["HWC2CHW", "Border", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
+__all__ = ["HWC2CHW", "Border", "Inter", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomRotation",
+           "ToTensor"]

@@ -21,7 +21,7 @@ def test_comments_of_replaced_step_statements_are_kept():
             scaler.update()  # adjust
         """, """\
         opt = ms.experimental.optim.SGD(model.trainable_params(), lr=0.1)
-        scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)
+        scaler = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000))
 
         def forward_fn(x, y):
             loss = ops.mse_loss(model(x), y)

@@ -236,9 +236,18 @@ def test_guarded_step_without_accumulation_and_clip_value():
 
 
 # ---- MS206/MS208/MS222: GradScaler and autocast --------------------------------------------
-@pytest.mark.parametrize("ctor", ["torch.cuda.amp.GradScaler(init_scale=1024.0, growth_interval=100)",
-                                  "torch.amp.GradScaler('cuda', 1024.0, growth_interval=100)"])
-def test_grad_scaler_and_autocast(ctor):
+_CUDA_SCALER = "torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=1024.0, scale_factor=2, scale_window=100))"
+_CPU_SCALER = "ms.amp.DynamicLossScaler(scale_value=1024.0, scale_factor=2, scale_window=100)"
+
+
+# torch disables a 'cuda' scaler without CUDA: the runtime decides by the backend; a 'cpu' one scales everywhere
+@pytest.mark.parametrize("ctor, new", [("torch.cuda.amp.GradScaler(init_scale=1024.0, growth_interval=100)",
+                                        _CUDA_SCALER),
+                                       ("torch.amp.GradScaler('cuda', 1024.0, growth_interval=100)", _CUDA_SCALER),
+                                       ("torch.amp.GradScaler('cpu', 1024.0, growth_interval=100)", _CPU_SCALER),
+                                       ("torch.cpu.amp.GradScaler(init_scale=1024.0, growth_interval=100)",
+                                        _CPU_SCALER)])
+def test_grad_scaler_and_autocast(ctor, new):
     res = check(f"""\
         scaler = {ctor}
         for x, y in loader:
@@ -248,8 +257,8 @@ def test_grad_scaler_and_autocast(ctor):
             scaler.scale(loss).backward()
             scaler.step(optimizer)
             scaler.update()
-        """, """\
-        scaler = ms.amp.DynamicLossScaler(scale_value=1024.0, scale_factor=2, scale_window=100)
+        """, f"""\
+        scaler = {new}
 
         def forward_fn(x, y):
             loss = criterion(model(x), y)
@@ -287,10 +296,14 @@ def test_grad_scaler_enabled_flag():
         s1 = torch.cuda.amp.GradScaler(enabled=args.amp)
         s2 = torch.cuda.amp.GradScaler(enabled=False)
         s3 = torch.amp.GradScaler("cuda", enabled=use_amp)
+        s4 = torch.amp.GradScaler(device_type, enabled=True)
+        s5 = torch.amp.GradScaler("cpu", enabled=use_amp)
         """, """\
-        s1 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000) if args.amp else ms.amp.StaticLossScaler(1.0)
+        s1 = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000), enabled=args.amp)
         s2 = ms.amp.StaticLossScaler(1.0)
-        s3 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000) if use_amp else ms.amp.StaticLossScaler(1.0)
+        s3 = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000), enabled=use_amp)
+        s4 = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000), device=device_type)
+        s5 = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000) if use_amp else ms.amp.StaticLossScaler(1.0)
         """)  # noqa: E501
 
 
@@ -1352,7 +1365,7 @@ def test_backward_inside_autocast_block():
             scaler.step(optimizer)
             scaler.update()
         """, """\
-        scaler = ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000)
+        scaler = torch_grad_scaler(ms.amp.DynamicLossScaler(scale_value=65536.0, scale_factor=2, scale_window=2000))
 
         def forward_fn(x, y):
             out = model(x)
