@@ -1,0 +1,108 @@
+"""Classes the eighth first-pass sample met (bench/README.md "An eighth sample"): PyPI packages nobody here had
+converted (image-restoration networks, typed transformer encoders and decoders, ...). Each test is a fixture of
+our own: a small package converted as a tree, imported without torch and run against torch with the same
+weights."""
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from migrate.convert.project import convert_tree
+from tests.migrate.convert.test_fixtures_numeric import copy_weights
+from tests.migrate.convert.torchless import imported_tree
+
+torch = pytest.importorskip("torch")
+ms = pytest.importorskip("ms_core")
+
+
+def _write(root: Path, files: dict) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def _torch_import(src: Path, module: str):
+    """``module`` imported from the torch tree ``src``; its package is removed from sys.modules after."""
+    top = module.split(".")[0]
+    sys.path.insert(0, str(src))
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(str(src))
+        for name in [k for k in sys.modules if k == top or k.startswith(top + ".")]:
+            del sys.modules[name]
+
+
+# curated-transformers: `class TransformerEncoder(Generic[ConfigT], EncoderModule[ConfigT])` defines forward, and
+# EncoderModule derives, in another file, from `Generic[ConfigT], TransformerModule[ConfigT]`, itself
+# `(Generic[ConfigT], Module)`. A base written `Base[T]` is the class Base: these are Cells, forward is construct
+GENERIC_FILES = {
+    "gen_models/__init__.py": "",
+    "gen_models/module.py": '''from typing import Generic, TypeVar
+
+from torch.nn import Module
+
+ConfigT = TypeVar("ConfigT")
+
+
+class TransformerModule(Generic[ConfigT], Module):
+    pass
+
+
+class EncoderModule(Generic[ConfigT], TransformerModule[ConfigT]):
+    def forward(self, x):
+        raise NotImplementedError
+''',
+    "gen_models/transformer.py": '''from typing import Generic
+
+from torch import nn
+
+from .module import ConfigT, EncoderModule
+
+
+class TransformerEncoder(Generic[ConfigT], EncoderModule[ConfigT]):
+    layers: nn.ModuleList
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x).relu()
+        return x
+''',
+    "gen_models/encoder.py": '''from dataclasses import dataclass
+
+from torch import nn
+
+from .transformer import TransformerEncoder
+
+
+@dataclass
+class Config:
+    width: int = 4
+
+
+class Encoder(TransformerEncoder[Config]):
+    def __init__(self, config: Config):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(config.width, config.width) for _ in range(2)])
+''',
+}
+
+
+def test_a_class_deriving_from_a_generic_module_base_is_a_cell(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, GENERIC_FILES)
+    assert not [r.error for r in convert_tree(src, out) if r.error]
+    code = (out / "gen_models" / "transformer.py").read_text()
+    assert "def construct(self, x):" in code and "def forward" not in code, code
+    assert "def construct(self, x):" in (out / "gen_models" / "module.py").read_text()
+    torch.manual_seed(0)
+    reference = _torch_import(src, "gen_models.encoder").Encoder(_torch_import(src, "gen_models.encoder").Config())
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    with torch.no_grad():
+        want = reference(torch.from_numpy(x)).numpy()
+    with imported_tree(out, "gen_models.encoder") as mod:
+        cell = mod.Encoder(mod.Config())
+        assert copy_weights(reference, cell) == set()
+        np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
