@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from migrate.convert.project import convert_tree
+from migrate.convert.runtime_files import package_dirs, runtime_homes
 from tests.migrate.convert.test_fixtures_numeric import copy_weights
 from tests.migrate.convert.torchless import imported_tree
 
@@ -104,5 +105,50 @@ def test_a_class_deriving_from_a_generic_module_base_is_a_cell(tmp_path):
         want = reference(torch.from_numpy(x)).numpy()
     with imported_tree(out, "gen_models.encoder") as mod:
         cell = mod.Encoder(mod.Config())
+        assert copy_weights(reference, cell) == set()
+        np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+# spandrel: each architecture's package imports its network from a directory without an __init__.py
+# (`from .__arch.RRDB import RRDBNet` in ESRGAN/__init__.py): a namespace subpackage, imported as
+# spandrel.architectures.ESRGAN.__arch.RRDB. Its converted files reach the runtime copy of their top-level package
+# relatively; `from migrate_runtime import ...` found nothing (ModuleNotFoundError)
+NAMESPACE_FILES = {
+    "sr_pkg/__init__.py": "from .arch import Net\n",
+    "sr_pkg/arch/__init__.py": "from .__impl.net import Net\n",
+    "sr_pkg/arch/__impl/net.py": '''from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 3, 3, padding=1)
+        self.k = self.conv.kernel_size[0]
+
+    def forward(self, x):
+        return self.conv(x) * self.k
+''',
+    "tools/plot.py": "import json\n",
+}
+
+
+def test_a_directory_a_package_imports_relatively_is_a_namespace_subpackage(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, NAMESPACE_FILES)
+    sources = [str(src / rel) for rel in NAMESPACE_FILES]
+    assert package_dirs(src, sources) == {Path("sr_pkg"), Path("sr_pkg/arch"), Path("sr_pkg/arch/__impl")}
+    assert runtime_homes(src, sources)[str(src / "sr_pkg/arch/__impl/net.py")] == (Path("sr_pkg"), 2)
+    assert runtime_homes(src, sources)[str(src / "tools/plot.py")] == (Path("tools"), None)
+    assert not [r.error for r in convert_tree(src, out) if r.error]
+    code = (out / "sr_pkg" / "arch" / "__impl" / "net.py").read_text()
+    assert "from ...migrate_runtime import" in code, code
+    torch.manual_seed(0)
+    reference = _torch_import(src, "sr_pkg").Net()
+    x = np.random.default_rng(1).standard_normal((1, 2, 5)).astype(np.float32)
+    with torch.no_grad():
+        want = reference(torch.from_numpy(x)).numpy()
+    with imported_tree(out, "sr_pkg") as mod:
+        cell = mod.Net()
+        assert cell.k == 3
         assert copy_weights(reference, cell) == set()
         np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
