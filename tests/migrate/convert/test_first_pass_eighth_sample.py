@@ -152,3 +152,60 @@ def test_a_directory_a_package_imports_relatively_is_a_namespace_subpackage(tmp_
         assert cell.k == 3
         assert copy_weights(reference, cell) == set()
         np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+# alias-free-torch: a Kaiser-windowed sinc low-pass filter (torch.kaiser_window, with torch.i0 for its 2-D form),
+# built in __init__ and applied by a convolution. torch.kaiser_window, torch.i0 / torch.special.i0 / Tensor.i0
+# and torch.special.i1 had no mapping (MS901): MindSpore's ops.kaiser_window, ops.bessel_i0, ops.bessel_i1
+KAISER_FILTER = '''
+import math
+
+
+def kaiser_sinc_filter1d(cutoff, half_width, kernel_size):
+    delta_f = 4 * half_width
+    A = 2.285 * (kernel_size // 2 - 1) * math.pi * delta_f + 7.95
+    beta = 0.1102 * (A - 8.7)
+    window = torch.kaiser_window(kernel_size, beta=beta, periodic=False)
+    time = torch.arange(-kernel_size // 2, kernel_size // 2) + 0.5
+    kernel = 2 * cutoff * window * torch.sinc(2 * cutoff * time)
+    return (kernel / kernel.sum()).view(1, 1, kernel_size)
+
+
+def kaiser_radial(beta, size):
+    r = torch.linspace(-1.0, 1.0, size)
+    radius = torch.sqrt((r[:, None] ** 2 + r[None, :] ** 2).clamp(max=1.0))
+    return torch.i0(beta * torch.sqrt(1 - radius ** 2)) / torch.special.i0(torch.tensor(beta))
+
+
+class LowPass(nn.Module):
+    def __init__(self, kernel_size=12):
+        super().__init__()
+        self.register_buffer("filter", kaiser_sinc_filter1d(0.25, 0.3, kernel_size))
+        self.pad = kernel_size // 2 - 1
+
+    def forward(self, x):
+        x = F.pad(x, (self.pad, self.pad + 1), mode="replicate")
+        return F.conv1d(x, self.filter.expand(x.shape[1], -1, -1), groups=x.shape[1]) + x.i0().mean() * 0
+
+
+def bessel_terms(x):
+    return torch.special.i1(x) - x.i0()
+'''
+
+
+@pytest.mark.parametrize("target", ["ms_core", "mindspore"])
+def test_kaiser_windows_and_bessel_functions_are_torchs(target):
+    from tests.migrate.convert.test_first_pass_fourth_sample import run_both
+    out, namespace, torch_namespace = run_both(KAISER_FILTER, target)
+    assert "ops.kaiser_window(kernel_size, periodic=False, beta=beta)" in out and "MS901" not in out, out
+    assert "ops.bessel_i0(" in out and "ops.bessel_i1(x)" in out
+    np.testing.assert_allclose(namespace["kaiser_sinc_filter1d"](0.25, 0.3, 12).asnumpy(),
+                               torch_namespace["kaiser_sinc_filter1d"](0.25, 0.3, 12).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(namespace["kaiser_radial"](6.0, 9).asnumpy(),
+                               torch_namespace["kaiser_radial"](6.0, 9).numpy(), rtol=1e-5, atol=1e-6)
+    x = np.random.default_rng(2).standard_normal((2, 3, 16)).astype(np.float32)
+    with torch.no_grad():
+        want = torch_namespace["LowPass"]()(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(namespace["LowPass"]()(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(namespace["bessel_terms"](ms.Tensor(x * 3)).asnumpy(),
+                               torch_namespace["bessel_terms"](torch.from_numpy(x * 3)).numpy(), rtol=1e-5, atol=1e-6)
