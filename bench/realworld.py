@@ -1881,7 +1881,9 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
     model.eval()
     _fill_uninitialised(model, torch)
     inputs = _make_inputs(arch["inputs"])
-    ns.update(model=model, inputs=[torch.from_numpy(a) for a in inputs])
+    # copies: a forward that writes its input in place (spandrel's RCAN: x *= self.rgb_range) must not change
+    # the inputs saved for the other side (torch.from_numpy shares their memory)
+    ns.update(model=model, inputs=[torch.from_numpy(a.copy()) for a in inputs])
     with torch.no_grad():
         outputs = eval(arch["call"], ns)
     outs = _flatten(outputs, lambda t: t.detach().cpu().numpy() if torch.is_tensor(t) else None)
