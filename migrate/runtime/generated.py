@@ -2926,7 +2926,7 @@ def torch_kaiser_window(window_length, periodic=True, beta=12.0, dtype=None, lay
     """torch.kaiser_window's signature over its MindSpore translation."""
     if requires_grad is not False:
         raise ValueError("For 'kaiser_window' (torch signature), requires_grad other than False is not supported: MindSpore differentiates with respect to function arguments.")
-    return torch_cast(ops.kaiser_window(window_length, periodic, beta), dtype)
+    return torch_cast(ops.kaiser_window(window_length, periodic, beta, dtype=ms.float32), dtype)
 
 
 def torch_kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
