@@ -151,11 +151,12 @@ _TV_PRESETS = (
     'ObjectDetection = SemanticSegmentation = VideoClassification = OpticalFlow = ImageClassification\n')
 
 _TV_UTILS = (
-    '"""Stand-in for torchvision.utils (it imports PIL): the two helpers the models use."""\n'
+    '"""Stand-in for torchvision.utils (it imports PIL): the helpers the models and transforms import."""\n'
     'import collections.abc\nimport itertools\n\n\n'
     'def _log_api_usage_once(obj):\n    pass\n\n\n'
     'def _make_ntuple(x, n):\n'
-    '    return tuple(x) if isinstance(x, collections.abc.Iterable) else tuple(itertools.repeat(x, n))\n')
+    '    return tuple(x) if isinstance(x, collections.abc.Iterable) else tuple(itertools.repeat(x, n))\n\n\n'
+    'def _Image_fromarray(*args, **kwargs):\n    raise ImportError("PIL is not installed (bench stand-in)")\n')
 
 _HF_HUB = (
     '"""Stand-in for huggingface_hub (not installed): importable names, no downloads."""\n\n\n'
@@ -210,6 +211,35 @@ _DOWNLOAD_STAND_INS = (
     ("boto3/__init__.py", ""), ("botocore/__init__.py", ""),
     ("botocore/exceptions.py", "class ClientError(Exception):\n    pass\n"),
     ("requests/__init__.py", ""), ("tqdm/__init__.py", _TQDM))
+
+_NO_SAFETENSORS = "def load_file(*args, **kwargs):\n    raise OSError('no weight files here (bench stand-in)')\n"
+
+# PIL.Image as torchvision's transforms read it at import: the image class and the resampling filters' numbers
+_PIL_IMAGE = ("class Image:\n    pass\n\n\n"
+              "NEAREST, LANCZOS, BILINEAR, BICUBIC, BOX, HAMMING = 0, 1, 2, 3, 4, 5\n")
+
+_CATALOGUE = ('"""Stand-in for catalogue (not installed): registries that hold nothing from entry points."""\n\n\n'
+              'class Registry:\n    def __init__(self, *namespace, entry_points=False):\n'
+              '        self.namespace = namespace\n'
+              '        self._items = {}\n\n'
+              '    def register(self, name, func=None):\n'
+              '        if func is not None:\n            self._items[name] = func\n            return func\n'
+              '        return lambda f: self.register(name, f)\n\n'
+              '    def get_all(self):\n        return dict(self._items)\n\n'
+              '    def get_entry_points(self):\n        return {}\n\n\n'
+              'def create(*namespace, entry_points=False):\n'
+              '    return Registry(*namespace, entry_points=entry_points)\n')
+
+_HF_HUB_API = (_HF_HUB + '\n\nclass CommitOperationAdd:\n    pass\n\n\nclass HfApi:\n    pass\n\n\n'
+               'class Repository:\n    pass\n')
+
+_HF_HUB_ERRORS = ('class EntryNotFoundError(OSError):\n    pass\n\n\n'
+                  'RepositoryNotFoundError = RevisionNotFoundError = EntryNotFoundError\n')
+
+_REQUESTS_ERRORS = "class HTTPError(OSError):\n    pass\n\n\nclass ReadTimeout(OSError):\n    pass\n"
+
+_NO_PANDAS = ("class DataFrame:\n    def __init__(self, *args, **kwargs):\n"
+              "        raise ImportError('pandas is not installed (bench stand-in)')\n")
 
 SOURCES = [
     Source("geffnet", "geffnet==1.0.2", "geffnet", quick=True),
@@ -430,6 +460,45 @@ SOURCES = [
     Source("graph_transformer_pytorch", "graph-transformer-pytorch==0.1.1", "graph_transformer_pytorch",
            uses=("rotary_embedding_torch",), torch_needs=("einops==0.8.1",),
            note="imports rotary-embedding-torch (a source of its own)"),
+    # ---- an eighth first-pass sample (bench/README.md "An eighth sample"): PyPI packages nobody here had
+    # converted, across image restoration, vision backbones, NLP, generative, audio, tabular and recommender code
+    Source("spandrel", "spandrel==0.4.2", "spandrel", uses=("torchvision",), torch_needs=("einops==0.8.1",),
+           stand_ins=(("safetensors/__init__.py", ""), ("safetensors/torch.py", _NO_SAFETENSORS),
+                      ("PIL/__init__.py", ""), ("PIL/Image.py", _PIL_IMAGE),
+                      ("PIL/ImageEnhance.py", ""), ("PIL/ImageOps.py", "")),
+           note="its registry imports every architecture, LaMa's imports torchvision's transforms (a source of its "
+                "own; they import PIL); its loader imports safetensors (weight files; not on the torch side here): "
+                "stand-ins on both sides"),
+    Source("hiera", "hiera-transformer==0.1.4", "hiera", uses=("timm",), stand_ins=(("tqdm/__init__.py", _TQDM),),
+           note="builds on timm's DropPath and Mlp (a source of its own); huggingface_hub is optional (absent here)"),
+    Source("curated_transformers", "curated-transformers==2.0.1", "curated_transformers",
+           stand_ins=(("catalogue/__init__.py", _CATALOGUE), ("huggingface_hub/__init__.py", _HF_HUB_API),
+                      ("huggingface_hub/utils.py", _HF_HUB_ERRORS), ("requests/__init__.py", _REQUESTS_ERRORS)),
+           note="the package __init__ creates its model registries with catalogue, the repository module imports "
+                "huggingface_hub and requests (downloads): stand-ins on both sides"),
+    Source("taming", "taming-transformers==0.0.1", "taming",
+           note="VQGAN's encoder, decoder, quantizer, discriminator and its GPT; models/ (pytorch_lightning), data/ "
+                "(PIL, albumentations) and the LPIPS loss (torchvision) are converted but not imported"),
+    Source("local_attention", "local-attention==1.9.15", "local_attention", torch_needs=("einops==0.8.1",),
+           note="a dependency of torchfcpe (its conformer's local attention), converted with it"),
+    Source("torchfcpe", "torchfcpe==0.0.4", "torchfcpe", uses=("local_attention",), torch_needs=("einops==0.8.1",),
+           blank=("torchfcpe/__init__.py",),
+           note="its __init__ imports the inference wrappers (torchaudio resampling, librosa mel filters, a bundled "
+                "checkpoint): emptied; the network is imported directly"),
+    Source("alias_free_torch", "alias-free-torch==0.0.6", "alias_free_torch"),
+    Source("rtdl_num_embeddings", "rtdl-num-embeddings==0.0.12", note="one module, rtdl_num_embeddings.py"),
+    Source("tabm", "tabm==0.0.3", uses=("rtdl_num_embeddings",),
+           note="one module, tabm.py; imports rtdl-num-embeddings (a source of its own)"),
+    Source("torch_rechub", "torch-rechub==0.9.0", "torch_rechub", blank=("torch_rechub/__init__.py",),
+           stand_ins=(("tqdm/__init__.py", _TQDM), ("pandas/__init__.py", _NO_PANDAS),
+                      ("sklearn/__init__.py", ""),
+                      ("sklearn/metrics/__init__.py",
+                       "def roc_auc_score(*args, **kwargs):\n"
+                       "    raise ImportError('scikit-learn is not installed')\n\n\n"
+                       "mean_squared_error = roc_auc_score\n"),
+                      ("sklearn/preprocessing/__init__.py", "class LabelEncoder:\n    pass\n")),
+           note="the package __init__ reads its installed metadata (not installed here): emptied; utils/data.py "
+                "imports pandas, scikit-learn and tqdm (datasets, metrics): stand-ins on both sides"),
 ]
 
 
@@ -479,6 +548,25 @@ def _ctr_input():
 
 # torchkge's forward: heads, tails, relations, negative heads, negative tails (20 entities, 5 relations)
 _KG_TRIPLES = (tok(20, 8), tok(20, 8), tok(5, 8), tok(20, 8), tok(20, 8))
+
+
+# curated-transformers: its attention mask and the configurations, float32 on the side's own framework
+_CURATED = ("from curated_transformers.layers import AttentionMask\n"
+            "from curated_transformers.models import ALBERTConfig, BERTConfig, FalconConfig, GPTNeoXConfig, "
+            "LlamaConfig\n"
+            "try:\n    import torch\n    F32 = torch.float32\nexcept ImportError:\n    F32 = ms.float32\n")
+
+# rtdl-num-embeddings' piecewise-linear embeddings: five bins for each of three features, on the side's framework
+_PLE_BINS = ("try:\n    import torch\n    BINS = [torch.linspace(-2.0, 2.0, 6) for _ in range(3)]\n"
+             "except ImportError:\n    BINS = [ms.ops.linspace(-2.0, 2.0, 6) for _ in range(3)]\n")
+
+# torch-rechub: two categorical features (codes 0-4) and a dense one, given to the model as a dict by name
+_RECHUB = ("from torch_rechub.basic.features import DenseFeature, SparseFeature\n"
+           "_REC_SPARSE = [SparseFeature('a', 5, 4), SparseFeature('b', 5, 4)]\n"
+           "_REC_DENSE = [DenseFeature('d')]\n_REC_FEATS = _REC_SPARSE + _REC_DENSE\n"
+           "_REC_MLP = {'dims': [16, 8], 'dropout': 0.0, 'activation': 'relu'}\n")
+_REC_INPUTS = (tok(5, 4), tok(5, 4), x(4))
+_REC_CALL = "model({'a': inputs[0], 'b': inputs[1], 'd': inputs[2]})"
 
 
 @dataclass(frozen=True)
@@ -1217,6 +1305,108 @@ ARCHS = [
          "edge_dim=8, heads=2, with_feedforwards=True)", (x(2, 6, 16), x(2, 6, 6, 8))),
     Arch("graph_transformer_pytorch", "graph_transformer_pytorch", "GraphTransformer(dim=16, depth=1, dim_head=8, "
          "edge_dim=8, heads=2, gated_residual=False, rel_pos_emb=True)", (x(2, 6, 16), x(2, 6, 6, 8))),
+    # ---- the eighth first-pass sample
+    # spandrel 0.4.2: image restoration and super-resolution networks (each architecture's package exports it)
+    Arch("spandrel", "spandrel.architectures.ESRGAN", "ESRGAN(in_nc=3, out_nc=3, num_filters=8, num_blocks=2, scale=2)",
+         (x(1, 3, 8, 8),)),
+    Arch("spandrel", "spandrel.architectures.Compact", "Compact(num_in_ch=3, num_out_ch=3, num_feat=8, num_conv=4, "
+         "upscale=2)", (x(1, 3, 8, 8),)),
+    Arch("spandrel", "spandrel.architectures.SwinIR", "SwinIR(img_size=16, patch_size=1, in_chans=3, embed_dim=16, "
+         "depths=[2], num_heads=[2], window_size=4, mlp_ratio=2.0, upscale=2, upsampler='pixelshuffledirect', "
+         "drop_path_rate=0.0)", (x(1, 3, 8, 8),)),
+    Arch("spandrel", "spandrel.architectures.NAFNet", "NAFNet(img_channel=3, width=8, middle_blk_num=1, "
+         "enc_blk_nums=[1, 1], dec_blk_nums=[1, 1])", (x(1, 3, 16, 16),)),
+    Arch("spandrel", "spandrel.architectures.SPAN", "SPAN(num_in_ch=3, num_out_ch=3, feature_channels=8, upscale=2)",
+         (x(1, 3, 8, 8),)),
+    Arch("spandrel", "spandrel.architectures.DnCNN", "DnCNN(in_nc=1, out_nc=1, nc=8, nb=4)", (x(1, 1, 16, 16),)),
+    Arch("spandrel", "spandrel.architectures.RCAN", "RCAN(scale=2, n_resgroups=1, n_resblocks=2, n_feats=16, "
+         "reduction=4)", (u(1, 3, 8, 8),)),
+    Arch("spandrel", "spandrel.architectures.SAFMN", "SAFMN(dim=8, n_blocks=2, upscaling_factor=2)",
+         (x(1, 3, 16, 16),)),
+    Arch("spandrel", "spandrel.architectures.OmniSR", "OmniSR(num_feat=16, window_size=4, up_scale=2)",
+         (x(1, 3, 16, 16),)),
+    # hiera-transformer 0.1.4: Hiera for images and for video (mask-unit attention in the first stage)
+    Arch("hiera", "hiera", "Hiera(input_size=(32, 32), embed_dim=16, num_heads=1, num_classes=5, stages=(1, 1, 1), "
+         "q_pool=2, mask_unit_size=(4, 4), mask_unit_attn=(True, False, False))", (x(2, 3, 32, 32),)),
+    Arch("hiera", "hiera", "Hiera(input_size=(4, 32, 32), embed_dim=16, num_heads=1, num_classes=5, "
+         "stages=(1, 1, 1), q_pool=2, q_stride=(1, 2, 2), mask_unit_size=(1, 4, 4), "
+         "mask_unit_attn=(True, False, False), patch_kernel=(3, 7, 7), patch_stride=(2, 4, 4), "
+         "patch_padding=(1, 3, 3))", (x(2, 3, 4, 32, 32),)),
+    # curated-transformers 2.0.1: encoders and causal LMs from their configurations (float32; the decoders'
+    # configurations default to float16 / bfloat16), every piece attended
+    Arch("curated_transformers", "curated_transformers.models.bert.encoder",
+         "BERTEncoder(BERTConfig(embedding_width=16, hidden_width=16, intermediate_width=32, n_attention_heads=2, "
+         "n_hidden_layers=2, n_pieces=50, n_positions=16, hidden_dropout_prob=0.0, "
+         "attention_probs_dropout_prob=0.0))", (tok(50, 2, 8),), setup=_CURATED,
+         call="model(inputs[0], AttentionMask(inputs[0] >= 0)).last_hidden_layer_state"),
+    Arch("curated_transformers", "curated_transformers.models.albert.encoder",
+         "ALBERTEncoder(ALBERTConfig(embedding_width=8, hidden_width=16, intermediate_width=32, n_attention_heads=2, "
+         "n_hidden_layers=2, n_pieces=50, n_positions=16, hidden_dropout_prob=0.0, "
+         "attention_probs_dropout_prob=0.0))", (tok(50, 2, 8),), setup=_CURATED,
+         call="model(inputs[0], AttentionMask(inputs[0] >= 0)).last_hidden_layer_state"),
+    Arch("curated_transformers", "curated_transformers.models.gpt_neox.causal_lm",
+         "GPTNeoXCausalLM(GPTNeoXConfig(dtype=F32, hidden_width=16, intermediate_width=32, n_attention_heads=2, "
+         "n_hidden_layers=2, n_pieces=50, n_positions=16, rotary_embedding_fraction=0.5))", (tok(50, 2, 8),),
+         setup=_CURATED, call="model(inputs[0], AttentionMask(inputs[0] >= 0)).logits"),
+    Arch("curated_transformers", "curated_transformers.models.llama.causal_lm",
+         "LlamaCausalLM(LlamaConfig(dtype=F32, hidden_width=16, intermediate_width=32, n_query_heads=4, "
+         "n_key_value_heads=2, n_hidden_layers=2, n_pieces=50, rotary_embedding_fraction=1.0))", (tok(50, 2, 8),),
+         setup=_CURATED, call="model(inputs[0], AttentionMask(inputs[0] >= 0)).logits"),
+    Arch("curated_transformers", "curated_transformers.models.falcon.causal_lm",
+         "FalconCausalLM(FalconConfig(dtype=F32, hidden_width=16, n_query_heads=4, n_key_value_heads=1, "
+         "n_hidden_layers=2, n_pieces=50, rotary_embedding_fraction=0.5))", (tok(50, 2, 8),),
+         setup=_CURATED, call="model(inputs[0], AttentionMask(inputs[0] >= 0)).logits"),
+    # taming-transformers 0.0.1: VQGAN's encoder, decoder, quantizer and patch discriminator, the diffusion
+    # U-Net of the same file, and the transformer over codes
+    Arch("taming", "taming.modules.diffusionmodules.model", "Encoder(ch=32, out_ch=3, ch_mult=(1, 2), "
+         "num_res_blocks=1, attn_resolutions=[8], in_channels=3, resolution=16, z_channels=8, double_z=False)",
+         (x(2, 3, 16, 16),)),
+    Arch("taming", "taming.modules.diffusionmodules.model", "Decoder(ch=32, out_ch=3, ch_mult=(1, 2), "
+         "num_res_blocks=1, attn_resolutions=[8], in_channels=3, resolution=16, z_channels=8)", (x(2, 8, 8, 8),)),
+    Arch("taming", "taming.modules.diffusionmodules.model", "Model(ch=32, out_ch=3, ch_mult=(1, 2), "
+         "num_res_blocks=1, attn_resolutions=[8], in_channels=3, resolution=16)", (x(2, 3, 16, 16), tok(1000, 2))),
+    Arch("taming", "taming.modules.vqvae.quantize", "VectorQuantizer(16, 8, 0.25)", (x(2, 8, 4, 4),)),
+    Arch("taming", "taming.modules.discriminator.model", "NLayerDiscriminator(input_nc=3, ndf=8, n_layers=2)",
+         (x(2, 3, 32, 32),)),
+    Arch("taming", "taming.modules.discriminator.model", "NLayerDiscriminator(input_nc=3, ndf=8, n_layers=2, "
+         "use_actnorm=True)", (x(2, 3, 32, 32),)),
+    Arch("taming", "taming.modules.transformer.mingpt", "GPT(vocab_size=50, block_size=16, n_layer=2, n_head=2, "
+         "n_embd=32)", (tok(50, 2, 8),)),
+    # torchfcpe 0.0.4: the pitch estimator's network (a conformer over mel frames)
+    Arch("torchfcpe", "torchfcpe.models", "CFNaiveMelPE(input_channels=16, out_dims=20, hidden_dims=32, n_layers=2, "
+         "n_heads=4)", (x(2, 12, 16),)),
+    Arch("torchfcpe", "torchfcpe.models", "CFNaiveMelPE(input_channels=16, out_dims=20, hidden_dims=32, n_layers=2, "
+         "n_heads=4, use_fa_norm=True, conv_only=True)", (x(2, 12, 16),)),
+    # alias-free-torch 0.0.6: anti-aliased activations and resampling (1-D and 2-D)
+    Arch("alias_free_torch", "alias_free_torch.act", "Activation1d(nn.SiLU())", (x(2, 4, 32),)),
+    Arch("alias_free_torch", "alias_free_torch.act", "Activation2d(nn.GELU())", (x(2, 4, 16, 16),)),
+    Arch("alias_free_torch", "alias_free_torch.resample", "UpSample1d(ratio=2)", (x(2, 4, 32),)),
+    Arch("alias_free_torch", "alias_free_torch.resample", "DownSample2d(ratio=2)", (x(2, 4, 16, 16),)),
+    # rtdl-num-embeddings 0.0.12 and tabm 0.0.3: embeddings of numerical features, TabM's ensembles
+    Arch("rtdl_num_embeddings", "rtdl_num_embeddings", "PeriodicEmbeddings(3, 8, n_frequencies=6, lite=False)",
+         (x(4, 3),)),
+    Arch("rtdl_num_embeddings", "rtdl_num_embeddings", "PeriodicEmbeddings(3, 8, n_frequencies=6, lite=True)",
+         (x(4, 3),)),
+    Arch("rtdl_num_embeddings", "rtdl_num_embeddings", "LinearReLUEmbeddings(3, 8)", (x(4, 3),)),
+    Arch("rtdl_num_embeddings", "rtdl_num_embeddings", "PiecewiseLinearEmbeddings(BINS, 8, activation=True, "
+         "version='B')", (x(4, 3),), setup=_PLE_BINS),
+    Arch("tabm", "tabm", "TabM.make(n_num_features=3, cat_cardinalities=[3, 2], d_out=2, k=4, n_blocks=2, "
+         "d_block=16, dropout=0.0)", (x(4, 3), tok(2, 4, 2))),
+    Arch("tabm", "tabm", "TabM.make(n_num_features=3, d_out=2, k=4, n_blocks=2, d_block=16, dropout=0.0, "
+         "arch_type='tabm-mini')", (x(4, 3),)),
+    # torch-rechub 0.9.0: ranking, matching and multi-task recommenders over two sparse and one dense feature
+    Arch("torch_rechub", "torch_rechub.models.ranking.deepfm", "DeepFM(deep_features=_REC_FEATS, "
+         "fm_features=_REC_SPARSE, mlp_params=_REC_MLP)", _REC_INPUTS, setup=_RECHUB, call=_REC_CALL),
+    Arch("torch_rechub", "torch_rechub.models.ranking.dcn", "DCN(features=_REC_FEATS, n_cross_layers=2, "
+         "mlp_params=_REC_MLP)", _REC_INPUTS, setup=_RECHUB, call=_REC_CALL),
+    Arch("torch_rechub", "torch_rechub.models.ranking.widedeep", "WideDeep(wide_features=_REC_DENSE, "
+         "deep_features=_REC_SPARSE, mlp_params=_REC_MLP)", _REC_INPUTS, setup=_RECHUB, call=_REC_CALL),
+    Arch("torch_rechub", "torch_rechub.models.ranking.autoint", "AutoInt(sparse_features=_REC_SPARSE, "
+         "dense_features=_REC_DENSE, num_layers=2, num_heads=2, mlp_params=_REC_MLP)", _REC_INPUTS, setup=_RECHUB,
+         call=_REC_CALL),
+    Arch("torch_rechub", "torch_rechub.models.multi_task.mmoe", "MMOE(features=_REC_FEATS, "
+         "task_types=['classification', 'classification'], n_expert=2, expert_params={'dims': [8]}, "
+         "tower_params_list=[{'dims': [4]}, {'dims': [4]}])", _REC_INPUTS, setup=_RECHUB, call=_REC_CALL),
 ]
 
 
@@ -1691,7 +1881,9 @@ def child_torch(arch: dict, tree: str, out: str) -> dict:
     model.eval()
     _fill_uninitialised(model, torch)
     inputs = _make_inputs(arch["inputs"])
-    ns.update(model=model, inputs=[torch.from_numpy(a) for a in inputs])
+    # copies: a forward that writes its input in place (spandrel's RCAN: x *= self.rgb_range) must not change
+    # the inputs saved for the other side (torch.from_numpy shares their memory)
+    ns.update(model=model, inputs=[torch.from_numpy(a.copy()) for a in inputs])
     with torch.no_grad():
         outputs = eval(arch["call"], ns)
     outs = _flatten(outputs, lambda t: t.detach().cpu().numpy() if torch.is_tensor(t) else None)

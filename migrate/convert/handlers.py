@@ -907,14 +907,22 @@ def _annotated_kind(converter, annotation) -> str | None:
     return kind
 
 
+def generic_origin(base):
+    """``Base`` for a base written ``Base[T]`` (a generic class: ``class Encoder(EncoderModule[C])``,
+    ``class M(nn.Module, Generic[T])``): the subscript parametrises the class, it is still ``Base``."""
+    return base.value if isinstance(base, cst.Subscript) else base
+
+
 def on_class(converter, node: cst.ClassDef):
     """A class: a Cell when it derives from a module; an autograd.Function becomes one (MS131)."""
-    cell = any(_is_cell_base(converter, b.value) for b in node.bases)
+    bases = [generic_origin(b.value) for b in node.bases]
+    cell = any(_is_cell_base(converter, b) for b in bases)
     fn = any(converter.qual(b.value) in _FUNCTION_BASES for b in node.bases)
     if not cell and not fn and _defines_forward(node) and converter.allows(ASSUMED_CELL.id) and any(
-            isinstance(b.value, (cst.Name, cst.Attribute)) and converter.qual(b.value) is None
-            and dotted(b.value) not in ("object", None) and not _outside_target_nn(converter, b.value)
-            for b in node.bases):
+            isinstance(b, (cst.Name, cst.Attribute)) and converter.qual(b) is None
+            and dotted(b) not in ("object", "Generic", "typing.Generic", "Protocol", "typing.Protocol", None)
+            and not _outside_target_nn(converter, b)
+            for b in bases):
         # a subclass of a class from another file (`class Head(ConvBN)`) that defines forward:
         # in a torch file that is a module; say so, since the base is not visible here
         cell = True

@@ -31,7 +31,8 @@ class _File:
         self.bound: dict[str, tuple] = {}  # local name -> ("qual", dotted) | ("tree", path, name|None)
         for node in statements:
             if isinstance(node, ast.ClassDef):
-                self.classes[node.name] = list(node.bases)
+                # a generic base (``EncoderModule[ConfigT]``) is its class
+                self.classes[node.name] = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
             elif isinstance(node, ast.Import):
                 for a in node.names:
                     self.bound[a.asname or a.name.split(".")[0]] = ("qual", a.name if a.asname else

@@ -237,6 +237,7 @@ def package_dirs(root: Path, sources) -> set[Path]:
                 continue
     out = {d for d in dirs if (root / d / "__init__.py").is_file()} - _script_dirs(texts, root)
     out |= {path.parent for path, text in texts.items() if _RELATIVE_IMPORT.search(text)}
+    out |= _relatively_imported_dirs(texts, dirs)
     for path, text in texts.items():
         for a, b in _ABSOLUTE_IMPORT.findall(text):
             first = (a or b).split(".")[0]
@@ -244,6 +245,29 @@ def package_dirs(root: Path, sources) -> set[Path]:
                 candidate = parent / first
                 if candidate in dirs:
                     out.add(candidate)
+    return out
+
+
+_RELATIVE_FROM = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]*)", re.M)
+
+
+def _relatively_imported_dirs(texts: dict, dirs: set) -> set[Path]:
+    """Directories a package module reaches by a relative import (``from .__arch.RRDB import
+    RRDBNet`` in spandrel's ``ESRGAN/__init__.py``, ``from . import blocks``): namespace
+    subpackages, imported as ``pkg.sub.module`` even without an ``__init__.py`` of their own."""
+    out = set()
+    for path, text in texts.items():
+        for dots, module, names in _RELATIVE_FROM.findall(text):
+            base = path.parent
+            for _ in range(len(dots) - 1):
+                base = base.parent
+            parts = [p for p in module.split(".") if p]
+            for i in range(1, len(parts) + 1):
+                if base / Path(*parts[:i]) in dirs:
+                    out.add(base / Path(*parts[:i]))
+            for name in names.replace(" ", "").replace("\t", "").split(","):
+                if name and base / Path(*parts, name) in dirs:
+                    out.add(base / Path(*parts, name))
     return out
 
 

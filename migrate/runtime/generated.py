@@ -2743,6 +2743,20 @@ def torch_hypot(input, other, out=None):
     return ops.hypot(input, other)
 
 
+def torch_i0(input, out=None):
+    """torch.i0's (and torch.special.i0's) signature over its MindSpore translation."""
+    if out is not None:
+        raise ValueError("For 'i0' (torch signature), out other than None is not supported: out=.")
+    return ops.bessel_i0(input)
+
+
+def torch_i1(input, out=None):
+    """torch.special.i1's signature over its MindSpore translation."""
+    if out is not None:
+        raise ValueError("For 'i1' (torch signature), out other than None is not supported: out=.")
+    return ops.bessel_i1(input)
+
+
 def torch_ifft(input, n=None, dim=-1, norm=None, out=None):
     """torch.fft.ifft's signature over its MindSpore translation."""
     if out is not None:
@@ -2905,6 +2919,14 @@ def torch_kaiming_uniform_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu'
         raise ValueError("For 'kaiming_uniform_' (torch signature), generator other than None is not supported: seed with ms.set_seed instead.")
     tensor.assign_value(init.initializer(init.HeUniform(negative_slope=a, mode=mode, nonlinearity=nonlinearity), tensor.shape, tensor.dtype).init_data())
     return tensor
+
+
+def torch_kaiser_window(window_length, periodic=True, beta=12.0, dtype=None, layout=None, device=None,
+        requires_grad=False):
+    """torch.kaiser_window's signature over its MindSpore translation."""
+    if requires_grad is not False:
+        raise ValueError("For 'kaiser_window' (torch signature), requires_grad other than False is not supported: MindSpore differentiates with respect to function arguments.")
+    return torch_cast(ops.kaiser_window(window_length, periodic, beta, dtype=ms.float32), dtype)
 
 
 def torch_kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
@@ -4405,6 +4427,7 @@ TORCH_TOP = {
     'hsplit': getattr(ops, 'hsplit', None),
     'hstack': torch_hstack,
     'hypot': torch_hypot,
+    'i0': torch_i0,
     'imag': getattr(ops, 'imag', None),
     'index_select': torch_index_select,
     'inner': torch_inner,
@@ -4426,6 +4449,7 @@ TORCH_TOP = {
     'isposinf': torch_isposinf,
     'isreal': getattr(ops, 'isreal', None),
     'istft': torch_istft,
+    'kaiser_window': torch_kaiser_window,
     'kron': torch_kron,
     'layer_norm': torch_layer_norm,
     'le': torch_le,

@@ -248,6 +248,49 @@ class Polygamma(Primitive):
         return (dout * apply(Polygamma(self.n + 1), ctx.inputs[0]),)
 
 
+# --- modified Bessel functions of the first kind -----------------------------------------
+
+def _bessel_i0(x):
+    return np.i0(np.asarray(x, dtype=np.float64))
+
+
+def _bessel_i1(x):
+    """I1(x) by its power series, sum of (x/2)^(2k+1) / (k! (k+1)!), in float64 until a term no
+    longer changes the sum (NumPy has i0 only; SciPy is not a dependency)."""
+    half = np.asarray(x, dtype=np.float64) / 2.0
+    square = half * half
+    term = half.copy()
+    total = term.copy()
+    for k in range(1, 4000):
+        term = term * square / (k * (k + 1))
+        total = total + term
+        if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
+            break
+    return total
+
+
+class BesselI0(_Unary):
+    """I0(x) (NumPy's i0, float64); its derivative is I1(x)."""
+
+    holomorphic = False
+    fn = staticmethod(_bessel_i0)
+
+    def derivative(self, x, out):
+        return apply(BesselI1(), x)
+
+
+class BesselI1(_Unary):
+    """I1(x); its derivative is I0(x) - I1(x) / x (1/2 at 0)."""
+
+    holomorphic = False
+    fn = staticmethod(_bessel_i1)
+
+    def derivative(self, x, out):
+        at_zero = x == 0
+        ratio = out / ops.where(at_zero, ops.ones_like(x), x)
+        return ops.where(at_zero, ops.full_like(x, 0.5), apply(BesselI0(), x) - ratio)
+
+
 # --- binary -------------------------------------------------------------------------------
 
 Atan2 = _math.Atan2  # one primitive for ops.atan2 and Tensor.atan2

@@ -18,7 +18,8 @@ floor_divide = _floor_divide   # (input, other), as MindSpore 2.10 names them
 
 __all__ = ["all", "any", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
            "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "log2", "log10", "exp2",
-           "erfc", "erfinv", "lgamma", "digamma", "atan2", "arctan2", "fmod", "trunc", "frac",
+           "erfc", "erfinv", "lgamma", "digamma", "bessel_i0", "bessel_i1", "kaiser_window", "atan2", "arctan2",
+           "fmod", "trunc", "frac",
            "deg2rad", "rad2deg", "positive", "sgn", "signbit", "isposinf", "isneginf", "isreal",
            "heaviside", "logit", "hypot", "logaddexp", "logaddexp2", "float_power", "xlogy",
            "nan_to_num", "lerp", "addcmul", "addcdiv", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -81,6 +82,26 @@ exp2 = _float_unary("exp2", X.Exp2)
 erfc = _float_unary("erfc", X.Erfc)
 erfinv = _float_unary("erfinv", X.Erfinv)
 lgamma = _float_unary("lgamma", X.Lgamma)
+
+
+bessel_i0 = _float_unary("bessel_i0", X.BesselI0)
+bessel_i1 = _float_unary("bessel_i1", X.BesselI1)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
+    """The Kaiser window I0(beta sqrt(1 - (2n/N - 1)^2)) / I0(beta), n = 0..N, N = window_length
+    (periodic: the last point of a window one longer is left out) or window_length - 1; float32
+    unless ``dtype`` is given; length 1 gives [1], length 0 an empty window."""
+    if not isinstance(window_length, (int, np.integer)) or isinstance(window_length, bool) or window_length < 0:
+        raise ValueError(f"For 'kaiser_window', the 'window_length' must be a non-negative int, but got "
+                         f"{window_length!r}.")
+    dtype = mstype.float32 if dtype is None else dtype
+    if window_length <= 1:
+        return Tensor(np.ones(window_length, np.float64), dtype)
+    n = window_length if periodic else window_length - 1
+    ratio = 2.0 * np.arange(window_length, dtype=np.float64) / n - 1.0
+    window = np.i0(float(beta) * np.sqrt(np.maximum(1.0 - ratio * ratio, 0.0))) / np.i0(float(beta))
+    return Tensor(window, dtype)
 
 
 def digamma(input):

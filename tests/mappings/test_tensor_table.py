@@ -178,6 +178,8 @@ CASES = [
     inplace("Tensor.log1p_", "log1p_()", inputs="pos"), inplace("Tensor.expm1_", "expm1_()"),
     inplace("Tensor.erfinv_", "erfinv_()", inputs="u", arrays=UNIT),
     Expr("Tensor.erfinv", "u.erfinv()", arrays=UNIT),
+    inplace("Tensor.i0_", "i0_()"),
+    Expr("Tensor.i0", "x.i0()"),
     Expr("Tensor.logical_not_", "(lambda z: z.logical_not_())(mask | False)", grad=False),
     inplace("Tensor.copy_", "copy_(y)", inputs="x, y"), inplace("Tensor.copy_", "copy_(v[:4])", inputs="x, v"),
     inplace("Tensor.add_", "add_(y).clamp_(-0.5, 0.5)", inputs="x, y"),

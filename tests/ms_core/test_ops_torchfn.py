@@ -38,6 +38,8 @@ PRIMITIVES = [
     ("erfinv", ops.erfinv, torch.erfinv, lambda d: [r(3, 4, dtype=d, low=-0.9, high=0.9)]),
     ("lgamma", ops.lgamma, torch.lgamma, lambda d: [r(3, 4, dtype=d, low=0.3, high=6)]),
     ("digamma", ops.digamma, torch.digamma, lambda d: [r(3, 4, dtype=d, low=0.3, high=6)]),
+    ("bessel_i0", ops.bessel_i0, torch.special.i0, lambda d: [r(3, 4, dtype=d) * 4]),
+    ("bessel_i1", ops.bessel_i1, torch.special.i1, lambda d: [r(3, 4, dtype=d) * 4]),
     ("atan2", ops.atan2, torch.atan2, lambda d: [r(3, 4, dtype=d), r(4, dtype=d)]),
     ("fmod", ops.fmod, torch.fmod, lambda d: [r(3, 4, dtype=d) * 3, r(3, 4, dtype=d, low=0.5, high=2)]),
     ("remainder", ops.remainder, torch.remainder,
@@ -138,6 +140,31 @@ def test_erfinv_is_accurate_to_float64_and_handles_the_ends():
     out = ops.erfinv(ms.Tensor(x)).asnumpy()
     ref = torch.erfinv(torch.tensor(x)).numpy()
     np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-14)
+
+
+def test_bessel_functions_are_accurate_over_their_range_and_overflow_as_torch():
+    x = np.array([0.0, -1e-3, 0.7, -3.75, 3.75, 12.0, -40.0, 300.0, 800.0])
+    for ms_fn, torch_fn in ((ops.bessel_i0, torch.special.i0), (ops.bessel_i1, torch.special.i1)):
+        np.testing.assert_allclose(ms_fn(ms.Tensor(x)).asnumpy(), torch_fn(torch.tensor(x)).numpy(), rtol=1e-13)
+        f32 = ms_fn(ms.Tensor(x.astype(np.float32))).asnumpy()
+        assert f32.dtype == np.float32
+        np.testing.assert_allclose(f32, torch_fn(torch.tensor(x, dtype=torch.float32)).numpy(), rtol=1e-6)
+    # the derivative of I1 at 0 is 1/2 (I0(x) - I1(x)/x has a removable singularity there)
+    assert ms.grad(ops.bessel_i1)(ms.Tensor(np.array([0.0, 1.0]))).asnumpy().tolist() == pytest.approx(
+        torch.func.grad(lambda t: torch.special.i1(t).sum())(torch.tensor([0.0, 1.0], dtype=torch.float64)).tolist())
+
+
+@pytest.mark.parametrize("periodic", [True, False])
+@pytest.mark.parametrize("length", [0, 1, 2, 7, 12])
+def test_kaiser_window_is_torchs(length, periodic):
+    for beta in (0.0, 5.0, 12.0):
+        out = ops.kaiser_window(length, periodic, beta)
+        want = torch.kaiser_window(length, periodic, beta).numpy()
+        assert out.dtype == ms.float32 and out.shape == want.shape
+        np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6, atol=1e-7)
+    assert ops.kaiser_window(5, dtype=ms.float64).dtype == ms.float64
+    with pytest.raises(ValueError, match="For 'kaiser_window', the 'window_length' must be a non-negative int"):
+        ops.kaiser_window(-1)
 
 
 def test_digamma_reflects_below_one_half_and_is_nan_at_poles():
