@@ -1085,7 +1085,7 @@ def _defines_forward(node: cst.ClassDef) -> bool:
 
 def on_function(converter, node: cst.FunctionDef):
     """A function: its own scope (a Cell's forward knows its inputs are tensors)."""
-    scope = FunctionScope(local_names=function_locals(node))
+    scope = FunctionScope(local_names=function_locals(node), node=node)
     scope.owned = owned_tensors(node, ALIASING_METHODS, converter.qual)
     scope.shadowed = converter.facts.imported & scope.local_names
     params = [p.name.value for p in node.params.params]

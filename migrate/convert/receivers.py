@@ -14,6 +14,7 @@ import libcst as cst
 
 from migrate.convert.cst import dotted
 from migrate.convert.dtype_forms import dtype_by_form
+from migrate.convert.inplace_layers import INPLACE_KEY, built_in_place
 from migrate.convert.tensor_methods import FUNCTION_METHODS
 
 # table areas whose calls return torch tensors
@@ -352,6 +353,10 @@ def _track_sub_cell(converter, attr: str, value) -> None:
     attrs = converter.class_scope.attrs
     if kind:
         attrs[attr] = kind
+    if kind and kind.startswith("torch.nn.") and built_in_place(value):
+        attrs[INPLACE_KEY.format(attr)] = kind  # self.act = nn.SiLU(inplace=True)
+    else:
+        attrs.pop(INPLACE_KEY.format(attr), None)
     if kind == "torch.nn.ModuleDict":
         # self.d = nn.ModuleDict(dict(wte=nn.Embedding(...))): remember what each key holds
         for key, item in _dict_items(value.args[0].value if value.args else None):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -29,6 +30,8 @@ class FunctionScope:
             None when only run time knows.
         state_dicts: names whose last assignment is ``x.state_dict()``: their items are the
             module's own tensors (torch's share storage with them), written into by copy_.
+        node: the function's node (None for the module body).
+        name_counts: name -> how often the function's body names it (computed when first asked).
         grad_off: the statement being walked runs with torch's grad mode off (inside ``with
             torch.no_grad():``, or a function decorated ``@torch.no_grad()``): nothing it
             computes is recorded for a backward.
@@ -47,6 +50,8 @@ class FunctionScope:
     dtypes: dict[str, str | None] = field(default_factory=dict)
     state_dicts: set[str] = field(default_factory=set)
     grad_off: bool = False
+    node: Any = None
+    name_counts: dict[str, int] | None = None
 
 
 @dataclass

@@ -31,6 +31,7 @@ from migrate.convert.folding import (
 from migrate.convert.precedence import fit
 from migrate.convert.tidy import left_if, left_loop, reads_only, same_blocks, same_branches
 from migrate.convert.trailing_slices import without_trailing_slices
+from migrate.convert import inplace_layers
 from migrate.convert.view_alias import VIEW_ALIAS, aliased_writes
 from migrate.convert.cst import (
     DEEP_BRACKETS, bracket_depth, code_of, count_statements, dotted, is_node_type, is_same_names, keep_parens,
@@ -881,6 +882,8 @@ class Converter:
         return new
 
     def _small_converted(self, small):
+        if isinstance(small, (cst.Assign, cst.Expr)) and isinstance(small.value, cst.Call):
+            small = inplace_layers.rebinding(self, small) or small
         if self.walk_state.pattern is not None and self.walk_state.stmt_index < len(self.facts.stmt_ends):
             i = self.walk_state.stmt_index
             first, last = self.facts.stmt_lines[i], self.facts.stmt_ends[i]
