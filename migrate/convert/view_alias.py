@@ -86,37 +86,28 @@ def _imported_names(tree: ast.Module) -> frozenset:
 def _base_of(value, modules: frozenset = frozenset({"torch"})) -> str | None:
     """The name whose memory ``value`` shares as torch computes it, or None (``modules``: names
     bound by imports, whose view functions take the tensor first)."""
-    node, viewed = value, False
-    while True:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
-            if isinstance(node.func.value, ast.Name) and node.func.value.id in modules:  # torch.narrow(t, ...)
-                if not node.args:
-                    break
-                node = node.args[0]
-            else:
-                node = node.func.value
-        elif isinstance(node, ast.Attribute) and node.attr in VIEW_ATTRIBUTES:
-            node = node.value
-        elif isinstance(node, ast.Subscript) and _basic_index(node.slice):
-            node = node.value
-        else:
-            break
-        viewed = True
-    return node.id if viewed and isinstance(node, ast.Name) else None
+    node, makers = _view_chain(value, modules)
+    return node.id if makers and isinstance(node, ast.Name) else None
 
 
 def view_makers(value, modules: frozenset = frozenset({"torch"})) -> frozenset:
     """The view methods and attributes (``index`` for a basic subscript) ``value`` applies, as
     :func:`_base_of` walks it: ``t[0].T`` -> {index, T}."""
+    return _view_chain(value, modules)[1]
+
+
+def _view_chain(value, modules: frozenset):
+    """(the expression a chain of views starts from, the view makers along it) for ``value``."""
     found, node = set(), value
     while True:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
-            found.add(node.func.attr)
-            if isinstance(node.func.value, ast.Name) and node.func.value.id in modules:
+            if isinstance(node.func.value, ast.Name) and node.func.value.id in modules:  # torch.narrow(t, ...)
                 if not node.args:
                     break
+                found.add(node.func.attr)
                 node = node.args[0]
             else:
+                found.add(node.func.attr)
                 node = node.func.value
         elif isinstance(node, ast.Attribute) and node.attr in VIEW_ATTRIBUTES:
             found.add(node.attr)
@@ -125,8 +116,8 @@ def view_makers(value, modules: frozenset = frozenset({"torch"})) -> frozenset:
             found.add("index")
             node = node.value
         else:
-            return frozenset(found)
-    return frozenset(found)
+            break
+    return node, frozenset(found)
 
 
 def missed_on(kind: str, view_written: bool, makers: frozenset) -> dict[str, str]:

@@ -173,13 +173,19 @@ def torch_tensor_dataset(*tensors):
     Raises:
         ValueError: no tensor, or tensors whose first sizes differ (torch's "Size mismatch").
     """
+    arrays, names = _tensor_columns(tensors)
+    return ms.dataset.NumpySlicesDataset(arrays, column_names=names, shuffle=False)
+
+
+def _tensor_columns(tensors):
+    """(arrays, column names) of a TensorDataset's tensors: "data" and "label" for two, else
+    column_0, column_1, ...; torch's errors for none and for first sizes that differ."""
     if not tensors:
         raise ValueError("For 'TensorDataset' (torch signature), give at least one tensor.")
     if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
         raise ValueError("Size mismatch between tensors")
     names = ["data", "label"] if len(tensors) == 2 else [f"column_{i}" for i in range(len(tensors))]
-    arrays = tuple(t.asnumpy() if isinstance(t, ms.Tensor) else np.asarray(t) for t in tensors)
-    return ms.dataset.NumpySlicesDataset(arrays, column_names=names, shuffle=False)
+    return tuple(t.asnumpy() if isinstance(t, ms.Tensor) else np.asarray(t) for t in tensors), names
 
 
 class TorchTensorDataset(ms.dataset.NumpySlicesDataset):
@@ -195,12 +201,7 @@ class TorchTensorDataset(ms.dataset.NumpySlicesDataset):
     """
 
     def __init__(self, *tensors):
-        if not tensors:
-            raise ValueError("For 'TensorDataset' (torch signature), give at least one tensor.")
-        if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
-            raise ValueError("Size mismatch between tensors")
-        names = ["data", "label"] if len(tensors) == 2 else [f"column_{i}" for i in range(len(tensors))]
-        arrays = tuple(t.asnumpy() if isinstance(t, ms.Tensor) else np.asarray(t) for t in tensors)
+        arrays, names = _tensor_columns(tensors)
         super().__init__(arrays, column_names=names, shuffle=False)
         self.tensors = tuple(t if isinstance(t, ms.Tensor) else ms.Tensor(t) for t in tensors)
 
