@@ -46,8 +46,20 @@ def is_module(converter, node) -> bool:
         return True
     if isinstance(node, cst.Attribute) and is_self(converter, node.value) and converter.class_scope:
         return node.attr.value in converter.class_scope.attrs
+    if isinstance(node, cst.Name) and _narrowed_to_modules(converter, node.value):
+        return True
     # a module built in place: `Resample(4, 3).to(x)(x)` (julius)
     return module_ctor(converter, node) is not None
+
+
+def _narrowed_to_modules(converter, name: str) -> bool:
+    """An enclosing ``isinstance(name, ...)`` test allows module classes only (``nn.Sequential``,
+    ``nn.Module``, a Cell class of the file): inside it ``name.children()`` is a module's."""
+    scope = converter.scope
+    kinds = scope.narrow.get(name) if scope is not None else None
+    return bool(kinds) and all(
+        k in converter.walk_state.cell_classes
+        or k.startswith("torch.nn.") and k[9:10].isupper() and k not in NOT_MODULES for k in kinds)
 
 
 def _module_in_scopes(converter, name: str) -> bool:
