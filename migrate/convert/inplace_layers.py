@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from migrate.convert.cst import children
+from migrate.convert.names import target_names
 from migrate.convert.registry import node_rule
+from migrate.convert.tidy import name_occurrences
 
 INPLACE_ACTIVATION = node_rule(
     "MS103", "inplace_activation",
@@ -71,45 +74,22 @@ def _read_elsewhere(converter, name: str) -> bool:
     if scope is None or scope.node is None:
         return False
     if scope.name_counts is None:
-        reads = _Reads()
-        scope.node.body.visit(reads)
-        scope.name_counts = {k: n - reads.bound.get(k, 0) for k, n in reads.named.items()}
+        scope.name_counts = _reads(scope.node.body)
     return scope.name_counts.get(name, 0) > 1
 
 
-class _Reads(cst.CSTVisitor):
-    """How often a body names each name (attribute and keyword names aside), and how often as a
-    binding target."""
-
-    def __init__(self):
-        self.named: dict[str, int] = {}
-        self.bound: dict[str, int] = {}
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.named[node.value] = self.named.get(node.value, 0) + 1
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # (`self.features`: the attribute's name is no read of `features`)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # (nor is a keyword's name)
-        return False
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target)
-
-    def _bind(self, target) -> None:
-        if isinstance(target, cst.Name):
-            self.bound[target.value] = self.bound.get(target.value, 0) + 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value)
+def _reads(body) -> dict[str, int]:
+    """How often ``body`` reads each name: its occurrences as a name (attribute and keyword names
+    aside), less those as the target of an assignment or a for loop."""
+    counts = name_occurrences(body)
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.AssignTarget, cst.For)):
+            for bound in target_names(node.target):
+                counts[bound] -= 1
+        stack.extend(children(node))
+    return counts
 
 
 def rebinding(converter, small):

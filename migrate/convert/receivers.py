@@ -57,9 +57,7 @@ def _narrowed_to_modules(converter, name: str) -> bool:
     ``nn.Module``, a Cell class of the file): inside it ``name.children()`` is a module's."""
     scope = converter.scope
     kinds = scope.narrow.get(name) if scope is not None else None
-    return bool(kinds) and all(
-        k in converter.walk_state.cell_classes
-        or k.startswith("torch.nn.") and k[9:10].isupper() and k not in NOT_MODULES for k in kinds)
+    return bool(kinds) and all(k in converter.walk_state.cell_classes or torch_module_class(k) for k in kinds)
 
 
 def _module_in_scopes(converter, name: str) -> bool:
@@ -164,12 +162,18 @@ NOT_MODULES = frozenset({"torch.nn.Parameter", "torch.nn.UninitializedParameter"
                          "torch.nn.parameter.Buffer", "torch.nn.parameter.UninitializedParameter"})
 
 
+def torch_module_class(q: str) -> bool:
+    """``q`` names a class of ``torch.nn`` that makes modules (``torch.nn.Conv2d``; not
+    ``torch.nn.Parameter``)."""
+    return q.startswith("torch.nn.") and q[9:10].isupper() and q not in NOT_MODULES
+
+
 def module_ctor(converter, node) -> str | None:
     """The class a call constructs when it is a module: torch qualname or a local Cell class."""
     if not isinstance(node, cst.Call):
         return None
     q = converter.qual(node.func)
-    if q is not None and q.startswith("torch.nn.") and q[9:10].isupper() and q not in NOT_MODULES:
+    if q is not None and torch_module_class(q):
         return q
     if isinstance(node.func, cst.Name) and node.func.value in converter.walk_state.cell_classes:
         return node.func.value

@@ -31,7 +31,7 @@ class FunctionScope:
         state_dicts: names whose last assignment is ``x.state_dict()``: their items are the
             module's own tensors (torch's share storage with them), written into by copy_.
         node: the function's node (None for the module body).
-        name_counts: name -> how often the function's body names it (computed when first asked).
+        name_counts: name -> how often the function's body reads it (computed when first asked).
         grad_off: the statement being walked runs with torch's grad mode off (inside ``with
             torch.no_grad():``, or a function decorated ``@torch.no_grad()``): nothing it
             computes is recorded for a backward.

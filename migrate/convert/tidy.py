@@ -85,7 +85,7 @@ def _reading_iter(node, shadowed: frozenset) -> bool:
     return reads_only(node, shadowed)
 
 
-def _occurrences(node) -> dict[str, int]:
+def name_occurrences(node) -> dict[str, int]:
     """How often each name occurs in ``node`` as a name (not as an attribute or a keyword):
     reads and bindings alike, nested functions included; the names :data:`_NAME_READERS` among
     them. A walk of the code fields (a libcst visitor rebuilt every node it passed)."""
@@ -193,7 +193,7 @@ def _dead_names(fn: cst.FunctionDef) -> tuple[set[str], set[int]]:
         stack.extend(children(n))
     if not settled and not loops:
         return set(), set()
-    occurrences = _occurrences(fn)
+    occurrences = name_occurrences(fn)
     if any(occurrences.get(n) for n in _NAME_READERS):
         return set(), set()
     mine: dict[str, int] = {}
@@ -201,8 +201,8 @@ def _dead_names(fn: cst.FunctionDef) -> tuple[set[str], set[int]]:
         mine[name] = mine.get(name, 0) + 1
     dead_loops = set()
     for loop in loops:
-        inside = _occurrences(loop)
-        if all(occurrences.get(n, 0) == inside.get(n, 0) for n in _occurrences(loop.target)):
+        inside = name_occurrences(loop)
+        if all(occurrences.get(n, 0) == inside.get(n, 0) for n in name_occurrences(loop.target)):
             dead_loops.add(id(loop))
     return {name for name, n in mine.items() if occurrences.get(name, 0) == n}, dead_loops
 

@@ -982,7 +982,8 @@ class Converter:
         call = new.value if isinstance(new, cst.Expr) else None
         if scope is None or not scope.grad_off or not isinstance(call, cst.Call) or len(call.args) != 1 \
                 or call.args[0].keyword is not None or not isinstance(call.func, cst.Attribute) \
-                or call.func.attr.value != "copy_" or not _is_inplace_call(old.value):
+                or call.func.attr.value != "copy_" or not inplace.inplace_method_call(old.value) \
+                or old.value.func.attr.value == "copy_":
             return new
         root = code_of(call.func.value)
         value = call.args[0].value
@@ -1278,13 +1279,6 @@ def _statement_handler(handle):
         converter.enter_stmt(node)
         return converter.leave_stmt(node, handle(converter, node))
     return on_statement
-
-
-def _is_inplace_call(node) -> bool:
-    """``x.op_(...)``: a call of a torch-style in-place method other than ``copy_``."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-        and node.func.attr.value.endswith("_") and not node.func.attr.value.endswith("__") \
-        and node.func.attr.value != "copy_"
 
 
 def _copies_of(node, name: str) -> list:

@@ -118,7 +118,7 @@ def receiver_kind(before, after) -> str:
         return "pure"
     if written_root(after) is not None:
         return "chain"
-    if _inplace_method_call(before):
+    if inplace_method_call(before):
         # a chain whose first op was not written back (marked): a new tensor only if its receiver is
         return "fresh" if receiver_kind(before.func.value, None) == "fresh" else "view"
     if isinstance(before, cst.Subscript):
@@ -136,7 +136,7 @@ def receiver_kind(before, after) -> str:
     return "view"
 
 
-def _inplace_method_call(node) -> bool:
+def inplace_method_call(node) -> bool:
     """``x.mul_(d)``: a call of a torch in-place method (a name ending in one underscore)."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
         and node.func.attr.value.endswith("_") and not node.func.attr.value.endswith("__")
@@ -404,7 +404,7 @@ def subscript_statement(converter, stmt: cst.Expr):
     ``x[i] = x[i].op(args)`` (``x[i].copy_(src)``: ``x[i] = src``); None when ``stmt`` is not
     of that form, so that the call is converted (or marked) as usual."""
     call = stmt.value
-    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and _inplace_method_call(call.func.value):
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and inplace_method_call(call.func.value):
         return _subscript_chain(converter, stmt)
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
             and isinstance(call.func.value, cst.Subscript) and is_pure(call.func.value.value)
@@ -438,7 +438,7 @@ def _subscript_chain(converter, stmt: cst.Expr, written=None):
     first reads ``x`` in its arguments (torch gives it ``x`` partly written) or is no plain in-place op.
     ``written``: the statement as the input has it, where it is not ``stmt`` (an assignment)."""
     links, node = [], stmt.value
-    while _inplace_method_call(node):
+    while inplace_method_call(node):
         links.append(node)
         node = node.func.value
     item = node
@@ -513,9 +513,9 @@ def data_assignment(converter, stmt: cst.Assign):
     if len(stmt.targets) != 1:
         return None
     target = stmt.targets[0].target
-    if isinstance(target, cst.Subscript) and _inplace_method_call(stmt.value):
+    if isinstance(target, cst.Subscript) and inplace_method_call(stmt.value):
         item = stmt.value
-        while _inplace_method_call(item):
+        while inplace_method_call(item):
             item = item.func.value
         if code_of(item) == code_of(target):  # (the chain's own write, assigned once more)
             return _subscript_chain(converter, cst.Expr(stmt.value, semicolon=stmt.semicolon), written=stmt)
