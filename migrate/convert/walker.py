@@ -896,7 +896,7 @@ class Converter:
             # module-level imports are rewritten at the end, once uses are known
             return note_nested_import(self, small) if self.nested else small
         if isinstance(small, cst.Assign):
-            data = inplace.data_assignment(self, small)
+            data = inplace.data_assignment(self, small) or inplace.chain_assignment(self, small)
             if data is not None:
                 return data
             new = handlers.on_assign(self, small)

@@ -432,16 +432,31 @@ def subscript_statement(converter, stmt: cst.Expr):
     return new
 
 
+def _inplace_chain(node) -> tuple[list, object]:
+    """(the in-place calls of ``x.sub_(c).neg_()``, outermost first; the tensor they write, ``x``)."""
+    links = []
+    while inplace_method_call(node):
+        links.append(node)
+        node = node.func.value
+    return links, node
+
+
+def chain_assignment(converter, stmt: cst.Assign):
+    """``x[i] = x[i].sub_(c).neg_()`` (the chain's own write, assigned once more) as the in-place
+    chain it assigns back (see :func:`_subscript_chain`); None for any other assignment."""
+    if len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Subscript) \
+            or not inplace_method_call(stmt.value) \
+            or code_of(_inplace_chain(stmt.value)[1]) != code_of(stmt.targets[0].target):
+        return None
+    return _subscript_chain(converter, cst.Expr(stmt.value, semicolon=stmt.semicolon), written=stmt)
+
+
 def _subscript_chain(converter, stmt: cst.Expr, written=None):
     """The statement ``x[i].sub_(c).neg_()`` as ``x[i] = x[i].sub(c).neg()``: every op of the chain
     writes into the same indexed part, so the item takes the last value. None where an op after the
     first reads ``x`` in its arguments (torch gives it ``x`` partly written) or is no plain in-place op.
     ``written``: the statement as the input has it, where it is not ``stmt`` (an assignment)."""
-    links, node = [], stmt.value
-    while inplace_method_call(node):
-        links.append(node)
-        node = node.func.value
-    item = node
+    links, item = _inplace_chain(stmt.value)
     if not (isinstance(item, cst.Subscript) and is_pure(item.value) and _basic_index(item, fill=False)) \
             or state_dict_item(converter, item) or not converter.allows(INPLACE_SUBSCRIPT.id):
         return None
@@ -507,18 +522,10 @@ INPLACE_DATA = node_rule(
 def data_assignment(converter, stmt: cst.Assign):
     """The statement ``x.data = y`` as ``x.copy_(y)`` where ``x`` is known to be a tensor (typed,
     a parameter attribute such as ``m.weight``, or a parameter an optimizer class walks);
-    ``x[i] = x[i].sub_(c).neg_()`` as the in-place chain it assigns back (see
-    :func:`_subscript_chain`); None otherwise (``self.data = rows`` in a dataset, ``config.data
-    = ...`` stay)."""
+    None otherwise (``self.data = rows`` in a dataset, ``config.data = ...`` stay)."""
     if len(stmt.targets) != 1:
         return None
     target = stmt.targets[0].target
-    if isinstance(target, cst.Subscript) and inplace_method_call(stmt.value):
-        item = stmt.value
-        while inplace_method_call(item):
-            item = item.func.value
-        if code_of(item) == code_of(target):  # (the chain's own write, assigned once more)
-            return _subscript_chain(converter, cst.Expr(stmt.value, semicolon=stmt.semicolon), written=stmt)
     if not (isinstance(target, cst.Attribute) and target.attr.value == "data" and is_pure(target.value)
             and converter.allows(INPLACE_DATA.id) and _tensor_owner(converter, target.value)):
         return None
