@@ -83,21 +83,10 @@ def _imported_names(tree: ast.Module) -> frozenset:
     return frozenset(names)
 
 
-def _base_of(value, modules: frozenset = frozenset({"torch"})) -> str | None:
-    """The name whose memory ``value`` shares as torch computes it, or None (``modules``: names
-    bound by imports, whose view functions take the tensor first)."""
-    node, makers = _view_chain(value, modules)
-    return node.id if makers and isinstance(node, ast.Name) else None
-
-
-def view_makers(value, modules: frozenset = frozenset({"torch"})) -> frozenset:
-    """The view methods and attributes (``index`` for a basic subscript) ``value`` applies, as
-    :func:`_base_of` walks it: ``t[0].T`` -> {index, T}."""
-    return _view_chain(value, modules)[1]
-
-
-def _view_chain(value, modules: frozenset):
-    """(the expression a chain of views starts from, the view makers along it) for ``value``."""
+def _viewed(value, modules: frozenset = frozenset({"torch"})) -> tuple[str | None, frozenset]:
+    """(the name whose memory ``value`` shares as torch computes it, or None; the view methods and
+    attributes it applies, ``index`` for a basic subscript: ``t[0].T`` -> ("t", {index, T})).
+    ``modules``: names bound by imports, whose view functions take the tensor first."""
     found, node = set(), value
     while True:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEW_METHODS:
@@ -117,7 +106,7 @@ def _view_chain(value, modules: frozenset):
             node = node.value
         else:
             break
-    return node, frozenset(found)
+    return (node.id, frozenset(found)) if found and isinstance(node, ast.Name) else (None, frozenset())
 
 
 def missed_on(kind: str, view_written: bool, makers: frozenset) -> dict[str, str]:
@@ -190,7 +179,6 @@ class _Function:
         self.fn, self.out, self.modules = fn, out, modules
         self.order: list[tuple] = []  # (kind, name, line, loop ids, stmt line, base) in statement order
         self.makers: dict[tuple[str, int], frozenset] = {}  # (view name, line bound) -> its view makers
-        self.value_makers: frozenset = frozenset()  # the view makers of the value being bound
 
     def run(self) -> None:
         self._block(self.fn.body, ())
@@ -293,19 +281,17 @@ class _Function:
         written = _written(stmt)
         if isinstance(stmt, ast.Assign):
             self._reads(stmt.value, loops)
-            base = _base_of(stmt.value, self.modules) if len(stmt.targets) == 1 else None
-            self.value_makers = view_makers(stmt.value, self.modules) if base is not None else frozenset()
+            base, makers = _viewed(stmt.value, self.modules) if len(stmt.targets) == 1 else (None, frozenset())
             for target in stmt.targets:
                 if isinstance(target, ast.Subscript):
                     self._reads(target, loops)
                 else:
-                    self._targets(target, stmt.lineno, loops, base)
+                    self._targets(target, stmt.lineno, loops, base, makers)
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
             if stmt.value is not None:
                 self._reads(stmt.value, loops)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-                self.value_makers = view_makers(stmt.value, self.modules)
-                self._bind(stmt.target.id, stmt.lineno, loops, _base_of(stmt.value, self.modules))
+                self._bind(stmt.target.id, stmt.lineno, loops, *_viewed(stmt.value, self.modules))
         else:
             self._reads(stmt, loops)
         if written is not None:
@@ -313,19 +299,19 @@ class _Function:
                 "item" if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript) else "method"
             self.order.append(("write", written, stmt.lineno, loops, kind))
 
-    def _targets(self, target, line: int, loops: tuple, base) -> None:
+    def _targets(self, target, line: int, loops: tuple, base, makers: frozenset = frozenset()) -> None:
         if isinstance(target, ast.Name):
-            self._bind(target.id, line, loops, base)
+            self._bind(target.id, line, loops, base, makers)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for e in target.elts:  # a, b = t.chunk(2): each part views t
-                self._targets(e.value if isinstance(e, ast.Starred) else e, line, loops, base)
+                self._targets(e.value if isinstance(e, ast.Starred) else e, line, loops, base, makers)
         else:
             self._reads(target, loops)
 
-    def _bind(self, name: str, line: int, loops: tuple, base) -> None:
+    def _bind(self, name: str, line: int, loops: tuple, base, makers: frozenset = frozenset()) -> None:
         self.order.append(("bind", name, line, loops, base))
         if base is not None:
-            self.makers[name, line] = self.value_makers
+            self.makers[name, line] = makers
 
     def _reads(self, node, loops: tuple) -> None:
         self.order.append(("reads", node, 0, loops, None))  # walked by run() when it may matter
